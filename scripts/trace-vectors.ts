@@ -1,0 +1,24 @@
+/**
+ * Writes test/trace/vectors.json: fixed inputs and the hashes the TypeScript trace module gives for them.
+ * The TypeScript test (test/trace/trace.test.ts) and the Solidity test (contracts/libraries/Trace.t.sol)
+ * both check against this file's values, so the two implementations cannot drift apart.
+ * Run: node scripts/trace-vectors.ts (only when the definition changes on purpose).
+ */
+import { writeFileSync } from "node:fs";
+import { keccak256, toHex } from "viem";
+import { hashBytes, SegmentTree, stateHash } from "../verifier/src/trace/index.ts";
+
+const jobId = 7n;
+const weights = new Uint8Array(new Float32Array([0.5, -1.25, 3]).buffer);
+const optim = new Uint8Array(new Float32Array([0, 0, 0]).buffer);
+const weightsHash = hashBytes(weights);
+const optimizerHash = hashBytes(optim);
+const h = stateHash(jobId, 3n, weightsHash, optimizerHash);
+const states = [0, 1, 2, 3, 4].map((i) => keccak256(toHex(`state-${i}`)));
+const seg = new SegmentTree(4, states);
+const vectors = {
+  stateHash: { jobId: jobId.toString(), step: 3, weightsBytes: toHex(weights), optimizerBytes: toHex(optim), weightsHash, optimizerHash, h },
+  segment: { firstStep: 4, stateHashes: states, leaves: seg.leaves, root: seg.root, proofOfStep6: seg.proof(6), endStateHash: seg.endStateHash },
+};
+writeFileSync(new URL("../test/trace/vectors.json", import.meta.url), JSON.stringify(vectors, null, 2) + "\n");
+console.log(JSON.stringify(vectors, null, 2));

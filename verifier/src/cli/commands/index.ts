@@ -1,0 +1,9 @@
+import type { Command } from "commander";
+
+/**
+ * Every `pouw` sub-command registers itself here, one import and one call per command file.
+ * Keep this list sorted; each command lives in its own file under this folder.
+ */
+export function registerCommands(program: Command): void {
+  void program;
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+/**
+ * `pouw`: the PoUW command line. Commands are thin: they parse flags, call the same library
+ * functions the bot and the tests call, print, and exit non-zero with a one-line reason on bad input.
+ *
+ * Exit codes: 0 success, 1 a check failed / the operation was refused, 2 bad input.
+ */
+import { Command, CommanderError } from "commander";
+import { PouwError, InputError } from "../errors/index.ts";
+import { registerCommands } from "./commands/index.ts";
+
+export function buildProgram(): Command {
+  const program = new Command("pouw")
+    .description("PoUW: a verifiable market for outsourced ML training")
+    .showHelpAfterError()
+    .exitOverride();
+  registerCommands(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // help and version exit 0; usage errors were already printed by commander
+      return err.exitCode === 0 ? 0 : 2;
+    }
+    if (err instanceof InputError) {
+      process.stderr.write(`pouw: ${err.shortMessage}\n`);
+      return 2;
+    }
+    if (err instanceof PouwError) {
+      process.stderr.write(`pouw: ${err.shortMessage}\n`);
+      return 1;
+    }
+    process.stderr.write(`pouw: unexpected error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("/pouw")) {
+  main(process.argv.slice(2)).then((code) => process.exit(code));
+}
