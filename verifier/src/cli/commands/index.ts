@@ -1,9 +1,12 @@
 import type { Command } from "commander";
+import { registerPolicy } from "./policy.ts";
+import { registerQuote } from "./quote.ts";
 
 /**
  * Every `pouw` sub-command registers itself here, one import and one call per command file.
  * Keep this list sorted; each command lives in its own file under this folder.
  */
 export function registerCommands(program: Command): void {
-  void program;
+  registerPolicy(program);
+  registerQuote(program);
 }

@@ -1,0 +1,80 @@
+/**
+ * `pouw quote --manifest M [--detection FILE] [--json]`: the recommended audit rate, stake,
+ * challenger bond, panel size and auditor bond for a job, with the cost breakdown.
+ */
+import type { Command } from "commander";
+import {
+  DEFAULT_DETECTION_PATH,
+  DEFAULT_QUOTE_OPTIONS,
+  loadDetectionMatrix,
+  quotePolicy,
+  readQuoteJob,
+  PolicyParamError,
+  type QuoteOptions,
+} from "../../policy/index.ts";
+
+const NUMERIC_OPTIONS: { key: keyof QuoteOptions; flag: string; help: string }[] = [
+  { key: "computeCostShare", flag: "compute-cost-share", help: "honest compute cost C as a share of the payment" },
+  { key: "forfeitShare", flag: "forfeit-share", help: "payment forfeited when caught, F, as a share of the payment" },
+  { key: "capitalRate", flag: "capital-rate", help: "kappa: capital cost per unit of stake per job" },
+  { key: "lam", flag: "lam", help: "challenger's share of the slashed stake, (0, 1]" },
+  { key: "challengeCostShare", flag: "challenge-cost-share", help: "kc: an honest challenger's cost, share of the payment" },
+  { key: "griefShare", flag: "grief-share", help: "value of a frivolous challenge to a griefer, share of the payment" },
+  { key: "jurorError", flag: "juror-error", help: "e: probability one juror votes wrongly, [0, 0.5)" },
+  { key: "maxPanelError", flag: "max-panel-error", help: "largest acceptable panel error" },
+  { key: "maxPanel", flag: "max-panel", help: "largest panel size (odd)" },
+  { key: "metaAuditRate", flag: "meta-audit-rate", help: "mu: probability an audit is meta-audited" },
+  { key: "workersPerAuditor", flag: "workers-per-auditor", help: "W: providers one auditor audits at once" },
+  { key: "grid", flag: "grid", help: "audit-rate grid points before golden-section refinement" },
+];
+
+const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+export function registerQuote(program: Command): void {
+  const cmd = program
+    .command("quote")
+    .description("recommend audit rate, stake, challenger bond, panel size and auditor bond for a job (docs/economics.md)")
+    .showHelpAfterError(false)
+    .requiredOption("--manifest <file>", "job manifest (reads policy.paymentWei, training.steps, training.stepsPerSegment)")
+    .option("--detection <file>", `detection matrix (default ${DEFAULT_DETECTION_PATH}, written by the detection bench)`)
+    .option("--json", "print the quote as JSON");
+  for (const o of NUMERIC_OPTIONS) cmd.option(`--${o.flag} <number>`, `${o.help} (default ${DEFAULT_QUOTE_OPTIONS[o.key]})`);
+  cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
+    const overrides: Partial<QuoteOptions> = {};
+    for (const o of NUMERIC_OPTIONS) {
+      const raw = opts[camel(o.flag)];
+      if (raw === undefined) continue;
+      const x = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : Number.NaN;
+      if (!Number.isFinite(x)) throw new PolicyParamError(`--${o.flag} must be a finite number, got ${JSON.stringify(raw)}`);
+      overrides[o.key] = x;
+    }
+    const job = readQuoteJob(opts.manifest as string);
+    const detectionPath = (opts.detection as string | undefined) ?? DEFAULT_DETECTION_PATH;
+    const matrix = loadDetectionMatrix(detectionPath, { isDefault: opts.detection === undefined });
+    const q = await quotePolicy(job, matrix, overrides);
+    if (opts.json) {
+      process.stdout.write(`${JSON.stringify(q)}\n`);
+      return;
+    }
+    const pct = (x: number) => `${(100 * x).toPrecision(4)}%`;
+    const lines = [
+      `segments            ${q.segments}`,
+      `audit rate p        ${q.auditRate.toPrecision(6)} per segment (expected ${(q.auditRate * q.segments).toPrecision(4)} segments audited)`,
+      `checks              ${q.checks.join(" + ")}`,
+      `stake S             ${q.stakeWei} wei  (set by: ${q.bindingStake})`,
+      `challenger bond B   ${q.challengerBondWei} wei`,
+      `panel size n        ${q.panelSize}  (panel error ${q.panelError.toExponential(3)})`,
+      `auditor bond A      ${q.auditorBondWei} wei`,
+      `cost per job:`,
+      `  audit compute     ${q.cost.auditComputeWei} wei`,
+      `  meta-audits       ${q.cost.metaAuditComputeWei} wei`,
+      `  capital cost      ${q.cost.capitalCostWei} wei  (stake ${q.cost.stakeCapitalWei}, auditor bond ${q.cost.auditorBondCapitalWei})`,
+      `  total             ${q.cost.totalWei} wei  (${pct(q.cost.shareOfPayment)} of the payment)`,
+      `per strategy (D: detection per audited segment, Q: catch probability when cheating on every segment, margin: (S+F)*Q - gain):`,
+      ...q.strategies.map((s) => `  ${s.name.padEnd(16)} D=${s.D.toPrecision(3)}  Q=${s.Q.toPrecision(6)}  gain=${s.gainWei}  margin=${s.marginWei}`),
+      `detection matrix measured on: ${q.detectionManifest}`,
+      `verified: HiGHS LP at this audit rate gives S=${q.lp.stakeWei}, B=${q.lp.challengerBondWei}, A=${q.lp.auditorBondWei}`,
+    ];
+    process.stdout.write(`${lines.join("\n")}\n`);
+  });
+}

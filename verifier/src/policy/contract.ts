@@ -1,0 +1,422 @@
+/**
+ * The cheapest contract: the audit rate p, the set of checks run on an audited segment, the provider
+ * stake S, the challenger bond B, the panel size and the auditor bond A, such that no action in the
+ * measured action set pays, at least expected cost to the buyer.
+ *
+ * Model (docs/economics.md has the derivation and the proofs):
+ * - A job has N segments; training one costs c = C/N (C: honest compute cost of the job, tokens).
+ * - Each segment is audited independently with probability p; an audited segment is checked with
+ *   every check of the chosen set X. A strategy a applied to a segment is caught with probability
+ *   p*D_a, D_a = max over j in X of detection[a][j] (conservative: the misses of different checks are
+ *   assumed perfectly correlated).
+ * - The provider may apply any strategies to any segments. Caught at least once, it loses S + F
+ *   (F: payment forfeited). Its profit over honesty is convex in the number of segments per strategy,
+ *   so the best deviation is a vertex: cheat on all N segments with one strategy. No action pays iff
+ *   for every strategy a: computeSaving_a * C <= (S + F) * Q_a, Q_a = 1 - (1 - p*D_a)^N.
+ * - Challenges are decided by a panel of n jurors, each wrong with probability e; the panel errs with
+ *   eps = P(Bin(n, e) > n/2). A frivolous challenge must not pay: eps*lam*S + grief <= (1-eps)*B. An
+ *   honest one must: (1-eps)*lam*S - eps*B >= kc.
+ * - A caught provider can bribe the auditor with up to S + F; an auditor auditing W providers with a
+ *   meta-audit rate mu must not take the bribes: W*((1-lam)*S + F) <= (1-(1-mu)^W)*A.
+ * - Cost to the buyer per job: audit compute p*C*(sum of the set's costRatio + P(false alarm)*confirm
+ *   ratio), times (1 + mu) for the meta-audits that redo a share mu of the audits, + capital cost
+ *   kappa*S + kappa*A/W (the auditor's bond is shared by its W jobs). Challenge bonds are posted only
+ *   against cheats, which the contract deters, so they carry no cost here.
+ *
+ * For fixed (p, X, n) the constraints have a componentwise least feasible point (closed form below),
+ * so the LP min S + B + A (HiGHS) finds it exactly whatever the prices; the cost is convex in p (1/Q_a
+ * is convex for concave Q_a), so a grid plus golden-section search per check set finds the optimum.
+ */
+import highsModule, { type Highs } from "highs";
+import type { DetectionMatrix } from "./detection.ts";
+import { falseAlarmRate } from "./detection.ts";
+import { auditorBond, challengeBond, challengerStake, panelError } from "./formulas.ts";
+import {
+  integerAtLeast,
+  nonNegative,
+  positive,
+  positiveProbability,
+  probability,
+  NoDeterringContractError,
+  PolicyParamError,
+  PolicySolverError,
+} from "./params.ts";
+
+export type ContractParams = {
+  /** C: honest compute cost of the whole job (tokens, > 0). */
+  computeCost: number;
+  /** N: segments in the job (integer >= 1). */
+  segments: number;
+  /** F: payment the provider forfeits when caught (tokens, >= 0). */
+  forfeit: number;
+  /** kappa: capital cost per unit of stake per job (tokens per token locked for one job, >= 0). */
+  capitalRate: number;
+  /** lam: share of the slashed stake paid to the successful challenger, (0, 1]. */
+  lam: number;
+  /** kc: cost to an honest challenger of bringing a challenge: gas, proofs (tokens, >= 0). */
+  challengeCost: number;
+  /** grief: value a malicious challenger gets from a frivolous challenge whatever its outcome (tokens, >= 0). */
+  grief: number;
+  /** e: probability that one juror votes wrongly, [0, 0.5). */
+  jurorError: number;
+  /** Largest acceptable panel error eps; the panel is the smallest odd size reaching it, (0, 0.5). */
+  maxPanelError: number;
+  /** Largest panel that can be drawn (odd integer >= 1). */
+  maxPanel: number;
+  /** mu: probability that one audit is meta-audited, (0, 1]. */
+  metaAuditRate: number;
+  /** W: providers one auditor audits at once (integer >= 1). */
+  workersPerAuditor: number;
+  /** Points of the audit-rate grid p = i/G, i = 1..G (integer >= 2). */
+  grid: number;
+};
+
+export type StrategyInput = {
+  name: string;
+  /** Fraction of the job's honest compute saved. */
+  computeSaving: number;
+  /** Detection per check per audited affected segment. */
+  detection: Record<string, number>;
+};
+
+export type CheckInput = { name: string; costRatio: number; falseAlarmRate: number };
+
+/** The action set and the checks: the detection matrix, in the form the optimiser uses. */
+export type ActionSet = { checks: CheckInput[]; strategies: StrategyInput[] };
+
+export function actionSetFromMatrix(m: DetectionMatrix): ActionSet {
+  return {
+    checks: m.checks.map((c) => ({ name: c.name, costRatio: c.costRatio, falseAlarmRate: falseAlarmRate(m, c.name) })),
+    strategies: m.strategies.map((s) => ({ name: s.name, computeSaving: s.computeSaving, detection: s.detection })),
+  };
+}
+
+export type StrategyOutcome = {
+  name: string;
+  /** D: per-segment detection of the chosen check set. */
+  D: number;
+  /** Q: probability that cheating on all N segments is caught at least once. */
+  Q: number;
+  /** gain: computeSaving * C (tokens). */
+  gain: number;
+  /** margin: (S + F)*Q - gain, the largest extra private value of this cheat still deterred (tokens). */
+  margin: number;
+};
+
+export type Contract = {
+  /** p: audit probability per segment. */
+  auditRate: number;
+  /** Checks run on each audited segment. */
+  checks: string[];
+  /** S: provider stake (tokens). */
+  stake: number;
+  /** B: challenger bond (tokens). */
+  challengerBond: number;
+  /** n: referee panel size (odd). */
+  panelSize: number;
+  /** eps: probability the panel decides wrongly. */
+  panelError: number;
+  /** A: auditor bond (tokens). */
+  auditorBond: number;
+  /** Which constraint sets the stake: a strategy's name, "challenger" or "none" (S = 0). */
+  bindingStake: string;
+  cost: {
+    /** Expected audit compute per job, including confirming recomputes after false alarms (tokens). */
+    auditCompute: number;
+    /** Expected meta-audit compute per job: mu * auditCompute (tokens). */
+    metaAuditCompute: number;
+    /** kappa*S (tokens). */
+    stakeCapital: number;
+    /** kappa*A/W (tokens). */
+    auditorBondCapital: number;
+    /** stakeCapital + auditorBondCapital (tokens). */
+    capitalCost: number;
+    /** auditCompute + metaAuditCompute + capitalCost (tokens). */
+    total: number;
+  };
+  strategies: StrategyOutcome[];
+};
+
+const EPS_REL = 1e-9;
+
+/** Validates ContractParams; throws PolicyParamError naming the bad field. */
+export function validateContractParams(p: ContractParams): ContractParams {
+  positive("computeCost", p.computeCost);
+  integerAtLeast("segments", p.segments, 1);
+  nonNegative("forfeit", p.forfeit);
+  nonNegative("capitalRate", p.capitalRate);
+  positiveProbability("lam", p.lam);
+  nonNegative("challengeCost", p.challengeCost);
+  nonNegative("grief", p.grief);
+  probability("jurorError", p.jurorError);
+  if (p.jurorError >= 0.5) throw new PolicyParamError(`jurorError must be < 0.5 (a majority of jurors must tend to be right), got ${p.jurorError}`);
+  positiveProbability("maxPanelError", p.maxPanelError);
+  if (p.maxPanelError >= 0.5) throw new PolicyParamError(`maxPanelError must be < 0.5, got ${p.maxPanelError}`);
+  integerAtLeast("maxPanel", p.maxPanel, 1);
+  if (p.maxPanel % 2 === 0) throw new PolicyParamError(`maxPanel must be odd, got ${p.maxPanel}`);
+  positiveProbability("metaAuditRate", p.metaAuditRate);
+  integerAtLeast("workersPerAuditor", p.workersPerAuditor, 1);
+  integerAtLeast("grid", p.grid, 2);
+  return p;
+}
+
+export function validateActionSet(a: ActionSet): ActionSet {
+  if (a.checks.length === 0) throw new PolicyParamError("the action set has no checks");
+  if (a.checks.length > 12) throw new PolicyParamError(`at most 12 checks are supported (2^checks sets are searched), got ${a.checks.length}`);
+  for (const c of a.checks) {
+    nonNegative(`costRatio of ${c.name}`, c.costRatio);
+    probability(`falseAlarmRate of ${c.name}`, c.falseAlarmRate);
+  }
+  for (const s of a.strategies) {
+    probability(`computeSaving of ${s.name}`, s.computeSaving);
+    for (const c of a.checks) probability(`detection of ${s.name} by ${c.name}`, s.detection[c.name] ?? Number.NaN);
+  }
+  return a;
+}
+
+/** Smallest odd panel n <= maxPanel with panelError(n, e) <= maxPanelError. */
+export function choosePanel(jurorError: number, maxPanelError: number, maxPanel: number): { n: number; eps: number } {
+  for (let n = 1; n <= maxPanel; n += 2) {
+    const eps = panelError(n, jurorError);
+    if (eps <= maxPanelError) return { n, eps };
+  }
+  throw new NoDeterringContractError(
+    `no panel of at most ${maxPanel} jurors with juror error ${jurorError} reaches panel error <= ${maxPanelError}`,
+  );
+}
+
+/** Q = 1 - (1 - q)^N computed without cancellation for small q. */
+export function catchProbability(q: number, N: number): number {
+  if (q >= 1) return 1;
+  return -Math.expm1(N * Math.log1p(-q));
+}
+
+/** The chosen checks' per-segment detection of a strategy: the max over the set (conservative). */
+export function setDetection(s: StrategyInput, set: CheckInput[]): number {
+  let d = 0;
+  for (const c of set) d = Math.max(d, s.detection[c.name] ?? 0);
+  return d;
+}
+
+/** Audit compute per unit of C per unit of p: costRatios plus expected confirming recomputes. */
+function auditRatio(set: CheckInput[], confirmRatio: number): number {
+  let r = 0;
+  let noAlarm = 1;
+  for (const c of set) {
+    r += c.costRatio;
+    noAlarm *= 1 - c.falseAlarmRate;
+  }
+  return r + (1 - noAlarm) * confirmRatio;
+}
+
+function confirmRatioOf(actions: ActionSet): number {
+  // A flagged segment is confirmed by bit-exact recompute before a challenge; without a recompute
+  // check in the matrix, confirming costs retraining the segment (ratio 1).
+  return actions.checks.find((c) => c.name === "recompute")?.costRatio ?? 1;
+}
+
+/**
+ * The least feasible (S, B, A) and the cost at a fixed audit rate p, check set and panel: the closed
+ * form. Returns null when a strategy that saves compute is invisible to the set (D = 0): no stake
+ * deters it.
+ */
+export function contractAt(
+  params: ContractParams,
+  actions: ActionSet,
+  set: CheckInput[],
+  p: number,
+  panel: { n: number; eps: number },
+): Contract | null {
+  const { computeCost: C, segments: N, forfeit: F, capitalRate: kappa, lam } = params;
+  let sDet = 0;
+  let binding = "none";
+  const outcomes: { s: StrategyInput; D: number; Q: number; gain: number }[] = [];
+  for (const s of actions.strategies) {
+    const D = setDetection(s, set);
+    const Q = catchProbability(p * D, N);
+    const gain = s.computeSaving * C;
+    outcomes.push({ s, D, Q, gain });
+    if (gain === 0) continue;
+    if (Q === 0) return null;
+    const need = gain / Q - F;
+    if (need > sDet) {
+      sDet = need;
+      binding = s.name;
+    }
+  }
+  const sChal = challengerStake({ lam, eps: panel.eps, grief: params.grief, kc: params.challengeCost }).S;
+  let S = sDet;
+  if (sChal > S) {
+    S = sChal;
+    binding = "challenger";
+  }
+  const B = challengeBond({ lam, S, eps: panel.eps, grief: params.grief }).B;
+  const A = auditorBond({ lam, S, F, mu: params.metaAuditRate, W: params.workersPerAuditor }).A;
+  const auditCompute = p * C * auditRatio(set, confirmRatioOf(actions));
+  const metaAuditCompute = params.metaAuditRate * auditCompute;
+  const stakeCapital = kappa * S;
+  const auditorBondCapital = (kappa * A) / params.workersPerAuditor;
+  return {
+    auditRate: p,
+    checks: set.map((c) => c.name),
+    stake: S,
+    challengerBond: B,
+    panelSize: panel.n,
+    panelError: panel.eps,
+    auditorBond: A,
+    bindingStake: binding,
+    cost: {
+      auditCompute,
+      metaAuditCompute,
+      stakeCapital,
+      auditorBondCapital,
+      capitalCost: stakeCapital + auditorBondCapital,
+      total: auditCompute + metaAuditCompute + stakeCapital + auditorBondCapital,
+    },
+    strategies: outcomes.map(({ s, D, Q, gain }) => ({ name: s.name, D, Q, gain, margin: (S + F) * Q - gain })),
+  };
+}
+
+/** All non-empty subsets of the checks. */
+export function checkSets(checks: CheckInput[]): CheckInput[][] {
+  const sets: CheckInput[][] = [];
+  for (let mask = 1; mask < 1 << checks.length; mask++) sets.push(checks.filter((_, i) => (mask >> i) & 1));
+  return sets;
+}
+
+export type OptimiseResult = {
+  best: Contract;
+  /** Check sets that could deter every strategy, with their best cost. */
+  candidates: { checks: string[]; auditRate: number; total: number }[];
+};
+
+/**
+ * Cheapest contract over audit rates in (0, 1] and all check sets: exact least (S, B, A) per point,
+ * a grid of `params.grid` rates, then golden-section search inside the best grid bracket (the cost is
+ * convex in p per check set). Throws NoDeterringContractError when no set sees every saving strategy.
+ */
+export function optimiseContract(params: ContractParams, actions: ActionSet): OptimiseResult {
+  validateContractParams(params);
+  validateActionSet(actions);
+  const panel = choosePanel(params.jurorError, params.maxPanelError, params.maxPanel);
+  const G = params.grid;
+  let best: Contract | null = null;
+  const candidates: OptimiseResult["candidates"] = [];
+  for (const set of checkSets(actions.checks)) {
+    const at = (p: number) => contractAt(params, actions, set, p, panel);
+    if (at(1) === null) continue;
+    let bi = G;
+    let bc = at(1)!;
+    for (let i = 1; i <= G; i++) {
+      const c = at(i / G)!;
+      if (c.cost.total < bc.cost.total) {
+        bc = c;
+        bi = i;
+      }
+    }
+    // Golden-section search on [p_{i-1}, p_{i+1}] (convex cost: the minimum lies in this bracket).
+    let lo = (bi - 1) / G, hi = Math.min(1, (bi + 1) / G);
+    lo = Math.max(lo, 1e-12);
+    const phi = (Math.sqrt(5) - 1) / 2;
+    let x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+    let f1 = at(x1)!.cost.total, f2 = at(x2)!.cost.total;
+    for (let it = 0; it < 100 && hi - lo > 1e-12; it++) {
+      if (f1 <= f2) {
+        hi = x2; x2 = x1; f2 = f1; x1 = hi - phi * (hi - lo); f1 = at(x1)!.cost.total;
+      } else {
+        lo = x1; x1 = x2; f1 = f2; x2 = lo + phi * (hi - lo); f2 = at(x2)!.cost.total;
+      }
+    }
+    const refined = at((lo + hi) / 2)!;
+    const chosen = refined.cost.total < bc.cost.total ? refined : bc;
+    candidates.push({ checks: chosen.checks, auditRate: chosen.auditRate, total: chosen.cost.total });
+    if (best === null || chosen.cost.total < best.cost.total * (1 - EPS_REL)) best = chosen;
+  }
+  if (best === null) {
+    const unseen = actions.strategies.filter((s) => s.computeSaving > 0 && actions.checks.every((c) => (s.detection[c.name] ?? 0) === 0));
+    throw new NoDeterringContractError(
+      `no check detects ${unseen.map((s) => s.name).join(", ") || "some strategy"}, which saves compute: no stake deters it`,
+    );
+  }
+  candidates.sort((a, b) => a.total - b.total);
+  return { best, candidates };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exact LP check with HiGHS
+// ---------------------------------------------------------------------------------------------
+
+// highs ships CJS typings with `export default`; under nodenext the default import's type is the
+// module object, while at run time the ESM build's default export is the loader itself.
+const loadHighs = highsModule as unknown as () => Promise<Highs>;
+let highsPromise: Promise<Highs> | null = null;
+function highs(): Promise<Highs> {
+  highsPromise ??= loadHighs();
+  return highsPromise;
+}
+
+function num(x: number): string {
+  if (!Number.isFinite(x)) throw new PolicySolverError(`non-finite LP coefficient ${x}`);
+  return x.toPrecision(17);
+}
+
+function term(coef: number, v: string): string {
+  return `${coef < 0 ? "-" : "+"} ${num(Math.abs(coef))} ${v}`;
+}
+
+export type LpSolution = { stake: number; challengerBond: number; auditorBond: number; status: string };
+
+/**
+ * Solves, with HiGHS, the LP "min S + B + A subject to every constraint of the model" at a fixed audit
+ * rate, check set and panel. Money is scaled by C inside the LP so coefficients are O(1). Returns null
+ * when the LP is infeasible (a saving strategy with D = 0).
+ */
+export async function solveContractLp(
+  params: ContractParams,
+  actions: ActionSet,
+  set: CheckInput[],
+  p: number,
+  panel: { n: number; eps: number },
+): Promise<LpSolution | null> {
+  const C = params.computeCost;
+  const F = params.forfeit / C;
+  const { lam } = params;
+  const eps = panel.eps;
+  const W = params.workersPerAuditor;
+  const muW = 1 - Math.pow(1 - params.metaAuditRate, W);
+  const rows: string[] = [];
+  for (const [i, s] of actions.strategies.entries()) {
+    if (s.computeSaving === 0) continue;
+    const Q = catchProbability(p * setDetection(s, set), params.segments);
+    // computeSaving <= (S + F) * Q   <=>   Q*S >= computeSaving - F*Q
+    rows.push(` deter${i}: ${term(Q, "S")} >= ${num(s.computeSaving - F * Q)}`);
+  }
+  rows.push(` frivolous: ${term(1 - eps, "B")} ${term(-eps * lam, "S")} >= ${num(params.grief / C)}`);
+  rows.push(` honest: ${term((1 - eps) * lam, "S")} ${term(-eps, "B")} >= ${num(params.challengeCost / C)}`);
+  rows.push(` bribe: ${term(muW, "A")} ${term(-W * (1 - lam), "S")} >= ${num(W * F)}`);
+  const lp = ["Minimize", " obj: S + B + A", "Subject To", ...rows, "Bounds", " S >= 0", " B >= 0", " A >= 0", "End"].join("\n");
+  const h = await highs();
+  const r = h.solve(lp, { output_flag: false });
+  if (r.Status === "Infeasible") return null;
+  if (r.Status !== "Optimal") throw new PolicySolverError(`HiGHS did not solve the contract LP: ${r.Status}`);
+  const col = (v: string) => (r.Columns as Record<string, { Primal: number }>)[v]?.Primal ?? 0;
+  return { stake: col("S") * C, challengerBond: col("B") * C, auditorBond: col("A") * C, status: r.Status };
+}
+
+/** Relative agreement used when the closed form is checked against the LP. */
+export const LP_TOLERANCE = 1e-6;
+
+/** Checks a closed-form contract against the HiGHS LP at the same point; throws PolicySolverError if they differ. */
+export async function verifyWithLp(params: ContractParams, actions: ActionSet, c: Contract): Promise<LpSolution> {
+  const set = actions.checks.filter((k) => c.checks.includes(k.name));
+  const lp = await solveContractLp(params, actions, set, c.auditRate, { n: c.panelSize, eps: c.panelError });
+  if (lp === null) throw new PolicySolverError("HiGHS found the contract LP infeasible where the closed form found a contract");
+  const scale = params.computeCost;
+  const close = (a: number, b: number) => Math.abs(a - b) <= LP_TOLERANCE * Math.max(scale, Math.abs(a), Math.abs(b));
+  if (!close(lp.stake, c.stake) || !close(lp.challengerBond, c.challengerBond) || !close(lp.auditorBond, c.auditorBond)) {
+    throw new PolicySolverError(
+      `closed form (S=${c.stake}, B=${c.challengerBond}, A=${c.auditorBond}) and HiGHS LP (S=${lp.stake}, B=${lp.challengerBond}, A=${lp.auditorBond}) disagree`,
+    );
+  }
+  return lp;
+}

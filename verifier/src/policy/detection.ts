@@ -1,0 +1,119 @@
+/**
+ * The measured detection matrix (bench/results/detection.json, written by bench/detection): for each
+ * cheat strategy, the compute it saves and, per check, the probability that auditing ONE affected
+ * segment with that check flags it; per check, its compute relative to training the segment and its
+ * false alarms over honest runs. Parsed once here; everything downstream takes the typed value.
+ */
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { DetectionMatrixError } from "./params.ts";
+
+const prob = z.number().min(0).max(1);
+
+export const DetectionCheck = z.strictObject({
+  /** Check name as used by `pouw audit --checks` (recompute, freivalds, progress, magnitude, ...). */
+  name: z.string().min(1),
+  /** costRatio: compute of this check on one segment / compute of training that segment (>= 0). */
+  costRatio: z.number().min(0).finite(),
+});
+
+export const DetectionStrategy = z.strictObject({
+  /** Strategy name as given to `pouw train --strategy` (skip:0.3, quarter-batch, ...). */
+  name: z.string().min(1),
+  /** computeSaving: fraction of the honest training compute of the job the cheat saves, [0, 1]. */
+  computeSaving: prob,
+  /** detection[check]: probability that auditing one affected segment with that check flags the cheat. */
+  detection: z.record(z.string(), prob),
+});
+
+export const FalseAlarms = z.strictObject({
+  /** runs: honest segments (or runs) audited with the check. */
+  runs: z.number().int().positive(),
+  /** alarms: how many of them the check flagged. */
+  alarms: z.number().int().min(0),
+});
+
+export const DetectionMatrix = z
+  .strictObject({
+    version: z.literal(1),
+    /** Path of the manifest the matrix was measured on. */
+    manifest: z.string().min(1),
+    checks: z.array(DetectionCheck).min(1),
+    strategies: z.array(DetectionStrategy).min(1),
+    falseAlarms: z.record(z.string(), FalseAlarms),
+  })
+  .superRefine((m, ctx) => {
+    const names = new Set<string>();
+    m.checks.forEach((c, i) => {
+      if (names.has(c.name)) ctx.addIssue({ code: "custom", path: ["checks", i, "name"], message: `duplicate check "${c.name}"` });
+      names.add(c.name);
+    });
+    const strategyNames = new Set<string>();
+    m.strategies.forEach((s, i) => {
+      if (strategyNames.has(s.name)) ctx.addIssue({ code: "custom", path: ["strategies", i, "name"], message: `duplicate strategy "${s.name}"` });
+      strategyNames.add(s.name);
+      for (const c of names) {
+        if (!(c in s.detection)) ctx.addIssue({ code: "custom", path: ["strategies", i, "detection"], message: `missing a rate for check "${c}"` });
+      }
+      for (const c of Object.keys(s.detection)) {
+        if (!names.has(c)) ctx.addIssue({ code: "custom", path: ["strategies", i, "detection", c], message: `check "${c}" is not listed in checks` });
+      }
+    });
+    for (const [c, fa] of Object.entries(m.falseAlarms)) {
+      if (!names.has(c)) ctx.addIssue({ code: "custom", path: ["falseAlarms", c], message: `check "${c}" is not listed in checks` });
+      if (fa.alarms > fa.runs) ctx.addIssue({ code: "custom", path: ["falseAlarms", c, "alarms"], message: `exceeds runs (${fa.runs})` });
+    }
+    for (const c of names) {
+      if (!(c in m.falseAlarms)) ctx.addIssue({ code: "custom", path: ["falseAlarms"], message: `missing an entry for check "${c}"` });
+    }
+  });
+
+export type DetectionMatrix = z.infer<typeof DetectionMatrix>;
+
+/** Default location written by bench/detection. */
+export const DEFAULT_DETECTION_PATH = "bench/results/detection.json";
+
+/** Validates a parsed value; throws DetectionMatrixError naming the first bad field. */
+export function parseDetectionMatrix(value: unknown, source = "detection matrix"): DetectionMatrix {
+  const r = DetectionMatrix.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const field = issue.path.length > 0 ? issue.path.map(String).join(".") : "(root)";
+  let message = issue.message;
+  if (issue.code === "unrecognized_keys") message = `unknown key(s) ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}`;
+  throw new DetectionMatrixError(`${source}: field ${field}: ${message}`, {
+    details: r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "),
+  });
+}
+
+/** Reads and validates a detection matrix file. A missing file gets a one-line reason with the fix. */
+export function loadDetectionMatrix(path: string, opts: { isDefault?: boolean } = {}): DetectionMatrix {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") {
+      throw new DetectionMatrixError(
+        opts.isDefault
+          ? `no detection matrix at ${path}: run the detection bench (bench/detection) first, or pass --detection FILE`
+          : `detection matrix ${path} does not exist`,
+        { cause: err },
+      );
+    }
+    throw new DetectionMatrixError(`cannot read detection matrix ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new DetectionMatrixError(`detection matrix ${path} is not valid JSON: ${(err as Error).message}`, { cause: err });
+  }
+  return parseDetectionMatrix(value, `detection matrix ${path}`);
+}
+
+/** Point estimate of a check's false-alarm rate per audited honest segment: alarms / runs. */
+export function falseAlarmRate(m: DetectionMatrix, check: string): number {
+  const fa = m.falseAlarms[check];
+  return fa ? fa.alarms / fa.runs : 0;
+}

@@ -1,0 +1,226 @@
+/**
+ * `quotePolicy`: the recommended contract for one job, from the manifest's payment and segment count
+ * and the measured detection matrix. `pouw quote` prints it; `buyer create` uses it for the job's
+ * policy unless the buyer overrides it.
+ */
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { logger } from "../log/index.ts";
+import type { DetectionMatrix } from "./detection.ts";
+import { actionSetFromMatrix, optimiseContract, verifyWithLp, type Contract, type ContractParams } from "./contract.ts";
+import { nonNegative, positive, PolicyParamError } from "./params.ts";
+import { InputError } from "../errors/index.ts";
+
+const log = logger("policy");
+
+/** The manifest fields a quote needs. */
+export type QuoteJob = {
+  /** Payment escrowed for the job (wei of the payment token). */
+  paymentWei: bigint;
+  /** Training steps. */
+  steps: number;
+  /** Steps per committed segment. */
+  stepsPerSegment: number;
+};
+
+/**
+ * Economic assumptions of a quote. Money ones are shares of the payment, so they need no token unit.
+ * Defaults are documented in docs/economics.md.
+ */
+export type QuoteOptions = {
+  /** C / payment: honest compute cost of the job as a share of the payment (default 1: zero margin, conservative). */
+  computeCostShare: number;
+  /** F / payment: payment forfeited by a caught provider (default 1: escrow is refunded on a successful challenge). */
+  forfeitShare: number;
+  /** kappa: capital cost per unit of stake per job (default 0.01). */
+  capitalRate: number;
+  /** lam: challenger's share of the slashed stake (default 0.5). */
+  lam: number;
+  /** kc / payment: an honest challenger's cost of challenging (default 0.01). */
+  challengeCostShare: number;
+  /** grief / payment: value of a frivolous challenge to a malicious challenger (default 0.05). */
+  griefShare: number;
+  /** e: probability one juror votes wrongly (default 0.1). */
+  jurorError: number;
+  /** Largest acceptable panel error (default 1e-6). */
+  maxPanelError: number;
+  /** Largest panel (odd, default 51). */
+  maxPanel: number;
+  /** mu: meta-audit rate (default 0.1). */
+  metaAuditRate: number;
+  /** W: providers one auditor audits at once (default 1). */
+  workersPerAuditor: number;
+  /** Audit-rate grid points (default 200). */
+  grid: number;
+};
+
+export const DEFAULT_QUOTE_OPTIONS: Readonly<QuoteOptions> = Object.freeze({
+  computeCostShare: 1,
+  forfeitShare: 1,
+  capitalRate: 0.01,
+  lam: 0.5,
+  challengeCostShare: 0.01,
+  griefShare: 0.05,
+  jurorError: 0.1,
+  maxPanelError: 1e-6,
+  maxPanel: 51,
+  metaAuditRate: 0.1,
+  workersPerAuditor: 1,
+  grid: 200,
+});
+
+export type Quote = {
+  /** Segments N = steps / stepsPerSegment. */
+  segments: number;
+  /** p: probability each segment is audited. */
+  auditRate: number;
+  /** Checks run on each audited segment. */
+  checks: string[];
+  /** Wei amounts, rounded up to whole wei (decimal strings, ready for the chain). */
+  stakeWei: string;
+  challengerBondWei: string;
+  auditorBondWei: string;
+  panelSize: number;
+  panelError: number;
+  /** What sets the stake: a strategy name, "challenger" or "none". */
+  bindingStake: string;
+  cost: {
+    /** Expected audit compute per job (wei). */
+    auditComputeWei: string;
+    /** Expected meta-audit compute per job (wei). */
+    metaAuditComputeWei: string;
+    /** Capital cost of provider stake and auditor bond per job (wei). */
+    capitalCostWei: string;
+    stakeCapitalWei: string;
+    auditorBondCapitalWei: string;
+    totalWei: string;
+    /** total / payment. */
+    shareOfPayment: number;
+  };
+  /** Per strategy: detection of the chosen checks, catch probability, gain and deterrence margin (wei). */
+  strategies: { name: string; D: number; Q: number; gainWei: string; marginWei: string }[];
+  /** The float solution in wei units, as optimised. */
+  contract: Contract;
+  /** HiGHS LP solution at the chosen point; it matched the closed form. */
+  lp: { stakeWei: string; challengerBondWei: string; auditorBondWei: string };
+  options: QuoteOptions;
+  detectionManifest: string;
+};
+
+function wei(x: number): string {
+  if (!Number.isFinite(x)) throw new PolicyParamError(`amount overflows: ${x}`);
+  const r = Math.ceil(Math.max(0, x));
+  return BigInt(r).toString();
+}
+
+function signedWei(x: number): string {
+  return x < 0 ? `-${wei(-x)}` : wei(x);
+}
+
+/** Validates QuoteOptions (merged over the defaults). */
+export function quoteOptions(partial: Partial<QuoteOptions> = {}): QuoteOptions {
+  const o = { ...DEFAULT_QUOTE_OPTIONS, ...partial };
+  positive("computeCostShare", o.computeCostShare);
+  nonNegative("forfeitShare", o.forfeitShare);
+  nonNegative("challengeCostShare", o.challengeCostShare);
+  nonNegative("griefShare", o.griefShare);
+  return o;
+}
+
+/**
+ * Recommended policy for a job: the cheapest contract that deters every strategy of the matrix,
+ * checked against the exact LP (HiGHS) at the chosen point.
+ *
+ * @example
+ *   const q = await quotePolicy({ paymentWei: 10n ** 18n, steps: 200, stepsPerSegment: 10 }, matrix);
+ *   q.auditRate; q.stakeWei; q.cost.totalWei;
+ */
+export async function quotePolicy(job: QuoteJob, matrix: DetectionMatrix, partial: Partial<QuoteOptions> = {}): Promise<Quote> {
+  const o = quoteOptions(partial);
+  const payment = Number(job.paymentWei);
+  positive("paymentWei", payment);
+  if (!Number.isInteger(job.steps) || job.steps < 1) throw new PolicyParamError(`steps must be a positive integer, got ${job.steps}`);
+  if (!Number.isInteger(job.stepsPerSegment) || job.stepsPerSegment < 1 || job.steps % job.stepsPerSegment !== 0) {
+    throw new PolicyParamError(`stepsPerSegment must be a positive divisor of steps (${job.steps}), got ${job.stepsPerSegment}`);
+  }
+  const segments = job.steps / job.stepsPerSegment;
+  const params: ContractParams = {
+    computeCost: o.computeCostShare * payment,
+    segments,
+    forfeit: o.forfeitShare * payment,
+    capitalRate: o.capitalRate,
+    lam: o.lam,
+    challengeCost: o.challengeCostShare * payment,
+    grief: o.griefShare * payment,
+    jurorError: o.jurorError,
+    maxPanelError: o.maxPanelError,
+    maxPanel: o.maxPanel,
+    metaAuditRate: o.metaAuditRate,
+    workersPerAuditor: o.workersPerAuditor,
+    grid: o.grid,
+  };
+  const actions = actionSetFromMatrix(matrix);
+  const { best } = optimiseContract(params, actions);
+  const lp = await verifyWithLp(params, actions, best);
+  log.info({ segments, auditRate: best.auditRate, checks: best.checks, stake: best.stake }, "quoted policy");
+  return {
+    segments,
+    auditRate: best.auditRate,
+    checks: best.checks,
+    stakeWei: wei(best.stake),
+    challengerBondWei: wei(best.challengerBond),
+    auditorBondWei: wei(best.auditorBond),
+    panelSize: best.panelSize,
+    panelError: best.panelError,
+    bindingStake: best.bindingStake,
+    cost: {
+      auditComputeWei: wei(best.cost.auditCompute),
+      metaAuditComputeWei: wei(best.cost.metaAuditCompute),
+      capitalCostWei: wei(best.cost.capitalCost),
+      stakeCapitalWei: wei(best.cost.stakeCapital),
+      auditorBondCapitalWei: wei(best.cost.auditorBondCapital),
+      totalWei: wei(best.cost.total),
+      shareOfPayment: best.cost.total / payment,
+    },
+    strategies: best.strategies.map((s) => ({ name: s.name, D: s.D, Q: s.Q, gainWei: wei(s.gain), marginWei: signedWei(s.margin) })),
+    contract: best,
+    lp: { stakeWei: wei(lp.stake), challengerBondWei: wei(lp.challengerBond), auditorBondWei: wei(lp.auditorBond) },
+    options: o,
+    detectionManifest: matrix.manifest,
+  };
+}
+
+// The few manifest fields a quote reads. NOTE: verifier/src/ml/manifest.ts is the full schema; this
+// lenient reader keeps `pouw quote` independent of model fields and accepts any manifest that has them.
+const QuoteManifestFields = z.object({
+  training: z.object({ steps: z.number().int().positive(), stepsPerSegment: z.number().int().positive() }),
+  policy: z.object({ paymentWei: z.string().regex(/^(0|[1-9][0-9]*)$/, "must be a decimal integer string (wei)") }),
+});
+
+/** A manifest file is missing, not JSON or lacks the fields a quote needs. */
+export class QuoteManifestError extends InputError {
+  override name = "QuoteManifestError";
+  override readonly code: string = "QUOTE_MANIFEST_ERROR";
+}
+
+/** Reads paymentWei, steps and stepsPerSegment from a manifest file. */
+export function readQuoteJob(path: string): QuoteJob {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new QuoteManifestError(`cannot read manifest ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new QuoteManifestError(`manifest ${path} is not valid JSON: ${(err as Error).message}`, { cause: err });
+  }
+  const r = QuoteManifestFields.safeParse(value);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw new QuoteManifestError(`manifest ${path}: field ${i.path.map(String).join(".") || "(root)"}: ${i.message}`);
+  }
+  return { paymentWei: BigInt(r.data.policy.paymentWei), steps: r.data.training.steps, stepsPerSegment: r.data.training.stepsPerSegment };
+}
