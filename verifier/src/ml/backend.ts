@@ -1,0 +1,67 @@
+/**
+ * Numeric backend selection and pinning.
+ *
+ * Bitwise mode runs only on the TensorFlow.js CPU backend (plain JavaScript float64 arithmetic
+ * rounded to float32 on every store, no threads, no SIMD): see docs/determinism.md. tfjs silently
+ * falls back to another registered backend when one fails to initialise, so the engine checks
+ * `tf.getBackend()` after selecting it and before every step, and refuses to run otherwise.
+ */
+import * as tf from "@tensorflow/tfjs-core";
+import "@tensorflow/tfjs-backend-cpu";
+import { BackendError } from "./errors.ts";
+
+export type BackendName = "cpu" | "wasm";
+
+/** The CPU backend's matMul block size: part of the summation order, so part of the result bits. */
+export const CPU_MATMUL_BLOCK_SIZE = 48;
+
+let prodModeSet = false;
+
+/** Selects `name` and checks it is really active. Idempotent. */
+export async function useBackend(name: BackendName): Promise<typeof tf> {
+  if (!prodModeSet) {
+    // PROD mode only silences warnings (the "install tfjs-node" banner) and debug checks; it does
+    // not change any kernel.
+    tf.enableProdMode();
+    prodModeSet = true;
+  }
+  if (name === "wasm") await import("@tensorflow/tfjs-backend-wasm");
+  let ok: boolean;
+  try {
+    ok = await tf.setBackend(name);
+  } catch (err) {
+    throw new BackendError(`backend '${name}' failed to initialise`, { cause: err });
+  }
+  await tf.ready();
+  if (!ok || tf.getBackend() !== name) throw new BackendError(`backend '${name}' is not active (got '${tf.getBackend()}')`);
+  if (name === "cpu") {
+    const blockSize = (tf.backend() as unknown as { blockSize?: number }).blockSize;
+    if (blockSize !== CPU_MATMUL_BLOCK_SIZE) {
+      throw new BackendError(`cpu backend matMul block size is ${blockSize}, bitwise mode needs ${CPU_MATMUL_BLOCK_SIZE} (tfjs version drift)`);
+    }
+  }
+  return tf;
+}
+
+/** Throws unless `name` is the active backend (checked before every step). */
+export function assertBackend(name: BackendName): void {
+  const active = tf.getBackend();
+  if (active !== name) throw new BackendError(`active backend is '${active}', the run was pinned to '${name}'`);
+}
+
+export { tf };
+
+/**
+ * Runs `fn` in a tensor scope and disposes every tensor it created, deterministically, when it
+ * returns or throws. `fn` must return plain data (no tensors). Unlike tf.tidy this never walks the
+ * result (tf.tidy enumerates every element of returned typed arrays).
+ */
+export function scoped<T>(fn: () => T): T {
+  const engine = tf.engine();
+  engine.startScope();
+  try {
+    return fn();
+  } finally {
+    engine.endScope();
+  }
+}

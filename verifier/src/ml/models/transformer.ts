@@ -1,0 +1,138 @@
+/**
+ * char-transformer: decoder-only character transformer (pre-LayerNorm blocks, learned positional
+ * embeddings, ReLU feed-forward, untied output head), gradients by tf.valueAndGrads on the CPU
+ * backend (deterministic kernels: see docs/determinism.md).
+ *
+ * Parameter order: tokEmb [V,d], posEmb [T,d], then per layer l: ln1.g, ln1.b [d], wq, wk, wv, wo
+ * [d,d], ln2.g, ln2.b [d], w1 [d,F], b1 [F], w2 [F,d], b2 [d]; then lnf.g, lnf.b [d], head [d,V],
+ * headB [V].
+ */
+import { scoped, tf } from "../backend.ts";
+import { Rng } from "../prng.ts";
+import { VOCAB_SIZE } from "../data/sotu.ts";
+import { sizeOf, type TensorSpec } from "../tensors.ts";
+import type { Batch, Evaluation, LossAndGrads, Model } from "./types.ts";
+
+export type TransformerShape = { layers: number; dModel: number; heads: number; context: number; ffHidden: number };
+
+const LN_EPSILON = 1e-5;
+
+export class CharTransformer implements Model {
+  readonly arch = "char-transformer";
+  readonly cfg: TransformerShape;
+  readonly paramSpecs: readonly TensorSpec[];
+
+  constructor(cfg: TransformerShape) {
+    this.cfg = cfg;
+    const { layers, dModel: d, context: T, ffHidden: F } = cfg;
+    const specs: TensorSpec[] = [
+      { name: "tokEmb", shape: [VOCAB_SIZE, d] },
+      { name: "posEmb", shape: [T, d] },
+    ];
+    for (let l = 0; l < layers; l++) {
+      specs.push(
+        { name: `l${l}.ln1.g`, shape: [d] }, { name: `l${l}.ln1.b`, shape: [d] },
+        { name: `l${l}.wq`, shape: [d, d] }, { name: `l${l}.wk`, shape: [d, d] },
+        { name: `l${l}.wv`, shape: [d, d] }, { name: `l${l}.wo`, shape: [d, d] },
+        { name: `l${l}.ln2.g`, shape: [d] }, { name: `l${l}.ln2.b`, shape: [d] },
+        { name: `l${l}.w1`, shape: [d, F] }, { name: `l${l}.b1`, shape: [F] },
+        { name: `l${l}.w2`, shape: [F, d] }, { name: `l${l}.b2`, shape: [d] },
+      );
+    }
+    specs.push({ name: "lnf.g", shape: [d] }, { name: "lnf.b", shape: [d] }, { name: "head", shape: [d, VOCAB_SIZE] }, { name: "headB", shape: [VOCAB_SIZE] });
+    this.paramSpecs = specs;
+  }
+
+  /** Embeddings uniform with std 0.02; matrices Glorot-uniform; LayerNorm gains 1; biases 0. */
+  init(seed: number): Float32Array[] {
+    return this.paramSpecs.map((spec, i) => {
+      const n = sizeOf(spec.shape);
+      if (spec.name.endsWith(".g")) return new Float32Array(n).fill(1);
+      if (spec.shape.length === 1) return new Float32Array(n);
+      const rng = new Rng(seed, "init", i);
+      if (spec.name === "tokEmb" || spec.name === "posEmb") return rng.uniform(n, 0.02 * Math.sqrt(3));
+      const [fanIn, fanOut] = spec.shape as [number, number];
+      return rng.uniform(n, Math.sqrt(6 / (fanIn + fanOut)));
+    });
+  }
+
+  /** Mean next-character cross-entropy over all B*T positions (scalar tensor). */
+  private lossOf(p: tf.Tensor[], batch: Batch): { loss: tf.Scalar; logits: tf.Tensor2D; targets: tf.Tensor1D } {
+    if (batch.kind !== "tokens") throw new TypeError("char-transformer needs a token batch");
+    const { layers, dModel: d, heads: H, context: T, ffHidden: F } = this.cfg;
+    const B = batch.size;
+    const dh = d / H;
+    const all = tf.tensor2d(Int32Array.from(batch.tokens), [B, T + 1], "int32");
+    const inputs = tf.slice(all, [0, 0], [B, T]);
+    const targets = tf.reshape(tf.slice(all, [0, 1], [B, T]), [B * T]) as tf.Tensor1D;
+    const layerNorm = (x: tf.Tensor2D, g: tf.Tensor, b: tf.Tensor): tf.Tensor2D => {
+      const { mean, variance } = tf.moments(x, 1, true);
+      return tf.add(tf.mul(tf.div(tf.sub(x, mean), tf.sqrt(tf.add(variance, LN_EPSILON))), g), b) as tf.Tensor2D;
+    };
+    // additive causal mask: 0 on and below the diagonal, -1e9 above
+    const maskData = new Float32Array(T * T);
+    for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) maskData[i * T + j] = -1e9;
+    const mask = tf.tensor2d(maskData, [T, T]);
+    const scale = tf.scalar(1 / Math.sqrt(dh));
+
+    let x = tf.reshape(tf.add(tf.reshape(tf.gather(p[0]!, tf.reshape(inputs, [B * T])), [B, T, d]), p[1]!), [B * T, d]) as tf.Tensor2D;
+    let k = 2;
+    const heads = (t: tf.Tensor2D) => tf.reshape(tf.transpose(tf.reshape(t, [B, T, H, dh]), [0, 2, 1, 3]), [B * H, T, dh]) as tf.Tensor3D;
+    for (let l = 0; l < layers; l++) {
+      const [g1, be1, wq, wk, wv, wo, g2, be2, w1, b1, w2, b2] = p.slice(k, k + 12) as tf.Tensor2D[];
+      k += 12;
+      const h = layerNorm(x, g1!, be1!);
+      const q = heads(tf.matMul(h, wq!));
+      const kk = heads(tf.matMul(h, wk!));
+      const v = heads(tf.matMul(h, wv!));
+      const att = tf.softmax(tf.add(tf.mul(tf.matMul(q, kk, false, true), scale), mask));
+      const o = tf.reshape(tf.transpose(tf.reshape(tf.matMul(att, v), [B, H, T, dh]), [0, 2, 1, 3]), [B * T, d]) as tf.Tensor2D;
+      x = tf.add(x, tf.matMul(o, wo!)) as tf.Tensor2D;
+      const h2 = layerNorm(x, g2!, be2!);
+      const ff = tf.add(tf.matMul(tf.relu(tf.add(tf.matMul(h2, w1!), b1!)) as tf.Tensor2D, w2!), b2!);
+      x = tf.add(x, ff) as tf.Tensor2D;
+    }
+    void F;
+    const hf = layerNorm(x, p[k]!, p[k + 1]!);
+    const logits = tf.add(tf.matMul(hf, p[k + 2]! as tf.Tensor2D), p[k + 3]!) as tf.Tensor2D;
+    const logp = tf.logSoftmax(logits);
+    const loss = tf.neg(tf.mean(tf.sum(tf.mul(tf.cast(tf.oneHot(targets, VOCAB_SIZE), "float32"), logp), 1))) as tf.Scalar;
+    return { loss, logits, targets };
+  }
+
+  private tensorsOf(params: readonly Float32Array[]): tf.Tensor[] {
+    return this.paramSpecs.map((s, i) => tf.tensor(params[i]!, [...s.shape], "float32"));
+  }
+
+  lossAndGrads(params: readonly Float32Array[], batch: Batch): LossAndGrads {
+    return scoped(() => {
+      const ps = this.tensorsOf(params);
+      const { value, grads } = tf.valueAndGrads((...args: tf.Tensor[]) => this.lossOf(args, batch).loss)(ps);
+      return { loss: value.dataSync()[0]!, grads: grads.map((g) => Float32Array.from(g.dataSync())) };
+    });
+  }
+
+  evaluate(params: readonly Float32Array[], batches: Iterable<Batch>): Evaluation {
+    let lossSum = 0;
+    let correct = 0;
+    let n = 0;
+    for (const batch of batches) {
+      const [l, c, count] = scoped(() => {
+        const { loss, logits, targets } = this.lossOf(this.tensorsOf(params), batch);
+        const hits = tf.sum(tf.cast(tf.equal(tf.argMax(logits, 1), targets), "int32"));
+        return [loss.dataSync()[0]! * targets.size, hits.dataSync()[0]!, targets.size];
+      });
+      lossSum += l;
+      correct += c;
+      n += count;
+    }
+    return { loss: lossSum / n, accuracy: correct / n, examples: n };
+  }
+
+  flopsPerStep(batchSize: number): number {
+    const { layers, dModel: d, context: T, ffHidden: F } = this.cfg;
+    const tokens = batchSize * T;
+    const perTokenMacs = layers * (4 * d * d + 2 * d * F + 2 * T * d) + d * VOCAB_SIZE;
+    return 2 * 3 * tokens * perTokenMacs;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * SGD and Adam as explicit float32 tf ops on the pinned backend.
+ *
+ * Optimizer state layout (the optimizerStateBytes of the state hash, in this order):
+ *   SGD:  empty (plain SGD has no state: the next step depends on weights and batch only).
+ *   Adam: m for every parameter (paramSpecs order), then v for every parameter, then
+ *         beta1^t and beta2^t as float32 scalars (the bias corrections). Keeping the powers in the
+ *         state, updated by one float32 multiplication per step, avoids Math.pow, whose last bit is
+ *         not specified across JavaScript engines.
+ *
+ * Adam update (all float32): m' = b1*m + (1-b1)*g;  v' = b2*v + (1-b2)*g*g;
+ *   p1' = p1*b1;  p2' = p2*b2;  w' = w - lr * (m' / (1-p1')) / (sqrt(v' / (1-p2')) + eps)
+ */
+import { scoped, tf } from "./backend.ts";
+import type { OptimizerConfig } from "./manifest.ts";
+import type { TensorSpec } from "./tensors.ts";
+
+export type UpdateResult = { params: Float32Array[]; opt: Float32Array[] };
+
+export interface Optimizer {
+  readonly name: string;
+  stateSpecs(paramSpecs: readonly TensorSpec[]): TensorSpec[];
+  initState(paramSpecs: readonly TensorSpec[]): Float32Array[];
+  /** One update with gradients `grads`; returns fresh arrays (inputs are never mutated). */
+  apply(params: readonly Float32Array[], opt: readonly Float32Array[], grads: readonly Float32Array[]): UpdateResult;
+}
+
+export function createOptimizer(cfg: OptimizerConfig): Optimizer {
+  return cfg.name === "sgd" ? new Sgd(cfg.lr) : new Adam(cfg.lr, cfg.beta1, cfg.beta2, cfg.epsilon);
+}
+
+class Sgd implements Optimizer {
+  readonly name = "sgd";
+  readonly lr: number;
+  constructor(lr: number) {
+    this.lr = lr;
+  }
+  stateSpecs(): TensorSpec[] {
+    return [];
+  }
+  initState(): Float32Array[] {
+    return [];
+  }
+  apply(params: readonly Float32Array[], _opt: readonly Float32Array[], grads: readonly Float32Array[]): UpdateResult {
+    return scoped(() => {
+      const lr = tf.scalar(this.lr);
+      const next = params.map((w, i) => Float32Array.from(tf.sub(tf.tensor1d(w), tf.mul(lr, tf.tensor1d(grads[i]!))).dataSync()));
+      return { params: next, opt: [] };
+    });
+  }
+}
+
+class Adam implements Optimizer {
+  readonly name = "adam";
+  readonly lr: number;
+  readonly beta1: number;
+  readonly beta2: number;
+  readonly epsilon: number;
+  constructor(lr: number, beta1: number, beta2: number, epsilon: number) {
+    this.lr = lr;
+    this.beta1 = beta1;
+    this.beta2 = beta2;
+    this.epsilon = epsilon;
+  }
+  stateSpecs(paramSpecs: readonly TensorSpec[]): TensorSpec[] {
+    return [
+      ...paramSpecs.map((s) => ({ name: `adam.m.${s.name}`, shape: s.shape })),
+      ...paramSpecs.map((s) => ({ name: `adam.v.${s.name}`, shape: s.shape })),
+      { name: "adam.beta1Power", shape: [1] },
+      { name: "adam.beta2Power", shape: [1] },
+    ];
+  }
+  initState(paramSpecs: readonly TensorSpec[]): Float32Array[] {
+    return this.stateSpecs(paramSpecs).map((s) => (s.name.endsWith("Power") ? Float32Array.of(1) : new Float32Array(s.shape.reduce((a, b) => a * b, 1))));
+  }
+  apply(params: readonly Float32Array[], opt: readonly Float32Array[], grads: readonly Float32Array[]): UpdateResult {
+    const n = params.length;
+    return scoped(() => {
+      const b1 = tf.scalar(this.beta1);
+      const b2 = tf.scalar(this.beta2);
+      const oneMinusB1 = tf.scalar(1 - this.beta1);
+      const oneMinusB2 = tf.scalar(1 - this.beta2);
+      const one = tf.scalar(1);
+      const p1 = tf.mul(tf.tensor1d(opt[2 * n]!), b1);
+      const p2 = tf.mul(tf.tensor1d(opt[2 * n + 1]!), b2);
+      const c1 = tf.sub(one, p1);
+      const c2 = tf.sub(one, p2);
+      const lr = tf.scalar(this.lr);
+      const eps = tf.scalar(this.epsilon);
+      const nextParams: Float32Array[] = [];
+      const nextM: Float32Array[] = [];
+      const nextV: Float32Array[] = [];
+      for (let i = 0; i < n; i++) {
+        const g = tf.tensor1d(grads[i]!);
+        const m = tf.add(tf.mul(b1, tf.tensor1d(opt[i]!)), tf.mul(oneMinusB1, g));
+        const v = tf.add(tf.mul(b2, tf.tensor1d(opt[n + i]!)), tf.mul(oneMinusB2, tf.mul(g, g)));
+        const update = tf.div(tf.div(m, c1), tf.add(tf.sqrt(tf.div(v, c2)), eps));
+        nextParams.push(Float32Array.from(tf.sub(tf.tensor1d(params[i]!), tf.mul(lr, update)).dataSync()));
+        nextM.push(Float32Array.from(m.dataSync()));
+        nextV.push(Float32Array.from(v.dataSync()));
+      }
+      return { params: nextParams, opt: [...nextM, ...nextV, Float32Array.from(p1.dataSync()), Float32Array.from(p2.dataSync())] };
+    });
+  }
+}

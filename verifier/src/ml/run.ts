@@ -1,0 +1,256 @@
+/**
+ * The ONE step function, shared by the provider's trainer and the auditor's recompute.
+ *
+ * @example
+ *   const run = await createRun(manifest, { jobId: 7n });
+ *   let state = run.initState();                    // or run.loadCheckpoint(bytes, { step })
+ *   for (let t = 1; t <= 10; t++) {
+ *     const { state: next, loss } = run.step(state, t);
+ *     console.log(t, loss, run.stateHashOf(next));  // h(t)
+ *     state = next;
+ *   }
+ *
+ * `step` is a pure function of (state, t): the batch is `batchFor(t)`, a pure function of
+ * (manifest.data.seed, t); the state carries weights and optimizer state as float32 arrays that are
+ * never mutated. Tensors live only inside scoped() blocks (backend.ts) and are disposed when they return.
+ */
+import type { Hex } from "viem";
+import { assertBackend, useBackend, type BackendName } from "./backend.ts";
+import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
+import { loadMnist, MNIST_PIXELS, type LabelledImages } from "./data/mnist.ts";
+import { loadSotu } from "./data/sotu.ts";
+import { DataError, ManifestError } from "./errors.ts";
+import { manifestHash as hashManifest, type Manifest } from "./manifest.ts";
+import { MnistMlp } from "./models/mlp.ts";
+import { CharTransformer } from "./models/transformer.ts";
+import type { Batch, Evaluation, Model, StepWitness } from "./models/types.ts";
+import { createOptimizer, type Optimizer } from "./optimizer.ts";
+import { Rng } from "./prng.ts";
+import { float32Bytes, type TensorSpec } from "./tensors.ts";
+import { hashBytes, stateHash } from "../trace/index.ts";
+import { cidOf, type ContentStore } from "../store/index.ts";
+
+/** Weights and optimizer state after `step` updates (step 0 = initial state). */
+export type TrainState = {
+  readonly step: number;
+  readonly params: readonly Float32Array[];
+  readonly opt: readonly Float32Array[];
+};
+
+export type StepResult = { state: TrainState; loss: number; witness?: StepWitness };
+
+export type RunOptions = {
+  jobId?: bigint;
+  /** Defaults to 'cpu'. Bitwise manifests refuse any other backend. */
+  backend?: BackendName;
+};
+
+type Dataset =
+  | { kind: "images"; train: LabelledImages; test: LabelledImages; canonicalBytes: Uint8Array }
+  | { kind: "tokens"; train: Uint8Array; test: Uint8Array; canonicalBytes: Uint8Array };
+
+export class Run {
+  readonly manifest: Manifest;
+  readonly manifestHash: Hex;
+  readonly jobId: bigint;
+  readonly backend: BackendName;
+  readonly model: Model;
+  readonly optimizer: Optimizer;
+  readonly paramSpecs: readonly TensorSpec[];
+  readonly optSpecs: readonly TensorSpec[];
+  readonly data: Dataset;
+  private readonly epochCache = new Map<number, Uint32Array>();
+
+  constructor(manifest: Manifest, jobId: bigint, backend: BackendName, model: Model, data: Dataset) {
+    this.manifest = manifest;
+    this.manifestHash = hashManifest(manifest);
+    this.jobId = jobId;
+    this.backend = backend;
+    this.model = model;
+    this.optimizer = createOptimizer(manifest.optimizer);
+    this.paramSpecs = model.paramSpecs;
+    this.optSpecs = this.optimizer.stateSpecs(model.paramSpecs);
+    this.data = data;
+  }
+
+  get batchSize(): number {
+    return this.manifest.training.batchSize;
+  }
+
+  /** h(0) state from the init seed. (A base-checkpoint manifest needs `initFromStore`.) */
+  initState(): TrainState {
+    const init = this.manifest.init;
+    if (!("seed" in init)) throw new ManifestError("manifest field init: uses checkpointCid; call initFromStore");
+    return { step: 0, params: this.model.init(init.seed), opt: this.optimizer.initState(this.paramSpecs) };
+  }
+
+  /** h(0) state from the manifest's base checkpoint (fine-tuning): its tensors, reset to step 0. */
+  async initFromStore(store: ContentStore): Promise<TrainState> {
+    const init = this.manifest.init;
+    if (!("checkpointCid" in init)) return this.initState();
+    const bytes = await store.get(init.checkpointCid);
+    const base = decodeCheckpoint(bytes, this.paramSpecs, this.optSpecs, { model: this.model.arch, optimizer: this.optimizer.name });
+    return { step: 0, params: base.params, opt: base.opt };
+  }
+
+  /** The batch of step t (t >= 1): a pure function of (manifest.data.seed, t). */
+  batchFor(t: number): Batch {
+    if (!Number.isInteger(t) || t < 1) throw new RangeError(`batchFor(${t}): steps start at 1`);
+    const B = this.batchSize;
+    const seed = this.manifest.data.seed;
+    if (this.data.kind === "images") {
+      // epoch permutations: step t takes positions ((t-1) mod E)*B .. +B of permutation(seed, epoch)
+      const train = this.data.train;
+      const perEpoch = Math.floor(train.count / B);
+      const epoch = Math.floor((t - 1) / perEpoch);
+      let perm = this.epochCache.get(epoch);
+      if (!perm) {
+        perm = new Rng(seed, "epoch", epoch).permutation(train.count);
+        if (this.epochCache.size > 4) this.epochCache.clear();
+        this.epochCache.set(epoch, perm);
+      }
+      const start = ((t - 1) % perEpoch) * B;
+      const x = new Float32Array(B * MNIST_PIXELS);
+      const y = new Uint8Array(B);
+      for (let i = 0; i < B; i++) {
+        const src = perm[start + i]!;
+        x.set(train.images.subarray(src * MNIST_PIXELS, (src + 1) * MNIST_PIXELS), i * MNIST_PIXELS);
+        y[i] = train.labels[src]!;
+      }
+      return { kind: "images", size: B, x, y };
+    }
+    const T = this.contextLength();
+    const text = this.data.train;
+    const rng = new Rng(seed, "windows", t);
+    const tokens = new Uint8Array(B * (T + 1));
+    for (let i = 0; i < B; i++) {
+      const start = rng.nextInt(text.length - T);
+      tokens.set(text.subarray(start, start + T + 1), i * (T + 1));
+    }
+    return { kind: "tokens", size: B, tokens };
+  }
+
+  private contextLength(): number {
+    const m = this.manifest.model;
+    return m.arch === "char-transformer" ? m.context : 0;
+  }
+
+  /** Loss and gradients of `params` on `batch` (the expensive part of a step). */
+  gradients(params: readonly Float32Array[], batch: Batch, options: { witness?: boolean } = {}) {
+    this.checkBackend();
+    return this.model.lossAndGrads(params, batch, options);
+  }
+
+  /** The optimizer update with given gradients: state t-1 -> state t. */
+  applyUpdate(state: TrainState, grads: readonly Float32Array[]): TrainState {
+    this.checkBackend();
+    const { params, opt } = this.optimizer.apply(state.params, state.opt, grads);
+    return { step: state.step + 1, params, opt };
+  }
+
+  /**
+   * Step t: state t-1 -> state t on batchFor(t). With `witness` (mnist-mlp only) also returns
+   * every matrix product and elementwise intermediate of the step.
+   */
+  step(state: TrainState, t: number = state.step + 1, options: { witness?: boolean } = {}): StepResult {
+    if (t !== state.step + 1) throw new RangeError(`step(${t}) needs state ${t - 1}, got state ${state.step}`);
+    if (options.witness && this.model.arch !== "mnist-mlp") throw new ManifestError(`step witnesses exist for mnist-mlp only, not ${this.model.arch}`);
+    const g = this.gradients(state.params, this.batchFor(t), options);
+    const next = this.applyUpdate(state, g.grads);
+    return g.witness ? { state: next, loss: g.loss, witness: g.witness } : { state: next, loss: g.loss };
+  }
+
+  weightsBytes(state: TrainState): Uint8Array {
+    return float32Bytes(state.params);
+  }
+
+  optimizerStateBytes(state: TrainState): Uint8Array {
+    return float32Bytes(state.opt);
+  }
+
+  /** h(t) of the state (t = state.step unless given). */
+  stateHashOf(state: TrainState, t: number = state.step): Hex {
+    return stateHash(this.jobId, t, hashBytes(this.weightsBytes(state)), hashBytes(this.optimizerStateBytes(state)));
+  }
+
+  checkpointBytes(state: TrainState): Uint8Array {
+    return encodeCheckpoint(this.paramSpecs, this.optSpecs, {
+      metadata: { step: state.step, jobId: this.jobId, manifestHash: this.manifestHash, model: this.model.arch, optimizer: this.optimizer.name },
+      params: [...state.params],
+      opt: [...state.opt],
+    });
+  }
+
+  /** Decodes a checkpoint of this run; `step` pins the expected step (e.g. the segment start). */
+  loadCheckpoint(bytes: Uint8Array, expect: { step?: number; jobId?: bigint } = {}): TrainState {
+    const c = decodeCheckpoint(bytes, this.paramSpecs, this.optSpecs, {
+      step: expect.step,
+      jobId: expect.jobId ?? this.jobId,
+      manifestHash: this.manifestHash,
+      model: this.model.arch,
+      optimizer: this.optimizer.name,
+    });
+    return { step: c.metadata.step, params: c.params, opt: c.opt };
+  }
+
+  /** Loss (and accuracy) on the held-out split; `limit` caps the number of examples. */
+  evaluate(state: TrainState, limit = Infinity): Evaluation {
+    this.checkBackend();
+    return this.model.evaluate(state.params, this.testBatches(limit));
+  }
+
+  private *testBatches(limit: number): Iterable<Batch> {
+    const chunk = 256;
+    if (this.data.kind === "images") {
+      const test = this.data.test;
+      const n = Math.min(limit, test.count);
+      for (let s = 0; s < n; s += chunk) {
+        const size = Math.min(chunk, n - s);
+        yield { kind: "images", size, x: test.images.subarray(s * MNIST_PIXELS, (s + size) * MNIST_PIXELS), y: test.labels.subarray(s, s + size) };
+      }
+      return;
+    }
+    const T = this.contextLength();
+    const text = this.data.test;
+    const windows = Math.min(limit, Math.floor((text.length - 1) / T));
+    for (let s = 0; s < windows; s += 16) {
+      const size = Math.min(16, windows - s);
+      const tokens = new Uint8Array(size * (T + 1));
+      for (let i = 0; i < size; i++) tokens.set(text.subarray((s + i) * T, (s + i) * T + T + 1), i * (T + 1));
+      yield { kind: "tokens", size, tokens };
+    }
+  }
+
+  private checkBackend(): void {
+    assertBackend(this.backend);
+  }
+}
+
+/** Loads the corpus, checks its content id, pins the backend and builds the model. */
+export async function createRun(manifest: Manifest, options: RunOptions = {}): Promise<Run> {
+  const backend = options.backend ?? "cpu";
+  if (manifest.numerics === "bitwise" && backend !== "cpu") {
+    throw new ManifestError(`manifest field numerics: bitwise runs only on the cpu backend, not ${backend}`);
+  }
+  await useBackend(backend);
+  const corpus = manifest.corpora[0]!;
+  let data: Dataset;
+  let model: Model;
+  if (manifest.model.arch === "mnist-mlp") {
+    const d = loadMnist(corpus.package, manifest.data.seed, manifest.data.testPerDigit!);
+    if (manifest.training.batchSize > d.train.count) throw new ManifestError(`manifest field training.batchSize: ${manifest.training.batchSize} exceeds the ${d.train.count} training images`);
+    data = { kind: "images", ...d };
+    model = new MnistMlp(manifest.model.hidden);
+  } else {
+    const m = manifest.model;
+    const d = loadSotu(corpus.package, manifest.data.years!, manifest.data.holdoutFraction ?? 0.05);
+    if (d.train.length <= m.context + 1 || d.test.length <= m.context + 1) throw new DataError(`corpus of years ${manifest.data.years!.join("..")} is shorter than one context window`);
+    data = { kind: "tokens", train: d.train, test: d.test, canonicalBytes: d.canonicalBytes };
+    model = new CharTransformer({ layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel });
+  }
+  const actual = cidOf(data.canonicalBytes);
+  if (actual !== corpus.contentId) {
+    throw new DataError(`corpus '${corpus.name}' content id mismatch: manifest says ${corpus.contentId}, package '${corpus.package}' gives ${actual}`);
+  }
+  return new Run(manifest, options.jobId ?? 0n, backend, model, data);
+}

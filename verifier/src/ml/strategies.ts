@@ -1,0 +1,121 @@
+/**
+ * Provider strategies: `honest` and the cheats the auditor's checks are measured against. Each
+ * cheat saves real compute or plants something, and still produces a well-formed trace: the
+ * cheater commits the hashes of the states it actually produced, as a real cheater would.
+ *
+ *   honest           the shared step function.
+ *   skip:<f>         skips a share f of the steps (state carried over unchanged): step t is skipped
+ *                    iff floor(t*f) > floor((t-1)*f), spreading skips evenly. Saves f of the compute.
+ *   quarter-batch    computes the gradient on the first ceil(B/4) examples of each batch. Saves ~3/4.
+ *   stale:<k>        computes a fresh gradient only at steps t = 1, 1+k, 1+2k, ... and reuses it
+ *                    (up to k-1 steps old) in between. Saves (k-1)/k of the gradient compute.
+ *   fp16             honest gradient, but the update (new - old weights) is rounded to IEEE half
+ *                    precision. Saves nominally half the arithmetic cost (fp16 at twice fp32
+ *                    throughput on accelerators); this CPU engine only emulates the rounding.
+ *   copy:<dir>       copies another provider's trace of the same manifest (another jobId): re-keys
+ *                    the states it holds (the segment-start checkpoints) to its own jobId and copies
+ *                    the peer's other state hashes verbatim. Saves all compute.
+ *   plant:<s>        honest, but adds a planted weight delta (+0.25 on the first 64 entries of the
+ *                    first parameter tensor, e.g. the MLP's weights from the always-blank corner
+ *                    pixel: a backdoor trigger) after step s. Saves nothing; plants something.
+ *   near-zero        computes no gradients: each step adds a tiny pseudo-random delta (|d| < 1e-6)
+ *                    and reports the first batch's loss. Saves all but one gradient.
+ */
+import { StrategyError } from "./errors.ts";
+
+export type Strategy =
+  | { kind: "honest" }
+  | { kind: "skip"; fraction: number }
+  | { kind: "quarter-batch" }
+  | { kind: "stale"; k: number }
+  | { kind: "fp16" }
+  | { kind: "copy"; dir: string }
+  | { kind: "plant"; step: number }
+  | { kind: "near-zero" };
+
+export const PLANT_DELTA = 0.25;
+export const PLANT_COUNT = 64;
+export const NEAR_ZERO_SCALE = 1e-6;
+
+export function parseStrategy(text: string): Strategy {
+  const [name, arg, ...rest] = text.split(":");
+  const bad = (why: string) => new StrategyError(`--strategy ${JSON.stringify(text)}: ${why}`);
+  const noArg = (): void => {
+    if (arg !== undefined) throw bad(`${name} takes no argument`);
+  };
+  if (rest.length > 0 && name !== "copy") throw bad("too many ':'");
+  switch (name) {
+    case "honest":
+      noArg();
+      return { kind: "honest" };
+    case "quarter-batch":
+      noArg();
+      return { kind: "quarter-batch" };
+    case "fp16":
+      noArg();
+      return { kind: "fp16" };
+    case "near-zero":
+      noArg();
+      return { kind: "near-zero" };
+    case "skip": {
+      const f = Number(arg);
+      if (arg === undefined || arg === "" || !(f > 0 && f < 1)) throw bad("skip:<fraction> needs a fraction strictly between 0 and 1");
+      return { kind: "skip", fraction: f };
+    }
+    case "stale": {
+      const k = Number(arg);
+      if (arg === undefined || !Number.isInteger(k) || k < 2) throw bad("stale:<k> needs an integer k >= 2");
+      return { kind: "stale", k };
+    }
+    case "plant": {
+      const s = Number(arg);
+      if (arg === undefined || !Number.isInteger(s) || s < 1) throw bad("plant:<step> needs a step >= 1");
+      return { kind: "plant", step: s };
+    }
+    case "copy": {
+      const dir = [arg, ...rest].join(":");
+      if (arg === undefined || dir === "") throw bad("copy:<dir> needs the directory of the trace to copy");
+      return { kind: "copy", dir };
+    }
+    default:
+      throw bad("unknown strategy (honest, skip:<f>, quarter-batch, stale:<k>, fp16, copy:<dir>, plant:<step>, near-zero)");
+  }
+}
+
+export function formatStrategy(s: Strategy): string {
+  switch (s.kind) {
+    case "skip":
+      return `skip:${s.fraction}`;
+    case "stale":
+      return `stale:${s.k}`;
+    case "plant":
+      return `plant:${s.step}`;
+    case "copy":
+      return `copy:${s.dir}`;
+    default:
+      return s.kind;
+  }
+}
+
+/** Whether skip:<fraction> skips step t. */
+export function isSkipped(fraction: number, t: number): boolean {
+  return Math.floor(t * fraction) > Math.floor((t - 1) * fraction);
+}
+
+/** First step whose state differs from the honest run (Infinity if none within `steps`). */
+export function firstAffectedStep(s: Strategy, steps: number): number {
+  switch (s.kind) {
+    case "honest":
+      return Infinity;
+    case "skip": {
+      for (let t = 1; t <= steps; t++) if (isSkipped(s.fraction, t)) return t;
+      return Infinity;
+    }
+    case "stale":
+      return 2;
+    case "plant":
+      return s.step <= steps ? s.step : Infinity;
+    default:
+      return 1; // quarter-batch, fp16, near-zero change step 1; copy changes h(1) (peer's jobId)
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * trace.json: what a provider publishes per run (and what the auditor reads). See docs/engine.md.
+ *
+ * Segment i's leaves are the states firstStep..lastStep (= i*K .. (i+1)*K, as SegmentTree in
+ * verifier/src/trace); its training steps are firstStep+1..lastStep; checkpointCid is the
+ * checkpoint of state firstStep (the segment's start).
+ */
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import { InputError } from "../errors/index.ts";
+
+const bytes32 = z.string().regex(/^0x[0-9a-f]{64}$/);
+const cid = z.string().regex(/^b[a-z2-7]{58}$/);
+
+export const TRACE_FORMAT = "pouw-trace-1";
+
+export const SegmentEntry = z.strictObject({
+  index: z.number().int().min(0),
+  firstStep: z.number().int().min(0),
+  lastStep: z.number().int().min(1),
+  traceRoot: bytes32,
+  endStateHash: bytes32,
+  /** Mean training loss of the segment's K steps, x 1e6, rounded. */
+  lossE6: z.number().int(),
+  checkpointCid: cid,
+});
+
+export const ComputeRecord = z.strictObject({
+  /** Nominal FLOPs of one honest step (2 x multiply-adds of forward + backward). */
+  flopsPerStep: z.number(),
+  honestFlops: z.number(),
+  spentFlops: z.number(),
+  savedFlops: z.number(),
+  savedFraction: z.number(),
+  stepsSkipped: z.number().int(),
+  gradientsComputed: z.number().int(),
+  basis: z.string(),
+});
+
+export const TraceFile = z.strictObject({
+  format: z.literal(TRACE_FORMAT),
+  manifestHash: bytes32,
+  jobId: z.string().regex(/^(0|[1-9][0-9]*)$/),
+  strategy: z.string(),
+  model: z.string(),
+  steps: z.number().int().positive(),
+  stepsPerSegment: z.number().int().positive(),
+  backend: z.string(),
+  /** Directory (relative to trace.json) of the LocalDirStore holding the checkpoints. */
+  store: z.string(),
+  segments: z.array(SegmentEntry),
+  /** h(0) .. h(steps). */
+  stateHashes: z.array(bytes32),
+  /** Training loss of steps 1..steps as reported by the provider, x 1e6, rounded. */
+  stepLossE6: z.array(z.number().int()),
+  finalCheckpointCid: cid,
+  compute: ComputeRecord,
+  planted: z.strictObject({ step: z.number().int(), tensor: z.string(), count: z.number().int(), delta: z.number() }).optional(),
+  evaluation: z.strictObject({ loss: z.number(), accuracy: z.number().optional(), examples: z.number().int() }).optional(),
+  wallSeconds: z.number(),
+});
+
+export type TraceFile = z.infer<typeof TraceFile>;
+export type SegmentEntry = z.infer<typeof SegmentEntry>;
+
+export class TraceFileError extends InputError {
+  override name = "TraceFileError";
+  override readonly code: string = "TRACE_FILE_ERROR";
+}
+
+export function parseTraceFile(value: unknown): TraceFile {
+  const r = TraceFile.safeParse(value);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    throw new TraceFileError(`trace.json field ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+  }
+  const t = r.data;
+  if (t.stateHashes.length !== t.steps + 1) throw new TraceFileError(`trace.json has ${t.stateHashes.length} state hashes, expected ${t.steps + 1}`);
+  if (t.segments.length * t.stepsPerSegment !== t.steps) throw new TraceFileError(`trace.json has ${t.segments.length} segments of ${t.stepsPerSegment} steps for ${t.steps} steps`);
+  return t;
+}
+
+export async function readTraceFile(path: string): Promise<TraceFile> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    throw new TraceFileError(`cannot read ${path}`, { cause: err });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new TraceFileError(`${path} is not valid JSON`, { cause: err });
+  }
+  return parseTraceFile(value);
+}

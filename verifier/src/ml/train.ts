@@ -1,0 +1,270 @@
+/**
+ * The provider's training loop: runs a strategy over the manifest's steps, hashes every state,
+ * stores a checkpoint at every segment start, and writes trace.json (see trace-file.ts).
+ */
+import { mkdir, writeFile, access, constants, rm } from "node:fs/promises";
+import { join, resolve, dirname } from "node:path";
+import type { Hex } from "viem";
+import { InputError } from "../errors/index.ts";
+import { logger } from "../log/index.ts";
+import { LocalDirStore, type ContentStore } from "../store/index.ts";
+import { traceRoot } from "../trace/index.ts";
+import { StrategyError } from "./errors.ts";
+import type { Batch } from "./models/types.ts";
+import { Rng } from "./prng.ts";
+import type { Run, TrainState } from "./run.ts";
+import { formatStrategy, isSkipped, NEAR_ZERO_SCALE, PLANT_COUNT, PLANT_DELTA, type Strategy } from "./strategies.ts";
+import { readTraceFile, TRACE_FORMAT, type SegmentEntry, type TraceFile } from "./trace-file.ts";
+import { roundToHalf } from "./tensors.ts";
+
+const log = logger("train");
+
+export type Progress = { step: number; steps: number; loss: number; segment: number };
+
+export type TrainOptions = {
+  outDir: string;
+  strategy: Strategy;
+  /** Store for a base checkpoint named by manifest.init.checkpointCid (default: the out dir's store). */
+  baseStore?: ContentStore;
+  onStep?: (p: Progress) => void;
+  /** Evaluate the final state on the held-out split (default true). */
+  evaluate?: boolean;
+};
+
+export type TrainResult = { trace: TraceFile; tracePath: string; finalState: TrainState | undefined };
+
+/** Creates the out dir and checks it is writable; InputError otherwise. */
+export async function prepareOutDir(outDir: string): Promise<void> {
+  const dir = resolve(outDir);
+  try {
+    await mkdir(dir, { recursive: true });
+    await access(dir, constants.W_OK);
+    const probe = join(dir, `.write-probe-${process.pid}`);
+    await writeFile(probe, "");
+    await rm(probe);
+  } catch (err) {
+    throw new InputError(`output dir ${outDir} is not writable (${(err as NodeJS.ErrnoException).code ?? "error"})`, { cause: err });
+  }
+}
+
+const lossE6 = (loss: number): number => (Number.isFinite(loss) ? Math.round(loss * 1e6) : 2 ** 31 - 1);
+
+function sliceBatch(batch: Batch, n: number): Batch {
+  if (batch.kind === "images") return { kind: "images", size: n, x: batch.x.subarray(0, (batch.x.length / batch.size) * n), y: batch.y.subarray(0, n) };
+  return { kind: "tokens", size: n, tokens: batch.tokens.subarray(0, (batch.tokens.length / batch.size) * n) };
+}
+
+export async function train(run: Run, options: TrainOptions): Promise<TrainResult> {
+  const started = performance.now();
+  const outDir = resolve(options.outDir);
+  await prepareOutDir(outDir);
+  const store = new LocalDirStore(join(outDir, "store"));
+  const { steps, stepsPerSegment: K, batchSize: B } = run.manifest.training;
+  const strategy = options.strategy;
+  if (strategy.kind === "copy") return copyTrace(run, strategy.dir, outDir, store, started);
+
+  let state = await run.initFromStore(options.baseStore ?? store);
+  const hashes: Hex[] = [run.stateHashOf(state)];
+  const losses: number[] = [];
+  const segments: SegmentEntry[] = [];
+  const flopsPerStep = run.model.flopsPerStep(B);
+  let spentFlops = 0;
+  let gradientsComputed = 0;
+  let stepsSkipped = 0;
+  let stale: { grads: Float32Array[]; loss: number } | undefined;
+  let lastLoss = NaN;
+  let nearZeroLoss: number | undefined;
+  let planted: TraceFile["planted"];
+
+  for (let seg = 0; seg * K < steps; seg++) {
+    const checkpointCid = await store.put(run.checkpointBytes(state));
+    for (let t = seg * K + 1; t <= (seg + 1) * K; t++) {
+      let loss: number;
+      switch (strategy.kind) {
+        case "honest":
+        case "plant": {
+          const r = run.step(state, t);
+          state = r.state;
+          loss = r.loss;
+          spentFlops += flopsPerStep;
+          gradientsComputed++;
+          if (strategy.kind === "plant" && t === strategy.step) {
+            const first = Float32Array.from(state.params[0]!);
+            for (let i = 0; i < PLANT_COUNT && i < first.length; i++) first[i] = Math.fround(first[i]! + PLANT_DELTA);
+            state = { ...state, params: [first, ...state.params.slice(1)] };
+            planted = { step: t, tensor: run.paramSpecs[0]!.name, count: Math.min(PLANT_COUNT, first.length), delta: PLANT_DELTA };
+          }
+          break;
+        }
+        case "skip": {
+          if (isSkipped(strategy.fraction, t)) {
+            state = { ...state, step: t };
+            loss = Number.isNaN(lastLoss) ? run.gradients(state.params, run.batchFor(t)).loss : lastLoss;
+            stepsSkipped++;
+          } else {
+            const r = run.step(state, t);
+            state = r.state;
+            loss = r.loss;
+            spentFlops += flopsPerStep;
+            gradientsComputed++;
+          }
+          break;
+        }
+        case "quarter-batch": {
+          const n = Math.ceil(B / 4);
+          const g = run.gradients(state.params, sliceBatch(run.batchFor(t), n));
+          state = run.applyUpdate(state, g.grads);
+          loss = g.loss;
+          spentFlops += (flopsPerStep * n) / B;
+          gradientsComputed++;
+          break;
+        }
+        case "stale": {
+          if (stale === undefined || (t - 1) % strategy.k === 0) {
+            stale = run.gradients(state.params, run.batchFor(t));
+            spentFlops += flopsPerStep;
+            gradientsComputed++;
+          }
+          state = run.applyUpdate(state, stale.grads);
+          loss = stale.loss;
+          break;
+        }
+        case "fp16": {
+          const r = run.step(state, t);
+          const params = r.state.params.map((next, i) => {
+            const prev = state.params[i]!;
+            const out = new Float32Array(next.length);
+            for (let j = 0; j < next.length; j++) out[j] = Math.fround(prev[j]! + roundToHalf(Math.fround(next[j]! - prev[j]!)));
+            return out;
+          });
+          state = { ...r.state, params };
+          loss = r.loss;
+          spentFlops += flopsPerStep / 2;
+          gradientsComputed++;
+          break;
+        }
+        case "near-zero": {
+          if (nearZeroLoss === undefined) {
+            nearZeroLoss = run.gradients(state.params, run.batchFor(t)).loss;
+            spentFlops += flopsPerStep;
+            gradientsComputed++;
+          }
+          const rng = new Rng(Number(run.jobId & 0xffffffffn), "near-zero", t);
+          const params = state.params.map((p) => {
+            const noise = rng.uniform(p.length, NEAR_ZERO_SCALE);
+            const out = new Float32Array(p.length);
+            for (let j = 0; j < p.length; j++) out[j] = Math.fround(p[j]! + noise[j]!);
+            return out;
+          });
+          state = { step: t, params, opt: state.opt };
+          loss = nearZeroLoss;
+          break;
+        }
+      }
+      lastLoss = loss;
+      losses.push(loss);
+      hashes.push(run.stateHashOf(state));
+      options.onStep?.({ step: t, steps, loss, segment: seg });
+    }
+    segments.push(segmentEntry(seg, K, hashes, losses, checkpointCid));
+    log.debug({ segment: seg, root: segments[seg]!.traceRoot }, "segment done");
+  }
+
+  const finalBytes = run.checkpointBytes(state);
+  const finalCheckpointCid = await store.put(finalBytes);
+  await writeFile(join(outDir, "final.safetensors"), finalBytes);
+  const evaluation = options.evaluate === false ? undefined : run.evaluate(state);
+  const honestFlops = flopsPerStep * steps;
+  const trace: TraceFile = {
+    format: TRACE_FORMAT,
+    manifestHash: run.manifestHash,
+    jobId: run.jobId.toString(),
+    strategy: formatStrategy(strategy),
+    model: run.model.arch,
+    steps,
+    stepsPerSegment: K,
+    backend: run.backend,
+    store: "store",
+    segments,
+    stateHashes: hashes,
+    stepLossE6: losses.map(lossE6),
+    finalCheckpointCid,
+    compute: {
+      flopsPerStep,
+      honestFlops,
+      spentFlops,
+      savedFlops: honestFlops - spentFlops,
+      savedFraction: (honestFlops - spentFlops) / honestFlops,
+      stepsSkipped,
+      gradientsComputed,
+      basis: strategy.kind === "fp16" ? "nominal FLOPs; fp16 counted at half the fp32 cost (accelerator throughput), the CPU engine only emulates the rounding" : "nominal FLOPs of forward+backward passes actually computed",
+    },
+    ...(planted ? { planted } : {}),
+    ...(evaluation ? { evaluation } : {}),
+    wallSeconds: (performance.now() - started) / 1000,
+  };
+  const tracePath = join(outDir, "trace.json");
+  await writeFile(tracePath, JSON.stringify(trace, null, 2) + "\n");
+  return { trace, tracePath, finalState: state };
+}
+
+function segmentEntry(seg: number, K: number, hashes: readonly Hex[], losses: readonly number[], checkpointCid: string): SegmentEntry {
+  const first = seg * K;
+  const last = first + K;
+  const segLosses = losses.slice(first, last);
+  const mean = segLosses.reduce((a, b) => a + b, 0) / segLosses.length;
+  return {
+    index: seg,
+    firstStep: first,
+    lastStep: last,
+    traceRoot: traceRoot(first, hashes.slice(first, last + 1)),
+    endStateHash: hashes[last]!,
+    lossE6: lossE6(mean),
+    checkpointCid,
+  };
+}
+
+/** copy:<dir>: republish a peer's trace under this run's jobId without training. */
+async function copyTrace(run: Run, peerDir: string, outDir: string, store: LocalDirStore, started: number): Promise<TrainResult> {
+  const peer = await readTraceFile(join(peerDir, "trace.json"));
+  if (peer.manifestHash !== run.manifestHash) throw new StrategyError(`copy: ${peerDir} is a trace of manifest ${peer.manifestHash}, not ${run.manifestHash}`);
+  if (BigInt(peer.jobId) === run.jobId) throw new StrategyError(`copy: ${peerDir} has this run's jobId ${run.jobId}; copying it would be the honest trace`);
+  const peerStore = new LocalDirStore(join(dirname(join(peerDir, "trace.json")), peer.store));
+  const K = peer.stepsPerSegment;
+  const hashes = [...peer.stateHashes] as Hex[];
+  const rekey = async (cid: string, step: number): Promise<{ cid: string; state: TrainState }> => {
+    const state = run.loadCheckpoint(await peerStore.get(cid), { step, jobId: BigInt(peer.jobId) });
+    hashes[step] = run.stateHashOf(state);
+    return { cid: await store.put(run.checkpointBytes(state)), state };
+  };
+  const segments: SegmentEntry[] = [];
+  const cids: string[] = [];
+  for (const s of peer.segments) cids.push((await rekey(s.checkpointCid, s.firstStep)).cid);
+  const final = await rekey(peer.finalCheckpointCid, peer.steps);
+  const losses = peer.stepLossE6.map((l) => l / 1e6);
+  for (const s of peer.segments) segments.push(segmentEntry(s.index, K, hashes, losses, cids[s.index]!));
+  await writeFile(join(outDir, "final.safetensors"), run.checkpointBytes(final.state));
+  const flopsPerStep = run.model.flopsPerStep(run.batchSize);
+  const honestFlops = flopsPerStep * peer.steps;
+  const trace: TraceFile = {
+    format: TRACE_FORMAT,
+    manifestHash: run.manifestHash,
+    jobId: run.jobId.toString(),
+    strategy: `copy:${peerDir}`,
+    model: run.model.arch,
+    steps: peer.steps,
+    stepsPerSegment: K,
+    backend: run.backend,
+    store: "store",
+    segments,
+    stateHashes: hashes,
+    stepLossE6: peer.stepLossE6,
+    finalCheckpointCid: final.cid,
+    compute: { flopsPerStep, honestFlops, spentFlops: 0, savedFlops: honestFlops, savedFraction: 1, stepsSkipped: peer.steps, gradientsComputed: 0, basis: "copied a peer's trace: no forward or backward pass" },
+    ...(peer.evaluation ? { evaluation: peer.evaluation } : {}),
+    wallSeconds: (performance.now() - started) / 1000,
+  };
+  const tracePath = join(outDir, "trace.json");
+  await writeFile(tracePath, JSON.stringify(trace, null, 2) + "\n");
+  return { trace, tracePath, finalState: final.state };
+}
