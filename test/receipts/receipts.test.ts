@@ -147,22 +147,22 @@ describe("receipts: EIP-712 AuditReceipt and AttestationVerified", () => {
     const market = await viem.deployContract("ReceiptDigestHarness", [JOB_MARKET_DOMAIN_NAME]);
     const registry = await viem.deployContract("ReceiptDigestHarness", [PROVIDER_REGISTRY_DOMAIN_NAME]);
 
-    expect(await market.read.auditReceiptTypehash()).to.equal(AUDIT_RECEIPT_TYPEHASH);
-    expect(await market.read.attestationVerifiedTypehash()).to.equal(ATTESTATION_VERIFIED_TYPEHASH);
+    expect(await market.read.auditReceiptTypehash!()).to.equal(AUDIT_RECEIPT_TYPEHASH);
+    expect(await market.read.attestationVerifiedTypehash!()).to.equal(ATTESTATION_VERIFIED_TYPEHASH);
 
     const md = jobMarketDomain(chainId, market.address);
     for (const r of [receipt, { ...receipt, jobId: 2n ** 256n - 1n, segment: 2 ** 32 - 1, verdict: 1, checks: 63, sampledSteps: 0 }]) {
-      const onChain = await market.read.auditReceiptDigest([r]);
+      const onChain = await market.read.auditReceiptDigest!([r]);
       expect(onChain).to.equal(auditReceiptDigest(md, r));
       const sig = await signAuditReceipt(auditor, md, r);
-      expect(await market.read.recoverAuditReceipt([r, sig])).to.equal(auditor.address);
+      expect(await market.read.recoverAuditReceipt!([r, sig])).to.equal(auditor.address);
     }
 
     const rd = providerRegistryDomain(chainId, registry.address);
-    expect(await registry.read.attestationVerifiedDigest([attestation])).to.equal(attestationVerifiedDigest(rd, attestation));
+    expect(await registry.read.attestationVerifiedDigest!([attestation])).to.equal(attestationVerifiedDigest(rd, attestation));
     const asig = await signAttestationVerified(auditor, rd, attestation);
-    expect(await registry.read.recoverAttestationVerified([attestation, asig])).to.equal(auditor.address);
+    expect(await registry.read.recoverAttestationVerified!([attestation, asig])).to.equal(auditor.address);
     // the same message under the other domain gives another digest on chain too
-    expect(await market.read.attestationVerifiedDigest([attestation])).to.not.equal(attestationVerifiedDigest(rd, attestation));
+    expect(await market.read.attestationVerifiedDigest!([attestation])).to.not.equal(attestationVerifiedDigest(rd, attestation));
   });
 });

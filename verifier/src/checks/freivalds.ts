@@ -169,133 +169,124 @@ export function drawVectors(p: number, k: number, bits: number, fill: (w: Uint32
   return r;
 }
 
-function allFinite(a: Float32Array): boolean {
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    if (x - x !== 0) return false;
+/**
+ * For a row-major rows x cols matrix M and k interleaved vectors v (v[j*k + t]):
+ * out[i*k + t] = sum_j M[i][j] * v[j*k + t] and absOut[i] = sum_j |M[i][j]| * w[j] (w = null: w = 1).
+ * One sequential pass over M; specialised for k = 1, 2 because these dominate the cost.
+ */
+function rowDots(m: ArrayLike<number>, rows: number, cols: number, v: Float64Array, k: number, w: Float64Array | null, out: Float64Array, absOut: Float64Array): void {
+  const acc = new Float64Array(k);
+  for (let i = 0; i < rows; i++) {
+    const off = i * cols;
+    let sa = 0;
+    if (k === 1) {
+      let a0 = 0;
+      if (w === null) {
+        for (let j = 0; j < cols; j++) {
+          const x = m[off + j]!;
+          a0 += x * v[j]!;
+          sa += Math.abs(x);
+        }
+      } else {
+        for (let j = 0; j < cols; j++) {
+          const x = m[off + j]!;
+          a0 += x * v[j]!;
+          sa += Math.abs(x) * w[j]!;
+        }
+      }
+      out[i] = a0;
+    } else if (k === 2) {
+      let a0 = 0, a1 = 0;
+      if (w === null) {
+        for (let j = 0; j < cols; j++) {
+          const x = m[off + j]!;
+          a0 += x * v[2 * j]!;
+          a1 += x * v[2 * j + 1]!;
+          sa += Math.abs(x);
+        }
+      } else {
+        for (let j = 0; j < cols; j++) {
+          const x = m[off + j]!;
+          a0 += x * v[2 * j]!;
+          a1 += x * v[2 * j + 1]!;
+          sa += Math.abs(x) * w[j]!;
+        }
+      }
+      out[2 * i] = a0;
+      out[2 * i + 1] = a1;
+    } else {
+      acc.fill(0);
+      for (let j = 0; j < cols; j++) {
+        const x = m[off + j]!;
+        const base = j * k;
+        for (let t = 0; t < k; t++) acc[t] = acc[t]! + x * v[base + t]!;
+        sa += Math.abs(x) * (w === null ? 1 : w[j]!);
+      }
+      for (let t = 0; t < k; t++) out[i * k + t] = acc[t]!;
+    }
+    absOut[i] = sa;
   }
-  return true;
 }
 
 /**
- * x = op(B) · r for all k vectors at once, and s = |op(B)| · 1. op(B) is n x p.
- * Returns x interleaved (x[l*k + v]).
+ * Same results as rowDots for the transpose of a row-major stored matrix S (stored rows x cols, used
+ * as cols x rows): out[l*k + t] = sum_j S[j][l] * v[j*k + t], absOut[l] = sum_j |S[j][l]| * w[j].
+ * Streams S row by row (axpy form).
  */
-function applyB(B: Matrix, transposeB: boolean, d: Dims, r: Float64Array, k: number): { x: Float64Array; s: Float64Array } {
-  const { n, p } = d;
-  const b = B.data;
-  const x = new Float64Array(n * k);
-  const s = new Float64Array(n);
-  if (!transposeB) {
-    // B stored n x p: row l of op(B) is row l of storage
-    for (let l = 0; l < n; l++) {
-      const off = l * p;
-      let sa = 0;
-      if (k === 2) {
-        let x0 = 0, x1 = 0;
-        for (let j = 0; j < p; j++) {
-          const v = b[off + j]!;
-          x0 += v * r[2 * j]!;
-          x1 += v * r[2 * j + 1]!;
-          sa += Math.abs(v);
-        }
-        x[2 * l] = x0;
-        x[2 * l + 1] = x1;
-      } else {
-        for (let j = 0; j < p; j++) {
-          const v = b[off + j]!;
-          for (let t = 0; t < k; t++) x[l * k + t]! += v * r[j * k + t]!;
-          sa += Math.abs(v);
-        }
+function colDots(m: ArrayLike<number>, rows: number, cols: number, v: Float64Array, k: number, w: Float64Array | null, out: Float64Array, absOut: Float64Array): void {
+  out.fill(0);
+  absOut.fill(0);
+  for (let j = 0; j < rows; j++) {
+    const off = j * cols;
+    const wj = w === null ? 1 : w[j]!;
+    if (k === 1) {
+      const v0 = v[j]!;
+      for (let l = 0; l < cols; l++) {
+        const x = m[off + l]!;
+        out[l] = out[l]! + x * v0;
+        absOut[l] = absOut[l]! + Math.abs(x) * wj;
       }
-      s[l] = sa;
-    }
-  } else {
-    // B stored p x n: op(B)[l][j] = storage[j][l]; stream storage rows
-    for (let j = 0; j < p; j++) {
-      const off = j * n;
-      for (let l = 0; l < n; l++) {
-        const v = b[off + l]!;
-        for (let t = 0; t < k; t++) x[l * k + t]! += v * r[j * k + t]!;
-        s[l]! += Math.abs(v);
+    } else if (k === 2) {
+      const v0 = v[2 * j]!, v1 = v[2 * j + 1]!;
+      for (let l = 0; l < cols; l++) {
+        const x = m[off + l]!;
+        out[2 * l] = out[2 * l]! + x * v0;
+        out[2 * l + 1] = out[2 * l + 1]! + x * v1;
+        absOut[l] = absOut[l]! + Math.abs(x) * wj;
+      }
+    } else {
+      for (let l = 0; l < cols; l++) {
+        const x = m[off + l]!;
+        for (let t = 0; t < k; t++) out[l * k + t] = out[l * k + t]! + x * v[j * k + t]!;
+        absOut[l] = absOut[l]! + Math.abs(x) * wj;
       }
     }
   }
+}
+
+/** x = op(B) · r for all k vectors at once (x[l*k + t]) and s = |op(B)| · 1. op(B) is n x p. */
+function applyB(B: Matrix, transposeB: boolean, d: Dims, r: Float64Array, k: number): { x: Float64Array; s: Float64Array } {
+  const x = new Float64Array(d.n * k);
+  const s = new Float64Array(d.n);
+  if (!transposeB) rowDots(B.data, d.n, d.p, r, k, null, x, s);
+  else colDots(B.data, d.p, d.n, r, k, null, x, s);
   return { x, s };
 }
 
 /** y = op(A) · x (k vectors) and S = |op(A)| · s. op(A) is m x n. */
 function applyA(A: Matrix, transposeA: boolean, d: Dims, x: Float64Array, s: Float64Array, k: number): { y: Float64Array; S: Float64Array } {
-  const { m, n } = d;
-  const a = A.data;
-  const y = new Float64Array(m * k);
-  const S = new Float64Array(m);
-  if (!transposeA) {
-    for (let i = 0; i < m; i++) {
-      const off = i * n;
-      let Sa = 0;
-      if (k === 2) {
-        let y0 = 0, y1 = 0;
-        for (let l = 0; l < n; l++) {
-          const v = a[off + l]!;
-          y0 += v * x[2 * l]!;
-          y1 += v * x[2 * l + 1]!;
-          Sa += Math.abs(v) * s[l]!;
-        }
-        y[2 * i] = y0;
-        y[2 * i + 1] = y1;
-      } else {
-        for (let l = 0; l < n; l++) {
-          const v = a[off + l]!;
-          for (let t = 0; t < k; t++) y[i * k + t]! += v * x[l * k + t]!;
-          Sa += Math.abs(v) * s[l]!;
-        }
-      }
-      S[i] = Sa;
-    }
-  } else {
-    // A stored n x m
-    for (let l = 0; l < n; l++) {
-      const off = l * m;
-      const sl = s[l]!;
-      for (let i = 0; i < m; i++) {
-        const v = a[off + i]!;
-        for (let t = 0; t < k; t++) y[i * k + t]! += v * x[l * k + t]!;
-        S[i]! += Math.abs(v) * sl;
-      }
-    }
-  }
+  const y = new Float64Array(d.m * k);
+  const S = new Float64Array(d.m);
+  if (!transposeA) rowDots(A.data, d.m, d.n, x, k, s, y, S);
+  else colDots(A.data, d.n, d.m, x, k, s, y, S);
   return { y, S };
 }
 
 /** z = C · r (k vectors) and N = |C| · 1. C is m x p. */
 function applyC(C: Matrix, d: Dims, r: Float64Array, k: number): { z: Float64Array; N: Float64Array } {
-  const { m, p } = d;
-  const c = C.data;
-  const z = new Float64Array(m * k);
-  const N = new Float64Array(m);
-  for (let i = 0; i < m; i++) {
-    const off = i * p;
-    let Na = 0;
-    if (k === 2) {
-      let z0 = 0, z1 = 0;
-      for (let j = 0; j < p; j++) {
-        const v = c[off + j]!;
-        z0 += v * r[2 * j]!;
-        z1 += v * r[2 * j + 1]!;
-        Na += Math.abs(v);
-      }
-      z[2 * i] = z0;
-      z[2 * i + 1] = z1;
-    } else {
-      for (let j = 0; j < p; j++) {
-        const v = c[off + j]!;
-        for (let t = 0; t < k; t++) z[i * k + t]! += v * r[j * k + t]!;
-        Na += Math.abs(v);
-      }
-    }
-    N[i] = Na;
-  }
+  const z = new Float64Array(d.m * k);
+  const N = new Float64Array(d.m);
+  rowDots(C.data, d.m, d.p, r, k, null, z, N);
   return { z, N };
 }
 
@@ -338,12 +329,17 @@ export function checkProductWith(claim: ProductClaim, r: Float64Array, options: 
     }
   }
   const base = { name: claim.name, m, n, p, vectors: k, bits };
-  if (!allFinite(claim.A.data) || !allFinite(claim.B.data) || !allFinite(claim.C.data)) {
-    return { ...base, ok: false, nonFinite: true, badRow: -1, badVector: -1, worstRatio: Infinity, minRowBound: NaN, maxRowBound: NaN };
-  }
   const { x, s } = applyB(claim.B, claim.transposeB === true, dims, r, k);
   const { y, S } = applyA(claim.A, claim.transposeA === true, dims, x, s, k);
   const { z, N } = applyC(claim.C, dims, r, k);
+  // NOTE: a NaN or infinity anywhere in A or B makes every S_i non-finite (|a| * Inf or 0 * Inf), one
+  // in row i of C makes N_i non-finite; finite float32 inputs cannot overflow these float64 sums.
+  // So the passes above double as the finiteness scan.
+  for (let i = 0; i < m; i++) {
+    if (!Number.isFinite(S[i]!) || !Number.isFinite(N[i]!)) {
+      return { ...base, ok: false, nonFinite: true, badRow: i, badVector: -1, worstRatio: Infinity, minRowBound: NaN, maxRowBound: NaN };
+    }
+  }
   const { cS, cN, cEta } = boundCoefficients(dims, u, eta);
 
   let ok = true;
