@@ -57,6 +57,7 @@ export function inspection(p: InspectionParams): InspectionResult {
   const catchValue = lam * S + h;
   if (k >= catchValue) return { x: 1, y: 0, regime: "no-check" };
   if (s + S === 0) throw new PolicyParamError("s + S must be > 0 (y* = s/(s+S) divides by it)");
+  finiteResult("s + S", s + S);
   return { x: finiteResult("x", k / catchValue), y: finiteResult("y", s / (s + S)), regime: "mixed" };
 }
 
@@ -104,6 +105,7 @@ export function multiAuditor(p: MultiAuditorParams): MultiAuditorResult {
   const m = integerAtLeast("m", p.m, 1);
   if (k >= lam * S + h) return { D: 0, y: 0, x: 1, totalCheckCost: 0, regime: "no-check" };
   if (s + S === 0) throw new PolicyParamError("s + S must be > 0 (D = s/(s+S) divides by it)");
+  finiteResult("s + S", s + S);
   const D = s / (s + S);
   if (D === 0) {
     // s = 0: nothing to gain by cheating, so nobody needs to check and nobody cheats.
@@ -161,6 +163,7 @@ export function deterrence(params: DeterrenceParams): DeterrenceResult {
   const S = nonNegative("S", params.S);
   const p = probability("p", params.p);
   if (g + S === 0) throw new PolicyParamError("g + S must be > 0 (pThreshold = g/(g+S) divides by it)");
+  finiteResult("g + S", g + S);
   const advantage = (1 - p) * g - p * S;
   return { cheatPays: advantage > 0, advantage: finiteResult("advantage", advantage), pThreshold: g / (g + S) };
 }

@@ -1,0 +1,250 @@
+import { expect } from "chai";
+import { readFileSync } from "node:fs";
+import {
+  actionSetFromMatrix,
+  budgetStake,
+  catchProbability,
+  checkSets,
+  choosePanel,
+  contractAt,
+  minStake,
+  NoDeterringContractError,
+  optimiseContract,
+  parseDetectionMatrix,
+  PolicyParamError,
+  quotePolicy,
+  readQuoteJob,
+  solveContractLp,
+  verifyWithLp,
+  type ActionSet,
+  type ContractParams,
+} from "../../verifier/src/policy/index.ts";
+
+const fixture = parseDetectionMatrix(JSON.parse(readFileSync("test/policy/fixtures/detection.fixture.json", "utf8")));
+
+const base: ContractParams = {
+  computeCost: 1,
+  segments: 3,
+  forfeit: 0.2,
+  capitalRate: 0.05,
+  lam: 0.5,
+  challengeCost: 0.01,
+  grief: 0.02,
+  jurorError: 0.1,
+  maxPanelError: 0.05,
+  maxPanel: 11,
+  metaAuditRate: 0.25,
+  workersPerAuditor: 2,
+  grid: 10,
+};
+
+const small: ActionSet = {
+  checks: [
+    { name: "full", costRatio: 1, falseAlarmRate: 0 },
+    { name: "cheap", costRatio: 0.1, falseAlarmRate: 0.05 },
+  ],
+  strategies: [
+    { name: "big", computeSaving: 0.5, detection: { full: 1, cheap: 0.6 } },
+    { name: "small", computeSaving: 0.3, detection: { full: 1, cheap: 0.2 } },
+    { name: "plant", computeSaving: 0, detection: { full: 1, cheap: 1 } },
+  ],
+};
+
+/** Every mixed action: m[a] segments cheated with strategy a, sum(m) <= N. */
+function* actionVectors(nStrategies: number, N: number): Generator<number[]> {
+  const m = new Array(nStrategies).fill(0);
+  function* rec(i: number, left: number): Generator<number[]> {
+    if (i === nStrategies) { yield [...m]; return; }
+    for (let k = 0; k <= left; k++) { m[i] = k; yield* rec(i + 1, left - k); }
+    m[i] = 0;
+  }
+  yield* rec(0, N);
+}
+
+/** Direct payoff check: no mixed action of the provider beats honesty by more than tol. */
+function providerDeterred(params: ContractParams, actions: ActionSet, set: string[], p: number, S: number, tol = 1e-12): boolean {
+  const c = params.computeCost / params.segments;
+  const D = actions.strategies.map((s) => Math.max(0, ...set.map((k) => s.detection[k] ?? 0)));
+  for (const m of actionVectors(actions.strategies.length, params.segments)) {
+    let gain = 0;
+    let notCaught = 1;
+    m.forEach((k, a) => {
+      gain += k * actions.strategies[a]!.computeSaving * c;
+      notCaught *= (1 - p * D[a]!) ** k;
+    });
+    if (gain - (S + params.forfeit) * (1 - notCaught) > tol) return false;
+  }
+  return true;
+}
+
+describe("policy: cheapest contract (closed form, HiGHS LP, brute force)", function () {
+  this.timeout(60_000);
+
+  it("reduces to min-stake g(1-p)/p for one segment, one perfect check and the gain forfeited when caught", () => {
+    const g = 0.4;
+    const params = { ...base, segments: 1, forfeit: g, challengeCost: 0, grief: 0, jurorError: 0 };
+    const actions: ActionSet = { checks: [{ name: "recompute", costRatio: 1, falseAlarmRate: 0 }], strategies: [{ name: "cheat", computeSaving: g, detection: { recompute: 1 } }] };
+    const panel = choosePanel(0, params.maxPanelError, params.maxPanel);
+    for (const p of [0.05, 0.1, 0.25, 0.5, 0.9, 1]) {
+      const c = contractAt(params, actions, actions.checks, p, panel)!;
+      expect(c.stake).to.be.closeTo(minStake({ g, p }).S, 1e-12);
+    }
+    // budget stake: n jobs, B audited -> p = B/n
+    const c = contractAt(params, actions, actions.checks, 10 / 100, panel)!;
+    expect(c.stake).to.be.closeTo(budgetStake({ g, n: 100, B: 10 }).S, 1e-12);
+  });
+
+  it("catch probability over N segments is 1 - (1 - p*D)^N, accurate for tiny p", () => {
+    expect(catchProbability(0.1, 3)).to.be.closeTo(1 - 0.9 ** 3, 1e-15);
+    expect(catchProbability(1e-12, 1000)).to.be.closeTo(1e-9, 1e-18);
+    expect(catchProbability(1, 5)).to.equal(1);
+  });
+
+  it("the closed form is the least feasible point: it deters every mixed action, and any smaller stake does not", () => {
+    const panel = choosePanel(base.jurorError, base.maxPanelError, base.maxPanel);
+    for (const set of checkSets(small.checks)) {
+      const names = set.map((c) => c.name);
+      for (let i = 1; i <= 10; i++) {
+        const p = i / 10;
+        const c = contractAt(base, small, set, p, panel)!;
+        expect(providerDeterred(base, small, names, p, c.stake, 1e-12), `set ${names} p ${p}`).to.equal(true);
+        if (c.bindingStake !== "challenger" && c.bindingStake !== "none") {
+          expect(providerDeterred(base, small, names, p, c.stake - 1e-6), `smaller stake, set ${names} p ${p}`).to.equal(false);
+        }
+      }
+    }
+  });
+
+  it("HiGHS LP gives the same (S, B, A) as the closed form at every grid point and check set", async () => {
+    const panel = choosePanel(base.jurorError, base.maxPanelError, base.maxPanel);
+    let compared = 0;
+    for (const [params, actions] of [[base, small], [{ ...base, segments: 20, computeCost: 5 }, actionSetFromMatrix(fixture)]] as const) {
+      for (const set of checkSets(actions.checks)) {
+        for (const p of [0.01, 0.05, 0.1, 0.3, 0.7, 1]) {
+          const c = contractAt(params, actions, set, p, panel);
+          const lp = await solveContractLp(params, actions, set, p, panel);
+          if (c === null) {
+            expect(lp, `LP must be infeasible too for ${set.map((s) => s.name)}`).to.equal(null);
+            continue;
+          }
+          await verifyWithLp(params, actions, c); // throws PolicySolverError on disagreement
+          expect(lp!.stake).to.be.closeTo(c.stake, 1e-6 * Math.max(1, c.stake));
+          compared++;
+        }
+      }
+    }
+    expect(compared).to.be.greaterThan(30);
+  });
+
+  it("matches brute force over a grid of (p, check set, S, B, A) with every mixed action enumerated", () => {
+    const panel = choosePanel(base.jurorError, base.maxPanelError, base.maxPanel);
+    const eps = panel.eps;
+    const muW = 1 - (1 - base.metaAuditRate) ** base.workersPerAuditor;
+    const dS = 0.001, dA = 0.001, dB = 0.001;
+    let brute = Infinity;
+    let exact = Infinity;
+    for (const set of checkSets(small.checks)) {
+      const names = set.map((c) => c.name);
+      const ratio = set.reduce((r, c) => r + c.costRatio, 0) + (1 - set.reduce((q, c) => q * (1 - c.falseAlarmRate), 1)) * 1;
+      for (let i = 1; i <= base.grid; i++) {
+        const p = i / base.grid;
+        const c = contractAt(base, small, set, p, panel);
+        if (c) exact = Math.min(exact, c.cost.total);
+        for (let S = 0; S <= 4; S = Math.round((S + dS) * 1e6) / 1e6) {
+          if (!providerDeterred(base, small, names, p, S)) continue;
+          // B: frivolous challenges must not pay, honest ones must (smallest grid B that stops frivolous ones)
+          const B = Math.ceil(((eps * base.lam * S + base.grief) / (1 - eps)) / dB - 1e-9) * dB;
+          if ((1 - eps) * base.lam * S - eps * B - base.challengeCost < -1e-12) continue;
+          if (eps * base.lam * S + base.grief - (1 - eps) * B > 1e-12) continue;
+          // A: bribes from all W providers must not pay
+          const W = base.workersPerAuditor;
+          const A = Math.ceil((W * ((1 - base.lam) * S + base.forfeit)) / muW / dA - 1e-9) * dA;
+          if (W * (S + base.forfeit) - W * base.lam * S - muW * A > 1e-9) continue;
+          const cost = p * base.computeCost * ratio * (1 + base.metaAuditRate) + base.capitalRate * S + (base.capitalRate * A) / W;
+          brute = Math.min(brute, cost);
+          break; // cost increases with S: the first deterring S is the cheapest at this (p, set)
+        }
+      }
+    }
+    const k = base.capitalRate, W = base.workersPerAuditor;
+    const bound = k * dS + (k * (dA + (W * (1 - base.lam) * dS) / muW)) / W + 1e-9;
+    expect(brute).to.be.at.least(exact - 1e-9);
+    expect(brute).to.be.at.most(exact + bound);
+    const opt = optimiseContract(base, small).best;
+    expect(opt.cost.total).to.be.at.most(exact + 1e-12);
+  });
+
+  it("the optimiser's refined audit rate beats a fine scan of every check set (cost is convex in p)", () => {
+    const params = { ...base, segments: 20, computeCost: 1, forfeit: 1, grid: 50 };
+    const actions = actionSetFromMatrix(fixture);
+    const { best } = optimiseContract(params, actions);
+    const panel = choosePanel(params.jurorError, params.maxPanelError, params.maxPanel);
+    for (const set of checkSets(actions.checks)) {
+      for (let i = 1; i <= 2000; i++) {
+        const c = contractAt(params, actions, set, i / 2000, panel);
+        if (c) expect(c.cost.total).to.be.at.least(best.cost.total * (1 - 1e-9));
+      }
+    }
+  });
+
+  it("picks the smallest odd panel that reaches the target panel error", () => {
+    expect(choosePanel(0.1, 0.05, 11)).to.deep.include({ n: 3 });
+    expect(choosePanel(0.1, 0.11, 11)).to.deep.include({ n: 1 });
+    expect(choosePanel(0, 1e-9, 1)).to.deep.equal({ n: 1, eps: 0 });
+    expect(() => choosePanel(0.4, 1e-9, 11)).to.throw(NoDeterringContractError);
+  });
+
+  it("reports a cheat no check detects instead of an infinite stake", () => {
+    const actions: ActionSet = { ...small, strategies: [...small.strategies, { name: "ghost", computeSaving: 0.1, detection: { full: 0, cheap: 0 } }] };
+    expect(() => optimiseContract(base, actions)).to.throw(NoDeterringContractError, /ghost/);
+  });
+
+  it("rejects bad contract parameters with a PolicyParamError", () => {
+    expect(() => optimiseContract({ ...base, capitalRate: -0.1 }, small)).to.throw(PolicyParamError, /capitalRate must be >= 0/);
+    expect(() => optimiseContract({ ...base, lam: 0 }, small)).to.throw(PolicyParamError, /lam must be in \(0, 1\]/);
+    expect(() => optimiseContract({ ...base, jurorError: 0.5 }, small)).to.throw(PolicyParamError, /jurorError must be < 0.5/);
+    expect(() => optimiseContract({ ...base, computeCost: 0 }, small)).to.throw(PolicyParamError, /computeCost must be > 0/);
+    expect(() => optimiseContract({ ...base, segments: 2.5 }, small)).to.throw(PolicyParamError, /segments must be an integer/);
+    const bad: ActionSet = { ...small, strategies: [{ name: "x", computeSaving: 1.2, detection: { full: 1, cheap: 1 } }] };
+    expect(() => optimiseContract(base, bad)).to.throw(PolicyParamError, /computeSaving of x/);
+  });
+});
+
+describe("policy: quotePolicy", function () {
+  this.timeout(60_000);
+
+  it("quotes the fixture manifest: every field present, LP-verified, cost parts add up", async () => {
+    const job = readQuoteJob("test/policy/fixtures/manifest.fixture.json");
+    expect(job).to.deep.equal({ paymentWei: 10n ** 18n, steps: 200, stepsPerSegment: 10 });
+    const q = await quotePolicy(job, fixture);
+    expect(q.segments).to.equal(20);
+    expect(q.auditRate).to.be.greaterThan(0).and.at.most(1);
+    expect(q.panelSize % 2).to.equal(1);
+    for (const k of ["stakeWei", "challengerBondWei", "auditorBondWei"] as const) expect(q[k]).to.match(/^[0-9]+$/);
+    const rel = (a: string, b: string) => Math.abs(Number(a) - Number(b)) / Math.max(1, Number(b));
+    expect(rel(q.stakeWei, q.lp.stakeWei)).to.be.below(1e-6);
+    expect(rel(q.auditorBondWei, q.lp.auditorBondWei)).to.be.below(1e-6);
+    const parts = Number(q.cost.auditComputeWei) + Number(q.cost.metaAuditComputeWei) + Number(q.cost.capitalCostWei);
+    expect(Math.abs(parts - Number(q.cost.totalWei)) / Number(q.cost.totalWei)).to.be.below(1e-9);
+    expect(q.cost.shareOfPayment).to.be.closeTo(Number(q.cost.totalWei) / 1e18, 1e-9);
+    // every strategy that saves compute is deterred: margin >= 0
+    for (const s of q.strategies) expect(BigInt(s.marginWei) >= -1n, s.name).to.equal(true);
+  });
+
+  it("a larger capital cost buys a higher audit rate and a smaller stake", async () => {
+    const job = { paymentWei: 10n ** 18n, steps: 200, stepsPerSegment: 10 };
+    const cheap = await quotePolicy(job, fixture, { capitalRate: 0.001 });
+    const dear = await quotePolicy(job, fixture, { capitalRate: 0.1 });
+    expect(dear.auditRate).to.be.at.least(cheap.auditRate);
+    expect(BigInt(dear.stakeWei) <= BigInt(cheap.stakeWei)).to.equal(true);
+  });
+
+  it("rejects steps that are not a multiple of the segment length and bad options", async () => {
+    let err: unknown;
+    try { await quotePolicy({ paymentWei: 1000n, steps: 25, stepsPerSegment: 10 }, fixture); } catch (e) { err = e; }
+    expect(err).to.be.instanceOf(PolicyParamError);
+    err = undefined;
+    try { await quotePolicy({ paymentWei: 1000n, steps: 20, stepsPerSegment: 10 }, fixture, { lam: 2 }); } catch (e) { err = e; }
+    expect(err).to.be.instanceOf(PolicyParamError);
+  });
+});
