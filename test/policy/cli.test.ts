@@ -1,0 +1,145 @@
+import { expect } from "chai";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { main } from "../../verifier/src/cli/pouw.ts";
+import { FORMULAS } from "../../verifier/src/policy/index.ts";
+
+/** Runs `pouw` in-process and captures stdout, stderr and the exit code. */
+async function pouw(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const out = process.stdout.write.bind(process.stdout);
+  const err = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((chunk: string | Uint8Array) => ((stdout += String(chunk)), true)) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => ((stderr += String(chunk)), true)) as typeof process.stderr.write;
+  const before = process.exitCode;
+  try {
+    const code = await main(argv);
+    return { code, stdout, stderr };
+  } finally {
+    process.stdout.write = out;
+    process.stderr.write = err;
+    process.exitCode = before;
+  }
+}
+
+const DET = "test/policy/fixtures/detection.fixture.json";
+const MAN = "test/policy/fixtures/manifest.fixture.json";
+
+const example: Record<string, string[]> = {
+  inspection: ["--s", "1", "--S", "4", "--k", "0.5", "--lam", "0.5", "--h", "0"],
+  "multi-auditor": ["--s", "1", "--S", "3", "--k", "0.1", "--lam", "0.5", "--h", "0", "--m", "2"],
+  deterrence: ["--g", "1", "--S", "3", "--p", "0.2"],
+  "min-stake": ["--g", "1", "--p", "0.25"],
+  "budget-stake": ["--g", "2", "--n", "100", "--B", "10"],
+  "spot-check": ["--T", "100", "--g", "0.1", "--F", "20", "--f", "1", "--k", "10"],
+  "replication-stake": ["--G", "10", "--beta", "0.5", "--k", "3"],
+  "bribe-floor": ["--lam", "0.5", "--S", "10", "--h", "0", "--phi", "0.1", "--J", "20", "--k", "1", "--x", "0.5"],
+  "collusion-stake": ["--s", "10", "--m", "2", "--phi", "0", "--J", "0", "--k", "0", "--h", "1", "--lam", "0.5"],
+  "brier-rent": ["--a", "2", "--b", "3", "--n", "11"],
+};
+
+describe("cli: pouw policy", function () {
+  this.timeout(60_000);
+
+  it("has an example for every formula", () => {
+    expect(Object.keys(example).sort()).to.deep.equal(FORMULAS.map((f) => f.name).sort());
+  });
+
+  for (const spec of FORMULAS) {
+    it(`${spec.name} --json parses and has every named output`, async () => {
+      const r = await pouw("policy", spec.name, ...example[spec.name]!, "--json");
+      expect(r.code, r.stderr).to.equal(0);
+      const j = JSON.parse(r.stdout);
+      expect(j.formula).to.equal(spec.name);
+      for (const p of spec.params) expect(j.inputs).to.have.property(p.name);
+      for (const o of spec.outputs) expect(j, o.name).to.have.property(o.name);
+    });
+  }
+
+  it("prints the issue's inspection example as x = 0.25, y = 0.2", async () => {
+    const r = await pouw("policy", "inspection", ...example.inspection!);
+    expect(r.code).to.equal(0);
+    expect(r.stdout).to.contain("x = 0.25").and.contain("y = 0.2");
+  });
+
+  it("help lists each parameter with its unit", async () => {
+    const r = await pouw("policy", "bribe-floor", "--help");
+    expect(r.code).to.equal(0);
+    expect(r.stdout).to.contain("--phi").and.contain("planted-fault rate").and.contain("[probability [0,1)]").and.contain("b*(x)");
+  });
+
+  const bad: [string, string[], RegExp][] = [
+    ["a negative cost", ["policy", "inspection", "--s", "1", "--S", "4", "--k", "-0.5", "--lam", "0.5", "--h", "0"], /k must be >= 0/],
+    ["a probability above 1", ["policy", "deterrence", "--g", "1", "--S", "3", "--p", "1.5"], /p must be a probability in \[0, 1\]/],
+    ["zero where it divides", ["policy", "min-stake", "--g", "1", "--p", "0"], /p must be in \(0, 1\]/],
+    ["a non-number", ["policy", "min-stake", "--g", "abc", "--p", "0.5"], /--g must be a finite number/],
+    ["Infinity", ["policy", "min-stake", "--g", "Infinity", "--p", "0.5"], /--g must be a finite number/],
+    ["a missing parameter", ["policy", "spot-check", "--T", "100", "--g", "0.1", "--F", "20", "--f", "1"], /missing --k/],
+    ["an unknown option", ["policy", "min-stake", "--g", "1", "--p", "0.5", "--q", "1"], /unknown option '--q'/],
+    ["k = 1 replication", ["policy", "replication-stake", "--G", "10", "--beta", "0.5", "--k", "1"], /no stake deters/],
+  ];
+  for (const [what, argv, reason] of bad) {
+    it(`exits 2 with a one-line reason on ${what}`, async () => {
+      const r = await pouw(...argv);
+      expect(r.code).to.equal(2);
+      expect(r.stdout).to.equal("");
+      expect(r.stderr.trim().split("\n")).to.have.length(1);
+      expect(r.stderr).to.match(reason);
+    });
+  }
+});
+
+describe("cli: pouw quote", function () {
+  this.timeout(60_000);
+
+  it("--json parses and has the recommended contract and cost breakdown", async () => {
+    const r = await pouw("quote", "--manifest", MAN, "--detection", DET, "--json");
+    expect(r.code, r.stderr).to.equal(0);
+    const q = JSON.parse(r.stdout);
+    for (const k of ["auditRate", "checks", "stakeWei", "challengerBondWei", "panelSize", "auditorBondWei", "cost", "strategies"]) expect(q, k).to.have.property(k);
+    for (const k of ["auditComputeWei", "metaAuditComputeWei", "capitalCostWei", "totalWei", "shareOfPayment"]) expect(q.cost, k).to.have.property(k);
+  });
+
+  it("prints a readable table", async () => {
+    const r = await pouw("quote", "--manifest", MAN, "--detection", DET, "--capital-rate", "0.02");
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.match(/audit rate p/).and.match(/stake S/).and.match(/challenger bond B/).and.match(/panel size n/).and.match(/auditor bond A/).and.match(/audit compute/).and.match(/capital cost/);
+  });
+
+  it("without a detection matrix fails with one line telling the user to run the bench or pass --detection", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pouw-quote-"));
+    // run from an empty directory so bench/results/detection.json cannot exist there
+    const r = spawnSync(join(process.cwd(), "node_modules/.bin/node"), [join(process.cwd(), "verifier/src/cli/pouw.ts"), "quote", "--manifest", join(process.cwd(), MAN)], { cwd: dir, encoding: "utf8" });
+    expect(r.status).to.equal(2);
+    expect(r.stderr.trim().split("\n")).to.have.length(1);
+    expect(r.stderr).to.match(/run the detection bench.*--detection/);
+  });
+
+  const badQuote: [string, string[], RegExp][] = [
+    ["a missing manifest", ["quote", "--manifest", "/nonexistent/m.json", "--detection", DET], /cannot read manifest/],
+    ["a negative capital rate", ["quote", "--manifest", MAN, "--detection", DET, "--capital-rate", "-1"], /capitalRate must be >= 0/],
+    ["a juror error of 0.5", ["quote", "--manifest", MAN, "--detection", DET, "--juror-error", "0.5"], /jurorError must be < 0.5/],
+    ["a non-number option", ["quote", "--manifest", MAN, "--detection", DET, "--lam", "half"], /--lam must be a finite number/],
+    ["a missing detection file", ["quote", "--manifest", MAN, "--detection", "/nonexistent/d.json"], /does not exist/],
+  ];
+  for (const [what, argv, reason] of badQuote) {
+    it(`exits 2 with a one-line reason on ${what}`, async () => {
+      const r = await pouw(...argv);
+      expect(r.code).to.equal(2);
+      expect(r.stderr.trim().split("\n")).to.have.length(1);
+      expect(r.stderr).to.match(reason);
+    });
+  }
+
+  it("a manifest without the payment field is a one-line error naming the field", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pouw-quote-"));
+    const path = join(dir, "m.json");
+    writeFileSync(path, JSON.stringify({ training: { steps: 10, stepsPerSegment: 5 }, policy: {} }));
+    const r = await pouw("quote", "--manifest", path, "--detection", DET);
+    expect(r.code).to.equal(2);
+    expect(r.stderr).to.match(/field policy\.paymentWei/);
+  });
+});
