@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+/// @notice The subset of the Foundry/Hardhat 3 (EDR) cheatcodes our Solidity tests use. forge-std is not
+/// available offline, so this is our own minimal interface; every function here was exercised under
+/// `npx hardhat test solidity`.
+interface Vm {
+    function prank(address sender) external;
+    function startPrank(address sender) external;
+    function stopPrank() external;
+    function warp(uint256 newTimestamp) external;
+    function expectRevert(bytes calldata revertData) external;
+    function expectPartialRevert(bytes4 selector) external;
+    function expectRevert() external;
+    function assume(bool condition) external;
+    function label(address account, string calldata newLabel) external;
+}
+
+/// @dev The cheatcode address: address(uint160(uint256(keccak256("hevm cheat code")))).
+Vm constant vm = Vm(0x7109709ECfa91a80626fF3989D68f67F5b1DD12D);
