@@ -1,0 +1,243 @@
+import { expect } from "chai";
+import { webcrypto } from "node:crypto";
+import * as x509 from "@peculiar/x509";
+import { SignJWT } from "jose";
+import {
+  AttestationError,
+  attestedBand,
+  createChallenge,
+  loadVendorRoot,
+  parseAttestationPolicy,
+  stakeBand,
+  verifyAttestation,
+  type AttestationPolicy,
+  type AttestationReason,
+  type Challenge,
+  type VendorRoot,
+} from "../../verifier/src/checks/attestation/index.ts";
+import { InputError } from "../../verifier/src/errors/index.ts";
+
+// The test CA lives only here: a vendor root, an intermediate and a leaf that signs evidence tokens.
+x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+const ES256 = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
+const ES384 = { name: "ECDSA", namedCurve: "P-384", hash: "SHA-384" } as const;
+const DAY = 86_400_000;
+const NOW = new Date("2026-06-01T12:00:00Z");
+
+type KeyPair = CryptoKeyPair;
+type Cert = { cert: x509.X509Certificate; keys: KeyPair };
+
+async function keys(alg: typeof ES256 | typeof ES384 = ES256): Promise<KeyPair> {
+  return (await webcrypto.subtle.generateKey(alg, true, ["sign", "verify"])) as KeyPair;
+}
+
+let serial = 1;
+async function issue(opts: {
+  subject: string;
+  issuer?: Cert;
+  ca: boolean;
+  pathLength?: number;
+  notBefore?: Date;
+  notAfter?: Date;
+  alg?: typeof ES256 | typeof ES384;
+  keyPair?: KeyPair;
+}): Promise<Cert> {
+  const kp = opts.keyPair ?? (await keys(opts.alg));
+  const extensions: x509.Extension[] = [
+    new x509.BasicConstraintsExtension(opts.ca, opts.pathLength, true),
+    new x509.KeyUsagesExtension(opts.ca ? x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign : x509.KeyUsageFlags.digitalSignature, true),
+  ];
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: (serial++).toString(16).padStart(2, "0"),
+    subject: opts.subject,
+    issuer: opts.issuer ? opts.issuer.cert.subject : opts.subject,
+    notBefore: opts.notBefore ?? new Date(NOW.getTime() - 30 * DAY),
+    notAfter: opts.notAfter ?? new Date(NOW.getTime() + 365 * DAY),
+    signingAlgorithm: opts.issuer ? ES256 : (opts.alg ?? ES256),
+    publicKey: kp.publicKey,
+    signingKey: opts.issuer ? opts.issuer.keys.privateKey : kp.privateKey,
+    extensions,
+  });
+  return { cert, keys: kp };
+}
+
+const b64 = (c: x509.X509Certificate) => Buffer.from(c.rawData).toString("base64");
+
+const MEAS = { firmware: "ab".repeat(32), vbios: "cd".repeat(32) };
+
+function goodClaims(challenge: Challenge): Record<string, unknown> {
+  return {
+    iss: "https://attest.vendor.test",
+    eat_nonce: challenge.nonce,
+    platform: "accelerator-cc",
+    cc_mode: "on",
+    debug: false,
+    measurements: { ...MEAS, extra: "ef".repeat(32) },
+    driver_version: "550.90.07",
+    firmware_version: "96.00.9F.00.04".replace(/[A-F]/g, "1"),
+    tcb_status: "up-to-date",
+    gpu_count: 1,
+    device_links_encrypted: false,
+    partitioning: { mode: "none" },
+  };
+}
+
+async function sign(claims: Record<string, unknown>, chain: x509.X509Certificate[], key: CryptoKey, alg = "ES256", iat = NOW, ttlSeconds = 600): Promise<string> {
+  const t = Math.floor(iat.getTime() / 1000);
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg, typ: "eat+jwt", x5c: chain.map(b64) })
+    .setIssuedAt(t)
+    .setExpirationTime(t + ttlSeconds)
+    .sign(key);
+}
+
+describe("checks/attestation: local verification of signed evidence against a configured vendor root", function () {
+  let root: Cert, inter: Cert, leaf: Cert, otherRoot: Cert;
+  let vendorRoot: VendorRoot;
+  let policy: AttestationPolicy;
+  let challenge: Challenge;
+
+  async function expectReason(p: Promise<unknown>, reason: AttestationReason): Promise<void> {
+    try {
+      await p;
+    } catch (err) {
+      expect(err, String(err)).to.be.instanceOf(AttestationError);
+      expect(err).to.be.instanceOf(InputError);
+      expect((err as AttestationError).reason).to.equal(reason);
+      return;
+    }
+    expect.fail(`expected rejection with ${reason}`);
+  }
+
+  const verify = (token: string, over: Partial<{ root: VendorRoot; now: Date; challenge: Challenge; policy: AttestationPolicy }> = {}) =>
+    verifyAttestation(token, { root: vendorRoot, policy, challenge, now: NOW, ...over });
+  const good = (patch: Record<string, unknown> = {}) => sign({ ...goodClaims(challenge), ...patch }, [leaf.cert, inter.cert], leaf.keys.privateKey);
+
+  before(async () => {
+    root = await issue({ subject: "CN=Test Vendor Root", ca: true, alg: ES384 });
+    inter = await issue({ subject: "CN=Test Vendor Attestation CA", issuer: root, ca: true, pathLength: 0 });
+    leaf = await issue({ subject: "CN=Device 0001", issuer: inter, ca: false });
+    otherRoot = await issue({ subject: "CN=Test Vendor Root", ca: true });
+    vendorRoot = loadVendorRoot(root.cert.toString("pem"));
+    policy = parseAttestationPolicy({
+      maxNonceAgeSeconds: 300,
+      measurements: { firmware: [MEAS.firmware], vbios: ["00".repeat(32), MEAS.vbios.toUpperCase()] },
+      minDriverVersion: "550.54.15",
+      minFirmwareVersion: "96.0.0",
+      recommendedDriverVersion: "550.90.0",
+      recommendedFirmwareVersion: "96.0.5",
+      allowedPartitioning: ["none", "mig:3g.40gb"],
+    });
+    challenge = createChallenge(new Date(NOW.getTime() - 60_000));
+  });
+
+  it("accepts good evidence: tier 1, band 100, evidence hash and expiry", async () => {
+    const token = await good();
+    const v = await verify(token);
+    expect(v.tier).to.equal(1);
+    expect(v.band).to.equal(100);
+    expect(v.evidenceHash).to.match(/^0x[0-9a-f]{64}$/);
+    expect(v.expiresAt).to.equal(BigInt(Math.floor(NOW.getTime() / 1000) + 600));
+    // the root may also be included at the end of x5c
+    const withRoot = await sign(goodClaims(challenge), [leaf.cert, inter.cert, root.cert], leaf.keys.privateKey);
+    expect((await verify(withRoot)).tier).to.equal(1);
+  });
+
+  it("maps platforms to tiers and computes the band from the four factors", async () => {
+    expect((await verify(await good({ platform: "cvm-accelerator" }))).band).to.equal(89);
+    expect((await verify(await good({ platform: "device-enclave" }))).band).to.equal(69);
+    const v = await verify(await good({ tcb_status: "out-of-date", partitioning: { mode: "mig", profile: "3g.40gb" } }));
+    expect(v.tier).to.equal(1);
+    expect(v.band).to.equal(95); // 90 + floor(10 * 2/4)
+    expect((await verify(await good({ driver_version: "550.54.15" }))).band).to.equal(97); // 90 + floor(10 * 3/4)
+    expect(attestedBand(2, { driver: false, firmware: false, tcb: false, exclusive: false })).to.equal(70);
+    expect(stakeBand(0n, 100n)).to.equal(10);
+    expect(stakeBand(50n, 100n)).to.equal(29);
+    expect(stakeBand(500n, 100n)).to.equal(49);
+  });
+
+  it("rejects a chain from another root (wrong root)", async () => {
+    await expectReason(verify(await good(), { root: loadVendorRoot(otherRoot.cert.toString("pem")) }), "untrusted-root");
+    const rogueInter = await issue({ subject: "CN=Test Vendor Attestation CA", issuer: otherRoot, ca: true });
+    const rogueLeaf = await issue({ subject: "CN=Device 0001", issuer: rogueInter, ca: false });
+    await expectReason(verify(await sign(goodClaims(challenge), [rogueLeaf.cert, rogueInter.cert], rogueLeaf.keys.privateKey)), "untrusted-root");
+  });
+
+  it("rejects an expired and a not-yet-valid certificate", async () => {
+    const old = await issue({ subject: "CN=Old", issuer: inter, ca: false, notAfter: new Date(NOW.getTime() - DAY) });
+    await expectReason(verify(await sign(goodClaims(challenge), [old.cert, inter.cert], old.keys.privateKey)), "cert-expired");
+    const future = await issue({ subject: "CN=Future", issuer: inter, ca: false, notBefore: new Date(NOW.getTime() + DAY) });
+    await expectReason(verify(await sign(goodClaims(challenge), [future.cert, inter.cert], future.keys.privateKey)), "cert-not-yet-valid");
+    // the whole chain expires with time
+    await expectReason(verify(await good(), { now: new Date(NOW.getTime() + 400 * DAY) }), "cert-expired");
+  });
+
+  it("rejects a stale nonce and a nonce for another challenge", async () => {
+    const token = await good();
+    await expectReason(verify(token, { now: new Date(challenge.issuedAt.getTime() + 301_000) }), "nonce-stale");
+    await expectReason(verify(token, { challenge: createChallenge(NOW) }), "nonce-mismatch");
+  });
+
+  it("rejects a bad signature (other key, edited payload) and a truncated token", async () => {
+    const stranger = await keys();
+    await expectReason(verify(await sign(goodClaims(challenge), [leaf.cert, inter.cert], stranger.privateKey)), "bad-signature");
+    const token = await good();
+    const [h, p, s] = token.split(".");
+    const edited = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, "base64url").toString()), debug: false, gpu_count: 2 })).toString("base64url");
+    await expectReason(verify(`${h}.${edited}.${s}`), "bad-signature");
+    await expectReason(verify(token.slice(0, Math.floor(token.length / 2))), "malformed-token");
+    await expectReason(verify(`${h}.${p}`), "malformed-token");
+    await expectReason(verify("not a token"), "malformed-token");
+    await expectReason(verify(`${h}.${p}.${s!.slice(0, 20)}`), "bad-signature");
+  });
+
+  it("rejects each claims-policy violation with its own reason", async () => {
+    const cases: [Record<string, unknown>, AttestationReason][] = [
+      [{ debug: true }, "debug-enabled"],
+      [{ cc_mode: "off" }, "confidential-mode-off"],
+      [{ cc_mode: "devtools" }, "confidential-mode-off"],
+      [{ measurements: { ...MEAS, firmware: "00".repeat(32) } }, "measurement-mismatch"],
+      [{ measurements: { firmware: MEAS.firmware } }, "measurement-mismatch"],
+      [{ driver_version: "535.129.03" }, "driver-too-old"],
+      [{ firmware_version: "95.99" }, "firmware-too-old"],
+      [{ gpu_count: 8, device_links_encrypted: false }, "device-links-unencrypted"],
+      [{ partitioning: { mode: "mig", profile: "1g.10gb" } }, "partitioning-not-allowed"],
+      [{ platform: "quantum" }, "claims-invalid"],
+      [{ gpu_count: undefined }, "claims-invalid"],
+    ];
+    for (const [patch, reason] of cases) await expectReason(verify(await good(patch)), reason);
+    // eight GPUs with encrypted links are fine
+    expect((await verify(await good({ gpu_count: 8, device_links_encrypted: true }))).tier).to.equal(1);
+  });
+
+  it("rejects an expired token, a disallowed algorithm and chain structure faults", async () => {
+    await expectReason(verify(await sign(goodClaims(challenge), [leaf.cert, inter.cert], leaf.keys.privateKey, "ES256", new Date(NOW.getTime() - 3600_000), 600)), "token-expired");
+    const p384 = await issue({ subject: "CN=P384 device", issuer: inter, ca: false, alg: ES384 });
+    const es384Token = await sign(goodClaims(challenge), [p384.cert, inter.cert], p384.keys.privateKey, "ES384");
+    await expectReason(verify(es384Token, { policy: { ...policy, algorithms: ["ES256"] } }), "unsupported-algorithm");
+    expect((await verify(es384Token)).tier).to.equal(1);
+    // intermediate that did not sign the leaf
+    const sibling = await issue({ subject: "CN=Test Vendor Attestation CA", issuer: root, ca: true });
+    await expectReason(verify(await sign(goodClaims(challenge), [leaf.cert, sibling.cert], leaf.keys.privateKey)), "chain-broken");
+    // an end-entity certificate used as an issuer
+    const notCa = await issue({ subject: "CN=Not a CA", issuer: root, ca: false });
+    const underNotCa = await issue({ subject: "CN=Device 2", issuer: notCa, ca: false });
+    await expectReason(verify(await sign(goodClaims(challenge), [underNotCa.cert, notCa.cert], underNotCa.keys.privateKey)), "not-a-ca");
+    // path length 0 on the intermediate forbids another CA below it
+    const sub = await issue({ subject: "CN=Sub CA", issuer: inter, ca: true });
+    const underSub = await issue({ subject: "CN=Device 3", issuer: sub, ca: false });
+    await expectReason(verify(await sign(goodClaims(challenge), [underSub.cert, sub.cert, inter.cert], underSub.keys.privateKey)), "not-a-ca");
+    // no chain, garbage chain
+    const noChain = await new SignJWT(goodClaims(challenge)).setProtectedHeader({ alg: "ES256" }).setIssuedAt(Math.floor(NOW.getTime() / 1000)).setExpirationTime(Math.floor(NOW.getTime() / 1000) + 600).sign(leaf.keys.privateKey);
+    await expectReason(verify(noChain), "missing-chain");
+    const garbage = await new SignJWT(goodClaims(challenge)).setProtectedHeader({ alg: "ES256", x5c: ["AAAA"] }).setIssuedAt(Math.floor(NOW.getTime() / 1000)).setExpirationTime(Math.floor(NOW.getTime() / 1000) + 600).sign(leaf.keys.privateKey);
+    await expectReason(verify(garbage), "bad-certificate");
+  });
+
+  it("rejects a bad policy and a vendor root that is not a CA as policy-invalid", async () => {
+    expect(() => parseAttestationPolicy({ maxNonceAgeSeconds: 0 })).to.throw(AttestationError).with.property("reason", "policy-invalid");
+    expect(() => parseAttestationPolicy({ maxNonceAgeSeconds: 60, measurements: {}, minDriverVersion: "1", minFirmwareVersion: "1" })).to.throw(AttestationError);
+    expect(() => loadVendorRoot(leaf.cert.toString("pem"))).to.throw(AttestationError).with.property("reason", "policy-invalid");
+    expect(() => loadVendorRoot("hello")).to.throw(AttestationError).with.property("reason", "policy-invalid");
+  });
+});

@@ -1,0 +1,50 @@
+import { InputError, type PouwErrorOptions } from "../../errors/index.ts";
+
+/**
+ * Why a piece of attestation evidence was rejected. One code per failure a caller (or an operator
+ * reading logs) can act on; docs/checks.md ("Attestation") lists what each one means.
+ */
+export const ATTESTATION_REASONS = [
+  // token
+  "malformed-token", // not a compact JWS/JWT (truncated, bad base64, bad JSON)
+  "unsupported-algorithm", // JWS alg not in the allow-list
+  "bad-signature", // token signature does not verify with the leaf certificate's key
+  "token-expired", // token exp in the past
+  "token-not-yet-valid", // token nbf/iat in the future beyond the clock skew
+  // certificate chain
+  "missing-chain", // no x5c header, or an empty / too long one
+  "bad-certificate", // an x5c entry does not parse as DER X.509
+  "chain-broken", // a certificate is not signed by the next one in the chain
+  "untrusted-root", // the chain does not end at the configured vendor root
+  "not-a-ca", // an issuing certificate lacks CA basic constraints / keyCertSign, or path length exceeded
+  "cert-expired", // a certificate (or the root) is past notAfter
+  "cert-not-yet-valid", // a certificate (or the root) is before notBefore
+  // freshness
+  "nonce-mismatch", // eat_nonce is not the verifier's challenge
+  "nonce-stale", // the challenge is older than the policy's max age
+  // claims policy
+  "claims-invalid", // claims missing or of the wrong shape
+  "confidential-mode-off",
+  "debug-enabled",
+  "measurement-mismatch",
+  "driver-too-old",
+  "firmware-too-old",
+  "device-links-unencrypted", // multi-GPU without encrypted device links
+  "partitioning-not-allowed", // MIG / partition profile not on the allow-list
+  // configuration
+  "policy-invalid", // the verifier's own policy or vendor root is unusable
+] as const;
+
+export type AttestationReason = (typeof ATTESTATION_REASONS)[number];
+
+/** Evidence rejected; `reason` says why. Subclass of InputError: the evidence is the provider's input. */
+export class AttestationError extends InputError {
+  override name = "AttestationError";
+  override readonly code: string = "ATTESTATION";
+  readonly reason: AttestationReason;
+
+  constructor(reason: AttestationReason, shortMessage: string, options: PouwErrorOptions = {}) {
+    super(`${reason}: ${shortMessage}`, options);
+    this.reason = reason;
+  }
+}

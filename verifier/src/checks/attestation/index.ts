@@ -1,0 +1,164 @@
+/**
+ * Local attestation verification: no vendor service is contacted. The provider answers the
+ * verifier's challenge with an EAT-style JWT signed by a key whose X.509 chain (JWS `x5c` header)
+ * ends at a vendor root the verifier configured. verifyAttestation checks, in order: token shape and
+ * algorithm, certificate chain (signatures, CA constraints, validity at `now`), token signature and
+ * lifetime, nonce (equals the challenge, challenge not older than the policy's max age), claims
+ * shape, and the claims policy; then maps the evidence to a tier and trust band (tiers.ts).
+ * Every rejection is an AttestationError with its own `reason`.
+ *
+ * @example
+ *   const root = loadVendorRoot(readFileSync(rootPemPath, "utf8"));
+ *   const policy = parseAttestationPolicy(config.attestation);
+ *   const challenge = createChallenge(new Date());
+ *   // ... send challenge.nonce to the provider, receive `token` ...
+ *   const verdict = await verifyAttestation(token, { root, policy, challenge, now: new Date() });
+ */
+import { randomBytes } from "node:crypto";
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify } from "jose";
+import { keccak256, toHex, type Hex } from "viem";
+import { logger } from "../../log/index.ts";
+import { AttestationError } from "./errors.ts";
+import { parseX5c, validateChain, type VendorRoot } from "./chain.ts";
+import { compareVersions, EvidenceClaimsSchema, type AttestationPolicy, type EvidenceClaims } from "./policy.ts";
+import { attestedBand, bandFactors, tierOf, type BandFactors, type Tier } from "./tiers.ts";
+
+export * from "./errors.ts";
+export * from "./policy.ts";
+export * from "./tiers.ts";
+export { loadVendorRoot, type VendorRoot } from "./chain.ts";
+
+const log = logger("attestation");
+
+export type Challenge = {
+  /** base64url, at least 128 bits of randomness. */
+  readonly nonce: string;
+  readonly issuedAt: Date;
+};
+
+/** A fresh 256-bit challenge. */
+export function createChallenge(now: Date): Challenge {
+  return { nonce: randomBytes(32).toString("base64url"), issuedAt: now };
+}
+
+export type VerifyContext = {
+  readonly root: VendorRoot;
+  readonly policy: AttestationPolicy;
+  readonly challenge: Challenge;
+  readonly now: Date;
+};
+
+export type AttestationVerdict = {
+  readonly tier: Exclude<Tier, 4>;
+  readonly band: number;
+  readonly factors: BandFactors;
+  /** keccak256 of the token bytes, as recorded on chain. */
+  readonly evidenceHash: Hex;
+  /** Unix seconds: the earlier of the token's exp and the chain's earliest notAfter. */
+  readonly expiresAt: bigint;
+  readonly claims: EvidenceClaims;
+};
+
+function mapJoseError(err: unknown): AttestationError {
+  if (err instanceof joseErrors.JWTExpired) return new AttestationError("token-expired", "evidence token has expired", { cause: err });
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed) {
+    return new AttestationError("bad-signature", "evidence token signature does not verify with the leaf certificate key", { cause: err });
+  }
+  if (err instanceof joseErrors.JOSEAlgNotAllowed || err instanceof joseErrors.JOSENotSupported) {
+    return new AttestationError("unsupported-algorithm", "evidence token algorithm not allowed", { cause: err });
+  }
+  if (err instanceof joseErrors.JWTClaimValidationFailed) {
+    if (err.claim === "nbf" || err.claim === "iat") {
+      return new AttestationError("token-not-yet-valid", `evidence token ${err.claim} is in the future`, { cause: err });
+    }
+    return new AttestationError("claims-invalid", `evidence token claim ${err.claim} is invalid`, { cause: err });
+  }
+  if (err instanceof AttestationError) return err;
+  return new AttestationError("malformed-token", "evidence token is not a valid compact JWT", { cause: err });
+}
+
+function enforcePolicy(c: EvidenceClaims, policy: AttestationPolicy): void {
+  if (!policy.allowedPlatforms.includes(c.platform)) {
+    throw new AttestationError("claims-invalid", `platform ${c.platform} is not accepted by policy`);
+  }
+  if (c.cc_mode !== "on") throw new AttestationError("confidential-mode-off", `confidential computing mode is "${c.cc_mode}"`);
+  if (c.debug) throw new AttestationError("debug-enabled", "device reports debug mode enabled");
+  for (const [component, allowed] of Object.entries(policy.measurements)) {
+    const got = c.measurements[component];
+    const norm = (h: string) => h.toLowerCase().replace(/^0x/, "");
+    if (got === undefined) throw new AttestationError("measurement-mismatch", `measurement "${component}" is missing`);
+    if (!allowed.some((a) => norm(a) === norm(got))) {
+      throw new AttestationError("measurement-mismatch", `measurement "${component}" is not on the allow-list`, { details: `got ${got}` });
+    }
+  }
+  if (compareVersions(c.driver_version, policy.minDriverVersion) < 0) {
+    throw new AttestationError("driver-too-old", `driver ${c.driver_version} is older than ${policy.minDriverVersion}`);
+  }
+  if (compareVersions(c.firmware_version, policy.minFirmwareVersion) < 0) {
+    throw new AttestationError("firmware-too-old", `firmware ${c.firmware_version} is older than ${policy.minFirmwareVersion}`);
+  }
+  // INVARIANT: data crossing between devices of a multi-GPU job is encrypted
+  if (c.gpu_count > 1 && !c.device_links_encrypted) {
+    throw new AttestationError("device-links-unencrypted", `${c.gpu_count} devices without encrypted device links`);
+  }
+  const part = c.partitioning.mode === "none" ? "none" : `mig:${c.partitioning.profile}`;
+  const partOk = policy.allowedPartitioning.some((a) => a === part || (a === "mig:*" && part.startsWith("mig:")));
+  if (!partOk) throw new AttestationError("partitioning-not-allowed", `partitioning ${part} is not allowed by policy`);
+}
+
+/** Verifies attestation evidence; returns the tier and band or throws AttestationError. */
+export async function verifyAttestation(token: string, ctx: VerifyContext): Promise<AttestationVerdict> {
+  const { policy, root, challenge, now } = ctx;
+  try {
+    if (typeof token !== "string" || token.split(".").length !== 3) {
+      throw new AttestationError("malformed-token", "evidence is not a compact JWS (three dot-separated parts)");
+    }
+    let header: ReturnType<typeof decodeProtectedHeader>;
+    try {
+      header = decodeProtectedHeader(token);
+    } catch (err) {
+      throw new AttestationError("malformed-token", "evidence token header does not decode", { cause: err });
+    }
+    if (typeof header.alg !== "string" || !(policy.algorithms as readonly string[]).includes(header.alg)) {
+      throw new AttestationError("unsupported-algorithm", `algorithm ${String(header.alg)} is not allowed`);
+    }
+    const certs = parseX5c(header.x5c, policy.maxChainLength);
+    const { leafKey, notAfter } = validateChain(certs, root, now);
+
+    let payload: unknown;
+    try {
+      ({ payload } = await jwtVerify(token, leafKey, {
+        algorithms: [...policy.algorithms],
+        currentDate: now,
+        clockTolerance: policy.clockSkewSeconds,
+        requiredClaims: ["iat", "exp"],
+      }));
+    } catch (err) {
+      throw mapJoseError(err);
+    }
+
+    const parsed = EvidenceClaimsSchema.safeParse(payload);
+    // nonce first: a token for another challenge is stale/mismatched evidence whatever its shape
+    const nonce = (payload as { eat_nonce?: unknown }).eat_nonce;
+    if (nonce !== challenge.nonce) throw new AttestationError("nonce-mismatch", "eat_nonce is not this verifier's challenge");
+    const ageSeconds = (now.getTime() - challenge.issuedAt.getTime()) / 1000;
+    if (ageSeconds > policy.maxNonceAgeSeconds) {
+      throw new AttestationError("nonce-stale", `challenge is ${Math.round(ageSeconds)} s old, policy allows ${policy.maxNonceAgeSeconds} s`);
+    }
+    if (!parsed.success) throw new AttestationError("claims-invalid", "evidence claims do not match the EAT profile", { details: parsed.error.message });
+    const claims = parsed.data;
+    if (claims.iat + policy.clockSkewSeconds < Math.floor(challenge.issuedAt.getTime() / 1000)) {
+      throw new AttestationError("nonce-stale", "evidence was issued before the challenge");
+    }
+    enforcePolicy(claims, policy);
+
+    const tier = tierOf(claims.platform) as Exclude<Tier, 4>;
+    const factors = bandFactors(claims, policy);
+    const expiresAt = BigInt(Math.min(claims.exp, Math.floor(notAfter.getTime() / 1000)));
+    return { tier, band: attestedBand(tier, factors), factors, evidenceHash: keccak256(toHex(token)), expiresAt, claims };
+  } catch (err) {
+    const e = err instanceof AttestationError ? err : new AttestationError("malformed-token", "evidence could not be processed", { cause: err });
+    log.info({ reason: e.reason }, "attestation evidence rejected");
+    throw e;
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Attestation tiers and trust bands (seed design): the tier is fixed by the platform class the
+ * evidence proves; the band is a score inside the tier's range. docs/checks.md has the table.
+ *
+ *   tier 1  accelerator-native confidential computing   90..100
+ *   tier 2  confidential VM + accelerator                70..89
+ *   tier 3  device enclave                               50..69
+ *   tier 4  no attestation: stake substitutes            10..49
+ *
+ * Band inside tiers 1-3 (evidence already passed every policy check):
+ *   q = mean of four factors in {0, 1}:
+ *     driver    driver_version   >= policy.recommendedDriverVersion   (1 when no recommendation is set)
+ *     firmware  firmware_version >= policy.recommendedFirmwareVersion (1 when no recommendation is set)
+ *     tcb       tcb_status == "up-to-date"
+ *     exclusive partitioning.mode == "none" (the device is not shared with other tenants' partitions)
+ *   band = lo + floor((hi - lo) * q)
+ * Band in tier 4: band = 10 + floor(39 * min(1, stake / referenceStake)).
+ */
+import { compareVersions, type AttestationPolicy, type EvidenceClaims, type Platform } from "./policy.ts";
+import { AttestationError } from "./errors.ts";
+
+export type Tier = 1 | 2 | 3 | 4;
+
+export const TIER_BANDS: Readonly<Record<Tier, { lo: number; hi: number; label: string }>> = {
+  1: { lo: 90, hi: 100, label: "accelerator-native confidential computing" },
+  2: { lo: 70, hi: 89, label: "confidential VM + accelerator" },
+  3: { lo: 50, hi: 69, label: "device enclave" },
+  4: { lo: 10, hi: 49, label: "no attestation (stake substitutes)" },
+};
+
+const PLATFORM_TIER: Readonly<Record<Platform, Tier>> = {
+  "accelerator-cc": 1,
+  "cvm-accelerator": 2,
+  "device-enclave": 3,
+};
+
+export function tierOf(platform: Platform): Tier {
+  return PLATFORM_TIER[platform];
+}
+
+export type BandFactors = { driver: boolean; firmware: boolean; tcb: boolean; exclusive: boolean };
+
+export function bandFactors(claims: EvidenceClaims, policy: AttestationPolicy): BandFactors {
+  return {
+    driver: !policy.recommendedDriverVersion || compareVersions(claims.driver_version, policy.recommendedDriverVersion) >= 0,
+    firmware: !policy.recommendedFirmwareVersion || compareVersions(claims.firmware_version, policy.recommendedFirmwareVersion) >= 0,
+    tcb: claims.tcb_status === "up-to-date",
+    exclusive: claims.partitioning.mode === "none",
+  };
+}
+
+/** Band of an attested tier (1..3) from its factors. */
+export function attestedBand(tier: Exclude<Tier, 4>, f: BandFactors): number {
+  const { lo, hi } = TIER_BANDS[tier];
+  const q = [f.driver, f.firmware, f.tcb, f.exclusive].filter(Boolean).length / 4;
+  return lo + Math.floor((hi - lo) * q);
+}
+
+/** Band of tier 4 (no attestation) from the stake a provider posts relative to the policy's reference stake. */
+export function stakeBand(stake: bigint, referenceStake: bigint): number {
+  if (stake < 0n || referenceStake <= 0n) throw new AttestationError("policy-invalid", "stake must be >= 0 and the reference stake > 0");
+  const { lo, hi } = TIER_BANDS[4];
+  if (stake >= referenceStake) return hi;
+  // floor(39 * stake / reference) in integers: no float rounding at the band edges
+  return lo + Number((BigInt(hi - lo) * stake) / referenceStake);
+}
