@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../../verifier/src/cli/pouw.ts";
@@ -137,9 +137,11 @@ describe("cli: pouw quote", function () {
   it("a manifest without the payment field is a one-line error naming the field", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pouw-quote-"));
     const path = join(dir, "m.json");
-    writeFileSync(path, JSON.stringify({ training: { steps: 10, stepsPerSegment: 5 }, policy: {} }));
+    const m = JSON.parse(readFileSync(MAN, "utf8"));
+    delete m.policy.paymentWei;
+    writeFileSync(path, JSON.stringify(m));
     const r = await pouw("quote", "--manifest", path, "--detection", DET);
     expect(r.code).to.equal(2);
-    expect(r.stderr).to.match(/field policy\.paymentWei/);
+    expect(r.stderr).to.match(/manifest field policy\.paymentWei/);
   });
 });

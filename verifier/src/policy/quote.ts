@@ -4,7 +4,7 @@
  * policy unless the buyer overrides it.
  */
 import { readFileSync } from "node:fs";
-import { z } from "zod";
+import { parseManifestJson } from "../ml/manifest.ts";
 import { logger } from "../log/index.ts";
 import type { DetectionMatrix } from "./detection.ts";
 import { actionSetFromMatrix, optimiseContract, verifyWithLp, type Contract, type ContractParams } from "./contract.ts";
@@ -190,20 +190,13 @@ export async function quotePolicy(job: QuoteJob, matrix: DetectionMatrix, partia
   };
 }
 
-// The few manifest fields a quote reads. NOTE: verifier/src/ml/manifest.ts is the full schema; this
-// lenient reader keeps `pouw quote` independent of model fields and accepts any manifest that has them.
-const QuoteManifestFields = z.object({
-  training: z.object({ steps: z.number().int().positive(), stepsPerSegment: z.number().int().positive() }),
-  policy: z.object({ paymentWei: z.string().regex(/^(0|[1-9][0-9]*)$/, "must be a decimal integer string (wei)") }),
-});
-
-/** A manifest file is missing, not JSON or lacks the fields a quote needs. */
+/** The manifest file cannot be read. (An invalid manifest is a ManifestError from ml/manifest.ts.) */
 export class QuoteManifestError extends InputError {
   override name = "QuoteManifestError";
   override readonly code: string = "QUOTE_MANIFEST_ERROR";
 }
 
-/** Reads paymentWei, steps and stepsPerSegment from a manifest file. */
+/** Reads policy.paymentWei, training.steps and training.stepsPerSegment from a manifest file (shared schema). */
 export function readQuoteJob(path: string): QuoteJob {
   let text: string;
   try {
@@ -211,16 +204,6 @@ export function readQuoteJob(path: string): QuoteJob {
   } catch (err) {
     throw new QuoteManifestError(`cannot read manifest ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new QuoteManifestError(`manifest ${path} is not valid JSON: ${(err as Error).message}`, { cause: err });
-  }
-  const r = QuoteManifestFields.safeParse(value);
-  if (!r.success) {
-    const i = r.error.issues[0]!;
-    throw new QuoteManifestError(`manifest ${path}: field ${i.path.map(String).join(".") || "(root)"}: ${i.message}`);
-  }
-  return { paymentWei: BigInt(r.data.policy.paymentWei), steps: r.data.training.steps, stepsPerSegment: r.data.training.stepsPerSegment };
+  const m = parseManifestJson(text);
+  return { paymentWei: BigInt(m.policy.paymentWei), steps: m.training.steps, stepsPerSegment: m.training.stepsPerSegment };
 }
