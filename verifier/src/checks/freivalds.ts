@@ -172,7 +172,7 @@ export function drawVectors(p: number, k: number, bits: number, fill: (w: Uint32
 /**
  * For a row-major rows x cols matrix M and k interleaved vectors v (v[j*k + t]):
  * out[i*k + t] = sum_j M[i][j] * v[j*k + t] and absOut[i] = sum_j |M[i][j]| * w[j] (w = null: w = 1).
- * One sequential pass over M; specialised for k = 1, 2 because these dominate the cost.
+ * One sequential pass over M; specialised for k = 1, 2, 4 because these dominate the cost.
  */
 function rowDots(m: ArrayLike<number>, rows: number, cols: number, v: Float64Array, k: number, w: Float64Array | null, out: Float64Array, absOut: Float64Array): void {
   const acc = new Float64Array(k);
@@ -214,6 +214,21 @@ function rowDots(m: ArrayLike<number>, rows: number, cols: number, v: Float64Arr
       }
       out[2 * i] = a0;
       out[2 * i + 1] = a1;
+    } else if (k === 4) {
+      let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      for (let j = 0; j < cols; j++) {
+        const x = m[off + j]!;
+        const b = 4 * j;
+        a0 += x * v[b]!;
+        a1 += x * v[b + 1]!;
+        a2 += x * v[b + 2]!;
+        a3 += x * v[b + 3]!;
+        sa += Math.abs(x) * (w === null ? 1 : w[j]!);
+      }
+      out[4 * i] = a0;
+      out[4 * i + 1] = a1;
+      out[4 * i + 2] = a2;
+      out[4 * i + 3] = a3;
     } else {
       acc.fill(0);
       for (let j = 0; j < cols; j++) {
