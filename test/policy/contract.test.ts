@@ -187,6 +187,17 @@ describe("policy: cheapest contract (closed form, HiGHS LP, brute force)", funct
     }
   });
 
+  it("with a meta-audit menu, picks the mu whose contract is cheapest (no fixed mu of the menu does better)", async () => {
+    const params = { ...base, segments: 20, computeCost: 1, forfeit: 1, grid: 50 };
+    const actions = actionSetFromMatrix(fixture);
+    const menu = [0.05, 0.2, 1];
+    const { best } = optimiseContract({ ...params, metaAuditMenu: menu }, actions);
+    expect(menu).to.include(best.metaAuditRate);
+    for (const mu of menu) expect(optimiseContract({ ...params, metaAuditRate: mu }, actions).best.cost.total).to.be.at.least(best.cost.total * (1 - 1e-12));
+    await verifyWithLp({ ...params, metaAuditMenu: menu }, actions, best);
+    expect(() => optimiseContract({ ...params, metaAuditMenu: [0] }, actions)).to.throw(PolicyParamError, /metaAuditMenu\[0\]/);
+  });
+
   it("picks the smallest odd panel that reaches the target panel error", () => {
     expect(choosePanel(0.1, 0.05, 11)).to.deep.include({ n: 3 });
     expect(choosePanel(0.1, 0.11, 11)).to.deep.include({ n: 1 });

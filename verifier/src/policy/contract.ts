@@ -25,7 +25,8 @@
  *
  * For fixed (p, X, n) the constraints have a componentwise least feasible point (closed form below),
  * so the LP min S + B + A (HiGHS) finds it exactly whatever the prices; the cost is convex in p (1/Q_a
- * is convex for concave Q_a), so a grid plus golden-section search per check set finds the optimum.
+ * is convex for concave Q_a), so a grid plus golden-section search per check set (and per meta-audit
+ * rate of the menu, when one is given) finds the optimum.
  */
 import highsModule, { type Highs } from "highs";
 import type { DetectionMatrix } from "./detection.ts";
@@ -65,6 +66,12 @@ export type ContractParams = {
   maxPanel: number;
   /** mu: probability that one audit is meta-audited, (0, 1]. */
   metaAuditRate: number;
+  /**
+   * Optional menu of meta-audit rates to choose from (each in (0, 1]); when given, the optimiser picks
+   * the cheapest mu from it and metaAuditRate is ignored. Meta-audits cost mu * audit compute and
+   * shrink the auditor bond, so the best mu depends on the job.
+   */
+  metaAuditMenu?: number[];
   /** W: providers one auditor audits at once (integer >= 1). */
   workersPerAuditor: number;
   /** Points of the audit-rate grid p = i/G, i = 1..G (integer >= 2). */
@@ -118,6 +125,8 @@ export type Contract = {
   panelError: number;
   /** A: auditor bond (tokens). */
   auditorBond: number;
+  /** mu: meta-audit rate the auditor bond is sized for. */
+  metaAuditRate: number;
   /** Which constraint sets the stake: a strategy's name, "challenger" or "none" (S = 0). */
   bindingStake: string;
   cost: {
@@ -155,6 +164,10 @@ export function validateContractParams(p: ContractParams): ContractParams {
   integerAtLeast("maxPanel", p.maxPanel, 1);
   if (p.maxPanel % 2 === 0) throw new PolicyParamError(`maxPanel must be odd, got ${p.maxPanel}`);
   positiveProbability("metaAuditRate", p.metaAuditRate);
+  if (p.metaAuditMenu !== undefined) {
+    if (p.metaAuditMenu.length === 0) throw new PolicyParamError("metaAuditMenu must not be empty");
+    p.metaAuditMenu.forEach((mu, i) => positiveProbability(`metaAuditMenu[${i}]`, mu));
+  }
   integerAtLeast("workersPerAuditor", p.workersPerAuditor, 1);
   integerAtLeast("grid", p.grid, 2);
   return p;
@@ -264,6 +277,7 @@ export function contractAt(
     panelSize: panel.n,
     panelError: panel.eps,
     auditorBond: A,
+    metaAuditRate: params.metaAuditRate,
     bindingStake: binding,
     cost: {
       auditCompute,
@@ -287,7 +301,7 @@ export function checkSets(checks: CheckInput[]): CheckInput[][] {
 export type OptimiseResult = {
   best: Contract;
   /** Check sets that could deter every strategy, with their best cost. */
-  candidates: { checks: string[]; auditRate: number; total: number }[];
+  candidates: { checks: string[]; auditRate: number; metaAuditRate: number; total: number }[];
 };
 
 /**
@@ -302,8 +316,10 @@ export function optimiseContract(params: ContractParams, actions: ActionSet): Op
   const G = params.grid;
   let best: Contract | null = null;
   const candidates: OptimiseResult["candidates"] = [];
-  for (const set of checkSets(actions.checks)) {
-    const at = (p: number) => contractAt(params, actions, set, p, panel);
+  const menu = params.metaAuditMenu ?? [params.metaAuditRate];
+  for (const mu of menu) for (const set of checkSets(actions.checks)) {
+    const atMu = { ...params, metaAuditRate: mu };
+    const at = (p: number) => contractAt(atMu, actions, set, p, panel);
     if (at(1) === null) continue;
     let bi = G;
     let bc = at(1)!;
@@ -329,7 +345,7 @@ export function optimiseContract(params: ContractParams, actions: ActionSet): Op
     }
     const refined = at((lo + hi) / 2)!;
     const chosen = refined.cost.total < bc.cost.total ? refined : bc;
-    candidates.push({ checks: chosen.checks, auditRate: chosen.auditRate, total: chosen.cost.total });
+    candidates.push({ checks: chosen.checks, auditRate: chosen.auditRate, metaAuditRate: mu, total: chosen.cost.total });
     if (best === null || chosen.cost.total < best.cost.total * (1 - EPS_REL)) best = chosen;
   }
   if (best === null) {
@@ -409,7 +425,7 @@ export const LP_TOLERANCE = 1e-6;
 /** Checks a closed-form contract against the HiGHS LP at the same point; throws PolicySolverError if they differ. */
 export async function verifyWithLp(params: ContractParams, actions: ActionSet, c: Contract): Promise<LpSolution> {
   const set = actions.checks.filter((k) => c.checks.includes(k.name));
-  const lp = await solveContractLp(params, actions, set, c.auditRate, { n: c.panelSize, eps: c.panelError });
+  const lp = await solveContractLp({ ...params, metaAuditRate: c.metaAuditRate }, actions, set, c.auditRate, { n: c.panelSize, eps: c.panelError });
   if (lp === null) throw new PolicySolverError("HiGHS found the contract LP infeasible where the closed form found a contract");
   const scale = params.computeCost;
   const close = (a: number, b: number) => Math.abs(a - b) <= LP_TOLERANCE * Math.max(scale, Math.abs(a), Math.abs(b));

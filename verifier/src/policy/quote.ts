@@ -46,8 +46,8 @@ export type QuoteOptions = {
   maxPanelError: number;
   /** Largest panel (odd, default 51). */
   maxPanel: number;
-  /** mu: meta-audit rate (default 0.1). */
-  metaAuditRate: number;
+  /** mu: meta-audit rate; null (default) lets the optimiser choose from META_AUDIT_MENU. */
+  metaAuditRate: number | null;
   /** W: providers one auditor audits at once (default 1). */
   workersPerAuditor: number;
   /** Audit-rate grid points (default 200). */
@@ -64,10 +64,13 @@ export const DEFAULT_QUOTE_OPTIONS: Readonly<QuoteOptions> = Object.freeze({
   jurorError: 0.1,
   maxPanelError: 1e-6,
   maxPanel: 51,
-  metaAuditRate: 0.1,
+  metaAuditRate: null,
   workersPerAuditor: 1,
   grid: 200,
 });
+
+/** Meta-audit rates the quote chooses from when the buyer does not fix one. */
+export const META_AUDIT_MENU: readonly number[] = Object.freeze([0.02, 0.05, 0.1, 0.2, 0.5, 1]);
 
 export type Quote = {
   /** Segments N = steps / stepsPerSegment. */
@@ -82,6 +85,8 @@ export type Quote = {
   auditorBondWei: string;
   panelSize: number;
   panelError: number;
+  /** mu: meta-audit rate the auditor bond is sized for. */
+  metaAuditRate: number;
   /** What sets the stake: a strategy name, "challenger" or "none". */
   bindingStake: string;
   cost: {
@@ -155,7 +160,8 @@ export async function quotePolicy(job: QuoteJob, matrix: DetectionMatrix, partia
     jurorError: o.jurorError,
     maxPanelError: o.maxPanelError,
     maxPanel: o.maxPanel,
-    metaAuditRate: o.metaAuditRate,
+    metaAuditRate: o.metaAuditRate ?? META_AUDIT_MENU[0]!,
+    ...(o.metaAuditRate === null ? { metaAuditMenu: [...META_AUDIT_MENU] } : {}),
     workersPerAuditor: o.workersPerAuditor,
     grid: o.grid,
   };
@@ -172,6 +178,7 @@ export async function quotePolicy(job: QuoteJob, matrix: DetectionMatrix, partia
     auditorBondWei: wei(best.auditorBond),
     panelSize: best.panelSize,
     panelError: best.panelError,
+    metaAuditRate: best.metaAuditRate,
     bindingStake: best.bindingStake,
     cost: {
       auditComputeWei: wei(best.cost.auditCompute),

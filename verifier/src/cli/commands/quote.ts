@@ -23,7 +23,7 @@ const NUMERIC_OPTIONS: { key: keyof QuoteOptions; flag: string; help: string }[]
   { key: "jurorError", flag: "juror-error", help: "e: probability one juror votes wrongly, [0, 0.5)" },
   { key: "maxPanelError", flag: "max-panel-error", help: "largest acceptable panel error" },
   { key: "maxPanel", flag: "max-panel", help: "largest panel size (odd)" },
-  { key: "metaAuditRate", flag: "meta-audit-rate", help: "mu: probability an audit is meta-audited" },
+  { key: "metaAuditRate", flag: "meta-audit-rate", help: "mu: probability an audit is meta-audited (default: chosen from 0.02..1)" },
   { key: "workersPerAuditor", flag: "workers-per-auditor", help: "W: providers one auditor audits at once" },
   { key: "grid", flag: "grid", help: "audit-rate grid points before golden-section refinement" },
 ];
@@ -38,7 +38,10 @@ export function registerQuote(program: Command): void {
     .requiredOption("--manifest <file>", "job manifest (reads policy.paymentWei, training.steps, training.stepsPerSegment)")
     .option("--detection <file>", `detection matrix (default ${DEFAULT_DETECTION_PATH}, written by the detection bench)`)
     .option("--json", "print the quote as JSON");
-  for (const o of NUMERIC_OPTIONS) cmd.option(`--${o.flag} <number>`, `${o.help} (default ${DEFAULT_QUOTE_OPTIONS[o.key]})`);
+  for (const o of NUMERIC_OPTIONS) {
+    const d = DEFAULT_QUOTE_OPTIONS[o.key];
+    cmd.option(`--${o.flag} <number>`, d === null ? o.help : `${o.help} (default ${d})`);
+  }
   cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
     const overrides: Partial<QuoteOptions> = {};
     for (const o of NUMERIC_OPTIONS) {
@@ -64,7 +67,7 @@ export function registerQuote(program: Command): void {
       `stake S             ${q.stakeWei} wei  (set by: ${q.bindingStake})`,
       `challenger bond B   ${q.challengerBondWei} wei`,
       `panel size n        ${q.panelSize}  (panel error ${q.panelError.toExponential(3)})`,
-      `auditor bond A      ${q.auditorBondWei} wei`,
+      `auditor bond A      ${q.auditorBondWei} wei  (meta-audit rate mu ${q.metaAuditRate})`,
       `cost per job:`,
       `  audit compute     ${q.cost.auditComputeWei} wei`,
       `  meta-audits       ${q.cost.metaAuditComputeWei} wei`,
