@@ -12,6 +12,8 @@ library Receipts {
     /// @param checks bitmask of checks run: 1 recompute, 2 tolerance, 4 freivalds, 8 progress,
     ///        16 magnitude, 32 attestation; other bits reserved (zero)
     /// @param verdict 0 ok, 1 fault
+    /// @dev NOTE: field order is the EIP-712 type's order and the struct is never stored, so packing is moot.
+    // solhint-disable-next-line gas-struct-packing
     struct AuditReceipt {
         uint256 jobId;
         uint32 segment;
@@ -25,6 +27,7 @@ library Receipts {
     /// @param tier 1 accelerator-native CC, 2 CVM + accelerator, 3 device enclave, 4 none
     /// @param band trust band within the tier's range (10..100)
     /// @param expiresAt unix seconds after which the verification no longer counts
+    // solhint-disable-next-line gas-struct-packing
     struct AttestationVerified {
         address provider;
         uint8 tier;
