@@ -1,0 +1,126 @@
+/**
+ * Shared fixture for the contract tests: deploys and wires the contract set on a fresh in-process
+ * network the way ignition/modules/PoUW.ts does, with a DisputeCaller (contracts/mocks/) holding the
+ * dispute roles, funded and approved actors, and helpers for policies and "moves no tokens" checks.
+ */
+import { expect } from "chai";
+import { network } from "hardhat";
+import { keccak256, maxUint256, parseEther, toHex, type Address } from "viem";
+
+export const UNBONDING = 7n * 24n * 3600n;
+export const MIN_BOND = parseEther("100");
+export const EXIT_DELAY = 14n * 24n * 3600n;
+export const HOUR = 3600n;
+export const DAY = 86400n;
+
+export type Policy = {
+  segments: number;
+  stepsPerSegment: number;
+  requiredStake: bigint;
+  segmentTimeout: number;
+  challengeWindow: number;
+  challengerBps: number;
+  buyerBps: number;
+  burnBps: number;
+  timeoutSlashBps: number;
+};
+
+export function policy(overrides: Partial<Policy> = {}): Policy {
+  return {
+    segments: 3,
+    stepsPerSegment: 4,
+    requiredStake: parseEther("10"),
+    segmentTimeout: Number(HOUR),
+    challengeWindow: Number(DAY),
+    challengerBps: 5_000,
+    buyerBps: 3_000,
+    burnBps: 2_000,
+    timeoutSlashBps: 1_000,
+    ...overrides,
+  };
+}
+
+export const MANIFEST_HASH = keccak256(toHex("manifest"));
+export const MANIFEST_URI = "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi";
+export const CHECKPOINT_CID = "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi";
+
+/** Deterministic per-segment trace root and end state hash. */
+export function segmentHashes(jobId: bigint, segment: number): { root: `0x${string}`; end: `0x${string}` } {
+  return {
+    root: keccak256(toHex(`root-${jobId}-${segment}`)),
+    end: keccak256(toHex(`end-${jobId}-${segment}`)),
+  };
+}
+
+export async function createConnection() {
+  const connection = await network.create();
+  const { viem, networkHelpers } = connection;
+  const publicClient = await viem.getPublicClient();
+
+  async function deploy() {
+    const wallets = await viem.getWalletClients();
+    const need = (i: number) => {
+      const w = wallets[i];
+      if (!w) throw new Error(`missing wallet ${i}`);
+      return w;
+    };
+    const [admin, buyer, provider, provider2, challenger, stranger, auditor1, auditor2, auditor3] = [
+      0, 1, 2, 3, 4, 5, 6, 7, 8,
+    ].map(need) as [ReturnType<typeof need>, ...ReturnType<typeof need>[]];
+    const token = await viem.deployContract("TestToken", ["Test", "TST"]);
+    const vault = await viem.deployContract("StakeVault", [token.address, UNBONDING, admin.account.address]);
+    const registry = await viem.deployContract("AuditorRegistry", [
+      token.address,
+      MIN_BOND,
+      EXIT_DELAY,
+      admin.account.address,
+    ]);
+    const market = await viem.deployContract("JobMarket", [vault.address, admin.account.address]);
+    const dispute = await viem.deployContract("DisputeCaller", [market.address, vault.address, registry.address]);
+    await vault.write.grantRole([await vault.read.MARKET_ROLE(), market.address]);
+    await vault.write.grantRole([await vault.read.SLASHER_ROLE(), dispute.address]);
+    await market.write.grantRole([await market.read.DISPUTE_ROLE(), dispute.address]);
+    await registry.write.grantRole([await registry.read.DISPUTE_ROLE(), dispute.address]);
+
+    const actors = [buyer!, provider!, provider2!, challenger!, stranger!, auditor1!, auditor2!, auditor3!];
+    for (const a of actors) {
+      await token.write.mint([a.account.address, parseEther("1000000")]);
+      for (const spender of [market.address, vault.address, registry.address]) {
+        await token.write.approve([spender, maxUint256], { account: a.account });
+      }
+    }
+    for (const p of [provider!, provider2!]) {
+      await vault.write.deposit([parseEther("100")], { account: p.account });
+    }
+    return {
+      admin: admin!,
+      buyer: buyer!,
+      provider: provider!,
+      provider2: provider2!,
+      challenger: challenger!,
+      stranger: stranger!,
+      auditors: [auditor1!, auditor2!, auditor3!],
+      token,
+      vault,
+      registry,
+      market,
+      dispute,
+    };
+  }
+
+  return { viem, networkHelpers, publicClient, deploy };
+}
+
+type TokenLike = { read: { balanceOf: (args: readonly [Address]) => Promise<bigint> } };
+
+/** Token balances of `holders`, in order. */
+export async function balances(token: TokenLike, holders: readonly Address[]): Promise<bigint[]> {
+  return Promise.all(holders.map((h) => token.read.balanceOf([h])));
+}
+
+/** Runs `fn` (which must revert) and asserts no holder's token balance changed. */
+export async function expectNoTokenMovement(token: TokenLike, holders: readonly Address[], fn: () => Promise<void>) {
+  const before = await balances(token, holders);
+  await fn();
+  expect(await balances(token, holders)).to.deep.equal(before);
+}
