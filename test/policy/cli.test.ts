@@ -79,6 +79,7 @@ describe("cli: pouw policy", function () {
     ["Infinity", ["policy", "min-stake", "--g", "Infinity", "--p", "0.5"], /--g must be a finite number/],
     ["a missing parameter", ["policy", "spot-check", "--T", "100", "--g", "0.1", "--F", "20", "--f", "1"], /missing --k/],
     ["an unknown option", ["policy", "min-stake", "--g", "1", "--p", "0.5", "--q", "1"], /unknown option '--q'/],
+    ["an unknown formula", ["policy", "no-such-formula", "--g", "1"], /unknown command 'no-such-formula'/],
     ["k = 1 replication", ["policy", "replication-stake", "--G", "10", "--beta", "0.5", "--k", "1"], /no stake deters/],
   ];
   for (const [what, argv, reason] of bad) {

@@ -19,6 +19,7 @@ export function registerPolicy(program: Command): void {
   const policy = program
     .command("policy")
     .description("evaluate a closed form of the economics by name (see docs/economics.md)")
+    .showHelpAfterError(false)
     .addHelpText("after", `\nFormulas:\n${FORMULAS.map((f) => `  ${f.name.padEnd(18)} ${f.formula}`).join("\n")}`);
   for (const spec of FORMULAS) {
     const cmd = policy
