@@ -1,0 +1,45 @@
+/**
+ * Keeps the rule "every custom error is triggered by at least one test" true: lists every custom error in
+ * the ABIs of the deployable contracts and checks that each is asserted by name in a Mocha test
+ * (test/contracts/*.test.ts, as the string "Name" passed to revertWithCustomError) or by selector in a Solidity test
+ * (contracts/**\/*.t.sol, as Name.selector).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect } from "chai";
+import hre from "hardhat";
+
+const DEPLOYABLES = ["JobMarket", "StakeVault", "AuditorRegistry"] as const;
+const root = new URL("../../", import.meta.url).pathname;
+
+function filesUnder(dir: string, suffix: string): string[] {
+  return readdirSync(join(root, dir), { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(suffix))
+    .map((f) => join(root, dir, f));
+}
+
+describe("custom error coverage", () => {
+  it("every custom error of JobMarket, StakeVault and AuditorRegistry is asserted by some test", async () => {
+    const mocha = filesUnder("test/contracts", ".test.ts")
+      .filter((f) => !f.endsWith("errors-coverage.test.ts"))
+      .map((f) => readFileSync(f, "utf8"))
+      .join("\n");
+    const solidity = filesUnder("contracts", ".t.sol")
+      .map((f) => readFileSync(f, "utf8"))
+      .join("\n");
+    const missing: string[] = [];
+    let total = 0;
+    for (const name of DEPLOYABLES) {
+      const artifact = await hre.artifacts.readArtifact(name);
+      for (const item of artifact.abi) {
+        if (item.type !== "error") continue;
+        total++;
+        const byName = mocha.includes(`"${item.name}"`);
+        const bySelector = solidity.includes(`${item.name}.selector`);
+        if (!byName && !bySelector) missing.push(`${name}.${item.name}`);
+      }
+    }
+    expect(total).to.be.greaterThan(40);
+    expect(missing, `errors without a test: ${missing.join(", ")}`).to.deep.equal([]);
+  });
+});
