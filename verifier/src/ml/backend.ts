@@ -43,6 +43,22 @@ export async function useBackend(name: BackendName): Promise<typeof tf> {
   return tf;
 }
 
+let gradientsRegistered = false;
+
+/**
+ * Registers the gradient functions tf.valueAndGrads needs (char-transformer). tfjs-core's CommonJS
+ * build ships none and its ESM build is not loadable by Node (extensionless imports), so they come
+ * from the @tensorflow/tfjs bundle, which registers them into tfjs's global registry on import.
+ * The bundle also registers the webgl backend; the active backend is re-checked afterwards.
+ */
+export async function registerGradients(): Promise<void> {
+  if (gradientsRegistered) return;
+  const active = tf.getBackend();
+  await import("@tensorflow/tfjs");
+  gradientsRegistered = true;
+  if (tf.getBackend() !== active) throw new BackendError(`importing @tensorflow/tfjs switched the backend from '${active}' to '${tf.getBackend()}'`);
+}
+
 /** Throws unless `name` is the active backend (checked before every step). */
 export function assertBackend(name: BackendName): void {
   const active = tf.getBackend();

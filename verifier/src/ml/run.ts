@@ -15,7 +15,7 @@
  * never mutated. Tensors live only inside scoped() blocks (backend.ts) and are disposed when they return.
  */
 import type { Hex } from "viem";
-import { assertBackend, useBackend, type BackendName } from "./backend.ts";
+import { assertBackend, registerGradients, useBackend, type BackendName } from "./backend.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
 import { loadMnist, MNIST_PIXELS, type LabelledImages } from "./data/mnist.ts";
 import { loadSotu } from "./data/sotu.ts";
@@ -246,6 +246,7 @@ export async function createRun(manifest: Manifest, options: RunOptions = {}): P
     const d = loadSotu(corpus.package, manifest.data.years!, manifest.data.holdoutFraction ?? 0.05);
     if (d.train.length <= m.context + 1 || d.test.length <= m.context + 1) throw new DataError(`corpus of years ${manifest.data.years!.join("..")} is shorter than one context window`);
     data = { kind: "tokens", train: d.train, test: d.test, canonicalBytes: d.canonicalBytes };
+    await registerGradients();
     model = new CharTransformer({ layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel });
   }
   const actual = cidOf(data.canonicalBytes);

@@ -37,13 +37,32 @@ export type TrainResult = { trace: TraceFile; tracePath: string; finalState: Tra
 export async function prepareOutDir(outDir: string): Promise<void> {
   const dir = resolve(outDir);
   try {
-    await mkdir(dir, { recursive: true });
+    await mkdirs(dir);
     await access(dir, constants.W_OK);
     const probe = join(dir, `.write-probe-${process.pid}`);
     await writeFile(probe, "");
     await rm(probe);
   } catch (err) {
     throw new InputError(`output dir ${outDir} is not writable (${(err as NodeJS.ErrnoException).code ?? "error"})`, { cause: err });
+  }
+}
+
+/**
+ * mkdir -p one component at a time. NOTE: fs.mkdir({ recursive: true }) spins forever on some
+ * pseudo file systems (e.g. a path under /proc, where mkdir answers ENOENT for an existing parent).
+ */
+async function mkdirs(dir: string): Promise<void> {
+  const parent = dirname(dir);
+  try {
+    await mkdir(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return;
+    if (code !== "ENOENT" || parent === dir) throw err;
+    await mkdirs(parent);
+    await mkdir(dir).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== "EEXIST") throw e;
+    });
   }
 }
 

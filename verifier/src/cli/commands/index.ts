@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { registerPolicy } from "./policy.ts";
 import { registerQuote } from "./quote.ts";
+import { registerTrain } from "./train.ts";
 
 /**
  * Every `pouw` sub-command registers itself here, one import and one call per command file.
@@ -9,4 +10,5 @@ import { registerQuote } from "./quote.ts";
 export function registerCommands(program: Command): void {
   registerPolicy(program);
   registerQuote(program);
+  registerTrain(program);
 }

@@ -75,7 +75,11 @@ export class CharTransformer implements Model {
     const mask = tf.tensor2d(maskData, [T, T]);
     const scale = tf.scalar(1 / Math.sqrt(dh));
 
-    let x = tf.reshape(tf.add(tf.reshape(tf.gather(p[0]!, tf.reshape(inputs, [B * T])), [B, T, d]), p[1]!), [B * T, d]) as tf.Tensor2D;
+    // NOTE: the embedding lookup is a one-hot matMul, not tf.gather: gather's gradient on the CPU
+    // backend (unsortedSegmentSum) is ~100x slower; both are exact (one product term per sum).
+    const oneHotInputs = tf.cast(tf.oneHot(tf.reshape(inputs, [B * T]) as tf.Tensor1D, VOCAB_SIZE), "float32") as tf.Tensor2D;
+    const embedded = tf.matMul(oneHotInputs, p[0]! as tf.Tensor2D);
+    let x = tf.reshape(tf.add(tf.reshape(embedded, [B, T, d]), p[1]!), [B * T, d]) as tf.Tensor2D;
     let k = 2;
     const heads = (t: tf.Tensor2D) => tf.reshape(tf.transpose(tf.reshape(t, [B, T, H, dh]), [0, 2, 1, 3]), [B * H, T, dh]) as tf.Tensor3D;
     for (let l = 0; l < layers; l++) {

@@ -1,0 +1,88 @@
+/**
+ * `pouw train --manifest M --out DIR [--strategy S] [--job-id N] [--base-store DIR]`: train a job
+ * (or run a cheat strategy) and write DIR/trace.json, DIR/store/<cid> checkpoints and
+ * DIR/final.safetensors. Progress bar on stderr when it is a terminal, plain lines otherwise.
+ */
+import { readFile } from "node:fs/promises";
+import cliProgress from "cli-progress";
+import type { Command } from "commander";
+import { InputError } from "../../errors/index.ts";
+import { createRun, parseManifestJson, parseStrategy, prepareOutDir, train, type Progress } from "../../ml/index.ts";
+import { LocalDirStore } from "../../store/index.ts";
+
+export function registerTrain(program: Command): void {
+  program
+    .command("train")
+    .description("train a job manifest deterministically, committing a state hash per step (docs/engine.md)")
+    .requiredOption("--manifest <file>", "job manifest JSON")
+    .requiredOption("--out <dir>", "output directory (trace.json, store/, final.safetensors)")
+    .option("--strategy <s>", "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | copy:<dir> | plant:<step> | near-zero", "honest")
+    .option("--job-id <n>", "on-chain job id bound into every state hash", "0")
+    .option("--base-store <dir>", "content store holding the manifest's base checkpoint (default <out>/store)")
+    .action(async (opts: { manifest: string; out: string; strategy: string; jobId: string; baseStore?: string }) => {
+      if (!/^(0|[1-9][0-9]*)$/.test(opts.jobId) || BigInt(opts.jobId) >= 1n << 256n) throw new InputError(`--job-id must be a uint256 decimal, got ${JSON.stringify(opts.jobId)}`);
+      const jobId = BigInt(opts.jobId);
+      const strategy = parseStrategy(opts.strategy);
+      let text: string;
+      try {
+        text = await readFile(opts.manifest, "utf8");
+      } catch (err) {
+        throw new InputError(`cannot read manifest ${opts.manifest} (${(err as NodeJS.ErrnoException).code ?? "error"})`, { cause: err });
+      }
+      const manifest = parseManifestJson(text);
+      await prepareOutDir(opts.out);
+      const run = await createRun(manifest, { jobId });
+      const report = progressReporter(manifest.training.steps);
+      let result;
+      try {
+        result = await train(run, {
+          outDir: opts.out,
+          strategy,
+          ...(opts.baseStore ? { baseStore: new LocalDirStore(opts.baseStore) } : {}),
+          onStep: report.update,
+        });
+      } finally {
+        report.stop();
+      }
+      const t = result.trace;
+      const lines = [
+        `manifest ${t.manifestHash}  job ${t.jobId}  strategy ${t.strategy}`,
+        `${t.steps} steps in ${t.segments.length} segments, ${t.wallSeconds.toFixed(1)} s (${(t.steps / t.wallSeconds).toFixed(2)} steps/s)`,
+        `final loss ${(t.stepLossE6[t.stepLossE6.length - 1]! / 1e6).toFixed(4)}, compute saved ${(100 * t.compute.savedFraction).toFixed(1)}%`,
+      ];
+      if (t.evaluation) {
+        const acc = t.evaluation.accuracy === undefined ? "" : `, test accuracy ${(100 * t.evaluation.accuracy).toFixed(2)}%`;
+        lines.push(`held-out loss ${t.evaluation.loss.toFixed(4)}${acc} (${t.evaluation.examples} examples)`);
+      }
+      lines.push(`trace ${result.tracePath}`);
+      process.stdout.write(lines.join("\n") + "\n");
+    });
+}
+
+/** A cli-progress bar on a terminal; otherwise a plain line every ~5 s and at the end. */
+function progressReporter(steps: number): { update: (p: Progress) => void; stop: () => void } {
+  const started = performance.now();
+  const rate = (step: number) => step / Math.max(1e-9, (performance.now() - started) / 1000);
+  if (process.stderr.isTTY) {
+    const bar = new cliProgress.SingleBar(
+      { format: "train [{bar}] {value}/{total} steps | {rate} steps/s | loss {loss} | eta {eta_formatted}", stream: process.stderr, hideCursor: true },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(steps, 0, { rate: "0.00", loss: "-" });
+    return {
+      update: (p) => bar.update(p.step, { rate: rate(p.step).toFixed(2), loss: p.loss.toFixed(4) }),
+      stop: () => bar.stop(),
+    };
+  }
+  let lastPrint = started;
+  return {
+    update: (p) => {
+      const now = performance.now();
+      if (now - lastPrint >= 5000 || p.step === steps) {
+        lastPrint = now;
+        process.stderr.write(`train: step ${p.step}/${steps}, ${rate(p.step).toFixed(2)} steps/s, loss ${p.loss.toFixed(4)}\n`);
+      }
+    },
+    stop: () => {},
+  };
+}
