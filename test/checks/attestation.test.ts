@@ -212,6 +212,9 @@ describe("checks/attestation: local verification of signed evidence against a co
 
   it("rejects an expired token, a disallowed algorithm and chain structure faults", async () => {
     await expectReason(verify(await sign(goodClaims(challenge), [leaf.cert, inter.cert], leaf.keys.privateKey, "ES256", new Date(NOW.getTime() - 3600_000), 600)), "token-expired");
+    await expectReason(verify(await sign(goodClaims(challenge), [leaf.cert, inter.cert], leaf.keys.privateKey, "ES256", new Date(NOW.getTime() + 3600_000), 7200)), "token-not-yet-valid");
+    // a token issued before the challenge cannot answer it (even with the right nonce)
+    await expectReason(verify(await sign(goodClaims(challenge), [leaf.cert, inter.cert], leaf.keys.privateKey, "ES256", new Date(challenge.issuedAt.getTime() - 120_000), 7200)), "nonce-stale");
     const p384 = await issue({ subject: "CN=P384 device", issuer: inter, ca: false, alg: ES384 });
     const es384Token = await sign(goodClaims(challenge), [p384.cert, inter.cert], p384.keys.privateKey, "ES384");
     await expectReason(verify(es384Token, { policy: { ...policy, algorithms: ["ES256"] } }), "unsupported-algorithm");

@@ -147,6 +147,9 @@ export async function verifyAttestation(token: string, ctx: VerifyContext): Prom
     }
     if (!parsed.success) throw new AttestationError("claims-invalid", "evidence claims do not match the EAT profile", { details: parsed.error.message });
     const claims = parsed.data;
+    if (claims.iat > Math.floor(now.getTime() / 1000) + policy.clockSkewSeconds) {
+      throw new AttestationError("token-not-yet-valid", "evidence token iat is in the future");
+    }
     if (claims.iat + policy.clockSkewSeconds < Math.floor(challenge.issuedAt.getTime() / 1000)) {
       throw new AttestationError("nonce-stale", "evidence was issued before the challenge");
     }
