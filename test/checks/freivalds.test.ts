@@ -86,7 +86,7 @@ describe("checks/freivalds: float32 matrix products with a rigorous rounding bou
         const A = ta ? randMatrix(n, m, rand, 3) : randMatrix(m, n, rand, 3);
         const B = tb ? randMatrix(p, n, rand, 0.5) : randMatrix(n, p, rand, 0.5);
         const C = matmulTf(A, B, ta, tb);
-        for (const vectors of [1, 2, 4, 5]) {
+        for (const vectors of [1, 2, 3, 4, 5, 8]) {
           const res = checkProduct({ name: "tf", A, B, C, transposeA: ta, transposeB: tb }, { vectors });
           expect(res.ok, `ta=${ta} tb=${tb} ${m}x${n}x${p} k=${vectors}`).to.equal(true);
           expect(res.worstRatio).to.be.lessThan(1);

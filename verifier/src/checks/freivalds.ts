@@ -172,74 +172,71 @@ export function drawVectors(p: number, k: number, bits: number, fill: (w: Uint32
 /**
  * For a row-major rows x cols matrix M and k interleaved vectors v (v[j*k + t]):
  * out[i*k + t] = sum_j M[i][j] * v[j*k + t] and absOut[i] = sum_j |M[i][j]| * w[j] (w = null: w = 1).
- * One sequential pass over M; specialised for k = 1, 2, 4 because these dominate the cost.
+ * Vectors go in groups of up to 4 (one sequential pass over M per group, unrolled accumulators);
+ * the absolute sums ride along with the first group.
  */
 function rowDots(m: ArrayLike<number>, rows: number, cols: number, v: Float64Array, k: number, w: Float64Array | null, out: Float64Array, absOut: Float64Array): void {
-  const acc = new Float64Array(k);
+  for (let g = 0; g < k; g += 4) {
+    rowDotsGroup(m, rows, cols, v, k, g, Math.min(4, k - g), w, out, g === 0 ? absOut : null);
+  }
+}
+
+function rowDotsGroup(
+  m: ArrayLike<number>,
+  rows: number,
+  cols: number,
+  v: Float64Array,
+  k: number,
+  g: number,
+  size: number,
+  w: Float64Array | null,
+  out: Float64Array,
+  absOut: Float64Array | null,
+): void {
   for (let i = 0; i < rows; i++) {
     const off = i * cols;
     let sa = 0;
-    if (k === 1) {
-      let a0 = 0;
-      if (w === null) {
-        for (let j = 0; j < cols; j++) {
-          const x = m[off + j]!;
-          a0 += x * v[j]!;
-          sa += Math.abs(x);
-        }
-      } else {
-        for (let j = 0; j < cols; j++) {
-          const x = m[off + j]!;
-          a0 += x * v[j]!;
-          sa += Math.abs(x) * w[j]!;
-        }
-      }
-      out[i] = a0;
-    } else if (k === 2) {
-      let a0 = 0, a1 = 0;
-      if (w === null) {
-        for (let j = 0; j < cols; j++) {
-          const x = m[off + j]!;
-          a0 += x * v[2 * j]!;
-          a1 += x * v[2 * j + 1]!;
-          sa += Math.abs(x);
-        }
-      } else {
-        for (let j = 0; j < cols; j++) {
-          const x = m[off + j]!;
-          a0 += x * v[2 * j]!;
-          a1 += x * v[2 * j + 1]!;
-          sa += Math.abs(x) * w[j]!;
-        }
-      }
-      out[2 * i] = a0;
-      out[2 * i + 1] = a1;
-    } else if (k === 4) {
-      let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    if (size === 1) {
       for (let j = 0; j < cols; j++) {
         const x = m[off + j]!;
-        const b = 4 * j;
+        a0 += x * v[j * k + g]!;
+        sa += Math.abs(x) * (w === null ? 1 : w[j]!);
+      }
+    } else if (size === 2) {
+      for (let j = 0; j < cols; j++) {
+        const x = m[off + j]!;
+        const b = j * k + g;
+        a0 += x * v[b]!;
+        a1 += x * v[b + 1]!;
+        sa += Math.abs(x) * (w === null ? 1 : w[j]!);
+      }
+    } else if (size === 3) {
+      for (let j = 0; j < cols; j++) {
+        const x = m[off + j]!;
+        const b = j * k + g;
+        a0 += x * v[b]!;
+        a1 += x * v[b + 1]!;
+        a2 += x * v[b + 2]!;
+        sa += Math.abs(x) * (w === null ? 1 : w[j]!);
+      }
+    } else {
+      for (let j = 0; j < cols; j++) {
+        const x = m[off + j]!;
+        const b = j * k + g;
         a0 += x * v[b]!;
         a1 += x * v[b + 1]!;
         a2 += x * v[b + 2]!;
         a3 += x * v[b + 3]!;
         sa += Math.abs(x) * (w === null ? 1 : w[j]!);
       }
-      out[4 * i] = a0;
-      out[4 * i + 1] = a1;
-      out[4 * i + 2] = a2;
-      out[4 * i + 3] = a3;
-    } else {
-      acc.fill(0);
-      for (let j = 0; j < cols; j++) {
-        const x = m[off + j]!;
-        const base = j * k;
-        for (let t = 0; t < k; t++) acc[t] = acc[t]! + x * v[base + t]!;
-        sa += Math.abs(x) * (w === null ? 1 : w[j]!);
-      }
-      for (let t = 0; t < k; t++) out[i * k + t] = acc[t]!;
     }
-    absOut[i] = sa;
+    const o = i * k + g;
+    out[o] = a0;
+    if (size > 1) out[o + 1] = a1;
+    if (size > 2) out[o + 2] = a2;
+    if (size > 3) out[o + 3] = a3;
+    if (absOut !== null) absOut[i] = sa;
   }
 }
 
