@@ -32,8 +32,17 @@ export type MnistData = {
   canonicalBytes: Uint8Array;
 };
 
+/** Parsed per-digit arrays by package directory: parsing 21 MB of JSON dominates load time. */
+const rawCache = new Map<string, Float32Array[]>();
+
 export function loadMnist(pkg: string, seed: number, testPerDigit: number): MnistData {
   const dir = packageDir(pkg);
+  const perDigit = rawCache.get(dir) ?? readDigits(pkg, dir);
+  rawCache.set(dir, perDigit);
+  return splitMnist(perDigit, seed, testPerDigit);
+}
+
+function readDigits(pkg: string, dir: string): Float32Array[] {
   const perDigit: Float32Array[] = [];
   for (let d = 0; d < MNIST_CLASSES; d++) {
     const path = join(dir, "src", "digits", `${d}.json`);
@@ -52,6 +61,10 @@ export function loadMnist(pkg: string, seed: number, testPerDigit: number): Mnis
     }
     perDigit.push(images);
   }
+  return perDigit;
+}
+
+function splitMnist(perDigit: readonly Float32Array[], seed: number, testPerDigit: number): MnistData {
   const counts = perDigit.map((a) => a.length / MNIST_PIXELS);
   const minCount = Math.min(...counts);
   if (testPerDigit >= minCount) throw new DataError(`data.testPerDigit ${testPerDigit} leaves no training images (digit has ${minCount})`);

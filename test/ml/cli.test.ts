@@ -1,0 +1,74 @@
+import { expect } from "chai";
+import { writeFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { exampleJson, pouw, ROOT, tempDir } from "./helpers.ts";
+
+describe("cli: pouw train exits 2 with a one-line reason on bad input", () => {
+  let dir: string;
+  before(async () => {
+    dir = await tempDir("cli");
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const writeManifest = async (name: string, edit: (m: Record<string, any>) => void): Promise<string> => {
+    const m = structuredClone(exampleJson("tiny.json")) as Record<string, any>;
+    edit(m);
+    const path = join(dir, name);
+    await writeFile(path, JSON.stringify(m));
+    return path;
+  };
+  const expectExit2 = (args: string[], message: string | RegExp) => {
+    const r = pouw(args);
+    expect(r.status, r.stderr).to.equal(2);
+    const lines = r.stderr.trim().split("\n");
+    expect(lines, r.stderr).to.have.length(1);
+    if (typeof message === "string") expect(lines[0]).to.contain(message);
+    else expect(lines[0]).to.match(message);
+    expect(r.stdout).to.equal("");
+  };
+
+  it("malformed manifest: names the field", async () => {
+    const bad = await writeManifest("bad-batch.json", (m) => (m.training.batchSize = 0));
+    expectExit2(["train", "--manifest", bad, "--out", join(dir, "o1")], "pouw: manifest field training.batchSize");
+  });
+
+  it("manifest that is not JSON, or missing", async () => {
+    const path = join(dir, "broken.json");
+    await writeFile(path, "{ not json");
+    expectExit2(["train", "--manifest", path, "--out", join(dir, "o2")], "pouw: manifest is not valid JSON");
+    expectExit2(["train", "--manifest", join(dir, "absent.json"), "--out", join(dir, "o2")], /cannot read manifest .*ENOENT/);
+  });
+
+  it("missing data package", async () => {
+    const bad = await writeManifest("no-pkg.json", (m) => (m.corpora[0].package = "mnist-not-installed-anywhere"));
+    expectExit2(["train", "--manifest", bad, "--out", join(dir, "o3")], "pouw: data package 'mnist-not-installed-anywhere' is not installed");
+  });
+
+  it("corpus whose content id does not match the package's data", async () => {
+    const bad = await writeManifest("bad-cid.json", (m) => (m.corpora[0].contentId = "bafkreicysg23kiwv34eg2d7qweipxwosdo2py4ldv42nbauguluen5v6am"));
+    expectExit2(["train", "--manifest", bad, "--out", join(dir, "o4")], "content id mismatch");
+  });
+
+  it("unwritable output dir", () => {
+    // a path below a regular file cannot be created, even by root
+    expectExit2(["train", "--manifest", join(ROOT, "examples/tiny.json"), "--out", join(ROOT, "package.json", "out")], /output dir .* is not writable \(ENOTDIR\)/);
+  });
+
+  it("bad strategy and bad job id", () => {
+    const m = join(ROOT, "examples/tiny.json");
+    expectExit2(["train", "--manifest", m, "--out", join(dir, "o5"), "--strategy", "skip:2"], "--strategy \"skip:2\"");
+    expectExit2(["train", "--manifest", m, "--out", join(dir, "o5"), "--job-id", "-3"], "--job-id must be a uint256");
+  });
+
+  it("trains and prints a summary on success", () => {
+    const r = pouw(["train", "--manifest", join(ROOT, "examples/tiny.json"), "--out", join(dir, "ok"), "--strategy", "quarter-batch"]);
+    expect(r.status, r.stderr).to.equal(0);
+    expect(r.stdout).to.match(/12 steps in 3 segments/);
+    expect(r.stdout).to.match(/compute saved 75\.0%/);
+    expect(r.stdout).to.match(/test accuracy \d+\.\d+%/);
+    // not a TTY: plain progress lines, no bar
+    expect(r.stderr).to.match(/train: step 12\/12/);
+  });
+});

@@ -1,0 +1,100 @@
+import { expect } from "chai";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { createRun, firstAffectedStep, parseStrategy, StrategyError, train, type Run, type TraceFile } from "../../verifier/src/ml/index.ts";
+import { InputError } from "../../verifier/src/errors/index.ts";
+import { tempDir, tinyManifest } from "./helpers.ts";
+
+describe("ml/strategies: each cheat changes the roots from its first affected segment on", () => {
+  const K = 4;
+  let dir: string;
+  let run: Run;
+  let honest: TraceFile;
+
+  before(async () => {
+    dir = await tempDir("strategies");
+    run = await createRun(tinyManifest(), { jobId: 9n });
+    honest = (await train(run, { outDir: join(dir, "honest"), strategy: { kind: "honest" }, evaluate: false })).trace;
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const cases: { strategy: string; firstSegment: number; saves: boolean }[] = [
+    { strategy: "skip:0.25", firstSegment: 0, saves: true }, // skips steps 4, 8, 12
+    { strategy: "skip:0.2", firstSegment: 1, saves: true }, // first skipped step is 5 (segment 1)
+    { strategy: "quarter-batch", firstSegment: 0, saves: true },
+    { strategy: "stale:3", firstSegment: 0, saves: true },
+    { strategy: "fp16", firstSegment: 0, saves: true },
+    { strategy: "plant:6", firstSegment: 1, saves: false },
+    { strategy: "plant:9", firstSegment: 2, saves: false },
+    { strategy: "near-zero", firstSegment: 0, saves: true },
+  ];
+
+  for (const c of cases) {
+    it(`${c.strategy}: roots equal before segment ${c.firstSegment}, differ from it on`, async () => {
+      const strategy = parseStrategy(c.strategy);
+      expect(Math.ceil(firstAffectedStep(strategy, 12) / K) - 1).to.equal(c.firstSegment);
+      const { trace } = await train(run, { outDir: join(dir, c.strategy.replace(":", "-")), strategy, evaluate: false });
+      expect(trace.strategy).to.equal(c.strategy);
+      expect(trace.segments.length).to.equal(honest.segments.length);
+      for (const s of trace.segments) {
+        if (s.index < c.firstSegment) expect(s.traceRoot, `segment ${s.index}`).to.equal(honest.segments[s.index]!.traceRoot);
+        else expect(s.traceRoot, `segment ${s.index}`).to.not.equal(honest.segments[s.index]!.traceRoot);
+      }
+      if (c.saves) {
+        expect(trace.compute.savedFlops).to.be.greaterThan(0);
+        expect(trace.compute.savedFraction).to.be.within(0.01, 1);
+      } else {
+        expect(trace.compute.savedFlops).to.equal(0);
+        expect(trace.planted?.step).to.equal(strategy.kind === "plant" ? strategy.step : -1);
+      }
+    });
+  }
+
+  it("records what each compute-saving cheat saved", async () => {
+    const skip = (await train(run, { outDir: join(dir, "skip-half"), strategy: parseStrategy("skip:0.5"), evaluate: false })).trace;
+    expect(skip.compute.stepsSkipped).to.equal(6);
+    expect(skip.compute.savedFraction).to.equal(0.5);
+    const stale = (await train(run, { outDir: join(dir, "stale-4"), strategy: parseStrategy("stale:4"), evaluate: false })).trace;
+    expect(stale.compute.gradientsComputed).to.equal(3);
+    expect(stale.compute.savedFraction).to.equal(0.75);
+    expect(honest.compute.savedFlops).to.equal(0);
+    expect(honest.compute.gradientsComputed).to.equal(12);
+  });
+
+  it("copy:<dir> re-keys a peer's trace: boundary states equal the honest ones, every root differs", async () => {
+    const peerRun = await createRun(tinyManifest(), { jobId: 8n });
+    const peerDir = join(dir, "peer");
+    await train(peerRun, { outDir: peerDir, strategy: { kind: "honest" }, evaluate: false });
+    const { trace } = await train(run, { outDir: join(dir, "copy"), strategy: parseStrategy(`copy:${peerDir}`), evaluate: false });
+    expect(trace.compute.savedFraction).to.equal(1);
+    expect(trace.stateHashes[0]).to.equal(honest.stateHashes[0]);
+    expect(trace.stateHashes[4]).to.equal(honest.stateHashes[4]);
+    for (const s of trace.segments) {
+      expect(s.checkpointCid).to.equal(honest.segments[s.index]!.checkpointCid);
+      expect(s.traceRoot).to.not.equal(honest.segments[s.index]!.traceRoot);
+    }
+  });
+
+  it("copy:<dir> refuses a trace of the same job and a missing trace", async () => {
+    try {
+      await train(run, { outDir: join(dir, "copy-self"), strategy: parseStrategy(`copy:${join(dir, "honest")}`), evaluate: false });
+      expect.fail("copied its own job");
+    } catch (err) {
+      expect(err).to.be.instanceOf(StrategyError);
+    }
+    try {
+      await train(run, { outDir: join(dir, "copy-none"), strategy: parseStrategy(`copy:${join(dir, "nope")}`), evaluate: false });
+      expect.fail("copied a missing trace");
+    } catch (err) {
+      expect(err).to.be.instanceOf(InputError);
+    }
+  });
+
+  it("rejects malformed strategies with a StrategyError", () => {
+    for (const bad of ["", "lazy", "skip", "skip:1", "skip:0", "skip:abc", "stale:1", "stale:2.5", "plant:0", "plant", "copy:", "fp16:2", "honest:1"]) {
+      expect(() => parseStrategy(bad), bad).to.throw(StrategyError);
+    }
+  });
+});
