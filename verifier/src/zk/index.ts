@@ -9,3 +9,4 @@ export * from "./step.ts";
 export * from "./commit.ts";
 export * from "./artifacts.ts";
 export * from "./prove.ts";
+export * from "./abi.ts";
