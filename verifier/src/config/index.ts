@@ -1,0 +1,162 @@
+/**
+ * Configuration, parsed ONCE from command-line flags and the environment into a frozen object that is
+ * passed in to everything else. Nothing but this module reads process.env.
+ *
+ * Precedence: flag > environment variable > default.
+ *
+ *   --rpc URL                 POUW_RPC_URL          default http://127.0.0.1:8545
+ *   --deployment FILE         POUW_DEPLOYMENT       default <state dir>/deployment.json
+ *   --keystore FILE           POUW_KEYSTORE         Web3 Secret Storage v3 JSON keystore
+ *   --hardhat-keystore NAME   POUW_HARDHAT_KEYSTORE key NAME in Hardhat's keystore (`npx hardhat keystore set NAME`)
+ *   --hardhat-keystore-file F POUW_HARDHAT_KEYSTORE_FILE  default: Hardhat's global keystore.json
+ *   --password-file FILE      POUW_KEYSTORE_PASSWORD (the password itself) for either keystore
+ *   --private-key HEX         POUW_PRIVATE_KEY      ONLY on the local dev chain (id 31337), with a warning
+ *   --store DIR               POUW_STORE_DIR        default <state dir>/store (content store)
+ *   --state-dir DIR           POUW_STATE_DIR        default .pouw
+ *   --log-level LEVEL         POUW_LOG_LEVEL        default warn
+ *   --confirmations N         POUW_CONFIRMATIONS    default 1
+ *   --poll-interval MS        POUW_POLL_INTERVAL_MS default 1000
+ */
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Command } from "commander";
+import { isHex, type Hex } from "viem";
+import { z } from "zod";
+import { InputError } from "../errors/index.ts";
+
+export class ConfigError extends InputError {
+  override name = "ConfigError";
+  override readonly code: string = "CONFIG";
+}
+
+export const DEV_CHAIN_ID = 31337;
+
+export type KeySource =
+  | { readonly kind: "none" }
+  | { readonly kind: "keystore"; readonly path: string; readonly password: string }
+  | { readonly kind: "hardhat-keystore"; readonly name: string; readonly path: string | undefined; readonly password: string }
+  | { readonly kind: "private-key"; readonly key: Hex };
+
+export type Config = {
+  readonly rpcUrl: string;
+  readonly deploymentPath: string;
+  readonly key: KeySource;
+  readonly storeDir: string;
+  readonly stateDir: string;
+  readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  readonly confirmations: number;
+  readonly pollIntervalMs: number;
+};
+
+/** Raw flag values as commander gives them (all optional strings). */
+export type ConfigFlags = {
+  rpc?: string;
+  deployment?: string;
+  keystore?: string;
+  hardhatKeystore?: string;
+  hardhatKeystoreFile?: string;
+  passwordFile?: string;
+  privateKey?: string;
+  store?: string;
+  stateDir?: string;
+  logLevel?: string;
+  confirmations?: string;
+  pollInterval?: string;
+};
+
+const Raw = z.strictObject({
+  rpcUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
+  stateDir: z.string().min(1),
+  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+  confirmations: z.coerce.number({ error: "must be an integer" }).int("must be an integer").min(1).max(64),
+  pollIntervalMs: z.coerce.number({ error: "must be a number of milliseconds" }).int().min(10).max(600_000),
+});
+
+const FLAG_OF: Record<string, string> = {
+  rpcUrl: "--rpc / POUW_RPC_URL",
+  stateDir: "--state-dir / POUW_STATE_DIR",
+  logLevel: "--log-level / POUW_LOG_LEVEL",
+  confirmations: "--confirmations / POUW_CONFIRMATIONS",
+  pollIntervalMs: "--poll-interval / POUW_POLL_INTERVAL_MS",
+};
+
+/** Adds the shared connection and key flags to a command. */
+export function addConfigOptions(cmd: Command): Command {
+  return cmd
+    .option("--rpc <url>", "JSON-RPC endpoint (default http://127.0.0.1:8545, env POUW_RPC_URL)")
+    .option("--deployment <file>", "deployment addresses written by `pouw deploy` (default <state-dir>/deployment.json)")
+    .option("--keystore <file>", "encrypted JSON keystore (Web3 Secret Storage v3), env POUW_KEYSTORE")
+    .option("--hardhat-keystore <name>", "key name in Hardhat's keystore, env POUW_HARDHAT_KEYSTORE")
+    .option("--hardhat-keystore-file <file>", "Hardhat keystore file (default: Hardhat's global keystore.json)")
+    .option("--password-file <file>", "file holding the keystore password (or env POUW_KEYSTORE_PASSWORD)")
+    .option("--private-key <hex>", "raw private key: local dev chain (31337) only, env POUW_PRIVATE_KEY")
+    .option("--store <dir>", "content store directory (default <state-dir>/store), env POUW_STORE_DIR")
+    .option("--state-dir <dir>", "state directory (default .pouw), env POUW_STATE_DIR")
+    .option("--log-level <level>", "fatal|error|warn|info|debug|trace|silent (default warn), env POUW_LOG_LEVEL")
+    .option("--confirmations <n>", "blocks to wait after inclusion (default 1), env POUW_CONFIRMATIONS")
+    .option("--poll-interval <ms>", "event and receipt polling interval (default 1000), env POUW_POLL_INTERVAL_MS");
+}
+
+function readPassword(flags: ConfigFlags, env: NodeJS.ProcessEnv): string {
+  if (flags.passwordFile) {
+    try {
+      return readFileSync(flags.passwordFile, "utf8").replace(/\r?\n$/, "");
+    } catch (err) {
+      throw new ConfigError(`cannot read --password-file ${flags.passwordFile}`, { cause: err });
+    }
+  }
+  const pw = env.POUW_KEYSTORE_PASSWORD;
+  if (pw === undefined) throw new ConfigError("a keystore needs a password: --password-file FILE or env POUW_KEYSTORE_PASSWORD");
+  return pw;
+}
+
+function keySource(flags: ConfigFlags, env: NodeJS.ProcessEnv): KeySource {
+  const keystore = flags.keystore ?? env.POUW_KEYSTORE;
+  const hardhat = flags.hardhatKeystore ?? env.POUW_HARDHAT_KEYSTORE;
+  const raw = flags.privateKey ?? env.POUW_PRIVATE_KEY;
+  const given = [keystore && "--keystore", hardhat && "--hardhat-keystore", raw && "--private-key"].filter(Boolean);
+  if (given.length > 1) throw new ConfigError(`choose one key source, got ${given.join(" and ")}`);
+  if (keystore) return { kind: "keystore", path: resolve(keystore), password: readPassword(flags, env) };
+  if (hardhat) {
+    const file = flags.hardhatKeystoreFile ?? env.POUW_HARDHAT_KEYSTORE_FILE;
+    return { kind: "hardhat-keystore", name: hardhat, path: file ? resolve(file) : undefined, password: readPassword(flags, env) };
+  }
+  if (raw) {
+    const key = raw.startsWith("0x") ? raw : `0x${raw}`;
+    if (!isHex(key) || key.length !== 66) throw new ConfigError("--private-key must be 32 bytes of hex");
+    return { kind: "private-key", key };
+  }
+  return { kind: "none" };
+}
+
+/**
+ * Parses flags and environment into the Config. Throws ConfigError (an InputError: CLI exit 2) naming
+ * the offending flag. The dev-chain-only rule for --private-key is enforced when the key is loaded
+ * (keys.ts), because it needs the chain id.
+ */
+export function parseConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): Config {
+  const r = Raw.safeParse({
+    rpcUrl: flags.rpc ?? env.POUW_RPC_URL ?? "http://127.0.0.1:8545",
+    stateDir: flags.stateDir ?? env.POUW_STATE_DIR ?? ".pouw",
+    logLevel: flags.logLevel ?? env.POUW_LOG_LEVEL ?? "warn",
+    confirmations: flags.confirmations ?? env.POUW_CONFIRMATIONS ?? "1",
+    pollIntervalMs: flags.pollInterval ?? env.POUW_POLL_INTERVAL_MS ?? "1000",
+  });
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    const field = String(issue.path[0]);
+    throw new ConfigError(`${FLAG_OF[field] ?? field}: ${issue.message}`);
+  }
+  const stateDir = resolve(r.data.stateDir);
+  const config: Config = {
+    rpcUrl: r.data.rpcUrl,
+    stateDir,
+    deploymentPath: resolve(flags.deployment ?? env.POUW_DEPLOYMENT ?? join(stateDir, "deployment.json")),
+    storeDir: resolve(flags.store ?? env.POUW_STORE_DIR ?? join(stateDir, "store")),
+    key: Object.freeze(keySource(flags, env)),
+    logLevel: r.data.logLevel,
+    confirmations: r.data.confirmations,
+    pollIntervalMs: r.data.pollIntervalMs,
+  };
+  return Object.freeze(config);
+}
