@@ -155,10 +155,9 @@ contract JobMarket is IJobMarket, AccessControl {
         j.nextSegment = uint16(next);
         emit SegmentCommitted(jobId, segment, traceRoot, endStateHash, lossE6, checkpointCid);
         if (next == j.segments) {
-            uint32 windowEnd = uint32(block.timestamp + j.challengeWindow);
+            // The SegmentCommitted event of the last segment marks the status change (see IJobMarket).
             j.status = JobStatus.Committed;
-            j.deadline = windowEnd;
-            emit ChallengeWindowStarted(jobId, windowEnd);
+            j.deadline = uint32(block.timestamp + j.challengeWindow);
         } else {
             j.deadline = uint32(block.timestamp + j.segmentTimeout);
         }

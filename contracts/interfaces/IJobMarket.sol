@@ -84,6 +84,9 @@ interface IJobMarket {
     event JobAccepted(uint256 indexed jobId, address indexed provider, uint256 startSegment, uint64 deadline);
     /// @notice `provider`'s segment `segment` of job `jobId` was committed. Only
     /// keccak256(abi.encode(traceRoot, endStateHash)) is stored; lossE6 and checkpointCid live only here.
+    /// The event of the last segment (segment == policy.segments - 1) also marks the job Committed: its
+    /// challenge window ends at block.timestamp + policy.challengeWindow (getJob().deadline). There is no
+    /// separate event for that, to keep the last commit under 60,000 gas.
     event SegmentCommitted(
         uint256 indexed jobId,
         uint256 indexed segment,
@@ -92,8 +95,6 @@ interface IJobMarket {
         uint64 lossE6,
         string checkpointCid
     );
-    /// @notice Job `jobId`'s last segment was committed; its challenge window ends at `windowEnd`.
-    event ChallengeWindowStarted(uint256 indexed jobId, uint64 windowEnd);
     /// @notice `provider` missed the deadline of segment `segment` of job `jobId`; `slashed` of its stake
     /// went to the buyer and the job re-opened.
     event JobTimedOut(uint256 indexed jobId, address indexed provider, uint256 segment, uint256 slashed);

@@ -1,0 +1,168 @@
+/**
+ * Gas of every external state-changing function of the market contracts on the happy path, and of whole
+ * job lifecycles (createJob + acceptJob + N x commitSegment + finalize + the provider's claim) for
+ * N = 1, 10, 100 segments. Prints a table and writes bench/results/gas.json.
+ *
+ * Run: npm run bench:gas   (hardhat run bench/gas.ts; fresh in-process network)
+ *
+ * Role-gated functions (lock, unlock, slash, forfeit, freeze, settle*) are measured from an EOA holding
+ * the role, so the figures exclude any caller contract's own overhead. Gas is the receipt's gasUsed
+ * (including the 21,000 intrinsic gas and calldata).
+ */
+import { writeFileSync, mkdirSync } from "node:fs";
+import { network } from "hardhat";
+import { keccak256, maxUint256, parseEther, toHex, type Hash } from "viem";
+
+const CID = "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi"; // a CIDv1 (59 chars)
+const MANIFEST_URI = `ipfs://${CID}`;
+const HOUR = 3600;
+const DAY = 86400;
+
+const { viem, networkHelpers } = await network.create();
+const publicClient = await viem.getPublicClient();
+const wallets = await viem.getWalletClients();
+const wallet = (i: number) => {
+  const w = wallets[i];
+  if (!w) throw new Error(`need at least ${i + 1} accounts`);
+  return w;
+};
+const [admin, buyer, provider, challenger, auditor] = [0, 1, 2, 3, 4].map(wallet) as [
+  ReturnType<typeof wallet>,
+  ReturnType<typeof wallet>,
+  ReturnType<typeof wallet>,
+  ReturnType<typeof wallet>,
+  ReturnType<typeof wallet>,
+];
+
+const token = await viem.deployContract("TestToken", ["Test", "TST"]);
+const vault = await viem.deployContract("StakeVault", [token.address, BigInt(7 * DAY), admin.account.address]);
+const registry = await viem.deployContract("AuditorRegistry", [token.address, parseEther("100"), BigInt(14 * DAY), admin.account.address]);
+const market = await viem.deployContract("JobMarket", [vault.address, admin.account.address]);
+await vault.write.grantRole([await vault.read.MARKET_ROLE(), market.address]);
+await vault.write.grantRole([await vault.read.SLASHER_ROLE(), admin.account.address]);
+await market.write.grantRole([await market.read.DISPUTE_ROLE(), admin.account.address]);
+await registry.write.grantRole([await registry.read.DISPUTE_ROLE(), admin.account.address]);
+for (const w of [buyer, provider, challenger, auditor]) {
+  await token.write.mint([w.account.address, parseEther("1000000000")]);
+  for (const spender of [market.address, vault.address, registry.address]) {
+    await token.write.approve([spender, maxUint256], { account: w.account });
+  }
+}
+
+async function gas(tx: Promise<Hash>): Promise<number> {
+  const receipt = await publicClient.waitForTransactionReceipt({ hash: await tx });
+  if (receipt.status !== "success") throw new Error("transaction reverted");
+  return Number(receipt.gasUsed);
+}
+
+const policy = (segments: number) => ({
+  segments,
+  stepsPerSegment: 32,
+  requiredStake: parseEther("10"),
+  segmentTimeout: HOUR,
+  challengeWindow: DAY,
+  challengerBps: 5_000,
+  buyerBps: 3_000,
+  burnBps: 2_000,
+  timeoutSlashBps: 1_000,
+});
+let jobs = 0n;
+async function createJob(segments: number): Promise<{ id: bigint; gas: number }> {
+  const g = await gas(
+    market.write.createJob([keccak256(toHex(`manifest-${jobs}`)), MANIFEST_URI, token.address, parseEther("50"), policy(segments)], {
+      account: buyer.account,
+    }),
+  );
+  jobs += 1n;
+  return { id: jobs, gas: g };
+}
+const commit = (id: bigint, s: number) =>
+  gas(
+    market.write.commitSegment([id, BigInt(s), keccak256(toHex(`root-${id}-${s}`)), keccak256(toHex(`end-${id}-${s}`)), 2_302_585n, CID], {
+      account: provider.account,
+    }),
+  );
+
+const results: Record<string, number> = {};
+
+// StakeVault (the first deposit creates the provider's account; a second one is a top-up).
+results["StakeVault.deposit"] = await gas(vault.write.deposit([parseEther("1000")], { account: provider.account }));
+results["StakeVault.requestWithdrawal"] = await gas(vault.write.requestWithdrawal([parseEther("1")], { account: provider.account }));
+await networkHelpers.time.increase(7 * DAY);
+results["StakeVault.withdraw"] = await gas(vault.write.withdraw({ account: provider.account }));
+
+// Lifecycles: create + accept + N commits + finalize + provider claim.
+for (const n of [1, 10, 100]) {
+  const created = await createJob(n);
+  let total = created.gas;
+  total += await gas(market.write.acceptJob([created.id], { account: provider.account }));
+  const commits: number[] = [];
+  for (let s = 0; s < n; s++) commits.push(await commit(created.id, s));
+  total += commits.reduce((a, b) => a + b, 0);
+  await networkHelpers.time.increase(DAY + 1);
+  const fin = await gas(market.write.finalize([created.id], { account: buyer.account }));
+  total += fin;
+  const claim = await gas(market.write.claim([token.address], { account: provider.account }));
+  total += claim;
+  results[`lifecycle.segments=${n}`] = total;
+  if (n === 10) {
+    results["JobMarket.createJob"] = created.gas;
+    results["JobMarket.commitSegment"] = commits[1]!;
+    results["JobMarket.commitSegment(first)"] = commits[0]!;
+    results["JobMarket.commitSegment(last)"] = commits[n - 1]!;
+    results["JobMarket.finalize"] = fin;
+    results["JobMarket.claim"] = claim;
+  }
+}
+{
+  const { id } = await createJob(3);
+  results["JobMarket.acceptJob"] = await gas(market.write.acceptJob([id], { account: provider.account }));
+  await commit(id, 0);
+  await networkHelpers.time.increase(HOUR + 1);
+  results["JobMarket.reportTimeout"] = await gas(market.write.reportTimeout([id], { account: challenger.account }));
+  results["JobMarket.acceptJob(re-opened)"] = await gas(market.write.acceptJob([id], { account: provider.account }));
+  results["JobMarket.freeze"] = await gas(market.write.freeze([id]));
+  results["JobMarket.settleNoFault"] = await gas(market.write.settleNoFault([id]));
+  await market.write.freeze([id]);
+  results["JobMarket.settleProviderFault"] = await gas(market.write.settleProviderFault([id, challenger.account.address]));
+}
+{
+  const { id } = await createJob(1);
+  results["JobMarket.cancelJob"] = await gas(market.write.cancelJob([id], { account: buyer.account }));
+}
+results["StakeVault.claim"] = await gas(vault.write.claim({ account: challenger.account }));
+
+// StakeVault role-gated functions, called directly by role holders.
+await vault.write.grantRole([await vault.read.MARKET_ROLE(), admin.account.address]);
+results["StakeVault.lock"] = await gas(vault.write.lock([provider.account.address, 999n, parseEther("5")]));
+results["StakeVault.slash"] = await gas(
+  vault.write.slash([provider.account.address, 999n, parseEther("2"), [challenger.account.address, buyer.account.address], [parseEther("1"), parseEther("1")]]),
+);
+results["StakeVault.unlock"] = await gas(vault.write.unlock([provider.account.address, 999n]));
+
+// AuditorRegistry.
+results["AuditorRegistry.postBond"] = await gas(registry.write.postBond([parseEther("150")], { account: auditor.account }));
+results["AuditorRegistry.forfeit"] = await gas(registry.write.forfeit([auditor.account.address, parseEther("10"), challenger.account.address]));
+results["AuditorRegistry.claim"] = await gas(registry.write.claim({ account: challenger.account }));
+results["AuditorRegistry.requestExit"] = await gas(registry.write.requestExit({ account: auditor.account }));
+await networkHelpers.time.increase(14 * DAY);
+results["AuditorRegistry.leave"] = await gas(registry.write.leave({ account: auditor.account }));
+
+const sorted = Object.fromEntries(Object.entries(results).sort(([a], [b]) => a.localeCompare(b)));
+mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
+writeFileSync(new URL("./results/gas.json", import.meta.url), JSON.stringify(sorted, null, 2) + "\n");
+
+const targets: Record<string, number> = {
+  "JobMarket.commitSegment": 60_000,
+  "JobMarket.commitSegment(first)": 60_000,
+  "JobMarket.commitSegment(last)": 60_000,
+  "lifecycle.segments=10": 1_000_000,
+};
+const width = Math.max(...Object.keys(sorted).map((k) => k.length));
+console.log(`${"function".padEnd(width)}  ${"gas".padStart(10)}  target`);
+for (const [k, v] of Object.entries(sorted)) {
+  const t = targets[k];
+  const mark = t === undefined ? "" : `<= ${t.toLocaleString("en-US")} ${v <= t ? "ok" : "OVER"}`;
+  console.log(`${k.padEnd(width)}  ${v.toLocaleString("en-US").padStart(10)}  ${mark}`);
+}
+console.log("wrote bench/results/gas.json");

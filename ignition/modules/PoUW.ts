@@ -1,0 +1,18 @@
+/**
+ * Deploys the PoUW market set on a local chain: the test ERC-20 (LocalToken module) as stake, bond and
+ * payment token, then StakeVault, AuditorRegistry and JobMarket wired together (see market.ts).
+ *
+ *   npx hardhat node
+ *   npx hardhat ignition deploy ignition/modules/PoUW.ts --network localhost
+ *
+ * For a chain with a real ERC-20, deploy ignition/modules/PoUWWithToken.ts with the token's address as
+ * the `token` parameter instead.
+ */
+import { buildModule } from "@nomicfoundation/hardhat-ignition/modules";
+import LocalToken from "./LocalToken.ts";
+import { buildMarket } from "./market.ts";
+
+export default buildModule("PoUW", (m) => {
+  const { token } = m.useModule(LocalToken);
+  return { token, ...buildMarket(m, token) };
+});
