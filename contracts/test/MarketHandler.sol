@@ -21,6 +21,8 @@ contract MarketHandler {
     JobMarket public immutable market;
     DisputeCaller public immutable dispute;
 
+    error SlashWithinLockFailed(uint256 jobId, uint256 locked, uint256 amount);
+
     address[] internal _actors;
 
     uint256 public ghost_calls;
@@ -207,7 +209,7 @@ contract MarketHandler {
             ++ghost_slashes;
         } catch {
             // INVARIANT: only a slash above the lock may fail here.
-            if (amount <= locked) revert("slash within lock failed");
+            if (amount <= locked) revert SlashWithinLockFailed(id, locked, amount);
         }
         ++ghost_calls;
     }

@@ -4,6 +4,7 @@ pragma solidity 0.8.28;
 /// @notice The subset of the Foundry/Hardhat 3 (EDR) cheatcodes our Solidity tests use. forge-std is not
 /// available offline, so this is our own minimal interface; every function here was exercised under
 /// `npx hardhat test solidity`.
+// solhint-disable-next-line interface-starts-with-i
 interface Vm {
     function prank(address sender) external;
     function startPrank(address sender) external;

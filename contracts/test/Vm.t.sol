@@ -5,7 +5,7 @@ import {vm} from "./Vm.sol";
 contract Target { error Boom(uint256 x); function f(uint256 x) external view returns (address) { if (x == 1) revert Boom(x); return msg.sender; } }
 /// @notice Checks that the cheatcodes in Vm.sol behave as our tests assume under Hardhat 3 (EDR).
 contract VmTest is TestBase {
-    Target t;
+    Target internal t;
     function setUp() public { t = new Target(); }
     function test_cheatcodes_behaveAsAssumed() public {
         vm.prank(address(0xBEEF));
