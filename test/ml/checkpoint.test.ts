@@ -83,7 +83,7 @@ describe("ml/checkpoint: safetensors layout, round trip and typed errors", () =>
 
   it("a tampered data byte decodes to a different state hash (the CID and trace catch it)", () => {
     const tampered = bytes.slice();
-    tampered[tampered.length - 100] ^= 0x40;
+    tampered[tampered.length - 100]! ^= 0x40;
     const loaded = run.loadCheckpoint(tampered);
     expect(run.stateHashOf(loaded)).to.not.equal(run.stateHashOf(state));
   });

@@ -18,8 +18,8 @@ describe("ml/determinism: the same manifest trained twice gives identical traces
     // two separate OS processes, as two providers (or a provider and an auditor) would run it
     const manifest = join(ROOT, "examples/tiny.json");
     const [ra, rb] = await Promise.all([dirA, dirB].map((out) => pouwAsync(["train", "--manifest", manifest, "--out", out, "--job-id", "42"])));
-    expect(ra.status, ra.stderr).to.equal(0);
-    expect(rb.status, rb.stderr).to.equal(0);
+    expect(ra!.status, ra!.stderr).to.equal(0);
+    expect(rb!.status, rb!.stderr).to.equal(0);
     a = await readTraceFile(join(dirA, "trace.json"));
     b = await readTraceFile(join(dirB, "trace.json"));
   });
@@ -46,7 +46,7 @@ describe("ml/determinism: the same manifest trained twice gives identical traces
       expect(tree.root).to.equal(s.traceRoot);
       expect(tree.endStateHash).to.equal(s.endStateHash);
       expect(s.firstStep).to.equal(s.index * K);
-      expect(verifyTraceProof(s.traceRoot, s.lastStep, a.stateHashes[s.lastStep]! as `0x${string}`, tree.proof(s.lastStep))).to.equal(true);
+      expect(verifyTraceProof(s.traceRoot, s.lastStep, a.stateHashes[s.lastStep]!, tree.proof(s.lastStep))).to.equal(true);
     }
   });
 

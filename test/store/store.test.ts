@@ -35,7 +35,7 @@ describe("store: CIDv1 content-addressed local directory store", () => {
     const cid = await store.put(new Uint8Array([1, 2, 3, 4]));
     const path = store.pathOf(cid);
     const bytes = await readFile(path);
-    bytes[2] ^= 1;
+    bytes[2]! ^= 1;
     await writeFile(path, bytes);
     try {
       await store.get(cid);

@@ -6,10 +6,11 @@
  * checkpoint of state firstStep (the segment's start).
  */
 import { readFile } from "node:fs/promises";
+import type { Hex } from "viem";
 import { z } from "zod";
 import { InputError } from "../errors/index.ts";
 
-const bytes32 = z.string().regex(/^0x[0-9a-f]{64}$/);
+const bytes32 = z.string().regex(/^0x[0-9a-f]{64}$/) as unknown as z.ZodType<Hex>;
 const cid = z.string().regex(/^b[a-z2-7]{58}$/);
 
 export const TRACE_FORMAT = "pouw-trace-1";
