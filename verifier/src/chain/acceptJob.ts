@@ -1,0 +1,21 @@
+/**
+ * Accept an Open job; locks policy.requiredStake of the caller's free stake.
+ *
+ * @example
+ *   const { hash, gasUsed } = await acceptJob(clients, { jobMarket, jobId: 1n });
+ */
+import type { Address } from "viem";
+import { jobMarketAbi } from "./abi/JobMarket.ts";
+import type { ChainClients } from "./clients.ts";
+import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
+
+export type AcceptJobParameters = SendOptions & {
+  jobMarket: Address;
+  jobId: bigint;
+};
+
+export type AcceptJobReturnType = SendResult;
+
+export async function acceptJob(clients: ChainClients, p: AcceptJobParameters): Promise<AcceptJobReturnType> {
+  return sendContractTx(clients, { address: p.jobMarket, abi: jobMarketAbi, functionName: "acceptJob", args: [p.jobId] }, p);
+}

@@ -1,0 +1,21 @@
+/**
+ * Claim the caller's whole JobMarket credit in `token` (payments, refunds).
+ *
+ * @example
+ *   const { hash, gasUsed } = await claimPayment(clients, { jobMarket, token });
+ */
+import type { Address } from "viem";
+import { jobMarketAbi } from "./abi/JobMarket.ts";
+import type { ChainClients } from "./clients.ts";
+import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
+
+export type ClaimPaymentParameters = SendOptions & {
+  jobMarket: Address;
+  token: Address;
+};
+
+export type ClaimPaymentReturnType = SendResult;
+
+export async function claimPayment(clients: ChainClients, p: ClaimPaymentParameters): Promise<ClaimPaymentReturnType> {
+  return sendContractTx(clients, { address: p.jobMarket, abi: jobMarketAbi, functionName: "claim", args: [p.token] }, p);
+}

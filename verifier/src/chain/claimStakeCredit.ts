@@ -1,0 +1,20 @@
+/**
+ * Claim the caller's StakeVault credit (slash proceeds).
+ *
+ * @example
+ *   const { hash, gasUsed } = await claimStakeCredit(clients, { stakeVault });
+ */
+import type { Address } from "viem";
+import { stakeVaultAbi } from "./abi/StakeVault.ts";
+import type { ChainClients } from "./clients.ts";
+import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
+
+export type ClaimStakeCreditParameters = SendOptions & {
+  stakeVault: Address;
+};
+
+export type ClaimStakeCreditReturnType = SendResult;
+
+export async function claimStakeCredit(clients: ChainClients, p: ClaimStakeCreditParameters): Promise<ClaimStakeCreditReturnType> {
+  return sendContractTx(clients, { address: p.stakeVault, abi: stakeVaultAbi, functionName: "claim", args: [] }, p);
+}

@@ -1,0 +1,36 @@
+/**
+ * Commit the next segment of an Active job (provider only, before the segment deadline): its trace root,
+ * end state hash, mean loss x 1e6 and the CID of its start checkpoint.
+ *
+ * @example
+ *   await commitSegment(clients, { jobMarket, jobId, segment: 0, traceRoot, endStateHash, lossE6: 2_301_000n, checkpointCid });
+ */
+import type { Address, Hex } from "viem";
+import { jobMarketAbi } from "./abi/JobMarket.ts";
+import type { ChainClients } from "./clients.ts";
+import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
+
+export type CommitSegmentParameters = SendOptions & {
+  jobMarket: Address;
+  jobId: bigint;
+  segment: number;
+  traceRoot: Hex;
+  endStateHash: Hex;
+  lossE6: bigint;
+  checkpointCid: string;
+};
+
+export type CommitSegmentReturnType = SendResult;
+
+export async function commitSegment(clients: ChainClients, p: CommitSegmentParameters): Promise<CommitSegmentReturnType> {
+  return sendContractTx(
+    clients,
+    {
+      address: p.jobMarket,
+      abi: jobMarketAbi,
+      functionName: "commitSegment",
+      args: [p.jobId, BigInt(p.segment), p.traceRoot, p.endStateHash, p.lossE6, p.checkpointCid],
+    },
+    p,
+  );
+}

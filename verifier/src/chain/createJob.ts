@@ -1,0 +1,47 @@
+/**
+ * Create a job: escrows `payment` of `token` (needs an allowance to the JobMarket) and returns the new
+ * job id from the JobCreated event.
+ *
+ * @example
+ *   const { jobId } = await createJob(clients, { jobMarket, manifestHash, manifestUri: `cid:${cid}`, token, payment, policy });
+ */
+import { parseEventLogs, type Address, type Hex } from "viem";
+import { jobMarketAbi } from "./abi/JobMarket.ts";
+import type { ChainClients } from "./clients.ts";
+import { ChainError } from "./errors.ts";
+import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
+
+/** IJobMarket.Policy, as the contract takes it. */
+export type JobPolicy = {
+  segments: number;
+  stepsPerSegment: number;
+  requiredStake: bigint;
+  segmentTimeout: number;
+  challengeWindow: number;
+  challengerBps: number;
+  buyerBps: number;
+  burnBps: number;
+  timeoutSlashBps: number;
+};
+
+export type CreateJobParameters = SendOptions & {
+  jobMarket: Address;
+  manifestHash: Hex;
+  manifestUri: string;
+  token: Address;
+  payment: bigint;
+  policy: JobPolicy;
+};
+
+export type CreateJobReturnType = SendResult & { jobId: bigint };
+
+export async function createJob(clients: ChainClients, p: CreateJobParameters): Promise<CreateJobReturnType> {
+  const r = await sendContractTx(
+    clients,
+    { address: p.jobMarket, abi: jobMarketAbi, functionName: "createJob", args: [p.manifestHash, p.manifestUri, p.token, p.payment, p.policy] },
+    p,
+  );
+  const [created] = parseEventLogs({ abi: jobMarketAbi, logs: r.receipt.logs, eventName: "JobCreated" });
+  if (!created) throw new ChainError(`createJob ${r.hash}: no JobCreated event in the receipt`);
+  return { ...r, jobId: created.args.jobId };
+}

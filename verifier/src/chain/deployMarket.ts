@@ -1,0 +1,79 @@
+/**
+ * Deploy and wire the market contracts (the same set and roles as ignition/modules/PoUW.ts and the
+ * contract tests' fixture): a payment/stake token (the dev TestToken unless `token` is given),
+ * StakeVault, AuditorRegistry and JobMarket; JobMarket gets the vault's MARKET_ROLE.
+ *
+ * NOTE: the dispute roles (JobMarket.DISPUTE_ROLE, StakeVault.SLASHER_ROLE, AuditorRegistry.DISPUTE_ROLE)
+ * go to DisputeGame once it exists; until then nobody holds them and no dispute can be settled.
+ *
+ * @example
+ *   const d = await deployMarket(clients, { unbondingDelaySeconds: 604_800n, minBond: parseEther("100"), exitDelaySeconds: 1_209_600n });
+ */
+import { encodeDeployData, type Abi, type Address, type Hex } from "viem";
+import { auditorRegistryAbi, auditorRegistryBytecode } from "./abi/AuditorRegistry.ts";
+import { jobMarketAbi, jobMarketBytecode } from "./abi/JobMarket.ts";
+import { stakeVaultAbi, stakeVaultBytecode } from "./abi/StakeVault.ts";
+import { testTokenAbi, testTokenBytecode } from "./abi/TestToken.ts";
+import type { ChainClients } from "./clients.ts";
+import type { Deployment } from "./deployment.ts";
+import { ChainError } from "./errors.ts";
+import { sendContractTx, broadcastAndWait } from "./send.ts";
+import { withRetry } from "./retry.ts";
+import { keccak256 } from "viem";
+
+export type DeployMarketParameters = {
+  /** An existing ERC-20 for payment and stake; default: deploy the mintable dev TestToken. */
+  token?: Address;
+  unbondingDelaySeconds: bigint;
+  minBond: bigint;
+  exitDelaySeconds: bigint;
+};
+
+export type DeployMarketReturnType = Deployment & { gasUsed: bigint };
+
+async function deployOne(clients: ChainClients, abi: Abi, bytecode: Hex, args: readonly unknown[]): Promise<{ address: Address; block: bigint; gasUsed: bigint }> {
+  const data = encodeDeployData({ abi, bytecode, args } as never);
+  const account = clients.account;
+  const request = await withRetry(() => clients.wallet.prepareTransactionRequest({ account, data, chain: clients.wallet.chain }), { what: "prepare deploy" });
+  if (!account.signTransaction) throw new ChainError("account cannot sign transactions locally");
+  const raw = await account.signTransaction(request as never);
+  const r = await broadcastAndWait(clients, { raw, hash: keccak256(raw), nonce: request.nonce!, from: account.address }, "deploy");
+  if (!r.receipt.contractAddress) throw new ChainError(`deployment ${r.hash} created no contract`);
+  return { address: r.receipt.contractAddress, block: r.receipt.blockNumber, gasUsed: r.gasUsed };
+}
+
+export async function deployMarket(clients: ChainClients, p: DeployMarketParameters): Promise<DeployMarketReturnType> {
+  const admin = clients.account.address;
+  let gasUsed = 0n;
+  let startBlock: bigint | undefined;
+  const track = (r: { block: bigint; gasUsed: bigint }) => {
+    gasUsed += r.gasUsed;
+    startBlock ??= r.block;
+  };
+  let token = p.token;
+  if (!token) {
+    const t = await deployOne(clients, testTokenAbi, testTokenBytecode, ["PoUW Dev Token", "PDT"]);
+    track(t);
+    token = t.address;
+  }
+  const vault = await deployOne(clients, stakeVaultAbi, stakeVaultBytecode, [token, p.unbondingDelaySeconds, admin]);
+  track(vault);
+  const registry = await deployOne(clients, auditorRegistryAbi, auditorRegistryBytecode, [token, p.minBond, p.exitDelaySeconds, admin]);
+  track(registry);
+  const market = await deployOne(clients, jobMarketAbi, jobMarketBytecode, [vault.address, admin]);
+  track(market);
+  const marketRole = await clients.public.readContract({ address: vault.address, abi: stakeVaultAbi, functionName: "MARKET_ROLE" });
+  const g = await sendContractTx(clients, { address: vault.address, abi: stakeVaultAbi, functionName: "grantRole", args: [marketRole, market.address] });
+  gasUsed += g.gasUsed;
+  return {
+    format: "pouw-deployment-1",
+    chainId: clients.wallet.chain.id,
+    token,
+    jobMarket: market.address,
+    stakeVault: vault.address,
+    auditorRegistry: registry.address,
+    startBlock: startBlock!.toString(),
+    devToken: p.token === undefined,
+    gasUsed,
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * The deployment record `pouw deploy` writes and every other command reads: chain id, contract
+ * addresses and the block to start event scans from.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { getAddress, isAddress, type Address } from "viem";
+import { z } from "zod";
+import { InputError } from "../errors/index.ts";
+
+const address = z.string().refine((s) => isAddress(s), "not an address").transform((s) => getAddress(s));
+
+export const Deployment = z.strictObject({
+  format: z.literal("pouw-deployment-1"),
+  chainId: z.number().int().positive(),
+  /** Payment and stake token (the dev TestToken on a local chain). */
+  token: address,
+  jobMarket: address,
+  stakeVault: address,
+  auditorRegistry: address,
+  /** Set once the dispute contract is deployed. */
+  disputeGame: address.optional(),
+  /** Block of the first deployment transaction: event scans start here. */
+  startBlock: z.string().regex(/^[0-9]+$/),
+  /** Whether `token` is the mintable dev TestToken. */
+  devToken: z.boolean(),
+});
+
+export type Deployment = Omit<z.infer<typeof Deployment>, "token" | "jobMarket" | "stakeVault" | "auditorRegistry" | "disputeGame"> & {
+  token: Address;
+  jobMarket: Address;
+  stakeVault: Address;
+  auditorRegistry: Address;
+  disputeGame?: Address;
+};
+
+export class DeploymentFileError extends InputError {
+  override name = "DeploymentFileError";
+  override readonly code: string = "DEPLOYMENT_FILE";
+}
+
+export async function readDeployment(path: string, expectChainId?: number): Promise<Deployment> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    throw new DeploymentFileError(`no deployment file at ${path} (run \`pouw deploy\` first or pass --deployment)`, { cause: err });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new DeploymentFileError(`${path} is not valid JSON`, { cause: err });
+  }
+  const r = Deployment.safeParse(value);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    throw new DeploymentFileError(`${path} field ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+  }
+  if (expectChainId !== undefined && r.data.chainId !== expectChainId) {
+    throw new DeploymentFileError(`${path} is a deployment on chain ${r.data.chainId}, but the RPC is chain ${expectChainId}`);
+  }
+  return r.data as Deployment;
+}
+
+export async function writeDeployment(path: string, d: Deployment): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, JSON.stringify(d, null, 2) + "\n");
+}

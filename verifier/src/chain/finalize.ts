@@ -1,0 +1,21 @@
+/**
+ * Finalize a Committed job after its challenge window: credits the provider, unlocks its stake (anyone may call).
+ *
+ * @example
+ *   const { hash, gasUsed } = await finalize(clients, { jobMarket, jobId: 1n });
+ */
+import type { Address } from "viem";
+import { jobMarketAbi } from "./abi/JobMarket.ts";
+import type { ChainClients } from "./clients.ts";
+import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
+
+export type FinalizeParameters = SendOptions & {
+  jobMarket: Address;
+  jobId: bigint;
+};
+
+export type FinalizeReturnType = SendResult;
+
+export async function finalize(clients: ChainClients, p: FinalizeParameters): Promise<FinalizeReturnType> {
+  return sendContractTx(clients, { address: p.jobMarket, abi: jobMarketAbi, functionName: "finalize", args: [p.jobId] }, p);
+}

@@ -1,0 +1,36 @@
+/**
+ * Read a job's full record (IJobMarket.JobView) with its status as a name.
+ *
+ * @example
+ *   const job = await getJob(clients.public, { jobMarket, jobId: 1n });
+ *   if (job.status === "Committed" && job.deadline < now) ...
+ */
+import type { Address, Chain, PublicClient, Transport } from "viem";
+import { jobMarketAbi } from "./abi/JobMarket.ts";
+import { ChainError } from "./errors.ts";
+import { withRetry } from "./retry.ts";
+
+export const JOB_STATUS = ["None", "Open", "Active", "Committed", "Finalized", "Cancelled", "Refunded"] as const;
+export type JobStatusName = (typeof JOB_STATUS)[number];
+
+export type GetJobParameters = { jobMarket: Address; jobId: bigint; blockNumber?: bigint };
+
+type RawJob = Awaited<ReturnType<typeof readRaw>>;
+async function readRaw(client: PublicClient<Transport, Chain>, p: GetJobParameters) {
+  return client.readContract({
+    address: p.jobMarket,
+    abi: jobMarketAbi,
+    functionName: "getJob",
+    args: [p.jobId],
+    ...(p.blockNumber === undefined ? {} : { blockNumber: p.blockNumber }),
+  });
+}
+
+export type GetJobReturnType = Omit<RawJob, "status"> & { jobId: bigint; status: JobStatusName };
+
+export async function getJob(client: PublicClient<Transport, Chain>, p: GetJobParameters): Promise<GetJobReturnType> {
+  const raw = await withRetry(() => readRaw(client, p), { what: "getJob" });
+  const status = JOB_STATUS[raw.status];
+  if (!status) throw new ChainError(`job ${p.jobId}: unknown status ${raw.status}`);
+  return { ...raw, jobId: p.jobId, status };
+}

@@ -1,0 +1,20 @@
+/**
+ * Withdraw the whole auditor bond after the exit delay.
+ *
+ * @example
+ *   const { hash, gasUsed } = await leaveRegistry(clients, { auditorRegistry });
+ */
+import type { Address } from "viem";
+import { auditorRegistryAbi } from "./abi/AuditorRegistry.ts";
+import type { ChainClients } from "./clients.ts";
+import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
+
+export type LeaveRegistryParameters = SendOptions & {
+  auditorRegistry: Address;
+};
+
+export type LeaveRegistryReturnType = SendResult;
+
+export async function leaveRegistry(clients: ChainClients, p: LeaveRegistryParameters): Promise<LeaveRegistryReturnType> {
+  return sendContractTx(clients, { address: p.auditorRegistry, abi: auditorRegistryAbi, functionName: "leave", args: [] }, p);
+}

@@ -1,0 +1,109 @@
+/**
+ * The one write path under every action: encode, estimate (a revert surfaces here, decoded by error
+ * name), sign locally, hand the signed transaction to `onSigned` (the bot persists it as an intent
+ * BEFORE it leaves the process), broadcast, and wait for the receipt and confirmations.
+ *
+ * Because the transaction is signed once and its hash is known before broadcast, every retry
+ * rebroadcasts the identical bytes: a retried or restarted send can never become a second transaction.
+ */
+import {
+  encodeFunctionData,
+  keccak256,
+  type Abi,
+  type Address,
+  type ContractFunctionArgs,
+  type ContractFunctionName,
+  type Hex,
+  type TransactionReceipt,
+} from "viem";
+import { logger } from "../log/index.ts";
+import type { ChainClients } from "./clients.ts";
+import { ChainError, ContractRevertError, toChainError, TxDroppedError } from "./errors.ts";
+import { withRetry } from "./retry.ts";
+
+const log = logger("chain");
+
+export type SignedTx = { hash: Hex; raw: Hex; nonce: number; from: Address };
+
+export type SendOptions = {
+  /** Called with the signed transaction before broadcast; persist it to resume without duplicates. */
+  onSigned?: (tx: SignedTx) => void | Promise<void>;
+  /** Fixed nonce (default: the account's pending nonce). */
+  nonce?: number;
+};
+
+export type SendResult = { hash: Hex; receipt: TransactionReceipt; gasUsed: bigint };
+
+export async function sendContractTx<
+  const abi extends Abi,
+  fn extends ContractFunctionName<abi, "nonpayable" | "payable">,
+>(
+  clients: ChainClients,
+  call: { address: Address; abi: abi; functionName: fn; args: ContractFunctionArgs<abi, "nonpayable" | "payable", fn> },
+  options: SendOptions = {},
+): Promise<SendResult> {
+  const data = encodeFunctionData({ abi: call.abi, functionName: call.functionName, args: call.args } as never);
+  const signed = await signTx(clients, call.address, data, options.nonce);
+  log.debug({ fn: call.functionName, hash: signed.hash, nonce: signed.nonce }, "signed");
+  await options.onSigned?.(signed);
+  return broadcastAndWait(clients, signed, String(call.functionName));
+}
+
+/** Estimates gas (decoding a revert) and signs; nothing is broadcast. */
+export async function signTx(clients: ChainClients, to: Address, data: Hex, nonce?: number): Promise<SignedTx> {
+  const account = clients.account;
+  const request = await withRetry(
+    () =>
+      clients.wallet.prepareTransactionRequest({
+        account,
+        to,
+        data,
+        chain: clients.wallet.chain,
+        ...(nonce === undefined ? {} : { nonce }),
+      }),
+    { what: "prepare" },
+  );
+  if (!account.signTransaction) throw new ChainError("account cannot sign transactions locally");
+  const raw = await account.signTransaction(request as never);
+  return { hash: keccak256(raw), raw, nonce: request.nonce!, from: account.address };
+}
+
+/** Broadcasts a signed transaction (idempotently) and waits for its receipt. Throws on a reverted receipt. */
+export async function broadcastAndWait(clients: ChainClients, signed: SignedTx, what = "tx"): Promise<SendResult> {
+  await withRetry(
+    async () => {
+      try {
+        await clients.public.sendRawTransaction({ serializedTransaction: signed.raw });
+      } catch (err) {
+        // Already in the pool or already mined (a rebroadcast after a lost response): fine.
+        if (await clients.public.getTransaction({ hash: signed.hash }).catch(() => null)) return;
+        throw err;
+      }
+    },
+    { what: `broadcast ${what}` },
+  );
+  const receipt = await waitForReceipt(clients, signed.hash);
+  if (receipt.status !== "success") throw new ChainError(`${what} ${signed.hash} reverted in block ${receipt.blockNumber}`);
+  log.info({ fn: what, hash: signed.hash, gasUsed: receipt.gasUsed.toString() }, "confirmed");
+  return { hash: signed.hash, receipt, gasUsed: receipt.gasUsed };
+}
+
+/** Waits for the receipt of `hash` and `clients.confirmations` blocks, polling with retries. */
+export async function waitForReceipt(clients: ChainClients, hash: Hex, timeoutMs = 120_000): Promise<TransactionReceipt> {
+  const started = Date.now();
+  for (;;) {
+    const receipt = await withRetry(() => clients.public.getTransactionReceipt({ hash }).catch((err: unknown) => {
+      const e = toChainError(err);
+      if (e instanceof ChainError && e.code === "CHAIN_ERROR") return null; // not found yet
+      throw e;
+    }), { what: "receipt" });
+    if (receipt) {
+      const head = await withRetry(() => clients.public.getBlockNumber({ cacheTime: 0 }), { what: "blockNumber" });
+      if (head - receipt.blockNumber + 1n >= BigInt(clients.confirmations)) return receipt;
+    }
+    if (Date.now() - started > timeoutMs) throw new TxDroppedError(`no receipt for ${hash} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, Math.min(clients.pollingIntervalMs, 500)));
+  }
+}
+
+export { ContractRevertError };
