@@ -43,6 +43,14 @@ describe("ml/engine: step witness, PRNG, half rounding, backend pinning", () => 
     for (let i = 0; i < z1!.data.length; i++) expect(a1!.data[i]).to.equal(Math.max(0, z1!.data[i]!));
   });
 
+  it("disposes every tensor a step creates (no leak between steps)", () => {
+    const before = tf.memory().numTensors;
+    let s = run.initState();
+    for (let t = 1; t <= 3; t++) s = run.step(s, t, { witness: t === 2 }).state;
+    run.evaluate(s, 50);
+    expect(tf.memory().numTensors).to.equal(before);
+  });
+
   it("refuses to step from a state that is not the previous step's", () => {
     expect(() => run.step(run.initState(), 2)).to.throw(RangeError, /needs state 1/);
   });
