@@ -91,6 +91,7 @@ contract JobMarketInvariantTest is InvariantBase, MarketFixture {
 
         assertEq(handler.ghost_doubleClaims(), 0, "no credit claimed twice");
         assertEq(handler.ghost_overSlashes(), 0, "no slash above the lock");
+        assertEq(handler.ghost_unexpectedReverts(), 0, "no call with met preconditions reverted");
     }
 
     /// @notice Runs once after each invariant run: the fuzzer actually drove the handler.

@@ -176,8 +176,9 @@ contract JobMarket is IJobMarket, AccessControl {
 
         address provider = j.provider;
         address buyer = j.buyer;
-        uint256 stake = j.requiredStake;
-        uint256 slashed = (stake * j.timeoutSlashBps) / _BPS;
+        // NOTE: the lock, not policy.requiredStake: the dispute role may have slashed part of it directly.
+        uint256 locked = _vault.lockedFor(provider, jobId);
+        uint256 slashed = (locked * j.timeoutSlashBps) / _BPS;
         uint256 segment = j.nextSegment;
         j.provider = address(0);
         j.status = JobStatus.Open;
@@ -190,7 +191,7 @@ contract JobMarket is IJobMarket, AccessControl {
             amounts[0] = slashed;
             _vault.slash(provider, jobId, slashed, recipients, amounts);
         }
-        if (slashed != stake) _vault.unlock(provider, jobId);
+        _vault.unlock(provider, jobId);
     }
 
     /// @inheritdoc IJobMarket

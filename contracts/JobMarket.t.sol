@@ -102,4 +102,30 @@ contract JobMarketTest is TestBase, MarketFixture {
         assertEq(market.creditOf(BUYER, address(token)), 1e21, "escrow refunded");
         assertTrue(market.getJob(id).status == IJobMarket.JobStatus.Refunded, "refunded");
     }
+
+    /// A dispute contract may slash a lock directly (StakeVault.slash); finalize and reportTimeout must
+    /// still work when the lock is partly or wholly gone.
+    function testFuzz_directSlash_doesNotBlockFinalizeOrTimeout(uint128 slashed, bool timeout) public {
+        uint256 id = _create(2, 1e21, 1e20);
+        vm.prank(PROVIDER);
+        market.acceptJob(id);
+        slashed = uint128(bound(slashed, 1, 1e20));
+        address[] memory to = new address[](1);
+        uint256[] memory amounts = new uint256[](1);
+        to[0] = CHALLENGER;
+        amounts[0] = slashed;
+        dispute.slash(PROVIDER, id, slashed, to, amounts);
+        if (timeout) {
+            vm.warp(block.timestamp + 1 hours + 1);
+            market.reportTimeout(id);
+            assertEq(vault.creditOf(BUYER), ((1e20 - uint256(slashed)) * 1_000) / 10_000, "timeout share of what is left");
+        } else {
+            _commitAll(id, PROVIDER, 0, 2);
+            vm.warp(block.timestamp + 1 days + 1);
+            market.finalize(id);
+            assertEq(market.creditOf(PROVIDER, address(token)), 1e21, "paid");
+        }
+        assertEq(vault.accountOf(PROVIDER).locked, 0, "nothing left locked");
+        assertEq(vault.lockedFor(PROVIDER, id), 0, "job lock gone");
+    }
 }

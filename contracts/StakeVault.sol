@@ -92,7 +92,9 @@ contract StakeVault is IStakeVault, AccessControl {
     /// @inheritdoc IStakeVault
     function unlock(address provider, uint256 jobId) external onlyRole(MARKET_ROLE) returns (uint256 amount) {
         amount = _locks[provider][jobId];
-        if (amount == 0) revert StakeVaultNotLocked(provider, jobId);
+        // NOTE: idempotent: a lock slashed to zero (or never taken) releases nothing, so finalize and
+        // reportTimeout never get stuck on a lock the dispute role emptied.
+        if (amount == 0) return 0;
         delete _locks[provider][jobId];
         Account storage a = _accounts[provider];
         unchecked {

@@ -43,8 +43,6 @@ interface IStakeVault {
     error StakeVaultStillUnbonding(address provider, uint64 withdrawableAt, uint256 nowTs);
     /// @notice `provider` already has a lock for job `jobId`.
     error StakeVaultAlreadyLocked(address provider, uint256 jobId);
-    /// @notice `provider` has no lock for job `jobId`.
-    error StakeVaultNotLocked(address provider, uint256 jobId);
     /// @notice A slash of `amount` exceeds the `locked` stake of `provider` for job `jobId`.
     error StakeVaultSlashExceedsLock(address provider, uint256 jobId, uint256 locked, uint256 amount);
     /// @notice The split does not add up: `recipients` and `amounts` lengths, or the amounts' `sum` vs `amount`.
@@ -68,6 +66,7 @@ interface IStakeVault {
     function lock(address provider, uint256 jobId, uint256 amount) external;
 
     /// @notice Release `provider`'s whole remaining lock for `jobId` back to free stake. MARKET_ROLE only.
+    /// Releases nothing (returns 0, no event) when there is no lock, e.g. after a slash took all of it.
     /// @return amount the amount released
     function unlock(address provider, uint256 jobId) external returns (uint256 amount);
 
