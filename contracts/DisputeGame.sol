@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
+import {IDisputeGame, IStepVerifier} from "./interfaces/IDisputeGame.sol";
+import {IJobMarket} from "./interfaces/IJobMarket.sol";
+import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
+import {Trace} from "./libraries/Trace.sol";
+
+/// @title DisputeGame: one-step challenges settled by concession, a Groth16 proof or a commit-reveal panel
+/// (see IDisputeGame and docs/disputes.md)
+/// @dev Holds JobMarket.DISPUTE_ROLE (freeze, settle) and AuditorRegistry.DISPUTE_ROLE (panel forfeits). Stake is
+/// slashed through JobMarket.settleProviderFault, which applies the job policy's shares, so this contract needs
+/// no StakeVault role.
+contract DisputeGame is IDisputeGame {
+    using SafeERC20 for IERC20;
+    using SafeCast for uint256;
+
+    struct Dispute {
+        // slot 0
+        uint256 jobId;
+        // slot 1
+        address challenger;
+        uint32 segment;
+        uint64 step;
+        // slot 2
+        address provider;
+        Status status;
+        Outcome outcome;
+        uint64 seedBlock;
+        uint8 commits;
+        uint8 reveals;
+        // slot 3
+        uint128 bond;
+        uint64 challengedAt;
+        uint64 commitDeadline;
+        // slot 4
+        uint64 revealDeadline;
+        uint8 validVotes;
+        uint8 faultVotes;
+        bool panelDrawn;
+        // slots 5, 6
+        bytes32 hPrev;
+        bytes32 hStep;
+        address[] panel;
+    }
+
+    struct Ballot {
+        bytes32 commitment;
+        Vote vote;
+    }
+
+    /// @notice Largest panel (votes are counted in uint8; forfeits loop over the panel).
+    uint256 public constant MAX_PANEL = 15;
+    /// @notice Forfeits without a majority to credit go here (never claimed: burned).
+    address public constant BURN_ADDRESS = 0x000000000000000000000000000000000000dEaD;
+    uint256 private constant _BPS = 10_000;
+    /// @dev blockhash(n) is only available for the 256 most recent blocks.
+    uint256 private constant _BLOCKHASH_RANGE = 256;
+
+    IJobMarket private immutable _market;
+    IAuditorRegistry private immutable _registry;
+    IStepVerifier private immutable _verifier;
+    IERC20 private immutable _bondToken;
+
+    Params private _params;
+    uint256 private _disputeCount;
+    uint256 private _openBonds;
+    mapping(uint256 disputeId => Dispute) private _disputes;
+    mapping(uint256 disputeId => mapping(address member => Ballot)) private _ballots;
+    mapping(uint256 jobId => mapping(uint256 step => uint256 disputeId)) private _openByStep;
+    /// @dev Set once a dispute found the provider of the job at fault: JobMarket has refunded the job and slashed the
+    /// lock, so later disputes on it settle their bonds without calling JobMarket again.
+    mapping(uint256 jobId => bool) private _jobFaulted;
+    mapping(uint256 jobId => CircuitTerms) private _terms;
+    mapping(address account => uint256 amount) private _credits;
+
+    constructor(
+        IJobMarket market_,
+        IAuditorRegistry registry_,
+        IStepVerifier verifier_,
+        IERC20 bondToken_,
+        Params memory params_
+    ) {
+        if (
+            params_.minChallengerBond == 0 || params_.panelErrorBps >= _BPS / 2 || params_.panelSize == 0
+                || params_.panelSize % 2 == 0 || params_.panelSize > MAX_PANEL || params_.seedDelayBlocks == 0
+                || params_.seedDelayBlocks > 200 || params_.commitWindowSeconds == 0 || params_.revealWindowSeconds == 0
+        ) revert DisputeGameInvalidParams();
+        _market = market_;
+        _registry = registry_;
+        _verifier = verifier_;
+        _bondToken = bondToken_;
+        _params = params_;
+    }
+
+    // ---------------------------------------------------------------- challenge
+
+    /// @inheritdoc IDisputeGame
+    function challenge(
+        uint256 jobId,
+        uint256 segment,
+        uint256 step,
+        bytes32 traceRoot,
+        bytes32 endStateHash,
+        bytes32 hPrev,
+        bytes32[] calldata proofPrev,
+        bytes32 hStep,
+        bytes32[] calldata proofStep
+    ) external returns (uint256 disputeId) {
+        _checkSegment(jobId, segment, step, traceRoot, endStateHash);
+        // INVARIANT: a dispute is about the provider's own committed leaves h(step-1) and h(step).
+        if (!Trace.verifyStateCalldata(traceRoot, uint64(step - 1), hPrev, proofPrev)) {
+            revert DisputeGameBadLeafProof(step - 1, hPrev);
+        }
+        if (!Trace.verifyStateCalldata(traceRoot, uint64(step), hStep, proofStep)) {
+            revert DisputeGameBadLeafProof(step, hStep);
+        }
+        disputeId = _open(jobId, segment, step, hPrev, hStep);
+    }
+
+    // ---------------------------------------------------------------- provider
+
+    /// @inheritdoc IDisputeGame
+    function concede(uint256 disputeId) external {
+        Dispute storage d = _openDispute(disputeId);
+        if (msg.sender != d.provider) revert DisputeGameNotProvider(disputeId, msg.sender, d.provider);
+        _settle(disputeId, d, Outcome.Conceded);
+    }
+
+    /// @inheritdoc IDisputeGame
+    function prove(
+        uint256 disputeId,
+        uint256 commitW,
+        uint256 commitWNext,
+        uint256 commitBatch,
+        bytes32[] calldata batchProof,
+        uint256[2] calldata pA,
+        uint256[2][2] calldata pB,
+        uint256[2] calldata pC
+    ) external {
+        Dispute storage d = _openDispute(disputeId);
+        uint256 jobId = d.jobId;
+        CircuitTerms storage terms = _terms[jobId];
+        if (terms.batchRoot == bytes32(0)) revert DisputeGameNotCircuitJob(jobId);
+        uint256 step = d.step;
+        // INVARIANT: the proof is about the disputed leaves: for the circuit class h(t) binds the Poseidon commitment
+        // of W_t as weightsHash, with no optimizer state (docs/disputes.md).
+        if (
+            Trace.stateHash(jobId, step - 1, bytes32(commitW), bytes32(0)) != d.hPrev
+                || Trace.stateHash(jobId, step, bytes32(commitWNext), bytes32(0)) != d.hStep
+        ) revert DisputeGameStateMismatch(disputeId);
+        // INVARIANT: the batch is the one the job's terms assign to this step.
+        if (!Trace.verifyStateCalldata(terms.batchRoot, uint64(step), bytes32(commitBatch), batchProof)) {
+            revert DisputeGameBadBatchProof(disputeId, step);
+        }
+        uint256[4] memory signals = [commitW, commitWNext, commitBatch, terms.lr];
+        if (!_verifier.verifyProof(pA, pB, pC, signals)) revert DisputeGameInvalidProof(disputeId);
+        _settle(disputeId, d, Outcome.Proven);
+    }
+
+    // ---------------------------------------------------------------- panel
+
+    /// @inheritdoc IDisputeGame
+    function drawPanel(uint256 disputeId) external returns (bool drawn) {
+        Dispute storage d = _openDispute(disputeId);
+        if (d.panelDrawn) revert DisputeGamePanelDrawn(disputeId);
+        if (block.number <= d.seedBlock) revert DisputeGameSeedNotReady(disputeId, d.seedBlock, block.number);
+        return _tryDraw(disputeId, d, true);
+    }
+
+    /// @inheritdoc IDisputeGame
+    function commitVote(uint256 disputeId, bytes32 commitment) external {
+        Dispute storage d = _openDispute(disputeId);
+        if (commitment == bytes32(0)) revert DisputeGameZeroCommitment(disputeId);
+        // INVARIANT: no commit after the commit phase, so nobody can commit after seeing a revealed vote.
+        if (block.timestamp > d.commitDeadline || (d.panelDrawn && d.commits == d.panel.length)) {
+            revert DisputeGameCommitClosed(disputeId, d.commitDeadline, block.timestamp);
+        }
+        if (!d.panelDrawn) {
+            if (block.number <= d.seedBlock) revert DisputeGameSeedNotReady(disputeId, d.seedBlock, block.number);
+            if (!_tryDraw(disputeId, d, false)) revert DisputeGameSeedNotReady(disputeId, d.seedBlock, block.number);
+        }
+        if (!_isMember(d, msg.sender)) revert DisputeGameNotPanelMember(disputeId, msg.sender);
+        Ballot storage b = _ballots[disputeId][msg.sender];
+        if (b.commitment != bytes32(0)) revert DisputeGameAlreadyCommitted(disputeId, msg.sender);
+        b.commitment = commitment;
+        unchecked {
+            // bound: commits <= panel.length <= MAX_PANEL
+            ++d.commits;
+        }
+        emit VoteCommitted(disputeId, msg.sender, commitment);
+    }
+
+    /// @inheritdoc IDisputeGame
+    function revealVote(uint256 disputeId, Vote vote, bytes32 salt) external {
+        Dispute storage d = _openDispute(disputeId);
+        // INVARIANT: reveals start only when no more commits are possible.
+        bool commitsClosed = block.timestamp > d.commitDeadline || (d.panelDrawn && d.commits == d.panel.length);
+        if (!commitsClosed || block.timestamp > d.revealDeadline) {
+            revert DisputeGameRevealClosed(disputeId, d.commitDeadline, d.revealDeadline, block.timestamp);
+        }
+        Ballot storage b = _ballots[disputeId][msg.sender];
+        if (b.commitment == bytes32(0)) {
+            if (!d.panelDrawn || !_isMember(d, msg.sender)) revert DisputeGameNotPanelMember(disputeId, msg.sender);
+            revert DisputeGameNoCommitment(disputeId, msg.sender);
+        }
+        if (b.vote != Vote.None) revert DisputeGameAlreadyRevealed(disputeId, msg.sender);
+        if (vote != Vote.Valid && vote != Vote.Fault) revert DisputeGameInvalidVote(uint8(vote));
+        // INVARIANT: a reveal opens the member's own commitment (the member's address is in the preimage, so a copied
+        // commitment or a copied (vote, salt) does not open).
+        if (keccak256(abi.encode(uint8(vote), salt, msg.sender)) != b.commitment) {
+            revert DisputeGameRevealMismatch(disputeId, msg.sender);
+        }
+        b.vote = vote;
+        unchecked {
+            // bound: each counter <= panel.length <= MAX_PANEL
+            ++d.reveals;
+            if (vote == Vote.Valid) ++d.validVotes;
+            else ++d.faultVotes;
+        }
+        emit VoteRevealed(disputeId, msg.sender, vote);
+    }
+
+    /// @inheritdoc IDisputeGame
+    function resolve(uint256 disputeId) external {
+        Dispute storage d = _openDispute(disputeId);
+        bool allRevealed = d.panelDrawn && d.reveals == d.panel.length;
+        // INVARIANT: the vote is counted only when every member revealed or the reveal deadline passed.
+        if (!allRevealed && block.timestamp <= d.revealDeadline) {
+            revert DisputeGameVotingOpen(disputeId, d.revealDeadline, block.timestamp);
+        }
+        // A panel nobody drew is drawn now (if its seed is still available) so that its silent members answer for it.
+        if (!d.panelDrawn && block.number > d.seedBlock) _tryDraw(disputeId, d, false);
+        Outcome outcome;
+        if (d.faultVotes > d.validVotes) outcome = Outcome.PanelFault;
+        else if (d.validVotes > d.faultVotes) outcome = Outcome.PanelValid;
+        else outcome = Outcome.NoDecision;
+        _settle(disputeId, d, outcome);
+        _penalize(disputeId, d, outcome);
+    }
+
+    // ---------------------------------------------------------------- circuit class
+
+    /// @inheritdoc IDisputeGame
+    function setCircuitTerms(uint256 jobId, uint256 lr, bytes32 batchRoot) external {
+        IJobMarket.JobView memory j = _market.getJob(jobId);
+        if (j.status == IJobMarket.JobStatus.None) revert IJobMarket.JobMarketUnknownJob(jobId);
+        if (msg.sender != j.buyer) revert DisputeGameNotBuyer(jobId, msg.sender, j.buyer);
+        // INVARIANT: a provider accepts a job knowing its terms; they never change afterwards.
+        if (j.status != IJobMarket.JobStatus.Open || j.nextSegment != 0 || _terms[jobId].batchRoot != bytes32(0)) {
+            revert DisputeGameTermsLocked(jobId);
+        }
+        if (lr >= 2 ** 32 || batchRoot == bytes32(0)) revert DisputeGameInvalidTerms(lr, batchRoot);
+        _terms[jobId] = CircuitTerms({lr: lr, batchRoot: batchRoot});
+        emit CircuitTermsSet(jobId, lr, batchRoot);
+    }
+
+    // ---------------------------------------------------------------- credits
+
+    /// @inheritdoc IDisputeGame
+    function claim() external returns (uint256 amount) {
+        amount = _credits[msg.sender];
+        // INVARIANT: a credit is paid once: it is zeroed before the transfer.
+        if (amount == 0) revert DisputeGameNothingToClaim(msg.sender);
+        _credits[msg.sender] = 0;
+        emit CreditClaimed(msg.sender, amount);
+        _bondToken.safeTransfer(msg.sender, amount);
+    }
+
+    // ---------------------------------------------------------------- views
+
+    /// @inheritdoc IDisputeGame
+    function requiredBond(uint256 jobId) public view returns (uint256) {
+        IJobMarket.JobView memory j = _market.getJob(jobId);
+        return _bondFor(j);
+    }
+
+    /// @inheritdoc IDisputeGame
+    function voteCommitment(Vote vote, bytes32 salt, address member) external pure returns (bytes32) {
+        return keccak256(abi.encode(uint8(vote), salt, member));
+    }
+
+    /// @inheritdoc IDisputeGame
+    function getDispute(uint256 disputeId) external view returns (DisputeView memory v) {
+        Dispute storage d = _disputes[disputeId];
+        v.jobId = d.jobId;
+        v.segment = d.segment;
+        v.step = d.step;
+        v.challenger = d.challenger;
+        v.provider = d.provider;
+        v.status = d.status;
+        v.outcome = d.outcome;
+        v.bond = d.bond;
+        v.challengedAt = d.challengedAt;
+        v.seedBlock = d.seedBlock;
+        v.commitDeadline = d.commitDeadline;
+        v.revealDeadline = d.revealDeadline;
+        v.hPrev = d.hPrev;
+        v.hStep = d.hStep;
+        v.panel = d.panel;
+        v.commits = d.commits;
+        v.validVotes = d.validVotes;
+        v.faultVotes = d.faultVotes;
+    }
+
+    /// @inheritdoc IDisputeGame
+    function ballotOf(uint256 disputeId, address member) external view returns (bytes32 commitment, Vote vote) {
+        Ballot storage b = _ballots[disputeId][member];
+        return (b.commitment, b.vote);
+    }
+
+    /// @inheritdoc IDisputeGame
+    function openDisputeOf(uint256 jobId, uint256 step) external view returns (uint256) {
+        return _openByStep[jobId][step];
+    }
+
+    /// @inheritdoc IDisputeGame
+    function circuitTerms(uint256 jobId) external view returns (CircuitTerms memory) {
+        return _terms[jobId];
+    }
+
+    /// @inheritdoc IDisputeGame
+    function creditOf(address account) external view returns (uint256) {
+        return _credits[account];
+    }
+
+    /// @inheritdoc IDisputeGame
+    function disputeCount() external view returns (uint256) {
+        return _disputeCount;
+    }
+
+    /// @inheritdoc IDisputeGame
+    function openBonds() external view returns (uint256) {
+        return _openBonds;
+    }
+
+    /// @inheritdoc IDisputeGame
+    function params() external view returns (Params memory) {
+        return _params;
+    }
+
+    /// @notice The JobMarket whose jobs are disputed.
+    function market() external view returns (address) {
+        return address(_market);
+    }
+
+    /// @notice The AuditorRegistry panels are drawn from.
+    function registry() external view returns (address) {
+        return address(_registry);
+    }
+
+    /// @notice The Groth16 verifier of the circuit model class.
+    function verifier() external view returns (address) {
+        return address(_verifier);
+    }
+
+    /// @notice The token challenger bonds are posted in.
+    function bondToken() external view returns (address) {
+        return address(_bondToken);
+    }
+
+    // ---------------------------------------------------------------- internal
+
+    /// @dev Checks that `step` is a step of a segment the current provider committed, and that the caller-supplied
+    /// (traceRoot, endStateHash) is that segment's commitment.
+    function _checkSegment(uint256 jobId, uint256 segment, uint256 step, bytes32 traceRoot, bytes32 endStateHash)
+        private
+        view
+    {
+        IJobMarket.JobView memory j = _market.getJob(jobId);
+        if (j.status == IJobMarket.JobStatus.None) revert IJobMarket.JobMarketUnknownJob(jobId);
+        if (msg.sender == j.provider) revert DisputeGameSelfChallenge(jobId, j.provider);
+        // INVARIANT: only the current provider's committed segments are disputable: its lock is what a fault slashes
+        // (an earlier provider's lock was released when its job timed out).
+        if (segment < j.startSegment || segment >= j.nextSegment) {
+            revert DisputeGameSegmentNotDisputable(jobId, segment, j.startSegment, j.nextSegment);
+        }
+        uint256 k = j.policy.stepsPerSegment;
+        // INVARIANT: both h(step-1) and h(step) are leaves of this segment: step in [segment*K + 1, (segment+1)*K].
+        if (step <= segment * k || step > (segment + 1) * k) revert DisputeGameStepOutsideSegment(segment, step, k);
+        if (!_market.verifySegment(jobId, segment, traceRoot, endStateHash)) {
+            revert DisputeGameCommitmentMismatch(jobId, segment);
+        }
+    }
+
+    function _open(uint256 jobId, uint256 segment, uint256 step, bytes32 hPrev, bytes32 hStep)
+        private
+        returns (uint256 disputeId)
+    {
+        uint256 existing = _openByStep[jobId][step];
+        // INVARIANT: one open dispute per step of a job.
+        if (existing != 0) revert DisputeGameDisputeOpen(jobId, step, existing);
+        IJobMarket.JobView memory j = _market.getJob(jobId);
+        uint256 bond = _bondFor(j);
+        Params storage p = _params;
+
+        disputeId = ++_disputeCount;
+        Dispute storage d = _disputes[disputeId];
+        d.jobId = jobId;
+        d.challenger = msg.sender;
+        d.segment = uint32(segment); // fits: segment < policy.segments <= type(uint16).max
+        d.step = uint64(step); // fits: step <= (segment+1) * uint32 stepsPerSegment < 2^48
+        d.provider = j.provider;
+        d.status = Status.Open;
+        d.seedBlock = uint64(block.number + p.seedDelayBlocks);
+        d.bond = bond.toUint128();
+        d.challengedAt = uint64(block.timestamp);
+        uint64 commitDeadline = uint64(block.timestamp + p.commitWindowSeconds);
+        d.commitDeadline = commitDeadline;
+        d.revealDeadline = commitDeadline + p.revealWindowSeconds;
+        d.hPrev = hPrev;
+        d.hStep = hStep;
+        _openByStep[jobId][step] = disputeId;
+        _openBonds += bond;
+        emit Challenged(disputeId, jobId, msg.sender, segment, step, hPrev, hStep, bond, d.seedBlock);
+        // Reverts (JobMarketChallengeWindowClosed, JobMarketNotDisputable) when the job can no longer be disputed.
+        _market.freeze(jobId);
+        _bondToken.safeTransferFrom(msg.sender, address(this), bond);
+    }
+
+    function _bondFor(IJobMarket.JobView memory j) private view returns (uint256) {
+        Params storage p = _params;
+        uint256 eps = p.panelErrorBps;
+        // B >= (eps * lam * S + grief) / (1 - eps): minChallengerBond covers grief / (1 - eps); rounded up.
+        uint256 num = uint256(j.policy.requiredStake) * j.policy.challengerBps * eps;
+        uint256 den = _BPS * (_BPS - eps);
+        return p.minChallengerBond + (num + den - 1) / den;
+    }
+
+    function _openDispute(uint256 disputeId) private view returns (Dispute storage d) {
+        d = _disputes[disputeId];
+        if (d.status == Status.None) revert DisputeGameUnknownDispute(disputeId);
+        // INVARIANT: a resolved dispute is final.
+        if (d.status == Status.Resolved) revert DisputeGameAlreadyResolved(disputeId, d.outcome);
+    }
+
+    function _isMember(Dispute storage d, address who) private view returns (bool) {
+        address[] storage panel = d.panel;
+        for (uint256 i; i < panel.length; ++i) {
+            if (panel[i] == who) return true;
+        }
+        return false;
+    }
+
+    /// @dev Draws the panel from blockhash(seedBlock). Returns false when the seed block left blockhash range (then,
+    /// if `reseed` and commits are still open, the seed moves to a future block) or too few auditors are eligible.
+    function _tryDraw(uint256 disputeId, Dispute storage d, bool reseed) private returns (bool) {
+        bytes32 bh = blockhash(d.seedBlock);
+        if (bh == bytes32(0)) {
+            // NOTE: more than 256 blocks since the seed block: its hash is gone. Re-anchoring to a new future block
+            // keeps the seed unpredictable at the time it is fixed.
+            if (reseed && block.timestamp <= d.commitDeadline) {
+                uint64 next = uint64(block.number + _params.seedDelayBlocks);
+                d.seedBlock = next;
+                emit PanelReseeded(disputeId, next);
+            }
+            return false;
+        }
+        bytes32 seed = keccak256(abi.encode(bh, disputeId));
+        (address buyer,,) = _market.jobParties(d.jobId);
+        address[] memory exclude = new address[](3);
+        exclude[0] = d.provider;
+        exclude[1] = d.challenger;
+        exclude[2] = buyer;
+        try _registry.drawPanel(seed, _params.panelSize, exclude) returns (address[] memory panel) {
+            d.panel = panel;
+            d.panelDrawn = true;
+            emit PanelDrawn(disputeId, seed, panel);
+            return true;
+        } catch {
+            // Too few eligible auditors: no panel; resolve ends the dispute with NoDecision.
+            emit PanelUnavailable(disputeId);
+            return false;
+        }
+    }
+
+    /// @dev Effects of an outcome: the dispute becomes final, the bond is credited, the job is settled on JobMarket.
+    function _settle(uint256 disputeId, Dispute storage d, Outcome outcome) private {
+        uint256 jobId = d.jobId;
+        d.status = Status.Resolved;
+        d.outcome = outcome;
+        delete _openByStep[jobId][d.step];
+        uint256 bond = d.bond;
+        _openBonds -= bond;
+        bool fault = outcome == Outcome.Conceded || outcome == Outcome.PanelFault;
+        bool challengerWrong = outcome == Outcome.Proven || outcome == Outcome.PanelValid;
+        emit DisputeResolved(disputeId, jobId, outcome);
+        // INVARIANT: every wei of a bond is credited: to the provider when the challenge was wrong, else back to the
+        // challenger.
+        _credit(challengerWrong ? d.provider : d.challenger, bond);
+        // JobMarket zeroes a job's open disputes when it settles a fault, so disputes resolved after that must not
+        // call it again.
+        if (_jobFaulted[jobId]) return;
+        if (fault) {
+            _jobFaulted[jobId] = true;
+            _market.settleProviderFault(jobId, d.challenger);
+        } else {
+            _market.settleNoFault(jobId);
+        }
+    }
+
+    /// @dev Meta-audit: members who revealed against the majority, and silent members, forfeit up to panelForfeit of
+    /// their auditor bond, split among the majority; with no majority, silent members' forfeits are burned.
+    function _penalize(uint256 disputeId, Dispute storage d, Outcome outcome) private {
+        if (!d.panelDrawn) return;
+        address[] memory panel = d.panel;
+        Vote majority =
+            outcome == Outcome.PanelFault ? Vote.Fault : (outcome == Outcome.PanelValid ? Vote.Valid : Vote.None);
+        address[] memory winners = new address[](panel.length);
+        uint256 nWinners;
+        for (uint256 i; i < panel.length; ++i) {
+            if (majority != Vote.None && _ballots[disputeId][panel[i]].vote == majority) winners[nWinners++] = panel[i];
+        }
+        uint256 forfeit = _params.panelForfeit;
+        if (forfeit == 0) return;
+        for (uint256 i; i < panel.length; ++i) {
+            Vote v = _ballots[disputeId][panel[i]].vote;
+            // Revealed members keep their bond when there is no majority; majority members always do.
+            if (v != Vote.None && (majority == Vote.None || v == majority)) continue;
+            uint256 bond = _registry.auditorOf(panel[i]).bond;
+            uint256 amount = forfeit < bond ? forfeit : bond;
+            if (amount == 0) continue;
+            if (nWinners == 0) {
+                _forfeit(disputeId, panel[i], amount, BURN_ADDRESS);
+                continue;
+            }
+            uint256 share = amount / nWinners;
+            // The first winner also takes the rounding remainder, so the whole amount is credited.
+            uint256 first = amount - share * (nWinners - 1);
+            _forfeit(disputeId, panel[i], first, winners[0]);
+            if (share == 0) continue;
+            for (uint256 w = 1; w < nWinners; ++w) {
+                _forfeit(disputeId, panel[i], share, winners[w]);
+            }
+        }
+    }
+
+    function _forfeit(uint256 disputeId, address member, uint256 amount, address to) private {
+        emit PanelMemberPenalized(disputeId, member, to, amount);
+        _registry.forfeit(member, amount, to);
+    }
+
+    function _credit(address account, uint256 amount) private {
+        if (amount == 0) return;
+        _credits[account] += amount;
+        emit Credited(account, amount);
+    }
+}

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+/// @title IStepVerifier: the generated Groth16 verifier of circuits/step.circom (contracts/verifiers/StepVerifier.sol)
+/// @notice Public signals, in order: [commitW, commitWNext, commitBatch, lr] (docs/zk.md).
+interface IStepVerifier {
+    function verifyProof(
+        uint256[2] calldata pA,
+        uint256[2][2] calldata pB,
+        uint256[2] calldata pC,
+        uint256[4] calldata pubSignals
+    ) external view returns (bool);
+}
+
+/// @title IDisputeGame: one-step disputes over committed training traces
+/// @notice Every state hash h(t) of a job is a leaf of a segment root committed on JobMarket before any audit, so a
+/// dispute names one step s and proves the provider's own leaves h(s-1) and h(s) against the committed root; the only
+/// question left is whether h(s) = step(h(s-1), batch(s)). No bisection is needed.
+///
+/// Life of a dispute (docs/disputes.md has the full state machine and economics):
+///  1. `challenge` (anyone but the provider, before the job's challenge window closes): posts the challenger bond
+///     `requiredBond(jobId)` in the bond token, freezes the job on JobMarket (no finalize, no timeout report) and fixes
+///     the panel seed block `block.number + seedDelayBlocks`. Voting deadlines start at once:
+///     commitDeadline = challengedAt + commitWindowSeconds, revealDeadline = commitDeadline + revealWindowSeconds.
+///  2. The provider may at any time before resolution `concede` (provider at fault at once) or, for a job registered
+///     as circuit class (`setCircuitTerms`), `prove` the step with a Groth16 proof (provider not at fault at once).
+///     Doing nothing is "defend": the panel decides.
+///  3. Panel: `panelSize` auditors from AuditorRegistry.drawPanel(seed, k, [provider, challenger, buyer]) with
+///     seed = keccak256(blockhash(seedBlock), disputeId), drawn by `drawPanel` or by the first `commitVote`. Members
+///     commit keccak256(abi.encode(uint8 vote, bytes32 salt, address member)) until commitDeadline, then reveal until
+///     revealDeadline (the reveal phase opens early once every member has committed).
+///  4. `resolve` (anyone) after revealDeadline, or once every member has revealed: more Fault than Valid votes:
+///     provider at fault; more Valid: challenger wrong; a tie (no reveals included) or no panel: no decision.
+/// Settlement: provider at fault -> JobMarket.settleProviderFault (lock slashed by the job policy's shares to
+/// challenger, buyer and burn; buyer refunded), challenger bond back to the challenger. Challenger wrong -> bond
+/// credited to the provider, job unfrozen. No decision -> bond back to the challenger, job unfrozen. Panel members in
+/// the minority or silent forfeit min(panelForfeit, bond) of their auditor bond, split among the majority (burned when
+/// there is no majority). Every payout is a credit its owner claims (`claim` here, `claim` on JobMarket, StakeVault
+/// and AuditorRegistry). A resolved dispute is final: every call on it reverts with DisputeGameAlreadyResolved.
+interface IDisputeGame {
+    /// @notice Open: challenged and not yet resolved. Resolved: final.
+    enum Status {
+        None,
+        Open,
+        Resolved
+    }
+
+    /// @notice How a dispute ended. Conceded and PanelFault: provider at fault. Proven and PanelValid: challenger
+    /// wrong. NoDecision: tie, no reveals, or no panel could be drawn.
+    enum Outcome {
+        None,
+        Conceded,
+        Proven,
+        PanelFault,
+        PanelValid,
+        NoDecision
+    }
+
+    /// @notice A panel member's vote: Valid (h(s) = step(h(s-1), batch(s))) or Fault.
+    enum Vote {
+        None,
+        Valid,
+        Fault
+    }
+
+    /// @notice Parameters fixed at deployment.
+    /// @param minChallengerBond bond floor in bond-token units: covers what a griefer gains from delay alone
+    ///        (grief / (1 - eps) in docs/economics.md); must be > 0
+    /// @param panelErrorBps eps, the assumed probability that the panel decides wrongly (basis points, < 5,000);
+    ///        the bond adds eps/(1-eps) of the challenger's share of the job's stake
+    /// @param panelSize k, number of panel members (odd, 1..MAX_PANEL)
+    /// @param seedDelayBlocks blocks between the challenge and the block whose hash seeds the panel (1..200)
+    /// @param commitWindowSeconds seconds from the challenge until commits close (> 0)
+    /// @param revealWindowSeconds seconds from commitDeadline until reveals close (> 0)
+    /// @param panelForfeit auditor-bond amount a minority or silent member forfeits (bond-token units of the registry)
+    struct Params {
+        uint128 minChallengerBond;
+        uint16 panelErrorBps;
+        uint8 panelSize;
+        uint16 seedDelayBlocks;
+        uint32 commitWindowSeconds;
+        uint32 revealWindowSeconds;
+        uint128 panelForfeit;
+    }
+
+    /// @notice A dispute as `getDispute` returns it.
+    struct DisputeView {
+        uint256 jobId;
+        uint32 segment;
+        uint64 step;
+        address challenger;
+        address provider;
+        Status status;
+        Outcome outcome;
+        uint128 bond;
+        uint64 challengedAt;
+        uint64 seedBlock;
+        uint64 commitDeadline;
+        uint64 revealDeadline;
+        bytes32 hPrev;
+        bytes32 hStep;
+        address[] panel;
+        uint8 commits;
+        uint8 validVotes;
+        uint8 faultVotes;
+    }
+
+    /// @notice Circuit-class terms of a job: the learning rate (16 fraction bits) and the Merkle root of the batch
+    /// commitments, leaf(t) = keccak256(abi.encodePacked(uint64 t, bytes32 commitBatch(t))) for t = 1..N in order.
+    struct CircuitTerms {
+        uint256 lr;
+        bytes32 batchRoot;
+    }
+
+    /// @notice `challenger` disputed step `step` (segment `segment`) of job `jobId`, posting `bond`.
+    event Challenged(
+        uint256 indexed disputeId,
+        uint256 indexed jobId,
+        address indexed challenger,
+        uint256 segment,
+        uint256 step,
+        bytes32 hPrev,
+        bytes32 hStep,
+        uint256 bond,
+        uint64 seedBlock
+    );
+    /// @notice The panel seed block of dispute `disputeId` passed out of blockhash range; it is now `seedBlock`.
+    event PanelReseeded(uint256 indexed disputeId, uint64 seedBlock);
+    /// @notice The panel of dispute `disputeId` was drawn from `seed`.
+    event PanelDrawn(uint256 indexed disputeId, bytes32 seed, address[] panel);
+    /// @notice No panel could be drawn for dispute `disputeId` (too few eligible auditors).
+    event PanelUnavailable(uint256 indexed disputeId);
+    /// @notice `member` committed its vote on dispute `disputeId`.
+    event VoteCommitted(uint256 indexed disputeId, address indexed member, bytes32 commitment);
+    /// @notice `member` revealed `vote` on dispute `disputeId`.
+    event VoteRevealed(uint256 indexed disputeId, address indexed member, Vote vote);
+    /// @notice `member` of dispute `disputeId`'s panel forfeited `amount` of its auditor bond to `to`.
+    event PanelMemberPenalized(uint256 indexed disputeId, address indexed member, address indexed to, uint256 amount);
+    /// @notice Dispute `disputeId` ended with `outcome`.
+    event DisputeResolved(uint256 indexed disputeId, uint256 indexed jobId, Outcome outcome);
+    /// @notice The buyer of job `jobId` registered it as circuit class with learning rate `lr` and batch root `batchRoot`.
+    event CircuitTermsSet(uint256 indexed jobId, uint256 lr, bytes32 batchRoot);
+    /// @notice `account` was credited `amount` of the bond token.
+    event Credited(address indexed account, uint256 amount);
+    /// @notice `account` claimed its whole credit `amount`.
+    event CreditClaimed(address indexed account, uint256 amount);
+
+    /// @notice A deployment parameter is out of range (see Params).
+    error DisputeGameInvalidParams();
+    /// @notice No dispute `disputeId` exists.
+    error DisputeGameUnknownDispute(uint256 disputeId);
+    /// @notice Dispute `disputeId` is final (ended with `outcome`); nothing touches it any more.
+    error DisputeGameAlreadyResolved(uint256 disputeId, Outcome outcome);
+    /// @notice The provider `provider` of job `jobId` cannot challenge its own trace.
+    error DisputeGameSelfChallenge(uint256 jobId, address provider);
+    /// @notice Segment `segment` of job `jobId` was committed by an earlier provider (current provider's first
+    /// segment is `startSegment`) or is not committed; only the current provider's committed segments are disputable.
+    error DisputeGameSegmentNotDisputable(uint256 jobId, uint256 segment, uint256 startSegment, uint256 nextSegment);
+    /// @notice Step `step` is not a step of segment `segment` (K = `stepsPerSegment`): both h(step-1) and h(step)
+    /// must be leaves of the segment.
+    error DisputeGameStepOutsideSegment(uint256 segment, uint256 step, uint256 stepsPerSegment);
+    /// @notice (traceRoot, endStateHash) is not what the provider committed for segment `segment` of job `jobId`.
+    error DisputeGameCommitmentMismatch(uint256 jobId, uint256 segment);
+    /// @notice The Merkle proof of state `t` with hash `h` does not verify against the committed root.
+    error DisputeGameBadLeafProof(uint256 t, bytes32 h);
+    /// @notice Step `step` of job `jobId` already has open dispute `disputeId`.
+    error DisputeGameDisputeOpen(uint256 jobId, uint256 step, uint256 disputeId);
+    /// @notice `caller` is not the provider `provider` of dispute `disputeId`.
+    error DisputeGameNotProvider(uint256 disputeId, address caller, address provider);
+    /// @notice `caller` is not on dispute `disputeId`'s panel.
+    error DisputeGameNotPanelMember(uint256 disputeId, address caller);
+    /// @notice The panel seed block `seedBlock` of dispute `disputeId` is not yet past (block `blockNumber`).
+    error DisputeGameSeedNotReady(uint256 disputeId, uint64 seedBlock, uint256 blockNumber);
+    /// @notice Dispute `disputeId`'s panel is already drawn.
+    error DisputeGamePanelDrawn(uint256 disputeId);
+    /// @notice Commits to dispute `disputeId` closed: deadline `commitDeadline` passed or everyone committed (now `nowTs`).
+    error DisputeGameCommitClosed(uint256 disputeId, uint64 commitDeadline, uint256 nowTs);
+    /// @notice `member` already committed to dispute `disputeId`.
+    error DisputeGameAlreadyCommitted(uint256 disputeId, address member);
+    /// @notice The commitment is zero.
+    error DisputeGameZeroCommitment(uint256 disputeId);
+    /// @notice Reveals on dispute `disputeId` are not open: they open at `commitDeadline` (or once everyone
+    /// committed) and close at `revealDeadline` (now `nowTs`).
+    error DisputeGameRevealClosed(uint256 disputeId, uint64 commitDeadline, uint64 revealDeadline, uint256 nowTs);
+    /// @notice `member` never committed to dispute `disputeId`.
+    error DisputeGameNoCommitment(uint256 disputeId, address member);
+    /// @notice `member` already revealed on dispute `disputeId`.
+    error DisputeGameAlreadyRevealed(uint256 disputeId, address member);
+    /// @notice The vote must be Valid or Fault.
+    error DisputeGameInvalidVote(uint8 vote);
+    /// @notice (vote, salt, member) does not hash to `member`'s commitment on dispute `disputeId`.
+    error DisputeGameRevealMismatch(uint256 disputeId, address member);
+    /// @notice Dispute `disputeId` cannot be resolved before `revealDeadline` while reveals are missing (now `nowTs`).
+    error DisputeGameVotingOpen(uint256 disputeId, uint64 revealDeadline, uint256 nowTs);
+    /// @notice `caller` is not the buyer `buyer` of job `jobId`.
+    error DisputeGameNotBuyer(uint256 jobId, address caller, address buyer);
+    /// @notice Circuit terms can only be set once, on a job that is Open and has no committed segment.
+    error DisputeGameTermsLocked(uint256 jobId);
+    /// @notice lr must be in 0..2^32-1 (the circuit's range) and batchRoot non-zero.
+    error DisputeGameInvalidTerms(uint256 lr, bytes32 batchRoot);
+    /// @notice Job `jobId` is not registered as circuit class; its disputes are decided by the panel.
+    error DisputeGameNotCircuitJob(uint256 jobId);
+    /// @notice The claimed weights commitments do not reproduce the disputed leaves of dispute `disputeId`
+    /// (h(step-1) = stateHash(jobId, step-1, bytes32(commitW), 0), h(step) likewise with commitWNext).
+    error DisputeGameStateMismatch(uint256 disputeId);
+    /// @notice commitBatch is not the batch commitment of step `step` under the job's batch root.
+    error DisputeGameBadBatchProof(uint256 disputeId, uint256 step);
+    /// @notice The Groth16 verifier rejected the proof for dispute `disputeId`.
+    error DisputeGameInvalidProof(uint256 disputeId);
+    /// @notice `account` has nothing to claim.
+    error DisputeGameNothingToClaim(address account);
+
+    /// @notice Dispute step `step` of segment `segment` of job `jobId`: h(step-1) = `hPrev` and h(step) = `hStep` are
+    /// the provider's committed leaves (proofs against `traceRoot`, which with `endStateHash` must match the segment's
+    /// on-chain commitment). Pulls `requiredBond(jobId)` of the bond token from the caller and freezes the job.
+    /// @return disputeId the new dispute's id (1, 2, ...)
+    function challenge(
+        uint256 jobId,
+        uint256 segment,
+        uint256 step,
+        bytes32 traceRoot,
+        bytes32 endStateHash,
+        bytes32 hPrev,
+        bytes32[] calldata proofPrev,
+        bytes32 hStep,
+        bytes32[] calldata proofStep
+    ) external returns (uint256 disputeId);
+
+    /// @notice The provider admits the fault: settles at once with the provider at fault. Provider only.
+    function concede(uint256 disputeId) external;
+
+    /// @notice Settle for the provider with a Groth16 proof that W' = step(W, batch) (circuit-class jobs only).
+    /// Checks h(step-1) = stateHash(jobId, step-1, bytes32(commitW), 0), h(step) = stateHash(jobId, step,
+    /// bytes32(commitWNext), 0), commitBatch against the job's batch root (`batchProof`), lr from the job's terms,
+    /// then calls the verifier with [commitW, commitWNext, commitBatch, lr]. Anyone may submit it.
+    function prove(
+        uint256 disputeId,
+        uint256 commitW,
+        uint256 commitWNext,
+        uint256 commitBatch,
+        bytes32[] calldata batchProof,
+        uint256[2] calldata pA,
+        uint256[2][2] calldata pB,
+        uint256[2] calldata pC
+    ) external;
+
+    /// @notice Draw the panel once block seedBlock has passed (re-anchors the seed if it left blockhash range). Anyone.
+    /// @return drawn whether a panel now exists
+    function drawPanel(uint256 disputeId) external returns (bool drawn);
+
+    /// @notice Commit a panel vote: keccak256(abi.encode(uint8 vote, bytes32 salt, address member)). Draws the panel
+    /// first if needed. Panel members only, until commitDeadline.
+    function commitVote(uint256 disputeId, bytes32 commitment) external;
+
+    /// @notice Reveal a committed vote. Panel members only, from commitDeadline (or once all committed) to revealDeadline.
+    function revealVote(uint256 disputeId, Vote vote, bytes32 salt) external;
+
+    /// @notice Resolve after revealDeadline, or earlier once every panel member has revealed. Anyone.
+    function resolve(uint256 disputeId) external;
+
+    /// @notice Register job `jobId` as circuit class (docs/zk.md): learning rate `lr` (16 fraction bits) and the
+    /// Merkle root of its per-step batch commitments. Buyer only, once, while the job is Open with nothing committed.
+    function setCircuitTerms(uint256 jobId, uint256 lr, bytes32 batchRoot) external;
+
+    /// @notice Transfer the caller's whole bond-token credit to it.
+    function claim() external returns (uint256 amount);
+
+    /// @notice The bond the next challenge on job `jobId` must post:
+    /// minChallengerBond + ceil(requiredStake * challengerBps/10,000 * eps/(1-eps)).
+    function requiredBond(uint256 jobId) external view returns (uint256);
+
+    /// @notice The vote commitment a member posts (the same hash the contract checks at reveal).
+    function voteCommitment(Vote vote, bytes32 salt, address member) external pure returns (bytes32);
+
+    /// @notice A dispute's full record.
+    function getDispute(uint256 disputeId) external view returns (DisputeView memory);
+
+    /// @notice `member`'s commitment and revealed vote on dispute `disputeId`.
+    function ballotOf(uint256 disputeId, address member) external view returns (bytes32 commitment, Vote vote);
+
+    /// @notice The open dispute on step `step` of job `jobId` (0 if none).
+    function openDisputeOf(uint256 jobId, uint256 step) external view returns (uint256);
+
+    /// @notice A job's circuit terms (lr, batchRoot); batchRoot 0 when the job is not circuit class.
+    function circuitTerms(uint256 jobId) external view returns (CircuitTerms memory);
+
+    /// @notice Claimable bond-token credit of `account`.
+    function creditOf(address account) external view returns (uint256);
+
+    /// @notice Number of disputes opened so far (the last dispute id).
+    function disputeCount() external view returns (uint256);
+
+    /// @notice Sum of the bonds of open disputes (held by this contract besides credits).
+    function openBonds() external view returns (uint256);
+
+    /// @notice The deployment parameters.
+    function params() external view returns (Params memory);
+}
