@@ -45,6 +45,8 @@ contract JobMarketInvariantTest is InvariantBase, MarketFixture {
         // Jobs need stake and commits to get far; seed two so short runs reach finalize and disputes.
         handler.createJob(0, 1e18, 2, 1e18, 1_000);
         handler.createJob(1, 5e18, 1, 2e18, 10_000);
+        handler.advance(0, 1, 1); // job 1 Active
+        handler.advance(1, 2, 1); // job 2 Active (its timeout slash is 100% of the lock)
     }
 
     /// @notice Every contract holds exactly what it owes, no credit was paid twice, no slash exceeded a lock,
