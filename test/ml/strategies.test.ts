@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { createRun, firstAffectedStep, parseStrategy, StrategyError, train, type Run, type TraceFile } from "../../verifier/src/ml/index.ts";
+import { createRun, firstAffectedStep, ManifestError, parseManifest, parseStrategy, StrategyError, train, type Run, type TraceFile } from "../../verifier/src/ml/index.ts";
+import { ContentNotFoundError, LocalDirStore } from "../../verifier/src/store/index.ts";
 import { InputError } from "../../verifier/src/errors/index.ts";
 import { tempDir, tinyManifest } from "./helpers.ts";
 
@@ -89,6 +90,23 @@ describe("ml/strategies: each cheat changes the roots from its first affected se
       expect.fail("copied a missing trace");
     } catch (err) {
       expect(err).to.be.instanceOf(InputError);
+    }
+  });
+
+  it("fine-tunes from a base checkpoint named by init.checkpointCid", async () => {
+    const base = structuredClone(tinyManifest());
+    const m = parseManifest({ ...base, init: { checkpointCid: honest.finalCheckpointCid } });
+    const ft = await createRun(m, { jobId: 9n });
+    expect(() => ft.initState()).to.throw(ManifestError, /checkpointCid/);
+    const s0 = await ft.initFromStore(new LocalDirStore(join(dir, "honest", "store")));
+    expect(s0.step).to.equal(0);
+    const final = run.loadCheckpoint(await new LocalDirStore(join(dir, "honest", "store")).get(honest.finalCheckpointCid));
+    expect(Buffer.from(ft.weightsBytes(s0)).equals(Buffer.from(run.weightsBytes(final)))).to.equal(true);
+    try {
+      await ft.initFromStore(new LocalDirStore(join(dir, "empty-store")));
+      expect.fail("loaded a base checkpoint from an empty store");
+    } catch (err) {
+      expect(err).to.be.instanceOf(ContentNotFoundError);
     }
   });
 

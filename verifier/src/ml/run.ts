@@ -20,6 +20,7 @@ import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
 import { loadMnist, MNIST_PIXELS, type LabelledImages } from "./data/mnist.ts";
 import { loadSotu } from "./data/sotu.ts";
 import { DataError, ManifestError } from "./errors.ts";
+import { InputError } from "../errors/index.ts";
 import { manifestHash as hashManifest, type Manifest } from "./manifest.ts";
 import { MnistMlp } from "./models/mlp.ts";
 import { CharTransformer } from "./models/transformer.ts";
@@ -154,7 +155,7 @@ export class Run {
    */
   step(state: TrainState, t: number = state.step + 1, options: { witness?: boolean } = {}): StepResult {
     if (t !== state.step + 1) throw new RangeError(`step(${t}) needs state ${t - 1}, got state ${state.step}`);
-    if (options.witness && this.model.arch !== "mnist-mlp") throw new ManifestError(`step witnesses exist for mnist-mlp only, not ${this.model.arch}`);
+    if (options.witness && this.model.arch !== "mnist-mlp") throw new InputError(`step witnesses exist for mnist-mlp only, not ${this.model.arch}`);
     const g = this.gradients(state.params, this.batchFor(t), options);
     const next = this.applyUpdate(state, g.grads);
     return g.witness ? { state: next, loss: g.loss, witness: g.witness } : { state: next, loss: g.loss };
