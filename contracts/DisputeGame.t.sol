@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {TestBase} from "./test/TestBase.sol";
+import {DisputeFixture} from "./test/DisputeFixture.sol";
+import {DisputeGame} from "./DisputeGame.sol";
+import {IDisputeGame, IStepVerifier} from "./interfaces/IDisputeGame.sol";
+import {IJobMarket} from "./interfaces/IJobMarket.sol";
+import {Trace} from "./libraries/Trace.sol";
+
+/// @notice Unit and fuzz tests of DisputeGame: every path, every deadline and every custom error. Real Groth16
+/// proofs are tested in test/dispute/ (Mocha, proved with verifier/src/zk); here the generated verifier rejects
+/// forged ones.
+contract DisputeGameTest is TestBase, DisputeFixture {
+    uint256 internal constant HONEST = type(uint256).max;
+    IDisputeGame.Vote internal constant VALID = IDisputeGame.Vote.Valid;
+    IDisputeGame.Vote internal constant FAULT = IDisputeGame.Vote.Fault;
+
+    // ---------------------------------------------------------------- helpers
+
+    function _cheatingDispute() internal returns (uint256 jobId, uint256 id) {
+        jobId = _job(2, 2, 2); // leaves diverge from state 2: step 2 is the bad step
+        id = _challenge(challenger, jobId, 2, 2);
+    }
+
+    function _vote(uint256 id, address[] memory panel, IDisputeGame.Vote[3] memory votes) internal {
+        for (uint256 i; i < 3; ++i) {
+            if (votes[i] != IDisputeGame.Vote.None) _commitVote(id, panel[i], votes[i]);
+        }
+        VM.warp(block.timestamp + 1 days + 1);
+        for (uint256 i; i < 3; ++i) {
+            if (votes[i] != IDisputeGame.Vote.None) _reveal(id, panel[i], votes[i]);
+        }
+    }
+
+    function _bondOf(address a) internal view returns (uint256) {
+        return registry.auditorOf(a).bond;
+    }
+
+    // ---------------------------------------------------------------- challenge
+
+    function test_challenge_postsBondFreezesJobAndRecordsDispute() public {
+        uint256 jobId = _job(2, 1, HONEST);
+        uint256 bond = game.requiredBond(jobId);
+        // 1e18 + 10e18 * 0.5 * 0.1 / 0.9 = 1.5556e18 (rounded up)
+        assertEq(bond, 1e18 + 555555555555555556, "bond formula");
+        uint256 before = token.balanceOf(challenger);
+        uint256 id = _challenge(challenger, jobId, 2, HONEST);
+        assertEq(id, 1, "first id");
+        assertEq(token.balanceOf(challenger), before - bond, "bond pulled");
+        assertEq(token.balanceOf(address(game)), bond, "bond held");
+        assertEq(game.openBonds(), bond, "open bonds");
+        assertEq(market.getJob(jobId).openDisputes, 1, "job frozen");
+        assertEq(game.openDisputeOf(jobId, 2), id, "open per step");
+        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        assertEq(d.provider, provider, "provider");
+        assertEq(d.step, 2, "step");
+        assertEq(d.seedBlock, block.number + 2, "seed block");
+        assertEq(d.revealDeadline, d.challengedAt + 2 days, "reveal deadline");
+        assertTrue(d.status == IDisputeGame.Status.Open, "open");
+    }
+
+    function test_challenge_byProvider_reverts() public {
+        uint256 jobId = _job(2, 1, HONEST);
+        VM.expectPartialRevert(IDisputeGame.DisputeGameSelfChallenge.selector);
+        _challenge(provider, jobId, 2, HONEST);
+    }
+
+    function test_challenge_unknownJob_reverts() public {
+        bytes32[] memory none = new bytes32[](0);
+        VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketUnknownJob.selector, 7));
+        game.challenge(7, 0, 1, bytes32(0), bytes32(0), bytes32(0), none, bytes32(0), none);
+    }
+
+    function test_challenge_uncommittedSegment_reverts() public {
+        uint256 jobId = _job(2, 1, HONEST);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameSegmentNotDisputable.selector, jobId, 1, 0, 1));
+        _challenge(challenger, jobId, 5, HONEST);
+    }
+
+    function test_challenge_stepOutsideSegment_reverts() public {
+        uint256 jobId = _job(2, 2, HONEST);
+        (bytes32[4] memory l, bytes32[4] memory hs) = leaves(jobId, 1, HONEST);
+        // step 3 = 1*K is the first state of segment 1, but step 3's pre-state h(2) belongs to segment 0 only.
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameStepOutsideSegment.selector, 1, 3, 3));
+        vm_prank(challenger);
+        game.challenge(jobId, 1, 3, root(l), hs[3], hs[0], proof(l, 0), hs[0], proof(l, 0));
+    }
+
+    function test_challenge_wrongRoot_reverts() public {
+        uint256 jobId = _job(2, 1, HONEST);
+        (bytes32[4] memory l, bytes32[4] memory hs) = leaves(jobId, 0, 1); // not the committed leaves
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameCommitmentMismatch.selector, jobId, 0));
+        vm_prank(challenger);
+        game.challenge(jobId, 0, 1, root(l), hs[3], hs[0], proof(l, 0), hs[1], proof(l, 1));
+    }
+
+    function test_challenge_badLeafProof_reverts() public {
+        uint256 jobId = _job(2, 1, HONEST);
+        (bytes32[4] memory l, bytes32[4] memory hs) = leaves(jobId, 0, HONEST);
+        bytes32 fake = keccak256("not a leaf");
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameBadLeafProof.selector, 2, fake));
+        vm_prank(challenger);
+        game.challenge(jobId, 0, 2, root(l), hs[3], hs[1], proof(l, 1), fake, proof(l, 2));
+    }
+
+    function test_challenge_sameStepTwice_reverts() public {
+        uint256 jobId = _job(2, 1, HONEST);
+        uint256 id = _challenge(challenger, jobId, 2, HONEST);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameDisputeOpen.selector, jobId, 2, id));
+        _challenge(stranger, jobId, 2, HONEST);
+    }
+
+    function test_challenge_afterChallengeWindow_reverts() public {
+        uint256 jobId = _job(1, 1, HONEST);
+        VM.warp(block.timestamp + 1 days + 1);
+        VM.expectPartialRevert(IJobMarket.JobMarketChallengeWindowClosed.selector);
+        _challenge(challenger, jobId, 2, HONEST);
+    }
+
+    // ---------------------------------------------------------------- concede
+
+    function test_concede_slashesProviderAtOnce() public {
+        (uint256 jobId, uint256 id) = _cheatingDispute();
+        uint256 bond = game.getDispute(id).bond;
+        vm_prank(provider);
+        game.concede(id);
+        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        assertTrue(d.outcome == IDisputeGame.Outcome.Conceded, "conceded");
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Refunded, "refunded");
+        assertEq(game.creditOf(challenger), bond, "bond back");
+        assertEq(vault.creditOf(challenger), 5e18, "challenger share of stake");
+        assertEq(vault.creditOf(buyer), 3e18, "buyer share of stake");
+        assertEq(market.creditOf(buyer, address(token)), PAYMENT, "buyer refunded");
+        assertEq(vault.lockedFor(provider, jobId), 0, "lock gone");
+        assertEq(game.openDisputeOf(jobId, 2), 0, "step free");
+        vm_prank(challenger);
+        assertEq(game.claim(), bond, "claimed");
+        assertEq(token.balanceOf(address(game)), 0, "game empty");
+    }
+
+    function test_concede_byStranger_reverts() public {
+        (, uint256 id) = _cheatingDispute();
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameNotProvider.selector, id, stranger, provider));
+        vm_prank(stranger);
+        game.concede(id);
+    }
+
+    function test_unknownDispute_reverts() public {
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameUnknownDispute.selector, 42));
+        game.concede(42);
+    }
+
+    // ---------------------------------------------------------------- panel
+
+    function test_panel_excludesPartiesAndIsFixedBySeedBlock() public {
+        (, uint256 id) = _cheatingDispute();
+        address[] memory panel = _draw(id);
+        assertEq(panel.length, 3, "k members");
+        for (uint256 i; i < panel.length; ++i) {
+            assertTrue(panel[i] != provider && panel[i] != challenger && panel[i] != buyer, "parties excluded");
+            assertTrue(registry.isActive(panel[i]), "active auditor");
+        }
+    }
+
+    function test_panelFault_slashesProviderAndPaysMajority() public {
+        (uint256 jobId, uint256 id) = _cheatingDispute();
+        address[] memory p = _draw(id);
+        uint256[3] memory before = [_bondOf(p[0]), _bondOf(p[1]), _bondOf(p[2])];
+        _vote(id, p, [FAULT, FAULT, VALID]);
+        game.resolve(id);
+        assertTrue(game.getDispute(id).outcome == IDisputeGame.Outcome.PanelFault, "fault");
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Refunded, "refunded");
+        assertEq(vault.creditOf(challenger), 5e18, "challenger reward");
+        assertEq(game.creditOf(challenger), game.getDispute(id).bond, "bond back");
+        // the minority member forfeits 20e18, split between the two majority members
+        assertEq(_bondOf(p[2]), before[2] - 20e18, "minority forfeits");
+        assertEq(_bondOf(p[0]), before[0], "majority keeps");
+        assertEq(registry.creditOf(p[0]), 10e18, "majority paid");
+        assertEq(registry.creditOf(p[1]), 10e18, "majority paid");
+    }
+
+    function test_panelValid_challengerLosesBondAndJobFinalizes() public {
+        uint256 jobId = _job(1, 1, HONEST);
+        uint256 id = _challenge(challenger, jobId, 2, HONEST);
+        uint256 bond = game.getDispute(id).bond;
+        address[] memory p = _draw(id);
+        _vote(id, p, [VALID, VALID, VALID]);
+        game.resolve(id);
+        assertTrue(game.getDispute(id).outcome == IDisputeGame.Outcome.PanelValid, "valid");
+        assertEq(game.creditOf(provider), bond, "bond to provider");
+        assertEq(game.creditOf(challenger), 0, "challenger gets nothing");
+        assertEq(market.getJob(jobId).openDisputes, 0, "unfrozen");
+        VM.warp(block.timestamp + 1 days);
+        market.finalize(jobId);
+        assertEq(market.creditOf(provider, address(token)), PAYMENT, "provider paid");
+    }
+
+    function test_resolveEarly_onceAllRevealed() public {
+        (, uint256 id) = _cheatingDispute();
+        address[] memory p = _draw(id);
+        for (uint256 i; i < 3; ++i) _commitVote(id, p[i], FAULT);
+        // every member committed: reveals open before the commit deadline, and resolve after the last reveal
+        for (uint256 i; i < 3; ++i) _reveal(id, p[i], FAULT);
+        game.resolve(id);
+        assertTrue(game.getDispute(id).outcome == IDisputeGame.Outcome.PanelFault, "fault in one voting round");
+    }
+
+    function test_silentMember_forfeitsToMajority() public {
+        (, uint256 id) = _cheatingDispute();
+        address[] memory p = _draw(id);
+        uint256 silentBefore = _bondOf(p[2]);
+        _commitVote(id, p[2], FAULT); // commits, never reveals
+        _vote(id, p, [FAULT, FAULT, IDisputeGame.Vote.None]);
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IDisputeGame.DisputeGameVotingOpen.selector, id, game.getDispute(id).revealDeadline, block.timestamp
+            )
+        );
+        game.resolve(id);
+        VM.warp(game.getDispute(id).revealDeadline + 1);
+        game.resolve(id);
+        assertTrue(game.getDispute(id).outcome == IDisputeGame.Outcome.PanelFault, "fault");
+        assertEq(_bondOf(p[2]), silentBefore - 20e18, "silent forfeits");
+        assertEq(registry.creditOf(p[0]) + registry.creditOf(p[1]), 20e18, "to the majority");
+    }
+
+    function test_noVotes_noDecision_refundsBondAndBurnsSilentForfeits() public {
+        (uint256 jobId, uint256 id) = _cheatingDispute();
+        uint256 bond = game.getDispute(id).bond;
+        VMB.roll(block.number + 3);
+        VM.warp(block.timestamp + 2 days + 1);
+        game.resolve(id); // draws the panel now so that its silent members answer for it
+        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        assertTrue(d.outcome == IDisputeGame.Outcome.NoDecision, "no decision");
+        assertEq(d.panel.length, 3, "panel drawn at resolve");
+        assertEq(game.creditOf(challenger), bond, "bond back");
+        assertEq(registry.creditOf(game.BURN_ADDRESS()), 60e18, "silent forfeits burned");
+        assertEq(market.getJob(jobId).openDisputes, 0, "unfrozen");
+    }
+
+    function test_tie_noDecision_revealersKeepBonds() public {
+        (, uint256 id) = _cheatingDispute();
+        address[] memory p = _draw(id);
+        uint256[3] memory before = [_bondOf(p[0]), _bondOf(p[1]), _bondOf(p[2])];
+        _vote(id, p, [FAULT, VALID, IDisputeGame.Vote.None]);
+        VM.warp(block.timestamp + 1 days);
+        game.resolve(id);
+        assertTrue(game.getDispute(id).outcome == IDisputeGame.Outcome.NoDecision, "tie");
+        assertEq(_bondOf(p[0]), before[0], "revealer keeps");
+        assertEq(_bondOf(p[1]), before[1], "revealer keeps");
+        assertEq(_bondOf(p[2]), before[2] - 20e18, "silent forfeits");
+    }
+
+    function test_panelUnavailable_noDecision() public {
+        for (uint256 i; i < 3; ++i) {
+            vm_prank(auditors[i]);
+            registry.requestExit();
+        }
+        (, uint256 id) = _cheatingDispute();
+        VMB.roll(block.number + 3);
+        assertTrue(!game.drawPanel(id), "no panel");
+        VM.warp(block.timestamp + 2 days + 1);
+        game.resolve(id);
+        assertTrue(game.getDispute(id).outcome == IDisputeGame.Outcome.NoDecision, "no decision");
+        assertEq(game.creditOf(challenger), game.getDispute(id).bond, "bond back");
+    }
+
+    function test_seedOutOfRange_reseeds() public {
+        (, uint256 id) = _cheatingDispute();
+        VMB.roll(block.number + 300);
+        assertTrue(!game.drawPanel(id), "seed gone");
+        assertEq(game.getDispute(id).seedBlock, block.number + 2, "re-anchored");
+        VMB.roll(block.number + 3);
+        assertTrue(game.drawPanel(id), "drawn");
+    }
+
+    function test_copiedVote_cannotBeRevealed() public {
+        (, uint256 id) = _cheatingDispute();
+        address[] memory p = _draw(id);
+        _commitVote(id, p[0], FAULT);
+        (bytes32 copied,) = game.ballotOf(id, p[0]);
+        vm_prank(p[1]);
+        game.commitVote(id, copied); // copies p[0]'s commitment
+        _commitVote(id, p[2], FAULT);
+        _reveal(id, p[0], FAULT);
+        // p[1] now knows p[0]'s vote and salt, but the commitment binds p[0]'s address
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameRevealMismatch.selector, id, p[1]));
+        vm_prank(p[1]);
+        game.revealVote(id, FAULT, _salt(p[0]));
+        // and it cannot commit anew after seeing the reveal: every member committed, so commits are closed
+        bytes32 fresh = game.voteCommitment(FAULT, _salt(p[1]), p[1]);
+        VM.expectPartialRevert(IDisputeGame.DisputeGameCommitClosed.selector);
+        vm_prank(p[1]);
+        game.commitVote(id, fresh);
+    }
+
+    function test_panelErrors() public {
+        (, uint256 id) = _cheatingDispute();
+        VM.expectRevert(
+            abi.encodeWithSelector(IDisputeGame.DisputeGameSeedNotReady.selector, id, block.number + 2, block.number)
+        );
+        game.drawPanel(id);
+        VM.expectPartialRevert(IDisputeGame.DisputeGameSeedNotReady.selector);
+        vm_prank(auditors[0]);
+        game.commitVote(id, keccak256("c"));
+        address[] memory p = _draw(id);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGamePanelDrawn.selector, id));
+        game.drawPanel(id);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameNotPanelMember.selector, id, stranger));
+        vm_prank(stranger);
+        game.commitVote(id, keccak256("c"));
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameZeroCommitment.selector, id));
+        vm_prank(p[0]);
+        game.commitVote(id, bytes32(0));
+        _commitVote(id, p[0], FAULT);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameAlreadyCommitted.selector, id, p[0]));
+        vm_prank(p[0]);
+        game.commitVote(id, keccak256("again"));
+        // reveals wait for the commit phase to end
+        VM.expectPartialRevert(IDisputeGame.DisputeGameRevealClosed.selector);
+        _reveal(id, p[0], FAULT);
+        VM.warp(block.timestamp + 1 days + 1);
+        bytes32 late = game.voteCommitment(FAULT, _salt(p[1]), p[1]);
+        VM.expectPartialRevert(IDisputeGame.DisputeGameCommitClosed.selector);
+        vm_prank(p[1]);
+        game.commitVote(id, late);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameNoCommitment.selector, id, p[1]));
+        _reveal(id, p[1], FAULT);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameNotPanelMember.selector, id, stranger));
+        _reveal(id, stranger, FAULT);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidVote.selector, 0));
+        _reveal(id, p[0], IDisputeGame.Vote.None);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameRevealMismatch.selector, id, p[0]));
+        _reveal(id, p[0], VALID);
+        _reveal(id, p[0], FAULT);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameAlreadyRevealed.selector, id, p[0]));
+        _reveal(id, p[0], FAULT);
+        VM.warp(block.timestamp + 1 days);
+        VM.expectPartialRevert(IDisputeGame.DisputeGameRevealClosed.selector);
+        _reveal(id, p[0], FAULT);
+    }
+
+    // ---------------------------------------------------------------- several disputes on one job
+
+    function test_secondDisputeAfterFault_settlesBondOnly() public {
+        uint256 jobId = _job(2, 2, 2);
+        uint256 first = _challenge(challenger, jobId, 2, 2);
+        uint256 second = _challenge(stranger, jobId, 3, 2);
+        assertEq(market.getJob(jobId).openDisputes, 2, "two open");
+        vm_prank(provider);
+        game.concede(first);
+        address[] memory p = _draw(second);
+        _vote(second, p, [FAULT, FAULT, FAULT]);
+        game.resolve(second);
+        assertEq(game.creditOf(stranger), game.getDispute(second).bond, "second challenger refunded");
+        assertEq(vault.creditOf(stranger), 0, "no second slash");
+        assertEq(token.balanceOf(address(game)), game.creditOf(stranger) + game.creditOf(challenger), "held = credits");
+    }
+
+    // ---------------------------------------------------------------- resolved disputes are final
+
+    function test_resolvedDispute_touchedAgain_reverts() public {
+        (, uint256 id) = _cheatingDispute();
+        vm_prank(provider);
+        game.concede(id);
+        bytes memory err = abi.encodeWithSelector(
+            IDisputeGame.DisputeGameAlreadyResolved.selector, id, IDisputeGame.Outcome.Conceded
+        );
+        VM.expectRevert(err);
+        vm_prank(provider);
+        game.concede(id);
+        VM.expectRevert(err);
+        game.resolve(id);
+        VM.expectRevert(err);
+        game.drawPanel(id);
+        VM.expectRevert(err);
+        vm_prank(auditors[0]);
+        game.commitVote(id, keccak256("c"));
+        VM.expectRevert(err);
+        _reveal(id, auditors[0], FAULT);
+        uint256[2] memory a;
+        uint256[2][2] memory b;
+        VM.expectRevert(err);
+        game.prove(id, 0, 0, 0, new bytes32[](0), a, b, a);
+    }
+
+    // ---------------------------------------------------------------- circuit class (prove)
+
+    function _batch(uint256 t) internal pure returns (uint256) {
+        return uint256(keccak256(abi.encode("batch", t))) >> 8;
+    }
+
+    function _batchLeaves() internal pure returns (bytes32[4] memory l) {
+        for (uint256 t = 1; t <= 4; ++t) {
+            l[t - 1] = Trace.leaf(uint64(t), bytes32(_batch(t)));
+        }
+    }
+
+    function _circuitJob() internal returns (uint256 jobId) {
+        vm_prank(buyer);
+        jobId = market.createJob(keccak256("manifest"), "ipfs://m", address(token), PAYMENT, policy(1));
+        vm_prank(buyer);
+        game.setCircuitTerms(jobId, 3277, root(_batchLeaves()));
+        vm_prank(provider);
+        market.acceptJob(jobId);
+        _commit(jobId, 1, HONEST);
+    }
+
+    function test_prove_forgedProof_rejected() public {
+        uint256 jobId = _circuitJob();
+        uint256 id = _challenge(challenger, jobId, 2, HONEST);
+        uint256[2] memory a = [uint256(1), uint256(2)];
+        uint256[2][2] memory b = [[uint256(1), uint256(2)], [uint256(3), uint256(4)]];
+        uint256[2] memory c = [uint256(1), uint256(2)];
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidProof.selector, id));
+        game.prove(id, weights(1, 0), weights(2, 0), _batch(2), proof(_batchLeaves(), 1), a, b, c);
+    }
+
+    function test_prove_bindingErrors() public {
+        uint256 jobId = _circuitJob();
+        uint256 id = _challenge(challenger, jobId, 2, HONEST);
+        uint256[2] memory a;
+        uint256[2][2] memory b;
+        bytes32[] memory bp = proof(_batchLeaves(), 1);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameStateMismatch.selector, id));
+        game.prove(id, weights(1, 1), weights(2, 0), _batch(2), bp, a, b, a);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameStateMismatch.selector, id));
+        game.prove(id, weights(1, 0), weights(2, 1), _batch(2), bp, a, b, a);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameBadBatchProof.selector, id, 2));
+        game.prove(id, weights(1, 0), weights(2, 0), _batch(3), bp, a, b, a);
+    }
+
+    function test_prove_onPanelJob_reverts() public {
+        (uint256 jobId, uint256 id) = _cheatingDispute();
+        uint256[2] memory a;
+        uint256[2][2] memory b;
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameNotCircuitJob.selector, jobId));
+        game.prove(id, 0, 0, 0, new bytes32[](0), a, b, a);
+    }
+
+    function test_setCircuitTerms_errors() public {
+        vm_prank(buyer);
+        uint256 jobId = market.createJob(keccak256("m"), "ipfs://m", address(token), PAYMENT, policy(1));
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameNotBuyer.selector, jobId, stranger, buyer));
+        vm_prank(stranger);
+        game.setCircuitTerms(jobId, 1, bytes32(uint256(1)));
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidTerms.selector, 2 ** 32, bytes32(uint256(1))));
+        vm_prank(buyer);
+        game.setCircuitTerms(jobId, 2 ** 32, bytes32(uint256(1)));
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidTerms.selector, 1, bytes32(0)));
+        vm_prank(buyer);
+        game.setCircuitTerms(jobId, 1, bytes32(0));
+        vm_prank(buyer);
+        game.setCircuitTerms(jobId, 1, bytes32(uint256(1)));
+        assertEq(game.circuitTerms(jobId).lr, 1, "terms stored");
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameTermsLocked.selector, jobId));
+        vm_prank(buyer);
+        game.setCircuitTerms(jobId, 2, bytes32(uint256(1)));
+        VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketUnknownJob.selector, 99));
+        game.setCircuitTerms(99, 1, bytes32(uint256(1)));
+    }
+
+    function test_setCircuitTerms_afterAcceptance_reverts() public {
+        uint256 jobId = _job(1, 0, HONEST);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameTermsLocked.selector, jobId));
+        vm_prank(buyer);
+        game.setCircuitTerms(jobId, 1, bytes32(uint256(1)));
+    }
+
+    // ---------------------------------------------------------------- parameters and credits
+
+    function test_constructor_invalidParams_reverts() public {
+        IDisputeGame.Params memory p = defaultParams();
+        p.panelSize = 4;
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidParams.selector));
+        new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, p);
+        p = defaultParams();
+        p.panelErrorBps = 5_000;
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidParams.selector));
+        new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, p);
+        p = defaultParams();
+        p.minChallengerBond = 0;
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidParams.selector));
+        new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, p);
+    }
+
+    function test_claim_nothing_reverts() public {
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameNothingToClaim.selector, stranger));
+        vm_prank(stranger);
+        game.claim();
+    }
+
+    // ---------------------------------------------------------------- fuzz
+
+    /// @notice The bond deters a frivolous challenge: its expected loss (1-eps)*B is at least the expected gain
+    /// eps * lam * S, for every stake and challenger share.
+    function testFuzz_requiredBond_deters(uint128 stake, uint16 challengerBps) public {
+        stake = uint128(bound(stake, 1, 1e30));
+        challengerBps = uint16(bound(challengerBps, 0, 10_000));
+        IJobMarket.Policy memory pol = policy(1);
+        pol.requiredStake = stake;
+        pol.challengerBps = challengerBps;
+        pol.buyerBps = 10_000 - challengerBps;
+        pol.burnBps = 0;
+        vm_prank(buyer);
+        uint256 jobId = market.createJob(keccak256("m"), "ipfs://m", address(token), PAYMENT, pol);
+        uint256 bond = game.requiredBond(jobId);
+        uint256 eps = defaultParams().panelErrorBps;
+        uint256 gain = uint256(stake) * challengerBps * eps; // scaled by 1e8
+        assertGe((bond - defaultParams().minChallengerBond) * 10_000 * (10_000 - eps), gain, "(1-eps)B >= eps*lam*S");
+        assertGe(bond, defaultParams().minChallengerBond, "floor");
+    }
+
+    /// @notice Any pattern of panel behaviour (silent, committed only, Valid, Fault) ends in the majority outcome, and
+    /// every wei stays accounted for: the game holds exactly its credits, auditor bonds only move to credits.
+    function testFuzz_votePatterns(uint8 pattern) public {
+        (uint256 jobId, uint256 id) = _cheatingDispute();
+        address[] memory p = _draw(id);
+        uint256 valid;
+        uint256 fault;
+        uint256 registryBefore = token.balanceOf(address(registry));
+        for (uint256 i; i < 3; ++i) {
+            uint256 kind = (pattern >> (2 * i)) & 3; // 0 silent, 1 commit only, 2 Valid, 3 Fault
+            if (kind == 0) continue;
+            _commitVote(id, p[i], kind == 2 ? VALID : FAULT);
+        }
+        VM.warp(block.timestamp + 1 days + 1);
+        for (uint256 i; i < 3; ++i) {
+            uint256 kind = (pattern >> (2 * i)) & 3;
+            if (kind < 2) continue;
+            _reveal(id, p[i], kind == 2 ? VALID : FAULT);
+            if (kind == 2) ++valid;
+            else ++fault;
+        }
+        VM.warp(block.timestamp + 1 days);
+        game.resolve(id);
+        IDisputeGame.Outcome o = game.getDispute(id).outcome;
+        if (fault > valid) assertTrue(o == IDisputeGame.Outcome.PanelFault, "fault majority");
+        else if (valid > fault) assertTrue(o == IDisputeGame.Outcome.PanelValid, "valid majority");
+        else assertTrue(o == IDisputeGame.Outcome.NoDecision, "tie");
+        assertEq(token.balanceOf(address(game)), game.creditOf(challenger) + game.creditOf(provider), "game = credits");
+        assertEq(token.balanceOf(address(registry)), registryBefore, "registry tokens unchanged");
+        uint256 owed;
+        for (uint256 i; i < auditors.length; ++i) {
+            owed += _bondOf(auditors[i]) + registry.creditOf(auditors[i]);
+        }
+        owed += registry.creditOf(game.BURN_ADDRESS());
+        assertEq(owed, registryBefore, "bonds + credits = registry balance");
+        assertEq(market.getJob(jobId).openDisputes, 0, "job no longer frozen by this dispute");
+    }
+
+    // ---------------------------------------------------------------- util
+
+    function vm_prank(address who) internal {
+        VM.prank(who);
+    }
+}
