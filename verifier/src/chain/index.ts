@@ -29,3 +29,5 @@ export * from "./approveToken.ts";
 export * from "./mintTestToken.ts";
 export * from "./abi/index.ts";
 export * from "./dev-accounts.ts";
+export * from "./getJobCreated.ts";
+export * from "./getSegmentCommits.ts";

@@ -1,0 +1,230 @@
+/**
+ * The challenger bot's persistent state (SQLite via node:sqlite, built into Node 22). Everything the bot must not forget
+ * across a crash lives here:
+ *   meta      scan cursor (last block whose events are stored) and the private sampling secret
+ *   jobs      jobs seen (manifest URI, audit rate once the manifest is read, provider, status)
+ *   segments  committed segments, the sampling decision and the audit result
+ *   intents   every transaction the bot means to send, recorded BEFORE it is signed; the signed bytes
+ *             and hash are stored before broadcast, so a restart rebroadcasts the same transaction
+ *             instead of sending a second one
+ *   receipts  signed EIP-712 audit receipts
+ * Events and the cursor are written in one SQLite transaction: a crash never skips or repeats a block range.
+ */
+import { DatabaseSync } from "node:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+
+export type AuditStatus = "unsampled" | "pending" | "running" | "ok" | "bad" | "error";
+export type IntentStatus = "pending" | "signed" | "confirmed" | "superseded" | "failed";
+
+export type SegmentRow = {
+  job_id: string;
+  segment: number;
+  trace_root: string;
+  end_state_hash: string;
+  checkpoint_cid: string;
+  loss_e6: string;
+  block: string;
+  sampled: number | null;
+  audit: AuditStatus;
+  first_bad_step: number | null;
+  cost_ms: number | null;
+  flops: number | null;
+  detail: string | null;
+};
+
+export type JobRow = {
+  job_id: string;
+  buyer: string;
+  manifest_uri: string;
+  manifest_hash: string;
+  segments: number;
+  steps_per_segment: number;
+  audit_rate: number | null;
+  provider: string | null;
+  status: string;
+};
+
+export type IntentRow = {
+  id: number;
+  key: string;
+  kind: string;
+  job_id: string | null;
+  segment: number | null;
+  payload: string;
+  status: IntentStatus;
+  tx_hash: string | null;
+  raw_tx: string | null;
+  nonce: number | null;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS jobs (
+  job_id TEXT PRIMARY KEY, buyer TEXT NOT NULL, manifest_uri TEXT NOT NULL, manifest_hash TEXT NOT NULL,
+  segments INTEGER NOT NULL, steps_per_segment INTEGER NOT NULL, audit_rate REAL, provider TEXT, status TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS segments (
+  job_id TEXT NOT NULL, segment INTEGER NOT NULL, trace_root TEXT NOT NULL, end_state_hash TEXT NOT NULL,
+  checkpoint_cid TEXT NOT NULL, loss_e6 TEXT NOT NULL, block TEXT NOT NULL, sampled INTEGER,
+  audit TEXT NOT NULL DEFAULT 'unsampled', first_bad_step INTEGER, cost_ms REAL, flops REAL, detail TEXT,
+  PRIMARY KEY (job_id, segment));
+CREATE TABLE IF NOT EXISTS intents (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, job_id TEXT, segment INTEGER,
+  payload TEXT NOT NULL, status TEXT NOT NULL, tx_hash TEXT, raw_tx TEXT, nonce INTEGER, error TEXT,
+  created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS receipts (
+  job_id TEXT NOT NULL, segment INTEGER NOT NULL, verdict INTEGER NOT NULL, checks INTEGER NOT NULL,
+  sampled_steps INTEGER NOT NULL, trace_root TEXT NOT NULL, signature TEXT NOT NULL, PRIMARY KEY (job_id, segment));
+`;
+
+export class BotDb {
+  readonly db: DatabaseSync;
+
+  // NOTE: node:sqlite rather than better-sqlite3: better-sqlite3 is a native addon that must be built
+  // for the exact Node ABI, and the offline install builds it for the bootstrap Node, not Node 22.
+  constructor(path: string) {
+    mkdirSync(dirname(path), { recursive: true });
+    this.db = new DatabaseSync(path);
+    this.db.exec("PRAGMA journal_mode = WAL");
+    this.db.exec("PRAGMA synchronous = FULL");
+    this.db.exec("PRAGMA busy_timeout = 5000");
+    this.db.exec(SCHEMA);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  getMeta(key: string): string | undefined {
+    return (this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined)?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
+  }
+
+  /** Runs `fn` in one SQLite transaction. */
+  tx<T>(fn: () => T): T {
+    this.db.exec("BEGIN IMMEDIATE");
+    try {
+      const r = fn();
+      this.db.exec("COMMIT");
+      return r;
+    } catch (err) {
+      this.db.exec("ROLLBACK");
+      throw err;
+    }
+  }
+
+  upsertJob(j: Omit<JobRow, "audit_rate" | "provider"> & { provider?: string | null }): void {
+    this.db
+      .prepare(
+        `INSERT INTO jobs (job_id, buyer, manifest_uri, manifest_hash, segments, steps_per_segment, provider, status)
+         VALUES (@job_id, @buyer, @manifest_uri, @manifest_hash, @segments, @steps_per_segment, @provider, @status)
+         ON CONFLICT(job_id) DO NOTHING`,
+      )
+      .run({ provider: null, ...j } as never);
+  }
+
+  setJobStatus(jobId: string, status: string, provider?: string | null): void {
+    if (provider === undefined) this.db.prepare("UPDATE jobs SET status = ? WHERE job_id = ?").run(status, jobId);
+    else this.db.prepare("UPDATE jobs SET status = ?, provider = ? WHERE job_id = ?").run(status, provider, jobId);
+  }
+
+  setAuditRate(jobId: string, rate: number): void {
+    this.db.prepare("UPDATE jobs SET audit_rate = ? WHERE job_id = ?").run(rate, jobId);
+  }
+
+  job(jobId: string): JobRow | undefined {
+    return this.db.prepare("SELECT * FROM jobs WHERE job_id = ?").get(jobId) as JobRow | undefined;
+  }
+
+  jobsWithStatus(...statuses: string[]): JobRow[] {
+    return this.db.prepare(`SELECT * FROM jobs WHERE status IN (${statuses.map(() => "?").join(",")})`).all(...statuses) as JobRow[];
+  }
+
+  insertSegment(s: Pick<SegmentRow, "job_id" | "segment" | "trace_root" | "end_state_hash" | "checkpoint_cid" | "loss_e6" | "block">): void {
+    this.db
+      .prepare(
+        `INSERT INTO segments (job_id, segment, trace_root, end_state_hash, checkpoint_cid, loss_e6, block)
+         VALUES (@job_id, @segment, @trace_root, @end_state_hash, @checkpoint_cid, @loss_e6, @block) ON CONFLICT DO NOTHING`,
+      )
+      .run(s as never);
+  }
+
+  segment(jobId: string, segment: number): SegmentRow | undefined {
+    return this.db.prepare("SELECT * FROM segments WHERE job_id = ? AND segment = ?").get(jobId, segment) as SegmentRow | undefined;
+  }
+
+  segmentsOf(jobId: string): SegmentRow[] {
+    return this.db.prepare("SELECT * FROM segments WHERE job_id = ? ORDER BY segment").all(jobId) as SegmentRow[];
+  }
+
+  undecidedSegments(): SegmentRow[] {
+    return this.db.prepare("SELECT * FROM segments WHERE sampled IS NULL ORDER BY CAST(block AS INTEGER), job_id, segment").all() as SegmentRow[];
+  }
+
+  setSampled(jobId: string, segment: number, sampled: boolean): void {
+    this.db.prepare("UPDATE segments SET sampled = ?, audit = ? WHERE job_id = ? AND segment = ?").run(sampled ? 1 : 0, sampled ? "pending" : "unsampled", jobId, segment);
+  }
+
+  /** Audits to (re)run: pending ones and any left 'running' by a crash. */
+  auditsToRun(): SegmentRow[] {
+    return this.db.prepare("SELECT * FROM segments WHERE audit IN ('pending', 'running') ORDER BY CAST(block AS INTEGER), job_id, segment").all() as SegmentRow[];
+  }
+
+  setAudit(jobId: string, segment: number, r: { audit: AuditStatus; firstBadStep?: number | null; costMs?: number; flops?: number; detail?: string }): void {
+    this.db
+      .prepare("UPDATE segments SET audit = ?, first_bad_step = ?, cost_ms = ?, flops = ?, detail = ? WHERE job_id = ? AND segment = ?")
+      .run(r.audit, r.firstBadStep ?? null, r.costMs ?? null, r.flops ?? null, r.detail ?? null, jobId, segment);
+  }
+
+  allSegments(): SegmentRow[] {
+    return this.db.prepare("SELECT * FROM segments ORDER BY CAST(job_id AS INTEGER), segment").all() as SegmentRow[];
+  }
+
+  /** Records an intent once (by key). Returns the row (existing or new). */
+  addIntent(i: { key: string; kind: string; jobId?: string; segment?: number; payload: unknown }): IntentRow {
+    const now = Date.now();
+    this.db
+      .prepare(
+        `INSERT INTO intents (key, kind, job_id, segment, payload, status, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT(key) DO NOTHING`,
+      )
+      .run(i.key, i.kind, i.jobId ?? null, i.segment ?? null, JSON.stringify(i.payload, (_k, v) => (typeof v === "bigint" ? v.toString() : v)), now, now);
+    return this.db.prepare("SELECT * FROM intents WHERE key = ?").get(i.key) as IntentRow;
+  }
+
+  hasIntent(key: string): boolean {
+    return this.db.prepare("SELECT 1 FROM intents WHERE key = ?").get(key) !== undefined;
+  }
+
+  openIntents(): IntentRow[] {
+    return this.db.prepare("SELECT * FROM intents WHERE status IN ('pending', 'signed') ORDER BY id").all() as IntentRow[];
+  }
+
+  allIntents(): IntentRow[] {
+    return this.db.prepare("SELECT * FROM intents ORDER BY id").all() as IntentRow[];
+  }
+
+  intentSigned(id: number, txHash: string, raw: string, nonce: number): void {
+    this.db.prepare("UPDATE intents SET status = 'signed', tx_hash = ?, raw_tx = ?, nonce = ?, updated_at = ? WHERE id = ?").run(txHash, raw, nonce, Date.now(), id);
+  }
+
+  intentDone(id: number, status: "confirmed" | "superseded" | "failed", error?: string): void {
+    this.db.prepare("UPDATE intents SET status = ?, error = ?, updated_at = ? WHERE id = ?").run(status, error ?? null, Date.now(), id);
+  }
+
+  saveReceipt(r: { jobId: string; segment: number; verdict: number; checks: number; sampledSteps: number; traceRoot: string; signature: string }): void {
+    this.db
+      .prepare("INSERT INTO receipts (job_id, segment, verdict, checks, sampled_steps, trace_root, signature) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
+      .run(r.jobId, r.segment, r.verdict, r.checks, r.sampledSteps, r.traceRoot, r.signature);
+  }
+
+  receipts(): { job_id: string; segment: number; verdict: number; signature: string }[] {
+    return this.db.prepare("SELECT * FROM receipts ORDER BY CAST(job_id AS INTEGER), segment").all() as never;
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * Manifests travel through the content store: the buyer stores the manifest's canonical JSON and puts
+ * `cid:<CID>` on chain as the manifest URI; whoever reads it checks the bytes against the CID (the store
+ * does) and the parsed manifest against the on-chain manifestHash.
+ */
+import type { Hex } from "viem";
+import { InputError, PouwError } from "../errors/index.ts";
+import { canonicalManifest, manifestHash, parseManifestJson, type Manifest } from "../ml/index.ts";
+import type { ContentStore } from "../store/index.ts";
+
+export class ManifestMismatchError extends PouwError {
+  override name = "ManifestMismatchError";
+  override readonly code: string = "MANIFEST_MISMATCH";
+}
+
+export const MANIFEST_URI_PREFIX = "cid:";
+
+export async function publishManifest(store: ContentStore, manifest: Manifest): Promise<{ uri: string; hash: Hex }> {
+  const cid = await store.put(new TextEncoder().encode(canonicalManifest(manifest)));
+  return { uri: `${MANIFEST_URI_PREFIX}${cid}`, hash: manifestHash(manifest) };
+}
+
+export async function fetchManifest(store: ContentStore, uri: string, expectedHash: Hex): Promise<Manifest> {
+  if (!uri.startsWith(MANIFEST_URI_PREFIX)) throw new InputError(`manifest URI ${JSON.stringify(uri)} is not a content-store URI (cid:<CID>)`);
+  const bytes = await store.get(uri.slice(MANIFEST_URI_PREFIX.length));
+  const manifest = parseManifestJson(new TextDecoder().decode(bytes));
+  const h = manifestHash(manifest);
+  if (h !== expectedHash) throw new ManifestMismatchError(`manifest at ${uri} hashes to ${h}, but the job commits ${expectedHash}`);
+  return manifest;
+}

@@ -1,0 +1,180 @@
+/**
+ * `pouw provider run`: trains an accepted job segment by segment with the engine's step function and
+ * commits each segment before training the next. Per segment: store the start checkpoint (its CID goes
+ * on chain), run K steps, hash every state, store the end checkpoint (for resuming), publish the
+ * segment's leaves (market/segment-traces.ts), then commitSegment.
+ *
+ * Restart: the chain says which segment is next. The start state of segment n is the end state of
+ * segment n-1, which this provider stored before committing it; it is checked against the committed
+ * end state hash. If the local record is gone (or the job was re-opened by a predecessor who timed out),
+ * the state is rebuilt from segment n-1's published start checkpoint by re-running its K steps, and
+ * checked the same way.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Hex } from "viem";
+import { getAddress } from "viem";
+import {
+  commitSegment,
+  ContractRevertError,
+  getJob,
+  getJobCreated,
+  getSegmentCommits,
+  type ChainClients,
+  type Deployment,
+  type SegmentCommit,
+} from "../chain/index.ts";
+import { PouwError } from "../errors/index.ts";
+import { logger } from "../log/index.ts";
+import { fetchManifest } from "../market/manifest-store.ts";
+import { SegmentBoard } from "../market/segment-traces.ts";
+import { createRun, formatStrategy, type Manifest, type Run, type Strategy, type TrainState } from "../ml/index.ts";
+import type { ContentStore } from "../store/index.ts";
+import { traceRoot } from "../trace/index.ts";
+import { createStepper } from "./stepper.ts";
+
+const log = logger("provider");
+
+export class ProviderJobError extends PouwError {
+  override name = "ProviderJobError";
+  override readonly code: string = "PROVIDER_JOB";
+}
+
+export type ProviderContext = {
+  clients: ChainClients;
+  deployment: Deployment;
+  store: ContentStore;
+  board: SegmentBoard;
+  stateDir: string;
+};
+
+export type SegmentProgress = { jobId: bigint; segment: number; step: number; steps: number; loss: number };
+
+export type RunJobOptions = {
+  strategy: Strategy;
+  onStep?: (p: SegmentProgress) => void;
+  onSegment?: (s: { jobId: bigint; segment: number; traceRoot: Hex; lossE6: bigint; gasUsed: bigint }) => void;
+  /** Stop after committing this many segments in this call (tests of restart). */
+  maxSegments?: number;
+};
+
+export type RunJobResult = {
+  jobId: bigint;
+  resumedFrom: number;
+  committed: number[];
+  gasUsed: bigint;
+  /** Nominal FLOPs this call spent (forward + backward passes actually computed). */
+  flops: number;
+  /** Per-step training losses of the steps trained by this call. */
+  stepLosses: { step: number; loss: number }[];
+  wallSeconds: number;
+  manifest: Manifest;
+};
+
+const lossE6Of = (l: number): bigint => BigInt(Number.isFinite(l) ? Math.round(l * 1e6) : 2 ** 31 - 1);
+
+function endRecordPath(ctx: ProviderContext, jobId: bigint, segment: number): string {
+  return join(ctx.stateDir, "provider", ctx.deployment.jobMarket.toLowerCase(), jobId.toString(), `end-${segment}.cid`);
+}
+
+async function resumeState(ctx: ProviderContext, run: Run, strategy: Strategy, jobId: bigint, next: number, commits: SegmentCommit[]): Promise<{ state: TrainState; flops: number }> {
+  if (next === 0) return { state: await run.initFromStore(ctx.store), flops: 0 };
+  const prev = commits.find((c) => c.segment === next - 1);
+  if (!prev) throw new ProviderJobError(`job ${jobId}: segment ${next - 1} is committed on chain but its event was not found`);
+  const K = run.manifest.training.stepsPerSegment;
+  try {
+    const cid = (await readFile(endRecordPath(ctx, jobId, next - 1), "utf8")).trim();
+    const state = run.loadCheckpoint(await ctx.store.get(cid), { step: next * K });
+    if (run.stateHashOf(state) === prev.endStateHash) return { state, flops: 0 };
+    log.warn({ jobId, segment: next - 1 }, "stored end checkpoint does not match the committed end state; rebuilding");
+  } catch {
+    log.info({ jobId, segment: next - 1 }, "no stored end checkpoint; rebuilding from the segment's start checkpoint");
+  }
+  let state = run.loadCheckpoint(await ctx.store.get(prev.checkpointCid), { step: (next - 1) * K });
+  const stepper = createStepper(run, strategy, (next - 1) * K + 1);
+  let flops = 0;
+  for (let t = (next - 1) * K + 1; t <= next * K; t++) {
+    const o = stepper.step(state, t);
+    state = o.state;
+    flops += o.flops;
+  }
+  if (run.stateHashOf(state) !== prev.endStateHash) {
+    throw new ProviderJobError(`job ${jobId}: re-running segment ${next - 1} from its checkpoint does not reach the committed end state (strategy ${formatStrategy(strategy)})`);
+  }
+  return { state, flops };
+}
+
+export async function runProviderJob(ctx: ProviderContext, jobId: bigint, options: RunJobOptions): Promise<RunJobResult> {
+  const started = performance.now();
+  const { clients, deployment } = ctx;
+  const me = getAddress(clients.account.address);
+  const jobMarket = deployment.jobMarket;
+  const fromBlock = BigInt(deployment.startBlock);
+  const job = await getJob(clients.public, { jobMarket, jobId });
+  if (job.status === "None") throw new ProviderJobError(`job ${jobId} does not exist`);
+  if (job.provider !== me) throw new ProviderJobError(`job ${jobId} is ${job.status} with provider ${job.provider}, not ${me}: accept it first (pouw provider accept ${jobId})`);
+  const created = await getJobCreated(clients.public, { jobMarket, jobId, fromBlock });
+  const manifest = await fetchManifest(ctx.store, created.manifestUri, job.manifestHash);
+  const K = manifest.training.stepsPerSegment;
+  const S = job.policy.segments;
+  if (K !== job.policy.stepsPerSegment || manifest.training.steps !== S * K) {
+    throw new ProviderJobError(`job ${jobId}: policy (${S} x ${job.policy.stepsPerSegment} steps) does not match the manifest (${manifest.training.steps} steps of ${K})`);
+  }
+  const result: RunJobResult = { jobId, resumedFrom: job.nextSegment, committed: [], gasUsed: 0n, flops: 0, stepLosses: [], wallSeconds: 0, manifest };
+  if (job.status !== "Active") {
+    result.wallSeconds = (performance.now() - started) / 1000;
+    return result;
+  }
+  const run = await createRun(manifest, { jobId });
+  const commits = await getSegmentCommits(clients.public, { jobMarket, jobId, fromBlock });
+  const next = job.nextSegment;
+  const resumed = await resumeState(ctx, run, options.strategy, jobId, next, commits);
+  let state = resumed.state;
+  result.flops += resumed.flops;
+  const stepper = createStepper(run, options.strategy, next * K + 1);
+  await mkdir(join(endRecordPath(ctx, jobId, 0), ".."), { recursive: true });
+
+  for (let seg = next; seg < S; seg++) {
+    if (options.maxSegments !== undefined && result.committed.length >= options.maxSegments) break;
+    const first = seg * K;
+    const checkpointCid = await ctx.store.put(run.checkpointBytes(state));
+    const hashes: Hex[] = [run.stateHashOf(state)];
+    const losses: number[] = [];
+    for (let t = first + 1; t <= first + K; t++) {
+      const o = stepper.step(state, t);
+      state = o.state;
+      result.flops += o.flops;
+      losses.push(o.loss);
+      hashes.push(run.stateHashOf(state));
+      result.stepLosses.push({ step: t, loss: o.loss });
+      options.onStep?.({ jobId, segment: seg, step: t, steps: S * K, loss: o.loss });
+    }
+    const root = traceRoot(first, hashes);
+    const endStateHash = hashes[K]!;
+    const lossE6 = lossE6Of(losses.reduce((a, b) => a + b, 0) / losses.length);
+    const endCid = await ctx.store.put(run.checkpointBytes(state));
+    await writeFile(endRecordPath(ctx, jobId, seg), endCid);
+    await ctx.board.publish(jobMarket, {
+      format: "pouw-segment-1",
+      jobId: jobId.toString(),
+      segment: seg,
+      firstStep: first,
+      stateHashes: hashes,
+      stepLossE6: losses.map((l) => Number(lossE6Of(l))),
+      checkpointCid,
+    });
+    try {
+      const r = await commitSegment(clients, { jobMarket, jobId, segment: seg, traceRoot: root, endStateHash, lossE6, checkpointCid });
+      result.gasUsed += r.gasUsed;
+      options.onSegment?.({ jobId, segment: seg, traceRoot: root, lossE6, gasUsed: r.gasUsed });
+    } catch (err) {
+      // A commit sent before a crash and mined meanwhile: the chain already has this segment.
+      if (!(err instanceof ContractRevertError && err.errorName === "JobMarketSegmentAlreadyCommitted")) throw err;
+      log.info({ jobId, segment: seg }, "segment already committed (sent before a restart)");
+    }
+    result.committed.push(seg);
+    log.info({ jobId, segment: seg, root }, "segment committed");
+  }
+  result.wallSeconds = (performance.now() - started) / 1000;
+  return result;
+}
