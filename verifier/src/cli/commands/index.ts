@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { registerAudit } from "./audit.ts";
 import { registerPolicy } from "./policy.ts";
 import { registerQuote } from "./quote.ts";
 import { registerTrain } from "./train.ts";
@@ -8,6 +9,7 @@ import { registerTrain } from "./train.ts";
  * Keep this list sorted; each command lives in its own file under this folder.
  */
 export function registerCommands(program: Command): void {
+  registerAudit(program);
   registerPolicy(program);
   registerQuote(program);
   registerTrain(program);

@@ -1,0 +1,10 @@
+/** Auditor checks (docs/checks.md). */
+export { auditRun, auditSegment, openTraceDir, parseChecks, parseSegmentSelection, runCheck, selectSegments, type AuditContext, type AuditOptions, type AuditReport, type CheckOptions, type SegmentAudit, type SegmentSelection } from "./audit.ts";
+export { CHECK_NAMES, type AuditCheckName, type CheckResult } from "./result.ts";
+export { AuditInputError, FAILURE_KINDS, challengeProof, openSegment, segmentLeaves, type AuditFailure, type AuditTarget, type ChallengeProof, type FailureKind, type SegmentCommitment } from "./segment.ts";
+export { recomputeSegment } from "./recompute.ts";
+export { freivaldsSegment, replayWitnesses, verifyStepWitness, WITNESS_PRODUCTS, type StepCheck, type WitnessSource } from "./stepwitness.ts";
+export { magnitudeSegment, adamRatioBound, updateRatio } from "./magnitude.ts";
+export { progressSegment, calibrateProgress, heldOutBatch, heldOutLoss, readProgressCalibration, writeProgressCalibration, ProgressCalibrationError, type ProgressCalibration, type ProgressOptions } from "./progress.ts";
+export { toleranceSegment, calibrateThreshold, stepDistance, segmentDistances, ToleranceCalibrationError, type ToleranceCalibration } from "./tolerance.ts";
+export { publishStepStates, importStepStates, readStepStates, writeStepStates, segmentStates, STEP_STATES_FILE, type StepStateSource } from "./step-states.ts";

@@ -1,0 +1,129 @@
+/**
+ * Magnitude check: every step's update against the largest update the manifest's optimizer can
+ * produce, from the per-step states the provider serves (step-states.ts). No forward or backward
+ * pass: O(params) per step. It catches planted weights (an update no optimizer step can make).
+ *
+ * Adam (per coordinate, any gradients): with m, v starting at 0, Cauchy-Schwarz gives
+ *   |m_hat| / sqrt(v_hat) <= (1 - b1) / (1 - b1^t) * sqrt(S * (1 - b2^t) / (1 - b2)),
+ *   S = sum_{j<t} (b1^2 / b2)^j  (<= 1 / (1 - b1^2/b2) when b1^2 < b2),
+ * and eps only shrinks the update, so |w(t) - w(t-1)| <= lr * that ratio (1 at t = 1; 7.27 for the
+ * default betas as t grows). b1^t and b2^t are read from the verified optimizer state of step t.
+ *
+ * SGD (mnist-mlp): ||dW|| = lr * ||g|| exactly; the check bounds ||g|| without a forward pass, from
+ * |p - onehot(y)| <= sqrt(2) per example and ||relu(z)|| <= ||z||:
+ *   ||dW2||, ||db2|| <= sqrt2 * max_i(||x_i|| ||W1||_F + ||b1||) and sqrt2
+ *   ||dW1||, ||db1|| <= sqrt2 * ||W2||_F * max_i ||x_i||    and sqrt2 * ||W2||_F
+ * (loose but rigorous; a plant smaller than this slack passes the SGD check).
+ *
+ * Adam's step counter: the bias-correction powers in the state must advance by exactly one float32
+ * multiplication per step (b1^t = fl(b1^(t-1) * fl(b1))); a step that left them unchanged (a skipped
+ * or faked step) is reported as optimizer-state-invalid.
+ *
+ * Rounding: the bound gets a relative slack of 2^-10 (float32 Adam arithmetic) plus one float32
+ * ulp of the weight, so an honest step never trips it.
+ */
+import { MNIST_PIXELS } from "../ml/data/mnist.ts";
+import type { Run, TrainState } from "../ml/run.ts";
+import { failed, passed, type CheckResult } from "./result.ts";
+import { challengeProof, openSegment, type AuditTarget } from "./segment.ts";
+import { segmentStates, type StepStateSource } from "./step-states.ts";
+import { AuditInputError } from "./segment.ts";
+
+const REL_SLACK = 2 ** -10;
+const ULP = 2 ** -23;
+
+/** Largest |m_hat / (sqrt(v_hat) + eps)| Adam can produce at step t (b1^t, b2^t given). */
+export function adamRatioBound(beta1: number, beta2: number, beta1PowT: number, beta2PowT: number, t: number): number {
+  const rho = (beta1 * beta1) / beta2;
+  const S = rho < 1 ? 1 / (1 - rho) : t * rho ** Math.max(0, t - 1);
+  if (beta1PowT >= 1) return 0;
+  return ((1 - beta1) / (1 - beta1PowT)) * Math.sqrt((S * (1 - beta2PowT)) / (1 - beta2));
+}
+
+export type MagnitudeStep = { step: number; worstRatio: number; tensor: string };
+
+/** max over coordinates/tensors of |update| / bound for step before -> after (> 1 is a violation). */
+export function updateRatio(run: Run, before: TrainState, after: TrainState): { ratio: number; tensor: string; counterOk: boolean } {
+  const opt = run.manifest.optimizer;
+  const names = run.paramSpecs.map((s) => s.name);
+  let worst = 0;
+  let tensor = "";
+  if (opt.name === "adam") {
+    const n = run.paramSpecs.length;
+    const p1 = after.opt[2 * n]![0]!;
+    const p2 = after.opt[2 * n + 1]![0]!;
+    const counterOk = p1 === Math.fround(before.opt[2 * n]![0]! * Math.fround(opt.beta1)) && p2 === Math.fround(before.opt[2 * n + 1]![0]! * Math.fround(opt.beta2));
+    const limit = opt.lr * adamRatioBound(opt.beta1, opt.beta2, p1, p2, after.step) * (1 + REL_SLACK);
+    before.params.forEach((w0, i) => {
+      const w1 = after.params[i]!;
+      for (let j = 0; j < w0.length; j++) {
+        const d = Math.abs(w1[j]! - w0[j]!);
+        const r = d / (limit + ULP * Math.max(Math.abs(w0[j]!), Math.abs(w1[j]!)));
+        if (r > worst) {
+          worst = r;
+          tensor = names[i]!;
+        }
+      }
+    });
+    return { ratio: worst, tensor, counterOk };
+  }
+  if (run.model.arch !== "mnist-mlp") throw new AuditInputError(`the SGD magnitude bound exists for mnist-mlp only, not ${run.model.arch}`);
+  const batch = run.batchFor(after.step);
+  if (batch.kind !== "images") throw new Error("internal: mnist-mlp batch is not images");
+  let maxX = 0;
+  for (let i = 0; i < batch.size; i++) {
+    let s = 0;
+    for (let j = i * MNIST_PIXELS; j < (i + 1) * MNIST_PIXELS; j++) s += batch.x[j]! * batch.x[j]!;
+    maxX = Math.max(maxX, Math.sqrt(s));
+  }
+  const norm = (a: Float32Array) => Math.sqrt(a.reduce((s, x) => s + x * x, 0));
+  const [W1, b1, W2] = before.params as [Float32Array, Float32Array, Float32Array];
+  const gBounds = [Math.SQRT2 * norm(W2) * maxX, Math.SQRT2 * norm(W2), Math.SQRT2 * (maxX * norm(W1) + norm(b1)), Math.SQRT2];
+  before.params.forEach((w0, i) => {
+    const w1 = after.params[i]!;
+    let d2 = 0;
+    let w2 = 0;
+    for (let j = 0; j < w0.length; j++) {
+      d2 += (w1[j]! - w0[j]!) ** 2;
+      w2 += w1[j]! * w1[j]!;
+    }
+    const r = Math.sqrt(d2) / (opt.lr * gBounds[i]! * (1 + REL_SLACK) + ULP * Math.sqrt(w2));
+    if (r > worst) {
+      worst = r;
+      tensor = names[i]!;
+    }
+  });
+  return { ratio: worst, tensor, counterOk: true };
+}
+
+export async function magnitudeSegment(target: AuditTarget, segment: number, source: StepStateSource): Promise<CheckResult> {
+  const started = performance.now();
+  const elapsed = () => performance.now() - started;
+  const opened = await openSegment(target, segment);
+  if (!opened.ok) return failed(segment, "magnitude", opened.failure, elapsed());
+  const { leaves, start } = opened.value;
+  const states = await segmentStates(target, source, leaves, start);
+  if (!states.ok) return failed(segment, "magnitude", states.failure, elapsed());
+  let worst = 0;
+  for (let j = 1; j < states.value.length; j++) {
+    const t = leaves.first + j;
+    const { ratio, tensor, counterOk } = updateRatio(target.run, states.value[j - 1]!, states.value[j]!);
+    worst = Math.max(worst, ratio);
+    if (!counterOk) {
+      return failed(segment, "magnitude", { kind: "optimizer-state-invalid", message: `step ${t}: Adam's bias-correction powers did not advance by one step` }, elapsed(), {
+        firstBadStep: t,
+        proof: challengeProof(leaves, t),
+        stepsChecked: j,
+      });
+    }
+    if (!(ratio <= 1)) {
+      return failed(segment, "magnitude", { kind: "magnitude-exceeded", message: `step ${t}: tensor ${tensor} moved ${ratio.toFixed(2)} x the optimizer's largest update` }, elapsed(), {
+        firstBadStep: t,
+        proof: challengeProof(leaves, t),
+        stepsChecked: j,
+        details: { worstRatio: ratio, tensor },
+      });
+    }
+  }
+  return passed(segment, "magnitude", leaves.last - leaves.first, elapsed(), { worstRatio: worst });
+}

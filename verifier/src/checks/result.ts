@@ -1,0 +1,50 @@
+/**
+ * The result of one check on one segment: what `pouw audit` prints per segment and what the
+ * challenger bot acts on.
+ */
+import type { AuditFailure, ChallengeProof } from "./segment.ts";
+
+/** Check names, as in `pouw audit --checks` and the AuditReceipt `checks` bits (receipts/types.ts). */
+export const CHECK_NAMES = ["recompute", "tolerance", "freivalds", "progress", "magnitude"] as const;
+export type AuditCheckName = (typeof CHECK_NAMES)[number];
+
+export type CheckResult = {
+  readonly segment: number;
+  readonly check: AuditCheckName;
+  readonly ok: boolean;
+  /** Absent when ok. */
+  readonly failure?: AuditFailure;
+  /** First step the check found wrong (challengeable with `proof`), or null. */
+  readonly firstBadStep: number | null;
+  readonly proof: ChallengeProof | null;
+  /** Steps of the segment the check covered (recompute: all K; freivalds: the sampled ones). */
+  readonly stepsChecked: number;
+  /** Wall-clock milliseconds of the check (the auditor's compute; provider-side serving excluded). */
+  readonly costMs: number;
+  /** Check-specific numbers (distances, losses, bounds) for reports and benches. */
+  readonly details?: Readonly<Record<string, unknown>>;
+};
+
+export function passed(segment: number, check: AuditCheckName, stepsChecked: number, costMs: number, details?: Record<string, unknown>): CheckResult {
+  return { segment, check, ok: true, firstBadStep: null, proof: null, stepsChecked, costMs, ...(details ? { details } : {}) };
+}
+
+export function failed(
+  segment: number,
+  check: AuditCheckName,
+  failure: AuditFailure,
+  costMs: number,
+  extra: { firstBadStep?: number | null; proof?: ChallengeProof | null; stepsChecked?: number; details?: Record<string, unknown> } = {},
+): CheckResult {
+  return {
+    segment,
+    check,
+    ok: false,
+    failure,
+    firstBadStep: extra.firstBadStep ?? null,
+    proof: extra.proof ?? null,
+    stepsChecked: extra.stepsChecked ?? 0,
+    costMs,
+    ...(extra.details ? { details: extra.details } : {}),
+  };
+}

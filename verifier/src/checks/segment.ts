@@ -1,0 +1,224 @@
+/**
+ * What every segment check needs before it looks at the arithmetic: the provider's committed leaves
+ * of the segment (checked against the committed root), the committed start state hash, the start
+ * checkpoint (fetched by CID, CID-checked, decoded, its state hash checked), and Merkle proofs of the
+ * provider's own leaves for a challenge.
+ *
+ * Trust model: the commitments (root and checkpoint CID per segment) are what the provider anchored
+ * on chain (`commitSegment`); trace.json and the content store are the provider's untrusted serving
+ * of the data behind them. Every served byte is checked against a commitment before it is used, and
+ * every mismatch is a typed `AuditFailure` (never a thrown crash), because a provider that serves data
+ * that does not match its commitments is at fault.
+ */
+import type { Hex } from "viem";
+import { CheckpointError } from "../ml/errors.ts";
+import type { Run, TrainState } from "../ml/run.ts";
+import type { TraceFile } from "../ml/trace-file.ts";
+import { CidMismatchError, ContentNotFoundError, InvalidCidError, type ContentStore } from "../store/index.ts";
+import { SegmentTree, segmentStateRange, verifyTraceProof, type Bytes32 } from "../trace/index.ts";
+import { InputError } from "../errors/index.ts";
+
+/** What the provider committed for one segment (on chain: JobMarket.commitSegment). */
+export type SegmentCommitment = {
+  readonly index: number;
+  readonly traceRoot: Bytes32;
+  readonly checkpointCid: string;
+};
+
+/**
+ * Why a segment failed an audit. Each kind is its own failure so that the caller (bot, receipt,
+ * dispute) can act on it:
+ *   trace-leaf-mismatch        the provider's per-step hashes do not reproduce the committed root
+ *   boundary-mismatch          the segment's first leaf differs from the previous segment's last leaf
+ *   initial-state-mismatch     segment 0 does not start from the manifest's initial state
+ *   checkpoint-missing         no content is served for the committed checkpoint CID
+ *   checkpoint-cid-mismatch    the served checkpoint bytes do not hash to the committed CID
+ *   checkpoint-invalid         the bytes are not a checkpoint of this job (truncated, wrong model...)
+ *   checkpoint-state-mismatch  the checkpoint decodes, but its state hash is not the committed start state
+ *   state-divergence           recomputing step s from state s-1 does not give the committed h(s)
+ *   witness-invalid            a step witness fails a Freivalds product or elementwise check
+ *   step-states-missing        the per-step states (steps.json) a check needs are not served
+ *   step-state-mismatch        a served per-step state does not hash to its committed leaf
+ *   magnitude-exceeded         an update is larger than the optimizer can produce
+ *   optimizer-state-invalid    the optimizer state did not advance as one step of the optimizer does
+ *   tolerance-exceeded         a step's distance from the reference recompute exceeds the threshold
+ *   progress-below-curve       held-out loss fell less than honest runs' calibrated curve allows
+ */
+export const FAILURE_KINDS = [
+  "trace-leaf-mismatch",
+  "boundary-mismatch",
+  "initial-state-mismatch",
+  "checkpoint-missing",
+  "checkpoint-cid-mismatch",
+  "checkpoint-invalid",
+  "checkpoint-state-mismatch",
+  "state-divergence",
+  "witness-invalid",
+  "step-states-missing",
+  "step-state-mismatch",
+  "magnitude-exceeded",
+  "optimizer-state-invalid",
+  "tolerance-exceeded",
+  "progress-below-curve",
+] as const;
+
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+
+export type AuditFailure = { readonly kind: FailureKind; readonly message: string };
+
+/**
+ * A challenge-ready claim that step `step` is wrong: the provider's own leaves for s-1 and s with
+ * Merkle proofs against the committed root (what `DisputeGame.challenge` takes), and the state hash
+ * the auditor computed for step s where it has one.
+ */
+export type ChallengeProof = {
+  readonly segment: number;
+  readonly traceRoot: Bytes32;
+  readonly step: number;
+  readonly prevStateHash: Bytes32;
+  readonly prevProof: readonly Bytes32[];
+  readonly stateHash: Bytes32;
+  readonly proof: readonly Bytes32[];
+  /** h(s) the auditor derived (recompute or verified witness); absent for bound checks. */
+  readonly expectedStateHash?: Bytes32;
+};
+
+/** Everything an audit of one trace needs. The commitments default to the trace's own segments. */
+export type AuditTarget = {
+  readonly run: Run;
+  readonly trace: TraceFile;
+  readonly store: ContentStore;
+  /** The on-chain commitments; default: trace.segments (local audits). */
+  readonly commitments?: readonly SegmentCommitment[];
+};
+
+/** The audit input is unusable (not the provider's fault): wrong manifest, segment out of range. */
+export class AuditInputError extends InputError {
+  override name = "AuditInputError";
+  override readonly code: string = "AUDIT_INPUT";
+}
+
+export function commitmentsOf(target: AuditTarget): readonly SegmentCommitment[] {
+  return target.commitments ?? target.trace.segments.map((s) => ({ index: s.index, traceRoot: s.traceRoot as Bytes32, checkpointCid: s.checkpointCid }));
+}
+
+/** Throws AuditInputError unless the trace belongs to the run's manifest and job. */
+export function checkTarget(target: AuditTarget): void {
+  const { run, trace } = target;
+  if (trace.manifestHash !== run.manifestHash) throw new AuditInputError(`trace is for manifest ${trace.manifestHash}, the audited manifest hashes to ${run.manifestHash}`);
+  if (BigInt(trace.jobId) !== run.jobId) throw new AuditInputError(`trace is for job ${trace.jobId}, the audit runs job ${run.jobId}`);
+  const { steps, stepsPerSegment } = run.manifest.training;
+  if (trace.steps !== steps || trace.stepsPerSegment !== stepsPerSegment) {
+    throw new AuditInputError(`trace has ${trace.steps} steps of ${trace.stepsPerSegment} per segment, the manifest ${steps} of ${stepsPerSegment}`);
+  }
+  const commitments = commitmentsOf(target);
+  if (commitments.length !== steps / stepsPerSegment) throw new AuditInputError(`${commitments.length} segment commitments for ${steps / stepsPerSegment} segments`);
+  commitments.forEach((c, i) => {
+    if (c.index !== i) throw new AuditInputError(`commitment ${i} is for segment ${c.index}`);
+  });
+}
+
+export type SegmentLeaves = {
+  readonly segment: number;
+  readonly first: number;
+  readonly last: number;
+  readonly root: Bytes32;
+  /** Provider's h(first) .. h(last), verified to reproduce `root`. */
+  readonly hashes: readonly Bytes32[];
+  readonly tree: SegmentTree;
+};
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; failure: AuditFailure };
+
+const fail = (kind: FailureKind, message: string): { ok: false; failure: AuditFailure } => ({ ok: false, failure: { kind, message } });
+
+/** The provider's leaves of segment `i` from trace.json, checked against the committed root. */
+export function segmentLeaves(target: AuditTarget, i: number): Outcome<SegmentLeaves> {
+  const K = target.run.manifest.training.stepsPerSegment;
+  const { first, last } = segmentStateRange(i, K);
+  const c = commitmentsOf(target)[i];
+  if (!c) throw new AuditInputError(`segment ${i} does not exist (${commitmentsOf(target).length} segments)`);
+  const hashes = target.trace.stateHashes.slice(first, last + 1) as Bytes32[];
+  if (hashes.length !== K + 1) return fail("trace-leaf-mismatch", `trace.json serves ${hashes.length} state hashes for segment ${i}, expected ${K + 1}`);
+  const tree = new SegmentTree(first, hashes);
+  if (tree.root !== c.traceRoot) {
+    return fail("trace-leaf-mismatch", `segment ${i}: the served state hashes ${first}..${last} give root ${tree.root}, the committed root is ${c.traceRoot}`);
+  }
+  return { ok: true, value: { segment: i, first, last, root: c.traceRoot, hashes, tree } };
+}
+
+/**
+ * The committed hash of the segment's start state: for segment 0 the manifest's initial state
+ * (computed here), otherwise the previous segment's last leaf (checked against its committed root),
+ * which must equal this segment's first leaf.
+ */
+export async function committedStartHash(target: AuditTarget, leaves: SegmentLeaves): Promise<Outcome<Bytes32>> {
+  const { run, store } = target;
+  if (leaves.segment === 0) {
+    const init = await run.initFromStore(store);
+    const h = run.stateHashOf(init);
+    if (leaves.hashes[0] !== h) return fail("initial-state-mismatch", `segment 0 starts from h(0) = ${leaves.hashes[0]}, the manifest's initial state is ${h}`);
+    return { ok: true, value: h };
+  }
+  const prev = segmentLeaves(target, leaves.segment - 1);
+  if (!prev.ok) return prev;
+  const end = prev.value.hashes[prev.value.hashes.length - 1]!;
+  if (end !== leaves.hashes[0]) {
+    return fail("boundary-mismatch", `segment ${leaves.segment - 1} ends at h(${leaves.first}) = ${end}, segment ${leaves.segment} starts at ${leaves.hashes[0]}`);
+  }
+  return { ok: true, value: end };
+}
+
+/** Fetches a checkpoint by CID and decodes it as state `step` of this run; each failure typed. */
+export async function fetchState(target: AuditTarget, cid: string, step: number, expectedHash: Hex, label: string): Promise<Outcome<TrainState>> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await target.store.get(cid);
+  } catch (err) {
+    if (err instanceof CidMismatchError) return fail("checkpoint-cid-mismatch", `${label} ${cid}: served bytes hash to ${err.actual}`);
+    if (err instanceof ContentNotFoundError || err instanceof InvalidCidError) return fail("checkpoint-missing", `${label} ${cid}: ${(err as Error).message}`);
+    throw err;
+  }
+  let state: TrainState;
+  try {
+    state = target.run.loadCheckpoint(bytes, { step });
+  } catch (err) {
+    if (err instanceof CheckpointError) return fail("checkpoint-invalid", `${label} ${cid}: ${err.shortMessage}`);
+    throw err;
+  }
+  const h = target.run.stateHashOf(state);
+  if (h !== expectedHash) return fail("checkpoint-state-mismatch", `${label} ${cid} decodes to state hash ${h}, the committed h(${step}) is ${expectedHash}`);
+  return { ok: true, value: state };
+}
+
+/** Verified leaves, committed start hash and the start state of segment `i`. */
+export async function openSegment(target: AuditTarget, i: number): Promise<Outcome<{ leaves: SegmentLeaves; start: TrainState }>> {
+  const leaves = segmentLeaves(target, i);
+  if (!leaves.ok) return leaves;
+  const startHash = await committedStartHash(target, leaves.value);
+  if (!startHash.ok) return startHash;
+  const cid = commitmentsOf(target)[i]!.checkpointCid;
+  const start = await fetchState(target, cid, leaves.value.first, startHash.value, `segment ${i} start checkpoint`);
+  if (!start.ok) return start;
+  return { ok: true, value: { leaves: leaves.value, start: start.value } };
+}
+
+/** Challenge proof for step s (first+1 <= s <= last) from the verified leaves. */
+export function challengeProof(leaves: SegmentLeaves, s: number, expectedStateHash?: Bytes32): ChallengeProof {
+  if (s <= leaves.first || s > leaves.last) throw new RangeError(`step ${s} is not a step of segment ${leaves.segment} (${leaves.first + 1}..${leaves.last})`);
+  const proof: ChallengeProof = {
+    segment: leaves.segment,
+    traceRoot: leaves.root,
+    step: s,
+    prevStateHash: leaves.hashes[s - 1 - leaves.first]!,
+    prevProof: leaves.tree.proof(s - 1),
+    stateHash: leaves.hashes[s - leaves.first]!,
+    proof: leaves.tree.proof(s),
+    ...(expectedStateHash ? { expectedStateHash } : {}),
+  };
+  // INVARIANT: a proof handed to a challenge verifies on chain (MerkleProof.verify) against the committed root.
+  if (!verifyTraceProof(proof.traceRoot, s - 1, proof.prevStateHash, proof.prevProof) || !verifyTraceProof(proof.traceRoot, s, proof.stateHash, proof.proof)) {
+    throw new Error(`internal: proof for step ${s} does not verify against root ${proof.traceRoot}`);
+  }
+  return proof;
+}

@@ -1,0 +1,89 @@
+/**
+ * `pouw audit --manifest M --trace DIR [--segments all|i,j|random:N] [--checks recompute,...] [--json]`:
+ * audits a provider's published trace directory (trace.json, store/, optional steps.json) with the
+ * chosen checks and prints one line (or JSON object) per segment:
+ * `{ segment, ok, firstBadStep, check, proof, costMs }`. Exit 0 when every audited segment passed,
+ * 1 when one failed, 2 on bad input. Thin: the work is checks/audit.ts (auditRun), which the bot calls.
+ */
+import { readFile } from "node:fs/promises";
+import type { Command } from "commander";
+import { InputError } from "../../errors/index.ts";
+import { auditRun, openTraceDir, parseChecks, parseSegmentSelection, readProgressCalibration, type AuditOptions, type SegmentAudit } from "../../checks/index.ts";
+import { createRun, parseManifestJson, readTraceFile } from "../../ml/index.ts";
+import { join } from "node:path";
+
+type Opts = {
+  manifest: string;
+  trace: string;
+  segments: string;
+  checks?: string;
+  json?: boolean;
+  jobId?: string;
+  progressCalibration?: string;
+  progressAlarmRate?: string;
+  toleranceThreshold?: string;
+  freivaldsVectors?: string;
+};
+
+function positiveNumber(flag: string, text: string): number {
+  const x = Number(text);
+  if (text.trim() === "" || !Number.isFinite(x) || x < 0) throw new InputError(`${flag} must be a non-negative number, got ${JSON.stringify(text)}`);
+  return x;
+}
+
+export function registerAudit(program: Command): void {
+  program
+    .command("audit")
+    .description("audit a provider's trace: recompute, Freivalds, progress, magnitude or tolerance checks per segment (docs/checks.md)")
+    .requiredOption("--manifest <file>", "job manifest JSON")
+    .requiredOption("--trace <dir>", "the provider's trace directory (trace.json, store/, steps.json)")
+    .option("--segments <sel>", "all | i,j,... | random:N (auditor's private randomness)", "all")
+    .option("--checks <list>", "comma-separated: recompute, freivalds, progress, magnitude, tolerance (default: recompute for bitwise manifests, tolerance for tolerance manifests)")
+    .option("--job-id <n>", "the on-chain job id (default: the trace's)")
+    .option("--progress-calibration <file>", "progress calibration JSON (checks/progress.ts calibrateProgress)")
+    .option("--progress-alarm-rate <p>", "progress check's target false-alarm rate per segment", "0.01")
+    .option("--tolerance-threshold <d>", "tolerance check threshold (relative per-step distance, bench/results/tolerance.json)")
+    .option("--freivalds-vectors <k>", "Freivalds random vectors per product", "2")
+    .option("--json", "print a JSON report")
+    .action(async (opts: Opts) => {
+      let text: string;
+      try {
+        text = await readFile(opts.manifest, "utf8");
+      } catch (err) {
+        throw new InputError(`cannot read manifest ${opts.manifest} (${(err as NodeJS.ErrnoException).code ?? "error"})`, { cause: err });
+      }
+      const manifest = parseManifestJson(text);
+      const segments = parseSegmentSelection(opts.segments);
+      const checks = parseChecks(opts.checks ?? (manifest.numerics === "bitwise" ? "recompute" : "tolerance"));
+      const trace = await readTraceFile(join(opts.trace, "trace.json"));
+      const jobIdText = opts.jobId ?? trace.jobId;
+      if (!/^(0|[1-9][0-9]*)$/.test(jobIdText)) throw new InputError(`--job-id must be a decimal integer, got ${JSON.stringify(jobIdText)}`);
+      const options: AuditOptions = {
+        checks,
+        segments,
+        freivalds: { vectors: positiveNumber("--freivalds-vectors", opts.freivaldsVectors ?? "2") },
+        ...(opts.progressCalibration
+          ? { progress: { calibration: await readProgressCalibration(opts.progressCalibration), falseAlarmRate: positiveNumber("--progress-alarm-rate", opts.progressAlarmRate ?? "0.01") } }
+          : {}),
+        ...(opts.toleranceThreshold ? { tolerance: { threshold: positiveNumber("--tolerance-threshold", opts.toleranceThreshold) } } : {}),
+      };
+      if (checks.includes("progress") && !options.progress) throw new InputError("--checks progress needs --progress-calibration FILE");
+      if (checks.includes("tolerance") && !options.tolerance) throw new InputError("--checks tolerance needs --tolerance-threshold D");
+      const run = await createRun(manifest, { jobId: BigInt(jobIdText) });
+      const ctx = await openTraceDir(run, opts.trace);
+      const report = await auditRun(ctx, options);
+      if (opts.json) {
+        const summary = (s: SegmentAudit) => ({ segment: s.segment, ok: s.ok, firstBadStep: s.firstBadStep, check: s.check, failure: s.failure, proof: s.proof, costMs: Math.round(s.costMs * 10) / 10 });
+        process.stdout.write(JSON.stringify({ manifestHash: report.manifestHash, jobId: report.jobId, ok: report.ok, segments: report.segments.map(summary) }, null, 2) + "\n");
+      } else {
+        const lines = report.segments.map((s) =>
+          s.ok
+            ? `segment ${s.segment}: ok (${s.check}) ${s.costMs.toFixed(0)} ms`
+            : `segment ${s.segment}: FAIL ${s.check}: ${s.failure!.kind}${s.firstBadStep !== null ? ` at step ${s.firstBadStep}` : ""} (${s.failure!.message}) ${s.costMs.toFixed(0)} ms`,
+        );
+        lines.push(report.ok ? `all ${report.segments.length} audited segments ok` : `${report.segments.filter((s) => !s.ok).length} of ${report.segments.length} audited segments failed`);
+        process.stdout.write(lines.join("\n") + "\n");
+      }
+      if (!report.ok) process.exitCode = 1;
+    });
+}
