@@ -18,10 +18,10 @@ interface VmBlocks {
     function roll(uint256 newHeight) external;
 }
 
-/// @notice Deploys the market set plus DisputeGame and the generated Groth16 verifier, wired as
-/// ignition/modules/market.ts does, with funded actors, five bonded auditors and trace helpers for segments of
-/// K = 3 steps (4 leaves, so OpenZeppelin's tree is a plain balanced tree).
-contract DisputeFixture {
+/// @notice State and helpers of the dispute tests: actors, made-up traces for segments of K = 3 steps (4 leaves, so
+/// OpenZeppelin's tree is a plain balanced tree), job set-up, challenges and votes. DisputeFixture deploys the set;
+/// DisputeHandler reuses one deployment (deploying it again inside a handler would exceed the initcode size limit).
+abstract contract DisputeBase {
     uint64 internal constant UNBONDING = 7 days;
     uint256 internal constant MIN_BOND = 100e18;
     uint64 internal constant EXIT_DELAY = 14 days;
@@ -43,30 +43,6 @@ contract DisputeFixture {
     address public challenger = address(0xC4A1);
     address public stranger = address(0x5757);
     address[] public auditors;
-
-    constructor() {
-        token = new TestToken("Test", "TST");
-        vault = new StakeVault(token, UNBONDING, address(this));
-        registry = new AuditorRegistry(token, MIN_BOND, EXIT_DELAY, address(this));
-        market = new JobMarket(vault, address(this));
-        verifier = new Groth16Verifier();
-        game = new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, defaultParams());
-        vault.grantRole(vault.MARKET_ROLE(), address(market));
-        market.grantRole(market.DISPUTE_ROLE(), address(game));
-        registry.grantRole(registry.DISPUTE_ROLE(), address(game));
-
-        address[4] memory people = [buyer, provider, challenger, stranger];
-        for (uint256 i; i < people.length; ++i) _fund(people[i]);
-        vm.prank(provider);
-        vault.deposit(100e18);
-        for (uint256 i = 1; i <= 5; ++i) {
-            address a = address(uint160(0xA0D170 + i));
-            auditors.push(a);
-            _fund(a);
-            vm.prank(a);
-            registry.postBond(AUDITOR_BOND);
-        }
-    }
 
     function defaultParams() public pure returns (IDisputeGame.Params memory) {
         return IDisputeGame.Params({
@@ -189,4 +165,33 @@ contract DisputeFixture {
         vm.prank(member);
         game.revealVote(disputeId, v, _salt(member));
     }
+}
+
+/// @notice Deploys the market set plus DisputeGame and the generated Groth16 verifier, wired as
+/// ignition/modules/market.ts does, with funded actors and five bonded auditors.
+contract DisputeFixture is DisputeBase {
+    constructor() {
+        token = new TestToken("Test", "TST");
+        vault = new StakeVault(token, UNBONDING, address(this));
+        registry = new AuditorRegistry(token, MIN_BOND, EXIT_DELAY, address(this));
+        market = new JobMarket(vault, address(this));
+        verifier = new Groth16Verifier();
+        game = new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, defaultParams());
+        vault.grantRole(vault.MARKET_ROLE(), address(market));
+        market.grantRole(market.DISPUTE_ROLE(), address(game));
+        registry.grantRole(registry.DISPUTE_ROLE(), address(game));
+
+        address[4] memory people = [buyer, provider, challenger, stranger];
+        for (uint256 i; i < people.length; ++i) _fund(people[i]);
+        vm.prank(provider);
+        vault.deposit(100e18);
+        for (uint256 i = 1; i <= 5; ++i) {
+            address a = address(uint160(0xA0D170 + i));
+            auditors.push(a);
+            _fund(a);
+            vm.prank(a);
+            registry.postBond(AUDITOR_BOND);
+        }
+    }
+
 }

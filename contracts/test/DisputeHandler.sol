@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {vm} from "./Vm.sol";
+import {DisputeBase, DisputeFixture} from "./DisputeFixture.sol";
+import {IDisputeGame} from "../interfaces/IDisputeGame.sol";
+import {IJobMarket} from "../interfaces/IJobMarket.sol";
+
+/// @notice Invariant-test handler for DisputeGame: random actors open jobs (honest or cheating), challenge steps,
+/// concede, vote in any pattern, let deadlines pass, resolve and claim. `settleAllAndClaim` ends every open dispute
+/// and claims every credit, then records in `ghost_strandedTokens` anything DisputeGame still holds.
+contract DisputeHandler is DisputeBase {
+    uint256 public ghost_challenges;
+    uint256 public ghost_resolved;
+    uint256 public ghost_settleAllRuns;
+    /// @dev Must stay 0: tokens DisputeGame still held after every dispute was resolved and every credit claimed.
+    uint256 public ghost_strandedTokens;
+    /// @dev Must stay 0: a resolve that reverted although every deadline had passed (a stuck dispute).
+    uint256 public ghost_stuckResolves;
+
+    uint256[] internal _jobs;
+
+    constructor(DisputeFixture f) {
+        token = f.token();
+        vault = f.vault();
+        registry = f.registry();
+        market = f.market();
+        game = f.game();
+        verifier = f.verifier();
+        for (uint256 i; i < 5; ++i) auditors.push(f.auditors(i));
+        _jobs.push(_job(3, 3, 4)); // cheating from step 4 (segment 1)
+        _jobs.push(_job(2, 2, type(uint256).max)); // honest
+    }
+
+    function people() public view returns (address[] memory all) {
+        all = new address[](4 + auditors.length + 1);
+        all[0] = buyer;
+        all[1] = provider;
+        all[2] = challenger;
+        all[3] = stranger;
+        for (uint256 i; i < auditors.length; ++i) all[4 + i] = auditors[i];
+        all[all.length - 1] = address(this);
+    }
+
+    function newJob(uint8 badFrom, bool honest) external {
+        if (_jobs.length >= 6) return;
+        _jobs.push(_job(2, 2, honest ? type(uint256).max : 1 + (badFrom % 6)));
+    }
+
+    function challengeStep(uint8 jobSeed, uint8 stepSeed, bool byStranger) external {
+        uint256 jobId = _jobs[jobSeed % _jobs.length];
+        IJobMarket.JobView memory j = market.getJob(jobId);
+        if (j.nextSegment == 0) return;
+        uint256 step = 1 + (stepSeed % (uint256(j.nextSegment) * K));
+        uint256 badFrom = jobId == _jobs[0] ? 4 : (jobId == _jobs[1] ? type(uint256).max : 0);
+        if (badFrom == 0) return; // later jobs: leaves unknown here; the first two cover both kinds
+        try this.challengeAs(byStranger ? stranger : challenger, jobId, step, badFrom) {
+            ++ghost_challenges;
+        } catch {}
+    }
+
+    /// @dev External so that challengeStep can catch its expected reverts (window closed, step already open).
+    function challengeAs(address who, uint256 jobId, uint256 step, uint256 badFrom) external {
+        require(msg.sender == address(this));
+        _challenge(who, jobId, step, badFrom);
+    }
+
+    function concede(uint8 idSeed) external {
+        uint256 id = _pick(idSeed);
+        if (id == 0) return;
+        vm.prank(provider);
+        try game.concede(id) {
+            ++ghost_resolved;
+        } catch {}
+    }
+
+    function vote(uint8 idSeed, uint8 pattern) external {
+        uint256 id = _pick(idSeed);
+        if (id == 0) return;
+        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        if (!_drawn(id, d)) return;
+        address[] memory panel = game.getDispute(id).panel;
+        for (uint256 i; i < panel.length; ++i) {
+            uint256 kind = (pattern >> (2 * i)) & 3; // 0 silent, 1 Valid, 2 Fault, 3 commit only
+            if (kind == 0) continue;
+            IDisputeGame.Vote v = kind == 1 ? IDisputeGame.Vote.Valid : IDisputeGame.Vote.Fault;
+            bytes32 c = game.voteCommitment(v, _salt(panel[i]), panel[i]);
+            vm.prank(panel[i]);
+            try game.commitVote(id, c) {} catch {}
+        }
+        vm.warp(block.timestamp + 1 days + 1);
+        for (uint256 i; i < panel.length; ++i) {
+            uint256 kind = (pattern >> (2 * i)) & 3;
+            if (kind == 0 || kind == 3) continue;
+            IDisputeGame.Vote v = kind == 1 ? IDisputeGame.Vote.Valid : IDisputeGame.Vote.Fault;
+            vm.prank(panel[i]);
+            try game.revealVote(id, v, _salt(panel[i])) {} catch {}
+        }
+    }
+
+    function warp(uint32 secondsAhead) external {
+        vm.warp(block.timestamp + (secondsAhead % 3 days));
+        VMB.roll(block.number + 1 + (secondsAhead % 5));
+    }
+
+    function resolve(uint8 idSeed) external {
+        uint256 id = _pick(idSeed);
+        if (id == 0) return;
+        try game.resolve(id) {
+            ++ghost_resolved;
+        } catch {}
+    }
+
+    function claimAll() external {
+        _claimAll();
+    }
+
+    /// @notice Lets every deadline pass, resolves every open dispute and claims every credit.
+    function settleAllAndClaim() external {
+        ++ghost_settleAllRuns;
+        vm.warp(block.timestamp + 3 days);
+        VMB.roll(block.number + 3);
+        uint256 n = game.disputeCount();
+        for (uint256 id = 1; id <= n; ++id) {
+            if (game.getDispute(id).status != IDisputeGame.Status.Open) continue;
+            try game.resolve(id) {
+                ++ghost_resolved;
+            } catch {
+                ++ghost_stuckResolves;
+            }
+        }
+        _claimAll();
+        ghost_strandedTokens += token.balanceOf(address(game));
+    }
+
+    function _claimAll() internal {
+        address[] memory all = people();
+        for (uint256 i; i < all.length; ++i) {
+            address a = all[i];
+            if (game.creditOf(a) != 0) {
+                vm.prank(a);
+                game.claim();
+            }
+            if (vault.creditOf(a) != 0) {
+                vm.prank(a);
+                vault.claim();
+            }
+            if (registry.creditOf(a) != 0) {
+                vm.prank(a);
+                registry.claim();
+            }
+            if (market.creditOf(a, address(token)) != 0) {
+                vm.prank(a);
+                market.claim(address(token));
+            }
+        }
+    }
+
+    function _pick(uint8 seed) internal view returns (uint256) {
+        uint256 n = game.disputeCount();
+        return n == 0 ? 0 : 1 + (seed % n);
+    }
+
+    function _drawn(uint256 id, IDisputeGame.DisputeView memory d) internal returns (bool) {
+        if (d.status != IDisputeGame.Status.Open) return false;
+        if (d.panel.length != 0) return true;
+        if (block.number <= d.seedBlock) VMB.roll(d.seedBlock + 1);
+        try game.drawPanel(id) returns (bool ok) {
+            return ok;
+        } catch {
+            return false;
+        }
+    }
+}
