@@ -1,0 +1,132 @@
+import { expect } from "chai";
+import { readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { affectedSegments, auditRun, cheatedSteps, openTraceDir, recomputeSegment } from "../../verifier/src/checks/index.ts";
+import { createRun, decodeCheckpoint, encodeCheckpoint, parseStrategy, train } from "../../verifier/src/ml/index.ts";
+import { LocalDirStore } from "../../verifier/src/store/index.ts";
+import { SegmentTree, verifyTraceProof } from "../../verifier/src/trace/index.ts";
+import { Fixture, JOB_ID, tinyVariant } from "./fixture.ts";
+
+describe("checks/recompute: bit-exact segment recompute", () => {
+  const fx = new Fixture();
+  before(async () => fx.setup());
+  after(async () => fx.teardown());
+
+  it("passes every segment of honest runs with two different data seeds", async () => {
+    for (const seed of [7, 11]) {
+      const run = seed === 7 ? fx.run : await createRun(tinyVariant({ dataSeed: seed }), { jobId: JOB_ID });
+      const dir = join(fx.dir, `honest-seed-${seed}`);
+      await train(run, { outDir: dir, strategy: { kind: "honest" }, evaluate: false });
+      const report = await auditRun(await openTraceDir(run, dir), { checks: ["recompute"] });
+      expect(report.ok, `seed ${seed}`).to.equal(true);
+      expect(report.segments.map((s) => s.segment)).to.deep.equal([0, 1, 2]);
+      for (const s of report.segments) expect(s.results[0]!.stepsChecked).to.equal(4);
+    }
+  });
+
+  const strategies = ["skip:0.25", "skip:0.2", "quarter-batch", "stale:3", "fp16", "plant:6", "plant:9", "near-zero", "copy"];
+  for (const name of strategies) {
+    it(`${name}: fails exactly the segments holding a cheated step, at the first cheated step, with proofs that verify`, async () => {
+      let strategyText = name;
+      if (name === "copy") {
+        const peerRun = await createRun(tinyVariant(), { jobId: JOB_ID + 1n });
+        const peerDir = join(fx.dir, "peer");
+        await train(peerRun, { outDir: peerDir, strategy: { kind: "honest" }, evaluate: false });
+        strategyText = `copy:${peerDir}`;
+      }
+      const strategy = parseStrategy(strategyText);
+      const { dir } = await fx.trace(strategyText);
+      const ctx = await openTraceDir(fx.run, dir);
+      const affected = affectedSegments(strategy, 12, 4);
+      expect(affected.length).to.be.greaterThan(0);
+      const cheated = cheatedSteps(strategy, 12);
+      for (let seg = 0; seg < 3; seg++) {
+        const r = await recomputeSegment(ctx, seg);
+        if (!affected.includes(seg)) {
+          expect(r.ok, `segment ${seg} holds no cheated step`).to.equal(true);
+          continue;
+        }
+        expect(r.ok, `segment ${seg}`).to.equal(false);
+        expect(r.failure!.kind).to.equal("state-divergence");
+        const first = cheated.find((t) => t > seg * 4 && t <= seg * 4 + 4)!;
+        expect(r.firstBadStep).to.equal(first);
+        const p = r.proof!;
+        expect(p.step).to.equal(first);
+        expect(p.traceRoot).to.equal(ctx.trace.segments[seg]!.traceRoot);
+        expect(verifyTraceProof(p.traceRoot, first - 1, p.prevStateHash, p.prevProof)).to.equal(true);
+        expect(verifyTraceProof(p.traceRoot, first, p.stateHash, p.proof)).to.equal(true);
+        expect(p.expectedStateHash).to.not.equal(p.stateHash);
+      }
+    });
+  }
+
+  describe("tampered data is its own failure kind, never a crash", () => {
+    it("a tampered checkpoint (re-stored under a new CID that the commitment names): checkpoint-state-mismatch", async () => {
+      const dir = await fx.copy("honest", "tamper-ckpt");
+      const ctx = await openTraceDir(fx.run, dir);
+      const store = new LocalDirStore(join(dir, "store"));
+      const seg = ctx.trace.segments[1]!;
+      const c = decodeCheckpoint(await store.get(seg.checkpointCid), fx.run.paramSpecs, fx.run.optSpecs);
+      c.params[0]![100] = c.params[0]![100]! + 0.5;
+      const cid = await store.put(encodeCheckpoint(fx.run.paramSpecs, fx.run.optSpecs, c));
+      const commitments = ctx.trace.segments.map((s) => ({ index: s.index, traceRoot: s.traceRoot as `0x${string}`, checkpointCid: s.index === 1 ? cid : s.checkpointCid }));
+      const r = await recomputeSegment({ ...ctx, commitments }, 1);
+      expect(r.ok).to.equal(false);
+      expect(r.failure!.kind).to.equal("checkpoint-state-mismatch");
+      expect(r.firstBadStep).to.equal(null);
+      expect((await recomputeSegment({ ...ctx, commitments }, 0)).ok).to.equal(true);
+    });
+
+    it("a tampered trace leaf (served hashes that do not reproduce the committed root): trace-leaf-mismatch", async () => {
+      const dir = await fx.copy("honest", "tamper-leaf");
+      const path = join(dir, "trace.json");
+      const trace = JSON.parse(await readFile(path, "utf8")) as { stateHashes: string[] };
+      trace.stateHashes[6] = `0x${"ab".repeat(32)}`;
+      await writeFile(path, JSON.stringify(trace));
+      const ctx = await openTraceDir(fx.run, dir);
+      const r = await recomputeSegment(ctx, 1);
+      expect(r.ok).to.equal(false);
+      expect(r.failure!.kind).to.equal("trace-leaf-mismatch");
+      expect((await recomputeSegment(ctx, 0)).ok).to.equal(true);
+      // segment 2 starts at h(8): the previous segment's leaves no longer reproduce its root either
+      expect((await recomputeSegment(ctx, 2)).failure?.kind).to.equal("trace-leaf-mismatch");
+    });
+
+    it("a checkpoint whose bytes do not match its CID: checkpoint-cid-mismatch", async () => {
+      const dir = await fx.copy("honest", "tamper-cid");
+      const ctx = await openTraceDir(fx.run, dir);
+      const cid = ctx.trace.segments[2]!.checkpointCid;
+      const file = join(dir, "store", cid);
+      const bytes = new Uint8Array(await readFile(file));
+      bytes[bytes.length - 1] ^= 0x01;
+      await writeFile(file, bytes);
+      const r = await recomputeSegment(ctx, 2);
+      expect(r.ok).to.equal(false);
+      expect(r.failure!.kind).to.equal("checkpoint-cid-mismatch");
+    });
+
+    it("a missing checkpoint and a truncated one: checkpoint-missing and checkpoint-invalid", async () => {
+      const dir = await fx.copy("honest", "tamper-missing");
+      const ctx = await openTraceDir(fx.run, dir);
+      const cid = ctx.trace.segments[1]!.checkpointCid;
+      const bytes = await ctx.store.get(cid);
+      await rm(join(dir, "store", cid));
+      expect((await recomputeSegment(ctx, 1)).failure?.kind).to.equal("checkpoint-missing");
+      const truncated = await ctx.store.put(bytes.subarray(0, bytes.length - 8));
+      const commitments = ctx.trace.segments.map((s) => ({ index: s.index, traceRoot: s.traceRoot as `0x${string}`, checkpointCid: s.index === 1 ? truncated : s.checkpointCid }));
+      expect((await recomputeSegment({ ...ctx, commitments }, 1)).failure?.kind).to.equal("checkpoint-invalid");
+    });
+
+    it("a segment 0 that does not start from the manifest's initial state: initial-state-mismatch", async () => {
+      const other = await createRun(tinyVariant(), { jobId: JOB_ID });
+      const { dir } = await fx.trace("honest");
+      const ctx = await openTraceDir(other, dir);
+      const trace = { ...ctx.trace, stateHashes: [...ctx.trace.stateHashes] };
+      trace.stateHashes[0] = `0x${"cd".repeat(32)}`;
+      const root0 = new SegmentTree(0, trace.stateHashes.slice(0, 5) as `0x${string}`[]).root;
+      const commitments = ctx.trace.segments.map((s, i) => ({ index: i, traceRoot: i === 0 ? root0 : (s.traceRoot as `0x${string}`), checkpointCid: s.checkpointCid }));
+      const r = await recomputeSegment({ ...ctx, trace, commitments }, 0);
+      expect(r.failure?.kind).to.equal("initial-state-mismatch");
+    });
+  });
+});

@@ -1,0 +1,31 @@
+/**
+ * Ground truth for measuring the checks: which steps of a strategy's trace are cheated, i.e. where
+ * the committed state t is NOT the engine's honest step applied to the committed state t-1. A
+ * segment is affected by a cheat iff it contains a cheated step (its start state may already differ
+ * from the honest run's: recompute starts from the committed start checkpoint, so an earlier cheat
+ * that carried over is not this segment's fault). Mirrors ml/strategies.ts and ml/train.ts.
+ */
+import { isSkipped, type Strategy } from "../ml/strategies.ts";
+
+export function cheatedSteps(s: Strategy, steps: number): number[] {
+  const all = Array.from({ length: steps }, (_, i) => i + 1);
+  switch (s.kind) {
+    case "honest":
+      return [];
+    case "skip":
+      return all.filter((t) => isSkipped(s.fraction, t));
+    case "stale":
+      // a fresh gradient at t = 1, 1+k, ... is an honest step; the k-1 steps after it reuse it
+      return all.filter((t) => (t - 1) % s.k !== 0);
+    case "plant":
+      return s.step <= steps ? [s.step] : [];
+    default:
+      // quarter-batch, fp16, near-zero change every step; copy commits a peer's h(t) (its jobId) for every step
+      return all;
+  }
+}
+
+/** Segments (0-based) that contain a cheated step. */
+export function affectedSegments(s: Strategy, steps: number, stepsPerSegment: number): number[] {
+  return [...new Set(cheatedSteps(s, steps).map((t) => Math.ceil(t / stepsPerSegment) - 1))].sort((a, b) => a - b);
+}
