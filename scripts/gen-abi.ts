@@ -16,6 +16,9 @@ export const ABI_CONTRACTS: readonly (readonly [string, string])[] = [
   ["contracts/JobMarket.sol", "JobMarket"],
   ["contracts/StakeVault.sol", "StakeVault"],
   ["contracts/AuditorRegistry.sol", "AuditorRegistry"],
+  ["contracts/DisputeGame.sol", "DisputeGame"],
+  // The generated Groth16 verifier of circuits/step.circom (snarkjs names the contract Groth16Verifier).
+  ["contracts/verifiers/StepVerifier.sol", "Groth16Verifier"],
   // NOTE: dev-chain payment/stake token; a production deployment passes an existing ERC-20.
   ["contracts/mocks/TestToken.sol", "TestToken"],
 ];

@@ -1,0 +1,45 @@
+/**
+ * Open a dispute on one step (DisputeGame.challenge): the provider's leaves h(step-1) and h(step) with Merkle proofs
+ * against the segment's committed (traceRoot, endStateHash). The bond `DisputeGame.requiredBond(jobId)` is pulled
+ * from the caller: approve the DisputeGame for it first (verifier/src/dispute/challenge.ts does both).
+ *
+ * @example
+ *   const { disputeId } = await challengeStep(clients, { disputeGame, jobId, segment: 1, step: 7, traceRoot, endStateHash,
+ *     hPrev, proofPrev, hStep, proofStep });
+ */
+import { parseEventLogs, type Address, type Hex } from "viem";
+import { disputeGameAbi } from "./abi/DisputeGame.ts";
+import type { ChainClients } from "./clients.ts";
+import { ChainError } from "./errors.ts";
+import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
+
+export type ChallengeStepParameters = SendOptions & {
+  disputeGame: Address;
+  jobId: bigint;
+  segment: number;
+  step: number;
+  traceRoot: Hex;
+  endStateHash: Hex;
+  hPrev: Hex;
+  proofPrev: readonly Hex[];
+  hStep: Hex;
+  proofStep: readonly Hex[];
+};
+
+export type ChallengeStepReturnType = SendResult & { disputeId: bigint; bond: bigint; seedBlock: bigint };
+
+export async function challengeStep(clients: ChainClients, p: ChallengeStepParameters): Promise<ChallengeStepReturnType> {
+  const r = await sendContractTx(
+    clients,
+    {
+      address: p.disputeGame,
+      abi: disputeGameAbi,
+      functionName: "challenge",
+      args: [p.jobId, BigInt(p.segment), BigInt(p.step), p.traceRoot, p.endStateHash, p.hPrev, p.proofPrev, p.hStep, p.proofStep],
+    },
+    p,
+  );
+  const [ev] = parseEventLogs({ abi: disputeGameAbi, logs: r.receipt.logs, eventName: "Challenged" });
+  if (!ev) throw new ChainError(`challenge ${r.hash} emitted no Challenged event`);
+  return { ...r, disputeId: ev.args.disputeId, bond: ev.args.bond, seedBlock: ev.args.seedBlock };
+}

@@ -1,0 +1,23 @@
+/**
+ * Commit a panel vote: keccak256(abi.encode(uint8 vote, bytes32 salt, address member)) (DisputeGame.commitVote).
+ * Persist the salt before calling (verifier/src/dispute/ballots.ts): without it the vote cannot be revealed.
+ *
+ * @example
+ *   await commitVote(auditorClients, { disputeGame, disputeId, commitment: voteCommitment("Fault", salt, member) });
+ */
+import type { Address, Hex } from "viem";
+import { disputeGameAbi } from "./abi/DisputeGame.ts";
+import type { ChainClients } from "./clients.ts";
+import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
+
+export type CommitVoteParameters = SendOptions & {
+  disputeGame: Address;
+  disputeId: bigint;
+  commitment: Hex;
+};
+
+export type CommitVoteReturnType = SendResult;
+
+export async function commitVote(clients: ChainClients, p: CommitVoteParameters): Promise<CommitVoteReturnType> {
+  return sendContractTx(clients, { address: p.disputeGame, abi: disputeGameAbi, functionName: "commitVote", args: [p.disputeId, p.commitment] }, p);
+}

@@ -1,0 +1,68 @@
+/**
+ * Deploy the step verifier (contracts/verifiers/StepVerifier.sol, generated) and DisputeGame for a market deployment,
+ * and give DisputeGame the dispute roles it uses: JobMarket.DISPUTE_ROLE (freeze, settle; stake is slashed through
+ * JobMarket.settleProviderFault) and AuditorRegistry.DISPUTE_ROLE (panel forfeits). The caller must hold
+ * DEFAULT_ADMIN_ROLE on both (the market deployer). Same wiring as ignition/modules/market.ts.
+ *
+ * @example
+ *   const { disputeGame } = await deployDisputeGame(clients, { deployment, params: DEFAULT_DISPUTE_PARAMS });
+ */
+import { encodeDeployData, keccak256, type Abi, type Address, type Hex } from "viem";
+import { auditorRegistryAbi } from "./abi/AuditorRegistry.ts";
+import { disputeGameAbi, disputeGameBytecode } from "./abi/DisputeGame.ts";
+import { groth16VerifierAbi, groth16VerifierBytecode } from "./abi/Groth16Verifier.ts";
+import { jobMarketAbi } from "./abi/JobMarket.ts";
+import type { ChainClients } from "./clients.ts";
+import type { Deployment } from "./deployment.ts";
+import { ChainError } from "./errors.ts";
+import { withRetry } from "./retry.ts";
+import { broadcastAndWait, sendContractTx } from "./send.ts";
+
+/** IDisputeGame.Params. */
+export type DisputeParams = {
+  minChallengerBond: bigint;
+  panelErrorBps: number;
+  panelSize: number;
+  seedDelayBlocks: number;
+  commitWindowSeconds: number;
+  revealWindowSeconds: number;
+  panelForfeit: bigint;
+};
+
+/** Defaults of the Ignition module (ignition/modules/market.ts) for an 18-decimal token. */
+export const DEFAULT_DISPUTE_PARAMS: DisputeParams = {
+  minChallengerBond: 10n ** 18n,
+  panelErrorBps: 300,
+  panelSize: 3,
+  seedDelayBlocks: 2,
+  commitWindowSeconds: 24 * 3600,
+  revealWindowSeconds: 24 * 3600,
+  panelForfeit: 20n * 10n ** 18n,
+};
+
+export type DeployDisputeGameParameters = { deployment: Deployment; params?: DisputeParams };
+export type DeployDisputeGameReturnType = { disputeGame: Address; stepVerifier: Address; gasUsed: bigint };
+
+async function deploy(clients: ChainClients, abi: Abi, bytecode: Hex, args: readonly unknown[]): Promise<{ address: Address; gasUsed: bigint }> {
+  const data = encodeDeployData({ abi, bytecode, args } as never);
+  const account = clients.account;
+  const request = await withRetry(() => clients.wallet.prepareTransactionRequest({ account, data, chain: clients.wallet.chain }), { what: "prepare deploy" });
+  if (!account.signTransaction) throw new ChainError("account cannot sign transactions locally");
+  const raw = await account.signTransaction(request as never);
+  const r = await broadcastAndWait(clients, { raw, hash: keccak256(raw), nonce: request.nonce!, from: account.address }, "deploy");
+  if (!r.receipt.contractAddress) throw new ChainError(`deployment ${r.hash} created no contract`);
+  return { address: r.receipt.contractAddress, gasUsed: r.gasUsed };
+}
+
+export async function deployDisputeGame(clients: ChainClients, p: DeployDisputeGameParameters): Promise<DeployDisputeGameReturnType> {
+  const d = p.deployment;
+  const params = p.params ?? DEFAULT_DISPUTE_PARAMS;
+  const verifier = await deploy(clients, groth16VerifierAbi, groth16VerifierBytecode, []);
+  const game = await deploy(clients, disputeGameAbi, disputeGameBytecode, [d.jobMarket, d.auditorRegistry, verifier.address, d.token, params]);
+  let gasUsed = verifier.gasUsed + game.gasUsed;
+  const marketRole = await clients.public.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "DISPUTE_ROLE" });
+  gasUsed += (await sendContractTx(clients, { address: d.jobMarket, abi: jobMarketAbi, functionName: "grantRole", args: [marketRole, game.address] })).gasUsed;
+  const registryRole = await clients.public.readContract({ address: d.auditorRegistry, abi: auditorRegistryAbi, functionName: "DISPUTE_ROLE" });
+  gasUsed += (await sendContractTx(clients, { address: d.auditorRegistry, abi: auditorRegistryAbi, functionName: "grantRole", args: [registryRole, game.address] })).gasUsed;
+  return { disputeGame: game.address, stepVerifier: verifier.address, gasUsed };
+}

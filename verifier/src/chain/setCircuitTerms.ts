@@ -1,0 +1,24 @@
+/**
+ * Register a job as circuit class (buyer, while Open): learning rate (16 fraction bits) and the Merkle root of its
+ * per-step batch commitments (verifier/src/dispute/circuit.ts builds both). DisputeGame.setCircuitTerms.
+ *
+ * @example
+ *   await setCircuitTerms(buyerClients, { disputeGame, jobId, lr: toFixed(0.05), batchRoot });
+ */
+import type { Address, Hex } from "viem";
+import { disputeGameAbi } from "./abi/DisputeGame.ts";
+import type { ChainClients } from "./clients.ts";
+import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
+
+export type SetCircuitTermsParameters = SendOptions & {
+  disputeGame: Address;
+  jobId: bigint;
+  lr: bigint;
+  batchRoot: Hex;
+};
+
+export type SetCircuitTermsReturnType = SendResult;
+
+export async function setCircuitTerms(clients: ChainClients, p: SetCircuitTermsParameters): Promise<SetCircuitTermsReturnType> {
+  return sendContractTx(clients, { address: p.disputeGame, abi: disputeGameAbi, functionName: "setCircuitTerms", args: [p.jobId, p.lr, p.batchRoot] }, p);
+}
