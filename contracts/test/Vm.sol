@@ -15,6 +15,8 @@ interface Vm {
     function expectRevert() external;
     function assume(bool condition) external;
     function label(address account, string calldata newLabel) external;
+    function sign(uint256 privateKey, bytes32 digest) external pure returns (uint8 v, bytes32 r, bytes32 s);
+    function addr(uint256 privateKey) external pure returns (address keyAddr);
 }
 
 /// @dev The cheatcode address: address(uint160(uint256(keccak256("hevm cheat code")))).
