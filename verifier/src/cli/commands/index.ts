@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { registerAudit } from "./audit.ts";
+import { registerDispute } from "./dispute.ts";
 import { registerPolicy } from "./policy.ts";
 import { registerQuote } from "./quote.ts";
 import { registerTrain } from "./train.ts";
@@ -10,6 +11,7 @@ import { registerTrain } from "./train.ts";
  */
 export function registerCommands(program: Command): void {
   registerAudit(program);
+  registerDispute(program);
   registerPolicy(program);
   registerQuote(program);
   registerTrain(program);

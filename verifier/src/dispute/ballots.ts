@@ -1,0 +1,82 @@
+/**
+ * Panel ballots persisted before the commit transaction is signed: a member that commits and then loses its salt
+ * cannot reveal and forfeits part of its bond as silent, so the salt is written (atomically, mode 0600) first.
+ * One JSON file per (dispute, member) under the ballot directory.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { encodeAbiParameters, getAddress, keccak256, toHex, type Address, type Hex } from "viem";
+import { z } from "zod";
+import { DisputeInputError } from "./errors.ts";
+
+export type PanelVote = "Valid" | "Fault";
+/** Numeric values of IDisputeGame.Vote. */
+export const VOTE_VALUE: Record<PanelVote, 1 | 2> = { Valid: 1, Fault: 2 };
+
+/** keccak256(abi.encode(uint8 vote, bytes32 salt, address member)), as DisputeGame.voteCommitment (pure). */
+export function voteCommitment(vote: PanelVote, salt: Hex, member: Address): Hex {
+  return keccak256(encodeAbiParameters([{ type: "uint8" }, { type: "bytes32" }, { type: "address" }], [VOTE_VALUE[vote], salt, member]));
+}
+
+/** 32 random bytes. */
+export function newSalt(): Hex {
+  return toHex(randomBytes(32));
+}
+
+const Ballot = z.strictObject({
+  format: z.literal("pouw-ballot-1"),
+  disputeGame: z.string(),
+  disputeId: z.string().regex(/^[0-9]+$/),
+  member: z.string(),
+  vote: z.enum(["Valid", "Fault"]),
+  salt: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+  commitment: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+  reason: z.string(),
+});
+
+export type Ballot = {
+  disputeGame: Address;
+  disputeId: bigint;
+  member: Address;
+  vote: PanelVote;
+  salt: Hex;
+  commitment: Hex;
+  /** Why the member voted so (the recompute result), for the operator. */
+  reason: string;
+};
+
+export class BallotStore {
+  readonly dir: string;
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  private path(disputeGame: Address, disputeId: bigint, member: Address): string {
+    return join(this.dir, `ballot-${getAddress(disputeGame)}-${disputeId}-${getAddress(member)}.json`);
+  }
+
+  /** Writes the ballot atomically (temp file + rename), readable by the owner only. */
+  async save(b: Ballot): Promise<void> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const path = this.path(b.disputeGame, b.disputeId, b.member);
+    const text = JSON.stringify({ format: "pouw-ballot-1", ...b, disputeId: b.disputeId.toString() }, null, 2);
+    await writeFile(`${path}.tmp`, text, { mode: 0o600 });
+    await rename(`${path}.tmp`, path);
+  }
+
+  /** The saved ballot, or undefined when none exists. */
+  async load(disputeGame: Address, disputeId: bigint, member: Address): Promise<Ballot | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.path(disputeGame, disputeId, member), "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw err;
+    }
+    const parsed = Ballot.safeParse(JSON.parse(text));
+    if (!parsed.success) throw new DisputeInputError(`ballot file for dispute ${disputeId} is malformed`, { details: parsed.error.message });
+    const v = parsed.data;
+    return { ...v, disputeGame: getAddress(v.disputeGame), member: getAddress(v.member), disputeId: BigInt(v.disputeId), salt: v.salt as Hex, commitment: v.commitment as Hex };
+  }
+}

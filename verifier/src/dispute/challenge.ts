@@ -1,0 +1,63 @@
+/**
+ * Open a challenge from an audit result: the first bad step with the provider's own leaves and proofs (what
+ * checks/recompute returns), posted with the bond DisputeGame.requiredBond(jobId) (approved here if needed).
+ *
+ * @example
+ *   const audit = await auditSegment(ctx, 1, { checks: ["recompute"] });
+ *   const { disputeId } = await openChallenge(clients, { disputeGame, token, jobId, audit, endStateHash });
+ */
+import type { Address, Hex } from "viem";
+import { disputeGameAbi } from "../chain/abi/DisputeGame.ts";
+import { testTokenAbi } from "../chain/abi/TestToken.ts";
+import { approveToken } from "../chain/approveToken.ts";
+import { challengeStep, type ChallengeStepReturnType } from "../chain/challengeStep.ts";
+import type { ChainClients } from "../chain/clients.ts";
+import { withRetry } from "../chain/retry.ts";
+import type { ChallengeProof } from "../checks/segment.ts";
+import { logger } from "../log/index.ts";
+import { DisputeInputError } from "./errors.ts";
+
+const log = logger("dispute.challenge");
+
+export type OpenChallengeParameters = {
+  disputeGame: Address;
+  /** The bond token (DisputeGame.bondToken()). */
+  token: Address;
+  jobId: bigint;
+  /** An audit result with a challenge proof (SegmentAudit or CheckResult), or the proof itself. */
+  audit: { readonly proof: ChallengeProof | null; readonly ok?: boolean } | ChallengeProof;
+  /** The segment's committed end state hash (SegmentCommitted event; the last leaf of the segment). */
+  endStateHash: Hex;
+};
+
+export type OpenChallengeReturnType = ChallengeStepReturnType;
+
+function proofOf(audit: OpenChallengeParameters["audit"]): ChallengeProof {
+  if ("traceRoot" in audit) return audit;
+  if (!audit.proof) throw new DisputeInputError(audit.ok ? "the audit passed: there is no bad step to challenge" : "the audit failed without a challengeable step (no leaf proofs)");
+  return audit.proof;
+}
+
+export async function openChallenge(clients: ChainClients, p: OpenChallengeParameters): Promise<OpenChallengeReturnType> {
+  const proof = proofOf(p.audit);
+  const bond = await withRetry(() => clients.public.readContract({ address: p.disputeGame, abi: disputeGameAbi, functionName: "requiredBond", args: [p.jobId] }), { what: "requiredBond" });
+  const allowance = await withRetry(
+    () => clients.public.readContract({ address: p.token, abi: testTokenAbi, functionName: "allowance", args: [clients.account.address, p.disputeGame] }),
+    { what: "allowance" },
+  );
+  if (allowance < bond) await approveToken(clients, { token: p.token, spender: p.disputeGame, amount: bond });
+  const r = await challengeStep(clients, {
+    disputeGame: p.disputeGame,
+    jobId: p.jobId,
+    segment: proof.segment,
+    step: proof.step,
+    traceRoot: proof.traceRoot,
+    endStateHash: p.endStateHash,
+    hPrev: proof.prevStateHash,
+    proofPrev: proof.prevProof,
+    hStep: proof.stateHash,
+    proofStep: proof.proof,
+  });
+  log.info({ jobId: p.jobId, step: proof.step, disputeId: r.disputeId, bond: r.bond.toString() }, "challenge opened");
+  return r;
+}

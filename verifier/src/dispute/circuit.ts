@@ -1,0 +1,53 @@
+/**
+ * The trace of the circuit model class (docs/zk.md, docs/disputes.md): the state of a linear tile is W alone, and
+ *   h(t) = stateHash(jobId, t, weightsHash = bytes32(Commit(W_t)), optimizerHash = 0)
+ * so that DisputeGame.prove can check a proof's commitW / commitWNext against the disputed leaves. The batch of
+ * step t is bound by the job's batch root: an OpenZeppelin Merkle tree over leaf(t) = keccak256(abi.encodePacked(
+ * uint64 t, bytes32 Commit(X_t || Y_t))) for t = 1..N in order (the same leaf function as the trace, Trace.leaf).
+ */
+import { SimpleMerkleTree } from "@openzeppelin/merkle-tree";
+import { zeroHash, type Hex } from "viem";
+import { stateHash, traceLeaf, type Bytes32 } from "../trace/index.ts";
+import { commitBatch, commitmentToBytes32, commitWeights, referenceStep, type Matrix, type StepInput } from "../zk/index.ts";
+import { DisputeInputError } from "./errors.ts";
+
+/** h(t) of a circuit-class state W_t. */
+export async function circuitStateHash(jobId: bigint, t: number, w: Matrix): Promise<Bytes32> {
+  return stateHash(jobId, t, commitmentToBytes32(await commitWeights(w)), zeroHash);
+}
+
+/** The batch tree of a circuit-class job: `batches[i]` is the batch of step i+1. */
+export class BatchTree {
+  readonly commitments: readonly bigint[];
+  private readonly tree: SimpleMerkleTree;
+  private constructor(commitments: readonly bigint[]) {
+    this.commitments = commitments;
+    this.tree = SimpleMerkleTree.of(commitments.map((c, i) => traceLeaf(i + 1, commitmentToBytes32(c))), { sortLeaves: false });
+  }
+
+  static async of(batches: readonly { x: Matrix; y: Matrix }[]): Promise<BatchTree> {
+    if (batches.length === 0) throw new DisputeInputError("a circuit-class job needs at least one batch");
+    return new BatchTree(await Promise.all(batches.map((b) => commitBatch(b.x, b.y))));
+  }
+
+  get root(): Hex {
+    return this.tree.root as Hex;
+  }
+
+  /** Merkle proof of step t's batch commitment (1 <= t <= N). */
+  proof(t: number): Hex[] {
+    if (!Number.isInteger(t) || t < 1 || t > this.commitments.length) throw new DisputeInputError(`step ${t} has no batch (steps 1..${this.commitments.length})`);
+    return this.tree.getProof(t - 1) as Hex[];
+  }
+}
+
+/** Runs a circuit-class training: W_0 and the batches give W_1..W_N and h(0)..h(N) (the provider's honest trace). */
+export async function circuitTrace(jobId: bigint, w0: Matrix, lr: bigint, batches: readonly { x: Matrix; y: Matrix }[]): Promise<{ weights: Matrix[]; stateHashes: Bytes32[] }> {
+  const weights: Matrix[] = [w0];
+  for (const b of batches) {
+    const input: StepInput = { w: weights[weights.length - 1]!, x: b.x, y: b.y, lr };
+    weights.push(referenceStep(input));
+  }
+  const stateHashes = await Promise.all(weights.map((w, t) => circuitStateHash(jobId, t, w)));
+  return { weights, stateHashes };
+}

@@ -1,0 +1,56 @@
+/**
+ * Defending a dispute as the provider. For a circuit-class job the provider proves the disputed step with Groth16
+ * (zk/proveStep on its own W_{s-1} and batch s) and DisputeGame settles for it at once; for any other job it waits
+ * for the panel (doing nothing is the defence: the panel recomputes from the provider's committed data).
+ *
+ * @example
+ *   await defendDispute(clients, { disputeGame, disputeId, circuit: { input: { w, x, y, lr }, batchProof } });
+ */
+import type { Address, Hex } from "viem";
+import type { ChainClients } from "../chain/clients.ts";
+import { getDispute } from "../chain/getDispute.ts";
+import { proveDisputedStep } from "../chain/proveDisputedStep.ts";
+import { withRetry } from "../chain/retry.ts";
+import { disputeGameAbi } from "../chain/abi/DisputeGame.ts";
+import { logger } from "../log/index.ts";
+import { zeroHash } from "viem";
+import { stateHash } from "../trace/index.ts";
+import { commitmentToBytes32, proveStep, type StepInput } from "../zk/index.ts";
+import { DisputeError } from "./errors.ts";
+
+const log = logger("dispute.defend");
+
+export type DefendDisputeParameters = {
+  disputeGame: Address;
+  disputeId: bigint;
+  /** For a circuit-class job: the step's input (W_{s-1}, batch s, lr) and the batch's Merkle proof (BatchTree.proof). */
+  circuit?: { input: StepInput; batchProof: readonly Hex[] };
+};
+
+export type DefendDisputeReturnType =
+  | { action: "proved"; hash: Hex; gasUsed: bigint; provingMs: number }
+  | { action: "panel" | "resolved" };
+
+export async function defendDispute(clients: ChainClients, p: DefendDisputeParameters): Promise<DefendDisputeReturnType> {
+  const d = await getDispute(clients.public, { disputeGame: p.disputeGame, disputeId: p.disputeId });
+  if (d.phase === "resolved") return { action: "resolved" };
+  if (!p.circuit) return { action: "panel" };
+  const terms = await withRetry(() => clients.public.readContract({ address: p.disputeGame, abi: disputeGameAbi, functionName: "circuitTerms", args: [d.jobId] }), { what: "circuitTerms" });
+  if (terms.batchRoot === zeroHash) return { action: "panel" };
+  if (terms.lr !== p.circuit.input.lr) throw new DisputeError(`job ${d.jobId} fixes lr ${terms.lr}, the step input has ${p.circuit.input.lr}`);
+  const started = performance.now();
+  const proved = await proveStep(p.circuit.input);
+  const provingMs = performance.now() - started;
+  // A proof of the provider's own W_{s-1} settles only if it reproduces the disputed leaves; otherwise the provider
+  // committed something else and has nothing to prove.
+  const step = BigInt(d.step);
+  if (stateHash(d.jobId, step - 1n, commitmentToBytes32(proved.claim.commitW), zeroHash) !== d.hPrev) {
+    throw new DisputeError(`dispute ${p.disputeId}: Commit(W) of the given input does not reproduce h(${step - 1n})`);
+  }
+  if (stateHash(d.jobId, step, commitmentToBytes32(proved.claim.commitWNext), zeroHash) !== d.hStep) {
+    throw new DisputeError(`dispute ${p.disputeId}: the correct step does not give the committed h(${step}): the provider is at fault`);
+  }
+  const r = await proveDisputedStep(clients, { disputeGame: p.disputeGame, disputeId: p.disputeId, proof: proved.calldata, batchProof: p.circuit.batchProof });
+  log.info({ disputeId: p.disputeId, provingMs: Math.round(provingMs), gasUsed: r.gasUsed.toString() }, "step proved on chain");
+  return { action: "proved", hash: r.hash, gasUsed: r.gasUsed, provingMs };
+}
