@@ -1,0 +1,57 @@
+import { expect } from "chai";
+import { join } from "node:path";
+import { parseChecks, parseSegmentSelection, selectSegments, AuditInputError } from "../../verifier/src/checks/index.ts";
+import { pouwAsync, ROOT } from "../ml/helpers.ts";
+import { Fixture } from "./fixture.ts";
+
+describe("pouw audit: exit codes and output", () => {
+  const fx = new Fixture();
+  before(async () => fx.setup());
+  after(async () => fx.teardown());
+  const manifest = join(ROOT, "examples/tiny.json");
+
+  it("parses segment selections and check lists, rejecting bad ones with AuditInputError", () => {
+    expect(parseSegmentSelection("all")).to.deep.equal({ kind: "all" });
+    expect(parseSegmentSelection("2,0")).to.deep.equal({ kind: "list", segments: [2, 0] });
+    expect(parseSegmentSelection("random:2")).to.deep.equal({ kind: "random", count: 2 });
+    for (const bad of ["", "random:0", "1,,2", "-1", "first"]) expect(() => parseSegmentSelection(bad), bad).to.throw(AuditInputError);
+    expect(parseChecks("recompute,magnitude")).to.deep.equal(["recompute", "magnitude"]);
+    expect(() => parseChecks("recompute,zk")).to.throw(AuditInputError);
+    expect(() => parseChecks("recompute,recompute")).to.throw(AuditInputError);
+    const picked = selectSegments({ kind: "random", count: 2 }, 3);
+    expect(picked.length).to.equal(2);
+    expect(new Set(picked).size).to.equal(2);
+    expect(() => selectSegments({ kind: "random", count: 4 }, 3)).to.throw(AuditInputError);
+    expect(() => selectSegments({ kind: "list", segments: [3] }, 3)).to.throw(AuditInputError);
+  });
+
+  it("exits 0 on an honest trace, 1 on a cheat (JSON report with a proof), 2 on bad input", async () => {
+    const honest = (await fx.trace("honest")).dir;
+    const cheat = (await fx.trace("quarter-batch")).dir;
+    // bad --segments / --checks are unit-tested above; here the CLI's own paths (unreadable trace, trace of another manifest)
+    const [ok, bad, noDir, wrongManifest] = await Promise.all([
+      pouwAsync(["audit", "--manifest", manifest, "--trace", honest, "--segments", "0,2"]),
+      pouwAsync(["audit", "--manifest", manifest, "--trace", cheat, "--segments", "random:1", "--checks", "recompute,freivalds", "--json"]),
+      pouwAsync(["audit", "--manifest", manifest, "--trace", join(fx.dir, "nowhere"), "--checks", "vibes"]),
+      pouwAsync(["audit", "--manifest", join(ROOT, "examples/mnist.json"), "--trace", honest]),
+    ]);
+    expect(ok.status, ok.stderr).to.equal(0);
+    expect(ok.stdout).to.contain("segment 0: ok");
+    expect(ok.stdout).to.contain("all 2 audited segments ok");
+    expect(bad.status, bad.stderr).to.equal(1);
+    const report = JSON.parse(bad.stdout) as { ok: boolean; segments: { segment: number; ok: boolean; firstBadStep: number; check: string; proof: { step: number }; costMs: number }[] };
+    expect(report.ok).to.equal(false);
+    expect(report.segments.length).to.equal(1);
+    const s = report.segments[0]!;
+    expect(s.ok).to.equal(false);
+    expect(s.check).to.equal("recompute");
+    expect(s.firstBadStep).to.equal(s.segment * 4 + 1);
+    expect(s.proof.step).to.equal(s.firstBadStep);
+    expect(s.costMs).to.be.greaterThan(0);
+    for (const r of [noDir, wrongManifest]) {
+      expect(r.status, r.stderr).to.equal(2);
+      expect(r.stderr.trim().split("\n").length).to.equal(1);
+      expect(r.stderr).to.match(/^pouw: /);
+    }
+  });
+});
