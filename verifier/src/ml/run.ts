@@ -29,7 +29,8 @@ import { createOptimizer, type Optimizer } from "./optimizer.ts";
 import { Rng } from "./prng.ts";
 import { float32Bytes, type TensorSpec } from "./tensors.ts";
 import { hashBytes, stateHash } from "../trace/index.ts";
-import { cidOf, type ContentStore } from "../store/index.ts";
+import type { ContentStore } from "../store/index.ts";
+import { checkCorpusBytes } from "./data/corpus.ts";
 
 /** Weights and optimizer state after `step` updates (step 0 = initial state). */
 export type TrainState = {
@@ -194,7 +195,7 @@ export class Run {
     return { step: c.metadata.step, params: c.params, opt: c.opt };
   }
 
-  /** Loss (and accuracy) on the held-out split; `limit` caps the number of examples. */
+  /** Loss (and accuracy) on the held-out split; `limit` caps the images (MNIST) or context windows (text). */
   evaluate(state: TrainState, limit = Infinity): Evaluation {
     this.checkBackend();
     return this.model.evaluate(state.params, this.testBatches(limit));
@@ -250,9 +251,6 @@ export async function createRun(manifest: Manifest, options: RunOptions = {}): P
     await registerGradients();
     model = new CharTransformer({ layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel });
   }
-  const actual = cidOf(data.canonicalBytes);
-  if (actual !== corpus.contentId) {
-    throw new DataError(`corpus '${corpus.name}' content id mismatch: manifest says ${corpus.contentId}, package '${corpus.package}' gives ${actual}`);
-  }
+  checkCorpusBytes(corpus, data.canonicalBytes, `package '${corpus.package}'`);
   return new Run(manifest, options.jobId ?? 0n, backend, model, data);
 }
