@@ -15,6 +15,30 @@ export class DataError extends InputError {
   override readonly code: string = "DATA_ERROR";
 }
 
+/**
+ * A corpus's bytes do not hash to the content id the manifest (or a provenance record) names. Names the
+ * corpus, so a caller can say exactly which data set was swapped or tampered with.
+ */
+export class CorpusMismatchError extends DataError {
+  override name = "CorpusMismatchError";
+  override readonly code: string = "CORPUS_MISMATCH";
+  readonly corpus: string;
+  readonly expected: string;
+  readonly actual: string;
+  constructor(corpus: string, expected: string, actual: string, source: string) {
+    super(`corpus '${corpus}' content id mismatch: manifest says ${expected}, ${source} gives ${actual}`);
+    this.corpus = corpus;
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
+/** A corpus or data set is not known: no loader for it, or it is not among the corpora it is checked against. */
+export class UnknownCorpusError extends DataError {
+  override name = "UnknownCorpusError";
+  override readonly code: string = "UNKNOWN_CORPUS";
+}
+
 /** A checkpoint file is truncated, tampered with, or does not fit the model. */
 export class CheckpointError extends PouwError {
   override name = "CheckpointError";

@@ -1,8 +1,9 @@
 /** Deterministic training engine: one step function for the provider's trainer and the auditor. */
 export { createRun, Run, type TrainState, type StepResult, type RunOptions } from "./run.ts";
-export { parseManifest, parseManifestJson, manifestHash, canonicalManifest, Manifest, type ModelConfig, type OptimizerConfig } from "./manifest.ts";
+export { parseManifest, parseManifestJson, manifestHash, canonicalManifest, corpusProportions, Manifest, Corpus, type CorpusEntry, type ModelConfig, type OptimizerConfig } from "./manifest.ts";
 export { encodeCheckpoint, decodeCheckpoint, CHECKPOINT_FORMAT, type CheckpointContents, type CheckpointMetadata } from "./checkpoint.ts";
-export { ManifestError, DataError, CheckpointError, BackendError, StrategyError } from "./errors.ts";
+export { ManifestError, DataError, CorpusMismatchError, UnknownCorpusError, CheckpointError, BackendError, StrategyError } from "./errors.ts";
+export { DATASETS, DEFAULT_SOTU_YEARS, corpusBytes, corpusId, corpusSpecOf, checkCorpusBytes, datasetOfArch, parseDatasetName, type CorpusSpec, type CorpusId, type DatasetName } from "./data/corpus.ts";
 export { parseStrategy, formatStrategy, firstAffectedStep, isSkipped, type Strategy } from "./strategies.ts";
 export { train, prepareOutDir, type TrainOptions, type TrainResult, type Progress } from "./train.ts";
 export { readTraceFile, parseTraceFile, TraceFile, TraceFileError, TRACE_FORMAT, type SegmentEntry } from "./trace-file.ts";

@@ -47,6 +47,12 @@ export const Corpus = z.strictObject({
   licence: z.string().min(1),
   /** Tokens (MNIST: images, SOTU: characters) the contributor declares; credited per job. */
   declaredTokens: positiveInt,
+  /**
+   * Share of the job's training data drawn from this corpus, in (0, 1]. Optional: when no corpus gives
+   * one, proportions are declaredTokens / sum(declaredTokens) (docs/data.md). If one corpus gives it,
+   * all must, and they must sum to 1.
+   */
+  proportion: z.number().gt(0).max(1).optional(),
   payoutAddress: address,
 });
 
@@ -104,6 +110,13 @@ export const Manifest = z
     if (m.training.steps % m.training.stepsPerSegment !== 0) {
       ctx.addIssue({ code: "custom", path: ["training", "steps"], message: `must be a multiple of training.stepsPerSegment (${m.training.stepsPerSegment})` });
     }
+    const given = m.corpora.filter((c) => c.proportion !== undefined).length;
+    if (given !== 0 && given !== m.corpora.length) {
+      ctx.addIssue({ code: "custom", path: ["corpora"], message: "give a proportion for every corpus or for none" });
+    } else if (given > 0) {
+      const sum = m.corpora.reduce((a, c) => a + c.proportion!, 0);
+      if (Math.abs(sum - 1) > 1e-9) ctx.addIssue({ code: "custom", path: ["corpora"], message: `proportions sum to ${sum}, not 1` });
+    }
     if (m.model.arch === "mnist-mlp") {
       if (m.data.testPerDigit === undefined) ctx.addIssue({ code: "custom", path: ["data", "testPerDigit"], message: "is required for mnist-mlp" });
       if (m.data.years !== undefined) ctx.addIssue({ code: "custom", path: ["data", "years"], message: "is not used by mnist-mlp" });
@@ -120,6 +133,17 @@ export const Manifest = z
 export type Manifest = z.infer<typeof Manifest>;
 export type ModelConfig = z.infer<typeof ModelConfig>;
 export type OptimizerConfig = z.infer<typeof Optimizer>;
+export type CorpusEntry = z.infer<typeof Corpus>;
+
+/**
+ * Each corpus's share of the job's data: the declared proportions, or declaredTokens over their sum.
+ * Pure; the same rule the provenance record and the contributor payout use (docs/data.md).
+ */
+export function corpusProportions(corpora: readonly Pick<CorpusEntry, "declaredTokens" | "proportion">[]): number[] {
+  if (corpora.length > 0 && corpora.every((c) => c.proportion !== undefined)) return corpora.map((c) => c.proportion!);
+  const total = corpora.reduce((a, c) => a + c.declaredTokens, 0);
+  return corpora.map((c) => c.declaredTokens / total);
+}
 
 /** Validates a parsed JSON value; throws ManifestError naming the first bad field. */
 export function parseManifest(value: unknown): Manifest {

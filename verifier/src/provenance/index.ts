@@ -1,0 +1,24 @@
+/** Provenance records: build, write, anchor and verify (docs/data.md). */
+export {
+  PROVENANCE_FORMAT,
+  PROVENANCE_FILE,
+  ProvenanceRecord,
+  buildProvenanceRecord,
+  canonicalRecordBytes,
+  recordHash,
+  parseProvenanceRecord,
+  parseProvenanceBytes,
+  provenanceCorpora,
+  recordManifest,
+  type BuildProvenanceInput,
+  type SignedReceipt,
+  type ProvenanceCorpus,
+  type ProvenanceSegment,
+  type ProvenanceReceipt,
+} from "./record.ts";
+export { writeProvenance, readInputFile } from "./io.ts";
+export { verifyProvenance, assertProvenance, packageCorpusBytes, type ProvenanceReport, type ProvenanceCheck, type CheckStatus, type CorpusBytesLoader, type VerifyProvenanceInput } from "./verify.ts";
+export { viemProvenanceChain, contentDigestOf, provenanceAnchorAbi, dataRegistryReadAbi, type ProvenanceChain, type ChainJob, type ChainCorpus, type ViemProvenanceChainOptions } from "./chain.ts";
+export { anchorProvenance, type AnchorProvenanceParameters } from "./anchor.ts";
+export { weightsStateHash, stateSpecsOf } from "./weights.ts";
+export { ProvenanceRecordError, ProvenanceBuildError, ProvenanceMismatchError } from "./errors.ts";

@@ -1,0 +1,35 @@
+/**
+ * The state hash of a weights file: decodes a pouw-checkpoint-1 file (weights and optimizer state) with
+ * the tensor layout the manifest's model and optimizer define, and computes h(step) exactly as the
+ * trainer did (verifier/src/trace). Needs no data set and no backend: pure byte work.
+ */
+import type { Hex } from "viem";
+import { decodeCheckpoint } from "../ml/checkpoint.ts";
+import { manifestHash, type Manifest } from "../ml/manifest.ts";
+import { MnistMlp } from "../ml/models/mlp.ts";
+import { CharTransformer } from "../ml/models/transformer.ts";
+import { createOptimizer } from "../ml/optimizer.ts";
+import type { TensorSpec } from "../ml/tensors.ts";
+import { float32Bytes } from "../ml/tensors.ts";
+import { hashBytes, stateHash } from "../trace/index.ts";
+
+/** Parameter and optimizer-state tensor specs of a manifest's model (checkpoint layout). */
+export function stateSpecsOf(manifest: Manifest): { paramSpecs: readonly TensorSpec[]; optSpecs: readonly TensorSpec[]; model: string; optimizer: string } {
+  const m = manifest.model;
+  const model =
+    m.arch === "mnist-mlp"
+      ? new MnistMlp(m.hidden)
+      : new CharTransformer({ layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel });
+  const optimizer = createOptimizer(manifest.optimizer);
+  return { paramSpecs: model.paramSpecs, optSpecs: optimizer.stateSpecs(model.paramSpecs), model: model.arch, optimizer: optimizer.name };
+}
+
+/**
+ * h(step) of the state in a weights file of job `jobId`. Throws CheckpointError when the file is not a
+ * checkpoint of this manifest, job and step.
+ */
+export function weightsStateHash(manifest: Manifest, jobId: bigint, bytes: Uint8Array, step: number): Hex {
+  const s = stateSpecsOf(manifest);
+  const c = decodeCheckpoint(bytes, s.paramSpecs, s.optSpecs, { step, jobId, manifestHash: manifestHash(manifest), model: s.model, optimizer: s.optimizer });
+  return stateHash(jobId, step, hashBytes(float32Bytes(c.params)), hashBytes(float32Bytes(c.opt)));
+}
