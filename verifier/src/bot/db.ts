@@ -10,8 +10,9 @@
  *   receipts  signed EIP-712 audit receipts
  * Events and the cursor are written in one SQLite transaction: a crash never skips or repeats a block range.
  */
-import { DatabaseSync } from "node:sqlite";
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 
 export type AuditStatus = "unsampled" | "pending" | "running" | "ok" | "bad" | "error";
@@ -61,6 +62,24 @@ export type IntentRow = {
   updated_at: number;
 };
 
+/**
+ * Loads node:sqlite without its one-time "SQLite is an experimental feature" warning on stderr (the
+ * CLI's stderr carries one-line reasons and logs; every other warning passes through).
+ */
+function loadSqlite(): typeof import("node:sqlite") {
+  const emit = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const text = typeof warning === "string" ? warning : warning.message;
+    if (/SQLite is an experimental feature/.test(text)) return;
+    (emit as (...a: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return createRequire(import.meta.url)("node:sqlite") as typeof import("node:sqlite");
+  } finally {
+    process.emitWarning = emit;
+  }
+}
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS jobs (
@@ -87,7 +106,7 @@ export class BotDb {
   // for the exact Node ABI, and the offline install builds it for the bootstrap Node, not Node 22.
   constructor(path: string) {
     mkdirSync(dirname(path), { recursive: true });
-    this.db = new DatabaseSync(path);
+    this.db = new (loadSqlite().DatabaseSync)(path);
     this.db.exec("PRAGMA journal_mode = WAL");
     this.db.exec("PRAGMA synchronous = FULL");
     this.db.exec("PRAGMA busy_timeout = 5000");

@@ -102,5 +102,5 @@ export function toChainError(err: unknown): PouwError {
 
 /** Whether retrying the same request may succeed (transport trouble, not a revert). */
 export function isRetryable(err: unknown): boolean {
-  return err instanceof RpcUnavailableError || (err instanceof ChainError && !(err instanceof ContractRevertError) && !(err instanceof UnknownRevertError));
+  return err instanceof RpcUnavailableError;
 }

@@ -1,7 +1,13 @@
 import type { Command } from "commander";
 import { registerAudit } from "./audit.ts";
+import { registerAuditor } from "./auditor.ts";
+import { registerBuyer } from "./buyer.ts";
+import { registerCorpus } from "./corpus.ts";
+import { registerDeploy } from "./deploy.ts";
 import { registerDispute } from "./dispute.ts";
 import { registerPolicy } from "./policy.ts";
+import { registerProvenance } from "./provenance.ts";
+import { registerProvider } from "./provider.ts";
 import { registerQuote } from "./quote.ts";
 import { registerTrain } from "./train.ts";
 
@@ -11,8 +17,14 @@ import { registerTrain } from "./train.ts";
  */
 export function registerCommands(program: Command): void {
   registerAudit(program);
+  registerAuditor(program);
+  registerBuyer(program);
+  registerCorpus(program);
+  registerDeploy(program);
   registerDispute(program);
   registerPolicy(program);
+  registerProvenance(program);
+  registerProvider(program);
   registerQuote(program);
   registerTrain(program);
 }

@@ -1,0 +1,127 @@
+/**
+ * `pouw buyer create|status|fetch|cancel|claim`: post a job for a manifest (policy from quotePolicy when a
+ * detection matrix is given, else the manifest's policy; flags override), follow it, fetch the final
+ * weights with a provenance record, cancel an unaccepted job, and claim refunds.
+ */
+import { readFile } from "node:fs/promises";
+import type { Command } from "commander";
+import { cancelJob, claimPayment, getJob, getSegmentCommits, jobMarketAbi } from "../../chain/index.ts";
+import { InputError } from "../../errors/index.ts";
+import { fetchResult, postJob } from "../../market/buyer.ts";
+import { jobPolicyFor, type PolicyOverrides } from "../../market/job-policy.ts";
+import { parseManifestJson } from "../../ml/index.ts";
+import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, parseSeconds, withConfig } from "../context.ts";
+
+const bps = (flag: string, v: string | undefined): number | undefined => {
+  if (v === undefined) return undefined;
+  if (!/^[0-9]{1,5}$/.test(v) || Number(v) > 10_000) throw new InputError(`${flag} must be basis points 0..10000, got ${JSON.stringify(v)}`);
+  return Number(v);
+};
+
+export function registerBuyer(program: Command): void {
+  const buyer = program.command("buyer").description("post and follow training jobs");
+
+  withConfig(
+    buyer
+      .command("create")
+      .description("post a job for a manifest: escrow the payment and anchor the manifest hash")
+      .requiredOption("--manifest <file>", "job manifest JSON")
+      .option("--pay <amount>", "payment in tokens (default: the manifest's policy.paymentWei)")
+      .option("--detection <file>", "detection matrix: size the stake with pouw quote's optimiser (bench/results/detection.json)")
+      .option("--stake <amount>", "override: provider stake required (tokens)")
+      .option("--segment-timeout <seconds>", "override: seconds the provider has per segment (default 3600)")
+      .option("--challenge-window <seconds>", "override: challenge window after the last segment (default: manifest)")
+      .option("--challenger-bps <bps>", "override: challenger share of a fault slash")
+      .option("--buyer-bps <bps>", "override: buyer share of a fault slash")
+      .option("--burn-bps <bps>", "override: burned share of a fault slash")
+      .option("--timeout-slash-bps <bps>", "override: share of the lock slashed on a missed deadline")
+      .option("--mint", "dev chain: mint the payment if the balance is short")
+      .option("--json", "print the job as JSON"),
+  ).action(async (opts: Record<string, string | boolean | undefined>) => {
+    let text: string;
+    try {
+      text = await readFile(opts.manifest as string, "utf8");
+    } catch (err) {
+      throw new InputError(`cannot read manifest ${String(opts.manifest)}`, { cause: err });
+    }
+    const manifest = parseManifestJson(text);
+    const s = (k: string) => opts[k] as string | undefined;
+    const overrides: PolicyOverrides = {
+      ...(s("stake") !== undefined ? { requiredStake: parseAmount("--stake", s("stake")!) } : {}),
+      ...(s("segmentTimeout") !== undefined ? { segmentTimeout: parseSeconds("--segment-timeout", s("segmentTimeout")!) } : {}),
+      ...(s("challengeWindow") !== undefined ? { challengeWindow: parseSeconds("--challenge-window", s("challengeWindow")!) } : {}),
+      ...(s("challengerBps") !== undefined ? { challengerBps: bps("--challenger-bps", s("challengerBps"))! } : {}),
+      ...(s("buyerBps") !== undefined ? { buyerBps: bps("--buyer-bps", s("buyerBps"))! } : {}),
+      ...(s("burnBps") !== undefined ? { burnBps: bps("--burn-bps", s("burnBps"))! } : {}),
+      ...(s("timeoutSlashBps") !== undefined ? { timeoutSlashBps: bps("--timeout-slash-bps", s("timeoutSlashBps"))! } : {}),
+    };
+    const derived = await jobPolicyFor(manifest, {
+      ...(s("pay") !== undefined ? { payment: parseAmount("--pay", s("pay")!) } : {}),
+      ...(s("detection") !== undefined ? { detectionPath: s("detection")! } : {}),
+      overrides,
+    });
+    const ctx = await marketContext(opts as never);
+    await ensureFunds(ctx, ctx.deployment.jobMarket, derived.payment, opts.mint === true);
+    const r = await postJob(ctx.clients, ctx.deployment, ctx.store, manifest, derived.policy, derived.payment);
+    const p = derived.policy;
+    if (opts.json) {
+      process.stdout.write(JSON.stringify({ jobId: r.jobId.toString(), manifestUri: r.manifestUri, manifestHash: r.manifestHash, payment: derived.payment.toString(), stakeFrom: derived.stakeFrom, policy: { ...p, requiredStake: p.requiredStake.toString() }, tx: r.txHash }) + "\n");
+      return;
+    }
+    process.stdout.write(
+      `job ${r.jobId}: ${p.segments} segments x ${p.stepsPerSegment} steps, payment ${fmt(derived.payment)}, stake ${fmt(p.requiredStake)} (from ${derived.stakeFrom}), ` +
+        `segment timeout ${p.segmentTimeout} s, challenge window ${p.challengeWindow} s, manifest ${r.manifestUri}\n`,
+    );
+  });
+
+  withConfig(buyer.command("status").description("a job's status, provider, deadline and committed segments").argument("<job>").option("--json")).action(
+    async (jobArg: string, opts: Record<string, string | boolean | undefined>) => {
+      const jobId = parseJobId(jobArg);
+      const ctx = await marketContext(opts as never);
+      const job = await getJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+      if (job.status === "None") throw new InputError(`job ${jobId} does not exist`);
+      const commits = await getSegmentCommits(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
+      const credit = await ctx.clients.public.readContract({ address: ctx.deployment.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [ctx.clients.account.address, ctx.deployment.token] });
+      if (opts.json) {
+        process.stdout.write(
+          JSON.stringify({ jobId: jobId.toString(), status: job.status, provider: job.provider, nextSegment: job.nextSegment, segments: job.policy.segments, deadline: job.deadline.toString(), openDisputes: job.openDisputes, payment: job.payment.toString(), committed: commits.map((c) => ({ segment: c.segment, traceRoot: c.traceRoot, lossE6: c.lossE6.toString() })), myCredit: credit.toString() }) + "\n",
+        );
+        return;
+      }
+      const lines = [
+        `job ${jobId}: ${job.status}, ${job.nextSegment}/${job.policy.segments} segments committed, payment ${fmt(job.payment)}`,
+        `provider ${job.provider}, deadline ${job.deadline === 0n ? "-" : new Date(Number(job.deadline) * 1000).toISOString()}, open disputes ${job.openDisputes}`,
+        ...commits.map((c) => `  segment ${c.segment}: root ${c.traceRoot} loss ${(Number(c.lossE6) / 1e6).toFixed(4)}`),
+        `your claimable credit: ${fmt(credit)}`,
+      ];
+      process.stdout.write(lines.join("\n") + "\n");
+    },
+  );
+
+  withConfig(buyer.command("fetch").description("final weights (rebuilt from the last committed checkpoint and checked against the chain) and a provenance record").argument("<job>").requiredOption("--out <dir>", "output directory")).action(
+    async (jobArg: string, opts: Record<string, string | undefined>) => {
+      const jobId = parseJobId(jobArg);
+      const ctx = await marketContext(opts as never);
+      const r = await fetchResult(ctx.clients, ctx.deployment, ctx.store, jobId, opts.out!);
+      process.stdout.write(`job ${jobId} (${r.status}): wrote ${r.weightsPath} and ${r.provenancePath}\n`);
+    },
+  );
+
+  withConfig(buyer.command("cancel").description("cancel a job nobody has accepted; the escrow becomes your credit").argument("<job>")).action(async (jobArg: string, opts: Record<string, string | undefined>) => {
+    const jobId = parseJobId(jobArg);
+    const ctx = await marketContext(opts as never);
+    const r = await cancelJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId });
+    process.stdout.write(`job ${jobId} cancelled (tx ${r.hash}); claim the refund with \`pouw buyer claim\`\n`);
+  });
+
+  withConfig(buyer.command("claim").description("claim refunds credited to you by the JobMarket")).action(async (opts: Record<string, string | undefined>) => {
+    const ctx = await marketContext(opts as never);
+    const credit = await ctx.clients.public.readContract({ address: ctx.deployment.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [ctx.clients.account.address, ctx.deployment.token] });
+    if (credit === 0n) {
+      process.stdout.write("nothing to claim\n");
+      return;
+    }
+    await claimPayment(ctx.clients, { jobMarket: ctx.deployment.jobMarket, token: ctx.deployment.token });
+    process.stdout.write(`claimed ${fmt(credit)}\n`);
+  });
+}

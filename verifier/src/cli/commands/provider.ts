@@ -1,0 +1,131 @@
+/**
+ * `pouw provider stake|unstake|withdraw|accept|run|claim`: manage stake, accept a job, train it segment by
+ * segment committing each (resuming after a restart from the last committed segment), and collect payment.
+ */
+import cliProgress from "cli-progress";
+import type { Command } from "commander";
+import { acceptJob, claimPayment, finalize, getJob, jobMarketAbi, requestWithdrawal, stakeDeposit, stakeVaultAbi, withdraw } from "../../chain/index.ts";
+import { InputError } from "../../errors/index.ts";
+import { formatStrategy, parseStrategy } from "../../ml/index.ts";
+import { runProviderJob, type SegmentProgress } from "../../provider/run-job.ts";
+import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, withConfig } from "../context.ts";
+
+type Opts = Record<string, string | boolean | undefined>;
+
+export function registerProvider(program: Command): void {
+  const provider = program.command("provider").description("stake, accept, train and get paid");
+
+  withConfig(provider.command("stake").description("deposit stake into the StakeVault").argument("<amount>", "tokens").option("--mint", "dev chain: mint the amount if the balance is short")).action(
+    async (amountArg: string, opts: Opts) => {
+      const amount = parseAmount("AMOUNT", amountArg);
+      const ctx = await marketContext(opts as never);
+      await ensureFunds(ctx, ctx.deployment.stakeVault, amount, opts.mint === true);
+      await stakeDeposit(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount });
+      const a = await ctx.clients.public.readContract({ address: ctx.deployment.stakeVault, abi: stakeVaultAbi, functionName: "accountOf", args: [ctx.clients.account.address] });
+      process.stdout.write(`staked ${fmt(amount)}: free ${fmt(a.free)}, locked ${fmt(a.locked)}\n`);
+    },
+  );
+
+  withConfig(provider.command("unstake").description("start unbonding free stake (withdraw after the unbonding delay)").argument("<amount>", "tokens")).action(async (amountArg: string, opts: Opts) => {
+    const amount = parseAmount("AMOUNT", amountArg);
+    const ctx = await marketContext(opts as never);
+    await requestWithdrawal(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount });
+    const a = await ctx.clients.public.readContract({ address: ctx.deployment.stakeVault, abi: stakeVaultAbi, functionName: "accountOf", args: [ctx.clients.account.address] });
+    process.stdout.write(`unbonding ${fmt(a.pendingWithdrawal)}, withdrawable at ${new Date(Number(a.withdrawableAt) * 1000).toISOString()} (pouw provider withdraw)\n`);
+  });
+
+  withConfig(provider.command("withdraw").description("withdraw unbonded stake")).action(async (opts: Opts) => {
+    const ctx = await marketContext(opts as never);
+    const a = await ctx.clients.public.readContract({ address: ctx.deployment.stakeVault, abi: stakeVaultAbi, functionName: "accountOf", args: [ctx.clients.account.address] });
+    await withdraw(ctx.clients, { stakeVault: ctx.deployment.stakeVault });
+    process.stdout.write(`withdrew ${fmt(a.pendingWithdrawal)}\n`);
+  });
+
+  withConfig(provider.command("accept").description("accept an open job (locks the policy's stake)").argument("<job>")).action(async (jobArg: string, opts: Opts) => {
+    const jobId = parseJobId(jobArg);
+    const ctx = await marketContext(opts as never);
+    const r = await acceptJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId });
+    const job = await getJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+    process.stdout.write(`accepted job ${jobId} from segment ${job.nextSegment} (tx ${r.hash}); first deadline ${new Date(Number(job.deadline) * 1000).toISOString()}\n`);
+  });
+
+  withConfig(
+    provider
+      .command("run")
+      .description("train an accepted job segment by segment, publishing checkpoints and committing each segment; resumes after a restart")
+      .argument("<job>")
+      .option("--strategy <s>", "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | plant:<step> | near-zero (cheats are for demos and tests)", "honest"),
+  ).action(async (jobArg: string, opts: Opts) => {
+    const jobId = parseJobId(jobArg);
+    const strategy = parseStrategy(opts.strategy as string);
+    if (strategy.kind === "copy") throw new InputError("--strategy copy:<dir> needs a finished peer trace; use `pouw train`");
+    const ctx = await marketContext(opts as never);
+    const progress = reporter();
+    try {
+      const r = await runProviderJob({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir }, jobId, {
+        strategy,
+        onStep: progress.update,
+      });
+      progress.stop();
+      const resumed = r.resumedFrom > 0 ? ` (resumed at segment ${r.resumedFrom})` : "";
+      process.stdout.write(
+        r.committed.length === 0
+          ? `job ${jobId}: nothing to train (all segments committed)\n`
+          : `job ${jobId}: committed segments ${r.committed[0]}..${r.committed[r.committed.length - 1]}${resumed} with strategy ${formatStrategy(strategy)}, gas ${r.gasUsed}, ${r.wallSeconds.toFixed(1)} s\n`,
+      );
+    } finally {
+      progress.stop();
+    }
+  });
+
+  withConfig(provider.command("claim").description("finalize your jobs whose challenge window has passed, then claim your payment credit").argument("[jobs...]")).action(async (jobs: string[], opts: Opts) => {
+    const ids = jobs.map(parseJobId);
+    const ctx = await marketContext(opts as never);
+    const { jobMarket, token } = ctx.deployment;
+    for (const jobId of ids) {
+      const job = await getJob(ctx.clients.public, { jobMarket, jobId });
+      if (job.status !== "Committed") {
+        process.stdout.write(`job ${jobId}: ${job.status}, not finalizable\n`);
+        continue;
+      }
+      await finalize(ctx.clients, { jobMarket, jobId });
+      process.stdout.write(`job ${jobId}: finalized\n`);
+    }
+    const credit = await ctx.clients.public.readContract({ address: jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [ctx.clients.account.address, token] });
+    if (credit === 0n) {
+      process.stdout.write("nothing to claim\n");
+      return;
+    }
+    await claimPayment(ctx.clients, { jobMarket, token });
+    process.stdout.write(`claimed ${fmt(credit)}\n`);
+  });
+}
+
+function reporter(): { update: (p: SegmentProgress) => void; stop: () => void } {
+  if (!process.stderr.isTTY) {
+    let last = 0;
+    return {
+      update: (p) => {
+        if (performance.now() - last > 5000 || p.step === p.steps) {
+          last = performance.now();
+          process.stderr.write(`job ${p.jobId} step ${p.step}/${p.steps} segment ${p.segment} loss ${p.loss.toFixed(4)}\n`);
+        }
+      },
+      stop: () => {},
+    };
+  }
+  let bar: cliProgress.SingleBar | undefined;
+  return {
+    update: (p) => {
+      if (!bar) {
+        bar = new cliProgress.SingleBar({ format: "job {job} [{bar}] {value}/{total} steps | segment {segment} | loss {loss}", stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
+        bar.start(p.steps, p.step - 1, { job: p.jobId.toString(), segment: p.segment, loss: "-" });
+      }
+      bar.update(p.step, { segment: p.segment, loss: p.loss.toFixed(4) });
+    },
+    stop: () => {
+      bar?.stop();
+      bar = undefined;
+    },
+  };
+}

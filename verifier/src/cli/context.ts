@@ -1,0 +1,101 @@
+/**
+ * What every chain command builds from its flags: the parsed config (once), the log level, the viem
+ * clients for the configured RPC and key, the deployment addresses and the content store.
+ */
+import { join } from "node:path";
+import { isAddress, parseUnits, type Address } from "viem";
+import { addConfigOptions, parseConfig, type Config, type ConfigFlags } from "../config/index.ts";
+import { loadAccount } from "../config/keys.ts";
+import { fetchChainId, httpClients, readDeployment, type ChainClients, type Deployment } from "../chain/index.ts";
+import { InputError } from "../errors/index.ts";
+import { setLogLevel } from "../log/index.ts";
+import { SegmentBoard } from "../market/segment-traces.ts";
+import { LocalDirStore } from "../store/index.ts";
+import type { Command } from "commander";
+
+export { addConfigOptions };
+
+export type CliContext = {
+  config: Config;
+  chainId: number;
+  clients: ChainClients;
+  deployment: Deployment;
+  store: LocalDirStore;
+  board: SegmentBoard;
+};
+
+/** Config + log level only (for commands that need no chain). */
+export function configFrom(flags: ConfigFlags): Config {
+  const config = parseConfig(flags);
+  setLogLevel(config.logLevel);
+  return config;
+}
+
+export async function chainContext(flags: ConfigFlags, opts: { needDeployment?: boolean } = {}): Promise<Omit<CliContext, "deployment"> & { deployment: Deployment | undefined }> {
+  const config = configFrom(flags);
+  const chainId = await fetchChainId(config.rpcUrl).catch((err: unknown) => {
+    throw new InputError(`cannot reach the RPC at ${config.rpcUrl} (start \`npx hardhat node\` or pass --rpc)`, { cause: err });
+  });
+  const account = await loadAccount(config, chainId);
+  const clients = httpClients(config.rpcUrl, chainId, { account, confirmations: config.confirmations, pollingIntervalMs: config.pollIntervalMs });
+  const deployment = opts.needDeployment === false ? undefined : await readDeployment(config.deploymentPath, chainId);
+  const store = new LocalDirStore(config.storeDir);
+  return { config, chainId, clients, deployment, store, board: new SegmentBoard(join(config.storeDir, "..", "board"), store) };
+}
+
+export async function marketContext(flags: ConfigFlags): Promise<CliContext> {
+  const c = await chainContext(flags);
+  return { ...c, deployment: c.deployment! };
+}
+
+/** A decimal token amount (18 decimals), e.g. "1.5". */
+export function parseAmount(flag: string, text: string): bigint {
+  if (!/^[0-9]+(\.[0-9]{1,18})?$/.test(text)) throw new InputError(`${flag} must be a decimal token amount like 10 or 0.5, got ${JSON.stringify(text)}`);
+  const v = parseUnits(text, 18);
+  if (v === 0n) throw new InputError(`${flag} must be positive`);
+  return v;
+}
+
+export function parseJobId(text: string): bigint {
+  if (!/^[1-9][0-9]{0,76}$/.test(text)) throw new InputError(`JOB must be a job id (1, 2, ...), got ${JSON.stringify(text)}`);
+  return BigInt(text);
+}
+
+export function parseSeconds(flag: string, text: string): number {
+  if (!/^[1-9][0-9]{0,9}$/.test(text)) throw new InputError(`${flag} must be a whole number of seconds > 0, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+export function parseAddress(flag: string, text: string): Address {
+  if (!isAddress(text)) throw new InputError(`${flag} must be an address, got ${JSON.stringify(text)}`);
+  return text;
+}
+
+export const fmt = (wei: bigint) => {
+  const s = wei.toString().padStart(19, "0");
+  const whole = s.slice(0, -18);
+  const frac = s.slice(-18).replace(/0+$/, "");
+  return frac ? `${whole}.${frac}` : whole;
+};
+
+/** Adds the config options to a sub-command and returns it. */
+export function withConfig(cmd: Command): Command {
+  return addConfigOptions(cmd);
+}
+
+/**
+ * Makes sure the account holds `amount` of the token and has approved `spender` for it. With `mint` on
+ * a deployment of the dev token, mints the shortfall first (local chains only).
+ */
+export async function ensureFunds(ctx: CliContext, spender: Address, amount: bigint, mint: boolean): Promise<void> {
+  const { clients, deployment: d } = ctx;
+  const me = clients.account.address;
+  const { testTokenAbi, mintTestToken, approveToken } = await import("../chain/index.ts");
+  const balance = await clients.public.readContract({ address: d.token, abi: testTokenAbi, functionName: "balanceOf", args: [me] });
+  if (balance < amount) {
+    if (!mint || !d.devToken) throw new InputError(`token balance ${fmt(balance)} is below ${fmt(amount)}${d.devToken ? " (pass --mint on the dev chain)" : ""}`);
+    await mintTestToken(clients, { token: d.token, to: me, amount: amount - balance });
+  }
+  const allowance = await clients.public.readContract({ address: d.token, abi: testTokenAbi, functionName: "allowance", args: [me, spender] });
+  if (allowance < amount) await approveToken(clients, { token: d.token, spender, amount });
+}
