@@ -6,16 +6,15 @@
  * @example
  *   await defendDispute(clients, { disputeGame, disputeId, circuit: { input: { w, x, y, lr }, batchProof } });
  */
-import type { Address, Hex } from "viem";
+import { zeroHash, type Address, type Hex } from "viem";
 import type { ChainClients } from "../chain/clients.ts";
 import { getDispute } from "../chain/getDispute.ts";
 import { proveDisputedStep } from "../chain/proveDisputedStep.ts";
 import { withRetry } from "../chain/retry.ts";
 import { disputeGameAbi } from "../chain/abi/DisputeGame.ts";
 import { logger } from "../log/index.ts";
-import { zeroHash } from "viem";
 import { stateHash } from "../trace/index.ts";
-import { commitmentToBytes32, proveStep, type StepInput } from "../zk/index.ts";
+import { commitmentToBytes32, commitWeights, proveStep, referenceStep, type StepInput } from "../zk/index.ts";
 import { DisputeError } from "./errors.ts";
 
 const log = logger("dispute.defend");
@@ -38,18 +37,19 @@ export async function defendDispute(clients: ChainClients, p: DefendDisputeParam
   const terms = await withRetry(() => clients.public.readContract({ address: p.disputeGame, abi: disputeGameAbi, functionName: "circuitTerms", args: [d.jobId] }), { what: "circuitTerms" });
   if (terms.batchRoot === zeroHash) return { action: "panel" };
   if (terms.lr !== p.circuit.input.lr) throw new DisputeError(`job ${d.jobId} fixes lr ${terms.lr}, the step input has ${p.circuit.input.lr}`);
+  // A proof of the provider's own W_{s-1} settles only if it reproduces the disputed leaves; otherwise the provider
+  // committed something else and has nothing to prove. Checked before any proving work.
+  const step = BigInt(d.step);
+  const [commitW, commitWNext] = await Promise.all([commitWeights(p.circuit.input.w), commitWeights(referenceStep(p.circuit.input))]);
+  if (stateHash(d.jobId, step - 1n, commitmentToBytes32(commitW), zeroHash) !== d.hPrev) {
+    throw new DisputeError(`dispute ${p.disputeId}: Commit(W) of the given input does not reproduce h(${step - 1n})`);
+  }
+  if (stateHash(d.jobId, step, commitmentToBytes32(commitWNext), zeroHash) !== d.hStep) {
+    throw new DisputeError(`dispute ${p.disputeId}: the correct step does not give the committed h(${step}): the provider is at fault`);
+  }
   const started = performance.now();
   const proved = await proveStep(p.circuit.input);
   const provingMs = performance.now() - started;
-  // A proof of the provider's own W_{s-1} settles only if it reproduces the disputed leaves; otherwise the provider
-  // committed something else and has nothing to prove.
-  const step = BigInt(d.step);
-  if (stateHash(d.jobId, step - 1n, commitmentToBytes32(proved.claim.commitW), zeroHash) !== d.hPrev) {
-    throw new DisputeError(`dispute ${p.disputeId}: Commit(W) of the given input does not reproduce h(${step - 1n})`);
-  }
-  if (stateHash(d.jobId, step, commitmentToBytes32(proved.claim.commitWNext), zeroHash) !== d.hStep) {
-    throw new DisputeError(`dispute ${p.disputeId}: the correct step does not give the committed h(${step}): the provider is at fault`);
-  }
   const r = await proveDisputedStep(clients, { disputeGame: p.disputeGame, disputeId: p.disputeId, proof: proved.calldata, batchProof: p.circuit.batchProof });
   log.info({ disputeId: p.disputeId, provingMs: Math.round(provingMs), gasUsed: r.gasUsed.toString() }, "step proved on chain");
   return { action: "proved", hash: r.hash, gasUsed: r.gasUsed, provingMs };
