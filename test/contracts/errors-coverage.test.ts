@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import hre from "hardhat";
 
-const DEPLOYABLES = ["JobMarket", "StakeVault", "AuditorRegistry"] as const;
+const DEPLOYABLES = ["JobMarket", "StakeVault", "AuditorRegistry", "DisputeGame"] as const;
 const root = new URL("../../", import.meta.url).pathname;
 
 function filesUnder(dir: string, suffix: string): string[] {
@@ -19,7 +19,7 @@ function filesUnder(dir: string, suffix: string): string[] {
 }
 
 describe("custom error coverage", () => {
-  it("every custom error of JobMarket, StakeVault and AuditorRegistry is asserted by some test", async () => {
+  it("every custom error of JobMarket, StakeVault, AuditorRegistry and DisputeGame is asserted by some test", async () => {
     const mocha = filesUnder("test/contracts", ".test.ts")
       .filter((f) => !f.endsWith("errors-coverage.test.ts"))
       .map((f) => readFileSync(f, "utf8"))
