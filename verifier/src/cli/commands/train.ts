@@ -7,8 +7,9 @@ import { readFile } from "node:fs/promises";
 import cliProgress from "cli-progress";
 import type { Command } from "commander";
 import { InputError } from "../../errors/index.ts";
-import { createRun, parseManifestJson, parseStrategy, prepareOutDir, train, type Progress } from "../../ml/index.ts";
-import { LocalDirStore } from "../../store/index.ts";
+import { parseManifestJson } from "../../ml/manifest.ts";
+import { parseStrategy } from "../../ml/strategies.ts";
+import type { Progress } from "../../ml/train.ts";
 
 export function registerTrain(program: Command): void {
   program
@@ -30,6 +31,13 @@ export function registerTrain(program: Command): void {
         throw new InputError(`cannot read manifest ${opts.manifest} (${(err as NodeJS.ErrnoException).code ?? "error"})`, { cause: err });
       }
       const manifest = parseManifestJson(text);
+      // NOTE: the engine (TensorFlow.js, data loaders) is loaded only once the input is valid, so
+      // `pouw --help`, other commands and bad-input exits do not pay for it.
+      const [{ createRun }, { prepareOutDir, train }, { LocalDirStore }] = await Promise.all([
+        import("../../ml/run.ts"),
+        import("../../ml/train.ts"),
+        import("../../store/index.ts"),
+      ]);
       await prepareOutDir(opts.out);
       const run = await createRun(manifest, { jobId });
       const report = progressReporter(manifest.training.steps);
