@@ -98,7 +98,7 @@ describe("checks/recompute: bit-exact segment recompute", () => {
       const cid = ctx.trace.segments[2]!.checkpointCid;
       const file = join(dir, "store", cid);
       const bytes = new Uint8Array(await readFile(file));
-      bytes[bytes.length - 1] ^= 0x01;
+      bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0x01;
       await writeFile(file, bytes);
       const r = await recomputeSegment(ctx, 2);
       expect(r.ok).to.equal(false);

@@ -5,7 +5,8 @@ export { AuditInputError, FAILURE_KINDS, challengeProof, openSegment, segmentLea
 export { recomputeSegment } from "./recompute.ts";
 export { freivaldsSegment, replayWitnesses, verifyStepWitness, WITNESS_PRODUCTS, type StepCheck, type WitnessSource } from "./stepwitness.ts";
 export { magnitudeSegment, adamRatioBound, updateRatio } from "./magnitude.ts";
-export { progressSegment, calibrateProgress, heldOutBatch, heldOutLoss, readProgressCalibration, writeProgressCalibration, ProgressCalibrationError, type ProgressCalibration, type ProgressOptions } from "./progress.ts";
+export { progressSegment, progressFamilyHash, calibrateProgress, heldOutBatch, heldOutLoss, readProgressCalibration, writeProgressCalibration, ProgressCalibrationError, type ProgressCalibration, type ProgressOptions } from "./progress.ts";
 export { toleranceSegment, calibrateThreshold, stepDistance, segmentDistances, ToleranceCalibrationError, type ToleranceCalibration } from "./tolerance.ts";
 export { publishStepStates, importStepStates, readStepStates, writeStepStates, segmentStates, STEP_STATES_FILE, type StepStateSource } from "./step-states.ts";
 export { cheatedSteps, affectedSegments } from "./cheated-steps.ts";
+export { replayUpdate } from "./update.ts";

@@ -20,6 +20,7 @@
  * plant, a quarter batch that still learns).
  */
 import { writeFile, readFile } from "node:fs/promises";
+import type { Hex } from "viem";
 import { z } from "zod";
 import { MNIST_PIXELS } from "../ml/data/mnist.ts";
 import { manifestHash, parseManifest, type Manifest } from "../ml/manifest.ts";
@@ -70,8 +71,11 @@ export function heldOutLoss(run: Run, state: TrainState, batch: Batch): number {
 
 export const ProgressCalibration = z.strictObject({
   format: z.literal("pouw-progress-calibration-1"),
-  /** Hash of the manifest the calibration runs were derived from (seeds varied). */
-  manifestHash: z.string(),
+  /**
+   * progressFamilyHash of the manifest: the calibration applies to every manifest that differs from
+   * it only in the data seed (the calibration runs vary exactly that); any other change needs a new one.
+   */
+  familyHash: z.string().regex(/^0x[0-9a-f]{64}$/),
   runs: z.number().int().min(2),
   /** The auditor's private seed that chose the held-out batch (keep the file private). */
   auditorSeed: z.number().int().min(0).max(0xffff_ffff),
@@ -84,6 +88,11 @@ export type ProgressCalibration = z.infer<typeof ProgressCalibration>;
 export class ProgressCalibrationError extends InputError {
   override name = "ProgressCalibrationError";
   override readonly code: string = "PROGRESS_CALIBRATION";
+}
+
+/** keccak of the canonical manifest with data.seed set to 0: what a progress calibration is valid for. */
+export function progressFamilyHash(manifest: Manifest): Hex {
+  return manifestHash({ ...manifest, data: { ...manifest.data, seed: 0 } });
 }
 
 /**
@@ -129,7 +138,7 @@ export async function calibrateProgress(manifest: Manifest, options: { runs: num
   };
   return {
     format: "pouw-progress-calibration-1",
-    manifestHash: manifestHash(manifest),
+    familyHash: progressFamilyHash(manifest),
     runs: options.runs,
     auditorSeed: options.auditorSeed,
     examples,
@@ -163,7 +172,8 @@ export type ProgressOptions = {
 export async function progressSegment(target: AuditTarget, segment: number, options: ProgressOptions): Promise<CheckResult> {
   const started = performance.now();
   const elapsed = () => performance.now() - started;
-  if (options.calibration.manifestHash !== target.run.manifestHash) throw new AuditInputError(`the progress calibration is for manifest ${options.calibration.manifestHash}, not ${target.run.manifestHash}`);
+  const family = progressFamilyHash(target.run.manifest);
+  if (options.calibration.familyHash !== family) throw new AuditInputError(`the progress calibration is for manifest family ${options.calibration.familyHash}, this manifest's is ${family}`);
   const cal = options.calibration.segments[segment];
   if (!cal) throw new AuditInputError(`the progress calibration has no segment ${segment}`);
   const opened = await openSegment(target, segment);

@@ -1,0 +1,246 @@
+/**
+ * bench/detection: the measured detection matrix (every cheat strategy x every check) on the tiny
+ * manifest, in the schema of verifier/src/policy/detection.ts, written to
+ * bench/results/detection.json; details (per-seed outcomes, drift distribution, costs) to
+ * bench/results/detection-details.json and the tolerance calibration to bench/results/tolerance.json.
+ *
+ *   npm run bench:detection [-- --honest 100 --seeds 4 --tolerance-calibration 40]
+ *
+ * Method:
+ * - each strategy is trained with S data seeds; every AFFECTED segment (one holding a cheated step,
+ *   checks/cheated-steps.ts) is audited with every check; detection = flagged / affected audited.
+ *   The cheater serves what it has: its committed checkpoints, its own per-step states (obtained by
+ *   training the same strategy with one step per segment, which gives the same states), and for
+ *   Freivalds the best witness it can give (replayed from its committed state, stepwitness.ts).
+ * - false alarms: N honest runs (other data seeds), every segment audited with every check; the
+ *   tolerance column audits N honest providers on the wasm backend against the cpu reference, with a
+ *   threshold calibrated on separate wasm runs (target per-step false-alarm rate 1e-6).
+ * - costRatio: mean check wall time on an honest segment / mean wall time of training a segment
+ *   (pouw train's loop: K steps, K state hashes, one checkpoint), both measured in this process.
+ * - computeSaving: the trace's own compute record (savedFraction), mean over seeds.
+ */
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { parseArgs } from "node:util";
+import {
+  affectedSegments,
+  calibrateProgress,
+  calibrateThreshold,
+  importStepStates,
+  openTraceDir,
+  publishStepStates,
+  runCheck,
+  segmentLeaves,
+  segmentDistances,
+  segmentStates,
+  type AuditCheckName,
+  type CheckOptions,
+  type CheckResult,
+} from "../verifier/src/checks/index.ts";
+import { createRun, parseManifest, parseStrategy, train, useBackend, type Manifest } from "../verifier/src/ml/index.ts";
+import { parseDetectionMatrix, type DetectionMatrix } from "../verifier/src/policy/detection.ts";
+import { readFileSync } from "node:fs";
+
+const { values } = parseArgs({
+  options: {
+    honest: { type: "string", default: "100" },
+    seeds: { type: "string", default: "4" },
+    "tolerance-calibration": { type: "string", default: "40" },
+    "progress-calibration": { type: "string", default: "20" },
+  },
+});
+const HONEST = Number(values.honest);
+const SEEDS = Number(values.seeds);
+const TOL_CAL = Number(values["tolerance-calibration"]);
+const PROG_CAL = Number(values["progress-calibration"]);
+const MANIFEST_PATH = "examples/tiny.json";
+const CHECKS: AuditCheckName[] = ["recompute", "freivalds", "magnitude", "progress", "tolerance"];
+const STRATEGIES = ["skip:0.25", "skip:0.5", "quarter-batch", "stale:2", "stale:4", "fp16", "copy", "plant:6", "near-zero"];
+const JOB = 3n;
+const ALPHA_TOLERANCE = 1e-6;
+
+const base = JSON.parse(readFileSync(MANIFEST_PATH, "utf8")) as Record<string, unknown> & { data: object; training: object };
+const variant = (seed: number, extra: Record<string, unknown> = {}): Manifest =>
+  parseManifest({ ...base, data: { ...base.data, seed }, ...extra });
+const perStepVariant = (seed: number): Manifest => variant(seed, { training: { ...base.training, stepsPerSegment: 1 } });
+const K = (base.training as { stepsPerSegment: number }).stepsPerSegment;
+const STEPS = (base.training as { steps: number }).steps;
+const SEGMENTS = STEPS / K;
+
+const work = join(tmpdir(), `pouw-detection-${process.pid}`);
+await rm(work, { recursive: true, force: true });
+await mkdir(work, { recursive: true });
+const log = (msg: string) => process.stderr.write(`[detection ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+// ---- calibrations ---------------------------------------------------------------------------
+log(`progress calibration: ${PROG_CAL} honest runs`);
+const progressCalibration = await calibrateProgress(variant(7), { runs: PROG_CAL, auditorSeed: 0x5eed });
+
+log(`tolerance calibration: ${TOL_CAL} honest wasm runs`);
+const tolManifest = (seed: number) => variant(seed, { numerics: "tolerance" });
+async function wasmHonest(seed: number): Promise<{ dir: string; drifts: number[]; ctx: Awaited<ReturnType<typeof openTraceDir>> }> {
+  const m = tolManifest(seed);
+  const wasm = await createRun(m, { jobId: JOB, backend: "wasm" });
+  const dir = join(work, `wasm-${seed}`);
+  const { trace } = await train(wasm, { outDir: dir, strategy: { kind: "honest" }, evaluate: false });
+  await publishStepStates(wasm, trace, dir);
+  const cpu = await createRun(m, { jobId: JOB, backend: "cpu" });
+  const ctx = await openTraceDir(cpu, dir);
+  const drifts: number[] = [];
+  for (let seg = 0; seg < SEGMENTS; seg++) {
+    const opened = segmentLeaves(ctx, seg);
+    if (!opened.ok) throw new Error(`wasm run ${seed}: ${opened.failure.message}`);
+    const startCid = ctx.trace.segments[seg]!.checkpointCid;
+    const start = cpu.loadCheckpoint(await ctx.store.get(startCid), { step: seg * K });
+    const states = await segmentStates(ctx, ctx.stepStates!, opened.value, start);
+    if (!states.ok) throw new Error(`wasm run ${seed}: ${states.failure.message}`);
+    drifts.push(...segmentDistances(cpu, states.value));
+  }
+  return { dir, drifts, ctx };
+}
+const calibrationDrifts: number[] = [];
+for (let r = 0; r < TOL_CAL; r++) {
+  const { drifts, dir } = await wasmHonest(9000 + r);
+  calibrationDrifts.push(...drifts);
+  await rm(dir, { recursive: true, force: true });
+}
+const tolerance = calibrateThreshold(calibrationDrifts, ALPHA_TOLERANCE);
+log(`tolerance threshold ${tolerance.threshold.toExponential(3)} (max honest drift ${tolerance.max.toExponential(3)}, p50 ${tolerance.quantiles.p50.toExponential(3)})`);
+const checkOptions: CheckOptions = { progress: { calibration: progressCalibration }, tolerance: { threshold: tolerance.threshold } };
+
+// ---- honest runs: false alarms and costs ----------------------------------------------------
+const falseAlarms: Record<string, { runs: number; alarms: number }> = Object.fromEntries(CHECKS.map((c) => [c, { runs: 0, alarms: 0 }]));
+const costs: Record<string, number[]> = Object.fromEntries(CHECKS.map((c) => [c, []]));
+const trainSegmentMs: number[] = [];
+const honestAlarmDetails: { check: string; seed: number; segment: number; kind: string }[] = [];
+const faDrifts: number[] = [];
+log(`honest runs: ${HONEST} bitwise (recompute, freivalds, magnitude, progress) + ${HONEST} wasm (tolerance)`);
+for (let r = 0; r < HONEST; r++) {
+  const seed = 5000 + r;
+  const run = await createRun(variant(seed), { jobId: JOB });
+  const dir = join(work, `honest-${seed}`);
+  const { trace } = await train(run, { outDir: dir, strategy: { kind: "honest" }, evaluate: false });
+  trainSegmentMs.push((trace.wallSeconds * 1000) / SEGMENTS);
+  await publishStepStates(run, trace, dir);
+  const ctx = await openTraceDir(run, dir);
+  for (let seg = 0; seg < SEGMENTS; seg++) {
+    for (const check of CHECKS) {
+      if (check === "tolerance") continue;
+      const res = await runCheck(ctx, seg, check, checkOptions);
+      falseAlarms[check]!.runs++;
+      costs[check]!.push(res.costMs);
+      if (!res.ok) {
+        falseAlarms[check]!.alarms++;
+        honestAlarmDetails.push({ check, seed, segment: seg, kind: res.failure!.kind });
+      }
+    }
+  }
+  await rm(dir, { recursive: true, force: true });
+  const w = await wasmHonest(7000 + r);
+  for (let seg = 0; seg < SEGMENTS; seg++) {
+    const res = await runCheck(w.ctx, seg, "tolerance", checkOptions);
+    falseAlarms.tolerance!.runs++;
+    costs.tolerance!.push(res.costMs);
+    faDrifts.push(...((res.details?.distances as number[] | undefined) ?? []));
+    if (!res.ok) {
+      falseAlarms.tolerance!.alarms++;
+      honestAlarmDetails.push({ check: "tolerance", seed: 7000 + r, segment: seg, kind: res.failure!.kind });
+    }
+  }
+  await rm(w.dir, { recursive: true, force: true });
+  await useBackend("cpu");
+  if ((r + 1) % 10 === 0) log(`honest ${r + 1}/${HONEST}: alarms ${JSON.stringify(Object.fromEntries(Object.entries(falseAlarms).map(([k, v]) => [k, v.alarms])))}`);
+}
+
+// ---- cheats: detection per affected segment -------------------------------------------------
+type Outcome = { strategy: string; seed: number; segment: number; affected: boolean; results: Record<string, { ok: boolean; kind?: string; step?: number | null }> };
+const outcomes: Outcome[] = [];
+const strategyRows: DetectionMatrix["strategies"] = [];
+for (const name of STRATEGIES) {
+  const flagged: Record<string, number> = Object.fromEntries(CHECKS.map((c) => [c, 0]));
+  let audited = 0;
+  const savings: number[] = [];
+  for (let i = 0; i < SEEDS; i++) {
+    const seed = 100 + i;
+    const run = await createRun(variant(seed), { jobId: JOB });
+    const dir = join(work, `${name.replace(":", "-")}-${seed}`);
+    let strategyText = name;
+    if (name === "copy") {
+      const peerRun = await createRun(variant(seed), { jobId: JOB + 1n });
+      const peerDir = join(work, `peer-${seed}`);
+      await train(peerRun, { outDir: peerDir, strategy: { kind: "honest" }, evaluate: false });
+      strategyText = `copy:${peerDir}`;
+    }
+    const strategy = parseStrategy(strategyText);
+    const { trace } = await train(run, { outDir: dir, strategy, evaluate: false });
+    savings.push(trace.compute.savedFraction);
+    if (name === "copy") {
+      // the copier's best serving of per-step states: the peer's (honest) states under its own job
+      await publishStepStates(run, trace, dir);
+    } else {
+      const perStepRun = await createRun(perStepVariant(seed), { jobId: JOB });
+      const perStepDir = `${dir}-k1`;
+      const perStep = await train(perStepRun, { outDir: perStepDir, strategy, evaluate: false });
+      await importStepStates(run, trace, dir, perStepRun, perStep.trace, perStepDir);
+    }
+    const ctx = await openTraceDir(run, dir);
+    const affected = affectedSegments(strategy, STEPS, K);
+    for (let seg = 0; seg < SEGMENTS; seg++) {
+      const results: Outcome["results"] = {};
+      for (const check of CHECKS) {
+        const res: CheckResult = await runCheck(ctx, seg, check, checkOptions);
+        results[check] = { ok: res.ok, ...(res.failure ? { kind: res.failure.kind, step: res.firstBadStep } : {}) };
+        if (affected.includes(seg) && !res.ok) flagged[check]!++;
+      }
+      if (affected.includes(seg)) audited++;
+      outcomes.push({ strategy: name, seed, segment: seg, affected: affected.includes(seg), results });
+    }
+  }
+  const detection = Object.fromEntries(CHECKS.map((c) => [c, audited > 0 ? flagged[c]! / audited : 0]));
+  strategyRows.push({ name, computeSaving: Math.max(0, Math.min(1, savings.reduce((a, b) => a + b, 0) / savings.length)), detection });
+  log(`${name}: ${audited} affected segments audited; detection ${JSON.stringify(detection)}`);
+}
+
+// ---- results --------------------------------------------------------------------------------
+const mean = (a: number[]) => a.reduce((s, x) => s + x, 0) / a.length;
+const trainMs = mean(trainSegmentMs);
+const matrix: DetectionMatrix = parseDetectionMatrix({
+  version: 1,
+  manifest: MANIFEST_PATH,
+  checks: CHECKS.map((c) => ({ name: c, costRatio: mean(costs[c]!) / trainMs })),
+  strategies: strategyRows,
+  falseAlarms,
+});
+await mkdir("bench/results", { recursive: true });
+await writeFile("bench/results/detection.json", JSON.stringify(matrix, null, 2) + "\n");
+const sorted = [...faDrifts].sort((a, b) => a - b);
+await writeFile(
+  "bench/results/tolerance.json",
+  JSON.stringify(
+    {
+      manifest: MANIFEST_PATH,
+      provider: "@tensorflow/tfjs-backend-wasm",
+      reference: "cpu",
+      metric: "||w_provider(t) - step_cpu(w_provider(t-1))|| / ||w_provider(t) - w_provider(t-1)||, per step",
+      calibration: { runs: TOL_CAL, ...tolerance },
+      falseAlarmRuns: { runs: HONEST, steps: faDrifts.length, max: sorted[sorted.length - 1], p50: sorted[Math.floor(sorted.length / 2)], p99: sorted[Math.floor(sorted.length * 0.99)], alarms: falseAlarms.tolerance!.alarms },
+    },
+    null,
+    2,
+  ) + "\n",
+);
+await writeFile(
+  "bench/results/detection-details.json",
+  JSON.stringify({ trainSegmentMsMean: trainMs, checkCostMsMean: Object.fromEntries(CHECKS.map((c) => [c, mean(costs[c]!)])), honestAlarms: honestAlarmDetails, progressCalibration, outcomes }, null, 2) + "\n",
+);
+
+const pct = (x: number) => `${(100 * x).toFixed(0)}%`.padStart(6);
+const header = `| strategy | saves | ${CHECKS.join(" | ")} |`;
+const lines = [header, `|---|---|${CHECKS.map(() => "---").join("|")}|`];
+for (const s of matrix.strategies) lines.push(`| ${s.name} | ${pct(s.computeSaving)} | ${CHECKS.map((c) => pct(s.detection[c]!)).join(" | ")} |`);
+lines.push(`| false alarms | | ${CHECKS.map((c) => `${falseAlarms[c]!.alarms}/${falseAlarms[c]!.runs}`).join(" | ")} |`);
+lines.push(`| cost / training | | ${matrix.checks.map((c) => c.costRatio.toFixed(2)).join(" | ")} |`);
+process.stdout.write(lines.join("\n") + "\n");
+process.stdout.write(`training one segment: ${trainMs.toFixed(0)} ms; tolerance threshold ${tolerance.threshold.toExponential(3)}\n`);
+await rm(work, { recursive: true, force: true });
