@@ -10,4 +10,4 @@ export { readTraceFile, parseTraceFile, TraceFile, TraceFileError, TRACE_FORMAT,
 export { useBackend, assertBackend, CPU_MATMUL_BLOCK_SIZE, type BackendName } from "./backend.ts";
 export { float32Bytes, roundToHalf, sizeOf, type TensorSpec } from "./tensors.ts";
 export { Rng } from "./prng.ts";
-export type { Batch, StepWitness, MatMulWitness, WitnessTensor, Model, Evaluation } from "./models/types.ts";
+export type { Batch, StepWitness, MatMulWitness, WitnessTensor, Model, Evaluation, ExampleOutputs } from "./models/types.ts";

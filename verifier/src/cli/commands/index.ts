@@ -5,6 +5,7 @@ import { registerBuyer } from "./buyer.ts";
 import { registerCorpus } from "./corpus.ts";
 import { registerDeploy } from "./deploy.ts";
 import { registerDispute } from "./dispute.ts";
+import { registerEvaluate } from "./evaluate.ts";
 import { registerPolicy } from "./policy.ts";
 import { registerProvenance } from "./provenance.ts";
 import { registerProvider } from "./provider.ts";
@@ -22,6 +23,7 @@ export function registerCommands(program: Command): void {
   registerCorpus(program);
   registerDeploy(program);
   registerDispute(program);
+  registerEvaluate(program);
   registerPolicy(program);
   registerProvenance(program);
   registerProvider(program);

@@ -17,7 +17,7 @@ import { scoped, tf } from "../backend.ts";
 import { Rng } from "../prng.ts";
 import { MNIST_CLASSES, MNIST_PIXELS } from "../data/mnist.ts";
 import type { TensorSpec } from "../tensors.ts";
-import type { Batch, Evaluation, LossAndGrads, Model, StepWitness, WitnessTensor } from "./types.ts";
+import type { Batch, Evaluation, ExampleOutputs, LossAndGrads, Model, StepWitness, WitnessTensor } from "./types.ts";
 
 export class MnistMlp implements Model {
   readonly arch = "mnist-mlp";
@@ -122,6 +122,18 @@ export class MnistMlp implements Model {
       n += batch.size;
     }
     return { loss: lossSum / n, accuracy: correct / n, examples: n };
+  }
+
+  outputs(params: readonly Float32Array[], batch: Batch): ExampleOutputs {
+    if (batch.kind !== "images") throw new TypeError("mnist-mlp needs an image batch");
+    return scoped(() => {
+      const X = tf.tensor2d(batch.x, [batch.size, MNIST_PIXELS]);
+      const z1 = tf.add(tf.matMul(X, tf.tensor2d(params[0]!, [MNIST_PIXELS, this.hidden])), tf.tensor1d(params[1]!));
+      const z2 = tf.add(tf.matMul(tf.relu(z1), tf.tensor2d(params[2]!, [this.hidden, MNIST_CLASSES])), tf.tensor1d(params[3]!));
+      const Y = tf.cast(tf.oneHot(tf.tensor1d(Int32Array.from(batch.y), "int32"), MNIST_CLASSES), "float32");
+      const losses = tf.neg(tf.sum(tf.mul(Y, tf.logSoftmax(z2)), 1));
+      return { logits: Float32Array.from(z2.dataSync()), losses: Float32Array.from(losses.dataSync()), logitsPerExample: MNIST_CLASSES };
+    });
   }
 
   flopsPerStep(batchSize: number): number {

@@ -11,7 +11,7 @@ import { scoped, tf } from "../backend.ts";
 import { Rng } from "../prng.ts";
 import { VOCAB_SIZE } from "../data/sotu.ts";
 import { sizeOf, type TensorSpec } from "../tensors.ts";
-import type { Batch, Evaluation, LossAndGrads, Model } from "./types.ts";
+import type { Batch, Evaluation, ExampleOutputs, LossAndGrads, Model } from "./types.ts";
 
 export type TransformerShape = { layers: number; dModel: number; heads: number; context: number; ffHidden: number };
 
@@ -131,6 +131,16 @@ export class CharTransformer implements Model {
       n += count;
     }
     return { loss: lossSum / n, accuracy: correct / n, examples: n };
+  }
+
+  outputs(params: readonly Float32Array[], batch: Batch): ExampleOutputs {
+    const T = this.cfg.context;
+    return scoped(() => {
+      const { logits, targets } = this.lossOf(this.tensorsOf(params), batch);
+      const perPosition = tf.neg(tf.sum(tf.mul(tf.cast(tf.oneHot(targets, VOCAB_SIZE), "float32"), tf.logSoftmax(logits)), 1));
+      const losses = tf.mean(tf.reshape(perPosition, [batch.size, T]), 1);
+      return { logits: Float32Array.from(logits.dataSync()), losses: Float32Array.from(losses.dataSync()), logitsPerExample: T * VOCAB_SIZE };
+    });
   }
 
   flopsPerStep(batchSize: number): number {

@@ -24,6 +24,8 @@ export type StepWitness = {
 
 export type LossAndGrads = { loss: number; grads: Float32Array[]; witness?: StepWitness };
 
+export type ExampleOutputs = { logits: Float32Array; losses: Float32Array; logitsPerExample: number };
+
 export type Evaluation = { loss: number; accuracy?: number; examples: number };
 
 export interface Model {
@@ -35,6 +37,12 @@ export interface Model {
   lossAndGrads(params: readonly Float32Array[], batch: Batch, options?: { witness?: boolean }): LossAndGrads;
   /** Mean loss (and accuracy where meaningful) over examples, evaluated in chunks. */
   evaluate(params: readonly Float32Array[], batches: Iterable<Batch>): Evaluation;
+  /**
+   * Per-example outputs of the forward pass (evaluate jobs, docs/data.md): `logits` of every example
+   * concatenated ([size, logitsPerExample] row-major; text: the T positions' logits of a window) and each
+   * example's loss (text: mean over its T positions), as float32 exactly as the backend computed them.
+   */
+  outputs(params: readonly Float32Array[], batch: Batch): ExampleOutputs;
   /** Multiply-adds x2 of one forward+backward pass over `batchSize` examples (nominal FLOPs). */
   flopsPerStep(batchSize: number): number;
 }
