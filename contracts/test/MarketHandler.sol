@@ -361,6 +361,7 @@ contract MarketHandler {
     /// @dev Calls `target` (after any vm.prank) and records a revert instead of propagating it.
     function _ok(address target, bytes memory data) internal returns (bool ok) {
         bytes memory ret;
+        // solhint-disable-next-line avoid-low-level-calls
         (ok, ret) = target.call(data);
         if (!ok) {
             ++ghost_unexpectedReverts;
