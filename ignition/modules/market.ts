@@ -1,16 +1,20 @@
 /**
  * Shared builder of the market contract set for the Ignition modules in this folder: StakeVault,
  * AuditorRegistry and JobMarket, with JobMarket given StakeVault's MARKET_ROLE (lock, unlock, timeout
- * slashes). The admin (deployer by default) keeps DEFAULT_ADMIN_ROLE on all three and grants the dispute
- * roles (StakeVault.SLASHER_ROLE, JobMarket.DISPUTE_ROLE, AuditorRegistry.DISPUTE_ROLE) to the
- * DisputeGame when that contract exists (a later issue); until then nobody holds them.
+ * slashes); the generated Groth16 step verifier (contracts/verifiers/StepVerifier.sol) and DisputeGame, given
+ * JobMarket.DISPUTE_ROLE (freeze, settle) and AuditorRegistry.DISPUTE_ROLE (panel forfeits). DisputeGame slashes
+ * through JobMarket.settleProviderFault, so StakeVault.SLASHER_ROLE is granted to nobody. The admin (deployer by
+ * default) keeps DEFAULT_ADMIN_ROLE on all three.
  *
- * Parameters (per module id): unbondingDelaySeconds, minAuditorBond, auditorExitDelaySeconds.
+ * Parameters (per module id): unbondingDelaySeconds, minAuditorBond, auditorExitDelaySeconds, and the dispute
+ * parameters minChallengerBond, panelErrorBps, panelSize, seedDelayBlocks, commitWindowSeconds,
+ * revealWindowSeconds, panelForfeit (IDisputeGame.Params; see docs/disputes.md for how to size them).
  */
 import type { ContractFuture, IgnitionModuleBuilder, ModuleParameterRuntimeValue } from "@nomicfoundation/ignition-core";
 import { keccak256, parseEther, toHex } from "viem";
 
 export const MARKET_ROLE = keccak256(toHex("MARKET_ROLE"));
+export const DISPUTE_ROLE = keccak256(toHex("DISPUTE_ROLE"));
 
 export function buildMarket(m: IgnitionModuleBuilder, token: ContractFuture<string> | ModuleParameterRuntimeValue<string>) {
   const admin = m.getAccount(0);
@@ -22,5 +26,19 @@ export function buildMarket(m: IgnitionModuleBuilder, token: ContractFuture<stri
   const auditorRegistry = m.contract("AuditorRegistry", [token, minAuditorBond, auditorExitDelaySeconds, admin]);
   const jobMarket = m.contract("JobMarket", [stakeVault, admin]);
   m.call(stakeVault, "grantRole", [MARKET_ROLE, jobMarket], { id: "StakeVault_grant_MARKET_ROLE_to_JobMarket" });
-  return { stakeVault, auditorRegistry, jobMarket };
+
+  const disputeParams = {
+    minChallengerBond: m.getParameter("minChallengerBond", parseEther("1")),
+    panelErrorBps: m.getParameter("panelErrorBps", 300),
+    panelSize: m.getParameter("panelSize", 3),
+    seedDelayBlocks: m.getParameter("seedDelayBlocks", 2),
+    commitWindowSeconds: m.getParameter("commitWindowSeconds", 24 * 3600),
+    revealWindowSeconds: m.getParameter("revealWindowSeconds", 24 * 3600),
+    panelForfeit: m.getParameter("panelForfeit", parseEther("20")),
+  };
+  const stepVerifier = m.contract("contracts/verifiers/StepVerifier.sol:Groth16Verifier", [], { id: "StepVerifier" });
+  const disputeGame = m.contract("DisputeGame", [jobMarket, auditorRegistry, stepVerifier, token, disputeParams]);
+  m.call(jobMarket, "grantRole", [DISPUTE_ROLE, disputeGame], { id: "JobMarket_grant_DISPUTE_ROLE_to_DisputeGame" });
+  m.call(auditorRegistry, "grantRole", [DISPUTE_ROLE, disputeGame], { id: "AuditorRegistry_grant_DISPUTE_ROLE_to_DisputeGame" });
+  return { stakeVault, auditorRegistry, jobMarket, stepVerifier, disputeGame };
 }

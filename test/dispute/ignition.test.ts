@@ -1,0 +1,22 @@
+/**
+ * ignition/modules/PoUW.ts deploys DisputeGame and the step verifier and wires the dispute roles.
+ */
+import { expect } from "chai";
+import { network } from "hardhat";
+import { keccak256, toHex } from "viem";
+import PoUWModule from "../../ignition/modules/PoUW.ts";
+
+describe("dispute: Ignition module", () => {
+  it("deploys DisputeGame with the verifier and gives it the dispute roles of JobMarket and AuditorRegistry", async () => {
+    const { ignition } = await network.create();
+    const c = await ignition.deploy(PoUWModule);
+    const role = keccak256(toHex("DISPUTE_ROLE"));
+    expect(await c.jobMarket.read.hasRole([role, c.disputeGame.address])).to.equal(true);
+    expect(await c.auditorRegistry.read.hasRole([role, c.disputeGame.address])).to.equal(true);
+    expect((await c.disputeGame.read.verifier()).toLowerCase()).to.equal(c.stepVerifier.address.toLowerCase());
+    expect((await c.disputeGame.read.bondToken()).toLowerCase()).to.equal(c.token.address.toLowerCase());
+    expect((await c.disputeGame.read.params()).panelSize).to.equal(3);
+    // No one holds the vault's SLASHER_ROLE: DisputeGame slashes through JobMarket.settleProviderFault.
+    expect(await c.stakeVault.read.hasRole([keccak256(toHex("SLASHER_ROLE")), c.disputeGame.address])).to.equal(false);
+  });
+});
