@@ -396,6 +396,7 @@ export class ChallengerBot {
         const p = JSON.parse(i.payload) as { to: Address; data: Hex };
         const signed = await signTx(clients, p.to, p.data);
         this.db.intentSigned(i.id, signed.hash, signed.raw, signed.nonce);
+        log.info({ txHash: signed.hash, nonce: signed.nonce }, "intent signed; broadcasting");
         await broadcastAndWait(clients, signed, i.kind);
         this.db.intentDone(i.id, "confirmed");
         log.info({ txHash: signed.hash }, "intent confirmed");

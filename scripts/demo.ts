@@ -1,0 +1,251 @@
+/**
+ * `npm run demo [-- --json] [-- --out DIR] [-- --manifest FILE]`: the market end to end on the in-process
+ * Hardhat network (EDR via `network.create()`, no external node).
+ *
+ * One buyer posts an MNIST job per provider; four providers (honest, skip:0.3, stale:2, plant:40) stake,
+ * accept and train segment by segment, committing every segment; three auditors bond and run the
+ * challenger bot (private sampling at the manifest's audit rate, bit-exact recompute, signed receipts);
+ * the challenge window passes (time travel) and the providers finalize and claim. Prints a table (or
+ * JSON with --json) and writes DIR/report.html (chart.js inlined) and DIR/report.json.
+ *
+ * NOTE: stale:1 in the issue text means "a gradient one step old"; the engine spells that stale:2
+ * (a fresh gradient every 2nd step, reused once), since stale:1 would be honest training.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import cliProgress from "cli-progress";
+import { network } from "hardhat";
+import { formatUnits, maxUint256, parseEther, parseEventLogs, type Address } from "viem";
+import { ChallengerBot } from "../verifier/src/bot/index.ts";
+import {
+  acceptJob,
+  approveToken,
+  auditorRegistryAbi,
+  claimPayment,
+  deployMarket,
+  devAccount,
+  finalize,
+  getJob,
+  jobMarketAbi,
+  mintTestToken,
+  postBond,
+  providerClients,
+  stakeDeposit,
+  stakeVaultAbi,
+  type ChainClients,
+} from "../verifier/src/chain/index.ts";
+import { setLogLevel } from "../verifier/src/log/index.ts";
+import { postJob } from "../verifier/src/market/buyer.ts";
+import { jobPolicyFor } from "../verifier/src/market/job-policy.ts";
+import { SegmentBoard } from "../verifier/src/market/segment-traces.ts";
+import { manifestHash, parseManifestJson, parseStrategy } from "../verifier/src/ml/index.ts";
+import { runProviderJob, type RunJobResult } from "../verifier/src/provider/run-job.ts";
+import { renderReport, type DemoReport, type ProviderRow } from "../verifier/src/report/index.ts";
+import { LocalDirStore } from "../verifier/src/store/index.ts";
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => argv.includes(name);
+const value = (name: string, fallback: string) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && argv[i + 1] ? argv[i + 1]! : fallback;
+};
+const json = flag("--json");
+const outDir = resolve(value("--out", "demo-out"));
+const manifestPath = value("--manifest", "examples/demo-mnist.json");
+const say = (line: string) => (json ? process.stderr : process.stdout).write(line + "\n");
+setLogLevel("error");
+
+const STRATEGIES = ["honest", "skip:0.3", "stale:2", "plant:40"] as const;
+const tokens = (wei: bigint) => formatUnits(wei, 18);
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const manifest = parseManifestJson(readFileSync(manifestPath, "utf8"));
+  const plant = STRATEGIES.find((s) => s.startsWith("plant:"));
+  if (plant && Number(plant.split(":")[1]) > manifest.training.steps) throw new Error(`${plant} is past the manifest's ${manifest.training.steps} steps`);
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  const store = new LocalDirStore(join(outDir, "store"));
+  const board = new SegmentBoard(join(outDir, "board"), store);
+
+  const conn = await network.create();
+  const chainId = 31337;
+  const mk = (i: number) => providerClients(conn.provider, chainId, { account: devAccount(i), pollingIntervalMs: 20 });
+  const admin = mk(0);
+  const buyer = mk(1);
+  const providers = STRATEGIES.map((s, i) => ({ name: `P${i + 1} ${s.split(":")[0]}`, strategy: s, clients: mk(2 + i) }));
+  const auditors = [0, 1, 2].map((i) => ({ name: `A${i + 1}`, clients: mk(6 + i) }));
+
+  say(`deploying on the in-process network (chain ${chainId})`);
+  const d = await deployMarket(admin, { unbondingDelaySeconds: 7n * 86400n, minBond: parseEther("100"), exitDelaySeconds: 14n * 86400n });
+  const { policy, payment } = await jobPolicyFor(manifest, {});
+  const disputeGame = d.disputeGame !== undefined;
+  for (const p of providers) {
+    await mintTestToken(p.clients, { token: d.token, to: p.clients.account.address, amount: policy.requiredStake * 2n });
+    await approveToken(p.clients, { token: d.token, spender: d.stakeVault, amount: maxUint256 });
+    await stakeDeposit(p.clients, { stakeVault: d.stakeVault, amount: policy.requiredStake * 2n });
+  }
+  for (const a of auditors) {
+    await mintTestToken(a.clients, { token: d.token, to: a.clients.account.address, amount: parseEther("100") });
+    await approveToken(a.clients, { token: d.token, spender: d.auditorRegistry, amount: maxUint256 });
+    await postBond(a.clients, { auditorRegistry: d.auditorRegistry, amount: parseEther("100") });
+  }
+  await mintTestToken(buyer, { token: d.token, to: buyer.account.address, amount: payment * BigInt(providers.length) });
+  say(`providers staked ${tokens(policy.requiredStake * 2n)} each; auditors bonded 100 each`);
+
+  // one job per provider
+  const gas = new Map<string, bigint>();
+  const addGas = (who: string, g: bigint) => gas.set(who, (gas.get(who) ?? 0n) + g);
+  const jobs: bigint[] = [];
+  for (const p of providers) {
+    const r = await postJob(buyer, d, store, manifest, policy, payment);
+    jobs.push(r.jobId);
+    const a = await acceptJob(p.clients, { jobMarket: d.jobMarket, jobId: r.jobId });
+    addGas(p.name, a.gasUsed);
+  }
+  say(`buyer posted ${jobs.length} jobs (${policy.segments} segments x ${policy.stepsPerSegment} steps, payment ${tokens(payment)}, stake ${tokens(policy.requiredStake)}, audit rate ${manifest.policy.auditRate}); each provider accepted one`);
+
+  // train
+  const results = new Map<string, RunJobResult>();
+  const bars = !json && process.stdout.isTTY ? new cliProgress.MultiBar({ format: "{name} [{bar}] {value}/{total} steps | loss {loss}", hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
+  for (const [i, p] of providers.entries()) {
+    const bar = bars?.create(manifest.training.steps, 0, { name: p.name.padEnd(10), loss: "-" });
+    const r = await runProviderJob({ clients: p.clients, deployment: d, store, board, stateDir: join(outDir, "state", `p${i}`) }, jobs[i]!, {
+      strategy: parseStrategy(p.strategy),
+      onStep: (s) => bar?.update(s.step, { loss: s.loss.toFixed(3) }),
+      onSegment: (s) => {
+        if (!bar) say(`  ${p.name}: committed segment ${s.segment} (loss ${(Number(s.lossE6) / 1e6).toFixed(3)})`);
+      },
+    });
+    addGas(p.name, r.gasUsed);
+    results.set(p.name, r);
+  }
+  bars?.stop();
+  say(`training done; auditors run their bots`);
+
+  // audit
+  const bots = auditors.map(
+    (a) =>
+      new ChallengerBot({
+        clients: a.clients,
+        deployment: d,
+        store,
+        board,
+        dbPath: join(outDir, "state", `${a.name}.sqlite`),
+        onAudit: (e) => {
+          const p = providers[jobs.indexOf(e.jobId)]!;
+          say(`  ${a.name} audited ${p.name} segment ${e.segment}: ${e.verdict.ok ? "ok, receipt signed" : `BAD at step ${e.verdict.firstBadStep} (${e.verdict.failure?.kind})`}`);
+        },
+      }),
+  );
+  for (const b of bots) await b.tick();
+
+  // challenge window, then settlement
+  const window = Number(policy.challengeWindow) + 1;
+  await conn.networkHelpers.time.increase(window);
+  say(`time travel: +${window} s past the challenge window`);
+  for (const b of bots) await b.tick();
+  for (const [i, p] of providers.entries()) {
+    const job = await getJob(p.clients.public, { jobMarket: d.jobMarket, jobId: jobs[i]! });
+    if (job.status === "Committed") addGas(p.name, (await finalize(p.clients, { jobMarket: d.jobMarket, jobId: jobs[i]! })).gasUsed);
+    const credit = await p.clients.public.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [p.clients.account.address, d.token] });
+    if (credit > 0n) addGas(p.name, (await claimPayment(p.clients, { jobMarket: d.jobMarket, token: d.token })).gasUsed);
+  }
+
+  // collect
+  const summaries = bots.map((b) => b.summary());
+  const logs = await admin.public.getLogs({ address: [d.jobMarket, d.stakeVault], fromBlock: BigInt(d.startBlock), toBlock: "latest" });
+  const events = parseEventLogs({ abi: [...jobMarketAbi, ...stakeVaultAbi], logs });
+  const rows: ProviderRow[] = [];
+  const losses: DemoReport["losses"] = [];
+  const flopsPerStep = results.get(providers[0]!.name)!.flops / manifest.training.steps;
+  for (const [i, p] of providers.entries()) {
+    const jobId = jobs[i]!.toString();
+    const audits = summaries.flatMap((s) => s.audits.filter((a) => a.jobId === jobId));
+    const bad = audits.filter((a) => !a.ok);
+    const detected = bad.map((a) => a.firstBadStep).filter((s): s is number => s !== null);
+    const addr = p.clients.account.address;
+    let slashed = 0n;
+    let paid = 0n;
+    for (const e of events) {
+      if (e.eventName === "StakeSlashed" && (e.args as { provider: Address }).provider === addr) slashed += (e.args as { amount: bigint }).amount;
+      if (e.eventName === "JobFinalized" && (e.args as { jobId: bigint }).jobId === jobs[i]) paid += (e.args as { providerPay: bigint }).providerPay;
+    }
+    const r = results.get(p.name)!;
+    const auditorFlops = audits.reduce((s, a) => s + a.flops, 0);
+    const auditorMs = audits.reduce((s, a) => s + a.costMs, 0);
+    const outcome =
+      slashed > 0n ? "slashed" : bad.length > 0 ? (disputeGame ? "detected, not slashed" : "detected; paid anyway (no DisputeGame deployed)") : p.strategy === "honest" ? "paid" : "not detected";
+    rows.push({
+      provider: p.name,
+      address: addr,
+      strategy: p.strategy,
+      jobId,
+      detectedAtStep: detected.length ? Math.min(...detected) : null,
+      badSegments: new Set(bad.map((a) => a.segment)).size,
+      auditedSegments: new Set(audits.map((a) => a.segment)).size,
+      stakeLocked: tokens(policy.requiredStake),
+      stakeSlashed: tokens(slashed),
+      paid: tokens(paid),
+      gas: (gas.get(p.name) ?? 0n).toString(),
+      providerMs: r.wallSeconds * 1000,
+      auditorMs,
+      providerFlops: r.flops,
+      auditorFlops,
+      auditOverProvider: r.flops > 0 ? auditorFlops / r.flops : 0,
+      outcome,
+    });
+    const recomputed = new Map<number, number>();
+    for (const b of bots) for (const l of b.recomputedLosses.get(jobId) ?? []) recomputed.set(l.step, l.loss);
+    losses.push({ provider: `${p.name} (${p.strategy})`, committed: r.stepLosses, recomputed: [...recomputed].map(([step, loss]) => ({ step, loss })).sort((a, b) => a.step - b.step) });
+  }
+  for (const b of bots) b.close();
+  const allAudits = summaries.flatMap((s) => s.audits);
+  const trainMsPerSegment = rows.reduce((s, r) => s + r.providerMs, 0) / (rows.length * policy.segments);
+  const report: DemoReport = {
+    title: "PoUW demo: one buyer, four providers, three auditors",
+    generatedAt: new Date().toISOString(),
+    chainId,
+    manifest: { path: manifestPath, hash: manifestHash(manifest), steps: manifest.training.steps, stepsPerSegment: manifest.training.stepsPerSegment, auditRate: manifest.policy.auditRate, model: `${manifest.model.arch}` },
+    disputeGame,
+    wallSeconds: (performance.now() - started) / 1000,
+    rows,
+    losses,
+    checkCosts: [
+      { check: "training (provider, incl. commit)", runs: rows.length * policy.segments, msPerSegment: trainMsPerSegment, flopsPerSegment: flopsPerStep * policy.stepsPerSegment },
+      { check: "recompute (auditor)", runs: allAudits.length, msPerSegment: allAudits.reduce((s, a) => s + a.costMs, 0) / Math.max(1, allAudits.length), flopsPerSegment: allAudits.reduce((s, a) => s + a.flops, 0) / Math.max(1, allAudits.length) },
+    ],
+    notes: [
+      disputeGame
+        ? "Bad segments were challenged through DisputeGame."
+        : "DisputeGame is not deployed in this build: the auditors detect and record each cheat (first bad step, with Merkle proofs of the provider's own leaves), but nothing can slash the cheater yet, so every provider that committed all segments is paid after the window.",
+      "Sampling is private per auditor (HMAC of a secret over job and segment) at the manifest's audit rate; a cheat confined to one segment is missed when no auditor samples that segment.",
+      "Compute: nominal FLOPs of forward+backward passes; auditor / provider = all auditors' recompute FLOPs on the job over the FLOPs the provider actually spent (a skipping cheater spends less).",
+    ],
+  };
+  writeFileSync(join(outDir, "report.json"), JSON.stringify(report, null, 2) + "\n");
+  writeFileSync(join(outDir, "report.html"), renderReport(report));
+  if (json) {
+    process.stdout.write(JSON.stringify(report) + "\n");
+    return;
+  }
+  const head = ["provider", "strategy", "detected at step", "bad/audited seg", "stake slashed", "paid", "gas", "auditor/provider compute", "outcome"];
+  const body = rows.map((r) => [r.provider, r.strategy, r.detectedAtStep === null ? "-" : String(r.detectedAtStep), `${r.badSegments}/${r.auditedSegments}`, r.stakeSlashed, r.paid, r.gas, r.auditOverProvider.toFixed(2), r.outcome]);
+  const widths = head.map((h, c) => Math.max(h.length, ...body.map((b) => b[c]!.length)));
+  const line = (cells: string[]) => cells.map((x, c) => x.padEnd(widths[c]!)).join("  ");
+  say("");
+  say(line(head));
+  say(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const b of body) say(line(b));
+  say("");
+  for (const n of report.notes.slice(0, 1)) say(n);
+  say(`report: ${join(outDir, "report.html")} (demo took ${report.wallSeconds.toFixed(0)} s)`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`demo: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
