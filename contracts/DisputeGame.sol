@@ -110,7 +110,7 @@ contract DisputeGame is IDisputeGame {
         bytes32 hStep,
         bytes32[] calldata proofStep
     ) external returns (uint256 disputeId) {
-        _checkSegment(jobId, segment, step, traceRoot, endStateHash);
+        IJobMarket.JobView memory j = _checkSegment(jobId, segment, step, traceRoot, endStateHash);
         // INVARIANT: a dispute is about the provider's own committed leaves h(step-1) and h(step).
         if (!Trace.verifyStateCalldata(traceRoot, uint64(step - 1), hPrev, proofPrev)) {
             revert DisputeGameBadLeafProof(step - 1, hPrev);
@@ -118,7 +118,7 @@ contract DisputeGame is IDisputeGame {
         if (!Trace.verifyStateCalldata(traceRoot, uint64(step), hStep, proofStep)) {
             revert DisputeGameBadLeafProof(step, hStep);
         }
-        disputeId = _open(jobId, segment, step, hPrev, hStep);
+        disputeId = _open(j, jobId, segment, step, hPrev, hStep);
     }
 
     // ---------------------------------------------------------------- provider
@@ -146,6 +146,12 @@ contract DisputeGame is IDisputeGame {
         CircuitTerms storage terms = _terms[jobId];
         if (terms.batchRoot == bytes32(0)) revert DisputeGameNotCircuitJob(jobId);
         uint256 step = d.step;
+        // INVARIANT: a proof shows one transition only. The first step of a segment also rests on the segment's first
+        // leaf continuing the previous segment (or being the initial state), which only the panel checks; a provider
+        // that broke that link must not win with a proof of a correct transition from a wrong start.
+        if (step - 1 == uint256(d.segment) * _market.getJob(jobId).policy.stepsPerSegment) {
+            revert DisputeGameProofNotAllowed(disputeId, step);
+        }
         // INVARIANT: the proof is about the disputed leaves: for the circuit class h(t) binds the Poseidon commitment
         // of W_t as weightsHash, with no optimizer state (docs/disputes.md).
         if (
@@ -369,8 +375,9 @@ contract DisputeGame is IDisputeGame {
     function _checkSegment(uint256 jobId, uint256 segment, uint256 step, bytes32 traceRoot, bytes32 endStateHash)
         private
         view
+        returns (IJobMarket.JobView memory j)
     {
-        IJobMarket.JobView memory j = _market.getJob(jobId);
+        j = _market.getJob(jobId);
         if (j.status == IJobMarket.JobStatus.None) revert IJobMarket.JobMarketUnknownJob(jobId);
         if (msg.sender == j.provider) revert DisputeGameSelfChallenge(jobId, j.provider);
         // INVARIANT: only the current provider's committed segments are disputable: its lock is what a fault slashes
@@ -386,14 +393,17 @@ contract DisputeGame is IDisputeGame {
         }
     }
 
-    function _open(uint256 jobId, uint256 segment, uint256 step, bytes32 hPrev, bytes32 hStep)
-        private
-        returns (uint256 disputeId)
-    {
+    function _open(
+        IJobMarket.JobView memory j,
+        uint256 jobId,
+        uint256 segment,
+        uint256 step,
+        bytes32 hPrev,
+        bytes32 hStep
+    ) private returns (uint256 disputeId) {
         uint256 existing = _openByStep[jobId][step];
         // INVARIANT: one open dispute per step of a job.
         if (existing != 0) revert DisputeGameDisputeOpen(jobId, step, existing);
-        IJobMarket.JobView memory j = _market.getJob(jobId);
         uint256 bond = _bondFor(j);
         Params storage p = _params;
 

@@ -431,6 +431,15 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         game.prove(id, weights(1, 0), weights(2, 0), _batch(3), bp, a, b, a);
     }
 
+    function test_prove_firstStepOfSegment_reverts() public {
+        uint256 jobId = _circuitJob();
+        uint256 id = _challenge(challenger, jobId, 1, HONEST);
+        uint256[2] memory a;
+        uint256[2][2] memory b;
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameProofNotAllowed.selector, id, 1));
+        game.prove(id, weights(0, 0), weights(1, 0), _batch(1), proof(_batchLeaves(), 0), a, b, a);
+    }
+
     function test_prove_onPanelJob_reverts() public {
         (uint256 jobId, uint256 id) = _cheatingDispute();
         uint256[2] memory a;

@@ -205,6 +205,9 @@ interface IDisputeGame {
     error DisputeGameStateMismatch(uint256 disputeId);
     /// @notice commitBatch is not the batch commitment of step `step` under the job's batch root.
     error DisputeGameBadBatchProof(uint256 disputeId, uint256 step);
+    /// @notice Step `step` is the first step of its segment: whether its pre-state continues the previous segment (or
+    /// is the job's initial state) is not something a step proof shows, so the panel decides it.
+    error DisputeGameProofNotAllowed(uint256 disputeId, uint256 step);
     /// @notice The Groth16 verifier rejected the proof for dispute `disputeId`.
     error DisputeGameInvalidProof(uint256 disputeId);
     /// @notice `account` has nothing to claim.
@@ -232,7 +235,8 @@ interface IDisputeGame {
     /// @notice Settle for the provider with a Groth16 proof that W' = step(W, batch) (circuit-class jobs only).
     /// Checks h(step-1) = stateHash(jobId, step-1, bytes32(commitW), 0), h(step) = stateHash(jobId, step,
     /// bytes32(commitWNext), 0), commitBatch against the job's batch root (`batchProof`), lr from the job's terms,
-    /// then calls the verifier with [commitW, commitWNext, commitBatch, lr]. Anyone may submit it.
+    /// then calls the verifier with [commitW, commitWNext, commitBatch, lr]. Anyone may submit it. Not for the first step
+    /// of a segment (DisputeGameProofNotAllowed): its pre-state's link to the previous segment is the panel's question.
     function prove(
         uint256 disputeId,
         uint256 commitW,
