@@ -4,7 +4,10 @@
  * record or a corpus, or a wrong anchored hash, is rejected with the failing item named.
  */
 import { expect } from "chai";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { network } from "hardhat";
@@ -44,6 +47,41 @@ import { LocalDirStore } from "../../verifier/src/store/index.ts";
 const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8"));
 const manifest = parseManifest(tiny);
 
+const ROOT = new URL("../../", import.meta.url).pathname;
+function pouw(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(join(ROOT, "node_modules/.bin/node"), [join(ROOT, "verifier/src/cli/pouw.ts"), ...args], { cwd: ROOT });
+    let stdout = "";
+    let stderr = "";
+    p.stdout.on("data", (d) => (stdout += d));
+    p.stderr.on("data", (d) => (stderr += d));
+    p.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** Serves the in-process network over HTTP JSON-RPC, so a separate `pouw` process can read it. */
+function rpcBridge(provider: { request: (a: { method: string; params?: unknown[] }) => Promise<unknown> }): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", async () => {
+      const handle = async (m: { id: unknown; method: string; params?: unknown[] }) => {
+        try {
+          return { jsonrpc: "2.0", id: m.id, result: await provider.request({ method: m.method, params: m.params ?? [] }) };
+        } catch (err) {
+          const e = err as { code?: number; message?: string; data?: unknown };
+          return { jsonrpc: "2.0", id: m.id, error: { code: e.code ?? -32000, message: e.message ?? String(err), data: e.data } };
+        }
+      };
+      const msg = JSON.parse(body);
+      const out = Array.isArray(msg) ? await Promise.all(msg.map(handle)) : await handle(msg);
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify(out, (_k, v: unknown) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v)));
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server })));
+}
+
 const failed = (r: ProvenanceReport) => r.failures.map((f) => f.item);
 const flip = (bytes: Uint8Array, at: number): Uint8Array => {
   const out = Uint8Array.from(bytes);
@@ -62,6 +100,9 @@ describe("provenance record", function () {
   let chainBase: ProvenanceChain;
   let mnistBytes: Uint8Array;
   let pub: ChainClients["public"];
+  let bridge: { url: string; server: Server };
+  let recordPath: string;
+  let weightsPath: string;
   const anchored = new Map<bigint, { recordHash: Hex; weightsCid: string }>();
   // NOTE: until the anchor contract is deployed by deployMarket, provenanceOf is served from this map;
   // every other read goes to the in-process chain.
@@ -91,13 +132,16 @@ describe("provenance record", function () {
     await finalize(buyer!, { jobMarket: d.jobMarket, jobId });
     expect((await getJob(buyer!.public, { jobMarket: d.jobMarket, jobId })).status).to.equal("Finalized");
 
-    weightsBytes = new Uint8Array(readFileSync(join(out, "final.safetensors")));
+    weightsPath = join(out, "final.safetensors");
+    weightsBytes = new Uint8Array(readFileSync(weightsPath));
+    bridge = await rpcBridge(conn.provider as never);
     const commits = await getSegmentCommits(buyer!.public, { jobMarket: d.jobMarket, jobId, fromBlock: 0n });
     const domain = jobMarketDomain(31337n, d.jobMarket);
     const r = { jobId, segment: 1, traceRoot: commits[1]!.traceRoot, checks: checksMask(["recompute"]), sampledSteps: 4, verdict: 0 };
     const signature = await signAuditReceipt(devAccount(3), domain, r);
     const record = buildProvenanceRecord({ chainId: 31337, jobMarket: d.jobMarket, jobId, manifest, segments: commits, receipts: [{ ...r, auditor: auditor!.account.address, signature }], weightsBytes });
     const written = await writeProvenance(join(dir, "fetched"), record);
+    recordPath = written.path;
     recordBytes = new Uint8Array(readFileSync(written.path));
     recordHashHex = written.recordHash;
     anchored.set(jobId, { recordHash: written.recordHash, weightsCid: record.weights.cid });
@@ -167,5 +211,37 @@ describe("provenance record", function () {
     const err = await verifyProvenance({ recordBytes: recordBytes.subarray(0, 100), weightsBytes, chain: chainWith(anchored) }).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(ProvenanceRecordError);
     expect((err as ProvenanceRecordError).item).to.equal("record");
+  });
+
+  after(() => bridge?.server.close());
+
+  it("pouw provenance verify over JSON-RPC: names each failing item (exit 1), bad input exits 2", async () => {
+    const deploymentPath = join(dir, "deployment.json");
+    writeFileSync(deploymentPath, JSON.stringify({ ...d, gasUsed: undefined }));
+    const corpusFile = join(dir, "mnist.bin");
+    writeFileSync(corpusFile, flip(mnistBytes, 99));
+    const badRecord = join(dir, "bad.json");
+    writeFileSync(badRecord, "{not json");
+    const base = ["provenance", "verify", "--weights", weightsPath, "--rpc", bridge.url];
+    const [real, tamperedCorpus, unknown, malformed] = await Promise.all([
+      pouw([...base, "--record", recordPath, "--deployment", deploymentPath]),
+      pouw([...base, "--record", recordPath, "--corpus", `mnist-digits=${corpusFile}`, "--json"]),
+      pouw([...base, "--record", recordPath, "--corpus", `cifar=${corpusFile}`]),
+      pouw([...base, "--record", badRecord]),
+    ]);
+    // NOTE: deployMarket does not deploy a provenance anchor yet, so the real chain has none to read.
+    expect(real.status, real.stderr).to.equal(1);
+    expect(real.stdout).to.match(/^ok +manifest hash: /m);
+    expect(real.stdout).to.match(/^ok +segment 2 trace root: /m);
+    expect(real.stdout).to.match(/^ok +weights state hash: /m);
+    expect(real.stdout).to.match(/^ok +corpus mnist-digits: bytes match /m);
+    expect(real.stderr).to.match(/^pouw: provenance check failed: provenance anchor: /);
+    const report = JSON.parse(tamperedCorpus.stdout) as ProvenanceReport;
+    expect(tamperedCorpus.status).to.equal(1);
+    expect(failed(report).filter((i) => i !== "provenance anchor")).to.deep.equal(["corpus mnist-digits"]);
+    expect(unknown.status).to.equal(2);
+    expect(unknown.stderr).to.match(/^pouw: --corpus cifar: unknown corpus/);
+    expect(malformed.status).to.equal(2);
+    expect(malformed.stderr).to.match(/^pouw: provenance record is not valid UTF-8 JSON/);
   });
 });

@@ -112,8 +112,17 @@ export async function verifyProvenance(input: VerifyProvenanceInput): Promise<Pr
   }
 
   // ---- anchor
-  const anchor = await input.chain.provenance(jobId);
-  if (!anchor) {
+  let anchor: { recordHash: Hex; weightsCid: string } | undefined;
+  let anchorError: string | undefined;
+  try {
+    anchor = await input.chain.provenance(jobId);
+  } catch (err) {
+    anchorError = (err as { shortMessage?: string }).shortMessage ?? String(err);
+    log.info({ err, jobId: record.jobId }, "provenanceOf read failed");
+  }
+  if (anchorError !== undefined) {
+    add("provenance anchor", false, `cannot read provenanceOf(${jobId}): ${anchorError}`);
+  } else if (!anchor) {
     add("provenance anchor", false, `no provenance anchored for job ${jobId}`);
   } else {
     add("record hash", anchor.recordHash === fileHash, anchor.recordHash === fileHash ? `anchored ${fileHash}` : `record file hashes to ${fileHash}, chain anchored ${anchor.recordHash}`);
@@ -159,7 +168,13 @@ export async function verifyProvenance(input: VerifyProvenanceInput): Promise<Pr
       const cid = cidOf(bytes);
       add(`corpus ${c.name}`, cid === c.contentId, cid === c.contentId ? `bytes match ${c.contentId}` : `corpus bytes have CID ${cid}, record says ${c.contentId}`);
     }
-    const registered = await input.chain.corpus(c.contentId);
+    let registered: Awaited<ReturnType<ProvenanceChain["corpus"]>>;
+    try {
+      registered = await input.chain.corpus(c.contentId);
+    } catch (err) {
+      add(`corpus ${c.name} registry`, false, `cannot read DataRegistry: ${(err as { shortMessage?: string }).shortMessage ?? String(err)}`);
+      continue;
+    }
     if (registered === null) {
       skip(`corpus ${c.name} registry`, "no DataRegistry known for this deployment");
     } else if (registered === undefined) {
