@@ -3,8 +3,8 @@
  * contract tests' fixture): a payment/stake token (the dev TestToken unless `token` is given),
  * StakeVault, AuditorRegistry and JobMarket; JobMarket gets the vault's MARKET_ROLE.
  *
- * NOTE: the dispute roles (JobMarket.DISPUTE_ROLE, StakeVault.SLASHER_ROLE, AuditorRegistry.DISPUTE_ROLE)
- * go to DisputeGame once it exists; until then nobody holds them and no dispute can be settled.
+ * NOTE: the dispute roles (JobMarket.DISPUTE_ROLE, AuditorRegistry.DISPUTE_ROLE) go to DisputeGame, which
+ * deployDisputeGame.ts deploys and wires for a market deployed here.
  *
  * @example
  *   const d = await deployMarket(clients, { unbondingDelaySeconds: 604_800n, minBond: parseEther("100"), exitDelaySeconds: 1_209_600n });
