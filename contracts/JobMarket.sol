@@ -2,16 +2,23 @@
 pragma solidity 0.8.28;
 
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
+import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
+import {IProviderRegistry} from "./interfaces/IProviderRegistry.sol";
+import {IDataRegistry} from "./interfaces/IDataRegistry.sol";
 import {Trace} from "./libraries/Trace.sol";
+import {Receipts} from "./libraries/Receipts.sol";
+import {DataShares} from "./libraries/DataShares.sol";
 
 /// @title JobMarket: escrow, trace anchoring, release, refund and abandonment (see IJobMarket)
 /// @dev Gas: commitSegment reads and writes one packed job slot and writes one new slot per segment
 /// (keccak256(traceRoot, endStateHash)); lossE6 and checkpointCid are only in the event.
-contract JobMarket is IJobMarket, AccessControl {
+contract JobMarket is IJobMarket, AccessControl, EIP712 {
     using SafeERC20 for IERC20;
 
     /// @dev Storage layout of a job; slot 0 is the only one commitSegment touches on its usual path.
@@ -35,6 +42,9 @@ contract JobMarket is IJobMarket, AccessControl {
         uint16 buyerBps;
         uint16 burnBps;
         uint16 timeoutSlashBps;
+        uint8 minTier; // Terms.minTier (0: any)
+        uint16 dataShareBps; // Terms.dataShareBps
+        uint8 corpusCount; // length of _corpora[jobId] (<= MAX_CORPORA)
         // slot 3
         uint128 payment;
         uint128 requiredStake;
@@ -44,9 +54,25 @@ contract JobMarket is IJobMarket, AccessControl {
 
     /// @notice Held by the dispute contract: freeze and settle jobs.
     bytes32 public constant DISPUTE_ROLE = keccak256("DISPUTE_ROLE");
+    /// @notice Held by whoever runs evaluate jobs: records corpus improvement weights.
+    bytes32 public constant EVALUATOR_ROLE = keccak256("EVALUATOR_ROLE");
+    /// @notice Most corpora one job may reference (bounds finalize's loop).
+    uint256 public constant MAX_CORPORA = 16;
+    /// @notice Largest improvement weight, in millionths (10.0).
+    uint256 public constant MAX_WEIGHT_E6 = 10_000_000;
     /// @notice Upper bound of segmentTimeout and challengeWindow, in seconds.
     uint256 public constant MAX_WINDOW_SECONDS = 180 days;
     uint256 private constant _BPS = 10_000;
+    uint8 private constant _TIER_NONE = 4;
+    /// @dev AuditReceipt.checks bits in use (recompute .. attestation); the others are reserved.
+    uint32 private constant _CHECKS_MASK = 63;
+
+    /// @dev One anchored provenance record.
+    struct Provenance {
+        bytes32 recordHash;
+        bytes32 weightsCidHash;
+        uint64 anchoredAt;
+    }
 
     IStakeVault private immutable _vault;
 
@@ -54,8 +80,18 @@ contract JobMarket is IJobMarket, AccessControl {
     mapping(uint256 jobId => Job) private _jobs;
     mapping(uint256 jobId => mapping(uint256 segment => bytes32 commitment)) private _segments;
     mapping(address token => mapping(address account => uint256 amount)) private _credits;
+    // NOTE: set once by the admin (setRegistries) rather than in the constructor, so existing deployments
+    // and deploy scripts keep their constructor; acceptJob pays one SLOAD for it.
+    IAuditorRegistry private _auditors;
+    IProviderRegistry private _providers;
+    IDataRegistry private _data;
+    mapping(uint256 jobId => JobCorpus[]) private _corpora;
+    mapping(bytes32 key => bytes32 digest) private _receipts; // key: keccak256(jobId, segment, auditor)
+    mapping(uint256 jobId => Provenance) private _provenance;
 
-    constructor(IStakeVault vault_, address admin) {
+    constructor(IStakeVault vault_, address admin)
+        EIP712(Receipts.JOB_MARKET_DOMAIN_NAME, Receipts.DOMAIN_VERSION)
+    {
         _vault = vault_;
         _grantRole(DEFAULT_ADMIN_ROLE, admin);
     }
@@ -70,6 +106,54 @@ contract JobMarket is IJobMarket, AccessControl {
         uint128 payment,
         Policy calldata policy
     ) external returns (uint256 jobId) {
+        jobId = _createJob(manifestHash, manifestUri, token, payment, policy);
+    }
+
+    /// @inheritdoc IJobMarket
+    function createJobWithTerms(
+        bytes32 manifestHash,
+        string calldata manifestUri,
+        address token,
+        uint128 payment,
+        Policy calldata policy,
+        Terms calldata terms
+    ) external returns (uint256 jobId) {
+        uint256 n = terms.corpora.length;
+        if (terms.minTier > _TIER_NONE) revert JobMarketInvalidTier(terms.minTier);
+        if (terms.dataShareBps > _BPS || (terms.dataShareBps != 0 && n == 0)) {
+            revert JobMarketInvalidDataShare(terms.dataShareBps, n);
+        }
+        if (n > MAX_CORPORA) revert JobMarketTooManyCorpora(n, MAX_CORPORA);
+        IDataRegistry data = _data;
+        if (n != 0 && address(data) == address(0)) revert JobMarketRegistriesNotSet();
+        uint64 previous;
+        for (uint256 i; i < n; ++i) {
+            CorpusUse calldata c = terms.corpora[i];
+            if (c.corpusId <= previous) revert JobMarketCorporaNotAscending(previous, c.corpusId);
+            if (c.tokens == 0) revert JobMarketZeroTokens(c.corpusId);
+            // INVARIANT: jobs reference registered, unretired corpora only (reverts with the registry's error).
+            data.requireAttachable(c.corpusId);
+            previous = c.corpusId;
+        }
+        jobId = _createJob(manifestHash, manifestUri, token, payment, policy);
+        Job storage j = _jobs[jobId];
+        j.minTier = terms.minTier;
+        j.dataShareBps = terms.dataShareBps;
+        j.corpusCount = uint8(n); // fits: n <= MAX_CORPORA
+        JobCorpus[] storage stored = _corpora[jobId];
+        for (uint256 i; i < n; ++i) {
+            stored.push(JobCorpus({corpusId: terms.corpora[i].corpusId, tokens: terms.corpora[i].tokens, weightE6: 0, weighted: false}));
+        }
+        emit JobTermsSet(jobId, terms.minTier, terms.dataShareBps, terms.corpora);
+    }
+
+    function _createJob(
+        bytes32 manifestHash,
+        string calldata manifestUri,
+        address token,
+        uint128 payment,
+        Policy calldata policy
+    ) private returns (uint256 jobId) {
         if (payment == 0) revert JobMarketZeroPayment();
         if (token == address(0)) revert JobMarketZeroToken();
         _checkPolicy(policy);
@@ -113,7 +197,10 @@ contract JobMarket is IJobMarket, AccessControl {
         Job storage j = _known(jobId);
         // INVARIANT: one provider at a time; a job is accepted only while Open.
         if (j.status != JobStatus.Open) revert JobMarketWrongStatus(jobId, j.status, JobStatus.Open);
-        // NOTE: a later ProviderRegistry check (minimum attestation tier) goes here.
+        uint8 tier = _tierOf(msg.sender);
+        uint8 minTier = j.minTier;
+        // INVARIANT: a provider weaker than the job's minimum tier never holds the job.
+        if (minTier != 0 && tier > minTier) revert JobMarketTierTooLow(jobId, msg.sender, tier, minTier);
         uint16 next = j.nextSegment;
         uint32 deadline = uint32(block.timestamp + j.segmentTimeout);
         j.provider = msg.sender;
@@ -121,7 +208,7 @@ contract JobMarket is IJobMarket, AccessControl {
         j.deadline = deadline;
         if (j.startSegment != next) j.startSegment = next;
         emit JobAccepted(jobId, msg.sender, next, deadline);
-        _vault.lock(msg.sender, jobId, j.requiredStake);
+        _vault.lock(msg.sender, jobId, _scaledStake(j.requiredStake, tier));
     }
 
     /// @inheritdoc IJobMarket
@@ -207,11 +294,18 @@ contract JobMarket is IJobMarket, AccessControl {
         address token = j.token;
         uint256 payment = j.payment;
         uint256 segments = j.segments;
-        // The provider is paid for the segments it committed; segments of a timed-out predecessor go back
-        // to the buyer (the predecessor forfeited them by abandoning the job).
-        uint256 providerPay = (payment * (segments - j.startSegment)) / segments;
-        uint256 refund = payment - providerPay;
         j.status = JobStatus.Finalized;
+        uint256 providerPay;
+        uint256 refund;
+        if (j.corpusCount == 0 || j.dataShareBps == 0) {
+            // The provider is paid for the segments it committed; segments of a timed-out predecessor go
+            // back to the buyer (the predecessor forfeited them by abandoning the job).
+            providerPay = (payment * (segments - j.startSegment)) / segments;
+            refund = payment - providerPay;
+        } else {
+            // INVARIANT: contributor credits + provider pay + refund == payment, to the wei (DataShares).
+            (providerPay, refund) = _creditCorpora(jobId, j);
+        }
         emit JobFinalized(jobId, provider, providerPay, refund);
         _credit(token, provider, providerPay);
         if (refund != 0) _credit(token, j.buyer, refund);
@@ -283,6 +377,86 @@ contract JobMarket is IJobMarket, AccessControl {
         emit JobUnfrozen(jobId, open);
     }
 
+    // ---------------------------------------------------------------- admin, evaluator, auditors, provenance
+
+    /// @inheritdoc IJobMarket
+    function setRegistries(IAuditorRegistry auditors, IProviderRegistry providers, IDataRegistry data)
+        external
+        onlyRole(DEFAULT_ADMIN_ROLE)
+    {
+        // INVARIANT: the registries never change once set (a job's tier and corpora rules stay fixed).
+        if (address(_auditors) != address(0)) revert JobMarketRegistriesAlreadySet();
+        if (address(auditors) == address(0) || address(providers) == address(0) || address(data) == address(0)) {
+            revert JobMarketZeroRegistry();
+        }
+        _auditors = auditors;
+        _providers = providers;
+        _data = data;
+        emit RegistriesSet(address(auditors), address(providers), address(data));
+    }
+
+    /// @inheritdoc IJobMarket
+    function recordImprovement(uint256 jobId, uint64 corpusId, uint32 weightE6) external onlyRole(EVALUATOR_ROLE) {
+        Job storage j = _known(jobId);
+        JobStatus status = j.status;
+        // INVARIANT: weights only change a split that has not happened yet.
+        if (status != JobStatus.Open && status != JobStatus.Active && status != JobStatus.Committed) {
+            revert JobMarketJobClosed(jobId, status);
+        }
+        if (weightE6 > MAX_WEIGHT_E6) revert JobMarketInvalidWeight(weightE6, MAX_WEIGHT_E6);
+        JobCorpus[] storage corpora = _corpora[jobId];
+        uint256 n = corpora.length;
+        for (uint256 i; i < n; ++i) {
+            JobCorpus storage c = corpora[i];
+            if (c.corpusId != corpusId) continue;
+            // INVARIANT: one improvement weight per corpus of a job; it is never rewritten.
+            if (c.weighted) revert JobMarketImprovementAlreadyRecorded(jobId, corpusId);
+            c.weightE6 = weightE6;
+            c.weighted = true;
+            emit ImprovementRecorded(jobId, corpusId, weightE6);
+            return;
+        }
+        revert JobMarketCorpusNotInJob(jobId, corpusId);
+    }
+
+    /// @inheritdoc IJobMarket
+    function recordReceipt(Receipts.AuditReceipt calldata receipt, bytes32 endStateHash, bytes calldata signature)
+        external
+        returns (address auditor)
+    {
+        bytes32 digest;
+        (auditor, digest) = _verifyReceipt(receipt, endStateHash, signature);
+        bytes32 key = keccak256(abi.encode(receipt.jobId, receipt.segment, auditor));
+        // INVARIANT: one receipt per (job, segment, auditor).
+        if (_receipts[key] != bytes32(0)) revert JobMarketDuplicateReceipt(receipt.jobId, receipt.segment, auditor);
+        _receipts[key] = digest;
+        emit ReceiptRecorded(
+            receipt.jobId,
+            receipt.segment,
+            auditor,
+            digest,
+            receipt.traceRoot,
+            receipt.checks,
+            receipt.sampledSteps,
+            receipt.verdict
+        );
+    }
+
+    /// @inheritdoc IJobMarket
+    function anchorProvenance(uint256 jobId, bytes32 recordHash, string calldata weightsCid) external {
+        Job storage j = _known(jobId);
+        if (j.status != JobStatus.Finalized) revert JobMarketWrongStatus(jobId, j.status, JobStatus.Finalized);
+        if (msg.sender != j.provider) revert JobMarketNotProvider(jobId, msg.sender, j.provider);
+        if (recordHash == bytes32(0)) revert JobMarketZeroProvenance();
+        Provenance storage p = _provenance[jobId];
+        // INVARIANT: a job's provenance is anchored once and never rewritten.
+        if (p.recordHash != bytes32(0)) revert JobMarketProvenanceAlreadyAnchored(jobId);
+        p.recordHash = recordHash;
+        p.weightsCidHash = keccak256(bytes(weightsCid));
+        p.anchoredAt = uint64(block.timestamp);
+        emit ProvenanceAnchored(jobId, msg.sender, recordHash, weightsCid);
+    }
+
     // ---------------------------------------------------------------- views
 
     /// @inheritdoc IJobMarket
@@ -342,6 +516,61 @@ contract JobMarket is IJobMarket, AccessControl {
         return _jobCount;
     }
 
+    /// @inheritdoc IJobMarket
+    function termsOf(uint256 jobId)
+        external
+        view
+        returns (uint8 minTier, uint16 dataShareBps, JobCorpus[] memory corpora)
+    {
+        Job storage j = _jobs[jobId];
+        return (j.minTier, j.dataShareBps, _corpora[jobId]);
+    }
+
+    /// @inheritdoc IJobMarket
+    function requiredStakeFor(uint256 jobId, address provider) external view returns (uint8 tier, uint256 stake) {
+        tier = _tierOf(provider);
+        stake = _scaledStake(_jobs[jobId].requiredStake, tier);
+    }
+
+    /// @inheritdoc IJobMarket
+    function receiptDigest(Receipts.AuditReceipt calldata receipt) external view returns (bytes32) {
+        return _hashTypedDataV4(Receipts.hash(receipt));
+    }
+
+    /// @inheritdoc IJobMarket
+    function receiptOf(uint256 jobId, uint256 segment, address auditor) external view returns (bytes32) {
+        return _receipts[keccak256(abi.encode(jobId, segment, auditor))];
+    }
+
+    /// @inheritdoc IJobMarket
+    function provenanceOf(uint256 jobId)
+        external
+        view
+        returns (bytes32 recordHash, bytes32 weightsCidHash, uint64 anchoredAt)
+    {
+        Provenance storage p = _provenance[jobId];
+        return (p.recordHash, p.weightsCidHash, p.anchoredAt);
+    }
+
+    /// @inheritdoc IJobMarket
+    function registries() external view returns (address auditors, address providers, address data) {
+        return (address(_auditors), address(_providers), address(_data));
+    }
+
+    /// @notice The EIP-712 domain separator of this market (receipts).
+    function domainSeparator() external view returns (bytes32) {
+        return _domainSeparatorV4();
+    }
+
+    /// @inheritdoc IJobMarket
+    function stakeMultiplierBps(uint8 tier) public pure returns (uint256) {
+        if (tier == 1) return 5_000;
+        if (tier == 2) return 6_250;
+        if (tier == 3) return 7_500;
+        if (tier == 4) return _BPS;
+        revert JobMarketInvalidTier(tier);
+    }
+
     /// @notice The StakeVault holding providers' stake.
     function vault() external view returns (address) {
         return address(_vault);
@@ -352,6 +581,68 @@ contract JobMarket is IJobMarket, AccessControl {
     function _known(uint256 jobId) private view returns (Job storage j) {
         j = _jobs[jobId];
         if (j.status == JobStatus.None) revert JobMarketUnknownJob(jobId);
+    }
+
+    /// @dev The provider's effective tier (4 while no ProviderRegistry is set).
+    function _tierOf(address provider) private view returns (uint8) {
+        IProviderRegistry providers = _providers;
+        if (address(providers) == address(0)) return _TIER_NONE;
+        return providers.effectiveTier(provider);
+    }
+
+    /// @dev ceil(requiredStake * multiplier / 10,000): at least 1 for any requiredStake >= 1.
+    function _scaledStake(uint256 requiredStake, uint8 tier) private pure returns (uint256) {
+        return (requiredStake * stakeMultiplierBps(tier) + _BPS - 1) / _BPS;
+    }
+
+    /// @dev Checks a receipt's fields, its match with the committed segment and its signer; returns the
+    /// signer and the EIP-712 digest.
+    function _verifyReceipt(Receipts.AuditReceipt calldata receipt, bytes32 endStateHash, bytes calldata signature)
+        private
+        view
+        returns (address auditor, bytes32 digest)
+    {
+        if (receipt.checks & ~_CHECKS_MASK != 0 || receipt.verdict > 1) {
+            revert JobMarketMalformedReceipt(receipt.checks, receipt.verdict);
+        }
+        _known(receipt.jobId);
+        // INVARIANT: a receipt is anchored only for what the provider actually committed.
+        if (_segments[receipt.jobId][receipt.segment] != Trace.commitment(receipt.traceRoot, endStateHash)) {
+            revert JobMarketReceiptMismatch(receipt.jobId, receipt.segment);
+        }
+        IAuditorRegistry auditors = _auditors;
+        if (address(auditors) == address(0)) revert JobMarketRegistriesNotSet();
+        digest = _hashTypedDataV4(Receipts.hash(receipt));
+        auditor = ECDSA.recover(digest, signature);
+        // INVARIANT: only a bonded (active) auditor's receipt is anchored.
+        if (!auditors.isActive(auditor)) revert JobMarketNotAuditor(auditor);
+    }
+
+    /// @dev Splits the payment by DataShares and credits each corpus's current payout address.
+    function _creditCorpora(uint256 jobId, Job storage j) private returns (uint256 providerPay, uint256 refund) {
+        JobCorpus[] storage corpora = _corpora[jobId];
+        uint256 n = corpora.length;
+        uint256[] memory weights = new uint256[](n);
+        for (uint256 i; i < n; ++i) {
+            JobCorpus storage c = corpora[i];
+            weights[i] = uint256(c.tokens) * (c.weighted ? c.weightE6 : DataShares.WEIGHT_ONE);
+        }
+        uint256[] memory credits;
+        (credits, providerPay, refund) = DataShares.split(j.payment, j.dataShareBps, j.segments, j.startSegment, weights);
+        _payCorpora(jobId, j.token, corpora, credits);
+    }
+
+    function _payCorpora(uint256 jobId, address token, JobCorpus[] storage corpora, uint256[] memory credits) private {
+        IDataRegistry data = _data;
+        for (uint256 i; i < credits.length; ++i) {
+            uint256 amount = credits[i];
+            if (amount == 0) continue;
+            uint64 corpusId = corpora[i].corpusId;
+            // NOTE: a corpus retired after the job was created is still paid (IDataRegistry: retirement rule).
+            address payout = data.payoutOf(corpusId);
+            emit DataShareCredited(jobId, corpusId, payout, amount);
+            _credit(token, payout, amount);
+        }
     }
 
     function _credit(address token, address account, uint256 amount) private {

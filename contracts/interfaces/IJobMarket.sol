@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
+import {IAuditorRegistry} from "./IAuditorRegistry.sol";
+import {IProviderRegistry} from "./IProviderRegistry.sol";
+import {IDataRegistry} from "./IDataRegistry.sol";
+import {Receipts} from "../libraries/Receipts.sol";
+
 /// @title IJobMarket: escrow, trace anchoring, release, refund and abandonment of training jobs
 /// @notice A buyer escrows an ERC-20 payment for a job described by a content-addressed manifest and a
 /// policy. A provider accepts (its stake is locked in the StakeVault), then commits one segment at a time:
@@ -11,6 +16,13 @@ pragma solidity 0.8.28;
 /// provider. The dispute role (DISPUTE_ROLE, the dispute contract) freezes a job while a challenge is open
 /// and settles it: provider at fault (lock slashed by the policy shares, buyer refunded) or not (unfrozen).
 /// All payouts are credits claimed with `claim(token)`.
+///
+/// Terms (`createJobWithTerms`): a minimum attestation tier (ProviderRegistry) and a data share paid at
+/// finalize to the registered corpora the job trains on (DataRegistry), weighted by tokens and by
+/// improvement weights the evaluator role records. The stake a provider locks scales with its tier:
+/// `ceil(policy.requiredStake * stakeMultiplierBps(tier) / 10,000)`, tier 1 50%, 2 62.5%, 3 75%,
+/// 4 (no or expired attestation) 100%. Auditors' EIP-712 receipts are anchored with `recordReceipt`; the
+/// final provider anchors the job's provenance record with `anchorProvenance`.
 ///
 /// State machine: None -> Open (createJob) -> Active (acceptJob) -> Committed (last commitSegment)
 /// -> Finalized (finalize). Open -> Cancelled (cancelJob). Active -> Open (reportTimeout).
@@ -47,6 +59,32 @@ interface IJobMarket {
         uint16 buyerBps;
         uint16 burnBps;
         uint16 timeoutSlashBps;
+    }
+
+    /// @notice One corpus a job trains on: its DataRegistry id and the tokens of it the manifest declares.
+    struct CorpusUse {
+        uint64 corpusId;
+        uint96 tokens;
+    }
+
+    /// @notice Optional terms of a job, fixed at creation.
+    /// @param minTier weakest attestation tier accepted: a provider of effective tier t may accept iff
+    ///        minTier == 0 or t <= minTier (tier 1 is the strongest, 4 means no attestation)
+    /// @param dataShareBps share of the payment credited to the corpora at finalize (needs corpora)
+    /// @param corpora registered, unretired corpora in strictly ascending id order (at most MAX_CORPORA)
+    struct Terms {
+        uint8 minTier;
+        uint16 dataShareBps;
+        CorpusUse[] corpora;
+    }
+
+    /// @notice A corpus of a job as stored: `weightE6` is the recorded improvement weight (1,000,000 = 1.0)
+    /// when `weighted`, else the neutral 1.0 applies.
+    struct JobCorpus {
+        uint64 corpusId;
+        uint96 tokens;
+        uint32 weightE6;
+        bool weighted;
     }
 
     /// @notice A job as the views return it.
@@ -114,6 +152,29 @@ interface IJobMarket {
     /// @notice `account` claimed its whole credit `amount` of `token`.
     event CreditClaimed(address indexed account, address indexed token, uint256 amount);
 
+    /// @notice The admin set the registries JobMarket reads (once).
+    event RegistriesSet(address auditors, address providers, address data);
+    /// @notice Job `jobId` was created with terms: minimum tier, data share and corpora.
+    event JobTermsSet(uint256 indexed jobId, uint8 minTier, uint16 dataShareBps, CorpusUse[] corpora);
+    /// @notice The evaluator recorded improvement weight `weightE6` for corpus `corpusId` of job `jobId`.
+    event ImprovementRecorded(uint256 indexed jobId, uint64 indexed corpusId, uint32 weightE6);
+    /// @notice At finalize, `amount` of job `jobId`'s payment was credited to corpus `corpusId`'s payout address.
+    event DataShareCredited(uint256 indexed jobId, uint64 indexed corpusId, address indexed payout, uint256 amount);
+    /// @notice Active auditor `auditor` signed an audit receipt (EIP-712 digest `digest`) for a committed segment.
+    event ReceiptRecorded(
+        uint256 indexed jobId,
+        uint256 indexed segment,
+        address indexed auditor,
+        bytes32 digest,
+        bytes32 traceRoot,
+        uint32 checks,
+        uint32 sampledSteps,
+        uint8 verdict
+    );
+    /// @notice The provider of finalized job `jobId` anchored its provenance record `recordHash`; the final
+    /// weights are at `weightsCid`.
+    event ProvenanceAnchored(uint256 indexed jobId, address indexed provider, bytes32 recordHash, string weightsCid);
+
     /// @notice Payment is zero.
     error JobMarketZeroPayment();
     /// @notice The payment token is the zero address.
@@ -158,6 +219,44 @@ interface IJobMarket {
     error JobMarketZeroChallenger();
     /// @notice `account` has no credit in `token`.
     error JobMarketNothingToClaim(address account, address token);
+    /// @notice The registries were already set.
+    error JobMarketRegistriesAlreadySet();
+    /// @notice A registry address is zero.
+    error JobMarketZeroRegistry();
+    /// @notice The registries are not set yet (setRegistries).
+    error JobMarketRegistriesNotSet();
+    /// @notice A minimum tier must be 0 (any) or 1..4.
+    error JobMarketInvalidTier(uint256 minTier);
+    /// @notice `provider`'s effective tier `tier` is weaker than job `jobId`'s minimum `minTier`.
+    error JobMarketTierTooLow(uint256 jobId, address provider, uint256 tier, uint256 minTier);
+    /// @notice dataShareBps must be <= 10,000, and > 0 only with corpora.
+    error JobMarketInvalidDataShare(uint256 dataShareBps, uint256 corpora);
+    /// @notice A job references `count` corpora; at most `max` are allowed.
+    error JobMarketTooManyCorpora(uint256 count, uint256 max);
+    /// @notice Corpus ids must be strictly ascending (so none repeats): `corpusId` follows `previous`.
+    error JobMarketCorporaNotAscending(uint64 previous, uint64 corpusId);
+    /// @notice Corpus `corpusId` is declared with zero tokens.
+    error JobMarketZeroTokens(uint64 corpusId);
+    /// @notice Job `jobId` does not reference corpus `corpusId`.
+    error JobMarketCorpusNotInJob(uint256 jobId, uint64 corpusId);
+    /// @notice An improvement weight for corpus `corpusId` of job `jobId` was already recorded.
+    error JobMarketImprovementAlreadyRecorded(uint256 jobId, uint64 corpusId);
+    /// @notice An improvement weight must be at most `max` (millionths).
+    error JobMarketInvalidWeight(uint256 weightE6, uint256 max);
+    /// @notice Job `jobId` is closed (status `status`): its payment was already split or returned.
+    error JobMarketJobClosed(uint256 jobId, JobStatus status);
+    /// @notice The receipt's (traceRoot, endStateHash) is not what was committed for segment `segment` of job `jobId`.
+    error JobMarketReceiptMismatch(uint256 jobId, uint256 segment);
+    /// @notice A receipt must have no reserved check bits and a verdict of 0 or 1.
+    error JobMarketMalformedReceipt(uint32 checks, uint8 verdict);
+    /// @notice The receipt's signer `signer` is not an active auditor.
+    error JobMarketNotAuditor(address signer);
+    /// @notice `auditor` already has a receipt recorded for segment `segment` of job `jobId`.
+    error JobMarketDuplicateReceipt(uint256 jobId, uint256 segment, address auditor);
+    /// @notice The provenance record hash is zero.
+    error JobMarketZeroProvenance();
+    /// @notice Job `jobId`'s provenance was already anchored.
+    error JobMarketProvenanceAlreadyAnchored(uint256 jobId);
 
     /// @notice Create a job and escrow `payment` of `token` from the caller (needs an allowance).
     /// @param manifestHash keccak256 of the canonical manifest JSON
@@ -171,12 +270,25 @@ interface IJobMarket {
         Policy calldata policy
     ) external returns (uint256 jobId);
 
+    /// @notice `createJob` with terms: a minimum provider tier and a data share paid to corpora at finalize.
+    /// Every corpus must be registered and unretired in the DataRegistry (`requireAttachable` reverts with
+    /// its own error otherwise).
+    function createJobWithTerms(
+        bytes32 manifestHash,
+        string calldata manifestUri,
+        address token,
+        uint128 payment,
+        Policy calldata policy,
+        Terms calldata terms
+    ) external returns (uint256 jobId);
+
     /// @notice Cancel an Open job (never accepted, or re-opened after a timeout) and credit the buyer the
     /// escrow. Buyer only.
     function cancelJob(uint256 jobId) external;
 
-    /// @notice Accept an Open job: lock policy.requiredStake of the caller's free stake and start the
-    /// deadline of the next uncommitted segment.
+    /// @notice Accept an Open job: lock the caller's tier-scaled stake (`requiredStakeFor`) from its free
+    /// stake and start the deadline of the next uncommitted segment. Reverts with JobMarketTierTooLow when
+    /// the caller's effective tier is weaker than the job's minimum.
     function acceptJob(uint256 jobId) external;
 
     /// @notice Commit segment `segment` (the next one) of an Active job. Provider only, before the deadline.
@@ -197,8 +309,9 @@ interface IJobMarket {
     /// lock to the buyer, release the rest, and re-open the job at the next segment. Anyone may call.
     function reportTimeout(uint256 jobId) external;
 
-    /// @notice After the challenge window with no open dispute: credit the provider its pay (the payment
-    /// pro rata to the segments it committed; the rest back to the buyer) and unlock its stake. Anyone may call.
+    /// @notice After the challenge window with no open dispute: credit the corpora their data share, the
+    /// provider its pay (the rest pro rata to the segments it committed, plus rounding dust; the remainder
+    /// back to the buyer) and unlock its stake (contracts/libraries/DataShares.sol). Anyone may call.
     function finalize(uint256 jobId) external;
 
     /// @notice Transfer the caller's whole credit in `token` to it.
@@ -213,6 +326,57 @@ interface IJobMarket {
 
     /// @notice Close one dispute with the provider not at fault. DISPUTE_ROLE only.
     function settleNoFault(uint256 jobId) external;
+
+    /// @notice Set the AuditorRegistry (receipt signers), ProviderRegistry (tiers) and DataRegistry (corpora)
+    /// once. DEFAULT_ADMIN_ROLE only. Until then every provider counts as tier 4 and jobs with corpora,
+    /// a minimum tier or receipts are refused.
+    function setRegistries(IAuditorRegistry auditors, IProviderRegistry providers, IDataRegistry data) external;
+
+    /// @notice Record improvement weight `weightE6` (0..MAX_WEIGHT_E6; 1,000,000 = neutral) for corpus
+    /// `corpusId` of an unfinalized job, once per corpus. EVALUATOR_ROLE only.
+    function recordImprovement(uint256 jobId, uint64 corpusId, uint32 weightE6) external;
+
+    /// @notice Anchor an auditor's EIP-712 AuditReceipt for a committed segment: checks the fields, that
+    /// (receipt.traceRoot, endStateHash) is the segment's commitment, and that the signer is an active auditor
+    /// now; at most one receipt per (job, segment, auditor). Stores only the digest. Anyone may call.
+    /// @param endStateHash the segment's committed end state hash (from its SegmentCommitted event): the
+    ///        market stores only keccak256(traceRoot, endStateHash)
+    /// @return auditor the signer
+    function recordReceipt(Receipts.AuditReceipt calldata receipt, bytes32 endStateHash, bytes calldata signature)
+        external
+        returns (address auditor);
+
+    /// @notice Anchor the provenance record of a Finalized job (its keccak256 hash) and the final weights'
+    /// content id. The job's final provider only; once.
+    function anchorProvenance(uint256 jobId, bytes32 recordHash, string calldata weightsCid) external;
+
+    /// @notice A job's terms and corpora (with recorded improvement weights).
+    function termsOf(uint256 jobId)
+        external
+        view
+        returns (uint8 minTier, uint16 dataShareBps, JobCorpus[] memory corpora);
+
+    /// @notice `provider`'s effective tier and the stake it would lock to accept job `jobId` now.
+    function requiredStakeFor(uint256 jobId, address provider) external view returns (uint8 tier, uint256 stake);
+
+    /// @notice The EIP-712 digest of `receipt` under this market's domain ("PoUW JobMarket", "1").
+    function receiptDigest(Receipts.AuditReceipt calldata receipt) external view returns (bytes32);
+
+    /// @notice The digest of the receipt `auditor` recorded for segment `segment` of job `jobId`, 0 if none.
+    function receiptOf(uint256 jobId, uint256 segment, address auditor) external view returns (bytes32);
+
+    /// @notice The anchored provenance of job `jobId`: record hash, keccak256 of the weights CID string and
+    /// the anchoring time (all zero if none).
+    function provenanceOf(uint256 jobId)
+        external
+        view
+        returns (bytes32 recordHash, bytes32 weightsCidHash, uint64 anchoredAt);
+
+    /// @notice The AuditorRegistry, ProviderRegistry and DataRegistry (zero until setRegistries).
+    function registries() external view returns (address auditors, address providers, address data);
+
+    /// @notice Share of policy.requiredStake a provider of `tier` locks, in basis points (tier 1..4).
+    function stakeMultiplierBps(uint8 tier) external pure returns (uint256);
 
     /// @notice The job's full record.
     function getJob(uint256 jobId) external view returns (JobView memory);
