@@ -38,6 +38,38 @@ export const jobMarketAbi = [
     "type": "error"
   },
   {
+    "inputs": [],
+    "name": "ECDSAInvalidSignature",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "length",
+        "type": "uint256"
+      }
+    ],
+    "name": "ECDSAInvalidSignatureLength",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "s",
+        "type": "bytes32"
+      }
+    ],
+    "name": "ECDSAInvalidSignatureS",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "InvalidShortString",
+    "type": "error"
+  },
+  {
     "inputs": [
       {
         "internalType": "uint256",
@@ -82,6 +114,38 @@ export const jobMarketAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint64",
+        "name": "previous",
+        "type": "uint64"
+      },
+      {
+        "internalType": "uint64",
+        "name": "corpusId",
+        "type": "uint64"
+      }
+    ],
+    "name": "JobMarketCorporaNotAscending",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint64",
+        "name": "corpusId",
+        "type": "uint64"
+      }
+    ],
+    "name": "JobMarketCorpusNotInJob",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "uint256",
         "name": "jobId",
         "type": "uint256"
@@ -109,11 +173,64 @@ export const jobMarketAbi = [
       },
       {
         "internalType": "uint256",
+        "name": "segment",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "auditor",
+        "type": "address"
+      }
+    ],
+    "name": "JobMarketDuplicateReceipt",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
         "name": "openDisputes",
         "type": "uint256"
       }
     ],
     "name": "JobMarketFrozen",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint64",
+        "name": "corpusId",
+        "type": "uint64"
+      }
+    ],
+    "name": "JobMarketImprovementAlreadyRecorded",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "dataShareBps",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "corpora",
+        "type": "uint256"
+      }
+    ],
+    "name": "JobMarketInvalidDataShare",
     "type": "error"
   },
   {
@@ -162,6 +279,33 @@ export const jobMarketAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "minTier",
+        "type": "uint256"
+      }
+    ],
+    "name": "JobMarketInvalidTier",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "weightE6",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "max",
+        "type": "uint256"
+      }
+    ],
+    "name": "JobMarketInvalidWeight",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "segmentTimeout",
         "type": "uint256"
       },
@@ -172,6 +316,49 @@ export const jobMarketAbi = [
       }
     ],
     "name": "JobMarketInvalidWindows",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "enum IJobMarket.JobStatus",
+        "name": "status",
+        "type": "uint8"
+      }
+    ],
+    "name": "JobMarketJobClosed",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint32",
+        "name": "checks",
+        "type": "uint32"
+      },
+      {
+        "internalType": "uint8",
+        "name": "verdict",
+        "type": "uint8"
+      }
+    ],
+    "name": "JobMarketMalformedReceipt",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "signer",
+        "type": "address"
+      }
+    ],
+    "name": "JobMarketNotAuditor",
     "type": "error"
   },
   {
@@ -265,6 +452,43 @@ export const jobMarketAbi = [
         "internalType": "uint256",
         "name": "jobId",
         "type": "uint256"
+      }
+    ],
+    "name": "JobMarketProvenanceAlreadyAnchored",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "segment",
+        "type": "uint256"
+      }
+    ],
+    "name": "JobMarketReceiptMismatch",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "JobMarketRegistriesAlreadySet",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "JobMarketRegistriesNotSet",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
       },
       {
         "internalType": "uint256",
@@ -328,6 +552,48 @@ export const jobMarketAbi = [
         "internalType": "uint256",
         "name": "jobId",
         "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "provider",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "tier",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "minTier",
+        "type": "uint256"
+      }
+    ],
+    "name": "JobMarketTierTooLow",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "count",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "max",
+        "type": "uint256"
+      }
+    ],
+    "name": "JobMarketTooManyCorpora",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
       }
     ],
     "name": "JobMarketUnknownJob",
@@ -382,6 +648,16 @@ export const jobMarketAbi = [
   },
   {
     "inputs": [],
+    "name": "JobMarketZeroProvenance",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "JobMarketZeroRegistry",
+    "type": "error"
+  },
+  {
+    "inputs": [],
     "name": "JobMarketZeroStake",
     "type": "error"
   },
@@ -393,12 +669,34 @@ export const jobMarketAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint64",
+        "name": "corpusId",
+        "type": "uint64"
+      }
+    ],
+    "name": "JobMarketZeroTokens",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "address",
         "name": "token",
         "type": "address"
       }
     ],
     "name": "SafeERC20FailedOperation",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "string",
+        "name": "str",
+        "type": "string"
+      }
+    ],
+    "name": "StringTooLong",
     "type": "error"
   },
   {
@@ -449,6 +747,68 @@ export const jobMarketAbi = [
       }
     ],
     "name": "Credited",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint64",
+        "name": "corpusId",
+        "type": "uint64"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "payout",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      }
+    ],
+    "name": "DataShareCredited",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [],
+    "name": "EIP712DomainChanged",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint64",
+        "name": "corpusId",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint32",
+        "name": "weightE6",
+        "type": "uint32"
+      }
+    ],
+    "name": "ImprovementRecorded",
     "type": "event"
   },
   {
@@ -657,6 +1017,49 @@ export const jobMarketAbi = [
         "type": "uint256"
       },
       {
+        "indexed": false,
+        "internalType": "uint8",
+        "name": "minTier",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint16",
+        "name": "dataShareBps",
+        "type": "uint16"
+      },
+      {
+        "components": [
+          {
+            "internalType": "uint64",
+            "name": "corpusId",
+            "type": "uint64"
+          },
+          {
+            "internalType": "uint96",
+            "name": "tokens",
+            "type": "uint96"
+          }
+        ],
+        "indexed": false,
+        "internalType": "struct IJobMarket.CorpusUse[]",
+        "name": "corpora",
+        "type": "tuple[]"
+      }
+    ],
+    "name": "JobTermsSet",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
+      },
+      {
         "indexed": true,
         "internalType": "address",
         "name": "provider",
@@ -713,6 +1116,37 @@ export const jobMarketAbi = [
         "type": "address"
       },
       {
+        "indexed": false,
+        "internalType": "bytes32",
+        "name": "recordHash",
+        "type": "bytes32"
+      },
+      {
+        "indexed": false,
+        "internalType": "string",
+        "name": "weightsCid",
+        "type": "string"
+      }
+    ],
+    "name": "ProvenanceAnchored",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "provider",
+        "type": "address"
+      },
+      {
         "indexed": true,
         "internalType": "address",
         "name": "challenger",
@@ -732,6 +1166,86 @@ export const jobMarketAbi = [
       }
     ],
     "name": "ProviderFaultSettled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "segment",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "auditor",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "bytes32",
+        "name": "digest",
+        "type": "bytes32"
+      },
+      {
+        "indexed": false,
+        "internalType": "bytes32",
+        "name": "traceRoot",
+        "type": "bytes32"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint32",
+        "name": "checks",
+        "type": "uint32"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint32",
+        "name": "sampledSteps",
+        "type": "uint32"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint8",
+        "name": "verdict",
+        "type": "uint8"
+      }
+    ],
+    "name": "ReceiptRecorded",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "auditors",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "providers",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "data",
+        "type": "address"
+      }
+    ],
+    "name": "RegistriesSet",
     "type": "event"
   },
   {
@@ -880,6 +1394,45 @@ export const jobMarketAbi = [
   },
   {
     "inputs": [],
+    "name": "EVALUATOR_ROLE",
+    "outputs": [
+      {
+        "internalType": "bytes32",
+        "name": "",
+        "type": "bytes32"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "MAX_CORPORA",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "MAX_WEIGHT_E6",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "MAX_WINDOW_SECONDS",
     "outputs": [
       {
@@ -900,6 +1453,29 @@ export const jobMarketAbi = [
       }
     ],
     "name": "acceptJob",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "recordHash",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "string",
+        "name": "weightsCid",
+        "type": "string"
+      }
+    ],
+    "name": "anchorProvenance",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"
@@ -1063,6 +1639,126 @@ export const jobMarketAbi = [
   {
     "inputs": [
       {
+        "internalType": "bytes32",
+        "name": "manifestHash",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "string",
+        "name": "manifestUri",
+        "type": "string"
+      },
+      {
+        "internalType": "address",
+        "name": "token",
+        "type": "address"
+      },
+      {
+        "internalType": "uint128",
+        "name": "payment",
+        "type": "uint128"
+      },
+      {
+        "components": [
+          {
+            "internalType": "uint16",
+            "name": "segments",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint32",
+            "name": "stepsPerSegment",
+            "type": "uint32"
+          },
+          {
+            "internalType": "uint128",
+            "name": "requiredStake",
+            "type": "uint128"
+          },
+          {
+            "internalType": "uint32",
+            "name": "segmentTimeout",
+            "type": "uint32"
+          },
+          {
+            "internalType": "uint32",
+            "name": "challengeWindow",
+            "type": "uint32"
+          },
+          {
+            "internalType": "uint16",
+            "name": "challengerBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "buyerBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "burnBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "timeoutSlashBps",
+            "type": "uint16"
+          }
+        ],
+        "internalType": "struct IJobMarket.Policy",
+        "name": "policy",
+        "type": "tuple"
+      },
+      {
+        "components": [
+          {
+            "internalType": "uint8",
+            "name": "minTier",
+            "type": "uint8"
+          },
+          {
+            "internalType": "uint16",
+            "name": "dataShareBps",
+            "type": "uint16"
+          },
+          {
+            "components": [
+              {
+                "internalType": "uint64",
+                "name": "corpusId",
+                "type": "uint64"
+              },
+              {
+                "internalType": "uint96",
+                "name": "tokens",
+                "type": "uint96"
+              }
+            ],
+            "internalType": "struct IJobMarket.CorpusUse[]",
+            "name": "corpora",
+            "type": "tuple[]"
+          }
+        ],
+        "internalType": "struct IJobMarket.Terms",
+        "name": "terms",
+        "type": "tuple"
+      }
+    ],
+    "name": "createJobWithTerms",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "address",
         "name": "account",
         "type": "address"
@@ -1079,6 +1775,62 @@ export const jobMarketAbi = [
         "internalType": "uint256",
         "name": "",
         "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "domainSeparator",
+    "outputs": [
+      {
+        "internalType": "bytes32",
+        "name": "",
+        "type": "bytes32"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "eip712Domain",
+    "outputs": [
+      {
+        "internalType": "bytes1",
+        "name": "fields",
+        "type": "bytes1"
+      },
+      {
+        "internalType": "string",
+        "name": "name",
+        "type": "string"
+      },
+      {
+        "internalType": "string",
+        "name": "version",
+        "type": "string"
+      },
+      {
+        "internalType": "uint256",
+        "name": "chainId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "verifyingContract",
+        "type": "address"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "salt",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint256[]",
+        "name": "extensions",
+        "type": "uint256[]"
       }
     ],
     "stateMutability": "view",
@@ -1339,6 +2091,222 @@ export const jobMarketAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
+      }
+    ],
+    "name": "provenanceOf",
+    "outputs": [
+      {
+        "internalType": "bytes32",
+        "name": "recordHash",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "weightsCidHash",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint64",
+        "name": "anchoredAt",
+        "type": "uint64"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "components": [
+          {
+            "internalType": "uint256",
+            "name": "jobId",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint32",
+            "name": "segment",
+            "type": "uint32"
+          },
+          {
+            "internalType": "bytes32",
+            "name": "traceRoot",
+            "type": "bytes32"
+          },
+          {
+            "internalType": "uint32",
+            "name": "checks",
+            "type": "uint32"
+          },
+          {
+            "internalType": "uint32",
+            "name": "sampledSteps",
+            "type": "uint32"
+          },
+          {
+            "internalType": "uint8",
+            "name": "verdict",
+            "type": "uint8"
+          }
+        ],
+        "internalType": "struct Receipts.AuditReceipt",
+        "name": "receipt",
+        "type": "tuple"
+      }
+    ],
+    "name": "receiptDigest",
+    "outputs": [
+      {
+        "internalType": "bytes32",
+        "name": "",
+        "type": "bytes32"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "segment",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "auditor",
+        "type": "address"
+      }
+    ],
+    "name": "receiptOf",
+    "outputs": [
+      {
+        "internalType": "bytes32",
+        "name": "",
+        "type": "bytes32"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint64",
+        "name": "corpusId",
+        "type": "uint64"
+      },
+      {
+        "internalType": "uint32",
+        "name": "weightE6",
+        "type": "uint32"
+      }
+    ],
+    "name": "recordImprovement",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "components": [
+          {
+            "internalType": "uint256",
+            "name": "jobId",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint32",
+            "name": "segment",
+            "type": "uint32"
+          },
+          {
+            "internalType": "bytes32",
+            "name": "traceRoot",
+            "type": "bytes32"
+          },
+          {
+            "internalType": "uint32",
+            "name": "checks",
+            "type": "uint32"
+          },
+          {
+            "internalType": "uint32",
+            "name": "sampledSteps",
+            "type": "uint32"
+          },
+          {
+            "internalType": "uint8",
+            "name": "verdict",
+            "type": "uint8"
+          }
+        ],
+        "internalType": "struct Receipts.AuditReceipt",
+        "name": "receipt",
+        "type": "tuple"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "endStateHash",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "bytes",
+        "name": "signature",
+        "type": "bytes"
+      }
+    ],
+    "name": "recordReceipt",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "auditor",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "registries",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "auditors",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "providers",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "data",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "bytes32",
         "name": "role",
         "type": "bytes32"
@@ -1365,6 +2333,35 @@ export const jobMarketAbi = [
     "name": "reportTimeout",
     "outputs": [],
     "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "provider",
+        "type": "address"
+      }
+    ],
+    "name": "requiredStakeFor",
+    "outputs": [
+      {
+        "internalType": "uint8",
+        "name": "tier",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "stake",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   },
   {
@@ -1412,6 +2409,29 @@ export const jobMarketAbi = [
   {
     "inputs": [
       {
+        "internalType": "contract IAuditorRegistry",
+        "name": "auditors",
+        "type": "address"
+      },
+      {
+        "internalType": "contract IProviderRegistry",
+        "name": "providers",
+        "type": "address"
+      },
+      {
+        "internalType": "contract IDataRegistry",
+        "name": "data",
+        "type": "address"
+      }
+    ],
+    "name": "setRegistries",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "uint256",
         "name": "jobId",
         "type": "uint256"
@@ -1443,6 +2463,25 @@ export const jobMarketAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint8",
+        "name": "tier",
+        "type": "uint8"
+      }
+    ],
+    "name": "stakeMultiplierBps",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "pure",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "bytes4",
         "name": "interfaceId",
         "type": "bytes4"
@@ -1454,6 +2493,57 @@ export const jobMarketAbi = [
         "internalType": "bool",
         "name": "",
         "type": "bool"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "jobId",
+        "type": "uint256"
+      }
+    ],
+    "name": "termsOf",
+    "outputs": [
+      {
+        "internalType": "uint8",
+        "name": "minTier",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint16",
+        "name": "dataShareBps",
+        "type": "uint16"
+      },
+      {
+        "components": [
+          {
+            "internalType": "uint64",
+            "name": "corpusId",
+            "type": "uint64"
+          },
+          {
+            "internalType": "uint96",
+            "name": "tokens",
+            "type": "uint96"
+          },
+          {
+            "internalType": "uint32",
+            "name": "weightE6",
+            "type": "uint32"
+          },
+          {
+            "internalType": "bool",
+            "name": "weighted",
+            "type": "bool"
+          }
+        ],
+        "internalType": "struct IJobMarket.JobCorpus[]",
+        "name": "corpora",
+        "type": "tuple[]"
       }
     ],
     "stateMutability": "view",
@@ -1508,4 +2598,4 @@ export const jobMarketAbi = [
   }
 ] as const;
 
-export const jobMarketBytecode = "0x60a060405234801561000f575f5ffd5b50604051612d64380380612d6483398101604081905261002e9161010d565b6001600160a01b0382166080526100455f8261004d565b505050610145565b5f828152602081815260408083206001600160a01b038516845290915281205460ff166100ed575f838152602081815260408083206001600160a01b03861684529091529020805460ff191660011790556100a53390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a45060016100f0565b505f5b92915050565b6001600160a01b038116811461010a575f5ffd5b50565b5f5f6040838503121561011e575f5ffd5b8251610129816100f6565b602084015190925061013a816100f6565b809150509250929050565b608051612bd661018e5f395f818161040e0152818161068201528181610acf01528181610d89015281816112d90152818161148b0152818161164501526116d80152612bd65ff3fe608060405234801561000f575f5ffd5b5060043610610187575f3560e01c80634c5d8a0f116100d9578063b75d007a11610093578063d57a0e291161006e578063d57a0e291461038c578063d7a78db81461039f578063fbf056fe146103b2578063fbfa77cf14610401575f5ffd5b8063b75d007a14610346578063bf22c45714610359578063d547741f14610379575f5ffd5b80634c5d8a0f146102d45780634c9c02f3146102dc57806354d529021461030657806363b2f3c91461031957806391d148541461032c578063a217fddf1461033f575f5ffd5b80631e83409a116101445780632f2ff15d1161011f5780632f2ff15d14610288578063305525681461029b57806332e3c32a146102ae57806336568abe146102c1575f5ffd5b80631e83409a146102495780632178cb721461025c578063248a9ca314610266575f5ffd5b806301ffc9a71461018b578063035ec584146101b357806305261aea146101fa578063193def7c1461020f5780631aa8fb7b146102235780631dffa3dc14610236575b5f5ffd5b61019e61019936600461233b565b610438565b60405190151581526020015b60405180910390f35b6101ec6101c136600461237f565b6001600160a01b038082165f9081526004602090815260408083209386168352929052205492915050565b6040519081526020016101aa565b61020d6102083660046123b0565b61046e565b005b6101ec5f516020612b815f395f51905f5281565b61020d6102313660046123b0565b6106f7565b61020d6102443660046123b0565b6107ca565b6101ec6102573660046123c7565b6108f0565b6101ec62ed4e0081565b6101ec6102743660046123b0565b5f9081526020819052604090206001015490565b61020d6102963660046123e0565b6109b5565b61019e6102a9366004612401565b6109df565b61020d6102bc3660046123e0565b610a1e565b61020d6102cf3660046123e0565b610e17565b6001546101ec565b6101ec6102ea366004612430565b5f91825260036020908152604080842092845291905290205490565b6101ec6103143660046124ab565b610e4a565b61020d6103273660046123b0565b61116c565b61019e61033a3660046123e0565b61133e565b6101ec5f81565b61020d6103543660046123b0565b611366565b61036c6103673660046123b0565b611742565b6040516101aa9190612621565b61020d6103873660046123e0565b61195c565b61020d61039a36600461271e565b611980565b61020d6103ad3660046123b0565b611c38565b6103f26103c03660046123b0565b5f908152600260205260409020600181015490546001600160a01b039182169291811691600160a01b90910460ff1690565b6040516101aa939291906127a1565b6040516001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001681526020016101aa565b5f6001600160e01b03198216637965db0b60e01b148061046857506301ffc9a760e01b6001600160e01b03198316145b92915050565b5f61047882611da7565b905060038154600160a01b900460ff16600681111561049957610499612531565b146104d3578054604051630dcae66560e21b81526104ca918491600160a01b90910460ff16906003906004016127c6565b60405180910390fd5b6001810154600160f01b900461ffff161561051a576001810154604051631d2560d360e21b815260048101849052600160f01b90910461ffff1660248201526044016104ca565b8054600160c81b900463ffffffff16421161056657805460405163b9875dff60e01b815260048101849052600160c81b90910463ffffffff1660248201524260448201526064016104ca565b80546002820154600383015460018401546001600160a01b03808516949316926001600160801b039092169161ffff600160a81b9091048116915f9183916105b791600160e01b90910416826127fb565b6105c1908561280e565b6105cb9190612825565b90505f6105d882856127fb565b875460ff60a01b1916600160a21b178855604080518481526020810183905281519293506001600160a01b038916928b927fdf01715a9cfc8c90fe891520a6f187c447c74181a4e015fbe9e628467a9071f6928290030190a361063c858784611df3565b801561065c57600187015461065c9086906001600160a01b031683611df3565b604051637eee288d60e01b81526001600160a01b038781166004830152602482018a90527f00000000000000000000000000000000000000000000000000000000000000001690637eee288d906044016020604051808303815f875af11580156106c8573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906106ec9190612844565b505050505050505050565b5f516020612b815f395f51905f5261070e81611e82565b5f61071883611da7565b6001810154909150600160f01b900461ffff165f0361074d5760405163f80282ab60e01b8152600481018490526024016104ca565b6001818101545f9161076991600160f01b900461ffff1661285b565b6001830180546001600160f01b0316600160f01b61ffff84169081029190911790915560405190815290915084907f696243cdd06a5ff68fc082ccfa7f785b6aee21aa2a83830b59d81126157a24e09060200160405180910390a250505050565b5f6107d482611da7565b905060018154600160a01b900460ff1660068111156107f5576107f5612531565b14610826578054604051630dcae66560e21b81526104ca918491600160a01b90910460ff16906001906004016127c6565b60018101546001600160a01b031633146108715760018101546040516349e6415160e01b8152600481018490523360248201526001600160a01b0390911660448201526064016104ca565b8054600560a01b60ff60a01b1990911617815560038101546040516001600160801b039091168082529083907f7e3805011acb8d49832d7ef085841e251e66267c06e54e0ac20cb09f3c696d3b9060200160405180910390a2600282015460018301546108eb916001600160a01b03908116911683611df3565b505050565b6001600160a01b0381165f908152600460209081526040808320338452909152812054908190036109455760405163f7fb95bd60e01b81523360048201526001600160a01b03831660248201526044016104ca565b6001600160a01b0382165f8181526004602090815260408083203380855290835281842093909355518481527fc4b5041307ee38be8c4f25df5d980a372ac8a9a73ea8f459891000a5386f5322910160405180910390a36109b06001600160a01b0383163383611e8f565b919050565b5f828152602081905260409020600101546109cf81611e82565b6109d98383611eee565b50505050565b5f8481526003602090815260408083208684529091528120548015801590610a1257505f84815260208490526040902081145b9150505b949350505050565b5f516020612b815f395f51905f52610a3581611e82565b5f610a3f84611da7565b90506001600160a01b038316610a6757604051627813b160e91b815260040160405180910390fd5b6001810154600160f01b900461ffff165f03610a995760405163f80282ab60e01b8152600481018590526024016104ca565b80546001820154604051630ac851bb60e11b81526001600160a01b03928316600482018190526024820188905292918216915f917f000000000000000000000000000000000000000000000000000000000000000090911690631590a37690604401602060405180830381865afa158015610b16573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190610b3a9190612844565b60028501549091505f9061271090610b5d90600160a01b900461ffff168461280e565b610b679190612825565b60028601549091505f9061271090610b8a90600160b01b900461ffff168561280e565b610b949190612825565b60038701548754600360a11b60ff60a01b199091161788556001880180546001600160f01b03169055604080518681526001600160801b03909216602083018190529293506001600160a01b038b811692908916918d917f8d0b009c0d4902cbb7cf9bf4d08943c687d548eac9f8ebf0b5a52dd5e79d6310910160405180910390a46002870154610c2f906001600160a01b03168683611df3565b8315610e0b57604080516003808252608082019092525f91602082016060803683375050604080516003808252608082019092529293505f929150602082016060803683370190505090508a825f81518110610c8d57610c8d612875565b60200260200101906001600160a01b031690816001600160a01b0316815250508682600181518110610cc157610cc1612875565b60200260200101906001600160a01b031690816001600160a01b0316815250505f82600281518110610cf557610cf5612875565b60200260200101906001600160a01b031690816001600160a01b03168152505084815f81518110610d2857610d28612875565b6020026020010181815250508381600181518110610d4857610d48612875565b602090810291909101015283610d5e86886127fb565b610d6891906127fb565b81600281518110610d7b57610d7b612875565b6020026020010181815250507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316639409457e898e8986866040518663ffffffff1660e01b8152600401610ddb9594939291906128c3565b5f604051808303815f87803b158015610df2575f5ffd5b505af1158015610e04573d5f5f3e3d5ffd5b5050505050505b50505050505050505050565b6001600160a01b0381163314610e405760405163334bd91960e11b815260040160405180910390fd5b6108eb8282611f7d565b5f826001600160801b03165f03610e745760405163048e681b60e01b815260040160405180910390fd5b6001600160a01b038416610e9b57604051636c55476d60e11b815260040160405180910390fd5b610ea482611fe6565b60015f8154610eb290612943565b91829055505f818152600260209081526040909120805460ff60a01b1916600160a01b178155919250610ee79084018461296c565b815461ffff91909116600160a81b0261ffff60a81b19909116178155610f136080840160608501612998565b815462ffffff91909116600160e81b026001600160e81b039091161781556001810180546001600160a01b03191633179055610f556040840160208501612998565b60018201805463ffffffff92909216600160a01b0263ffffffff60a01b19909216919091179055610f8c60a0840160808501612998565b60018201805463ffffffff60c01b1916600160c01b63ffffffff93909316929092029190911790556002810180546001600160a01b0319166001600160a01b038716179055610fe160c0840160a0850161296c565b60028201805461ffff92909216600160a01b0261ffff60a01b1990921691909117905561101460e0840160c0850161296c565b60028201805461ffff92909216600160b01b0261ffff60b01b19909216919091179055611048610100840160e0850161296c565b60028201805461ffff92909216600160c01b0261ffff60c01b1990921691909117905561107d6101208401610100850161296c565b60028201805461ffff60d01b1916600160d01b61ffff93909316929092029190911790556003810180546fffffffffffffffffffffffffffffffff19166001600160801b0386161790556110d760608401604085016129b1565b6003820180546001600160801b03928316600160801b02921691909117905560048101889055604051339083907f06f4a85a6583f3de2cd0664f7d1d6ef7e278ae6cf185002dff08979bac77fe7c9061113b908c908c908c908c908c908c906129f2565b60405180910390a36111616001600160a01b03861633306001600160801b038816612259565b509695505050505050565b5f61117682611da7565b905060018154600160a01b900460ff16600681111561119757611197612531565b146111c8578054604051630dcae66560e21b81526104ca918491600160a01b90910460ff16906001906004016127c6565b8054600160b81b810461ffff16905f906111ee90600160e81b900462ffffff1642612b05565b83546001600160a81b0319163360ff60a01b191617600160a11b1763ffffffff60c81b1916600160c81b63ffffffff831602178455600184015490915061ffff838116600160e01b909204161461125c5760018301805461ffff60e01b1916600160e01b61ffff8516021790555b6040805161ffff8416815263ffffffff83166020820152339186917f834347cb7e1ba9a78ded49c316bb3e1d7fbac5f3eb4cfa7d5074842b8b4dc3d2910160405180910390a3600383015460405163e2ab691d60e01b815233600482015260248101869052600160801b9091046001600160801b031660448201527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063e2ab691d906064015f604051808303815f87803b158015611322575f5ffd5b505af1158015611334573d5f5f3e3d5ffd5b5050505050505050565b5f918252602082815260408084206001600160a01b0393909316845291905290205460ff1690565b5f61137082611da7565b905060028154600160a01b900460ff16600681111561139157611391612531565b146113c2578054604051630dcae66560e21b81526104ca918491600160a01b90910460ff16906002906004016127c6565b6001810154600160f01b900461ffff1615611409576001810154604051631d2560d360e21b815260048101849052600160f01b90910461ffff1660248201526044016104ca565b8054600160c81b900463ffffffff164211611455578054604051638176a29160e01b815260048101849052600160c81b90910463ffffffff1660248201524260448201526064016104ca565b80546001820154604051630ac851bb60e11b81526001600160a01b03928316600482018190526024820186905292918216915f917f000000000000000000000000000000000000000000000000000000000000000090911690631590a37690604401602060405180830381865afa1580156114d2573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906114f69190612844565b60028501549091505f906127109061151990600160d01b900461ffff168461280e565b6115239190612825565b8554600167ffffffff0000000160a81b03198116600160a01b17875560408051600160b81b90920461ffff16808352602083018490529293506001600160a01b0387169189917f20ca103b04698b785d32d96490ed4afbdeb5b5e59325be0137686c7fcc73a900910160405180910390a381156116b2576040805160018082528183019092525f916020808301908036833750506040805160018082528183019092529293505f9291506020808301908036833701905050905085825f815181106115f0576115f0612875565b60200260200101906001600160a01b031690816001600160a01b03168152505083815f8151811061162357611623612875565b6020908102919091010152604051634a04a2bf60e11b81526001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001690639409457e90611682908a908d908990889088906004016128c3565b5f604051808303815f87803b158015611699575f5ffd5b505af11580156116ab573d5f5f3e3d5ffd5b5050505050505b604051637eee288d60e01b81526001600160a01b038681166004830152602482018990527f00000000000000000000000000000000000000000000000000000000000000001690637eee288d906044016020604051808303815f875af115801561171e573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906113349190612844565b60408051610160810182525f80825260208083018281528385018381526060808601858152608080880187905260a080890188905260c0808a0189905260e0808b018a9052610100808c018b9052610120808d018c90528d519081018e528b8152808b018c9052808e018c90529687018b90529386018a90529185018990528401889052830187905282018690526101408701919091528785526002938490529590932060018101546001600160a01b039081168652815480821690935292810154909216909252919290600160a01b900460ff16600681111561182857611828612531565b9081600681111561183b5761183b612531565b9052508054600160b81b810461ffff9081166080858101919091526001840154600160e01b8104831660a080880191909152600160f01b8204841660c080890191909152600160c81b860463ffffffff90811660e0808b019190915260038901546001600160801b03808216610100808e019190915260048c0154610120808f0191909152604080519182018152600160a81b8d048c168252600160a01b808b0488166020840152600160801b90950490931692810192909252600160e81b909a0462ffffff166060820152600160c01b9687900490931696830196909652600290980154948504861692810192909252600160b01b8404851690820152908204831694810194909452600160d01b90041690820152610140820152919050565b5f8281526020819052604090206001015461197681611e82565b6109d98383611f7d565b5f61198a88611da7565b80549091506001600160a01b03163381146119d057604051630acb69ff60e21b8152600481018a90523360248201526001600160a01b03821660448201526064016104ca565b8154600160b81b900461ffff1680891015611a0857604051634110f87b60e01b8152600481018b9052602481018a90526044016104ca565b60028354600160a01b900460ff166006811115611a2757611a27612531565b14611a58578254604051630dcae66560e21b81526104ca918c91600160a01b90910460ff16906002906004016127c6565b808914611a8857604051624446ad60e31b8152600481018b9052602481018a9052604481018290526064016104ca565b8254600160c81b900463ffffffff1642811015611ad4576040516387e9301b60e01b8152600481018c9052602481018b905263ffffffff821660448201524260648201526084016104ca565b881580611adf575087155b15611b0757604051636ccc6d5f60e11b8152600481018c9052602481018b90526044016104ca565b5f898152602089815260408083208e8452600383528184208e85529092529182902055845461ffff60b81b1916600160b81b60019490940161ffff811694909402178555518a908c907fb347d8b30151072591a9ca3272c2de71daa1fafeb549538950010847e93198cb90611b85908d908d908d908d908d90612b18565b60405180910390a38354600160a81b900461ffff168203611bf257835460ff60a01b1916600360a01b1784556001840154611bcd90600160c01b900463ffffffff1642612b05565b845463ffffffff91909116600160c81b0263ffffffff60c81b19909116178455611c2b565b8354611c0a90600160e81b900462ffffff1642612b05565b845463ffffffff91909116600160c81b0263ffffffff60c81b199091161784555b5050505050505050505050565b5f516020612b815f395f51905f52611c4f81611e82565b5f611c5983611da7565b8054909150600160a01b900460ff166002816006811115611c7c57611c7c612531565b14158015611c9c57506003816006811115611c9957611c99612531565b14155b15611cbe5783816040516309f1d88360e21b81526004016104ca929190612b52565b6003816006811115611cd257611cd2612531565b148015611cec57508154600160c81b900463ffffffff1642115b15611d285781546040516363e9479560e11b815260048101869052600160c81b90910463ffffffff1660248201524260448201526064016104ca565b6001828101545f91611d4591600160f01b900461ffff1690612b66565b6001840180546001600160f01b0316600160f01b61ffff84169081029190911790915560405190815290915085907ffa590948d4c72fef777dec9a5ff0cad97b1ac75ecdcffdc9d10e58aed8e53e8e9060200160405180910390a25050505050565b5f818152600260205260408120908154600160a01b900460ff166006811115611dd257611dd2612531565b036109b057604051631041625d60e11b8152600481018390526024016104ca565b6001600160a01b038084165f90815260046020908152604080832093861683529290529081208054839290611e29908490612b05565b92505081905550826001600160a01b0316826001600160a01b03167f4e45da441832cf53bdaa69235704fc0575e68210f459ee1562911024b12967d583604051611e7591815260200190565b60405180910390a3505050565b611e8c8133612292565b50565b6040516001600160a01b038381166024830152604482018390526108eb91859182169063a9059cbb906064015b604051602081830303815290604052915060e01b6020820180516001600160e01b0383818316178352505050506122cf565b5f611ef9838361133e565b611f76575f838152602081815260408083206001600160a01b03861684529091529020805460ff19166001179055611f2e3390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a4506001610468565b505f610468565b5f611f88838361133e565b15611f76575f838152602081815260408083206001600160a01b0386168085529252808320805460ff1916905551339286917ff6391f5c32d9c69d2a47ea670b442974b53935d1edc7fd64eb21e047a839171b9190a4506001610468565b611ff3602082018261296c565b61ffff161580612016575061200e6040820160208301612998565b63ffffffff16155b1561206357612028602082018261296c565b6120386040830160208401612998565b60405163515cb6ed60e11b815261ffff909216600483015263ffffffff1660248201526044016104ca565b61207360608201604083016129b1565b6001600160801b03165f0361209b57604051630b3f332d60e11b815260040160405180910390fd5b6120ab6080820160608301612998565b63ffffffff1615806120d4575062ed4e006120cc6080830160608401612998565b63ffffffff16115b806120f257506120ea60a0820160808301612998565b63ffffffff16155b80612114575062ed4e0061210c60a0830160808401612998565b63ffffffff16115b15612162576121296080820160608301612998565b61213960a0830160808401612998565b60405163be2a8cb760e01b815263ffffffff9283166004820152911660248201526044016104ca565b612710612176610100830160e0840161296c565b61ffff1661218a60e0840160c0850161296c565b61ffff1661219e60c0850160a0860161296c565b61ffff166121ac9190612b05565b6121b69190612b05565b1415806121d957506127106121d36101208301610100840161296c565b61ffff16115b15611e8c576121ee60c0820160a0830161296c565b6121fe60e0830160c0840161296c565b61220f610100840160e0850161296c565b6122216101208501610100860161296c565b60405163c12b953160e01b815261ffff94851660048201529284166024840152908316604483015290911660648201526084016104ca565b6040516001600160a01b0384811660248301528381166044830152606482018390526109d99186918216906323b872dd90608401611ebc565b61229c828261133e565b6122cb5760405163e2517d3f60e01b81526001600160a01b0382166004820152602481018390526044016104ca565b5050565b5f5f60205f8451602086015f885af1806122ee576040513d5f823e3d81fd5b50505f513d91508115612305578060011415612312565b6001600160a01b0384163b155b156109d957604051635274afe760e01b81526001600160a01b03851660048201526024016104ca565b5f6020828403121561234b575f5ffd5b81356001600160e01b031981168114612362575f5ffd5b9392505050565b80356001600160a01b03811681146109b0575f5ffd5b5f5f60408385031215612390575f5ffd5b61239983612369565b91506123a760208401612369565b90509250929050565b5f602082840312156123c0575f5ffd5b5035919050565b5f602082840312156123d7575f5ffd5b61236282612369565b5f5f604083850312156123f1575f5ffd5b823591506123a760208401612369565b5f5f5f5f60808587031215612414575f5ffd5b5050823594602084013594506040840135936060013592509050565b5f5f60408385031215612441575f5ffd5b50508035926020909101359150565b5f5f83601f840112612460575f5ffd5b50813567ffffffffffffffff811115612477575f5ffd5b60208301915083602082850101111561248e575f5ffd5b9250929050565b80356001600160801b03811681146109b0575f5ffd5b5f5f5f5f5f5f8688036101a08112156124c2575f5ffd5b87359650602088013567ffffffffffffffff8111156124df575f5ffd5b6124eb8a828b01612450565b90975095506124fe905060408901612369565b935061250c60608901612495565b9250610120607f1982011215612520575f5ffd5b506080870190509295509295509295565b634e487b7160e01b5f52602160045260245ffd5b6007811061256157634e487b7160e01b5f52602160045260245ffd5b9052565b61ffff815116825263ffffffff6020820151166020830152604081015161259760408401826001600160801b03169052565b5060608101516125af606084018263ffffffff169052565b5060808101516125c7608084018263ffffffff169052565b5060a08101516125dd60a084018261ffff169052565b5060c08101516125f360c084018261ffff169052565b5060e081015161260960e084018261ffff169052565b506101008101516108eb61010084018261ffff169052565b81516001600160a01b031681526102608101602083015161264d60208401826001600160a01b03169052565b50604083015161266860408401826001600160a01b03169052565b50606083015161267b6060840182612545565b506080830151612691608084018261ffff169052565b5060a08301516126a760a084018261ffff169052565b5060c08301516126bd60c084018261ffff169052565b5060e08301516126d960e084018267ffffffffffffffff169052565b506101008301516126f66101008401826001600160801b03169052565b50610120830151610120830152610140830151612717610140840182612565565b5092915050565b5f5f5f5f5f5f5f60c0888a031215612734575f5ffd5b87359650602088013595506040880135945060608801359350608088013567ffffffffffffffff81168114612767575f5ffd5b925060a088013567ffffffffffffffff811115612782575f5ffd5b61278e8a828b01612450565b989b979a50959850939692959293505050565b6001600160a01b0384811682528316602082015260608101610a166040830184612545565b838152606081016127da6020830185612545565b610a166040830184612545565b634e487b7160e01b5f52601160045260245ffd5b81810381811115610468576104686127e7565b8082028115828204841417610468576104686127e7565b5f8261283f57634e487b7160e01b5f52601260045260245ffd5b500490565b5f60208284031215612854575f5ffd5b5051919050565b61ffff8281168282160390811115610468576104686127e7565b634e487b7160e01b5f52603260045260245ffd5b5f8151808452602084019350602083015f5b828110156128b957815186526020958601959091019060010161289b565b5093949350505050565b6001600160a01b038616815260208082018690526040820185905260a06060830181905284519083018190525f9185019060c0840190835b818110156129225783516001600160a01b03168352602093840193909201916001016128fb565b505083810360808501526129368186612889565b9998505050505050505050565b5f60018201612954576129546127e7565b5060010190565b803561ffff811681146109b0575f5ffd5b5f6020828403121561297c575f5ffd5b6123628261295b565b803563ffffffff811681146109b0575f5ffd5b5f602082840312156129a8575f5ffd5b61236282612985565b5f602082840312156129c1575f5ffd5b61236282612495565b81835281816020850137505f828201602090810191909152601f909101601f19169091010190565b8681526101a060208201525f612a0d6101a0830187896129ca565b6001600160a01b03861660408401526001600160801b0385166060840152905061ffff612a398461295b565b16608083015263ffffffff612a5060208501612985565b1660a0830152612a6260408401612495565b6001600160801b031660c0830152612a7c60608401612985565b63ffffffff1660e0830152612a9360808401612985565b63ffffffff16610100830152612aab60a0840161295b565b61ffff16610120830152612ac160c0840161295b565b61ffff16610140830152612ad760e0840161295b565b61ffff16610160830152612aee610100840161295b565b61ffff811661018084015250979650505050505050565b80820180821115610468576104686127e7565b85815284602082015267ffffffffffffffff84166040820152608060608201525f612b476080830184866129ca565b979650505050505050565b828152604081016123626020830184612545565b61ffff8181168382160190811115610468576104686127e756fec785f0e55c16138ca0f8448186fa6229be092a3a83db3c5d63c9286723c5a2c4a26469706673582212202134fe4f6cab84c0dcb529832ac2ee0d4c99e35b617d30fe1506777cac211b0364736f6c634300081c0033" as const;
+export const jobMarketBytecode = "0x610180604052348015610010575f5ffd5b5060405161559638038061559683398101604081905261002f9161027e565b6040518060400160405280600e81526020016d141bd555c8129bd893585c9ad95d60921b815250604051806040016040528060018152602001603160f81b81525061008460018361014860201b90919060201c565b61012052610093816002610148565b61014052815160208084019190912060e052815190820120610100524660a05261011f60e05161010051604080517f8b73c3c69bb8fe3d512ecc4cf759cc79239f7b179b0ffacaa9a75d522b39400f60208201529081019290925260608201524660808201523060a08201525f9060c00160405160208183030381529060405280519060200120905090565b60805250503060c0526001600160a01b038216610160526101405f8261017a565b505050610460565b5f6020835110156101635761015c83610221565b9050610174565b8161016e848261034e565b5060ff90505b92915050565b5f828152602081815260408083206001600160a01b038516845290915281205460ff1661021a575f838152602081815260408083206001600160a01b03861684529091529020805460ff191660011790556101d23390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a4506001610174565b505f610174565b5f5f829050601f81511115610254578260405163305a27a960e01b815260040161024b9190610408565b60405180910390fd5b805161025f8261043d565b179392505050565b6001600160a01b038116811461027b575f5ffd5b50565b5f5f6040838503121561028f575f5ffd5b825161029a81610267565b60208401519092506102ab81610267565b809150509250929050565b634e487b7160e01b5f52604160045260245ffd5b600181811c908216806102de57607f821691505b6020821081036102fc57634e487b7160e01b5f52602260045260245ffd5b50919050565b601f82111561034957805f5260205f20601f840160051c810160208510156103275750805b601f840160051c820191505b81811015610346575f8155600101610333565b50505b505050565b81516001600160401b03811115610367576103676102b6565b61037b8161037584546102ca565b84610302565b6020601f8211600181146103ad575f83156103965750848201515b5f19600385901b1c1916600184901b178455610346565b5f84815260208120601f198516915b828110156103dc57878501518255602094850194600190920191016103bc565b50848210156103f957868401515f19600387901b60f8161c191681555b50505050600190811b01905550565b602081525f82518060208401528060208501604085015e5f604082850101526040601f19601f83011684010191505092915050565b805160208083015191908110156102fc575f1960209190910360031b1b16919050565b60805160a05160c05160e051610100516101205161014051610160516150aa6104ec5f395f81816106c50152818161097301528181611037015281816112f10152818161156c015281816120e7015281816122a1015261233401525f61359901525f61356c01525f61376701525f61373f01525f61369a01525f6136c401525f6136ee01526150aa5ff3fe608060405234801561000f575f5ffd5b5060043610610260575f3560e01c80636d67b7a51161014b578063bf22c457116100bf578063d57a0e2911610084578063d57a0e291461061a578063d7a78db81461062d578063ec72a16a14610640578063f698da251461066c578063fbf056fe14610674578063fbfa77cf146106c3575f5ffd5b8063bf22c45714610565578063c0fe387b14610585578063c85f4781146105e1578063d393e190146105f4578063d547741f14610607575f5ffd5b80638e9e43ee116101105780638e9e43ee146104fb57806391d1485414610503578063a217fddf14610516578063b400e9e01461051d578063b75d007a14610530578063badc2dff14610543575f5ffd5b80636d67b7a51461048557806371485067146104985780637dba2e8f146104a257806384b0196e146104cd5780638c828dfb146104e8575f5ffd5b8063248a9ca3116101e257806332e3c32a116101a757806332e3c32a1461040757806336568abe1461041a5780634c5d8a0f1461042d5780634c9c02f31461043557806354d529021461045f57806363b2f3c914610472575f5ffd5b8063248a9ca3146103855780632f2ff15d146103a757806330552568146103ba57806330d0ea31146103cd57806332d93652146103f4575f5ffd5b80631dffa3dc116102285780631dffa3dc1461030f5780631e83409a14610322578063206eba5d1461033557806320cc9068146103685780632178cb721461037b575f5ffd5b806301ffc9a714610264578063035ec5841461028c57806305261aea146102d3578063193def7c146102e85780631aa8fb7b146102fc575b5f5ffd5b6102776102723660046141a6565b6106e9565b60405190151581526020015b60405180910390f35b6102c561029a3660046141e1565b6001600160a01b038082165f9081526006602090815260408083209386168352929052205492915050565b604051908152602001610283565b6102e66102e1366004614218565b61071f565b005b6102c55f5160206150555f395f51905f5281565b6102e661030a366004614218565b6109e8565b6102e661031d366004614218565b610abb565b6102c561033036600461422f565b610be1565b600754600854600954604080516001600160a01b0394851681529284166020840152921691810191909152606001610283565b6102e661037636600461428e565b610ca6565b6102c562ed4e0081565b6102c5610393366004614218565b5f9081526020819052604090206001015490565b6102e66103b53660046142dc565b610e18565b6102776103c83660046142ff565b610e42565b6102c57f4848aa3d2c0568bab3ca9720f91818ee0957e95426fa0627cc4809e2e5ed8be081565b6102e661040236600461432e565b610e81565b6102e66104153660046142dc565b610f86565b6102e66104283660046142dc565b61137f565b6003546102c5565b6102c5610443366004614376565b5f91825260056020908152604080842092845291905290205490565b6102c561046d3660046143c3565b6113b2565b6102e6610480366004614218565b6113cc565b6102c5610493366004614457565b611622565b6102c56298968081565b6104b56104b0366004614482565b611690565b6040516001600160a01b039091168152602001610283565b6104d5611826565b6040516102839796959493929190614529565b6102c56104f6366004614598565b611868565b6102c5601081565b6102776105113660046142dc565b611d5c565b6102c55f81565b6102e661052b36600461466d565b611d84565b6102e661053e366004614218565b611fc2565b610556610551366004614218565b6123a8565b604051610283939291906146a6565b610578610573366004614218565b612483565b6040516102839190614831565b6105bd610593366004614218565b5f908152600c602052604090208054600182015460029092015490926001600160401b0390911690565b6040805193845260208401929092526001600160401b031690820152606001610283565b6102c56105ef36600461492d565b61269c565b6102c5610602366004614947565b6126bc565b6102e66106153660046142dc565b612714565b6102e6610628366004614972565b612738565b6102e661063b366004614218565b6129f0565b61065361064e3660046142dc565b612b5f565b6040805160ff9093168352602083019190915201610283565b6102c5612ba1565b6106b4610682366004614218565b5f908152600460205260409020600181015490546001600160a01b039182169291811691600160a01b90910460ff1690565b604051610283939291906149e6565b7f00000000000000000000000000000000000000000000000000000000000000006104b5565b5f6001600160e01b03198216637965db0b60e01b148061071957506301ffc9a760e01b6001600160e01b03198316145b92915050565b5f61072982612baf565b905060038154600160a01b900460ff16600681111561074a5761074a614741565b14610784578054604051630dcae66560e21b815261077b918491600160a01b90910460ff1690600390600401614a0b565b60405180910390fd5b6001810154600160f01b900461ffff16156107cb576001810154604051631d2560d360e21b815260048101849052600160f01b90910461ffff16602482015260440161077b565b8054600160c81b900463ffffffff16421161081757805460405163b9875dff60e01b815260048101849052600160c81b90910463ffffffff16602482015242604482015260640161077b565b805460028201546003830154600160a21b60ff60a01b1984161784556001600160a01b0380841693908316926001600160801b0390921691600160a81b90910461ffff16905f90819060ff600160f81b90910416158061088457506002870154600160e81b900461ffff16155b156108cc57600187015483906108a590600160e01b900461ffff1682614a40565b6108af9086614a53565b6108b99190614a7e565b91506108c58285614a40565b90506108dc565b6108d68888612bfb565b90925090505b60408051838152602081018390526001600160a01b038816918a917fdf01715a9cfc8c90fe891520a6f187c447c74181a4e015fbe9e628467a9071f6910160405180910390a361092d858784612d62565b801561094d57600187015461094d9086906001600160a01b031683612d62565b604051637eee288d60e01b81526001600160a01b038781166004830152602482018a90527f00000000000000000000000000000000000000000000000000000000000000001690637eee288d906044016020604051808303815f875af11580156109b9573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906109dd9190614a9d565b505050505050505050565b5f5160206150555f395f51905f526109ff81612df1565b5f610a0983612baf565b6001810154909150600160f01b900461ffff165f03610a3e5760405163f80282ab60e01b81526004810184905260240161077b565b6001818101545f91610a5a91600160f01b900461ffff16614ab4565b6001830180546001600160f01b0316600160f01b61ffff84169081029190911790915560405190815290915084907f696243cdd06a5ff68fc082ccfa7f785b6aee21aa2a83830b59d81126157a24e09060200160405180910390a250505050565b5f610ac582612baf565b905060018154600160a01b900460ff166006811115610ae657610ae6614741565b14610b17578054604051630dcae66560e21b815261077b918491600160a01b90910460ff1690600190600401614a0b565b60018101546001600160a01b03163314610b625760018101546040516349e6415160e01b8152600481018490523360248201526001600160a01b03909116604482015260640161077b565b8054600560a01b60ff60a01b1990911617815560038101546040516001600160801b039091168082529083907f7e3805011acb8d49832d7ef085841e251e66267c06e54e0ac20cb09f3c696d3b9060200160405180910390a260028201546001830154610bdc916001600160a01b03908116911683612d62565b505050565b6001600160a01b0381165f90815260066020908152604080832033845290915281205490819003610c365760405163f7fb95bd60e01b81523360048201526001600160a01b038316602482015260440161077b565b6001600160a01b0382165f8181526006602090815260408083203380855290835281842093909355518481527fc4b5041307ee38be8c4f25df5d980a372ac8a9a73ea8f459891000a5386f5322910160405180910390a3610ca16001600160a01b0383163383612dfe565b919050565b5f610cb085612baf565b905060048154600160a01b900460ff166006811115610cd157610cd1614741565b14610d01578054604051630dcae66560e21b815261077b918791600160a01b90910460ff16906004908101614a0b565b80546001600160a01b03163314610d46578054604051630acb69ff60e21b8152600481018790523360248201526001600160a01b03909116604482015260640161077b565b83610d645760405163263dfa0560e11b815260040160405180910390fd5b5f858152600c60205260409020805415610d9457604051637c933b5960e01b81526004810187905260240161077b565b848155604051610da79085908590614ace565b604051908190038120600183015560028201805467ffffffffffffffff1916426001600160401b0316179055339087907f49ff7c85cf4675cc65d9f2821e1220809f204cbc88d9ba4c0d9472bdcc67c6ac90610e0890899089908990614b05565b60405180910390a3505050505050565b5f82815260208190526040902060010154610e3281612df1565b610e3c8383612e5d565b50505050565b5f8481526005602090815260408083208684529091528120548015801590610e7557505f84815260208490526040902081145b9150505b949350505050565b5f610e8b81612df1565b6007546001600160a01b031615610eb5576040516308553f3960e41b815260040160405180910390fd5b6001600160a01b0384161580610ed257506001600160a01b038316155b80610ee457506001600160a01b038216155b15610f015760405162dacbf160e61b815260040160405180910390fd5b600780546001600160a01b038681166001600160a01b0319928316811790935560088054878316908416811790915560098054928716929093168217909255604080519384526020840192909252908201527f883089d8ec425475eaed90e4001887bb7075c02afef1c588a1536e91edf6d2839060600160405180910390a150505050565b5f5160206150555f395f51905f52610f9d81612df1565b5f610fa784612baf565b90506001600160a01b038316610fcf57604051627813b160e91b815260040160405180910390fd5b6001810154600160f01b900461ffff165f036110015760405163f80282ab60e01b81526004810185905260240161077b565b80546001820154604051630ac851bb60e11b81526001600160a01b03928316600482018190526024820188905292918216915f917f000000000000000000000000000000000000000000000000000000000000000090911690631590a37690604401602060405180830381865afa15801561107e573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906110a29190614a9d565b60028501549091505f90612710906110c590600160a01b900461ffff1684614a53565b6110cf9190614a7e565b60028601549091505f90612710906110f290600160b01b900461ffff1685614a53565b6110fc9190614a7e565b60038701548754600360a11b60ff60a01b199091161788556001880180546001600160f01b03169055604080518681526001600160801b03909216602083018190529293506001600160a01b038b811692908916918d917f8d0b009c0d4902cbb7cf9bf4d08943c687d548eac9f8ebf0b5a52dd5e79d6310910160405180910390a46002870154611197906001600160a01b03168683612d62565b831561137357604080516003808252608082019092525f91602082016060803683375050604080516003808252608082019092529293505f929150602082016060803683370190505090508a825f815181106111f5576111f5614b3b565b60200260200101906001600160a01b031690816001600160a01b031681525050868260018151811061122957611229614b3b565b60200260200101906001600160a01b031690816001600160a01b0316815250505f8260028151811061125d5761125d614b3b565b60200260200101906001600160a01b031690816001600160a01b03168152505084815f8151811061129057611290614b3b565b60200260200101818152505083816001815181106112b0576112b0614b3b565b6020908102919091010152836112c68688614a40565b6112d09190614a40565b816002815181106112e3576112e3614b3b565b6020026020010181815250507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316639409457e898e8986866040518663ffffffff1660e01b8152600401611343959493929190614b4f565b5f604051808303815f87803b15801561135a575f5ffd5b505af115801561136c573d5f5f3e3d5ffd5b5050505050505b50505050505050505050565b6001600160a01b03811633146113a85760405163334bd91960e11b815260040160405180910390fd5b610bdc8282612eec565b5f6113c1878787878787612f55565b979650505050505050565b5f6113d682612baf565b905060018154600160a01b900460ff1660068111156113f7576113f7614741565b14611428578054604051630dcae66560e21b815261077b918491600160a01b90910460ff1690600190600401614a0b565b5f61143233613277565b6002830154909150600160e01b900460ff16801580159061145857508060ff168260ff16115b156114905760405163111000ef60e01b81526004810185905233602482015260ff80841660448301528216606482015260840161077b565b8254600160b81b810461ffff16905f906114b690600160e81b900462ffffff1642614bcf565b85546001600160a81b0319163360ff60a01b191617600160a11b1763ffffffff60c81b1916600160c81b63ffffffff831602178655600186015490915061ffff838116600160e01b90920416146115245760018501805461ffff60e01b1916600160e01b61ffff8516021790555b6040805161ffff8416815263ffffffff83166020820152339188917f834347cb7e1ba9a78ded49c316bb3e1d7fbac5f3eb4cfa7d5074842b8b4dc3d2910160405180910390a37f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031663e2ab691d33886115c58960030160109054906101000a90046001600160801b03166001600160801b0316896132fa565b6040516001600160e01b031960e086901b1681526001600160a01b039093166004840152602483019190915260448201526064015f604051808303815f87803b158015611610575f5ffd5b505af1158015611373573d5f5f3e3d5ffd5b5f8160ff166001036116375750611388919050565b8160ff1660020361164b575061186a919050565b8160ff1660030361165f5750611d4c919050565b8160ff166004036116735750612710919050565b60405162ef40bf60e41b815260ff8316600482015260240161077b565b5f5f61169e86868686613334565b90925090505f86356116b66040890160208a01614be2565b60408051602081019390935263ffffffff909116908201526001600160a01b038416606082015260800160408051601f1981840301815291815281516020928301205f818152600b9093529120549091501561175557863561171e6040890160208a01614be2565b604051630798537160e21b8152600481019290925263ffffffff1660248201526001600160a01b038416604482015260640161077b565b5f818152600b60209081526040918290208490556001600160a01b0385169161178391908a01908a01614be2565b63ffffffff1688357f42ea1c2fba431095ca4f433bd1ec58a9dddd49bd7e84ac00d51379f8b0fb27558560408c01356117c260808e0160608f01614be2565b8d60800160208101906117d59190614be2565b8e60a00160208101906117e89190614457565b60408051958652602086019490945263ffffffff928316858501529116606084015260ff166080830152519081900360a00190a45050949350505050565b5f6060805f5f5f6060611837613565565b61183f613592565b604080515f80825260208201909252600f60f81b9b939a50919850469750309650945092509050565b5f806118776040840184614bfb565b91506004905061188a6020850185614457565b60ff1611156118be576118a06020840184614457565b60405162ef40bf60e41b815260ff909116600482015260240161077b565b6127106118d16040850160208601614c51565b61ffff1611806118fc57506118ec6040840160208501614c51565b61ffff16158015906118fc575080155b15611938576119116040840160208501614c51565b6040516316ff67a760e01b815261ffff90911660048201526024810182905260440161077b565b60108111156119645760405163e9e465c960e01b8152600481018290526010602482015260440161077b565b6009546001600160a01b0316811580159061198657506001600160a01b038116155b156119a457604051636029345960e01b815260040160405180910390fd5b5f5f5b83811015611b0f57366119bd6040880188614bfb565b838181106119cd576119cd614b3b565b604002919091019150506001600160401b0383166119ee6020830183614c6a565b6001600160401b031611611a365782611a0a6020830183614c6a565b604051633663225b60e11b81526001600160401b0392831660048201529116602482015260440161077b565b611a466040820160208301614c99565b6001600160601b03165f03611a8757611a626020820182614c6a565b604051635bcc01f960e01b81526001600160401b03909116600482015260240161077b565b6001600160a01b03841663bf878a9e611aa36020840184614c6a565b6040516001600160e01b031960e084901b1681526001600160401b0390911660048201526024015f6040518083038186803b158015611ae0575f5ffd5b505afa158015611af2573d5f5f3e3d5ffd5b50611b04925050506020820182614c6a565b9250506001016119a7565b50611b1e8b8b8b8b8b8b612f55565b5f818152600460209081526040909120919550611b3d90870187614457565b60028201805460ff92909216600160e01b0260ff60e01b19909216919091179055611b6e6040870160208801614c51565b6002820180546001600160e81b0316600160e81b61ffff93909316929092026001600160f81b031691909117600160f81b60ff8716021790555f858152600a60205260408120905b85811015611ce7578160405180608001604052808a8060400190611bda9190614bfb565b85818110611bea57611bea614b3b565b611c009260206040909202019081019150614c6a565b6001600160401b03168152602001611c1b60408c018c614bfb565b85818110611c2b57611c2b614b3b565b9050604002016020016020810190611c439190614c99565b6001600160601b0390811682525f602080840182905260409384018290528554600181810188559683529181902085519201805491860151948601516060909601511515600160c01b0260ff60c01b1963ffffffff97909716600160a01b029690961664ffffffffff60a01b1995909416600160401b026001600160a01b03199092166001600160401b039093169290921717929092161791909117905501611bb6565b50857f564f031dc5387c4c1925c950f9b67b86f7680b397f62a6ea97beae91ceb12579611d1760208a018a614457565b611d2760408b0160208c01614c51565b611d3460408c018c614bfb565b604051611d449493929190614cb2565b60405180910390a25050505050979650505050505050565b5f918252602082815260408084206001600160a01b0393909316845291905290205460ff1690565b7f4848aa3d2c0568bab3ca9720f91818ee0957e95426fa0627cc4809e2e5ed8be0611dae81612df1565b5f611db885612baf565b8054909150600160a01b900460ff166001816006811115611ddb57611ddb614741565b14158015611dfb57506002816006811115611df857611df8614741565b14155b8015611e1957506003816006811115611e1657611e16614741565b14155b15611e3b578581604051630ac5a48960e01b815260040161077b929190614d2c565b629896808463ffffffff161115611e7657604051638fa7388d60e01b815263ffffffff8516600482015262989680602482015260440161077b565b5f868152600a60205260408120805490915b81811015611f96575f838281548110611ea357611ea3614b3b565b5f91825260209091200180549091506001600160401b038a8116911614611eca5750611f8e565b8054600160c01b900460ff1615611f065760405163fc74f36560e01b8152600481018b90526001600160401b038a16602482015260440161077b565b805460ff60c01b1963ffffffff8a16600160a01b021664ffffffffff60a01b1990911617600160c01b1781556040516001600160401b038a16908b907f921310487040b8eaac0f63b23f6a21efb5a2883e1e3edfbc4fbd542ce7461c0890611f7b908c9063ffffffff91909116815260200190565b60405180910390a3505050505050610e3c565b600101611e88565b50604051631d31fcc160e01b8152600481018990526001600160401b038816602482015260440161077b565b5f611fcc82612baf565b905060028154600160a01b900460ff166006811115611fed57611fed614741565b1461201e578054604051630dcae66560e21b815261077b918491600160a01b90910460ff1690600290600401614a0b565b6001810154600160f01b900461ffff1615612065576001810154604051631d2560d360e21b815260048101849052600160f01b90910461ffff16602482015260440161077b565b8054600160c81b900463ffffffff1642116120b1578054604051638176a29160e01b815260048101849052600160c81b90910463ffffffff16602482015242604482015260640161077b565b80546001820154604051630ac851bb60e11b81526001600160a01b03928316600482018190526024820186905292918216915f917f000000000000000000000000000000000000000000000000000000000000000090911690631590a37690604401602060405180830381865afa15801561212e573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906121529190614a9d565b60028501549091505f906127109061217590600160d01b900461ffff1684614a53565b61217f9190614a7e565b8554600167ffffffff0000000160a81b03198116600160a01b17875560408051600160b81b90920461ffff16808352602083018490529293506001600160a01b0387169189917f20ca103b04698b785d32d96490ed4afbdeb5b5e59325be0137686c7fcc73a900910160405180910390a3811561230e576040805160018082528183019092525f916020808301908036833750506040805160018082528183019092529293505f9291506020808301908036833701905050905085825f8151811061224c5761224c614b3b565b60200260200101906001600160a01b031690816001600160a01b03168152505083815f8151811061227f5761227f614b3b565b6020908102919091010152604051634a04a2bf60e11b81526001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001690639409457e906122de908a908d90899088908890600401614b4f565b5f604051808303815f87803b1580156122f5575f5ffd5b505af1158015612307573d5f5f3e3d5ffd5b5050505050505b604051637eee288d60e01b81526001600160a01b038681166004830152602482018990527f00000000000000000000000000000000000000000000000000000000000000001690637eee288d906044016020604051808303815f875af115801561237a573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061239e9190614a9d565b5050505050505050565b5f8181526004602090815260408083206002810154600a845282852080548451818702810187019095528085528695606095600160e01b850460ff1694600160e81b900461ffff1693929091839190899084015b8282101561246f575f84815260209081902060408051608081018252918501546001600160401b0381168352600160401b81046001600160601b031683850152600160a01b810463ffffffff1691830191909152600160c01b900460ff16151560608201528252600190920191016123fc565b505050509050935093509350509193909250565b60408051610160810182525f80825260208083018281528385018381526060808601858152608080880187905260a080890188905260c0808a0189905260e0808b018a9052610100808c018b9052610120808d018c90528d519081018e528b8152808b018c9052808e018c90529687018b90529386018a905291850189905284018890528301879052820186905261014087019190915287855260049093529490922060018101546001600160a01b039081168552815480821690945260028201541690945291929190600160a01b900460ff16600681111561256857612568614741565b9081600681111561257b5761257b614741565b9052508054600160b81b810461ffff9081166080858101919091526001840154600160e01b8104831660a080880191909152600160f01b8204841660c080890191909152600160c81b860463ffffffff90811660e0808b019190915260038901546001600160801b03808216610100808e019190915260048c0154610120808f0191909152604080519182018152600160a81b8d048c168252600160a01b808b0488166020840152600160801b90950490931692810192909252600160e81b909a0462ffffff166060820152600160c01b9687900490931696830196909652600290980154948504861692810192909252600160b01b8404851690820152908204831694810194909452600160d01b90041690820152610140820152919050565b5f6107196126b76126b236859003850185614d40565b6135bf565b613662565b60408051602081018590529081018390526001600160a01b03821660608201525f90600b9082906080016040516020818303038152906040528051906020012081526020019081526020015f205490505b9392505050565b5f8281526020819052604090206001015461272e81612df1565b610e3c8383612eec565b5f61274288612baf565b80549091506001600160a01b031633811461278857604051630acb69ff60e21b8152600481018a90523360248201526001600160a01b038216604482015260640161077b565b8154600160b81b900461ffff16808910156127c057604051634110f87b60e01b8152600481018b9052602481018a905260440161077b565b60028354600160a01b900460ff1660068111156127df576127df614741565b14612810578254604051630dcae66560e21b815261077b918c91600160a01b90910460ff1690600290600401614a0b565b80891461284057604051624446ad60e31b8152600481018b9052602481018a90526044810182905260640161077b565b8254600160c81b900463ffffffff164281101561288c576040516387e9301b60e01b8152600481018c9052602481018b905263ffffffff8216604482015242606482015260840161077b565b881580612897575087155b156128bf57604051636ccc6d5f60e11b8152600481018c9052602481018b905260440161077b565b5f898152602089815260408083208e8452600583528184208e85529092529182902055845461ffff60b81b1916600160b81b60019490940161ffff811694909402178555518a908c907fb347d8b30151072591a9ca3272c2de71daa1fafeb549538950010847e93198cb9061293d908d908d908d908d908d90614ddc565b60405180910390a38354600160a81b900461ffff1682036129aa57835460ff60a01b1916600360a01b178455600184015461298590600160c01b900463ffffffff1642614bcf565b845463ffffffff91909116600160c81b0263ffffffff60c81b199091161784556129e3565b83546129c290600160e81b900462ffffff1642614bcf565b845463ffffffff91909116600160c81b0263ffffffff60c81b199091161784555b5050505050505050505050565b5f5160206150555f395f51905f52612a0781612df1565b5f612a1183612baf565b8054909150600160a01b900460ff166002816006811115612a3457612a34614741565b14158015612a5457506003816006811115612a5157612a51614741565b14155b15612a765783816040516309f1d88360e21b815260040161077b929190614d2c565b6003816006811115612a8a57612a8a614741565b148015612aa457508154600160c81b900463ffffffff1642115b15612ae05781546040516363e9479560e11b815260048101869052600160c81b90910463ffffffff16602482015242604482015260640161077b565b6001828101545f91612afd91600160f01b900461ffff1690614e0a565b6001840180546001600160f01b0316600160f01b61ffff84169081029190911790915560405190815290915085907ffa590948d4c72fef777dec9a5ff0cad97b1ac75ecdcffdc9d10e58aed8e53e8e9060200160405180910390a25050505050565b5f5f612b6a83613277565b5f85815260046020526040902060030154909250612b9890600160801b90046001600160801b0316836132fa565b90509250929050565b5f612baa61368e565b905090565b5f818152600460205260408120908154600160a01b900460ff166006811115612bda57612bda614741565b03610ca157604051631041625d60e11b81526004810183905260240161077b565b5f828152600a60205260408120805482919082816001600160401b03811115612c2657612c26614b27565b604051908082528060200260200182016040528015612c4f578160200160208202803683370190505b5090505f5b82811015612ce7575f848281548110612c6f57612c6f614b3b565b5f9182526020909120018054909150600160c01b900460ff16612c9557620f4240612ca5565b8054600160a01b900463ffffffff165b8154612cc19190600160401b90046001600160601b0316614a53565b838381518110612cd357612cd3614b3b565b602090810291909101015250600101612c54565b506003860154600287015487546001890154606093612d34936001600160801b039091169261ffff600160e81b909204821692600160a81b909104821691600160e01b90910416866137b7565b60028a01549198509650909150612d579089906001600160a01b03168684613935565b505050509250929050565b6001600160a01b038084165f90815260066020908152604080832093861683529290529081208054839290612d98908490614bcf565b92505081905550826001600160a01b0316826001600160a01b03167f4e45da441832cf53bdaa69235704fc0575e68210f459ee1562911024b12967d583604051612de491815260200190565b60405180910390a3505050565b612dfb8133613a76565b50565b6040516001600160a01b03838116602483015260448201839052610bdc91859182169063a9059cbb906064015b604051602081830303815290604052915060e01b6020820180516001600160e01b038381831617835250505050613ab3565b5f612e688383611d5c565b612ee5575f838152602081815260408083206001600160a01b03861684529091529020805460ff19166001179055612e9d3390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a4506001610719565b505f610719565b5f612ef78383611d5c565b15612ee5575f838152602081815260408083206001600160a01b0386168085529252808320805460ff1916905551339286917ff6391f5c32d9c69d2a47ea670b442974b53935d1edc7fd64eb21e047a839171b9190a4506001610719565b5f826001600160801b03165f03612f7f5760405163048e681b60e01b815260040160405180910390fd5b6001600160a01b038416612fa657604051636c55476d60e11b815260040160405180910390fd5b612faf82613b1f565b60035f8154612fbd90614e24565b91829055505f818152600460209081526040909120805460ff60a01b1916600160a01b178155919250612ff290840184614c51565b815461ffff91909116600160a81b0261ffff60a81b1990911617815561301e6080840160608501614be2565b815462ffffff91909116600160e81b026001600160e81b039091161781556001810180546001600160a01b031916331790556130606040840160208501614be2565b60018201805463ffffffff92909216600160a01b0263ffffffff60a01b1990921691909117905561309760a0840160808501614be2565b60018201805463ffffffff60c01b1916600160c01b63ffffffff93909316929092029190911790556002810180546001600160a01b0319166001600160a01b0387161790556130ec60c0840160a08501614c51565b60028201805461ffff92909216600160a01b0261ffff60a01b1990921691909117905561311f60e0840160c08501614c51565b60028201805461ffff92909216600160b01b0261ffff60b01b19909216919091179055613153610100840160e08501614c51565b60028201805461ffff92909216600160c01b0261ffff60c01b1990921691909117905561318861012084016101008501614c51565b60028201805461ffff60d01b1916600160d01b61ffff93909316929092029190911790556003810180546fffffffffffffffffffffffffffffffff19166001600160801b0386161790556131e26060840160408501614e3c565b6003820180546001600160801b03928316600160801b02921691909117905560048101889055604051339083907f06f4a85a6583f3de2cd0664f7d1d6ef7e278ae6cf185002dff08979bac77fe7c90613246908c908c908c908c908c908c90614e55565b60405180910390a361326c6001600160a01b03861633306001600160801b038816613d92565b509695505050505050565b6008545f906001600160a01b0316806132935750600492915050565b60405162eef48d60e51b81526001600160a01b038481166004830152821690631dde91a090602401602060405180830381865afa1580156132d6573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061270d9190614f61565b5f612710600161271061330c85611622565b6133169087614a53565b6133209190614bcf565b61332a9190614a40565b61270d9190614a7e565b5f80603f196133496080880160608901614be2565b1663ffffffff165f1415806133705750600161336b60c0880160a08901614457565b60ff16115b156133bf576133856080870160608801614be2565b61339560c0880160a08901614457565b60405163101c2feb60e01b815263ffffffff909216600483015260ff16602482015260440161077b565b6133c98635612baf565b50604086810180355f90815260208881528382208a35835260058252938220926133f4918b01614be2565b63ffffffff1681526020019081526020015f20541461344757853561341f6040880160208901614be2565b6040516339e54a7b60e21b8152600481019290925263ffffffff16602482015260440161077b565b6007546001600160a01b03168061347157604051636029345960e01b815260040160405180910390fd5b6134866126b76126b2368a90038a018a614d40565b91506134c78286868080601f0160208091040260200160405190810160405280939291908181526020018383808284375f92019190915250613dcb92505050565b604051639f8a13d760e01b81526001600160a01b03808316600483015291945090821690639f8a13d790602401602060405180830381865afa15801561350f573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906135339190614f7c565b61355b5760405163a75be65360e01b81526001600160a01b038416600482015260240161077b565b5094509492505050565b6060612baa7f00000000000000000000000000000000000000000000000000000000000000006001613df3565b6060612baa7f00000000000000000000000000000000000000000000000000000000000000006002613df3565b5f6040518060a00160405280606c8152602001614fe9606c913980516020918201208351848301516040808701516060880151608089015160a08a01519351613645989394929391929101968752602087019590955263ffffffff93841660408701526060860192909252821660808501521660a083015260ff1660c082015260e00190565b604051602081830303815290604052805190602001209050919050565b5f61071961366e61368e565b8360405161190160f01b8152600281019290925260228201526042902090565b5f306001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161480156136e657507f000000000000000000000000000000000000000000000000000000000000000046145b1561371057507f000000000000000000000000000000000000000000000000000000000000000090565b612baa604080517f8b73c3c69bb8fe3d512ecc4cf759cc79239f7b179b0ffacaa9a75d522b39400f60208201527f0000000000000000000000000000000000000000000000000000000000000000918101919091527f000000000000000000000000000000000000000000000000000000000000000060608201524660808201523060a08201525f9060c00160405160208183030381529060405280519060200120905090565b60605f5f5f84519050806001600160401b038111156137d8576137d8614b27565b604051908082528060200260200182016040528015613801578160200160208202803683370190505b5093505f8115613827576127106138188a8c614a53565b6138229190614a7e565b613829565b5f5b90505f5f5b838110156138655787818151811061384857613848614b3b565b60200260200101518261385b9190614bcf565b915060010161382e565b505f81156138d3575f5b848110156138d1575f61389c858b848151811061388e5761388e614b3b565b602002602001015186613e9c565b9050808983815181106138b1576138b1614b3b565b60209081029190910101526138c68184614bcf565b92505060010161386f565b505b5f6138de848e614a40565b90505f8b6138ec8c82614a40565b6138f69084614a53565b6139009190614a7e565b905061390c8183614a40565b96506139188386614a40565b6139229082614bcf565b9750505050505050955095509592505050565b6009546001600160a01b03165f5b8251811015613a6e575f83828151811061395f5761395f614b3b565b60200260200101519050805f036139765750613a66565b5f85838154811061398957613989614b3b565b5f918252602082200154604051634e31b30360e11b81526001600160401b039091166004820181905292506001600160a01b03861690639c63660690602401602060405180830381865afa1580156139e3573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190613a079190614f9b565b9050806001600160a01b0316826001600160401b03168a7f838cb3692b9f360e2c71d9686b6c2eb7499610bbf3338ccecc3628dfb170853c86604051613a4f91815260200190565b60405180910390a4613a62888285612d62565b5050505b600101613943565b505050505050565b613a808282611d5c565b613aaf5760405163e2517d3f60e01b81526001600160a01b03821660048201526024810183905260440161077b565b5050565b5f5f60205f8451602086015f885af180613ad2576040513d5f823e3d81fd5b50505f513d91508115613ae9578060011415613af6565b6001600160a01b0384163b155b15610e3c57604051635274afe760e01b81526001600160a01b038516600482015260240161077b565b613b2c6020820182614c51565b61ffff161580613b4f5750613b476040820160208301614be2565b63ffffffff16155b15613b9c57613b616020820182614c51565b613b716040830160208401614be2565b60405163515cb6ed60e11b815261ffff909216600483015263ffffffff16602482015260440161077b565b613bac6060820160408301614e3c565b6001600160801b03165f03613bd457604051630b3f332d60e11b815260040160405180910390fd5b613be46080820160608301614be2565b63ffffffff161580613c0d575062ed4e00613c056080830160608401614be2565b63ffffffff16115b80613c2b5750613c2360a0820160808301614be2565b63ffffffff16155b80613c4d575062ed4e00613c4560a0830160808401614be2565b63ffffffff16115b15613c9b57613c626080820160608301614be2565b613c7260a0830160808401614be2565b60405163be2a8cb760e01b815263ffffffff92831660048201529116602482015260440161077b565b612710613caf610100830160e08401614c51565b61ffff16613cc360e0840160c08501614c51565b61ffff16613cd760c0850160a08601614c51565b61ffff16613ce59190614bcf565b613cef9190614bcf565b141580613d125750612710613d0c61012083016101008401614c51565b61ffff16115b15612dfb57613d2760c0820160a08301614c51565b613d3760e0830160c08401614c51565b613d48610100840160e08501614c51565b613d5a61012085016101008601614c51565b60405163c12b953160e01b815261ffff948516600482015292841660248401529083166044830152909116606482015260840161077b565b6040516001600160a01b038481166024830152838116604483015260648201839052610e3c9186918216906323b872dd90608401612e2b565b5f5f5f5f613dd98686613f4c565b925092509250613de98282613f95565b5090949350505050565b606060ff8314613e0d57613e068361404d565b9050610719565b818054613e1990614fb6565b80601f0160208091040260200160405190810160405280929190818152602001828054613e4590614fb6565b8015613e905780601f10613e6757610100808354040283529160200191613e90565b820191905f5260205f20905b815481529060010190602001808311613e7357829003601f168201915b50505050509050610719565b5f5f5f613ea9868661408a565b91509150815f03613ecd57838181613ec357613ec3614a6a565b049250505061270d565b818411613ee457613ee460038515026011186140a6565b5f848688095f868103871696879004966002600389028118808a02820302808a02820302808a02820302808a02820302808a02820302808a02909103029181900381900460010185841190960395909502919093039390930492909217029150509392505050565b5f5f5f8351604103613f83576020840151604085015160608601515f1a613f75888285856140b7565b955095509550505050613f8e565b505081515f91506002905b9250925092565b5f826003811115613fa857613fa8614741565b03613fb1575050565b6001826003811115613fc557613fc5614741565b03613fe35760405163f645eedf60e01b815260040160405180910390fd5b6002826003811115613ff757613ff7614741565b036140185760405163fce698f760e01b81526004810182905260240161077b565b600382600381111561402c5761402c614741565b03613aaf576040516335e2f38360e21b81526004810182905260240161077b565b60605f6140598361417f565b6040805160208082528183019092529192505f91906020820181803683375050509182525060208101929092525090565b5f805f1983850993909202808410938190039390930393915050565b634e487b715f52806020526024601cfd5b5f80807f7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a08411156140f057505f91506003905082614175565b604080515f808252602082018084528a905260ff891692820192909252606081018790526080810186905260019060a0016020604051602081039080840390855afa158015614141573d5f5f3e3d5ffd5b5050604051601f1901519150506001600160a01b03811661416c57505f925060019150829050614175565b92505f91508190505b9450945094915050565b5f60ff8216601f81111561071957604051632cd44ac360e21b815260040160405180910390fd5b5f602082840312156141b6575f5ffd5b81356001600160e01b03198116811461270d575f5ffd5b6001600160a01b0381168114612dfb575f5ffd5b5f5f604083850312156141f2575f5ffd5b82356141fd816141cd565b9150602083013561420d816141cd565b809150509250929050565b5f60208284031215614228575f5ffd5b5035919050565b5f6020828403121561423f575f5ffd5b813561270d816141cd565b5f5f83601f84011261425a575f5ffd5b5081356001600160401b03811115614270575f5ffd5b602083019150836020828501011115614287575f5ffd5b9250929050565b5f5f5f5f606085870312156142a1575f5ffd5b843593506020850135925060408501356001600160401b038111156142c4575f5ffd5b6142d08782880161424a565b95989497509550505050565b5f5f604083850312156142ed575f5ffd5b82359150602083013561420d816141cd565b5f5f5f5f60808587031215614312575f5ffd5b5050823594602084013594506040840135936060013592509050565b5f5f5f60608486031215614340575f5ffd5b833561434b816141cd565b9250602084013561435b816141cd565b9150604084013561436b816141cd565b809150509250925092565b5f5f60408385031215614387575f5ffd5b50508035926020909101359150565b80356001600160801b0381168114610ca1575f5ffd5b5f61012082840312156143bd575f5ffd5b50919050565b5f5f5f5f5f5f6101a087890312156143d9575f5ffd5b8635955060208701356001600160401b038111156143f5575f5ffd5b61440189828a0161424a565b9096509450506040870135614415816141cd565b925061442360608801614396565b915061443288608089016143ac565b90509295509295509295565b60ff81168114612dfb575f5ffd5b8035610ca18161443e565b5f60208284031215614467575f5ffd5b813561270d8161443e565b5f60c082840312156143bd575f5ffd5b5f5f5f5f6101008587031215614496575f5ffd5b6144a08686614472565b935060c0850135925060e08501356001600160401b038111156142c4575f5ffd5b5f81518084528060208401602086015e5f602082860101526020601f19601f83011685010191505092915050565b5f8151808452602084019350602083015f5b8281101561451f578151865260209586019590910190600101614501565b5093949350505050565b60ff60f81b8816815260e060208201525f61454760e08301896144c1565b828103604084015261455981896144c1565b606084018890526001600160a01b038716608085015260a0840186905283810360c0850152905061458a81856144ef565b9a9950505050505050505050565b5f5f5f5f5f5f5f6101c0888a0312156145af575f5ffd5b8735965060208801356001600160401b038111156145cb575f5ffd5b6145d78a828b0161424a565b90975095505060408801356145eb816141cd565b93506145f960608901614396565b92506146088960808a016143ac565b91506101a08801356001600160401b03811115614623575f5ffd5b88016060818b031215614634575f5ffd5b8091505092959891949750929550565b80356001600160401b0381168114610ca1575f5ffd5b803563ffffffff81168114610ca1575f5ffd5b5f5f5f6060848603121561467f575f5ffd5b8335925061468f60208501614644565b915061469d6040850161465a565b90509250925092565b5f6060820160ff8616835261ffff85166020840152606060408401528084518083526080850191506020860192505f5b818110156147345783516001600160401b0381511684526001600160601b03602082015116602085015263ffffffff6040820151166040850152606081015115156060850152506080830192506020840193506001810190506146d6565b5090979650505050505050565b634e487b7160e01b5f52602160045260245ffd5b6007811061477157634e487b7160e01b5f52602160045260245ffd5b9052565b61ffff815116825263ffffffff602082015116602083015260408101516147a760408401826001600160801b03169052565b5060608101516147bf606084018263ffffffff169052565b5060808101516147d7608084018263ffffffff169052565b5060a08101516147ed60a084018261ffff169052565b5060c081015161480360c084018261ffff169052565b5060e081015161481960e084018261ffff169052565b50610100810151610bdc61010084018261ffff169052565b81516001600160a01b031681526102608101602083015161485d60208401826001600160a01b03169052565b50604083015161487860408401826001600160a01b03169052565b50606083015161488b6060840182614755565b5060808301516148a1608084018261ffff169052565b5060a08301516148b760a084018261ffff169052565b5060c08301516148cd60c084018261ffff169052565b5060e08301516148e860e08401826001600160401b03169052565b506101008301516149056101008401826001600160801b03169052565b50610120830151610120830152610140830151614926610140840182614775565b5092915050565b5f60c0828403121561493d575f5ffd5b61270d8383614472565b5f5f5f60608486031215614959575f5ffd5b8335925060208401359150604084013561436b816141cd565b5f5f5f5f5f5f5f60c0888a031215614988575f5ffd5b873596506020880135955060408801359450606088013593506149ad60808901614644565b925060a08801356001600160401b038111156149c7575f5ffd5b6149d38a828b0161424a565b989b979a50959850939692959293505050565b6001600160a01b0384811682528316602082015260608101610e796040830184614755565b83815260608101614a1f6020830185614755565b610e796040830184614755565b634e487b7160e01b5f52601160045260245ffd5b8181038181111561071957610719614a2c565b808202811582820484141761071957610719614a2c565b634e487b7160e01b5f52601260045260245ffd5b5f82614a9857634e487b7160e01b5f52601260045260245ffd5b500490565b5f60208284031215614aad575f5ffd5b5051919050565b61ffff828116828216039081111561071957610719614a2c565b818382375f9101908152919050565b81835281816020850137505f828201602090810191909152601f909101601f19169091010190565b838152604060208201525f614b1e604083018486614add565b95945050505050565b634e487b7160e01b5f52604160045260245ffd5b634e487b7160e01b5f52603260045260245ffd5b6001600160a01b038616815260208082018690526040820185905260a06060830181905284519083018190525f9185019060c0840190835b81811015614bae5783516001600160a01b0316835260209384019390920191600101614b87565b50508381036080850152614bc281866144ef565b9998505050505050505050565b8082018082111561071957610719614a2c565b5f60208284031215614bf2575f5ffd5b61270d8261465a565b5f5f8335601e19843603018112614c10575f5ffd5b8301803591506001600160401b03821115614c29575f5ffd5b6020019150600681901b3603821315614287575f5ffd5b803561ffff81168114610ca1575f5ffd5b5f60208284031215614c61575f5ffd5b61270d82614c40565b5f60208284031215614c7a575f5ffd5b61270d82614644565b80356001600160601b0381168114610ca1575f5ffd5b5f60208284031215614ca9575f5ffd5b61270d82614c83565b60ff8516815261ffff8416602082015260606040820181905281018290525f8360808301825b85811015614d20576001600160401b03614cf184614644565b1682526001600160601b03614d0860208501614c83565b16602083015260409283019290910190600101614cd8565b50979650505050505050565b8281526040810161270d6020830184614755565b5f60c0828403128015614d51575f5ffd5b5060405160c081016001600160401b0381118282101715614d8057634e487b7160e01b5f52604160045260245ffd5b60405282358152614d936020840161465a565b602082015260408381013590820152614dae6060840161465a565b6060820152614dbf6080840161465a565b6080820152614dd060a0840161444c565b60a08201529392505050565b8581528460208201526001600160401b0384166040820152608060608201525f6113c1608083018486614add565b61ffff818116838216019081111561071957610719614a2c565b5f60018201614e3557614e35614a2c565b5060010190565b5f60208284031215614e4c575f5ffd5b61270d82614396565b8681526101a060208201525f614e706101a083018789614add565b6001600160a01b03861660408401526001600160801b0385166060840152905061ffff614e9c84614c40565b16608083015263ffffffff614eb36020850161465a565b1660a0830152614ec560408401614396565b6001600160801b031660c0830152614edf6060840161465a565b63ffffffff1660e0830152614ef66080840161465a565b63ffffffff16610100830152614f0e60a08401614c40565b61ffff16610120830152614f2460c08401614c40565b61ffff16610140830152614f3a60e08401614c40565b61ffff16610160830152614f516101008401614c40565b61ffff8116610180840152614d20565b5f60208284031215614f71575f5ffd5b815161270d8161443e565b5f60208284031215614f8c575f5ffd5b8151801515811461270d575f5ffd5b5f60208284031215614fab575f5ffd5b815161270d816141cd565b600181811c90821680614fca57607f821691505b6020821081036143bd57634e487b7160e01b5f52602260045260245ffdfe4175646974526563656970742875696e74323536206a6f6249642c75696e743332207365676d656e742c62797465733332207472616365526f6f742c75696e74333220636865636b732c75696e7433322073616d706c656453746570732c75696e7438207665726469637429c785f0e55c16138ca0f8448186fa6229be092a3a83db3c5d63c9286723c5a2c4a2646970667358221220fef243470bfe002cc734e391366a49f494ea0f3d37e0814737b02382cac03b8864736f6c634300081c0033" as const;
