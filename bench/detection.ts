@@ -12,9 +12,10 @@
  *   The cheater serves what it has: its committed checkpoints, its own per-step states (obtained by
  *   training the same strategy with one step per segment, which gives the same states), and for
  *   Freivalds the best witness it can give (replayed from its committed state, stepwitness.ts).
- * - false alarms: N honest runs (other data seeds), every segment audited with every check; the
- *   tolerance column audits N honest providers on the wasm backend against the cpu reference, with a
- *   threshold calibrated on separate wasm runs (target per-step false-alarm rate 1e-6).
+ * - false alarms: N honest runs (other data seeds, default 100), every segment audited with
+ *   recompute; the first M of them (default 30) also with freivalds, magnitude and progress; the
+ *   tolerance column audits M honest providers on the wasm backend against the cpu reference, with
+ *   a threshold calibrated on separate wasm runs (target per-step false-alarm rate 1e-6).
  * - costRatio: mean check wall time on an honest segment / mean wall time of training a segment
  *   (pouw train's loop: K steps, K state hashes, one checkpoint), both measured in this process.
  * - computeSaving: the trace's own compute record (savedFraction), mean over seeds.
@@ -45,12 +46,14 @@ import { readFileSync } from "node:fs";
 const { values } = parseArgs({
   options: {
     honest: { type: "string", default: "100" },
+    "honest-all-checks": { type: "string", default: "30" },
     seeds: { type: "string", default: "4" },
     "tolerance-calibration": { type: "string", default: "40" },
     "progress-calibration": { type: "string", default: "20" },
   },
 });
 const HONEST = Number(values.honest);
+const HONEST_ALL = Math.min(HONEST, Number(values["honest-all-checks"]));
 const SEEDS = Number(values.seeds);
 const TOL_CAL = Number(values["tolerance-calibration"]);
 const PROG_CAL = Number(values["progress-calibration"]);
@@ -104,54 +107,11 @@ for (let r = 0; r < TOL_CAL; r++) {
   const { drifts, dir } = await wasmHonest(9000 + r);
   calibrationDrifts.push(...drifts);
   await rm(dir, { recursive: true, force: true });
+  if ((r + 1) % 10 === 0) log(`tolerance calibration ${r + 1}/${TOL_CAL}`);
 }
 const tolerance = calibrateThreshold(calibrationDrifts, ALPHA_TOLERANCE);
 log(`tolerance threshold ${tolerance.threshold.toExponential(3)} (max honest drift ${tolerance.max.toExponential(3)}, p50 ${tolerance.quantiles.p50.toExponential(3)})`);
 const checkOptions: CheckOptions = { progress: { calibration: progressCalibration }, tolerance: { threshold: tolerance.threshold } };
-
-// ---- honest runs: false alarms and costs ----------------------------------------------------
-const falseAlarms: Record<string, { runs: number; alarms: number }> = Object.fromEntries(CHECKS.map((c) => [c, { runs: 0, alarms: 0 }]));
-const costs: Record<string, number[]> = Object.fromEntries(CHECKS.map((c) => [c, []]));
-const trainSegmentMs: number[] = [];
-const honestAlarmDetails: { check: string; seed: number; segment: number; kind: string }[] = [];
-const faDrifts: number[] = [];
-log(`honest runs: ${HONEST} bitwise (recompute, freivalds, magnitude, progress) + ${HONEST} wasm (tolerance)`);
-for (let r = 0; r < HONEST; r++) {
-  const seed = 5000 + r;
-  const run = await createRun(variant(seed), { jobId: JOB });
-  const dir = join(work, `honest-${seed}`);
-  const { trace } = await train(run, { outDir: dir, strategy: { kind: "honest" }, evaluate: false });
-  trainSegmentMs.push((trace.wallSeconds * 1000) / SEGMENTS);
-  await publishStepStates(run, trace, dir);
-  const ctx = await openTraceDir(run, dir);
-  for (let seg = 0; seg < SEGMENTS; seg++) {
-    for (const check of CHECKS) {
-      if (check === "tolerance") continue;
-      const res = await runCheck(ctx, seg, check, checkOptions);
-      falseAlarms[check]!.runs++;
-      costs[check]!.push(res.costMs);
-      if (!res.ok) {
-        falseAlarms[check]!.alarms++;
-        honestAlarmDetails.push({ check, seed, segment: seg, kind: res.failure!.kind });
-      }
-    }
-  }
-  await rm(dir, { recursive: true, force: true });
-  const w = await wasmHonest(7000 + r);
-  for (let seg = 0; seg < SEGMENTS; seg++) {
-    const res = await runCheck(w.ctx, seg, "tolerance", checkOptions);
-    falseAlarms.tolerance!.runs++;
-    costs.tolerance!.push(res.costMs);
-    faDrifts.push(...((res.details?.distances as number[] | undefined) ?? []));
-    if (!res.ok) {
-      falseAlarms.tolerance!.alarms++;
-      honestAlarmDetails.push({ check: "tolerance", seed: 7000 + r, segment: seg, kind: res.failure!.kind });
-    }
-  }
-  await rm(w.dir, { recursive: true, force: true });
-  await useBackend("cpu");
-  if ((r + 1) % 10 === 0) log(`honest ${r + 1}/${HONEST}: alarms ${JSON.stringify(Object.fromEntries(Object.entries(falseAlarms).map(([k, v]) => [k, v.alarms])))}`);
-}
 
 // ---- cheats: detection per affected segment -------------------------------------------------
 type Outcome = { strategy: string; seed: number; segment: number; affected: boolean; results: Record<string, { ok: boolean; kind?: string; step?: number | null }> };
@@ -200,6 +160,52 @@ for (const name of STRATEGIES) {
   const detection = Object.fromEntries(CHECKS.map((c) => [c, audited > 0 ? flagged[c]! / audited : 0]));
   strategyRows.push({ name, computeSaving: Math.max(0, Math.min(1, savings.reduce((a, b) => a + b, 0) / savings.length)), detection });
   log(`${name}: ${audited} affected segments audited; detection ${JSON.stringify(detection)}`);
+}
+
+// ---- honest runs: false alarms and costs ----------------------------------------------------
+const falseAlarms: Record<string, { runs: number; alarms: number }> = Object.fromEntries(CHECKS.map((c) => [c, { runs: 0, alarms: 0 }]));
+const costs: Record<string, number[]> = Object.fromEntries(CHECKS.map((c) => [c, []]));
+const trainSegmentMs: number[] = [];
+const honestAlarmDetails: { check: string; seed: number; segment: number; kind: string }[] = [];
+const faDrifts: number[] = [];
+log(`honest runs: ${HONEST} bitwise (recompute), the first ${HONEST_ALL} also freivalds, magnitude, progress, and ${HONEST_ALL} wasm (tolerance)`);
+for (let r = 0; r < HONEST; r++) {
+  const seed = 5000 + r;
+  const run = await createRun(variant(seed), { jobId: JOB });
+  const dir = join(work, `honest-${seed}`);
+  const { trace } = await train(run, { outDir: dir, strategy: { kind: "honest" }, evaluate: false });
+  trainSegmentMs.push((trace.wallSeconds * 1000) / SEGMENTS);
+  const all = r < HONEST_ALL;
+  if (all) await publishStepStates(run, trace, dir);
+  const ctx = await openTraceDir(run, dir);
+  for (let seg = 0; seg < SEGMENTS; seg++) {
+    for (const check of CHECKS) {
+      if (check === "tolerance" || (!all && check !== "recompute")) continue;
+      const res = await runCheck(ctx, seg, check, checkOptions);
+      falseAlarms[check]!.runs++;
+      costs[check]!.push(res.costMs);
+      if (!res.ok) {
+        falseAlarms[check]!.alarms++;
+        honestAlarmDetails.push({ check, seed, segment: seg, kind: res.failure!.kind });
+      }
+    }
+  }
+  await rm(dir, { recursive: true, force: true });
+  if ((r + 1) % 10 === 0) log(`honest ${r + 1}/${HONEST}: alarms ${JSON.stringify(Object.fromEntries(Object.entries(falseAlarms).map(([k, v]) => [k, v.alarms])))}`);
+  if (!all) continue;
+  const w = await wasmHonest(7000 + r);
+  for (let seg = 0; seg < SEGMENTS; seg++) {
+    const res = await runCheck(w.ctx, seg, "tolerance", checkOptions);
+    falseAlarms.tolerance!.runs++;
+    costs.tolerance!.push(res.costMs);
+    faDrifts.push(...((res.details?.distances as number[] | undefined) ?? []));
+    if (!res.ok) {
+      falseAlarms.tolerance!.alarms++;
+      honestAlarmDetails.push({ check: "tolerance", seed: 7000 + r, segment: seg, kind: res.failure!.kind });
+    }
+  }
+  await rm(w.dir, { recursive: true, force: true });
+  await useBackend("cpu");
 }
 
 // ---- results --------------------------------------------------------------------------------
