@@ -17,6 +17,8 @@ export const ABI_CONTRACTS: readonly (readonly [string, string])[] = [
   ["contracts/StakeVault.sol", "StakeVault"],
   ["contracts/AuditorRegistry.sol", "AuditorRegistry"],
   ["contracts/DisputeGame.sol", "DisputeGame"],
+  ["contracts/ProviderRegistry.sol", "ProviderRegistry"],
+  ["contracts/DataRegistry.sol", "DataRegistry"],
   // The generated Groth16 verifier of circuits/step.circom (snarkjs names the contract Groth16Verifier).
   ["contracts/verifiers/StepVerifier.sol", "Groth16Verifier"],
   // NOTE: dev-chain payment/stake token; a production deployment passes an existing ERC-20.

@@ -9,7 +9,17 @@ import { join } from "node:path";
 import { expect } from "chai";
 import hre from "hardhat";
 
-const DEPLOYABLES = ["JobMarket", "StakeVault", "AuditorRegistry", "DisputeGame"] as const;
+const DEPLOYABLES = ["JobMarket", "StakeVault", "AuditorRegistry", "DisputeGame", "ProviderRegistry", "DataRegistry"] as const;
+/**
+ * Errors that appear in an ABI but no input can trigger, with the reason. Keep this list short and
+ * explained: everything else needs a test.
+ */
+const UNREACHABLE: Readonly<Record<string, string>> = {
+  // OpenZeppelin EIP712 stores its name and version as ShortStrings; these errors need a string over 31
+  // bytes, and JobMarket and ProviderRegistry pass the constant names of libraries/Receipts.sol.
+  InvalidShortString: "OpenZeppelin ShortStrings via EIP712: constant short domain name and version",
+  StringTooLong: "OpenZeppelin ShortStrings via EIP712: constant short domain name and version",
+};
 const root = new URL("../../", import.meta.url).pathname;
 
 function filesUnder(dir: string, suffix: string): string[] {
@@ -19,7 +29,7 @@ function filesUnder(dir: string, suffix: string): string[] {
 }
 
 describe("custom error coverage", () => {
-  it("every custom error of JobMarket, StakeVault, AuditorRegistry and DisputeGame is asserted by some test", async () => {
+  it("every custom error of JobMarket, StakeVault, AuditorRegistry, DisputeGame, ProviderRegistry and DataRegistry is asserted by some test", async () => {
     const mocha = filesUnder("test/contracts", ".test.ts")
       .filter((f) => !f.endsWith("errors-coverage.test.ts"))
       .map((f) => readFileSync(f, "utf8"))
@@ -32,7 +42,7 @@ describe("custom error coverage", () => {
     for (const name of DEPLOYABLES) {
       const artifact = await hre.artifacts.readArtifact(name);
       for (const item of artifact.abi) {
-        if (item.type !== "error") continue;
+        if (item.type !== "error" || UNREACHABLE[item.name] !== undefined) continue;
         total++;
         const byName = mocha.includes(`"${item.name}"`);
         const bySelector = solidity.includes(`${item.name}.selector`);

@@ -1,0 +1,269 @@
+/**
+ * ProviderRegistry, DataRegistry and the JobMarket terms on a fresh in-process network: attestation tiers
+ * signed by auditors with verifier/src/receipts (so the TypeScript EIP-712 side is checked against the
+ * contracts), tier-gated acceptance with tier-scaled stake, audit receipts, data shares at finalize and
+ * provenance anchoring.
+ */
+import { expect } from "chai";
+import { keccak256, parseEther, toHex, zeroAddress, type Address, type Hex } from "viem";
+import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import {
+  attestationVerifiedDigest,
+  auditReceiptDigest,
+  jobMarketDomain,
+  providerRegistryDomain,
+  signAttestationVerified,
+  signAuditReceipt,
+  type AttestationVerified,
+  type AuditReceipt,
+} from "../../verifier/src/receipts/index.ts";
+import { CHECKPOINT_CID, createConnection, DAY, expectNoTokenMovement, MANIFEST_HASH, MANIFEST_URI, MIN_BOND, policy, segmentHashes } from "./fixture.ts";
+
+const { viem, networkHelpers, publicClient, deploy } = await createConnection();
+const { time, loadFixture } = networkHelpers;
+
+const KEYS: Hex[] = [1, 2, 3].map((i) => keccak256(toHex(`pouw-test-auditor-${i}`)));
+const PAYMENT = parseEther("10");
+
+async function wired() {
+  const f = await deploy();
+  const providers = await viem.deployContract("ProviderRegistry", [f.registry.address, 2n, 30n * DAY]);
+  const data = await viem.deployContract("DataRegistry", []);
+  await f.market.write.setRegistries([f.registry.address, providers.address, data.address]);
+  await f.market.write.grantRole([await f.market.read.EVALUATOR_ROLE(), f.admin.account.address]);
+  const auditors: PrivateKeyAccount[] = KEYS.map((k) => privateKeyToAccount(k)).sort((a, b) =>
+    BigInt(a.address) < BigInt(b.address) ? -1 : 1,
+  );
+  for (const a of auditors) {
+    await networkHelpers.setBalance(a.address, parseEther("10"));
+    await f.token.write.mint([a.address, MIN_BOND]);
+    await f.token.write.approve([f.registry.address, MIN_BOND], { account: a });
+    await f.registry.write.postBond([MIN_BOND], { account: a });
+  }
+  const chainId = BigInt(await publicClient.getChainId());
+  return { ...f, providers, data, auditors, chainId };
+}
+
+type W = Awaited<ReturnType<typeof wired>>;
+
+async function attest(f: W, provider: Address, tier: number, band: number, signers = f.auditors.slice(0, 2)) {
+  const att: AttestationVerified = {
+    provider,
+    tier,
+    band,
+    evidenceHash: keccak256(toHex(`evidence-${provider}-${tier}-${band}`)),
+    expiresAt: BigInt(await time.latest()) + 7n * DAY,
+  };
+  const domain = providerRegistryDomain(f.chainId, f.providers.address);
+  const sigs = await Promise.all(signers.map((a) => signAttestationVerified(a, domain, att)));
+  return { att, sigs, domain };
+}
+
+async function corpus(f: W, salt: string, payout: Address): Promise<bigint> {
+  await f.data.write.register([keccak256(toHex(salt)), `bafkrei${salt}`, "CC-BY-4.0", payout, keccak256(toHex("terms"))], {
+    account: f.stranger.account,
+  });
+  return BigInt(await f.data.read.corpusCount());
+}
+
+describe("ProviderRegistry and tiers", () => {
+  it("records a tier signed by a quorum of auditors with the TypeScript signer; digests agree", async () => {
+    const f = await loadFixture(wired);
+    const { att, sigs, domain } = await attest(f, f.provider.account.address, 2, 80);
+    expect(await f.providers.read.digestOf([att])).to.equal(attestationVerifiedDigest(domain, att));
+    await viem.assertions.emit(f.providers.write.record([att, sigs]), f.providers, "AttestationRecorded");
+    const a = await f.providers.read.attestationOf([f.provider.account.address]);
+    expect(a.tier).to.equal(2);
+    expect(a.band).to.equal(80);
+    expect(a.evidenceHash).to.equal(att.evidenceHash);
+    expect(await f.providers.read.effectiveTier([f.provider.account.address])).to.equal(2);
+  });
+
+  it("rejects below quorum, a non-auditor, duplicates and expired statements by name", async () => {
+    const f = await loadFixture(wired);
+    const { att, sigs } = await attest(f, f.provider.account.address, 1, 95);
+    await viem.assertions.revertWithCustomError(f.providers.write.record([att, [sigs[0]!]]), f.providers, "ProviderRegistryBelowQuorum");
+    await viem.assertions.revertWithCustomError(
+      f.providers.write.record([att, [sigs[0]!, sigs[0]!]]),
+      f.providers,
+      "ProviderRegistryUnsortedSigners",
+    );
+    const stranger = privateKeyToAccount(keccak256(toHex("not-an-auditor")));
+    const foreign = await signAttestationVerified(stranger, providerRegistryDomain(f.chainId, f.providers.address), att);
+    const pair = BigInt(stranger.address) > BigInt(f.auditors[0]!.address) ? [sigs[0]!, foreign] : [foreign, sigs[0]!];
+    await viem.assertions.revertWithCustomError(f.providers.write.record([att, pair]), f.providers, "ProviderRegistryNotAuditor");
+    await f.providers.write.record([att, sigs]);
+    await viem.assertions.revertWithCustomError(f.providers.write.record([att, sigs]), f.providers, "ProviderRegistryStale");
+    await time.increase(8n * DAY);
+    expect(await f.providers.read.effectiveTier([f.provider.account.address])).to.equal(4);
+    await viem.assertions.revertWithCustomError(f.providers.write.record([att, sigs]), f.providers, "ProviderRegistryExpired");
+  });
+
+  it("acceptJob enforces the minimum tier and locks the tier-scaled stake", async () => {
+    const f = await loadFixture(wired);
+    const { att, sigs } = await attest(f, f.provider.account.address, 1, 100);
+    await f.providers.write.record([att, sigs]);
+    const terms = { minTier: 2, dataShareBps: 0, corpora: [] };
+    await f.market.write.createJobWithTerms([MANIFEST_HASH, MANIFEST_URI, f.token.address, PAYMENT, policy(), terms], {
+      account: f.buyer.account,
+    });
+    // provider2 has no attestation: tier 4, weaker than 2.
+    await expectNoTokenMovement(f.token, [f.vault.address, f.market.address], async () => {
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        f.market.write.acceptJob([1n], { account: f.provider2.account }),
+        f.market,
+        "JobMarketTierTooLow",
+        [1n, f.provider2.account.address, 4n, 2n],
+      );
+    });
+    await f.market.write.acceptJob([1n], { account: f.provider.account });
+    // tier 1: 50% of requiredStake.
+    expect(await f.vault.read.lockedFor([f.provider.account.address, 1n])).to.equal(policy().requiredStake / 2n);
+    expect(await f.market.read.termsOf([1n])).to.deep.equal([2, 0, []]);
+  });
+});
+
+describe("JobMarket.recordReceipt", () => {
+  async function committed() {
+    const f = await wired();
+    await f.market.write.createJob([MANIFEST_HASH, MANIFEST_URI, f.token.address, PAYMENT, policy()], { account: f.buyer.account });
+    await f.market.write.acceptJob([1n], { account: f.provider.account });
+    const { root, end } = segmentHashes(1n, 0);
+    await f.market.write.commitSegment([1n, 0n, root, end, 1n, CHECKPOINT_CID], { account: f.provider.account });
+    const receipt: AuditReceipt = { jobId: 1n, segment: 0, traceRoot: root, checks: 1 | 4, sampledSteps: 4, verdict: 0 };
+    return { ...f, receipt, end };
+  }
+
+  it("anchors a receipt signed with the TypeScript signer; the digest matches; a duplicate is refused", async () => {
+    const f = await loadFixture(committed);
+    const domain = jobMarketDomain(f.chainId, f.market.address);
+    const digest = auditReceiptDigest(domain, f.receipt);
+    expect(await f.market.read.receiptDigest([f.receipt])).to.equal(digest);
+    const sig = await signAuditReceipt(f.auditors[0]!, domain, f.receipt);
+    await viem.assertions.emitWithArgs(f.market.write.recordReceipt([f.receipt, f.end, sig]), f.market, "ReceiptRecorded", [
+      1n,
+      0n,
+      f.auditors[0]!.address,
+      digest,
+      f.receipt.traceRoot,
+      f.receipt.checks,
+      f.receipt.sampledSteps,
+      f.receipt.verdict,
+    ]);
+    expect(await f.market.read.receiptOf([1n, 0n, f.auditors[0]!.address])).to.equal(digest);
+    await viem.assertions.revertWithCustomError(f.market.write.recordReceipt([f.receipt, f.end, sig]), f.market, "JobMarketDuplicateReceipt");
+  });
+
+  it("refuses a wrong end state, a non-auditor and a malformed signature", async () => {
+    const f = await loadFixture(committed);
+    const domain = jobMarketDomain(f.chainId, f.market.address);
+    const sig = await signAuditReceipt(f.auditors[1]!, domain, f.receipt);
+    await viem.assertions.revertWithCustomError(
+      f.market.write.recordReceipt([f.receipt, keccak256(toHex("other")), sig]),
+      f.market,
+      "JobMarketReceiptMismatch",
+    );
+    const stranger = privateKeyToAccount(keccak256(toHex("not-an-auditor")));
+    await viem.assertions.revertWithCustomErrorWithArgs(
+      f.market.write.recordReceipt([f.receipt, f.end, await signAuditReceipt(stranger, domain, f.receipt)]),
+      f.market,
+      "JobMarketNotAuditor",
+      [stranger.address],
+    );
+    await viem.assertions.revertWithCustomError(f.market.write.recordReceipt([f.receipt, f.end, "0x1234"]), f.market, "ECDSAInvalidSignatureLength");
+    await viem.assertions.revertWithCustomError(
+      f.market.write.recordReceipt([{ ...f.receipt, verdict: 2 }, f.end, sig]),
+      f.market,
+      "JobMarketMalformedReceipt",
+    );
+  });
+});
+
+describe("DataRegistry, data shares and provenance", () => {
+  it("credits contributors by tokens and weights at finalize; credits + pay + refund == payment", async () => {
+    const f = await loadFixture(wired);
+    const [p1, p2] = [f.auditors[0]!.address, f.challenger.account.address];
+    const c1 = await corpus(f, "one", p1);
+    const c2 = await corpus(f, "two", p2);
+    const terms = { minTier: 0, dataShareBps: 3_000, corpora: [{ corpusId: c1, tokens: 1_000n }, { corpusId: c2, tokens: 2_000n }] };
+    const payment = 1_000_000_007n;
+    await viem.assertions.emit(
+      f.market.write.createJobWithTerms([MANIFEST_HASH, MANIFEST_URI, f.token.address, payment, policy({ segments: 1 }), terms], {
+        account: f.buyer.account,
+      }),
+      f.market,
+      "JobTermsSet",
+    );
+    await f.market.write.recordImprovement([1n, c2, 500_000]); // corpus 2 counts half: weights 1000 vs 1000
+    await f.market.write.acceptJob([1n], { account: f.provider.account });
+    const { root, end } = segmentHashes(1n, 0);
+    await f.market.write.commitSegment([1n, 0n, root, end, 1n, CHECKPOINT_CID], { account: f.provider.account });
+    await time.increase(DAY + 1n);
+    const pool = (payment * 3_000n) / 10_000n; // 300000002
+    await viem.assertions.emitWithArgs(f.market.write.finalize([1n]), f.market, "DataShareCredited", [1n, c1, p1, pool / 2n]);
+    const credit = (a: Address) => f.market.read.creditOf([a, f.token.address]);
+    expect(await credit(p1)).to.equal(pool / 2n);
+    expect(await credit(p2)).to.equal(pool / 2n);
+    expect((await credit(p1)) + (await credit(p2)) + (await credit(f.provider.account.address)) + (await credit(f.buyer.account.address))).to.equal(payment);
+    expect(await f.token.read.balanceOf([f.market.address])).to.equal(payment);
+  });
+
+  it("refuses unknown and retired corpora, and payout changes by a non-owner", async () => {
+    const f = await loadFixture(wired);
+    const c1 = await corpus(f, "one", f.challenger.account.address);
+    const create = (id: bigint) =>
+      f.market.write.createJobWithTerms(
+        [MANIFEST_HASH, MANIFEST_URI, f.token.address, PAYMENT, policy(), { minTier: 0, dataShareBps: 100, corpora: [{ corpusId: id, tokens: 1n }] }],
+        { account: f.buyer.account },
+      );
+    await expectNoTokenMovement(f.token, [f.market.address, f.buyer.account.address], async () => {
+      await viem.assertions.revertWithCustomErrorWithArgs(create(9n), f.data, "DataRegistryUnknownCorpus", [9n]);
+    });
+    await viem.assertions.revertWithCustomError(
+      f.data.write.setPayout([c1, f.buyer.account.address], { account: f.buyer.account }),
+      f.data,
+      "DataRegistryNotOwner",
+    );
+    await f.data.write.retire([c1], { account: f.stranger.account });
+    await viem.assertions.revertWithCustomErrorWithArgs(create(c1), f.data, "DataRegistryRetired", [c1]);
+    await viem.assertions.revertWithCustomError(
+      f.data.write.register([keccak256(toHex("one")), "bafkreione", "MIT", f.buyer.account.address, keccak256(toHex("t"))]),
+      f.data,
+      "DataRegistryDuplicateContent",
+    );
+  });
+
+  it("anchors provenance once, by the final provider, after finalize", async () => {
+    const f = await loadFixture(wired);
+    await f.market.write.createJob([MANIFEST_HASH, MANIFEST_URI, f.token.address, PAYMENT, policy({ segments: 1 })], { account: f.buyer.account });
+    await f.market.write.acceptJob([1n], { account: f.provider.account });
+    const { root, end } = segmentHashes(1n, 0);
+    await f.market.write.commitSegment([1n, 0n, root, end, 1n, CHECKPOINT_CID], { account: f.provider.account });
+    const record = keccak256(toHex("provenance record"));
+    await viem.assertions.revertWithCustomError(
+      f.market.write.anchorProvenance([1n, record, CHECKPOINT_CID], { account: f.provider.account }),
+      f.market,
+      "JobMarketWrongStatus",
+    );
+    await time.increase(DAY + 1n);
+    await f.market.write.finalize([1n]);
+    await viem.assertions.emitWithArgs(
+      f.market.write.anchorProvenance([1n, record, CHECKPOINT_CID], { account: f.provider.account }),
+      f.market,
+      "ProvenanceAnchored",
+      [1n, f.provider.account.address, record, CHECKPOINT_CID],
+    );
+    const [recordHash, cidHash, at] = await f.market.read.provenanceOf([1n]);
+    expect(recordHash).to.equal(record);
+    expect(cidHash).to.equal(keccak256(toHex(CHECKPOINT_CID)));
+    expect(at).to.equal(BigInt(await time.latest()));
+    await viem.assertions.revertWithCustomError(
+      f.market.write.anchorProvenance([1n, record, CHECKPOINT_CID], { account: f.provider.account }),
+      f.market,
+      "JobMarketProvenanceAlreadyAnchored",
+    );
+    const wiredTo = (await f.market.read.registries()).map((a) => a.toLowerCase());
+    expect(wiredTo).to.deep.equal([f.registry.address, f.providers.address, f.data.address].map((a) => a.toLowerCase()));
+    expect(wiredTo).to.not.include(zeroAddress);
+  });
+});
