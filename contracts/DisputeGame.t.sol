@@ -80,28 +80,28 @@ contract DisputeGameTest is TestBase, DisputeFixture {
 
     function test_challenge_stepOutsideSegment_reverts() public {
         uint256 jobId = _job(2, 2, HONEST);
-        (bytes32[4] memory l, bytes32[4] memory hs) = leaves(jobId, 1, HONEST);
+        (bytes32[4] memory lv, bytes32[4] memory hs) = leaves(jobId, 1, HONEST);
         // step 3 = 1*K is the first state of segment 1, but step 3's pre-state h(2) belongs to segment 0 only.
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameStepOutsideSegment.selector, 1, 3, 3));
         vm_prank(challenger);
-        game.challenge(jobId, 1, 3, root(l), hs[3], hs[0], proof(l, 0), hs[0], proof(l, 0));
+        game.challenge(jobId, 1, 3, root(lv), hs[3], hs[0], proof(lv, 0), hs[0], proof(lv, 0));
     }
 
     function test_challenge_wrongRoot_reverts() public {
         uint256 jobId = _job(2, 1, HONEST);
-        (bytes32[4] memory l, bytes32[4] memory hs) = leaves(jobId, 0, 1); // not the committed leaves
+        (bytes32[4] memory lv, bytes32[4] memory hs) = leaves(jobId, 0, 1); // not the committed leaves
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameCommitmentMismatch.selector, jobId, 0));
         vm_prank(challenger);
-        game.challenge(jobId, 0, 1, root(l), hs[3], hs[0], proof(l, 0), hs[1], proof(l, 1));
+        game.challenge(jobId, 0, 1, root(lv), hs[3], hs[0], proof(lv, 0), hs[1], proof(lv, 1));
     }
 
     function test_challenge_badLeafProof_reverts() public {
         uint256 jobId = _job(2, 1, HONEST);
-        (bytes32[4] memory l, bytes32[4] memory hs) = leaves(jobId, 0, HONEST);
+        (bytes32[4] memory lv, bytes32[4] memory hs) = leaves(jobId, 0, HONEST);
         bytes32 fake = keccak256("not a leaf");
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameBadLeafProof.selector, 2, fake));
         vm_prank(challenger);
-        game.challenge(jobId, 0, 2, root(l), hs[3], hs[1], proof(l, 1), fake, proof(l, 2));
+        game.challenge(jobId, 0, 2, root(lv), hs[3], hs[1], proof(lv, 1), fake, proof(lv, 2));
     }
 
     function test_challenge_sameStepTwice_reverts() public {
@@ -391,9 +391,9 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         return uint256(keccak256(abi.encode("batch", t))) >> 8;
     }
 
-    function _batchLeaves() internal pure returns (bytes32[4] memory l) {
+    function _batchLeaves() internal pure returns (bytes32[4] memory lv) {
         for (uint256 t = 1; t <= 4; ++t) {
-            l[t - 1] = Trace.leaf(uint64(t), bytes32(_batch(t)));
+            lv[t - 1] = Trace.leaf(uint64(t), bytes32(_batch(t)));
         }
     }
 

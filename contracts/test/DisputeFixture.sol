@@ -88,22 +88,22 @@ abstract contract DisputeBase {
 
     /// @notice Leaves of segment `segment` (states 3s..3s+3): variant 0 everywhere, except states >= `badFrom` use
     /// variant 1 (a cheat that diverges at step badFrom).
-    function leaves(uint256 jobId, uint256 segment, uint256 badFrom) public pure returns (bytes32[4] memory l, bytes32[4] memory hs) {
+    function leaves(uint256 jobId, uint256 segment, uint256 badFrom) public pure returns (bytes32[4] memory lv, bytes32[4] memory hs) {
         for (uint256 j; j < 4; ++j) {
             uint256 t = segment * K + j;
             hs[j] = h(jobId, t, t >= badFrom ? 1 : 0);
-            l[j] = Trace.leaf(uint64(t), hs[j]);
+            lv[j] = Trace.leaf(uint64(t), hs[j]);
         }
     }
 
-    function root(bytes32[4] memory l) public pure returns (bytes32) {
-        return _hashPair(_hashPair(l[0], l[1]), _hashPair(l[2], l[3]));
+    function root(bytes32[4] memory lv) public pure returns (bytes32) {
+        return _hashPair(_hashPair(lv[0], lv[1]), _hashPair(lv[2], lv[3]));
     }
 
-    function proof(bytes32[4] memory l, uint256 j) public pure returns (bytes32[] memory p) {
+    function proof(bytes32[4] memory lv, uint256 j) public pure returns (bytes32[] memory p) {
         p = new bytes32[](2);
-        p[0] = l[j ^ 1];
-        p[1] = j < 2 ? _hashPair(l[2], l[3]) : _hashPair(l[0], l[1]);
+        p[0] = lv[j ^ 1];
+        p[1] = j < 2 ? _hashPair(lv[2], lv[3]) : _hashPair(lv[0], lv[1]);
     }
 
     // ---------------------------------------------------------------- job set-up
@@ -129,19 +129,19 @@ abstract contract DisputeBase {
 
     function _commit(uint256 jobId, uint256 commits, uint256 badFrom) internal {
         for (uint256 s; s < commits; ++s) {
-            (bytes32[4] memory l, bytes32[4] memory hs) = leaves(jobId, s, badFrom);
+            (bytes32[4] memory lv, bytes32[4] memory hs) = leaves(jobId, s, badFrom);
             vm.prank(provider);
-            market.commitSegment(jobId, s, root(l), hs[3], 1, "cid");
+            market.commitSegment(jobId, s, root(lv), hs[3], 1, "cid");
         }
     }
 
     /// @notice Challenges step `step` (in segment step-1 / K) of job `jobId` as `who`.
     function _challenge(address who, uint256 jobId, uint256 step, uint256 badFrom) internal returns (uint256) {
         uint256 segment = (step - 1) / K;
-        (bytes32[4] memory l, bytes32[4] memory hs) = leaves(jobId, segment, badFrom);
+        (bytes32[4] memory lv, bytes32[4] memory hs) = leaves(jobId, segment, badFrom);
         uint256 j = step - segment * K;
         vm.prank(who);
-        return game.challenge(jobId, segment, step, root(l), hs[3], hs[j - 1], proof(l, j - 1), hs[j], proof(l, j));
+        return game.challenge(jobId, segment, step, root(lv), hs[3], hs[j - 1], proof(lv, j - 1), hs[j], proof(lv, j));
     }
 
     function _salt(address member) internal pure returns (bytes32) {

@@ -20,6 +20,8 @@ contract DisputeHandler is DisputeBase {
 
     uint256[] internal _jobs;
 
+    error OnlySelf(address caller);
+
     constructor(DisputeFixture f) {
         token = f.token();
         vault = f.vault();
@@ -61,7 +63,7 @@ contract DisputeHandler is DisputeBase {
 
     /// @dev External so that challengeStep can catch its expected reverts (window closed, step already open).
     function challengeAs(address who, uint256 jobId, uint256 step, uint256 badFrom) external {
-        require(msg.sender == address(this));
+        if (msg.sender != address(this)) revert OnlySelf(msg.sender);
         _challenge(who, jobId, step, badFrom);
     }
 
