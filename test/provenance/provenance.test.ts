@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { network } from "hardhat";
-import { keccak256, maxUint256, parseEther, toHex, type Hex } from "viem";
+import { keccak256, maxUint256, parseEther, toBytes, toHex, type Hex } from "viem";
 import {
   acceptJob,
   approveToken,
@@ -39,6 +39,7 @@ import {
   verifyProvenance,
   viemProvenanceChain,
   writeProvenance,
+  type ChainAnchor,
   type ProvenanceChain,
   type ProvenanceReport,
 } from "../../verifier/src/provenance/index.ts";
@@ -103,10 +104,10 @@ describe("provenance record", function () {
   let bridge: { url: string; server: Server };
   let recordPath: string;
   let weightsPath: string;
-  const anchored = new Map<bigint, { recordHash: Hex; weightsCid: string }>();
+  const anchored = new Map<bigint, ChainAnchor>();
   // NOTE: until the anchor contract is deployed by deployMarket, provenanceOf is served from this map;
   // every other read goes to the in-process chain.
-  const chainWith = (anchor: Map<bigint, { recordHash: Hex; weightsCid: string }>): ProvenanceChain => ({ ...chainBase, provenance: async (j) => anchor.get(j) });
+  const chainWith = (anchor: Map<bigint, ChainAnchor>): ProvenanceChain => ({ ...chainBase, provenance: async (j) => anchor.get(j) });
 
   before(async () => {
     const conn = await network.create();
@@ -144,7 +145,7 @@ describe("provenance record", function () {
     recordPath = written.path;
     recordBytes = new Uint8Array(readFileSync(written.path));
     recordHashHex = written.recordHash;
-    anchored.set(jobId, { recordHash: written.recordHash, weightsCid: record.weights.cid });
+    anchored.set(jobId, { recordHash: written.recordHash, weightsCidHash: keccak256(toBytes(record.weights.cid)), anchoredAt: 1n });
     pub = buyer!.public;
     chainBase = viemProvenanceChain(pub, { jobMarket: d.jobMarket });
     mnistBytes = corpusBytes(corpusSpecOf(manifest)).bytes;
@@ -191,7 +192,7 @@ describe("provenance record", function () {
   });
 
   it("rejects a wrong anchored hash and a missing anchor", async () => {
-    const wrong = new Map([[jobId, { recordHash: keccak256(toHex("another record")), weightsCid: anchored.get(jobId)!.weightsCid }]]);
+    const wrong = new Map([[jobId, { ...anchored.get(jobId)!, recordHash: keccak256(toHex("another record")) }]]);
     expect(failed(await verifyProvenance({ recordBytes, weightsBytes, chain: chainWith(wrong), deployment: d, corpusBytes: () => mnistBytes }))).to.deep.equal(["record hash"]);
     expect(failed(await verifyProvenance({ recordBytes, weightsBytes, chain: chainWith(new Map()), deployment: d, corpusBytes: () => mnistBytes }))).to.deep.equal(["provenance anchor"]);
   });

@@ -9,12 +9,16 @@ import { jobMarketAbi } from "../chain/abi/JobMarket.ts";
 import { parseCid } from "../store/index.ts";
 
 /**
- * The anchor's interface (IJobMarket / IDataRegistry provenance functions): a record hash and the
- * weights CID per job, written once at or after finalize.
+ * JobMarket's provenance, receipt and terms functions (IJobMarket): the record hash and keccak256 of the
+ * weights CID string per job, anchored once by the final provider after finalize.
  */
 export const provenanceAnchorAbi = parseAbi([
   "function anchorProvenance(uint256 jobId, bytes32 recordHash, string weightsCid)",
-  "function provenanceOf(uint256 jobId) view returns (bytes32 recordHash, string weightsCid)",
+  "function provenanceOf(uint256 jobId) view returns (bytes32 recordHash, bytes32 weightsCidHash, uint64 anchoredAt)",
+  "function receiptOf(uint256 jobId, uint256 segment, address auditor) view returns (bytes32)",
+  "function registries() view returns (address auditors, address providers, address data)",
+  "struct JobCorpus { uint64 corpusId; uint96 tokens; uint32 weightE6; bool weighted; }",
+  "function termsOf(uint256 jobId) view returns (uint8 minTier, uint16 dataShareBps, JobCorpus[] corpora)",
 ]);
 
 export const dataRegistryReadAbi = parseAbi([
@@ -25,6 +29,8 @@ export const dataRegistryReadAbi = parseAbi([
 
 export type ChainJob = { manifestHash: Hex; segments: number; status: string };
 export type ChainCorpus = { corpusId: bigint; contentCid: string; licence: string; retired: boolean; payout: Address };
+export type ChainJobCorpus = { corpusId: bigint; tokens: bigint; weightE6: number; weighted: boolean };
+export type ChainAnchor = { recordHash: Hex; weightsCidHash: Hex; anchoredAt: bigint };
 
 export interface ProvenanceChain {
   chainId(): Promise<number>;
@@ -32,8 +38,12 @@ export interface ProvenanceChain {
   job(jobId: bigint): Promise<ChainJob | undefined>;
   /** Whether (traceRoot, endStateHash) is what was committed for the segment. */
   verifySegment(jobId: bigint, segment: number, traceRoot: Hex, endStateHash: Hex): Promise<boolean>;
-  /** The anchored record hash and weights CID, or undefined when nothing is anchored. */
-  provenance(jobId: bigint): Promise<{ recordHash: Hex; weightsCid: string } | undefined>;
+  /** The anchored record hash and keccak256(weights CID), or undefined when nothing is anchored. */
+  provenance(jobId: bigint): Promise<ChainAnchor | undefined>;
+  /** Digest of the receipt `auditor` recorded for the segment; undefined when none was recorded. */
+  receipt(jobId: bigint, segment: number, auditor: Address): Promise<Hex | undefined>;
+  /** The corpora (registry ids, tokens, weights) the job's terms reference; null when the market has no terms. */
+  jobCorpora(jobId: bigint): Promise<ChainJobCorpus[] | null>;
   /** The registered corpus with this content id; undefined when none is; null when no registry is known. */
   corpus(contentId: string): Promise<ChainCorpus | undefined | null>;
 }
@@ -48,11 +58,25 @@ export type ViemProvenanceChainOptions = {
   jobMarket: Address;
   /** Contract holding anchorProvenance/provenanceOf (default: jobMarket). */
   provenanceAnchor?: Address;
+  /** DataRegistry (default: the one JobMarket.registries() names, if any). */
   dataRegistry?: Address;
 };
 
+const ZERO32 = /^0x0{64}$/;
+
 export function viemProvenanceChain(client: PublicClient<Transport, Chain>, o: ViemProvenanceChainOptions): ProvenanceChain {
   const anchor = o.provenanceAnchor ?? o.jobMarket;
+  let registry: Promise<Address | undefined> | undefined;
+  const dataRegistry = (): Promise<Address | undefined> => {
+    registry ??= o.dataRegistry
+      ? Promise.resolve(o.dataRegistry)
+      : client
+          .readContract({ address: o.jobMarket, abi: provenanceAnchorAbi, functionName: "registries" })
+          .then(([, , data]) => (/^0x0{40}$/i.test(data) ? undefined : data))
+          // NOTE: a JobMarket without registries() (older deployment) has no DataRegistry to check against.
+          .catch(() => undefined);
+    return registry;
+  };
   return {
     chainId: () => withRetry(() => client.getChainId(), { what: "eth_chainId" }),
     async job(jobId) {
@@ -65,18 +89,28 @@ export function viemProvenanceChain(client: PublicClient<Transport, Chain>, o: V
         what: "verifySegment",
       }),
     async provenance(jobId) {
-      const [recordHash, weightsCid] = await withRetry(() => client.readContract({ address: anchor, abi: provenanceAnchorAbi, functionName: "provenanceOf", args: [jobId] }), {
-        what: "provenanceOf",
-      });
-      if (/^0x0{64}$/.test(recordHash)) return undefined;
-      return { recordHash, weightsCid };
+      const [recordHash, weightsCidHash, anchoredAt] = await client.readContract({ address: anchor, abi: provenanceAnchorAbi, functionName: "provenanceOf", args: [jobId] });
+      if (ZERO32.test(recordHash)) return undefined;
+      return { recordHash, weightsCidHash, anchoredAt };
+    },
+    async receipt(jobId, segment, auditor) {
+      const digest = await client.readContract({ address: o.jobMarket, abi: provenanceAnchorAbi, functionName: "receiptOf", args: [jobId, BigInt(segment), auditor] });
+      return ZERO32.test(digest) ? undefined : digest;
+    },
+    async jobCorpora(jobId) {
+      try {
+        const [, , corpora] = await client.readContract({ address: o.jobMarket, abi: provenanceAnchorAbi, functionName: "termsOf", args: [jobId] });
+        return corpora.map((c) => ({ corpusId: c.corpusId, tokens: c.tokens, weightE6: c.weightE6, weighted: c.weighted }));
+      } catch {
+        return null;
+      }
     },
     async corpus(contentId) {
-      if (!o.dataRegistry) return null;
-      const registry = o.dataRegistry;
-      const id = await withRetry(() => client.readContract({ address: registry, abi: dataRegistryReadAbi, functionName: "corpusIdOf", args: [contentDigestOf(contentId)] }), { what: "corpusIdOf" });
+      const reg = await dataRegistry();
+      if (!reg) return null;
+      const id = await withRetry(() => client.readContract({ address: reg, abi: dataRegistryReadAbi, functionName: "corpusIdOf", args: [contentDigestOf(contentId)] }), { what: "corpusIdOf" });
       if (id === 0n) return undefined;
-      const c = await withRetry(() => client.readContract({ address: registry, abi: dataRegistryReadAbi, functionName: "corpusOf", args: [id] }), { what: "corpusOf" });
+      const c = await withRetry(() => client.readContract({ address: reg, abi: dataRegistryReadAbi, functionName: "corpusOf", args: [id] }), { what: "corpusOf" });
       return { corpusId: id, contentCid: c.contentCid, licence: c.licence, retired: c.retired, payout: c.payout };
     },
   };

@@ -7,13 +7,13 @@
  *   const report = await verifyProvenance({ recordBytes, weightsBytes, chain: viemProvenanceChain(client, { jobMarket }) });
  *   if (!report.ok) throw new ProvenanceMismatchError(report.failures);
  */
-import { getAddress, isAddressEqual, type Hex } from "viem";
+import { getAddress, isAddressEqual, keccak256, toBytes, type Hex } from "viem";
 import { corpusBytes, corpusSpecOf } from "../ml/data/corpus.ts";
 import { manifestHash, type Manifest } from "../ml/manifest.ts";
 import { auditReceiptDigest, jobMarketDomain, recoverAuditReceiptSigner } from "../receipts/index.ts";
 import { cidOf } from "../store/index.ts";
 import { logger } from "../log/index.ts";
-import type { ProvenanceChain } from "./chain.ts";
+import type { ChainAnchor, ChainJobCorpus, ProvenanceChain } from "./chain.ts";
 import { ProvenanceMismatchError } from "./errors.ts";
 import { parseProvenanceBytes, provenanceCorpora, recordManifest, type ProvenanceCorpus, type ProvenanceRecord } from "./record.ts";
 import { weightsStateHash } from "./weights.ts";
@@ -112,7 +112,7 @@ export async function verifyProvenance(input: VerifyProvenanceInput): Promise<Pr
   }
 
   // ---- anchor
-  let anchor: { recordHash: Hex; weightsCid: string } | undefined;
+  let anchor: ChainAnchor | undefined;
   let anchorError: string | undefined;
   try {
     anchor = await input.chain.provenance(jobId);
@@ -126,7 +126,8 @@ export async function verifyProvenance(input: VerifyProvenanceInput): Promise<Pr
     add("provenance anchor", false, `no provenance anchored for job ${jobId}`);
   } else {
     add("record hash", anchor.recordHash === fileHash, anchor.recordHash === fileHash ? `anchored ${fileHash}` : `record file hashes to ${fileHash}, chain anchored ${anchor.recordHash}`);
-    add("anchored weights CID", anchor.weightsCid === record.weights.cid, `chain anchored ${anchor.weightsCid}, record says ${record.weights.cid}`);
+    const cidHash = keccak256(toBytes(record.weights.cid));
+    add("anchored weights CID", anchor.weightsCidHash === cidHash, anchor.weightsCidHash === cidHash ? `keccak256(${record.weights.cid}) anchored` : `chain anchored weights CID hash ${anchor.weightsCidHash}, keccak256 of the record's CID is ${cidHash}`);
   }
 
   // ---- receipts
@@ -152,14 +153,33 @@ export async function verifyProvenance(input: VerifyProvenanceInput): Promise<Pr
     }
     try {
       const signer = await recoverAuditReceiptSigner(domain, receipt, r.signature);
-      add(item, signer === r.auditor, signer === r.auditor ? `signed by the auditor (not anchored on chain: JobMarket has no recordReceipt yet)` : `signature recovers to ${signer}, not ${r.auditor}`);
+      if (signer !== r.auditor) {
+        add(item, false, `signature recovers to ${signer}, not ${r.auditor}`);
+        continue;
+      }
     } catch (err) {
       add(item, false, `signature: ${(err as Error).message}`);
+      continue;
     }
+    let onChain: Hex | undefined;
+    try {
+      onChain = await input.chain.receipt(jobId, r.segment, r.auditor);
+    } catch (err) {
+      add(item, true, `signed by the auditor; on-chain record not readable (${(err as { shortMessage?: string }).shortMessage ?? String(err)})`);
+      continue;
+    }
+    if (onChain === undefined) add(item, true, "signed by the auditor; not recorded on chain (recordReceipt is optional)");
+    else add(item, onChain === digest, onChain === digest ? "signed by the auditor and recorded on chain" : `chain recorded digest ${onChain} for this auditor and segment, record says ${digest}`);
   }
 
   // ---- corpora
   const load = input.corpusBytes ?? packageCorpusBytes;
+  let jobCorpora: ChainJobCorpus[] | null = null;
+  try {
+    jobCorpora = await input.chain.jobCorpora(jobId);
+  } catch (err) {
+    log.info({ err }, "termsOf read failed");
+  }
   for (const c of record.corpora) {
     const bytes = await load(c, manifest);
     if (bytes === undefined) {
@@ -182,6 +202,13 @@ export async function verifyProvenance(input: VerifyProvenanceInput): Promise<Pr
     } else {
       const ok = registered.contentCid === c.contentId && registered.licence === c.licence;
       add(`corpus ${c.name} registry`, ok, ok ? `registered as corpus ${registered.corpusId}${registered.retired ? " (retired since)" : ""}` : `registered corpus ${registered.corpusId} has CID ${registered.contentCid} and licence ${JSON.stringify(registered.licence)}, record says ${c.contentId} and ${JSON.stringify(c.licence)}`);
+      if (jobCorpora !== null && jobCorpora.length === 0) {
+        skip(`corpus ${c.name} terms`, `job ${jobId} references no corpora on chain (created without data terms)`);
+      } else if (jobCorpora !== null) {
+        const use = jobCorpora.find((u) => u.corpusId === registered.corpusId);
+        if (!use) add(`corpus ${c.name} terms`, false, `unknown corpus: registered corpus ${registered.corpusId} is not in job ${jobId}'s terms`);
+        else add(`corpus ${c.name} terms`, use.tokens === BigInt(c.declaredTokens), `job terms credit ${use.tokens} tokens, record declares ${c.declaredTokens}${use.weighted ? `; improvement weight ${use.weightE6 / 1e6}` : ""}`);
+      }
     }
   }
 
