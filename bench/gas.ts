@@ -1,7 +1,9 @@
 /**
  * Gas of every external state-changing function of the market contracts on the happy path, and of whole
  * job lifecycles (createJob + acceptJob + N x commitSegment + finalize + the provider's claim) for
- * N = 1, 10, 100 segments. Prints a table and writes bench/results/gas.json.
+ * N = 1, 10, 100 segments, on a market wired to ProviderRegistry and DataRegistry (so acceptJob pays the
+ * tier lookup), plus a 10-segment lifecycle with terms (createJobWithTerms with two corpora and a 20%
+ * data share, a tier-1 provider, finalize crediting both corpora). Prints a table and writes bench/results/gas.json.
  *
  * Run: npm run bench:gas   (hardhat run bench/gas.ts; fresh in-process network)
  *
@@ -26,23 +28,20 @@ const wallet = (i: number) => {
   if (!w) throw new Error(`need at least ${i + 1} accounts`);
   return w;
 };
-const [admin, buyer, provider, challenger, auditor] = [0, 1, 2, 3, 4].map(wallet) as [
-  ReturnType<typeof wallet>,
-  ReturnType<typeof wallet>,
-  ReturnType<typeof wallet>,
-  ReturnType<typeof wallet>,
-  ReturnType<typeof wallet>,
-];
+type W = ReturnType<typeof wallet>;
+const [admin, buyer, provider, challenger, auditor, auditor2, auditor3, contributor] = [0, 1, 2, 3, 4, 5, 6, 7].map(wallet) as [W, W, W, W, W, W, W, W];
 
 const token = await viem.deployContract("TestToken", ["Test", "TST"]);
 const vault = await viem.deployContract("StakeVault", [token.address, BigInt(7 * DAY), admin.account.address]);
 const registry = await viem.deployContract("AuditorRegistry", [token.address, parseEther("100"), BigInt(14 * DAY), admin.account.address]);
 const market = await viem.deployContract("JobMarket", [vault.address, admin.account.address]);
+const providers = await viem.deployContract("ProviderRegistry", [registry.address, 2n, BigInt(30 * DAY)]);
+const data = await viem.deployContract("DataRegistry", []);
 await vault.write.grantRole([await vault.read.MARKET_ROLE(), market.address]);
 await vault.write.grantRole([await vault.read.SLASHER_ROLE(), admin.account.address]);
 await market.write.grantRole([await market.read.DISPUTE_ROLE(), admin.account.address]);
 await registry.write.grantRole([await registry.read.DISPUTE_ROLE(), admin.account.address]);
-for (const w of [buyer, provider, challenger, auditor]) {
+for (const w of [buyer, provider, challenger, auditor, auditor2, auditor3]) {
   await token.write.mint([w.account.address, parseEther("1000000000")]);
   for (const spender of [market.address, vault.address, registry.address]) {
     await token.write.approve([spender, maxUint256], { account: w.account });
@@ -84,6 +83,11 @@ const commit = (id: bigint, s: number) =>
   );
 
 const results: Record<string, number> = {};
+
+// Wiring as the Ignition module does it; every lifecycle below runs against the wired market (acceptJob
+// reads the provider's tier from the ProviderRegistry).
+results["JobMarket.setRegistries"] = await gas(market.write.setRegistries([registry.address, providers.address, data.address]));
+await market.write.grantRole([await market.read.EVALUATOR_ROLE(), admin.account.address]);
 
 // StakeVault (the first deposit creates the provider's account; a second one is a top-up).
 results["StakeVault.deposit"] = await gas(vault.write.deposit([parseEther("1000")], { account: provider.account }));
@@ -147,6 +151,59 @@ results["AuditorRegistry.claim"] = await gas(registry.write.claim({ account: cha
 results["AuditorRegistry.requestExit"] = await gas(registry.write.requestExit({ account: auditor.account }));
 await networkHelpers.time.increase(14 * DAY);
 results["AuditorRegistry.leave"] = await gas(registry.write.leave({ account: auditor.account }));
+
+// Terms: attestation tiers, corpora, data shares, receipts, provenance.
+{
+  // Two bonded auditors sign an AttestationVerified for the provider (tier 1), ascending by address.
+  const signers = [auditor2, auditor3].sort((a, b) => (BigInt(a.account.address) < BigInt(b.account.address) ? -1 : 1));
+  for (const a of signers) await registry.write.postBond([parseEther("100")], { account: a.account });
+  const chainId = BigInt(await publicClient.getChainId());
+  const att = {
+    provider: provider.account.address,
+    tier: 1,
+    band: 100,
+    evidenceHash: keccak256(toHex("evidence")),
+    expiresAt: BigInt(await networkHelpers.time.latest()) + BigInt(7 * DAY),
+  };
+  const attDomain = { name: "PoUW ProviderRegistry", version: "1", chainId, verifyingContract: providers.address };
+  const attTypes = { AttestationVerified: [{ name: "provider", type: "address" }, { name: "tier", type: "uint8" }, { name: "band", type: "uint8" }, { name: "evidenceHash", type: "bytes32" }, { name: "expiresAt", type: "uint64" }] } as const;
+  const sigs = await Promise.all(signers.map((a) => a.signTypedData({ account: a.account, domain: attDomain, types: attTypes, primaryType: "AttestationVerified", message: att })));
+  results["ProviderRegistry.record(quorum=2)"] = await gas(providers.write.record([att, sigs], { account: challenger.account }));
+
+  results["DataRegistry.register"] = await gas(
+    data.write.register([keccak256(toHex("corpus-1")), CID, "CC-BY-4.0", contributor.account.address, keccak256(toHex("terms"))], { account: contributor.account }),
+  );
+  await data.write.register([keccak256(toHex("corpus-2")), CID, "CC0-1.0", challenger.account.address, keccak256(toHex("terms"))], { account: contributor.account });
+  results["DataRegistry.setPayout"] = await gas(data.write.setPayout([1n, contributor.account.address], { account: contributor.account }));
+
+  // A 10-segment lifecycle with two corpora and a 20% data share, accepted by the tier-1 provider.
+  const terms = { minTier: 1, dataShareBps: 2_000, corpora: [{ corpusId: 1n, tokens: 1_000_000n }, { corpusId: 2n, tokens: 3_000_000n }] };
+  const createG = await gas(
+    market.write.createJobWithTerms([keccak256(toHex("manifest-terms")), MANIFEST_URI, token.address, parseEther("50"), policy(10), terms], { account: buyer.account }),
+  );
+  jobs += 1n;
+  const id = jobs;
+  results["JobMarket.createJobWithTerms(corpora=2)"] = createG;
+  results["JobMarket.recordImprovement"] = await gas(market.write.recordImprovement([id, 2n, 500_000]));
+  const acceptG = await gas(market.write.acceptJob([id], { account: provider.account }));
+  results["JobMarket.acceptJob(tier=1)"] = acceptG;
+  let commits = 0;
+  for (let s = 0; s < 10; s++) commits += await commit(id, s);
+  const receipt = { jobId: id, segment: 0, traceRoot: keccak256(toHex(`root-${id}-0`)), checks: 5, sampledSteps: 32, verdict: 0 };
+  const rDomain = { name: "PoUW JobMarket", version: "1", chainId, verifyingContract: market.address };
+  const rTypes = { AuditReceipt: [{ name: "jobId", type: "uint256" }, { name: "segment", type: "uint32" }, { name: "traceRoot", type: "bytes32" }, { name: "checks", type: "uint32" }, { name: "sampledSteps", type: "uint32" }, { name: "verdict", type: "uint8" }] } as const;
+  const rSig = await auditor2.signTypedData({ account: auditor2.account, domain: rDomain, types: rTypes, primaryType: "AuditReceipt", message: receipt });
+  results["JobMarket.recordReceipt"] = await gas(market.write.recordReceipt([receipt, keccak256(toHex(`end-${id}-0`)), rSig], { account: challenger.account }));
+  await networkHelpers.time.increase(DAY + 1);
+  const fin = await gas(market.write.finalize([id], { account: buyer.account }));
+  results["JobMarket.finalize(corpora=2)"] = fin;
+  const claim = await gas(market.write.claim([token.address], { account: provider.account }));
+  results["lifecycle.segments=10,corpora=2"] = createG + acceptG + commits + fin + claim;
+  results["JobMarket.anchorProvenance"] = await gas(
+    market.write.anchorProvenance([id, keccak256(toHex("provenance")), CID], { account: provider.account }),
+  );
+  results["DataRegistry.retire"] = await gas(data.write.retire([2n], { account: contributor.account }));
+}
 
 const sorted = Object.fromEntries(Object.entries(results).sort(([a], [b]) => a.localeCompare(b)));
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
