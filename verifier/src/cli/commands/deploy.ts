@@ -1,10 +1,11 @@
 /**
- * `pouw deploy [--rpc URL] [--token ADDR]`: deploy and wire the market contracts and write the deployment
- * file the other commands read (default .pouw/deployment.json). Without --token it deploys the mintable dev
- * token (local chains).
+ * `pouw deploy [--rpc URL] [--token ADDR]`: deploy and wire the market contracts (token unless given,
+ * StakeVault, AuditorRegistry, JobMarket, then the step verifier and DisputeGame with the dispute roles)
+ * and write the deployment file the other commands read (default .pouw/deployment.json). Without --token
+ * it deploys the mintable dev token (local chains).
  */
 import type { Command } from "commander";
-import { deployMarket, writeDeployment } from "../../chain/index.ts";
+import { deployDisputeGame, deployMarket, writeDeployment } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { chainContext, fmt, parseAddress, parseAmount, parseSeconds, withConfig } from "../context.ts";
 
@@ -25,7 +26,10 @@ export function registerDeploy(program: Command): void {
     const ctx = await chainContext(opts, { needDeployment: false });
     if (!token && ctx.chainId !== 31337) throw new InputError(`chain ${ctx.chainId} is not the local dev chain: pass --token with the ERC-20 to use`);
     const d = await deployMarket(ctx.clients, { unbondingDelaySeconds, minBond, exitDelaySeconds, ...(token ? { token } : {}) });
-    const { gasUsed, ...deployment } = d;
+    const { gasUsed: marketGas, ...market } = d;
+    const game = await deployDisputeGame(ctx.clients, { deployment: market });
+    const deployment = { ...market, disputeGame: game.disputeGame };
+    const gasUsed = marketGas + game.gasUsed;
     await writeDeployment(ctx.config.deploymentPath, deployment);
     process.stdout.write(
       [
@@ -34,6 +38,7 @@ export function registerDeploy(program: Command): void {
         `StakeVault       ${d.stakeVault}`,
         `AuditorRegistry  ${d.auditorRegistry}`,
         `JobMarket        ${d.jobMarket}`,
+        `DisputeGame      ${game.disputeGame} (step verifier ${game.stepVerifier})`,
         `wrote ${ctx.config.deploymentPath}`,
       ].join("\n") + "\n",
     );
