@@ -175,7 +175,7 @@ async function main(): Promise<void> {
     const auditorFlops = audits.reduce((s, a) => s + a.flops, 0);
     const auditorMs = audits.reduce((s, a) => s + a.costMs, 0);
     const outcome =
-      slashed > 0n ? "slashed" : bad.length > 0 ? (disputeGame ? "detected, not slashed" : "detected; paid anyway (no DisputeGame deployed)") : p.strategy === "honest" ? "paid" : "not detected";
+      slashed > 0n ? "slashed" : bad.length > 0 ? (disputeGame ? "detected, not slashed" : "detected; paid anyway (bot opens no challenges yet)") : p.strategy === "honest" ? "paid" : "not detected";
     rows.push({
       provider: p.name,
       address: addr,
@@ -218,7 +218,7 @@ async function main(): Promise<void> {
     notes: [
       disputeGame
         ? "Bad segments were challenged through DisputeGame."
-        : "DisputeGame is not deployed in this build: the auditors detect and record each cheat (first bad step, with Merkle proofs of the provider's own leaves), but nothing can slash the cheater yet, so every provider that committed all segments is paid after the window.",
+        : "The challenger bot does not open DisputeGame challenges yet (verifier/src/bot/dispute.ts has no implementation wired in): the auditors detect and record each cheat (first bad step, with Merkle proofs of the provider's own leaves), but nobody challenges, so every provider that committed all segments is paid after the window.",
       "Sampling is private per auditor (HMAC of a secret over job and segment) at the manifest's audit rate; a cheat confined to one segment is missed when no auditor samples that segment.",
       "Compute: nominal FLOPs of forward+backward passes; auditor / provider = all auditors' recompute FLOPs on the job over the FLOPs the provider actually spent (a skipping cheater spends less).",
     ],
