@@ -3,8 +3,9 @@
  * AuditorRegistry and JobMarket, with JobMarket given StakeVault's MARKET_ROLE (lock, unlock, timeout
  * slashes); the generated Groth16 step verifier (contracts/verifiers/StepVerifier.sol) and DisputeGame, given
  * JobMarket.DISPUTE_ROLE (freeze, settle) and AuditorRegistry.DISPUTE_ROLE (panel forfeits). DisputeGame slashes
- * through JobMarket.settleProviderFault, so StakeVault.SLASHER_ROLE is granted to nobody. The admin (deployer by
- * default) keeps DEFAULT_ADMIN_ROLE on all three.
+ * through JobMarket.settleProviderFault, so StakeVault.SLASHER_ROLE is granted to nobody. ProviderRegistry and
+ * DataRegistry are deployed and set in JobMarket (registries.ts; parameters attestationQuorum,
+ * attestationMaxValiditySeconds). The admin (deployer by default) keeps DEFAULT_ADMIN_ROLE on all three.
  *
  * Parameters (per module id): unbondingDelaySeconds, minAuditorBond, auditorExitDelaySeconds, and the dispute
  * parameters minChallengerBond, panelErrorBps, panelSize, seedDelayBlocks, commitWindowSeconds,
@@ -12,6 +13,7 @@
  */
 import type { ContractFuture, IgnitionModuleBuilder, ModuleParameterRuntimeValue } from "@nomicfoundation/ignition-core";
 import { keccak256, parseEther, toHex } from "viem";
+import { buildRegistries } from "./registries.ts";
 
 export const MARKET_ROLE = keccak256(toHex("MARKET_ROLE"));
 export const DISPUTE_ROLE = keccak256(toHex("DISPUTE_ROLE"));
@@ -40,5 +42,7 @@ export function buildMarket(m: IgnitionModuleBuilder, token: ContractFuture<stri
   const disputeGame = m.contract("DisputeGame", [jobMarket, auditorRegistry, stepVerifier, token, disputeParams]);
   m.call(jobMarket, "grantRole", [DISPUTE_ROLE, disputeGame], { id: "JobMarket_grant_DISPUTE_ROLE_to_DisputeGame" });
   m.call(auditorRegistry, "grantRole", [DISPUTE_ROLE, disputeGame], { id: "AuditorRegistry_grant_DISPUTE_ROLE_to_DisputeGame" });
-  return { stakeVault, auditorRegistry, jobMarket, stepVerifier, disputeGame };
+  // ProviderRegistry and DataRegistry, set in JobMarket once (registries.ts).
+  const { providerRegistry, dataRegistry } = buildRegistries(m, jobMarket, auditorRegistry);
+  return { stakeVault, auditorRegistry, jobMarket, stepVerifier, disputeGame, providerRegistry, dataRegistry };
 }

@@ -1,0 +1,19 @@
+/**
+ * ignition/modules/PoUW.ts deploys ProviderRegistry and DataRegistry and sets them in JobMarket.
+ */
+import { expect } from "chai";
+import { network } from "hardhat";
+import PoUWModule from "../../ignition/modules/PoUW.ts";
+
+describe("Ignition module: registries", () => {
+  it("deploys ProviderRegistry (quorum 2 of the AuditorRegistry) and DataRegistry and wires them into JobMarket", async () => {
+    const { ignition } = await network.create();
+    const c = await ignition.deploy(PoUWModule);
+    const wired = (await c.jobMarket.read.registries()).map((a) => a.toLowerCase());
+    expect(wired).to.deep.equal([c.auditorRegistry.address, c.providerRegistry.address, c.dataRegistry.address].map((a) => a.toLowerCase()));
+    expect((await c.providerRegistry.read.auditors()).toLowerCase()).to.equal(c.auditorRegistry.address.toLowerCase());
+    expect(await c.providerRegistry.read.quorum()).to.equal(2n);
+    expect(await c.providerRegistry.read.maxValiditySeconds()).to.equal(30n * 24n * 3600n);
+    expect(await c.dataRegistry.read.corpusCount()).to.equal(0n);
+  });
+});
