@@ -1,7 +1,8 @@
 /**
- * Provenance records on the in-process network: an honest tiny job (trained with the engine, committed
- * and finalized on JobMarket) gets a record that verifies, and a single changed byte of the weights, the
- * record or a corpus, or a wrong anchored hash, is rejected with the failing item named.
+ * Provenance records on the in-process network: an honest tiny job (registered corpus, job with data
+ * terms, trained with the engine, committed, a receipt recorded, finalized, record anchored with
+ * JobMarket.anchorProvenance) gets a record that verifies, and a single changed byte of the weights, the
+ * record or a corpus, a wrong anchored hash, or an unknown corpus, is rejected with the failing item named.
  */
 import { expect } from "chai";
 import { spawn } from "node:child_process";
@@ -11,28 +12,37 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { network } from "hardhat";
-import { keccak256, maxUint256, parseEther, toBytes, toHex, type Hex } from "viem";
+import { keccak256, maxUint256, parseEther, toHex, type Abi, type Address, type Hex } from "viem";
 import {
   acceptJob,
   approveToken,
   commitSegment,
+  dataRegistryAbi,
+  dataRegistryBytecode,
   deployMarket,
   devAccount,
   finalize,
   getJob,
   getSegmentCommits,
+  jobMarketAbi,
   mintTestToken,
+  postBond,
   providerClients,
+  providerRegistryAbi,
+  providerRegistryBytecode,
+  sendContractTx,
   stakeDeposit,
   type ChainClients,
   type Deployment,
 } from "../../verifier/src/chain/index.ts";
-import { postJob } from "../../verifier/src/market/buyer.ts";
+import { publishManifest } from "../../verifier/src/market/manifest-store.ts";
 import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
 import { corpusBytes, corpusSpecOf, createRun, parseManifest, parseStrategy, train } from "../../verifier/src/ml/index.ts";
 import { jobMarketDomain, signAuditReceipt, checksMask } from "../../verifier/src/receipts/index.ts";
 import {
+  anchorProvenance,
   buildProvenanceRecord,
+  contentDigestOf,
   canonicalRecordBytes,
   ProvenanceBuildError,
   ProvenanceRecordError,
@@ -104,24 +114,43 @@ describe("provenance record", function () {
   let bridge: { url: string; server: Server };
   let recordPath: string;
   let weightsPath: string;
-  const anchored = new Map<bigint, ChainAnchor>();
-  // NOTE: until the anchor contract is deployed by deployMarket, provenanceOf is served from this map;
+  let anchored: ChainAnchor;
+  // A test double for the two anchor cases the honest chain cannot show (a wrong hash, no anchor);
   // every other read goes to the in-process chain.
-  const chainWith = (anchor: Map<bigint, ChainAnchor>): ProvenanceChain => ({ ...chainBase, provenance: async (j) => anchor.get(j) });
+  const chainWith = (anchor: ChainAnchor | undefined): ProvenanceChain => ({ ...chainBase, provenance: async () => anchor });
 
   before(async () => {
     const conn = await network.create();
     const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
     const [admin, buyer, provider, auditor] = [0, 1, 2, 3].map(mk) as ChainClients[];
     d = await deployMarket(admin!, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n });
-    for (const c of [buyer!, provider!]) {
+    pub = buyer!.public;
+    const deploy = async (abi: Abi, bytecode: Hex, args: readonly unknown[]): Promise<Address> => {
+      const hash = await admin!.wallet.deployContract({ abi, bytecode, args } as never);
+      return (await pub.waitForTransactionReceipt({ hash })).contractAddress!;
+    };
+    // the registries JobMarket reads corpora, tiers and receipt signers from
+    const dataRegistry = await deploy(dataRegistryAbi, dataRegistryBytecode, []);
+    const providerRegistry = await deploy(providerRegistryAbi, providerRegistryBytecode, [d.auditorRegistry, 1n, 86_400n]);
+    await sendContractTx(admin!, { address: d.jobMarket, abi: jobMarketAbi, functionName: "setRegistries", args: [d.auditorRegistry, providerRegistry, dataRegistry] });
+    for (const c of [buyer!, provider!, auditor!]) {
       await mintTestToken(c, { token: d.token, to: c.account.address, amount: parseEther("100") });
       await approveToken(c, { token: d.token, spender: d.stakeVault, amount: maxUint256 });
+      await approveToken(c, { token: d.token, spender: d.jobMarket, amount: maxUint256 });
     }
+    await approveToken(auditor!, { token: d.token, spender: d.auditorRegistry, amount: maxUint256 });
+    await postBond(auditor!, { auditorRegistry: d.auditorRegistry, amount: parseEther("1") });
     await stakeDeposit(provider!, { stakeVault: d.stakeVault, amount: parseEther("10") });
+
+    // the contributor registers the corpus; the buyer's job references it with its declared tokens
+    const corpus = manifest.corpora[0]!;
+    await sendContractTx(admin!, { address: dataRegistry, abi: dataRegistryAbi, functionName: "register", args: [contentDigestOf(corpus.contentId), corpus.contentId, corpus.licence, corpus.payoutAddress as Address, keccak256(toHex("terms"))] });
     const store = new LocalDirStore(join(dir, "store"));
+    const { uri, hash } = await publishManifest(store, manifest);
     const { policy, payment } = await jobPolicyFor(manifest, { overrides: { challengeWindow: 60 } });
-    jobId = (await postJob(buyer!, d, store, manifest, policy, payment)).jobId;
+    const terms = { minTier: 0, dataShareBps: 1_000, corpora: [{ corpusId: 1n, tokens: BigInt(corpus.declaredTokens) }] };
+    await sendContractTx(buyer!, { address: d.jobMarket, abi: jobMarketAbi, functionName: "createJobWithTerms", args: [hash, uri, d.token, payment, policy, terms] });
+    jobId = 1n;
     await acceptJob(provider!, { jobMarket: d.jobMarket, jobId });
     const run = await createRun(manifest, { jobId });
     const out = join(dir, "provider");
@@ -129,26 +158,28 @@ describe("provenance record", function () {
     for (const s of trace.segments) {
       await commitSegment(provider!, { jobMarket: d.jobMarket, jobId, segment: s.index, traceRoot: s.traceRoot, endStateHash: s.endStateHash, lossE6: BigInt(s.lossE6), checkpointCid: s.checkpointCid });
     }
+    // an auditor's receipt for segment 1, recorded on chain
+    const commits = await getSegmentCommits(pub, { jobMarket: d.jobMarket, jobId, fromBlock: 0n });
+    const r = { jobId, segment: 1, traceRoot: commits[1]!.traceRoot, checks: checksMask(["recompute"]), sampledSteps: 4, verdict: 0 };
+    const signature = await signAuditReceipt(devAccount(3), jobMarketDomain(31337n, d.jobMarket), r);
+    await sendContractTx(auditor!, { address: d.jobMarket, abi: jobMarketAbi, functionName: "recordReceipt", args: [r, commits[1]!.endStateHash, signature] });
     await conn.networkHelpers.time.increase(61);
     await finalize(buyer!, { jobMarket: d.jobMarket, jobId });
-    expect((await getJob(buyer!.public, { jobMarket: d.jobMarket, jobId })).status).to.equal("Finalized");
+    expect((await getJob(pub, { jobMarket: d.jobMarket, jobId })).status).to.equal("Finalized");
 
+    // buyer fetch / provider claim: build and write the record next to the weights; the provider anchors it
     weightsPath = join(out, "final.safetensors");
     weightsBytes = new Uint8Array(readFileSync(weightsPath));
-    bridge = await rpcBridge(conn.provider as never);
-    const commits = await getSegmentCommits(buyer!.public, { jobMarket: d.jobMarket, jobId, fromBlock: 0n });
-    const domain = jobMarketDomain(31337n, d.jobMarket);
-    const r = { jobId, segment: 1, traceRoot: commits[1]!.traceRoot, checks: checksMask(["recompute"]), sampledSteps: 4, verdict: 0 };
-    const signature = await signAuditReceipt(devAccount(3), domain, r);
-    const record = buildProvenanceRecord({ chainId: 31337, jobMarket: d.jobMarket, jobId, manifest, segments: commits, receipts: [{ ...r, auditor: auditor!.account.address, signature }], weightsBytes });
-    const written = await writeProvenance(join(dir, "fetched"), record);
+    const record = buildProvenanceRecord({ chainId: 31337, jobMarket: d.jobMarket, jobId, manifest, manifestUri: uri, segments: commits, receipts: [{ ...r, auditor: auditor!.account.address, signature }], weightsBytes });
+    const written = await writeProvenance(out, record);
+    await anchorProvenance(provider!, { anchor: d.jobMarket, jobId, recordHash: written.recordHash, weightsCid: record.weights.cid });
     recordPath = written.path;
     recordBytes = new Uint8Array(readFileSync(written.path));
     recordHashHex = written.recordHash;
-    anchored.set(jobId, { recordHash: written.recordHash, weightsCidHash: keccak256(toBytes(record.weights.cid)), anchoredAt: 1n });
-    pub = buyer!.public;
     chainBase = viemProvenanceChain(pub, { jobMarket: d.jobMarket });
+    anchored = (await chainBase.provenance(jobId))!;
     mnistBytes = corpusBytes(corpusSpecOf(manifest)).bytes;
+    bridge = await rpcBridge(conn.provider as never);
   });
 
   it("writes the record as its canonical bytes, hashed with keccak256", () => {
@@ -162,14 +193,18 @@ describe("provenance record", function () {
   });
 
   it("accepts the honest job's record, weights and corpus", async () => {
-    const report = await verifyProvenance({ recordBytes, weightsBytes, chain: chainWith(anchored), deployment: d, corpusBytes: () => mnistBytes });
+    const report = await verifyProvenance({ recordBytes, weightsBytes, chain: chainBase, deployment: d, corpusBytes: () => mnistBytes });
     expect(failed(report)).to.deep.equal([]);
     const items = report.checks.filter((c) => c.status === "ok").map((c) => c.item);
-    for (const item of ["record", "manifest hash", "segment 0 trace root", "segment 2 trace root", "weights", "weights state hash", "record hash", "corpus mnist-digits"]) expect(items).to.include(item);
+    for (const item of ["record", "manifest hash", "segment 0 trace root", "segment 2 trace root", "weights", "weights state hash", "record hash", "anchored weights CID", "corpus mnist-digits", "corpus mnist-digits registry", "corpus mnist-digits terms"]) {
+      expect(items).to.include(item);
+    }
+    expect(report.checks.find((c) => c.item.startsWith("receipt segment 1"))).to.include({ status: "ok", detail: "signed by the auditor and recorded on chain" });
+    expect(report.checks.filter((c) => c.status === "skipped")).to.deep.equal([]);
   });
 
   it("rejects a single changed byte of the weights, naming the weights", async () => {
-    const report = await verifyProvenance({ recordBytes, weightsBytes: flip(weightsBytes, weightsBytes.length - 3), chain: chainWith(anchored), deployment: d, corpusBytes: () => mnistBytes });
+    const report = await verifyProvenance({ recordBytes, weightsBytes: flip(weightsBytes, weightsBytes.length - 3), chain: chainBase, deployment: d, corpusBytes: () => mnistBytes });
     expect(failed(report)).to.deep.equal(["weights", "weights state hash"]);
   });
 
@@ -177,28 +212,36 @@ describe("provenance record", function () {
     const text = new TextDecoder().decode(recordBytes);
     const at = text.indexOf('"endStateHash":"0x') + 20;
     const changed = new TextEncoder().encode(text.slice(0, at) + (text[at] === "a" ? "b" : "a") + text.slice(at + 1));
-    const r1 = await verifyProvenance({ recordBytes: changed, weightsBytes, chain: chainWith(anchored), deployment: d, corpusBytes: () => mnistBytes });
+    const r1 = await verifyProvenance({ recordBytes: changed, weightsBytes, chain: chainBase, deployment: d, corpusBytes: () => mnistBytes });
     expect(failed(r1)).to.deep.equal(["segment 0 trace root", "record hash"]);
 
     const spaced = new TextEncoder().encode(text.replace('{"chainId"', '{ "chainId"'));
     expect(spaced.length).to.equal(recordBytes.length + 1);
-    const r2 = await verifyProvenance({ recordBytes: spaced, weightsBytes, chain: chainWith(anchored), deployment: d, corpusBytes: () => mnistBytes });
+    const r2 = await verifyProvenance({ recordBytes: spaced, weightsBytes, chain: chainBase, deployment: d, corpusBytes: () => mnistBytes });
     expect(failed(r2)).to.deep.equal(["record", "record hash"]);
   });
 
   it("rejects a single changed byte of the corpus, naming the corpus", async () => {
-    const report = await verifyProvenance({ recordBytes, weightsBytes, chain: chainWith(anchored), deployment: d, corpusBytes: () => flip(mnistBytes, 1234) });
+    const report = await verifyProvenance({ recordBytes, weightsBytes, chain: chainBase, deployment: d, corpusBytes: () => flip(mnistBytes, 1234) });
     expect(failed(report)).to.deep.equal(["corpus mnist-digits"]);
   });
 
   it("rejects a wrong anchored hash and a missing anchor", async () => {
-    const wrong = new Map([[jobId, { ...anchored.get(jobId)!, recordHash: keccak256(toHex("another record")) }]]);
+    const wrong = { ...anchored, recordHash: keccak256(toHex("another record")) };
     expect(failed(await verifyProvenance({ recordBytes, weightsBytes, chain: chainWith(wrong), deployment: d, corpusBytes: () => mnistBytes }))).to.deep.equal(["record hash"]);
-    expect(failed(await verifyProvenance({ recordBytes, weightsBytes, chain: chainWith(new Map()), deployment: d, corpusBytes: () => mnistBytes }))).to.deep.equal(["provenance anchor"]);
+    expect(failed(await verifyProvenance({ recordBytes, weightsBytes, chain: chainWith(undefined), deployment: d, corpusBytes: () => mnistBytes }))).to.deep.equal(["provenance anchor"]);
+  });
+
+  it("rejects a corpus the DataRegistry does not know, and one outside the job's terms", async () => {
+    const unregistered: ProvenanceChain = { ...chainBase, corpus: async () => undefined };
+    expect(failed(await verifyProvenance({ recordBytes, weightsBytes, chain: unregistered, deployment: d, corpusBytes: () => mnistBytes }))).to.deep.equal(["corpus mnist-digits registry"]);
+    const otherTerms: ProvenanceChain = { ...chainBase, jobCorpora: async () => [{ corpusId: 7n, tokens: 10_000n, weightE6: 0, weighted: false }] };
+    const r = await verifyProvenance({ recordBytes, weightsBytes, chain: otherTerms, deployment: d, corpusBytes: () => mnistBytes });
+    expect(r.failures).to.deep.equal([{ item: "corpus mnist-digits terms", detail: "unknown corpus: registered corpus 1 is not in job 1's terms" }]);
   });
 
   it("rejects a record of another deployment", async () => {
-    const report = await verifyProvenance({ recordBytes, weightsBytes, chain: chainWith(anchored), deployment: { ...d, jobMarket: d.stakeVault }, corpusBytes: () => mnistBytes });
+    const report = await verifyProvenance({ recordBytes, weightsBytes, chain: chainBase, deployment: { ...d, jobMarket: d.stakeVault }, corpusBytes: () => mnistBytes });
     expect(failed(report)).to.deep.equal(["deployment"]);
   });
 
@@ -209,7 +252,7 @@ describe("provenance record", function () {
   });
 
   it("treats a malformed record as bad input naming the record", async () => {
-    const err = await verifyProvenance({ recordBytes: recordBytes.subarray(0, 100), weightsBytes, chain: chainWith(anchored) }).catch((e: unknown) => e);
+    const err = await verifyProvenance({ recordBytes: recordBytes.subarray(0, 100), weightsBytes, chain: chainBase }).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(ProvenanceRecordError);
     expect((err as ProvenanceRecordError).item).to.equal("record");
   });
@@ -230,16 +273,15 @@ describe("provenance record", function () {
       pouw([...base, "--record", recordPath, "--corpus", `cifar=${corpusFile}`]),
       pouw([...base, "--record", badRecord]),
     ]);
-    // NOTE: deployMarket does not deploy a provenance anchor yet, so the real chain has none to read.
-    expect(real.status, real.stderr).to.equal(1);
-    expect(real.stdout).to.match(/^ok +manifest hash: /m);
-    expect(real.stdout).to.match(/^ok +segment 2 trace root: /m);
-    expect(real.stdout).to.match(/^ok +weights state hash: /m);
-    expect(real.stdout).to.match(/^ok +corpus mnist-digits: bytes match /m);
-    expect(real.stderr).to.match(/^pouw: provenance check failed: provenance anchor: /);
+    expect(real.status, real.stdout + real.stderr).to.equal(0);
+    for (const item of ["manifest hash", "segment 2 trace root", "weights state hash", "record hash", "anchored weights CID", "corpus mnist-digits", "corpus mnist-digits registry", "corpus mnist-digits terms"]) {
+      expect(real.stdout).to.match(new RegExp(`^ok +${item}: `, "m"));
+    }
+    expect(real.stdout).to.match(/^ok +receipt segment 1 by 0x\w+: signed by the auditor and recorded on chain$/m);
+    expect(real.stdout).to.match(/^provenance of job 1 verified/m);
     const report = JSON.parse(tamperedCorpus.stdout) as ProvenanceReport;
     expect(tamperedCorpus.status).to.equal(1);
-    expect(failed(report).filter((i) => i !== "provenance anchor")).to.deep.equal(["corpus mnist-digits"]);
+    expect(failed(report)).to.deep.equal(["corpus mnist-digits"]);
     expect(unknown.status).to.equal(2);
     expect(unknown.stderr).to.match(/^pouw: --corpus cifar: unknown corpus/);
     expect(malformed.status).to.equal(2);

@@ -9,8 +9,10 @@ import { jobMarketAbi } from "../chain/abi/JobMarket.ts";
 import { parseCid } from "../store/index.ts";
 
 /**
- * JobMarket's provenance, receipt and terms functions (IJobMarket): the record hash and keccak256 of the
- * weights CID string per job, anchored once by the final provider after finalize.
+ * JobMarket's provenance, receipt and terms functions (IJobMarket), as human-readable fragments: the record
+ * hash and keccak256 of the weights CID string per job, anchored once by the final provider after
+ * finalize. NOTE: the same signatures as in the generated chain/abi/JobMarket.ts; kept here so the
+ * verifier also reads a contract that is only known by this interface.
  */
 export const provenanceAnchorAbi = parseAbi([
   "function anchorProvenance(uint256 jobId, bytes32 recordHash, string weightsCid)",
