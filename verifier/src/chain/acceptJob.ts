@@ -1,5 +1,6 @@
 /**
- * Accept an Open job; locks policy.requiredStake of the caller's free stake.
+ * Accept an Open job; locks the caller's tier-scaled stake (JobMarket.requiredStakeFor: policy.requiredStake
+ * for an unattested provider, less for attested tiers) and reverts JobMarketTierTooLow below the job's minimum tier.
  *
  * @example
  *   const { hash, gasUsed } = await acceptJob(clients, { jobMarket, jobId: 1n });
