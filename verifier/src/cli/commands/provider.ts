@@ -1,12 +1,14 @@
 /**
  * `pouw provider stake|unstake|withdraw|accept|run|claim`: manage stake, accept a job, train it segment by
- * segment committing each (resuming after a restart from the last committed segment), and collect payment.
+ * segment committing each (resuming after a restart from the last committed segment), finalize, anchor the
+ * job's provenance record (provider/finalize-anchor.ts) and collect payment.
  */
 import cliProgress from "cli-progress";
 import type { Command } from "commander";
-import { acceptJob, claimPayment, finalize, getJob, jobMarketAbi, requestWithdrawal, stakeDeposit, stakeVaultAbi, withdraw } from "../../chain/index.ts";
+import { acceptJob, claimPayment, getJob, jobMarketAbi, requestWithdrawal, stakeDeposit, stakeVaultAbi, withdraw } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { formatStrategy, parseStrategy } from "../../ml/index.ts";
+import { finalizeAndAnchor } from "../../provider/finalize-anchor.ts";
 import { runProviderJob, type SegmentProgress } from "../../provider/run-job.ts";
 import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, withConfig } from "../context.ts";
 
@@ -78,18 +80,24 @@ export function registerProvider(program: Command): void {
     }
   });
 
-  withConfig(provider.command("claim").description("finalize your jobs whose challenge window has passed, then claim your payment credit").argument("[jobs...]")).action(async (jobs: string[], opts: Opts) => {
+  withConfig(
+    provider
+      .command("claim")
+      .description("finalize your jobs whose challenge window has passed, anchor each one's provenance record (written next to the final weights and published to the store), then claim your payment credit")
+      .argument("[jobs...]"),
+  ).action(async (jobs: string[], opts: Opts) => {
     const ids = jobs.map(parseJobId);
     const ctx = await marketContext(opts as never);
     const { jobMarket, token } = ctx.deployment;
+    const pctx = { clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir };
     for (const jobId of ids) {
-      const job = await getJob(ctx.clients.public, { jobMarket, jobId });
-      if (job.status !== "Committed") {
-        process.stdout.write(`job ${jobId}: ${job.status}, not finalizable\n`);
-        continue;
+      const r = await finalizeAndAnchor(pctx, jobId);
+      if (r.finalized) process.stdout.write(`job ${jobId}: finalized\n`);
+      if (r.skipped) process.stdout.write(`job ${jobId}: ${r.skipped}\n`);
+      if (r.provenance) {
+        const p = r.provenance;
+        process.stdout.write(`job ${jobId}: provenance ${p.alreadyAnchored ? "already anchored" : "anchored"} (record ${p.recordHash}, weights ${p.weightsCid}); wrote ${p.weightsPath} and ${p.recordPath}\n`);
       }
-      await finalize(ctx.clients, { jobMarket, jobId });
-      process.stdout.write(`job ${jobId}: finalized\n`);
     }
     const credit = await ctx.clients.public.readContract({ address: jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [ctx.clients.account.address, token] });
     if (credit === 0n) {

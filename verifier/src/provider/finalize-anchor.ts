@@ -1,0 +1,121 @@
+/**
+ * After the challenge window: finalize the provider's job (anyone may; the provider does it here), then,
+ * as the job's final provider (the only party JobMarket lets anchor), build the provenance record with
+ * the provenance module, write it next to the final weights in the provider's job directory, publish
+ * both to the content store (the record's CID on the board, market/provenance-board.ts) and anchor
+ * `anchorProvenance(jobId, recordHash, weightsCid)`. Idempotent: a rerun rebuilds the same record and
+ * skips the anchor when the chain already holds its hash.
+ *
+ * @example
+ *   const r = await finalizeAndAnchor({ clients, deployment, store, board, stateDir }, jobId);
+ *   // r.provenance: { weightsPath, recordPath, recordHash, recordCid, weightsCid, alreadyAnchored }
+ */
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { getAddress, type Hex } from "viem";
+import { ContractRevertError, finalize, getJob, getJobCreated, getSegmentCommits, type JobStatusName, type SegmentCommit } from "../chain/index.ts";
+import { logger } from "../log/index.ts";
+import { rebuildFinalWeights } from "../market/final-weights.ts";
+import { fetchManifest } from "../market/manifest-store.ts";
+import { publishProvenance } from "../market/provenance-board.ts";
+import { createRun } from "../ml/index.ts";
+import {
+  anchorProvenance,
+  buildProvenanceRecord,
+  canonicalRecordBytes,
+  ProvenanceBuildError,
+  viemProvenanceChain,
+  weightsStateHash,
+  writeProvenance,
+  type SignedReceipt,
+} from "../provenance/index.ts";
+import { endRecordPath, providerJobDir, type ProviderContext } from "./run-job.ts";
+
+const log = logger("provider");
+
+/** File name of the final weights next to the record. */
+export const FINAL_WEIGHTS_FILE = "final.safetensors";
+
+export type FinalizeAndAnchorOptions = {
+  /** Auditors' signed receipts to include in the record (the provider holds none by default). */
+  receipts?: readonly SignedReceipt[];
+};
+
+export type AnchoredProvenance = { weightsPath: string; recordPath: string; recordHash: Hex; recordCid: string; weightsCid: string; alreadyAnchored: boolean };
+
+export type FinalizeAndAnchorResult = {
+  jobId: bigint;
+  status: JobStatusName;
+  /** Whether this call sent finalize. */
+  finalized: boolean;
+  gasUsed: bigint;
+  /** Set when the job is Finalized and this account is its final provider. */
+  provenance?: AnchoredProvenance;
+  /** Why nothing was anchored (not finalizable, or another provider's job). */
+  skipped?: string;
+};
+
+/** The last SegmentCommitted event of each segment (a re-commit after a reopen replaces the earlier one). */
+function latestCommits(commits: readonly SegmentCommit[]): SegmentCommit[] {
+  const bySegment = new Map<number, SegmentCommit>();
+  for (const c of commits) bySegment.set(c.segment, c);
+  return [...bySegment.values()].sort((a, b) => a.segment - b.segment);
+}
+
+export async function finalizeAndAnchor(ctx: ProviderContext, jobId: bigint, options: FinalizeAndAnchorOptions = {}): Promise<FinalizeAndAnchorResult> {
+  const { clients, deployment: d } = ctx;
+  const jobMarket = d.jobMarket;
+  let job = await getJob(clients.public, { jobMarket, jobId });
+  let gasUsed = 0n;
+  let finalized = false;
+  if (job.status === "Committed") {
+    try {
+      gasUsed += (await finalize(clients, { jobMarket, jobId })).gasUsed;
+      finalized = true;
+    } catch (err) {
+      // someone else finalized it between the read and the send
+      if (!(err instanceof ContractRevertError && err.errorName === "JobMarketWrongStatus")) throw err;
+    }
+    job = await getJob(clients.public, { jobMarket, jobId });
+  }
+  const result: FinalizeAndAnchorResult = { jobId, status: job.status, finalized, gasUsed };
+  if (job.status !== "Finalized") return { ...result, skipped: `${job.status}, not finalizable` };
+  const me = getAddress(clients.account.address);
+  if (job.provider !== me) return { ...result, skipped: `final provider is ${job.provider}, not ${me}: only it anchors provenance` };
+
+  const fromBlock = BigInt(d.startBlock);
+  const created = await getJobCreated(clients.public, { jobMarket, jobId, fromBlock });
+  const manifest = await fetchManifest(ctx.store, created.manifestUri, job.manifestHash);
+  const commits = latestCommits(await getSegmentCommits(clients.public, { jobMarket, jobId, fromBlock }));
+  const S = job.policy.segments;
+  const last = commits.find((c) => c.segment === S - 1);
+  if (!last) throw new ProvenanceBuildError(`job ${jobId} is Finalized but segment ${S - 1}'s commit event was not found`);
+
+  // The final weights: the end checkpoint this provider stored for the last segment, else rebuilt from chain.
+  let weightsBytes: Uint8Array | undefined;
+  try {
+    const cid = (await readFile(endRecordPath(ctx, jobId, S - 1), "utf8")).trim();
+    const bytes = await ctx.store.get(cid);
+    if (weightsStateHash(manifest, jobId, bytes, manifest.training.steps) === last.endStateHash) weightsBytes = bytes;
+    else log.warn({ jobId: jobId.toString() }, "stored end checkpoint is not the committed final state; rebuilding");
+  } catch (err) {
+    log.info({ err, jobId: jobId.toString() }, "no stored end checkpoint for the last segment; rebuilding the final weights");
+  }
+  weightsBytes ??= await rebuildFinalWeights(await createRun(manifest, { jobId }), ctx.store, commits);
+
+  const record = buildProvenanceRecord({ chainId: d.chainId, jobMarket, jobId, manifest, manifestUri: created.manifestUri, segments: commits, receipts: options.receipts ?? [], weightsBytes });
+  const dir = providerJobDir(ctx, jobId);
+  const written = await writeProvenance(dir, record);
+  const weightsPath = join(dir, FINAL_WEIGHTS_FILE);
+  await writeFile(weightsPath, weightsBytes);
+  const weightsCid = await ctx.store.put(weightsBytes);
+  const recordCid = await publishProvenance(ctx.board, jobMarket, jobId, canonicalRecordBytes(record));
+
+  const anchored = await viemProvenanceChain(clients.public, { jobMarket }).provenance(jobId);
+  if (anchored && anchored.recordHash !== written.recordHash) {
+    throw new ProvenanceBuildError(`job ${jobId}: the chain already anchors record ${anchored.recordHash}, not this record ${written.recordHash} (anchors are write-once)`);
+  }
+  if (!anchored) gasUsed += (await anchorProvenance(clients, { anchor: jobMarket, jobId, recordHash: written.recordHash, weightsCid: record.weights.cid })).gasUsed;
+  log.info({ jobId: jobId.toString(), recordHash: written.recordHash, weightsCid }, anchored ? "provenance already anchored" : "provenance anchored");
+  return { ...result, gasUsed, provenance: { weightsPath, recordPath: written.path, recordHash: written.recordHash, recordCid, weightsCid, alreadyAnchored: anchored !== undefined } };
+}
