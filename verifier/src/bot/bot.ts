@@ -39,7 +39,7 @@ import { checksMask, jobMarketDomain, signAuditReceipt, VERDICT } from "../recei
 import type { ContentStore } from "../store/index.ts";
 import { recomputeCheck, type AuditVerdict, type SegmentCheck } from "./checks.ts";
 import { BotDb, type IntentRow, type SegmentRow } from "./db.ts";
-import { noDisputeGame, type DisputeHooks, type Finding } from "./dispute.ts";
+import { noDisputeGame, type DisputeHooks, type Finding, type IntentSpec } from "./dispute.ts";
 import { isSampled, newSamplingSecret } from "./sampler.ts";
 
 export type BotOptions = {
@@ -151,6 +151,7 @@ export class ChallengerBot {
     await this.audit();
     await this.deadlines();
     await this.claims();
+    await this.dispute.drive({ db: this.db, me: this.me, log: this.log, store: this.o.store, runFor: (jobId) => this.runFor(jobId) });
     await this.sendIntents();
   }
 
@@ -288,6 +289,11 @@ export class ChallengerBot {
       if (!v.ok) break;
     }
     if (!verdict) return;
+    const finding: Finding | undefined = verdict.ok
+      ? undefined
+      : { market: target.market, jobId, segment: s.segment, traceRoot: target.traceRoot, endStateHash: target.endStateHash, claim: verdict.claim, kind: verdict.failure?.kind ?? "unknown" };
+    // read before the transaction below (requiredBond): the audit result and its challenge intents are stored together
+    const challenge = finding && this.dispute.available ? await this.dispute.challengeIntents(finding) : [];
     const losses = this.recomputedLosses.get(s.job_id) ?? [];
     losses.push(...verdict.losses);
     this.recomputedLosses.set(s.job_id, losses);
@@ -299,7 +305,7 @@ export class ChallengerBot {
         flops,
         detail: verdict.failure ? `${verdict.failure.kind}: ${verdict.failure.message}` : undefined,
       });
-      if (!verdict.ok) this.onFinding({ market: target.market, jobId, segment: s.segment, traceRoot: target.traceRoot, claim: verdict.claim, kind: verdict.failure?.kind ?? "unknown" });
+      if (finding) this.onFinding(finding, challenge);
     });
     if (verdict.ok) {
       const receipt = { jobId, segment: s.segment, traceRoot: target.traceRoot, checks: checksMask(verdict.checks), sampledSteps: verdict.stepsChecked, verdict: VERDICT.ok };
@@ -313,14 +319,22 @@ export class ChallengerBot {
     this.o.onAudit?.({ jobId, segment: s.segment, verdict });
   }
 
-  private onFinding(f: Finding): void {
+  private onFinding(f: Finding, intents: IntentSpec[]): void {
+    const fields = { jobId: f.jobId.toString(), segment: f.segment, step: f.claim?.step };
     if (!this.dispute.available) {
-      this.log.warn({ jobId: f.jobId.toString(), segment: f.segment, step: f.claim?.step }, "finding recorded (no DisputeGame deployed: nothing to challenge with)");
+      this.log.warn(fields, "finding recorded (no DisputeGame deployed: nothing to challenge with)");
       return;
     }
-    const call = this.dispute.challengeCall(f);
-    if (!call) return;
-    this.db.addIntent({ key: `challenge:${f.jobId}:${f.segment}`, kind: "challenge", jobId: key(f.jobId), segment: f.segment, payload: { ...call, finding: f } });
+    if (intents.length === 0) {
+      this.log.warn(fields, f.claim ? "finding recorded (the job already has an open dispute)" : "finding recorded (no step claim: nothing a challenge can prove)");
+      return;
+    }
+    const mine = this.db.allIntents().filter((i) => i.kind === "challenge" && i.job_id === key(f.jobId) && i.status !== "failed" && i.status !== "superseded");
+    if (mine.length > 0) {
+      this.log.warn({ ...fields, challenge: mine[0]!.key }, "finding recorded (this bot already challenges the job)");
+      return;
+    }
+    for (const i of intents) this.db.addIntent(i);
   }
 
   // ------------------------------------------------------------------ deadlines + claims
@@ -360,7 +374,9 @@ export class ChallengerBot {
   /** Whether the intent's effect is already on chain (by anyone): then it must not be sent. */
   private async alreadyDone(i: IntentRow): Promise<boolean> {
     const { clients, deployment } = this.o;
-    const p = JSON.parse(i.payload) as { provider?: string; nextSegment?: number; finding?: Finding };
+    const p = JSON.parse(i.payload) as { provider?: string; nextSegment?: number };
+    const own = await this.dispute.alreadyDone(i, this.me);
+    if (own !== undefined) return own;
     switch (i.kind) {
       case "reportTimeout": {
         const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: BigInt(i.job_id!) });
@@ -368,8 +384,6 @@ export class ChallengerBot {
       }
       case "claimStake":
         return (await clients.public.readContract({ address: deployment.stakeVault, abi: stakeVaultAbi, functionName: "creditOf", args: [this.me] })) === 0n;
-      case "challenge":
-        return this.dispute.challengeExists({ ...p.finding!, jobId: BigInt(p.finding!.jobId) });
       default:
         return false;
     }

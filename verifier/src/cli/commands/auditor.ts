@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import type { Command } from "commander";
 import { auditorRegistryAbi, claimBondCredit, claimStakeCredit, postBond, stakeVaultAbi } from "../../chain/index.ts";
-import { ChallengerBot } from "../../bot/index.ts";
+import { chainDisputeHooks, ChallengerBot } from "../../bot/index.ts";
 import { ensureFunds, fmt, marketContext, parseAmount, withConfig } from "../context.ts";
 
 type Opts = Record<string, string | boolean | undefined>;
@@ -33,7 +33,8 @@ export function registerAuditor(program: Command): void {
   ).action(async (opts: Opts) => {
     const ctx = await marketContext(opts as never);
     const dbPath = (opts.db as string | undefined) ?? join(ctx.config.stateDir, `bot-${ctx.clients.account.address.toLowerCase()}.sqlite`);
-    const bot = new ChallengerBot({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, dbPath });
+    const dispute = chainDisputeHooks({ clients: ctx.clients, deployment: ctx.deployment, ballotsDir: join(ctx.config.stateDir, `ballots-${ctx.clients.account.address.toLowerCase()}`) });
+    const bot = new ChallengerBot({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, dbPath, dispute });
     if (opts.once) {
       await bot.tick();
     } else {

@@ -1,0 +1,117 @@
+/**
+ * The challenger bot's dispute step on the in-process network: three bots audit a stale-gradient job, one of them
+ * challenges (bond approval + challenge through its intent table, the others' identical challenges superseded), the
+ * other three are drawn for the panel (panel size 3; the challenger is never drawn), recompute the step, commit and reveal Fault, a bot resolves after the votes,
+ * the provider's stake is slashed and the challenger claims its bond back and its share of the slash.
+ */
+import { expect } from "chai";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { network } from "hardhat";
+import { maxUint256, parseEther, parseEventLogs } from "viem";
+import { chainDisputeHooks, ChallengerBot } from "../../verifier/src/bot/index.ts";
+import {
+  acceptJob,
+  approveToken,
+  DEFAULT_DISPUTE_PARAMS,
+  deployDisputeGame,
+  deployMarket,
+  devAccount,
+  getDispute,
+  getJob,
+  getJobDisputes,
+  mintTestToken,
+  postBond,
+  providerClients,
+  stakeDeposit,
+  stakeVaultAbi,
+  type ChainClients,
+  type Deployment,
+} from "../../verifier/src/chain/index.ts";
+import { postJob } from "../../verifier/src/market/buyer.ts";
+import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
+import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
+import { parseManifest, parseStrategy } from "../../verifier/src/ml/index.ts";
+import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
+import { LocalDirStore } from "../../verifier/src/store/index.ts";
+
+const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8"));
+const manifest = parseManifest({ ...tiny, policy: { ...tiny.policy, auditRate: 1 } });
+
+describe("bot dispute step: challenge, panel, resolve, claim", function () {
+  this.timeout(240_000);
+  const dir = mkdtempSync(join(tmpdir(), "pouw-bot-dispute-"));
+  const store = new LocalDirStore(join(dir, "store"));
+  const board = new SegmentBoard(join(dir, "board"), store);
+
+  it("slashes a cheating provider through the panel and never double-sends", async () => {
+    const conn = await network.create();
+    const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
+    const [admin, buyer, cheat] = [mk(0), mk(1), mk(2)];
+    const auditors = [mk(5), mk(6), mk(7), mk(8)];
+    const market = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n });
+    const params = { ...DEFAULT_DISPUTE_PARAMS, panelSize: 3, seedDelayBlocks: 1, commitWindowSeconds: 600, revealWindowSeconds: 600, panelForfeit: parseEther("1") };
+    const game = await deployDisputeGame(admin, { deployment: market, params });
+    const d: Deployment = { ...market, disputeGame: game.disputeGame };
+    for (const c of [buyer, cheat]) await mintTestToken(c, { token: d.token, to: c.account.address, amount: parseEther("100") });
+    await approveToken(cheat, { token: d.token, spender: d.stakeVault, amount: maxUint256 });
+    await stakeDeposit(cheat, { stakeVault: d.stakeVault, amount: parseEther("10") });
+    for (const a of auditors) {
+      await mintTestToken(a, { token: d.token, to: a.account.address, amount: parseEther("20") });
+      await approveToken(a, { token: d.token, spender: d.auditorRegistry, amount: maxUint256 });
+      await postBond(a, { auditorRegistry: d.auditorRegistry, amount: parseEther("5") });
+    }
+
+    const { policy, payment } = await jobPolicyFor(manifest, {});
+    const { jobId } = await postJob(buyer, d, store, manifest, policy, payment);
+    await acceptJob(cheat, { jobMarket: d.jobMarket, jobId });
+    await runProviderJob({ clients: cheat, deployment: d, store, board, stateDir: join(dir, "state") }, jobId, { strategy: parseStrategy("stale:2") });
+
+    const bots = auditors.map(
+      (a: ChainClients, i) =>
+        new ChallengerBot({
+          clients: a,
+          deployment: d,
+          store,
+          board,
+          dbPath: join(dir, `bot${i}.sqlite`),
+          dispute: chainDisputeHooks({ clients: a, deployment: d, ballotsDir: join(dir, `ballots${i}`) }),
+        }),
+    );
+    // A1 audits first and challenges every bad segment; A2..A4 find the same steps already challenged
+    for (const b of bots) await b.tick();
+    const opened = await getJobDisputes(admin.public, { disputeGame: d.disputeGame!, jobId, fromBlock: BigInt(d.startBlock) });
+    expect(opened.length).to.be.greaterThan(0);
+    expect(new Set(opened.map((o) => o.challenger))).to.deep.equal(new Set([auditors[0]!.account.address]));
+    expect(opened[0]!.step).to.equal(2); // stale:2 reuses step 1's gradient at step 2
+    expect(bots[1]!.summary().intents.filter((i) => i.kind === "challenge").every((i) => i.status === "superseded")).to.equal(true);
+
+    // panel draw, commits (all committed opens the reveal phase), reveals, resolve, claims
+    for (let round = 0; round < 5; round++) {
+      await conn.networkHelpers.mine(2);
+      for (const b of bots) await b.tick();
+    }
+    const first = await getDispute(admin.public, { disputeGame: d.disputeGame!, disputeId: opened[0]!.disputeId });
+    expect(first.outcome).to.equal("PanelFault");
+    expect(first.faultVotes).to.equal(3);
+    expect(first.panel.map((m) => m.toLowerCase()).sort()).to.deep.equal(auditors.slice(1).map((a) => a.account.address.toLowerCase()).sort());
+    expect((await getJob(admin.public, { jobMarket: d.jobMarket, jobId })).status).to.equal("Refunded");
+    const logs = await admin.public.getLogs({ address: d.stakeVault, fromBlock: BigInt(d.startBlock), toBlock: "latest" });
+    const slashed = parseEventLogs({ abi: stakeVaultAbi, logs, eventName: "StakeSlashed" });
+    expect(slashed).to.have.length(1);
+    expect(slashed[0]!.args.provider).to.equal(cheat.account.address);
+    expect(slashed[0]!.args.amount).to.equal(policy.requiredStake);
+
+    // every transaction intent was sent at most once; the challenger claimed its bond and its slash share
+    for (const b of bots) {
+      const keys = b.summary().intents.map((i) => i.key);
+      expect(new Set(keys).size).to.equal(keys.length);
+    }
+    const a1 = bots[0]!.summary().intents;
+    expect(a1.filter((i) => i.kind === "challenge" && i.status === "confirmed")).to.have.length(opened.length);
+    expect(a1.some((i) => i.kind === "claimDispute" && i.status === "confirmed")).to.equal(true);
+    expect(a1.some((i) => i.kind === "claimStake" && i.status === "confirmed")).to.equal(true);
+    for (const b of bots) b.close();
+  });
+});
