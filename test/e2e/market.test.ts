@@ -8,6 +8,7 @@ import { expect } from "chai";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cidOf } from "../../verifier/src/store/index.ts";
 import { cli, cliOk, DEV_KEYS, increaseTime, ROOT, startCli, startHardhatNode, startLossyProxy, type NodeHandle } from "./helpers.ts";
 
 describe("e2e: market over JSON-RPC, one process per party", function () {
@@ -65,6 +66,21 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     expect(ok.stdout).to.match(/^ok +record hash: anchored 0x/m).and.to.match(/^provenance of job 1 verified/m);
     expect(bad.code).to.equal(1);
     expect(bad.stdout).to.match(/^provenance of job 1 REJECTED: weights, weights state hash$/m);
+
+    // a published record with one changed byte (a segment's end state) is refused by buyer fetch, naming the item
+    const market = (JSON.parse(readFileSync(join(dir, "deployment.json"), "utf8")) as { jobMarket: string }).jobMarket.toLowerCase();
+    const pointer = join(dir, "board", market, "1", "provenance.cid");
+    const honestCid = readFileSync(pointer, "utf8");
+    const text = readFileSync(join(dir, "result/provenance.json"), "utf8");
+    const at = text.indexOf('"endStateHash":"0x') + 20;
+    const forged = new TextEncoder().encode(text.slice(0, at) + (text[at] === "a" ? "b" : "a") + text.slice(at + 1));
+    writeFileSync(join(dir, "store", cidOf(forged)), forged);
+    writeFileSync(pointer, cidOf(forged));
+    const refused = await cli(["buyer", "fetch", "1", "--out", join(dir, "forged"), ...common(node.url, 1)]);
+    writeFileSync(pointer, honestCid);
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.match(/^pouw: provenance check failed: segment 0 trace root: .*\(and 1 more: record hash\)$/m);
+    expect(existsSync(join(dir, "forged"))).to.equal(false);
   });
 
   it("exits 2 with a one-line reason on bad input", async () => {
