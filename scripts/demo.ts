@@ -3,10 +3,18 @@
  * Hardhat network (EDR via `network.create()`, no external node).
  *
  * One buyer posts an MNIST job per provider; four providers (honest, skip:0.3, stale:2, plant:40) stake,
- * accept and train segment by segment, committing every segment; three auditors bond and run the
- * challenger bot (private sampling at the manifest's audit rate, bit-exact recompute, signed receipts);
- * the challenge window passes (time travel) and the providers finalize and claim. Prints a table (or
- * JSON with --json) and writes DIR/report.html (chart.js inlined) and DIR/report.json.
+ * accept and train segment by segment, committing every segment; four auditors bond and run the
+ * challenger bot (private sampling at the manifest's audit rate, bit-exact recompute, signed receipts,
+ * challenges through DisputeGame, panel duty); the disputes run through panel draw, commit, reveal and
+ * resolve (blocks mined for the seed, time travel past the vote windows when needed), then the challenge
+ * window passes (time travel) and the honest provider finalizes and claims. Prints a table (or JSON with
+ * --json) and writes DIR/report.html (chart.js inlined) and DIR/report.json.
+ *
+ * NOTE: four auditors, not three: a panel has 3 members (the Ignition default; the size must be odd) and
+ * never includes the challenger, so a challenge needs three other bonded auditors.
+ * NOTE: the plant job's manifest asks for audit rate 1 (every auditor audits every segment): a single
+ * planted step lives in one segment, and at rate 0.75 with private sampling all auditors skip that segment
+ * with probability 0.25^4 = 0.4%; the demo must never pay a cheater.
  *
  * NOTE: stale:1 in the issue text means "a gradient one step old"; the engine spells that stale:2
  * (a fresh gradient every 2nd step, reused once), since stale:1 would be honest training.
@@ -16,13 +24,17 @@ import { join, resolve } from "node:path";
 import cliProgress from "cli-progress";
 import { network } from "hardhat";
 import { formatUnits, maxUint256, parseEther, parseEventLogs, type Address } from "viem";
-import { ChallengerBot } from "../verifier/src/bot/index.ts";
+import { chainDisputeHooks, ChallengerBot } from "../verifier/src/bot/index.ts";
 import {
   acceptJob,
   approveToken,
   auditorRegistryAbi,
   claimPayment,
+  DEFAULT_DISPUTE_PARAMS,
+  deployDisputeGame,
   deployMarket,
+  getJobDisputes,
+  getDispute,
   devAccount,
   finalize,
   getJob,
@@ -38,7 +50,7 @@ import { setLogLevel } from "../verifier/src/log/index.ts";
 import { postJob } from "../verifier/src/market/buyer.ts";
 import { jobPolicyFor } from "../verifier/src/market/job-policy.ts";
 import { SegmentBoard } from "../verifier/src/market/segment-traces.ts";
-import { manifestHash, parseManifestJson, parseStrategy } from "../verifier/src/ml/index.ts";
+import { manifestHash, parseManifest, parseManifestJson, parseStrategy } from "../verifier/src/ml/index.ts";
 import { runProviderJob, type RunJobResult } from "../verifier/src/provider/run-job.ts";
 import { renderReport, type DemoReport, type ProviderRow } from "../verifier/src/report/index.ts";
 import { LocalDirStore } from "../verifier/src/store/index.ts";
@@ -74,36 +86,43 @@ async function main(): Promise<void> {
   const admin = mk(0);
   const buyer = mk(1);
   const providers = STRATEGIES.map((s, i) => ({ name: `P${i + 1} ${s.split(":")[0]}`, strategy: s, clients: mk(2 + i) }));
-  const auditors = [0, 1, 2].map((i) => ({ name: `A${i + 1}`, clients: mk(6 + i) }));
+  const auditors = [0, 1, 2, 3].map((i) => ({ name: `A${i + 1}`, clients: mk(6 + i) }));
 
   say(`deploying on the in-process network (chain ${chainId})`);
-  const d = await deployMarket(admin, { unbondingDelaySeconds: 7n * 86400n, minBond: parseEther("100"), exitDelaySeconds: 14n * 86400n });
+  const market = await deployMarket(admin, { unbondingDelaySeconds: 7n * 86400n, minBond: parseEther("100"), exitDelaySeconds: 14n * 86400n });
+  const disputeParams = DEFAULT_DISPUTE_PARAMS;
+  const game = await deployDisputeGame(admin, { deployment: market, params: disputeParams });
+  const d = { ...market, disputeGame: game.disputeGame };
   const { policy, payment } = await jobPolicyFor(manifest, {});
-  const disputeGame = d.disputeGame !== undefined;
+  const plantManifest = parseManifest({ ...manifest, policy: { ...manifest.policy, auditRate: 1 } });
+  const plantTerms = await jobPolicyFor(plantManifest, {});
+  const disputeGame = true;
   for (const p of providers) {
     await mintTestToken(p.clients, { token: d.token, to: p.clients.account.address, amount: policy.requiredStake * 2n });
     await approveToken(p.clients, { token: d.token, spender: d.stakeVault, amount: maxUint256 });
     await stakeDeposit(p.clients, { stakeVault: d.stakeVault, amount: policy.requiredStake * 2n });
   }
   for (const a of auditors) {
-    await mintTestToken(a.clients, { token: d.token, to: a.clients.account.address, amount: parseEther("100") });
+    // 100 for the registry bond, 100 for challenger bonds
+    await mintTestToken(a.clients, { token: d.token, to: a.clients.account.address, amount: parseEther("200") });
     await approveToken(a.clients, { token: d.token, spender: d.auditorRegistry, amount: maxUint256 });
     await postBond(a.clients, { auditorRegistry: d.auditorRegistry, amount: parseEther("100") });
   }
-  await mintTestToken(buyer, { token: d.token, to: buyer.account.address, amount: payment * BigInt(providers.length) });
-  say(`providers staked ${tokens(policy.requiredStake * 2n)} each; auditors bonded 100 each`);
+  await mintTestToken(buyer, { token: d.token, to: buyer.account.address, amount: payment * BigInt(providers.length) + plantTerms.payment });
+  say(`providers staked ${tokens(policy.requiredStake * 2n)} each; auditors bonded 100 each; DisputeGame deployed (panel of ${disputeParams.panelSize})`);
 
   // one job per provider
   const gas = new Map<string, bigint>();
   const addGas = (who: string, g: bigint) => gas.set(who, (gas.get(who) ?? 0n) + g);
   const jobs: bigint[] = [];
   for (const p of providers) {
-    const r = await postJob(buyer, d, store, manifest, policy, payment);
+    const plant = p.strategy.startsWith("plant:");
+    const r = plant ? await postJob(buyer, d, store, plantManifest, plantTerms.policy, plantTerms.payment) : await postJob(buyer, d, store, manifest, policy, payment);
     jobs.push(r.jobId);
     const a = await acceptJob(p.clients, { jobMarket: d.jobMarket, jobId: r.jobId });
     addGas(p.name, a.gasUsed);
   }
-  say(`buyer posted ${jobs.length} jobs (${policy.segments} segments x ${policy.stepsPerSegment} steps, payment ${tokens(payment)}, stake ${tokens(policy.requiredStake)}, audit rate ${manifest.policy.auditRate}); each provider accepted one`);
+  say(`buyer posted ${jobs.length} jobs (${policy.segments} segments x ${policy.stepsPerSegment} steps, payment ${tokens(payment)}, stake ${tokens(policy.requiredStake)}, audit rate ${manifest.policy.auditRate}, 1 for the plant job); each provider accepted one`);
 
   // train
   const results = new Map<string, RunJobResult>();
@@ -132,6 +151,7 @@ async function main(): Promise<void> {
         store,
         board,
         dbPath: join(outDir, "state", `${a.name}.sqlite`),
+        dispute: chainDisputeHooks({ clients: a.clients, deployment: d, ballotsDir: join(outDir, "state", `${a.name}-ballots`) }),
         onAudit: (e) => {
           const p = providers[jobs.indexOf(e.jobId)]!;
           say(`  ${a.name} audited ${p.name} segment ${e.segment}: ${e.verdict.ok ? "ok, receipt signed" : `BAD at step ${e.verdict.firstBadStep} (${e.verdict.failure?.kind})`}`);
@@ -140,17 +160,45 @@ async function main(): Promise<void> {
   );
   for (const b of bots) await b.tick();
 
+  // disputes: seed blocks, panel draw, commits, reveals, resolve, claims
+  const unresolved = async () => {
+    let n = 0;
+    for (const jobId of jobs) {
+      for (const o of await getJobDisputes(admin.public, { disputeGame: d.disputeGame, jobId, fromBlock: BigInt(d.startBlock) })) {
+        if ((await getDispute(admin.public, { disputeGame: d.disputeGame, disputeId: o.disputeId })).phase !== "resolved") n++;
+      }
+    }
+    return n;
+  };
+  const opened = await unresolved();
+  say(`disputes opened: ${opened}`);
+  for (let round = 0; round < 12; round++) {
+    const left = await unresolved();
+    if (left === 0) break;
+    await conn.networkHelpers.mine(disputeParams.seedDelayBlocks + 1);
+    if (round >= 4) {
+      // members silent past a window: move on to the next phase (every member voted in every run measured)
+      await conn.networkHelpers.time.increase(disputeParams.commitWindowSeconds + 1);
+      say(`time travel: +${disputeParams.commitWindowSeconds + 1} s (a vote window)`);
+    }
+    for (const b of bots) await b.tick();
+  }
+  say(`disputes resolved: ${opened - (await unresolved())} of ${opened}`);
+
   // challenge window, then settlement
   const window = Number(policy.challengeWindow) + 1;
   await conn.networkHelpers.time.increase(window);
   say(`time travel: +${window} s past the challenge window`);
   for (const b of bots) await b.tick();
+  const claimed = new Map<string, bigint>();
   for (const [i, p] of providers.entries()) {
     const job = await getJob(p.clients.public, { jobMarket: d.jobMarket, jobId: jobs[i]! });
     if (job.status === "Committed") addGas(p.name, (await finalize(p.clients, { jobMarket: d.jobMarket, jobId: jobs[i]! })).gasUsed);
     const credit = await p.clients.public.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [p.clients.account.address, d.token] });
+    claimed.set(p.name, credit);
     if (credit > 0n) addGas(p.name, (await claimPayment(p.clients, { jobMarket: d.jobMarket, token: d.token })).gasUsed);
   }
+  for (const b of bots) await b.tick(); // the auditors claim their slash shares and bonds
 
   // collect
   const summaries = bots.map((b) => b.summary());
@@ -166,16 +214,16 @@ async function main(): Promise<void> {
     const detected = bad.map((a) => a.firstBadStep).filter((s): s is number => s !== null);
     const addr = p.clients.account.address;
     let slashed = 0n;
-    let paid = 0n;
+    // paid: the provider's JobMarket credit (payment for a finalized job), claimed above
+    const paid = claimed.get(p.name) ?? 0n;
     for (const e of events) {
       if (e.eventName === "StakeSlashed" && (e.args as { provider: Address }).provider === addr) slashed += (e.args as { amount: bigint }).amount;
-      if (e.eventName === "JobFinalized" && (e.args as { jobId: bigint }).jobId === jobs[i]) paid += (e.args as { providerPay: bigint }).providerPay;
     }
     const r = results.get(p.name)!;
     const auditorFlops = audits.reduce((s, a) => s + a.flops, 0);
     const auditorMs = audits.reduce((s, a) => s + a.costMs, 0);
     const outcome =
-      slashed > 0n ? "slashed" : bad.length > 0 ? (disputeGame ? "detected, not slashed" : "detected; paid anyway (bot opens no challenges yet)") : p.strategy === "honest" ? "paid" : "not detected";
+      slashed > 0n ? "slashed" : bad.length > 0 ? "detected, not slashed" : paid > 0n ? (p.strategy === "honest" ? "paid" : "not detected; paid") : "not paid";
     rows.push({
       provider: p.name,
       address: addr,
@@ -216,10 +264,8 @@ async function main(): Promise<void> {
       { check: "recompute (auditor)", runs: allAudits.length, msPerSegment: allAudits.reduce((s, a) => s + a.costMs, 0) / Math.max(1, allAudits.length), flopsPerSegment: allAudits.reduce((s, a) => s + a.flops, 0) / Math.max(1, allAudits.length) },
     ],
     notes: [
-      disputeGame
-        ? "Bad segments were challenged through DisputeGame."
-        : "The challenger bot does not open DisputeGame challenges yet (verifier/src/bot/dispute.ts has no implementation wired in): the auditors detect and record each cheat (first bad step, with Merkle proofs of the provider's own leaves), but nobody challenges, so every provider that committed all segments is paid after the window.",
-      "Sampling is private per auditor (HMAC of a secret over job and segment) at the manifest's audit rate; a cheat confined to one segment is missed when no auditor samples that segment.",
+      `Each cheat was challenged through DisputeGame at its first bad step (one open dispute per job); a panel of ${disputeParams.panelSize} other auditors recomputed that one step, committed and revealed its votes, and the Fault outcome slashed the provider's whole lock (StakeSlashed) and refunded the buyer. 'stake slashed' is read from StakeSlashed events, 'paid' is the provider's JobMarket credit it claimed.`,
+      "Sampling is private per auditor (HMAC of a secret over job and segment) at the manifest's audit rate (0.75); the plant job's manifest asks for rate 1, because a single planted step lives in one segment, which four auditors at 0.75 all skip with probability 0.4%.",
       "Compute: nominal FLOPs of forward+backward passes; auditor / provider = all auditors' recompute FLOPs on the job over the FLOPs the provider actually spent (a skipping cheater spends less).",
     ],
   };
