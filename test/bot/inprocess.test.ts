@@ -1,6 +1,6 @@
 /**
  * The provider runner and the challenger bot on the in-process network: an honest job passes every
- * audit with signed receipts; a stale-gradient job is caught at its first bad step with proofs of the
+ * audit with signed receipts, anchored on chain with recordReceipt; a stale-gradient job is caught at its first bad step with proofs of the
  * provider's own leaves; a provider that stops committing is reported once, after its deadline.
  */
 import { expect } from "chai";
@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { network } from "hardhat";
-import { maxUint256, parseEther } from "viem";
+import { maxUint256, parseEther, zeroHash } from "viem";
 import { ChallengerBot } from "../../verifier/src/bot/index.ts";
 import {
   acceptJob,
@@ -16,7 +16,9 @@ import {
   deployMarket,
   devAccount,
   getJob,
+  jobMarketAbi,
   mintTestToken,
+  postBond,
   providerClients,
   stakeDeposit,
   type ChainClients,
@@ -52,6 +54,10 @@ describe("bot + provider on the in-process network", function () {
       await approveToken(c, { token: d.token, spender: d.stakeVault, amount: maxUint256 });
       if (c !== buyer) await stakeDeposit(c, { stakeVault: d.stakeVault, amount: parseEther("10") });
     }
+    // a bonded auditor: its receipts can be anchored (recordReceipt checks AuditorRegistry.isActive)
+    await mintTestToken(auditor!, { token: d.token, to: auditor!.account.address, amount: parseEther("1") });
+    await approveToken(auditor!, { token: d.token, spender: d.auditorRegistry, amount: maxUint256 });
+    await postBond(auditor!, { auditorRegistry: d.auditorRegistry, amount: parseEther("1") });
   });
 
   it("audits every sampled segment, catches the cheat at its first bad step, reports the quitter once", async () => {
@@ -74,6 +80,12 @@ describe("bot + provider on the in-process network", function () {
     expect(of(jCheat).every((a) => !a.ok)).to.equal(true);
     expect(of(jCheat)[0]!.firstBadStep).to.equal(2); // stale:2 reuses step 1's gradient at step 2
     expect(s.receipts).to.equal(3);
+    // deployMarket set JobMarket's registries: every clean segment's receipt is anchored with recordReceipt, once
+    expect(s.intents.filter((i) => i.kind === "recordReceipt" && i.status === "confirmed")).to.have.length(3);
+    for (let seg = 0n; seg < 3n; seg++) {
+      const digest = await auditor!.public.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "receiptOf", args: [jHonest, seg, auditor!.account.address] });
+      expect(digest).to.not.equal(zeroHash);
+    }
     const row = bot.db.segment(jCheat.toString(), 0)!;
     expect(row.detail).to.match(/^state-divergence/);
 

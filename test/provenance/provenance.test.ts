@@ -123,7 +123,7 @@ describe("provenance record", function () {
     const conn = await network.create();
     const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
     const [admin, buyer, provider, auditor] = [0, 1, 2, 3].map(mk) as ChainClients[];
-    d = await deployMarket(admin!, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n });
+    d = await deployMarket(admin!, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n, registries: false });
     pub = buyer!.public;
     const deploy = async (abi: Abi, bytecode: Hex, args: readonly unknown[]): Promise<Address> => {
       const hash = await admin!.wallet.deployContract({ abi, bytecode, args } as never);

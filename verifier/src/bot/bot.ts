@@ -7,9 +7,10 @@
  *   2. sample each new committed segment with private randomness at the job's audit rate (manifest).
  *   3. audit  sampled segments with the check functions (checks.ts); a crash mid-audit leaves the row
  *             'running' and the audit is re-run after a restart.
- *   4. act    clean segment -> signed EIP-712 AuditReceipt (stored; anchored on chain once JobMarket has
- *             recordReceipt); bad segment -> challenge intent (dispute.ts); an Active job past its
+ *   4. act    clean segment -> signed EIP-712 AuditReceipt (stored, and a recordReceipt intent when JobMarket
+ *             has its registries and the auditor is bonded); bad segment -> challenge intents (dispute.ts); an Active job past its
  *             deadline -> reportTimeout intent; credits -> claim intents.
+ *   4b. disputes (dispute.ts) follow every DisputeGame challenge: panel draw, commit, reveal, resolve, claims.
  *   5. send   open intents in order: each is recorded before signing, its signed bytes are stored before
  *             broadcast, and after a restart it is either rebroadcast byte for byte or reconciled with
  *             chain state (already done by anyone -> superseded). No deadline is missed for a crash, and
@@ -17,9 +18,10 @@
  * RPC errors are retried with backoff (chain/retry.ts); a failing tick is logged and retried next tick.
  */
 import type { Address, Hex } from "viem";
-import { encodeFunctionData, getAddress } from "viem";
+import { encodeFunctionData, getAddress, zeroAddress, zeroHash } from "viem";
 import type { Logger } from "pino";
 import {
+  auditorRegistryAbi,
   broadcastAndWait,
   ContractRevertError,
   getJob,
@@ -311,12 +313,33 @@ export class ChallengerBot {
       const receipt = { jobId, segment: s.segment, traceRoot: target.traceRoot, checks: checksMask(verdict.checks), sampledSteps: verdict.stepsChecked, verdict: VERDICT.ok };
       const domain = jobMarketDomain(BigInt(this.o.clients.wallet.chain.id), this.o.deployment.jobMarket);
       const signature = await signAuditReceipt(this.o.clients.account as never, domain, receipt);
-      this.db.saveReceipt({ jobId: s.job_id, segment: s.segment, verdict: receipt.verdict, checks: receipt.checks, sampledSteps: receipt.sampledSteps, traceRoot: receipt.traceRoot, signature });
-      log.info({ costMs: Math.round(costMs) }, "audit ok; receipt signed");
+      const anchored = await this.canAnchor();
+      this.db.tx(() => {
+        this.db.saveReceipt({ jobId: s.job_id, segment: s.segment, verdict: receipt.verdict, checks: receipt.checks, sampledSteps: receipt.sampledSteps, traceRoot: receipt.traceRoot, signature });
+        if (anchored) {
+          const data = encodeFunctionData({ abi: jobMarketAbi, functionName: "recordReceipt", args: [receipt, target.endStateHash, signature] });
+          this.db.addIntent({ key: `receipt:${s.job_id}:${s.segment}`, kind: "recordReceipt", jobId: s.job_id, segment: s.segment, payload: { to: this.o.deployment.jobMarket, data } });
+        }
+      });
+      log.info({ costMs: Math.round(costMs), anchored }, anchored ? "audit ok; receipt signed, recordReceipt queued" : "audit ok; receipt signed (JobMarket has no registries: not anchored)");
     } else {
       log.warn({ firstBadStep: verdict.firstBadStep, kind: verdict.failure?.kind }, "audit FAILED");
     }
     this.o.onAudit?.({ jobId, segment: s.segment, verdict });
+  }
+
+  /**
+   * Whether recordReceipt can anchor this bot's receipts: JobMarket has its registries (they never change
+   * once set) and this auditor is active (bonded) in AuditorRegistry.
+   */
+  private async canAnchor(): Promise<boolean> {
+    const { clients, deployment } = this.o;
+    if (this.db.getMeta("registriesSet") !== "1") {
+      const [auditors] = await withRetry(() => clients.public.readContract({ address: deployment.jobMarket, abi: jobMarketAbi, functionName: "registries" }), { what: "registries" });
+      if (auditors === zeroAddress) return false;
+      this.db.setMeta("registriesSet", "1");
+    }
+    return withRetry(() => clients.public.readContract({ address: deployment.auditorRegistry, abi: auditorRegistryAbi, functionName: "isActive", args: [this.me] }), { what: "isActive" });
   }
 
   private onFinding(f: Finding, intents: IntentSpec[]): void {
@@ -382,6 +405,10 @@ export class ChallengerBot {
         const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: BigInt(i.job_id!) });
         return job.status !== "Active" || job.provider !== p.provider || job.nextSegment !== p.nextSegment;
       }
+      case "recordReceipt":
+        return (
+          (await clients.public.readContract({ address: deployment.jobMarket, abi: jobMarketAbi, functionName: "receiptOf", args: [BigInt(i.job_id!), BigInt(i.segment!), this.me] })) !== zeroHash
+        );
       case "claimStake":
         return (await clients.public.readContract({ address: deployment.stakeVault, abi: stakeVaultAbi, functionName: "creditOf", args: [this.me] })) === 0n;
       default:

@@ -1,7 +1,10 @@
 /**
  * Deploy and wire the market contracts (the same set and roles as ignition/modules/PoUW.ts and the
  * contract tests' fixture): a payment/stake token (the dev TestToken unless `token` is given),
- * StakeVault, AuditorRegistry and JobMarket; JobMarket gets the vault's MARKET_ROLE.
+ * StakeVault, AuditorRegistry and JobMarket; JobMarket gets the vault's MARKET_ROLE. Unless `registries` is
+ * false, it also deploys ProviderRegistry (attestation tiers; quorum and max validity as in
+ * ignition/modules/registries.ts) and DataRegistry and calls JobMarket.setRegistries (once, forever), which
+ * recordReceipt (bonded-auditor check), tiers and corpora need.
  *
  * NOTE: the dispute roles (JobMarket.DISPUTE_ROLE, AuditorRegistry.DISPUTE_ROLE) go to DisputeGame, which
  * deployDisputeGame.ts deploys and wires for a market deployed here.
@@ -11,6 +14,8 @@
  */
 import { encodeDeployData, type Abi, type Address, type Hex } from "viem";
 import { auditorRegistryAbi, auditorRegistryBytecode } from "./abi/AuditorRegistry.ts";
+import { dataRegistryAbi, dataRegistryBytecode } from "./abi/DataRegistry.ts";
+import { providerRegistryAbi, providerRegistryBytecode } from "./abi/ProviderRegistry.ts";
 import { jobMarketAbi, jobMarketBytecode } from "./abi/JobMarket.ts";
 import { stakeVaultAbi, stakeVaultBytecode } from "./abi/StakeVault.ts";
 import { testTokenAbi, testTokenBytecode } from "./abi/TestToken.ts";
@@ -27,6 +32,11 @@ export type DeployMarketParameters = {
   unbondingDelaySeconds: bigint;
   minBond: bigint;
   exitDelaySeconds: bigint;
+  /**
+   * ProviderRegistry parameters, or false to leave JobMarket without registries (a caller that sets its own).
+   * Default: attestationQuorum 2, attestationMaxValiditySeconds 30 days (the Ignition defaults).
+   */
+  registries?: false | { attestationQuorum: bigint; attestationMaxValiditySeconds: bigint };
 };
 
 export type DeployMarketReturnType = Deployment & { gasUsed: bigint };
@@ -65,6 +75,17 @@ export async function deployMarket(clients: ChainClients, p: DeployMarketParamet
   const marketRole = await clients.public.readContract({ address: vault.address, abi: stakeVaultAbi, functionName: "MARKET_ROLE" });
   const g = await sendContractTx(clients, { address: vault.address, abi: stakeVaultAbi, functionName: "grantRole", args: [marketRole, market.address] });
   gasUsed += g.gasUsed;
+  let registries: { providerRegistry: Address; dataRegistry: Address } | undefined;
+  if (p.registries !== false) {
+    const r = p.registries ?? { attestationQuorum: 2n, attestationMaxValiditySeconds: 30n * 24n * 3600n };
+    const providers = await deployOne(clients, providerRegistryAbi, providerRegistryBytecode, [registry.address, r.attestationQuorum, r.attestationMaxValiditySeconds]);
+    track(providers);
+    const data = await deployOne(clients, dataRegistryAbi, dataRegistryBytecode, []);
+    track(data);
+    const s = await sendContractTx(clients, { address: market.address, abi: jobMarketAbi, functionName: "setRegistries", args: [registry.address, providers.address, data.address] });
+    gasUsed += s.gasUsed;
+    registries = { providerRegistry: providers.address, dataRegistry: data.address };
+  }
   return {
     format: "pouw-deployment-1",
     chainId: clients.wallet.chain.id,
@@ -72,6 +93,7 @@ export async function deployMarket(clients: ChainClients, p: DeployMarketParamet
     jobMarket: market.address,
     stakeVault: vault.address,
     auditorRegistry: registry.address,
+    ...registries,
     startBlock: startBlock!.toString(),
     devToken: p.token === undefined,
     gasUsed,

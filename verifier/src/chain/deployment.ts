@@ -20,18 +20,23 @@ export const Deployment = z.strictObject({
   auditorRegistry: address,
   /** Set once the dispute contract is deployed. */
   disputeGame: address.optional(),
+  /** Set when JobMarket's registries were deployed with it (setRegistries). */
+  providerRegistry: address.optional(),
+  dataRegistry: address.optional(),
   /** Block of the first deployment transaction: event scans start here. */
   startBlock: z.string().regex(/^[0-9]+$/),
   /** Whether `token` is the mintable dev TestToken. */
   devToken: z.boolean(),
 });
 
-export type Deployment = Omit<z.infer<typeof Deployment>, "token" | "jobMarket" | "stakeVault" | "auditorRegistry" | "disputeGame"> & {
+export type Deployment = Omit<z.infer<typeof Deployment>, "token" | "jobMarket" | "stakeVault" | "auditorRegistry" | "disputeGame" | "providerRegistry" | "dataRegistry"> & {
   token: Address;
   jobMarket: Address;
   stakeVault: Address;
   auditorRegistry: Address;
   disputeGame?: Address;
+  providerRegistry?: Address;
+  dataRegistry?: Address;
 };
 
 export class DeploymentFileError extends InputError {

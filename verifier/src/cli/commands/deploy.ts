@@ -1,6 +1,7 @@
 /**
  * `pouw deploy [--rpc URL] [--token ADDR]`: deploy and wire the market contracts (token unless given,
- * StakeVault, AuditorRegistry, JobMarket, then the step verifier and DisputeGame with the dispute roles)
+ * StakeVault, AuditorRegistry, JobMarket, ProviderRegistry and DataRegistry with JobMarket.setRegistries, then the
+ * step verifier and DisputeGame with the dispute roles)
  * and write the deployment file the other commands read (default .pouw/deployment.json). Without --token
  * it deploys the mintable dev token (local chains).
  */
@@ -38,6 +39,8 @@ export function registerDeploy(program: Command): void {
         `StakeVault       ${d.stakeVault}`,
         `AuditorRegistry  ${d.auditorRegistry}`,
         `JobMarket        ${d.jobMarket}`,
+        `ProviderRegistry ${d.providerRegistry}`,
+        `DataRegistry     ${d.dataRegistry} (JobMarket.setRegistries done)`,
         `DisputeGame      ${game.disputeGame} (step verifier ${game.stepVerifier})`,
         `wrote ${ctx.config.deploymentPath}`,
       ].join("\n") + "\n",
