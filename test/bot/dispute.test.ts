@@ -1,7 +1,7 @@
 /**
  * The challenger bot's dispute step on the in-process network: three bots audit a stale-gradient job, one of them
  * challenges (bond approval + challenge through its intent table, the others' identical challenges superseded), the
- * other three are drawn for the panel (panel size 3; the challenger is never drawn), recompute the step, commit and reveal Fault, a bot resolves after the votes,
+ * other three are drawn for the panel (panel size 3; the challenger is never drawn), recompute the step, commit and reveal Fault, a bot resolves after the votes (every bot restarted between commit and reveal),
  * the provider's stake is slashed and the challenger claims its bond back and its share of the slash.
  */
 import { expect } from "chai";
@@ -68,7 +68,7 @@ describe("bot dispute step: challenge, panel, resolve, claim", function () {
     await acceptJob(cheat, { jobMarket: d.jobMarket, jobId });
     await runProviderJob({ clients: cheat, deployment: d, store, board, stateDir: join(dir, "state") }, jobId, { strategy: parseStrategy("stale:2") });
 
-    const bots = auditors.map(
+    const start = () => auditors.map(
       (a: ChainClients, i) =>
         new ChallengerBot({
           clients: a,
@@ -79,6 +79,7 @@ describe("bot dispute step: challenge, panel, resolve, claim", function () {
           dispute: chainDisputeHooks({ clients: a, deployment: d, ballotsDir: join(dir, `ballots${i}`) }),
         }),
     );
+    let bots = start();
     // A1 audits first and challenges every bad segment; A2..A4 find the same steps already challenged
     for (const b of bots) await b.tick();
     const opened = await getJobDisputes(admin.public, { disputeGame: d.disputeGame!, jobId, fromBlock: BigInt(d.startBlock) });
@@ -91,6 +92,14 @@ describe("bot dispute step: challenge, panel, resolve, claim", function () {
     for (let round = 0; round < 5; round++) {
       await conn.networkHelpers.mine(2);
       for (const b of bots) await b.tick();
+      if (round === 0) {
+        // restart every bot after the commits: the reveals come from the ballots persisted before committing
+        const d0 = await getDispute(admin.public, { disputeGame: d.disputeGame!, disputeId: opened[0]!.disputeId });
+        expect(d0.commits).to.equal(3);
+        expect(d0.validVotes + d0.faultVotes).to.equal(0);
+        for (const b of bots) b.close();
+        bots = start();
+      }
     }
     const first = await getDispute(admin.public, { disputeGame: d.disputeGame!, disputeId: opened[0]!.disputeId });
     expect(first.outcome).to.equal("PanelFault");
