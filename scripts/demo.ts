@@ -23,13 +23,14 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import cliProgress from "cli-progress";
 import { network } from "hardhat";
-import { formatUnits, maxUint256, parseEther, parseEventLogs, type Address } from "viem";
+import { formatUnits, keccak256, maxUint256, parseEther, parseEventLogs, toHex, type Address } from "viem";
 import { chainDisputeHooks, ChallengerBot } from "../verifier/src/bot/index.ts";
 import {
   acceptJob,
   approveToken,
   auditorRegistryAbi,
   claimPayment,
+  dataRegistryAbi,
   DEFAULT_DISPUTE_PARAMS,
   deployDisputeGame,
   deployMarket,
@@ -42,15 +43,19 @@ import {
   mintTestToken,
   postBond,
   providerClients,
+  sendContractTx,
   stakeDeposit,
   stakeVaultAbi,
   type ChainClients,
 } from "../verifier/src/chain/index.ts";
 import { setLogLevel } from "../verifier/src/log/index.ts";
-import { postJob } from "../verifier/src/market/buyer.ts";
+import { fetchVerified, postJob } from "../verifier/src/market/buyer.ts";
 import { jobPolicyFor } from "../verifier/src/market/job-policy.ts";
 import { SegmentBoard } from "../verifier/src/market/segment-traces.ts";
 import { manifestHash, parseManifest, parseManifestJson, parseStrategy } from "../verifier/src/ml/index.ts";
+import { corpusBytes, corpusSpecOf } from "../verifier/src/ml/data/corpus.ts";
+import { contentDigestOf, verifyProvenance, viemProvenanceChain } from "../verifier/src/provenance/index.ts";
+import { finalizeAndAnchor } from "../verifier/src/provider/finalize-anchor.ts";
 import { runProviderJob, type RunJobResult } from "../verifier/src/provider/run-job.ts";
 import { renderReport, type DemoReport, type ProviderRow } from "../verifier/src/report/index.ts";
 import { LocalDirStore } from "../verifier/src/store/index.ts";
@@ -87,12 +92,19 @@ async function main(): Promise<void> {
   const buyer = mk(1);
   const providers = STRATEGIES.map((s, i) => ({ name: `P${i + 1} ${s.split(":")[0]}`, strategy: s, clients: mk(2 + i) }));
   const auditors = [0, 1, 2, 3].map((i) => ({ name: `A${i + 1}`, clients: mk(6 + i) }));
+  const contributor = mk(10);
 
   say(`deploying on the in-process network (chain ${chainId})`);
   const market = await deployMarket(admin, { unbondingDelaySeconds: 7n * 86400n, minBond: parseEther("100"), exitDelaySeconds: 14n * 86400n });
   const disputeParams = DEFAULT_DISPUTE_PARAMS;
   const game = await deployDisputeGame(admin, { deployment: market, params: disputeParams });
   const d = { ...market, disputeGame: game.disputeGame };
+  // a data contributor registers the manifest's corpora in DataRegistry (provenance checks them there)
+  if (!d.dataRegistry) throw new Error("deployMarket deployed no DataRegistry");
+  for (const c of manifest.corpora) {
+    await sendContractTx(contributor, { address: d.dataRegistry, abi: dataRegistryAbi, functionName: "register", args: [contentDigestOf(c.contentId), c.contentId, c.licence, c.payoutAddress as Address, keccak256(toHex(c.licence))] });
+  }
+  say(`data contributor registered ${manifest.corpora.map((c) => `${c.name} (${c.contentId})`).join(", ")} in DataRegistry`);
   const { policy, payment } = await jobPolicyFor(manifest, {});
   const plantManifest = parseManifest({ ...manifest, policy: { ...manifest.policy, auditRate: 1 } });
   const plantTerms = await jobPolicyFor(plantManifest, {});
@@ -191,14 +203,56 @@ async function main(): Promise<void> {
   say(`time travel: +${window} s past the challenge window`);
   for (const b of bots) await b.tick();
   const claimed = new Map<string, bigint>();
+  let honestJob: bigint | undefined;
   for (const [i, p] of providers.entries()) {
     const job = await getJob(p.clients.public, { jobMarket: d.jobMarket, jobId: jobs[i]! });
-    if (job.status === "Committed") addGas(p.name, (await finalize(p.clients, { jobMarket: d.jobMarket, jobId: jobs[i]! })).gasUsed);
+    if (job.status === "Committed" && p.strategy === "honest") {
+      // finalize, then build, write, publish and anchor the provenance record next to the final weights
+      const fa = await finalizeAndAnchor({ clients: p.clients, deployment: d, store, board, stateDir: join(outDir, "state", `p${i}`) }, jobs[i]!);
+      addGas(p.name, fa.gasUsed);
+      if (fa.provenance) {
+        honestJob = jobs[i]!;
+        say(`${p.name} finalized job ${jobs[i]} and anchored its provenance record ${fa.provenance.recordHash}`);
+      } else say(`${p.name}: no provenance anchored (${fa.skipped})`);
+    } else if (job.status === "Committed") addGas(p.name, (await finalize(p.clients, { jobMarket: d.jobMarket, jobId: jobs[i]! })).gasUsed);
     const credit = await p.clients.public.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [p.clients.account.address, d.token] });
     claimed.set(p.name, credit);
     if (credit > 0n) addGas(p.name, (await claimPayment(p.clients, { jobMarket: d.jobMarket, token: d.token })).gasUsed);
   }
   for (const b of bots) await b.tick(); // the auditors claim their slash shares and bonds
+
+  // provenance: the buyer fetches the honest job's weights + record (verified), then the demo checks
+  // that a single changed byte of the weights, the record or the corpus is rejected with the item named
+  const provenance: { jobId: string; recordHash: string; weightsPath: string; recordPath: string; cases: { case: string; accepted: boolean; failing: string[] }[] } | undefined = honestJob === undefined ? undefined : await (async () => {
+    const fetched = await fetchVerified({ clients: buyer, deployment: d, store, board }, honestJob, join(outDir, "result"));
+    const recordBytes = new Uint8Array(readFileSync(fetched.recordPath));
+    const weightsBytes = new Uint8Array(readFileSync(fetched.weightsPath));
+    const corpus = corpusBytes(corpusSpecOf(manifest)).bytes;
+    const chain = viemProvenanceChain(buyer.public, { jobMarket: d.jobMarket });
+    const flip = (bytes: Uint8Array, at: number) => {
+      const out = Uint8Array.from(bytes);
+      out[at] = out[at]! ^ 0x01;
+      return out;
+    };
+    // one byte of a trace root inside the record (a hex digit changed, so the JSON stays valid)
+    const text = new TextDecoder().decode(recordBytes);
+    const at = text.indexOf('"traceRoot":"0x') + 16;
+    const tamperedRecord = new TextEncoder().encode(text.slice(0, at) + (text[at] === "a" ? "b" : "a") + text.slice(at + 1));
+    const cases = [
+      { case: "fetched weights + record", recordBytes, weightsBytes, corpus },
+      { case: "weights: 1 byte changed", recordBytes, weightsBytes: flip(weightsBytes, weightsBytes.length - 3), corpus },
+      { case: "record: 1 byte changed", recordBytes: tamperedRecord, weightsBytes, corpus },
+      { case: "corpus: 1 byte changed", recordBytes, weightsBytes, corpus: flip(corpus, 1234) },
+    ];
+    const out = [];
+    for (const c of cases) {
+      const r = await verifyProvenance({ recordBytes: c.recordBytes, weightsBytes: c.weightsBytes, chain, deployment: d, corpusBytes: () => c.corpus });
+      const failing = r.failures.map((f) => f.item);
+      say(`provenance ${c.case}: ${r.ok ? `ACCEPTED (${r.checks.filter((x) => x.status === "ok").length} checks ok; skipped: ${r.checks.filter((x) => x.status === "skipped").map((x) => `${x.item} (${x.detail})`).join(", ") || "none"})` : `REJECTED, failing: ${failing.join(", ")}`}`);
+      out.push({ case: c.case, accepted: r.ok, failing });
+    }
+    return { jobId: honestJob.toString(), recordHash: fetched.recordHash, weightsPath: fetched.weightsPath, recordPath: fetched.recordPath, cases: out };
+  })();
 
   // collect
   const summaries = bots.map((b) => b.summary());
@@ -269,10 +323,10 @@ async function main(): Promise<void> {
       "Compute: nominal FLOPs of forward+backward passes; auditor / provider = all auditors' recompute FLOPs on the job over the FLOPs the provider actually spent (a skipping cheater spends less).",
     ],
   };
-  writeFileSync(join(outDir, "report.json"), JSON.stringify(report, null, 2) + "\n");
+  writeFileSync(join(outDir, "report.json"), JSON.stringify({ ...report, provenance }, null, 2) + "\n");
   writeFileSync(join(outDir, "report.html"), renderReport(report));
   if (json) {
-    process.stdout.write(JSON.stringify(report) + "\n");
+    process.stdout.write(JSON.stringify({ ...report, provenance }) + "\n");
     return;
   }
   const head = ["provider", "strategy", "detected at step", "bad/audited seg", "stake slashed", "paid", "gas", "auditor/provider compute", "outcome"];
