@@ -7,8 +7,11 @@
  * challenger bot (private sampling at the manifest's audit rate, bit-exact recompute, signed receipts,
  * challenges through DisputeGame, panel duty); the disputes run through panel draw, commit, reveal and
  * resolve (blocks mined for the seed, time travel past the vote windows when needed), then the challenge
- * window passes (time travel) and the honest provider finalizes and claims. Prints a table (or JSON with
- * --json) and writes DIR/report.html (chart.js inlined) and DIR/report.json.
+ * window passes (time travel) and the honest provider finalizes, anchors its provenance record and claims.
+ * A data contributor registers the MNIST corpus in DataRegistry first; at the end the buyer fetches the
+ * honest job's weights and record, and the record is verified against the chain (accepted) and against
+ * one-byte changes of the weights, the record and the corpus (each rejected, naming the failing item).
+ * Prints a table (or JSON with --json) and writes DIR/report.html (chart.js inlined) and DIR/report.json.
  *
  * NOTE: four auditors, not three: a panel has 3 members (the Ignition default; the size must be odd) and
  * never includes the challenger, so a challenge needs three other bonded auditors.
