@@ -14,6 +14,7 @@ import { groth16VerifierAbi, groth16VerifierBytecode } from "./abi/Groth16Verifi
 import { jobMarketAbi } from "./abi/JobMarket.ts";
 import type { ChainClients } from "./clients.ts";
 import type { Deployment } from "./deployment.ts";
+import { deployContract } from "./deployContract.ts";
 import { ChainError } from "./errors.ts";
 import { withRetry } from "./retry.ts";
 import { broadcastAndWait, sendContractTx } from "./send.ts";
@@ -43,22 +44,12 @@ export const DEFAULT_DISPUTE_PARAMS: DisputeParams = {
 export type DeployDisputeGameParameters = { deployment: Deployment; params?: DisputeParams };
 export type DeployDisputeGameReturnType = { disputeGame: Address; stepVerifier: Address; gasUsed: bigint };
 
-async function deploy(clients: ChainClients, abi: Abi, bytecode: Hex, args: readonly unknown[]): Promise<{ address: Address; gasUsed: bigint }> {
-  const data = encodeDeployData({ abi, bytecode, args } as never);
-  const account = clients.account;
-  const request = await withRetry(() => clients.wallet.prepareTransactionRequest({ account, data, chain: clients.wallet.chain }), { what: "prepare deploy" });
-  if (!account.signTransaction) throw new ChainError("account cannot sign transactions locally");
-  const raw = await account.signTransaction(request as never);
-  const r = await broadcastAndWait(clients, { raw, hash: keccak256(raw), nonce: request.nonce!, from: account.address }, "deploy");
-  if (!r.receipt.contractAddress) throw new ChainError(`deployment ${r.hash} created no contract`);
-  return { address: r.receipt.contractAddress, gasUsed: r.gasUsed };
-}
 
 export async function deployDisputeGame(clients: ChainClients, p: DeployDisputeGameParameters): Promise<DeployDisputeGameReturnType> {
   const d = p.deployment;
   const params = p.params ?? DEFAULT_DISPUTE_PARAMS;
-  const verifier = await deploy(clients, groth16VerifierAbi, groth16VerifierBytecode, []);
-  const game = await deploy(clients, disputeGameAbi, disputeGameBytecode, [d.jobMarket, d.auditorRegistry, verifier.address, d.token, params]);
+  const verifier = await deployContract(clients, groth16VerifierAbi, groth16VerifierBytecode, []);
+  const game = await deployContract(clients, disputeGameAbi, disputeGameBytecode, [d.jobMarket, d.auditorRegistry, verifier.address, d.token, params]);
   let gasUsed = verifier.gasUsed + game.gasUsed;
   const marketRole = await clients.public.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "DISPUTE_ROLE" });
   gasUsed += (await sendContractTx(clients, { address: d.jobMarket, abi: jobMarketAbi, functionName: "grantRole", args: [marketRole, game.address] })).gasUsed;

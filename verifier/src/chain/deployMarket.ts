@@ -21,6 +21,7 @@ import { stakeVaultAbi, stakeVaultBytecode } from "./abi/StakeVault.ts";
 import { testTokenAbi, testTokenBytecode } from "./abi/TestToken.ts";
 import type { ChainClients } from "./clients.ts";
 import type { Deployment } from "./deployment.ts";
+import { deployContract } from "./deployContract.ts";
 import { ChainError } from "./errors.ts";
 import { sendContractTx, broadcastAndWait } from "./send.ts";
 import { withRetry } from "./retry.ts";
@@ -41,16 +42,6 @@ export type DeployMarketParameters = {
 
 export type DeployMarketReturnType = Deployment & { gasUsed: bigint };
 
-async function deployOne(clients: ChainClients, abi: Abi, bytecode: Hex, args: readonly unknown[]): Promise<{ address: Address; block: bigint; gasUsed: bigint }> {
-  const data = encodeDeployData({ abi, bytecode, args } as never);
-  const account = clients.account;
-  const request = await withRetry(() => clients.wallet.prepareTransactionRequest({ account, data, chain: clients.wallet.chain }), { what: "prepare deploy" });
-  if (!account.signTransaction) throw new ChainError("account cannot sign transactions locally");
-  const raw = await account.signTransaction(request as never);
-  const r = await broadcastAndWait(clients, { raw, hash: keccak256(raw), nonce: request.nonce!, from: account.address }, "deploy");
-  if (!r.receipt.contractAddress) throw new ChainError(`deployment ${r.hash} created no contract`);
-  return { address: r.receipt.contractAddress, block: r.receipt.blockNumber, gasUsed: r.gasUsed };
-}
 
 export async function deployMarket(clients: ChainClients, p: DeployMarketParameters): Promise<DeployMarketReturnType> {
   const admin = clients.account.address;
@@ -62,15 +53,15 @@ export async function deployMarket(clients: ChainClients, p: DeployMarketParamet
   };
   let token = p.token;
   if (!token) {
-    const t = await deployOne(clients, testTokenAbi, testTokenBytecode, ["PoUW Dev Token", "PDT"]);
+    const t = await deployContract(clients, testTokenAbi, testTokenBytecode, ["PoUW Dev Token", "PDT"]);
     track(t);
     token = t.address;
   }
-  const vault = await deployOne(clients, stakeVaultAbi, stakeVaultBytecode, [token, p.unbondingDelaySeconds, admin]);
+  const vault = await deployContract(clients, stakeVaultAbi, stakeVaultBytecode, [token, p.unbondingDelaySeconds, admin]);
   track(vault);
-  const registry = await deployOne(clients, auditorRegistryAbi, auditorRegistryBytecode, [token, p.minBond, p.exitDelaySeconds, admin]);
+  const registry = await deployContract(clients, auditorRegistryAbi, auditorRegistryBytecode, [token, p.minBond, p.exitDelaySeconds, admin]);
   track(registry);
-  const market = await deployOne(clients, jobMarketAbi, jobMarketBytecode, [vault.address, admin]);
+  const market = await deployContract(clients, jobMarketAbi, jobMarketBytecode, [vault.address, admin]);
   track(market);
   const marketRole = await clients.public.readContract({ address: vault.address, abi: stakeVaultAbi, functionName: "MARKET_ROLE" });
   const g = await sendContractTx(clients, { address: vault.address, abi: stakeVaultAbi, functionName: "grantRole", args: [marketRole, market.address] });
@@ -78,9 +69,9 @@ export async function deployMarket(clients: ChainClients, p: DeployMarketParamet
   let registries: { providerRegistry: Address; dataRegistry: Address } | undefined;
   if (p.registries !== false) {
     const r = p.registries ?? { attestationQuorum: 2n, attestationMaxValiditySeconds: 30n * 24n * 3600n };
-    const providers = await deployOne(clients, providerRegistryAbi, providerRegistryBytecode, [registry.address, r.attestationQuorum, r.attestationMaxValiditySeconds]);
+    const providers = await deployContract(clients, providerRegistryAbi, providerRegistryBytecode, [registry.address, r.attestationQuorum, r.attestationMaxValiditySeconds]);
     track(providers);
-    const data = await deployOne(clients, dataRegistryAbi, dataRegistryBytecode, []);
+    const data = await deployContract(clients, dataRegistryAbi, dataRegistryBytecode, []);
     track(data);
     const s = await sendContractTx(clients, { address: market.address, abi: jobMarketAbi, functionName: "setRegistries", args: [registry.address, providers.address, data.address] });
     gasUsed += s.gasUsed;
