@@ -1,6 +1,6 @@
 /** Deterministic training engine: one step function for the provider's trainer and the auditor. */
 export { createRun, Run, type TrainState, type StepResult, type RunOptions } from "./run.ts";
-export { parseManifest, parseManifestJson, manifestHash, canonicalManifest, corpusProportions, Manifest, Corpus, type CorpusEntry, type ModelConfig, type OptimizerConfig } from "./manifest.ts";
+export { parseManifest, parseManifestJson, readManifestFile, manifestHash, canonicalManifest, corpusProportions, Manifest, Corpus, type CorpusEntry, type ModelConfig, type OptimizerConfig } from "./manifest.ts";
 export { encodeCheckpoint, decodeCheckpoint, CHECKPOINT_FORMAT, type CheckpointContents, type CheckpointMetadata } from "./checkpoint.ts";
 export { ManifestError, DataError, CorpusMismatchError, UnknownCorpusError, CheckpointError, BackendError, StrategyError } from "./errors.ts";
 export { DATASETS, DEFAULT_SOTU_YEARS, corpusBytes, corpusId, corpusSpecOf, checkCorpusBytes, datasetOfArch, parseDatasetName, type CorpusSpec, type CorpusId, type DatasetName } from "./data/corpus.ts";

@@ -6,9 +6,11 @@
  * Parsing is strict (unknown keys are errors) so that a typo cannot silently fall back to a default
  * that the provider and the auditor might read differently.
  */
+import { readFile } from "node:fs/promises";
 import canonicalizeModule from "canonicalize";
 import { keccak256, toBytes, type Hex } from "viem";
 import { z } from "zod";
+import { InputError } from "../errors/index.ts";
 import { ManifestError } from "./errors.ts";
 
 // canonicalize ships CJS with `export default`; under nodenext its type is the module object.
@@ -179,4 +181,15 @@ export function canonicalManifest(manifest: Manifest): string {
 /** keccak256 of the canonical JSON: the manifestHash anchored on chain. */
 export function manifestHash(manifest: Manifest): Hex {
   return keccak256(toBytes(canonicalManifest(manifest)));
+}
+
+/** Reads and parses a manifest file; an unreadable file is an InputError naming the path and errno code. */
+export async function readManifestFile(path: string): Promise<Manifest> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    throw new InputError(`cannot read manifest ${path} (${(err as NodeJS.ErrnoException).code ?? "error"})`, { cause: err });
+  }
+  return parseManifestJson(text);
 }

@@ -5,11 +5,10 @@
  * `{ segment, ok, firstBadStep, check, proof, costMs }`. Exit 0 when every audited segment passed,
  * 1 when one failed, 2 on bad input. Thin: the work is checks/audit.ts (auditRun), which the bot calls.
  */
-import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { InputError } from "../../errors/index.ts";
 import { auditRun, openTraceDir, parseChecks, parseSegmentSelection, readProgressCalibration, type AuditOptions, type SegmentAudit } from "../../checks/index.ts";
-import { createRun, parseManifestJson, readTraceFile } from "../../ml/index.ts";
+import { createRun, readManifestFile, readTraceFile } from "../../ml/index.ts";
 import { join } from "node:path";
 
 type Opts = {
@@ -46,13 +45,7 @@ export function registerAudit(program: Command): void {
     .option("--freivalds-vectors <k>", "Freivalds random vectors per product", "2")
     .option("--json", "print a JSON report")
     .action(async (opts: Opts) => {
-      let text: string;
-      try {
-        text = await readFile(opts.manifest, "utf8");
-      } catch (err) {
-        throw new InputError(`cannot read manifest ${opts.manifest} (${(err as NodeJS.ErrnoException).code ?? "error"})`, { cause: err });
-      }
-      const manifest = parseManifestJson(text);
+      const manifest = await readManifestFile(opts.manifest);
       const segments = parseSegmentSelection(opts.segments);
       const checks = parseChecks(opts.checks ?? (manifest.numerics === "bitwise" ? "recompute" : "tolerance"));
       const trace = await readTraceFile(join(opts.trace, "trace.json"));

@@ -4,13 +4,12 @@
  * weights with the provider's anchored provenance record (verified against the chain), cancel an
  * unaccepted job, and claim refunds.
  */
-import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { cancelJob, claimPayment, getJob, getSegmentCommits, jobMarketAbi } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { fetchVerified, postJob } from "../../market/buyer.ts";
 import { jobPolicyFor, type PolicyOverrides } from "../../market/job-policy.ts";
-import { parseManifestJson } from "../../ml/index.ts";
+import { readManifestFile } from "../../ml/index.ts";
 import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, parseSeconds, withConfig } from "../context.ts";
 
 const bps = (flag: string, v: string | undefined): number | undefined => {
@@ -39,13 +38,7 @@ export function registerBuyer(program: Command): void {
       .option("--mint", "dev chain: mint the payment if the balance is short")
       .option("--json", "print the job as JSON"),
   ).action(async (opts: Record<string, string | boolean | undefined>) => {
-    let text: string;
-    try {
-      text = await readFile(opts.manifest as string, "utf8");
-    } catch (err) {
-      throw new InputError(`cannot read manifest ${String(opts.manifest)}`, { cause: err });
-    }
-    const manifest = parseManifestJson(text);
+    const manifest = await readManifestFile(opts.manifest as string);
     const s = (k: string) => opts[k] as string | undefined;
     const overrides: PolicyOverrides = {
       ...(s("stake") !== undefined ? { requiredStake: parseAmount("--stake", s("stake")!) } : {}),

@@ -3,11 +3,10 @@
  * (or run a cheat strategy) and write DIR/trace.json, DIR/store/<cid> checkpoints and
  * DIR/final.safetensors. Progress bar on stderr when it is a terminal, plain lines otherwise.
  */
-import { readFile } from "node:fs/promises";
 import cliProgress from "cli-progress";
 import type { Command } from "commander";
 import { InputError } from "../../errors/index.ts";
-import { parseManifestJson } from "../../ml/manifest.ts";
+import { readManifestFile } from "../../ml/manifest.ts";
 import { parseStrategy } from "../../ml/strategies.ts";
 import type { Progress } from "../../ml/train.ts";
 
@@ -24,13 +23,7 @@ export function registerTrain(program: Command): void {
       if (!/^(0|[1-9][0-9]*)$/.test(opts.jobId) || BigInt(opts.jobId) >= 1n << 256n) throw new InputError(`--job-id must be a uint256 decimal, got ${JSON.stringify(opts.jobId)}`);
       const jobId = BigInt(opts.jobId);
       const strategy = parseStrategy(opts.strategy);
-      let text: string;
-      try {
-        text = await readFile(opts.manifest, "utf8");
-      } catch (err) {
-        throw new InputError(`cannot read manifest ${opts.manifest} (${(err as NodeJS.ErrnoException).code ?? "error"})`, { cause: err });
-      }
-      const manifest = parseManifestJson(text);
+      const manifest = await readManifestFile(opts.manifest);
       // NOTE: the engine (TensorFlow.js, data loaders) is loaded only once the input is valid, so
       // `pouw --help`, other commands and bad-input exits do not pay for it.
       const [{ createRun }, { prepareOutDir, train }, { LocalDirStore }] = await Promise.all([
