@@ -3,7 +3,7 @@
  * its step witness with Freivalds (checks/stepwitness.ts) against recomputing the step with the
  * engine (Run.step). Target: verification <= 10% of recompute.
  *
- *   npm run bench:stepwitness [-- --steps 12 --vectors 2]
+ *   npm run bench:stepwitness [-- --steps 30 --vectors 2]
  *
  * Both sides must also hash the new state to compare it with the committed h(t) (keccak256 over
  * weights and Adam state, ~1.2 MB); that cost is the same for both and is reported separately:
@@ -17,7 +17,7 @@ import { parseArgs } from "node:util";
 import { verifyStepWitness } from "../verifier/src/checks/stepwitness.ts";
 import { createRun, parseManifest } from "../verifier/src/ml/index.ts";
 
-const { values } = parseArgs({ options: { steps: { type: "string", default: "12" }, vectors: { type: "string", default: "2" }, batch: { type: "string", default: "128" } } });
+const { values } = parseArgs({ options: { steps: { type: "string", default: "30" }, vectors: { type: "string", default: "2" }, batch: { type: "string", default: "128" } } });
 const STEPS = Number(values.steps);
 const VECTORS = Number(values.vectors);
 const BATCH = Number(values.batch);

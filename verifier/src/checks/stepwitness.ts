@@ -17,15 +17,14 @@
  *                    bit for bit in plain JavaScript, ~30x cheaper than the tfjs kernels)
  *   check  h(state t) == committed h(t)
  *
- * The elementwise ops use the same tfjs kernels, in the same order, as models/mlp.ts, so an honest
- * witness reproduces h(t) bit for bit. A product output off by more than the Freivalds rounding
+ * The elementwise ops replay the tfjs cpu kernels of models/mlp.ts bit for bit in plain JavaScript
+ * (mlp-elementwise.ts), so an honest witness reproduces h(t) bit for bit. A product output off by more than the Freivalds rounding
  * bound (checks/freivalds.ts) is rejected; one inside the bound changes the update by at most that
  * bound and then must still hash to the committed h(t), so the provider gains nothing by it.
  *
  * Cost: O(B*784 + 784*H + B*H) per product and vector instead of O(B*784*H), plus the O(params)
  * update and state hash that recompute pays too (bench/stepwitness.ts measures the ratio).
  */
-import { scoped, tf } from "../ml/backend.ts";
 import { MNIST_CLASSES, MNIST_PIXELS } from "../ml/data/mnist.ts";
 import type { Run, TrainState } from "../ml/run.ts";
 import type { StepWitness, WitnessTensor } from "../ml/models/types.ts";
@@ -35,6 +34,7 @@ import { failed, passed, type CheckResult } from "./result.ts";
 import { challengeProof, openSegment, type AuditFailure, type AuditTarget } from "./segment.ts";
 import { AuditInputError } from "./segment.ts";
 import { replayUpdate } from "./update.ts";
+import { mlpElementwise } from "./mlp-elementwise.ts";
 
 export const WITNESS_PRODUCTS = ["fwd1", "fwd2", "bwdW2", "bwdA1", "bwdW1"] as const;
 
@@ -100,22 +100,9 @@ export function verifyStepWitness(run: Run, before: TrainState, t: number, witne
   }
   const X: Matrix = { data: batch.x, shape: [B, MNIST_PIXELS] };
 
-  // Elementwise ops from the product outputs, exactly as models/mlp.ts computes them.
+  // Elementwise ops from the product outputs, bit for bit as models/mlp.ts computes them with tfjs.
   let t0 = cpuNow();
-  const ew = scoped(() => {
-    const Y = tf.cast(tf.oneHot(tf.tensor1d(Int32Array.from(batch.y), "int32"), MNIST_CLASSES), "float32");
-    const z1 = tf.add(tf.tensor2d(outputs.fwd1!.data, [B, H]), tf.tensor1d(b1));
-    const a1 = tf.relu(z1);
-    const z2 = tf.add(tf.tensor2d(outputs.fwd2!.data, [B, MNIST_CLASSES]), tf.tensor1d(b2));
-    const p = tf.softmax(z2);
-    const dz2 = tf.div(tf.sub(p, Y), tf.scalar(B));
-    const db2 = tf.sum(dz2, 0);
-    const mask = tf.cast(tf.greater(z1, 0), "float32");
-    const dz1 = tf.mul(tf.tensor2d(outputs.bwdA1!.data, [B, H]), mask);
-    const db1 = tf.sum(dz1, 0);
-    const data = (x: tf.Tensor) => Float32Array.from(x.dataSync());
-    return { a1: data(a1), dz2: data(dz2), db2: data(db2), dz1: data(dz1), db1: data(db1) };
-  });
+  const ew = mlpElementwise(outputs.fwd1!.data, outputs.fwd2!.data, outputs.bwdA1!.data, b1, b2, batch.y, B, H, MNIST_CLASSES);
   timings.elementwiseMs += cpuNow() - t0;
 
   const claims: ProductClaim[] = [

@@ -27,7 +27,7 @@ import { CharTransformer } from "./models/transformer.ts";
 import type { Batch, Evaluation, Model, StepWitness } from "./models/types.ts";
 import { createOptimizer, type Optimizer } from "./optimizer.ts";
 import { Rng } from "./prng.ts";
-import { float32Bytes, type TensorSpec } from "./tensors.ts";
+import { float32Bytes, float32Chunks, type TensorSpec } from "./tensors.ts";
 import { hashBytes, stateHash } from "../trace/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import { checkCorpusBytes } from "./data/corpus.ts";
@@ -172,7 +172,7 @@ export class Run {
 
   /** h(t) of the state (t = state.step unless given). */
   stateHashOf(state: TrainState, t: number = state.step): Hex {
-    return stateHash(this.jobId, t, hashBytes(this.weightsBytes(state)), hashBytes(this.optimizerStateBytes(state)));
+    return stateHash(this.jobId, t, hashBytes(...float32Chunks(state.params)), hashBytes(...float32Chunks(state.opt)));
   }
 
   checkpointBytes(state: TrainState): Uint8Array {

@@ -9,6 +9,16 @@ export function sizeOf(shape: readonly number[]): number {
 
 const LITTLE_ENDIAN = new Uint8Array(Float32Array.of(1).buffer)[3] === 0x3f;
 
+/**
+ * The little-endian bytes of float32 arrays as a list of chunks whose concatenation is
+ * float32Bytes(arrays): views of the arrays themselves on little-endian hosts (no copy), one
+ * converted buffer otherwise. For hashing a state in place (trace hashBytes takes chunks).
+ */
+export function float32Chunks(arrays: readonly Float32Array[]): Uint8Array[] {
+  if (!LITTLE_ENDIAN) return [float32Bytes(arrays)];
+  return arrays.map((a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+}
+
 /** Concatenates float32 arrays as little-endian bytes (the weightsBytes / optimizerStateBytes). */
 export function float32Bytes(arrays: readonly Float32Array[]): Uint8Array {
   const total = arrays.reduce((n, a) => n + a.length, 0);

@@ -10,7 +10,7 @@ import { MnistMlp } from "../ml/models/mlp.ts";
 import { CharTransformer } from "../ml/models/transformer.ts";
 import { createOptimizer } from "../ml/optimizer.ts";
 import type { TensorSpec } from "../ml/tensors.ts";
-import { float32Bytes } from "../ml/tensors.ts";
+import { float32Chunks } from "../ml/tensors.ts";
 import { hashBytes, stateHash } from "../trace/index.ts";
 
 /** Parameter and optimizer-state tensor specs of a manifest's model (checkpoint layout). */
@@ -31,5 +31,5 @@ export function stateSpecsOf(manifest: Manifest): { paramSpecs: readonly TensorS
 export function weightsStateHash(manifest: Manifest, jobId: bigint, bytes: Uint8Array, step: number): Hex {
   const s = stateSpecsOf(manifest);
   const c = decodeCheckpoint(bytes, s.paramSpecs, s.optSpecs, { step, jobId, manifestHash: manifestHash(manifest), model: s.model, optimizer: s.optimizer });
-  return stateHash(jobId, step, hashBytes(float32Bytes(c.params)), hashBytes(float32Bytes(c.opt)));
+  return stateHash(jobId, step, hashBytes(...float32Chunks(c.params)), hashBytes(...float32Chunks(c.opt)));
 }

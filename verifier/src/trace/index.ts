@@ -21,12 +21,16 @@
 import { SimpleMerkleTree } from "@openzeppelin/merkle-tree";
 import { encodeAbiParameters, encodePacked, keccak256, type Hex } from "viem";
 import { InputError } from "../errors/index.ts";
+import { keccakChunks } from "./keccak.ts";
 
 export type Bytes32 = Hex;
 
-/** keccak256 of raw bytes (weights or optimizer state serialised as little-endian float32). */
-export function hashBytes(bytes: Uint8Array): Bytes32 {
-  return keccak256(bytes);
+/**
+ * keccak256 of raw bytes (weights or optimizer state serialised as little-endian float32). Several
+ * chunks hash as their concatenation, so a state's tensors need not be copied into one buffer.
+ */
+export function hashBytes(...chunks: Uint8Array[]): Bytes32 {
+  return keccakChunks(chunks);
 }
 
 /** h(t): the state hash of step t of job `jobId`. */
