@@ -28,13 +28,13 @@ import {
   affectedSegments,
   calibrateProgress,
   calibrateThreshold,
-  importStepStates,
   openTraceDir,
   publishStepStates,
   runCheck,
   segmentLeaves,
   segmentDistances,
   segmentStates,
+  writeStepStates,
   type AuditCheckName,
   type CheckOptions,
   type CheckResult,
@@ -66,7 +66,6 @@ const ALPHA_TOLERANCE = 1e-6;
 const base = JSON.parse(readFileSync(MANIFEST_PATH, "utf8")) as Record<string, unknown> & { data: object; training: object };
 const variant = (seed: number, extra: Record<string, unknown> = {}): Manifest =>
   parseManifest({ ...base, data: { ...base.data, seed }, ...extra });
-const perStepVariant = (seed: number): Manifest => variant(seed, { training: { ...base.training, stepsPerSegment: 1 } });
 const K = (base.training as { stepsPerSegment: number }).stepsPerSegment;
 const STEPS = (base.training as { steps: number }).steps;
 const SEGMENTS = STEPS / K;
@@ -133,17 +132,12 @@ for (const name of STRATEGIES) {
       strategyText = `copy:${peerDir}`;
     }
     const strategy = parseStrategy(strategyText);
-    const { trace } = await train(run, { outDir: dir, strategy, evaluate: false });
+    // every strategy but copy keeps the states it actually trained and serves them (steps.json)
+    const { trace, stepStateCids } = await train(run, { outDir: dir, strategy, evaluate: false, keepStepStates: name !== "copy" });
     savings.push(trace.compute.savedFraction);
-    if (name === "copy") {
-      // the copier's best serving of per-step states: the peer's (honest) states under its own job
-      await publishStepStates(run, trace, dir);
-    } else {
-      const perStepRun = await createRun(perStepVariant(seed), { jobId: JOB });
-      const perStepDir = `${dir}-k1`;
-      const perStep = await train(perStepRun, { outDir: perStepDir, strategy, evaluate: false });
-      await importStepStates(run, trace, dir, perStepRun, perStep.trace, perStepDir);
-    }
+    if (stepStateCids) await writeStepStates(run, dir, stepStateCids);
+    // the copier's best serving of per-step states: the peer's (honest) states under its own job
+    else await publishStepStates(run, trace, dir);
     const ctx = await openTraceDir(run, dir);
     const affected = affectedSegments(strategy, STEPS, K);
     for (let seg = 0; seg < SEGMENTS; seg++) {

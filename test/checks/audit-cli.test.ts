@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { auditRun, auditSegment, openTraceDir, parseChecks, parseSegmentSelection, selectSegments, AuditInputError } from "../../verifier/src/checks/index.ts";
 import { createRun } from "../../verifier/src/ml/index.ts";
@@ -72,5 +73,36 @@ describe("pouw audit: exit codes and output", () => {
       expect(r.stderr.trim().split("\n").length).to.equal(1);
       expect(r.stderr).to.match(/^pouw: /);
     }
+  });
+
+  it("pouw train --step-states serves every state: magnitude passes the honest run and flags a plant", async () => {
+    const honest = join(fx.dir, "cli-steps-honest");
+    const plant = join(fx.dir, "cli-steps-plant");
+    const trained = await Promise.all([
+      pouwAsync(["train", "--manifest", manifest, "--out", honest, "--job-id", "5", "--step-states"]),
+      pouwAsync(["train", "--manifest", manifest, "--out", plant, "--job-id", "5", "--strategy", "plant:6", "--step-states"]),
+    ]);
+    for (const r of trained) {
+      expect(r.status, r.stderr).to.equal(0);
+      expect(r.stdout).to.match(/per-step states .*steps\.json \(13 states\)/);
+    }
+    const steps = JSON.parse(await readFile(join(honest, "steps.json"), "utf8")) as { cids: string[] };
+    const trace = JSON.parse(await readFile(join(honest, "trace.json"), "utf8")) as { segments: { checkpointCid: string }[]; finalCheckpointCid: string };
+    expect(steps.cids.length).to.equal(13);
+    expect(steps.cids[4]).to.equal(trace.segments[1]!.checkpointCid);
+    expect(steps.cids[12]).to.equal(trace.finalCheckpointCid);
+    const [ok, flagged, copy] = await Promise.all([
+      pouwAsync(["audit", "--manifest", manifest, "--trace", honest, "--checks", "magnitude", "--json"]),
+      pouwAsync(["audit", "--manifest", manifest, "--trace", plant, "--checks", "magnitude", "--segments", "1", "--json"]),
+      pouwAsync(["train", "--manifest", manifest, "--out", join(fx.dir, "cli-steps-copy"), "--strategy", `copy:${honest}`, "--step-states"]),
+    ]);
+    expect(ok.status, ok.stderr).to.equal(0);
+    expect((JSON.parse(ok.stdout) as { segments: unknown[] }).segments.length).to.equal(3);
+    expect(flagged.status, flagged.stderr).to.equal(1);
+    const s = (JSON.parse(flagged.stdout) as { segments: { check: string; firstBadStep: number }[] }).segments[0]!;
+    expect(s.check).to.equal("magnitude");
+    expect(s.firstBadStep).to.equal(6);
+    expect(copy.status).to.equal(2);
+    expect(copy.stderr).to.match(/--step-states cannot be used with --strategy copy/);
   });
 });

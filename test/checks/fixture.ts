@@ -5,7 +5,7 @@
 import { cp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createRun, parseManifest, parseStrategy, train, type Manifest, type Run, type TraceFile } from "../../verifier/src/ml/index.ts";
-import { importStepStates } from "../../verifier/src/checks/index.ts";
+import { writeStepStates } from "../../verifier/src/checks/index.ts";
 import { exampleJson, tempDir } from "../ml/helpers.ts";
 
 export const JOB_ID = 5n;
@@ -23,13 +23,11 @@ export function tinyVariant(overrides: { dataSeed?: number; stepsPerSegment?: nu
 export class Fixture {
   dir = "";
   run!: Run;
-  perStepRun!: Run;
   private traces = new Map<string, { dir: string; trace: TraceFile }>();
 
   async setup(): Promise<void> {
     this.dir = await tempDir("checks");
     this.run = await createRun(tinyVariant(), { jobId: JOB_ID });
-    this.perStepRun = await createRun(tinyVariant({ stepsPerSegment: 1 }), { jobId: JOB_ID });
   }
 
   async teardown(): Promise<void> {
@@ -43,12 +41,9 @@ export class Fixture {
     if (cached) return cached;
     const dir = join(this.dir, key.replace(/[:/+]/g, "-"));
     const s = parseStrategy(strategy);
-    const { trace } = await train(this.run, { outDir: dir, strategy: s, evaluate: false });
-    if (options.stepStates) {
-      const perStepDir = `${dir}-k1`;
-      const perStep = await train(this.perStepRun, { outDir: perStepDir, strategy: s, evaluate: false });
-      await importStepStates(this.run, trace, dir, this.perStepRun, perStep.trace, perStepDir);
-    }
+    // the states the provider actually trained (a cheater serves what it committed)
+    const { trace, stepStateCids } = await train(this.run, { outDir: dir, strategy: s, evaluate: false, keepStepStates: options.stepStates === true });
+    if (stepStateCids) await writeStepStates(this.run, dir, stepStateCids);
     const out = { dir, trace };
     this.traces.set(key, out);
     return out;

@@ -7,6 +7,6 @@ export { freivaldsSegment, replayWitnesses, verifyStepWitness, WITNESS_PRODUCTS,
 export { magnitudeSegment, adamRatioBound, updateRatio } from "./magnitude.ts";
 export { progressSegment, progressFamilyHash, calibrateProgress, heldOutBatch, heldOutLoss, readProgressCalibration, writeProgressCalibration, ProgressCalibrationError, type ProgressCalibration, type ProgressOptions } from "./progress.ts";
 export { toleranceSegment, calibrateThreshold, stepDistance, segmentDistances, ToleranceCalibrationError, type ToleranceCalibration } from "./tolerance.ts";
-export { publishStepStates, importStepStates, readStepStates, writeStepStates, segmentStates, STEP_STATES_FILE, type StepStateSource } from "./step-states.ts";
+export { publishStepStates, readStepStates, writeStepStates, segmentStates, STEP_STATES_FILE, type StepStateSource } from "./step-states.ts";
 export { cheatedSteps, affectedSegments } from "./cheated-steps.ts";
 export { replayUpdate } from "./update.ts";

@@ -11,8 +11,9 @@
  * h(t), itself checked against the committed segment root, so a served state is bound to the
  * commitment; serving nothing, or a state that does not match, is the provider's fault.
  *
- * A provider that kept only the segment-start checkpoints (what `pouw train` stores) rebuilds the
- * others with `publishStepStates` (bitwise mode: replaying its own steps reproduces them exactly).
+ * `pouw train --step-states` (train's keepStepStates) stores every state as it trains and writes
+ * steps.json. A provider that kept only the segment-start checkpoints (pouw train's default) rebuilds
+ * the others with `publishStepStates` (bitwise mode: replaying its own steps reproduces them exactly).
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -21,7 +22,6 @@ import type { Run, TrainState } from "../ml/run.ts";
 import type { TraceFile } from "../ml/trace-file.ts";
 import { LocalDirStore, type ContentStore } from "../store/index.ts";
 import { fetchState, type AuditTarget, type Outcome, type SegmentLeaves } from "./segment.ts";
-import { AuditInputError } from "./segment.ts";
 
 export const STEP_STATES_FORMAT = "pouw-step-states-1";
 export const STEP_STATES_FILE = "steps.json";
@@ -75,29 +75,6 @@ export async function publishStepStates(run: Run, trace: TraceFile, traceDir: st
       state = run.step(state, t).state;
       cids[t] = await store.put(run.checkpointBytes(state));
     }
-  }
-  return writeStepStates(run, traceDir, cids);
-}
-
-/**
- * Copies every state of a run trained with one step per segment (`perStep`, same jobId and
- * strategy; stepsPerSegment only groups commitments, so its states are the same) into `traceDir`'s
- * store and writes steps.json. This is how a provider that checkpointed every step serves its
- * states, and how the benches obtain a cheater's actual states. Throws AuditInputError if the two
- * runs' state hashes differ.
- */
-export async function importStepStates(run: Run, trace: TraceFile, traceDir: string, perStepRun: Run, perStep: TraceFile, perStepDir: string): Promise<StepStatesFile> {
-  if (perStep.stepsPerSegment !== 1) throw new AuditInputError(`importStepStates needs a trace with one step per segment, got ${perStep.stepsPerSegment}`);
-  if (perStep.stateHashes.length !== trace.stateHashes.length || perStep.stateHashes.some((h, t) => h !== trace.stateHashes[t])) {
-    throw new AuditInputError("the per-step trace has different state hashes: not the same run");
-  }
-  const from = new LocalDirStore(join(perStepDir, perStep.store));
-  const to = new LocalDirStore(join(traceDir, trace.store));
-  const cids: string[] = [];
-  for (let t = 0; t <= perStep.steps; t++) {
-    const cid = t < perStep.steps ? perStep.segments[t]!.checkpointCid : perStep.finalCheckpointCid;
-    const state = perStepRun.loadCheckpoint(await from.get(cid), { step: t });
-    cids.push(await to.put(run.checkpointBytes(state)));
   }
   return writeStepStates(run, traceDir, cids);
 }

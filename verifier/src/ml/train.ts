@@ -29,9 +29,15 @@ export type TrainOptions = {
   onStep?: (p: Progress) => void;
   /** Evaluate the final state on the held-out split (default true). */
   evaluate?: boolean;
+  /**
+   * Also store the checkpoint of every state, not only segment starts, and return their CIDs
+   * (`stepStateCids[t]` = state t): what the magnitude and tolerance checks ask a provider to serve
+   * (checks/step-states.ts). Not available with the copy strategy, which trains nothing.
+   */
+  keepStepStates?: boolean;
 };
 
-export type TrainResult = { trace: TraceFile; tracePath: string; finalState: TrainState | undefined };
+export type TrainResult = { trace: TraceFile; tracePath: string; finalState: TrainState | undefined; stepStateCids?: string[] };
 
 /** Creates the out dir and checks it is writable; InputError otherwise. */
 export async function prepareOutDir(outDir: string): Promise<void> {
@@ -80,7 +86,10 @@ export async function train(run: Run, options: TrainOptions): Promise<TrainResul
   const store = new LocalDirStore(join(outDir, "store"));
   const { steps, stepsPerSegment: K, batchSize: B } = run.manifest.training;
   const strategy = options.strategy;
-  if (strategy.kind === "copy") return copyTrace(run, strategy.dir, outDir, store, started);
+  if (strategy.kind === "copy") {
+    if (options.keepStepStates) throw new InputError("per-step states cannot be kept with the copy strategy: it trains nothing");
+    return copyTrace(run, strategy.dir, outDir, store, started);
+  }
 
   let state = await run.initFromStore(options.baseStore ?? store);
   const hashes: Hex[] = [run.stateHashOf(state)];
@@ -94,9 +103,11 @@ export async function train(run: Run, options: TrainOptions): Promise<TrainResul
   let lastLoss = NaN;
   let nearZeroLoss: number | undefined;
   let planted: TraceFile["planted"];
+  const stepStateCids: string[] | undefined = options.keepStepStates ? [] : undefined;
 
   for (let seg = 0; seg * K < steps; seg++) {
     const checkpointCid = await store.put(run.checkpointBytes(state));
+    if (stepStateCids) stepStateCids[seg * K] = checkpointCid;
     for (let t = seg * K + 1; t <= (seg + 1) * K; t++) {
       let loss: number;
       switch (strategy.kind) {
@@ -183,6 +194,7 @@ export async function train(run: Run, options: TrainOptions): Promise<TrainResul
       lastLoss = loss;
       losses.push(loss);
       hashes.push(run.stateHashOf(state));
+      if (stepStateCids && t % K !== 0) stepStateCids[t] = await store.put(run.checkpointBytes(state));
       options.onStep?.({ step: t, steps, loss, segment: seg });
     }
     segments.push(segmentEntry(seg, K, hashes, losses, checkpointCid));
@@ -226,7 +238,8 @@ export async function train(run: Run, options: TrainOptions): Promise<TrainResul
   };
   const tracePath = join(outDir, "trace.json");
   await writeFile(tracePath, JSON.stringify(trace, null, 2) + "\n");
-  return { trace, tracePath, finalState: state };
+  if (stepStateCids) stepStateCids[steps] = finalCheckpointCid;
+  return { trace, tracePath, finalState: state, ...(stepStateCids ? { stepStateCids } : {}) };
 }
 
 function segmentEntry(seg: number, K: number, hashes: readonly Hex[], losses: readonly number[], checkpointCid: string): SegmentEntry {

@@ -1,8 +1,10 @@
 /**
- * `pouw train --manifest M --out DIR [--strategy S] [--job-id N] [--base-store DIR]`: train a job
- * (or run a cheat strategy) and write DIR/trace.json, DIR/store/<cid> checkpoints and
- * DIR/final.safetensors. Progress bar on stderr when it is a terminal, plain lines otherwise.
+ * `pouw train --manifest M --out DIR [--strategy S] [--job-id N] [--base-store DIR] [--step-states]`:
+ * train a job (or run a cheat strategy) and write DIR/trace.json, DIR/store/<cid> checkpoints and
+ * DIR/final.safetensors; with --step-states also every step's checkpoint and DIR/steps.json (what the
+ * magnitude and tolerance checks ask a provider to serve). Progress bar on stderr when it is a terminal, plain lines otherwise.
  */
+import { join } from "node:path";
 import cliProgress from "cli-progress";
 import type { Command } from "commander";
 import { InputError } from "../../errors/index.ts";
@@ -19,17 +21,20 @@ export function registerTrain(program: Command): void {
     .option("--strategy <s>", "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | copy:<dir> | plant:<step> | near-zero", "honest")
     .option("--job-id <n>", "on-chain job id bound into every state hash", "0")
     .option("--base-store <dir>", "content store holding the manifest's base checkpoint (default <out>/store)")
-    .action(async (opts: { manifest: string; out: string; strategy: string; jobId: string; baseStore?: string }) => {
+    .option("--step-states", "also store every step's checkpoint and write <out>/steps.json (served to the magnitude and tolerance checks; one checkpoint per step on disk)")
+    .action(async (opts: { manifest: string; out: string; strategy: string; jobId: string; baseStore?: string; stepStates?: boolean }) => {
       if (!/^(0|[1-9][0-9]*)$/.test(opts.jobId) || BigInt(opts.jobId) >= 1n << 256n) throw new InputError(`--job-id must be a uint256 decimal, got ${JSON.stringify(opts.jobId)}`);
       const jobId = BigInt(opts.jobId);
       const strategy = parseStrategy(opts.strategy);
+      if (opts.stepStates && strategy.kind === "copy") throw new InputError("--step-states cannot be used with --strategy copy: copying trains nothing");
       const manifest = await readManifestFile(opts.manifest);
       // NOTE: the engine (TensorFlow.js, data loaders) is loaded only once the input is valid, so
       // `pouw --help`, other commands and bad-input exits do not pay for it.
-      const [{ createRun }, { prepareOutDir, train }, { LocalDirStore }] = await Promise.all([
+      const [{ createRun }, { prepareOutDir, train }, { LocalDirStore }, { writeStepStates, STEP_STATES_FILE }] = await Promise.all([
         import("../../ml/run.ts"),
         import("../../ml/train.ts"),
         import("../../store/index.ts"),
+        import("../../checks/step-states.ts"),
       ]);
       await prepareOutDir(opts.out);
       const run = await createRun(manifest, { jobId });
@@ -41,6 +46,7 @@ export function registerTrain(program: Command): void {
           strategy,
           ...(opts.baseStore ? { baseStore: new LocalDirStore(opts.baseStore) } : {}),
           onStep: report.update,
+          keepStepStates: opts.stepStates === true,
         });
       } finally {
         report.stop();
@@ -56,6 +62,10 @@ export function registerTrain(program: Command): void {
         lines.push(`held-out loss ${t.evaluation.loss.toFixed(4)}${acc} (${t.evaluation.examples} examples)`);
       }
       lines.push(`trace ${result.tracePath}`);
+      if (result.stepStateCids) {
+        await writeStepStates(run, opts.out, result.stepStateCids);
+        lines.push(`per-step states ${join(opts.out, STEP_STATES_FILE)} (${result.stepStateCids.length} states)`);
+      }
       process.stdout.write(lines.join("\n") + "\n");
     });
 }
