@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hex } from "viem";
 import { createRun, parseManifest, parseStrategy, train, type Run, type TrainState } from "../../verifier/src/ml/index.ts";
-import { createStepper } from "../../verifier/src/provider/stepper.ts";
+import { createStepper } from "../../verifier/src/ml/stepper.ts";
 
 const manifest = parseManifest(JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8")));
 const STRATEGIES = ["honest", "skip:0.3", "stale:2", "plant:5", "quarter-batch", "fp16", "near-zero"];

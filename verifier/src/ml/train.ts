@@ -10,12 +10,10 @@ import { logger } from "../log/index.ts";
 import { LocalDirStore, type ContentStore } from "../store/index.ts";
 import { traceRoot } from "../trace/index.ts";
 import { StrategyError } from "./errors.ts";
-import type { Batch } from "./models/types.ts";
-import { Rng } from "./prng.ts";
 import type { Run, TrainState } from "./run.ts";
-import { formatStrategy, isSkipped, NEAR_ZERO_SCALE, PLANT_COUNT, PLANT_DELTA, type Strategy } from "./strategies.ts";
+import { createStepper } from "./stepper.ts";
+import { formatStrategy, type Strategy } from "./strategies.ts";
 import { readTraceFile, TRACE_FORMAT, type SegmentEntry, type TraceFile } from "./trace-file.ts";
-import { roundToHalf } from "./tensors.ts";
 
 const log = logger("train");
 
@@ -74,10 +72,6 @@ async function mkdirs(dir: string): Promise<void> {
 
 const lossE6 = (loss: number): number => (Number.isFinite(loss) ? Math.round(loss * 1e6) : 2 ** 31 - 1);
 
-function sliceBatch(batch: Batch, n: number): Batch {
-  if (batch.kind === "images") return { kind: "images", size: n, x: batch.x.subarray(0, (batch.x.length / batch.size) * n), y: batch.y.subarray(0, n) };
-  return { kind: "tokens", size: n, tokens: batch.tokens.subarray(0, (batch.tokens.length / batch.size) * n) };
-}
 
 export async function train(run: Run, options: TrainOptions): Promise<TrainResult> {
   const started = performance.now();
@@ -96,12 +90,10 @@ export async function train(run: Run, options: TrainOptions): Promise<TrainResul
   const losses: number[] = [];
   const segments: SegmentEntry[] = [];
   const flopsPerStep = run.model.flopsPerStep(B);
+  const stepper = createStepper(run, strategy);
   let spentFlops = 0;
   let gradientsComputed = 0;
   let stepsSkipped = 0;
-  let stale: { grads: Float32Array[]; loss: number } | undefined;
-  let lastLoss = NaN;
-  let nearZeroLoss: number | undefined;
   let planted: TraceFile["planted"];
   const stepStateCids: string[] | undefined = options.keepStepStates ? [] : undefined;
 
@@ -109,93 +101,16 @@ export async function train(run: Run, options: TrainOptions): Promise<TrainResul
     const checkpointCid = await store.put(run.checkpointBytes(state));
     if (stepStateCids) stepStateCids[seg * K] = checkpointCid;
     for (let t = seg * K + 1; t <= (seg + 1) * K; t++) {
-      let loss: number;
-      switch (strategy.kind) {
-        case "honest":
-        case "plant": {
-          const r = run.step(state, t);
-          state = r.state;
-          loss = r.loss;
-          spentFlops += flopsPerStep;
-          gradientsComputed++;
-          if (strategy.kind === "plant" && t === strategy.step) {
-            const first = Float32Array.from(state.params[0]!);
-            for (let i = 0; i < PLANT_COUNT && i < first.length; i++) first[i] = Math.fround(first[i]! + PLANT_DELTA);
-            state = { ...state, params: [first, ...state.params.slice(1)] };
-            planted = { step: t, tensor: run.paramSpecs[0]!.name, count: Math.min(PLANT_COUNT, first.length), delta: PLANT_DELTA };
-          }
-          break;
-        }
-        case "skip": {
-          if (isSkipped(strategy.fraction, t)) {
-            state = { ...state, step: t };
-            loss = Number.isNaN(lastLoss) ? run.gradients(state.params, run.batchFor(t)).loss : lastLoss;
-            stepsSkipped++;
-          } else {
-            const r = run.step(state, t);
-            state = r.state;
-            loss = r.loss;
-            spentFlops += flopsPerStep;
-            gradientsComputed++;
-          }
-          break;
-        }
-        case "quarter-batch": {
-          const n = Math.ceil(B / 4);
-          const g = run.gradients(state.params, sliceBatch(run.batchFor(t), n));
-          state = run.applyUpdate(state, g.grads);
-          loss = g.loss;
-          spentFlops += (flopsPerStep * n) / B;
-          gradientsComputed++;
-          break;
-        }
-        case "stale": {
-          if (stale === undefined || (t - 1) % strategy.k === 0) {
-            stale = run.gradients(state.params, run.batchFor(t));
-            spentFlops += flopsPerStep;
-            gradientsComputed++;
-          }
-          state = run.applyUpdate(state, stale.grads);
-          loss = stale.loss;
-          break;
-        }
-        case "fp16": {
-          const r = run.step(state, t);
-          const params = r.state.params.map((next, i) => {
-            const prev = state.params[i]!;
-            const out = new Float32Array(next.length);
-            for (let j = 0; j < next.length; j++) out[j] = Math.fround(prev[j]! + roundToHalf(Math.fround(next[j]! - prev[j]!)));
-            return out;
-          });
-          state = { ...r.state, params };
-          loss = r.loss;
-          spentFlops += flopsPerStep / 2;
-          gradientsComputed++;
-          break;
-        }
-        case "near-zero": {
-          if (nearZeroLoss === undefined) {
-            nearZeroLoss = run.gradients(state.params, run.batchFor(t)).loss;
-            spentFlops += flopsPerStep;
-            gradientsComputed++;
-          }
-          const rng = new Rng(Number(run.jobId & 0xffffffffn), "near-zero", t);
-          const params = state.params.map((p) => {
-            const noise = rng.uniform(p.length, NEAR_ZERO_SCALE);
-            const out = new Float32Array(p.length);
-            for (let j = 0; j < p.length; j++) out[j] = Math.fround(p[j]! + noise[j]!);
-            return out;
-          });
-          state = { step: t, params, opt: state.opt };
-          loss = nearZeroLoss;
-          break;
-        }
-      }
-      lastLoss = loss;
-      losses.push(loss);
+      const out = stepper.step(state, t);
+      state = out.state;
+      spentFlops += out.flops;
+      if (out.flops > 0) gradientsComputed++;
+      if (out.skipped) stepsSkipped++;
+      if (out.planted) planted = out.planted;
+      losses.push(out.loss);
       hashes.push(run.stateHashOf(state));
       if (stepStateCids && t % K !== 0) stepStateCids[t] = await store.put(run.checkpointBytes(state));
-      options.onStep?.({ step: t, steps, loss, segment: seg });
+      options.onStep?.({ step: t, steps, loss: out.loss, segment: seg });
     }
     segments.push(segmentEntry(seg, K, hashes, losses, checkpointCid));
     log.debug({ segment: seg, root: segments[seg]!.traceRoot }, "segment done");

@@ -31,7 +31,7 @@ import { SegmentBoard } from "../market/segment-traces.ts";
 import { createRun, formatStrategy, type Manifest, type Run, type Strategy, type TrainState } from "../ml/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import { traceRoot } from "../trace/index.ts";
-import { createStepper } from "./stepper.ts";
+import { createStepper } from "../ml/stepper.ts";
 
 const log = logger("provider");
 

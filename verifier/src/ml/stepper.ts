@@ -1,0 +1,123 @@
+/**
+ * One training step under a strategy (honest or one of the cheats of strategies.ts): the one place
+ * each strategy's step is written. The whole-run trainer (train.ts, `pouw train`) and the provider that
+ * commits segment by segment and resumes after a restart (provider/run-job.ts, `pouw provider run`)
+ * both drive it; test/provider/stepper.test.ts checks that they give identical segment roots.
+ * copy:<dir> trains nothing and is handled by train.ts alone.
+ */
+import { Rng } from "./prng.ts";
+import type { Run, TrainState } from "./run.ts";
+import type { Batch } from "./models/types.ts";
+import { StrategyError } from "./errors.ts";
+import { isSkipped, NEAR_ZERO_SCALE, PLANT_COUNT, PLANT_DELTA, type Strategy } from "./strategies.ts";
+import { roundToHalf } from "./tensors.ts";
+
+/**
+ * `flops`: nominal FLOPs this step spent (0 when it computed no gradient); `skipped`: skip:<f> left the
+ * weights untouched; `planted`: plant:<step> added its delta to this step's weights.
+ */
+export type StepOutcome = {
+  state: TrainState;
+  loss: number;
+  flops: number;
+  skipped?: true;
+  planted?: { step: number; tensor: string; count: number; delta: number };
+};
+
+export type Stepper = { step(state: TrainState, t: number): StepOutcome };
+
+/** The first n examples of a batch (quarter-batch). */
+function sliceBatch(batch: Batch, n: number): Batch {
+  if (batch.kind === "images") return { kind: "images", size: n, x: batch.x.subarray(0, (batch.x.length / batch.size) * n), y: batch.y.subarray(0, n) };
+  return { kind: "tokens", size: n, tokens: batch.tokens.subarray(0, (batch.tokens.length / batch.size) * n) };
+}
+
+/**
+ * A stepper for `strategy`. `resumeAt` is the first step it will be asked for (a segment start after a
+ * restart); stale:<k> can resume only where a fresh gradient is due.
+ */
+export function createStepper(run: Run, strategy: Strategy, resumeAt = 1): Stepper {
+  const B = run.batchSize;
+  const flopsPerStep = run.model.flopsPerStep(B);
+  if (strategy.kind === "copy") throw new StrategyError("copy:<dir> cannot train segment by segment; use `pouw train`");
+  if (strategy.kind === "stale" && (resumeAt - 1) % strategy.k !== 0) {
+    throw new StrategyError(`stale:${strategy.k} cannot resume at step ${resumeAt} (its stale gradient is from step ${resumeAt - ((resumeAt - 1) % strategy.k)})`);
+  }
+  let lastLoss = NaN;
+  let stale: { grads: Float32Array[]; loss: number } | undefined;
+  let nearZeroLoss: number | undefined;
+  return {
+    step(state, t) {
+      let out: StepOutcome;
+      switch (strategy.kind) {
+        case "honest":
+        case "plant": {
+          const r = run.step(state, t);
+          out = { state: r.state, loss: r.loss, flops: flopsPerStep };
+          if (strategy.kind === "plant" && t === strategy.step) {
+            const first = Float32Array.from(r.state.params[0]!);
+            const count = Math.min(PLANT_COUNT, first.length);
+            for (let i = 0; i < count; i++) first[i] = Math.fround(first[i]! + PLANT_DELTA);
+            out.state = { ...r.state, params: [first, ...r.state.params.slice(1)] };
+            out.planted = { step: t, tensor: run.paramSpecs[0]!.name, count, delta: PLANT_DELTA };
+          }
+          break;
+        }
+        case "skip": {
+          if (isSkipped(strategy.fraction, t)) {
+            const loss = Number.isNaN(lastLoss) ? run.gradients(state.params, run.batchFor(t)).loss : lastLoss;
+            out = { state: { ...state, step: t }, loss, flops: 0, skipped: true };
+          } else {
+            const r = run.step(state, t);
+            out = { state: r.state, loss: r.loss, flops: flopsPerStep };
+          }
+          break;
+        }
+        case "quarter-batch": {
+          const n = Math.ceil(B / 4);
+          const g = run.gradients(state.params, sliceBatch(run.batchFor(t), n));
+          out = { state: run.applyUpdate(state, g.grads), loss: g.loss, flops: (flopsPerStep * n) / B };
+          break;
+        }
+        case "stale": {
+          let flops = 0;
+          if (stale === undefined || (t - 1) % strategy.k === 0) {
+            stale = run.gradients(state.params, run.batchFor(t));
+            flops = flopsPerStep;
+          }
+          out = { state: run.applyUpdate(state, stale.grads), loss: stale.loss, flops };
+          break;
+        }
+        case "fp16": {
+          const r = run.step(state, t);
+          const params = r.state.params.map((next, i) => {
+            const prev = state.params[i]!;
+            const o = new Float32Array(next.length);
+            for (let j = 0; j < next.length; j++) o[j] = Math.fround(prev[j]! + roundToHalf(Math.fround(next[j]! - prev[j]!)));
+            return o;
+          });
+          out = { state: { ...r.state, params }, loss: r.loss, flops: flopsPerStep / 2 };
+          break;
+        }
+        case "near-zero": {
+          let flops = 0;
+          if (nearZeroLoss === undefined) {
+            nearZeroLoss = run.gradients(state.params, run.batchFor(t)).loss;
+            flops = flopsPerStep;
+          }
+          const rng = new Rng(Number(run.jobId & 0xffffffffn), "near-zero", t);
+          const params = state.params.map((p) => {
+            const noise = rng.uniform(p.length, NEAR_ZERO_SCALE);
+            const o = new Float32Array(p.length);
+            for (let j = 0; j < p.length; j++) o[j] = Math.fround(p[j]! + noise[j]!);
+            return o;
+          });
+          out = { state: { step: t, params, opt: state.opt }, loss: nearZeroLoss, flops };
+          break;
+        }
+      }
+      lastLoss = out.loss;
+      return out;
+    },
+  };
+}
