@@ -1,8 +1,8 @@
 /**
- * The provider's per-step strategy stepper (verifier/src/provider/stepper.ts) against the engine's
- * whole-run trainer (verifier/src/ml/train.ts): for every strategy both must produce the same state hash
- * at every step, so the two implementations of the cheats cannot drift apart. Also: resuming the stepper
- * at a segment start gives the same hashes as running straight through.
+ * The strategy stepper (verifier/src/ml/stepper.ts) driven step by step, as the provider that commits
+ * segment by segment does, against the engine's whole-run trainer (verifier/src/ml/train.ts): for every
+ * strategy both must produce the same state hash at every step. Also: resuming the stepper at a segment
+ * start gives the same hashes as running straight through.
  */
 import { expect } from "chai";
 import { mkdtempSync, readFileSync } from "node:fs";
