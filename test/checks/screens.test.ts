@@ -12,7 +12,7 @@ import {
   ToleranceCalibrationError,
   type ProgressCalibration,
 } from "../../verifier/src/checks/index.ts";
-import { normalQuantile } from "../../verifier/src/checks/stats.ts";
+import { normalQuantile, predictionMultiplier, studentTCdf, studentTQuantile } from "../../verifier/src/checks/stats.ts";
 import { createRun, train, useBackend } from "../../verifier/src/ml/index.ts";
 import { Fixture, JOB_ID, tinyVariant } from "./fixture.ts";
 
@@ -70,13 +70,13 @@ describe("checks: magnitude, progress and tolerance", () => {
   describe("progress", () => {
     let calibration: ProgressCalibration;
     before(async () => {
-      calibration = await calibrateProgress(tinyVariant(), { runs: 8, auditorSeed: 4242 });
+      calibration = await calibrateProgress(tinyVariant(), { runs: 20, auditorSeed: 4242 });
       await useBackend("cpu");
     });
 
     it("calibrates one drop distribution per segment from honest runs", () => {
       expect(calibration.segments.length).to.equal(3);
-      expect(calibration.runs).to.equal(8);
+      expect(calibration.runs).to.equal(20);
       for (const s of calibration.segments) expect(s.sdDrop).to.be.greaterThan(0);
       expect(calibration.segments[2]!.meanEndLoss).to.be.lessThan(calibration.segments[0]!.meanStartLoss);
     });
@@ -105,6 +105,27 @@ describe("checks: magnitude, progress and tolerance", () => {
       expect(normalQuantile(0.975)).to.be.closeTo(1.959964, 1e-6);
       expect(normalQuantile(1 - 1e-6)).to.be.closeTo(4.753424, 1e-5);
       expect(normalQuantile(0.5)).to.be.closeTo(0, 1e-12);
+    });
+
+    it("studentTQuantile matches reference values (scipy.stats.t.ppf) and tends to the normal", () => {
+      // [p, dof, t.ppf(p, dof)]
+      const table: [number, number, number][] = [
+        [0.975, 1, 12.706204736174698], [0.975, 4, 2.7764451051977934], [0.95, 2, 2.919985580355516],
+        [0.995, 19, 2.8609346064649799], [0.9975, 19, 3.1737245307923256], [0.995, 30, 2.7499956535672254],
+        [1 - 1e-6, 5, 24.771029720372493], [0.025, 10, -2.2281388519649385],
+      ];
+      for (const [p, dof, want] of table) expect(studentTQuantile(p, dof), `t(${p}, ${dof})`).to.be.closeTo(want, 1e-8 * Math.abs(want));
+      expect(studentTQuantile(0.975, 1e6)).to.be.closeTo(normalQuantile(0.975), 1e-5);
+      expect(studentTCdf(0, 7)).to.equal(0.5);
+      for (const bad of [0, 1, Number.NaN]) expect(() => studentTQuantile(bad, 3)).to.throw(RangeError);
+      expect(() => studentTQuantile(0.9, 0)).to.throw(RangeError);
+    });
+
+    it("predictionMultiplier widens the normal quantile for small calibration samples", () => {
+      expect(predictionMultiplier(0.005, 20)).to.be.closeTo(2.8609346064649799 * Math.sqrt(1.05), 1e-9);
+      expect(predictionMultiplier(0.005, 20)).to.be.greaterThan(normalQuantile(0.995) + 0.3);
+      expect(predictionMultiplier(0.005, 100_000)).to.be.closeTo(normalQuantile(0.995), 1e-3);
+      expect(() => predictionMultiplier(0.01, 1)).to.throw(RangeError);
     });
 
     it("calibrates a threshold no lower than the largest honest sample and rejects bad input", () => {

@@ -6,12 +6,14 @@
  * checkpoint), both bound to the committed leaves, and flags the segment when the loss fell less
  * than honest runs allow:
  *
- *   drop_i = L(i*K) - L((i+1)*K)     flag iff  drop_i < meanDrop_i - z * sdDrop_i
- *                                     or     L((i+1)*K) > meanEnd_i + z * sdEnd_i
+ *   drop_i = L(i*K) - L((i+1)*K)     flag iff  drop_i < meanDrop_i - k * sdDrop_i
+ *                                     or     L((i+1)*K) > meanEnd_i + k * sdEnd_i
  *
- * with the means and standard deviations over calibration runs (the manifest with other data seeds,
- * same init, trained honestly with the engine) and z the one-sided normal quantile of half the
- * target false-alarm rate (two tests). The first test sees a segment that does not learn; the
+ * with the means and standard deviations over n calibration runs (the manifest with other data seeds,
+ * same init, trained honestly with the engine) and k the one-sided normal prediction multiplier for a
+ * new run at half the target false-alarm rate alpha (two tests): k = t(1 - alpha/2, n - 1) * sqrt(1 + 1/n)
+ * (stats.ts predictionMultiplier; with n = 20 and alpha = 1e-2, k = 2.93 where the normal quantile
+ * z(0.995) = 2.58 would treat the calibration's mean and sd as exact). The first test sees a segment that does not learn; the
  * second sees a run that has fallen behind the honest curve (it accumulates over segments).
  * A progress alarm is a screening signal that triggers a recompute, not slashing evidence, so its
  * default false-alarm rate is 1e-2 per segment.
@@ -30,7 +32,7 @@ import { createRun, type Run, type TrainState } from "../ml/run.ts";
 import { InputError } from "../errors/index.ts";
 import { failed, passed, type CheckResult } from "./result.ts";
 import { commitmentsOf, fetchState, openSegment, segmentLeaves, AuditInputError, type AuditTarget } from "./segment.ts";
-import { normalQuantile } from "./stats.ts";
+import { predictionMultiplier } from "./stats.ts";
 
 /** Held-out examples the check evaluates (fewer if the split is smaller). */
 export const PROGRESS_EXAMPLES = 128;
@@ -195,10 +197,11 @@ export async function progressSegment(target: AuditTarget, segment: number, opti
   const drop = lossStart - lossEnd;
   const alpha = options.falseAlarmRate ?? 1e-2;
   if (!(alpha > 0 && alpha < 1)) throw new AuditInputError(`progress false-alarm rate must be in (0, 1), got ${alpha}`);
-  const z = normalQuantile(1 - alpha / 2);
-  const threshold = cal.meanDrop - z * cal.sdDrop;
-  const endThreshold = cal.meanEndLoss + z * cal.sdEndLoss;
-  const details = { lossStart, lossEnd, drop, threshold, endThreshold, meanDrop: cal.meanDrop, sdDrop: cal.sdDrop, z };
+  // two one-sided tests at alpha/2 each; the calibration's mean and sd are estimates from cal.runs runs
+  const k = predictionMultiplier(alpha / 2, options.calibration.runs);
+  const threshold = cal.meanDrop - k * cal.sdDrop;
+  const endThreshold = cal.meanEndLoss + k * cal.sdEndLoss;
+  const details = { lossStart, lossEnd, drop, threshold, endThreshold, meanDrop: cal.meanDrop, sdDrop: cal.sdDrop, k };
   if (!(drop >= threshold)) {
     return failed(segment, "progress", { kind: "progress-below-curve", message: `held-out loss fell ${drop.toFixed(4)} over segment ${segment}; honest runs fall ${cal.meanDrop.toFixed(4)} +- ${cal.sdDrop.toFixed(4)} (threshold ${threshold.toFixed(4)})` }, elapsed(), { stepsChecked: leaves.last - leaves.first, details });
   }

@@ -16,7 +16,7 @@ import type { Run, TrainState } from "../ml/run.ts";
 import { failed, passed, type CheckResult } from "./result.ts";
 import { challengeProof, openSegment, type AuditTarget } from "./segment.ts";
 import { segmentStates, type StepStateSource } from "./step-states.ts";
-import { meanSd, normalQuantile, quantiles } from "./stats.ts";
+import { meanSd, predictionMultiplier, quantiles } from "./stats.ts";
 import { InputError } from "../errors/index.ts";
 
 /** Relative distance of `claimed` from `reference`, per unit of the claimed step (before -> claimed). */
@@ -67,8 +67,9 @@ export type ToleranceCalibration = {
 };
 
 /**
- * Threshold for a per-step false-alarm rate `alpha` from honest drift samples: the (1 - alpha)
- * quantile of a log-normal fitted to the non-zero samples, and never below the largest sample seen
+ * Threshold for a per-step false-alarm rate `alpha` from honest drift samples: the one-sided (1 - alpha)
+ * prediction bound of a log-normal fitted to the non-zero samples (Student t, stats.ts: the fit's
+ * mean and sd are estimates), and never below the largest sample seen
  * (an empirical quantile beyond 1/n is not measurable; the fit extrapolates, the max guards it).
  */
 export function calibrateThreshold(samples: readonly number[], alpha: number): ToleranceCalibration {
@@ -84,7 +85,7 @@ export function calibrateThreshold(samples: readonly number[], alpha: number): T
     const { mean, sd } = meanSd(nonZero.map(Math.log10));
     log10Mean = mean;
     log10Sd = sd;
-    fitted = 10 ** (mean + normalQuantile(1 - alpha) * sd);
+    fitted = 10 ** (mean + predictionMultiplier(alpha, nonZero.length) * sd);
   }
   const [p50, p90, p99] = quantiles(samples, [0.5, 0.9, 0.99]);
   return {
