@@ -8,6 +8,7 @@ import { expect } from "chai";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { formatEther } from "viem";
 import { cidOf } from "../../verifier/src/store/index.ts";
 import { cli, cliOk, DEV_KEYS, increaseTime, ROOT, startCli, startHardhatNode, startLossyProxy, type NodeHandle } from "./helpers.ts";
 
@@ -28,8 +29,21 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
 
   it("deploys, posts, trains, audits, settles and fetches, each party its own process", async () => {
     expect(await cliOk(["deploy", ...common(node.url, 0), "--unbonding-delay", "60", "--exit-delay", "60", "--min-bond", "1"])).to.match(/JobMarket\s+0x/);
-    expect(await cliOk(["buyer", "create", ...common(node.url, 1), "--manifest", manifest, "--pay", "1", "--mint", "--challenge-window", "100"])).to.match(/^job 1: 3 segments x 4 steps/);
-    await cliOk(["provider", "stake", "5", "--mint", ...common(node.url, 2)]);
+    // the stake comes from the quote over the package's committed detection matrix (the default)
+    const created = JSON.parse(await cliOk(["buyer", "create", ...common(node.url, 1), "--manifest", manifest, "--pay", "1", "--mint", "--challenge-window", "100", "--json"])) as {
+      jobId: string;
+      stakeFrom: string;
+      policy: { segments: number; stepsPerSegment: number; requiredStake: string };
+      quote: { detection: string; auditRate: number; manifestAuditRate: number; sizedForAuditRate: number; stakeWei: string; bindingStake: string; reason: string } | null;
+    };
+    expect(created).to.deep.include({ jobId: "1", stakeFrom: "quote" });
+    expect(created.policy).to.deep.include({ segments: 3, stepsPerSegment: 4 });
+    expect(created.quote).to.deep.include({ detection: join(ROOT, "bench/results/detection.json"), manifestAuditRate: 1, stakeWei: created.policy.requiredStake });
+    expect(created.quote!.sizedForAuditRate).to.equal(created.quote!.auditRate);
+    expect(created.quote!.reason).to.match(/^cheapest contract audits at /);
+    const quotedStake = formatEther(BigInt(created.policy.requiredStake));
+    expect(quotedStake).to.not.equal(formatEther(BigInt(JSON.parse(readFileSync(manifest, "utf8")).policy.providerStakeWei)));
+    await cliOk(["provider", "stake", quotedStake, "--mint", ...common(node.url, 2)]);
     await cliOk(["auditor", "bond", "2", "--mint", ...common(node.url, 3)]);
     await cliOk(["provider", "accept", "1", ...common(node.url, 2)]);
 
@@ -84,9 +98,15 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
   });
 
   it("exits 2 with a one-line reason on bad input", async () => {
+    const malformed = join(dir, "malformed-detection.json");
+    writeFileSync(malformed, "{ not json");
     const bad = [
       ["buyer", "status", "0", ...common(node.url, 1)],
       ["buyer", "create", "--manifest", join(dir, "missing.json"), ...common(node.url, 1)],
+      ["buyer", "create", "--manifest", manifest, "--detection", join(dir, "missing-detection.json"), ...common(node.url, 1)],
+      ["buyer", "create", "--manifest", manifest, "--detection", malformed, ...common(node.url, 1)],
+      ["buyer", "create", "--manifest", manifest, "--detection", manifest, ...common(node.url, 1)],
+      ["buyer", "create", "--manifest", manifest, "--detection", join(ROOT, "bench/results/detection.json"), "--no-quote", ...common(node.url, 1)],
       ["provider", "stake", "-1", ...common(node.url, 2)],
       ["provider", "run", "1", "--strategy", "bogus", ...common(node.url, 2)],
       ["buyer", "status", "1", "--rpc", "ftp://x"],
@@ -96,6 +116,7 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
       const r = await cli(args);
       expect(r.code, args.join(" ")).to.equal(2);
       expect(r.stderr.trim().split("\n").filter((l) => l.startsWith("pouw: ") && !l.includes("WARNING"))).to.have.length(1);
+      if (args.includes("--detection")) expect(r.stderr, args.join(" ")).to.match(/^pouw: (detection matrix \S+?(: field | does not exist$| is not valid JSON: )|--detection and --no-quote contradict)/m);
     }
     // a raw key is refused on a non-dev chain id is covered in test/config; a revert is exit 1 with its error name
     const r = await cli(["buyer", "cancel", "1", ...common(node.url, 1)]);
@@ -103,18 +124,26 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     expect(r.stderr).to.match(/JobMarketWrongStatus/);
   });
 
+  it("--no-quote posts the manifest's stake", async () => {
+    const r = JSON.parse(await cliOk(["buyer", "create", ...common(node.url, 1), "--manifest", manifest, "--pay", "1", "--mint", "--no-quote", "--json"])) as { jobId: string; stakeFrom: string; policy: { requiredStake: string }; quote: unknown };
+    expect(r).to.deep.include({ jobId: "2", stakeFrom: "manifest", quote: null });
+    expect(r.policy.requiredStake).to.equal(JSON.parse(readFileSync(manifest, "utf8")).policy.providerStakeWei);
+  });
+
   it("settles a job through an RPC proxy that drops 20% of requests", async () => {
     const proxy = await startLossyProxy(node.url, 0.2, 7);
     try {
       const via = (key: number) => common(proxy.url, key);
-      expect(await cliOk(["buyer", "create", ...via(1), "--manifest", manifest, "--pay", "1", "--mint", "--challenge-window", "100"])).to.match(/^job 2:/);
-      await cliOk(["provider", "stake", "5", "--mint", ...via(4)]);
-      await cliOk(["provider", "accept", "2", ...via(4)]);
-      await cliOk(["provider", "run", "2", ...via(4)]);
+      const created = await cliOk(["buyer", "create", ...via(1), "--manifest", manifest, "--pay", "1", "--mint", "--challenge-window", "100"]);
+      expect(created).to.match(/^job 3: .*, stake [0-9.]+ \(from quote\)/).and.to.match(/^quote: audit rate [0-9.e-]+ \(manifest 1\), checks \S+.*, stake [0-9.]+: cheapest contract audits at .*% of the payment \(.*detection\.json\)$/m);
+      const stake = /, stake ([0-9.]+) \(from quote\)/.exec(created)![1]!;
+      await cliOk(["provider", "stake", stake, "--mint", ...via(4)]);
+      await cliOk(["provider", "accept", "3", ...via(4)]);
+      await cliOk(["provider", "run", "3", ...via(4)]);
       expect(await cliOk(["auditor", "run", "--once", ...via(3)])).to.match(/audited 6 segments \(0 failed\)/);
       await increaseTime(node.url, 101);
-      expect(await cliOk(["provider", "claim", "2", ...via(4)])).to.match(/claimed 1\n/);
-      const status = JSON.parse(await cliOk(["buyer", "status", "2", "--json", ...via(1)])) as { status: string };
+      expect(await cliOk(["provider", "claim", "3", ...via(4)])).to.match(/claimed 1\n/);
+      const status = JSON.parse(await cliOk(["buyer", "status", "3", "--json", ...via(1)])) as { status: string };
       expect(status.status).to.equal("Finalized");
       expect(proxy.stats.droppedRequests + proxy.stats.droppedResponses).to.be.greaterThan(5);
     } finally {

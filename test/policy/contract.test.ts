@@ -250,6 +250,32 @@ describe("policy: quotePolicy", function () {
     expect(BigInt(dear.stakeWei) <= BigInt(cheap.stakeWei)).to.equal(true);
   });
 
+  it("with a fixed audit rate quotes the least contract at that rate (the manifest's rate, not the optimiser's)", async () => {
+    const job = { paymentWei: 10n ** 18n, steps: 200, stepsPerSegment: 10 };
+    const free = await quotePolicy(job, fixture);
+    const p = free.auditRate / 4;
+    const fixed = await quotePolicy(job, fixture, { auditRate: p });
+    expect(fixed.auditRate).to.equal(p);
+    expect(fixed.cost.totalWei !== free.cost.totalWei && BigInt(fixed.cost.totalWei) > BigInt(free.cost.totalWei)).to.equal(true);
+    // at a quarter of the rate the same cheat needs more stake; every strategy is still deterred (margin >= 0)
+    expect(BigInt(fixed.stakeWei) > BigInt(free.stakeWei)).to.equal(true);
+    for (const s of fixed.strategies) expect(BigInt(s.marginWei) >= -1n, s.name).to.equal(true);
+    // the stake is the closed form at that rate for the chosen set, and no other set is cheaper there
+    const params = { computeCost: 1e18, segments: 20, forfeit: 1e18, capitalRate: 0.01, lam: 0.5, challengeCost: 1e16, grief: 5e16, jurorError: 0.1, maxPanelError: 1e-6, maxPanel: 51, metaAuditRate: fixed.metaAuditRate, workersPerAuditor: 1, grid: 200 };
+    const actions = actionSetFromMatrix(fixture);
+    const panel = choosePanel(0.1, 1e-6, 51);
+    const at = contractAt(params, actions, actions.checks.filter((c) => fixed.checks.includes(c.name)), p, panel)!;
+    expect(Number(fixed.stakeWei)).to.be.closeTo(at.stake, at.stake * 1e-9 + 1);
+    for (const set of checkSets(actions.checks)) {
+      const c = contractAt(params, actions, set, p, panel);
+      if (c) expect(c.cost.total).to.be.at.least(Number(fixed.cost.totalWei) * (1 - 1e-9) - 1);
+    }
+    let err: unknown;
+    try { await quotePolicy(job, fixture, { auditRate: 0 }); } catch (e) { err = e; }
+    expect(err).to.be.instanceOf(PolicyParamError);
+    expect((err as Error).message).to.match(/auditRate/);
+  });
+
   it("rejects steps that are not a multiple of the segment length and bad options", async () => {
     let err: unknown;
     try { await quotePolicy({ paymentWei: 1000n, steps: 25, stepsPerSegment: 10 }, fixture); } catch (e) { err = e; }

@@ -1,17 +1,22 @@
 /**
  * The on-chain policy of a buyer's job. Shape (segments, steps per segment) comes from the manifest;
  * the provider stake from quotePolicy (verifier/src/policy) over a measured detection matrix when one
- * is given, else the manifest's policy.providerStakeWei; windows and shares from the manifest and the
- * defaults below; any field can be overridden by a flag.
+ * is given (`pouw buyer create` gives the committed bench/results/detection.json by default), else the
+ * manifest's policy.providerStakeWei; windows and shares from the manifest and the defaults below; any
+ * field can be overridden by a flag.
+ *
+ * The stake is sized for the audit rate the auditors actually use, the manifest's policy.auditRate
+ * (it is anchored with the manifest; the contract has no audit rate): the cheapest contract audits at
+ * p*, and its stake deters every measured cheat at any rate >= p* (the catch probability only grows
+ * with p). A manifest that audits below p* gets the least stake that deters at its own rate instead.
  */
-import { existsSync } from "node:fs";
 import { InputError } from "../errors/index.ts";
 import type { JobPolicy } from "../chain/createJob.ts";
 import type { Manifest } from "../ml/index.ts";
-import { loadDetectionMatrix, quotePolicy, type Quote } from "../policy/index.ts";
+import { quotePolicy, type DetectionMatrix, type Quote, type QuoteOptions } from "../policy/index.ts";
 
 export const DEFAULT_SEGMENT_TIMEOUT_SECONDS = 3_600;
-/** Fault-slash split: challenger, buyer, burn (basis points). The quote's default lam = 0.5 is the challenger share. */
+/** Fault-slash split: challenger, buyer, burn (basis points). The quote's lam is the challenger share. */
 export const DEFAULT_SHARES = { challengerBps: 5_000, buyerBps: 3_000, burnBps: 2_000, timeoutSlashBps: 1_000 } as const;
 
 export type PolicyOverrides = Partial<Omit<JobPolicy, "segments" | "stepsPerSegment">>;
@@ -21,38 +26,121 @@ export class JobPolicyError extends InputError {
   override readonly code: string = "JOB_POLICY";
 }
 
-export type DerivedPolicy = { policy: JobPolicy; payment: bigint; stakeFrom: "quote" | "manifest" | "flag"; quote?: Quote };
+/** A detection matrix and where it was read from (for the printout). */
+export type DetectionSource = { path: string; matrix: DetectionMatrix };
 
-export async function jobPolicyFor(manifest: Manifest, opts: { payment?: bigint; detectionPath?: string; overrides?: PolicyOverrides }): Promise<DerivedPolicy> {
+/** What the quote chose for a job, in the terms a buyer reads. */
+export type StakeQuote = {
+  /** Detection matrix file the quote used. */
+  detection: string;
+  /** p*: the audit rate of the cheapest contract. */
+  cheapestAuditRate: number;
+  /** The manifest's policy.auditRate: the rate the auditors sample at. */
+  manifestAuditRate: number;
+  /** The audit rate the stake is sized for: p*, or the manifest's rate when it is below p*. */
+  sizedForAuditRate: number;
+  /** Checks the quote assumes on an audited segment (the bots' bit-exact recompute detects at least as much). */
+  checks: string[];
+  stakeWei: string;
+  /** What sets the stake: a strategy name, "challenger" or "none" (Quote.bindingStake). */
+  bindingStake: string;
+  /** F / payment used: the provider forfeits its own pay, the payment less the data share. */
+  forfeitShare: number;
+  /** Expected audit, meta-audit and capital cost of the contract, as a share of the payment. */
+  costShareOfPayment: number;
+  /** One line: why this stake. */
+  reason: string;
+  /** The full quote the stake came from. */
+  quote: Quote;
+};
+
+export type DerivedPolicy = { policy: JobPolicy; payment: bigint; stakeFrom: "quote" | "manifest" | "flag"; quote?: StakeQuote };
+
+export type JobPolicyOptions = {
+  /** Payment (wei); default the manifest's policy.paymentWei. */
+  payment?: bigint;
+  /** Size the stake with quotePolicy over this matrix (unless overrides.requiredStake is given). */
+  detection?: DetectionSource;
+  /** Share of the payment the job's data terms credit to contributors (bps, default 0); the rest is what a caught provider forfeits. */
+  dataShareBps?: number;
+  overrides?: PolicyOverrides;
+};
+
+const BPS = 10_000;
+
+function bindingReason(binding: string): string {
+  if (binding === "challenger") return "the honest challenger's reward (no measured cheat needs more)";
+  if (binding === "none") return "no cheat of the matrix needs a stake";
+  return `deterring ${binding}, the measured cheat that needs the largest stake`;
+}
+
+async function quoteStake(manifest: Manifest, payment: bigint, detection: DetectionSource, options: Partial<QuoteOptions>): Promise<StakeQuote> {
+  const { steps, stepsPerSegment } = manifest.training;
+  const job = { paymentWei: payment, steps, stepsPerSegment };
+  const cheapest = await quotePolicy(job, detection.matrix, options);
+  const pm = manifest.policy.auditRate;
+  const below = pm < cheapest.auditRate;
+  // INVARIANT: the stake deters at the rate the auditors sample at (the manifest's), never only at a higher one.
+  const q = below ? await quotePolicy(job, detection.matrix, { ...options, auditRate: pm }) : cheapest;
+  const p = (x: number) => x.toPrecision(3);
+  const reason = below
+    ? `the manifest audits at ${pm}, below the cheapest contract's rate ${p(cheapest.auditRate)}: stake sized for ${pm}, set by ${bindingReason(q.bindingStake)}`
+    : `cheapest contract audits at ${p(cheapest.auditRate)} (the manifest's ${pm} only catches more); stake set by ${bindingReason(q.bindingStake)}`;
+  return {
+    detection: detection.path,
+    cheapestAuditRate: cheapest.auditRate,
+    manifestAuditRate: pm,
+    sizedForAuditRate: q.auditRate,
+    checks: q.checks,
+    stakeWei: q.stakeWei,
+    bindingStake: q.bindingStake,
+    forfeitShare: q.options.forfeitShare,
+    costShareOfPayment: q.cost.shareOfPayment,
+    reason,
+    quote: q,
+  };
+}
+
+export async function jobPolicyFor(manifest: Manifest, opts: JobPolicyOptions): Promise<DerivedPolicy> {
   const { steps, stepsPerSegment } = manifest.training;
   const segments = steps / stepsPerSegment;
   if (!Number.isInteger(segments) || segments < 1 || segments > 65_535) throw new JobPolicyError(`manifest has ${steps} steps of ${stepsPerSegment}: need 1..65535 whole segments`);
   const payment = opts.payment ?? BigInt(manifest.policy.paymentWei);
   if (payment <= 0n) throw new JobPolicyError("--pay must be positive");
-  let requiredStake = BigInt(manifest.policy.providerStakeWei);
-  let stakeFrom: DerivedPolicy["stakeFrom"] = "manifest";
-  let quote: Quote | undefined;
-  if (opts.detectionPath !== undefined) {
-    if (!existsSync(opts.detectionPath)) throw new JobPolicyError(`detection matrix ${opts.detectionPath} does not exist`);
-    quote = await quotePolicy({ paymentWei: payment, steps, stepsPerSegment }, loadDetectionMatrix(opts.detectionPath));
-    requiredStake = BigInt(quote.stakeWei);
-    stakeFrom = "quote";
-  }
+  const dataShareBps = opts.dataShareBps ?? 0;
+  if (!Number.isInteger(dataShareBps) || dataShareBps < 0 || dataShareBps > BPS) throw new JobPolicyError(`data share must be 0..10000 bps, got ${dataShareBps}`);
   const o = opts.overrides ?? {};
-  if (o.requiredStake !== undefined) stakeFrom = "flag";
-  const policy: JobPolicy = {
-    segments,
-    stepsPerSegment,
-    requiredStake: o.requiredStake ?? (requiredStake > 0n ? requiredStake : 1n),
-    segmentTimeout: o.segmentTimeout ?? DEFAULT_SEGMENT_TIMEOUT_SECONDS,
-    challengeWindow: o.challengeWindow ?? manifest.policy.challengeWindowSeconds,
+  const shares = {
     challengerBps: o.challengerBps ?? DEFAULT_SHARES.challengerBps,
     buyerBps: o.buyerBps ?? DEFAULT_SHARES.buyerBps,
     burnBps: o.burnBps ?? DEFAULT_SHARES.burnBps,
     timeoutSlashBps: o.timeoutSlashBps ?? DEFAULT_SHARES.timeoutSlashBps,
   };
-  if (policy.challengerBps + policy.buyerBps + policy.burnBps !== 10_000) {
-    throw new JobPolicyError(`slash shares must sum to 10000 bps, got ${policy.challengerBps} + ${policy.buyerBps} + ${policy.burnBps}`);
+  if (shares.challengerBps + shares.buyerBps + shares.burnBps !== BPS) {
+    throw new JobPolicyError(`slash shares must sum to 10000 bps, got ${shares.challengerBps} + ${shares.buyerBps} + ${shares.burnBps}`);
   }
+
+  let requiredStake = BigInt(manifest.policy.providerStakeWei);
+  let stakeFrom: DerivedPolicy["stakeFrom"] = "manifest";
+  let quote: StakeQuote | undefined;
+  if (o.requiredStake !== undefined) {
+    requiredStake = o.requiredStake;
+    stakeFrom = "flag";
+  } else if (opts.detection !== undefined) {
+    if (shares.challengerBps === 0) throw new JobPolicyError("--challenger-bps 0 pays challengers nothing, so no stake can be quoted: pass --stake or --no-quote");
+    // the quote's lam is the contract's challenger share; a caught provider forfeits only its own pay
+    quote = await quoteStake(manifest, payment, opts.detection, { lam: shares.challengerBps / BPS, forfeitShare: (BPS - dataShareBps) / BPS });
+    requiredStake = BigInt(quote.stakeWei);
+    stakeFrom = "quote";
+  }
+  const policy: JobPolicy = {
+    segments,
+    stepsPerSegment,
+    // NOTE: JobMarket refuses a zero stake; a quoted or manifest stake of 0 becomes 1 wei (a flag is taken as given)
+    requiredStake: stakeFrom === "flag" || requiredStake > 0n ? requiredStake : 1n,
+    segmentTimeout: o.segmentTimeout ?? DEFAULT_SEGMENT_TIMEOUT_SECONDS,
+    challengeWindow: o.challengeWindow ?? manifest.policy.challengeWindowSeconds,
+    ...shares,
+  };
   return { policy, payment, stakeFrom, ...(quote ? { quote } : {}) };
 }

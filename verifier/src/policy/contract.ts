@@ -76,6 +76,11 @@ export type ContractParams = {
   workersPerAuditor: number;
   /** Points of the audit-rate grid p = i/G, i = 1..G (integer >= 2). */
   grid: number;
+  /**
+   * Optional fixed audit rate p in (0, 1]: when the rate is set elsewhere (a manifest's policy.auditRate,
+   * which the auditors sample at), the optimiser chooses only the check set and the meta-audit rate at it.
+   */
+  fixedAuditRate?: number;
 };
 
 export type StrategyInput = {
@@ -170,6 +175,7 @@ export function validateContractParams(p: ContractParams): ContractParams {
   }
   integerAtLeast("workersPerAuditor", p.workersPerAuditor, 1);
   integerAtLeast("grid", p.grid, 2);
+  if (p.fixedAuditRate !== undefined) positiveProbability("fixedAuditRate", p.fixedAuditRate);
   return p;
 }
 
@@ -307,7 +313,7 @@ export type OptimiseResult = {
 /**
  * Cheapest contract over audit rates in (0, 1] and all check sets: exact least (S, B, A) per point,
  * a grid of `params.grid` rates, then golden-section search inside the best grid bracket (the cost is
- * convex in p per check set). Throws NoDeterringContractError when no set sees every saving strategy.
+ * convex in p per check set). With `params.fixedAuditRate`, only that rate is evaluated. Throws NoDeterringContractError when no set sees every saving strategy.
  */
 export function optimiseContract(params: ContractParams, actions: ActionSet): OptimiseResult {
   validateContractParams(params);
@@ -321,6 +327,12 @@ export function optimiseContract(params: ContractParams, actions: ActionSet): Op
     const atMu = { ...params, metaAuditRate: mu };
     const at = (p: number) => contractAt(atMu, actions, set, p, panel);
     if (at(1) === null) continue;
+    if (params.fixedAuditRate !== undefined) {
+      const fixed = at(params.fixedAuditRate)!;
+      candidates.push({ checks: fixed.checks, auditRate: fixed.auditRate, metaAuditRate: mu, total: fixed.cost.total });
+      if (best === null || fixed.cost.total < best.cost.total * (1 - EPS_REL)) best = fixed;
+      continue;
+    }
     let bi = G;
     let bc = at(1)!;
     for (let i = 1; i <= G; i++) {

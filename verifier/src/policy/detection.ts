@@ -5,6 +5,7 @@
  * false alarms over honest runs. Parsed once here; everything downstream takes the typed value.
  */
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { DetectionMatrixError } from "./params.ts";
 
@@ -70,8 +71,16 @@ export const DetectionMatrix = z
 
 export type DetectionMatrix = z.infer<typeof DetectionMatrix>;
 
-/** Default location written by bench/detection. */
+/** Default location written by bench/detection, relative to the package root. */
 export const DEFAULT_DETECTION_PATH = "bench/results/detection.json";
+
+/**
+ * The committed matrix of this package (DEFAULT_DETECTION_PATH under the package root), as an absolute
+ * path: independent of the working directory a command runs in.
+ */
+export function packageDetectionPath(): string {
+  return fileURLToPath(new URL(`../../../${DEFAULT_DETECTION_PATH}`, import.meta.url));
+}
 
 /** Validates a parsed value; throws DetectionMatrixError naming the first bad field. */
 export function parseDetectionMatrix(value: unknown, source = "detection matrix"): DetectionMatrix {

@@ -8,7 +8,7 @@ import { parseManifestJson } from "../ml/manifest.ts";
 import { logger } from "../log/index.ts";
 import type { DetectionMatrix } from "./detection.ts";
 import { actionSetFromMatrix, optimiseContract, verifyWithLp, type Contract, type ContractParams } from "./contract.ts";
-import { nonNegative, positive, PolicyParamError } from "./params.ts";
+import { nonNegative, positive, positiveProbability, PolicyParamError } from "./params.ts";
 import { InputError } from "../errors/index.ts";
 
 const log = logger("policy");
@@ -52,6 +52,11 @@ export type QuoteOptions = {
   workersPerAuditor: number;
   /** Audit-rate grid points (default 200). */
   grid: number;
+  /**
+   * p: audit rate fixed by the job (the manifest's policy.auditRate, which auditors sample at); null
+   * (default) lets the optimiser choose it.
+   */
+  auditRate: number | null;
 };
 
 export const DEFAULT_QUOTE_OPTIONS: Readonly<QuoteOptions> = Object.freeze({
@@ -67,6 +72,7 @@ export const DEFAULT_QUOTE_OPTIONS: Readonly<QuoteOptions> = Object.freeze({
   metaAuditRate: null,
   workersPerAuditor: 1,
   grid: 200,
+  auditRate: null,
 });
 
 /** Meta-audit rates the quote chooses from when the buyer does not fix one. */
@@ -129,6 +135,7 @@ export function quoteOptions(partial: Partial<QuoteOptions> = {}): QuoteOptions 
   nonNegative("forfeitShare", o.forfeitShare);
   nonNegative("challengeCostShare", o.challengeCostShare);
   nonNegative("griefShare", o.griefShare);
+  if (o.auditRate !== null) positiveProbability("auditRate", o.auditRate);
   return o;
 }
 
@@ -164,6 +171,7 @@ export async function quotePolicy(job: QuoteJob, matrix: DetectionMatrix, partia
     ...(o.metaAuditRate === null ? { metaAuditMenu: [...META_AUDIT_MENU] } : {}),
     workersPerAuditor: o.workersPerAuditor,
     grid: o.grid,
+    ...(o.auditRate !== null ? { fixedAuditRate: o.auditRate } : {}),
   };
   const actions = actionSetFromMatrix(matrix);
   const { best } = optimiseContract(params, actions);

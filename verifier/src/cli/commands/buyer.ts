@@ -1,16 +1,50 @@
 /**
- * `pouw buyer create|status|fetch|cancel|claim`: post a job for a manifest (policy from quotePolicy when a
- * detection matrix is given, else the manifest's policy; flags override), follow it, fetch the final
- * weights with the provider's anchored provenance record (verified against the chain), cancel an
- * unaccepted job, and claim refunds.
+ * `pouw buyer create|status|fetch|cancel|claim`: post a job for a manifest (stake from quotePolicy over the
+ * package's measured detection matrix by default, or `--detection FILE`; `--no-quote` takes the manifest's
+ * policy; flags override), follow it, fetch the final weights with the provider's anchored provenance
+ * record (verified against the chain), cancel an unaccepted job, and claim refunds.
  */
 import type { Command } from "commander";
 import { cancelJob, claimPayment, getJob, getSegmentCommits, jobMarketAbi } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { fetchVerified, postJob } from "../../market/buyer.ts";
-import { jobPolicyFor, type PolicyOverrides } from "../../market/job-policy.ts";
+import { jobPolicyFor, type DetectionSource, type PolicyOverrides, type StakeQuote } from "../../market/job-policy.ts";
 import { readManifestFile } from "../../ml/index.ts";
+import { DetectionMatrixError, loadDetectionMatrix, packageDetectionPath } from "../../policy/index.ts";
 import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, parseSeconds, withConfig } from "../context.ts";
+
+/** The matrix the quote reads: --detection FILE, else the package's committed one; none with --no-quote. */
+function detectionSource(opts: Record<string, string | boolean | undefined>): DetectionSource | undefined {
+  if (opts.quote === false) {
+    if (opts.detection !== undefined) throw new InputError("--detection and --no-quote contradict each other: the quote reads the detection matrix");
+    return undefined;
+  }
+  if (opts.stake !== undefined) return undefined; // the flag sets the stake; nothing left for the quote to size
+  const given = opts.detection as string | undefined;
+  const path = given ?? packageDetectionPath();
+  try {
+    return { path, matrix: loadDetectionMatrix(path, { isDefault: given === undefined }) };
+  } catch (err) {
+    if (err instanceof DetectionMatrixError && given === undefined) throw new DetectionMatrixError(`${err.shortMessage}, or --no-quote for the manifest's stake`, { cause: err });
+    throw err;
+  }
+}
+
+const quoteJson = (q: StakeQuote) => ({
+  detection: q.detection,
+  auditRate: q.cheapestAuditRate,
+  manifestAuditRate: q.manifestAuditRate,
+  sizedForAuditRate: q.sizedForAuditRate,
+  checks: q.checks,
+  stakeWei: q.stakeWei,
+  bindingStake: q.bindingStake,
+  forfeitShare: q.forfeitShare,
+  costShareOfPayment: q.costShareOfPayment,
+  challengerBondWei: q.quote.challengerBondWei,
+  auditorBondWei: q.quote.auditorBondWei,
+  panelSize: q.quote.panelSize,
+  reason: q.reason,
+});
 
 const bps = (flag: string, v: string | undefined): number | undefined => {
   if (v === undefined) return undefined;
@@ -27,8 +61,9 @@ export function registerBuyer(program: Command): void {
       .description("post a job for a manifest: escrow the payment and anchor the manifest hash")
       .requiredOption("--manifest <file>", "job manifest JSON")
       .option("--pay <amount>", "payment in tokens (default: the manifest's policy.paymentWei)")
-      .option("--detection <file>", "detection matrix: size the stake with pouw quote's optimiser (bench/results/detection.json)")
-      .option("--stake <amount>", "override: provider stake required (tokens)")
+      .option("--detection <file>", "detection matrix the quote sizes the stake with (default: the package's bench/results/detection.json)")
+      .option("--no-quote", "no quote: the stake is the manifest's policy.providerStakeWei")
+      .option("--stake <amount>", "override: provider stake required (tokens; no quote is run)")
       .option("--segment-timeout <seconds>", "override: seconds the provider has per segment (default 3600)")
       .option("--challenge-window <seconds>", "override: challenge window after the last segment (default: manifest)")
       .option("--challenger-bps <bps>", "override: challenger share of a fault slash")
@@ -39,6 +74,7 @@ export function registerBuyer(program: Command): void {
       .option("--json", "print the job as JSON"),
   ).action(async (opts: Record<string, string | boolean | undefined>) => {
     const manifest = await readManifestFile(opts.manifest as string);
+    const detection = detectionSource(opts);
     const s = (k: string) => opts[k] as string | undefined;
     const overrides: PolicyOverrides = {
       ...(s("stake") !== undefined ? { requiredStake: parseAmount("--stake", s("stake")!) } : {}),
@@ -51,7 +87,7 @@ export function registerBuyer(program: Command): void {
     };
     const derived = await jobPolicyFor(manifest, {
       ...(s("pay") !== undefined ? { payment: parseAmount("--pay", s("pay")!) } : {}),
-      ...(s("detection") !== undefined ? { detectionPath: s("detection")! } : {}),
+      ...(detection ? { detection } : {}),
       overrides,
     });
     const ctx = await marketContext(opts as never);
@@ -59,12 +95,19 @@ export function registerBuyer(program: Command): void {
     const r = await postJob(ctx.clients, ctx.deployment, ctx.store, manifest, derived.policy, derived.payment);
     const p = derived.policy;
     if (opts.json) {
-      process.stdout.write(JSON.stringify({ jobId: r.jobId.toString(), manifestUri: r.manifestUri, manifestHash: r.manifestHash, payment: derived.payment.toString(), stakeFrom: derived.stakeFrom, policy: { ...p, requiredStake: p.requiredStake.toString() }, tx: r.txHash }) + "\n");
+      process.stdout.write(
+        JSON.stringify({ jobId: r.jobId.toString(), manifestUri: r.manifestUri, manifestHash: r.manifestHash, payment: derived.payment.toString(), stakeFrom: derived.stakeFrom, policy: { ...p, requiredStake: p.requiredStake.toString() }, quote: derived.quote ? quoteJson(derived.quote) : null, tx: r.txHash }) + "\n",
+      );
       return;
     }
+    const q = derived.quote;
     process.stdout.write(
       `job ${r.jobId}: ${p.segments} segments x ${p.stepsPerSegment} steps, payment ${fmt(derived.payment)}, stake ${fmt(p.requiredStake)} (from ${derived.stakeFrom}), ` +
-        `segment timeout ${p.segmentTimeout} s, challenge window ${p.challengeWindow} s, manifest ${r.manifestUri}\n`,
+        `segment timeout ${p.segmentTimeout} s, challenge window ${p.challengeWindow} s, manifest ${r.manifestUri}\n` +
+        (q
+          ? `quote: audit rate ${q.cheapestAuditRate.toPrecision(3)} (manifest ${q.manifestAuditRate}), checks ${q.checks.join(" + ")}, stake ${fmt(BigInt(q.stakeWei))}: ${q.reason}; ` +
+            `expected audit + capital cost ${(100 * q.costShareOfPayment).toPrecision(3)}% of the payment (${q.detection})\n`
+          : ""),
     );
   });
 
