@@ -104,6 +104,12 @@ describe("cli: pouw quote", function () {
     for (const k of ["auditComputeWei", "metaAuditComputeWei", "capitalCostWei", "totalWei", "shareOfPayment"]) expect(q.cost, k).to.have.property(k);
   });
 
+  it("--audit-rate fixes the audit rate the contract is sized for", async () => {
+    const r = await pouw("quote", "--manifest", MAN, "--detection", DET, "--audit-rate", "0.5", "--json");
+    expect(r.code, r.stderr).to.equal(0);
+    expect(JSON.parse(r.stdout).auditRate).to.equal(0.5);
+  });
+
   it("prints a readable table", async () => {
     const r = await pouw("quote", "--manifest", MAN, "--detection", DET, "--capital-rate", "0.02");
     expect(r.code, r.stderr).to.equal(0);
@@ -125,6 +131,7 @@ describe("cli: pouw quote", function () {
     ["a juror error of 0.5", ["quote", "--manifest", MAN, "--detection", DET, "--juror-error", "0.5"], /jurorError must be < 0.5/],
     ["a non-number option", ["quote", "--manifest", MAN, "--detection", DET, "--lam", "half"], /--lam must be a finite number/],
     ["a missing detection file", ["quote", "--manifest", MAN, "--detection", "/nonexistent/d.json"], /does not exist/],
+    ["an audit rate of 0", ["quote", "--manifest", MAN, "--detection", DET, "--audit-rate", "0"], /auditRate must be in \(0, 1\]/],
   ];
   for (const [what, argv, reason] of badQuote) {
     it(`exits 2 with a one-line reason on ${what}`, async () => {
