@@ -4,16 +4,16 @@
  * bench/results/detection.json; details (per-seed outcomes, drift distribution, costs) to
  * bench/results/detection-details.json and the tolerance calibration to bench/results/tolerance.json.
  *
- *   npm run bench:detection [-- --honest 100 --seeds 4 --tolerance-calibration 40]
+ *   npm run bench:detection [-- --honest 100 --honest-all-checks 100 --seeds 4 --tolerance-calibration 40]
  *
  * Method:
  * - each strategy is trained with S data seeds; every AFFECTED segment (one holding a cheated step,
  *   checks/cheated-steps.ts) is audited with every check; detection = flagged / affected audited.
- *   The cheater serves what it has: its committed checkpoints, its own per-step states (obtained by
- *   training the same strategy with one step per segment, which gives the same states), and for
+ *   The cheater serves what it has: its committed checkpoints, the per-step states it trained
+ *   (train's keepStepStates, as `pouw train --step-states`), and for
  *   Freivalds the best witness it can give (replayed from its committed state, stepwitness.ts).
  * - false alarms: N honest runs (other data seeds, default 100), every segment audited with
- *   recompute; the first M of them (default 30) also with freivalds, magnitude and progress; the
+ *   recompute; the first M of them (default all 100) also with freivalds, magnitude and progress; the
  *   tolerance column audits M honest providers on the wasm backend against the cpu reference, with
  *   a threshold calibrated on separate wasm runs (target per-step false-alarm rate 1e-6).
  * - costRatio: mean check wall time on an honest segment / mean wall time of training a segment
@@ -46,7 +46,7 @@ import { readFileSync } from "node:fs";
 const { values } = parseArgs({
   options: {
     honest: { type: "string", default: "100" },
-    "honest-all-checks": { type: "string", default: "30" },
+    "honest-all-checks": { type: "string", default: "100" },
     seeds: { type: "string", default: "4" },
     "tolerance-calibration": { type: "string", default: "40" },
     "progress-calibration": { type: "string", default: "20" },
