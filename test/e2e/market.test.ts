@@ -1,14 +1,17 @@
 /**
  * End to end over JSON-RPC with separate OS processes: a `hardhat node`, and `pouw` CLI processes for the
- * deployer, the buyer, the provider and the auditor (the challenger bot running until SIGTERM). Then the
- * same job lifecycle through a proxy that drops 20% of JSON-RPC requests (half before the node sees
- * them, half after it acted): the job still settles.
+ * deployer (registries by default), the data contributor (registers the manifest's corpus), the buyer
+ * (stake from the quote, data terms over the registered corpus), the provider and the auditor (the
+ * challenger bot running until SIGTERM); at finalize the corpus's payout address is credited its share
+ * and contributor + provider + refund == payment. Then the same job lifecycle through a proxy that drops
+ * 20% of JSON-RPC requests (half before the node sees them, half after it acted): the job still settles.
  */
 import { expect } from "chai";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { formatEther } from "viem";
+import { createPublicClient, formatEther, getAddress, http, parseEther, type Address } from "viem";
+import { jobMarketAbi } from "../../verifier/src/chain/index.ts";
 import { cidOf } from "../../verifier/src/store/index.ts";
 import { cli, cliOk, DEV_KEYS, increaseTime, ROOT, startCli, startHardhatNode, startLossyProxy, type NodeHandle } from "./helpers.ts";
 
@@ -17,6 +20,11 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
   let node: NodeHandle;
   const dir = mkdtempSync(join(tmpdir(), "pouw-e2e-"));
   const manifest = join(dir, "manifest.json");
+  const payout = getAddress(JSON.parse(readFileSync(join(ROOT, "examples/tiny.json"), "utf8")).corpora[0].payoutAddress as string);
+  const creditOf = async (who: Address) => {
+    const { jobMarket, token } = JSON.parse(readFileSync(join(dir, "deployment.json"), "utf8")) as { jobMarket: Address; token: Address };
+    return createPublicClient({ transport: http(node.url) }).readContract({ address: jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [who, token] });
+  };
 
   before(async () => {
     const tiny = JSON.parse(readFileSync(join(ROOT, "examples/tiny.json"), "utf8"));
@@ -28,14 +36,22 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
   const common = (rpc: string, key: number) => ["--rpc", rpc, "--state-dir", dir, "--private-key", DEV_KEYS[key]!, "--poll-interval", "200"];
 
   it("deploys, posts, trains, audits, settles and fetches, each party its own process", async () => {
-    expect(await cliOk(["deploy", ...common(node.url, 0), "--unbonding-delay", "60", "--exit-delay", "60", "--min-bond", "1"])).to.match(/JobMarket\s+0x/);
-    // the stake comes from the quote over the package's committed detection matrix (the default)
+    expect(await cliOk(["deploy", ...common(node.url, 0), "--unbonding-delay", "60", "--exit-delay", "60", "--min-bond", "1"])).to.match(/JobMarket\s+0x/).and.to.match(/DataRegistry\s+0x[0-9a-fA-F]{40} \(JobMarket.setRegistries done\)/);
+    // the data contributor registers the manifest's corpus (the payout address is the manifest's)
+    expect(await cliOk(["corpus", "register", "--manifest", manifest, ...common(node.url, 5)])).to.equal(`corpus mnist-digits (bafkreiedkmci2krpbghjxi5aiuvbzxteeuq24mknx44c5okfunopejw46m) registered as DataRegistry corpus 1, payout ${payout}\n`);
+    expect(await cliOk(["corpus", "register", "--manifest", manifest, ...common(node.url, 1)])).to.match(/is already DataRegistry corpus 1 \(owner 0x/);
+    // the stake comes from the quote over the package's committed detection matrix (the default); the
+    // registered corpus gets data terms (10% of the payment by default)
     const created = JSON.parse(await cliOk(["buyer", "create", ...common(node.url, 1), "--manifest", manifest, "--pay", "1", "--mint", "--challenge-window", "100", "--json"])) as {
       jobId: string;
       stakeFrom: string;
       policy: { segments: number; stepsPerSegment: number; requiredStake: string };
-      quote: { detection: string; auditRate: number; manifestAuditRate: number; sizedForAuditRate: number; stakeWei: string; bindingStake: string; reason: string } | null;
+      quote: { detection: string; auditRate: number; manifestAuditRate: number; sizedForAuditRate: number; stakeWei: string; bindingStake: string; forfeitShare: number; reason: string } | null;
+      dataTerms: { attached: boolean; minTier: number; dataShareBps: number; corpora: { corpusId: string; tokens: string; payout: string }[] };
     };
+    expect(created.dataTerms).to.deep.include({ attached: true, minTier: 4, dataShareBps: 1000 });
+    expect(created.dataTerms.corpora).to.deep.equal([{ name: "mnist-digits", contentId: "bafkreiedkmci2krpbghjxi5aiuvbzxteeuq24mknx44c5okfunopejw46m", corpusId: "1", tokens: "10000", payout }]);
+    expect(created.quote!.forfeitShare).to.equal(0.9);
     expect(created).to.deep.include({ jobId: "1", stakeFrom: "quote" });
     expect(created.policy).to.deep.include({ segments: 3, stepsPerSegment: 4 });
     expect(created.quote).to.deep.include({ detection: join(ROOT, "bench/results/detection.json"), manifestAuditRate: 1, stakeWei: created.policy.requiredStake });
@@ -60,9 +76,13 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
 
     await increaseTime(node.url, 101);
     const claim = await cliOk(["provider", "claim", "1", ...common(node.url, 2)]);
-    expect(claim).to.match(/job 1: finalized/).and.to.match(/job 1: provenance anchored \(record 0x[0-9a-f]{64}, weights b\w+\)/).and.to.match(/claimed 1\n/);
-    const status = JSON.parse(await cliOk(["buyer", "status", "1", "--json", ...common(node.url, 1)])) as { status: string; committed: unknown[] };
+    expect(claim).to.match(/job 1: finalized/).and.to.match(/job 1: provenance anchored \(record 0x[0-9a-f]{64}, weights b\w+\)/).and.to.match(/claimed 0\.9\n/);
+    const status = JSON.parse(await cliOk(["buyer", "status", "1", "--json", ...common(node.url, 1)])) as { status: string; committed: unknown[]; myCredit: string };
     expect(status.status).to.equal("Finalized");
+    // finalize split the payment: the corpus's payout address 0.1, the provider 0.9 (claimed), no refund
+    const contributorCredit = await creditOf(payout);
+    expect(contributorCredit).to.equal(parseEther("0.1"));
+    expect(contributorCredit + parseEther("0.9") + BigInt(status.myCredit)).to.equal(parseEther("1"));
     expect(status.committed).to.have.length(3);
     expect(await cliOk(["buyer", "fetch", "1", "--out", join(dir, "result"), ...common(node.url, 1)])).to.match(/^job 1 \(Finalized\): provenance verified \(record 0x/);
     expect(existsSync(join(dir, "result/final.safetensors"))).to.equal(true);
@@ -77,7 +97,7 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     writeFileSync(tampered, bytes);
     const [ok, bad] = await Promise.all([verify(weights), verify(tampered)]);
     expect(ok.code, ok.stdout + ok.stderr).to.equal(0);
-    expect(ok.stdout).to.match(/^ok +record hash: anchored 0x/m).and.to.match(/^provenance of job 1 verified/m);
+    expect(ok.stdout).to.match(/^ok +record hash: anchored 0x/m).and.to.match(/^ok +corpus mnist-digits registry: registered as corpus 1/m).and.to.match(/^ok +corpus mnist-digits terms: job terms credit 10000 tokens/m).and.to.match(/^provenance of job 1 verified/m);
     expect(bad.code).to.equal(1);
     expect(bad.stdout).to.match(/^provenance of job 1 REJECTED: weights, weights state hash$/m);
 
@@ -107,6 +127,9 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
       ["buyer", "create", "--manifest", manifest, "--detection", malformed, ...common(node.url, 1)],
       ["buyer", "create", "--manifest", manifest, "--detection", manifest, ...common(node.url, 1)],
       ["buyer", "create", "--manifest", manifest, "--detection", join(ROOT, "bench/results/detection.json"), "--no-quote", ...common(node.url, 1)],
+      ["buyer", "create", "--manifest", join(ROOT, "examples/sotu.json"), "--data-terms", "--mint", ...common(node.url, 1)],
+      ["buyer", "create", "--manifest", manifest, "--no-data-terms", "--data-share-bps", "500", ...common(node.url, 1)],
+      ["corpus", "register", "--manifest", manifest, "--corpus", "cifar", ...common(node.url, 5)],
       ["provider", "stake", "-1", ...common(node.url, 2)],
       ["provider", "run", "1", "--strategy", "bogus", ...common(node.url, 2)],
       ["buyer", "status", "1", "--rpc", "ftp://x"],
@@ -116,6 +139,7 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
       const r = await cli(args);
       expect(r.code, args.join(" ")).to.equal(2);
       expect(r.stderr.trim().split("\n").filter((l) => l.startsWith("pouw: ") && !l.includes("WARNING"))).to.have.length(1);
+      if (args.includes("--data-terms")) expect(r.stderr).to.match(/^pouw: cannot attach data terms: corpus sotu-1990-2021 \(b\w+\) is not registered in DataRegistry 0x/m);
       if (args.includes("--detection")) expect(r.stderr, args.join(" ")).to.match(/^pouw: (detection matrix \S+?(: field | does not exist$| is not valid JSON: )|--detection and --no-quote contradict)/m);
     }
     // a raw key is refused on a non-dev chain id is covered in test/config; a revert is exit 1 with its error name
@@ -124,10 +148,29 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     expect(r.stderr).to.match(/JobMarketWrongStatus/);
   });
 
-  it("--no-quote posts the manifest's stake", async () => {
-    const r = JSON.parse(await cliOk(["buyer", "create", ...common(node.url, 1), "--manifest", manifest, "--pay", "1", "--mint", "--no-quote", "--json"])) as { jobId: string; stakeFrom: string; policy: { requiredStake: string }; quote: unknown };
+  it("--no-quote posts the manifest's stake; an unregistered corpus gets no data terms, said in one line", async () => {
+    const sotu = join(ROOT, "examples/sotu.json");
+    const r = JSON.parse(await cliOk(["buyer", "create", ...common(node.url, 1), "--manifest", sotu, "--pay", "1", "--mint", "--no-quote", "--json"])) as {
+      jobId: string;
+      stakeFrom: string;
+      policy: { requiredStake: string };
+      quote: unknown;
+      dataTerms: { attached: boolean; reason: string };
+    };
     expect(r).to.deep.include({ jobId: "2", stakeFrom: "manifest", quote: null });
-    expect(r.policy.requiredStake).to.equal(JSON.parse(readFileSync(manifest, "utf8")).policy.providerStakeWei);
+    expect(r.policy.requiredStake).to.equal(JSON.parse(readFileSync(sotu, "utf8")).policy.providerStakeWei);
+    expect(r.dataTerms.attached).to.equal(false);
+    expect(r.dataTerms.reason).to.match(/^corpus sotu-1990-2021 \(b\w+\) is not registered in DataRegistry 0x[0-9a-fA-F]{40}$/);
+    const text = await cliOk(["buyer", "create", ...common(node.url, 1), "--manifest", sotu, "--pay", "1", "--mint", "--no-quote"]);
+    expect(text).to.match(/^data terms: none \(corpus sotu-1990-2021 .* is not registered in DataRegistry 0x[0-9a-fA-F]{40}\): created without data terms, no contributor share$/m);
+  });
+
+  it("deploy --no-registries leaves JobMarket without registries", async () => {
+    const path = join(dir, "bare-deployment.json");
+    expect(await cliOk(["deploy", ...common(node.url, 0), "--deployment", path, "--no-registries"])).to.match(/^registries +not set \(--no-registries\)/m);
+    const bare = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    expect(bare).to.not.have.property("dataRegistry");
+    expect(bare).to.have.property("jobMarket");
   });
 
   it("settles a job through an RPC proxy that drops 20% of requests", async () => {
@@ -135,15 +178,16 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     try {
       const via = (key: number) => common(proxy.url, key);
       const created = await cliOk(["buyer", "create", ...via(1), "--manifest", manifest, "--pay", "1", "--mint", "--challenge-window", "100"]);
-      expect(created).to.match(/^job 3: .*, stake [0-9.]+ \(from quote\)/).and.to.match(/^quote: audit rate [0-9.e-]+ \(manifest 1\), checks \S+.*, stake [0-9.]+: cheapest contract audits at .*% of the payment \(.*detection\.json\)$/m);
+      expect(created).to.match(/^job 4: .*, stake [0-9.]+ \(from quote\)/).and.to.match(/^data terms: 10% of the payment to corpus mnist-digits \(DataRegistry 1, 10000 tokens, payout 0x0+[dD]1\) at finalize; min tier 4$/m).and.to.match(/^quote: audit rate [0-9.e-]+ \(manifest 1\), checks \S+.*, stake [0-9.]+: cheapest contract audits at .*% of the payment \(.*detection\.json\)$/m);
       const stake = /, stake ([0-9.]+) \(from quote\)/.exec(created)![1]!;
       await cliOk(["provider", "stake", stake, "--mint", ...via(4)]);
-      await cliOk(["provider", "accept", "3", ...via(4)]);
-      await cliOk(["provider", "run", "3", ...via(4)]);
+      await cliOk(["provider", "accept", "4", ...via(4)]);
+      await cliOk(["provider", "run", "4", ...via(4)]);
       expect(await cliOk(["auditor", "run", "--once", ...via(3)])).to.match(/audited 6 segments \(0 failed\)/);
       await increaseTime(node.url, 101);
-      expect(await cliOk(["provider", "claim", "3", ...via(4)])).to.match(/claimed 1\n/);
-      const status = JSON.parse(await cliOk(["buyer", "status", "3", "--json", ...via(1)])) as { status: string };
+      expect(await cliOk(["provider", "claim", "4", ...via(4)])).to.match(/claimed 0\.9\n/);
+      expect(await creditOf(payout)).to.equal(parseEther("0.2"));
+      const status = JSON.parse(await cliOk(["buyer", "status", "4", "--json", ...via(1)])) as { status: string };
       expect(status.status).to.equal("Finalized");
       expect(proxy.stats.droppedRequests + proxy.stats.droppedResponses).to.be.greaterThan(5);
     } finally {

@@ -240,6 +240,16 @@ describe("provenance record", function () {
     expect(r.failures).to.deep.equal([{ item: "corpus mnist-digits terms", detail: "unknown corpus: registered corpus 1 is not in job 1's terms" }]);
   });
 
+  it("skips the registry check of an unregistered corpus only for a job created without data terms", async () => {
+    const noTerms: ProvenanceChain = { ...chainBase, corpus: async () => undefined, jobCorpora: async () => [] };
+    const r = await verifyProvenance({ recordBytes, weightsBytes, chain: noTerms, deployment: d, corpusBytes: () => mnistBytes });
+    expect(r.ok, JSON.stringify(r.failures)).to.equal(true);
+    expect(r.checks.find((c) => c.item === "corpus mnist-digits registry")).to.deep.include({ status: "skipped" });
+    // terms unreadable: no exemption
+    const unreadable: ProvenanceChain = { ...noTerms, jobCorpora: async () => null };
+    expect(failed(await verifyProvenance({ recordBytes, weightsBytes, chain: unreadable, deployment: d, corpusBytes: () => mnistBytes }))).to.deep.equal(["corpus mnist-digits registry"]);
+  });
+
   it("rejects a record of another deployment", async () => {
     const report = await verifyProvenance({ recordBytes, weightsBytes, chain: chainBase, deployment: { ...d, jobMarket: d.stakeVault }, corpusBytes: () => mnistBytes });
     expect(failed(report)).to.deep.equal(["deployment"]);

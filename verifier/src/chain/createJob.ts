@@ -1,9 +1,11 @@
 /**
  * Create a job: escrows `payment` of `token` (needs an allowance to the JobMarket) and returns the new
- * job id from the JobCreated event.
+ * job id from the JobCreated event. With `terms` it calls `createJobWithTerms` (minimum attestation tier,
+ * data share over registered corpora, fixed at creation), else `createJob`.
  *
  * @example
  *   const { jobId } = await createJob(clients, { jobMarket, manifestHash, manifestUri: `cid:${cid}`, token, payment, policy });
+ *   await createJob(clients, { ...p, terms: { minTier: 4, dataShareBps: 1_000, corpora: [{ corpusId: 1n, tokens: 10_000n }] } });
  */
 import { parseEventLogs, type Address, type Hex } from "viem";
 import { jobMarketAbi } from "./abi/JobMarket.ts";
@@ -24,6 +26,13 @@ export type JobPolicy = {
   timeoutSlashBps: number;
 };
 
+/** IJobMarket.Terms: corpora in strictly ascending corpusId order, tokens > 0; dataShareBps > 0 only with corpora. */
+export type JobTerms = {
+  minTier: number;
+  dataShareBps: number;
+  corpora: { corpusId: bigint; tokens: bigint }[];
+};
+
 export type CreateJobParameters = SendOptions & {
   jobMarket: Address;
   manifestHash: Hex;
@@ -31,16 +40,20 @@ export type CreateJobParameters = SendOptions & {
   token: Address;
   payment: bigint;
   policy: JobPolicy;
+  /** Create with createJobWithTerms (needs JobMarket's registries when it lists corpora). */
+  terms?: JobTerms;
 };
 
 export type CreateJobReturnType = SendResult & { jobId: bigint };
 
 export async function createJob(clients: ChainClients, p: CreateJobParameters): Promise<CreateJobReturnType> {
-  const r = await sendContractTx(
-    clients,
-    { address: p.jobMarket, abi: jobMarketAbi, functionName: "createJob", args: [p.manifestHash, p.manifestUri, p.token, p.payment, p.policy] },
-    p,
-  );
+  const r = p.terms
+    ? await sendContractTx(
+        clients,
+        { address: p.jobMarket, abi: jobMarketAbi, functionName: "createJobWithTerms", args: [p.manifestHash, p.manifestUri, p.token, p.payment, p.policy, p.terms] },
+        p,
+      )
+    : await sendContractTx(clients, { address: p.jobMarket, abi: jobMarketAbi, functionName: "createJob", args: [p.manifestHash, p.manifestUri, p.token, p.payment, p.policy] }, p);
   const [created] = parseEventLogs({ abi: jobMarketAbi, logs: r.receipt.logs, eventName: "JobCreated" });
   if (!created) throw new ChainError(`createJob ${r.hash}: no JobCreated event in the receipt`);
   return { ...r, jobId: created.args.jobId };

@@ -11,6 +11,7 @@ export * from "./deployment.ts";
 export * from "./deployMarket.ts";
 export * from "./getJob.ts";
 export * from "./createJob.ts";
+export * from "./registerCorpus.ts";
 export * from "./cancelJob.ts";
 export * from "./acceptJob.ts";
 export * from "./commitSegment.ts";

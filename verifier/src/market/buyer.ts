@@ -1,7 +1,8 @@
 /**
- * Buyer operations the CLI and the demo share: post a job (publish the manifest, approve, createJob) and
- * fetch its result: the final weights and the provenance record the final provider published and
- * anchored, verified against the chain (provenance/verify.ts) before anything is written.
+ * Buyer operations the CLI and the demo share: post a job (publish the manifest, approve, createJob or
+ * createJobWithTerms) and fetch its result: the final weights and the provenance record the final
+ * provider published and anchored, verified against the chain (provenance/verify.ts) before anything is
+ * written.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -18,6 +19,7 @@ import {
   type Deployment,
   type JobPolicy,
   type JobStatusName,
+  type JobTerms,
 } from "../chain/index.ts";
 import { PouwError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
@@ -40,12 +42,13 @@ const log = logger("buyer");
 
 export type PostJobResult = { jobId: bigint; manifestUri: string; manifestHash: Hex; gasUsed: bigint; txHash: Hex };
 
-export async function postJob(clients: ChainClients, d: Deployment, store: ContentStore, manifest: Manifest, policy: JobPolicy, payment: bigint): Promise<PostJobResult> {
+/** Publishes the manifest, approves the payment and creates the job (with `terms`: createJobWithTerms; see market/data-terms.ts). */
+export async function postJob(clients: ChainClients, d: Deployment, store: ContentStore, manifest: Manifest, policy: JobPolicy, payment: bigint, opts: { terms?: JobTerms } = {}): Promise<PostJobResult> {
   const { uri, hash } = await publishManifest(store, manifest);
   let gasUsed = 0n;
   const allowance = await withRetry(() => clients.public.readContract({ address: d.token, abi: testTokenAbi, functionName: "allowance", args: [clients.account.address, d.jobMarket] }));
   if (allowance < payment) gasUsed += (await approveToken(clients, { token: d.token, spender: d.jobMarket, amount: payment })).gasUsed;
-  const r = await createJob(clients, { jobMarket: d.jobMarket, manifestHash: hash, manifestUri: uri, token: d.token, payment, policy });
+  const r = await createJob(clients, { jobMarket: d.jobMarket, manifestHash: hash, manifestUri: uri, token: d.token, payment, policy, ...(opts.terms ? { terms: opts.terms } : {}) });
   return { jobId: r.jobId, manifestUri: uri, manifestHash: hash, gasUsed: gasUsed + r.gasUsed, txHash: r.hash };
 }
 

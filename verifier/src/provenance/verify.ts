@@ -197,6 +197,10 @@ export async function verifyProvenance(input: VerifyProvenanceInput): Promise<Pr
     }
     if (registered === null) {
       skip(`corpus ${c.name} registry`, "no DataRegistry known for this deployment");
+    } else if (registered === undefined && jobCorpora !== null && jobCorpora.length === 0) {
+      // NOTE: a job created without data terms (buyer create does that for an unregistered corpus) makes no
+      // registry claim to check; a job with terms must name registered corpora only (below).
+      skip(`corpus ${c.name} registry`, `${c.contentId} is not registered in DataRegistry, and job ${jobId} has no data terms`);
     } else if (registered === undefined) {
       add(`corpus ${c.name} registry`, false, `unknown corpus: ${c.contentId} is not registered in DataRegistry`);
     } else {

@@ -1,13 +1,15 @@
 /**
  * `pouw buyer create|status|fetch|cancel|claim`: post a job for a manifest (stake from quotePolicy over the
  * package's measured detection matrix by default, or `--detection FILE`; `--no-quote` takes the manifest's
- * policy; flags override), follow it, fetch the final weights with the provider's anchored provenance
+ * policy; flags override; data terms over the manifest's corpora when they are registered in the
+ * deployment's DataRegistry, market/data-terms.ts), follow it, fetch the final weights with the provider's anchored provenance
  * record (verified against the chain), cancel an unaccepted job, and claim refunds.
  */
 import type { Command } from "commander";
 import { cancelJob, claimPayment, getJob, getSegmentCommits, jobMarketAbi } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { fetchVerified, postJob } from "../../market/buyer.ts";
+import { dataTermsFor, DEFAULT_DATA_SHARE_BPS, type DataTermsMode } from "../../market/data-terms.ts";
 import { jobPolicyFor, type DetectionSource, type PolicyOverrides, type StakeQuote } from "../../market/job-policy.ts";
 import { readManifestFile } from "../../ml/index.ts";
 import { DetectionMatrixError, loadDetectionMatrix, packageDetectionPath } from "../../policy/index.ts";
@@ -70,11 +72,17 @@ export function registerBuyer(program: Command): void {
       .option("--buyer-bps <bps>", "override: buyer share of a fault slash")
       .option("--burn-bps <bps>", "override: burned share of a fault slash")
       .option("--timeout-slash-bps <bps>", "override: share of the lock slashed on a missed deadline")
+      .option("--data-share-bps <bps>", `share of the payment credited to the corpora at finalize when data terms are attached (default ${DEFAULT_DATA_SHARE_BPS})`)
+      .option("--data-terms", "require data terms: fail unless every corpus is registered in the deployment's DataRegistry")
+      .option("--no-data-terms", "never attach data terms (createJob: no contributor share, no tier floor)")
       .option("--mint", "dev chain: mint the payment if the balance is short")
       .option("--json", "print the job as JSON"),
   ).action(async (opts: Record<string, string | boolean | undefined>) => {
     const manifest = await readManifestFile(opts.manifest as string);
     const detection = detectionSource(opts);
+    const termsMode: DataTermsMode = opts.dataTerms === true ? "require" : opts.dataTerms === false ? "off" : "auto";
+    if (termsMode === "off" && opts.dataShareBps !== undefined) throw new InputError("--data-share-bps and --no-data-terms contradict each other: the share is paid through the data terms");
+    const dataShareBps = bps("--data-share-bps", opts.dataShareBps as string | undefined) ?? DEFAULT_DATA_SHARE_BPS;
     const s = (k: string) => opts[k] as string | undefined;
     const overrides: PolicyOverrides = {
       ...(s("stake") !== undefined ? { requiredStake: parseAmount("--stake", s("stake")!) } : {}),
@@ -85,18 +93,34 @@ export function registerBuyer(program: Command): void {
       ...(s("burnBps") !== undefined ? { burnBps: bps("--burn-bps", s("burnBps"))! } : {}),
       ...(s("timeoutSlashBps") !== undefined ? { timeoutSlashBps: bps("--timeout-slash-bps", s("timeoutSlashBps"))! } : {}),
     };
+    const payment = s("pay") !== undefined ? parseAmount("--pay", s("pay")!) : undefined;
+    const ctx = await marketContext(opts as never);
+    const terms = await dataTermsFor(ctx.clients.public, ctx.deployment, manifest, { dataShareBps, mode: termsMode });
     const derived = await jobPolicyFor(manifest, {
-      ...(s("pay") !== undefined ? { payment: parseAmount("--pay", s("pay")!) } : {}),
+      ...(payment !== undefined ? { payment } : {}),
       ...(detection ? { detection } : {}),
+      // a caught provider forfeits only its own pay: the payment less the data share
+      dataShareBps: terms.attached ? terms.terms.dataShareBps : 0,
       overrides,
     });
-    const ctx = await marketContext(opts as never);
     await ensureFunds(ctx, ctx.deployment.jobMarket, derived.payment, opts.mint === true);
-    const r = await postJob(ctx.clients, ctx.deployment, ctx.store, manifest, derived.policy, derived.payment);
+    const r = await postJob(ctx.clients, ctx.deployment, ctx.store, manifest, derived.policy, derived.payment, terms.attached ? { terms: terms.terms } : {});
     const p = derived.policy;
     if (opts.json) {
       process.stdout.write(
-        JSON.stringify({ jobId: r.jobId.toString(), manifestUri: r.manifestUri, manifestHash: r.manifestHash, payment: derived.payment.toString(), stakeFrom: derived.stakeFrom, policy: { ...p, requiredStake: p.requiredStake.toString() }, quote: derived.quote ? quoteJson(derived.quote) : null, tx: r.txHash }) + "\n",
+        JSON.stringify({
+          jobId: r.jobId.toString(),
+          manifestUri: r.manifestUri,
+          manifestHash: r.manifestHash,
+          payment: derived.payment.toString(),
+          stakeFrom: derived.stakeFrom,
+          policy: { ...p, requiredStake: p.requiredStake.toString() },
+          quote: derived.quote ? quoteJson(derived.quote) : null,
+          dataTerms: terms.attached
+            ? { attached: true, dataRegistry: terms.dataRegistry, minTier: terms.terms.minTier, dataShareBps: terms.terms.dataShareBps, corpora: terms.corpora.map((c) => ({ ...c, corpusId: c.corpusId.toString(), tokens: c.tokens.toString() })) }
+            : { attached: false, reason: terms.reason },
+          tx: r.txHash,
+        }) + "\n",
       );
       return;
     }
@@ -107,7 +131,10 @@ export function registerBuyer(program: Command): void {
         (q
           ? `quote: audit rate ${q.cheapestAuditRate.toPrecision(3)} (manifest ${q.manifestAuditRate}), checks ${q.checks.join(" + ")}, stake ${fmt(BigInt(q.stakeWei))}: ${q.reason}; ` +
             `expected audit + capital cost ${(100 * q.costShareOfPayment).toPrecision(3)}% of the payment (${q.detection})\n`
-          : ""),
+          : "") +
+        (terms.attached
+          ? `data terms: ${terms.terms.dataShareBps / 100}% of the payment to ${terms.corpora.map((c) => `corpus ${c.name} (DataRegistry ${c.corpusId}, ${c.tokens} tokens, payout ${c.payout})`).join(", ")} at finalize; min tier ${terms.terms.minTier}\n`
+          : `data terms: none (${terms.reason}): created without data terms, no contributor share\n`),
     );
   });
 

@@ -1,10 +1,17 @@
 /**
  * `pouw corpus id --dataset mnist|sotu [--years A-B] [--package P] [--json]`: print the content id of a
  * corpus's canonical bytes (docs/data.md), so a manifest (or a DataRegistry entry) can name it.
+ * `pouw corpus register --manifest M [--corpus NAME] [--payout ADDR] [--terms-hash H]`: the contributor
+ * registers the manifest's corpora in the deployment's DataRegistry (after checking that the local bytes
+ * have the manifest's content id), so that `pouw buyer create` attaches data terms for them.
  */
 import type { Command } from "commander";
+import { isHex, type Hex } from "viem";
+import { jobMarketAbi } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
-import { corpusId, DATASETS, DEFAULT_SOTU_YEARS, parseDatasetName, type CorpusSpec } from "../../ml/index.ts";
+import { registerManifestCorpora } from "../../market/contributor.ts";
+import { checkCorpusBytes, corpusBytes, corpusId, corpusSpecOf, DATASETS, DEFAULT_SOTU_YEARS, parseDatasetName, readManifestFile, type CorpusSpec } from "../../ml/index.ts";
+import { marketContext, parseAddress, withConfig } from "../context.ts";
 
 export function parseYears(text: string): [number, number] {
   const m = /^(\d{4})(?:[-:](\d{4}))?$/.exec(text);
@@ -38,4 +45,41 @@ export function registerCorpus(program: Command): void {
       process.stdout.write(`${id.contentId}\n`);
       process.stderr.write(`${dataset} (${packageName}${spec.dataset === "sotu" ? `, years ${spec.years.join("-")}` : ""}): ${id.bytes} canonical bytes, ${id.tokens} ${id.tokenUnit}\n`);
     });
+
+  withConfig(
+    corpus
+      .command("register")
+      .description("register the manifest's corpora in DataRegistry (you become the owner; the payout address receives the data share of every job with data terms at finalize)")
+      .requiredOption("--manifest <file>", "job manifest whose corpora[] to register")
+      .option("--corpus <name>", "only the corpus with this name (default: all)")
+      .option("--payout <address>", "payout address (default: each corpus's manifest payoutAddress)")
+      .option("--terms-hash <hash>", "bytes32 hash of your terms document (default: keccak256 of the licence text)")
+      .option("--json", "print JSON"),
+  ).action(async (opts: Record<string, string | boolean | undefined>) => {
+    const manifest = await readManifestFile(opts.manifest as string);
+    const only = opts.corpus as string | undefined;
+    if (only !== undefined && !manifest.corpora.some((c) => c.name === only)) throw new InputError(`--corpus ${only}: unknown corpus, the manifest has ${manifest.corpora.map((c) => c.name).join(", ")}`);
+    const payout = opts.payout !== undefined ? parseAddress("--payout", opts.payout as string) : undefined;
+    const termsHash = opts.termsHash as string | undefined;
+    if (termsHash !== undefined && !(isHex(termsHash) && termsHash.length === 66)) throw new InputError(`--terms-hash must be a 0x-prefixed 32-byte hash, got ${JSON.stringify(termsHash)}`);
+    // INVARIANT: a contributor registers only content it holds: the local bytes must have the manifest's id.
+    manifest.corpora.forEach((c, i) => {
+      if (only === undefined || c.name === only) checkCorpusBytes(c, corpusBytes(corpusSpecOf(manifest, i)).bytes, `package ${c.package}`);
+    });
+    const ctx = await marketContext(opts as never);
+    const [, , dataRegistry] = await ctx.clients.public.readContract({ address: ctx.deployment.jobMarket, abi: jobMarketAbi, functionName: "registries" });
+    if (/^0x0{40}$/i.test(dataRegistry)) throw new InputError(`JobMarket ${ctx.deployment.jobMarket} has no DataRegistry (it was deployed with --no-registries)`);
+    const regs = await registerManifestCorpora(ctx.clients, dataRegistry, manifest, { ...(payout ? { payout } : {}), ...(termsHash ? { termsHash: termsHash as Hex } : {}), ...(only ? { only } : {}) });
+    if (opts.json) {
+      process.stdout.write(JSON.stringify({ dataRegistry, corpora: regs.map((r) => ({ ...r, corpusId: r.corpusId.toString(), gasUsed: r.gasUsed.toString() })) }) + "\n");
+      return;
+    }
+    for (const r of regs) {
+      process.stdout.write(
+        r.status === "registered"
+          ? `corpus ${r.name} (${r.contentId}) registered as DataRegistry corpus ${r.corpusId}, payout ${r.payout}\n`
+          : `corpus ${r.name} (${r.contentId}) is already DataRegistry corpus ${r.corpusId} (owner ${r.owner}, payout ${r.payout})\n`,
+      );
+    }
+  });
 }

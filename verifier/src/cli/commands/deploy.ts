@@ -1,9 +1,9 @@
 /**
- * `pouw deploy [--rpc URL] [--token ADDR]`: deploy and wire the market contracts (token unless given,
- * StakeVault, AuditorRegistry, JobMarket, with --registries also ProviderRegistry and DataRegistry and
- * JobMarket.setRegistries, then the step verifier and DisputeGame with the dispute roles)
- * and write the deployment file the other commands read (default .pouw/deployment.json). Without --token
- * it deploys the mintable dev token (local chains).
+ * `pouw deploy [--rpc URL] [--token ADDR] [--no-registries]`: deploy and wire the market contracts (token
+ * unless given, StakeVault, AuditorRegistry, JobMarket, ProviderRegistry and DataRegistry with
+ * JobMarket.setRegistries unless --no-registries, then the step verifier and DisputeGame with the dispute
+ * roles) and write the deployment file the other commands read (default .pouw/deployment.json). Without
+ * --token it deploys the mintable dev token (local chains).
  */
 import type { Command } from "commander";
 import { deployDisputeGame, deployMarket, writeDeployment } from "../../chain/index.ts";
@@ -14,10 +14,10 @@ export function registerDeploy(program: Command): void {
   withConfig(
     program
       .command("deploy")
-      .description("deploy StakeVault, AuditorRegistry and JobMarket (and the dev token) and write the deployment file")
+      .description("deploy StakeVault, AuditorRegistry, JobMarket, the registries and DisputeGame (and the dev token) and write the deployment file")
       .option(
-        "--registries",
-        "also deploy ProviderRegistry and DataRegistry and call JobMarket.setRegistries (needed by recordReceipt; then every manifest corpus must be registered in DataRegistry, or provenance checks fail)",
+        "--no-registries",
+        "skip ProviderRegistry, DataRegistry and JobMarket.setRegistries (then no receipts are anchored, no data terms, no tiers; setRegistries can be called once later)",
       )
       .option("--token <address>", "existing ERC-20 for payment, stake and bonds (default: deploy the dev TestToken)")
       .option("--unbonding-delay <seconds>", "StakeVault unbonding delay", "604800")
@@ -30,9 +30,7 @@ export function registerDeploy(program: Command): void {
     const token = opts.token ? parseAddress("--token", opts.token) : undefined;
     const ctx = await chainContext(opts as Record<string, string | undefined>, { needDeployment: false });
     if (!token && ctx.chainId !== 31337) throw new InputError(`chain ${ctx.chainId} is not the local dev chain: pass --token with the ERC-20 to use`);
-    // NOTE: registries are opt-in here: with a DataRegistry set, provenance verification (buyer fetch) requires every
-    // manifest corpus to be registered, and buyer create does not register corpora yet.
-    const d = await deployMarket(ctx.clients, { unbondingDelaySeconds, minBond, exitDelaySeconds, ...(token ? { token } : {}), ...(opts.registries === true ? {} : { registries: false as const }) });
+    const d = await deployMarket(ctx.clients, { unbondingDelaySeconds, minBond, exitDelaySeconds, ...(token ? { token } : {}), ...(opts.registries === false ? { registries: false as const } : {}) });
     const { gasUsed: marketGas, ...market } = d;
     const game = await deployDisputeGame(ctx.clients, { deployment: market });
     const deployment = { ...market, disputeGame: game.disputeGame };
@@ -45,7 +43,7 @@ export function registerDeploy(program: Command): void {
         `StakeVault       ${d.stakeVault}`,
         `AuditorRegistry  ${d.auditorRegistry}`,
         `JobMarket        ${d.jobMarket}`,
-        ...(d.providerRegistry ? [`ProviderRegistry ${d.providerRegistry}`, `DataRegistry     ${d.dataRegistry} (JobMarket.setRegistries done)`] : ["registries       not set (--registries): receipts are not anchored"]),
+        ...(d.providerRegistry ? [`ProviderRegistry ${d.providerRegistry}`, `DataRegistry     ${d.dataRegistry} (JobMarket.setRegistries done)`] : ["registries       not set (--no-registries): no receipts anchored, no data terms"]),
         `DisputeGame      ${game.disputeGame} (step verifier ${game.stepVerifier})`,
         `wrote ${ctx.config.deploymentPath}`,
       ].join("\n") + "\n",

@@ -1,0 +1,144 @@
+/**
+ * Data terms on the in-process network (real JobMarket + DataRegistry): a contributor registers the
+ * manifest's corpus (registerManifestCorpora, idempotent); dataTermsFor attaches the corpus with its
+ * declared tokens, the manifest's min tier and the data share only when every corpus is registered and
+ * unretired; postJob creates the job with createJobWithTerms, and finalize splits the payment between
+ * the corpus's payout address, the provider and the buyer to the wei. Unregistered, retired, mismatched
+ * and registry-less cases come back as a reason (auto) or a DataTermsError (require / contradiction).
+ */
+import { expect } from "chai";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { network } from "hardhat";
+import { getAddress, keccak256, maxUint256, parseEther, parseEventLogs, toHex, type Address } from "viem";
+import {
+  acceptJob,
+  approveToken,
+  commitSegment,
+  dataRegistryAbi,
+  deployMarket,
+  devAccount,
+  finalize,
+  jobMarketAbi,
+  mintTestToken,
+  providerClients,
+  sendContractTx,
+  stakeDeposit,
+  type ChainClients,
+} from "../../verifier/src/chain/index.ts";
+import { postJob } from "../../verifier/src/market/buyer.ts";
+import { registerManifestCorpora } from "../../verifier/src/market/contributor.ts";
+import { dataTermsFor, DataTermsError, DEFAULT_DATA_SHARE_BPS } from "../../verifier/src/market/data-terms.ts";
+import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
+import { parseManifest, type Manifest } from "../../verifier/src/ml/index.ts";
+import { LocalDirStore } from "../../verifier/src/store/index.ts";
+
+const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8"));
+const manifest = parseManifest(tiny);
+const payout = getAddress(manifest.corpora[0]!.payoutAddress);
+const withCorpus = (patch: Record<string, unknown>): Manifest => parseManifest({ ...tiny, corpora: [{ ...tiny.corpora[0], ...patch }] });
+
+async function rejects(p: Promise<unknown>, re: RegExp): Promise<void> {
+  let err: unknown;
+  try {
+    await p;
+  } catch (e) {
+    err = e;
+  }
+  expect(err, "expected a DataTermsError").to.be.instanceOf(DataTermsError);
+  expect((err as Error).message).to.match(re);
+}
+
+describe("market: data terms (DataRegistry + createJobWithTerms)", function () {
+  this.timeout(120_000);
+  const store = new LocalDirStore(join(mkdtempSync(join(tmpdir(), "pouw-terms-")), "store"));
+  let admin: ChainClients, buyer: ChainClients, provider: ChainClients, contributor: ChainClients;
+  let d: Awaited<ReturnType<typeof deployMarket>>;
+  let bare: Awaited<ReturnType<typeof deployMarket>>;
+  let time: { increase: (s: number) => Promise<unknown> };
+
+  before(async () => {
+    const conn = await network.create();
+    time = conn.networkHelpers.time;
+    const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
+    [admin, buyer, provider, contributor] = [mk(0), mk(1), mk(2), mk(3)];
+    d = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n });
+    bare = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n, registries: false });
+    for (const c of [buyer, provider]) {
+      await mintTestToken(c, { token: d.token, to: c.account.address, amount: parseEther("100") });
+      await approveToken(c, { token: d.token, spender: d.stakeVault, amount: maxUint256 });
+    }
+    await stakeDeposit(provider, { stakeVault: d.stakeVault, amount: parseEther("10") });
+  });
+
+  it("an unregistered corpus: no terms and the reason (auto), an error when terms are required", async () => {
+    const t = await dataTermsFor(buyer.public, d, manifest);
+    expect(t.attached).to.equal(false);
+    if (!t.attached) expect(t.reason).to.equal(`corpus mnist-digits (${manifest.corpora[0]!.contentId}) is not registered in DataRegistry ${getAddress(d.dataRegistry!)}`);
+    await rejects(dataTermsFor(buyer.public, d, manifest, { mode: "require" }), /^cannot attach data terms: corpus mnist-digits .* is not registered in DataRegistry/);
+  });
+
+  it("a market without a DataRegistry: no terms; off: no terms without asking the chain", async () => {
+    const t = await dataTermsFor(buyer.public, bare, manifest);
+    expect(t).to.deep.equal({ attached: false, reason: `JobMarket ${bare.jobMarket} has no DataRegistry (deployed with --no-registries)` });
+    await rejects(dataTermsFor(buyer.public, bare, manifest, { mode: "require" }), /has no DataRegistry/);
+    expect(await dataTermsFor(buyer.public, { jobMarket: "0x000000000000000000000000000000000000dEaD" as Address }, manifest, { mode: "off" })).to.deep.include({ attached: false });
+    await rejects(dataTermsFor(buyer.public, d, manifest, { dataShareBps: 10_001 }), /--data-share-bps must be 0\.\.10000/);
+  });
+
+  it("the contributor registers the manifest's corpus once; a second run reports the existing id", async () => {
+    const [first] = await registerManifestCorpora(contributor, d.dataRegistry!, manifest);
+    expect(first).to.deep.include({ name: "mnist-digits", corpusId: 1n, status: "registered", payout: payout, owner: contributor.account.address });
+    const [again] = await registerManifestCorpora(buyer, d.dataRegistry!, manifest);
+    expect(again).to.deep.include({ corpusId: 1n, status: "existing", owner: contributor.account.address, gasUsed: 0n });
+  });
+
+  it("a registered corpus: terms with its id, the declared tokens, the manifest's min tier and the share", async () => {
+    const t = await dataTermsFor(buyer.public, d, manifest);
+    expect(t.attached).to.equal(true);
+    if (!t.attached) return;
+    expect(t.terms).to.deep.equal({ minTier: 4, dataShareBps: DEFAULT_DATA_SHARE_BPS, corpora: [{ corpusId: 1n, tokens: 10_000n }] });
+    expect(t.corpora[0]).to.deep.include({ name: "mnist-digits", payout: payout });
+    expect(t.dataRegistry).to.equal(getAddress(d.dataRegistry!));
+  });
+
+  it("a registry entry that contradicts the manifest (licence) is an error in auto and require mode", async () => {
+    const other = withCorpus({ licence: "CC-BY-4.0" });
+    await rejects(dataTermsFor(buyer.public, d, other), /DataRegistry corpus 1 is registered with CID .* and licence "MIT.*", the manifest says .* and "CC-BY-4.0"/);
+    await rejects(dataTermsFor(buyer.public, d, other, { mode: "require" }), /the manifest says .* and "CC-BY-4.0"/);
+    expect(await dataTermsFor(buyer.public, d, other, { mode: "off" })).to.deep.include({ attached: false });
+  });
+
+  it("postJob with the terms: createJobWithTerms; finalize credits the payout address, contributor + provider + refund == payment", async () => {
+    const t = await dataTermsFor(buyer.public, d, manifest, { dataShareBps: 2_500 });
+    if (!t.attached) throw new Error(t.reason);
+    const { policy, payment } = await jobPolicyFor(manifest, { payment: parseEther("1"), overrides: { challengeWindow: 60 } });
+    const { jobId } = await postJob(buyer, d, store, manifest, policy, payment, { terms: t.terms });
+    const [minTier, dataShareBps, corpora] = await buyer.public.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "termsOf", args: [jobId] });
+    expect({ minTier, dataShareBps }).to.deep.equal({ minTier: 4, dataShareBps: 2_500 });
+    expect(corpora.map((c) => [c.corpusId, c.tokens])).to.deep.equal([[1n, 10_000n]]);
+
+    await acceptJob(provider, { jobMarket: d.jobMarket, jobId });
+    for (let s = 0; s < policy.segments; s++) {
+      await commitSegment(provider, { jobMarket: d.jobMarket, jobId, segment: s, traceRoot: keccak256(toHex(`root${s}`)), endStateHash: keccak256(toHex(`end${s}`)), lossE6: 1n, checkpointCid: "bafkreiaaa" });
+    }
+    await time.increase(61);
+    const f = await finalize(provider, { jobMarket: d.jobMarket, jobId });
+    const shares = parseEventLogs({ abi: jobMarketAbi, logs: f.receipt.logs, eventName: "DataShareCredited" }).map((e) => e.args);
+    const [fin] = parseEventLogs({ abi: jobMarketAbi, logs: f.receipt.logs, eventName: "JobFinalized" }).map((e) => e.args);
+    expect(shares).to.have.length(1);
+    expect(shares[0]).to.deep.include({ corpusId: 1n, payout: payout, amount: parseEther("0.25") });
+    expect(shares[0]!.amount + fin!.providerPay + fin!.buyerRefund).to.equal(payment);
+    const credit = (a: Address) => buyer.public.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [a, d.token] });
+    expect(await credit(payout)).to.equal(parseEther("0.25"));
+    expect(await credit(provider.account.address)).to.equal(parseEther("0.75"));
+  });
+
+  it("a retired corpus: no terms (auto), an error when required", async () => {
+    await sendContractTx(contributor, { address: d.dataRegistry!, abi: dataRegistryAbi, functionName: "retire", args: [1n] });
+    const t = await dataTermsFor(buyer.public, d, manifest);
+    expect(t).to.deep.equal({ attached: false, reason: "corpus mnist-digits is DataRegistry corpus 1, retired" });
+    await rejects(dataTermsFor(buyer.public, d, manifest, { mode: "require" }), /retired/);
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * The data terms a buyer's job carries on chain (IJobMarket.Terms, `createJobWithTerms`): the manifest's
+ * corpora as their DataRegistry ids with the declared tokens, the manifest's minimum attestation tier,
+ * and a data share of the payment credited to the corpora's payout addresses at finalize.
+ *
+ * Rule (what `pouw buyer create` does, docs/data.md):
+ * - terms are attached when JobMarket has a DataRegistry (`registries()`) and every corpus of the
+ *   manifest is registered there and not retired (all or nothing: a job's terms that left out one of
+ *   its corpora would fail that corpus's provenance check);
+ * - otherwise the job is created without terms (`createJob`: no contributor share, no tier floor) and
+ *   the reason comes back as one line; with `mode: "require"` that is a DataTermsError instead;
+ * - a registered corpus whose CID string or licence differs from the manifest's is always an error:
+ *   the job's provenance record (built from the manifest) would fail the registry check.
+ */
+import { type Address, type Chain, type PublicClient, type Transport } from "viem";
+import { dataRegistryAbi, jobMarketAbi, withRetry, type JobTerms } from "../chain/index.ts";
+import { InputError } from "../errors/index.ts";
+import type { Manifest } from "../ml/index.ts";
+import { contentDigestOf } from "../provenance/chain.ts";
+
+/** Default share of the payment credited to the job's corpora at finalize: 10%. */
+export const DEFAULT_DATA_SHARE_BPS = 1_000;
+
+/** auto: attach when every corpus is registered; require: fail otherwise; off: never attach. */
+export type DataTermsMode = "auto" | "require" | "off";
+
+export type TermsCorpus = { name: string; contentId: string; corpusId: bigint; tokens: bigint; payout: Address };
+
+export type DataTermsDecision =
+  | { attached: true; terms: JobTerms; corpora: TermsCorpus[]; dataRegistry: Address }
+  | { attached: false; reason: string };
+
+/** Data terms cannot be attached as asked, or the registry contradicts the manifest. CLI exit 2. */
+export class DataTermsError extends InputError {
+  override name = "DataTermsError";
+  override readonly code: string = "DATA_TERMS";
+}
+
+const ZERO = /^0x0{40}$/i;
+
+export type DataTermsOptions = { dataShareBps?: number; mode?: DataTermsMode };
+
+/**
+ * Decides the job's data terms from the manifest and the chain (reads only).
+ *
+ * @example
+ *   const t = await dataTermsFor(clients.public, { jobMarket }, manifest, { dataShareBps: 1_000 });
+ *   if (t.attached) await createJob(clients, { ...job, terms: t.terms });
+ */
+export async function dataTermsFor(client: PublicClient<Transport, Chain>, d: { jobMarket: Address }, manifest: Manifest, opts: DataTermsOptions = {}): Promise<DataTermsDecision> {
+  const mode = opts.mode ?? "auto";
+  const dataShareBps = opts.dataShareBps ?? DEFAULT_DATA_SHARE_BPS;
+  if (!Number.isInteger(dataShareBps) || dataShareBps < 0 || dataShareBps > 10_000) throw new DataTermsError(`--data-share-bps must be 0..10000, got ${dataShareBps}`);
+  if (mode === "off") return { attached: false, reason: "data terms turned off (--no-data-terms)" };
+  const without = (reason: string): DataTermsDecision => {
+    if (mode === "require") throw new DataTermsError(`cannot attach data terms: ${reason}`);
+    return { attached: false, reason };
+  };
+
+  const [, , dataRegistry] = await withRetry(() => client.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "registries" }), { what: "registries" });
+  if (ZERO.test(dataRegistry)) return without(`JobMarket ${d.jobMarket} has no DataRegistry (deployed with --no-registries)`);
+
+  const corpora: TermsCorpus[] = [];
+  const missing: string[] = [];
+  for (const c of manifest.corpora) {
+    const corpusId = await withRetry(() => client.readContract({ address: dataRegistry, abi: dataRegistryAbi, functionName: "corpusIdOf", args: [contentDigestOf(c.contentId)] }), { what: "corpusIdOf" });
+    if (corpusId === 0n) {
+      missing.push(`corpus ${c.name} (${c.contentId}) is not registered in DataRegistry ${dataRegistry}`);
+      continue;
+    }
+    const r = await withRetry(() => client.readContract({ address: dataRegistry, abi: dataRegistryAbi, functionName: "corpusOf", args: [corpusId] }), { what: "corpusOf" });
+    // INVARIANT: terms never point at a registry entry that contradicts the manifest (provenance would reject the job's record).
+    if (r.contentCid !== c.contentId || r.licence !== c.licence) {
+      throw new DataTermsError(
+        `corpus ${c.name}: DataRegistry corpus ${corpusId} is registered with CID ${r.contentCid} and licence ${JSON.stringify(r.licence)}, the manifest says ${c.contentId} and ${JSON.stringify(c.licence)}`,
+      );
+    }
+    if (r.retired) {
+      missing.push(`corpus ${c.name} is DataRegistry corpus ${corpusId}, retired`);
+      continue;
+    }
+    if (corpora.some((u) => u.corpusId === corpusId)) throw new DataTermsError(`the manifest lists corpus ${corpusId} (${c.contentId}) twice`);
+    corpora.push({ name: c.name, contentId: c.contentId, corpusId, tokens: BigInt(c.declaredTokens), payout: r.payout });
+  }
+  if (missing.length > 0) return without(missing.join("; "));
+  corpora.sort((a, b) => (a.corpusId < b.corpusId ? -1 : 1));
+  const terms: JobTerms = { minTier: manifest.policy.minTier, dataShareBps, corpora: corpora.map(({ corpusId, tokens }) => ({ corpusId, tokens })) };
+  return { attached: true, terms, corpora, dataRegistry };
+}
