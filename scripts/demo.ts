@@ -8,9 +8,13 @@
  * challenges through DisputeGame, panel duty); the disputes run through panel draw, commit, reveal and
  * resolve (blocks mined for the seed, time travel past the vote windows when needed), then the challenge
  * window passes (time travel) and the honest provider finalizes, anchors its provenance record and claims.
- * A data contributor registers the MNIST corpus in DataRegistry first; at the end the buyer fetches the
- * honest job's weights and record, and the record is verified against the chain (accepted) and against
- * one-byte changes of the weights, the record and the corpus (each rejected, naming the failing item).
+ * A data contributor registers the MNIST corpus in DataRegistry first; the buyer posts each job as
+ * `pouw buyer create` does: stake from the quote over the package's detection matrix, data terms over the
+ * registered corpus (10% of the payment to its payout address at finalize). The honest job's finalize
+ * splits its payment between the contributor and the provider, checked to the wei. At the end the buyer
+ * fetches the honest job's weights and record, and the record is verified against the chain (accepted,
+ * corpus registry and terms included) and against one-byte changes of the weights, the record and the
+ * corpus (each rejected, naming the failing item).
  * Prints a table (or JSON with --json) and writes DIR/report.html (chart.js inlined) and DIR/report.json.
  *
  * NOTE: four auditors, not three: a panel has 3 members (the Ignition default; the size must be odd) and
@@ -26,14 +30,13 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import cliProgress from "cli-progress";
 import { network } from "hardhat";
-import { formatUnits, keccak256, maxUint256, parseEther, parseEventLogs, toHex, type Address } from "viem";
+import { formatUnits, maxUint256, parseEther, parseEventLogs, type Address } from "viem";
 import { chainDisputeHooks, ChallengerBot } from "../verifier/src/bot/index.ts";
 import {
   acceptJob,
   approveToken,
   auditorRegistryAbi,
   claimPayment,
-  dataRegistryAbi,
   DEFAULT_DISPUTE_PARAMS,
   deployDisputeGame,
   deployMarket,
@@ -46,18 +49,20 @@ import {
   mintTestToken,
   postBond,
   providerClients,
-  sendContractTx,
   stakeDeposit,
   stakeVaultAbi,
   type ChainClients,
 } from "../verifier/src/chain/index.ts";
 import { setLogLevel } from "../verifier/src/log/index.ts";
 import { fetchVerified, postJob } from "../verifier/src/market/buyer.ts";
+import { registerManifestCorpora } from "../verifier/src/market/contributor.ts";
+import { dataTermsFor } from "../verifier/src/market/data-terms.ts";
 import { jobPolicyFor } from "../verifier/src/market/job-policy.ts";
 import { SegmentBoard } from "../verifier/src/market/segment-traces.ts";
 import { manifestHash, parseManifest, parseManifestJson, parseStrategy } from "../verifier/src/ml/index.ts";
 import { corpusBytes, corpusSpecOf } from "../verifier/src/ml/data/corpus.ts";
-import { contentDigestOf, verifyProvenance, viemProvenanceChain } from "../verifier/src/provenance/index.ts";
+import { DEFAULT_DETECTION_PATH, loadDetectionMatrix, packageDetectionPath } from "../verifier/src/policy/index.ts";
+import { verifyProvenance, viemProvenanceChain } from "../verifier/src/provenance/index.ts";
 import { finalizeAndAnchor } from "../verifier/src/provider/finalize-anchor.ts";
 import { runProviderJob, type RunJobResult } from "../verifier/src/provider/run-job.ts";
 import { renderReport, type DemoReport, type ProviderRow } from "../verifier/src/report/index.ts";
@@ -104,18 +109,22 @@ async function main(): Promise<void> {
   const d = { ...market, disputeGame: game.disputeGame };
   // a data contributor registers the manifest's corpora in DataRegistry (provenance checks them there)
   if (!d.dataRegistry) throw new Error("deployMarket deployed no DataRegistry");
-  for (const c of manifest.corpora) {
-    await sendContractTx(contributor, { address: d.dataRegistry, abi: dataRegistryAbi, functionName: "register", args: [contentDigestOf(c.contentId), c.contentId, c.licence, c.payoutAddress as Address, keccak256(toHex(c.licence))] });
-  }
-  say(`data contributor registered ${manifest.corpora.map((c) => `${c.name} (${c.contentId})`).join(", ")} in DataRegistry`);
-  const { policy, payment } = await jobPolicyFor(manifest, {});
+  const regs = await registerManifestCorpora(contributor, d.dataRegistry, manifest);
+  say(`data contributor registered ${regs.map((r) => `${r.name} (${r.contentId}) as corpus ${r.corpusId}, payout ${r.payout}`).join(", ")} in DataRegistry`);
+  // the buyer posts as `pouw buyer create` does: data terms over the registered corpus, stake from the quote
+  const detection = { path: packageDetectionPath(), matrix: loadDetectionMatrix(packageDetectionPath(), { isDefault: true }) };
+  const dataTerms = await dataTermsFor(buyer.public, d, manifest);
+  if (!dataTerms.attached) throw new Error(`no data terms: ${dataTerms.reason}`);
+  const { policy, payment, quote } = await jobPolicyFor(manifest, { detection, dataShareBps: dataTerms.terms.dataShareBps });
   const plantManifest = parseManifest({ ...manifest, policy: { ...manifest.policy, auditRate: 1 } });
-  const plantTerms = await jobPolicyFor(plantManifest, {});
+  const plantTerms = await jobPolicyFor(plantManifest, { detection, dataShareBps: dataTerms.terms.dataShareBps });
+  say(`quote (${detection.path}): audit rate ${quote!.cheapestAuditRate.toPrecision(3)}, stake ${tokens(policy.requiredStake)}: ${quote!.reason}`);
   const disputeGame = true;
   for (const p of providers) {
-    await mintTestToken(p.clients, { token: d.token, to: p.clients.account.address, amount: policy.requiredStake * 2n });
+    const stake = (p.strategy.startsWith("plant:") ? plantTerms.policy : policy).requiredStake * 2n;
+    await mintTestToken(p.clients, { token: d.token, to: p.clients.account.address, amount: stake });
     await approveToken(p.clients, { token: d.token, spender: d.stakeVault, amount: maxUint256 });
-    await stakeDeposit(p.clients, { stakeVault: d.stakeVault, amount: policy.requiredStake * 2n });
+    await stakeDeposit(p.clients, { stakeVault: d.stakeVault, amount: stake });
   }
   for (const a of auditors) {
     // 100 for the registry bond, 100 for challenger bonds
@@ -124,7 +133,7 @@ async function main(): Promise<void> {
     await postBond(a.clients, { auditorRegistry: d.auditorRegistry, amount: parseEther("100") });
   }
   await mintTestToken(buyer, { token: d.token, to: buyer.account.address, amount: payment * BigInt(providers.length) + plantTerms.payment });
-  say(`providers staked ${tokens(policy.requiredStake * 2n)} each; auditors bonded 100 each; DisputeGame deployed (panel of ${disputeParams.panelSize})`);
+  say(`providers staked twice the quoted stake (${tokens(policy.requiredStake * 2n)}) each; auditors bonded 100 each; DisputeGame deployed (panel of ${disputeParams.panelSize})`);
 
   // one job per provider
   const gas = new Map<string, bigint>();
@@ -132,12 +141,17 @@ async function main(): Promise<void> {
   const jobs: bigint[] = [];
   for (const p of providers) {
     const plant = p.strategy.startsWith("plant:");
-    const r = plant ? await postJob(buyer, d, store, plantManifest, plantTerms.policy, plantTerms.payment) : await postJob(buyer, d, store, manifest, policy, payment);
+    const r = plant
+      ? await postJob(buyer, d, store, plantManifest, plantTerms.policy, plantTerms.payment, { terms: dataTerms.terms })
+      : await postJob(buyer, d, store, manifest, policy, payment, { terms: dataTerms.terms });
     jobs.push(r.jobId);
     const a = await acceptJob(p.clients, { jobMarket: d.jobMarket, jobId: r.jobId });
     addGas(p.name, a.gasUsed);
   }
-  say(`buyer posted ${jobs.length} jobs (${policy.segments} segments x ${policy.stepsPerSegment} steps, payment ${tokens(payment)}, stake ${tokens(policy.requiredStake)}, audit rate ${manifest.policy.auditRate}, 1 for the plant job); each provider accepted one`);
+  say(
+    `buyer posted ${jobs.length} jobs (${policy.segments} segments x ${policy.stepsPerSegment} steps, payment ${tokens(payment)}, stake ${tokens(policy.requiredStake)}, audit rate ${manifest.policy.auditRate}, 1 for the plant job; ` +
+      `data terms: ${dataTerms.terms.dataShareBps / 100}% to corpus ${dataTerms.corpora.map((c) => c.corpusId).join(", ")}); each provider accepted one`,
+  );
 
   // train
   const results = new Map<string, RunJobResult>();
@@ -305,6 +319,36 @@ async function main(): Promise<void> {
     losses.push({ provider: `${p.name} (${p.strategy})`, committed: r.stepLosses, recomputed: [...recomputed].map(([step, loss]) => ({ step, loss })).sort((a, b) => a.step - b.step) });
   }
   for (const b of bots) b.close();
+
+  // the honest job's finalize: the data share to the corpus's payout address, the rest to the provider,
+  // any refund to the buyer; the three must add up to the escrowed payment, to the wei
+  const dataShare = honestJob === undefined ? undefined : await (async () => {
+    const jobId = honestJob;
+    const job = await getJob(admin.public, { jobMarket: d.jobMarket, jobId });
+    const fin = events.find((e) => e.eventName === "JobFinalized" && (e.args as { jobId: bigint }).jobId === jobId)!.args as { providerPay: bigint; buyerRefund: bigint };
+    const credits = events
+      .filter((e) => e.eventName === "DataShareCredited" && (e.args as { jobId: bigint }).jobId === jobId)
+      .map((e) => e.args as { corpusId: bigint; payout: Address; amount: bigint });
+    const contributorTotal = credits.reduce((a, c) => a + c.amount, 0n);
+    const sum = contributorTotal + fin.providerPay + fin.buyerRefund;
+    const payoutCredit = await Promise.all(credits.map((c) => admin.public.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [c.payout, d.token] })));
+    const out = {
+      jobId: jobId.toString(),
+      dataShareBps: dataTerms.terms.dataShareBps,
+      payment: job.payment.toString(),
+      contributors: credits.map((c, i) => ({ corpusId: c.corpusId.toString(), payout: c.payout, amount: c.amount.toString(), creditOf: payoutCredit[i]!.toString() })),
+      providerCredit: fin.providerPay.toString(),
+      buyerRefund: fin.buyerRefund.toString(),
+      sum: sum.toString(),
+      sumEqualsPayment: sum === job.payment,
+    };
+    say(
+      `finalize of job ${jobId} split the payment: contributor ${credits.map((c) => `${c.payout} (corpus ${c.corpusId}) ${tokens(c.amount)}`).join(" + ")} + provider ${tokens(fin.providerPay)} + buyer refund ${tokens(fin.buyerRefund)} = ${tokens(sum)} ` +
+        `${out.sumEqualsPayment ? "==" : "!="} payment ${tokens(job.payment)} (${sum} wei ${out.sumEqualsPayment ? "==" : "!="} ${job.payment} wei)`,
+    );
+    if (!out.sumEqualsPayment) throw new Error(`job ${jobId}: contributor + provider + refund = ${sum} wei, payment ${job.payment} wei`);
+    return out;
+  })();
   const allAudits = summaries.flatMap((s) => s.audits);
   const trainMsPerSegment = rows.reduce((s, r) => s + r.providerMs, 0) / (rows.length * policy.segments);
   const report: DemoReport = {
@@ -324,12 +368,18 @@ async function main(): Promise<void> {
       `Each cheat was challenged through DisputeGame at its first bad step (one open dispute per job); a panel of ${disputeParams.panelSize} other auditors recomputed that one step, committed and revealed its votes, and the Fault outcome slashed the provider's whole lock (StakeSlashed) and refunded the buyer. 'stake slashed' is read from StakeSlashed events, 'paid' is the provider's JobMarket credit it claimed.`,
       "Sampling is private per auditor (HMAC of a secret over job and segment) at the manifest's audit rate (0.75); the plant job's manifest asks for rate 1, because a single planted step lives in one segment, which four auditors at 0.75 all skip with probability 0.4%.",
       "Compute: nominal FLOPs of forward+backward passes; auditor / provider = all auditors' recompute FLOPs on the job over the FLOPs the provider actually spent (a skipping cheater spends less).",
+      `Stake: the buyer's quote over ${DEFAULT_DETECTION_PATH} (audit rate ${quote!.cheapestAuditRate.toPrecision(3)}, ${quote!.reason}); providers staked twice that.`,
+      ...(dataShare
+        ? [
+            `Data terms: every job pays ${dataShare.dataShareBps / 100}% of its payment to the registered MNIST corpus at finalize; job ${dataShare.jobId} credited contributor ${dataShare.contributors.map((c) => `${c.payout} ${tokens(BigInt(c.amount))}`).join(", ")} + provider ${tokens(BigInt(dataShare.providerCredit))} + refund ${tokens(BigInt(dataShare.buyerRefund))} = ${tokens(BigInt(dataShare.sum))} = the payment, to the wei. A slashed job pays no data share (the buyer gets the whole escrow).`,
+          ]
+        : []),
     ],
   };
-  writeFileSync(join(outDir, "report.json"), JSON.stringify({ ...report, provenance }, null, 2) + "\n");
+  writeFileSync(join(outDir, "report.json"), JSON.stringify({ ...report, provenance, dataShare }, null, 2) + "\n");
   writeFileSync(join(outDir, "report.html"), renderReport(report));
   if (json) {
-    process.stdout.write(JSON.stringify({ ...report, provenance }) + "\n");
+    process.stdout.write(JSON.stringify({ ...report, provenance, dataShare }) + "\n");
     return;
   }
   const head = ["provider", "strategy", "detected at step", "bad/audited seg", "stake slashed", "paid", "gas", "auditor/provider compute", "outcome"];
