@@ -5,6 +5,9 @@
  * `ipfs add --cid-version=1 --raw-leaves` gives a file that fits one block, so a kubo client can
  * implement `ContentStore` later without changing any committed CID.
  *
+ * Remote sources (HttpContentStore, store/http.ts) and a local store layered over them (LayeredStore,
+ * store/layered.ts) implement the same interfaces; `pouw serve` (serve/) is the server side.
+ *
  * INVARIANT: `get` never returns bytes whose sha2-256 does not match the requested CID.
  */
 import { mkdir, readFile, rename, writeFile, access } from "node:fs/promises";
@@ -25,10 +28,13 @@ export class CidMismatchError extends PouwError {
   override readonly code: string = "CID_MISMATCH";
   readonly expected: string;
   readonly actual: string;
-  constructor(expected: string, actual: string) {
-    super(`content does not match its CID: expected ${expected}, got ${actual}`);
+  /** Where the bytes came from (a URL), when not the local store. */
+  readonly source: string | undefined;
+  constructor(expected: string, actual: string, source?: string) {
+    super(`content does not match its CID: expected ${expected}, got ${actual}${source ? ` from ${source}` : ""}`);
     this.expected = expected;
     this.actual = actual;
+    this.source = source;
   }
 }
 
@@ -44,13 +50,17 @@ export class InvalidCidError extends InputError {
   override readonly code: string = "INVALID_CID";
 }
 
-/** A content store. Implementations must verify fetched bytes against the CID (use `verifyCid`). */
-export interface ContentStore {
-  /** Stores `bytes` and returns their CID (idempotent). */
-  put(bytes: Uint8Array): Promise<string>;
-  /** Fetches the bytes of `cid`, verified; throws ContentNotFoundError or CidMismatchError. */
+/** Somewhere content can be read from. Implementations must verify fetched bytes against the CID (use `verifyCid`). */
+export interface ContentSource {
+  /** Fetches the bytes of `cid`, verified; throws ContentNotFoundError or CidMismatchError (remote sources also SourceUnavailableError, net/). */
   get(cid: string): Promise<Uint8Array>;
   has(cid: string): Promise<boolean>;
+}
+
+/** A content source that can also store. */
+export interface ContentStore extends ContentSource {
+  /** Stores `bytes` and returns their CID (idempotent). */
+  put(bytes: Uint8Array): Promise<string>;
 }
 
 /** CIDv1 (raw, sha2-256) of `bytes`, base32 string form ("bafkrei..."). */
@@ -74,11 +84,11 @@ export function parseCid(cid: string): CID {
   return parsed;
 }
 
-/** Throws CidMismatchError unless `bytes` hash to `cid`. */
-export function verifyCid(cid: string, bytes: Uint8Array): void {
+/** Throws CidMismatchError unless `bytes` hash to `cid`; `source` (a URL) is named in the error. */
+export function verifyCid(cid: string, bytes: Uint8Array, source?: string): void {
   const canonical = parseCid(cid).toString();
   const actual = cidOf(bytes);
-  if (actual !== canonical) throw new CidMismatchError(canonical, actual);
+  if (actual !== canonical) throw new CidMismatchError(canonical, actual, source);
 }
 
 /**

@@ -1,0 +1,170 @@
+/**
+ * `pouw serve`'s server (verifier/src/serve) over real loopback HTTP: raw bytes with the trustless-gateway
+ * type, HEAD, board pointers, and every refusal: malformed CIDs and board keys, traversal attempts sent with
+ * the path exactly as written (no client-side normalisation), methods other than GET/HEAD, bodies, long
+ * URLs, a corrupt stored file. Ends with a graceful close while a request is in flight.
+ */
+import { expect } from "chai";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LocalDirBoard } from "../../verifier/src/board/index.ts";
+import { startContentServer, ServeError, type ContentServer } from "../../verifier/src/serve/index.ts";
+import { cidOf, LocalDirStore, type ContentSource } from "../../verifier/src/store/index.ts";
+
+type Raw = { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer };
+
+/** One request with the path sent byte for byte as given. */
+function raw(base: string, method: string, path: string, o: { body?: string; headers?: Record<string, string> } = {}): Promise<Raw> {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: u.hostname, port: u.port, method, path, headers: o.headers ?? {}, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on("error", reject);
+    req.end(o.body);
+  });
+}
+
+const MARKET = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+
+describe("serve: read-only HTTP content store and board", () => {
+  let dir: string;
+  let server: ContentServer;
+  let store: LocalDirStore;
+  const bytes = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256);
+  let cid: string;
+  let recordCid: string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "pouw-serve-"));
+    store = new LocalDirStore(join(dir, "store"));
+    cid = await store.put(bytes);
+    recordCid = await store.put(new TextEncoder().encode('{"record":1}'));
+    const board = new LocalDirBoard(join(dir, "board"));
+    await board.write({ market: MARKET, jobId: 3n, entry: 2 }, recordCid);
+    await board.write({ market: MARKET, jobId: 3n, entry: "provenance" }, cid);
+    server = await startContentServer({ store, board, port: 0 });
+  });
+  after(async () => {
+    await server?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("serves the raw bytes of a CID with the trustless-gateway content type", async () => {
+    const r = await raw(server.url, "GET", `/ipfs/${cid}`);
+    expect(r.status).to.equal(200);
+    expect(r.headers["content-type"]).to.equal("application/vnd.ipld.raw");
+    expect(r.headers["content-length"]).to.equal(String(bytes.byteLength));
+    expect(r.headers.etag).to.equal(`"${cid}.raw"`);
+    expect(cidOf(r.body)).to.equal(cid);
+    expect((await raw(server.url, "GET", `/ipfs/${cid}?format=raw`)).status).to.equal(200);
+  });
+
+  it("answers HEAD with 200 for stored content and 404 for absent content, without a body", async () => {
+    const head = await raw(server.url, "HEAD", `/ipfs/${cid}`);
+    expect(head.status).to.equal(200);
+    expect(head.body.byteLength).to.equal(0);
+    const absent = cidOf(new Uint8Array([1, 2, 3]));
+    expect((await raw(server.url, "HEAD", `/ipfs/${absent}`)).status).to.equal(404);
+    expect((await raw(server.url, "GET", `/ipfs/${absent}`)).status).to.equal(404);
+  });
+
+  it("serves board pointers for a segment and for the provenance record", async () => {
+    const seg = await raw(server.url, "GET", `/board/${MARKET}/3/2`);
+    expect(seg.status).to.equal(200);
+    expect(seg.body.toString()).to.equal(recordCid);
+    // the address is case-insensitive (the directory is lowercase)
+    expect((await raw(server.url, "GET", `/board/${MARKET.toLowerCase()}/3/provenance`)).body.toString()).to.equal(cid);
+    expect((await raw(server.url, "GET", `/board/${MARKET}/3/1`)).status).to.equal(404);
+    expect((await raw(server.url, "GET", `/board/${MARKET}/4/2`)).status).to.equal(404);
+  });
+
+  it("rejects malformed CIDs and board keys with 400", async () => {
+    const v0 = "QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o";
+    for (const path of ["/ipfs/hello", `/ipfs/${v0}`, `/ipfs/${cid.slice(0, -1)}`, `/ipfs/${cid}/sub`, `/ipfs/${cid}?format=car`]) {
+      const r = await raw(server.url, "GET", path);
+      expect(r.status, path).to.equal(400);
+      expect(r.headers["content-type"], path).to.match(/^text\/plain/);
+    }
+    for (const path of [`/board/0x1234/3/2`, `/board/${MARKET}/03/2`, `/board/${MARKET}/3/-1`, `/board/${MARKET}/3/2.cid`, `/board/${MARKET}/3`, `/board/${MARKET}/3/2/x`]) {
+      expect((await raw(server.url, "GET", path)).status, path).to.equal(400);
+    }
+  });
+
+  it("refuses traversal attempts, however encoded, without reading outside the store and board", async () => {
+    await writeFile(join(dir, "secret.txt"), "secret");
+    const attempts = [
+      "/ipfs/../secret.txt",
+      "/ipfs/../../etc/passwd",
+      "/ipfs/..%2Fsecret.txt",
+      "/ipfs/%2e%2e/secret.txt",
+      `/ipfs/${cid}/../../secret.txt`,
+      "/board/../store/" + cid,
+      `/board/${MARKET}/3/..%2F..%2F..%2Fsecret.txt`,
+      `/board/${MARKET}/../../secret.txt`,
+      "//secret.txt",
+      "/ipfs/.\\..\\secret.txt",
+      "/secret.txt",
+      "secret.txt",
+    ];
+    for (const path of attempts) {
+      const r = await raw(server.url, "GET", path);
+      expect(r.status, path).to.be.within(400, 404);
+      expect(r.body.toString(), path).to.not.include("secret\n").and.to.not.equal("secret");
+    }
+  });
+
+  it("is read-only: other methods get 405 with Allow, bodies 413, long URLs 414", async () => {
+    for (const method of ["PUT", "POST", "DELETE", "PATCH"]) {
+      const r = await raw(server.url, method, `/ipfs/${cid}`, { body: "x" });
+      expect(r.status, method).to.equal(405);
+      expect(r.headers.allow).to.equal("GET, HEAD");
+    }
+    expect((await raw(server.url, "GET", `/ipfs/${cid}`, { body: "x", headers: { "content-length": "1" } })).status).to.equal(413);
+    expect((await raw(server.url, "GET", `/ipfs/${"b".repeat(3000)}`)).status).to.equal(414);
+    expect((await raw(server.url, "GET", "/")).status).to.equal(404);
+  });
+
+  it("never serves a stored file whose bytes do not match its CID", async () => {
+    const c = await store.put(new TextEncoder().encode("original"));
+    await writeFile(store.pathOf(c), "tampered");
+    const r = await raw(server.url, "GET", `/ipfs/${c}`);
+    expect(r.status).to.equal(500);
+    expect(r.body.toString()).to.not.include("tampered");
+  });
+
+  it("fails to start on a port in use with a ServeError naming it", async () => {
+    try {
+      await startContentServer({ store, port: server.port });
+      expect.fail("started twice on one port");
+    } catch (err) {
+      expect(err).to.be.instanceOf(ServeError);
+      expect((err as ServeError).shortMessage).to.equal(`cannot listen on 127.0.0.1:${server.port}: EADDRINUSE`);
+    }
+  });
+
+  it("closes gracefully: a request in flight completes, new connections are refused", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const slow: ContentSource = { get: async (c) => (await gate, store.get(c)), has: (c) => store.has(c) };
+    const s2 = await startContentServer({ store: slow, port: 0 });
+    const inFlight = raw(s2.url, "GET", `/ipfs/${cid}`);
+    await new Promise((r) => setTimeout(r, 100));
+    const closed = s2.close(10_000);
+    await new Promise((r) => setTimeout(r, 50));
+    const refused = await raw(s2.url, "GET", `/ipfs/${cid}`).then(
+      () => "answered",
+      (err: NodeJS.ErrnoException) => err.code,
+    );
+    expect(refused).to.equal("ECONNREFUSED");
+    release();
+    const r = await inFlight;
+    expect(r.status).to.equal(200);
+    expect(cidOf(r.body)).to.equal(cid);
+    await closed;
+  });
+});
