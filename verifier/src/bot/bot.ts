@@ -6,7 +6,8 @@
  *             events and the new cursor are stored in one SQLite transaction.
  *   2. sample each new committed segment with private randomness at the job's audit rate (manifest).
  *   3. audit  sampled segments with the check functions (checks.ts); a crash mid-audit leaves the row
- *             'running' and the audit is re-run after a restart.
+ *             'running' and the audit is re-run after a restart. Content and leaves come from the store and
+ *             board, local or remote (`--source`); an unreachable source postpones the audit to the next tick.
  *   4. act    clean segment -> signed EIP-712 AuditReceipt (stored, and a recordReceipt intent when JobMarket
  *             has its registries and the auditor is bonded); bad segment -> challenge intents (dispute.ts); an Active job past its
  *             deadline -> reportTimeout intent; credits -> claim intents.
@@ -35,6 +36,7 @@ import {
 } from "../chain/index.ts";
 import { logger } from "../log/index.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
+import { SourceUnavailableError } from "../net/index.ts";
 import type { SegmentBoard } from "../market/segment-traces.ts";
 import { createRun, type Run } from "../ml/index.ts";
 import { checksMask, jobMarketDomain, signAuditReceipt, VERDICT } from "../receipts/index.ts";
@@ -260,7 +262,13 @@ export class ChallengerBot {
       if (this.stopped) return;
       const run = await this.runFor(s.job_id);
       if (!run) continue;
-      await this.auditOne(run, s);
+      try {
+        await this.auditOne(run, s);
+      } catch (err) {
+        // the content or board sources could not be asked: not a verdict; the row stays 'running' and is re-run next tick
+        if (!(err instanceof SourceUnavailableError)) throw err;
+        this.log.warn({ jobId: s.job_id, segment: s.segment, err: err.shortMessage }, "audit postponed: a source is unavailable");
+      }
     }
   }
 

@@ -4,12 +4,17 @@
  * step function and compares every state hash with the provider's published leaves (or, if the provider
  * published none, the recomputed root with the committed root).
  *
+ * A source that cannot be reached now (SourceUnavailableError: the provider's `pouw serve` down, a timeout)
+ * is not a verdict: the check throws it and the bot retries the segment on a later tick. Content that is
+ * absent everywhere, or served with the wrong bytes, is a failed audit as before.
+ *
  * NOTE: the auditor checks of verifier/src/checks (recompute with typed failures, Freivalds, progress,
  * magnitude) plug in here as other SegmentCheck functions.
  */
 import type { Address, Hex } from "viem";
 import type { SegmentBoard } from "../market/segment-traces.ts";
 import type { Run, TrainState } from "../ml/run.ts";
+import { SourceUnavailableError } from "../net/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import { SegmentTree, traceRoot } from "../trace/index.ts";
 
@@ -73,6 +78,7 @@ export const recomputeCheck: SegmentCheck = async ({ run, store, board }, t) => 
   try {
     state = run.loadCheckpoint(await store.get(t.checkpointCid), { step: first });
   } catch (err) {
+    if (err instanceof SourceUnavailableError) throw err;
     return fail("checkpoint-unusable", `start checkpoint ${t.checkpointCid}: ${(err as Error).message}`);
   }
   const startHash = run.stateHashOf(state);

@@ -13,7 +13,8 @@ import { join, resolve } from "node:path";
 import { logger } from "../log/index.ts";
 import type { Run } from "../ml/run.ts";
 import { readTraceFile } from "../ml/trace-file.ts";
-import { LocalDirStore } from "../store/index.ts";
+import { LocalDirStore, type ContentSource } from "../store/index.ts";
+import { LayeredStore } from "../store/layered.ts";
 import type { FreivaldsOptions } from "./freivalds.ts";
 import { magnitudeSegment } from "./magnitude.ts";
 import { progressSegment, type ProgressOptions } from "./progress.ts";
@@ -158,11 +159,14 @@ export async function auditRun(ctx: AuditContext, options: AuditOptions): Promis
 
 /**
  * Loads a provider's published trace directory (trace.json, its store, optional steps.json) as an
- * audit context for `run`. `commitments` are the on-chain ones where the caller has them.
+ * audit context for `run`. `commitments` are the on-chain ones where the caller has them. With
+ * `remotes` (e.g. the provider's `pouw serve`), content missing from the directory's store is fetched
+ * from them, verified, and cached in that store.
  */
-export async function openTraceDir(run: Run, dir: string, commitments?: readonly SegmentCommitment[]): Promise<AuditContext> {
+export async function openTraceDir(run: Run, dir: string, commitments?: readonly SegmentCommitment[], remotes: readonly ContentSource[] = []): Promise<AuditContext> {
   const trace = await readTraceFile(join(dir, "trace.json"));
-  const store = new LocalDirStore(resolve(dir, trace.store));
+  const local = new LocalDirStore(resolve(dir, trace.store));
+  const store = remotes.length === 0 ? local : new LayeredStore(local, remotes);
   const ctx: AuditContext = { run, trace, store, stepStates: { file: await readStepStates(dir), store }, ...(commitments ? { commitments } : {}) };
   checkTarget(ctx);
   return ctx;

@@ -1,16 +1,19 @@
 /**
  * What every chain command builds from its flags: the parsed config (once), the log level, the viem
- * clients for the configured RPC and key, the deployment addresses and the content store.
+ * clients for the configured RPC and key, the deployment addresses, the content store and the board (local,
+ * layered over the remote `--source`s when there are any).
  */
-import { join } from "node:path";
 import { isAddress, parseUnits, type Address } from "viem";
 import { addConfigOptions, parseConfig, type Config, type ConfigFlags } from "../config/index.ts";
 import { loadAccount } from "../config/keys.ts";
 import { fetchChainId, httpClients, readDeployment, type ChainClients, type Deployment } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
 import { setLogLevel } from "../log/index.ts";
+import { HttpBoard } from "../board/http.ts";
 import { SegmentBoard } from "../market/segment-traces.ts";
-import { LocalDirStore } from "../store/index.ts";
+import { LocalDirStore, type ContentStore } from "../store/index.ts";
+import { HttpContentStore } from "../store/http.ts";
+import { LayeredStore } from "../store/layered.ts";
 import type { Command } from "commander";
 
 export { addConfigOptions };
@@ -20,9 +23,20 @@ export type CliContext = {
   chainId: number;
   clients: ChainClients;
   deployment: Deployment;
-  store: LocalDirStore;
+  store: ContentStore;
   board: SegmentBoard;
 };
+
+/**
+ * The content store and segment board of the config: the local ones, read first, then each `--source` in
+ * order (fetched content is cached in the local store; remote board pointers are not copied).
+ */
+export function contentContext(config: Pick<Config, "storeDir" | "boardDir" | "sources" | "sourceTimeoutMs">): { store: ContentStore; board: SegmentBoard } {
+  const local = new LocalDirStore(config.storeDir);
+  const options = { timeoutMs: config.sourceTimeoutMs };
+  const store = config.sources.length === 0 ? local : new LayeredStore(local, config.sources.map((u) => new HttpContentStore(u, options)));
+  return { store, board: new SegmentBoard(config.boardDir, store, config.sources.map((u) => new HttpBoard(u, options))) };
+}
 
 /** Config + log level only (for commands that need no chain). */
 export function configFrom(flags: ConfigFlags): Config {
@@ -39,8 +53,7 @@ export async function chainContext(flags: ConfigFlags, opts: { needDeployment?: 
   const account = await loadAccount(config, chainId);
   const clients = httpClients(config.rpcUrl, chainId, { account, confirmations: config.confirmations, pollingIntervalMs: config.pollIntervalMs });
   const deployment = opts.needDeployment === false ? undefined : await readDeployment(config.deploymentPath, chainId);
-  const store = new LocalDirStore(config.storeDir);
-  return { config, chainId, clients, deployment, store, board: new SegmentBoard(join(config.storeDir, "..", "board"), store) };
+  return { config, chainId, clients, deployment, ...contentContext(config) };
 }
 
 export async function marketContext(flags: ConfigFlags): Promise<CliContext> {

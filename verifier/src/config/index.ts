@@ -11,7 +11,10 @@
  *   --hardhat-keystore-file F POUW_HARDHAT_KEYSTORE_FILE  default: Hardhat's global keystore.json
  *   --password-file FILE      POUW_KEYSTORE_PASSWORD (the password itself) for either keystore
  *   --private-key HEX         POUW_PRIVATE_KEY      ONLY on the local dev chain (id 31337), with a warning
- *   --store DIR               POUW_STORE_DIR        default <state dir>/store (content store)
+ *   --store DIR               POUW_STORE_DIR        default <state dir>/store (content store; the board is <store>/../board)
+ *   --source URL (repeatable) POUW_SOURCES          comma-separated; remote `pouw serve` (or IPFS gateway) base URLs,
+ *                                                   read after the local store and board, in order
+ *   --source-timeout MS       POUW_SOURCE_TIMEOUT_MS default 30000, per request attempt to a source
  *   --state-dir DIR           POUW_STATE_DIR        default .pouw
  *   --log-level LEVEL         POUW_LOG_LEVEL        default warn
  *   --confirmations N         POUW_CONFIRMATIONS    default 1
@@ -42,6 +45,11 @@ export type Config = {
   readonly deploymentPath: string;
   readonly key: KeySource;
   readonly storeDir: string;
+  /** The board directory: always next to the store. */
+  readonly boardDir: string;
+  /** Remote content and board sources (base URLs, no trailing slash), read in this order after the local ones. */
+  readonly sources: readonly string[];
+  readonly sourceTimeoutMs: number;
   readonly stateDir: string;
   readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   readonly confirmations: number;
@@ -58,6 +66,9 @@ export type ConfigFlags = {
   passwordFile?: string;
   privateKey?: string;
   store?: string;
+  /** Repeatable --source (commander collects them). */
+  source?: string[];
+  sourceTimeout?: string;
   stateDir?: string;
   logLevel?: string;
   confirmations?: string;
@@ -91,10 +102,51 @@ export function addConfigOptions(cmd: Command): Command {
     .option("--password-file <file>", "file holding the keystore password (or env POUW_KEYSTORE_PASSWORD)")
     .option("--private-key <hex>", "raw private key: local dev chain (31337) only, env POUW_PRIVATE_KEY")
     .option("--store <dir>", "content store directory (default <state-dir>/store), env POUW_STORE_DIR")
+    .option("--source <url>", "remote content/board source, e.g. a provider's `pouw serve` URL; repeat for more, read in order after the local store (env POUW_SOURCES, comma-separated)", collect)
+    .option("--source-timeout <ms>", "timeout per request attempt to a --source (default 30000), env POUW_SOURCE_TIMEOUT_MS")
     .option("--state-dir <dir>", "state directory (default .pouw), env POUW_STATE_DIR")
     .option("--log-level <level>", "fatal|error|warn|info|debug|trace|silent (default warn), env POUW_LOG_LEVEL")
     .option("--confirmations <n>", "blocks to wait after inclusion (default 1), env POUW_CONFIRMATIONS")
     .option("--poll-interval <ms>", "event and receipt polling interval (default 1000), env POUW_POLL_INTERVAL_MS");
+}
+
+/** Commander's accumulator for a repeatable option. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+export const MAX_SOURCES = 16;
+
+const SourceUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+
+function sourceUrlProblem(u: string): string | undefined {
+  const r = SourceUrl.safeParse(u);
+  if (!r.success) return r.error.issues[0]!.message;
+  const url = new URL(u);
+  if (url.search !== "" || url.hash !== "" || /[?#]/.test(u)) return "must not have a query or fragment";
+  if (url.username !== "" || url.password !== "") return "must not carry credentials";
+  return undefined;
+}
+
+/**
+ * The remote sources from `--source` (repeatable; given flags replace the environment) or POUW_SOURCES
+ * (comma-separated), and the per-attempt timeout. Throws ConfigError naming the bad URL.
+ */
+export function parseSources(flags: Pick<ConfigFlags, "source" | "sourceTimeout">, env: NodeJS.ProcessEnv = process.env): { sources: readonly string[]; sourceTimeoutMs: number } {
+  const given = flags.source ?? (env.POUW_SOURCES ?? "").split(",").map((u) => u.trim()).filter((u) => u !== "");
+  if (given.length > MAX_SOURCES) throw new ConfigError(`--source / POUW_SOURCES: at most ${MAX_SOURCES} sources, got ${given.length}`);
+  const sources: string[] = [];
+  for (const u of given) {
+    const problem = sourceUrlProblem(u);
+    if (problem) throw new ConfigError(`--source / POUW_SOURCES: ${JSON.stringify(u)} ${problem}`);
+    const normalized = u.replace(/\/+$/, "");
+    if (!sources.includes(normalized)) sources.push(normalized);
+  }
+  const timeoutText = flags.sourceTimeout ?? env.POUW_SOURCE_TIMEOUT_MS ?? "30000";
+  if (!/^[1-9][0-9]{0,6}$/.test(timeoutText) || Number(timeoutText) < 100) {
+    throw new ConfigError(`--source-timeout / POUW_SOURCE_TIMEOUT_MS: must be milliseconds between 100 and 9999999, got ${JSON.stringify(timeoutText)}`);
+  }
+  return { sources: Object.freeze(sources), sourceTimeoutMs: Number(timeoutText) };
 }
 
 function readPassword(flags: ConfigFlags, env: NodeJS.ProcessEnv): string {
@@ -148,11 +200,14 @@ export function parseConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process
     throw new ConfigError(`${FLAG_OF[field] ?? field}: ${issue.message}`);
   }
   const stateDir = resolve(r.data.stateDir);
+  const storeDir = resolve(flags.store ?? env.POUW_STORE_DIR ?? join(stateDir, "store"));
   const config: Config = {
     rpcUrl: r.data.rpcUrl,
     stateDir,
     deploymentPath: resolve(flags.deployment ?? env.POUW_DEPLOYMENT ?? join(stateDir, "deployment.json")),
-    storeDir: resolve(flags.store ?? env.POUW_STORE_DIR ?? join(stateDir, "store")),
+    storeDir,
+    boardDir: join(storeDir, "..", "board"),
+    ...parseSources(flags, env),
     key: Object.freeze(keySource(flags, env)),
     logLevel: r.data.logLevel,
     confirmations: r.data.confirmations,

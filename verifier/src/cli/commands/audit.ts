@@ -1,6 +1,7 @@
 /**
- * `pouw audit --manifest M --trace DIR [--segments all|i,j|random:N] [--checks recompute,...] [--json]`:
- * audits a provider's published trace directory (trace.json, store/, optional steps.json) with the
+ * `pouw audit --manifest M --trace DIR [--segments all|i,j|random:N] [--checks recompute,...] [--source URL] [--json]`:
+ * audits a provider's published trace directory (trace.json, store/, optional steps.json; checkpoints
+ * missing from store/ are fetched from the `--source`s, e.g. the provider's `pouw serve`) with the
  * chosen checks and prints one line (or JSON object) per segment:
  * `{ segment, ok, firstBadStep, check, proof, costMs }`. Exit 0 when every audited segment passed,
  * 1 when one failed, 2 on bad input. Thin: the work is checks/audit.ts (auditRun), which the bot calls.
@@ -10,6 +11,8 @@ import { InputError } from "../../errors/index.ts";
 import { auditRun, openTraceDir, parseChecks, parseSegmentSelection, readProgressCalibration, type AuditOptions, type SegmentAudit } from "../../checks/index.ts";
 import { createRun, readManifestFile, readTraceFile } from "../../ml/index.ts";
 import { join } from "node:path";
+import { collect, parseSources } from "../../config/index.ts";
+import { HttpContentStore } from "../../store/http.ts";
 
 type Opts = {
   manifest: string;
@@ -22,6 +25,8 @@ type Opts = {
   progressAlarmRate?: string;
   toleranceThreshold?: string;
   freivaldsVectors?: string;
+  source?: string[];
+  sourceTimeout?: string;
 };
 
 function positiveNumber(flag: string, text: string): number {
@@ -43,8 +48,11 @@ export function registerAudit(program: Command): void {
     .option("--progress-alarm-rate <p>", "progress check's target false-alarm rate per segment", "0.01")
     .option("--tolerance-threshold <d>", "tolerance check threshold (relative per-step distance, bench/results/tolerance.json)")
     .option("--freivalds-vectors <k>", "Freivalds random vectors per product", "2")
+    .option("--source <url>", "fetch checkpoints missing from the trace's store from this `pouw serve` (or IPFS gateway) URL; repeat for more, read in order (env POUW_SOURCES)", collect)
+    .option("--source-timeout <ms>", "timeout per request attempt to a --source (default 30000), env POUW_SOURCE_TIMEOUT_MS")
     .option("--json", "print a JSON report")
     .action(async (opts: Opts) => {
+      const { sources, sourceTimeoutMs } = parseSources(opts);
       const manifest = await readManifestFile(opts.manifest);
       const segments = parseSegmentSelection(opts.segments);
       const checks = parseChecks(opts.checks ?? (manifest.numerics === "bitwise" ? "recompute" : "tolerance"));
@@ -63,7 +71,7 @@ export function registerAudit(program: Command): void {
       if (checks.includes("progress") && !options.progress) throw new InputError("--checks progress needs --progress-calibration FILE");
       if (checks.includes("tolerance") && !options.tolerance) throw new InputError("--checks tolerance needs --tolerance-threshold D");
       const run = await createRun(manifest, { jobId: BigInt(jobIdText) });
-      const ctx = await openTraceDir(run, opts.trace);
+      const ctx = await openTraceDir(run, opts.trace, undefined, sources.map((u) => new HttpContentStore(u, { timeoutMs: sourceTimeoutMs })));
       const report = await auditRun(ctx, options);
       if (opts.json) {
         const summary = (s: SegmentAudit) => ({ segment: s.segment, ok: s.ok, firstBadStep: s.firstBadStep, check: s.check, failure: s.failure, proof: s.proof, costMs: Math.round(s.costMs * 10) / 10 });

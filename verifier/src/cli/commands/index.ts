@@ -10,6 +10,7 @@ import { registerPolicy } from "./policy.ts";
 import { registerProvenance } from "./provenance.ts";
 import { registerProvider } from "./provider.ts";
 import { registerQuote } from "./quote.ts";
+import { registerServe } from "./serve.ts";
 import { registerTrain } from "./train.ts";
 
 /**
@@ -28,5 +29,6 @@ export function registerCommands(program: Command): void {
   registerProvenance(program);
   registerProvider(program);
   registerQuote(program);
+  registerServe(program);
   registerTrain(program);
 }

@@ -1,0 +1,70 @@
+/**
+ * Remote sources in the shared config: `--source` (repeatable, replaces the environment) or POUW_SOURCES
+ * (comma-separated), validated once; the chain commands and `pouw audit` list the flag in their help.
+ */
+import { expect } from "chai";
+import { buildProgram } from "../../verifier/src/cli/pouw.ts";
+import { contentContext } from "../../verifier/src/cli/context.ts";
+import { ConfigError, parseConfig, parseSources } from "../../verifier/src/config/index.ts";
+import { LocalDirStore } from "../../verifier/src/store/index.ts";
+import { LayeredStore } from "../../verifier/src/store/layered.ts";
+
+describe("config: remote sources", () => {
+  it("reads --source flags in order, else POUW_SOURCES, trimming trailing slashes and duplicates", () => {
+    const env = { POUW_SOURCES: " http://a.example:8090/ , https://b.example/pouw,," };
+    expect(parseSources({}, env).sources).to.deep.equal(["http://a.example:8090", "https://b.example/pouw"]);
+    expect(parseSources({ source: ["http://c.example/", "http://c.example"] }, env).sources).to.deep.equal(["http://c.example"]);
+    expect(parseSources({}, {}).sources).to.deep.equal([]);
+    expect(parseSources({}, {}).sourceTimeoutMs).to.equal(30_000);
+    expect(parseSources({ sourceTimeout: "500" }, { POUW_SOURCE_TIMEOUT_MS: "9000" }).sourceTimeoutMs).to.equal(500);
+    expect(parseSources({}, { POUW_SOURCE_TIMEOUT_MS: "9000" }).sourceTimeoutMs).to.equal(9000);
+  });
+
+  it("rejects a source that is not a plain http(s) base URL, naming it", () => {
+    const bad: [string, RegExp][] = [
+      ["ftp://a.example", /"ftp:\/\/a.example" must be an http\(s\) URL/],
+      ["a.example:8090", /must be an http\(s\) URL/],
+      ["http://a.example/?x=1", /must not have a query or fragment/],
+      ["http://a.example/#x", /must not have a query or fragment/],
+      ["http://user:pw@a.example", /must not carry credentials/],
+    ];
+    for (const [url, msg] of bad) {
+      expect(() => parseSources({ source: [url] }, {}), url).to.throw(ConfigError, msg);
+      expect(() => parseSources({}, { POUW_SOURCES: url }), url).to.throw(ConfigError, /^--source \/ POUW_SOURCES: /);
+    }
+    expect(() => parseSources({ source: Array.from({ length: 17 }, (_, i) => `http://h${i}.example`) }, {})).to.throw(ConfigError, /at most 16/);
+    for (const t of ["0", "99", "abc", "1.5", "10000000"]) expect(() => parseSources({ sourceTimeout: t }, {}), t).to.throw(ConfigError, /--source-timeout/);
+  });
+
+  it("parseConfig carries the sources and puts the board next to the store", () => {
+    const c = parseConfig({ source: ["http://p.example:8090"], store: "/tmp/x/store" }, {});
+    expect(c.sources).to.deep.equal(["http://p.example:8090"]);
+    expect(c.boardDir).to.equal("/tmp/x/board");
+    expect(Object.isFrozen(c.sources)).to.equal(true);
+  });
+
+  it("the content context is the local store alone without sources, layered with them", () => {
+    const none = contentContext(parseConfig({ store: "/tmp/x/store" }, {}));
+    expect(none.store).to.be.instanceOf(LocalDirStore);
+    expect(none.board.pointers.remotes).to.have.length(0);
+    const two = contentContext(parseConfig({ store: "/tmp/x/store", source: ["http://a.example", "http://b.example"] }, {}));
+    expect(two.store).to.be.instanceOf(LayeredStore);
+    expect((two.store as LayeredStore).remotes.map(String)).to.deep.equal(["http://a.example", "http://b.example"]);
+    expect(two.board.pointers.describe()).to.equal("/tmp/x/board, http://a.example, http://b.example");
+  });
+
+  it("every command that reads content lists --source in its help, and serve documents every flag", () => {
+    const program = buildProgram();
+    const help = (path: string[]) => {
+      let cmd = program;
+      for (const name of path) cmd = cmd.commands.find((c) => c.name() === name)!;
+      return cmd;
+    };
+    for (const path of [["auditor", "run"], ["buyer", "fetch"], ["provider", "run"], ["provider", "claim"], ["audit"]]) {
+      expect(help(path).options.map((o) => o.long), path.join(" ")).to.include("--source");
+    }
+    const serve = help(["serve"]);
+    expect(serve.options.map((o) => o.long)).to.include.members(["--host", "--port", "--max-connections", "--store", "--state-dir", "--log-level"]);
+    for (const o of serve.options) expect(o.description, o.long).to.have.length.greaterThan(10);
+  });
+});
