@@ -116,13 +116,12 @@ describe("cli: pouw quote", function () {
     expect(r.stdout).to.match(/audit rate p/).and.match(/stake S/).and.match(/challenger bond B/).and.match(/panel size n/).and.match(/auditor bond A/).and.match(/audit compute/).and.match(/capital cost/);
   });
 
-  it("without a detection matrix fails with one line telling the user to run the bench or pass --detection", async () => {
+  it("without --detection reads the package's committed matrix, from any working directory", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pouw-quote-"));
-    // run from an empty directory so bench/results/detection.json cannot exist there
-    const r = spawnSync(join(process.cwd(), "node_modules/.bin/node"), [join(process.cwd(), "verifier/src/cli/pouw.ts"), "quote", "--manifest", join(process.cwd(), MAN)], { cwd: dir, encoding: "utf8" });
-    expect(r.status).to.equal(2);
-    expect(r.stderr.trim().split("\n")).to.have.length(1);
-    expect(r.stderr).to.match(/run the detection bench.*--detection/);
+    // run from an empty directory: bench/results/detection.json is found from the package root, not the cwd
+    const r = spawnSync(join(process.cwd(), "node_modules/.bin/node"), [join(process.cwd(), "verifier/src/cli/pouw.ts"), "quote", "--manifest", join(process.cwd(), MAN), "--json"], { cwd: dir, encoding: "utf8" });
+    expect(r.status, r.stderr).to.equal(0);
+    expect(JSON.parse(r.stdout).detectionManifest).to.equal(JSON.parse(readFileSync("bench/results/detection.json", "utf8")).manifest);
   });
 
   const badQuote: [string, string[], RegExp][] = [

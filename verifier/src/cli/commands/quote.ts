@@ -7,6 +7,7 @@ import {
   DEFAULT_DETECTION_PATH,
   DEFAULT_QUOTE_OPTIONS,
   loadDetectionMatrix,
+  packageDetectionPath,
   quotePolicy,
   readQuoteJob,
   PolicyParamError,
@@ -37,7 +38,7 @@ export function registerQuote(program: Command): void {
     .description("recommend audit rate, stake, challenger bond, panel size and auditor bond for a job (docs/economics.md)")
     .showHelpAfterError(false)
     .requiredOption("--manifest <file>", "job manifest (reads policy.paymentWei, training.steps, training.stepsPerSegment)")
-    .option("--detection <file>", `detection matrix (default ${DEFAULT_DETECTION_PATH}, written by the detection bench)`)
+    .option("--detection <file>", `detection matrix (default: the package's ${DEFAULT_DETECTION_PATH}, written by the detection bench)`)
     .option("--json", "print the quote as JSON");
   for (const o of NUMERIC_OPTIONS) {
     const d = DEFAULT_QUOTE_OPTIONS[o.key];
@@ -53,7 +54,7 @@ export function registerQuote(program: Command): void {
       overrides[o.key] = x;
     }
     const job = readQuoteJob(opts.manifest as string);
-    const detectionPath = (opts.detection as string | undefined) ?? DEFAULT_DETECTION_PATH;
+    const detectionPath = (opts.detection as string | undefined) ?? packageDetectionPath();
     const matrix = loadDetectionMatrix(detectionPath, { isDefault: opts.detection === undefined });
     const q = await quotePolicy(job, matrix, overrides);
     if (opts.json) {
