@@ -3,7 +3,7 @@
  * (comma-separated), validated once; the chain commands and `pouw audit` list the flag in their help.
  */
 import { expect } from "chai";
-import { buildProgram } from "../../verifier/src/cli/pouw.ts";
+import { buildProgram, main } from "../../verifier/src/cli/pouw.ts";
 import { contentContext } from "../../verifier/src/cli/context.ts";
 import { ConfigError, parseConfig, parseSources } from "../../verifier/src/config/index.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
@@ -66,5 +66,30 @@ describe("config: remote sources", () => {
     const serve = help(["serve"]);
     expect(serve.options.map((o) => o.long)).to.include.members(["--host", "--port", "--max-connections", "--store", "--state-dir", "--log-level"]);
     for (const o of serve.options) expect(o.description, o.long).to.have.length.greaterThan(10);
+  });
+
+  it("bad --source, --port and --max-connections exit 2 with a one-line reason", async () => {
+    const cases: [string[], RegExp][] = [
+      [["auditor", "run", "--source", "ftp://x.example"], /^pouw: --source \/ POUW_SOURCES: "ftp:\/\/x.example" must be an http\(s\) URL$/],
+      [["buyer", "fetch", "1", "--out", "/tmp/none", "--source", "http://x.example/?q"], /^pouw: --source \/ POUW_SOURCES: .* must not have a query or fragment$/],
+      [["audit", "--manifest", "m.json", "--trace", "t", "--source-timeout", "5"], /^pouw: --source-timeout \/ POUW_SOURCE_TIMEOUT_MS: /],
+      [["serve", "--port", "70000"], /^pouw: --port must be a TCP port 0\.\.65535/],
+      [["serve", "--port", "-1"], /^pouw: --port must be a TCP port/],
+      [["serve", "--max-connections", "0"], /^pouw: --max-connections must be a whole number >= 1/],
+    ];
+    for (const [args, reason] of cases) {
+      let err = "";
+      const write = process.stderr.write.bind(process.stderr);
+      process.stderr.write = ((chunk: string) => ((err += chunk), true)) as typeof process.stderr.write;
+      let code: number;
+      try {
+        code = await main(args);
+      } finally {
+        process.stderr.write = write;
+      }
+      expect(code, args.join(" ")).to.equal(2);
+      expect(err.trim().split("\n"), args.join(" ")).to.have.length(1);
+      expect(err.trim(), args.join(" ")).to.match(reason);
+    }
   });
 });
