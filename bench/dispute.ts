@@ -51,6 +51,7 @@ const PARAMS: DisputeParams = {
   commitWindowSeconds: 3600,
   revealWindowSeconds: 3600,
   panelForfeit: parseEther("2"),
+  panelFee: parseEther("0.05"),
 };
 const policy: JobPolicy = { segments: 1, stepsPerSegment: K, requiredStake: parseEther("10"), segmentTimeout: 3600, challengeWindow: 86_400, challengerBps: 5000, buyerBps: 3000, burnBps: 2000, timeoutSlashBps: 1000 };
 
@@ -187,7 +188,7 @@ const result = {
     verifierAloneGas: zk.verifyGas.receiptGasUsed,
     source: "bench/results/zk.json (npm run bench:zk) for constraints and median proving time",
   },
-  params: { ...PARAMS, minChallengerBond: PARAMS.minChallengerBond.toString(), panelForfeit: PARAMS.panelForfeit.toString() },
+  params: { ...PARAMS, minChallengerBond: PARAMS.minChallengerBond.toString(), panelForfeit: PARAMS.panelForfeit.toString(), panelFee: PARAMS.panelFee.toString() },
   date: new Date().toISOString(),
 };
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });

@@ -8,9 +8,10 @@ import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
 
 /// @notice DisputeGame pays out every wei it holds (as Optimism's FaultDisputeGame invariant asks): under random
-/// challenges, concessions, votes, deadlines and claims, DisputeGame holds exactly its open bonds plus unclaimed
-/// credits; after every dispute settles and every credit is claimed it holds nothing; and no token ever leaves the
-/// system except to a claimant or the burn address (bonds and slashed stake are credited to someone or burnt).
+/// challenges, concessions, votes, deadlines and claims, DisputeGame holds exactly its open bonds plus open panel fees
+/// plus unclaimed credits; after every dispute settles and every credit is claimed it holds nothing; and no token ever
+/// leaves the system except to a claimant or the burn address (bonds, fees and slashed stake are credited to someone
+/// or burnt). After each run, the panel members have claimed exactly the fees the fee rule gives them.
 contract DisputeGameInvariantTest is InvariantBase, DisputeFixture {
     DisputeHandler internal handler;
     uint256 internal _supply;
@@ -33,11 +34,11 @@ contract DisputeGameInvariantTest is InvariantBase, DisputeFixture {
 
     function invariant_gameHoldsExactlyBondsAndCredits() public view {
         address[] memory all = handler.people();
-        uint256 owed = handler.game().openBonds();
+        uint256 owed = handler.game().openBonds() + handler.game().openFees();
         for (uint256 i; i < all.length; ++i) {
             owed += handler.game().creditOf(all[i]);
         }
-        assertEq(handler.token().balanceOf(address(handler.game())), owed, "game = open bonds + credits");
+        assertEq(handler.token().balanceOf(address(handler.game())), owed, "game = open bonds + open fees + credits");
         assertEq(handler.ghost_strandedTokens(), 0, "nothing left after all disputes settled and claimed");
         assertEq(handler.ghost_stuckResolves(), 0, "every dispute resolvable after its deadlines");
     }
@@ -78,5 +79,16 @@ contract DisputeGameInvariantTest is InvariantBase, DisputeFixture {
             marketOwed += handler.market().creditOf(all[i], address(handler.token()));
         }
         assertEq(handler.token().balanceOf(address(handler.market())), marketOwed, "market solvency");
+    }
+
+    /// @notice Runs once after each invariant run: the fuzzer drove the handler; then every dispute is settled and
+    /// every credit claimed, and the members got exactly the fees the rule gives them, out of the deposits.
+    function afterInvariant() public {
+        assertGe(handler.ghost_calls(), 1, "handler was called");
+        handler.settleAllAndClaim();
+        assertEq(handler.token().balanceOf(address(handler.game())), 0, "game empty after settle-all");
+        assertEq(handler.game().openFees(), 0, "no open fees after settle-all");
+        assertEq(handler.ghost_memberFeesClaimed(), handler.ghost_expectedMemberFees(), "members paid by the fee rule");
+        assertLe(handler.ghost_expectedMemberFees(), handler.ghost_feesDeposited(), "fees paid out of deposits");
     }
 }

@@ -41,6 +41,7 @@ contract DisputeGame is IDisputeGame {
         uint8 validVotes;
         uint8 faultVotes;
         bool panelDrawn;
+        uint128 fees;
         // slots 5, 6
         bytes32 hPrev;
         bytes32 hStep;
@@ -68,6 +69,7 @@ contract DisputeGame is IDisputeGame {
     Params private _params;
     uint256 private _disputeCount;
     uint256 private _openBonds;
+    uint256 private _openFees;
     mapping(uint256 disputeId => Dispute) private _disputes;
     mapping(uint256 disputeId => mapping(address member => Ballot)) private _ballots;
     mapping(uint256 jobId => mapping(uint256 step => uint256 disputeId)) private _openByStep;
@@ -88,6 +90,7 @@ contract DisputeGame is IDisputeGame {
             params_.minChallengerBond == 0 || params_.panelErrorBps >= _BPS / 2 || params_.panelSize == 0
                 || params_.panelSize % 2 == 0 || params_.panelSize > MAX_PANEL || params_.seedDelayBlocks == 0
                 || params_.seedDelayBlocks > 200 || params_.commitWindowSeconds == 0 || params_.revealWindowSeconds == 0
+                || params_.panelFee == 0 || uint256(params_.panelFee) * params_.panelSize > type(uint128).max
         ) revert DisputeGameInvalidParams();
         _market = market_;
         _registry = registry_;
@@ -285,6 +288,11 @@ contract DisputeGame is IDisputeGame {
     }
 
     /// @inheritdoc IDisputeGame
+    function requiredDeposit(uint256 jobId) external view returns (uint256) {
+        return requiredBond(jobId) + _panelFees();
+    }
+
+    /// @inheritdoc IDisputeGame
     function voteCommitment(Vote vote, bytes32 salt, address member) external pure returns (bytes32) {
         return keccak256(abi.encode(uint8(vote), salt, member));
     }
@@ -300,6 +308,7 @@ contract DisputeGame is IDisputeGame {
         v.status = d.status;
         v.outcome = d.outcome;
         v.bond = d.bond;
+        v.fees = d.fees;
         v.challengedAt = d.challengedAt;
         v.seedBlock = d.seedBlock;
         v.commitDeadline = d.commitDeadline;
@@ -341,6 +350,11 @@ contract DisputeGame is IDisputeGame {
     /// @inheritdoc IDisputeGame
     function openBonds() external view returns (uint256) {
         return _openBonds;
+    }
+
+    /// @inheritdoc IDisputeGame
+    function openFees() external view returns (uint256) {
+        return _openFees;
     }
 
     /// @inheritdoc IDisputeGame
@@ -405,6 +419,7 @@ contract DisputeGame is IDisputeGame {
         // INVARIANT: one open dispute per step of a job.
         if (existing != 0) revert DisputeGameDisputeOpen(jobId, step, existing);
         uint256 bond = _bondFor(j);
+        uint256 fees = _checkDeposit(bond);
         Params storage p = _params;
 
         disputeId = ++_disputeCount;
@@ -417,6 +432,7 @@ contract DisputeGame is IDisputeGame {
         d.status = Status.Open;
         d.seedBlock = uint64(block.number + p.seedDelayBlocks);
         d.bond = bond.toUint128();
+        d.fees = uint128(fees); // fits: panelFee * panelSize <= type(uint128).max (constructor)
         d.challengedAt = uint64(block.timestamp);
         uint64 commitDeadline = uint64(block.timestamp + p.commitWindowSeconds);
         d.commitDeadline = commitDeadline;
@@ -425,10 +441,25 @@ contract DisputeGame is IDisputeGame {
         d.hStep = hStep;
         _openByStep[jobId][step] = disputeId;
         _openBonds += bond;
-        emit Challenged(disputeId, jobId, msg.sender, segment, step, hPrev, hStep, bond, d.seedBlock);
+        _openFees += fees;
+        emit Challenged(disputeId, jobId, msg.sender, segment, step, hPrev, hStep, bond, fees, d.seedBlock);
         // Reverts (JobMarketChallengeWindowClosed, JobMarketNotDisputable) when the job can no longer be disputed.
         _market.freeze(jobId);
-        _bondToken.safeTransferFrom(msg.sender, address(this), bond);
+        _bondToken.safeTransferFrom(msg.sender, address(this), bond + fees);
+    }
+
+    /// @dev The panel fees a challenge with bond `bond` deposits; reverts unless the caller approved bond + fees.
+    function _checkDeposit(uint256 bond) private view returns (uint256 fees) {
+        fees = _panelFees();
+        uint256 allowed = _bondToken.allowance(msg.sender, address(this));
+        // INVARIANT: the challenger pays the bond and every member's fee up front, so that a drawn panel is paid
+        // whatever the outcome; a clear error beats whatever the token reverts with.
+        if (allowed < bond + fees) revert DisputeGameDepositNotApproved(msg.sender, allowed, bond + fees);
+    }
+
+    /// @dev Fees a challenge deposits: one panelFee per panel member (constructor bounds the product by uint128).
+    function _panelFees() private view returns (uint256) {
+        return uint256(_params.panelFee) * _params.panelSize;
     }
 
     function _bondFor(IJobMarket.JobView memory j) private view returns (uint256) {
@@ -487,7 +518,8 @@ contract DisputeGame is IDisputeGame {
         }
     }
 
-    /// @dev Effects of an outcome: the dispute becomes final, the bond is credited, the job is settled on JobMarket.
+    /// @dev Effects of an outcome: the dispute becomes final, the bond and the panel fees are credited, the job is
+    /// settled on JobMarket.
     function _settle(uint256 disputeId, Dispute storage d, Outcome outcome) private {
         uint256 jobId = d.jobId;
         d.status = Status.Resolved;
@@ -501,6 +533,7 @@ contract DisputeGame is IDisputeGame {
         // INVARIANT: every wei of a bond is credited: to the provider when the challenge was wrong, else back to the
         // challenger.
         _credit(challengerWrong ? d.provider : d.challenger, bond);
+        _payFees(disputeId, d, outcome);
         // JobMarket zeroes a job's open disputes when it settles a fault, so disputes resolved after that must not
         // call it again.
         if (_jobFaulted[jobId]) return;
@@ -512,13 +545,44 @@ contract DisputeGame is IDisputeGame {
         }
     }
 
+    /// @dev Panel fees: only a counted vote (resolve, with a drawn panel) earns them. A member earns panelFee by
+    /// revealing on the majority side, or by revealing at all when there is no majority (it did the recompute); every
+    /// fee nobody earned (conceded, proven, no panel, minority or silent members) goes back to the challenger.
+    function _payFees(uint256 disputeId, Dispute storage d, Outcome outcome) private {
+        uint256 fees = d.fees;
+        _openFees -= fees;
+        bool counted = outcome == Outcome.PanelFault || outcome == Outcome.PanelValid || outcome == Outcome.NoDecision;
+        if (counted && d.panelDrawn) {
+            Vote majority = _majority(outcome);
+            uint256 fee = _params.panelFee;
+            address[] storage panel = d.panel;
+            for (uint256 i; i < panel.length; ++i) {
+                Vote v = _ballots[disputeId][panel[i]].vote;
+                if (v == Vote.None || (majority != Vote.None && v != majority)) continue;
+                // INVARIANT: members are paid out of this dispute's deposit only: at most panelSize fees are paid,
+                // and the panel has panelSize members.
+                fees -= fee;
+                emit PanelFeePaid(disputeId, panel[i], fee);
+                _credit(panel[i], fee);
+            }
+        }
+        if (fees == 0) return;
+        emit PanelFeesRefunded(disputeId, d.challenger, fees);
+        _credit(d.challenger, fees);
+    }
+
+    function _majority(Outcome outcome) private pure returns (Vote) {
+        if (outcome == Outcome.PanelFault) return Vote.Fault;
+        if (outcome == Outcome.PanelValid) return Vote.Valid;
+        return Vote.None;
+    }
+
     /// @dev Meta-audit: members who revealed against the majority, and silent members, forfeit up to panelForfeit of
     /// their auditor bond, split among the majority; with no majority, silent members' forfeits are burned.
     function _penalize(uint256 disputeId, Dispute storage d, Outcome outcome) private {
         if (!d.panelDrawn) return;
         address[] memory panel = d.panel;
-        Vote majority =
-            outcome == Outcome.PanelFault ? Vote.Fault : (outcome == Outcome.PanelValid ? Vote.Valid : Vote.None);
+        Vote majority = _majority(outcome);
         address[] memory winners = new address[](panel.length);
         uint256 nWinners;
         for (uint256 i; i < panel.length; ++i) {

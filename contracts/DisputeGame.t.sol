@@ -37,6 +37,21 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         return registry.auditorOf(a).bond;
     }
 
+    /// @dev panelSize * panelFee of the fixture: what every challenge deposits besides its bond.
+    function _fees() internal pure returns (uint256) {
+        return uint256(defaultParams().panelFee) * defaultParams().panelSize;
+    }
+
+    /// @dev The game holds exactly its open bonds, open fees and the credits of everyone who could have one.
+    function _assertSolvent() internal view {
+        uint256 owed = game.openBonds() + game.openFees() + game.creditOf(challenger) + game.creditOf(stranger)
+            + game.creditOf(provider) + game.creditOf(buyer);
+        for (uint256 i; i < auditors.length; ++i) {
+            owed += game.creditOf(auditors[i]);
+        }
+        assertEq(token.balanceOf(address(game)), owed, "game = open bonds + open fees + credits");
+    }
+
     // ---------------------------------------------------------------- challenge
 
     function test_challenge_postsBondFreezesJobAndRecordsDispute() public {
@@ -44,12 +59,15 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         uint256 bond = game.requiredBond(jobId);
         // 1e18 + 10e18 * 0.5 * 0.1 / 0.9 = 1.5556e18 (rounded up)
         assertEq(bond, 1e18 + 555555555555555556, "bond formula");
+        assertEq(game.requiredDeposit(jobId), bond + 15e16, "deposit = bond + 3 * 0.05e18");
         uint256 before = token.balanceOf(challenger);
         uint256 id = _challenge(challenger, jobId, 2, HONEST);
         assertEq(id, 1, "first id");
-        assertEq(token.balanceOf(challenger), before - bond, "bond pulled");
-        assertEq(token.balanceOf(address(game)), bond, "bond held");
+        assertEq(token.balanceOf(challenger), before - bond - 15e16, "bond and fees pulled");
+        assertEq(token.balanceOf(address(game)), bond + 15e16, "bond and fees held");
         assertEq(game.openBonds(), bond, "open bonds");
+        assertEq(game.openFees(), 15e16, "open fees");
+        assertEq(game.getDispute(id).fees, 15e16, "dispute fees");
         assertEq(market.getJob(jobId).openDisputes, 1, "job frozen");
         assertEq(game.openDisputeOf(jobId, 2), id, "open per step");
         IDisputeGame.DisputeView memory d = game.getDispute(id);
@@ -58,6 +76,23 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         assertEq(d.seedBlock, block.number + 2, "seed block");
         assertEq(d.revealDeadline, d.challengedAt + 2 days, "reveal deadline");
         assertTrue(d.status == IDisputeGame.Status.Open, "open");
+    }
+
+    function test_challenge_approvedOnlyBond_reverts() public {
+        uint256 jobId = _job(2, 1, HONEST);
+        uint256 bond = game.requiredBond(jobId);
+        vm_prank(stranger);
+        token.approve(address(game), bond);
+        VM.expectRevert(
+            abi.encodeWithSelector(IDisputeGame.DisputeGameDepositNotApproved.selector, stranger, bond, bond + _fees())
+        );
+        _challenge(stranger, jobId, 2, HONEST);
+        // approving the deposit is enough
+        uint256 deposit = game.requiredDeposit(jobId);
+        vm_prank(stranger);
+        token.approve(address(game), deposit);
+        _challenge(stranger, jobId, 2, HONEST);
+        assertEq(token.allowance(stranger, address(game)), 0, "exactly the deposit pulled");
     }
 
     function test_challenge_byProvider_reverts() public {
@@ -128,14 +163,14 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         IDisputeGame.DisputeView memory d = game.getDispute(id);
         assertTrue(d.outcome == IDisputeGame.Outcome.Conceded, "conceded");
         assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Refunded, "refunded");
-        assertEq(game.creditOf(challenger), bond, "bond back");
+        assertEq(game.creditOf(challenger), bond + _fees(), "bond and fees back");
         assertEq(vault.creditOf(challenger), 5e18, "challenger share of stake");
         assertEq(vault.creditOf(buyer), 3e18, "buyer share of stake");
         assertEq(market.creditOf(buyer, address(token)), PAYMENT, "buyer refunded");
         assertEq(vault.lockedFor(provider, jobId), 0, "lock gone");
         assertEq(game.openDisputeOf(jobId, 2), 0, "step free");
         vm_prank(challenger);
-        assertEq(game.claim(), bond, "claimed");
+        assertEq(game.claim(), bond + _fees(), "claimed");
         assertEq(token.balanceOf(address(game)), 0, "game empty");
     }
 
@@ -172,7 +207,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         assertTrue(game.getDispute(id).outcome == IDisputeGame.Outcome.PanelFault, "fault");
         assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Refunded, "refunded");
         assertEq(vault.creditOf(challenger), 5e18, "challenger reward");
-        assertEq(game.creditOf(challenger), game.getDispute(id).bond, "bond back");
+        assertEq(game.creditOf(challenger), game.getDispute(id).bond + 5e16, "bond and the minority's fee back");
         // the minority member forfeits 20e18, split between the two majority members
         assertEq(_bondOf(p[2]), before[2] - 20e18, "minority forfeits");
         assertEq(_bondOf(p[0]), before[0], "majority keeps");
@@ -234,7 +269,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         IDisputeGame.DisputeView memory d = game.getDispute(id);
         assertTrue(d.outcome == IDisputeGame.Outcome.NoDecision, "no decision");
         assertEq(d.panel.length, 3, "panel drawn at resolve");
-        assertEq(game.creditOf(challenger), bond, "bond back");
+        assertEq(game.creditOf(challenger), bond + _fees(), "bond and every fee back (nobody revealed)");
         assertEq(registry.creditOf(game.BURN_ADDRESS()), 60e18, "silent forfeits burned");
         assertEq(market.getJob(jobId).openDisputes, 0, "unfrozen");
     }
@@ -263,7 +298,8 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         VM.warp(block.timestamp + 2 days + 1);
         game.resolve(id);
         assertTrue(game.getDispute(id).outcome == IDisputeGame.Outcome.NoDecision, "no decision");
-        assertEq(game.creditOf(challenger), game.getDispute(id).bond, "bond back");
+        assertEq(game.creditOf(challenger), game.getDispute(id).bond + _fees(), "bond and fees back");
+        _assertSolvent();
     }
 
     function test_seedOutOfRange_reseeds() public {
@@ -341,6 +377,94 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         _reveal(id, p[0], FAULT);
     }
 
+    // ---------------------------------------------------------------- panel fees
+
+    /// @dev Claims every game credit and checks the game ends empty.
+    function _claimAllAndAssertEmpty(address[] memory p) internal {
+        address[4] memory parties = [challenger, provider, stranger, buyer];
+        for (uint256 i; i < parties.length; ++i) {
+            if (game.creditOf(parties[i]) != 0) {
+                vm_prank(parties[i]);
+                game.claim();
+            }
+        }
+        for (uint256 i; i < p.length; ++i) {
+            if (game.creditOf(p[i]) == 0) continue;
+            uint256 before = token.balanceOf(p[i]);
+            vm_prank(p[i]);
+            game.claim();
+            assertEq(token.balanceOf(p[i]), before + 5e16, "member claimed its fee");
+        }
+        assertEq(token.balanceOf(address(game)), 0, "game empty");
+    }
+
+    function test_panelFee_fault_paysFaultRevealersRefundsMinorityFee() public {
+        (, uint256 id) = _cheatingDispute();
+        uint256 bond = game.getDispute(id).bond;
+        address[] memory p = _draw(id);
+        _vote(id, p, [FAULT, FAULT, VALID]);
+        game.resolve(id);
+        assertEq(game.creditOf(p[0]), 5e16, "majority fee");
+        assertEq(game.creditOf(p[1]), 5e16, "majority fee");
+        assertEq(game.creditOf(p[2]), 0, "minority earns no fee");
+        assertEq(game.creditOf(challenger), bond + 5e16, "bond and the minority's fee back");
+        assertEq(game.creditOf(provider), 0, "provider nothing");
+        assertEq(game.openFees(), 0, "fees settled");
+        _assertSolvent();
+        _claimAllAndAssertEmpty(p);
+    }
+
+    function test_panelFee_valid_paysValidRevealersChallengerLosesBond() public {
+        uint256 jobId = _job(1, 1, HONEST);
+        uint256 id = _challenge(challenger, jobId, 2, HONEST);
+        uint256 bond = game.getDispute(id).bond;
+        address[] memory p = _draw(id);
+        _vote(id, p, [VALID, FAULT, VALID]);
+        game.resolve(id);
+        assertTrue(game.getDispute(id).outcome == IDisputeGame.Outcome.PanelValid, "valid");
+        assertEq(game.creditOf(p[0]), 5e16, "majority fee");
+        assertEq(game.creditOf(p[1]), 0, "minority earns no fee");
+        assertEq(game.creditOf(p[2]), 5e16, "majority fee");
+        assertEq(game.creditOf(provider), bond, "bond to provider");
+        assertEq(game.creditOf(challenger), 5e16, "only the minority's fee back");
+        _assertSolvent();
+        _claimAllAndAssertEmpty(p);
+    }
+
+    function test_panelFee_noDecision_paysEveryRevealerRefundsSilent() public {
+        (, uint256 id) = _cheatingDispute();
+        uint256 bond = game.getDispute(id).bond;
+        address[] memory p = _draw(id);
+        _commitVote(id, p[2], FAULT); // commits, never reveals
+        _vote(id, p, [FAULT, VALID, IDisputeGame.Vote.None]);
+        VM.warp(block.timestamp + 1 days);
+        game.resolve(id);
+        assertTrue(game.getDispute(id).outcome == IDisputeGame.Outcome.NoDecision, "tie");
+        assertEq(game.creditOf(p[0]), 5e16, "revealer paid on no decision");
+        assertEq(game.creditOf(p[1]), 5e16, "revealer paid on no decision");
+        assertEq(game.creditOf(p[2]), 0, "silent member earns nothing");
+        assertEq(game.creditOf(challenger), bond + 5e16, "bond and the silent member's fee back");
+        _assertSolvent();
+        _claimAllAndAssertEmpty(p);
+    }
+
+    function test_panelFee_conceded_afterVotes_refundsEveryFee() public {
+        (, uint256 id) = _cheatingDispute();
+        uint256 bond = game.getDispute(id).bond;
+        address[] memory p = _draw(id);
+        for (uint256 i; i < 3; ++i) _commitVote(id, p[i], FAULT);
+        _reveal(id, p[0], FAULT);
+        vm_prank(provider);
+        game.concede(id);
+        for (uint256 i; i < 3; ++i) {
+            assertEq(game.creditOf(p[i]), 0, "no vote counted: no fee");
+        }
+        assertEq(game.creditOf(challenger), bond + _fees(), "bond and every fee back");
+        assertEq(game.openFees(), 0, "fees settled");
+        _assertSolvent();
+        _claimAllAndAssertEmpty(p);
+    }
+
     // ---------------------------------------------------------------- several disputes on one job
 
     function test_secondDisputeAfterFault_settlesBondOnly() public {
@@ -353,9 +477,12 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         address[] memory p = _draw(second);
         _vote(second, p, [FAULT, FAULT, FAULT]);
         game.resolve(second);
-        assertEq(game.creditOf(stranger), game.getDispute(second).bond, "second challenger refunded");
+        assertEq(game.creditOf(stranger), game.getDispute(second).bond, "second challenger refunded (fees all earned)");
+        for (uint256 i; i < 3; ++i) {
+            assertEq(game.creditOf(p[i]), 5e16, "every Fault revealer earns its fee");
+        }
         assertEq(vault.creditOf(stranger), 0, "no second slash");
-        assertEq(token.balanceOf(address(game)), game.creditOf(stranger) + game.creditOf(challenger), "held = credits");
+        _assertSolvent();
     }
 
     // ---------------------------------------------------------------- resolved disputes are final
@@ -492,6 +619,14 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         p.minChallengerBond = 0;
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidParams.selector));
         new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, p);
+        p = defaultParams();
+        p.panelFee = 0;
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidParams.selector));
+        new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, p);
+        p = defaultParams();
+        p.panelFee = type(uint128).max / 2; // panelSize 3: the deposit's fee part would not fit in uint128
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidParams.selector));
+        new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, p);
     }
 
     function test_claim_nothing_reverts() public {
@@ -548,7 +683,21 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         if (fault > valid) assertTrue(o == IDisputeGame.Outcome.PanelFault, "fault majority");
         else if (valid > fault) assertTrue(o == IDisputeGame.Outcome.PanelValid, "valid majority");
         else assertTrue(o == IDisputeGame.Outcome.NoDecision, "tie");
-        assertEq(token.balanceOf(address(game)), game.creditOf(challenger) + game.creditOf(provider), "game = credits");
+        uint256 bond = game.getDispute(id).bond;
+        uint256 paid;
+        for (uint256 i; i < 3; ++i) {
+            uint256 kind = (pattern >> (2 * i)) & 3;
+            // fee earned: revealed on the majority side, or revealed at all on a tie
+            bool earns = kind >= 2 && (fault == valid || (kind == 3) == (fault > valid));
+            assertEq(game.creditOf(p[i]), earns ? 5e16 : 0, "member fee");
+            if (earns) paid += 5e16;
+        }
+        assertEq(
+            game.creditOf(challenger) + game.creditOf(provider), bond + _fees() - paid, "bond and unearned fees credited"
+        );
+        assertEq(game.creditOf(valid > fault ? provider : challenger), valid > fault ? bond : bond + _fees() - paid, "bond");
+        _assertSolvent();
+        assertEq(game.openFees(), 0, "no open fees");
         assertEq(token.balanceOf(address(registry)), registryBefore, "registry tokens unchanged");
         uint256 owed;
         for (uint256 i; i < auditors.length; ++i) {

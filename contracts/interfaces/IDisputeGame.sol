@@ -19,7 +19,8 @@ interface IStepVerifier {
 ///
 /// Life of a dispute (docs/disputes.md has the full state machine and economics):
 ///  1. `challenge` (anyone but the provider, before the job's challenge window closes): posts the challenger bond
-///     `requiredBond(jobId)` in the bond token, freezes the job on JobMarket (no finalize, no timeout report) and fixes
+///     `requiredBond(jobId)` plus the panel's fees `panelSize * panelFee` (together `requiredDeposit(jobId)`, one
+///     transfer) in the bond token, freezes the job on JobMarket (no finalize, no timeout report) and fixes
 ///     the panel seed block `block.number + seedDelayBlocks`. Voting deadlines start at once:
 ///     commitDeadline = challengedAt + commitWindowSeconds, revealDeadline = commitDeadline + revealWindowSeconds.
 ///  2. The provider may at any time before resolution `concede` (provider at fault at once) or, for a job registered
@@ -35,7 +36,9 @@ interface IStepVerifier {
 /// challenger, buyer and burn; buyer refunded), challenger bond back to the challenger. Challenger wrong -> bond
 /// credited to the provider, job unfrozen. No decision -> bond back to the challenger, job unfrozen. Panel members in
 /// the minority or silent forfeit min(panelForfeit, bond) of their auditor bond, split among the majority (burned when
-/// there is no majority). Every payout is a credit its owner claims (`claim` here, `claim` on JobMarket, StakeVault
+/// there is no majority). Panel fees: when `resolve` counts a drawn panel's votes, each member who revealed on the
+/// winning side (every member who revealed, on no decision) is credited panelFee; the fees of the other members, and
+/// all fees of a dispute that is conceded, proven or never gets a panel, go back to the challenger. Every payout is a credit its owner claims (`claim` here, `claim` on JobMarket, StakeVault
 /// and AuditorRegistry). A resolved dispute is final: every call on it reverts with DisputeGameAlreadyResolved.
 interface IDisputeGame {
     /// @notice Open: challenged and not yet resolved. Resolved: final.
@@ -73,6 +76,9 @@ interface IDisputeGame {
     /// @param commitWindowSeconds seconds from the challenge until commits close (> 0)
     /// @param revealWindowSeconds seconds from commitDeadline until reveals close (> 0)
     /// @param panelForfeit auditor-bond amount a minority or silent member forfeits (bond-token units of the registry)
+    /// @param panelFee bond-token amount the challenger pays per panel member at `challenge`, earned by a member who
+    ///        reveals on the winning side (or reveals at all, on no decision); should cover one step's recompute;
+    ///        must be > 0 (docs/disputes.md)
     struct Params {
         uint128 minChallengerBond;
         uint16 panelErrorBps;
@@ -81,6 +87,7 @@ interface IDisputeGame {
         uint32 commitWindowSeconds;
         uint32 revealWindowSeconds;
         uint128 panelForfeit;
+        uint128 panelFee;
     }
 
     /// @notice A dispute as `getDispute` returns it.
@@ -93,6 +100,7 @@ interface IDisputeGame {
         Status status;
         Outcome outcome;
         uint128 bond;
+        uint128 fees;
         uint64 challengedAt;
         uint64 seedBlock;
         uint64 commitDeadline;
@@ -112,7 +120,8 @@ interface IDisputeGame {
         bytes32 batchRoot;
     }
 
-    /// @notice `challenger` disputed step `step` (segment `segment`) of job `jobId`, posting `bond`.
+    /// @notice `challenger` disputed step `step` (segment `segment`) of job `jobId`, posting `bond` and the panel's
+    /// fees `fees` (panelSize * panelFee).
     event Challenged(
         uint256 indexed disputeId,
         uint256 indexed jobId,
@@ -122,6 +131,7 @@ interface IDisputeGame {
         bytes32 hPrev,
         bytes32 hStep,
         uint256 bond,
+        uint256 fees,
         uint64 seedBlock
     );
     /// @notice The panel seed block of dispute `disputeId` passed out of blockhash range; it is now `seedBlock`.
@@ -136,6 +146,10 @@ interface IDisputeGame {
     event VoteRevealed(uint256 indexed disputeId, address indexed member, Vote vote);
     /// @notice `member` of dispute `disputeId`'s panel forfeited `amount` of its auditor bond to `to`.
     event PanelMemberPenalized(uint256 indexed disputeId, address indexed member, address indexed to, uint256 amount);
+    /// @notice Panel member `member` of dispute `disputeId` earned its fee `amount` (credited).
+    event PanelFeePaid(uint256 indexed disputeId, address indexed member, uint256 amount);
+    /// @notice The fees `amount` of dispute `disputeId` that no member earned went back to `challenger` (credited).
+    event PanelFeesRefunded(uint256 indexed disputeId, address indexed challenger, uint256 amount);
     /// @notice Dispute `disputeId` ended with `outcome`.
     event DisputeResolved(uint256 indexed disputeId, uint256 indexed jobId, Outcome outcome);
     /// @notice The buyer of job `jobId` registered it as circuit class with learning rate `lr` and batch root `batchRoot`.
@@ -210,12 +224,16 @@ interface IDisputeGame {
     error DisputeGameProofNotAllowed(uint256 disputeId, uint256 step);
     /// @notice The Groth16 verifier rejected the proof for dispute `disputeId`.
     error DisputeGameInvalidProof(uint256 disputeId);
+    /// @notice `challenger` allowed this contract only `allowance` of the bond token; a challenge pulls `deposit`
+    /// (requiredDeposit: the bond plus panelSize * panelFee).
+    error DisputeGameDepositNotApproved(address challenger, uint256 allowance, uint256 deposit);
     /// @notice `account` has nothing to claim.
     error DisputeGameNothingToClaim(address account);
 
     /// @notice Dispute step `step` of segment `segment` of job `jobId`: h(step-1) = `hPrev` and h(step) = `hStep` are
     /// the provider's committed leaves (proofs against `traceRoot`, which with `endStateHash` must match the segment's
-    /// on-chain commitment). Pulls `requiredBond(jobId)` of the bond token from the caller and freezes the job.
+    /// on-chain commitment). Pulls `requiredDeposit(jobId)` (the bond plus the panel's fees) of the bond token from the
+    /// caller in one transfer (approve it first: DisputeGameDepositNotApproved) and freezes the job.
     /// @return disputeId the new dispute's id (1, 2, ...)
     function challenge(
         uint256 jobId,
@@ -273,6 +291,10 @@ interface IDisputeGame {
     /// minChallengerBond + ceil(requiredStake * challengerBps/10,000 * eps/(1-eps)).
     function requiredBond(uint256 jobId) external view returns (uint256);
 
+    /// @notice What the next challenge on job `jobId` pulls from the challenger: requiredBond(jobId) + panelSize *
+    /// panelFee. Approve this much.
+    function requiredDeposit(uint256 jobId) external view returns (uint256);
+
     /// @notice The vote commitment a member posts (the same hash the contract checks at reveal).
     function voteCommitment(Vote vote, bytes32 salt, address member) external pure returns (bytes32);
 
@@ -296,6 +318,10 @@ interface IDisputeGame {
 
     /// @notice Sum of the bonds of open disputes (held by this contract besides credits).
     function openBonds() external view returns (uint256);
+
+    /// @notice Sum of the panel fees of open disputes. The contract's token balance is always openBonds() +
+    /// openFees() + the sum of unclaimed credits.
+    function openFees() external view returns (uint256);
 
     /// @notice The deployment parameters.
     function params() external view returns (Params memory);

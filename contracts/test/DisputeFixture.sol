@@ -52,7 +52,8 @@ abstract contract DisputeBase {
             seedDelayBlocks: 2,
             commitWindowSeconds: 1 days,
             revealWindowSeconds: 1 days,
-            panelForfeit: 20e18
+            panelForfeit: 20e18,
+            panelFee: 5e16
         });
     }
 

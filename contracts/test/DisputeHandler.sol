@@ -10,7 +10,17 @@ import {IJobMarket} from "../interfaces/IJobMarket.sol";
 /// concede, vote in any pattern, let deadlines pass, resolve and claim. `settleAllAndClaim` ends every open dispute
 /// and claims every credit, then records in `ghost_strandedTokens` anything DisputeGame still holds.
 contract DisputeHandler is DisputeBase {
+    /// @dev Handler entry points called in this run (the afterInvariant "handler ran" check).
+    uint256 public ghost_calls;
     uint256 public ghost_challenges;
+    /// @dev Panel fees deposited by successful challenges.
+    uint256 public ghost_feesDeposited;
+    /// @dev Panel fees the fee rule gives members of resolved disputes (revealed on the winning side, or revealed at
+    /// all on NoDecision), computed here from the ballots.
+    uint256 public ghost_expectedMemberFees;
+    /// @dev Game credits the auditors (panel members; never a party here) claimed: must equal the expected fees
+    /// once everything is claimed.
+    uint256 public ghost_memberFeesClaimed;
     uint256 public ghost_resolved;
     uint256 public ghost_settleAllRuns;
     /// @dev Must stay 0: tokens DisputeGame still held after every dispute was resolved and every credit claimed.
@@ -45,11 +55,13 @@ contract DisputeHandler is DisputeBase {
     }
 
     function newJob(uint8 badFrom, bool honest) external {
+        ++ghost_calls;
         if (_jobs.length >= 6) return;
         _jobs.push(_job(2, 2, honest ? type(uint256).max : 1 + (badFrom % 6)));
     }
 
     function challengeStep(uint8 jobSeed, uint8 stepSeed, bool byStranger) external {
+        ++ghost_calls;
         uint256 jobId = _jobs[jobSeed % _jobs.length];
         IJobMarket.JobView memory j = market.getJob(jobId);
         if (j.nextSegment == 0) return;
@@ -58,6 +70,7 @@ contract DisputeHandler is DisputeBase {
         if (badFrom == 0) return; // later jobs: leaves unknown here; the first two cover both kinds
         try this.challengeAs(byStranger ? stranger : challenger, jobId, step, badFrom) {
             ++ghost_challenges;
+            ghost_feesDeposited += game.getDispute(game.disputeCount()).fees;
         } catch {}
     }
 
@@ -68,6 +81,7 @@ contract DisputeHandler is DisputeBase {
     }
 
     function concede(uint8 idSeed) external {
+        ++ghost_calls;
         uint256 id = _pick(idSeed);
         if (id == 0) return;
         vm.prank(provider);
@@ -77,6 +91,7 @@ contract DisputeHandler is DisputeBase {
     }
 
     function vote(uint8 idSeed, uint8 pattern) external {
+        ++ghost_calls;
         uint256 id = _pick(idSeed);
         if (id == 0) return;
         IDisputeGame.DisputeView memory d = game.getDispute(id);
@@ -101,19 +116,23 @@ contract DisputeHandler is DisputeBase {
     }
 
     function warp(uint32 secondsAhead) external {
+        ++ghost_calls;
         vm.warp(block.timestamp + (secondsAhead % 3 days));
         VMB.roll(block.number + 1 + (secondsAhead % 5));
     }
 
     function resolve(uint8 idSeed) external {
+        ++ghost_calls;
         uint256 id = _pick(idSeed);
         if (id == 0) return;
         try game.resolve(id) {
             ++ghost_resolved;
+            _expectFees(id);
         } catch {}
     }
 
     function claimAll() external {
+        ++ghost_calls;
         _claimAll();
     }
 
@@ -127,6 +146,7 @@ contract DisputeHandler is DisputeBase {
             if (game.getDispute(id).status != IDisputeGame.Status.Open) continue;
             try game.resolve(id) {
                 ++ghost_resolved;
+                _expectFees(id);
             } catch {
                 ++ghost_stuckResolves;
             }
@@ -139,6 +159,7 @@ contract DisputeHandler is DisputeBase {
         address[] memory all = people();
         for (uint256 i; i < all.length; ++i) {
             address a = all[i];
+            if (i >= 4 && i < 4 + auditors.length) ghost_memberFeesClaimed += game.creditOf(a);
             if (game.creditOf(a) != 0) {
                 vm.prank(a);
                 game.claim();
@@ -154,6 +175,20 @@ contract DisputeHandler is DisputeBase {
             if (market.creditOf(a, address(token)) != 0) {
                 vm.prank(a);
                 market.claim(address(token));
+            }
+        }
+    }
+
+    /// @dev Adds what the fee rule gives the members of resolved dispute `id`.
+    function _expectFees(uint256 id) internal {
+        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        IDisputeGame.Vote majority = d.outcome == IDisputeGame.Outcome.PanelFault
+            ? IDisputeGame.Vote.Fault
+            : (d.outcome == IDisputeGame.Outcome.PanelValid ? IDisputeGame.Vote.Valid : IDisputeGame.Vote.None);
+        for (uint256 i; i < d.panel.length; ++i) {
+            (, IDisputeGame.Vote v) = game.ballotOf(id, d.panel[i]);
+            if (v != IDisputeGame.Vote.None && (majority == IDisputeGame.Vote.None || v == majority)) {
+                ghost_expectedMemberFees += game.params().panelFee;
             }
         }
     }

@@ -9,7 +9,8 @@
  *
  * Parameters (per module id): unbondingDelaySeconds, minAuditorBond, auditorExitDelaySeconds, and the dispute
  * parameters minChallengerBond, panelErrorBps, panelSize, seedDelayBlocks, commitWindowSeconds,
- * revealWindowSeconds, panelForfeit (IDisputeGame.Params; see docs/disputes.md for how to size them).
+ * revealWindowSeconds, panelForfeit, panelFee (IDisputeGame.Params; see docs/disputes.md for how to size them).
+ * panelFee defaults to 0.05 token per member (0.15 token per challenge with 3 members, next to the 1-token bond floor).
  */
 import type { ContractFuture, IgnitionModuleBuilder, ModuleParameterRuntimeValue } from "@nomicfoundation/ignition-core";
 import { keccak256, parseEther, toHex } from "viem";
@@ -37,6 +38,7 @@ export function buildMarket(m: IgnitionModuleBuilder, token: ContractFuture<stri
     commitWindowSeconds: m.getParameter("commitWindowSeconds", 24 * 3600),
     revealWindowSeconds: m.getParameter("revealWindowSeconds", 24 * 3600),
     panelForfeit: m.getParameter("panelForfeit", parseEther("20")),
+    panelFee: m.getParameter("panelFee", parseEther("0.05")),
   };
   const stepVerifier = m.contract("contracts/verifiers/StepVerifier.sol:Groth16Verifier", [], { id: "StepVerifier" });
   const disputeGame = m.contract("DisputeGame", [jobMarket, auditorRegistry, stepVerifier, token, disputeParams]);

@@ -30,6 +30,7 @@ export const PARAMS: DisputeParams = {
   commitWindowSeconds: 3600,
   revealWindowSeconds: 3600,
   panelForfeit: parseEther("2"),
+  panelFee: parseEther("0.05"),
 };
 
 export function policy(segments: number, stepsPerSegment: number): JobPolicy {

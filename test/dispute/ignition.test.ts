@@ -16,6 +16,8 @@ describe("dispute: Ignition module", () => {
     expect((await c.disputeGame.read.verifier()).toLowerCase()).to.equal(c.stepVerifier.address.toLowerCase());
     expect((await c.disputeGame.read.bondToken()).toLowerCase()).to.equal(c.token.address.toLowerCase());
     expect((await c.disputeGame.read.params()).panelSize).to.equal(3);
+    // panel fee default: 0.05 token per member, so a challenge deposits the bond plus 0.15 token
+    expect((await c.disputeGame.read.params()).panelFee).to.equal(5n * 10n ** 16n);
     // No one holds the vault's SLASHER_ROLE: DisputeGame slashes through JobMarket.settleProviderFault.
     expect(await c.stakeVault.read.hasRole([keccak256(toHex("SLASHER_ROLE")), c.disputeGame.address])).to.equal(false);
   });

@@ -8,9 +8,12 @@
 import { expect } from "chai";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { parseEther, type Hex } from "viem";
+import { maxUint256, parseEther, parseEventLogs, type Hex } from "viem";
 import {
   acceptJob,
+  approveToken,
+  challengeStep,
+  disputeGameAbi,
   commitSegment,
   createJob,
   getDispute,
@@ -100,7 +103,8 @@ describe("dispute: panel path end to end", function () {
     const commits = await getSegmentCommits(env.provider.public, { jobMarket: env.d.jobMarket, jobId, fromBlock: 0n });
 
     // round 1: the challenge
-    const { disputeId, bond } = await openChallenge(env.challenger, { disputeGame: env.d.disputeGame, token: env.d.token, jobId, audit: bad!, endStateHash: commits[bad!.segment]!.endStateHash });
+    const { disputeId, bond, fees } = await openChallenge(env.challenger, { disputeGame: env.d.disputeGame, token: env.d.token, jobId, audit: bad!, endStateHash: commits[bad!.segment]!.endStateHash });
+    expect(fees).to.equal(parseEther("0.15")); // 3 members * 0.05
     expect(bond).to.equal(parseEther("1") + (parseEther("10") * 5000n * 300n + 10_000n * 9_700n - 1n) / (10_000n * 9_700n));
     await expectRevert(openChallenge(env.buyer, { disputeGame: env.d.disputeGame, token: env.d.token, jobId, audit: bad!, endStateHash: commits[bad!.segment]!.endStateHash }), "DisputeGameDisputeOpen");
 
@@ -113,9 +117,17 @@ describe("dispute: panel path end to end", function () {
     const reveals = await panelPass(ctx, disputeId, ballots);
     expect(reveals.filter((a) => a === "revealed")).to.have.length(3);
 
-    await resolveDispute(env.challenger, { disputeGame: env.d.disputeGame, disputeId });
+    const resolved = await resolveDispute(env.challenger, { disputeGame: env.d.disputeGame, disputeId });
     const d = await getDispute(env.challenger.public, { disputeGame: env.d.disputeGame, disputeId });
     expect(d.outcome).to.equal("PanelFault");
+    // every member revealed Fault: each earned its fee, nothing of the fees comes back to the challenger
+    const paid = parseEventLogs({ abi: disputeGameAbi, logs: resolved.receipt.logs, eventName: "PanelFeePaid" });
+    expect(paid.map((l) => l.args.member).sort()).to.deep.equal([...d.panel].sort());
+    expect(paid.every((l) => l.args.amount === parseEther("0.05"))).to.equal(true);
+    expect(parseEventLogs({ abi: disputeGameAbi, logs: resolved.receipt.logs, eventName: "PanelFeesRefunded" })).to.have.length(0);
+    for (const a of env.auditors.filter((x) => d.panel.includes(x.account.address))) {
+      expect((await creditsOf(a, { deployment: env.d })).disputeGame).to.equal(parseEther("0.05"));
+    }
     expect(d.faultVotes).to.equal(3);
     const locked = await env.provider.public.readContract({ address: env.d.stakeVault, abi: stakeVaultAbi, functionName: "lockedFor", args: [env.provider.account.address, jobId] });
     expect(locked).to.equal(0n);
@@ -139,6 +151,14 @@ describe("dispute: panel path end to end", function () {
     if (!leaves.ok) throw new Error(leaves.failure.message);
     const proof = challengeProof(leaves.value, 2);
     const commits = await getSegmentCommits(env.provider.public, { jobMarket: env.d.jobMarket, jobId, fromBlock: 0n });
+    // a challenger that approved only the bond is refused by name: challenge pulls the bond and the panel's fees
+    const bondOnly = await env.buyer.public.readContract({ address: env.d.disputeGame, abi: disputeGameAbi, functionName: "requiredBond", args: [jobId] });
+    await approveToken(env.buyer, { token: env.d.token, spender: env.d.disputeGame, amount: bondOnly });
+    const step = { disputeGame: env.d.disputeGame, jobId, segment: proof.segment, step: proof.step, traceRoot: proof.traceRoot, endStateHash: commits[0]!.endStateHash, hPrev: proof.prevStateHash, proofPrev: proof.prevProof, hStep: proof.stateHash, proofStep: proof.proof };
+    await expectRevert(challengeStep(env.buyer, step), "DisputeGameDepositNotApproved");
+    await approveToken(env.buyer, { token: env.d.token, spender: env.d.disputeGame, amount: maxUint256 });
+
+    const challengerBefore = await creditsOf(env.challenger, { deployment: env.d });
     const { disputeId, bond } = await openChallenge(env.challenger, { disputeGame: env.d.disputeGame, token: env.d.token, jobId, audit: proof, endStateHash: commits[0]!.endStateHash });
     const before = await creditsOf(env.provider, { deployment: env.d });
     await env.mine(PARAMS_SEED_BLOCKS + 1);
@@ -151,6 +171,8 @@ describe("dispute: panel path end to end", function () {
     expect(reveals.filter((a) => a === "revealed")).to.have.length(2);
     await expectRevert(resolveDispute(env.challenger, { disputeGame: env.d.disputeGame, disputeId }), "DisputeGameVotingOpen");
     await env.increaseTime(3601);
+    const feesBefore = new Map<string, bigint>();
+    for (const a of env.auditors) feesBefore.set(a.account.address, (await creditsOf(a, { deployment: env.d })).disputeGame);
     await resolveDispute(env.challenger, { disputeGame: env.d.disputeGame, disputeId });
     const after = await getDispute(env.challenger.public, { disputeGame: env.d.disputeGame, disputeId });
     expect(after.outcome).to.equal("PanelValid");
@@ -160,6 +182,10 @@ describe("dispute: panel path end to end", function () {
     const majority = env.auditors.filter((a) => d.panel.includes(a.account.address) && a !== silent);
     const got = await Promise.all(majority.map((a) => creditsOf(a, { deployment: env.d })));
     expect(got.reduce((s, c) => s + c.auditorRegistry, 0n)).to.equal(parseEther("2"));
+    // the two Valid revealers earned their fees; the silent member's fee went back to the challenger
+    for (const [i, c] of got.entries()) expect(c.disputeGame - feesBefore.get(majority[i]!.account.address)!).to.equal(parseEther("0.05"));
+    expect((await creditsOf(silent, { deployment: env.d })).disputeGame).to.equal(feesBefore.get(silent.account.address));
+    expect((await creditsOf(env.challenger, { deployment: env.d })).disputeGame - challengerBefore.disputeGame).to.equal(parseEther("0.05"));
   });
 
   it("openChallenge refuses an audit that passed, and pouw dispute status rejects a bad job id", async () => {

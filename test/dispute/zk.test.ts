@@ -64,12 +64,17 @@ describe("dispute: Groth16 path for the circuit model class", function () {
     const { jobId, tree } = await circuitJob(async () => honest.weights);
     const disputeId = await challenge(jobId, tree, 2);
     const before = await creditsOf(env.provider, { deployment: env.d });
+    const challengerBefore = await creditsOf(env.challenger, { deployment: env.d });
     const r = await defendDispute(env.provider, { disputeGame: env.d.disputeGame, disputeId, circuit: { input: { w: honest.weights[1]!, ...batches[1]!, lr: LR }, batchProof: batchTree.proof(2) } });
     expect(r.action).to.equal("proved");
     const d = await getDispute(env.provider.public, { disputeGame: env.d.disputeGame, disputeId });
     expect(d.outcome).to.equal("Proven");
     const after = await creditsOf(env.provider, { deployment: env.d });
     expect(after.disputeGame - before.disputeGame).to.equal(d.bond);
+    // no panel voted: every fee (3 members * 0.05) goes back to the challenger, who still loses its bond
+    expect(d.fees).to.equal(parseEther("0.15"));
+    const challengerAfter = await creditsOf(env.challenger, { deployment: env.d });
+    expect(challengerAfter.disputeGame - challengerBefore.disputeGame).to.equal(parseEther("0.15"));
   });
 
   it("a proof for a wrong W' is rejected", async () => {

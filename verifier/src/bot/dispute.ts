@@ -3,7 +3,7 @@
  * DisputeGame to its end (docs/disputes.md):
  *
  *   challenge  for a finding with a step claim on a job with no open dispute (by anyone, nor an open challenge
- *              intent of this bot: one fault outcome slashes the whole lock): two intents, `approveBond:J:S` (the exact requiredBond(J)) and
+ *              intent of this bot: one fault outcome slashes the whole lock): two intents, `approveBond:J:S` (the exact requiredDeposit(J): bond plus panel fees) and
  *              `challenge:J:S`, recorded atomically with the audit result; reconciled after a restart by the
  *              Challenged events of (job, step) (a challenge by anyone else counts as done).
  *   follow     Challenged events are scanned from a cursor (meta `disputeCursor`); each dispute not yet resolved
@@ -136,12 +136,13 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
       // One open dispute per job is enough: its fault outcome slashes the whole lock and refunds the job.
       const open = await getJobDisputes(pub, { disputeGame: game, jobId: f.jobId, fromBlock: BigInt(deployment.startBlock) });
       for (const o of open) if ((await getDispute(pub, { disputeGame: game, disputeId: o.disputeId })).phase !== "resolved") return [];
-      const bond = await read("requiredBond", () => pub.readContract({ address: game, abi: disputeGameAbi, functionName: "requiredBond", args: [f.jobId] }));
+      // challenge pulls the bond and the panel's fees in one transfer: approve both (requiredDeposit)
+      const deposit = await read("requiredDeposit", () => pub.readContract({ address: game, abi: disputeGameAbi, functionName: "requiredDeposit", args: [f.jobId] }));
       const c = f.claim;
       const k = `${f.jobId}:${f.segment}`;
       const finding = { jobId: f.jobId.toString(), segment: f.segment, step: c.step };
       return [
-        { key: `approveBond:${k}`, kind: "approveBond", jobId: f.jobId.toString(), segment: f.segment, payload: { to: deployment.token, data: encodeFunctionData({ abi: [approveAbi], functionName: "approve", args: [game, bond] }), finding } },
+        { key: `approveBond:${k}`, kind: "approveBond", jobId: f.jobId.toString(), segment: f.segment, payload: { to: deployment.token, data: encodeFunctionData({ abi: [approveAbi], functionName: "approve", args: [game, deposit] }), finding } },
         {
           key: `challenge:${k}`,
           kind: "challenge",

@@ -1,7 +1,8 @@
 /**
  * Open a dispute on one step (DisputeGame.challenge): the provider's leaves h(step-1) and h(step) with Merkle proofs
- * against the segment's committed (traceRoot, endStateHash). The bond `DisputeGame.requiredBond(jobId)` is pulled
- * from the caller: approve the DisputeGame for it first (verifier/src/dispute/challenge.ts does both).
+ * against the segment's committed (traceRoot, endStateHash). The deposit `DisputeGame.requiredDeposit(jobId)` (the bond
+ * `requiredBond(jobId)` plus panelSize * panelFee) is pulled from the caller in one transfer: approve the DisputeGame
+ * for it first (verifier/src/dispute/challenge.ts does both; DisputeGameDepositNotApproved otherwise).
  *
  * @example
  *   const { disputeId } = await challengeStep(clients, { disputeGame, jobId, segment: 1, step: 7, traceRoot, endStateHash,
@@ -26,7 +27,7 @@ export type ChallengeStepParameters = SendOptions & {
   proofStep: readonly Hex[];
 };
 
-export type ChallengeStepReturnType = SendResult & { disputeId: bigint; bond: bigint; seedBlock: bigint };
+export type ChallengeStepReturnType = SendResult & { disputeId: bigint; bond: bigint; fees: bigint; seedBlock: bigint };
 
 export async function challengeStep(clients: ChainClients, p: ChallengeStepParameters): Promise<ChallengeStepReturnType> {
   const r = await sendContractTx(
@@ -41,5 +42,5 @@ export async function challengeStep(clients: ChainClients, p: ChallengeStepParam
   );
   const [ev] = parseEventLogs({ abi: disputeGameAbi, logs: r.receipt.logs, eventName: "Challenged" });
   if (!ev) throw new ChainError(`challenge ${r.hash} emitted no Challenged event`);
-  return { ...r, disputeId: ev.args.disputeId, bond: ev.args.bond, seedBlock: ev.args.seedBlock };
+  return { ...r, disputeId: ev.args.disputeId, bond: ev.args.bond, fees: ev.args.fees, seedBlock: ev.args.seedBlock };
 }

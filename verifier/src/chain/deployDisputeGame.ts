@@ -28,6 +28,9 @@ export type DisputeParams = {
   commitWindowSeconds: number;
   revealWindowSeconds: number;
   panelForfeit: bigint;
+  /** Tokens per panel member the challenger deposits at `challenge`; a member earns it by revealing on the winning
+   * side (any reveal on NoDecision), the rest goes back to the challenger (docs/disputes.md). > 0. */
+  panelFee: bigint;
 };
 
 /** Defaults of the Ignition module (ignition/modules/market.ts) for an 18-decimal token. */
@@ -39,6 +42,9 @@ export const DEFAULT_DISPUTE_PARAMS: DisputeParams = {
   commitWindowSeconds: 24 * 3600,
   revealWindowSeconds: 24 * 3600,
   panelForfeit: 20n * 10n ** 18n,
+  // 0.05 token per member (0.15 per challenge with k = 3): pays one step's recompute and the vote's two transactions,
+  // and stays small next to the 1-token bond floor (docs/disputes.md, "panel fee").
+  panelFee: 5n * 10n ** 16n,
 };
 
 export type DeployDisputeGameParameters = { deployment: Deployment; params?: DisputeParams };

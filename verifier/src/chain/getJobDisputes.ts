@@ -16,6 +16,8 @@ export type JobDisputeOpened = {
   segment: number;
   step: number;
   bond: bigint;
+  /** Panel fees deposited with the bond (panelSize * panelFee). */
+  fees: bigint;
   blockNumber: bigint;
   transactionHash: Hex;
 };
@@ -43,6 +45,7 @@ export async function getJobDisputes(client: PublicClient<Transport, Chain>, p: 
       segment: Number(l.args.segment),
       step: Number(l.args.step),
       bond: l.args.bond,
+      fees: l.args.fees,
       blockNumber: l.blockNumber,
       transactionHash: l.transactionHash,
     }))

@@ -1,6 +1,7 @@
 /**
  * Open a challenge from an audit result: the first bad step with the provider's own leaves and proofs (what
- * checks/recompute returns), posted with the bond DisputeGame.requiredBond(jobId) (approved here if needed).
+ * checks/recompute returns), posted with the deposit DisputeGame.requiredDeposit(jobId) (the bond plus the panel's fees;
+ * approved here if needed).
  *
  * @example
  *   const audit = await auditSegment(ctx, 1, { checks: ["recompute"] });
@@ -40,12 +41,12 @@ function proofOf(audit: OpenChallengeParameters["audit"]): ChallengeProof {
 
 export async function openChallenge(clients: ChainClients, p: OpenChallengeParameters): Promise<OpenChallengeReturnType> {
   const proof = proofOf(p.audit);
-  const bond = await withRetry(() => clients.public.readContract({ address: p.disputeGame, abi: disputeGameAbi, functionName: "requiredBond", args: [p.jobId] }), { what: "requiredBond" });
+  const deposit = await withRetry(() => clients.public.readContract({ address: p.disputeGame, abi: disputeGameAbi, functionName: "requiredDeposit", args: [p.jobId] }), { what: "requiredDeposit" });
   const allowance = await withRetry(
     () => clients.public.readContract({ address: p.token, abi: testTokenAbi, functionName: "allowance", args: [clients.account.address, p.disputeGame] }),
     { what: "allowance" },
   );
-  if (allowance < bond) await approveToken(clients, { token: p.token, spender: p.disputeGame, amount: bond });
+  if (allowance < deposit) await approveToken(clients, { token: p.token, spender: p.disputeGame, amount: deposit });
   const r = await challengeStep(clients, {
     disputeGame: p.disputeGame,
     jobId: p.jobId,
@@ -58,6 +59,6 @@ export async function openChallenge(clients: ChainClients, p: OpenChallengeParam
     hStep: proof.stateHash,
     proofStep: proof.proof,
   });
-  log.info({ jobId: p.jobId, step: proof.step, disputeId: r.disputeId, bond: r.bond.toString() }, "challenge opened");
+  log.info({ jobId: p.jobId, step: proof.step, disputeId: r.disputeId, bond: r.bond.toString(), fees: r.fees.toString() }, "challenge opened");
   return r;
 }
