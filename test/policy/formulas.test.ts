@@ -233,6 +233,16 @@ describe("policy: challenger bond and panel", () => {
     expect(0.9 * 0.5 * S - 0.1 * B - 0.2).to.be.closeTo(0, 1e-12);
     expectParamError(() => challengerStake({ lam: 0.5, eps: 0.5, grief: 1, kc: 0.2 }), "must be < 0.5");
   });
+
+  it("challenger stake with panel fees: the fees a panel decision costs the challenger count like kc (0.415/0.4 = 1.0375)", () => {
+    // DisputeGame panelFee 0.05 per member, 3 members: an honest challenger pays up to 0.15 when the panel decides
+    const { S } = challengerStake({ lam: 0.5, eps: 0.1, grief: 1, kc: 0.2, fees: 0.15 });
+    close(S, 1.0375);
+    const { B } = challengeBond({ lam: 0.5, S, eps: 0.1, grief: 1 });
+    expect(0.9 * 0.5 * S - 0.1 * B - 0.2 - 0.15).to.be.closeTo(0, 1e-12);
+    expect(S).to.be.greaterThan(challengerStake({ lam: 0.5, eps: 0.1, grief: 1, kc: 0.2 }).S);
+    expectParamError(() => challengerStake({ lam: 0.5, eps: 0.1, grief: 1, kc: 0.2, fees: -1 }), "fees");
+  });
 });
 
 describe("policy: brier rent", () => {

@@ -56,6 +56,11 @@ export type ContractParams = {
   lam: number;
   /** kc: cost to an honest challenger of bringing a challenge: gas, proofs (tokens, >= 0). */
   challengeCost: number;
+  /**
+   * f: DisputeGame's panel fee per member (tokens, >= 0; default 0). A challenger whose dispute the panel decides
+   * pays up to n*f, so the honest-challenge constraint adds n*f to kc.
+   */
+  panelFee?: number;
   /** grief: value a malicious challenger gets from a frivolous challenge whatever its outcome (tokens, >= 0). */
   grief: number;
   /** e: probability that one juror votes wrongly, [0, 0.5). */
@@ -161,6 +166,7 @@ export function validateContractParams(p: ContractParams): ContractParams {
   nonNegative("capitalRate", p.capitalRate);
   positiveProbability("lam", p.lam);
   nonNegative("challengeCost", p.challengeCost);
+  if (p.panelFee !== undefined) nonNegative("panelFee", p.panelFee);
   nonNegative("grief", p.grief);
   probability("jurorError", p.jurorError);
   if (p.jurorError >= 0.5) throw new PolicyParamError(`jurorError must be < 0.5 (a majority of jurors must tend to be right), got ${p.jurorError}`);
@@ -263,7 +269,7 @@ export function contractAt(
       binding = s.name;
     }
   }
-  const sChal = challengerStake({ lam, eps: panel.eps, grief: params.grief, kc: params.challengeCost }).S;
+  const sChal = challengerStake({ lam, eps: panel.eps, grief: params.grief, kc: params.challengeCost, fees: panel.n * (params.panelFee ?? 0) }).S;
   let S = sDet;
   if (sChal > S) {
     S = sChal;
@@ -420,7 +426,7 @@ export async function solveContractLp(
     rows.push(` deter${i}: ${term(Q, "S")} >= ${num(s.computeSaving - F * Q)}`);
   }
   rows.push(` frivolous: ${term(1 - eps, "B")} ${term(-eps * lam, "S")} >= ${num(params.grief / C)}`);
-  rows.push(` honest: ${term((1 - eps) * lam, "S")} ${term(-eps, "B")} >= ${num(params.challengeCost / C)}`);
+  rows.push(` honest: ${term((1 - eps) * lam, "S")} ${term(-eps, "B")} >= ${num((params.challengeCost + panel.n * (params.panelFee ?? 0)) / C)}`);
   rows.push(` bribe: ${term(muW, "A")} ${term(-W * (1 - lam), "S")} >= ${num(W * F)}`);
   const lp = ["Minimize", " obj: S + B + A", "Subject To", ...rows, "Bounds", " S >= 0", " B >= 0", " A >= 0", "End"].join("\n");
   const h = await highs();

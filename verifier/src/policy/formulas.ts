@@ -457,17 +457,21 @@ export function challengeBond(params: ChallengeBondParams): { B: number } {
 
 /**
  * Smallest stake at which an honest challenger still gains while a frivolous one does not, with the
- * bond at its lower bound: (1-eps)*lam*S >= eps*B + kc and B = (eps*lam*S + grief)/(1-eps) give
- * S >= (eps*grief + (1-eps)*kc) / (lam*(1-2*eps)). Needs eps < 1/2: a panel no better than a coin
- * makes every bond either deter honest challengers or admit frivolous ones.
+ * bond at its lower bound: (1-eps)*lam*S >= eps*B + kc + fees and B = (eps*lam*S + grief)/(1-eps) give
+ * S >= (eps*grief + (1-eps)*(kc + fees)) / (lam*(1-2*eps)). `fees` is what the challenger pays the panel
+ * when the panel decides (DisputeGame: at most n * panelFee, the fees of the members who reveal on the
+ * winning side; 0 when the provider concedes or proves): it counts like the challenger's own cost kc.
+ * Needs eps < 1/2: a panel no better than a coin makes every bond either deter honest challengers or
+ * admit frivolous ones.
  */
-export function challengerStake(params: { lam: number; eps: number; grief: number; kc: number }): { S: number } {
+export function challengerStake(params: { lam: number; eps: number; grief: number; kc: number; fees?: number }): { S: number } {
   const lam = positiveProbability("lam", params.lam);
   const eps = probability("eps", params.eps);
   const grief = nonNegative("grief", params.grief);
   const kc = nonNegative("kc", params.kc);
+  const fees = nonNegative("fees", params.fees ?? 0);
   if (eps >= 0.5) throw new PolicyParamError(`panel error eps must be < 0.5 for any challenger bond to work, got ${eps}`);
-  return { S: finiteResult("S", (eps * grief + (1 - eps) * kc) / (lam * (1 - 2 * eps))) };
+  return { S: finiteResult("S", (eps * grief + (1 - eps) * (kc + fees)) / (lam * (1 - 2 * eps))) };
 }
 
 export type AuditorBondParams = {
