@@ -352,7 +352,7 @@ async function main(): Promise<void> {
   const allAudits = summaries.flatMap((s) => s.audits);
   const trainMsPerSegment = rows.reduce((s, r) => s + r.providerMs, 0) / (rows.length * policy.segments);
   const report: DemoReport = {
-    title: "PoUW demo: one buyer, four providers, three auditors",
+    title: "PoUW demo: one buyer, four providers, four auditors",
     generatedAt: new Date().toISOString(),
     chainId,
     manifest: { path: manifestPath, hash: manifestHash(manifest), steps: manifest.training.steps, stepsPerSegment: manifest.training.stepsPerSegment, auditRate: manifest.policy.auditRate, model: `${manifest.model.arch}` },
