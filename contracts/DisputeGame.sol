@@ -68,8 +68,10 @@ contract DisputeGame is IDisputeGame {
 
     Params private _params;
     uint256 private _disputeCount;
-    uint256 private _openBonds;
-    uint256 private _openFees;
+    /// @dev Sums over open disputes, packed in one slot so that a challenge writes one word for both. Each bond and
+    /// fee deposit is a uint128; a sum past uint128 reverts the challenge (checked arithmetic), never wraps.
+    uint128 private _openBonds;
+    uint128 private _openFees;
     mapping(uint256 disputeId => Dispute) private _disputes;
     mapping(uint256 disputeId => mapping(address member => Ballot)) private _ballots;
     mapping(uint256 jobId => mapping(uint256 step => uint256 disputeId)) private _openByStep;
@@ -440,8 +442,8 @@ contract DisputeGame is IDisputeGame {
         d.hPrev = hPrev;
         d.hStep = hStep;
         _openByStep[jobId][step] = disputeId;
-        _openBonds += bond;
-        _openFees += fees;
+        _openBonds += uint128(bond); // fits: d.bond = bond.toUint128() above
+        _openFees += uint128(fees); // fits: panelFee * panelSize <= type(uint128).max (constructor)
         emit Challenged(disputeId, jobId, msg.sender, segment, step, hPrev, hStep, bond, fees, d.seedBlock);
         // Reverts (JobMarketChallengeWindowClosed, JobMarketNotDisputable) when the job can no longer be disputed.
         _market.freeze(jobId);
@@ -525,7 +527,7 @@ contract DisputeGame is IDisputeGame {
         d.status = Status.Resolved;
         d.outcome = outcome;
         delete _openByStep[jobId][d.step];
-        uint256 bond = d.bond;
+        uint128 bond = d.bond;
         _openBonds -= bond;
         bool fault = outcome == Outcome.Conceded || outcome == Outcome.PanelFault;
         bool challengerWrong = outcome == Outcome.Proven || outcome == Outcome.PanelValid;
@@ -549,8 +551,9 @@ contract DisputeGame is IDisputeGame {
     /// revealing on the majority side, or by revealing at all when there is no majority (it did the recompute); every
     /// fee nobody earned (conceded, proven, no panel, minority or silent members) goes back to the challenger.
     function _payFees(uint256 disputeId, Dispute storage d, Outcome outcome) private {
-        uint256 fees = d.fees;
-        _openFees -= fees;
+        uint128 deposited = d.fees;
+        _openFees -= deposited;
+        uint256 fees = deposited;
         bool counted = outcome == Outcome.PanelFault || outcome == Outcome.PanelValid || outcome == Outcome.NoDecision;
         if (counted && d.panelDrawn) {
             Vote majority = _majority(outcome);
