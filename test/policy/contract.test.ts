@@ -198,6 +198,23 @@ describe("policy: cheapest contract (closed form, HiGHS LP, brute force)", funct
     expect(() => optimiseContract({ ...params, metaAuditMenu: [0] }, actions)).to.throw(PolicyParamError, /metaAuditMenu\[0\]/);
   });
 
+  it("a panel fee counts like the challenger's cost: n*panelFee raises the challenger-bound stake, LP agrees", async () => {
+    const panel = choosePanel(base.jurorError, base.maxPanelError, base.maxPanel);
+    const full = [small.checks[0]!];
+    const withoutFee = contractAt(base, small, full, 1, panel)!;
+    const params = { ...base, panelFee: 0.5 };
+    const c = contractAt(params, small, full, 1, panel)!;
+    expect(c.bindingStake).to.equal("challenger");
+    // S = (eps*grief + (1-eps)*(kc + n*f)) / (lam*(1-2eps))
+    const eps = panel.eps;
+    const expected = (eps * base.grief + (1 - eps) * (base.challengeCost + panel.n * 0.5)) / (base.lam * (1 - 2 * eps));
+    expect(c.stake).to.be.closeTo(expected, 1e-9);
+    expect(c.stake).to.be.greaterThan(withoutFee.stake);
+    const lp = await solveContractLp(params, small, full, 1, panel);
+    expect(lp!.stake).to.be.closeTo(c.stake, 1e-6 * Math.max(1, c.stake));
+    expect(() => optimiseContract({ ...base, panelFee: -1 }, small)).to.throw(PolicyParamError, /panelFee must be >= 0/);
+  });
+
   it("picks the smallest odd panel that reaches the target panel error", () => {
     expect(choosePanel(0.1, 0.05, 11)).to.deep.include({ n: 3 });
     expect(choosePanel(0.1, 0.11, 11)).to.deep.include({ n: 1 });
