@@ -115,9 +115,9 @@ async function main(): Promise<void> {
   const detection = { path: packageDetectionPath(), matrix: loadDetectionMatrix(packageDetectionPath(), { isDefault: true }) };
   const dataTerms = await dataTermsFor(buyer.public, d, manifest);
   if (!dataTerms.attached) throw new Error(`no data terms: ${dataTerms.reason}`);
-  const { policy, payment, quote } = await jobPolicyFor(manifest, { detection, dataShareBps: dataTerms.terms.dataShareBps });
+  const { policy, payment, quote } = await jobPolicyFor(manifest, { detection, dataShareBps: dataTerms.terms.dataShareBps, panel: { size: disputeParams.panelSize, feeWei: disputeParams.panelFee } });
   const plantManifest = parseManifest({ ...manifest, policy: { ...manifest.policy, auditRate: 1 } });
-  const plantTerms = await jobPolicyFor(plantManifest, { detection, dataShareBps: dataTerms.terms.dataShareBps });
+  const plantTerms = await jobPolicyFor(plantManifest, { detection, dataShareBps: dataTerms.terms.dataShareBps, panel: { size: disputeParams.panelSize, feeWei: disputeParams.panelFee } });
   say(`quote (${detection.path}): audit rate ${quote!.cheapestAuditRate.toPrecision(3)}, stake ${tokens(policy.requiredStake)}: ${quote!.reason}`);
   const disputeGame = true;
   for (const p of providers) {

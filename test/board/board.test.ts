@@ -129,4 +129,26 @@ describe("board: segment records and provenance pointers over HTTP", function ()
     expect(none).to.be.instanceOf(ProvenanceNotPublishedError);
     expect((none as Error).message).to.include(server.url);
   });
+
+  it("with the anchored record hash, a source serving another provenance record is skipped for the next one", async () => {
+    const good = new TextEncoder().encode('{"format":"pouw-provenance-1","v":"anchored"}');
+    const stale = new TextEncoder().encode('{"format":"pouw-provenance-1","v":"stale"}');
+    await publishProvenance(providerBoard, MARKET, 9n, good);
+    // a second party's server whose board points job 9 at another record
+    const otherStore = new LocalDirStore(join(dir, "other/store"));
+    const other = new SegmentBoard(join(dir, "other/board"), otherStore);
+    await publishProvenance(other, MARKET, 9n, stale);
+    const otherServer = await startContentServer({ store: otherStore, board: new LocalDirBoard(other.dir), port: 0 });
+    try {
+      const first = await lookupProvenance(reader("buyer-3", [otherServer.url, server.url]), MARKET, 9n);
+      expect(new TextDecoder().decode(first.bytes)).to.include("stale"); // without the anchor the first source wins
+      const anchored = await lookupProvenance(reader("buyer-4", [otherServer.url, server.url]), MARKET, 9n, { anchoredRecordHash: keccak256(good) });
+      expect(new TextDecoder().decode(anchored.bytes)).to.include("anchored");
+      // no source has the anchored record: the first one fetched comes back, for verification to name what differs
+      const only = await lookupProvenance(reader("buyer-5", [otherServer.url]), MARKET, 9n, { anchoredRecordHash: keccak256(good) });
+      expect(new TextDecoder().decode(only.bytes)).to.include("stale");
+    } finally {
+      await otherServer.close();
+    }
+  });
 });

@@ -46,12 +46,15 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
       jobId: string;
       stakeFrom: string;
       policy: { segments: number; stepsPerSegment: number; requiredStake: string };
-      quote: { detection: string; auditRate: number; manifestAuditRate: number; sizedForAuditRate: number; stakeWei: string; bindingStake: string; forfeitShare: number; reason: string } | null;
+      quote: { detection: string; auditRate: number; manifestAuditRate: number; sizedForAuditRate: number; stakeWei: string; bindingStake: string; forfeitShare: number; panelSize: number; panelFee: number; reason: string } | null;
       dataTerms: { attached: boolean; minTier: number; dataShareBps: number; corpora: { corpusId: string; tokens: string; payout: string }[] };
     };
     expect(created.dataTerms).to.deep.include({ attached: true, minTier: 4, dataShareBps: 1000 });
     expect(created.dataTerms.corpora).to.deep.equal([{ name: "mnist-digits", contentId: "bafkreiedkmci2krpbghjxi5aiuvbzxteeuq24mknx44c5okfunopejw46m", corpusId: "1", tokens: "10000", payout }]);
     expect(created.quote!.forfeitShare).to.equal(0.9);
+    // the quote models the deployed DisputeGame's panel (read from the chain): 3 members at 0.05 token each
+    expect(created.quote!.panelSize).to.equal(3);
+    expect(created.quote!.panelFee).to.equal(0.05);
     expect(created).to.deep.include({ jobId: "1", stakeFrom: "quote" });
     expect(created.policy).to.deep.include({ segments: 3, stepsPerSegment: 4 });
     expect(created.quote).to.deep.include({ detection: join(ROOT, "bench/results/detection.json"), manifestAuditRate: 1, stakeWei: created.policy.requiredStake });

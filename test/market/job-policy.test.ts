@@ -8,7 +8,8 @@ import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { jobPolicyFor, JobPolicyError, type DetectionSource } from "../../verifier/src/market/job-policy.ts";
 import { parseManifest, type Manifest } from "../../verifier/src/ml/index.ts";
-import { catchProbability, DEFAULT_DETECTION_PATH, loadDetectionMatrix, packageDetectionPath, quotePolicy } from "../../verifier/src/policy/index.ts";
+import { catchProbability, DEFAULT_DETECTION_PATH, DEFAULT_QUOTE_OPTIONS, loadDetectionMatrix, packageDetectionPath, quotePolicy } from "../../verifier/src/policy/index.ts";
+import { DEFAULT_DISPUTE_PARAMS } from "../../verifier/src/chain/deployDisputeGame.ts";
 
 const tiny = JSON.parse(readFileSync("examples/tiny.json", "utf8")) as Record<string, unknown> & { policy: Record<string, unknown> };
 const manifestWith = (policy: Record<string, unknown>): Manifest => parseManifest({ ...tiny, policy: { ...tiny.policy, ...policy } });
@@ -40,7 +41,8 @@ describe("market: jobPolicyFor (stake from the quote, the manifest or a flag)", 
     expect(d.policy.requiredStake).to.not.equal(BigInt(m.policy.providerStakeWei));
     expect(d.quote).to.deep.include({ cheapestAuditRate: q.auditRate, manifestAuditRate: 0.5, sizedForAuditRate: q.auditRate, stakeWei: q.stakeWei, bindingStake: q.bindingStake, detection: detection.path });
     expect(d.quote!.checks).to.deep.equal(q.checks);
-    expect(d.quote!.reason).to.match(new RegExp(`cheapest contract audits at .*stake set by deterring ${q.bindingStake}`));
+    const by = q.bindingStake === "challenger" ? "the honest challenger's reward" : `deterring ${q.bindingStake}`;
+    expect(d.quote!.reason).to.match(new RegExp(`cheapest contract audits at .*stake set by ${by}`));
   });
 
   it("sizes the stake for the manifest's audit rate when it is below the cheapest rate, and that stake deters there", async () => {
@@ -62,8 +64,11 @@ describe("market: jobPolicyFor (stake from the quote, the manifest or a flag)", 
 
   it("quotes with the contract's challenger share and forfeits only the provider's pay under a data share", async () => {
     const m = manifestWith({ auditRate: 0.5 });
-    const plain = await jobPolicyFor(m, { payment, detection });
-    const shared = await jobPolicyFor(m, { payment, detection, dataShareBps: 1_000 });
+    // the deployed panel (3 members), as buyer create quotes: a measured cheat, not the challenger, sets the stake
+    const panel = { size: DEFAULT_DISPUTE_PARAMS.panelSize, feeWei: DEFAULT_DISPUTE_PARAMS.panelFee };
+    const plain = await jobPolicyFor(m, { payment, detection, panel });
+    const shared = await jobPolicyFor(m, { payment, detection, dataShareBps: 1_000, panel });
+    expect(plain.quote!.bindingStake).to.not.equal("challenger");
     expect(plain.quote!.forfeitShare).to.equal(1);
     expect(shared.quote!.forfeitShare).to.equal(0.9);
     expect(shared.policy.requiredStake > plain.policy.requiredStake).to.equal(true);
@@ -93,5 +98,25 @@ describe("market: jobPolicyFor (stake from the quote, the manifest or a flag)", 
     await rejects(jobPolicyFor(m, { payment, detection, overrides: { challengerBps: 0, buyerBps: 8_000 } }), /pays challengers nothing.*--stake or --no-quote/);
     await rejects(jobPolicyFor(m, { payment, dataShareBps: 10_001 }), /data share must be 0\.\.10000 bps/);
     await rejects(jobPolicyFor(m, { payment, overrides: { burnBps: 0 } }), /must sum to 10000 bps/);
+  });
+
+  it("models the deployed panel: its size and the fee an honest challenger pays each member", async () => {
+    const m = manifestWith({ auditRate: 0.5 });
+    const deployed = { size: DEFAULT_DISPUTE_PARAMS.panelSize, feeWei: DEFAULT_DISPUTE_PARAMS.panelFee };
+    const base = await jobPolicyFor(m, { payment, detection, panel: deployed });
+    expect(base.quote!.quote.panelSize).to.equal(3);
+    expect(base.quote!.quote.panelError).to.be.closeTo(0.028, 1e-12); // P(Bin(3, 0.1) >= 2)
+    expect(base.quote!.quote.options.panelFee).to.equal(0.05);
+    expect(DEFAULT_QUOTE_OPTIONS.panelFee).to.equal(0); // pouw quote prices no fee unless --panel-fee is given
+    // a panel fee of 3 tokens per member on a 1-token job: an honest challenger must expect 3*3 tokens more from the slash
+    const dear = await jobPolicyFor(m, { payment, detection, panel: { size: 3, feeWei: 3n * 10n ** 18n } });
+    expect(dear.policy.requiredStake > base.policy.requiredStake).to.equal(true);
+    const e = dear.quote!.quote.panelError, lam = dear.quote!.quote.options.lam;
+    // (1-eps)*lam*S - eps*B >= kc + n*f: the stake alone must exceed n*f/((1-eps)*lam)
+    expect(Number(dear.policy.requiredStake) / 1e18).to.be.at.least((3 * 3) / ((1 - e) * lam));
+    let err: unknown;
+    await jobPolicyFor(m, { payment, detection, panel: { size: 2, feeWei: 1n } }).catch((e: unknown) => (err = e));
+    expect(err).to.be.instanceOf(JobPolicyError);
+    expect((err as Error).message).to.match(/panel size must be odd/);
   });
 });

@@ -110,6 +110,18 @@ describe("cli: pouw quote", function () {
     expect(JSON.parse(r.stdout).auditRate).to.equal(0.5);
   });
 
+  it("--panel-fee prices the fees a challenger pays the panel into the stake", async () => {
+    // one at a time: pouw() captures this process's stdout
+    const plain = await pouw("quote", "--manifest", MAN, "--detection", DET, "--json");
+    const fee = await pouw("quote", "--manifest", MAN, "--detection", DET, "--panel-fee", "5", "--json");
+    expect(plain.code, plain.stderr).to.equal(0);
+    expect(fee.code, fee.stderr).to.equal(0);
+    const [a, b] = [JSON.parse(plain.stdout), JSON.parse(fee.stdout)];
+    expect(a.options.panelFee).to.equal(0);
+    expect(b.options.panelFee).to.equal(5);
+    expect(BigInt(b.stakeWei) > BigInt(a.stakeWei)).to.equal(true);
+  });
+
   it("prints a readable table", async () => {
     const r = await pouw("quote", "--manifest", MAN, "--detection", DET, "--capital-rate", "0.02");
     expect(r.code, r.stderr).to.equal(0);
@@ -131,6 +143,7 @@ describe("cli: pouw quote", function () {
     ["a non-number option", ["quote", "--manifest", MAN, "--detection", DET, "--lam", "half"], /--lam must be a finite number/],
     ["a missing detection file", ["quote", "--manifest", MAN, "--detection", "/nonexistent/d.json"], /does not exist/],
     ["an audit rate of 0", ["quote", "--manifest", MAN, "--detection", DET, "--audit-rate", "0"], /auditRate must be in \(0, 1\]/],
+    ["a negative panel fee", ["quote", "--manifest", MAN, "--detection", DET, "--panel-fee", "-0.1"], /panelFee must be >= 0/],
   ];
   for (const [what, argv, reason] of badQuote) {
     it(`exits 2 with a one-line reason on ${what}`, async () => {

@@ -44,3 +44,4 @@ export * from "./claimDisputeCredit.ts";
 export * from "./setCircuitTerms.ts";
 export * from "./getDispute.ts";
 export * from "./getJobDisputes.ts";
+export * from "./getDisputeParams.ts";

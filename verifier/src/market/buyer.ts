@@ -89,7 +89,10 @@ export async function fetchVerified(ctx: FetchVerifiedContext, jobId: bigint, ou
   const job = await getJob(clients.public, { jobMarket: d.jobMarket, jobId });
   if (job.status === "None") throw new FetchResultError(`job ${jobId} does not exist`);
   if (job.status !== "Finalized") throw new FetchResultError(`job ${jobId} is ${job.status}: its provenance is anchored by the final provider after finalize (pouw provider claim)`);
-  const { bytes: recordBytes } = await lookupProvenance(ctx.board, d.jobMarket, jobId);
+  const chain = viemProvenanceChain(clients.public, { jobMarket: d.jobMarket });
+  // with an anchor, only the anchored record is taken: a source serving another one is skipped for the next
+  const anchor = await chain.provenance(jobId);
+  const { bytes: recordBytes } = await lookupProvenance(ctx.board, d.jobMarket, jobId, anchor ? { anchoredRecordHash: anchor.recordHash } : {});
   const { record } = parseProvenanceBytes(recordBytes);
   if (record.jobId !== jobId.toString()) throw new ProvenanceMismatchError([{ item: "job", detail: `the record published for job ${jobId} is for job ${record.jobId}` }]);
 
@@ -110,7 +113,7 @@ export async function fetchVerified(ctx: FetchVerifiedContext, jobId: bigint, ou
   const report = await verifyProvenance({
     recordBytes,
     weightsBytes,
-    chain: viemProvenanceChain(clients.public, { jobMarket: d.jobMarket }),
+    chain,
     deployment: { chainId: d.chainId, jobMarket: d.jobMarket },
     ...(options.corpusBytes ? { corpusBytes: options.corpusBytes } : {}),
   });

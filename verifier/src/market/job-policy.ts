@@ -13,7 +13,7 @@
 import { InputError } from "../errors/index.ts";
 import type { JobPolicy } from "../chain/createJob.ts";
 import type { Manifest } from "../ml/index.ts";
-import { quotePolicy, type DetectionMatrix, type Quote, type QuoteOptions } from "../policy/index.ts";
+import { DEFAULT_QUOTE_OPTIONS, panelError, quotePolicy, type DetectionMatrix, type Quote, type QuoteOptions } from "../policy/index.ts";
 
 export const DEFAULT_SEGMENT_TIMEOUT_SECONDS = 3_600;
 /** Fault-slash split: challenger, buyer, burn (basis points). The quote's lam is the challenger share. */
@@ -63,6 +63,12 @@ export type JobPolicyOptions = {
   detection?: DetectionSource;
   /** Share of the payment the job's data terms credit to contributors (bps, default 0); the rest is what a caught provider forfeits. */
   dataShareBps?: number;
+  /**
+   * The deployment's dispute panel (DisputeGame params: panelSize, panelFee in wei per member). The quote then
+   * models that panel (its error under the quote's juror-error assumption) and the fees an honest challenger
+   * bears, instead of the quote's own panel choice (default: the quote's choice and panel fee).
+   */
+  panel?: { size: number; feeWei: bigint };
   overrides?: PolicyOverrides;
 };
 
@@ -101,6 +107,12 @@ async function quoteStake(manifest: Manifest, payment: bigint, detection: Detect
   };
 }
 
+/** Quote options that make the optimiser's panel the deployed one: size n, its error under the juror model, its fee. */
+function deployedPanel(panel: { size: number; feeWei: bigint }): Partial<QuoteOptions> {
+  if (!Number.isInteger(panel.size) || panel.size < 1 || panel.size % 2 === 0) throw new JobPolicyError(`the deployment's panel size must be odd and positive, got ${panel.size}`);
+  return { maxPanel: panel.size, maxPanelError: panelError(panel.size, DEFAULT_QUOTE_OPTIONS.jurorError), panelFee: Number(panel.feeWei) / 1e18 };
+}
+
 export async function jobPolicyFor(manifest: Manifest, opts: JobPolicyOptions): Promise<DerivedPolicy> {
   const { steps, stepsPerSegment } = manifest.training;
   const segments = steps / stepsPerSegment;
@@ -129,7 +141,11 @@ export async function jobPolicyFor(manifest: Manifest, opts: JobPolicyOptions): 
   } else if (opts.detection !== undefined) {
     if (shares.challengerBps === 0) throw new JobPolicyError("--challenger-bps 0 pays challengers nothing, so no stake can be quoted: pass --stake or --no-quote");
     // the quote's lam is the contract's challenger share; a caught provider forfeits only its own pay
-    quote = await quoteStake(manifest, payment, opts.detection, { lam: shares.challengerBps / BPS, forfeitShare: (BPS - dataShareBps) / BPS });
+    quote = await quoteStake(manifest, payment, opts.detection, {
+      lam: shares.challengerBps / BPS,
+      forfeitShare: (BPS - dataShareBps) / BPS,
+      ...(opts.panel ? deployedPanel(opts.panel) : {}),
+    });
     requiredStake = BigInt(quote.stakeWei);
     stakeFrom = "quote";
   }

@@ -53,6 +53,13 @@ export type QuoteOptions = {
   /** Audit-rate grid points (default 200). */
   grid: number;
   /**
+   * Tokens (18 decimals) the challenger pays each panel member when a panel decides (the DisputeGame's
+   * panelFee). Adds n * panelFee to an honest challenger's cost (docs/disputes.md). Default 0: the quote's
+   * own panel (n chosen for maxPanelError, 23 at the defaults) is a recommendation, not a deployed game;
+   * `buyer create` prices the deployed panel's size and fee (market/job-policy.ts).
+   */
+  panelFee: number;
+  /**
    * p: audit rate fixed by the job (the manifest's policy.auditRate, which auditors sample at); null
    * (default) lets the optimiser choose it.
    */
@@ -72,6 +79,7 @@ export const DEFAULT_QUOTE_OPTIONS: Readonly<QuoteOptions> = Object.freeze({
   metaAuditRate: null,
   workersPerAuditor: 1,
   grid: 200,
+  panelFee: 0,
   auditRate: null,
 });
 
@@ -135,6 +143,7 @@ export function quoteOptions(partial: Partial<QuoteOptions> = {}): QuoteOptions 
   nonNegative("forfeitShare", o.forfeitShare);
   nonNegative("challengeCostShare", o.challengeCostShare);
   nonNegative("griefShare", o.griefShare);
+  nonNegative("panelFee", o.panelFee);
   if (o.auditRate !== null) positiveProbability("auditRate", o.auditRate);
   return o;
 }
@@ -171,6 +180,7 @@ export async function quotePolicy(job: QuoteJob, matrix: DetectionMatrix, partia
     ...(o.metaAuditRate === null ? { metaAuditMenu: [...META_AUDIT_MENU] } : {}),
     workersPerAuditor: o.workersPerAuditor,
     grid: o.grid,
+    panelFee: o.panelFee * 1e18,
     ...(o.auditRate !== null ? { fixedAuditRate: o.auditRate } : {}),
   };
   const actions = actionSetFromMatrix(matrix);

@@ -6,7 +6,7 @@
  * record (verified against the chain), cancel an unaccepted job, and claim refunds.
  */
 import type { Command } from "commander";
-import { cancelJob, claimPayment, getJob, getSegmentCommits, jobMarketAbi } from "../../chain/index.ts";
+import { cancelJob, claimPayment, getDisputeParams, getJob, getSegmentCommits, jobMarketAbi } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { fetchVerified, postJob } from "../../market/buyer.ts";
 import { dataTermsFor, DEFAULT_DATA_SHARE_BPS, type DataTermsMode } from "../../market/data-terms.ts";
@@ -45,6 +45,7 @@ const quoteJson = (q: StakeQuote) => ({
   challengerBondWei: q.quote.challengerBondWei,
   auditorBondWei: q.quote.auditorBondWei,
   panelSize: q.quote.panelSize,
+  panelFee: q.quote.options.panelFee,
   reason: q.reason,
 });
 
@@ -96,8 +97,11 @@ export function registerBuyer(program: Command): void {
     const payment = s("pay") !== undefined ? parseAmount("--pay", s("pay")!) : undefined;
     const ctx = await marketContext(opts as never);
     const terms = await dataTermsFor(ctx.clients.public, ctx.deployment, manifest, { dataShareBps, mode: termsMode });
+    // the quote models the deployed dispute panel: its size, and the fee a challenger pays each member
+    const game = ctx.deployment.disputeGame ? await getDisputeParams(ctx.clients.public, { disputeGame: ctx.deployment.disputeGame }) : undefined;
     const derived = await jobPolicyFor(manifest, {
       ...(payment !== undefined ? { payment } : {}),
+      ...(game ? { panel: { size: game.panelSize, feeWei: game.panelFee } } : {}),
       ...(detection ? { detection } : {}),
       // a caught provider forfeits only its own pay: the payment less the data share
       dataShareBps: terms.attached ? terms.terms.dataShareBps : 0,

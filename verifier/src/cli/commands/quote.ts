@@ -27,6 +27,7 @@ const NUMERIC_OPTIONS: { key: keyof QuoteOptions; flag: string; help: string }[]
   { key: "metaAuditRate", flag: "meta-audit-rate", help: "mu: probability an audit is meta-audited (default: chosen from 0.02..1)" },
   { key: "workersPerAuditor", flag: "workers-per-auditor", help: "W: providers one auditor audits at once" },
   { key: "grid", flag: "grid", help: "audit-rate grid points before golden-section refinement" },
+  { key: "panelFee", flag: "panel-fee", help: "tokens a challenger pays each panel member when a panel decides (the DisputeGame's panelFee)" },
   { key: "auditRate", flag: "audit-rate", help: "p: fix the audit rate per segment, (0, 1] (default: chosen by the optimiser)" },
 ];
 
