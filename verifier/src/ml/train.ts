@@ -72,7 +72,6 @@ async function mkdirs(dir: string): Promise<void> {
 
 const lossE6 = (loss: number): number => (Number.isFinite(loss) ? Math.round(loss * 1e6) : 2 ** 31 - 1);
 
-
 export async function train(run: Run, options: TrainOptions): Promise<TrainResult> {
   const started = performance.now();
   const outDir = resolve(options.outDir);
