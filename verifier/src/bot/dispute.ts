@@ -6,6 +6,14 @@
  *              intent of this bot: one fault outcome slashes the whole lock): two intents, `approveBond:J:S` (the exact requiredDeposit(J): bond plus panel fees) and
  *              `challenge:J:S`, recorded atomically with the audit result; reconciled after a restart by the
  *              Challenged events of (job, step) (a challenge by anyone else counts as done).
+ *   again      when a dispute this bot opened resolves NoDecision (a tie, nobody revealed, too few eligible auditors)
+ *              and the bot still holds the failing audit with its step claim (its last challenge intent for the
+ *              segment), it opens a new round while JobMarket can still freeze the job: `approveBond:J:S:rN` and
+ *              `challenge:J:S:rN` (same calldata, deposit re-read), recorded in the same SQLite transaction that marks
+ *              the dispute done, at most `maxChallengeRounds` challenges per (job, segment). A round waits while the
+ *              job has an unresolved dispute. Reconciliation of round N counts only a dispute on (job, step) that is
+ *              open or newer than the NoDecision it follows. PanelValid (the panel disagreed; the bond is lost) and
+ *              fault outcomes never start a round: re-challenging a step a panel judged valid would be griefing.
  *   follow     Challenged events are scanned from a cursor (meta `disputeCursor`); each dispute not yet resolved
  *              is read every tick (getDispute: its phase at the latest block).
  *   panel      servePanel (verifier/src/dispute/panel.ts): draws the panel once the seed block has passed, and if
@@ -20,8 +28,9 @@
  */
 import { encodeFunctionData, type Address, type Hex } from "viem";
 import type { Logger } from "pino";
-import { auditorRegistryAbi, disputeGameAbi, getDispute, getJobDisputes, withRetry, ContractRevertError, toChainError, type ChainClients, type Deployment } from "../chain/index.ts";
+import { auditorRegistryAbi, disputeGameAbi, getDispute, getJob, getJobDisputes, withRetry, ContractRevertError, toChainError, type ChainClients, type Deployment } from "../chain/index.ts";
 import { BallotStore, servePanel, type StepDecision } from "../dispute/index.ts";
+import { InputError } from "../errors/index.ts";
 import type { Run, TrainState } from "../ml/run.ts";
 import type { ContentStore } from "../store/index.ts";
 import type { StepClaim } from "./checks.ts";
@@ -96,19 +105,103 @@ export type ChainDisputeOptions = {
   deployment: Deployment;
   /** Where panel ballots (salts) are persisted, mode 0600, before each commit. */
   ballotsDir: string;
+  /**
+   * Most challenges this bot opens on one (job, segment), the first included (default 3): each of its own disputes
+   * that ends NoDecision starts another round until then.
+   */
+  maxChallengeRounds?: number;
 };
+
+export const DEFAULT_MAX_CHALLENGE_ROUNDS = 3;
+
+/** What a challenge intent's payload records about its round (round 1 has neither round nor after). */
+type FindingPayload = { jobId: string; segment: number; step: number; round?: number; after?: string };
 
 /** The real dispute step over DisputeGame (deployment.disputeGame must be set). */
 export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
   const game = o.deployment.disputeGame;
   if (!game) return noDisputeGame;
   const { clients, deployment } = o;
+  const maxRounds = o.maxChallengeRounds ?? DEFAULT_MAX_CHALLENGE_ROUNDS;
+  if (!Number.isInteger(maxRounds) || maxRounds < 1) throw new InputError(`maxChallengeRounds must be a whole number >= 1, got ${maxRounds}`);
   const ballots = new BallotStore(o.ballotsDir);
   const pub = clients.public;
   const read = <T>(what: string, f: () => Promise<T>) => withRetry(f, { what });
 
-  const challengeExists = async (jobId: bigint, step: number) =>
-    (await getJobDisputes(pub, { disputeGame: game, jobId, fromBlock: BigInt(deployment.startBlock) })).some((d) => d.step === step);
+  /**
+   * Whether the challenge of a round is done on chain: for round 1 any dispute on (job, step), by anyone; for a later
+   * round (`after` = the NoDecision dispute it follows) only an open dispute on (job, step) or one opened after it.
+   */
+  const challengeExists = async (jobId: bigint, step: number, after: bigint | undefined) => {
+    const onStep = (await getJobDisputes(pub, { disputeGame: game, jobId, fromBlock: BigInt(deployment.startBlock) })).filter((d) => d.step === step);
+    if (after === undefined) return onStep.length > 0;
+    if (onStep.some((d) => d.disputeId > after)) return true;
+    return (await read("openDisputeOf", () => pub.readContract({ address: game, abi: disputeGameAbi, functionName: "openDisputeOf", args: [jobId, BigInt(step)] }))) !== 0n;
+  };
+
+  /** Whether the job has a dispute not yet resolved (by anyone): a bot never opens a second one on the job. */
+  const hasUnresolved = async (jobId: bigint) => {
+    for (const o of await getJobDisputes(pub, { disputeGame: game, jobId, fromBlock: BigInt(deployment.startBlock) })) {
+      if ((await getDispute(pub, { disputeGame: game, disputeId: o.disputeId })).phase !== "resolved") return true;
+    }
+    return false;
+  };
+
+  const requiredDeposit = (jobId: bigint) => read("requiredDeposit", () => pub.readContract({ address: game, abi: disputeGameAbi, functionName: "requiredDeposit", args: [jobId] }));
+
+  /** The two intents of one round: approve exactly `deposit` (bond plus panel fees, pulled by challenge), then challenge. */
+  function roundIntents(finding: FindingPayload, deposit: bigint, challengeData: Hex): IntentSpec[] {
+    const round = finding.round ?? 1;
+    const k = `${finding.jobId}:${finding.segment}${round === 1 ? "" : `:r${round}`}`;
+    const common = { jobId: finding.jobId, segment: finding.segment };
+    return [
+      { key: `approveBond:${k}`, kind: "approveBond", ...common, payload: { to: deployment.token, data: encodeFunctionData({ abi: [approveAbi], functionName: "approve", args: [game!, deposit] }), finding } },
+      { key: `challenge:${k}`, kind: "challenge", ...common, payload: { to: game!, data: challengeData, finding } },
+    ];
+  }
+
+  /**
+   * After this bot's own dispute `f` resolved NoDecision: the next round's intents, recorded with `f` marked done in
+   * one SQLite transaction (a restart neither loses nor repeats the round). Returns "wait" while the job has an
+   * unresolved dispute (the round is decided again next tick), "done" otherwise.
+   */
+  async function nextRound(ctx: DisputeContext, f: Followed, followed: Followed[], log: Logger): Promise<"wait" | "done"> {
+    const seg = ctx.db.segment(f.jobId, f.segment);
+    const mine = ctx.db.allIntents().filter((i) => i.kind === "challenge" && i.job_id === f.jobId && i.segment === f.segment);
+    const prior = mine.filter((i) => (JSON.parse(i.payload) as { finding?: FindingPayload }).finding?.step === f.step).at(-1);
+    if (seg?.audit !== "bad" || !prior) {
+      log.info("own dispute ended NoDecision; no failing audit with this step claim held: no new round");
+      return "done";
+    }
+    const round = mine.length + 1;
+    if (round > maxRounds) {
+      log.warn({ rounds: mine.length, maxChallengeRounds: maxRounds }, "own dispute ended NoDecision; round limit reached: not challenging again");
+      return "done";
+    }
+    const jobId = BigInt(f.jobId);
+    const [job, block] = await Promise.all([
+      getJob(pub, { jobMarket: deployment.jobMarket, jobId }),
+      read("getBlock", () => pub.getBlock({ blockTag: "latest" })),
+    ]);
+    // JobMarket.freeze: only an Active job, or a Committed one inside its challenge window, can be disputed.
+    if (!(job.status === "Active" || (job.status === "Committed" && block.timestamp <= BigInt(job.deadline)))) {
+      log.info({ status: job.status, deadline: job.deadline }, "own dispute ended NoDecision; the job can no longer be challenged");
+      return "done";
+    }
+    if (await hasUnresolved(jobId)) {
+      log.debug("own dispute ended NoDecision; the job has an unresolved dispute: the next round waits");
+      return "wait";
+    }
+    const p = JSON.parse(prior.payload) as { data: Hex; finding: FindingPayload };
+    const intents = roundIntents({ jobId: f.jobId, segment: f.segment, step: f.step, round, after: f.id }, await requiredDeposit(jobId), p.data);
+    f.done = true;
+    ctx.db.tx(() => {
+      for (const i of intents) ctx.db.addIntent(i);
+      ctx.db.setMeta("disputes", JSON.stringify(followed));
+    });
+    log.warn({ round, maxChallengeRounds: maxRounds }, "own dispute ended NoDecision: challenging the step again");
+    return "done";
+  }
 
   async function scanDisputes(ctx: DisputeContext): Promise<Followed[]> {
     const head = await read("blockNumber", () => pub.getBlockNumber({ cacheTime: 0 }));
@@ -134,39 +227,22 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
     async challengeIntents(f) {
       if (!f.claim) return [];
       // One open dispute per job is enough: its fault outcome slashes the whole lock and refunds the job.
-      const open = await getJobDisputes(pub, { disputeGame: game, jobId: f.jobId, fromBlock: BigInt(deployment.startBlock) });
-      for (const o of open) if ((await getDispute(pub, { disputeGame: game, disputeId: o.disputeId })).phase !== "resolved") return [];
-      // challenge pulls the bond and the panel's fees in one transfer: approve both (requiredDeposit)
-      const deposit = await read("requiredDeposit", () => pub.readContract({ address: game, abi: disputeGameAbi, functionName: "requiredDeposit", args: [f.jobId] }));
+      if (await hasUnresolved(f.jobId)) return [];
       const c = f.claim;
-      const k = `${f.jobId}:${f.segment}`;
-      const finding = { jobId: f.jobId.toString(), segment: f.segment, step: c.step };
-      return [
-        { key: `approveBond:${k}`, kind: "approveBond", jobId: f.jobId.toString(), segment: f.segment, payload: { to: deployment.token, data: encodeFunctionData({ abi: [approveAbi], functionName: "approve", args: [game, deposit] }), finding } },
-        {
-          key: `challenge:${k}`,
-          kind: "challenge",
-          jobId: f.jobId.toString(),
-          segment: f.segment,
-          payload: {
-            to: game,
-            data: encodeFunctionData({
-              abi: disputeGameAbi,
-              functionName: "challenge",
-              args: [f.jobId, BigInt(f.segment), BigInt(c.step), f.traceRoot, f.endStateHash, c.prevStateHash, c.prevProof, c.stateHash, c.proof],
-            }),
-            finding,
-          },
-        },
-      ];
+      const data = encodeFunctionData({
+        abi: disputeGameAbi,
+        functionName: "challenge",
+        args: [f.jobId, BigInt(f.segment), BigInt(c.step), f.traceRoot, f.endStateHash, c.prevStateHash, c.prevProof, c.stateHash, c.proof],
+      });
+      return roundIntents({ jobId: f.jobId.toString(), segment: f.segment, step: c.step }, await requiredDeposit(f.jobId), data);
     },
 
     async alreadyDone(i, me) {
-      const p = JSON.parse(i.payload) as { finding?: { jobId: string; step: number }; disputeId?: string };
+      const p = JSON.parse(i.payload) as { finding?: FindingPayload; disputeId?: string };
       switch (i.kind) {
         case "approveBond":
         case "challenge":
-          return challengeExists(BigInt(p.finding!.jobId), p.finding!.step);
+          return challengeExists(BigInt(p.finding!.jobId), p.finding!.step, p.finding!.after === undefined ? undefined : BigInt(p.finding!.after));
         case "resolveDispute":
           return (await getDispute(pub, { disputeGame: game, disputeId: BigInt(p.disputeId!) })).phase === "resolved";
         case "claimDispute":
@@ -185,6 +261,9 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
         const disputeId = BigInt(f.id);
         const d = await getDispute(pub, { disputeGame: game, disputeId });
         if (d.phase === "resolved") {
+          if (d.outcome === "NoDecision" && d.challenger.toLowerCase() === ctx.me.toLowerCase()) {
+            if ((await nextRound(ctx, f, followed, log)) === "wait") continue;
+          }
           f.done = true;
           log.info({ outcome: d.outcome }, "dispute resolved");
           continue;

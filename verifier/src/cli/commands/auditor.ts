@@ -5,7 +5,8 @@
 import { join } from "node:path";
 import type { Command } from "commander";
 import { auditorRegistryAbi, claimBondCredit, claimStakeCredit, postBond, stakeVaultAbi } from "../../chain/index.ts";
-import { chainDisputeHooks, ChallengerBot } from "../../bot/index.ts";
+import { chainDisputeHooks, ChallengerBot, DEFAULT_MAX_CHALLENGE_ROUNDS } from "../../bot/index.ts";
+import { InputError } from "../../errors/index.ts";
 import { ensureFunds, fmt, marketContext, parseAmount, withConfig } from "../context.ts";
 
 type Opts = Record<string, string | boolean | undefined>;
@@ -29,11 +30,19 @@ export function registerAuditor(program: Command): void {
       .command("run")
       .description("run the challenger bot: watch jobs, sample segments privately, audit, sign receipts, challenge, report timeouts, claim")
       .option("--db <file>", "bot state database (default <state-dir>/bot-<address>.sqlite)")
-      .option("--once", "one pass, then exit"),
+      .option("--once", "one pass, then exit")
+      .option("--max-challenge-rounds <n>", "most challenges per (job, segment): a NoDecision on the bot's own dispute starts another round until then", String(DEFAULT_MAX_CHALLENGE_ROUNDS)),
   ).action(async (opts: Opts) => {
+    const rounds = String(opts.maxChallengeRounds);
+    if (!/^[1-9][0-9]{0,2}$/.test(rounds)) throw new InputError(`--max-challenge-rounds must be a whole number from 1 to 999, got ${JSON.stringify(rounds)}`);
     const ctx = await marketContext(opts as never);
     const dbPath = (opts.db as string | undefined) ?? join(ctx.config.stateDir, `bot-${ctx.clients.account.address.toLowerCase()}.sqlite`);
-    const dispute = chainDisputeHooks({ clients: ctx.clients, deployment: ctx.deployment, ballotsDir: join(ctx.config.stateDir, `ballots-${ctx.clients.account.address.toLowerCase()}`) });
+    const dispute = chainDisputeHooks({
+      clients: ctx.clients,
+      deployment: ctx.deployment,
+      ballotsDir: join(ctx.config.stateDir, `ballots-${ctx.clients.account.address.toLowerCase()}`),
+      maxChallengeRounds: Number(rounds),
+    });
     const bot = new ChallengerBot({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, dbPath, dispute });
     if (opts.once) {
       await bot.tick();

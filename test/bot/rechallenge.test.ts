@@ -1,0 +1,205 @@
+/**
+ * The challenger bot's new round after its own dispute ends NoDecision (docs/disputes.md, "The challenger bot drives
+ * disputes"), on the in-process network against a stale-gradient provider:
+ *   - round 1: the drawn panel stays silent, the challenger resolves NoDecision; the bot is restarted after recording
+ *     round 2's intents and before sending them; round 2 (`challenge:J:S:r2`) is sent once, the panel votes Fault,
+ *     the provider is slashed; no third round, no transaction twice;
+ *   - a PanelValid outcome (the panel disagreed) does not start a new round;
+ *   - the round limit (maxChallengeRounds) stops the rounds.
+ */
+import { expect } from "chai";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { network } from "hardhat";
+import { maxUint256, parseEther, parseEventLogs } from "viem";
+import { chainDisputeHooks, ChallengerBot } from "../../verifier/src/bot/index.ts";
+import {
+  acceptJob,
+  approveToken,
+  DEFAULT_DISPUTE_PARAMS,
+  deployDisputeGame,
+  deployMarket,
+  devAccount,
+  getDispute,
+  getJob,
+  getJobDisputes,
+  mintTestToken,
+  postBond,
+  providerClients,
+  stakeDeposit,
+  stakeVaultAbi,
+  type ChainClients,
+  type Deployment,
+} from "../../verifier/src/chain/index.ts";
+import { BallotStore, servePanel } from "../../verifier/src/dispute/index.ts";
+import { postJob } from "../../verifier/src/market/buyer.ts";
+import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
+import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
+import { parseManifest, parseStrategy } from "../../verifier/src/ml/index.ts";
+import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
+import { LocalDirStore } from "../../verifier/src/store/index.ts";
+
+const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8"));
+const manifest = parseManifest({ ...tiny, policy: { ...tiny.policy, auditRate: 1 } });
+const WINDOW = 60; // commit and reveal windows, seconds
+
+/** A market with a DisputeGame (panel of 3), four bonded auditors and a stale:2 provider that committed every segment. */
+async function cheatingJob(tag: string) {
+  const dir = mkdtempSync(join(tmpdir(), `pouw-rechallenge-${tag}-`));
+  const store = new LocalDirStore(join(dir, "store"));
+  const board = new SegmentBoard(join(dir, "board"), store);
+  const conn = await network.create();
+  const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
+  const [admin, buyer, cheat] = [mk(0), mk(1), mk(2)];
+  const auditors = [mk(5), mk(6), mk(7), mk(8)];
+  const market = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n });
+  const params = { ...DEFAULT_DISPUTE_PARAMS, panelSize: 3, seedDelayBlocks: 1, commitWindowSeconds: WINDOW, revealWindowSeconds: WINDOW, panelForfeit: parseEther("1") };
+  const game = await deployDisputeGame(admin, { deployment: market, params });
+  const d: Deployment = { ...market, disputeGame: game.disputeGame };
+  for (const c of [buyer, cheat]) await mintTestToken(c, { token: d.token, to: c.account.address, amount: parseEther("100") });
+  await approveToken(cheat, { token: d.token, spender: d.stakeVault, amount: maxUint256 });
+  await stakeDeposit(cheat, { stakeVault: d.stakeVault, amount: parseEther("10") });
+  for (const a of auditors) {
+    await mintTestToken(a, { token: d.token, to: a.account.address, amount: parseEther("20") });
+    await approveToken(a, { token: d.token, spender: d.auditorRegistry, amount: maxUint256 });
+    await postBond(a, { auditorRegistry: d.auditorRegistry, amount: parseEther("5") });
+  }
+  const { policy, payment } = await jobPolicyFor(manifest, {});
+  const { jobId } = await postJob(buyer, d, store, manifest, policy, payment);
+  await acceptJob(cheat, { jobMarket: d.jobMarket, jobId });
+  await runProviderJob({ clients: cheat, deployment: d, store, board, stateDir: join(dir, "state") }, jobId, { strategy: parseStrategy("stale:2") });
+
+  const hooks = (a: ChainClients, i: number, maxChallengeRounds?: number) =>
+    chainDisputeHooks({ clients: a, deployment: d, ballotsDir: join(dir, `ballots${i}`), ...(maxChallengeRounds === undefined ? {} : { maxChallengeRounds }) });
+  const bot = (i: number, maxChallengeRounds?: number) =>
+    new ChallengerBot({ clients: auditors[i]!, deployment: d, store, board, dbPath: join(dir, `bot${i}.sqlite`), dispute: hooks(auditors[i]!, i, maxChallengeRounds) });
+  const disputes = () => getJobDisputes(admin.public, { disputeGame: d.disputeGame!, jobId, fromBlock: BigInt(d.startBlock) });
+  const dispute = (disputeId: bigint) => getDispute(admin.public, { disputeGame: d.disputeGame!, disputeId });
+  return { dir, store, conn, admin, cheat, auditors, d, policy, jobId, hooks, bot, disputes, dispute };
+}
+
+type Setup = Awaited<ReturnType<typeof cheatingJob>>;
+
+/** Every bot audits once: bot 0 challenges (round 1), the others' identical challenges are superseded. */
+async function roundOne(s: Setup, bots: ChallengerBot[]) {
+  for (const b of bots) await b.tick();
+  const opened = await s.disputes();
+  expect(opened).to.have.length(1);
+  expect(opened[0]!.challenger).to.equal(s.auditors[0]!.account.address);
+  expect(opened[0]!.step).to.equal(2); // stale:2 reuses step 1's gradient at step 2
+  return opened[0]!;
+}
+
+/** Only the challenger ticks: the panel is drawn but never votes; after the reveal deadline the bot resolves NoDecision. */
+async function silentPanel(s: Setup, challenger: ChallengerBot, disputeId: bigint) {
+  await s.conn.networkHelpers.mine(2);
+  await challenger.tick();
+  expect((await s.dispute(disputeId)).panel).to.have.length(3);
+  await s.conn.networkHelpers.time.increase(2 * WINDOW + 1);
+  await challenger.tick();
+  const d = await s.dispute(disputeId);
+  expect(d.outcome).to.equal("NoDecision");
+  expect(d.commits).to.equal(0);
+}
+
+const challengeKeys = (b: ChallengerBot) => b.summary().intents.filter((i) => i.kind === "challenge").map((i) => [i.key, i.status]);
+
+describe("bot dispute step: a new round after its own NoDecision", function () {
+  this.timeout(300_000);
+
+  it("challenges again after a silent panel (restarted in between, sent once) and the second panel slashes the provider", async () => {
+    const s = await cheatingJob("again");
+    const bots = [0, 1, 2, 3].map((i) => s.bot(i));
+    const first = await roundOne(s, bots);
+    await silentPanel(s, bots[0]!, first.disputeId);
+
+    // crash after round 2's intents are recorded and before they are signed: one drive pass, then a restart
+    bots[0]!.close();
+    const recorder = s.bot(0);
+    await s.hooks(s.auditors[0]!, 0).drive({ db: recorder.db, me: s.auditors[0]!.account.address, log: recorder.log, store: s.store, runFor: async () => undefined });
+    const J = s.jobId.toString();
+    expect(challengeKeys(recorder)).to.deep.equal([
+      [`challenge:${J}:${first.segment}`, "confirmed"],
+      [`challenge:${J}:${first.segment}:r2`, "pending"],
+    ]);
+    expect(await s.disputes()).to.have.length(1);
+    recorder.close();
+
+    bots[0] = s.bot(0);
+    await bots[0].tick();
+    await bots[0].tick();
+    const opened = await s.disputes();
+    expect(opened).to.have.length(2);
+    const second = opened[1]!;
+    expect(second.challenger).to.equal(s.auditors[0]!.account.address);
+    expect(second.step).to.equal(first.step);
+    expect(challengeKeys(bots[0])).to.deep.equal([
+      [`challenge:${J}:${first.segment}`, "confirmed"],
+      [`challenge:${J}:${first.segment}:r2`, "confirmed"],
+    ]);
+
+    // round 2: every bot ticks; the panel (the three other bots) votes Fault
+    for (let round = 0; round < 5; round++) {
+      await s.conn.networkHelpers.mine(2);
+      for (const b of bots) await b.tick();
+    }
+    const d2 = await s.dispute(second.disputeId);
+    expect(d2.outcome).to.equal("PanelFault");
+    expect(d2.faultVotes).to.equal(3);
+    expect((await getJob(s.admin.public, { jobMarket: s.d.jobMarket, jobId: s.jobId })).status).to.equal("Refunded");
+    const logs = await s.admin.public.getLogs({ address: s.d.stakeVault, fromBlock: BigInt(s.d.startBlock), toBlock: "latest" });
+    const slashed = parseEventLogs({ abi: stakeVaultAbi, logs, eventName: "StakeSlashed" });
+    expect(slashed).to.have.length(1);
+    expect(slashed[0]!.args.provider).to.equal(s.cheat.account.address);
+    expect(slashed[0]!.args.amount).to.equal(s.policy.requiredStake);
+
+    // no third round, no intent twice, and the other bots never re-challenged
+    expect(await s.disputes()).to.have.length(2);
+    for (const b of bots) {
+      const keys = b.summary().intents.map((i) => i.key);
+      expect(new Set(keys).size).to.equal(keys.length);
+    }
+    expect(challengeKeys(bots[0])).to.have.length(2);
+    for (const b of bots.slice(1)) expect(challengeKeys(b).filter(([, status]) => status !== "superseded")).to.deep.equal([]);
+    for (const b of bots) b.close();
+  });
+
+  it("does not challenge again after PanelValid", async () => {
+    const s = await cheatingJob("valid");
+    const bots = [0, 1, 2, 3].map((i) => s.bot(i));
+    const first = await roundOne(s, bots);
+    for (const b of bots.slice(1)) b.close();
+    // the panel (auditors 1..3, not running bots) votes Valid on the stale step
+    await s.conn.networkHelpers.mine(2);
+    for (let pass = 0; pass < 2; pass++) {
+      for (const [i, a] of s.auditors.slice(1).entries()) {
+        await servePanel(a, { disputeGame: s.d.disputeGame!, disputeId: first.disputeId, ballots: new BallotStore(join(s.dir, `valid-ballots${i}`)), decide: async () => ({ vote: "Valid", reason: "test panel" }) });
+      }
+    }
+    await bots[0]!.tick();
+    expect((await s.dispute(first.disputeId)).outcome).to.equal("PanelValid");
+    for (let t = 0; t < 3; t++) {
+      await s.conn.networkHelpers.mine(2);
+      await bots[0]!.tick();
+    }
+    expect(await s.disputes()).to.have.length(1);
+    expect(challengeKeys(bots[0]!)).to.deep.equal([[`challenge:${s.jobId}:${first.segment}`, "confirmed"]]);
+    bots[0]!.close();
+  });
+
+  it("stops at maxChallengeRounds", async () => {
+    const s = await cheatingJob("limit");
+    const bots = [s.bot(0, 1), s.bot(1), s.bot(2), s.bot(3)];
+    const first = await roundOne(s, bots);
+    for (const b of bots.slice(1)) b.close();
+    await silentPanel(s, bots[0]!, first.disputeId);
+    for (let t = 0; t < 3; t++) {
+      await s.conn.networkHelpers.mine(2);
+      await bots[0]!.tick();
+    }
+    expect(await s.disputes()).to.have.length(1);
+    expect(challengeKeys(bots[0]!)).to.deep.equal([[`challenge:${s.jobId}:${first.segment}`, "confirmed"]]);
+    bots[0]!.close();
+  });
+});
