@@ -19,6 +19,7 @@ import {
   commitSegment,
   concede,
   createJob,
+  DEFAULT_DISPUTE_PARAMS,
   deployDisputeGame,
   deployMarket,
   devAccount,
@@ -44,14 +45,11 @@ import { releaseProver, toFixed, type Matrix } from "../verifier/src/zk/index.ts
 const K = 4;
 const CID = "bafkreiedkmci2krpbghjxi5aiuvbzxteeuq24mknx44c5okfunopejw46m";
 const PARAMS: DisputeParams = {
-  minChallengerBond: parseEther("1"),
-  panelErrorBps: 300,
-  panelSize: 3,
-  seedDelayBlocks: 2,
+  // the deployment defaults, with hour-long voting windows and a smaller forfeit
+  ...DEFAULT_DISPUTE_PARAMS,
   commitWindowSeconds: 3600,
   revealWindowSeconds: 3600,
   panelForfeit: parseEther("2"),
-  panelFee: parseEther("0.05"),
 };
 const policy: JobPolicy = { segments: 1, stepsPerSegment: K, requiredStake: parseEther("10"), segmentTimeout: 3600, challengeWindow: 86_400, challengerBps: 5000, buyerBps: 3000, burnBps: 2000, timeoutSlashBps: 1000 };
 

@@ -5,80 +5,16 @@
  * the provider's stake is slashed and the challenger claims its bond back and its share of the slash.
  */
 import { expect } from "chai";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { network } from "hardhat";
-import { maxUint256, parseEther, parseEventLogs } from "viem";
-import { chainDisputeHooks, ChallengerBot } from "../../verifier/src/bot/index.ts";
-import {
-  acceptJob,
-  approveToken,
-  DEFAULT_DISPUTE_PARAMS,
-  deployDisputeGame,
-  deployMarket,
-  devAccount,
-  getDispute,
-  getJob,
-  getJobDisputes,
-  mintTestToken,
-  postBond,
-  providerClients,
-  stakeDeposit,
-  stakeVaultAbi,
-  type ChainClients,
-  type Deployment,
-} from "../../verifier/src/chain/index.ts";
-import { postJob } from "../../verifier/src/market/buyer.ts";
-import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
-import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
-import { parseManifest, parseStrategy } from "../../verifier/src/ml/index.ts";
-import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
-import { LocalDirStore } from "../../verifier/src/store/index.ts";
-
-const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8"));
-const manifest = parseManifest({ ...tiny, policy: { ...tiny.policy, auditRate: 1 } });
+import { parseEventLogs } from "viem";
+import { getDispute, getJob, getJobDisputes, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
+import { cheatingJob } from "./fixture.ts";
 
 describe("bot dispute step: challenge, panel, resolve, claim", function () {
   this.timeout(240_000);
-  const dir = mkdtempSync(join(tmpdir(), "pouw-bot-dispute-"));
-  const store = new LocalDirStore(join(dir, "store"));
-  const board = new SegmentBoard(join(dir, "board"), store);
 
   it("slashes a cheating provider through the panel and never double-sends", async () => {
-    const conn = await network.create();
-    const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
-    const [admin, buyer, cheat] = [mk(0), mk(1), mk(2)];
-    const auditors = [mk(5), mk(6), mk(7), mk(8)];
-    const market = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n });
-    const params = { ...DEFAULT_DISPUTE_PARAMS, panelSize: 3, seedDelayBlocks: 1, commitWindowSeconds: 600, revealWindowSeconds: 600, panelForfeit: parseEther("1") };
-    const game = await deployDisputeGame(admin, { deployment: market, params });
-    const d: Deployment = { ...market, disputeGame: game.disputeGame };
-    for (const c of [buyer, cheat]) await mintTestToken(c, { token: d.token, to: c.account.address, amount: parseEther("100") });
-    await approveToken(cheat, { token: d.token, spender: d.stakeVault, amount: maxUint256 });
-    await stakeDeposit(cheat, { stakeVault: d.stakeVault, amount: parseEther("10") });
-    for (const a of auditors) {
-      await mintTestToken(a, { token: d.token, to: a.account.address, amount: parseEther("20") });
-      await approveToken(a, { token: d.token, spender: d.auditorRegistry, amount: maxUint256 });
-      await postBond(a, { auditorRegistry: d.auditorRegistry, amount: parseEther("5") });
-    }
-
-    const { policy, payment } = await jobPolicyFor(manifest, {});
-    const { jobId } = await postJob(buyer, d, store, manifest, policy, payment);
-    await acceptJob(cheat, { jobMarket: d.jobMarket, jobId });
-    await runProviderJob({ clients: cheat, deployment: d, store, board, stateDir: join(dir, "state") }, jobId, { strategy: parseStrategy("stale:2") });
-
-    const start = () => auditors.map(
-      (a: ChainClients, i) =>
-        new ChallengerBot({
-          clients: a,
-          deployment: d,
-          store,
-          board,
-          dbPath: join(dir, `bot${i}.sqlite`),
-          dispute: chainDisputeHooks({ clients: a, deployment: d, ballotsDir: join(dir, `ballots${i}`) }),
-        }),
-    );
+    const { conn, admin, cheat, auditors, d, policy, jobId, bot } = await cheatingJob("dispute", 600);
+    const start = () => auditors.map((_, i) => bot(i));
     let bots = start();
     // A1 audits first and challenges every bad segment; A2..A4 find the same steps already challenged
     for (const b of bots) await b.tick();

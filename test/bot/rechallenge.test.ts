@@ -8,78 +8,15 @@
  *   - the round limit (maxChallengeRounds) stops the rounds.
  */
 import { expect } from "chai";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { network } from "hardhat";
-import { maxUint256, parseEther, parseEventLogs } from "viem";
-import { chainDisputeHooks, ChallengerBot } from "../../verifier/src/bot/index.ts";
-import {
-  acceptJob,
-  approveToken,
-  DEFAULT_DISPUTE_PARAMS,
-  deployDisputeGame,
-  deployMarket,
-  devAccount,
-  getDispute,
-  getJob,
-  getJobDisputes,
-  mintTestToken,
-  postBond,
-  providerClients,
-  stakeDeposit,
-  stakeVaultAbi,
-  type ChainClients,
-  type Deployment,
-} from "../../verifier/src/chain/index.ts";
+import { parseEventLogs } from "viem";
+import type { ChallengerBot } from "../../verifier/src/bot/index.ts";
+import { getJob, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
 import { BallotStore, servePanel } from "../../verifier/src/dispute/index.ts";
-import { postJob } from "../../verifier/src/market/buyer.ts";
-import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
-import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
-import { parseManifest, parseStrategy } from "../../verifier/src/ml/index.ts";
-import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
-import { LocalDirStore } from "../../verifier/src/store/index.ts";
+import { cheatingJob, type CheatingJob as Setup } from "./fixture.ts";
 
-const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8"));
-const manifest = parseManifest({ ...tiny, policy: { ...tiny.policy, auditRate: 1 } });
 const WINDOW = 60; // commit and reveal windows, seconds
 
-/** A market with a DisputeGame (panel of 3), four bonded auditors and a stale:2 provider that committed every segment. */
-async function cheatingJob(tag: string) {
-  const dir = mkdtempSync(join(tmpdir(), `pouw-rechallenge-${tag}-`));
-  const store = new LocalDirStore(join(dir, "store"));
-  const board = new SegmentBoard(join(dir, "board"), store);
-  const conn = await network.create();
-  const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
-  const [admin, buyer, cheat] = [mk(0), mk(1), mk(2)];
-  const auditors = [mk(5), mk(6), mk(7), mk(8)];
-  const market = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n });
-  const params = { ...DEFAULT_DISPUTE_PARAMS, panelSize: 3, seedDelayBlocks: 1, commitWindowSeconds: WINDOW, revealWindowSeconds: WINDOW, panelForfeit: parseEther("1") };
-  const game = await deployDisputeGame(admin, { deployment: market, params });
-  const d: Deployment = { ...market, disputeGame: game.disputeGame };
-  for (const c of [buyer, cheat]) await mintTestToken(c, { token: d.token, to: c.account.address, amount: parseEther("100") });
-  await approveToken(cheat, { token: d.token, spender: d.stakeVault, amount: maxUint256 });
-  await stakeDeposit(cheat, { stakeVault: d.stakeVault, amount: parseEther("10") });
-  for (const a of auditors) {
-    await mintTestToken(a, { token: d.token, to: a.account.address, amount: parseEther("20") });
-    await approveToken(a, { token: d.token, spender: d.auditorRegistry, amount: maxUint256 });
-    await postBond(a, { auditorRegistry: d.auditorRegistry, amount: parseEther("5") });
-  }
-  const { policy, payment } = await jobPolicyFor(manifest, {});
-  const { jobId } = await postJob(buyer, d, store, manifest, policy, payment);
-  await acceptJob(cheat, { jobMarket: d.jobMarket, jobId });
-  await runProviderJob({ clients: cheat, deployment: d, store, board, stateDir: join(dir, "state") }, jobId, { strategy: parseStrategy("stale:2") });
-
-  const hooks = (a: ChainClients, i: number, maxChallengeRounds?: number) =>
-    chainDisputeHooks({ clients: a, deployment: d, ballotsDir: join(dir, `ballots${i}`), ...(maxChallengeRounds === undefined ? {} : { maxChallengeRounds }) });
-  const bot = (i: number, maxChallengeRounds?: number) =>
-    new ChallengerBot({ clients: auditors[i]!, deployment: d, store, board, dbPath: join(dir, `bot${i}.sqlite`), dispute: hooks(auditors[i]!, i, maxChallengeRounds) });
-  const disputes = () => getJobDisputes(admin.public, { disputeGame: d.disputeGame!, jobId, fromBlock: BigInt(d.startBlock) });
-  const dispute = (disputeId: bigint) => getDispute(admin.public, { disputeGame: d.disputeGame!, disputeId });
-  return { dir, store, conn, admin, cheat, auditors, d, policy, jobId, hooks, bot, disputes, dispute };
-}
-
-type Setup = Awaited<ReturnType<typeof cheatingJob>>;
 
 /** Every bot audits once: bot 0 challenges (round 1), the others' identical challenges are superseded. */
 async function roundOne(s: Setup, bots: ChallengerBot[]) {
@@ -109,7 +46,7 @@ describe("bot dispute step: a new round after its own NoDecision", function () {
   this.timeout(300_000);
 
   it("challenges again after a silent panel (restarted in between, sent once) and the second panel slashes the provider", async () => {
-    const s = await cheatingJob("again");
+    const s = await cheatingJob("again", WINDOW);
     const bots = [0, 1, 2, 3].map((i) => s.bot(i));
     const first = await roundOne(s, bots);
     await silentPanel(s, bots[0]!, first.disputeId);
@@ -166,7 +103,7 @@ describe("bot dispute step: a new round after its own NoDecision", function () {
   });
 
   it("does not challenge again after PanelValid", async () => {
-    const s = await cheatingJob("valid");
+    const s = await cheatingJob("valid", WINDOW);
     const bots = [0, 1, 2, 3].map((i) => s.bot(i));
     const first = await roundOne(s, bots);
     for (const b of bots.slice(1)) b.close();
@@ -189,7 +126,7 @@ describe("bot dispute step: a new round after its own NoDecision", function () {
   });
 
   it("stops at maxChallengeRounds", async () => {
-    const s = await cheatingJob("limit");
+    const s = await cheatingJob("limit", WINDOW);
     const bots = [s.bot(0, 1), s.bot(1), s.bot(2), s.bot(3)];
     const first = await roundOne(s, bots);
     for (const b of bots.slice(1)) b.close();

@@ -9,6 +9,7 @@ import { maxUint256, parseEther, type Hex } from "viem";
 import {
   approveToken,
   ContractRevertError,
+  DEFAULT_DISPUTE_PARAMS,
   deployDisputeGame,
   deployMarket,
   devAccount,
@@ -23,14 +24,11 @@ import {
 } from "../../verifier/src/chain/index.ts";
 
 export const PARAMS: DisputeParams = {
-  minChallengerBond: parseEther("1"),
-  panelErrorBps: 300,
-  panelSize: 3,
-  seedDelayBlocks: 2,
+  // the deployment defaults, with hour-long voting windows and a smaller forfeit
+  ...DEFAULT_DISPUTE_PARAMS,
   commitWindowSeconds: 3600,
   revealWindowSeconds: 3600,
   panelForfeit: parseEther("2"),
-  panelFee: parseEther("0.05"),
 };
 
 export function policy(segments: number, stepsPerSegment: number): JobPolicy {

@@ -1,0 +1,73 @@
+/**
+ * Shared set-up of the bot dispute tests: an in-process market with a DisputeGame (panel of 3), four bonded auditors
+ * (dev accounts 5..8) and a stale:2 provider that committed every segment of examples/tiny.json (audit rate 1).
+ * `bot(i)` is auditor i's ChallengerBot over the shared store and board, with its own SQLite file and ballots.
+ */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { network } from "hardhat";
+import { maxUint256, parseEther } from "viem";
+import { chainDisputeHooks, ChallengerBot } from "../../verifier/src/bot/index.ts";
+import {
+  acceptJob,
+  approveToken,
+  DEFAULT_DISPUTE_PARAMS,
+  deployDisputeGame,
+  deployMarket,
+  devAccount,
+  getDispute,
+  getJobDisputes,
+  mintTestToken,
+  postBond,
+  providerClients,
+  stakeDeposit,
+  type ChainClients,
+  type Deployment,
+} from "../../verifier/src/chain/index.ts";
+import { postJob } from "../../verifier/src/market/buyer.ts";
+import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
+import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
+import { parseManifest, parseStrategy } from "../../verifier/src/ml/index.ts";
+import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
+import { LocalDirStore } from "../../verifier/src/store/index.ts";
+
+const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8"));
+export const manifest = parseManifest({ ...tiny, policy: { ...tiny.policy, auditRate: 1 } });
+
+/** `window`: the commit and reveal windows, seconds. */
+export async function cheatingJob(tag: string, window: number) {
+  const dir = mkdtempSync(join(tmpdir(), `pouw-bot-${tag}-`));
+  const store = new LocalDirStore(join(dir, "store"));
+  const board = new SegmentBoard(join(dir, "board"), store);
+  const conn = await network.create();
+  const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
+  const [admin, buyer, cheat] = [mk(0), mk(1), mk(2)];
+  const auditors = [mk(5), mk(6), mk(7), mk(8)];
+  const market = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n });
+  const params = { ...DEFAULT_DISPUTE_PARAMS, panelSize: 3, seedDelayBlocks: 1, commitWindowSeconds: window, revealWindowSeconds: window, panelForfeit: parseEther("1") };
+  const game = await deployDisputeGame(admin, { deployment: market, params });
+  const d: Deployment = { ...market, disputeGame: game.disputeGame };
+  for (const c of [buyer, cheat]) await mintTestToken(c, { token: d.token, to: c.account.address, amount: parseEther("100") });
+  await approveToken(cheat, { token: d.token, spender: d.stakeVault, amount: maxUint256 });
+  await stakeDeposit(cheat, { stakeVault: d.stakeVault, amount: parseEther("10") });
+  for (const a of auditors) {
+    await mintTestToken(a, { token: d.token, to: a.account.address, amount: parseEther("20") });
+    await approveToken(a, { token: d.token, spender: d.auditorRegistry, amount: maxUint256 });
+    await postBond(a, { auditorRegistry: d.auditorRegistry, amount: parseEther("5") });
+  }
+  const { policy, payment } = await jobPolicyFor(manifest, {});
+  const { jobId } = await postJob(buyer, d, store, manifest, policy, payment);
+  await acceptJob(cheat, { jobMarket: d.jobMarket, jobId });
+  await runProviderJob({ clients: cheat, deployment: d, store, board, stateDir: join(dir, "state") }, jobId, { strategy: parseStrategy("stale:2") });
+
+  const hooks = (a: ChainClients, i: number, maxChallengeRounds?: number) =>
+    chainDisputeHooks({ clients: a, deployment: d, ballotsDir: join(dir, `ballots${i}`), ...(maxChallengeRounds === undefined ? {} : { maxChallengeRounds }) });
+  const bot = (i: number, maxChallengeRounds?: number) =>
+    new ChallengerBot({ clients: auditors[i]!, deployment: d, store, board, dbPath: join(dir, `bot${i}.sqlite`), dispute: hooks(auditors[i]!, i, maxChallengeRounds) });
+  const disputes = () => getJobDisputes(admin.public, { disputeGame: d.disputeGame!, jobId, fromBlock: BigInt(d.startBlock) });
+  const dispute = (disputeId: bigint) => getDispute(admin.public, { disputeGame: d.disputeGame!, disputeId });
+  return { dir, store, board, conn, admin, cheat, auditors, d, policy, jobId, hooks, bot, disputes, dispute };
+}
+
+export type CheatingJob = Awaited<ReturnType<typeof cheatingJob>>;
