@@ -7,6 +7,7 @@ import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {IDisputeGame, IStepVerifier} from "./interfaces/IDisputeGame.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
+import {IStakeVault} from "./interfaces/IStakeVault.sol";
 import {Trace} from "./libraries/Trace.sol";
 
 /// @title DisputeGame: one-step challenges settled by concession, a Groth16 proof or a commit-reveal panel
@@ -53,6 +54,12 @@ contract DisputeGame is IDisputeGame {
         Vote vote;
     }
 
+    /// @dev The challenger share of a faulted job, split equally among the disputes open on the job when it faulted.
+    struct RewardPool {
+        uint128 amount; // not yet paid out
+        uint32 shares; // disputes of the job still to be paid
+    }
+
     /// @notice Largest panel (votes are counted in uint8; forfeits loop over the panel).
     uint256 public constant MAX_PANEL = 15;
     /// @notice Forfeits without a majority to credit go here (never claimed: burned).
@@ -65,6 +72,7 @@ contract DisputeGame is IDisputeGame {
     IAuditorRegistry private immutable _registry;
     IStepVerifier private immutable _verifier;
     IERC20 private immutable _bondToken;
+    IStakeVault private immutable _vault;
 
     Params private _params;
     uint256 private _disputeCount;
@@ -80,6 +88,12 @@ contract DisputeGame is IDisputeGame {
     mapping(uint256 jobId => bool) private _jobFaulted;
     mapping(uint256 jobId => CircuitTerms) private _terms;
     mapping(address account => uint256 amount) private _credits;
+    mapping(uint256 jobId => uint256 count) private _openCount;
+    mapping(uint256 jobId => RewardPool) private _pools;
+    /// @dev Block in which `challenger` committed to a challenge (challengeCommitment); 0: none.
+    mapping(address challenger => mapping(bytes32 commitment => uint256 blockNumber)) private _challengeCommits;
+    /// @dev Sum of the undistributed reward pools (held by this contract besides bonds, fees and credits).
+    uint256 private _pooled;
 
     constructor(
         IJobMarket market_,
@@ -94,14 +108,27 @@ contract DisputeGame is IDisputeGame {
                 || params_.seedDelayBlocks > 200 || params_.commitWindowSeconds == 0 || params_.revealWindowSeconds == 0
                 || params_.panelFee == 0 || uint256(params_.panelFee) * params_.panelSize > type(uint128).max
         ) revert DisputeGameInvalidParams();
+        IStakeVault vault_ = IStakeVault(market_.vault());
+        // INVARIANT: the challenger share of a slash (stake token) is paid out with the bonds, so both are one token.
+        if (vault_.token() != address(bondToken_)) revert DisputeGameTokenMismatch(vault_.token(), address(bondToken_));
         _market = market_;
         _registry = registry_;
         _verifier = verifier_;
         _bondToken = bondToken_;
+        _vault = vault_;
         _params = params_;
     }
 
     // ---------------------------------------------------------------- challenge
+
+    /// @inheritdoc IDisputeGame
+    function commitChallenge(bytes32 commitment) external {
+        if (commitment == bytes32(0)) revert DisputeGameZeroCommitment(0);
+        if (_challengeCommits[msg.sender][commitment] == 0) {
+            _challengeCommits[msg.sender][commitment] = block.number;
+            emit ChallengeCommitted(msg.sender, commitment);
+        }
+    }
 
     /// @inheritdoc IDisputeGame
     function challenge(
@@ -113,8 +140,10 @@ contract DisputeGame is IDisputeGame {
         bytes32 hPrev,
         bytes32[] calldata proofPrev,
         bytes32 hStep,
-        bytes32[] calldata proofStep
+        bytes32[] calldata proofStep,
+        bytes32 salt
     ) external returns (uint256 disputeId) {
+        _useChallengeCommitment(jobId, step, salt);
         IJobMarket.JobView memory j = _checkSegment(jobId, segment, step, traceRoot, endStateHash);
         // INVARIANT: a dispute is about the provider's own committed leaves h(step-1) and h(step).
         if (!Trace.verifyStateCalldata(traceRoot, uint64(step - 1), hPrev, proofPrev)) {
@@ -132,6 +161,8 @@ contract DisputeGame is IDisputeGame {
     function concede(uint256 disputeId) external {
         Dispute storage d = _openDispute(disputeId);
         if (msg.sender != d.provider) revert DisputeGameNotProvider(disputeId, msg.sender, d.provider);
+        // INVARIANT: once the job faulted, its other disputes only close as Superseded (resolve), whoever acts.
+        if (_jobFaulted[d.jobId]) revert DisputeGameSuperseded(disputeId, d.jobId);
         _settle(disputeId, d, Outcome.Conceded);
     }
 
@@ -148,6 +179,7 @@ contract DisputeGame is IDisputeGame {
     ) external {
         Dispute storage d = _openDispute(disputeId);
         uint256 jobId = d.jobId;
+        if (_jobFaulted[jobId]) revert DisputeGameSuperseded(disputeId, jobId);
         CircuitTerms storage terms = _terms[jobId];
         if (terms.batchRoot == bytes32(0)) revert DisputeGameNotCircuitJob(jobId);
         uint256 step = d.step;
@@ -238,6 +270,11 @@ contract DisputeGame is IDisputeGame {
     /// @inheritdoc IDisputeGame
     function resolve(uint256 disputeId) external {
         Dispute storage d = _openDispute(disputeId);
+        // The job already faulted through another dispute: nothing is left to decide, this one closes at once.
+        if (_jobFaulted[d.jobId]) {
+            _settle(disputeId, d, Outcome.Superseded);
+            return;
+        }
         bool allRevealed = d.panelDrawn && d.reveals == d.panel.length;
         // INVARIANT: the vote is counted only when every member revealed or the reveal deadline passed.
         if (!allRevealed && block.timestamp <= d.revealDeadline) {
@@ -292,6 +329,36 @@ contract DisputeGame is IDisputeGame {
     /// @inheritdoc IDisputeGame
     function requiredDeposit(uint256 jobId) external view returns (uint256) {
         return requiredBond(jobId) + _panelFees();
+    }
+
+    /// @inheritdoc IDisputeGame
+    function challengeCommitment(uint256 jobId, uint256 step, address challenger, bytes32 salt)
+        public
+        pure
+        returns (bytes32)
+    {
+        return keccak256(abi.encode(jobId, step, challenger, salt));
+    }
+
+    /// @inheritdoc IDisputeGame
+    function challengeCommittedAt(address challenger, bytes32 commitment) external view returns (uint256) {
+        return _challengeCommits[challenger][commitment];
+    }
+
+    /// @inheritdoc IDisputeGame
+    function rewardPoolOf(uint256 jobId) external view returns (uint256 amount, uint256 shares) {
+        RewardPool storage pool = _pools[jobId];
+        return (pool.amount, pool.shares);
+    }
+
+    /// @inheritdoc IDisputeGame
+    function openDisputesOn(uint256 jobId) external view returns (uint256) {
+        return _openCount[jobId];
+    }
+
+    /// @inheritdoc IDisputeGame
+    function pooled() external view returns (uint256) {
+        return _pooled;
     }
 
     /// @inheritdoc IDisputeGame
@@ -386,6 +453,16 @@ contract DisputeGame is IDisputeGame {
 
     // ---------------------------------------------------------------- internal
 
+    /// @dev Consumes the caller's commitment to this challenge, made in an earlier block.
+    function _useChallengeCommitment(uint256 jobId, uint256 step, bytes32 salt) private {
+        bytes32 c = challengeCommitment(jobId, step, msg.sender, salt);
+        uint256 at = _challengeCommits[msg.sender][c];
+        // INVARIANT: a challenge was committed (hidden) in an earlier block by the same address, so whoever copies it
+        // from the mempool has no commitment to reveal and cannot take its place.
+        if (at == 0 || at >= block.number) revert DisputeGameChallengeNotCommitted(msg.sender, c, at, block.number);
+        delete _challengeCommits[msg.sender][c];
+    }
+
     /// @dev Checks that `step` is a step of a segment the current provider committed, and that the caller-supplied
     /// (traceRoot, endStateHash) is that segment's commitment.
     function _checkSegment(uint256 jobId, uint256 segment, uint256 step, bytes32 traceRoot, bytes32 endStateHash)
@@ -442,6 +519,7 @@ contract DisputeGame is IDisputeGame {
         d.hPrev = hPrev;
         d.hStep = hStep;
         _openByStep[jobId][step] = disputeId;
+        ++_openCount[jobId];
         _openBonds += uint128(bond); // fits: d.bond = bond.toUint128() above
         _openFees += uint128(fees); // fits: panelFee * panelSize <= type(uint128).max (constructor)
         emit Challenged(disputeId, jobId, msg.sender, segment, step, hPrev, hStep, bond, fees, d.seedBlock);
@@ -521,7 +599,7 @@ contract DisputeGame is IDisputeGame {
     }
 
     /// @dev Effects of an outcome: the dispute becomes final, the bond and the panel fees are credited, the job is
-    /// settled on JobMarket.
+    /// settled on JobMarket, and on a fault the challenger share of the slash is pooled and this dispute takes its part.
     function _settle(uint256 disputeId, Dispute storage d, Outcome outcome) private {
         uint256 jobId = d.jobId;
         d.status = Status.Resolved;
@@ -535,22 +613,72 @@ contract DisputeGame is IDisputeGame {
         // INVARIANT: every wei of a bond is credited: to the provider when the challenge was wrong, else back to the
         // challenger.
         _credit(challengerWrong ? d.provider : d.challenger, bond);
-        _payFees(disputeId, d, outcome);
-        // JobMarket zeroes a job's open disputes when it settles a fault, so disputes resolved after that must not
-        // call it again.
-        if (_jobFaulted[jobId]) return;
-        if (fault) {
-            _jobFaulted[jobId] = true;
-            _market.settleProviderFault(jobId, d.challenger);
-        } else {
-            _market.settleNoFault(jobId);
+        uint256 shares = _openCount[jobId];
+        _openCount[jobId] = shares - 1;
+        if (outcome == Outcome.Superseded) {
+            // INVARIANT: a dispute that was open when its job faulted costs its challenger nothing (bond and every fee
+            // back) and takes an equal part of the pooled challenger share.
+            _refundFees(disputeId, d);
+            _payShare(disputeId, jobId, d.challenger);
+            return;
         }
+        if (!fault) {
+            _payFees(disputeId, d, outcome, 0);
+            _market.settleNoFault(jobId, outcome == Outcome.NoDecision);
+            return;
+        }
+        // First fault on the job (later disputes on it are Superseded): JobMarket refunds the buyer and slashes the
+        // lock; the challenger share comes here.
+        _jobFaulted[jobId] = true;
+        uint256 reward = _market.settleProviderFault(jobId);
+        if (reward != 0) _vault.claim();
+        // The panel that found the fault is paid out of the reward first, so the challenger's deposit comes back whole
+        // whenever the reward covers the fees (docs/disputes.md: honest challenger's condition).
+        uint256 fromReward = _payFees(disputeId, d, outcome, reward);
+        uint256 pool = reward - fromReward;
+        // INVARIANT: the pool is shared by exactly the disputes open on the job now (this one included); no dispute can
+        // open on the job any more (JobMarket refuses to freeze a Refunded job).
+        _pools[jobId] = RewardPool({amount: pool.toUint128(), shares: shares.toUint32()});
+        _pooled += pool;
+        emit RewardPooled(jobId, disputeId, reward, fromReward, shares);
+        _payShare(disputeId, jobId, d.challenger);
+    }
+
+    /// @dev Pays one equal part of job `jobId`'s pool to `to`; the last share takes the rounding remainder.
+    function _payShare(uint256 disputeId, uint256 jobId, address to) private {
+        RewardPool storage pool = _pools[jobId];
+        uint256 shares = pool.shares;
+        if (shares == 0) return;
+        uint256 amount = pool.amount / shares;
+        if (shares == 1) amount = pool.amount;
+        unchecked {
+            // bound: amount <= pool.amount, shares >= 1
+            pool.amount -= uint128(amount);
+            pool.shares = uint32(shares - 1);
+        }
+        _pooled -= amount;
+        emit RewardPaid(disputeId, jobId, to, amount);
+        _credit(to, amount);
+    }
+
+    /// @dev Every fee of dispute `disputeId` back to its challenger (no panel decided it).
+    function _refundFees(uint256 disputeId, Dispute storage d) private {
+        uint128 fees = d.fees;
+        _openFees -= fees;
+        if (fees == 0) return;
+        emit PanelFeesRefunded(disputeId, d.challenger, fees);
+        _credit(d.challenger, fees);
     }
 
     /// @dev Panel fees: only a counted vote (resolve, with a drawn panel) earns them. A member earns panelFee by
     /// revealing on the majority side, or by revealing at all when there is no majority (it did the recompute); every
-    /// fee nobody earned (conceded, proven, no panel, minority or silent members) goes back to the challenger.
-    function _payFees(uint256 disputeId, Dispute storage d, Outcome outcome) private {
+    /// fee nobody earned (conceded, proven, no panel, minority or silent members) goes back to the challenger. Up to
+    /// `reward` of the earned fees is paid out of the fault's reward instead of the deposit (returned as `fromReward`),
+    /// and the deposit they would have come from goes back to the challenger.
+    function _payFees(uint256 disputeId, Dispute storage d, Outcome outcome, uint256 reward)
+        private
+        returns (uint256 fromReward)
+    {
         uint128 deposited = d.fees;
         _openFees -= deposited;
         uint256 fees = deposited;
@@ -562,14 +690,15 @@ contract DisputeGame is IDisputeGame {
             for (uint256 i; i < panel.length; ++i) {
                 Vote v = _ballots[disputeId][panel[i]].vote;
                 if (v == Vote.None || (majority != Vote.None && v != majority)) continue;
-                // INVARIANT: members are paid out of this dispute's deposit only: at most panelSize fees are paid,
-                // and the panel has panelSize members.
-                fees -= fee;
+                // INVARIANT: at most panelSize fees are paid (the panel has panelSize members), each out of the fault's
+                // reward while it lasts, else out of this dispute's deposit.
+                if (reward - fromReward >= fee) fromReward += fee;
+                else fees -= fee;
                 emit PanelFeePaid(disputeId, panel[i], fee);
                 _credit(panel[i], fee);
             }
         }
-        if (fees == 0) return;
+        if (fees == 0) return fromReward;
         emit PanelFeesRefunded(disputeId, d.challenger, fees);
         _credit(d.challenger, fees);
     }
@@ -583,7 +712,7 @@ contract DisputeGame is IDisputeGame {
     /// @dev Meta-audit: members who revealed against the majority, and silent members, forfeit up to panelForfeit of
     /// their auditor bond, split among the majority; with no majority, silent members' forfeits are burned.
     function _penalize(uint256 disputeId, Dispute storage d, Outcome outcome) private {
-        if (!d.panelDrawn) return;
+        if (!d.panelDrawn || outcome == Outcome.Superseded) return;
         address[] memory panel = d.panel;
         Vote majority = _majority(outcome);
         address[] memory winners = new address[](panel.length);

@@ -38,18 +38,21 @@ contract DisputeGameTest is TestBase, DisputeFixture {
     }
 
     /// @dev panelSize * panelFee of the fixture: what every challenge deposits besides its bond.
+    /// @dev The challenger share of a fault on the fixture's jobs: 50% of STAKE.
+    uint256 internal constant REWARD = 5e18;
+
     function _fees() internal pure returns (uint256) {
         return uint256(defaultParams().panelFee) * defaultParams().panelSize;
     }
 
     /// @dev The game holds exactly its open bonds, open fees and the credits of everyone who could have one.
     function _assertSolvent() internal view {
-        uint256 owed = game.openBonds() + game.openFees() + game.creditOf(challenger) + game.creditOf(stranger)
+        uint256 owed = game.openBonds() + game.openFees() + game.pooled() + game.creditOf(challenger) + game.creditOf(stranger)
             + game.creditOf(provider) + game.creditOf(buyer);
         for (uint256 i; i < auditors.length; ++i) {
             owed += game.creditOf(auditors[i]);
         }
-        assertEq(token.balanceOf(address(game)), owed, "game = open bonds + open fees + credits");
+        assertEq(token.balanceOf(address(game)), owed, "game = open bonds + open fees + pools + credits");
     }
 
     // ---------------------------------------------------------------- challenge
@@ -83,10 +86,11 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         uint256 bond = game.requiredBond(jobId);
         vm_prank(stranger);
         token.approve(address(game), bond);
+        _commitChallenge(stranger, jobId, 2);
         VM.expectRevert(
             abi.encodeWithSelector(IDisputeGame.DisputeGameDepositNotApproved.selector, stranger, bond, bond + _fees())
         );
-        _challenge(stranger, jobId, 2, HONEST);
+        _challengeCommitted(stranger, jobId, 2, HONEST);
         // approving the deposit is enough
         uint256 deposit = game.requiredDeposit(jobId);
         vm_prank(stranger);
@@ -97,60 +101,68 @@ contract DisputeGameTest is TestBase, DisputeFixture {
 
     function test_challenge_byProvider_reverts() public {
         uint256 jobId = _job(2, 1, HONEST);
+        _commitChallenge(provider, jobId, 2);
         VM.expectPartialRevert(IDisputeGame.DisputeGameSelfChallenge.selector);
-        _challenge(provider, jobId, 2, HONEST);
+        _challengeCommitted(provider, jobId, 2, HONEST);
     }
 
     function test_challenge_unknownJob_reverts() public {
         bytes32[] memory none = new bytes32[](0);
+        bytes32 salt = _commitChallenge(address(this), 7, 1);
         VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketUnknownJob.selector, 7));
-        game.challenge(7, 0, 1, bytes32(0), bytes32(0), bytes32(0), none, bytes32(0), none);
+        game.challenge(7, 0, 1, bytes32(0), bytes32(0), bytes32(0), none, bytes32(0), none, salt);
     }
 
     function test_challenge_uncommittedSegment_reverts() public {
         uint256 jobId = _job(2, 1, HONEST);
+        _commitChallenge(challenger, jobId, 5);
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameSegmentNotDisputable.selector, jobId, 1, 0, 1));
-        _challenge(challenger, jobId, 5, HONEST);
+        _challengeCommitted(challenger, jobId, 5, HONEST);
     }
 
     function test_challenge_stepOutsideSegment_reverts() public {
         uint256 jobId = _job(2, 2, HONEST);
         (bytes32[4] memory lv, bytes32[4] memory hs) = leaves(jobId, 1, HONEST);
         // step 3 = 1*K is the first state of segment 1, but step 3's pre-state h(2) belongs to segment 0 only.
+        bytes32 salt = _commitChallenge(challenger, jobId, 3);
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameStepOutsideSegment.selector, 1, 3, 3));
         vm_prank(challenger);
-        game.challenge(jobId, 1, 3, root(lv), hs[3], hs[0], proof(lv, 0), hs[0], proof(lv, 0));
+        game.challenge(jobId, 1, 3, root(lv), hs[3], hs[0], proof(lv, 0), hs[0], proof(lv, 0), salt);
     }
 
     function test_challenge_wrongRoot_reverts() public {
         uint256 jobId = _job(2, 1, HONEST);
         (bytes32[4] memory lv, bytes32[4] memory hs) = leaves(jobId, 0, 1); // not the committed leaves
+        bytes32 salt = _commitChallenge(challenger, jobId, 1);
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameCommitmentMismatch.selector, jobId, 0));
         vm_prank(challenger);
-        game.challenge(jobId, 0, 1, root(lv), hs[3], hs[0], proof(lv, 0), hs[1], proof(lv, 1));
+        game.challenge(jobId, 0, 1, root(lv), hs[3], hs[0], proof(lv, 0), hs[1], proof(lv, 1), salt);
     }
 
     function test_challenge_badLeafProof_reverts() public {
         uint256 jobId = _job(2, 1, HONEST);
         (bytes32[4] memory lv, bytes32[4] memory hs) = leaves(jobId, 0, HONEST);
         bytes32 fake = keccak256("not a leaf");
+        bytes32 salt = _commitChallenge(challenger, jobId, 2);
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameBadLeafProof.selector, 2, fake));
         vm_prank(challenger);
-        game.challenge(jobId, 0, 2, root(lv), hs[3], hs[1], proof(lv, 1), fake, proof(lv, 2));
+        game.challenge(jobId, 0, 2, root(lv), hs[3], hs[1], proof(lv, 1), fake, proof(lv, 2), salt);
     }
 
     function test_challenge_sameStepTwice_reverts() public {
         uint256 jobId = _job(2, 1, HONEST);
         uint256 id = _challenge(challenger, jobId, 2, HONEST);
+        _commitChallenge(stranger, jobId, 2);
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameDisputeOpen.selector, jobId, 2, id));
-        _challenge(stranger, jobId, 2, HONEST);
+        _challengeCommitted(stranger, jobId, 2, HONEST);
     }
 
     function test_challenge_afterChallengeWindow_reverts() public {
         uint256 jobId = _job(1, 1, HONEST);
         VM.warp(block.timestamp + 1 days + 1);
+        _commitChallenge(challenger, jobId, 2);
         VM.expectPartialRevert(IJobMarket.JobMarketChallengeWindowClosed.selector);
-        _challenge(challenger, jobId, 2, HONEST);
+        _challengeCommitted(challenger, jobId, 2, HONEST);
     }
 
     // ---------------------------------------------------------------- concede
@@ -163,14 +175,14 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         IDisputeGame.DisputeView memory d = game.getDispute(id);
         assertTrue(d.outcome == IDisputeGame.Outcome.Conceded, "conceded");
         assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Refunded, "refunded");
-        assertEq(game.creditOf(challenger), bond + _fees(), "bond and fees back");
-        assertEq(vault.creditOf(challenger), 5e18, "challenger share of stake");
+        assertEq(game.creditOf(challenger), bond + _fees() + REWARD, "bond, fees and the whole challenger share");
+        assertEq(vault.creditOf(challenger), 0, "reward paid by the game, not the vault");
         assertEq(vault.creditOf(buyer), 3e18, "buyer share of stake");
         assertEq(market.creditOf(buyer, address(token)), PAYMENT, "buyer refunded");
         assertEq(vault.lockedFor(provider, jobId), 0, "lock gone");
         assertEq(game.openDisputeOf(jobId, 2), 0, "step free");
         vm_prank(challenger);
-        assertEq(game.claim(), bond + _fees(), "claimed");
+        assertEq(game.claim(), bond + _fees() + REWARD, "claimed");
         assertEq(token.balanceOf(address(game)), 0, "game empty");
     }
 
@@ -206,8 +218,8 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         game.resolve(id);
         assertTrue(game.getDispute(id).outcome == IDisputeGame.Outcome.PanelFault, "fault");
         assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Refunded, "refunded");
-        assertEq(vault.creditOf(challenger), 5e18, "challenger reward");
-        assertEq(game.creditOf(challenger), game.getDispute(id).bond + 5e16, "bond and the minority's fee back");
+        // the two majority fees come out of the reward, so the deposit comes back whole
+        assertEq(game.creditOf(challenger), game.getDispute(id).bond + _fees() + REWARD - 1e17, "bond, fees, reward less panel");
         // the minority member forfeits 20e18, split between the two majority members
         assertEq(_bondOf(p[2]), before[2] - 20e18, "minority forfeits");
         assertEq(_bondOf(p[0]), before[0], "majority keeps");
@@ -407,7 +419,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         assertEq(game.creditOf(p[0]), 5e16, "majority fee");
         assertEq(game.creditOf(p[1]), 5e16, "majority fee");
         assertEq(game.creditOf(p[2]), 0, "minority earns no fee");
-        assertEq(game.creditOf(challenger), bond + 5e16, "bond and the minority's fee back");
+        assertEq(game.creditOf(challenger), bond + _fees() + REWARD - 1e17, "deposit back, reward less the panel's fees");
         assertEq(game.creditOf(provider), 0, "provider nothing");
         assertEq(game.openFees(), 0, "fees settled");
         _assertSolvent();
@@ -459,7 +471,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         for (uint256 i; i < 3; ++i) {
             assertEq(game.creditOf(p[i]), 0, "no vote counted: no fee");
         }
-        assertEq(game.creditOf(challenger), bond + _fees(), "bond and every fee back");
+        assertEq(game.creditOf(challenger), bond + _fees() + REWARD, "bond, every fee and the reward");
         assertEq(game.openFees(), 0, "fees settled");
         _assertSolvent();
         _claimAllAndAssertEmpty(p);
@@ -467,21 +479,27 @@ contract DisputeGameTest is TestBase, DisputeFixture {
 
     // ---------------------------------------------------------------- several disputes on one job
 
-    function test_secondDisputeAfterFault_settlesBondOnly() public {
+    /// The provider concedes the first dispute (its own second address's, say): the other open dispute is Superseded at
+    /// once, gets its whole deposit back and takes an equal part of the challenger share.
+    function test_secondDisputeAfterFault_supersededSharesReward() public {
         uint256 jobId = _job(2, 2, 2);
         uint256 first = _challenge(challenger, jobId, 2, 2);
         uint256 second = _challenge(stranger, jobId, 3, 2);
         assertEq(market.getJob(jobId).openDisputes, 2, "two open");
         vm_prank(provider);
         game.concede(first);
-        address[] memory p = _draw(second);
-        _vote(second, p, [FAULT, FAULT, FAULT]);
-        game.resolve(second);
-        assertEq(game.creditOf(stranger), game.getDispute(second).bond, "second challenger refunded (fees all earned)");
-        for (uint256 i; i < 3; ++i) {
-            assertEq(game.creditOf(p[i]), 5e16, "every Fault revealer earns its fee");
-        }
+        assertEq(game.creditOf(challenger), game.getDispute(first).bond + _fees() + REWARD / 2, "half the reward");
+        (uint256 left, uint256 shares) = game.rewardPoolOf(jobId);
+        assertEq(left, REWARD / 2, "half left for the other dispute");
+        assertEq(shares, 1, "one share left");
+        vm_prank(provider);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameSuperseded.selector, second, jobId));
+        game.concede(second);
+        game.resolve(second); // at once: nothing left to decide
+        assertTrue(game.getDispute(second).outcome == IDisputeGame.Outcome.Superseded, "superseded");
+        assertEq(game.creditOf(stranger), game.getDispute(second).bond + _fees() + REWARD / 2, "deposit back and half");
         assertEq(vault.creditOf(stranger), 0, "no second slash");
+        assertEq(game.pooled(), 0, "pool paid out");
         _assertSolvent();
     }
 
@@ -641,7 +659,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
     /// eps * lam * S, for every stake and challenger share.
     function testFuzz_requiredBond_deters(uint128 stake, uint16 challengerBps) public {
         stake = uint128(bound(stake, 1, 1e30));
-        challengerBps = uint16(bound(challengerBps, 0, 10_000));
+        challengerBps = uint16(bound(challengerBps, 0, 5_000));
         IJobMarket.Policy memory pol = policy(1);
         pol.requiredStake = stake;
         pol.challengerBps = challengerBps;
@@ -692,10 +710,17 @@ contract DisputeGameTest is TestBase, DisputeFixture {
             assertEq(game.creditOf(p[i]), earns ? 5e16 : 0, "member fee");
             if (earns) paid += 5e16;
         }
+        uint256 reward = fault > valid ? REWARD : 0; // on a fault the panel is paid out of the reward
         assertEq(
-            game.creditOf(challenger) + game.creditOf(provider), bond + _fees() - paid, "bond and unearned fees credited"
+            game.creditOf(challenger) + game.creditOf(provider),
+            bond + _fees() - paid + reward,
+            "bond, unearned fees and reward credited"
         );
-        assertEq(game.creditOf(valid > fault ? provider : challenger), valid > fault ? bond : bond + _fees() - paid, "bond");
+        assertEq(
+            game.creditOf(valid > fault ? provider : challenger),
+            valid > fault ? bond : bond + _fees() - paid + reward,
+            "bond"
+        );
         _assertSolvent();
         assertEq(game.openFees(), 0, "no open fees");
         assertEq(token.balanceOf(address(registry)), registryBefore, "registry tokens unchanged");

@@ -50,6 +50,10 @@ contract JobMarket is IJobMarket, AccessControl, EIP712 {
         uint128 requiredStake;
         // slot 4
         bytes32 manifestHash;
+        // slot 5: h of the last committed state (the next segment's first leaf must equal it)
+        bytes32 lastEndState;
+        // slot 6
+        uint8 reopens; // challenge windows re-opened after a NoDecision (<= MAX_REOPENS)
     }
 
     /// @notice Held by the dispute contract: freeze and settle jobs.
@@ -62,6 +66,13 @@ contract JobMarket is IJobMarket, AccessControl, EIP712 {
     uint256 public constant MAX_WEIGHT_E6 = 10_000_000;
     /// @notice Upper bound of segmentTimeout and challengeWindow, in seconds.
     uint256 public constant MAX_WINDOW_SECONDS = 180 days;
+    /// @notice Largest challenger share of a fault slash: the rest (buyer and burn) is what the provider side loses
+    /// whatever it does with other addresses, so at least half of every lock is lost on a fault (docs/disputes.md).
+    uint256 public constant MAX_CHALLENGER_BPS = 5_000;
+    /// @notice How many times a NoDecision re-opens a Committed job's challenge window (bounds the job's lifetime).
+    uint256 public constant MAX_REOPENS = 2;
+    /// @notice Most steps one segment may have: its K+1 state hashes travel in one commitSegment's calldata.
+    uint256 public constant MAX_STEPS_PER_SEGMENT = 4_096;
     uint256 private constant _BPS = 10_000;
     uint8 private constant _TIER_NONE = 4;
     /// @dev AuditReceipt.checks bits in use (recompute .. attestation); the others are reserved.
@@ -215,32 +226,26 @@ contract JobMarket is IJobMarket, AccessControl, EIP712 {
     function commitSegment(
         uint256 jobId,
         uint256 segment,
-        bytes32 traceRoot,
-        bytes32 endStateHash,
+        bytes32[] calldata stateHashes,
         uint64 lossE6,
         string calldata checkpointCid
     ) external {
         Job storage j = _known(jobId);
-        address provider = j.provider;
-        if (msg.sender != provider) revert JobMarketNotProvider(jobId, msg.sender, provider);
+        if (msg.sender != j.provider) revert JobMarketNotProvider(jobId, msg.sender, j.provider);
         uint256 next = j.nextSegment;
         // INVARIANT: a segment is committed once and never rewritten.
         if (segment < next) revert JobMarketSegmentAlreadyCommitted(jobId, segment);
         if (j.status != JobStatus.Active) revert JobMarketWrongStatus(jobId, j.status, JobStatus.Active);
         // INVARIANT: segments are committed in order, so every committed segment's start state is anchored.
         if (segment != next) revert JobMarketSegmentOutOfOrder(jobId, segment, next);
-        uint32 deadline = j.deadline;
         // INVARIANT: a commit after its deadline is rejected (the job can be reported instead).
-        if (block.timestamp > deadline) revert JobMarketSegmentLate(jobId, segment, deadline, block.timestamp);
-        if (traceRoot == bytes32(0) || endStateHash == bytes32(0)) revert JobMarketZeroCommitment(jobId, segment);
-
-        _segments[jobId][segment] = Trace.commitment(traceRoot, endStateHash);
+        if (block.timestamp > j.deadline) revert JobMarketSegmentLate(jobId, segment, j.deadline, block.timestamp);
+        _emitCommitted(jobId, segment, _anchor(j, jobId, segment, stateHashes), lossE6, checkpointCid, stateHashes);
         unchecked {
             // bound: next < segments <= type(uint16).max
             ++next;
         }
         j.nextSegment = uint16(next);
-        emit SegmentCommitted(jobId, segment, traceRoot, endStateHash, lossE6, checkpointCid);
         if (next == j.segments) {
             // The SegmentCommitted event of the last segment marks the status change (see IJobMarket).
             j.status = JobStatus.Committed;
@@ -333,32 +338,39 @@ contract JobMarket is IJobMarket, AccessControl, EIP712 {
         if (status == JobStatus.Committed && block.timestamp > j.deadline) {
             revert JobMarketChallengeWindowClosed(jobId, j.deadline, block.timestamp);
         }
+        // INVARIANT: an Active job past its segment deadline takes no new dispute, so the disputes that hold it resolve
+        // within one dispute duration and reportTimeout can then re-open it: nobody holds the escrow by keeping a
+        // dispute open at all times.
+        if (status == JobStatus.Active && block.timestamp > j.deadline) {
+            revert JobMarketSegmentDeadlinePassed(jobId, j.deadline, block.timestamp);
+        }
         uint16 open = j.openDisputes + 1;
         j.openDisputes = open;
         emit JobFrozen(jobId, open);
     }
 
     /// @inheritdoc IJobMarket
-    function settleProviderFault(uint256 jobId, address challenger) external onlyRole(DISPUTE_ROLE) {
+    function settleProviderFault(uint256 jobId) external onlyRole(DISPUTE_ROLE) returns (uint256 toChallenger) {
         Job storage j = _known(jobId);
-        if (challenger == address(0)) revert JobMarketZeroChallenger();
         // INVARIANT: only a frozen (hence Active or Committed) job is settled.
         if (j.openDisputes == 0) revert JobMarketNotFrozen(jobId);
 
         address provider = j.provider;
         address buyer = j.buyer;
         uint256 locked = _vault.lockedFor(provider, jobId);
-        uint256 toChallenger = (locked * j.challengerBps) / _BPS;
+        toChallenger = (locked * j.challengerBps) / _BPS;
         uint256 toBuyer = (locked * j.buyerBps) / _BPS;
         uint256 refund = j.payment;
         j.status = JobStatus.Refunded;
         j.openDisputes = 0;
-        emit ProviderFaultSettled(jobId, provider, challenger, locked, refund);
+        emit ProviderFaultSettled(jobId, provider, msg.sender, locked, toChallenger, refund);
         _credit(j.token, buyer, refund);
         if (locked != 0) {
             address[] memory recipients = new address[](3);
             uint256[] memory amounts = new uint256[](3);
-            recipients[0] = challenger;
+            // NOTE: the challenger share goes to the dispute role, which splits it among every dispute that was open on
+            // the job (IDisputeGame: reward rule), so that a concession to the provider's own address cannot take it all.
+            recipients[0] = msg.sender;
             recipients[1] = buyer;
             recipients[2] = address(0); // burn
             amounts[0] = toChallenger;
@@ -369,12 +381,22 @@ contract JobMarket is IJobMarket, AccessControl, EIP712 {
     }
 
     /// @inheritdoc IJobMarket
-    function settleNoFault(uint256 jobId) external onlyRole(DISPUTE_ROLE) {
+    function settleNoFault(uint256 jobId, bool reopen) external onlyRole(DISPUTE_ROLE) {
         Job storage j = _known(jobId);
         if (j.openDisputes == 0) revert JobMarketNotFrozen(jobId);
         uint16 open = j.openDisputes - 1;
         j.openDisputes = open;
         emit JobUnfrozen(jobId, open);
+        // INVARIANT: a dispute nobody decided leaves a Committed job open to a new challenge for a full window, at most
+        // MAX_REOPENS times, so a silent or unavailable panel neither pays a cheater nor holds the escrow forever.
+        if (reopen && j.status == JobStatus.Committed && j.reopens < MAX_REOPENS) {
+            uint32 until = uint32(block.timestamp + j.challengeWindow);
+            if (until > j.deadline) {
+                j.deadline = until;
+                ++j.reopens;
+                emit ChallengeWindowReopened(jobId, until, j.reopens);
+            }
+        }
     }
 
     // ---------------------------------------------------------------- admin, evaluator, auditors, provenance
@@ -578,6 +600,42 @@ contract JobMarket is IJobMarket, AccessControl, EIP712 {
 
     // ---------------------------------------------------------------- internal
 
+    /// @dev Checks a segment's leaves, computes its root and stores its commitment and end state.
+    function _anchor(Job storage j, uint256 jobId, uint256 segment, bytes32[] calldata stateHashes)
+        private
+        returns (bytes32[2] memory rootAndEnd)
+    {
+        uint256 k = j.stepsPerSegment;
+        // INVARIANT: the leaves are data available by construction: all K+1 state hashes of the segment are in the
+        // calldata (and the event), and the root is computed here, never taken from the provider.
+        if (stateHashes.length != k + 1) revert JobMarketWrongLeafCount(jobId, segment, stateHashes.length, k + 1);
+        for (uint256 i; i <= k; ++i) {
+            if (stateHashes[i] == bytes32(0)) revert JobMarketZeroCommitment(jobId, segment);
+        }
+        // INVARIANT: the trajectory is one chain of states: a segment starts where the previous one ended (for segment 0
+        // the first leaf is h(0), which the panel checks against the manifest's initial state).
+        if (segment != 0 && stateHashes[0] != j.lastEndState) {
+            revert JobMarketBoundaryMismatch(jobId, segment, stateHashes[0], j.lastEndState);
+        }
+        bytes32 traceRoot = Trace.segmentRoot(segment * k, stateHashes);
+        // INVARIANT: the end state is the segment's last leaf, so no state outside the committed steps can be bound.
+        bytes32 endStateHash = stateHashes[k];
+        j.lastEndState = endStateHash;
+        _segments[jobId][segment] = Trace.commitment(traceRoot, endStateHash);
+        rootAndEnd = [traceRoot, endStateHash];
+    }
+
+    function _emitCommitted(
+        uint256 jobId,
+        uint256 segment,
+        bytes32[2] memory rootAndEnd,
+        uint64 lossE6,
+        string calldata checkpointCid,
+        bytes32[] calldata stateHashes
+    ) private {
+        emit SegmentCommitted(jobId, segment, rootAndEnd[0], rootAndEnd[1], lossE6, checkpointCid, stateHashes);
+    }
+
     function _known(uint256 jobId) private view returns (Job storage j) {
         j = _jobs[jobId];
         if (j.status == JobStatus.None) revert JobMarketUnknownJob(jobId);
@@ -660,5 +718,8 @@ contract JobMarket is IJobMarket, AccessControl, EIP712 {
         if (
             uint256(p.challengerBps) + p.buyerBps + p.burnBps != _BPS || p.timeoutSlashBps > _BPS
         ) revert JobMarketInvalidShares(p.challengerBps, p.buyerBps, p.burnBps, p.timeoutSlashBps);
+        // INVARIANT: the provider side loses at least half of the lock on any fault (MAX_CHALLENGER_BPS).
+        if (p.challengerBps > MAX_CHALLENGER_BPS) revert JobMarketChallengerShareTooHigh(p.challengerBps, MAX_CHALLENGER_BPS);
+        if (p.stepsPerSegment > MAX_STEPS_PER_SEGMENT) revert JobMarketInvalidShape(p.segments, p.stepsPerSegment);
     }
 }

@@ -6,12 +6,14 @@ import {vm} from "./test/Vm.sol";
 import {MarketFixture} from "./test/MarketFixture.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {Trace} from "./libraries/Trace.sol";
+import {Leaves} from "./test/Leaves.sol";
 
 contract JobMarketTest is TestBase, MarketFixture {
     address internal constant BUYER = address(0xB1);
     address internal constant PROVIDER = address(0xB2);
     address internal constant PROVIDER2 = address(0xB3);
     address internal constant CHALLENGER = address(0xC1);
+    bytes32 internal constant TAG = keccak256("honest");
 
     function setUp() public {
         address[3] memory who = [BUYER, PROVIDER, PROVIDER2];
@@ -33,7 +35,7 @@ contract JobMarketTest is TestBase, MarketFixture {
     function _commitAll(uint256 id, address provider, uint256 from, uint256 to) internal {
         for (uint256 s = from; s < to; ++s) {
             vm.prank(provider);
-            market.commitSegment(id, s, keccak256(abi.encode(s)), keccak256(abi.encode(s, 1)), 1, "bafy");
+            market.commitSegment(id, s, Leaves.hashes(TAG, id, s, 4), 1, "bafy");
         }
     }
 
@@ -48,7 +50,7 @@ contract JobMarketTest is TestBase, MarketFixture {
         _commitAll(id, PROVIDER, 0, segments);
         for (uint256 s; s < segments; ++s) {
             assertTrue(
-                market.verifySegment(id, s, keccak256(abi.encode(s)), keccak256(abi.encode(s, 1))), "segment anchored"
+                market.verifySegment(id, s, Leaves.root(TAG, id, s, 4), Leaves.end(TAG, id, s, 4)), "segment anchored"
             );
         }
         vm.warp(block.timestamp + 1 days + 1);
@@ -92,11 +94,11 @@ contract JobMarketTest is TestBase, MarketFixture {
         vm.prank(PROVIDER);
         market.acceptJob(id);
         _commitAll(id, PROVIDER, 0, 3);
-        assertTrue(dispute.verifySegment(id, 1, keccak256(abi.encode(uint256(1))), keccak256(abi.encode(uint256(1), 1))), "view");
-        assertEq(market.segmentCommitment(id, 1), Trace.commitment(keccak256(abi.encode(uint256(1))), keccak256(abi.encode(uint256(1), 1))), "commitment");
+        assertTrue(dispute.verifySegment(id, 1, Leaves.root(TAG, id, 1, 4), Leaves.end(TAG, id, 1, 4)), "view");
+        assertEq(market.segmentCommitment(id, 1), Trace.commitment(Leaves.root(TAG, id, 1, 4), Leaves.end(TAG, id, 1, 4)), "commitment");
         dispute.freeze(id);
-        dispute.settleProviderFault(id, CHALLENGER);
-        assertEq(vault.creditOf(CHALLENGER), 5e19, "challenger 50%");
+        dispute.settleProviderFault(id);
+        assertEq(vault.creditOf(address(dispute)), 5e19, "challenger share 50% to the dispute role");
         assertEq(vault.creditOf(BUYER), 3e19, "buyer 30%");
         assertEq(token.balanceOf(vault.BURN_ADDRESS()), 2e19, "burn 20%");
         assertEq(market.creditOf(BUYER, address(token)), 1e21, "escrow refunded");

@@ -8,6 +8,7 @@ import {JobMarket} from "./JobMarket.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IDataRegistry} from "./interfaces/IDataRegistry.sol";
 import {Receipts} from "./libraries/Receipts.sol";
+import {Leaves} from "./test/Leaves.sol";
 
 /// @notice JobMarket terms: tier-gated acceptance with tier-scaled stake, data shares at finalize,
 /// improvement weights, audit receipts and provenance anchoring.
@@ -47,7 +48,7 @@ contract JobMarketTermsTest is TestBase, TermsFixture {
     function _commitAll(uint256 id, address provider, uint256 from, uint256 to) internal {
         for (uint256 s = from; s < to; ++s) {
             vm.prank(provider);
-            market.commitSegment(id, s, keccak256(abi.encode(s)), keccak256(abi.encode(s, 1)), 1, "bafy");
+            market.commitSegment(id, s, Leaves.hashes(keccak256("t"), id, s, 4), 1, "bafy");
         }
     }
 
@@ -317,11 +318,11 @@ contract JobMarketTermsTest is TestBase, TermsFixture {
         vm.prank(PROVIDER);
         fresh.acceptJob(id);
         vm.prank(PROVIDER);
-        fresh.commitSegment(id, 0, keccak256(abi.encode(uint256(0))), keccak256(abi.encode(uint256(0), 1)), 1, "bafy");
+        fresh.commitSegment(id, 0, Leaves.hashes(keccak256("t"), id, 0, 4), 1, "bafy");
         Receipts.AuditReceipt memory r = _receipt(id, 0);
         bytes memory sig = _sig(_auditorKeys[0], fresh.receiptDigest(r));
         vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketRegistriesNotSet.selector));
-        fresh.recordReceipt(r, keccak256(abi.encode(uint256(0), 1)), sig);
+        fresh.recordReceipt(r, Leaves.end(keccak256("t"), id, 0, 4), sig);
     }
 
     // ------------------------------------------------------------ receipts
@@ -330,7 +331,7 @@ contract JobMarketTermsTest is TestBase, TermsFixture {
         return Receipts.AuditReceipt({
             jobId: id,
             segment: segment,
-            traceRoot: keccak256(abi.encode(uint256(segment))),
+            traceRoot: Leaves.root(keccak256("t"), id, segment, 4),
             checks: 1 | 4,
             sampledSteps: 3,
             verdict: 0
@@ -349,18 +350,18 @@ contract JobMarketTermsTest is TestBase, TermsFixture {
         Receipts.AuditReceipt memory r = _receipt(id, 0);
         bytes32 digest = market.receiptDigest(r);
         bytes memory sig = _sig(_auditorKeys[1], digest);
-        address auditor = market.recordReceipt(r, keccak256(abi.encode(uint256(0), 1)), sig);
+        address auditor = market.recordReceipt(r, Leaves.end(keccak256("t"), id, 0, 4), sig);
         assertEq(auditor, vm.addr(_auditorKeys[1]), "signer");
         assertEq(market.receiptOf(id, 0, auditor), digest, "digest stored");
         vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketDuplicateReceipt.selector, id, 0, auditor));
-        market.recordReceipt(r, keccak256(abi.encode(uint256(0), 1)), sig);
+        market.recordReceipt(r, Leaves.end(keccak256("t"), id, 0, 4), sig);
         // A second auditor's receipt for the same segment is its own record.
-        market.recordReceipt(r, keccak256(abi.encode(uint256(0), 1)), _sig(_auditorKeys[2], digest));
+        market.recordReceipt(r, Leaves.end(keccak256("t"), id, 0, 4), _sig(_auditorKeys[2], digest));
     }
 
     function test_recordReceipt_badReceipts_revert() public {
         uint256 id = _committedJob();
-        bytes32 end0 = keccak256(abi.encode(uint256(0), 1));
+        bytes32 end0 = Leaves.end(keccak256("t"), id, 0, 4);
         Receipts.AuditReceipt memory r = _receipt(id, 0);
         r.checks = 64;
         bytes memory sig = _sig(_auditorKeys[0], market.receiptDigest(r));

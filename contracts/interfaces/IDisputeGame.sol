@@ -49,14 +49,16 @@ interface IDisputeGame {
     }
 
     /// @notice How a dispute ended. Conceded and PanelFault: provider at fault. Proven and PanelValid: challenger
-    /// wrong. NoDecision: tie, no reveals, or no panel could be drawn.
+    /// wrong. NoDecision: tie, no reveals, or no panel could be drawn. Superseded: the job faulted through another
+    /// dispute while this one was open (bond and fees back, an equal part of the reward).
     enum Outcome {
         None,
         Conceded,
         Proven,
         PanelFault,
         PanelValid,
-        NoDecision
+        NoDecision,
+        Superseded
     }
 
     /// @notice A panel member's vote: Valid (h(s) = step(h(s-1), batch(s))) or Fault.
@@ -134,6 +136,13 @@ interface IDisputeGame {
         uint256 fees,
         uint64 seedBlock
     );
+    /// @notice `challenger` committed to a challenge (challengeCommitment) it can open from the next block on.
+    event ChallengeCommitted(address indexed challenger, bytes32 commitment);
+    /// @notice Dispute `disputeId` found job `jobId`'s provider at fault: `reward` (the slash's challenger share) came
+    /// in, `toPanel` of it paid the panel's fees, and the rest is split equally among `shares` disputes.
+    event RewardPooled(uint256 indexed jobId, uint256 indexed disputeId, uint256 reward, uint256 toPanel, uint256 shares);
+    /// @notice Dispute `disputeId`'s challenger `challenger` was credited `amount`, its part of job `jobId`'s reward.
+    event RewardPaid(uint256 indexed disputeId, uint256 indexed jobId, address indexed challenger, uint256 amount);
     /// @notice The panel seed block of dispute `disputeId` passed out of blockhash range; it is now `seedBlock`.
     event PanelReseeded(uint256 indexed disputeId, uint64 seedBlock);
     /// @notice The panel of dispute `disputeId` was drawn from `seed`.
@@ -229,11 +238,28 @@ interface IDisputeGame {
     error DisputeGameDepositNotApproved(address challenger, uint256 allowance, uint256 deposit);
     /// @notice `account` has nothing to claim.
     error DisputeGameNothingToClaim(address account);
+    /// @notice The StakeVault's token `stakeToken` is not the bond token `bondToken` (rewards are paid with bonds).
+    error DisputeGameTokenMismatch(address stakeToken, address bondToken);
+    /// @notice Job `jobId` of dispute `disputeId` already faulted through another dispute: only `resolve` (Superseded).
+    error DisputeGameSuperseded(uint256 disputeId, uint256 jobId);
+    /// @notice `challenger` has no commitment `commitment` from an earlier block (committed in block `committedAt`,
+    /// 0: never; now block `blockNumber`).
+    error DisputeGameChallengeNotCommitted(address challenger, bytes32 commitment, uint256 committedAt, uint256 blockNumber);
+
+    /// @notice Commit to a challenge before opening it: `commitment` = challengeCommitment(jobId, step, msg.sender,
+    /// salt). The challenge itself (`challenge` with the same salt) must come in a later block, so a copy of it taken
+    /// from the mempool has no commitment and reverts. Committing twice is a no-op. Anyone.
+    function commitChallenge(bytes32 commitment) external;
 
     /// @notice Dispute step `step` of segment `segment` of job `jobId`: h(step-1) = `hPrev` and h(step) = `hStep` are
     /// the provider's committed leaves (proofs against `traceRoot`, which with `endStateHash` must match the segment's
-    /// on-chain commitment). Pulls `requiredDeposit(jobId)` (the bond plus the panel's fees) of the bond token from the
-    /// caller in one transfer (approve it first: DisputeGameDepositNotApproved) and freezes the job.
+    /// on-chain commitment). Consumes the caller's `commitChallenge` from an earlier block for (jobId, step, salt).
+    /// Pulls `requiredDeposit(jobId)` (the bond plus the panel's fees) of the bond token from the caller in one
+    /// transfer (approve it first: DisputeGameDepositNotApproved) and freezes the job.
+    /// Reward rule: when the job is found at fault (by any of its disputes), the slash's challenger share is split
+    /// equally among every dispute open on the job at that moment (after paying the deciding panel's fees); the others
+    /// close as Superseded with bond and fees back. So the provider's own addresses take at most the challenger share
+    /// (at most MAX_CHALLENGER_BPS of the lock), and an honest challenger is never left below its deposit.
     /// @return disputeId the new dispute's id (1, 2, ...)
     function challenge(
         uint256 jobId,
@@ -244,7 +270,8 @@ interface IDisputeGame {
         bytes32 hPrev,
         bytes32[] calldata proofPrev,
         bytes32 hStep,
-        bytes32[] calldata proofStep
+        bytes32[] calldata proofStep,
+        bytes32 salt
     ) external returns (uint256 disputeId);
 
     /// @notice The provider admits the fault: settles at once with the provider at fault. Provider only.
@@ -294,6 +321,25 @@ interface IDisputeGame {
     /// @notice What the next challenge on job `jobId` pulls from the challenger: requiredBond(jobId) + panelSize *
     /// panelFee. Approve this much.
     function requiredDeposit(uint256 jobId) external view returns (uint256);
+
+    /// @notice The challenge commitment `challenger` posts with commitChallenge: keccak256(abi.encode(jobId, step,
+    /// challenger, salt)).
+    function challengeCommitment(uint256 jobId, uint256 step, address challenger, bytes32 salt)
+        external
+        pure
+        returns (bytes32);
+
+    /// @notice Block in which `challenger` committed `commitment` (0: not committed, or already used).
+    function challengeCommittedAt(address challenger, bytes32 commitment) external view returns (uint256);
+
+    /// @notice What is left of job `jobId`'s reward pool and how many of its disputes are still to take a part.
+    function rewardPoolOf(uint256 jobId) external view returns (uint256 amount, uint256 shares);
+
+    /// @notice Number of open disputes on job `jobId`.
+    function openDisputesOn(uint256 jobId) external view returns (uint256);
+
+    /// @notice Sum of undistributed reward pools. The token balance is openBonds() + openFees() + pooled() + credits.
+    function pooled() external view returns (uint256);
 
     /// @notice The vote commitment a member posts (the same hash the contract checks at reveal).
     function voteCommitment(Vote vote, bytes32 salt, address member) external pure returns (bytes32);

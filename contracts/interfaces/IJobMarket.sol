@@ -120,19 +120,24 @@ interface IJobMarket {
     event JobCancelled(uint256 indexed jobId, uint256 refund);
     /// @notice `provider` accepted job `jobId` from segment `startSegment`; the first deadline is `deadline`.
     event JobAccepted(uint256 indexed jobId, address indexed provider, uint256 startSegment, uint64 deadline);
-    /// @notice `provider`'s segment `segment` of job `jobId` was committed. Only
-    /// keccak256(abi.encode(traceRoot, endStateHash)) is stored; lossE6 and checkpointCid live only here.
+    /// @notice `provider`'s segment `segment` of job `jobId` was committed: `stateHashes` are its K+1 leaves
+    /// h(segment*K) .. h((segment+1)*K) (data available to every challenger, from this event or the calldata),
+    /// `traceRoot` the root the market computed from them and `endStateHash` the last one. Only
+    /// keccak256(abi.encode(traceRoot, endStateHash)) is stored per segment; lossE6 and checkpointCid live only here.
     /// The event of the last segment (segment == policy.segments - 1) also marks the job Committed: its
-    /// challenge window ends at block.timestamp + policy.challengeWindow (getJob().deadline). There is no
-    /// separate event for that, to keep the last commit under 60,000 gas.
+    /// challenge window ends at block.timestamp + policy.challengeWindow (getJob().deadline).
     event SegmentCommitted(
         uint256 indexed jobId,
         uint256 indexed segment,
         bytes32 traceRoot,
         bytes32 endStateHash,
         uint64 lossE6,
-        string checkpointCid
+        string checkpointCid,
+        bytes32[] stateHashes
     );
+    /// @notice A dispute on Committed job `jobId` ended with no decision: its challenge window now ends at `deadline`
+    /// (re-open number `reopens` of at most MAX_REOPENS).
+    event ChallengeWindowReopened(uint256 indexed jobId, uint64 deadline, uint8 reopens);
     /// @notice `provider` missed the deadline of segment `segment` of job `jobId`; `slashed` of its stake
     /// went to the buyer and the job re-opened.
     event JobTimedOut(uint256 indexed jobId, address indexed provider, uint256 segment, uint256 slashed);
@@ -144,8 +149,14 @@ interface IJobMarket {
     event JobUnfrozen(uint256 indexed jobId, uint256 openDisputes);
     /// @notice Job `jobId`'s provider was found at fault: `slashed` of its stake split by the policy shares,
     /// `refund` credited to the buyer.
+    /// `toChallengers` of it went to `disputeRole`, which splits it among the job's disputes (IDisputeGame).
     event ProviderFaultSettled(
-        uint256 indexed jobId, address indexed provider, address indexed challenger, uint256 slashed, uint256 refund
+        uint256 indexed jobId,
+        address indexed provider,
+        address indexed disputeRole,
+        uint256 slashed,
+        uint256 toChallengers,
+        uint256 refund
     );
     /// @notice `account` was credited `amount` of `token`.
     event Credited(address indexed account, address indexed token, uint256 amount);
@@ -215,8 +226,16 @@ interface IJobMarket {
     error JobMarketNotFrozen(uint256 jobId);
     /// @notice Job `jobId` cannot be frozen or settled in status `status`.
     error JobMarketNotDisputable(uint256 jobId, JobStatus status);
-    /// @notice The challenger is the zero address.
-    error JobMarketZeroChallenger();
+    /// @notice commitSegment for segment `segment` of job `jobId` passed `count` state hashes; the segment has `expected`
+    /// (stepsPerSegment + 1).
+    error JobMarketWrongLeafCount(uint256 jobId, uint256 segment, uint256 count, uint256 expected);
+    /// @notice Segment `segment` of job `jobId` starts at `first`, the previous segment ended at `previousEnd`.
+    error JobMarketBoundaryMismatch(uint256 jobId, uint256 segment, bytes32 first, bytes32 previousEnd);
+    /// @notice Active job `jobId` is past its segment deadline `deadline` (now `nowTs`): it takes no new dispute and
+    /// waits for reportTimeout.
+    error JobMarketSegmentDeadlinePassed(uint256 jobId, uint64 deadline, uint256 nowTs);
+    /// @notice A policy's challenger share `challengerBps` is above `max` (MAX_CHALLENGER_BPS).
+    error JobMarketChallengerShareTooHigh(uint256 challengerBps, uint256 max);
     /// @notice `account` has no credit in `token`.
     error JobMarketNothingToClaim(address account, address token);
     /// @notice The registries were already set.
@@ -291,16 +310,17 @@ interface IJobMarket {
     /// the caller's effective tier is weaker than the job's minimum.
     function acceptJob(uint256 jobId) external;
 
-    /// @notice Commit segment `segment` (the next one) of an Active job. Provider only, before the deadline.
-    /// @param traceRoot OpenZeppelin Merkle root of the segment's K+1 leaves (Trace.leaf)
-    /// @param endStateHash h of the segment's last state, (segment+1)*K
+    /// @notice Commit segment `segment` (the next one) of an Active job. Provider only, before the deadline. The market
+    /// computes the segment's trace root from the leaves (Trace.segmentRoot), binds the end state to the last leaf and
+    /// requires the first leaf to equal the previous segment's end state.
+    /// @param stateHashes h(segment*K) .. h((segment+1)*K): the segment's K+1 state hashes, none zero
     /// @param lossE6 training loss at the end of the segment times 1e6 (event only)
-    /// @param checkpointCid content id of the segment's start checkpoint (event only)
+    /// @param checkpointCid content id of the segment's start checkpoint (event only); withholding it is a fault the
+    ///        panel judges (a challenge of the segment's first step)
     function commitSegment(
         uint256 jobId,
         uint256 segment,
-        bytes32 traceRoot,
-        bytes32 endStateHash,
+        bytes32[] calldata stateHashes,
         uint64 lossE6,
         string calldata checkpointCid
     ) external;
@@ -320,12 +340,19 @@ interface IJobMarket {
     /// @notice Open a dispute on an Active or Committed job: blocks finalize and reportTimeout. DISPUTE_ROLE only.
     function freeze(uint256 jobId) external;
 
-    /// @notice Close a dispute with the provider at fault: slash its whole lock by the policy shares
-    /// (challenger, buyer, burn), credit the buyer the whole escrow, end the job Refunded. DISPUTE_ROLE only.
-    function settleProviderFault(uint256 jobId, address challenger) external;
+    /// @notice The StakeVault holding providers' stake (the token of stake, escrow-independent).
+    function vault() external view returns (address);
 
-    /// @notice Close one dispute with the provider not at fault. DISPUTE_ROLE only.
-    function settleNoFault(uint256 jobId) external;
+    /// @notice Close a dispute with the provider at fault: slash its whole lock by the policy shares, credit the buyer
+    /// the whole escrow, end the job Refunded. The challenger share is credited (in the StakeVault) to the caller, the
+    /// dispute contract, which splits it among the job's disputes. DISPUTE_ROLE only.
+    /// @return toChallenger the challenger share of the slash credited to the caller
+    function settleProviderFault(uint256 jobId) external returns (uint256 toChallenger);
+
+    /// @notice Close one dispute with the provider not at fault. With `reopen` (the dispute ended with no decision), a
+    /// Committed job's challenge window is extended to now + policy.challengeWindow, at most MAX_REOPENS times per job.
+    /// DISPUTE_ROLE only.
+    function settleNoFault(uint256 jobId, bool reopen) external;
 
     /// @notice Set the AuditorRegistry (receipt signers), ProviderRegistry (tiers) and DataRegistry (corpora)
     /// once. DEFAULT_ADMIN_ROLE only. Until then every provider counts as tier 4 and jobs with corpora,

@@ -53,6 +53,31 @@ library Trace {
         return t >= first && t <= last;
     }
 
+    /// @notice Root of the segment whose states first, first+1, ... have hashes `stateHashes`, laid out exactly as
+    /// OpenZeppelin's SimpleMerkleTree.of(leaves, { sortLeaves: false }) lays it out (verifier/src/trace): the tree is
+    /// an array of 2n-1 nodes, leaf j at index 2n-2-j, node i = commutativeKeccak256(node 2i+1, node 2i+2). So the
+    /// proofs the TypeScript side builds verify against this root with MerkleProof.verify.
+    /// @dev Gas: one keccak per leaf and per inner node over a memory array of 2n-1 words (~70 gas per state).
+    function segmentRoot(uint256 first, bytes32[] memory stateHashes) internal pure returns (bytes32 root) {
+        uint256 n = stateHashes.length;
+        bytes32[] memory tree = new bytes32[](2 * n - 1);
+        uint256 base = 2 * n - 2;
+        for (uint256 j; j < n; ++j) {
+            // INVARIANT: the leaf binds the step number, so leaves of different steps never collide.
+            tree[base - j] = leaf(uint64(first + j), stateHashes[j]);
+        }
+        for (uint256 i = n - 1; i > 0;) {
+            unchecked {
+                // bound: i >= 1 here, so i - 1 >= 0; children 2i-1, 2i <= 2n-2
+                --i;
+            }
+            bytes32 a = tree[2 * i + 1];
+            bytes32 b = tree[2 * i + 2];
+            tree[i] = a < b ? _hashPair(a, b) : _hashPair(b, a);
+        }
+        root = tree[0];
+    }
+
     /// @notice The one-slot on-chain commitment of a segment.
     function commitment(bytes32 traceRoot, bytes32 endStateHash) internal pure returns (bytes32 c) {
         // NOTE: same as keccak256(abi.encode(traceRoot, endStateHash)), without the memory expansion.
@@ -60,6 +85,14 @@ library Trace {
             mstore(0x00, traceRoot)
             mstore(0x20, endStateHash)
             c := keccak256(0x00, 0x40)
+        }
+    }
+
+    function _hashPair(bytes32 a, bytes32 b) private pure returns (bytes32 h) {
+        assembly ("memory-safe") {
+            mstore(0x00, a)
+            mstore(0x20, b)
+            h := keccak256(0x00, 0x40)
         }
     }
 }

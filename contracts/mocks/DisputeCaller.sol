@@ -22,12 +22,12 @@ contract DisputeCaller {
         market.freeze(jobId);
     }
 
-    function settleProviderFault(uint256 jobId, address challenger) external {
-        market.settleProviderFault(jobId, challenger);
+    function settleProviderFault(uint256 jobId) external returns (uint256) {
+        return market.settleProviderFault(jobId);
     }
 
-    function settleNoFault(uint256 jobId) external {
-        market.settleNoFault(jobId);
+    function settleNoFault(uint256 jobId, bool reopen) external {
+        market.settleNoFault(jobId, reopen);
     }
 
     function slash(address provider, uint256 jobId, uint256 amount, address[] calldata recipients, uint256[] calldata amounts)

@@ -2,6 +2,7 @@
 pragma solidity 0.8.28;
 
 import {vm} from "./Vm.sol";
+import {Leaves} from "./Leaves.sol";
 import {TestToken} from "../mocks/TestToken.sol";
 import {StakeVault} from "../StakeVault.sol";
 import {JobMarket} from "../JobMarket.sol";
@@ -130,7 +131,7 @@ contract DataMarketHandler {
                         address(market),
                         abi.encodeCall(
                             JobMarket.commitSegment,
-                            (id, j.nextSegment, keccak256(abi.encode(id, j.nextSegment)), keccak256(abi.encode(id)), 1, "c")
+                            (id, j.nextSegment, Leaves.hashes(bytes32(0), id, j.nextSegment, 4), 1, "c")
                         )
                     );
                 }

@@ -130,19 +130,40 @@ abstract contract DisputeBase {
 
     function _commit(uint256 jobId, uint256 commits, uint256 badFrom) internal {
         for (uint256 s; s < commits; ++s) {
-            (bytes32[4] memory lv, bytes32[4] memory hs) = leaves(jobId, s, badFrom);
+            (, bytes32[4] memory hs) = leaves(jobId, s, badFrom);
             vm.prank(provider);
-            market.commitSegment(jobId, s, root(lv), hs[3], 1, "cid");
+            market.commitSegment(jobId, s, dyn(hs), 1, "cid");
         }
     }
 
     /// @notice Challenges step `step` (in segment step-1 / K) of job `jobId` as `who`.
     function _challenge(address who, uint256 jobId, uint256 step, uint256 badFrom) internal returns (uint256) {
+        _commitChallenge(who, jobId, step);
+        return _challengeCommitted(who, jobId, step, badFrom);
+    }
+
+    /// @notice Opens the challenge `who` committed to with _commitChallenge (one external call: expectRevert-friendly).
+    function _challengeCommitted(address who, uint256 jobId, uint256 step, uint256 badFrom) internal returns (uint256) {
         uint256 segment = (step - 1) / K;
         (bytes32[4] memory lv, bytes32[4] memory hs) = leaves(jobId, segment, badFrom);
         uint256 j = step - segment * K;
+        bytes32 salt = keccak256(abi.encode("challenge", who, jobId, step));
         vm.prank(who);
-        return game.challenge(jobId, segment, step, root(lv), hs[3], hs[j - 1], proof(lv, j - 1), hs[j], proof(lv, j));
+        return game.challenge(jobId, segment, step, root(lv), hs[3], hs[j - 1], proof(lv, j - 1), hs[j], proof(lv, j), salt);
+    }
+
+    /// @notice `who` commits to challenging `step` of `jobId` and the chain moves one block on; returns the salt.
+    function _commitChallenge(address who, uint256 jobId, uint256 step) internal returns (bytes32 salt) {
+        salt = keccak256(abi.encode("challenge", who, jobId, step));
+        bytes32 c = game.challengeCommitment(jobId, step, who, salt);
+        vm.prank(who);
+        game.commitChallenge(c);
+        VMB.roll(block.number + 1);
+    }
+
+    function dyn(bytes32[4] memory hs) public pure returns (bytes32[] memory out) {
+        out = new bytes32[](4);
+        for (uint256 i; i < 4; ++i) out[i] = hs[i];
     }
 
     function _salt(address member) internal pure returns (bytes32) {
