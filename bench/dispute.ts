@@ -78,7 +78,7 @@ async function job(hashesOf: (jobId: bigint) => Promise<Hex[]>, terms?: { lr: bi
   if (terms) record("DisputeGame.setCircuitTerms", (await setCircuitTerms(buyer, { disputeGame: d.disputeGame, jobId, ...terms })).gasUsed);
   await acceptJob(provider, { jobMarket: d.jobMarket, jobId });
   const tree = new SegmentTree(0, await hashesOf(jobId));
-  await commitSegment(provider, { jobMarket: d.jobMarket, jobId, segment: 0, traceRoot: tree.root, endStateHash: tree.endStateHash, lossE6: 0n, checkpointCid: CID });
+  await commitSegment(provider, { jobMarket: d.jobMarket, jobId, segment: 0, stateHashes: tree.stateHashes, lossE6: 0n, checkpointCid: CID });
   return { jobId, tree };
 }
 const madeUp = async (jobId: bigint) => Array.from({ length: K + 1 }, (_, t) => keccak256(toHex(`h-${jobId}-${t}`)));

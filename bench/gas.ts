@@ -13,6 +13,7 @@
  */
 import { writeFileSync, mkdirSync } from "node:fs";
 import { network } from "hardhat";
+import { segmentHashes } from "../test/contracts/fixture.ts";
 import { keccak256, maxUint256, parseEther, toHex, type Hash } from "viem";
 
 const CID = "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi"; // a CIDv1 (59 chars)
@@ -54,9 +55,11 @@ async function gas(tx: Promise<Hash>): Promise<number> {
   return Number(receipt.gasUsed);
 }
 
+/** Steps per segment of the measured jobs: each commit carries K+1 state hashes in calldata. */
+const K = 32;
 const policy = (segments: number) => ({
   segments,
-  stepsPerSegment: 32,
+  stepsPerSegment: K,
   requiredStake: parseEther("10"),
   segmentTimeout: HOUR,
   challengeWindow: DAY,
@@ -77,7 +80,7 @@ async function createJob(segments: number): Promise<{ id: bigint; gas: number }>
 }
 const commit = (id: bigint, s: number) =>
   gas(
-    market.write.commitSegment([id, BigInt(s), keccak256(toHex(`root-${id}-${s}`)), keccak256(toHex(`end-${id}-${s}`)), 2_302_585n, CID], {
+    market.write.commitSegment([id, BigInt(s), segmentHashes(id, s, K).hashes, 2_302_585n, CID], {
       account: provider.account,
     }),
   );
@@ -126,9 +129,9 @@ for (const n of [1, 10, 100]) {
   results["JobMarket.reportTimeout"] = await gas(market.write.reportTimeout([id], { account: challenger.account }));
   results["JobMarket.acceptJob(re-opened)"] = await gas(market.write.acceptJob([id], { account: provider.account }));
   results["JobMarket.freeze"] = await gas(market.write.freeze([id]));
-  results["JobMarket.settleNoFault"] = await gas(market.write.settleNoFault([id]));
+  results["JobMarket.settleNoFault"] = await gas(market.write.settleNoFault([id, false]));
   await market.write.freeze([id]);
-  results["JobMarket.settleProviderFault"] = await gas(market.write.settleProviderFault([id, challenger.account.address]));
+  results["JobMarket.settleProviderFault"] = await gas(market.write.settleProviderFault([id]));
 }
 {
   const { id } = await createJob(1);
@@ -189,11 +192,11 @@ results["AuditorRegistry.leave"] = await gas(registry.write.leave({ account: aud
   results["JobMarket.acceptJob(tier=1)"] = acceptG;
   let commits = 0;
   for (let s = 0; s < 10; s++) commits += await commit(id, s);
-  const receipt = { jobId: id, segment: 0, traceRoot: keccak256(toHex(`root-${id}-0`)), checks: 5, sampledSteps: 32, verdict: 0 };
+  const receipt = { jobId: id, segment: 0, traceRoot: segmentHashes(id, 0, K).root, checks: 5, sampledSteps: 32, verdict: 0 };
   const rDomain = { name: "PoUW JobMarket", version: "1", chainId, verifyingContract: market.address };
   const rTypes = { AuditReceipt: [{ name: "jobId", type: "uint256" }, { name: "segment", type: "uint32" }, { name: "traceRoot", type: "bytes32" }, { name: "checks", type: "uint32" }, { name: "sampledSteps", type: "uint32" }, { name: "verdict", type: "uint8" }] } as const;
   const rSig = await auditor2.signTypedData({ account: auditor2.account, domain: rDomain, types: rTypes, primaryType: "AuditReceipt", message: receipt });
-  results["JobMarket.recordReceipt"] = await gas(market.write.recordReceipt([receipt, keccak256(toHex(`end-${id}-0`)), rSig], { account: challenger.account }));
+  results["JobMarket.recordReceipt"] = await gas(market.write.recordReceipt([receipt, segmentHashes(id, 0, K).end, rSig], { account: challenger.account }));
   await networkHelpers.time.increase(DAY + 1);
   const fin = await gas(market.write.finalize([id], { account: buyer.account }));
   results["JobMarket.finalize(corpora=2)"] = fin;

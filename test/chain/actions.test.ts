@@ -21,6 +21,9 @@ import {
   type JobPolicy,
 } from "../../verifier/src/chain/index.ts";
 import { generatedModules } from "../../scripts/gen-abi.ts";
+import { segmentHashes } from "../contracts/fixture.ts";
+
+const leaves = (jobId: bigint, segment: number) => segmentHashes(jobId, segment, 4).hashes;
 
 const policy: JobPolicy = {
   segments: 2,
@@ -78,7 +81,7 @@ describe("chain: actions on the in-process network", () => {
     expect(gasUsed > 0n).to.equal(true);
     await acceptJob(provider, { jobMarket: d.jobMarket, jobId });
     for (const segment of [0, 1]) {
-      await commitSegment(provider, { jobMarket: d.jobMarket, jobId, segment, traceRoot: root(`r${segment}`), endStateHash: root(`e${segment}`), lossE6: 1n, checkpointCid: CID });
+      await commitSegment(provider, { jobMarket: d.jobMarket, jobId, segment, stateHashes: leaves(jobId, segment), lossE6: 1n, checkpointCid: CID });
     }
     expect((await getJob(buyer.public, { jobMarket: d.jobMarket, jobId })).status).to.equal("Committed");
     await expectRevert(finalize(buyer, { jobMarket: d.jobMarket, jobId }), "JobMarketChallengeWindowOpen");
@@ -97,7 +100,7 @@ describe("chain: actions on the in-process network", () => {
     await acceptJob(provider, { jobMarket: d.jobMarket, jobId });
     await expectRevert(acceptJob(provider, { jobMarket: d.jobMarket, jobId }), "JobMarketWrongStatus");
     await expectRevert(
-      commitSegment(provider, { jobMarket: d.jobMarket, jobId, segment: 1, traceRoot: root("a"), endStateHash: root("b"), lossE6: 0n, checkpointCid: CID }),
+      commitSegment(provider, { jobMarket: d.jobMarket, jobId, segment: 1, stateHashes: leaves(jobId, 1), lossE6: 0n, checkpointCid: CID }),
       "JobMarketSegmentOutOfOrder",
     );
     // a revert bubbling up from the StakeVault decodes too

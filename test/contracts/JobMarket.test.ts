@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { parseEther, zeroAddress, zeroHash, type Address } from "viem";
+import { encodeAbiParameters, keccak256, parseEther, toHex, zeroAddress, zeroHash, type Address } from "viem";
 import {
   CHECKPOINT_CID,
   createConnection,
@@ -36,8 +36,8 @@ async function accepted() {
 async function committed() {
   const f = await accepted();
   for (let s = 0; s < 3; s++) {
-    const { root, end } = segmentHashes(f.jobId, s);
-    await f.market.write.commitSegment([f.jobId, BigInt(s), root, end, 1_234_567n, CHECKPOINT_CID], {
+    const { hashes, root, end } = segmentHashes(f.jobId, s);
+    await f.market.write.commitSegment([f.jobId, BigInt(s), hashes, 1_234_567n, CHECKPOINT_CID], {
       account: f.provider.account,
     });
   }
@@ -81,11 +81,11 @@ describe("JobMarket", () => {
       const stake = policy().requiredStake;
       expect(await f.vault.read.lockedFor([f.provider.account.address, f.jobId])).to.equal(stake);
       for (let s = 0; s < 3; s++) {
-        const { root, end } = segmentHashes(f.jobId, s);
-        const tx = f.market.write.commitSegment([f.jobId, BigInt(s), root, end, 1_000n, CHECKPOINT_CID], {
+        const { hashes, root, end } = segmentHashes(f.jobId, s);
+        const tx = f.market.write.commitSegment([f.jobId, BigInt(s), hashes, 1_000n, CHECKPOINT_CID], {
           account: f.provider.account,
         });
-        await viem.assertions.emitWithArgs(tx, f.market, "SegmentCommitted", [f.jobId, BigInt(s), root, end, 1_000n, CHECKPOINT_CID]);
+        await viem.assertions.emitWithArgs(tx, f.market, "SegmentCommitted", [f.jobId, BigInt(s), root, end, 1_000n, CHECKPOINT_CID, hashes]);
         expect(await f.market.read.verifySegment([f.jobId, BigInt(s), root, end])).to.equal(true);
         expect(await f.market.read.verifySegment([f.jobId, BigInt(s), end, root])).to.equal(false);
       }
@@ -121,8 +121,8 @@ describe("JobMarket", () => {
 
     it("reports a timeout: slashes the timeout share to the buyer, re-opens, a new provider continues", async () => {
       const f = await loadFixture(accepted);
-      const { root, end } = segmentHashes(f.jobId, 0);
-      await f.market.write.commitSegment([f.jobId, 0n, root, end, 1n, CHECKPOINT_CID], { account: f.provider.account });
+      const { hashes, root, end } = segmentHashes(f.jobId, 0);
+      await f.market.write.commitSegment([f.jobId, 0n, hashes, 1n, CHECKPOINT_CID], { account: f.provider.account });
       await time.increase(HOUR + 1n);
       const slashed = (policy().requiredStake * 1_000n) / 10_000n;
       await viem.assertions.emitWithArgs(f.market.write.reportTimeout([f.jobId], { account: f.stranger.account }), f.market, "JobTimedOut", [
@@ -142,7 +142,7 @@ describe("JobMarket", () => {
       expect((await f.market.read.getJob([f.jobId])).startSegment).to.equal(1);
       for (let s = 1; s < 3; s++) {
         const h = segmentHashes(f.jobId, s);
-        await f.market.write.commitSegment([f.jobId, BigInt(s), h.root, h.end, 1n, CHECKPOINT_CID], { account: f.provider2.account });
+        await f.market.write.commitSegment([f.jobId, BigInt(s), h.hashes, 1n, CHECKPOINT_CID], { account: f.provider2.account });
       }
       await time.increase(DAY + 1n);
       await f.market.write.finalize([f.jobId]);
@@ -170,7 +170,7 @@ describe("JobMarket", () => {
       await viem.assertions.emitWithArgs(f.dispute.write.freeze([f.jobId]), f.market, "JobFrozen", [f.jobId, 1n]);
       await time.increase(DAY + 1n);
       await viem.assertions.revertWithCustomError(f.market.write.finalize([f.jobId]), f.market, "JobMarketFrozen");
-      await viem.assertions.emitWithArgs(f.dispute.write.settleNoFault([f.jobId]), f.market, "JobUnfrozen", [f.jobId, 0n]);
+      await viem.assertions.emitWithArgs(f.dispute.write.settleNoFault([f.jobId, false]), f.market, "JobUnfrozen", [f.jobId, 0n]);
       await f.market.write.finalize([f.jobId]);
       expect(await f.market.read.creditOf([f.provider.account.address, f.token.address])).to.equal(PAYMENT);
     });
@@ -180,12 +180,13 @@ describe("JobMarket", () => {
       await f.dispute.write.freeze([f.jobId]);
       const stake = policy().requiredStake;
       await viem.assertions.emitWithArgs(
-        f.dispute.write.settleProviderFault([f.jobId, f.challenger.account.address]),
+        f.dispute.write.settleProviderFault([f.jobId]),
         f.market,
         "ProviderFaultSettled",
-        [f.jobId, f.provider.account.address, f.challenger.account.address, stake, PAYMENT],
+        [f.jobId, f.provider.account.address, f.dispute.address, stake, (stake * 5_000n) / 10_000n, PAYMENT],
       );
-      expect(await f.vault.read.creditOf([f.challenger.account.address])).to.equal((stake * 5_000n) / 10_000n);
+      // the challenger share goes to the dispute role, which splits it among the job's disputes
+      expect(await f.vault.read.creditOf([f.dispute.address])).to.equal((stake * 5_000n) / 10_000n);
       expect(await f.vault.read.creditOf([f.buyer.account.address])).to.equal((stake * 3_000n) / 10_000n);
       expect(await f.token.read.balanceOf(["0x000000000000000000000000000000000000dEaD"])).to.equal((stake * 2_000n) / 10_000n);
       expect(await f.market.read.creditOf([f.buyer.account.address, f.token.address])).to.equal(PAYMENT);
@@ -197,11 +198,11 @@ describe("JobMarket", () => {
     it("dispute during the commit phase: the provider keeps committing while frozen", async () => {
       const f = await loadFixture(accepted);
       await f.dispute.write.freeze([f.jobId]);
-      const { root, end } = segmentHashes(f.jobId, 0);
-      await f.market.write.commitSegment([f.jobId, 0n, root, end, 1n, CHECKPOINT_CID], { account: f.provider.account });
+      const { hashes, root, end } = segmentHashes(f.jobId, 0);
+      await f.market.write.commitSegment([f.jobId, 0n, hashes, 1n, CHECKPOINT_CID], { account: f.provider.account });
       await time.increase(HOUR + 1n);
       await viem.assertions.revertWithCustomError(f.market.write.reportTimeout([f.jobId]), f.market, "JobMarketFrozen");
-      await f.dispute.write.settleProviderFault([f.jobId, f.challenger.account.address]);
+      await f.dispute.write.settleProviderFault([f.jobId]);
       expect((await f.market.read.getJob([f.jobId])).status).to.equal(Status.Refunded);
     });
   });
@@ -249,17 +250,17 @@ describe("JobMarket", () => {
 
     it("unknown job: JobMarketUnknownJob on every job function", async () => {
       const f = await loadFixture(created);
-      const { root, end } = segmentHashes(9n, 0);
+      const { hashes, root, end } = segmentHashes(9n, 0);
       await expectNoTokenMovement(f.token, holders(f), async () => {
         const calls = [
           f.market.write.cancelJob([9n], { account: f.buyer.account }),
           f.market.write.acceptJob([9n], { account: f.provider.account }),
-          f.market.write.commitSegment([9n, 0n, root, end, 1n, CHECKPOINT_CID], { account: f.provider.account }),
+          f.market.write.commitSegment([9n, 0n, hashes, 1n, CHECKPOINT_CID], { account: f.provider.account }),
           f.market.write.reportTimeout([9n]),
           f.market.write.finalize([9n]),
           f.dispute.write.freeze([9n]),
-          f.dispute.write.settleNoFault([9n]),
-          f.dispute.write.settleProviderFault([9n, f.challenger.account.address]),
+          f.dispute.write.settleNoFault([9n, false]),
+          f.dispute.write.settleProviderFault([9n]),
         ];
         for (const c of calls) await viem.assertions.revertWithCustomError(c, f.market, "JobMarketUnknownJob");
       });
@@ -267,10 +268,10 @@ describe("JobMarket", () => {
 
     it("wrong caller: JobMarketNotBuyer on cancel, JobMarketNotProvider on commit", async () => {
       const f = await loadFixture(accepted);
-      const { root, end } = segmentHashes(f.jobId, 0);
+      const { hashes, root, end } = segmentHashes(f.jobId, 0);
       await expectNoTokenMovement(f.token, holders(f), async () => {
         await viem.assertions.revertWithCustomError(
-          f.market.write.commitSegment([f.jobId, 0n, root, end, 1n, CHECKPOINT_CID], { account: f.stranger.account }),
+          f.market.write.commitSegment([f.jobId, 0n, hashes, 1n, CHECKPOINT_CID], { account: f.stranger.account }),
           f.market,
           "JobMarketNotProvider",
         );
@@ -286,8 +287,8 @@ describe("JobMarket", () => {
       await expectNoTokenMovement(f.token, holders(f), async () => {
         for (const c of [
           f.market.write.freeze([f.jobId], { account: f.stranger.account }),
-          f.market.write.settleNoFault([f.jobId], { account: f.stranger.account }),
-          f.market.write.settleProviderFault([f.jobId, f.stranger.account.address], { account: f.stranger.account }),
+          f.market.write.settleNoFault([f.jobId, false], { account: f.stranger.account }),
+          f.market.write.settleProviderFault([f.jobId], { account: f.stranger.account }),
         ]) {
           await viem.assertions.revertWithCustomError(c, f.market, "AccessControlUnauthorizedAccount");
         }
@@ -296,10 +297,10 @@ describe("JobMarket", () => {
 
     it("out-of-order segment: JobMarketSegmentOutOfOrder", async () => {
       const f = await loadFixture(accepted);
-      const { root, end } = segmentHashes(f.jobId, 1);
+      const { hashes, root, end } = segmentHashes(f.jobId, 1);
       await expectNoTokenMovement(f.token, holders(f), () =>
         viem.assertions.revertWithCustomErrorWithArgs(
-          f.market.write.commitSegment([f.jobId, 1n, root, end, 1n, CHECKPOINT_CID], { account: f.provider.account }),
+          f.market.write.commitSegment([f.jobId, 1n, hashes, 1n, CHECKPOINT_CID], { account: f.provider.account }),
           f.market,
           "JobMarketSegmentOutOfOrder",
           [f.jobId, 1n, 0n],
@@ -309,12 +310,12 @@ describe("JobMarket", () => {
 
     it("duplicate commit: JobMarketSegmentAlreadyCommitted, and the stored commitment is unchanged", async () => {
       const f = await loadFixture(accepted);
-      const { root, end } = segmentHashes(f.jobId, 0);
-      await f.market.write.commitSegment([f.jobId, 0n, root, end, 1n, CHECKPOINT_CID], { account: f.provider.account });
+      const { hashes, root, end } = segmentHashes(f.jobId, 0);
+      await f.market.write.commitSegment([f.jobId, 0n, hashes, 1n, CHECKPOINT_CID], { account: f.provider.account });
       const stored = await f.market.read.segmentCommitment([f.jobId, 0n]);
       await expectNoTokenMovement(f.token, holders(f), () =>
         viem.assertions.revertWithCustomError(
-          f.market.write.commitSegment([f.jobId, 0n, end, root, 1n, CHECKPOINT_CID], { account: f.provider.account }),
+          f.market.write.commitSegment([f.jobId, 0n, segmentHashes(f.jobId, 0, 4, "other").hashes, 1n, CHECKPOINT_CID], { account: f.provider.account }),
           f.market,
           "JobMarketSegmentAlreadyCommitted",
         ),
@@ -325,10 +326,10 @@ describe("JobMarket", () => {
     it("late commit: JobMarketSegmentLate", async () => {
       const f = await loadFixture(accepted);
       await time.increase(HOUR + 1n);
-      const { root, end } = segmentHashes(f.jobId, 0);
+      const { hashes, root, end } = segmentHashes(f.jobId, 0);
       await expectNoTokenMovement(f.token, holders(f), () =>
         viem.assertions.revertWithCustomError(
-          f.market.write.commitSegment([f.jobId, 0n, root, end, 1n, CHECKPOINT_CID], { account: f.provider.account }),
+          f.market.write.commitSegment([f.jobId, 0n, hashes, 1n, CHECKPOINT_CID], { account: f.provider.account }),
           f.market,
           "JobMarketSegmentLate",
         ),
@@ -345,19 +346,47 @@ describe("JobMarket", () => {
       expect(await f.market.read.creditOf([f.provider.account.address, f.token.address])).to.equal(0n);
     });
 
-    it("zero trace root or end hash: JobMarketZeroCommitment", async () => {
+    it("a zero leaf: JobMarketZeroCommitment; K or K+2 leaves: JobMarketWrongLeafCount; a broken boundary: JobMarketBoundaryMismatch", async () => {
       const f = await loadFixture(accepted);
-      const { root, end } = segmentHashes(f.jobId, 0);
-      for (const [r, e] of [
-        [zeroHash, end],
-        [root, zeroHash],
-      ] as const) {
+      const { hashes } = segmentHashes(f.jobId, 0);
+      for (const j of [0, 2, 4]) {
+        const bad = hashes.map((h, i) => (i === j ? zeroHash : h));
         await viem.assertions.revertWithCustomError(
-          f.market.write.commitSegment([f.jobId, 0n, r, e, 1n, CHECKPOINT_CID], { account: f.provider.account }),
+          f.market.write.commitSegment([f.jobId, 0n, bad, 1n, CHECKPOINT_CID], { account: f.provider.account }),
           f.market,
           "JobMarketZeroCommitment",
         );
       }
+      for (const bad of [hashes.slice(0, 4), [...hashes, hashes[0]!]]) {
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          f.market.write.commitSegment([f.jobId, 0n, bad, 1n, CHECKPOINT_CID], { account: f.provider.account }),
+          f.market,
+          "JobMarketWrongLeafCount",
+          [f.jobId, 0n, BigInt(bad.length), 5n],
+        );
+      }
+      await f.market.write.commitSegment([f.jobId, 0n, hashes, 1n, CHECKPOINT_CID], { account: f.provider.account });
+      // segment 1 of another trace does not start where segment 0 ended (a state planted at the boundary)
+      const planted = segmentHashes(f.jobId, 1, 4, "planted").hashes;
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        f.market.write.commitSegment([f.jobId, 1n, planted, 1n, CHECKPOINT_CID], { account: f.provider.account }),
+        f.market,
+        "JobMarketBoundaryMismatch",
+        [f.jobId, 1n, planted[0]!, hashes[4]!],
+      );
+    });
+
+    it("the stored commitment's root is computed on chain from the leaves and its end state is the last leaf", async () => {
+      const f = await loadFixture(accepted);
+      const { hashes, root } = segmentHashes(f.jobId, 0);
+      await f.market.write.commitSegment([f.jobId, 0n, hashes, 1n, CHECKPOINT_CID], { account: f.provider.account });
+      // independent expectation: keccak256(abi.encode(root, h(K))) with the root from @openzeppelin/merkle-tree
+      expect(await f.market.read.segmentCommitment([f.jobId, 0n])).to.equal(
+        keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "bytes32" }], [root, hashes[4]!])),
+      );
+      // an end state other than the last leaf (backdoored weights) is not what was committed
+      expect(await f.market.read.verifySegment([f.jobId, 0n, root, keccak256(toHex("backdoored"))])).to.equal(false);
+      expect(await f.market.read.verifySegment([f.jobId, 0n, root, hashes[4]!])).to.equal(true);
     });
 
     it("wrong status: JobMarketWrongStatus on accept/cancel of an Active job, finalize while Active, commit past the end", async () => {
@@ -366,9 +395,9 @@ describe("JobMarket", () => {
       await viem.assertions.revertWithCustomError(f.market.write.cancelJob([f.jobId], { account: f.buyer.account }), f.market, "JobMarketWrongStatus");
       await viem.assertions.revertWithCustomError(f.market.write.finalize([f.jobId]), f.market, "JobMarketWrongStatus");
       const g = await loadFixture(committed);
-      const { root, end } = segmentHashes(g.jobId, 3);
+      const { hashes, root, end } = segmentHashes(g.jobId, 3);
       await viem.assertions.revertWithCustomError(
-        g.market.write.commitSegment([g.jobId, 3n, root, end, 1n, CHECKPOINT_CID], { account: g.provider.account }),
+        g.market.write.commitSegment([g.jobId, 3n, hashes, 1n, CHECKPOINT_CID], { account: g.provider.account }),
         g.market,
         "JobMarketWrongStatus",
       );
@@ -387,15 +416,14 @@ describe("JobMarket", () => {
       );
     });
 
-    it("dispute hooks: JobMarketNotFrozen, JobMarketNotDisputable, JobMarketChallengeWindowClosed, JobMarketZeroChallenger", async () => {
+    it("dispute hooks: JobMarketNotFrozen, JobMarketNotDisputable, JobMarketChallengeWindowClosed", async () => {
       const f = await loadFixture(committed);
-      await viem.assertions.revertWithCustomError(f.dispute.write.settleNoFault([f.jobId]), f.market, "JobMarketNotFrozen");
+      await viem.assertions.revertWithCustomError(f.dispute.write.settleNoFault([f.jobId, false]), f.market, "JobMarketNotFrozen");
       await viem.assertions.revertWithCustomError(
-        f.dispute.write.settleProviderFault([f.jobId, f.challenger.account.address]),
+        f.dispute.write.settleProviderFault([f.jobId]),
         f.market,
         "JobMarketNotFrozen",
       );
-      await viem.assertions.revertWithCustomError(f.dispute.write.settleProviderFault([f.jobId, zeroAddress]), f.market, "JobMarketZeroChallenger");
       await time.increase(DAY + 1n);
       await viem.assertions.revertWithCustomError(f.dispute.write.freeze([f.jobId]), f.market, "JobMarketChallengeWindowClosed");
       const g = await loadFixture(created);

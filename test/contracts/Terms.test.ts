@@ -128,8 +128,8 @@ describe("JobMarket.recordReceipt", () => {
     const f = await wired();
     await f.market.write.createJob([MANIFEST_HASH, MANIFEST_URI, f.token.address, PAYMENT, policy()], { account: f.buyer.account });
     await f.market.write.acceptJob([1n], { account: f.provider.account });
-    const { root, end } = segmentHashes(1n, 0);
-    await f.market.write.commitSegment([1n, 0n, root, end, 1n, CHECKPOINT_CID], { account: f.provider.account });
+    const { hashes, root, end } = segmentHashes(1n, 0);
+    await f.market.write.commitSegment([1n, 0n, hashes, 1n, CHECKPOINT_CID], { account: f.provider.account });
     const receipt: AuditReceipt = { jobId: 1n, segment: 0, traceRoot: root, checks: 1 | 4, sampledSteps: 4, verdict: 0 };
     return { ...f, receipt, end };
   }
@@ -196,8 +196,8 @@ describe("DataRegistry, data shares and provenance", () => {
     );
     await f.market.write.recordImprovement([1n, c2, 500_000]); // corpus 2 counts half: weights 1000 vs 1000
     await f.market.write.acceptJob([1n], { account: f.provider.account });
-    const { root, end } = segmentHashes(1n, 0);
-    await f.market.write.commitSegment([1n, 0n, root, end, 1n, CHECKPOINT_CID], { account: f.provider.account });
+    const { hashes, root, end } = segmentHashes(1n, 0);
+    await f.market.write.commitSegment([1n, 0n, hashes, 1n, CHECKPOINT_CID], { account: f.provider.account });
     await time.increase(DAY + 1n);
     const pool = (payment * 3_000n) / 10_000n; // 300000002
     await viem.assertions.emitWithArgs(f.market.write.finalize([1n]), f.market, "DataShareCredited", [1n, c1, p1, pool / 2n]);
@@ -237,8 +237,8 @@ describe("DataRegistry, data shares and provenance", () => {
     const f = await loadFixture(wired);
     await f.market.write.createJob([MANIFEST_HASH, MANIFEST_URI, f.token.address, PAYMENT, policy({ segments: 1 })], { account: f.buyer.account });
     await f.market.write.acceptJob([1n], { account: f.provider.account });
-    const { root, end } = segmentHashes(1n, 0);
-    await f.market.write.commitSegment([1n, 0n, root, end, 1n, CHECKPOINT_CID], { account: f.provider.account });
+    const { hashes, root, end } = segmentHashes(1n, 0);
+    await f.market.write.commitSegment([1n, 0n, hashes, 1n, CHECKPOINT_CID], { account: f.provider.account });
     const record = keccak256(toHex("provenance record"));
     await viem.assertions.revertWithCustomError(
       f.market.write.anchorProvenance([1n, record, CHECKPOINT_CID], { account: f.provider.account }),

@@ -5,7 +5,8 @@
  */
 import { expect } from "chai";
 import { network } from "hardhat";
-import { keccak256, maxUint256, parseEther, toHex, type Address } from "viem";
+import { keccak256, maxUint256, parseEther, toHex, type Address, type Hex } from "viem";
+import { traceRoot } from "../../verifier/src/trace/index.ts";
 
 export const UNBONDING = 7n * 24n * 3600n;
 export const MIN_BOND = parseEther("100");
@@ -44,12 +45,13 @@ export const MANIFEST_HASH = keccak256(toHex("manifest"));
 export const MANIFEST_URI = "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi";
 export const CHECKPOINT_CID = "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi";
 
-/** Deterministic per-segment trace root and end state hash. */
-export function segmentHashes(jobId: bigint, segment: number): { root: `0x${string}`; end: `0x${string}` } {
-  return {
-    root: keccak256(toHex(`root-${jobId}-${segment}`)),
-    end: keccak256(toHex(`end-${jobId}-${segment}`)),
-  };
+/**
+ * Deterministic made-up leaves of one segment (K+1 state hashes h(t) = keccak("h-jobId-t"), so consecutive segments
+ * join), with the root JobMarket computes from them and the end state (last leaf). `tag` makes a divergent trace.
+ */
+export function segmentHashes(jobId: bigint, segment: number, k = 4, tag = "h"): { hashes: Hex[]; root: Hex; end: Hex } {
+  const hashes = Array.from({ length: k + 1 }, (_, j) => keccak256(toHex(`${tag}-${jobId}-${segment * k + j}`)));
+  return { hashes, root: traceRoot(segment * k, hashes), end: hashes[k]! };
 }
 
 export async function createConnection() {

@@ -8,7 +8,8 @@
 import { expect } from "chai";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { maxUint256, parseEther, parseEventLogs, type Hex } from "viem";
+import { maxUint256, parseEther, parseEventLogs, zeroHash, type Hex } from "viem";
+import { segmentStateHashes } from "../../verifier/src/ml/trace-file.ts";
 import {
   acceptJob,
   approveToken,
@@ -61,7 +62,7 @@ describe("dispute: panel path end to end", function () {
     const { trace } = await train(run, { outDir: out, strategy: parseStrategy(strategy), evaluate: false });
     await acceptJob(env.provider, { jobMarket: env.d.jobMarket, jobId });
     for (const s of trace.segments) {
-      await commitSegment(env.provider, { jobMarket: env.d.jobMarket, jobId, segment: s.index, traceRoot: s.traceRoot, endStateHash: s.endStateHash, lossE6: BigInt(s.lossE6), checkpointCid: s.checkpointCid });
+      await commitSegment(env.provider, { jobMarket: env.d.jobMarket, jobId, segment: s.index, stateHashes: segmentStateHashes(trace, s.index), lossE6: BigInt(s.lossE6), checkpointCid: s.checkpointCid });
     }
     const commits = await getSegmentCommits(env.provider.public, { jobMarket: env.d.jobMarket, jobId, fromBlock: 0n });
     const ctx = await openTraceDir(run, out, commits.map((c) => ({ index: c.segment, traceRoot: c.traceRoot, checkpointCid: c.checkpointCid })));
@@ -154,7 +155,7 @@ describe("dispute: panel path end to end", function () {
     // a challenger that approved only the bond is refused by name: challenge pulls the bond and the panel's fees
     const bondOnly = await env.buyer.public.readContract({ address: env.d.disputeGame, abi: disputeGameAbi, functionName: "requiredBond", args: [jobId] });
     await approveToken(env.buyer, { token: env.d.token, spender: env.d.disputeGame, amount: bondOnly });
-    const step = { disputeGame: env.d.disputeGame, jobId, segment: proof.segment, step: proof.step, traceRoot: proof.traceRoot, endStateHash: commits[0]!.endStateHash, hPrev: proof.prevStateHash, proofPrev: proof.prevProof, hStep: proof.stateHash, proofStep: proof.proof };
+    const step = { disputeGame: env.d.disputeGame, jobId, segment: proof.segment, step: proof.step, traceRoot: proof.traceRoot, endStateHash: commits[0]!.endStateHash, hPrev: proof.prevStateHash, proofPrev: proof.prevProof, hStep: proof.stateHash, proofStep: proof.proof, salt: zeroHash };
     await expectRevert(challengeStep(env.buyer, step), "DisputeGameDepositNotApproved");
     await approveToken(env.buyer, { token: env.d.token, spender: env.d.disputeGame, amount: maxUint256 });
 

@@ -41,7 +41,7 @@ describe("dispute: Groth16 path for the circuit model class", function () {
     const weights = await weightsOf(jobId);
     const hashes = await Promise.all(weights.map((w, t) => circuitStateHash(jobId, t, w)));
     const tree = new SegmentTree(0, hashes);
-    await commitSegment(env.provider, { jobMarket: env.d.jobMarket, jobId, segment: 0, traceRoot: tree.root, endStateHash: tree.endStateHash, lossE6: 0n, checkpointCid: CID });
+    await commitSegment(env.provider, { jobMarket: env.d.jobMarket, jobId, segment: 0, stateHashes: tree.stateHashes, lossE6: 0n, checkpointCid: CID });
     return { jobId, tree };
   }
 

@@ -28,6 +28,7 @@ import {
   type ChainClients,
 } from "../../verifier/src/chain/index.ts";
 import { postJob } from "../../verifier/src/market/buyer.ts";
+import { segmentHashes } from "../contracts/fixture.ts";
 import { registerManifestCorpora } from "../../verifier/src/market/contributor.ts";
 import { dataTermsFor, DataTermsError, DEFAULT_DATA_SHARE_BPS } from "../../verifier/src/market/data-terms.ts";
 import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
@@ -121,7 +122,7 @@ describe("market: data terms (DataRegistry + createJobWithTerms)", function () {
 
     await acceptJob(provider, { jobMarket: d.jobMarket, jobId });
     for (let s = 0; s < policy.segments; s++) {
-      await commitSegment(provider, { jobMarket: d.jobMarket, jobId, segment: s, traceRoot: keccak256(toHex(`root${s}`)), endStateHash: keccak256(toHex(`end${s}`)), lossE6: 1n, checkpointCid: "bafkreiaaa" });
+      await commitSegment(provider, { jobMarket: d.jobMarket, jobId, segment: s, stateHashes: segmentHashes(jobId, s, policy.stepsPerSegment).hashes, lossE6: 1n, checkpointCid: "bafkreiaaa" });
     }
     await time.increase(61);
     const f = await finalize(provider, { jobMarket: d.jobMarket, jobId });

@@ -5,6 +5,7 @@
  * record or a corpus, a wrong anchored hash, or an unknown corpus, is rejected with the failing item named.
  */
 import { expect } from "chai";
+import { segmentStateHashes } from "../../verifier/src/ml/trace-file.ts";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -156,7 +157,7 @@ describe("provenance record", function () {
     const out = join(dir, "provider");
     const { trace } = await train(run, { outDir: out, strategy: parseStrategy("honest"), evaluate: false });
     for (const s of trace.segments) {
-      await commitSegment(provider!, { jobMarket: d.jobMarket, jobId, segment: s.index, traceRoot: s.traceRoot, endStateHash: s.endStateHash, lossE6: BigInt(s.lossE6), checkpointCid: s.checkpointCid });
+      await commitSegment(provider!, { jobMarket: d.jobMarket, jobId, segment: s.index, stateHashes: segmentStateHashes(trace, s.index), lossE6: BigInt(s.lossE6), checkpointCid: s.checkpointCid });
     }
     // an auditor's receipt for segment 1, recorded on chain
     const commits = await getSegmentCommits(pub, { jobMarket: d.jobMarket, jobId, fromBlock: 0n });

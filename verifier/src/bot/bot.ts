@@ -206,6 +206,7 @@ export class ChallengerBot {
           segment: Number(a.segment),
           trace_root: a.traceRoot as string,
           end_state_hash: a.endStateHash as string,
+          state_hashes: JSON.stringify(a.stateHashes as readonly string[]),
           checkpoint_cid: a.checkpointCid as string,
           loss_e6: key(a.lossE6 as bigint),
           block: key(l.blockNumber),
@@ -285,6 +286,7 @@ export class ChallengerBot {
       segment: s.segment,
       traceRoot: s.trace_root as Hex,
       endStateHash: s.end_state_hash as Hex,
+      stateHashes: JSON.parse(s.state_hashes) as Hex[],
       checkpointCid: s.checkpoint_cid,
       prevEndStateHash: prev?.end_state_hash as Hex | undefined,
     };

@@ -1,12 +1,19 @@
 /**
  * The check step of the challenger bot: a function from a committed segment to a verdict. The default,
  * `recomputeCheck`, re-runs the segment's K steps from its committed start checkpoint with the engine's
- * step function and compares every state hash with the provider's published leaves (or, if the provider
- * published none, the recomputed root with the committed root).
+ * step function and compares every state hash with the provider's leaves, which are on chain (the K+1 state
+ * hashes of SegmentCommitted), so a provider cannot withhold them.
+ *
+ * What is challengeable (a StepClaim with proofs against the committed root):
+ *   - a recomputed state that differs from the committed leaf (step first+j, state-divergence);
+ *   - segment 0 whose first leaf is not the manifest's initial state (step 1, initial-state-mismatch);
+ *   - a start checkpoint that is absent everywhere, does not match its CID, does not decode or does not hash to
+ *     the committed first leaf (step first+1, checkpoint-*): the panel votes Fault when a member cannot obtain
+ *     bytes matching the commitment from any source (docs/disputes.md, data availability), so withholding is
+ *     slashable and the provider's defence is to publish.
  *
  * A source that cannot be reached now (SourceUnavailableError: the provider's `pouw serve` down, a timeout)
- * is not a verdict: the check throws it and the bot retries the segment on a later tick. Content that is
- * absent everywhere, or served with the wrong bytes, is a failed audit as before.
+ * is not a verdict: the check throws it and the bot retries the segment on a later tick.
  *
  * NOTE: the auditor checks of verifier/src/checks (recompute with typed failures, Freivalds, progress,
  * magnitude) plug in here as other SegmentCheck functions.
@@ -16,7 +23,7 @@ import type { SegmentBoard } from "../market/segment-traces.ts";
 import type { Run, TrainState } from "../ml/run.ts";
 import { SourceUnavailableError } from "../net/index.ts";
 import type { ContentStore } from "../store/index.ts";
-import { SegmentTree, traceRoot } from "../trace/index.ts";
+import { SegmentTree } from "../trace/index.ts";
 
 export type SegmentToAudit = {
   market: Address;
@@ -24,6 +31,8 @@ export type SegmentToAudit = {
   segment: number;
   traceRoot: Hex;
   endStateHash: Hex;
+  /** The K+1 committed state hashes h(first) .. h(first+K) (SegmentCommitted). */
+  stateHashes: readonly Hex[];
   checkpointCid: string;
   /** Committed end state of the previous segment (undefined for segment 0). */
   prevEndStateHash: Hex | undefined;
@@ -36,7 +45,8 @@ export type StepClaim = {
   prevProof: Hex[];
   stateHash: Hex;
   proof: Hex[];
-  expectedStateHash: Hex;
+  /** h(s) the auditor recomputed; absent when the claim is that the provider's data is unavailable or inconsistent. */
+  expectedStateHash?: Hex;
 };
 
 export type AuditVerdict = {
@@ -59,31 +69,59 @@ export type CheckContext = { run: Run; store: ContentStore; board: SegmentBoard 
 
 export type SegmentCheck = (ctx: CheckContext, target: SegmentToAudit) => Promise<AuditVerdict>;
 
-export const recomputeCheck: SegmentCheck = async ({ run, store, board }, t) => {
+/** The claim that step `step` is wrong, with proofs of the committed leaves h(step-1), h(step). */
+export function stepClaim(tree: SegmentTree, step: number, expectedStateHash?: Hex): StepClaim {
+  const j = step - tree.firstStep;
+  return {
+    step,
+    prevStateHash: tree.stateHashes[j - 1]!,
+    prevProof: tree.proof(step - 1),
+    stateHash: tree.stateHashes[j]!,
+    proof: tree.proof(step),
+    ...(expectedStateHash ? { expectedStateHash } : {}),
+  };
+}
+
+export const recomputeCheck: SegmentCheck = async ({ run, store }, t) => {
   const started = performance.now();
   const K = run.manifest.training.stepsPerSegment;
   const first = t.segment * K;
-  const base = { claim: null, losses: [] as { step: number; loss: number }[], checks: ["recompute" as const] };
-  const fail = (kind: string, message: string, extra: Partial<AuditVerdict> = {}): AuditVerdict => ({
+  const base = { losses: [] as { step: number; loss: number }[], checks: ["recompute" as const] };
+  const theirs = t.stateHashes;
+  if (theirs.length !== K + 1) {
+    // The market refuses such a commit; a bot reading another contract or a corrupt db lands here.
+    throw new Error(`segment ${t.segment} of job ${t.jobId}: ${theirs.length} committed state hashes, expected ${K + 1}`);
+  }
+  const tree = new SegmentTree(first, theirs);
+  if (tree.root !== t.traceRoot || tree.endStateHash !== t.endStateHash) {
+    throw new Error(`segment ${t.segment} of job ${t.jobId}: the committed leaves do not give the committed root and end state`);
+  }
+  const fail = (kind: string, message: string, claimStep: number, extra: Partial<AuditVerdict> = {}): AuditVerdict => ({
     ...base,
     ok: false,
     failure: { kind, message },
-    firstBadStep: null,
+    firstBadStep: claimStep,
+    claim: stepClaim(tree, claimStep, extra.claim?.expectedStateHash),
     stepsChecked: 0,
     flops: 0,
     costMs: performance.now() - started,
     ...extra,
   });
+  if (t.segment === 0) {
+    const init = run.stateHashOf(await run.initFromStore(store));
+    if (theirs[0] !== init) return fail("initial-state-mismatch", `segment 0 starts from h(0) = ${theirs[0]}, the manifest's initial state is ${init}`, 1);
+  }
   let state: TrainState;
   try {
     state = run.loadCheckpoint(await store.get(t.checkpointCid), { step: first });
   } catch (err) {
     if (err instanceof SourceUnavailableError) throw err;
-    return fail("checkpoint-unusable", `start checkpoint ${t.checkpointCid}: ${(err as Error).message}`);
+    return fail("checkpoint-unusable", `start checkpoint ${t.checkpointCid}: ${(err as Error).message}`, first + 1);
   }
   const startHash = run.stateHashOf(state);
-  const expectedStart = t.segment === 0 ? run.stateHashOf(await run.initFromStore(store)) : t.prevEndStateHash;
-  if (startHash !== expectedStart) return fail("checkpoint-state-mismatch", `start checkpoint hashes to ${startHash}, the committed start state is ${expectedStart}`);
+  if (startHash !== theirs[0]) {
+    return fail("checkpoint-state-mismatch", `start checkpoint hashes to ${startHash}, the committed start state is ${theirs[0]}`, first + 1);
+  }
   const mine: Hex[] = [startHash];
   const losses: { step: number; loss: number }[] = [];
   for (let t2 = first + 1; t2 <= first + K; t2++) {
@@ -93,29 +131,16 @@ export const recomputeCheck: SegmentCheck = async ({ run, store, board }, t) => 
     losses.push({ step: t2, loss: r.loss });
   }
   const flops = K * run.model.flopsPerStep(run.batchSize);
-  const root = traceRoot(first, mine);
   const costMs = performance.now() - started;
-  if (root === t.traceRoot && mine[K] === t.endStateHash) {
-    return { ...base, ok: true, firstBadStep: null, losses, stepsChecked: K, costMs, flops };
-  }
-  const published = await board.lookup(t.market, t.jobId, t.segment, t.traceRoot);
-  if (!published) {
-    return fail("root-mismatch", `recomputed root ${root} differs from the committed ${t.traceRoot}; the provider published no leaves for it`, { losses, stepsChecked: K, flops, costMs });
-  }
-  const theirs = published.stateHashes as Hex[];
   const j = mine.findIndex((h, i) => h !== theirs[i]);
-  if (j <= 0) {
-    // j === 0 cannot happen (start checked); -1 means leaves equal but the end hash differs
-    return fail("end-state-mismatch", `leaves match but the committed end state ${t.endStateHash} is not h(${first + K})`, { losses, stepsChecked: K, flops, costMs });
-  }
-  const tree = new SegmentTree(first, theirs);
+  if (j === -1) return { ...base, ok: true, claim: null, firstBadStep: null, losses, stepsChecked: K, costMs, flops };
   const step = first + j;
   return {
     ...base,
     ok: false,
     failure: { kind: "state-divergence", message: `step ${step}: recomputed h(${step}) = ${mine[j]}, committed ${theirs[j]}` },
     firstBadStep: step,
-    claim: { step, prevStateHash: theirs[j - 1]!, prevProof: tree.proof(step - 1), stateHash: theirs[j]!, proof: tree.proof(step), expectedStateHash: mine[j]! },
+    claim: stepClaim(tree, step, mine[j]),
     losses,
     stepsChecked: K,
     costMs,

@@ -23,6 +23,8 @@ export type SegmentRow = {
   segment: number;
   trace_root: string;
   end_state_hash: string;
+  /** JSON array of the segment's K+1 state hashes, from the SegmentCommitted event (on-chain leaves). */
+  state_hashes: string;
   checkpoint_cid: string;
   loss_e6: string;
   block: string;
@@ -87,6 +89,7 @@ CREATE TABLE IF NOT EXISTS jobs (
   segments INTEGER NOT NULL, steps_per_segment INTEGER NOT NULL, audit_rate REAL, provider TEXT, status TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS segments (
   job_id TEXT NOT NULL, segment INTEGER NOT NULL, trace_root TEXT NOT NULL, end_state_hash TEXT NOT NULL,
+  state_hashes TEXT NOT NULL DEFAULT '[]',
   checkpoint_cid TEXT NOT NULL, loss_e6 TEXT NOT NULL, block TEXT NOT NULL, sampled INTEGER,
   audit TEXT NOT NULL DEFAULT 'unsampled', first_bad_step INTEGER, cost_ms REAL, flops REAL, detail TEXT,
   PRIMARY KEY (job_id, segment));
@@ -165,11 +168,11 @@ export class BotDb {
     return this.db.prepare(`SELECT * FROM jobs WHERE status IN (${statuses.map(() => "?").join(",")})`).all(...statuses) as JobRow[];
   }
 
-  insertSegment(s: Pick<SegmentRow, "job_id" | "segment" | "trace_root" | "end_state_hash" | "checkpoint_cid" | "loss_e6" | "block">): void {
+  insertSegment(s: Pick<SegmentRow, "job_id" | "segment" | "trace_root" | "end_state_hash" | "state_hashes" | "checkpoint_cid" | "loss_e6" | "block">): void {
     this.db
       .prepare(
-        `INSERT INTO segments (job_id, segment, trace_root, end_state_hash, checkpoint_cid, loss_e6, block)
-         VALUES (@job_id, @segment, @trace_root, @end_state_hash, @checkpoint_cid, @loss_e6, @block) ON CONFLICT DO NOTHING`,
+        `INSERT INTO segments (job_id, segment, trace_root, end_state_hash, state_hashes, checkpoint_cid, loss_e6, block)
+         VALUES (@job_id, @segment, @trace_root, @end_state_hash, @state_hashes, @checkpoint_cid, @loss_e6, @block) ON CONFLICT DO NOTHING`,
       )
       .run(s as never);
   }

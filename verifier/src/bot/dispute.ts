@@ -2,16 +2,17 @@
  * The dispute step of the challenger bot: open a challenge for a bad segment, then drive every dispute of the
  * DisputeGame to its end (docs/disputes.md):
  *
- *   challenge  for a finding with a step claim on a job with no open dispute (by anyone, nor an open challenge
- *              intent of this bot: one fault outcome slashes the whole lock): two intents, `approveBond:J:S` (the exact requiredDeposit(J): bond plus panel fees) and
- *              `challenge:J:S`, recorded atomically with the audit result; reconciled after a restart by the
- *              Challenged events of (job, step) (a challenge by anyone else counts as done).
+ *   challenge  for a finding with a step claim, whatever other disputes are open on the job (one may be the
+ *              provider's own address holding a valid step; every dispute open at a fault shares the reward): three
+ *              intents, `approveBond:J:S` (the exact requiredDeposit(J): bond plus panel fees), `commitChallenge:J:S`
+ *              (the hidden commitment; its salt is stored with the intents) and `challenge:J:S` (sent after the
+ *              commitment's receipt, so in a later block), recorded atomically with the audit result; reconciled after
+ *              a restart by the Challenged events of (job, step) (a challenge by anyone else on the step counts as done).
  *   again      when a dispute this bot opened resolves NoDecision (a tie, nobody revealed, too few eligible auditors)
  *              and the bot still holds the failing audit with its step claim (its last challenge intent for the
  *              segment), it opens a new round while JobMarket can still freeze the job: `approveBond:J:S:rN` and
  *              `challenge:J:S:rN` (same calldata, deposit re-read), recorded in the same SQLite transaction that marks
- *              the dispute done, at most `maxChallengeRounds` challenges per (job, segment). A round waits while the
- *              job has an unresolved dispute. Reconciliation of round N counts only a dispute on (job, step) that is
+ *              the dispute done, at most `maxChallengeRounds` challenges per (job, segment). Reconciliation of round N counts only a dispute on (job, step) that is
  *              open or newer than the NoDecision it follows. PanelValid (the panel disagreed; the bond is lost) and
  *              fault outcomes never start a round: re-challenging a step a panel judged valid would be griefing.
  *   follow     Challenged events are scanned from a cursor (meta `disputeCursor`); each dispute not yet resolved
@@ -28,7 +29,7 @@
  */
 import { encodeFunctionData, type Address, type Hex } from "viem";
 import type { Logger } from "pino";
-import { auditorRegistryAbi, disputeGameAbi, getDispute, getJob, getJobDisputes, withRetry, ContractRevertError, toChainError, type ChainClients, type Deployment } from "../chain/index.ts";
+import { auditorRegistryAbi, challengeCommitment, disputeGameAbi, getDispute, getJob, getJobDisputes, newChallengeSalt, withRetry, ContractRevertError, toChainError, type ChainClients, type Deployment } from "../chain/index.ts";
 import { BallotStore, servePanel, type StepDecision } from "../dispute/index.ts";
 import { InputError } from "../errors/index.ts";
 import type { Run, TrainState } from "../ml/run.ts";
@@ -139,31 +140,27 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
     return (await read("openDisputeOf", () => pub.readContract({ address: game, abi: disputeGameAbi, functionName: "openDisputeOf", args: [jobId, BigInt(step)] }))) !== 0n;
   };
 
-  /** Whether the job has a dispute not yet resolved (by anyone): a bot never opens a second one on the job. */
-  const hasUnresolved = async (jobId: bigint) => {
-    for (const o of await getJobDisputes(pub, { disputeGame: game, jobId, fromBlock: BigInt(deployment.startBlock) })) {
-      if ((await getDispute(pub, { disputeGame: game, disputeId: o.disputeId })).phase !== "resolved") return true;
-    }
-    return false;
-  };
-
   const requiredDeposit = (jobId: bigint) => read("requiredDeposit", () => pub.readContract({ address: game, abi: disputeGameAbi, functionName: "requiredDeposit", args: [jobId] }));
 
-  /** The two intents of one round: approve exactly `deposit` (bond plus panel fees, pulled by challenge), then challenge. */
-  function roundIntents(finding: FindingPayload, deposit: bigint, challengeData: Hex): IntentSpec[] {
+  /**
+   * The three intents of one round: approve exactly `deposit` (bond plus panel fees, pulled by challenge), commit to the
+   * challenge (its salt is in the challenge calldata, stored with the intents and revealed only by the challenge, which
+   * the bot sends after the commitment's receipt, so in a later block), then challenge.
+   */
+  function roundIntents(finding: FindingPayload, deposit: bigint, commitData: Hex, challengeData: Hex): IntentSpec[] {
     const round = finding.round ?? 1;
     const k = `${finding.jobId}:${finding.segment}${round === 1 ? "" : `:r${round}`}`;
     const common = { jobId: finding.jobId, segment: finding.segment };
     return [
       { key: `approveBond:${k}`, kind: "approveBond", ...common, payload: { to: deployment.token, data: encodeFunctionData({ abi: [approveAbi], functionName: "approve", args: [game!, deposit] }), finding } },
-      { key: `challenge:${k}`, kind: "challenge", ...common, payload: { to: game!, data: challengeData, finding } },
+      { key: `commitChallenge:${k}`, kind: "commitChallenge", ...common, payload: { to: game!, data: commitData, finding } },
+      { key: `challenge:${k}`, kind: "challenge", ...common, payload: { to: game!, data: challengeData, commit: commitData, finding } },
     ];
   }
 
   /**
    * After this bot's own dispute `f` resolved NoDecision: the next round's intents, recorded with `f` marked done in
-   * one SQLite transaction (a restart neither loses nor repeats the round). Returns "wait" while the job has an
-   * unresolved dispute (the round is decided again next tick), "done" otherwise.
+   * one SQLite transaction (a restart neither loses nor repeats the round). Returns "done" once decided.
    */
   async function nextRound(ctx: DisputeContext, f: Followed, followed: Followed[], log: Logger): Promise<"wait" | "done"> {
     const seg = ctx.db.segment(f.jobId, f.segment);
@@ -188,12 +185,9 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
       log.info({ status: job.status, deadline: job.deadline }, "own dispute ended NoDecision; the job can no longer be challenged");
       return "done";
     }
-    if (await hasUnresolved(jobId)) {
-      log.debug("own dispute ended NoDecision; the job has an unresolved dispute: the next round waits");
-      return "wait";
-    }
-    const p = JSON.parse(prior.payload) as { data: Hex; finding: FindingPayload };
-    const intents = roundIntents({ jobId: f.jobId, segment: f.segment, step: f.step, round, after: f.id }, await requiredDeposit(jobId), p.data);
+    const p = JSON.parse(prior.payload) as { data: Hex; commit: Hex; finding: FindingPayload };
+    // The same salt again: the round-1 commitment was consumed by its challenge, so committing it anew is valid.
+    const intents = roundIntents({ jobId: f.jobId, segment: f.segment, step: f.step, round, after: f.id }, await requiredDeposit(jobId), p.commit, p.data);
     f.done = true;
     ctx.db.tx(() => {
       for (const i of intents) ctx.db.addIntent(i);
@@ -226,21 +220,24 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
 
     async challengeIntents(f) {
       if (!f.claim) return [];
-      // One open dispute per job is enough: its fault outcome slashes the whole lock and refunds the job.
-      if (await hasUnresolved(f.jobId)) return [];
+      // NOTE: challenged even while other disputes are open on the job: one of them may be the provider's own address
+      // on a valid step, kept open to block challenges; every dispute open at a fault shares the reward (IDisputeGame).
       const c = f.claim;
+      const salt = newChallengeSalt();
+      const commit = encodeFunctionData({ abi: disputeGameAbi, functionName: "commitChallenge", args: [challengeCommitment(f.jobId, c.step, clients.account.address, salt)] });
       const data = encodeFunctionData({
         abi: disputeGameAbi,
         functionName: "challenge",
-        args: [f.jobId, BigInt(f.segment), BigInt(c.step), f.traceRoot, f.endStateHash, c.prevStateHash, c.prevProof, c.stateHash, c.proof],
+        args: [f.jobId, BigInt(f.segment), BigInt(c.step), f.traceRoot, f.endStateHash, c.prevStateHash, c.prevProof, c.stateHash, c.proof, salt],
       });
-      return roundIntents({ jobId: f.jobId.toString(), segment: f.segment, step: c.step }, await requiredDeposit(f.jobId), data);
+      return roundIntents({ jobId: f.jobId.toString(), segment: f.segment, step: c.step }, await requiredDeposit(f.jobId), commit, data);
     },
 
     async alreadyDone(i, me) {
       const p = JSON.parse(i.payload) as { finding?: FindingPayload; disputeId?: string };
       switch (i.kind) {
         case "approveBond":
+        case "commitChallenge":
         case "challenge":
           return challengeExists(BigInt(p.finding!.jobId), p.finding!.step, p.finding!.after === undefined ? undefined : BigInt(p.finding!.after));
         case "resolveDispute":

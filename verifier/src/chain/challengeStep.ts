@@ -2,11 +2,13 @@
  * Open a dispute on one step (DisputeGame.challenge): the provider's leaves h(step-1) and h(step) with Merkle proofs
  * against the segment's committed (traceRoot, endStateHash). The deposit `DisputeGame.requiredDeposit(jobId)` (the bond
  * `requiredBond(jobId)` plus panelSize * panelFee) is pulled from the caller in one transfer: approve the DisputeGame
- * for it first (verifier/src/dispute/challenge.ts does both; DisputeGameDepositNotApproved otherwise).
+ * for it first, and commit to the challenge (commitChallenge.ts) in an earlier block with the same salt
+ * (verifier/src/dispute/challenge.ts does all three; DisputeGameDepositNotApproved / DisputeGameChallengeNotCommitted
+ * otherwise).
  *
  * @example
  *   const { disputeId } = await challengeStep(clients, { disputeGame, jobId, segment: 1, step: 7, traceRoot, endStateHash,
- *     hPrev, proofPrev, hStep, proofStep });
+ *     hPrev, proofPrev, hStep, proofStep, salt });
  */
 import { parseEventLogs, type Address, type Hex } from "viem";
 import { disputeGameAbi } from "./abi/DisputeGame.ts";
@@ -25,6 +27,8 @@ export type ChallengeStepParameters = SendOptions & {
   proofPrev: readonly Hex[];
   hStep: Hex;
   proofStep: readonly Hex[];
+  /** The salt of the caller's earlier commitChallenge. */
+  salt: Hex;
 };
 
 export type ChallengeStepReturnType = SendResult & { disputeId: bigint; bond: bigint; fees: bigint; seedBlock: bigint };
@@ -36,7 +40,7 @@ export async function challengeStep(clients: ChainClients, p: ChallengeStepParam
       address: p.disputeGame,
       abi: disputeGameAbi,
       functionName: "challenge",
-      args: [p.jobId, BigInt(p.segment), BigInt(p.step), p.traceRoot, p.endStateHash, p.hPrev, p.proofPrev, p.hStep, p.proofStep],
+      args: [p.jobId, BigInt(p.segment), BigInt(p.step), p.traceRoot, p.endStateHash, p.hPrev, p.proofPrev, p.hStep, p.proofStep, p.salt],
     },
     p,
   );

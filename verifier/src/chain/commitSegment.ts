@@ -1,9 +1,10 @@
 /**
- * Commit the next segment of an Active job (provider only, before the segment deadline): its trace root,
- * end state hash, mean loss x 1e6 and the CID of its start checkpoint.
+ * Commit the next segment of an Active job (provider only, before the segment deadline): its K+1 state hashes
+ * h(segment*K) .. h((segment+1)*K) in calldata (JobMarket computes the trace root, binds the end state to the last leaf
+ * and checks the first leaf against the previous segment's end), the mean loss x 1e6 and the CID of its start checkpoint.
  *
  * @example
- *   await commitSegment(clients, { jobMarket, jobId, segment: 0, traceRoot, endStateHash, lossE6: 2_301_000n, checkpointCid });
+ *   await commitSegment(clients, { jobMarket, jobId, segment: 0, stateHashes, lossE6: 2_301_000n, checkpointCid });
  */
 import type { Address, Hex } from "viem";
 import { jobMarketAbi } from "./abi/JobMarket.ts";
@@ -14,8 +15,8 @@ export type CommitSegmentParameters = SendOptions & {
   jobMarket: Address;
   jobId: bigint;
   segment: number;
-  traceRoot: Hex;
-  endStateHash: Hex;
+  /** The segment's K+1 state hashes, first state first. */
+  stateHashes: readonly Hex[];
   lossE6: bigint;
   checkpointCid: string;
 };
@@ -29,7 +30,7 @@ export async function commitSegment(clients: ChainClients, p: CommitSegmentParam
       address: p.jobMarket,
       abi: jobMarketAbi,
       functionName: "commitSegment",
-      args: [p.jobId, BigInt(p.segment), p.traceRoot, p.endStateHash, p.lossE6, p.checkpointCid],
+      args: [p.jobId, BigInt(p.segment), p.stateHashes, p.lossE6, p.checkpointCid],
     },
     p,
   );

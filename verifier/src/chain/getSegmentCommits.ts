@@ -1,5 +1,6 @@
 /**
- * The SegmentCommitted events of a job, in segment order (trace root, end state hash, loss, checkpoint CID).
+ * The SegmentCommitted events of a job, in segment order (trace root, end state hash, loss, checkpoint CID and the
+ * segment's K+1 state hashes: the leaves are on chain, so no challenger depends on the provider to serve them).
  *
  * @example
  *   const commits = await getSegmentCommits(clients.public, { jobMarket, jobId: 1n, fromBlock: 0n });
@@ -17,6 +18,8 @@ export type SegmentCommit = {
   endStateHash: Hex;
   lossE6: bigint;
   checkpointCid: string;
+  /** h(segment*K) .. h((segment+1)*K), as committed in calldata. */
+  stateHashes: readonly Hex[];
   blockNumber: bigint;
   transactionHash: Hex;
 };
@@ -46,6 +49,7 @@ export async function getSegmentCommits(client: PublicClient<Transport, Chain>, 
       endStateHash: l.args.endStateHash,
       lossE6: l.args.lossE6,
       checkpointCid: l.args.checkpointCid,
+      stateHashes: l.args.stateHashes,
       blockNumber: l.blockNumber,
       transactionHash: l.transactionHash,
     }))

@@ -34,6 +34,7 @@ export * from "./getJobCreated.ts";
 export * from "./getSegmentCommits.ts";
 export * from "./deployDisputeGame.ts";
 export * from "./challengeStep.ts";
+export * from "./commitChallenge.ts";
 export * from "./concede.ts";
 export * from "./proveDisputedStep.ts";
 export * from "./drawPanel.ts";

@@ -23,6 +23,8 @@ export type SegmentCommitment = {
   readonly index: number;
   readonly traceRoot: Bytes32;
   readonly checkpointCid: string;
+  /** The K+1 state hashes committed in calldata (SegmentCommitted); when present they are the leaves, not trace.json's. */
+  readonly stateHashes?: readonly Bytes32[];
 };
 
 /**
@@ -132,13 +134,16 @@ export type Outcome<T> = { ok: true; value: T } | { ok: false; failure: AuditFai
 
 const fail = (kind: FailureKind, message: string): { ok: false; failure: AuditFailure } => ({ ok: false, failure: { kind, message } });
 
-/** The provider's leaves of segment `i` from trace.json, checked against the committed root. */
+/**
+ * The provider's leaves of segment `i`, checked against the committed root: the on-chain leaves of the commitment
+ * when it carries them (JobMarket keeps every segment's K+1 state hashes in calldata), else trace.json's.
+ */
 export function segmentLeaves(target: AuditTarget, i: number): Outcome<SegmentLeaves> {
   const K = target.run.manifest.training.stepsPerSegment;
   const { first, last } = segmentStateRange(i, K);
   const c = commitmentsOf(target)[i];
   if (!c) throw new AuditInputError(`segment ${i} does not exist (${commitmentsOf(target).length} segments)`);
-  const hashes = target.trace.stateHashes.slice(first, last + 1) as Bytes32[];
+  const hashes = (c.stateHashes ? [...c.stateHashes] : target.trace.stateHashes.slice(first, last + 1)) as Bytes32[];
   if (hashes.length !== K + 1) return fail("trace-leaf-mismatch", `trace.json serves ${hashes.length} state hashes for segment ${i}, expected ${K + 1}`);
   const tree = new SegmentTree(first, hashes);
   if (tree.root !== c.traceRoot) {

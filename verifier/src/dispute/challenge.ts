@@ -12,6 +12,7 @@ import { disputeGameAbi } from "../chain/abi/DisputeGame.ts";
 import { testTokenAbi } from "../chain/abi/TestToken.ts";
 import { approveToken } from "../chain/approveToken.ts";
 import { challengeStep, type ChallengeStepReturnType } from "../chain/challengeStep.ts";
+import { commitChallenge, newChallengeSalt } from "../chain/commitChallenge.ts";
 import type { ChainClients } from "../chain/clients.ts";
 import { withRetry } from "../chain/retry.ts";
 import type { ChallengeProof } from "../checks/segment.ts";
@@ -47,6 +48,9 @@ export async function openChallenge(clients: ChainClients, p: OpenChallengeParam
     { what: "allowance" },
   );
   if (allowance < deposit) await approveToken(clients, { token: p.token, spender: p.disputeGame, amount: deposit });
+  // Commit-reveal: the challenge goes in a later block than its commitment (sendContractTx waits for the receipt).
+  const salt = newChallengeSalt();
+  await commitChallenge(clients, { disputeGame: p.disputeGame, jobId: p.jobId, step: proof.step, salt });
   const r = await challengeStep(clients, {
     disputeGame: p.disputeGame,
     jobId: p.jobId,
@@ -58,6 +62,7 @@ export async function openChallenge(clients: ChainClients, p: OpenChallengeParam
     proofPrev: proof.prevProof,
     hStep: proof.stateHash,
     proofStep: proof.proof,
+    salt,
   });
   log.info({ jobId: p.jobId, step: proof.step, disputeId: r.disputeId, bond: r.bond.toString(), fees: r.fees.toString() }, "challenge opened");
   return r;

@@ -96,3 +96,11 @@ export async function readTraceFile(path: string): Promise<TraceFile> {
   }
   return parseTraceFile(value);
 }
+
+/** The K+1 state hashes of segment `index` (what commitSegment takes): h(index*K) .. h((index+1)*K). */
+export function segmentStateHashes(trace: TraceFile, index: number): `0x${string}`[] {
+  const K = trace.stepsPerSegment;
+  const hashes = trace.stateHashes.slice(index * K, (index + 1) * K + 1) as `0x${string}`[];
+  if (hashes.length !== K + 1) throw new TraceFileError(`trace.json has ${hashes.length} state hashes for segment ${index}, expected ${K + 1}`);
+  return hashes;
+}

@@ -155,7 +155,6 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
       options.onStep?.({ jobId, segment: seg, step: t, steps: S * K, loss: o.loss });
     }
     const root = traceRoot(first, hashes);
-    const endStateHash = hashes[K]!;
     const lossE6 = lossE6Of(losses.reduce((a, b) => a + b, 0) / losses.length);
     const endCid = await ctx.store.put(run.checkpointBytes(state));
     await writeFile(endRecordPath(ctx, jobId, seg), endCid);
@@ -169,7 +168,7 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
       checkpointCid,
     });
     try {
-      const r = await commitSegment(clients, { jobMarket, jobId, segment: seg, traceRoot: root, endStateHash, lossE6, checkpointCid });
+      const r = await commitSegment(clients, { jobMarket, jobId, segment: seg, stateHashes: hashes, lossE6, checkpointCid });
       result.gasUsed += r.gasUsed;
       options.onSegment?.({ jobId, segment: seg, traceRoot: root, lossE6, gasUsed: r.gasUsed });
     } catch (err) {

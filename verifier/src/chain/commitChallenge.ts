@@ -1,0 +1,38 @@
+/**
+ * Commit to a challenge before opening it (DisputeGame.commitChallenge): the commitment is
+ * challengeCommitment(jobId, step, challenger, salt) = keccak256(abi.encode(jobId, step, challenger, salt)). The
+ * challenge (`challengeStep` with the same salt) must be mined in a later block, so a copy of it taken from the
+ * mempool has no commitment and reverts (DisputeGameChallengeNotCommitted).
+ *
+ * @example
+ *   const salt = newChallengeSalt();
+ *   await commitChallenge(clients, { disputeGame, jobId, step: 7, salt });
+ *   await challengeStep(clients, { disputeGame, jobId, segment: 1, step: 7, ..., salt });
+ */
+import { encodeAbiParameters, keccak256, toHex, type Address, type Hex } from "viem";
+import { randomBytes } from "node:crypto";
+import { disputeGameAbi } from "./abi/DisputeGame.ts";
+import type { ChainClients } from "./clients.ts";
+import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
+
+export type CommitChallengeParameters = SendOptions & { disputeGame: Address; jobId: bigint; step: number; salt: Hex };
+
+export type CommitChallengeReturnType = SendResult & { commitment: Hex };
+
+/** A fresh 32-byte salt; keep it (the challenge reveals it) and never reuse it. */
+export function newChallengeSalt(): Hex {
+  return toHex(randomBytes(32));
+}
+
+/** The commitment DisputeGame.challengeCommitment computes (same encoding). */
+export function challengeCommitment(jobId: bigint, step: number | bigint, challenger: Address, salt: Hex): Hex {
+  return keccak256(
+    encodeAbiParameters([{ type: "uint256" }, { type: "uint256" }, { type: "address" }, { type: "bytes32" }], [jobId, BigInt(step), challenger, salt]),
+  );
+}
+
+export async function commitChallenge(clients: ChainClients, p: CommitChallengeParameters): Promise<CommitChallengeReturnType> {
+  const commitment = challengeCommitment(p.jobId, p.step, clients.account.address, p.salt);
+  const r = await sendContractTx(clients, { address: p.disputeGame, abi: disputeGameAbi, functionName: "commitChallenge", args: [commitment] }, p);
+  return { ...r, commitment };
+}
