@@ -7,6 +7,8 @@ import {DisputeGame} from "./DisputeGame.sol";
 import {IDisputeGame, IStepVerifier} from "./interfaces/IDisputeGame.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {Trace} from "./libraries/Trace.sol";
+import {TestToken} from "./mocks/TestToken.sol";
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 
 /// @notice Unit and fuzz tests of DisputeGame: every path, every deadline and every custom error. Real Groth16
 /// proofs are tested in test/dispute/ (Mocha, proved with verifier/src/zk); here the generated verifier rejects
@@ -163,6 +165,44 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         _commitChallenge(challenger, jobId, 2);
         VM.expectPartialRevert(IJobMarket.JobMarketChallengeWindowClosed.selector);
         _challengeCommitted(challenger, jobId, 2, HONEST);
+    }
+
+    /// Rewards are the slash's challenger share (stake token) paid with the bonds: one token, checked at deployment.
+    function test_constructor_bondTokenOtherThanStakeToken_reverts() public {
+        TestToken other = new TestToken("Other", "OTH");
+        VM.expectRevert(
+            abi.encodeWithSelector(IDisputeGame.DisputeGameTokenMismatch.selector, address(token), address(other))
+        );
+        new DisputeGame(market, registry, IStepVerifier(address(verifier)), IERC20(address(other)), defaultParams());
+    }
+
+    /// A provider that stops committing cannot keep the escrow frozen with a dispute opened after its deadline.
+    function test_challenge_activeJobPastSegmentDeadline_reverts() public {
+        uint256 jobId = _job(3, 1, HONEST);
+        uint64 deadline = market.getJob(jobId).deadline;
+        VM.warp(uint256(deadline) + 1);
+        _commitChallenge(challenger, jobId, 2);
+        VM.expectRevert(
+            abi.encodeWithSelector(IJobMarket.JobMarketSegmentDeadlinePassed.selector, jobId, deadline, uint256(deadline) + 1)
+        );
+        _challengeCommitted(challenger, jobId, 2, HONEST);
+        market.reportTimeout(jobId);
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Open, "re-opened for another provider");
+    }
+
+    /// A challenge revealed in the block of its own commitment is refused: a copier cannot commit and reveal at once.
+    function test_challenge_sameBlockAsCommitment_reverts() public {
+        uint256 jobId = _job(2, 1, HONEST);
+        bytes32 salt = keccak256("s");
+        bytes32 c = game.challengeCommitment(jobId, 2, challenger, salt);
+        vm_prank(challenger);
+        game.commitChallenge(c);
+        (bytes32[4] memory lv, bytes32[4] memory hs) = leaves(jobId, 0, HONEST);
+        VM.expectRevert(
+            abi.encodeWithSelector(IDisputeGame.DisputeGameChallengeNotCommitted.selector, challenger, c, block.number, block.number)
+        );
+        vm_prank(challenger);
+        game.challenge(jobId, 0, 2, root(lv), hs[3], hs[1], proof(lv, 1), hs[2], proof(lv, 2), salt);
     }
 
     // ---------------------------------------------------------------- concede

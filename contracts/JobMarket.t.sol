@@ -39,6 +39,16 @@ contract JobMarketTest is TestBase, MarketFixture {
         }
     }
 
+    /// A challenger share above half would let a provider that concedes to its own address keep most of its lock.
+    function test_createJob_challengerShareAboveHalf_reverts() public {
+        IJobMarket.Policy memory p = policy(2, 1e18);
+        p.challengerBps = 5_001;
+        p.buyerBps = 2_999;
+        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketChallengerShareTooHigh.selector, 5_001, 5_000));
+        vm.prank(BUYER);
+        market.createJob(keccak256("manifest"), "ipfs://m", address(token), 1e18, p);
+    }
+
     /// Any payment and shape: the provider is paid exactly the payment, stake comes back, escrow empties.
     function testFuzz_lifecycle_paysProviderExactly(uint16 segments, uint128 payment, uint128 stake) public {
         segments = uint16(bound(segments, 1, 12));

@@ -48,7 +48,8 @@ describe("bot dispute step: challenge, panel, resolve, claim", function () {
     expect(slashed[0]!.args.provider).to.equal(cheat.account.address);
     expect(slashed[0]!.args.amount).to.equal(policy.requiredStake);
 
-    // every transaction intent was sent at most once; the challenger claimed its bond and its slash share
+    // every transaction intent was sent at most once; the challenger claimed its bond, fees and its reward (the slash's
+    // challenger share, paid by the DisputeGame), and the reward did not go through the vault
     for (const b of bots) {
       const keys = b.summary().intents.map((i) => i.key);
       expect(new Set(keys).size).to.equal(keys.length);
@@ -56,7 +57,8 @@ describe("bot dispute step: challenge, panel, resolve, claim", function () {
     const a1 = bots[0]!.summary().intents;
     expect(a1.filter((i) => i.kind === "challenge" && i.status === "confirmed")).to.have.length(opened.length);
     expect(a1.some((i) => i.kind === "claimDispute" && i.status === "confirmed")).to.equal(true);
-    expect(a1.some((i) => i.kind === "claimStake" && i.status === "confirmed")).to.equal(true);
+    expect(a1.some((i) => i.kind === "commitChallenge" && i.status === "confirmed")).to.equal(true);
+    expect(a1.some((i) => i.kind === "claimStake")).to.equal(false);
     for (const b of bots) b.close();
   });
 });

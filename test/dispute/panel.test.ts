@@ -8,7 +8,8 @@
 import { expect } from "chai";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { maxUint256, parseEther, parseEventLogs, zeroHash, type Hex } from "viem";
+import { maxUint256, parseEther, parseEventLogs, type Hex } from "viem";
+import { commitChallenge, newChallengeSalt } from "../../verifier/src/chain/commitChallenge.ts";
 import { segmentStateHashes } from "../../verifier/src/ml/trace-file.ts";
 import {
   acceptJob,
@@ -121,11 +122,15 @@ describe("dispute: panel path end to end", function () {
     const resolved = await resolveDispute(env.challenger, { disputeGame: env.d.disputeGame, disputeId });
     const d = await getDispute(env.challenger.public, { disputeGame: env.d.disputeGame, disputeId });
     expect(d.outcome).to.equal("PanelFault");
-    // every member revealed Fault: each earned its fee, nothing of the fees comes back to the challenger
+    // every member revealed Fault: each earned its fee, paid out of the fault's reward, so the challenger's deposit of
+    // fees comes back whole
     const paid = parseEventLogs({ abi: disputeGameAbi, logs: resolved.receipt.logs, eventName: "PanelFeePaid" });
     expect(paid.map((l) => l.args.member).sort()).to.deep.equal([...d.panel].sort());
     expect(paid.every((l) => l.args.amount === parseEther("0.05"))).to.equal(true);
-    expect(parseEventLogs({ abi: disputeGameAbi, logs: resolved.receipt.logs, eventName: "PanelFeesRefunded" })).to.have.length(0);
+    const refunded = parseEventLogs({ abi: disputeGameAbi, logs: resolved.receipt.logs, eventName: "PanelFeesRefunded" });
+    expect(refunded.map((l) => [l.args.challenger, l.args.amount])).to.deep.equal([[env.challenger.account.address, parseEther("0.15")]]);
+    const pooled = parseEventLogs({ abi: disputeGameAbi, logs: resolved.receipt.logs, eventName: "RewardPooled" });
+    expect(pooled.map((l) => [l.args.reward, l.args.toPanel, l.args.shares])).to.deep.equal([[parseEther("5"), parseEther("0.15"), 1n]]);
     for (const a of env.auditors.filter((x) => d.panel.includes(x.account.address))) {
       expect((await creditsOf(a, { deployment: env.d })).disputeGame).to.equal(parseEther("0.05"));
     }
@@ -134,10 +139,11 @@ describe("dispute: panel path end to end", function () {
     expect(locked).to.equal(0n);
 
     const credits = await creditsOf(env.challenger, { deployment: env.d });
-    expect(credits.disputeGame).to.equal(bond);
-    expect(credits.stakeVault).to.equal(parseEther("5"));
+    // bond + fees back, and the challenger share (5) less the panel's fees (0.15), all in the game
+    expect(credits.disputeGame).to.equal(bond + parseEther("0.15") + parseEther("4.85"));
+    expect(credits.stakeVault).to.equal(0n);
     const claimed = await claimCredits(env.challenger, { deployment: env.d });
-    expect(claimed.stakeVault).to.equal(parseEther("5"));
+    expect(claimed.disputeGame).to.equal(bond + parseEther("5"));
     expect((await creditsOf(env.challenger, { deployment: env.d })).disputeGame).to.equal(0n);
 
     const rows = await disputeStatus(env.challenger.public, { disputeGame: env.d.disputeGame, jobId, fromBlock: 0n });
@@ -155,7 +161,11 @@ describe("dispute: panel path end to end", function () {
     // a challenger that approved only the bond is refused by name: challenge pulls the bond and the panel's fees
     const bondOnly = await env.buyer.public.readContract({ address: env.d.disputeGame, abi: disputeGameAbi, functionName: "requiredBond", args: [jobId] });
     await approveToken(env.buyer, { token: env.d.token, spender: env.d.disputeGame, amount: bondOnly });
-    const step = { disputeGame: env.d.disputeGame, jobId, segment: proof.segment, step: proof.step, traceRoot: proof.traceRoot, endStateHash: commits[0]!.endStateHash, hPrev: proof.prevStateHash, proofPrev: proof.prevProof, hStep: proof.stateHash, proofStep: proof.proof, salt: zeroHash };
+    const salt = newChallengeSalt();
+    const step = { disputeGame: env.d.disputeGame, jobId, segment: proof.segment, step: proof.step, traceRoot: proof.traceRoot, endStateHash: commits[0]!.endStateHash, hPrev: proof.prevStateHash, proofPrev: proof.prevProof, hStep: proof.stateHash, proofStep: proof.proof, salt };
+    // no commitment first: the challenge reveals nothing it committed to (a copy from the mempool looks like this)
+    await expectRevert(challengeStep(env.buyer, step), "DisputeGameChallengeNotCommitted");
+    await commitChallenge(env.buyer, { disputeGame: env.d.disputeGame, jobId, step: proof.step, salt });
     await expectRevert(challengeStep(env.buyer, step), "DisputeGameDepositNotApproved");
     await approveToken(env.buyer, { token: env.d.token, spender: env.d.disputeGame, amount: maxUint256 });
 
