@@ -6,10 +6,14 @@ import {DisputeHandler} from "./test/DisputeHandler.sol";
 import {DisputeFixture} from "./test/DisputeFixture.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
+import {IDisputeGame} from "./interfaces/IDisputeGame.sol";
+import {AttackFixture} from "./test/AttackFixture.sol";
+import {AttackHandler} from "./test/AttackHandler.sol";
+import {Trace} from "./libraries/Trace.sol";
 
 /// @notice DisputeGame pays out every wei it holds (as Optimism's FaultDisputeGame invariant asks): under random
 /// challenges, concessions, votes, deadlines and claims, DisputeGame holds exactly its open bonds plus open panel fees
-/// plus unclaimed credits; after every dispute settles and every credit is claimed it holds nothing; and no token ever
+/// plus the undistributed reward pools (pooled()) plus unclaimed credits; after every dispute settles and every credit is claimed it holds nothing; and no token ever
 /// leaves the system except to a claimant or the burn address (bonds, fees and slashed stake are credited to someone
 /// or burnt). After each run, the panel members have claimed exactly the fees the fee rule gives them.
 contract DisputeGameInvariantTest is InvariantBase, DisputeFixture {
@@ -34,11 +38,26 @@ contract DisputeGameInvariantTest is InvariantBase, DisputeFixture {
 
     function invariant_gameHoldsExactlyBondsAndCredits() public view {
         address[] memory all = handler.people();
-        uint256 owed = handler.game().openBonds() + handler.game().openFees();
+        // pooled(): the challenger shares of faulted jobs not yet paid to their Superseded disputes
+        uint256 owed = handler.game().openBonds() + handler.game().openFees() + handler.game().pooled();
         for (uint256 i; i < all.length; ++i) {
             owed += handler.game().creditOf(all[i]);
         }
-        assertEq(handler.token().balanceOf(address(handler.game())), owed, "game = open bonds + open fees + credits");
+        assertEq(
+            handler.token().balanceOf(address(handler.game())), owed, "game = open bonds + open fees + pooled + credits"
+        );
+        // the game claims its vault credit (the challenger share) in the same call that earns it
+        assertEq(handler.vault().creditOf(address(handler.game())), 0, "no reward left in the vault");
+        uint256 pools;
+        uint256 jobs = handler.market().jobCount();
+        for (uint256 id = 1; id <= jobs; ++id) {
+            (uint256 amount, uint256 shares) = handler.game().rewardPoolOf(id);
+            pools += amount;
+            // INVARIANT: a pool with money left has a dispute left to pay it to (the last share takes the dust)
+            if (amount != 0) assertGe(shares, 1, "pool left without shares");
+            assertLe(shares, handler.game().openDisputesOn(id), "shares <= the job's open disputes");
+        }
+        assertEq(handler.game().pooled(), pools, "pooled = sum of the jobs' pools");
         assertEq(handler.ghost_strandedTokens(), 0, "nothing left after all disputes settled and claimed");
         assertEq(handler.ghost_stuckResolves(), 0, "every dispute resolvable after its deadlines");
     }
@@ -56,7 +75,7 @@ contract DisputeGameInvariantTest is InvariantBase, DisputeFixture {
         assertEq(held, _supply, "no token vanished");
 
         // the vault and the registry hold exactly what they owe (slashes and forfeits became credits or burns)
-        uint256 vaultOwed = handler.vault().creditOf(burn);
+        uint256 vaultOwed = handler.vault().creditOf(burn) + handler.vault().creditOf(address(handler.game()));
         uint256 registryOwed = handler.registry().creditOf(burn);
         for (uint256 i; i < all.length; ++i) {
             IStakeVault.Account memory a = handler.vault().accountOf(all[i]);
@@ -82,13 +101,214 @@ contract DisputeGameInvariantTest is InvariantBase, DisputeFixture {
     }
 
     /// @notice Runs once after each invariant run: the fuzzer drove the handler; then every dispute is settled and
-    /// every credit claimed, and the members got exactly the fees the rule gives them, out of the deposits.
+    /// every credit claimed, and the members got exactly the fees the rule gives them: a fault's panel out of the
+    /// reward first, every other earned fee out of the deposits; the game paid out exactly what came in.
     function afterInvariant() public {
         assertGe(handler.ghost_calls(), 1, "handler was called");
         handler.settleAllAndClaim();
         assertEq(handler.token().balanceOf(address(handler.game())), 0, "game empty after settle-all");
         assertEq(handler.game().openFees(), 0, "no open fees after settle-all");
+        assertEq(handler.game().pooled(), 0, "every pool paid out after settle-all");
         assertEq(handler.ghost_memberFeesClaimed(), handler.ghost_expectedMemberFees(), "members paid by the fee rule");
-        assertLe(handler.ghost_expectedMemberFees(), handler.ghost_feesDeposited(), "fees paid out of deposits");
+        assertLe(handler.ghost_feesFromReward(), handler.ghost_rewards(), "fees from rewards <= rewards");
+        assertLe(
+            handler.ghost_expectedMemberFees() - handler.ghost_feesFromReward(),
+            handler.ghost_feesDeposited(),
+            "the rest of the fees paid out of deposits"
+        );
+        assertEq(
+            handler.ghost_claimedFromGame(),
+            handler.ghost_bondsDeposited() + handler.ghost_feesDeposited() + handler.ghost_rewards(),
+            "claimed from the game = deposits + rewards"
+        );
+    }
+}
+
+/// @notice The same game against an adversary (AttackHandler): the provider controls two more challengers and two
+/// bonded auditors, concedes whatever suits it, front-runs and copies honest challenges, votes its sybils any way,
+/// stops committing, reports its own timeouts and picks the clock; honest challengers dispute only the faulty step,
+/// honest auditors vote the truth, and a keeper resolves each dispute one second after its reveal deadline.
+///
+/// Accounting of "the provider side loses at least (1 - challengerShare) * L on any fault", per faulted job J
+/// (AttackHandler books every call that touches J, never a claim):
+///   side(J) = change of the provider side's wealth over J's calls: tokens + DisputeGame, StakeVault and JobMarket
+///             credits + vault free/locked/pending stake + sybil auditor bonds (AuditorRegistry credits, which only
+///             forfeits create, are left out). A lock moved from free to locked changes nothing; the fault's slash
+///             counts -L; a sybil challenge counts -(bond + fees) and what comes back +; a timeout slash counts -.
+///   R(J)    = floor(L * challengerBps / 10,000), L = the provider's lock on J just before the call that faulted J.
+///   A(J)    = what honest parties can hand the side on J outside the reward: the bond of every non-side dispute on J
+///             that ended challenger-wrong (credited to the provider) plus the fees sybil auditors earned on non-side
+///             disputes of J out of the deposit (every such fee except on the faulting call, whose panel the reward pays).
+///   Claim: side(J) <= R(J) - L + A(J), i.e. what the side got back from J's lock and disputes is at most the
+///   challenger share plus its own deposits (plus A, which honest parties lost to it). With no honest loss (A = 0) this
+///   is exactly "side gets back <= challengerBps/10,000 * L + the bonds and fees it deposited". Checked once J has no
+///   open dispute (the pool is then fully paid out). Also: the buyer's net on J is at least floor(L * buyerBps / 10,000)
+///   (escrow back plus its share, plus any timeout slash).
+contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
+    AttackHandler internal handler;
+
+    error AssertLeInt(string what, int256 left, int256 right);
+
+    function setUp() public {
+        // the honest challenger's condition (see AttackFixture): the smallest share used pays a whole panel
+        assertTrue(rewardCoversPanel(STAKE, 1_000), "reward covers the panel");
+        handler = new AttackHandler(this);
+        targetContract(address(handler));
+        bytes4[] memory s = new bytes4[](18);
+        s[0] = AttackHandler.newJob.selector;
+        s[1] = AttackHandler.commitNext.selector;
+        s[2] = AttackHandler.badCommit.selector;
+        s[3] = AttackHandler.sybilChallenge.selector;
+        s[4] = AttackHandler.concede.selector;
+        s[5] = AttackHandler.sybilRace.selector;
+        s[6] = AttackHandler.frontRun.selector;
+        s[7] = AttackHandler.reportTimeout.selector;
+        s[8] = AttackHandler.reaccept.selector;
+        s[9] = AttackHandler.warp.selector;
+        s[10] = AttackHandler.honestChallenge.selector;
+        s[11] = AttackHandler.recklessChallenge.selector;
+        s[12] = AttackHandler.vote.selector;
+        s[13] = AttackHandler.resolve.selector;
+        s[14] = AttackHandler.finalize.selector;
+        s[15] = AttackHandler.claimAll.selector;
+        s[16] = AttackHandler.honestChallenge.selector; // twice: honest challenges are the point of the game
+        s[17] = AttackHandler.vote.selector; // twice: panels that vote reach PanelFault / PanelValid
+        targetSelector(FuzzSelector({addr: address(handler), selectors: s}));
+    }
+
+    function invariant_attack_gameSolvent() public view {
+        address[] memory all = handler.people();
+        uint256 owed = game.openBonds() + game.openFees() + game.pooled();
+        for (uint256 i; i < all.length; ++i) {
+            owed += game.creditOf(all[i]);
+        }
+        assertEq(token.balanceOf(address(game)), owed, "game = open bonds + open fees + pooled + credits");
+        assertEq(vault.creditOf(address(game)), 0, "the game claims its reward at once");
+        uint256 pools;
+        uint256 n = market.jobCount();
+        for (uint256 id = 1; id <= n; ++id) {
+            (uint256 amount,) = game.rewardPoolOf(id);
+            pools += amount;
+        }
+        assertEq(game.pooled(), pools, "pooled = sum of the pools");
+    }
+
+    /// @notice No rule-breaking move of the attacker ever got through.
+    function invariant_attack_rulesHold() public view {
+        assertEq(handler.ghost_badCommitAccepted(), 0, "malformed commit accepted");
+        assertEq(handler.ghost_badCommitWrongError(), 0, "malformed commit rejected for another reason");
+        assertEq(handler.ghost_copyAccepted(), 0, "copied challenge opened");
+        assertEq(handler.ghost_twoOpenOnStep(), 0, "two open disputes on one step");
+        assertEq(handler.ghost_stuckResolves(), 0, "resolvable dispute did not resolve");
+        assertEq(handler.ghost_goodCommitRejected(), 0, "well-formed commit refused");
+    }
+
+    /// @notice On every faulted job whose disputes are all closed: side(J) <= R(J) - L + A(J) (contract comment), and
+    /// the buyer got its escrow back plus at least its share of the lock.
+    function invariant_providerSideLosesNonChallengerShare() public view {
+        _checkFaultedJobs(false);
+    }
+
+    /// @notice Every dispute an honest challenger opened on the truly faulty step, once settled, credited it at least
+    /// its deposit (bond + fees), unless its panel was captured (a sybil majority) or voted in chaos: the reward pays
+    /// the deciding panel (reward condition), a Superseded or conceded dispute returns everything plus a share, and a
+    /// NoDecision with honest members revealing Fault needs as many sybil Valid votes (a sybil majority).
+    function invariant_honestChallengerNeverLoses() public view {
+        _checkHonestDisputes(false);
+    }
+
+    /// @notice Every job is terminal by its stated bound (AttackHandler.boundOf): past it, a Committed job has no open
+    /// dispute and its window has closed (finalize succeeds), an Active job has no open dispute (reportTimeout succeeds).
+    function invariant_jobsEndByBound() public view {
+        uint256[] memory ids = handler.jobs();
+        for (uint256 i; i < ids.length; ++i) {
+            uint256 b = handler.boundOf(ids[i]);
+            if (b == 0 || block.timestamp < b) continue;
+            IJobMarket.JobView memory j = market.getJob(ids[i]);
+            assertEq(j.openDisputes, 0, "open dispute past the bound");
+            assertTrue(j.deadline < block.timestamp, "window open past the bound");
+        }
+    }
+
+    /// @notice No job whose leaves were never on chain is paid: every committed segment's stored commitment is the one
+    /// of the K+1 leaves the handler passed in calldata (root by Trace.segmentRoot and, independently, by the fixture's
+    /// hand-built 4-leaf tree; end state = last leaf), and a Finalized job's every segment was committed that way.
+    function invariant_paidJobsHaveOnChainLeaves() public view {
+        uint256[] memory ids = handler.jobs();
+        for (uint256 i; i < ids.length; ++i) {
+            IJobMarket.JobView memory j = market.getJob(ids[i]);
+            bool paid = j.status == IJobMarket.JobStatus.Finalized;
+            for (uint256 s; s < j.policy.segments; ++s) {
+                if (!handler.ghost_committedByHandler(ids[i], s)) {
+                    assertTrue(!paid, "finalized job with a segment never committed through calldata");
+                    assertEq(market.segmentCommitment(ids[i], s), bytes32(0), "commitment without calldata leaves");
+                    continue;
+                }
+                bytes32[4] memory hs = handler.leavesSent(ids[i], s);
+                bytes32 c = market.segmentCommitment(ids[i], s);
+                assertEq(c, Trace.commitment(Trace.segmentRoot(s * K, dyn(hs)), hs[3]), "commitment = calldata leaves");
+                bytes32[4] memory lv;
+                for (uint256 t; t < 4; ++t) lv[t] = Trace.leaf(uint64(s * K + t), hs[t]);
+                assertEq(c, Trace.commitment(root(lv), hs[3]), "commitment = independent root of the leaves");
+            }
+        }
+    }
+
+    /// @notice After the run: every job ends at its bound (Finalized, Refunded, or re-opened by reportTimeout), every
+    /// dispute settles, the game pays out every wei, and the two economic invariants hold for every job and dispute.
+    function afterInvariant() public {
+        assertGe(handler.ghost_calls(), 1, "handler was called");
+        handler.settleAll();
+        assertEq(handler.ghost_notTerminal(), 0, "a job did not end at its bound");
+        assertEq(handler.ghost_stuckResolves(), 0, "resolvable dispute did not resolve");
+        assertEq(handler.ghost_strandedTokens(), 0, "game empty after settle-all");
+        assertEq(game.pooled(), 0, "pools paid out");
+        uint256[] memory ids = handler.jobs();
+        for (uint256 i; i < ids.length; ++i) {
+            IJobMarket.JobStatus st = market.getJob(ids[i]).status;
+            assertTrue(
+                st == IJobMarket.JobStatus.Finalized || st == IJobMarket.JobStatus.Refunded || st == IJobMarket.JobStatus.Open,
+                "job terminal (or re-opened after its timeout)"
+            );
+        }
+        for (uint256 id = 1; id <= game.disputeCount(); ++id) {
+            assertTrue(game.getDispute(id).status == IDisputeGame.Status.Resolved, "every dispute resolved");
+        }
+        _checkFaultedJobs(true);
+        _checkHonestDisputes(true);
+    }
+
+    function _checkFaultedJobs(bool all) internal view {
+        uint256[] memory ids = handler.jobs();
+        for (uint256 i; i < ids.length; ++i) {
+            AttackHandler.JobGhost memory g = handler.jobGhost(ids[i]);
+            if (!g.faulted) continue;
+            if (!all && game.openDisputesOn(ids[i]) != 0) continue;
+            int256 lock = int256(g.lock);
+            int256 reward = int256((g.lock * g.challengerBps) / 10_000);
+            int256 side = g.sideGame + g.sideVault + g.sideMarket + g.sideBonds;
+            _assertLeInt(side, reward - lock + int256(g.allowance), "side got back more than the challenger share");
+            assertTrue(g.sideMarket <= 0, "provider side paid by the market on a faulted job");
+            _assertLeInt(int256((g.lock * g.buyerBps) / 10_000), g.buyerNet, "buyer got less than its share");
+        }
+    }
+
+    function _checkHonestDisputes(bool all) internal view {
+        uint256 n = game.disputeCount();
+        for (uint256 id = 1; id <= n; ++id) {
+            AttackHandler.DisputeGhost memory d = handler.disputeGhost(id);
+            if (!d.honest) continue;
+            assertTrue(d.faultyStep, "honest challengers dispute only the faulty step");
+            if (!d.settled) {
+                assertTrue(!all, "honest dispute left unsettled");
+                continue;
+            }
+            if (d.chaos || d.sybilMajority) continue;
+            assertGe(d.received, d.deposit, "honest challenger on the faulty step lost");
+        }
+    }
+
+    function _assertLeInt(int256 left, int256 right, string memory what) internal pure {
+        if (left > right) revert AssertLeInt(what, left, right);
     }
 }

@@ -9,15 +9,30 @@ import {IJobMarket} from "../interfaces/IJobMarket.sol";
 /// @notice Invariant-test handler for DisputeGame: random actors open jobs (honest or cheating), challenge steps,
 /// concede, vote in any pattern, let deadlines pass, resolve and claim. `settleAllAndClaim` ends every open dispute
 /// and claims every credit, then records in `ghost_strandedTokens` anything DisputeGame still holds.
+/// @dev Fee and reward ghosts follow the reward rule (IDisputeGame): on a job's first fault the game receives the
+/// challenger share R = floor(L * challengerBps / 10,000) of the lock L; the deciding panel's earned fees are paid out
+/// of R first (one panelFee at a time while R - paid >= panelFee), the rest out of the challenger's deposit; a
+/// Superseded, Conceded or Proven dispute pays no fee. The expectations here are computed from the ballots, the lock
+/// read before the call and the policy, never from the game's own bookkeeping.
 contract DisputeHandler is DisputeBase {
     /// @dev Handler entry points called in this run (the afterInvariant "handler ran" check).
     uint256 public ghost_calls;
     uint256 public ghost_challenges;
     /// @dev Panel fees deposited by successful challenges.
     uint256 public ghost_feesDeposited;
+    /// @dev Bonds deposited by successful challenges.
+    uint256 public ghost_bondsDeposited;
     /// @dev Panel fees the fee rule gives members of resolved disputes (revealed on the winning side, or revealed at
-    /// all on NoDecision), computed here from the ballots.
+    /// all on NoDecision; nothing on Conceded, Proven or Superseded), computed here from the ballots.
     uint256 public ghost_expectedMemberFees;
+    /// @dev Part of ghost_expectedMemberFees paid out of faults' rewards: fee * min(earned, floor(R / fee)) on the
+    /// dispute that faulted the job; the remainder of the expected fees comes out of challengers' deposits.
+    uint256 public ghost_feesFromReward;
+    /// @dev Sum over faulted jobs of R = floor(L * challengerBps / 10,000), L the lock just before the faulting call.
+    uint256 public ghost_rewards;
+    /// @dev Everything claimed from the game by anyone (must equal bonds + fees deposited + rewards once all is
+    /// settled and claimed: the game neither keeps nor invents a wei).
+    uint256 public ghost_claimedFromGame;
     /// @dev Game credits the auditors (panel members; never a party here) claimed: must equal the expected fees
     /// once everything is claimed.
     uint256 public ghost_memberFeesClaimed;
@@ -29,6 +44,8 @@ contract DisputeHandler is DisputeBase {
     uint256 public ghost_stuckResolves;
 
     uint256[] internal _jobs;
+    /// @dev First divergent state of each job's trace (type(uint256).max: honest), so challenges can rebuild the leaves.
+    mapping(uint256 jobId => uint256 badFrom) internal _badFrom;
 
     error OnlySelf(address caller);
 
@@ -40,8 +57,8 @@ contract DisputeHandler is DisputeBase {
         game = f.game();
         verifier = f.verifier();
         for (uint256 i; i < 5; ++i) auditors.push(f.auditors(i));
-        _jobs.push(_job(3, 3, 4)); // cheating from step 4 (segment 1)
-        _jobs.push(_job(2, 2, type(uint256).max)); // honest
+        _addJob(3, 4); // cheating from step 4 (segment 1)
+        _addJob(2, type(uint256).max); // honest
     }
 
     function people() public view returns (address[] memory all) {
@@ -57,7 +74,13 @@ contract DisputeHandler is DisputeBase {
     function newJob(uint8 badFrom, bool honest) external {
         ++ghost_calls;
         if (_jobs.length >= 6) return;
-        _jobs.push(_job(2, 2, honest ? type(uint256).max : 1 + (badFrom % 6)));
+        _addJob(2, honest ? type(uint256).max : 1 + (badFrom % 6));
+    }
+
+    function _addJob(uint16 segments, uint256 badFrom) internal {
+        uint256 jobId = _job(segments, segments, badFrom);
+        _jobs.push(jobId);
+        _badFrom[jobId] = badFrom;
     }
 
     function challengeStep(uint8 jobSeed, uint8 stepSeed, bool byStranger) external {
@@ -66,11 +89,11 @@ contract DisputeHandler is DisputeBase {
         IJobMarket.JobView memory j = market.getJob(jobId);
         if (j.nextSegment == 0) return;
         uint256 step = 1 + (stepSeed % (uint256(j.nextSegment) * K));
-        uint256 badFrom = jobId == _jobs[0] ? 4 : (jobId == _jobs[1] ? type(uint256).max : 0);
-        if (badFrom == 0) return; // later jobs: leaves unknown here; the first two cover both kinds
-        try this.challengeAs(byStranger ? stranger : challenger, jobId, step, badFrom) {
+        try this.challengeAs(byStranger ? stranger : challenger, jobId, step, _badFrom[jobId]) {
             ++ghost_challenges;
-            ghost_feesDeposited += game.getDispute(game.disputeCount()).fees;
+            IDisputeGame.DisputeView memory d = game.getDispute(game.disputeCount());
+            ghost_feesDeposited += d.fees;
+            ghost_bondsDeposited += d.bond;
         } catch {}
     }
 
@@ -84,9 +107,11 @@ contract DisputeHandler is DisputeBase {
         ++ghost_calls;
         uint256 id = _pick(idSeed);
         if (id == 0) return;
+        (uint256 jobId, uint256 lock) = _beforeSettle(id);
         vm.prank(provider);
         try game.concede(id) {
             ++ghost_resolved;
+            _afterSettle(id, jobId, lock);
         } catch {}
     }
 
@@ -125,9 +150,10 @@ contract DisputeHandler is DisputeBase {
         ++ghost_calls;
         uint256 id = _pick(idSeed);
         if (id == 0) return;
+        (uint256 jobId, uint256 lock) = _beforeSettle(id);
         try game.resolve(id) {
             ++ghost_resolved;
-            _expectFees(id);
+            _afterSettle(id, jobId, lock);
         } catch {}
     }
 
@@ -144,9 +170,10 @@ contract DisputeHandler is DisputeBase {
         uint256 n = game.disputeCount();
         for (uint256 id = 1; id <= n; ++id) {
             if (game.getDispute(id).status != IDisputeGame.Status.Open) continue;
+            (uint256 jobId, uint256 lock) = _beforeSettle(id);
             try game.resolve(id) {
                 ++ghost_resolved;
-                _expectFees(id);
+                _afterSettle(id, jobId, lock);
             } catch {
                 ++ghost_stuckResolves;
             }
@@ -161,6 +188,7 @@ contract DisputeHandler is DisputeBase {
             address a = all[i];
             if (i >= 4 && i < 4 + auditors.length) ghost_memberFeesClaimed += game.creditOf(a);
             if (game.creditOf(a) != 0) {
+                ghost_claimedFromGame += game.creditOf(a);
                 vm.prank(a);
                 game.claim();
             }
@@ -179,16 +207,41 @@ contract DisputeHandler is DisputeBase {
         }
     }
 
-    /// @dev Adds what the fee rule gives the members of resolved dispute `id`.
-    function _expectFees(uint256 id) internal {
+    /// @dev Job of dispute `id` and its provider's lock, read before a call that may settle it.
+    function _beforeSettle(uint256 id) internal view returns (uint256 jobId, uint256 lock) {
+        jobId = game.getDispute(id).jobId;
+        if (market.getJob(jobId).status != IJobMarket.JobStatus.Refunded) lock = vault.lockedFor(provider, jobId);
+    }
+
+    /// @dev Adds what the fee rule gives the members of just-resolved dispute `id`, and, when this call faulted the job
+    /// (it was not Refunded before, it is now), the reward R and the part of the fees R paid.
+    function _afterSettle(uint256 id, uint256 jobId, uint256 lockBefore) internal {
+        uint256 earned = _earnedFees(id);
+        ghost_expectedMemberFees += earned;
+        bool faultedNow = lockBefore != 0 && market.getJob(jobId).status == IJobMarket.JobStatus.Refunded;
+        if (!faultedNow) return;
+        uint256 reward = (lockBefore * market.getJob(jobId).policy.challengerBps) / 10_000;
+        ghost_rewards += reward;
+        uint256 fee = game.params().panelFee;
+        uint256 coverable = (reward / fee) * fee;
+        ghost_feesFromReward += earned < coverable ? earned : coverable;
+    }
+
+    /// @dev What the fee rule gives the members of resolved dispute `id`: panelFee per member who revealed on the
+    /// winning side (any revealer on NoDecision); nothing when no vote was counted (Conceded, Proven, Superseded).
+    function _earnedFees(uint256 id) internal view returns (uint256 total) {
         IDisputeGame.DisputeView memory d = game.getDispute(id);
-        IDisputeGame.Vote majority = d.outcome == IDisputeGame.Outcome.PanelFault
+        IDisputeGame.Outcome o = d.outcome;
+        if (o != IDisputeGame.Outcome.PanelFault && o != IDisputeGame.Outcome.PanelValid && o != IDisputeGame.Outcome.NoDecision) {
+            return 0;
+        }
+        IDisputeGame.Vote majority = o == IDisputeGame.Outcome.PanelFault
             ? IDisputeGame.Vote.Fault
-            : (d.outcome == IDisputeGame.Outcome.PanelValid ? IDisputeGame.Vote.Valid : IDisputeGame.Vote.None);
+            : (o == IDisputeGame.Outcome.PanelValid ? IDisputeGame.Vote.Valid : IDisputeGame.Vote.None);
         for (uint256 i; i < d.panel.length; ++i) {
             (, IDisputeGame.Vote v) = game.ballotOf(id, d.panel[i]);
             if (v != IDisputeGame.Vote.None && (majority == IDisputeGame.Vote.None || v == majority)) {
-                ghost_expectedMemberFees += game.params().panelFee;
+                total += game.params().panelFee;
             }
         }
     }

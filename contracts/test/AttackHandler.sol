@@ -1,0 +1,708 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {vm} from "./Vm.sol";
+import {DisputeBase} from "./DisputeFixture.sol";
+import {AttackActors, AttackFixture} from "./AttackFixture.sol";
+import {IDisputeGame} from "../interfaces/IDisputeGame.sol";
+import {IJobMarket} from "../interfaces/IJobMarket.sol";
+import {IStakeVault} from "../interfaces/IStakeVault.sol";
+import {Trace} from "../libraries/Trace.sol";
+
+/// @notice Invariant-test handler that plays the adversary of docs/disputes.md against honest parties (Optimism's
+/// FaultDisputeGame actor handlers, Arbitrum BOLD's "one honest party always wins").
+///
+/// The provider side (provider, two sybil challengers, two sybil auditors) builds the traces, so the handler knows the
+/// one truly faulty step of each cheating job (step `badFrom`: h(badFrom-1) is on the honest trajectory, h(badFrom)
+/// is not; later steps are correct transitions from the wrong state). It commits segments when it likes (or stops),
+/// tries malformed commits, opens sybil challenges on any step, concedes any of its disputes at any time (its sybil's
+/// right after an honest challenger disputed the faulty step, too), front-runs an honest challenger on the faulty step
+/// with a pre-committed sybil challenge, copies honest challenge transactions from the mempool, votes its sybil
+/// auditors any way, reports its own timeouts, re-accepts, and chooses the clock (warps, and rolls of up to 300
+/// blocks, which can push a panel seed out of blockhash range).
+///
+/// The honest side: two honest challengers dispute only the faulty step; two reckless challengers (the fixture's
+/// `challenger` and `stranger`) dispute any step; the five honest auditors vote the truth every time `vote` runs
+/// (unless the fuzzer picks `chaos`, then every member votes at random and the dispute is marked so); a keeper (any
+/// honest party) resolves every dispute at revealDeadline + 1 and every Superseded dispute at once: all time moves
+/// through `_advance`, which stops at each such deadline.
+///
+/// Ghosts, per job: the lock L just before the call that faulted it, the provider side's and the buyer's wealth change
+/// over every call that touched the job (see `Snap`), and `allowance`, what the side may have taken from honest
+/// parties on the job (see invariant_providerSideLosesNonChallengerShare in DisputeGame.invariant.t.sol); the
+/// leaves passed in each commitSegment's calldata; the last commit's time. Per dispute: who opened it, whether the step
+/// is the faulty one, the deposit, what the challenger was credited by the call that settled it, whether the panel had
+/// a sybil majority or voted in chaos.
+contract AttackHandler is DisputeBase, AttackActors {
+    uint256 public constant HONEST_TRACE = type(uint256).max;
+    uint256 internal constant MAX_JOBS = 5;
+    uint256 internal constant BPS = 10_000;
+    /// @dev The largest jump of one warp, and of one roll (past blockhash range: 256).
+    uint256 internal constant MAX_WARP = 3 days;
+    uint256 internal constant MAX_ROLL = 300;
+
+    /// @dev Wealth of the provider side, split by where it sits, and of the buyer. Wealth counts tokens, every credit
+    /// (game, vault, market) and stake (vault free, locked, pending) and auditor bonds, but NOT AuditorRegistry credits:
+    /// those only come from forfeits of other members' bonds (honest members' or the side's own), so leaving them out
+    /// keeps the side's gains from the lock and the disputes only (a sybil's forfeit to another sybil then counts as a
+    /// loss: conservative). Claims move credits to tokens and are never booked.
+    struct Snap {
+        int256 game; // tokens + DisputeGame credits (a challenge deposit moves tokens into the game)
+        int256 vault; // StakeVault free + locked + pending + credits
+        int256 market; // JobMarket credits
+        int256 bonds; // AuditorRegistry bonds of the sybil auditors
+        int256 buyer; // the buyer's tokens + game, vault and market credits
+        uint256 sybilFees; // DisputeGame credits of the sybil auditors
+    }
+
+    struct JobGhost {
+        uint256 badFrom; // first divergent state; HONEST_TRACE: none
+        uint256 lastCommitAt;
+        uint256 lock; // L: the provider's lock just before the call that faulted the job
+        uint256 allowance; // see invariant_providerSideLosesNonChallengerShare
+        int256 sideGame;
+        int256 sideVault;
+        int256 sideMarket;
+        int256 sideBonds;
+        int256 buyerNet;
+        uint16 challengerBps;
+        uint16 buyerBps;
+        bool faulted;
+    }
+
+    struct DisputeGhost {
+        bool honest; // opened by HONEST_1 or HONEST_2 (always on the faulty step)
+        bool faultyStep;
+        bool side; // opened by a sybil challenger
+        bool chaos; // some `vote` call let every member vote at random
+        bool settled;
+        bool sybilMajority; // the drawn panel held more sybil auditors than honest ones
+        IDisputeGame.Outcome outcome;
+        uint256 deposit; // bond + fees
+        uint256 received; // the challenger's DisputeGame credit from the call that settled it
+    }
+
+    /// @dev The calldata of a challenge of `step`: the provider's own leaves and their proofs.
+    struct ChallengeArgs {
+        uint256 segment;
+        bytes32 traceRoot;
+        bytes32 end;
+        bytes32 hPrev;
+        bytes32[] proofPrev;
+        bytes32 hStep;
+        bytes32[] proofStep;
+    }
+
+    uint256[] internal _jobs;
+    mapping(uint256 jobId => JobGhost) internal _jg;
+    mapping(uint256 disputeId => DisputeGhost) internal _dg;
+    mapping(uint256 jobId => mapping(uint256 segment => bytes32[4] hashes)) internal _leavesSent;
+    mapping(uint256 jobId => mapping(uint256 segment => bool)) public ghost_committedByHandler;
+
+    uint256 public ghost_calls;
+    /// @dev Must stay 0: a malformed commitSegment (wrong leaf count, zero leaf, broken boundary) that was accepted, or
+    /// rejected with another error than the one its defect calls for.
+    uint256 public ghost_badCommitAccepted;
+    uint256 public ghost_badCommitWrongError;
+    /// @dev Must stay 0: a copied challenge (someone else's exact calldata and salt) that opened, or failed otherwise
+    /// than DisputeGameChallengeNotCommitted.
+    uint256 public ghost_copyAccepted;
+    /// @dev Must stay 0: a second dispute opened on a step that already had one.
+    uint256 public ghost_twoOpenOnStep;
+    /// @dev Must stay 0: a resolve that reverted although the dispute was resolvable (deadline passed or superseded).
+    uint256 public ghost_stuckResolves;
+    /// @dev Must stay 0: a job that could not be finalized / reported at its bound (settleAll).
+    uint256 public ghost_notTerminal;
+    /// @dev Must stay 0: a well-formed commit that the market refused before the deadline.
+    uint256 public ghost_goodCommitRejected;
+    uint256 public ghost_strandedTokens;
+    // coverage counters (what the runs reached)
+    uint256 public ghost_faults;
+    uint256 public ghost_sybilRaces;
+    uint256 public ghost_frontRuns;
+    uint256 public ghost_superseded;
+    uint256 public ghost_reopens;
+    uint256 public ghost_honestOpened;
+    uint256 public ghost_timeouts;
+    uint256 public ghost_finalized;
+
+    error OnlySelf(address caller);
+
+    constructor(AttackFixture f) {
+        token = f.token();
+        vault = f.vault();
+        registry = f.registry();
+        market = f.market();
+        game = f.game();
+        verifier = f.verifier();
+        for (uint256 i; i < 5; ++i) auditors.push(f.auditors(i));
+        uint256 a = _newJob(3, 4, 5_000); // cheating from step 4 (segment 1)
+        _commitNext(a);
+        _commitNext(a);
+        _commitNext(a); // Committed
+        uint256 b = _newJob(2, 2, 2_500); // cheating at step 2 (segment 0)
+        _commitNext(b); // Active
+        uint256 c = _newJob(2, HONEST_TRACE, 1_000);
+        _commitNext(c);
+        _commitNext(c); // Committed, honest
+    }
+
+    // ---------------------------------------------------------------- views for the invariants
+
+    function jobs() external view returns (uint256[] memory) {
+        return _jobs;
+    }
+
+    function jobGhost(uint256 jobId) external view returns (JobGhost memory) {
+        return _jg[jobId];
+    }
+
+    function disputeGhost(uint256 disputeId) external view returns (DisputeGhost memory) {
+        return _dg[disputeId];
+    }
+
+    function leavesSent(uint256 jobId, uint256 segment) external view returns (bytes32[4] memory) {
+        return _leavesSent[jobId][segment];
+    }
+
+    /// @notice Everyone who can hold a credit or a balance in this test.
+    function people() public view returns (address[] memory all) {
+        address[11] memory fixed_ = [
+            buyer,
+            provider,
+            challenger,
+            stranger,
+            SYBIL_CHALLENGER_1,
+            SYBIL_CHALLENGER_2,
+            SYBIL_AUDITOR_1,
+            SYBIL_AUDITOR_2,
+            HONEST_1,
+            HONEST_2,
+            COPIER
+        ];
+        all = new address[](fixed_.length + auditors.length);
+        for (uint256 i; i < fixed_.length; ++i) all[i] = fixed_[i];
+        for (uint256 i; i < auditors.length; ++i) all[fixed_.length + i] = auditors[i];
+    }
+
+    /// @notice The stated bound by which job `jobId` ends, given the keeper (0: no bound applies now: the job is Open,
+    /// Cancelled or already terminal). Committed: last commit + challengeWindow * (1 + MAX_REOPENS) + (commitWindow +
+    /// revealWindow) * (MAX_REOPENS + 1) + (MAX_REOPENS + 1) seconds of keeper lag (each resolve comes 1 s after its
+    /// reveal deadline). Active: deadline + commitWindow + revealWindow + 1.
+    function boundOf(uint256 jobId) public view returns (uint256) {
+        IJobMarket.JobView memory j = market.getJob(jobId);
+        IDisputeGame.Params memory p = game.params();
+        uint256 dispute = uint256(p.commitWindowSeconds) + p.revealWindowSeconds;
+        uint256 reopens = market.MAX_REOPENS();
+        if (j.status == IJobMarket.JobStatus.Committed) {
+            return _jg[jobId].lastCommitAt + uint256(j.policy.challengeWindow) * (1 + reopens) + dispute * (reopens + 1)
+                + (reopens + 1);
+        }
+        if (j.status == IJobMarket.JobStatus.Active) return uint256(j.deadline) + dispute + 1;
+        return 0;
+    }
+
+    /// @notice Whether step `step` of job `jobId` is the faulty transition of the provider's trace.
+    function isFaulty(uint256 jobId, uint256 step) public view returns (bool) {
+        return _jg[jobId].badFrom == step;
+    }
+
+    // ---------------------------------------------------------------- provider side
+
+    function newJob(uint8 seed) external {
+        ++ghost_calls;
+        if (_jobs.length >= MAX_JOBS) return;
+        uint16 segments = uint16(1 + (seed % 3));
+        uint256 badFrom = (seed >> 2) % 4 == 0 ? HONEST_TRACE : 1 + ((seed >> 4) % (uint256(segments) * K));
+        uint16[3] memory shares = [uint16(5_000), 2_500, 1_000];
+        _newJob(segments, badFrom, shares[(seed >> 6) % 3]);
+    }
+
+    /// @notice The provider commits the next segment of a job it holds (it may also never do so: abandonment).
+    function commitNext(uint8 jobSeed) external {
+        ++ghost_calls;
+        _commitNext(_jobAt(jobSeed));
+    }
+
+    /// @notice The provider tries a malformed commit: K or K+2 leaves, a zero leaf, or a first leaf that is not the
+    /// previous segment's end state. Each must revert with its own error.
+    function badCommit(uint8 jobSeed, uint8 kind, uint8 index) external {
+        ++ghost_calls;
+        uint256 jobId = _jobAt(jobSeed);
+        IJobMarket.JobView memory j = market.getJob(jobId);
+        if (j.status != IJobMarket.JobStatus.Active || j.provider != provider || block.timestamp > j.deadline) return;
+        uint256 segment = j.nextSegment;
+        (, bytes32[4] memory hs) = leaves(jobId, segment, _jg[jobId].badFrom);
+        bytes32[] memory sent;
+        bytes4 expected;
+        kind %= 4;
+        if (kind == 3 && segment == 0) kind = 2; // segment 0 has no previous end state
+        if (kind < 2) {
+            sent = new bytes32[](kind == 0 ? K : K + 2);
+            for (uint256 i; i < sent.length; ++i) sent[i] = i < 4 ? hs[i] : keccak256("extra");
+            expected = IJobMarket.JobMarketWrongLeafCount.selector;
+        } else {
+            sent = dyn(hs);
+            if (kind == 2) {
+                sent[index % 4] = bytes32(0);
+                expected = IJobMarket.JobMarketZeroCommitment.selector;
+            } else {
+                sent[0] = keccak256(abi.encode("backdoor", jobId, segment));
+                expected = IJobMarket.JobMarketBoundaryMismatch.selector;
+            }
+        }
+        vm.prank(provider);
+        try market.commitSegment(jobId, segment, sent, 1, "cid") {
+            ++ghost_badCommitAccepted;
+        } catch (bytes memory err) {
+            if (bytes4(err) != expected) ++ghost_badCommitWrongError;
+        }
+    }
+
+    /// @notice A sybil challenger disputes any committed step of the current tenure (usually a valid one).
+    function sybilChallenge(uint8 jobSeed, uint8 stepSeed, bool second) external {
+        ++ghost_calls;
+        uint256 jobId = _jobAt(jobSeed);
+        (bool ok, uint256 step) = _anyStep(jobId, stepSeed);
+        if (ok) _openChallenge(_sybilChallenger(second), jobId, step, false);
+    }
+
+    /// @notice The provider concedes any open dispute (its sybil's, or an honest one).
+    function concede(uint8 idSeed) external {
+        ++ghost_calls;
+        uint256 id = _pick(idSeed);
+        if (id != 0) _settle(id, true);
+    }
+
+    /// @notice The sybil-concession attack: right after an honest challenger disputed the faulty step, a sybil disputes
+    /// some step of the same job and the provider concedes the sybil's dispute at once, hoping to route the reward to
+    /// itself.
+    function sybilRace(uint8 idSeed, uint8 stepSeed, bool second) external {
+        ++ghost_calls;
+        uint256 id = _pick(idSeed);
+        if (id == 0 || !_dg[id].honest || game.getDispute(id).status != IDisputeGame.Status.Open) return;
+        uint256 jobId = game.getDispute(id).jobId;
+        (bool ok, uint256 step) = _anyStep(jobId, stepSeed);
+        if (!ok) return;
+        uint256 sybilId = _openChallenge(_sybilChallenger(second), jobId, step, false);
+        if (sybilId == 0) return;
+        ++ghost_sybilRaces;
+        _settle(sybilId, true);
+    }
+
+    /// @notice The front-run attack: a sybil that pre-committed to the faulty step opens its dispute before the honest
+    /// challenger's (whose challenge on the same step then fails), and the provider concedes the sybil's dispute.
+    function frontRun(uint8 jobSeed, bool second) external {
+        ++ghost_calls;
+        uint256 jobId = _jobAt(jobSeed);
+        (bool ok, uint256 step) = _faultyStep(jobId);
+        if (!ok) return;
+        uint256 sybilId = _openChallenge(_sybilChallenger(second), jobId, step, false);
+        if (sybilId == 0) return;
+        ++ghost_frontRuns;
+        _openChallenge(_honestChallenger(second), jobId, step, false); // one open dispute per step: must fail
+        _settle(sybilId, true);
+    }
+
+    /// @notice The provider (or the buyer) reports a missed deadline; the provider re-accepts a re-opened job.
+    function reportTimeout(uint8 jobSeed, bool byProvider) external {
+        ++ghost_calls;
+        uint256 jobId = _jobAt(jobSeed);
+        if (_marketCall(jobId, byProvider ? provider : buyer, 0)) ++ghost_timeouts;
+    }
+
+    function reaccept(uint8 jobSeed) external {
+        ++ghost_calls;
+        _marketCall(_jobAt(jobSeed), provider, 1);
+    }
+
+    /// @notice The provider's (or anyone's) clock: time moves through the keeper; blocks move up to MAX_ROLL.
+    function warp(uint32 secondsAhead, uint16 blocks) external {
+        ++ghost_calls;
+        _advance(secondsAhead % MAX_WARP);
+        VMB.roll(block.number + 1 + (blocks % MAX_ROLL));
+    }
+
+    // ---------------------------------------------------------------- honest side
+
+    /// @notice An honest challenger disputes the faulty step; with `copied`, a mempool watcher first replays the
+    /// honest challenge (same calldata, same salt) in the block where it lands.
+    function honestChallenge(uint8 jobSeed, bool second, bool copied) external {
+        ++ghost_calls;
+        uint256 jobId = _jobAt(jobSeed);
+        (bool ok, uint256 step) = _faultyStep(jobId);
+        if (ok) _openChallenge(_honestChallenger(second), jobId, step, copied);
+    }
+
+    /// @notice A reckless challenger disputes any committed step (right or wrong).
+    function recklessChallenge(uint8 jobSeed, uint8 stepSeed, bool second) external {
+        ++ghost_calls;
+        uint256 jobId = _jobAt(jobSeed);
+        (bool ok, uint256 step) = _anyStep(jobId, stepSeed);
+        if (ok) _openChallenge(second ? stranger : challenger, jobId, step, false);
+    }
+
+    /// @notice The drawn panel votes: honest members commit and reveal the truth, sybil members follow `pattern` (two
+    /// bits each: 0 silent, 1 Valid, 2 Fault, 3 commit only); with `chaos` every member follows the pattern.
+    function vote(uint8 idSeed, uint8 pattern, bool chaos) external {
+        ++ghost_calls;
+        uint256 id = _pick(idSeed);
+        if (id == 0) return;
+        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        if (!_drawn(id, d)) return;
+        address[] memory panel = game.getDispute(id).panel;
+        if (chaos) _dg[id].chaos = true;
+        uint256 truth = isFaulty(d.jobId, d.step) ? 2 : 1;
+        for (uint256 i; i < panel.length; ++i) {
+            uint256 kind = chaos || _isSybilAuditor(panel[i]) ? (pattern >> (2 * i)) & 3 : truth;
+            if (kind == 0) continue;
+            bytes32 c = game.voteCommitment(_vote(kind), _salt(panel[i]), panel[i]);
+            vm.prank(panel[i]);
+            try game.commitVote(id, c) {} catch {}
+        }
+        _advance(1 days + 1);
+        for (uint256 i; i < panel.length; ++i) {
+            uint256 kind = chaos || _isSybilAuditor(panel[i]) ? (pattern >> (2 * i)) & 3 : truth;
+            if (kind == 0 || kind == 3) continue;
+            vm.prank(panel[i]);
+            try game.revealVote(id, _vote(kind), _salt(panel[i])) {} catch {}
+        }
+    }
+
+    function resolve(uint8 idSeed) external {
+        ++ghost_calls;
+        uint256 id = _pick(idSeed);
+        if (id != 0) _settle(id, false);
+    }
+
+    function finalize(uint8 jobSeed) external {
+        ++ghost_calls;
+        if (_marketCall(_jobAt(jobSeed), buyer, 2)) ++ghost_finalized;
+    }
+
+    function claimAll() external {
+        ++ghost_calls;
+        _claimAll();
+    }
+
+    /// @notice The end of a run: the keeper and the buyer end every job at its bound (ascending), each Committed job
+    /// must finalize and each Active one must be reportable there; then every dispute left is resolved and every credit
+    /// claimed, and `ghost_strandedTokens` records what the game still holds.
+    function settleAll() external {
+        _keeperPass();
+        uint256 n = _jobs.length;
+        uint256[] memory bounds = new uint256[](n);
+        for (uint256 i; i < n; ++i) bounds[i] = boundOf(_jobs[i]);
+        for (uint256 round; round < n; ++round) {
+            uint256 best = type(uint256).max;
+            uint256 at;
+            for (uint256 i; i < n; ++i) {
+                if (bounds[i] != 0 && bounds[i] < best) (best, at) = (bounds[i], i);
+            }
+            if (best == type(uint256).max) break;
+            bounds[at] = 0;
+            if (best > block.timestamp) _advance(best - block.timestamp);
+            uint256 jobId = _jobs[at];
+            IJobMarket.JobStatus st = market.getJob(jobId).status;
+            if (st == IJobMarket.JobStatus.Committed) {
+                if (_marketCall(jobId, buyer, 2)) ++ghost_finalized;
+                else ++ghost_notTerminal;
+            } else if (st == IJobMarket.JobStatus.Active) {
+                if (_marketCall(jobId, buyer, 0)) ++ghost_timeouts;
+                else ++ghost_notTerminal;
+            }
+        }
+        IDisputeGame.Params memory p = game.params();
+        _advance(uint256(p.commitWindowSeconds) + p.revealWindowSeconds + 1);
+        _claimAll();
+        ghost_strandedTokens += token.balanceOf(address(game));
+    }
+
+    /// @dev External so that challenge reverts can be caught (window closed, step already disputed, copy).
+    function openAs(address who, uint256 jobId, uint256 step, bytes32 salt) external returns (uint256) {
+        if (msg.sender != address(this)) revert OnlySelf(msg.sender);
+        ChallengeArgs memory a = _challengeArgs(jobId, step);
+        vm.prank(who);
+        return game.challenge(jobId, a.segment, step, a.traceRoot, a.end, a.hPrev, a.proofPrev, a.hStep, a.proofStep, salt);
+    }
+
+    // ---------------------------------------------------------------- internal: actions
+
+    function _newJob(uint16 segments, uint256 badFrom, uint16 challengerBps) internal returns (uint256 jobId) {
+        IJobMarket.Policy memory pol = policy(segments);
+        pol.challengerBps = challengerBps;
+        pol.buyerBps = 8_000 - challengerBps;
+        pol.burnBps = 2_000;
+        Snap memory s0 = _snap();
+        vm.prank(buyer);
+        jobId = market.createJob(keccak256(abi.encode("manifest", _jobs.length)), "ipfs://m", address(token), PAYMENT, pol);
+        vm.prank(provider);
+        market.acceptJob(jobId);
+        _jobs.push(jobId);
+        JobGhost storage g = _jg[jobId];
+        g.badFrom = badFrom;
+        g.challengerBps = challengerBps;
+        g.buyerBps = pol.buyerBps;
+        _book(jobId, s0, _snap());
+    }
+
+    function _commitNext(uint256 jobId) internal {
+        IJobMarket.JobView memory j = market.getJob(jobId);
+        if (j.status != IJobMarket.JobStatus.Active || j.provider != provider || block.timestamp > j.deadline) return;
+        uint256 segment = j.nextSegment;
+        (, bytes32[4] memory hs) = leaves(jobId, segment, _jg[jobId].badFrom);
+        vm.prank(provider);
+        try market.commitSegment(jobId, segment, dyn(hs), 1, "cid") {
+            _leavesSent[jobId][segment] = hs;
+            ghost_committedByHandler[jobId][segment] = true;
+            _jg[jobId].lastCommitAt = block.timestamp;
+        } catch {
+            ++ghost_goodCommitRejected;
+        }
+    }
+
+    /// @dev `who` commits to challenging `step`, the chain moves one block, (a copier replays it), `who` challenges.
+    /// Returns the new dispute id, 0 if the challenge reverted.
+    function _openChallenge(address who, uint256 jobId, uint256 step, bool copied) internal returns (uint256 id) {
+        bytes32 salt = _commitChallenge(who, jobId, step);
+        if (copied) {
+            try this.openAs(COPIER, jobId, step, salt) {
+                ++ghost_copyAccepted;
+            } catch (bytes memory err) {
+                if (bytes4(err) != IDisputeGame.DisputeGameChallengeNotCommitted.selector) ++ghost_copyAccepted;
+            }
+        }
+        uint256 already = game.openDisputeOf(jobId, step);
+        Snap memory s0 = _snap();
+        try this.openAs(who, jobId, step, salt) returns (uint256 newId) {
+            id = newId;
+        } catch {
+            return 0;
+        }
+        if (already != 0) ++ghost_twoOpenOnStep;
+        _book(jobId, s0, _snap());
+        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        DisputeGhost storage dg = _dg[id];
+        dg.honest = who == HONEST_1 || who == HONEST_2;
+        dg.side = _isSide(who, provider);
+        dg.faultyStep = isFaulty(jobId, step);
+        dg.deposit = uint256(d.bond) + d.fees;
+        if (dg.honest) ++ghost_honestOpened;
+    }
+
+    /// @dev Settles dispute `id` (concede by the provider, or resolve by anyone) and books it. Returns false if the
+    /// call reverted.
+    function _settle(uint256 id, bool byConcession) internal returns (bool ok) {
+        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        if (d.status != IDisputeGame.Status.Open) return false;
+        uint256 jobId = d.jobId;
+        bool wasRefunded = market.getJob(jobId).status == IJobMarket.JobStatus.Refunded;
+        uint256 lock = vault.lockedFor(d.provider, jobId);
+        uint256 deadline = market.getJob(jobId).deadline;
+        uint256 credit0 = game.creditOf(d.challenger);
+        Snap memory s0 = _snap();
+        if (byConcession) {
+            vm.prank(provider);
+            try game.concede(id) {
+                ok = true;
+            } catch {}
+        } else {
+            try game.resolve(id) {
+                ok = true;
+            } catch {}
+        }
+        if (!ok) return false;
+        Snap memory s1 = _snap();
+        _book(jobId, s0, s1);
+        JobGhost storage g = _jg[jobId];
+        d = game.getDispute(id);
+        bool faultedNow = !wasRefunded && market.getJob(jobId).status == IJobMarket.JobStatus.Refunded;
+        if (faultedNow) {
+            g.faulted = true;
+            g.lock = lock;
+            ++ghost_faults;
+        }
+        if (d.outcome == IDisputeGame.Outcome.Superseded) ++ghost_superseded;
+        if (d.outcome == IDisputeGame.Outcome.NoDecision && market.getJob(jobId).deadline > deadline) ++ghost_reopens;
+        DisputeGhost storage dg = _dg[id];
+        if (!dg.side) {
+            // What an honest dispute can hand the side: its bond when the challenger was found wrong, and the fees of
+            // sybil panel members when they came out of the deposit (a fault pays its panel out of the reward first, and
+            // the reward covers a whole panel: AttackFixture's reward condition).
+            if (d.outcome == IDisputeGame.Outcome.PanelValid || d.outcome == IDisputeGame.Outcome.Proven) {
+                g.allowance += d.bond;
+            }
+            if (!faultedNow) g.allowance += s1.sybilFees - s0.sybilFees;
+        }
+        dg.settled = true;
+        dg.outcome = d.outcome;
+        dg.received = game.creditOf(d.challenger) - credit0;
+        uint256 sybils;
+        for (uint256 i; i < d.panel.length; ++i) {
+            if (_isSybilAuditor(d.panel[i])) ++sybils;
+        }
+        dg.sybilMajority = 2 * sybils > d.panel.length;
+    }
+
+    /// @dev what: 0 reportTimeout, 1 acceptJob, 2 finalize; as `who`. Returns whether it succeeded (booked if so).
+    function _marketCall(uint256 jobId, address who, uint256 what) internal returns (bool ok) {
+        Snap memory s0 = _snap();
+        vm.prank(who);
+        if (what == 0) {
+            try market.reportTimeout(jobId) {
+                ok = true;
+            } catch {}
+        } else if (what == 1) {
+            try market.acceptJob(jobId) {
+                ok = true;
+            } catch {}
+        } else {
+            try market.finalize(jobId) {
+                ok = true;
+            } catch {}
+        }
+        if (ok) _book(jobId, s0, _snap());
+    }
+
+    // ---------------------------------------------------------------- internal: time and the keeper
+
+    /// @dev Moves time `secs` ahead, stopping at every open dispute's revealDeadline + 1 on the way so that the keeper
+    /// resolves it then (and every Superseded dispute at once).
+    function _advance(uint256 secs) internal {
+        uint256 target = block.timestamp + secs;
+        _keeperPass();
+        while (true) {
+            uint256 next = type(uint256).max;
+            uint256 n = game.disputeCount();
+            for (uint256 id = 1; id <= n; ++id) {
+                IDisputeGame.DisputeView memory d = game.getDispute(id);
+                if (d.status != IDisputeGame.Status.Open) continue;
+                uint256 t = uint256(d.revealDeadline) + 1;
+                if (t > block.timestamp && t < next) next = t;
+            }
+            if (next > target) break;
+            vm.warp(next);
+            _keeperPass();
+        }
+        if (target > block.timestamp) vm.warp(target);
+        _keeperPass();
+    }
+
+    function _keeperPass() internal {
+        uint256 n = game.disputeCount();
+        for (uint256 id = 1; id <= n; ++id) {
+            IDisputeGame.DisputeView memory d = game.getDispute(id);
+            if (d.status != IDisputeGame.Status.Open) continue;
+            bool superseded = market.getJob(d.jobId).status == IJobMarket.JobStatus.Refunded;
+            if (!superseded && block.timestamp <= d.revealDeadline) continue;
+            if (!_settle(id, false)) ++ghost_stuckResolves;
+        }
+    }
+
+    // ---------------------------------------------------------------- internal: bookkeeping
+
+    function _snap() internal view returns (Snap memory s) {
+        address[5] memory side = [provider, SYBIL_CHALLENGER_1, SYBIL_CHALLENGER_2, SYBIL_AUDITOR_1, SYBIL_AUDITOR_2];
+        for (uint256 i; i < side.length; ++i) {
+            address a = side[i];
+            IStakeVault.Account memory acc = vault.accountOf(a);
+            s.game += int256(token.balanceOf(a) + game.creditOf(a));
+            s.vault += int256(vault.creditOf(a) + acc.free + acc.locked + acc.pendingWithdrawal);
+            s.market += int256(market.creditOf(a, address(token)));
+            s.bonds += int256(uint256(registry.auditorOf(a).bond));
+        }
+        s.buyer = int256(
+            token.balanceOf(buyer) + market.creditOf(buyer, address(token)) + vault.creditOf(buyer) + game.creditOf(buyer)
+        );
+        s.sybilFees = game.creditOf(SYBIL_AUDITOR_1) + game.creditOf(SYBIL_AUDITOR_2);
+    }
+
+    function _book(uint256 jobId, Snap memory s0, Snap memory s1) internal {
+        JobGhost storage g = _jg[jobId];
+        g.sideGame += s1.game - s0.game;
+        g.sideVault += s1.vault - s0.vault;
+        g.sideMarket += s1.market - s0.market;
+        g.sideBonds += s1.bonds - s0.bonds;
+        g.buyerNet += s1.buyer - s0.buyer;
+    }
+
+    function _claimAll() internal {
+        address[] memory all = people();
+        for (uint256 i; i < all.length; ++i) {
+            address a = all[i];
+            if (game.creditOf(a) != 0) {
+                vm.prank(a);
+                game.claim();
+            }
+            if (vault.creditOf(a) != 0) {
+                vm.prank(a);
+                vault.claim();
+            }
+            if (registry.creditOf(a) != 0) {
+                vm.prank(a);
+                registry.claim();
+            }
+            if (market.creditOf(a, address(token)) != 0) {
+                vm.prank(a);
+                market.claim(address(token));
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- internal: picking
+
+    function _challengeArgs(uint256 jobId, uint256 step) internal view returns (ChallengeArgs memory a) {
+        a.segment = (step - 1) / K;
+        (bytes32[4] memory lv, bytes32[4] memory hs) = leaves(jobId, a.segment, _jg[jobId].badFrom);
+        uint256 j = step - a.segment * K;
+        a.traceRoot = root(lv);
+        a.end = hs[3];
+        a.hPrev = hs[j - 1];
+        a.proofPrev = proof(lv, j - 1);
+        a.hStep = hs[j];
+        a.proofStep = proof(lv, j);
+    }
+
+    function _jobAt(uint8 seed) internal view returns (uint256) {
+        return _jobs[seed % _jobs.length];
+    }
+
+    function _pick(uint8 seed) internal view returns (uint256) {
+        uint256 n = game.disputeCount();
+        return n == 0 ? 0 : 1 + (seed % n);
+    }
+
+    /// @dev A committed step of the current tenure (disputable segments), if any.
+    function _anyStep(uint256 jobId, uint8 seed) internal view returns (bool, uint256) {
+        IJobMarket.JobView memory j = market.getJob(jobId);
+        uint256 lo = uint256(j.startSegment) * K + 1;
+        uint256 hi = uint256(j.nextSegment) * K;
+        if (hi < lo) return (false, 0);
+        return (true, lo + (seed % (hi - lo + 1)));
+    }
+
+    /// @dev The faulty step of a cheating job, if it is committed in the current tenure.
+    function _faultyStep(uint256 jobId) internal view returns (bool, uint256) {
+        uint256 step = _jg[jobId].badFrom;
+        IJobMarket.JobView memory j = market.getJob(jobId);
+        if (step == HONEST_TRACE || step > uint256(j.nextSegment) * K || step <= uint256(j.startSegment) * K) {
+            return (false, 0);
+        }
+        return (true, step);
+    }
+
+    function _vote(uint256 kind) internal pure returns (IDisputeGame.Vote) {
+        return kind == 1 ? IDisputeGame.Vote.Valid : IDisputeGame.Vote.Fault;
+    }
+
+    function _drawn(uint256 id, IDisputeGame.DisputeView memory d) internal returns (bool) {
+        if (d.status != IDisputeGame.Status.Open) return false;
+        if (d.panel.length != 0) return true;
+        if (block.number <= d.seedBlock) VMB.roll(d.seedBlock + 1);
+        try game.drawPanel(id) returns (bool ok) {
+            return ok;
+        } catch {
+            return false;
+        }
+    }
+}
