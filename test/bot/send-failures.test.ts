@@ -134,6 +134,7 @@ describe("bot send failures: retried, never silently failed", function () {
     expect(cls(new ContractRevertError("DisputeGameDepositNotApproved", ["0x1", 0n, 5n]))).to.equal("funds");
     expect(cls(new ContractRevertError("JobMarketChallengeWindowClosed", [1n, 0n, 1n]))).to.equal("permanent");
     expect(cls(new ContractRevertError("DisputeGameDisputeOpen", [1n, 2n, 3n]))).to.equal("permanent");
+    expect(cls(new ContractRevertError("DisputeGameVotingOpen", [1n, 2n, 1n]))).to.equal("later");
     expect(cls(new RpcUnavailableError("down"))).to.equal("rpc");
     expect(cls(new TxRevertedError("challenge", "0xab", 9n))).to.equal("mined-revert");
     expect(cls(rpc("nonce too low"))).to.equal("nonce");

@@ -656,6 +656,10 @@ export class ChallengerBot {
         }
         return;
       }
+      case "later":
+        this.db.intentDeferred(i.id, `not yet: ${reason}`, retryAt);
+        log.info({ reason, retryInS: retryIn }, "the contract says not yet; retrying");
+        return;
       case "rpc":
         this.db.intentDeferred(i.id, `RPC unavailable: ${reason}`, retryAt);
         log.warn({ err: reason, retryInS: retryIn }, "intent not sent: RPC unavailable; retrying");

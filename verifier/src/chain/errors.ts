@@ -182,6 +182,18 @@ export function toChainError(err: unknown): PouwError {
  */
 export const FIXABLE_REVERTS: ReadonlySet<string> = new Set(["ERC20InsufficientBalance", "ERC20InsufficientAllowance", "DisputeGameDepositNotApproved"]);
 
+/**
+ * Reverts that only say "not yet": a deadline, a window or a seed block still ahead, or a job frozen by an open
+ * dispute. Time changes the answer, so they are retried (with backoff) rather than recorded as failed.
+ */
+export const LATER_REVERTS: ReadonlySet<string> = new Set([
+  "JobMarketDeadlineNotPassed",
+  "JobMarketChallengeWindowOpen",
+  "JobMarketFrozen",
+  "DisputeGameVotingOpen",
+  "DisputeGameSeedNotReady",
+]);
+
 export type SendFailureClass =
   /** token balance or allowance short (a fixable revert), or not enough ETH for gas: wait for funds */
   | "funds"
@@ -191,6 +203,8 @@ export type SendFailureClass =
   | "fee"
   /** the RPC cannot be reached: retry later */
   | "rpc"
+  /** the contract says not yet (LATER_REVERTS): retry later */
+  | "later"
   /** mined and reverted: the nonce is spent, nothing happened; re-estimate (which decodes why) and try again */
   | "mined-revert"
   /** the contract refuses for good: record the decoded reason */
@@ -200,7 +214,7 @@ export type SendFailureClass =
 
 /** What a failed send means for the intent that sent it (see SendFailureClass). */
 export function classifySendFailure(err: PouwError): SendFailureClass {
-  if (err instanceof ContractRevertError) return FIXABLE_REVERTS.has(err.errorName) ? "funds" : "permanent";
+  if (err instanceof ContractRevertError) return FIXABLE_REVERTS.has(err.errorName) ? "funds" : LATER_REVERTS.has(err.errorName) ? "later" : "permanent";
   if (err instanceof UnknownRevertError) return "permanent";
   if (err instanceof GasFundsError) return "funds";
   if (err instanceof NonceTooLowError) return "nonce";
