@@ -35,8 +35,11 @@ import { LocalDirStore } from "../../verifier/src/store/index.ts";
 const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8"));
 export const manifest = parseManifest({ ...tiny, policy: { ...tiny.policy, auditRate: 1 } });
 
-/** `window`: the commit and reveal windows, seconds. */
-export async function cheatingJob(tag: string, window: number) {
+/**
+ * `window`: the commit and reveal windows, seconds. `auditorTokens(i)`: tokens minted to auditor i before it bonds 5
+ * (default 20: 15 left for challenge deposits; 5 leaves an auditor bonded with nothing for a deposit).
+ */
+export async function cheatingJob(tag: string, window: number, o: { auditorTokens?: (i: number) => bigint } = {}) {
   const dir = mkdtempSync(join(tmpdir(), `pouw-bot-${tag}-`));
   const store = new LocalDirStore(join(dir, "store"));
   const board = new SegmentBoard(join(dir, "board"), store);
@@ -51,8 +54,8 @@ export async function cheatingJob(tag: string, window: number) {
   for (const c of [buyer, cheat]) await mintTestToken(c, { token: d.token, to: c.account.address, amount: parseEther("100") });
   await approveToken(cheat, { token: d.token, spender: d.stakeVault, amount: maxUint256 });
   await stakeDeposit(cheat, { stakeVault: d.stakeVault, amount: parseEther("10") });
-  for (const a of auditors) {
-    await mintTestToken(a, { token: d.token, to: a.account.address, amount: parseEther("20") });
+  for (const [i, a] of auditors.entries()) {
+    await mintTestToken(a, { token: d.token, to: a.account.address, amount: o.auditorTokens?.(i) ?? parseEther("20") });
     await approveToken(a, { token: d.token, spender: d.auditorRegistry, amount: maxUint256 });
     await postBond(a, { auditorRegistry: d.auditorRegistry, amount: parseEther("5") });
   }
@@ -67,7 +70,7 @@ export async function cheatingJob(tag: string, window: number) {
     new ChallengerBot({ clients: auditors[i]!, deployment: d, store, board, dbPath: join(dir, `bot${i}.sqlite`), dispute: hooks(auditors[i]!, i, maxChallengeRounds) });
   const disputes = () => getJobDisputes(admin.public, { disputeGame: d.disputeGame!, jobId, fromBlock: BigInt(d.startBlock) });
   const dispute = (disputeId: bigint) => getDispute(admin.public, { disputeGame: d.disputeGame!, disputeId });
-  return { dir, store, board, conn, admin, cheat, auditors, d, policy, jobId, hooks, bot, disputes, dispute };
+  return { dir, store, board, conn, admin, cheat, auditors, d, policy, jobId, hooks, bot, disputes, dispute, mk };
 }
 
 export type CheatingJob = Awaited<ReturnType<typeof cheatingJob>>;

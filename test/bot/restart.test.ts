@@ -63,7 +63,7 @@ describe("bot: SIGKILL and restart", function () {
     await increaseTime(node.url, 601); // the quitter missed its first deadline
 
     const dbPath = join(dir, "bot.sqlite");
-    const args = ["auditor", "run", "--rpc", node.url, "--state-dir", dir, "--private-key", DEV_KEYS[3]!, "--db", dbPath, "--log-level", "info", "--poll-interval", "100"];
+    const args = ["auditor", "run", "--rpc", node.url, "--state-dir", dir, "--private-key", DEV_KEYS[3]!, "--db", dbPath, "--log-level", "info", "--log-format", "json", "--poll-interval", "100"];
     const killOn = async (needle: string): Promise<CliResult> => {
       const bot = startCli(args);
       bot.onStderrLine((l) => {

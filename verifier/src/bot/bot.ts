@@ -16,24 +16,43 @@
  *             broadcast, and after a restart it is either rebroadcast byte for byte or reconciled with
  *             chain state (already done by anyone -> superseded). No deadline is missed for a crash, and
  *             no transaction is sent twice.
+ *             Before a bond approval or a challenge the bot checks that its bond-token balance covers
+ *             DisputeGame.requiredDeposit(job) and its ETH the gas; short, it sends nothing, logs the exact
+ *             shortfall at error and keeps the intent pending (re-checked with backoff), so the challenge goes out
+ *             once the funds arrive, or, if the job can no longer be frozen by then, is recorded as a lost finding
+ *             with the reason, at error. A failed send is classified (chain/errors.ts classifySendFailure): funds,
+ *             allowance, nonce, fee and RPC trouble are retried with backoff; a revert the contract will repeat is
+ *             recorded with its decoded reason (chain/describeRevert.ts) and logged; nothing fails silently.
+ *   6. report a start-up summary (`startup`: bond, balances against the deposit and gas a challenge needs, jobs
+ *             followed, audit rates; an error line with the fix for each thing that stops the bot from acting)
+ *             and a heartbeat every `heartbeatMs`.
  * RPC errors are retried with backoff (chain/retry.ts); a failing tick is logged and retried next tick.
  */
 import type { Address, Hex } from "viem";
-import { encodeFunctionData, getAddress, zeroAddress, zeroHash } from "viem";
+import { encodeFunctionData, formatEther, getAddress, zeroAddress, zeroHash } from "viem";
 import type { Logger } from "pino";
 import {
   auditorRegistryAbi,
   broadcastAndWait,
-  ContractRevertError,
+  CHALLENGE_GAS_UNITS,
+  chainDate,
+  classifySendFailure,
+  describeRevert,
+  FeeTooLowError,
+  getAuditorFunds,
   getJob,
+  getMissingContracts,
   jobMarketAbi,
   signTx,
   stakeVaultAbi,
+  testTokenAbi,
   toChainError,
   withRetry,
+  type AuditorFunds,
   type ChainClients,
   type Deployment,
 } from "../chain/index.ts";
+import { InputError, type PouwError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
 import { SourceUnavailableError } from "../net/index.ts";
@@ -62,7 +81,43 @@ export type BotOptions = {
   onAudit?: (e: { jobId: bigint; segment: number; verdict: AuditVerdict }) => void;
   /** Called at audit start (tests kill the process here). */
   onAuditStart?: (e: { jobId: bigint; segment: number }) => void;
+  /** Logger (default: the "bot" module logger); tests pass one that records. */
+  log?: Logger;
+  /** Clock in ms since the epoch, for backoff and heartbeat (default Date.now; tests pass a fake one). */
+  now?: () => number;
+  /** First retry delay of an intent that could not go out (default 1000 ms), doubled per attempt up to retryMaxMs. */
+  retryBaseMs?: number;
+  /** Longest retry delay (default 30000 ms). */
+  retryMaxMs?: number;
+  /** A heartbeat line at info this often (default 60000 ms; 0: never). */
+  heartbeatMs?: number;
 };
+
+/** What `startup` found; `problems` are also logged at error (or warn) with the command that fixes each. */
+export type StartupReport = {
+  auditor: Address;
+  funds: AuditorFunds;
+  /** Jobs the bot follows (Open, Active or Committed). */
+  jobsFollowed: number;
+  /** Distinct audit rates of the followed jobs' manifests (sampling is per job). */
+  auditRates: number[];
+  problems: { kind: "unbonded" | "tokens" | "eth" | "no-dispute-game"; message: string; fix: string }[];
+};
+
+/** The deployment does not match the chain (no code at its addresses): the bot refuses to start. */
+export class BotConfigError extends InputError {
+  override name = "BotConfigError";
+  override readonly code: string = "BOT_CONFIG";
+}
+
+/** Mined-and-reverted transactions of one intent before it is recorded as failed. */
+const MAX_MINED_REVERTS = 3;
+/** Jobs whose deposit and manifest the start-up summary reads, most recent first. */
+const STARTUP_JOB_LIMIT = 100;
+const CHALLENGE_KINDS = new Set(["approveBond", "challenge"]);
+const tokens = (wei: bigint) => formatEther(wei);
+/** The challenge round an intent key belongs to: `challenge:J:S[:rN]`, `approveBond:J:S[:rN][:topK]` -> `J:S[:rN]`; other keys: themselves. */
+const roundOf = (k: string) => (/^(challenge|approveBond):/.test(k) ? k.replace(/^(challenge|approveBond):/, "").replace(/:top[0-9]+$/, "") : k);
 
 export type BotSummary = {
   auditor: Address;
@@ -84,6 +139,11 @@ export class ChallengerBot {
   private readonly secret: string;
   private readonly me: Address;
   private stopped = false;
+  private started = false;
+  private lastHeartbeat: number | undefined;
+  private readonly now: () => number;
+  /** Per intent key, the last shortfall logged at error (repeated at error only when it changes). */
+  private readonly shortfallLogged = new Map<string, string>();
   private wake: (() => void) | undefined;
   private unwatch: (() => void) | undefined;
   /** Recomputed losses per job, for reports. */
@@ -95,7 +155,8 @@ export class ChallengerBot {
     this.checks = o.checks ?? [recomputeCheck];
     this.dispute = o.dispute ?? noDisputeGame;
     this.me = getAddress(o.clients.account.address);
-    this.log = logger("bot").child({ auditor: this.me });
+    this.log = (o.log ?? logger("bot")).child({ auditor: this.me });
+    this.now = o.now ?? Date.now;
     let secret = this.db.getMeta("samplingSecret");
     if (!secret) {
       secret = newSamplingSecret();
@@ -108,6 +169,7 @@ export class ChallengerBot {
   /** Runs ticks until stop(); each tick is woken by new events or by the poll interval. */
   async run(): Promise<void> {
     const { clients, deployment } = this.o;
+    if (!this.started) await this.startup();
     try {
       this.unwatch = clients.public.watchContractEvent({
         address: deployment.jobMarket,
@@ -157,6 +219,7 @@ export class ChallengerBot {
     await this.claims();
     await this.dispute.drive({ db: this.db, me: this.me, log: this.log, store: this.o.store, runFor: (jobId) => this.runFor(jobId) });
     await this.sendIntents();
+    await this.heartbeat();
   }
 
   // ------------------------------------------------------------------ scan
@@ -427,41 +490,371 @@ export class ChallengerBot {
   }
 
   private async sendIntents(): Promise<void> {
-    const { clients } = this.o;
-    for (const i of this.db.openIntents()) {
+    for (const listed of this.db.openIntents()) {
       if (this.stopped) return;
-      const log = this.log.child({ intent: i.key, jobId: i.job_id, segment: i.segment });
-      try {
-        if (i.status === "signed") {
-          // Signed before a crash: rebroadcast the same bytes (a no-op if it was already mined).
-          log.info({ txHash: i.tx_hash }, "rebroadcasting a transaction signed before a restart");
-          await broadcastAndWait(clients, { raw: i.raw_tx as Hex, hash: i.tx_hash as Hex, nonce: i.nonce!, from: this.me }, i.kind);
-          this.db.intentDone(i.id, "confirmed");
-          continue;
-        }
-        if (await this.alreadyDone(i)) {
-          this.db.intentDone(i.id, "superseded");
-          log.info("already done on chain; not sending");
-          continue;
-        }
-        const p = JSON.parse(i.payload) as { to: Address; data: Hex };
-        const signed = await signTx(clients, p.to, p.data);
-        this.db.intentSigned(i.id, signed.hash, signed.raw, signed.nonce);
-        log.info({ txHash: signed.hash, nonce: signed.nonce }, "intent signed; broadcasting");
-        await broadcastAndWait(clients, signed, i.kind);
+      // re-read: an earlier intent of this pass may have ended this one (a lost finding closes its pair)
+      const i = this.db.intent(listed.id)!;
+      if (i.status !== "pending" && i.status !== "signed") continue;
+      if (i.retry_at !== null && i.retry_at > this.now()) continue;
+      await this.sendOne(i);
+    }
+  }
+
+  private intentLog(i: IntentRow): Logger {
+    return this.log.child({ intent: i.key, jobId: i.job_id, segment: i.segment });
+  }
+
+  /** Delay before attempt `attempts + 1` of an intent: retryBaseMs doubled per attempt, at most retryMaxMs. */
+  private backoffMs(attempts: number): number {
+    const base = this.o.retryBaseMs ?? 1_000;
+    const max = this.o.retryMaxMs ?? 30_000;
+    return Math.min(max, base * 2 ** Math.min(30, Math.max(0, attempts - 1)));
+  }
+
+  /** Sends one open intent; every outcome (sent, superseded, waiting, failed) is recorded on the row. Throws only when the RPC is down. */
+  private async sendOne(i: IntentRow): Promise<void> {
+    const { clients } = this.o;
+    const log = this.intentLog(i);
+    try {
+      if (i.status === "signed") {
+        // Signed before a crash or a failed broadcast: rebroadcast the same bytes (a no-op if it was already mined).
+        log.info({ txHash: i.tx_hash, attempt: i.attempts + 1 }, i.attempts === 0 ? "rebroadcasting a transaction signed before a restart" : "rebroadcasting a signed transaction");
+        await broadcastAndWait(clients, { raw: i.raw_tx as Hex, hash: i.tx_hash as Hex, nonce: i.nonce!, from: this.me }, i.kind);
         this.db.intentDone(i.id, "confirmed");
-        log.info({ txHash: signed.hash }, "intent confirmed");
-      } catch (err) {
-        const e = toChainError(err);
-        if (e instanceof ContractRevertError) {
-          const done = await this.alreadyDone(i).catch(() => false);
-          this.db.intentDone(i.id, done ? "superseded" : "failed", e.shortMessage);
-          log.warn({ err: e.shortMessage }, done ? "superseded" : "intent failed");
-        } else {
-          log.warn({ err: e.shortMessage }, "intent not sent; retrying next tick");
-          throw e;
-        }
+        return;
       }
+      if (await this.alreadyDone(i)) {
+        this.db.intentDone(i.id, "superseded", "already done on chain");
+        log.info("already done on chain; not sending");
+        return;
+      }
+      if (CHALLENGE_KINDS.has(i.kind) && this.o.deployment.disputeGame && !(await this.challengeGate(i, log))) return;
+      const p = JSON.parse(i.payload) as { to: Address; data: Hex };
+      const signed = await signTx(clients, p.to, p.data);
+      this.db.intentSigned(i.id, signed.hash, signed.raw, signed.nonce);
+      log.info({ txHash: signed.hash, nonce: signed.nonce }, "intent signed; broadcasting");
+      await broadcastAndWait(clients, signed, i.kind);
+      this.db.intentDone(i.id, "confirmed");
+      this.shortfallLogged.delete(roundOf(i.key));
+      log.info({ txHash: signed.hash }, i.kind === "challenge" ? "challenge confirmed: dispute opened" : "intent confirmed");
+    } catch (err) {
+      await this.onSendError(this.db.intent(i.id) ?? i, toChainError(err), log);
+    }
+  }
+
+  /**
+   * Before a bond approval or a challenge: the bond-token balance must cover DisputeGame.requiredDeposit(job) and the ETH
+   * the gas; a challenge also needs the allowance (re-approved here when it fell short). Returns whether to send now;
+   * otherwise the row says why (pending: waiting for funds; failed: the finding is lost, the job can no longer be frozen).
+   */
+  private async challengeGate(i: IntentRow, log: Logger): Promise<boolean> {
+    const { clients, deployment } = this.o;
+    const jobId = BigInt(i.job_id!);
+    const funds = await getAuditorFunds(clients.public, { deployment, account: this.me, jobIds: [jobId] });
+    const deposit = funds.deposit!.amount;
+    const gas = (i.kind === "approveBond" ? CHALLENGE_GAS_UNITS.approve + CHALLENGE_GAS_UNITS.challenge : CHALLENGE_GAS_UNITS.challenge) * funds.maxFeePerGas;
+    const short: string[] = [];
+    if (funds.tokenBalance < deposit) short.push(`token balance ${tokens(funds.tokenBalance)} < deposit ${tokens(deposit)} (short ${tokens(deposit - funds.tokenBalance)})`);
+    if (funds.ethBalance < gas) short.push(`ETH ${tokens(funds.ethBalance)} < ~${tokens(gas)} for gas (short ${tokens(gas - funds.ethBalance)})`);
+    if (short.length > 0) {
+      const why = short.join("; ");
+      const closed = await this.whyNotDisputable(jobId);
+      if (closed) {
+        this.closeChallenge(i, closed.refunded ? "superseded" : "failed", closed.refunded ? closed.why : `${closed.why} while waiting for funds (${why})`, log);
+        return false;
+      }
+      this.db.intentDeferred(i.id, `waiting for funds: ${why}`, this.now() + this.backoffMs(i.attempts + 1));
+      this.logShortfall(i, log, why, { deposit, funds });
+      return false;
+    }
+    if (i.kind === "challenge" && funds.allowance < deposit) {
+      // The pair's approval is still open (sent now), or was used up or replaced since (a new approval is recorded and sent).
+      const pairKey = i.key.replace(/^challenge:/, "approveBond:");
+      let approve = this.db.openIntents().find((x) => x.kind === "approveBond" && (x.key === pairKey || x.key.startsWith(`${pairKey}:top`)));
+      if (!approve) {
+        const n = this.db.allIntents().filter((x) => x.key.startsWith(`${pairKey}:top`)).length + 1;
+        const data = encodeFunctionData({ abi: testTokenAbi, functionName: "approve", args: [deployment.disputeGame!, deposit] });
+        approve = this.db.addIntent({ key: `${pairKey}:top${n}`, kind: "approveBond", jobId: i.job_id!, segment: i.segment!, payload: { to: deployment.token, data, finding: JSON.parse(i.payload).finding } });
+        log.warn({ allowance: tokens(funds.allowance), deposit: tokens(deposit), approve: approve.key }, "allowance to DisputeGame is below the deposit: approving again");
+      }
+      await this.sendOne(approve);
+      const after = await getAuditorFunds(clients.public, { deployment, account: this.me, jobIds: [jobId] });
+      if (after.allowance < deposit) {
+        this.db.intentDeferred(i.id, `waiting for the approval: allowance ${tokens(after.allowance)} < deposit ${tokens(deposit)}`, this.now() + this.backoffMs(i.attempts + 1));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Why a challenge of the job can no longer open (JobMarket.freeze), or undefined while it can. */
+  private async whyNotDisputable(jobId: bigint): Promise<{ why: string; refunded: boolean } | undefined> {
+    const { clients, deployment } = this.o;
+    const [job, block] = await Promise.all([
+      getJob(clients.public, { jobMarket: deployment.jobMarket, jobId }),
+      withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" }),
+    ]);
+    if (job.status === "Active") return undefined;
+    if (job.status === "Committed" && block.timestamp <= BigInt(job.deadline)) return undefined;
+    if (job.status === "Refunded") return { why: `job ${jobId} was already refunded (its provider was slashed through another dispute)`, refunded: true };
+    if (job.status === "Committed") {
+      return { why: `job ${jobId}'s challenge window closed at ${chainDate(job.deadline)}`, refunded: false };
+    }
+    return { why: `job ${jobId} is ${job.status}: it can no longer be disputed`, refunded: false };
+  }
+
+  /**
+   * Ends a challenge round (the challenge and its open approvals, pending ones only: a signed one is never dropped):
+   * recorded with `reason` ("finding lost: ..." when failed), logged once at error when the finding is lost.
+   */
+  private closeChallenge(i: IntentRow, status: "failed" | "superseded", reason: string, log: Logger): void {
+    const round = roundOf(i.key);
+    const recorded = status === "failed" ? `finding lost: ${reason}` : reason;
+    this.db.tx(() => {
+      this.db.intentDone(i.id, status, recorded);
+      for (const x of this.db.openIntents()) {
+        if (x.id !== i.id && CHALLENGE_KINDS.has(x.kind) && x.status === "pending" && roundOf(x.key) === round) this.db.intentDone(x.id, status, recorded);
+      }
+    });
+    this.shortfallLogged.delete(round);
+    if (status === "failed") log.error({ reason: recorded }, `FINDING LOST: ${reason}`);
+    else log.info({ reason }, `challenge not needed: ${reason}`);
+  }
+
+  /** Logs a shortfall at error once per challenge round and per distinct shortfall (at debug when it repeats). */
+  private logShortfall(i: IntentRow, log: Logger, why: string, ctx: { deposit: bigint; funds: AuditorFunds }): void {
+    const fix = this.fundingFix(ctx.deposit, ctx.funds);
+    const round = roundOf(i.key);
+    if (this.shortfallLogged.get(round) === why) {
+      log.debug({ shortfall: why }, "still waiting for funds");
+      return;
+    }
+    this.shortfallLogged.set(round, why);
+    log.error({ shortfall: why, fix }, `CANNOT CHALLENGE: ${why}; the challenge stays pending and goes out when funded: ${fix}`);
+  }
+
+  /** The command (or transfer) that gives this account `deposit` tokens and the gas of a challenge. */
+  private fundingFix(deposit: bigint, f: AuditorFunds): string {
+    const fixes: string[] = [];
+    if (f.tokenBalance < deposit) {
+      fixes.push(this.o.deployment.devToken ? `pouw auditor fund ${tokens(deposit)} --mint` : `transfer ${tokens(deposit - f.tokenBalance)} tokens (${this.o.deployment.token}) to ${this.me}`);
+    }
+    if (f.ethBalance < f.challengeGasCost) fixes.push(`send at least ${tokens(f.challengeGasCost - f.ethBalance)} ETH to ${this.me}`);
+    return fixes.join(" and ");
+  }
+
+  /** A failed send: retried (funds, nonce, fee, RPC, unknown) or recorded for good with its decoded reason. */
+  private async onSendError(i: IntentRow, e: PouwError, log: Logger): Promise<void> {
+    const cls = classifySendFailure(e);
+    const reason = describeRevert(e);
+    const retryAt = this.now() + this.backoffMs(i.attempts + 1);
+    const retryIn = Math.round((retryAt - this.now()) / 1000);
+    switch (cls) {
+      case "funds": {
+        this.db.intentDeferred(i.id, `waiting for funds: ${reason}`, retryAt);
+        if (this.shortfallLogged.get(roundOf(i.key)) !== reason) {
+          this.shortfallLogged.set(roundOf(i.key), reason);
+          log.error({ err: reason }, `CANNOT SEND ${i.kind}: ${reason}; it stays pending and is retried`);
+        }
+        return;
+      }
+      case "later":
+        this.db.intentDeferred(i.id, `not yet: ${reason}`, retryAt);
+        log.info({ reason, retryInS: retryIn }, "the contract says not yet; retrying");
+        return;
+      case "rpc":
+        this.db.intentDeferred(i.id, `RPC unavailable: ${reason}`, retryAt);
+        log.warn({ err: reason, retryInS: retryIn }, "intent not sent: RPC unavailable; retrying");
+        throw e;
+      case "nonce": {
+        if (i.status === "signed" && (await this.nonceSpent(i))) {
+          this.db.intentUnsigned(i.id, `nonce ${i.nonce} was used by another transaction: ${reason}`, null, false);
+          log.warn({ nonce: i.nonce, txHash: i.tx_hash }, "the signed transaction's nonce was used by another transaction of this account; re-signing after reconciling");
+        } else {
+          this.db.intentDeferred(i.id, reason, retryAt);
+          log.warn({ err: reason, retryInS: retryIn }, "nonce conflict; retrying");
+        }
+        return;
+      }
+      case "fee": {
+        if (e instanceof FeeTooLowError && i.status === "signed") {
+          // Same nonce, current fees: at most one of the two transactions can be mined.
+          try {
+            const p = JSON.parse(i.payload) as { to: Address; data: Hex };
+            const signed = await signTx(this.o.clients, p.to, p.data, i.nonce!);
+            this.db.intentSigned(i.id, signed.hash, signed.raw, signed.nonce);
+            log.warn({ nonce: signed.nonce, txHash: signed.hash, replaced: i.tx_hash }, "fee cap below the base fee: re-signed the same nonce at current fees");
+            return;
+          } catch (err) {
+            log.warn({ err: toChainError(err).shortMessage }, "re-signing at current fees failed; retrying");
+          }
+        }
+        this.db.intentDeferred(i.id, reason, retryAt);
+        log.warn({ err: reason, retryInS: retryIn }, "transaction underpriced; retrying");
+        return;
+      }
+      case "mined-revert": {
+        if (await this.alreadyDone(i).catch(() => false)) {
+          this.db.intentDone(i.id, "superseded", `mined and reverted; already done on chain by another transaction (${reason})`);
+          log.info({ txHash: i.tx_hash }, "mined and reverted, but already done on chain: superseded");
+          return;
+        }
+        if (i.reverts + 1 >= MAX_MINED_REVERTS) {
+          this.fail(i, `mined and reverted ${i.reverts + 1} times (last ${i.tx_hash})`, log);
+          return;
+        }
+        // The nonce is spent and nothing happened: the next attempt re-estimates (a revert then is decoded) and re-signs.
+        this.db.intentUnsigned(i.id, reason, retryAt, true);
+        log.warn({ txHash: i.tx_hash, retryInS: retryIn }, "transaction mined and reverted; re-estimating on the next attempt");
+        return;
+      }
+      case "permanent": {
+        if (await this.alreadyDone(i).catch(() => false)) {
+          this.db.intentDone(i.id, "superseded", reason);
+          log.info({ reason }, "superseded: already done on chain");
+          return;
+        }
+        if (CHALLENGE_KINDS.has(i.kind) && i.job_id !== null) {
+          const closed = await this.whyNotDisputable(BigInt(i.job_id)).catch(() => undefined);
+          this.closeChallenge(i, closed?.refunded ? "superseded" : "failed", closed?.refunded ? closed.why : `challenge refused: ${reason}`, log);
+          return;
+        }
+        this.fail(i, reason, log);
+        return;
+      }
+      default:
+        this.db.intentDeferred(i.id, reason, retryAt);
+        log.error({ err: reason, code: e.code, retryInS: retryIn }, "intent not sent (unrecognised failure); retrying");
+    }
+  }
+
+  private fail(i: IntentRow, reason: string, log: Logger): void {
+    this.db.intentDone(i.id, "failed", reason);
+    log.error({ reason }, `${i.kind} failed: ${reason}`);
+  }
+
+  /** Whether the signed transaction of `i` can never be mined: its nonce is below the account's and its hash is unknown. */
+  private async nonceSpent(i: IntentRow): Promise<boolean> {
+    const pub = this.o.clients.public;
+    const [count, tx] = await Promise.all([
+      withRetry(() => pub.getTransactionCount({ address: this.me, blockTag: "latest" }), { what: "nonce" }),
+      pub.getTransaction({ hash: i.tx_hash as Hex }).catch(() => null),
+    ]);
+    return tx === null && count > i.nonce!;
+  }
+
+  // ------------------------------------------------------------------ start-up summary + heartbeat
+
+  /**
+   * Checks the bot can act, once before its first tick (run() calls it): refuses to start (BotConfigError) when the
+   * deployment has no code at the RPC; otherwise scans for jobs, logs a summary at info and, for each thing that stops
+   * it from acting (unbonded; tokens short of the deposit a challenge of a followed job needs; ETH short of its gas),
+   * an error line naming the shortfall and the fix. An unfunded bot still starts: it audits, signs receipts and sits
+   * on panels, and a challenge it finds waits for the funds.
+   */
+  async startup(): Promise<StartupReport> {
+    const { clients, deployment } = this.o;
+    const missing = await getMissingContracts(clients.public, deployment);
+    if (missing.length > 0) {
+      throw new BotConfigError(`no contract code at ${missing.join(", ")} on chain ${clients.public.chain.id}: the deployment file is stale (redeploy) or --rpc points at another chain`);
+    }
+    this.started = true;
+    await this.scan().catch((err: unknown) => this.log.warn({ err: toChainError(err).shortMessage }, "start-up scan failed; jobs are read on the first tick"));
+    const followed = this.db.jobsWithStatus("Open", "Active", "Committed").sort((a, b) => Number(BigInt(b.job_id) - BigInt(a.job_id))).slice(0, STARTUP_JOB_LIMIT);
+    for (const j of followed.filter((x) => x.audit_rate === null)) {
+      try {
+        this.db.setAuditRate(j.job_id, (await fetchManifest(this.o.store, j.manifest_uri, j.manifest_hash as Hex)).policy.auditRate);
+      } catch {
+        // the manifest is fetched again (and the failure logged) when the job's first segment is sampled
+      }
+    }
+    const funds = await getAuditorFunds(clients.public, { deployment, account: this.me, jobIds: followed.map((j) => BigInt(j.job_id)) });
+    const auditRates = [...new Set(followed.map((j) => this.db.job(j.job_id)!.audit_rate).filter((r): r is number => r !== null))].sort((a, b) => a - b);
+    const report: StartupReport = { auditor: this.me, funds, jobsFollowed: followed.length, auditRates, problems: [] };
+    const dev = deployment.devToken;
+    if (!funds.active) {
+      const need = funds.minBond > funds.bond ? funds.minBond - funds.bond : funds.minBond;
+      report.problems.push({
+        kind: "unbonded",
+        message: `auditor ${this.me} is not bonded (bond ${tokens(funds.bond)}, minimum ${tokens(funds.minBond)}): its receipts cannot be anchored and no panel can draw it`,
+        fix: `pouw auditor bond ${tokens(need)}${dev ? " --mint" : ""}`,
+      });
+    }
+    if (!deployment.disputeGame) {
+      report.problems.push({ kind: "no-dispute-game", message: "the deployment has no DisputeGame: findings are recorded, never challenged", fix: "pouw deploy (a deployment with DisputeGame)" });
+    } else if (funds.deposit && funds.tokenBalance < funds.deposit.amount) {
+      const d = funds.deposit;
+      report.problems.push({
+        kind: "tokens",
+        message: `token balance ${tokens(funds.tokenBalance)} < the deposit of one challenge ${tokens(d.amount)} (${d.jobId === undefined ? "the floor: bond minimum plus panel fees" : `job ${d.jobId}, the largest among the jobs followed`}; short ${tokens(d.amount - funds.tokenBalance)}): a bad step found now would not be challenged`,
+        fix: this.fundingFix(d.amount, funds),
+      });
+    }
+    if (funds.ethBalance < funds.challengeGasCost) {
+      report.problems.push({
+        kind: "eth",
+        message: `ETH ${tokens(funds.ethBalance)} < ~${tokens(funds.challengeGasCost)} for the gas of one approve + challenge at ${funds.maxFeePerGas} wei/gas (short ${tokens(funds.challengeGasCost - funds.ethBalance)})`,
+        fix: `send at least ${tokens(funds.challengeGasCost - funds.ethBalance)} ETH to ${this.me}`,
+      });
+    }
+    const summary = {
+      bond: tokens(funds.bond),
+      bonded: funds.active,
+      tokens: tokens(funds.tokenBalance),
+      deposit: funds.deposit ? tokens(funds.deposit.amount) : null,
+      eth: tokens(funds.ethBalance),
+      challengeGas: tokens(funds.challengeGasCost),
+      jobsFollowed: followed.length,
+      auditRates: auditRates.length > 0 ? auditRates.join(",") : "per job manifest",
+      disputeGame: deployment.disputeGame ?? null,
+    };
+    const ready = report.problems.filter((p) => p.kind !== "no-dispute-game").length === 0;
+    this.log.info(
+      summary,
+      `auditor ${this.me}: bond ${summary.bond} (${funds.active ? "active" : "NOT ACTIVE"}), tokens ${summary.tokens}` +
+        `${summary.deposit === null ? "" : ` for a deposit of ${summary.deposit}`}, ETH ${summary.eth} (a challenge's gas ~${summary.challengeGas}), ` +
+        `following ${followed.length} job${followed.length === 1 ? "" : "s"}, audit rate ${summary.auditRates}: ${ready ? "ready" : "CANNOT ACT, see the errors"}`,
+    );
+    for (const p of report.problems) {
+      const line = `${p.message}; fix: ${p.fix}`;
+      if (p.kind === "no-dispute-game") this.log.warn({ problem: p.kind, fix: p.fix }, line);
+      else this.log.error({ problem: p.kind, fix: p.fix }, line);
+    }
+    this.lastHeartbeat = this.now();
+    return report;
+  }
+
+  /** Every heartbeatMs: one info line (jobs, audits, intents, balances); an error line while challenges wait for funds. */
+  private async heartbeat(): Promise<void> {
+    const every = this.o.heartbeatMs ?? 60_000;
+    const now = this.now();
+    if (every <= 0) return;
+    if (this.lastHeartbeat === undefined) this.lastHeartbeat = now;
+    if (now - this.lastHeartbeat < every) return;
+    this.lastHeartbeat = now;
+    const { clients, deployment } = this.o;
+    const segs = this.db.allSegments();
+    const open = this.db.openIntents();
+    const waiting = open.filter((i) => i.error?.startsWith("waiting for funds"));
+    const fields: Record<string, unknown> = {
+      jobsFollowed: this.db.jobsWithStatus("Open", "Active", "Committed").length,
+      audited: segs.filter((x) => x.audit === "ok" || x.audit === "bad").length,
+      failedAudits: segs.filter((x) => x.audit === "bad").length,
+      pendingIntents: open.length,
+      waitingForFunds: waiting.length,
+      lostFindings: this.db.allIntents().filter((i) => i.kind === "challenge" && i.status === "failed").length,
+    };
+    try {
+      const f = await getAuditorFunds(clients.public, { deployment, account: this.me });
+      fields.tokens = tokens(f.tokenBalance);
+      fields.eth = tokens(f.ethBalance);
+      fields.bonded = f.active;
+    } catch (err) {
+      fields.balances = `unavailable: ${toChainError(err).shortMessage}`;
+    }
+    this.log.info(fields, "heartbeat");
+    if (waiting.length > 0) {
+      this.log.error({ intents: waiting.map((i) => i.key) }, `${waiting.length} challenge intent${waiting.length === 1 ? "" : "s"} waiting for funds: ${waiting[0]!.error!.replace(/^waiting for funds: /, "")}`);
     }
   }
 

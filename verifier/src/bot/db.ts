@@ -6,7 +6,9 @@
  *   segments  committed segments, the sampling decision and the audit result
  *   intents   every transaction the bot means to send, recorded BEFORE it is signed; the signed bytes
  *             and hash are stored before broadcast, so a restart rebroadcasts the same transaction
- *             instead of sending a second one
+ *             instead of sending a second one. An intent that cannot go out yet (funds short, RPC down, a fee
+ *             or nonce problem) stays 'pending' with the reason in `error`, `attempts` counted and `retry_at`
+ *             (ms since the epoch) set by the backoff; a terminal 'failed' always carries the decoded reason.
  *   receipts  signed EIP-712 audit receipts
  * Events and the cursor are written in one SQLite transaction: a crash never skips or repeats a block range.
  */
@@ -59,9 +61,16 @@ export type IntentRow = {
   tx_hash: string | null;
   raw_tx: string | null;
   nonce: number | null;
+  /** Latest reason: why a pending intent waits, or why it failed / was superseded. */
   error: string | null;
   created_at: number;
   updated_at: number;
+  /** Attempts that did not go through (deferrals and retried failures). */
+  attempts: number;
+  /** Not before this time (ms since the epoch); null: on the next tick. */
+  retry_at: number | null;
+  /** Times a transaction of this intent was mined and reverted (each re-estimated and re-signed). */
+  reverts: number;
 };
 
 /**
@@ -114,6 +123,19 @@ export class BotDb {
     this.db.exec("PRAGMA synchronous = FULL");
     this.db.exec("PRAGMA busy_timeout = 5000");
     this.db.exec(SCHEMA);
+    this.migrate();
+  }
+
+  /** Columns added after the first release: added in place to an older database (SQLite ALTER TABLE ADD COLUMN). */
+  private migrate(): void {
+    const have = new Set((this.db.prepare("PRAGMA table_info(intents)").all() as { name: string }[]).map((c) => c.name));
+    for (const [name, decl] of [
+      ["attempts", "INTEGER NOT NULL DEFAULT 0"],
+      ["retry_at", "INTEGER"],
+      ["reverts", "INTEGER NOT NULL DEFAULT 0"],
+    ] as const) {
+      if (!have.has(name)) this.db.exec(`ALTER TABLE intents ADD COLUMN ${name} ${decl}`);
+    }
   }
 
   close(): void {
@@ -233,11 +255,40 @@ export class BotDb {
   }
 
   intentSigned(id: number, txHash: string, raw: string, nonce: number): void {
-    this.db.prepare("UPDATE intents SET status = 'signed', tx_hash = ?, raw_tx = ?, nonce = ?, updated_at = ? WHERE id = ?").run(txHash, raw, nonce, Date.now(), id);
+    this.db.prepare("UPDATE intents SET status = 'signed', tx_hash = ?, raw_tx = ?, nonce = ?, retry_at = NULL, updated_at = ? WHERE id = ?").run(txHash, raw, nonce, Date.now(), id);
   }
 
   intentDone(id: number, status: "confirmed" | "superseded" | "failed", error?: string): void {
-    this.db.prepare("UPDATE intents SET status = ?, error = ?, updated_at = ? WHERE id = ?").run(status, error ?? null, Date.now(), id);
+    this.db.prepare("UPDATE intents SET status = ?, error = ?, retry_at = NULL, updated_at = ? WHERE id = ?").run(status, error ?? null, Date.now(), id);
+  }
+
+  intent(id: number): IntentRow | undefined {
+    return this.db.prepare("SELECT * FROM intents WHERE id = ?").get(id) as IntentRow | undefined;
+  }
+
+  intentByKey(key: string): IntentRow | undefined {
+    return this.db.prepare("SELECT * FROM intents WHERE key = ?").get(key) as IntentRow | undefined;
+  }
+
+  /**
+   * The intent stays as it is (pending, or signed with its bytes kept) and waits: `reason` recorded, one more attempt
+   * counted, not retried before `retryAt` (ms since the epoch; null: next tick).
+   */
+  intentDeferred(id: number, reason: string, retryAt: number | null): void {
+    this.db.prepare("UPDATE intents SET error = ?, attempts = attempts + 1, retry_at = ?, updated_at = ? WHERE id = ?").run(reason, retryAt, Date.now(), id);
+  }
+
+  /**
+   * A signed intent whose transaction can never take effect (its nonce was spent by another transaction, or it was
+   * mined and reverted) goes back to 'pending' without its bytes: it is reconciled and re-signed on a later attempt.
+   * IMPORTANT: only for a transaction that provably cannot be mined any more, or a second one could be sent.
+   */
+  intentUnsigned(id: number, reason: string, retryAt: number | null, minedRevert: boolean): void {
+    this.db
+      .prepare(
+        "UPDATE intents SET status = 'pending', tx_hash = NULL, raw_tx = NULL, nonce = NULL, error = ?, attempts = attempts + 1, reverts = reverts + ?, retry_at = ?, updated_at = ? WHERE id = ?",
+      )
+      .run(reason, minedRevert ? 1 : 0, retryAt, Date.now(), id);
   }
 
   saveReceipt(r: { jobId: string; segment: number; verdict: number; checks: number; sampledSteps: number; traceRoot: string; signature: string }): void {

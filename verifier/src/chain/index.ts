@@ -46,3 +46,5 @@ export * from "./setCircuitTerms.ts";
 export * from "./getDispute.ts";
 export * from "./getJobDisputes.ts";
 export * from "./getDisputeParams.ts";
+export * from "./getAuditorFunds.ts";
+export * from "./describeRevert.ts";

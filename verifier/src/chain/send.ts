@@ -18,7 +18,7 @@ import {
 } from "viem";
 import { logger } from "../log/index.ts";
 import type { ChainClients } from "./clients.ts";
-import { ChainError, ContractRevertError, toChainError, TxDroppedError } from "./errors.ts";
+import { ChainError, ContractRevertError, toChainError, TxDroppedError, TxRevertedError } from "./errors.ts";
 import { withRetry } from "./retry.ts";
 
 const log = logger("chain");
@@ -68,7 +68,11 @@ export async function signTx(clients: ChainClients, to: Address, data: Hex, nonc
   return { hash: keccak256(raw), raw, nonce: request.nonce!, from: account.address };
 }
 
-/** Broadcasts a signed transaction (idempotently) and waits for its receipt. Throws on a reverted receipt. */
+/**
+ * Broadcasts a signed transaction (idempotently) and waits for its receipt. Throws TxRevertedError on a reverted
+ * receipt, and the node's refusal as a typed error (NonceTooLowError, GasFundsError, ReplacementUnderpricedError,
+ * FeeTooLowError; errors.ts) so that the caller can tell what a later attempt needs.
+ */
 export async function broadcastAndWait(clients: ChainClients, signed: SignedTx, what = "tx"): Promise<SendResult> {
   await withRetry(
     async () => {
@@ -83,7 +87,7 @@ export async function broadcastAndWait(clients: ChainClients, signed: SignedTx, 
     { what: `broadcast ${what}` },
   );
   const receipt = await waitForReceipt(clients, signed.hash);
-  if (receipt.status !== "success") throw new ChainError(`${what} ${signed.hash} reverted in block ${receipt.blockNumber}`);
+  if (receipt.status !== "success") throw new TxRevertedError(what, signed.hash, receipt.blockNumber);
   log.info({ fn: what, hash: signed.hash, gasUsed: receipt.gasUsed.toString() }, "confirmed");
   return { hash: signed.hash, receipt, gasUsed: receipt.gasUsed };
 }

@@ -4,11 +4,11 @@
  * layered over the remote `--source`s when there are any).
  */
 import { isAddress, parseUnits, type Address } from "viem";
-import { addConfigOptions, parseConfig, type Config, type ConfigFlags } from "../config/index.ts";
+import { addConfigOptions, parseConfig, type Config, type ConfigDefaults, type ConfigFlags } from "../config/index.ts";
 import { loadAccount } from "../config/keys.ts";
 import { fetchChainId, httpClients, readDeployment, type ChainClients, type Deployment } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
-import { setLogLevel } from "../log/index.ts";
+import { configureLogging } from "../log/index.ts";
 import { HttpBoard } from "../board/http.ts";
 import { SegmentBoard } from "../market/segment-traces.ts";
 import { LocalDirStore, type ContentStore } from "../store/index.ts";
@@ -38,15 +38,18 @@ export function contentContext(config: Pick<Config, "storeDir" | "boardDir" | "s
   return { store, board: new SegmentBoard(config.boardDir, store, config.sources.map((u) => new HttpBoard(u, options))) };
 }
 
-/** Config + log level only (for commands that need no chain). */
-export function configFrom(flags: ConfigFlags): Config {
-  const config = parseConfig(flags);
-  setLogLevel(config.logLevel);
+/** Config + log level and format only (for commands that need no chain). */
+export function configFrom(flags: ConfigFlags, defaults: ConfigDefaults = {}): Config {
+  const config = parseConfig(flags, undefined, defaults);
+  configureLogging({ level: config.logLevel, format: config.logFormat });
   return config;
 }
 
-export async function chainContext(flags: ConfigFlags, opts: { needDeployment?: boolean } = {}): Promise<Omit<CliContext, "deployment"> & { deployment: Deployment | undefined }> {
-  const config = configFrom(flags);
+export async function chainContext(
+  flags: ConfigFlags,
+  opts: { needDeployment?: boolean; defaults?: ConfigDefaults } = {},
+): Promise<Omit<CliContext, "deployment"> & { deployment: Deployment | undefined }> {
+  const config = configFrom(flags, opts.defaults);
   const chainId = await fetchChainId(config.rpcUrl).catch((err: unknown) => {
     throw new InputError(`cannot reach the RPC at ${config.rpcUrl} (start \`npx hardhat node\` or pass --rpc)`, { cause: err });
   });
@@ -56,8 +59,8 @@ export async function chainContext(flags: ConfigFlags, opts: { needDeployment?: 
   return { config, chainId, clients, deployment, ...contentContext(config) };
 }
 
-export async function marketContext(flags: ConfigFlags): Promise<CliContext> {
-  const c = await chainContext(flags);
+export async function marketContext(flags: ConfigFlags, defaults: ConfigDefaults = {}): Promise<CliContext> {
+  const c = await chainContext(flags, { defaults });
   return { ...c, deployment: c.deployment! };
 }
 

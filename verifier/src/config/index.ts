@@ -16,7 +16,8 @@
  *                                                   read after the local store and board, in order
  *   --source-timeout MS       POUW_SOURCE_TIMEOUT_MS default 30000, per request attempt to a source
  *   --state-dir DIR           POUW_STATE_DIR        default .pouw
- *   --log-level LEVEL         POUW_LOG_LEVEL        default warn
+ *   --log-level LEVEL         POUW_LOG_LEVEL        default warn (`pouw auditor run`: info)
+ *   --log-format FORMAT       POUW_LOG_FORMAT       auto|pretty|json, default auto (pretty on a terminal, else JSON)
  *   --confirmations N         POUW_CONFIRMATIONS    default 1
  *   --poll-interval MS        POUW_POLL_INTERVAL_MS default 1000
  */
@@ -52,6 +53,7 @@ export type Config = {
   readonly sourceTimeoutMs: number;
   readonly stateDir: string;
   readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  readonly logFormat: "auto" | "pretty" | "json";
   readonly confirmations: number;
   readonly pollIntervalMs: number;
 };
@@ -71,6 +73,7 @@ export type ConfigFlags = {
   sourceTimeout?: string;
   stateDir?: string;
   logLevel?: string;
+  logFormat?: string;
   confirmations?: string;
   pollInterval?: string;
 };
@@ -79,6 +82,7 @@ const Raw = z.strictObject({
   rpcUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
   stateDir: z.string().min(1),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+  logFormat: z.enum(["auto", "pretty", "json"]),
   confirmations: z.coerce.number({ error: "must be an integer" }).int("must be an integer").min(1).max(64),
   pollIntervalMs: z.coerce.number({ error: "must be a number of milliseconds" }).int().min(10).max(600_000),
 });
@@ -87,6 +91,7 @@ const FLAG_OF: Record<string, string> = {
   rpcUrl: "--rpc / POUW_RPC_URL",
   stateDir: "--state-dir / POUW_STATE_DIR",
   logLevel: "--log-level / POUW_LOG_LEVEL",
+  logFormat: "--log-format / POUW_LOG_FORMAT",
   confirmations: "--confirmations / POUW_CONFIRMATIONS",
   pollIntervalMs: "--poll-interval / POUW_POLL_INTERVAL_MS",
 };
@@ -105,7 +110,8 @@ export function addConfigOptions(cmd: Command): Command {
     .option("--source <url>", "remote content/board source, e.g. a provider's `pouw serve` URL; repeat for more, read in order after the local store (env POUW_SOURCES, comma-separated)", collect)
     .option("--source-timeout <ms>", "timeout per request attempt to a --source (default 30000), env POUW_SOURCE_TIMEOUT_MS")
     .option("--state-dir <dir>", "state directory (default .pouw), env POUW_STATE_DIR")
-    .option("--log-level <level>", "fatal|error|warn|info|debug|trace|silent (default warn), env POUW_LOG_LEVEL")
+    .option("--log-level <level>", "fatal|error|warn|info|debug|trace|silent (default warn; info for `auditor run`), env POUW_LOG_LEVEL")
+    .option("--log-format <format>", "auto|pretty|json: pretty `time level msg key=value` lines or pino JSON (default auto: pretty on a terminal), env POUW_LOG_FORMAT")
     .option("--confirmations <n>", "blocks to wait after inclusion (default 1), env POUW_CONFIRMATIONS")
     .option("--poll-interval <ms>", "event and receipt polling interval (default 1000), env POUW_POLL_INTERVAL_MS");
 }
@@ -181,16 +187,20 @@ function keySource(flags: ConfigFlags, env: NodeJS.ProcessEnv): KeySource {
   return { kind: "none" };
 }
 
+/** A command's own defaults, below its flags and the environment (`pouw auditor run` logs at info). */
+export type ConfigDefaults = { logLevel?: Config["logLevel"] };
+
 /**
  * Parses flags and environment into the Config. Throws ConfigError (an InputError: CLI exit 2) naming
  * the offending flag. The dev-chain-only rule for --private-key is enforced when the key is loaded
  * (keys.ts), because it needs the chain id.
  */
-export function parseConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): Config {
+export function parseConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env, defaults: ConfigDefaults = {}): Config {
   const r = Raw.safeParse({
     rpcUrl: flags.rpc ?? env.POUW_RPC_URL ?? "http://127.0.0.1:8545",
     stateDir: flags.stateDir ?? env.POUW_STATE_DIR ?? ".pouw",
-    logLevel: flags.logLevel ?? env.POUW_LOG_LEVEL ?? "warn",
+    logLevel: flags.logLevel ?? env.POUW_LOG_LEVEL ?? defaults.logLevel ?? "warn",
+    logFormat: flags.logFormat ?? env.POUW_LOG_FORMAT ?? "auto",
     confirmations: flags.confirmations ?? env.POUW_CONFIRMATIONS ?? "1",
     pollIntervalMs: flags.pollInterval ?? env.POUW_POLL_INTERVAL_MS ?? "1000",
   });
@@ -210,6 +220,7 @@ export function parseConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process
     ...parseSources(flags, env),
     key: Object.freeze(keySource(flags, env)),
     logLevel: r.data.logLevel,
+    logFormat: r.data.logFormat,
     confirmations: r.data.confirmations,
     pollIntervalMs: r.data.pollIntervalMs,
   };

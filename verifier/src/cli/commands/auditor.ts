@@ -1,13 +1,17 @@
 /**
- * `pouw auditor bond|run|claim`: post an auditor bond, run the challenger bot (until SIGINT/SIGTERM, or
- * one pass with --once), and claim credits won in disputes.
+ * `pouw auditor bond|fund|run|claim`: post an auditor bond, hold the bond tokens a challenge deposit takes, run the
+ * challenger bot (until SIGINT/SIGTERM, or one pass with --once), and claim credits won in disputes.
+ *
+ * `run` logs at info by default (start-up summary, audits, challenges, a heartbeat), pretty on a terminal and JSON
+ * otherwise or with `--log-format json`; it starts even when the auditor is unbonded or unfunded, with an error line per
+ * problem naming the fix, and refuses (exit 2) only when the deployment does not match the chain.
  */
 import { join } from "node:path";
 import type { Command } from "commander";
-import { auditorRegistryAbi, claimBondCredit, claimStakeCredit, postBond, stakeVaultAbi } from "../../chain/index.ts";
+import { auditorRegistryAbi, claimBondCredit, claimStakeCredit, getAuditorFunds, getOpenJobIds, mintTestToken, postBond, stakeVaultAbi } from "../../chain/index.ts";
 import { chainDisputeHooks, ChallengerBot, DEFAULT_MAX_CHALLENGE_ROUNDS } from "../../bot/index.ts";
-import { InputError } from "../../errors/index.ts";
-import { ensureFunds, fmt, marketContext, parseAmount, withConfig } from "../context.ts";
+import { InputError, PouwError } from "../../errors/index.ts";
+import { ensureFunds, fmt, marketContext, parseAmount, parseSeconds, withConfig } from "../context.ts";
 
 type Opts = Record<string, string | boolean | undefined>;
 
@@ -27,15 +31,48 @@ export function registerAuditor(program: Command): void {
 
   withConfig(
     auditor
+      .command("fund")
+      .description("hold the bond tokens a challenge deposit takes (DisputeGame.requiredDeposit: challenger bond + panel fees); default AMOUNT: the largest deposit among the open jobs")
+      .argument("[amount]", "tokens the balance should reach")
+      .option("--mint", "dev chain: mint the shortfall"),
+  ).action(async (amountArg: string | undefined, opts: Opts) => {
+    const ctx = await marketContext(opts as never);
+    const { clients, deployment: d } = ctx;
+    const me = clients.account.address;
+    if (!d.disputeGame) throw new InputError("the deployment has no DisputeGame: there is no challenge deposit to fund");
+    const jobIds = await getOpenJobIds(clients.public, { jobMarket: d.jobMarket });
+    const before = await getAuditorFunds(clients.public, { deployment: d, account: me, jobIds });
+    const deposit = before.deposit!;
+    const target = amountArg === undefined ? deposit.amount : parseAmount("AMOUNT", amountArg);
+    const why = deposit.jobId === undefined ? "the floor: minimum challenger bond + panel fees, no open job" : `job ${deposit.jobId}, the largest among ${jobIds.length} open job${jobIds.length === 1 ? "" : "s"}`;
+    let balance = before.tokenBalance;
+    if (balance < target) {
+      if (opts.mint !== true || !d.devToken) {
+        throw new PouwError(`token balance ${fmt(balance)} < ${fmt(target)}: transfer ${fmt(target - balance)} tokens (${d.token}) to ${me}${d.devToken ? " or pass --mint on the dev chain" : ""}`);
+      }
+      await mintTestToken(clients, { token: d.token, to: me, amount: target - balance });
+      balance = target;
+    }
+    process.stdout.write(
+      `token balance ${fmt(balance)}; one challenge deposit is ${fmt(deposit.amount)} (${why}); ` +
+        `ETH ${fmt(before.ethBalance)} (a challenge's gas ~${fmt(before.challengeGasCost)}); the bot approves DisputeGame for each deposit itself\n`,
+    );
+    if (balance < deposit.amount) process.stderr.write(`pouw: warning: ${fmt(balance)} does not cover one deposit of ${fmt(deposit.amount)}\n`);
+  });
+
+  withConfig(
+    auditor
       .command("run")
       .description("run the challenger bot: watch jobs, sample segments privately, audit, sign receipts, challenge, report timeouts, claim")
       .option("--db <file>", "bot state database (default <state-dir>/bot-<address>.sqlite)")
       .option("--once", "one pass, then exit")
-      .option("--max-challenge-rounds <n>", "most challenges per (job, segment): a NoDecision on the bot's own dispute starts another round until then", String(DEFAULT_MAX_CHALLENGE_ROUNDS)),
+      .option("--max-challenge-rounds <n>", "most challenges per (job, segment): a NoDecision on the bot's own dispute starts another round until then", String(DEFAULT_MAX_CHALLENGE_ROUNDS))
+      .option("--heartbeat <seconds>", "a heartbeat line (jobs, audits, pending intents, balances) this often", "60"),
   ).action(async (opts: Opts) => {
     const rounds = String(opts.maxChallengeRounds);
     if (!/^[1-9][0-9]{0,2}$/.test(rounds)) throw new InputError(`--max-challenge-rounds must be a whole number from 1 to 999, got ${JSON.stringify(rounds)}`);
-    const ctx = await marketContext(opts as never);
+    const heartbeatMs = parseSeconds("--heartbeat", String(opts.heartbeat)) * 1000;
+    const ctx = await marketContext(opts as never, { logLevel: "info" });
     const dbPath = (opts.db as string | undefined) ?? join(ctx.config.stateDir, `bot-${ctx.clients.account.address.toLowerCase()}.sqlite`);
     const dispute = chainDisputeHooks({
       clients: ctx.clients,
@@ -43,21 +80,30 @@ export function registerAuditor(program: Command): void {
       ballotsDir: join(ctx.config.stateDir, `ballots-${ctx.clients.account.address.toLowerCase()}`),
       maxChallengeRounds: Number(rounds),
     });
-    const bot = new ChallengerBot({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, dbPath, dispute });
-    if (opts.once) {
-      await bot.tick();
-    } else {
-      const stop = () => bot.stop();
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-      await bot.run();
+    const bot = new ChallengerBot({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, dbPath, dispute, heartbeatMs });
+    try {
+      await bot.startup();
+      if (opts.once) {
+        await bot.tick();
+      } else {
+        const stop = () => bot.stop();
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+        await bot.run();
+      }
+    } catch (err) {
+      bot.close();
+      throw err;
     }
     const s = bot.summary();
     bot.close();
     const bad = s.audits.filter((a) => !a.ok);
+    const waiting = s.intents.filter((i) => i.status === "pending" && i.error?.startsWith("waiting for funds")).length;
+    const lost = s.intents.filter((i) => i.kind === "challenge" && i.status === "failed").length;
     process.stdout.write(
       `audited ${s.audits.length} segments (${bad.length} failed${bad.length ? `: ${bad.map((b) => `job ${b.jobId} segment ${b.segment} step ${b.firstBadStep ?? "?"}`).join(", ")}` : ""}), ` +
-        `${s.sampledOut} not sampled, ${s.receipts} receipts signed, ${s.intents.filter((i) => i.status === "confirmed").length} transactions confirmed\n`,
+        `${s.sampledOut} not sampled, ${s.receipts} receipts signed, ${s.intents.filter((i) => i.status === "confirmed").length} transactions confirmed` +
+        `${waiting ? `, ${waiting} intents waiting for funds` : ""}${lost ? `, ${lost} findings lost (see the error lines)` : ""}\n`,
     );
   });
 

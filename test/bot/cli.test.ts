@@ -1,0 +1,82 @@
+/**
+ * `pouw auditor run|fund` in-process through main(argv), on the README's own set-up against a `hardhat node`: after
+ * `auditor bond 100 --mint` the whole balance is bonded, and `auditor run` (info by default, pretty with
+ * `--log-format pretty`) says so at start-up: an ERROR line naming the shortfall and `pouw auditor fund 1.15 --mint`.
+ * After that command the start-up summary says ready. A deployment with no code at its addresses is refused (exit 2).
+ */
+import { expect } from "chai";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { privateKeyToAccount } from "viem/accounts";
+import { main } from "../../verifier/src/cli/pouw.ts";
+import { configureLogging } from "../../verifier/src/log/index.ts";
+import { DEV_KEYS, startHardhatNode, type NodeHandle } from "../e2e/helpers.ts";
+
+/** Runs `pouw ARGS` in this process, capturing what it writes to stdout and stderr. */
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const out = process.stdout.write.bind(process.stdout);
+  const err = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((s: string) => ((stdout += s), true)) as typeof process.stdout.write;
+  process.stderr.write = ((s: string) => ((stderr += s), true)) as typeof process.stderr.write;
+  try {
+    const code = await main(args);
+    return { code, stdout, stderr };
+  } finally {
+    process.stdout.write = out;
+    process.stderr.write = err;
+    process.exitCode = undefined;
+  }
+}
+
+describe("pouw auditor run|fund (in-process)", function () {
+  this.timeout(180_000);
+  let node: NodeHandle;
+  after(async () => {
+    configureLogging({ level: "warn", format: "auto" });
+    await node?.stop();
+  });
+
+  it("the README set-up: the start-up summary names the missing deposit and the command; funded, it is ready", async () => {
+    node = await startHardhatNode();
+    const dir = mkdtempSync(join(tmpdir(), "pouw-auditor-cli-"));
+    const as = (i: number) => ["--rpc", node.url, "--state-dir", dir, "--private-key", DEV_KEYS[i]!];
+    const me = privateKeyToAccount(DEV_KEYS[3]!).address;
+    expect((await run(["deploy", ...as(0)])).code).to.equal(0);
+    expect((await run(["auditor", "bond", "100", "--mint", ...as(3)])).stdout).to.equal("bond 100, active\n");
+
+    // no --log-level: info; pretty lines
+    let r = await run(["auditor", "run", "--once", "--log-format", "pretty", ...as(3)]);
+    expect(r.code, r.stderr).to.equal(0);
+    const lines = r.stderr.split("\n");
+    const info = lines.find((l) => / INFO  bot: auditor /.test(l))!;
+    expect(info).to.match(new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  bot: auditor ${me}: bond 100 \\(active\\), tokens 0 for a deposit of 1\\.15, ETH [0-9.]+ \\(a challenge's gas ~[0-9.]+\\), following 0 jobs, audit rate per job manifest: CANNOT ACT, see the errors `));
+    const errors = lines.filter((l) => / ERROR bot: /.test(l));
+    expect(errors).to.have.length(1);
+    expect(errors[0]).to.match(
+      /ERROR bot: token balance 0 < the deposit of one challenge 1\.15 \(the floor: bond minimum plus panel fees; short 1\.15\): a bad step found now would not be challenged; fix: pouw auditor fund 1\.15 --mint /,
+    );
+    expect(r.stdout).to.equal("audited 0 segments (0 failed), 0 not sampled, 0 receipts signed, 0 transactions confirmed\n");
+
+    r = await run(["auditor", "fund", "2", ...as(3)]);
+    expect(r.code).to.equal(1);
+    expect(r.stderr).to.match(new RegExp(`pouw: token balance 0 < 2: transfer 2 tokens \\(0x[0-9a-fA-F]{40}\\) to ${me} or pass --mint on the dev chain\\n$`));
+    r = await run(["auditor", "fund", "--mint", ...as(3)]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.match(/^token balance 1\.15; one challenge deposit is 1\.15 \(the floor: minimum challenger bond \+ panel fees, no open job\); ETH [0-9.]+ \(a challenge's gas ~[0-9.]+\); the bot approves DisputeGame for each deposit itself\n$/);
+
+    r = await run(["auditor", "run", "--once", "--log-format", "pretty", ...as(3)]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stderr).to.match(/ INFO  bot: auditor 0x[0-9a-fA-F]{40}: bond 100 \(active\), tokens 1\.15 for a deposit of 1\.15, .*: ready /);
+    expect(r.stderr).to.not.match(/ ERROR /);
+
+    // a deployment whose contracts are not on this chain: refused with one line, exit 2
+    const stale = join(dir, "stale.json");
+    writeFileSync(stale, readFileSync(join(dir, "deployment.json"), "utf8").replace(/"jobMarket": "0x[0-9a-fA-F]{40}"/, '"jobMarket": "0x000000000000000000000000000000000000dEaD"'));
+    r = await run(["auditor", "run", "--once", "--deployment", stale, ...as(3)]);
+    expect(r.code).to.equal(2);
+    expect(r.stderr).to.match(/pouw: no contract code at jobMarket 0x000000000000000000000000000000000000dEaD on chain 31337: the deployment file is stale \(redeploy\) or --rpc points at another chain\n$/);
+  });
+});
