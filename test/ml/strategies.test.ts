@@ -30,6 +30,10 @@ describe("ml/strategies: each cheat changes the roots from its first affected se
     { strategy: "plant:6", firstSegment: 1, saves: false },
     { strategy: "plant:9", firstSegment: 2, saves: false },
     { strategy: "near-zero", firstSegment: 0, saves: true },
+    { strategy: "state-poison", firstSegment: 0, saves: true }, // poisons at step 1
+    { strategy: "state-poison:5", firstSegment: 1, saves: true },
+    { strategy: "nan-plant", firstSegment: 0, saves: true },
+    { strategy: "nan-plant:9", firstSegment: 2, saves: true },
   ];
 
   for (const c of cases) {
@@ -111,8 +115,42 @@ describe("ml/strategies: each cheat changes the roots from its first affected se
   });
 
   it("rejects malformed strategies with a StrategyError", () => {
-    for (const bad of ["", "lazy", "skip", "skip:1", "skip:0", "skip:abc", "stale:1", "stale:2.5", "plant:0", "plant", "copy:", "fp16:2", "honest:1"]) {
+    for (const bad of ["", "lazy", "skip", "skip:1", "skip:0", "skip:abc", "stale:1", "stale:2.5", "plant:0", "plant", "copy:", "fp16:2", "honest:1", "state-poison:0", "state-poison:", "nan-plant:x", "steer:", "steer"]) {
       expect(() => parseStrategy(bad), bad).to.throw(StrategyError);
+    }
+    expect(parseStrategy("state-poison")).to.deep.equal({ kind: "state-poison", step: 1 });
+    expect(parseStrategy("nan-plant:3")).to.deep.equal({ kind: "nan-plant", step: 3 });
+  });
+
+  // issue 13: one poisoned step makes the rest of the job free and bit-exact
+  for (const [name, saved] of [["state-poison", 59 / 60], ["nan-plant", 59 / 60]] as const) {
+    it(`${name} on a 60-step job computes one gradient, and every later state is the engine's step from the one before`, async () => {
+      const long = await createRun(parseManifest({ ...structuredClone(tinyManifest()), training: { batchSize: 8, steps: 60, stepsPerSegment: 4 } }), { jobId: 9n });
+      const out = join(dir, `${name}-60`);
+      const { trace, stepStateCids } = await train(long, { outDir: out, strategy: parseStrategy(name), evaluate: false, keepStepStates: true });
+      expect(trace.compute.gradientsComputed).to.equal(1);
+      expect(trace.compute.savedFraction).to.be.closeTo(saved, 1e-12);
+      const store = new LocalDirStore(join(out, "store"));
+      for (const t of [2, 3, 30, 60]) {
+        const prev = long.loadCheckpoint(await store.get(stepStateCids![t - 1]!), { step: t - 1 });
+        expect(long.stateHashOf(long.step(prev, t).state), `step ${t}`).to.equal(trace.stateHashes[t]);
+      }
+    });
+  }
+
+  it("state-poison needs Adam; steer needs a peer that serves its per-step states", async () => {
+    const sgd = await createRun(parseManifest({ ...structuredClone(tinyManifest()), optimizer: { name: "sgd", lr: 0.1 } }), { jobId: 9n });
+    try {
+      await train(sgd, { outDir: join(dir, "poison-sgd"), strategy: parseStrategy("state-poison"), evaluate: false });
+      expect.fail("poisoned an SGD run");
+    } catch (err) {
+      expect(err).to.be.instanceOf(StrategyError);
+    }
+    try {
+      await train(run, { outDir: join(dir, "steer-none"), strategy: parseStrategy(`steer:${join(dir, "honest")}`), evaluate: false });
+      expect.fail("steered without the peer's per-step states");
+    } catch (err) {
+      expect(err).to.be.instanceOf(StrategyError);
     }
   });
 });

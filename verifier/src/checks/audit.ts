@@ -24,6 +24,7 @@ import { AuditInputError, checkTarget, commitmentsOf, type AuditFailure, type Au
 import { readStepStates, type StepStateSource } from "./step-states.ts";
 import { freivaldsSegment, type WitnessSource } from "./stepwitness.ts";
 import { toleranceSegment, type ToleranceOptions } from "./tolerance.ts";
+import { screenSegment } from "./screen-segment.ts";
 
 const log = logger("checks.audit");
 
@@ -124,6 +125,9 @@ export async function runCheck(ctx: AuditContext, segment: number, check: AuditC
     case "progress":
       if (!options.progress) throw new AuditInputError("the progress check needs a calibration (--progress-calibration) and an auditor seed");
       return progressSegment(ctx, segment, options.progress);
+    case "screen":
+      // the segment's start checkpoint, with the previous segment's start as its window's baseline
+      return screenSegment(ctx, segment);
   }
 }
 

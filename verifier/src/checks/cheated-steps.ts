@@ -18,9 +18,14 @@ export function cheatedSteps(s: Strategy, steps: number): number[] {
       // a fresh gradient at t = 1, 1+k, ... is an honest step; the k-1 steps after it reuse it
       return all.filter((t) => (t - 1) % s.k !== 0);
     case "plant":
+    case "state-poison":
+    case "nan-plant":
+      // only the injection step: every later step is the engine's step from the committed (poisoned
+      // or NaN) state, bit for bit, which is what makes these cheats free (test/ml/strategies.test.ts)
       return s.step <= steps ? [s.step] : [];
     default:
-      // quarter-batch, fp16, near-zero change every step; copy commits a peer's h(t) (its jobId) for every step
+      // quarter-batch, fp16, near-zero change every step; copy commits a peer's h(t) (its jobId) for every
+      // step; steer's served moments differ from the engine's at every step
       return all;
   }
 }

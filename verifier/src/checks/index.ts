@@ -1,12 +1,14 @@
 /** Auditor checks (docs/checks.md). */
 export { auditRun, auditSegment, openTraceDir, parseChecks, parseSegmentSelection, runCheck, selectSegments, type AuditContext, type AuditOptions, type AuditReport, type CheckOptions, type SegmentAudit, type SegmentSelection } from "./audit.ts";
 export { CHECK_NAMES, type AuditCheckName, type CheckResult } from "./result.ts";
-export { AuditInputError, FAILURE_KINDS, challengeProof, openSegment, segmentLeaves, type AuditFailure, type AuditTarget, type ChallengeProof, type FailureKind, type SegmentCommitment } from "./segment.ts";
+export { AuditInputError, FAILURE_KINDS, challengeProof, nonFinite, openSegment, segmentLeaves, type AuditFailure, type AuditTarget, type ChallengeProof, type FailureKind, type SegmentCommitment } from "./segment.ts";
 export { recomputeSegment } from "./recompute.ts";
 export { freivaldsSegment, replayWitnesses, verifyStepWitness, WITNESS_PRODUCTS, type StepCheck, type WitnessSource } from "./stepwitness.ts";
 export { magnitudeSegment, adamRatioBound, updateRatio } from "./magnitude.ts";
 export { progressSegment, progressFamilyHash, calibrateProgress, heldOutBatch, heldOutLoss, readProgressCalibration, writeProgressCalibration, ProgressCalibrationError, type ProgressCalibration, type ProgressOptions } from "./progress.ts";
 export { toleranceSegment, calibrateThreshold, stepDistance, segmentDistances, ToleranceCalibrationError, type ToleranceCalibration } from "./tolerance.ts";
-export { publishStepStates, readStepStates, writeStepStates, segmentStates, STEP_STATES_FILE, type StepStateSource } from "./step-states.ts";
+export { publishStepStates, readStepStates, writeStepStates, segmentStates, STEP_STATES_FILE, type StepStateSource, type StatesOutcome } from "./step-states.ts";
 export { cheatedSteps, affectedSegments } from "./cheated-steps.ts";
 export { replayUpdate } from "./update.ts";
+export { screenState, screenConfigOf, adamPowers, type GradientBound, type ScreenConfig, type ScreenDetails, type ScreenVerdict } from "./state-screen.ts";
+export { screenSegment, committedState, type ScreenSegmentOptions, type ScreenSegmentResult } from "./screen-segment.ts";

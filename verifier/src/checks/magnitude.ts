@@ -21,11 +21,18 @@
  *
  * Rounding: the bound gets a relative slack of 2^-10 (float32 Adam arithmetic) plus one float32
  * ulp of the weight, so an honest step never trips it.
+ *
+ * The optimizer state is checked as well as the weights: the state screen (state-screen.ts) runs on
+ * the segment's start state and on every step's state with the step before as its baseline (finite
+ * values; exact bias-correction powers; m^2 <= C_t v; |m_t - b1 m_{t-1}| <= (1-b1) G and
+ * b2 v_{t-1} <= v_t <= b2 v_{t-1} + (1-b2) G^2 for the step's gradient bound G), so a step that
+ * writes moments no gradient can produce (state-poison) fails at that step.
  */
 import { MNIST_PIXELS } from "../ml/data/mnist.ts";
 import type { Run, TrainState } from "../ml/run.ts";
 import { failed, passed, type CheckResult } from "./result.ts";
 import { challengeProof, openSegment, type AuditTarget } from "./segment.ts";
+import { screenConfigOf, screenState } from "./state-screen.ts";
 import { segmentStates, type StepStateSource } from "./step-states.ts";
 import { AuditInputError } from "./segment.ts";
 
@@ -97,16 +104,28 @@ export function updateRatio(run: Run, before: TrainState, after: TrainState): { 
 }
 
 export async function magnitudeSegment(target: AuditTarget, segment: number, source: StepStateSource): Promise<CheckResult> {
+  const config = screenConfigOf(target.run);
   const started = performance.now();
   const elapsed = () => performance.now() - started;
   const opened = await openSegment(target, segment);
   if (!opened.ok) return failed(segment, "magnitude", opened.failure, elapsed());
   const { leaves, start } = opened.value;
+  // a start state no honest run reaches is not this segment's fault, but nothing after it can be trusted
+  const startScreen = screenState(config, start);
+  if (!startScreen.ok) return failed(segment, "magnitude", startScreen.failure, elapsed(), { details: { screen: startScreen.details } });
   const states = await segmentStates(target, source, leaves, start);
-  if (!states.ok) return failed(segment, "magnitude", states.failure, elapsed());
+  if (!states.ok) {
+    // a non-finite state t from a finite state t-1 is step t's fault: challengeable
+    const at = states.failure.kind === "state-non-finite" && states.step !== undefined ? states.step : null;
+    return failed(segment, "magnitude", states.failure, elapsed(), at === null ? {} : { firstBadStep: at, proof: challengeProof(leaves, at), stepsChecked: at - leaves.first });
+  }
   let worst = 0;
   for (let j = 1; j < states.value.length; j++) {
     const t = leaves.first + j;
+    const screen = screenState(config, states.value[j]!, states.value[j - 1]!);
+    if (!screen.ok) {
+      return failed(segment, "magnitude", screen.failure, elapsed(), { firstBadStep: t, proof: challengeProof(leaves, t), stepsChecked: j, details: { screen: screen.details, tensor: screen.tensor, index: screen.index } });
+    }
     const { ratio, tensor, counterOk } = updateRatio(target.run, states.value[j - 1]!, states.value[j]!);
     worst = Math.max(worst, ratio);
     if (!counterOk) {

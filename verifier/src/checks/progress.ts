@@ -19,7 +19,9 @@
  * default false-alarm rate is 1e-2 per segment.
  * It needs no training compute (two forward passes over the held-out batch) and catches near-zero
  * and heavily skipped steps; it is blind to changes that do not move the held-out loss (a backdoor
- * plant, a quarter batch that still learns).
+ * plant, a quarter batch that still learns). Both checkpoints also go through the state screen
+ * (state-screen.ts; the end state with the start as its baseline, K steps), since the loss reads the
+ * weights only and a poisoned optimizer state leaves them honest.
  */
 import { writeFile, readFile } from "node:fs/promises";
 import type { Hex } from "viem";
@@ -32,6 +34,7 @@ import { createRun, type Run, type TrainState } from "../ml/run.ts";
 import { InputError } from "../errors/index.ts";
 import { failed, passed, type CheckResult } from "./result.ts";
 import { commitmentsOf, fetchState, openSegment, segmentLeaves, AuditInputError, type AuditTarget } from "./segment.ts";
+import { screenConfigOf, screenState } from "./state-screen.ts";
 import { predictionMultiplier } from "./stats.ts";
 
 /** Held-out examples the check evaluates (fewer if the split is smaller). */
@@ -178,6 +181,7 @@ export async function progressSegment(target: AuditTarget, segment: number, opti
   if (options.calibration.familyHash !== family) throw new AuditInputError(`the progress calibration is for manifest family ${options.calibration.familyHash}, this manifest's is ${family}`);
   const cal = options.calibration.segments[segment];
   if (!cal) throw new AuditInputError(`the progress calibration has no segment ${segment}`);
+  const config = screenConfigOf(target.run);
   const opened = await openSegment(target, segment);
   if (!opened.ok) return failed(segment, "progress", opened.failure, elapsed());
   const { leaves, start } = opened.value;
@@ -191,6 +195,10 @@ export async function progressSegment(target: AuditTarget, segment: number, opti
   const endCid = next ? next.checkpointCid : trace.finalCheckpointCid;
   const end = await fetchState(target, endCid, leaves.last, leaves.hashes[leaves.hashes.length - 1]!, `segment ${segment} end checkpoint`);
   if (!end.ok) return failed(segment, "progress", end.failure, elapsed());
+  for (const [state, previous] of [[start, undefined], [end.value, start]] as const) {
+    const screen = screenState(config, state, previous);
+    if (!screen.ok) return failed(segment, "progress", screen.failure, elapsed(), { stepsChecked: leaves.last - leaves.first, details: { screen: screen.details, tensor: screen.tensor, index: screen.index } });
+  }
   const batch = heldOutBatch(run, options.calibration.auditorSeed, options.calibration.examples);
   const lossStart = heldOutLoss(run, start, batch);
   const lossEnd = heldOutLoss(run, end.value, batch);

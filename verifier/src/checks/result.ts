@@ -4,8 +4,11 @@
  */
 import type { AuditFailure, ChallengeProof } from "./segment.ts";
 
-/** Check names, as in `pouw audit --checks` and the AuditReceipt `checks` bits (receipts/types.ts). */
-export const CHECK_NAMES = ["recompute", "tolerance", "freivalds", "progress", "magnitude"] as const;
+/**
+ * Check names, as in `pouw audit --checks` and the AuditReceipt `checks` bits (receipts/types.ts;
+ * `screen`, the state screen of screen-segment.ts, has no receipt bit yet).
+ */
+export const CHECK_NAMES = ["recompute", "tolerance", "freivalds", "progress", "magnitude", "screen"] as const;
 export type AuditCheckName = (typeof CHECK_NAMES)[number];
 
 export type CheckResult = {
@@ -17,7 +20,7 @@ export type CheckResult = {
   /** First step the check found wrong (challengeable with `proof`), or null. */
   readonly firstBadStep: number | null;
   readonly proof: ChallengeProof | null;
-  /** Steps of the segment the check covered (recompute: all K; freivalds: the sampled ones). */
+  /** Steps of the segment the check covered (recompute: all K; freivalds: the sampled ones; screen: 0, it screens one state). */
   readonly stepsChecked: number;
   /** Wall-clock milliseconds of the check (the auditor's compute; provider-side serving excluded). */
   readonly costMs: number;

@@ -11,6 +11,7 @@
  * that does not match its commitments is at fault.
  */
 import type { Hex } from "viem";
+import { checkpointSizeBound } from "../ml/checkpoint.ts";
 import { CheckpointError } from "../ml/errors.ts";
 import type { Run, TrainState } from "../ml/run.ts";
 import type { TraceFile } from "../ml/trace-file.ts";
@@ -43,6 +44,9 @@ export type SegmentCommitment = {
  *   step-state-mismatch        a served per-step state does not hash to its committed leaf
  *   magnitude-exceeded         an update is larger than the optimizer can produce
  *   optimizer-state-invalid    the optimizer state did not advance as one step of the optimizer does
+ *                              (the bias-correction powers are not the step's exact value)
+ *   state-non-finite           a served state holds a NaN or an infinity (weights or optimizer state)
+ *   moment-bound-exceeded      an optimizer moment no gradient sequence can produce (state-screen.ts)
  *   tolerance-exceeded         a step's distance from the reference recompute exceeds the threshold
  *   progress-below-curve       held-out loss fell less than honest runs' calibrated curve allows
  */
@@ -60,6 +64,8 @@ export const FAILURE_KINDS = [
   "step-state-mismatch",
   "magnitude-exceeded",
   "optimizer-state-invalid",
+  "state-non-finite",
+  "moment-bound-exceeded",
   "tolerance-exceeded",
   "progress-below-curve",
 ] as const;
@@ -174,11 +180,16 @@ export async function committedStartHash(target: AuditTarget, leaves: SegmentLea
   return { ok: true, value: end };
 }
 
-/** Fetches a checkpoint by CID and decodes it as state `step` of this run; each failure typed. */
+/**
+ * Fetches a checkpoint by CID and decodes it as state `step` of this run; each failure typed. The read
+ * is capped at the size of one state of this model (checkpointSizeBound), and a state that holds a
+ * NaN or an infinity anywhere (weights or optimizer state) is a fault, state-non-finite, checked as
+ * soon as the state is known to be the committed one.
+ */
 export async function fetchState(target: AuditTarget, cid: string, step: number, expectedHash: Hex, label: string): Promise<Outcome<TrainState>> {
   let bytes: Uint8Array;
   try {
-    bytes = await target.store.get(cid);
+    bytes = await target.store.get(cid, { maxBytes: checkpointSizeBound(target.run.paramSpecs, target.run.optSpecs) });
   } catch (err) {
     if (err instanceof CidMismatchError) return fail("checkpoint-cid-mismatch", `${label} ${cid}: served bytes hash to ${err.actual}`);
     if (err instanceof ContentNotFoundError || err instanceof InvalidCidError) return fail("checkpoint-missing", `${label} ${cid}: ${(err as Error).message}`);
@@ -193,7 +204,20 @@ export async function fetchState(target: AuditTarget, cid: string, step: number,
   }
   const h = target.run.stateHashOf(state);
   if (h !== expectedHash) return fail("checkpoint-state-mismatch", `${label} ${cid} decodes to state hash ${h}, the committed h(${step}) is ${expectedHash}`);
+  const bad = nonFinite(target.run, state);
+  if (bad) return fail("state-non-finite", `${label} ${cid} (state ${step}): ${bad}`);
   return { ok: true, value: state };
+}
+
+/** Where a state first holds a non-finite value ("tensor[i] is NaN"), or null. */
+export function nonFinite(run: Run, state: TrainState): string | null {
+  const names = [...run.paramSpecs.map((s) => s.name), ...run.optSpecs.map((s) => `opt.${s.name}`)];
+  const arrays = [...state.params, ...state.opt];
+  for (let i = 0; i < arrays.length; i++) {
+    const a = arrays[i]!;
+    for (let j = 0; j < a.length; j++) if (a[j]! - a[j]! !== 0) return `${names[i]}[${j}] is ${a[j]}`;
+  }
+  return null;
 }
 
 /** Verified leaves, committed start hash and the start state of segment `i`. */

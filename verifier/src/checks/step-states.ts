@@ -15,16 +15,18 @@
  * steps.json. A provider that kept only the segment-start checkpoints (pouw train's default) rebuilds
  * the others with `publishStepStates` (bitwise mode: replaying its own steps reproduces them exactly).
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import type { Run, TrainState } from "../ml/run.ts";
 import type { TraceFile } from "../ml/trace-file.ts";
-import { LocalDirStore, type ContentStore } from "../store/index.ts";
-import { fetchState, type AuditTarget, type Outcome, type SegmentLeaves } from "./segment.ts";
+import { ContentNotFoundError, LocalDirStore, readStoredFile, UnreadableContentError, type ContentStore } from "../store/index.ts";
+import { fetchState, type AuditFailure, type AuditTarget, type SegmentLeaves } from "./segment.ts";
 
 export const STEP_STATES_FORMAT = "pouw-step-states-1";
 export const STEP_STATES_FILE = "steps.json";
+/** Largest steps.json read (about 70 bytes per state: a million steps fit). */
+export const STEP_STATES_MAX_BYTES = 64 * 1024 * 1024;
 
 const StepStatesFile = z.strictObject({
   format: z.literal(STEP_STATES_FORMAT),
@@ -38,9 +40,12 @@ export type StepStatesFile = z.infer<typeof StepStatesFile>;
 export async function readStepStates(traceDir: string): Promise<StepStatesFile | string | undefined> {
   let text: string;
   try {
-    text = await readFile(join(traceDir, STEP_STATES_FILE), "utf8");
-  } catch {
-    return undefined;
+    // the trace directory is the provider's: a steps.json that is a FIFO, a device or huge is refused, not read
+    text = new TextDecoder().decode(await readStoredFile(join(traceDir, STEP_STATES_FILE), { maxBytes: STEP_STATES_MAX_BYTES, root: traceDir }));
+  } catch (err) {
+    if (err instanceof UnreadableContentError) return `${STEP_STATES_FILE}: ${err.message}`;
+    if (err instanceof ContentNotFoundError) return undefined;
+    throw err;
   }
   let value: unknown;
   try {
@@ -82,12 +87,16 @@ export async function publishStepStates(run: Run, trace: TraceFile, traceDir: st
 /** Where the per-step states of a target come from. */
 export type StepStateSource = { readonly file: StepStatesFile | string | undefined; readonly store: ContentStore };
 
+/** The verified states of a segment, or why not; `step` names the state whose fetch failed. */
+export type StatesOutcome = { ok: true; value: TrainState[] } | { ok: false; failure: AuditFailure; step?: number };
+
 /**
- * The verified states first..last of a segment (each against its leaf). The segment's first state
- * is the caller's verified start checkpoint. Failures: step-states-missing, or the fetch failures
- * of segment.ts with a state mismatch reported as step-state-mismatch.
+ * The verified states first..last of a segment (each against its leaf; a non-finite state is
+ * state-non-finite at its step). The segment's first state is the caller's verified start checkpoint.
+ * Failures: step-states-missing, or the fetch failures of segment.ts with a state mismatch reported
+ * as step-state-mismatch.
  */
-export async function segmentStates(target: AuditTarget, source: StepStateSource, leaves: SegmentLeaves, start: TrainState): Promise<Outcome<TrainState[]>> {
+export async function segmentStates(target: AuditTarget, source: StepStateSource, leaves: SegmentLeaves, start: TrainState): Promise<StatesOutcome> {
   const file = source.file;
   if (file === undefined) return { ok: false, failure: { kind: "step-states-missing", message: `the provider serves no ${STEP_STATES_FILE} (per-step states)` } };
   if (typeof file === "string") return { ok: false, failure: { kind: "step-states-missing", message: file } };
@@ -98,7 +107,7 @@ export async function segmentStates(target: AuditTarget, source: StepStateSource
   const sub: AuditTarget = { ...target, store: source.store };
   for (let t = leaves.first + 1; t <= leaves.last; t++) {
     const r = await fetchState(sub, file.cids[t]!, t, leaves.hashes[t - leaves.first]!, `state ${t}`);
-    if (!r.ok) return r.failure.kind === "checkpoint-state-mismatch" ? { ok: false, failure: { kind: "step-state-mismatch", message: r.failure.message } } : r;
+    if (!r.ok) return { ok: false, failure: r.failure.kind === "checkpoint-state-mismatch" ? { kind: "step-state-mismatch", message: r.failure.message } : r.failure, step: t };
     states.push(r.value);
   }
   return { ok: true, value: states };

@@ -5,35 +5,66 @@
  * runs step t with the engine's step function on its reference backend, and measures how far the
  * provider's state t lies from that:
  *
- *   d(t) = || w_provider(t) - step_ref(w_provider(t-1)) ||_2  /  || w_provider(t) - w_provider(t-1) ||_2
+ *   d_X(t) = || X_provider(t) - step_ref(state_provider(t-1)).X ||_2  /  || X_provider(t) - X_provider(t-1) ||_2
+ *   d(t)   = max over X in { weights, Adam m, Adam v }
  *
- * i.e. the disagreement as a fraction of the step the provider claims to have taken (scale-free, and
- * one step at a time, so honest drift does not accumulate over the segment). A step is flagged when
- * d(t) > threshold; the threshold comes from measured honest drift (calibrateThreshold) for a target
- * false-alarm rate per step, and is part of the job's verification policy.
+ * i.e. the disagreement of each part of the state as a fraction of the step the provider claims that
+ * part took (scale-free per part, so moments and weights of any size are comparable, and one step at
+ * a time, so honest drift does not accumulate over the segment). A step is flagged when
+ * d(t) > threshold; the threshold comes from measured honest drift of the whole state
+ * (calibrateThreshold) for a target false-alarm rate per step, and is part of the job's verification
+ * policy. The bias-correction powers are compared exactly (every IEEE float32 backend computes
+ * fl(p * b1) the same), by the state screen.
+ *
+ * IMPORTANT: the distance covers the whole state because served moments steer the reference step: a
+ * provider that serves huge v (gradients vanish) and a chosen m makes step_ref land on any weights
+ * it likes (ml/steer.ts), so a distance over the weights alone passes a job trained with zero
+ * gradients. Every served state also goes through the state screen (state-screen.ts), with the
+ * previous step as its baseline, so moments no gradient sequence produces fail even when they are
+ * consistent with the reference step (state-poison).
  */
 import type { Run, TrainState } from "../ml/run.ts";
 import { failed, passed, type CheckResult } from "./result.ts";
 import { challengeProof, openSegment, type AuditTarget } from "./segment.ts";
+import { screenConfigOf, screenState } from "./state-screen.ts";
 import { segmentStates, type StepStateSource } from "./step-states.ts";
 import { meanSd, predictionMultiplier, quantiles } from "./stats.ts";
 import { InputError } from "../errors/index.ts";
 
-/** Relative distance of `claimed` from `reference`, per unit of the claimed step (before -> claimed). */
-export function stepDistance(before: TrainState, claimed: TrainState, reference: TrainState): number {
+/** One part of the state's distance: ||claimed - reference|| / ||claimed - before|| over its tensors. */
+function partDistance(before: readonly Float32Array[], claimed: readonly Float32Array[], reference: readonly Float32Array[]): number {
   let diff = 0;
   let step = 0;
-  for (let i = 0; i < claimed.params.length; i++) {
-    const c = claimed.params[i]!;
-    const r = reference.params[i]!;
-    const b = before.params[i]!;
+  for (let i = 0; i < claimed.length; i++) {
+    const c = claimed[i]!;
+    const r = reference[i]!;
+    const b = before[i]!;
     for (let j = 0; j < c.length; j++) {
       diff += (c[j]! - r[j]!) ** 2;
       step += (c[j]! - b[j]!) ** 2;
     }
   }
+  if (!(diff === diff && step === step)) return Infinity; // a NaN anywhere is never within tolerance
   if (step === 0) return diff === 0 ? 0 : Infinity;
   return Math.sqrt(diff / step);
+}
+
+/**
+ * The distance of each part of the state: weights, and for Adam the first and second moments
+ * (optimizer state layout: m of every parameter, v of every parameter, then the two powers).
+ */
+export function stateDistances(before: TrainState, claimed: TrainState, reference: TrainState): { weights: number; m?: number; v?: number } {
+  const weights = partDistance(before.params, claimed.params, reference.params);
+  const n = claimed.params.length;
+  if (claimed.opt.length < 2 * n) return { weights };
+  const slice = (s: TrainState, a: number) => s.opt.slice(a, a + n);
+  return { weights, m: partDistance(slice(before, 0), slice(claimed, 0), slice(reference, 0)), v: partDistance(slice(before, n), slice(claimed, n), slice(reference, n)) };
+}
+
+/** Relative distance of `claimed` from `reference` over the whole state: the largest part's, per unit of that part's claimed step. */
+export function stepDistance(before: TrainState, claimed: TrainState, reference: TrainState): number {
+  const d = stateDistances(before, claimed, reference);
+  return Math.max(d.weights, d.m ?? 0, d.v ?? 0);
 }
 
 /** Per-step distances of a segment (the auditor's reference steps from the provider's states). */
@@ -103,18 +134,28 @@ export function calibrateThreshold(samples: readonly number[], alpha: number): T
 export type ToleranceOptions = { readonly threshold: number };
 
 export async function toleranceSegment(target: AuditTarget, segment: number, source: StepStateSource, options: ToleranceOptions): Promise<CheckResult> {
+  const config = screenConfigOf(target.run);
   const started = performance.now();
   const elapsed = () => performance.now() - started;
   if (!(options.threshold >= 0)) throw new ToleranceCalibrationError(`tolerance threshold must be >= 0, got ${options.threshold}`);
   const opened = await openSegment(target, segment);
   if (!opened.ok) return failed(segment, "tolerance", opened.failure, elapsed());
   const { leaves, start } = opened.value;
+  const startScreen = screenState(config, start);
+  if (!startScreen.ok) return failed(segment, "tolerance", startScreen.failure, elapsed(), { details: { screen: startScreen.details } });
   const states = await segmentStates(target, source, leaves, start);
-  if (!states.ok) return failed(segment, "tolerance", states.failure, elapsed());
+  if (!states.ok) {
+    const at = states.failure.kind === "state-non-finite" && states.step !== undefined ? states.step : null;
+    return failed(segment, "tolerance", states.failure, elapsed(), at === null ? {} : { firstBadStep: at, proof: challengeProof(leaves, at), stepsChecked: at - leaves.first });
+  }
   const distances: number[] = [];
   for (let j = 1; j < states.value.length; j++) {
     const t = leaves.first + j;
     const before = states.value[j - 1]!;
+    const screen = screenState(config, states.value[j]!, before);
+    if (!screen.ok) {
+      return failed(segment, "tolerance", screen.failure, elapsed(), { firstBadStep: t, proof: challengeProof(leaves, t), stepsChecked: j, details: { distances, screen: screen.details, tensor: screen.tensor, index: screen.index } });
+    }
     const reference = target.run.step(before, t).state;
     const d = stepDistance(before, states.value[j]!, reference);
     distances.push(d);

@@ -35,6 +35,17 @@ function tensorNames(paramSpecs: readonly TensorSpec[], optSpecs: readonly Tenso
   return [...paramSpecs.map((s) => ({ name: `param.${s.name}`, shape: s.shape })), ...optSpecs.map((s) => ({ name: `opt.${s.name}`, shape: s.shape }))];
 }
 
+/**
+ * Largest checkpoint file a model's state can have: the tensors' bytes, the length prefix, and a
+ * header of at most 4 KiB plus 512 bytes per tensor (names, shapes, offsets, metadata; an encoded
+ * header is far smaller). What a reader passes as its size cap (store GetOptions.maxBytes), so a
+ * served file cannot make it read more than one state's worth.
+ */
+export function checkpointSizeBound(paramSpecs: readonly TensorSpec[], optSpecs: readonly TensorSpec[]): number {
+  const specs = [...paramSpecs, ...optSpecs];
+  return 8 + 4096 + 512 * specs.length + 4 * specs.reduce((n, s) => n + sizeOf(s.shape), 0);
+}
+
 export function encodeCheckpoint(
   paramSpecs: readonly TensorSpec[],
   optSpecs: readonly TensorSpec[],

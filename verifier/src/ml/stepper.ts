@@ -3,13 +3,14 @@
  * each strategy's step is written. The whole-run trainer (train.ts, `pouw train`) and the provider that
  * commits segment by segment and resumes after a restart (provider/run-job.ts, `pouw provider run`)
  * both drive it; test/provider/stepper.test.ts checks that they give identical segment roots.
- * copy:<dir> trains nothing and is handled by train.ts alone.
+ * copy:<dir> and steer:<dir> train nothing and are handled by train.ts alone.
  */
 import { Rng } from "./prng.ts";
 import type { Run, TrainState } from "./run.ts";
 import type { Batch } from "./models/types.ts";
 import { StrategyError } from "./errors.ts";
-import { isSkipped, NEAR_ZERO_SCALE, PLANT_COUNT, PLANT_DELTA, type Strategy } from "./strategies.ts";
+import { ENGINE_NAN_BITS, isSkipped, NEAR_ZERO_SCALE, PLANT_COUNT, PLANT_DELTA, POISON_M, POISON_V, type Strategy } from "./strategies.ts";
+import { sizeOf } from "./tensors.ts";
 import { roundToHalf } from "./tensors.ts";
 
 /**
@@ -39,7 +40,15 @@ function sliceBatch(batch: Batch, n: number): Batch {
 export function createStepper(run: Run, strategy: Strategy, resumeAt = 1): Stepper {
   const B = run.batchSize;
   const flopsPerStep = run.model.flopsPerStep(B);
-  if (strategy.kind === "copy") throw new StrategyError("copy:<dir> cannot train segment by segment; use `pouw train`");
+  if (strategy.kind === "copy" || strategy.kind === "steer") throw new StrategyError(`${strategy.kind}:<dir> cannot train segment by segment; use \`pouw train\``);
+  if (strategy.kind === "state-poison" && run.optimizer.name !== "adam") throw new StrategyError(`state-poison needs Adam moments to poison; the manifest's optimizer is ${run.optimizer.name}`);
+  // the gradients a poisoned (or NaN) state gets without computing them: all zero (they vanish) or all -NaN
+  const freeGradients = (fill: "zero" | "nan"): Float32Array[] =>
+    run.paramSpecs.map((p) => {
+      const a = new Float32Array(sizeOf(p.shape));
+      if (fill === "nan") new Uint32Array(a.buffer).fill(ENGINE_NAN_BITS);
+      return a;
+    });
   if (strategy.kind === "stale" && (resumeAt - 1) % strategy.k !== 0) {
     throw new StrategyError(`stale:${strategy.k} cannot resume at step ${resumeAt} (its stale gradient is from step ${resumeAt - ((resumeAt - 1) % strategy.k)})`);
   }
@@ -97,6 +106,30 @@ export function createStepper(run: Run, strategy: Strategy, resumeAt = 1): Stepp
             return o;
           });
           out = { state: { ...r.state, params }, loss: r.loss, flops: flopsPerStep / 2 };
+          break;
+        }
+        case "state-poison":
+        case "nan-plant": {
+          if (t < strategy.step) {
+            const r = run.step(state, t);
+            out = { state: r.state, loss: r.loss, flops: flopsPerStep };
+          } else if (t === strategy.step) {
+            const r = run.step(state, t);
+            out = { state: r.state, loss: r.loss, flops: flopsPerStep };
+            if (strategy.kind === "state-poison") {
+              const n = run.paramSpecs.length;
+              const opt = r.state.opt.map((a, i) => (i < n ? new Float32Array(a.length).fill(POISON_M) : i < 2 * n ? new Float32Array(a.length).fill(POISON_V) : a));
+              out.state = { ...r.state, opt };
+            } else {
+              const first = Float32Array.from(r.state.params[0]!);
+              first[0] = NaN;
+              out.state = { ...r.state, params: [first, ...r.state.params.slice(1)] };
+            }
+          } else {
+            // no forward or backward pass: the gradients are known without computing them
+            const poisoned = strategy.kind === "state-poison";
+            out = { state: run.applyUpdate(state, freeGradients(poisoned ? "zero" : "nan")), loss: poisoned ? lastLoss : NaN, flops: 0 };
+          }
           break;
         }
         case "near-zero": {

@@ -20,6 +20,19 @@
  *                    pixel: a backdoor trigger) after step s. Saves nothing; plants something.
  *   near-zero        computes no gradients: each step adds a tiny pseudo-random delta (|d| < 1e-6)
  *                    and reports the first batch's loss. Saves all but one gradient.
+ *   state-poison[:s] Adam only. Step s (default 1) is honest, but writes huge moments (m = 1e12,
+ *                    v = 1e34 in every coordinate; weights honest). From then on every gradient
+ *                    vanishes in float32 rounding (b1*m + (1-b1)*g rounds to b1*m, b2*v + (1-b2)*g^2 to
+ *                    b2*v), so the cheater takes each later step with zero gradients: no forward or
+ *                    backward pass, and bit for bit the state an honest step from its committed state
+ *                    gives (recompute and Freivalds see only step s). Saves all steps after s.
+ *   nan-plant[:s]    step s (default 1) is honest, then one weight is set to NaN. Every later state is
+ *                    all NaN (the engine's gradients of a NaN state are all -NaN, 0xffc00000), which the
+ *                    cheater predicts by applying the update to -NaN gradients: bit-exact, no compute.
+ *   steer:<dir>      tolerance-mode cheat: serves a peer's per-step weights (<dir> has steps.json) with
+ *                    optimizer moments chosen so that the reference step from each served state lands on
+ *                    the peer's next weights (v huge, so gradients vanish; m sets the update). A
+ *                    distance over the weights alone passes every step; nothing is computed.
  */
 import { StrategyError } from "./errors.ts";
 
@@ -31,11 +44,19 @@ export type Strategy =
   | { kind: "fp16" }
   | { kind: "copy"; dir: string }
   | { kind: "plant"; step: number }
-  | { kind: "near-zero" };
+  | { kind: "near-zero" }
+  | { kind: "state-poison"; step: number }
+  | { kind: "nan-plant"; step: number }
+  | { kind: "steer"; dir: string };
 
 export const PLANT_DELTA = 0.25;
 export const PLANT_COUNT = 64;
 export const NEAR_ZERO_SCALE = 1e-6;
+/** state-poison's moments: large enough that every later gradient vanishes in float32 rounding. */
+export const POISON_M = 1e12;
+export const POISON_V = 1e34;
+/** The NaN the engine's kernels produce from NaN inputs (sign bit set), as float32 bits. */
+export const ENGINE_NAN_BITS = 0xffc00000;
 
 export function parseStrategy(text: string): Strategy {
   const [name, arg, ...rest] = text.split(":");
@@ -43,7 +64,13 @@ export function parseStrategy(text: string): Strategy {
   const noArg = (): void => {
     if (arg !== undefined) throw bad(`${name} takes no argument`);
   };
-  if (rest.length > 0 && name !== "copy") throw bad("too many ':'");
+  if (rest.length > 0 && name !== "copy" && name !== "steer") throw bad("too many ':'");
+  const injectionStep = (): number => {
+    if (arg === undefined) return 1;
+    const s = Number(arg);
+    if (arg === "" || !Number.isInteger(s) || s < 1) throw bad(`${name}[:<step>] needs a step >= 1`);
+    return s;
+  };
   switch (name) {
     case "honest":
       noArg();
@@ -77,8 +104,17 @@ export function parseStrategy(text: string): Strategy {
       if (arg === undefined || dir === "") throw bad("copy:<dir> needs the directory of the trace to copy");
       return { kind: "copy", dir };
     }
+    case "steer": {
+      const dir = [arg, ...rest].join(":");
+      if (arg === undefined || dir === "") throw bad("steer:<dir> needs the directory of a peer's trace with its per-step states (steps.json)");
+      return { kind: "steer", dir };
+    }
+    case "state-poison":
+      return { kind: "state-poison", step: injectionStep() };
+    case "nan-plant":
+      return { kind: "nan-plant", step: injectionStep() };
     default:
-      throw bad("unknown strategy (honest, skip:<f>, quarter-batch, stale:<k>, fp16, copy:<dir>, plant:<step>, near-zero)");
+      throw bad("unknown strategy (honest, skip:<f>, quarter-batch, stale:<k>, fp16, copy:<dir>, plant:<step>, near-zero, state-poison[:<step>], nan-plant[:<step>], steer:<dir>)");
   }
 }
 
@@ -92,6 +128,11 @@ export function formatStrategy(s: Strategy): string {
       return `plant:${s.step}`;
     case "copy":
       return `copy:${s.dir}`;
+    case "steer":
+      return `steer:${s.dir}`;
+    case "state-poison":
+    case "nan-plant":
+      return s.step === 1 ? s.kind : `${s.kind}:${s.step}`;
     default:
       return s.kind;
   }
@@ -114,8 +155,10 @@ export function firstAffectedStep(s: Strategy, steps: number): number {
     case "stale":
       return 2;
     case "plant":
+    case "state-poison":
+    case "nan-plant":
       return s.step <= steps ? s.step : Infinity;
     default:
-      return 1; // quarter-batch, fp16, near-zero change step 1; copy changes h(1) (peer's jobId)
+      return 1; // quarter-batch, fp16, near-zero change step 1; copy changes h(1) (peer's jobId); steer changes state 1's moments
   }
 }

@@ -2,7 +2,7 @@
  * The provider's training loop: runs a strategy over the manifest's steps, hashes every state,
  * stores a checkpoint at every segment start, and writes trace.json (see trace-file.ts).
  */
-import { mkdir, writeFile, access, constants, rm } from "node:fs/promises";
+import { mkdir, readFile, writeFile, access, constants, rm } from "node:fs/promises";
 import { join, resolve, dirname } from "node:path";
 import type { Hex } from "viem";
 import { InputError } from "../errors/index.ts";
@@ -11,6 +11,7 @@ import { LocalDirStore, type ContentStore } from "../store/index.ts";
 import { traceRoot } from "../trace/index.ts";
 import { StrategyError } from "./errors.ts";
 import type { Run, TrainState } from "./run.ts";
+import { steerStates } from "./steer.ts";
 import { createStepper } from "./stepper.ts";
 import { formatStrategy, type Strategy } from "./strategies.ts";
 import { readTraceFile, TRACE_FORMAT, type SegmentEntry, type TraceFile } from "./trace-file.ts";
@@ -83,6 +84,7 @@ export async function train(run: Run, options: TrainOptions): Promise<TrainResul
     if (options.keepStepStates) throw new InputError("per-step states cannot be kept with the copy strategy: it trains nothing");
     return copyTrace(run, strategy.dir, outDir, store, started);
   }
+  if (strategy.kind === "steer") return steerTrace(run, strategy.dir, outDir, store, started);
 
   let state = await run.initFromStore(options.baseStore ?? store);
   const hashes: Hex[] = [run.stateHashOf(state)];
@@ -215,4 +217,56 @@ async function copyTrace(run: Run, peerDir: string, outDir: string, store: Local
   const tracePath = join(outDir, "trace.json");
   await writeFile(tracePath, JSON.stringify(trace, null, 2) + "\n");
   return { trace, tracePath, finalState: final.state };
+}
+
+/**
+ * steer:<dir> (ml/steer.ts): a peer's per-step weights with steering moments, under this run's jobId.
+ * The peer's directory must serve its per-step states (steps.json, checks/step-states.ts format). Every
+ * state is stored, and its CIDs returned as stepStateCids, since the cheater holds them all.
+ */
+async function steerTrace(run: Run, peerDir: string, outDir: string, store: LocalDirStore, started: number): Promise<TrainResult> {
+  const peer = await readTraceFile(join(peerDir, "trace.json"));
+  if (peer.manifestHash !== run.manifestHash) throw new StrategyError(`steer: ${peerDir} is a trace of manifest ${peer.manifestHash}, not ${run.manifestHash}`);
+  let cids: unknown;
+  try {
+    cids = (JSON.parse(await readFile(join(peerDir, "steps.json"), "utf8")) as { cids?: unknown }).cids;
+  } catch (err) {
+    throw new StrategyError(`steer: ${peerDir} serves no readable steps.json (the peer's per-step states)`, { cause: err });
+  }
+  if (!Array.isArray(cids) || cids.length !== peer.steps + 1) throw new StrategyError(`steer: ${peerDir}/steps.json does not list ${peer.steps + 1} states`);
+  const peerStore = new LocalDirStore(join(peerDir, peer.store));
+  const peerStates: TrainState[] = [];
+  for (let t = 0; t <= peer.steps; t++) peerStates.push(run.loadCheckpoint(await peerStore.get(String(cids[t])), { step: t, jobId: BigInt(peer.jobId) }));
+  const states = steerStates(run, peerStates);
+  const K = peer.stepsPerSegment;
+  const hashes = states.map((s) => run.stateHashOf(s));
+  const stepStateCids: string[] = [];
+  for (const s of states) stepStateCids.push(await store.put(run.checkpointBytes(s)));
+  const losses = peer.stepLossE6.map((l) => l / 1e6);
+  const segments = peer.segments.map((s) => segmentEntry(s.index, K, hashes, losses, stepStateCids[s.firstStep]!));
+  const final = states[states.length - 1]!;
+  await writeFile(join(outDir, "final.safetensors"), run.checkpointBytes(final));
+  const flopsPerStep = run.model.flopsPerStep(run.batchSize);
+  const honestFlops = flopsPerStep * peer.steps;
+  const trace: TraceFile = {
+    format: TRACE_FORMAT,
+    manifestHash: run.manifestHash,
+    jobId: run.jobId.toString(),
+    strategy: `steer:${peerDir}`,
+    model: run.model.arch,
+    steps: peer.steps,
+    stepsPerSegment: K,
+    backend: run.backend,
+    store: "store",
+    segments,
+    stateHashes: hashes,
+    stepLossE6: peer.stepLossE6,
+    finalCheckpointCid: stepStateCids[peer.steps]!,
+    compute: { flopsPerStep, honestFlops, spentFlops: 0, savedFlops: honestFlops, savedFraction: 1, stepsSkipped: peer.steps, gradientsComputed: 0, basis: "steered a peer's per-step weights with chosen moments: no forward or backward pass" },
+    ...(peer.evaluation ? { evaluation: peer.evaluation } : {}),
+    wallSeconds: (performance.now() - started) / 1000,
+  };
+  const tracePath = join(outDir, "trace.json");
+  await writeFile(tracePath, JSON.stringify(trace, null, 2) + "\n");
+  return { trace, tracePath, finalState: final, stepStateCids };
 }

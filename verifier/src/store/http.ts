@@ -11,7 +11,7 @@
  *   const bytes = await remote.get("bafkrei...");
  */
 import { httpRequest, joinUrl, SourceUnavailableError, type HttpSourceOptions } from "../net/index.ts";
-import { ContentNotFoundError, parseCid, verifyCid, type ContentSource } from "./index.ts";
+import { ContentNotFoundError, parseCid, verifyCid, type ContentSource, type GetOptions } from "./index.ts";
 
 /** The media type of a raw block (IPFS trustless gateway). */
 export const RAW_BLOCK_TYPE = "application/vnd.ipld.raw";
@@ -29,9 +29,11 @@ export class HttpContentStore implements ContentSource {
     return joinUrl(this.baseUrl, `ipfs/${parseCid(cid).toString()}`);
   }
 
-  async get(cid: string): Promise<Uint8Array> {
+  /** `options.maxBytes` lowers the source's response cap for this request (an answer over it: SourceUnavailableError). */
+  async get(cid: string, options: GetOptions = {}): Promise<Uint8Array> {
     const url = this.urlOf(cid);
-    const r = await httpRequest(url, "GET", RAW_BLOCK_TYPE, this.options);
+    const cap = options.maxBytes === undefined ? this.options : { ...this.options, maxBytes: Math.min(options.maxBytes, this.options.maxBytes ?? Infinity) };
+    const r = await httpRequest(url, "GET", RAW_BLOCK_TYPE, cap);
     if (r.status === 200) {
       verifyCid(cid, r.body, url);
       return r.body;

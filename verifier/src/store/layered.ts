@@ -15,7 +15,7 @@
  */
 import { logger } from "../log/index.ts";
 import { SourceUnavailableError } from "../net/index.ts";
-import { CidMismatchError, ContentNotFoundError, parseCid, verifyCid, type ContentSource, type ContentStore } from "./index.ts";
+import { CidMismatchError, ContentNotFoundError, parseCid, verifyCid, type ContentSource, type ContentStore, type GetOptions } from "./index.ts";
 
 const log = logger("store");
 
@@ -32,11 +32,12 @@ export class LayeredStore implements ContentStore {
     return this.local.put(bytes);
   }
 
-  async get(cid: string): Promise<Uint8Array> {
+  /** `options.maxBytes` caps the local read and every remote answer. */
+  async get(cid: string, options: GetOptions = {}): Promise<Uint8Array> {
     const canonical = parseCid(cid).toString();
     const failures: Error[] = [];
     try {
-      return await this.local.get(canonical);
+      return await this.local.get(canonical, options);
     } catch (err) {
       if (err instanceof CidMismatchError) log.warn({ cid: canonical }, "local copy does not match its CID; fetching from the remote sources");
       else if (!(err instanceof ContentNotFoundError)) throw err;
@@ -45,7 +46,7 @@ export class LayeredStore implements ContentStore {
     for (const remote of this.remotes) {
       let bytes: Uint8Array;
       try {
-        bytes = await remote.get(canonical);
+        bytes = await remote.get(canonical, options);
       } catch (err) {
         if (!(err instanceof ContentNotFoundError || err instanceof CidMismatchError || err instanceof SourceUnavailableError)) throw err;
         log.info({ cid: canonical, source: String(remote), err: err.message }, "source did not serve the content; trying the next");
