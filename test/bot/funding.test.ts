@@ -104,6 +104,30 @@ describe("bot funding: deposit and gas checked before a challenge", function () 
     bot.close();
   });
 
+  it("approves again when the allowance fell below the deposit after the pair's approval", async () => {
+    const f = await cheatingJob("reapprove", 600, { auditorTokens: (i) => (i === 0 ? parseEther("5") : parseEther("20")) });
+    const me = f.auditors[0]!.account.address;
+    const rec = recorder();
+    const clock = { t: 0 };
+    const bot = botOf(f, rec, clock);
+    await bot.tick();
+    // the pair's approval counts as done (say, sent, then the allowance was spent or reset outside the bot): the
+    // challenge finds the allowance at 0 and records and sends a new approval before it goes out
+    const approve = bot.db.intentByKey(`approveBond:${f.jobId}:0`)!;
+    bot.db.intentDone(approve.id, "confirmed");
+    await mintTestToken(f.auditors[0]!, { token: f.d.token, to: me, amount: parseEther("2") });
+    clock.t += 10_000;
+    await bot.tick();
+    expect(challengeRows(bot).map((r) => [r.key, r.status])).to.deep.equal([
+      [`approveBond:${f.jobId}:0`, "confirmed"],
+      [`challenge:${f.jobId}:0`, "confirmed"],
+      [`approveBond:${f.jobId}:0:top1`, "confirmed"],
+    ]);
+    expect(rec.lines.some((l) => l.level === 40 && l.msg === "allowance to DisputeGame is below the deposit: approving again")).to.equal(true);
+    expect((await f.disputes()).map((d) => d.challenger)).to.deep.equal([me]);
+    bot.close();
+  });
+
   it("records the finding as lost, with why, when the window closes while the bot waits for funds", async () => {
     const f = await cheatingJob("lost", 600, { auditorTokens: (i) => (i === 0 ? parseEther("5") : parseEther("20")) });
     const rec = recorder();

@@ -116,6 +116,10 @@ const MAX_MINED_REVERTS = 3;
 const STARTUP_JOB_LIMIT = 100;
 const CHALLENGE_KINDS = new Set(["approveBond", "challenge"]);
 const tokens = (wei: bigint) => formatEther(wei);
+const MICRO = 10n ** 12n;
+/** ETH to 6 decimals: balances rounded down, amounts needed rounded up (token amounts stay exact). */
+const ethDown = (wei: bigint) => formatEther((wei / MICRO) * MICRO);
+const ethUp = (wei: bigint) => formatEther(((wei + MICRO - 1n) / MICRO) * MICRO);
 /** The challenge round an intent key belongs to: `challenge:J:S[:rN]`, `approveBond:J:S[:rN][:topK]` -> `J:S[:rN]`; other keys: themselves. */
 const roundOf = (k: string) => (/^(challenge|approveBond):/.test(k) ? k.replace(/^(challenge|approveBond):/, "").replace(/:top[0-9]+$/, "") : k);
 
@@ -555,7 +559,7 @@ export class ChallengerBot {
     const gas = (i.kind === "approveBond" ? CHALLENGE_GAS_UNITS.approve + CHALLENGE_GAS_UNITS.challenge : CHALLENGE_GAS_UNITS.challenge) * funds.maxFeePerGas;
     const short: string[] = [];
     if (funds.tokenBalance < deposit) short.push(`token balance ${tokens(funds.tokenBalance)} < deposit ${tokens(deposit)} (short ${tokens(deposit - funds.tokenBalance)})`);
-    if (funds.ethBalance < gas) short.push(`ETH ${tokens(funds.ethBalance)} < ~${tokens(gas)} for gas (short ${tokens(gas - funds.ethBalance)})`);
+    if (funds.ethBalance < gas) short.push(`ETH ${ethDown(funds.ethBalance)} < ~${ethUp(gas)} for gas (short ${ethUp(gas - funds.ethBalance)})`);
     if (short.length > 0) {
       const why = short.join("; ");
       const closed = await this.whyNotDisputable(jobId);
@@ -639,7 +643,7 @@ export class ChallengerBot {
     if (f.tokenBalance < deposit) {
       fixes.push(this.o.deployment.devToken ? `pouw auditor fund ${tokens(deposit)} --mint` : `transfer ${tokens(deposit - f.tokenBalance)} tokens (${this.o.deployment.token}) to ${this.me}`);
     }
-    if (f.ethBalance < f.challengeGasCost) fixes.push(`send at least ${tokens(f.challengeGasCost - f.ethBalance)} ETH to ${this.me}`);
+    if (f.ethBalance < f.challengeGasCost) fixes.push(`send at least ${ethUp(f.challengeGasCost - f.ethBalance)} ETH to ${this.me}`);
     return fixes.join(" and ");
   }
 
@@ -793,8 +797,8 @@ export class ChallengerBot {
     if (funds.ethBalance < funds.challengeGasCost) {
       report.problems.push({
         kind: "eth",
-        message: `ETH ${tokens(funds.ethBalance)} < ~${tokens(funds.challengeGasCost)} for the gas of one approve + challenge at ${funds.maxFeePerGas} wei/gas (short ${tokens(funds.challengeGasCost - funds.ethBalance)})`,
-        fix: `send at least ${tokens(funds.challengeGasCost - funds.ethBalance)} ETH to ${this.me}`,
+        message: `ETH ${ethDown(funds.ethBalance)} < ~${ethUp(funds.challengeGasCost)} for the gas of one approve + challenge at ${funds.maxFeePerGas} wei/gas (short ${ethUp(funds.challengeGasCost - funds.ethBalance)})`,
+        fix: `send at least ${ethUp(funds.challengeGasCost - funds.ethBalance)} ETH to ${this.me}`,
       });
     }
     const summary = {
@@ -802,8 +806,8 @@ export class ChallengerBot {
       bonded: funds.active,
       tokens: tokens(funds.tokenBalance),
       deposit: funds.deposit ? tokens(funds.deposit.amount) : null,
-      eth: tokens(funds.ethBalance),
-      challengeGas: tokens(funds.challengeGasCost),
+      eth: ethDown(funds.ethBalance),
+      challengeGas: ethUp(funds.challengeGasCost),
       jobsFollowed: followed.length,
       auditRates: auditRates.length > 0 ? auditRates.join(",") : "per job manifest",
       disputeGame: deployment.disputeGame ?? null,
@@ -847,7 +851,7 @@ export class ChallengerBot {
     try {
       const f = await getAuditorFunds(clients.public, { deployment, account: this.me });
       fields.tokens = tokens(f.tokenBalance);
-      fields.eth = tokens(f.ethBalance);
+      fields.eth = ethDown(f.ethBalance);
       fields.bonded = f.active;
     } catch (err) {
       fields.balances = `unavailable: ${toChainError(err).shortMessage}`;

@@ -55,7 +55,7 @@ export function registerAuditor(program: Command): void {
     }
     process.stdout.write(
       `token balance ${fmt(balance)}; one challenge deposit is ${fmt(deposit.amount)} (${why}); ` +
-        `ETH ${fmt(before.ethBalance)} (a challenge's gas ~${fmt(before.challengeGasCost)}); the bot approves DisputeGame for each deposit itself\n`,
+        `ETH ${fmt((before.ethBalance / 10n ** 12n) * 10n ** 12n)} (a challenge's gas ~${fmt(((before.challengeGasCost + 10n ** 12n - 1n) / 10n ** 12n) * 10n ** 12n)}); the bot approves DisputeGame for each deposit itself\n`,
     );
     if (balance < deposit.amount) process.stderr.write(`pouw: warning: ${fmt(balance)} does not cover one deposit of ${fmt(deposit.amount)}\n`);
   });
