@@ -277,6 +277,9 @@ export function screenState(config: ScreenConfig, state: TrainState, previous?: 
   if (opt.name !== "adam") return { ok: true, details }; // plain SGD has no optimizer state to bound
   const n = paramSpecs.length;
   const sched = scheduleOf(opt);
+  // indices into `names` of the optimizer tensors: m of parameter i, v of parameter i, the powers
+  const M = (i: number) => n + i;
+  const V = (i: number) => 2 * n + i;
 
   // 2. the bias-correction powers are the step's exact value, not merely advancing
   for (const s of previous ? [state, previous] : [state]) {
@@ -284,7 +287,7 @@ export function screenState(config: ScreenConfig, state: TrainState, previous?: 
     const p1 = s.opt[2 * n]![0]!;
     const p2 = s.opt[2 * n + 1]![0]!;
     if (p1 !== e1 || p2 !== e2) {
-      return fail("optimizer-state-invalid", p1 !== e1 ? 2 * n : 2 * n + 1, 0, `state ${s.step}'s bias-correction powers are (${p1}, ${p2}), step ${s.step} has (${e1}, ${e2})`);
+      return fail("optimizer-state-invalid", p1 !== e1 ? 3 * n : 3 * n + 1, 0, `state ${s.step}'s bias-correction powers are (${p1}, ${p2}), step ${s.step} has (${e1}, ${e2})`);
     }
   }
 
@@ -314,13 +317,13 @@ export function screenState(config: ScreenConfig, state: TrainState, previous?: 
     for (let j = 0; j < m.length; j++) {
       const mj = m[j]!;
       const vj = v[j]!;
-      if (vj < 0) return fail("moment-bound-exceeded", n + i, j, `${names[paramSpecs.length + n + i]}[${j}] = ${vj} < 0: a second moment is a sum of squares`);
+      if (vj < 0) return fail("moment-bound-exceeded", V(i), j, `${names[V(i)]}[${j}] = ${vj} < 0: a second moment is a sum of squares`);
       const am = Math.abs(mj) - etaM;
       if (am > 0) {
         const r = (am * am) / (C * (vj + etaV) * CHECK_SLACK);
         if (r > worstRel) {
           worstRel = r;
-          if (r > 1) return fail("moment-bound-exceeded", i, j, `|m| = ${Math.abs(mj)} exceeds sqrt(C_t v) = ${Math.sqrt(C * vj)} (m^2 <= C_t v holds for every gradient sequence; C_t = ${C.toPrecision(6)})`);
+          if (r > 1) return fail("moment-bound-exceeded", M(i), j, `|m| = ${Math.abs(mj)} exceeds sqrt(C_t v) = ${Math.sqrt(C * vj)} (m^2 <= C_t v holds for every gradient sequence; C_t = ${C.toPrecision(6)})`);
         }
       }
     }
@@ -352,13 +355,13 @@ export function screenState(config: ScreenConfig, state: TrainState, previous?: 
           const rv = (v[j]! - decay2 * va) / (rdv * va + vS * gj * gj + eV);
           if (rm > worstM) {
             worstM = rm;
-            if (rm > 1) return fail("moment-bound-exceeded", i, j, `|m - b1^${K} m_${w.from}| = ${Math.abs(m[j]! - decay1 * ma)} exceeds ${(rdm * Math.abs(ma) + mS * gj + eM)} (gradient bound ${gj} over ${K} step(s))`);
+            if (rm > 1) return fail("moment-bound-exceeded", M(i), j, `|m - b1^${K} m_${w.from}| = ${Math.abs(m[j]! - decay1 * ma)} exceeds ${(rdm * Math.abs(ma) + mS * gj + eM)} (gradient bound ${gj} over ${K} step(s))`);
           }
           if (rv > worstV) {
             worstV = rv;
-            if (rv > 1) return fail("moment-bound-exceeded", n + i, j, `v - b2^${K} v_${w.from} = ${v[j]! - decay2 * va} exceeds ${rdv * va + vS * gj * gj + eV} (gradient bound ${gj} over ${K} step(s))`);
+            if (rv > 1) return fail("moment-bound-exceeded", V(i), j, `v - b2^${K} v_${w.from} = ${v[j]! - decay2 * va} exceeds ${rdv * va + vS * gj * gj + eV} (gradient bound ${gj} over ${K} step(s))`);
           }
-          if (v[j]! < low * va - etaV) return fail("moment-bound-exceeded", n + i, j, `v = ${v[j]} fell below b2^${K} v_${w.from} = ${decay2 * va}: a second moment only decays by b2 per step`);
+          if (v[j]! < low * va - etaV) return fail("moment-bound-exceeded", V(i), j, `v = ${v[j]} fell below b2^${K} v_${w.from} = ${decay2 * va}: a second moment only decays by b2 per step`);
         }
       }
     }
