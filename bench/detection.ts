@@ -16,8 +16,15 @@
  *   recompute; the first M of them (default all 100) also with freivalds, magnitude and progress; the
  *   tolerance column audits M honest providers on the wasm backend against the cpu reference, with
  *   a threshold calibrated on separate wasm runs (target per-step false-alarm rate 1e-6).
+ * - screen (the state screen, checks/state-screen.ts): a cheated segment counts as caught when the
+ *   screen of the state it produced (the next segment's start checkpoint, or the final checkpoint)
+ *   fails; false alarms: every committed state of the honest runs (S segment starts and the final
+ *   checkpoint per run), each screened with the previous segment's start as its baseline, as a bot
+ *   that screens every commitment holds it.
  * - costRatio: mean check wall time on an honest segment / mean wall time of training a segment
- *   (pouw train's loop: K steps, K state hashes, one checkpoint), both measured in this process.
+ *   (pouw train's loop: K steps, K state hashes, one checkpoint), both measured in this process; the
+ *   screen's includes fetching and verifying the checkpoint, and detection-details.json also has the
+ *   screen's pure arithmetic (screenState) alone.
  * - computeSaving: the trace's own compute record (savedFraction), mean over seeds.
  */
 import { mkdir, rm, writeFile } from "node:fs/promises";
@@ -31,6 +38,9 @@ import {
   openTraceDir,
   publishStepStates,
   runCheck,
+  screenConfigOf,
+  screenSegment,
+  screenState,
   segmentLeaves,
   segmentDistances,
   segmentStates,
@@ -58,8 +68,8 @@ const SEEDS = Number(values.seeds);
 const TOL_CAL = Number(values["tolerance-calibration"]);
 const PROG_CAL = Number(values["progress-calibration"]);
 const MANIFEST_PATH = "examples/tiny.json";
-const CHECKS: AuditCheckName[] = ["recompute", "freivalds", "magnitude", "progress", "tolerance"];
-const STRATEGIES = ["skip:0.25", "skip:0.5", "quarter-batch", "stale:2", "stale:4", "fp16", "copy", "plant:6", "near-zero"];
+const CHECKS: AuditCheckName[] = ["recompute", "freivalds", "magnitude", "progress", "tolerance", "screen"];
+const STRATEGIES = ["skip:0.25", "skip:0.5", "quarter-batch", "stale:2", "stale:4", "fp16", "copy", "plant:6", "near-zero", "state-poison", "nan-plant", "steer"];
 const JOB = 3n;
 const ALPHA_TOLERANCE = 1e-6;
 
@@ -125,11 +135,13 @@ for (const name of STRATEGIES) {
     const run = await createRun(variant(seed), { jobId: JOB });
     const dir = join(work, `${name.replace(":", "-")}-${seed}`);
     let strategyText = name;
-    if (name === "copy") {
+    if (name === "copy" || name === "steer") {
+      // the peer: an honest provider of the same manifest under another job, serving its per-step states
       const peerRun = await createRun(variant(seed), { jobId: JOB + 1n });
-      const peerDir = join(work, `peer-${seed}`);
-      await train(peerRun, { outDir: peerDir, strategy: { kind: "honest" }, evaluate: false });
-      strategyText = `copy:${peerDir}`;
+      const peerDir = join(work, `peer-${name}-${seed}`);
+      const peer = await train(peerRun, { outDir: peerDir, strategy: { kind: "honest" }, evaluate: false, keepStepStates: true });
+      await writeStepStates(peerRun, peerDir, peer.stepStateCids!);
+      strategyText = `${name}:${peerDir}`;
     }
     const strategy = parseStrategy(strategyText);
     // every strategy but copy keeps the states it actually trained and serves them (steps.json)
@@ -143,7 +155,8 @@ for (const name of STRATEGIES) {
     for (let seg = 0; seg < SEGMENTS; seg++) {
       const results: Outcome["results"] = {};
       for (const check of CHECKS) {
-        const res: CheckResult = await runCheck(ctx, seg, check, checkOptions);
+        // the screen of the state this segment produced: the next segment's start, or the final checkpoint
+        const res: CheckResult = check === "screen" ? await screenSegment(ctx, seg + 1) : await runCheck(ctx, seg, check, checkOptions);
         results[check] = { ok: res.ok, ...(res.failure ? { kind: res.failure.kind, step: res.firstBadStep } : {}) };
         if (affected.includes(seg) && !res.ok) flagged[check]!++;
       }
@@ -162,6 +175,8 @@ const costs: Record<string, number[]> = Object.fromEntries(CHECKS.map((c) => [c,
 const trainSegmentMs: number[] = [];
 const honestAlarmDetails: { check: string; seed: number; segment: number; kind: string }[] = [];
 const faDrifts: number[] = [];
+const screenPureMs: number[] = [];
+const screenWorst = { relation: 0, firstMoment: 0, secondMoment: 0, weights: 0 };
 log(`honest runs: ${HONEST} bitwise (recompute), the first ${HONEST_ALL} also freivalds, magnitude, progress, and ${HONEST_ALL} wasm (tolerance)`);
 for (let r = 0; r < HONEST; r++) {
   const seed = 5000 + r;
@@ -172,9 +187,30 @@ for (let r = 0; r < HONEST; r++) {
   const all = r < HONEST_ALL;
   if (all) await publishStepStates(run, trace, dir);
   const ctx = await openTraceDir(run, dir);
+  // the screen on every committed state, as a bot holding the previous one runs it
+  if (all) {
+    const config = screenConfigOf(run);
+    let previous = null;
+    for (let i = 0; i <= SEGMENTS; i++) {
+      const res = await screenSegment(ctx, i, { previous, config });
+      falseAlarms.screen!.runs++;
+      costs.screen!.push(res.costMs);
+      if (!res.ok) {
+        falseAlarms.screen!.alarms++;
+        honestAlarmDetails.push({ check: "screen", seed, segment: i, kind: res.failure!.kind });
+      }
+      if (res.state) {
+        const t0 = performance.now();
+        const v = screenState(config, res.state, previous ?? undefined);
+        screenPureMs.push(performance.now() - t0);
+        for (const k of Object.keys(screenWorst) as (keyof typeof screenWorst)[]) screenWorst[k] = Math.max(screenWorst[k], v.details[k] ?? 0);
+      }
+      previous = res.state;
+    }
+  }
   for (let seg = 0; seg < SEGMENTS; seg++) {
     for (const check of CHECKS) {
-      if (check === "tolerance" || (!all && check !== "recompute")) continue;
+      if (check === "tolerance" || check === "screen" || (!all && check !== "recompute")) continue;
       const res = await runCheck(ctx, seg, check, checkOptions);
       falseAlarms[check]!.runs++;
       costs[check]!.push(res.costMs);
@@ -202,6 +238,28 @@ for (let r = 0; r < HONEST; r++) {
   await useBackend("cpu");
 }
 
+// ---- the screen on a realistic step (784-128-10, batch 128, Adam): its cost per segment -------
+log("screen cost on mnist-mlp 784-128-10, batch 128");
+const bigRun = await createRun(variant(7, { model: { arch: "mnist-mlp", hidden: 128 }, training: { batchSize: 128, steps: 8, stepsPerSegment: 4 } }), { jobId: JOB });
+const bigConfig = screenConfigOf(bigRun);
+const bigStates = [bigRun.initState()];
+const bigStepMs: number[] = [];
+for (let t = 1; t <= 8; t++) {
+  const t0 = performance.now();
+  bigStates.push(bigRun.step(bigStates[t - 1]!, t).state);
+  bigStepMs.push(performance.now() - t0);
+}
+const bigScreenMs: number[] = [];
+for (let rep = 0; rep < 30; rep++) {
+  const t0 = performance.now();
+  const v = screenState(bigConfig, bigStates[8]!, bigStates[4]!);
+  bigScreenMs.push(performance.now() - t0);
+  if (!v.ok) throw new Error(`honest 784-128-10 state failed the screen: ${v.failure.message}`);
+}
+const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
+const realistic = { model: "mnist-mlp 784-128-10, batch 128, Adam, K = 4", params: bigRun.paramSpecs.reduce((n, p) => n + p.shape.reduce((a, b) => a * b, 1), 0), stepMsMedian: median(bigStepMs), screenMsMedian: median(bigScreenMs), screenPerSegment: median(bigScreenMs) / (4 * median(bigStepMs)) };
+log(`realistic screen: ${realistic.screenMsMedian.toFixed(1)} ms per state vs ${realistic.stepMsMedian.toFixed(0)} ms per step: ${(100 * realistic.screenPerSegment).toFixed(2)} % of a 4-step segment`);
+
 // ---- results --------------------------------------------------------------------------------
 const mean = (a: number[]) => a.reduce((s, x) => s + x, 0) / a.length;
 const trainMs = mean(trainSegmentMs);
@@ -222,7 +280,7 @@ await writeFile(
       manifest: MANIFEST_PATH,
       provider: "@tensorflow/tfjs-backend-wasm",
       reference: "cpu",
-      metric: "||w_provider(t) - step_cpu(w_provider(t-1))|| / ||w_provider(t) - w_provider(t-1)||, per step",
+      metric: "max over X in {weights, Adam m, Adam v} of ||X_provider(t) - step_cpu(state_provider(t-1)).X|| / ||X_provider(t) - X_provider(t-1)||, per step",
       calibration: { runs: TOL_CAL, ...tolerance },
       falseAlarmRuns: { runs: HONEST_ALL, steps: faDrifts.length, max: sorted[sorted.length - 1], p50: sorted[Math.floor(sorted.length / 2)], p99: sorted[Math.floor(sorted.length * 0.99)], alarms: falseAlarms.tolerance!.alarms },
     },
@@ -232,7 +290,18 @@ await writeFile(
 );
 await writeFile(
   "bench/results/detection-details.json",
-  JSON.stringify({ trainSegmentMsMean: trainMs, checkCostMsMean: Object.fromEntries(CHECKS.map((c) => [c, mean(costs[c]!)])), honestAlarms: honestAlarmDetails, progressCalibration, outcomes }, null, 2) + "\n",
+  JSON.stringify(
+    {
+      trainSegmentMsMean: trainMs,
+      checkCostMsMean: Object.fromEntries(CHECKS.map((c) => [c, mean(costs[c]!)])),
+      screen: { pureMsMean: mean(screenPureMs), pureMsMax: Math.max(...screenPureMs), states: screenPureMs.length, worstHonestRatios: screenWorst, realistic },
+      honestAlarms: honestAlarmDetails,
+      progressCalibration,
+      outcomes,
+    },
+    null,
+    2,
+  ) + "\n",
 );
 
 const pct = (x: number) => `${(100 * x).toFixed(0)}%`.padStart(6);
@@ -242,5 +311,5 @@ for (const s of matrix.strategies) lines.push(`| ${s.name} | ${pct(s.computeSavi
 lines.push(`| false alarms | | ${CHECKS.map((c) => `${falseAlarms[c]!.alarms}/${falseAlarms[c]!.runs}`).join(" | ")} |`);
 lines.push(`| cost / training | | ${matrix.checks.map((c) => c.costRatio.toFixed(2)).join(" | ")} |`);
 process.stdout.write(lines.join("\n") + "\n");
-process.stdout.write(`training one segment: ${trainMs.toFixed(0)} ms; tolerance threshold ${tolerance.threshold.toExponential(3)}\n`);
+process.stdout.write(`training one segment: ${trainMs.toFixed(0)} ms; tolerance threshold ${tolerance.threshold.toExponential(3)}; screenState alone ${mean(screenPureMs).toFixed(3)} ms per state (worst honest ratios ${JSON.stringify(screenWorst)})\n`);
 await rm(work, { recursive: true, force: true });

@@ -102,7 +102,7 @@ describe("checks: the state screen", function () {
       expect(r.ok).to.equal(false);
       if (!r.ok) {
         expect(r.failure.kind).to.equal("moment-bound-exceeded");
-        expect([r.tensor, r.index]).to.deep.equal(["W2", 0]);
+        expect([r.tensor, r.index]).to.deep.equal(["opt.adam.m.W2", 0]);
       }
     });
 
@@ -115,7 +115,7 @@ describe("checks: the state screen", function () {
       if (!r.ok) {
         expect(r.failure.kind).to.equal("moment-bound-exceeded");
         expect(r.failure.message).to.contain("C_t");
-        expect([r.tensor, r.index]).to.deep.equal(["W2", 7]);
+        expect([r.tensor, r.index]).to.deep.equal(["opt.adam.m.W2", 7]);
       }
     });
 
@@ -149,7 +149,7 @@ describe("checks: the state screen", function () {
       });
       const r = screenState(config, planted, honest[4]);
       expect(r.ok).to.equal(false);
-      if (!r.ok) expect([r.failure.kind, r.tensor, r.index]).to.deep.equal(["moment-bound-exceeded", "W1", blank * H]);
+      if (!r.ok) expect([r.failure.kind, r.tensor, r.index]).to.deep.equal(["moment-bound-exceeded", "opt.adam.m.W1", blank * H]);
     });
 
     it("a second moment that went negative, or fell faster than b2 per step, fails", () => {
@@ -157,7 +157,7 @@ describe("checks: the state screen", function () {
         o[n + 1]![3] = -1e-9;
       });
       const r1 = screenState(config, negative);
-      expect(r1.ok ? "" : r1.failure.kind).to.equal("moment-bound-exceeded");
+      expect(r1.ok ? [] : [r1.failure.kind, r1.tensor, r1.index]).to.deep.equal(["moment-bound-exceeded", "opt.adam.v.b1", 3]);
       // a reset optimizer state (m = v = 0, as after a restart that lost it) is not a continuation of step 4
       const reset = withOpt(honest[5]!, (o) => {
         for (let i = 0; i < 2 * n; i++) o[i]!.fill(0);
@@ -173,7 +173,7 @@ describe("checks: the state screen", function () {
         o[2 * n]![0] = honest[4]!.opt[2 * n]![0]!;
       });
       const r = screenState(config, stale);
-      expect(r.ok ? "" : r.failure.kind).to.equal("optimizer-state-invalid");
+      expect(r.ok ? [] : [r.failure.kind, r.tensor]).to.deep.equal(["optimizer-state-invalid", "opt.adam.beta1Power"]);
       const early = { ...honest[5]!, step: 6 };
       expect((screenState(config, early) as { failure?: { kind: string } }).failure?.kind).to.equal("optimizer-state-invalid");
     });

@@ -277,6 +277,9 @@ export function screenState(config: ScreenConfig, state: TrainState, previous?: 
   if (opt.name !== "adam") return { ok: true, details }; // plain SGD has no optimizer state to bound
   const n = paramSpecs.length;
   const sched = scheduleOf(opt);
+  // indices into `names` of the optimizer tensors: m of parameter i, v of parameter i, the powers
+  const M = (i: number) => n + i;
+  const V = (i: number) => 2 * n + i;
 
   // 2. the bias-correction powers are the step's exact value, not merely advancing
   for (const s of previous ? [state, previous] : [state]) {
@@ -284,7 +287,7 @@ export function screenState(config: ScreenConfig, state: TrainState, previous?: 
     const p1 = s.opt[2 * n]![0]!;
     const p2 = s.opt[2 * n + 1]![0]!;
     if (p1 !== e1 || p2 !== e2) {
-      return fail("optimizer-state-invalid", p1 !== e1 ? 2 * n : 2 * n + 1, 0, `state ${s.step}'s bias-correction powers are (${p1}, ${p2}), step ${s.step} has (${e1}, ${e2})`);
+      return fail("optimizer-state-invalid", p1 !== e1 ? 3 * n : 3 * n + 1, 0, `state ${s.step}'s bias-correction powers are (${p1}, ${p2}), step ${s.step} has (${e1}, ${e2})`);
     }
   }
 
@@ -314,29 +317,52 @@ export function screenState(config: ScreenConfig, state: TrainState, previous?: 
     for (let j = 0; j < m.length; j++) {
       const mj = m[j]!;
       const vj = v[j]!;
-      if (vj < 0) return fail("moment-bound-exceeded", n + i, j, `${names[paramSpecs.length + n + i]}[${j}] = ${vj} < 0: a second moment is a sum of squares`);
+      if (vj < 0) return fail("moment-bound-exceeded", V(i), j, `${names[V(i)]}[${j}] = ${vj} < 0: a second moment is a sum of squares`);
       const am = Math.abs(mj) - etaM;
       if (am > 0) {
         const r = (am * am) / (C * (vj + etaV) * CHECK_SLACK);
-        if (r > worstRel) worstRel = r;
-        if (r > 1) return fail("moment-bound-exceeded", i, j, `|m| = ${Math.abs(mj)} exceeds sqrt(C_t v) = ${Math.sqrt(C * vj)} (m^2 <= C_t v holds for every gradient sequence; C_t = ${C.toPrecision(6)})`);
+        if (r > worstRel) {
+          worstRel = r;
+          if (r > 1) return fail("moment-bound-exceeded", M(i), j, `|m| = ${Math.abs(mj)} exceeds sqrt(C_t v) = ${Math.sqrt(C * vj)} (m^2 <= C_t v holds for every gradient sequence; C_t = ${C.toPrecision(6)})`);
+        }
       }
-      for (const w of windows) {
-        const g = w.G?.[i];
-        if (!g) continue;
-        const K = t - w.from;
-        const gj = g.row[Math.floor(j / g.cols)]! * g.col[j % g.cols]!;
-        const ma = w.base ? w.base.opt[i]![j]! : 0;
-        const va = w.base ? w.base.opt[n + i]![j]! : 0;
-        const mBound = (w.roundDecay * w.decay1 * Math.abs(ma) + w.mSum * gj + etaM) * CHECK_SLACK;
-        const rm = Math.abs(mj - w.decay1 * ma) / mBound;
-        if (rm > worstM) worstM = rm;
-        if (rm > 1) return fail("moment-bound-exceeded", i, j, `|m - b1^${K} m_${w.from}| = ${Math.abs(mj - w.decay1 * ma)} exceeds ${mBound} (gradient bound ${gj} over ${K} step(s))`);
-        const vUp = (w.roundDecay * w.decay2 * va + w.vSum * gj * gj * (1 + U) + etaV) * CHECK_SLACK;
-        const rv = (vj - w.decay2 * va) / vUp;
-        if (rv > worstV) worstV = rv;
-        if (rv > 1) return fail("moment-bound-exceeded", n + i, j, `v - b2^${K} v_${w.from} = ${vj - w.decay2 * va} exceeds ${vUp} (gradient bound ${gj} over ${K} step(s))`);
-        if (vj < w.decay2 * va * (1 - w.roundDecay) - etaV) return fail("moment-bound-exceeded", n + i, j, `v = ${vj} fell below b2^${K} v_${w.from} = ${w.decay2 * va}: a second moment only decays by b2 per step`);
+    }
+    for (const w of windows) {
+      const g = w.G?.[i];
+      if (!g) continue;
+      const K = t - w.from;
+      const m0 = w.base?.opt[i];
+      const v0 = w.base?.opt[n + i];
+      const { row, col, cols } = g;
+      const rows = m.length / cols;
+      const { decay1, decay2 } = w;
+      // per element: |m - d1 m0| <= (rd d1 |m0| + mSum G + etaM) s,  v - d2 v0 <= (rd d2 v0 + vSum G^2 (1+u) + etaV) s,
+      // v >= d2 v0 (1 - rd) - etaV; with s = CHECK_SLACK and rd the rounding of the decay
+      const rdm = w.roundDecay * decay1 * CHECK_SLACK;
+      const rdv = w.roundDecay * decay2 * CHECK_SLACK;
+      const mS = w.mSum * CHECK_SLACK;
+      const vS = w.vSum * (1 + U) * CHECK_SLACK;
+      const eM = etaM * CHECK_SLACK;
+      const eV = etaV * CHECK_SLACK;
+      const low = decay2 * (1 - w.roundDecay);
+      for (let r = 0, j = 0; r < rows; r++) {
+        const gr = row[r]!;
+        for (let c = 0; c < cols; c++, j++) {
+          const gj = gr * col[c]!;
+          const ma = m0 ? m0[j]! : 0;
+          const va = v0 ? v0[j]! : 0;
+          const rm = Math.abs(m[j]! - decay1 * ma) / (rdm * Math.abs(ma) + mS * gj + eM);
+          const rv = (v[j]! - decay2 * va) / (rdv * va + vS * gj * gj + eV);
+          if (rm > worstM) {
+            worstM = rm;
+            if (rm > 1) return fail("moment-bound-exceeded", M(i), j, `|m - b1^${K} m_${w.from}| = ${Math.abs(m[j]! - decay1 * ma)} exceeds ${(rdm * Math.abs(ma) + mS * gj + eM)} (gradient bound ${gj} over ${K} step(s))`);
+          }
+          if (rv > worstV) {
+            worstV = rv;
+            if (rv > 1) return fail("moment-bound-exceeded", V(i), j, `v - b2^${K} v_${w.from} = ${v[j]! - decay2 * va} exceeds ${rdv * va + vS * gj * gj + eV} (gradient bound ${gj} over ${K} step(s))`);
+          }
+          if (v[j]! < low * va - etaV) return fail("moment-bound-exceeded", V(i), j, `v = ${v[j]} fell below b2^${K} v_${w.from} = ${decay2 * va}: a second moment only decays by b2 per step`);
+        }
       }
     }
   }
