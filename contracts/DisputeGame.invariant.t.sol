@@ -212,7 +212,9 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
     /// @notice Every dispute an honest challenger opened on the truly faulty step, once settled, credited it at least
     /// its deposit (bond + fees), unless its panel was captured (a sybil majority) or voted in chaos: the reward pays
     /// the deciding panel (reward condition), a Superseded or conceded dispute returns everything plus a share, and a
-    /// NoDecision with honest members revealing Fault needs as many sybil Valid votes (a sybil majority).
+    /// NoDecision with honest members revealing Fault needs as many sybil Valid votes (a sybil majority). One that was
+    /// open when its job faulted (whichever dispute faulted it) got at least deposit + floor(pool / disputes open at the
+    /// fault), pool = R minus the deciding panel's fees (AttackHandler._recordShares, from the handler's own records).
     function invariant_honestChallengerNeverLoses() public view {
         _checkHonestDisputes(false);
     }
@@ -301,6 +303,13 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
             assertTrue(d.faultyStep, "honest challengers dispute only the faulty step");
             if (!d.settled) {
                 assertTrue(!all, "honest dispute left unsettled");
+                continue;
+            }
+            if (d.openAtFault) {
+                // open when the job faulted: the whole deposit back and an equal part of the pool, whatever its own
+                // panel did (the deciding panel is paid out of the reward first)
+                uint256 share = handler.jobGhost(d.jobId).shareAtFault;
+                assertGe(d.received, d.deposit + share, "honest challenger open at the fault missed its share");
                 continue;
             }
             if (d.chaos || d.sybilMajority) continue;

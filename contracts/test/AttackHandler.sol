@@ -65,6 +65,7 @@ contract AttackHandler is DisputeBase, AttackActors {
         int256 sideMarket;
         int256 sideBonds;
         int256 buyerNet;
+        uint256 shareAtFault; // floor(pool / disputes open at the fault), pool = R - the deciding panel's fees
         uint16 challengerBps;
         uint16 buyerBps;
         bool faulted;
@@ -77,7 +78,9 @@ contract AttackHandler is DisputeBase, AttackActors {
         bool chaos; // some `vote` call let every member vote at random
         bool settled;
         bool sybilMajority; // the drawn panel held more sybil auditors than honest ones
+        bool openAtFault; // open when its job faulted: it takes an equal part of the pool
         IDisputeGame.Outcome outcome;
+        uint256 jobId;
         uint256 deposit; // bond + fees
         uint256 received; // the challenger's DisputeGame credit from the call that settled it
     }
@@ -483,6 +486,7 @@ contract AttackHandler is DisputeBase, AttackActors {
         _book(jobId, s0, _snap());
         IDisputeGame.DisputeView memory d = game.getDispute(id);
         DisputeGhost storage dg = _dg[id];
+        dg.jobId = jobId;
         dg.honest = who == HONEST_1 || who == HONEST_2;
         dg.side = _isSide(who, provider);
         dg.faultyStep = isFaulty(jobId, step);
@@ -521,6 +525,7 @@ contract AttackHandler is DisputeBase, AttackActors {
             g.faulted = true;
             g.lock = lock;
             ++ghost_faults;
+            _recordShares(id, jobId, lock);
         }
         if (d.outcome == IDisputeGame.Outcome.Superseded) ++ghost_superseded;
         if (d.outcome == IDisputeGame.Outcome.NoDecision && market.getJob(jobId).deadline > deadline) ++ghost_reopens;
@@ -542,6 +547,33 @@ contract AttackHandler is DisputeBase, AttackActors {
             if (_isSybilAuditor(d.panel[i])) ++sybils;
         }
         dg.sybilMajority = 2 * sybils > d.panel.length;
+    }
+
+    /// @dev The reward rule, from the handler's own records: R = floor(L * challengerBps / 10,000); the deciding panel
+    /// takes panelFee per member who revealed Fault, out of R while it lasts; the rest is split equally among the
+    /// disputes the handler opened on the job and had not seen settled before this call (this one included).
+    function _recordShares(uint256 id, uint256 jobId, uint256 lock) internal {
+        JobGhost storage g = _jg[jobId];
+        uint256 reward = (lock * g.challengerBps) / BPS;
+        uint256 fee = game.params().panelFee;
+        uint256 earned;
+        address[] memory panel = game.getDispute(id).panel;
+        if (game.getDispute(id).outcome == IDisputeGame.Outcome.PanelFault) {
+            for (uint256 i; i < panel.length; ++i) {
+                (, IDisputeGame.Vote v) = game.ballotOf(id, panel[i]);
+                if (v == IDisputeGame.Vote.Fault) earned += fee;
+            }
+        }
+        uint256 coverable = (reward / fee) * fee;
+        uint256 pool = reward - (earned < coverable ? earned : coverable);
+        uint256 open;
+        uint256 n = game.disputeCount();
+        for (uint256 d = 1; d <= n; ++d) {
+            if (_dg[d].jobId != jobId || (_dg[d].settled && d != id)) continue;
+            _dg[d].openAtFault = true;
+            ++open;
+        }
+        g.shareAtFault = pool / open;
     }
 
     /// @dev what: 0 reportTimeout, 1 acceptJob, 2 finalize; as `who`. Returns whether it succeeded (booked if so).
