@@ -98,6 +98,34 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
         assertEq(side0 - _sideWealth(), STAKE - REWARD, "side loses exactly the non-challenger share");
     }
 
+    /// Dilution: once an honest dispute on the faulty step is on chain, the provider's sybils (their commitments made
+    /// long before, at no cost) open disputes on every other step of the job, then the provider concedes one of them.
+    /// The pool is split among the six open disputes, so the side takes 5/6 of R and the honest challenger only R/6:
+    /// the side still loses at least the non-challenger share (-L + 5R/6 <= -L + R) and the honest challenger still
+    /// nets >= 0, but the reward for finding the fault is diluted by the number of steps the sybils can dispute (see
+    /// the report: a share for each dispute open at the fault is cheap to farm, the deposits all come back).
+    function test_sybilDilution_sideStillLosesNonChallengerShare_honestShareDiluted() public {
+        uint256 jobId = _job(2, 2, 2); // 6 steps; step 2 is the faulty one
+        uint256 side0 = _sideWealth();
+        uint256 honestId = _challenge(HONEST_1, jobId, 2, 2);
+        uint256[6] memory others = [uint256(1), 3, 4, 5, 6, 0];
+        uint256 first;
+        for (uint256 i; i < 5; ++i) {
+            address sybil = i % 2 == 0 ? SYBIL_CHALLENGER_1 : SYBIL_CHALLENGER_2;
+            uint256 id = _challenge(sybil, jobId, others[i], 2);
+            if (first == 0) first = id;
+        }
+        assertEq(game.openDisputesOn(jobId), 6, "six open disputes");
+        VM.prank(provider);
+        game.concede(first);
+        for (uint256 id = 1; id <= game.disputeCount(); ++id) {
+            if (game.getDispute(id).status == IDisputeGame.Status.Open) game.resolve(id);
+        }
+        assertEq(game.creditOf(HONEST_1), _deposit(honestId) + REWARD / 6, "honest: deposit + R/6");
+        assertEq(side0 - _sideWealth(), STAKE - (REWARD - REWARD / 6), "side nets -L + 5R/6 (the last share takes dust)");
+        assertLe(STAKE - REWARD, side0 - _sideWealth(), "side loses at least the non-challenger share");
+    }
+
     // ---------------------------------------------------------------- mempool copy
 
     /// A copier replays the honest challenger's challenge (same calldata, same salt) in the block where it lands: the
