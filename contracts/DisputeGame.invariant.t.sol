@@ -154,7 +154,7 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
         assertTrue(rewardCoversPanel(STAKE, 1_000), "reward covers the panel");
         handler = new AttackHandler(this);
         targetContract(address(handler));
-        bytes4[] memory s = new bytes4[](18);
+        bytes4[] memory s = new bytes4[](19);
         s[0] = AttackHandler.newJob.selector;
         s[1] = AttackHandler.commitNext.selector;
         s[2] = AttackHandler.badCommit.selector;
@@ -173,6 +173,7 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
         s[15] = AttackHandler.claimAll.selector;
         s[16] = AttackHandler.honestChallenge.selector; // twice: honest challenges are the point of the game
         s[17] = AttackHandler.vote.selector; // twice: panels that vote reach PanelFault / PanelValid
+        s[18] = AttackHandler.stall.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: s}));
     }
 

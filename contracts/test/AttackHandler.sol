@@ -128,6 +128,7 @@ contract AttackHandler is DisputeBase, AttackActors {
     uint256 public ghost_honestOpened;
     uint256 public ghost_timeouts;
     uint256 public ghost_finalized;
+    uint256 public ghost_stalls;
 
     error OnlySelf(address caller);
 
@@ -305,6 +306,28 @@ contract AttackHandler is DisputeBase, AttackActors {
         ++ghost_frontRuns;
         _openChallenge(_honestChallenger(second), jobId, step, false); // one open dispute per step: must fail
         _settle(sybilId, true);
+    }
+
+    /// @notice The stalling attack: a sybil disputes a step at the last second the job can be frozen (the end of the
+    /// challenge window, or the segment deadline of an Active job), then lets the dispute lapse to NoDecision (silent
+    /// panel; with `killSeed` the seed block leaves blockhash range, so no panel is ever drawn); repeated up to four
+    /// times, each time at the new last second (a NoDecision re-opens a Committed job's window, at most MAX_REOPENS
+    /// times; an Active job past its deadline takes no new dispute).
+    function stall(uint8 jobSeed, uint8 rounds, bool killSeed, bool second) external {
+        ++ghost_calls;
+        uint256 jobId = _jobAt(jobSeed);
+        IDisputeGame.Params memory p = game.params();
+        for (uint256 r; r <= rounds % 4; ++r) {
+            IJobMarket.JobView memory j = market.getJob(jobId);
+            if (j.status != IJobMarket.JobStatus.Active && j.status != IJobMarket.JobStatus.Committed) return;
+            (bool ok, uint256 step) = _anyStep(jobId, uint8(rounds + r));
+            if (!ok) return;
+            if (j.deadline > block.timestamp) _advance(j.deadline - block.timestamp);
+            if (_openChallenge(_sybilChallenger(second), jobId, step, false) == 0) return;
+            ++ghost_stalls;
+            if (killSeed) VMB.roll(block.number + MAX_ROLL);
+            _advance(uint256(p.commitWindowSeconds) + p.revealWindowSeconds + 1);
+        }
     }
 
     /// @notice The provider (or the buyer) reports a missed deadline; the provider re-accepts a re-opened job.

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {TestBase} from "./test/TestBase.sol";
+import {AttackFixture} from "./test/AttackFixture.sol";
+import {IDisputeGame} from "./interfaces/IDisputeGame.sol";
+import {IJobMarket} from "./interfaces/IJobMarket.sol";
+import {IStakeVault} from "./interfaces/IStakeVault.sol";
+import {Trace} from "./libraries/Trace.sol";
+
+/// @notice One attack per test, each played by the provider side of AttackFixture (the provider, its sybil challengers
+/// and auditors), and each shown to lose: the provider side never gets back more than the challenger share of a faulted
+/// lock plus its own deposits, an honest challenger on the faulty step never loses, nobody holds a job past its bound,
+/// and no end state outside the committed leaves can be bound. Amounts are computed by hand from the fixture: lock
+/// L = STAKE = 10e18, challengerBps 5,000 (R = 5e18), buyerBps 3,000, burnBps 2,000, panelSize 3 * panelFee 5e16.
+contract DisputeGameAttacksTest is TestBase, AttackFixture {
+    uint256 internal constant HONEST = type(uint256).max;
+    uint256 internal constant REWARD = 5e18; // STAKE * 5,000 / 10,000
+    uint256 internal constant FEES = 15e16; // 3 * 5e16
+    uint256 internal constant DISPUTE_SECONDS = 2 days; // commitWindow + revealWindow
+
+    // ---------------------------------------------------------------- helpers
+
+    /// @dev The provider side's wealth: tokens, every credit, stake (free, locked, pending) and auditor bonds.
+    function _sideWealth() internal view returns (uint256 w) {
+        address[5] memory side = [provider, SYBIL_CHALLENGER_1, SYBIL_CHALLENGER_2, SYBIL_AUDITOR_1, SYBIL_AUDITOR_2];
+        for (uint256 i; i < side.length; ++i) {
+            address a = side[i];
+            IStakeVault.Account memory acc = vault.accountOf(a);
+            w += token.balanceOf(a) + game.creditOf(a) + vault.creditOf(a) + acc.free + acc.locked + acc.pendingWithdrawal
+                + market.creditOf(a, address(token)) + registry.auditorOf(a).bond + registry.creditOf(a);
+        }
+    }
+
+    function _deposit(uint256 id) internal view returns (uint256) {
+        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        return uint256(d.bond) + d.fees;
+    }
+
+    function _outcome(uint256 id) internal view returns (IDisputeGame.Outcome) {
+        return game.getDispute(id).outcome;
+    }
+
+    // ---------------------------------------------------------------- sybil concession
+
+    /// The provider's second address disputes a valid step first; an honest challenger then disputes the truly faulty
+    /// step; the provider concedes its sybil's dispute at once, hoping to take the reward. The reward is split between
+    /// the two disputes open at the fault: the honest challenger gets its deposit back plus half, the provider side
+    /// nets -L + R/2 (it got back its sybil's deposit and half the challenger share, never more than R).
+    function test_sybilConcession_honestGetsDepositAndHalf_sideAtMostChallengerShare() public {
+        uint256 jobId = _job(2, 2, 2); // the faulty step is 2
+        uint256 lock = vault.lockedFor(provider, jobId);
+        assertEq(lock, STAKE, "lock");
+        uint256 side0 = _sideWealth();
+        uint256 buyerVault0 = vault.creditOf(buyer);
+        uint256 burn0 = token.balanceOf(game.BURN_ADDRESS());
+
+        uint256 sybilId = _challenge(SYBIL_CHALLENGER_1, jobId, 5, 2); // step 5 is a valid step
+        uint256 honestId = _challenge(HONEST_1, jobId, 2, 2);
+        VM.prank(provider);
+        game.concede(sybilId);
+        assertTrue(_outcome(sybilId) == IDisputeGame.Outcome.Conceded, "sybil's conceded");
+        // the honest dispute cannot be conceded or proven any more; it closes as Superseded at once
+        VM.prank(provider);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameSuperseded.selector, honestId, jobId));
+        game.concede(honestId);
+        game.resolve(honestId);
+        assertTrue(_outcome(honestId) == IDisputeGame.Outcome.Superseded, "honest superseded");
+
+        assertEq(game.creditOf(HONEST_1), _deposit(honestId) + REWARD / 2, "honest: deposit back + half the reward");
+        assertEq(game.creditOf(SYBIL_CHALLENGER_1), _deposit(sybilId) + REWARD / 2, "sybil: deposit back + half");
+        // side got back (sybil credit) - side deposited (sybil deposit) = R/2 <= challengerBps/10,000 * L
+        assertLe(game.creditOf(SYBIL_CHALLENGER_1) - _deposit(sybilId), (lock * 5_000) / 10_000, "side <= R + deposits");
+        assertEq(side0 - _sideWealth(), lock - REWARD / 2, "side nets -L + R/2");
+        assertEq(vault.lockedFor(provider, jobId), 0, "whole lock slashed");
+        assertEq(vault.creditOf(buyer) - buyerVault0, (lock * 3_000) / 10_000, "buyer share");
+        assertEq(market.creditOf(buyer, address(token)), PAYMENT, "escrow back to the buyer");
+        assertEq(token.balanceOf(game.BURN_ADDRESS()) - burn0, (lock * 2_000) / 10_000, "burn share");
+        assertEq(game.pooled(), 0, "pool paid out");
+    }
+
+    /// The provider's sybil pre-committed to the faulty step long ago and opens its dispute in the block before the
+    /// honest challenger's (seen in the mempool); the honest challenge fails (one open dispute per step) and costs
+    /// nothing; the provider concedes the sybil's. The side then holds the whole reward, and still loses exactly the
+    /// non-challenger share (1 - 5,000/10,000) * L: the most a self-report can save.
+    function test_frontRunHonestChallenger_sideLosesNonChallengerShare() public {
+        uint256 jobId = _job(2, 2, 2);
+        uint256 side0 = _sideWealth();
+        uint256 honest0 = token.balanceOf(HONEST_1);
+        _commitChallenge(SYBIL_CHALLENGER_1, jobId, 2);
+        _commitChallenge(HONEST_1, jobId, 2);
+        uint256 sybilId = _challengeCommitted(SYBIL_CHALLENGER_1, jobId, 2, 2);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameDisputeOpen.selector, jobId, 2, sybilId));
+        _challengeCommitted(HONEST_1, jobId, 2, 2);
+        VM.prank(provider);
+        game.concede(sybilId);
+        assertEq(token.balanceOf(HONEST_1), honest0, "the failed honest challenge cost nothing");
+        assertEq(side0 - _sideWealth(), STAKE - REWARD, "side loses exactly the non-challenger share");
+    }
+
+    /// Dilution: once an honest dispute on the faulty step is on chain, the provider's sybils (their commitments made
+    /// long before, at no cost) open disputes on every other step of the job, then the provider concedes one of them.
+    /// The pool is split among the six open disputes, so the side takes 5/6 of R and the honest challenger only R/6:
+    /// the side still loses at least the non-challenger share (-L + 5R/6 <= -L + R) and the honest challenger still
+    /// nets >= 0, but the reward for finding the fault is diluted by the number of steps the sybils can dispute (see
+    /// the report: a share for each dispute open at the fault is cheap to farm, the deposits all come back).
+    function test_sybilDilution_sideStillLosesNonChallengerShare_honestShareDiluted() public {
+        uint256 jobId = _job(2, 2, 2); // 6 steps; step 2 is the faulty one
+        uint256 side0 = _sideWealth();
+        uint256 honestId = _challenge(HONEST_1, jobId, 2, 2);
+        uint256[6] memory others = [uint256(1), 3, 4, 5, 6, 0];
+        uint256 first;
+        for (uint256 i; i < 5; ++i) {
+            address sybil = i % 2 == 0 ? SYBIL_CHALLENGER_1 : SYBIL_CHALLENGER_2;
+            uint256 id = _challenge(sybil, jobId, others[i], 2);
+            if (first == 0) first = id;
+        }
+        assertEq(game.openDisputesOn(jobId), 6, "six open disputes");
+        VM.prank(provider);
+        game.concede(first);
+        for (uint256 id = 1; id <= game.disputeCount(); ++id) {
+            if (game.getDispute(id).status == IDisputeGame.Status.Open) game.resolve(id);
+        }
+        assertEq(game.creditOf(HONEST_1), _deposit(honestId) + REWARD / 6, "honest: deposit + R/6");
+        assertEq(side0 - _sideWealth(), STAKE - (REWARD - REWARD / 6), "side nets -L + 5R/6 (the last share takes dust)");
+        assertLe(STAKE - REWARD, side0 - _sideWealth(), "side loses at least the non-challenger share");
+    }
+
+    // ---------------------------------------------------------------- mempool copy
+
+    /// A copier replays the honest challenger's challenge (same calldata, same salt) in the block where it lands: the
+    /// commitment it would open is keccak(jobId, step, copier, salt), which nobody committed.
+    function test_mempoolCopy_reverts() public {
+        uint256 jobId = _job(2, 2, 2);
+        bytes32 salt = _commitChallenge(HONEST_1, jobId, 2);
+        bytes32 copierCommitment = game.challengeCommitment(jobId, 2, COPIER, salt);
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IDisputeGame.DisputeGameChallengeNotCommitted.selector, COPIER, copierCommitment, 0, block.number
+            )
+        );
+        _challengeWithSalt(COPIER, jobId, salt);
+        // copying the commitment itself does not help: the challenger's address is in the preimage
+        bytes32 honestCommitment = game.challengeCommitment(jobId, 2, HONEST_1, salt);
+        VM.prank(COPIER);
+        game.commitChallenge(honestCommitment);
+        VMB.roll(block.number + 1);
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IDisputeGame.DisputeGameChallengeNotCommitted.selector, COPIER, copierCommitment, 0, block.number
+            )
+        );
+        _challengeWithSalt(COPIER, jobId, salt);
+        // the honest challenger's own challenge goes through
+        uint256 id = _challengeCommitted(HONEST_1, jobId, 2, 2);
+        assertEq(game.getDispute(id).challenger, HONEST_1, "honest dispute opened");
+    }
+
+    /// Committing and challenging in the same block (so a copier could do both after seeing the challenge) reverts.
+    function test_commitAndChallengeSameBlock_reverts() public {
+        uint256 jobId = _job(2, 2, 2);
+        bytes32 salt = keccak256("same block");
+        bytes32 c = game.challengeCommitment(jobId, 2, COPIER, salt);
+        VM.prank(COPIER);
+        game.commitChallenge(c);
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IDisputeGame.DisputeGameChallengeNotCommitted.selector, COPIER, c, block.number, block.number
+            )
+        );
+        _challengeWithSalt(COPIER, jobId, salt);
+        VMB.roll(block.number + 1);
+        _challengeWithSalt(COPIER, jobId, salt); // one block later it opens
+        assertEq(game.openDisputeOf(jobId, 2), game.disputeCount(), "opened a block later");
+    }
+
+    // ---------------------------------------------------------------- unbounded freeze
+
+    /// The provider stops committing and keeps a sybil dispute open, hoping to hold the escrow: a dispute opened at the
+    /// last second before the segment deadline is the last one; after the deadline no new dispute can freeze the job,
+    /// and reportTimeout succeeds as soon as that dispute resolves, within one dispute duration of the deadline.
+    function test_unboundedFreeze_noFreezePastDeadline_timeoutWithinOneDispute() public {
+        uint256 jobId = _job(2, 1, HONEST); // Active, segment 1 never comes
+        uint256 deadline = market.getJob(jobId).deadline;
+        VM.warp(deadline); // the last second the job can be frozen
+        uint256 id = _challenge(SYBIL_CHALLENGER_1, jobId, 1, HONEST);
+        VM.warp(deadline + 1);
+        _commitChallenge(SYBIL_CHALLENGER_2, jobId, 2);
+        VM.expectRevert(
+            abi.encodeWithSelector(IJobMarket.JobMarketSegmentDeadlinePassed.selector, jobId, deadline, deadline + 1)
+        );
+        _challengeCommitted(SYBIL_CHALLENGER_2, jobId, 2, HONEST);
+        VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketFrozen.selector, jobId, 1));
+        market.reportTimeout(jobId);
+        // the provider cannot come back late either
+        (, bytes32[4] memory hs) = leaves(jobId, 1, HONEST);
+        VM.prank(provider);
+        VM.expectRevert(
+            abi.encodeWithSelector(IJobMarket.JobMarketSegmentLate.selector, jobId, 1, deadline, deadline + 1)
+        );
+        market.commitSegment(jobId, 1, dyn(hs), 1, "cid");
+
+        VM.warp(game.getDispute(id).revealDeadline + 1);
+        game.resolve(id); // silent panel
+        assertTrue(_outcome(id) == IDisputeGame.Outcome.NoDecision, "no decision");
+        market.reportTimeout(jobId);
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Open, "re-opened");
+        assertLe(block.timestamp, deadline + DISPUTE_SECONDS + 1, "ends within one dispute of the deadline");
+        assertEq(vault.lockedFor(provider, jobId), 0, "lock released (minus the timeout slash)");
+    }
+
+    // ---------------------------------------------------------------- NoDecision after the window
+
+    /// A sybil disputes at the last second of the challenge window and its panel stays silent: each NoDecision re-opens
+    /// the window to now + challengeWindow (a new challenge can be opened, finalize is refused until it closes), at most
+    /// MAX_REOPENS = 2 times; the third NoDecision re-opens nothing, so the job finalizes by the stated bound
+    /// lastCommit + challengeWindow * 3 + (commitWindow + revealWindow) * 3 (+ 1 s per resolve).
+    function test_noDecisionAfterWindow_reopensAtMostTwice_thenEnds() public {
+        uint256 jobId = _job(2, 2, HONEST); // Committed now
+        uint256 lastCommit = block.timestamp;
+        uint256 window = 1 days;
+        for (uint256 round; round < 3; ++round) {
+            uint256 d = market.getJob(jobId).deadline;
+            VM.warp(d);
+            uint256 id = _challenge(SYBIL_CHALLENGER_1, jobId, 1, HONEST);
+            VM.warp(d + 1);
+            VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketFrozen.selector, jobId, 1));
+            market.finalize(jobId);
+            VM.warp(game.getDispute(id).revealDeadline + 1);
+            game.resolve(id);
+            assertTrue(_outcome(id) == IDisputeGame.Outcome.NoDecision, "silent panel: no decision");
+            uint256 reopened = market.getJob(jobId).deadline;
+            if (round < 2) {
+                assertEq(reopened, block.timestamp + window, "window re-opened to now + challengeWindow");
+                VM.expectRevert(
+                    abi.encodeWithSelector(
+                        IJobMarket.JobMarketChallengeWindowOpen.selector, jobId, reopened, block.timestamp
+                    )
+                );
+                market.finalize(jobId);
+                // the next round's challenge is opened in this re-opened window, after the original one had closed
+                assertTrue(block.timestamp > lastCommit + window, "past the original window");
+            } else {
+                assertEq(reopened, d, "no third re-open");
+            }
+        }
+        // the window is closed for good: no new dispute, and the job finalizes
+        _commitChallenge(HONEST_1, jobId, 2);
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IJobMarket.JobMarketChallengeWindowClosed.selector, jobId, market.getJob(jobId).deadline, block.timestamp
+            )
+        );
+        _challengeCommitted(HONEST_1, jobId, 2, HONEST);
+        market.finalize(jobId);
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Finalized, "finalized");
+        assertLe(block.timestamp, lastCommit + window * 3 + DISPUTE_SECONDS * 3 + 3, "within the stated bound");
+    }
+
+    /// The re-opened window really takes a new challenge: an honest challenger disputes in it and wins.
+    function test_noDecision_reopenedWindow_takesNewChallenge() public {
+        uint256 jobId = _job(2, 2, 2);
+        uint256 d = market.getJob(jobId).deadline;
+        VM.warp(d);
+        uint256 id = _challenge(SYBIL_CHALLENGER_1, jobId, 5, 2);
+        VM.warp(game.getDispute(id).revealDeadline + 1);
+        game.resolve(id);
+        assertTrue(market.getJob(jobId).deadline > block.timestamp, "re-opened");
+        assertTrue(block.timestamp > d, "past the original window");
+        uint256 honestId = _challenge(HONEST_1, jobId, 2, 2);
+        VM.prank(provider);
+        game.concede(honestId);
+        assertEq(game.creditOf(HONEST_1), _deposit(honestId) + REWARD, "honest: deposit + whole reward");
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Refunded, "refunded");
+    }
+
+    // ---------------------------------------------------------------- backdoored end state
+
+    /// The provider would like to bind an end state (say, backdoored weights) that is not one of its committed steps.
+    /// commitSegment takes no end state: the stored commitment is commitment(root(leaves), last leaf), so only the
+    /// last leaf verifies as the end state, and the next segment must start from it.
+    function test_backdooredEndState_impossible_endIsLastLeaf() public {
+        uint256 jobId = _job(2, 1, HONEST);
+        (bytes32[4] memory lv, bytes32[4] memory hs) = leaves(jobId, 0, HONEST);
+        assertEq(market.segmentCommitment(jobId, 0), Trace.commitment(root(lv), hs[3]), "end state = last leaf");
+        bytes32 backdoor = h(jobId, 3, 666);
+        assertTrue(market.verifySegment(jobId, 0, root(lv), hs[3]), "last leaf verifies");
+        assertTrue(!market.verifySegment(jobId, 0, root(lv), backdoor), "another end state does not");
+        (, bytes32[4] memory next) = leaves(jobId, 1, HONEST);
+        bytes32[] memory sent = dyn(next);
+        sent[0] = backdoor;
+        VM.prank(provider);
+        VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketBoundaryMismatch.selector, jobId, 1, backdoor, hs[3]));
+        market.commitSegment(jobId, 1, sent, 1, "cid");
+    }
+
+    /// Fuzz: a commitSegment with the wrong number of leaves, a zero leaf anywhere, or a first leaf other than the
+    /// previous segment's end state always reverts with its own error; the well-formed one then commits the
+    /// commitment of exactly those leaves (hand-built 4-leaf tree, last leaf as the end state).
+    function testFuzz_commitSegment_malformedLeaves_revert(uint8 kind, uint8 count, uint8 at, bytes32 first) public {
+        uint256 jobId = _job(2, 1, HONEST); // next: segment 1, which must start at h(3)
+        (bytes32[4] memory lv, bytes32[4] memory hs) = leaves(jobId, 1, HONEST);
+        bytes32[] memory sent;
+        bytes memory err;
+        kind %= 3;
+        if (kind == 0) {
+            uint256 n = bound(count, 0, 20);
+            if (n == K + 1) n = K + 2;
+            sent = new bytes32[](n);
+            for (uint256 i; i < n; ++i) sent[i] = i < 4 ? hs[i] : keccak256(abi.encode("extra", i));
+            err = abi.encodeWithSelector(IJobMarket.JobMarketWrongLeafCount.selector, jobId, 1, n, K + 1);
+        } else if (kind == 1) {
+            sent = dyn(hs);
+            sent[at % 4] = bytes32(0);
+            err = abi.encodeWithSelector(IJobMarket.JobMarketZeroCommitment.selector, jobId, 1);
+        } else {
+            if (first == hs[0] || first == bytes32(0)) first = keccak256(abi.encode(first));
+            sent = dyn(hs);
+            sent[0] = first;
+            err = abi.encodeWithSelector(IJobMarket.JobMarketBoundaryMismatch.selector, jobId, 1, first, hs[0]);
+        }
+        VM.prank(provider);
+        VM.expectRevert(err);
+        market.commitSegment(jobId, 1, sent, 1, "cid");
+        assertEq(market.segmentCommitment(jobId, 1), bytes32(0), "nothing stored");
+        VM.prank(provider);
+        market.commitSegment(jobId, 1, dyn(hs), 1, "cid");
+        assertEq(market.segmentCommitment(jobId, 1), Trace.commitment(root(lv), hs[3]), "the calldata leaves");
+    }
+
+    // ---------------------------------------------------------------- challenger share
+
+    /// A challenger share of 100% would let a provider that concedes to itself lose nothing: refused above 50%.
+    function test_challengerBps10000_rejected() public {
+        IJobMarket.Policy memory pol = policy(1);
+        pol.challengerBps = 10_000;
+        pol.buyerBps = 0;
+        pol.burnBps = 0;
+        VM.prank(buyer);
+        VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketChallengerShareTooHigh.selector, 10_000, 5_000));
+        market.createJob(keccak256("m"), "ipfs://m", address(token), PAYMENT, pol);
+        pol.challengerBps = 5_001;
+        pol.buyerBps = 4_999;
+        VM.prank(buyer);
+        VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketChallengerShareTooHigh.selector, 5_001, 5_000));
+        market.createJob(keccak256("m"), "ipfs://m", address(token), PAYMENT, pol);
+        pol.challengerBps = 5_000;
+        pol.buyerBps = 5_000;
+        VM.prank(buyer);
+        market.createJob(keccak256("m"), "ipfs://m", address(token), PAYMENT, pol); // the maximum is allowed
+    }
+
+    // ---------------------------------------------------------------- util
+
+    /// @dev `who` calls challenge on step 2 (segment 0) of a job whose trace diverges at 2, with `salt` (someone else's).
+    function _challengeWithSalt(address who, uint256 jobId, bytes32 salt) internal returns (uint256) {
+        (bytes32[4] memory lv, bytes32[4] memory hs) = leaves(jobId, 0, 2);
+        VM.prank(who);
+        return game.challenge(jobId, 0, 2, root(lv), hs[3], hs[1], proof(lv, 1), hs[2], proof(lv, 2), salt);
+    }
+}
