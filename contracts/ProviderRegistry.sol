@@ -3,6 +3,7 @@ pragma solidity 0.8.28;
 
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
 import {IProviderRegistry} from "./interfaces/IProviderRegistry.sol";
 import {PanelTiming} from "./libraries/PanelTiming.sol";
@@ -13,6 +14,30 @@ import {Receipts} from "./libraries/Receipts.sol";
 /// @dev No admin: the committee size, quorum, seed delay, request window, maximum validity and the auditor registry
 /// are fixed at deployment.
 contract ProviderRegistry is IProviderRegistry, EIP712 {
+    using SafeCast for uint256;
+
+    /// @dev A request in two slots (deadline = asOf + requestWindowSeconds is not stored). NOTE: uint32 block numbers
+    /// last 4.29e9 blocks (1,600 years of 12 s blocks); past that, requestAttestation reverts (SafeCast).
+    struct StoredRequest {
+        address provider;
+        uint48 asOf;
+        uint32 seedBlock;
+        bool drawn;
+        bool recorded;
+        bytes32 evidenceHash;
+    }
+
+    /// @dev A record in two slots; bit i of `signerMask` set: member i of the request's committee signed it.
+    struct StoredAttestation {
+        uint8 tier;
+        uint8 band;
+        uint64 expiresAt;
+        uint64 recordedAt;
+        uint64 requestId;
+        uint16 signerMask;
+        bytes32 evidenceHash;
+    }
+
     /// @notice The tier of a provider with no counting record.
     uint8 public constant TIER_NONE = 4;
     /// @notice Largest committee (signature checks loop over it; AuditorRegistry draws are O(pool)).
@@ -28,11 +53,10 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     uint64 private immutable _requestWindowSeconds;
 
     uint256 private _requestCount;
-    mapping(uint256 requestId => Request) private _requests;
+    mapping(uint256 requestId => StoredRequest) private _requests;
     mapping(uint256 requestId => address[]) private _committees;
     mapping(address provider => uint256 requestId) private _lastRequest;
-    mapping(address provider => Attestation) private _attestations;
-    mapping(address provider => address[]) private _signers;
+    mapping(address provider => StoredAttestation) private _attestations;
 
     constructor(
         IAuditorRegistry auditors_,
@@ -70,29 +94,28 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         if (evidenceHash == bytes32(0)) revert ProviderRegistryZeroEvidence();
         uint256 previous = _lastRequest[msg.sender];
         // INVARIANT: one committee draw per provider per request window, so re-rolling the committee costs a window.
-        if (previous != 0 && block.timestamp <= _requests[previous].deadline) {
-            revert ProviderRegistryRequestOpen(msg.sender, previous, _requests[previous].deadline);
+        if (previous != 0 && block.timestamp <= _deadline(_requests[previous])) {
+            revert ProviderRegistryRequestOpen(msg.sender, previous, _deadline(_requests[previous]));
         }
         requestId = ++_requestCount;
-        uint64 asOf = uint64(block.timestamp);
-        uint64 seedBlock = uint64(block.number + _seedDelayBlocks);
-        uint64 deadline = asOf + _requestWindowSeconds;
-        _requests[requestId] = Request({
+        uint48 asOf = block.timestamp.toUint48();
+        uint32 seedBlock = (block.number + _seedDelayBlocks).toUint32();
+        _requests[requestId] = StoredRequest({
             provider: msg.sender,
             asOf: asOf,
+            seedBlock: seedBlock,
             drawn: false,
             recorded: false,
-            seedBlock: seedBlock,
-            deadline: deadline,
             evidenceHash: evidenceHash
         });
+        uint64 deadline = uint64(asOf) + _requestWindowSeconds;
         _lastRequest[msg.sender] = requestId;
         emit AttestationRequested(requestId, msg.sender, evidenceHash, asOf, seedBlock, deadline);
     }
 
     /// @inheritdoc IProviderRegistry
     function drawCommittee(uint256 requestId) external returns (address[] memory committee) {
-        Request storage q = _openRequest(requestId);
+        StoredRequest storage q = _openRequest(requestId);
         if (q.drawn) revert ProviderRegistryCommitteeDrawn(requestId);
         committee = _draw(requestId, q);
     }
@@ -100,39 +123,56 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     /// @inheritdoc IProviderRegistry
     function record(Receipts.AttestationVerified calldata att, bytes[] calldata signatures) external {
         uint256 requestId = att.requestId;
-        Request storage q = _openRequest(requestId);
+        StoredRequest storage q = _openRequest(requestId);
         _checkStatement(requestId, q, att);
         uint256 n = signatures.length;
         if (n < _quorum) revert ProviderRegistryBelowQuorum(n, _quorum);
         address[] memory committee = q.drawn ? _committees[requestId] : _draw(requestId, q);
         bytes32 digest = _hashTypedDataV4(Receipts.hash(_toMemory(att)));
-        address[] memory signers = _committeeSigners(requestId, committee, digest, signatures);
+        (address[] memory signers, uint16 mask) = _committeeSigners(requestId, committee, digest, signatures);
 
         q.recorded = true;
-        Attestation storage current = _attestations[att.provider];
-        current.tier = att.tier;
-        current.band = att.band;
-        current.expiresAt = att.expiresAt;
-        current.recordedAt = uint64(block.timestamp);
-        current.evidenceHash = att.evidenceHash;
-        current.requestId = requestId;
-        _signers[att.provider] = signers;
+        _attestations[att.provider] = StoredAttestation({
+            tier: att.tier,
+            band: att.band,
+            expiresAt: att.expiresAt,
+            recordedAt: uint64(block.timestamp),
+            requestId: uint64(requestId), // fits: requestId <= _requestCount, one per transaction
+            signerMask: mask,
+            evidenceHash: att.evidenceHash
+        });
         emit AttestationRecorded(att.provider, requestId, att.tier, att.band, att.evidenceHash, att.expiresAt, digest, signers);
     }
 
     /// @inheritdoc IProviderRegistry
-    function attestationOf(address provider) external view returns (Attestation memory) {
-        return _attestations[provider];
+    function attestationOf(address provider) external view returns (Attestation memory a) {
+        StoredAttestation storage r = _attestations[provider];
+        a.tier = r.tier;
+        a.band = r.band;
+        a.expiresAt = r.expiresAt;
+        a.recordedAt = r.recordedAt;
+        a.evidenceHash = r.evidenceHash;
+        a.requestId = r.requestId;
     }
 
     /// @inheritdoc IProviderRegistry
-    function signersOf(address provider) external view returns (address[] memory) {
-        return _signers[provider];
+    function signersOf(address provider) public view returns (address[] memory signers) {
+        StoredAttestation storage r = _attestations[provider];
+        address[] storage committee = _committees[r.requestId];
+        uint16 mask = r.signerMask;
+        signers = new address[](committee.length);
+        uint256 n;
+        for (uint256 i; i < committee.length; ++i) {
+            if (mask & (1 << i) != 0) signers[n++] = committee[i];
+        }
+        assembly ("memory-safe") {
+            mstore(signers, n) // shrink to the n signers (n <= committee length)
+        }
     }
 
     /// @inheritdoc IProviderRegistry
     function backingOf(address provider) public view returns (uint256 active) {
-        address[] storage signers = _signers[provider];
+        address[] memory signers = signersOf(provider);
         for (uint256 i; i < signers.length; ++i) {
             if (_auditors.isActive(signers[i])) ++active;
         }
@@ -140,7 +180,7 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
 
     /// @inheritdoc IProviderRegistry
     function effectiveTier(address provider) external view returns (uint8) {
-        Attestation storage a = _attestations[provider];
+        StoredAttestation storage a = _attestations[provider];
         if (a.tier == 0 || a.expiresAt <= block.timestamp) return TIER_NONE;
         // INVARIANT: a statement counts only while a quorum of its signers keeps its bond in the registry.
         if (backingOf(provider) < _quorum) return TIER_NONE;
@@ -148,8 +188,15 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     }
 
     /// @inheritdoc IProviderRegistry
-    function requestOf(uint256 requestId) external view returns (Request memory) {
-        return _requests[requestId];
+    function requestOf(uint256 requestId) external view returns (Request memory v) {
+        StoredRequest storage q = _requests[requestId];
+        v.provider = q.provider;
+        v.asOf = q.asOf;
+        v.drawn = q.drawn;
+        v.recorded = q.recorded;
+        v.seedBlock = q.seedBlock;
+        v.deadline = q.provider == address(0) ? 0 : _deadline(q);
+        v.evidenceHash = q.evidenceHash;
     }
 
     /// @inheritdoc IProviderRegistry
@@ -159,10 +206,10 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
 
     /// @inheritdoc IProviderRegistry
     function committeeOf(uint256 requestId) external view returns (address[] memory) {
-        Request storage q = _requests[requestId];
+        StoredRequest storage q = _requests[requestId];
         if (q.drawn) return _committees[requestId];
         if (q.provider == address(0)) revert ProviderRegistryUnknownRequest(requestId);
-        if (block.timestamp > q.deadline) revert ProviderRegistryRequestClosed(requestId, q.deadline, block.timestamp);
+        if (block.timestamp > _deadline(q)) revert ProviderRegistryRequestClosed(requestId, _deadline(q), block.timestamp);
         (, address[] memory committee) = _compute(requestId, q);
         return committee;
     }
@@ -216,15 +263,19 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         revert ProviderRegistryInvalidTier(tier);
     }
 
-    function _openRequest(uint256 requestId) private view returns (Request storage q) {
+    function _openRequest(uint256 requestId) private view returns (StoredRequest storage q) {
         q = _requests[requestId];
         if (q.provider == address(0)) revert ProviderRegistryUnknownRequest(requestId);
         // INVARIANT: a request is drawn and recorded by its deadline, while its snapshot is drawable (constructor).
-        if (block.timestamp > q.deadline) revert ProviderRegistryRequestClosed(requestId, q.deadline, block.timestamp);
+        if (block.timestamp > _deadline(q)) revert ProviderRegistryRequestClosed(requestId, _deadline(q), block.timestamp);
+    }
+
+    function _deadline(StoredRequest storage q) private view returns (uint64) {
+        return uint64(q.asOf) + _requestWindowSeconds;
     }
 
     /// @dev The statement fits its request, its tier's band range and the validity rules, and is fresher than the record.
-    function _checkStatement(uint256 requestId, Request storage q, Receipts.AttestationVerified calldata att)
+    function _checkStatement(uint256 requestId, StoredRequest storage q, Receipts.AttestationVerified calldata att)
         private
         view
     {
@@ -247,13 +298,14 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         if (att.expiresAt <= current) revert ProviderRegistryStale(att.provider, att.expiresAt, current);
     }
 
-    /// @dev The signers of `signatures` over `digest`: strictly ascending, each on the committee and active now.
+    /// @dev The signers of `signatures` over `digest` (strictly ascending, each on the committee and active now) and
+    /// the mask of their committee positions.
     function _committeeSigners(
         uint256 requestId,
         address[] memory committee,
         bytes32 digest,
         bytes[] calldata signatures
-    ) private view returns (address[] memory signers) {
+    ) private view returns (address[] memory signers, uint16 mask) {
         uint256 n = signatures.length;
         signers = new address[](n);
         address previous;
@@ -263,15 +315,17 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
             if (signer <= previous) revert ProviderRegistryUnsortedSigners(i, previous, signer);
             // INVARIANT: only the drawn committee speaks for a request; the provider's own auditors count only if the
             // draw picked them. A signature over other fields recovers to an unrelated address and fails here.
-            if (!_contains(committee, signer)) revert ProviderRegistryNotCommitteeMember(requestId, i, signer);
+            uint256 at = _indexOf(committee, signer);
+            if (at == type(uint256).max) revert ProviderRegistryNotCommitteeMember(requestId, i, signer);
             // INVARIANT: every signer's bond is at stake when the statement is recorded.
             if (!_auditors.isActive(signer)) revert ProviderRegistryNotAuditor(i, signer);
             signers[i] = signer;
+            mask |= uint16(1 << at); // fits: at < committee length <= MAX_COMMITTEE = 15
             previous = signer;
         }
     }
 
-    function _draw(uint256 requestId, Request storage q) private returns (address[] memory committee) {
+    function _draw(uint256 requestId, StoredRequest storage q) private returns (address[] memory committee) {
         bytes32 seed;
         (seed, committee) = _compute(requestId, q);
         q.drawn = true;
@@ -281,7 +335,7 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
 
     /// @dev The committee of request `requestId` from blockhash(seedBlock): a snapshot draw the provider is excluded
     /// from. No reseed when the hash is gone: whoever holds back the draw would otherwise get a new committee.
-    function _compute(uint256 requestId, Request storage q) private view returns (bytes32 seed, address[] memory) {
+    function _compute(uint256 requestId, StoredRequest storage q) private view returns (bytes32 seed, address[] memory) {
         if (block.number <= q.seedBlock) revert ProviderRegistrySeedNotReady(requestId, q.seedBlock, block.number);
         if (block.number - q.seedBlock > _BLOCKHASH_RANGE) revert ProviderRegistrySeedExpired(requestId, q.seedBlock);
         seed = keccak256(abi.encode(blockhash(q.seedBlock), address(this), requestId));
@@ -290,11 +344,12 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         return (seed, _auditors.drawPanel(seed, _committeeSize, exclude, q.asOf));
     }
 
-    function _contains(address[] memory list, address who) private pure returns (bool) {
+    /// @dev Position of `who` in `list`, or type(uint256).max.
+    function _indexOf(address[] memory list, address who) private pure returns (uint256) {
         for (uint256 i; i < list.length; ++i) {
-            if (list[i] == who) return true;
+            if (list[i] == who) return i;
         }
-        return false;
+        return type(uint256).max;
     }
 
     function _toMemory(Receipts.AttestationVerified calldata att)

@@ -277,7 +277,7 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
     /// committee rule their signatures count only when the draw put both on the committee; here they were bonded
     /// just before the request, so the snapshot does not even contain them.
     function testFuzz_freshOwnAuditors_neverOnCommittee(uint32 height) public {
-        vm.roll(1_000 + uint256(height));
+        vm.roll(1_000 + uint256(height) % 1_000_000_000);
         _bondKeys(token, auditors, SYBIL_KEY, 2);
         (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 100, _expiry());
         address[] memory c = providers.committeeOf(id);
@@ -297,7 +297,7 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
         _bondAuditors(token, auditors, 7); // ten honest
         _bondKeys(token, auditors, SYBIL_KEY, 2);
         vm.warp(block.timestamp + ACTIVATION_DELAY); // the provider's two are as old as needed
-        vm.roll(1_000 + uint256(height));
+        vm.roll(1_000 + uint256(height) % 1_000_000_000);
         (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 100, _expiry());
         address[] memory c = providers.committeeOf(id);
         uint256 own;

@@ -171,7 +171,7 @@ interface IProviderRegistry {
     /// @notice `provider`'s record (zero if never recorded; may be expired or unbacked).
     function attestationOf(address provider) external view returns (Attestation memory);
 
-    /// @notice The signers of `provider`'s current record (ascending).
+    /// @notice The signers of `provider`'s current record, in the order of its request's committee.
     function signersOf(address provider) external view returns (address[] memory);
 
     /// @notice How many of the signers of `provider`'s current record are active auditors now.
