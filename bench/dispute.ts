@@ -19,9 +19,11 @@ import {
   commitSegment,
   concede,
   createJob,
+  DEFAULT_ACTIVATION_DELAY_SECONDS,
   DEFAULT_DISPUTE_PARAMS,
   deployDisputeGame,
   deployMarket,
+  minAuditorExitDelaySeconds,
   devAccount,
   drawPanel,
   getDispute,
@@ -57,7 +59,7 @@ const conn = await network.create();
 const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
 const [admin, buyer, provider, challenger] = [mk(0), mk(1), mk(2), mk(3)];
 const auditors = [4, 5, 6, 7, 8].map(mk);
-const market = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("10"), exitDelaySeconds: 60n });
+const market = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("10"), exitDelaySeconds: minAuditorExitDelaySeconds(PARAMS) });
 const deployed = await deployDisputeGame(admin, { deployment: market, params: PARAMS });
 const d = { ...market, disputeGame: deployed.disputeGame };
 for (const c of [buyer, provider, challenger, ...auditors]) {
@@ -66,6 +68,8 @@ for (const c of [buyer, provider, challenger, ...auditors]) {
 }
 await stakeDeposit(provider, { stakeVault: d.stakeVault, amount: parseEther("1000") });
 for (const a of auditors) await postBond(a, { auditorRegistry: d.auditorRegistry, amount: parseEther("20") });
+// the bonds count for panel snapshots (taken at each challenge) once the activation delay has passed
+await conn.networkHelpers.time.increase(Number(DEFAULT_ACTIVATION_DELAY_SECONDS));
 
 const gas: Record<string, number> = {};
 const record = (key: string, g: bigint) => {

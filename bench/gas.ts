@@ -30,19 +30,20 @@ const wallet = (i: number) => {
   return w;
 };
 type W = ReturnType<typeof wallet>;
-const [admin, buyer, provider, challenger, auditor, auditor2, auditor3, contributor] = [0, 1, 2, 3, 4, 5, 6, 7].map(wallet) as [W, W, W, W, W, W, W, W];
+const [admin, buyer, provider, challenger, auditor, auditor2, auditor3, contributor, auditor4] = [0, 1, 2, 3, 4, 5, 6, 7, 8].map(wallet) as [W, W, W, W, W, W, W, W, W];
 
 const token = await viem.deployContract("TestToken", ["Test", "TST"]);
 const vault = await viem.deployContract("StakeVault", [token.address, BigInt(7 * DAY), admin.account.address]);
-const registry = await viem.deployContract("AuditorRegistry", [token.address, parseEther("100"), BigInt(14 * DAY), admin.account.address]);
+const registry = await viem.deployContract("AuditorRegistry", [token.address, parseEther("100"), BigInt(14 * DAY), 3600n, admin.account.address]);
 const market = await viem.deployContract("JobMarket", [vault.address, admin.account.address]);
-const providers = await viem.deployContract("ProviderRegistry", [registry.address, 2n, BigInt(30 * DAY)]);
+// committees of 3, quorum 2, 2-block seed, 1-day request window (the deployment defaults)
+const providers = await viem.deployContract("ProviderRegistry", [registry.address, 3n, 2n, BigInt(30 * DAY), 2, BigInt(DAY)]);
 const data = await viem.deployContract("DataRegistry", []);
 await vault.write.grantRole([await vault.read.MARKET_ROLE(), market.address]);
 await vault.write.grantRole([await vault.read.SLASHER_ROLE(), admin.account.address]);
 await market.write.grantRole([await market.read.DISPUTE_ROLE(), admin.account.address]);
 await registry.write.grantRole([await registry.read.DISPUTE_ROLE(), admin.account.address]);
-for (const w of [buyer, provider, challenger, auditor, auditor2, auditor3]) {
+for (const w of [buyer, provider, challenger, auditor, auditor2, auditor3, auditor4]) {
   await token.write.mint([w.account.address, parseEther("1000000000")]);
   for (const spender of [market.address, vault.address, registry.address]) {
     await token.write.approve([spender, maxUint256], { account: w.account });
@@ -157,21 +158,29 @@ results["AuditorRegistry.leave"] = await gas(registry.write.leave({ account: aud
 
 // Terms: attestation tiers, corpora, data shares, receipts, provenance.
 {
-  // Two bonded auditors sign an AttestationVerified for the provider (tier 1), ascending by address.
+  // Three auditors bond (the whole committee of 3, drawn after the activation delay); two of them sign an
+  // AttestationVerified for the provider's request (tier 1), ascending by address.
+  for (const a of [auditor2, auditor3, auditor4]) await registry.write.postBond([parseEther("100")], { account: a.account });
+  await networkHelpers.time.increase(3600);
+  const evidenceHash = keccak256(toHex("evidence"));
+  results["ProviderRegistry.requestAttestation"] = await gas(providers.write.requestAttestation([evidenceHash], { account: provider.account }));
+  const requestId = await providers.read.lastRequestOf([provider.account.address]);
+  await networkHelpers.mine(3);
+  results["ProviderRegistry.drawCommittee(3 of 3)"] = await gas(providers.write.drawCommittee([requestId], { account: challenger.account }));
   const signers = [auditor2, auditor3].sort((a, b) => (BigInt(a.account.address) < BigInt(b.account.address) ? -1 : 1));
-  for (const a of signers) await registry.write.postBond([parseEther("100")], { account: a.account });
   const chainId = BigInt(await publicClient.getChainId());
   const att = {
     provider: provider.account.address,
+    requestId,
     tier: 1,
     band: 100,
-    evidenceHash: keccak256(toHex("evidence")),
+    evidenceHash,
     expiresAt: BigInt(await networkHelpers.time.latest()) + BigInt(7 * DAY),
   };
   const attDomain = { name: "PoUW ProviderRegistry", version: "1", chainId, verifyingContract: providers.address };
-  const attTypes = { AttestationVerified: [{ name: "provider", type: "address" }, { name: "tier", type: "uint8" }, { name: "band", type: "uint8" }, { name: "evidenceHash", type: "bytes32" }, { name: "expiresAt", type: "uint64" }] } as const;
+  const attTypes = { AttestationVerified: [{ name: "provider", type: "address" }, { name: "requestId", type: "uint256" }, { name: "tier", type: "uint8" }, { name: "band", type: "uint8" }, { name: "evidenceHash", type: "bytes32" }, { name: "expiresAt", type: "uint64" }] } as const;
   const sigs = await Promise.all(signers.map((a) => a.signTypedData({ account: a.account, domain: attDomain, types: attTypes, primaryType: "AttestationVerified", message: att })));
-  results["ProviderRegistry.record(quorum=2)"] = await gas(providers.write.record([att, sigs], { account: challenger.account }));
+  results["ProviderRegistry.record(quorum 2 of a drawn 3)"] = await gas(providers.write.record([att, sigs], { account: challenger.account }));
 
   results["DataRegistry.register"] = await gas(
     data.write.register([keccak256(toHex("corpus-1")), CID, "CC-BY-4.0", contributor.account.address, keccak256(toHex("terms"))], { account: contributor.account }),

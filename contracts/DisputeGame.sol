@@ -9,6 +9,7 @@ import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
 import {Trace} from "./libraries/Trace.sol";
+import {PanelTiming} from "./libraries/PanelTiming.sol";
 
 /// @title DisputeGame: one-step challenges settled by concession, a Groth16 proof or a commit-reveal panel
 /// (see IDisputeGame and docs/disputes.md)
@@ -111,6 +112,19 @@ contract DisputeGame is IDisputeGame {
         IStakeVault vault_ = IStakeVault(market_.vault());
         // INVARIANT: the challenger share of a slash (stake token) is paid out with the bonds, so both are one token.
         if (vault_.token() != address(bondToken_)) revert DisputeGameTokenMismatch(vault_.token(), address(bondToken_));
+        uint256 seedSeconds = PanelTiming.blocksToSeconds(params_.seedDelayBlocks);
+        uint64 activationDelay = registry_.activationDelaySeconds();
+        // INVARIANT: a bond posted after a challenge fixed its seed block cannot count before the seed is public (the
+        // snapshot at challengedAt already excludes it; this holds even for a draw at the seed's own time).
+        if (activationDelay <= seedSeconds) {
+            revert DisputeGameActivationDelayTooShort(address(registry_), activationDelay, seedSeconds);
+        }
+        uint256 openSeconds = seedSeconds + params_.commitWindowSeconds + params_.revealWindowSeconds
+            + PanelTiming.RESOLVE_MARGIN_SECONDS;
+        uint64 exitDelay = registry_.exitDelaySeconds();
+        // INVARIANT: a member eligible at challengedAt requests exit after it, so it cannot leave before challengedAt +
+        // exitDelay: every member a panel can draw stays forfeitable until the dispute is resolved (within the margin).
+        if (exitDelay < openSeconds) revert DisputeGameExitDelayTooShort(address(registry_), exitDelay, openSeconds);
         _market = market_;
         _registry = registry_;
         _verifier = verifier_;
@@ -586,13 +600,17 @@ contract DisputeGame is IDisputeGame {
         exclude[0] = d.provider;
         exclude[1] = d.challenger;
         exclude[2] = buyer;
-        try _registry.drawPanel(seed, _params.panelSize, exclude) returns (address[] memory panel) {
+        // The pool is the registry's snapshot at the challenge: fixed before blockhash(seedBlock) existed, and no bond,
+        // exit or re-bond after it changes it (AuditorRegistry.drawPanel reverts once the snapshot is older than the
+        // exit delay; the catch below then leaves the dispute without a panel).
+        try _registry.drawPanel(seed, _params.panelSize, exclude, d.challengedAt) returns (address[] memory panel) {
             d.panel = panel;
             d.panelDrawn = true;
             emit PanelDrawn(disputeId, seed, panel);
             return true;
         } catch {
-            // Too few eligible auditors: no panel; resolve ends the dispute with NoDecision.
+            // Too few eligible auditors (or a snapshot too old to draw): no panel; resolve ends the dispute with
+            // NoDecision.
             emit PanelUnavailable(disputeId);
             return false;
         }

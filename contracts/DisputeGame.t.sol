@@ -360,6 +360,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         assertTrue(!game.drawPanel(id), "seed gone");
         assertEq(game.getDispute(id).seedBlock, block.number + 2, "re-anchored");
         VMB.roll(block.number + 3);
+        _pastChallenge(id); // the snapshot at challengedAt is drawable once that second is over
         assertTrue(game.drawPanel(id), "drawn");
     }
 

@@ -3,83 +3,215 @@ pragma solidity 0.8.28;
 
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
 import {IProviderRegistry} from "./interfaces/IProviderRegistry.sol";
+import {PanelTiming} from "./libraries/PanelTiming.sol";
 import {Receipts} from "./libraries/Receipts.sol";
 
-/// @title ProviderRegistry: provider attestation tiers recorded on a quorum of auditor signatures
-/// (see IProviderRegistry)
-/// @dev No admin: the quorum, the auditor set's registry and the maximum validity are fixed at deployment.
+/// @title ProviderRegistry: provider attestation tiers recorded on a quorum of a drawn auditor committee
+/// (see IProviderRegistry and docs/panels.md)
+/// @dev No admin: the committee size, quorum, seed delay, request window, maximum validity and the auditor registry
+/// are fixed at deployment.
 contract ProviderRegistry is IProviderRegistry, EIP712 {
-    /// @notice The tier of a provider with no unexpired record.
+    using SafeCast for uint256;
+
+    /// @dev A request in two slots (deadline = asOf + requestWindowSeconds is not stored). NOTE: uint32 block numbers
+    /// last 4.29e9 blocks (1,600 years of 12 s blocks); past that, requestAttestation reverts (SafeCast).
+    struct StoredRequest {
+        address provider;
+        uint48 asOf;
+        uint32 seedBlock;
+        bool drawn;
+        bool recorded;
+        bytes32 evidenceHash;
+    }
+
+    /// @dev A record in two slots; bit i of `signerMask` set: member i of the request's committee signed it.
+    struct StoredAttestation {
+        uint8 tier;
+        uint8 band;
+        uint64 expiresAt;
+        uint64 recordedAt;
+        uint64 requestId;
+        uint16 signerMask;
+        bytes32 evidenceHash;
+    }
+
+    /// @notice The tier of a provider with no counting record.
     uint8 public constant TIER_NONE = 4;
+    /// @notice Largest committee (signature checks loop over it; AuditorRegistry draws are O(pool)).
+    uint256 public constant MAX_COMMITTEE = 15;
+    /// @dev blockhash(n) is only available for the 256 most recent blocks.
+    uint256 private constant _BLOCKHASH_RANGE = 256;
 
     IAuditorRegistry private immutable _auditors;
+    uint256 private immutable _committeeSize;
     uint256 private immutable _quorum;
     uint64 private immutable _maxValiditySeconds;
+    uint16 private immutable _seedDelayBlocks;
+    uint64 private immutable _requestWindowSeconds;
 
-    mapping(address provider => Attestation) private _attestations;
+    uint256 private _requestCount;
+    mapping(uint256 requestId => StoredRequest) private _requests;
+    mapping(uint256 requestId => address[]) private _committees;
+    mapping(address provider => uint256 requestId) private _lastRequest;
+    mapping(address provider => StoredAttestation) private _attestations;
 
-    constructor(IAuditorRegistry auditors_, uint256 quorum_, uint64 maxValiditySeconds_)
-        EIP712(Receipts.PROVIDER_REGISTRY_DOMAIN_NAME, Receipts.DOMAIN_VERSION)
-    {
+    constructor(
+        IAuditorRegistry auditors_,
+        uint256 committeeSize_,
+        uint256 quorum_,
+        uint64 maxValiditySeconds_,
+        uint16 seedDelayBlocks_,
+        uint64 requestWindowSeconds_
+    ) EIP712(Receipts.PROVIDER_REGISTRY_DOMAIN_NAME, Receipts.DOMAIN_VERSION) {
         if (quorum_ == 0) revert ProviderRegistryZeroQuorum();
+        if (committeeSize_ > MAX_COMMITTEE) revert ProviderRegistryCommitteeTooLarge(committeeSize_, MAX_COMMITTEE);
+        if (quorum_ > committeeSize_) revert ProviderRegistryQuorumAboveCommittee(quorum_, committeeSize_);
+        // INVARIANT: two disjoint sets of committee members can never both make a quorum.
+        if (2 * quorum_ <= committeeSize_) revert ProviderRegistryQuorumNotMajority(quorum_, committeeSize_);
         if (maxValiditySeconds_ == 0) revert ProviderRegistryZeroValidity();
+        if (seedDelayBlocks_ == 0 || seedDelayBlocks_ > 200) revert ProviderRegistryInvalidSeedDelay(seedDelayBlocks_);
+        uint256 seedSeconds = PanelTiming.blocksToSeconds(seedDelayBlocks_);
+        if (requestWindowSeconds_ <= seedSeconds) revert ProviderRegistryWindowTooShort(requestWindowSeconds_, seedSeconds);
+        uint64 exitDelay = auditors_.exitDelaySeconds();
+        // INVARIANT: a committee is drawn by the deadline, while the request's snapshot is still drawable.
+        if (requestWindowSeconds_ > exitDelay) revert ProviderRegistryWindowTooLong(requestWindowSeconds_, exitDelay);
+        uint64 activationDelay = auditors_.activationDelaySeconds();
+        // INVARIANT: a bond posted once a request fixed its seed block cannot count before the seed is public.
+        if (activationDelay <= seedSeconds) revert ProviderRegistryActivationDelayTooShort(activationDelay, seedSeconds);
         _auditors = auditors_;
+        _committeeSize = committeeSize_;
         _quorum = quorum_;
         _maxValiditySeconds = maxValiditySeconds_;
+        _seedDelayBlocks = seedDelayBlocks_;
+        _requestWindowSeconds = requestWindowSeconds_;
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function requestAttestation(bytes32 evidenceHash) external returns (uint256 requestId) {
+        if (evidenceHash == bytes32(0)) revert ProviderRegistryZeroEvidence();
+        uint256 previous = _lastRequest[msg.sender];
+        // INVARIANT: one committee draw per provider per request window, so re-rolling the committee costs a window.
+        if (previous != 0 && block.timestamp <= _deadline(_requests[previous])) {
+            revert ProviderRegistryRequestOpen(msg.sender, previous, _deadline(_requests[previous]));
+        }
+        requestId = ++_requestCount;
+        uint48 asOf = block.timestamp.toUint48();
+        uint32 seedBlock = (block.number + _seedDelayBlocks).toUint32();
+        _requests[requestId] = StoredRequest({
+            provider: msg.sender,
+            asOf: asOf,
+            seedBlock: seedBlock,
+            drawn: false,
+            recorded: false,
+            evidenceHash: evidenceHash
+        });
+        uint64 deadline = uint64(asOf) + _requestWindowSeconds;
+        _lastRequest[msg.sender] = requestId;
+        emit AttestationRequested(requestId, msg.sender, evidenceHash, asOf, seedBlock, deadline);
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function drawCommittee(uint256 requestId) external returns (address[] memory committee) {
+        StoredRequest storage q = _openRequest(requestId);
+        if (q.drawn) revert ProviderRegistryCommitteeDrawn(requestId);
+        committee = _draw(requestId, q);
     }
 
     /// @inheritdoc IProviderRegistry
     function record(Receipts.AttestationVerified calldata att, bytes[] calldata signatures) external {
-        if (att.provider == address(0)) revert ProviderRegistryZeroProvider();
-        (uint8 lo, uint8 hi) = bandRange(att.tier);
-        if (att.band < lo || att.band > hi) revert ProviderRegistryBandOutOfRange(att.tier, att.band, lo, hi);
-        if (att.evidenceHash == bytes32(0)) revert ProviderRegistryZeroEvidence();
-        // INVARIANT: an expired statement never counts.
-        if (att.expiresAt <= block.timestamp) revert ProviderRegistryExpired(att.expiresAt, block.timestamp);
-        if (att.expiresAt > block.timestamp + _maxValiditySeconds) {
-            revert ProviderRegistryValidityTooLong(att.expiresAt, block.timestamp, _maxValiditySeconds);
-        }
-        Attestation storage current = _attestations[att.provider];
-        // INVARIANT: a record is replaced only by a fresher one, so a statement is recorded at most once and an
-        // old statement cannot undo a newer one.
-        if (att.expiresAt <= current.expiresAt) revert ProviderRegistryStale(att.provider, att.expiresAt, current.expiresAt);
-
-        bytes32 digest = _hashTypedDataV4(Receipts.hash(_toMemory(att)));
+        uint256 requestId = att.requestId;
+        StoredRequest storage q = _openRequest(requestId);
+        _checkStatement(requestId, q, att);
         uint256 n = signatures.length;
-        // INVARIANT: a record needs `quorum` distinct auditors that are active now.
         if (n < _quorum) revert ProviderRegistryBelowQuorum(n, _quorum);
-        address[] memory signers = new address[](n);
-        address previous;
-        for (uint256 i; i < n; ++i) {
-            address signer = ECDSA.recover(digest, signatures[i]);
-            // Ascending order makes "distinct" a one-comparison check.
-            if (signer <= previous) revert ProviderRegistryUnsortedSigners(i, previous, signer);
-            // A signature over other fields recovers to some unrelated address and fails here.
-            if (!_auditors.isActive(signer)) revert ProviderRegistryNotAuditor(i, signer);
-            signers[i] = signer;
-            previous = signer;
-        }
+        address[] memory committee = q.drawn ? _committees[requestId] : _draw(requestId, q);
+        bytes32 digest = _hashTypedDataV4(Receipts.hash(_toMemory(att)));
+        (address[] memory signers, uint16 mask) = _committeeSigners(requestId, committee, digest, signatures);
 
-        current.tier = att.tier;
-        current.band = att.band;
-        current.expiresAt = att.expiresAt;
-        current.recordedAt = uint64(block.timestamp);
-        current.evidenceHash = att.evidenceHash;
-        emit AttestationRecorded(att.provider, att.tier, att.band, att.evidenceHash, att.expiresAt, digest, signers);
+        q.recorded = true;
+        _attestations[att.provider] = StoredAttestation({
+            tier: att.tier,
+            band: att.band,
+            expiresAt: att.expiresAt,
+            recordedAt: uint64(block.timestamp),
+            requestId: uint64(requestId), // fits: requestId <= _requestCount, one per transaction
+            signerMask: mask,
+            evidenceHash: att.evidenceHash
+        });
+        emit AttestationRecorded(att.provider, requestId, att.tier, att.band, att.evidenceHash, att.expiresAt, digest, signers);
     }
 
     /// @inheritdoc IProviderRegistry
-    function attestationOf(address provider) external view returns (Attestation memory) {
-        return _attestations[provider];
+    function attestationOf(address provider) external view returns (Attestation memory a) {
+        StoredAttestation storage r = _attestations[provider];
+        a.tier = r.tier;
+        a.band = r.band;
+        a.expiresAt = r.expiresAt;
+        a.recordedAt = r.recordedAt;
+        a.evidenceHash = r.evidenceHash;
+        a.requestId = r.requestId;
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function signersOf(address provider) public view returns (address[] memory signers) {
+        StoredAttestation storage r = _attestations[provider];
+        address[] storage committee = _committees[r.requestId];
+        uint16 mask = r.signerMask;
+        signers = new address[](committee.length);
+        uint256 n;
+        for (uint256 i; i < committee.length; ++i) {
+            if (mask & (1 << i) != 0) signers[n++] = committee[i];
+        }
+        assembly ("memory-safe") {
+            mstore(signers, n) // shrink to the n signers (n <= committee length)
+        }
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function backingOf(address provider) public view returns (uint256 active) {
+        address[] memory signers = signersOf(provider);
+        for (uint256 i; i < signers.length; ++i) {
+            if (_auditors.isActive(signers[i])) ++active;
+        }
     }
 
     /// @inheritdoc IProviderRegistry
     function effectiveTier(address provider) external view returns (uint8) {
-        Attestation storage a = _attestations[provider];
+        StoredAttestation storage a = _attestations[provider];
         if (a.tier == 0 || a.expiresAt <= block.timestamp) return TIER_NONE;
+        // INVARIANT: a statement counts only while a quorum of its signers keeps its bond in the registry.
+        if (backingOf(provider) < _quorum) return TIER_NONE;
         return a.tier;
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function requestOf(uint256 requestId) external view returns (Request memory v) {
+        StoredRequest storage q = _requests[requestId];
+        v.provider = q.provider;
+        v.asOf = q.asOf;
+        v.drawn = q.drawn;
+        v.recorded = q.recorded;
+        v.seedBlock = q.seedBlock;
+        v.deadline = q.provider == address(0) ? 0 : _deadline(q);
+        v.evidenceHash = q.evidenceHash;
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function lastRequestOf(address provider) external view returns (uint256) {
+        return _lastRequest[provider];
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function committeeOf(uint256 requestId) external view returns (address[] memory) {
+        StoredRequest storage q = _requests[requestId];
+        if (q.drawn) return _committees[requestId];
+        if (q.provider == address(0)) revert ProviderRegistryUnknownRequest(requestId);
+        if (block.timestamp > _deadline(q)) revert ProviderRegistryRequestClosed(requestId, _deadline(q), block.timestamp);
+        (, address[] memory committee) = _compute(requestId, q);
+        return committee;
     }
 
     /// @inheritdoc IProviderRegistry
@@ -93,6 +225,11 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     }
 
     /// @inheritdoc IProviderRegistry
+    function committeeSize() external view returns (uint256) {
+        return _committeeSize;
+    }
+
+    /// @inheritdoc IProviderRegistry
     function quorum() external view returns (uint256) {
         return _quorum;
     }
@@ -100,6 +237,16 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     /// @inheritdoc IProviderRegistry
     function maxValiditySeconds() external view returns (uint64) {
         return _maxValiditySeconds;
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function seedDelayBlocks() external view returns (uint16) {
+        return _seedDelayBlocks;
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function requestWindowSeconds() external view returns (uint64) {
+        return _requestWindowSeconds;
     }
 
     /// @notice The EIP-712 domain separator of this registry.
@@ -114,6 +261,95 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         if (tier == 3) return (50, 69);
         if (tier == 4) return (10, 49);
         revert ProviderRegistryInvalidTier(tier);
+    }
+
+    function _openRequest(uint256 requestId) private view returns (StoredRequest storage q) {
+        q = _requests[requestId];
+        if (q.provider == address(0)) revert ProviderRegistryUnknownRequest(requestId);
+        // INVARIANT: a request is drawn and recorded by its deadline, while its snapshot is drawable (constructor).
+        if (block.timestamp > _deadline(q)) revert ProviderRegistryRequestClosed(requestId, _deadline(q), block.timestamp);
+    }
+
+    function _deadline(StoredRequest storage q) private view returns (uint64) {
+        return uint64(q.asOf) + _requestWindowSeconds;
+    }
+
+    /// @dev The statement fits its request, its tier's band range and the validity rules, and is fresher than the record.
+    function _checkStatement(uint256 requestId, StoredRequest storage q, Receipts.AttestationVerified calldata att)
+        private
+        view
+    {
+        // INVARIANT: a request yields at most one record.
+        if (q.recorded) revert ProviderRegistryAlreadyRecorded(requestId);
+        // INVARIANT: the committee speaks about the provider that asked and the evidence it named.
+        if (att.provider != q.provider) revert ProviderRegistryWrongProvider(requestId, att.provider, q.provider);
+        if (att.evidenceHash != q.evidenceHash) {
+            revert ProviderRegistryWrongEvidence(requestId, att.evidenceHash, q.evidenceHash);
+        }
+        (uint8 lo, uint8 hi) = bandRange(att.tier);
+        if (att.band < lo || att.band > hi) revert ProviderRegistryBandOutOfRange(att.tier, att.band, lo, hi);
+        // INVARIANT: an expired statement never counts.
+        if (att.expiresAt <= block.timestamp) revert ProviderRegistryExpired(att.expiresAt, block.timestamp);
+        if (att.expiresAt > block.timestamp + _maxValiditySeconds) {
+            revert ProviderRegistryValidityTooLong(att.expiresAt, block.timestamp, _maxValiditySeconds);
+        }
+        uint64 current = _attestations[att.provider].expiresAt;
+        // INVARIANT: a record is replaced only by a fresher one, so an old statement cannot undo a newer one.
+        if (att.expiresAt <= current) revert ProviderRegistryStale(att.provider, att.expiresAt, current);
+    }
+
+    /// @dev The signers of `signatures` over `digest` (strictly ascending, each on the committee and active now) and
+    /// the mask of their committee positions.
+    function _committeeSigners(
+        uint256 requestId,
+        address[] memory committee,
+        bytes32 digest,
+        bytes[] calldata signatures
+    ) private view returns (address[] memory signers, uint16 mask) {
+        uint256 n = signatures.length;
+        signers = new address[](n);
+        address previous;
+        for (uint256 i; i < n; ++i) {
+            address signer = ECDSA.recover(digest, signatures[i]);
+            // Ascending order makes "distinct" a one-comparison check.
+            if (signer <= previous) revert ProviderRegistryUnsortedSigners(i, previous, signer);
+            // INVARIANT: only the drawn committee speaks for a request; the provider's own auditors count only if the
+            // draw picked them. A signature over other fields recovers to an unrelated address and fails here.
+            uint256 at = _indexOf(committee, signer);
+            if (at == type(uint256).max) revert ProviderRegistryNotCommitteeMember(requestId, i, signer);
+            // INVARIANT: every signer's bond is at stake when the statement is recorded.
+            if (!_auditors.isActive(signer)) revert ProviderRegistryNotAuditor(i, signer);
+            signers[i] = signer;
+            mask |= uint16(1 << at); // fits: at < committee length <= MAX_COMMITTEE = 15
+            previous = signer;
+        }
+    }
+
+    function _draw(uint256 requestId, StoredRequest storage q) private returns (address[] memory committee) {
+        bytes32 seed;
+        (seed, committee) = _compute(requestId, q);
+        q.drawn = true;
+        _committees[requestId] = committee;
+        emit CommitteeDrawn(requestId, seed, committee);
+    }
+
+    /// @dev The committee of request `requestId` from blockhash(seedBlock): a snapshot draw the provider is excluded
+    /// from. No reseed when the hash is gone: whoever holds back the draw would otherwise get a new committee.
+    function _compute(uint256 requestId, StoredRequest storage q) private view returns (bytes32 seed, address[] memory) {
+        if (block.number <= q.seedBlock) revert ProviderRegistrySeedNotReady(requestId, q.seedBlock, block.number);
+        if (block.number - q.seedBlock > _BLOCKHASH_RANGE) revert ProviderRegistrySeedExpired(requestId, q.seedBlock);
+        seed = keccak256(abi.encode(blockhash(q.seedBlock), address(this), requestId));
+        address[] memory exclude = new address[](1);
+        exclude[0] = q.provider;
+        return (seed, _auditors.drawPanel(seed, _committeeSize, exclude, q.asOf));
+    }
+
+    /// @dev Position of `who` in `list`, or type(uint256).max.
+    function _indexOf(address[] memory list, address who) private pure returns (uint256) {
+        for (uint256 i; i < list.length; ++i) {
+            if (list[i] == who) return i;
+        }
+        return type(uint256).max;
     }
 
     function _toMemory(Receipts.AttestationVerified calldata att)

@@ -12,9 +12,17 @@ import {IProviderRegistry} from "./interfaces/IProviderRegistry.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
 import {Receipts} from "./libraries/Receipts.sol";
 
+/// @notice ProviderRegistry: the request -> drawn committee -> quorum record flow, every revert path, the "signers stay
+/// bonded" rule, and the self-attestation attacker (a provider that bonds auditors of its own).
 contract ProviderRegistryTest is TestBase, AuditorKeys {
     address internal constant PROVIDER = address(0xB2);
     uint64 internal constant MAX_VALIDITY = 30 days;
+    uint64 internal constant EXIT_DELAY = 14 days;
+    uint64 internal constant ACTIVATION_DELAY = 1 hours;
+    uint16 internal constant SEED_DELAY = 2;
+    uint64 internal constant WINDOW = 1 days;
+    /// @dev Keys of the provider's own auditors (the attacker's), apart from the fixture's honest 0xA11CE + i.
+    uint256 internal constant SYBIL_KEY = 0x5B11;
 
     TestToken internal token;
     AuditorRegistry internal auditors;
@@ -22,9 +30,10 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
 
     function setUp() public {
         vm.warp(1_700_000_000);
+        vm.roll(1_000);
         token = new TestToken("Test", "TST");
-        auditors = new AuditorRegistry(token, AUDITOR_BOND, 14 days, address(this));
-        providers = new ProviderRegistry(auditors, 2, MAX_VALIDITY);
+        auditors = new AuditorRegistry(token, AUDITOR_BOND, EXIT_DELAY, ACTIVATION_DELAY, address(this));
+        providers = new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, SEED_DELAY, WINDOW);
         _bondAuditors(token, auditors, 3);
     }
 
@@ -32,21 +41,39 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
         return uint64(block.timestamp + 7 days);
     }
 
+    /// @dev A request by PROVIDER, past its seed block, and an attestation of it.
+    function _open(uint8 tier, uint8 band, uint64 expiresAt)
+        internal
+        returns (uint256 id, Receipts.AttestationVerified memory att)
+    {
+        id = _request(providers, PROVIDER);
+        att = _attestation(PROVIDER, id, tier, band, expiresAt);
+    }
+
+    function _sign(uint256 id, Receipts.AttestationVerified memory att, uint256 k) internal view returns (bytes[] memory) {
+        return _committeeSigs(providers, id, providers.digestOf(att), k);
+    }
+
+    // ---------------------------------------------------------------- recording
+
     /// Every tier with every band of its range and any validity up to the maximum is recorded as signed.
     function testFuzz_record_anyValidTierBand_recordsIt(uint8 tier, uint8 band, uint64 validity) public {
         tier = uint8(bound(tier, 1, 4));
         (uint8 lo, uint8 hi) = providers.bandRange(tier);
         band = uint8(bound(band, lo, hi));
-        validity = uint64(bound(validity, 1, MAX_VALIDITY));
-        Receipts.AttestationVerified memory att = _attestation(PROVIDER, tier, band, uint64(block.timestamp) + validity);
-        providers.record(att, _sigs(providers.digestOf(att), 2));
+        validity = uint64(bound(validity, 2, MAX_VALIDITY));
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(tier, band, uint64(block.timestamp) + validity);
+        providers.record(att, _sign(id, att, 2));
         IProviderRegistry.Attestation memory a = providers.attestationOf(PROVIDER);
         assertEq(a.tier, tier, "tier");
         assertEq(a.band, band, "band");
         assertEq(a.expiresAt, att.expiresAt, "expiry");
         assertEq(a.evidenceHash, att.evidenceHash, "evidence");
         assertEq(a.recordedAt, block.timestamp, "recordedAt");
+        assertEq(a.requestId, id, "request");
+        assertEq(providers.signersOf(PROVIDER).length, 2, "signers kept");
         assertEq(providers.effectiveTier(PROVIDER), tier, "effective tier");
+        assertTrue(providers.requestOf(id).recorded, "request recorded");
         vm.warp(att.expiresAt);
         assertEq(providers.effectiveTier(PROVIDER), 4, "expired record counts as tier 4");
     }
@@ -56,46 +83,78 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
     }
 
     function test_record_threeOfThree_recordsIt() public {
-        Receipts.AttestationVerified memory att = _attestation(PROVIDER, 1, 100, _expiry());
-        providers.record(att, _sigs(providers.digestOf(att), 3));
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 100, _expiry());
+        providers.record(att, _sign(id, att, 3));
         assertEq(providers.effectiveTier(PROVIDER), 1, "tier 1");
+    }
+
+    function test_request_fixesSnapshotSeedAndDeadline() public {
+        uint256 nowTs = block.timestamp;
+        uint256 height = block.number;
+        vm.prank(PROVIDER);
+        uint256 id = providers.requestAttestation(_evidence(PROVIDER));
+        IProviderRegistry.Request memory q = providers.requestOf(id);
+        assertEq(q.provider, PROVIDER, "provider");
+        assertEq(q.asOf, nowTs, "snapshot at the request");
+        assertEq(q.seedBlock, height + SEED_DELAY, "seed block");
+        assertEq(q.deadline, nowTs + WINDOW, "deadline");
+        assertEq(q.evidenceHash, _evidence(PROVIDER), "evidence");
+        assertEq(providers.lastRequestOf(PROVIDER), id, "last request");
+        vm.roll(block.number + SEED_DELAY + 1);
+        vm.warp(block.timestamp + 1);
+        address[] memory preview = providers.committeeOf(id);
+        address[] memory drawn = providers.drawCommittee(id);
+        assertEq(drawn.length, 3, "committee size");
+        for (uint256 i; i < 3; ++i) {
+            assertEq(drawn[i], preview[i], "the preview is the draw");
+            assertTrue(drawn[i] != PROVIDER, "provider excluded");
+        }
+        assertTrue(providers.requestOf(id).drawn, "drawn");
+        address[] memory stored = providers.committeeOf(id);
+        for (uint256 i; i < 3; ++i) {
+            assertEq(stored[i], drawn[i], "stored");
+        }
     }
 
     function test_record_fresherRecord_replacesOlder() public {
         _attest(providers, PROVIDER, 1, _expiry(), 2);
+        vm.warp(block.timestamp + WINDOW + 1);
         _attest(providers, PROVIDER, 3, _expiry() + 1, 2);
         assertEq(providers.effectiveTier(PROVIDER), 3, "downgraded by the fresher record");
     }
 
-    function test_record_sameMessageTwice_reverts() public {
-        Receipts.AttestationVerified memory att = _attestation(PROVIDER, 2, 80, _expiry());
-        bytes[] memory sigs = _sigs(providers.digestOf(att), 2);
-        providers.record(att, sigs);
-        vm.expectRevert(
-            abi.encodeWithSelector(IProviderRegistry.ProviderRegistryStale.selector, PROVIDER, att.expiresAt, att.expiresAt)
-        );
+    function test_record_sameRequestTwice_reverts() public {
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(2, 80, _expiry());
+        providers.record(att, _sign(id, att, 2));
+        att.expiresAt += 1; // even a fresher statement: one record per request
+        bytes[] memory sigs = _sign(id, att, 2);
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryAlreadyRecorded.selector, id));
         providers.record(att, sigs);
     }
 
     function test_record_olderStatementAfterNewer_reverts() public {
-        Receipts.AttestationVerified memory old = _attestation(PROVIDER, 1, 95, _expiry());
-        bytes[] memory oldSigs = _sigs(providers.digestOf(old), 2);
         _attest(providers, PROVIDER, 3, _expiry() + 1 days, 2);
+        uint64 current = providers.attestationOf(PROVIDER).expiresAt;
+        vm.warp(block.timestamp + WINDOW + 1);
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 95, current - 1 hours);
+        bytes[] memory sigs = _sign(id, att, 2);
         vm.expectRevert(
-            abi.encodeWithSelector(IProviderRegistry.ProviderRegistryStale.selector, PROVIDER, old.expiresAt, _expiry() + 1 days)
+            abi.encodeWithSelector(IProviderRegistry.ProviderRegistryStale.selector, PROVIDER, att.expiresAt, current)
         );
-        providers.record(old, oldSigs);
+        providers.record(att, sigs);
     }
 
+    // ---------------------------------------------------------------- signers
+
     function test_record_belowQuorum_reverts() public {
-        Receipts.AttestationVerified memory att = _attestation(PROVIDER, 1, 95, _expiry());
-        bytes[] memory sigs = _sigs(providers.digestOf(att), 1);
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 95, _expiry());
+        bytes[] memory sigs = _sign(id, att, 1);
         vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryBelowQuorum.selector, 1, 2));
         providers.record(att, sigs);
     }
 
     function test_record_sameAuditorTwice_reverts() public {
-        Receipts.AttestationVerified memory att = _attestation(PROVIDER, 1, 95, _expiry());
+        (, Receipts.AttestationVerified memory att) = _open(1, 95, _expiry());
         bytes32 digest = providers.digestOf(att);
         bytes[] memory sigs = new bytes[](2);
         sigs[0] = _sig(_auditorKeys[0], digest);
@@ -106,7 +165,7 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
     }
 
     function test_record_descendingSigners_reverts() public {
-        Receipts.AttestationVerified memory att = _attestation(PROVIDER, 1, 95, _expiry());
+        (, Receipts.AttestationVerified memory att) = _open(1, 95, _expiry());
         bytes32 digest = providers.digestOf(att);
         bytes[] memory sigs = new bytes[](2);
         sigs[0] = _sig(_auditorKeys[1], digest);
@@ -122,95 +181,56 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
         providers.record(att, sigs);
     }
 
+    /// Someone who is not an auditor at all is not on any committee.
     function test_record_nonAuditorSigner_reverts() public {
-        Receipts.AttestationVerified memory att = _attestation(PROVIDER, 1, 95, _expiry());
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 95, _expiry());
         uint256 strangerKey = 0x5757;
-        bytes[] memory sigs = new bytes[](1);
-        ProviderRegistry one = new ProviderRegistry(auditors, 1, MAX_VALIDITY);
-        sigs[0] = _sig(strangerKey, one.digestOf(att));
-        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryNotAuditor.selector, 0, vm.addr(strangerKey)));
-        one.record(att, sigs);
+        bytes32 digest = providers.digestOf(att);
+        address[] memory c = _ascending(providers.committeeOf(id));
+        bytes[] memory sigs = new bytes[](2);
+        sigs[0] = _sig(_keyOf[c[0]], digest);
+        sigs[1] = _sig(strangerKey, digest);
+        address stranger = vm.addr(strangerKey);
+        if (stranger < c[0]) (sigs[0], sigs[1]) = (sigs[1], sigs[0]);
+        uint256 index = stranger < c[0] ? 0 : 1;
+        vm.expectRevert(
+            abi.encodeWithSelector(IProviderRegistry.ProviderRegistryNotCommitteeMember.selector, id, index, stranger)
+        );
+        providers.record(att, sigs);
     }
 
-    function test_record_exitedAuditor_reverts() public {
-        Receipts.AttestationVerified memory att = _attestation(PROVIDER, 1, 95, _expiry());
-        bytes[] memory sigs = _sigs(providers.digestOf(att), 2);
-        address a = vm.addr(_auditorKeys[1]);
+    /// A committee member that requested exit no longer has its bond behind the statement.
+    function test_record_exitedCommitteeMember_reverts() public {
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 95, _expiry());
+        bytes[] memory sigs = _sign(id, att, 2);
+        address a = _ascending(providers.committeeOf(id))[1];
         vm.prank(a);
         auditors.requestExit();
         vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryNotAuditor.selector, 1, a));
         providers.record(att, sigs);
     }
 
-    /// Signatures over one band do not authorize another: the signer recovered is not an auditor.
+    /// Signatures over one band do not authorize another: the signer recovered is on no committee.
     function test_record_mismatchedFields_reverts() public {
-        Receipts.AttestationVerified memory att = _attestation(PROVIDER, 1, 95, _expiry());
-        bytes[] memory sigs = _sigs(providers.digestOf(att), 2);
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 95, _expiry());
+        bytes[] memory sigs = _sign(id, att, 2);
         att.band = 100;
-        vm.expectPartialRevert(IProviderRegistry.ProviderRegistryNotAuditor.selector);
+        vm.expectPartialRevert(IProviderRegistry.ProviderRegistryNotCommitteeMember.selector);
         providers.record(att, sigs);
     }
 
-    /// A signature under another domain (the JobMarket's name) does not count either.
+    /// A signature under another domain (another registry's) does not count either.
     function test_record_otherDomainSignature_reverts() public {
-        Receipts.AttestationVerified memory att = _attestation(PROVIDER, 1, 95, _expiry());
-        ProviderRegistry other = new ProviderRegistry(auditors, 2, MAX_VALIDITY);
-        bytes[] memory sigs = _sigs(other.digestOf(att), 2);
-        vm.expectPartialRevert(IProviderRegistry.ProviderRegistryNotAuditor.selector);
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 95, _expiry());
+        ProviderRegistry other = new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, SEED_DELAY, WINDOW);
+        bytes[] memory sigs = _committeeSigs(providers, id, other.digestOf(att), 2);
+        vm.expectPartialRevert(IProviderRegistry.ProviderRegistryNotCommitteeMember.selector);
         providers.record(att, sigs);
-    }
-
-    function test_record_expired_reverts() public {
-        Receipts.AttestationVerified memory att = _attestation(PROVIDER, 1, 95, uint64(block.timestamp));
-        bytes[] memory sigs = _sigs(providers.digestOf(att), 2);
-        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryExpired.selector, att.expiresAt, block.timestamp));
-        providers.record(att, sigs);
-    }
-
-    function test_record_validityTooLong_reverts() public {
-        Receipts.AttestationVerified memory att =
-            _attestation(PROVIDER, 1, 95, uint64(block.timestamp) + MAX_VALIDITY + 1);
-        bytes[] memory sigs = _sigs(providers.digestOf(att), 2);
-        vm.expectRevert(
-            abi.encodeWithSelector(
-                IProviderRegistry.ProviderRegistryValidityTooLong.selector, att.expiresAt, block.timestamp, MAX_VALIDITY
-            )
-        );
-        providers.record(att, sigs);
-    }
-
-    function testFuzz_record_invalidTier_reverts(uint8 tier) public {
-        vm.assume(tier == 0 || tier > 4);
-        Receipts.AttestationVerified memory att = _attestation(PROVIDER, tier, 50, _expiry());
-        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryInvalidTier.selector, tier));
-        providers.record(att, new bytes[](0));
-    }
-
-    function testFuzz_record_bandOutsideTier_reverts(uint8 tier, uint8 band) public {
-        tier = uint8(bound(tier, 1, 4));
-        (uint8 lo, uint8 hi) = providers.bandRange(tier);
-        vm.assume(band < lo || band > hi);
-        Receipts.AttestationVerified memory att = _attestation(PROVIDER, tier, band, _expiry());
-        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryBandOutOfRange.selector, tier, band, lo, hi));
-        providers.record(att, new bytes[](0));
-    }
-
-    function test_record_zeroProvider_reverts() public {
-        Receipts.AttestationVerified memory att = _attestation(address(0), 1, 95, _expiry());
-        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryZeroProvider.selector));
-        providers.record(att, new bytes[](0));
-    }
-
-    function test_record_zeroEvidence_reverts() public {
-        Receipts.AttestationVerified memory att = _attestation(PROVIDER, 1, 95, _expiry());
-        att.evidenceHash = bytes32(0);
-        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryZeroEvidence.selector));
-        providers.record(att, new bytes[](0));
     }
 
     function test_record_malformedSignatures_revert() public {
-        Receipts.AttestationVerified memory att = _attestation(PROVIDER, 1, 95, _expiry());
-        bytes[] memory sigs = _sigs(providers.digestOf(att), 2);
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 95, _expiry());
+        bytes[] memory sigs = _sign(id, att, 2);
         sigs[0] = hex"1234";
         vm.expectRevert(abi.encodeWithSelector(ECDSA.ECDSAInvalidSignatureLength.selector, 2));
         providers.record(att, sigs);
@@ -224,17 +244,262 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
         providers.record(att, sigs);
     }
 
-    function test_constructor_zeroQuorumOrValidity_reverts() public {
+    // ---------------------------------------------------------------- bonds at stake
+
+    /// The record counts only while a quorum of its signers stays bonded: one of two signers exiting drops the tier.
+    function test_effectiveTier_signerExits_dropsBelowQuorum() public {
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 95, _expiry());
+        providers.record(att, _sign(id, att, 2));
+        address[] memory signers = providers.signersOf(PROVIDER);
+        assertEq(providers.backingOf(PROVIDER), 2, "backed by both");
+        vm.prank(signers[0]);
+        auditors.requestExit();
+        assertEq(providers.backingOf(PROVIDER), 1, "one left");
+        assertEq(providers.effectiveTier(PROVIDER), 4, "unbacked record counts as tier 4");
+    }
+
+    /// With three signers and quorum two, one exit leaves the record standing; a second drops it.
+    function test_effectiveTier_threeSigners_survivesOneExit() public {
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(2, 75, _expiry());
+        providers.record(att, _sign(id, att, 3));
+        address[] memory signers = providers.signersOf(PROVIDER);
+        vm.prank(signers[2]);
+        auditors.requestExit();
+        assertEq(providers.effectiveTier(PROVIDER), 2, "still a quorum");
+        vm.prank(signers[1]);
+        auditors.requestExit();
+        assertEq(providers.effectiveTier(PROVIDER), 4, "below quorum");
+    }
+
+    // ---------------------------------------------------------------- the self-attesting provider
+
+    /// The attack of issue 12 (7): the provider bonds two auditors of its own and signs tier 1 with them. Under the
+    /// committee rule their signatures count only when the draw put both on the committee; here they were bonded
+    /// just before the request, so the snapshot does not even contain them.
+    function testFuzz_freshOwnAuditors_neverOnCommittee(uint32 height) public {
+        vm.roll(1_000 + uint256(height) % 1_000_000_000);
+        _bondKeys(token, auditors, SYBIL_KEY, 2);
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 100, _expiry());
+        address[] memory c = providers.committeeOf(id);
+        for (uint256 i; i < c.length; ++i) {
+            assertTrue(c[i] != vm.addr(SYBIL_KEY) && c[i] != vm.addr(SYBIL_KEY + 1), "bonded after asOf - delay");
+        }
+        bytes[] memory sigs = _ownSigs(att);
+        vm.expectPartialRevert(IProviderRegistry.ProviderRegistryNotCommitteeMember.selector);
+        providers.record(att, sigs);
+        assertEq(providers.effectiveTier(PROVIDER), 4, "no tier");
+    }
+
+    /// Old, eligible own auditors among ten honest ones: tier 1 is recorded exactly when the draw put both of them on
+    /// the committee (probability C(2,2) * C(10,1) / C(12,3) = 10/220 = 4.5% per request, and one request per window),
+    /// never otherwise.
+    function testFuzz_ownAuditors_tierOnlyWhenBothDrawn(uint32 height) public {
+        _bondAuditors(token, auditors, 7); // ten honest
+        _bondKeys(token, auditors, SYBIL_KEY, 2);
+        vm.warp(block.timestamp + ACTIVATION_DELAY); // the provider's two are as old as needed
+        vm.roll(1_000 + uint256(height) % 1_000_000_000);
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 100, _expiry());
+        address[] memory c = providers.committeeOf(id);
+        uint256 own;
+        for (uint256 i; i < c.length; ++i) {
+            if (c[i] == vm.addr(SYBIL_KEY) || c[i] == vm.addr(SYBIL_KEY + 1)) ++own;
+        }
+        bytes[] memory sigs = _ownSigs(att);
+        if (own == 2) {
+            providers.record(att, sigs);
+            assertEq(providers.effectiveTier(PROVIDER), 1, "drawn: the residual risk");
+        } else {
+            vm.expectPartialRevert(IProviderRegistry.ProviderRegistryNotCommitteeMember.selector);
+            providers.record(att, sigs);
+            assertEq(providers.effectiveTier(PROVIDER), 4, "not drawn: no tier");
+        }
+    }
+
+    /// The provider cannot re-roll the committee at will: one request per window.
+    function test_request_whileOpen_reverts() public {
+        vm.prank(PROVIDER);
+        uint256 id = providers.requestAttestation(_evidence(PROVIDER));
+        uint64 deadline = providers.requestOf(id).deadline;
+        vm.expectRevert(
+            abi.encodeWithSelector(IProviderRegistry.ProviderRegistryRequestOpen.selector, PROVIDER, id, deadline)
+        );
+        vm.prank(PROVIDER);
+        providers.requestAttestation(keccak256("other evidence"));
+        vm.warp(deadline);
+        vm.expectPartialRevert(IProviderRegistry.ProviderRegistryRequestOpen.selector);
+        vm.prank(PROVIDER);
+        providers.requestAttestation(_evidence(PROVIDER));
+        vm.warp(deadline + 1);
+        vm.prank(PROVIDER);
+        assertEq(providers.requestAttestation(_evidence(PROVIDER)), id + 1, "next window");
+    }
+
+    /// Signatures of the provider's own two auditors (SYBIL_KEY, SYBIL_KEY + 1), ascending.
+    function _ownSigs(Receipts.AttestationVerified memory att) internal view returns (bytes[] memory sigs) {
+        bytes32 digest = providers.digestOf(att);
+        (uint256 k0, uint256 k1) = vm.addr(SYBIL_KEY) < vm.addr(SYBIL_KEY + 1)
+            ? (SYBIL_KEY, SYBIL_KEY + 1)
+            : (SYBIL_KEY + 1, SYBIL_KEY);
+        sigs = new bytes[](2);
+        sigs[0] = _sig(k0, digest);
+        sigs[1] = _sig(k1, digest);
+    }
+
+    // ---------------------------------------------------------------- request errors
+
+    function test_request_zeroEvidence_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryZeroEvidence.selector));
+        vm.prank(PROVIDER);
+        providers.requestAttestation(bytes32(0));
+    }
+
+    function test_unknownRequest_reverts() public {
+        Receipts.AttestationVerified memory att = _attestation(PROVIDER, 9, 1, 95, _expiry());
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryUnknownRequest.selector, 9));
+        providers.record(att, new bytes[](0));
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryUnknownRequest.selector, 9));
+        providers.drawCommittee(9);
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryUnknownRequest.selector, 9));
+        providers.committeeOf(9);
+    }
+
+    function test_record_afterDeadline_reverts() public {
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 95, _expiry());
+        bytes[] memory sigs = _sign(id, att, 2);
+        uint64 deadline = providers.requestOf(id).deadline;
+        vm.warp(deadline + 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(IProviderRegistry.ProviderRegistryRequestClosed.selector, id, deadline, deadline + 1)
+        );
+        providers.record(att, sigs);
+        vm.expectPartialRevert(IProviderRegistry.ProviderRegistryRequestClosed.selector);
+        providers.drawCommittee(id);
+        vm.expectPartialRevert(IProviderRegistry.ProviderRegistryRequestClosed.selector);
+        providers.committeeOf(id);
+    }
+
+    function test_record_wrongProviderOrEvidence_reverts() public {
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 95, _expiry());
+        att.provider = address(0xB3);
+        vm.expectRevert(
+            abi.encodeWithSelector(IProviderRegistry.ProviderRegistryWrongProvider.selector, id, address(0xB3), PROVIDER)
+        );
+        providers.record(att, new bytes[](0));
+        att.provider = PROVIDER;
+        att.evidenceHash = keccak256("other evidence");
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IProviderRegistry.ProviderRegistryWrongEvidence.selector, id, att.evidenceHash, _evidence(PROVIDER)
+            )
+        );
+        providers.record(att, new bytes[](0));
+    }
+
+    function test_drawCommittee_seedErrors_revert() public {
+        vm.prank(PROVIDER);
+        uint256 id = providers.requestAttestation(_evidence(PROVIDER));
+        uint64 seedBlock = providers.requestOf(id).seedBlock;
+        vm.expectRevert(
+            abi.encodeWithSelector(IProviderRegistry.ProviderRegistrySeedNotReady.selector, id, seedBlock, block.number)
+        );
+        providers.drawCommittee(id);
+        // a record before the seed block cannot draw either
+        Receipts.AttestationVerified memory att = _attestation(PROVIDER, id, 1, 95, _expiry());
+        vm.expectPartialRevert(IProviderRegistry.ProviderRegistrySeedNotReady.selector);
+        providers.record(att, new bytes[](2));
+        // nobody drew within 256 blocks: no reseed, the request is dead
+        vm.roll(uint256(seedBlock) + 257);
+        vm.warp(block.timestamp + 1);
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistrySeedExpired.selector, id, seedBlock));
+        providers.drawCommittee(id);
+    }
+
+    function test_drawCommittee_twice_reverts() public {
+        uint256 id = _request(providers, PROVIDER);
+        providers.drawCommittee(id);
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryCommitteeDrawn.selector, id));
+        providers.drawCommittee(id);
+    }
+
+    function test_record_expired_reverts() public {
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 95, 0);
+        att.expiresAt = uint64(block.timestamp);
+        bytes[] memory sigs = _sign(id, att, 2);
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryExpired.selector, att.expiresAt, block.timestamp));
+        providers.record(att, sigs);
+    }
+
+    function test_record_validityTooLong_reverts() public {
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 95, 0);
+        att.expiresAt = uint64(block.timestamp) + MAX_VALIDITY + 1;
+        bytes[] memory sigs = _sign(id, att, 2);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IProviderRegistry.ProviderRegistryValidityTooLong.selector, att.expiresAt, block.timestamp, MAX_VALIDITY
+            )
+        );
+        providers.record(att, sigs);
+    }
+
+    function testFuzz_record_invalidTier_reverts(uint8 tier) public {
+        vm.assume(tier == 0 || tier > 4);
+        (, Receipts.AttestationVerified memory att) = _open(tier, 50, _expiry());
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryInvalidTier.selector, tier));
+        providers.record(att, new bytes[](0));
+    }
+
+    function testFuzz_record_bandOutsideTier_reverts(uint8 tier, uint8 band) public {
+        tier = uint8(bound(tier, 1, 4));
+        (uint8 lo, uint8 hi) = providers.bandRange(tier);
+        vm.assume(band < lo || band > hi);
+        (, Receipts.AttestationVerified memory att) = _open(tier, band, _expiry());
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryBandOutOfRange.selector, tier, band, lo, hi));
+        providers.record(att, new bytes[](0));
+    }
+
+    // ---------------------------------------------------------------- deployment
+
+    function test_constructor_badCommitteeOrQuorum_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryZeroQuorum.selector));
-        new ProviderRegistry(auditors, 0, MAX_VALIDITY);
+        new ProviderRegistry(auditors, 3, 0, MAX_VALIDITY, SEED_DELAY, WINDOW);
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryCommitteeTooLarge.selector, 16, 15));
+        new ProviderRegistry(auditors, 16, 9, MAX_VALIDITY, SEED_DELAY, WINDOW);
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryQuorumAboveCommittee.selector, 4, 3));
+        new ProviderRegistry(auditors, 3, 4, MAX_VALIDITY, SEED_DELAY, WINDOW);
+        // two disjoint halves of a committee of 4 could each make a quorum of 2
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryQuorumNotMajority.selector, 2, 4));
+        new ProviderRegistry(auditors, 4, 2, MAX_VALIDITY, SEED_DELAY, WINDOW);
         vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryZeroValidity.selector));
-        new ProviderRegistry(auditors, 1, 0);
+        new ProviderRegistry(auditors, 1, 1, 0, SEED_DELAY, WINDOW);
+    }
+
+    function test_constructor_badDelays_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryInvalidSeedDelay.selector, 0));
+        new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, 0, WINDOW);
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryInvalidSeedDelay.selector, 201));
+        new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, 201, WINDOW);
+        // 2 blocks are taken as 24 s: a window of 24 s could close before the seed block
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryWindowTooShort.selector, 24, 24));
+        new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, SEED_DELAY, 24);
+        vm.expectRevert(
+            abi.encodeWithSelector(IProviderRegistry.ProviderRegistryWindowTooLong.selector, EXIT_DELAY + 1, EXIT_DELAY)
+        );
+        new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, SEED_DELAY, EXIT_DELAY + 1);
+        AuditorRegistry quick = new AuditorRegistry(token, AUDITOR_BOND, EXIT_DELAY, 24, address(this));
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryActivationDelayTooShort.selector, 24, 24));
+        new ProviderRegistry(quick, 3, 2, MAX_VALIDITY, SEED_DELAY, WINDOW);
+        // the boundaries themselves are accepted
+        new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, SEED_DELAY, EXIT_DELAY);
+        new ProviderRegistry(new AuditorRegistry(token, AUDITOR_BOND, EXIT_DELAY, 25, address(this)), 3, 2, MAX_VALIDITY, SEED_DELAY, 25);
     }
 
     function test_views_reportParameters() public view {
         assertEq(providers.auditors(), address(auditors), "auditors");
+        assertEq(providers.committeeSize(), 3, "committee");
         assertEq(providers.quorum(), 2, "quorum");
         assertEq(providers.maxValiditySeconds(), MAX_VALIDITY, "validity");
+        assertEq(providers.seedDelayBlocks(), SEED_DELAY, "seed delay");
+        assertEq(providers.requestWindowSeconds(), WINDOW, "window");
         assertTrue(auditors.isActive(vm.addr(_auditorKeys[0])), "auditor active");
         assertTrue(uint8(auditors.auditorOf(vm.addr(_auditorKeys[2])).status) == uint8(IAuditorRegistry.AuditorStatus.Active), "status");
     }

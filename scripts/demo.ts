@@ -37,6 +37,7 @@ import {
   approveToken,
   auditorRegistryAbi,
   claimPayment,
+  DEFAULT_ACTIVATION_DELAY_SECONDS,
   DEFAULT_DISPUTE_PARAMS,
   deployDisputeGame,
   deployMarket,
@@ -132,6 +133,8 @@ async function main(): Promise<void> {
     await approveToken(a.clients, { token: d.token, spender: d.auditorRegistry, amount: maxUint256 });
     await postBond(a.clients, { auditorRegistry: d.auditorRegistry, amount: parseEther("100") });
   }
+  // bonds count for dispute panels (the registry's snapshot at each challenge) after the activation delay: 1 hour
+  await conn.networkHelpers.time.increase(Number(DEFAULT_ACTIVATION_DELAY_SECONDS));
   await mintTestToken(buyer, { token: d.token, to: buyer.account.address, amount: payment * BigInt(providers.length) + plantTerms.payment });
   say(`providers staked twice the quoted stake (${tokens(policy.requiredStake * 2n)}) each; auditors bonded 100 each; DisputeGame deployed (panel of ${disputeParams.panelSize})`);
 

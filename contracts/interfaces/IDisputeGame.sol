@@ -26,8 +26,10 @@ interface IStepVerifier {
 ///  2. The provider may at any time before resolution `concede` (provider at fault at once) or, for a job registered
 ///     as circuit class (`setCircuitTerms`), `prove` the step with a Groth16 proof (provider not at fault at once).
 ///     Doing nothing is "defend": the panel decides.
-///  3. Panel: `panelSize` auditors from AuditorRegistry.drawPanel(seed, k, [provider, challenger, buyer]) with
-///     seed = keccak256(blockhash(seedBlock), disputeId), drawn by `drawPanel` or by the first `commitVote`. Members
+///  3. Panel: `panelSize` auditors from AuditorRegistry.drawPanel(seed, k, [provider, challenger, buyer], challengedAt)
+///     with seed = keccak256(blockhash(seedBlock), disputeId), drawn by `drawPanel` or by the first `commitVote`: the
+///     pool is the registry's snapshot at the challenge, fixed before the seed is known, so bonds posted, exits
+///     requested or re-bonds made afterwards change nothing (docs/panels.md). Members
 ///     commit keccak256(abi.encode(uint8 vote, bytes32 salt, address member)) until commitDeadline, then reveal until
 ///     revealDeadline (the reveal phase opens early once every member has committed).
 ///  4. `resolve` (anyone) after revealDeadline, or once every member has revealed: more Fault than Valid votes:
@@ -170,6 +172,14 @@ interface IDisputeGame {
 
     /// @notice A deployment parameter is out of range (see Params).
     error DisputeGameInvalidParams();
+    /// @notice The registry `registry`'s activation delay `activationDelaySeconds` is not longer than the seed delay,
+    /// `seedDelaySeconds` = seedDelayBlocks * 12 s (PanelTiming.MAX_SECONDS_PER_BLOCK): a bond posted once the seed
+    /// is fixed must not count before the seed is public.
+    error DisputeGameActivationDelayTooShort(address registry, uint64 activationDelaySeconds, uint256 seedDelaySeconds);
+    /// @notice The registry `registry`'s exit delay `exitDelaySeconds` is shorter than `minExitDelaySeconds`, the
+    /// longest a dispute's panel must stay forfeitable (seed delay + commit window + reveal window + 1 day to resolve,
+    /// PanelTiming.RESOLVE_MARGIN_SECONDS).
+    error DisputeGameExitDelayTooShort(address registry, uint64 exitDelaySeconds, uint256 minExitDelaySeconds);
     /// @notice No dispute `disputeId` exists.
     error DisputeGameUnknownDispute(uint256 disputeId);
     /// @notice Dispute `disputeId` is final (ended with `outcome`); nothing touches it any more.

@@ -3,14 +3,29 @@ pragma solidity 0.8.28;
 
 import {Receipts} from "../libraries/Receipts.sol";
 
-/// @title IProviderRegistry: attestation tiers of providers, recorded on a quorum of bonded auditors
-/// @notice An auditor verifies a provider's attestation evidence locally (verifier/src/checks/attestation)
-/// and signs an EIP-712 `AttestationVerified { provider, tier, band, evidenceHash, expiresAt }`
-/// (contracts/libraries/Receipts.sol; domain {name: "PoUW ProviderRegistry", version: "1"}). Anyone may
-/// submit the message with the signatures of at least `quorum()` distinct auditors that are active in the
-/// AuditorRegistry at submission time; the registry then records the provider's tier, band, evidence hash
-/// and expiry. A provider with no record, or an expired one, has the effective tier 4 (no attestation:
-/// stake substitutes), which JobMarket treats as the weakest tier and charges the full required stake.
+/// @title IProviderRegistry: attestation tiers of providers, recorded on a quorum of a drawn auditor committee
+/// @notice The provider asks first: `requestAttestation(evidenceHash)` fixes the snapshot time asOf = now, a seed
+/// block `seedDelayBlocks` ahead and a deadline `requestWindowSeconds` ahead. Once the seed block is mined the
+/// committee is AuditorRegistry.drawPanel(keccak256(blockhash(seedBlock), this, requestId), committeeSize,
+/// [provider], asOf) (`drawCommittee`, anyone, or the first `record`): a draw from auditors that were eligible before
+/// the seed existed, which the provider does not choose. Committee members verify the evidence locally
+/// (verifier/src/checks/attestation) and sign an EIP-712 `AttestationVerified { provider, requestId, tier, band,
+/// evidenceHash, expiresAt }` (contracts/libraries/Receipts.sol; domain {name: "PoUW ProviderRegistry", version: "1"}).
+/// Anyone may submit the message, before the deadline, with the signatures of at least `quorum()` distinct members of
+/// that request's committee that are active in the AuditorRegistry at submission; the registry then records the
+/// provider's tier, band, evidence hash, expiry and signers. One record per request; a provider has one open request
+/// at a time and opens the next only after the previous one's deadline (each request is one draw: re-rolling the
+/// committee costs a whole window).
+///
+/// Bonds at stake: a record counts (`effectiveTier`) only while it is unexpired AND at least `quorum()` of its signers
+/// are still active (bonded at or above the minimum, not exiting): a signer cannot take its bond out while its
+/// statement carries weight without withdrawing the weight. NOT enforced: nothing forfeits a signer's bond for a false
+/// statement. There is no on-chain proof that evidence is false (the evidence is checked off chain against vendor
+/// roots), so a committee majority that lies is stopped only by the draw making such a majority unlikely
+/// (docs/panels.md, "Attestation committee").
+///
+/// A provider with no record, or an expired or unbacked one, has the effective tier 4 (no attestation: stake
+/// substitutes), which JobMarket treats as the weakest tier and charges the full required stake.
 ///
 /// Tiers and trust bands (docs/checks.md): 1 accelerator-native CC 90-100; 2 CVM + accelerator 70-89;
 /// 3 device enclave 50-69; 4 none 10-49.
@@ -21,18 +36,51 @@ interface IProviderRegistry {
     /// @param expiresAt unix seconds after which the record no longer counts
     /// @param recordedAt unix seconds of the submission
     /// @param evidenceHash keccak256 of the evidence token the auditors verified
+    /// @param requestId the request whose committee signed it
     struct Attestation {
         uint8 tier;
         uint8 band;
         uint64 expiresAt;
         uint64 recordedAt;
         bytes32 evidenceHash;
+        uint256 requestId;
     }
 
-    /// @notice `provider`'s attestation was recorded: tier `tier`, band `band`, valid until `expiresAt`,
-    /// signed by `signers` (ascending addresses, all active auditors).
+    /// @notice An attestation request.
+    /// @param provider who asked (the statement is about it)
+    /// @param asOf the AuditorRegistry snapshot time the committee is drawn from (the request's block time)
+    /// @param seedBlock the block whose hash seeds the committee draw
+    /// @param deadline unix seconds after which the request can no longer be drawn or recorded
+    /// @param drawn whether the committee is drawn (committeeOf)
+    /// @param recorded whether an attestation was recorded for it
+    /// @param evidenceHash keccak256 of the evidence token the committee is to verify
+    struct Request {
+        address provider;
+        uint64 asOf;
+        bool drawn;
+        bool recorded;
+        uint64 seedBlock;
+        uint64 deadline;
+        bytes32 evidenceHash;
+    }
+
+    /// @notice `provider` opened request `requestId` for the evidence `evidenceHash`: committee drawn from the snapshot
+    /// at `asOf` with blockhash(`seedBlock`); draw and record by `deadline`.
+    event AttestationRequested(
+        uint256 indexed requestId,
+        address indexed provider,
+        bytes32 evidenceHash,
+        uint64 asOf,
+        uint64 seedBlock,
+        uint64 deadline
+    );
+    /// @notice Request `requestId`'s committee was drawn from `seed`.
+    event CommitteeDrawn(uint256 indexed requestId, bytes32 seed, address[] committee);
+    /// @notice `provider`'s attestation was recorded for request `requestId`: tier `tier`, band `band`, valid until
+    /// `expiresAt`, signed by `signers` (ascending addresses, committee members active at submission).
     event AttestationRecorded(
         address indexed provider,
+        uint256 indexed requestId,
         uint8 tier,
         uint8 band,
         bytes32 evidenceHash,
@@ -45,52 +93,125 @@ interface IProviderRegistry {
     error ProviderRegistryZeroQuorum();
     /// @notice The maximum validity must be at least 1 second.
     error ProviderRegistryZeroValidity();
-    /// @notice The provider is the zero address.
-    error ProviderRegistryZeroProvider();
+    /// @notice The committee size `committeeSize` is above `max` (MAX_COMMITTEE).
+    error ProviderRegistryCommitteeTooLarge(uint256 committeeSize, uint256 max);
+    /// @notice The quorum `quorum` exceeds the committee size `committeeSize`.
+    error ProviderRegistryQuorumAboveCommittee(uint256 quorum, uint256 committeeSize);
+    /// @notice The quorum `quorum` is not a strict majority of the committee size `committeeSize`.
+    error ProviderRegistryQuorumNotMajority(uint256 quorum, uint256 committeeSize);
+    /// @notice The seed delay `seedDelayBlocks` is not 1..200 (blockhash reaches back 256 blocks).
+    error ProviderRegistryInvalidSeedDelay(uint256 seedDelayBlocks);
+    /// @notice The request window `requestWindowSeconds` is not longer than the seed delay `seedDelaySeconds`
+    /// (seedDelayBlocks * 12 s, PanelTiming.MAX_SECONDS_PER_BLOCK): no committee could be drawn in time.
+    error ProviderRegistryWindowTooShort(uint64 requestWindowSeconds, uint256 seedDelaySeconds);
+    /// @notice The request window `requestWindowSeconds` is longer than the AuditorRegistry's exit delay
+    /// `exitDelaySeconds`: a snapshot is only drawable for the exit delay.
+    error ProviderRegistryWindowTooLong(uint64 requestWindowSeconds, uint64 exitDelaySeconds);
+    /// @notice The AuditorRegistry's activation delay `activationDelaySeconds` is not longer than the seed delay
+    /// `seedDelaySeconds`.
+    error ProviderRegistryActivationDelayTooShort(uint64 activationDelaySeconds, uint256 seedDelaySeconds);
     /// @notice `tier` is not 1..4.
     error ProviderRegistryInvalidTier(uint8 tier);
     /// @notice `band` is outside tier `tier`'s range `min`..`max`.
     error ProviderRegistryBandOutOfRange(uint8 tier, uint8 band, uint8 min, uint8 max);
     /// @notice The evidence hash is zero.
     error ProviderRegistryZeroEvidence();
+    /// @notice `provider` already has request `requestId` open until `deadline`.
+    error ProviderRegistryRequestOpen(address provider, uint256 requestId, uint64 deadline);
+    /// @notice No request `requestId` exists.
+    error ProviderRegistryUnknownRequest(uint256 requestId);
+    /// @notice Request `requestId` closed at `deadline` (now `nowTs`).
+    error ProviderRegistryRequestClosed(uint256 requestId, uint64 deadline, uint256 nowTs);
+    /// @notice Request `requestId` already has a recorded attestation.
+    error ProviderRegistryAlreadyRecorded(uint256 requestId);
+    /// @notice Request `requestId` is `requester`'s, not about `provider`.
+    error ProviderRegistryWrongProvider(uint256 requestId, address provider, address requester);
+    /// @notice The message's evidence hash `evidenceHash` is not request `requestId`'s `requested`.
+    error ProviderRegistryWrongEvidence(uint256 requestId, bytes32 evidenceHash, bytes32 requested);
+    /// @notice Request `requestId`'s seed block `seedBlock` is not mined yet (now block `blockNumber`).
+    error ProviderRegistrySeedNotReady(uint256 requestId, uint64 seedBlock, uint256 blockNumber);
+    /// @notice Request `requestId`'s seed block `seedBlock` left the 256-block blockhash range before anyone drew the
+    /// committee: the request is dead (the provider may request again after its deadline).
+    error ProviderRegistrySeedExpired(uint256 requestId, uint64 seedBlock);
+    /// @notice Request `requestId`'s committee is already drawn.
+    error ProviderRegistryCommitteeDrawn(uint256 requestId);
     /// @notice The message expired at `expiresAt` (now `nowTs`).
     error ProviderRegistryExpired(uint64 expiresAt, uint256 nowTs);
     /// @notice `expiresAt` is more than `maxValiditySeconds` after now (`nowTs`).
     error ProviderRegistryValidityTooLong(uint64 expiresAt, uint256 nowTs, uint64 maxValiditySeconds);
     /// @notice Only `count` signatures were given; `quorum` are needed.
     error ProviderRegistryBelowQuorum(uint256 count, uint256 quorum);
-    /// @notice Signature `index` recovers to `signer`, which is not an active auditor (or signed other fields).
+    /// @notice Signature `index` recovers to `signer`, which is not on request `requestId`'s committee (an auditor the
+    /// draw did not pick, or a signature over other fields).
+    error ProviderRegistryNotCommitteeMember(uint256 requestId, uint256 index, address signer);
+    /// @notice Signature `index` recovers to committee member `signer`, which is no longer an active auditor (exiting
+    /// or deactivated): its bond would not stand behind the statement.
     error ProviderRegistryNotAuditor(uint256 index, address signer);
     /// @notice Signature `index` recovers to `signer`, not above the previous signer `previous`: signers must
     /// be strictly ascending, which rules out one auditor counted twice.
     error ProviderRegistryUnsortedSigners(uint256 index, address previous, address signer);
     /// @notice `expiresAt` is not later than the provider's current record's expiry `current`: a record is
-    /// only ever replaced by a fresher one, so a statement is recorded at most once and an older statement
-    /// cannot be replayed over a newer one.
+    /// only ever replaced by a fresher one, so an older statement cannot be replayed over a newer one.
     error ProviderRegistryStale(address provider, uint64 expiresAt, uint64 current);
 
-    /// @notice Record `att` on the signatures of at least `quorum()` distinct active auditors, given in
-    /// ascending order of signer address (65-byte r,s,v or 64-byte EIP-2098 signatures). Anyone may call.
+    /// @notice Open an attestation request for the caller's evidence `evidenceHash` (keccak256 of the evidence token):
+    /// snapshot asOf = now, seed block = block.number + seedDelayBlocks, deadline = now + requestWindowSeconds. Reverts
+    /// while the caller's previous request is before its deadline.
+    function requestAttestation(bytes32 evidenceHash) external returns (uint256 requestId);
+
+    /// @notice Draw and store request `requestId`'s committee (anyone) once its seed block is mined, within 256 blocks
+    /// of it and before the deadline.
+    function drawCommittee(uint256 requestId) external returns (address[] memory committee);
+
+    /// @notice Record `att` for request `att.requestId` on the signatures of at least `quorum()` distinct members of its
+    /// committee that are active now, given in ascending order of signer address (65-byte r,s,v or 64-byte EIP-2098
+    /// signatures); draws the committee first if nobody did. Anyone may call, before the request's deadline.
     function record(Receipts.AttestationVerified calldata att, bytes[] calldata signatures) external;
 
-    /// @notice `provider`'s record (zero if never recorded; may be expired).
+    /// @notice `provider`'s record (zero if never recorded; may be expired or unbacked).
     function attestationOf(address provider) external view returns (Attestation memory);
 
-    /// @notice The tier JobMarket uses: the recorded tier while unexpired, else 4 (no attestation).
+    /// @notice The signers of `provider`'s current record, in the order of its request's committee.
+    function signersOf(address provider) external view returns (address[] memory);
+
+    /// @notice How many of the signers of `provider`'s current record are active auditors now.
+    function backingOf(address provider) external view returns (uint256);
+
+    /// @notice The tier JobMarket uses: the recorded tier while unexpired and backed by at least `quorum()` active
+    /// signers, else 4 (no attestation).
     function effectiveTier(address provider) external view returns (uint8);
 
-    /// @notice The EIP-712 digest auditors sign for `att` under this registry's domain.
+    /// @notice Request `requestId` (zero if none).
+    function requestOf(uint256 requestId) external view returns (Request memory);
+
+    /// @notice The latest request of `provider` (0: none).
+    function lastRequestOf(address provider) external view returns (uint256);
+
+    /// @notice Request `requestId`'s committee: the stored one once drawn, else the one `drawCommittee` would draw now
+    /// (reverts as drawCommittee does while it cannot be drawn).
+    function committeeOf(uint256 requestId) external view returns (address[] memory);
+
+    /// @notice The EIP-712 digest committee members sign for `att` under this registry's domain.
     function digestOf(Receipts.AttestationVerified calldata att) external view returns (bytes32);
 
     /// @notice The inclusive band range of `tier` (1..4); reverts on another tier.
     function bandRange(uint8 tier) external pure returns (uint8 min, uint8 max);
 
-    /// @notice The AuditorRegistry whose active auditors may sign.
+    /// @notice The AuditorRegistry committees are drawn from.
     function auditors() external view returns (address);
 
-    /// @notice Number of distinct auditor signatures a record needs.
+    /// @notice Members per committee.
+    function committeeSize() external view returns (uint256);
+
+    /// @notice Number of distinct committee signatures a record needs (a strict majority of the committee).
     function quorum() external view returns (uint256);
 
     /// @notice Longest allowed time between submission and `expiresAt`, in seconds.
     function maxValiditySeconds() external view returns (uint64);
+
+    /// @notice Blocks between a request and its seed block.
+    function seedDelayBlocks() external view returns (uint16);
+
+    /// @notice Seconds a request stays open for its draw and record (and before the provider may request again).
+    function requestWindowSeconds() external view returns (uint64);
 }

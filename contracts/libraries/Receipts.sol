@@ -24,12 +24,15 @@ library Receipts {
     }
 
     /// @notice An auditor's statement that it verified a provider's attestation evidence locally.
+    /// @param requestId the ProviderRegistry attestation request the statement answers (the signer must be on that
+    ///        request's drawn committee; binding the id keeps a signature from counting for another request)
     /// @param tier 1 accelerator-native CC, 2 CVM + accelerator, 3 device enclave, 4 none
     /// @param band trust band within the tier's range (10..100)
     /// @param expiresAt unix seconds after which the verification no longer counts
     // solhint-disable-next-line gas-struct-packing
     struct AttestationVerified {
         address provider;
+        uint256 requestId;
         uint8 tier;
         uint8 band;
         bytes32 evidenceHash;
@@ -39,7 +42,7 @@ library Receipts {
     string internal constant AUDIT_RECEIPT_TYPE =
         "AuditReceipt(uint256 jobId,uint32 segment,bytes32 traceRoot,uint32 checks,uint32 sampledSteps,uint8 verdict)";
     string internal constant ATTESTATION_VERIFIED_TYPE =
-        "AttestationVerified(address provider,uint8 tier,uint8 band,bytes32 evidenceHash,uint64 expiresAt)";
+        "AttestationVerified(address provider,uint256 requestId,uint8 tier,uint8 band,bytes32 evidenceHash,uint64 expiresAt)";
 
     bytes32 internal constant AUDIT_RECEIPT_TYPEHASH = keccak256(bytes(AUDIT_RECEIPT_TYPE));
     bytes32 internal constant ATTESTATION_VERIFIED_TYPEHASH = keccak256(bytes(ATTESTATION_VERIFIED_TYPE));
@@ -58,7 +61,9 @@ library Receipts {
     /// @notice EIP-712 hashStruct of an attestation verification.
     function hash(AttestationVerified memory a) internal pure returns (bytes32) {
         return keccak256(
-            abi.encode(ATTESTATION_VERIFIED_TYPEHASH, a.provider, a.tier, a.band, a.evidenceHash, a.expiresAt)
+            abi.encode(
+                ATTESTATION_VERIFIED_TYPEHASH, a.provider, a.requestId, a.tier, a.band, a.evidenceHash, a.expiresAt
+            )
         );
     }
 }

@@ -25,6 +25,8 @@ abstract contract DisputeBase {
     uint64 internal constant UNBONDING = 7 days;
     uint256 internal constant MIN_BOND = 100e18;
     uint64 internal constant EXIT_DELAY = 14 days;
+    /// @dev A bond counts for panel snapshots this long after it is posted (the deployment default).
+    uint64 internal constant ACTIVATION_DELAY = 1 hours;
     uint32 internal constant K = 3;
     uint128 internal constant STAKE = 10e18;
     uint128 internal constant PAYMENT = 5e18;
@@ -170,11 +172,20 @@ abstract contract DisputeBase {
         return keccak256(abi.encode("salt", member));
     }
 
-    /// @notice Rolls past the seed block and draws the panel.
+    /// @notice Rolls past the seed block (and one second past the challenge: the panel is the registry's snapshot at
+    /// challengedAt, drawable only once that second is over) and draws the panel.
     function _draw(uint256 disputeId) internal returns (address[] memory) {
         VMB.roll(block.number + defaultParams().seedDelayBlocks + 1);
+        _pastChallenge(disputeId);
         game.drawPanel(disputeId);
         return game.getDispute(disputeId).panel;
+    }
+
+    /// @notice Moves time one second past the challenge if it has not moved since (blocks in these tests share a
+    /// timestamp unless warped; on a chain each block is later than its parent).
+    function _pastChallenge(uint256 disputeId) internal {
+        uint256 at = game.getDispute(disputeId).challengedAt;
+        if (block.timestamp <= at) vm.warp(at + 1);
     }
 
     function _commitVote(uint256 disputeId, address member, IDisputeGame.Vote v) internal {
@@ -195,7 +206,7 @@ contract DisputeFixture is DisputeBase {
     constructor() {
         token = new TestToken("Test", "TST");
         vault = new StakeVault(token, UNBONDING, address(this));
-        registry = new AuditorRegistry(token, MIN_BOND, EXIT_DELAY, address(this));
+        registry = new AuditorRegistry(token, MIN_BOND, EXIT_DELAY, ACTIVATION_DELAY, address(this));
         market = new JobMarket(vault, address(this));
         verifier = new Groth16Verifier();
         game = new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, defaultParams());
@@ -214,6 +225,8 @@ contract DisputeFixture is DisputeBase {
             vm.prank(a);
             registry.postBond(AUDITOR_BOND);
         }
+        // the bonds count for snapshots from here on
+        vm.warp(block.timestamp + ACTIVATION_DELAY);
     }
 
 }

@@ -255,6 +255,7 @@ contract DisputeHandler is DisputeBase {
         if (d.status != IDisputeGame.Status.Open) return false;
         if (d.panel.length != 0) return true;
         if (block.number <= d.seedBlock) VMB.roll(d.seedBlock + 1);
+        _pastChallenge(id);
         try game.drawPanel(id) returns (bool ok) {
             return ok;
         } catch {

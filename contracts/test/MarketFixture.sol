@@ -13,6 +13,8 @@ contract MarketFixture {
     uint64 internal constant UNBONDING = 7 days;
     uint256 internal constant MIN_BOND = 100e18;
     uint64 internal constant EXIT_DELAY = 14 days;
+    /// @dev A bond counts for panel snapshots this long after it is posted (the deployment default).
+    uint64 internal constant ACTIVATION_DELAY = 1 hours;
 
     TestToken public token;
     StakeVault public vault;
@@ -23,7 +25,7 @@ contract MarketFixture {
     constructor() {
         token = new TestToken("Test", "TST");
         vault = new StakeVault(token, UNBONDING, address(this));
-        registry = new AuditorRegistry(token, MIN_BOND, EXIT_DELAY, address(this));
+        registry = new AuditorRegistry(token, MIN_BOND, EXIT_DELAY, ACTIVATION_DELAY, address(this));
         market = new JobMarket(vault, address(this));
         dispute = new DisputeCaller(market, vault, registry);
         vault.grantRole(vault.MARKET_ROLE(), address(market));

@@ -7,17 +7,26 @@ import {AuditorRegistry} from "../AuditorRegistry.sol";
 import {ProviderRegistry} from "../ProviderRegistry.sol";
 import {Receipts} from "../libraries/Receipts.sol";
 
-/// @notice Bonded auditors with known private keys (for vm.sign) and EIP-712 signing helpers for
-/// AttestationVerified (ProviderRegistry) and AuditReceipt (JobMarket) messages.
+/// @notice Bonded auditors with known private keys (for vm.sign), the attestation request flow of ProviderRegistry
+/// (request, seed block, committee) and EIP-712 signing helpers for AttestationVerified (ProviderRegistry) and
+/// AuditReceipt (JobMarket) messages.
 abstract contract AuditorKeys {
     uint256 internal constant AUDITOR_BOND = 100e18;
     uint256[] internal _auditorKeys;
+    mapping(address auditor => uint256 key) internal _keyOf;
 
-    /// @dev Mints, approves and posts `AUDITOR_BOND` for `n` auditors with keys 0xA11CE + i; returns their
-    /// addresses sorted ascending (the order ProviderRegistry.record wants).
+    /// @dev Mints, approves and posts `AUDITOR_BOND` for `n` auditors with keys 0xA11CE + i (keeps `_auditorKeys`
+    /// sorted by address, the order ProviderRegistry.record wants), then lets the activation delay pass so that
+    /// they are eligible for committee snapshots taken from now on.
     function _bondAuditors(TestToken token, AuditorRegistry registry, uint256 n) internal {
+        _bondKeys(token, registry, 0xA11CE + _auditorKeys.length, n);
+        vm.warp(block.timestamp + registry.activationDelaySeconds());
+    }
+
+    /// @dev Bonds `n` auditors with keys `firstKey` + i (no time passes: they are not yet eligible).
+    function _bondKeys(TestToken token, AuditorRegistry registry, uint256 firstKey, uint256 n) internal {
         for (uint256 i; i < n; ++i) {
-            uint256 key = 0xA11CE + i;
+            uint256 key = firstKey + i;
             address a = vm.addr(key);
             token.mint(a, AUDITOR_BOND);
             vm.startPrank(a);
@@ -25,6 +34,7 @@ abstract contract AuditorKeys {
             registry.postBond(AUDITOR_BOND);
             vm.stopPrank();
             _auditorKeys.push(key);
+            _keyOf[a] = key;
         }
         // Sort keys by address (insertion sort, n is small).
         for (uint256 i = 1; i < _auditorKeys.length; ++i) {
@@ -51,24 +61,72 @@ abstract contract AuditorKeys {
         }
     }
 
-    function _attestation(address provider, uint8 tier, uint8 band, uint64 expiresAt)
+    /// @dev The evidence hash the fixture's providers request attestation for.
+    function _evidence(address provider) internal pure returns (bytes32) {
+        return keccak256(abi.encode("evidence", provider));
+    }
+
+    function _attestation(address provider, uint256 requestId, uint8 tier, uint8 band, uint64 expiresAt)
         internal
         pure
         returns (Receipts.AttestationVerified memory)
     {
         return Receipts.AttestationVerified({
             provider: provider,
+            requestId: requestId,
             tier: tier,
             band: band,
-            evidenceHash: keccak256(abi.encode("evidence", provider, tier, band, expiresAt)),
+            evidenceHash: _evidence(provider),
             expiresAt: expiresAt
         });
     }
 
-    /// @dev Records `tier` (band: the tier's lowest) for `provider` on a quorum of `k` signatures.
-    function _attest(ProviderRegistry providers, address provider, uint8 tier, uint64 expiresAt, uint256 k) internal {
+    /// @dev `provider` requests attestation of `_evidence(provider)`; then the chain moves past the seed block and one
+    /// second past the request (the snapshot is drawable only once its second is over), so the committee is known.
+    function _request(ProviderRegistry providers, address provider) internal returns (uint256 requestId) {
+        vm.prank(provider);
+        requestId = providers.requestAttestation(_evidence(provider));
+        vm.roll(block.number + providers.seedDelayBlocks() + 1);
+        vm.warp(block.timestamp + 1);
+    }
+
+    /// @dev Signatures over `digest` of the first `k` members (ascending address) of request `requestId`'s committee;
+    /// every member must be one of this fixture's keyed auditors.
+    function _committeeSigs(ProviderRegistry providers, uint256 requestId, bytes32 digest, uint256 k)
+        internal
+        view
+        returns (bytes[] memory out)
+    {
+        address[] memory c = _ascending(providers.committeeOf(requestId));
+        out = new bytes[](k);
+        for (uint256 i; i < k; ++i) {
+            out[i] = _sig(_keyOf[c[i]], digest);
+        }
+    }
+
+    /// @dev A sorted copy of `xs` (insertion sort; committees are small).
+    function _ascending(address[] memory xs) internal pure returns (address[] memory out) {
+        out = new address[](xs.length);
+        for (uint256 i; i < xs.length; ++i) {
+            address x = xs[i];
+            uint256 j = i;
+            while (j > 0 && out[j - 1] > x) {
+                out[j] = out[j - 1];
+                --j;
+            }
+            out[j] = x;
+        }
+    }
+
+    /// @dev Records `tier` (band: the tier's lowest) for `provider` through a new request, signed by `k` of its drawn
+    /// committee.
+    function _attest(ProviderRegistry providers, address provider, uint8 tier, uint64 expiresAt, uint256 k)
+        internal
+        returns (uint256 requestId)
+    {
+        requestId = _request(providers, provider);
         (uint8 lo,) = providers.bandRange(tier);
-        Receipts.AttestationVerified memory att = _attestation(provider, tier, lo, expiresAt);
-        providers.record(att, _sigs(providers.digestOf(att), k));
+        Receipts.AttestationVerified memory att = _attestation(provider, requestId, tier, lo, expiresAt);
+        providers.record(att, _committeeSigs(providers, requestId, providers.digestOf(att), k));
     }
 }

@@ -8,17 +8,20 @@ import {ProviderRegistry} from "../ProviderRegistry.sol";
 import {DataRegistry} from "../DataRegistry.sol";
 import {IJobMarket} from "../interfaces/IJobMarket.sol";
 
-/// @notice MarketFixture plus ProviderRegistry (quorum 2) and DataRegistry wired into the JobMarket the way
-/// ignition/modules/market.ts does, three bonded auditors with known keys, and this contract as evaluator.
+/// @notice MarketFixture plus ProviderRegistry (committees of 3, quorum 2) and DataRegistry wired into the JobMarket
+/// the way ignition/modules/market.ts does, three bonded auditors with known keys, and this contract as evaluator.
 contract TermsFixture is MarketFixture, AuditorKeys {
+    uint256 internal constant COMMITTEE = 3;
     uint256 internal constant QUORUM = 2;
     uint64 internal constant MAX_VALIDITY = 30 days;
+    uint16 internal constant ATTESTATION_SEED_DELAY = 2;
+    uint64 internal constant REQUEST_WINDOW = 1 days;
 
     ProviderRegistry public providers;
     DataRegistry public data;
 
     constructor() {
-        providers = new ProviderRegistry(registry, QUORUM, MAX_VALIDITY);
+        providers = new ProviderRegistry(registry, COMMITTEE, QUORUM, MAX_VALIDITY, ATTESTATION_SEED_DELAY, REQUEST_WINDOW);
         data = new DataRegistry();
         market.setRegistries(registry, providers, data);
         market.grantRole(market.EVALUATOR_ROLE(), address(this));

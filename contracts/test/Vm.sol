@@ -10,6 +10,7 @@ interface Vm {
     function startPrank(address sender) external;
     function stopPrank() external;
     function warp(uint256 newTimestamp) external;
+    function roll(uint256 newHeight) external;
     function expectRevert(bytes calldata revertData) external;
     function expectPartialRevert(bytes4 selector) external;
     function expectRevert() external;

@@ -15,6 +15,8 @@ contract VmTest is TestBase {
         vm.stopPrank();
         vm.warp(12345);
         assertEq(block.timestamp, 12345, "warp");
+        vm.roll(777);
+        assertEq(block.number, 777, "roll");
         vm.expectRevert(abi.encodeWithSelector(Target.Boom.selector, 1));
         t.f(1);
         vm.expectPartialRevert(Target.Boom.selector);

@@ -7,7 +7,9 @@
  * DataRegistry are deployed and set in JobMarket (registries.ts; parameters attestationQuorum,
  * attestationMaxValiditySeconds). The admin (deployer by default) keeps DEFAULT_ADMIN_ROLE on all three.
  *
- * Parameters (per module id): unbondingDelaySeconds, minAuditorBond, auditorExitDelaySeconds, and the dispute
+ * Parameters (per module id): unbondingDelaySeconds, minAuditorBond, auditorExitDelaySeconds (default 14 days; must
+ * cover seed delay + commit + reveal windows + 1 day, DisputeGame checks), auditorActivationDelaySeconds (default 1
+ * hour: a bond counts for panel snapshots that long after it is posted; must exceed seedDelayBlocks * 12 s), and the dispute
  * parameters minChallengerBond, panelErrorBps, panelSize, seedDelayBlocks, commitWindowSeconds,
  * revealWindowSeconds, panelForfeit, panelFee (IDisputeGame.Params; see docs/disputes.md for how to size them).
  * panelFee defaults to 0.05 token per member (0.15 token per challenge with 3 members, next to the 1-token bond floor).
@@ -24,9 +26,10 @@ export function buildMarket(m: IgnitionModuleBuilder, token: ContractFuture<stri
   const unbondingDelaySeconds = m.getParameter("unbondingDelaySeconds", 7n * 24n * 3600n);
   const minAuditorBond = m.getParameter("minAuditorBond", parseEther("100"));
   const auditorExitDelaySeconds = m.getParameter("auditorExitDelaySeconds", 14n * 24n * 3600n);
+  const auditorActivationDelaySeconds = m.getParameter("auditorActivationDelaySeconds", 3600n);
 
   const stakeVault = m.contract("StakeVault", [token, unbondingDelaySeconds, admin]);
-  const auditorRegistry = m.contract("AuditorRegistry", [token, minAuditorBond, auditorExitDelaySeconds, admin]);
+  const auditorRegistry = m.contract("AuditorRegistry", [token, minAuditorBond, auditorExitDelaySeconds, auditorActivationDelaySeconds, admin]);
   const jobMarket = m.contract("JobMarket", [stakeVault, admin]);
   m.call(stakeVault, "grantRole", [MARKET_ROLE, jobMarket], { id: "StakeVault_grant_MARKET_ROLE_to_JobMarket" });
 

@@ -1,16 +1,28 @@
 /**
- * ProviderRegistry (attestation tiers on a quorum of AuditorRegistry auditors) and DataRegistry (corpora),
- * wired into JobMarket with `setRegistries` (once). Used by buildMarket (market.ts). The admin grants
- * JobMarket.EVALUATOR_ROLE (improvement weights) to whoever runs evaluate jobs; nobody holds it at deployment.
+ * ProviderRegistry (attestation tiers on a quorum of a committee drawn from AuditorRegistry snapshots per request) and
+ * DataRegistry (corpora), wired into JobMarket with `setRegistries` (once). Used by buildMarket (market.ts). The admin
+ * grants JobMarket.EVALUATOR_ROLE (improvement weights) to whoever runs evaluate jobs; nobody holds it at deployment.
  *
- * Parameters (per module id): attestationQuorum (default 2), attestationMaxValiditySeconds (default 30 days).
+ * Parameters (per module id): attestationCommitteeSize (default 3), attestationQuorum (default 2, a strict majority of
+ * the committee), attestationMaxValiditySeconds (default 30 days), attestationSeedDelayBlocks (default 2),
+ * attestationRequestWindowSeconds (default 1 day; at most the auditor exit delay). See docs/panels.md.
  */
 import type { CallableContractFuture, ContractFuture, IgnitionModuleBuilder } from "@nomicfoundation/ignition-core";
 
 export function buildRegistries(m: IgnitionModuleBuilder, jobMarket: CallableContractFuture<"JobMarket">, auditorRegistry: ContractFuture<"AuditorRegistry">) {
+  const attestationCommitteeSize = m.getParameter("attestationCommitteeSize", 3n);
   const attestationQuorum = m.getParameter("attestationQuorum", 2n);
   const attestationMaxValiditySeconds = m.getParameter("attestationMaxValiditySeconds", 30n * 24n * 3600n);
-  const providerRegistry = m.contract("ProviderRegistry", [auditorRegistry, attestationQuorum, attestationMaxValiditySeconds]);
+  const attestationSeedDelayBlocks = m.getParameter("attestationSeedDelayBlocks", 2);
+  const attestationRequestWindowSeconds = m.getParameter("attestationRequestWindowSeconds", 24n * 3600n);
+  const providerRegistry = m.contract("ProviderRegistry", [
+    auditorRegistry,
+    attestationCommitteeSize,
+    attestationQuorum,
+    attestationMaxValiditySeconds,
+    attestationSeedDelayBlocks,
+    attestationRequestWindowSeconds,
+  ]);
   const dataRegistry = m.contract("DataRegistry", []);
   m.call(jobMarket, "setRegistries", [auditorRegistry, providerRegistry, dataRegistry], { id: "JobMarket_setRegistries" });
   return { providerRegistry, dataRegistry };

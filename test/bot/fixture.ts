@@ -12,9 +12,11 @@ import { chainDisputeHooks, ChallengerBot } from "../../verifier/src/bot/index.t
 import {
   acceptJob,
   approveToken,
+  DEFAULT_ACTIVATION_DELAY_SECONDS,
   DEFAULT_DISPUTE_PARAMS,
   deployDisputeGame,
   deployMarket,
+  minAuditorExitDelaySeconds,
   devAccount,
   getDispute,
   getJobDisputes,
@@ -47,8 +49,9 @@ export async function cheatingJob(tag: string, window: number, o: { auditorToken
   const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
   const [admin, buyer, cheat] = [mk(0), mk(1), mk(2)];
   const auditors = [mk(5), mk(6), mk(7), mk(8)];
-  const market = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n });
   const params = { ...DEFAULT_DISPUTE_PARAMS, panelSize: 3, seedDelayBlocks: 1, commitWindowSeconds: window, revealWindowSeconds: window, panelForfeit: parseEther("1") };
+  // the shortest exit delay DisputeGame accepts (it includes a 1-day margin, so it also covers the 1-day attestation window)
+  const market = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: minAuditorExitDelaySeconds(params) });
   const game = await deployDisputeGame(admin, { deployment: market, params });
   const d: Deployment = { ...market, disputeGame: game.disputeGame };
   for (const c of [buyer, cheat]) await mintTestToken(c, { token: d.token, to: c.account.address, amount: parseEther("100") });
@@ -59,6 +62,8 @@ export async function cheatingJob(tag: string, window: number, o: { auditorToken
     await approveToken(a, { token: d.token, spender: d.auditorRegistry, amount: maxUint256 });
     await postBond(a, { auditorRegistry: d.auditorRegistry, amount: parseEther("5") });
   }
+  // the bonds count for panel snapshots (taken at each challenge) once the activation delay (1 hour) has passed
+  await conn.networkHelpers.time.increase(Number(DEFAULT_ACTIVATION_DELAY_SECONDS));
   const { policy, payment } = await jobPolicyFor(manifest, {});
   const { jobId } = await postJob(buyer, d, store, manifest, policy, payment);
   await acceptJob(cheat, { jobMarket: d.jobMarket, jobId });

@@ -48,7 +48,7 @@ describe("bot + provider on the in-process network", function () {
     time = conn.networkHelpers.time;
     const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
     [admin, buyer, honest, cheat, quitter, auditor] = [mk(0), mk(1), mk(2), mk(3), mk(4), mk(5)];
-    d = await deployMarket(admin!, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n });
+    d = await deployMarket(admin!, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 86_400n }); // exit delay >= the 1-day attestation request window
     for (const c of [buyer!, honest!, cheat!, quitter!]) {
       await mintTestToken(c, { token: d.token, to: c.account.address, amount: parseEther("100") });
       await approveToken(c, { token: d.token, spender: d.stakeVault, amount: maxUint256 });

@@ -43,7 +43,7 @@ describe("bot: SIGKILL and restart", function () {
     const mk = (i: number): ChainClients => httpClients(node.url, 31337, { account: privateKeyToAccount(DEV_KEYS[i]!), pollingIntervalMs: 50 });
     const [admin, buyer, provider, quitter] = [mk(0), mk(1), mk(2), mk(4)];
     const auditor = privateKeyToAccount(DEV_KEYS[3]!).address;
-    const full = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n });
+    const full = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 86_400n }); // exit delay >= the 1-day attestation request window
     const { gasUsed: _g, ...d } = full;
     await writeDeployment(join(dir, "deployment.json"), d);
     for (const c of [provider, quitter]) {

@@ -68,7 +68,7 @@ describe("chain: actions on the in-process network", () => {
     time = conn.networkHelpers.time;
     const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 50 });
     [admin, buyer, provider] = [mk(0), mk(1), mk(2)];
-    d = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n });
+    d = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 86_400n }); // exit delay >= the 1-day attestation request window
     for (const c of [buyer, provider]) {
       await mintTestToken(c, { token: d.token, to: c.account.address, amount: parseEther("1000") });
       for (const spender of [d.jobMarket, d.stakeVault]) await approveToken(c, { token: d.token, spender, amount: maxUint256 });

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { keccak256, maxUint128, parseEther, toHex, zeroAddress } from "viem";
-import { createConnection, EXIT_DELAY, expectNoTokenMovement, MIN_BOND } from "./fixture.ts";
+import { ACTIVATION_DELAY, createConnection, EXIT_DELAY, expectNoTokenMovement, MIN_BOND } from "./fixture.ts";
 
 const { viem, networkHelpers, deploy } = await createConnection();
 const { time, loadFixture } = networkHelpers;
@@ -9,7 +9,14 @@ const SEED = keccak256(toHex("panel-seed"));
 async function bonded() {
   const f = await deploy();
   for (const a of f.auditors) await f.registry.write.postBond([MIN_BOND], { account: a.account });
+  // one second more than the delay, so that a snapshot at latest - 1 counts the bonds
+  await time.increase(ACTIVATION_DELAY + 1n);
   return f;
+}
+
+/** The latest block's time minus one second: the youngest snapshot a draw accepts. */
+async function justPast(): Promise<bigint> {
+  return BigInt(await time.latest()) - 1n;
 }
 
 const lower = (xs: readonly string[]) => xs.map((x) => x.toLowerCase());
@@ -30,20 +37,65 @@ describe("AuditorRegistry", () => {
     expect((await f.token.read.balanceOf([a.account.address])) - before).to.equal(MIN_BOND);
   });
 
-  it("draws the same panel for the same seed, distinct, active, never excluded", async () => {
+  it("draws the same panel for the same seed and snapshot, distinct, eligible, never excluded", async () => {
     const f = await loadFixture(bonded);
+    const asOf = await justPast();
     const all = lower(f.auditors.map((a) => a.account.address));
-    const panel = await f.registry.read.drawPanel([SEED, 2n, []]);
-    expect(lower(await f.registry.read.drawPanel([SEED, 2n, []]))).to.deep.equal(lower(panel));
+    const panel = await f.registry.read.drawPanel([SEED, 2n, [], asOf]);
+    expect(lower(await f.registry.read.drawPanel([SEED, 2n, [], asOf]))).to.deep.equal(lower(panel));
     expect(new Set(lower(panel)).size).to.equal(2);
     for (const m of lower(panel)) expect(all).to.include(m);
     const excluded = f.auditors[0]!.account.address;
-    const panel2 = await f.registry.read.drawPanel([SEED, 2n, [excluded]]);
+    const panel2 = await f.registry.read.drawPanel([SEED, 2n, [excluded], asOf]);
     expect(lower(panel2)).to.not.include(excluded.toLowerCase());
-    await viem.assertions.revertWithCustomErrorWithArgs(f.registry.read.drawPanel([SEED, 3n, [excluded]]), f.registry, "AuditorRegistryNotEnoughAuditors", [
+    await viem.assertions.revertWithCustomErrorWithArgs(f.registry.read.drawPanel([SEED, 3n, [excluded], asOf]), f.registry, "AuditorRegistryNotEnoughAuditors", [
       2n,
       3n,
     ]);
+    // the pool is sorted by address
+    const pool = lower(await f.registry.read.eligibleAuditors([asOf]));
+    expect(pool).to.deep.equal([...all].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)));
+  });
+
+  it("counts a bond only after the activation delay and keeps an exiting member listed until it leaves", async () => {
+    const f = await loadFixture(bonded);
+    const fresh = f.stranger;
+    await viem.assertions.emit(f.registry.write.postBond([MIN_BOND], { account: fresh.account }), f.registry, "AuditorActivated");
+    const bondedAt = BigInt(await time.latest());
+    const rec = await f.registry.read.auditorOf([fresh.account.address]);
+    expect(rec.eligibleFrom).to.equal(bondedAt + ACTIVATION_DELAY);
+    expect(await f.registry.read.isActive([fresh.account.address])).to.equal(true); // bonded: receipts count at once
+    await time.increase(10n);
+    expect(await f.registry.read.isEligible([fresh.account.address, bondedAt + 5n])).to.equal(false);
+    expect(lower(await f.registry.read.eligibleAuditors([bondedAt + 5n]))).to.not.include(fresh.account.address.toLowerCase());
+    await time.increase(ACTIVATION_DELAY);
+    expect(await f.registry.read.isEligible([fresh.account.address, bondedAt + ACTIVATION_DELAY])).to.equal(true);
+    // an exit request ends the membership for later snapshots; the member stays listed (forfeitable)
+    await f.registry.write.requestExit({ account: fresh.account });
+    expect(lower(await f.registry.read.members())).to.include(fresh.account.address.toLowerCase());
+    expect(lower(await f.registry.read.activeAuditors())).to.not.include(fresh.account.address.toLowerCase());
+  });
+
+  it("refuses a snapshot that is not in the past or older than the exit delay", async () => {
+    const f = await loadFixture(bonded);
+    const latest = BigInt(await time.latest());
+    await viem.assertions.revertWithCustomError(f.registry.read.eligibleAuditors([latest + 100n]), f.registry, "AuditorRegistrySnapshotNotPast");
+    await time.increase(EXIT_DELAY + 10n);
+    await viem.assertions.revertWithCustomError(f.registry.read.drawPanel([SEED, 1n, [], latest]), f.registry, "AuditorRegistrySnapshotTooOld");
+  });
+
+  it("rejects zero delays at deployment", async () => {
+    const f = await loadFixture(deploy);
+    await viem.assertions.revertWithCustomError(
+      viem.deployContract("AuditorRegistry", [f.token.address, MIN_BOND, EXIT_DELAY, 0n, f.admin.account.address]),
+      f.registry,
+      "AuditorRegistryZeroActivationDelay",
+    );
+    await viem.assertions.revertWithCustomError(
+      viem.deployContract("AuditorRegistry", [f.token.address, MIN_BOND, 0n, ACTIVATION_DELAY, f.admin.account.address]),
+      f.registry,
+      "AuditorRegistryZeroExitDelay",
+    );
   });
 
   it("forfeits part of a bond to a recipient as a credit and deactivates below the minimum", async () => {
@@ -103,7 +155,7 @@ describe("AuditorRegistry", () => {
   it("a token that returns false: SafeERC20FailedOperation", async () => {
     const f = await loadFixture(deploy);
     const bad = await viem.deployContract("FalseToken");
-    const registry = await viem.deployContract("AuditorRegistry", [bad.address, MIN_BOND, EXIT_DELAY, f.admin.account.address]);
+    const registry = await viem.deployContract("AuditorRegistry", [bad.address, MIN_BOND, EXIT_DELAY, ACTIVATION_DELAY, f.admin.account.address]);
     await bad.write.setFailing([true]);
     await viem.assertions.revertWithCustomError(registry.write.postBond([MIN_BOND], { account: f.stranger.account }), registry, "SafeERC20FailedOperation");
   });

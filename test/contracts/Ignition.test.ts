@@ -6,7 +6,7 @@ import { network } from "hardhat";
 import PoUWModule from "../../ignition/modules/PoUW.ts";
 
 describe("Ignition module: registries", () => {
-  it("deploys ProviderRegistry (quorum 2 of the AuditorRegistry) and DataRegistry and wires them into JobMarket", async () => {
+  it("deploys ProviderRegistry (quorum 2 of committees of 3 drawn from the AuditorRegistry) and DataRegistry and wires them into JobMarket", async () => {
     const { ignition } = await network.create();
     const c = await ignition.deploy(PoUWModule);
     const wired = (await c.jobMarket.read.registries()).map((a) => a.toLowerCase());
@@ -14,6 +14,12 @@ describe("Ignition module: registries", () => {
     expect((await c.providerRegistry.read.auditors()).toLowerCase()).to.equal(c.auditorRegistry.address.toLowerCase());
     expect(await c.providerRegistry.read.quorum()).to.equal(2n);
     expect(await c.providerRegistry.read.maxValiditySeconds()).to.equal(30n * 24n * 3600n);
+    expect(await c.providerRegistry.read.committeeSize()).to.equal(3n);
+    expect(await c.providerRegistry.read.seedDelayBlocks()).to.equal(2);
+    expect(await c.providerRegistry.read.requestWindowSeconds()).to.equal(24n * 3600n);
+    // bonds count for panels and committees an hour after they are posted; exits take 14 days
+    expect(await c.auditorRegistry.read.activationDelaySeconds()).to.equal(3600n);
+    expect(await c.auditorRegistry.read.exitDelaySeconds()).to.equal(14n * 24n * 3600n);
     expect(await c.dataRegistry.read.corpusCount()).to.equal(0n);
   });
 });

@@ -17,7 +17,7 @@ import {
   type AttestationVerified,
   type AuditReceipt,
 } from "../../verifier/src/receipts/index.ts";
-import { CHECKPOINT_CID, createConnection, DAY, expectNoTokenMovement, MANIFEST_HASH, MANIFEST_URI, MIN_BOND, policy, segmentHashes } from "./fixture.ts";
+import { ACTIVATION_DELAY, CHECKPOINT_CID, createConnection, DAY, expectNoTokenMovement, MANIFEST_HASH, MANIFEST_URI, MIN_BOND, policy, segmentHashes } from "./fixture.ts";
 
 const { viem, networkHelpers, publicClient, deploy } = await createConnection();
 const { time, loadFixture } = networkHelpers;
@@ -27,7 +27,8 @@ const PAYMENT = parseEther("10");
 
 async function wired() {
   const f = await deploy();
-  const providers = await viem.deployContract("ProviderRegistry", [f.registry.address, 2n, 30n * DAY]);
+  // committees of 3 (all three auditors here, the provider is none of them), quorum 2, 2-block seed, 1-day window
+  const providers = await viem.deployContract("ProviderRegistry", [f.registry.address, 3n, 2n, 30n * DAY, 2, DAY]);
   const data = await viem.deployContract("DataRegistry", []);
   await f.market.write.setRegistries([f.registry.address, providers.address, data.address]);
   await f.market.write.grantRole([await f.market.read.EVALUATOR_ROLE(), f.admin.account.address]);
@@ -40,23 +41,41 @@ async function wired() {
     await f.token.write.approve([f.registry.address, MIN_BOND], { account: a });
     await f.registry.write.postBond([MIN_BOND], { account: a });
   }
+  // the bonds count for committee snapshots from here on
+  await time.increase(ACTIVATION_DELAY);
   const chainId = BigInt(await publicClient.getChainId());
   return { ...f, providers, data, auditors, chainId };
 }
 
 type W = Awaited<ReturnType<typeof wired>>;
 
-async function attest(f: W, provider: Address, tier: number, band: number, signers = f.auditors.slice(0, 2)) {
+type Wallet = W["provider"];
+
+/** `provider` requests attestation; the chain moves past the seed block; returns the request and its committee. */
+async function request(f: W, provider: Wallet) {
+  const evidenceHash = keccak256(toHex(`evidence-${provider.account.address}`));
+  await f.providers.write.requestAttestation([evidenceHash], { account: provider.account });
+  const requestId = await f.providers.read.lastRequestOf([provider.account.address]);
+  await networkHelpers.mine(3);
+  const committee = (await f.providers.read.committeeOf([requestId])).map((a) => a.toLowerCase());
+  return { requestId, evidenceHash, committee };
+}
+
+/** A request by `provider` and a statement on it signed by `count` of its committee (ascending). */
+async function attest(f: W, provider: Wallet, tier: number, band: number, count = 2) {
+  const { requestId, evidenceHash, committee } = await request(f, provider);
   const att: AttestationVerified = {
-    provider,
+    provider: provider.account.address,
+    requestId,
     tier,
     band,
-    evidenceHash: keccak256(toHex(`evidence-${provider}-${tier}-${band}`)),
+    evidenceHash,
     expiresAt: BigInt(await time.latest()) + 7n * DAY,
   };
   const domain = providerRegistryDomain(f.chainId, f.providers.address);
+  const signers = f.auditors.filter((a) => committee.includes(a.address.toLowerCase())).slice(0, count);
   const sigs = await Promise.all(signers.map((a) => signAttestationVerified(a, domain, att)));
-  return { att, sigs, domain };
+  return { att, sigs, domain, committee };
 }
 
 async function corpus(f: W, salt: string, payout: Address): Promise<bigint> {
@@ -67,9 +86,11 @@ async function corpus(f: W, salt: string, payout: Address): Promise<bigint> {
 }
 
 describe("ProviderRegistry and tiers", () => {
-  it("records a tier signed by a quorum of auditors with the TypeScript signer; digests agree", async () => {
+  it("records a tier signed by a quorum of the drawn committee with the TypeScript signer; digests agree", async () => {
     const f = await loadFixture(wired);
-    const { att, sigs, domain } = await attest(f, f.provider.account.address, 2, 80);
+    const { att, sigs, domain, committee } = await attest(f, f.provider, 2, 80);
+    expect(committee).to.have.length(3);
+    expect(committee).to.not.include(f.provider.account.address.toLowerCase());
     expect(await f.providers.read.digestOf([att])).to.equal(attestationVerifiedDigest(domain, att));
     await viem.assertions.emit(f.providers.write.record([att, sigs]), f.providers, "AttestationRecorded");
     const a = await f.providers.read.attestationOf([f.provider.account.address]);
@@ -79,9 +100,9 @@ describe("ProviderRegistry and tiers", () => {
     expect(await f.providers.read.effectiveTier([f.provider.account.address])).to.equal(2);
   });
 
-  it("rejects below quorum, a non-auditor, duplicates and expired statements by name", async () => {
+  it("rejects below quorum, a non-committee signer, duplicates, a second record and a closed request by name", async () => {
     const f = await loadFixture(wired);
-    const { att, sigs } = await attest(f, f.provider.account.address, 1, 95);
+    const { att, sigs } = await attest(f, f.provider, 1, 95);
     await viem.assertions.revertWithCustomError(f.providers.write.record([att, [sigs[0]!]]), f.providers, "ProviderRegistryBelowQuorum");
     await viem.assertions.revertWithCustomError(
       f.providers.write.record([att, [sigs[0]!, sigs[0]!]]),
@@ -91,17 +112,58 @@ describe("ProviderRegistry and tiers", () => {
     const stranger = privateKeyToAccount(keccak256(toHex("not-an-auditor")));
     const foreign = await signAttestationVerified(stranger, providerRegistryDomain(f.chainId, f.providers.address), att);
     const pair = BigInt(stranger.address) > BigInt(f.auditors[0]!.address) ? [sigs[0]!, foreign] : [foreign, sigs[0]!];
-    await viem.assertions.revertWithCustomError(f.providers.write.record([att, pair]), f.providers, "ProviderRegistryNotAuditor");
+    await viem.assertions.revertWithCustomError(f.providers.write.record([att, pair]), f.providers, "ProviderRegistryNotCommitteeMember");
     await f.providers.write.record([att, sigs]);
-    await viem.assertions.revertWithCustomError(f.providers.write.record([att, sigs]), f.providers, "ProviderRegistryStale");
+    await viem.assertions.revertWithCustomError(f.providers.write.record([att, sigs]), f.providers, "ProviderRegistryAlreadyRecorded");
+    await viem.assertions.revertWithCustomError(
+      f.providers.write.requestAttestation([att.evidenceHash], { account: f.provider.account }),
+      f.providers,
+      "ProviderRegistryRequestOpen",
+    );
     await time.increase(8n * DAY);
     expect(await f.providers.read.effectiveTier([f.provider.account.address])).to.equal(4);
-    await viem.assertions.revertWithCustomError(f.providers.write.record([att, sigs]), f.providers, "ProviderRegistryExpired");
+    await viem.assertions.revertWithCustomError(f.providers.write.record([att, sigs]), f.providers, "ProviderRegistryRequestClosed");
+  });
+
+  it("a provider's own auditors, bonded just before its request, are not on the committee: NotCommitteeMember", async () => {
+    const f = await loadFixture(wired);
+    const own = [keccak256(toHex("own-1")), keccak256(toHex("own-2"))]
+      .map((k) => privateKeyToAccount(k))
+      .sort((a, b) => (BigInt(a.address) < BigInt(b.address) ? -1 : 1));
+    for (const a of own) {
+      await networkHelpers.setBalance(a.address, parseEther("10"));
+      await f.token.write.mint([a.address, MIN_BOND]);
+      await f.token.write.approve([f.registry.address, MIN_BOND], { account: a });
+      await f.registry.write.postBond([MIN_BOND], { account: a });
+    }
+    const { requestId, evidenceHash, committee } = await request(f, f.provider);
+    for (const a of own) expect(committee).to.not.include(a.address.toLowerCase());
+    const att: AttestationVerified = { provider: f.provider.account.address, requestId, tier: 1, band: 100, evidenceHash, expiresAt: BigInt(await time.latest()) + DAY };
+    const domain = providerRegistryDomain(f.chainId, f.providers.address);
+    const sigs = await Promise.all(own.map((a) => signAttestationVerified(a, domain, att)));
+    await viem.assertions.revertWithCustomErrorWithArgs(f.providers.write.record([att, sigs]), f.providers, "ProviderRegistryNotCommitteeMember", [
+      requestId,
+      0n,
+      own[0]!.address,
+    ]);
+    expect(await f.providers.read.effectiveTier([f.provider.account.address])).to.equal(4);
+  });
+
+  it("a record counts only while a quorum of its signers stays bonded", async () => {
+    const f = await loadFixture(wired);
+    const { att, sigs } = await attest(f, f.provider, 2, 80);
+    await f.providers.write.record([att, sigs]);
+    const signers = await f.providers.read.signersOf([f.provider.account.address]);
+    expect(signers).to.have.length(2);
+    const leaver = f.auditors.find((a) => a.address.toLowerCase() === signers[0]!.toLowerCase())!;
+    await f.registry.write.requestExit({ account: leaver });
+    expect(await f.providers.read.backingOf([f.provider.account.address])).to.equal(1n);
+    expect(await f.providers.read.effectiveTier([f.provider.account.address])).to.equal(4);
   });
 
   it("acceptJob enforces the minimum tier and locks the tier-scaled stake", async () => {
     const f = await loadFixture(wired);
-    const { att, sigs } = await attest(f, f.provider.account.address, 1, 100);
+    const { att, sigs } = await attest(f, f.provider, 1, 100);
     await f.providers.write.record([att, sigs]);
     const terms = { minTier: 2, dataShareBps: 0, corpora: [] };
     await f.market.write.createJobWithTerms([MANIFEST_HASH, MANIFEST_URI, f.token.address, PAYMENT, policy(), terms], {

@@ -12,6 +12,8 @@ export const UNBONDING = 7n * 24n * 3600n;
 export const MIN_BOND = parseEther("100");
 export const EXIT_DELAY = 14n * 24n * 3600n;
 export const HOUR = 3600n;
+/** A bond counts for panel and committee snapshots this long after it is posted (the deployment default). */
+export const ACTIVATION_DELAY = HOUR;
 export const DAY = 86400n;
 
 export type Policy = {
@@ -75,6 +77,7 @@ export async function createConnection() {
       token.address,
       MIN_BOND,
       EXIT_DELAY,
+      ACTIVATION_DELAY,
       admin.account.address,
     ]);
     const market = await viem.deployContract("JobMarket", [vault.address, admin.account.address]);

@@ -1,7 +1,7 @@
 /**
  * Shared set-up of the dispute tests: a fresh in-process network with the market set, the generated step verifier
  * and DisputeGame deployed and wired by the same functions `pouw deploy` uses, funded actors and five bonded
- * auditors.
+ * auditors whose bonds already count for panels (the activation delay has passed).
  */
 import { expect } from "chai";
 import { network } from "hardhat";
@@ -9,9 +9,11 @@ import { maxUint256, parseEther, type Hex } from "viem";
 import {
   approveToken,
   ContractRevertError,
+  DEFAULT_ACTIVATION_DELAY_SECONDS,
   DEFAULT_DISPUTE_PARAMS,
   deployDisputeGame,
   deployMarket,
+  minAuditorExitDelaySeconds,
   devAccount,
   mintTestToken,
   postBond,
@@ -61,7 +63,7 @@ export async function disputeEnv(): Promise<DisputeEnv> {
   const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
   const [admin, buyer, provider, challenger] = [mk(0), mk(1), mk(2), mk(3)];
   const auditors = [4, 5, 6, 7, 8].map(mk);
-  const market = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("10"), exitDelaySeconds: 60n });
+  const market = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("10"), exitDelaySeconds: minAuditorExitDelaySeconds(PARAMS) });
   const { disputeGame } = await deployDisputeGame(admin, { deployment: market, params: PARAMS });
   const d = { ...market, disputeGame };
   for (const c of [buyer, provider, challenger, ...auditors]) {
@@ -72,6 +74,8 @@ export async function disputeEnv(): Promise<DisputeEnv> {
   }
   await stakeDeposit(provider, { stakeVault: d.stakeVault, amount: parseEther("100") });
   for (const a of auditors) await postBond(a, { auditorRegistry: d.auditorRegistry, amount: parseEther("20") });
+  // the bonds count for panel snapshots (taken at each challenge) once the activation delay (1 hour) has passed
+  await conn.networkHelpers.time.increase(Number(DEFAULT_ACTIVATION_DELAY_SECONDS));
   return {
     d,
     admin,

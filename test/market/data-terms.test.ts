@@ -64,7 +64,7 @@ describe("market: data terms (DataRegistry + createJobWithTerms)", function () {
     time = conn.networkHelpers.time;
     const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
     [admin, buyer, provider, contributor] = [mk(0), mk(1), mk(2), mk(3)];
-    d = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n });
+    d = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 86_400n }); // >= the 1-day attestation request window
     bare = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n, registries: false });
     for (const c of [buyer, provider]) {
       await mintTestToken(c, { token: d.token, to: c.account.address, amount: parseEther("100") });

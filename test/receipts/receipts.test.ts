@@ -41,6 +41,7 @@ const receipt: AuditReceipt = {
 
 const attestation: AttestationVerified = {
   provider: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+  requestId: 3n,
   tier: 1,
   band: 95,
   evidenceHash: keccak256(toHex("evidence")),
@@ -65,7 +66,7 @@ describe("receipts: EIP-712 AuditReceipt and AttestationVerified", () => {
       "AuditReceipt(uint256 jobId,uint32 segment,bytes32 traceRoot,uint32 checks,uint32 sampledSteps,uint8 verdict)",
     );
     expect(ATTESTATION_VERIFIED_TYPE).to.equal(
-      "AttestationVerified(address provider,uint8 tier,uint8 band,bytes32 evidenceHash,uint64 expiresAt)",
+      "AttestationVerified(address provider,uint256 requestId,uint8 tier,uint8 band,bytes32 evidenceHash,uint64 expiresAt)",
     );
     expect(checksMask(["recompute", "freivalds", "magnitude"])).to.equal(0b10101);
     expect(checkNames(0b10101)).to.deep.equal(["recompute", "freivalds", "magnitude"]);
@@ -130,6 +131,7 @@ describe("receipts: EIP-712 AuditReceipt and AttestationVerified", () => {
     );
     expect(() => attestationVerifiedDigest(providerRegistryDomain(1n, JOB_MARKET), { ...attestation, tier: 5 })).to.throw(ReceiptFieldError);
     expect(() => attestationVerifiedDigest(providerRegistryDomain(1n, JOB_MARKET), { ...attestation, band: 101 })).to.throw(ReceiptFieldError);
+    expect(() => attestationVerifiedDigest(providerRegistryDomain(1n, JOB_MARKET), { ...attestation, requestId: -1n })).to.throw(ReceiptFieldError);
   });
 
   it("signs, recovers and rejects tampering of AttestationVerified", async () => {
@@ -138,6 +140,8 @@ describe("receipts: EIP-712 AuditReceipt and AttestationVerified", () => {
     await verifyAttestationVerified(d, attestation, sig, auditor.address);
     await expectSignatureError(verifyAttestationVerified(d, { ...attestation, band: 90 }, sig, auditor.address));
     await expectSignatureError(verifyAttestationVerified(d, { ...attestation, expiresAt: 1_900_000_001n }, sig, auditor.address));
+    // a signature answers one request: the same statement for another request does not verify
+    await expectSignatureError(verifyAttestationVerified(d, { ...attestation, requestId: 4n }, sig, auditor.address));
     await expectSignatureError(verifyAttestationVerified({ ...d, name: JOB_MARKET_DOMAIN_NAME }, attestation, sig, auditor.address));
   });
 

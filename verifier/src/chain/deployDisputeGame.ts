@@ -47,6 +47,20 @@ export const DEFAULT_DISPUTE_PARAMS: DisputeParams = {
   panelFee: 5n * 10n ** 16n,
 };
 
+/** PanelTiming.MAX_SECONDS_PER_BLOCK: the seconds one block is assumed to take at most (Ethereum's slot). */
+export const MAX_SECONDS_PER_BLOCK = 12n;
+/** PanelTiming.RESOLVE_MARGIN_SECONDS: time after the reveal deadline in which resolve still finds the panel bonded. */
+export const RESOLVE_MARGIN_SECONDS = 86_400n;
+
+/**
+ * The shortest AuditorRegistry exit delay a DisputeGame with `params` accepts (its constructor reverts with
+ * DisputeGameExitDelayTooShort below it): seed delay (blocks * 12 s) + commit window + reveal window + 1 day.
+ * The registry's activation delay must also exceed seedDelayBlocks * 12 s (DisputeGameActivationDelayTooShort).
+ */
+export function minAuditorExitDelaySeconds(params: Pick<DisputeParams, "seedDelayBlocks" | "commitWindowSeconds" | "revealWindowSeconds">): bigint {
+  return BigInt(params.seedDelayBlocks) * MAX_SECONDS_PER_BLOCK + BigInt(params.commitWindowSeconds) + BigInt(params.revealWindowSeconds) + RESOLVE_MARGIN_SECONDS;
+}
+
 export type DeployDisputeGameParameters = { deployment: Deployment; params?: DisputeParams };
 export type DeployDisputeGameReturnType = { disputeGame: Address; stepVerifier: Address; gasUsed: bigint };
 

@@ -9,6 +9,11 @@
  * NOTE: the dispute roles (JobMarket.DISPUTE_ROLE, AuditorRegistry.DISPUTE_ROLE) go to DisputeGame, which
  * deployDisputeGame.ts deploys and wires for a market deployed here.
  *
+ * The AuditorRegistry counts a bond for panel and committee snapshots `activationDelaySeconds` after it is posted
+ * (default 1 hour, DEFAULT_ACTIVATION_DELAY_SECONDS: local demos and tests advance time by it after bonding; a real
+ * deployment may want longer). DisputeGame and ProviderRegistry refuse a registry whose activation delay is not
+ * longer than their seed delay in seconds, or whose exit delay is too short for their windows (docs/panels.md).
+ *
  * @example
  *   const d = await deployMarket(clients, { unbondingDelaySeconds: 604_800n, minBond: parseEther("100"), exitDelaySeconds: 1_209_600n });
  */
@@ -33,11 +38,37 @@ export type DeployMarketParameters = {
   unbondingDelaySeconds: bigint;
   minBond: bigint;
   exitDelaySeconds: bigint;
+  /** Seconds before a new bond counts for panel and committee snapshots (> 0); default DEFAULT_ACTIVATION_DELAY_SECONDS. */
+  activationDelaySeconds?: bigint;
   /**
    * ProviderRegistry parameters, or false to leave JobMarket without registries (a caller that sets its own).
-   * Default: attestationQuorum 2, attestationMaxValiditySeconds 30 days (the Ignition defaults).
+   * Default: DEFAULT_ATTESTATION_PARAMS (the Ignition defaults).
    */
-  registries?: false | { attestationQuorum: bigint; attestationMaxValiditySeconds: bigint };
+  registries?: false | AttestationParams;
+};
+
+/** ProviderRegistry constructor parameters (IProviderRegistry: committee drawn per request, quorum of it). */
+export type AttestationParams = {
+  attestationCommitteeSize: bigint;
+  /** A strict majority of the committee. */
+  attestationQuorum: bigint;
+  attestationMaxValiditySeconds: bigint;
+  /** Blocks between a request and the block whose hash seeds its committee (1..200). */
+  attestationSeedDelayBlocks: number;
+  /** Seconds a request stays open to draw and record (<= the registry's exit delay); also the provider's re-request interval. */
+  attestationRequestWindowSeconds: bigint;
+};
+
+/** One hour: long enough that a bond cannot be timed against a seed (2 blocks here), short enough for local demos. */
+export const DEFAULT_ACTIVATION_DELAY_SECONDS = 3_600n;
+
+/** Defaults of ignition/modules/registries.ts: committees of 3, quorum 2, 30-day records, 2-block seed, 1-day window. */
+export const DEFAULT_ATTESTATION_PARAMS: AttestationParams = {
+  attestationCommitteeSize: 3n,
+  attestationQuorum: 2n,
+  attestationMaxValiditySeconds: 30n * 24n * 3600n,
+  attestationSeedDelayBlocks: 2,
+  attestationRequestWindowSeconds: 24n * 3600n,
 };
 
 export type DeployMarketReturnType = Deployment & { gasUsed: bigint };
@@ -59,7 +90,13 @@ export async function deployMarket(clients: ChainClients, p: DeployMarketParamet
   }
   const vault = await deployContract(clients, stakeVaultAbi, stakeVaultBytecode, [token, p.unbondingDelaySeconds, admin]);
   track(vault);
-  const registry = await deployContract(clients, auditorRegistryAbi, auditorRegistryBytecode, [token, p.minBond, p.exitDelaySeconds, admin]);
+  const registry = await deployContract(clients, auditorRegistryAbi, auditorRegistryBytecode, [
+    token,
+    p.minBond,
+    p.exitDelaySeconds,
+    p.activationDelaySeconds ?? DEFAULT_ACTIVATION_DELAY_SECONDS,
+    admin,
+  ]);
   track(registry);
   const market = await deployContract(clients, jobMarketAbi, jobMarketBytecode, [vault.address, admin]);
   track(market);
@@ -68,8 +105,15 @@ export async function deployMarket(clients: ChainClients, p: DeployMarketParamet
   gasUsed += g.gasUsed;
   let registries: { providerRegistry: Address; dataRegistry: Address } | undefined;
   if (p.registries !== false) {
-    const r = p.registries ?? { attestationQuorum: 2n, attestationMaxValiditySeconds: 30n * 24n * 3600n };
-    const providers = await deployContract(clients, providerRegistryAbi, providerRegistryBytecode, [registry.address, r.attestationQuorum, r.attestationMaxValiditySeconds]);
+    const r = p.registries ?? DEFAULT_ATTESTATION_PARAMS;
+    const providers = await deployContract(clients, providerRegistryAbi, providerRegistryBytecode, [
+      registry.address,
+      r.attestationCommitteeSize,
+      r.attestationQuorum,
+      r.attestationMaxValiditySeconds,
+      r.attestationSeedDelayBlocks,
+      r.attestationRequestWindowSeconds,
+    ]);
     track(providers);
     const data = await deployContract(clients, dataRegistryAbi, dataRegistryBytecode, []);
     track(data);

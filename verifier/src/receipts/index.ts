@@ -1,7 +1,7 @@
 /**
  * PoUW receipts: EIP-712 AuditReceipt (signed by an auditor after auditing a segment, anchored by
- * JobMarket.recordReceipt) and AttestationVerified (signed by auditors who verified a provider's
- * attestation locally, recorded by a future ProviderRegistry). Sign with any viem account, verify by
+ * JobMarket.recordReceipt) and AttestationVerified (signed by the members of a ProviderRegistry request's drawn
+ * committee who verified a provider's attestation locally, recorded by ProviderRegistry.record; see docs/panels.md). Sign with any viem account, verify by
  * recovering the signer. docs/checks.md ("Receipts") describes the fields.
  *
  * @example
@@ -53,6 +53,8 @@ export type AuditReceipt = {
 
 export type AttestationVerified = {
   readonly provider: Address;
+  /** The ProviderRegistry request (requestAttestation) whose drawn committee the signer sits on. */
+  readonly requestId: bigint;
   /** 1..4, see checks/attestation. */
   readonly tier: number;
   /** Trust band 10..100 within the tier's range. */
@@ -126,6 +128,7 @@ export function validateAuditReceipt(r: AuditReceipt): void {
 
 export function validateAttestationVerified(a: AttestationVerified): void {
   if (!isAddress(a.provider)) throw new ReceiptFieldError(`provider is not an address: ${a.provider}`);
+  uint("requestId", a.requestId, 256);
   if (!Number.isInteger(a.tier) || a.tier < 1 || a.tier > 4) throw new ReceiptFieldError(`tier must be 1..4, got ${a.tier}`);
   if (!Number.isInteger(a.band) || a.band < 10 || a.band > 100) throw new ReceiptFieldError(`band must be 10..100, got ${a.band}`);
   bytes32("evidenceHash", a.evidenceHash);
@@ -144,7 +147,7 @@ function receiptMessage(r: AuditReceipt) {
 }
 
 function attestationMessage(a: AttestationVerified) {
-  return { provider: getAddress(a.provider), tier: a.tier, band: a.band, evidenceHash: a.evidenceHash, expiresAt: a.expiresAt };
+  return { provider: getAddress(a.provider), requestId: a.requestId, tier: a.tier, band: a.band, evidenceHash: a.evidenceHash, expiresAt: a.expiresAt };
 }
 
 /** The EIP-712 digest (what ECDSA signs) of an audit receipt. */

@@ -5,7 +5,7 @@
  *
  * Canonical type strings (EIP-712 encodeType):
  *   AuditReceipt(uint256 jobId,uint32 segment,bytes32 traceRoot,uint32 checks,uint32 sampledSteps,uint8 verdict)
- *   AttestationVerified(address provider,uint8 tier,uint8 band,bytes32 evidenceHash,uint64 expiresAt)
+ *   AttestationVerified(address provider,uint256 requestId,uint8 tier,uint8 band,bytes32 evidenceHash,uint64 expiresAt)
  */
 import { keccak256, toHex, type Hex } from "viem";
 
@@ -20,6 +20,7 @@ export const AUDIT_RECEIPT_FIELDS = [
 
 export const ATTESTATION_VERIFIED_FIELDS = [
   { name: "provider", type: "address" },
+  { name: "requestId", type: "uint256" },
   { name: "tier", type: "uint8" },
   { name: "band", type: "uint8" },
   { name: "evidenceHash", type: "bytes32" },

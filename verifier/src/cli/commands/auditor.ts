@@ -25,7 +25,8 @@ export function registerAuditor(program: Command): void {
       await ensureFunds(ctx, ctx.deployment.auditorRegistry, amount, opts.mint === true);
       await postBond(ctx.clients, { auditorRegistry: ctx.deployment.auditorRegistry, amount });
       const a = await ctx.clients.public.readContract({ address: ctx.deployment.auditorRegistry, abi: auditorRegistryAbi, functionName: "auditorOf", args: [ctx.clients.account.address] });
-      process.stdout.write(`bond ${fmt(a.bond)}, ${a.status === 1 ? "active" : "not active (below the minimum bond)"}\n`);
+      const counts = `counts for dispute panels and attestation committees from ${new Date(Number(a.eligibleFrom) * 1000).toISOString()}`;
+      process.stdout.write(`bond ${fmt(a.bond)}, ${a.status === 1 ? `active (${counts})` : "not active (below the minimum bond)"}\n`);
     },
   );
 
