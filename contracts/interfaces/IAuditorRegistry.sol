@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
+import {IFixedRoles} from "./IFixedRoles.sol";
+
 /// @title IAuditorRegistry: bonded auditors, panel draws and bond forfeiture
 /// @notice Auditors post a bond of at least `minBond` in one ERC-20 and become active. An active auditor can
 /// request exit: it leaves the active set at once and can withdraw its bond after `exitDelaySeconds`
 /// (the delay keeps it forfeitable for misconduct found late). `drawPanel` picks a deterministic panel
 /// from the active set. Only the dispute role (DISPUTE_ROLE, held by the dispute contract) forfeits
 /// bonds; forfeited amounts become credits the recipient claims.
-interface IAuditorRegistry {
+///
+/// No admin (IFixedRoles): DISPUTE_ROLE is wired once, by the deployer, with `wire`, and never changes.
+interface IAuditorRegistry is IFixedRoles {
     /// @notice Lifecycle of an auditor. Inactive: bond below minimum (never joined, or forfeited below it).
     enum AuditorStatus {
         None,
@@ -69,6 +73,9 @@ interface IAuditorRegistry {
 
     /// @notice Withdraw the whole bond after the exit delay.
     function leave() external;
+
+    /// @notice Wire DISPUTE_ROLE to `dispute` (the DisputeGame; not zero), once, and end wiring. Wirer only.
+    function wire(address dispute) external;
 
     /// @notice Forfeit `amount` of `auditor`'s bond to `to` as a credit. DISPUTE_ROLE only.
     /// An active auditor whose bond falls below minBond is deactivated.
