@@ -1,7 +1,8 @@
 /**
  * ProviderRegistry (attestation tiers on a quorum of AuditorRegistry auditors) and DataRegistry (corpora),
- * wired into JobMarket with `setRegistries` (once). Used by buildMarket (market.ts). The admin grants
- * JobMarket.EVALUATOR_ROLE (improvement weights) to whoever runs evaluate jobs; nobody holds it at deployment.
+ * wired into JobMarket with `setRegistries` (once, by the deployer, before JobMarket.wire ends its wiring).
+ * Used by buildMarket (market.ts), which passes the returned `setRegistries` future as a dependency of
+ * JobMarket.wire. EVALUATOR_ROLE is fixed by that `wire` (market.ts parameter `evaluator`, default nobody).
  *
  * Parameters (per module id): attestationQuorum (default 2), attestationMaxValiditySeconds (default 30 days).
  */
@@ -12,6 +13,6 @@ export function buildRegistries(m: IgnitionModuleBuilder, jobMarket: CallableCon
   const attestationMaxValiditySeconds = m.getParameter("attestationMaxValiditySeconds", 30n * 24n * 3600n);
   const providerRegistry = m.contract("ProviderRegistry", [auditorRegistry, attestationQuorum, attestationMaxValiditySeconds]);
   const dataRegistry = m.contract("DataRegistry", []);
-  m.call(jobMarket, "setRegistries", [auditorRegistry, providerRegistry, dataRegistry], { id: "JobMarket_setRegistries" });
-  return { providerRegistry, dataRegistry };
+  const setRegistries = m.call(jobMarket, "setRegistries", [auditorRegistry, providerRegistry, dataRegistry], { id: "JobMarket_setRegistries" });
+  return { providerRegistry, dataRegistry, setRegistries };
 }
