@@ -166,9 +166,9 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     expect(r).to.deep.include({ jobId: "2", stakeFrom: "manifest", quote: null });
     expect(r.policy.requiredStake).to.equal(JSON.parse(readFileSync(sotu, "utf8")).policy.providerStakeWei);
     expect(r.dataTerms.attached).to.equal(false);
-    expect(r.dataTerms.reason).to.match(/^corpus sotu-1990-2021 \(b\w+\) is not registered in DataRegistry 0x[0-9a-fA-F]{40}$/);
+    expect(r.dataTerms.reason).to.match(/^corpus sotu-1990-2021 \(b\w+\) is not registered in DataRegistry 0x[0-9a-fA-F]{40} for payout 0x[0-9a-fA-F]{40}$/);
     const text = await cliOk(["buyer", "create", ...common(node.url, 1), "--manifest", sotu, "--pay", "1", "--mint", "--no-quote"]);
-    expect(text).to.match(/^data terms: none \(corpus sotu-1990-2021 .* is not registered in DataRegistry 0x[0-9a-fA-F]{40}\): created without data terms, no contributor share$/m);
+    expect(text).to.match(/^data terms: none \(corpus sotu-1990-2021 .* is not registered in DataRegistry 0x[0-9a-fA-F]{40} for payout 0x[0-9a-fA-F]{40}\): created without data terms, no contributor share$/m);
   });
 
   it("deploy --no-registries leaves JobMarket without registries", async () => {
