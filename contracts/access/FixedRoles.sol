@@ -22,6 +22,16 @@ abstract contract FixedRoles is AccessControl, IFixedRoles {
         _wirer = wirer_;
     }
 
+    /// @inheritdoc IFixedRoles
+    function wirer() external view returns (address) {
+        return _wirer;
+    }
+
+    /// @inheritdoc IFixedRoles
+    function roleHolder(bytes32 role) external view returns (address) {
+        return _holders[role];
+    }
+
     /// @notice Always reverts: roles are granted only by the one-shot `wire` (IFixedRoles).
     function grantRole(bytes32 role, address account) public pure override {
         revert FixedRolesImmutable(role, account);
@@ -33,22 +43,8 @@ abstract contract FixedRoles is AccessControl, IFixedRoles {
     }
 
     /// @notice Always reverts: a wired role is never renounced (IFixedRoles).
-    function renounceRole(bytes32 role, address callerConfirmation)
-        public
-        pure
-        override
-    {
+    function renounceRole(bytes32 role, address callerConfirmation) public pure override {
         revert FixedRolesImmutable(role, callerConfirmation);
-    }
-
-    /// @inheritdoc IFixedRoles
-    function wirer() external view returns (address) {
-        return _wirer;
-    }
-
-    /// @inheritdoc IFixedRoles
-    function roleHolder(bytes32 role) external view returns (address) {
-        return _holders[role];
     }
 
     /// @dev Grants `role` to `account` (the caller checked that it is not zero) and records it as the holder.
