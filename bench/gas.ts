@@ -39,10 +39,10 @@ const market = await viem.deployContract("JobMarket", [vault.address, admin.acco
 // committees of 3, quorum 2, 2-block seed, 1-day request window (the deployment defaults)
 const providers = await viem.deployContract("ProviderRegistry", [registry.address, 3n, 2n, BigInt(30 * DAY), 2, BigInt(DAY)]);
 const data = await viem.deployContract("DataRegistry", []);
-await vault.write.grantRole([await vault.read.MARKET_ROLE(), market.address]);
-await vault.write.grantRole([await vault.read.SLASHER_ROLE(), admin.account.address]);
-await market.write.grantRole([await market.read.DISPUTE_ROLE(), admin.account.address]);
-await registry.write.grantRole([await registry.read.DISPUTE_ROLE(), admin.account.address]);
+// Roles are wired once (no admin afterwards); here `admin` stands in for DisputeGame (slasher, dispute roles) so
+// the role-gated calls can be measured directly.
+await vault.write.wire([market.address, admin.account.address]);
+await registry.write.wire([admin.account.address]);
 for (const w of [buyer, provider, challenger, auditor, auditor2, auditor3, auditor4]) {
   await token.write.mint([w.account.address, parseEther("1000000000")]);
   for (const spender of [market.address, vault.address, registry.address]) {
@@ -91,7 +91,7 @@ const results: Record<string, number> = {};
 // Wiring as the Ignition module does it; every lifecycle below runs against the wired market (acceptJob
 // reads the provider's tier from the ProviderRegistry).
 results["JobMarket.setRegistries"] = await gas(market.write.setRegistries([registry.address, providers.address, data.address]));
-await market.write.grantRole([await market.read.EVALUATOR_ROLE(), admin.account.address]);
+await market.write.wire([admin.account.address, admin.account.address]);
 
 // StakeVault (the first deposit creates the provider's account; a second one is a top-up).
 results["StakeVault.deposit"] = await gas(vault.write.deposit([parseEther("1000")], { account: provider.account }));
@@ -140,13 +140,15 @@ for (const n of [1, 10, 100]) {
 }
 results["StakeVault.claim"] = await gas(vault.write.claim({ account: challenger.account }));
 
-// StakeVault role-gated functions, called directly by role holders.
-await vault.write.grantRole([await vault.read.MARKET_ROLE(), admin.account.address]);
-results["StakeVault.lock"] = await gas(vault.write.lock([provider.account.address, 999n, parseEther("5")]));
+// StakeVault role-gated functions, called directly by role holders (the market's address impersonated: its
+// MARKET_ROLE cannot be granted to anyone else).
+await networkHelpers.impersonateAccount(market.address);
+await networkHelpers.setBalance(market.address, parseEther("1"));
+results["StakeVault.lock"] = await gas(vault.write.lock([provider.account.address, 999n, parseEther("5")], { account: market.address }));
 results["StakeVault.slash"] = await gas(
   vault.write.slash([provider.account.address, 999n, parseEther("2"), [challenger.account.address, buyer.account.address], [parseEther("1"), parseEther("1")]]),
 );
-results["StakeVault.unlock"] = await gas(vault.write.unlock([provider.account.address, 999n]));
+results["StakeVault.unlock"] = await gas(vault.write.unlock([provider.account.address, 999n], { account: market.address }));
 
 // AuditorRegistry.
 results["AuditorRegistry.postBond"] = await gas(registry.write.postBond([parseEther("150")], { account: auditor.account }));
@@ -186,7 +188,8 @@ results["AuditorRegistry.leave"] = await gas(registry.write.leave({ account: aud
     data.write.register([keccak256(toHex("corpus-1")), CID, "CC-BY-4.0", contributor.account.address, keccak256(toHex("terms"))], { account: contributor.account }),
   );
   await data.write.register([keccak256(toHex("corpus-2")), CID, "CC0-1.0", challenger.account.address, keccak256(toHex("terms"))], { account: contributor.account });
-  results["DataRegistry.setPayout"] = await gas(data.write.setPayout([1n, contributor.account.address], { account: contributor.account }));
+  // Only the payout address moves its payout: corpus 2 pays the challenger, who moves it to the contributor.
+  results["DataRegistry.setPayout"] = await gas(data.write.setPayout([2n, contributor.account.address], { account: challenger.account }));
 
   // A 10-segment lifecycle with two corpora and a 20% data share, accepted by the tier-1 provider.
   const terms = { minTier: 1, dataShareBps: 2_000, corpora: [{ corpusId: 1n, tokens: 1_000_000n }, { corpusId: 2n, tokens: 3_000_000n }] };

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
+import {FixedRoles} from "./access/FixedRoles.sol";
 
 /// @title AuditorRegistry: auditor bonds, activation and exit delays, snapshot panel draws, forfeiture
 /// (see IAuditorRegistry and docs/panels.md)
-contract AuditorRegistry is IAuditorRegistry, AccessControl {
+contract AuditorRegistry is IAuditorRegistry, FixedRoles {
     using SafeERC20 for IERC20;
     using SafeCast for uint256;
 
@@ -55,14 +55,24 @@ contract AuditorRegistry is IAuditorRegistry, AccessControl {
     mapping(address auditor => Membership[]) private _past;
     mapping(address account => uint256 amount) private _credits;
 
-    constructor(IERC20 token_, uint256 minBond_, uint64 exitDelaySeconds_, uint64 activationDelaySeconds_, address admin) {
+    /// @param wirer_ the account that calls `wire` once (the deployer); nobody ever holds DEFAULT_ADMIN_ROLE
+    constructor(IERC20 token_, uint256 minBond_, uint64 exitDelaySeconds_, uint64 activationDelaySeconds_, address wirer_)
+        FixedRoles(wirer_)
+    {
         if (exitDelaySeconds_ == 0) revert AuditorRegistryZeroExitDelay();
         if (activationDelaySeconds_ == 0) revert AuditorRegistryZeroActivationDelay();
         _token = token_;
         _minBond = minBond_;
         _exitDelaySeconds = exitDelaySeconds_;
         _activationDelaySeconds = activationDelaySeconds_;
-        _grantRole(DEFAULT_ADMIN_ROLE, admin);
+    }
+
+    /// @inheritdoc IAuditorRegistry
+    function wire(address dispute) external onlyWirer {
+        // INVARIANT: the forfeiting role has exactly one holder (the dispute contract), fixed here forever.
+        if (dispute == address(0)) revert FixedRolesZeroHolder(DISPUTE_ROLE);
+        _wireRole(DISPUTE_ROLE, dispute);
+        _endWiring();
     }
 
     /// @inheritdoc IAuditorRegistry

@@ -3,12 +3,13 @@ pragma solidity 0.8.28;
 
 import {IDataRegistry} from "./interfaces/IDataRegistry.sol";
 
-/// @title DataRegistry: registered training corpora, their owners, licences and payout addresses
-/// (see IDataRegistry)
+/// @title DataRegistry: registered training corpora, their registrants, licences and payout addresses
+/// (see IDataRegistry: payout rule, attachment rule, retirement rule)
 contract DataRegistry is IDataRegistry {
     uint64 private _corpusCount;
     mapping(uint64 corpusId => Corpus) private _corpora;
-    mapping(bytes32 contentDigest => uint64 corpusId) private _byContent;
+    mapping(bytes32 contentDigest => mapping(address payout => uint64[] corpusIds)) private _byPayout;
+    mapping(bytes32 contentDigest => mapping(address registrant => uint64 corpusId)) private _byRegistrant;
 
     /// @inheritdoc IDataRegistry
     function register(
@@ -22,14 +23,16 @@ contract DataRegistry is IDataRegistry {
         if (bytes(contentCid).length == 0) revert DataRegistryEmptyCid();
         if (bytes(licence).length == 0) revert DataRegistryEmptyLicence();
         if (payout == address(0)) revert DataRegistryZeroPayout();
-        // INVARIANT: one corpus per content: nobody can re-register someone else's bytes to take its share.
-        uint64 existing = _byContent[contentDigest];
-        if (existing != 0) revert DataRegistryDuplicateContent(contentDigest, existing);
+        // NOTE: no first-come-first-served claim on content: anyone may register any digest (a squatter's
+        // registration is listed under its own payout, which no buyer naming the real payout attaches).
+        uint64 existing = _byRegistrant[contentDigest][msg.sender];
+        if (existing != 0) revert DataRegistryDuplicateContent(contentDigest, msg.sender, existing);
 
         corpusId = ++_corpusCount;
-        _byContent[contentDigest] = corpusId;
+        _byRegistrant[contentDigest][msg.sender] = corpusId;
+        _byPayout[contentDigest][payout].push(corpusId);
         Corpus storage c = _corpora[corpusId];
-        c.owner = msg.sender;
+        c.registrant = msg.sender;
         c.registeredAt = uint64(block.timestamp);
         c.payout = payout;
         c.contentDigest = contentDigest;
@@ -41,16 +44,23 @@ contract DataRegistry is IDataRegistry {
 
     /// @inheritdoc IDataRegistry
     function setPayout(uint64 corpusId, address payout) external {
-        Corpus storage c = _owned(corpusId);
-        if (payout == address(0)) revert DataRegistryZeroPayout();
+        Corpus storage c = _known(corpusId);
         address previous = c.payout;
+        // INVARIANT: a payout moves only by the hand of the current payout address (never the registrant's),
+        // so a registration a buyer attached for payout P keeps paying P or whom P chose.
+        if (msg.sender != previous) revert DataRegistryNotPayout(corpusId, msg.sender, previous);
+        if (payout == address(0)) revert DataRegistryZeroPayout();
         c.payout = payout;
+        _byPayout[c.contentDigest][payout].push(corpusId);
         emit PayoutChanged(corpusId, previous, payout);
     }
 
     /// @inheritdoc IDataRegistry
     function retire(uint64 corpusId) external {
-        Corpus storage c = _owned(corpusId);
+        Corpus storage c = _known(corpusId);
+        if (msg.sender != c.registrant && msg.sender != c.payout) {
+            revert DataRegistryNotRegistrantOrPayout(corpusId, msg.sender);
+        }
         if (c.retired) revert DataRegistryRetired(corpusId);
         c.retired = true;
         emit CorpusRetired(corpusId);
@@ -73,8 +83,13 @@ contract DataRegistry is IDataRegistry {
     }
 
     /// @inheritdoc IDataRegistry
-    function corpusIdOf(bytes32 contentDigest) external view returns (uint64) {
-        return _byContent[contentDigest];
+    function corpusIdsOf(bytes32 contentDigest, address payout) external view returns (uint64[] memory) {
+        return _byPayout[contentDigest][payout];
+    }
+
+    /// @inheritdoc IDataRegistry
+    function registrationOf(bytes32 contentDigest, address registrant) external view returns (uint64) {
+        return _byRegistrant[contentDigest][registrant];
     }
 
     /// @inheritdoc IDataRegistry
@@ -84,11 +99,6 @@ contract DataRegistry is IDataRegistry {
 
     function _known(uint64 corpusId) private view returns (Corpus storage c) {
         c = _corpora[corpusId];
-        if (c.owner == address(0)) revert DataRegistryUnknownCorpus(corpusId);
-    }
-
-    function _owned(uint64 corpusId) private view returns (Corpus storage c) {
-        c = _known(corpusId);
-        if (msg.sender != c.owner) revert DataRegistryNotOwner(corpusId, msg.sender, c.owner);
+        if (c.registrant == address(0)) revert DataRegistryUnknownCorpus(corpusId);
     }
 }

@@ -29,14 +29,17 @@ contract DataRegistryTest is TestBase {
         uint64 id = data.register(digest, CID, "CC-BY-4.0", payout, terms);
         assertEq(id, 1, "first id");
         IDataRegistry.Corpus memory c = data.corpusOf(id);
-        assertEq(c.owner, OWNER, "owner");
+        assertEq(c.registrant, OWNER, "registrant");
         assertEq(c.payout, payout, "payout");
         assertEq(c.contentDigest, digest, "digest");
         assertEq(c.termsHash, terms, "terms");
         assertEq(keccak256(bytes(c.licence)), keccak256("CC-BY-4.0"), "licence");
         assertEq(keccak256(bytes(c.contentCid)), keccak256(bytes(CID)), "cid");
         assertTrue(!c.retired, "not retired");
-        assertEq(data.corpusIdOf(digest), id, "by content");
+        uint64[] memory listed = data.corpusIdsOf(digest, payout);
+        assertEq(listed.length, 1, "listed once under its payout");
+        assertEq(listed[0], id, "listed id");
+        assertEq(data.registrationOf(digest, OWNER), id, "by registrant");
         assertEq(data.payoutOf(id), payout, "payoutOf");
         assertEq(data.corpusCount(), 1, "count");
         data.requireAttachable(id);
@@ -55,30 +58,67 @@ contract DataRegistryTest is TestBase {
         vm.stopPrank();
     }
 
-    function test_register_sameContentTwice_reverts() public {
+    function test_register_sameContentTwiceBySameRegistrant_reverts() public {
         uint64 id = _register(keccak256("corpus"));
-        vm.prank(STRANGER);
-        vm.expectRevert(abi.encodeWithSelector(IDataRegistry.DataRegistryDuplicateContent.selector, keccak256("corpus"), id));
+        vm.prank(OWNER);
+        vm.expectRevert(abi.encodeWithSelector(IDataRegistry.DataRegistryDuplicateContent.selector, keccak256("corpus"), OWNER, id));
         data.register(keccak256("corpus"), CID, "MIT", STRANGER, bytes32(0));
     }
 
-    function test_setPayout_byOwner_changesPayout() public {
-        uint64 id = _register(keccak256("corpus"));
-        vm.prank(OWNER);
-        data.setPayout(id, STRANGER);
-        assertEq(data.payoutOf(id), STRANGER, "new payout");
+    /// Squatting: a squatter who registers the digest FIRST, with its own payout, neither blocks the
+    /// contributor's registration nor appears under the contributor's payout (what a buyer looks up).
+    function test_register_squatterFirst_doesNotBlockOrShadowTheContributor() public {
+        bytes32 digest = keccak256("corpus");
+        vm.prank(STRANGER);
+        uint64 squat = data.register(digest, CID, "CC-BY-4.0", STRANGER, keccak256("terms"));
+        uint64 id = _register(digest);
+        assertTrue(squat != id, "two registrations of one digest");
+        uint64[] memory listed = data.corpusIdsOf(digest, PAYOUT);
+        assertEq(listed.length, 1, "only the contributor's under its payout");
+        assertEq(listed[0], id, "contributor's id");
+        assertEq(data.corpusIdsOf(digest, STRANGER)[0], squat, "the squatter is listed under its own payout");
     }
 
-    function test_setPayout_notOwner_reverts() public {
-        uint64 id = _register(keccak256("corpus"));
+    /// Mempool copy: a squatter who sends the contributor's exact calldata from its own account gets a
+    /// registration whose payout is the contributor's and which it can never move.
+    function test_register_copiedCalldata_paysTheCopiedPayoutForever() public {
+        bytes32 digest = keccak256("corpus");
+        bytes memory call_ = abi.encodeCall(DataRegistry.register, (digest, CID, "CC-BY-4.0", PAYOUT, keccak256("terms")));
         vm.prank(STRANGER);
-        vm.expectRevert(abi.encodeWithSelector(IDataRegistry.DataRegistryNotOwner.selector, id, STRANGER, OWNER));
+        // solhint-disable-next-line avoid-low-level-calls
+        (bool ok, bytes memory ret) = address(data).call(call_);
+        assertTrue(ok, "copy registered");
+        uint64 copy = abi.decode(ret, (uint64));
+        vm.prank(OWNER);
+        // solhint-disable-next-line avoid-low-level-calls
+        (ok, ret) = address(data).call(call_);
+        assertTrue(ok, "the original still registers");
+        assertEq(data.corpusIdsOf(digest, PAYOUT).length, 2, "both pay PAYOUT");
+        vm.prank(STRANGER);
+        vm.expectRevert(abi.encodeWithSelector(IDataRegistry.DataRegistryNotPayout.selector, copy, STRANGER, PAYOUT));
+        data.setPayout(copy, STRANGER);
+        assertEq(data.payoutOf(copy), PAYOUT, "the copy still pays the contributor");
+    }
+
+    function test_setPayout_byPayout_movesAndLists() public {
+        uint64 id = _register(keccak256("corpus"));
+        vm.prank(PAYOUT);
         data.setPayout(id, STRANGER);
+        assertEq(data.payoutOf(id), STRANGER, "new payout");
+        assertEq(data.corpusIdsOf(keccak256("corpus"), STRANGER)[0], id, "listed under the new payout");
+        assertEq(data.corpusIdsOf(keccak256("corpus"), PAYOUT)[0], id, "still listed under the one that moved it");
+    }
+
+    function test_setPayout_byRegistrant_reverts() public {
+        uint64 id = _register(keccak256("corpus"));
+        vm.prank(OWNER);
+        vm.expectRevert(abi.encodeWithSelector(IDataRegistry.DataRegistryNotPayout.selector, id, OWNER, PAYOUT));
+        data.setPayout(id, OWNER);
     }
 
     function test_setPayout_zero_reverts() public {
         uint64 id = _register(keccak256("corpus"));
-        vm.prank(OWNER);
+        vm.prank(PAYOUT);
         vm.expectRevert(abi.encodeWithSelector(IDataRegistry.DataRegistryZeroPayout.selector));
         data.setPayout(id, address(0));
     }
@@ -90,19 +130,26 @@ contract DataRegistryTest is TestBase {
         assertTrue(data.corpusOf(id).retired, "retired");
         vm.expectRevert(abi.encodeWithSelector(IDataRegistry.DataRegistryRetired.selector, id));
         data.requireAttachable(id);
-        // The owner can still redirect payouts of jobs that referenced it before retirement.
-        vm.prank(OWNER);
+        // The payout address can still move payouts of jobs that referenced it before retirement.
+        vm.prank(PAYOUT);
         data.setPayout(id, STRANGER);
         assertEq(data.payoutOf(id), STRANGER, "payout of a retired corpus");
-        vm.prank(OWNER);
+        vm.prank(STRANGER);
         vm.expectRevert(abi.encodeWithSelector(IDataRegistry.DataRegistryRetired.selector, id));
         data.retire(id);
     }
 
-    function test_retire_notOwner_reverts() public {
+    function test_retire_byPayout_retires() public {
+        uint64 id = _register(keccak256("corpus"));
+        vm.prank(PAYOUT);
+        data.retire(id);
+        assertTrue(data.corpusOf(id).retired, "retired by its payout");
+    }
+
+    function test_retire_byStranger_reverts() public {
         uint64 id = _register(keccak256("corpus"));
         vm.prank(STRANGER);
-        vm.expectRevert(abi.encodeWithSelector(IDataRegistry.DataRegistryNotOwner.selector, id, STRANGER, OWNER));
+        vm.expectRevert(abi.encodeWithSelector(IDataRegistry.DataRegistryNotRegistrantOrPayout.selector, id, STRANGER));
         data.retire(id);
     }
 
@@ -117,5 +164,26 @@ contract DataRegistryTest is TestBase {
         vm.prank(OWNER);
         vm.expectRevert(abi.encodeWithSelector(IDataRegistry.DataRegistryUnknownCorpus.selector, id));
         data.retire(id);
+        vm.prank(OWNER);
+        vm.expectRevert(abi.encodeWithSelector(IDataRegistry.DataRegistryUnknownCorpus.selector, id));
+        data.setPayout(id, OWNER);
+    }
+
+    /// Payout rule under random moves: whoever calls, a registration's payout changes only when the caller
+    /// is its current payout, and it is then listed under the new payout.
+    function testFuzz_setPayout_onlyByCurrentPayout(address caller, address next) public {
+        vm.assume(next != address(0));
+        uint64 id = _register(keccak256("corpus"));
+        vm.prank(caller);
+        if (caller != PAYOUT) {
+            vm.expectRevert(abi.encodeWithSelector(IDataRegistry.DataRegistryNotPayout.selector, id, caller, PAYOUT));
+            data.setPayout(id, next);
+            assertEq(data.payoutOf(id), PAYOUT, "unchanged");
+        } else {
+            data.setPayout(id, next);
+            assertEq(data.payoutOf(id), next, "moved by its payout");
+            uint64[] memory listed = data.corpusIdsOf(keccak256("corpus"), next);
+            assertEq(listed[listed.length - 1], id, "listed under the new payout");
+        }
     }
 }

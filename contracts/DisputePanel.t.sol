@@ -21,7 +21,6 @@ contract DisputePanelTest is TestBase, DisputeFixture {
     IDisputeGame.Vote internal constant FAULT_VOTE = IDisputeGame.Vote.Fault;
 
     function setUp() public {
-        registry.grantRole(registry.DISPUTE_ROLE(), address(this)); // to forfeit below the minimum in the attacks
         _fund(OLD_EXITER);
         vm.prank(OLD_EXITER);
         registry.postBond(AUDITOR_BOND);
@@ -104,6 +103,7 @@ contract DisputePanelTest is TestBase, DisputeFixture {
         registry.requestExit();
         vm.prank(OLD_EXITER);
         registry.leave();
+        vm.prank(address(game)); // the dispute role forfeits (the only holder)
         registry.forfeit(auditors[2], AUDITOR_BOND - MIN_BOND + 1, address(this));
         assertTrue(!registry.isActive(auditors[2]), "deactivated");
         vm.prank(auditors[2]);
@@ -139,6 +139,7 @@ contract DisputePanelTest is TestBase, DisputeFixture {
             address a = auditors[(bondMask ^ exitMask) % auditors.length];
             IAuditorRegistry.Auditor memory x = registry.auditorOf(a);
             if (x.status == IAuditorRegistry.AuditorStatus.Active) {
+                vm.prank(address(game));
                 registry.forfeit(a, x.bond - MIN_BOND + 1, address(this));
                 vm.prank(a);
                 registry.postBond(1);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
@@ -14,11 +13,12 @@ import {IDataRegistry} from "./interfaces/IDataRegistry.sol";
 import {Trace} from "./libraries/Trace.sol";
 import {Receipts} from "./libraries/Receipts.sol";
 import {DataShares} from "./libraries/DataShares.sol";
+import {FixedRoles} from "./access/FixedRoles.sol";
 
 /// @title JobMarket: escrow, trace anchoring, release, refund and abandonment (see IJobMarket)
 /// @dev Gas: commitSegment reads and writes one packed job slot and writes one new slot per segment
 /// (keccak256(traceRoot, endStateHash)); lossE6 and checkpointCid are only in the event.
-contract JobMarket is IJobMarket, AccessControl, EIP712 {
+contract JobMarket is IJobMarket, FixedRoles, EIP712 {
     using SafeERC20 for IERC20;
 
     /// @dev Storage layout of a job; slot 0 is the only one commitSegment touches on its usual path.
@@ -56,9 +56,10 @@ contract JobMarket is IJobMarket, AccessControl, EIP712 {
         uint8 reopens; // challenge windows re-opened after a NoDecision (<= MAX_REOPENS)
     }
 
-    /// @notice Held by the dispute contract: freeze and settle jobs.
+    /// @notice Held by the dispute contract: freeze and settle jobs. Wired once (`wire`).
     bytes32 public constant DISPUTE_ROLE = keccak256("DISPUTE_ROLE");
-    /// @notice Held by whoever runs evaluate jobs: records corpus improvement weights.
+    /// @notice Held by the evaluator named at deployment (`wire`; possibly nobody): records corpus
+    /// improvement weights.
     bytes32 public constant EVALUATOR_ROLE = keccak256("EVALUATOR_ROLE");
     /// @notice Most corpora one job may reference (bounds finalize's loop).
     uint256 public constant MAX_CORPORA = 16;
@@ -91,8 +92,8 @@ contract JobMarket is IJobMarket, AccessControl, EIP712 {
     mapping(uint256 jobId => Job) private _jobs;
     mapping(uint256 jobId => mapping(uint256 segment => bytes32 commitment)) private _segments;
     mapping(address token => mapping(address account => uint256 amount)) private _credits;
-    // NOTE: set once by the admin (setRegistries) rather than in the constructor, so existing deployments
-    // and deploy scripts keep their constructor; acceptJob pays one SLOAD for it.
+    // NOTE: set once by the wirer (setRegistries, before `wire`) rather than in the constructor, so existing
+    // deployments and deploy scripts keep their constructor; acceptJob pays one SLOAD for it.
     IAuditorRegistry private _auditors;
     IProviderRegistry private _providers;
     IDataRegistry private _data;
@@ -100,11 +101,13 @@ contract JobMarket is IJobMarket, AccessControl, EIP712 {
     mapping(bytes32 key => bytes32 digest) private _receipts; // key: keccak256(jobId, segment, auditor)
     mapping(uint256 jobId => Provenance) private _provenance;
 
-    constructor(IStakeVault vault_, address admin)
+    /// @param wirer_ the account that calls `setRegistries` and then `wire` once (the deployer); nobody ever
+    /// holds DEFAULT_ADMIN_ROLE
+    constructor(IStakeVault vault_, address wirer_)
         EIP712(Receipts.JOB_MARKET_DOMAIN_NAME, Receipts.DOMAIN_VERSION)
+        FixedRoles(wirer_)
     {
         _vault = vault_;
-        _grantRole(DEFAULT_ADMIN_ROLE, admin);
     }
 
     // ---------------------------------------------------------------- buyer
@@ -399,12 +402,12 @@ contract JobMarket is IJobMarket, AccessControl, EIP712 {
         }
     }
 
-    // ---------------------------------------------------------------- admin, evaluator, auditors, provenance
+    // ---------------------------------------------------------------- wiring (once), evaluator, auditors, provenance
 
     /// @inheritdoc IJobMarket
     function setRegistries(IAuditorRegistry auditors, IProviderRegistry providers, IDataRegistry data)
         external
-        onlyRole(DEFAULT_ADMIN_ROLE)
+        onlyWirer
     {
         // INVARIANT: the registries never change once set (a job's tier and corpora rules stay fixed).
         if (address(_auditors) != address(0)) revert JobMarketRegistriesAlreadySet();
@@ -415,6 +418,16 @@ contract JobMarket is IJobMarket, AccessControl, EIP712 {
         _providers = providers;
         _data = data;
         emit RegistriesSet(address(auditors), address(providers), address(data));
+    }
+
+    /// @inheritdoc IJobMarket
+    function wire(address dispute, address evaluator) external onlyWirer {
+        // INVARIANT: the role that freezes, settles and slashes has exactly one holder, fixed here forever;
+        // so has the evaluator role (or it has none), and after this the registries can never be set.
+        if (dispute == address(0)) revert FixedRolesZeroHolder(DISPUTE_ROLE);
+        _wireRole(DISPUTE_ROLE, dispute);
+        if (evaluator != address(0)) _wireRole(EVALUATOR_ROLE, evaluator);
+        _endWiring();
     }
 
     /// @inheritdoc IJobMarket

@@ -5,6 +5,8 @@ import {TestBase} from "./test/TestBase.sol";
 import {vm} from "./test/Vm.sol";
 import {TermsFixture} from "./test/TermsFixture.sol";
 import {JobMarket} from "./JobMarket.sol";
+import {StakeVault} from "./StakeVault.sol";
+import {IFixedRoles} from "./interfaces/IFixedRoles.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IDataRegistry} from "./interfaces/IDataRegistry.sol";
 import {Receipts} from "./libraries/Receipts.sol";
@@ -220,10 +222,11 @@ contract JobMarketTermsTest is TestBase, TermsFixture {
         uint96[] memory toks = new uint96[](1);
         (ids[0], toks[0]) = (a, 5);
         uint256 id = _create(1, 1e18, 1e18, _terms(0, 2_500, ids, toks));
-        vm.startPrank(CONTRIBUTOR);
+        vm.prank(CONTRIBUTOR);
         data.retire(a);
+        // Only the payout address itself moves the payout (IDataRegistry: payout rule).
+        vm.prank(PAYOUTS[0]);
         data.setPayout(a, PAYOUTS[3]);
-        vm.stopPrank();
         vm.prank(PROVIDER);
         market.acceptJob(id);
         _commitAll(id, PROVIDER, 0, 1);
@@ -288,11 +291,18 @@ contract JobMarketTermsTest is TestBase, TermsFixture {
     // ------------------------------------------------------------ wiring
 
     function test_setRegistries_onceAndNonZero() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketRegistriesAlreadySet.selector));
+        // The fixture's market is wired: its wirer is gone, so nobody can set the registries again.
+        vm.expectRevert(abi.encodeWithSelector(IFixedRoles.FixedRolesNotWirer.selector, address(this), address(0)));
         market.setRegistries(registry, providers, data);
         JobMarket fresh = new JobMarket(vault, address(this));
         vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketZeroRegistry.selector));
         fresh.setRegistries(registry, providers, IDataRegistry(address(0)));
+        fresh.setRegistries(registry, providers, data);
+        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketRegistriesAlreadySet.selector));
+        fresh.setRegistries(registry, providers, data);
+        vm.prank(CONTRIBUTOR);
+        vm.expectRevert(abi.encodeWithSelector(IFixedRoles.FixedRolesNotWirer.selector, CONTRIBUTOR, address(this)));
+        fresh.setRegistries(registry, providers, data);
         (address au, address pr, address da) = market.registries();
         assertEq(au, address(registry), "auditors");
         assertEq(pr, address(providers), "providers");
@@ -310,8 +320,16 @@ contract JobMarketTermsTest is TestBase, TermsFixture {
         _attest(providers, PROVIDER, 1, uint64(block.timestamp + 1 days), 2);
         (uint8 tier,) = fresh.requiredStakeFor(1, PROVIDER);
         assertEq(tier, 4, "no registry: tier 4");
-        // A receipt for a committed segment of the unwired market: refused for lack of an auditor registry.
-        vault.grantRole(vault.MARKET_ROLE(), address(fresh));
+        // A receipt for a committed segment of the market without registries: refused for lack of an auditor
+        // registry. Roles are fixed, so this market needs its own vault (wired to it, once).
+        StakeVault freshVault = new StakeVault(token, UNBONDING, address(this));
+        fresh = new JobMarket(freshVault, address(this));
+        freshVault.wire(address(fresh), address(0));
+        fresh.wire(address(dispute), address(0));
+        vm.startPrank(PROVIDER);
+        token.approve(address(freshVault), 1e18);
+        freshVault.deposit(1e18);
+        vm.stopPrank();
         token.approve(address(fresh), 1e18);
         token.mint(address(this), 1e18);
         uint256 id = fresh.createJob(keccak256("m"), "u", address(token), 1e18, policy(1, 1e18));

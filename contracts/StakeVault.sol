@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
+import {FixedRoles} from "./access/FixedRoles.sol";
 
 /// @title StakeVault: provider stake, unbonding, per-job locks and slashing (see IStakeVault)
-contract StakeVault is IStakeVault, AccessControl {
+contract StakeVault is IStakeVault, FixedRoles {
     using SafeERC20 for IERC20;
     using SafeCast for uint256;
 
@@ -26,10 +26,19 @@ contract StakeVault is IStakeVault, AccessControl {
     mapping(address provider => mapping(uint256 jobId => uint256 amount)) private _locks;
     mapping(address account => uint256 amount) private _credits;
 
-    constructor(IERC20 token_, uint64 unbondingDelaySeconds_, address admin) {
+    /// @param wirer_ the account that calls `wire` once (the deployer); nobody ever holds DEFAULT_ADMIN_ROLE
+    constructor(IERC20 token_, uint64 unbondingDelaySeconds_, address wirer_) FixedRoles(wirer_) {
         _token = token_;
         _unbondingDelaySeconds = unbondingDelaySeconds_;
-        _grantRole(DEFAULT_ADMIN_ROLE, admin);
+    }
+
+    /// @inheritdoc IStakeVault
+    function wire(address market, address slasher) external onlyWirer {
+        // INVARIANT: the market role has exactly one holder, fixed here forever; the slasher role at most one.
+        if (market == address(0)) revert FixedRolesZeroHolder(MARKET_ROLE);
+        _wireRole(MARKET_ROLE, market);
+        if (slasher != address(0)) _wireRole(SLASHER_ROLE, slasher);
+        _endWiring();
     }
 
     /// @inheritdoc IStakeVault

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
+import {IFixedRoles} from "./IFixedRoles.sol";
+
 /// @title IAuditorRegistry: bonded auditors, snapshot panel draws and bond forfeiture
 /// @notice Auditors post a bond of at least `minBond` in one ERC-20 and become active. A membership counts for
 /// panel draws only `activationDelaySeconds` after it began, and stops counting at the exit request or the
@@ -13,7 +15,9 @@ pragma solidity 0.8.28;
 /// An exiting member stays listed and forfeitable until it leaves, `exitDelaySeconds` after its request.
 /// Only the dispute role (DISPUTE_ROLE, held by the dispute contract) forfeits bonds; forfeited amounts become
 /// credits the recipient claims. See docs/panels.md.
-interface IAuditorRegistry {
+///
+/// No admin (IFixedRoles): DISPUTE_ROLE is wired once, by the deployer, with `wire`, and never changes.
+interface IAuditorRegistry is IFixedRoles {
     /// @notice Lifecycle of an auditor. Active: bond >= minBond, not exiting. Inactive: bond fell below the
     /// minimum through a forfeit (a top-up back to the minimum re-activates it as a new membership). Exiting:
     /// requested exit, can leave at `exitableAt`.
@@ -98,6 +102,9 @@ interface IAuditorRegistry {
 
     /// @notice Withdraw the whole bond and leave the list, after the exit delay.
     function leave() external;
+
+    /// @notice Wire DISPUTE_ROLE to `dispute` (the DisputeGame; not zero), once, and end wiring. Wirer only.
+    function wire(address dispute) external;
 
     /// @notice Forfeit `amount` of `auditor`'s bond to `to` as a credit. DISPUTE_ROLE only.
     /// An active auditor whose bond falls below minBond is deactivated (its membership ends now).

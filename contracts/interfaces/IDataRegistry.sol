@@ -2,25 +2,41 @@
 pragma solidity 0.8.28;
 
 /// @title IDataRegistry: training corpora that jobs may reference and pay
-/// @notice A data contributor registers a corpus: its content digest and content id (CID), a licence
-/// identifier (SPDX or LicenseRef), a payout address and the hash of its terms. The registering account
-/// is the corpus owner: it may change the payout address and retire the corpus. JobMarket accepts only
-/// registered, unretired corpora in a job's terms (`requireAttachable`) and, at finalize, credits the
-/// job's data share to each corpus's payout address as read then (`payoutOf`).
+/// @notice A registration is a claim: "the bytes with content digest D (content id, licence, terms) pay
+/// address P". Anyone may register any digest; nobody can prove on chain who owns public bytes, so the
+/// registry does not try to pick an owner. Instead:
 ///
-/// Retirement rule: retiring stops new jobs from referencing the corpus; jobs that already reference it
-/// still credit its share to its payout address at finalize (the data was used under the terms in force
-/// when the job was created, and the share must not become a windfall for anyone else). The owner may
-/// still change the payout address of a retired corpus, so a lost payout key can be replaced.
-/// The registry holds no tokens.
+/// Payout rule: a registration's payout address changes only by the hand of its current payout address
+/// (`setPayout`); the registering account (`registrant`) cannot change it. So every registration listed
+/// under (D, P) by `corpusIdsOf` pays P, or an address P (or its chosen successor) moved it to, for every
+/// job that references it, from job creation to finalize.
+///
+/// Attachment rule (what a buyer does, docs/governance.md): the buyer, who knows where its data came from,
+/// names the payout address P it means to pay for each corpus (the manifest's `payoutAddress`) and
+/// attaches a registration listed under (contentDigest, P) whose CID string and licence match its
+/// manifest. A squatter who registers the same digest first with its own payout is listed under its own
+/// address and never attached; one who copies a registration (from the mempool or the chain) keeps the
+/// copied payout P, which it can never change, so the copy pays P. One registration per (digest,
+/// registrant); many per digest.
+///
+/// JobMarket accepts only registered, unretired corpora in a job's terms (`requireAttachable`) and, at
+/// finalize, credits the job's data share to each corpus's payout address as read then (`payoutOf`).
+///
+/// Retirement rule: the registrant or the current payout address may retire a registration; retiring stops
+/// new jobs from referencing it; jobs that already reference it still credit its share to its payout
+/// address at finalize (the data was used under the terms in force when the job was created, and the share
+/// must not become a windfall for anyone else). The payout address may still move the payout of a retired
+/// corpus. The registry holds no tokens and has no admin.
 interface IDataRegistry {
-    /// @notice One corpus.
-    /// @param contentDigest sha2-256 digest of the corpus bytes (the multihash digest of its CID), unique
+    /// @notice One registration.
+    /// @param registrant the account that registered it: may retire it, cannot change its payout
+    /// @param payout where its data shares are credited; changed only by the current payout (`setPayout`)
+    /// @param contentDigest sha2-256 digest of the corpus bytes (the multihash digest of its CID)
     /// @param termsHash keccak256 (or other 32-byte hash) of the corpus's terms document
     /// @param licence licence identifier, e.g. "CC-BY-4.0"
     /// @param contentCid content id of the corpus bytes, e.g. a CIDv1 string
     struct Corpus {
-        address owner;
+        address registrant;
         bool retired;
         uint64 registeredAt;
         address payout;
@@ -30,17 +46,17 @@ interface IDataRegistry {
         string contentCid;
     }
 
-    /// @notice `owner` registered corpus `corpusId`.
+    /// @notice `registrant` registered corpus `corpusId`, paying `payout`.
     event CorpusRegistered(
         uint64 indexed corpusId,
-        address indexed owner,
+        address indexed registrant,
         bytes32 indexed contentDigest,
         string contentCid,
         string licence,
         address payout,
         bytes32 termsHash
     );
-    /// @notice Corpus `corpusId`'s payout address changed from `previous` to `payout`.
+    /// @notice Corpus `corpusId`'s payout address `previous` moved it to `payout`.
     event PayoutChanged(uint64 indexed corpusId, address previous, address payout);
     /// @notice Corpus `corpusId` was retired: no new job may reference it.
     event CorpusRetired(uint64 indexed corpusId);
@@ -53,16 +69,18 @@ interface IDataRegistry {
     error DataRegistryEmptyLicence();
     /// @notice The payout address is the zero address.
     error DataRegistryZeroPayout();
-    /// @notice A corpus with content digest `contentDigest` is already registered as `corpusId`.
-    error DataRegistryDuplicateContent(bytes32 contentDigest, uint64 corpusId);
+    /// @notice `registrant` already registered content digest `contentDigest`, as `corpusId`.
+    error DataRegistryDuplicateContent(bytes32 contentDigest, address registrant, uint64 corpusId);
     /// @notice No corpus `corpusId` exists.
     error DataRegistryUnknownCorpus(uint64 corpusId);
-    /// @notice `caller` is not corpus `corpusId`'s owner `owner`.
-    error DataRegistryNotOwner(uint64 corpusId, address caller, address owner);
+    /// @notice `caller` is not corpus `corpusId`'s payout address `payout` (only it may move the payout).
+    error DataRegistryNotPayout(uint64 corpusId, address caller, address payout);
+    /// @notice `caller` is neither corpus `corpusId`'s registrant nor its payout address.
+    error DataRegistryNotRegistrantOrPayout(uint64 corpusId, address caller);
     /// @notice Corpus `corpusId` is retired.
     error DataRegistryRetired(uint64 corpusId);
 
-    /// @notice Register a corpus; the caller becomes its owner.
+    /// @notice Register a corpus paying `payout`; the caller is its registrant. Once per (digest, caller).
     /// @return corpusId the new corpus's id (1, 2, ...)
     function register(
         bytes32 contentDigest,
@@ -72,10 +90,11 @@ interface IDataRegistry {
         bytes32 termsHash
     ) external returns (uint64 corpusId);
 
-    /// @notice Change the payout address of corpus `corpusId` (also after retirement). Owner only.
+    /// @notice Move corpus `corpusId`'s payout to `payout` (also after retirement). Current payout address
+    /// only; the corpus is then also listed under (its digest, `payout`).
     function setPayout(uint64 corpusId, address payout) external;
 
-    /// @notice Retire corpus `corpusId`: no new job may reference it. Owner only; once.
+    /// @notice Retire corpus `corpusId`: no new job may reference it. Registrant or payout address; once.
     function retire(uint64 corpusId) external;
 
     /// @notice Reverts with DataRegistryUnknownCorpus or DataRegistryRetired unless `corpusId` may be
@@ -88,8 +107,13 @@ interface IDataRegistry {
     /// @notice The record of corpus `corpusId`; reverts if unknown.
     function corpusOf(uint64 corpusId) external view returns (Corpus memory);
 
-    /// @notice The id of the corpus with content digest `contentDigest`, 0 if none.
-    function corpusIdOf(bytes32 contentDigest) external view returns (uint64);
+    /// @notice Ids of the corpora with content digest `contentDigest` that were registered paying `payout`
+    /// or moved to `payout` by their payout address, in the order listed (ascending ids first, moves after);
+    /// each pays `payout` or an address `payout` chose since. Retired ones included.
+    function corpusIdsOf(bytes32 contentDigest, address payout) external view returns (uint64[] memory);
+
+    /// @notice The id of the corpus `registrant` registered with content digest `contentDigest`, 0 if none.
+    function registrationOf(bytes32 contentDigest, address registrant) external view returns (uint64);
 
     /// @notice Number of corpora registered so far (the last id).
     function corpusCount() external view returns (uint64);

@@ -4,6 +4,7 @@ pragma solidity 0.8.28;
 import {IAuditorRegistry} from "./IAuditorRegistry.sol";
 import {IProviderRegistry} from "./IProviderRegistry.sol";
 import {IDataRegistry} from "./IDataRegistry.sol";
+import {IFixedRoles} from "./IFixedRoles.sol";
 import {Receipts} from "../libraries/Receipts.sol";
 
 /// @title IJobMarket: escrow, trace anchoring, release, refund and abandonment of training jobs
@@ -27,7 +28,11 @@ import {Receipts} from "../libraries/Receipts.sol";
 /// State machine: None -> Open (createJob) -> Active (acceptJob) -> Committed (last commitSegment)
 /// -> Finalized (finalize). Open -> Cancelled (cancelJob). Active -> Open (reportTimeout).
 /// Active|Committed -> Refunded (settleProviderFault). Freezing is a counter beside the status.
-interface IJobMarket {
+///
+/// No admin (IFixedRoles): the deployer (the wirer) sets the registries once (`setRegistries`, optional) and
+/// then calls `wire` once, which fixes DISPUTE_ROLE and EVALUATOR_ROLE forever and ends its power: after
+/// `wire` nobody can grant a role, change a registry or touch an escrow or credit outside the rules.
+interface IJobMarket is IFixedRoles {
     enum JobStatus {
         None,
         Open,
@@ -355,9 +360,14 @@ interface IJobMarket {
     function settleNoFault(uint256 jobId, bool reopen) external;
 
     /// @notice Set the AuditorRegistry (receipt signers), ProviderRegistry (tiers) and DataRegistry (corpora)
-    /// once. DEFAULT_ADMIN_ROLE only. Until then every provider counts as tier 4 and jobs with corpora,
-    /// a minimum tier or receipts are refused.
+    /// once. Wirer only, before `wire` (a market wired without registries never gets them). Until then every
+    /// provider counts as tier 4 and jobs with corpora or receipts are refused.
     function setRegistries(IAuditorRegistry auditors, IProviderRegistry providers, IDataRegistry data) external;
+
+    /// @notice Wire the roles, once, and end wiring: DISPUTE_ROLE to `dispute` (the DisputeGame; not zero) and
+    /// EVALUATOR_ROLE to `evaluator` (zero: nobody, so every corpus keeps the neutral weight). Wirer only.
+    /// Afterwards `setRegistries` and `wire` revert with FixedRolesNotWirer for everyone.
+    function wire(address dispute, address evaluator) external;
 
     /// @notice Record improvement weight `weightE6` (0..MAX_WEIGHT_E6; 1,000,000 = neutral) for corpus
     /// `corpusId` of an unfinalized job, once per corpus. EVALUATOR_ROLE only.

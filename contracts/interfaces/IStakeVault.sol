@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
+import {IFixedRoles} from "./IFixedRoles.sol";
+
 /// @title IStakeVault: provider stake for the PoUW market
 /// @notice Providers deposit stake in one ERC-20. Stake is either free (withdrawable after an unbonding
 /// delay) or locked for one job. Only the market (MARKET_ROLE) locks and unlocks; only a slasher
 /// (SLASHER_ROLE: the dispute contract, and the market for timeouts and for settlements the dispute
 /// role orders) slashes, never more than a job's lock. Slash proceeds become credits that recipients
 /// claim (pull payments); the burn share goes to BURN_ADDRESS.
-interface IStakeVault {
+///
+/// No admin (IFixedRoles): both roles are wired once, by the deployer, with `wire`, and never change; nobody
+/// can lock, unlock or slash a provider's stake except the wired market and slasher, under their rules.
+interface IStakeVault is IFixedRoles {
     /// @notice One provider's balances. free + locked + pendingWithdrawal is the provider's stake in the vault.
     struct Account {
         uint128 free;
@@ -51,6 +56,10 @@ interface IStakeVault {
     error StakeVaultNotSlasher(address caller);
     /// @notice `account` has nothing to claim.
     error StakeVaultNothingToClaim(address account);
+
+    /// @notice Wire the roles, once, and end wiring: MARKET_ROLE to `market` (the JobMarket; not zero) and
+    /// SLASHER_ROLE to `slasher` (zero: nobody; the standard deployment slashes through the market). Wirer only.
+    function wire(address market, address slasher) external;
 
     /// @notice Deposit `amount` of the stake token as free stake (needs an allowance).
     function deposit(uint256 amount) external;

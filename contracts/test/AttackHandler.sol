@@ -7,7 +7,6 @@ import {AttackActors, AttackFixture} from "./AttackFixture.sol";
 import {IDisputeGame} from "../interfaces/IDisputeGame.sol";
 import {IJobMarket} from "../interfaces/IJobMarket.sol";
 import {IStakeVault} from "../interfaces/IStakeVault.sol";
-import {Trace} from "../libraries/Trace.sol";
 
 /// @notice Invariant-test handler that plays the adversary of docs/disputes.md against honest parties (Optimism's
 /// FaultDisputeGame actor handlers, Arbitrum BOLD's "one honest party always wins").

@@ -11,7 +11,7 @@ import {IJobMarket} from "../interfaces/IJobMarket.sol";
 
 /// @notice Invariant-test handler for jobs with data shares: random buyers create jobs over random subsets
 /// of three registered corpora, providers accept, commit, time out and finish, the evaluator (the test
-/// contract, through `evaluator`) records weights, contributors retire corpora and move payouts, anyone
+/// contract, through `evaluator`) records weights, contributors retire corpora, payout addresses move their payouts, anyone
 /// finalizes and claims. At every finalize it checks that the credits it produced add up to the escrowed
 /// payment to the wei (ghost_conservationViolations must stay 0).
 contract DataMarketHandler {
@@ -174,7 +174,8 @@ contract DataMarketHandler {
 
     function setPayout(uint256 corpusSeed, uint256 payoutSeed) external {
         uint64 cid = _corpusIds[corpusSeed % _corpusIds.length];
-        vm.prank(CONTRIBUTOR);
+        // Only the current payout address moves a payout (IDataRegistry: payout rule).
+        vm.prank(data.payoutOf(cid));
         _ok(address(data), abi.encodeCall(DataRegistry.setPayout, (cid, _payouts[payoutSeed % _payouts.length])));
         ++ghost_calls;
     }

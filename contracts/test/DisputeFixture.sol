@@ -200,8 +200,8 @@ abstract contract DisputeBase {
     }
 }
 
-/// @notice Deploys the market set plus DisputeGame and the generated Groth16 verifier, wired as
-/// ignition/modules/market.ts does, with funded actors and five bonded auditors.
+/// @notice Deploys the market set plus DisputeGame and the generated Groth16 verifier, wired once as
+/// ignition/modules/market.ts does (without the registries), with funded actors and five bonded auditors.
 contract DisputeFixture is DisputeBase {
     constructor() {
         token = new TestToken("Test", "TST");
@@ -210,9 +210,11 @@ contract DisputeFixture is DisputeBase {
         market = new JobMarket(vault, address(this));
         verifier = new Groth16Verifier();
         game = new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, defaultParams());
-        vault.grantRole(vault.MARKET_ROLE(), address(market));
-        market.grantRole(market.DISPUTE_ROLE(), address(game));
-        registry.grantRole(registry.DISPUTE_ROLE(), address(game));
+        // Wired once, as ignition/modules/market.ts does (no slasher, no evaluator; registries not set here),
+        // and wiring ended: the fixture keeps no power over the set.
+        vault.wire(address(market), address(0));
+        registry.wire(address(game));
+        market.wire(address(game), address(0));
 
         address[4] memory people = [buyer, provider, challenger, stranger];
         for (uint256 i; i < people.length; ++i) _fund(people[i]);

@@ -1,7 +1,7 @@
 /**
  * Deploys the PoUW market set on a local chain: the test ERC-20 (LocalToken module) as stake, bond and
- * payment token, then StakeVault, AuditorRegistry, JobMarket, the step verifier and DisputeGame wired together
- * (see market.ts).
+ * payment token, then StakeVault, AuditorRegistry, JobMarket, the step verifier, DisputeGame and the registries,
+ * each role wired once and no admin left to the deployer (see market.ts, docs/governance.md).
  *
  *   npx hardhat node
  *   npx hardhat ignition deploy ignition/modules/PoUW.ts --network localhost

@@ -1,7 +1,8 @@
 /**
- * ProviderRegistry (attestation tiers on a quorum of a committee drawn from AuditorRegistry snapshots per request) and
- * DataRegistry (corpora), wired into JobMarket with `setRegistries` (once). Used by buildMarket (market.ts). The admin
- * grants JobMarket.EVALUATOR_ROLE (improvement weights) to whoever runs evaluate jobs; nobody holds it at deployment.
+ * ProviderRegistry (attestation tiers on a quorum of a committee drawn from AuditorRegistry snapshots per request) and DataRegistry (corpora),
+ * wired into JobMarket with `setRegistries` (once, by the deployer, before JobMarket.wire ends its wiring).
+ * Used by buildMarket (market.ts), which passes the returned `setRegistries` future as a dependency of
+ * JobMarket.wire. EVALUATOR_ROLE is fixed by that `wire` (market.ts parameter `evaluator`, default nobody).
  *
  * Parameters (per module id): attestationCommitteeSize (default 3), attestationQuorum (default 2, a strict majority of
  * the committee), attestationMaxValiditySeconds (default 30 days), attestationSeedDelayBlocks (default 2),
@@ -24,6 +25,6 @@ export function buildRegistries(m: IgnitionModuleBuilder, jobMarket: CallableCon
     attestationRequestWindowSeconds,
   ]);
   const dataRegistry = m.contract("DataRegistry", []);
-  m.call(jobMarket, "setRegistries", [auditorRegistry, providerRegistry, dataRegistry], { id: "JobMarket_setRegistries" });
-  return { providerRegistry, dataRegistry };
+  const setRegistries = m.call(jobMarket, "setRegistries", [auditorRegistry, providerRegistry, dataRegistry], { id: "JobMarket_setRegistries" });
+  return { providerRegistry, dataRegistry, setRegistries };
 }

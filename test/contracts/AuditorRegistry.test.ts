@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { keccak256, maxUint128, parseEther, toHex, zeroAddress } from "viem";
+import { keccak256, maxUint128, parseAbi, parseEther, toHex, zeroAddress } from "viem";
 import { ACTIVATION_DELAY, createConnection, EXIT_DELAY, expectNoTokenMovement, MIN_BOND } from "./fixture.ts";
 
 const { viem, networkHelpers, deploy } = await createConnection();
@@ -160,12 +160,16 @@ describe("AuditorRegistry", () => {
     await viem.assertions.revertWithCustomError(registry.write.postBond([MIN_BOND], { account: f.stranger.account }), registry, "SafeERC20FailedOperation");
   });
 
-  it("renouncing a role for another account: AccessControlBadConfirmation", async () => {
+  it("roles are fixed: renouncing a wired role reverts (FixedRolesImmutable)", async () => {
     const f = await loadFixture(deploy);
+    const role = await f.registry.read.DISPUTE_ROLE();
+    const renounce = parseAbi(["function renounceRole(bytes32 role, address callerConfirmation)"]);
+    await networkHelpers.impersonateAccount(f.dispute.address);
+    await networkHelpers.setBalance(f.dispute.address, 10n ** 18n);
     await viem.assertions.revertWithCustomError(
-      f.registry.write.renounceRole([await f.registry.read.DISPUTE_ROLE(), f.stranger.account.address]),
+      f.admin.writeContract({ address: f.registry.address, abi: renounce, functionName: "renounceRole", args: [role, f.dispute.address], account: f.dispute.address }),
       f.registry,
-      "AccessControlBadConfirmation",
+      "FixedRolesImmutable",
     );
   });
 });

@@ -1,13 +1,14 @@
 /**
- * ignition/modules/PoUW.ts deploys ProviderRegistry and DataRegistry and sets them in JobMarket.
+ * ignition/modules/PoUW.ts deploys ProviderRegistry and DataRegistry and sets them in JobMarket, once.
  */
 import { expect } from "chai";
 import { network } from "hardhat";
+import { zeroAddress } from "viem";
 import PoUWModule from "../../ignition/modules/PoUW.ts";
 
 describe("Ignition module: registries", () => {
   it("deploys ProviderRegistry (quorum 2 of committees of 3 drawn from the AuditorRegistry) and DataRegistry and wires them into JobMarket", async () => {
-    const { ignition } = await network.create();
+    const { ignition, viem } = await network.create();
     const c = await ignition.deploy(PoUWModule);
     const wired = (await c.jobMarket.read.registries()).map((a) => a.toLowerCase());
     expect(wired).to.deep.equal([c.auditorRegistry.address, c.providerRegistry.address, c.dataRegistry.address].map((a) => a.toLowerCase()));
@@ -21,5 +22,8 @@ describe("Ignition module: registries", () => {
     expect(await c.auditorRegistry.read.activationDelaySeconds()).to.equal(3600n);
     expect(await c.auditorRegistry.read.exitDelaySeconds()).to.equal(14n * 24n * 3600n);
     expect(await c.dataRegistry.read.corpusCount()).to.equal(0n);
+    // setRegistries ran before JobMarket.wire ended the wiring: nobody can set them again.
+    expect(await c.jobMarket.read.wirer()).to.equal(zeroAddress);
+    await viem.assertions.revertWithCustomError(c.jobMarket.write.setRegistries([c.auditorRegistry.address, c.providerRegistry.address, c.dataRegistry.address]), c.jobMarket, "FixedRolesNotWirer");
   });
 });

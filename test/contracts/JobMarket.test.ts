@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { encodeAbiParameters, keccak256, parseEther, toHex, zeroAddress, zeroHash, type Address } from "viem";
+import { encodeAbiParameters, keccak256, parseAbi, parseEther, toHex, zeroAddress, zeroHash, type Address } from "viem";
 import {
   CHECKPOINT_CID,
   createConnection,
@@ -456,14 +456,17 @@ describe("JobMarket", () => {
       );
     });
 
-    it("renouncing a role for another account: AccessControlBadConfirmation", async () => {
-      const f = await loadFixture(deploy);
-      const role = await f.market.read.DISPUTE_ROLE();
-      await viem.assertions.revertWithCustomError(
-        f.market.write.renounceRole([role, f.stranger.account.address], { account: f.admin.account }),
-        f.market,
-        "AccessControlBadConfirmation",
-      );
-    });
+    it("roles are fixed: renouncing a wired role reverts (FixedRolesImmutable)", async () => {
+    const f = await loadFixture(deploy);
+    const role = await f.market.read.DISPUTE_ROLE();
+    const renounce = parseAbi(["function renounceRole(bytes32 role, address callerConfirmation)"]);
+    await networkHelpers.impersonateAccount(f.dispute.address);
+    await networkHelpers.setBalance(f.dispute.address, 10n ** 18n);
+    await viem.assertions.revertWithCustomError(
+      f.admin.writeContract({ address: f.market.address, abi: renounce, functionName: "renounceRole", args: [role, f.dispute.address], account: f.dispute.address }),
+      f.market,
+      "FixedRolesImmutable",
+    );
+  });
   });
 });

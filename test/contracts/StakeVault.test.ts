@@ -1,16 +1,21 @@
 import { expect } from "chai";
-import { maxUint128, parseEther, zeroAddress } from "viem";
+import { maxUint128, parseAbi, parseEther, zeroAddress } from "viem";
 import { createConnection, expectNoTokenMovement, UNBONDING } from "./fixture.ts";
 
 const { viem, networkHelpers, deploy } = await createConnection();
 const { time, loadFixture } = networkHelpers;
 const BURN = "0x000000000000000000000000000000000000dEaD" as const;
+const ROLE_WRITES = parseAbi(["function grantRole(bytes32 role, address account)", "function revokeRole(bytes32 role, address account)", "function renounceRole(bytes32 role, address callerConfirmation)"]);
 
-/** The set plus the admin as a second MARKET_ROLE holder, so locks can be driven directly. */
+/**
+ * The set with the JobMarket's own address impersonated, so locks can be driven directly as the one MARKET_ROLE
+ * holder (roles are fixed at deployment: no second holder can be added).
+ */
 async function withMarketWallet() {
   const f = await deploy();
-  await f.vault.write.grantRole([await f.vault.read.MARKET_ROLE(), f.admin.account.address]);
-  return f;
+  await networkHelpers.impersonateAccount(f.market.address);
+  await networkHelpers.setBalance(f.market.address, 10n ** 18n);
+  return { ...f, asMarket: { account: f.market.address } as const };
 }
 
 describe("StakeVault", () => {
@@ -35,10 +40,10 @@ describe("StakeVault", () => {
   it("locks, unlocks and slashes only within the lock; burn goes to the burn address", async () => {
     const f = await loadFixture(withMarketWallet);
     const p = f.provider.account.address;
-    await viem.assertions.emitWithArgs(f.vault.write.lock([p, 7n, parseEther("30")]), f.vault, "StakeLocked", [p, 7n, parseEther("30")]);
-    await viem.assertions.revertWithCustomError(f.vault.write.lock([p, 7n, 1n]), f.vault, "StakeVaultAlreadyLocked");
-    await viem.assertions.revertWithCustomError(f.vault.write.lock([p, 8n, parseEther("71")]), f.vault, "StakeVaultInsufficientStake");
-    await viem.assertions.revertWithCustomError(f.vault.write.lock([p, 8n, 0n]), f.vault, "StakeVaultZeroAmount");
+    await viem.assertions.emitWithArgs(f.vault.write.lock([p, 7n, parseEther("30")], f.asMarket), f.vault, "StakeLocked", [p, 7n, parseEther("30")]);
+    await viem.assertions.revertWithCustomError(f.vault.write.lock([p, 7n, 1n], f.asMarket), f.vault, "StakeVaultAlreadyLocked");
+    await viem.assertions.revertWithCustomError(f.vault.write.lock([p, 8n, parseEther("71")], f.asMarket), f.vault, "StakeVaultInsufficientStake");
+    await viem.assertions.revertWithCustomError(f.vault.write.lock([p, 8n, 0n], f.asMarket), f.vault, "StakeVaultZeroAmount");
     const to = [f.challenger.account.address, BURN] as const;
     await expectNoTokenMovement(f.token, [f.vault.address, BURN, f.challenger.account.address], async () => {
       await viem.assertions.revertWithCustomErrorWithArgs(
@@ -73,11 +78,11 @@ describe("StakeVault", () => {
     expect(await f.token.read.balanceOf([BURN])).to.equal(parseEther("4"));
     expect(await f.vault.read.creditOf([f.challenger.account.address])).to.equal(parseEther("6"));
     expect(await f.vault.read.lockedFor([p, 7n])).to.equal(parseEther("20"));
-    await viem.assertions.emitWithArgs(f.vault.write.unlock([p, 7n]), f.vault, "StakeUnlocked", [p, 7n, parseEther("20")]);
+    await viem.assertions.emitWithArgs(f.vault.write.unlock([p, 7n], f.asMarket), f.vault, "StakeUnlocked", [p, 7n, parseEther("20")]);
     // A second unlock releases nothing (idempotent, so a lock emptied by slashing never blocks the market).
-    const again = await f.vault.simulate.unlock([p, 7n]);
+    const again = await f.vault.simulate.unlock([p, 7n], f.asMarket);
     expect(again.result).to.equal(0n);
-    await f.vault.write.unlock([p, 7n]);
+    await f.vault.write.unlock([p, 7n], f.asMarket);
     expect(await f.vault.read.accountOf([p])).to.deep.equal({ free: parseEther("90"), locked: 0n, pendingWithdrawal: 0n, withdrawableAt: 0n });
     await f.vault.write.claim({ account: f.challenger.account });
     await viem.assertions.revertWithCustomError(f.vault.write.claim({ account: f.challenger.account }), f.vault, "StakeVaultNothingToClaim");
@@ -123,12 +128,16 @@ describe("StakeVault", () => {
     await viem.assertions.revertWithCustomError(vault.write.deposit([1n], { account: f.provider.account }), vault, "SafeERC20FailedOperation");
   });
 
-  it("renouncing a role for another account: AccessControlBadConfirmation", async () => {
+  it("roles are fixed: renouncing, granting or re-wiring reverts (FixedRolesImmutable, FixedRolesNotWirer)", async () => {
     const f = await loadFixture(deploy);
+    const role = await f.vault.read.MARKET_ROLE();
+    // NOTE: grantRole/revokeRole/renounceRole are pure (they always revert), so they are sent as transactions
+    // through an explicit nonpayable fragment, the way an attacker's raw calldata would be.
     await viem.assertions.revertWithCustomError(
-      f.vault.write.renounceRole([await f.vault.read.MARKET_ROLE(), f.stranger.account.address]),
+      f.admin.writeContract({ address: f.vault.address, abi: ROLE_WRITES, functionName: "renounceRole", args: [role, f.market.address] }),
       f.vault,
-      "AccessControlBadConfirmation",
+      "FixedRolesImmutable",
     );
+    await viem.assertions.revertWithCustomError(f.vault.write.wire([f.admin.account.address, f.admin.account.address]), f.vault, "FixedRolesNotWirer");
   });
 });

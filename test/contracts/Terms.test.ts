@@ -26,12 +26,8 @@ const KEYS: Hex[] = [1, 2, 3].map((i) => keccak256(toHex(`pouw-test-auditor-${i}
 const PAYMENT = parseEther("10");
 
 async function wired() {
+  // The fixture sets ProviderRegistry (committees of 3, quorum 2) and DataRegistry and wires `admin` as evaluator.
   const f = await deploy();
-  // committees of 3 (all three auditors here, the provider is none of them), quorum 2, 2-block seed, 1-day window
-  const providers = await viem.deployContract("ProviderRegistry", [f.registry.address, 3n, 2n, 30n * DAY, 2, DAY]);
-  const data = await viem.deployContract("DataRegistry", []);
-  await f.market.write.setRegistries([f.registry.address, providers.address, data.address]);
-  await f.market.write.grantRole([await f.market.read.EVALUATOR_ROLE(), f.admin.account.address]);
   const auditors: PrivateKeyAccount[] = KEYS.map((k) => privateKeyToAccount(k)).sort((a, b) =>
     BigInt(a.address) < BigInt(b.address) ? -1 : 1,
   );
@@ -44,7 +40,7 @@ async function wired() {
   // the bonds count for committee snapshots from here on
   await time.increase(ACTIVATION_DELAY);
   const chainId = BigInt(await publicClient.getChainId());
-  return { ...f, providers, data, auditors, chainId };
+  return { ...f, auditors, chainId };
 }
 
 type W = Awaited<ReturnType<typeof wired>>;
@@ -270,7 +266,7 @@ describe("DataRegistry, data shares and provenance", () => {
     expect(await f.token.read.balanceOf([f.market.address])).to.equal(payment);
   });
 
-  it("refuses unknown and retired corpora, and payout changes by a non-owner", async () => {
+  it("refuses unknown and retired corpora, payout changes by anyone but the payout, and a second registration by one registrant", async () => {
     const f = await loadFixture(wired);
     const c1 = await corpus(f, "one", f.challenger.account.address);
     const create = (id: bigint) =>
@@ -281,15 +277,18 @@ describe("DataRegistry, data shares and provenance", () => {
     await expectNoTokenMovement(f.token, [f.market.address, f.buyer.account.address], async () => {
       await viem.assertions.revertWithCustomErrorWithArgs(create(9n), f.data, "DataRegistryUnknownCorpus", [9n]);
     });
-    await viem.assertions.revertWithCustomError(
-      f.data.write.setPayout([c1, f.buyer.account.address], { account: f.buyer.account }),
-      f.data,
-      "DataRegistryNotOwner",
-    );
+    // Not even the registrant (stranger) moves the payout: only the payout address (challenger) does.
+    for (const who of [f.buyer, f.stranger]) {
+      await viem.assertions.revertWithCustomError(
+        f.data.write.setPayout([c1, who.account.address], { account: who.account }),
+        f.data,
+        "DataRegistryNotPayout",
+      );
+    }
     await f.data.write.retire([c1], { account: f.stranger.account });
     await viem.assertions.revertWithCustomErrorWithArgs(create(c1), f.data, "DataRegistryRetired", [c1]);
     await viem.assertions.revertWithCustomError(
-      f.data.write.register([keccak256(toHex("one")), "bafkreione", "MIT", f.buyer.account.address, keccak256(toHex("t"))]),
+      f.data.write.register([keccak256(toHex("one")), "bafkreione", "MIT", f.buyer.account.address, keccak256(toHex("t"))], { account: f.stranger.account }),
       f.data,
       "DataRegistryDuplicateContent",
     );

@@ -19,6 +19,9 @@ const UNREACHABLE: Readonly<Record<string, string>> = {
   // bytes, and JobMarket and ProviderRegistry pass the constant names of libraries/Receipts.sol.
   InvalidShortString: "OpenZeppelin ShortStrings via EIP712: constant short domain name and version",
   StringTooLong: "OpenZeppelin ShortStrings via EIP712: constant short domain name and version",
+  // FixedRoles overrides renounceRole to always revert with FixedRolesImmutable, so AccessControl's own
+  // confirmation check (the only place this error is raised) never runs.
+  AccessControlBadConfirmation: "FixedRoles.renounceRole always reverts before AccessControl's confirmation check",
 };
 const root = new URL("../../", import.meta.url).pathname;
 

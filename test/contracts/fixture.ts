@@ -1,7 +1,9 @@
 /**
  * Shared fixture for the contract tests: deploys and wires the contract set on a fresh in-process
- * network the way ignition/modules/PoUW.ts does, with a DisputeCaller (contracts/mocks/) holding the
- * dispute roles, funded and approved actors, and helpers for policies and "moves no tokens" checks.
+ * network the way ignition/modules/PoUW.ts does (ProviderRegistry committees of 3 with quorum 2 and DataRegistry set in JobMarket,
+ * every role wired once, no admin left), with a DisputeCaller (contracts/mocks/) holding the dispute roles and
+ * the vault's slasher role, `admin` as evaluator, funded and approved actors, and helpers for policies and
+ * "moves no tokens" checks.
  */
 import { expect } from "chai";
 import { network } from "hardhat";
@@ -82,10 +84,14 @@ export async function createConnection() {
     ]);
     const market = await viem.deployContract("JobMarket", [vault.address, admin.account.address]);
     const dispute = await viem.deployContract("DisputeCaller", [market.address, vault.address, registry.address]);
-    await vault.write.grantRole([await vault.read.MARKET_ROLE(), market.address]);
-    await vault.write.grantRole([await vault.read.SLASHER_ROLE(), dispute.address]);
-    await market.write.grantRole([await market.read.DISPUTE_ROLE(), dispute.address]);
-    await registry.write.grantRole([await registry.read.DISPUTE_ROLE(), dispute.address]);
+    // committees of 3, quorum 2, 2-block seed, 1-day request window
+    const providers = await viem.deployContract("ProviderRegistry", [registry.address, 3n, 2n, 30n * DAY, 2, DAY]);
+    const data = await viem.deployContract("DataRegistry", []);
+    // Each role wired once, as the deploy paths do, and wiring ended: `admin` keeps no power over the set.
+    await vault.write.wire([market.address, dispute.address]);
+    await registry.write.wire([dispute.address]);
+    await market.write.setRegistries([registry.address, providers.address, data.address]);
+    await market.write.wire([dispute.address, admin.account.address]);
 
     const actors = [buyer!, provider!, provider2!, challenger!, stranger!, auditor1!, auditor2!, auditor3!];
     for (const a of actors) {
@@ -110,6 +116,8 @@ export async function createConnection() {
       registry,
       market,
       dispute,
+      providers,
+      data,
     };
   }
 

@@ -1,9 +1,9 @@
 /**
- * ignition/modules/PoUW.ts deploys DisputeGame and the step verifier and wires the dispute roles.
+ * ignition/modules/PoUW.ts deploys DisputeGame and the step verifier and wires the dispute roles, once.
  */
 import { expect } from "chai";
 import { network } from "hardhat";
-import { keccak256, toHex } from "viem";
+import { keccak256, toHex, zeroAddress } from "viem";
 import PoUWModule from "../../ignition/modules/PoUW.ts";
 
 describe("dispute: Ignition module", () => {
@@ -20,5 +20,10 @@ describe("dispute: Ignition module", () => {
     expect((await c.disputeGame.read.params()).panelFee).to.equal(5n * 10n ** 16n);
     // No one holds the vault's SLASHER_ROLE: DisputeGame slashes through JobMarket.settleProviderFault.
     expect(await c.stakeVault.read.hasRole([keccak256(toHex("SLASHER_ROLE")), c.disputeGame.address])).to.equal(false);
+    expect(await c.stakeVault.read.roleHolder([keccak256(toHex("SLASHER_ROLE"))])).to.equal(zeroAddress);
+    // The dispute roles are wired once, to DisputeGame alone, and nobody can change them: wiring has ended.
+    expect((await c.jobMarket.read.roleHolder([role])).toLowerCase()).to.equal(c.disputeGame.address.toLowerCase());
+    expect((await c.auditorRegistry.read.roleHolder([role])).toLowerCase()).to.equal(c.disputeGame.address.toLowerCase());
+    for (const w of [c.stakeVault, c.auditorRegistry, c.jobMarket]) expect(await w.read.wirer()).to.equal(zeroAddress);
   });
 });

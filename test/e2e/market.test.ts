@@ -39,7 +39,7 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     expect(await cliOk(["deploy", ...common(node.url, 0), "--unbonding-delay", "60", "--exit-delay", "259224", "--min-bond", "1"])).to.match(/JobMarket\s+0x/).and.to.match(/DataRegistry\s+0x[0-9a-fA-F]{40} \(JobMarket.setRegistries done\)/);
     // the data contributor registers the manifest's corpus (the payout address is the manifest's)
     expect(await cliOk(["corpus", "register", "--manifest", manifest, ...common(node.url, 5)])).to.equal(`corpus mnist-digits (bafkreiedkmci2krpbghjxi5aiuvbzxteeuq24mknx44c5okfunopejw46m) registered as DataRegistry corpus 1, payout ${payout}\n`);
-    expect(await cliOk(["corpus", "register", "--manifest", manifest, ...common(node.url, 1)])).to.match(/is already DataRegistry corpus 1 \(owner 0x/);
+    expect(await cliOk(["corpus", "register", "--manifest", manifest, ...common(node.url, 1)])).to.match(/is already DataRegistry corpus 1 \(registered by 0x/);
     // the stake comes from the quote over the package's committed detection matrix (the default); the
     // registered corpus gets data terms (10% of the payment by default)
     const created = JSON.parse(await cliOk(["buyer", "create", ...common(node.url, 1), "--manifest", manifest, "--pay", "1", "--mint", "--challenge-window", "100", "--json"])) as {
@@ -166,9 +166,9 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     expect(r).to.deep.include({ jobId: "2", stakeFrom: "manifest", quote: null });
     expect(r.policy.requiredStake).to.equal(JSON.parse(readFileSync(sotu, "utf8")).policy.providerStakeWei);
     expect(r.dataTerms.attached).to.equal(false);
-    expect(r.dataTerms.reason).to.match(/^corpus sotu-1990-2021 \(b\w+\) is not registered in DataRegistry 0x[0-9a-fA-F]{40}$/);
+    expect(r.dataTerms.reason).to.match(/^corpus sotu-1990-2021 \(b\w+\) is not registered in DataRegistry 0x[0-9a-fA-F]{40} for payout 0x[0-9a-fA-F]{40}$/);
     const text = await cliOk(["buyer", "create", ...common(node.url, 1), "--manifest", sotu, "--pay", "1", "--mint", "--no-quote"]);
-    expect(text).to.match(/^data terms: none \(corpus sotu-1990-2021 .* is not registered in DataRegistry 0x[0-9a-fA-F]{40}\): created without data terms, no contributor share$/m);
+    expect(text).to.match(/^data terms: none \(corpus sotu-1990-2021 .* is not registered in DataRegistry 0x[0-9a-fA-F]{40} for payout 0x[0-9a-fA-F]{40}\): created without data terms, no contributor share$/m);
   });
 
   it("deploy --no-registries leaves JobMarket without registries", async () => {

@@ -5,13 +5,18 @@
  * unretired; postJob creates the job with createJobWithTerms, and finalize splits the payment between
  * the corpus's payout address, the provider and the buyer to the wei. Unregistered, retired, mismatched
  * and registry-less cases come back as a reason (auto) or a DataTermsError (require / contradiction).
+ *
+ * Attack 9 (corpus squatting, docs/governance.md): a squatter who registers the corpus's digest first under its
+ * own payout, and one who copies the contributor's registration out of the mempool and gets it mined first, do
+ * not receive the data share of a job whose buyer follows the documented path (dataTermsFor: the registration
+ * listed under the manifest's payoutAddress); the contributor's payout is credited to the wei.
  */
 import { expect } from "chai";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { network } from "hardhat";
-import { getAddress, keccak256, maxUint256, parseEther, parseEventLogs, toHex, type Address } from "viem";
+import { encodeFunctionData, getAddress, keccak256, maxUint256, parseEther, parseEventLogs, toHex, type Address } from "viem";
 import {
   acceptJob,
   approveToken,
@@ -24,9 +29,11 @@ import {
   mintTestToken,
   providerClients,
   sendContractTx,
+  signTx,
   stakeDeposit,
   type ChainClients,
 } from "../../verifier/src/chain/index.ts";
+import { contentDigestOf } from "../../verifier/src/provenance/chain.ts";
 import { postJob } from "../../verifier/src/market/buyer.ts";
 import { segmentHashes } from "../contracts/fixture.ts";
 import { registerManifestCorpora } from "../../verifier/src/market/contributor.ts";
@@ -76,7 +83,7 @@ describe("market: data terms (DataRegistry + createJobWithTerms)", function () {
   it("an unregistered corpus: no terms and the reason (auto), an error when terms are required", async () => {
     const t = await dataTermsFor(buyer.public, d, manifest);
     expect(t.attached).to.equal(false);
-    if (!t.attached) expect(t.reason).to.equal(`corpus mnist-digits (${manifest.corpora[0]!.contentId}) is not registered in DataRegistry ${getAddress(d.dataRegistry!)}`);
+    if (!t.attached) expect(t.reason).to.equal(`corpus mnist-digits (${manifest.corpora[0]!.contentId}) is not registered in DataRegistry ${getAddress(d.dataRegistry!)} for payout ${payout}`);
     await rejects(dataTermsFor(buyer.public, d, manifest, { mode: "require" }), /^cannot attach data terms: corpus mnist-digits .* is not registered in DataRegistry/);
   });
 
@@ -141,5 +148,114 @@ describe("market: data terms (DataRegistry + createJobWithTerms)", function () {
     const t = await dataTermsFor(buyer.public, d, manifest);
     expect(t).to.deep.equal({ attached: false, reason: "corpus mnist-digits is DataRegistry corpus 1, retired" });
     await rejects(dataTermsFor(buyer.public, d, manifest, { mode: "require" }), /retired/);
+  });
+});
+
+describe("market: corpus squatting (attack 9) earns a squatter nothing from a buyer who names the payout", function () {
+  this.timeout(180_000);
+  const store = new LocalDirStore(join(mkdtempSync(join(tmpdir(), "pouw-squat-")), "store"));
+  const corpus = manifest.corpora[0]!;
+  const digest = contentDigestOf(corpus.contentId);
+  let conn: Awaited<ReturnType<typeof network.create>>;
+  let admin: ChainClients, buyer: ChainClients, provider: ChainClients, contributor: ChainClients, squatter: ChainClients;
+  let d: Awaited<ReturnType<typeof deployMarket>>;
+
+  before(async () => {
+    conn = await network.create();
+    const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
+    [admin, buyer, provider, contributor, squatter] = [mk(0), mk(1), mk(2), mk(3), mk(4)];
+    d = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n });
+    for (const c of [buyer, provider]) {
+      await mintTestToken(c, { token: d.token, to: c.account.address, amount: parseEther("100") });
+      await approveToken(c, { token: d.token, spender: d.stakeVault, amount: maxUint256 });
+    }
+    await stakeDeposit(provider, { stakeVault: d.stakeVault, amount: parseEther("10") });
+  });
+
+  const credit = (a: Address) => buyer.public.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [a, d.token] });
+  const registered = (corpusId: bigint) => buyer.public.readContract({ address: d.dataRegistry!, abi: dataRegistryAbi, functionName: "corpusOf", args: [corpusId] });
+
+  /** The documented buyer path: dataTermsFor, postJob with its terms, then the job runs to finalize. */
+  async function buyAndFinalize(): Promise<{ corpusId: bigint; share: bigint }> {
+    const t = await dataTermsFor(buyer.public, d, manifest, { dataShareBps: 2_000, mode: "require" });
+    if (!t.attached) throw new Error(t.reason);
+    const { policy, payment } = await jobPolicyFor(manifest, { payment: parseEther("1"), overrides: { challengeWindow: 60 } });
+    const { jobId } = await postJob(buyer, d, store, manifest, policy, payment, { terms: t.terms });
+    await acceptJob(provider, { jobMarket: d.jobMarket, jobId });
+    for (let s = 0; s < policy.segments; s++) {
+      await commitSegment(provider, { jobMarket: d.jobMarket, jobId, segment: s, stateHashes: segmentHashes(jobId, s, policy.stepsPerSegment).hashes, lossE6: 1n, checkpointCid: "bafkreiaaa" });
+    }
+    await conn.networkHelpers.time.increase(61);
+    const f = await finalize(provider, { jobMarket: d.jobMarket, jobId });
+    const shares = parseEventLogs({ abi: jobMarketAbi, logs: f.receipt.logs, eventName: "DataShareCredited" }).map((e) => e.args);
+    expect(shares).to.have.length(1);
+    expect(shares[0]!.payout).to.equal(payout);
+    return { corpusId: t.terms.corpora[0]!.corpusId, share: shares[0]!.amount };
+  }
+
+  it("a squatter who registers the digest first, under its own payout, is never attached", async () => {
+    await sendContractTx(squatter, { address: d.dataRegistry!, abi: dataRegistryAbi, functionName: "register", args: [digest, corpus.contentId, corpus.licence, squatter.account.address, keccak256(toHex("mine"))] });
+    // Before the contributor registers, the buyer finds nothing for its payout: no terms, nothing for the squatter.
+    const none = await dataTermsFor(buyer.public, d, manifest);
+    expect(none).to.deep.equal({ attached: false, reason: `corpus mnist-digits (${corpus.contentId}) is not registered in DataRegistry ${getAddress(d.dataRegistry!)} for payout ${payout}` });
+    // The squatter's earlier registration does not block the contributor's.
+    const [reg] = await registerManifestCorpora(contributor, d.dataRegistry!, manifest);
+    expect(reg).to.deep.include({ corpusId: 2n, status: "registered", payout, owner: contributor.account.address });
+    const { corpusId, share } = await buyAndFinalize();
+    expect(corpusId).to.equal(2n);
+    expect(share).to.equal(parseEther("0.2"));
+    expect(await credit(payout)).to.equal(parseEther("0.2"));
+    expect(await credit(squatter.account.address)).to.equal(0n);
+  });
+
+  it("a squatter who copies the contributor's registration out of the mempool and front-runs it pays the contributor", async () => {
+    // A second corpus (other bytes) so this registration starts from an empty listing.
+    const sotu = parseManifest({ ...tiny, corpora: [{ ...tiny.corpora[0], name: "other", contentId: "bafkreibdr4cox2vam5jgegasxk7sf7i4aleffzt5jkbz5c2rpl3fqrsyey" }] });
+    const c = sotu.corpora[0]!;
+    const args = [contentDigestOf(c.contentId), c.contentId, c.licence, payout, keccak256(toHex(c.licence))] as const;
+    await conn.provider.request({ method: "evm_setAutomine", params: [false] });
+    try {
+      const signed = await signTx(contributor, d.dataRegistry!, encodeFunctionData({ abi: dataRegistryAbi, functionName: "register", args }));
+      await contributor.public.sendRawTransaction({ serializedTransaction: signed.raw });
+      // The squatter reads the pending transaction and sends its calldata from its own account, paying more to go first.
+      const pending = await squatter.public.getTransaction({ hash: signed.hash });
+      const tip = (pending.maxPriorityFeePerGas ?? 1n) * 10n + 1_000_000_000n;
+      await squatter.wallet.sendTransaction({ account: squatter.account, chain: squatter.wallet.chain, to: d.dataRegistry!, data: pending.input, gas: 400_000n, maxFeePerGas: (pending.maxFeePerGas ?? 0n) + tip, maxPriorityFeePerGas: tip });
+      await conn.networkHelpers.mine();
+    } finally {
+      await conn.provider.request({ method: "evm_setAutomine", params: [true] });
+    }
+    const ids = await buyer.public.readContract({ address: d.dataRegistry!, abi: dataRegistryAbi, functionName: "corpusIdsOf", args: [args[0], payout] });
+    expect(ids).to.deep.equal([3n, 4n]);
+    expect((await registered(3n)).registrant).to.equal(squatter.account.address);
+    expect((await registered(4n)).registrant).to.equal(contributor.account.address);
+    // The copy pays the contributor's payout, and the squatter can never move it.
+    let err: unknown;
+    try {
+      await sendContractTx(squatter, { address: d.dataRegistry!, abi: dataRegistryAbi, functionName: "setPayout", args: [3n, squatter.account.address] });
+    } catch (e) {
+      err = e;
+    }
+    expect((err as { errorName?: string }).errorName).to.equal("DataRegistryNotPayout");
+    const before = await credit(payout);
+    const t = await dataTermsFor(buyer.public, d, sotu, { dataShareBps: 2_000, mode: "require" });
+    if (!t.attached) throw new Error(t.reason);
+    expect(t.corpora[0]).to.deep.include({ corpusId: 3n, payout });
+    // Whichever copy the buyer attached, the share goes to the payout it named; the squatter gets nothing.
+    const { policy, payment } = await jobPolicyFor(sotu, { payment: parseEther("1"), overrides: { challengeWindow: 60 } });
+    const { jobId } = await postJob(buyer, d, store, sotu, policy, payment, { terms: t.terms });
+    // Retiring its copy after the job was created changes nothing for that job (retirement rule).
+    await sendContractTx(squatter, { address: d.dataRegistry!, abi: dataRegistryAbi, functionName: "retire", args: [3n] });
+    await acceptJob(provider, { jobMarket: d.jobMarket, jobId });
+    for (let s = 0; s < policy.segments; s++) {
+      await commitSegment(provider, { jobMarket: d.jobMarket, jobId, segment: s, stateHashes: segmentHashes(jobId, s, policy.stepsPerSegment).hashes, lossE6: 1n, checkpointCid: "bafkreiaaa" });
+    }
+    await conn.networkHelpers.time.increase(61);
+    await finalize(provider, { jobMarket: d.jobMarket, jobId });
+    expect((await credit(payout)) - before).to.equal(parseEther("0.2"));
+    expect(await credit(squatter.account.address)).to.equal(0n);
+    // With its copy retired, the next buyer attaches the contributor's own registration.
+    const next = await dataTermsFor(buyer.public, d, sotu, { mode: "require" });
+    expect(next.attached && next.corpora[0]!.corpusId).to.equal(4n);
   });
 });

@@ -3,7 +3,7 @@
  * bytes) and waited for. Shared by deployMarket and deployDisputeGame.
  *
  * @example
- *   const { address } = await deployContract(clients, stakeVaultAbi, stakeVaultBytecode, [token, admin, delay]);
+ *   const { address } = await deployContract(clients, stakeVaultAbi, stakeVaultBytecode, [token, delay, wirer]);
  */
 import { encodeDeployData, keccak256, type Abi, type Address, type Hex } from "viem";
 import type { ChainClients } from "./clients.ts";

@@ -1,13 +1,16 @@
 /**
  * Deploy the step verifier (contracts/verifiers/StepVerifier.sol, generated) and DisputeGame for a market deployment,
- * and give DisputeGame the dispute roles it uses: JobMarket.DISPUTE_ROLE (freeze, settle; stake is slashed through
- * JobMarket.settleProviderFault) and AuditorRegistry.DISPUTE_ROLE (panel forfeits). The caller must hold
- * DEFAULT_ADMIN_ROLE on both (the market deployer). Same wiring as ignition/modules/market.ts.
+ * then finish the deployment's one-shot wiring (docs/governance.md): AuditorRegistry.wire(DisputeGame) (panel
+ * forfeits) and JobMarket.wire(DisputeGame, evaluator) (freeze, settle; stake is slashed through
+ * JobMarket.settleProviderFault; improvement weights only by `evaluator`, default nobody). Each `wire` ends that
+ * contract's wiring, so afterwards the caller (the market deployer, their wirer) has no power left over any of
+ * them; the wiring is read back from chain and returned. Same wiring as ignition/modules/market.ts.
  *
  * @example
- *   const { disputeGame } = await deployDisputeGame(clients, { deployment, params: DEFAULT_DISPUTE_PARAMS });
+ *   const { disputeGame, wiring } = await deployDisputeGame(clients, { deployment, params: DEFAULT_DISPUTE_PARAMS });
+ *   wiring.sealed; // true
  */
-import { encodeDeployData, keccak256, type Abi, type Address, type Hex } from "viem";
+import { zeroAddress, type Address } from "viem";
 import { auditorRegistryAbi } from "./abi/AuditorRegistry.ts";
 import { disputeGameAbi, disputeGameBytecode } from "./abi/DisputeGame.ts";
 import { groth16VerifierAbi, groth16VerifierBytecode } from "./abi/Groth16Verifier.ts";
@@ -15,9 +18,8 @@ import { jobMarketAbi } from "./abi/JobMarket.ts";
 import type { ChainClients } from "./clients.ts";
 import type { Deployment } from "./deployment.ts";
 import { deployContract } from "./deployContract.ts";
-import { ChainError } from "./errors.ts";
-import { withRetry } from "./retry.ts";
-import { broadcastAndWait, sendContractTx } from "./send.ts";
+import { getWiring, type Wiring } from "./getWiring.ts";
+import { sendContractTx } from "./send.ts";
 
 /** IDisputeGame.Params. */
 export type DisputeParams = {
@@ -61,8 +63,13 @@ export function minAuditorExitDelaySeconds(params: Pick<DisputeParams, "seedDela
   return BigInt(params.seedDelayBlocks) * MAX_SECONDS_PER_BLOCK + BigInt(params.commitWindowSeconds) + BigInt(params.revealWindowSeconds) + RESOLVE_MARGIN_SECONDS;
 }
 
-export type DeployDisputeGameParameters = { deployment: Deployment; params?: DisputeParams };
-export type DeployDisputeGameReturnType = { disputeGame: Address; stepVerifier: Address; gasUsed: bigint };
+export type DeployDisputeGameParameters = {
+  deployment: Deployment;
+  params?: DisputeParams;
+  /** The one account that may ever record improvement weights (JobMarket.EVALUATOR_ROLE); default: nobody. */
+  evaluator?: Address;
+};
+export type DeployDisputeGameReturnType = { disputeGame: Address; stepVerifier: Address; gasUsed: bigint; wiring: Wiring };
 
 
 export async function deployDisputeGame(clients: ChainClients, p: DeployDisputeGameParameters): Promise<DeployDisputeGameReturnType> {
@@ -71,9 +78,9 @@ export async function deployDisputeGame(clients: ChainClients, p: DeployDisputeG
   const verifier = await deployContract(clients, groth16VerifierAbi, groth16VerifierBytecode, []);
   const game = await deployContract(clients, disputeGameAbi, disputeGameBytecode, [d.jobMarket, d.auditorRegistry, verifier.address, d.token, params]);
   let gasUsed = verifier.gasUsed + game.gasUsed;
-  const marketRole = await clients.public.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "DISPUTE_ROLE" });
-  gasUsed += (await sendContractTx(clients, { address: d.jobMarket, abi: jobMarketAbi, functionName: "grantRole", args: [marketRole, game.address] })).gasUsed;
-  const registryRole = await clients.public.readContract({ address: d.auditorRegistry, abi: auditorRegistryAbi, functionName: "DISPUTE_ROLE" });
-  gasUsed += (await sendContractTx(clients, { address: d.auditorRegistry, abi: auditorRegistryAbi, functionName: "grantRole", args: [registryRole, game.address] })).gasUsed;
-  return { disputeGame: game.address, stepVerifier: verifier.address, gasUsed };
+  // INVARIANT: the roles that forfeit bonds and settle (slash) jobs go to DisputeGame, once; wiring then ends.
+  gasUsed += (await sendContractTx(clients, { address: d.auditorRegistry, abi: auditorRegistryAbi, functionName: "wire", args: [game.address] })).gasUsed;
+  gasUsed += (await sendContractTx(clients, { address: d.jobMarket, abi: jobMarketAbi, functionName: "wire", args: [game.address, p.evaluator ?? zeroAddress] })).gasUsed;
+  const wiring = await getWiring(clients.public, { deployment: { ...d, disputeGame: game.address } });
+  return { disputeGame: game.address, stepVerifier: verifier.address, gasUsed, wiring };
 }

@@ -1,13 +1,14 @@
 /**
  * Deploy and wire the market contracts (the same set and roles as ignition/modules/PoUW.ts and the
  * contract tests' fixture): a payment/stake token (the dev TestToken unless `token` is given),
- * StakeVault, AuditorRegistry and JobMarket; JobMarket gets the vault's MARKET_ROLE. Unless `registries` is
- * false, it also deploys ProviderRegistry (attestation tiers; quorum and max validity as in
- * ignition/modules/registries.ts) and DataRegistry and calls JobMarket.setRegistries (once, forever), which
- * recordReceipt (bonded-auditor check), tiers and corpora need.
+ * StakeVault, AuditorRegistry and JobMarket, with the caller as each contract's one-shot wirer (nobody ever
+ * holds DEFAULT_ADMIN_ROLE; docs/governance.md). StakeVault is wired here, once: MARKET_ROLE to JobMarket,
+ * no slasher, and its wiring ends. Unless `registries` is false, it also deploys ProviderRegistry
+ * (attestation tiers; quorum and max validity as in ignition/modules/registries.ts) and DataRegistry and
+ * calls JobMarket.setRegistries (once), which recordReceipt (bonded-auditor check), tiers and corpora need.
  *
- * NOTE: the dispute roles (JobMarket.DISPUTE_ROLE, AuditorRegistry.DISPUTE_ROLE) go to DisputeGame, which
- * deployDisputeGame.ts deploys and wires for a market deployed here.
+ * IMPORTANT: JobMarket and AuditorRegistry stay wireable by the caller until deployDisputeGame.ts wires their
+ * dispute roles to DisputeGame and ends their wiring; a deployment is not usable before that (getWiring).
  *
  * The AuditorRegistry counts a bond for panel and committee snapshots `activationDelaySeconds` after it is posted
  * (default 1 hour, DEFAULT_ACTIVATION_DELAY_SECONDS: local demos and tests advance time by it after bonding; a real
@@ -17,7 +18,7 @@
  * @example
  *   const d = await deployMarket(clients, { unbondingDelaySeconds: 604_800n, minBond: parseEther("100"), exitDelaySeconds: 1_209_600n });
  */
-import { encodeDeployData, type Abi, type Address, type Hex } from "viem";
+import { zeroAddress, type Address } from "viem";
 import { auditorRegistryAbi, auditorRegistryBytecode } from "./abi/AuditorRegistry.ts";
 import { dataRegistryAbi, dataRegistryBytecode } from "./abi/DataRegistry.ts";
 import { providerRegistryAbi, providerRegistryBytecode } from "./abi/ProviderRegistry.ts";
@@ -27,10 +28,7 @@ import { testTokenAbi, testTokenBytecode } from "./abi/TestToken.ts";
 import type { ChainClients } from "./clients.ts";
 import type { Deployment } from "./deployment.ts";
 import { deployContract } from "./deployContract.ts";
-import { ChainError } from "./errors.ts";
-import { sendContractTx, broadcastAndWait } from "./send.ts";
-import { withRetry } from "./retry.ts";
-import { keccak256 } from "viem";
+import { sendContractTx } from "./send.ts";
 
 export type DeployMarketParameters = {
   /** An existing ERC-20 for payment and stake; default: deploy the mintable dev TestToken. */
@@ -75,7 +73,7 @@ export type DeployMarketReturnType = Deployment & { gasUsed: bigint };
 
 
 export async function deployMarket(clients: ChainClients, p: DeployMarketParameters): Promise<DeployMarketReturnType> {
-  const admin = clients.account.address;
+  const wirer = clients.account.address;
   let gasUsed = 0n;
   let startBlock: bigint | undefined;
   const track = (r: { block: bigint; gasUsed: bigint }) => {
@@ -88,20 +86,20 @@ export async function deployMarket(clients: ChainClients, p: DeployMarketParamet
     track(t);
     token = t.address;
   }
-  const vault = await deployContract(clients, stakeVaultAbi, stakeVaultBytecode, [token, p.unbondingDelaySeconds, admin]);
+  const vault = await deployContract(clients, stakeVaultAbi, stakeVaultBytecode, [token, p.unbondingDelaySeconds, wirer]);
   track(vault);
   const registry = await deployContract(clients, auditorRegistryAbi, auditorRegistryBytecode, [
     token,
     p.minBond,
     p.exitDelaySeconds,
     p.activationDelaySeconds ?? DEFAULT_ACTIVATION_DELAY_SECONDS,
-    admin,
+    wirer,
   ]);
   track(registry);
-  const market = await deployContract(clients, jobMarketAbi, jobMarketBytecode, [vault.address, admin]);
+  const market = await deployContract(clients, jobMarketAbi, jobMarketBytecode, [vault.address, wirer]);
   track(market);
-  const marketRole = await clients.public.readContract({ address: vault.address, abi: stakeVaultAbi, functionName: "MARKET_ROLE" });
-  const g = await sendContractTx(clients, { address: vault.address, abi: stakeVaultAbi, functionName: "grantRole", args: [marketRole, market.address] });
+  // INVARIANT: the vault's roles are fixed here, for good: JobMarket locks and slashes, nobody else.
+  const g = await sendContractTx(clients, { address: vault.address, abi: stakeVaultAbi, functionName: "wire", args: [market.address, zeroAddress] });
   gasUsed += g.gasUsed;
   let registries: { providerRegistry: Address; dataRegistry: Address } | undefined;
   if (p.registries !== false) {

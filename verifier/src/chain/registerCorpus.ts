@@ -1,7 +1,10 @@
 /**
- * Register a corpus in DataRegistry: the caller becomes its owner; `payout` receives the corpus's data
- * shares at finalize. One corpus per content digest (the CID's sha2-256 digest). Returns the new corpus
- * id from the CorpusRegistered event.
+ * Register a corpus in DataRegistry: the caller becomes its registrant (it may retire it); `payout` receives
+ * the corpus's data shares at finalize, and only `payout` itself can ever move them elsewhere (IDataRegistry,
+ * payout rule). Anyone may register any content digest, once per registrant: buyers attach the registration
+ * listed under the payout address their manifest names (findCorpus.ts), so registering someone else's bytes
+ * with your own payout earns nothing from their buyers, and copying their registration pays them. Returns the
+ * new corpus id from the CorpusRegistered event.
  *
  * @example
  *   const { corpusId } = await registerCorpus(clients, { dataRegistry, contentDigest, contentCid, licence, payout, termsHash });

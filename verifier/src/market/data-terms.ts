@@ -3,17 +3,23 @@
  * corpora as their DataRegistry ids with the declared tokens, the manifest's minimum attestation tier,
  * and a data share of the payment credited to the corpora's payout addresses at finalize.
  *
- * Rule (what `pouw buyer create` does, docs/data.md):
+ * Rule (what `pouw buyer create` does, docs/data.md, docs/governance.md):
+ * - a corpus's registration is looked up by (content digest, the manifest's payoutAddress), never by
+ *   content alone (chain/findCorpus.ts): the buyer names whom it pays, so a squatter who registered the
+ *   same bytes first under its own payout is never attached, and a copy of the contributor's registration
+ *   pays the contributor (only a payout address can move its payout);
  * - terms are attached when JobMarket has a DataRegistry (`registries()`) and every corpus of the
- *   manifest is registered there and not retired (all or nothing: a job's terms that left out one of
- *   its corpora would fail that corpus's provenance check);
+ *   manifest has an unretired registration for its payout there with the manifest's CID and licence
+ *   (all or nothing: a job's terms that left out one of its corpora would fail that corpus's provenance
+ *   check);
  * - otherwise the job is created without terms (`createJob`: no contributor share, no tier floor) and
  *   the reason comes back as one line; with `mode: "require"` that is a DataTermsError instead;
- * - a registered corpus whose CID string or licence differs from the manifest's is always an error:
- *   the job's provenance record (built from the manifest) would fail the registry check.
+ * - registrations for the payout that all differ from the manifest's CID string or licence are always an
+ *   error: the job's provenance record (built from the manifest) would fail the registry check (the payout
+ *   address can retire registrations listed under it that it disowns).
  */
-import { type Address, type Chain, type PublicClient, type Transport } from "viem";
-import { dataRegistryAbi, jobMarketAbi, withRetry, type JobTerms } from "../chain/index.ts";
+import { getAddress, type Address, type Chain, type PublicClient, type Transport } from "viem";
+import { findCorpus, jobMarketAbi, withRetry, type JobTerms } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
 import type { Manifest } from "../ml/index.ts";
 import { contentDigestOf } from "../provenance/chain.ts";
@@ -63,24 +69,26 @@ export async function dataTermsFor(client: PublicClient<Transport, Chain>, d: { 
   const corpora: TermsCorpus[] = [];
   const missing: string[] = [];
   for (const c of manifest.corpora) {
-    const corpusId = await withRetry(() => client.readContract({ address: dataRegistry, abi: dataRegistryAbi, functionName: "corpusIdOf", args: [contentDigestOf(c.contentId)] }), { what: "corpusIdOf" });
-    if (corpusId === 0n) {
-      missing.push(`corpus ${c.name} (${c.contentId}) is not registered in DataRegistry ${dataRegistry}`);
+    const payout = getAddress(c.payoutAddress);
+    const { match, listed } = await findCorpus(client, { dataRegistry, contentDigest: contentDigestOf(c.contentId), payout, contentCid: c.contentId, licence: c.licence });
+    if (!match) {
+      const live = listed.filter((r) => !r.retired);
+      if (listed.length === 0) {
+        missing.push(`corpus ${c.name} (${c.contentId}) is not registered in DataRegistry ${dataRegistry} for payout ${payout}`);
+      } else if (live.length === 0) {
+        missing.push(`corpus ${c.name} is DataRegistry corpus ${listed.map((r) => r.corpusId).join(", ")}, retired`);
+      } else {
+        const r = live[0]!;
+        // INVARIANT: terms never point at a registry entry that contradicts the manifest (provenance would reject the job's record).
+        throw new DataTermsError(
+          `corpus ${c.name}: DataRegistry corpus ${r.corpusId} is registered with CID ${r.contentCid} and licence ${JSON.stringify(r.licence)}, the manifest says ${c.contentId} and ${JSON.stringify(c.licence)}`,
+        );
+      }
       continue;
     }
-    const r = await withRetry(() => client.readContract({ address: dataRegistry, abi: dataRegistryAbi, functionName: "corpusOf", args: [corpusId] }), { what: "corpusOf" });
-    // INVARIANT: terms never point at a registry entry that contradicts the manifest (provenance would reject the job's record).
-    if (r.contentCid !== c.contentId || r.licence !== c.licence) {
-      throw new DataTermsError(
-        `corpus ${c.name}: DataRegistry corpus ${corpusId} is registered with CID ${r.contentCid} and licence ${JSON.stringify(r.licence)}, the manifest says ${c.contentId} and ${JSON.stringify(c.licence)}`,
-      );
-    }
-    if (r.retired) {
-      missing.push(`corpus ${c.name} is DataRegistry corpus ${corpusId}, retired`);
-      continue;
-    }
+    const corpusId = match.corpusId;
     if (corpora.some((u) => u.corpusId === corpusId)) throw new DataTermsError(`the manifest lists corpus ${corpusId} (${c.contentId}) twice`);
-    corpora.push({ name: c.name, contentId: c.contentId, corpusId, tokens: BigInt(c.declaredTokens), payout: r.payout });
+    corpora.push({ name: c.name, contentId: c.contentId, corpusId, tokens: BigInt(c.declaredTokens), payout: match.payout });
   }
   if (missing.length > 0) return without(missing.join("; "));
   corpora.sort((a, b) => (a.corpusId < b.corpusId ? -1 : 1));

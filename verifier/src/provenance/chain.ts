@@ -1,7 +1,7 @@
 /**
  * What the provenance verifier reads from the chain, behind a small interface (ProvenanceChain) with
  * one implementation over viem: JobMarket (job record, segment commitments), the provenance anchor
- * (`provenanceOf(jobId)`) and, when deployed, DataRegistry (`corpusIdOf`, `corpusOf`).
+ * (`provenanceOf(jobId)`) and, when deployed, DataRegistry (`corpusIdsOf`, `corpusOf`).
  */
 import { parseAbi, type Address, type Chain, type Hex, type PublicClient, type Transport } from "viem";
 import { getJob, withRetry } from "../chain/index.ts";
@@ -24,8 +24,8 @@ export const provenanceAnchorAbi = parseAbi([
 ]);
 
 export const dataRegistryReadAbi = parseAbi([
-  "struct Corpus { address owner; bool retired; uint64 registeredAt; address payout; bytes32 contentDigest; bytes32 termsHash; string licence; string contentCid; }",
-  "function corpusIdOf(bytes32 contentDigest) view returns (uint64)",
+  "struct Corpus { address registrant; bool retired; uint64 registeredAt; address payout; bytes32 contentDigest; bytes32 termsHash; string licence; string contentCid; }",
+  "function corpusIdsOf(bytes32 contentDigest, address payout) view returns (uint64[])",
   "function corpusOf(uint64 corpusId) view returns (Corpus)",
 ]);
 
@@ -46,8 +46,12 @@ export interface ProvenanceChain {
   receipt(jobId: bigint, segment: number, auditor: Address): Promise<Hex | undefined>;
   /** The corpora (registry ids, tokens, weights) the job's terms reference; null when the market has no terms. */
   jobCorpora(jobId: bigint): Promise<ChainJobCorpus[] | null>;
-  /** The registered corpus with this content id; undefined when none is; null when no registry is known. */
-  corpus(contentId: string): Promise<ChainCorpus | undefined | null>;
+  /**
+   * The registration of this content id listed under `payout` (IDataRegistry: registrations are claims, looked up
+   * by the payout the record names): the one among `prefer` (the job's terms) if any, else the first listed;
+   * undefined when none is; null when no registry is known.
+   */
+  corpus(contentId: string, payout: Address, prefer?: readonly bigint[]): Promise<ChainCorpus | undefined | null>;
 }
 
 /** sha2-256 digest of a CIDv1 raw/sha2-256 content id: DataRegistry's `contentDigest`. */
@@ -107,11 +111,12 @@ export function viemProvenanceChain(client: PublicClient<Transport, Chain>, o: V
         return null;
       }
     },
-    async corpus(contentId) {
+    async corpus(contentId, payout, prefer = []) {
       const reg = await dataRegistry();
       if (!reg) return null;
-      const id = await withRetry(() => client.readContract({ address: reg, abi: dataRegistryReadAbi, functionName: "corpusIdOf", args: [contentDigestOf(contentId)] }), { what: "corpusIdOf" });
-      if (id === 0n) return undefined;
+      const ids = await withRetry(() => client.readContract({ address: reg, abi: dataRegistryReadAbi, functionName: "corpusIdsOf", args: [contentDigestOf(contentId), payout] }), { what: "corpusIdsOf" });
+      if (ids.length === 0) return undefined;
+      const id = ids.find((i) => prefer.includes(i)) ?? ids[0]!;
       const c = await withRetry(() => client.readContract({ address: reg, abi: dataRegistryReadAbi, functionName: "corpusOf", args: [id] }), { what: "corpusOf" });
       return { corpusId: id, contentCid: c.contentCid, licence: c.licence, retired: c.retired, payout: c.payout };
     },

@@ -190,7 +190,7 @@ export async function verifyProvenance(input: VerifyProvenanceInput): Promise<Pr
     }
     let registered: Awaited<ReturnType<ProvenanceChain["corpus"]>>;
     try {
-      registered = await input.chain.corpus(c.contentId);
+      registered = await input.chain.corpus(c.contentId, getAddress(c.payoutAddress), jobCorpora?.map((u) => u.corpusId) ?? []);
     } catch (err) {
       add(`corpus ${c.name} registry`, false, `cannot read DataRegistry: ${(err as { shortMessage?: string }).shortMessage ?? String(err)}`);
       continue;

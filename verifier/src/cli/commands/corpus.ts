@@ -3,7 +3,10 @@
  * corpus's canonical bytes (docs/data.md), so a manifest (or a DataRegistry entry) can name it.
  * `pouw corpus register --manifest M [--corpus NAME] [--payout ADDR] [--terms-hash H]`: the contributor
  * registers the manifest's corpora in the deployment's DataRegistry (after checking that the local bytes
- * have the manifest's content id), so that `pouw buyer create` attaches data terms for them.
+ * have the manifest's content id), so that `pouw buyer create` attaches data terms for them. Buyers attach
+ * the registration listed under the payout address their manifest names (docs/governance.md), so the
+ * payout must be the manifest's payoutAddress for those buyers to pay it; only that address can later move
+ * the payout (DataRegistry.setPayout from the payout key).
  */
 import type { Command } from "commander";
 import { isHex, type Hex } from "viem";
@@ -49,10 +52,10 @@ export function registerCorpus(program: Command): void {
   withConfig(
     corpus
       .command("register")
-      .description("register the manifest's corpora in DataRegistry (you become the owner; the payout address receives the data share of every job with data terms at finalize)")
+      .description("register the manifest's corpora in DataRegistry (you become the registrant; the payout address receives the data share of every job whose buyer names it, and only it can move that payout)")
       .requiredOption("--manifest <file>", "job manifest whose corpora[] to register")
       .option("--corpus <name>", "only the corpus with this name (default: all)")
-      .option("--payout <address>", "payout address (default: each corpus's manifest payoutAddress)")
+      .option("--payout <address>", "payout address (default: each corpus's manifest payoutAddress; buyers of this manifest attach only a registration for that address)")
       .option("--terms-hash <hash>", "bytes32 hash of your terms document (default: keccak256 of the licence text)")
       .option("--json", "print JSON"),
   ).action(async (opts: Record<string, string | boolean | undefined>) => {
@@ -78,7 +81,7 @@ export function registerCorpus(program: Command): void {
       process.stdout.write(
         r.status === "registered"
           ? `corpus ${r.name} (${r.contentId}) registered as DataRegistry corpus ${r.corpusId}, payout ${r.payout}\n`
-          : `corpus ${r.name} (${r.contentId}) is already DataRegistry corpus ${r.corpusId} (owner ${r.owner}, payout ${r.payout})\n`,
+          : `corpus ${r.name} (${r.contentId}) is already DataRegistry corpus ${r.corpusId} (registered by ${r.owner}, payout ${r.payout})\n`,
       );
     }
   });

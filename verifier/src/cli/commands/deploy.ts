@@ -1,43 +1,80 @@
 /**
- * `pouw deploy [--rpc URL] [--token ADDR] [--no-registries]`: deploy and wire the market contracts (token
- * unless given, StakeVault, AuditorRegistry, JobMarket, ProviderRegistry and DataRegistry with
- * JobMarket.setRegistries unless --no-registries, then the step verifier and DisputeGame with the dispute
- * roles) and write the deployment file the other commands read (default .pouw/deployment.json). Without
- * --token it deploys the mintable dev token (local chains).
+ * `pouw deploy [--rpc URL] [--token ADDR] [--no-registries] [--evaluator ADDR] [--json]`: deploy and wire the
+ * market contracts (token unless given, StakeVault, AuditorRegistry, JobMarket, ProviderRegistry and
+ * DataRegistry with JobMarket.setRegistries unless --no-registries, then the step verifier and DisputeGame
+ * with the dispute roles) and write the deployment file the other commands read (default
+ * .pouw/deployment.json). Without --token it deploys the mintable dev token (local chains).
+ *
+ * Admin (docs/governance.md): there is none. Each contract's roles are wired once by this command (`wire`)
+ * and its wiring then ends; nobody ever holds DEFAULT_ADMIN_ROLE. The command reads the wiring back from
+ * chain, prints it, puts it in --json, and exits non-zero if the deployment is not sealed as it should be.
  */
 import type { Command } from "commander";
-import { deployDisputeGame, deployMarket, writeDeployment } from "../../chain/index.ts";
+import type { Address } from "viem";
+import { deployDisputeGame, deployMarket, DeploymentWiringError, wiringProblems, writeDeployment, type Wiring } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { chainContext, fmt, parseAddress, parseAmount, parseSeconds, withConfig } from "../context.ts";
+
+/** One line per fund-moving role and what happened to the admin, for the deploy report. */
+export function wiringLines(w: Wiring, names: Readonly<Record<string, string>>): string[] {
+  const who = (a: Address | null) => (a === null ? "nobody" : `${names[a.toLowerCase()] ?? "account"} ${a}`);
+  return [
+    `admin            none: roles wired once and fixed, wiring ended on StakeVault, AuditorRegistry and JobMarket (wirer() = 0x0; nobody holds DEFAULT_ADMIN_ROLE)`,
+    `roles            StakeVault.MARKET_ROLE ${who(w.roles.stakeVaultMarket)}; StakeVault.SLASHER_ROLE ${who(w.roles.stakeVaultSlasher)}`,
+    `                 JobMarket.DISPUTE_ROLE ${who(w.roles.jobMarketDispute)}; AuditorRegistry.DISPUTE_ROLE ${who(w.roles.auditorRegistryDispute)}`,
+    `                 JobMarket.EVALUATOR_ROLE ${who(w.roles.jobMarketEvaluator)}`,
+  ];
+}
 
 export function registerDeploy(program: Command): void {
   withConfig(
     program
       .command("deploy")
-      .description("deploy StakeVault, AuditorRegistry, JobMarket, the registries and DisputeGame (and the dev token) and write the deployment file")
+      .description("deploy StakeVault, AuditorRegistry, JobMarket, the registries and DisputeGame (and the dev token), wire their roles once (no admin is left) and write the deployment file")
       .option(
         "--no-registries",
-        "skip ProviderRegistry, DataRegistry and JobMarket.setRegistries (then no receipts are anchored, no data terms, no tiers; setRegistries can be called once later)",
+        "skip ProviderRegistry, DataRegistry and JobMarket.setRegistries (then no receipts are anchored, no data terms, no tiers, ever: the market's wiring ends at deployment)",
       )
       .option("--token <address>", "existing ERC-20 for payment, stake and bonds (default: deploy the dev TestToken)")
+      .option("--evaluator <address>", "the one account that may record corpus improvement weights, fixed forever (default: nobody; every corpus keeps weight 1.0)")
       .option("--unbonding-delay <seconds>", "StakeVault unbonding delay", "604800")
       .option("--min-bond <amount>", "minimum auditor bond (tokens)", "100")
       .option("--exit-delay <seconds>", "auditor exit delay (>= seed delay + commit + reveal windows + 1 day: 3 days + 24 s with the dispute defaults)", "1209600")
-      .option("--activation-delay <seconds>", "seconds before a new auditor bond counts for panel and attestation-committee draws", "3600"),
-  ).action(async (opts: Record<string, string | undefined> & { registries?: boolean }) => {
+      .option("--activation-delay <seconds>", "seconds before a new auditor bond counts for panel and attestation-committee draws", "3600")
+      .option("--json", "print JSON"),
+  ).action(async (opts: Record<string, string | undefined> & { registries?: boolean; json?: boolean }) => {
     const unbondingDelaySeconds = BigInt(parseSeconds("--unbonding-delay", opts.unbondingDelay!));
     const minBond = parseAmount("--min-bond", opts.minBond!);
     const exitDelaySeconds = BigInt(parseSeconds("--exit-delay", opts.exitDelay!));
     const activationDelaySeconds = BigInt(parseSeconds("--activation-delay", opts.activationDelay!));
     const token = opts.token ? parseAddress("--token", opts.token) : undefined;
+    const evaluator = opts.evaluator ? parseAddress("--evaluator", opts.evaluator) : undefined;
     const ctx = await chainContext(opts as Record<string, string | undefined>, { needDeployment: false });
     if (!token && ctx.chainId !== 31337) throw new InputError(`chain ${ctx.chainId} is not the local dev chain: pass --token with the ERC-20 to use`);
     const d = await deployMarket(ctx.clients, { unbondingDelaySeconds, minBond, exitDelaySeconds, activationDelaySeconds, ...(token ? { token } : {}), ...(opts.registries === false ? { registries: false as const } : {}) });
     const { gasUsed: marketGas, ...market } = d;
-    const game = await deployDisputeGame(ctx.clients, { deployment: market });
+    const game = await deployDisputeGame(ctx.clients, { deployment: market, ...(evaluator ? { evaluator } : {}) });
     const deployment = { ...market, disputeGame: game.disputeGame };
     const gasUsed = marketGas + game.gasUsed;
+    // INVARIANT: a deployment is written and reported only once the deployer has no power left over it.
+    const problems = wiringProblems(game.wiring, deployment);
+    if (problems.length > 0) throw new DeploymentWiringError(problems);
     await writeDeployment(ctx.config.deploymentPath, deployment);
+    if (opts.json) {
+      process.stdout.write(
+        JSON.stringify({
+          deployment,
+          gasUsed: gasUsed.toString(),
+          stepVerifier: game.stepVerifier,
+          deployer: ctx.clients.account.address,
+          admin: { holder: null, wiringEnded: game.wiring.sealed, note: "no admin: roles wired once at deployment; nobody holds DEFAULT_ADMIN_ROLE (docs/governance.md)" },
+          wiring: game.wiring,
+          deploymentPath: ctx.config.deploymentPath,
+        }) + "\n",
+      );
+      return;
+    }
+    const names: Record<string, string> = { [deployment.jobMarket.toLowerCase()]: "JobMarket", [game.disputeGame.toLowerCase()]: "DisputeGame", [ctx.clients.account.address.toLowerCase()]: "the deployer" };
     process.stdout.write(
       [
         `deployed on chain ${d.chainId} (gas ${gasUsed}), min auditor bond ${fmt(minBond)}, bonds count for panels after ${activationDelaySeconds} s`,
@@ -45,8 +82,9 @@ export function registerDeploy(program: Command): void {
         `StakeVault       ${d.stakeVault}`,
         `AuditorRegistry  ${d.auditorRegistry}`,
         `JobMarket        ${d.jobMarket}`,
-        ...(d.providerRegistry ? [`ProviderRegistry ${d.providerRegistry}`, `DataRegistry     ${d.dataRegistry} (JobMarket.setRegistries done)`] : ["registries       not set (--no-registries): no receipts anchored, no data terms"]),
+        ...(d.providerRegistry ? [`ProviderRegistry ${d.providerRegistry}`, `DataRegistry     ${d.dataRegistry} (JobMarket.setRegistries done)`] : ["registries       not set (--no-registries): no receipts anchored, no data terms, ever"]),
         `DisputeGame      ${game.disputeGame} (step verifier ${game.stepVerifier})`,
+        ...wiringLines(game.wiring, names),
         `wrote ${ctx.config.deploymentPath}`,
       ].join("\n") + "\n",
     );
