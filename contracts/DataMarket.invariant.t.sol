@@ -38,7 +38,7 @@ contract DataMarketInvariantTest is InvariantBase, TermsFixture {
             IJobMarket.JobView memory j = market.getJob(id);
             if (
                 j.status == IJobMarket.JobStatus.Open || j.status == IJobMarket.JobStatus.Active
-                    || j.status == IJobMarket.JobStatus.Committed
+                    || j.status == IJobMarket.JobStatus.Committed || j.status == IJobMarket.JobStatus.TimedOut
             ) owed += j.payment;
         }
         address[] memory all = handler.accounts();

@@ -91,7 +91,7 @@ contract DisputeGameInvariantTest is InvariantBase, DisputeFixture {
             IJobMarket.JobView memory j = handler.market().getJob(id);
             if (
                 j.status == IJobMarket.JobStatus.Open || j.status == IJobMarket.JobStatus.Active
-                    || j.status == IJobMarket.JobStatus.Committed
+                    || j.status == IJobMarket.JobStatus.Committed || j.status == IJobMarket.JobStatus.TimedOut
             ) marketOwed += j.payment;
         }
         for (uint256 i; i < all.length; ++i) {

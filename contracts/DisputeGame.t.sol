@@ -187,6 +187,10 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         );
         _challengeCommitted(challenger, jobId, 2, HONEST);
         market.reportTimeout(jobId);
+        // the committed segment stays disputable for a window after the timeout; then the job re-opens
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.TimedOut, "timed out");
+        VM.warp(market.getJob(jobId).deadline + 1);
+        market.reopenJob(jobId);
         assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Open, "re-opened for another provider");
     }
 

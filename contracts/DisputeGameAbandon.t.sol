@@ -5,49 +5,144 @@ import {TestBase} from "./test/TestBase.sol";
 import {AttackFixture} from "./test/AttackFixture.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
+import {IDisputeGame} from "./interfaces/IDisputeGame.sol";
 
-/// @notice KNOWN FAILING (bug report, see the wt-e report): a faulty segment can be laundered by abandonment.
+/// @notice Laundering a faulty segment by abandonment. An Active job past its segment deadline takes no new dispute
+/// (JobMarket.freeze), anyone (the provider included) may report the timeout the second the deadline passes, and a
+/// re-opened job continues from the last committed end state (JobMarket._anchor). If the timeout released the lock
+/// and re-opened the job at once, a provider that commits a faulty segment and stops would be exposed for one segment
+/// timeout (1 hour here) instead of a challenge window (1 day), lose only timeoutSlashBps (10%) of its lock, take the
+/// job back and be paid for every later segment built on a state nobody could dispute any more.
 ///
-/// Since 828af70 an Active job past its segment deadline takes no new dispute (JobMarket.freeze), and reportTimeout
-/// may be called by anyone, the provider included, the second the deadline passes with no dispute open. After it, the
-/// timed-out tenure's segments are no longer disputable (DisputeGame._checkSegment: segment >= startSegment), and the
-/// next tenure must continue from the last committed end state (JobMarket._anchor: boundary rule). So a provider that
-/// commits a faulty segment and then stops is exposed only for segmentTimeout (1 hour in the fixture) instead of a
-/// challenge window (1 day), loses only timeoutSlashBps (10%) of its lock instead of at least (1 - challengerBps) of it,
-/// may take the job back at once (acceptJob does not bar the provider that just timed out) and is paid for every later
-/// segment, all built on the faulty state that nobody can dispute any more.
+/// The rule that stops it: a timeout of a tenure that committed segments leaves the job TimedOut for one challenge
+/// window; those segments stay disputable, the rest of the lock stays locked, and only `reopenJob` after the window
+/// (no dispute open) offers the job again.
 contract DisputeGameAbandonTest is TestBase, AttackFixture {
+    uint256 internal constant BAD_STEP = 2; // segment 0 (steps 1..4) holds the faulty step
+    uint256 internal constant HONEST = type(uint256).max; // a trace with no faulty step
+
     function _sideWealth() internal view returns (uint256 w) {
-        IStakeVault.Account memory acc = vault.accountOf(provider);
-        w = token.balanceOf(provider) + game.creditOf(provider) + vault.creditOf(provider) + acc.free + acc.locked
-            + acc.pendingWithdrawal + market.creditOf(provider, address(token));
+        address[3] memory side = [provider, SYBIL_CHALLENGER_1, SYBIL_CHALLENGER_2];
+        for (uint256 i; i < side.length; ++i) {
+            address a = side[i];
+            IStakeVault.Account memory acc = vault.accountOf(a);
+            w += token.balanceOf(a) + game.creditOf(a) + vault.creditOf(a) + acc.free + acc.locked + acc.pendingWithdrawal
+                + market.creditOf(a, address(token));
+        }
     }
 
-    /// A faulty step found within one challenge window of its commit must still be disputable and cost the provider side
-    /// at least the non-challenger share of a lock, whatever the provider did in between (self-reported timeout,
-    /// re-acceptance, more segments). Fails today with DisputeGameSegmentNotDisputable(jobId, 0, 1, 2).
+    /// The provider reports its own timeout at deadline + 1 and tries to take the job back and continue: it cannot, and
+    /// an honest challenger disputes the faulty step well inside a window of its commit; the provider side loses at
+    /// least the non-challenger share of the lock.
     function test_abandonment_faultySegmentStaysDisputableForAChallengeWindow() public {
-        uint256 jobId = _job(2, 1, 2); // segment 0 (steps 1..3) holds the faulty step 2; the job stays Active
+        uint256 jobId = _job(2, 1, BAD_STEP); // segment 0 committed (faulty), segment 1 never comes
         uint256 committedAt = block.timestamp;
         uint256 side0 = _sideWealth();
-        VM.warp(market.getJob(jobId).deadline + 1);
-        // the provider launders the segment: it reports its own timeout (no dispute is open yet), takes the job back
-        // and continues from its own (faulty) end state
+        uint256 deadline = market.getJob(jobId).deadline;
+        VM.warp(deadline + 1);
         VM.prank(provider);
-        try market.reportTimeout(jobId) {
-            VM.prank(provider);
-            market.acceptJob(jobId);
-            (, bytes32[4] memory hs) = leaves(jobId, 1, 2);
-            VM.prank(provider);
-            market.commitSegment(jobId, 1, dyn(hs), 1, "cid");
-        } catch {}
-        // an honest auditor disputes the faulty step well inside one challenge window of its commit
-        assertLe(block.timestamp, committedAt + policy(2).challengeWindow, "inside a challenge window of the commit");
-        _commitChallenge(HONEST_1, jobId, 2);
-        uint256 id = _challengeCommitted(HONEST_1, jobId, 2, 2);
+        market.reportTimeout(jobId);
+        IJobMarket.JobView memory j = market.getJob(jobId);
+        assertTrue(j.status == IJobMarket.JobStatus.TimedOut, "timed out, not re-opened");
+        assertEq(j.deadline, block.timestamp + policy(2).challengeWindow, "disputable for a window from the timeout");
+        assertEq(vault.lockedFor(provider, jobId), (STAKE * 9) / 10, "rest of the lock still locked");
+        // the provider can neither take the job back nor continue
+        VM.prank(provider);
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IJobMarket.JobMarketWrongStatus.selector, jobId, IJobMarket.JobStatus.TimedOut, IJobMarket.JobStatus.Open
+            )
+        );
+        market.acceptJob(jobId);
+        (, bytes32[4] memory hs) = leaves(jobId, 1, BAD_STEP);
+        VM.prank(provider);
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IJobMarket.JobMarketWrongStatus.selector, jobId, IJobMarket.JobStatus.TimedOut, IJobMarket.JobStatus.Active
+            )
+        );
+        market.commitSegment(jobId, 1, dyn(hs), 1, "cid");
+        // an honest auditor disputes the faulty step inside one challenge window of its commit
+        VM.warp(committedAt + policy(2).challengeWindow - 1);
+        uint256 id = _challenge(HONEST_1, jobId, BAD_STEP, BAD_STEP);
+        VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketFrozen.selector, jobId, 1));
+        market.reopenJob(jobId);
+        VM.prank(provider);
+        game.concede(id);
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Refunded, "job refunded");
+        assertEq(market.creditOf(buyer, address(token)), PAYMENT, "escrow back to the buyer");
+        assertGe(side0 - _sideWealth(), STAKE / 2, "provider side lost at least the non-challenger share");
+        assertTrue(game.getDispute(id).outcome == IDisputeGame.Outcome.Conceded, "conceded");
+    }
+
+    /// Fuzzed timing: whenever the timeout is reported (by the provider or the buyer, any time after the deadline) and
+    /// whenever the honest challenge comes until one window after the timeout, the challenge opens and the fault
+    /// costs the provider side at least the non-challenger share of its lock.
+    function testFuzz_abandonment_anyTiming_faultStaysReachable(uint32 reportDelay, uint32 challengeAt, bool byProvider)
+        public
+    {
+        uint256 jobId = _job(3, 2, BAD_STEP + 4); // the faulty step is in segment 1 (steps 5..8)
+        uint256 committedAt = block.timestamp;
+        uint256 side0 = _sideWealth();
+        uint256 window = policy(3).challengeWindow;
+        uint256 deadline = market.getJob(jobId).deadline;
+        uint256 reportedAt = deadline + 1 + bound(reportDelay, 0, window);
+        // any time until a full window after the timeout, which is after every commit of the tenure
+        uint256 challengedAt = bound(challengeAt, reportedAt, reportedAt + window);
+        assertGe(reportedAt + window, committedAt + window, "the TimedOut window covers a window after the commit");
+        VM.warp(reportedAt);
+        VM.prank(byProvider ? provider : buyer);
+        market.reportTimeout(jobId);
+        VM.warp(challengedAt);
+        uint256 id = _challenge(HONEST_2, jobId, BAD_STEP + 4, BAD_STEP + 4);
         VM.prank(provider);
         game.concede(id);
         assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Refunded, "job refunded");
         assertGe(side0 - _sideWealth(), STAKE / 2, "provider side lost at least the non-challenger share");
+    }
+
+    /// After the window with no dispute the job re-opens: the timed-out provider's lock is released (less the timeout
+    /// slash), the job continues at the next segment, and the old tenure's segments are no longer disputable (they had
+    /// a full window).
+    function test_reopenJob_afterWindow_releasesLockAndOffersTheJob() public {
+        uint256 jobId = _job(2, 1, HONEST);
+        VM.warp(market.getJob(jobId).deadline + 1);
+        market.reportTimeout(jobId);
+        uint256 until = market.getJob(jobId).deadline;
+        VM.expectRevert(
+            abi.encodeWithSelector(IJobMarket.JobMarketChallengeWindowOpen.selector, jobId, until, block.timestamp)
+        );
+        market.reopenJob(jobId);
+        VM.warp(until + 1);
+        // a dispute after the window is refused
+        _commitChallenge(HONEST_1, jobId, 2);
+        VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketChallengeWindowClosed.selector, jobId, until, until + 2));
+        VM.warp(until + 2);
+        _challengeCommitted(HONEST_1, jobId, 2, HONEST);
+        VM.prank(stranger);
+        market.reopenJob(jobId);
+        IJobMarket.JobView memory j = market.getJob(jobId);
+        assertTrue(j.status == IJobMarket.JobStatus.Open, "re-opened");
+        assertEq(j.provider, address(0), "no provider");
+        assertEq(vault.lockedFor(provider, jobId), 0, "lock released");
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IJobMarket.JobMarketWrongStatus.selector, jobId, IJobMarket.JobStatus.Open, IJobMarket.JobStatus.TimedOut
+            )
+        );
+        market.reopenJob(jobId);
+        VM.prank(provider);
+        market.acceptJob(jobId);
+        assertEq(market.getJob(jobId).startSegment, 1, "continues at segment 1");
+    }
+
+    /// A tenure that committed nothing has nothing to dispute: its timeout re-opens the job at once.
+    function test_reportTimeout_noCommitInTenure_reopensAtOnce() public {
+        uint256 jobId = _job(2, 0, HONEST);
+        VM.warp(market.getJob(jobId).deadline + 1);
+        market.reportTimeout(jobId);
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Open, "re-opened");
+        assertEq(vault.lockedFor(provider, jobId), 0, "lock released");
+        assertEq(vault.creditOf(buyer), STAKE / 10, "timeout slash to the buyer");
     }
 }

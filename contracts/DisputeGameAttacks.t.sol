@@ -204,8 +204,15 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
         game.resolve(id); // silent panel
         assertTrue(_outcome(id) == IDisputeGame.Outcome.NoDecision, "no decision");
         market.reportTimeout(jobId);
+        assertLe(block.timestamp, deadline + DISPUTE_SECONDS + 1, "timed out within one dispute of the deadline");
+        // segment 0 stays disputable for one more window (TimedOut), then the job re-opens and the lock is released
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.TimedOut, "timed out");
+        VM.warp(market.getJob(jobId).deadline + 1);
+        market.reopenJob(jobId);
         assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Open, "re-opened");
-        assertLe(block.timestamp, deadline + DISPUTE_SECONDS + 1, "ends within one dispute of the deadline");
+        assertLe(
+            block.timestamp, deadline + DISPUTE_SECONDS + policy(2).challengeWindow + 2, "ends within a dispute and a window"
+        );
         assertEq(vault.lockedFor(provider, jobId), 0, "lock released (minus the timeout slash)");
     }
 

@@ -61,7 +61,7 @@ contract JobMarketInvariantTest is InvariantBase, MarketFixture {
             IJobMarket.JobView memory j = market.getJob(id);
             if (
                 j.status == IJobMarket.JobStatus.Open || j.status == IJobMarket.JobStatus.Active
-                    || j.status == IJobMarket.JobStatus.Committed
+                    || j.status == IJobMarket.JobStatus.Committed || j.status == IJobMarket.JobStatus.TimedOut
             ) owed += j.payment;
         }
         for (uint256 i; i < actors.length; ++i) {

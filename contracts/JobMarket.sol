@@ -275,10 +275,21 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
         uint256 locked = _vault.lockedFor(provider, jobId);
         uint256 slashed = (locked * j.timeoutSlashBps) / _BPS;
         uint256 segment = j.nextSegment;
-        j.provider = address(0);
-        j.status = JobStatus.Open;
-        j.deadline = 0;
-        emit JobTimedOut(jobId, provider, segment, slashed);
+        uint32 until;
+        if (segment == j.startSegment) {
+            // Nothing committed in this tenure: nothing to dispute, the job re-opens at once.
+            j.provider = address(0);
+            j.status = JobStatus.Open;
+            j.deadline = 0;
+        } else {
+            // INVARIANT: a committed segment stays disputable for at least one challenge window after its commit,
+            // whatever the provider does next: abandoning the job keeps the tenure's segments (and the rest of the
+            // lock that a fault slashes) in reach until now + challengeWindow, after every commit of the tenure.
+            until = uint32(block.timestamp + j.challengeWindow);
+            j.status = JobStatus.TimedOut;
+            j.deadline = until;
+        }
+        emit JobTimedOut(jobId, provider, segment, slashed, until);
         if (slashed != 0) {
             address[] memory recipients = new address[](1);
             uint256[] memory amounts = new uint256[](1);
@@ -286,6 +297,22 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
             amounts[0] = slashed;
             _vault.slash(provider, jobId, slashed, recipients, amounts);
         }
+        if (until == 0) _vault.unlock(provider, jobId);
+    }
+
+    /// @inheritdoc IJobMarket
+    function reopenJob(uint256 jobId) external {
+        Job storage j = _known(jobId);
+        if (j.status != JobStatus.TimedOut) revert JobMarketWrongStatus(jobId, j.status, JobStatus.TimedOut);
+        // INVARIANT: a job under dispute is not re-opened; the dispute settles first.
+        if (j.openDisputes != 0) revert JobMarketFrozen(jobId, j.openDisputes);
+        // INVARIANT: the timed-out tenure's window runs in full before its lock is released.
+        if (block.timestamp <= j.deadline) revert JobMarketChallengeWindowOpen(jobId, j.deadline, block.timestamp);
+        address provider = j.provider;
+        j.provider = address(0);
+        j.status = JobStatus.Open;
+        j.deadline = 0;
+        emit JobReopened(jobId, provider, j.nextSegment);
         _vault.unlock(provider, jobId);
     }
 
@@ -336,9 +363,11 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
     function freeze(uint256 jobId) external onlyRole(DISPUTE_ROLE) {
         Job storage j = _known(jobId);
         JobStatus status = j.status;
-        if (status != JobStatus.Active && status != JobStatus.Committed) revert JobMarketNotDisputable(jobId, status);
+        if (status != JobStatus.Active && status != JobStatus.Committed && status != JobStatus.TimedOut) {
+            revert JobMarketNotDisputable(jobId, status);
+        }
         // INVARIANT: once the challenge window has passed, the job can no longer be frozen.
-        if (status == JobStatus.Committed && block.timestamp > j.deadline) {
+        if (status != JobStatus.Active && block.timestamp > j.deadline) {
             revert JobMarketChallengeWindowClosed(jobId, j.deadline, block.timestamp);
         }
         // INVARIANT: an Active job past its segment deadline takes no new dispute, so the disputes that hold it resolve
@@ -390,9 +419,11 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
         uint16 open = j.openDisputes - 1;
         j.openDisputes = open;
         emit JobUnfrozen(jobId, open);
-        // INVARIANT: a dispute nobody decided leaves a Committed job open to a new challenge for a full window, at most
-        // MAX_REOPENS times, so a silent or unavailable panel neither pays a cheater nor holds the escrow forever.
-        if (reopen && j.status == JobStatus.Committed && j.reopens < MAX_REOPENS) {
+        // INVARIANT: a dispute nobody decided leaves a Committed (or TimedOut) job open to a new challenge for a full
+        // window, at most MAX_REOPENS times, so a silent or unavailable panel neither pays a cheater nor holds the
+        // escrow forever.
+        JobStatus status = j.status;
+        if (reopen && (status == JobStatus.Committed || status == JobStatus.TimedOut) && j.reopens < MAX_REOPENS) {
             uint32 until = uint32(block.timestamp + j.challengeWindow);
             if (until > j.deadline) {
                 j.deadline = until;
@@ -435,7 +466,10 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
         Job storage j = _known(jobId);
         JobStatus status = j.status;
         // INVARIANT: weights only change a split that has not happened yet.
-        if (status != JobStatus.Open && status != JobStatus.Active && status != JobStatus.Committed) {
+        if (
+            status != JobStatus.Open && status != JobStatus.Active && status != JobStatus.Committed
+                && status != JobStatus.TimedOut
+        ) {
             revert JobMarketJobClosed(jobId, status);
         }
         if (weightE6 > MAX_WEIGHT_E6) revert JobMarketInvalidWeight(weightE6, MAX_WEIGHT_E6);

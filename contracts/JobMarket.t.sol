@@ -86,6 +86,26 @@ contract JobMarketTest is TestBase, MarketFixture {
         vm.warp(block.timestamp + 1 hours + 1);
         market.reportTimeout(id);
         assertEq(vault.creditOf(BUYER), 1e19, "10% timeout slash to buyer");
+        if (done != 0) {
+            // The tenure committed segments: they stay disputable, and the rest of the lock locked, for one window.
+            assertTrue(market.getJob(id).status == IJobMarket.JobStatus.TimedOut, "timed out, not yet re-opened");
+            assertEq(vault.accountOf(PROVIDER).locked, 9e19, "rest of the lock held for the window");
+            vm.prank(PROVIDER2);
+            vm.expectRevert(
+                abi.encodeWithSelector(
+                    IJobMarket.JobMarketWrongStatus.selector, id, IJobMarket.JobStatus.TimedOut, IJobMarket.JobStatus.Open
+                )
+            );
+            market.acceptJob(id);
+            uint256 until = market.getJob(id).deadline;
+            vm.expectRevert(
+                abi.encodeWithSelector(IJobMarket.JobMarketChallengeWindowOpen.selector, id, until, block.timestamp)
+            );
+            market.reopenJob(id);
+            vm.warp(until + 1);
+            market.reopenJob(id);
+        }
+        assertTrue(market.getJob(id).status == IJobMarket.JobStatus.Open, "re-opened");
         assertEq(vault.accountOf(PROVIDER).locked, 0, "old lock released");
         assertEq(vault.accountOf(PROVIDER).free, 1e24 - 1e19, "old provider keeps the rest");
         vm.prank(PROVIDER2);

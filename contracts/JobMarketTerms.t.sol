@@ -165,6 +165,11 @@ contract JobMarketTermsTest is TestBase, TermsFixture {
             _commitAll(id, PROVIDER, 0, done);
             vm.warp(block.timestamp + 1 hours + 1);
             market.reportTimeout(id);
+            if (done != 0) {
+                // the tenure's segments stay disputable for a window before the job re-opens
+                vm.warp(market.getJob(id).deadline + 1);
+                market.reopenJob(id);
+            }
             vm.prank(PROVIDER2);
             market.acceptJob(id);
             last = PROVIDER2;

@@ -13,8 +13,9 @@ import {Receipts} from "../libraries/Receipts.sol";
 /// the Merkle root of the segment's state hashes (contracts/libraries/Trace.sol) and its end state hash,
 /// each before its deadline. After the last segment the challenge window runs; `finalize` then credits
 /// the provider and unlocks its stake. A provider that misses a deadline can be reported by anyone: part of
-/// its lock is slashed to the buyer and the job re-opens at the next uncommitted segment for another
-/// provider. The dispute role (DISPUTE_ROLE, the dispute contract) freezes a job while a challenge is open
+/// its lock is slashed to the buyer; if it committed segments in its tenure the job is TimedOut for one
+/// challenge window (those segments stay disputable, the rest of the lock stays locked) and then `reopenJob`
+/// re-opens it at the next uncommitted segment for another provider. The dispute role (DISPUTE_ROLE, the dispute contract) freezes a job while a challenge is open
 /// and settles it: provider at fault (lock slashed by the policy shares, buyer refunded) or not (unfrozen).
 /// All payouts are credits claimed with `claim(token)`.
 ///
@@ -26,8 +27,9 @@ import {Receipts} from "../libraries/Receipts.sol";
 /// final provider anchors the job's provenance record with `anchorProvenance`.
 ///
 /// State machine: None -> Open (createJob) -> Active (acceptJob) -> Committed (last commitSegment)
-/// -> Finalized (finalize). Open -> Cancelled (cancelJob). Active -> Open (reportTimeout).
-/// Active|Committed -> Refunded (settleProviderFault). Freezing is a counter beside the status.
+/// -> Finalized (finalize). Open -> Cancelled (cancelJob). Active -> Open (reportTimeout, tenure with no
+/// commit) or Active -> TimedOut (reportTimeout) -> Open (reopenJob, after one challenge window).
+/// Active|Committed|TimedOut -> Refunded (settleProviderFault). Freezing is a counter beside the status.
 ///
 /// No admin (IFixedRoles): the deployer (the wirer) sets the registries once (`setRegistries`, optional) and
 /// then calls `wire` once, which fixes DISPUTE_ROLE and EVALUATOR_ROLE forever and ends its power: after
@@ -40,7 +42,8 @@ interface IJobMarket is IFixedRoles {
         Committed,
         Finalized,
         Cancelled,
-        Refunded
+        Refunded,
+        TimedOut
     }
 
     /// @notice What the buyer asks for and how faults are punished.
@@ -140,12 +143,17 @@ interface IJobMarket is IFixedRoles {
         string checkpointCid,
         bytes32[] stateHashes
     );
-    /// @notice A dispute on Committed job `jobId` ended with no decision: its challenge window now ends at `deadline`
-    /// (re-open number `reopens` of at most MAX_REOPENS).
+    /// @notice A dispute on Committed or TimedOut job `jobId` ended with no decision: its challenge window now ends at
+    /// `deadline` (re-open number `reopens` of at most MAX_REOPENS).
     event ChallengeWindowReopened(uint256 indexed jobId, uint64 deadline, uint8 reopens);
     /// @notice `provider` missed the deadline of segment `segment` of job `jobId`; `slashed` of its stake
-    /// went to the buyer and the job re-opened.
-    event JobTimedOut(uint256 indexed jobId, address indexed provider, uint256 segment, uint256 slashed);
+    /// went to the buyer. With `disputableUntil` 0 (no segment committed in its tenure) the job re-opened; otherwise
+    /// the job is TimedOut: the tenure's segments stay disputable and the rest of the lock locked until then.
+    event JobTimedOut(
+        uint256 indexed jobId, address indexed provider, uint256 segment, uint256 slashed, uint64 disputableUntil
+    );
+    /// @notice TimedOut job `jobId` re-opened at segment `segment`: `provider`'s remaining lock was released.
+    event JobReopened(uint256 indexed jobId, address indexed provider, uint256 segment);
     /// @notice Job `jobId` was finalized: `providerPay` credited to the provider, `buyerRefund` to the buyer.
     event JobFinalized(uint256 indexed jobId, address indexed provider, uint256 providerPay, uint256 buyerRefund);
     /// @notice A dispute froze job `jobId`; it now has `openDisputes` open disputes.
@@ -331,8 +339,15 @@ interface IJobMarket is IFixedRoles {
     ) external;
 
     /// @notice Report that an Active job's provider missed its deadline: slash policy.timeoutSlashBps of its
-    /// lock to the buyer, release the rest, and re-open the job at the next segment. Anyone may call.
+    /// lock to the buyer. If the provider committed no segment since it accepted, release the rest and re-open the
+    /// job at once. Otherwise the job becomes TimedOut until now + policy.challengeWindow: the segments of that
+    /// tenure stay disputable (a fault slashes the rest of the lock and refunds the buyer), so abandoning a job
+    /// does not shorten the time anyone has to dispute a committed segment. Anyone may call.
     function reportTimeout(uint256 jobId) external;
+
+    /// @notice Re-open a TimedOut job after its window with no dispute open: release the timed-out provider's
+    /// remaining lock and offer the job again at the next uncommitted segment. Anyone may call.
+    function reopenJob(uint256 jobId) external;
 
     /// @notice After the challenge window with no open dispute: credit the corpora their data share, the
     /// provider its pay (the rest pro rata to the segments it committed, plus rounding dust; the remainder
@@ -342,7 +357,8 @@ interface IJobMarket is IFixedRoles {
     /// @notice Transfer the caller's whole credit in `token` to it.
     function claim(address token) external returns (uint256 amount);
 
-    /// @notice Open a dispute on an Active or Committed job: blocks finalize and reportTimeout. DISPUTE_ROLE only.
+    /// @notice Open a dispute on an Active job before its segment deadline, or a Committed or TimedOut job before the
+    /// end of its window: blocks finalize, reportTimeout and reopenJob. DISPUTE_ROLE only.
     function freeze(uint256 jobId) external;
 
     /// @notice The StakeVault holding providers' stake (the token of stake, escrow-independent).
@@ -355,7 +371,7 @@ interface IJobMarket is IFixedRoles {
     function settleProviderFault(uint256 jobId) external returns (uint256 toChallenger);
 
     /// @notice Close one dispute with the provider not at fault. With `reopen` (the dispute ended with no decision), a
-    /// Committed job's challenge window is extended to now + policy.challengeWindow, at most MAX_REOPENS times per job.
+    /// Committed or TimedOut job's challenge window is extended to now + policy.challengeWindow, at most MAX_REOPENS times per job.
     /// DISPUTE_ROLE only.
     function settleNoFault(uint256 jobId, bool reopen) external;
 

@@ -57,6 +57,7 @@ contract AttackHandler is DisputeBase, AttackActors {
     struct JobGhost {
         uint256 badFrom; // first divergent state; HONEST_TRACE: none
         uint256 lastCommitAt;
+        uint256 timedOutAt; // when reportTimeout left the job TimedOut (its tenure's segments stay disputable)
         uint256 lock; // L: the provider's lock just before the call that faulted the job
         uint256 allowance; // see invariant_providerSideLosesNonChallengerShare
         int256 sideGame;
@@ -201,6 +202,10 @@ contract AttackHandler is DisputeBase, AttackActors {
             return _jg[jobId].lastCommitAt + uint256(j.policy.challengeWindow) * (1 + reopens) + dispute * (reopens + 1)
                 + (reopens + 1);
         }
+        if (j.status == IJobMarket.JobStatus.TimedOut) {
+            return _jg[jobId].timedOutAt + uint256(j.policy.challengeWindow) * (1 + reopens) + dispute * (reopens + 1)
+                + (reopens + 1);
+        }
         if (j.status == IJobMarket.JobStatus.Active) return uint256(j.deadline) + dispute + 1;
         return 0;
     }
@@ -318,7 +323,10 @@ contract AttackHandler is DisputeBase, AttackActors {
         IDisputeGame.Params memory p = game.params();
         for (uint256 r; r <= rounds % 4; ++r) {
             IJobMarket.JobView memory j = market.getJob(jobId);
-            if (j.status != IJobMarket.JobStatus.Active && j.status != IJobMarket.JobStatus.Committed) return;
+            if (
+                j.status != IJobMarket.JobStatus.Active && j.status != IJobMarket.JobStatus.Committed
+                    && j.status != IJobMarket.JobStatus.TimedOut
+            ) return;
             (bool ok, uint256 step) = _anyStep(jobId, uint8(rounds + r));
             if (!ok) return;
             if (j.deadline > block.timestamp) _advance(j.deadline - block.timestamp);
@@ -329,11 +337,13 @@ contract AttackHandler is DisputeBase, AttackActors {
         }
     }
 
-    /// @notice The provider (or the buyer) reports a missed deadline; the provider re-accepts a re-opened job.
+    /// @notice The provider (or the buyer) reports a missed deadline, or re-opens a TimedOut job after its window;
+    /// the provider re-accepts a re-opened job.
     function reportTimeout(uint8 jobSeed, bool byProvider) external {
         ++ghost_calls;
         uint256 jobId = _jobAt(jobSeed);
-        if (_marketCall(jobId, byProvider ? provider : buyer, 0)) ++ghost_timeouts;
+        bool timedOut = market.getJob(jobId).status == IJobMarket.JobStatus.TimedOut;
+        if (_marketCall(jobId, byProvider ? provider : buyer, timedOut ? 3 : 0) && !timedOut) ++ghost_timeouts;
     }
 
     function reaccept(uint8 jobSeed) external {
@@ -418,7 +428,8 @@ contract AttackHandler is DisputeBase, AttackActors {
         uint256 n = _jobs.length;
         uint256[] memory bounds = new uint256[](n);
         for (uint256 i; i < n; ++i) bounds[i] = boundOf(_jobs[i]);
-        for (uint256 round; round < n; ++round) {
+        // a job that times out here is TimedOut for its window: it comes back once with its new bound (2n rounds)
+        for (uint256 round; round < 2 * n; ++round) {
             uint256 best = type(uint256).max;
             uint256 at;
             for (uint256 i; i < n; ++i) {
@@ -435,6 +446,9 @@ contract AttackHandler is DisputeBase, AttackActors {
             } else if (st == IJobMarket.JobStatus.Active) {
                 if (_marketCall(jobId, buyer, 0)) ++ghost_timeouts;
                 else ++ghost_notTerminal;
+                if (market.getJob(jobId).status == IJobMarket.JobStatus.TimedOut) bounds[at] = boundOf(jobId);
+            } else if (st == IJobMarket.JobStatus.TimedOut) {
+                if (!_marketCall(jobId, buyer, 3)) ++ghost_notTerminal;
             }
         }
         IDisputeGame.Params memory p = game.params();
@@ -598,7 +612,8 @@ contract AttackHandler is DisputeBase, AttackActors {
         g.shareAtFault = pool / open;
     }
 
-    /// @dev what: 0 reportTimeout, 1 acceptJob, 2 finalize; as `who`. Returns whether it succeeded (booked if so).
+    /// @dev what: 0 reportTimeout, 1 acceptJob, 2 finalize, 3 reopenJob; as `who`. Returns whether it succeeded (booked
+    /// if so).
     function _marketCall(uint256 jobId, address who, uint256 what) internal returns (bool ok) {
         Snap memory s0 = _snap();
         vm.prank(who);
@@ -610,10 +625,17 @@ contract AttackHandler is DisputeBase, AttackActors {
             try market.acceptJob(jobId) {
                 ok = true;
             } catch {}
-        } else {
+        } else if (what == 2) {
             try market.finalize(jobId) {
                 ok = true;
             } catch {}
+        } else {
+            try market.reopenJob(jobId) {
+                ok = true;
+            } catch {}
+        }
+        if (ok && what == 0 && market.getJob(jobId).status == IJobMarket.JobStatus.TimedOut) {
+            _jg[jobId].timedOutAt = block.timestamp;
         }
         if (ok) _book(jobId, s0, _snap());
     }

@@ -138,6 +138,9 @@ contract DataMarketHandler {
             } else if (j.status == IJobMarket.JobStatus.Committed) {
                 if (block.timestamp <= j.deadline) vm.warp(uint256(j.deadline) + 1);
                 _finalize(id, j);
+            } else if (j.status == IJobMarket.JobStatus.TimedOut) {
+                if (block.timestamp <= j.deadline) vm.warp(uint256(j.deadline) + 1);
+                _ok(address(market), abi.encodeCall(JobMarket.reopenJob, (id)));
             } else {
                 return;
             }
@@ -150,7 +153,7 @@ contract DataMarketHandler {
         if (id == 0) return;
         if (
             j.status != IJobMarket.JobStatus.Open && j.status != IJobMarket.JobStatus.Active
-                && j.status != IJobMarket.JobStatus.Committed
+                && j.status != IJobMarket.JobStatus.Committed && j.status != IJobMarket.JobStatus.TimedOut
         ) return;
         (,, IJobMarket.JobCorpus[] memory corpora) = market.termsOf(id);
         if (corpora.length == 0) return;

@@ -132,6 +132,8 @@ contract MarketHandler {
                 this.commitSegment(jobSeed, keccak256(abi.encode(jobSeed, s)));
             } else if (j.status == IJobMarket.JobStatus.Committed && j.openDisputes == 0) {
                 this.finalize(jobSeed);
+            } else if (j.status == IJobMarket.JobStatus.TimedOut && j.openDisputes == 0) {
+                this.reportTimeout(jobSeed); // re-opens it after its window
             } else {
                 return;
             }
@@ -155,11 +157,14 @@ contract MarketHandler {
         this.claimRegistry(actorSeed);
     }
 
+    /// @notice Reports an Active job's timeout, or re-opens a TimedOut one after its window (warping past deadlines).
     function reportTimeout(uint256 jobSeed) external {
         (uint256 id, IJobMarket.JobView memory j) = _job(jobSeed);
-        if (id == 0 || j.status != IJobMarket.JobStatus.Active || j.openDisputes != 0) return;
+        if (id == 0 || j.openDisputes != 0) return;
+        if (j.status != IJobMarket.JobStatus.Active && j.status != IJobMarket.JobStatus.TimedOut) return;
         if (block.timestamp <= j.deadline) vm.warp(uint256(j.deadline) + 1);
-        _ok(address(market), abi.encodeCall(JobMarket.reportTimeout, (id)));
+        bool timedOut = j.status == IJobMarket.JobStatus.TimedOut;
+        _ok(address(market), timedOut ? abi.encodeCall(JobMarket.reopenJob, (id)) : abi.encodeCall(JobMarket.reportTimeout, (id)));
         ++ghost_calls;
     }
 
@@ -177,7 +182,10 @@ contract MarketHandler {
         if (id == 0) return;
         if (j.status == IJobMarket.JobStatus.Active && block.timestamp <= j.deadline) {
             _ok(address(dispute), abi.encodeCall(DisputeCaller.freeze, (id)));
-        } else if (j.status == IJobMarket.JobStatus.Committed && block.timestamp <= j.deadline) {
+        } else if (
+            (j.status == IJobMarket.JobStatus.Committed || j.status == IJobMarket.JobStatus.TimedOut)
+                && block.timestamp <= j.deadline
+        ) {
             _ok(address(dispute), abi.encodeCall(DisputeCaller.freeze, (id)));
         } else {
             return;

@@ -52,7 +52,7 @@ describe("bot send failures: retried, never silently failed", function () {
   before(async () => {
     conn = await network.create();
     admin = mk(devAccount(0));
-    d = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n });
+    d = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 86_400n }); // >= the 1-day attestation request window
   });
 
   function botFor(c: ChainClients, name: string, clock: { t: number }) {

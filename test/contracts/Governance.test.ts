@@ -21,9 +21,11 @@ import {
   auditorRegistryAbi,
   ContractRevertError,
   createJob,
+  DEFAULT_DISPUTE_PARAMS,
   deployDisputeGame,
   deployMarket,
   devAccount,
+  minAuditorExitDelaySeconds,
   getWiring,
   jobMarketAbi,
   mintTestToken,
@@ -59,7 +61,8 @@ const ATTACK = parseAbi([
   "function slash(address provider, uint256 jobId, uint256 amount, address[] recipients, uint256[] amounts)",
   "function forfeit(address auditor, uint256 amount, address to)",
   "function freeze(uint256 jobId)",
-  "function settleProviderFault(uint256 jobId, address challenger)",
+  "function settleProviderFault(uint256 jobId)",
+  "function settleNoFault(uint256 jobId, bool reopen)",
   "function recordImprovement(uint256 jobId, uint64 corpusId, uint32 weightE6)",
 ]);
 
@@ -141,7 +144,8 @@ async function attack(thief: ChainClients, d: Deployment, v: Victims): Promise<v
   // 5. forfeit the auditor's bond to itself; settle the job as a fault with itself as challenger
   await reverts(send(d.auditorRegistry, "forfeit", [v.auditor, parseEther("100"), me]), "AccessControlUnauthorizedAccount");
   await reverts(send(d.jobMarket, "freeze", [v.jobId]), "AccessControlUnauthorizedAccount");
-  await reverts(send(d.jobMarket, "settleProviderFault", [v.jobId, me]), "AccessControlUnauthorizedAccount");
+  await reverts(send(d.jobMarket, "settleProviderFault", [v.jobId]), "AccessControlUnauthorizedAccount");
+  await reverts(send(d.jobMarket, "settleNoFault", [v.jobId, true]), "AccessControlUnauthorizedAccount");
   await reverts(send(d.jobMarket, "recordImprovement", [v.jobId, 1n, 0]), "AccessControlUnauthorizedAccount");
 }
 
@@ -200,7 +204,7 @@ describe("governance: no admin power over user funds after deployment", function
       const conn = await network.create();
       const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
       [deployer, buyer, provider, auditor] = [mk(0), mk(1), mk(2), mk(3)];
-      const { gasUsed: _g, ...market } = await deployMarket(deployer, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n });
+      const { gasUsed: _g, ...market } = await deployMarket(deployer, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: minAuditorExitDelaySeconds(DEFAULT_DISPUTE_PARAMS) });
       const game = await deployDisputeGame(deployer, { deployment: market });
       d = { ...market, disputeGame: game.disputeGame };
       v = await victims(d, buyer, provider, auditor);
@@ -236,7 +240,7 @@ describe("governance: no admin power over user funds after deployment", function
 
     it("pouw deploy --json says what it did with the admin: none, every role fixed, wiring ended", async () => {
       const dir = mkdtempSync(join(tmpdir(), "pouw-gov-"));
-      const r = await pouw(["deploy", "--rpc", bridge.url, "--state-dir", dir, "--private-key", DEV_KEYS[0], "--unbonding-delay", "60", "--exit-delay", "60", "--min-bond", "1", "--json"]);
+      const r = await pouw(["deploy", "--rpc", bridge.url, "--state-dir", dir, "--private-key", DEV_KEYS[0], "--unbonding-delay", "60", "--exit-delay", "259224", "--min-bond", "1", "--json"]);
       expect(r.code, r.stderr).to.equal(0);
       const out = JSON.parse(r.stdout);
       expect(out.admin).to.deep.include({ holder: null, wiringEnded: true });

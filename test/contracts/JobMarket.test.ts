@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { encodeAbiParameters, keccak256, parseAbi, parseEther, toHex, zeroAddress, zeroHash, type Address } from "viem";
+import { encodeAbiParameters, getAddress, keccak256, parseAbi, parseEther, toHex, zeroAddress, zeroHash, type Address } from "viem";
 import {
   CHECKPOINT_CID,
   createConnection,
@@ -16,7 +16,7 @@ const { viem, networkHelpers, deploy } = await createConnection();
 const { time, loadFixture } = networkHelpers;
 
 // JobStatus enum values (IJobMarket.JobStatus).
-const Status = { None: 0, Open: 1, Active: 2, Committed: 3, Finalized: 4, Cancelled: 5, Refunded: 6 } as const;
+const Status = { None: 0, Open: 1, Active: 2, Committed: 3, Finalized: 4, Cancelled: 5, Refunded: 6, TimedOut: 7 } as const;
 const PAYMENT = parseEther("50");
 
 async function created() {
@@ -119,19 +119,30 @@ describe("JobMarket", () => {
       expect(await f.token.read.balanceOf([f.market.address])).to.equal(0n);
     });
 
-    it("reports a timeout: slashes the timeout share to the buyer, re-opens, a new provider continues", async () => {
+    it("reports a timeout: slashes the timeout share to the buyer, holds the committed tenure disputable for a window, then re-opens for a new provider", async () => {
       const f = await loadFixture(accepted);
-      const { hashes, root, end } = segmentHashes(f.jobId, 0);
+      const { hashes } = segmentHashes(f.jobId, 0);
       await f.market.write.commitSegment([f.jobId, 0n, hashes, 1n, CHECKPOINT_CID], { account: f.provider.account });
       await time.increase(HOUR + 1n);
       const slashed = (policy().requiredStake * 1_000n) / 10_000n;
-      await viem.assertions.emitWithArgs(f.market.write.reportTimeout([f.jobId], { account: f.stranger.account }), f.market, "JobTimedOut", [
-        f.jobId,
-        f.provider.account.address,
-        1n,
-        slashed,
-      ]);
+      const tx = f.market.write.reportTimeout([f.jobId], { account: f.stranger.account });
+      await viem.assertions.emit(tx, f.market, "JobTimedOut");
+      const timedOut = await f.market.read.getJob([f.jobId]);
+      const reportedAt = BigInt(await time.latest());
+      expect(timedOut.status).to.equal(Status.TimedOut);
+      expect(timedOut.provider.toLowerCase()).to.equal(f.provider.account.address.toLowerCase());
+      expect(BigInt(timedOut.deadline)).to.equal(reportedAt + DAY);
       expect(await f.vault.read.creditOf([f.buyer.account.address])).to.equal(slashed);
+      expect(await f.vault.read.lockedFor([f.provider.account.address, f.jobId])).to.equal(policy().requiredStake - slashed);
+      // nobody takes the job during the window, and it cannot be re-opened before it ends
+      await viem.assertions.revertWithCustomError(f.market.write.acceptJob([f.jobId], { account: f.provider2.account }), f.market, "JobMarketWrongStatus");
+      await viem.assertions.revertWithCustomError(f.market.write.reopenJob([f.jobId], { account: f.stranger.account }), f.market, "JobMarketChallengeWindowOpen");
+      await time.increase(DAY);
+      await viem.assertions.emitWithArgs(f.market.write.reopenJob([f.jobId], { account: f.stranger.account }), f.market, "JobReopened", [
+        f.jobId,
+        getAddress(f.provider.account.address),
+        1n,
+      ]);
       expect(await f.vault.read.lockedFor([f.provider.account.address, f.jobId])).to.equal(0n);
       expect((await f.vault.read.accountOf([f.provider.account.address])).free).to.equal(parseEther("100") - slashed);
       const reopened = await f.market.read.getJob([f.jobId]);

@@ -164,7 +164,7 @@ describe("market: corpus squatting (attack 9) earns a squatter nothing from a bu
     conn = await network.create();
     const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
     [admin, buyer, provider, contributor, squatter] = [mk(0), mk(1), mk(2), mk(3), mk(4)];
-    d = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n });
+    d = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 86_400n }); // >= the 1-day attestation request window
     for (const c of [buyer, provider]) {
       await mintTestToken(c, { token: d.token, to: c.account.address, amount: parseEther("100") });
       await approveToken(c, { token: d.token, spender: d.stakeVault, amount: maxUint256 });

@@ -10,7 +10,8 @@
  *             board, local or remote (`--source`); an unreachable source postpones the audit to the next tick.
  *   4. act    clean segment -> signed EIP-712 AuditReceipt (stored, and a recordReceipt intent when JobMarket
  *             has its registries and the auditor is bonded); bad segment -> challenge intents (dispute.ts); an Active job past its
- *             deadline -> reportTimeout intent; credits -> claim intents.
+ *             deadline -> reportTimeout intent (also sent before a challenge of such a job: its segments are disputable
+ *             again once TimedOut); a TimedOut job past its window -> reopenJob intent; credits -> claim intents.
  *   4b. disputes (dispute.ts) follow every DisputeGame challenge: panel draw, commit, reveal, resolve, claims.
  *   5. send   open intents in order: each is recorded before signing, its signed bytes are stored before
  *             broadcast, and after a restart it is either rebroadcast byte for byte or reconciled with
@@ -283,6 +284,12 @@ export class ChallengerBot {
         this.db.setJobStatus(key(a.jobId as bigint), "Cancelled");
         break;
       case "JobTimedOut":
+        // A tenure that committed segments stays disputable until `disputableUntil` (TimedOut); one that committed
+        // nothing re-opens at once (disputableUntil 0).
+        if ((a.disputableUntil as bigint) === 0n) this.db.setJobStatus(key(a.jobId as bigint), "Open", null);
+        else this.db.setJobStatus(key(a.jobId as bigint), "TimedOut", a.provider as string);
+        break;
+      case "JobReopened":
         this.db.setJobStatus(key(a.jobId as bigint), "Open", null);
         break;
       case "JobFinalized":
@@ -442,7 +449,7 @@ export class ChallengerBot {
   private async deadlines(): Promise<void> {
     if (this.o.reportTimeouts === false) return;
     const { clients, deployment } = this.o;
-    const active = this.db.jobsWithStatus("Active", "Committed");
+    const active = this.db.jobsWithStatus("Active", "Committed", "TimedOut");
     if (active.length === 0) return;
     const block = await withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" });
     for (const j of active) {
@@ -453,6 +460,16 @@ export class ChallengerBot {
         this.db.addIntent({
           key: `reportTimeout:${j.job_id}:${job.provider}:${job.nextSegment}`,
           kind: "reportTimeout",
+          jobId: j.job_id,
+          payload: { to: deployment.jobMarket, data, provider: job.provider, nextSegment: job.nextSegment },
+        });
+      }
+      if (job.status === "TimedOut" && job.openDisputes === 0 && block.timestamp > BigInt(job.deadline)) {
+        // the timed-out tenure's window is over: release its lock and offer the job again
+        const data = encodeFunctionData({ abi: jobMarketAbi, functionName: "reopenJob", args: [job.jobId] });
+        this.db.addIntent({
+          key: `reopenJob:${j.job_id}:${job.provider}:${job.nextSegment}`,
+          kind: "reopenJob",
           jobId: j.job_id,
           payload: { to: deployment.jobMarket, data, provider: job.provider, nextSegment: job.nextSegment },
         });
@@ -481,6 +498,10 @@ export class ChallengerBot {
       case "reportTimeout": {
         const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: BigInt(i.job_id!) });
         return job.status !== "Active" || job.provider !== p.provider || job.nextSegment !== p.nextSegment;
+      }
+      case "reopenJob": {
+        const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: BigInt(i.job_id!) });
+        return job.status !== "TimedOut" || job.provider !== p.provider || job.nextSegment !== p.nextSegment;
       }
       case "recordReceipt":
         return (
@@ -554,6 +575,7 @@ export class ChallengerBot {
   private async challengeGate(i: IntentRow, log: Logger): Promise<boolean> {
     const { clients, deployment } = this.o;
     const jobId = BigInt(i.job_id!);
+    if (i.kind === "challenge" && !(await this.timeoutReported(i, jobId, log))) return false;
     const funds = await getAuditorFunds(clients.public, { deployment, account: this.me, jobIds: [jobId] });
     const deposit = funds.deposit!.amount;
     const gas = (i.kind === "approveBond" ? CHALLENGE_GAS_UNITS.approve + CHALLENGE_GAS_UNITS.challenge : CHALLENGE_GAS_UNITS.challenge) * funds.maxFeePerGas;
@@ -591,6 +613,36 @@ export class ChallengerBot {
     return true;
   }
 
+  /**
+   * JobMarket.freeze refuses an Active job past its segment deadline; its segments become disputable again, for one
+   * challenge window, once the timeout is reported (status TimedOut). Before a challenge of such a job the bot reports
+   * the timeout itself (anyone may); with a dispute still open on it, the challenge waits for that dispute to resolve.
+   * Returns whether the challenge can be sent now.
+   */
+  private async timeoutReported(i: IntentRow, jobId: bigint, log: Logger): Promise<boolean> {
+    const { clients, deployment } = this.o;
+    const [job, block] = await Promise.all([
+      getJob(clients.public, { jobMarket: deployment.jobMarket, jobId }),
+      withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" }),
+    ]);
+    if (job.status !== "Active" || block.timestamp <= BigInt(job.deadline)) return true;
+    if (job.openDisputes !== 0) {
+      this.db.intentDeferred(i.id, `job ${jobId} is past its segment deadline with ${job.openDisputes} dispute(s) open: waiting to report its timeout`, this.now() + this.backoffMs(i.attempts + 1));
+      return false;
+    }
+    const k = `reportTimeout:${jobId}:${job.provider}:${job.nextSegment}`;
+    const data = encodeFunctionData({ abi: jobMarketAbi, functionName: "reportTimeout", args: [jobId] });
+    const report = this.db.openIntents().find((x) => x.key === k) ?? this.db.addIntent({ key: k, kind: "reportTimeout", jobId: i.job_id!, payload: { to: deployment.jobMarket, data, provider: job.provider, nextSegment: job.nextSegment } });
+    log.info({ deadline: chainDate(job.deadline), report: report.key }, "the job is past its segment deadline: reporting the timeout so that its segments can be disputed");
+    await this.sendOne(report);
+    const after = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId });
+    if (after.status === "Active") {
+      this.db.intentDeferred(i.id, `waiting for the timeout report of job ${jobId}`, this.now() + this.backoffMs(i.attempts + 1));
+      return false;
+    }
+    return true;
+  }
+
   /** Why a challenge of the job can no longer open (JobMarket.freeze), or undefined while it can. */
   private async whyNotDisputable(jobId: bigint): Promise<{ why: string; refunded: boolean } | undefined> {
     const { clients, deployment } = this.o;
@@ -598,11 +650,15 @@ export class ChallengerBot {
       getJob(clients.public, { jobMarket: deployment.jobMarket, jobId }),
       withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" }),
     ]);
+    // An Active job past its deadline is disputable again once its timeout is reported (challengeGate does that).
     if (job.status === "Active") return undefined;
-    if (job.status === "Committed" && block.timestamp <= BigInt(job.deadline)) return undefined;
+    if ((job.status === "Committed" || job.status === "TimedOut") && block.timestamp <= BigInt(job.deadline)) return undefined;
     if (job.status === "Refunded") return { why: `job ${jobId} was already refunded (its provider was slashed through another dispute)`, refunded: true };
     if (job.status === "Committed") {
       return { why: `job ${jobId}'s challenge window closed at ${chainDate(job.deadline)}`, refunded: false };
+    }
+    if (job.status === "TimedOut") {
+      return { why: `job ${jobId}'s window after its provider's timeout closed at ${chainDate(job.deadline)}`, refunded: false };
     }
     return { why: `job ${jobId} is ${job.status}: it can no longer be disputed`, refunded: false };
   }
@@ -764,7 +820,7 @@ export class ChallengerBot {
     }
     this.started = true;
     await this.scan().catch((err: unknown) => this.log.warn({ err: toChainError(err).shortMessage }, "start-up scan failed; jobs are read on the first tick"));
-    const followed = this.db.jobsWithStatus("Open", "Active", "Committed").sort((a, b) => Number(BigInt(b.job_id) - BigInt(a.job_id))).slice(0, STARTUP_JOB_LIMIT);
+    const followed = this.db.jobsWithStatus("Open", "Active", "Committed", "TimedOut").sort((a, b) => Number(BigInt(b.job_id) - BigInt(a.job_id))).slice(0, STARTUP_JOB_LIMIT);
     for (const j of followed.filter((x) => x.audit_rate === null)) {
       try {
         this.db.setAuditRate(j.job_id, (await fetchManifest(this.o.store, j.manifest_uri, j.manifest_hash as Hex)).policy.auditRate);
@@ -841,7 +897,7 @@ export class ChallengerBot {
     const open = this.db.openIntents();
     const waiting = open.filter((i) => i.error?.startsWith("waiting for funds"));
     const fields: Record<string, unknown> = {
-      jobsFollowed: this.db.jobsWithStatus("Open", "Active", "Committed").length,
+      jobsFollowed: this.db.jobsWithStatus("Open", "Active", "Committed", "TimedOut").length,
       audited: segs.filter((x) => x.audit === "ok" || x.audit === "bad").length,
       failedAudits: segs.filter((x) => x.audit === "bad").length,
       pendingIntents: open.length,

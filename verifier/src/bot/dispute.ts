@@ -180,8 +180,8 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
       getJob(pub, { jobMarket: deployment.jobMarket, jobId }),
       read("getBlock", () => pub.getBlock({ blockTag: "latest" })),
     ]);
-    // JobMarket.freeze: only an Active job, or a Committed one inside its challenge window, can be disputed.
-    if (!(job.status === "Active" || (job.status === "Committed" && block.timestamp <= BigInt(job.deadline)))) {
+    // JobMarket.freeze: only an Active job, or a Committed or TimedOut one inside its window, can be disputed.
+    if (!(job.status === "Active" || ((job.status === "Committed" || job.status === "TimedOut") && block.timestamp <= BigInt(job.deadline)))) {
       log.info({ status: job.status, deadline: job.deadline }, "own dispute ended NoDecision; the job can no longer be challenged");
       return "done";
     }

@@ -125,7 +125,7 @@ export async function getOpenJobIds(client: PublicClient<Transport, Chain>, p: {
   const ids: bigint[] = [];
   for (let id = count; id >= 1n && ids.length < (p.limit ?? 100); id--) {
     const status = JOB_STATUS[(await withRetry(() => client.readContract({ address: p.jobMarket, abi: jobMarketAbi, functionName: "getJob", args: [id] }), { what: "getJob" })).status];
-    if (status === "Open" || status === "Active" || status === "Committed") ids.push(id);
+    if (status === "Open" || status === "Active" || status === "Committed" || status === "TimedOut") ids.push(id);
   }
   return ids;
 }

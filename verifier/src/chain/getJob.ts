@@ -10,7 +10,7 @@ import { jobMarketAbi } from "./abi/JobMarket.ts";
 import { ChainError } from "./errors.ts";
 import { withRetry } from "./retry.ts";
 
-export const JOB_STATUS = ["None", "Open", "Active", "Committed", "Finalized", "Cancelled", "Refunded"] as const;
+export const JOB_STATUS = ["None", "Open", "Active", "Committed", "Finalized", "Cancelled", "Refunded", "TimedOut"] as const;
 export type JobStatusName = (typeof JOB_STATUS)[number];
 
 export type GetJobParameters = { jobMarket: Address; jobId: bigint; blockNumber?: bigint };

@@ -1,8 +1,13 @@
 /**
- * Report a provider that missed its segment deadline (anyone may call).
+ * Report a provider that missed its segment deadline (anyone may call), and re-open a TimedOut job after its window.
+ *
+ * A timeout of a tenure that committed segments leaves the job TimedOut for one challenge window (those segments
+ * stay disputable, the rest of the provider's lock stays locked); `reopenJob` then offers it again.
  *
  * @example
  *   const { hash, gasUsed } = await reportTimeout(clients, { jobMarket, jobId: 1n });
+ *   // ... one challenge window later
+ *   await reopenJob(clients, { jobMarket, jobId: 1n });
  */
 import type { Address } from "viem";
 import { jobMarketAbi } from "./abi/JobMarket.ts";
@@ -18,4 +23,10 @@ export type ReportTimeoutReturnType = SendResult;
 
 export async function reportTimeout(clients: ChainClients, p: ReportTimeoutParameters): Promise<ReportTimeoutReturnType> {
   return sendContractTx(clients, { address: p.jobMarket, abi: jobMarketAbi, functionName: "reportTimeout", args: [p.jobId] }, p);
+}
+
+export type ReopenJobParameters = ReportTimeoutParameters;
+
+export async function reopenJob(clients: ChainClients, p: ReopenJobParameters): Promise<SendResult> {
+  return sendContractTx(clients, { address: p.jobMarket, abi: jobMarketAbi, functionName: "reopenJob", args: [p.jobId] }, p);
 }
