@@ -32,7 +32,8 @@ export type OpenChallengeParameters = {
   endStateHash: Hex;
 };
 
-export type OpenChallengeReturnType = ChallengeStepReturnType;
+/** The challenge's receipt (gasUsed: the `challenge` transaction) and the gas of its `commitChallenge` beforehand. */
+export type OpenChallengeReturnType = ChallengeStepReturnType & { commitGasUsed: bigint };
 
 function proofOf(audit: OpenChallengeParameters["audit"]): ChallengeProof {
   if ("traceRoot" in audit) return audit;
@@ -50,7 +51,7 @@ export async function openChallenge(clients: ChainClients, p: OpenChallengeParam
   if (allowance < deposit) await approveToken(clients, { token: p.token, spender: p.disputeGame, amount: deposit });
   // Commit-reveal: the challenge goes in a later block than its commitment (sendContractTx waits for the receipt).
   const salt = newChallengeSalt();
-  await commitChallenge(clients, { disputeGame: p.disputeGame, jobId: p.jobId, step: proof.step, salt });
+  const committed = await commitChallenge(clients, { disputeGame: p.disputeGame, jobId: p.jobId, step: proof.step, salt });
   const r = await challengeStep(clients, {
     disputeGame: p.disputeGame,
     jobId: p.jobId,
@@ -65,5 +66,5 @@ export async function openChallenge(clients: ChainClients, p: OpenChallengeParam
     salt,
   });
   log.info({ jobId: p.jobId, step: proof.step, disputeId: r.disputeId, bond: r.bond.toString(), fees: r.fees.toString() }, "challenge opened");
-  return r;
+  return { ...r, commitGasUsed: committed.gasUsed };
 }
