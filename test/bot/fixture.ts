@@ -39,9 +39,10 @@ export const manifest = parseManifest({ ...tiny, policy: { ...tiny.policy, audit
 
 /**
  * `window`: the commit and reveal windows, seconds. `auditorTokens(i)`: tokens minted to auditor i before it bonds 5
- * (default 20: 15 left for challenge deposits; 5 leaves an auditor bonded with nothing for a deposit).
+ * (default 20: 15 left for challenge deposits; 5 leaves an auditor bonded with nothing for a deposit). `cheatSegments`:
+ * the provider commits only this many segments and then stops (abandons the job); default all.
  */
-export async function cheatingJob(tag: string, window: number, o: { auditorTokens?: (i: number) => bigint } = {}) {
+export async function cheatingJob(tag: string, window: number, o: { auditorTokens?: (i: number) => bigint; cheatSegments?: number } = {}) {
   const dir = mkdtempSync(join(tmpdir(), `pouw-bot-${tag}-`));
   const store = new LocalDirStore(join(dir, "store"));
   const board = new SegmentBoard(join(dir, "board"), store);
@@ -67,7 +68,10 @@ export async function cheatingJob(tag: string, window: number, o: { auditorToken
   const { policy, payment } = await jobPolicyFor(manifest, {});
   const { jobId } = await postJob(buyer, d, store, manifest, policy, payment);
   await acceptJob(cheat, { jobMarket: d.jobMarket, jobId });
-  await runProviderJob({ clients: cheat, deployment: d, store, board, stateDir: join(dir, "state") }, jobId, { strategy: parseStrategy("stale:2") });
+  await runProviderJob({ clients: cheat, deployment: d, store, board, stateDir: join(dir, "state") }, jobId, {
+    strategy: parseStrategy("stale:2"),
+    ...(o.cheatSegments === undefined ? {} : { maxSegments: o.cheatSegments }),
+  });
 
   const hooks = (a: ChainClients, i: number, maxChallengeRounds?: number) =>
     chainDisputeHooks({ clients: a, deployment: d, ballotsDir: join(dir, `ballots${i}`), ...(maxChallengeRounds === undefined ? {} : { maxChallengeRounds }) });
