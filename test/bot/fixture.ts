@@ -40,9 +40,15 @@ export const manifest = parseManifest({ ...tiny, policy: { ...tiny.policy, audit
 /**
  * `window`: the commit and reveal windows, seconds. `auditorTokens(i)`: tokens minted to auditor i before it bonds 5
  * (default 20: 15 left for challenge deposits; 5 leaves an auditor bonded with nothing for a deposit). `cheatSegments`:
- * the provider commits only this many segments and then stops (abandons the job); default all.
+ * the provider commits only this many segments and then stops (abandons the job); default all. `strategy`: the
+ * provider's cheat (default stale:2). `auditRate`: the manifest's audit rate (default 1).
  */
-export async function cheatingJob(tag: string, window: number, o: { auditorTokens?: (i: number) => bigint; cheatSegments?: number } = {}) {
+export async function cheatingJob(
+  tag: string,
+  window: number,
+  o: { auditorTokens?: (i: number) => bigint; cheatSegments?: number; strategy?: string; auditRate?: number } = {},
+) {
+  const m = o.auditRate === undefined ? manifest : parseManifest({ ...tiny, policy: { ...tiny.policy, auditRate: o.auditRate } });
   const dir = mkdtempSync(join(tmpdir(), `pouw-bot-${tag}-`));
   const store = new LocalDirStore(join(dir, "store"));
   const board = new SegmentBoard(join(dir, "board"), store);
@@ -65,11 +71,11 @@ export async function cheatingJob(tag: string, window: number, o: { auditorToken
   }
   // the bonds count for panel snapshots (taken at each challenge) once the activation delay (1 hour) has passed
   await conn.networkHelpers.time.increase(Number(DEFAULT_ACTIVATION_DELAY_SECONDS));
-  const { policy, payment } = await jobPolicyFor(manifest, {});
-  const { jobId } = await postJob(buyer, d, store, manifest, policy, payment);
+  const { policy, payment } = await jobPolicyFor(m, {});
+  const { jobId } = await postJob(buyer, d, store, m, policy, payment);
   await acceptJob(cheat, { jobMarket: d.jobMarket, jobId });
   await runProviderJob({ clients: cheat, deployment: d, store, board, stateDir: join(dir, "state") }, jobId, {
-    strategy: parseStrategy("stale:2"),
+    strategy: parseStrategy(o.strategy ?? "stale:2"),
     ...(o.cheatSegments === undefined ? {} : { maxSegments: o.cheatSegments }),
   });
 

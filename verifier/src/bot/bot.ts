@@ -58,10 +58,10 @@ import { logger } from "../log/index.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
 import { SourceUnavailableError } from "../net/index.ts";
 import type { SegmentBoard } from "../market/segment-traces.ts";
-import { createRun, type Run } from "../ml/index.ts";
+import { createRun, type Run, type TrainState } from "../ml/index.ts";
 import { checksMask, jobMarketDomain, signAuditReceipt, VERDICT } from "../receipts/index.ts";
 import type { ContentStore } from "../store/index.ts";
-import { recomputeCheck, type AuditVerdict, type SegmentCheck } from "./checks.ts";
+import { recomputeCheck, screenStart, type AuditVerdict, type SegmentCheck, type SegmentToAudit } from "./checks.ts";
 import { BotDb, type IntentRow, type SegmentRow } from "./db.ts";
 import { noDisputeGame, type DisputeHooks, type Finding, type IntentSpec } from "./dispute.ts";
 import { isSampled, newSamplingSecret } from "./sampler.ts";
@@ -78,6 +78,12 @@ export type BotOptions = {
   scanChunk?: number;
   /** Report timeouts of providers that miss a deadline (default true). */
   reportTimeouts?: boolean;
+  /**
+   * Screen the start checkpoint of EVERY committed segment, sampled or not (default true): a failure queues the
+   * recompute of the segment that produced the state (screenStart), so a persistent cheat in an unsampled segment is
+   * challenged at the next one.
+   */
+  screen?: boolean;
   /** Called after each audit (demo progress, tests). */
   onAudit?: (e: { jobId: bigint; segment: number; verdict: AuditVerdict }) => void;
   /** Called at audit start (tests kill the process here). */
@@ -128,6 +134,8 @@ export type BotSummary = {
   auditor: Address;
   audits: { jobId: string; segment: number; ok: boolean; firstBadStep: number | null; costMs: number; flops: number; kind: string | null }[];
   sampledOut: number;
+  /** The state screen of every committed segment's start ("ok", "bad: <kind>: <message>", or null: not yet). */
+  screens: { jobId: string; segment: number; screen: string | null }[];
   receipts: number;
   intents: { kind: string; key: string; status: string; txHash: string | null; error: string | null }[];
 };
@@ -219,6 +227,7 @@ export class ChallengerBot {
   async tick(): Promise<void> {
     await this.scan();
     await this.sample();
+    await this.screen();
     await this.audit();
     await this.deadlines();
     await this.claims();
@@ -332,6 +341,61 @@ export class ChallengerBot {
     }
   }
 
+  /** The last verified start state screened per job (the next segment's continuity baseline). */
+  private readonly screened = new Map<string, { segment: number; state: TrainState }>();
+
+  private targetOf(s: SegmentRow): SegmentToAudit {
+    const prev = s.segment > 0 ? this.db.segment(s.job_id, s.segment - 1) : undefined;
+    return {
+      market: this.o.deployment.jobMarket,
+      jobId: BigInt(s.job_id),
+      segment: s.segment,
+      traceRoot: s.trace_root as Hex,
+      endStateHash: s.end_state_hash as Hex,
+      stateHashes: JSON.parse(s.state_hashes) as Hex[],
+      checkpointCid: s.checkpoint_cid,
+      prevEndStateHash: prev?.end_state_hash as Hex | undefined,
+    };
+  }
+
+  private async screen(): Promise<void> {
+    if (this.o.screen === false) return;
+    for (const s of this.db.unscreenedSegments()) {
+      if (this.stopped) return;
+      const run = await this.runFor(s.job_id);
+      if (!run) continue;
+      const log = this.log.child({ jobId: s.job_id, segment: s.segment });
+      const ctx = { run, store: this.o.store, board: this.o.board };
+      // the previous segment's verified start is the continuity baseline (kept in memory; re-read after a restart)
+      let previous: TrainState | null = null;
+      const kept = this.screened.get(s.job_id);
+      if (kept && kept.segment === s.segment - 1) previous = kept.state;
+      try {
+        if (!previous && s.segment > 0) {
+          const p = this.db.segment(s.job_id, s.segment - 1);
+          const r = p && p.screen === "ok" ? await screenStart(ctx, this.targetOf(p), null) : undefined;
+          previous = r?.ok ? r.state : null;
+        }
+        const r = await screenStart(ctx, this.targetOf(s), previous);
+        if (r.ok) {
+          this.screened.set(s.job_id, { segment: s.segment, state: r.state });
+          this.db.setScreen(s.job_id, s.segment, "ok");
+          log.debug({ costMs: Math.round(r.costMs) }, "state screen ok");
+          continue;
+        }
+        this.screened.delete(s.job_id);
+        const queued = this.db.tx(() => {
+          this.db.setScreen(s.job_id, s.segment, `bad: ${r.kind}: ${r.message}`);
+          return this.db.forceAudit(s.job_id, r.at);
+        });
+        log.warn({ kind: r.kind, recompute: r.at, queued }, `state screen FAILED at the start of segment ${s.segment}: ${r.message}; ${queued ? `recomputing segment ${r.at} (not sampled) to name the step` : `segment ${r.at} is already audited or queued`}`);
+      } catch (err) {
+        if (!(err instanceof SourceUnavailableError)) throw err;
+        log.warn({ err: err.shortMessage }, "state screen postponed: a source is unavailable");
+      }
+    }
+  }
+
   private async audit(): Promise<void> {
     for (const s of this.db.auditsToRun()) {
       if (this.stopped) return;
@@ -353,17 +417,7 @@ export class ChallengerBot {
     this.db.setAudit(s.job_id, s.segment, { audit: "running" });
     this.o.onAuditStart?.({ jobId, segment: s.segment });
     log.info("audit started");
-    const prev = s.segment > 0 ? this.db.segment(s.job_id, s.segment - 1) : undefined;
-    const target = {
-      market: this.o.deployment.jobMarket,
-      jobId,
-      segment: s.segment,
-      traceRoot: s.trace_root as Hex,
-      endStateHash: s.end_state_hash as Hex,
-      stateHashes: JSON.parse(s.state_hashes) as Hex[],
-      checkpointCid: s.checkpoint_cid,
-      prevEndStateHash: prev?.end_state_hash as Hex | undefined,
-    };
+    const target = this.targetOf(s);
     let verdict: AuditVerdict | undefined;
     let costMs = 0;
     let flops = 0;
@@ -393,7 +447,12 @@ export class ChallengerBot {
       });
       if (finding) this.onFinding(finding, challenge);
     });
-    if (verdict.ok) {
+    const startScreen = this.db.segment(s.job_id, s.segment)?.screen ?? null;
+    if (verdict.ok && startScreen?.startsWith("bad")) {
+      // The K steps are right from the committed start, but that start failed the screen (a poisoned state carried
+      // over): no receipt says this segment is fine; the finding is on the segment that produced the state.
+      log.warn({ screen: startScreen }, "audit ok, but the segment's start state failed the state screen: no receipt");
+    } else if (verdict.ok) {
       const receipt = { jobId, segment: s.segment, traceRoot: target.traceRoot, checks: checksMask(verdict.checks), sampledSteps: verdict.stepsChecked, verdict: VERDICT.ok };
       const domain = jobMarketDomain(BigInt(this.o.clients.wallet.chain.id), this.o.deployment.jobMarket);
       const signature = await signAuditReceipt(this.o.clients.account as never, domain, receipt);
@@ -928,6 +987,7 @@ export class ChallengerBot {
         .filter((s) => s.audit === "ok" || s.audit === "bad")
         .map((s) => ({ jobId: s.job_id, segment: s.segment, ok: s.audit === "ok", firstBadStep: s.first_bad_step, costMs: s.cost_ms ?? 0, flops: s.flops ?? 0, kind: s.detail?.split(":")[0] ?? null })),
       sampledOut: segs.filter((s) => s.audit === "unsampled").length,
+      screens: segs.map((s) => ({ jobId: s.job_id, segment: s.segment, screen: s.screen })),
       receipts: this.db.receipts().length,
       intents: this.db.allIntents().map((i) => ({ kind: i.kind, key: i.key, status: i.status, txHash: i.tx_hash, error: i.error })),
     };

@@ -19,6 +19,7 @@
  * magnitude) plug in here as other SegmentCheck functions.
  */
 import type { Address, Hex } from "viem";
+import { screenConfigOf, screenState, type ScreenConfig } from "../checks/state-screen.ts";
 import type { SegmentBoard } from "../market/segment-traces.ts";
 import type { Run, TrainState } from "../ml/run.ts";
 import { SourceUnavailableError } from "../net/index.ts";
@@ -147,3 +148,40 @@ export const recomputeCheck: SegmentCheck = async ({ run, store }, t) => {
     flops,
   };
 };
+
+/** The screen of one committed segment's start checkpoint (`screenStart`). */
+export type StartScreen =
+  /** The checkpoint verified against the first leaf and passed the screen. */
+  | { ok: true; state: TrainState; costMs: number }
+  /**
+   * `at`: the segment to recompute for a challenge. A checkpoint that is unusable or does not hash to the committed
+   * first leaf is this segment's own fault (recomputeCheck challenges step first+1); a state that fails the screen was
+   * produced by the previous segment's steps (recomputing that one names the step), or is the initial state (segment 0).
+   */
+  | { ok: false; at: number; kind: string; message: string; state: TrainState | null; costMs: number };
+
+/**
+ * The cheap screen the bot runs on EVERY committed segment, sampled or not (issue 13, state screen): load the start
+ * checkpoint, check it against the on-chain first leaf, and run `screenState` (finiteness, exact Adam powers, the
+ * moment bounds, continuity with `previous`, the previous segment's verified start) on it. A cheat whose effect
+ * persists (poisoned moments, a NaN) is caught at the next segment's start even when its own segment was not sampled.
+ * A SourceUnavailableError is thrown (not a verdict: retried later).
+ */
+export async function screenStart(ctx: CheckContext, t: SegmentToAudit, previous: TrainState | null, config: ScreenConfig = screenConfigOf(ctx.run)): Promise<StartScreen> {
+  const started = performance.now();
+  const K = ctx.run.manifest.training.stepsPerSegment;
+  const first = t.segment * K;
+  const bad = (at: number, kind: string, message: string, state: TrainState | null): StartScreen => ({ ok: false, at, kind, message, state, costMs: performance.now() - started });
+  let state: TrainState;
+  try {
+    state = ctx.run.loadCheckpoint(await ctx.store.get(t.checkpointCid), { step: first });
+  } catch (err) {
+    if (err instanceof SourceUnavailableError) throw err;
+    return bad(t.segment, "checkpoint-unusable", `start checkpoint ${t.checkpointCid}: ${(err as Error).message}`, null);
+  }
+  const h = ctx.run.stateHashOf(state);
+  if (h !== t.stateHashes[0]) return bad(t.segment, "checkpoint-state-mismatch", `start checkpoint hashes to ${h}, the committed start state is ${t.stateHashes[0]}`, null);
+  const v = screenState(config, state, previous ?? undefined);
+  if (!v.ok) return bad(t.segment > 0 ? t.segment - 1 : 0, v.failure.kind, v.failure.message, state);
+  return { ok: true, state, costMs: performance.now() - started };
+}

@@ -36,6 +36,8 @@ export type SegmentRow = {
   cost_ms: number | null;
   flops: number | null;
   detail: string | null;
+  /** The state screen of the segment's start checkpoint: null not yet, "ok", or "bad: <kind>: <message>". */
+  screen: string | null;
 };
 
 export type JobRow = {
@@ -128,13 +130,15 @@ export class BotDb {
 
   /** Columns added after the first release: added in place to an older database (SQLite ALTER TABLE ADD COLUMN). */
   private migrate(): void {
-    const have = new Set((this.db.prepare("PRAGMA table_info(intents)").all() as { name: string }[]).map((c) => c.name));
-    for (const [name, decl] of [
-      ["attempts", "INTEGER NOT NULL DEFAULT 0"],
-      ["retry_at", "INTEGER"],
-      ["reverts", "INTEGER NOT NULL DEFAULT 0"],
-    ] as const) {
-      if (!have.has(name)) this.db.exec(`ALTER TABLE intents ADD COLUMN ${name} ${decl}`);
+    const columns = (table: string) => new Set((this.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
+    const added: [table: string, name: string, decl: string][] = [
+      ["intents", "attempts", "INTEGER NOT NULL DEFAULT 0"],
+      ["intents", "retry_at", "INTEGER"],
+      ["intents", "reverts", "INTEGER NOT NULL DEFAULT 0"],
+      ["segments", "screen", "TEXT"],
+    ];
+    for (const [table, name, decl] of added) {
+      if (!columns(table).has(name)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${decl}`);
     }
   }
 
@@ -213,6 +217,23 @@ export class BotDb {
 
   setSampled(jobId: string, segment: number, sampled: boolean): void {
     this.db.prepare("UPDATE segments SET sampled = ?, audit = ? WHERE job_id = ? AND segment = ?").run(sampled ? 1 : 0, sampled ? "pending" : "unsampled", jobId, segment);
+  }
+
+  /** Segments whose start checkpoint has not been screened yet (every committed segment is, sampled or not). */
+  unscreenedSegments(): SegmentRow[] {
+    return this.db.prepare("SELECT * FROM segments WHERE screen IS NULL ORDER BY CAST(job_id AS INTEGER), segment").all() as SegmentRow[];
+  }
+
+  setScreen(jobId: string, segment: number, screen: string): void {
+    this.db.prepare("UPDATE segments SET screen = ? WHERE job_id = ? AND segment = ?").run(screen, jobId, segment);
+  }
+
+  /**
+   * Audits a segment the sampler skipped (a screen failure points at it): sampled, audit pending. A segment already
+   * audited (or being audited) is left as it is; returns whether this call queued it.
+   */
+  forceAudit(jobId: string, segment: number): boolean {
+    return this.db.prepare("UPDATE segments SET sampled = 1, audit = 'pending' WHERE job_id = ? AND segment = ? AND audit = 'unsampled'").run(jobId, segment).changes > 0;
   }
 
   /** Audits to (re)run: pending ones and any left 'running' by a crash. */
