@@ -6,16 +6,19 @@
  * challenges; the panel votes Fault and the provider loses the timeout slash and the rest of its lock. The provider
  * cannot take the job back meanwhile.
  */
+import { join } from "node:path";
 import { expect } from "chai";
 import { parseEventLogs } from "viem";
 import { acceptJob, ContractRevertError, getJob, getJobDisputes, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
+import { parseStrategy } from "../../verifier/src/ml/index.ts";
+import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
 import { cheatingJob } from "./fixture.ts";
 
 describe("bot: a provider that abandons a job after a faulty segment is still slashed", function () {
   this.timeout(240_000);
 
   it("reports the timeout, challenges the TimedOut job's segment, and the panel slashes the rest of the lock", async () => {
-    const { conn, admin, cheat, d, policy, jobId, bot } = await cheatingJob("abandon", 600, { cheatSegments: 1 });
+    const { conn, admin, cheat, d, policy, jobId, bot, store, board, dir } = await cheatingJob("abandon", 600, { cheatSegments: 1 });
     const job0 = await getJob(admin.public, { jobMarket: d.jobMarket, jobId });
     expect(job0.status).to.equal("Active");
     expect(job0.nextSegment).to.equal(1);
@@ -34,6 +37,10 @@ describe("bot: a provider that abandons a job after a faulty segment is still sl
     }
     expect(refused).to.be.instanceOf(ContractRevertError);
     expect((refused as ContractRevertError).errorName).to.equal("JobMarketWrongStatus");
+    // nor continue training it (`pouw provider run` says why)
+    const again = await runProviderJob({ clients: cheat, deployment: d, store, board, stateDir: join(dir, "state") }, jobId, { strategy: parseStrategy("honest") });
+    expect(again.status).to.equal("TimedOut");
+    expect(again.committed).to.deep.equal([]);
     const opened = await getJobDisputes(admin.public, { disputeGame: d.disputeGame!, jobId, fromBlock: BigInt(d.startBlock) });
     expect(opened.map((o) => o.step)).to.deep.equal([2]);
 

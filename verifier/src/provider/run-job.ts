@@ -22,6 +22,7 @@ import {
   getSegmentCommits,
   type ChainClients,
   type Deployment,
+  type JobStatusName,
   type SegmentCommit,
 } from "../chain/index.ts";
 import { PouwError } from "../errors/index.ts";
@@ -69,6 +70,9 @@ export type RunJobResult = {
   stepLosses: { step: number; loss: number }[];
   wallSeconds: number;
   manifest: Manifest;
+  /** The job's status when the call started (a job that is not Active is not trained), and its deadline then. */
+  status: JobStatusName;
+  deadline: number;
 };
 
 const lossE6Of = (l: number): bigint => BigInt(Number.isFinite(l) ? Math.round(l * 1e6) : 2 ** 31 - 1);
@@ -125,7 +129,7 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
   if (K !== job.policy.stepsPerSegment || manifest.training.steps !== S * K) {
     throw new ProviderJobError(`job ${jobId}: policy (${S} x ${job.policy.stepsPerSegment} steps) does not match the manifest (${manifest.training.steps} steps of ${K})`);
   }
-  const result: RunJobResult = { jobId, resumedFrom: job.nextSegment, committed: [], gasUsed: 0n, flops: 0, stepLosses: [], wallSeconds: 0, manifest };
+  const result: RunJobResult = { jobId, resumedFrom: job.nextSegment, committed: [], gasUsed: 0n, flops: 0, stepLosses: [], wallSeconds: 0, manifest, status: job.status, deadline: Number(job.deadline) };
   if (job.status !== "Active") {
     result.wallSeconds = (performance.now() - started) / 1000;
     return result;

@@ -70,9 +70,14 @@ export function registerProvider(program: Command): void {
       });
       progress.stop();
       const resumed = r.resumedFrom > 0 ? ` (resumed at segment ${r.resumedFrom})` : "";
+      const idle: Record<string, string> = {
+        Committed: "nothing to train (all segments committed)",
+        Finalized: "nothing to train (finalized: claim with pouw provider claim)",
+        TimedOut: `not trained: its segment deadline passed and the timeout was reported; your committed segments stay disputable until ${new Date(r.deadline * 1000).toISOString()}, then anyone can re-open the job (JobMarket.reopenJob)`,
+      };
       process.stdout.write(
         r.committed.length === 0
-          ? `job ${jobId}: nothing to train (all segments committed)\n`
+          ? `job ${jobId}: ${idle[r.status] ?? (r.status === "Active" ? "nothing to train (all segments committed)" : `not trained: the job is ${r.status}`)}\n`
           : `job ${jobId}: committed segments ${r.committed[0]}..${r.committed[r.committed.length - 1]}${resumed} with strategy ${formatStrategy(strategy)}, gas ${r.gasUsed}, ${r.wallSeconds.toFixed(1)} s\n`,
       );
     } finally {
