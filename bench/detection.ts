@@ -26,6 +26,8 @@
  *   screen's includes fetching and verifying the checkpoint, and detection-details.json also has the
  *   screen's pure arithmetic (screenState) alone.
  * - computeSaving: the trace's own compute record (savedFraction), mean over seeds.
+ * - every run trains with the offline salt of its job id (ml/salt.ts); the peers of copy, full-copy and steer are
+ *   job JOB + 1, so their batches are not the cheater's (the job salt).
  */
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -49,7 +51,7 @@ import {
   type CheckOptions,
   type CheckResult,
 } from "../verifier/src/checks/index.ts";
-import { createRun, parseManifest, parseStrategy, train, useBackend, type Manifest } from "../verifier/src/ml/index.ts";
+import { createRun, offlineSalt, parseManifest, parseStrategy, train, useBackend, type Manifest } from "../verifier/src/ml/index.ts";
 import { parseDetectionMatrix, type DetectionMatrix } from "../verifier/src/policy/detection.ts";
 import { readFileSync } from "node:fs";
 
@@ -69,7 +71,7 @@ const TOL_CAL = Number(values["tolerance-calibration"]);
 const PROG_CAL = Number(values["progress-calibration"]);
 const MANIFEST_PATH = "examples/tiny.json";
 const CHECKS: AuditCheckName[] = ["recompute", "freivalds", "magnitude", "progress", "tolerance", "screen"];
-const STRATEGIES = ["skip:0.25", "skip:0.5", "quarter-batch", "stale:2", "stale:4", "fp16", "copy", "plant:6", "near-zero", "state-poison", "nan-plant", "steer"];
+const STRATEGIES = ["skip:0.25", "skip:0.5", "quarter-batch", "stale:2", "stale:4", "fp16", "copy", "full-copy", "plant:6", "near-zero", "state-poison", "nan-plant", "steer"];
 const JOB = 3n;
 const ALPHA_TOLERANCE = 1e-6;
 
@@ -93,11 +95,11 @@ log(`tolerance calibration: ${TOL_CAL} honest wasm runs`);
 const tolManifest = (seed: number) => variant(seed, { numerics: "tolerance" });
 async function wasmHonest(seed: number): Promise<{ dir: string; drifts: number[]; ctx: Awaited<ReturnType<typeof openTraceDir>> }> {
   const m = tolManifest(seed);
-  const wasm = await createRun(m, { jobId: JOB, backend: "wasm" });
+  const wasm = await createRun(m, { jobId: JOB, salt: offlineSalt(JOB), backend: "wasm" });
   const dir = join(work, `wasm-${seed}`);
   const { trace } = await train(wasm, { outDir: dir, strategy: { kind: "honest" }, evaluate: false });
   await publishStepStates(wasm, trace, dir);
-  const cpu = await createRun(m, { jobId: JOB, backend: "cpu" });
+  const cpu = await createRun(m, { jobId: JOB, salt: offlineSalt(JOB), backend: "cpu" });
   const ctx = await openTraceDir(cpu, dir);
   const drifts: number[] = [];
   for (let seg = 0; seg < SEGMENTS; seg++) {
@@ -132,19 +134,20 @@ for (const name of STRATEGIES) {
   const savings: number[] = [];
   for (let i = 0; i < SEEDS; i++) {
     const seed = 100 + i;
-    const run = await createRun(variant(seed), { jobId: JOB });
+    const run = await createRun(variant(seed), { jobId: JOB, salt: offlineSalt(JOB) });
     const dir = join(work, `${name.replace(":", "-")}-${seed}`);
     let strategyText = name;
-    if (name === "copy" || name === "steer") {
+    if (name === "copy" || name === "full-copy" || name === "steer") {
       // the peer: an honest provider of the same manifest under another job, serving its per-step states
-      const peerRun = await createRun(variant(seed), { jobId: JOB + 1n });
+      const peerRun = await createRun(variant(seed), { jobId: JOB + 1n, salt: offlineSalt(JOB + 1n) });
       const peerDir = join(work, `peer-${name}-${seed}`);
       const peer = await train(peerRun, { outDir: peerDir, strategy: { kind: "honest" }, evaluate: false, keepStepStates: true });
       await writeStepStates(peerRun, peerDir, peer.stepStateCids!);
       strategyText = `${name}:${peerDir}`;
     }
     const strategy = parseStrategy(strategyText);
-    // every strategy but copy keeps the states it actually trained and serves them (steps.json)
+    // every strategy but copy keeps the states it actually trained and serves them (steps.json); full-copy and steer
+    // serve the (re-keyed or steered) peer states they hold
     const { trace, stepStateCids } = await train(run, { outDir: dir, strategy, evaluate: false, keepStepStates: name !== "copy" });
     savings.push(trace.compute.savedFraction);
     if (stepStateCids) await writeStepStates(run, dir, stepStateCids);
@@ -180,7 +183,7 @@ const screenWorst = { relation: 0, firstMoment: 0, secondMoment: 0, weights: 0 }
 log(`honest runs: ${HONEST} bitwise (recompute), the first ${HONEST_ALL} also freivalds, magnitude, progress, and ${HONEST_ALL} wasm (tolerance)`);
 for (let r = 0; r < HONEST; r++) {
   const seed = 5000 + r;
-  const run = await createRun(variant(seed), { jobId: JOB });
+  const run = await createRun(variant(seed), { jobId: JOB, salt: offlineSalt(JOB) });
   const dir = join(work, `honest-${seed}`);
   const { trace } = await train(run, { outDir: dir, strategy: { kind: "honest" }, evaluate: false });
   trainSegmentMs.push((trace.wallSeconds * 1000) / SEGMENTS);
@@ -240,7 +243,7 @@ for (let r = 0; r < HONEST; r++) {
 
 // ---- the screen on a realistic step (784-128-10, batch 128, Adam): its cost per segment -------
 log("screen cost on mnist-mlp 784-128-10, batch 128");
-const bigRun = await createRun(variant(7, { model: { arch: "mnist-mlp", hidden: 128 }, training: { batchSize: 128, steps: 8, stepsPerSegment: 4 } }), { jobId: JOB });
+const bigRun = await createRun(variant(7, { model: { arch: "mnist-mlp", hidden: 128 }, training: { batchSize: 128, steps: 8, stepsPerSegment: 4 } }), { jobId: JOB, salt: offlineSalt(JOB) });
 const bigConfig = screenConfigOf(bigRun);
 const bigStates = [bigRun.initState()];
 const bigStepMs: number[] = [];

@@ -29,10 +29,10 @@ type WorkerResult = {
 };
 
 async function worker(example: string, backend: "cpu" | "wasm", steps: number, outFile: string): Promise<void> {
-  const { createRun, parseManifest } = await import("../verifier/src/ml/index.ts");
+  const { createRun, offlineSalt, parseManifest } = await import("../verifier/src/ml/index.ts");
   const json = JSON.parse(readFileSync(join(ROOT, "examples", example), "utf8")) as Record<string, unknown>;
   if (backend === "wasm") json.numerics = "tolerance";
-  const run = await createRun(parseManifest(json), { jobId: 1n, backend });
+  const run = await createRun(parseManifest(json), { jobId: 1n, salt: offlineSalt(1n), backend });
   let state = run.initState();
   const hashes = [run.stateHashOf(state)];
   const losses: number[] = [];

@@ -15,7 +15,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { verifyStepWitness } from "../verifier/src/checks/stepwitness.ts";
-import { createRun, parseManifest } from "../verifier/src/ml/index.ts";
+import { createRun, offlineSalt, parseManifest } from "../verifier/src/ml/index.ts";
 
 const { values } = parseArgs({ options: { steps: { type: "string", default: "30" }, vectors: { type: "string", default: "2" }, batch: { type: "string", default: "128" } } });
 const STEPS = Number(values.steps);
@@ -24,7 +24,7 @@ const BATCH = Number(values.batch);
 
 const base = JSON.parse(readFileSync("examples/mnist.json", "utf8")) as Record<string, unknown> & { training: object };
 const manifest = parseManifest({ ...base, training: { ...base.training, batchSize: BATCH } });
-const run = await createRun(manifest, { jobId: 1n });
+const run = await createRun(manifest, { jobId: 1n, salt: offlineSalt(1n) });
 
 const cpuMs = (f: () => void): number => {
   const a = process.cpuUsage();

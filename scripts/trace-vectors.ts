@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { keccak256, toHex } from "viem";
-import { hashBytes, SegmentTree, stateHash } from "../verifier/src/trace/index.ts";
+import { hashBytes, jobSalt, SegmentTree, stateHash } from "../verifier/src/trace/index.ts";
 
 const jobId = 7n;
 const weights = new Uint8Array(new Float32Array([0.5, -1.25, 3]).buffer);
@@ -16,9 +16,12 @@ const optimizerHash = hashBytes(optim);
 const h = stateHash(jobId, 3n, weightsHash, optimizerHash);
 const states = [0, 1, 2, 3, 4].map((i) => keccak256(toHex(`state-${i}`)));
 const seg = new SegmentTree(4, states);
+// the hardhat node's chain id and the first contract address its first account deploys
+const saltInput = { chainId: 31337, jobMarket: "0x5FbDB2315678afecb367f032d93F642f64180aa3", jobId: 7n } as const;
 const vectors = {
   stateHash: { jobId: jobId.toString(), step: 3, weightsBytes: toHex(weights), optimizerBytes: toHex(optim), weightsHash, optimizerHash, h },
   segment: { firstStep: 4, stateHashes: states, leaves: seg.leaves, root: seg.root, proofOfStep6: seg.proof(6), endStateHash: seg.endStateHash },
+  jobSalt: { chainId: saltInput.chainId, jobMarket: saltInput.jobMarket, jobId: saltInput.jobId.toString(), salt: jobSalt(saltInput) },
 };
 writeFileSync(new URL("../test/trace/vectors.json", import.meta.url), JSON.stringify(vectors, null, 2) + "\n");
 console.log(JSON.stringify(vectors, null, 2));

@@ -8,6 +8,8 @@ import {MerkleProof} from "@openzeppelin/contracts/utils/cryptography/MerkleProo
 ///   h(t)      = keccak256(abi.encode(uint256 jobId, uint256 t, bytes32 weightsHash, bytes32 optimizerHash))
 ///   leaf(t)   = keccak256(abi.encodePacked(uint64 t, bytes32 h(t)))
 ///   traceRoot = OpenZeppelin Merkle root (sorted-pair keccak) over a segment's leaves in step order.
+///   salt(job) = keccak256(abi.encode(uint256 chainId, address jobMarket, uint256 jobId)), the job's salt the
+///               off-chain engine derives the data order from (docs/engine.md "Job salt").
 /// Segment i of K steps covers states i*K .. (i+1)*K inclusive (K+1 leaves); its end state hash is the
 /// last leaf's h. A segment is anchored on chain as commitment(traceRoot, endStateHash).
 /// IMPORTANT: leaves are 40-byte preimages and inner nodes 64-byte ones, so a leaf can never pass for an
@@ -20,6 +22,13 @@ library Trace {
         returns (bytes32)
     {
         return keccak256(abi.encode(jobId, t, weightsHash, optimizerHash));
+    }
+
+    /// @notice The salt of job `jobId` of market `jobMarket` on chain `chainId`: everything in it is fixed when the job
+    /// is created, and the engine's data order derives from it, so no two jobs (of any deployment) share a trajectory.
+    /// A contract computes its own jobs' salt as jobSalt(block.chainid, address(this), jobId).
+    function jobSalt(uint256 chainId, address jobMarket, uint256 jobId) internal pure returns (bytes32) {
+        return keccak256(abi.encode(chainId, jobMarket, jobId));
     }
 
     /// @notice leaf(t) = keccak256(abi.encodePacked(uint64 t, bytes32 h)).

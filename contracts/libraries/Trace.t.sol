@@ -118,6 +118,22 @@ contract TraceTest is TestBase {
         if (h0 != h1) assertTrue(!Trace.verifyState(root, t, h1, p0), "swapped hash rejected");
     }
 
+    function test_jobSalt_matchesFixedVector() public pure {
+        assertEq(
+            Trace.jobSalt(31337, 0x5FbDB2315678afecb367f032d93F642f64180aa3, JOB_ID),
+            0x600d7561e5b8a47d73ef0f72e8c1894308cef63728783388f43a30f61cba4b15,
+            "salt(job)"
+        );
+    }
+
+    function testFuzz_jobSalt_bindsEveryInput(uint256 chainId, address market, uint256 jobId) public pure {
+        bytes32 s = Trace.jobSalt(chainId, market, jobId);
+        assertEq(s, keccak256(abi.encode(chainId, market, jobId)), "abi.encode");
+        assertTrue(s != Trace.jobSalt(chainId ^ 1, market, jobId), "chain id");
+        assertTrue(s != Trace.jobSalt(chainId, address(uint160(market) ^ 1), jobId), "market");
+        assertTrue(s != Trace.jobSalt(chainId, market, jobId ^ 1), "job id");
+    }
+
     function testFuzz_commitment_matchesAbiEncode(bytes32 root, bytes32 end) public pure {
         assertEq(Trace.commitment(root, end), keccak256(abi.encode(root, end)), "commitment");
     }

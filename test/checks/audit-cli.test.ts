@@ -2,9 +2,27 @@ import { expect } from "chai";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { auditRun, auditSegment, openTraceDir, parseChecks, parseSegmentSelection, selectSegments, AuditInputError } from "../../verifier/src/checks/index.ts";
-import { createRun } from "../../verifier/src/ml/index.ts";
+import { main } from "../../verifier/src/cli/pouw.ts";
+import { createRun, jobSalt, offlineSalt, readTraceFile, train } from "../../verifier/src/ml/index.ts";
 import { pouwAsync, ROOT } from "../ml/helpers.ts";
 import { Fixture, JOB_ID, tinyVariant } from "./fixture.ts";
+
+/** Runs `pouw ARGS` in this process, capturing what it writes to stdout and stderr. */
+async function pouwIn(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const out = process.stdout.write.bind(process.stdout);
+  const err = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((x: string) => ((stdout += x), true)) as typeof process.stdout.write;
+  process.stderr.write = ((x: string) => ((stderr += x), true)) as typeof process.stderr.write;
+  try {
+    return { code: await main(args), stdout, stderr };
+  } finally {
+    process.stdout.write = out;
+    process.stderr.write = err;
+    process.exitCode = undefined;
+  }
+}
 
 describe("pouw audit: exit codes and output", () => {
   const fx = new Fixture();
@@ -29,11 +47,11 @@ describe("pouw audit: exit codes and output", () => {
 
   it("refuses a trace of another manifest or job, and a segment out of range, with AuditInputError", async () => {
     const { dir } = await fx.trace("honest");
-    const other = await createRun(tinyVariant({ dataSeed: 8 }), { jobId: JOB_ID });
+    const other = await createRun(tinyVariant({ dataSeed: 8 }), { jobId: JOB_ID, salt: offlineSalt(JOB_ID) });
     let err: unknown;
     await openTraceDir(other, dir).catch((e: unknown) => (err = e));
     expect(err).to.be.instanceOf(AuditInputError);
-    const otherJob = await createRun(tinyVariant(), { jobId: JOB_ID + 7n });
+    const otherJob = await createRun(tinyVariant(), { jobId: JOB_ID + 7n, salt: offlineSalt(JOB_ID + 7n) });
     err = undefined;
     await openTraceDir(otherJob, dir).catch((e: unknown) => (err = e));
     expect(err).to.be.instanceOf(AuditInputError);
@@ -44,6 +62,40 @@ describe("pouw audit: exit codes and output", () => {
     err = undefined;
     await auditRun(ctx, { checks: ["progress"], segments: { kind: "list", segments: [0] } }).catch((e: unknown) => (err = e));
     expect(err).to.be.instanceOf(AuditInputError);
+  });
+
+  it("audits with the job's salt from --salt or --chain-id/--market, never the trace's; a missing or wrong one is exit 2", async () => {
+    // a trace of an on-chain job: trained with salt(31337, market, JOB_ID), as `pouw provider run` trains it
+    const market = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+    const salt = jobSalt({ chainId: 31337, jobMarket: market, jobId: JOB_ID });
+    const dir = join(fx.dir, "chain-salted");
+    await train(await createRun(tinyVariant(), { jobId: JOB_ID, salt }), { outDir: dir, strategy: { kind: "honest" }, evaluate: false });
+    expect((await readTraceFile(join(dir, "trace.json"))).salt).to.equal(salt);
+    const audit = (...flags: string[]) => pouwIn(["audit", "--manifest", manifest, "--trace", dir, "--segments", "0", ...flags]);
+    const derived = await audit("--chain-id", "31337", "--market", market.toLowerCase());
+    expect(derived.code, derived.stderr).to.equal(0);
+    expect((await audit("--salt", salt)).code).to.equal(0);
+    const missing = await audit();
+    expect(missing.code).to.equal(2);
+    expect(missing.stderr).to.match(/^pouw: trace\.json was trained for salt 0x[0-9a-f]{64}, not the offline salt of job 5: give the job's --salt, or --chain-id and --market/);
+    const wrong = await audit("--chain-id", "1", "--market", market);
+    expect(wrong.code).to.equal(2);
+    expect(wrong.stderr).to.match(/^pouw: trace is for job salt 0x[0-9a-f]{64}, the audit runs salt 0x[0-9a-f]{64}/);
+    for (const [flags, message] of [
+      [["--salt", "0x12"], /--salt must be 0x and 64 hex digits/],
+      [["--salt", salt, "--chain-id", "31337", "--market", market], /give --salt, or --chain-id with --market, not both/],
+      [["--chain-id", "31337"], /--chain-id and --market go together/],
+      [["--chain-id", "0", "--market", market], /--chain-id must be a positive decimal integer/],
+      [["--chain-id", "31337", "--market", "0x1234"], /--market must be a 0x-prefixed 20-byte address/],
+    ] as const) {
+      const r = await audit(...flags);
+      expect(r.code, flags.join(" ")).to.equal(2);
+      expect(r.stderr.trim().split("\n"), r.stderr).to.have.length(1);
+      expect(r.stderr, flags.join(" ")).to.match(message);
+    }
+    // the offline salt is the default of both `pouw train` and `pouw audit`
+    expect((await pouwIn(["audit", "--manifest", manifest, "--trace", (await fx.trace("honest")).dir, "--segments", "1"])).code).to.equal(0);
+    expect((await fx.trace("honest")).trace.salt).to.equal(offlineSalt(JOB_ID));
   });
 
   it("exits 0 on an honest trace, 1 on a cheat (JSON report with a proof), 2 on bad input", async () => {

@@ -4,7 +4,7 @@
  */
 import { cp, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { createRun, parseManifest, parseStrategy, train, type Manifest, type Run, type TraceFile } from "../../verifier/src/ml/index.ts";
+import { createRun, offlineSalt, parseManifest, parseStrategy, train, type Manifest, type Run, type TraceFile } from "../../verifier/src/ml/index.ts";
 import { writeStepStates } from "../../verifier/src/checks/index.ts";
 import { exampleJson, tempDir } from "../ml/helpers.ts";
 
@@ -27,7 +27,7 @@ export class Fixture {
 
   async setup(): Promise<void> {
     this.dir = await tempDir("checks");
-    this.run = await createRun(tinyVariant(), { jobId: JOB_ID });
+    this.run = await createRun(tinyVariant(), { jobId: JOB_ID, salt: offlineSalt(JOB_ID) });
   }
 
   async teardown(): Promise<void> {

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { mlpElementwise, type MlpElementwise } from "../../verifier/src/checks/mlp-elementwise.ts";
 import { scoped, tf, useBackend } from "../../verifier/src/ml/backend.ts";
-import { createRun, parseManifest } from "../../verifier/src/ml/index.ts";
+import { createRun, offlineSalt, parseManifest } from "../../verifier/src/ml/index.ts";
 import { exampleJson } from "../ml/helpers.ts";
 
 const C = 10;
@@ -47,7 +47,7 @@ describe("checks/mlp-elementwise: the step's elementwise ops in plain JavaScript
   before(async () => { await useBackend("cpu"); });
 
   it("on the engine's own witnesses of 4 mnist-mlp steps (batch 32)", async () => {
-    const run = await createRun(parseManifest({ ...exampleJson("tiny.json") }), { jobId: 3n });
+    const run = await createRun(parseManifest({ ...exampleJson("tiny.json") }), { jobId: 3n, salt: offlineSalt(3n) });
     if (run.model.arch !== "mnist-mlp") throw new Error("tiny.json is not mnist-mlp");
     let state = run.initState();
     for (let t = 1; t <= 4; t++) {

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { affectedSegments, auditRun, cheatedSteps, openTraceDir, recomputeSegment } from "../../verifier/src/checks/index.ts";
-import { createRun, decodeCheckpoint, encodeCheckpoint, parseStrategy, train } from "../../verifier/src/ml/index.ts";
+import { affectedSegments, AuditInputError, auditRun, cheatedSteps, openTraceDir, recomputeSegment, runCheck, writeStepStates } from "../../verifier/src/checks/index.ts";
+import { createRun, offlineSalt, decodeCheckpoint, encodeCheckpoint, parseStrategy, StrategyError, train } from "../../verifier/src/ml/index.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
 import { SegmentTree, verifyTraceProof } from "../../verifier/src/trace/index.ts";
 import { Fixture, JOB_ID, tinyVariant } from "./fixture.ts";
@@ -14,7 +14,7 @@ describe("checks/recompute: bit-exact segment recompute", () => {
 
   it("passes every segment of honest runs with two different data seeds", async () => {
     for (const seed of [7, 11]) {
-      const run = seed === 7 ? fx.run : await createRun(tinyVariant({ dataSeed: seed }), { jobId: JOB_ID });
+      const run = seed === 7 ? fx.run : await createRun(tinyVariant({ dataSeed: seed }), { jobId: JOB_ID, salt: offlineSalt(JOB_ID) });
       const dir = join(fx.dir, `honest-seed-${seed}`);
       await train(run, { outDir: dir, strategy: { kind: "honest" }, evaluate: false });
       const report = await auditRun(await openTraceDir(run, dir), { checks: ["recompute"] });
@@ -29,7 +29,7 @@ describe("checks/recompute: bit-exact segment recompute", () => {
     it(`${name}: fails exactly the segments holding a cheated step, at the first cheated step, with proofs that verify`, async () => {
       let strategyText = name;
       if (name === "copy") {
-        const peerRun = await createRun(tinyVariant(), { jobId: JOB_ID + 1n });
+        const peerRun = await createRun(tinyVariant(), { jobId: JOB_ID + 1n, salt: offlineSalt(JOB_ID + 1n) });
         const peerDir = join(fx.dir, "peer");
         await train(peerRun, { outDir: peerDir, strategy: { kind: "honest" }, evaluate: false });
         strategyText = `copy:${peerDir}`;
@@ -59,6 +59,59 @@ describe("checks/recompute: bit-exact segment recompute", () => {
       }
     });
   }
+
+  describe("full-copy: a peer job's per-step states re-keyed to another job id (the job salt)", () => {
+    it("fail recompute and Freivalds at the first step of every segment; the same states under the peer's salt would pass", async () => {
+      // job JOB_ID + 1: an honest provider of the same manifest that serves every per-step state (steps.json)
+      const peerRun = await createRun(tinyVariant(), { jobId: JOB_ID + 1n, salt: offlineSalt(JOB_ID + 1n) });
+      const peerDir = join(fx.dir, "full-copy-peer");
+      const peer = await train(peerRun, { outDir: peerDir, strategy: { kind: "honest" }, evaluate: false, keepStepStates: true });
+      await writeStepStates(peerRun, peerDir, peer.stepStateCids!);
+      // job JOB_ID re-keys all of them to its own id and commits their hashes, computing nothing
+      const dir = join(fx.dir, "full-copy");
+      const { trace, stepStateCids } = await train(fx.run, { outDir: dir, strategy: parseStrategy(`full-copy:${peerDir}`), evaluate: false });
+      await writeStepStates(fx.run, dir, stepStateCids!);
+      expect(trace.compute.gradientsComputed).to.equal(0);
+      expect(trace.salt).to.equal(fx.run.salt).and.to.not.equal(peerRun.salt);
+      // the copy is the peer's trajectory bit for bit, only keyed to this job
+      const peerStore = new LocalDirStore(join(peerDir, "store"));
+      const final = fx.run.loadCheckpoint(await new LocalDirStore(join(dir, "store")).get(trace.finalCheckpointCid), { step: 12 });
+      const peerFinal = peerRun.loadCheckpoint(await peerStore.get(peer.trace.finalCheckpointCid), { step: 12 });
+      expect(fx.run.weightsBytes(final)).to.deep.equal(peerRun.weightsBytes(peerFinal));
+      expect(trace.stateHashes[12]).to.not.equal(peer.trace.stateHashes[12]);
+
+      const ctx = await openTraceDir(fx.run, dir);
+      expect(affectedSegments(parseStrategy(`full-copy:${peerDir}`), 12, 4)).to.deep.equal([0, 1, 2]);
+      for (let seg = 0; seg < 3; seg++) {
+        const first = seg * 4 + 1;
+        for (const check of ["recompute", "freivalds"] as const) {
+          const r = await runCheck(ctx, seg, check);
+          expect(r.ok, `${check} segment ${seg}`).to.equal(false);
+          expect(r.failure!.kind, `${check} segment ${seg}`).to.equal("state-divergence");
+          expect(r.firstBadStep, `${check} segment ${seg}`).to.equal(first);
+          const p = r.proof!;
+          expect(verifyTraceProof(p.traceRoot, first - 1, p.prevStateHash, p.prevProof)).to.equal(true);
+          expect(verifyTraceProof(p.traceRoot, first, p.stateHash, p.proof)).to.equal(true);
+        }
+        // the states are a real optimizer trajectory: the checks that read only the states see nothing
+        expect((await runCheck(ctx, seg, "magnitude")).ok, `magnitude segment ${seg}`).to.equal(true);
+      }
+      // the control: recomputed with the peer's data order (what every job of a manifest shared before the salt), the
+      // re-keyed states pass every segment, so the batches are all that catch the copy
+      const peerOrder = await createRun(tinyVariant(), { jobId: JOB_ID, salt: peerRun.salt });
+      for (let seg = 0; seg < 3; seg++) expect((await recomputeSegment({ ...ctx, run: peerOrder }, seg)).ok, `segment ${seg} under the peer's salt`).to.equal(true);
+    });
+
+    it("refuses a trace that records another job's salt as the audit's bad input, and a copy of its own job", async () => {
+      const { dir } = await fx.trace("honest");
+      const otherSalt = await createRun(tinyVariant(), { jobId: JOB_ID, salt: offlineSalt(JOB_ID + 1n) });
+      const err = await openTraceDir(otherSalt, dir).catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(AuditInputError);
+      expect((err as Error).message).to.match(/trace is for job salt 0x[0-9a-f]{64}, the audit runs salt/);
+      const self = await train(fx.run, { outDir: join(fx.dir, "full-copy-self"), strategy: parseStrategy(`full-copy:${dir}`), evaluate: false }).catch((e: unknown) => e);
+      expect(self).to.be.instanceOf(StrategyError);
+    });
+  });
 
   describe("tampered data is its own failure kind, never a crash", () => {
     it("a tampered checkpoint (re-stored under a new CID that the commitment names): checkpoint-state-mismatch", async () => {
@@ -118,7 +171,7 @@ describe("checks/recompute: bit-exact segment recompute", () => {
     });
 
     it("a segment 0 that does not start from the manifest's initial state: initial-state-mismatch", async () => {
-      const other = await createRun(tinyVariant(), { jobId: JOB_ID });
+      const other = await createRun(tinyVariant(), { jobId: JOB_ID, salt: offlineSalt(JOB_ID) });
       const { dir } = await fx.trace("honest");
       const ctx = await openTraceDir(other, dir);
       const trace = { ...ctx.trace, stateHashes: [...ctx.trace.stateHashes] };

@@ -14,7 +14,7 @@ import {
   type ProgressCalibration,
 } from "../../verifier/src/checks/index.ts";
 import { normalQuantile, predictionMultiplier, studentTCdf, studentTQuantile } from "../../verifier/src/checks/stats.ts";
-import { createRun, train, useBackend } from "../../verifier/src/ml/index.ts";
+import { createRun, offlineSalt, train, useBackend } from "../../verifier/src/ml/index.ts";
 import { Fixture, JOB_ID, tinyVariant } from "./fixture.ts";
 
 describe("checks: magnitude, progress and tolerance", () => {
@@ -147,11 +147,11 @@ describe("checks: magnitude, progress and tolerance", () => {
 
     it("passes an honest wasm-backend provider against the cpu reference and flags a plant", async () => {
       const manifest = tinyVariant({ numerics: "tolerance" });
-      const wasm = await createRun(manifest, { jobId: JOB_ID, backend: "wasm" });
+      const wasm = await createRun(manifest, { jobId: JOB_ID, salt: offlineSalt(JOB_ID), backend: "wasm" });
       const dir = join(fx.dir, "wasm-honest");
       const { trace } = await train(wasm, { outDir: dir, strategy: { kind: "honest" }, evaluate: false });
       await publishStepStates(wasm, trace, dir);
-      const cpu = await createRun(manifest, { jobId: JOB_ID, backend: "cpu" });
+      const cpu = await createRun(manifest, { jobId: JOB_ID, salt: offlineSalt(JOB_ID), backend: "cpu" });
       const ctx = await openTraceDir(cpu, dir);
       const distances: number[] = [];
       for (let seg = 0; seg < 3; seg++) {

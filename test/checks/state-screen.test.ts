@@ -19,7 +19,7 @@ import {
   type ScreenConfig,
 } from "../../verifier/src/checks/index.ts";
 import { stateDistances } from "../../verifier/src/checks/tolerance.ts";
-import { createRun, parseManifest, parseStrategy, train, type Run, type TrainState } from "../../verifier/src/ml/index.ts";
+import { createRun, offlineSalt, parseManifest, parseStrategy, train, type Run, type TrainState } from "../../verifier/src/ml/index.ts";
 import { createStepper } from "../../verifier/src/ml/stepper.ts";
 import { exampleJson } from "../ml/helpers.ts";
 import { Fixture, JOB_ID, tinyVariant } from "./fixture.ts";
@@ -59,7 +59,7 @@ describe("checks: the state screen", function () {
     variants.push({ label: "SGD", json: { ...tiny, optimizer: { name: "sgd", lr: 0.1 } } });
     for (const v of variants) {
       it(`${v.label}: every state passes, alone, after the step before, and after the segment before`, async () => {
-        const run = await createRun(parseManifest(v.json), { jobId: JOB_ID });
+        const run = await createRun(parseManifest(v.json), { jobId: JOB_ID, salt: offlineSalt(JOB_ID) });
         const cfg = screenConfigOf(run);
         const states = statesOf(run);
         const K = run.manifest.training.stepsPerSegment;
@@ -206,7 +206,7 @@ describe("checks: the state screen", function () {
         const K = 4;
         const producedIn = Math.ceil(step / K) - 1;
         for (const seed of [21, 22]) {
-          const run = await createRun(tinyVariant({ dataSeed: seed }), { jobId: JOB_ID });
+          const run = await createRun(tinyVariant({ dataSeed: seed }), { jobId: JOB_ID, salt: offlineSalt(JOB_ID) });
           const dir = join(fx.dir, `${name.replace(":", "-")}-${seed}`);
           await train(run, { outDir: dir, strategy: parseStrategy(name), evaluate: false });
           const ctx = await openTraceDir(run, dir);
@@ -245,7 +245,7 @@ describe("checks: the state screen", function () {
 
   describe("tolerance mode: the distance covers the whole state", () => {
     it("moment steering passes a weights-only distance at every step, and fails the full-state distance and the check on every segment", async () => {
-      const peerRun = await createRun(tinyVariant(), { jobId: JOB_ID + 1n });
+      const peerRun = await createRun(tinyVariant(), { jobId: JOB_ID + 1n, salt: offlineSalt(JOB_ID + 1n) });
       const peerDir = join(fx.dir, "steer-peer");
       const peer = await train(peerRun, { outDir: peerDir, strategy: { kind: "honest" }, evaluate: false, keepStepStates: true });
       await writeStepStates(peerRun, peerDir, peer.stepStateCids!);

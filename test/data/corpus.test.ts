@@ -17,6 +17,7 @@ import {
   createRun,
   DataError,
   ManifestError,
+  offlineSalt,
   parseDatasetName,
   parseManifest,
   UnknownCorpusError,
@@ -73,7 +74,7 @@ describe("corpus content ids", function () {
   it("the provider's loader refuses a manifest whose corpus id is not the package's bytes", async () => {
     const tiny = json("tiny.json");
     const m = parseManifest({ ...tiny, corpora: [{ ...tiny.corpora[0], name: "digits-claimed", contentId: "bafkreibdr4cox2vam5jgegasxk7sf7i4aleffzt5jkbz5c2rpl3fqrsyey" }] });
-    const err = await createRun(m).catch((e: unknown) => e);
+    const err = await createRun(m, { jobId: 0n, salt: offlineSalt(0n) }).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(CorpusMismatchError);
     expect((err as CorpusMismatchError).corpus).to.equal("digits-claimed");
     expect((err as CorpusMismatchError).actual).to.equal(tiny.corpora[0].contentId);

@@ -36,7 +36,7 @@ import {
   servePanel,
   DisputeInputError,
 } from "../../verifier/src/dispute/index.ts";
-import { createRun, parseStrategy, train } from "../../verifier/src/ml/index.ts";
+import { createRun, deploymentSalt, parseStrategy, train } from "../../verifier/src/ml/index.ts";
 import { pouw, tempDir, tinyManifest } from "../ml/helpers.ts";
 import { disputeEnv, expectRevert, policy, type DisputeEnv } from "./helpers.ts";
 
@@ -49,7 +49,7 @@ describe("dispute: panel path end to end", function () {
   /** A job of tiny.json trained with `strategy` and committed on chain; returns its audit context. */
   async function committedJob(strategy: string): Promise<{ jobId: bigint; ctx: AuditContext }> {
     const manifest = tinyManifest();
-    const probe = await createRun(manifest, { jobId: 1n });
+    const probe = await createRun(manifest, { jobId: 1n, salt: deploymentSalt(env.d, 1n) });
     const { jobId } = await createJob(env.buyer, {
       jobMarket: env.d.jobMarket,
       manifestHash: probe.manifestHash,
@@ -58,7 +58,7 @@ describe("dispute: panel path end to end", function () {
       payment: parseEther("2"),
       policy: policy(3, manifest.training.stepsPerSegment),
     });
-    const run = await createRun(manifest, { jobId });
+    const run = await createRun(manifest, { jobId, salt: deploymentSalt(env.d, jobId) });
     const out = join(dir, `${strategy.replace(/[:/]/g, "-")}-${jobId}`);
     const { trace } = await train(run, { outDir: out, strategy: parseStrategy(strategy), evaluate: false });
     await acceptJob(env.provider, { jobMarket: env.d.jobMarket, jobId });

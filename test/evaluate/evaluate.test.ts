@@ -28,7 +28,7 @@ import {
   type EvaluationResult,
   type Harness,
 } from "../../verifier/src/evaluate/index.ts";
-import { CorpusMismatchError, createRun, DataError, ManifestError, parseManifest, parseStrategy, train } from "../../verifier/src/ml/index.ts";
+import { CorpusMismatchError, createRun, offlineSalt, DataError, ManifestError, parseManifest, parseStrategy, train } from "../../verifier/src/ml/index.ts";
 import { CidMismatchError } from "../../verifier/src/store/index.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -57,9 +57,9 @@ describe("evaluate jobs", function () {
   let result: EvaluationResult;
 
   before(async () => {
-    // the committed model: the tiny training job's final weights (job 0), bit-reproducible
+    // the committed model: the tiny training job's final weights (job 0, its offline salt), bit-reproducible
     const tiny = parseManifest(JSON.parse(readFileSync(join(ROOT, "examples/tiny.json"), "utf8")));
-    await train(await createRun(tiny), { outDir: join(dir, "tiny"), strategy: parseStrategy("honest"), evaluate: false });
+    await train(await createRun(tiny, { jobId: 0n, salt: offlineSalt(0n) }), { outDir: join(dir, "tiny"), strategy: parseStrategy("honest"), evaluate: false });
     weightsPath = join(dir, "tiny", "final.safetensors");
     weights = new Uint8Array(readFileSync(weightsPath));
     harness = await openHarness(manifest);

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { createRun, CheckpointError, decodeCheckpoint, float32Bytes, type Run, type TrainState } from "../../verifier/src/ml/index.ts";
+import { createRun, offlineSalt, CheckpointError, decodeCheckpoint, float32Bytes, type Run, type TrainState } from "../../verifier/src/ml/index.ts";
 import { hashBytes } from "../../verifier/src/trace/index.ts";
 import { tinyManifest } from "./helpers.ts";
 
@@ -9,7 +9,7 @@ describe("ml/checkpoint: safetensors layout, round trip and typed errors", () =>
   let bytes: Uint8Array;
 
   before(async () => {
-    run = await createRun(tinyManifest(), { jobId: 5n });
+    run = await createRun(tinyManifest(), { jobId: 5n, salt: offlineSalt(5n) });
     state = run.initState();
     for (let t = 1; t <= 3; t++) state = run.step(state, t).state;
     bytes = run.checkpointBytes(state);

@@ -56,10 +56,13 @@ describe("cli: pouw train exits 2 with a one-line reason on bad input", () => {
     expectExit2(["train", "--manifest", join(ROOT, "examples/tiny.json"), "--out", join(ROOT, "package.json", "out")], /output dir .* is not writable \(ENOTDIR\)/);
   });
 
-  it("bad strategy and bad job id", () => {
+  it("bad strategy, bad job id, bad salt flags, a version-1 manifest", async () => {
     const m = join(ROOT, "examples/tiny.json");
     expectExit2(["train", "--manifest", m, "--out", join(dir, "o5"), "--strategy", "skip:2"], "--strategy \"skip:2\"");
     expectExit2(["train", "--manifest", m, "--out", join(dir, "o5"), "--job-id", "-3"], "--job-id must be a uint256");
+    expectExit2(["train", "--manifest", m, "--out", join(dir, "o5"), "--job-id", "3", "--market", "0x5FbDB2315678afecb367f032d93F642f64180aa3"], "--chain-id and --market go together");
+    const v1 = await writeManifest("v1.json", (x) => (x.version = 1));
+    expectExit2(["train", "--manifest", v1, "--out", join(dir, "o5")], /^pouw: manifest field version: 1 is the unsalted data order of the engine before job salts; this engine trains version 2/);
   });
 
   it("trains and prints a summary on success", () => {

@@ -1,12 +1,12 @@
 import { expect } from "chai";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { createRun, parseManifest, readTraceFile, type TraceFile } from "../../verifier/src/ml/index.ts";
+import { createRun, jobSalt, offlineSalt, parseManifest, parseTraceFile, readTraceFile, SaltError, TraceFileError, type Batch, type Run, type TraceFile } from "../../verifier/src/ml/index.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
 import { SegmentTree, verifyTraceProof } from "../../verifier/src/trace/index.ts";
 import { pouwAsync, ROOT, tempDir, tinyManifest, tinyTransformerJson } from "./helpers.ts";
 
-describe("ml/determinism: the same manifest trained twice gives identical traces", () => {
+describe("ml/determinism: the same manifest trained twice gives identical traces; another job, other batches", () => {
   let dirA: string;
   let dirB: string;
   let a: TraceFile;
@@ -51,7 +51,7 @@ describe("ml/determinism: the same manifest trained twice gives identical traces
   });
 
   it("recomputes every segment in-process from its start checkpoint (the auditor's path)", async () => {
-    const run = await createRun(tinyManifest(), { jobId: 42n });
+    const run = await createRun(tinyManifest(), { jobId: 42n, salt: offlineSalt(42n) });
     const store = new LocalDirStore(join(dirA, a.store));
     for (const s of a.segments) {
       let state = run.loadCheckpoint(await store.get(s.checkpointCid), { step: s.firstStep });
@@ -66,27 +66,58 @@ describe("ml/determinism: the same manifest trained twice gives identical traces
   });
 
   it("binds the jobId into every state hash", async () => {
-    const run = await createRun(tinyManifest(), { jobId: 43n });
+    const run = await createRun(tinyManifest(), { jobId: 43n, salt: offlineSalt(43n) });
     expect(run.stateHashOf(run.initState())).to.not.equal(a.stateHashes[0]);
-    const run42 = await createRun(tinyManifest(), { jobId: 42n });
+    const run42 = await createRun(tinyManifest(), { jobId: 42n, salt: offlineSalt(42n) });
     expect(run42.stateHashOf(run42.initState())).to.equal(a.stateHashes[0]);
   });
 
-  it("rebuilds the batch of any step as a pure function of (data seed, step)", async () => {
-    const r1 = await createRun(tinyManifest());
-    const r2 = await createRun(tinyManifest());
+  it("rebuilds the batch of any step as a pure function of (data seed, job salt, step)", async () => {
+    const r1 = await createRun(tinyManifest(), { jobId: 0n, salt: offlineSalt(0n) });
+    const r2 = await createRun(tinyManifest(), { jobId: 0n, salt: offlineSalt(0n) });
     const late = r2.batchFor(5000); // touch a later epoch first: no hidden sequential state
     const b1 = r1.batchFor(7);
     const b2 = r2.batchFor(7);
-    expect(b1.kind === "images" && b2.kind === "images").to.equal(true);
-    if (b1.kind === "images" && b2.kind === "images" && late.kind === "images") {
-      expect(Buffer.from(b1.x.buffer).equals(Buffer.from(b2.x.buffer))).to.equal(true);
-      expect([...b1.y]).to.deep.equal([...b2.y]);
-      expect([...late.y]).to.deep.equal([...(r1.batchFor(5000) as typeof late).y]);
+    const same = (x: Batch, y: Batch) => x.kind === "images" && y.kind === "images" && Buffer.from(x.x.buffer).equals(Buffer.from(y.x.buffer)) && Buffer.from(x.y).equals(Buffer.from(y.y));
+    expect(same(b1, b2)).to.equal(true);
+    expect(same(late, r1.batchFor(5000))).to.equal(true);
+    const otherSeed = await createRun(parseManifest({ ...structuredClone(tinyManifest()), data: { seed: 8, testPerDigit: 20 } }), { jobId: 0n, salt: offlineSalt(0n) });
+    expect(same(otherSeed.batchFor(7), b1)).to.equal(false);
+  });
+
+  it("gives every job its own batches from step 1 (the salt), whatever its job id in the state hash", async () => {
+    const a0 = await createRun(tinyManifest(), { jobId: 42n, salt: offlineSalt(42n) });
+    const b0 = await createRun(tinyManifest(), { jobId: 43n, salt: offlineSalt(43n) });
+    // the same job id with another job's salt: the batches follow the salt alone
+    const aAsB = await createRun(tinyManifest(), { jobId: 42n, salt: offlineSalt(43n) });
+    const chain = await createRun(tinyManifest(), { jobId: 42n, salt: jobSalt({ chainId: 31337, jobMarket: "0x5FbDB2315678afecb367f032d93F642f64180aa3", jobId: 42n }) });
+    const labels = (r: Run, t: number) => [...(r.batchFor(t) as Extract<Batch, { kind: "images" }>).y].join(",");
+    for (const t of [1, 2, 5000]) {
+      expect(labels(a0, t), `step ${t}`).to.not.equal(labels(b0, t));
+      expect(labels(a0, t), `step ${t}`).to.not.equal(labels(chain, t));
+      expect(labels(aAsB, t), `step ${t}`).to.equal(labels(b0, t));
     }
-    const other = await createRun(parseManifest({ ...structuredClone(tinyManifest()), data: { seed: 8, testPerDigit: 20 } }));
-    const b3 = other.batchFor(7);
-    expect(b3.kind === "images" && b1.kind === "images" && Buffer.from(b3.x.buffer).equals(Buffer.from(b1.x.buffer))).to.equal(false);
+    // so the trained states differ from step 1, while the initial state (the buyer's init seed) is shared
+    expect(a0.weightsBytes(a0.initState())).to.deep.equal(b0.weightsBytes(b0.initState()));
+    expect(a0.weightsBytes(a0.step(a0.initState(), 1).state)).to.not.deep.equal(b0.weightsBytes(b0.step(b0.initState(), 1).state));
+    // the trace of job 42 (trained by `pouw train --job-id 42`: its offline salt) is a0's
+    expect(a.salt).to.equal(offlineSalt(42n));
+    expect(a0.stateHashOf(a0.step(a0.initState(), 1).state)).to.equal(a.stateHashes[1]);
+  });
+
+  it("trace.json records the salt (pouw-trace-2) and a pouw-trace-1 trace, trained without one, is refused by name", () => {
+    expect(a.format).to.equal("pouw-trace-2");
+    const legacy = { ...structuredClone(a), format: "pouw-trace-1" } as Record<string, unknown>;
+    delete legacy.salt;
+    expect(() => parseTraceFile(legacy)).to.throw(TraceFileError, /^trace\.json format pouw-trace-1 predates job salts .* re-train with a version-2 manifest$/);
+    const { salt: _salt, ...noSalt } = a;
+    expect(() => parseTraceFile(noSalt)).to.throw(TraceFileError, /trace\.json field salt/);
+  });
+
+  it("refuses a malformed salt", async () => {
+    const err = await createRun(tinyManifest(), { jobId: 1n, salt: "0x1234" }).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(SaltError);
+    expect((err as SaltError).message).to.match(/salt must be 0x and 64 hex digits/);
   });
 
   it("char-transformer: two runs give identical hashes and the loss falls", async () => {
@@ -94,7 +125,7 @@ describe("ml/determinism: the same manifest trained twice gives identical traces
     const hashes: string[][] = [];
     const losses: number[] = [];
     for (let rep = 0; rep < 2; rep++) {
-      const run = await createRun(m, { jobId: 1n });
+      const run = await createRun(m, { jobId: 1n, salt: offlineSalt(1n) });
       let state = run.initState();
       const hs = [run.stateHashOf(state)];
       for (let t = 1; t <= 4; t++) {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { createRun, Rng, roundToHalf, useBackend, type Run } from "../../verifier/src/ml/index.ts";
+import { createRun, dataOrderRng, offlineSalt, Rng, roundToHalf, useBackend, type Run } from "../../verifier/src/ml/index.ts";
 import { BackendError } from "../../verifier/src/ml/errors.ts";
 import { tf } from "../../verifier/src/ml/backend.ts";
 import { tinyManifest } from "./helpers.ts";
@@ -14,7 +14,7 @@ function matmul64(a: Float32Array, b: Float32Array, m: number, n: number, p: num
 describe("ml/engine: step witness, PRNG, half rounding, backend pinning", () => {
   let run: Run;
   before(async () => {
-    run = await createRun(tinyManifest(), { jobId: 1n });
+    run = await createRun(tinyManifest(), { jobId: 1n, salt: offlineSalt(1n) });
   });
 
   it("returns a witness whose products are the step's products and whose gradients give the step", () => {
@@ -55,7 +55,7 @@ describe("ml/engine: step witness, PRNG, half rounding, backend pinning", () => 
     expect(() => run.step(run.initState(), 2)).to.throw(RangeError, /needs state 1/);
   });
 
-  it("Rng: fixed outputs (guards cross-version drift) and true permutations", () => {
+  it("Rng and the salted data order: fixed outputs (guards cross-version drift) and true permutations", () => {
     const r = new Rng(1, "init", 0);
     expect([r.nextU32(), r.nextU32(), r.nextU32()]).to.deep.equal([401154401, 322219869, 3886608397]);
     expect(new Rng(7, "epoch", 3).permutation(10).join(",")).to.equal("9,2,3,5,0,8,4,1,6,7");
@@ -64,6 +64,17 @@ describe("ml/engine: step witness, PRNG, half rounding, backend pinning", () => 
     expect(new Rng(1, "init", 0).nextU32()).to.not.equal(new Rng(2, "init", 0).nextU32());
     const p = new Rng(7, "epoch", 3).permutation(1000);
     expect([...p].sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 1000 }, (_, i) => i));
+    // keyed streams (the data order, ml/salt.ts): the key is sfc32's whole state
+    const k = Rng.fromKey(Uint8Array.from({ length: 16 }, (_, i) => i + 1));
+    expect([k.nextU32(), k.nextU32(), k.nextU32()]).to.deep.equal([1631356013, 4175608885, 2041850999]);
+    // the offline salt of job 0 is keccak256 of 96 zero bytes (chain 0, market 0x0, job 0)
+    expect(offlineSalt(0n)).to.equal("0x46700b4d40ac5c35af2c22dda2787a91eb567b06c924a8fb8ae9a05b20c08c21");
+    expect(dataOrderRng(offlineSalt(0n), 7, "epoch", 3).permutation(10).join(",")).to.equal("7,5,8,4,0,9,3,1,6,2");
+    expect(dataOrderRng(offlineSalt(5n), 2 ** 32 - 1, "windows", 2 ** 40).nextU32()).to.equal(212164853);
+    expect(dataOrderRng(offlineSalt(0n), 7, "epoch", 3).nextU32()).to.not.equal(dataOrderRng(offlineSalt(1n), 7, "epoch", 3).nextU32());
+    expect(dataOrderRng(offlineSalt(0n), 7, "epoch", 3).nextU32()).to.not.equal(dataOrderRng(offlineSalt(0n), 8, "epoch", 3).nextU32());
+    expect(dataOrderRng(offlineSalt(0n), 7, "epoch", 3).nextU32()).to.not.equal(dataOrderRng(offlineSalt(0n), 7, "epoch", 4).nextU32());
+    expect(() => Rng.fromKey(new Uint8Array(15))).to.throw(RangeError);
     const u = new Rng(3, "u").uniform(10_000, 0.5);
     expect(Math.max(...u)).to.be.lessThan(0.5);
     expect(Math.min(...u)).to.be.at.least(-0.5);
@@ -98,7 +109,7 @@ describe("ml/engine: step witness, PRNG, half rounding, backend pinning", () => 
 
   it("refuses a bitwise manifest on the wasm backend", async () => {
     try {
-      await createRun(tinyManifest(), { backend: "wasm" });
+      await createRun(tinyManifest(), { jobId: 1n, salt: offlineSalt(1n), backend: "wasm" });
       expect.fail("bitwise run accepted wasm");
     } catch (err) {
       expect((err as Error).message).to.match(/bitwise runs only on the cpu backend/);

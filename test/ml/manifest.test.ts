@@ -57,6 +57,8 @@ describe("ml/manifest: schema, canonical JSON and manifestHash", () => {
     ["numerics", "approximate", "manifest field numerics"],
     ["policy.minTier", 5, "manifest field policy.minTier"],
     ["init", { seed: 1, checkpointCid: "x" }, "manifest field init"],
+    ["version", 1, "manifest field version: 1 is the unsalted data order of the engine before job salts; this engine trains version 2"],
+    ["version", 3, "manifest field version: must be 2"],
   ];
   for (const [path, value, message] of cases) {
     it(`names the field in a one-line error: ${path} = ${JSON.stringify(value)}`, () => {

@@ -1,9 +1,10 @@
 import { expect } from "chai";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { createRun, firstAffectedStep, ManifestError, parseManifest, parseStrategy, StrategyError, train, type Run, type TraceFile } from "../../verifier/src/ml/index.ts";
+import { createRun, offlineSalt, firstAffectedStep, ManifestError, parseManifest, parseStrategy, StrategyError, train, type Run, type TraceFile } from "../../verifier/src/ml/index.ts";
 import { ContentNotFoundError, LocalDirStore } from "../../verifier/src/store/index.ts";
 import { InputError } from "../../verifier/src/errors/index.ts";
+import { writeStepStates } from "../../verifier/src/checks/index.ts";
 import { tempDir, tinyManifest } from "./helpers.ts";
 
 describe("ml/strategies: each cheat changes the roots from its first affected segment on", () => {
@@ -14,7 +15,7 @@ describe("ml/strategies: each cheat changes the roots from its first affected se
 
   before(async () => {
     dir = await tempDir("strategies");
-    run = await createRun(tinyManifest(), { jobId: 9n });
+    run = await createRun(tinyManifest(), { jobId: 9n, salt: offlineSalt(9n) });
     honest = (await train(run, { outDir: join(dir, "honest"), strategy: { kind: "honest" }, evaluate: false })).trace;
   });
   after(async () => {
@@ -68,16 +69,19 @@ describe("ml/strategies: each cheat changes the roots from its first affected se
     expect(honest.compute.gradientsComputed).to.equal(12);
   });
 
-  it("copy:<dir> re-keys a peer's trace: boundary states equal the honest ones, every root differs", async () => {
-    const peerRun = await createRun(tinyManifest(), { jobId: 8n });
+  it("copy:<dir> re-keys a peer's trace: only state 0 (the buyer's init) equals the honest one, every later state and root differs (the job salt)", async () => {
+    const peerRun = await createRun(tinyManifest(), { jobId: 8n, salt: offlineSalt(8n) });
     const peerDir = join(dir, "peer");
     await train(peerRun, { outDir: peerDir, strategy: { kind: "honest" }, evaluate: false });
     const { trace } = await train(run, { outDir: join(dir, "copy"), strategy: parseStrategy(`copy:${peerDir}`), evaluate: false });
     expect(trace.compute.savedFraction).to.equal(1);
+    expect(trace.salt).to.equal(run.salt);
     expect(trace.stateHashes[0]).to.equal(honest.stateHashes[0]);
-    expect(trace.stateHashes[4]).to.equal(honest.stateHashes[4]);
+    expect(trace.segments[0]!.checkpointCid).to.equal(honest.segments[0]!.checkpointCid);
+    // the peer trained its own batches: its re-keyed segment boundaries are not this job's honest states
+    expect(trace.stateHashes[4]).to.not.equal(honest.stateHashes[4]);
     for (const s of trace.segments) {
-      expect(s.checkpointCid).to.equal(honest.segments[s.index]!.checkpointCid);
+      if (s.index > 0) expect(s.checkpointCid).to.not.equal(honest.segments[s.index]!.checkpointCid);
       expect(s.traceRoot).to.not.equal(honest.segments[s.index]!.traceRoot);
     }
   });
@@ -97,10 +101,34 @@ describe("ml/strategies: each cheat changes the roots from its first affected se
     }
   });
 
+  it("full-copy:<dir> re-keys every per-step state of a peer: nothing computed, every state the peer's weights under this job's hashes", async () => {
+    const peerRun = await createRun(tinyManifest(), { jobId: 8n, salt: offlineSalt(8n) });
+    const peerDir = join(dir, "full-peer");
+    const peer = await train(peerRun, { outDir: peerDir, strategy: { kind: "honest" }, evaluate: false, keepStepStates: true });
+    await writeStepStates(peerRun, peerDir, peer.stepStateCids!);
+    const { trace, stepStateCids } = await train(run, { outDir: join(dir, "full-copy"), strategy: parseStrategy(`full-copy:${peerDir}`), evaluate: false });
+    expect(trace.strategy).to.equal(`full-copy:${peerDir}`);
+    expect(trace.compute).to.include({ savedFraction: 1, gradientsComputed: 0 });
+    expect(stepStateCids).to.have.length(13);
+    const store = new LocalDirStore(join(dir, "full-copy", "store"));
+    const peerStore = new LocalDirStore(join(peerDir, "store"));
+    for (const t of [0, 1, 5, 12]) {
+      const mine = run.loadCheckpoint(await store.get(stepStateCids![t]!), { step: t });
+      const theirs = peerRun.loadCheckpoint(await peerStore.get(peer.stepStateCids![t]!), { step: t });
+      expect(run.stateHashOf(mine), `h(${t})`).to.equal(trace.stateHashes[t]);
+      expect(run.weightsBytes(mine), `state ${t}`).to.deep.equal(peerRun.weightsBytes(theirs));
+    }
+    for (const s of trace.segments) expect(s.traceRoot).to.not.equal(honest.segments[s.index]!.traceRoot);
+    await train(run, { outDir: join(dir, "full-copy-none"), strategy: parseStrategy(`full-copy:${join(dir, "honest")}`), evaluate: false }).then(
+      () => expect.fail("full-copied a peer that serves no per-step states"),
+      (err: unknown) => expect(err).to.be.instanceOf(StrategyError),
+    );
+  });
+
   it("fine-tunes from a base checkpoint named by init.checkpointCid", async () => {
     const base = structuredClone(tinyManifest());
     const m = parseManifest({ ...base, init: { checkpointCid: honest.finalCheckpointCid } });
-    const ft = await createRun(m, { jobId: 9n });
+    const ft = await createRun(m, { jobId: 9n, salt: offlineSalt(9n) });
     expect(() => ft.initState()).to.throw(ManifestError, /checkpointCid/);
     const s0 = await ft.initFromStore(new LocalDirStore(join(dir, "honest", "store")));
     expect(s0.step).to.equal(0);
@@ -115,17 +143,18 @@ describe("ml/strategies: each cheat changes the roots from its first affected se
   });
 
   it("rejects malformed strategies with a StrategyError", () => {
-    for (const bad of ["", "lazy", "skip", "skip:1", "skip:0", "skip:abc", "stale:1", "stale:2.5", "plant:0", "plant", "copy:", "fp16:2", "honest:1", "state-poison:0", "state-poison:", "nan-plant:x", "steer:", "steer"]) {
+    for (const bad of ["", "lazy", "skip", "skip:1", "skip:0", "skip:abc", "stale:1", "stale:2.5", "plant:0", "plant", "copy:", "fp16:2", "honest:1", "state-poison:0", "state-poison:", "nan-plant:x", "steer:", "steer", "full-copy", "full-copy:"]) {
       expect(() => parseStrategy(bad), bad).to.throw(StrategyError);
     }
     expect(parseStrategy("state-poison")).to.deep.equal({ kind: "state-poison", step: 1 });
     expect(parseStrategy("nan-plant:3")).to.deep.equal({ kind: "nan-plant", step: 3 });
+    expect(parseStrategy("full-copy:/a:b")).to.deep.equal({ kind: "full-copy", dir: "/a:b" });
   });
 
   // issue 13: one poisoned step makes the rest of the job free and bit-exact
   for (const [name, saved] of [["state-poison", 59 / 60], ["nan-plant", 59 / 60]] as const) {
     it(`${name} on a 60-step job computes one gradient, and every later state is the engine's step from the one before`, async () => {
-      const long = await createRun(parseManifest({ ...structuredClone(tinyManifest()), training: { batchSize: 8, steps: 60, stepsPerSegment: 4 } }), { jobId: 9n });
+      const long = await createRun(parseManifest({ ...structuredClone(tinyManifest()), training: { batchSize: 8, steps: 60, stepsPerSegment: 4 } }), { jobId: 9n, salt: offlineSalt(9n) });
       const out = join(dir, `${name}-60`);
       const { trace, stepStateCids } = await train(long, { outDir: out, strategy: parseStrategy(name), evaluate: false, keepStepStates: true });
       expect(trace.compute.gradientsComputed).to.equal(1);
@@ -139,7 +168,7 @@ describe("ml/strategies: each cheat changes the roots from its first affected se
   }
 
   it("state-poison needs Adam; steer needs a peer that serves its per-step states", async () => {
-    const sgd = await createRun(parseManifest({ ...structuredClone(tinyManifest()), optimizer: { name: "sgd", lr: 0.1 } }), { jobId: 9n });
+    const sgd = await createRun(parseManifest({ ...structuredClone(tinyManifest()), optimizer: { name: "sgd", lr: 0.1 } }), { jobId: 9n, salt: offlineSalt(9n) });
     try {
       await train(sgd, { outDir: join(dir, "poison-sgd"), strategy: parseStrategy("state-poison"), evaluate: false });
       expect.fail("poisoned an SGD run");

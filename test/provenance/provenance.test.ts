@@ -38,7 +38,7 @@ import {
 } from "../../verifier/src/chain/index.ts";
 import { publishManifest } from "../../verifier/src/market/manifest-store.ts";
 import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
-import { corpusBytes, corpusSpecOf, createRun, parseManifest, parseStrategy, train } from "../../verifier/src/ml/index.ts";
+import { corpusBytes, corpusSpecOf, createRun, deploymentSalt, parseManifest, parseStrategy, train } from "../../verifier/src/ml/index.ts";
 import { jobMarketDomain, signAuditReceipt, checksMask } from "../../verifier/src/receipts/index.ts";
 import {
   anchorProvenance,
@@ -153,7 +153,7 @@ describe("provenance record", function () {
     await sendContractTx(buyer!, { address: d.jobMarket, abi: jobMarketAbi, functionName: "createJobWithTerms", args: [hash, uri, d.token, payment, policy, terms] });
     jobId = 1n;
     await acceptJob(provider!, { jobMarket: d.jobMarket, jobId });
-    const run = await createRun(manifest, { jobId });
+    const run = await createRun(manifest, { jobId, salt: deploymentSalt(d, jobId) });
     const out = join(dir, "provider");
     const { trace } = await train(run, { outDir: out, strategy: parseStrategy("honest"), evaluate: false });
     for (const s of trace.segments) {

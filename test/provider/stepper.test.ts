@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hex } from "viem";
-import { createRun, parseManifest, parseStrategy, train, type Run, type TrainState } from "../../verifier/src/ml/index.ts";
+import { createRun, offlineSalt, parseManifest, parseStrategy, train, type Run, type TrainState } from "../../verifier/src/ml/index.ts";
 import { createStepper } from "../../verifier/src/ml/stepper.ts";
 
 const manifest = parseManifest(JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8")));
@@ -30,7 +30,7 @@ describe("provider stepper matches the engine trainer", function () {
   this.timeout(180_000);
   let run: Run;
   before(async () => {
-    run = await createRun(manifest, { jobId: 3n });
+    run = await createRun(manifest, { jobId: 3n, salt: offlineSalt(3n) });
   });
 
   for (const s of STRATEGIES) {

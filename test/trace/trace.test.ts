@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import { concat, keccak256, type Hex } from "viem";
+import { concat, keccak256, numberToHex, type Hex } from "viem";
 import vectors from "./vectors.json" with { type: "json" };
-import { hashBytes, SegmentTree, segmentStateRange, stateHash, traceLeaf, verifyTraceProof } from "../../verifier/src/trace/index.ts";
+import { hashBytes, jobSalt, SegmentTree, segmentStateRange, stateHash, traceLeaf, verifyTraceProof } from "../../verifier/src/trace/index.ts";
 import { InputError } from "../../verifier/src/errors/index.ts";
 
 const hexToBytes = (h: string) => Uint8Array.from(Buffer.from(h.slice(2), "hex"));
@@ -37,6 +37,18 @@ describe("trace: state hash, leaves and segment roots (fixed vectors)", () => {
     expect(stateHash(BigInt(v.jobId) + 1n, v.step, v.weightsHash as Hex, v.optimizerHash as Hex)).to.not.equal(base);
     expect(stateHash(BigInt(v.jobId), v.step + 1, v.weightsHash as Hex, v.optimizerHash as Hex)).to.not.equal(base);
     expect(stateHash(BigInt(v.jobId), v.step, v.optimizerHash as Hex, v.weightsHash as Hex)).to.not.equal(base);
+  });
+
+  it("computes salt(job) = keccak256(abi.encode(chainId, jobMarket, jobId)) as the fixed vector (Trace.t.sol checks the same value)", () => {
+    const j = vectors.jobSalt;
+    const input = { chainId: j.chainId, jobMarket: j.jobMarket as Hex, jobId: BigInt(j.jobId) };
+    expect(jobSalt(input)).to.equal(j.salt);
+    // by hand: three 32-byte words, the address left-padded
+    const word = (x: bigint) => numberToHex(x, { size: 32 });
+    expect(keccak256(concat([word(BigInt(j.chainId)), word(BigInt(j.jobMarket)), word(BigInt(j.jobId))]))).to.equal(j.salt);
+    expect(jobSalt({ ...input, chainId: j.chainId + 1 })).to.not.equal(j.salt);
+    expect(jobSalt({ ...input, jobMarket: "0x5fbdb2315678afecb367f032d93f642f64180aa4" })).to.not.equal(j.salt);
+    expect(jobSalt({ ...input, jobId: input.jobId + 1n })).to.not.equal(j.salt);
   });
 
   it("builds the segment leaves and root of the fixed vector", () => {

@@ -58,7 +58,7 @@ import { logger } from "../log/index.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
 import { SourceUnavailableError } from "../net/index.ts";
 import type { SegmentBoard } from "../market/segment-traces.ts";
-import { createRun, type Run, type TrainState } from "../ml/index.ts";
+import { createRun, deploymentSalt, type Run, type TrainState } from "../ml/index.ts";
 import { checksMask, jobMarketDomain, signAuditReceipt, VERDICT } from "../receipts/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import { recomputeCheck, screenStart, type AuditVerdict, type SegmentCheck, type SegmentToAudit } from "./checks.ts";
@@ -321,7 +321,8 @@ export class ChallengerBot {
     if (!job) return undefined;
     try {
       const manifest = await fetchManifest(this.o.store, job.manifest_uri, job.manifest_hash as Hex);
-      const run = await createRun(manifest, { jobId: BigInt(jobId) });
+      // the job's data order: salt(chainId, jobMarket, jobId) from the deployment the bot follows, never the provider's word
+      const run = await createRun(manifest, { jobId: BigInt(jobId), salt: deploymentSalt(this.o.deployment, BigInt(jobId)) });
       if (job.audit_rate === null) this.db.setAuditRate(jobId, manifest.policy.auditRate);
       this.runs.set(jobId, run);
       return run;

@@ -110,11 +110,15 @@ export function commitmentsOf(target: AuditTarget): readonly SegmentCommitment[]
   return target.commitments ?? target.trace.segments.map((s) => ({ index: s.index, traceRoot: s.traceRoot as Bytes32, checkpointCid: s.checkpointCid }));
 }
 
-/** Throws AuditInputError unless the trace belongs to the run's manifest and job. */
+/** Throws AuditInputError unless the trace belongs to the run's manifest and job (id and salt). */
 export function checkTarget(target: AuditTarget): void {
   const { run, trace } = target;
   if (trace.manifestHash !== run.manifestHash) throw new AuditInputError(`trace is for manifest ${trace.manifestHash}, the audited manifest hashes to ${run.manifestHash}`);
   if (BigInt(trace.jobId) !== run.jobId) throw new AuditInputError(`trace is for job ${trace.jobId}, the audit runs job ${run.jobId}`);
+  // NOTE: like the job id, the salt names the job: a trace that records another salt is for another job (or
+  // deployment), or the auditor gave the wrong one. The salt the audit recomputes with is the auditor's own (run.salt,
+  // from the chain), never the trace's: a provider cannot choose its data order by writing a salt here.
+  if (trace.salt !== run.salt) throw new AuditInputError(`trace is for job salt ${trace.salt}, the audit runs salt ${run.salt} (another job or deployment, or the wrong --salt)`);
   const { steps, stepsPerSegment } = run.manifest.training;
   if (trace.steps !== steps || trace.stepsPerSegment !== stepsPerSegment) {
     throw new AuditInputError(`trace has ${trace.steps} steps of ${trace.stepsPerSegment} per segment, the manifest ${steps} of ${stepsPerSegment}`);

@@ -17,10 +17,11 @@ import { keccak256, type Hex } from "viem";
 import { PouwError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
 import { CheckpointError, DataError } from "../ml/errors.ts";
-import { parseManifest } from "../ml/manifest.ts";
+import { MANIFEST_VERSION, parseManifest } from "../ml/manifest.ts";
 import { MNIST_PIXELS } from "../ml/data/mnist.ts";
 import type { Batch } from "../ml/models/types.ts";
 import { createRun, type Run } from "../ml/run.ts";
+import { offlineSalt } from "../ml/salt.ts";
 import { sizeOf, type TensorSpec } from "../ml/tensors.ts";
 import { cidOf, verifyCid } from "../store/index.ts";
 import { evaluateManifestHash, type EvaluateManifest } from "./manifest.ts";
@@ -73,7 +74,7 @@ export type EvaluationResult = { evaluation: Evaluation; outputs: ExampleOutput[
 /** The training-manifest view of an evaluate manifest: what createRun needs to load and check the corpus. */
 function dataManifest(m: EvaluateManifest) {
   return parseManifest({
-    version: 1,
+    version: MANIFEST_VERSION,
     kind: "pouw/training-job",
     model: m.model,
     init: { seed: 0 },
@@ -89,7 +90,9 @@ function dataManifest(m: EvaluateManifest) {
 
 /** Loads the corpus (CorpusMismatchError if its bytes differ) and builds the evaluation set (unchecked). */
 async function buildHarness(manifest: EvaluateManifest): Promise<Harness> {
-  const run = await createRun(dataManifest(manifest), { backend: "cpu" });
+  // NOTE: no step is ever run, so the job id and salt are unused (the salt orders training batches only; the
+  // held-out split depends on the data seed alone).
+  const run = await createRun(dataManifest(manifest), { jobId: 0n, salt: offlineSalt(0n), backend: "cpu" });
   const N = manifest.evalSet.examples;
   let evalSetBytes: Uint8Array;
   let batch: Harness["batch"];

@@ -23,7 +23,7 @@ import {
 } from "../chain/index.ts";
 import { PouwError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
-import { createRun, type Manifest } from "../ml/index.ts";
+import { createRun, deploymentSalt, type Manifest } from "../ml/index.ts";
 import {
   parseProvenanceBytes,
   PROVENANCE_FILE,
@@ -106,7 +106,7 @@ export async function fetchVerified(ctx: FetchVerifiedContext, jobId: bigint, ou
     const created = await getJobCreated(clients.public, { jobMarket: d.jobMarket, jobId, fromBlock });
     const manifest = await fetchManifest(store, created.manifestUri, job.manifestHash);
     const commits = await getSegmentCommits(clients.public, { jobMarket: d.jobMarket, jobId, fromBlock });
-    weightsBytes = await rebuildFinalWeights(await createRun(manifest, { jobId }), store, commits);
+    weightsBytes = await rebuildFinalWeights(await createRun(manifest, { jobId, salt: deploymentSalt(d, jobId) }), store, commits);
     weightsFrom = "rebuilt";
   }
 

@@ -73,16 +73,28 @@ export const Adam = z.strictObject({
 
 export const Optimizer = z.discriminatedUnion("name", [Sgd, Adam]);
 
+/**
+ * The manifest version this engine trains. 2: the data order is salted by the job (salt.ts); a version-1
+ * manifest meant the unsalted order of the engine before, so the same file would train another trajectory
+ * here than there, and an old provider and a new auditor would disagree from step 1. Refused, not reinterpreted.
+ */
+export const MANIFEST_VERSION = 2;
+
 export const Manifest = z
   .strictObject({
-    version: z.literal(1),
+    version: z.literal(MANIFEST_VERSION, {
+      error: (issue) =>
+        issue.input === 1
+          ? "1 is the unsalted data order of the engine before job salts; this engine trains version 2 (data order salted by the job, docs/engine.md \"Job salt\")"
+          : `must be ${MANIFEST_VERSION}`,
+    }),
     kind: z.literal("pouw/training-job"),
     model: ModelConfig,
     /** Exactly one of `seed` (fresh initialisation) or `checkpointCid` (fine-tune a base checkpoint). */
     init: z.union([z.strictObject({ seed: uint32 }), z.strictObject({ checkpointCid: cidString })]),
     corpora: z.array(Corpus).length(1, "exactly one corpus per job in this version"),
     data: z.strictObject({
-      /** Data-order seed: the batch of step t is a pure function of (seed, t). */
+      /** Data-order seed: the batch of step t is a pure function of (seed, the job's salt, t); the split of (seed). */
       seed: uint32,
       /** mnist-mlp: held-out test images per digit (split fixed by the seed). */
       testPerDigit: positiveInt.max(900).optional(),

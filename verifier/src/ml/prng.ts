@@ -40,6 +40,24 @@ export class Rng {
     for (let i = 0; i < 12; i++) this.nextU32();
   }
 
+  /**
+   * A stream keyed by 128 bits: the first 16 bytes of `key` (big-endian words) are sfc32's whole state
+   * (a, b, c and the counter d). For streams that must not collide between jobs (the data order, ml/salt.ts):
+   * the (seed, label, index) constructor funnels everything through one 32-bit value, so two of its
+   * streams coincide with probability 2^-32; two keyed streams with 2^-128.
+   */
+  static fromKey(key: Uint8Array): Rng {
+    if (key.length < 16) throw new RangeError(`Rng.fromKey needs at least 16 key bytes, got ${key.length}`);
+    const r = new Rng(0, "key");
+    const view = new DataView(key.buffer, key.byteOffset, 16);
+    r.a = view.getUint32(0) | 0;
+    r.b = view.getUint32(4) | 0;
+    r.c = view.getUint32(8) | 0;
+    r.d = view.getUint32(12) | 0;
+    for (let i = 0; i < 12; i++) r.nextU32();
+    return r;
+  }
+
   nextU32(): number {
     const t = (((this.a + this.b) | 0) + this.d) | 0;
     this.d = (this.d + 1) | 0;

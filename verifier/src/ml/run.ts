@@ -2,7 +2,7 @@
  * The ONE step function, shared by the provider's trainer and the auditor's recompute.
  *
  * @example
- *   const run = await createRun(manifest, { jobId: 7n });
+ *   const run = await createRun(manifest, { jobId: 7n, salt: deploymentSalt(deployment, 7n) });
  *   let state = run.initState();                    // or run.loadCheckpoint(bytes, { step })
  *   for (let t = 1; t <= 10; t++) {
  *     const { state: next, loss } = run.step(state, t);
@@ -11,8 +11,9 @@
  *   }
  *
  * `step` is a pure function of (state, t): the batch is `batchFor(t)`, a pure function of
- * (manifest.data.seed, t); the state carries weights and optimizer state as float32 arrays that are
- * never mutated. Tensors live only inside scoped() blocks (backend.ts) and are disposed when they return.
+ * (manifest.data.seed, the job's salt, t) (salt.ts), so no two jobs share a trajectory; the state
+ * carries weights and optimizer state as float32 arrays that are never mutated. Tensors live only
+ * inside scoped() blocks (backend.ts) and are disposed when they return.
  */
 import type { Hex } from "viem";
 import { assertBackend, registerGradients, useBackend, type BackendName } from "./backend.ts";
@@ -26,7 +27,7 @@ import { MnistMlp } from "./models/mlp.ts";
 import { CharTransformer } from "./models/transformer.ts";
 import type { Batch, Evaluation, Model, StepWitness } from "./models/types.ts";
 import { createOptimizer, type Optimizer } from "./optimizer.ts";
-import { Rng } from "./prng.ts";
+import { dataOrderRng, parseSalt } from "./salt.ts";
 import { float32Bytes, float32Chunks, type TensorSpec } from "./tensors.ts";
 import { hashBytes, stateHash } from "../trace/index.ts";
 import type { ContentStore } from "../store/index.ts";
@@ -42,7 +43,14 @@ export type TrainState = {
 export type StepResult = { state: TrainState; loss: number; witness?: StepWitness };
 
 export type RunOptions = {
-  jobId?: bigint;
+  /** The on-chain job id, bound into every state hash. */
+  jobId: bigint;
+  /**
+   * The job's salt (salt.ts: keccak256(abi.encode(chainId, jobMarket, jobId)) for an on-chain job,
+   * offlineSalt(jobId) offline); the data order derives from it. Provider, auditor, bot and panel must
+   * pass the same value, or their batches differ from step 1.
+   */
+  salt: Hex;
   /** Defaults to 'cpu'. Bitwise manifests refuse any other backend. */
   backend?: BackendName;
 };
@@ -55,6 +63,8 @@ export class Run {
   readonly manifest: Manifest;
   readonly manifestHash: Hex;
   readonly jobId: bigint;
+  /** The job's salt: the data order is a function of (manifest.data.seed, salt, t). */
+  readonly salt: Hex;
   readonly backend: BackendName;
   readonly model: Model;
   readonly optimizer: Optimizer;
@@ -63,10 +73,11 @@ export class Run {
   readonly data: Dataset;
   private readonly epochCache = new Map<number, Uint32Array>();
 
-  constructor(manifest: Manifest, jobId: bigint, backend: BackendName, model: Model, data: Dataset) {
+  constructor(manifest: Manifest, job: { jobId: bigint; salt: Hex }, backend: BackendName, model: Model, data: Dataset) {
     this.manifest = manifest;
     this.manifestHash = hashManifest(manifest);
-    this.jobId = jobId;
+    this.jobId = job.jobId;
+    this.salt = job.salt;
     this.backend = backend;
     this.model = model;
     this.optimizer = createOptimizer(manifest.optimizer);
@@ -95,7 +106,7 @@ export class Run {
     return { step: 0, params: base.params, opt: base.opt };
   }
 
-  /** The batch of step t (t >= 1): a pure function of (manifest.data.seed, t). */
+  /** The batch of step t (t >= 1): a pure function of (manifest.data.seed, salt, t). */
   batchFor(t: number): Batch {
     if (!Number.isInteger(t) || t < 1) throw new RangeError(`batchFor(${t}): steps start at 1`);
     const B = this.batchSize;
@@ -107,7 +118,7 @@ export class Run {
       const epoch = Math.floor((t - 1) / perEpoch);
       let perm = this.epochCache.get(epoch);
       if (!perm) {
-        perm = new Rng(seed, "epoch", epoch).permutation(train.count);
+        perm = dataOrderRng(this.salt, seed, "epoch", epoch).permutation(train.count);
         if (this.epochCache.size > 4) this.epochCache.clear();
         this.epochCache.set(epoch, perm);
       }
@@ -123,7 +134,7 @@ export class Run {
     }
     const T = this.contextLength();
     const text = this.data.train;
-    const rng = new Rng(seed, "windows", t);
+    const rng = dataOrderRng(this.salt, seed, "windows", t);
     const tokens = new Uint8Array(B * (T + 1));
     for (let i = 0; i < B; i++) {
       const start = rng.nextInt(text.length - T);
@@ -229,8 +240,9 @@ export class Run {
 }
 
 /** Loads the corpus, checks its content id, pins the backend and builds the model. */
-export async function createRun(manifest: Manifest, options: RunOptions = {}): Promise<Run> {
+export async function createRun(manifest: Manifest, options: RunOptions): Promise<Run> {
   const backend = options.backend ?? "cpu";
+  const salt = parseSalt(options.salt, "salt");
   if (manifest.numerics === "bitwise" && backend !== "cpu") {
     throw new ManifestError(`manifest field numerics: bitwise runs only on the cpu backend, not ${backend}`);
   }
@@ -252,5 +264,5 @@ export async function createRun(manifest: Manifest, options: RunOptions = {}): P
     model = new CharTransformer({ layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel });
   }
   checkCorpusBytes(corpus, data.canonicalBytes, `package '${corpus.package}'`);
-  return new Run(manifest, options.jobId ?? 0n, backend, model, data);
+  return new Run(manifest, { jobId: options.jobId, salt }, backend, model, data);
 }

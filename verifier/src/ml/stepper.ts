@@ -3,7 +3,7 @@
  * each strategy's step is written. The whole-run trainer (train.ts, `pouw train`) and the provider that
  * commits segment by segment and resumes after a restart (provider/run-job.ts, `pouw provider run`)
  * both drive it; test/provider/stepper.test.ts checks that they give identical segment roots.
- * copy:<dir> and steer:<dir> train nothing and are handled by train.ts alone.
+ * copy:<dir>, full-copy:<dir> and steer:<dir> train nothing and are handled by train.ts alone.
  */
 import { Rng } from "./prng.ts";
 import type { Run, TrainState } from "./run.ts";
@@ -40,7 +40,7 @@ function sliceBatch(batch: Batch, n: number): Batch {
 export function createStepper(run: Run, strategy: Strategy, resumeAt = 1): Stepper {
   const B = run.batchSize;
   const flopsPerStep = run.model.flopsPerStep(B);
-  if (strategy.kind === "copy" || strategy.kind === "steer") throw new StrategyError(`${strategy.kind}:<dir> cannot train segment by segment; use \`pouw train\``);
+  if (strategy.kind === "copy" || strategy.kind === "full-copy" || strategy.kind === "steer") throw new StrategyError(`${strategy.kind}:<dir> cannot train segment by segment; use \`pouw train\``);
   if (strategy.kind === "state-poison" && run.optimizer.name !== "adam") throw new StrategyError(`state-poison needs Adam moments to poison; the manifest's optimizer is ${run.optimizer.name}`);
   // the gradients a poisoned (or NaN) state gets without computing them: all zero (they vanish) or all -NaN
   const freeGradients = (fill: "zero" | "nan"): Float32Array[] =>

@@ -15,6 +15,11 @@
  *   copy:<dir>       copies another provider's trace of the same manifest (another jobId): re-keys
  *                    the states it holds (the segment-start checkpoints) to its own jobId and copies
  *                    the peer's other state hashes verbatim. Saves all compute.
+ *   full-copy:<dir>  copies a peer's trace with its per-step states (<dir> has steps.json): re-keys
+ *                    EVERY state to its own jobId and commits their hashes, so trace, checkpoints and
+ *                    per-step states are consistent and every update is a real optimizer step. Only
+ *                    the job salt catches it: its batches are the peer's, so the recompute of the first
+ *                    step of every segment differs (salt.ts). Saves all compute.
  *   plant:<s>        honest, but adds a planted weight delta (+0.25 on the first 64 entries of the
  *                    first parameter tensor, e.g. the MLP's weights from the always-blank corner
  *                    pixel: a backdoor trigger) after step s. Saves nothing; plants something.
@@ -43,6 +48,7 @@ export type Strategy =
   | { kind: "stale"; k: number }
   | { kind: "fp16" }
   | { kind: "copy"; dir: string }
+  | { kind: "full-copy"; dir: string }
   | { kind: "plant"; step: number }
   | { kind: "near-zero" }
   | { kind: "state-poison"; step: number }
@@ -64,7 +70,7 @@ export function parseStrategy(text: string): Strategy {
   const noArg = (): void => {
     if (arg !== undefined) throw bad(`${name} takes no argument`);
   };
-  if (rest.length > 0 && name !== "copy" && name !== "steer") throw bad("too many ':'");
+  if (rest.length > 0 && name !== "copy" && name !== "full-copy" && name !== "steer") throw bad("too many ':'");
   const injectionStep = (): number => {
     if (arg === undefined) return 1;
     const s = Number(arg);
@@ -104,6 +110,11 @@ export function parseStrategy(text: string): Strategy {
       if (arg === undefined || dir === "") throw bad("copy:<dir> needs the directory of the trace to copy");
       return { kind: "copy", dir };
     }
+    case "full-copy": {
+      const dir = [arg, ...rest].join(":");
+      if (arg === undefined || dir === "") throw bad("full-copy:<dir> needs the directory of a peer's trace with its per-step states (steps.json)");
+      return { kind: "full-copy", dir };
+    }
     case "steer": {
       const dir = [arg, ...rest].join(":");
       if (arg === undefined || dir === "") throw bad("steer:<dir> needs the directory of a peer's trace with its per-step states (steps.json)");
@@ -114,7 +125,7 @@ export function parseStrategy(text: string): Strategy {
     case "nan-plant":
       return { kind: "nan-plant", step: injectionStep() };
     default:
-      throw bad("unknown strategy (honest, skip:<f>, quarter-batch, stale:<k>, fp16, copy:<dir>, plant:<step>, near-zero, state-poison[:<step>], nan-plant[:<step>], steer:<dir>)");
+      throw bad("unknown strategy (honest, skip:<f>, quarter-batch, stale:<k>, fp16, copy:<dir>, full-copy:<dir>, plant:<step>, near-zero, state-poison[:<step>], nan-plant[:<step>], steer:<dir>)");
   }
 }
 
@@ -128,6 +139,8 @@ export function formatStrategy(s: Strategy): string {
       return `plant:${s.step}`;
     case "copy":
       return `copy:${s.dir}`;
+    case "full-copy":
+      return `full-copy:${s.dir}`;
     case "steer":
       return `steer:${s.dir}`;
     case "state-poison":
@@ -159,6 +172,6 @@ export function firstAffectedStep(s: Strategy, steps: number): number {
     case "nan-plant":
       return s.step <= steps ? s.step : Infinity;
     default:
-      return 1; // quarter-batch, fp16, near-zero change step 1; copy changes h(1) (peer's jobId); steer changes state 1's moments
+      return 1; // quarter-batch, fp16, near-zero change step 1; copy changes h(1) (peer's jobId); full-copy's state 1 is the peer's (its batch); steer changes state 1's moments
   }
 }

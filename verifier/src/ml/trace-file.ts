@@ -13,7 +13,15 @@ import { InputError } from "../errors/index.ts";
 const bytes32 = z.string().regex(/^0x[0-9a-f]{64}$/) as unknown as z.ZodType<Hex>;
 const cid = z.string().regex(/^b[a-z2-7]{58}$/);
 
-export const TRACE_FORMAT = "pouw-trace-1";
+/** 2: adds `salt` (the job salt the data order was derived from, ml/salt.ts). */
+export const TRACE_FORMAT = "pouw-trace-2";
+/**
+ * Formats this reader refuses with a reason instead of a schema error: pouw-trace-1 traces were trained with the
+ * unsalted data order (version-1 manifests), which this engine does not reproduce.
+ */
+export const LEGACY_TRACE_FORMATS: Readonly<Record<string, string>> = {
+  "pouw-trace-1": "predates job salts (its batches were a function of the data seed alone, a version-1 manifest); this engine cannot recompute it: re-train with a version-2 manifest",
+};
 
 export const SegmentEntry = z.strictObject({
   index: z.number().int().min(0),
@@ -42,6 +50,8 @@ export const TraceFile = z.strictObject({
   format: z.literal(TRACE_FORMAT),
   manifestHash: bytes32,
   jobId: z.string().regex(/^(0|[1-9][0-9]*)$/),
+  /** The job salt the data order was derived from (ml/salt.ts); an audit checks it against the job's. */
+  salt: bytes32,
   strategy: z.string(),
   model: z.string(),
   steps: z.number().int().positive(),
@@ -70,6 +80,8 @@ export class TraceFileError extends InputError {
 }
 
 export function parseTraceFile(value: unknown): TraceFile {
+  const format = (value as { format?: unknown } | null)?.format;
+  if (typeof format === "string" && Object.hasOwn(LEGACY_TRACE_FORMATS, format)) throw new TraceFileError(`trace.json format ${format} ${LEGACY_TRACE_FORMATS[format]}`);
   const r = TraceFile.safeParse(value);
   if (!r.success) {
     const issue = r.error.issues[0]!;

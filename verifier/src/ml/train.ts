@@ -31,7 +31,8 @@ export type TrainOptions = {
   /**
    * Also store the checkpoint of every state, not only segment starts, and return their CIDs
    * (`stepStateCids[t]` = state t): what the magnitude and tolerance checks ask a provider to serve
-   * (checks/step-states.ts). Not available with the copy strategy, which trains nothing.
+   * (checks/step-states.ts). Not available with the copy strategy, which holds no per-step states
+   * (full-copy and steer return theirs anyway: they hold every state).
    */
   keepStepStates?: boolean;
 };
@@ -84,7 +85,7 @@ export async function train(run: Run, options: TrainOptions): Promise<TrainResul
     if (options.keepStepStates) throw new InputError("per-step states cannot be kept with the copy strategy: it trains nothing");
     return copyTrace(run, strategy.dir, outDir, store, started);
   }
-  if (strategy.kind === "steer") return steerTrace(run, strategy.dir, outDir, store, started);
+  if (strategy.kind === "steer" || strategy.kind === "full-copy") return peerStatesTrace(run, strategy, outDir, store, started);
 
   let state = await run.initFromStore(options.baseStore ?? store);
   const hashes: Hex[] = [run.stateHashOf(state)];
@@ -128,6 +129,7 @@ export async function train(run: Run, options: TrainOptions): Promise<TrainResul
     format: TRACE_FORMAT,
     manifestHash: run.manifestHash,
     jobId: run.jobId.toString(),
+    salt: run.salt,
     strategy: formatStrategy(strategy),
     model: run.model.arch,
     steps,
@@ -200,6 +202,7 @@ async function copyTrace(run: Run, peerDir: string, outDir: string, store: Local
     format: TRACE_FORMAT,
     manifestHash: run.manifestHash,
     jobId: run.jobId.toString(),
+    salt: run.salt,
     strategy: `copy:${peerDir}`,
     model: run.model.arch,
     steps: peer.steps,
@@ -220,24 +223,28 @@ async function copyTrace(run: Run, peerDir: string, outDir: string, store: Local
 }
 
 /**
- * steer:<dir> (ml/steer.ts): a peer's per-step weights with steering moments, under this run's jobId.
- * The peer's directory must serve its per-step states (steps.json, checks/step-states.ts format). Every
- * state is stored, and its CIDs returned as stepStateCids, since the cheater holds them all.
+ * full-copy:<dir> and steer:<dir> (ml/steer.ts): a peer's per-step states under this run's jobId, without
+ * training. The peer's directory must serve its per-step states (steps.json, checks/step-states.ts format).
+ * full-copy re-keys every state as it is; steer replaces the moments so the reference step from each lands
+ * on the peer's next weights. Every state is stored, and its CIDs returned as stepStateCids, since the
+ * cheater holds them all.
  */
-async function steerTrace(run: Run, peerDir: string, outDir: string, store: LocalDirStore, started: number): Promise<TrainResult> {
+async function peerStatesTrace(run: Run, strategy: Extract<Strategy, { kind: "full-copy" | "steer" }>, outDir: string, store: LocalDirStore, started: number): Promise<TrainResult> {
+  const { kind, dir: peerDir } = strategy;
   const peer = await readTraceFile(join(peerDir, "trace.json"));
-  if (peer.manifestHash !== run.manifestHash) throw new StrategyError(`steer: ${peerDir} is a trace of manifest ${peer.manifestHash}, not ${run.manifestHash}`);
+  if (peer.manifestHash !== run.manifestHash) throw new StrategyError(`${kind}: ${peerDir} is a trace of manifest ${peer.manifestHash}, not ${run.manifestHash}`);
+  if (kind === "full-copy" && BigInt(peer.jobId) === run.jobId) throw new StrategyError(`full-copy: ${peerDir} has this run's jobId ${run.jobId}; copying it would be the honest trace`);
   let cids: unknown;
   try {
     cids = (JSON.parse(await readFile(join(peerDir, "steps.json"), "utf8")) as { cids?: unknown }).cids;
   } catch (err) {
-    throw new StrategyError(`steer: ${peerDir} serves no readable steps.json (the peer's per-step states)`, { cause: err });
+    throw new StrategyError(`${kind}: ${peerDir} serves no readable steps.json (the peer's per-step states)`, { cause: err });
   }
-  if (!Array.isArray(cids) || cids.length !== peer.steps + 1) throw new StrategyError(`steer: ${peerDir}/steps.json does not list ${peer.steps + 1} states`);
+  if (!Array.isArray(cids) || cids.length !== peer.steps + 1) throw new StrategyError(`${kind}: ${peerDir}/steps.json does not list ${peer.steps + 1} states`);
   const peerStore = new LocalDirStore(join(peerDir, peer.store));
   const peerStates: TrainState[] = [];
   for (let t = 0; t <= peer.steps; t++) peerStates.push(run.loadCheckpoint(await peerStore.get(String(cids[t])), { step: t, jobId: BigInt(peer.jobId) }));
-  const states = steerStates(run, peerStates);
+  const states = kind === "steer" ? steerStates(run, peerStates) : peerStates;
   const K = peer.stepsPerSegment;
   const hashes = states.map((s) => run.stateHashOf(s));
   const stepStateCids: string[] = [];
@@ -252,7 +259,8 @@ async function steerTrace(run: Run, peerDir: string, outDir: string, store: Loca
     format: TRACE_FORMAT,
     manifestHash: run.manifestHash,
     jobId: run.jobId.toString(),
-    strategy: `steer:${peerDir}`,
+    salt: run.salt,
+    strategy: formatStrategy(strategy),
     model: run.model.arch,
     steps: peer.steps,
     stepsPerSegment: K,
@@ -262,7 +270,16 @@ async function steerTrace(run: Run, peerDir: string, outDir: string, store: Loca
     stateHashes: hashes,
     stepLossE6: peer.stepLossE6,
     finalCheckpointCid: stepStateCids[peer.steps]!,
-    compute: { flopsPerStep, honestFlops, spentFlops: 0, savedFlops: honestFlops, savedFraction: 1, stepsSkipped: peer.steps, gradientsComputed: 0, basis: "steered a peer's per-step weights with chosen moments: no forward or backward pass" },
+    compute: {
+      flopsPerStep,
+      honestFlops,
+      spentFlops: 0,
+      savedFlops: honestFlops,
+      savedFraction: 1,
+      stepsSkipped: peer.steps,
+      gradientsComputed: 0,
+      basis: kind === "steer" ? "steered a peer's per-step weights with chosen moments: no forward or backward pass" : "re-keyed a peer's per-step states to this job: no forward or backward pass",
+    },
     ...(peer.evaluation ? { evaluation: peer.evaluation } : {}),
     wallSeconds: (performance.now() - started) / 1000,
   };

@@ -18,7 +18,7 @@ import { logger } from "../log/index.ts";
 import { rebuildFinalWeights } from "../market/final-weights.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
 import { publishProvenance } from "../market/provenance-board.ts";
-import { createRun } from "../ml/index.ts";
+import { createRun, deploymentSalt } from "../ml/index.ts";
 import {
   anchorProvenance,
   buildProvenanceRecord,
@@ -101,7 +101,7 @@ export async function finalizeAndAnchor(ctx: ProviderContext, jobId: bigint, opt
   } catch (err) {
     log.info({ err, jobId: jobId.toString() }, "no stored end checkpoint for the last segment; rebuilding the final weights");
   }
-  weightsBytes ??= await rebuildFinalWeights(await createRun(manifest, { jobId }), ctx.store, commits);
+  weightsBytes ??= await rebuildFinalWeights(await createRun(manifest, { jobId, salt: deploymentSalt(d, jobId) }), ctx.store, commits);
 
   const record = buildProvenanceRecord({ chainId: d.chainId, jobMarket, jobId, manifest, manifestUri: created.manifestUri, segments: commits, receipts: options.receipts ?? [], weightsBytes });
   const dir = providerJobDir(ctx, jobId);

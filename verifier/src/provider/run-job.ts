@@ -29,7 +29,7 @@ import { PouwError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
 import { SegmentBoard } from "../market/segment-traces.ts";
-import { createRun, formatStrategy, type Manifest, type Run, type Strategy, type TrainState } from "../ml/index.ts";
+import { createRun, deploymentSalt, formatStrategy, type Manifest, type Run, type Strategy, type TrainState } from "../ml/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import { traceRoot } from "../trace/index.ts";
 import { createStepper } from "../ml/stepper.ts";
@@ -134,7 +134,8 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
     result.wallSeconds = (performance.now() - started) / 1000;
     return result;
   }
-  const run = await createRun(manifest, { jobId });
+  // the data order of this job: salt(chainId, jobMarket, jobId), what every auditor and panel member derives too
+  const run = await createRun(manifest, { jobId, salt: deploymentSalt(deployment, jobId) });
   const commits = await getSegmentCommits(clients.public, { jobMarket, jobId, fromBlock });
   const next = job.nextSegment;
   const resumed = await resumeState(ctx, run, options.strategy, jobId, next, commits);

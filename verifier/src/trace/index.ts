@@ -7,6 +7,8 @@
  *   leaf(t)   = keccak256(abi.encodePacked(uint64 t, bytes32 h(t)))
  *   traceRoot = OpenZeppelin Merkle root (sorted-pair keccak, as MerkleProof.verify) over the
  *               segment's leaves in step order.
+ *   salt(job) = keccak256(abi.encode(uint256 chainId, address jobMarket, uint256 jobId)): the job's salt,
+ *               which the engine's data order derives from (ml/salt.ts), so no two jobs share a trajectory.
  *
  * Step numbering: h(0) is the initial state (before any update); step t turns h(t-1) into h(t).
  * Segment i (0-based) of K steps covers states t = i*K .. (i+1)*K inclusive, so it has K+1 leaves:
@@ -19,7 +21,7 @@
  * Any change here must change Trace.sol and the fixed vectors in test/trace/vectors.json together.
  */
 import { SimpleMerkleTree } from "@openzeppelin/merkle-tree";
-import { encodeAbiParameters, encodePacked, keccak256, type Hex } from "viem";
+import { encodeAbiParameters, encodePacked, keccak256, type Address, type Hex } from "viem";
 import { InputError } from "../errors/index.ts";
 import { keccakChunks } from "./keccak.ts";
 
@@ -41,6 +43,16 @@ export function stateHash(jobId: bigint, step: bigint | number, weightsHash: Byt
       [jobId, BigInt(step), weightsHash, optimizerHash],
     ),
   );
+}
+
+/**
+ * The job's salt: keccak256(abi.encode(uint256 chainId, address jobMarket, uint256 jobId)) (Trace.sol jobSalt).
+ * Everything in it is fixed by the chain when the job is created: job ids are a counter per market, so the
+ * chain id and the market address make the salt unique across deployments too (job 7 of a testnet market and
+ * job 7 of a mainnet one must not share a data order). See docs/engine.md "Job salt".
+ */
+export function jobSalt(p: { chainId: bigint | number; jobMarket: Address; jobId: bigint }): Bytes32 {
+  return keccak256(encodeAbiParameters([{ type: "uint256" }, { type: "address" }, { type: "uint256" }], [BigInt(p.chainId), p.jobMarket, p.jobId]));
 }
 
 /** leaf(t) = keccak256(abi.encodePacked(uint64 t, bytes32 h)). */

@@ -1,10 +1,14 @@
 /**
- * `pouw audit --manifest M --trace DIR [--segments all|i,j|random:N] [--checks recompute,...] [--source URL] [--json]`:
+ * `pouw audit --manifest M --trace DIR [--segments all|i,j|random:N] [--checks recompute,...] [--source URL] [--json]
+ *   [--job-id N] [--salt 0x.. | --chain-id N --market 0x..]`:
  * audits a provider's published trace directory (trace.json, store/, optional steps.json; checkpoints
  * missing from store/ are fetched from the `--source`s, e.g. the provider's `pouw serve`) with the
  * chosen checks and prints one line (or JSON object) per segment:
  * `{ segment, ok, firstBadStep, check, proof, costMs }`. Exit 0 when every audited segment passed,
  * 1 when one failed, 2 on bad input. Thin: the work is checks/audit.ts (auditRun), which the bot calls.
+ * The job's salt (the data order the audit recomputes with) comes from the flags (salt-flags.ts), never from
+ * trace.json; without flags it is the offline salt of the job id, and a trace that records another salt is
+ * refused with the flags to give (exit 2).
  */
 import type { Command } from "commander";
 import { InputError } from "../../errors/index.ts";
@@ -13,8 +17,9 @@ import { createRun, readManifestFile, readTraceFile } from "../../ml/index.ts";
 import { join } from "node:path";
 import { collect, parseSources } from "../../config/index.ts";
 import { HttpContentStore } from "../../store/http.ts";
+import { addSaltOptions, saltFromFlags, type SaltFlags } from "../salt-flags.ts";
 
-type Opts = {
+type Opts = SaltFlags & {
   manifest: string;
   trace: string;
   segments: string;
@@ -36,14 +41,16 @@ function positiveNumber(flag: string, text: string): number {
 }
 
 export function registerAudit(program: Command): void {
-  program
-    .command("audit")
-    .description("audit a provider's trace: recompute, Freivalds, progress, magnitude or tolerance checks per segment (docs/checks.md)")
-    .requiredOption("--manifest <file>", "job manifest JSON")
-    .requiredOption("--trace <dir>", "the provider's trace directory (trace.json, store/, steps.json)")
-    .option("--segments <sel>", "all | i,j,... | random:N (auditor's private randomness)", "all")
-    .option("--checks <list>", "comma-separated: recompute, freivalds, progress, magnitude, tolerance (default: recompute for bitwise manifests, tolerance for tolerance manifests)")
-    .option("--job-id <n>", "the on-chain job id (default: the trace's)")
+  addSaltOptions(
+    program
+      .command("audit")
+      .description("audit a provider's trace: recompute, Freivalds, progress, magnitude or tolerance checks per segment (docs/checks.md)")
+      .requiredOption("--manifest <file>", "job manifest JSON")
+      .requiredOption("--trace <dir>", "the provider's trace directory (trace.json, store/, steps.json)")
+      .option("--segments <sel>", "all | i,j,... | random:N (auditor's private randomness)", "all")
+      .option("--checks <list>", "comma-separated: recompute, freivalds, progress, magnitude, tolerance (default: recompute for bitwise manifests, tolerance for tolerance manifests)")
+      .option("--job-id <n>", "the on-chain job id (default: the trace's)"),
+  )
     .option("--progress-calibration <file>", "progress calibration JSON (checks/progress.ts calibrateProgress)")
     .option("--progress-alarm-rate <p>", "progress check's target false-alarm rate per segment", "0.01")
     .option("--tolerance-threshold <d>", "tolerance check threshold (relative per-step distance, bench/results/tolerance.json)")
@@ -59,6 +66,13 @@ export function registerAudit(program: Command): void {
       const trace = await readTraceFile(join(opts.trace, "trace.json"));
       const jobIdText = opts.jobId ?? trace.jobId;
       if (!/^(0|[1-9][0-9]*)$/.test(jobIdText)) throw new InputError(`--job-id must be a decimal integer, got ${JSON.stringify(jobIdText)}`);
+      const { salt, source } = saltFromFlags(opts, BigInt(jobIdText));
+      // a trace of another job id is reported as such by the audit (checkTarget); here only a missing salt flag
+      if (source === "offline" && trace.jobId === jobIdText && trace.salt !== salt) {
+        throw new InputError(
+          `trace.json was trained for salt ${trace.salt}, not the offline salt of job ${jobIdText}: give the job's --salt, or --chain-id and --market (salt = keccak256(abi.encode(chainId, jobMarket, jobId)))`,
+        );
+      }
       const options: AuditOptions = {
         checks,
         segments,
@@ -70,7 +84,7 @@ export function registerAudit(program: Command): void {
       };
       if (checks.includes("progress") && !options.progress) throw new InputError("--checks progress needs --progress-calibration FILE");
       if (checks.includes("tolerance") && !options.tolerance) throw new InputError("--checks tolerance needs --tolerance-threshold D");
-      const run = await createRun(manifest, { jobId: BigInt(jobIdText) });
+      const run = await createRun(manifest, { jobId: BigInt(jobIdText), salt });
       const ctx = await openTraceDir(run, opts.trace, undefined, sources.map((u) => new HttpContentStore(u, { timeoutMs: sourceTimeoutMs })));
       const report = await auditRun(ctx, options);
       if (opts.json) {

@@ -60,7 +60,7 @@ export function registerProvider(program: Command): void {
   ).action(async (jobArg: string, opts: Opts) => {
     const jobId = parseJobId(jobArg);
     const strategy = parseStrategy(opts.strategy as string);
-    if (strategy.kind === "copy") throw new InputError("--strategy copy:<dir> needs a finished peer trace; use `pouw train`");
+    if (strategy.kind === "copy" || strategy.kind === "full-copy" || strategy.kind === "steer") throw new InputError(`--strategy ${strategy.kind}:<dir> needs a finished peer trace; use \`pouw train\``);
     const ctx = await marketContext(opts as never);
     const progress = reporter();
     try {

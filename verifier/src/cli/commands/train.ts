@@ -1,8 +1,11 @@
 /**
- * `pouw train --manifest M --out DIR [--strategy S] [--job-id N] [--base-store DIR] [--step-states]`:
+ * `pouw train --manifest M --out DIR [--strategy S] [--job-id N] [--salt 0x.. | --chain-id N --market 0x..]
+ *   [--base-store DIR] [--step-states]`:
  * train a job (or run a cheat strategy) and write DIR/trace.json, DIR/store/<cid> checkpoints and
  * DIR/final.safetensors; with --step-states also every step's checkpoint and DIR/steps.json (what the
- * magnitude and tolerance checks ask a provider to serve). Progress bar on stderr when it is a terminal, plain lines otherwise.
+ * magnitude and tolerance checks ask a provider to serve). The data order derives from the job's salt
+ * (salt-flags.ts; default the offline salt of --job-id), which trace.json records. Progress bar on stderr when
+ * it is a terminal, plain lines otherwise.
  */
 import { join } from "node:path";
 import cliProgress from "cli-progress";
@@ -11,20 +14,27 @@ import { InputError } from "../../errors/index.ts";
 import { readManifestFile } from "../../ml/manifest.ts";
 import { parseStrategy } from "../../ml/strategies.ts";
 import type { Progress } from "../../ml/train.ts";
+import { addSaltOptions, saltFromFlags, type SaltFlags } from "../salt-flags.ts";
 
 export function registerTrain(program: Command): void {
-  program
+  const cmd = program
     .command("train")
     .description("train a job manifest deterministically, committing a state hash per step (docs/engine.md)")
     .requiredOption("--manifest <file>", "job manifest JSON")
     .requiredOption("--out <dir>", "output directory (trace.json, store/, final.safetensors)")
-    .option("--strategy <s>", "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | copy:<dir> | plant:<step> | near-zero", "honest")
-    .option("--job-id <n>", "on-chain job id bound into every state hash", "0")
+    .option(
+      "--strategy <s>",
+      "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | copy:<dir> | full-copy:<dir> | plant:<step> | near-zero | state-poison[:<step>] | nan-plant[:<step>] | steer:<dir>",
+      "honest",
+    )
+    .option("--job-id <n>", "on-chain job id bound into every state hash", "0");
+  addSaltOptions(cmd)
     .option("--base-store <dir>", "content store holding the manifest's base checkpoint (default <out>/store)")
     .option("--step-states", "also store every step's checkpoint and write <out>/steps.json (served to the magnitude and tolerance checks; one checkpoint per step on disk)")
-    .action(async (opts: { manifest: string; out: string; strategy: string; jobId: string; baseStore?: string; stepStates?: boolean }) => {
+    .action(async (opts: { manifest: string; out: string; strategy: string; jobId: string; baseStore?: string; stepStates?: boolean } & SaltFlags) => {
       if (!/^(0|[1-9][0-9]*)$/.test(opts.jobId) || BigInt(opts.jobId) >= 1n << 256n) throw new InputError(`--job-id must be a uint256 decimal, got ${JSON.stringify(opts.jobId)}`);
       const jobId = BigInt(opts.jobId);
+      const { salt, source } = saltFromFlags(opts, jobId);
       const strategy = parseStrategy(opts.strategy);
       if (opts.stepStates && strategy.kind === "copy") throw new InputError("--step-states cannot be used with --strategy copy: copying trains nothing");
       const manifest = await readManifestFile(opts.manifest);
@@ -37,7 +47,7 @@ export function registerTrain(program: Command): void {
         import("../../checks/step-states.ts"),
       ]);
       await prepareOutDir(opts.out);
-      const run = await createRun(manifest, { jobId });
+      const run = await createRun(manifest, { jobId, salt });
       const report = progressReporter(manifest.training.steps);
       let result;
       try {
@@ -54,6 +64,7 @@ export function registerTrain(program: Command): void {
       const t = result.trace;
       const lines = [
         `manifest ${t.manifestHash}  job ${t.jobId}  strategy ${t.strategy}`,
+        `salt ${t.salt} (${source === "offline" ? "offline: chain 0, no market" : source === "chain" ? `chain ${opts.chainId}, market ${opts.market}` : "--salt"})`,
         `${t.steps} steps in ${t.segments.length} segments, ${t.wallSeconds.toFixed(1)} s (${(t.steps / t.wallSeconds).toFixed(2)} steps/s)`,
         `final loss ${(t.stepLossE6[t.stepLossE6.length - 1]! / 1e6).toFixed(4)}, compute saved ${(100 * t.compute.savedFraction).toFixed(1)}%`,
       ];
