@@ -7,7 +7,7 @@
  */
 import { expect } from "chai";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { extractWalkthrough, walkthroughScript, WalkthroughBlockError } from "../../scripts/walkthrough.ts";
@@ -78,16 +78,20 @@ describe("scripts/walkthrough.ts", () => {
       writeFileSync(script, walkthroughScript(extractWalkthrough(md(body))));
       return spawnSync("bash", [script], { env: { PATH: process.env.PATH ?? "", POUW_RPC_URL: "http://127.0.0.1:1" }, encoding: "utf8" });
     };
-    let r = run("npx hardhat node\nX=hello   # set\necho $X");
-    expect(r.status, r.stderr).to.equal(0);
-    expect(r.stdout).to.match(/\$ npx hardhat node\n\(not run: the walkthrough started its own node at http:\/\/127\.0\.0\.1:1\)\n/);
-    expect(r.stdout).to.match(/\$ echo \$X\nhello\n$/);
-    r = run("echo one\nfalse\necho never");
-    expect(r.status).to.equal(1);
-    expect(r.stdout).to.not.include("never");
-    expect(r.stderr).to.equal("walkthrough: FAILED (exit 1) at README line 6: false\n");
-    r = run("npx hardhat compile");
-    expect(r.status).to.equal(2);
-    expect(r.stderr).to.match(/^walkthrough: npx hardhat compile is not run by the walkthrough\n/);
+    try {
+      let r = run("npx hardhat node\nX=hello   # set\necho $X");
+      expect(r.status, r.stderr).to.equal(0);
+      expect(r.stdout).to.match(/\$ npx hardhat node\n\(not run: the walkthrough started its own node at http:\/\/127\.0\.0\.1:1\)\n/);
+      expect(r.stdout).to.match(/\$ echo \$X\nhello\n$/);
+      r = run("echo one\nfalse\necho never");
+      expect(r.status).to.equal(1);
+      expect(r.stdout).to.not.include("never");
+      expect(r.stderr).to.equal("walkthrough: FAILED (exit 1) at README line 6: false\n");
+      r = run("npx hardhat compile");
+      expect(r.status).to.equal(2);
+      expect(r.stderr).to.match(/^walkthrough: npx hardhat compile is not run by the walkthrough\n/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
