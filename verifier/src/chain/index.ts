@@ -54,3 +54,6 @@ export * from "./getJobDisputes.ts";
 export * from "./getDisputeParams.ts";
 export * from "./getAuditorFunds.ts";
 export * from "./describeRevert.ts";
+export * from "./advanceDevChain.ts";
+export * from "./getStakeSlashes.ts";
+export * from "./getJobOutcome.ts";

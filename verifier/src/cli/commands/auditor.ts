@@ -1,6 +1,7 @@
 /**
  * `pouw auditor bond|fund|run|claim`: post an auditor bond, hold the bond tokens a challenge deposit takes, run the
- * challenger bot (until SIGINT/SIGTERM, or one pass with --once), and claim credits won in disputes.
+ * challenger bot (until SIGINT/SIGTERM, or one pass with --once), and claim credits won in disputes (DisputeGame,
+ * StakeVault and AuditorRegistry credits; the bot claims them too).
  *
  * `run` logs at info by default (start-up summary, audits, challenges, a heartbeat), pretty on a terminal and JSON
  * otherwise or with `--log-format json`; it starts even when the auditor is unbonded or unfunded, with an error line per
@@ -8,7 +9,7 @@
  */
 import { join } from "node:path";
 import type { Command } from "commander";
-import { auditorRegistryAbi, claimBondCredit, claimStakeCredit, getAuditorFunds, getOpenJobIds, mintTestToken, postBond, stakeVaultAbi } from "../../chain/index.ts";
+import { auditorRegistryAbi, claimBondCredit, claimDisputeCredit, claimStakeCredit, disputeGameAbi, getAuditorFunds, getOpenJobIds, mintTestToken, postBond, stakeVaultAbi } from "../../chain/index.ts";
 import { chainDisputeHooks, ChallengerBot, DEFAULT_MAX_CHALLENGE_ROUNDS } from "../../bot/index.ts";
 import { InputError, PouwError } from "../../errors/index.ts";
 import { ensureFunds, fmt, marketContext, parseAmount, parseSeconds, withConfig } from "../context.ts";
@@ -108,14 +109,20 @@ export function registerAuditor(program: Command): void {
     );
   });
 
-  withConfig(auditor.command("claim").description("claim credits from the StakeVault (slash shares) and the AuditorRegistry (forfeited bonds)")).action(async (opts: Opts) => {
+  withConfig(
+    auditor.command("claim").description("claim credits from the DisputeGame (challenge deposits back, challenger rewards, panel fees), the StakeVault (slash shares) and the AuditorRegistry (forfeited bonds)"),
+  ).action(async (opts: Opts) => {
     const ctx = await marketContext(opts as never);
     const me = ctx.clients.account.address;
-    const { stakeVault, auditorRegistry } = ctx.deployment;
+    const { stakeVault, auditorRegistry, disputeGame } = ctx.deployment;
+    const fromGame = disputeGame ? await ctx.clients.public.readContract({ address: disputeGame, abi: disputeGameAbi, functionName: "creditOf", args: [me] }) : 0n;
     const fromVault = await ctx.clients.public.readContract({ address: stakeVault, abi: stakeVaultAbi, functionName: "creditOf", args: [me] });
     const fromRegistry = await ctx.clients.public.readContract({ address: auditorRegistry, abi: auditorRegistryAbi, functionName: "creditOf", args: [me] });
+    if (fromGame > 0n) await claimDisputeCredit(ctx.clients, { disputeGame: disputeGame! });
     if (fromVault > 0n) await claimStakeCredit(ctx.clients, { stakeVault });
     if (fromRegistry > 0n) await claimBondCredit(ctx.clients, { auditorRegistry });
-    process.stdout.write(fromVault + fromRegistry === 0n ? "nothing to claim\n" : `claimed ${fmt(fromVault)} (slash shares) + ${fmt(fromRegistry)} (forfeited bonds)\n`);
+    process.stdout.write(
+      fromGame + fromVault + fromRegistry === 0n ? "nothing to claim\n" : `claimed ${fmt(fromGame + fromVault + fromRegistry)}: ${fmt(fromGame)} (disputes: deposits, rewards, panel fees) + ${fmt(fromVault)} (slash shares) + ${fmt(fromRegistry)} (forfeited bonds)\n`,
+    );
   });
 }

@@ -6,7 +6,7 @@
  * record (verified against the chain), cancel an unaccepted job, and claim refunds.
  */
 import type { Command } from "commander";
-import { cancelJob, claimPayment, getDisputeParams, getJob, getSegmentCommits, jobMarketAbi } from "../../chain/index.ts";
+import { cancelJob, claimPayment, getDisputeParams, getJob, getSegmentCommits, getStakeSlashes, jobMarketAbi } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { fetchVerified, postJob } from "../../market/buyer.ts";
 import { dataTermsFor, DEFAULT_DATA_SHARE_BPS, type DataTermsMode } from "../../market/data-terms.ts";
@@ -150,9 +150,22 @@ export function registerBuyer(program: Command): void {
       if (job.status === "None") throw new InputError(`job ${jobId} does not exist`);
       const commits = await getSegmentCommits(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
       const credit = await ctx.clients.public.readContract({ address: ctx.deployment.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [ctx.clients.account.address, ctx.deployment.token] });
+      const slashes = await getStakeSlashes(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
       if (opts.json) {
         process.stdout.write(
-          JSON.stringify({ jobId: jobId.toString(), status: job.status, provider: job.provider, nextSegment: job.nextSegment, segments: job.policy.segments, deadline: job.deadline.toString(), openDisputes: job.openDisputes, payment: job.payment.toString(), committed: commits.map((c) => ({ segment: c.segment, traceRoot: c.traceRoot, lossE6: c.lossE6.toString() })), myCredit: credit.toString() }) + "\n",
+          JSON.stringify({
+            jobId: jobId.toString(),
+            status: job.status,
+            provider: job.provider,
+            nextSegment: job.nextSegment,
+            segments: job.policy.segments,
+            deadline: job.deadline.toString(),
+            openDisputes: job.openDisputes,
+            payment: job.payment.toString(),
+            committed: commits.map((c) => ({ segment: c.segment, traceRoot: c.traceRoot, lossE6: c.lossE6.toString() })),
+            slashed: slashes.map((x) => ({ provider: x.provider, amount: x.amount.toString(), burned: x.burned.toString(), blockNumber: x.blockNumber.toString(), tx: x.transactionHash })),
+            myCredit: credit.toString(),
+          }) + "\n",
         );
         return;
       }
@@ -160,6 +173,7 @@ export function registerBuyer(program: Command): void {
         `job ${jobId}: ${job.status}, ${job.nextSegment}/${job.policy.segments} segments committed, payment ${fmt(job.payment)}`,
         `provider ${job.provider}, deadline ${job.deadline === 0n ? "-" : new Date(Number(job.deadline) * 1000).toISOString()}, open disputes ${job.openDisputes}`,
         ...commits.map((c) => `  segment ${c.segment}: root ${c.traceRoot} loss ${(Number(c.lossE6) / 1e6).toFixed(4)}`),
+        ...slashes.map((x) => `provider ${x.provider} slashed ${fmt(x.amount)} of its stake for this job (${fmt(x.burned)} burned, the rest credited to the challenger and the buyer) in block ${x.blockNumber} (tx ${x.transactionHash})`),
         `your claimable credit: ${fmt(credit)}`,
       ];
       process.stdout.write(lines.join("\n") + "\n");

@@ -4,6 +4,7 @@ import { registerAuditor } from "./auditor.ts";
 import { registerBuyer } from "./buyer.ts";
 import { registerCorpus } from "./corpus.ts";
 import { registerDeploy } from "./deploy.ts";
+import { registerDev } from "./dev.ts";
 import { registerDispute } from "./dispute.ts";
 import { registerEvaluate } from "./evaluate.ts";
 import { registerPolicy } from "./policy.ts";
@@ -23,6 +24,7 @@ export function registerCommands(program: Command): void {
   registerBuyer(program);
   registerCorpus(program);
   registerDeploy(program);
+  registerDev(program);
   registerDispute(program);
   registerEvaluate(program);
   registerPolicy(program);
