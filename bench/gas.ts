@@ -36,8 +36,8 @@ const token = await viem.deployContract("TestToken", ["Test", "TST"]);
 const vault = await viem.deployContract("StakeVault", [token.address, BigInt(7 * DAY), admin.account.address]);
 const registry = await viem.deployContract("AuditorRegistry", [token.address, parseEther("100"), BigInt(14 * DAY), 3600n, admin.account.address]);
 const market = await viem.deployContract("JobMarket", [vault.address, admin.account.address]);
-// committees of 3, quorum 2, 2-block seed, 1-day request window (the deployment defaults)
-const providers = await viem.deployContract("ProviderRegistry", [registry.address, 3n, 2n, BigInt(30 * DAY), 2, BigInt(DAY)]);
+// committees of 3, quorum 2, 2-block seed, 1-day request window, 1-token request fee (the deployment defaults)
+const providers = await viem.deployContract("ProviderRegistry", [registry.address, 3n, 2n, BigInt(30 * DAY), 2, BigInt(DAY), parseEther("1")]);
 const data = await viem.deployContract("DataRegistry", []);
 // Roles are wired once (no admin afterwards); here `admin` stands in for DisputeGame (slasher, dispute roles) so
 // the role-gated calls can be measured directly.
@@ -45,7 +45,7 @@ await vault.write.wire([market.address, admin.account.address]);
 await registry.write.wire([admin.account.address]);
 for (const w of [buyer, provider, challenger, auditor, auditor2, auditor3, auditor4]) {
   await token.write.mint([w.account.address, parseEther("1000000000")]);
-  for (const spender of [market.address, vault.address, registry.address]) {
+  for (const spender of [market.address, vault.address, registry.address, providers.address]) {
     await token.write.approve([spender, maxUint256], { account: w.account });
   }
 }

@@ -154,7 +154,7 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
         assertTrue(rewardCoversPanel(STAKE, 1_000), "reward covers the panel");
         handler = new AttackHandler(this);
         targetContract(address(handler));
-        bytes4[] memory s = new bytes4[](19);
+        bytes4[] memory s = new bytes4[](20);
         s[0] = AttackHandler.newJob.selector;
         s[1] = AttackHandler.commitNext.selector;
         s[2] = AttackHandler.badCommit.selector;
@@ -174,6 +174,7 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
         s[16] = AttackHandler.honestChallenge.selector; // twice: honest challenges are the point of the game
         s[17] = AttackHandler.vote.selector; // twice: panels that vote reach PanelFault / PanelValid
         s[18] = AttackHandler.stall.selector;
+        s[19] = AttackHandler.holdEscrow.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: s}));
     }
 
@@ -220,6 +221,17 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
         _checkHonestDisputes(false);
     }
 
+    /// @notice A job has at most segments + MAX_IDLE_TIMEOUTS tenures: each tenure that commits commits a new segment,
+    /// and the MAX_IDLE_TIMEOUTS-th idle timeout ends the job Cancelled, however the provider times its re-accepts
+    /// (AttackHandler.holdEscrow re-accepts in the block of its own timeout).
+    function invariant_tenuresBounded() public view {
+        uint256[] memory ids = handler.jobs();
+        for (uint256 i; i < ids.length; ++i) {
+            IJobMarket.JobView memory j = market.getJob(ids[i]);
+            assertLe(handler.jobGhost(ids[i]).tenures, uint256(j.policy.segments) + market.MAX_IDLE_TIMEOUTS(), "tenures");
+        }
+    }
+
     /// @notice Every job is terminal by its stated bound (AttackHandler.boundOf): past it, a Committed job has no open
     /// dispute and its window has closed (finalize succeeds), an Active job has no open dispute (reportTimeout succeeds).
     function invariant_jobsEndByBound() public view {
@@ -257,7 +269,8 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
         }
     }
 
-    /// @notice After the run: every job ends at its bound (Finalized, Refunded, or re-opened by reportTimeout), every
+    /// @notice After the run: every job ends at its bound (Finalized, Refunded, Cancelled by its idle-timeout cap, or
+    /// re-opened by reportTimeout), every
     /// dispute settles, the game pays out every wei, and the two economic invariants hold for every job and dispute.
     function afterInvariant() public {
         assertGe(handler.ghost_calls(), 1, "handler was called");
@@ -270,7 +283,8 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
         for (uint256 i; i < ids.length; ++i) {
             IJobMarket.JobStatus st = market.getJob(ids[i]).status;
             assertTrue(
-                st == IJobMarket.JobStatus.Finalized || st == IJobMarket.JobStatus.Refunded || st == IJobMarket.JobStatus.Open,
+                st == IJobMarket.JobStatus.Finalized || st == IJobMarket.JobStatus.Refunded || st == IJobMarket.JobStatus.Open
+                    || st == IJobMarket.JobStatus.Cancelled,
                 "job terminal (or re-opened after its timeout)"
             );
         }

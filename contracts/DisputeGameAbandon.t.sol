@@ -145,4 +145,156 @@ contract DisputeGameAbandonTest is TestBase, AttackFixture {
         assertEq(vault.lockedFor(provider, jobId), 0, "lock released");
         assertEq(vault.creditOf(buyer), STAKE / 10, "timeout slash to the buyer");
     }
+
+    /// Holding the escrow with tenures that commit nothing. reportTimeout of an idle tenure re-opens the job at once,
+    /// and anyone may accept an Open job: a provider that reports its own timeout and re-accepts in the same block (or
+    /// the same transaction) keeps the job from ever being Open at a block boundary, so the buyer's cancelJob never
+    /// gets in. With timeoutSlashBps 0 each round costs it nothing. The idle-timeout cap ends the loop: the
+    /// MAX_IDLE_TIMEOUTS-th idle timeout cancels the job and credits the buyer the whole escrow.
+    function test_idleTenureLoop_cannotHoldEscrow_endsCancelledAtCap() public {
+        IJobMarket.Policy memory pol = policy(2);
+        pol.timeoutSlashBps = 0; // free for the attacker before the cap
+        VM.prank(buyer);
+        uint256 jobId = market.createJob(keccak256("idle"), "ipfs://m", address(token), PAYMENT, pol);
+        uint256 free0 = vault.accountOf(provider).free;
+        uint256 cap = market.MAX_IDLE_TIMEOUTS();
+        VM.prank(provider);
+        market.acceptJob(jobId);
+        for (uint256 i = 1; i <= cap; ++i) {
+            VM.warp(market.getJob(jobId).deadline + 1);
+            VM.prank(provider);
+            market.reportTimeout(jobId);
+            if (i == cap) break;
+            // same block: the provider takes the job back before the buyer's cancel lands
+            VM.prank(provider);
+            market.acceptJob(jobId);
+            VM.prank(buyer);
+            VM.expectRevert(
+                abi.encodeWithSelector(
+                    IJobMarket.JobMarketWrongStatus.selector, jobId, IJobMarket.JobStatus.Active, IJobMarket.JobStatus.Open
+                )
+            );
+            market.cancelJob(jobId);
+        }
+        assertEq(vault.accountOf(provider).free, free0, "each idle round cost the provider nothing");
+        IJobMarket.JobView memory j = market.getJob(jobId);
+        assertTrue(j.status == IJobMarket.JobStatus.Cancelled, "the cap ends the job");
+        assertEq(j.provider, address(0), "no provider");
+        assertEq(market.creditOf(buyer, address(token)), PAYMENT, "whole escrow back to the buyer");
+        assertEq(vault.lockedFor(provider, jobId), 0, "lock released");
+        VM.prank(provider);
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IJobMarket.JobMarketWrongStatus.selector, jobId, IJobMarket.JobStatus.Cancelled, IJobMarket.JobStatus.Open
+            )
+        );
+        market.acceptJob(jobId);
+    }
+
+    /// Timing the timeout against an honest challenge in the same block, both orders. Past the deadline an Active job
+    /// takes no dispute, and only reportTimeout (anyone's) makes it TimedOut, which does: a challenge that lands first
+    /// reverts with nothing consumed (its commitment survives the revert) and succeeds right after the report, in the
+    /// same block; one that lands after the report succeeds. At the deadline second itself the challenge opens and the
+    /// report is refused, and then blocked until the dispute settles. The provider gains nothing from either order.
+    function test_timeoutVsChallenge_sameBlock_eitherOrder_faultReachable() public {
+        // order 1: challenge, then reportTimeout (the provider's), then the same challenge again
+        uint256 jobA = _job(2, 1, BAD_STEP);
+        uint256 deadline = market.getJob(jobA).deadline;
+        _commitChallenge(HONEST_1, jobA, BAD_STEP);
+        VM.warp(deadline + 1);
+        VM.expectRevert(
+            abi.encodeWithSelector(IJobMarket.JobMarketSegmentDeadlinePassed.selector, jobA, deadline, deadline + 1)
+        );
+        _challengeCommitted(HONEST_1, jobA, BAD_STEP, BAD_STEP);
+        VM.prank(provider);
+        market.reportTimeout(jobA);
+        uint256 idA = _challengeCommitted(HONEST_1, jobA, BAD_STEP, BAD_STEP);
+        assertTrue(game.getDispute(idA).status == IDisputeGame.Status.Open, "challenge opens after the report");
+
+        // order 2: reportTimeout first, then the challenge, same block
+        uint256 jobB = _job(2, 1, BAD_STEP);
+        _commitChallenge(HONEST_2, jobB, BAD_STEP);
+        VM.warp(market.getJob(jobB).deadline + 1);
+        VM.prank(provider);
+        market.reportTimeout(jobB);
+        uint256 idB = _challengeCommitted(HONEST_2, jobB, BAD_STEP, BAD_STEP);
+        assertTrue(game.getDispute(idB).status == IDisputeGame.Status.Open, "challenge opens on the TimedOut job");
+
+        // the deadline second: the challenge opens, the report is refused then, and frozen after
+        uint256 jobC = _job(2, 1, BAD_STEP);
+        uint256 deadlineC = market.getJob(jobC).deadline;
+        _commitChallenge(challenger, jobC, BAD_STEP);
+        VM.warp(deadlineC);
+        VM.prank(provider);
+        VM.expectRevert(
+            abi.encodeWithSelector(IJobMarket.JobMarketDeadlineNotPassed.selector, jobC, deadlineC, deadlineC)
+        );
+        market.reportTimeout(jobC);
+        uint256 idC = _challengeCommitted(challenger, jobC, BAD_STEP, BAD_STEP);
+        VM.warp(deadlineC + 1);
+        VM.prank(provider);
+        VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketFrozen.selector, jobC, 1));
+        market.reportTimeout(jobC);
+
+        uint256[3] memory ids = [idA, idB, idC];
+        for (uint256 i; i < 3; ++i) {
+            VM.prank(provider);
+            game.concede(ids[i]);
+            assertTrue(market.getJob(game.getDispute(ids[i]).jobId).status == IJobMarket.JobStatus.Refunded, "refunded");
+        }
+    }
+
+    /// The same provider times out, waits out the TimedOut window and re-accepts: acceptJob moves startSegment past
+    /// the earlier tenure's segments, which are then no longer disputable. By construction that happens only after a
+    /// full window from the timeout, which is after every commit of that tenure: the faulty segment was in reach for
+    /// at least one challenge window after its commit.
+    function test_reaccept_sameProvider_earlierSegmentsUndisputableOnlyAfterFullWindow() public {
+        uint256 jobId = _job(3, 1, BAD_STEP);
+        uint256 committedAt = block.timestamp;
+        uint256 window = policy(3).challengeWindow;
+        VM.warp(market.getJob(jobId).deadline + 1);
+        VM.prank(provider);
+        market.reportTimeout(jobId);
+        uint256 until = market.getJob(jobId).deadline;
+        _commitChallenge(HONEST_1, jobId, BAD_STEP);
+        VM.warp(until + 1);
+        VM.prank(provider);
+        market.reopenJob(jobId);
+        VM.prank(provider);
+        market.acceptJob(jobId);
+        assertGe(block.timestamp, committedAt + window + 1, "undisputable only after a full window from its commit");
+        IJobMarket.JobView memory j = market.getJob(jobId);
+        assertEq(j.startSegment, 1, "the new tenure starts after segment 0");
+        VM.expectRevert(
+            abi.encodeWithSelector(IDisputeGame.DisputeGameSegmentNotDisputable.selector, jobId, 0, 1, 1)
+        );
+        _challengeCommitted(HONEST_1, jobId, BAD_STEP, BAD_STEP);
+    }
+
+    /// A NoDecision on a TimedOut job re-opens its window like a Committed one's (MAX_REOPENS is per job, shared by
+    /// every TimedOut and Committed window of the job): a sybil dispute at the window's last second with a silent
+    /// panel does not launder the faulty segment; an honest challenge in the re-opened window still slashes.
+    function test_timedOut_noDecisionAtWindowEnd_reopensWindow_faultStillReachable() public {
+        uint256 jobId = _job(2, 1, BAD_STEP);
+        VM.warp(market.getJob(jobId).deadline + 1);
+        market.reportTimeout(jobId);
+        uint256 until = market.getJob(jobId).deadline;
+        VM.warp(until);
+        uint256 sybil = _challenge(SYBIL_CHALLENGER_1, jobId, 1, BAD_STEP); // step 1 is valid
+        VM.warp(game.getDispute(sybil).revealDeadline + 1);
+        game.resolve(sybil); // silent panel
+        assertTrue(game.getDispute(sybil).outcome == IDisputeGame.Outcome.NoDecision, "no decision");
+        assertEq(market.getJob(jobId).deadline, block.timestamp + policy(2).challengeWindow, "window re-opened");
+        assertTrue(block.timestamp > until, "past the original TimedOut window");
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IJobMarket.JobMarketChallengeWindowOpen.selector, jobId, market.getJob(jobId).deadline, block.timestamp
+            )
+        );
+        market.reopenJob(jobId);
+        uint256 honest = _challenge(HONEST_1, jobId, BAD_STEP, BAD_STEP);
+        VM.prank(provider);
+        game.concede(honest);
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Refunded, "refunded");
+    }
 }

@@ -167,6 +167,33 @@ contract DisputePanelTest is TestBase, DisputeFixture {
         _assertPanel(id, keccak256(abi.encode(blockhash(d.seedBlock), id)));
     }
 
+    /// The provider sees a commitChallenge in the mempool (it cannot tell the job or step, but it can tell that a
+    /// challenge is coming) and bonds six sybils in that very block. The dispute's pool is the snapshot at the reveal
+    /// (challengedAt), and a bond counts only activationDelaySeconds (1 hour) after it is posted, so sybils bonded
+    /// between the commit and a prompt reveal (the bot reveals in the next block) are not drawn. A challenger that
+    /// waited longer than the activation delay between commit and reveal would let them in, but only as bonds posted
+    /// before the seed was fixed: they buy the same odds as older ones, nothing chosen after the seed.
+    function test_sybilsBondedAfterChallengeCommit_notInPool() public {
+        uint256 jobId = _job(2, 2, 2);
+        bytes32 salt = keccak256(abi.encode("challenge", challenger, jobId, uint256(2)));
+        bytes32 c = game.challengeCommitment(jobId, 2, challenger, salt);
+        vm.prank(challenger);
+        game.commitChallenge(c);
+        for (uint256 i; i < SYBILS; ++i) _bondSybil(i); // same block as the commit
+        VMB.roll(block.number + 1);
+        vm.warp(block.timestamp + 12);
+        uint256 id = _challengeCommitted(challenger, jobId, 2, 2);
+        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        VMB.roll(d.seedBlock + 1);
+        vm.warp(block.timestamp + 1);
+        address[] memory pool = registry.eligibleAuditors(d.challengedAt);
+        assertEq(pool.length, auditors.length, "pool at challengedAt: the fixture's auditors only");
+        assertTrue(game.drawPanel(id), "drawn");
+        _assertPanel(id, keccak256(abi.encode(blockhash(d.seedBlock), id)));
+        // the slow reveal, for contrast: an activation delay after the bonds, the sybils are eligible
+        assertTrue(registry.isEligible(_sybil(0), uint64(d.challengedAt + ACTIVATION_DELAY)), "counts an hour later");
+    }
+
     // ---------------------------------------------------------------- forfeitability and the horizon
 
     /// A drawn member that requests exit during the dispute cannot leave before resolve: its silence is forfeited.

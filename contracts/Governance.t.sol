@@ -47,7 +47,7 @@ contract GovernanceTest is TestBase {
         market = new JobMarket(vault, address(this));
         Groth16Verifier verifier = new Groth16Verifier();
         game = new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, _params());
-        providers = new ProviderRegistry(registry, 3, 2, 30 days, 2, 1 days);
+        providers = new ProviderRegistry(registry, 3, 2, 30 days, 2, 1 days, 1e18);
         data = new DataRegistry();
         // The standard wiring: registries, then each role once; wiring ends on every contract.
         vault.wire(address(market), address(0));

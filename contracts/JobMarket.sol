@@ -54,6 +54,7 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
         bytes32 lastEndState;
         // slot 6
         uint8 reopens; // challenge windows re-opened after a NoDecision (<= MAX_REOPENS)
+        uint8 idleTimeouts; // timeouts of tenures that committed nothing (< MAX_IDLE_TIMEOUTS while the job lives)
     }
 
     /// @notice Held by the dispute contract: freeze and settle jobs. Wired once (`wire`).
@@ -72,6 +73,9 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
     uint256 public constant MAX_CHALLENGER_BPS = 5_000;
     /// @notice How many times a NoDecision re-opens a Committed job's challenge window (bounds the job's lifetime).
     uint256 public constant MAX_REOPENS = 2;
+    /// @notice Timeouts of tenures that committed nothing a job survives: the MAX_IDLE_TIMEOUTS-th ends it Cancelled
+    /// (escrow back to the buyer), so nobody holds an escrow by re-accepting a job the moment its timeout re-opens it.
+    uint256 public constant MAX_IDLE_TIMEOUTS = 3;
     /// @notice Most steps one segment may have: its K+1 state hashes travel in one commitSegment's calldata.
     uint256 public constant MAX_STEPS_PER_SEGMENT = 4_096;
     uint256 private constant _BPS = 10_000;
@@ -276,11 +280,19 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
         uint256 slashed = (locked * j.timeoutSlashBps) / _BPS;
         uint256 segment = j.nextSegment;
         uint32 until;
+        bool ended;
         if (segment == j.startSegment) {
             // Nothing committed in this tenure: nothing to dispute, the job re-opens at once.
             j.provider = address(0);
-            j.status = JobStatus.Open;
             j.deadline = 0;
+            uint8 idle = j.idleTimeouts + 1;
+            j.idleTimeouts = idle;
+            // INVARIANT: a job spends at most MAX_IDLE_TIMEOUTS tenures that commit nothing. A re-opened job can be
+            // re-accepted in the same block (or transaction) that re-opens it, before the buyer's cancelJob lands, so
+            // without this cap a provider could hold the escrow forever (for free with timeoutSlashBps 0); tenures that
+            // commit are bounded by the segment count.
+            ended = idle >= MAX_IDLE_TIMEOUTS;
+            j.status = ended ? JobStatus.Cancelled : JobStatus.Open;
         } else {
             // INVARIANT: a committed segment stays disputable for at least one challenge window after its commit,
             // whatever the provider does next: abandoning the job keeps the tenure's segments (and the rest of the
@@ -290,6 +302,12 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
             j.deadline = until;
         }
         emit JobTimedOut(jobId, provider, segment, slashed, until);
+        if (ended) {
+            // INVARIANT: a job ended by the cap owes nobody but the buyer: timed-out providers forfeit their pay.
+            uint256 refund = j.payment;
+            emit JobCancelled(jobId, refund);
+            _credit(j.token, buyer, refund);
+        }
         if (slashed != 0) {
             address[] memory recipients = new address[](1);
             uint256[] memory amounts = new uint256[](1);

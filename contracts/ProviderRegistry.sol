@@ -4,6 +4,8 @@ pragma solidity 0.8.28;
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
 import {IProviderRegistry} from "./interfaces/IProviderRegistry.sol";
 import {PanelTiming} from "./libraries/PanelTiming.sol";
@@ -11,10 +13,11 @@ import {Receipts} from "./libraries/Receipts.sol";
 
 /// @title ProviderRegistry: provider attestation tiers recorded on a quorum of a drawn auditor committee
 /// (see IProviderRegistry and docs/panels.md)
-/// @dev No admin: the committee size, quorum, seed delay, request window, maximum validity and the auditor registry
-/// are fixed at deployment.
+/// @dev No admin: the committee size, quorum, seed delay, request window, maximum validity, request fee and the auditor
+/// registry are fixed at deployment.
 contract ProviderRegistry is IProviderRegistry, EIP712 {
     using SafeCast for uint256;
+    using SafeERC20 for IERC20;
 
     /// @dev A request in two slots (deadline = asOf + requestWindowSeconds is not stored). NOTE: uint32 block numbers
     /// last 4.29e9 blocks (1,600 years of 12 s blocks); past that, requestAttestation reverts (SafeCast).
@@ -42,6 +45,8 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     uint8 public constant TIER_NONE = 4;
     /// @notice Largest committee (signature checks loop over it; AuditorRegistry draws are O(pool)).
     uint256 public constant MAX_COMMITTEE = 15;
+    /// @notice Where request fees go (never claimed: burned; ERC-20s refuse address(0)).
+    address public constant BURN_ADDRESS = 0x000000000000000000000000000000000000dEaD;
     /// @dev blockhash(n) is only available for the 256 most recent blocks.
     uint256 private constant _BLOCKHASH_RANGE = 256;
 
@@ -51,6 +56,8 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     uint64 private immutable _maxValiditySeconds;
     uint16 private immutable _seedDelayBlocks;
     uint64 private immutable _requestWindowSeconds;
+    IERC20 private immutable _feeToken;
+    uint256 private immutable _requestFee;
 
     uint256 private _requestCount;
     mapping(uint256 requestId => StoredRequest) private _requests;
@@ -64,7 +71,8 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         uint256 quorum_,
         uint64 maxValiditySeconds_,
         uint16 seedDelayBlocks_,
-        uint64 requestWindowSeconds_
+        uint64 requestWindowSeconds_,
+        uint256 requestFee_
     ) EIP712(Receipts.PROVIDER_REGISTRY_DOMAIN_NAME, Receipts.DOMAIN_VERSION) {
         if (quorum_ == 0) revert ProviderRegistryZeroQuorum();
         if (committeeSize_ > MAX_COMMITTEE) revert ProviderRegistryCommitteeTooLarge(committeeSize_, MAX_COMMITTEE);
@@ -81,7 +89,13 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         uint64 activationDelay = auditors_.activationDelaySeconds();
         // INVARIANT: a bond posted once a request fixed its seed block cannot count before the seed is public.
         if (activationDelay <= seedSeconds) revert ProviderRegistryActivationDelayTooShort(activationDelay, seedSeconds);
+        // INVARIANT: every committee draw costs its requester something it never gets back. The one-request-per-window
+        // rule binds an address, and addresses are free: without a fee a provider would draw committees in parallel for
+        // as many provider addresses as it likes and use whichever drew its own auditors.
+        if (requestFee_ == 0) revert ProviderRegistryZeroFee();
         _auditors = auditors_;
+        _feeToken = IERC20(auditors_.token());
+        _requestFee = requestFee_;
         _committeeSize = committeeSize_;
         _quorum = quorum_;
         _maxValiditySeconds = maxValiditySeconds_;
@@ -97,6 +111,10 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         if (previous != 0 && block.timestamp <= _deadline(_requests[previous])) {
             revert ProviderRegistryRequestOpen(msg.sender, previous, _deadline(_requests[previous]));
         }
+        uint256 fee = _requestFee;
+        uint256 allowed = _feeToken.allowance(msg.sender, address(this));
+        // INVARIANT: a request is opened only with its fee burned (a clear error beats whatever the token reverts with).
+        if (allowed < fee) revert ProviderRegistryFeeNotApproved(msg.sender, allowed, fee);
         requestId = ++_requestCount;
         uint48 asOf = block.timestamp.toUint48();
         uint32 seedBlock = (block.number + _seedDelayBlocks).toUint32();
@@ -111,6 +129,7 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         uint64 deadline = uint64(asOf) + _requestWindowSeconds;
         _lastRequest[msg.sender] = requestId;
         emit AttestationRequested(requestId, msg.sender, evidenceHash, asOf, seedBlock, deadline);
+        _feeToken.safeTransferFrom(msg.sender, BURN_ADDRESS, fee);
     }
 
     /// @inheritdoc IProviderRegistry
@@ -247,6 +266,16 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     /// @inheritdoc IProviderRegistry
     function requestWindowSeconds() external view returns (uint64) {
         return _requestWindowSeconds;
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function requestFee() external view returns (uint256) {
+        return _requestFee;
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function feeToken() external view returns (address) {
+        return address(_feeToken);
     }
 
     /// @notice The EIP-712 domain separator of this registry.

@@ -21,6 +21,7 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
     uint64 internal constant ACTIVATION_DELAY = 1 hours;
     uint16 internal constant SEED_DELAY = 2;
     uint64 internal constant WINDOW = 1 days;
+    uint256 internal constant FEE = 1e18;
     /// @dev Keys of the provider's own auditors (the attacker's), apart from the fixture's honest 0xA11CE + i.
     uint256 internal constant SYBIL_KEY = 0x5B11;
 
@@ -33,8 +34,11 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
         vm.roll(1_000);
         token = new TestToken("Test", "TST");
         auditors = new AuditorRegistry(token, AUDITOR_BOND, EXIT_DELAY, ACTIVATION_DELAY, address(this));
-        providers = new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, SEED_DELAY, WINDOW);
+        providers = new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, SEED_DELAY, WINDOW, FEE);
         _bondAuditors(token, auditors, 3);
+        token.mint(PROVIDER, 100 * FEE); // direct requestAttestation calls below burn FEE each
+        vm.prank(PROVIDER);
+        token.approve(address(providers), type(uint256).max);
     }
 
     function _expiry() internal view returns (uint64) {
@@ -222,7 +226,7 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
     /// A signature under another domain (another registry's) does not count either.
     function test_record_otherDomainSignature_reverts() public {
         (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 95, _expiry());
-        ProviderRegistry other = new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, SEED_DELAY, WINDOW);
+        ProviderRegistry other = new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, SEED_DELAY, WINDOW, FEE);
         bytes[] memory sigs = _committeeSigs(providers, id, other.digestOf(att), 2);
         vm.expectPartialRevert(IProviderRegistry.ProviderRegistryNotCommitteeMember.selector);
         providers.record(att, sigs);
@@ -332,6 +336,62 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
         vm.warp(deadline + 1);
         vm.prank(PROVIDER);
         assertEq(providers.requestAttestation(_evidence(PROVIDER)), id + 1, "next window");
+    }
+
+    /// The one-request-per-window rule binds an address, and a provider has as many addresses as it likes: it requests
+    /// for many provider addresses in the same block and keeps whichever drew its two old auditors (4.5% each, see
+    /// above), so the per-address window alone would buy it the 30-window odds of docs/panels.md in one window. What
+    /// makes each of those draws cost something is the request fee: every request burns it, whoever asks, so k draws
+    /// cost k * fee (FEE / p per success on average), and nothing is refunded to the winner either.
+    function test_parallelRerollFromOtherAddresses_eachDrawBurnsTheFee() public {
+        _bondAuditors(token, auditors, 7); // ten honest
+        _bondKeys(token, auditors, SYBIL_KEY, 2);
+        vm.warp(block.timestamp + ACTIVATION_DELAY);
+        uint256 burned0 = token.balanceOf(providers.BURN_ADDRESS());
+        uint256 n = 40;
+        uint256[] memory ids = new uint256[](n);
+        for (uint256 i; i < n; ++i) {
+            address sybil = address(uint160(0xB200 + i));
+            token.mint(sybil, FEE);
+            vm.prank(sybil);
+            token.approve(address(providers), FEE);
+            vm.prank(sybil);
+            ids[i] = providers.requestAttestation(_evidence(sybil)); // all in one block: no window between them
+            assertEq(token.balanceOf(sybil), 0, "the request burned the sybil's fee");
+        }
+        assertEq(token.balanceOf(providers.BURN_ADDRESS()) - burned0, n * FEE, "n draws burned n fees");
+        vm.roll(block.number + SEED_DELAY + 1);
+        vm.warp(block.timestamp + 1);
+        uint256 wins;
+        for (uint256 i; i < n; ++i) {
+            address[] memory c = providers.committeeOf(ids[i]);
+            uint256 own;
+            for (uint256 j; j < c.length; ++j) {
+                if (c[j] == vm.addr(SYBIL_KEY) || c[j] == vm.addr(SYBIL_KEY + 1)) ++own;
+            }
+            if (own < 2) continue;
+            ++wins;
+            address sybil = address(uint160(0xB200 + i));
+            Receipts.AttestationVerified memory att = _attestation(sybil, ids[i], 1, 100, _expiry());
+            providers.record(att, _ownSigs(att));
+            assertEq(providers.effectiveTier(sybil), 1, "the lucky address is tier 1");
+        }
+        // The draws are what the snapshot and the seed give (about n * 4.5% = 1.8 wins expected): parallel draws do
+        // win, so their price is the only bound. Here it is n * FEE for `wins` records.
+        assertGe(wins, 1, "parallel draws from other addresses reach the provider's own auditors");
+    }
+
+    function test_request_feeNotApproved_reverts() public {
+        address poor = address(0xB0B0);
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryFeeNotApproved.selector, poor, 0, FEE));
+        vm.prank(poor);
+        providers.requestAttestation(_evidence(poor));
+        vm.prank(poor);
+        token.approve(address(providers), FEE);
+        vm.expectRevert(); // approved but unfunded: the token's own error
+        vm.prank(poor);
+        providers.requestAttestation(_evidence(poor));
+        assertEq(providers.lastRequestOf(poor), 0, "no request opened");
     }
 
     /// Signatures of the provider's own two auditors (SYBIL_KEY, SYBIL_KEY + 1), ascending.
@@ -461,36 +521,38 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
 
     function test_constructor_badCommitteeOrQuorum_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryZeroQuorum.selector));
-        new ProviderRegistry(auditors, 3, 0, MAX_VALIDITY, SEED_DELAY, WINDOW);
+        new ProviderRegistry(auditors, 3, 0, MAX_VALIDITY, SEED_DELAY, WINDOW, FEE);
         vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryCommitteeTooLarge.selector, 16, 15));
-        new ProviderRegistry(auditors, 16, 9, MAX_VALIDITY, SEED_DELAY, WINDOW);
+        new ProviderRegistry(auditors, 16, 9, MAX_VALIDITY, SEED_DELAY, WINDOW, FEE);
         vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryQuorumAboveCommittee.selector, 4, 3));
-        new ProviderRegistry(auditors, 3, 4, MAX_VALIDITY, SEED_DELAY, WINDOW);
+        new ProviderRegistry(auditors, 3, 4, MAX_VALIDITY, SEED_DELAY, WINDOW, FEE);
         // two disjoint halves of a committee of 4 could each make a quorum of 2
         vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryQuorumNotMajority.selector, 2, 4));
-        new ProviderRegistry(auditors, 4, 2, MAX_VALIDITY, SEED_DELAY, WINDOW);
+        new ProviderRegistry(auditors, 4, 2, MAX_VALIDITY, SEED_DELAY, WINDOW, FEE);
         vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryZeroValidity.selector));
-        new ProviderRegistry(auditors, 1, 1, 0, SEED_DELAY, WINDOW);
+        new ProviderRegistry(auditors, 1, 1, 0, SEED_DELAY, WINDOW, FEE);
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryZeroFee.selector));
+        new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, SEED_DELAY, WINDOW, 0);
     }
 
     function test_constructor_badDelays_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryInvalidSeedDelay.selector, 0));
-        new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, 0, WINDOW);
+        new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, 0, WINDOW, FEE);
         vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryInvalidSeedDelay.selector, 201));
-        new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, 201, WINDOW);
+        new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, 201, WINDOW, FEE);
         // 2 blocks are taken as 24 s: a window of 24 s could close before the seed block
         vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryWindowTooShort.selector, 24, 24));
-        new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, SEED_DELAY, 24);
+        new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, SEED_DELAY, 24, FEE);
         vm.expectRevert(
             abi.encodeWithSelector(IProviderRegistry.ProviderRegistryWindowTooLong.selector, EXIT_DELAY + 1, EXIT_DELAY)
         );
-        new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, SEED_DELAY, EXIT_DELAY + 1);
+        new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, SEED_DELAY, EXIT_DELAY + 1, FEE);
         AuditorRegistry quick = new AuditorRegistry(token, AUDITOR_BOND, EXIT_DELAY, 24, address(this));
         vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryActivationDelayTooShort.selector, 24, 24));
-        new ProviderRegistry(quick, 3, 2, MAX_VALIDITY, SEED_DELAY, WINDOW);
+        new ProviderRegistry(quick, 3, 2, MAX_VALIDITY, SEED_DELAY, WINDOW, FEE);
         // the boundaries themselves are accepted
-        new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, SEED_DELAY, EXIT_DELAY);
-        new ProviderRegistry(new AuditorRegistry(token, AUDITOR_BOND, EXIT_DELAY, 25, address(this)), 3, 2, MAX_VALIDITY, SEED_DELAY, 25);
+        new ProviderRegistry(auditors, 3, 2, MAX_VALIDITY, SEED_DELAY, EXIT_DELAY, FEE);
+        new ProviderRegistry(new AuditorRegistry(token, AUDITOR_BOND, EXIT_DELAY, 25, address(this)), 3, 2, MAX_VALIDITY, SEED_DELAY, 25, FEE);
     }
 
     function test_views_reportParameters() public view {
@@ -500,6 +562,8 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
         assertEq(providers.maxValiditySeconds(), MAX_VALIDITY, "validity");
         assertEq(providers.seedDelayBlocks(), SEED_DELAY, "seed delay");
         assertEq(providers.requestWindowSeconds(), WINDOW, "window");
+        assertEq(providers.requestFee(), FEE, "fee");
+        assertEq(providers.feeToken(), address(token), "fee token: the auditor token");
         assertTrue(auditors.isActive(vm.addr(_auditorKeys[0])), "auditor active");
         assertTrue(uint8(auditors.auditorOf(vm.addr(_auditorKeys[2])).status) == uint8(IAuditorRegistry.AuditorStatus.Active), "status");
     }

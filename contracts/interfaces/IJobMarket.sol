@@ -124,7 +124,8 @@ interface IJobMarket is IFixedRoles {
         uint256 payment,
         Policy policy
     );
-    /// @notice The buyer cancelled job `jobId` before acceptance; `refund` was credited to it.
+    /// @notice Job `jobId` ended Cancelled and `refund` (the whole escrow) was credited to its buyer: the buyer cancelled
+    /// it while Open, or its MAX_IDLE_TIMEOUTS-th idle timeout ended it (emitted right after that JobTimedOut).
     event JobCancelled(uint256 indexed jobId, uint256 refund);
     /// @notice `provider` accepted job `jobId` from segment `startSegment`; the first deadline is `deadline`.
     event JobAccepted(uint256 indexed jobId, address indexed provider, uint256 startSegment, uint64 deadline);
@@ -147,7 +148,8 @@ interface IJobMarket is IFixedRoles {
     /// `deadline` (re-open number `reopens` of at most MAX_REOPENS).
     event ChallengeWindowReopened(uint256 indexed jobId, uint64 deadline, uint8 reopens);
     /// @notice `provider` missed the deadline of segment `segment` of job `jobId`; `slashed` of its stake
-    /// went to the buyer. With `disputableUntil` 0 (no segment committed in its tenure) the job re-opened; otherwise
+    /// went to the buyer. With `disputableUntil` 0 (no segment committed in its tenure) the job re-opened (or, at the
+    /// MAX_IDLE_TIMEOUTS-th such timeout, ended Cancelled: a JobCancelled follows); otherwise
     /// the job is TimedOut: the tenure's segments stay disputable and the rest of the lock locked until then.
     event JobTimedOut(
         uint256 indexed jobId, address indexed provider, uint256 segment, uint256 slashed, uint64 disputableUntil
@@ -340,7 +342,9 @@ interface IJobMarket is IFixedRoles {
 
     /// @notice Report that an Active job's provider missed its deadline: slash policy.timeoutSlashBps of its
     /// lock to the buyer. If the provider committed no segment since it accepted, release the rest and re-open the
-    /// job at once. Otherwise the job becomes TimedOut until now + policy.challengeWindow: the segments of that
+    /// job at once; the MAX_IDLE_TIMEOUTS-th such idle timeout of a job ends it Cancelled instead, crediting the buyer
+    /// the whole escrow (a provider that re-accepts in the same block as its timeout would otherwise keep the buyer
+    /// from ever cancelling). Otherwise the job becomes TimedOut until now + policy.challengeWindow: the segments of that
     /// tenure stay disputable (a fault slashes the rest of the lock and refunds the buyer), so abandoning a job
     /// does not shorten the time anyone has to dispute a committed segment. Anyone may call.
     function reportTimeout(uint256 jobId) external;

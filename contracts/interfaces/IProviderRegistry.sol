@@ -114,6 +114,11 @@ interface IProviderRegistry {
     error ProviderRegistryInvalidTier(uint8 tier);
     /// @notice `band` is outside tier `tier`'s range `min`..`max`.
     error ProviderRegistryBandOutOfRange(uint8 tier, uint8 band, uint8 min, uint8 max);
+    /// @notice The request fee must be at least 1 (a free request lets a provider re-roll committees in parallel from
+    /// as many addresses as it likes).
+    error ProviderRegistryZeroFee();
+    /// @notice `provider` allowed this registry `allowance` of the auditor token; a request burns `fee`.
+    error ProviderRegistryFeeNotApproved(address provider, uint256 allowance, uint256 fee);
     /// @notice The evidence hash is zero.
     error ProviderRegistryZeroEvidence();
     /// @notice `provider` already has request `requestId` open until `deadline`.
@@ -156,7 +161,9 @@ interface IProviderRegistry {
 
     /// @notice Open an attestation request for the caller's evidence `evidenceHash` (keccak256 of the evidence token):
     /// snapshot asOf = now, seed block = block.number + seedDelayBlocks, deadline = now + requestWindowSeconds. Reverts
-    /// while the caller's previous request is before its deadline.
+    /// while the caller's previous request is before its deadline. Burns `requestFee()` of the AuditorRegistry's token
+    /// from the caller (approve it to this registry first): every committee draw costs whoever asks for it, from any
+    /// address, so re-rolling committees in parallel from other provider addresses is not free (docs/panels.md).
     function requestAttestation(bytes32 evidenceHash) external returns (uint256 requestId);
 
     /// @notice Draw and store request `requestId`'s committee (anyone) once its seed block is mined, within 256 blocks
@@ -214,4 +221,10 @@ interface IProviderRegistry {
 
     /// @notice Seconds a request stays open for its draw and record (and before the provider may request again).
     function requestWindowSeconds() external view returns (uint64);
+
+    /// @notice What one request burns, in units of `feeToken()` (> 0, fixed at deployment).
+    function requestFee() external view returns (uint256);
+
+    /// @notice The token of the request fee: the AuditorRegistry's bond token.
+    function feeToken() external view returns (address);
 }

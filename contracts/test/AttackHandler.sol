@@ -68,6 +68,7 @@ contract AttackHandler is DisputeBase, AttackActors {
         uint256 shareAtFault; // floor(pool / disputes open at the fault), pool = R - the deciding panel's fees
         uint16 challengerBps;
         uint16 buyerBps;
+        uint16 tenures; // successful acceptJob calls (<= segments + MAX_IDLE_TIMEOUTS: invariant_tenuresBounded)
         bool faulted;
     }
 
@@ -351,6 +352,25 @@ contract AttackHandler is DisputeBase, AttackActors {
         _marketCall(_jobAt(jobSeed), provider, 1);
     }
 
+    /// @notice The provider holds the escrow with idle tenures: at each deadline it reports its own timeout and
+    /// re-accepts in the same block, so the buyer never sees the job Open (up to `rounds` times).
+    function holdEscrow(uint8 jobSeed, uint8 rounds) external {
+        ++ghost_calls;
+        uint256 jobId = _jobAt(jobSeed);
+        for (uint256 r; r <= rounds % 6; ++r) {
+            IJobMarket.JobView memory j = market.getJob(jobId);
+            if (j.status == IJobMarket.JobStatus.Open) {
+                if (!_marketCall(jobId, provider, 1)) return;
+                continue;
+            }
+            if (j.status != IJobMarket.JobStatus.Active || j.provider != provider || j.nextSegment != j.startSegment) return;
+            if (j.deadline >= block.timestamp) _advance(j.deadline + 1 - block.timestamp);
+            if (!_marketCall(jobId, provider, 0)) return;
+            ++ghost_timeouts;
+            if (market.getJob(jobId).status == IJobMarket.JobStatus.Open) _marketCall(jobId, provider, 1);
+        }
+    }
+
     /// @notice The provider's (or anyone's) clock: time moves through the keeper; blocks move up to MAX_ROLL.
     function warp(uint32 secondsAhead, uint16 blocks) external {
         ++ghost_calls;
@@ -482,6 +502,7 @@ contract AttackHandler is DisputeBase, AttackActors {
         g.badFrom = badFrom;
         g.challengerBps = challengerBps;
         g.buyerBps = pol.buyerBps;
+        g.tenures = 1;
         _book(jobId, s0, _snap());
     }
 
@@ -634,6 +655,7 @@ contract AttackHandler is DisputeBase, AttackActors {
                 ok = true;
             } catch {}
         }
+        if (ok && what == 1) ++_jg[jobId].tenures;
         if (ok && what == 0 && market.getJob(jobId).status == IJobMarket.JobStatus.TimedOut) {
             _jg[jobId].timedOutAt = block.timestamp;
         }

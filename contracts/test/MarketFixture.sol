@@ -25,6 +25,7 @@ contract MarketFixture {
     uint64 internal constant MAX_VALIDITY = 30 days;
     uint16 internal constant ATTESTATION_SEED_DELAY = 2;
     uint64 internal constant REQUEST_WINDOW = 1 days;
+    uint256 internal constant REQUEST_FEE = 1e18;
 
     TestToken public token;
     StakeVault public vault;
@@ -40,7 +41,7 @@ contract MarketFixture {
         registry = new AuditorRegistry(token, MIN_BOND, EXIT_DELAY, ACTIVATION_DELAY, address(this));
         market = new JobMarket(vault, address(this));
         dispute = new DisputeCaller(market, vault, registry);
-        providers = new ProviderRegistry(registry, COMMITTEE, QUORUM, MAX_VALIDITY, ATTESTATION_SEED_DELAY, REQUEST_WINDOW);
+        providers = new ProviderRegistry(registry, COMMITTEE, QUORUM, MAX_VALIDITY, ATTESTATION_SEED_DELAY, REQUEST_WINDOW, REQUEST_FEE);
         data = new DataRegistry();
         vault.wire(address(market), address(dispute));
         registry.wire(address(dispute));

@@ -61,6 +61,17 @@ abstract contract AuditorKeys {
         }
     }
 
+    /// @dev Mints one request fee to `provider` and approves it to `providers` (the fee is burned at request).
+    function _fundFee(ProviderRegistry providers, address provider) internal {
+        TestToken t = TestToken(providers.feeToken());
+        uint256 fee = providers.requestFee();
+        t.mint(provider, fee);
+        uint256 allowed = t.allowance(provider, address(providers));
+        if (allowed == type(uint256).max) return;
+        vm.prank(provider);
+        t.approve(address(providers), allowed + fee);
+    }
+
     /// @dev The evidence hash the fixture's providers request attestation for.
     function _evidence(address provider) internal pure returns (bytes32) {
         return keccak256(abi.encode("evidence", provider));
@@ -84,6 +95,7 @@ abstract contract AuditorKeys {
     /// @dev `provider` requests attestation of `_evidence(provider)`; then the chain moves past the seed block and one
     /// second past the request (the snapshot is drawable only once its second is over), so the committee is known.
     function _request(ProviderRegistry providers, address provider) internal returns (uint256 requestId) {
+        _fundFee(providers, provider);
         vm.prank(provider);
         requestId = providers.requestAttestation(_evidence(provider));
         vm.roll(block.number + providers.seedDelayBlocks() + 1);

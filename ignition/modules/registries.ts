@@ -6,7 +6,8 @@
  *
  * Parameters (per module id): attestationCommitteeSize (default 3), attestationQuorum (default 2, a strict majority of
  * the committee), attestationMaxValiditySeconds (default 30 days), attestationSeedDelayBlocks (default 2),
- * attestationRequestWindowSeconds (default 1 day; at most the auditor exit delay). See docs/panels.md.
+ * attestationRequestWindowSeconds (default 1 day; at most the auditor exit delay), attestationRequestFee (wei of the
+ * auditor token burned per request, > 0; default 1 token). See docs/panels.md.
  */
 import type { CallableContractFuture, ContractFuture, IgnitionModuleBuilder } from "@nomicfoundation/ignition-core";
 
@@ -16,6 +17,7 @@ export function buildRegistries(m: IgnitionModuleBuilder, jobMarket: CallableCon
   const attestationMaxValiditySeconds = m.getParameter("attestationMaxValiditySeconds", 30n * 24n * 3600n);
   const attestationSeedDelayBlocks = m.getParameter("attestationSeedDelayBlocks", 2);
   const attestationRequestWindowSeconds = m.getParameter("attestationRequestWindowSeconds", 24n * 3600n);
+  const attestationRequestFee = m.getParameter("attestationRequestFee", 10n ** 18n);
   const providerRegistry = m.contract("ProviderRegistry", [
     auditorRegistry,
     attestationCommitteeSize,
@@ -23,6 +25,7 @@ export function buildRegistries(m: IgnitionModuleBuilder, jobMarket: CallableCon
     attestationMaxValiditySeconds,
     attestationSeedDelayBlocks,
     attestationRequestWindowSeconds,
+    attestationRequestFee,
   ]);
   const dataRegistry = m.contract("DataRegistry", []);
   const setRegistries = m.call(jobMarket, "setRegistries", [auditorRegistry, providerRegistry, dataRegistry], { id: "JobMarket_setRegistries" });

@@ -6,7 +6,7 @@
  */
 import { expect } from "chai";
 import { network } from "hardhat";
-import { getAddress, keccak256, maxUint256, parseEther, toHex, type Address, type Hex, type LocalAccount } from "viem";
+import { erc20Abi, getAddress, keccak256, maxUint256, parseEther, toHex, type Address, type Hex, type LocalAccount } from "viem";
 import {
   approveToken,
   ContractRevertError,
@@ -41,7 +41,7 @@ async function expectRevert(p: Promise<unknown>, errorName: string): Promise<Con
 describe("chain: attestation committees (ProviderRegistry)", () => {
   let admin: ChainClients, provider: ChainClients, other: ChainClients;
   let honest: ChainClients[], own: ChainClients[];
-  let registry: Address, providers: Address, chainId: bigint;
+  let registry: Address, providers: Address, token: Address, chainId: bigint;
   let mine: (n: number) => Promise<void>;
   let increase: (s: number) => Promise<void>;
   let latest: () => Promise<bigint>;
@@ -69,6 +69,12 @@ describe("chain: attestation committees (ProviderRegistry)", () => {
       await approveToken(a, { token: d.token, spender: registry, amount: maxUint256 });
     }
     for (const a of honest) await postBond(a, { auditorRegistry: registry, amount: parseEther("1") });
+    // every request burns the registry's fee (1 token by default): the providers fund and approve it
+    token = d.token;
+    for (const a of [provider, other]) {
+      await mintTestToken(a, { token: d.token, to: a.account.address, amount: parseEther("10") });
+      await approveToken(a, { token: d.token, spender: providers, amount: maxUint256 });
+    }
     await increase(Number(DEFAULT_ACTIVATION_DELAY_SECONDS));
   });
 
@@ -110,6 +116,20 @@ describe("chain: attestation committees (ProviderRegistry)", () => {
     const leaver = honest.find((a) => getAddress(a.account.address) === getAddress(signers[0]!))!;
     await requestExit(leaver, { auditorRegistry: registry });
     expect(await provider.public.readContract({ address: providers, abi: providerRegistryAbi, functionName: "effectiveTier", args: [provider.account.address] })).to.equal(4);
+  });
+
+  it("burns the request fee, and refuses a request without it with ProviderRegistryFeeNotApproved", async () => {
+    const fee = await admin.public.readContract({ address: providers, abi: providerRegistryAbi, functionName: "requestFee" });
+    expect(fee).to.equal(DEFAULT_ATTESTATION_PARAMS.attestationRequestFee);
+    const burn = await admin.public.readContract({ address: providers, abi: providerRegistryAbi, functionName: "BURN_ADDRESS" });
+    const burned = async () => admin.public.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [burn] });
+    const before = await burned();
+    const e = await expectRevert(requestAttestation(admin, { providerRegistry: providers, evidenceHash: evidence(admin) }), "ProviderRegistryFeeNotApproved");
+    expect(e.args).to.deep.equal([admin.account.address, 0n, fee]);
+    const stranger = honest[0]!; // funded, has not approved the registry
+    await approveToken(stranger, { token, spender: providers, amount: fee });
+    await requestAttestation(stranger, { providerRegistry: providers, evidenceHash: evidence(stranger) });
+    expect((await burned()) - before).to.equal(fee);
   });
 
   it("refuses the provider's own auditors, bonded after the fact, with ProviderRegistryNotCommitteeMember", async () => {

@@ -18,6 +18,8 @@ describe("Ignition module: registries", () => {
     expect(await c.providerRegistry.read.committeeSize()).to.equal(3n);
     expect(await c.providerRegistry.read.seedDelayBlocks()).to.equal(2);
     expect(await c.providerRegistry.read.requestWindowSeconds()).to.equal(24n * 3600n);
+    expect(await c.providerRegistry.read.requestFee()).to.equal(10n ** 18n);
+    expect((await c.providerRegistry.read.feeToken()).toLowerCase()).to.equal((await c.auditorRegistry.read.token()).toLowerCase());
     // bonds count for panels and committees an hour after they are posted; exits take 14 days
     expect(await c.auditorRegistry.read.activationDelaySeconds()).to.equal(3600n);
     expect(await c.auditorRegistry.read.exitDelaySeconds()).to.equal(14n * 24n * 3600n);

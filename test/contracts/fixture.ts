@@ -84,8 +84,8 @@ export async function createConnection() {
     ]);
     const market = await viem.deployContract("JobMarket", [vault.address, admin.account.address]);
     const dispute = await viem.deployContract("DisputeCaller", [market.address, vault.address, registry.address]);
-    // committees of 3, quorum 2, 2-block seed, 1-day request window
-    const providers = await viem.deployContract("ProviderRegistry", [registry.address, 3n, 2n, 30n * DAY, 2, DAY]);
+    // committees of 3, quorum 2, 2-block seed, 1-day request window, 1-token request fee (burned per request)
+    const providers = await viem.deployContract("ProviderRegistry", [registry.address, 3n, 2n, 30n * DAY, 2, DAY, parseEther("1")]);
     const data = await viem.deployContract("DataRegistry", []);
     // Each role wired once, as the deploy paths do, and wiring ended: `admin` keeps no power over the set.
     await vault.write.wire([market.address, dispute.address]);
@@ -96,7 +96,7 @@ export async function createConnection() {
     const actors = [buyer!, provider!, provider2!, challenger!, stranger!, auditor1!, auditor2!, auditor3!];
     for (const a of actors) {
       await token.write.mint([a.account.address, parseEther("1000000")]);
-      for (const spender of [market.address, vault.address, registry.address]) {
+      for (const spender of [market.address, vault.address, registry.address, providers.address]) {
         await token.write.approve([spender, maxUint256], { account: a.account });
       }
     }

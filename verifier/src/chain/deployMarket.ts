@@ -55,18 +55,24 @@ export type AttestationParams = {
   attestationSeedDelayBlocks: number;
   /** Seconds a request stays open to draw and record (<= the registry's exit delay); also the provider's re-request interval. */
   attestationRequestWindowSeconds: bigint;
+  /**
+   * Wei of the auditor token every attestation request burns (> 0): the price of one committee draw, paid whichever
+   * address asks, so that drawing committees in parallel for many provider addresses is not free (docs/panels.md).
+   */
+  attestationRequestFee: bigint;
 };
 
 /** One hour: long enough that a bond cannot be timed against a seed (2 blocks here), short enough for local demos. */
 export const DEFAULT_ACTIVATION_DELAY_SECONDS = 3_600n;
 
-/** Defaults of ignition/modules/registries.ts: committees of 3, quorum 2, 30-day records, 2-block seed, 1-day window. */
+/** Defaults of ignition/modules/registries.ts: committees of 3, quorum 2, 30-day records, 2-block seed, 1-day window, 1-token fee. */
 export const DEFAULT_ATTESTATION_PARAMS: AttestationParams = {
   attestationCommitteeSize: 3n,
   attestationQuorum: 2n,
   attestationMaxValiditySeconds: 30n * 24n * 3600n,
   attestationSeedDelayBlocks: 2,
   attestationRequestWindowSeconds: 24n * 3600n,
+  attestationRequestFee: 10n ** 18n,
 };
 
 export type DeployMarketReturnType = Deployment & { gasUsed: bigint };
@@ -111,6 +117,7 @@ export async function deployMarket(clients: ChainClients, p: DeployMarketParamet
       r.attestationMaxValiditySeconds,
       r.attestationSeedDelayBlocks,
       r.attestationRequestWindowSeconds,
+      r.attestationRequestFee,
     ]);
     track(providers);
     const data = await deployContract(clients, dataRegistryAbi, dataRegistryBytecode, []);

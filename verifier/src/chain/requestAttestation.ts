@@ -2,9 +2,12 @@
  * Open an attestation request for the caller (the provider) in ProviderRegistry: fixes the AuditorRegistry snapshot
  * (asOf = the block's time), the seed block of the committee draw and the deadline, and returns the request id from
  * the AttestationRequested event. One open request per provider: a second one before the previous deadline reverts
- * with ProviderRegistryRequestOpen (docs/panels.md, "Attestation committee").
+ * with ProviderRegistryRequestOpen (docs/panels.md, "Attestation committee"). Each request burns the registry's
+ * `requestFee()` of its `feeToken()` (the auditor token) from the caller, who approves it first; without that
+ * allowance it reverts with ProviderRegistryFeeNotApproved.
  *
  * @example
+ *   await approveToken(clients, { token: auditorToken, spender: providerRegistry, amount: requestFee });
  *   const { requestId, seedBlock, deadline } = await requestAttestation(clients, { providerRegistry, evidenceHash: keccak256(evidence) });
  */
 import { parseEventLogs, type Address, type Hex } from "viem";

@@ -11,7 +11,7 @@
  */
 import type { Command } from "commander";
 import type { Address } from "viem";
-import { deployDisputeGame, deployMarket, DeploymentWiringError, wiringProblems, writeDeployment, type Wiring } from "../../chain/index.ts";
+import { DEFAULT_ATTESTATION_PARAMS, deployDisputeGame, deployMarket, DeploymentWiringError, wiringProblems, writeDeployment, type Wiring } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { chainContext, fmt, parseAddress, parseAmount, parseSeconds, withConfig } from "../context.ts";
 
@@ -41,17 +41,20 @@ export function registerDeploy(program: Command): void {
       .option("--min-bond <amount>", "minimum auditor bond (tokens)", "100")
       .option("--exit-delay <seconds>", "auditor exit delay (>= seed delay + commit + reveal windows + 1 day: 3 days + 24 s with the dispute defaults)", "1209600")
       .option("--activation-delay <seconds>", "seconds before a new auditor bond counts for panel and attestation-committee draws", "3600")
+      .option("--attestation-fee <amount>", "tokens (the auditor token) each ProviderRegistry.requestAttestation burns, > 0: the price of one committee draw (docs/panels.md)", "1")
       .option("--json", "print JSON"),
   ).action(async (opts: Record<string, string | undefined> & { registries?: boolean; json?: boolean }) => {
     const unbondingDelaySeconds = BigInt(parseSeconds("--unbonding-delay", opts.unbondingDelay!));
     const minBond = parseAmount("--min-bond", opts.minBond!);
     const exitDelaySeconds = BigInt(parseSeconds("--exit-delay", opts.exitDelay!));
     const activationDelaySeconds = BigInt(parseSeconds("--activation-delay", opts.activationDelay!));
+    const attestationRequestFee = parseAmount("--attestation-fee", opts.attestationFee!);
+    if (attestationRequestFee === 0n) throw new InputError("--attestation-fee must be > 0 (a free request lets a provider re-roll committees from many addresses)");
     const token = opts.token ? parseAddress("--token", opts.token) : undefined;
     const evaluator = opts.evaluator ? parseAddress("--evaluator", opts.evaluator) : undefined;
     const ctx = await chainContext(opts as Record<string, string | undefined>, { needDeployment: false });
     if (!token && ctx.chainId !== 31337) throw new InputError(`chain ${ctx.chainId} is not the local dev chain: pass --token with the ERC-20 to use`);
-    const d = await deployMarket(ctx.clients, { unbondingDelaySeconds, minBond, exitDelaySeconds, activationDelaySeconds, ...(token ? { token } : {}), ...(opts.registries === false ? { registries: false as const } : {}) });
+    const d = await deployMarket(ctx.clients, { unbondingDelaySeconds, minBond, exitDelaySeconds, activationDelaySeconds, ...(token ? { token } : {}), registries: opts.registries === false ? (false as const) : { ...DEFAULT_ATTESTATION_PARAMS, attestationRequestFee } });
     const { gasUsed: marketGas, ...market } = d;
     const game = await deployDisputeGame(ctx.clients, { deployment: market, ...(evaluator ? { evaluator } : {}) });
     const deployment = { ...market, disputeGame: game.disputeGame };
@@ -82,7 +85,7 @@ export function registerDeploy(program: Command): void {
         `StakeVault       ${d.stakeVault}`,
         `AuditorRegistry  ${d.auditorRegistry}`,
         `JobMarket        ${d.jobMarket}`,
-        ...(d.providerRegistry ? [`ProviderRegistry ${d.providerRegistry}`, `DataRegistry     ${d.dataRegistry} (JobMarket.setRegistries done)`] : ["registries       not set (--no-registries): no receipts anchored, no data terms, ever"]),
+        ...(d.providerRegistry ? [`ProviderRegistry ${d.providerRegistry} (each attestation request burns ${fmt(attestationRequestFee)})`, `DataRegistry     ${d.dataRegistry} (JobMarket.setRegistries done)`] : ["registries       not set (--no-registries): no receipts anchored, no data terms, ever"]),
         `DisputeGame      ${game.disputeGame} (step verifier ${game.stepVerifier})`,
         ...wiringLines(game.wiring, names),
         `wrote ${ctx.config.deploymentPath}`,
