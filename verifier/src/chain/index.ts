@@ -53,4 +53,5 @@ export * from "./getDispute.ts";
 export * from "./getJobDisputes.ts";
 export * from "./getDisputeParams.ts";
 export * from "./getAuditorFunds.ts";
+export * from "./getHoldings.ts";
 export * from "./describeRevert.ts";
