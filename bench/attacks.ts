@@ -24,7 +24,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { setLogLevel } from "../verifier/src/log/index.ts";
 import * as game from "./attacks/game.ts";
-import { poisonJobInFrontOfBots, supersededInFrontOfBots, sybilDisputeBeforeBots, trainedAttack } from "./attacks/trained.ts";
+import { poisonJobInFrontOfBots, removeWorkDirs, supersededInFrontOfBots, sybilDisputeBeforeBots, trainedAttack } from "./attacks/trained.ts";
 import { AttackSucceeded, tokens, type Row } from "./attacks/world.ts";
 
 setLogLevel("silent");
@@ -95,6 +95,7 @@ for (const spec of ROWS) {
   }
 }
 const wallSeconds = (performance.now() - started) / 1000;
+removeWorkDirs();
 
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
 if (!only) writeFileSync(new URL("./results/attacks.json", import.meta.url), `${JSON.stringify(rows, null, 2)}\n`);

@@ -6,7 +6,7 @@
  * same in-process network. The bots' clock is fake (backoff and heartbeat advance per round); their logs are silent,
  * except that row 10 keeps its first bot's error lines (the "CANNOT CHALLENGE" line it shows).
  */
-import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -68,6 +68,12 @@ const workDir = (tag: string) => {
   mkdirSync(dir, { recursive: true });
   return dir;
 };
+
+/** Removes the rows' stores, boards and bot databases (a temporary directory). */
+export function removeWorkDirs(): void {
+  if (root) rmSync(root, { recursive: true, force: true });
+  root = undefined;
+}
 
 type StageOptions = { tag: string; readme?: boolean; extraSide?: readonly ActorName[] };
 
