@@ -406,8 +406,16 @@ export class ChallengerBot {
         await this.auditOne(run, s);
       } catch (err) {
         // the content or board sources could not be asked: not a verdict; the row stays 'running' and is re-run next tick
-        if (!(err instanceof SourceUnavailableError)) throw err;
-        this.log.warn({ jobId: s.job_id, segment: s.segment, err: err.shortMessage }, "audit postponed: a source is unavailable");
+        if (err instanceof SourceUnavailableError) {
+          this.log.warn({ jobId: s.job_id, segment: s.segment, err: err.shortMessage }, "audit postponed: a source is unavailable");
+          continue;
+        }
+        // IMPORTANT: a segment the check cannot process (say, a job whose on-chain policy does not match its manifest,
+        // posted by a provider's own buyer address) must not stop the bot: rethrown, it failed every tick before any
+        // intent was sent, for every job (bench/attacks.ts row 13). The row is recorded as 'error' with the reason.
+        const message = err instanceof Error ? err.message : String(err);
+        this.log.error({ jobId: s.job_id, segment: s.segment, err: message }, "audit error: segment not auditable, skipped");
+        this.db.setAudit(s.job_id, s.segment, { audit: "error", detail: `error: ${message}` });
       }
     }
   }

@@ -11,7 +11,7 @@ import { ChainError } from "./errors.ts";
 import { withRetry } from "./retry.ts";
 
 export const DISPUTE_STATUS = ["None", "Open", "Resolved"] as const;
-export const DISPUTE_OUTCOME = ["None", "Conceded", "Proven", "PanelFault", "PanelValid", "NoDecision"] as const;
+export const DISPUTE_OUTCOME = ["None", "Conceded", "Proven", "PanelFault", "PanelValid", "NoDecision", "Superseded"] as const;
 export const VOTE = ["None", "Valid", "Fault"] as const;
 export type DisputeStatusName = (typeof DISPUTE_STATUS)[number];
 export type DisputeOutcomeName = (typeof DISPUTE_OUTCOME)[number];

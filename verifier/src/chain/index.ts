@@ -53,6 +53,7 @@ export * from "./getDispute.ts";
 export * from "./getJobDisputes.ts";
 export * from "./getDisputeParams.ts";
 export * from "./getAuditorFunds.ts";
+export * from "./getHoldings.ts";
 export * from "./describeRevert.ts";
 export * from "./advanceDevChain.ts";
 export * from "./getStakeSlashes.ts";

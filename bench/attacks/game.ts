@@ -1,0 +1,473 @@
+/**
+ * The attacks of issue 12 on the rules of the game, each an actor script over a fresh deployment (bench/attacks/world.ts):
+ * the provider and the addresses it controls (sybil challengers A and B, sybil auditors S1..S7) play the attack, the
+ * honest challenger and auditors H1..H5 play by the rules, and every step is a real transaction through the chain
+ * actions. Traces are the declared trajectory of world.ts (the cheat is a declared divergent state); honest panel
+ * members vote by the panel rule over it. A step the rules must refuse is sent anyway and its revert is reported by
+ * name; if it goes through, the script throws AttackSucceeded.
+ */
+import { getAddress, keccak256, parseEther, toHex, type Hex, type LocalAccount } from "viem";
+import {
+  acceptJob,
+  cancelJob,
+  challengeCommitment,
+  challengeStep as challengeStepTx,
+  commitChallenge,
+  commitSegment,
+  concede,
+  createJob,
+  dataRegistryAbi,
+  disputeGameAbi,
+  drawAttestationCommittee,
+  drawPanel,
+  finalize,
+  getAttestationRequest,
+  getDispute,
+  getJob,
+  jobMarketAbi,
+  newChallengeSalt,
+  postBond,
+  recordAttestation,
+  registerCorpus,
+  reopenJob,
+  reportTimeout,
+  requestAttestation,
+  requestExit,
+  resolveDispute,
+  ROLE_IDS,
+  sendContractTx,
+  stakeVaultAbi,
+  auditorRegistryAbi,
+  type JobPolicy,
+} from "../../verifier/src/chain/index.ts";
+import { registerManifestCorpora } from "../../verifier/src/market/contributor.ts";
+import { dataTermsFor } from "../../verifier/src/market/data-terms.ts";
+import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
+import { parseManifest } from "../../verifier/src/ml/index.ts";
+import { contentDigestOf } from "../../verifier/src/provenance/chain.ts";
+import { providerRegistryDomain, signAttestationVerified } from "../../verifier/src/receipts/index.ts";
+import {
+  AttackSucceeded,
+  challengeStep,
+  commit,
+  declaredTrace,
+  everyone,
+  GAME_POLICY,
+  measure,
+  newWorld,
+  playPanel,
+  postGameJob,
+  refused,
+  segmentOf,
+  snapshot,
+  tokens,
+  type Actor,
+  type Row,
+  type Sides,
+  type World,
+} from "./world.ts";
+import { readFileSync } from "node:fs";
+
+/** The `play` column: a declared trace (world.ts), or no job trace at all. */
+const DECLARED = "declared";
+const NO_TRACE = "-";
+const K = GAME_POLICY.stepsPerSegment;
+const STEPS = GAME_POLICY.segments * K;
+const L = GAME_POLICY.requiredStake;
+const LAM = BigInt(GAME_POLICY.challengerBps);
+/** The non-challenger share of the lock: what the provider side must lose at least on any fault. */
+const NON_CHALLENGER = (L * (10_000n - LAM)) / 10_000n;
+
+const honestAuditors = (w: World): Actor[] => [w.a.H1, w.a.H2, w.a.H3, w.a.H4, w.a.H5];
+const sides = (w: World, side: Actor[], challenger?: Actor, extraHonest: Actor[] = []): Sides => ({ side, challenger, honest: [w.a.buyer, ...honestAuditors(w), ...extraHonest] });
+const honestPanel = () => "honest" as const;
+
+/** A job accepted by the provider, its trace, and the ledger's first reading (taken before the buyer escrows). */
+async function startJob(w: World, s: Sides, cheatAt: number | undefined, tag = "cheat", policy: JobPolicy = GAME_POLICY) {
+  const before = await snapshot(w, everyone(s));
+  const jobId = await postGameJob(w, policy);
+  await acceptJob(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId });
+  return { before, jobId, trace: declaredTrace(jobId, policy.segments * policy.stepsPerSegment, cheatAt, tag) };
+}
+
+/** The commit half of a challenge now, the challenge itself whenever `send` is called (a later block). */
+async function prepareChallenge(w: World, who: Actor, jobId: bigint, step: number, salt: Hex = newChallengeSalt()) {
+  await commitChallenge(who.c, { disputeGame: w.d.disputeGame, jobId, step, salt });
+  const args = async () => {
+    const s = await segmentOf(w, jobId, step);
+    return {
+      disputeGame: w.d.disputeGame,
+      jobId,
+      segment: s.segment,
+      step,
+      traceRoot: s.commit.traceRoot,
+      endStateHash: s.commit.endStateHash,
+      hPrev: s.tree.stateHashes[step - 1 - s.firstStep]!,
+      proofPrev: s.tree.proof(step - 1),
+      hStep: s.tree.stateHashes[step - s.firstStep]!,
+      proofStep: s.tree.proof(step),
+      salt,
+    };
+  };
+  return { salt, args, send: async (as: Actor = who) => (await challengeStepTx(as.c, await args())).disputeId };
+}
+
+const outcomeOf = async (w: World, disputeId: bigint) => (await getDispute(w.a.buyer.c.public, { disputeGame: w.d.disputeGame, disputeId })).outcome;
+
+/** Throws when the side lost less than the non-challenger share of the lock (rule (a) of docs/disputes.md). */
+function atLeastNonChallenger(row: Row, lock = L): Row {
+  const need = (lock * (10_000n - LAM)) / 10_000n;
+  if (BigInt(row.cheaterLossWei) < need) throw new AttackSucceeded(`${row.attack}: the provider side lost ${tokens(BigInt(row.cheaterLossWei))} < (1 - lam) L = ${tokens(need)}`);
+  return row;
+}
+
+// ---------------------------------------------------------------- 2: end state bound to the last leaf
+
+export async function backdooredEndState(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider", "honestChallenger"] });
+  const s = sides(w, [w.a.provider], w.a.honestChallenger);
+  // honest steps, then the backdoored final weights: commitSegment takes no end state, so the backdoor can only be bound as the last leaf
+  const { before, jobId, trace } = await startJob(w, s, STEPS, "backdoor");
+  await commit(w, jobId, trace, 0);
+  await commit(w, jobId, trace, 1);
+  const seg = await segmentOf(w, jobId, STEPS);
+  if (seg.commit.endStateHash !== trace[STEPS]) throw new AttackSucceeded("the committed end state is not the last leaf");
+  const id = await challengeStep(w, w.a.honestChallenger, jobId, STEPS);
+  const { outcome } = await playPanel(w, id, honestPanel);
+  const row = await measure(w, s, before, "2a backdoored end state", `end state = last leaf (commitSegment has no end-state argument): the backdoor h(${STEPS}) is step ${STEPS}, challenged: ${outcome}`, DECLARED);
+  return atLeastNonChallenger(row);
+}
+
+export async function boundaryPlant(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider", "honestChallenger"] });
+  const s = sides(w, [w.a.provider], w.a.honestChallenger);
+  const { before, jobId, trace } = await startJob(w, s, undefined);
+  await commit(w, jobId, trace, 0);
+  // segment 1 starting from a planted state instead of segment 0's end
+  const planted = [keccak256(toHex(`planted-${jobId}`)), ...trace.slice(K + 1, 2 * K + 1)];
+  const err = await refused("commitSegment(1) from a planted start", commitSegment(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId, segment: 1, stateHashes: planted, lossE6: 1n, checkpointCid: "x" }), "JobMarketBoundaryMismatch");
+  // the only place left for the plant is a step: step K+1, which is challengeable; the caught provider concedes
+  const cheat = declaredTrace(jobId, STEPS, K + 1, "plant");
+  await commit(w, jobId, cheat, 1);
+  const id = await challengeStep(w, w.a.honestChallenger, jobId, K + 1);
+  await concede(w.a.provider.c, { disputeGame: w.d.disputeGame, disputeId: id });
+  const row = await measure(w, s, before, "2b boundary plant", `impossible: ${err} (segment 1 must start at h(${K})); the plant moved into step ${K + 1} was challenged: ${await outcomeOf(w, id)}`, DECLARED);
+  return atLeastNonChallenger(row);
+}
+
+// ---------------------------------------------------------------- 3: rewards a sybil cannot take
+
+export async function sybilConcession(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider", "sybilA", "honestChallenger"] });
+  const s = sides(w, [w.a.provider, w.a.sybilA], w.a.honestChallenger);
+  const { before, jobId, trace } = await startJob(w, s, 2);
+  await commit(w, jobId, trace, 0);
+  await commit(w, jobId, trace, 1);
+  const sybil = await challengeStep(w, w.a.sybilA, jobId, 5); // a valid step
+  const honest = await challengeStep(w, w.a.honestChallenger, jobId, 2);
+  await concede(w.a.provider.c, { disputeGame: w.d.disputeGame, disputeId: sybil });
+  const err = await refused("concede the honest dispute after the fault", concede(w.a.provider.c, { disputeGame: w.d.disputeGame, disputeId: honest }), "DisputeGameSuperseded");
+  await resolveDispute(w.a.honestChallenger.c, { disputeGame: w.d.disputeGame, disputeId: honest });
+  const row = await measure(w, s, before, "3a sybil concession", `sybil's dispute on valid step 5 ${await outcomeOf(w, sybil)}, honest's on step 2 ${await outcomeOf(w, honest)} (${err} on a second concede): reward split 2 ways; side lost >= (1-lam)L = ${tokens(NON_CHALLENGER)}`, DECLARED);
+  return atLeastNonChallenger(row);
+}
+
+export async function mempoolCopy(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider", "sybilB", "honestChallenger"] });
+  const s = sides(w, [w.a.provider, w.a.sybilB], w.a.honestChallenger);
+  const { before, jobId, trace } = await startJob(w, s, 2);
+  await commit(w, jobId, trace, 0);
+  await commit(w, jobId, trace, 1);
+  const honest = await prepareChallenge(w, w.a.honestChallenger, jobId, 2);
+  // the copier sees the honest challenge (salt included) before it is mined and sends the same arguments itself
+  const e1 = await refused("copied challenge", honest.send(w.a.sybilB), "DisputeGameChallengeNotCommitted");
+  // copying the commitment does not help either: the challenger's address is in its preimage
+  await sendContractTx(w.a.sybilB.c, { address: w.d.disputeGame, abi: disputeGameAbi, functionName: "commitChallenge", args: [challengeCommitment(jobId, 2, w.a.honestChallenger.address, honest.salt)] });
+  await w.mine(1);
+  await refused("copied challenge with the copied commitment", honest.send(w.a.sybilB), "DisputeGameChallengeNotCommitted");
+  const id = await honest.send();
+  const { outcome } = await playPanel(w, id, honestPanel);
+  const row = await measure(w, s, before, "3b mempool copy of a challenge", `impossible: ${e1} (also with the commitment copied); the honest challenge went through: ${outcome}`, DECLARED);
+  return atLeastNonChallenger(row);
+}
+
+export async function challengerShareTooHigh(): Promise<Row> {
+  const w = await newWorld({ funded: ["sybilB", "provider"], auditors: [] });
+  // the provider's own buyer address posts a job paying the whole slash to challengers (so a self-report would cost nothing)
+  const s = sides(w, [w.a.provider, w.a.sybilB]);
+  const before = await snapshot(w, everyone(s));
+  const p: JobPolicy = { ...GAME_POLICY, challengerBps: 10_000, buyerBps: 0, burnBps: 0 };
+  const mk = (policy: JobPolicy) =>
+    createJob(w.a.sybilB.c, { jobMarket: w.d.jobMarket, manifestHash: keccak256(toHex("m")), manifestUri: "cid:x", token: w.d.token, payment: parseEther("1"), policy });
+  const err = await refused("createJob(challengerBps 10,000)", mk(p), "JobMarketChallengerShareTooHigh");
+  await refused("createJob(challengerBps 5,001)", mk({ ...p, challengerBps: 5001, buyerBps: 4999 }), "JobMarketChallengerShareTooHigh");
+  return measure(w, s, before, "3c challengerBps 10,000", `impossible: ${err}(10000, 5000) (5,001 too: the cap is 5,000)`, NO_TRACE);
+}
+
+export async function selfReportAtCap(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider", "sybilA", "honestChallenger"] });
+  const s = sides(w, [w.a.provider, w.a.sybilA], w.a.honestChallenger);
+  const { before, jobId, trace } = await startJob(w, s, 2);
+  await commit(w, jobId, trace, 0);
+  await commit(w, jobId, trace, 1);
+  // the provider's sybil pre-commits to its own faulty step and front-runs the honest challenger
+  const sybil = await prepareChallenge(w, w.a.sybilA, jobId, 2);
+  const honest = await prepareChallenge(w, w.a.honestChallenger, jobId, 2);
+  const id = await sybil.send();
+  const err = await refused("honest challenge of the step the sybil took", honest.send(), "DisputeGameDisputeOpen");
+  await concede(w.a.provider.c, { disputeGame: w.d.disputeGame, disputeId: id });
+  const row = await measure(w, s, before, "3d self-report at the cap (lam = 50%)", `sybil front-ran the honest challenge (${err} for the honest one, at no cost to it) and the provider conceded: side kept lam L, lost exactly (1-lam)L`, DECLARED);
+  return atLeastNonChallenger(row);
+}
+
+export async function sybilDilution(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider", "sybilA", "sybilB", "honestChallenger"] });
+  const s = sides(w, [w.a.provider, w.a.sybilA, w.a.sybilB], w.a.honestChallenger);
+  const { before, jobId, trace } = await startJob(w, s, 2);
+  await commit(w, jobId, trace, 0);
+  await commit(w, jobId, trace, 1);
+  const honest = await challengeStep(w, w.a.honestChallenger, jobId, 2);
+  // once the honest dispute is on chain, the sybils dispute every other step, then the provider concedes one of them
+  const sybil: bigint[] = [];
+  for (const [i, step] of [1, 3, 4, 5, 6, 7, 8].entries()) sybil.push(await challengeStep(w, i % 2 ? w.a.sybilB : w.a.sybilA, jobId, step));
+  await concede(w.a.provider.c, { disputeGame: w.d.disputeGame, disputeId: sybil[0]! });
+  for (const id of [honest, ...sybil.slice(1)]) await resolveDispute(w.a.buyer.c, { disputeGame: w.d.disputeGame, disputeId: id });
+  const row = await measure(w, s, before, "3e sybil dilution", `honest dispute ${await outcomeOf(w, honest)} with 7 sybil disputes open (one Conceded): the reward split 8 ways, the honest share diluted to lam L / 8 but >= 0; side lost >= (1-lam)L`, DECLARED);
+  return atLeastNonChallenger(row);
+}
+
+// ---------------------------------------------------------------- 4: panel picked after the seed
+
+export async function panelAfterSeed(): Promise<Row> {
+  const late = ["S2", "S3", "S4", "S5", "S6", "S7"] as const;
+  const w = await newWorld({ funded: ["buyer", "provider", "honestChallenger", "H1", "H2", "H3", "H4", "H5", "S1", ...late], auditors: ["H1", "H2", "H3", "H4", "H5", "S1"] });
+  const sybils = [w.a.S1, ...late.map((n) => w.a[n])];
+  const s = sides(w, [w.a.provider, ...sybils], w.a.honestChallenger);
+  const { before, jobId, trace } = await startJob(w, s, 2);
+  await commit(w, jobId, trace, 0);
+  await commit(w, jobId, trace, 1);
+  const id = await challengeStep(w, w.a.honestChallenger, jobId, 2);
+  const d0 = await getDispute(w.a.buyer.c.public, { disputeGame: w.d.disputeGame, disputeId: id });
+  await w.mine(Number(d0.seedBlock - (await w.a.buyer.c.public.getBlockNumber())) + 1);
+  // the seed is public now: the panel a draw gives without the attacker's moves...
+  const snap = await w.conn.networkHelpers.takeSnapshot();
+  await drawPanel(w.a.H1.c, { disputeGame: w.d.disputeGame, disputeId: id });
+  const untouched = (await getDispute(w.a.buyer.c.public, { disputeGame: w.d.disputeGame, disputeId: id })).panel.map((x) => getAddress(x));
+  await snap.restore();
+  // ...and with them: six fresh sybil bonds and the old sybil's exit, all in view of the seed
+  for (const n of late) await postBond(w.a[n].c, { auditorRegistry: w.d.auditorRegistry, amount: parseEther("20") });
+  await requestExit(w.a.S1.c, { auditorRegistry: w.d.auditorRegistry });
+  await drawPanel(w.a.S2.c, { disputeGame: w.d.disputeGame, disputeId: id });
+  const panel = (await getDispute(w.a.buyer.c.public, { disputeGame: w.d.disputeGame, disputeId: id })).panel.map((x) => getAddress(x));
+  if (panel.join() !== untouched.join()) throw new AttackSucceeded(`the sybils' bonds/exit after the seed changed the panel: ${untouched} -> ${panel}`);
+  const sybilSet = new Set(sybils.map((x) => x.address));
+  const { outcome } = await playPanel(w, id, (m) => (sybilSet.has(m) ? "Valid" : "honest"));
+  const names = panel.map((x) => Object.values(w.a).find((y) => y.address === x)!.name).join(", ");
+  const row = await measure(w, s, before, "4 panel picked after the seed", `panel [${names}] identical with and without 6 sybil bonds + 1 exit after the seed (snapshot at challengedAt, activation delay); sybils vote Valid: ${outcome}`, DECLARED);
+  return atLeastNonChallenger(row);
+}
+
+// ---------------------------------------------------------------- 5, 6, 11: liveness
+
+export async function unboundedFreeze(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider", "sybilA", "sybilB"] });
+  const s = sides(w, [w.a.provider, w.a.sybilA, w.a.sybilB]);
+  const { before, jobId, trace } = await startJob(w, s, undefined);
+  await commit(w, jobId, trace, 0); // segment 1 never comes
+  const deadline = (await getJob(w.a.buyer.c.public, { jobMarket: w.d.jobMarket, jobId })).deadline;
+  const a = await prepareChallenge(w, w.a.sybilA, jobId, 1);
+  const b = await prepareChallenge(w, w.a.sybilB, jobId, 2);
+  await w.nextBlockAt(deadline);
+  const first = await a.send(); // mined at the deadline: the last second the job can be frozen
+  await w.warpTo(deadline + 1n);
+  const e1 = await refused("a second sybil dispute past the deadline", b.send(), "JobMarketSegmentDeadlinePassed");
+  await refused("reportTimeout while the sybil dispute is open", reportTimeout(w.a.buyer.c, { jobMarket: w.d.jobMarket, jobId }), "JobMarketFrozen");
+  await refused("a late segment", commit(w, jobId, trace, 1), "JobMarketSegmentLate");
+  const { outcome } = await playPanel(w, first, honestPanel);
+  await reportTimeout(w.a.buyer.c, { jobMarket: w.d.jobMarket, jobId });
+  const timedOutAt = await w.now();
+  await refused("the provider takes the job back", acceptJob(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId }), "JobMarketWrongStatus");
+  const until = (await getJob(w.a.buyer.c.public, { jobMarket: w.d.jobMarket, jobId })).deadline;
+  await w.warpTo(until + 1n);
+  await reopenJob(w.a.buyer.c, { jobMarket: w.d.jobMarket, jobId });
+  const reopenedAt = await w.now();
+  await cancelJob(w.a.buyer.c, { jobMarket: w.d.jobMarket, jobId });
+  const Dsec = BigInt(w.params.commitWindowSeconds + w.params.revealWindowSeconds);
+  const W = BigInt(GAME_POLICY.challengeWindow);
+  const bound = Dsec + 3n * (W + Dsec);
+  if (reopenedAt - deadline > bound) throw new AttackSucceeded(`job re-opened ${reopenedAt - deadline} s after its deadline, past the bound ${bound} s`);
+  return measure(
+    w,
+    s,
+    before,
+    "5 unbounded freeze",
+    `no freeze past the deadline (${e1}); sybil dispute ${outcome}, timeout at deadline+${timedOutAt - deadline} s, re-opened at deadline+${reopenedAt - deadline} s <= bound D+3(W+D) = ${bound} s, buyer cancelled`,
+    DECLARED,
+  );
+}
+
+export async function noDecisionAfterWindow(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider", "sybilA", "honestChallenger"] });
+  const s = sides(w, [w.a.provider, w.a.sybilA], w.a.honestChallenger);
+  const { before, jobId, trace } = await startJob(w, s, 6);
+  await commit(w, jobId, trace, 0);
+  await commit(w, jobId, trace, 1);
+  const windowEnd = (await getJob(w.a.buyer.c.public, { jobMarket: w.d.jobMarket, jobId })).deadline;
+  const a = await prepareChallenge(w, w.a.sybilA, jobId, 1);
+  await w.nextBlockAt(windowEnd);
+  const id = await a.send(); // the last second of the window
+  // nobody draws the panel (the auditors are offline): the seed's block hash expires and resolve finds no panel
+  await w.mine(300);
+  const d = await getDispute(w.a.buyer.c.public, { disputeGame: w.d.disputeGame, disputeId: id });
+  await w.warpTo(d.revealDeadline + 1n);
+  await resolveDispute(w.a.sybilA.c, { disputeGame: w.d.disputeGame, disputeId: id });
+  const nd = await outcomeOf(w, id);
+  const e = await refused("finalize after the NoDecision", finalize(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId }), "JobMarketChallengeWindowOpen");
+  const reopened = (await getJob(w.a.buyer.c.public, { jobMarket: w.d.jobMarket, jobId })).deadline;
+  // past the original window, the honest challenger disputes the faulty step in the re-opened one
+  const honest = await challengeStep(w, w.a.honestChallenger, jobId, 6);
+  const { outcome } = await playPanel(w, honest, honestPanel);
+  const row = await measure(
+    w,
+    s,
+    before,
+    "6 NoDecision after the window",
+    `sybil's last-second dispute ${nd} (panel unavailable) after the window; window re-opened to +${reopened - windowEnd} s, finalize refused ${e}; honest challenge of step 6: ${outcome}`,
+    DECLARED,
+  );
+  return atLeastNonChallenger(row);
+}
+
+export async function abandonmentLaundering(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider", "honestChallenger"] });
+  const s = sides(w, [w.a.provider], w.a.honestChallenger);
+  const { before, jobId, trace } = await startJob(w, s, 2);
+  await commit(w, jobId, trace, 0); // faulty segment 0, then the provider walks away
+  const deadline = (await getJob(w.a.buyer.c.public, { jobMarket: w.d.jobMarket, jobId })).deadline;
+  await w.warpTo(deadline + 1n);
+  await reportTimeout(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId }); // its own timeout, the first second it can
+  const j = await getJob(w.a.buyer.c.public, { jobMarket: w.d.jobMarket, jobId });
+  if (j.status !== "TimedOut") throw new AttackSucceeded(`the timeout left the job ${j.status}, not TimedOut`);
+  const e1 = await refused("re-accept the timed-out job", acceptJob(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId }), "JobMarketWrongStatus");
+  await refused("commit the next segment", commit(w, jobId, trace, 1), "JobMarketWrongStatus");
+  await refused("re-open at once", reopenJob(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId }), "JobMarketChallengeWindowOpen");
+  await w.increase(GAME_POLICY.challengeWindow / 2);
+  const id = await challengeStep(w, w.a.honestChallenger, jobId, 2);
+  const { outcome } = await playPanel(w, id, honestPanel);
+  const row = await measure(
+    w,
+    s,
+    before,
+    "11 abandonment laundering",
+    `own timeout at deadline+1 s: job TimedOut until +W, re-accept refused ${e1}; honest challenge of step 2 half a window later: ${outcome}`,
+    DECLARED,
+  );
+  // the timeout slash (10%) went to the buyer, then the rest of the lock by shares
+  return atLeastNonChallenger(row, (L * 9n) / 10n);
+}
+
+// ---------------------------------------------------------------- 7, 8, 9: attestation, admin, corpus
+
+export async function selfAttestation(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider", "H1", "H2", "H3", "H4", "H5", "S1", "S2"] });
+  const own = [w.a.S1, w.a.S2];
+  const s = sides(w, [w.a.provider, ...own]);
+  const before = await snapshot(w, everyone(s));
+  // two refundable bonds under the provider's control, posted right before its request
+  for (const x of own) await postBond(x.c, { auditorRegistry: w.d.auditorRegistry, amount: parseEther("20") });
+  const evidenceHash = keccak256(toHex("provider evidence"));
+  const r = await requestAttestation(w.a.provider.c, { providerRegistry: w.d.providerRegistry, evidenceHash });
+  await w.mine(3);
+  await drawAttestationCommittee(w.a.buyer.c, { providerRegistry: w.d.providerRegistry, requestId: r.requestId });
+  const q = await getAttestationRequest(w.a.buyer.c.public, { providerRegistry: w.d.providerRegistry, requestId: r.requestId });
+  const committee = (q.committee ?? []).map((x) => getAddress(x));
+  if (own.some((x) => committee.includes(x.address))) throw new AttackSucceeded("a bond posted after the activation window sits on the committee");
+  const att = { provider: w.a.provider.address, requestId: r.requestId, tier: 1, band: 100, evidenceHash, expiresAt: (await w.now()) + 7n * 86_400n };
+  const domain = providerRegistryDomain(BigInt(w.d.chainId), w.d.providerRegistry);
+  const signatures = await Promise.all(own.map(async (x) => ({ signer: x.address, signature: await signAttestationVerified(x.c.account as LocalAccount, domain, att) })));
+  const e1 = await refused("record tier 1 on the sybils' signatures", recordAttestation(w.a.provider.c, { providerRegistry: w.d.providerRegistry, attestation: att, signatures }), "ProviderRegistryNotCommitteeMember");
+  // a job that asks for tier 1 stays out of reach
+  const { jobId } = await createJob(w.a.buyer.c, {
+    jobMarket: w.d.jobMarket,
+    manifestHash: keccak256(toHex("m")),
+    manifestUri: "cid:x",
+    token: w.d.token,
+    payment: parseEther("1"),
+    policy: GAME_POLICY,
+    terms: { minTier: 1, dataShareBps: 0, corpora: [] },
+  });
+  const e2 = await refused("accept a minTier-1 job", acceptJob(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId }), "JobMarketTierTooLow");
+  await cancelJob(w.a.buyer.c, { jobMarket: w.d.jobMarket, jobId });
+  const names = committee.map((x) => Object.values(w.a).find((y) => y.address === x)?.name ?? x).join(", ");
+  return measure(w, s, before, "7 self-attestation", `impossible: ${e1} (committee [${names}] drawn from the snapshot at the request); acceptJob(minTier 1) refused ${e2}`, NO_TRACE);
+}
+
+export async function adminDrain(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider"] });
+  // the provider is honest here: the deployer is the thief
+  const s: Sides = { side: [w.a.deployer], honest: [w.a.buyer, w.a.provider, ...honestAuditors(w)] };
+  const before = await snapshot(w, everyone(s));
+  const jobId = await postGameJob(w);
+  await acceptJob(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId }); // locked stake, free stake, an escrow, bonds
+  const me = w.a.deployer.address;
+  const thief = w.a.deployer.c;
+  const errors = new Set<string>();
+  const tryAll = async (what: string, p: Promise<unknown>) => errors.add(await refused(what, p));
+  // the ABIs declare grantRole/revokeRole pure (they always revert); the thief sends them anyway, as raw calls
+  const roleCall = (address: typeof w.d.stakeVault, functionName: "grantRole" | "revokeRole", role: Hex, who: typeof me) =>
+    sendContractTx(thief, { address, abi: ROLE_ABI, functionName, args: [role, who] });
+  for (const role of [ROLE_IDS.market, ROLE_IDS.slasher, ROLE_IDS.defaultAdmin]) await tryAll(`grantRole on StakeVault`, roleCall(w.d.stakeVault, "grantRole", role, me));
+  await tryAll("grantRole on AuditorRegistry", roleCall(w.d.auditorRegistry, "grantRole", ROLE_IDS.dispute, me));
+  await tryAll("grantRole on JobMarket", roleCall(w.d.jobMarket, "grantRole", ROLE_IDS.dispute, me));
+  await tryAll("revokeRole on StakeVault", roleCall(w.d.stakeVault, "revokeRole", ROLE_IDS.market, w.d.jobMarket));
+  await tryAll("re-wire StakeVault", sendContractTx(thief, { address: w.d.stakeVault, abi: stakeVaultAbi, functionName: "wire", args: [me, me] }));
+  await tryAll("re-wire JobMarket", sendContractTx(thief, { address: w.d.jobMarket, abi: jobMarketAbi, functionName: "wire", args: [me, me] }));
+  await tryAll("lock free stake on a job that does not exist", sendContractTx(thief, { address: w.d.stakeVault, abi: stakeVaultAbi, functionName: "lock", args: [w.a.provider.address, 999n, parseEther("50")] }));
+  await tryAll("slash the lock to itself", sendContractTx(thief, { address: w.d.stakeVault, abi: stakeVaultAbi, functionName: "slash", args: [w.a.provider.address, jobId, L, [me], [L]] }));
+  await tryAll("forfeit an auditor's bond to itself", sendContractTx(thief, { address: w.d.auditorRegistry, abi: auditorRegistryAbi, functionName: "forfeit", args: [w.a.H1.address, parseEther("20"), me] }));
+  await tryAll("settle the job as a fault", sendContractTx(thief, { address: w.d.jobMarket, abi: jobMarketAbi, functionName: "settleProviderFault", args: [jobId] }));
+  // the honest provider delivers and is paid; the buyer got what it paid for
+  const trace = declaredTrace(jobId, STEPS);
+  await commit(w, jobId, trace, 0);
+  await commit(w, jobId, trace, 1);
+  await w.increase(GAME_POLICY.challengeWindow + 1);
+  await finalize(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId });
+  return measure(w, s, before, "8 admin drain", `impossible: ${[...errors].join(" / ")} (no admin, wiring ended); the honest job then finalized`, DECLARED);
+}
+
+/** grantRole/revokeRole as plain nonpayable calls (the generated ABIs mark them pure: they always revert). */
+const ROLE_ABI = [
+  { type: "function", name: "grantRole", stateMutability: "nonpayable", inputs: [{ name: "role", type: "bytes32" }, { name: "account", type: "address" }], outputs: [] },
+  { type: "function", name: "revokeRole", stateMutability: "nonpayable", inputs: [{ name: "role", type: "bytes32" }, { name: "account", type: "address" }], outputs: [] },
+] as const;
+
+export async function corpusSquatting(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider", "squatter", "contributor"], auditors: [] });
+  const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8"));
+  const manifest = parseManifest(tiny);
+  const corpus = manifest.corpora[0]!;
+  const payout = getAddress(corpus.payoutAddress);
+  const s: Sides = { side: [w.a.squatter], honest: [w.a.buyer, w.a.provider, w.a.contributor], honestAddresses: [payout] };
+  const before = await snapshot(w, everyone(s));
+  // the squatter registers the corpus's digest first, paying itself
+  const squat = await registerCorpus(w.a.squatter.c, { dataRegistry: w.d.dataRegistry, contentDigest: contentDigestOf(corpus.contentId), contentCid: corpus.contentId, licence: corpus.licence, payout: w.a.squatter.address, termsHash: keccak256(toHex("mine")) });
+  const [reg] = await registerManifestCorpora(w.a.contributor.c, w.d.dataRegistry, manifest);
+  const e1 = await refused("move the real registration's payout to the squatter", sendContractTx(w.a.squatter.c, { address: w.d.dataRegistry, abi: dataRegistryAbi, functionName: "setPayout", args: [reg!.corpusId, w.a.squatter.address] }), "DataRegistryNotPayout");
+  // the buyer attaches the registration listed under the payout its manifest names (dataTermsFor)
+  const t = await dataTermsFor(w.a.buyer.c.public, w.d, manifest, { mode: "require" });
+  if (!t.attached) throw new Error(t.reason);
+  const attached = t.terms.corpora.map((c) => c.corpusId);
+  if (attached.includes(squat.corpusId)) throw new AttackSucceeded(`the buyer attached the squatter's corpus ${squat.corpusId}`);
+  const { policy, payment } = await jobPolicyFor(manifest, { payment: parseEther("1"), dataShareBps: t.terms.dataShareBps, overrides: { challengeWindow: 600, requiredStake: parseEther("10") } });
+  const { jobId } = await createJob(w.a.buyer.c, { jobMarket: w.d.jobMarket, manifestHash: keccak256(toHex("tiny")), manifestUri: "cid:x", token: w.d.token, payment, policy, terms: t.terms });
+  w.jobs.push(jobId);
+  await acceptJob(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId });
+  const trace = declaredTrace(jobId, policy.segments * policy.stepsPerSegment);
+  for (let seg = 0; seg < policy.segments; seg++) await commit(w, jobId, trace, seg, policy.stepsPerSegment);
+  await w.increase(policy.challengeWindow + 1);
+  await finalize(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId });
+  const row = await measure(w, s, before, "9 corpus squatting", "", DECLARED);
+  const share = (await snapshot(w, [payout])).get(payout)!.total - before.get(payout)!.total;
+  row.outcome = `impossible: the squatter's corpus ${squat.corpusId} is listed under its own payout only; the buyer attached corpus ${attached.join(", ")} (manifest payout), setPayout by the squatter refused ${e1}; the payout got ${tokens(share)}, the squatter 0`;
+  return row;
+}
