@@ -33,7 +33,7 @@ import { postJob } from "../../verifier/src/market/buyer.ts";
 import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
 import { publishManifest } from "../../verifier/src/market/manifest-store.ts";
 import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
-import { createRun, parseManifest, parseStrategy } from "../../verifier/src/ml/index.ts";
+import { createRun, deploymentSalt, parseManifest, parseStrategy } from "../../verifier/src/ml/index.ts";
 import { segmentStateHashes } from "../../verifier/src/ml/trace-file.ts";
 import { train } from "../../verifier/src/ml/train.ts";
 import { loadDetectionMatrix, packageDetectionPath } from "../../verifier/src/policy/index.ts";
@@ -156,9 +156,9 @@ async function stage(o: StageOptions) {
     if (strategy === "copy") {
       // a peer's honest trace of the same manifest (another job), re-keyed by the copy strategy, committed segment by segment
       const peer = join(dir, `peer-${jobId}`);
-      await train(await createRun(MANIFEST, { jobId: jobId + 1000n }), { outDir: peer, strategy: { kind: "honest" }, evaluate: false });
+      await train(await createRun(MANIFEST, { jobId: jobId + 1000n, salt: deploymentSalt(w.d, jobId + 1000n) }), { outDir: peer, strategy: { kind: "honest" }, evaluate: false });
       const copied = join(dir, `copy-${jobId}`);
-      const { trace } = await train(await createRun(MANIFEST, { jobId }), { outDir: copied, strategy: { kind: "copy", dir: peer }, evaluate: false });
+      const { trace } = await train(await createRun(MANIFEST, { jobId, salt: deploymentSalt(w.d, jobId) }), { outDir: copied, strategy: { kind: "copy", dir: peer }, evaluate: false });
       const copyStore = new LocalDirStore(join(copied, "store"));
       for (const seg of trace.segments) {
         await pStore.put(await copyStore.get(seg.checkpointCid));
