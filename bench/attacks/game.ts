@@ -9,6 +9,7 @@
 import { getAddress, keccak256, parseEther, toHex, type Hex, type LocalAccount } from "viem";
 import {
   acceptJob,
+  approveToken,
   cancelJob,
   challengeCommitment,
   challengeStep as challengeStepTx,
@@ -27,6 +28,7 @@ import {
   jobMarketAbi,
   newChallengeSalt,
   postBond,
+  providerRegistryAbi,
   recordAttestation,
   registerCorpus,
   reopenJob,
@@ -376,6 +378,9 @@ export async function selfAttestation(): Promise<Row> {
   // two refundable bonds under the provider's control, posted right before its request
   for (const x of own) await postBond(x.c, { auditorRegistry: w.d.auditorRegistry, amount: parseEther("20") });
   const evidenceHash = keccak256(toHex("provider evidence"));
+  // every request burns the registry's fee (no free committee re-rolls from other addresses: docs/panels.md)
+  const fee = await w.a.provider.c.public.readContract({ address: w.d.providerRegistry, abi: providerRegistryAbi, functionName: "requestFee" });
+  await approveToken(w.a.provider.c, { token: w.d.token, spender: w.d.providerRegistry, amount: fee });
   const r = await requestAttestation(w.a.provider.c, { providerRegistry: w.d.providerRegistry, evidenceHash });
   await w.mine(3);
   await drawAttestationCommittee(w.a.buyer.c, { providerRegistry: w.d.providerRegistry, requestId: r.requestId });
@@ -399,7 +404,7 @@ export async function selfAttestation(): Promise<Row> {
   const e2 = await refused("accept a minTier-1 job", acceptJob(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId }), "JobMarketTierTooLow");
   await cancelJob(w.a.buyer.c, { jobMarket: w.d.jobMarket, jobId });
   const names = committee.map((x) => Object.values(w.a).find((y) => y.address === x)?.name ?? x).join(", ");
-  return measure(w, s, before, "7 self-attestation", `impossible: ${e1} (committee [${names}] drawn from the snapshot at the request); acceptJob(minTier 1) refused ${e2}`, NO_TRACE);
+  return measure(w, s, before, "7 self-attestation", `impossible: ${e1} (committee [${names}] drawn from the snapshot at the request; the request burned its fee); acceptJob(minTier 1) refused ${e2}`, NO_TRACE);
 }
 
 export async function adminDrain(): Promise<Row> {
