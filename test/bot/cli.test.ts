@@ -9,27 +9,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { privateKeyToAccount } from "viem/accounts";
-import { main } from "../../verifier/src/cli/pouw.ts";
+import { runPouw } from "../cli/in-process.ts";
 import { configureLogging } from "../../verifier/src/log/index.ts";
 import { DEV_KEYS, startHardhatNode, type NodeHandle } from "../e2e/helpers.ts";
 
-/** Runs `pouw ARGS` in this process, capturing what it writes to stdout and stderr. */
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const out = process.stdout.write.bind(process.stdout);
-  const err = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((s: string) => ((stdout += s), true)) as typeof process.stdout.write;
-  process.stderr.write = ((s: string) => ((stderr += s), true)) as typeof process.stderr.write;
-  try {
-    const code = await main(args);
-    return { code, stdout, stderr };
-  } finally {
-    process.stdout.write = out;
-    process.stderr.write = err;
-    process.exitCode = undefined;
-  }
-}
+const run = runPouw;
 
 describe("pouw auditor run|fund (in-process)", function () {
   this.timeout(180_000);

@@ -2,27 +2,12 @@ import { expect } from "chai";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { auditRun, auditSegment, openTraceDir, parseChecks, parseSegmentSelection, selectSegments, AuditInputError } from "../../verifier/src/checks/index.ts";
-import { main } from "../../verifier/src/cli/pouw.ts";
+import { runPouw } from "../cli/in-process.ts";
 import { createRun, jobSalt, offlineSalt, readTraceFile, train } from "../../verifier/src/ml/index.ts";
 import { pouwAsync, ROOT } from "../ml/helpers.ts";
 import { Fixture, JOB_ID, tinyVariant } from "./fixture.ts";
 
-/** Runs `pouw ARGS` in this process, capturing what it writes to stdout and stderr. */
-async function pouwIn(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const out = process.stdout.write.bind(process.stdout);
-  const err = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((x: string) => ((stdout += x), true)) as typeof process.stdout.write;
-  process.stderr.write = ((x: string) => ((stderr += x), true)) as typeof process.stderr.write;
-  try {
-    return { code: await main(args), stdout, stderr };
-  } finally {
-    process.stdout.write = out;
-    process.stderr.write = err;
-    process.exitCode = undefined;
-  }
-}
+const pouwIn = runPouw;
 
 describe("pouw audit: exit codes and output", () => {
   const fx = new Fixture();

@@ -145,6 +145,32 @@ describe("checks/recompute: bit-exact segment recompute", () => {
       expect((await recomputeSegment(ctx, 2)).failure?.kind).to.equal("trace-leaf-mismatch");
     });
 
+    it("trace.json's own segment entry lies (end state, step range, index): trace-entry-mismatch for that segment, not bad input", async () => {
+      const dir = await fx.copy("honest", "tamper-entry");
+      const path = join(dir, "trace.json");
+      const honest = JSON.parse(await readFile(path, "utf8")) as { segments: { index: number; firstStep: number; endStateHash: string }[] };
+      const lie = async (edit: (t: typeof honest) => void) => {
+        const t = structuredClone(honest);
+        edit(t);
+        await writeFile(path, JSON.stringify(t));
+        return openTraceDir(fx.run, dir);
+      };
+      // a backdoored end state next to honest leaves
+      let ctx = await lie((t) => (t.segments[2]!.endStateHash = `0x${"cd".repeat(32)}`));
+      let r = await recomputeSegment(ctx, 2);
+      expect(r.failure?.kind).to.equal("trace-entry-mismatch");
+      expect(r.failure?.message).to.match(/segments\[2\] says endStateHash 0xcdcd/);
+      expect((await recomputeSegment(ctx, 1)).ok).to.equal(true);
+      // a wrong step range, and an entry filed under another index (before: the auditor's bad input, exit 2)
+      ctx = await lie((t) => (t.segments[1]!.firstStep = 3));
+      expect((await recomputeSegment(ctx, 1)).failure?.kind).to.equal("trace-entry-mismatch");
+      ctx = await lie((t) => (t.segments[0]!.index = 5));
+      r = await recomputeSegment(ctx, 0);
+      expect(r.failure?.kind).to.equal("trace-entry-mismatch");
+      expect(r.failure?.message).to.match(/index 5/);
+      expect((await recomputeSegment(ctx, 2)).ok).to.equal(true);
+    });
+
     it("a checkpoint whose bytes do not match its CID: checkpoint-cid-mismatch", async () => {
       const dir = await fx.copy("honest", "tamper-cid");
       const ctx = await openTraceDir(fx.run, dir);

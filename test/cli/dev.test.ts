@@ -5,25 +5,10 @@
  */
 import { expect } from "chai";
 import { createServer, type Server } from "node:http";
-import { main } from "../../verifier/src/cli/pouw.ts";
+import { runPouw } from "./in-process.ts";
 import { rpc, startHardhatNode, type NodeHandle } from "../e2e/helpers.ts";
 
-/** Runs `pouw ARGS` in this process, capturing what it writes to stdout and stderr. */
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const out = process.stdout.write.bind(process.stdout);
-  const err = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((s: string) => ((stdout += s), true)) as typeof process.stdout.write;
-  process.stderr.write = ((s: string) => ((stderr += s), true)) as typeof process.stderr.write;
-  try {
-    return { code: await main(args), stdout, stderr };
-  } finally {
-    process.stdout.write = out;
-    process.stderr.write = err;
-    process.exitCode = undefined;
-  }
-}
+const run = runPouw;
 
 const head = async (url: string) => {
   const b = (await rpc(url, "eth_getBlockByNumber", ["latest", false])) as { number: string; timestamp: string };

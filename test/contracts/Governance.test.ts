@@ -41,7 +41,7 @@ import {
   type Deployment,
   type JobPolicy,
 } from "../../verifier/src/chain/index.ts";
-import { main } from "../../verifier/src/cli/pouw.ts";
+import { runPouw } from "../cli/in-process.ts";
 import PoUWModule from "../../ignition/modules/PoUW.ts";
 import { DEV_KEYS } from "../e2e/helpers.ts";
 
@@ -172,24 +172,7 @@ function rpcBridge(provider: { request: (a: { method: string; params?: unknown[]
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server })));
 }
 
-/** Runs `pouw` in-process and captures stdout and the exit code. */
-async function pouw(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const out = process.stdout.write.bind(process.stdout);
-  const err = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: string | Uint8Array) => ((stdout += String(chunk)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => ((stderr += String(chunk)), true)) as typeof process.stderr.write;
-  const before = process.exitCode;
-  try {
-    const code = await main(argv);
-    return { code, stdout, stderr };
-  } finally {
-    process.stdout.write = out;
-    process.stderr.write = err;
-    process.exitCode = before;
-  }
-}
+const pouw = runPouw;
 
 describe("governance: no admin power over user funds after deployment", function () {
   this.timeout(180_000);

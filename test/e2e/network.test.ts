@@ -110,7 +110,9 @@ describe("e2e: parties on separate machines exchange content over `pouw serve`",
     const botResult = await botExit;
     expect(botResult.code, botResult.stderr.slice(-2000)).to.equal(0);
     // step 6 is named only from the provider's leaves, which the bot read from the provider's remote board
-    expect(botResult.stdout).to.match(/audited 6 segments \(1 failed: job 2 segment 1 step 6\), 0 not sampled, 5 receipts signed/);
+    // segment 2 of the planter's job is right from its start, but that start carries the planted weights: the state
+    // screen fails there, so it gets no receipt (4, not 5)
+    expect(botResult.stdout).to.match(/audited 6 segments \(1 failed: job 2 segment 1 step 6\), 0 not sampled, 4 receipts signed/);
 
     // the auditor cached every checkpoint it audited (verified) in its own store; it has no board of its own
     const client = httpClients(node.url, 31337, { account: privateKeyToAccount(DEV_KEYS[3]!) });

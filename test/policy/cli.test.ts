@@ -3,27 +3,10 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { main } from "../../verifier/src/cli/pouw.ts";
+import { runPouw } from "../cli/in-process.ts";
 import { FORMULAS } from "../../verifier/src/policy/index.ts";
 
-/** Runs `pouw` in-process and captures stdout, stderr and the exit code. */
-async function pouw(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const out = process.stdout.write.bind(process.stdout);
-  const err = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: string | Uint8Array) => ((stdout += String(chunk)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => ((stderr += String(chunk)), true)) as typeof process.stderr.write;
-  const before = process.exitCode;
-  try {
-    const code = await main(argv);
-    return { code, stdout, stderr };
-  } finally {
-    process.stdout.write = out;
-    process.stderr.write = err;
-    process.exitCode = before;
-  }
-}
+const pouw = (...argv: string[]) => runPouw(argv);
 
 const DET = "test/policy/fixtures/detection.fixture.json";
 const MAN = "test/policy/fixtures/manifest.fixture.json";

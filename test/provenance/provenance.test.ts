@@ -132,7 +132,7 @@ describe("provenance record", function () {
     };
     // the registries JobMarket reads corpora, tiers and receipt signers from
     const dataRegistry = await deploy(dataRegistryAbi, dataRegistryBytecode, []);
-    const providerRegistry = await deploy(providerRegistryAbi, providerRegistryBytecode, [d.auditorRegistry, 1n, 1n, 86_400n, 2, 60n]);
+    const providerRegistry = await deploy(providerRegistryAbi, providerRegistryBytecode, [d.auditorRegistry, 1n, 1n, 86_400n, 2, 60n, parseEther("1")]);
     await sendContractTx(admin!, { address: d.jobMarket, abi: jobMarketAbi, functionName: "setRegistries", args: [d.auditorRegistry, providerRegistry, dataRegistry] });
     for (const c of [buyer!, provider!, auditor!]) {
       await mintTestToken(c, { token: d.token, to: c.account.address, amount: parseEther("100") });

@@ -32,6 +32,8 @@ export type SegmentCommitment = {
  * Why a segment failed an audit. Each kind is its own failure so that the caller (bot, receipt,
  * dispute) can act on it:
  *   trace-leaf-mismatch        the provider's per-step hashes do not reproduce the committed root
+ *   trace-entry-mismatch       trace.json's own entry for the segment (index, firstStep, lastStep, endStateHash)
+ *                              disagrees with its position or its leaves (a provider-served structural lie)
  *   boundary-mismatch          the segment's first leaf differs from the previous segment's last leaf
  *   initial-state-mismatch     segment 0 does not start from the manifest's initial state
  *   checkpoint-missing         no content is served for the committed checkpoint CID
@@ -52,6 +54,7 @@ export type SegmentCommitment = {
  */
 export const FAILURE_KINDS = [
   "trace-leaf-mismatch",
+  "trace-entry-mismatch",
   "boundary-mismatch",
   "initial-state-mismatch",
   "checkpoint-missing",
@@ -125,9 +128,13 @@ export function checkTarget(target: AuditTarget): void {
   }
   const commitments = commitmentsOf(target);
   if (commitments.length !== steps / stepsPerSegment) throw new AuditInputError(`${commitments.length} segment commitments for ${steps / stepsPerSegment} segments`);
-  commitments.forEach((c, i) => {
-    if (c.index !== i) throw new AuditInputError(`commitment ${i} is for segment ${c.index}`);
-  });
+  // NOTE: commitments the auditor passes (from the chain) are its input: a wrong index is its error. Those read from
+  // trace.json are the provider's: a wrong entry there is a fault of that segment (segmentLeaves: trace-entry-mismatch).
+  if (target.commitments) {
+    commitments.forEach((c, i) => {
+      if (c.index !== i) throw new AuditInputError(`commitment ${i} is for segment ${c.index}`);
+    });
+  }
 }
 
 export type SegmentLeaves = {
@@ -155,6 +162,17 @@ export function segmentLeaves(target: AuditTarget, i: number): Outcome<SegmentLe
   if (!c) throw new AuditInputError(`segment ${i} does not exist (${commitmentsOf(target).length} segments)`);
   const hashes = (c.stateHashes ? [...c.stateHashes] : target.trace.stateHashes.slice(first, last + 1)) as Bytes32[];
   if (hashes.length !== K + 1) return fail("trace-leaf-mismatch", `trace.json serves ${hashes.length} state hashes for segment ${i}, expected ${K + 1}`);
+  if (!target.commitments) {
+    // the commitment itself is trace.json's entry: it must say what its position and its leaves say
+    const e = target.trace.segments[i]!;
+    const wrong = [
+      e.index !== i ? `index ${e.index}` : null,
+      e.firstStep !== first ? `firstStep ${e.firstStep} (expected ${first})` : null,
+      e.lastStep !== last ? `lastStep ${e.lastStep} (expected ${last})` : null,
+      e.endStateHash !== hashes[K] ? `endStateHash ${e.endStateHash} (its last leaf h(${last}) is ${hashes[K]})` : null,
+    ].filter((x) => x !== null);
+    if (wrong.length > 0) return fail("trace-entry-mismatch", `trace.json segments[${i}] says ${wrong.join(", ")}`);
+  }
   const tree = new SegmentTree(first, hashes);
   if (tree.root !== c.traceRoot) {
     return fail("trace-leaf-mismatch", `segment ${i}: the served state hashes ${first}..${last} give root ${tree.root}, the committed root is ${c.traceRoot}`);
