@@ -154,7 +154,7 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
         assertTrue(rewardCoversPanel(STAKE, 1_000), "reward covers the panel");
         handler = new AttackHandler(this);
         targetContract(address(handler));
-        bytes4[] memory s = new bytes4[](20);
+        bytes4[] memory s = new bytes4[](21);
         s[0] = AttackHandler.newJob.selector;
         s[1] = AttackHandler.commitNext.selector;
         s[2] = AttackHandler.badCommit.selector;
@@ -175,6 +175,7 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
         s[17] = AttackHandler.vote.selector; // twice: panels that vote reach PanelFault / PanelValid
         s[18] = AttackHandler.stall.selector;
         s[19] = AttackHandler.holdEscrow.selector;
+        s[20] = AttackHandler.auditorChurn.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: s}));
     }
 
@@ -193,6 +194,29 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
             pools += amount;
         }
         assertEq(game.pooled(), pools, "pooled = sum of the pools");
+    }
+
+    /// @notice Panel membership depends only on the snapshot and the seed: every drawn panel, re-drawn now from the
+    /// registry's pool as of its dispute's challengedAt with the seed recorded at the draw, is the panel the dispute
+    /// holds, whatever the provider's auditors did since (bonds, exit requests, leaves, re-bonds: auditorChurn), while
+    /// the snapshot is still drawable (within the exit delay of challengedAt, by design).
+    function invariant_panelDependsOnlyOnSnapshotAndSeed() public view {
+        uint256 n = game.disputeCount();
+        uint256 horizon = registry.exitDelaySeconds();
+        uint256 k = game.params().panelSize;
+        for (uint256 id = 1; id <= n; ++id) {
+            bytes32 seed = handler.ghost_panelSeed(id);
+            if (seed == bytes32(0)) continue;
+            IDisputeGame.DisputeView memory d = game.getDispute(id);
+            if (block.timestamp <= d.challengedAt || d.challengedAt + horizon < block.timestamp) continue;
+            (address buyer,,) = market.jobParties(d.jobId);
+            address[] memory exclude = new address[](3);
+            exclude[0] = d.provider;
+            exclude[1] = d.challenger;
+            exclude[2] = buyer;
+            address[] memory again = registry.drawPanel(seed, k, exclude, d.challengedAt);
+            assertEq(keccak256(abi.encode(again)), keccak256(abi.encode(d.panel)), "panel = draw(snapshot at challengedAt, seed)");
+        }
     }
 
     /// @notice No rule-breaking move of the attacker ever got through.

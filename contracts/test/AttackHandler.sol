@@ -128,6 +128,11 @@ contract AttackHandler is DisputeBase, AttackActors {
     uint256 public ghost_reopens;
     uint256 public ghost_honestOpened;
     uint256 public ghost_timeouts;
+    /// @dev Each drawn panel's seed (keccak256(blockhash(seedBlock), disputeId)), recorded at the draw: the snapshot
+    /// invariant re-draws from it.
+    mapping(uint256 disputeId => bytes32 seed) public ghost_panelSeed;
+    bytes32 private _seedBeforeSettle;
+    uint256 public ghost_churns;
     uint256 public ghost_finalized;
     uint256 public ghost_stalls;
 
@@ -371,6 +376,29 @@ contract AttackHandler is DisputeBase, AttackActors {
         }
     }
 
+    /// @notice The provider's auditors churn around draws: request exit, leave once exitable, or bond again (a new
+    /// membership), at any moment, before or after a dispute's seed is public.
+    function auditorChurn(bool second, uint8 what) external {
+        ++ghost_calls;
+        address a = second ? SYBIL_AUDITOR_2 : SYBIL_AUDITOR_1;
+        bool ok;
+        vm.prank(a);
+        if (what % 3 == 0) {
+            try registry.requestExit() {
+                ok = true;
+            } catch {}
+        } else if (what % 3 == 1) {
+            try registry.leave() {
+                ok = true;
+            } catch {}
+        } else {
+            try registry.postBond(AUDITOR_BOND) {
+                ok = true;
+            } catch {}
+        }
+        if (ok) ++ghost_churns;
+    }
+
     /// @notice The provider's (or anyone's) clock: time moves through the keeper; blocks move up to MAX_ROLL.
     function warp(uint32 secondsAhead, uint16 blocks) external {
         ++ghost_calls;
@@ -561,6 +589,7 @@ contract AttackHandler is DisputeBase, AttackActors {
         uint256 lock = vault.lockedFor(d.provider, jobId);
         uint256 deadline = market.getJob(jobId).deadline;
         uint256 credit0 = game.creditOf(d.challenger);
+        _seedBeforeSettle = _seedNow(id, d); // storage: _settle is at the stack limit
         Snap memory s0 = _snap();
         if (byConcession) {
             vm.prank(provider);
@@ -573,6 +602,7 @@ contract AttackHandler is DisputeBase, AttackActors {
             } catch {}
         }
         if (!ok) return false;
+        _recordSettleDraw(id);
         Snap memory s1 = _snap();
         _book(jobId, s0, s1);
         JobGhost storage g = _jg[jobId];
@@ -797,10 +827,25 @@ contract AttackHandler is DisputeBase, AttackActors {
         if (d.status != IDisputeGame.Status.Open) return false;
         if (d.panel.length != 0) return true;
         if (block.number <= d.seedBlock) VMB.roll(d.seedBlock + 1);
+        bytes32 seed = _seedNow(id, d);
         try game.drawPanel(id) returns (bool ok) {
+            if (ok) ghost_panelSeed[id] = seed;
             return ok;
         } catch {
             return false;
         }
+    }
+
+    /// @dev A resolve that drew the panel itself: its seed is the one computed before the call.
+    function _recordSettleDraw(uint256 id) internal {
+        if (_seedBeforeSettle != bytes32(0) && game.getDispute(id).panel.length != 0) ghost_panelSeed[id] = _seedBeforeSettle;
+        _seedBeforeSettle = bytes32(0);
+    }
+
+    /// @dev The seed a draw of dispute `id` would use now (DisputeGame._tryDraw), or zero when none can be drawn now.
+    function _seedNow(uint256 id, IDisputeGame.DisputeView memory d) internal view returns (bytes32) {
+        if (d.panel.length != 0) return bytes32(0);
+        bytes32 bh = blockhash(d.seedBlock);
+        return bh == bytes32(0) ? bytes32(0) : keccak256(abi.encode(bh, id));
     }
 }
