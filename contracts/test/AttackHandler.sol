@@ -131,7 +131,6 @@ contract AttackHandler is DisputeBase, AttackActors {
     /// @dev Each drawn panel's seed (keccak256(blockhash(seedBlock), disputeId)), recorded at the draw: the snapshot
     /// invariant re-draws from it.
     mapping(uint256 disputeId => bytes32 seed) public ghost_panelSeed;
-    bytes32 private _seedBeforeSettle;
     uint256 public ghost_churns;
     uint256 public ghost_finalized;
     uint256 public ghost_stalls;
@@ -589,20 +588,9 @@ contract AttackHandler is DisputeBase, AttackActors {
         uint256 lock = vault.lockedFor(d.provider, jobId);
         uint256 deadline = market.getJob(jobId).deadline;
         uint256 credit0 = game.creditOf(d.challenger);
-        _seedBeforeSettle = _seedNow(id, d); // storage: _settle is at the stack limit
         Snap memory s0 = _snap();
-        if (byConcession) {
-            vm.prank(provider);
-            try game.concede(id) {
-                ok = true;
-            } catch {}
-        } else {
-            try game.resolve(id) {
-                ok = true;
-            } catch {}
-        }
-        if (!ok) return false;
-        _recordSettleDraw(id);
+        if (!_trySettle(id, d, byConcession)) return false;
+        ok = true;
         Snap memory s1 = _snap();
         _book(jobId, s0, s1);
         JobGhost storage g = _jg[jobId];
@@ -836,10 +824,20 @@ contract AttackHandler is DisputeBase, AttackActors {
         }
     }
 
-    /// @dev A resolve that drew the panel itself: its seed is the one computed before the call.
-    function _recordSettleDraw(uint256 id) internal {
-        if (_seedBeforeSettle != bytes32(0) && game.getDispute(id).panel.length != 0) ghost_panelSeed[id] = _seedBeforeSettle;
-        _seedBeforeSettle = bytes32(0);
+    /// @dev The provider concedes, or anyone resolves; a resolve that draws the panel itself records its seed.
+    function _trySettle(uint256 id, IDisputeGame.DisputeView memory d, bool byConcession) internal returns (bool ok) {
+        bytes32 seed = _seedNow(id, d);
+        if (byConcession) {
+            vm.prank(provider);
+            try game.concede(id) {
+                ok = true;
+            } catch {}
+        } else {
+            try game.resolve(id) {
+                ok = true;
+            } catch {}
+        }
+        if (ok && seed != bytes32(0) && game.getDispute(id).panel.length != 0) ghost_panelSeed[id] = seed;
     }
 
     /// @dev The seed a draw of dispute `id` would use now (DisputeGame._tryDraw), or zero when none can be drawn now.
