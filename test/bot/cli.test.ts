@@ -43,6 +43,9 @@ describe("pouw auditor run|fund (in-process)", function () {
       /ERROR bot: token balance 0 < the deposit of one challenge 1\.15 \(the floor: bond minimum plus panel fees; short 1\.15\): a bad step found now would not be challenged; fix: pouw auditor fund 1\.15 --mint /,
     );
     expect(r.stdout).to.equal("audited 0 segments (0 failed), 0 not sampled, 0 receipts signed, 0 transactions confirmed\n");
+    // one auditor: no panel can be drawn for its challenges (a warning: it still audits and signs receipts)
+    const warns = lines.filter((l) => / WARN  bot: /.test(l));
+    expect(warns.some((l) => /only 0 auditors besides 0x[0-9a-fA-F]{40} can be drawn for a panel now \(bonded and past the 3600 s activation delay\); a dispute needs 3 .*so a challenge would end NoDecision; fix: 3 more accounts: pouw auditor bond 100 --mint, then wait 3600 s/.test(l)), warns.join("\n")).to.equal(true);
 
     r = await run(["auditor", "fund", "2", ...as(3)]);
     expect(r.code).to.equal(1);

@@ -34,6 +34,7 @@ import { encodeFunctionData, formatEther, getAddress, zeroAddress, zeroHash } fr
 import type { Logger } from "pino";
 import {
   auditorRegistryAbi,
+  disputeGameAbi,
   broadcastAndWait,
   CHALLENGE_GAS_UNITS,
   chainDate,
@@ -108,7 +109,7 @@ export type StartupReport = {
   jobsFollowed: number;
   /** Distinct audit rates of the followed jobs' manifests (sampling is per job). */
   auditRates: number[];
-  problems: { kind: "unbonded" | "tokens" | "eth" | "no-dispute-game"; message: string; fix: string }[];
+  problems: { kind: "unbonded" | "tokens" | "eth" | "no-dispute-game" | "panel"; message: string; fix: string }[];
 };
 
 /** The deployment does not match the chain (no code at its addresses): the bot refuses to start. */
@@ -918,6 +919,10 @@ export class ChallengerBot {
         fix: this.fundingFix(d.amount, funds),
       });
     }
+    if (deployment.disputeGame) {
+      const p = await this.panelShortfall();
+      if (p) report.problems.push({ kind: "panel", ...p });
+    }
     if (funds.ethBalance < funds.challengeGasCost) {
       report.problems.push({
         kind: "eth",
@@ -936,7 +941,9 @@ export class ChallengerBot {
       auditRates: auditRates.length > 0 ? auditRates.join(",") : "per job manifest",
       disputeGame: deployment.disputeGame ?? null,
     };
-    const ready = report.problems.filter((p) => p.kind !== "no-dispute-game").length === 0;
+    // warnings, not blockers: the bot still audits and signs receipts (and can serve on panels)
+    const warnOnly = new Set(["no-dispute-game", "panel"]);
+    const ready = report.problems.filter((p) => !warnOnly.has(p.kind)).length === 0;
     this.log.info(
       summary,
       `auditor ${this.me}: bond ${summary.bond} (${funds.active ? "active" : "NOT ACTIVE"}), tokens ${summary.tokens}` +
@@ -945,11 +952,36 @@ export class ChallengerBot {
     );
     for (const p of report.problems) {
       const line = `${p.message}; fix: ${p.fix}`;
-      if (p.kind === "no-dispute-game") this.log.warn({ problem: p.kind, fix: p.fix }, line);
+      if (warnOnly.has(p.kind)) this.log.warn({ problem: p.kind, fix: p.fix }, line);
       else this.log.error({ problem: p.kind, fix: p.fix }, line);
     }
     this.lastHeartbeat = this.now();
     return report;
+  }
+
+  /**
+   * Whether a dispute this bot opens could get a panel now: DisputeGame draws panelSize members from the auditors
+   * eligible at the challenge (bonded and past the activation delay), never the challenger, the provider or the buyer,
+   * so a market with panelSize or fewer eligible auditors besides this one ends every dispute NoDecision.
+   */
+  private async panelShortfall(): Promise<{ message: string; fix: string } | undefined> {
+    const { clients, deployment } = this.o;
+    const [params, block, delay, minBond] = await Promise.all([
+      withRetry(() => clients.public.readContract({ address: deployment.disputeGame!, abi: disputeGameAbi, functionName: "params" }), { what: "params" }),
+      withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" }),
+      withRetry(() => clients.public.readContract({ address: deployment.auditorRegistry, abi: auditorRegistryAbi, functionName: "activationDelaySeconds" }), { what: "activationDelaySeconds" }),
+      withRetry(() => clients.public.readContract({ address: deployment.auditorRegistry, abi: auditorRegistryAbi, functionName: "minBond" }), { what: "minBond" }),
+    ]);
+    const k = Number(params.panelSize);
+    const asOf = block.timestamp - 1n;
+    const eligible = await withRetry(() => clients.public.readContract({ address: deployment.auditorRegistry, abi: auditorRegistryAbi, functionName: "eligibleAuditors", args: [asOf] }), { what: "eligibleAuditors" });
+    const others = eligible.filter((a) => getAddress(a) !== this.me).length;
+    // NOTE: a job's provider and buyer are never drawn either; when they are bonded auditors a job can still fall short
+    if (others >= k) return undefined;
+    return {
+      message: `only ${others} auditor${others === 1 ? "" : "s"} besides ${this.me} can be drawn for a panel now (bonded and past the ${delay} s activation delay); a dispute needs ${k} (the panel size; the challenger is never drawn), so a challenge would end NoDecision`,
+      fix: `${k - others} more account${k - others === 1 ? "" : "s"}: pouw auditor bond ${tokens(minBond)}${deployment.devToken ? " --mint" : ""}, then wait ${delay} s`,
+    };
   }
 
   /** Every heartbeatMs: one info line (jobs, audits, intents, balances); an error line while challenges wait for funds. */
