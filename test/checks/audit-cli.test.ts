@@ -1,9 +1,12 @@
 import { expect } from "chai";
-import { readFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readFile, rm, symlink, truncate, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { auditRun, auditSegment, openTraceDir, parseChecks, parseSegmentSelection, selectSegments, AuditInputError } from "../../verifier/src/checks/index.ts";
 import { runPouw } from "../cli/in-process.ts";
 import { createRun, jobSalt, offlineSalt, readTraceFile, train } from "../../verifier/src/ml/index.ts";
+import { TRACE_FILE_MAX_BYTES } from "../../verifier/src/ml/trace-file.ts";
 import { pouwAsync, ROOT } from "../ml/helpers.ts";
 import { Fixture, JOB_ID, tinyVariant } from "./fixture.ts";
 
@@ -110,6 +113,29 @@ describe("pouw audit: exit codes and output", () => {
       expect(r.stderr.trim().split("\n").length).to.equal(1);
       expect(r.stderr).to.match(/^pouw: /);
     }
+  });
+
+  it("a hostile trace.json (symlink to /dev/zero, a FIFO, oversize) is refused with one line, never read", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "pouw-hostile-trace-"));
+    const path = join(dir, "trace.json");
+    // refused before any read: a FIFO would block, /dev/zero would grow without end (no timed assertion: a hang fails
+    // the test by mocha's timeout)
+    const tryRead = async () => {
+      const err = await readTraceFile(path).then(() => undefined, (e: unknown) => e as Error);
+      expect(err?.name).to.equal("TraceFileError");
+      expect(err!.message.split("\n")).to.have.length(1);
+      return err!.message;
+    };
+    await symlink("/dev/zero", path);
+    expect(await tryRead()).to.match(/refused, a symlink to \/dev\/zero outside/);
+    await rm(path);
+    execFileSync("mkfifo", [path]);
+    expect(await tryRead()).to.match(/refused, not a regular file \(a FIFO\)/);
+    await rm(path);
+    await writeFile(path, "");
+    await truncate(path, TRACE_FILE_MAX_BYTES + 1); // sparse: no disk, no memory
+    expect(await tryRead()).to.match(new RegExp(`refused, ${TRACE_FILE_MAX_BYTES + 1} bytes is over the cap of ${TRACE_FILE_MAX_BYTES}`));
+    await rm(dir, { recursive: true });
   });
 
   it("pouw train --step-states serves every state: magnitude passes the honest run and flags a plant", async () => {

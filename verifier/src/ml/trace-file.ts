@@ -5,10 +5,11 @@
  * verifier/src/trace); its training steps are firstStep+1..lastStep; checkpointCid is the
  * checkpoint of state firstStep (the segment's start).
  */
-import { readFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import type { Hex } from "viem";
 import { z } from "zod";
 import { InputError } from "../errors/index.ts";
+import { readStoredFile, UnreadableContentError } from "../store/index.ts";
 
 const bytes32 = z.string().regex(/^0x[0-9a-f]{64}$/) as unknown as z.ZodType<Hex>;
 const cid = z.string().regex(/^b[a-z2-7]{58}$/);
@@ -93,11 +94,19 @@ export function parseTraceFile(value: unknown): TraceFile {
   return t;
 }
 
+/**
+ * Largest trace.json read: about 70 bytes per state hash and step loss, so a million steps fit. A provider serves this
+ * file: a bigger one, a FIFO, a device or a symlink out of its directory is refused with one line, never read.
+ */
+export const TRACE_FILE_MAX_BYTES = 128 * 1024 * 1024;
+
 export async function readTraceFile(path: string): Promise<TraceFile> {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = new TextDecoder("utf-8", { fatal: true }).decode(await readStoredFile(path, { maxBytes: TRACE_FILE_MAX_BYTES, root: dirname(path), label: "trace.json" }));
   } catch (err) {
+    if (err instanceof UnreadableContentError) throw new TraceFileError(`${path}: ${err.shortMessage}`, { cause: err });
+    if (err instanceof TypeError) throw new TraceFileError(`${path} is not UTF-8 text`, { cause: err });
     throw new TraceFileError(`cannot read ${path}`, { cause: err });
   }
   let value: unknown;
