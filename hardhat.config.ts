@@ -12,8 +12,15 @@ import hardhatKeystore from "@nomicfoundation/hardhat-keystore";
 const require = createRequire(import.meta.url);
 const soljson = require.resolve("solc/soljson.js");
 
-// Fuzz depth: modest for `npm test`, deep for `npm run test:deep` (POUW_FUZZ_DEEP=1).
+// Fuzz depth: modest for `npm test`, deep for `npm run test:deep` (POUW_FUZZ_DEEP=1); POUW_FUZZ_RUNS,
+// POUW_INVARIANT_RUNS and POUW_INVARIANT_DEPTH override either (a positive integer each), e.g. for a bounded deep run.
 const deep = process.env.POUW_FUZZ_DEEP === "1";
+function runsFromEnv(name: string, fallback: number): number {
+  const v = process.env[name];
+  if (v === undefined || v === "") return fallback;
+  if (!/^[1-9][0-9]*$/.test(v)) throw new Error(`${name}=${v}: expected a positive integer`);
+  return Number(v);
+}
 
 export default defineConfig({
   plugins: [
@@ -38,8 +45,11 @@ export default defineConfig({
   },
   test: {
     solidity: {
-      fuzz: { runs: deep ? 10_000 : 64 },
-      invariant: { runs: deep ? 10_000 : 32, depth: deep ? 32 : 16 },
+      fuzz: { runs: runsFromEnv("POUW_FUZZ_RUNS", deep ? 10_000 : 64) },
+      invariant: {
+        runs: runsFromEnv("POUW_INVARIANT_RUNS", deep ? 10_000 : 32),
+        depth: runsFromEnv("POUW_INVARIANT_DEPTH", deep ? 32 : 16),
+      },
     },
     mocha: { timeout: 600_000 },
   },

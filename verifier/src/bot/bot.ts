@@ -574,10 +574,10 @@ export class ChallengerBot {
       }
       case "recordReceipt":
         return (
-          (await clients.public.readContract({ address: deployment.jobMarket, abi: jobMarketAbi, functionName: "receiptOf", args: [BigInt(i.job_id!), BigInt(i.segment!), this.me] })) !== zeroHash
+          (await withRetry(() => clients.public.readContract({ address: deployment.jobMarket, abi: jobMarketAbi, functionName: "receiptOf", args: [BigInt(i.job_id!), BigInt(i.segment!), this.me] }), { what: "receiptOf" })) !== zeroHash
         );
       case "claimStake":
-        return (await clients.public.readContract({ address: deployment.stakeVault, abi: stakeVaultAbi, functionName: "creditOf", args: [this.me] })) === 0n;
+        return (await withRetry(() => clients.public.readContract({ address: deployment.stakeVault, abi: stakeVaultAbi, functionName: "creditOf", args: [this.me] }), { what: "creditOf" })) === 0n;
       default:
         return false;
     }

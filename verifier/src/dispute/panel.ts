@@ -15,6 +15,7 @@ import type { ChainClients } from "../chain/clients.ts";
 import { drawPanel } from "../chain/drawPanel.ts";
 import { getDispute } from "../chain/getDispute.ts";
 import { revealVote } from "../chain/revealVote.ts";
+import { withRetry } from "../chain/retry.ts";
 import { openSegment, type AuditTarget } from "../checks/segment.ts";
 import { segmentStates, type StepStateSource } from "../checks/step-states.ts";
 import { logger } from "../log/index.ts";
@@ -93,12 +94,7 @@ export async function servePanel(clients: ChainClients, p: ServePanelParameters)
     if (d.panel.length === 0) return { action: "waiting-seed" };
   }
   if (!d.panel.some((m) => m.toLowerCase() === me.toLowerCase())) return { action: "not-member" };
-  const [commitment, vote] = await clients.public.readContract({
-    address: p.disputeGame,
-    abi: disputeGameAbi,
-    functionName: "ballotOf",
-    args: [p.disputeId, me],
-  });
+  const [commitment, vote] = await withRetry(() => clients.public.readContract({ address: p.disputeGame, abi: disputeGameAbi, functionName: "ballotOf", args: [p.disputeId, me] }), { what: "ballotOf" });
   let ballot = await p.ballots.load(p.disputeGame, p.disputeId, me);
   if (commitment === zeroHash) {
     if (d.phase !== "commit") return { action: "missed-commit" };

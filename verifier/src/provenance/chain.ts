@@ -76,8 +76,7 @@ export function viemProvenanceChain(client: PublicClient<Transport, Chain>, o: V
   const dataRegistry = (): Promise<Address | undefined> => {
     registry ??= o.dataRegistry
       ? Promise.resolve(o.dataRegistry)
-      : client
-          .readContract({ address: o.jobMarket, abi: provenanceAnchorAbi, functionName: "registries" })
+      : withRetry(() => client.readContract({ address: o.jobMarket, abi: provenanceAnchorAbi, functionName: "registries" }), { what: "registries" })
           .then(([, , data]) => (/^0x0{40}$/i.test(data) ? undefined : data))
           // NOTE: a JobMarket without registries() (older deployment) has no DataRegistry to check against.
           .catch(() => undefined);
@@ -95,17 +94,18 @@ export function viemProvenanceChain(client: PublicClient<Transport, Chain>, o: V
         what: "verifySegment",
       }),
     async provenance(jobId) {
-      const [recordHash, weightsCidHash, anchoredAt] = await client.readContract({ address: anchor, abi: provenanceAnchorAbi, functionName: "provenanceOf", args: [jobId] });
+      const [recordHash, weightsCidHash, anchoredAt] = await withRetry(() => client.readContract({ address: anchor, abi: provenanceAnchorAbi, functionName: "provenanceOf", args: [jobId] }), { what: "provenanceOf" });
       if (ZERO32.test(recordHash)) return undefined;
       return { recordHash, weightsCidHash, anchoredAt };
     },
     async receipt(jobId, segment, auditor) {
-      const digest = await client.readContract({ address: o.jobMarket, abi: provenanceAnchorAbi, functionName: "receiptOf", args: [jobId, BigInt(segment), auditor] });
+      const digest = await withRetry(() => client.readContract({ address: o.jobMarket, abi: provenanceAnchorAbi, functionName: "receiptOf", args: [jobId, BigInt(segment), auditor] }), { what: "receiptOf" });
       return ZERO32.test(digest) ? undefined : digest;
     },
     async jobCorpora(jobId) {
       try {
-        const [, , corpora] = await client.readContract({ address: o.jobMarket, abi: provenanceAnchorAbi, functionName: "termsOf", args: [jobId] });
+        // retried first: only a call that fails for good (no termsOf on an older deployment) means "no terms"
+        const [, , corpora] = await withRetry(() => client.readContract({ address: o.jobMarket, abi: provenanceAnchorAbi, functionName: "termsOf", args: [jobId] }), { what: "termsOf" });
         return corpora.map((c) => ({ corpusId: c.corpusId, tokens: c.tokens, weightE6: c.weightE6, weighted: c.weighted }));
       } catch {
         return null;
