@@ -34,7 +34,6 @@ import { encodeFunctionData, formatEther, getAddress, zeroAddress, zeroHash } fr
 import type { Logger } from "pino";
 import {
   auditorRegistryAbi,
-  disputeGameAbi,
   broadcastAndWait,
   CHALLENGE_GAS_UNITS,
   chainDate,
@@ -43,6 +42,7 @@ import {
   FeeTooLowError,
   getAuditorFunds,
   getJob,
+  getPanelPool,
   getMissingContracts,
   jobMarketAbi,
   signTx,
@@ -524,26 +524,25 @@ export class ChallengerBot {
     for (const j of active) {
       const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: BigInt(j.job_id) });
       if (job.status !== j.status) this.db.setJobStatus(j.job_id, job.status);
-      if (job.status === "Active" && job.openDisputes === 0 && block.timestamp > BigInt(job.deadline)) {
-        const data = encodeFunctionData({ abi: jobMarketAbi, functionName: "reportTimeout", args: [job.jobId] });
-        this.db.addIntent({
-          key: `reportTimeout:${j.job_id}:${job.provider}:${job.nextSegment}`,
-          kind: "reportTimeout",
-          jobId: j.job_id,
-          payload: { to: deployment.jobMarket, data, provider: job.provider, nextSegment: job.nextSegment },
-        });
-      }
-      if (job.status === "TimedOut" && job.openDisputes === 0 && block.timestamp > BigInt(job.deadline)) {
-        // the timed-out tenure's window is over: release its lock and offer the job again
-        const data = encodeFunctionData({ abi: jobMarketAbi, functionName: "reopenJob", args: [job.jobId] });
-        this.db.addIntent({
-          key: `reopenJob:${j.job_id}:${job.provider}:${job.nextSegment}`,
-          kind: "reopenJob",
-          jobId: j.job_id,
-          payload: { to: deployment.jobMarket, data, provider: job.provider, nextSegment: job.nextSegment },
-        });
-      }
+      if (job.openDisputes !== 0 || block.timestamp <= BigInt(job.deadline)) continue;
+      if (job.status === "Active") this.tenureIntent("reportTimeout", job);
+      // the timed-out tenure's window is over: release its lock and offer the job again
+      if (job.status === "TimedOut") this.tenureIntent("reopenJob", job);
     }
+  }
+
+  /**
+   * The intent (recorded once) to end the current provider's tenure: report its missed deadline, or re-open the job
+   * after its TimedOut window. Keyed by (job, provider, next segment), so a later tenure gets its own.
+   */
+  private tenureIntent(kind: "reportTimeout" | "reopenJob", job: { jobId: bigint; provider: Address; nextSegment: number }): IntentRow {
+    const data = encodeFunctionData({ abi: jobMarketAbi, functionName: kind, args: [job.jobId] });
+    return this.db.addIntent({
+      key: `${kind}:${job.jobId}:${job.provider}:${job.nextSegment}`,
+      kind,
+      jobId: job.jobId.toString(),
+      payload: { to: this.o.deployment.jobMarket, data, provider: job.provider, nextSegment: job.nextSegment },
+    });
   }
 
   private async claims(): Promise<void> {
@@ -699,9 +698,7 @@ export class ChallengerBot {
       this.db.intentDeferred(i.id, `job ${jobId} is past its segment deadline with ${job.openDisputes} dispute(s) open: waiting to report its timeout`, this.now() + this.backoffMs(i.attempts + 1));
       return false;
     }
-    const k = `reportTimeout:${jobId}:${job.provider}:${job.nextSegment}`;
-    const data = encodeFunctionData({ abi: jobMarketAbi, functionName: "reportTimeout", args: [jobId] });
-    const report = this.db.openIntents().find((x) => x.key === k) ?? this.db.addIntent({ key: k, kind: "reportTimeout", jobId: i.job_id!, payload: { to: deployment.jobMarket, data, provider: job.provider, nextSegment: job.nextSegment } });
+    const report = this.tenureIntent("reportTimeout", job);
     log.info({ deadline: chainDate(job.deadline), report: report.key }, "the job is past its segment deadline: reporting the timeout so that its segments can be disputed");
     await this.sendOne(report);
     const after = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId });
@@ -966,15 +963,7 @@ export class ChallengerBot {
    */
   private async panelShortfall(): Promise<{ message: string; fix: string } | undefined> {
     const { clients, deployment } = this.o;
-    const [params, block, delay, minBond] = await Promise.all([
-      withRetry(() => clients.public.readContract({ address: deployment.disputeGame!, abi: disputeGameAbi, functionName: "params" }), { what: "params" }),
-      withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" }),
-      withRetry(() => clients.public.readContract({ address: deployment.auditorRegistry, abi: auditorRegistryAbi, functionName: "activationDelaySeconds" }), { what: "activationDelaySeconds" }),
-      withRetry(() => clients.public.readContract({ address: deployment.auditorRegistry, abi: auditorRegistryAbi, functionName: "minBond" }), { what: "minBond" }),
-    ]);
-    const k = Number(params.panelSize);
-    const asOf = block.timestamp - 1n;
-    const eligible = await withRetry(() => clients.public.readContract({ address: deployment.auditorRegistry, abi: auditorRegistryAbi, functionName: "eligibleAuditors", args: [asOf] }), { what: "eligibleAuditors" });
+    const { panelSize: k, activationDelaySeconds: delay, minBond, eligible } = await getPanelPool(clients.public, { deployment: { ...deployment, disputeGame: deployment.disputeGame! } });
     const others = eligible.filter((a) => getAddress(a) !== this.me).length;
     // NOTE: a job's provider and buyer are never drawn either; when they are bonded auditors a job can still fall short
     if (others >= k) return undefined;
