@@ -7,7 +7,7 @@
  * Declared trajectory: rows that test the rules of the game rather than an ML check commit state hashes of a step
  * function over hashes, h(0) = keccak("init", job), h(t) = keccak("step", job, t, h(t-1)). A cheat replaces one state;
  * later states follow the step function from the cheated one (the cheater keeps training from what it produced).
- * Honest panel members decide with the rule of bot/dispute.ts decideFromCommitments over this step function: they read
+ * Honest panel members decide with the rule of dispute/panel.ts decideStep over this step function: they read
  * the segment's leaves from SegmentCommitted, recompute from the segment's start to the disputed step and vote Valid
  * iff every transition is the step function's. Rows with real training (bench/attacks/trained.ts) use the engine and
  * the challenger bot instead.
@@ -130,7 +130,7 @@ export function declaredTrace(jobId: bigint, steps: number, cheatAt?: number, ta
   return h;
 }
 
-/** The panel rule (decideFromCommitments) over the declared step function, from the leaves on chain. */
+/** The panel rule (decideStep) over the declared step function, from the leaves on chain. */
 export function declaredVerdict(jobId: bigint, leaves: readonly Hex[], firstStep: number, step: number, prevEnd: Hex | undefined): PanelVote {
   const start = firstStep === 0 ? initState(jobId) : prevEnd;
   if (leaves[0] !== start) return "Fault";

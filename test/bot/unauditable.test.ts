@@ -28,7 +28,9 @@ describe("bot audit: a segment it cannot audit", function () {
     await bot.tick(); // does not throw
     const row = bot.db.segment(jobId.toString(), 0)!;
     expect(row.audit).to.equal("error");
-    expect(row.detail).to.contain("3 committed state hashes, expected 5");
+    expect(row.detail).to.contain("commitment 0 carries 3 state hashes, expected 5");
+    // the screen of the same segment is recorded as an error too, and did not stop the tick
+    expect(row.screen).to.match(/^error: commitment 0 carries 3 state hashes, expected 5/);
     const opened = await s.disputes();
     expect(opened).to.have.length(1);
     expect(opened[0]!.step).to.equal(2);

@@ -126,7 +126,12 @@ describe("checks/recompute: bit-exact segment recompute", () => {
       const r = await recomputeSegment({ ...ctx, commitments }, 1);
       expect(r.ok).to.equal(false);
       expect(r.failure!.kind).to.equal("checkpoint-state-mismatch");
-      expect(r.firstBadStep).to.equal(null);
+      // a start that cannot be opened is the segment's own fault, claimed at its first step (what a panel votes Fault on)
+      expect(r.firstBadStep).to.equal(5);
+      expect(r.proof!.step).to.equal(5);
+      expect(verifyTraceProof(r.proof!.traceRoot, 4, r.proof!.prevStateHash, r.proof!.prevProof)).to.equal(true);
+      expect(verifyTraceProof(r.proof!.traceRoot, 5, r.proof!.stateHash, r.proof!.proof)).to.equal(true);
+      expect(r.noClaim).to.equal(undefined);
       expect((await recomputeSegment({ ...ctx, commitments }, 0)).ok).to.equal(true);
     });
 
@@ -140,6 +145,9 @@ describe("checks/recompute: bit-exact segment recompute", () => {
       const r = await recomputeSegment(ctx, 1);
       expect(r.ok).to.equal(false);
       expect(r.failure!.kind).to.equal("trace-leaf-mismatch");
+      // served leaves that do not give the committed root name no step: the reason says where a claim comes from
+      expect(r.proof).to.equal(null);
+      expect(r.noClaim).to.match(/on-chain leaves/);
       expect((await recomputeSegment(ctx, 0)).ok).to.equal(true);
       // segment 2 starts at h(8): the previous segment's leaves no longer reproduce its root either
       expect((await recomputeSegment(ctx, 2)).failure?.kind).to.equal("trace-leaf-mismatch");
@@ -190,7 +198,9 @@ describe("checks/recompute: bit-exact segment recompute", () => {
       const cid = ctx.trace.segments[1]!.checkpointCid;
       const bytes = await ctx.store.get(cid);
       await rm(join(dir, "store", cid));
-      expect((await recomputeSegment(ctx, 1)).failure?.kind).to.equal("checkpoint-missing");
+      const missing = await recomputeSegment(ctx, 1);
+      expect(missing.failure?.kind).to.equal("checkpoint-missing");
+      expect(missing.proof?.step, "withholding is claimable at the segment's first step").to.equal(5);
       const truncated = await ctx.store.put(bytes.subarray(0, bytes.length - 8));
       const commitments = ctx.trace.segments.map((s) => ({ index: s.index, traceRoot: s.traceRoot as `0x${string}`, checkpointCid: s.index === 1 ? truncated : s.checkpointCid }));
       expect((await recomputeSegment({ ...ctx, commitments }, 1)).failure?.kind).to.equal("checkpoint-invalid");

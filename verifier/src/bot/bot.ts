@@ -347,17 +347,11 @@ export class ChallengerBot {
   private readonly screened = new Map<string, { segment: number; state: TrainState }>();
 
   private targetOf(s: SegmentRow): SegmentToAudit {
-    const prev = s.segment > 0 ? this.db.segment(s.job_id, s.segment - 1) : undefined;
-    return {
-      market: this.o.deployment.jobMarket,
-      jobId: BigInt(s.job_id),
-      segment: s.segment,
-      traceRoot: s.trace_root as Hex,
-      endStateHash: s.end_state_hash as Hex,
-      stateHashes: JSON.parse(s.state_hashes) as Hex[],
-      checkpointCid: s.checkpoint_cid,
-      prevEndStateHash: prev?.end_state_hash as Hex | undefined,
-    };
+    // the pipeline opens segment i from its own leaves and the previous segment's end (boundary), so it gets the
+    // commitments 0..i (all on chain: JobMarket takes segments in order, the bot records each)
+    const commitments = this.db.commitments(s.job_id, s.segment);
+    if (!commitments) throw new Error(`job ${s.job_id}: a segment before ${s.segment} is not in the bot's database`);
+    return { market: this.o.deployment.jobMarket, jobId: BigInt(s.job_id), segment: s.segment, traceRoot: s.trace_root as Hex, endStateHash: s.end_state_hash as Hex, commitments };
   }
 
   private async screen(): Promise<void> {
@@ -392,8 +386,14 @@ export class ChallengerBot {
         });
         log.warn({ kind: r.kind, recompute: r.at, queued }, `state screen FAILED at the start of segment ${s.segment}: ${r.message}; ${queued ? `recomputing segment ${r.at} (not sampled) to name the step` : `segment ${r.at} is already audited or queued`}`);
       } catch (err) {
-        if (!(err instanceof SourceUnavailableError)) throw err;
-        log.warn({ err: err.shortMessage }, "state screen postponed: a source is unavailable");
+        if (err instanceof SourceUnavailableError) {
+          log.warn({ err: err.shortMessage }, "state screen postponed: a source is unavailable");
+          continue;
+        }
+        // like an audit error (audit() below): a segment the screen cannot process must not stop the bot for every job
+        const message = err instanceof Error ? err.message : String(err);
+        log.error({ err: message }, "state screen error: segment not screenable, skipped");
+        this.db.setScreen(s.job_id, s.segment, `error: ${message}`);
       }
     }
   }
@@ -441,7 +441,7 @@ export class ChallengerBot {
     if (!verdict) return;
     const finding: Finding | undefined = verdict.ok
       ? undefined
-      : { market: target.market, jobId, segment: s.segment, traceRoot: target.traceRoot, endStateHash: target.endStateHash, claim: verdict.claim, kind: verdict.failure?.kind ?? "unknown" };
+      : { market: target.market, jobId, segment: s.segment, traceRoot: target.traceRoot, endStateHash: target.endStateHash, claim: verdict.claim, kind: verdict.failure?.kind ?? "unknown", ...(verdict.noClaim ? { noClaim: verdict.noClaim } : {}) };
     // read before the transaction below (requiredBond): the audit result and its challenge intents are stored together
     const challenge = finding && this.dispute.available ? await this.dispute.challengeIntents(finding) : [];
     const losses = this.recomputedLosses.get(s.job_id) ?? [];
@@ -458,10 +458,10 @@ export class ChallengerBot {
       if (finding) this.onFinding(finding, challenge);
     });
     const startScreen = this.db.segment(s.job_id, s.segment)?.screen ?? null;
-    if (verdict.ok && startScreen?.startsWith("bad")) {
+    if (verdict.ok && startScreen && startScreen !== "ok") {
       // The K steps are right from the committed start, but that start failed the screen (a poisoned state carried
       // over): no receipt says this segment is fine; the finding is on the segment that produced the state.
-      log.warn({ screen: startScreen }, "audit ok, but the segment's start state failed the state screen: no receipt");
+      log.warn({ screen: startScreen }, "audit ok, but the segment's start state did not pass the state screen: no receipt");
     } else if (verdict.ok) {
       const receipt = { jobId, segment: s.segment, traceRoot: target.traceRoot, checks: checksMask(verdict.checks), sampledSteps: verdict.stepsChecked, verdict: VERDICT.ok };
       const domain = jobMarketDomain(BigInt(this.o.clients.wallet.chain.id), this.o.deployment.jobMarket);
@@ -502,7 +502,9 @@ export class ChallengerBot {
       return;
     }
     if (intents.length === 0) {
-      this.log.warn(fields, f.claim ? "finding recorded (the job already has an open dispute)" : "finding recorded (no step claim: nothing a challenge can prove)");
+      if (f.claim) this.log.warn(fields, "finding recorded (the job already has an open dispute)");
+      // a finding the bot cannot act on is an error a person sees, with the pipeline's reason
+      else this.log.error({ ...fields, kind: f.kind }, `FINDING NOT CHALLENGEABLE: ${f.kind}: ${f.noClaim ?? "no step claim"}`);
       return;
     }
     const mine = this.db.allIntents().filter((i) => i.kind === "challenge" && i.job_id === key(f.jobId) && i.status !== "failed" && i.status !== "superseded");

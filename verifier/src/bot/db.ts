@@ -16,6 +16,8 @@ import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
+import type { Hex } from "viem";
+import type { SegmentCommitment } from "../checks/segment.ts";
 
 export type AuditStatus = "unsampled" | "pending" | "running" | "ok" | "bad" | "error";
 export type IntentStatus = "pending" | "signed" | "confirmed" | "superseded" | "failed";
@@ -36,7 +38,7 @@ export type SegmentRow = {
   cost_ms: number | null;
   flops: number | null;
   detail: string | null;
-  /** The state screen of the segment's start checkpoint: null not yet, "ok", or "bad: <kind>: <message>". */
+  /** The state screen of the segment's start checkpoint: null not yet, "ok", "bad: <kind>: <message>", or "error: <why it could not run>". */
   screen: string | null;
 };
 
@@ -217,6 +219,20 @@ export class BotDb {
 
   setSampled(jobId: string, segment: number, sampled: boolean): void {
     this.db.prepare("UPDATE segments SET sampled = ?, audit = ? WHERE job_id = ? AND segment = ?").run(sampled ? 1 : 0, sampled ? "pending" : "unsampled", jobId, segment);
+  }
+
+  /**
+   * The on-chain commitments of segments 0..upTo of a job, as the audit pipeline takes them (checks/segment.ts), or
+   * undefined when one of them is not in the database.
+   */
+  commitments(jobId: string, upTo: number): SegmentCommitment[] | undefined {
+    const out: SegmentCommitment[] = [];
+    for (let i = 0; i <= upTo; i++) {
+      const row = this.segment(jobId, i);
+      if (!row) return undefined;
+      out.push({ index: i, traceRoot: row.trace_root as Hex, checkpointCid: row.checkpoint_cid, stateHashes: JSON.parse(row.state_hashes) as Hex[] });
+    }
+    return out;
   }
 
   /** Segments whose start checkpoint has not been screened yet (every committed segment is, sampled or not). */

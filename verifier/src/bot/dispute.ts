@@ -18,7 +18,7 @@
  *   follow     Challenged events are scanned from a cursor (meta `disputeCursor`); each dispute not yet resolved
  *              is read every tick (getDispute: its phase at the latest block).
  *   panel      servePanel (verifier/src/dispute/panel.ts): draws the panel once the seed block has passed, and if
- *              this bot is a member decides the step (decideFromCommitments), persists the ballot, commits, and
+ *              this bot is a member decides the step (dispute/panel.ts decideStep over the on-chain leaves), persists the ballot, commits, and
  *              reveals after the commit phase. servePanel reads the on-chain ballot first, so a restart never
  *              commits or reveals twice.
  *   resolve    after the reveal deadline (or once every member revealed): intent `resolve:D`, superseded if
@@ -30,14 +30,15 @@
 import { encodeFunctionData, type Address, type Hex } from "viem";
 import type { Logger } from "pino";
 import { auditorRegistryAbi, challengeCommitment, disputeGameAbi, getDispute, getJob, getJobDisputes, newChallengeSalt, withRetry, ContractRevertError, toChainError, type ChainClients, type Deployment } from "../chain/index.ts";
-import { BallotStore, servePanel, type StepDecision } from "../dispute/index.ts";
+import { BallotStore, decideStep, servePanel } from "../dispute/index.ts";
 import { InputError } from "../errors/index.ts";
-import type { Run, TrainState } from "../ml/run.ts";
+import type { Run } from "../ml/run.ts";
+import { SourceUnavailableError } from "../net/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import type { StepClaim } from "./checks.ts";
 import type { BotDb, IntentRow, SegmentRow } from "./db.ts";
 
-export type Finding = { market: Address; jobId: bigint; segment: number; traceRoot: Hex; endStateHash: Hex; claim: StepClaim | null; kind: string };
+export type Finding = { market: Address; jobId: bigint; segment: number; traceRoot: Hex; endStateHash: Hex; claim: StepClaim | null; kind: string; noClaim?: string };
 
 /** An intent the bot records (db.addIntent) and sends in order. */
 export type IntentSpec = { key: string; kind: string; jobId?: string; segment?: number; payload: { to: Address; data: Hex } & Record<string, unknown> };
@@ -70,36 +71,6 @@ export const noDisputeGame: DisputeHooks = {
 };
 
 type Followed = { id: string; jobId: string; segment: number; step: number; hPrev: Hex; hStep: Hex; done: boolean };
-
-/**
- * A panel member's verdict from the committed data the bot already has: the segment's start checkpoint (its CID is
- * in SegmentCommitted) must hash to the committed start state (the manifest's initial state for segment 0, the
- * previous segment's end otherwise); the member recomputes from it to state s-1, which must hash to the disputed
- * h(s-1), and runs one step: Valid iff the result hashes to h(s). Whatever the provider fails to serve or serves
- * inconsistently is a Fault (same rule as dispute/panel.ts decideStep, which reads a full trace file instead).
- */
-export async function decideFromCommitments(
-  p: { run: Run; store: ContentStore; segment: SegmentRow; prevEndStateHash: Hex | undefined; step: number; hPrev: Hex; hStep: Hex },
-): Promise<StepDecision> {
-  const { run, store, step } = p;
-  const K = run.manifest.training.stepsPerSegment;
-  const first = p.segment.segment * K;
-  let state: TrainState;
-  try {
-    state = run.loadCheckpoint(await store.get(p.segment.checkpoint_cid), { step: first });
-  } catch (err) {
-    return { vote: "Fault", reason: `start checkpoint ${p.segment.checkpoint_cid} not served or unusable: ${(err as Error).message}` };
-  }
-  const expectedStart = p.segment.segment === 0 ? run.stateHashOf(await run.initFromStore(store)) : p.prevEndStateHash;
-  const startHash = run.stateHashOf(state);
-  if (startHash !== expectedStart) return { vote: "Fault", reason: `start checkpoint hashes to ${startHash}, the committed start state is ${expectedStart}` };
-  for (let t = first + 1; t < step; t++) state = run.step(state, t).state;
-  if (run.stateHashOf(state) !== p.hPrev) return { vote: "Fault", reason: `state ${step - 1} with hash ${p.hPrev} is not reproducible from the segment's start` };
-  const h = run.stateHashOf(run.step(state, step).state);
-  return h === p.hStep
-    ? { vote: "Valid", reason: `recomputed h(${step}) = ${h} matches the committed leaf` }
-    : { vote: "Fault", reason: `recomputed h(${step}) = ${h}, the provider committed ${p.hStep}` };
-}
 
 export type ChainDisputeOptions = {
   clients: ChainClients;
@@ -276,10 +247,15 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
             ballots,
             decide: async () => {
               const run = await ctx.runFor(f.jobId);
-              const seg = ctx.db.segment(f.jobId, f.segment);
-              if (!run || !seg) return { vote: "Fault", reason: `the job's manifest or segment ${f.segment} is not available` };
-              const prev = f.segment > 0 ? ctx.db.segment(f.jobId, f.segment - 1) : undefined;
-              const decision = await decideFromCommitments({ run, store: ctx.store, segment: seg, prevEndStateHash: prev?.end_state_hash as Hex | undefined, step: f.step, hPrev: f.hPrev, hStep: f.hStep });
+              const commitments = ctx.db.commitments(f.jobId, f.segment);
+              if (!run || !commitments) return { vote: "Fault", reason: `the job's manifest or segment ${f.segment} is not available` };
+              // the same decision a member makes from a trace directory (dispute/panel.ts decideStep, the one pipeline's
+              // openSegment + Run.step), here from the leaves on chain
+              const decision = await decideStep({ target: { run, store: ctx.store, commitments }, segment: f.segment, step: f.step, hPrev: f.hPrev, hStep: f.hStep }).catch((err: unknown) => {
+                // data availability (docs/disputes.md): no source serves the committed bytes now, so the member votes Fault
+                if (err instanceof SourceUnavailableError) return { vote: "Fault" as const, reason: `the segment's committed content is unavailable from every source: ${err.shortMessage}` };
+                throw err;
+              });
               log.info({ vote: decision.vote, reason: decision.reason }, "panel decision");
               return decision;
             },

@@ -12,7 +12,7 @@ import { randomInt } from "node:crypto";
 import { join, resolve } from "node:path";
 import { logger } from "../log/index.ts";
 import type { Run } from "../ml/run.ts";
-import { readTraceFile } from "../ml/trace-file.ts";
+import { readTraceFile, type TraceFile } from "../ml/trace-file.ts";
 import { LocalDirStore, type ContentSource } from "../store/index.ts";
 import { LayeredStore } from "../store/layered.ts";
 import type { FreivaldsOptions } from "./freivalds.ts";
@@ -35,6 +35,9 @@ export type AuditContext = AuditTarget & {
   /** Step witnesses served by the provider (freivalds); default: replayed (see stepwitness.ts). */
   readonly witnesses?: WitnessSource;
 };
+
+/** An audit context opened from a published trace directory: trace.json is there. */
+export type TraceAuditContext = AuditContext & { readonly trace: TraceFile };
 
 export type CheckOptions = {
   readonly freivalds?: FreivaldsOptions;
@@ -59,6 +62,8 @@ export type SegmentAudit = {
   readonly check: string;
   readonly failure: AuditFailure | null;
   readonly proof: ChallengeProof | null;
+  /** Why the failure has no proof (the pipeline's reason), when it failed without one. */
+  readonly noClaim?: string;
   readonly costMs: number;
   readonly results: readonly CheckResult[];
 };
@@ -146,6 +151,7 @@ export async function auditSegment(ctx: AuditContext, segment: number, options: 
     check: bad ? bad.check : options.checks.join(","),
     failure: bad?.failure ?? null,
     proof: bad?.proof ?? null,
+    ...(bad?.noClaim ? { noClaim: bad.noClaim } : {}),
     costMs: results.reduce((s, r) => s + r.costMs, 0),
     results,
   };
@@ -167,11 +173,11 @@ export async function auditRun(ctx: AuditContext, options: AuditOptions): Promis
  * `remotes` (e.g. the provider's `pouw serve`), content missing from the directory's store is fetched
  * from them, verified, and cached in that store.
  */
-export async function openTraceDir(run: Run, dir: string, commitments?: readonly SegmentCommitment[], remotes: readonly ContentSource[] = []): Promise<AuditContext> {
+export async function openTraceDir(run: Run, dir: string, commitments?: readonly SegmentCommitment[], remotes: readonly ContentSource[] = []): Promise<TraceAuditContext> {
   const trace = await readTraceFile(join(dir, "trace.json"));
   const local = new LocalDirStore(resolve(dir, trace.store));
   const store = remotes.length === 0 ? local : new LayeredStore(local, remotes);
-  const ctx: AuditContext = { run, trace, store, stepStates: { file: await readStepStates(dir), store }, ...(commitments ? { commitments } : {}) };
+  const ctx: TraceAuditContext = { run, trace, store, stepStates: { file: await readStepStates(dir), store }, ...(commitments ? { commitments } : {}) };
   checkTarget(ctx);
   return ctx;
 }

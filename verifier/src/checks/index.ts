@@ -1,8 +1,9 @@
 /** Auditor checks (docs/checks.md). */
-export { auditRun, auditSegment, openTraceDir, parseChecks, parseSegmentSelection, runCheck, selectSegments, type AuditContext, type AuditOptions, type AuditReport, type CheckOptions, type SegmentAudit, type SegmentSelection } from "./audit.ts";
+export { auditRun, auditSegment, openTraceDir, parseChecks, parseSegmentSelection, runCheck, selectSegments, type AuditContext, type AuditOptions, type AuditReport, type CheckOptions, type SegmentAudit, type SegmentSelection, type TraceAuditContext } from "./audit.ts";
 export { CHECK_NAMES, type AuditCheckName, type CheckResult } from "./result.ts";
-export { AuditInputError, FAILURE_KINDS, challengeProof, nonFinite, openSegment, segmentLeaves, type AuditFailure, type AuditTarget, type ChallengeProof, type FailureKind, type SegmentCommitment } from "./segment.ts";
-export { recomputeSegment } from "./recompute.ts";
+export { AuditInputError, FAILURE_KINDS, challengeProof, checkTarget, noClaimReason, nonFinite, openSegment, openStart, segmentLeaves, startClaim, type AuditFailure, type AuditTarget, type ChallengeProof, type FailureKind, type SegmentCommitment } from "./segment.ts";
+export { recomputeSegment, replaySegment, replaySteps } from "./recompute.ts";
+export { decideStep, type DecideStepParameters, type StepDecision } from "./decide.ts";
 export { freivaldsSegment, replayWitnesses, verifyStepWitness, WITNESS_PRODUCTS, type StepCheck, type WitnessSource } from "./stepwitness.ts";
 export { magnitudeSegment, adamRatioBound, updateRatio } from "./magnitude.ts";
 export { progressSegment, progressFamilyHash, calibrateProgress, heldOutBatch, heldOutLoss, readProgressCalibration, writeProgressCalibration, ProgressCalibrationError, type ProgressCalibration, type ProgressOptions } from "./progress.ts";
@@ -11,4 +12,4 @@ export { publishStepStates, readStepStates, writeStepStates, segmentStates, STEP
 export { cheatedSteps, affectedSegments } from "./cheated-steps.ts";
 export { replayUpdate } from "./update.ts";
 export { screenState, screenConfigOf, adamPowers, type GradientBound, type ScreenConfig, type ScreenDetails, type ScreenVerdict } from "./state-screen.ts";
-export { screenSegment, committedState, type ScreenSegmentOptions, type ScreenSegmentResult } from "./screen-segment.ts";
+export { screenSegment, committedState, recomputeAfterScreen, type ScreenSegmentOptions, type ScreenSegmentResult } from "./screen-segment.ts";

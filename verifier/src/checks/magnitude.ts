@@ -30,7 +30,7 @@
  */
 import { MNIST_PIXELS } from "../ml/data/mnist.ts";
 import type { Run, TrainState } from "../ml/run.ts";
-import { failed, passed, type CheckResult } from "./result.ts";
+import { failed, openFailed, passed, type CheckResult } from "./result.ts";
 import { challengeProof, openSegment, type AuditTarget } from "./segment.ts";
 import { screenConfigOf, screenState } from "./state-screen.ts";
 import { segmentStates, type StepStateSource } from "./step-states.ts";
@@ -108,7 +108,7 @@ export async function magnitudeSegment(target: AuditTarget, segment: number, sou
   const started = performance.now();
   const elapsed = () => performance.now() - started;
   const opened = await openSegment(target, segment);
-  if (!opened.ok) return failed(segment, "magnitude", opened.failure, elapsed());
+  if (!opened.ok) return openFailed(segment, "magnitude", opened, elapsed());
   const { leaves, start } = opened.value;
   // a start state no honest run reaches is not this segment's fault, but nothing after it can be trusted
   const startScreen = screenState(config, start);

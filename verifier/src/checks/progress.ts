@@ -33,7 +33,7 @@ import { Rng } from "../ml/prng.ts";
 import { createRun, type Run, type TrainState } from "../ml/run.ts";
 import { offlineSalt } from "../ml/salt.ts";
 import { InputError } from "../errors/index.ts";
-import { failed, passed, type CheckResult } from "./result.ts";
+import { failed, openFailed, passed, type CheckResult } from "./result.ts";
 import { commitmentsOf, fetchState, openSegment, segmentLeaves, AuditInputError, type AuditTarget } from "./segment.ts";
 import { screenConfigOf, screenState } from "./state-screen.ts";
 import { predictionMultiplier } from "./stats.ts";
@@ -186,16 +186,17 @@ export async function progressSegment(target: AuditTarget, segment: number, opti
   if (!cal) throw new AuditInputError(`the progress calibration has no segment ${segment}`);
   const config = screenConfigOf(target.run);
   const opened = await openSegment(target, segment);
-  if (!opened.ok) return failed(segment, "progress", opened.failure, elapsed());
+  if (!opened.ok) return openFailed(segment, "progress", opened, elapsed());
   const { leaves, start } = opened.value;
-  const { run, trace } = target;
+  const { run } = target;
   // End state: the next segment's start checkpoint (its first leaf is this segment's last), or the final checkpoint.
   const next = commitmentsOf(target)[segment + 1];
   if (next) {
     const nextLeaves = segmentLeaves(target, segment + 1);
     if (!nextLeaves.ok) return failed(segment, "progress", nextLeaves.failure, elapsed());
   }
-  const endCid = next ? next.checkpointCid : trace.finalCheckpointCid;
+  const endCid = next ? next.checkpointCid : (target.finalCheckpointCid ?? target.trace?.finalCheckpointCid);
+  if (!endCid) throw new AuditInputError(`the progress check of the last segment needs the final checkpoint's CID (trace.json or the provenance record)`);
   const end = await fetchState(target, endCid, leaves.last, leaves.hashes[leaves.hashes.length - 1]!, `segment ${segment} end checkpoint`);
   if (!end.ok) return failed(segment, "progress", end.failure, elapsed());
   for (const [state, previous] of [[start, undefined], [end.value, start]] as const) {

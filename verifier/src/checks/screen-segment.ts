@@ -7,7 +7,8 @@
  *
  * A failure names no step: the state was produced somewhere in segment i-1's window (its screen passed
  * at the previous start), so the auditor's next move is a recompute of segment i-1, which names the
- * step for a challenge (`details.producedBy`).
+ * step for a challenge (`details.producedBy`; `details.recompute` is the segment to recompute, which
+ * is i itself when its checkpoint could not be fetched or verified).
  *
  * @example
  *   let previous: TrainState | null = null;
@@ -39,7 +40,21 @@ export async function committedState(target: AuditTarget, i: number): Promise<Ou
   }
   const last = segmentLeaves(target, S - 1);
   if (!last.ok) return last;
-  return fetchState(target, target.trace.finalCheckpointCid, last.value.last, last.value.hashes[last.value.hashes.length - 1]!, "final checkpoint");
+  const cid = target.finalCheckpointCid ?? target.trace?.finalCheckpointCid;
+  if (!cid) throw new AuditInputError("the final state's screen needs the final checkpoint's CID (trace.json, or the provenance record)");
+  return fetchState(target, cid, last.value.last, last.value.hashes[last.value.hashes.length - 1]!, "final checkpoint");
+}
+
+/**
+ * The segment whose recompute names the step behind a failed screen of state i: a state that was fetched and verified
+ * but is wrong (non-finite, a moment no gradient makes) was produced by segment i-1's steps; a checkpoint that cannot
+ * be fetched or verified is segment i's own fault (its recompute claims its first step); for the initial state
+ * (i = 0), segment 0.
+ */
+export function recomputeAfterScreen(i: number, segments: number, kind: string, verified: boolean): number {
+  const produced = verified || kind === "state-non-finite";
+  if (i === 0) return 0;
+  return produced || i >= segments ? i - 1 : i;
 }
 
 /** The screen's result, and the verified state it screened (null when it could not be fetched or verified), for the next call's `previous`. */
@@ -50,8 +65,12 @@ export async function screenSegment(target: AuditTarget, i: number, options: Scr
   const started = performance.now();
   const elapsed = () => performance.now() - started;
   const producedBy = i > 0 ? i - 1 : null;
+  const S = commitmentsOf(target).length;
   const state = await committedState(target, i);
-  if (!state.ok) return { ...failed(i, "screen", state.failure, elapsed(), { details: { producedBy } }), state: null };
+  if (!state.ok) {
+    const recompute = recomputeAfterScreen(i, S, state.failure.kind, false);
+    return { ...failed(i, "screen", state.failure, elapsed(), { details: { producedBy, recompute } }), state: null };
+  }
   let previous = options.previous;
   if (previous === undefined) {
     // the previous state's own faults are its own screen's; here it is only the window's baseline
@@ -60,6 +79,9 @@ export async function screenSegment(target: AuditTarget, i: number, options: Scr
   }
   const verdict = screenState(config, state.value, previous ?? undefined);
   const details = { ...verdict.details, producedBy };
-  if (!verdict.ok) return { ...failed(i, "screen", verdict.failure, elapsed(), { details: { ...details, tensor: verdict.tensor, index: verdict.index } }), state: state.value };
+  if (!verdict.ok) {
+    const recompute = recomputeAfterScreen(i, S, verdict.failure.kind, true);
+    return { ...failed(i, "screen", verdict.failure, elapsed(), { details: { ...details, recompute, tensor: verdict.tensor, index: verdict.index } }), state: state.value };
+  }
   return { ...passed(i, "screen", 0, elapsed(), details), state: state.value };
 }

@@ -78,6 +78,30 @@ export type FailureKind = (typeof FAILURE_KINDS)[number];
 export type AuditFailure = { readonly kind: FailureKind; readonly message: string };
 
 /**
+ * Why a failure carries no challenge claim, when it has none: every failure of the pipeline is either a claim (a step
+ * with proofs of the provider's leaves, what DisputeGame.challenge takes) or one of these reasons.
+ */
+export function noClaimReason(kind: FailureKind): string {
+  switch (kind) {
+    case "trace-leaf-mismatch":
+    case "trace-entry-mismatch":
+      return "trace.json's leaves do not reproduce the committed root; the on-chain leaves (SegmentCommitted) give a claim: audit with the chain's commitments";
+    case "step-states-missing":
+    case "step-state-mismatch":
+      return "per-step states are a service the market does not commit to; a recompute of the segment names the step";
+    case "progress-below-curve":
+      return "a statistical screen names no step; a recompute of the segment does";
+    case "state-non-finite":
+    case "moment-bound-exceeded":
+    case "optimizer-state-invalid":
+    case "magnitude-exceeded":
+      return "the screened state was produced by the previous segment's steps; a recompute of that segment names the step";
+    default:
+      return "no step of the segment is named by this check; a recompute of the segment names one";
+  }
+}
+
+/**
  * A challenge-ready claim that step `step` is wrong: the provider's own leaves for s-1 and s with
  * Merkle proofs against the committed root (what `DisputeGame.challenge` takes), and the state hash
  * the auditor computed for step s where it has one.
@@ -94,13 +118,23 @@ export type ChallengeProof = {
   readonly expectedStateHash?: Bytes32;
 };
 
-/** Everything an audit of one trace needs. The commitments default to the trace's own segments. */
+/**
+ * Everything an audit needs: the run (manifest, job id, salt), the store the provider's content is read from, and the
+ * commitments. Two shapes, one pipeline:
+ *   - a published trace directory (`pouw audit --trace DIR`): `trace` is trace.json; the commitments default to its
+ *     own segments (or are the on-chain ones where the auditor passes them);
+ *   - the chain only (the challenger bot, a panel member): no trace, `commitments` are what SegmentCommitted logged,
+ *     each with its K+1 state hashes, for segments 0..n-1 committed so far (a prefix of the job).
+ */
 export type AuditTarget = {
   readonly run: Run;
-  readonly trace: TraceFile;
   readonly store: ContentStore;
+  /** The provider's trace.json; absent for an audit from the chain alone (then `commitments` carry the leaves). */
+  readonly trace?: TraceFile;
   /** The on-chain commitments; default: trace.segments (local audits). */
   readonly commitments?: readonly SegmentCommitment[];
+  /** The final checkpoint's CID (the final screen); default: trace.finalCheckpointCid. */
+  readonly finalCheckpointCid?: string;
 };
 
 /** The audit input is unusable (not the provider's fault): wrong manifest, segment out of range. */
@@ -110,12 +144,29 @@ export class AuditInputError extends InputError {
 }
 
 export function commitmentsOf(target: AuditTarget): readonly SegmentCommitment[] {
-  return target.commitments ?? target.trace.segments.map((s) => ({ index: s.index, traceRoot: s.traceRoot as Bytes32, checkpointCid: s.checkpointCid }));
+  if (target.commitments) return target.commitments;
+  if (!target.trace) throw new AuditInputError("an audit needs the provider's trace.json or the on-chain commitments");
+  return target.trace.segments.map((s) => ({ index: s.index, traceRoot: s.traceRoot as Bytes32, checkpointCid: s.checkpointCid }));
 }
 
-/** Throws AuditInputError unless the trace belongs to the run's manifest and job (id and salt). */
+/**
+ * Throws AuditInputError unless the target is usable: the trace (when given) belongs to the run's manifest and job (id
+ * and salt) and has one commitment per segment; a chain-only target has commitments 0..n-1 (n <= segments), each with
+ * its K+1 leaves.
+ */
 export function checkTarget(target: AuditTarget): void {
   const { run, trace } = target;
+  if (!trace) {
+    const { steps, stepsPerSegment: K } = run.manifest.training;
+    const c = target.commitments;
+    if (!c || c.length === 0) throw new AuditInputError("an audit without trace.json needs the on-chain commitments");
+    if (c.length > steps / K) throw new AuditInputError(`${c.length} segment commitments for ${steps / K} segments`);
+    c.forEach((x, i) => {
+      if (x.index !== i) throw new AuditInputError(`commitment ${i} is for segment ${x.index}`);
+      if (x.stateHashes?.length !== K + 1) throw new AuditInputError(`commitment ${i} carries ${x.stateHashes?.length ?? "no"} state hashes, expected ${K + 1} (the leaves of SegmentCommitted)`);
+    });
+    return;
+  }
   if (trace.manifestHash !== run.manifestHash) throw new AuditInputError(`trace is for manifest ${trace.manifestHash}, the audited manifest hashes to ${run.manifestHash}`);
   if (BigInt(trace.jobId) !== run.jobId) throw new AuditInputError(`trace is for job ${trace.jobId}, the audit runs job ${run.jobId}`);
   // NOTE: like the job id, the salt names the job: a trace that records another salt is for another job (or
@@ -149,6 +200,9 @@ export type SegmentLeaves = {
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; failure: AuditFailure };
 
+/** openSegment's outcome: a failure after the leaves verified carries the claim on the segment's first step. */
+export type Opened = { ok: true; value: { leaves: SegmentLeaves; start: TrainState } } | { ok: false; failure: AuditFailure; claim?: ChallengeProof };
+
 const fail = (kind: FailureKind, message: string): { ok: false; failure: AuditFailure } => ({ ok: false, failure: { kind, message } });
 
 /**
@@ -160,9 +214,10 @@ export function segmentLeaves(target: AuditTarget, i: number): Outcome<SegmentLe
   const { first, last } = segmentStateRange(i, K);
   const c = commitmentsOf(target)[i];
   if (!c) throw new AuditInputError(`segment ${i} does not exist (${commitmentsOf(target).length} segments)`);
-  const hashes = (c.stateHashes ? [...c.stateHashes] : target.trace.stateHashes.slice(first, last + 1)) as Bytes32[];
+  if (!c.stateHashes && !target.trace) throw new AuditInputError(`segment ${i}: the commitment carries no state hashes and there is no trace.json`);
+  const hashes = (c.stateHashes ? [...c.stateHashes] : target.trace!.stateHashes.slice(first, last + 1)) as Bytes32[];
   if (hashes.length !== K + 1) return fail("trace-leaf-mismatch", `trace.json serves ${hashes.length} state hashes for segment ${i}, expected ${K + 1}`);
-  if (!target.commitments) {
+  if (!target.commitments && target.trace) {
     // the commitment itself is trace.json's entry: it must say what its position and its leaves say
     const e = target.trace.segments[i]!;
     const wrong = [
@@ -242,16 +297,35 @@ export function nonFinite(run: Run, state: TrainState): string | null {
   return null;
 }
 
+/**
+ * The verified start state of a segment whose leaves are verified: its committed start hash (segment 0: the manifest's
+ * initial state; otherwise the previous segment's end), then its committed checkpoint fetched and checked against it.
+ * Every failure here is the segment's own and challengeable at its first step (`startClaim`).
+ */
+export async function openStart(target: AuditTarget, leaves: SegmentLeaves): Promise<Outcome<TrainState>> {
+  const startHash = await committedStartHash(target, leaves);
+  if (!startHash.ok) return startHash;
+  const cid = commitmentsOf(target)[leaves.segment]!.checkpointCid;
+  return fetchState(target, cid, leaves.first, startHash.value, `segment ${leaves.segment} start checkpoint`);
+}
+
 /** Verified leaves, committed start hash and the start state of segment `i`. */
-export async function openSegment(target: AuditTarget, i: number): Promise<Outcome<{ leaves: SegmentLeaves; start: TrainState }>> {
+export async function openSegment(target: AuditTarget, i: number): Promise<Opened> {
   const leaves = segmentLeaves(target, i);
   if (!leaves.ok) return leaves;
-  const startHash = await committedStartHash(target, leaves.value);
-  if (!startHash.ok) return startHash;
-  const cid = commitmentsOf(target)[i]!.checkpointCid;
-  const start = await fetchState(target, cid, leaves.value.first, startHash.value, `segment ${i} start checkpoint`);
-  if (!start.ok) return start;
+  const start = await openStart(target, leaves.value);
+  if (!start.ok) return { ...start, claim: startClaim(leaves.value) };
   return { ok: true, value: { leaves: leaves.value, start: start.value } };
+}
+
+/**
+ * The claim when a segment's start cannot be opened (openStart failed): step first+1. A panel member decides that step
+ * with openSegment too (dispute/panel.ts decideStep), so it votes Fault on the same failure: a provider that withholds
+ * or corrupts its committed checkpoint, or starts segment 0 anywhere but the manifest's initial state, loses the
+ * dispute (docs/disputes.md, data availability).
+ */
+export function startClaim(leaves: SegmentLeaves): ChallengeProof {
+  return challengeProof(leaves, leaves.first + 1);
 }
 
 /** Challenge proof for step s (first+1 <= s <= last) from the verified leaves. */

@@ -100,8 +100,8 @@ export async function segmentStates(target: AuditTarget, source: StepStateSource
   const file = source.file;
   if (file === undefined) return { ok: false, failure: { kind: "step-states-missing", message: `the provider serves no ${STEP_STATES_FILE} (per-step states)` } };
   if (typeof file === "string") return { ok: false, failure: { kind: "step-states-missing", message: file } };
-  if (file.manifestHash !== target.run.manifestHash || BigInt(file.jobId) !== target.run.jobId || file.cids.length !== target.trace.steps + 1) {
-    return { ok: false, failure: { kind: "step-states-missing", message: `${STEP_STATES_FILE} is for another job or has ${file.cids.length} states, expected ${target.trace.steps + 1}` } };
+  if (file.manifestHash !== target.run.manifestHash || BigInt(file.jobId) !== target.run.jobId || file.cids.length !== target.run.manifest.training.steps + 1) {
+    return { ok: false, failure: { kind: "step-states-missing", message: `${STEP_STATES_FILE} is for another job or has ${file.cids.length} states, expected ${target.run.manifest.training.steps + 1}` } };
   }
   const states: TrainState[] = [start];
   const sub: AuditTarget = { ...target, store: source.store };

@@ -30,7 +30,7 @@ import type { Run, TrainState } from "../ml/run.ts";
 import type { StepWitness, WitnessTensor } from "../ml/models/types.ts";
 import type { Bytes32 } from "../trace/index.ts";
 import { verifyProducts, type FreivaldsOptions, type Matrix, type ProductClaim, type ProductResult } from "./freivalds.ts";
-import { failed, passed, type CheckResult } from "./result.ts";
+import { failed, openFailed, passed, type CheckResult } from "./result.ts";
 import { challengeProof, openSegment, type AuditFailure, type AuditTarget } from "./segment.ts";
 import { AuditInputError } from "./segment.ts";
 import { replayUpdate } from "./update.ts";
@@ -143,7 +143,7 @@ export async function freivaldsSegment(target: AuditTarget, segment: number, wit
   let t0 = performance.now();
   const opened = await openSegment(target, segment);
   verifierMs += performance.now() - t0;
-  if (!opened.ok) return failed(segment, "freivalds", opened.failure, verifierMs);
+  if (!opened.ok) return openFailed(segment, "freivalds", opened, verifierMs);
   const { leaves, start } = opened.value;
   let state = start;
   const totals: StepCheckTimings = { productsMs: 0, elementwiseMs: 0, updateMs: 0, hashMs: 0 };

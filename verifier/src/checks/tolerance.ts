@@ -24,7 +24,7 @@
  * consistent with the reference step (state-poison).
  */
 import type { Run, TrainState } from "../ml/run.ts";
-import { failed, passed, type CheckResult } from "./result.ts";
+import { failed, openFailed, passed, type CheckResult } from "./result.ts";
 import { challengeProof, openSegment, type AuditTarget } from "./segment.ts";
 import { screenConfigOf, screenState } from "./state-screen.ts";
 import { segmentStates, type StepStateSource } from "./step-states.ts";
@@ -139,7 +139,7 @@ export async function toleranceSegment(target: AuditTarget, segment: number, sou
   const elapsed = () => performance.now() - started;
   if (!(options.threshold >= 0)) throw new ToleranceCalibrationError(`tolerance threshold must be >= 0, got ${options.threshold}`);
   const opened = await openSegment(target, segment);
-  if (!opened.ok) return failed(segment, "tolerance", opened.failure, elapsed());
+  if (!opened.ok) return openFailed(segment, "tolerance", opened, elapsed());
   const { leaves, start } = opened.value;
   const startScreen = screenState(config, start);
   if (!startScreen.ok) return failed(segment, "tolerance", startScreen.failure, elapsed(), { details: { screen: startScreen.details } });

@@ -5,7 +5,9 @@
  * missing from store/ are fetched from the `--source`s, e.g. the provider's `pouw serve`) with the
  * chosen checks and prints one line (or JSON object) per segment:
  * `{ segment, ok, firstBadStep, check, proof, costMs }`. Exit 0 when every audited segment passed,
- * 1 when one failed, 2 on bad input. Thin: the work is checks/audit.ts (auditRun), which the bot calls.
+ * 1 when one failed, 2 on bad input. Thin: the work is checks/audit.ts (auditRun) over the checks the bot and a
+ * panel member call too (checks/recompute.ts, screen-segment.ts, decide.ts). A failure without a proof prints the
+ * pipeline's reason why it names no step (`noClaim`).
  * The job's salt (the data order the audit recomputes with) comes from the flags (salt-flags.ts), never from
  * trace.json; without flags it is the offline salt of the job id, and a trace that records another salt is
  * refused with the flags to give (exit 2).
@@ -88,13 +90,13 @@ export function registerAudit(program: Command): void {
       const ctx = await openTraceDir(run, opts.trace, undefined, sources.map((u) => new HttpContentStore(u, { timeoutMs: sourceTimeoutMs })));
       const report = await auditRun(ctx, options);
       if (opts.json) {
-        const summary = (s: SegmentAudit) => ({ segment: s.segment, ok: s.ok, firstBadStep: s.firstBadStep, check: s.check, failure: s.failure, proof: s.proof, costMs: Math.round(s.costMs * 10) / 10 });
+        const summary = (s: SegmentAudit) => ({ segment: s.segment, ok: s.ok, firstBadStep: s.firstBadStep, check: s.check, failure: s.failure, proof: s.proof, ...(s.noClaim ? { noClaim: s.noClaim } : {}), costMs: Math.round(s.costMs * 10) / 10 });
         process.stdout.write(JSON.stringify({ manifestHash: report.manifestHash, jobId: report.jobId, ok: report.ok, segments: report.segments.map(summary) }, null, 2) + "\n");
       } else {
         const lines = report.segments.map((s) =>
           s.ok
             ? `segment ${s.segment}: ok (${s.check}) ${s.costMs.toFixed(0)} ms`
-            : `segment ${s.segment}: FAIL ${s.check}: ${s.failure!.kind}${s.firstBadStep !== null ? ` at step ${s.firstBadStep}` : ""} (${s.failure!.message}) ${s.costMs.toFixed(0)} ms`,
+            : `segment ${s.segment}: FAIL ${s.check}: ${s.failure!.kind}${s.firstBadStep !== null ? ` at step ${s.firstBadStep}` : ""} (${s.failure!.message}) ${s.costMs.toFixed(0)} ms${s.noClaim ? `\n  no challenge claim: ${s.noClaim}` : ""}`,
         );
         lines.push(report.ok ? `all ${report.segments.length} audited segments ok` : `${report.segments.filter((s) => !s.ok).length} of ${report.segments.length} audited segments failed`);
         process.stdout.write(lines.join("\n") + "\n");

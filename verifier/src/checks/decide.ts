@@ -1,0 +1,56 @@
+/**
+ * The audit pipeline's decision on one disputed step, what a panel member votes (dispute/panel.ts servePanel, the
+ * challenger bot's panel duty): the provider's leaves of the segment must reproduce the committed root and its start
+ * checkpoint must match the committed start state (openSegment: the same opening the recompute check does, so every
+ * start claim the pipeline makes is a Fault here). The member replays from the start checkpoint to state s-1; if that
+ * does not reproduce h(s-1) it takes the provider's served per-step state s-1 (steps.json) when it hashes to h(s-1).
+ * Then it runs `Run.step` once: Valid iff the result hashes to h(s). Anything the provider fails to serve, or serves
+ * inconsistently, is a Fault: the provider committed to the data.
+ */
+import type { Hex } from "viem";
+import type { PanelVote } from "../dispute/ballots.ts";
+import type { TrainState } from "../ml/run.ts";
+import { replaySteps } from "./recompute.ts";
+import { openSegment, type AuditTarget } from "./segment.ts";
+import { segmentStates, type StepStateSource } from "./step-states.ts";
+
+export type StepDecision = { vote: PanelVote; reason: string };
+
+export type DecideStepParameters = {
+  target: AuditTarget;
+  segment: number;
+  step: number;
+  /** The disputed leaves (from the dispute record). */
+  hPrev: Hex;
+  hStep: Hex;
+  stepStates?: StepStateSource;
+};
+
+/** The member's verdict on h(step) = step(h(step-1), batch(step)). */
+export async function decideStep(p: DecideStepParameters): Promise<StepDecision> {
+  const { target, segment, step } = p;
+  const opened = await openSegment(target, segment);
+  if (!opened.ok) return { vote: "Fault", reason: `provider data does not match its commitments: ${opened.failure.kind}: ${opened.failure.message}` };
+  const { leaves, start } = opened.value;
+  if (leaves.hashes[step - 1 - leaves.first] !== p.hPrev || leaves.hashes[step - leaves.first] !== p.hStep) {
+    return { vote: "Fault", reason: `the served leaves of steps ${step - 1}, ${step} differ from the disputed ones` };
+  }
+  const run = target.run;
+  let prev: TrainState | undefined = replaySteps(run, start, step - 1);
+  if (run.stateHashOf(prev) !== p.hPrev) {
+    prev = undefined;
+    if (p.stepStates) {
+      const states = await segmentStates(target, p.stepStates, leaves, start);
+      if (states.ok) prev = states.value[step - 1 - leaves.first];
+    }
+    if (!prev || run.stateHashOf(prev) !== p.hPrev) {
+      return { vote: "Fault", reason: `state ${step - 1} with hash ${p.hPrev} is neither reproducible from the segment's start nor served` };
+    }
+  }
+  const next = run.step(prev, step).state;
+  const h = run.stateHashOf(next);
+  return h === p.hStep
+    ? { vote: "Valid", reason: `recomputed h(${step}) = ${h} matches the committed leaf` }
+    : { vote: "Fault", reason: `recomputed h(${step}) = ${h}, the provider committed ${p.hStep}` };
+}
+
