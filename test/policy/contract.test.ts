@@ -72,7 +72,8 @@ function providerDeterred(params: ContractParams, actions: ActionSet, set: strin
       gain += k * actions.strategies[a]!.computeSaving * c;
       notCaught *= (1 - p * D[a]!) ** k;
     });
-    if (gain - (S + params.forfeit) * (1 - notCaught) > tol) return false;
+    // the provider side loses its stake less the challenger's share (its own second address may hold it) plus F
+    if (gain - ((1 - params.lam) * S + params.forfeit) * (1 - notCaught) > tol) return false;
   }
   return true;
 }
@@ -87,11 +88,12 @@ describe("policy: cheapest contract (closed form, HiGHS LP, brute force)", funct
     const panel = choosePanel(0, params.maxPanelError, params.maxPanel);
     for (const p of [0.05, 0.1, 0.25, 0.5, 0.9, 1]) {
       const c = contractAt(params, actions, actions.checks, p, panel)!;
-      expect(c.stake).to.be.closeTo(minStake({ g, p }).S, 1e-12);
+      // min-stake deters a provider that loses all of S; the provider side keeps the challenger's share lam*S
+      expect(c.stake).to.be.closeTo(minStake({ g, p }).S / (1 - params.lam), 1e-12);
     }
     // budget stake: n jobs, B audited -> p = B/n
     const c = contractAt(params, actions, actions.checks, 10 / 100, panel)!;
-    expect(c.stake).to.be.closeTo(budgetStake({ g, n: 100, B: 10 }).S, 1e-12);
+    expect(c.stake).to.be.closeTo(budgetStake({ g, n: 100, B: 10 }).S / (1 - params.lam), 1e-12);
   });
 
   it("catch probability over N segments is 1 - (1 - p*D)^N, accurate for tiny p", () => {
@@ -269,9 +271,10 @@ describe("policy: quotePolicy", function () {
 
   it("with a fixed audit rate quotes the least contract at that rate (the manifest's rate, not the optimiser's)", async () => {
     const job = { paymentWei: 10n ** 18n, steps: 200, stepsPerSegment: 10 };
-    const free = await quotePolicy(job, fixture);
+    // checks: [] lets the optimiser choose the check set (the default prices the bot's pipeline only)
+    const free = await quotePolicy(job, fixture, { checks: [] });
     const p = free.auditRate / 4;
-    const fixed = await quotePolicy(job, fixture, { auditRate: p });
+    const fixed = await quotePolicy(job, fixture, { auditRate: p, checks: [] });
     expect(fixed.auditRate).to.equal(p);
     expect(fixed.cost.totalWei !== free.cost.totalWei && BigInt(fixed.cost.totalWei) > BigInt(free.cost.totalWei)).to.equal(true);
     // at a quarter of the rate the same cheat needs more stake; every strategy is still deterred (margin >= 0)
@@ -300,5 +303,68 @@ describe("policy: quotePolicy", function () {
     err = undefined;
     try { await quotePolicy({ paymentWei: 1000n, steps: 20, stepsPerSegment: 10 }, fixture, { lam: 2 }); } catch (e) { err = e; }
     expect(err).to.be.instanceOf(PolicyParamError);
+  });
+});
+
+describe("policy: the quote prices the worst class (segments touched, the provider side's real loss, the every-segment screen)", () => {
+  const panel = { n: 3, eps: 0.028 };
+  const params: ContractParams = { ...base, segments: 10, forfeit: 0, lam: 0.5, challengeCost: 0, grief: 0 };
+  const actions = (touched: number | "all"): ActionSet => ({
+    checks: [
+      { name: "recompute", costRatio: 1, falseAlarmRate: 0 },
+      { name: "screen", costRatio: 0.02, falseAlarmRate: 0, everySegment: true },
+    ],
+    strategies: [{ name: "poison", computeSaving: 0.9, detection: { recompute: 1, screen: 1 }, segmentsTouched: touched }],
+  });
+
+  it("a one-shot cheat is caught with p on its one segment, not 1 - (1 - p)^N: the stake is the one-segment one", () => {
+    const p = 0.2;
+    const recomputeOnly = (a: ActionSet) => a.checks.filter((c) => c.name === "recompute");
+    const once = contractAt(params, actions(1), recomputeOnly(actions(1)), p, panel)!;
+    const every = contractAt(params, actions("all"), recomputeOnly(actions("all")), p, panel)!;
+    // hand-computed: S = (g/Q - F)/(1 - lam), Q = p for T = 1 (injected before the last segment: gain 0.9),
+    // Q = 1 - 0.8^10 for the N-segment cheat
+    expect(once.strategies[0]!.Q).to.be.closeTo(p, 1e-15);
+    expect(once.stake).to.be.closeTo(0.9 / p / 0.5, 1e-12);
+    expect(every.stake).to.be.closeTo(0.9 / (1 - 0.8 ** 10) / 0.5, 1e-12);
+    expect(once.stake).to.be.greaterThan(3 * every.stake);
+  });
+
+  it("the every-segment screen catches a one-shot cheat at a later segment with probability 1; the last segment's injection is priced at p and T/N of the job", () => {
+    const p = 0.2;
+    const c = contractAt(params, actions(1), actions(1).checks, p, panel)!;
+    const o = c.strategies[0]!;
+    // the screen's vertex (injected before the last segment) has Q = 1 and gain 0.9; the last-segment one Q = p and
+    // gain min(0.9, 1/10) = 0.1: needs (0.1/0.2)/0.5 = 1 against (0.9/1)/0.5 = 1.8
+    expect([o.segmentsTouched, o.Q, o.gain]).to.deep.equal([1, 1, 0.9]);
+    expect(c.stake).to.be.closeTo(1.8, 1e-12);
+    expect(o.loss).to.be.closeTo(0.5 * c.stake * 1, 1e-12);
+    expect(o.margin).to.be.closeTo(0, 1e-12);
+    // the screen costs its ratio on every segment, not p of them; recompute p of them
+    expect(c.cost.auditCompute).to.be.closeTo(params.computeCost * (p * 1 + 0.02), 1e-12);
+    // the LP agrees on both vertices
+    return verifyWithLp(params, actions(1), c);
+  });
+
+  it("a challenger share of 1 leaves the provider side nothing to lose: no contract deters a saving cheat", () => {
+    expect(contractAt({ ...params, lam: 1 }, actions("all"), actions("all").checks, 0.5, panel)).to.equal(null);
+  });
+
+  it("pouw quote's default prices the bot's pipeline (recompute + screen) on the committed matrix, names the worst class and deters every strategy", async () => {
+    const matrix = parseDetectionMatrix(JSON.parse(readFileSync("bench/results/detection.json", "utf8")));
+    const q = await quotePolicy(readQuoteJob("examples/tiny.json"), matrix);
+    expect(q.checks).to.deep.equal(["recompute", "screen"]);
+    expect(q.worstStrategy).to.be.a("string");
+    for (const s of q.strategies) expect(BigInt(s.lossWei) + 2n >= BigInt(s.gainWei), s.name).to.equal(true);
+    // the worst class is the one with the least loss per unit of gain
+    const ratio = (s: (typeof q.strategies)[number]) => Number(s.lossWei) / Number(s.gainWei);
+    const saving = q.strategies.filter((s) => BigInt(s.gainWei) > 0n);
+    expect(q.worstStrategy).to.equal(saving.reduce((a, b) => (ratio(b) < ratio(a) ? b : a)).name);
+    // one-shot cheats are priced on the segments they touch
+    expect(q.strategies.find((s) => s.name === "state-poison")!.segmentsTouched).to.equal(1);
+    expect(q.strategies.find((s) => s.name === "skip:0.25")!.segmentsTouched).to.equal(q.segments);
+    let err: unknown;
+    try { await quotePolicy(readQuoteJob("examples/tiny.json"), matrix, { checks: ["nope"] }); } catch (e) { err = e; }
+    expect((err as Error).message).to.match(/measures none of the checks nope/);
   });
 });

@@ -34,3 +34,19 @@ export function cheatedSteps(s: Strategy, steps: number): number[] {
 export function affectedSegments(s: Strategy, steps: number, stepsPerSegment: number): number[] {
   return [...new Set(cheatedSteps(s, steps).map((t) => Math.ceil(t / stepsPerSegment) - 1))].sort((a, b) => a - b);
 }
+
+/**
+ * How a cheat scales, for the quote (policy/contract.ts): "all" for a cheat applied per segment (its saving grows
+ * with the segments it touches), or the number of segments a one-shot injection touches (a plant, state-poison,
+ * nan-plant: one cheated step, every later step free from the committed state).
+ */
+export function segmentsTouched(s: Strategy, steps: number, stepsPerSegment: number): number | "all" {
+  switch (s.kind) {
+    case "plant":
+    case "state-poison":
+    case "nan-plant":
+      return Math.max(1, affectedSegments(s, steps, stepsPerSegment).length);
+    default:
+      return "all";
+  }
+}

@@ -9,7 +9,7 @@ export { magnitudeSegment, adamRatioBound, updateRatio } from "./magnitude.ts";
 export { progressSegment, progressFamilyHash, calibrateProgress, heldOutBatch, heldOutLoss, readProgressCalibration, writeProgressCalibration, ProgressCalibrationError, type ProgressCalibration, type ProgressOptions } from "./progress.ts";
 export { toleranceSegment, calibrateThreshold, stepDistance, segmentDistances, ToleranceCalibrationError, type ToleranceCalibration } from "./tolerance.ts";
 export { publishStepStates, readStepStates, writeStepStates, segmentStates, STEP_STATES_FILE, type StepStateSource, type StatesOutcome } from "./step-states.ts";
-export { cheatedSteps, affectedSegments } from "./cheated-steps.ts";
+export { cheatedSteps, affectedSegments, segmentsTouched } from "./cheated-steps.ts";
 export { replayUpdate } from "./update.ts";
 export { screenState, screenConfigOf, adamPowers, type GradientBound, type ScreenConfig, type ScreenDetails, type ScreenVerdict } from "./state-screen.ts";
 export { screenSegment, committedState, recomputeAfterScreen, type ScreenSegmentOptions, type ScreenSegmentResult } from "./screen-segment.ts";

@@ -6,13 +6,24 @@
  * Model (docs/economics.md has the derivation and the proofs):
  * - A job has N segments; training one costs c = C/N (C: honest compute cost of the job, tokens).
  * - Each segment is audited independently with probability p; an audited segment is checked with
- *   every check of the chosen set X. A strategy a applied to a segment is caught with probability
- *   p*D_a, D_a = max over j in X of detection[a][j] (conservative: the misses of different checks are
- *   assumed perfectly correlated).
- * - The provider may apply any strategies to any segments. Caught at least once, it loses S + F
- *   (F: payment forfeited). Its profit over honesty is convex in the number of segments per strategy,
- *   so the best deviation is a vertex: cheat on all N segments with one strategy. No action pays iff
- *   for every strategy a: computeSaving_a * C <= (S + F) * Q_a, Q_a = 1 - (1 - p*D_a)^N.
+ *   every sampled check of the chosen set X. Checks marked `everySegment` (the state screen) run on
+ *   EVERY committed segment whatever p, and a failure makes the auditor recompute the segment that
+ *   produced the state. A strategy a applied to a segment is caught with probability
+ *   q_a = max(p*D_a, E_a), D_a = max over sampled j in X of detection[a][j], E_a = max over
+ *   every-segment j in X of detection[a][j] times the confirming recompute's detection (conservative:
+ *   the misses of different checks are assumed perfectly correlated).
+ * - What a caught provider loses is what its side loses: (1 - lam)*S + F (F: payment forfeited), not
+ *   S + F, because the provider can dispute its own cheat from a second address and take back the
+ *   challenger's share lam*S (DisputeGame shares the reward among the disputes open at the fault).
+ * - Strategies differ in the segments they must touch. A per-segment cheat (skip, quarter-batch,
+ *   stale, fp16, copy) saves compute on each segment it is applied to; the provider may apply any
+ *   strategies to any segments, its profit over honesty is convex in the number of segments per
+ *   strategy, so the best deviation is a vertex: cheat on all N segments with one strategy,
+ *   Q_a = 1 - (1 - q_a)^N. A one-shot cheat (state-poison, nan-plant, a plant: `segmentsTouched` T)
+ *   injects once and saves the rest of the job, so it is caught with 1 - (1 - q_a)^T, not with the
+ *   N-segment probability; an injection in the job's last T segments escapes the every-segment screen
+ *   (no later segment starts from it) but saves at most T/N of the job. No action pays iff for every
+ *   strategy a and each of its vertices: gain <= ((1 - lam)*S + F) * Q.
  * - Challenges are decided by a panel of n jurors, each wrong with probability e; the panel errs with
  *   eps = P(Bin(n, e) > n/2). A frivolous challenge must not pay: eps*lam*S + grief <= (1-eps)*B. An
  *   honest one must: (1-eps)*lam*S - eps*B >= kc.
@@ -82,6 +93,11 @@ export type ContractParams = {
   /** Points of the audit-rate grid p = i/G, i = 1..G (integer >= 2). */
   grid: number;
   /**
+   * Optional fixed check set (names of the action set's checks): the checks the auditors actually run (the
+   * challenger bot: recompute on sampled segments, the screen on every one); only that set is priced.
+   */
+  fixedChecks?: string[];
+  /**
    * Optional fixed audit rate p in (0, 1]: when the rate is set elsewhere (a manifest's policy.auditRate,
    * which the auditors sample at), the optimiser chooses only the check set and the meta-audit rate at it.
    */
@@ -94,31 +110,62 @@ export type StrategyInput = {
   computeSaving: number;
   /** Detection per check per audited affected segment. */
   detection: Record<string, number>;
+  /**
+   * Segments the cheat must touch: "all" (default) for a per-segment cheat whose saving scales with the segments it
+   * is applied to, or T for a one-shot cheat that injects in T segments and saves `computeSaving` of the whole job.
+   */
+  segmentsTouched?: number | "all";
 };
 
-export type CheckInput = { name: string; costRatio: number; falseAlarmRate: number };
+export type CheckInput = {
+  name: string;
+  costRatio: number;
+  falseAlarmRate: number;
+  /** Runs on every committed segment whatever the audit rate (the state screen); default false (sampled at p). */
+  everySegment?: boolean;
+};
 
 /** The action set and the checks: the detection matrix, in the form the optimiser uses. */
 export type ActionSet = { checks: CheckInput[]; strategies: StrategyInput[] };
 
 export function actionSetFromMatrix(m: DetectionMatrix): ActionSet {
   return {
-    checks: m.checks.map((c) => ({ name: c.name, costRatio: c.costRatio, falseAlarmRate: falseAlarmRate(m, c.name) })),
-    strategies: m.strategies.map((s) => ({ name: s.name, computeSaving: s.computeSaving, detection: s.detection })),
+    checks: m.checks.map((c) => ({ name: c.name, costRatio: c.costRatio, falseAlarmRate: falseAlarmRate(m, c.name), ...(c.everySegment ? { everySegment: true } : {}) })),
+    strategies: m.strategies.map((s) => ({ name: s.name, computeSaving: s.computeSaving, detection: s.detection, ...(s.segmentsTouched !== undefined ? { segmentsTouched: s.segmentsTouched } : {}) })),
   };
 }
 
 export type StrategyOutcome = {
   name: string;
-  /** D: per-segment detection of the chosen check set. */
+  /** D: per-segment detection of the chosen check set (q / p for sampled checks; the every-segment screen in `screen`). */
   D: number;
-  /** Q: probability that cheating on all N segments is caught at least once. */
+  /** E: per-segment detection by the every-segment checks (confirmed by a recompute); 0 without one in the set. */
+  screen: number;
+  /** Segments the cheat touches at its binding vertex (N for a per-segment cheat). */
+  segmentsTouched: number;
+  /** Q: probability that the binding vertex of this cheat is caught at least once. */
   Q: number;
-  /** gain: computeSaving * C (tokens). */
+  /** gain: the compute the binding vertex saves, computeSaving * C or less (tokens). */
   gain: number;
-  /** margin: (S + F)*Q - gain, the largest extra private value of this cheat still deterred (tokens). */
+  /** loss: what the provider side expects to lose at the binding vertex, ((1 - lam)*S + F)*Q (tokens). */
+  loss: number;
+  /** margin: loss - gain, the largest extra private value of this cheat still deterred (tokens). */
   margin: number;
 };
+
+/**
+ * The vertices of a strategy's best deviation: (catch probability, gain) pairs it can choose between (contract.ts
+ * header). A per-segment cheat has one, all N segments; a one-shot cheat touching T segments has two: injected before
+ * the last T segments (the every-segment screen sees its effect at a later segment start) and injected in them.
+ */
+export function strategyVertices(s: StrategyInput, sampled: number, every: number, p: number, N: number, C: number): { T: number; Q: number; gain: number }[] {
+  const g = s.computeSaving * C;
+  const q = Math.max(p * sampled, every);
+  if (s.segmentsTouched === undefined || s.segmentsTouched === "all") return [{ T: N, Q: catchProbability(q, N), gain: g }];
+  const T = Math.min(s.segmentsTouched, N);
+  const last = { T, Q: catchProbability(p * sampled, T), gain: Math.min(g, (C * T) / N) };
+  return T < N ? [{ T, Q: catchProbability(q, T), gain: g }, last] : [last];
+}
 
 export type Contract = {
   /** p: audit probability per segment. */
@@ -216,22 +263,39 @@ export function catchProbability(q: number, N: number): number {
   return -Math.expm1(N * Math.log1p(-q));
 }
 
-/** The chosen checks' per-segment detection of a strategy: the max over the set (conservative). */
+/** The chosen sampled checks' per-segment detection of a strategy: the max over the set (conservative). */
 export function setDetection(s: StrategyInput, set: CheckInput[]): number {
   let d = 0;
-  for (const c of set) d = Math.max(d, s.detection[c.name] ?? 0);
+  for (const c of set) if (!c.everySegment) d = Math.max(d, s.detection[c.name] ?? 0);
   return d;
 }
 
-/** Audit compute per unit of C per unit of p: costRatios plus expected confirming recomputes. */
-function auditRatio(set: CheckInput[], confirmRatio: number): number {
-  let r = 0;
-  let noAlarm = 1;
-  for (const c of set) {
-    r += c.costRatio;
-    noAlarm *= 1 - c.falseAlarmRate;
-  }
-  return r + (1 - noAlarm) * confirmRatio;
+/**
+ * The chosen every-segment checks' detection of a strategy, each confirmed by the recompute of the segment that
+ * produced the flagged state (the bot's rule): detection[check] * detection[recompute] (1 without a recompute row).
+ */
+export function everySegmentDetection(s: StrategyInput, set: CheckInput[], actions: ActionSet): number {
+  const confirm = actions.checks.some((c) => c.name === "recompute") ? (s.detection["recompute"] ?? 0) : 1;
+  let d = 0;
+  for (const c of set) if (c.everySegment) d = Math.max(d, (s.detection[c.name] ?? 0) * confirm);
+  return d;
+}
+
+/**
+ * Audit compute per unit of C: costRatios plus expected confirming recomputes after false alarms, for the sampled
+ * checks (times p) and the every-segment ones (on every segment).
+ */
+function auditRatio(set: CheckInput[], confirmRatio: number, p: number): number {
+  const part = (checks: CheckInput[]) => {
+    let r = 0;
+    let noAlarm = 1;
+    for (const c of checks) {
+      r += c.costRatio;
+      noAlarm *= 1 - c.falseAlarmRate;
+    }
+    return checks.length === 0 ? 0 : r + (1 - noAlarm) * confirmRatio;
+  };
+  return p * part(set.filter((c) => !c.everySegment)) + part(set.filter((c) => c.everySegment));
 }
 
 function confirmRatioOf(actions: ActionSet): number {
@@ -253,19 +317,24 @@ export function contractAt(
   panel: { n: number; eps: number },
 ): Contract | null {
   const { computeCost: C, segments: N, forfeit: F, capitalRate: kappa, lam } = params;
+  // the provider side's loss per unit of stake: the challenger's share can be its own (a second address)
+  const keep = 1 - lam;
   let sDet = 0;
   let binding = "none";
-  const outcomes: { s: StrategyInput; D: number; Q: number; gain: number }[] = [];
+  const outcomes: { s: StrategyInput; D: number; E: number; T: number; Q: number; gain: number }[] = [];
   for (const s of actions.strategies) {
     const D = setDetection(s, set);
-    const Q = catchProbability(p * D, N);
-    const gain = s.computeSaving * C;
-    outcomes.push({ s, D, Q, gain });
-    if (gain === 0) continue;
-    if (Q === 0) return null;
-    const need = gain / Q - F;
-    if (need > sDet) {
-      sDet = need;
+    const E = everySegmentDetection(s, set, actions);
+    // the binding vertex: the one that needs the largest stake (with no gain, the one caught least)
+    let worst: { T: number; Q: number; gain: number; need: number } | undefined;
+    for (const v of strategyVertices(s, D, E, p, N, C)) {
+      if (v.gain > 0 && (v.Q === 0 || keep === 0)) return null;
+      const need = v.gain === 0 ? -Infinity : (v.gain / v.Q - F) / keep;
+      if (!worst || need > worst.need || (need === worst.need && v.Q < worst.Q)) worst = { ...v, need };
+    }
+    outcomes.push({ s, D, E, T: worst!.T, Q: worst!.Q, gain: worst!.gain });
+    if (worst!.need > sDet) {
+      sDet = worst!.need;
       binding = s.name;
     }
   }
@@ -277,7 +346,7 @@ export function contractAt(
   }
   const B = challengeBond({ lam, S, eps: panel.eps, grief: params.grief }).B;
   const A = auditorBond({ lam, S, F, mu: params.metaAuditRate, W: params.workersPerAuditor }).A;
-  const auditCompute = p * C * auditRatio(set, confirmRatioOf(actions));
+  const auditCompute = C * auditRatio(set, confirmRatioOf(actions), p);
   const metaAuditCompute = params.metaAuditRate * auditCompute;
   const stakeCapital = kappa * S;
   const auditorBondCapital = (kappa * A) / params.workersPerAuditor;
@@ -299,7 +368,10 @@ export function contractAt(
       capitalCost: stakeCapital + auditorBondCapital,
       total: auditCompute + metaAuditCompute + stakeCapital + auditorBondCapital,
     },
-    strategies: outcomes.map(({ s, D, Q, gain }) => ({ name: s.name, D, Q, gain, margin: (S + F) * Q - gain })),
+    strategies: outcomes.map(({ s, D, E, T, Q, gain }) => {
+      const loss = (keep * S + F) * Q;
+      return { name: s.name, D, screen: E, segmentsTouched: T, Q, gain, loss, margin: loss - gain };
+    }),
   };
 }
 
@@ -329,7 +401,13 @@ export function optimiseContract(params: ContractParams, actions: ActionSet): Op
   let best: Contract | null = null;
   const candidates: OptimiseResult["candidates"] = [];
   const menu = params.metaAuditMenu ?? [params.metaAuditRate];
-  for (const mu of menu) for (const set of checkSets(actions.checks)) {
+  let sets = checkSets(actions.checks);
+  if (params.fixedChecks) {
+    const unknown = params.fixedChecks.filter((n) => !actions.checks.some((c) => c.name === n));
+    if (unknown.length > 0 || params.fixedChecks.length === 0) throw new PolicyParamError(`fixedChecks: ${unknown.length > 0 ? `no check ${unknown.join(", ")} in the detection matrix` : "empty"}`);
+    sets = [actions.checks.filter((c) => params.fixedChecks!.includes(c.name))];
+  }
+  for (const mu of menu) for (const set of sets) {
     const atMu = { ...params, metaAuditRate: mu };
     const at = (p: number) => contractAt(atMu, actions, set, p, panel);
     if (at(1) === null) continue;
@@ -421,9 +499,11 @@ export async function solveContractLp(
   const rows: string[] = [];
   for (const [i, s] of actions.strategies.entries()) {
     if (s.computeSaving === 0) continue;
-    const Q = catchProbability(p * setDetection(s, set), params.segments);
-    // computeSaving <= (S + F) * Q   <=>   Q*S >= computeSaving - F*Q
-    rows.push(` deter${i}: ${term(Q, "S")} >= ${num(s.computeSaving - F * Q)}`);
+    // money is scaled by C: a vertex's gain / C
+    for (const [j, v] of strategyVertices(s, setDetection(s, set), everySegmentDetection(s, set, actions), p, params.segments, 1).entries()) {
+      // gain <= ((1 - lam)*S + F) * Q   <=>   (1 - lam)*Q*S >= gain - F*Q
+      rows.push(` deter${i}v${j}: ${term((1 - lam) * v.Q, "S")} >= ${num(v.gain - F * v.Q)}`);
+    }
   }
   rows.push(` frivolous: ${term(1 - eps, "B")} ${term(-eps * lam, "S")} >= ${num(params.grief / C)}`);
   rows.push(` honest: ${term((1 - eps) * lam, "S")} ${term(-eps, "B")} >= ${num((params.challengeCost + panel.n * (params.panelFee ?? 0)) / C)}`);

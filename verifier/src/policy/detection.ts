@@ -16,6 +16,8 @@ export const DetectionCheck = z.strictObject({
   name: z.string().min(1),
   /** costRatio: compute of this check on one segment / compute of training that segment (>= 0). */
   costRatio: z.number().min(0).finite(),
+  /** everySegment: the check runs on every committed segment whatever the audit rate (the state screen). */
+  everySegment: z.boolean().optional(),
 });
 
 export const DetectionStrategy = z.strictObject({
@@ -25,6 +27,11 @@ export const DetectionStrategy = z.strictObject({
   computeSaving: prob,
   /** detection[check]: probability that auditing one affected segment with that check flags the cheat. */
   detection: z.record(z.string(), prob),
+  /**
+   * segmentsTouched: "all" (default) for a cheat applied per segment (its saving scales with the segments it touches),
+   * or T for a one-shot cheat that injects in T segments and saves computeSaving of the whole job (state-poison).
+   */
+  segmentsTouched: z.union([z.literal("all"), z.number().int().positive()]).optional(),
 });
 
 export const FalseAlarms = z.strictObject({

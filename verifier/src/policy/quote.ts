@@ -60,6 +60,12 @@ export type QuoteOptions = {
    */
   panelFee: number;
   /**
+   * The checks priced: null (default) prices the checks the challenger bot runs (PIPELINE_CHECKS: recompute on the
+   * sampled segments, the state screen on every segment), which is what a job is really audited with; a list prices
+   * that set; [] lets the optimiser choose any subset of the matrix (a recommendation for auditors running other checks).
+   */
+  checks: string[] | null;
+  /**
    * p: audit rate fixed by the job (the manifest's policy.auditRate, which auditors sample at); null
    * (default) lets the optimiser choose it.
    */
@@ -80,8 +86,12 @@ export const DEFAULT_QUOTE_OPTIONS: Readonly<QuoteOptions> = Object.freeze({
   workersPerAuditor: 1,
   grid: 200,
   panelFee: 0,
+  checks: null,
   auditRate: null,
 });
+
+/** The checks the challenger bot runs on a job (bot/checks.ts): recompute on sampled segments, the screen on every one. */
+export const PIPELINE_CHECKS: readonly string[] = Object.freeze(["recompute", "screen"]);
 
 /** Meta-audit rates the quote chooses from when the buyer does not fix one. */
 export const META_AUDIT_MENU: readonly number[] = Object.freeze([0.02, 0.05, 0.1, 0.2, 0.5, 1]);
@@ -116,8 +126,16 @@ export type Quote = {
     /** total / payment. */
     shareOfPayment: number;
   };
-  /** Per strategy: detection of the chosen checks, catch probability, gain and deterrence margin (wei). */
-  strategies: { name: string; D: number; Q: number; gainWei: string; marginWei: string }[];
+  /**
+   * The worst class: the saving strategy with the smallest deterrence margin relative to its gain (the one that sets
+   * the stake when the stake is set by a cheat), or null when no strategy saves compute.
+   */
+  worstStrategy: string | null;
+  /**
+   * Per strategy at its binding vertex: sampled detection D, every-segment screen detection, segments touched, catch
+   * probability Q, gain, the provider side's expected loss ((1 - lam)*S + F)*Q and the margin loss - gain (wei).
+   */
+  strategies: { name: string; D: number; screen: number; segmentsTouched: number; Q: number; gainWei: string; lossWei: string; marginWei: string }[];
   /** The float solution in wei units, as optimised. */
   contract: Contract;
   /** HiGHS LP solution at the chosen point; it matched the closed form. */
@@ -165,7 +183,7 @@ export async function quotePolicy(job: QuoteJob, matrix: DetectionMatrix, partia
     throw new PolicyParamError(`stepsPerSegment must be a positive divisor of steps (${job.steps}), got ${job.stepsPerSegment}`);
   }
   const segments = job.steps / job.stepsPerSegment;
-  const params: ContractParams = {
+  const params: ContractParams & { fixedChecks?: string[] } = {
     computeCost: o.computeCostShare * payment,
     segments,
     forfeit: o.forfeitShare * payment,
@@ -184,6 +202,11 @@ export async function quotePolicy(job: QuoteJob, matrix: DetectionMatrix, partia
     ...(o.auditRate !== null ? { fixedAuditRate: o.auditRate } : {}),
   };
   const actions = actionSetFromMatrix(matrix);
+  const wanted = o.checks ?? PIPELINE_CHECKS;
+  // the pipeline's checks that the matrix measured (an older matrix may lack the screen)
+  const fixed = wanted.filter((n) => actions.checks.some((c) => c.name === n));
+  if (wanted.length > 0 && fixed.length === 0) throw new PolicyParamError(`the detection matrix measures none of the checks ${wanted.join(", ")}`);
+  if (fixed.length > 0) params.fixedChecks = fixed;
   const { best } = optimiseContract(params, actions);
   const lp = await verifyWithLp(params, actions, best);
   log.info({ segments, auditRate: best.auditRate, checks: best.checks, stake: best.stake }, "quoted policy");
@@ -207,12 +230,24 @@ export async function quotePolicy(job: QuoteJob, matrix: DetectionMatrix, partia
       totalWei: wei(best.cost.total),
       shareOfPayment: best.cost.total / payment,
     },
-    strategies: best.strategies.map((s) => ({ name: s.name, D: s.D, Q: s.Q, gainWei: wei(s.gain), marginWei: signedWei(s.margin) })),
+    worstStrategy: worstOf(best.strategies),
+    strategies: best.strategies.map((s) => ({ name: s.name, D: s.D, screen: s.screen, segmentsTouched: s.segmentsTouched, Q: s.Q, gainWei: wei(s.gain), lossWei: wei(s.loss), marginWei: signedWei(s.margin) })),
     contract: best,
     lp: { stakeWei: wei(lp.stake), challengerBondWei: wei(lp.challengerBond), auditorBondWei: wei(lp.auditorBond) },
     options: o,
     detectionManifest: matrix.manifest,
   };
+}
+
+/** The saving strategy closest to paying: the least loss / gain. */
+function worstOf(strategies: readonly { name: string; gain: number; loss: number }[]): string | null {
+  let worst: { name: string; r: number } | null = null;
+  for (const s of strategies) {
+    if (s.gain <= 0) continue;
+    const r = s.loss / s.gain;
+    if (!worst || r < worst.r) worst = { name: s.name, r };
+  }
+  return worst?.name ?? null;
 }
 
 /** The manifest file cannot be read. (An invalid manifest is a ManifestError from ml/manifest.ts.) */

@@ -1,6 +1,8 @@
 /**
- * `pouw quote --manifest M [--detection FILE] [--json]`: the recommended audit rate, stake,
- * challenger bond, panel size and auditor bond for a job, with the cost breakdown.
+ * `pouw quote --manifest M [--detection FILE] [--checks LIST|any] [--json]`: the recommended audit rate, stake,
+ * challenger bond, panel size and auditor bond for a job, with the cost breakdown and, per cheat strategy, what it
+ * gains against what the provider side expects to lose; names the worst class. Priced by default on the checks the
+ * challenger bot runs (recompute on sampled segments, the state screen on every segment).
  */
 import type { Command } from "commander";
 import {
@@ -10,11 +12,14 @@ import {
   packageDetectionPath,
   quotePolicy,
   readQuoteJob,
+  PIPELINE_CHECKS,
   PolicyParamError,
   type QuoteOptions,
 } from "../../policy/index.ts";
 
-const NUMERIC_OPTIONS: { key: keyof QuoteOptions; flag: string; help: string }[] = [
+type NumericKey = { [K in keyof QuoteOptions]: QuoteOptions[K] extends number | null ? K : never }[keyof QuoteOptions];
+
+const NUMERIC_OPTIONS: { key: NumericKey; flag: string; help: string }[] = [
   { key: "computeCostShare", flag: "compute-cost-share", help: "honest compute cost C as a share of the payment" },
   { key: "forfeitShare", flag: "forfeit-share", help: "payment forfeited when caught, F, as a share of the payment" },
   { key: "capitalRate", flag: "capital-rate", help: "kappa: capital cost per unit of stake per job" },
@@ -40,6 +45,7 @@ export function registerQuote(program: Command): void {
     .showHelpAfterError(false)
     .requiredOption("--manifest <file>", "job manifest (reads policy.paymentWei, training.steps, training.stepsPerSegment)")
     .option("--detection <file>", `detection matrix (default: the package's ${DEFAULT_DETECTION_PATH}, written by the detection bench)`)
+    .option("--checks <list>", `the checks to price: comma-separated names of the matrix's checks, or "any" to let the optimiser choose (default: the bot's pipeline, ${PIPELINE_CHECKS.join(" + ")})`)
     .option("--json", "print the quote as JSON");
   for (const o of NUMERIC_OPTIONS) {
     const d = DEFAULT_QUOTE_OPTIONS[o.key];
@@ -54,6 +60,7 @@ export function registerQuote(program: Command): void {
       if (!Number.isFinite(x)) throw new PolicyParamError(`--${o.flag} must be a finite number, got ${JSON.stringify(raw)}`);
       overrides[o.key] = x;
     }
+    if (typeof opts.checks === "string") overrides.checks = opts.checks === "any" ? [] : opts.checks.split(",").map((c) => c.trim());
     const job = readQuoteJob(opts.manifest as string);
     const detectionPath = (opts.detection as string | undefined) ?? packageDetectionPath();
     const matrix = loadDetectionMatrix(detectionPath, { isDefault: opts.detection === undefined });
@@ -76,8 +83,10 @@ export function registerQuote(program: Command): void {
       `  meta-audits       ${q.cost.metaAuditComputeWei} wei`,
       `  capital cost      ${q.cost.capitalCostWei} wei  (stake ${q.cost.stakeCapitalWei}, auditor bond ${q.cost.auditorBondCapitalWei})`,
       `  total             ${q.cost.totalWei} wei  (${pct(q.cost.shareOfPayment)} of the payment)`,
-      `per strategy (D: detection per audited segment, Q: catch probability when cheating on every segment, margin: (S+F)*Q - gain):`,
-      ...q.strategies.map((s) => `  ${s.name.padEnd(16)} D=${s.D.toPrecision(3)}  Q=${s.Q.toPrecision(6)}  gain=${s.gainWei}  margin=${s.marginWei}`),
+      `worst class         ${q.worstStrategy ?? "none (no strategy saves compute)"}`,
+      `per strategy at its worst choice of segments (D: detection per audited segment, screen: per segment, every segment; T: segments touched;`,
+      `  Q: catch probability; loss: the provider side's expected loss ((1 - lam)*S + F)*Q; margin: loss - gain):`,
+      ...q.strategies.map((s) => `  ${s.name.padEnd(14)} D=${s.D.toPrecision(3)} screen=${s.screen.toPrecision(3)} T=${String(s.segmentsTouched).padStart(2)}  Q=${s.Q.toPrecision(4)}  gain=${s.gainWei}  loss=${s.lossWei}  margin=${s.marginWei}`),
       `detection matrix measured on: ${q.detectionManifest}`,
       `verified: HiGHS LP at this audit rate gives S=${q.lp.stakeWei}, B=${q.lp.challengerBondWei}, A=${q.lp.auditorBondWei}`,
     ];
