@@ -40,7 +40,7 @@ import {
   type DisputeParams,
   type JobPolicy,
 } from "../verifier/src/chain/index.ts";
-import { BatchTree, circuitStateHash, circuitTrace, defendDispute, openChallenge, voteCommitment } from "../verifier/src/dispute/index.ts";
+import { BatchTree, circuitManifestHash, circuitStateHash, circuitTrace, defendDispute, openChallenge, voteCommitment } from "../verifier/src/dispute/index.ts";
 import { SegmentTree } from "../verifier/src/trace/index.ts";
 import { releaseProver, toFixed, type Matrix } from "../verifier/src/zk/index.ts";
 
@@ -77,9 +77,12 @@ const record = (key: string, g: bigint) => {
 };
 
 /** A job whose one segment commits `hashes` (h(0)..h(K)); optional circuit terms. */
+const BODY = keccak256(toHex("bench"));
 async function job(hashesOf: (jobId: bigint) => Promise<Hex[]>, terms?: { lr: bigint; batchRoot: Hex }): Promise<{ jobId: bigint; tree: SegmentTree }> {
-  const { jobId } = await createJob(buyer, { jobMarket: d.jobMarket, manifestHash: keccak256(toHex("bench")), manifestUri: `cid:${CID}`, token: d.token, payment: parseEther("1"), policy });
-  if (terms) record("DisputeGame.setCircuitTerms", (await setCircuitTerms(buyer, { disputeGame: d.disputeGame, jobId, ...terms })).gasUsed);
+  // a circuit-class job's manifest hash commits to its terms (dispute/terms.ts)
+  const manifestHash = terms ? circuitManifestHash(BODY, terms) : BODY;
+  const { jobId } = await createJob(buyer, { jobMarket: d.jobMarket, manifestHash, manifestUri: `cid:${CID}`, token: d.token, payment: parseEther("1"), policy });
+  if (terms) record("DisputeGame.setCircuitTerms", (await setCircuitTerms(buyer, { disputeGame: d.disputeGame, jobId, ...terms, manifestBody: BODY })).gasUsed);
   await acceptJob(provider, { jobMarket: d.jobMarket, jobId });
   const tree = new SegmentTree(0, await hashesOf(jobId));
   await commitSegment(provider, { jobMarket: d.jobMarket, jobId, segment: 0, stateHashes: tree.stateHashes, lossE6: 0n, checkpointCid: CID });
@@ -87,11 +90,12 @@ async function job(hashesOf: (jobId: bigint) => Promise<Hex[]>, terms?: { lr: bi
 }
 const madeUp = async (jobId: bigint) => Array.from({ length: K + 1 }, (_, t) => keccak256(toHex(`h-${jobId}-${t}`)));
 
-async function challenge(jobId: bigint, tree: SegmentTree, step: number, key?: string): Promise<bigint> {
+async function challenge(jobId: bigint, tree: SegmentTree, step: number, key?: string, terms?: { lr: bigint; batchRoot: Hex }): Promise<bigint> {
   const r = await openChallenge(challenger, {
     disputeGame: d.disputeGame,
     token: d.token,
     jobId,
+    ...(terms ? { circuit: { jobMarket: d.jobMarket, manifestBody: BODY, expected: terms } } : {}),
     endStateHash: tree.endStateHash,
     audit: { segment: 0, traceRoot: tree.root, step, prevStateHash: tree.stateHashes[step - 1]!, prevProof: tree.proof(step - 1), stateHash: tree.stateHashes[step]!, proof: tree.proof(step) },
   });
@@ -168,7 +172,7 @@ const honest = await circuitTrace(0n, w0, lr, batches);
 let provingMs = 0;
 {
   const { jobId, tree } = await job((jobId) => Promise.all(honest.weights.map((w, t) => circuitStateHash(jobId, t, w))), { lr, batchRoot: batchTree.root });
-  const id = await challenge(jobId, tree, 2);
+  const id = await challenge(jobId, tree, 2, undefined, { lr, batchRoot: batchTree.root });
   const r = await defendDispute(provider, { disputeGame: d.disputeGame, disputeId: id, circuit: { input: { w: honest.weights[1]!, ...batches[1]!, lr }, batchProof: batchTree.proof(2) } });
   if (r.action !== "proved") throw new Error(`expected a proof, got ${r.action}`);
   record("DisputeGame.prove (Groth16 verify + settle)", r.gasUsed);

@@ -20,7 +20,8 @@ include "circomlib/circuits/bitify.circom";
 //     The only rounding in the step is this one (no rounding of X·W or of the gradient).
 //
 // Soundness of the integer semantics (no field wrap-around): every witness value is range
-// checked, so for the default parameters (IN = B = 8, FRAC = 16, VB = 32) |X·W| <= 2^65,
+// checked, and LinearStep asserts at compile time that its parameters keep every intermediate value
+// below 2^252 (the bounds are derived next to the asserts), so for the default parameters (IN = B = 8, FRAC = 16, VB = 32) |X·W| <= 2^65,
 // |E| < 2^66, |G| < 2^100 and |lr·G| < 2^132, far below p/2 ≈ 2^253. The equation
 // r = lr·G + 2^(S-1) - (W - W')·2^S with r range checked to [0, 2^S) therefore holds over the
 // integers, which is exactly floor division; |W - W'| < 2^VB keeps the quotient term small too.
@@ -46,6 +47,8 @@ template PackedCommit(N, VB) {
 
     var PACK = 253 \ VB;
     var NE = (N + PACK - 1) \ PACK;
+    // circomlib's Poseidon takes 1 to 16 inputs (its round constants stop there).
+    assert(NE >= 1 && NE <= 16);
     component h = Poseidon(NE);
     for (var e = 0; e < NE; e++) {
         var acc = 0;
@@ -70,10 +73,41 @@ template SignedRange(VB) {
 }
 
 template LinearStep(IN, OUT, B, LOG2B, FRAC, VB) {
+    // Parameter bounds, checked when the circuit is compiled (no constraints). Each one is what keeps a field
+    // equation an integer equation (header, "Soundness"); a parameter set that breaks one does not compile.
+    assert(IN >= 1 && OUT >= 1 && LOG2B >= 0 && FRAC >= 1 && VB >= 2);
     assert(B == 1 << LOG2B);
-    // A packed element must stay below p; products must stay far below p/2 (see header).
-    assert(VB <= 64);
     var S = 3 * FRAC + LOG2B;
+    // Num2Bits(n) is a unique decomposition only for n <= 253 (2^254 > p would let a value alias): the remainder
+    // check Num2Bits(S) and the range checks Num2Bits(VB) need S < 254 and VB < 254.
+    assert(S < 254);
+    assert(VB < 254);
+    // LOG2IN = ceil(log2(IN)), so IN <= 2^LOG2IN.
+    var LOG2IN = 0;
+    while ((1 << LOG2IN) < IN) {
+        LOG2IN++;
+    }
+    // No wrap-around: with |w|, |x|, |y| <= 2^(VB-1) and lr < 2^VB,
+    //   |X·W| <= 2^(2VB-2+LOG2IN), |Y·2^FRAC| <= 2^(VB-1+FRAC), so |E| < 2^EB with EB = max(2VB-2+LOG2IN, VB-1+FRAC) + 1;
+    //   |lr·G| < 2^(VB + LOG2B + VB-1 + EB)  (G sums B products x·e);
+    //   the remainder r = lr·G + 2^(S-1) - (W - W')·2^S, with |W - W'| < 2^VB, has |r| < 2^(max(VB+LOG2B+VB-1+EB, VB+S) + 2).
+    // Num2Bits(S) on r's field element implies 0 <= r < 2^S over the integers when |r| < p - 2^S, and
+    // p - 2^S >= p - 2^253 > 2^252 (p ≈ 2^253.6), so |r| < 2^252 is enough: max(...) + 2 <= 252.
+    // For the default parameters EB = 66, the products need 2·32+3-1+66 = 132 bits and VB+S = 83: far inside.
+    // In the issue's shorthand: 4·VB + log2(IN) + log2(B) < 253 (up to the constant), the product term when
+    // 2VB-2+LOG2IN >= VB-1+FRAC.
+    var EB = 2 * VB - 2 + LOG2IN;
+    if (VB - 1 + FRAC > EB) {
+        EB = VB - 1 + FRAC;
+    }
+    EB = EB + 1;
+    var RB = VB + LOG2B + VB - 1 + EB;
+    if (VB + S > RB) {
+        RB = VB + S;
+    }
+    assert(RB + 2 <= 252);
+    // A packed commitment element holds PACK = floor(253 / VB) values of VB bits: < 2^253 < p, so packing is injective.
+    assert((253 \ VB) * VB <= 253);
 
     signal output commitW;
     signal output commitWNext;

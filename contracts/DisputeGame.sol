@@ -68,10 +68,21 @@ contract DisputeGame is IDisputeGame {
     uint256 private constant _BPS = 10_000;
     /// @dev blockhash(n) is only available for the 256 most recent blocks.
     uint256 private constant _BLOCKHASH_RANGE = 256;
+    /// @notice The local development chain (Hardhat, Anvil): the only chain on which the committed development setup
+    /// may settle a dispute.
+    uint256 public constant DEV_CHAIN_ID = 31337;
+    /// @notice vkey hash (verifier/src/zk/vkey.ts) of the committed development setup, circuits/keys/step.vkey.json.
+    /// Whoever ran that setup could forge proofs, so this hash never counts as a ceremony key.
+    bytes32 public constant DEV_VKEY_HASH = 0x851b95ddd267b95c19364ccc66025f731fe7597762668c56559f0d89f422f11d;
+    /// @notice Domain of a circuit-class manifest hash (circuitManifestHash).
+    bytes32 public constant CIRCUIT_MANIFEST_TYPEHASH =
+        keccak256("PoUWCircuitManifest(bytes32 manifestBody,uint256 lr,bytes32 batchRoot)");
 
     IJobMarket private immutable _market;
     IAuditorRegistry private immutable _registry;
     IStepVerifier private immutable _verifier;
+    bytes32 private immutable _vkeyHash;
+    ProvingMode private immutable _provingMode;
     IERC20 private immutable _bondToken;
     IStakeVault private immutable _vault;
 
@@ -100,6 +111,7 @@ contract DisputeGame is IDisputeGame {
         IJobMarket market_,
         IAuditorRegistry registry_,
         IStepVerifier verifier_,
+        bytes32 vkeyHash_,
         IERC20 bondToken_,
         Params memory params_
     ) {
@@ -125,12 +137,16 @@ contract DisputeGame is IDisputeGame {
         // INVARIANT: a member eligible at challengedAt requests exit after it, so it cannot leave before challengedAt +
         // exitDelay: every member a panel can draw stays forfeitable until the dispute is resolved (within the margin).
         if (exitDelay < openSeconds) revert DisputeGameExitDelayTooShort(address(registry_), exitDelay, openSeconds);
+        ProvingMode mode = _provingModeFor(verifier_, vkeyHash_);
         _market = market_;
         _registry = registry_;
         _verifier = verifier_;
+        _vkeyHash = vkeyHash_;
+        _provingMode = mode;
         _bondToken = bondToken_;
         _vault = vault_;
         _params = params_;
+        emit ProvingConfigured(address(verifier_), vkeyHash_, mode);
     }
 
     // ---------------------------------------------------------------- challenge
@@ -191,6 +207,11 @@ contract DisputeGame is IDisputeGame {
         uint256[2][2] calldata pB,
         uint256[2] calldata pC
     ) external {
+        // INVARIANT: a proof settles only under a verifier named at deployment by a ceremony's vkey hash, or under the
+        // development setup on the local dev chain (whoever holds a setup's trapdoor forges any proof).
+        if (_provingMode == ProvingMode.Disabled) {
+            revert DisputeGameProvingDisabled(address(_verifier), _vkeyHash, block.chainid);
+        }
         Dispute storage d = _openDispute(disputeId);
         uint256 jobId = d.jobId;
         if (_jobFaulted[jobId]) revert DisputeGameSuperseded(disputeId, jobId);
@@ -307,7 +328,7 @@ contract DisputeGame is IDisputeGame {
     // ---------------------------------------------------------------- circuit class
 
     /// @inheritdoc IDisputeGame
-    function setCircuitTerms(uint256 jobId, uint256 lr, bytes32 batchRoot) external {
+    function setCircuitTerms(uint256 jobId, uint256 lr, bytes32 batchRoot, bytes32 manifestBody) external {
         IJobMarket.JobView memory j = _market.getJob(jobId);
         if (j.status == IJobMarket.JobStatus.None) revert IJobMarket.JobMarketUnknownJob(jobId);
         if (msg.sender != j.buyer) revert DisputeGameNotBuyer(jobId, msg.sender, j.buyer);
@@ -316,8 +337,17 @@ contract DisputeGame is IDisputeGame {
             revert DisputeGameTermsLocked(jobId);
         }
         if (lr >= 2 ** 32 || batchRoot == bytes32(0)) revert DisputeGameInvalidTerms(lr, batchRoot);
+        bytes32 expected = circuitManifestHash(manifestBody, lr, batchRoot);
+        // INVARIANT: the terms are the ones the manifest hash anchored at createJob commits to, so everyone who audits
+        // against the manifest audits against the terms a proof is checked with.
+        if (expected != j.manifestHash) revert DisputeGameTermsNotInManifest(jobId, j.manifestHash, expected);
         _terms[jobId] = CircuitTerms({lr: lr, batchRoot: batchRoot});
-        emit CircuitTermsSet(jobId, lr, batchRoot);
+        emit CircuitTermsSet(jobId, lr, batchRoot, manifestBody);
+    }
+
+    /// @inheritdoc IDisputeGame
+    function circuitManifestHash(bytes32 manifestBody, uint256 lr, bytes32 batchRoot) public pure returns (bytes32) {
+        return keccak256(abi.encode(CIRCUIT_MANIFEST_TYPEHASH, manifestBody, lr, batchRoot));
     }
 
     // ---------------------------------------------------------------- credits
@@ -460,12 +490,32 @@ contract DisputeGame is IDisputeGame {
         return address(_verifier);
     }
 
+    /// @inheritdoc IDisputeGame
+    function proving() external view returns (address verifier_, bytes32 vkeyHash_, ProvingMode mode) {
+        return (address(_verifier), _vkeyHash, _provingMode);
+    }
+
     /// @notice The token challenger bonds are posted in.
     function bondToken() external view returns (address) {
         return address(_bondToken);
     }
 
     // ---------------------------------------------------------------- internal
+
+    /// @dev The proving mode of a deployment with `verifier_` named by `vkeyHash_` (0: the development setup).
+    function _provingModeFor(IStepVerifier verifier_, bytes32 vkeyHash_) private view returns (ProvingMode) {
+        if (address(verifier_) == address(0)) {
+            if (vkeyHash_ != bytes32(0)) revert DisputeGameInvalidVerifier(address(0), vkeyHash_);
+            return ProvingMode.Disabled;
+        }
+        if (address(verifier_).code.length == 0) revert DisputeGameInvalidVerifier(address(verifier_), vkeyHash_);
+        // INVARIANT: the development setup (no vkey hash, or its own) settles disputes on the local dev chain only;
+        // anywhere else a deployment that names no ceremony key cannot prove.
+        if (vkeyHash_ == bytes32(0) || vkeyHash_ == DEV_VKEY_HASH) {
+            return block.chainid == DEV_CHAIN_ID ? ProvingMode.Development : ProvingMode.Disabled;
+        }
+        return ProvingMode.Ceremony;
+    }
 
     /// @dev Consumes the caller's commitment to this challenge, made in an earlier block.
     function _useChallengeCommitment(uint256 jobId, uint256 step, bytes32 salt) private {

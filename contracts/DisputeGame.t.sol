@@ -173,7 +173,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         VM.expectRevert(
             abi.encodeWithSelector(IDisputeGame.DisputeGameTokenMismatch.selector, address(token), address(other))
         );
-        new DisputeGame(market, registry, IStepVerifier(address(verifier)), IERC20(address(other)), defaultParams());
+        new DisputeGame(market, registry, IStepVerifier(address(verifier)), bytes32(0), IERC20(address(other)), defaultParams());
     }
 
     /// A provider that stops committing cannot keep the escrow frozen with a dispute opened after its deadline.
@@ -587,11 +587,15 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         }
     }
 
+    bytes32 internal constant BODY = keccak256("circuit manifest document");
+
     function _circuitJob() internal returns (uint256 jobId) {
+        bytes32 batchRoot = root(_batchLeaves());
+        bytes32 manifestHash = game.circuitManifestHash(BODY, 3277, batchRoot);
         vm_prank(buyer);
-        jobId = market.createJob(keccak256("manifest"), "ipfs://m", address(token), PAYMENT, policy(1));
+        jobId = market.createJob(manifestHash, "ipfs://m", address(token), PAYMENT, policy(1));
         vm_prank(buyer);
-        game.setCircuitTerms(jobId, 3277, root(_batchLeaves()));
+        game.setCircuitTerms(jobId, 3277, batchRoot, BODY);
         vm_prank(provider);
         market.acceptJob(jobId);
         _commit(jobId, 1, HONEST);
@@ -639,32 +643,148 @@ contract DisputeGameTest is TestBase, DisputeFixture {
     }
 
     function test_setCircuitTerms_errors() public {
+        bytes32 r1 = bytes32(uint256(1));
+        bytes32 manifestHash = game.circuitManifestHash(BODY, 1, r1);
         vm_prank(buyer);
-        uint256 jobId = market.createJob(keccak256("m"), "ipfs://m", address(token), PAYMENT, policy(1));
+        uint256 jobId = market.createJob(manifestHash, "ipfs://m", address(token), PAYMENT, policy(1));
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameNotBuyer.selector, jobId, stranger, buyer));
         vm_prank(stranger);
-        game.setCircuitTerms(jobId, 1, bytes32(uint256(1)));
-        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidTerms.selector, 2 ** 32, bytes32(uint256(1))));
+        game.setCircuitTerms(jobId, 1, r1, BODY);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidTerms.selector, 2 ** 32, r1));
         vm_prank(buyer);
-        game.setCircuitTerms(jobId, 2 ** 32, bytes32(uint256(1)));
+        game.setCircuitTerms(jobId, 2 ** 32, r1, BODY);
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidTerms.selector, 1, bytes32(0)));
         vm_prank(buyer);
-        game.setCircuitTerms(jobId, 1, bytes32(0));
+        game.setCircuitTerms(jobId, 1, bytes32(0), BODY);
         vm_prank(buyer);
-        game.setCircuitTerms(jobId, 1, bytes32(uint256(1)));
+        game.setCircuitTerms(jobId, 1, r1, BODY);
         assertEq(game.circuitTerms(jobId).lr, 1, "terms stored");
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameTermsLocked.selector, jobId));
         vm_prank(buyer);
-        game.setCircuitTerms(jobId, 2, bytes32(uint256(1)));
+        game.setCircuitTerms(jobId, 2, r1, BODY);
         VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketUnknownJob.selector, 99));
-        game.setCircuitTerms(99, 1, bytes32(uint256(1)));
+        game.setCircuitTerms(99, 1, r1, BODY);
+    }
+
+    /// A buyer (colluding with the provider or not) cannot register terms other than the ones the manifest hash it
+    /// created the job with commits to: another lr, another batch root (another data order) or another document.
+    function test_setCircuitTerms_notInManifest_reverts() public {
+        bytes32 batchRoot = root(_batchLeaves());
+        bytes32 manifestHash = game.circuitManifestHash(BODY, 3277, batchRoot);
+        vm_prank(buyer);
+        uint256 jobId = market.createJob(manifestHash, "ipfs://m", address(token), PAYMENT, policy(1));
+        bytes32 otherRoot = keccak256("another data order");
+        bytes32 otherBody = keccak256("another document");
+        bytes32 hRoot = game.circuitManifestHash(BODY, 3277, otherRoot);
+        bytes32 hLr = game.circuitManifestHash(BODY, 3278, batchRoot);
+        bytes32 hBody = game.circuitManifestHash(otherBody, 3277, batchRoot);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameTermsNotInManifest.selector, jobId, manifestHash, hRoot));
+        vm_prank(buyer);
+        game.setCircuitTerms(jobId, 3277, otherRoot, BODY);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameTermsNotInManifest.selector, jobId, manifestHash, hLr));
+        vm_prank(buyer);
+        game.setCircuitTerms(jobId, 3278, batchRoot, BODY);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameTermsNotInManifest.selector, jobId, manifestHash, hBody));
+        vm_prank(buyer);
+        game.setCircuitTerms(jobId, 3277, batchRoot, otherBody);
+        // a job created with a plain (non-circuit) manifest hash can never become circuit class
+        vm_prank(buyer);
+        uint256 plain = market.createJob(keccak256("m"), "ipfs://m", address(token), PAYMENT, policy(1));
+        VM.expectPartialRevert(IDisputeGame.DisputeGameTermsNotInManifest.selector);
+        vm_prank(buyer);
+        game.setCircuitTerms(plain, 3277, batchRoot, BODY);
+        // the manifest's own terms go through
+        vm_prank(buyer);
+        game.setCircuitTerms(jobId, 3277, batchRoot, BODY);
+        assertEq(game.circuitTerms(jobId).batchRoot, batchRoot, "terms stored");
+    }
+
+    /// Fixed vector shared with verifier/src/dispute/terms.ts (test/dispute/terms.test.ts).
+    function test_circuitManifestHash_vector() public view {
+        assertEq(
+            game.circuitManifestHash(bytes32(uint256(1)), 3277, bytes32(uint256(2))),
+            keccak256(
+                abi.encode(
+                    keccak256("PoUWCircuitManifest(bytes32 manifestBody,uint256 lr,bytes32 batchRoot)"),
+                    bytes32(uint256(1)),
+                    uint256(3277),
+                    bytes32(uint256(2))
+                )
+            ),
+            "circuitManifestHash"
+        );
     }
 
     function test_setCircuitTerms_afterAcceptance_reverts() public {
         uint256 jobId = _job(1, 0, HONEST);
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameTermsLocked.selector, jobId));
         vm_prank(buyer);
-        game.setCircuitTerms(jobId, 1, bytes32(uint256(1)));
+        game.setCircuitTerms(jobId, 1, bytes32(uint256(1)), BODY);
+    }
+
+    // ---------------------------------------------------------------- proving mode (which setup may settle)
+
+    function _gameWith(address v, bytes32 vkeyHash) internal returns (DisputeGame) {
+        return new DisputeGame(market, registry, IStepVerifier(v), vkeyHash, token, defaultParams());
+    }
+
+    function test_provingMode_devChain_developmentVerifier() public view {
+        (address v, bytes32 h, IDisputeGame.ProvingMode mode) = game.proving();
+        assertEq(v, address(verifier), "verifier");
+        assertEq(h, bytes32(0), "no vkey hash");
+        assertEq(uint256(mode), uint256(IDisputeGame.ProvingMode.Development), "dev chain: development setup proves");
+    }
+
+    /// On any chain but 31337 the development verifier (no vkey hash, or its own) leaves proving disabled: `prove`
+    /// reverts with DisputeGameProvingDisabled before it reads anything.
+    function test_prove_nonDevChain_withoutCeremonyVerifier_reverts() public {
+        VM.chainId(1);
+        DisputeGame live = _gameWith(address(verifier), bytes32(0));
+        (,, IDisputeGame.ProvingMode mode) = live.proving();
+        assertEq(uint256(mode), uint256(IDisputeGame.ProvingMode.Disabled), "disabled");
+        uint256[2] memory a;
+        uint256[2][2] memory b;
+        VM.expectRevert(
+            abi.encodeWithSelector(IDisputeGame.DisputeGameProvingDisabled.selector, address(verifier), bytes32(0), 1)
+        );
+        live.prove(1, 0, 0, 0, new bytes32[](0), a, b, a);
+        bytes32 devHash = game.DEV_VKEY_HASH();
+        DisputeGame named = _gameWith(address(verifier), devHash);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameProvingDisabled.selector, address(verifier), devHash, 1));
+        named.prove(1, 0, 0, 0, new bytes32[](0), a, b, a);
+        DisputeGame none = _gameWith(address(0), bytes32(0));
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameProvingDisabled.selector, address(0), bytes32(0), 1));
+        none.prove(1, 0, 0, 0, new bytes32[](0), a, b, a);
+    }
+
+    /// A verifier named by a ceremony's vkey hash proves on any chain: the gate passes and `prove` goes on to its
+    /// dispute checks.
+    function test_prove_nonDevChain_ceremonyVerifier_passesGate() public {
+        VM.chainId(1);
+        bytes32 ceremony = keccak256("a ceremony's vkey hash");
+        DisputeGame live = _gameWith(address(verifier), ceremony);
+        (, bytes32 h, IDisputeGame.ProvingMode mode) = live.proving();
+        assertEq(h, ceremony, "vkey hash");
+        assertEq(uint256(mode), uint256(IDisputeGame.ProvingMode.Ceremony), "ceremony");
+        uint256[2] memory a;
+        uint256[2][2] memory b;
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameUnknownDispute.selector, 1));
+        live.prove(1, 0, 0, 0, new bytes32[](0), a, b, a);
+    }
+
+    function test_provingMode_noVerifier_disabledEvenOnDevChain() public {
+        DisputeGame none = _gameWith(address(0), bytes32(0));
+        (,, IDisputeGame.ProvingMode mode) = none.proving();
+        assertEq(uint256(mode), uint256(IDisputeGame.ProvingMode.Disabled), "no verifier: disabled");
+    }
+
+    function test_constructor_invalidVerifier_reverts() public {
+        bytes32 ceremony = keccak256("a ceremony's vkey hash");
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidVerifier.selector, address(0), ceremony));
+        _gameWith(address(0), ceremony);
+        address noCode = address(0xC0DE);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidVerifier.selector, noCode, ceremony));
+        _gameWith(noCode, ceremony);
     }
 
     // ---------------------------------------------------------------- parameters and credits
@@ -673,23 +793,23 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         IDisputeGame.Params memory p = defaultParams();
         p.panelSize = 4;
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidParams.selector));
-        new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, p);
+        new DisputeGame(market, registry, IStepVerifier(address(verifier)), bytes32(0), token, p);
         p = defaultParams();
         p.panelErrorBps = 5_000;
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidParams.selector));
-        new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, p);
+        new DisputeGame(market, registry, IStepVerifier(address(verifier)), bytes32(0), token, p);
         p = defaultParams();
         p.minChallengerBond = 0;
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidParams.selector));
-        new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, p);
+        new DisputeGame(market, registry, IStepVerifier(address(verifier)), bytes32(0), token, p);
         p = defaultParams();
         p.panelFee = 0;
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidParams.selector));
-        new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, p);
+        new DisputeGame(market, registry, IStepVerifier(address(verifier)), bytes32(0), token, p);
         p = defaultParams();
         p.panelFee = type(uint128).max / 2; // panelSize 3: the deposit's fee part would not fit in uint128
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameInvalidParams.selector));
-        new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, p);
+        new DisputeGame(market, registry, IStepVerifier(address(verifier)), bytes32(0), token, p);
     }
 
     function test_claim_nothing_reverts() public {

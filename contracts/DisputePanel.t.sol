@@ -240,15 +240,15 @@ contract DisputePanelTest is TestBase, DisputeFixture {
         vm.expectRevert(
             abi.encodeWithSelector(IDisputeGame.DisputeGameActivationDelayTooShort.selector, address(quick), 24, 24)
         );
-        new DisputeGame(market, quick, IStepVerifier(address(verifier)), token, p);
+        new DisputeGame(market, quick, IStepVerifier(address(verifier)), bytes32(0), token, p);
         AuditorRegistry shortExit = new AuditorRegistry(token, MIN_BOND, uint64(need - 1), 25, address(this));
         vm.expectRevert(
             abi.encodeWithSelector(IDisputeGame.DisputeGameExitDelayTooShort.selector, address(shortExit), need - 1, need)
         );
-        new DisputeGame(market, shortExit, IStepVerifier(address(verifier)), token, p);
+        new DisputeGame(market, shortExit, IStepVerifier(address(verifier)), bytes32(0), token, p);
         // the boundaries are accepted
         AuditorRegistry edge = new AuditorRegistry(token, MIN_BOND, uint64(need), 25, address(this));
-        new DisputeGame(market, edge, IStepVerifier(address(verifier)), token, p);
+        new DisputeGame(market, edge, IStepVerifier(address(verifier)), bytes32(0), token, p);
     }
 
     /// @dev What DisputeGame excludes from its panels here: the provider, the challenger and the buyer.

@@ -46,7 +46,7 @@ contract GovernanceTest is TestBase {
         registry = new AuditorRegistry(token, 100e18, 14 days, 1 hours, address(this));
         market = new JobMarket(vault, address(this));
         Groth16Verifier verifier = new Groth16Verifier();
-        game = new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, _params());
+        game = new DisputeGame(market, registry, IStepVerifier(address(verifier)), bytes32(0), token, _params());
         providers = new ProviderRegistry(registry, 3, 2, 30 days, 2, 1 days, 1e18);
         data = new DataRegistry();
         // The standard wiring: registries, then each role once; wiring ends on every contract.

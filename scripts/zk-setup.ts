@@ -5,7 +5,7 @@
  *      cached in circuits/build/ptau/ and reused unless --fresh-ptau is given (the slow part: minutes);
  *   3. phase 2: circuit-specific zkey, one random contribution and a final beacon, checked against the
  *      r1cs and the ptau;
- *   4. writes the committed artifacts: circuits/keys/{step.wasm, step_final.zkey, step.vkey.json},
+ *   4. writes the committed artifacts: circuits/keys/{step.wasm, step.r1cs, step_final.zkey, step.vkey.json},
  *      contracts/verifiers/StepVerifier.sol (snarkjs's Groth16 template, untouched but for a generated-file
  *      banner) and circuits/keys/README.md with the sha256 of each.
  *
@@ -98,6 +98,9 @@ if (!(await snarkjs.zKey.verifyFromR1cs(r1csPath, ptauFinal, zFinal, snarkLog)))
 mkdirSync(KEYS, { recursive: true });
 mkdirSync(dirname(VERIFIER), { recursive: true });
 copyFileSync(join(BUILD, "step_js/step.wasm"), join(KEYS, "step.wasm"));
+// The r1cs the keys were made from: what a phase-2 ceremony starts from (`snarkjs zkey new`) and what
+// `npm run zk:check` compares the recompiled source with.
+copyFileSync(r1csPath, join(KEYS, "step.r1cs"));
 copyFileSync(zFinal, join(KEYS, "step_final.zkey"));
 const vkey = await snarkjs.zKey.exportVerificationKey(zFinal);
 writeFileSync(join(KEYS, "step.vkey.json"), `${JSON.stringify(vkey, null, 2)}\n`);
@@ -112,7 +115,7 @@ writeFileSync(VERIFIER, banner + solidity);
 
 await (await snarkjs.curves.getCurveFromName("bn128")).terminate();
 
-const artifacts = ["circuits/keys/step.wasm", "circuits/keys/step_final.zkey", "circuits/keys/step.vkey.json", "contracts/verifiers/StepVerifier.sol"];
+const artifacts = ["circuits/keys/step.wasm", "circuits/keys/step.r1cs", "circuits/keys/step_final.zkey", "circuits/keys/step.vkey.json", "contracts/verifiers/StepVerifier.sol"];
 const rows = artifacts.map((p) => `| \`${p}\` | \`${sha256(join(ROOT, p))}\` |`).join("\n");
 const readme = `# circuits/keys: development Groth16 artifacts for circuits/step.circom
 

@@ -117,6 +117,16 @@ interface IDisputeGame {
         uint8 faultVotes;
     }
 
+    /// @notice Which Groth16 verifier `prove` may use, fixed at deployment: Disabled (no verifier, or the development
+    /// verifier on a chain other than DEV_CHAIN_ID: `prove` reverts DisputeGameProvingDisabled), Development (the
+    /// committed development setup, vkeyHash 0 or DEV_VKEY_HASH, only on DEV_CHAIN_ID) or Ceremony (a verifier
+    /// named by the vkey hash of a multi-party setup, docs/zk.md).
+    enum ProvingMode {
+        Disabled,
+        Development,
+        Ceremony
+    }
+
     /// @notice Circuit-class terms of a job: the learning rate (16 fraction bits) and the Merkle root of the batch
     /// commitments, leaf(t) = keccak256(abi.encodePacked(uint64 t, bytes32 commitBatch(t))) for t = 1..N in order.
     struct CircuitTerms {
@@ -163,8 +173,12 @@ interface IDisputeGame {
     event PanelFeesRefunded(uint256 indexed disputeId, address indexed challenger, uint256 amount);
     /// @notice Dispute `disputeId` ended with `outcome`.
     event DisputeResolved(uint256 indexed disputeId, uint256 indexed jobId, Outcome outcome);
-    /// @notice The buyer of job `jobId` registered it as circuit class with learning rate `lr` and batch root `batchRoot`.
-    event CircuitTermsSet(uint256 indexed jobId, uint256 lr, bytes32 batchRoot);
+    /// @notice The buyer of job `jobId` registered it as circuit class with learning rate `lr` and batch root `batchRoot`,
+    /// the terms its manifest hash commits to with manifest body `manifestBody` (circuitManifestHash).
+    event CircuitTermsSet(uint256 indexed jobId, uint256 lr, bytes32 batchRoot, bytes32 manifestBody);
+    /// @notice Deployed with step verifier `verifier` named by `vkeyHash` (0: the development setup); `mode` says
+    /// whether `prove` is enabled and with which kind of setup.
+    event ProvingConfigured(address verifier, bytes32 vkeyHash, ProvingMode mode);
     /// @notice `account` was credited `amount` of the bond token.
     event Credited(address indexed account, uint256 amount);
     /// @notice `account` claimed its whole credit `amount`.
@@ -241,6 +255,15 @@ interface IDisputeGame {
     /// @notice Step `step` is the first step of its segment: whether its pre-state continues the previous segment (or
     /// is the job's initial state) is not something a step proof shows, so the panel decides it.
     error DisputeGameProofNotAllowed(uint256 disputeId, uint256 step);
+    /// @notice The registered terms (`lr`, `batchRoot`) with manifest body `manifestBody` give manifest hash `expected`,
+    /// not the manifest hash `manifestHash` job `jobId` was created with: the terms are not the manifest's.
+    error DisputeGameTermsNotInManifest(uint256 jobId, bytes32 manifestHash, bytes32 expected);
+    /// @notice This deployment cannot settle disputes with proofs (mode Disabled): no verifier, or the development
+    /// verifier (`vkeyHash` 0 or DEV_VKEY_HASH) on chain `chainId`, which is not the local dev chain. The panel decides.
+    error DisputeGameProvingDisabled(address verifier, bytes32 vkeyHash, uint256 chainId);
+    /// @notice A step verifier `verifier` with vkey hash `vkeyHash` cannot be deployed with: a vkey hash names no
+    /// verifier (address 0), or the verifier has no code.
+    error DisputeGameInvalidVerifier(address verifier, bytes32 vkeyHash);
     /// @notice The Groth16 verifier rejected the proof for dispute `disputeId`.
     error DisputeGameInvalidProof(uint256 disputeId);
     /// @notice `challenger` allowed this contract only `allowance` of the bond token; a challenge pulls `deposit`
@@ -292,6 +315,7 @@ interface IDisputeGame {
     /// bytes32(commitWNext), 0), commitBatch against the job's batch root (`batchProof`), lr from the job's terms,
     /// then calls the verifier with [commitW, commitWNext, commitBatch, lr]. Anyone may submit it. Not for the first step
     /// of a segment (DisputeGameProofNotAllowed): its pre-state's link to the previous segment is the panel's question.
+    /// Reverts DisputeGameProvingDisabled unless the deployment's proving mode is Development or Ceremony.
     function prove(
         uint256 disputeId,
         uint256 commitW,
@@ -319,7 +343,17 @@ interface IDisputeGame {
 
     /// @notice Register job `jobId` as circuit class (docs/zk.md): learning rate `lr` (16 fraction bits) and the
     /// Merkle root of its per-step batch commitments. Buyer only, once, while the job is Open with nothing committed.
-    function setCircuitTerms(uint256 jobId, uint256 lr, bytes32 batchRoot) external;
+    /// The terms must be the ones the job's manifest hash commits to: manifestHash == circuitManifestHash(manifestBody,
+    /// lr, batchRoot), with manifestBody the keccak256 of the manifest document (DisputeGameTermsNotInManifest).
+    function setCircuitTerms(uint256 jobId, uint256 lr, bytes32 batchRoot, bytes32 manifestBody) external;
+
+    /// @notice The manifest hash of a circuit-class job with manifest document hash `manifestBody` and terms (`lr`,
+    /// `batchRoot`): keccak256(abi.encode(CIRCUIT_MANIFEST_TYPEHASH, manifestBody, lr, batchRoot)).
+    function circuitManifestHash(bytes32 manifestBody, uint256 lr, bytes32 batchRoot) external pure returns (bytes32);
+
+    /// @notice The proving configuration fixed at deployment: the step verifier, its vkey hash (0: development setup)
+    /// and the mode (`prove` works only in Development, on the dev chain, or Ceremony).
+    function proving() external view returns (address verifier, bytes32 vkeyHash, ProvingMode mode);
 
     /// @notice Transfer the caller's whole bond-token credit to it.
     function claim() external returns (uint256 amount);

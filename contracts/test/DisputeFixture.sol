@@ -209,7 +209,7 @@ contract DisputeFixture is DisputeBase {
         registry = new AuditorRegistry(token, MIN_BOND, EXIT_DELAY, ACTIVATION_DELAY, address(this));
         market = new JobMarket(vault, address(this));
         verifier = new Groth16Verifier();
-        game = new DisputeGame(market, registry, IStepVerifier(address(verifier)), token, defaultParams());
+        game = new DisputeGame(market, registry, IStepVerifier(address(verifier)), bytes32(0), token, defaultParams());
         // Wired once, as ignition/modules/market.ts does (no slasher, no evaluator; registries not set here),
         // and wiring ended: the fixture keeps no power over the set.
         vault.wire(address(market), address(0));

@@ -11,6 +11,7 @@ interface Vm {
     function stopPrank() external;
     function warp(uint256 newTimestamp) external;
     function roll(uint256 newHeight) external;
+    function chainId(uint256 newChainId) external;
     function expectRevert(bytes calldata revertData) external;
     function expectPartialRevert(bytes4 selector) external;
     function expectRevert() external;

@@ -17,15 +17,36 @@
  * parameters minChallengerBond, panelErrorBps, panelSize, seedDelayBlocks, commitWindowSeconds,
  * revealWindowSeconds, panelForfeit, panelFee (IDisputeGame.Params; see docs/disputes.md for how to size them).
  * panelFee defaults to 0.05 token per member (0.15 token per challenge with 3 members, next to the 1-token bond floor).
+ *
+ * Proving (docs/zk.md "Deploying with a ceremony key"): `proving` is the step verifier and its vkey hash. PoUW.ts (the
+ * local chain) deploys the committed development verifier (`developmentVerifier`) with vkey hash 0; DisputeGame
+ * enables it on chain 31337 only. PoUWWithToken.ts takes the parameters `stepVerifier` (a ceremony's verifier,
+ * deployed beforehand) and `stepVkeyHash` (its vkey hash, verifier/src/zk/vkey.ts), both defaulting to zero: no
+ * verifier, proving disabled, every dispute goes to the panel. DisputeGame emits ProvingConfigured(verifier, vkeyHash,
+ * mode) and `proving()` reads it back.
  */
 import type { ContractFuture, IgnitionModuleBuilder, ModuleParameterRuntimeValue } from "@nomicfoundation/ignition-core";
-import { keccak256, parseEther, toHex, zeroAddress } from "viem";
+import { keccak256, parseEther, toHex, zeroAddress, zeroHash } from "viem";
 import { buildRegistries } from "./registries.ts";
 
 export const MARKET_ROLE = keccak256(toHex("MARKET_ROLE"));
 export const DISPUTE_ROLE = keccak256(toHex("DISPUTE_ROLE"));
 
-export function buildMarket(m: IgnitionModuleBuilder, token: ContractFuture<string> | ModuleParameterRuntimeValue<string>) {
+type Address = ContractFuture<string> | ModuleParameterRuntimeValue<string>;
+export type ProvingArgs = { verifier: Address | string; vkeyHash: ModuleParameterRuntimeValue<string> | string };
+
+/** The committed development step verifier (contracts/verifiers/StepVerifier.sol), vkey hash 0. */
+export function developmentVerifier(m: IgnitionModuleBuilder) {
+  const stepVerifier = m.contract("contracts/verifiers/StepVerifier.sol:Groth16Verifier", [], { id: "StepVerifier" });
+  return { stepVerifier, proving: { verifier: stepVerifier, vkeyHash: zeroHash } };
+}
+
+/** A ceremony verifier from the module parameters stepVerifier / stepVkeyHash (default none: proving disabled). */
+export function parameterVerifier(m: IgnitionModuleBuilder): ProvingArgs {
+  return { verifier: m.getParameter<string>("stepVerifier", zeroAddress), vkeyHash: m.getParameter<string>("stepVkeyHash", zeroHash) };
+}
+
+export function buildMarket(m: IgnitionModuleBuilder, token: Address, proving: ProvingArgs) {
   const deployer = m.getAccount(0);
   const unbondingDelaySeconds = m.getParameter("unbondingDelaySeconds", 7n * 24n * 3600n);
   const minAuditorBond = m.getParameter("minAuditorBond", parseEther("100"));
@@ -48,11 +69,10 @@ export function buildMarket(m: IgnitionModuleBuilder, token: ContractFuture<stri
     panelForfeit: m.getParameter("panelForfeit", parseEther("20")),
     panelFee: m.getParameter("panelFee", parseEther("0.05")),
   };
-  const stepVerifier = m.contract("contracts/verifiers/StepVerifier.sol:Groth16Verifier", [], { id: "StepVerifier" });
-  const disputeGame = m.contract("DisputeGame", [jobMarket, auditorRegistry, stepVerifier, token, disputeParams]);
+  const disputeGame = m.contract("DisputeGame", [jobMarket, auditorRegistry, proving.verifier, proving.vkeyHash, token, disputeParams]);
   m.call(auditorRegistry, "wire", [disputeGame], { id: "AuditorRegistry_wire_DisputeGame" });
   // ProviderRegistry and DataRegistry, set in JobMarket once (registries.ts), before JobMarket's wiring ends.
   const { providerRegistry, dataRegistry, setRegistries } = buildRegistries(m, jobMarket, auditorRegistry);
   m.call(jobMarket, "wire", [disputeGame, evaluator], { id: "JobMarket_wire_DisputeGame", after: [setRegistries] });
-  return { stakeVault, auditorRegistry, jobMarket, stepVerifier, disputeGame, providerRegistry, dataRegistry };
+  return { stakeVault, auditorRegistry, jobMarket, disputeGame, providerRegistry, dataRegistry };
 }

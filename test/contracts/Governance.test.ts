@@ -236,11 +236,15 @@ describe("governance: no admin power over user funds after deployment", function
         jobMarketDispute: getAddress(out.deployment.disputeGame),
         jobMarketEvaluator: null,
       });
+      // the dev chain: the committed development verifier, allowed here only (DisputeGame.proving)
+      expect(out.proving.mode).to.equal("Development");
+      expect(getAddress(out.proving.verifier)).to.equal(getAddress(out.stepVerifier));
       const text = await pouw(["deploy", "--rpc", bridge.url, "--state-dir", dir, "--private-key", DEV_KEYS[0], "--evaluator", "0x00000000000000000000000000000000000000e1"]);
       expect(text.code, text.stderr).to.equal(0);
       expect(text.stdout).to.match(/^admin +none: roles wired once and fixed, wiring ended/m);
       expect(text.stdout).to.match(/JobMarket\.EVALUATOR_ROLE account 0x0{38}e1$/im);
       expect(text.stdout).to.match(/StakeVault\.MARKET_ROLE JobMarket 0x[0-9a-fA-F]{40}; StakeVault\.SLASHER_ROLE nobody/);
+      expect(text.stdout).to.match(/^proving +Development: the committed development setup .* local dev chain 31337 only/m);
     });
   });
 

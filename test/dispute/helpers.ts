@@ -23,6 +23,7 @@ import {
   type Deployment,
   type DisputeParams,
   type JobPolicy,
+  type Proving,
 } from "../../verifier/src/chain/index.ts";
 
 export const PARAMS: DisputeParams = {
@@ -58,13 +59,15 @@ export type DisputeEnv = {
   increaseTime: (seconds: number) => Promise<void>;
 };
 
-export async function disputeEnv(): Promise<DisputeEnv> {
-  const conn = await network.create();
-  const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
+/** `chainId`: the in-process network's chain id (default 31337, the dev chain; another id plays a live chain). */
+export async function disputeEnv(opts: { chainId?: number } = {}): Promise<DisputeEnv & { proving: Proving }> {
+  const chainId = opts.chainId ?? 31337;
+  const conn = await network.create(chainId === 31337 ? undefined : { override: { chainId } });
+  const mk = (i: number) => providerClients(conn.provider, chainId, { account: devAccount(i), pollingIntervalMs: 20 });
   const [admin, buyer, provider, challenger] = [mk(0), mk(1), mk(2), mk(3)];
   const auditors = [4, 5, 6, 7, 8].map(mk);
   const market = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("10"), exitDelaySeconds: minAuditorExitDelaySeconds(PARAMS) });
-  const { disputeGame } = await deployDisputeGame(admin, { deployment: market, params: PARAMS });
+  const { disputeGame, proving } = await deployDisputeGame(admin, { deployment: market, params: PARAMS });
   const d = { ...market, disputeGame };
   for (const c of [buyer, provider, challenger, ...auditors]) {
     await mintTestToken(c, { token: d.token, to: c.account.address, amount: parseEther("1000") });
@@ -78,6 +81,7 @@ export async function disputeEnv(): Promise<DisputeEnv> {
   await conn.networkHelpers.time.increase(Number(DEFAULT_ACTIVATION_DELAY_SECONDS));
   return {
     d,
+    proving,
     admin,
     buyer,
     provider,

@@ -1,10 +1,13 @@
 /**
- * ignition/modules/PoUW.ts deploys DisputeGame and the step verifier and wires the dispute roles, once.
+ * ignition/modules/PoUW.ts deploys DisputeGame and the step verifier and wires the dispute roles, once; the proving
+ * mode it gets is Development on the dev chain. PoUWWithToken.ts deploys no verifier of its own: without the
+ * stepVerifier / stepVkeyHash parameters proving is disabled.
  */
 import { expect } from "chai";
 import { network } from "hardhat";
 import { keccak256, toHex, zeroAddress } from "viem";
 import PoUWModule from "../../ignition/modules/PoUW.ts";
+import PoUWWithTokenModule from "../../ignition/modules/PoUWWithToken.ts";
 
 describe("dispute: Ignition module", () => {
   it("deploys DisputeGame with the verifier and gives it the dispute roles of JobMarket and AuditorRegistry", async () => {
@@ -25,5 +28,24 @@ describe("dispute: Ignition module", () => {
     expect((await c.jobMarket.read.roleHolder([role])).toLowerCase()).to.equal(c.disputeGame.address.toLowerCase());
     expect((await c.auditorRegistry.read.roleHolder([role])).toLowerCase()).to.equal(c.disputeGame.address.toLowerCase());
     for (const w of [c.stakeVault, c.auditorRegistry, c.jobMarket]) expect(await w.read.wirer()).to.equal(zeroAddress);
+  });
+
+  it("PoUW.ts: the development verifier, mode Development on the dev chain", async () => {
+    const { ignition } = await network.create();
+    const c = await ignition.deploy(PoUWModule);
+    const [verifier, vkeyHash, mode] = await c.disputeGame.read.proving();
+    expect(verifier.toLowerCase()).to.equal(c.stepVerifier.address.toLowerCase());
+    expect(vkeyHash).to.equal(`0x${"0".repeat(64)}`);
+    expect(mode).to.equal(1); // Development
+  });
+
+  it("PoUWWithToken.ts on a live chain without a ceremony verifier: no verifier, proving disabled", async () => {
+    const { ignition, viem } = await network.create({ override: { chainId: 1 } });
+    const token = await viem.deployContract("TestToken", ["Test", "TST"]);
+    const c = await ignition.deploy(PoUWWithTokenModule, { parameters: { PoUWWithToken: { token: token.address } } });
+    const [verifier, , mode] = await c.disputeGame.read.proving();
+    expect(verifier).to.equal(zeroAddress);
+    expect(mode).to.equal(0); // Disabled
+    expect("stepVerifier" in c).to.equal(false);
   });
 });

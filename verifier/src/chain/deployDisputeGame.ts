@@ -6,11 +6,21 @@
  * contract's wiring, so afterwards the caller (the market deployer, their wirer) has no power left over any of
  * them; the wiring is read back from chain and returned. Same wiring as ignition/modules/market.ts.
  *
+ * Proving (docs/zk.md "Deploying with a ceremony key"): by default the committed development verifier is deployed on
+ * the local dev chain (31337) and nothing on any other chain, where DisputeGame then refuses every proof
+ * (DisputeGameProvingDisabled; the panel decides every dispute). `stepVerifier` names a ceremony verifier already
+ * deployed and its verification key: the key's hash is fixed in DisputeGame, after checking here that the verifier's
+ * code holds that key and that it is not the development key. The mode DisputeGame settled on is read back from chain
+ * and returned (`proving`).
+ *
  * @example
  *   const { disputeGame, wiring } = await deployDisputeGame(clients, { deployment, params: DEFAULT_DISPUTE_PARAMS });
  *   wiring.sealed; // true
  */
-import { zeroAddress, type Address } from "viem";
+import { zeroAddress, zeroHash, type Address, type Hex } from "viem";
+import type { VerificationKey } from "snarkjs";
+import { vkeyHash as hashVkey, verifierCodeHasVkey } from "../zk/vkey.ts";
+import { InputError } from "../errors/index.ts";
 import { auditorRegistryAbi } from "./abi/AuditorRegistry.ts";
 import { disputeGameAbi, disputeGameBytecode } from "./abi/DisputeGame.ts";
 import { groth16VerifierAbi, groth16VerifierBytecode } from "./abi/Groth16Verifier.ts";
@@ -18,6 +28,7 @@ import { jobMarketAbi } from "./abi/JobMarket.ts";
 import type { ChainClients } from "./clients.ts";
 import type { Deployment } from "./deployment.ts";
 import { deployContract } from "./deployContract.ts";
+import { getProving } from "./getProving.ts";
 import { getWiring, type Wiring } from "./getWiring.ts";
 import { sendContractTx } from "./send.ts";
 
@@ -63,24 +74,67 @@ export function minAuditorExitDelaySeconds(params: Pick<DisputeParams, "seedDela
   return BigInt(params.seedDelayBlocks) * MAX_SECONDS_PER_BLOCK + BigInt(params.commitWindowSeconds) + BigInt(params.revealWindowSeconds) + RESOLVE_MARGIN_SECONDS;
 }
 
+/** PoUW's local development chain (Hardhat, Anvil): DisputeGame.DEV_CHAIN_ID. */
+export const DEV_CHAIN_ID = 31337;
+/** DisputeGame.DEV_VKEY_HASH: the vkey hash of the committed development setup (circuits/keys/step.vkey.json). */
+export const DEV_VKEY_HASH: Hex = "0x851b95ddd267b95c19364ccc66025f731fe7597762668c56559f0d89f422f11d";
+
+/** IDisputeGame.ProvingMode, by index. */
+export const PROVING_MODES = ["Disabled", "Development", "Ceremony"] as const;
+export type ProvingMode = (typeof PROVING_MODES)[number];
+export type Proving = { mode: ProvingMode; verifier: Address; vkeyHash: Hex };
+
+/** The verifier and vkey a deployment names; refused (InputError) when they do not belong together. */
+export class StepVerifierMismatchError extends InputError {
+  override name = "StepVerifierMismatchError";
+  override readonly code: string = "STEP_VERIFIER_MISMATCH";
+}
+
 export type DeployDisputeGameParameters = {
   deployment: Deployment;
   params?: DisputeParams;
+  /** A ceremony's Groth16 verifier (deployed already) and its verification key; default: the development verifier
+   * on the dev chain, none elsewhere (proving disabled). */
+  stepVerifier?: { address: Address; vkey: VerificationKey };
   /** The one account that may ever record improvement weights (JobMarket.EVALUATOR_ROLE); default: nobody. */
   evaluator?: Address;
 };
-export type DeployDisputeGameReturnType = { disputeGame: Address; stepVerifier: Address; gasUsed: bigint; wiring: Wiring };
+export type DeployDisputeGameReturnType = { disputeGame: Address; stepVerifier: Address; proving: Proving; gasUsed: bigint; wiring: Wiring };
+
+/** One line for a deploy report: which setup may settle disputes with proofs on this deployment. */
+export function provingLine(p: Proving, chainId: number): string {
+  if (p.mode === "Development") return `Development: the committed development setup (verifier ${p.verifier}), allowed on the local dev chain ${chainId} only; never for real value`;
+  if (p.mode === "Ceremony") return `Ceremony: verifier ${p.verifier}, vkey hash ${p.vkeyHash}`;
+  const why = p.verifier === zeroAddress ? "no step verifier" : `the development verifier ${p.verifier} on chain ${chainId}`;
+  return `Disabled: ${why}; every dispute goes to the panel (redeploy with a ceremony verifier and vkey to enable proofs)`;
+}
+
+/** The verifier address and vkey hash to deploy DisputeGame with (chain id `chainId`). */
+async function chooseVerifier(clients: ChainClients, chainId: number, v: DeployDisputeGameParameters["stepVerifier"]): Promise<{ address: Address; vkeyHash: Hex; gasUsed: bigint }> {
+  if (!v) {
+    if (chainId !== DEV_CHAIN_ID) return { address: zeroAddress, vkeyHash: zeroHash, gasUsed: 0n };
+    const dev = await deployContract(clients, groth16VerifierAbi, groth16VerifierBytecode, []);
+    return { address: dev.address, vkeyHash: zeroHash, gasUsed: dev.gasUsed };
+  }
+  const vkeyHash = hashVkey(v.vkey);
+  if (vkeyHash === DEV_VKEY_HASH) throw new StepVerifierMismatchError("the given vkey is the committed development key, not a ceremony's", { details: "DisputeGame would disable proving on any chain but 31337; see docs/zk.md for the ceremony" });
+  const code = await clients.public.getCode({ address: v.address });
+  if (!code || code === "0x") throw new StepVerifierMismatchError(`no contract at step verifier ${v.address}`);
+  if (!verifierCodeHasVkey(code, v.vkey)) throw new StepVerifierMismatchError(`the code at ${v.address} is not the verifier of the given vkey (${vkeyHash})`, { details: "export the verifier from the ceremony's final zkey (snarkjs zkey export solidityverifier) and deploy that" });
+  return { address: v.address, vkeyHash, gasUsed: 0n };
+}
 
 
 export async function deployDisputeGame(clients: ChainClients, p: DeployDisputeGameParameters): Promise<DeployDisputeGameReturnType> {
   const d = p.deployment;
   const params = p.params ?? DEFAULT_DISPUTE_PARAMS;
-  const verifier = await deployContract(clients, groth16VerifierAbi, groth16VerifierBytecode, []);
-  const game = await deployContract(clients, disputeGameAbi, disputeGameBytecode, [d.jobMarket, d.auditorRegistry, verifier.address, d.token, params]);
+  const verifier = await chooseVerifier(clients, await clients.public.getChainId(), p.stepVerifier);
+  const game = await deployContract(clients, disputeGameAbi, disputeGameBytecode, [d.jobMarket, d.auditorRegistry, verifier.address, verifier.vkeyHash, d.token, params]);
   let gasUsed = verifier.gasUsed + game.gasUsed;
   // INVARIANT: the roles that forfeit bonds and settle (slash) jobs go to DisputeGame, once; wiring then ends.
   gasUsed += (await sendContractTx(clients, { address: d.auditorRegistry, abi: auditorRegistryAbi, functionName: "wire", args: [game.address] })).gasUsed;
   gasUsed += (await sendContractTx(clients, { address: d.jobMarket, abi: jobMarketAbi, functionName: "wire", args: [game.address, p.evaluator ?? zeroAddress] })).gasUsed;
   const wiring = await getWiring(clients.public, { deployment: { ...d, disputeGame: game.address } });
-  return { disputeGame: game.address, stepVerifier: verifier.address, gasUsed, wiring };
+  const proving = await getProving(clients.public, { disputeGame: game.address });
+  return { disputeGame: game.address, stepVerifier: verifier.address, proving, gasUsed, wiring };
 }

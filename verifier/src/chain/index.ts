@@ -50,6 +50,8 @@ export * from "./revealVote.ts";
 export * from "./resolveDispute.ts";
 export * from "./claimDisputeCredit.ts";
 export * from "./setCircuitTerms.ts";
+export * from "./getCircuitTerms.ts";
+export * from "./getProving.ts";
 export * from "./getDispute.ts";
 export * from "./getJobDisputes.ts";
 export * from "./getDisputeParams.ts";

@@ -1,9 +1,11 @@
 /**
  * Register a job as circuit class (buyer, while Open): learning rate (16 fraction bits) and the Merkle root of its
- * per-step batch commitments (verifier/src/dispute/circuit.ts builds both). DisputeGame.setCircuitTerms.
+ * per-step batch commitments (verifier/src/dispute/circuit.ts builds both). DisputeGame.setCircuitTerms. The job must
+ * have been created with manifestHash = circuitManifestHash(manifestBody, { lr, batchRoot }) (dispute/terms.ts), else
+ * the contract refuses with DisputeGameTermsNotInManifest.
  *
  * @example
- *   await setCircuitTerms(buyerClients, { disputeGame, jobId, lr: toFixed(0.05), batchRoot });
+ *   await setCircuitTerms(buyerClients, { disputeGame, jobId, lr: toFixed(0.05), batchRoot, manifestBody });
  */
 import type { Address, Hex } from "viem";
 import { disputeGameAbi } from "./abi/DisputeGame.ts";
@@ -15,10 +17,12 @@ export type SetCircuitTermsParameters = SendOptions & {
   jobId: bigint;
   lr: bigint;
   batchRoot: Hex;
+  /** keccak256 of the manifest document (the first word of the circuit manifest hash). */
+  manifestBody: Hex;
 };
 
 export type SetCircuitTermsReturnType = SendResult;
 
 export async function setCircuitTerms(clients: ChainClients, p: SetCircuitTermsParameters): Promise<SetCircuitTermsReturnType> {
-  return sendContractTx(clients, { address: p.disputeGame, abi: disputeGameAbi, functionName: "setCircuitTerms", args: [p.jobId, p.lr, p.batchRoot] }, p);
+  return sendContractTx(clients, { address: p.disputeGame, abi: disputeGameAbi, functionName: "setCircuitTerms", args: [p.jobId, p.lr, p.batchRoot, p.manifestBody] }, p);
 }

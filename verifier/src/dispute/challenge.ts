@@ -3,6 +3,10 @@
  * checks/recompute returns), posted with the deposit DisputeGame.requiredDeposit(jobId) (the bond plus the panel's fees;
  * approved here if needed).
  *
+ * A job registered as circuit class (DisputeGame.circuitTerms set) is challenged only with `circuit`: the manifest
+ * body and the terms the caller's audit derived from the manifest, checked by checkCircuitTerms before anything is
+ * sent (CircuitTermsMismatchError), because a proof against the registered terms settles the dispute for the provider.
+ *
  * @example
  *   const audit = await auditSegment(ctx, 1, { checks: ["recompute"] });
  *   const { disputeId } = await openChallenge(clients, { disputeGame, token, jobId, audit, endStateHash });
@@ -17,7 +21,9 @@ import type { ChainClients } from "../chain/clients.ts";
 import { withRetry } from "../chain/retry.ts";
 import type { ChallengeProof } from "../checks/segment.ts";
 import { logger } from "../log/index.ts";
+import { getCircuitTerms } from "../chain/getCircuitTerms.ts";
 import { DisputeInputError } from "./errors.ts";
+import { checkCircuitTerms, type CheckCircuitTermsParameters } from "./terms.ts";
 
 const log = logger("dispute.challenge");
 
@@ -30,6 +36,8 @@ export type OpenChallengeParameters = {
   audit: { readonly proof: ChallengeProof | null; readonly ok?: boolean } | ChallengeProof;
   /** The segment's committed end state hash (SegmentCommitted event; the last leaf of the segment). */
   endStateHash: Hex;
+  /** For a circuit-class job: JobMarket, the manifest body and the terms the audit derived (checkCircuitTerms). */
+  circuit?: Omit<CheckCircuitTermsParameters, "disputeGame" | "jobId">;
 };
 
 /** The challenge's receipt (gasUsed: the `challenge` transaction) and the gas of its `commitChallenge` beforehand. */
@@ -43,6 +51,11 @@ function proofOf(audit: OpenChallengeParameters["audit"]): ChallengeProof {
 
 export async function openChallenge(clients: ChainClients, p: OpenChallengeParameters): Promise<OpenChallengeReturnType> {
   const proof = proofOf(p.audit);
+  // INVARIANT: no bond is posted on a circuit-class job before its terms are checked against the manifest.
+  if (p.circuit) await checkCircuitTerms(clients.public, { ...p.circuit, disputeGame: p.disputeGame, jobId: p.jobId });
+  else if (await getCircuitTerms(clients.public, { disputeGame: p.disputeGame, jobId: p.jobId })) {
+    throw new DisputeInputError(`job ${p.jobId} is circuit class: pass circuit (its manifest body and the terms the audit derived) so that the terms are checked before the bond is posted`);
+  }
   const deposit = await withRetry(() => clients.public.readContract({ address: p.disputeGame, abi: disputeGameAbi, functionName: "requiredDeposit", args: [p.jobId] }), { what: "requiredDeposit" });
   const allowance = await withRetry(
     () => clients.public.readContract({ address: p.token, abi: testTokenAbi, functionName: "allowance", args: [clients.account.address, p.disputeGame] }),

@@ -10,8 +10,7 @@ import { zeroHash, type Address, type Hex } from "viem";
 import type { ChainClients } from "../chain/clients.ts";
 import { getDispute } from "../chain/getDispute.ts";
 import { proveDisputedStep } from "../chain/proveDisputedStep.ts";
-import { withRetry } from "../chain/retry.ts";
-import { disputeGameAbi } from "../chain/abi/DisputeGame.ts";
+import { getCircuitTerms } from "../chain/getCircuitTerms.ts";
 import { logger } from "../log/index.ts";
 import { stateHash } from "../trace/index.ts";
 import { commitmentToBytes32, commitWeights, proveStep, referenceStep, type StepInput } from "../zk/index.ts";
@@ -34,8 +33,8 @@ export async function defendDispute(clients: ChainClients, p: DefendDisputeParam
   const d = await getDispute(clients.public, { disputeGame: p.disputeGame, disputeId: p.disputeId });
   if (d.phase === "resolved") return { action: "resolved" };
   if (!p.circuit) return { action: "panel" };
-  const terms = await withRetry(() => clients.public.readContract({ address: p.disputeGame, abi: disputeGameAbi, functionName: "circuitTerms", args: [d.jobId] }), { what: "circuitTerms" });
-  if (terms.batchRoot === zeroHash) return { action: "panel" };
+  const terms = await getCircuitTerms(clients.public, { disputeGame: p.disputeGame, jobId: d.jobId });
+  if (!terms) return { action: "panel" };
   if (terms.lr !== p.circuit.input.lr) throw new DisputeError(`job ${d.jobId} fixes lr ${terms.lr}, the step input has ${p.circuit.input.lr}`);
   // A proof of the provider's own W_{s-1} settles only if it reproduces the disputed leaves; otherwise the provider
   // committed something else and has nothing to prove. Checked before any proving work.

@@ -7,6 +7,7 @@
 export * from "./errors.ts";
 export * from "./ballots.ts";
 export * from "./circuit.ts";
+export * from "./terms.ts";
 export * from "./challenge.ts";
 export * from "./panel.ts";
 export * from "./defend.ts";

@@ -10,3 +10,4 @@ export * from "./commit.ts";
 export * from "./artifacts.ts";
 export * from "./prove.ts";
 export * from "./abi.ts";
+export * from "./vkey.ts";

@@ -8,10 +8,15 @@
  * Admin (docs/governance.md): there is none. Each contract's roles are wired once by this command (`wire`)
  * and its wiring then ends; nobody ever holds DEFAULT_ADMIN_ROLE. The command reads the wiring back from
  * chain, prints it, puts it in --json, and exits non-zero if the deployment is not sealed as it should be.
+ *
+ * Proving (docs/zk.md): without --step-verifier the committed development verifier is deployed on the dev chain
+ * (31337) and none elsewhere, where DisputeGame refuses proofs; `--step-verifier ADDR --vkey FILE` names a ceremony's
+ * verifier (checked against the vkey's constants). The report's `proving` line says which it did.
  */
 import type { Command } from "commander";
 import type { Address } from "viem";
-import { DEFAULT_ATTESTATION_PARAMS, deployDisputeGame, deployMarket, DeploymentWiringError, wiringProblems, writeDeployment, type Wiring } from "../../chain/index.ts";
+import { DEFAULT_ATTESTATION_PARAMS, deployDisputeGame, deployMarket, DeploymentWiringError, provingLine, wiringProblems, writeDeployment, type Wiring } from "../../chain/index.ts";
+import { loadVerificationKey } from "../../zk/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { chainContext, fmt, parseAddress, parseAmount, parseSeconds, withConfig } from "../context.ts";
 
@@ -42,6 +47,8 @@ export function registerDeploy(program: Command): void {
       .option("--exit-delay <seconds>", "auditor exit delay (>= seed delay + commit + reveal windows + 1 day: 3 days + 24 s with the dispute defaults)", "1209600")
       .option("--activation-delay <seconds>", "seconds before a new auditor bond counts for panel and attestation-committee draws", "3600")
       .option("--attestation-fee <amount>", "tokens (the auditor token) each ProviderRegistry.requestAttestation burns, > 0: the price of one committee draw (docs/panels.md)", "1")
+      .option("--step-verifier <address>", "a ceremony's Groth16 step verifier, deployed already (with --vkey); default: the development verifier on chain 31337, none elsewhere (proofs disabled)")
+      .option("--vkey <file>", "the ceremony's verification key JSON (snarkjs zkey export verificationkey); its hash is fixed in DisputeGame")
       .option("--json", "print JSON"),
   ).action(async (opts: Record<string, string | undefined> & { registries?: boolean; json?: boolean }) => {
     const unbondingDelaySeconds = BigInt(parseSeconds("--unbonding-delay", opts.unbondingDelay!));
@@ -52,11 +59,13 @@ export function registerDeploy(program: Command): void {
     if (attestationRequestFee === 0n) throw new InputError("--attestation-fee must be > 0 (a free request lets a provider re-roll committees from many addresses)");
     const token = opts.token ? parseAddress("--token", opts.token) : undefined;
     const evaluator = opts.evaluator ? parseAddress("--evaluator", opts.evaluator) : undefined;
+    if ((opts.stepVerifier === undefined) !== (opts.vkey === undefined)) throw new InputError("--step-verifier and --vkey go together (a ceremony verifier and its verification key)");
+    const stepVerifier = opts.stepVerifier ? { address: parseAddress("--step-verifier", opts.stepVerifier), vkey: await loadVerificationKey(opts.vkey!) } : undefined;
     const ctx = await chainContext(opts as Record<string, string | undefined>, { needDeployment: false });
     if (!token && ctx.chainId !== 31337) throw new InputError(`chain ${ctx.chainId} is not the local dev chain: pass --token with the ERC-20 to use`);
     const d = await deployMarket(ctx.clients, { unbondingDelaySeconds, minBond, exitDelaySeconds, activationDelaySeconds, ...(token ? { token } : {}), registries: opts.registries === false ? (false as const) : { ...DEFAULT_ATTESTATION_PARAMS, attestationRequestFee } });
     const { gasUsed: marketGas, ...market } = d;
-    const game = await deployDisputeGame(ctx.clients, { deployment: market, ...(evaluator ? { evaluator } : {}) });
+    const game = await deployDisputeGame(ctx.clients, { deployment: market, ...(evaluator ? { evaluator } : {}), ...(stepVerifier ? { stepVerifier } : {}) });
     const deployment = { ...market, disputeGame: game.disputeGame };
     const gasUsed = marketGas + game.gasUsed;
     // INVARIANT: a deployment is written and reported only once the deployer has no power left over it.
@@ -69,6 +78,7 @@ export function registerDeploy(program: Command): void {
           deployment,
           gasUsed: gasUsed.toString(),
           stepVerifier: game.stepVerifier,
+          proving: game.proving,
           deployer: ctx.clients.account.address,
           admin: { holder: null, wiringEnded: game.wiring.sealed, note: "no admin: roles wired once at deployment; nobody holds DEFAULT_ADMIN_ROLE (docs/governance.md)" },
           wiring: game.wiring,
@@ -86,7 +96,8 @@ export function registerDeploy(program: Command): void {
         `AuditorRegistry  ${d.auditorRegistry}`,
         `JobMarket        ${d.jobMarket}`,
         ...(d.providerRegistry ? [`ProviderRegistry ${d.providerRegistry} (each attestation request burns ${fmt(attestationRequestFee)})`, `DataRegistry     ${d.dataRegistry} (JobMarket.setRegistries done)`] : ["registries       not set (--no-registries): no receipts anchored, no data terms, ever"]),
-        `DisputeGame      ${game.disputeGame} (step verifier ${game.stepVerifier})`,
+        `DisputeGame      ${game.disputeGame}`,
+        `proving          ${provingLine(game.proving, d.chainId)}`,
         ...wiringLines(game.wiring, names),
         `wrote ${ctx.config.deploymentPath}`,
       ].join("\n") + "\n",
