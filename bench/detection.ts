@@ -72,7 +72,8 @@ const TOL_CAL = Number(values["tolerance-calibration"]);
 const PROG_CAL = Number(values["progress-calibration"]);
 const MANIFEST_PATH = "examples/tiny.json";
 const CHECKS: AuditCheckName[] = ["recompute", "freivalds", "magnitude", "progress", "tolerance", "screen"];
-const STRATEGIES = ["skip:0.25", "skip:0.5", "quarter-batch", "stale:2", "stale:4", "fp16", "copy", "full-copy", "plant:6", "near-zero", "state-poison", "nan-plant", "steer"];
+// plant:4 is the boundary plant: the planted state is segment 0's committed end state, the one segment 1 starts from
+const STRATEGIES = ["skip:0.25", "skip:0.5", "quarter-batch", "stale:2", "stale:4", "fp16", "copy", "full-copy", "plant:6", "plant:4", "near-zero", "state-poison", "nan-plant", "steer"];
 const JOB = 3n;
 const ALPHA_TOLERANCE = 1e-6;
 

@@ -101,7 +101,18 @@ describe("bot funding: deposit and gas checked before a challenge", function () 
     expect(opened[0]!.step).to.equal(2);
     expect((await getAuditorFunds(f.admin.public, { deployment: f.d, account: me })).tokenBalance).to.equal(0n);
     expect(rec.infos().some((l) => l.msg === "challenge confirmed: dispute opened")).to.equal(true);
+    await bot.tick(); // follows its dispute
     bot.close();
+
+    // restarted while its whole deposit is out in its own open dispute: short of tokens for another challenge, but
+    // acting, and the start-up says so instead of "CANNOT ACT"
+    const rec2 = recorder();
+    const again = botOf(f, rec2, clock);
+    const r2 = await again.startup();
+    expect(r2.problems.map((p) => [p.kind, p.held])).to.deep.equal([["tokens", 1]]);
+    expect(rec2.errors()[0]!.msg).to.contain(`a further bad step found now would wait for the tokens; a deposit is held in this bot's open dispute (job ${f.jobId} step 2), returned at resolution`);
+    expect(rec2.infos()[0]!.msg).to.match(/: ready; its deposit is out in its open dispute, so a further challenge waits for tokens \(see the error\)$/);
+    again.close();
   });
 
   it("approves again when the allowance fell below the deposit after the pair's approval", async () => {

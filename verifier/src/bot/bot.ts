@@ -109,7 +109,8 @@ export type StartupReport = {
   jobsFollowed: number;
   /** Distinct audit rates of the followed jobs' manifests (sampling is per job). */
   auditRates: number[];
-  problems: { kind: "unbonded" | "tokens" | "eth" | "no-dispute-game" | "panel"; message: string; fix: string }[];
+  /** `held`: deposits of this bot's own open disputes (a "tokens" shortfall they explain). */
+  problems: { kind: "unbonded" | "tokens" | "eth" | "no-dispute-game" | "panel"; message: string; fix: string; held?: number }[];
 };
 
 /** The deployment does not match the chain (no code at its addresses): the bot refuses to start. */
@@ -912,10 +913,14 @@ export class ChallengerBot {
       report.problems.push({ kind: "no-dispute-game", message: "the deployment has no DisputeGame: findings are recorded, never challenged", fix: "pouw deploy (a deployment with DisputeGame)" });
     } else if (funds.deposit && funds.tokenBalance < funds.deposit.amount) {
       const d = funds.deposit;
+      const held = this.ownOpenDisputes();
+      // a deposit out in this bot's own open dispute is not lost: it comes back (or is forfeited) at resolution
+      const heldNote = held.length > 0 ? `; ${held.length === 1 ? "a deposit is" : `${held.length} deposits are`} held in this bot's open dispute${held.length === 1 ? "" : "s"} (${held.map((x) => `job ${x.jobId} step ${x.step}`).join(", ")}), returned at resolution` : "";
       report.problems.push({
         kind: "tokens",
-        message: `token balance ${tokens(funds.tokenBalance)} < the deposit of one challenge ${tokens(d.amount)} (${d.jobId === undefined ? "the floor: bond minimum plus panel fees" : `job ${d.jobId}, the largest among the jobs followed`}; short ${tokens(d.amount - funds.tokenBalance)}): a bad step found now would not be challenged`,
+        message: `token balance ${tokens(funds.tokenBalance)} < the deposit of one challenge ${tokens(d.amount)} (${d.jobId === undefined ? "the floor: bond minimum plus panel fees" : `job ${d.jobId}, the largest among the jobs followed`}; short ${tokens(d.amount - funds.tokenBalance)}): ${held.length > 0 ? "a further bad step found now would wait for the tokens" : "a bad step found now would not be challenged"}${heldNote}`,
         fix: this.fundingFix(d.amount, funds),
+        ...(held.length > 0 ? { held: held.length } : {}),
       });
     }
     if (deployment.disputeGame) {
@@ -942,12 +947,15 @@ export class ChallengerBot {
     };
     // warnings, not blockers: the bot still audits and signs receipts (and can serve on panels)
     const warnOnly = new Set(["no-dispute-game", "panel"]);
-    const ready = report.problems.filter((p) => !warnOnly.has(p.kind)).length === 0;
+    const blocking = report.problems.filter((p) => !warnOnly.has(p.kind));
+    const ready = blocking.length === 0;
+    // short of tokens only because its own deposit is out in an open dispute: it is acting, not stuck
+    const onlyHeld = blocking.length === 1 && blocking[0]!.kind === "tokens" && (blocking[0]!.held ?? 0) > 0;
     this.log.info(
       summary,
       `auditor ${this.me}: bond ${summary.bond} (${funds.active ? "active" : "NOT ACTIVE"}), tokens ${summary.tokens}` +
         `${summary.deposit === null ? "" : ` for a deposit of ${summary.deposit}`}, ETH ${summary.eth} (a challenge's gas ~${summary.challengeGas}), ` +
-        `following ${followed.length} job${followed.length === 1 ? "" : "s"}, audit rate ${summary.auditRates}: ${ready ? "ready" : "CANNOT ACT, see the errors"}`,
+        `following ${followed.length} job${followed.length === 1 ? "" : "s"}, audit rate ${summary.auditRates}: ${ready ? "ready" : onlyHeld ? "ready; its deposit is out in its open dispute, so a further challenge waits for tokens (see the error)" : "CANNOT ACT, see the errors"}`,
     );
     for (const p of report.problems) {
       const line = `${p.message}; fix: ${p.fix}`;
@@ -956,6 +964,17 @@ export class ChallengerBot {
     }
     this.lastHeartbeat = this.now();
     return report;
+  }
+
+  /** This bot's challenges that are on chain and whose dispute it follows as not yet resolved. */
+  private ownOpenDisputes(): { jobId: string; step: number }[] {
+    const open = (JSON.parse(this.db.getMeta("disputes") ?? "[]") as { jobId: string; step: number; done: boolean }[]).filter((f) => !f.done);
+    const mine = this.db
+      .allIntents()
+      .filter((i) => i.kind === "challenge" && i.status === "confirmed")
+      .map((i) => (JSON.parse(i.payload) as { finding?: { jobId: string; step: number } }).finding)
+      .filter((f): f is { jobId: string; step: number } => f !== undefined);
+    return mine.filter((m) => open.some((o) => o.jobId === m.jobId && o.step === m.step));
   }
 
   /**
