@@ -2,7 +2,8 @@
  * The challenger bot's dispute step on the in-process network: three bots audit a stale-gradient job, one of them
  * challenges (bond approval + challenge through its intent table, the others' identical challenges superseded), the
  * other three are drawn for the panel (panel size 3; the challenger is never drawn), recompute the step, commit and reveal Fault, a bot resolves after the votes (every bot restarted between commit and reveal),
- * the provider's stake is slashed and the challenger claims its bond back and its share of the slash.
+ * the provider's stake is slashed and the challenger claims its bond back and its share of the slash. A followed
+ * dispute the bots cannot process does not stop their duty on the others.
  */
 import { expect } from "chai";
 import { parseEventLogs } from "viem";
@@ -35,6 +36,12 @@ describe("bot dispute step: challenge, panel, resolve, claim", function () {
         expect(d0.validVotes + d0.faultVotes).to.equal(0);
         for (const b of bots) b.close();
         bots = start();
+        // a followed dispute the bots cannot process (a corrupt row, standing in for any per-dispute failure) comes
+        // first: it is logged and skipped, and the real dispute's reveals, resolve and claims still happen
+        for (const b of bots) {
+          const followed = JSON.parse(b.db.getMeta("disputes") ?? "[]") as { id: string }[];
+          b.db.setMeta("disputes", JSON.stringify([{ ...followed[0]!, id: "not-a-dispute-id" }, ...followed]));
+        }
       }
     }
     const first = await getDispute(admin.public, { disputeGame: d.disputeGame!, disputeId: opened[0]!.disputeId });

@@ -224,21 +224,21 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
 
     async drive(ctx) {
       const followed = await scanDisputes(ctx);
-      for (const f of followed.filter((x) => !x.done)) {
-        const log = ctx.log.child({ disputeId: f.id, jobId: f.jobId, step: f.step });
+      /** One pass of this bot's duty on dispute `f`: done, resolve, or serve on its panel. */
+      const driveOne = async (f: Followed, log: Logger): Promise<void> => {
         const disputeId = BigInt(f.id);
         const d = await getDispute(pub, { disputeGame: game, disputeId });
         if (d.phase === "resolved") {
           if (d.outcome === "NoDecision" && d.challenger.toLowerCase() === ctx.me.toLowerCase()) {
-            if ((await nextRound(ctx, f, followed, log)) === "wait") continue;
+            if ((await nextRound(ctx, f, followed, log)) === "wait") return;
           }
           f.done = true;
           log.info({ outcome: d.outcome }, "dispute resolved");
-          continue;
+          return;
         }
         if (d.phase === "resolvable") {
           ctx.db.addIntent({ key: `resolve:${f.id}`, kind: "resolveDispute", jobId: f.jobId, segment: f.segment, payload: { to: game, data: encodeFunctionData({ abi: disputeGameAbi, functionName: "resolve", args: [disputeId] }), disputeId: f.id } });
-          continue;
+          return;
         }
         try {
           const r = await servePanel(clients, {
@@ -248,7 +248,10 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
             decide: async () => {
               const run = await ctx.runFor(f.jobId);
               const commitments = ctx.db.commitments(f.jobId, f.segment);
-              if (!run || !commitments) return { vote: "Fault", reason: `the job's manifest or segment ${f.segment} is not available` };
+              // the manifest is the buyer's to publish: its absence (or a fetch failing now) is no fault of the provider
+              if (!run) throw new Error(`job ${f.jobId}'s manifest cannot be loaded now; deciding next tick`);
+              // a segment the bot has not recorded yet is the bot's own lag, not the provider's fault: no vote yet
+              if (!commitments) throw new Error(`segments 0..${f.segment} of job ${f.jobId} are not all in the bot's database yet; deciding next tick`);
               // the same decision a member makes from a trace directory (dispute/panel.ts decideStep, the one pipeline's
               // openSegment + Run.step), here from the leaves on chain
               const decision = await decideStep({ target: { run, store: ctx.store, commitments }, segment: f.segment, step: f.step, hPrev: f.hPrev, hStep: f.hStep }).catch((err: unknown) => {
@@ -267,6 +270,16 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
           // Another party may have drawn the panel or the phase moved between read and send: retried next tick.
           if (e instanceof ContractRevertError) log.warn({ err: e.shortMessage }, "panel transaction reverted; re-reading next tick");
           else throw e;
+        }
+      };
+      for (const f of followed.filter((x) => !x.done)) {
+        const log = ctx.log.child({ disputeId: f.id, jobId: f.jobId, step: f.step });
+        // IMPORTANT: one dispute the bot cannot process now (an RPC error, a missing ballot, a bug) must not stop its
+        // duty on the others: logged at error with the reason, retried next tick.
+        try {
+          await driveOne(f, log);
+        } catch (err) {
+          log.error({ err: err instanceof Error ? err.message : String(err) }, "dispute step failed; retried next tick");
         }
       }
       ctx.db.setMeta("disputes", JSON.stringify(followed));
