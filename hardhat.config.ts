@@ -51,7 +51,14 @@ export default defineConfig({
         depth: runsFromEnv("POUW_INVARIANT_DEPTH", deep ? 32 : 16),
       },
     },
-    mocha: { timeout: 600_000 },
+    mocha: {
+      timeout: 600_000,
+      // module loggers are silent in tests (POUW_TEST_LOG_LEVEL=warn shows them); tests that check log lines pass their
+      // own logger or stream
+      rootHooks: {
+        beforeAll: async () => (await import("./verifier/src/log/index.ts")).configureLogging({ level: process.env.POUW_TEST_LOG_LEVEL ?? "silent" }),
+      },
+    },
   },
   networks: {
     localhost: { type: "http", chainType: "l1", url: "http://127.0.0.1:8545" },

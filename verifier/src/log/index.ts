@@ -24,6 +24,11 @@ function build(stream?: DestinationStream): Logger {
   return pino({ level, base: undefined }, dest);
 }
 
+/** The current level and format (a caller that changes them for a while, e.g. a CLI run inside tests, restores them). */
+export function loggingState(): { level: string; format: LogFormat } {
+  return { level, format };
+}
+
 export function setLogLevel(next: string): void {
   configureLogging({ level: next });
 }
