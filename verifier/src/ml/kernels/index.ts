@@ -17,22 +17,27 @@ const log = logger("kernels");
 let fastest: Kernels | undefined;
 
 /**
- * The fastest kernels this runtime can run: the wasm SIMD128 ones, or, when the runtime cannot run
- * them, the JS reference (same bits, ~20x slower) after one warning saying why.
+ * The wasm SIMD128 kernels built from `bytes` when this runtime can run them, else the JS reference
+ * (the same bits, ~7x slower) and the reason.
+ */
+export function selectKernels(bytes?: Uint8Array<ArrayBuffer>): { kernels: Kernels; fallbackReason: string | null } {
+  const why = wasmKernelsUnavailable(bytes);
+  if (why !== null) return { kernels: jsKernels, fallbackReason: why };
+  try {
+    return { kernels: new WasmKernels(bytes), fallbackReason: null };
+  } catch (err) {
+    return { kernels: jsKernels, fallbackReason: `kernels.wasm failed to instantiate: ${(err as Error).message}` };
+  }
+}
+
+/**
+ * The fastest kernels this runtime can run (chosen once per process): the wasm SIMD128 ones, or the
+ * JS reference after one warning saying why not.
  */
 export function fastestKernels(): Kernels {
   if (fastest) return fastest;
-  const why = wasmKernelsUnavailable();
-  if (why === null) {
-    try {
-      fastest = new WasmKernels();
-      return fastest;
-    } catch (err) {
-      log.warn({ err }, "wasm SIMD128 kernels failed to instantiate; using the JS reference kernels (same bits, slower)");
-    }
-  } else {
-    log.warn({ reason: why }, `wasm SIMD128 kernels unavailable: ${why}; using the JS reference kernels (same bits, slower)`);
-  }
-  fastest = jsKernels;
+  const { kernels, fallbackReason } = selectKernels();
+  if (fallbackReason !== null) log.warn({ reason: fallbackReason }, `${fallbackReason}; the pouw engine uses the JS reference kernels (same bits, slower)`);
+  fastest = kernels;
   return fastest;
 }

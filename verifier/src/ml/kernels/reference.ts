@@ -44,7 +44,7 @@ export function matmulRef(a: Float32Array, b: Float32Array, M: number, K: number
       for (let j = 0; j < N; j++) {
         let sum = 0.0;
         for (let k = k0; k < kEnd; k++) sum += a[i * aRow + k * aInner]! * b[k * bInner + j * bCol]!;
-        c[i * N + j] += sum;
+        c[i * N + j] = c[i * N + j]! + sum; // float64 add, rounded to float32 on store
       }
     }
   }

@@ -22,7 +22,7 @@ const PAGE = 65536;
 const align16 = (n: number) => (n + 15) & ~15;
 
 /** Why the wasm kernels cannot run here (null when they can): checked by validating the module itself. */
-export function wasmKernelsUnavailable(bytes: Uint8Array = readFileSync(KERNELS_WASM_URL)): string | null {
+export function wasmKernelsUnavailable(bytes: Uint8Array<ArrayBuffer> = new Uint8Array(readFileSync(KERNELS_WASM_URL))): string | null {
   if (typeof WebAssembly !== "object") return "this runtime has no WebAssembly";
   try {
     if (!WebAssembly.validate(bytes)) return "this runtime does not support WebAssembly SIMD128 (kernels.wasm does not validate)";
@@ -38,7 +38,7 @@ export class WasmKernels implements Kernels {
   private f32: Float32Array;
 
   /** Throws when the module does not compile here; use `wasmKernelsUnavailable` to ask first. */
-  constructor(bytes: Uint8Array = readFileSync(KERNELS_WASM_URL)) {
+  constructor(bytes: Uint8Array<ArrayBuffer> = new Uint8Array(readFileSync(KERNELS_WASM_URL))) {
     const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), {});
     this.x = instance.exports as unknown as Exports;
     this.f32 = new Float32Array(this.x.memory.buffer);

@@ -12,20 +12,26 @@
  *   bwdW1: dW1 = X^T . dz1      db1 = colsum(dz1)
  *
  * Parameter order: W1 [784,H], b1 [H], W2 [H,10], b2 [10].
+ *
+ * With `kernels` (the "pouw" engine) lossAndGrads runs the same computation on the kernel layer
+ * (kernels/mlp.ts), with the same bits; evaluation and outputs stay on tfjs-cpu.
  */
 import { scoped, tf } from "../backend.ts";
 import { Rng } from "../prng.ts";
 import { MNIST_CLASSES, MNIST_PIXELS } from "../data/mnist.ts";
 import type { TensorSpec } from "../tensors.ts";
+import { mlpStep, type Kernels } from "../kernels/index.ts";
 import type { Batch, Evaluation, ExampleOutputs, LossAndGrads, Model, StepWitness, WitnessTensor } from "./types.ts";
 
 export class MnistMlp implements Model {
   readonly arch = "mnist-mlp";
   readonly hidden: number;
   readonly paramSpecs: readonly TensorSpec[];
+  private readonly kernels: Kernels | undefined;
 
-  constructor(hidden: number) {
+  constructor(hidden: number, kernels?: Kernels) {
     this.hidden = hidden;
+    this.kernels = kernels;
     this.paramSpecs = [
       { name: "W1", shape: [MNIST_PIXELS, hidden] },
       { name: "b1", shape: [hidden] },
@@ -50,6 +56,7 @@ export class MnistMlp implements Model {
     const B = batch.size;
     const H = this.hidden;
     const wantWitness = options.witness === true;
+    if (this.kernels) return mlpStep(this.kernels, params, batch.x, batch.y, { B, D: MNIST_PIXELS, H, C: MNIST_CLASSES }, { witness: wantWitness });
     return scoped(() => {
       const X = tf.tensor2d(batch.x, [B, MNIST_PIXELS]);
       const Y = tf.cast(tf.oneHot(tf.tensor1d(Int32Array.from(batch.y), "int32"), MNIST_CLASSES), "float32");
