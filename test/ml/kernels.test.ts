@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { scoped, tf, useBackend } from "../../verifier/src/ml/backend.ts";
-import { createRun, offlineSalt, parseManifest, type Manifest, type TrainState } from "../../verifier/src/ml/index.ts";
+import { createRun, defaultBackend, offlineSalt, parseManifest, type Manifest, type TrainState } from "../../verifier/src/ml/index.ts";
 import {
   adamPowers, adamRef, adamScalars, fastestKernels, jsKernels, KERNELS_WASM_URL, matmulRef, mlpStep, sgdRef,
   selectKernels, WasmKernels, wasmKernelsUnavailable, type MatmulLayout,
@@ -208,6 +208,14 @@ describe("ml/kernels: wasm == JS reference == tfjs-cpu, bit for bit", () => {
         expect(pouw.stateHashOf(b), `h(${t})`).to.equal(cpu.stateHashOf(a));
       }
     }
+
+    it("is the default engine for mnist-mlp only", async () => {
+      expect(defaultBackend(parseManifest(exampleJson("tiny.json")))).to.equal("pouw");
+      expect(defaultBackend(parseManifest(exampleJson("sotu.json")))).to.equal("cpu");
+      const run = await createRun(parseManifest(exampleJson("tiny.json")), { jobId: 1n, salt: offlineSalt(1n) });
+      expect(run.backend).to.equal("pouw");
+      expect(run.kernels!.name).to.equal("wasm-simd128");
+    });
 
     it("examples/tiny.json: all 12 steps, wasm kernels and the JS reference kernels", async () => {
       const m = parseManifest(exampleJson("tiny.json"));

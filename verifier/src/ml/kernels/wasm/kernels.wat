@@ -33,17 +33,18 @@
   ;; pa, pb: scratch for A as float64 [M,K] and B as float64 [K,N], 16-byte aligned.
   ;; INVARIANT: per element C[i,j], for each 48-block of k in ascending order: a float64 sum from
   ;; +0.0 over the block's k ascending, then C[i,j] = f32(f64(C[i,j]) + sum). Each f64x2 lane is one
-  ;; output column, so vectorising across j changes no element's arithmetic.
+  ;; output column and each accumulator one (row, column pair), so the register tiling (2 rows x 8
+  ;; columns, then 1 x 8, 1 x 2, 1 x 1) changes no element's arithmetic.
   (func (export "matmul")
     (param $a i32) (param $b i32) (param $c i32) (param $M i32) (param $K i32) (param $N i32)
     (param $aRow i32) (param $aInner i32) (param $bInner i32) (param $bCol i32) (param $pa i32) (param $pb i32)
-    (local $k0 i32) (local $kEnd i32) (local $i i32) (local $j i32) (local $k i32)
-    (local $arow i32) (local $crow i32) (local $ap i32) (local $bp i32) (local $cp i32) (local $bstride i32)
-    (local $av v128) (local $acc0 v128) (local $acc1 v128) (local $acc2 v128) (local $acc3 v128)
-    (local $s f64)
+    (local $k0 i32) (local $kEnd i32) (local $i i32) (local $j8 i32) (local $bstride i32) (local $astride i32) (local $cstride i32)
     (call $pack (local.get $a) (local.get $pa) (local.get $M) (local.get $K) (local.get $aRow) (local.get $aInner))
     (call $pack (local.get $b) (local.get $pb) (local.get $K) (local.get $N) (local.get $bInner) (local.get $bCol))
     (local.set $bstride (i32.shl (local.get $N) (i32.const 3)))
+    (local.set $astride (i32.shl (local.get $K) (i32.const 3)))
+    (local.set $cstride (i32.shl (local.get $N) (i32.const 2)))
+    (local.set $j8 (i32.and (local.get $N) (i32.const -8)))
     (block $k0done
       (loop $k0loop
         (br_if $k0done (i32.ge_u (local.get $k0) (local.get $K)))
@@ -52,90 +53,177 @@
         (local.set $i (i32.const 0))
         (block $idone
           (loop $iloop
-            (br_if $idone (i32.ge_u (local.get $i) (local.get $M)))
-            (local.set $arow (i32.add (local.get $pa) (i32.shl (i32.mul (local.get $i) (local.get $K)) (i32.const 3))))
-            (local.set $crow (i32.add (local.get $c) (i32.shl (i32.mul (local.get $i) (local.get $N)) (i32.const 2))))
-            (local.set $j (i32.const 0))
-            ;; 8 columns at a time: four f64x2 accumulators
-            (block $j8done
-              (loop $j8loop
-                (br_if $j8done (i32.gt_u (i32.add (local.get $j) (i32.const 8)) (local.get $N)))
-                (local.set $acc0 (v128.const i64x2 0 0))
-                (local.set $acc1 (v128.const i64x2 0 0))
-                (local.set $acc2 (v128.const i64x2 0 0))
-                (local.set $acc3 (v128.const i64x2 0 0))
-                (local.set $ap (i32.add (local.get $arow) (i32.shl (local.get $k0) (i32.const 3))))
-                (local.set $bp (i32.add (local.get $pb)
-                  (i32.shl (i32.add (i32.mul (local.get $k0) (local.get $N)) (local.get $j)) (i32.const 3))))
-                (local.set $k (local.get $k0))
-                (block $kdone
-                  (loop $kloop
-                    (br_if $kdone (i32.ge_u (local.get $k) (local.get $kEnd)))
-                    (local.set $av (f64x2.splat (f64.load (local.get $ap))))
-                    (local.set $acc0 (f64x2.add (local.get $acc0) (f64x2.mul (local.get $av) (v128.load offset=0 (local.get $bp)))))
-                    (local.set $acc1 (f64x2.add (local.get $acc1) (f64x2.mul (local.get $av) (v128.load offset=16 (local.get $bp)))))
-                    (local.set $acc2 (f64x2.add (local.get $acc2) (f64x2.mul (local.get $av) (v128.load offset=32 (local.get $bp)))))
-                    (local.set $acc3 (f64x2.add (local.get $acc3) (f64x2.mul (local.get $av) (v128.load offset=48 (local.get $bp)))))
-                    (local.set $ap (i32.add (local.get $ap) (i32.const 8)))
-                    (local.set $bp (i32.add (local.get $bp) (local.get $bstride)))
-                    (local.set $k (i32.add (local.get $k) (i32.const 1)))
-                    (br $kloop)))
-                (local.set $cp (i32.add (local.get $crow) (i32.shl (local.get $j) (i32.const 2))))
-                (v128.store64_lane offset=0 0 (local.get $cp)
-                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero offset=0 (local.get $cp))) (local.get $acc0))))
-                (v128.store64_lane offset=8 0 (local.get $cp)
-                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero offset=8 (local.get $cp))) (local.get $acc1))))
-                (v128.store64_lane offset=16 0 (local.get $cp)
-                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero offset=16 (local.get $cp))) (local.get $acc2))))
-                (v128.store64_lane offset=24 0 (local.get $cp)
-                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero offset=24 (local.get $cp))) (local.get $acc3))))
-                (local.set $j (i32.add (local.get $j) (i32.const 8)))
-                (br $j8loop)))
-            ;; 2 columns at a time
-            (block $j2done
-              (loop $j2loop
-                (br_if $j2done (i32.gt_u (i32.add (local.get $j) (i32.const 2)) (local.get $N)))
-                (local.set $acc0 (v128.const i64x2 0 0))
-                (local.set $ap (i32.add (local.get $arow) (i32.shl (local.get $k0) (i32.const 3))))
-                (local.set $bp (i32.add (local.get $pb)
-                  (i32.shl (i32.add (i32.mul (local.get $k0) (local.get $N)) (local.get $j)) (i32.const 3))))
-                (local.set $k (local.get $k0))
-                (block $kdone
-                  (loop $kloop
-                    (br_if $kdone (i32.ge_u (local.get $k) (local.get $kEnd)))
-                    (local.set $acc0 (f64x2.add (local.get $acc0)
-                      (f64x2.mul (f64x2.splat (f64.load (local.get $ap))) (v128.load (local.get $bp)))))
-                    (local.set $ap (i32.add (local.get $ap) (i32.const 8)))
-                    (local.set $bp (i32.add (local.get $bp) (local.get $bstride)))
-                    (local.set $k (i32.add (local.get $k) (i32.const 1)))
-                    (br $kloop)))
-                (local.set $cp (i32.add (local.get $crow) (i32.shl (local.get $j) (i32.const 2))))
-                (v128.store64_lane 0 (local.get $cp)
-                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero (local.get $cp))) (local.get $acc0))))
-                (local.set $j (i32.add (local.get $j) (i32.const 2)))
-                (br $j2loop)))
-            ;; last odd column: scalar float64
-            (if (i32.lt_u (local.get $j) (local.get $N))
-              (then
-                (local.set $s (f64.const 0))
-                (local.set $ap (i32.add (local.get $arow) (i32.shl (local.get $k0) (i32.const 3))))
-                (local.set $bp (i32.add (local.get $pb)
-                  (i32.shl (i32.add (i32.mul (local.get $k0) (local.get $N)) (local.get $j)) (i32.const 3))))
-                (local.set $k (local.get $k0))
-                (block $kdone
-                  (loop $kloop
-                    (br_if $kdone (i32.ge_u (local.get $k) (local.get $kEnd)))
-                    (local.set $s (f64.add (local.get $s) (f64.mul (f64.load (local.get $ap)) (f64.load (local.get $bp)))))
-                    (local.set $ap (i32.add (local.get $ap) (i32.const 8)))
-                    (local.set $bp (i32.add (local.get $bp) (local.get $bstride)))
-                    (local.set $k (i32.add (local.get $k) (i32.const 1)))
-                    (br $kloop)))
-                (local.set $cp (i32.add (local.get $crow) (i32.shl (local.get $j) (i32.const 2))))
-                (f32.store (local.get $cp) (f32.demote_f64 (f64.add (f64.promote_f32 (f32.load (local.get $cp))) (local.get $s))))))
-            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br_if $idone (i32.gt_u (i32.add (local.get $i) (i32.const 2)) (local.get $M)))
+            (call $rows2x8
+              (i32.add (local.get $pa) (i32.mul (local.get $i) (local.get $astride)))
+              (i32.add (local.get $c) (i32.mul (local.get $i) (local.get $cstride)))
+              (local.get $astride) (local.get $cstride) (local.get $pb) (local.get $k0) (local.get $kEnd) (local.get $j8) (local.get $bstride))
+            (call $rowTail
+              (i32.add (local.get $pa) (i32.mul (local.get $i) (local.get $astride)))
+              (i32.add (local.get $c) (i32.mul (local.get $i) (local.get $cstride)))
+              (local.get $pb) (local.get $k0) (local.get $kEnd) (local.get $j8) (local.get $N) (local.get $bstride))
+            (call $rowTail
+              (i32.add (local.get $pa) (i32.mul (i32.add (local.get $i) (i32.const 1)) (local.get $astride)))
+              (i32.add (local.get $c) (i32.mul (i32.add (local.get $i) (i32.const 1)) (local.get $cstride)))
+              (local.get $pb) (local.get $k0) (local.get $kEnd) (local.get $j8) (local.get $N) (local.get $bstride))
+            (local.set $i (i32.add (local.get $i) (i32.const 2)))
             (br $iloop)))
+        (if (i32.lt_u (local.get $i) (local.get $M))
+          (then
+            (call $row1x8
+              (i32.add (local.get $pa) (i32.mul (local.get $i) (local.get $astride)))
+              (i32.add (local.get $c) (i32.mul (local.get $i) (local.get $cstride)))
+              (local.get $pb) (local.get $k0) (local.get $kEnd) (local.get $j8) (local.get $bstride))
+            (call $rowTail
+              (i32.add (local.get $pa) (i32.mul (local.get $i) (local.get $astride)))
+              (i32.add (local.get $c) (i32.mul (local.get $i) (local.get $cstride)))
+              (local.get $pb) (local.get $k0) (local.get $kEnd) (local.get $j8) (local.get $N) (local.get $bstride))))
         (local.set $k0 (i32.add (local.get $k0) (i32.const 48)))
         (br $k0loop))))
+
+  ;; Columns 0..j8-1 (j8 a multiple of 8) of rows i and i+1 for the k block [k0, kEnd): eight f64x2
+  ;; accumulators, each B load shared by both rows. ar0/cr0: row i of packed A and of C; as/cs: row strides.
+  (func $rows2x8 (param $ar0 i32) (param $cr0 i32) (param $as i32) (param $cs i32) (param $pb i32)
+    (param $k0 i32) (param $kEnd i32) (param $j8 i32) (param $bstride i32)
+    (local $j i32) (local $k i32) (local $ap i32) (local $bp i32) (local $cp i32)
+    (local $x0 v128) (local $x1 v128) (local $bv v128)
+    (local $p0 v128) (local $p1 v128) (local $p2 v128) (local $p3 v128)
+    (local $q0 v128) (local $q1 v128) (local $q2 v128) (local $q3 v128)
+    (block $jdone
+      (loop $jloop
+        (br_if $jdone (i32.ge_u (local.get $j) (local.get $j8)))
+        (local.set $p0 (v128.const i64x2 0 0)) (local.set $p1 (v128.const i64x2 0 0))
+        (local.set $p2 (v128.const i64x2 0 0)) (local.set $p3 (v128.const i64x2 0 0))
+        (local.set $q0 (v128.const i64x2 0 0)) (local.set $q1 (v128.const i64x2 0 0))
+        (local.set $q2 (v128.const i64x2 0 0)) (local.set $q3 (v128.const i64x2 0 0))
+        (local.set $ap (i32.add (local.get $ar0) (i32.shl (local.get $k0) (i32.const 3))))
+        (local.set $bp (i32.add (local.get $pb)
+          (i32.add (i32.mul (local.get $k0) (local.get $bstride)) (i32.shl (local.get $j) (i32.const 3)))))
+        (local.set $k (local.get $k0))
+        (block $kdone
+          (loop $kloop
+            (br_if $kdone (i32.ge_u (local.get $k) (local.get $kEnd)))
+            (local.set $x0 (f64x2.splat (f64.load (local.get $ap))))
+            (local.set $x1 (f64x2.splat (f64.load (i32.add (local.get $ap) (local.get $as)))))
+            (local.set $bv (v128.load offset=0 (local.get $bp)))
+            (local.set $p0 (f64x2.add (local.get $p0) (f64x2.mul (local.get $x0) (local.get $bv))))
+            (local.set $q0 (f64x2.add (local.get $q0) (f64x2.mul (local.get $x1) (local.get $bv))))
+            (local.set $bv (v128.load offset=16 (local.get $bp)))
+            (local.set $p1 (f64x2.add (local.get $p1) (f64x2.mul (local.get $x0) (local.get $bv))))
+            (local.set $q1 (f64x2.add (local.get $q1) (f64x2.mul (local.get $x1) (local.get $bv))))
+            (local.set $bv (v128.load offset=32 (local.get $bp)))
+            (local.set $p2 (f64x2.add (local.get $p2) (f64x2.mul (local.get $x0) (local.get $bv))))
+            (local.set $q2 (f64x2.add (local.get $q2) (f64x2.mul (local.get $x1) (local.get $bv))))
+            (local.set $bv (v128.load offset=48 (local.get $bp)))
+            (local.set $p3 (f64x2.add (local.get $p3) (f64x2.mul (local.get $x0) (local.get $bv))))
+            (local.set $q3 (f64x2.add (local.get $q3) (f64x2.mul (local.get $x1) (local.get $bv))))
+            (local.set $ap (i32.add (local.get $ap) (i32.const 8)))
+            (local.set $bp (i32.add (local.get $bp) (local.get $bstride)))
+            (local.set $k (i32.add (local.get $k) (i32.const 1)))
+            (br $kloop)))
+        (local.set $cp (i32.add (local.get $cr0) (i32.shl (local.get $j) (i32.const 2))))
+        (v128.store64_lane offset=0 0 (local.get $cp)
+                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero offset=0 (local.get $cp))) (local.get $p0))))
+        (v128.store64_lane offset=8 0 (local.get $cp)
+                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero offset=8 (local.get $cp))) (local.get $p1))))
+        (v128.store64_lane offset=16 0 (local.get $cp)
+                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero offset=16 (local.get $cp))) (local.get $p2))))
+        (v128.store64_lane offset=24 0 (local.get $cp)
+                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero offset=24 (local.get $cp))) (local.get $p3))))
+        (local.set $cp (i32.add (local.get $cp) (local.get $cs)))
+        (v128.store64_lane offset=0 0 (local.get $cp)
+                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero offset=0 (local.get $cp))) (local.get $q0))))
+        (v128.store64_lane offset=8 0 (local.get $cp)
+                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero offset=8 (local.get $cp))) (local.get $q1))))
+        (v128.store64_lane offset=16 0 (local.get $cp)
+                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero offset=16 (local.get $cp))) (local.get $q2))))
+        (v128.store64_lane offset=24 0 (local.get $cp)
+                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero offset=24 (local.get $cp))) (local.get $q3))))
+        (local.set $j (i32.add (local.get $j) (i32.const 8)))
+        (br $jloop))))
+
+  ;; Columns 0..j8-1 of one row (the last row when M is odd): four f64x2 accumulators.
+  (func $row1x8 (param $arow i32) (param $crow i32) (param $pb i32)
+    (param $k0 i32) (param $kEnd i32) (param $j8 i32) (param $bstride i32)
+    (local $j i32) (local $k i32) (local $ap i32) (local $bp i32) (local $cp i32)
+    (local $av v128) (local $acc0 v128) (local $acc1 v128) (local $acc2 v128) (local $acc3 v128)
+    (block $jdone
+      (loop $jloop
+        (br_if $jdone (i32.ge_u (local.get $j) (local.get $j8)))
+        (local.set $acc0 (v128.const i64x2 0 0)) (local.set $acc1 (v128.const i64x2 0 0))
+        (local.set $acc2 (v128.const i64x2 0 0)) (local.set $acc3 (v128.const i64x2 0 0))
+        (local.set $ap (i32.add (local.get $arow) (i32.shl (local.get $k0) (i32.const 3))))
+        (local.set $bp (i32.add (local.get $pb)
+          (i32.add (i32.mul (local.get $k0) (local.get $bstride)) (i32.shl (local.get $j) (i32.const 3)))))
+        (local.set $k (local.get $k0))
+        (block $kdone
+          (loop $kloop
+            (br_if $kdone (i32.ge_u (local.get $k) (local.get $kEnd)))
+            (local.set $av (f64x2.splat (f64.load (local.get $ap))))
+            (local.set $acc0 (f64x2.add (local.get $acc0) (f64x2.mul (local.get $av) (v128.load offset=0 (local.get $bp)))))
+            (local.set $acc1 (f64x2.add (local.get $acc1) (f64x2.mul (local.get $av) (v128.load offset=16 (local.get $bp)))))
+            (local.set $acc2 (f64x2.add (local.get $acc2) (f64x2.mul (local.get $av) (v128.load offset=32 (local.get $bp)))))
+            (local.set $acc3 (f64x2.add (local.get $acc3) (f64x2.mul (local.get $av) (v128.load offset=48 (local.get $bp)))))
+            (local.set $ap (i32.add (local.get $ap) (i32.const 8)))
+            (local.set $bp (i32.add (local.get $bp) (local.get $bstride)))
+            (local.set $k (i32.add (local.get $k) (i32.const 1)))
+            (br $kloop)))
+        (local.set $cp (i32.add (local.get $crow) (i32.shl (local.get $j) (i32.const 2))))
+        (v128.store64_lane offset=0 0 (local.get $cp)
+                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero offset=0 (local.get $cp))) (local.get $acc0))))
+        (v128.store64_lane offset=8 0 (local.get $cp)
+                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero offset=8 (local.get $cp))) (local.get $acc1))))
+        (v128.store64_lane offset=16 0 (local.get $cp)
+                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero offset=16 (local.get $cp))) (local.get $acc2))))
+        (v128.store64_lane offset=24 0 (local.get $cp)
+                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero offset=24 (local.get $cp))) (local.get $acc3))))
+        (local.set $j (i32.add (local.get $j) (i32.const 8)))
+        (br $jloop))))
+
+  ;; Columns j0..N-1 of one row (j0 = N rounded down to 8): pairs in one f64x2, then an odd last column in f64.
+  (func $rowTail (param $arow i32) (param $crow i32) (param $pb i32)
+    (param $k0 i32) (param $kEnd i32) (param $j0 i32) (param $N i32) (param $bstride i32)
+    (local $j i32) (local $k i32) (local $ap i32) (local $bp i32) (local $cp i32) (local $acc v128) (local $s f64)
+    (local.set $j (local.get $j0))
+    (block $j2done
+      (loop $j2loop
+        (br_if $j2done (i32.gt_u (i32.add (local.get $j) (i32.const 2)) (local.get $N)))
+        (local.set $acc (v128.const i64x2 0 0))
+        (local.set $ap (i32.add (local.get $arow) (i32.shl (local.get $k0) (i32.const 3))))
+        (local.set $bp (i32.add (local.get $pb)
+          (i32.add (i32.mul (local.get $k0) (local.get $bstride)) (i32.shl (local.get $j) (i32.const 3)))))
+        (local.set $k (local.get $k0))
+        (block $kdone
+          (loop $kloop
+            (br_if $kdone (i32.ge_u (local.get $k) (local.get $kEnd)))
+            (local.set $acc (f64x2.add (local.get $acc)
+              (f64x2.mul (f64x2.splat (f64.load (local.get $ap))) (v128.load (local.get $bp)))))
+            (local.set $ap (i32.add (local.get $ap) (i32.const 8)))
+            (local.set $bp (i32.add (local.get $bp) (local.get $bstride)))
+            (local.set $k (i32.add (local.get $k) (i32.const 1)))
+            (br $kloop)))
+        (local.set $cp (i32.add (local.get $crow) (i32.shl (local.get $j) (i32.const 2))))
+        (v128.store64_lane offset=0 0 (local.get $cp)
+                  (f32x4.demote_f64x2_zero (f64x2.add (f64x2.promote_low_f32x4 (v128.load64_zero offset=0 (local.get $cp))) (local.get $acc))))
+        (local.set $j (i32.add (local.get $j) (i32.const 2)))
+        (br $j2loop)))
+    (if (i32.lt_u (local.get $j) (local.get $N))
+      (then
+        (local.set $s (f64.const 0))
+        (local.set $ap (i32.add (local.get $arow) (i32.shl (local.get $k0) (i32.const 3))))
+        (local.set $bp (i32.add (local.get $pb)
+          (i32.add (i32.mul (local.get $k0) (local.get $bstride)) (i32.shl (local.get $j) (i32.const 3)))))
+        (local.set $k (local.get $k0))
+        (block $kdone
+          (loop $kloop
+            (br_if $kdone (i32.ge_u (local.get $k) (local.get $kEnd)))
+            (local.set $s (f64.add (local.get $s) (f64.mul (f64.load (local.get $ap)) (f64.load (local.get $bp)))))
+            (local.set $ap (i32.add (local.get $ap) (i32.const 8)))
+            (local.set $bp (i32.add (local.get $bp) (local.get $bstride)))
+            (local.set $k (i32.add (local.get $k) (i32.const 1)))
+            (br $kloop)))
+        (local.set $cp (i32.add (local.get $crow) (i32.shl (local.get $j) (i32.const 2))))
+        (f32.store (local.get $cp) (f32.demote_f64 (f64.add (f64.promote_f32 (f32.load (local.get $cp))) (local.get $s)))))))
 
   ;; One Adam update of n float32 elements (reference.ts adamRef), every op rounded to float32:
   ;;   m' = b1*m + o1*g;  v' = b2*v + o2*(g*g);  w' = w - lr*((m'/c1) / (sqrt(v'/c2) + eps))
