@@ -18,7 +18,7 @@ let fastest: Kernels | undefined;
 
 /**
  * The wasm SIMD128 kernels built from `bytes` when this runtime can run them, else the JS reference
- * (the same bits, ~7x slower) and the reason.
+ * (the same bits, 5-10x slower) and the reason.
  */
 export function selectKernels(bytes?: Uint8Array<ArrayBuffer>): { kernels: Kernels; fallbackReason: string | null } {
   const why = wasmKernelsUnavailable(bytes);
