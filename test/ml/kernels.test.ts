@@ -190,6 +190,25 @@ describe("ml/kernels: wasm == JS reference == tfjs-cpu, bit for bit", () => {
     });
   });
 
+  describe("the mnist-mlp evaluation", () => {
+    it("gives tfjs-cpu's held-out loss sum and correct count (random weights, ties, corner values)", () => {
+      for (const [B, H, special] of [[1, 3, false], [33, 16, false], [256, 128, false], [9, 5, true]] as const) {
+        const params = new MnistMlp(H).init(B + H);
+        if (special) params.forEach((p, i) => p.set(floats(p.length, 60 + i, 0.5, true)));
+        else params[3]!.set(Float32Array.of(0.5, 0.5, 0.5, 0, 0, 0, 0, 0, 0, 0)); // ties for argMax on all-zero images
+        const x = floats(B * 784, B + 9).map((v, i) => (i % 5 === 0 ? 0 : Math.abs(v)));
+        x.fill(0, 0, 784); // one all-zero image: logits = b2
+        const y = Uint8Array.from({ length: B }, (_, i) => (i * 3 + 1) % 10);
+        const batches = [{ kind: "images" as const, size: B, x, y }];
+        const want = new MnistMlp(H).evaluate(params, batches);
+        for (const k of [jsKernels, wasm]) {
+          const got = new MnistMlp(H, k).evaluate(params, batches);
+          expect(got, `${k.name} B=${B} H=${H}${special ? " corner values" : ""}`).to.deep.equal(want);
+        }
+      }
+    });
+  });
+
   describe("full training runs: the pouw engine's state hashes are tfjs-cpu's", () => {
     async function compareRuns(manifest: Manifest, steps: number, kernels?: typeof jsKernels): Promise<void> {
       const salt = offlineSalt(5n);
@@ -207,6 +226,7 @@ describe("ml/kernels: wasm == JS reference == tfjs-cpu, bit for bit", () => {
         expect(rb.loss, `loss of step ${t}`).to.equal(ra.loss);
         expect(pouw.stateHashOf(b), `h(${t})`).to.equal(cpu.stateHashOf(a));
       }
+      expect(pouw.evaluate(b), "held-out evaluation of the final state").to.deep.equal(cpu.evaluate(a));
     }
 
     it("is the default engine for mnist-mlp only", async () => {

@@ -252,7 +252,7 @@ export class Run {
 
 /**
  * The engine a run gets when the caller names none: 'pouw' for mnist-mlp (its kernel layer gives
- * tfjs-cpu's bits, test/ml/kernels.test.ts, ~25x faster), 'cpu' for char-transformer (not covered by
+ * tfjs-cpu's bits, test/ml/kernels.test.ts; ~19x faster per step), 'cpu' for char-transformer (not covered by
  * the kernel layer). See docs/engine.md "Kernel layer".
  */
 export function defaultBackend(manifest: Manifest): BackendName {

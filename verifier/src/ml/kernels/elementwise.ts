@@ -88,6 +88,53 @@ export function softmaxCrossEntropy(P2: Float32Array, b2: Float32Array, labels: 
   return { onehot, z2, p, dz2, loss: -r[3]! };
 }
 
+/**
+ * models/mlp.ts evaluate's per-batch numbers: lossSum = -Sum(onehot * logSoftmax(z2)) over all B*C
+ * elements in row-major order (one float64 sum, rounded once), and the number of rows whose argMax
+ * (first index of the largest value; NaN never wins, as tfjs-cpu's argMax) equals the label.
+ */
+export function crossEntropySumAndCorrect(P2: Float32Array, b2: Float32Array, labels: ArrayLike<number>, B: number, C: number): { lossSum: number; correct: number } {
+  const z = new Float32Array(C);
+  const shifted = new Float32Array(C);
+  const e = new Float32Array(C);
+  const r = new Float32Array(3); // [sum e, log(sum e), total]
+  const tmp = new Float32Array(1);
+  let total = 0;
+  let correct = 0;
+  for (let i = 0; i < B; i++) {
+    const o = i * C;
+    const y = labels[i]!;
+    for (let c = 0; c < C; c++) z[c] = P2[o + c]! + b2[c]!;
+    let max = z[0]!;
+    let argMax = 0;
+    let argMaxValue = z[0]!;
+    for (let c = 0; c < C; c++) {
+      const v = z[c]!;
+      if (Number.isNaN(v) || v > max) max = v;
+      if (v > argMaxValue) {
+        argMaxValue = v;
+        argMax = c;
+      }
+    }
+    if (argMax === y) correct++;
+    let s = 0;
+    for (let c = 0; c < C; c++) {
+      shifted[c] = z[c]! - max;
+      e[c] = Math.exp(shifted[c]!);
+      s += e[c]!;
+    }
+    r[0] = s;
+    r[1] = Math.log(r[0]!);
+    for (let c = 0; c < C; c++) {
+      tmp[0] = shifted[c]! - r[1]!;
+      tmp[0] = (y === c ? 1 : 0) * tmp[0]!;
+      total += tmp[0]!;
+    }
+  }
+  r[2] = total;
+  return { lossSum: -r[2]!, correct };
+}
+
 /** dz = da * [z > 0] (Greater, cast to float32, Multiply). */
 export function reluGrad(da: Float32Array, z: Float32Array): Float32Array {
   const out = new Float32Array(da.length);

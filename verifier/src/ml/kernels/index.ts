@@ -11,7 +11,7 @@ import { WasmKernels, wasmKernelsUnavailable } from "./wasm.ts";
 export type { Kernels } from "./types.ts";
 export { jsKernels, matmulRef, adamRef, sgdRef, adamScalars, adamPowers, MATMUL_BLOCK, type MatmulLayout, type AdamScalars } from "./reference.ts";
 export { WasmKernels, wasmKernelsUnavailable, KERNELS_WASM_URL } from "./wasm.ts";
-export { mlpStep, type MlpStepResult } from "./mlp.ts";
+export { mlpEvalBatch, mlpStep, type MlpStepResult } from "./mlp.ts";
 
 const log = logger("kernels");
 let fastest: Kernels | undefined;

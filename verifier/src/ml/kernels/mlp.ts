@@ -7,7 +7,7 @@
  * path does.
  */
 import type { StepWitness, WitnessTensor } from "../models/types.ts";
-import { biasRelu, columnSums, reluGrad, softmaxCrossEntropy, transpose } from "./elementwise.ts";
+import { biasRelu, columnSums, crossEntropySumAndCorrect, reluGrad, softmaxCrossEntropy, transpose } from "./elementwise.ts";
 import type { Kernels } from "./types.ts";
 
 export type MlpStepResult = { loss: number; grads: Float32Array[]; witness?: StepWitness };
@@ -49,4 +49,15 @@ export function mlpStep(
     };
   }
   return result;
+}
+
+/** One evaluation batch of models/mlp.ts `evaluate` on the kernel layer: the loss sum and correct count. */
+export function mlpEvalBatch(
+  k: Kernels, params: readonly Float32Array[], x: Float32Array, labels: ArrayLike<number>,
+  dims: { B: number; D: number; H: number; C: number },
+): { lossSum: number; correct: number } {
+  const { B, D, H, C } = dims;
+  const [W1, b1, W2, b2] = params as [Float32Array, Float32Array, Float32Array, Float32Array];
+  const { a: a1 } = biasRelu(k.matmul(x, W1, B, D, H, "nn"), b1, B, H);
+  return crossEntropySumAndCorrect(k.matmul(a1, W2, B, H, C, "nn"), b2, labels, B, C);
 }
