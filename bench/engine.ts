@@ -1,13 +1,18 @@
 /**
- * bench/engine: training steps per second of both models on the tfjs CPU backend and on
- * @tensorflow/tfjs-backend-wasm, and whether each backend is bit-reproducible across runs (two
- * separate processes each) and across backends (wasm vs cpu).
+ * bench/engine: training steps per second (step + state hash) of both models on each engine, the
+ * state hash's share of that time, and whether each engine is bit-reproducible across runs (two
+ * separate processes each) and bitwise equal to tfjs-cpu (every state hash of the run):
+ *
+ *   pouw       the kernel layer (verifier/src/ml/kernels: wasm SIMD128, JS reference bits); mnist-mlp only
+ *   tfjs-cpu   @tensorflow/tfjs-backend-cpu (the bits' oracle)
+ *   tfjs-wasm  @tensorflow/tfjs-backend-wasm (XNNPACK; tolerance mode only)
  *
  *   npm run bench:engine [-- --mnist-steps N --sotu-steps N]
  *
  * Writes bench/results/engine.json and prints a table. Each run is its own OS process (the
  * parent spawns `node bench/engine.ts --worker ...`), so nothing is shared between repeats.
- * wasm runs use a copy of the manifest with numerics "tolerance" (bitwise manifests refuse wasm).
+ * tfjs-wasm runs use a copy of the manifest with numerics "tolerance" (bitwise manifests refuse wasm).
+ * Every engine runs one thread (tfjs-wasm in Node has no worker threads; docs/determinism.md).
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
@@ -16,19 +21,27 @@ import { join } from "node:path";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
+type Backend = "cpu" | "wasm" | "pouw";
+const ENGINE_NAME: Record<Backend, string> = { pouw: "pouw", cpu: "tfjs-cpu", wasm: "tfjs-wasm" };
+
 type WorkerResult = {
   model: string;
   backend: string;
+  kernels: string | null;
   steps: number;
-  /** steps/s over steps 2..N (step 1 includes JIT and kernel warm-up). */
+  /** steps/s (step + state hash) over steps 2..N (step 1 includes JIT and kernel warm-up). */
   stepsPerSecond: number;
+  /** Share of steps 2..N's time spent in run.stateHashOf. */
+  hashShare: number;
+  stepMs: number;
+  hashMs: number;
   firstStepSeconds: number;
   hashes: string[];
   losses: number[];
   finalCheckpoint: string;
 };
 
-async function worker(example: string, backend: "cpu" | "wasm", steps: number, outFile: string): Promise<void> {
+async function worker(example: string, backend: Backend, steps: number, outFile: string): Promise<void> {
   const { createRun, offlineSalt, parseManifest } = await import("../verifier/src/ml/index.ts");
   const json = JSON.parse(readFileSync(join(ROOT, "examples", example), "utf8")) as Record<string, unknown>;
   if (backend === "wasm") json.numerics = "tolerance";
@@ -36,25 +49,34 @@ async function worker(example: string, backend: "cpu" | "wasm", steps: number, o
   let state = run.initState();
   const hashes = [run.stateHashOf(state)];
   const losses: number[] = [];
-  let t0 = performance.now();
   let firstStepSeconds = 0;
+  let stepMs = 0;
+  let hashMs = 0;
   for (let t = 1; t <= steps; t++) {
+    const t0 = performance.now();
     const r = run.step(state, t);
+    const t1 = performance.now();
     state = r.state;
     losses.push(r.loss);
     hashes.push(run.stateHashOf(state));
-    if (t === 1) {
-      firstStepSeconds = (performance.now() - t0) / 1000;
-      t0 = performance.now();
+    const t2 = performance.now();
+    if (t === 1) firstStepSeconds = (t2 - t0) / 1000;
+    else {
+      stepMs += t1 - t0;
+      hashMs += t2 - t1;
     }
   }
-  const elapsed = (performance.now() - t0) / 1000;
+  const elapsed = (stepMs + hashMs) / 1000;
   writeFileSync(outFile, run.checkpointBytes(state));
   const result: WorkerResult = {
     model: run.model.arch,
     backend,
+    kernels: run.kernels?.name ?? null,
     steps,
     stepsPerSecond: (steps - 1) / elapsed,
+    hashShare: hashMs / (stepMs + hashMs),
+    stepMs: stepMs / (steps - 1),
+    hashMs: hashMs / (steps - 1),
     firstStepSeconds,
     hashes,
     losses,
@@ -93,58 +115,68 @@ function firstDivergence(a: string[], b: string[]): number | null {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === "--worker") {
-    await worker(args[1]!, args[2] as "cpu" | "wasm", Number(args[3]), args[4]!);
+    await worker(args[1]!, args[2] as Backend, Number(args[3]), args[4]!);
     return;
   }
   const flag = (name: string, dflt: number) => {
     const i = args.indexOf(name);
     return i >= 0 ? Number(args[i + 1]) : dflt;
   };
-  const plan = [
-    { example: "mnist.json", steps: flag("--mnist-steps", 12) },
-    { example: "sotu.json", steps: flag("--sotu-steps", 4) },
+  // pouw covers the mnist-mlp step only (char-transformer on pouw would be tfjs-cpu again)
+  const plan: { example: string; steps: number; backends: Backend[] }[] = [
+    { example: "mnist.json", steps: flag("--mnist-steps", 12), backends: ["pouw", "cpu", "wasm"] },
+    { example: "sotu.json", steps: flag("--sotu-steps", 4), backends: ["cpu", "wasm"] },
   ];
   const tmp = mkdtempSync(join(tmpdir(), "pouw-bench-engine-"));
   const rows: Record<string, unknown>[] = [];
   try {
-    for (const { example, steps } of plan) {
-      const runs: Record<string, WorkerResult[]> = { cpu: [], wasm: [] };
-      for (const backend of ["cpu", "wasm"] as const) {
+    for (const { example, steps, backends } of plan) {
+      const runs: Partial<Record<Backend, WorkerResult[]>> = Object.fromEntries(backends.map((b) => [b, []]));
+      for (const backend of backends) {
         for (let rep = 0; rep < 2; rep++) {
           process.stderr.write(`bench:engine ${example} ${backend} run ${rep + 1}/2 (${steps} steps)\n`);
           runs[backend]!.push(spawnWorker(example, backend, steps, join(tmp, `${example}-${backend}-${rep}.safetensors`)));
         }
       }
       const cpu = runs.cpu!;
-      const wasm = runs.wasm!;
       const paramBytes = weightsBytesOf(cpu[0]!.finalCheckpoint);
       const wCpu = checkpointData(cpu[0]!.finalCheckpoint, paramBytes);
-      const wWasm = checkpointData(wasm[0]!.finalCheckpoint, paramBytes);
-      let maxAbs = 0;
-      let diff2 = 0;
-      let norm2 = 0;
-      for (let i = 0; i < wCpu.length; i++) {
-        const d = wCpu[i]! - wWasm[i]!;
-        maxAbs = Math.max(maxAbs, Math.abs(d));
-        diff2 += d * d;
-        norm2 += wCpu[i]! * wCpu[i]!;
-      }
-      for (const backend of ["cpu", "wasm"] as const) {
+      for (const backend of backends) {
         const r = runs[backend]!;
+        const wOther = checkpointData(r[0]!.finalCheckpoint, paramBytes);
+        let maxAbs = 0;
+        let diff2 = 0;
+        let norm2 = 0;
+        for (let i = 0; i < wCpu.length; i++) {
+          const d = wCpu[i]! - wOther[i]!;
+          maxAbs = Math.max(maxAbs, Math.abs(d));
+          diff2 += d * d;
+          norm2 += wCpu[i]! * wCpu[i]!;
+        }
+        const best = r[0]!.stepsPerSecond >= r[1]!.stepsPerSecond ? r[0]! : r[1]!;
+        const bitwise = r.every((x) => firstDivergence(cpu[0]!.hashes, x.hashes) === null);
         rows.push({
           model: r[0]!.model,
+          engine: ENGINE_NAME[backend],
+          threads: 1,
+          stepsPerSecond: best.stepsPerSecond,
+          hashShare: best.hashShare,
+          bitwise,
           manifest: `examples/${example}`,
           backend,
+          kernels: r[0]!.kernels,
+          batchSize: example === "mnist.json" ? 64 : 8,
           steps,
-          stepsPerSecond: Math.max(r[0]!.stepsPerSecond, r[1]!.stepsPerSecond),
+          stepMs: best.stepMs,
+          hashMs: best.hashMs,
           stepsPerSecondRuns: r.map((x) => x.stepsPerSecond),
           firstStepSeconds: r[0]!.firstStepSeconds,
           reproducibleAcrossRuns: firstDivergence(r[0]!.hashes, r[1]!.hashes) === null,
           firstDivergentStateAcrossRuns: firstDivergence(r[0]!.hashes, r[1]!.hashes),
-          matchesCpu: backend === "cpu" ? true : firstDivergence(cpu[0]!.hashes, r[0]!.hashes) === null,
-          firstDivergentStateVsCpu: backend === "cpu" ? null : firstDivergence(cpu[0]!.hashes, r[0]!.hashes),
-          finalWeightsMaxAbsDiffVsCpu: backend === "cpu" ? 0 : maxAbs,
-          finalWeightsRelL2DiffVsCpu: backend === "cpu" ? 0 : Math.sqrt(diff2 / norm2),
+          matchesCpu: bitwise,
+          firstDivergentStateVsCpu: firstDivergence(cpu[0]!.hashes, r[0]!.hashes),
+          finalWeightsMaxAbsDiffVsCpu: maxAbs,
+          finalWeightsRelL2DiffVsCpu: Math.sqrt(diff2 / norm2),
           lossAtLastStep: r[0]!.losses.at(-1),
         });
       }
@@ -167,11 +199,11 @@ async function main(): Promise<void> {
   writeFileSync(join(ROOT, "bench/results/engine.json"), JSON.stringify(result, null, 2) + "\n");
 
   const table = [
-    "| model | backend | steps | steps/s | bit-reproducible across runs | matches cpu | max abs weight diff vs cpu |",
-    "| --- | --- | --- | --- | --- | --- | --- |",
+    "| model | engine | threads | steps | steps/s (step + hash) | ms/step | ms/hash | hash share | bit-reproducible across runs | bitwise = tfjs-cpu | max abs weight diff vs cpu |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows.map(
       (r) =>
-        `| ${r.model} | ${r.backend} | ${r.steps} | ${(r.stepsPerSecond as number).toFixed(2)} | ${r.reproducibleAcrossRuns ? "yes" : `no (state ${r.firstDivergentStateAcrossRuns})`} | ${r.matchesCpu ? "yes" : `no (from state ${r.firstDivergentStateVsCpu})`} | ${(r.finalWeightsMaxAbsDiffVsCpu as number).toExponential(2)} |`,
+        `| ${r.model} (batch ${r.batchSize}) | ${r.engine} | ${r.threads} | ${r.steps} | ${(r.stepsPerSecond as number).toFixed(2)} | ${(r.stepMs as number).toFixed(1)} | ${(r.hashMs as number).toFixed(1)} | ${((r.hashShare as number) * 100).toFixed(0)}% | ${r.reproducibleAcrossRuns ? "yes" : `no (state ${r.firstDivergentStateAcrossRuns})`} | ${r.bitwise ? "yes" : `no (from state ${r.firstDivergentStateVsCpu})`} | ${(r.finalWeightsMaxAbsDiffVsCpu as number).toExponential(2)} |`,
     ),
   ];
   process.stdout.write(table.join("\n") + "\n\nwrote bench/results/engine.json\n");

@@ -5,12 +5,27 @@
  * rounded to float32 on every store, no threads, no SIMD): see docs/determinism.md. tfjs silently
  * falls back to another registered backend when one fails to initialise, so the engine checks
  * `tf.getBackend()` after selecting it and before every step, and refuses to run otherwise.
+ *
+ * "pouw" is the engine's own kernel layer (kernels/: plain-JS reference kernels that define the bits,
+ * wasm SIMD128 versions equal to them) for the mnist-mlp step and the optimizers, with the same bits
+ * as "cpu" (test/ml/kernels.test.ts); tfjs stays pinned to its CPU backend underneath for everything
+ * the kernel layer does not cover (evaluation, per-example outputs, char-transformer).
  */
 import * as tf from "@tensorflow/tfjs-core";
 import "@tensorflow/tfjs-backend-cpu";
 import { BackendError } from "./errors.ts";
 
-export type BackendName = "cpu" | "wasm";
+export type BackendName = "cpu" | "wasm" | "pouw";
+
+/** The tfjs backend an engine runs its tf ops on. */
+export function tfBackendOf(name: BackendName): "cpu" | "wasm" {
+  return name === "pouw" ? "cpu" : name;
+}
+
+/** Engines whose bits are the CPU reference's (allowed for numerics "bitwise"). */
+export function isBitwiseBackend(name: BackendName): boolean {
+  return name === "cpu" || name === "pouw";
+}
 
 /** The CPU backend's matMul block size: part of the summation order, so part of the result bits. */
 export const CPU_MATMUL_BLOCK_SIZE = 48;
@@ -18,7 +33,8 @@ export const CPU_MATMUL_BLOCK_SIZE = 48;
 let prodModeSet = false;
 
 /** Selects `name` and checks it is really active. Idempotent. */
-export async function useBackend(name: BackendName): Promise<typeof tf> {
+export async function useBackend(engine: BackendName): Promise<typeof tf> {
+  const name = tfBackendOf(engine);
   if (!prodModeSet) {
     // PROD mode only silences warnings (the "install tfjs-node" banner) and debug checks; it does
     // not change any kernel.
@@ -60,9 +76,10 @@ export async function registerGradients(): Promise<void> {
 }
 
 /** Throws unless `name` is the active backend (checked before every step). */
-export function assertBackend(name: BackendName): void {
+export function assertBackend(engine: BackendName): void {
+  const name = tfBackendOf(engine);
   const active = tf.getBackend();
-  if (active !== name) throw new BackendError(`active backend is '${active}', the run was pinned to '${name}'`);
+  if (active !== name) throw new BackendError(`active backend is '${active}', the run was pinned to '${name}'${engine === name ? "" : ` (engine '${engine}')`}`);
 }
 
 export { tf };

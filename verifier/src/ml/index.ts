@@ -1,5 +1,5 @@
 /** Deterministic training engine: one step function for the provider's trainer and the auditor. */
-export { createRun, Run, type TrainState, type StepResult, type RunOptions } from "./run.ts";
+export { createRun, defaultBackend, Run, type TrainState, type StepResult, type RunOptions } from "./run.ts";
 export { jobSalt, offlineSalt, deploymentSalt, parseSalt, dataOrderRng, SaltError, OFFLINE_CHAIN_ID } from "./salt.ts";
 export { parseManifest, parseManifestJson, readManifestFile, manifestHash, canonicalManifest, corpusProportions, MANIFEST_VERSION, Manifest, Corpus, type CorpusEntry, type ModelConfig, type OptimizerConfig } from "./manifest.ts";
 export { encodeCheckpoint, decodeCheckpoint, CHECKPOINT_FORMAT, type CheckpointContents, type CheckpointMetadata } from "./checkpoint.ts";
@@ -8,7 +8,7 @@ export { DATASETS, DEFAULT_SOTU_YEARS, corpusBytes, corpusId, corpusSpecOf, chec
 export { parseStrategy, formatStrategy, firstAffectedStep, isSkipped, type Strategy } from "./strategies.ts";
 export { train, prepareOutDir, type TrainOptions, type TrainResult, type Progress } from "./train.ts";
 export { readTraceFile, parseTraceFile, TraceFile, TraceFileError, TRACE_FORMAT, LEGACY_TRACE_FORMATS, type SegmentEntry } from "./trace-file.ts";
-export { useBackend, assertBackend, CPU_MATMUL_BLOCK_SIZE, type BackendName } from "./backend.ts";
+export { useBackend, assertBackend, isBitwiseBackend, CPU_MATMUL_BLOCK_SIZE, type BackendName } from "./backend.ts";
 export { float32Bytes, roundToHalf, sizeOf, type TensorSpec } from "./tensors.ts";
 export { Rng } from "./prng.ts";
 export type { Batch, StepWitness, MatMulWitness, WitnessTensor, Model, Evaluation, ExampleOutputs } from "./models/types.ts";

@@ -10,8 +10,12 @@
  *
  * Adam update (all float32): m' = b1*m + (1-b1)*g;  v' = b2*v + (1-b2)*g*g;
  *   p1' = p1*b1;  p2' = p2*b2;  w' = w - lr * (m' / (1-p1')) / (sqrt(v' / (1-p2')) + eps)
+ *
+ * With `kernels` (the "pouw" engine) the same updates run on the kernel layer (kernels/reference.ts
+ * adamRef, sgdRef and their wasm twin), which reproduces these tf ops bit for bit.
  */
 import { scoped, tf } from "./backend.ts";
+import { adamPowers, adamScalars, sgdRef, type Kernels } from "./kernels/index.ts";
 import type { OptimizerConfig } from "./manifest.ts";
 import type { TensorSpec } from "./tensors.ts";
 
@@ -25,15 +29,17 @@ export interface Optimizer {
   apply(params: readonly Float32Array[], opt: readonly Float32Array[], grads: readonly Float32Array[]): UpdateResult;
 }
 
-export function createOptimizer(cfg: OptimizerConfig): Optimizer {
-  return cfg.name === "sgd" ? new Sgd(cfg.lr) : new Adam(cfg.lr, cfg.beta1, cfg.beta2, cfg.epsilon);
+export function createOptimizer(cfg: OptimizerConfig, kernels?: Kernels): Optimizer {
+  return cfg.name === "sgd" ? new Sgd(cfg.lr, kernels) : new Adam(cfg.lr, cfg.beta1, cfg.beta2, cfg.epsilon, kernels);
 }
 
 class Sgd implements Optimizer {
   readonly name = "sgd";
   readonly lr: number;
-  constructor(lr: number) {
+  private readonly kernels: Kernels | undefined;
+  constructor(lr: number, kernels?: Kernels) {
     this.lr = lr;
+    this.kernels = kernels;
   }
   stateSpecs(): TensorSpec[] {
     return [];
@@ -42,6 +48,17 @@ class Sgd implements Optimizer {
     return [];
   }
   apply(params: readonly Float32Array[], _opt: readonly Float32Array[], grads: readonly Float32Array[]): UpdateResult {
+    if (this.kernels) {
+      const lr = Math.fround(this.lr);
+      return {
+        params: params.map((w, i) => {
+          const out = new Float32Array(w.length);
+          sgdRef(lr, w, grads[i]!, out);
+          return out;
+        }),
+        opt: [],
+      };
+    }
     return scoped(() => {
       const lr = tf.scalar(this.lr);
       const next = params.map((w, i) => Float32Array.from(tf.sub(tf.tensor1d(w), tf.mul(lr, tf.tensor1d(grads[i]!))).dataSync()));
@@ -56,7 +73,9 @@ class Adam implements Optimizer {
   readonly beta1: number;
   readonly beta2: number;
   readonly epsilon: number;
-  constructor(lr: number, beta1: number, beta2: number, epsilon: number) {
+  private readonly kernels: Kernels | undefined;
+  constructor(lr: number, beta1: number, beta2: number, epsilon: number, kernels?: Kernels) {
+    this.kernels = kernels;
     this.lr = lr;
     this.beta1 = beta1;
     this.beta2 = beta2;
@@ -75,6 +94,7 @@ class Adam implements Optimizer {
   }
   apply(params: readonly Float32Array[], opt: readonly Float32Array[], grads: readonly Float32Array[]): UpdateResult {
     const n = params.length;
+    if (this.kernels) return this.applyKernels(this.kernels, params, opt, grads);
     return scoped(() => {
       const b1 = tf.scalar(this.beta1);
       const b2 = tf.scalar(this.beta2);
@@ -101,5 +121,23 @@ class Adam implements Optimizer {
       }
       return { params: nextParams, opt: [...nextM, ...nextV, Float32Array.from(p1.dataSync()), Float32Array.from(p2.dataSync())] };
     });
+  }
+
+  private applyKernels(k: Kernels, params: readonly Float32Array[], opt: readonly Float32Array[], grads: readonly Float32Array[]): UpdateResult {
+    const n = params.length;
+    const s = adamScalars(this);
+    const { p1, p2, c1, c2 } = adamPowers(s, opt[2 * n]![0]!, opt[2 * n + 1]![0]!);
+    const nextParams: Float32Array[] = [];
+    const nextM: Float32Array[] = [];
+    const nextV: Float32Array[] = [];
+    for (let i = 0; i < n; i++) {
+      const len = params[i]!.length;
+      const w = new Float32Array(len), m = new Float32Array(len), v = new Float32Array(len);
+      k.adam(s, c1, c2, params[i]!, opt[i]!, opt[n + i]!, grads[i]!, w, m, v);
+      nextParams.push(w);
+      nextM.push(m);
+      nextV.push(v);
+    }
+    return { params: nextParams, opt: [...nextM, ...nextV, Float32Array.of(p1), Float32Array.of(p2)] };
   }
 }

@@ -16,7 +16,8 @@
  * inside scoped() blocks (backend.ts) and are disposed when they return.
  */
 import type { Hex } from "viem";
-import { assertBackend, registerGradients, useBackend, type BackendName } from "./backend.ts";
+import { assertBackend, isBitwiseBackend, registerGradients, useBackend, type BackendName } from "./backend.ts";
+import { fastestKernels, type Kernels } from "./kernels/index.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
 import { loadMnist, MNIST_PIXELS, type LabelledImages } from "./data/mnist.ts";
 import { loadSotu } from "./data/sotu.ts";
@@ -51,8 +52,14 @@ export type RunOptions = {
    * pass the same value, or their batches differ from step 1.
    */
   salt: Hex;
-  /** Defaults to 'cpu'. Bitwise manifests refuse any other backend. */
+  /**
+   * The engine: 'cpu' (tfjs-cpu), 'pouw' (the kernel layer, kernels/: the same bits as 'cpu' for
+   * mnist-mlp and both optimizers, tfjs-cpu for the rest) or 'wasm' (tfjs-wasm, tolerance only).
+   * Defaults to `defaultBackend(manifest)`. Bitwise manifests refuse 'wasm'.
+   */
   backend?: BackendName;
+  /** With backend 'pouw': the kernels to run (default `fastestKernels()`; tests pass the JS reference). */
+  kernels?: Kernels;
 };
 
 type Dataset =
@@ -73,14 +80,18 @@ export class Run {
   readonly data: Dataset;
   private readonly epochCache = new Map<number, Uint32Array>();
 
-  constructor(manifest: Manifest, job: { jobId: bigint; salt: Hex }, backend: BackendName, model: Model, data: Dataset) {
+  /** The kernels of a 'pouw' run ("wasm-simd128" or the "js" reference), undefined otherwise. */
+  readonly kernels: Kernels | undefined;
+
+  constructor(manifest: Manifest, job: { jobId: bigint; salt: Hex }, backend: BackendName, model: Model, data: Dataset, kernels?: Kernels) {
     this.manifest = manifest;
     this.manifestHash = hashManifest(manifest);
     this.jobId = job.jobId;
     this.salt = job.salt;
     this.backend = backend;
     this.model = model;
-    this.optimizer = createOptimizer(manifest.optimizer);
+    this.kernels = kernels;
+    this.optimizer = createOptimizer(manifest.optimizer, kernels);
     this.paramSpecs = model.paramSpecs;
     this.optSpecs = this.optimizer.stateSpecs(model.paramSpecs);
     this.data = data;
@@ -239,14 +250,25 @@ export class Run {
   }
 }
 
+/**
+ * The engine a run gets when the caller names none: 'pouw' for mnist-mlp (its kernel layer gives
+ * tfjs-cpu's bits, test/ml/kernels.test.ts; ~19x faster per step), 'cpu' for char-transformer (not covered by
+ * the kernel layer). See docs/engine.md "Kernel layer".
+ */
+export function defaultBackend(manifest: Manifest): BackendName {
+  return manifest.model.arch === "mnist-mlp" ? "pouw" : "cpu";
+}
+
 /** Loads the corpus, checks its content id, pins the backend and builds the model. */
 export async function createRun(manifest: Manifest, options: RunOptions): Promise<Run> {
-  const backend = options.backend ?? "cpu";
+  const backend = options.backend ?? defaultBackend(manifest);
   const salt = parseSalt(options.salt, "salt");
-  if (manifest.numerics === "bitwise" && backend !== "cpu") {
-    throw new ManifestError(`manifest field numerics: bitwise runs only on the cpu backend, not ${backend}`);
+  if (manifest.numerics === "bitwise" && !isBitwiseBackend(backend)) {
+    throw new ManifestError(`manifest field numerics: bitwise runs only on the cpu backend (or the pouw kernels, which give its bits), not ${backend}`);
   }
+  if (options.kernels && backend !== "pouw") throw new InputError(`kernels are an option of the pouw engine, not of ${backend}`);
   await useBackend(backend);
+  const kernels = backend === "pouw" ? (options.kernels ?? fastestKernels()) : undefined;
   const corpus = manifest.corpora[0]!;
   let data: Dataset;
   let model: Model;
@@ -254,7 +276,7 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
     const d = loadMnist(corpus.package, manifest.data.seed, manifest.data.testPerDigit!);
     if (manifest.training.batchSize > d.train.count) throw new ManifestError(`manifest field training.batchSize: ${manifest.training.batchSize} exceeds the ${d.train.count} training images`);
     data = { kind: "images", ...d };
-    model = new MnistMlp(manifest.model.hidden);
+    model = new MnistMlp(manifest.model.hidden, kernels);
   } else {
     const m = manifest.model;
     const d = loadSotu(corpus.package, manifest.data.years!, manifest.data.holdoutFraction ?? 0.05);
@@ -264,5 +286,5 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
     model = new CharTransformer({ layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel });
   }
   checkCorpusBytes(corpus, data.canonicalBytes, `package '${corpus.package}'`);
-  return new Run(manifest, { jobId: options.jobId, salt }, backend, model, data);
+  return new Run(manifest, { jobId: options.jobId, salt }, backend, model, data, kernels);
 }

@@ -12,20 +12,27 @@
  *   bwdW1: dW1 = X^T . dz1      db1 = colsum(dz1)
  *
  * Parameter order: W1 [784,H], b1 [H], W2 [H,10], b2 [10].
+ *
+ * With `kernels` (the "pouw" engine) lossAndGrads runs the same computation on the kernel layer
+ * (kernels/mlp.ts), with the same bits, and so does evaluate; outputs (evaluate jobs, which pin the
+ * cpu engine) stays on tfjs-cpu.
  */
 import { scoped, tf } from "../backend.ts";
 import { Rng } from "../prng.ts";
 import { MNIST_CLASSES, MNIST_PIXELS } from "../data/mnist.ts";
 import type { TensorSpec } from "../tensors.ts";
+import { mlpEvalBatch, mlpStep, type Kernels } from "../kernels/index.ts";
 import type { Batch, Evaluation, ExampleOutputs, LossAndGrads, Model, StepWitness, WitnessTensor } from "./types.ts";
 
 export class MnistMlp implements Model {
   readonly arch = "mnist-mlp";
   readonly hidden: number;
   readonly paramSpecs: readonly TensorSpec[];
+  private readonly kernels: Kernels | undefined;
 
-  constructor(hidden: number) {
+  constructor(hidden: number, kernels?: Kernels) {
     this.hidden = hidden;
+    this.kernels = kernels;
     this.paramSpecs = [
       { name: "W1", shape: [MNIST_PIXELS, hidden] },
       { name: "b1", shape: [hidden] },
@@ -50,6 +57,7 @@ export class MnistMlp implements Model {
     const B = batch.size;
     const H = this.hidden;
     const wantWitness = options.witness === true;
+    if (this.kernels) return mlpStep(this.kernels, params, batch.x, batch.y, { B, D: MNIST_PIXELS, H, C: MNIST_CLASSES }, { witness: wantWitness });
     return scoped(() => {
       const X = tf.tensor2d(batch.x, [B, MNIST_PIXELS]);
       const Y = tf.cast(tf.oneHot(tf.tensor1d(Int32Array.from(batch.y), "int32"), MNIST_CLASSES), "float32");
@@ -107,6 +115,13 @@ export class MnistMlp implements Model {
     let n = 0;
     for (const batch of batches) {
       if (batch.kind !== "images") throw new TypeError("mnist-mlp needs an image batch");
+      if (this.kernels) {
+        const r = mlpEvalBatch(this.kernels, params, batch.x, batch.y, { B: batch.size, D: MNIST_PIXELS, H: this.hidden, C: MNIST_CLASSES });
+        lossSum += r.lossSum;
+        correct += r.correct;
+        n += batch.size;
+        continue;
+      }
       const [l, c] = scoped(() => {
         const X = tf.tensor2d(batch.x, [batch.size, MNIST_PIXELS]);
         const z1 = tf.add(tf.matMul(X, tf.tensor2d(params[0]!, [MNIST_PIXELS, this.hidden])), tf.tensor1d(params[1]!));

@@ -1,0 +1,88 @@
+/**
+ * The WebAssembly SIMD128 kernels (wasm/kernels.wat, built into the committed wasm/kernels.wasm by
+ * scripts/build-kernels.ts). Bit for bit the reference kernels (reference.ts): test/ml/kernels.test.ts.
+ *
+ * The module owns one linear memory; each call copies its operands in at 16-byte-aligned offsets and
+ * its result out, so callers keep plain Float32Arrays and nothing aliases wasm memory across calls.
+ */
+import { readFileSync } from "node:fs";
+import type { Kernels } from "./types.ts";
+import { checkAdamShapes, checkMatmulShapes, type AdamScalars, type MatmulLayout } from "./reference.ts";
+
+export const KERNELS_WASM_URL = new URL("./wasm/kernels.wasm", import.meta.url);
+
+type Exports = {
+  memory: WebAssembly.Memory;
+  matmul(a: number, b: number, c: number, M: number, K: number, N: number, aRow: number, aInner: number, bInner: number, bCol: number, pa: number, pb: number): void;
+  adam(w: number, m: number, v: number, g: number, ow: number, om: number, ov: number, n: number,
+    b1: number, b2: number, o1: number, o2: number, lr: number, eps: number, c1: number, c2: number): void;
+};
+
+const PAGE = 65536;
+const align16 = (n: number) => (n + 15) & ~15;
+
+/** Why the wasm kernels cannot run here (null when they can): checked by validating the module itself. */
+export function wasmKernelsUnavailable(bytes: Uint8Array<ArrayBuffer> = new Uint8Array(readFileSync(KERNELS_WASM_URL))): string | null {
+  if (typeof WebAssembly !== "object") return "this runtime has no WebAssembly";
+  try {
+    if (!WebAssembly.validate(bytes)) return "this runtime does not support WebAssembly SIMD128 (kernels.wasm does not validate)";
+  } catch (err) {
+    return `kernels.wasm could not be validated: ${(err as Error).message}`;
+  }
+  return null;
+}
+
+export class WasmKernels implements Kernels {
+  readonly name = "wasm-simd128";
+  private readonly x: Exports;
+  private f32: Float32Array;
+
+  /** Throws when the module does not compile here; use `wasmKernelsUnavailable` to ask first. */
+  constructor(bytes: Uint8Array<ArrayBuffer> = new Uint8Array(readFileSync(KERNELS_WASM_URL))) {
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), {});
+    this.x = instance.exports as unknown as Exports;
+    this.f32 = new Float32Array(this.x.memory.buffer);
+  }
+
+  /** Makes memory at least `bytes` long (views are refreshed: growing detaches the old buffer). */
+  private reserve(bytes: number): Float32Array {
+    const have = this.x.memory.buffer.byteLength;
+    if (bytes > have) this.x.memory.grow(Math.ceil((bytes - have) / PAGE));
+    if (this.f32.buffer !== this.x.memory.buffer) this.f32 = new Float32Array(this.x.memory.buffer);
+    return this.f32;
+  }
+
+  matmul(a: Float32Array, b: Float32Array, M: number, K: number, N: number, layout: MatmulLayout = "nn"): Float32Array {
+    checkMatmulShapes(a, b, M, K, N);
+    const aOff = 0;
+    const bOff = align16(aOff + 4 * M * K);
+    const cOff = align16(bOff + 4 * K * N);
+    const paOff = align16(cOff + 4 * M * N);
+    const pbOff = align16(paOff + 8 * M * K);
+    const heap = this.reserve(pbOff + 8 * K * N);
+    heap.set(a, aOff >> 2);
+    heap.set(b, bOff >> 2);
+    heap.fill(0, cOff >> 2, (cOff >> 2) + M * N);
+    const [aRow, aInner] = layout === "tn" ? [1, M] : [K, 1];
+    const [bInner, bCol] = layout === "nt" ? [1, K] : [N, 1];
+    this.x.matmul(aOff, bOff, cOff, M, K, N, aRow, aInner, bInner, bCol, paOff, pbOff);
+    return heap.slice(cOff >> 2, (cOff >> 2) + M * N);
+  }
+
+  adam(s: AdamScalars, c1: number, c2: number, w: Float32Array, m: Float32Array, v: Float32Array, g: Float32Array,
+    outW: Float32Array, outM: Float32Array, outV: Float32Array): void {
+    checkAdamShapes(w, m, v, g, outW, outM, outV);
+    const n = w.length;
+    const stride = align16(4 * n);
+    const heap = this.reserve(7 * stride);
+    const at = (i: number) => i * stride;
+    heap.set(w, at(0) >> 2);
+    heap.set(m, at(1) >> 2);
+    heap.set(v, at(2) >> 2);
+    heap.set(g, at(3) >> 2);
+    this.x.adam(at(0), at(1), at(2), at(3), at(4), at(5), at(6), n, s.beta1, s.beta2, s.oneMinusBeta1, s.oneMinusBeta2, s.lr, s.epsilon, c1, c2);
+    outW.set(heap.subarray(at(4) >> 2, (at(4) >> 2) + n));
+    outM.set(heap.subarray(at(5) >> 2, (at(5) >> 2) + n));
+    outV.set(heap.subarray(at(6) >> 2, (at(6) >> 2) + n));
+  }
+}
