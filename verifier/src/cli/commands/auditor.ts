@@ -10,11 +10,13 @@
 import { join } from "node:path";
 import type { Command } from "commander";
 import { auditorRegistryAbi, claimBondCredit, claimDisputeCredit, claimStakeCredit, disputeGameAbi, getAuditorFunds, getOpenJobIds, mintTestToken, postBond, stakeVaultAbi } from "../../chain/index.ts";
-import { chainDisputeHooks, ChallengerBot, DEFAULT_MAX_CHALLENGE_ROUNDS } from "../../bot/index.ts";
 import { InputError, PouwError } from "../../errors/index.ts";
 import { ensureFunds, fmt, marketContext, parseAmount, parseSeconds, withConfig } from "../context.ts";
 
 type Opts = Record<string, string | boolean | undefined>;
+
+/** bot/dispute.ts DEFAULT_MAX_CHALLENGE_ROUNDS, restated so that the help does not load the bot (a test checks they agree). */
+export const DEFAULT_MAX_CHALLENGE_ROUNDS_CLI = 3;
 
 export function registerAuditor(program: Command): void {
   const auditor = program.command("auditor").description("bond, audit (challenger bot) and claim");
@@ -68,13 +70,14 @@ export function registerAuditor(program: Command): void {
       .description("run the challenger bot: watch jobs, sample segments privately, audit, sign receipts, challenge, report timeouts, claim")
       .option("--db <file>", "bot state database (default <state-dir>/bot-<address>.sqlite)")
       .option("--once", "one pass, then exit")
-      .option("--max-challenge-rounds <n>", "most challenges per (job, segment): a NoDecision on the bot's own dispute starts another round until then", String(DEFAULT_MAX_CHALLENGE_ROUNDS))
+      .option("--max-challenge-rounds <n>", "most challenges per (job, segment): a NoDecision on the bot's own dispute starts another round until then", String(DEFAULT_MAX_CHALLENGE_ROUNDS_CLI))
       .option("--heartbeat <seconds>", "a heartbeat line (jobs, audits, pending intents, balances) this often", "60"),
   ).action(async (opts: Opts) => {
     const rounds = String(opts.maxChallengeRounds);
     if (!/^[1-9][0-9]{0,2}$/.test(rounds)) throw new InputError(`--max-challenge-rounds must be a whole number from 1 to 999, got ${JSON.stringify(rounds)}`);
     const heartbeatMs = parseSeconds("--heartbeat", String(opts.heartbeat)) * 1000;
     const ctx = await marketContext(opts as never, { logLevel: "info" });
+    const { chainDisputeHooks, ChallengerBot } = await import("../../bot/index.ts"); // the engine and the prover load here only
     const dbPath = (opts.db as string | undefined) ?? join(ctx.config.stateDir, `bot-${ctx.clients.account.address.toLowerCase()}.sqlite`);
     const dispute = chainDisputeHooks({
       clients: ctx.clients,

@@ -8,20 +8,18 @@
 import type { Command } from "commander";
 import { cancelJob, claimPayment, getDisputeParams, getJob, getSegmentCommits, getStakeSlashes, jobMarketAbi } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
-import { fetchVerified, postJob } from "../../market/buyer.ts";
-import { dataTermsFor, DEFAULT_DATA_SHARE_BPS, type DataTermsMode } from "../../market/data-terms.ts";
-import { jobPolicyFor, type DetectionSource, type PolicyOverrides, type StakeQuote } from "../../market/job-policy.ts";
-import { readManifestFile } from "../../ml/index.ts";
-import { DetectionMatrixError, loadDetectionMatrix, packageDetectionPath } from "../../policy/index.ts";
+import { DEFAULT_DATA_SHARE_BPS, type DataTermsMode } from "../../market/data-terms.ts";
+import type { DetectionSource, PolicyOverrides, StakeQuote } from "../../market/job-policy.ts";
 import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, parseSeconds, withConfig } from "../context.ts";
 
 /** The matrix the quote reads: --detection FILE, else the package's committed one; none with --no-quote. */
-function detectionSource(opts: Record<string, string | boolean | undefined>): DetectionSource | undefined {
+async function detectionSource(opts: Record<string, string | boolean | undefined>): Promise<DetectionSource | undefined> {
   if (opts.quote === false) {
     if (opts.detection !== undefined) throw new InputError("--detection and --no-quote contradict each other: the quote reads the detection matrix");
     return undefined;
   }
   if (opts.stake !== undefined) return undefined; // the flag sets the stake; nothing left for the quote to size
+  const { DetectionMatrixError, loadDetectionMatrix, packageDetectionPath } = await import("../../policy/index.ts");
   const given = opts.detection as string | undefined;
   const path = given ?? packageDetectionPath();
   try {
@@ -79,8 +77,15 @@ export function registerBuyer(program: Command): void {
       .option("--mint", "dev chain: mint the payment if the balance is short")
       .option("--json", "print the job as JSON"),
   ).action(async (opts: Record<string, string | boolean | undefined>) => {
+    // NOTE: the quote (HiGHS) and the market code load only for the command that uses them (commands/index.ts)
+    const [{ readManifestFile }, { dataTermsFor }, { jobPolicyFor }, { postJob }] = await Promise.all([
+      import("../../ml/manifest.ts"),
+      import("../../market/data-terms.ts"),
+      import("../../market/job-policy.ts"),
+      import("../../market/buyer.ts"),
+    ]);
     const manifest = await readManifestFile(opts.manifest as string);
-    const detection = detectionSource(opts);
+    const detection = await detectionSource(opts);
     const termsMode: DataTermsMode = opts.dataTerms === true ? "require" : opts.dataTerms === false ? "off" : "auto";
     if (termsMode === "off" && opts.dataShareBps !== undefined) throw new InputError("--data-share-bps and --no-data-terms contradict each other: the share is paid through the data terms");
     const dataShareBps = bps("--data-share-bps", opts.dataShareBps as string | undefined) ?? DEFAULT_DATA_SHARE_BPS;
@@ -189,6 +194,7 @@ export function registerBuyer(program: Command): void {
   ).action(async (jobArg: string, opts: Record<string, string | undefined>) => {
     const jobId = parseJobId(jobArg);
     const ctx = await marketContext(opts as never);
+    const { fetchVerified } = await import("../../market/buyer.ts");
     const r = await fetchVerified(ctx, jobId, opts.out!);
     const skipped = r.report.checks.filter((c) => c.status === "skipped").map((c) => c.item);
     process.stdout.write(

@@ -10,7 +10,8 @@ import { fetchChainId, readDeployment } from "../../chain/index.ts";
 import { addConfigOptions, parseConfig, type ConfigFlags } from "../../config/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { setLogLevel } from "../../log/index.ts";
-import { disputeStatus, disputeStatusJson, formatDisputeStatus } from "../../dispute/index.ts";
+// status.ts alone: dispute/index.ts also exports the prover (snarkjs), which a read-only command does not need
+import { disputeStatus, disputeStatusJson, formatDisputeStatus } from "../../dispute/status.ts";
 
 function parseJob(text: string): bigint {
   if (!/^[1-9][0-9]{0,76}$/.test(text)) throw new InputError(`JOB must be a job id (1, 2, ...), got ${JSON.stringify(text)}`);

@@ -7,9 +7,8 @@ import cliProgress from "cli-progress";
 import type { Command } from "commander";
 import { acceptJob, claimPayment, getJob, jobMarketAbi, requestWithdrawal, stakeDeposit, stakeVaultAbi, withdraw } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
-import { formatStrategy, parseStrategy } from "../../ml/index.ts";
-import { finalizeAndAnchor } from "../../provider/finalize-anchor.ts";
-import { runProviderJob, type SegmentProgress } from "../../provider/run-job.ts";
+import { formatStrategy, parseStrategy } from "../../ml/strategies.ts";
+import type { SegmentProgress } from "../../provider/run-job.ts";
 import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, withConfig } from "../context.ts";
 
 type Opts = Record<string, string | boolean | undefined>;
@@ -62,6 +61,7 @@ export function registerProvider(program: Command): void {
     const strategy = parseStrategy(opts.strategy as string);
     if (strategy.kind === "copy" || strategy.kind === "full-copy" || strategy.kind === "steer") throw new InputError(`--strategy ${strategy.kind}:<dir> needs a finished peer trace; use \`pouw train\``);
     const ctx = await marketContext(opts as never);
+    const { runProviderJob } = await import("../../provider/run-job.ts"); // the engine loads here, not for every command
     const progress = reporter();
     try {
       const r = await runProviderJob({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir }, jobId, {
@@ -94,6 +94,7 @@ export function registerProvider(program: Command): void {
     const ids = jobs.map(parseJobId);
     const ctx = await marketContext(opts as never);
     const { jobMarket, token } = ctx.deployment;
+    const { finalizeAndAnchor } = await import("../../provider/finalize-anchor.ts");
     const pctx = { clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir };
     for (const jobId of ids) {
       const r = await finalizeAndAnchor(pctx, jobId);
