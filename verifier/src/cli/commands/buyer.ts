@@ -6,11 +6,11 @@
  * record (verified against the chain), cancel an unaccepted job, and claim refunds.
  */
 import type { Command } from "commander";
-import { cancelJob, claimPayment, getDisputeParams, getJob, getSegmentCommits, getStakeSlashes, jobMarketAbi } from "../../chain/index.ts";
+import { cancelJob, claimPayment, getDisputeParams, requireJob, getSegmentCommits, getStakeSlashes, jobMarketAbi } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { DEFAULT_DATA_SHARE_BPS, type DataTermsMode } from "../../market/data-terms.ts";
 import type { DetectionSource, PolicyOverrides, StakeQuote } from "../../market/job-policy.ts";
-import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, parseSeconds, withConfig } from "../context.ts";
+import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, parseSeconds, readContext, withConfig, withReadConfig } from "../context.ts";
 
 /** The matrix the quote reads: --detection FILE, else the package's committed one; none with --no-quote. */
 async function detectionSource(opts: Record<string, string | boolean | undefined>): Promise<DetectionSource | undefined> {
@@ -147,14 +147,14 @@ export function registerBuyer(program: Command): void {
     );
   });
 
-  withConfig(buyer.command("status").description("a job's status, provider, deadline and committed segments").argument("<job>").option("--json")).action(
+  withReadConfig(buyer.command("status").description("a job's status, provider, deadline and committed segments (read-only: no key; --address for whose credit)").argument("<job>").option("--json")).action(
     async (jobArg: string, opts: Record<string, string | boolean | undefined>) => {
       const jobId = parseJobId(jobArg);
-      const ctx = await marketContext(opts as never);
-      const job = await getJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
-      if (job.status === "None") throw new InputError(`job ${jobId} does not exist`);
+      const ctx = await readContext(opts as never);
+      const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
       const commits = await getSegmentCommits(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
-      const credit = await ctx.clients.public.readContract({ address: ctx.deployment.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [ctx.clients.account.address, ctx.deployment.token] });
+      const me = ctx.address;
+      const credit = me === undefined ? undefined : await ctx.clients.public.readContract({ address: ctx.deployment.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [me, ctx.deployment.token] });
       const slashes = await getStakeSlashes(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
       if (opts.json) {
         process.stdout.write(
@@ -169,7 +169,7 @@ export function registerBuyer(program: Command): void {
             payment: job.payment.toString(),
             committed: commits.map((c) => ({ segment: c.segment, traceRoot: c.traceRoot, lossE6: c.lossE6.toString() })),
             slashed: slashes.map((x) => ({ provider: x.provider, amount: x.amount.toString(), burned: x.burned.toString(), blockNumber: x.blockNumber.toString(), tx: x.transactionHash })),
-            myCredit: credit.toString(),
+            ...(me === undefined ? {} : { account: me, myCredit: credit!.toString() }),
           }) + "\n",
         );
         return;
@@ -179,7 +179,7 @@ export function registerBuyer(program: Command): void {
         `provider ${job.provider}, deadline ${job.deadline === 0n ? "-" : new Date(Number(job.deadline) * 1000).toISOString()}, open disputes ${job.openDisputes}`,
         ...commits.map((c) => `  segment ${c.segment}: root ${c.traceRoot} loss ${(Number(c.lossE6) / 1e6).toFixed(4)}`),
         ...slashes.map((x) => `provider ${x.provider} slashed ${fmt(x.amount)} of its stake for this job (${fmt(x.burned)} burned, the rest credited to the challenger and the buyer) in block ${x.blockNumber} (tx ${x.transactionHash})`),
-        `your claimable credit: ${fmt(credit)}`,
+        ...(me === undefined ? [] : [`claimable credit of ${me}: ${fmt(credit!)} ${ctx.symbol}`]),
       ];
       process.stdout.write(lines.join("\n") + "\n");
     },
@@ -190,13 +190,19 @@ export function registerBuyer(program: Command): void {
       .command("fetch")
       .description("final weights and the provenance record the final provider anchored, verified against the chain (exit 1 naming the first failing item)")
       .argument("<job>")
-      .requiredOption("--out <dir>", "output directory"),
-  ).action(async (jobArg: string, opts: Record<string, string | undefined>) => {
+      .requiredOption("--out <dir>", "output directory")
+      .option("--json", "print the result as JSON"),
+  ).action(async (jobArg: string, opts: Record<string, string | boolean | undefined>) => {
     const jobId = parseJobId(jobArg);
-    const ctx = await marketContext(opts as never);
+    const ctx = await readContext(opts as never);
+    await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
     const { fetchVerified } = await import("../../market/buyer.ts");
-    const r = await fetchVerified(ctx, jobId, opts.out!);
+    const r = await fetchVerified(ctx, jobId, opts.out as string);
     const skipped = r.report.checks.filter((c) => c.status === "skipped").map((c) => c.item);
+    if (opts.json) {
+      process.stdout.write(JSON.stringify({ jobId: jobId.toString(), status: r.status, recordHash: r.recordHash, weightsPath: r.weightsPath, recordPath: r.recordPath, checks: r.report.checks }) + "\n");
+      return;
+    }
     process.stdout.write(
       `job ${jobId} (${r.status}): provenance verified (record ${r.recordHash}, ${r.report.checks.length - skipped.length} checks ok${skipped.length ? `, skipped: ${skipped.join(", ")}` : ""}); wrote ${r.weightsPath} and ${r.recordPath}\n`,
     );

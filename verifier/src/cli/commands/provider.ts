@@ -5,7 +5,7 @@
  */
 import cliProgress from "cli-progress";
 import type { Command } from "commander";
-import { acceptJob, claimPayment, getJob, jobMarketAbi, requestWithdrawal, stakeDeposit, stakeVaultAbi, withdraw } from "../../chain/index.ts";
+import { acceptJob, claimPayment, getJob, requireJob, jobMarketAbi, requestWithdrawal, stakeDeposit, stakeVaultAbi, withdraw } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { formatStrategy, parseStrategy } from "../../ml/strategies.ts";
 import type { SegmentProgress } from "../../provider/run-job.ts";
@@ -61,6 +61,7 @@ export function registerProvider(program: Command): void {
     const strategy = parseStrategy(opts.strategy as string);
     if (strategy.kind === "copy" || strategy.kind === "full-copy" || strategy.kind === "steer") throw new InputError(`--strategy ${strategy.kind}:<dir> needs a finished peer trace; use \`pouw train\``);
     const ctx = await marketContext(opts as never);
+    await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
     const { runProviderJob } = await import("../../provider/run-job.ts"); // the engine loads here, not for every command
     const progress = reporter();
     try {
@@ -94,6 +95,7 @@ export function registerProvider(program: Command): void {
     const ids = jobs.map(parseJobId);
     const ctx = await marketContext(opts as never);
     const { jobMarket, token } = ctx.deployment;
+    for (const jobId of ids) await requireJob(ctx.clients.public, { jobMarket, jobId });
     const { finalizeAndAnchor } = await import("../../provider/finalize-anchor.ts");
     const pctx = { clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir };
     for (const jobId of ids) {

@@ -1,0 +1,120 @@
+/**
+ * Decoded errors and read-only commands, in-process through main(argv) against the bot tests' market fixture
+ * (test/bot/fixture.ts: a stale:2 provider committed job 1, four bonded auditors) served over HTTP: a revert reads with
+ * enum names, dates and the time left; an unknown job is the same one line, exit 2, in every command; an unreachable RPC
+ * is one line with no retry noise before it; an account without ETH is told so; `buyer status`, `buyer fetch` and
+ * `dispute status` need no key (`--address` names whose credit).
+ */
+import { expect } from "chai";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getAddress } from "viem";
+import { ContractRevertError, UnknownJobError, describeRevert, formatDuration, revertText, writeDeployment } from "../../verifier/src/chain/index.ts";
+import { configureLogging } from "../../verifier/src/log/index.ts";
+import { cheatingJob, type CheatingJob } from "../bot/fixture.ts";
+import { DEV_KEYS } from "../e2e/helpers.ts";
+import { runPouw } from "./in-process.ts";
+import { serveProvider, type ServedProvider } from "./rpc-over-http.ts";
+
+describe("pouw errors and read-only commands (in-process)", function () {
+  this.timeout(120_000);
+
+  describe("revert text (fixed vectors)", () => {
+    it("names enum values, writes dates with the time left and amounts with the symbol", () => {
+      // JobMarketWrongStatus(1, Finalized=4, Active=2); the issue's JobMarketChallengeWindowOpen(1, 1796116296, 1796112868)
+      expect(new ContractRevertError("JobMarketWrongStatus", [1n, 4, 2]).shortMessage).to.equal("job 1 is Finalized, needs Active [JobMarketWrongStatus]");
+      expect(new ContractRevertError("JobMarketChallengeWindowOpen", [1n, 1796116296n, 1796112868n]).shortMessage).to.equal(
+        "job 1's challenge window is open until 2026-12-01T09:11:36Z, 57 min left [JobMarketChallengeWindowOpen]",
+      );
+      expect(revertText("StakeVaultInsufficientStake", ["0xA", 10n ** 17n, 3n * 10n ** 17n], { symbol: "PDT" })).to.equal(
+        "0xA has 0.1 PDT of free stake, 0.3 PDT needed (short 0.2 PDT; pouw provider stake)",
+      );
+      expect(revertText("AuditorRegistryNotActive", ["0xB", 3])).to.equal("auditor 0xB is Exiting, needs Active");
+      expect(new ContractRevertError("SomethingElse", [1n]).shortMessage).to.equal("reverted: SomethingElse(1)");
+      expect(describeRevert(new ContractRevertError("JobMarketWrongStatus", [2n, 7, 1]))).to.equal("job 2 is TimedOut, needs Open [JobMarketWrongStatus]");
+      const unknown = new UnknownJobError(9n);
+      expect([unknown.shortMessage, unknown.errorName, unknown.code]).to.deep.equal(["job 9 does not exist", "JobMarketUnknownJob", "UNKNOWN_JOB"]);
+    });
+
+    it("formats durations as a person reads them", () => {
+      expect([59, 119, 120, 3428, 3600, 3660 + 1800, 86_400, 90_000 + 3600].map(formatDuration)).to.deep.equal(["59 s", "119 s", "2 min", "57 min", "1 h", "1 h 31 min", "1 d", "1 d 2 h"]);
+    });
+  });
+
+  describe("against the market fixture", () => {
+    let job: CheatingJob;
+    let rpc: ServedProvider;
+    let dir: string;
+    const as = (key?: number) => ["--rpc", rpc.url, "--state-dir", dir, ...(key === undefined ? [] : ["--private-key", DEV_KEYS[key]!])];
+
+    before(async () => {
+      job = await cheatingJob("cli-errors", 600);
+      rpc = await serveProvider(job.conn.provider);
+      dir = mkdtempSync(join(tmpdir(), "pouw-cli-errors-"));
+      const { gasUsed: _gas, ...deployment } = job.d as typeof job.d & { gasUsed?: bigint }; // the fixture keeps deployMarket's gas
+      await writeDeployment(join(dir, "deployment.json"), deployment);
+    });
+    after(async () => {
+      configureLogging({ level: "warn", format: "auto" });
+      await rpc?.close();
+    });
+
+    it("an unknown job: one line, exit 2, in every command that takes a job", async () => {
+      for (const args of [
+        ["buyer", "status", "9"],
+        ["buyer", "fetch", "9", "--out", join(dir, "out")],
+        ["buyer", "cancel", "9", ...as(1)],
+        ["dispute", "status", "9"],
+        ["provider", "accept", "9", ...as(2)],
+        ["provider", "run", "9", ...as(2)],
+        ["provider", "claim", "9", ...as(2)],
+      ]) {
+        const r = await runPouw([...args, ...as()]);
+        expect(r.code, args.join(" ")).to.equal(2);
+        expect(r.stderr.replace(/^pouw: WARNING: using a raw private key.*\n/, ""), args.join(" ")).to.equal("pouw: job 9 does not exist\n");
+        expect(r.stdout, args.join(" ")).to.equal("");
+      }
+    });
+
+    it("a revert reads with the job's status names", async () => {
+      const r = await runPouw(["buyer", "cancel", String(job.jobId), ...as(1)]);
+      expect(r.code).to.equal(1);
+      expect(r.stderr).to.match(/^pouw: job 1 is Committed, needs Open \[JobMarketWrongStatus\]\n$/m);
+    });
+
+    it("read-only commands need no key; --address names the account, EIP-55", async () => {
+      const buyer = job.mk(1).account.address;
+      let r = await runPouw(["buyer", "status", "1", "--json", ...as()]);
+      expect(r.code, r.stderr).to.equal(0);
+      const s = JSON.parse(r.stdout) as { status: string; myCredit?: string; account?: string };
+      expect(s.status).to.equal("Committed");
+      expect(s).to.not.have.property("myCredit");
+      r = await runPouw(["buyer", "status", "1", "--json", "--address", buyer.toLowerCase(), ...as()]);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(JSON.parse(r.stdout)).to.deep.include({ account: getAddress(buyer), myCredit: "0" });
+      r = await runPouw(["buyer", "status", "1", "--address", buyer, ...as()]);
+      expect(r.stdout).to.match(new RegExp(`^claimable credit of ${buyer}: 0 \\S+$`, "m"));
+      r = await runPouw(["buyer", "status", "1", "--address", "0x123", ...as()]);
+      expect([r.code, r.stderr]).to.deep.equal([2, 'pouw: --address must be an address, got "0x123"\n']);
+      r = await runPouw(["dispute", "status", "1", ...as()]);
+      expect(r.code, r.stderr).to.equal(0);
+      r = await runPouw(["buyer", "fetch", "1", "--out", join(dir, "out"), ...as()]);
+      expect(r.stderr).to.match(/^pouw: job 1 is Committed: its provenance is anchored by the final provider after finalize/);
+    });
+
+    it("an account without ETH for gas is told so, by address", async () => {
+      const key = "0x1111111111111111111111111111111111111111111111111111111111111111";
+      const r = await runPouw(["provider", "stake", "1", "--mint", ...as(), "--private-key", key]);
+      expect(r.code).to.equal(1);
+      expect(r.stderr).to.match(/^pouw: the account 0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A has no ETH for gas\n$/m);
+    });
+  });
+
+  it("an unreachable RPC is one line, exit 2, with no retry warnings before it", async () => {
+    configureLogging({ level: "warn", format: "json" });
+    const r = await runPouw(["buyer", "status", "1", "--rpc", "http://127.0.0.1:1", "--log-format", "json"]);
+    expect(r.code).to.equal(2);
+    expect(r.stderr).to.equal("pouw: cannot reach the RPC at http://127.0.0.1:1 (start `npx hardhat node` or pass --rpc)\n");
+  });
+});
