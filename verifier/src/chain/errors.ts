@@ -149,7 +149,7 @@ function nodeFailure(err: ViemBaseError): PouwError | undefined {
   const all = text.join("\n");
   const opts = { cause: err };
   // NOTE: viem reports EDR's refusal as "Missing or invalid parameters"; the person needs the cause, not viem's words
-  if (cls === "funds" || GAS_FUNDS.test(all)) return new GasFundsError("the account has no ETH for gas (its balance does not cover gas x fee)", opts);
+  if (cls === "funds" || GAS_FUNDS.test(all)) return new GasFundsError("not enough ETH for gas: the account's balance does not cover gas x fee", opts);
   if (REPLACEMENT.test(all)) return new ReplacementUnderpricedError(`another transaction with the same nonce is pending: ${err.shortMessage}`, opts);
   if (cls === "nonce" || NONCE_TOO_LOW.test(all)) return new NonceTooLowError(`nonce already used: ${err.shortMessage}`, opts);
   if (cls === "fee" || FEE_TOO_LOW.test(all)) return new FeeTooLowError(`fee too low: ${err.shortMessage}`, opts);

@@ -75,7 +75,8 @@ async function gasFundsNamed(clients: ChainClients, err: unknown): Promise<never
   const address = clients.account.address;
   const balance = await clients.public.getBalance({ address }).catch(() => undefined);
   throw new GasFundsError(
-    balance === 0n || balance === undefined ? `the account ${address} has no ETH for gas` : `the account ${address} has ${formatEther(balance)} ETH, not enough for gas x fee`,
+    // NOTE: "not enough ETH for gas" first: the bot's intent table and its tests read the cause from the start
+    balance === 0n || balance === undefined ? `not enough ETH for gas: the account ${address} has no ETH` : `not enough ETH for gas: the account ${address} has ${formatEther(balance)} ETH, short of gas x fee`,
     { cause: err },
   );
 }

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { auditorRegistryAbi, claimBondCredit, claimDisputeCredit, claimStakeCredit, disputeGameAbi, getAuditorFunds, getOpenJobIds, mintTestToken, postBond, stakeVaultAbi } from "../../chain/index.ts";
 import { InputError, PouwError } from "../../errors/index.ts";
-import { ensureFunds, fmt, marketContext, parseAmount, parseSeconds, withConfig } from "../context.ts";
+import { ensureFunds, fmt, marketContext, parseAmount, parseSeconds, withConfig, withReadConfig, type ReadFlags } from "../context.ts";
 
 type Opts = Record<string, string | boolean | undefined>;
 
@@ -19,7 +19,11 @@ type Opts = Record<string, string | boolean | undefined>;
 export const DEFAULT_MAX_CHALLENGE_ROUNDS_CLI = 3;
 
 export function registerAuditor(program: Command): void {
-  const auditor = program.command("auditor").description("bond, audit (challenger bot) and claim");
+  const auditor = program.command("auditor").description("bond, audit (challenger bot), status and claim");
+
+  withReadConfig(auditor.command("status").description("your bond and status, credits, token balance, and whether the market's panel pool can decide a dispute (read-only: no key with --address)").option("--json", "print JSON")).action(
+    async (opts: ReadFlags & { json?: boolean }) => (await import("../account-status.ts")).auditorStatus(opts),
+  );
 
   withConfig(auditor.command("bond").description("post (add to) your auditor bond").argument("<amount>", "tokens").option("--mint", "dev chain: mint the amount if the balance is short")).action(
     async (amountArg: string, opts: Opts) => {

@@ -10,6 +10,7 @@ import { cancelJob, claimPayment, getDisputeParams, requireJob, getSegmentCommit
 import { InputError } from "../../errors/index.ts";
 import { DEFAULT_DATA_SHARE_BPS, type DataTermsMode } from "../../market/data-terms.ts";
 import type { DetectionSource, PolicyOverrides, StakeQuote } from "../../market/job-policy.ts";
+import { panelPoolCheck, panelPoolJson } from "../panel-warning.ts";
 import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, parseSeconds, readContext, withConfig, withReadConfig } from "../context.ts";
 
 /** The matrix the quote reads: --detection FILE, else the package's committed one; none with --no-quote. */
@@ -115,6 +116,8 @@ export function registerBuyer(program: Command): void {
     await ensureFunds(ctx, ctx.deployment.jobMarket, derived.payment, opts.mint === true);
     const r = await postJob(ctx.clients, ctx.deployment, ctx.store, manifest, derived.policy, derived.payment, terms.attached ? { terms: terms.terms } : {});
     const p = derived.policy;
+    const panel = await panelPoolCheck(ctx.clients.public, ctx.deployment);
+    if (panel?.warning) process.stderr.write(`pouw: ${panel.warning}\n`);
     if (opts.json) {
       process.stdout.write(
         JSON.stringify({
@@ -129,14 +132,17 @@ export function registerBuyer(program: Command): void {
             ? { attached: true, dataRegistry: terms.dataRegistry, minTier: terms.terms.minTier, dataShareBps: terms.terms.dataShareBps, corpora: terms.corpora.map((c) => ({ ...c, corpusId: c.corpusId.toString(), tokens: c.tokens.toString() })) }
             : { attached: false, reason: terms.reason },
           tx: r.txHash,
+          blockNumber: r.blockNumber.toString(),
+          panelPool: panelPoolJson(panel),
         }) + "\n",
       );
       return;
     }
     const q = derived.quote;
     process.stdout.write(
-      `job ${r.jobId}: ${p.segments} segments x ${p.stepsPerSegment} steps, payment ${fmt(derived.payment)}, stake ${fmt(p.requiredStake)} (from ${derived.stakeFrom}), ` +
+      `job ${r.jobId}: ${p.segments} segments x ${p.stepsPerSegment} steps, payment ${fmt(derived.payment)} ${ctx.symbol}, stake ${fmt(p.requiredStake)} ${ctx.symbol} (from ${derived.stakeFrom}), ` +
         `segment timeout ${p.segmentTimeout} s, challenge window ${p.challengeWindow} s, manifest ${r.manifestUri}\n` +
+        `tx ${r.txHash} in block ${r.blockNumber}\n` +
         (q
           ? `quote: audit rate ${q.cheapestAuditRate.toPrecision(3)} (manifest ${q.manifestAuditRate}), checks ${q.checks.join(" + ")}, stake ${fmt(BigInt(q.stakeWei))}: ${q.reason}; ` +
             `expected audit + capital cost ${(100 * q.costShareOfPayment).toPrecision(3)}% of the payment (${q.detection})\n`

@@ -9,12 +9,16 @@ import { acceptJob, claimPayment, getJob, requireJob, jobMarketAbi, requestWithd
 import { InputError } from "../../errors/index.ts";
 import { formatStrategy, parseStrategy } from "../../ml/strategies.ts";
 import type { SegmentProgress } from "../../provider/run-job.ts";
-import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, withConfig } from "../context.ts";
+import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, withConfig, withReadConfig, type ReadFlags } from "../context.ts";
 
 type Opts = Record<string, string | boolean | undefined>;
 
 export function registerProvider(program: Command): void {
-  const provider = program.command("provider").description("stake, accept, train and get paid");
+  const provider = program.command("provider").description("stake, accept, train, status and get paid");
+
+  withReadConfig(provider.command("status").description("your stake (free, locked, unbonding), credits, token balance and the jobs you accepted (read-only: no key with --address)").option("--json", "print JSON")).action(
+    async (opts: ReadFlags & { json?: boolean }) => (await import("../account-status.ts")).providerStatus(opts),
+  );
 
   withConfig(provider.command("stake").description("deposit stake into the StakeVault").argument("<amount>", "tokens").option("--mint", "dev chain: mint the amount if the balance is short")).action(
     async (amountArg: string, opts: Opts) => {
@@ -64,6 +68,8 @@ export function registerProvider(program: Command): void {
     await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
     const { runProviderJob } = await import("../../provider/run-job.ts"); // the engine loads here, not for every command
     const progress = reporter();
+    const onInterrupt = interruptHandler(jobId, progress.stop);
+    process.once("SIGINT", onInterrupt);
     try {
       const r = await runProviderJob({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir }, jobId, {
         strategy,
@@ -82,6 +88,7 @@ export function registerProvider(program: Command): void {
           : `job ${jobId}: committed segments ${r.committed[0]}..${r.committed[r.committed.length - 1]}${resumed} with strategy ${formatStrategy(strategy)}, gas ${r.gasUsed}, ${r.wallSeconds.toFixed(1)} s\n`,
       );
     } finally {
+      process.removeListener("SIGINT", onInterrupt);
       progress.stop();
     }
   });
@@ -117,14 +124,31 @@ export function registerProvider(program: Command): void {
   });
 }
 
-function reporter(): { update: (p: SegmentProgress) => void; stop: () => void } {
-  if (!process.stderr.isTTY) {
+/**
+ * What Ctrl-C during `provider run` does: stop the progress bar (cli-progress shows the cursor again), say in one line
+ * that a rerun resumes, and exit 130 (128 + SIGINT). Nothing is lost: every finished segment is committed on chain and
+ * its checkpoint stored, and a rerun starts from the next one (provider/run-job.ts).
+ */
+export function interruptHandler(jobId: bigint, stop: () => void, o: { write?: (line: string) => void; exit?: (code: number) => void } = {}): () => void {
+  const write = o.write ?? ((l: string) => process.stderr.write(l));
+  const exit = o.exit ?? ((code: number) => process.exit(code));
+  return () => {
+    stop();
+    write(`\npouw: interrupted: job ${jobId}'s committed segments are on chain; \`pouw provider run ${jobId}\` resumes from the next one\n`);
+    exit(130);
+  };
+}
+
+export type ProgressStream = NodeJS.WritableStream & { isTTY?: boolean };
+
+export function reporter(stream: ProgressStream = process.stderr): { update: (p: SegmentProgress) => void; stop: () => void } {
+  if (!stream.isTTY) {
     let last = 0;
     return {
       update: (p) => {
         if (performance.now() - last > 5000 || p.step === p.steps) {
           last = performance.now();
-          process.stderr.write(`job ${p.jobId} step ${p.step}/${p.steps} segment ${p.segment} loss ${p.loss.toFixed(4)}\n`);
+          stream.write(`job ${p.jobId} step ${p.step}/${p.steps} segment ${p.segment} loss ${p.loss.toFixed(4)}\n`);
         }
       },
       stop: () => {},
@@ -134,7 +158,7 @@ function reporter(): { update: (p: SegmentProgress) => void; stop: () => void } 
   return {
     update: (p) => {
       if (!bar) {
-        bar = new cliProgress.SingleBar({ format: "job {job} [{bar}] {value}/{total} steps | segment {segment} | loss {loss}", stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
+        bar = new cliProgress.SingleBar({ format: "job {job} [{bar}] {value}/{total} steps | segment {segment} | loss {loss}", stream, hideCursor: true }, cliProgress.Presets.shades_classic);
         bar.start(p.steps, p.step - 1, { job: p.jobId.toString(), segment: p.segment, loss: "-" });
       }
       bar.update(p.step, { segment: p.segment, loss: p.loss.toFixed(4) });

@@ -3,21 +3,25 @@
  * (test/bot/fixture.ts: a stale:2 provider committed job 1, four bonded auditors) served over HTTP: a revert reads with
  * enum names, dates and the time left; an unknown job is the same one line, exit 2, in every command; an unreachable RPC
  * is one line with no retry noise before it; an account without ETH is told so; `buyer status`, `buyer fetch` and
- * `dispute status` need no key (`--address` names whose credit).
+ * `dispute status` need no key (`--address` names whose credit); `pouw jobs`, `provider status` and `auditor status` read
+ * the market (EIP-55 addresses, --json), and warn when too few auditors could sit on a panel; Ctrl-C during `provider run`
+ * shows the cursor again and exits 130.
  */
 import { expect } from "chai";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { getAddress } from "viem";
 import { ContractRevertError, UnknownJobError, describeRevert, formatDuration, revertText, writeDeployment } from "../../verifier/src/chain/index.ts";
 import { configureLogging } from "../../verifier/src/log/index.ts";
 import { cheatingJob, type CheatingJob } from "../bot/fixture.ts";
 import { DEV_KEYS } from "../e2e/helpers.ts";
 import { runPouw } from "./in-process.ts";
+import { interruptHandler, reporter } from "../../verifier/src/cli/commands/provider.ts";
 import { serveProvider, type ServedProvider } from "./rpc-over-http.ts";
 
-describe("pouw errors and read-only commands (in-process)", function () {
+describe("pouw on a market: errors, read-only commands, listings, Ctrl-C (in-process)", function () {
   this.timeout(120_000);
 
   describe("revert text (fixed vectors)", () => {
@@ -103,12 +107,84 @@ describe("pouw errors and read-only commands (in-process)", function () {
       expect(r.stderr).to.match(/^pouw: job 1 is Committed: its provenance is anchored by the final provider after finalize/);
     });
 
+    it("pouw jobs lists the job with EIP-55 parties; --status filters; bad input exits 2", async () => {
+      const buyer = getAddress(job.mk(1).account.address);
+      const provider = getAddress(job.cheat.account.address);
+      let r = await runPouw(["jobs", "--json", ...as()]);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stderr).to.equal(""); // four auditors eligible, a panel of 3: enough
+      const listed = JSON.parse(r.stdout) as { jobCount: string; jobs: { jobId: string; status: string; buyer: string; provider: string; nextSegment: number; segments: number }[]; panelPool: unknown };
+      expect(listed.jobCount).to.equal("1");
+      expect(listed.jobs).to.have.length(1);
+      expect(listed.jobs[0]).to.deep.include({ jobId: "1", status: "Committed", buyer, provider, nextSegment: 3, segments: 3 });
+      expect(listed.panelPool).to.deep.equal({ eligible: 4, panelSize: 3, needed: 4, enough: true });
+      r = await runPouw(["jobs", "--status", "open,finalized", "--json", ...as()]);
+      expect((JSON.parse(r.stdout) as { jobs: unknown[] }).jobs).to.deep.equal([]);
+      r = await runPouw(["jobs", "--status", "committed", "--provider", provider.toLowerCase(), ...as()]);
+      expect(r.stdout).to.match(new RegExp(`^1 +Committed +3/3 +\\S+ \\S+ +\\S+ \\S+ +${buyer} +${provider} +\\d{4}-`, "m"));
+      r = await runPouw(["jobs", "--status", "pending", ...as()]);
+      expect(r.code).to.equal(2);
+      expect(r.stderr).to.match(/^pouw: --status must be a comma-separated list of open, active, committed, finalized, cancelled, refunded, timedout or all, got "pending"\n$/);
+    });
+
+    it("provider status and auditor status: stake, bond, credits and jobs, by --address without a key", async () => {
+      const provider = getAddress(job.cheat.account.address);
+      let r = await runPouw(["provider", "status", "--json", "--address", provider.toLowerCase(), ...as()]);
+      expect(r.code, r.stderr).to.equal(0);
+      const p = JSON.parse(r.stdout) as { account: string; stake: { free: string; locked: string }; jobs: { jobId: string; status: string }[] };
+      expect(p.account).to.equal(provider);
+      expect(BigInt(p.stake.free) + BigInt(p.stake.locked)).to.equal(10n ** 19n); // the fixture staked 10
+      expect(BigInt(p.stake.locked)).to.equal(job.policy.requiredStake);
+      expect(p.jobs.map((j) => [j.jobId, j.status])).to.deep.equal([["1", "Committed"]]);
+      const auditor = getAddress(job.auditors[0]!.account.address);
+      r = await runPouw(["auditor", "status", "--json", "--address", auditor, ...as()]);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(JSON.parse(r.stdout)).to.deep.include({ account: auditor, bond: (5n * 10n ** 18n).toString(), status: "Active", panelPool: { eligible: 4, panelSize: 3, needed: 4, enough: true } });
+      r = await runPouw(["auditor", "status", ...as()]);
+      expect([r.code, r.stderr]).to.deep.equal([2, "pouw: give the account: --address 0x.. (or a key with --keystore / --hardhat-keystore / --private-key)\n"]);
+    });
+
+    it("a market with fewer eligible auditors than panel size + 1: pouw jobs and buyer create warn", async () => {
+      const fresh = mkdtempSync(join(tmpdir(), "pouw-cli-fresh-"));
+      const at = (key: number) => ["--rpc", rpc.url, "--state-dir", fresh, "--private-key", DEV_KEYS[key]!];
+      expect((await runPouw(["deploy", ...at(0)])).code).to.equal(0);
+      const warning = /^pouw: warning: the market has 0 auditors eligible for a dispute panel \(bonded and past the 3600 s activation delay\); deciding a dispute needs 4 \(a panel of 3 never includes the challenger\), so a challenge now would end NoDecision and no cheater would be slashed; fix: 4 more accounts: pouw auditor bond 100 --mint, then wait 3600 s$/m;
+      let r = await runPouw(["jobs", "--rpc", rpc.url, "--state-dir", fresh]);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stderr).to.match(warning);
+      expect(r.stdout).to.equal("no jobs (the market has 0)\n");
+      r = await runPouw(["buyer", "create", "--manifest", "examples/tiny.json", "--mint", "--json", ...at(1)]);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stderr).to.match(warning);
+      const created = JSON.parse(r.stdout) as { tx: string; blockNumber: string; panelPool: unknown };
+      expect(created.tx).to.match(/^0x[0-9a-f]{64}$/);
+      expect(Number(created.blockNumber)).to.be.greaterThan(0);
+      expect(created.panelPool).to.deep.equal({ eligible: 0, panelSize: 3, needed: 4, enough: false });
+    });
+
     it("an account without ETH for gas is told so, by address", async () => {
       const key = "0x1111111111111111111111111111111111111111111111111111111111111111";
       const r = await runPouw(["provider", "stake", "1", "--mint", ...as(), "--private-key", key]);
       expect(r.code).to.equal(1);
-      expect(r.stderr).to.match(/^pouw: the account 0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A has no ETH for gas\n$/m);
+      expect(r.stderr).to.match(/^pouw: not enough ETH for gas: the account 0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A has no ETH\n$/m);
     });
+  });
+
+  it("Ctrl-C during provider run: the bar shows the cursor again, one line says the rerun resumes, exit 130", () => {
+    const out = new PassThrough() as PassThrough & { isTTY: boolean; columns: number };
+    out.isTTY = true;
+    out.columns = 100;
+    let written = "";
+    out.on("data", (d: Buffer) => (written += d.toString()));
+    const progress = reporter(out);
+    progress.update({ jobId: 3n, segment: 1, step: 5, steps: 12, loss: 0.5 } as never);
+    expect(written).to.contain("\x1b[?25l"); // cursor hidden while the bar runs
+    const lines: string[] = [];
+    const codes: number[] = [];
+    interruptHandler(3n, progress.stop, { write: (l) => lines.push(l), exit: (c) => codes.push(c) })();
+    expect(written.slice(written.lastIndexOf("\x1b[?25l"))).to.contain("\x1b[?25h"); // and shown again
+    expect(lines).to.deep.equal(["\npouw: interrupted: job 3's committed segments are on chain; `pouw provider run 3` resumes from the next one\n"]);
+    expect(codes).to.deep.equal([130]);
   });
 
   it("an unreachable RPC is one line, exit 2, with no retry warnings before it", async () => {
