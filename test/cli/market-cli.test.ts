@@ -144,10 +144,14 @@ describe("pouw on a market: errors, read-only commands, listings, Ctrl-C (in-pro
       expect([r.code, r.stderr]).to.deep.equal([2, "pouw: give the account: --address 0x.. (or a key with --keystore / --hardhat-keystore / --private-key)\n"]);
     });
 
+    let fresh: string;
+    const at = (key: number) => ["--rpc", rpc.url, "--state-dir", fresh, "--private-key", DEV_KEYS[key]!];
+
     it("a market with fewer eligible auditors than panel size + 1: pouw jobs and buyer create warn", async () => {
-      const fresh = mkdtempSync(join(tmpdir(), "pouw-cli-fresh-"));
-      const at = (key: number) => ["--rpc", rpc.url, "--state-dir", fresh, "--private-key", DEV_KEYS[key]!];
-      expect((await runPouw(["deploy", ...at(0)])).code).to.equal(0);
+      fresh = mkdtempSync(join(tmpdir(), "pouw-cli-fresh-"));
+      const deployed = await runPouw(["deploy", "--json", ...at(0)]);
+      expect(deployed.code, deployed.stderr).to.equal(0);
+      expect((JSON.parse(deployed.stdout) as { deployment: { startBlock: string } }).deployment.startBlock).to.match(/^[1-9][0-9]*$/);
       const warning = /^pouw: warning: the market has 0 auditors eligible for a dispute panel \(bonded and past the 3600 s activation delay\); deciding a dispute needs 4 \(a panel of 3 never includes the challenger\), so a challenge now would end NoDecision and no cheater would be slashed; fix: 4 more accounts: pouw auditor bond 100 --mint, then wait 3600 s$/m;
       let r = await runPouw(["jobs", "--rpc", rpc.url, "--state-dir", fresh]);
       expect(r.code, r.stderr).to.equal(0);
@@ -160,6 +164,39 @@ describe("pouw on a market: errors, read-only commands, listings, Ctrl-C (in-pro
       expect(created.tx).to.match(/^0x[0-9a-f]{64}$/);
       expect(Number(created.blockNumber)).to.be.greaterThan(0);
       expect(created.panelPool).to.deep.equal({ eligible: 0, panelSize: 3, needed: 4, enough: false });
+    });
+
+    it("every write prints its transactions' hash and block, in text and --json, as the chain has them", async () => {
+      type Tx = { what: string; hash: string; blockNumber: string };
+      const mined = async (txs: Tx[]) => {
+        for (const t of txs) {
+          const receipt = (await job.conn.provider.request({ method: "eth_getTransactionReceipt", params: [t.hash] })) as { blockNumber: string; status: string };
+          expect([BigInt(receipt.blockNumber).toString(), receipt.status], t.what).to.deep.equal([t.blockNumber, "0x1"]);
+        }
+      };
+      const json = async (args: string[]) => {
+        const r = await runPouw([...args, "--json"]);
+        expect(r.code, `${args.join(" ")}: ${r.stderr}`).to.equal(0);
+        return JSON.parse(r.stdout) as { txs: Tx[] } & Record<string, unknown>;
+      };
+      let j = await json(["provider", "stake", "1", "--mint", ...at(2)]);
+      expect(j.txs.map((t) => t.what)).to.deep.equal(["mint", "approve", "stakeDeposit"]);
+      await mined(j.txs);
+      j = await json(["provider", "unstake", "0.5", ...at(2)]);
+      expect(j.txs.map((t) => t.what)).to.deep.equal(["requestWithdrawal"]);
+      await mined(j.txs);
+      j = await json(["buyer", "cancel", "1", ...at(1)]);
+      expect(j.txs.map((t) => t.what)).to.deep.equal(["cancelJob"]);
+      await mined(j.txs);
+      const claim = await runPouw(["buyer", "claim", ...at(1)]);
+      expect(claim.stdout).to.match(/^claimed 0\.1 PDT\n  claimPayment tx 0x[0-9a-f]{64} in block \d+\n$/);
+      j = await json(["auditor", "bond", "100", "--mint", ...at(4)]);
+      expect(j.txs.map((t) => t.what)).to.deep.equal(["mint", "approve", "postBond"]);
+      await mined(j.txs);
+      j = await json(["auditor", "claim", ...at(4)]);
+      expect(j).to.deep.include({ claimed: "0", txs: [] });
+      const stake = await runPouw(["provider", "stake", "1", "--mint", ...at(3)]);
+      expect(stake.stdout).to.match(/^staked 1 PDT: free 1, locked 0\n(  (mint|approve|stakeDeposit) tx 0x[0-9a-f]{64} in block \d+\n){3}$/);
     });
 
     it("an account without ETH for gas is told so, by address", async () => {

@@ -35,6 +35,11 @@ export type SendOptions = {
 
 export type SendResult = { hash: Hex; receipt: TransactionReceipt; gasUsed: bigint };
 
+/** A mined transaction as a command reports it: what it did, its hash and its block. */
+export type TxRef = { what: string; hash: Hex; blockNumber: bigint };
+
+export const txRef = (what: string, r: SendResult): TxRef => ({ what, hash: r.hash, blockNumber: r.receipt.blockNumber });
+
 export async function sendContractTx<
   const abi extends Abi,
   fn extends ContractFunctionName<abi, "nonpayable" | "payable">,

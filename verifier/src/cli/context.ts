@@ -6,6 +6,7 @@
 import { getAddress, isAddress, parseUnits, type Address, type Chain, type PublicClient, type Transport } from "viem";
 import { addConfigOptions, parseConfig, type Config, type ConfigDefaults, type ConfigFlags } from "../config/index.ts";
 import { loadAccount } from "../config/keys.ts";
+import { txRef, type TxRef } from "../chain/send.ts";
 import { fetchChainId, getTokenSymbol, httpClients, httpPublicClient, readDeployment, setRevertTokenSymbol, type ChainClients, type Deployment } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
 import { configureLogging } from "../log/index.ts";
@@ -140,6 +141,12 @@ export const fmt = (wei: bigint) => {
   return frac ? `${whole}.${frac}` : whole;
 };
 
+/** A mined transaction in a command's output: `what tx 0x.. in block N`, and as --json carries it. */
+export const txText = (t: TxRef) => `${t.what} tx ${t.hash} in block ${t.blockNumber}`;
+export const txJson = (t: TxRef) => ({ what: t.what, hash: t.hash, blockNumber: t.blockNumber.toString() });
+/** The lines of every transaction a command sent, for its text output. */
+export const txLines = (txs: readonly TxRef[]) => txs.map((t) => `  ${txText(t)}\n`).join("");
+
 /** Adds the config options to a sub-command and returns it. */
 export function withConfig(cmd: Command): Command {
   return addConfigOptions(cmd);
@@ -149,15 +156,17 @@ export function withConfig(cmd: Command): Command {
  * Makes sure the account holds `amount` of the token and has approved `spender` for it. With `mint` on
  * a deployment of the dev token, mints the shortfall first (local chains only).
  */
-export async function ensureFunds(ctx: CliContext, spender: Address, amount: bigint, mint: boolean): Promise<void> {
+export async function ensureFunds(ctx: CliContext, spender: Address, amount: bigint, mint: boolean): Promise<TxRef[]> {
+  const txs: TxRef[] = [];
   const { clients, deployment: d } = ctx;
   const me = clients.account.address;
   const { testTokenAbi, mintTestToken, approveToken } = await import("../chain/index.ts");
   const balance = await clients.public.readContract({ address: d.token, abi: testTokenAbi, functionName: "balanceOf", args: [me] });
   if (balance < amount) {
     if (!mint || !d.devToken) throw new InputError(`token balance ${fmt(balance)} is below ${fmt(amount)}${d.devToken ? " (pass --mint on the dev chain)" : ""}`);
-    await mintTestToken(clients, { token: d.token, to: me, amount: amount - balance });
+    txs.push(txRef("mint", await mintTestToken(clients, { token: d.token, to: me, amount: amount - balance })));
   }
   const allowance = await clients.public.readContract({ address: d.token, abi: testTokenAbi, functionName: "allowance", args: [me, spender] });
-  if (allowance < amount) await approveToken(clients, { token: d.token, spender, amount });
+  if (allowance < amount) txs.push(txRef("approve", await approveToken(clients, { token: d.token, spender, amount })));
+  return txs;
 }

@@ -11,7 +11,8 @@ import { InputError } from "../../errors/index.ts";
 import { DEFAULT_DATA_SHARE_BPS, type DataTermsMode } from "../../market/data-terms.ts";
 import type { DetectionSource, PolicyOverrides, StakeQuote } from "../../market/job-policy.ts";
 import { panelPoolCheck, panelPoolJson } from "../panel-warning.ts";
-import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, parseSeconds, readContext, withConfig, withReadConfig } from "../context.ts";
+import { txRef } from "../../chain/send.ts";
+import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, parseSeconds, readContext, txJson, txLines, withConfig, withReadConfig } from "../context.ts";
 
 /** The matrix the quote reads: --detection FILE, else the package's committed one; none with --no-quote. */
 async function detectionSource(opts: Record<string, string | boolean | undefined>): Promise<DetectionSource | undefined> {
@@ -214,21 +215,25 @@ export function registerBuyer(program: Command): void {
     );
   });
 
-  withConfig(buyer.command("cancel").description("cancel a job nobody has accepted; the escrow becomes your credit").argument("<job>")).action(async (jobArg: string, opts: Record<string, string | undefined>) => {
-    const jobId = parseJobId(jobArg);
-    const ctx = await marketContext(opts as never);
-    const r = await cancelJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId });
-    process.stdout.write(`job ${jobId} cancelled (tx ${r.hash}); claim the refund with \`pouw buyer claim\`\n`);
-  });
+  withConfig(buyer.command("cancel").description("cancel a job nobody has accepted; the escrow becomes your credit").argument("<job>").option("--json", "print JSON")).action(
+    async (jobArg: string, opts: Record<string, string | boolean | undefined>) => {
+      const jobId = parseJobId(jobArg);
+      const ctx = await marketContext(opts as never);
+      const tx = txRef("cancelJob", await cancelJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId }));
+      process.stdout.write(
+        opts.json ? JSON.stringify({ jobId: jobId.toString(), txs: [txJson(tx)] }) + "\n" : `job ${jobId} cancelled; claim the refund with \`pouw buyer claim\`\n${txLines([tx])}`,
+      );
+    },
+  );
 
-  withConfig(buyer.command("claim").description("claim refunds credited to you by the JobMarket")).action(async (opts: Record<string, string | undefined>) => {
+  withConfig(buyer.command("claim").description("claim refunds credited to you by the JobMarket").option("--json", "print JSON")).action(async (opts: Record<string, string | boolean | undefined>) => {
     const ctx = await marketContext(opts as never);
     const credit = await ctx.clients.public.readContract({ address: ctx.deployment.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [ctx.clients.account.address, ctx.deployment.token] });
-    if (credit === 0n) {
-      process.stdout.write("nothing to claim\n");
+    const tx = credit === 0n ? undefined : txRef("claimPayment", await claimPayment(ctx.clients, { jobMarket: ctx.deployment.jobMarket, token: ctx.deployment.token }));
+    if (opts.json) {
+      process.stdout.write(JSON.stringify({ account: ctx.clients.account.address, claimed: credit.toString(), symbol: ctx.symbol, txs: tx ? [txJson(tx)] : [] }) + "\n");
       return;
     }
-    await claimPayment(ctx.clients, { jobMarket: ctx.deployment.jobMarket, token: ctx.deployment.token });
-    process.stdout.write(`claimed ${fmt(credit)}\n`);
+    process.stdout.write(tx === undefined ? "nothing to claim\n" : `claimed ${fmt(credit)} ${ctx.symbol}\n${txLines([tx])}`);
   });
 }

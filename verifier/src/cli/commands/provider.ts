@@ -9,7 +9,14 @@ import { acceptJob, claimPayment, getJob, requireJob, jobMarketAbi, requestWithd
 import { InputError } from "../../errors/index.ts";
 import { formatStrategy, parseStrategy } from "../../ml/strategies.ts";
 import type { SegmentProgress } from "../../provider/run-job.ts";
-import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, withConfig, withReadConfig, type ReadFlags } from "../context.ts";
+import { txRef } from "../../chain/send.ts";
+import { chainDate } from "../../chain/revertText.ts";
+import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, txJson, txLines, withConfig, withReadConfig, type ReadFlags } from "../context.ts";
+
+/** Prints `json` as one JSON line with --json, else `text`; bigints as decimal strings. */
+function out(opts: { json?: unknown }, json: Record<string, unknown>, text: string): void {
+  process.stdout.write(opts.json ? JSON.stringify(json, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) + "\n" : text);
+}
 
 type Opts = Record<string, string | boolean | undefined>;
 
@@ -20,38 +27,46 @@ export function registerProvider(program: Command): void {
     async (opts: ReadFlags & { json?: boolean }) => (await import("../account-status.ts")).providerStatus(opts),
   );
 
-  withConfig(provider.command("stake").description("deposit stake into the StakeVault").argument("<amount>", "tokens").option("--mint", "dev chain: mint the amount if the balance is short")).action(
+  withConfig(provider.command("stake").description("deposit stake into the StakeVault").argument("<amount>", "tokens").option("--mint", "dev chain: mint the amount if the balance is short").option("--json", "print JSON")).action(
     async (amountArg: string, opts: Opts) => {
       const amount = parseAmount("AMOUNT", amountArg);
       const ctx = await marketContext(opts as never);
-      await ensureFunds(ctx, ctx.deployment.stakeVault, amount, opts.mint === true);
-      await stakeDeposit(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount });
+      const txs = await ensureFunds(ctx, ctx.deployment.stakeVault, amount, opts.mint === true);
+      txs.push(txRef("stakeDeposit", await stakeDeposit(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount })));
       const a = await ctx.clients.public.readContract({ address: ctx.deployment.stakeVault, abi: stakeVaultAbi, functionName: "accountOf", args: [ctx.clients.account.address] });
-      process.stdout.write(`staked ${fmt(amount)}: free ${fmt(a.free)}, locked ${fmt(a.locked)}\n`);
+      out(opts, { account: ctx.clients.account.address, amount, free: a.free, locked: a.locked, txs: txs.map(txJson) }, `staked ${fmt(amount)} ${ctx.symbol}: free ${fmt(a.free)}, locked ${fmt(a.locked)}\n${txLines(txs)}`);
     },
   );
 
-  withConfig(provider.command("unstake").description("start unbonding free stake (withdraw after the unbonding delay)").argument("<amount>", "tokens")).action(async (amountArg: string, opts: Opts) => {
+  withConfig(provider.command("unstake").description("start unbonding free stake (withdraw after the unbonding delay)").argument("<amount>", "tokens").option("--json", "print JSON")).action(async (amountArg: string, opts: Opts) => {
     const amount = parseAmount("AMOUNT", amountArg);
     const ctx = await marketContext(opts as never);
-    await requestWithdrawal(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount });
+    const tx = txRef("requestWithdrawal", await requestWithdrawal(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount }));
     const a = await ctx.clients.public.readContract({ address: ctx.deployment.stakeVault, abi: stakeVaultAbi, functionName: "accountOf", args: [ctx.clients.account.address] });
-    process.stdout.write(`unbonding ${fmt(a.pendingWithdrawal)}, withdrawable at ${new Date(Number(a.withdrawableAt) * 1000).toISOString()} (pouw provider withdraw)\n`);
+    out(
+      opts,
+      { account: ctx.clients.account.address, pendingWithdrawal: a.pendingWithdrawal, withdrawableAt: chainDate(a.withdrawableAt), txs: [txJson(tx)] },
+      `unbonding ${fmt(a.pendingWithdrawal)} ${ctx.symbol}, withdrawable at ${chainDate(a.withdrawableAt)} (pouw provider withdraw)\n${txLines([tx])}`,
+    );
   });
 
-  withConfig(provider.command("withdraw").description("withdraw unbonded stake")).action(async (opts: Opts) => {
+  withConfig(provider.command("withdraw").description("withdraw unbonded stake").option("--json", "print JSON")).action(async (opts: Opts) => {
     const ctx = await marketContext(opts as never);
     const a = await ctx.clients.public.readContract({ address: ctx.deployment.stakeVault, abi: stakeVaultAbi, functionName: "accountOf", args: [ctx.clients.account.address] });
-    await withdraw(ctx.clients, { stakeVault: ctx.deployment.stakeVault });
-    process.stdout.write(`withdrew ${fmt(a.pendingWithdrawal)}\n`);
+    const tx = txRef("withdraw", await withdraw(ctx.clients, { stakeVault: ctx.deployment.stakeVault }));
+    out(opts, { account: ctx.clients.account.address, withdrawn: a.pendingWithdrawal, txs: [txJson(tx)] }, `withdrew ${fmt(a.pendingWithdrawal)} ${ctx.symbol}\n${txLines([tx])}`);
   });
 
-  withConfig(provider.command("accept").description("accept an open job (locks the policy's stake)").argument("<job>")).action(async (jobArg: string, opts: Opts) => {
+  withConfig(provider.command("accept").description("accept an open job (locks the policy's stake)").argument("<job>").option("--json", "print JSON")).action(async (jobArg: string, opts: Opts) => {
     const jobId = parseJobId(jobArg);
     const ctx = await marketContext(opts as never);
-    const r = await acceptJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId });
+    const tx = txRef("acceptJob", await acceptJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId }));
     const job = await getJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
-    process.stdout.write(`accepted job ${jobId} from segment ${job.nextSegment} (tx ${r.hash}); first deadline ${new Date(Number(job.deadline) * 1000).toISOString()}\n`);
+    out(
+      opts,
+      { jobId, fromSegment: job.nextSegment, deadline: chainDate(job.deadline), txs: [txJson(tx)] },
+      `accepted job ${jobId} from segment ${job.nextSegment}; first deadline ${chainDate(job.deadline)}\n${txLines([tx])}`,
+    );
   });
 
   withConfig(
@@ -59,7 +74,8 @@ export function registerProvider(program: Command): void {
       .command("run")
       .description("train an accepted job segment by segment, publishing checkpoints and committing each segment; resumes after a restart")
       .argument("<job>")
-      .option("--strategy <s>", "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | plant:<step> | near-zero (cheats are for demos and tests)", "honest"),
+      .option("--strategy <s>", "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | plant:<step> | near-zero (cheats are for demos and tests)", "honest")
+      .option("--json", "print the result as JSON (the progress stays on stderr)"),
   ).action(async (jobArg: string, opts: Opts) => {
     const jobId = parseJobId(jobArg);
     const strategy = parseStrategy(opts.strategy as string);
@@ -82,10 +98,12 @@ export function registerProvider(program: Command): void {
         Finalized: "nothing to train (finalized: claim with pouw provider claim)",
         TimedOut: `not trained: its segment deadline passed and the timeout was reported; your committed segments stay disputable until ${new Date(r.deadline * 1000).toISOString()}, then anyone can re-open the job (JobMarket.reopenJob)`,
       };
-      process.stdout.write(
-        r.committed.length === 0
+      out(
+        opts,
+        { jobId, status: r.status, resumedFrom: r.resumedFrom, committed: r.committed, strategy: formatStrategy(strategy), gasUsed: r.gasUsed, wallSeconds: r.wallSeconds, txs: r.txs.map(txJson) },
+        (r.committed.length === 0
           ? `job ${jobId}: ${idle[r.status] ?? (r.status === "Active" ? "nothing to train (all segments committed)" : `not trained: the job is ${r.status}`)}\n`
-          : `job ${jobId}: committed segments ${r.committed[0]}..${r.committed[r.committed.length - 1]}${resumed} with strategy ${formatStrategy(strategy)}, gas ${r.gasUsed}, ${r.wallSeconds.toFixed(1)} s\n`,
+          : `job ${jobId}: committed segments ${r.committed[0]}..${r.committed[r.committed.length - 1]}${resumed} with strategy ${formatStrategy(strategy)}, gas ${r.gasUsed}, ${r.wallSeconds.toFixed(1)} s\n`) + txLines(r.txs),
       );
     } finally {
       process.removeListener("SIGINT", onInterrupt);
@@ -97,7 +115,8 @@ export function registerProvider(program: Command): void {
     provider
       .command("claim")
       .description("finalize your jobs whose challenge window has passed, anchor each one's provenance record (written next to the final weights and published to the store), then claim your payment credit")
-      .argument("[jobs...]"),
+      .argument("[jobs...]")
+      .option("--json", "print the result as JSON"),
   ).action(async (jobs: string[], opts: Opts) => {
     const ids = jobs.map(parseJobId);
     const ctx = await marketContext(opts as never);
@@ -105,22 +124,24 @@ export function registerProvider(program: Command): void {
     for (const jobId of ids) await requireJob(ctx.clients.public, { jobMarket, jobId });
     const { finalizeAndAnchor } = await import("../../provider/finalize-anchor.ts");
     const pctx = { clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir };
+    let text = "";
+    const results = [];
     for (const jobId of ids) {
       const r = await finalizeAndAnchor(pctx, jobId);
-      if (r.finalized) process.stdout.write(`job ${jobId}: finalized\n`);
-      if (r.skipped) process.stdout.write(`job ${jobId}: ${r.skipped}\n`);
+      results.push({ jobId, status: r.status, finalized: r.finalized, skipped: r.skipped ?? null, provenance: r.provenance ?? null, txs: r.txs.map(txJson) });
+      if (r.finalized) text += `job ${jobId}: finalized\n`;
+      if (r.skipped) text += `job ${jobId}: ${r.skipped}\n`;
       if (r.provenance) {
         const p = r.provenance;
-        process.stdout.write(`job ${jobId}: provenance ${p.alreadyAnchored ? "already anchored" : "anchored"} (record ${p.recordHash}, weights ${p.weightsCid}); wrote ${p.weightsPath} and ${p.recordPath}\n`);
+        text += `job ${jobId}: provenance ${p.alreadyAnchored ? "already anchored" : "anchored"} (record ${p.recordHash}, weights ${p.weightsCid}); wrote ${p.weightsPath} and ${p.recordPath}\n`;
       }
+      text += txLines(r.txs);
     }
     const credit = await ctx.clients.public.readContract({ address: jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [ctx.clients.account.address, token] });
-    if (credit === 0n) {
-      process.stdout.write("nothing to claim\n");
-      return;
-    }
-    await claimPayment(ctx.clients, { jobMarket, token });
-    process.stdout.write(`claimed ${fmt(credit)}\n`);
+    const claim = credit === 0n ? undefined : txRef("claimPayment", await claimPayment(ctx.clients, { jobMarket, token }));
+    // NOTE: "claimed X" stays the line's start and end (the e2e tests and the walkthrough read it)
+    text += claim === undefined ? "nothing to claim\n" : `claimed ${fmt(credit)}\n${txLines([claim])}`;
+    out(opts, { jobs: results, claimed: credit, symbol: ctx.symbol, txs: claim ? [txJson(claim)] : [] }, text);
   });
 }
 
