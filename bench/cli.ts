@@ -5,13 +5,16 @@
  * each command loaded (a module-resolution hook: TensorFlow.js, snarkjs, HiGHS, viem), so that a regression in the
  * lazy loading (verifier/src/cli/commands/index.ts) shows as a package, not only as seconds.
  *
- *   npm run bench:cli [-- --runs N]
+ *   npm run bench:cli [-- --runs N] [--baseline DIR]
+ *
+ * `--baseline DIR`: also time `pouw --help` of another checkout (e.g. `git archive <commit> verifier package.json | tar
+ * -x -C DIR`, with node_modules linked), under the same load, for a before/after pair.
  *
  * Prints a table and writes bench/results/cli.json. No assertion: the target (issue 15) is `pouw --help` < 1 s on
  * the 2-core machine.
  */
 import { spawnSync } from "node:child_process";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEV_KEYS, ROOT, startHardhatNode } from "../test/e2e/helpers.ts";
@@ -21,6 +24,8 @@ const HEAVY = ["@tensorflow/tfjs-core", "@tensorflow/tfjs-backend-cpu", "@tensor
 
 const runsArg = process.argv.indexOf("--runs");
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 5;
+const baselineArg = process.argv.indexOf("--baseline");
+const BASELINE = baselineArg > 0 ? process.argv[baselineArg + 1] : undefined;
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error("--runs must be a whole number >= 1");
 
 const dir = mkdtempSync(join(tmpdir(), "pouw-bench-cli-"));
@@ -36,13 +41,13 @@ process.on("exit", () => writeFileSync(process.env.POUW_BENCH_LOADED, JSON.strin
 
 type Row = { command: string; runs: number; medianSeconds: number; minSeconds: number; maxSeconds: number; exitCode: number; heavyLoaded: string[] };
 
-function time(args: string[], expectCode = 0): Row {
+function time(args: string[], expectCode = 0, pouw = POUW, label?: string): Row {
   const walls: number[] = [];
   let loaded: string[] = [];
   for (let i = 0; i < RUNS; i++) {
     const out = join(dir, `loaded-${i}.json`);
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, ["--import", hook, POUW, ...args], { cwd: ROOT, env: { ...process.env, POUW_BENCH_LOADED: out }, encoding: "utf8" });
+    const r = spawnSync(process.execPath, ["--import", hook, pouw, ...args], { cwd: ROOT, env: { ...process.env, POUW_BENCH_LOADED: out }, encoding: "utf8" });
     walls.push((performance.now() - t0) / 1000);
     if (r.status !== expectCode) throw new Error(`pouw ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
     loaded = JSON.parse(readFileSync(out, "utf8")) as string[];
@@ -50,7 +55,7 @@ function time(args: string[], expectCode = 0): Row {
   const sorted = [...walls].sort((a, b) => a - b);
   const round = (x: number) => Math.round(x * 1000) / 1000;
   return {
-    command: `pouw ${args.filter((a) => !a.startsWith("http") && !a.startsWith(dir) && !DEV_KEYS.includes(a as never) && !["--rpc", "--state-dir", "--private-key"].includes(a)).join(" ")}`,
+    command: label ?? `pouw ${args.filter((a) => !a.startsWith("http") && !a.startsWith(dir) && !DEV_KEYS.includes(a as never) && !["--rpc", "--state-dir", "--private-key"].includes(a)).join(" ")}`,
     runs: RUNS,
     medianSeconds: round(sorted[Math.floor(sorted.length / 2)]!),
     minSeconds: round(sorted[0]!),
@@ -61,6 +66,7 @@ function time(args: string[], expectCode = 0): Row {
 }
 
 const rows: Row[] = [time(["--help"]), time(["--version"])];
+if (BASELINE) rows.push(time(["--help"], 0, join(BASELINE, "verifier/src/cli/pouw.ts"), "pouw --help (baseline)"));
 const node = await startHardhatNode();
 try {
   const as = (key: number) => ["--rpc", node.url, "--state-dir", dir, "--private-key", DEV_KEYS[key]!];
@@ -79,6 +85,7 @@ try {
 const pad = (s: string, n: number) => s.padEnd(n);
 process.stdout.write(`${pad("command", 28)} ${pad("median s", 9)} ${pad("min s", 7)} ${pad("max s", 7)} heavy packages loaded\n`);
 for (const r of rows) process.stdout.write(`${pad(r.command, 28)} ${pad(r.medianSeconds.toFixed(3), 9)} ${pad(r.minSeconds.toFixed(3), 7)} ${pad(r.maxSeconds.toFixed(3), 7)} ${r.heavyLoaded.join(", ") || "-"}\n`);
-const result = { bench: "cli", node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "unknown", date: new Date().toISOString(), runs: RUNS, rows };
+// the machine is shared: the load average says how much of a row's time is other people's work
+const result = { bench: "cli", ...(BASELINE ? { baseline: BASELINE } : {}), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "unknown", loadAverage: loadavg().map((x) => Math.round(x * 100) / 100), date: new Date().toISOString(), runs: RUNS, rows };
 writeFileSync(join(ROOT, "bench/results/cli.json"), JSON.stringify(result, null, 2) + "\n");
-process.stdout.write("wrote bench/results/cli.json\n");
+process.stdout.write(`load average ${result.loadAverage.join(", ")}; wrote bench/results/cli.json\n`);
