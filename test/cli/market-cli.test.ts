@@ -199,6 +199,12 @@ describe("pouw on a market: errors, read-only commands, listings, Ctrl-C (in-pro
       expect(stake.stdout).to.match(/^staked 1 PDT: free 1, locked 0\n(  (mint|approve|stakeDeposit) tx 0x[0-9a-f]{64} in block \d+\n){3}$/);
     });
 
+    it("the token symbol of a command's reverts ends with the command (the bot in the same process reads 'tokens')", async () => {
+      const r = await runPouw(["buyer", "cancel", String(job.jobId), ...as(1)]); // reads the symbol, then reverts
+      expect(r.code).to.equal(1);
+      expect(new ContractRevertError("ERC20InsufficientBalance", ["0xA", 0n, 10n ** 18n]).shortMessage).to.equal("0xA holds 0 tokens, 1 are needed (short 1) [ERC20InsufficientBalance]");
+    });
+
     it("an account without ETH for gas is told so, by address", async () => {
       const key = "0x1111111111111111111111111111111111111111111111111111111111111111";
       const r = await runPouw(["provider", "stake", "1", "--mint", ...as(), "--private-key", key]);

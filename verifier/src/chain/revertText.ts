@@ -7,7 +7,10 @@
  * NOTE: imports nothing from errors.ts (which imports this file), only viem's formatter and the enum tables.
  */
 import { formatEther } from "viem";
+import { revertTokenSymbol } from "./display.ts";
 import { AUDITOR_STATUS, DISPUTE_OUTCOME, enumName, JOB_STATUS } from "./enums.ts";
+
+export { setRevertTokenSymbol } from "./display.ts";
 
 /** A chain timestamp (seconds) as an ISO date, to the second. */
 export const chainDate = (seconds: bigint | number) => new Date(Number(seconds) * 1000).toISOString().replace(/\.000Z$/, "Z");
@@ -24,15 +27,6 @@ export function formatDuration(seconds: bigint | number): string {
 /** How the amounts of a revert are written: the token's symbol (default "tokens", when the caller did not read it). */
 export type RevertTextOptions = { symbol?: string };
 
-let defaultSymbol = "tokens";
-
-/**
- * The symbol reverts decoded from now on use when the caller gives none. The CLI sets it once per command from the
- * deployment's token (cli/context.ts); the bot and library callers keep "tokens".
- */
-export function setRevertTokenSymbol(symbol: string | undefined): void {
-  defaultSymbol = symbol && symbol.trim() !== "" ? symbol : "tokens";
-}
 
 type Fmt = { date: (s: unknown) => string; until: (end: unknown, now: unknown) => string; ago: (end: unknown, now: unknown) => string; amt: (wei: unknown) => string; num: (wei: unknown) => string; sym: string };
 
@@ -85,7 +79,7 @@ const TEXT: Record<string, (a: readonly unknown[], f: Fmt) => string> = {
 export function revertText(errorName: string, args: readonly unknown[], options: RevertTextOptions = {}): string | undefined {
   const t = TEXT[errorName];
   if (!t) return undefined;
-  const sym = options.symbol ?? defaultSymbol;
+  const sym = options.symbol ?? revertTokenSymbol();
   const f: Fmt = {
     date: (s) => chainDate(s as bigint),
     until: (end, now) => formatDuration(big(end) - big(now)),

@@ -12,6 +12,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { PouwError, InputError } from "../errors/index.ts";
+import { setRevertTokenSymbol } from "../chain/display.ts";
 import { registerCommands } from "./commands/index.ts";
 
 /** The package's version (package.json), what `pouw --version` prints. */
@@ -52,6 +53,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     process.stderr.write(`pouw: unexpected error: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
+  } finally {
+    // the command's token symbol for decoded reverts (cli/context.ts) ends with the command
+    setRevertTokenSymbol(undefined);
   }
 }
 

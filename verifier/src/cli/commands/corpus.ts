@@ -13,7 +13,7 @@ import { isHex, type Hex } from "viem";
 import { jobMarketAbi } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { DATASETS, DEFAULT_SOTU_YEARS, parseDatasetName, type CorpusSpec } from "../../ml/data/corpus.ts";
-import { marketContext, parseAddress, withConfig } from "../context.ts";
+import { marketContext, parseAddress, txJson, txLines, withConfig } from "../context.ts";
 
 export function parseYears(text: string): [number, number] {
   const m = /^(\d{4})(?:[-:](\d{4}))?$/.exec(text);
@@ -79,13 +79,13 @@ export function registerCorpus(program: Command): void {
     if (/^0x0{40}$/i.test(dataRegistry)) throw new InputError(`JobMarket ${ctx.deployment.jobMarket} has no DataRegistry (it was deployed with --no-registries)`);
     const regs = await registerManifestCorpora(ctx.clients, dataRegistry, manifest, { ...(payout ? { payout } : {}), ...(termsHash ? { termsHash: termsHash as Hex } : {}), ...(only ? { only } : {}) });
     if (opts.json) {
-      process.stdout.write(JSON.stringify({ dataRegistry, corpora: regs.map((r) => ({ ...r, corpusId: r.corpusId.toString(), gasUsed: r.gasUsed.toString() })) }) + "\n");
+      process.stdout.write(JSON.stringify({ dataRegistry, corpora: regs.map(({ tx, ...r }) => ({ ...r, corpusId: r.corpusId.toString(), gasUsed: r.gasUsed.toString(), tx: tx ? txJson(tx) : null })) }) + "\n");
       return;
     }
     for (const r of regs) {
       process.stdout.write(
         r.status === "registered"
-          ? `corpus ${r.name} (${r.contentId}) registered as DataRegistry corpus ${r.corpusId}, payout ${r.payout}\n`
+          ? `corpus ${r.name} (${r.contentId}) registered as DataRegistry corpus ${r.corpusId}, payout ${r.payout}\n${txLines(r.tx ? [r.tx] : [])}`
           : `corpus ${r.name} (${r.contentId}) is already DataRegistry corpus ${r.corpusId} (registered by ${r.owner}, payout ${r.payout})\n`,
       );
     }
