@@ -29,7 +29,7 @@ describe("pouw auditor run|fund (in-process)", function () {
     const as = (i: number) => ["--rpc", node.url, "--state-dir", dir, "--private-key", DEV_KEYS[i]!];
     const me = privateKeyToAccount(DEV_KEYS[3]!).address;
     expect((await run(["deploy", ...as(0)])).code).to.equal(0);
-    expect((await run(["auditor", "bond", "100", "--mint", ...as(3)])).stdout).to.match(/^bond 100, active \(counts for dispute panels and attestation committees from \d{4}-\d\d-\d\dT[\d:.]+Z\)\n$/);
+    expect((await run(["auditor", "bond", "100", "--mint", ...as(3)])).stdout).to.match(/^bond 100, active \(counts for dispute panels and attestation committees from \d{4}-\d\d-\d\dT[\d:.]+Z\)\n(  (mint|approve|postBond) tx 0x[0-9a-f]{64} in block \d+\n){3}$/);
 
     // no --log-level: info; pretty lines
     let r = await run(["auditor", "run", "--once", "--log-format", "pretty", ...as(3)]);
@@ -52,7 +52,7 @@ describe("pouw auditor run|fund (in-process)", function () {
     expect(r.stderr).to.match(new RegExp(`pouw: token balance 0 < 2: transfer 2 tokens \\(0x[0-9a-fA-F]{40}\\) to ${me} or pass --mint on the dev chain\\n$`));
     r = await run(["auditor", "fund", "--mint", ...as(3)]);
     expect(r.code, r.stderr).to.equal(0);
-    expect(r.stdout).to.match(/^token balance 1\.15; one challenge deposit is 1\.15 \(the floor: minimum challenger bond \+ panel fees, no open job\); ETH [0-9.]+ \(a challenge's gas ~[0-9.]+\); the bot approves DisputeGame for each deposit itself\n$/);
+    expect(r.stdout).to.match(/^token balance 1\.15; one challenge deposit is 1\.15 \(the floor: minimum challenger bond \+ panel fees, no open job\); ETH [0-9.]+ \(a challenge's gas ~[0-9.]+\); the bot approves DisputeGame for each deposit itself\n  mint tx 0x[0-9a-f]{64} in block \d+\n$/);
 
     r = await run(["auditor", "run", "--once", "--log-format", "pretty", ...as(3)]);
     expect(r.code, r.stderr).to.equal(0);

@@ -53,8 +53,8 @@ describe("config: remote sources", () => {
     expect(two.board.pointers.describe()).to.equal("/tmp/x/board, http://a.example, http://b.example");
   });
 
-  it("every command that reads content lists --source in its help, and serve documents every flag", () => {
-    const program = buildProgram();
+  it("every command that reads content lists --source in its help, and serve documents every flag", async () => {
+    const program = await buildProgram();
     const help = (path: string[]) => {
       let cmd = program;
       for (const name of path) cmd = cmd.commands.find((c) => c.name() === name)!;

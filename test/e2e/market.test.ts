@@ -38,7 +38,9 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
   it("deploys, posts, trains, audits, settles and fetches, each party its own process", async () => {
     expect(await cliOk(["deploy", ...common(node.url, 0), "--unbonding-delay", "60", "--exit-delay", "259224", "--min-bond", "1"])).to.match(/JobMarket\s+0x/).and.to.match(/DataRegistry\s+0x[0-9a-fA-F]{40} \(JobMarket.setRegistries done\)/);
     // the data contributor registers the manifest's corpus (the payout address is the manifest's)
-    expect(await cliOk(["corpus", "register", "--manifest", manifest, ...common(node.url, 5)])).to.equal(`corpus mnist-digits (bafkreiedkmci2krpbghjxi5aiuvbzxteeuq24mknx44c5okfunopejw46m) registered as DataRegistry corpus 1, payout ${payout}\n`);
+    expect(await cliOk(["corpus", "register", "--manifest", manifest, ...common(node.url, 5)])).to.match(
+      new RegExp(`^corpus mnist-digits \\(bafkreiedkmci2krpbghjxi5aiuvbzxteeuq24mknx44c5okfunopejw46m\\) registered as DataRegistry corpus 1, payout ${payout}\\n  registerCorpus tx 0x[0-9a-f]{64} in block \\d+\\n$`),
+    );
     expect(await cliOk(["corpus", "register", "--manifest", manifest, ...common(node.url, 1)])).to.match(/is already DataRegistry corpus 1 \(registered by 0x/);
     // the stake comes from the quote over the package's committed detection matrix (the default); the
     // registered corpus gets data terms (10% of the payment by default)
@@ -184,8 +186,8 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     try {
       const via = (key: number) => common(proxy.url, key);
       const created = await cliOk(["buyer", "create", ...via(1), "--manifest", manifest, "--pay", "1", "--mint", "--challenge-window", "100"]);
-      expect(created).to.match(/^job 4: .*, stake [0-9.]+ \(from quote\)/).and.to.match(/^data terms: 10% of the payment to corpus mnist-digits \(DataRegistry 1, 10000 tokens, payout 0x0+[dD]1\) at finalize; min tier 4$/m).and.to.match(/^quote: audit rate [0-9.e-]+ \(manifest 1\), checks \S+.*, stake [0-9.]+: cheapest contract audits at .*% of the payment \(.*detection\.json\)$/m);
-      const stake = /, stake ([0-9.]+) \(from quote\)/.exec(created)![1]!;
+      expect(created).to.match(/^job 4: .*, stake [0-9.]+ PDT \(from quote\)/).and.to.match(/^data terms: 10% of the payment to corpus mnist-digits \(DataRegistry 1, 10000 tokens, payout 0x0+[dD]1\) at finalize; min tier 4$/m).and.to.match(/^quote: audit rate [0-9.e-]+ \(manifest 1\), checks \S+.*, stake [0-9.]+: cheapest contract audits at .*% of the payment \(.*detection\.json\)$/m);
+      const stake = /, stake ([0-9.]+) PDT \(from quote\)/.exec(created)![1]!;
       await cliOk(["provider", "stake", stake, "--mint", ...via(4)]);
       await cliOk(["provider", "accept", "4", ...via(4)]);
       await cliOk(["provider", "run", "4", ...via(4)]);

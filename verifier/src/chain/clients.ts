@@ -39,7 +39,8 @@ function chainFor(id: number, rpcUrl: string): Chain {
 /** Reads the chain id over `rpcUrl` (with retries): the config needs it to decide which key sources are allowed. */
 export async function fetchChainId(rpcUrl: string): Promise<number> {
   const client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: 10_000 }) });
-  return withRetry(() => client.getChainId(), { what: "eth_chainId", attempts: 5 });
+  // the first read of every command: its failure is reported as one line ("cannot reach the RPC"), not as retry warnings
+  return withRetry(() => client.getChainId(), { what: "eth_chainId", attempts: 5, retryLogLevel: "debug" });
 }
 
 export function httpClients(rpcUrl: string, chainId: number, options: ClientOptions): ChainClients {
@@ -47,6 +48,12 @@ export function httpClients(rpcUrl: string, chainId: number, options: ClientOpti
   // signed transaction is rebroadcast byte for byte rather than re-signed.
   const transport = http(rpcUrl, { retryCount: 2, retryDelay: 100, timeout: 15_000 });
   return build(transport, chainFor(chainId, rpcUrl), options);
+}
+
+/** A read-only client over `rpcUrl` (no account): what the read-only commands use, so that they need no key. */
+export function httpPublicClient(rpcUrl: string, chainId: number, options: { pollingIntervalMs?: number } = {}): PublicClient<Transport, Chain> {
+  const transport = http(rpcUrl, { retryCount: 2, retryDelay: 100, timeout: 15_000 });
+  return createPublicClient({ transport, chain: chainFor(chainId, rpcUrl), pollingInterval: options.pollingIntervalMs ?? 1_000 }) as PublicClient<Transport, Chain>;
 }
 
 export function providerClients(provider: EIP1193Provider | { request: (...args: never[]) => Promise<unknown> }, chainId: number, options: ClientOptions): ChainClients {

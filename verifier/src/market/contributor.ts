@@ -8,7 +8,7 @@
  * registry takes one registration per (content, registrant).
  */
 import { getAddress, keccak256, toHex, type Address, type Hex } from "viem";
-import { dataRegistryAbi, findCorpus, registerCorpus, withRetry, type ChainClients } from "../chain/index.ts";
+import { dataRegistryAbi, findCorpus, registerCorpus, txRef, withRetry, type ChainClients, type TxRef } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
 import type { Manifest } from "../ml/index.ts";
 import { contentDigestOf } from "../provenance/chain.ts";
@@ -23,6 +23,8 @@ export type CorpusRegistration = {
   /** The registering account (may retire the registration; cannot move its payout). */
   owner: Address;
   gasUsed: bigint;
+  /** The registerCorpus transaction, when this call registered it. */
+  tx?: TxRef;
 };
 
 export type RegisterCorporaOptions = {
@@ -59,7 +61,7 @@ export async function registerManifestCorpora(clients: ChainClients, dataRegistr
       );
     }
     const r = await registerCorpus(clients, { dataRegistry, contentDigest, contentCid: c.contentId, licence: c.licence, payout, termsHash: opts.termsHash ?? keccak256(toHex(c.licence)) });
-    out.push({ name: c.name, contentId: c.contentId, corpusId: r.corpusId, status: "registered", payout, owner: clients.account.address, gasUsed: r.gasUsed });
+    out.push({ name: c.name, contentId: c.contentId, corpusId: r.corpusId, status: "registered", payout, owner: clients.account.address, gasUsed: r.gasUsed, tx: txRef("registerCorpus", r) });
   }
   return out;
 }

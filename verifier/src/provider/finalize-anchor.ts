@@ -13,7 +13,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { getAddress, type Hex } from "viem";
-import { ContractRevertError, finalize, getJob, getJobCreated, getSegmentCommits, type JobStatusName, type SegmentCommit } from "../chain/index.ts";
+import { ContractRevertError, finalize, getJob, getJobCreated, getSegmentCommits, txRef, type JobStatusName, type SegmentCommit, type TxRef } from "../chain/index.ts";
 import { logger } from "../log/index.ts";
 import { rebuildFinalWeights } from "../market/final-weights.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
@@ -49,6 +49,8 @@ export type FinalizeAndAnchorResult = {
   /** Whether this call sent finalize. */
   finalized: boolean;
   gasUsed: bigint;
+  /** The transactions this call sent (finalize, anchorProvenance). */
+  txs: TxRef[];
   /** Set when the job is Finalized and this account is its final provider. */
   provenance?: AnchoredProvenance;
   /** Why nothing was anchored (not finalizable, or another provider's job). */
@@ -68,9 +70,12 @@ export async function finalizeAndAnchor(ctx: ProviderContext, jobId: bigint, opt
   let job = await getJob(clients.public, { jobMarket, jobId });
   let gasUsed = 0n;
   let finalized = false;
+  const txs: TxRef[] = [];
   if (job.status === "Committed") {
     try {
-      gasUsed += (await finalize(clients, { jobMarket, jobId })).gasUsed;
+      const f = await finalize(clients, { jobMarket, jobId });
+      gasUsed += f.gasUsed;
+      txs.push(txRef("finalize", f));
       finalized = true;
     } catch (err) {
       // someone else finalized it between the read and the send
@@ -78,7 +83,7 @@ export async function finalizeAndAnchor(ctx: ProviderContext, jobId: bigint, opt
     }
     job = await getJob(clients.public, { jobMarket, jobId });
   }
-  const result: FinalizeAndAnchorResult = { jobId, status: job.status, finalized, gasUsed };
+  const result: FinalizeAndAnchorResult = { jobId, status: job.status, finalized, gasUsed, txs };
   if (job.status !== "Finalized") return { ...result, skipped: `${job.status}, not finalizable` };
   const me = getAddress(clients.account.address);
   if (job.provider !== me) return { ...result, skipped: `final provider is ${job.provider}, not ${me}: only it anchors provenance` };
@@ -115,7 +120,11 @@ export async function finalizeAndAnchor(ctx: ProviderContext, jobId: bigint, opt
   if (anchored && anchored.recordHash !== written.recordHash) {
     throw new ProvenanceBuildError(`job ${jobId}: the chain already anchors record ${anchored.recordHash}, not this record ${written.recordHash} (anchors are write-once)`);
   }
-  if (!anchored) gasUsed += (await anchorProvenance(clients, { anchor: jobMarket, jobId, recordHash: written.recordHash, weightsCid: record.weights.cid })).gasUsed;
+  if (!anchored) {
+    const a = await anchorProvenance(clients, { anchor: jobMarket, jobId, recordHash: written.recordHash, weightsCid: record.weights.cid });
+    gasUsed += a.gasUsed;
+    txs.push(txRef("anchorProvenance", a));
+  }
   log.info({ jobId: jobId.toString(), recordHash: written.recordHash, weightsCid }, anchored ? "provenance already anchored" : "provenance anchored");
   return { ...result, gasUsed, provenance: { weightsPath, recordPath: written.path, recordHash: written.recordHash, recordCid, weightsCid, alreadyAnchored: anchored !== undefined } };
 }

@@ -24,6 +24,8 @@ import {
   type Deployment,
   type JobStatusName,
   type SegmentCommit,
+  txRef,
+  type TxRef,
 } from "../chain/index.ts";
 import { PouwError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
@@ -63,6 +65,8 @@ export type RunJobResult = {
   jobId: bigint;
   resumedFrom: number;
   committed: number[];
+  /** The commitSegment transactions this call sent (not those a restart found already mined). */
+  txs: TxRef[];
   gasUsed: bigint;
   /** Nominal FLOPs this call spent (forward + backward passes actually computed). */
   flops: number;
@@ -129,7 +133,7 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
   if (K !== job.policy.stepsPerSegment || manifest.training.steps !== S * K) {
     throw new ProviderJobError(`job ${jobId}: policy (${S} x ${job.policy.stepsPerSegment} steps) does not match the manifest (${manifest.training.steps} steps of ${K})`);
   }
-  const result: RunJobResult = { jobId, resumedFrom: job.nextSegment, committed: [], gasUsed: 0n, flops: 0, stepLosses: [], wallSeconds: 0, manifest, status: job.status, deadline: Number(job.deadline) };
+  const result: RunJobResult = { jobId, resumedFrom: job.nextSegment, committed: [], txs: [], gasUsed: 0n, flops: 0, stepLosses: [], wallSeconds: 0, manifest, status: job.status, deadline: Number(job.deadline) };
   if (job.status !== "Active") {
     result.wallSeconds = (performance.now() - started) / 1000;
     return result;
@@ -175,6 +179,7 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
     try {
       const r = await commitSegment(clients, { jobMarket, jobId, segment: seg, stateHashes: hashes, lossE6, checkpointCid });
       result.gasUsed += r.gasUsed;
+      result.txs.push(txRef(`commitSegment ${seg}`, r));
       options.onSegment?.({ jobId, segment: seg, traceRoot: root, lossE6, gasUsed: r.gasUsed });
     } catch (err) {
       // A commit sent before a crash and mined meanwhile: the chain already has this segment.

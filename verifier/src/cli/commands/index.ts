@@ -1,36 +1,61 @@
 import type { Command } from "commander";
-import { registerAudit } from "./audit.ts";
-import { registerAuditor } from "./auditor.ts";
-import { registerBuyer } from "./buyer.ts";
-import { registerCorpus } from "./corpus.ts";
-import { registerDeploy } from "./deploy.ts";
-import { registerDev } from "./dev.ts";
-import { registerDispute } from "./dispute.ts";
-import { registerEvaluate } from "./evaluate.ts";
-import { registerPolicy } from "./policy.ts";
-import { registerProvenance } from "./provenance.ts";
-import { registerProvider } from "./provider.ts";
-import { registerQuote } from "./quote.ts";
-import { registerServe } from "./serve.ts";
-import { registerTrain } from "./train.ts";
 
 /**
- * Every `pouw` sub-command registers itself here, one import and one call per command file.
- * Keep this list sorted; each command lives in its own file under this folder.
+ * Every `pouw` sub-command family, one entry per command file under this folder (keep it sorted). A file is imported
+ * only when its family is the one invoked (or for `buildProgram()` with no argv): `pouw --help`, `pouw --version`
+ * and each command load nothing else, so no command pays for TensorFlow.js, snarkjs or viem unless it uses them.
+ * `summary` is the line `pouw --help` prints; it must equal the family's own description (a test checks).
  */
-export function registerCommands(program: Command): void {
-  registerAudit(program);
-  registerAuditor(program);
-  registerBuyer(program);
-  registerCorpus(program);
-  registerDeploy(program);
-  registerDev(program);
-  registerDispute(program);
-  registerEvaluate(program);
-  registerPolicy(program);
-  registerProvenance(program);
-  registerProvider(program);
-  registerQuote(program);
-  registerServe(program);
-  registerTrain(program);
+export type CommandFamily = { name: string; summary: string; load: () => Promise<(program: Command) => void> };
+
+export const COMMAND_FAMILIES: readonly CommandFamily[] = [
+  { name: "audit", summary: "audit a provider's trace: recompute, Freivalds, progress, magnitude or tolerance checks per segment (docs/checks.md)", load: async () => (await import("./audit.ts")).registerAudit },
+  { name: "auditor", summary: "bond, audit (challenger bot), status and claim", load: async () => (await import("./auditor.ts")).registerAuditor },
+  { name: "buyer", summary: "post and follow training jobs", load: async () => (await import("./buyer.ts")).registerBuyer },
+  { name: "corpus", summary: "corpus content ids (docs/data.md)", load: async () => (await import("./corpus.ts")).registerCorpus },
+  {
+    name: "deploy",
+    summary: "deploy StakeVault, AuditorRegistry, JobMarket, the registries and DisputeGame (and the dev token), wire their roles once (no admin is left) and write the deployment file",
+    load: async () => (await import("./deploy.ts")).registerDeploy,
+  },
+  { name: "dev", summary: "local dev chain helpers (chain id 31337 only): advance time and mine blocks", load: async () => (await import("./dev.ts")).registerDev },
+  { name: "dispute", summary: "follow one-step disputes (challenge, panel votes, proofs)", load: async () => (await import("./dispute.ts")).registerDispute },
+  {
+    name: "evaluate",
+    summary: "run or verify an evaluate job: per-example outputs of a committed model on a content-addressed set, Merkle root (docs/data.md)",
+    load: async () => (await import("./evaluate.ts")).registerEvaluate,
+  },
+  { name: "jobs", summary: "list the market's jobs (newest first): status, buyer, provider, segments, payment, stake, deadline", load: async () => (await import("./jobs.ts")).registerJobs },
+  { name: "policy", summary: "evaluate a closed form of the economics by name (see docs/economics.md)", load: async () => (await import("./policy.ts")).registerPolicy },
+  { name: "provenance", summary: "provenance records of finalized jobs (docs/data.md)", load: async () => (await import("./provenance.ts")).registerProvenance },
+  { name: "provider", summary: "stake, accept, train, status and get paid", load: async () => (await import("./provider.ts")).registerProvider },
+  { name: "quote", summary: "recommend audit rate, stake, challenger bond, panel size and auditor bond for a job (docs/economics.md)", load: async () => (await import("./quote.ts")).registerQuote },
+  {
+    name: "serve",
+    summary: "serve this machine's content store (GET/HEAD /ipfs/<cid>) and board (GET /board/<jobMarket>/<jobId>/<segment|provenance>) read-only over HTTP, for other parties' --source",
+    load: async () => (await import("./serve.ts")).registerServe,
+  },
+  { name: "train", summary: "train a job manifest deterministically, committing a state hash per step (docs/engine.md)", load: async () => (await import("./train.ts")).registerTrain },
+];
+
+/**
+ * The family `argv` invokes (`pouw buyer status 1` -> buyer, `pouw help buyer` -> buyer), or undefined for
+ * `pouw`, `pouw --help`, `pouw --version` and unknown names.
+ */
+export function invokedFamily(argv: readonly string[]): CommandFamily | undefined {
+  const words = argv.filter((a) => !a.startsWith("-"));
+  const name = words[0] === "help" ? words[1] : words[0];
+  return COMMAND_FAMILIES.find((f) => f.name === name);
+}
+
+/**
+ * Registers the families: all of them (argv undefined: the whole tree, for tests that walk it), or only the one argv
+ * invokes, with every other family as a name and summary for the help listing.
+ */
+export async function registerCommands(program: Command, argv?: readonly string[]): Promise<void> {
+  const wanted = argv === undefined ? undefined : invokedFamily(argv);
+  for (const f of COMMAND_FAMILIES) {
+    if (argv === undefined || f === wanted) (await f.load())(program);
+    else program.command(f.name).description(f.summary);
+  }
 }

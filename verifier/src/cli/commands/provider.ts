@@ -5,50 +5,68 @@
  */
 import cliProgress from "cli-progress";
 import type { Command } from "commander";
-import { acceptJob, claimPayment, getJob, jobMarketAbi, requestWithdrawal, stakeDeposit, stakeVaultAbi, withdraw } from "../../chain/index.ts";
+import { acceptJob, claimPayment, getJob, requireJob, jobMarketAbi, requestWithdrawal, stakeDeposit, stakeVaultAbi, withdraw } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
-import { formatStrategy, parseStrategy } from "../../ml/index.ts";
-import { finalizeAndAnchor } from "../../provider/finalize-anchor.ts";
-import { runProviderJob, type SegmentProgress } from "../../provider/run-job.ts";
-import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, withConfig } from "../context.ts";
+import { formatStrategy, parseStrategy } from "../../ml/strategies.ts";
+import type { SegmentProgress } from "../../provider/run-job.ts";
+import { txRef } from "../../chain/send.ts";
+import { chainDate } from "../../chain/revertText.ts";
+import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, txJson, txLines, withConfig, withReadConfig, type ReadFlags } from "../context.ts";
+
+/** Prints `json` as one JSON line with --json, else `text`; bigints as decimal strings. */
+function out(opts: { json?: unknown }, json: Record<string, unknown>, text: string): void {
+  process.stdout.write(opts.json ? JSON.stringify(json, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) + "\n" : text);
+}
 
 type Opts = Record<string, string | boolean | undefined>;
 
 export function registerProvider(program: Command): void {
-  const provider = program.command("provider").description("stake, accept, train and get paid");
+  const provider = program.command("provider").description("stake, accept, train, status and get paid");
 
-  withConfig(provider.command("stake").description("deposit stake into the StakeVault").argument("<amount>", "tokens").option("--mint", "dev chain: mint the amount if the balance is short")).action(
+  withReadConfig(provider.command("status").description("your stake (free, locked, unbonding), credits, token balance and the jobs you accepted (read-only: no key with --address)").option("--json", "print JSON")).action(
+    async (opts: ReadFlags & { json?: boolean }) => (await import("../account-status.ts")).providerStatus(opts),
+  );
+
+  withConfig(provider.command("stake").description("deposit stake into the StakeVault").argument("<amount>", "tokens").option("--mint", "dev chain: mint the amount if the balance is short").option("--json", "print JSON")).action(
     async (amountArg: string, opts: Opts) => {
       const amount = parseAmount("AMOUNT", amountArg);
       const ctx = await marketContext(opts as never);
-      await ensureFunds(ctx, ctx.deployment.stakeVault, amount, opts.mint === true);
-      await stakeDeposit(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount });
+      const txs = await ensureFunds(ctx, ctx.deployment.stakeVault, amount, opts.mint === true);
+      txs.push(txRef("stakeDeposit", await stakeDeposit(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount })));
       const a = await ctx.clients.public.readContract({ address: ctx.deployment.stakeVault, abi: stakeVaultAbi, functionName: "accountOf", args: [ctx.clients.account.address] });
-      process.stdout.write(`staked ${fmt(amount)}: free ${fmt(a.free)}, locked ${fmt(a.locked)}\n`);
+      out(opts, { account: ctx.clients.account.address, amount, free: a.free, locked: a.locked, txs: txs.map(txJson) }, `staked ${fmt(amount)} ${ctx.symbol}: free ${fmt(a.free)}, locked ${fmt(a.locked)}\n${txLines(txs)}`);
     },
   );
 
-  withConfig(provider.command("unstake").description("start unbonding free stake (withdraw after the unbonding delay)").argument("<amount>", "tokens")).action(async (amountArg: string, opts: Opts) => {
+  withConfig(provider.command("unstake").description("start unbonding free stake (withdraw after the unbonding delay)").argument("<amount>", "tokens").option("--json", "print JSON")).action(async (amountArg: string, opts: Opts) => {
     const amount = parseAmount("AMOUNT", amountArg);
     const ctx = await marketContext(opts as never);
-    await requestWithdrawal(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount });
+    const tx = txRef("requestWithdrawal", await requestWithdrawal(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount }));
     const a = await ctx.clients.public.readContract({ address: ctx.deployment.stakeVault, abi: stakeVaultAbi, functionName: "accountOf", args: [ctx.clients.account.address] });
-    process.stdout.write(`unbonding ${fmt(a.pendingWithdrawal)}, withdrawable at ${new Date(Number(a.withdrawableAt) * 1000).toISOString()} (pouw provider withdraw)\n`);
+    out(
+      opts,
+      { account: ctx.clients.account.address, pendingWithdrawal: a.pendingWithdrawal, withdrawableAt: chainDate(a.withdrawableAt), txs: [txJson(tx)] },
+      `unbonding ${fmt(a.pendingWithdrawal)} ${ctx.symbol}, withdrawable at ${chainDate(a.withdrawableAt)} (pouw provider withdraw)\n${txLines([tx])}`,
+    );
   });
 
-  withConfig(provider.command("withdraw").description("withdraw unbonded stake")).action(async (opts: Opts) => {
+  withConfig(provider.command("withdraw").description("withdraw unbonded stake").option("--json", "print JSON")).action(async (opts: Opts) => {
     const ctx = await marketContext(opts as never);
     const a = await ctx.clients.public.readContract({ address: ctx.deployment.stakeVault, abi: stakeVaultAbi, functionName: "accountOf", args: [ctx.clients.account.address] });
-    await withdraw(ctx.clients, { stakeVault: ctx.deployment.stakeVault });
-    process.stdout.write(`withdrew ${fmt(a.pendingWithdrawal)}\n`);
+    const tx = txRef("withdraw", await withdraw(ctx.clients, { stakeVault: ctx.deployment.stakeVault }));
+    out(opts, { account: ctx.clients.account.address, withdrawn: a.pendingWithdrawal, txs: [txJson(tx)] }, `withdrew ${fmt(a.pendingWithdrawal)} ${ctx.symbol}\n${txLines([tx])}`);
   });
 
-  withConfig(provider.command("accept").description("accept an open job (locks the policy's stake)").argument("<job>")).action(async (jobArg: string, opts: Opts) => {
+  withConfig(provider.command("accept").description("accept an open job (locks the policy's stake)").argument("<job>").option("--json", "print JSON")).action(async (jobArg: string, opts: Opts) => {
     const jobId = parseJobId(jobArg);
     const ctx = await marketContext(opts as never);
-    const r = await acceptJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId });
+    const tx = txRef("acceptJob", await acceptJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId }));
     const job = await getJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
-    process.stdout.write(`accepted job ${jobId} from segment ${job.nextSegment} (tx ${r.hash}); first deadline ${new Date(Number(job.deadline) * 1000).toISOString()}\n`);
+    out(
+      opts,
+      { jobId, fromSegment: job.nextSegment, deadline: chainDate(job.deadline), txs: [txJson(tx)] },
+      `accepted job ${jobId} from segment ${job.nextSegment}; first deadline ${chainDate(job.deadline)}\n${txLines([tx])}`,
+    );
   });
 
   withConfig(
@@ -56,13 +74,18 @@ export function registerProvider(program: Command): void {
       .command("run")
       .description("train an accepted job segment by segment, publishing checkpoints and committing each segment; resumes after a restart")
       .argument("<job>")
-      .option("--strategy <s>", "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | plant:<step> | near-zero (cheats are for demos and tests)", "honest"),
+      .option("--strategy <s>", "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | plant:<step> | near-zero (cheats are for demos and tests)", "honest")
+      .option("--json", "print the result as JSON (the progress stays on stderr)"),
   ).action(async (jobArg: string, opts: Opts) => {
     const jobId = parseJobId(jobArg);
     const strategy = parseStrategy(opts.strategy as string);
     if (strategy.kind === "copy" || strategy.kind === "full-copy" || strategy.kind === "steer") throw new InputError(`--strategy ${strategy.kind}:<dir> needs a finished peer trace; use \`pouw train\``);
     const ctx = await marketContext(opts as never);
+    await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+    const { runProviderJob } = await import("../../provider/run-job.ts"); // the engine loads here, not for every command
     const progress = reporter();
+    const onInterrupt = interruptHandler(jobId, progress.stop);
+    process.once("SIGINT", onInterrupt);
     try {
       const r = await runProviderJob({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir }, jobId, {
         strategy,
@@ -75,12 +98,15 @@ export function registerProvider(program: Command): void {
         Finalized: "nothing to train (finalized: claim with pouw provider claim)",
         TimedOut: `not trained: its segment deadline passed and the timeout was reported; your committed segments stay disputable until ${new Date(r.deadline * 1000).toISOString()}, then anyone can re-open the job (JobMarket.reopenJob)`,
       };
-      process.stdout.write(
-        r.committed.length === 0
+      out(
+        opts,
+        { jobId, status: r.status, resumedFrom: r.resumedFrom, committed: r.committed, strategy: formatStrategy(strategy), gasUsed: r.gasUsed, wallSeconds: r.wallSeconds, txs: r.txs.map(txJson) },
+        (r.committed.length === 0
           ? `job ${jobId}: ${idle[r.status] ?? (r.status === "Active" ? "nothing to train (all segments committed)" : `not trained: the job is ${r.status}`)}\n`
-          : `job ${jobId}: committed segments ${r.committed[0]}..${r.committed[r.committed.length - 1]}${resumed} with strategy ${formatStrategy(strategy)}, gas ${r.gasUsed}, ${r.wallSeconds.toFixed(1)} s\n`,
+          : `job ${jobId}: committed segments ${r.committed[0]}..${r.committed[r.committed.length - 1]}${resumed} with strategy ${formatStrategy(strategy)}, gas ${r.gasUsed}, ${r.wallSeconds.toFixed(1)} s\n`) + txLines(r.txs),
       );
     } finally {
+      process.removeListener("SIGINT", onInterrupt);
       progress.stop();
     }
   });
@@ -89,39 +115,61 @@ export function registerProvider(program: Command): void {
     provider
       .command("claim")
       .description("finalize your jobs whose challenge window has passed, anchor each one's provenance record (written next to the final weights and published to the store), then claim your payment credit")
-      .argument("[jobs...]"),
+      .argument("[jobs...]")
+      .option("--json", "print the result as JSON"),
   ).action(async (jobs: string[], opts: Opts) => {
     const ids = jobs.map(parseJobId);
     const ctx = await marketContext(opts as never);
     const { jobMarket, token } = ctx.deployment;
+    for (const jobId of ids) await requireJob(ctx.clients.public, { jobMarket, jobId });
+    const { finalizeAndAnchor } = await import("../../provider/finalize-anchor.ts");
     const pctx = { clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir };
+    let text = "";
+    const results = [];
     for (const jobId of ids) {
       const r = await finalizeAndAnchor(pctx, jobId);
-      if (r.finalized) process.stdout.write(`job ${jobId}: finalized\n`);
-      if (r.skipped) process.stdout.write(`job ${jobId}: ${r.skipped}\n`);
+      results.push({ jobId, status: r.status, finalized: r.finalized, skipped: r.skipped ?? null, provenance: r.provenance ?? null, txs: r.txs.map(txJson) });
+      if (r.finalized) text += `job ${jobId}: finalized\n`;
+      if (r.skipped) text += `job ${jobId}: ${r.skipped}\n`;
       if (r.provenance) {
         const p = r.provenance;
-        process.stdout.write(`job ${jobId}: provenance ${p.alreadyAnchored ? "already anchored" : "anchored"} (record ${p.recordHash}, weights ${p.weightsCid}); wrote ${p.weightsPath} and ${p.recordPath}\n`);
+        text += `job ${jobId}: provenance ${p.alreadyAnchored ? "already anchored" : "anchored"} (record ${p.recordHash}, weights ${p.weightsCid}); wrote ${p.weightsPath} and ${p.recordPath}\n`;
       }
+      text += txLines(r.txs);
     }
     const credit = await ctx.clients.public.readContract({ address: jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [ctx.clients.account.address, token] });
-    if (credit === 0n) {
-      process.stdout.write("nothing to claim\n");
-      return;
-    }
-    await claimPayment(ctx.clients, { jobMarket, token });
-    process.stdout.write(`claimed ${fmt(credit)}\n`);
+    const claim = credit === 0n ? undefined : txRef("claimPayment", await claimPayment(ctx.clients, { jobMarket, token }));
+    // NOTE: "claimed X" stays the line's start and end (the e2e tests and the walkthrough read it)
+    text += claim === undefined ? "nothing to claim\n" : `claimed ${fmt(credit)}\n${txLines([claim])}`;
+    out(opts, { jobs: results, claimed: credit, symbol: ctx.symbol, txs: claim ? [txJson(claim)] : [] }, text);
   });
 }
 
-function reporter(): { update: (p: SegmentProgress) => void; stop: () => void } {
-  if (!process.stderr.isTTY) {
+/**
+ * What Ctrl-C during `provider run` does: stop the progress bar (cli-progress shows the cursor again), say in one line
+ * that a rerun resumes, and exit 130 (128 + SIGINT). Nothing is lost: every finished segment is committed on chain and
+ * its checkpoint stored, and a rerun starts from the next one (provider/run-job.ts).
+ */
+export function interruptHandler(jobId: bigint, stop: () => void, o: { write?: (line: string) => void; exit?: (code: number) => void } = {}): () => void {
+  const write = o.write ?? ((l: string) => process.stderr.write(l));
+  const exit = o.exit ?? ((code: number) => process.exit(code));
+  return () => {
+    stop();
+    write(`\npouw: interrupted: job ${jobId}'s committed segments are on chain; \`pouw provider run ${jobId}\` resumes from the next one\n`);
+    exit(130);
+  };
+}
+
+export type ProgressStream = NodeJS.WritableStream & { isTTY?: boolean };
+
+export function reporter(stream: ProgressStream = process.stderr): { update: (p: SegmentProgress) => void; stop: () => void } {
+  if (!stream.isTTY) {
     let last = 0;
     return {
       update: (p) => {
         if (performance.now() - last > 5000 || p.step === p.steps) {
           last = performance.now();
-          process.stderr.write(`job ${p.jobId} step ${p.step}/${p.steps} segment ${p.segment} loss ${p.loss.toFixed(4)}\n`);
+          stream.write(`job ${p.jobId} step ${p.step}/${p.steps} segment ${p.segment} loss ${p.loss.toFixed(4)}\n`);
         }
       },
       stop: () => {},
@@ -131,7 +179,7 @@ function reporter(): { update: (p: SegmentProgress) => void; stop: () => void } 
   return {
     update: (p) => {
       if (!bar) {
-        bar = new cliProgress.SingleBar({ format: "job {job} [{bar}] {value}/{total} steps | segment {segment} | loss {loss}", stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
+        bar = new cliProgress.SingleBar({ format: "job {job} [{bar}] {value}/{total} steps | segment {segment} | loss {loss}", stream, hideCursor: true }, cliProgress.Presets.shades_classic);
         bar.start(p.steps, p.step - 1, { job: p.jobId.toString(), segment: p.segment, loss: "-" });
       }
       bar.update(p.step, { segment: p.segment, loss: p.loss.toFixed(4) });

@@ -49,6 +49,13 @@ export function registerTrain(program: Command): void {
       await prepareOutDir(opts.out);
       const run = await createRun(manifest, { jobId, salt });
       const report = progressReporter(manifest.training.steps);
+      // Ctrl-C: show the cursor again (the bar hides it), say what is left behind, exit 130 (as `provider run` does)
+      const onInterrupt = () => {
+        report.stop();
+        process.stderr.write(`\npouw: interrupted: ${opts.out} holds a partial run; \`pouw train\` starts again from step 1\n`);
+        process.exit(130);
+      };
+      process.once("SIGINT", onInterrupt);
       let result;
       try {
         result = await train(run, {
@@ -59,6 +66,7 @@ export function registerTrain(program: Command): void {
           keepStepStates: opts.stepStates === true,
         });
       } finally {
+        process.removeListener("SIGINT", onInterrupt);
         report.stop();
       }
       const t = result.trace;

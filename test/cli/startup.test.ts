@@ -1,0 +1,80 @@
+/**
+ * `pouw --version`, `pouw --help` and the lazy command table (verifier/src/cli/commands/index.ts): the help listing names
+ * every family with its own description, `--version` prints package.json's version, and one spawned smoke test checks that
+ * `pouw --help` resolves no heavy package and `pouw buyer status --help` no engine, prover or LP solver (timings are
+ * bench/cli.ts's, never asserted here).
+ */
+import { expect } from "chai";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildProgram } from "../../verifier/src/cli/pouw.ts";
+import { COMMAND_FAMILIES, invokedFamily } from "../../verifier/src/cli/commands/index.ts";
+import { DEFAULT_MAX_CHALLENGE_ROUNDS_CLI } from "../../verifier/src/cli/commands/auditor.ts";
+import { DEFAULT_MAX_CHALLENGE_ROUNDS } from "../../verifier/src/bot/index.ts";
+import { runPouw } from "./in-process.ts";
+import { ROOT } from "../e2e/helpers.ts";
+
+const packageVersion = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+
+describe("pouw start-up: --version, --help, lazy command families", function () {
+  this.timeout(60_000);
+
+  it("--version and -V print package.json's version, exit 0", async () => {
+    for (const flag of ["--version", "-V"]) {
+      const r = await runPouw([flag]);
+      expect(r).to.deep.equal({ code: 0, stdout: `${packageVersion}\n`, stderr: "" });
+    }
+  });
+
+  it("--help lists every family with the description its own file gives it", async () => {
+    const full = await buildProgram();
+    const loaded = new Map(full.commands.map((c) => [c.name(), c.description()]));
+    expect([...loaded.keys()].sort()).to.deep.equal(COMMAND_FAMILIES.map((f) => f.name).sort());
+    for (const f of COMMAND_FAMILIES) expect(f.summary, f.name).to.equal(loaded.get(f.name));
+    const r = await runPouw(["--help"]);
+    expect(r.code).to.equal(0);
+    for (const f of COMMAND_FAMILIES) expect(r.stdout, f.name).to.match(new RegExp(`^  ${f.name}\\b`, "m"));
+    expect(r.stdout).to.match(/-V, --version +print the pouw version/);
+  });
+
+  it("the family argv invokes is the one loaded; help of a family works", async () => {
+    expect(invokedFamily(["buyer", "status", "1", "--json"])?.name).to.equal("buyer");
+    expect(invokedFamily(["help", "provider"])?.name).to.equal("provider");
+    expect(invokedFamily(["--help"])).to.equal(undefined);
+    expect(invokedFamily(["nosuch"])).to.equal(undefined);
+    const r = await runPouw(["help", "buyer"]);
+    expect(r.code).to.equal(0);
+    expect(r.stdout).to.match(/^  status \[options\] <job>/m);
+    const bad = await runPouw(["buyr"]);
+    expect(bad.code).to.equal(2);
+    expect(bad.stderr).to.match(/unknown command 'buyr'/).and.to.match(/Did you mean buyer\?/);
+  });
+
+  it("the auditor help's default --max-challenge-rounds is the bot's", () => {
+    expect(DEFAULT_MAX_CHALLENGE_ROUNDS_CLI).to.equal(DEFAULT_MAX_CHALLENGE_ROUNDS);
+  });
+
+  it("smoke (spawned): --help loads no heavy package; buyer status --help no engine, prover or LP solver", () => {
+    const dir = mkdtempSync(join(tmpdir(), "pouw-startup-"));
+    const hook = join(dir, "loaded.mjs");
+    writeFileSync(
+      hook,
+      `import { registerHooks } from "node:module"; import { writeFileSync } from "node:fs";
+const seen = new Set();
+registerHooks({ resolve(s, c, next) { const r = next(s, c); const m = /node_modules\\/((@[^/]+\\/)?[^/]+)/.exec(r.url); if (m) seen.add(m[1]); return r; } });
+process.on("exit", () => writeFileSync(process.env.LOADED_OUT, JSON.stringify([...seen])));\n`,
+    );
+    const loaded = (args: string[]) => {
+      const out = join(dir, "out.json");
+      const r = spawnSync(process.execPath, ["--import", hook, join(ROOT, "verifier/src/cli/pouw.ts"), ...args], { cwd: ROOT, env: { ...process.env, LOADED_OUT: out }, encoding: "utf8" });
+      expect(r.status, r.stderr).to.equal(0);
+      return JSON.parse(readFileSync(out, "utf8")) as string[];
+    };
+    expect(loaded(["--help"]).sort()).to.deep.equal(["commander"]);
+    const status = loaded(["buyer", "status", "--help"]);
+    expect(status).to.include("viem");
+    expect(status.filter((p) => /tensorflow|snarkjs|circomlibjs|highs|mnist/.test(p))).to.deep.equal([]);
+  });
+});

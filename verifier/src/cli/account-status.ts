@@ -1,0 +1,81 @@
+/**
+ * `pouw provider status` and `pouw auditor status`: one account's standing, read-only (no key; `--address` or the key's
+ * address). The provider view: stake (free, locked, unbonding and when withdrawable), credits, token balance and the
+ * jobs it accepted. The auditor view: bond and status (by name), when it counts for panels, credits, token balance and
+ * whether the market's panel pool could decide a dispute.
+ */
+import { getAddress, type Address } from "viem";
+import { chainDate, getAccountStatus, getJobs, type GetAccountStatusReturnType, type GetJobReturnType } from "../chain/index.ts";
+import { InputError } from "../errors/index.ts";
+import { fmt, readContext, type ReadContext, type ReadFlags } from "./context.ts";
+import { panelPoolCheck, panelPoolJson } from "./panel-warning.ts";
+
+async function subject(flags: ReadFlags): Promise<{ ctx: ReadContext; me: Address; s: GetAccountStatusReturnType }> {
+  const ctx = await readContext(flags);
+  if (ctx.address === undefined) throw new InputError("give the account: --address 0x.. (or a key with --keystore / --hardhat-keystore / --private-key)");
+  const me = getAddress(ctx.address);
+  return { ctx, me, s: await getAccountStatus(ctx.clients.public, { deployment: ctx.deployment, account: me }) };
+}
+
+const jobJson = (j: GetJobReturnType) => ({ jobId: j.jobId.toString(), status: j.status, nextSegment: j.nextSegment, segments: j.policy.segments, openDisputes: j.openDisputes, payment: j.payment.toString(), deadline: j.deadline === 0n ? null : chainDate(j.deadline) });
+
+export async function providerStatus(flags: ReadFlags & { json?: boolean }): Promise<void> {
+  const { ctx, me, s } = await subject(flags);
+  const { jobs } = await getJobs(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, limit: Number.MAX_SAFE_INTEGER });
+  const mine = jobs.filter((j) => getAddress(j.provider) === me);
+  const h = s.holdings;
+  if (flags.json) {
+    process.stdout.write(
+      JSON.stringify({
+        account: me,
+        token: { address: getAddress(ctx.deployment.token), symbol: ctx.symbol },
+        tokenBalance: h.tokenBalance.toString(),
+        stake: { free: s.stake.free.toString(), locked: s.stake.locked.toString(), pendingWithdrawal: s.stake.pendingWithdrawal.toString(), withdrawableAt: s.stake.withdrawableAt === 0n ? null : chainDate(s.stake.withdrawableAt) },
+        credits: { jobMarket: h.jobMarketCredit.toString(), stakeVault: h.stakeCredit.toString() },
+        jobs: mine.map(jobJson),
+      }) + "\n",
+    );
+    return;
+  }
+  const t = (x: bigint) => `${fmt(x)} ${ctx.symbol}`;
+  process.stdout.write(
+    [
+      `provider ${me}: stake ${t(s.stake.free)} free, ${t(s.stake.locked)} locked` +
+        (s.stake.pendingWithdrawal > 0n ? `, ${t(s.stake.pendingWithdrawal)} unbonding (withdrawable at ${chainDate(s.stake.withdrawableAt)})` : ""),
+      `credits: ${t(h.jobMarketCredit)} payment (pouw provider claim), ${t(h.stakeCredit)} slash shares; token balance ${t(h.tokenBalance)}`,
+      mine.length === 0 ? "jobs: none accepted" : `jobs: ${mine.map((j) => `${j.jobId} ${j.status} ${j.nextSegment}/${j.policy.segments}`).join(", ")}`,
+    ].join("\n") + "\n",
+  );
+}
+
+export async function auditorStatus(flags: ReadFlags & { json?: boolean }): Promise<void> {
+  const { ctx, me, s } = await subject(flags);
+  const panel = await panelPoolCheck(ctx.clients.public, ctx.deployment);
+  if (panel?.warning) process.stderr.write(`pouw: ${panel.warning}\n`);
+  const h = s.holdings;
+  const a = s.auditor;
+  if (flags.json) {
+    process.stdout.write(
+      JSON.stringify({
+        account: me,
+        token: { address: getAddress(ctx.deployment.token), symbol: ctx.symbol },
+        tokenBalance: h.tokenBalance.toString(),
+        bond: a.bond.toString(),
+        status: a.status,
+        eligibleFrom: a.eligibleFrom === 0n ? null : chainDate(a.eligibleFrom),
+        exitableAt: a.exitableAt === 0n ? null : chainDate(a.exitableAt),
+        credits: { disputeGame: h.disputeCredit.toString(), stakeVault: h.stakeCredit.toString(), auditorRegistry: h.auditorCredit.toString() },
+        panelPool: panelPoolJson(panel),
+      }) + "\n",
+    );
+    return;
+  }
+  const t = (x: bigint) => `${fmt(x)} ${ctx.symbol}`;
+  process.stdout.write(
+    [
+      `auditor ${me}: bond ${t(a.bond)}, ${a.status}${a.status === "Active" && a.eligibleFrom > 0n ? ` (counts for panels from ${chainDate(a.eligibleFrom)})` : ""}${a.status === "Exiting" ? ` (may leave at ${chainDate(a.exitableAt)})` : ""}`,
+      `credits: ${t(h.disputeCredit)} disputes, ${t(h.stakeCredit)} slash shares, ${t(h.auditorCredit)} forfeited bonds (pouw auditor claim); token balance ${t(h.tokenBalance)}`,
+      ...(panel ? [`panel pool: ${panel.eligible} eligible auditors, ${panel.needed} needed to decide a dispute${panel.enough ? "" : " (too few)"}`] : []),
+    ].join("\n") + "\n",
+  );
+}
