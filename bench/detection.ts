@@ -54,6 +54,7 @@ import {
 } from "../verifier/src/checks/index.ts";
 import { createRun, offlineSalt, parseManifest, parseStrategy, train, useBackend, type Manifest } from "../verifier/src/ml/index.ts";
 import { parseDetectionMatrix, type DetectionMatrix } from "../verifier/src/policy/detection.ts";
+import { quotePolicy, readQuoteJob } from "../verifier/src/policy/quote.ts";
 import { readFileSync } from "node:fs";
 
 const { values } = parseArgs({
@@ -319,5 +320,16 @@ for (const s of matrix.strategies) lines.push(`| ${s.name} | ${pct(s.computeSavi
 lines.push(`| false alarms | | ${CHECKS.map((c) => `${falseAlarms[c]!.alarms}/${falseAlarms[c]!.runs}`).join(" | ")} |`);
 lines.push(`| cost / training | | ${matrix.checks.map((c) => c.costRatio.toFixed(2)).join(" | ")} |`);
 process.stdout.write(lines.join("\n") + "\n");
+// detection per JOB at the quoted contract: what `pouw quote` prices for the bench manifest (the bot's pipeline:
+// recompute on sampled segments at the quoted rate, the screen on every segment), per strategy at its worst vertex
+const quote = await quotePolicy(readQuoteJob(MANIFEST_PATH), matrix);
+const perJob = [
+  `quoted for ${MANIFEST_PATH}: audit rate ${quote.auditRate.toFixed(4)}, checks ${quote.checks.join(" + ")}, stake ${quote.stakeWei} wei, worst class ${quote.worstStrategy}`,
+  `| strategy | segments touched | detection per job Q | gain (wei) | provider side's expected loss (wei) |`,
+  `|---|---|---|---|---|`,
+  ...quote.strategies.map((s) => `| ${s.name} | ${s.segmentsTouched} | ${s.Q.toFixed(4)} | ${s.gainWei} | ${s.lossWei} |`),
+];
+process.stdout.write(perJob.join("\n") + "\n");
+await writeFile("bench/results/detection-quote.json", JSON.stringify({ manifest: MANIFEST_PATH, auditRate: quote.auditRate, checks: quote.checks, stakeWei: quote.stakeWei, worstStrategy: quote.worstStrategy, strategies: quote.strategies }, null, 2) + "\n");
 process.stdout.write(`training one segment: ${trainMs.toFixed(0)} ms; tolerance threshold ${tolerance.threshold.toExponential(3)}; screenState alone ${mean(screenPureMs).toFixed(3)} ms per state (worst honest ratios ${JSON.stringify(screenWorst)})\n`);
 await rm(work, { recursive: true, force: true });
