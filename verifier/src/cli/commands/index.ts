@@ -12,7 +12,7 @@ export const COMMAND_FAMILIES: readonly CommandFamily[] = [
   { name: "audit", summary: "audit a provider's trace: recompute, Freivalds, progress, magnitude or tolerance checks per segment (docs/checks.md)", load: async () => (await import("./audit.ts")).registerAudit },
   { name: "auditor", summary: "bond, audit (challenger bot), status and claim", load: async () => (await import("./auditor.ts")).registerAuditor },
   { name: "buyer", summary: "post and follow training jobs", load: async () => (await import("./buyer.ts")).registerBuyer },
-  { name: "corpus", summary: "corpus content ids (docs/data.md)", load: async () => (await import("./corpus.ts")).registerCorpus },
+  { name: "corpus", summary: "corpus content ids, registration and the contributor claim (docs/data.md)", load: async () => (await import("./corpus.ts")).registerCorpus },
   {
     name: "deploy",
     summary: "deploy StakeVault, AuditorRegistry, JobMarket, the registries and DisputeGame (and the dev token), wire their roles once (no admin is left) and write the deployment file",
