@@ -70,3 +70,4 @@ export * from "./getReceiptsRecorded.ts";
 export * from "./getJobFinalized.ts";
 export * from "./getDataShareCredits.ts";
 export * from "./getMarketCredit.ts";
+export * from "./getJobEvents.ts";

@@ -31,6 +31,11 @@ export const COMMAND_FAMILIES: readonly CommandFamily[] = [
   { name: "provider", summary: "stake, accept, train, status and get paid", load: async () => (await import("./provider.ts")).registerProvider },
   { name: "quote", summary: "recommend audit rate, stake, challenger bond, panel size and auditor bond for a job (docs/economics.md)", load: async () => (await import("./quote.ts")).registerQuote },
   {
+    name: "report",
+    summary: "render the HTML report of a job from the chain and the store: timeline, slashed-stake flows, receipts, provenance checks, loss curve",
+    load: async () => (await import("./report.ts")).registerReport,
+  },
+  {
     name: "serve",
     summary: "serve this machine's content store (GET/HEAD /ipfs/<cid>) and board (GET /board/<jobMarket>/<jobId>/<segment|provenance>) read-only over HTTP, for other parties' --source",
     load: async () => (await import("./serve.ts")).registerServe,
