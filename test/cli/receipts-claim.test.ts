@@ -4,14 +4,17 @@
  * bots audit every segment and anchor their receipts (recordReceipt); `buyer status` counts them ("N receipts / M
  * segments audited", --json); `provider claim` finalizes and builds the record with exactly the anchored receipts, each
  * signature recovering to its auditor; `provenance verify` checks them and names a receipt whose signature was
- * changed; `corpus claim` pays the contributor its data share, with the tx hash and block the chain has.
+ * changed; `corpus claim` pays the contributor its data share, with the tx hash and block the chain has. The auditor
+ * metrics (bot/metrics.ts) over one of these real bots count its audits and receipts and show its balances, and
+ * `auditor run --once --metrics-port 0` starts and closes the server.
  */
 import { expect } from "chai";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getAddress, parseEventLogs } from "viem";
-import { getReceiptsRecorded, jobMarketAbi, writeDeployment } from "../../verifier/src/chain/index.ts";
+import { startMetricsServer } from "../../verifier/src/bot/metrics.ts";
+import { getAuditorFunds, getReceiptsRecorded, jobMarketAbi, writeDeployment } from "../../verifier/src/chain/index.ts";
 import { parseProvenanceBytes } from "../../verifier/src/provenance/index.ts";
 import { auditReceiptDigest, jobMarketDomain, recoverAuditReceiptSigner } from "../../verifier/src/receipts/index.ts";
 import { cheatingJob, type CheatingJob } from "../bot/fixture.ts";
@@ -53,6 +56,32 @@ describe("receipts in the provenance record, buyer status counts, corpus claim (
     for (const x of s.receipts) expect(x.tx).to.match(/^0x[0-9a-f]{64}$/);
     r = await runPouw(["buyer", "status", "1", ...as()]);
     expect(r.stdout).to.match(/^receipts: 6 receipts \/ 3 of 3 segments audited$/m);
+  });
+
+  it("auditor metrics over a real bot: its audits, receipts and intents, its bond and balance; auditor run --metrics-port", async () => {
+    const b = job.bot(0);
+    const account = job.auditors[0]!.account.address;
+    const m = await startMetricsServer({ port: 0, view: { summary: () => b.summary(), funds: () => getAuditorFunds(job.admin.public, { deployment: job.d, account }) } });
+    try {
+      const text = await (await fetch(`${m.url}/metrics`)).text();
+      expect(text).to.match(/^pouw_auditor_audits_total\{result="ok"\} 3$/m);
+      expect(text).to.match(/^pouw_auditor_audits_total\{result="bad"\} 0$/m);
+      expect(text).to.match(/^pouw_auditor_receipts_signed_total 3$/m);
+      expect(text).to.match(/^pouw_auditor_intents\{kind="recordReceipt",status="confirmed"\} 3$/m);
+      expect(text).to.match(/^pouw_auditor_bond 5$/m); // the fixture bonds 5 of the 20 it mints
+      expect(text).to.match(/^pouw_auditor_token_balance 15$/m);
+      expect(text).to.match(/^pouw_auditor_bonded 1$/m);
+    } finally {
+      await m.close();
+      b.close();
+    }
+    // the CLI wiring: the same bot state (--db), nothing new to do; the server starts, says where, and closes
+    const r = await runPouw(["auditor", "run", "--once", "--metrics-port", "0", "--db", join(job.dir, "bot0.sqlite"), "--log-level", "error", ...as(5)]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stderr).to.match(/^pouw: metrics at http:\/\/127\.0\.0\.1:\d+\/metrics, health at http:\/\/127\.0\.0\.1:\d+\/healthz$/m);
+    expect(r.stdout).to.match(/^audited 3 segments \(0 failed\)/);
+    const bad = await runPouw(["auditor", "run", "--once", "--metrics-port", "http", ...as(5)]);
+    expect([bad.code, bad.stderr]).to.deep.equal([2, 'pouw: --metrics-port must be a port number 0..65535, got "http"\n']);
   });
 
   it("provider claim: the record holds the anchored receipts, signatures recovering to their auditors; provenance verify checks them", async () => {
