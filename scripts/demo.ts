@@ -15,7 +15,9 @@
  * fetches the honest job's weights and record, and the record is verified against the chain (accepted,
  * corpus registry and terms included) and against one-byte changes of the weights, the record and the
  * corpus (each rejected, naming the failing item).
- * Prints a table (or JSON with --json) and writes DIR/report.html (chart.js inlined) and DIR/report.json.
+ * Prints a table (or JSON with --json) and writes DIR/report.html (chart.js inlined) and DIR/report.json, and for each
+ * job DIR/job-N.html, the per-job report `pouw report N` renders (report/job.ts: timeline, slashed-stake flows,
+ * receipts, provenance checks, loss curve with the challenged step).
  *
  * NOTE: four auditors, not three: a panel has 3 members (the Ignition default; the size must be odd) and
  * never includes the challenger, so a challenge needs three other bonded auditors.
@@ -46,6 +48,7 @@ import {
   devAccount,
   finalize,
   getJob,
+  getTokenSymbol,
   jobMarketAbi,
   mintTestToken,
   postBond,
@@ -67,6 +70,7 @@ import { verifyProvenance, viemProvenanceChain } from "../verifier/src/provenanc
 import { finalizeAndAnchor } from "../verifier/src/provider/finalize-anchor.ts";
 import { runProviderJob, type RunJobResult } from "../verifier/src/provider/run-job.ts";
 import { renderReport, type DemoReport, type ProviderRow } from "../verifier/src/report/index.ts";
+import { collectJobReport, renderJobReport } from "../verifier/src/report/job.ts";
 import { LocalDirStore } from "../verifier/src/store/index.ts";
 
 const argv = process.argv.slice(2);
@@ -352,6 +356,16 @@ async function main(): Promise<void> {
     if (!out.sumEqualsPayment) throw new Error(`job ${jobId}: contributor + provider + refund = ${sum} wei, payment ${job.payment} wei`);
     return out;
   })();
+  // the per-job reports, as `pouw report N` writes them
+  const symbol = (await getTokenSymbol(admin.public, { token: d.token })) ?? "tokens";
+  const jobReports: { jobId: string; path: string; status: string; detectedStep: number | null }[] = [];
+  for (const jobId of jobs) {
+    const jr = await collectJobReport({ client: admin.public, deployment: d, store, board, symbol }, jobId);
+    const path = join(outDir, `job-${jobId}.html`);
+    writeFileSync(path, renderJobReport(jr));
+    jobReports.push({ jobId: jobId.toString(), path, status: jr.job.status, detectedStep: jr.detectedStep });
+  }
+  say(`per-job reports: ${jobReports.map((j) => `job-${j.jobId}.html (${j.status}${j.detectedStep === null ? "" : `, challenged at step ${j.detectedStep}`})`).join(", ")}`);
   const allAudits = summaries.flatMap((s) => s.audits);
   const trainMsPerSegment = rows.reduce((s, r) => s + r.providerMs, 0) / (rows.length * policy.segments);
   const report: DemoReport = {
@@ -371,6 +385,7 @@ async function main(): Promise<void> {
       `Each cheat was challenged through DisputeGame at its first bad step (one open dispute per job); a panel of ${disputeParams.panelSize} other auditors recomputed that one step, committed and revealed its votes, and the Fault outcome slashed the provider's whole lock (StakeSlashed) and refunded the buyer. 'stake slashed' is read from StakeSlashed events, 'paid' is the provider's JobMarket credit it claimed.`,
       "Sampling is private per auditor (HMAC of a secret over job and segment) at the manifest's audit rate (0.75); the plant job's manifest asks for rate 1, because a single planted step lives in one segment, which four auditors at 0.75 all skip with probability 0.4%.",
       "Compute: nominal FLOPs of forward+backward passes; auditor / provider = all auditors' recompute FLOPs on the job over the FLOPs the provider actually spent (a skipping cheater spends less).",
+      `Per-job reports (as \`pouw report N\` renders them: timeline with tx hashes, slashed-stake flows, receipts, provenance checks): ${jobReports.map((j) => `job-${j.jobId}.html`).join(", ")} next to this file.`,
       `Stake: the buyer's quote over ${DEFAULT_DETECTION_PATH} (audit rate ${quote!.cheapestAuditRate.toPrecision(3)}, ${quote!.reason}); providers staked twice that.`,
       ...(dataShare
         ? [
@@ -379,10 +394,10 @@ async function main(): Promise<void> {
         : []),
     ],
   };
-  writeFileSync(join(outDir, "report.json"), JSON.stringify({ ...report, provenance, dataShare }, null, 2) + "\n");
+  writeFileSync(join(outDir, "report.json"), JSON.stringify({ ...report, provenance, dataShare, jobReports }, null, 2) + "\n");
   writeFileSync(join(outDir, "report.html"), renderReport(report));
   if (json) {
-    process.stdout.write(JSON.stringify({ ...report, provenance, dataShare }) + "\n");
+    process.stdout.write(JSON.stringify({ ...report, provenance, dataShare, jobReports }) + "\n");
     return;
   }
   const head = ["provider", "strategy", "detected at step", "bad/audited seg", "stake slashed", "paid", "gas", "auditor/provider compute", "outcome"];

@@ -26,7 +26,10 @@ import {
   stakeDeposit,
   type ChainClients,
   type Deployment,
+  type JobTerms,
 } from "../../verifier/src/chain/index.ts";
+import { registerManifestCorpora } from "../../verifier/src/market/contributor.ts";
+import { dataTermsFor } from "../../verifier/src/market/data-terms.ts";
 import { postJob } from "../../verifier/src/market/buyer.ts";
 import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
 import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
@@ -41,14 +44,24 @@ export const manifest = parseManifest({ ...tiny, policy: { ...tiny.policy, audit
  * `window`: the commit and reveal windows, seconds. `auditorTokens(i)`: tokens minted to auditor i before it bonds 5
  * (default 20: 15 left for challenge deposits; 5 leaves an auditor bonded with nothing for a deposit). `cheatSegments`:
  * the provider commits only this many segments and then stops (abandons the job); default all. `strategy`: the
- * provider's cheat (default stale:2). `auditRate`: the manifest's audit rate (default 1).
+ * provider's cheat (default stale:2). `auditRate`: the manifest's audit rate (default 1). `contributor`: a dev account
+ * index: the manifest's corpus pays that account, which registers it in DataRegistry, and the job is posted with data
+ * terms (10% of the payment to the corpus at finalize); default none (no terms).
  */
 export async function cheatingJob(
   tag: string,
   window: number,
-  o: { auditorTokens?: (i: number) => bigint; cheatSegments?: number; strategy?: string; auditRate?: number } = {},
+  o: { auditorTokens?: (i: number) => bigint; cheatSegments?: number; strategy?: string; auditRate?: number; contributor?: number } = {},
 ) {
-  const m = o.auditRate === undefined ? manifest : parseManifest({ ...tiny, policy: { ...tiny.policy, auditRate: o.auditRate } });
+  const payout = o.contributor === undefined ? undefined : devAccount(o.contributor).address;
+  const m =
+    o.auditRate === undefined && payout === undefined
+      ? manifest
+      : parseManifest({
+          ...tiny,
+          ...(payout === undefined ? {} : { corpora: tiny.corpora.map((c: object) => ({ ...c, payoutAddress: payout })) }),
+          policy: { ...tiny.policy, auditRate: o.auditRate ?? 1 },
+        });
   const dir = mkdtempSync(join(tmpdir(), `pouw-bot-${tag}-`));
   const store = new LocalDirStore(join(dir, "store"));
   const board = new SegmentBoard(join(dir, "board"), store);
@@ -71,8 +84,14 @@ export async function cheatingJob(
   }
   // the bonds count for panel snapshots (taken at each challenge) once the activation delay (1 hour) has passed
   await conn.networkHelpers.time.increase(Number(DEFAULT_ACTIVATION_DELAY_SECONDS));
-  const { policy, payment } = await jobPolicyFor(m, {});
-  const { jobId } = await postJob(buyer, d, store, m, policy, payment);
+  let terms: JobTerms | undefined;
+  if (o.contributor !== undefined) {
+    await registerManifestCorpora(mk(o.contributor), d.dataRegistry!, m);
+    const t = await dataTermsFor(buyer.public, d, m, { mode: "require" });
+    if (t.attached) terms = t.terms;
+  }
+  const { policy, payment } = await jobPolicyFor(m, terms ? { dataShareBps: terms.dataShareBps } : {});
+  const { jobId } = await postJob(buyer, d, store, m, policy, payment, terms ? { terms } : {});
   await acceptJob(cheat, { jobMarket: d.jobMarket, jobId });
   await runProviderJob({ clients: cheat, deployment: d, store, board, stateDir: join(dir, "state") }, jobId, {
     strategy: parseStrategy(o.strategy ?? "stale:2"),
@@ -85,7 +104,7 @@ export async function cheatingJob(
     new ChallengerBot({ clients: auditors[i]!, deployment: d, store, board, dbPath: join(dir, `bot${i}.sqlite`), dispute: hooks(auditors[i]!, i, maxChallengeRounds) });
   const disputes = () => getJobDisputes(admin.public, { disputeGame: d.disputeGame!, jobId, fromBlock: BigInt(d.startBlock) });
   const dispute = (disputeId: bigint) => getDispute(admin.public, { disputeGame: d.disputeGame!, disputeId });
-  return { dir, store, board, conn, admin, cheat, auditors, d, policy, jobId, hooks, bot, disputes, dispute, mk };
+  return { dir, store, board, conn, admin, buyer, cheat, auditors, d, policy, payment, manifest: m, jobId, hooks, bot, disputes, dispute, mk };
 }
 
 export type CheatingJob = Awaited<ReturnType<typeof cheatingJob>>;

@@ -81,7 +81,7 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
 
     await increaseTime(node.url, 101);
     const claim = await cliOk(["provider", "claim", "1", ...common(node.url, 2)]);
-    expect(claim).to.match(/job 1: finalized/).and.to.match(/job 1: provenance anchored \(record 0x[0-9a-f]{64}, weights b\w+\)/).and.to.match(/claimed 0\.9\n/);
+    expect(claim).to.match(/job 1: finalized/).and.to.match(/job 1: provenance anchored \(record 0x[0-9a-f]{64}, weights b\w+, \d+ receipts \/ \d+ segments audited\)/).and.to.match(/claimed 0\.9\n/);
     const status = JSON.parse(await cliOk(["buyer", "status", "1", "--json", ...common(node.url, 1)])) as { status: string; committed: unknown[]; myCredit: string };
     expect(status.status).to.equal("Finalized");
     // finalize split the payment: the corpus's payout address 0.1, the provider 0.9 (claimed), no refund

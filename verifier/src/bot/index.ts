@@ -4,3 +4,4 @@ export * from "./checks.ts";
 export * from "./db.ts";
 export * from "./dispute.ts";
 export * from "./sampler.ts";
+export * from "./metrics.ts";

@@ -66,3 +66,8 @@ export * from "./getJobs.ts";
 export * from "./getAccountStatus.ts";
 export * from "./enums.ts";
 export { revertText, setRevertTokenSymbol, type RevertTextOptions } from "./revertText.ts";
+export * from "./getReceiptsRecorded.ts";
+export * from "./getJobFinalized.ts";
+export * from "./getDataShareCredits.ts";
+export * from "./getMarketCredit.ts";
+export * from "./getJobEvents.ts";

@@ -8,7 +8,20 @@
  * registry takes one registration per (content, registrant).
  */
 import { getAddress, keccak256, toHex, type Address, type Hex } from "viem";
-import { dataRegistryAbi, findCorpus, registerCorpus, txRef, withRetry, type ChainClients, type TxRef } from "../chain/index.ts";
+import {
+  claimPayment,
+  dataRegistryAbi,
+  findCorpus,
+  getDataShareCredits,
+  getMarketCredit,
+  registerCorpus,
+  txRef,
+  withRetry,
+  type ChainClients,
+  type DataShareCredit,
+  type Deployment,
+  type TxRef,
+} from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
 import type { Manifest } from "../ml/index.ts";
 import { contentDigestOf } from "../provenance/chain.ts";
@@ -64,4 +77,34 @@ export async function registerManifestCorpora(clients: ChainClients, dataRegistr
     out.push({ name: c.name, contentId: c.contentId, corpusId: r.corpusId, status: "registered", payout, owner: clients.account.address, gasUsed: r.gasUsed, tx: txRef("registerCorpus", r) });
   }
   return out;
+}
+
+export type ContributorClaim = {
+  account: Address;
+  /** JobMarket credit claimed now (0: nothing to claim, no transaction sent). */
+  claimed: bigint;
+  /** Every data share JobMarket ever credited to this payout address (finalized jobs naming its corpora). */
+  dataShares: DataShareCredit[];
+  /** The claim transaction, when one was sent. */
+  tx?: TxRef;
+};
+
+/**
+ * The data contributor's pay: JobMarket credits each corpus's payout address its data share at finalize (pull
+ * payments); this claims the account's whole JobMarket credit in the deployment's token and lists the data shares that
+ * made it up. NOTE: the credit is one balance per (account, token): a payout address that is also a buyer or provider
+ * claims its refunds and pay with it, as `pouw buyer claim` would.
+ *
+ * @example
+ *   const r = await claimContributorCredit(clients, deployment);   // r.claimed, r.tx?.hash, r.dataShares
+ */
+export async function claimContributorCredit(clients: ChainClients, d: Pick<Deployment, "jobMarket" | "token" | "startBlock">): Promise<ContributorClaim> {
+  const account = getAddress(clients.account.address);
+  const [credit, dataShares] = await Promise.all([
+    getMarketCredit(clients.public, { jobMarket: d.jobMarket, account, token: d.token }),
+    getDataShareCredits(clients.public, { jobMarket: d.jobMarket, payout: account, fromBlock: BigInt(d.startBlock) }),
+  ]);
+  if (credit === 0n) return { account, claimed: 0n, dataShares };
+  const r = await claimPayment(clients, { jobMarket: d.jobMarket, token: d.token });
+  return { account, claimed: credit, dataShares, tx: txRef("claimPayment", r) };
 }

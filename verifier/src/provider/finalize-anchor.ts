@@ -3,8 +3,11 @@
  * as the job's final provider (the only party JobMarket lets anchor), build the provenance record with
  * the provenance module, write it next to the final weights in the provider's job directory, publish
  * both to the content store (the record's CID on the board, market/provenance-board.ts) and anchor
- * `anchorProvenance(jobId, recordHash, weightsCid)`. Idempotent: a rerun rebuilds the same record and
- * skips the anchor when the chain already holds its hash.
+ * `anchorProvenance(jobId, recordHash, weightsCid)`. The record's receipts are the AuditReceipts anchored on chain for
+ * the job (ReceiptRecorded) up to the block that finalized it, each with its signature read from the recordReceipt
+ * calldata and recovered to the auditor JobMarket named; one that does not recover is left out with a warning.
+ * Idempotent: a rerun rebuilds the same record (receipts recorded after finalize never enter it) and skips the anchor
+ * when the chain already holds its hash.
  *
  * @example
  *   const r = await finalizeAndAnchor({ clients, deployment, store, board, stateDir }, jobId);
@@ -12,8 +15,21 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { getAddress, type Hex } from "viem";
-import { ContractRevertError, finalize, getJob, getJobCreated, getSegmentCommits, txRef, type JobStatusName, type SegmentCommit, type TxRef } from "../chain/index.ts";
+import { getAddress, type Address, type Chain, type Hex, type PublicClient, type Transport } from "viem";
+import {
+  ContractRevertError,
+  finalize,
+  getJob,
+  getJobCreated,
+  getJobFinalized,
+  getReceiptsRecorded,
+  getSegmentCommits,
+  txRef,
+  type JobStatusName,
+  type SegmentCommit,
+  type TxRef,
+} from "../chain/index.ts";
+import { jobMarketDomain, recoverAuditReceiptSigner } from "../receipts/index.ts";
 import { logger } from "../log/index.ts";
 import { rebuildFinalWeights } from "../market/final-weights.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
@@ -37,11 +53,21 @@ const log = logger("provider");
 export const FINAL_WEIGHTS_FILE = "final.safetensors";
 
 export type FinalizeAndAnchorOptions = {
-  /** Auditors' signed receipts to include in the record (the provider holds none by default). */
+  /** Auditors' signed receipts to include in the record (default: the ones anchored on chain, anchoredReceipts). */
   receipts?: readonly SignedReceipt[];
 };
 
-export type AnchoredProvenance = { weightsPath: string; recordPath: string; recordHash: Hex; recordCid: string; weightsCid: string; alreadyAnchored: boolean };
+export type AnchoredProvenance = {
+  weightsPath: string;
+  recordPath: string;
+  recordHash: Hex;
+  recordCid: string;
+  weightsCid: string;
+  alreadyAnchored: boolean;
+  /** Receipts in the record, and the distinct segments they cover. */
+  receipts: number;
+  auditedSegments: number;
+};
 
 export type FinalizeAndAnchorResult = {
   jobId: bigint;
@@ -62,6 +88,47 @@ function latestCommits(commits: readonly SegmentCommit[]): SegmentCommit[] {
   const bySegment = new Map<number, SegmentCommit>();
   for (const c of commits) bySegment.set(c.segment, c);
   return [...bySegment.values()].sort((a, b) => a.segment - b.segment);
+}
+
+/**
+ * The receipts anchored for a job up to block `toBlock`, as the record takes them: each with the signature from its
+ * recordReceipt calldata, recovered to the auditor the event names, and naming the committed trace root of its segment.
+ * The rest are returned in `dropped` with the reason (the caller logs them).
+ */
+export async function anchoredReceipts(
+  client: PublicClient<Transport, Chain>,
+  p: { chainId: number; jobMarket: Address; jobId: bigint; fromBlock: bigint; toBlock?: bigint; commits: readonly SegmentCommit[] },
+): Promise<{ receipts: SignedReceipt[]; dropped: { segment: number; auditor: Address; reason: string }[] }> {
+  const recorded = await getReceiptsRecorded(client, { jobMarket: p.jobMarket, jobId: p.jobId, fromBlock: p.fromBlock, ...(p.toBlock === undefined ? {} : { toBlock: p.toBlock }), signatures: true });
+  const domain = jobMarketDomain(BigInt(p.chainId), p.jobMarket);
+  const receipts: SignedReceipt[] = [];
+  const dropped: { segment: number; auditor: Address; reason: string }[] = [];
+  for (const r of recorded) {
+    const drop = (reason: string) => dropped.push({ segment: r.segment, auditor: r.auditor, reason });
+    const commit = p.commits.find((c) => c.segment === r.segment);
+    if (!commit || commit.traceRoot.toLowerCase() !== r.traceRoot.toLowerCase()) {
+      drop(`names trace root ${r.traceRoot}, not the committed one`);
+      continue;
+    }
+    if (r.signature === undefined) {
+      drop(`no recordReceipt calldata in tx ${r.transactionHash} to read the signature from`);
+      continue;
+    }
+    const receipt = { jobId: r.jobId, segment: r.segment, traceRoot: r.traceRoot, checks: r.checks, sampledSteps: r.sampledSteps, verdict: r.verdict };
+    let signer: Address;
+    try {
+      signer = await recoverAuditReceiptSigner(domain, receipt, r.signature);
+    } catch (err) {
+      drop(`signature does not recover: ${(err as Error).message}`);
+      continue;
+    }
+    if (signer !== r.auditor) {
+      drop(`signature recovers to ${signer}, not ${r.auditor}`);
+      continue;
+    }
+    receipts.push({ ...receipt, auditor: r.auditor, signature: r.signature });
+  }
+  return { receipts, dropped };
 }
 
 export async function finalizeAndAnchor(ctx: ProviderContext, jobId: bigint, options: FinalizeAndAnchorOptions = {}): Promise<FinalizeAndAnchorResult> {
@@ -108,7 +175,16 @@ export async function finalizeAndAnchor(ctx: ProviderContext, jobId: bigint, opt
   }
   weightsBytes ??= await rebuildFinalWeights(await createRun(manifest, { jobId, salt: deploymentSalt(d, jobId) }), ctx.store, commits);
 
-  const record = buildProvenanceRecord({ chainId: d.chainId, jobMarket, jobId, manifest, manifestUri: created.manifestUri, segments: commits, receipts: options.receipts ?? [], weightsBytes });
+  let receipts = options.receipts;
+  if (receipts === undefined) {
+    // INVARIANT: the same receipts on every rerun: only those recorded up to the finalize block
+    const fin = await getJobFinalized(clients.public, { jobMarket, jobId, fromBlock });
+    if (!fin) throw new ProvenanceBuildError(`job ${jobId} is Finalized but its JobFinalized event was not found`);
+    const a = await anchoredReceipts(clients.public, { chainId: d.chainId, jobMarket, jobId, fromBlock, toBlock: fin.blockNumber, commits });
+    for (const x of a.dropped) log.warn({ jobId: jobId.toString(), segment: x.segment, auditor: x.auditor, reason: x.reason }, "anchored receipt left out of the provenance record");
+    receipts = a.receipts;
+  }
+  const record = buildProvenanceRecord({ chainId: d.chainId, jobMarket, jobId, manifest, manifestUri: created.manifestUri, segments: commits, receipts, weightsBytes });
   const dir = providerJobDir(ctx, jobId);
   const written = await writeProvenance(dir, record);
   const weightsPath = join(dir, FINAL_WEIGHTS_FILE);
@@ -126,5 +202,15 @@ export async function finalizeAndAnchor(ctx: ProviderContext, jobId: bigint, opt
     txs.push(txRef("anchorProvenance", a));
   }
   log.info({ jobId: jobId.toString(), recordHash: written.recordHash, weightsCid }, anchored ? "provenance already anchored" : "provenance anchored");
-  return { ...result, gasUsed, provenance: { weightsPath, recordPath: written.path, recordHash: written.recordHash, recordCid, weightsCid, alreadyAnchored: anchored !== undefined } };
+  return { ...result, gasUsed, provenance: {
+      weightsPath,
+      recordPath: written.path,
+      recordHash: written.recordHash,
+      recordCid,
+      weightsCid,
+      alreadyAnchored: anchored !== undefined,
+      receipts: record.receipts.length,
+      auditedSegments: new Set(record.receipts.map((r) => r.segment)).size,
+    },
+  };
 }

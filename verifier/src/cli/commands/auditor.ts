@@ -5,7 +5,8 @@
  *
  * `run` logs at info by default (start-up summary, audits, challenges, a heartbeat), pretty on a terminal and JSON
  * otherwise or with `--log-format json`; it starts even when the auditor is unbonded or unfunded, with an error line per
- * problem naming the fix, and refuses (exit 2) only when the deployment does not match the chain.
+ * problem naming the fix, and refuses (exit 2) only when the deployment does not match the chain. With `--metrics-port N`
+ * it also serves GET /healthz and a Prometheus GET /metrics on 127.0.0.1:N (`--metrics-host` to change; bot/metrics.ts).
  */
 import { join } from "node:path";
 import type { Command } from "commander";
@@ -89,8 +90,12 @@ export function registerAuditor(program: Command): void {
       .option("--db <file>", "bot state database (default <state-dir>/bot-<address>.sqlite)")
       .option("--once", "one pass, then exit")
       .option("--max-challenge-rounds <n>", "most challenges per (job, segment): a NoDecision on the bot's own dispute starts another round until then", String(DEFAULT_MAX_CHALLENGE_ROUNDS_CLI))
-      .option("--heartbeat <seconds>", "a heartbeat line (jobs, audits, pending intents, balances) this often", "60"),
+      .option("--heartbeat <seconds>", "a heartbeat line (jobs, audits, pending intents, balances) this often", "60")
+      .option("--metrics-port <port>", "serve GET /healthz and Prometheus GET /metrics (audits, failures, challenges, balances) on this port (opt-in; 0: any free port)")
+      .option("--metrics-host <host>", "address the metrics server listens on", "127.0.0.1"),
   ).action(async (opts: Opts) => {
+    const metricsPort = opts.metricsPort === undefined ? undefined : String(opts.metricsPort);
+    if (metricsPort !== undefined && !(/^[0-9]{1,5}$/.test(metricsPort) && Number(metricsPort) <= 65_535)) throw new InputError(`--metrics-port must be a port number 0..65535, got ${JSON.stringify(metricsPort)}`);
     const rounds = String(opts.maxChallengeRounds);
     if (!/^[1-9][0-9]{0,2}$/.test(rounds)) throw new InputError(`--max-challenge-rounds must be a whole number from 1 to 999, got ${JSON.stringify(rounds)}`);
     const heartbeatMs = parseSeconds("--heartbeat", String(opts.heartbeat)) * 1000;
@@ -104,8 +109,21 @@ export function registerAuditor(program: Command): void {
       maxChallengeRounds: Number(rounds),
     });
     const bot = new ChallengerBot({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, dbPath, dispute, heartbeatMs });
+    let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
+    let running = true;
+    const { startMetricsServer } = await import("../../bot/metrics.ts");
     try {
       await bot.startup();
+      if (metricsPort !== undefined) {
+        const { clients, deployment } = ctx;
+        const account = clients.account.address;
+        metrics = await startMetricsServer({
+          port: Number(metricsPort),
+          host: opts.metricsHost as string,
+          view: { summary: () => bot.summary(), funds: () => getAuditorFunds(clients.public, { deployment, account }), blockNumber: () => clients.public.getBlockNumber(), running: () => running },
+        });
+        process.stderr.write(`pouw: metrics at ${metrics.url}/metrics, health at ${metrics.url}/healthz\n`);
+      }
       if (opts.once) {
         await bot.tick();
       } else {
@@ -115,9 +133,13 @@ export function registerAuditor(program: Command): void {
         await bot.run();
       }
     } catch (err) {
+      running = false;
+      await metrics?.close();
       bot.close();
       throw err;
     }
+    running = false;
+    await metrics?.close();
     const s = bot.summary();
     bot.close();
     const bad = s.audits.filter((a) => !a.ok);

@@ -6,7 +6,7 @@
  * record (verified against the chain), cancel an unaccepted job, and claim refunds.
  */
 import type { Command } from "commander";
-import { cancelJob, claimPayment, getDisputeParams, requireJob, getSegmentCommits, getStakeSlashes, jobMarketAbi } from "../../chain/index.ts";
+import { cancelJob, claimPayment, getDisputeParams, getReceiptsRecorded, requireJob, getSegmentCommits, getStakeSlashes, jobMarketAbi } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { DEFAULT_DATA_SHARE_BPS, type DataTermsMode } from "../../market/data-terms.ts";
 import type { DetectionSource, PolicyOverrides, StakeQuote } from "../../market/job-policy.ts";
@@ -163,6 +163,10 @@ export function registerBuyer(program: Command): void {
       const me = ctx.address;
       const credit = me === undefined ? undefined : await ctx.clients.public.readContract({ address: ctx.deployment.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [me, ctx.deployment.token] });
       const slashes = await getStakeSlashes(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
+      // the anchored AuditReceipts (their signatures are checked by provenance verify and buyer fetch, not here)
+      const receipts = await getReceiptsRecorded(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
+      const audited = new Set(receipts.map((r) => r.segment)).size;
+      const receiptLine = `${receipts.length} receipt${receipts.length === 1 ? "" : "s"} / ${audited} of ${job.policy.segments} segments audited`;
       if (opts.json) {
         process.stdout.write(
           JSON.stringify({
@@ -176,16 +180,21 @@ export function registerBuyer(program: Command): void {
             payment: job.payment.toString(),
             committed: commits.map((c) => ({ segment: c.segment, traceRoot: c.traceRoot, lossE6: c.lossE6.toString() })),
             slashed: slashes.map((x) => ({ provider: x.provider, amount: x.amount.toString(), burned: x.burned.toString(), blockNumber: x.blockNumber.toString(), tx: x.transactionHash })),
+            receiptCount: receipts.length,
+            auditedSegments: audited,
+            receipts: receipts.map((r) => ({ segment: r.segment, auditor: r.auditor, verdict: r.verdict === 0 ? "ok" : "fault", checks: r.checks, sampledSteps: r.sampledSteps, digest: r.digest, blockNumber: r.blockNumber.toString(), tx: r.transactionHash })),
             ...(me === undefined ? {} : { account: me, myCredit: credit!.toString() }),
           }) + "\n",
         );
         return;
       }
       const lines = [
-        `job ${jobId}: ${job.status}, ${job.nextSegment}/${job.policy.segments} segments committed, payment ${fmt(job.payment)}`,
+        `job ${jobId}: ${job.status}, ${job.nextSegment}/${job.policy.segments} segments committed, payment ${fmt(job.payment)} ${ctx.symbol}`,
         `provider ${job.provider}, deadline ${job.deadline === 0n ? "-" : new Date(Number(job.deadline) * 1000).toISOString()}, open disputes ${job.openDisputes}`,
         ...commits.map((c) => `  segment ${c.segment}: root ${c.traceRoot} loss ${(Number(c.lossE6) / 1e6).toFixed(4)}`),
-        ...slashes.map((x) => `provider ${x.provider} slashed ${fmt(x.amount)} of its stake for this job (${fmt(x.burned)} burned, the rest credited to the challenger and the buyer) in block ${x.blockNumber} (tx ${x.transactionHash})`),
+        `receipts: ${receiptLine}`,
+        ...receipts.map((r) => `  segment ${r.segment}: ${r.verdict === 0 ? "ok" : "fault"} receipt by ${r.auditor} in block ${r.blockNumber} (tx ${r.transactionHash})`),
+        ...slashes.map((x) => `provider ${x.provider} slashed ${fmt(x.amount)} ${ctx.symbol} of its stake for this job (${fmt(x.burned)} ${ctx.symbol} burned, the rest credited to the challenger and the buyer) in block ${x.blockNumber} (tx ${x.transactionHash})`),
         ...(me === undefined ? [] : [`claimable credit of ${me}: ${fmt(credit!)} ${ctx.symbol}`]),
       ];
       process.stdout.write(lines.join("\n") + "\n");

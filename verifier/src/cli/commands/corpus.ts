@@ -7,13 +7,15 @@
  * the registration listed under the payout address their manifest names (docs/governance.md), so the
  * payout must be the manifest's payoutAddress for those buyers to pay it; only that address can later move
  * the payout (DataRegistry.setPayout from the payout key).
+ * `pouw corpus claim [--json]`: the payout address claims what JobMarket credited it (the data share of every finalized
+ * job that named its corpus), printing the data shares, the amount and the claim's tx hash and block.
  */
 import type { Command } from "commander";
 import { isHex, type Hex } from "viem";
 import { jobMarketAbi } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { DATASETS, DEFAULT_SOTU_YEARS, parseDatasetName, type CorpusSpec } from "../../ml/data/corpus.ts";
-import { marketContext, parseAddress, txJson, txLines, withConfig } from "../context.ts";
+import { fmt, marketContext, parseAddress, txJson, txLines, withConfig } from "../context.ts";
 
 export function parseYears(text: string): [number, number] {
   const m = /^(\d{4})(?:[-:](\d{4}))?$/.exec(text);
@@ -25,7 +27,7 @@ export function parseYears(text: string): [number, number] {
 }
 
 export function registerCorpus(program: Command): void {
-  const corpus = program.command("corpus").description("corpus content ids (docs/data.md)");
+  const corpus = program.command("corpus").description("corpus content ids, registration and the contributor claim (docs/data.md)");
   corpus
     .command("id")
     .description("print the CIDv1 of a data set's canonical bytes (what a manifest's corpora[].contentId names)")
@@ -89,5 +91,34 @@ export function registerCorpus(program: Command): void {
           : `corpus ${r.name} (${r.contentId}) is already DataRegistry corpus ${r.corpusId} (registered by ${r.owner}, payout ${r.payout})\n`,
       );
     }
+  });
+
+  withConfig(
+    corpus
+      .command("claim")
+      .description("as a corpus's payout address: claim the data shares JobMarket credited you at finalize (your whole JobMarket credit in the token)")
+      .option("--json", "print JSON"),
+  ).action(async (opts: Record<string, string | boolean | undefined>) => {
+    const { claimContributorCredit } = await import("../../market/contributor.ts");
+    const ctx = await marketContext(opts as never);
+    const r = await claimContributorCredit(ctx.clients, ctx.deployment);
+    const total = r.dataShares.reduce((s, c) => s + c.amount, 0n);
+    if (opts.json) {
+      process.stdout.write(
+        JSON.stringify({
+          account: r.account,
+          claimed: r.claimed.toString(),
+          symbol: ctx.symbol,
+          dataShares: r.dataShares.map((c) => ({ jobId: c.jobId.toString(), corpusId: c.corpusId.toString(), amount: c.amount.toString(), blockNumber: c.blockNumber.toString(), tx: c.transactionHash })),
+          txs: r.tx ? [txJson(r.tx)] : [],
+        }) + "\n",
+      );
+      return;
+    }
+    const shares = r.dataShares.map((c) => `  job ${c.jobId}, corpus ${c.corpusId}: ${fmt(c.amount)} ${ctx.symbol} credited in block ${c.blockNumber} (tx ${c.transactionHash})\n`).join("");
+    process.stdout.write(
+      `${r.account}: ${r.dataShares.length} data share${r.dataShares.length === 1 ? "" : "s"} credited, ${fmt(total)} ${ctx.symbol} in all\n${shares}` +
+        (r.tx ? `claimed ${fmt(r.claimed)} ${ctx.symbol}\n${txLines([r.tx])}` : "nothing to claim\n"),
+    );
   });
 }

@@ -12,7 +12,7 @@ export const COMMAND_FAMILIES: readonly CommandFamily[] = [
   { name: "audit", summary: "audit a provider's trace: recompute, Freivalds, progress, magnitude or tolerance checks per segment (docs/checks.md)", load: async () => (await import("./audit.ts")).registerAudit },
   { name: "auditor", summary: "bond, audit (challenger bot), status and claim", load: async () => (await import("./auditor.ts")).registerAuditor },
   { name: "buyer", summary: "post and follow training jobs", load: async () => (await import("./buyer.ts")).registerBuyer },
-  { name: "corpus", summary: "corpus content ids (docs/data.md)", load: async () => (await import("./corpus.ts")).registerCorpus },
+  { name: "corpus", summary: "corpus content ids, registration and the contributor claim (docs/data.md)", load: async () => (await import("./corpus.ts")).registerCorpus },
   {
     name: "deploy",
     summary: "deploy StakeVault, AuditorRegistry, JobMarket, the registries and DisputeGame (and the dev token), wire their roles once (no admin is left) and write the deployment file",
@@ -30,6 +30,11 @@ export const COMMAND_FAMILIES: readonly CommandFamily[] = [
   { name: "provenance", summary: "provenance records of finalized jobs (docs/data.md)", load: async () => (await import("./provenance.ts")).registerProvenance },
   { name: "provider", summary: "stake, accept, train, status and get paid", load: async () => (await import("./provider.ts")).registerProvider },
   { name: "quote", summary: "recommend audit rate, stake, challenger bond, panel size and auditor bond for a job (docs/economics.md)", load: async () => (await import("./quote.ts")).registerQuote },
+  {
+    name: "report",
+    summary: "render the HTML report of a job from the chain and the store: timeline, slashed-stake flows, receipts, provenance checks, loss curve",
+    load: async () => (await import("./report.ts")).registerReport,
+  },
   {
     name: "serve",
     summary: "serve this machine's content store (GET/HEAD /ipfs/<cid>) and board (GET /board/<jobMarket>/<jobId>/<segment|provenance>) read-only over HTTP, for other parties' --source",

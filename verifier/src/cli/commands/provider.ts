@@ -133,7 +133,7 @@ export function registerProvider(program: Command): void {
       if (r.skipped) text += `job ${jobId}: ${r.skipped}\n`;
       if (r.provenance) {
         const p = r.provenance;
-        text += `job ${jobId}: provenance ${p.alreadyAnchored ? "already anchored" : "anchored"} (record ${p.recordHash}, weights ${p.weightsCid}); wrote ${p.weightsPath} and ${p.recordPath}\n`;
+        text += `job ${jobId}: provenance ${p.alreadyAnchored ? "already anchored" : "anchored"} (record ${p.recordHash}, weights ${p.weightsCid}, ${p.receipts} receipts / ${p.auditedSegments} segments audited); wrote ${p.weightsPath} and ${p.recordPath}\n`;
       }
       text += txLines(r.txs);
     }
