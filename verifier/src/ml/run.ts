@@ -23,14 +23,14 @@ import { loadMnist, MNIST_PIXELS, type LabelledImages } from "./data/mnist.ts";
 import { loadSotu } from "./data/sotu.ts";
 import { DataError, ManifestError } from "./errors.ts";
 import { InputError } from "../errors/index.ts";
-import { manifestHash as hashManifest, type Manifest } from "./manifest.ts";
+import { manifestHash as hashManifest, stateDigestOf, type Manifest } from "./manifest.ts";
 import { MnistMlp } from "./models/mlp.ts";
 import { CharTransformer } from "./models/transformer.ts";
 import type { Batch, Evaluation, Model, StepWitness } from "./models/types.ts";
 import { createOptimizer, type Optimizer } from "./optimizer.ts";
 import { dataOrderRng, parseSalt } from "./salt.ts";
 import { float32Bytes, float32Chunks, type TensorSpec } from "./tensors.ts";
-import { hashBytes, stateHash } from "../trace/index.ts";
+import { tensorStateHash, type StateDigest } from "../trace/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import { checkCorpusBytes } from "./data/corpus.ts";
 
@@ -73,6 +73,8 @@ export class Run {
   /** The job's salt: the data order is a function of (manifest.data.seed, salt, t). */
   readonly salt: Hex;
   readonly backend: BackendName;
+  /** The manifest's state-digest scheme (trace/digest.ts): how stateHashOf hashes a state. */
+  readonly stateDigest: StateDigest;
   readonly model: Model;
   readonly optimizer: Optimizer;
   readonly paramSpecs: readonly TensorSpec[];
@@ -89,6 +91,7 @@ export class Run {
     this.jobId = job.jobId;
     this.salt = job.salt;
     this.backend = backend;
+    this.stateDigest = stateDigestOf(manifest);
     this.model = model;
     this.kernels = kernels;
     this.optimizer = createOptimizer(manifest.optimizer, kernels);
@@ -192,9 +195,12 @@ export class Run {
     return float32Bytes(state.opt);
   }
 
-  /** h(t) of the state (t = state.step unless given). */
+  /**
+   * h(t) of the state (t = state.step unless given) under the manifest's state digest (trace/digest.ts
+   * `tensorStateHash`, the one function every state hash goes through).
+   */
   stateHashOf(state: TrainState, t: number = state.step): Hex {
-    return stateHash(this.jobId, t, hashBytes(...float32Chunks(state.params)), hashBytes(...float32Chunks(state.opt)));
+    return tensorStateHash(this.stateDigest, this.jobId, t, float32Chunks(state.params), float32Chunks(state.opt));
   }
 
   checkpointBytes(state: TrainState): Uint8Array {
