@@ -16,7 +16,8 @@
  * inside scoped() blocks (backend.ts) and are disposed when they return.
  */
 import type { Hex } from "viem";
-import { assertBackend, isBitwiseBackend, registerGradients, useBackend, type BackendName } from "./backend.ts";
+import { assertBackend, registerGradients, useBackend, type BackendName } from "./backend.ts";
+import { defaultBackend, enginesAllowed } from "./engines.ts";
 import { fastestKernels, type Kernels } from "./kernels/index.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
 import { loadMnist, MNIST_PIXELS, type LabelledImages } from "./data/mnist.ts";
@@ -256,20 +257,13 @@ export class Run {
   }
 }
 
-/**
- * The engine a run gets when the caller names none: 'pouw' for mnist-mlp (its kernel layer gives
- * tfjs-cpu's bits, test/ml/kernels.test.ts; ~19x faster per step), 'cpu' for char-transformer (not covered by
- * the kernel layer). See docs/engine.md "Kernel layer".
- */
-export function defaultBackend(manifest: Manifest): BackendName {
-  return manifest.model.arch === "mnist-mlp" ? "pouw" : "cpu";
-}
+export { defaultBackend };
 
 /** Loads the corpus, checks its content id, pins the backend and builds the model. */
 export async function createRun(manifest: Manifest, options: RunOptions): Promise<Run> {
   const backend = options.backend ?? defaultBackend(manifest);
   const salt = parseSalt(options.salt, "salt");
-  if (manifest.numerics === "bitwise" && !isBitwiseBackend(backend)) {
+  if (!enginesAllowed(manifest.numerics).includes(backend)) {
     throw new ManifestError(`manifest field numerics: bitwise runs only on the cpu backend (or the pouw kernels, which give its bits), not ${backend}`);
   }
   if (options.kernels && backend !== "pouw") throw new InputError(`kernels are an option of the pouw engine, not of ${backend}`);
