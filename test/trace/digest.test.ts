@@ -109,8 +109,22 @@ describe("trace/digest: state-digest schemes (fixed vectors, independent sha256 
     expect(innerDigest("sha256-v1", [chunk])).to.equal(sha256(Uint8Array.from(chunk)));
   });
 
+  it("builds the same preimage by hand (tensorStateHash) as viem's abi.encode (stateHashFromDigests), for both schemes and any uint256", () => {
+    for (const scheme of ["keccak256", "sha256-v1"] as const) {
+      for (const [jobId, step] of [[0n, 0], [1n, 1], [(1n << 256n) - 1n, 2 ** 53 - 1], [1n << 255n, 255], [0x1234567890abcdefn, 70000]] as const) {
+        const w = [bytes(100, Number(jobId % 97n) + 1), bytes(3, 2)], o = [bytes(77, step % 89)];
+        expect(tensorStateHash(scheme, jobId, step, w, o), `${scheme} ${jobId} ${step}`).to.equal(
+          stateHashFromDigests(scheme, jobId, step, innerDigest(scheme, w), innerDigest(scheme, o)),
+        );
+      }
+      expect(() => tensorStateHash(scheme, 1n << 256n, 0, [], [])).to.throw(InputError);
+      expect(() => tensorStateHash(scheme, -1n, 0, [], [])).to.throw(InputError);
+    }
+  });
+
   it("refuses an unknown scheme with InputError", () => {
     expect(() => innerDigest("blake3" as StateDigest, [])).to.throw(InputError, /unknown state digest "blake3"/);
+    expect(() => tensorStateHash("sha3" as StateDigest, 0n, 0, [], [])).to.throw(InputError);
     expect(() => stateHashFromDigests("md5" as StateDigest, 0n, 0, SHA256_V1_TAG, SHA256_V1_TAG)).to.throw(InputError);
   });
 });
