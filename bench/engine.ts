@@ -7,9 +7,15 @@
  *   tfjs-cpu   @tensorflow/tfjs-backend-cpu (the bits' oracle)
  *   tfjs-wasm  @tensorflow/tfjs-backend-wasm (XNNPACK; tolerance mode only)
  *
+ * and, per row, the state digest (verifier/src/trace/digest.ts): every engine runs mnist.json (keccak256, the
+ * original digest); pouw also runs examples/mnist-fast.json (the same job with stateDigest "sha256-v1"), so the
+ * two pouw rows show the hash share under each digest. Each worker also computes the other digest's hashes of
+ * every state outside the timed region, so "bitwise = tfjs-cpu" compares every state under the row's digest.
+ *
  *   npm run bench:engine [-- --mnist-steps N --sotu-steps N]
  *
- * Writes bench/results/engine.json and prints a table. Each run is its own OS process (the
+ * Writes bench/results/engine.json and prints a table. `hashShare` is wall time (as before); `hashShareCpu` the same
+ * share in process CPU time, which other jobs on a shared machine move less. Each run is its own OS process (the
  * parent spawns `node bench/engine.ts --worker ...`), so nothing is shared between repeats.
  * tfjs-wasm runs use a copy of the manifest with numerics "tolerance" (bitwise manifests refuse wasm).
  * Every engine runs one thread (tfjs-wasm in Node has no worker threads; docs/determinism.md).
@@ -24,8 +30,13 @@ const ROOT = new URL("../", import.meta.url).pathname;
 type Backend = "cpu" | "wasm" | "pouw";
 const ENGINE_NAME: Record<Backend, string> = { pouw: "pouw", cpu: "tfjs-cpu", wasm: "tfjs-wasm" };
 
+type Digest = "keccak256" | "sha256-v1";
+
 type WorkerResult = {
   model: string;
+  stateDigest: Digest;
+  /** bytes hashed per state (weights + optimizer state). */
+  stateBytes: number;
   backend: string;
   kernels: string | null;
   steps: number;
@@ -35,41 +46,66 @@ type WorkerResult = {
   hashShare: number;
   stepMs: number;
   hashMs: number;
+  /** process CPU time per step and per hash (steps 2..N): less moved by other jobs on a shared machine than wall time. */
+  stepCpuMs: number;
+  hashCpuMs: number;
+  hashShareCpu: number;
   firstStepSeconds: number;
   hashes: string[];
+  /** h(0..N) under each digest (the run's own one timed, the other computed outside the timed region). */
+  hashesByDigest: Record<Digest, string[]>;
   losses: number[];
   finalCheckpoint: string;
 };
 
 async function worker(example: string, backend: Backend, steps: number, outFile: string): Promise<void> {
   const { createRun, offlineSalt, parseManifest } = await import("../verifier/src/ml/index.ts");
+  const { float32Chunks } = await import("../verifier/src/ml/tensors.ts");
+  const { tensorStateHash } = await import("../verifier/src/trace/index.ts");
   const json = JSON.parse(readFileSync(join(ROOT, "examples", example), "utf8")) as Record<string, unknown>;
   if (backend === "wasm") json.numerics = "tolerance";
   const run = await createRun(parseManifest(json), { jobId: 1n, salt: offlineSalt(1n), backend });
   let state = run.initState();
+  const other: Digest = run.stateDigest === "keccak256" ? "sha256-v1" : "keccak256";
+  const otherHash = (s: typeof state) => tensorStateHash(other, run.jobId, s.step, float32Chunks(s.params), float32Chunks(s.opt));
   const hashes = [run.stateHashOf(state)];
+  const otherHashes = [otherHash(state)];
   const losses: number[] = [];
   let firstStepSeconds = 0;
   let stepMs = 0;
   let hashMs = 0;
+  let stepCpuMs = 0;
+  let hashCpuMs = 0;
+  const cpuMs = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
   for (let t = 1; t <= steps; t++) {
+    const c0 = cpuMs();
     const t0 = performance.now();
     const r = run.step(state, t);
     const t1 = performance.now();
+    const c1 = cpuMs();
     state = r.state;
     losses.push(r.loss);
     hashes.push(run.stateHashOf(state));
     const t2 = performance.now();
+    const c2 = cpuMs();
     if (t === 1) firstStepSeconds = (t2 - t0) / 1000;
     else {
       stepMs += t1 - t0;
       hashMs += t2 - t1;
+      stepCpuMs += c1 - c0;
+      hashCpuMs += c2 - c1;
     }
+    otherHashes.push(otherHash(state));
   }
   const elapsed = (stepMs + hashMs) / 1000;
   writeFileSync(outFile, run.checkpointBytes(state));
   const result: WorkerResult = {
     model: run.model.arch,
+    stateDigest: run.stateDigest,
+    stateBytes: state.params.reduce((n, a) => n + a.byteLength, 0) + state.opt.reduce((n, a) => n + a.byteLength, 0),
     backend,
     kernels: run.kernels?.name ?? null,
     steps,
@@ -77,8 +113,12 @@ async function worker(example: string, backend: Backend, steps: number, outFile:
     hashShare: hashMs / (stepMs + hashMs),
     stepMs: stepMs / (steps - 1),
     hashMs: hashMs / (steps - 1),
+    stepCpuMs: stepCpuMs / (steps - 1),
+    hashCpuMs: hashCpuMs / (steps - 1),
+    hashShareCpu: hashCpuMs / (stepCpuMs + hashCpuMs),
     firstStepSeconds,
     hashes,
+    hashesByDigest: { [run.stateDigest]: hashes, [other]: otherHashes } as Record<Digest, string[]>,
     losses,
     finalCheckpoint: outFile,
   };
@@ -122,27 +162,41 @@ async function main(): Promise<void> {
     const i = args.indexOf(name);
     return i >= 0 ? Number(args[i + 1]) : dflt;
   };
-  // pouw covers the mnist-mlp step only (char-transformer on pouw would be tfjs-cpu again)
-  const plan: { example: string; steps: number; backends: Backend[] }[] = [
-    { example: "mnist.json", steps: flag("--mnist-steps", 12), backends: ["pouw", "cpu", "wasm"] },
-    { example: "sotu.json", steps: flag("--sotu-steps", 4), backends: ["cpu", "wasm"] },
+  // pouw covers the mnist-mlp step only (char-transformer on pouw would be tfjs-cpu again). The first variant of
+  // each model must be tfjs-cpu's: the other rows are compared with it.
+  type Variant = { backend: Backend; example: string };
+  const mnistSteps = flag("--mnist-steps", 12);
+  const plan: { steps: number; batchSize: number; variants: Variant[] }[] = [
+    {
+      steps: mnistSteps,
+      batchSize: 64,
+      variants: [
+        { backend: "cpu", example: "mnist.json" },
+        { backend: "pouw", example: "mnist.json" },
+        { backend: "pouw", example: "mnist-fast.json" },
+        { backend: "wasm", example: "mnist.json" },
+      ],
+    },
+    { steps: flag("--sotu-steps", 4), batchSize: 8, variants: [{ backend: "cpu", example: "sotu.json" }, { backend: "wasm", example: "sotu.json" }] },
   ];
   const tmp = mkdtempSync(join(tmpdir(), "pouw-bench-engine-"));
   const rows: Record<string, unknown>[] = [];
   try {
-    for (const { example, steps, backends } of plan) {
-      const runs: Partial<Record<Backend, WorkerResult[]>> = Object.fromEntries(backends.map((b) => [b, []]));
-      for (const backend of backends) {
+    for (const { steps, batchSize, variants } of plan) {
+      const runs: WorkerResult[][] = [];
+      for (const [vi, { backend, example }] of variants.entries()) {
+        const r: WorkerResult[] = [];
         for (let rep = 0; rep < 2; rep++) {
           process.stderr.write(`bench:engine ${example} ${backend} run ${rep + 1}/2 (${steps} steps)\n`);
-          runs[backend]!.push(spawnWorker(example, backend, steps, join(tmp, `${example}-${backend}-${rep}.safetensors`)));
+          r.push(spawnWorker(example, backend, steps, join(tmp, `${vi}-${example}-${backend}-${rep}.safetensors`)));
         }
+        runs.push(r);
       }
-      const cpu = runs.cpu!;
+      const cpu = runs[0]!;
       const paramBytes = weightsBytesOf(cpu[0]!.finalCheckpoint);
       const wCpu = checkpointData(cpu[0]!.finalCheckpoint, paramBytes);
-      for (const backend of backends) {
-        const r = runs[backend]!;
+      for (const [vi, { backend, example }] of variants.entries()) {
+        const r = runs[vi]!;
         const wOther = checkpointData(r[0]!.finalCheckpoint, paramBytes);
         let maxAbs = 0;
         let diff2 = 0;
@@ -154,7 +208,9 @@ async function main(): Promise<void> {
           norm2 += wCpu[i]! * wCpu[i]!;
         }
         const best = r[0]!.stepsPerSecond >= r[1]!.stepsPerSecond ? r[0]! : r[1]!;
-        const bitwise = r.every((x) => firstDivergence(cpu[0]!.hashes, x.hashes) === null);
+        const digest = r[0]!.stateDigest;
+        const cpuHashes = cpu[0]!.hashesByDigest[digest];
+        const bitwise = r.every((x) => firstDivergence(cpuHashes, x.hashes) === null);
         rows.push({
           model: r[0]!.model,
           engine: ENGINE_NAME[backend],
@@ -162,19 +218,27 @@ async function main(): Promise<void> {
           stepsPerSecond: best.stepsPerSecond,
           hashShare: best.hashShare,
           bitwise,
+          stateDigest: digest,
           manifest: `examples/${example}`,
           backend,
           kernels: r[0]!.kernels,
-          batchSize: example === "mnist.json" ? 64 : 8,
+          batchSize,
           steps,
           stepMs: best.stepMs,
           hashMs: best.hashMs,
+          stepCpuMs: best.stepCpuMs,
+          hashCpuMs: best.hashCpuMs,
+          hashShareCpu: best.hashShareCpu,
+          hashShareCpuRuns: r.map((x) => x.hashShareCpu),
+          stateBytes: best.stateBytes,
+          hashMBPerSecond: best.stateBytes / 1e6 / (best.hashMs / 1000),
           stepsPerSecondRuns: r.map((x) => x.stepsPerSecond),
+          hashShareRuns: r.map((x) => x.hashShare),
           firstStepSeconds: r[0]!.firstStepSeconds,
           reproducibleAcrossRuns: firstDivergence(r[0]!.hashes, r[1]!.hashes) === null,
           firstDivergentStateAcrossRuns: firstDivergence(r[0]!.hashes, r[1]!.hashes),
           matchesCpu: bitwise,
-          firstDivergentStateVsCpu: firstDivergence(cpu[0]!.hashes, r[0]!.hashes),
+          firstDivergentStateVsCpu: firstDivergence(cpuHashes, r[0]!.hashes),
           finalWeightsMaxAbsDiffVsCpu: maxAbs,
           finalWeightsRelL2DiffVsCpu: Math.sqrt(diff2 / norm2),
           lossAtLastStep: r[0]!.losses.at(-1),
@@ -199,11 +263,11 @@ async function main(): Promise<void> {
   writeFileSync(join(ROOT, "bench/results/engine.json"), JSON.stringify(result, null, 2) + "\n");
 
   const table = [
-    "| model | engine | threads | steps | steps/s (step + hash) | ms/step | ms/hash | hash share | bit-reproducible across runs | bitwise = tfjs-cpu | max abs weight diff vs cpu |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| model | engine | state digest | threads | steps | steps/s (step + hash) | ms/step | ms/hash | hash MB/s | hash share (wall) | hash share (CPU) | bit-reproducible across runs | bitwise = tfjs-cpu | max abs weight diff vs cpu |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows.map(
       (r) =>
-        `| ${r.model} (batch ${r.batchSize}) | ${r.engine} | ${r.threads} | ${r.steps} | ${(r.stepsPerSecond as number).toFixed(2)} | ${(r.stepMs as number).toFixed(1)} | ${(r.hashMs as number).toFixed(1)} | ${((r.hashShare as number) * 100).toFixed(0)}% | ${r.reproducibleAcrossRuns ? "yes" : `no (state ${r.firstDivergentStateAcrossRuns})`} | ${r.bitwise ? "yes" : `no (from state ${r.firstDivergentStateVsCpu})`} | ${(r.finalWeightsMaxAbsDiffVsCpu as number).toExponential(2)} |`,
+        `| ${r.model} (batch ${r.batchSize}) | ${r.engine} | ${r.stateDigest} | ${r.threads} | ${r.steps} | ${(r.stepsPerSecond as number).toFixed(2)} | ${(r.stepMs as number).toFixed(1)} | ${(r.hashMs as number).toFixed(2)} | ${(r.hashMBPerSecond as number).toFixed(0)} | ${((r.hashShare as number) * 100).toFixed(1)}% | ${((r.hashShareCpu as number) * 100).toFixed(1)}% | ${r.reproducibleAcrossRuns ? "yes" : `no (state ${r.firstDivergentStateAcrossRuns})`} | ${r.bitwise ? "yes" : `no (from state ${r.firstDivergentStateVsCpu})`} | ${(r.finalWeightsMaxAbsDiffVsCpu as number).toExponential(2)} |`,
     ),
   ];
   process.stdout.write(table.join("\n") + "\n\nwrote bench/results/engine.json\n");

@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { keccak256, toHex } from "viem";
-import { hashBytes, jobSalt, SegmentTree, stateHash } from "../verifier/src/trace/index.ts";
+import { hashBytes, innerDigest, jobSalt, SegmentTree, SHA256_V1_TAG, stateHash, tensorStateHash } from "../verifier/src/trace/index.ts";
 
 const jobId = 7n;
 const weights = new Uint8Array(new Float32Array([0.5, -1.25, 3]).buffer);
@@ -14,6 +14,15 @@ const optim = new Uint8Array(new Float32Array([0, 0, 0]).buffer);
 const weightsHash = hashBytes(weights);
 const optimizerHash = hashBytes(optim);
 const h = stateHash(jobId, 3n, weightsHash, optimizerHash);
+// the sha256-v1 state digest (verifier/src/trace/digest.ts) over the same bytes, plus a state of several tensors
+// per group with an empty optimizer group (SGD) to pin the chunking and the empty-input digest
+const sha = {
+  weightsHash: innerDigest("sha256-v1", [weights]),
+  optimizerHash: innerDigest("sha256-v1", [optim]),
+  h: tensorStateHash("sha256-v1", jobId, 3n, [weights], [optim]),
+};
+const w2 = [Float32Array.of(1, -0, 2.5e-40), Float32Array.of(Number.POSITIVE_INFINITY, -3.4e38)].map((a) => new Uint8Array(a.buffer));
+const sgd = { weightsHash: innerDigest("sha256-v1", w2), optimizerHash: innerDigest("sha256-v1", []), h: tensorStateHash("sha256-v1", 9n, 12n, w2, []) };
 const states = [0, 1, 2, 3, 4].map((i) => keccak256(toHex(`state-${i}`)));
 const seg = new SegmentTree(4, states);
 // the hardhat node's chain id and the first contract address its first account deploys
@@ -21,6 +30,16 @@ const saltInput = { chainId: 31337, jobMarket: "0x5FbDB2315678afecb367f032d93F64
 const vectors = {
   stateHash: { jobId: jobId.toString(), step: 3, weightsBytes: toHex(weights), optimizerBytes: toHex(optim), weightsHash, optimizerHash, h },
   segment: { firstStep: 4, stateHashes: states, leaves: seg.leaves, root: seg.root, proofOfStep6: seg.proof(6), endStateHash: seg.endStateHash },
+  stateHashSha256V1: {
+    tag: SHA256_V1_TAG,
+    tagPreimage: "pouw/state-digest/sha256-v1",
+    jobId: jobId.toString(),
+    step: 3,
+    weightsBytes: toHex(weights),
+    optimizerBytes: toHex(optim),
+    ...sha,
+    sgd: { jobId: "9", step: 12, weightsChunks: w2.map((c) => toHex(c)), ...sgd },
+  },
   jobSalt: { chainId: saltInput.chainId, jobMarket: saltInput.jobMarket, jobId: saltInput.jobId.toString(), salt: jobSalt(saltInput) },
 };
 writeFileSync(new URL("../test/trace/vectors.json", import.meta.url), JSON.stringify(vectors, null, 2) + "\n");

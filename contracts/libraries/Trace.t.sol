@@ -137,4 +137,29 @@ contract TraceTest is TestBase {
     function testFuzz_commitment_matchesAbiEncode(bytes32 root, bytes32 end) public pure {
         assertEq(Trace.commitment(root, end), keccak256(abi.encode(root, end)), "commitment");
     }
+
+    /// @notice The sha256-v1 state digest (verifier/src/trace/digest.ts) recomputed with the EVM's sha256 precompile:
+    /// an implementation independent of node:crypto. No contract computes this h (the inner digests are off-chain
+    /// only; leaves and roots are the same for every scheme), so this is a test of the TypeScript vector, not of
+    /// Trace.sol: h(t) = keccak256(abi.encode(TAG, jobId, t, sha256(weightsBytes), sha256(optimizerStateBytes))).
+    function test_stateHashSha256V1_matchesFixedVector() public pure {
+        bytes32 tag = keccak256("pouw/state-digest/sha256-v1");
+        assertEq(tag, 0xbead1f8c1e9a87e681148e6b2d4453eebaa569fcb3a54b43533ce53c1dffbfa0, "tag");
+        bytes32 w = sha256(WEIGHTS);
+        bytes32 o = sha256(OPTIMIZER);
+        assertEq(w, 0xed21e3285b6d7a8d2f34ae3a076ccb7583f2a8c5d2b6d619cbaba5cfce970f0c, "weights digest");
+        assertEq(o, 0x15ec7bf0b50732b49f8228e07d24365338f9e3ab994b00af08e5a3bffe55fd8b, "optimizer digest");
+        bytes32 h = keccak256(abi.encode(tag, JOB_ID, STEP, w, o));
+        assertEq(h, 0x57b8ec84885f9d4407ae123d3cc47614804a9b72a90049f4242c36712d0d8308, "h(t) sha256-v1");
+        assertTrue(h != H, "differs from the keccak256 scheme's h of the same state");
+        // the SGD vector: two weight chunks hashed as their concatenation, an empty optimizer group
+        bytes32 w2 = sha256(hex"0000803f00000080e6b802000000807f9ec97fff");
+        assertEq(w2, 0x9db4a44f4f80c2a3c23f5c7d3b148e2582cd645450335f9a9de13b293834c803, "sgd weights digest");
+        assertEq(sha256(""), 0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855, "empty digest");
+        assertEq(
+            keccak256(abi.encode(tag, uint256(9), uint256(12), w2, sha256(""))),
+            0x764d1ea3b0612f76cc3774d0ec086b7d82f3d261a49d6d43d0d17a2a2f43c753,
+            "sgd h(t)"
+        );
+    }
 }

@@ -11,6 +11,7 @@ import canonicalizeModule from "canonicalize";
 import { keccak256, toBytes, type Hex } from "viem";
 import { z } from "zod";
 import { InputError } from "../errors/index.ts";
+import type { StateDigest } from "../trace/digest.ts";
 import { ManifestError } from "./errors.ts";
 
 // canonicalize ships CJS with `export default`; under nodenext its type is the module object.
@@ -110,6 +111,19 @@ export const Manifest = z
       stepsPerSegment: positiveInt,
     }),
     numerics: z.enum(["bitwise", "tolerance"]),
+    /**
+     * The state-digest scheme of h(t) (trace/digest.ts). Absent: "keccak256", the original scheme, so every
+     * manifest written before the field keeps its manifest hash and its state hashes. Only the newer value can
+     * be written out: a default spelled out would change the manifest hash (canonical JSON covers every key).
+     */
+    stateDigest: z
+      .literal("sha256-v1", {
+        error: (issue) =>
+          issue.input === "keccak256"
+            ? 'omit the field for the keccak256 state digest (a default written out would change the manifest hash); the only value is "sha256-v1"'
+            : 'must be "sha256-v1" (or absent: keccak256)',
+      })
+      .optional(),
     policy: z.strictObject({
       /** Probability that an auditor samples a given segment. */
       auditRate: z.number().gt(0).max(1),
@@ -145,6 +159,11 @@ export const Manifest = z
   });
 
 export type Manifest = z.infer<typeof Manifest>;
+
+/** The state-digest scheme a manifest's state hashes use (absent field: the original keccak256). */
+export function stateDigestOf(manifest: Pick<Manifest, "stateDigest">): StateDigest {
+  return manifest.stateDigest ?? "keccak256";
+}
 export type ModelConfig = z.infer<typeof ModelConfig>;
 export type OptimizerConfig = z.infer<typeof Optimizer>;
 export type CorpusEntry = z.infer<typeof Corpus>;

@@ -16,21 +16,22 @@
  * inside scoped() blocks (backend.ts) and are disposed when they return.
  */
 import type { Hex } from "viem";
-import { assertBackend, isBitwiseBackend, registerGradients, useBackend, type BackendName } from "./backend.ts";
+import { assertBackend, registerGradients, useBackend, type BackendName } from "./backend.ts";
+import { defaultBackend, enginesAllowed } from "./engines.ts";
 import { fastestKernels, type Kernels } from "./kernels/index.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
 import { loadMnist, MNIST_PIXELS, type LabelledImages } from "./data/mnist.ts";
 import { loadSotu } from "./data/sotu.ts";
 import { DataError, ManifestError } from "./errors.ts";
 import { InputError } from "../errors/index.ts";
-import { manifestHash as hashManifest, type Manifest } from "./manifest.ts";
+import { manifestHash as hashManifest, stateDigestOf, type Manifest } from "./manifest.ts";
 import { MnistMlp } from "./models/mlp.ts";
 import { CharTransformer } from "./models/transformer.ts";
 import type { Batch, Evaluation, Model, StepWitness } from "./models/types.ts";
 import { createOptimizer, type Optimizer } from "./optimizer.ts";
 import { dataOrderRng, parseSalt } from "./salt.ts";
 import { float32Bytes, float32Chunks, type TensorSpec } from "./tensors.ts";
-import { hashBytes, stateHash } from "../trace/index.ts";
+import { tensorStateHash, type StateDigest } from "../trace/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import { checkCorpusBytes } from "./data/corpus.ts";
 
@@ -73,6 +74,8 @@ export class Run {
   /** The job's salt: the data order is a function of (manifest.data.seed, salt, t). */
   readonly salt: Hex;
   readonly backend: BackendName;
+  /** The manifest's state-digest scheme (trace/digest.ts): how stateHashOf hashes a state. */
+  readonly stateDigest: StateDigest;
   readonly model: Model;
   readonly optimizer: Optimizer;
   readonly paramSpecs: readonly TensorSpec[];
@@ -89,6 +92,7 @@ export class Run {
     this.jobId = job.jobId;
     this.salt = job.salt;
     this.backend = backend;
+    this.stateDigest = stateDigestOf(manifest);
     this.model = model;
     this.kernels = kernels;
     this.optimizer = createOptimizer(manifest.optimizer, kernels);
@@ -192,9 +196,12 @@ export class Run {
     return float32Bytes(state.opt);
   }
 
-  /** h(t) of the state (t = state.step unless given). */
+  /**
+   * h(t) of the state (t = state.step unless given) under the manifest's state digest (trace/digest.ts
+   * `tensorStateHash`, the one function every state hash goes through).
+   */
   stateHashOf(state: TrainState, t: number = state.step): Hex {
-    return stateHash(this.jobId, t, hashBytes(...float32Chunks(state.params)), hashBytes(...float32Chunks(state.opt)));
+    return tensorStateHash(this.stateDigest, this.jobId, t, float32Chunks(state.params), float32Chunks(state.opt));
   }
 
   checkpointBytes(state: TrainState): Uint8Array {
@@ -250,20 +257,13 @@ export class Run {
   }
 }
 
-/**
- * The engine a run gets when the caller names none: 'pouw' for mnist-mlp (its kernel layer gives
- * tfjs-cpu's bits, test/ml/kernels.test.ts; ~19x faster per step), 'cpu' for char-transformer (not covered by
- * the kernel layer). See docs/engine.md "Kernel layer".
- */
-export function defaultBackend(manifest: Manifest): BackendName {
-  return manifest.model.arch === "mnist-mlp" ? "pouw" : "cpu";
-}
+export { defaultBackend };
 
 /** Loads the corpus, checks its content id, pins the backend and builds the model. */
 export async function createRun(manifest: Manifest, options: RunOptions): Promise<Run> {
   const backend = options.backend ?? defaultBackend(manifest);
   const salt = parseSalt(options.salt, "salt");
-  if (manifest.numerics === "bitwise" && !isBitwiseBackend(backend)) {
+  if (!enginesAllowed(manifest.numerics).includes(backend)) {
     throw new ManifestError(`manifest field numerics: bitwise runs only on the cpu backend (or the pouw kernels, which give its bits), not ${backend}`);
   }
   if (options.kernels && backend !== "pouw") throw new InputError(`kernels are an option of the pouw engine, not of ${backend}`);

@@ -5,13 +5,13 @@
  */
 import type { Hex } from "viem";
 import { decodeCheckpoint } from "../ml/checkpoint.ts";
-import { manifestHash, type Manifest } from "../ml/manifest.ts";
+import { manifestHash, stateDigestOf, type Manifest } from "../ml/manifest.ts";
 import { MnistMlp } from "../ml/models/mlp.ts";
 import { CharTransformer } from "../ml/models/transformer.ts";
 import { createOptimizer } from "../ml/optimizer.ts";
 import type { TensorSpec } from "../ml/tensors.ts";
 import { float32Chunks } from "../ml/tensors.ts";
-import { hashBytes, stateHash } from "../trace/index.ts";
+import { tensorStateHash } from "../trace/index.ts";
 
 /** Parameter and optimizer-state tensor specs of a manifest's model (checkpoint layout). */
 export function stateSpecsOf(manifest: Manifest): { paramSpecs: readonly TensorSpec[]; optSpecs: readonly TensorSpec[]; model: string; optimizer: string } {
@@ -31,5 +31,5 @@ export function stateSpecsOf(manifest: Manifest): { paramSpecs: readonly TensorS
 export function weightsStateHash(manifest: Manifest, jobId: bigint, bytes: Uint8Array, step: number): Hex {
   const s = stateSpecsOf(manifest);
   const c = decodeCheckpoint(bytes, s.paramSpecs, s.optSpecs, { step, jobId, manifestHash: manifestHash(manifest), model: s.model, optimizer: s.optimizer });
-  return stateHash(jobId, step, hashBytes(...float32Chunks(c.params)), hashBytes(...float32Chunks(c.opt)));
+  return tensorStateHash(stateDigestOf(manifest), jobId, step, float32Chunks(c.params), float32Chunks(c.opt));
 }

@@ -18,12 +18,18 @@
  * IMPORTANT: leaves are 40-byte preimages and inner nodes 64-byte ones, so a leaf can never be
  * passed off as an inner node (second-preimage safety without double hashing).
  *
+ * The state-digest scheme (how h(t) is computed from a state's tensors) is chosen by the manifest: digest.ts.
+ * `stateHash` below is the original "keccak256" scheme's h(t) from its two inner digests, also the form the
+ * circuit class uses (dispute/circuit.ts).
+ *
  * Any change here must change Trace.sol and the fixed vectors in test/trace/vectors.json together.
  */
 import { SimpleMerkleTree } from "@openzeppelin/merkle-tree";
 import { encodeAbiParameters, encodePacked, keccak256, type Address, type Hex } from "viem";
 import { InputError } from "../errors/index.ts";
 import { keccakChunks } from "./keccak.ts";
+
+export { innerDigest, SHA256_V1_TAG, sha256Chunks, STATE_DIGESTS, stateHashFromDigests, tensorStateHash, type StateDigest } from "./digest.ts";
 
 export type Bytes32 = Hex;
 

@@ -1,0 +1,48 @@
+/**
+ * Inner-digest throughput (MB/s) over a mnist-mlp 784-128-10 Adam state's float32 arrays, hashed in place
+ * (no concatenation): the candidates for the state digest (docs/engine.md "State digest").
+ * Run: node bench/digest.ts [--json]
+ */
+import { createHash } from "node:crypto";
+import { createBLAKE3, createKeccak, createSHA256 } from "hash-wasm";
+
+const H = 128;
+const shapes = [784 * H, H, H * 10, 10];
+const rand = (n: number, seed: number) => {
+  const a = new Float32Array(n);
+  let x = seed | 1;
+  for (let i = 0; i < n; i++) { x ^= x << 13; x ^= x >>> 17; x ^= x << 5; a[i] = (x >>> 8) / 2 ** 24 - 0.5; }
+  return a;
+};
+const params = shapes.map((n, i) => rand(n, i + 1));
+const opt = [...shapes, ...shapes].map((n, i) => rand(n, i + 11)).concat([Float32Array.of(0.9), Float32Array.of(0.999)]);
+const chunks = [...params, ...opt].map((a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+const bytes = chunks.reduce((s, c) => s + c.byteLength, 0);
+
+const keccak = await createKeccak(256);
+const sha256w = await createSHA256();
+const blake3 = await createBLAKE3(256);
+const candidates: Record<string, () => void> = {
+  "keccak256 (hash-wasm)": () => { keccak.init(); for (const c of chunks) keccak.update(c); keccak.digest("binary"); },
+  "sha256 (node:crypto)": () => { const h = createHash("sha256"); for (const c of chunks) h.update(c); h.digest(); },
+  "sha256 (hash-wasm)": () => { sha256w.init(); for (const c of chunks) sha256w.update(c); sha256w.digest("binary"); },
+  "blake3 (hash-wasm)": () => { blake3.init(); for (const c of chunks) blake3.update(c); blake3.digest("binary"); },
+};
+
+const rounds = 5, reps = 20;
+const rows = [];
+for (const [name, f] of Object.entries(candidates)) {
+  for (let i = 0; i < 3; i++) f(); // warm-up
+  const ms: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const t0 = process.cpuUsage();
+    for (let i = 0; i < reps; i++) f();
+    const d = process.cpuUsage(t0);
+    ms.push((d.user + d.system) / 1000 / reps);
+  }
+  ms.sort((a, b) => a - b);
+  const best = ms[0]!, median = ms[Math.floor(rounds / 2)]!;
+  rows.push({ digest: name, bytes, msBest: +best.toFixed(3), msMedian: +median.toFixed(3), mbPerSecond: Math.round(bytes / 1e6 / (median / 1000)) });
+}
+if (process.argv.includes("--json")) console.log(JSON.stringify(rows, null, 2));
+else for (const r of rows) console.log(`${r.digest.padEnd(24)} ${(r.bytes / 1e6).toFixed(2)} MB  ${r.msMedian.toFixed(2)} ms (best ${r.msBest.toFixed(2)})  ${r.mbPerSecond} MB/s`);
