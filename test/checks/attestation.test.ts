@@ -41,12 +41,17 @@ async function issue(opts: {
   notAfter?: Date;
   alg?: typeof ES256 | typeof ES384;
   keyPair?: KeyPair;
+  /** key usage flags; null: no key usage extension */
+  ku?: number | null;
+  eku?: string[];
+  extra?: x509.Extension[];
 }): Promise<Cert> {
   const kp = opts.keyPair ?? (await keys(opts.alg));
-  const extensions: x509.Extension[] = [
-    new x509.BasicConstraintsExtension(opts.ca, opts.pathLength, true),
-    new x509.KeyUsagesExtension(opts.ca ? x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign : x509.KeyUsageFlags.digitalSignature, true),
-  ];
+  const ku = opts.ku === undefined ? (opts.ca ? x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign : x509.KeyUsageFlags.digitalSignature) : opts.ku;
+  const extensions: x509.Extension[] = [new x509.BasicConstraintsExtension(opts.ca, opts.pathLength, true)];
+  if (ku !== null) extensions.push(new x509.KeyUsagesExtension(ku, true));
+  if (opts.eku) extensions.push(new x509.ExtendedKeyUsageExtension(opts.eku, false));
+  extensions.push(...(opts.extra ?? []));
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: (serial++).toString(16).padStart(2, "0"),
     subject: opts.subject,
@@ -234,7 +239,60 @@ describe("checks/attestation: local verification of signed evidence against a co
     const noChain = await new SignJWT(goodClaims(challenge)).setProtectedHeader({ alg: "ES256" }).setIssuedAt(Math.floor(NOW.getTime() / 1000)).setExpirationTime(Math.floor(NOW.getTime() / 1000) + 600).sign(leaf.keys.privateKey);
     await expectReason(verify(noChain), "missing-chain");
     const garbage = await new SignJWT(goodClaims(challenge)).setProtectedHeader({ alg: "ES256", x5c: ["AAAA"] }).setIssuedAt(Math.floor(NOW.getTime() / 1000)).setExpirationTime(Math.floor(NOW.getTime() / 1000) + 600).sign(leaf.keys.privateKey);
-    await expectReason(verify(garbage), "bad-certificate");
+    await expectReason(verify(garbage), "certificate-not-der"); // 00 00 00: not a SEQUENCE
+    const emptySeq = await new SignJWT(goodClaims(challenge)).setProtectedHeader({ alg: "ES256", x5c: ["MAA="] }).setIssuedAt(Math.floor(NOW.getTime() / 1000)).setExpirationTime(Math.floor(NOW.getTime() / 1000) + 600).sign(leaf.keys.privateKey);
+    await expectReason(verify(emptySeq), "bad-certificate"); // 30 00: DER, but not a certificate
+  });
+
+  // issue 17 (2): one entry, two readings. node:crypto reads the PEM text appended to the DER bytes, @peculiar/x509
+  // reads the DER prefix: the decoy (valid) passes the validity checks, the expired device key signs the token.
+  it("rejects a DER entry carrying PEM text (the expired device certificate behind a valid decoy)", async () => {
+    const expired = await issue({ subject: "CN=Expired device", issuer: inter, ca: false, notAfter: new Date(NOW.getTime() - DAY) });
+    const entry = Buffer.concat([Buffer.from(leaf.cert.rawData), Buffer.from(`\n${expired.cert.toString("pem")}\n`)]).toString("base64");
+    const t = Math.floor(NOW.getTime() / 1000);
+    const token = await new SignJWT(goodClaims(challenge))
+      .setProtectedHeader({ alg: "ES256", typ: "eat+jwt", x5c: [entry, b64(inter.cert)] })
+      .setIssuedAt(t)
+      .setExpirationTime(t + 600)
+      .sign(expired.keys.privateKey);
+    await expectReason(verify(token), "certificate-not-der");
+    // trailing bytes of any kind, and a PEM entry where DER is required, are refused the same way
+    const trailing = await sign(goodClaims(challenge), [leaf.cert, inter.cert], leaf.keys.privateKey);
+    const [h, p, s] = trailing.split(".");
+    const hdr = JSON.parse(Buffer.from(h!, "base64url").toString());
+    for (const bad of [Buffer.concat([Buffer.from(leaf.cert.rawData), Buffer.from([0])]), Buffer.from(leaf.cert.toString("pem"))]) {
+      const forged = Buffer.from(JSON.stringify({ ...hdr, x5c: [bad.toString("base64"), hdr.x5c[1]] })).toString("base64url");
+      await expectReason(verify(`${forged}.${p}.${s}`), "certificate-not-der");
+    }
+  });
+
+  it("checks key usage and end-entity rules per link", async () => {
+    const token = (c: Cert, chain: Cert[]) => sign(goodClaims(challenge), [c.cert, ...chain.map((x) => x.cert)], c.keys.privateKey);
+    // the leaf is an intermediate CA's own key: a CA key mints nothing, even with digitalSignature
+    const caLeaf = await issue({ subject: "CN=CA as device", issuer: inter, ca: true, ku: x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature });
+    await expectReason(verify(await token(caLeaf, [inter])), "leaf-not-end-entity");
+    // end entity (ca: false) that may still sign certificates
+    const signer = await issue({ subject: "CN=Cert signer", issuer: inter, ca: false, ku: x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature });
+    await expectReason(verify(await token(signer, [inter])), "leaf-not-end-entity");
+    // a key-agreement-only key, and a leaf with no key usage at all
+    const kex = await issue({ subject: "CN=Key agreement", issuer: inter, ca: false, ku: x509.KeyUsageFlags.keyAgreement });
+    await expectReason(verify(await token(kex, [inter])), "leaf-key-usage");
+    const noKu = await issue({ subject: "CN=No KU", issuer: inter, ca: false, ku: null });
+    await expectReason(verify(await token(noKu, [inter])), "leaf-key-usage");
+    // an intermediate with CA basic constraints but without keyCertSign, or without any key usage
+    for (const ku of [x509.KeyUsageFlags.digitalSignature, null]) {
+      const weak = await issue({ subject: "CN=Weak CA", issuer: root, ca: true, ku });
+      const under = await issue({ subject: "CN=Device W", issuer: weak, ca: false });
+      await expectReason(verify(await token(under, [weak])), "not-a-ca");
+    }
+    // an unknown critical extension on the leaf
+    const odd = await issue({ subject: "CN=Odd", issuer: inter, ca: false, extra: [new x509.Extension("1.2.3.4.5", true, new Uint8Array([5, 0]))] });
+    await expectReason(verify(await token(odd, [inter])), "bad-certificate");
+  });
+
+  it("rejects the expired device certificate itself (cert-expired), whatever else is valid", async () => {
+    const expired = await issue({ subject: "CN=Expired device", issuer: inter, ca: false, notAfter: new Date(NOW.getTime() - DAY) });
+    await expectReason(verify(await sign(goodClaims(challenge), [expired.cert, inter.cert], expired.keys.privateKey)), "cert-expired");
   });
 
   it("rejects a bad policy and a vendor root that is not a CA as policy-invalid", async () => {

@@ -123,7 +123,7 @@ export async function verifyAttestation(token: string, ctx: VerifyContext): Prom
       throw new AttestationError("unsupported-algorithm", `algorithm ${String(header.alg)} is not allowed`);
     }
     const certs = parseX5c(header.x5c, policy.maxChainLength);
-    const { leafKey, notAfter } = validateChain(certs, root, now);
+    const { leafKey, notAfter } = await validateChain(certs, root, now);
 
     let payload: unknown;
     try {
