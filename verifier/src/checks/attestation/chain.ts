@@ -17,7 +17,10 @@
  */
 import { createPublicKey, webcrypto, type KeyObject } from "node:crypto";
 import * as x509 from "@peculiar/x509";
+// NOTE: @peculiar/asn1-schema and @peculiar/asn1-x509 are @peculiar/x509's own (pinned) dependencies; they are not
+// listed in package.json yet (adding them needs an npm install, which this change did not run).
 import { AsnConvert } from "@peculiar/asn1-schema";
+import { Certificate } from "@peculiar/asn1-x509";
 import { AttestationError } from "./errors.ts";
 
 // NOTE: one crypto provider for every signature check (node's WebCrypto), set where the parser lives.
@@ -46,23 +49,26 @@ export function parseDer(der: Buffer, label: string): ParsedCert {
   if (der.length === 0 || der[0] !== 0x30) {
     throw new AttestationError("certificate-not-der", `${label} does not start with a DER SEQUENCE (0x30)`);
   }
+  let asn: Certificate;
   let cert: x509.X509Certificate;
   try {
-    cert = new x509.X509Certificate(new Uint8Array(der));
+    asn = AsnConvert.parse(der, Certificate);
+    // built from the parsed structure: @peculiar/x509 does not parse the bytes a second time
+    cert = new x509.X509Certificate(asn);
   } catch (err) {
     throw new AttestationError("bad-certificate", `${label} is not a DER X.509 certificate`, { cause: err });
   }
   let reencoded: Buffer;
   try {
-    reencoded = Buffer.from(AsnConvert.serialize(cert.asn));
+    reencoded = Buffer.from(AsnConvert.serialize(asn));
   } catch (err) {
     throw new AttestationError("bad-certificate", `${label} does not re-encode`, { cause: err });
   }
   if (!reencoded.equals(der)) {
     throw new AttestationError("certificate-not-der", `${label} is not exact DER (${der.length} bytes, ${reencoded.length} re-encoded: trailing data or non-canonical encoding)`);
   }
-  const inner = Buffer.from(AsnConvert.serialize(cert.asn.tbsCertificate.signature));
-  const outer = Buffer.from(AsnConvert.serialize(cert.asn.signatureAlgorithm));
+  const inner = Buffer.from(AsnConvert.serialize(asn.tbsCertificate.signature));
+  const outer = Buffer.from(AsnConvert.serialize(asn.signatureAlgorithm));
   if (!inner.equals(outer)) throw new AttestationError("bad-certificate", `${label}: signature algorithm inside and outside the signed part differ`);
   for (const ext of cert.extensions) {
     if (ext.critical && !KNOWN_CRITICAL.has(ext.type)) {
