@@ -6,6 +6,7 @@ import {
   AttestationError,
   attestedBand,
   createChallenge,
+  EVIDENCE_KEY_PURPOSES,
   loadVendorRoot,
   parseAttestationPolicy,
   stakeBand,
@@ -13,6 +14,7 @@ import {
   type AttestationPolicy,
   type AttestationReason,
   type Challenge,
+  type TrustAnchor,
   type VendorRoot,
 } from "../../verifier/src/checks/attestation/index.ts";
 import { InputError } from "../../verifier/src/errors/index.ts";
@@ -50,7 +52,8 @@ async function issue(opts: {
   const ku = opts.ku === undefined ? (opts.ca ? x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign : x509.KeyUsageFlags.digitalSignature) : opts.ku;
   const extensions: x509.Extension[] = [new x509.BasicConstraintsExtension(opts.ca, opts.pathLength, true)];
   if (ku !== null) extensions.push(new x509.KeyUsagesExtension(ku, true));
-  if (opts.eku) extensions.push(new x509.ExtendedKeyUsageExtension(opts.eku, false));
+  const eku = opts.eku ?? (opts.ca ? undefined : [EVIDENCE_KEY_PURPOSES["accelerator-cc-report"]]);
+  if (eku && eku.length > 0) extensions.push(new x509.ExtendedKeyUsageExtension(eku, false));
   extensions.push(...(opts.extra ?? []));
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: (serial++).toString(16).padStart(2, "0"),
@@ -97,8 +100,9 @@ async function sign(claims: Record<string, unknown>, chain: x509.X509Certificate
 }
 
 describe("checks/attestation: local verification of signed evidence against a configured vendor root", function () {
-  let root: Cert, inter: Cert, leaf: Cert, otherRoot: Cert;
+  let root: Cert, inter: Cert, leaf: Cert, otherRoot: Cert, enclaveRoot: Cert, enclaveInter: Cert;
   let vendorRoot: VendorRoot;
+  let anchors: TrustAnchor[];
   let policy: AttestationPolicy;
   let challenge: Challenge;
 
@@ -114,8 +118,10 @@ describe("checks/attestation: local verification of signed evidence against a co
     expect.fail(`expected rejection with ${reason}`);
   }
 
-  const verify = (token: string, over: Partial<{ root: VendorRoot; now: Date; challenge: Challenge; policy: AttestationPolicy }> = {}) =>
-    verifyAttestation(token, { root: vendorRoot, policy, challenge, now: NOW, ...over });
+  const verify = (token: string, over: Partial<{ root: VendorRoot; anchors: TrustAnchor[]; now: Date; challenge: Challenge; policy: AttestationPolicy }> = {}) => {
+    const a = over.anchors ?? (over.root ? anchors.map((x) => (x.type === "accelerator-cc-report" ? { ...x, root: over.root! } : x)) : anchors);
+    return verifyAttestation(token, { anchors: a, policy: over.policy ?? policy, challenge: over.challenge ?? challenge, now: over.now ?? NOW });
+  };
   const good = (patch: Record<string, unknown> = {}) => sign({ ...goodClaims(challenge), ...patch }, [leaf.cert, inter.cert], leaf.keys.privateKey);
 
   before(async () => {
@@ -124,6 +130,13 @@ describe("checks/attestation: local verification of signed evidence against a co
     leaf = await issue({ subject: "CN=Device 0001", issuer: inter, ca: false });
     otherRoot = await issue({ subject: "CN=Test Vendor Root", ca: true });
     vendorRoot = loadVendorRoot(root.cert.toString("pem"));
+    // a second vendor, trusted only for device-enclave keys (tier 3)
+    enclaveRoot = await issue({ subject: "CN=Test Enclave Vendor Root", ca: true });
+    enclaveInter = await issue({ subject: "CN=Test Enclave Attestation CA", issuer: enclaveRoot, ca: true, pathLength: 0 });
+    anchors = [
+      { type: "accelerator-cc-report", root: vendorRoot },
+      { type: "device-enclave", root: loadVendorRoot(enclaveRoot.cert.toString("pem")) },
+    ];
     policy = parseAttestationPolicy({
       maxNonceAgeSeconds: 300,
       measurements: { firmware: [MEAS.firmware], vbios: ["00".repeat(32), MEAS.vbios.toUpperCase()] },
@@ -269,7 +282,7 @@ describe("checks/attestation: local verification of signed evidence against a co
   it("checks key usage and end-entity rules per link", async () => {
     const token = (c: Cert, chain: Cert[]) => sign(goodClaims(challenge), [c.cert, ...chain.map((x) => x.cert)], c.keys.privateKey);
     // the leaf is an intermediate CA's own key: a CA key mints nothing, even with digitalSignature
-    const caLeaf = await issue({ subject: "CN=CA as device", issuer: inter, ca: true, ku: x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature });
+    const caLeaf = await issue({ subject: "CN=CA as device", issuer: inter, ca: true, ku: x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature, eku: [EVIDENCE_KEY_PURPOSES["accelerator-cc-report"]] });
     await expectReason(verify(await token(caLeaf, [inter])), "leaf-not-end-entity");
     // end entity (ca: false) that may still sign certificates
     const signer = await issue({ subject: "CN=Cert signer", issuer: inter, ca: false, ku: x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature });
@@ -288,6 +301,40 @@ describe("checks/attestation: local verification of signed evidence against a co
     // an unknown critical extension on the leaf
     const odd = await issue({ subject: "CN=Odd", issuer: inter, ca: false, extra: [new x509.Extension("1.2.3.4.5", true, new Uint8Array([5, 0]))] });
     await expectReason(verify(await token(odd, [inter])), "bad-certificate");
+  });
+
+  // issue 17 (3): the tier comes from which evidence key verified, not from claims.platform
+  it("takes the tier from the verified key's evidence type: a claim lowers it, never raises it", async () => {
+    const enclaveKey = await issue({ subject: "CN=Phone enclave", issuer: enclaveInter, ca: false, eku: [EVIDENCE_KEY_PURPOSES["device-enclave"]] });
+    const raise = await sign({ ...goodClaims(challenge), platform: "accelerator-cc" }, [enclaveKey.cert, enclaveInter.cert], enclaveKey.keys.privateKey);
+    const v = await verify(raise);
+    expect(v.tier, "an enclave key claiming accelerator-cc").to.equal(3);
+    expect(v.evidenceType).to.equal("device-enclave");
+    expect(v.band).to.equal(69);
+    // the tier-1 key claiming a weaker platform is recorded at the weaker tier
+    const lower = await verify(await good({ platform: "device-enclave" }));
+    expect([lower.tier, lower.evidenceType]).to.deep.equal([3, "accelerator-cc-report"]);
+  });
+
+  it("mints nothing for a key that is not an evidence key of a configured type", async () => {
+    const token = (c: Cert, chain: Cert[]) => sign(goodClaims(challenge), [c.cert, ...chain.map((x) => x.cert)], c.keys.privateKey);
+    // a TLS server key under the same vendor root (no evidence purpose), and one with no EKU at all
+    const tls = await issue({ subject: "CN=vendor.example", issuer: inter, ca: false, eku: ["1.3.6.1.5.5.7.3.1"] });
+    await expectReason(verify(await token(tls, [inter])), "leaf-key-purpose");
+    const bare = await issue({ subject: "CN=No EKU", issuer: inter, ca: false, eku: [] });
+    await expectReason(verify(await token(bare, [inter])), "leaf-key-purpose");
+    // one key claiming two evidence purposes is ambiguous
+    const both = await issue({ subject: "CN=Both", issuer: inter, ca: false, eku: [EVIDENCE_KEY_PURPOSES["accelerator-cc-report"], EVIDENCE_KEY_PURPOSES["device-enclave"]] });
+    await expectReason(verify(await token(both, [inter])), "leaf-key-purpose");
+    // a tier-1 purpose under the root trusted only for enclaves
+    const forged = await issue({ subject: "CN=Forged GPU", issuer: enclaveInter, ca: false });
+    await expectReason(verify(await token(forged, [enclaveInter])), "untrusted-root");
+    // a type with no anchor configured at all
+    await expectReason(verify(await good(), { anchors: anchors.filter((a) => a.type !== "accelerator-cc-report") }), "untrusted-root");
+    // an intermediate whose EKU constrains it to another purpose cannot issue tier-1 keys
+    const narrow = await issue({ subject: "CN=Enclave-only CA", issuer: root, ca: true, eku: [EVIDENCE_KEY_PURPOSES["device-enclave"]] });
+    const underNarrow = await issue({ subject: "CN=Device N", issuer: narrow, ca: false });
+    await expectReason(verify(await token(underNarrow, [narrow])), "leaf-key-purpose");
   });
 
   it("rejects the expired device certificate itself (cert-expired), whatever else is valid", async () => {

@@ -115,6 +115,12 @@ export function keyUsage(c: ParsedCert): number | undefined {
   return c.cert.getExtension(x509.KeyUsagesExtension)?.usages;
 }
 
+/** The extended key usage OIDs of `c`, or undefined when it has no EKU extension. */
+export function keyPurposes(c: ParsedCert): readonly string[] | undefined {
+  const eku = c.cert.getExtension(x509.ExtendedKeyUsageExtension);
+  return eku ? eku.usages.map(String) : undefined;
+}
+
 /** Why `c` cannot issue certificates, or undefined when it can. */
 function caProblem(c: ParsedCert): string | undefined {
   if (!basicConstraints(c)?.ca) return "no CA basic constraints";

@@ -22,6 +22,7 @@ export const ATTESTATION_REASONS = [
   "cert-not-yet-valid", // a certificate (or the root) is before notBefore
   "leaf-not-end-entity", // the evidence signing certificate is a CA (basic constraints) or may sign certificates
   "leaf-key-usage", // the evidence signing certificate has no key usage or lacks digitalSignature
+  "leaf-key-purpose", // the signing key names no (or more than one) evidence type, or an issuer is constrained to others
   // freshness
   "nonce-mismatch", // eat_nonce is not the verifier's challenge
   "nonce-stale", // the challenge is older than the policy's max age
