@@ -81,7 +81,7 @@ describe("chain: attestation committees (ProviderRegistry)", () => {
   const evidence = (who: ChainClients): Hex => keccak256(toHex(`evidence ${who.account.address}`));
 
   async function statement(requestId: bigint, who: ChainClients, tier: number, band: number): Promise<AttestationVerified> {
-    return { provider: who.account.address, requestId, tier, band, evidenceHash: evidence(who), expiresAt: (await latest()) + 7n * 86_400n };
+    return { provider: who.account.address, requestId, tier, band, evidenceHash: evidence(who), expiresAt: (await latest()) + 7n * 86_400n, issuedAt: await latest() };
   }
 
   async function sign(att: AttestationVerified, signers: ChainClients[]) {
