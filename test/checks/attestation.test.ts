@@ -5,6 +5,8 @@ import { SignJWT } from "jose";
 import {
   AttestationError,
   attestedBand,
+  attestationStatement,
+  bindingChallenge,
   createChallenge,
   EVIDENCE_KEY_PURPOSES,
   loadVendorRoot,
@@ -335,6 +337,34 @@ describe("checks/attestation: local verification of signed evidence against a co
     const narrow = await issue({ subject: "CN=Enclave-only CA", issuer: root, ca: true, eku: [EVIDENCE_KEY_PURPOSES["device-enclave"]] });
     const underNarrow = await issue({ subject: "CN=Device N", issuer: narrow, ca: false });
     await expectReason(verify(await token(underNarrow, [narrow])), "leaf-key-purpose");
+  });
+
+  // issue 17 (1): evidence bound to one provider's request; relay and replay
+  it("binds evidence to the provider's request: relay and replay are rejected, the statement names the bound provider", async () => {
+    const A = "0x00000000000000000000000000000000000000a1" as const;
+    const B = "0x00000000000000000000000000000000000000b2" as const;
+    const registry = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as const;
+    const blockhash = `0x${"17".repeat(32)}` as const;
+    const forA = bindingChallenge({ provider: A, chainId: 31337n, registry, challenge: blockhash }, challenge.issuedAt);
+    const forB = bindingChallenge({ provider: B, chainId: 31337n, registry, challenge: blockhash }, challenge.issuedAt);
+    const token = await sign({ ...goodClaims(challenge), eat_nonce: forA.nonce }, [leaf.cert, inter.cert], leaf.keys.privateKey);
+    const seen = new Set<string>();
+    const v = await verifyAttestation(token, { anchors, policy, challenge: forA, now: NOW, seen });
+    expect([v.tier, v.provider, v.binding]).to.deep.equal([1, A, forA.nonce]);
+    // relay: A's evidence submitted for B, or for another chain or registry
+    await expectReason(verifyAttestation(token, { anchors, policy, challenge: forB, now: NOW }), "binding-mismatch");
+    const otherChain = bindingChallenge({ provider: A, chainId: 1n, registry, challenge: blockhash }, challenge.issuedAt);
+    await expectReason(verifyAttestation(token, { anchors, policy, challenge: otherChain, now: NOW }), "binding-mismatch");
+    // replay: the same token again, 200 s later, at the same verifier
+    await expectReason(verifyAttestation(token, { anchors, policy, challenge: forA, now: new Date(NOW.getTime() + 200_000), seen }), "challenge-reused");
+    // the statement names the bound provider and only for the request with that binding
+    const att = attestationStatement(v, { requestId: 7n, provider: A, binding: forA.nonce as `0x${string}` }, 1_780_000_000n);
+    expect([att.provider.toLowerCase(), att.requestId, att.tier, att.issuedAt]).to.deep.equal([A, 7n, 1, 1_780_000_000n]);
+    expect(() => attestationStatement(v, { requestId: 8n, provider: B, binding: forB.nonce as `0x${string}` }, 1n)).to.throw(AttestationError).with.property("reason", "binding-mismatch");
+    expect(() => attestationStatement(v, { requestId: 9n, provider: A, binding: otherChain.nonce as `0x${string}` }, 1n)).to.throw(AttestationError).with.property("reason", "binding-mismatch");
+    // an unbound verdict signs nothing
+    const unbound = await verify(await good());
+    expect(() => attestationStatement(unbound, { requestId: 7n, provider: A, binding: forA.nonce as `0x${string}` }, 1n)).to.throw(AttestationError).with.property("reason", "binding-mismatch");
   });
 
   it("rejects the expired device certificate itself (cert-expired), whatever else is valid", async () => {

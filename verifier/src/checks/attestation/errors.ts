@@ -26,6 +26,8 @@ export const ATTESTATION_REASONS = [
   // freshness
   "nonce-mismatch", // eat_nonce is not the verifier's challenge
   "nonce-stale", // the challenge is older than the policy's max age
+  "binding-mismatch", // the nonce is not this provider's request binding (relay), or a statement for another provider
+  "challenge-reused", // this verifier already accepted evidence for this challenge (replay)
   // claims policy
   "claims-invalid", // claims missing or of the wrong shape
   "confidential-mode-off",

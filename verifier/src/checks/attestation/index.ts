@@ -19,7 +19,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify } from "jose";
-import { keccak256, toHex, type Hex } from "viem";
+import { keccak256, toHex, type Address, type Hex } from "viem";
+import type { BoundChallenge } from "./binding.ts";
 import { logger } from "../../log/index.ts";
 import { AttestationError } from "./errors.ts";
 import { keyPurposes, parseX5c, validateChain, type ParsedCert, type ValidatedChain, type VendorRoot } from "./chain.ts";
@@ -39,6 +40,7 @@ import {
 export * from "./errors.ts";
 export * from "./policy.ts";
 export * from "./tiers.ts";
+export * from "./binding.ts";
 export { loadVendorRoot, type VendorRoot } from "./chain.ts";
 
 const log = logger("attestation");
@@ -61,8 +63,11 @@ export type VerifyContext = {
   /** Roots per evidence type. The same root may appear for several types; the leaf's key purpose picks one. */
   readonly anchors: readonly TrustAnchor[];
   readonly policy: AttestationPolicy;
-  readonly challenge: Challenge;
+  /** A plain challenge, or one bound to a provider's request (bindingChallenge): then the nonce is the binding. */
+  readonly challenge: Challenge | BoundChallenge;
   readonly now: Date;
+  /** Nonces this verifier already accepted; an accepted nonce is added, a second one is challenge-reused. */
+  readonly seen?: Set<string>;
 };
 
 export type AttestationVerdict = {
@@ -77,6 +82,9 @@ export type AttestationVerdict = {
   /** Unix seconds: the earlier of the token's exp and the chain's earliest notAfter. */
   readonly expiresAt: bigint;
   readonly claims: EvidenceClaims;
+  /** For a bound challenge: the provider the evidence is bound to, and the binding. */
+  readonly provider?: Address;
+  readonly binding?: Hex;
 };
 
 function mapJoseError(err: unknown): AttestationError {
@@ -200,7 +208,12 @@ export async function verifyAttestation(token: string, ctx: VerifyContext): Prom
     const parsed = EvidenceClaimsSchema.safeParse(payload);
     // nonce first: a token for another challenge is stale/mismatched evidence whatever its shape
     const nonce = (payload as { eat_nonce?: unknown }).eat_nonce;
-    if (nonce !== challenge.nonce) throw new AttestationError("nonce-mismatch", "eat_nonce is not this verifier's challenge");
+    if (nonce !== challenge.nonce) {
+      if ("bound" in challenge) {
+        throw new AttestationError("binding-mismatch", `eat_nonce is not the binding of ${challenge.bound.provider}'s request (evidence for another provider, registry, chain or challenge)`);
+      }
+      throw new AttestationError("nonce-mismatch", "eat_nonce is not this verifier's challenge");
+    }
     const ageSeconds = (now.getTime() - challenge.issuedAt.getTime()) / 1000;
     if (ageSeconds > policy.maxNonceAgeSeconds) {
       throw new AttestationError("nonce-stale", `challenge is ${Math.round(ageSeconds)} s old, policy allows ${policy.maxNonceAgeSeconds} s`);
@@ -219,7 +232,11 @@ export async function verifyAttestation(token: string, ctx: VerifyContext): Prom
     const tier = Math.max(EVIDENCE_TIER[evidenceType], tierOf(claims.platform)) as Exclude<Tier, 4>;
     const factors = bandFactors(claims, policy);
     const expiresAt = BigInt(Math.min(claims.exp, Math.floor(notAfter.getTime() / 1000)));
-    return { tier, evidenceType, band: attestedBand(tier, factors), factors, evidenceHash: keccak256(toHex(token)), expiresAt, claims };
+    // INVARIANT: one accepted piece of evidence per challenge at this verifier (the chain spends the binding once too)
+    if (ctx.seen?.has(challenge.nonce)) throw new AttestationError("challenge-reused", "evidence for this challenge was already accepted");
+    ctx.seen?.add(challenge.nonce);
+    const bound = "bound" in challenge ? { provider: challenge.bound.provider, binding: challenge.nonce as Hex } : {};
+    return { tier, evidenceType, band: attestedBand(tier, factors), factors, evidenceHash: keccak256(toHex(token)), expiresAt, claims, ...bound };
   } catch (err) {
     const e = err instanceof AttestationError ? err : new AttestationError("malformed-token", "evidence could not be processed", { cause: err });
     log.info({ reason: e.reason }, "attestation evidence rejected");
