@@ -185,7 +185,7 @@ results["AuditorRegistry.leave"] = await gas(registry.write.leave({ account: aud
   for (const a of [auditor2, auditor3, auditor4]) await registry.write.postBond([parseEther("100")], { account: a.account });
   await networkHelpers.time.increase(3600);
   const evidenceHash = keccak256(toHex("evidence"));
-  results["ProviderRegistry.requestAttestation"] = await gas(providers.write.requestAttestation([evidenceHash], { account: provider.account }));
+  results["ProviderRegistry.requestAttestation"] = await gas(providers.write.requestAttestation([evidenceHash, (await publicClient.getBlockNumber())], { account: provider.account }));
   const requestId = await providers.read.lastRequestOf([provider.account.address]);
   await networkHelpers.mine(3);
   results["ProviderRegistry.drawCommittee(3 of 3)"] = await gas(providers.write.drawCommittee([requestId], { account: challenger.account }));
@@ -198,9 +198,10 @@ results["AuditorRegistry.leave"] = await gas(registry.write.leave({ account: aud
     band: 100,
     evidenceHash,
     expiresAt: BigInt(await networkHelpers.time.latest()) + BigInt(7 * DAY),
+    issuedAt: BigInt(await networkHelpers.time.latest()),
   };
   const attDomain = { name: "PoUW ProviderRegistry", version: "1", chainId, verifyingContract: providers.address };
-  const attTypes = { AttestationVerified: [{ name: "provider", type: "address" }, { name: "requestId", type: "uint256" }, { name: "tier", type: "uint8" }, { name: "band", type: "uint8" }, { name: "evidenceHash", type: "bytes32" }, { name: "expiresAt", type: "uint64" }] } as const;
+  const attTypes = { AttestationVerified: [{ name: "provider", type: "address" }, { name: "requestId", type: "uint256" }, { name: "tier", type: "uint8" }, { name: "band", type: "uint8" }, { name: "evidenceHash", type: "bytes32" }, { name: "expiresAt", type: "uint64" }, { name: "issuedAt", type: "uint64" }] } as const;
   const sigs = await Promise.all(signers.map((a) => a.signTypedData({ account: a.account, domain: attDomain, types: attTypes, primaryType: "AttestationVerified", message: att })));
   results["ProviderRegistry.record(quorum 2 of a drawn 3)"] = await gas(providers.write.record([att, sigs], { account: challenger.account }));
 

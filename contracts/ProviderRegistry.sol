@@ -19,8 +19,9 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     using SafeCast for uint256;
     using SafeERC20 for IERC20;
 
-    /// @dev A request in two slots (deadline = asOf + requestWindowSeconds is not stored). NOTE: uint32 block numbers
-    /// last 4.29e9 blocks (1,600 years of 12 s blocks); past that, requestAttestation reverts (SafeCast).
+    /// @dev A request in three slots (deadline = asOf + requestWindowSeconds and the binding are not stored). NOTE:
+    /// uint32 block numbers last 4.29e9 blocks (1,600 years of 12 s blocks); past that, requestAttestation reverts
+    /// (SafeCast).
     struct StoredRequest {
         address provider;
         uint48 asOf;
@@ -28,15 +29,18 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         bool drawn;
         bool recorded;
         bytes32 evidenceHash;
+        bytes32 challenge;
     }
 
-    /// @dev A record in two slots; bit i of `signerMask` set: member i of the request's committee signed it.
+    /// @dev A record in two slots; bit i of `signerMask` set: member i of the request's committee signed it. NOTE:
+    /// uint48 request ids and record times are far beyond any reachable count or date (2.8e14).
     struct StoredAttestation {
         uint8 tier;
         uint8 band;
         uint64 expiresAt;
-        uint64 recordedAt;
-        uint64 requestId;
+        uint64 issuedAt;
+        uint48 recordedAt;
+        uint48 requestId;
         uint16 signerMask;
         bytes32 evidenceHash;
     }
@@ -45,6 +49,9 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     uint8 public constant TIER_NONE = 4;
     /// @notice Largest committee (signature checks loop over it; AuditorRegistry draws are O(pool)).
     uint256 public constant MAX_COMMITTEE = 15;
+    /// @notice How far back the challenge block of a request may be: evidence bound to it is at most this many blocks
+    /// older than its request.
+    uint256 public constant CHALLENGE_MAX_AGE_BLOCKS = 64;
     /// @notice Where request fees go (never claimed: burned; ERC-20s refuse address(0)).
     address public constant BURN_ADDRESS = 0x000000000000000000000000000000000000dEaD;
     /// @dev blockhash(n) is only available for the 256 most recent blocks.
@@ -64,6 +71,7 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     mapping(uint256 requestId => address[]) private _committees;
     mapping(address provider => uint256 requestId) private _lastRequest;
     mapping(address provider => StoredAttestation) private _attestations;
+    mapping(bytes32 binding => uint256 requestId) private _bindingUsed;
 
     constructor(
         IAuditorRegistry auditors_,
@@ -104,13 +112,22 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     }
 
     /// @inheritdoc IProviderRegistry
-    function requestAttestation(bytes32 evidenceHash) external returns (uint256 requestId) {
+    function requestAttestation(bytes32 evidenceHash, uint64 challengeBlock) external returns (uint256 requestId) {
         if (evidenceHash == bytes32(0)) revert ProviderRegistryZeroEvidence();
         uint256 previous = _lastRequest[msg.sender];
         // INVARIANT: one committee draw per provider per request window, so re-rolling the committee costs a window.
         if (previous != 0 && block.timestamp <= _deadline(_requests[previous])) {
             revert ProviderRegistryRequestOpen(msg.sender, previous, _deadline(_requests[previous]));
         }
+        // INVARIANT: the challenge is a blockhash nobody knew before its block, at most CHALLENGE_MAX_AGE_BLOCKS old.
+        if (challengeBlock >= block.number || block.number - challengeBlock > CHALLENGE_MAX_AGE_BLOCKS) {
+            revert ProviderRegistryBadChallengeBlock(challengeBlock, block.number);
+        }
+        bytes32 challenge = blockhash(challengeBlock);
+        bytes32 binding = _binding(msg.sender, challenge);
+        uint256 used = _bindingUsed[binding];
+        // INVARIANT: a binding (and so the evidence that carries it) opens one request.
+        if (used != 0) revert ProviderRegistryChallengeUsed(msg.sender, challengeBlock, used);
         uint256 fee = _requestFee;
         uint256 allowed = _feeToken.allowance(msg.sender, address(this));
         // INVARIANT: a request is opened only with its fee burned (a clear error beats whatever the token reverts with).
@@ -124,11 +141,13 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
             seedBlock: seedBlock,
             drawn: false,
             recorded: false,
-            evidenceHash: evidenceHash
+            evidenceHash: evidenceHash,
+            challenge: challenge
         });
+        _bindingUsed[binding] = requestId;
         uint64 deadline = uint64(asOf) + _requestWindowSeconds;
         _lastRequest[msg.sender] = requestId;
-        emit AttestationRequested(requestId, msg.sender, evidenceHash, asOf, seedBlock, deadline);
+        emit AttestationRequested(requestId, msg.sender, evidenceHash, asOf, seedBlock, deadline, binding);
         _feeToken.safeTransferFrom(msg.sender, BURN_ADDRESS, fee);
     }
 
@@ -155,8 +174,9 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
             tier: att.tier,
             band: att.band,
             expiresAt: att.expiresAt,
-            recordedAt: uint64(block.timestamp),
-            requestId: uint64(requestId), // fits: requestId <= _requestCount, one per transaction
+            issuedAt: att.issuedAt,
+            recordedAt: uint48(block.timestamp), // fits until year 8.9e6
+            requestId: uint48(requestId), // fits: requestId <= _requestCount, one per transaction
             signerMask: mask,
             evidenceHash: att.evidenceHash
         });
@@ -172,6 +192,7 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         a.recordedAt = r.recordedAt;
         a.evidenceHash = r.evidenceHash;
         a.requestId = r.requestId;
+        a.issuedAt = r.issuedAt;
     }
 
     /// @inheritdoc IProviderRegistry
@@ -216,6 +237,14 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         v.seedBlock = q.seedBlock;
         v.deadline = q.provider == address(0) ? 0 : _deadline(q);
         v.evidenceHash = q.evidenceHash;
+        v.challenge = q.challenge;
+        v.binding = q.provider == address(0) ? bytes32(0) : _binding(q.provider, q.challenge);
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function bindingOf(uint256 requestId) external view returns (bytes32) {
+        StoredRequest storage q = _requests[requestId];
+        return q.provider == address(0) ? bytes32(0) : _binding(q.provider, q.challenge);
     }
 
     /// @inheritdoc IProviderRegistry
@@ -322,9 +351,13 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         if (att.expiresAt > block.timestamp + _maxValiditySeconds) {
             revert ProviderRegistryValidityTooLong(att.expiresAt, block.timestamp, _maxValiditySeconds);
         }
-        uint64 current = _attestations[att.provider].expiresAt;
-        // INVARIANT: a record is replaced only by a fresher one, so an old statement cannot undo a newer one.
-        if (att.expiresAt <= current) revert ProviderRegistryStale(att.provider, att.expiresAt, current);
+        // INVARIANT: a statement is about evidence checked after its request and by now.
+        if (att.issuedAt < q.asOf) revert ProviderRegistryIssuedBeforeRequest(requestId, att.issuedAt, uint64(q.asOf));
+        if (att.issuedAt > block.timestamp) revert ProviderRegistryIssuedInFuture(att.issuedAt, block.timestamp);
+        uint64 current = _attestations[att.provider].issuedAt;
+        // INVARIANT: a record is replaced only by a newer statement (signed issuedAt), whatever the expiries, so an
+        // old statement cannot undo a newer one and a long record cannot block a shorter downgrade.
+        if (att.issuedAt <= current) revert ProviderRegistryStale(att.provider, att.issuedAt, current);
     }
 
     /// @dev The signers of `signatures` over `digest` (strictly ascending, each on the committee and active now) and
@@ -371,6 +404,11 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         address[] memory exclude = new address[](1);
         exclude[0] = q.provider;
         return (seed, _auditors.drawPanel(seed, _committeeSize, exclude, q.asOf));
+    }
+
+    /// @dev What the evidence of `provider`'s request with `challenge` must carry as its nonce / report data.
+    function _binding(address provider, bytes32 challenge) private view returns (bytes32) {
+        return keccak256(abi.encode(provider, block.chainid, address(this), challenge));
     }
 
     /// @dev Position of `who` in `list`, or type(uint256).max.

@@ -96,7 +96,7 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
         uint256 nowTs = block.timestamp;
         uint256 height = block.number;
         vm.prank(PROVIDER);
-        uint256 id = providers.requestAttestation(_evidence(PROVIDER));
+        uint256 id = providers.requestAttestation(_evidence(PROVIDER), _challengeBlock());
         IProviderRegistry.Request memory q = providers.requestOf(id);
         assertEq(q.provider, PROVIDER, "provider");
         assertEq(q.asOf, nowTs, "snapshot at the request");
@@ -127,6 +127,15 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
         assertEq(providers.effectiveTier(PROVIDER), 3, "downgraded by the fresher record");
     }
 
+    /// Issue 17 (4): a 30-day tier-1 record must not block a newer, shorter downgrade (records were ordered by
+    /// expiresAt, so the downgrade reverted ProviderRegistryStale).
+    function test_record_newerShorterDowngrade_replacesLongerRecord() public {
+        _attest(providers, PROVIDER, 1, uint64(block.timestamp) + MAX_VALIDITY, 2);
+        vm.warp(block.timestamp + WINDOW + 1);
+        _attest(providers, PROVIDER, 3, uint64(block.timestamp) + 1 days, 2);
+        assertEq(providers.effectiveTier(PROVIDER), 3, "the newer statement wins");
+    }
+
     function test_record_sameRequestTwice_reverts() public {
         (uint256 id, Receipts.AttestationVerified memory att) = _open(2, 80, _expiry());
         providers.record(att, _sign(id, att, 2));
@@ -136,16 +145,87 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
         providers.record(att, sigs);
     }
 
-    function test_record_olderStatementAfterNewer_reverts() public {
-        _attest(providers, PROVIDER, 3, _expiry() + 1 days, 2);
-        uint64 current = providers.attestationOf(PROVIDER).expiresAt;
-        vm.warp(block.timestamp + WINDOW + 1);
-        (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 95, current - 1 hours);
+    /// Issue 17 (4): the committee signs tier 1 for 30 days, the provider withholds it, a newer request records a
+    /// downgrade. The withheld statement cannot be recorded over it: its request closed before the next one opened,
+    /// and had it not, its issuedAt is older than the record's.
+    function test_record_withheldOlderStatementAfterNewer_reverts() public {
+        (uint256 id1, Receipts.AttestationVerified memory old) = _open(1, 100, uint64(block.timestamp) + MAX_VALIDITY);
+        bytes[] memory oldSigs = _sign(id1, old, 2);
+        uint64 deadline1 = providers.requestOf(id1).deadline;
+        vm.warp(deadline1 + 1);
+        _attest(providers, PROVIDER, 3, uint64(block.timestamp) + 1 days, 2);
+        vm.expectPartialRevert(IProviderRegistry.ProviderRegistryRequestClosed.selector);
+        providers.record(old, oldSigs);
+        assertEq(providers.effectiveTier(PROVIDER), 3, "the newer downgrade stands");
+        assertTrue(providers.attestationOf(PROVIDER).issuedAt > old.issuedAt, "ordered by the signed issuedAt");
+    }
+
+    function test_record_issuedAtOutsideRequestAndNow_reverts() public {
+        (uint256 id, Receipts.AttestationVerified memory att) = _open(1, 95, _expiry());
+        uint64 asOf = providers.requestOf(id).asOf;
+        att.issuedAt = asOf - 1;
         bytes[] memory sigs = _sign(id, att, 2);
         vm.expectRevert(
-            abi.encodeWithSelector(IProviderRegistry.ProviderRegistryStale.selector, PROVIDER, att.expiresAt, current)
+            abi.encodeWithSelector(IProviderRegistry.ProviderRegistryIssuedBeforeRequest.selector, id, asOf - 1, asOf)
         );
         providers.record(att, sigs);
+        att.issuedAt = uint64(block.timestamp) + 1;
+        sigs = _sign(id, att, 2);
+        vm.expectRevert(
+            abi.encodeWithSelector(IProviderRegistry.ProviderRegistryIssuedInFuture.selector, att.issuedAt, block.timestamp)
+        );
+        providers.record(att, sigs);
+    }
+
+    // ---------------------------------------------------------------- binding and single-use challenges
+
+    /// The binding is keccak256(abi.encode(provider, chainid, registry, blockhash(challengeBlock))), fixed at request.
+    function test_request_bindingCommitsToProviderChainRegistryChallenge() public {
+        vm.roll(block.number + 5);
+        uint64 cb = uint64(block.number - 3);
+        vm.prank(PROVIDER);
+        uint256 id = providers.requestAttestation(_evidence(PROVIDER), cb);
+        bytes32 expected = keccak256(abi.encode(PROVIDER, block.chainid, address(providers), blockhash(cb)));
+        assertEq(providers.bindingOf(id), expected, "binding");
+        assertEq(providers.requestOf(id).binding, expected, "in the request view");
+        assertEq(providers.requestOf(id).challenge, blockhash(cb), "challenge");
+        assertEq(providers.bindingOf(id + 1), bytes32(0), "no request, no binding");
+    }
+
+    function test_request_badChallengeBlock_reverts() public {
+        vm.roll(block.number + 100);
+        uint64 nowBlock = uint64(block.number);
+        uint256 maxAge = providers.CHALLENGE_MAX_AGE_BLOCKS();
+        // the current block has no hash yet, a future one neither, and an old one is too old
+        uint64[3] memory bad = [nowBlock, nowBlock + 1, nowBlock - uint64(maxAge) - 1];
+        for (uint256 i; i < 3; ++i) {
+            vm.expectRevert(
+                abi.encodeWithSelector(IProviderRegistry.ProviderRegistryBadChallengeBlock.selector, bad[i], nowBlock)
+            );
+            vm.prank(PROVIDER);
+            providers.requestAttestation(_evidence(PROVIDER), bad[i]);
+        }
+        vm.prank(PROVIDER);
+        providers.requestAttestation(_evidence(PROVIDER), nowBlock - uint64(maxAge)); // the oldest allowed
+    }
+
+    /// Replay: the same challenge (so the same evidence nonce) cannot open a second request, even a window later.
+    function test_request_sameChallengeTwice_reverts() public {
+        uint64 cb = _challengeBlock();
+        vm.prank(PROVIDER);
+        uint256 id = providers.requestAttestation(_evidence(PROVIDER), cb);
+        vm.warp(providers.requestOf(id).deadline + 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(IProviderRegistry.ProviderRegistryChallengeUsed.selector, PROVIDER, cb, id)
+        );
+        vm.prank(PROVIDER);
+        providers.requestAttestation(_evidence(PROVIDER), cb);
+        // another provider may name the same block: its binding differs (its address is in it)
+        address other = address(0xB3);
+        _fundFee(providers, other);
+        vm.prank(other);
+        uint256 id2 = providers.requestAttestation(_evidence(other), cb);
+        assertTrue(providers.bindingOf(id2) != providers.bindingOf(id), "bindings differ per provider");
     }
 
     // ---------------------------------------------------------------- signers
@@ -322,20 +402,21 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
     /// The provider cannot re-roll the committee at will: one request per window.
     function test_request_whileOpen_reverts() public {
         vm.prank(PROVIDER);
-        uint256 id = providers.requestAttestation(_evidence(PROVIDER));
+        uint256 id = providers.requestAttestation(_evidence(PROVIDER), _challengeBlock());
         uint64 deadline = providers.requestOf(id).deadline;
         vm.expectRevert(
             abi.encodeWithSelector(IProviderRegistry.ProviderRegistryRequestOpen.selector, PROVIDER, id, deadline)
         );
         vm.prank(PROVIDER);
-        providers.requestAttestation(keccak256("other evidence"));
+        providers.requestAttestation(keccak256("other evidence"), _challengeBlock());
         vm.warp(deadline);
         vm.expectPartialRevert(IProviderRegistry.ProviderRegistryRequestOpen.selector);
         vm.prank(PROVIDER);
-        providers.requestAttestation(_evidence(PROVIDER));
+        providers.requestAttestation(_evidence(PROVIDER), _challengeBlock());
         vm.warp(deadline + 1);
+        vm.roll(block.number + 1); // a new challenge block: the binding of the first request is spent
         vm.prank(PROVIDER);
-        assertEq(providers.requestAttestation(_evidence(PROVIDER)), id + 1, "next window");
+        assertEq(providers.requestAttestation(_evidence(PROVIDER), _challengeBlock()), id + 1, "next window");
     }
 
     /// The one-request-per-window rule binds an address, and a provider has as many addresses as it likes: it requests
@@ -356,7 +437,7 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
             vm.prank(sybil);
             token.approve(address(providers), FEE);
             vm.prank(sybil);
-            ids[i] = providers.requestAttestation(_evidence(sybil)); // all in one block: no window between them
+            ids[i] = providers.requestAttestation(_evidence(sybil), _challengeBlock()); // all in one block: no window between them
             assertEq(token.balanceOf(sybil), 0, "the request burned the sybil's fee");
         }
         assertEq(token.balanceOf(providers.BURN_ADDRESS()) - burned0, n * FEE, "n draws burned n fees");
@@ -385,12 +466,12 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
         address poor = address(0xB0B0);
         vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryFeeNotApproved.selector, poor, 0, FEE));
         vm.prank(poor);
-        providers.requestAttestation(_evidence(poor));
+        providers.requestAttestation(_evidence(poor), _challengeBlock());
         vm.prank(poor);
         token.approve(address(providers), FEE);
         vm.expectRevert(); // approved but unfunded: the token's own error
         vm.prank(poor);
-        providers.requestAttestation(_evidence(poor));
+        providers.requestAttestation(_evidence(poor), _challengeBlock());
         assertEq(providers.lastRequestOf(poor), 0, "no request opened");
     }
 
@@ -410,7 +491,7 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
     function test_request_zeroEvidence_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryZeroEvidence.selector));
         vm.prank(PROVIDER);
-        providers.requestAttestation(bytes32(0));
+        providers.requestAttestation(bytes32(0), _challengeBlock());
     }
 
     function test_unknownRequest_reverts() public {
@@ -457,7 +538,7 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
 
     function test_drawCommittee_seedErrors_revert() public {
         vm.prank(PROVIDER);
-        uint256 id = providers.requestAttestation(_evidence(PROVIDER));
+        uint256 id = providers.requestAttestation(_evidence(PROVIDER), _challengeBlock());
         uint64 seedBlock = providers.requestOf(id).seedBlock;
         vm.expectRevert(
             abi.encodeWithSelector(IProviderRegistry.ProviderRegistrySeedNotReady.selector, id, seedBlock, block.number)

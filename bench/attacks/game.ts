@@ -387,7 +387,7 @@ export async function selfAttestation(): Promise<Row> {
   const q = await getAttestationRequest(w.a.buyer.c.public, { providerRegistry: w.d.providerRegistry, requestId: r.requestId });
   const committee = (q.committee ?? []).map((x) => getAddress(x));
   if (own.some((x) => committee.includes(x.address))) throw new AttackSucceeded("a bond posted after the activation window sits on the committee");
-  const att = { provider: w.a.provider.address, requestId: r.requestId, tier: 1, band: 100, evidenceHash, expiresAt: (await w.now()) + 7n * 86_400n };
+  const att = { provider: w.a.provider.address, requestId: r.requestId, tier: 1, band: 100, evidenceHash, expiresAt: (await w.now()) + 7n * 86_400n, issuedAt: await w.now() };
   const domain = providerRegistryDomain(BigInt(w.d.chainId), w.d.providerRegistry);
   const signatures = await Promise.all(own.map(async (x) => ({ signer: x.address, signature: await signAttestationVerified(x.c.account as LocalAccount, domain, att) })));
   const e1 = await refused("record tier 1 on the sybils' signatures", recordAttestation(w.a.provider.c, { providerRegistry: w.d.providerRegistry, attestation: att, signatures }), "ProviderRegistryNotCommitteeMember");

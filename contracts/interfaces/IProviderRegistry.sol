@@ -4,16 +4,21 @@ pragma solidity 0.8.28;
 import {Receipts} from "../libraries/Receipts.sol";
 
 /// @title IProviderRegistry: attestation tiers of providers, recorded on a quorum of a drawn auditor committee
-/// @notice The provider asks first: `requestAttestation(evidenceHash)` fixes the snapshot time asOf = now, a seed
+/// @notice The provider asks first: `requestAttestation(evidenceHash, challengeBlock)` fixes the snapshot time asOf = now,
+/// the challenge blockhash(challengeBlock) (a block at most CHALLENGE_MAX_AGE_BLOCKS old) and with it the binding
+/// keccak256(abi.encode(provider, block.chainid, registry, challenge)) that the evidence's nonce must equal (each binding
+/// is accepted once, so one piece of evidence answers one request), a seed
 /// block `seedDelayBlocks` ahead and a deadline `requestWindowSeconds` ahead. Once the seed block is mined the
 /// committee is AuditorRegistry.drawPanel(keccak256(blockhash(seedBlock), this, requestId), committeeSize,
 /// [provider], asOf) (`drawCommittee`, anyone, or the first `record`): a draw from auditors that were eligible before
 /// the seed existed, which the provider does not choose. Committee members verify the evidence locally
-/// (verifier/src/checks/attestation) and sign an EIP-712 `AttestationVerified { provider, requestId, tier, band,
-/// evidenceHash, expiresAt }` (contracts/libraries/Receipts.sol; domain {name: "PoUW ProviderRegistry", version: "1"}).
+/// (verifier/src/checks/attestation, which also checks the evidence nonce against `bindingOf(requestId)`) and sign an
+/// EIP-712 `AttestationVerified { provider, requestId, tier, band, evidenceHash, expiresAt, issuedAt }` (contracts/libraries/Receipts.sol; domain {name: "PoUW ProviderRegistry", version: "1"}).
 /// Anyone may submit the message, before the deadline, with the signatures of at least `quorum()` distinct members of
 /// that request's committee that are active in the AuditorRegistry at submission; the registry then records the
-/// provider's tier, band, evidence hash, expiry and signers. One record per request; a provider has one open request
+/// provider's tier, band, evidence hash, expiry and signers. A provider's statements are ordered by the signed
+/// `issuedAt` (at or after the request, not in the future): a newer statement replaces an older one whatever their
+/// expiries, so a long record never blocks a shorter downgrade. One record per request; a provider has one open request
 /// at a time and opens the next only after the previous one's deadline (each request is one draw: re-rolling the
 /// committee costs a whole window).
 ///
@@ -37,6 +42,10 @@ interface IProviderRegistry {
     /// @param recordedAt unix seconds of the submission
     /// @param evidenceHash keccak256 of the evidence token the auditors verified
     /// @param requestId the request whose committee signed it
+    /// @param issuedAt unix seconds at which the committee verified the evidence (orders a provider's statements)
+    /// @dev NOTE: a view type, never stored (storage packs StoredAttestation), so packing is moot; issuedAt is last to
+    /// keep the earlier fields where existing callers read them.
+    // solhint-disable-next-line gas-struct-packing
     struct Attestation {
         uint8 tier;
         uint8 band;
@@ -44,6 +53,7 @@ interface IProviderRegistry {
         uint64 recordedAt;
         bytes32 evidenceHash;
         uint256 requestId;
+        uint64 issuedAt;
     }
 
     /// @notice An attestation request.
@@ -54,6 +64,8 @@ interface IProviderRegistry {
     /// @param drawn whether the committee is drawn (committeeOf)
     /// @param recorded whether an attestation was recorded for it
     /// @param evidenceHash keccak256 of the evidence token the committee is to verify
+    /// @param challenge blockhash of the challenge block the provider named (unknown before that block)
+    /// @param binding keccak256(abi.encode(provider, chainid, registry, challenge)): the evidence nonce / report data
     struct Request {
         address provider;
         uint64 asOf;
@@ -62,6 +74,8 @@ interface IProviderRegistry {
         uint64 seedBlock;
         uint64 deadline;
         bytes32 evidenceHash;
+        bytes32 challenge;
+        bytes32 binding;
     }
 
     /// @notice `provider` opened request `requestId` for the evidence `evidenceHash`: committee drawn from the snapshot
@@ -72,7 +86,8 @@ interface IProviderRegistry {
         bytes32 evidenceHash,
         uint64 asOf,
         uint64 seedBlock,
-        uint64 deadline
+        uint64 deadline,
+        bytes32 binding
     );
     /// @notice Request `requestId`'s committee was drawn from `seed`.
     event CommitteeDrawn(uint256 indexed requestId, bytes32 seed, address[] committee);
@@ -155,16 +170,32 @@ interface IProviderRegistry {
     /// @notice Signature `index` recovers to `signer`, not above the previous signer `previous`: signers must
     /// be strictly ascending, which rules out one auditor counted twice.
     error ProviderRegistryUnsortedSigners(uint256 index, address previous, address signer);
-    /// @notice `expiresAt` is not later than the provider's current record's expiry `current`: a record is
-    /// only ever replaced by a fresher one, so an older statement cannot be replayed over a newer one.
-    error ProviderRegistryStale(address provider, uint64 expiresAt, uint64 current);
+    /// @notice `issuedAt` is not later than the provider's current record's `current` issuedAt: a record is only ever
+    /// replaced by a newer statement, so an older one cannot be replayed over it.
+    error ProviderRegistryStale(address provider, uint64 issuedAt, uint64 current);
+    /// @notice `issuedAt` is before request `requestId`'s time `asOf`: the committee verifies after the request.
+    error ProviderRegistryIssuedBeforeRequest(uint256 requestId, uint64 issuedAt, uint64 asOf);
+    /// @notice `issuedAt` is after the current block time `nowTs`.
+    error ProviderRegistryIssuedInFuture(uint64 issuedAt, uint256 nowTs);
+    /// @notice The challenge block `challengeBlock` is not one of the CHALLENGE_MAX_AGE_BLOCKS blocks before the current
+    /// block `blockNumber` (its hash must exist and be recent: the evidence is at most that old).
+    error ProviderRegistryBadChallengeBlock(uint64 challengeBlock, uint256 blockNumber);
+    /// @notice `provider` already used the binding of challenge block `challengeBlock` for request `requestId`: a
+    /// binding, and so a piece of evidence, answers one request.
+    error ProviderRegistryChallengeUsed(address provider, uint64 challengeBlock, uint256 requestId);
 
     /// @notice Open an attestation request for the caller's evidence `evidenceHash` (keccak256 of the evidence token):
     /// snapshot asOf = now, seed block = block.number + seedDelayBlocks, deadline = now + requestWindowSeconds. Reverts
     /// while the caller's previous request is before its deadline. Burns `requestFee()` of the AuditorRegistry's token
     /// from the caller (approve it to this registry first): every committee draw costs whoever asks for it, from any
     /// address, so re-rolling committees in parallel from other provider addresses is not free (docs/panels.md).
-    function requestAttestation(bytes32 evidenceHash) external returns (uint256 requestId);
+    /// The evidence's nonce (report data) must be `keccak256(abi.encode(msg.sender, block.chainid, this,
+    /// blockhash(challengeBlock)))`, with `challengeBlock` one of the CHALLENGE_MAX_AGE_BLOCKS blocks before this one;
+    /// each (provider, challenge) binding opens one request.
+    function requestAttestation(bytes32 evidenceHash, uint64 challengeBlock) external returns (uint256 requestId);
+
+    /// @notice The binding request `requestId`'s evidence must carry as its nonce (zero if no such request).
+    function bindingOf(uint256 requestId) external view returns (bytes32);
 
     /// @notice Draw and store request `requestId`'s committee (anyone) once its seed block is mined, within 256 blocks
     /// of it and before the deadline.

@@ -29,6 +29,8 @@ library Receipts {
     /// @param tier 1 accelerator-native CC, 2 CVM + accelerator, 3 device enclave, 4 none
     /// @param band trust band within the tier's range (10..100)
     /// @param expiresAt unix seconds after which the verification no longer counts
+    /// @param issuedAt unix seconds at which the committee verified the evidence: the registry orders a provider's
+    ///        statements by it (a newer statement always replaces an older one, whatever their expiries)
     // solhint-disable-next-line gas-struct-packing
     struct AttestationVerified {
         address provider;
@@ -37,12 +39,13 @@ library Receipts {
         uint8 band;
         bytes32 evidenceHash;
         uint64 expiresAt;
+        uint64 issuedAt;
     }
 
     string internal constant AUDIT_RECEIPT_TYPE =
         "AuditReceipt(uint256 jobId,uint32 segment,bytes32 traceRoot,uint32 checks,uint32 sampledSteps,uint8 verdict)";
     string internal constant ATTESTATION_VERIFIED_TYPE =
-        "AttestationVerified(address provider,uint256 requestId,uint8 tier,uint8 band,bytes32 evidenceHash,uint64 expiresAt)";
+        "AttestationVerified(address provider,uint256 requestId,uint8 tier,uint8 band,bytes32 evidenceHash,uint64 expiresAt,uint64 issuedAt)";
 
     bytes32 internal constant AUDIT_RECEIPT_TYPEHASH = keccak256(bytes(AUDIT_RECEIPT_TYPE));
     bytes32 internal constant ATTESTATION_VERIFIED_TYPEHASH = keccak256(bytes(ATTESTATION_VERIFIED_TYPE));
@@ -62,7 +65,14 @@ library Receipts {
     function hash(AttestationVerified memory a) internal pure returns (bytes32) {
         return keccak256(
             abi.encode(
-                ATTESTATION_VERIFIED_TYPEHASH, a.provider, a.requestId, a.tier, a.band, a.evidenceHash, a.expiresAt
+                ATTESTATION_VERIFIED_TYPEHASH,
+                a.provider,
+                a.requestId,
+                a.tier,
+                a.band,
+                a.evidenceHash,
+                a.expiresAt,
+                a.issuedAt
             )
         );
     }

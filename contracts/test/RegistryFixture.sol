@@ -72,6 +72,11 @@ abstract contract AuditorKeys {
         t.approve(address(providers), allowed + fee);
     }
 
+    /// @dev The newest block whose hash a request can use as its challenge.
+    function _challengeBlock() internal view returns (uint64) {
+        return uint64(block.number - 1);
+    }
+
     /// @dev The evidence hash the fixture's providers request attestation for.
     function _evidence(address provider) internal pure returns (bytes32) {
         return keccak256(abi.encode("evidence", provider));
@@ -79,7 +84,7 @@ abstract contract AuditorKeys {
 
     function _attestation(address provider, uint256 requestId, uint8 tier, uint8 band, uint64 expiresAt)
         internal
-        pure
+        view
         returns (Receipts.AttestationVerified memory)
     {
         return Receipts.AttestationVerified({
@@ -88,7 +93,8 @@ abstract contract AuditorKeys {
             tier: tier,
             band: band,
             evidenceHash: _evidence(provider),
-            expiresAt: expiresAt
+            expiresAt: expiresAt,
+            issuedAt: uint64(block.timestamp)
         });
     }
 
@@ -97,7 +103,7 @@ abstract contract AuditorKeys {
     function _request(ProviderRegistry providers, address provider) internal returns (uint256 requestId) {
         _fundFee(providers, provider);
         vm.prank(provider);
-        requestId = providers.requestAttestation(_evidence(provider));
+        requestId = providers.requestAttestation(_evidence(provider), _challengeBlock());
         vm.roll(block.number + providers.seedDelayBlocks() + 1);
         vm.warp(block.timestamp + 1);
     }

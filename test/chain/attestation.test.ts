@@ -26,6 +26,7 @@ import {
   type ChainClients,
 } from "../../verifier/src/chain/index.ts";
 import { providerRegistryDomain, signAttestationVerified, type AttestationVerified } from "../../verifier/src/receipts/index.ts";
+import { attestationBinding } from "../../verifier/src/checks/attestation/index.ts";
 
 async function expectRevert(p: Promise<unknown>, errorName: string): Promise<ContractRevertError> {
   try {
@@ -81,7 +82,7 @@ describe("chain: attestation committees (ProviderRegistry)", () => {
   const evidence = (who: ChainClients): Hex => keccak256(toHex(`evidence ${who.account.address}`));
 
   async function statement(requestId: bigint, who: ChainClients, tier: number, band: number): Promise<AttestationVerified> {
-    return { provider: who.account.address, requestId, tier, band, evidenceHash: evidence(who), expiresAt: (await latest()) + 7n * 86_400n };
+    return { provider: who.account.address, requestId, tier, band, evidenceHash: evidence(who), expiresAt: (await latest()) + 7n * 86_400n, issuedAt: await latest() };
   }
 
   async function sign(att: AttestationVerified, signers: ChainClients[]) {
@@ -92,6 +93,11 @@ describe("chain: attestation committees (ProviderRegistry)", () => {
   it("draws the committee from the snapshot at the request and records a quorum of it", async () => {
     const r = await requestAttestation(provider, { providerRegistry: providers, evidenceHash: evidence(provider) });
     expect(r.seedBlock).to.equal(r.receipt.blockNumber + BigInt(DEFAULT_ATTESTATION_PARAMS.attestationSeedDelayBlocks));
+    // the binding the evidence must carry: TypeScript and the contract agree (challenge = blockhash of the block before)
+    const cb = await provider.public.getBlock({ blockNumber: r.receipt.blockNumber - 1n });
+    const q0 = await getAttestationRequest(provider.public, { providerRegistry: providers, requestId: r.requestId });
+    expect(q0.challenge).to.equal(cb.hash);
+    expect(attestationBinding({ provider: provider.account.address, chainId, registry: providers, challenge: cb.hash })).to.equal(r.binding).and.to.equal(q0.binding);
     const before = await getAttestationRequest(provider.public, { providerRegistry: providers, requestId: r.requestId });
     expect(before.committee).to.equal(undefined);
     expect(before.committeeUnavailable).to.equal("ProviderRegistrySeedNotReady");

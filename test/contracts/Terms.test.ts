@@ -50,7 +50,7 @@ type Wallet = W["provider"];
 /** `provider` requests attestation; the chain moves past the seed block; returns the request and its committee. */
 async function request(f: W, provider: Wallet) {
   const evidenceHash = keccak256(toHex(`evidence-${provider.account.address}`));
-  await f.providers.write.requestAttestation([evidenceHash], { account: provider.account });
+  await f.providers.write.requestAttestation([evidenceHash, await publicClient.getBlockNumber()], { account: provider.account });
   const requestId = await f.providers.read.lastRequestOf([provider.account.address]);
   await networkHelpers.mine(3);
   const committee = (await f.providers.read.committeeOf([requestId])).map((a) => a.toLowerCase());
@@ -67,6 +67,7 @@ async function attest(f: W, provider: Wallet, tier: number, band: number, count 
     band,
     evidenceHash,
     expiresAt: BigInt(await time.latest()) + 7n * DAY,
+    issuedAt: BigInt(await time.latest()),
   };
   const domain = providerRegistryDomain(f.chainId, f.providers.address);
   const signers = f.auditors.filter((a) => committee.includes(a.address.toLowerCase())).slice(0, count);
@@ -112,7 +113,7 @@ describe("ProviderRegistry and tiers", () => {
     await f.providers.write.record([att, sigs]);
     await viem.assertions.revertWithCustomError(f.providers.write.record([att, sigs]), f.providers, "ProviderRegistryAlreadyRecorded");
     await viem.assertions.revertWithCustomError(
-      f.providers.write.requestAttestation([att.evidenceHash], { account: f.provider.account }),
+      f.providers.write.requestAttestation([att.evidenceHash, await publicClient.getBlockNumber()], { account: f.provider.account }),
       f.providers,
       "ProviderRegistryRequestOpen",
     );
@@ -134,7 +135,7 @@ describe("ProviderRegistry and tiers", () => {
     }
     const { requestId, evidenceHash, committee } = await request(f, f.provider);
     for (const a of own) expect(committee).to.not.include(a.address.toLowerCase());
-    const att: AttestationVerified = { provider: f.provider.account.address, requestId, tier: 1, band: 100, evidenceHash, expiresAt: BigInt(await time.latest()) + DAY };
+    const att: AttestationVerified = { provider: f.provider.account.address, requestId, tier: 1, band: 100, evidenceHash, expiresAt: BigInt(await time.latest()) + DAY, issuedAt: BigInt(await time.latest()) };
     const domain = providerRegistryDomain(f.chainId, f.providers.address);
     const sigs = await Promise.all(own.map((a) => signAttestationVerified(a, domain, att)));
     await viem.assertions.revertWithCustomErrorWithArgs(f.providers.write.record([att, sigs]), f.providers, "ProviderRegistryNotCommitteeMember", [

@@ -46,6 +46,7 @@ const attestation: AttestationVerified = {
   band: 95,
   evidenceHash: keccak256(toHex("evidence")),
   expiresAt: 1_900_000_000n,
+  issuedAt: 1_800_000_000n,
 };
 
 async function expectSignatureError(p: Promise<unknown>): Promise<void> {
@@ -66,7 +67,7 @@ describe("receipts: EIP-712 AuditReceipt and AttestationVerified", () => {
       "AuditReceipt(uint256 jobId,uint32 segment,bytes32 traceRoot,uint32 checks,uint32 sampledSteps,uint8 verdict)",
     );
     expect(ATTESTATION_VERIFIED_TYPE).to.equal(
-      "AttestationVerified(address provider,uint256 requestId,uint8 tier,uint8 band,bytes32 evidenceHash,uint64 expiresAt)",
+      "AttestationVerified(address provider,uint256 requestId,uint8 tier,uint8 band,bytes32 evidenceHash,uint64 expiresAt,uint64 issuedAt)",
     );
     expect(checksMask(["recompute", "freivalds", "magnitude"])).to.equal(0b10101);
     expect(checkNames(0b10101)).to.deep.equal(["recompute", "freivalds", "magnitude"]);

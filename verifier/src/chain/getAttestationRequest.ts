@@ -24,6 +24,10 @@ export type GetAttestationRequestReturnType = {
   drawn: boolean;
   recorded: boolean;
   evidenceHash: `0x${string}`;
+  /** blockhash of the challenge block the provider named. */
+  challenge: `0x${string}`;
+  /** What the evidence's nonce must be: keccak256(abi.encode(provider, chainId, registry, challenge)). */
+  binding: `0x${string}`;
   committee: readonly Address[] | undefined;
   committeeUnavailable: string | undefined;
 };
@@ -51,6 +55,8 @@ export async function getAttestationRequest(client: PublicClient<Transport, Chai
     drawn: q.drawn,
     recorded: q.recorded,
     evidenceHash: q.evidenceHash,
+    challenge: q.challenge,
+    binding: q.binding,
     committee,
     committeeUnavailable,
   };

@@ -30,6 +30,6 @@ export async function recordAttestation(clients: ChainClients, p: RecordAttestat
     return x < y ? -1 : x > y ? 1 : 0;
   });
   const a = p.attestation;
-  const att = { provider: a.provider, requestId: a.requestId, tier: a.tier, band: a.band, evidenceHash: a.evidenceHash, expiresAt: a.expiresAt };
+  const att = { provider: a.provider, requestId: a.requestId, tier: a.tier, band: a.band, evidenceHash: a.evidenceHash, expiresAt: a.expiresAt, issuedAt: a.issuedAt };
   return sendContractTx(clients, { address: p.providerRegistry, abi: providerRegistryAbi, functionName: "record", args: [att, sorted.map((s) => s.signature)] }, p);
 }

@@ -4,11 +4,17 @@
  * the AttestationRequested event. One open request per provider: a second one before the previous deadline reverts
  * with ProviderRegistryRequestOpen (docs/panels.md, "Attestation committee"). Each request burns the registry's
  * `requestFee()` of its `feeToken()` (the auditor token) from the caller, who approves it first; without that
- * allowance it reverts with ProviderRegistryFeeNotApproved.
+ * allowance it reverts with ProviderRegistryFeeNotApproved. The evidence's nonce must be the returned `binding`,
+ * keccak256(abi.encode(provider, chainId, registry, blockhash(challengeBlock))) (checks/attestation
+ * `attestationBinding`): produce the evidence for `challengeBlock` first, then request. `challengeBlock` defaults to
+ * the latest block (its hash is known to the next one); it must be at most CHALLENGE_MAX_AGE_BLOCKS (64) old, and a
+ * (provider, challenge) binding opens one request (ProviderRegistryChallengeUsed).
  *
  * @example
  *   await approveToken(clients, { token: auditorToken, spender: providerRegistry, amount: requestFee });
- *   const { requestId, seedBlock, deadline } = await requestAttestation(clients, { providerRegistry, evidenceHash: keccak256(evidence) });
+ *   const challengeBlock = await clients.public.getBlockNumber();
+ *   // ... evidence with nonce attestationBinding({ provider, chainId, registry, challenge: blockhash(challengeBlock) }) ...
+ *   const { requestId, binding } = await requestAttestation(clients, { providerRegistry, evidenceHash: keccak256(evidence), challengeBlock });
  */
 import { parseEventLogs, type Address, type Hex } from "viem";
 import { providerRegistryAbi } from "./abi/ProviderRegistry.ts";
@@ -20,13 +26,16 @@ export type RequestAttestationParameters = SendOptions & {
   providerRegistry: Address;
   /** keccak256 of the evidence token the committee is to verify (non-zero). */
   evidenceHash: Hex;
+  /** The block whose hash is the challenge the evidence answers (default: the latest block). */
+  challengeBlock?: bigint;
 };
 
-export type RequestAttestationReturnType = SendResult & { requestId: bigint; asOf: bigint; seedBlock: bigint; deadline: bigint };
+export type RequestAttestationReturnType = SendResult & { requestId: bigint; asOf: bigint; seedBlock: bigint; deadline: bigint; binding: Hex };
 
 export async function requestAttestation(clients: ChainClients, p: RequestAttestationParameters): Promise<RequestAttestationReturnType> {
-  const r = await sendContractTx(clients, { address: p.providerRegistry, abi: providerRegistryAbi, functionName: "requestAttestation", args: [p.evidenceHash] }, p);
+  const challengeBlock = p.challengeBlock ?? (await clients.public.getBlockNumber());
+  const r = await sendContractTx(clients, { address: p.providerRegistry, abi: providerRegistryAbi, functionName: "requestAttestation", args: [p.evidenceHash, challengeBlock] }, p);
   const [ev] = parseEventLogs({ abi: providerRegistryAbi, logs: r.receipt.logs, eventName: "AttestationRequested" });
   if (!ev) throw new ChainError(`requestAttestation ${r.hash}: no AttestationRequested event in the receipt`);
-  return { ...r, requestId: ev.args.requestId, asOf: ev.args.asOf, seedBlock: ev.args.seedBlock, deadline: ev.args.deadline };
+  return { ...r, requestId: ev.args.requestId, asOf: ev.args.asOf, seedBlock: ev.args.seedBlock, deadline: ev.args.deadline, binding: ev.args.binding };
 }

@@ -62,6 +62,8 @@ export type AttestationVerified = {
   readonly evidenceHash: Hex;
   /** Unix seconds after which the verification no longer counts. */
   readonly expiresAt: bigint;
+  /** Unix seconds at which the committee verified the evidence: the registry keeps the newest statement. */
+  readonly issuedAt: bigint;
 };
 
 /** A receipt or message field is out of range for its Solidity type. */
@@ -133,6 +135,7 @@ export function validateAttestationVerified(a: AttestationVerified): void {
   if (!Number.isInteger(a.band) || a.band < 10 || a.band > 100) throw new ReceiptFieldError(`band must be 10..100, got ${a.band}`);
   bytes32("evidenceHash", a.evidenceHash);
   uint("expiresAt", a.expiresAt, 64);
+  uint("issuedAt", a.issuedAt, 64);
 }
 
 function receiptMessage(r: AuditReceipt) {
@@ -147,7 +150,7 @@ function receiptMessage(r: AuditReceipt) {
 }
 
 function attestationMessage(a: AttestationVerified) {
-  return { provider: getAddress(a.provider), requestId: a.requestId, tier: a.tier, band: a.band, evidenceHash: a.evidenceHash, expiresAt: a.expiresAt };
+  return { provider: getAddress(a.provider), requestId: a.requestId, tier: a.tier, band: a.band, evidenceHash: a.evidenceHash, expiresAt: a.expiresAt, issuedAt: a.issuedAt };
 }
 
 /** The EIP-712 digest (what ECDSA signs) of an audit receipt. */

@@ -5,7 +5,7 @@
  *
  * Canonical type strings (EIP-712 encodeType):
  *   AuditReceipt(uint256 jobId,uint32 segment,bytes32 traceRoot,uint32 checks,uint32 sampledSteps,uint8 verdict)
- *   AttestationVerified(address provider,uint256 requestId,uint8 tier,uint8 band,bytes32 evidenceHash,uint64 expiresAt)
+ *   AttestationVerified(address provider,uint256 requestId,uint8 tier,uint8 band,bytes32 evidenceHash,uint64 expiresAt,uint64 issuedAt)
  */
 import { keccak256, toHex, type Hex } from "viem";
 
@@ -25,6 +25,7 @@ export const ATTESTATION_VERIFIED_FIELDS = [
   { name: "band", type: "uint8" },
   { name: "evidenceHash", type: "bytes32" },
   { name: "expiresAt", type: "uint64" },
+  { name: "issuedAt", type: "uint64" },
 ] as const;
 
 /** viem `types` objects for signTypedData / hashTypedData. */

@@ -13,15 +13,21 @@ export const ATTESTATION_REASONS = [
   "token-not-yet-valid", // token nbf/iat in the future beyond the clock skew
   // certificate chain
   "missing-chain", // no x5c header, or an empty / too long one
-  "bad-certificate", // an x5c entry does not parse as DER X.509
+  "bad-certificate", // an x5c entry does not parse as DER X.509, or has an unknown critical extension
+  "certificate-not-der", // an entry is not exact DER: first byte not 0x30, trailing bytes (PEM text), re-encoding differs
   "chain-broken", // a certificate is not signed by the next one in the chain
   "untrusted-root", // the chain does not end at the configured vendor root
   "not-a-ca", // an issuing certificate lacks CA basic constraints / keyCertSign, or path length exceeded
   "cert-expired", // a certificate (or the root) is past notAfter
   "cert-not-yet-valid", // a certificate (or the root) is before notBefore
+  "leaf-not-end-entity", // the evidence signing certificate is a CA (basic constraints) or may sign certificates
+  "leaf-key-usage", // the evidence signing certificate has no key usage or lacks digitalSignature
+  "leaf-key-purpose", // the signing key names no (or more than one) evidence type, or an issuer is constrained to others
   // freshness
   "nonce-mismatch", // eat_nonce is not the verifier's challenge
   "nonce-stale", // the challenge is older than the policy's max age
+  "binding-mismatch", // the nonce is not this provider's request binding (relay), or a statement for another provider
+  "challenge-reused", // this verifier already accepted evidence for this challenge (replay)
   // claims policy
   "claims-invalid", // claims missing or of the wrong shape
   "confidential-mode-off",

@@ -4,7 +4,9 @@
  * ends at a vendor root the verifier configured. verifyAttestation checks, in order: token shape and
  * algorithm, certificate chain (signatures, CA constraints, validity at `now`), token signature and
  * lifetime, nonce (equals the challenge, challenge not older than the policy's max age), claims
- * shape, and the claims policy; then maps the evidence to a tier and trust band (tiers.ts).
+ * shape, and the claims policy; then maps the evidence to a tier and trust band (tiers.ts). The tier is the
+ * evidence type of the key that verified (its extended key usage, under a root trusted for that type), lowered
+ * by the claims when they describe a weaker platform, never raised by them.
  * Every rejection is an AttestationError with its own `reason`.
  *
  * @example
@@ -12,20 +14,33 @@
  *   const policy = parseAttestationPolicy(config.attestation);
  *   const challenge = createChallenge(new Date());
  *   // ... send challenge.nonce to the provider, receive `token` ...
- *   const verdict = await verifyAttestation(token, { root, policy, challenge, now: new Date() });
+ *   const anchors = [{ type: "accelerator-cc-report", root }];
+ *   const verdict = await verifyAttestation(token, { anchors, policy, challenge, now: new Date() });
  */
 import { randomBytes } from "node:crypto";
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify } from "jose";
-import { keccak256, toHex, type Hex } from "viem";
+import { keccak256, toHex, type Address, type Hex } from "viem";
+import type { BoundChallenge } from "./binding.ts";
 import { logger } from "../../log/index.ts";
 import { AttestationError } from "./errors.ts";
-import { parseX5c, validateChain, type VendorRoot } from "./chain.ts";
+import { keyPurposes, parseX5c, validateChain, type ParsedCert, type ValidatedChain, type VendorRoot } from "./chain.ts";
 import { compareVersions, EvidenceClaimsSchema, type AttestationPolicy, type EvidenceClaims } from "./policy.ts";
-import { attestedBand, bandFactors, tierOf, type BandFactors, type Tier } from "./tiers.ts";
+import {
+  attestedBand,
+  bandFactors,
+  EVIDENCE_KEY_PURPOSES,
+  EVIDENCE_TIER,
+  EVIDENCE_TYPES,
+  tierOf,
+  type BandFactors,
+  type EvidenceType,
+  type Tier,
+} from "./tiers.ts";
 
 export * from "./errors.ts";
 export * from "./policy.ts";
 export * from "./tiers.ts";
+export * from "./binding.ts";
 export { loadVendorRoot, type VendorRoot } from "./chain.ts";
 
 const log = logger("attestation");
@@ -41,15 +56,25 @@ export function createChallenge(now: Date): Challenge {
   return { nonce: randomBytes(32).toString("base64url"), issuedAt: now };
 }
 
+/** A root trusted for one evidence type: a key chained to it mints at most that type's tier. */
+export type TrustAnchor = { readonly type: EvidenceType; readonly root: VendorRoot };
+
 export type VerifyContext = {
-  readonly root: VendorRoot;
+  /** Roots per evidence type. The same root may appear for several types; the leaf's key purpose picks one. */
+  readonly anchors: readonly TrustAnchor[];
   readonly policy: AttestationPolicy;
-  readonly challenge: Challenge;
+  /** A plain challenge, or one bound to a provider's request (bindingChallenge): then the nonce is the binding. */
+  readonly challenge: Challenge | BoundChallenge;
   readonly now: Date;
+  /** Nonces this verifier already accepted; an accepted nonce is added, a second one is challenge-reused. */
+  readonly seen?: Set<string>;
 };
 
 export type AttestationVerdict = {
+  /** The weaker of the verified evidence type's tier and the tier the claims describe. */
   readonly tier: Exclude<Tier, 4>;
+  /** What the verified key may attest (its key purpose under a root trusted for that type). */
+  readonly evidenceType: EvidenceType;
   readonly band: number;
   readonly factors: BandFactors;
   /** keccak256 of the token bytes, as recorded on chain. */
@@ -57,6 +82,9 @@ export type AttestationVerdict = {
   /** Unix seconds: the earlier of the token's exp and the chain's earliest notAfter. */
   readonly expiresAt: bigint;
   readonly claims: EvidenceClaims;
+  /** For a bound challenge: the provider the evidence is bound to, and the binding. */
+  readonly provider?: Address;
+  readonly binding?: Hex;
 };
 
 function mapJoseError(err: unknown): AttestationError {
@@ -106,9 +134,47 @@ function enforcePolicy(c: EvidenceClaims, policy: AttestationPolicy): void {
   if (!partOk) throw new AttestationError("partitioning-not-allowed", `partitioning ${part} is not allowed by policy`);
 }
 
+const ANY_PURPOSE = "2.5.29.37.0";
+
+/** The one evidence type the leaf key may sign, from its extended key usage. */
+function evidenceTypeOf(leaf: ParsedCert): EvidenceType {
+  const purposes = keyPurposes(leaf) ?? [];
+  const types = EVIDENCE_TYPES.filter((t) => purposes.includes(EVIDENCE_KEY_PURPOSES[t]));
+  // INVARIANT: a key mints a tier only for the one evidence purpose its certificate names
+  if (types.length === 0) throw new AttestationError("leaf-key-purpose", "the signing key is not an evidence key (no evidence-type extended key usage)", { details: `EKU ${purposes.join(", ") || "none"}` });
+  if (types.length > 1) throw new AttestationError("leaf-key-purpose", `the signing key names ${types.length} evidence types (${types.join(", ")})`);
+  return types[0]!;
+}
+
+/** Validates the chain against the roots trusted for `type`; the first that the chain ends at. */
+async function validateForType(certs: readonly ParsedCert[], type: EvidenceType, anchors: readonly TrustAnchor[], now: Date): Promise<ValidatedChain> {
+  const roots = anchors.filter((a) => a.type === type);
+  if (roots.length === 0) throw new AttestationError("untrusted-root", `no root is trusted for evidence type ${type}`);
+  let last: unknown;
+  for (const { root } of roots) {
+    try {
+      return await validateChain(certs, root, now);
+    } catch (err) {
+      if (!(err instanceof AttestationError) || err.reason !== "untrusted-root") throw err;
+      last = err;
+    }
+  }
+  throw last;
+}
+
+/** An issuer whose EKU is constrained must allow the leaf's purpose (EKU chaining). */
+function checkIssuerPurposes(certs: readonly ParsedCert[], type: EvidenceType): void {
+  for (let i = 1; i < certs.length; i++) {
+    const p = keyPurposes(certs[i]!);
+    if (p && !p.includes(ANY_PURPOSE) && !p.includes(EVIDENCE_KEY_PURPOSES[type])) {
+      throw new AttestationError("leaf-key-purpose", `x5c[${i}] is constrained to other key purposes than ${type}`);
+    }
+  }
+}
+
 /** Verifies attestation evidence; returns the tier and band or throws AttestationError. */
 export async function verifyAttestation(token: string, ctx: VerifyContext): Promise<AttestationVerdict> {
-  const { policy, root, challenge, now } = ctx;
+  const { policy, anchors, challenge, now } = ctx;
   try {
     if (typeof token !== "string" || token.split(".").length !== 3) {
       throw new AttestationError("malformed-token", "evidence is not a compact JWS (three dot-separated parts)");
@@ -123,7 +189,9 @@ export async function verifyAttestation(token: string, ctx: VerifyContext): Prom
       throw new AttestationError("unsupported-algorithm", `algorithm ${String(header.alg)} is not allowed`);
     }
     const certs = parseX5c(header.x5c, policy.maxChainLength);
-    const { leafKey, notAfter } = validateChain(certs, root, now);
+    const evidenceType = evidenceTypeOf(certs[0]!);
+    const { leafKey, notAfter } = await validateForType(certs, evidenceType, anchors, now);
+    checkIssuerPurposes(certs, evidenceType);
 
     let payload: unknown;
     try {
@@ -140,7 +208,12 @@ export async function verifyAttestation(token: string, ctx: VerifyContext): Prom
     const parsed = EvidenceClaimsSchema.safeParse(payload);
     // nonce first: a token for another challenge is stale/mismatched evidence whatever its shape
     const nonce = (payload as { eat_nonce?: unknown }).eat_nonce;
-    if (nonce !== challenge.nonce) throw new AttestationError("nonce-mismatch", "eat_nonce is not this verifier's challenge");
+    if (nonce !== challenge.nonce) {
+      if ("bound" in challenge) {
+        throw new AttestationError("binding-mismatch", `eat_nonce is not the binding of ${challenge.bound.provider}'s request (evidence for another provider, registry, chain or challenge)`);
+      }
+      throw new AttestationError("nonce-mismatch", "eat_nonce is not this verifier's challenge");
+    }
     const ageSeconds = (now.getTime() - challenge.issuedAt.getTime()) / 1000;
     if (ageSeconds > policy.maxNonceAgeSeconds) {
       throw new AttestationError("nonce-stale", `challenge is ${Math.round(ageSeconds)} s old, policy allows ${policy.maxNonceAgeSeconds} s`);
@@ -155,10 +228,15 @@ export async function verifyAttestation(token: string, ctx: VerifyContext): Prom
     }
     enforcePolicy(claims, policy);
 
-    const tier = tierOf(claims.platform) as Exclude<Tier, 4>;
+    // INVARIANT: the tier is what verified (the key's evidence type); a claim can lower it, never raise it
+    const tier = Math.max(EVIDENCE_TIER[evidenceType], tierOf(claims.platform)) as Exclude<Tier, 4>;
     const factors = bandFactors(claims, policy);
     const expiresAt = BigInt(Math.min(claims.exp, Math.floor(notAfter.getTime() / 1000)));
-    return { tier, band: attestedBand(tier, factors), factors, evidenceHash: keccak256(toHex(token)), expiresAt, claims };
+    // INVARIANT: one accepted piece of evidence per challenge at this verifier (the chain spends the binding once too)
+    if (ctx.seen?.has(challenge.nonce)) throw new AttestationError("challenge-reused", "evidence for this challenge was already accepted");
+    ctx.seen?.add(challenge.nonce);
+    const bound = "bound" in challenge ? { provider: challenge.bound.provider, binding: challenge.nonce as Hex } : {};
+    return { tier, evidenceType, band: attestedBand(tier, factors), factors, evidenceHash: keccak256(toHex(token)), expiresAt, claims, ...bound };
   } catch (err) {
     const e = err instanceof AttestationError ? err : new AttestationError("malformed-token", "evidence could not be processed", { cause: err });
     log.info({ reason: e.reason }, "attestation evidence rejected");

@@ -21,6 +21,35 @@ import { AttestationError } from "./errors.ts";
 
 export type Tier = 1 | 2 | 3 | 4;
 
+/**
+ * Evidence types, one per attested tier: what a verified signing key proves, whatever the claims say.
+ *   accelerator-cc-report  a GPU's own attestation report key, chained to the GPU vendor's device identity root (tier 1)
+ *   cvm-quote              a confidential VM's quote key (CPU TEE), whose report data binds the provider (tier 2)
+ *   device-enclave         a device enclave key (phone / laptop secure element) (tier 3)
+ */
+export const EVIDENCE_TYPES = ["accelerator-cc-report", "cvm-quote", "device-enclave"] as const;
+export type EvidenceType = (typeof EVIDENCE_TYPES)[number];
+
+export const EVIDENCE_TIER: Readonly<Record<EvidenceType, Exclude<Tier, 4>>> = {
+  "accelerator-cc-report": 1,
+  "cvm-quote": 2,
+  "device-enclave": 3,
+};
+
+/**
+ * Extended key usage OIDs that say which evidence type a leaf key may sign. IMPORTANT: these sit under IANA's
+ * documentation enterprise number 32473 (RFC 5612), so they can never collide with a vendor's; they are used by the
+ * test CA that mirrors the shape of the vendors' chains. (A UUID arc under 2.25 was tried: asn1js cannot encode arcs
+ * above 2^53.) Real vendor chains do not carry them: a real format's verifier maps its own root and
+ * certificate profile onto an evidence type instead (issue 17 item 6, not built).
+ */
+const PURPOSE_ARC = "1.3.6.1.4.1.32473.17";
+export const EVIDENCE_KEY_PURPOSES: Readonly<Record<EvidenceType, string>> = {
+  "accelerator-cc-report": `${PURPOSE_ARC}.1`,
+  "cvm-quote": `${PURPOSE_ARC}.2`,
+  "device-enclave": `${PURPOSE_ARC}.3`,
+};
+
 export const TIER_BANDS: Readonly<Record<Tier, { lo: number; hi: number; label: string }>> = {
   1: { lo: 90, hi: 100, label: "accelerator-native confidential computing" },
   2: { lo: 70, hi: 89, label: "confidential VM + accelerator" },
