@@ -80,6 +80,7 @@ function clearError(): void {
 async function guarded(fn: () => Promise<void>): Promise<void> {
   if (state.busy) return;
   state.busy = true;
+  document.body.dataset.busy = "true";
   clearError();
   try {
     await fn();
