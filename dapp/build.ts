@@ -76,12 +76,18 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`dapp built: ${r.files.map((f) => join(outdir, f)).join(", ")}\n`);
     return;
   }
-  const deployment = flag("--deployment") ?? join(ROOT, ".pouw/deployment.json");
-  await copyStatic(outdir, await readFile(deployment).then(() => deployment, () => undefined));
+  const wanted = flag("--deployment") ?? join(ROOT, ".pouw/deployment.json");
+  const deployment = await readFile(wanted).then(() => wanted, () => undefined);
+  if (deployment === undefined && flag("--deployment") !== undefined) throw new Error(`cannot read the deployment file ${wanted}`);
+  await copyStatic(outdir, deployment);
   const ctx = await esbuild.context({ ...options(outdir), minify: false, sourcemap: "inline" });
   await ctx.watch();
   const { hosts, port } = await ctx.serve({ servedir: outdir, host: "127.0.0.1", port: Number(flag("--port") ?? 8091) });
-  process.stdout.write(`dapp dev server at http://${hosts[0]}:${port}/ (rebuilds on change; deployment.json from ${deployment}; Ctrl-C stops)\n`);
+  const from = deployment ? `deployment.json from ${deployment}` : `no deployment file at ${wanted}: open the page with ?deployment=<url>`;
+  process.stdout.write(`dapp dev server at http://${hosts[0]}:${port}/ (rebuilds on change; ${from}; Ctrl-C stops)\n`);
+  const stop = () => void ctx.dispose().then(() => process.exit(0));
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
