@@ -13,7 +13,8 @@
  *   ├── GasFundsError          the account's ETH does not cover gas * fee (+ value)
  *   ├── NonceTooLowError       the transaction's nonce was already used by another transaction of the account
  *   ├── ReplacementUnderpricedError  another transaction with the same nonce is pending at an equal or higher fee
- *   └── FeeTooLowError         the transaction's fee cap is below the block base fee (or the node's minimum)
+ *   ├── FeeTooLowError         the transaction's fee cap is below the block base fee (or the node's minimum)
+ *   └── WalletRejectedError    an injected (EIP-1193) wallet's user refused to sign (code 4001): nothing was sent
  *
  * The node errors (the last four) carry no structured code over JSON-RPC: they are recognised by the node's
  * message, with viem's own patterns (viem/errors/node.ts) widened to the messages Hardhat's EDR and geth print.
@@ -32,6 +33,7 @@ import {
   InsufficientFundsError,
   NonceTooLowError as ViemNonceTooLowError,
   TimeoutError,
+  UserRejectedRequestError,
   type Hex,
 } from "viem";
 import { PouwError, type PouwErrorOptions } from "../errors/index.ts";
@@ -126,6 +128,12 @@ export class FeeTooLowError extends ChainError {
   override readonly code: string = "FEE_TOO_LOW";
 }
 
+/** The browser wallet's user rejected the request (EIP-1193 code 4001); never retried. */
+export class WalletRejectedError extends ChainError {
+  override name = "WalletRejectedError";
+  override readonly code: string = "WALLET_REJECTED";
+}
+
 // viem's patterns, case-insensitive, plus Hardhat EDR's wording ("Nonce too low. Expected nonce to be 3 but got 2",
 // "Sender doesn't have enough funds to send tx", "Replacement transaction underpriced", "Transaction gas price is
 // ..., which is below the minimum").
@@ -193,6 +201,9 @@ export function toChainError(err: unknown): PouwError {
       }
     }
     if (reverted) return new UnknownRevertError(undefined, { cause: err });
+    if (err.walk((e) => e instanceof UserRejectedRequestError || (e as { code?: unknown }).code === UserRejectedRequestError.code)) {
+      return new WalletRejectedError("the wallet rejected the request: nothing was signed or sent", { cause: err });
+    }
     const node = nodeFailure(err);
     if (node) return node;
     if (err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError)) {

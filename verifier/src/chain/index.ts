@@ -38,6 +38,7 @@ export * from "./abi/index.ts";
 export * from "./dev-accounts.ts";
 export * from "./getJobCreated.ts";
 export * from "./getSegmentCommits.ts";
+export * from "./getJobReceipts.ts";
 export * from "./deployDisputeGame.ts";
 export * from "./getWiring.ts";
 export * from "./challengeStep.ts";

@@ -49,10 +49,38 @@ export async function sendContractTx<
   options: SendOptions = {},
 ): Promise<SendResult> {
   const data = encodeFunctionData({ abi: call.abi, functionName: call.functionName, args: call.args } as never);
+  if (clients.account.type === "json-rpc") return sendThroughWallet(clients, call.address, data, String(call.functionName), options);
   const signed = await signTx(clients, call.address, data, options.nonce);
   log.debug({ fn: call.functionName, hash: signed.hash, nonce: signed.nonce }, "signed");
   await options.onSigned?.(signed);
   return broadcastAndWait(clients, signed, String(call.functionName));
+}
+
+/**
+ * The write path of an account the wallet holds (an injected EIP-1193 wallet in the dApp, viem's json-rpc account):
+ * the same estimate (a revert is decoded by name before the wallet is asked), then eth_sendTransaction, which signs
+ * and broadcasts in one step, then the same receipt wait.
+ *
+ * NOTE: the signed bytes never reach this process, so there is no intent to persist: `onSigned` callers (the bot)
+ * must sign locally, and passing `onSigned` or `nonce` with a wallet account is refused rather than ignored.
+ */
+async function sendThroughWallet(clients: ChainClients, to: Address, data: Hex, what: string, options: SendOptions): Promise<SendResult> {
+  if (options.onSigned || options.nonce !== undefined) throw new ChainError(`${what}: a wallet account signs and broadcasts in one step; onSigned and a fixed nonce need a local account`);
+  const account = clients.account;
+  const request = await withRetry(() => clients.wallet.prepareTransactionRequest({ account, to, data, chain: clients.wallet.chain }), { what: "prepare" }).catch((err: unknown) =>
+    gasFundsNamed(clients, err),
+  );
+  let hash: Hex;
+  try {
+    hash = await clients.wallet.sendTransaction(request as never);
+  } catch (err) {
+    throw toChainError(err);
+  }
+  log.debug({ fn: what, hash }, "sent through the wallet");
+  const receipt = await waitForReceipt(clients, hash);
+  if (receipt.status !== "success") throw new TxRevertedError(what, hash, receipt.blockNumber);
+  log.info({ fn: what, hash, gasUsed: receipt.gasUsed.toString() }, "confirmed");
+  return { hash, receipt, gasUsed: receipt.gasUsed };
 }
 
 /** Estimates gas (decoding a revert) and signs; nothing is broadcast. */

@@ -8,18 +8,12 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Hex } from "viem";
 import {
-  approveToken,
-  createJob,
   getJob,
   getJobCreated,
   getSegmentCommits,
-  testTokenAbi,
-  withRetry,
   type ChainClients,
   type Deployment,
-  type JobPolicy,
   type JobStatusName,
-  type JobTerms,
 } from "../chain/index.ts";
 import { PouwError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
@@ -35,22 +29,12 @@ import {
 } from "../provenance/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import { rebuildFinalWeights } from "./final-weights.ts";
-import { fetchManifest, publishManifest } from "./manifest-store.ts";
+import { fetchManifest } from "./manifest-store.ts";
 import { lookupProvenance, type ProvenanceBoard } from "./provenance-board.ts";
 
+export { postJob, type PostJobResult } from "./post-job.ts";
+
 const log = logger("buyer");
-
-export type PostJobResult = { jobId: bigint; manifestUri: string; manifestHash: Hex; gasUsed: bigint; txHash: Hex; blockNumber: bigint };
-
-/** Publishes the manifest, approves the payment and creates the job (with `terms`: createJobWithTerms; see market/data-terms.ts). */
-export async function postJob(clients: ChainClients, d: Deployment, store: ContentStore, manifest: Manifest, policy: JobPolicy, payment: bigint, opts: { terms?: JobTerms } = {}): Promise<PostJobResult> {
-  const { uri, hash } = await publishManifest(store, manifest);
-  let gasUsed = 0n;
-  const allowance = await withRetry(() => clients.public.readContract({ address: d.token, abi: testTokenAbi, functionName: "allowance", args: [clients.account.address, d.jobMarket] }));
-  if (allowance < payment) gasUsed += (await approveToken(clients, { token: d.token, spender: d.jobMarket, amount: payment })).gasUsed;
-  const r = await createJob(clients, { jobMarket: d.jobMarket, manifestHash: hash, manifestUri: uri, token: d.token, payment, policy, ...(opts.terms ? { terms: opts.terms } : {}) });
-  return { jobId: r.jobId, manifestUri: uri, manifestHash: hash, gasUsed: gasUsed + r.gasUsed, txHash: r.hash, blockNumber: r.receipt.blockNumber };
-}
 
 export class FetchResultError extends PouwError {
   override name = "FetchResultError";

@@ -5,7 +5,8 @@
  */
 import type { Hex } from "viem";
 import { InputError, PouwError } from "../errors/index.ts";
-import { canonicalManifest, manifestHash, parseManifestJson, type Manifest } from "../ml/index.ts";
+// NOTE: ml/manifest.ts, not ml/index.ts: the dApp bundles this file, and the engine (tfjs) must stay out of it
+import { canonicalManifest, manifestHash, parseManifestJson, type Manifest } from "../ml/manifest.ts";
 import type { ContentStore } from "../store/index.ts";
 
 export class ManifestMismatchError extends PouwError {
@@ -15,7 +16,7 @@ export class ManifestMismatchError extends PouwError {
 
 export const MANIFEST_URI_PREFIX = "cid:";
 
-export async function publishManifest(store: ContentStore, manifest: Manifest): Promise<{ uri: string; hash: Hex }> {
+export async function publishManifest(store: Pick<ContentStore, "put">, manifest: Manifest): Promise<{ uri: string; hash: Hex }> {
   const cid = await store.put(new TextEncoder().encode(canonicalManifest(manifest)));
   return { uri: `${MANIFEST_URI_PREFIX}${cid}`, hash: manifestHash(manifest) };
 }

@@ -3,7 +3,7 @@
  * one implementation over viem: JobMarket (job record, segment commitments), the provenance anchor
  * (`provenanceOf(jobId)`) and, when deployed, DataRegistry (`corpusIdsOf`, `corpusOf`).
  */
-import { parseAbi, type Address, type Chain, type Hex, type PublicClient, type Transport } from "viem";
+import { bytesToHex, parseAbi, type Address, type Chain, type Hex, type PublicClient, type Transport } from "viem";
 import { getJob, withRetry } from "../chain/index.ts";
 import { jobMarketAbi } from "../chain/abi/JobMarket.ts";
 import { parseCid } from "../store/index.ts";
@@ -57,7 +57,8 @@ export interface ProvenanceChain {
 /** sha2-256 digest of a CIDv1 raw/sha2-256 content id: DataRegistry's `contentDigest`. */
 export function contentDigestOf(contentId: string): Hex {
   const bytes = parseCid(contentId).multihash.digest;
-  return `0x${Buffer.from(bytes).toString("hex")}` as Hex;
+  // NOTE: bytesToHex, not Buffer: the dApp bundles this (market/data-terms.ts) and browsers have no Buffer
+  return bytesToHex(bytes);
 }
 
 export type ViemProvenanceChainOptions = {

@@ -5,6 +5,7 @@
  *   HEAD /ipfs/<cid>                                     gateway path and type; `?format=raw` accepted)
  *   GET  /board/<jobMarket>/<jobId>/<segment>        200 the segment record's CID (text/plain)
  *   GET  /board/<jobMarket>/<jobId>/provenance       200 the provenance record's CID
+ *   GET  /, /index.html, /app.js, ...                with `dapp`: the buyer dApp's built files (serve/dapp.ts)
  *
  * 400 for a malformed CID, board key or path, 404 when absent, 405 for any method but GET and HEAD, 413 for a
  * request with a body, 414 for an over-long URL. Limits: header size, header and request timeouts, keep-alive
@@ -21,6 +22,7 @@ import { InputError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
 import { CidMismatchError, ContentNotFoundError, InvalidCidError, parseCid, type ContentSource } from "../store/index.ts";
 import { RAW_BLOCK_TYPE } from "../store/http.ts";
+import { dappHeaders, type DappFiles } from "./dapp.ts";
 
 const log = logger("serve");
 
@@ -33,6 +35,8 @@ export class ServeError extends InputError {
 export type ContentServerOptions = {
   store: ContentSource;
   board?: BoardSource;
+  /** The dApp's files by request path (loadDappFiles), served at / beside the content and the board. */
+  dapp?: DappFiles;
   /** Default 127.0.0.1 (this machine only). */
   host?: string;
   /** 0 = an ephemeral port (default). */
@@ -111,6 +115,13 @@ async function handle(o: ContentServerOptions, req: IncomingMessage, res: Server
   const q = raw.indexOf("?");
   const path = q < 0 ? raw : raw.slice(0, q);
   const query = new URLSearchParams(q < 0 ? "" : raw.slice(q + 1));
+  // INVARIANT: a dApp file is found by exact lookup of the path in the map loaded at start, never read by path
+  const page = o.dapp?.get(path);
+  if (page) {
+    res.writeHead(200, dappHeaders(page));
+    res.end(req.method === "HEAD" ? undefined : page.bytes);
+    return;
+  }
   if (path === "/") return reply(res, req, 404, "nothing here: GET /ipfs/<cid> or /board/<jobMarket>/<jobId>/<segment|provenance>");
   const parts = path.split("/").slice(1);
   // INVARIANT: every part is a plain name: no empty, dot or encoded part, so nothing is normalised into another path

@@ -2,16 +2,20 @@
  * `pouw serve [--host H] [--port P]`: serves this machine's content store and board read-only over HTTP
  * (serve/), so that auditors and buyers on other machines can read them with `--source <url>`. The provider
  * runs it next to `pouw provider run`; anyone holding the content can run one too. Runs until SIGINT/SIGTERM,
- * then stops accepting, lets requests in flight finish and exits 0.
+ * then stops accepting, lets requests in flight finish and exits 0. `--dapp [dir]` also serves the buyer dApp
+ * (dapp/dist by default, built by `npm run dapp:build`) at /, with the deployment file as /deployment.json.
  */
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { LocalDirBoard } from "../../board/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { startContentServer } from "../../serve/index.ts";
+import { loadDappFiles } from "../../serve/dapp.ts";
 import { LocalDirStore } from "../../store/index.ts";
 import { configFrom } from "../context.ts";
 
-type Opts = { host: string; port: string; maxConnections: string; store?: string; stateDir?: string; logLevel?: string };
+type Opts = { host: string; port: string; maxConnections: string; store?: string; stateDir?: string; logLevel?: string; dapp?: boolean | string; deployment?: string };
 
 export const DEFAULT_SERVE_PORT = 8090;
 
@@ -34,14 +38,23 @@ export function registerServe(program: Command): void {
     .option("--max-connections <n>", "concurrent connections accepted", "64")
     .option("--store <dir>", "content store directory to serve (default <state-dir>/store; the board is <store>/../board), env POUW_STORE_DIR")
     .option("--state-dir <dir>", "state directory (default .pouw), env POUW_STATE_DIR")
+    .option("--dapp [dir]", "also serve the buyer dApp at / (default dir: the package's dapp/dist; build it with npm run dapp:build)")
+    .option("--deployment <file>", "with --dapp: the deployment file served as /deployment.json (default <state-dir>/deployment.json, when it exists)")
     .option("--log-level <level>", "fatal|error|warn|info|debug|trace|silent (default warn; debug logs every request), env POUW_LOG_LEVEL")
     .action(async (opts: Opts) => {
       const port = parsePort(opts.port);
       const maxConnections = parseMaxConnections(opts.maxConnections);
       if (opts.host.trim() === "") throw new InputError("--host must not be empty");
       const config = configFrom({ ...(opts.store ? { store: opts.store } : {}), ...(opts.stateDir ? { stateDir: opts.stateDir } : {}), ...(opts.logLevel ? { logLevel: opts.logLevel } : {}) });
-      const server = await startContentServer({ store: new LocalDirStore(config.storeDir), board: new LocalDirBoard(config.boardDir), host: opts.host, port, maxConnections });
+      let dapp;
+      if (opts.dapp !== undefined) {
+        const dir = typeof opts.dapp === "string" ? opts.dapp : fileURLToPath(new URL("../../../../dapp/dist", import.meta.url));
+        const deploymentPath = opts.deployment ?? (existsSync(config.deploymentPath) ? config.deploymentPath : undefined);
+        dapp = await loadDappFiles(dir, deploymentPath === undefined ? {} : { deploymentPath });
+      } else if (opts.deployment !== undefined) throw new InputError("--deployment is only served with --dapp");
+      const server = await startContentServer({ store: new LocalDirStore(config.storeDir), board: new LocalDirBoard(config.boardDir), host: opts.host, port, maxConnections, ...(dapp ? { dapp } : {}) });
       process.stdout.write(`serving ${config.storeDir} and ${config.boardDir} at ${server.url} (read-only; Ctrl-C stops)\n`);
+      if (dapp) process.stdout.write(`buyer dApp at ${server.url}/${dapp.has("/deployment.json") ? "" : " (no deployment file: open it with ?deployment=<url>)"}\n`);
       await new Promise<void>((resolve) => {
         process.once("SIGINT", resolve);
         process.once("SIGTERM", resolve);

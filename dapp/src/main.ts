@@ -1,0 +1,387 @@
+/**
+ * The buyer page: connect an injected EIP-1193 wallet, read the deployment, validate a manifest with the CLI's
+ * zod schema, quote it with the CLI's policy code, approve and escrow through the CLI's postJob, follow a job,
+ * cancel an Open one and claim credit. Everything chain-side goes through verifier/src/chain actions; the
+ * wallet signs (send.ts's json-rpc account path).
+ *
+ * URL parameters: `deployment` (URL of a pouw-deployment-1 JSON; default ./deployment.json), `detection` (URL of
+ * a detection matrix; default ./detection.json), `job` (a job id to follow), `poll` (ms between job reads).
+ */
+import { formatEther, getAddress, type Address, type EIP1193Provider, type Hex } from "viem";
+import { ContractRevertError, WalletRejectedError } from "../../verifier/src/chain/errors.ts";
+import { Deployment } from "../../verifier/src/chain/deployment.ts";
+import { providerClients, type ChainClients } from "../../verifier/src/chain/clients.ts";
+import { cancelJob } from "../../verifier/src/chain/cancelJob.ts";
+import { claimPayment } from "../../verifier/src/chain/claimPayment.ts";
+import { getDisputeParams } from "../../verifier/src/chain/getDisputeParams.ts";
+import { getHoldings } from "../../verifier/src/chain/getHoldings.ts";
+import { getJob, type GetJobReturnType } from "../../verifier/src/chain/getJob.ts";
+import { getJobDisputes, type JobDisputeOpened } from "../../verifier/src/chain/getJobDisputes.ts";
+import { getJobReceipts, type JobReceipt } from "../../verifier/src/chain/getJobReceipts.ts";
+import { getSegmentCommits, type SegmentCommit } from "../../verifier/src/chain/getSegmentCommits.ts";
+import { getTokenSymbol } from "../../verifier/src/chain/getTokenSymbol.ts";
+import { PouwError } from "../../verifier/src/errors/index.ts";
+import { dataTermsFor, DEFAULT_DATA_SHARE_BPS, type DataTermsDecision } from "../../verifier/src/market/data-terms.ts";
+import { jobPolicyFor, type DerivedPolicy } from "../../verifier/src/market/job-policy.ts";
+import { postJob } from "../../verifier/src/market/post-job.ts";
+import { canonicalManifest, manifestHash, parseManifestJson, type Manifest } from "../../verifier/src/ml/manifest.ts";
+import { parseDetectionMatrix, type DetectionMatrix } from "../../verifier/src/policy/detection.ts";
+import { browserPublicClients, memoryManifestStore } from "./browser.ts";
+
+type Ethereum = EIP1193Provider & { on?: (event: string, fn: (...a: unknown[]) => void) => void };
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`page has no #${id}`);
+  return el as T;
+};
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const params = new URLSearchParams(location.search);
+const POLL_MS = Number(params.get("poll") ?? 1_000);
+
+const state: {
+  deployment?: Deployment;
+  symbol: string;
+  ethereum?: Ethereum;
+  account?: Address;
+  walletChainId?: number;
+  clients?: ChainClients;
+  detection?: { path: string; matrix: DetectionMatrix };
+  manifest?: Manifest;
+  derived?: DerivedPolicy;
+  terms?: DataTermsDecision;
+  jobId?: bigint;
+  job?: GetJobReturnType;
+  busy: boolean;
+} = { symbol: "tokens", busy: false };
+
+// ------------------------------------------------------------------ errors
+
+/** One line a buyer can act on, by error class (never by message text). */
+export function describeError(err: unknown): string {
+  if (err instanceof WalletRejectedError) return "You rejected the request in your wallet: nothing was signed or sent.";
+  if (err instanceof ContractRevertError) return `The contract refused: ${err.shortMessage}`;
+  if (err instanceof PouwError) return err.shortMessage;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+function showError(err: unknown): void {
+  console.error(err);
+  const box = $("error");
+  box.textContent = typeof err === "string" ? err : describeError(err);
+  box.classList.remove("hidden");
+}
+function clearError(): void {
+  $("error").classList.add("hidden");
+  $("error").textContent = "";
+}
+
+async function guarded(fn: () => Promise<void>): Promise<void> {
+  if (state.busy) return;
+  state.busy = true;
+  document.body.dataset.busy = "true";
+  clearError();
+  try {
+    await fn();
+  } catch (err) {
+    showError(err);
+  } finally {
+    state.busy = false;
+    render();
+  }
+}
+
+// ------------------------------------------------------------------ deployment
+
+async function fetchJson(url: string, what: string): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(url, { cache: "no-store" });
+  } catch (err) {
+    throw new Error(`cannot fetch the ${what} from ${url}: ${(err as Error).message}`);
+  }
+  if (!res.ok) throw new Error(`cannot fetch the ${what} from ${url}: HTTP ${res.status}`);
+  try {
+    return await res.json();
+  } catch {
+    throw new Error(`the ${what} at ${url} is not JSON`);
+  }
+}
+
+async function loadDeployment(): Promise<void> {
+  const url = params.get("deployment") ?? "./deployment.json";
+  const r = Deployment.safeParse(await fetchJson(url, "deployment file"));
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    throw new Error(`the deployment file at ${url} is not a pouw deployment: field ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+  }
+  state.deployment = r.data as Deployment;
+  const d = state.deployment;
+  $("deployment").innerHTML = `<table>
+    <tr><th>chain</th><td id="deployment-chain">${d.chainId}</td></tr>
+    <tr><th>JobMarket</th><td class="mono" id="deployment-market">${d.jobMarket}</td></tr>
+    <tr><th>token</th><td class="mono">${d.token}${d.devToken ? " (dev token)" : ""}</td></tr>
+    <tr><th>StakeVault</th><td class="mono">${d.stakeVault}</td></tr>
+    <tr><th>DisputeGame</th><td class="mono">${d.disputeGame ?? "none"}</td></tr>
+    <tr><th>from</th><td class="mono">${esc(url)}</td></tr></table>`;
+  const matrixUrl = params.get("detection") ?? "./detection.json";
+  state.detection = { path: matrixUrl, matrix: parseDetectionMatrix(await fetchJson(matrixUrl, "detection matrix"), `detection matrix ${matrixUrl}`) };
+  const jobParam = params.get("job");
+  if (jobParam !== null && /^[0-9]+$/.test(jobParam)) {
+    $<HTMLInputElement>("job-id").value = jobParam;
+    state.jobId = BigInt(jobParam);
+  }
+}
+
+// ------------------------------------------------------------------ wallet
+
+function wrongChain(): string | undefined {
+  const d = state.deployment;
+  if (!d || state.walletChainId === undefined || state.walletChainId === d.chainId) return undefined;
+  return `Wrong chain: the wallet is on chain ${state.walletChainId}, but this deployment is on chain ${d.chainId}. Switch the wallet's network.`;
+}
+
+async function connect(): Promise<void> {
+  const ethereum = (window as unknown as { ethereum?: Ethereum }).ethereum;
+  if (!ethereum) throw new Error("No browser wallet found (window.ethereum): install or enable an EIP-1193 wallet.");
+  if (!state.deployment) throw new Error("No deployment loaded: open the page with ?deployment=<url of deployment.json>.");
+  state.ethereum = ethereum;
+  const accounts = (await ethereum.request({ method: "eth_requestAccounts" }).catch(rejected)) as string[];
+  if (!accounts[0]) throw new Error("The wallet returned no account.");
+  await setAccount(getAddress(accounts[0]));
+  ethereum.on?.("accountsChanged", (a) => void guarded(async () => {
+    const list = a as string[];
+    if (list[0]) await setAccount(getAddress(list[0]));
+  }));
+  ethereum.on?.("chainChanged", () => void guarded(() => setAccount(state.account!)));
+}
+
+/** A wallet refusal (code 4001) as the typed error the rest of the page reports. */
+function rejected(err: unknown): never {
+  if ((err as { code?: unknown }).code === 4001) throw new WalletRejectedError("the wallet rejected the request: nothing was signed or sent", { cause: err });
+  throw err;
+}
+
+async function setAccount(account: Address): Promise<void> {
+  const ethereum = state.ethereum!;
+  const d = state.deployment!;
+  state.account = account;
+  state.walletChainId = Number(await ethereum.request({ method: "eth_chainId" }));
+  state.clients = providerClients(ethereum, d.chainId, { account: { address: account, type: "json-rpc" }, pollingIntervalMs: 250 });
+  const wrong = wrongChain();
+  if (wrong) throw new Error(wrong);
+  state.symbol = (await getTokenSymbol(state.clients.public, { token: d.token }).catch(() => undefined)) ?? "tokens";
+  await showAccount();
+}
+
+async function showAccount(): Promise<void> {
+  const c = state.clients;
+  if (!c || !state.account || wrongChain()) return;
+  const h = await getHoldings(c.public, { deployment: state.deployment!, account: state.account });
+  $("account").innerHTML = `<span class="mono" id="account-address">${state.account}</span> on chain ${state.walletChainId}: balance <span id="balance">${formatEther(h.tokenBalance)}</span> ${esc(state.symbol)}, JobMarket credit <span id="credit">${formatEther(h.jobMarketCredit)}</span> ${esc(state.symbol)}`;
+  $("claim").classList.toggle("hidden", h.jobMarketCredit === 0n);
+}
+
+async function switchChain(): Promise<void> {
+  const d = state.deployment!;
+  await state.ethereum!.request({ method: "wallet_switchEthereumChain", params: [{ chainId: `0x${d.chainId.toString(16)}` }] }).catch(rejected);
+  await setAccount(state.account!);
+}
+
+function needWallet(): ChainClients {
+  if (!state.clients || !state.account) throw new Error("Connect the wallet first.");
+  const wrong = wrongChain();
+  if (wrong) throw new Error(wrong);
+  return state.clients;
+}
+
+// ------------------------------------------------------------------ manifest and quote
+
+async function quote(): Promise<void> {
+  state.manifest = undefined;
+  state.derived = undefined;
+  $("quote-section").classList.add("hidden");
+  // the CLI's schema: ManifestError names the first bad field
+  const manifest = parseManifestJson($<HTMLTextAreaElement>("manifest-text").value);
+  const d = state.deployment;
+  if (!d || !state.detection) throw new Error("No deployment loaded.");
+  $("manifest-status").innerHTML = `<span class="ok">valid manifest</span>: ${esc(manifest.model.arch)}, ${manifest.training.steps} steps in segments of ${manifest.training.stepsPerSegment}, hash <code id="manifest-hash">${manifestHash(manifest)}</code>`;
+  // reads go through the wallet when connected, else straight to the chain the deployment names is not known: need a wallet
+  const client = state.clients?.public ?? browserPublicClients(state.ethereum, d.chainId);
+  if (!client) throw new Error("Connect the wallet to quote against the deployment (the quote reads the dispute panel and the data registry).");
+  // as `pouw buyer create`: data terms when every corpus is registered, the deployed panel, the committed matrix
+  const terms = await dataTermsFor(client, d, manifest, { dataShareBps: DEFAULT_DATA_SHARE_BPS, mode: "auto" });
+  const game = d.disputeGame ? await getDisputeParams(client, { disputeGame: d.disputeGame }) : undefined;
+  const derived = await jobPolicyFor(manifest, {
+    ...(game ? { panel: { size: game.panelSize, feeWei: game.panelFee } } : {}),
+    detection: state.detection,
+    dataShareBps: terms.attached ? terms.terms.dataShareBps : 0,
+  });
+  state.manifest = manifest;
+  state.derived = derived;
+  state.terms = terms;
+  const q = derived.quote!;
+  const p = derived.policy;
+  const tok = (wei: bigint) => `${formatEther(wei)} ${esc(state.symbol)}`;
+  $("quote").innerHTML = `
+    <tr><th>price (escrow)</th><td id="quote-payment">${tok(derived.payment)}</td></tr>
+    <tr><th>provider stake</th><td id="quote-stake">${tok(p.requiredStake)}</td></tr>
+    <tr><th>audit rate</th><td id="quote-audit-rate">${q.cheapestAuditRate.toPrecision(3)} (cheapest contract), manifest samples at ${q.manifestAuditRate}; stake sized for ${q.sizedForAuditRate.toPrecision(3)}</td></tr>
+    <tr><th>why this stake</th><td>${esc(q.reason)}</td></tr>
+    <tr><th>checks priced</th><td>${esc(q.checks.join(" + "))}</td></tr>
+    <tr><th>expected audit cost</th><td>${(100 * q.costShareOfPayment).toPrecision(3)}% of the payment</td></tr>
+    <tr><th>shape</th><td>${p.segments} segments x ${p.stepsPerSegment} steps, segment timeout ${p.segmentTimeout} s, challenge window ${p.challengeWindow} s</td></tr>
+    <tr><th>slash split</th><td>challenger ${p.challengerBps / 100}%, buyer ${p.buyerBps / 100}%, burn ${p.burnBps / 100}%; timeout slash ${p.timeoutSlashBps / 100}%</td></tr>
+    <tr><th>data terms</th><td id="quote-terms">${terms.attached ? `${terms.terms.dataShareBps / 100}% of the payment to ${esc(terms.corpora.map((c) => `${c.name} (corpus ${c.corpusId})`).join(", "))}` : `none: ${esc(terms.reason)}`}</td></tr>
+    <tr><th>detection matrix</th><td class="mono">${esc(q.detection)}</td></tr>`;
+  $("quote-section").classList.remove("hidden");
+  $("post-status").textContent = "";
+  $("manifest-download").textContent = "";
+}
+
+async function post(): Promise<void> {
+  const clients = needWallet();
+  const { manifest, derived, terms } = state;
+  if (!manifest || !derived || !terms) throw new Error("Quote a manifest first.");
+  const d = state.deployment!;
+  const h = await getHoldings(clients.public, { deployment: d, account: state.account! });
+  if (h.tokenBalance < derived.payment) throw new Error(`Your balance is ${formatEther(h.tokenBalance)} ${state.symbol}, short of the payment ${formatEther(derived.payment)} ${state.symbol}.`);
+  const store = memoryManifestStore();
+  $("post-status").textContent = "waiting for the wallet…";
+  const r = await postJob(clients, d, store, manifest, derived.policy, derived.payment, {
+    ...(terms.attached ? { terms: terms.terms } : {}),
+    onStep: (step, hash) => ($("post-status").textContent = step === "approved" ? `approved (${hash}); now the escrow…` : `escrowed (${hash})`),
+  });
+  $("post-status").innerHTML = `<span class="ok" id="posted">job ${r.jobId} created</span> in block ${r.blockNumber} (tx <code>${r.txHash}</code>), manifest ${esc(r.manifestUri)}`;
+  // NOTE: the provider reads the manifest by its CID from a content store; the page holds no store to publish into
+  const bytes = new TextEncoder().encode(canonicalManifest(manifest));
+  const href = URL.createObjectURL(new Blob([bytes], { type: "application/json" }));
+  $("manifest-download").innerHTML = `The providers fetch the manifest by <code>${esc(r.manifestUri)}</code>: <a id="manifest-link" download="${esc(r.manifestUri.slice(4))}.json" href="${href}">download its canonical bytes</a> and publish them in your content store (served with <code>pouw serve</code>).`;
+  state.jobId = r.jobId;
+  $<HTMLInputElement>("job-id").value = String(r.jobId);
+  history.replaceState(null, "", `?${new URLSearchParams({ ...Object.fromEntries(params), job: String(r.jobId) })}`);
+  await refreshJob();
+  await showAccount();
+}
+
+// ------------------------------------------------------------------ job
+
+let lastJobHtml = "";
+
+async function refreshJob(): Promise<void> {
+  const d = state.deployment;
+  const id = state.jobId;
+  if (!d || id === undefined) return;
+  const client = state.clients?.public ?? browserPublicClients(state.ethereum, d.chainId);
+  if (!client || wrongChain()) return;
+  const fromBlock = BigInt(d.startBlock);
+  const job = await getJob(client, { jobMarket: d.jobMarket, jobId: id });
+  state.job = job;
+  if (job.status === "None") {
+    setJobHtml(`<span id="job-status" class="status">job ${id} does not exist</span>`);
+    return;
+  }
+  const [commits, receipts, disputes] = await Promise.all([
+    getSegmentCommits(client, { jobMarket: d.jobMarket, jobId: id, fromBlock }),
+    getJobReceipts(client, { jobMarket: d.jobMarket, jobId: id, fromBlock }),
+    d.disputeGame ? getJobDisputes(client, { disputeGame: d.disputeGame, jobId: id, fromBlock }) : Promise.resolve([] as JobDisputeOpened[]),
+  ]);
+  setJobHtml(jobHtml(job, commits, receipts, disputes));
+}
+
+function setJobHtml(html: string): void {
+  if (html !== lastJobHtml) $("job").innerHTML = lastJobHtml = html;
+  const j = state.job;
+  $("cancel").classList.toggle("hidden", !(j && j.status === "Open" && state.account !== undefined && getAddress(j.buyer) === state.account));
+}
+
+const ZERO = /^0x0{40}$/i;
+
+function jobHtml(job: GetJobReturnType, commits: SegmentCommit[], receipts: JobReceipt[], disputes: JobDisputeOpened[]): string {
+  const tok = (wei: bigint) => `${formatEther(wei)} ${esc(state.symbol)}`;
+  const deadline = job.deadline === 0n ? "-" : new Date(Number(job.deadline) * 1000).toISOString();
+  const rows = [
+    `<tr><th>status</th><td><span id="job-status" class="status">${job.status}</span></td></tr>`,
+    `<tr><th>buyer</th><td class="mono">${job.buyer}</td></tr>`,
+    `<tr><th>provider</th><td class="mono" id="job-provider">${ZERO.test(job.provider) ? "none yet" : job.provider}</td></tr>`,
+    `<tr><th>payment</th><td>${tok(job.payment)}</td></tr>`,
+    `<tr><th>stake required</th><td>${tok(job.policy.requiredStake)}</td></tr>`,
+    `<tr><th>segments committed</th><td id="job-segments">${commits.length}/${job.policy.segments}</td></tr>`,
+    `<tr><th>deadline</th><td>${deadline}</td></tr>`,
+    `<tr><th>open disputes</th><td id="job-open-disputes">${job.openDisputes}</td></tr>`,
+    `<tr><th>manifest hash</th><td class="mono">${job.manifestHash as Hex}</td></tr>`,
+  ];
+  const list = (items: string[], none: string) => (items.length ? `<ul>${items.join("")}</ul>` : `<span class="muted">${none}</span>`);
+  return `<table>${rows.join("")}</table>
+    <h2>Segments</h2>${list(commits.map((c) => `<li>segment ${c.segment}: root <code>${c.traceRoot}</code>, loss ${(Number(c.lossE6) / 1e6).toFixed(4)}, checkpoint <code>${esc(c.checkpointCid)}</code></li>`), "none committed yet")}
+    <h2>Audit receipts</h2><div id="job-receipts">${list(receipts.map((r) => `<li>segment ${r.segment}: ${r.verdict === 0 ? '<span class="ok">clean</span>' : "<b>fault</b>"} by <code>${r.auditor}</code>, ${r.sampledSteps} steps sampled</li>`), "none yet")}</div>
+    <h2>Disputes</h2><div id="job-disputes">${list(disputes.map((x) => `<li>dispute ${x.disputeId}: segment ${x.segment} step ${x.step} challenged by <code>${x.challenger}</code>, bond ${tok(x.bond)}</li>`), "none")}</div>`;
+}
+
+async function cancel(): Promise<void> {
+  const clients = needWallet();
+  if (state.jobId === undefined) throw new Error("Follow a job first.");
+  await cancelJob(clients, { jobMarket: state.deployment!.jobMarket, jobId: state.jobId });
+  await refreshJob();
+  await showAccount();
+}
+
+async function claim(): Promise<void> {
+  const clients = needWallet();
+  await claimPayment(clients, { jobMarket: state.deployment!.jobMarket, token: state.deployment!.token });
+  await showAccount();
+}
+
+function follow(): void {
+  const v = $<HTMLInputElement>("job-id").value.trim();
+  if (!/^[0-9]+$/.test(v)) throw new Error(`job id must be a whole number, got ${JSON.stringify(v)}`);
+  state.jobId = BigInt(v);
+  lastJobHtml = "";
+}
+
+// ------------------------------------------------------------------ wiring
+
+function render(): void {
+  const connected = state.account !== undefined && !wrongChain();
+  $<HTMLButtonElement>("connect").textContent = state.account ? "Reconnect" : "Connect wallet";
+  $("switch-chain").classList.toggle("hidden", !(state.account && wrongChain()));
+  $<HTMLButtonElement>("post").disabled = !(connected && state.derived) || state.busy;
+  document.body.dataset.busy = String(state.busy);
+}
+
+async function pollLoop(): Promise<void> {
+  for (;;) {
+    await new Promise((r) => setTimeout(r, POLL_MS));
+    if (state.busy || state.jobId === undefined) continue;
+    try {
+      await refreshJob();
+    } catch (err) {
+      console.warn("job refresh failed", err);
+    }
+  }
+}
+
+$("connect").addEventListener("click", () => void guarded(connect));
+$("switch-chain").addEventListener("click", () => void guarded(switchChain));
+$("quote-button").addEventListener("click", () => void guarded(quote));
+$("post").addEventListener("click", () => void guarded(post));
+$("cancel").addEventListener("click", () => void guarded(cancel));
+$("claim").addEventListener("click", () => void guarded(claim));
+$("follow").addEventListener("click", () => void guarded(async () => {
+  follow();
+  await refreshJob();
+}));
+$<HTMLInputElement>("manifest-file").addEventListener("change", (e) => void guarded(async () => {
+  const file = (e.target as HTMLInputElement).files?.[0];
+  if (!file) return;
+  $<HTMLTextAreaElement>("manifest-text").value = await file.text();
+  await quote();
+}));
+
+void guarded(async () => {
+  await loadDeployment();
+  document.body.dataset.ready = "true";
+  if (state.jobId !== undefined) await refreshJob().catch(() => undefined);
+});
+void pollLoop();
