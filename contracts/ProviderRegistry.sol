@@ -354,10 +354,13 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         // INVARIANT: a statement is about evidence checked after its request and by now.
         if (att.issuedAt < q.asOf) revert ProviderRegistryIssuedBeforeRequest(requestId, att.issuedAt, uint64(q.asOf));
         if (att.issuedAt > block.timestamp) revert ProviderRegistryIssuedInFuture(att.issuedAt, block.timestamp);
-        uint64 current = _attestations[att.provider].issuedAt;
         // INVARIANT: a record is replaced only by a newer statement (signed issuedAt), whatever the expiries, so an
-        // old statement cannot undo a newer one and a long record cannot block a shorter downgrade.
-        if (att.issuedAt <= current) revert ProviderRegistryStale(att.provider, att.issuedAt, current);
+        // old statement cannot undo a newer one and a long record cannot block a shorter downgrade. It holds by
+        // construction: a provider's next request opens only after its previous one's deadline (RequestOpen), a
+        // statement is recorded by its request's deadline (RequestClosed) and issued no earlier than its request
+        // (IssuedBeforeRequest), so every new issuedAt >= asOf > previous deadline >= the recorded issuedAt. The
+        // assert keeps it so if those rules ever change (a Panic, never a reachable custom error).
+        assert(att.issuedAt > _attestations[att.provider].issuedAt);
     }
 
     /// @dev The signers of `signatures` over `digest` (strictly ascending, each on the committee and active now) and

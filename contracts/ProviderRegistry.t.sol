@@ -128,7 +128,7 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
     }
 
     /// Issue 17 (4): a 30-day tier-1 record must not block a newer, shorter downgrade (records were ordered by
-    /// expiresAt, so the downgrade reverted ProviderRegistryStale).
+    /// expiresAt, so the downgrade reverted with the old stale-record error).
     function test_record_newerShorterDowngrade_replacesLongerRecord() public {
         _attest(providers, PROVIDER, 1, uint64(block.timestamp) + MAX_VALIDITY, 2);
         vm.warp(block.timestamp + WINDOW + 1);

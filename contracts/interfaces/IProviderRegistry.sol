@@ -170,9 +170,6 @@ interface IProviderRegistry {
     /// @notice Signature `index` recovers to `signer`, not above the previous signer `previous`: signers must
     /// be strictly ascending, which rules out one auditor counted twice.
     error ProviderRegistryUnsortedSigners(uint256 index, address previous, address signer);
-    /// @notice `issuedAt` is not later than the provider's current record's `current` issuedAt: a record is only ever
-    /// replaced by a newer statement, so an older one cannot be replayed over it.
-    error ProviderRegistryStale(address provider, uint64 issuedAt, uint64 current);
     /// @notice `issuedAt` is before request `requestId`'s time `asOf`: the committee verifies after the request.
     error ProviderRegistryIssuedBeforeRequest(uint256 requestId, uint64 issuedAt, uint64 asOf);
     /// @notice `issuedAt` is after the current block time `nowTs`.

@@ -33,7 +33,8 @@ export type RequestAttestationParameters = SendOptions & {
 export type RequestAttestationReturnType = SendResult & { requestId: bigint; asOf: bigint; seedBlock: bigint; deadline: bigint; binding: Hex };
 
 export async function requestAttestation(clients: ChainClients, p: RequestAttestationParameters): Promise<RequestAttestationReturnType> {
-  const challengeBlock = p.challengeBlock ?? (await clients.public.getBlockNumber());
+  // cacheTime 0: viem caches the block number for a polling interval, and a stale one is an older challenge
+  const challengeBlock = p.challengeBlock ?? (await clients.public.getBlockNumber({ cacheTime: 0 }));
   const r = await sendContractTx(clients, { address: p.providerRegistry, abi: providerRegistryAbi, functionName: "requestAttestation", args: [p.evidenceHash, challengeBlock] }, p);
   const [ev] = parseEventLogs({ abi: providerRegistryAbi, logs: r.receipt.logs, eventName: "AttestationRequested" });
   if (!ev) throw new ChainError(`requestAttestation ${r.hash}: no AttestationRequested event in the receipt`);
