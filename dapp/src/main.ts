@@ -17,7 +17,7 @@ import { getDisputeParams } from "../../verifier/src/chain/getDisputeParams.ts";
 import { getHoldings } from "../../verifier/src/chain/getHoldings.ts";
 import { getJob, type GetJobReturnType } from "../../verifier/src/chain/getJob.ts";
 import { getJobDisputes, type JobDisputeOpened } from "../../verifier/src/chain/getJobDisputes.ts";
-import { getJobReceipts, type JobReceipt } from "../../verifier/src/chain/getJobReceipts.ts";
+import { getReceiptsRecorded, type RecordedReceipt } from "../../verifier/src/chain/getReceiptsRecorded.ts";
 import { getSegmentCommits, type SegmentCommit } from "../../verifier/src/chain/getSegmentCommits.ts";
 import { getTokenSymbol } from "../../verifier/src/chain/getTokenSymbol.ts";
 import { PouwError } from "../../verifier/src/errors/index.ts";
@@ -284,7 +284,7 @@ async function refreshJob(): Promise<void> {
   }
   const [commits, receipts, disputes] = await Promise.all([
     getSegmentCommits(client, { jobMarket: d.jobMarket, jobId: id, fromBlock }),
-    getJobReceipts(client, { jobMarket: d.jobMarket, jobId: id, fromBlock }),
+    getReceiptsRecorded(client, { jobMarket: d.jobMarket, jobId: id, fromBlock }),
     d.disputeGame ? getJobDisputes(client, { disputeGame: d.disputeGame, jobId: id, fromBlock }) : Promise.resolve([] as JobDisputeOpened[]),
   ]);
   setJobHtml(jobHtml(job, commits, receipts, disputes));
@@ -298,7 +298,7 @@ function setJobHtml(html: string): void {
 
 const ZERO = /^0x0{40}$/i;
 
-function jobHtml(job: GetJobReturnType, commits: SegmentCommit[], receipts: JobReceipt[], disputes: JobDisputeOpened[]): string {
+function jobHtml(job: GetJobReturnType, commits: SegmentCommit[], receipts: RecordedReceipt[], disputes: JobDisputeOpened[]): string {
   const tok = (wei: bigint) => `${formatEther(wei)} ${esc(state.symbol)}`;
   const deadline = job.deadline === 0n ? "-" : new Date(Number(job.deadline) * 1000).toISOString();
   const rows = [

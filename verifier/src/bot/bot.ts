@@ -42,6 +42,8 @@ import {
   FeeTooLowError,
   getAuditorFunds,
   getJob,
+  getReceiptOf,
+  getStakeCredit,
   getPanelPool,
   getMissingContracts,
   jobMarketAbi,
@@ -551,7 +553,7 @@ export class ChallengerBot {
   private async claims(): Promise<void> {
     const { clients, deployment } = this.o;
     if (this.db.openIntents().some((i) => i.kind === "claimStake")) return;
-    const credit = await withRetry(() => clients.public.readContract({ address: deployment.stakeVault, abi: stakeVaultAbi, functionName: "creditOf", args: [this.me] }), { what: "creditOf" });
+    const credit = await getStakeCredit(clients.public, { stakeVault: deployment.stakeVault, account: this.me });
     if (credit === 0n) return;
     const n = this.db.allIntents().filter((i) => i.kind === "claimStake").length;
     this.db.addIntent({ key: `claimStake:${n}`, kind: "claimStake", payload: { to: deployment.stakeVault, data: encodeFunctionData({ abi: stakeVaultAbi, functionName: "claim" }) } });
@@ -576,10 +578,10 @@ export class ChallengerBot {
       }
       case "recordReceipt":
         return (
-          (await withRetry(() => clients.public.readContract({ address: deployment.jobMarket, abi: jobMarketAbi, functionName: "receiptOf", args: [BigInt(i.job_id!), BigInt(i.segment!), this.me] }), { what: "receiptOf" })) !== zeroHash
+          (await getReceiptOf(clients.public, { jobMarket: deployment.jobMarket, jobId: BigInt(i.job_id!), segment: i.segment!, auditor: this.me })) !== zeroHash
         );
       case "claimStake":
-        return (await withRetry(() => clients.public.readContract({ address: deployment.stakeVault, abi: stakeVaultAbi, functionName: "creditOf", args: [this.me] }), { what: "creditOf" })) === 0n;
+        return (await getStakeCredit(clients.public, { stakeVault: deployment.stakeVault, account: this.me })) === 0n;
       default:
         return false;
     }
