@@ -15,9 +15,9 @@
  */
 import { spawnSync } from "node:child_process";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEV_KEYS, ROOT, startHardhatNode } from "../test/e2e/helpers.ts";
+import { DEV_KEYS, pouwLoading, ROOT, startHardhatNode } from "../test/e2e/helpers.ts";
 
 const POUW = join(ROOT, "verifier/src/cli/pouw.ts");
 const HEAVY = ["@tensorflow/tfjs-core", "@tensorflow/tfjs-backend-cpu", "@tensorflow/tfjs-backend-wasm", "snarkjs", "circomlibjs", "highs", "viem"];
@@ -29,15 +29,6 @@ const BASELINE = baselineArg > 0 ? process.argv[baselineArg + 1] : undefined;
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error("--runs must be a whole number >= 1");
 
 const dir = mkdtempSync(join(tmpdir(), "pouw-bench-cli-"));
-const hook = join(dir, "loaded.mjs");
-// the packages a process resolved, written to $POUW_BENCH_LOADED at exit
-writeFileSync(
-  hook,
-  `import { registerHooks } from "node:module"; import { writeFileSync } from "node:fs";
-const seen = new Set();
-registerHooks({ resolve(s, c, next) { const r = next(s, c); const m = /node_modules\\/((@[^/]+\\/)?[^/]+)/.exec(r.url); if (m) seen.add(m[1]); return r; } });
-process.on("exit", () => writeFileSync(process.env.POUW_BENCH_LOADED, JSON.stringify([...seen])));\n`,
-);
 
 type Row = { command: string; runs: number; medianSeconds: number; minSeconds: number; maxSeconds: number; exitCode: number; heavyLoaded: string[] };
 
@@ -45,12 +36,11 @@ function time(args: string[], expectCode = 0, pouw = POUW, label?: string): Row 
   const walls: number[] = [];
   let loaded: string[] = [];
   for (let i = 0; i < RUNS; i++) {
-    const out = join(dir, `loaded-${i}.json`);
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, ["--import", hook, pouw, ...args], { cwd: ROOT, env: { ...process.env, POUW_BENCH_LOADED: out }, encoding: "utf8" });
+    const r = pouwLoading(dir, args, pouw);
     walls.push((performance.now() - t0) / 1000);
     if (r.status !== expectCode) throw new Error(`pouw ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
-    loaded = JSON.parse(readFileSync(out, "utf8")) as string[];
+    loaded = r.loaded;
   }
   const sorted = [...walls].sort((a, b) => a - b);
   const round = (x: number) => Math.round(x * 1000) / 1000;

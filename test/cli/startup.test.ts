@@ -5,8 +5,7 @@
  * bench/cli.ts's, never asserted here).
  */
 import { expect } from "chai";
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildProgram } from "../../verifier/src/cli/pouw.ts";
@@ -14,7 +13,7 @@ import { COMMAND_FAMILIES, invokedFamily } from "../../verifier/src/cli/commands
 import { DEFAULT_MAX_CHALLENGE_ROUNDS_CLI } from "../../verifier/src/cli/commands/auditor.ts";
 import { DEFAULT_MAX_CHALLENGE_ROUNDS } from "../../verifier/src/bot/index.ts";
 import { runPouw } from "./in-process.ts";
-import { ROOT } from "../e2e/helpers.ts";
+import { pouwLoading, ROOT } from "../e2e/helpers.ts";
 
 const packageVersion = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 
@@ -58,19 +57,10 @@ describe("pouw start-up: --version, --help, lazy command families", function () 
 
   it("smoke (spawned): --help loads no heavy package; buyer status --help no engine, prover or LP solver", () => {
     const dir = mkdtempSync(join(tmpdir(), "pouw-startup-"));
-    const hook = join(dir, "loaded.mjs");
-    writeFileSync(
-      hook,
-      `import { registerHooks } from "node:module"; import { writeFileSync } from "node:fs";
-const seen = new Set();
-registerHooks({ resolve(s, c, next) { const r = next(s, c); const m = /node_modules\\/((@[^/]+\\/)?[^/]+)/.exec(r.url); if (m) seen.add(m[1]); return r; } });
-process.on("exit", () => writeFileSync(process.env.LOADED_OUT, JSON.stringify([...seen])));\n`,
-    );
     const loaded = (args: string[]) => {
-      const out = join(dir, "out.json");
-      const r = spawnSync(process.execPath, ["--import", hook, join(ROOT, "verifier/src/cli/pouw.ts"), ...args], { cwd: ROOT, env: { ...process.env, LOADED_OUT: out }, encoding: "utf8" });
+      const r = pouwLoading(dir, args);
       expect(r.status, r.stderr).to.equal(0);
-      return JSON.parse(readFileSync(out, "utf8")) as string[];
+      return r.loaded;
     };
     expect(loaded(["--help"]).sort()).to.deep.equal(["commander"]);
     const status = loaded(["buyer", "status", "--help"]);

@@ -2,7 +2,8 @@
  * Multi-process test helpers: a `hardhat node` child on a free loopback port, `pouw` CLI runs as child
  * processes, raw JSON-RPC calls, and a lossy JSON-RPC proxy.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -44,6 +45,25 @@ export async function rpc(url: string, method: string, params: unknown[] = []): 
 export async function increaseTime(url: string, seconds: number): Promise<void> {
   await rpc(url, "evm_increaseTime", [seconds]);
   await rpc(url, "evm_mine");
+}
+
+/**
+ * Runs `pouw ARGS` in a child process with a module-resolution hook and returns its exit status, stderr and the npm
+ * packages it resolved (what a command loads: the lazy-loading smoke test and bench/cli.ts). `dir` holds the hook and
+ * the output file.
+ */
+export function pouwLoading(dir: string, args: string[], pouw = join(ROOT, "verifier/src/cli/pouw.ts")): { status: number | null; stderr: string; loaded: string[] } {
+  const hook = join(dir, "loaded.mjs");
+  const out = join(dir, "loaded.json");
+  writeFileSync(
+    hook,
+    `import { registerHooks } from "node:module"; import { writeFileSync } from "node:fs";
+const seen = new Set();
+registerHooks({ resolve(s, c, next) { const r = next(s, c); const m = /node_modules\\/((@[^/]+\\/)?[^/]+)/.exec(r.url); if (m) seen.add(m[1]); return r; } });
+process.on("exit", () => writeFileSync(process.env.POUW_LOADED_OUT, JSON.stringify([...seen])));\n`,
+  );
+  const r = spawnSync(process.execPath, ["--import", hook, pouw, ...args], { cwd: ROOT, env: { ...process.env, POUW_LOADED_OUT: out }, encoding: "utf8" });
+  return { status: r.status, stderr: r.stderr, loaded: JSON.parse(readFileSync(out, "utf8")) as string[] };
 }
 
 export type NodeHandle = { url: string; child: ChildProcess; stop: () => Promise<void> };
