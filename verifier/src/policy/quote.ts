@@ -183,7 +183,7 @@ export async function quotePolicy(job: QuoteJob, matrix: DetectionMatrix, partia
     throw new PolicyParamError(`stepsPerSegment must be a positive divisor of steps (${job.steps}), got ${job.stepsPerSegment}`);
   }
   const segments = job.steps / job.stepsPerSegment;
-  const params: ContractParams & { fixedChecks?: string[] } = {
+  const params: ContractParams = {
     computeCost: o.computeCostShare * payment,
     segments,
     forfeit: o.forfeitShare * payment,
