@@ -1,5 +1,5 @@
 /**
- * `npm run walkthrough [-- --rpc URL] [-- --keep]`: the README walkthrough ("Using the market"), run as written.
+ * `npm run walkthrough [-- --rpc URL] [-- --keep]`: the README walkthrough ("Walkthrough"), run as written.
  *
  * 1. Starts a fresh `hardhat node` on a free loopback port (a child process, stopped at the end whatever happens), or
  *    takes `--rpc URL` (then it must be a fresh node: the walkthrough's job ids are 1 and 2).
