@@ -30,27 +30,31 @@
  * RPC errors are retried with backoff (chain/retry.ts); a failing tick is logged and retried next tick.
  */
 import type { Address, Hex } from "viem";
-import { encodeFunctionData, formatEther, getAddress, zeroAddress, zeroHash } from "viem";
+import { formatEther, getAddress, zeroHash } from "viem";
 import type { Logger } from "pino";
 import {
-  auditorRegistryAbi,
+  approveData,
   broadcastAndWait,
   CHALLENGE_GAS_UNITS,
   chainDate,
   classifySendFailure,
   describeRevert,
   FeeTooLowError,
+  claimCreditData,
+  getAuditorActive,
   getAuditorFunds,
   getJob,
+  getMarketLogs,
+  getRegistries,
   getReceiptOf,
   getStakeCredit,
   getPanelPool,
   getMissingContracts,
-  jobMarketAbi,
+  recordReceiptData,
   signTx,
-  stakeVaultAbi,
-  testTokenAbi,
+  tenureData,
   toChainError,
+  watchMarketLogs,
   withRetry,
   type AuditorFunds,
   type ChainClients,
@@ -188,11 +192,9 @@ export class ChallengerBot {
     const { clients, deployment } = this.o;
     if (!this.started) await this.startup();
     try {
-      this.unwatch = clients.public.watchContractEvent({
-        address: deployment.jobMarket,
-        abi: jobMarketAbi,
-        poll: true,
-        pollingInterval: clients.pollingIntervalMs,
+      this.unwatch = watchMarketLogs(clients.public, {
+        jobMarket: deployment.jobMarket,
+        pollingIntervalMs: clients.pollingIntervalMs,
         onLogs: () => this.wake?.(),
         onError: (err) => this.log.debug({ err: err.message }, "event subscription error; polling continues"),
       });
@@ -250,10 +252,7 @@ export class ChallengerBot {
     const chunk = BigInt(this.o.scanChunk ?? 2_000);
     while (from <= safe) {
       const to = from + chunk - 1n < safe ? from + chunk - 1n : safe;
-      const logs = await withRetry(
-        () => clients.public.getContractEvents({ address: deployment.jobMarket, abi: jobMarketAbi, fromBlock: from, toBlock: to, strict: true }),
-        { what: "getLogs" },
-      );
+      const logs = await getMarketLogs(clients.public, { jobMarket: deployment.jobMarket, fromBlock: from, toBlock: to });
       this.db.tx(() => {
         for (const l of logs) this.onEvent(l as never);
         this.db.setMeta("cursor", to.toString());
@@ -473,7 +472,7 @@ export class ChallengerBot {
       this.db.tx(() => {
         this.db.saveReceipt({ jobId: s.job_id, segment: s.segment, verdict: receipt.verdict, checks: receipt.checks, sampledSteps: receipt.sampledSteps, traceRoot: receipt.traceRoot, signature });
         if (anchored) {
-          const data = encodeFunctionData({ abi: jobMarketAbi, functionName: "recordReceipt", args: [receipt, target.endStateHash, signature] });
+          const data = recordReceiptData([receipt, target.endStateHash, signature]);
           this.db.addIntent({ key: `receipt:${s.job_id}:${s.segment}`, kind: "recordReceipt", jobId: s.job_id, segment: s.segment, payload: { to: this.o.deployment.jobMarket, data } });
         }
       });
@@ -491,11 +490,10 @@ export class ChallengerBot {
   private async canAnchor(): Promise<boolean> {
     const { clients, deployment } = this.o;
     if (this.db.getMeta("registriesSet") !== "1") {
-      const [auditors] = await withRetry(() => clients.public.readContract({ address: deployment.jobMarket, abi: jobMarketAbi, functionName: "registries" }), { what: "registries" });
-      if (auditors === zeroAddress) return false;
+      if ((await getRegistries(clients.public, { jobMarket: deployment.jobMarket })).auditors === undefined) return false;
       this.db.setMeta("registriesSet", "1");
     }
-    return withRetry(() => clients.public.readContract({ address: deployment.auditorRegistry, abi: auditorRegistryAbi, functionName: "isActive", args: [this.me] }), { what: "isActive" });
+    return getAuditorActive(clients.public, { auditorRegistry: deployment.auditorRegistry, auditor: this.me });
   }
 
   private onFinding(f: Finding, intents: IntentSpec[]): void {
@@ -541,7 +539,7 @@ export class ChallengerBot {
    * after its TimedOut window. Keyed by (job, provider, next segment), so a later tenure gets its own.
    */
   private tenureIntent(kind: "reportTimeout" | "reopenJob", job: { jobId: bigint; provider: Address; nextSegment: number }): IntentRow {
-    const data = encodeFunctionData({ abi: jobMarketAbi, functionName: kind, args: [job.jobId] });
+    const data = tenureData(kind, job.jobId);
     return this.db.addIntent({
       key: `${kind}:${job.jobId}:${job.provider}:${job.nextSegment}`,
       kind,
@@ -556,7 +554,7 @@ export class ChallengerBot {
     const credit = await getStakeCredit(clients.public, { stakeVault: deployment.stakeVault, account: this.me });
     if (credit === 0n) return;
     const n = this.db.allIntents().filter((i) => i.kind === "claimStake").length;
-    this.db.addIntent({ key: `claimStake:${n}`, kind: "claimStake", payload: { to: deployment.stakeVault, data: encodeFunctionData({ abi: stakeVaultAbi, functionName: "claim" }) } });
+    this.db.addIntent({ key: `claimStake:${n}`, kind: "claimStake", payload: { to: deployment.stakeVault, data: claimCreditData() } });
   }
 
   // ------------------------------------------------------------------ intents
@@ -672,7 +670,7 @@ export class ChallengerBot {
       let approve = this.db.openIntents().find((x) => x.kind === "approveBond" && (x.key === pairKey || x.key.startsWith(`${pairKey}:top`)));
       if (!approve) {
         const n = this.db.allIntents().filter((x) => x.key.startsWith(`${pairKey}:top`)).length + 1;
-        const data = encodeFunctionData({ abi: testTokenAbi, functionName: "approve", args: [deployment.disputeGame!, deposit] });
+        const data = approveData(deployment.disputeGame!, deposit);
         approve = this.db.addIntent({ key: `${pairKey}:top${n}`, kind: "approveBond", jobId: i.job_id!, segment: i.segment!, payload: { to: deployment.token, data, finding: JSON.parse(i.payload).finding } });
         log.warn({ allowance: tokens(funds.allowance), deposit: tokens(deposit), approve: approve.key }, "allowance to DisputeGame is below the deposit: approving again");
       }

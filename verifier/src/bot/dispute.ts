@@ -27,9 +27,29 @@
  *              when the credit is already zero.
  * Without a DisputeGame in the deployment (`noDisputeGame`) the bot records the finding and opens nothing.
  */
-import { encodeFunctionData, type Address, type Hex } from "viem";
+import type { Address, Hex } from "viem";
 import type { Logger } from "pino";
-import { auditorRegistryAbi, challengeCommitment, disputeGameAbi, getDispute, getJob, getJobDisputes, newChallengeSalt, withRetry, ContractRevertError, toChainError, type ChainClients, type Deployment } from "../chain/index.ts";
+import {
+  approveData,
+  challengeCommitment,
+  challengeData,
+  claimCreditData,
+  commitChallengeData,
+  getBondCredit,
+  getDispute,
+  getDisputeCredit,
+  getJob,
+  getJobDisputes,
+  getOpenDispute,
+  getRequiredDeposit,
+  newChallengeSalt,
+  resolveDisputeData,
+  withRetry,
+  ContractRevertError,
+  toChainError,
+  type ChainClients,
+  type Deployment,
+} from "../chain/index.ts";
 import { BallotStore, decideStep, servePanel } from "../dispute/index.ts";
 import { InputError } from "../errors/index.ts";
 import type { Run } from "../ml/run.ts";
@@ -108,10 +128,10 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
     const onStep = (await getJobDisputes(pub, { disputeGame: game, jobId, fromBlock: BigInt(deployment.startBlock) })).filter((d) => d.step === step);
     if (after === undefined) return onStep.length > 0;
     if (onStep.some((d) => d.disputeId > after)) return true;
-    return (await read("openDisputeOf", () => pub.readContract({ address: game, abi: disputeGameAbi, functionName: "openDisputeOf", args: [jobId, BigInt(step)] }))) !== 0n;
+    return (await getOpenDispute(pub, { disputeGame: game, jobId, step })) !== undefined;
   };
 
-  const requiredDeposit = (jobId: bigint) => read("requiredDeposit", () => pub.readContract({ address: game, abi: disputeGameAbi, functionName: "requiredDeposit", args: [jobId] }));
+  const requiredDeposit = (jobId: bigint) => getRequiredDeposit(pub, { disputeGame: game, jobId });
 
   /**
    * The three intents of one round: approve exactly `deposit` (bond plus panel fees, pulled by challenge), commit to the
@@ -123,7 +143,7 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
     const k = `${finding.jobId}:${finding.segment}${round === 1 ? "" : `:r${round}`}`;
     const common = { jobId: finding.jobId, segment: finding.segment };
     return [
-      { key: `approveBond:${k}`, kind: "approveBond", ...common, payload: { to: deployment.token, data: encodeFunctionData({ abi: [approveAbi], functionName: "approve", args: [game!, deposit] }), finding } },
+      { key: `approveBond:${k}`, kind: "approveBond", ...common, payload: { to: deployment.token, data: approveData(game!, deposit), finding } },
       { key: `commitChallenge:${k}`, kind: "commitChallenge", ...common, payload: { to: game!, data: commitData, finding } },
       { key: `challenge:${k}`, kind: "challenge", ...common, payload: { to: game!, data: challengeData, commit: commitData, finding } },
     ];
@@ -173,11 +193,10 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
     const from = BigInt(ctx.db.getMeta("disputeCursor") ?? (BigInt(deployment.startBlock) - 1n).toString()) + 1n;
     const followed = JSON.parse(ctx.db.getMeta("disputes") ?? "[]") as Followed[];
     if (from > head) return followed;
-    const logs = await read("Challenged logs", () => pub.getContractEvents({ address: game, abi: disputeGameAbi, eventName: "Challenged", fromBlock: from, toBlock: head, strict: true }));
-    for (const l of logs) {
-      const id = l.args.disputeId.toString();
+    for (const d of await getJobDisputes(pub, { disputeGame: game!, fromBlock: from, toBlock: head })) {
+      const id = d.disputeId.toString();
       if (followed.some((f) => f.id === id)) continue;
-      followed.push({ id, jobId: l.args.jobId.toString(), segment: Number(l.args.segment), step: Number(l.args.step), hPrev: l.args.hPrev, hStep: l.args.hStep, done: false });
+      followed.push({ id, jobId: d.jobId.toString(), segment: d.segment, step: d.step, hPrev: d.hPrev, hStep: d.hStep, done: false });
     }
     ctx.db.tx(() => {
       ctx.db.setMeta("disputes", JSON.stringify(followed));
@@ -195,12 +214,8 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
       // on a valid step, kept open to block challenges; every dispute open at a fault shares the reward (IDisputeGame).
       const c = f.claim;
       const salt = newChallengeSalt();
-      const commit = encodeFunctionData({ abi: disputeGameAbi, functionName: "commitChallenge", args: [challengeCommitment(f.jobId, c.step, clients.account.address, salt)] });
-      const data = encodeFunctionData({
-        abi: disputeGameAbi,
-        functionName: "challenge",
-        args: [f.jobId, BigInt(f.segment), BigInt(c.step), f.traceRoot, f.endStateHash, c.prevStateHash, c.prevProof, c.stateHash, c.proof, salt],
-      });
+      const commit = commitChallengeData(challengeCommitment(f.jobId, c.step, clients.account.address, salt));
+      const data = challengeData([f.jobId, BigInt(f.segment), BigInt(c.step), f.traceRoot, f.endStateHash, c.prevStateHash, c.prevProof, c.stateHash, c.proof, salt]);
       return roundIntents({ jobId: f.jobId.toString(), segment: f.segment, step: c.step }, await requiredDeposit(f.jobId), commit, data);
     },
 
@@ -214,9 +229,9 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
         case "resolveDispute":
           return (await getDispute(pub, { disputeGame: game, disputeId: BigInt(p.disputeId!) })).phase === "resolved";
         case "claimDispute":
-          return (await read("creditOf", () => pub.readContract({ address: game, abi: disputeGameAbi, functionName: "creditOf", args: [me] }))) === 0n;
+          return (await getDisputeCredit(pub, { disputeGame: game, account: me })) === 0n;
         case "claimForfeit":
-          return (await read("creditOf", () => pub.readContract({ address: deployment.auditorRegistry, abi: auditorRegistryAbi, functionName: "creditOf", args: [me] }))) === 0n;
+          return (await getBondCredit(pub, { auditorRegistry: deployment.auditorRegistry, account: me })) === 0n;
         default:
           return undefined;
       }
@@ -237,7 +252,7 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
           return;
         }
         if (d.phase === "resolvable") {
-          ctx.db.addIntent({ key: `resolve:${f.id}`, kind: "resolveDispute", jobId: f.jobId, segment: f.segment, payload: { to: game, data: encodeFunctionData({ abi: disputeGameAbi, functionName: "resolve", args: [disputeId] }), disputeId: f.id } });
+          ctx.db.addIntent({ key: `resolve:${f.id}`, kind: "resolveDispute", jobId: f.jobId, segment: f.segment, payload: { to: game, data: resolveDisputeData(disputeId), disputeId: f.id } });
           return;
         }
         try {
@@ -284,27 +299,16 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
       }
       ctx.db.setMeta("disputes", JSON.stringify(followed));
       // credits: challenger bonds (DisputeGame) and panel forfeits (AuditorRegistry)
-      for (const [kind, address, abi] of [
-        ["claimDispute", game, disputeGameAbi],
-        ["claimForfeit", deployment.auditorRegistry, auditorRegistryAbi],
+      for (const [kind, address, creditOf] of [
+        ["claimDispute", game, () => getDisputeCredit(pub, { disputeGame: game, account: ctx.me })],
+        ["claimForfeit", deployment.auditorRegistry, () => getBondCredit(pub, { auditorRegistry: deployment.auditorRegistry, account: ctx.me })],
       ] as const) {
         if (ctx.db.openIntents().some((i) => i.kind === kind)) continue;
-        const credit = await read("creditOf", () => pub.readContract({ address, abi: abi as typeof disputeGameAbi, functionName: "creditOf", args: [ctx.me] }));
+        const credit = await creditOf();
         if (credit === 0n) continue;
         const n = ctx.db.allIntents().filter((i) => i.kind === kind).length;
-        ctx.db.addIntent({ key: `${kind}:${n}`, kind, payload: { to: address, data: encodeFunctionData({ abi: disputeGameAbi, functionName: "claim" }) } });
+        ctx.db.addIntent({ key: `${kind}:${n}`, kind, payload: { to: address, data: claimCreditData() } });
       }
     },
   };
 }
-
-const approveAbi = {
-  type: "function",
-  name: "approve",
-  stateMutability: "nonpayable",
-  inputs: [
-    { name: "spender", type: "address" },
-    { name: "value", type: "uint256" },
-  ],
-  outputs: [{ name: "", type: "bool" }],
-} as const;

@@ -11,8 +11,7 @@
  *   if (match) terms.corpora.push({ corpusId: match.corpusId, tokens });
  */
 import type { Address, Chain, Hex, PublicClient, Transport } from "viem";
-import { dataRegistryAbi } from "./abi/DataRegistry.ts";
-import { withRetry } from "./retry.ts";
+import { getCorpus, getCorpusIds } from "./getCorpusRegistration.ts";
 
 export type FindCorpusParameters = {
   dataRegistry: Address;
@@ -43,10 +42,10 @@ export type FindCorpusReturnType = {
 };
 
 export async function findCorpus(client: PublicClient<Transport, Chain>, p: FindCorpusParameters): Promise<FindCorpusReturnType> {
-  const ids = await withRetry(() => client.readContract({ address: p.dataRegistry, abi: dataRegistryAbi, functionName: "corpusIdsOf", args: [p.contentDigest, p.payout] }), { what: "corpusIdsOf" });
+  const ids = await getCorpusIds(client, p);
   const listed: RegisteredCorpus[] = [];
   for (const corpusId of [...new Set(ids)]) {
-    const c = await withRetry(() => client.readContract({ address: p.dataRegistry, abi: dataRegistryAbi, functionName: "corpusOf", args: [corpusId] }), { what: "corpusOf" });
+    const c = await getCorpus(client, { dataRegistry: p.dataRegistry, corpusId });
     listed.push({ corpusId, registrant: c.registrant, payout: c.payout, retired: c.retired, contentCid: c.contentCid, licence: c.licence, termsHash: c.termsHash });
   }
   const match = listed.find((c) => !c.retired && c.contentCid === p.contentCid && c.licence === p.licence);

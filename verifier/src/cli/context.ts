@@ -160,13 +160,13 @@ export async function ensureFunds(ctx: CliContext, spender: Address, amount: big
   const txs: TxRef[] = [];
   const { clients, deployment: d } = ctx;
   const me = clients.account.address;
-  const { testTokenAbi, mintTestToken, approveToken } = await import("../chain/index.ts");
-  const balance = await clients.public.readContract({ address: d.token, abi: testTokenAbi, functionName: "balanceOf", args: [me] });
+  const { getTokenBalance, getTokenAllowance, mintTestToken, approveToken } = await import("../chain/index.ts");
+  const balance = await getTokenBalance(clients.public, { token: d.token, account: me });
   if (balance < amount) {
     if (!mint || !d.devToken) throw new InputError(`token balance ${fmt(balance)} is below ${fmt(amount)}${d.devToken ? " (pass --mint on the dev chain)" : ""}`);
     txs.push(txRef("mint", await mintTestToken(clients, { token: d.token, to: me, amount: amount - balance })));
   }
-  const allowance = await clients.public.readContract({ address: d.token, abi: testTokenAbi, functionName: "allowance", args: [me, spender] });
+  const allowance = await getTokenAllowance(clients.public, { token: d.token, owner: me, spender });
   if (allowance < amount) txs.push(txRef("approve", await approveToken(clients, { token: d.token, spender, amount })));
   return txs;
 }

@@ -12,13 +12,12 @@
  *   const { disputeId } = await openChallenge(clients, { disputeGame, token, jobId, audit, endStateHash });
  */
 import type { Address, Hex } from "viem";
-import { disputeGameAbi } from "../chain/abi/DisputeGame.ts";
-import { testTokenAbi } from "../chain/abi/TestToken.ts";
+import { getRequiredDeposit } from "../chain/getAuditorFunds.ts";
+import { getTokenAllowance } from "../chain/getTokenBalance.ts";
 import { approveToken } from "../chain/approveToken.ts";
 import { challengeStep, type ChallengeStepReturnType } from "../chain/challengeStep.ts";
 import { commitChallenge, newChallengeSalt } from "../chain/commitChallenge.ts";
 import type { ChainClients } from "../chain/clients.ts";
-import { withRetry } from "../chain/retry.ts";
 import type { ChallengeProof } from "../checks/segment.ts";
 import { logger } from "../log/index.ts";
 import { getCircuitTerms } from "../chain/getCircuitTerms.ts";
@@ -56,11 +55,8 @@ export async function openChallenge(clients: ChainClients, p: OpenChallengeParam
   else if (await getCircuitTerms(clients.public, { disputeGame: p.disputeGame, jobId: p.jobId })) {
     throw new DisputeInputError(`job ${p.jobId} is circuit class: pass circuit (its manifest body and the terms the audit derived) so that the terms are checked before the bond is posted`);
   }
-  const deposit = await withRetry(() => clients.public.readContract({ address: p.disputeGame, abi: disputeGameAbi, functionName: "requiredDeposit", args: [p.jobId] }), { what: "requiredDeposit" });
-  const allowance = await withRetry(
-    () => clients.public.readContract({ address: p.token, abi: testTokenAbi, functionName: "allowance", args: [clients.account.address, p.disputeGame] }),
-    { what: "allowance" },
-  );
+  const deposit = await getRequiredDeposit(clients.public, { disputeGame: p.disputeGame, jobId: p.jobId });
+  const allowance = await getTokenAllowance(clients.public, { token: p.token, owner: clients.account.address, spender: p.disputeGame });
   if (allowance < deposit) await approveToken(clients, { token: p.token, spender: p.disputeGame, amount: deposit });
   // Commit-reveal: the challenge goes in a later block than its commitment (sendContractTx waits for the receipt).
   const salt = newChallengeSalt();

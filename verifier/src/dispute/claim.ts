@@ -6,17 +6,13 @@
  *   const claimed = await claimCredits(clients, { deployment });
  */
 import type { Address } from "viem";
-import { auditorRegistryAbi } from "../chain/abi/AuditorRegistry.ts";
-import { disputeGameAbi } from "../chain/abi/DisputeGame.ts";
-import { jobMarketAbi } from "../chain/abi/JobMarket.ts";
-import { stakeVaultAbi } from "../chain/abi/StakeVault.ts";
 import { claimBondCredit } from "../chain/claimBondCredit.ts";
 import { claimDisputeCredit } from "../chain/claimDisputeCredit.ts";
 import { claimPayment } from "../chain/claimPayment.ts";
 import { claimStakeCredit } from "../chain/claimStakeCredit.ts";
 import type { ChainClients } from "../chain/clients.ts";
 import type { Deployment } from "../chain/deployment.ts";
-import { withRetry } from "../chain/retry.ts";
+import { getCredits } from "../chain/getCredits.ts";
 import { DisputeInputError } from "./errors.ts";
 
 export type ClaimCreditsParameters = { deployment: Deployment; account?: Address };
@@ -26,16 +22,7 @@ export type ClaimCreditsReturnType = { disputeGame: bigint; stakeVault: bigint; 
 export async function creditsOf(clients: ChainClients, p: ClaimCreditsParameters): Promise<ClaimCreditsReturnType> {
   const d = p.deployment;
   if (!d.disputeGame) throw new DisputeInputError("the deployment has no DisputeGame (deploy it first)");
-  const who = p.account ?? clients.account.address;
-  const read = <T>(f: () => Promise<T>) => withRetry(f, { what: "creditOf" });
-  const game = d.disputeGame;
-  const [disputeGame, stakeVault, auditorRegistry, jobMarket] = await Promise.all([
-    read(() => clients.public.readContract({ address: game, abi: disputeGameAbi, functionName: "creditOf", args: [who] })),
-    read(() => clients.public.readContract({ address: d.stakeVault, abi: stakeVaultAbi, functionName: "creditOf", args: [who] })),
-    read(() => clients.public.readContract({ address: d.auditorRegistry, abi: auditorRegistryAbi, functionName: "creditOf", args: [who] })),
-    read(() => clients.public.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [who, d.token] })),
-  ]);
-  return { disputeGame, stakeVault, auditorRegistry, jobMarket };
+  return getCredits(clients.public, { deployment: d, account: p.account ?? clients.account.address });
 }
 
 /** Claims every non-zero credit of the caller; returns what was claimed per contract. */

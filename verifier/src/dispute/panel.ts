@@ -6,13 +6,12 @@
  * openSegment and replay the bot's and `pouw audit`'s recompute run).
  */
 import { zeroHash, type Address, type Hex } from "viem";
-import { disputeGameAbi } from "../chain/abi/DisputeGame.ts";
+import { getBallot } from "../chain/getBallot.ts";
 import { commitVote } from "../chain/commitVote.ts";
 import type { ChainClients } from "../chain/clients.ts";
 import { drawPanel } from "../chain/drawPanel.ts";
 import { getDispute } from "../chain/getDispute.ts";
 import { revealVote } from "../chain/revealVote.ts";
-import { withRetry } from "../chain/retry.ts";
 import { logger } from "../log/index.ts";
 import { BallotMissingError } from "./errors.ts";
 import { BallotStore, newSalt, VOTE_VALUE, voteCommitment, type PanelVote } from "./ballots.ts";
@@ -50,7 +49,7 @@ export async function servePanel(clients: ChainClients, p: ServePanelParameters)
     if (d.panel.length === 0) return { action: "waiting-seed" };
   }
   if (!d.panel.some((m) => m.toLowerCase() === me.toLowerCase())) return { action: "not-member" };
-  const [commitment, vote] = await withRetry(() => clients.public.readContract({ address: p.disputeGame, abi: disputeGameAbi, functionName: "ballotOf", args: [p.disputeId, me] }), { what: "ballotOf" });
+  const { commitment, vote } = await getBallot(clients.public, { disputeGame: p.disputeGame, disputeId: p.disputeId, member: me });
   let ballot = await p.ballots.load(p.disputeGame, p.disputeId, me);
   if (commitment === zeroHash) {
     if (d.phase !== "commit") return { action: "missed-commit" };
@@ -65,7 +64,7 @@ export async function servePanel(clients: ChainClients, p: ServePanelParameters)
     log.info({ disputeId: p.disputeId, vote: ballot.vote }, "vote committed");
     return { action: "committed", vote: ballot.vote, hash: r.hash, gasUsed: r.gasUsed };
   }
-  if (vote !== 0) return { action: "done" };
+  if (vote !== "None") return { action: "done" };
   if (d.phase !== "reveal") return { action: "waiting-reveal" };
   if (!ballot || ballot.commitment !== commitment) {
     throw new BallotMissingError(`dispute ${p.disputeId}: committed ${commitment} but no matching ballot in ${p.ballots.dir}`);

@@ -10,13 +10,12 @@
 import { getAddress, keccak256, toHex, type Address, type Hex } from "viem";
 import {
   claimPayment,
-  dataRegistryAbi,
   findCorpus,
+  getCorpusRegistration,
   getDataShareCredits,
   getMarketCredit,
   registerCorpus,
   txRef,
-  withRetry,
   type ChainClients,
   type DataShareCredit,
   type Deployment,
@@ -66,9 +65,9 @@ export async function registerManifestCorpora(clients: ChainClients, dataRegistr
       out.push({ name: c.name, contentId: c.contentId, corpusId: match.corpusId, status: "existing", payout: match.payout, owner: match.registrant, gasUsed: 0n });
       continue;
     }
-    const mine = await withRetry(() => clients.public.readContract({ address: dataRegistry, abi: dataRegistryAbi, functionName: "registrationOf", args: [contentDigest, clients.account.address] }), { what: "registrationOf" });
-    if (mine !== 0n) {
-      const r = await withRetry(() => clients.public.readContract({ address: dataRegistry, abi: dataRegistryAbi, functionName: "corpusOf", args: [mine] }), { what: "corpusOf" });
+    const registered = await getCorpusRegistration(clients.public, { dataRegistry, contentDigest, registrant: clients.account.address });
+    if (registered) {
+      const [mine, r] = [registered.corpusId, registered.corpus];
       throw new InputError(
         `corpus ${c.name}: you registered ${c.contentId} already, as DataRegistry corpus ${mine} (payout ${r.payout}, licence ${JSON.stringify(r.licence)}${r.retired ? ", retired" : ""}), which buyers paying ${payout} under ${JSON.stringify(c.licence)} do not attach; register from another account or fix the manifest`,
       );

@@ -19,7 +19,7 @@
  *   address can retire registrations listed under it that it disowns).
  */
 import { getAddress, type Address, type Chain, type PublicClient, type Transport } from "viem";
-import { findCorpus, jobMarketAbi, withRetry, type JobTerms } from "../chain/index.ts";
+import { findCorpus, getRegistries, type JobTerms } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
 import type { Manifest } from "../ml/index.ts";
 import { contentDigestOf } from "../provenance/chain.ts";
@@ -42,7 +42,6 @@ export class DataTermsError extends InputError {
   override readonly code: string = "DATA_TERMS";
 }
 
-const ZERO = /^0x0{40}$/i;
 
 export type DataTermsOptions = { dataShareBps?: number; mode?: DataTermsMode };
 
@@ -63,8 +62,8 @@ export async function dataTermsFor(client: PublicClient<Transport, Chain>, d: { 
     return { attached: false, reason };
   };
 
-  const [, , dataRegistry] = await withRetry(() => client.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "registries" }), { what: "registries" });
-  if (ZERO.test(dataRegistry)) return without(`JobMarket ${d.jobMarket} has no DataRegistry (deployed with --no-registries)`);
+  const dataRegistry = (await getRegistries(client, { jobMarket: d.jobMarket })).data;
+  if (dataRegistry === undefined) return without(`JobMarket ${d.jobMarket} has no DataRegistry (deployed with --no-registries)`);
 
   const corpora: TermsCorpus[] = [];
   const missing: string[] = [];

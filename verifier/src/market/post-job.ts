@@ -10,11 +10,10 @@
  */
 import type { Hex } from "viem";
 import { approveToken } from "../chain/approveToken.ts";
-import { testTokenAbi } from "../chain/abi/TestToken.ts";
+import { getTokenAllowance } from "../chain/getTokenBalance.ts";
 import type { ChainClients } from "../chain/clients.ts";
 import { createJob, type JobPolicy, type JobTerms } from "../chain/createJob.ts";
 import type { Deployment } from "../chain/deployment.ts";
-import { withRetry } from "../chain/retry.ts";
 import type { Manifest } from "../ml/manifest.ts";
 import type { ContentStore } from "../store/index.ts";
 import { publishManifest } from "./manifest-store.ts";
@@ -31,7 +30,7 @@ export type PostJobOptions = {
 export async function postJob(clients: ChainClients, d: Pick<Deployment, "token" | "jobMarket">, store: Pick<ContentStore, "put">, manifest: Manifest, policy: JobPolicy, payment: bigint, opts: PostJobOptions = {}): Promise<PostJobResult> {
   const { uri, hash } = await publishManifest(store, manifest);
   let gasUsed = 0n;
-  const allowance = await withRetry(() => clients.public.readContract({ address: d.token, abi: testTokenAbi, functionName: "allowance", args: [clients.account.address, d.jobMarket] }));
+  const allowance = await getTokenAllowance(clients.public, { token: d.token, owner: clients.account.address, spender: d.jobMarket });
   if (allowance < payment) {
     const a = await approveToken(clients, { token: d.token, spender: d.jobMarket, amount: payment });
     gasUsed += a.gasUsed;

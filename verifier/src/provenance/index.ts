@@ -18,7 +18,8 @@ export {
 } from "./record.ts";
 export { writeProvenance, readInputFile } from "./io.ts";
 export { verifyProvenance, assertProvenance, packageCorpusBytes, type ProvenanceReport, type ProvenanceCheck, type CheckStatus, type CorpusBytesLoader, type VerifyProvenanceInput } from "./verify.ts";
-export { viemProvenanceChain, contentDigestOf, provenanceAnchorAbi, dataRegistryReadAbi, type ProvenanceChain, type ChainJob, type ChainCorpus, type ChainJobCorpus, type ChainAnchor, type ViemProvenanceChainOptions } from "./chain.ts";
-export { anchorProvenance, type AnchorProvenanceParameters } from "./anchor.ts";
+export { contentDigestOf, type ProvenanceChain, type ChainJob, type ChainCorpus, type ChainJobCorpus, type ChainAnchor } from "./chain.ts";
+export { viemProvenanceChain, type ViemProvenanceChainOptions } from "../chain/provenanceChain.ts";
+export { anchorProvenance, type AnchorProvenanceParameters } from "../chain/anchorProvenance.ts";
 export { weightsStateHash, stateSpecsOf } from "./weights.ts";
 export { ProvenanceRecordError, ProvenanceBuildError, ProvenanceMismatchError } from "./errors.ts";

@@ -1,18 +1,5 @@
 /**
- * ABI of the generated `Groth16Verifier.verifyProof` (contracts/verifiers/StepVerifier.sol), so that
- * callers type-check without Hardhat's generated artifact types. `VerifierArgs` matches its inputs.
+ * The step verifier's ABI (`Groth16Verifier.verifyProof`, contracts/verifiers/StepVerifier.sol): the generated one
+ * (chain/abi, `npm run abi`), under the name the zk module has always exported.
  */
-export const stepVerifierAbi = [
-  {
-    type: "function",
-    name: "verifyProof",
-    stateMutability: "view",
-    inputs: [
-      { name: "_pA", type: "uint256[2]" },
-      { name: "_pB", type: "uint256[2][2]" },
-      { name: "_pC", type: "uint256[2]" },
-      { name: "_pubSignals", type: "uint256[4]" },
-    ],
-    outputs: [{ name: "", type: "bool" }],
-  },
-] as const;
+export { groth16VerifierAbi as stepVerifierAbi } from "../chain/abi/Groth16Verifier.ts";

@@ -10,7 +10,7 @@
  */
 import { join } from "node:path";
 import type { Command } from "commander";
-import { auditorRegistryAbi, claimBondCredit, claimDisputeCredit, claimStakeCredit, disputeGameAbi, getAuditorFunds, getOpenJobIds, mintTestToken, postBond, stakeVaultAbi } from "../../chain/index.ts";
+import { claimBondCredit, claimDisputeCredit, claimStakeCredit, getAuditor, getAuditorFunds, getCredits, getOpenJobIds, mintTestToken, postBond } from "../../chain/index.ts";
 import { InputError, PouwError } from "../../errors/index.ts";
 import { txRef, type TxRef } from "../../chain/send.ts";
 import { ensureFunds, fmt, marketContext, parseAmount, parseSeconds, txJson, txLines, withConfig, withReadConfig, type ReadFlags } from "../context.ts";
@@ -36,7 +36,7 @@ export function registerAuditor(program: Command): void {
     const ctx = await marketContext(opts as never);
     const txs = await ensureFunds(ctx, ctx.deployment.auditorRegistry, amount, opts.mint === true);
     txs.push(txRef("postBond", await postBond(ctx.clients, { auditorRegistry: ctx.deployment.auditorRegistry, amount })));
-    const a = await ctx.clients.public.readContract({ address: ctx.deployment.auditorRegistry, abi: auditorRegistryAbi, functionName: "auditorOf", args: [ctx.clients.account.address] });
+    const a = await getAuditor(ctx.clients.public, { auditorRegistry: ctx.deployment.auditorRegistry, auditor: ctx.clients.account.address });
     const eligibleFrom = new Date(Number(a.eligibleFrom) * 1000).toISOString();
     if (opts.json) {
       process.stdout.write(jsonLine({ account: ctx.clients.account.address, bond: a.bond, active: a.status === 1, eligibleFrom, txs: txs.map(txJson) }));
@@ -161,9 +161,8 @@ export function registerAuditor(program: Command): void {
     const ctx = await marketContext(opts as never);
     const me = ctx.clients.account.address;
     const { stakeVault, auditorRegistry, disputeGame } = ctx.deployment;
-    const fromGame = disputeGame ? await ctx.clients.public.readContract({ address: disputeGame, abi: disputeGameAbi, functionName: "creditOf", args: [me] }) : 0n;
-    const fromVault = await ctx.clients.public.readContract({ address: stakeVault, abi: stakeVaultAbi, functionName: "creditOf", args: [me] });
-    const fromRegistry = await ctx.clients.public.readContract({ address: auditorRegistry, abi: auditorRegistryAbi, functionName: "creditOf", args: [me] });
+    const credits = await getCredits(ctx.clients.public, { deployment: ctx.deployment, account: me });
+    const [fromGame, fromVault, fromRegistry] = [credits.disputeGame, credits.stakeVault, credits.auditorRegistry];
     const txs: TxRef[] = [];
     if (fromGame > 0n) txs.push(txRef("claim DisputeGame", await claimDisputeCredit(ctx.clients, { disputeGame: disputeGame! })));
     if (fromVault > 0n) txs.push(txRef("claim StakeVault", await claimStakeCredit(ctx.clients, { stakeVault })));

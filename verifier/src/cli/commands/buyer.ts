@@ -6,7 +6,7 @@
  * record (verified against the chain), cancel an unaccepted job, and claim refunds.
  */
 import type { Command } from "commander";
-import { cancelJob, claimPayment, getDisputeParams, getReceiptsRecorded, requireJob, getSegmentCommits, getStakeSlashes, jobMarketAbi } from "../../chain/index.ts";
+import { cancelJob, claimPayment, getDisputeParams, getReceiptsRecorded, requireJob, getSegmentCommits, getStakeSlashes, getMarketCredit } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { DEFAULT_DATA_SHARE_BPS, type DataTermsMode } from "../../market/data-terms.ts";
 import type { DetectionSource, PolicyOverrides, StakeQuote } from "../../market/job-policy.ts";
@@ -161,7 +161,7 @@ export function registerBuyer(program: Command): void {
       const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
       const commits = await getSegmentCommits(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
       const me = ctx.address;
-      const credit = me === undefined ? undefined : await ctx.clients.public.readContract({ address: ctx.deployment.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [me, ctx.deployment.token] });
+      const credit = me === undefined ? undefined : await getMarketCredit(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, account: me, token: ctx.deployment.token });
       const slashes = await getStakeSlashes(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
       // the anchored AuditReceipts (their signatures are checked by provenance verify and buyer fetch, not here)
       const receipts = await getReceiptsRecorded(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
@@ -237,7 +237,7 @@ export function registerBuyer(program: Command): void {
 
   withConfig(buyer.command("claim").description("claim refunds credited to you by the JobMarket").option("--json", "print JSON")).action(async (opts: Record<string, string | boolean | undefined>) => {
     const ctx = await marketContext(opts as never);
-    const credit = await ctx.clients.public.readContract({ address: ctx.deployment.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [ctx.clients.account.address, ctx.deployment.token] });
+    const credit = await getMarketCredit(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, account: ctx.clients.account.address, token: ctx.deployment.token });
     const tx = credit === 0n ? undefined : txRef("claimPayment", await claimPayment(ctx.clients, { jobMarket: ctx.deployment.jobMarket, token: ctx.deployment.token }));
     if (opts.json) {
       process.stdout.write(JSON.stringify({ account: ctx.clients.account.address, claimed: credit.toString(), symbol: ctx.symbol, txs: tx ? [txJson(tx)] : [] }) + "\n");

@@ -12,7 +12,7 @@
  */
 import type { Command } from "commander";
 import { isHex, type Hex } from "viem";
-import { jobMarketAbi } from "../../chain/index.ts";
+import { getRegistries } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { DATASETS, DEFAULT_SOTU_YEARS, parseDatasetName, type CorpusSpec } from "../../ml/data/corpus.ts";
 import { fmt, marketContext, parseAddress, txJson, txLines, withConfig } from "../context.ts";
@@ -77,8 +77,8 @@ export function registerCorpus(program: Command): void {
       if (only === undefined || c.name === only) checkCorpusBytes(c, corpusBytes(corpusSpecOf(manifest, i)).bytes, `package ${c.package}`);
     });
     const ctx = await marketContext(opts as never);
-    const [, , dataRegistry] = await ctx.clients.public.readContract({ address: ctx.deployment.jobMarket, abi: jobMarketAbi, functionName: "registries" });
-    if (/^0x0{40}$/i.test(dataRegistry)) throw new InputError(`JobMarket ${ctx.deployment.jobMarket} has no DataRegistry (it was deployed with --no-registries)`);
+    const dataRegistry = (await getRegistries(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket })).data;
+    if (dataRegistry === undefined) throw new InputError(`JobMarket ${ctx.deployment.jobMarket} has no DataRegistry (it was deployed with --no-registries)`);
     const regs = await registerManifestCorpora(ctx.clients, dataRegistry, manifest, { ...(payout ? { payout } : {}), ...(termsHash ? { termsHash: termsHash as Hex } : {}), ...(only ? { only } : {}) });
     if (opts.json) {
       process.stdout.write(JSON.stringify({ dataRegistry, corpora: regs.map(({ tx, ...r }) => ({ ...r, corpusId: r.corpusId.toString(), gasUsed: r.gasUsed.toString(), tx: tx ? txJson(tx) : null })) }) + "\n");

@@ -5,7 +5,7 @@
  */
 import cliProgress from "cli-progress";
 import type { Command } from "commander";
-import { acceptJob, claimPayment, getJob, requireJob, jobMarketAbi, requestWithdrawal, stakeDeposit, stakeVaultAbi, withdraw } from "../../chain/index.ts";
+import { acceptJob, claimPayment, getJob, getMarketCredit, getStakeAccount, requireJob, requestWithdrawal, stakeDeposit, withdraw } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { formatStrategy, parseStrategy } from "../../ml/strategies.ts";
 import type { SegmentProgress } from "../../provider/run-job.ts";
@@ -33,7 +33,7 @@ export function registerProvider(program: Command): void {
       const ctx = await marketContext(opts as never);
       const txs = await ensureFunds(ctx, ctx.deployment.stakeVault, amount, opts.mint === true);
       txs.push(txRef("stakeDeposit", await stakeDeposit(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount })));
-      const a = await ctx.clients.public.readContract({ address: ctx.deployment.stakeVault, abi: stakeVaultAbi, functionName: "accountOf", args: [ctx.clients.account.address] });
+      const a = await getStakeAccount(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, provider: ctx.clients.account.address });
       out(opts, { account: ctx.clients.account.address, amount, free: a.free, locked: a.locked, txs: txs.map(txJson) }, `staked ${fmt(amount)} ${ctx.symbol}: free ${fmt(a.free)}, locked ${fmt(a.locked)}\n${txLines(txs)}`);
     },
   );
@@ -42,7 +42,7 @@ export function registerProvider(program: Command): void {
     const amount = parseAmount("AMOUNT", amountArg);
     const ctx = await marketContext(opts as never);
     const tx = txRef("requestWithdrawal", await requestWithdrawal(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount }));
-    const a = await ctx.clients.public.readContract({ address: ctx.deployment.stakeVault, abi: stakeVaultAbi, functionName: "accountOf", args: [ctx.clients.account.address] });
+    const a = await getStakeAccount(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, provider: ctx.clients.account.address });
     out(
       opts,
       { account: ctx.clients.account.address, pendingWithdrawal: a.pendingWithdrawal, withdrawableAt: chainDate(a.withdrawableAt), txs: [txJson(tx)] },
@@ -52,7 +52,7 @@ export function registerProvider(program: Command): void {
 
   withConfig(provider.command("withdraw").description("withdraw unbonded stake").option("--json", "print JSON")).action(async (opts: Opts) => {
     const ctx = await marketContext(opts as never);
-    const a = await ctx.clients.public.readContract({ address: ctx.deployment.stakeVault, abi: stakeVaultAbi, functionName: "accountOf", args: [ctx.clients.account.address] });
+    const a = await getStakeAccount(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, provider: ctx.clients.account.address });
     const tx = txRef("withdraw", await withdraw(ctx.clients, { stakeVault: ctx.deployment.stakeVault }));
     out(opts, { account: ctx.clients.account.address, withdrawn: a.pendingWithdrawal, txs: [txJson(tx)] }, `withdrew ${fmt(a.pendingWithdrawal)} ${ctx.symbol}\n${txLines([tx])}`);
   });
@@ -137,7 +137,7 @@ export function registerProvider(program: Command): void {
       }
       text += txLines(r.txs);
     }
-    const credit = await ctx.clients.public.readContract({ address: jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [ctx.clients.account.address, token] });
+    const credit = await getMarketCredit(ctx.clients.public, { jobMarket, account: ctx.clients.account.address, token });
     const claim = credit === 0n ? undefined : txRef("claimPayment", await claimPayment(ctx.clients, { jobMarket, token }));
     // NOTE: "claimed X" stays the line's start and end (the e2e tests and the walkthrough read it)
     text += claim === undefined ? "nothing to claim\n" : `claimed ${fmt(credit)}\n${txLines([claim])}`;

@@ -1,18 +1,18 @@
 /**
  * Anchor a provenance record on chain: `anchorProvenance(jobId, recordHash, weightsCid)` on the anchor
- * contract (see chain.ts for the interface).
+ * contract (JobMarket; any contract with the same function, see provenance/chain.ts).
  *
  * @example
  *   const { recordHash } = await writeProvenance(outDir, record);
  *   await anchorProvenance(clients, { anchor: d.jobMarket, jobId, recordHash, weightsCid: record.weights.cid });
  */
 import type { Address, Hex } from "viem";
-import type { ChainClients } from "../chain/clients.ts";
-import { sendContractTx, type SendOptions, type SendResult } from "../chain/send.ts";
-import { provenanceAnchorAbi } from "./chain.ts";
+import { jobMarketAbi } from "./abi/JobMarket.ts";
+import type { ChainClients } from "./clients.ts";
+import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
 export type AnchorProvenanceParameters = SendOptions & { anchor: Address; jobId: bigint; recordHash: Hex; weightsCid: string };
 
 export async function anchorProvenance(clients: ChainClients, p: AnchorProvenanceParameters): Promise<SendResult> {
-  return sendContractTx(clients, { address: p.anchor, abi: provenanceAnchorAbi, functionName: "anchorProvenance", args: [p.jobId, p.recordHash, p.weightsCid] }, p);
+  return sendContractTx(clients, { address: p.anchor, abi: jobMarketAbi, functionName: "anchorProvenance", args: [p.jobId, p.recordHash, p.weightsCid] }, p);
 }
