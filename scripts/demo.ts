@@ -48,6 +48,7 @@ import {
   devAccount,
   finalize,
   getJob,
+  getMarketCredit,
   getTokenSymbol,
   jobMarketAbi,
   mintTestToken,
@@ -239,7 +240,7 @@ async function main(): Promise<void> {
         say(`${p.name} finalized job ${jobs[i]} and anchored its provenance record ${fa.provenance.recordHash}`);
       } else say(`${p.name}: no provenance anchored (${fa.skipped})`);
     } else if (job.status === "Committed") addGas(p.name, (await finalize(p.clients, { jobMarket: d.jobMarket, jobId: jobs[i]! })).gasUsed);
-    const credit = await p.clients.public.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [p.clients.account.address, d.token] });
+    const credit = await getMarketCredit(p.clients.public, { jobMarket: d.jobMarket, account: p.clients.account.address, token: d.token });
     claimed.set(p.name, credit);
     if (credit > 0n) addGas(p.name, (await claimPayment(p.clients, { jobMarket: d.jobMarket, token: d.token })).gasUsed);
   }
@@ -338,7 +339,7 @@ async function main(): Promise<void> {
       .map((e) => e.args as { corpusId: bigint; payout: Address; amount: bigint });
     const contributorTotal = credits.reduce((a, c) => a + c.amount, 0n);
     const sum = contributorTotal + fin.providerPay + fin.buyerRefund;
-    const payoutCredit = await Promise.all(credits.map((c) => admin.public.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [c.payout, d.token] })));
+    const payoutCredit = await Promise.all(credits.map((c) => getMarketCredit(admin.public, { jobMarket: d.jobMarket, account: c.payout, token: d.token })));
     const out = {
       jobId: jobId.toString(),
       dataShareBps: dataTerms.terms.dataShareBps,

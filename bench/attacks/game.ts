@@ -28,7 +28,7 @@ import {
   jobMarketAbi,
   newChallengeSalt,
   postBond,
-  providerRegistryAbi,
+  getRequestFee,
   recordAttestation,
   registerCorpus,
   reopenJob,
@@ -379,7 +379,7 @@ export async function selfAttestation(): Promise<Row> {
   for (const x of own) await postBond(x.c, { auditorRegistry: w.d.auditorRegistry, amount: parseEther("20") });
   const evidenceHash = keccak256(toHex("provider evidence"));
   // every request burns the registry's fee (no free committee re-rolls from other addresses: docs/panels.md)
-  const fee = await w.a.provider.c.public.readContract({ address: w.d.providerRegistry, abi: providerRegistryAbi, functionName: "requestFee" });
+  const fee = await getRequestFee(w.a.provider.c.public, { providerRegistry: w.d.providerRegistry });
   await approveToken(w.a.provider.c, { token: w.d.token, spender: w.d.providerRegistry, amount: fee });
   const r = await requestAttestation(w.a.provider.c, { providerRegistry: w.d.providerRegistry, evidenceHash });
   await w.mine(3);
