@@ -41,7 +41,12 @@ export * from "./errors.ts";
 export * from "./policy.ts";
 export * from "./tiers.ts";
 export * from "./binding.ts";
-export { loadVendorRoot, type VendorRoot } from "./chain.ts";
+export * from "./session.ts";
+export * from "./bundle.ts";
+export { verifyTdxQuote, INTEL_SGX_ROOT_CA_SHA256, TdxCollateralSchema, type TdxPolicy, type TdxVerdict, type TdxCollateral } from "./formats/tdx.ts";
+export { verifySevSnp, parseSevSnpReport, SNP_REPORT_BYTES, type SevSnpPolicy, type SevSnpVerdict, type SevSnpEvidence } from "./formats/sev-snp.ts";
+export { verifyNvidiaEat, compareHexVersions, NvidiaPolicySchema, NRAS_ISSUER, type NvidiaPolicy, type NvidiaVerdict } from "./formats/nvidia.ts";
+export { loadVendorRoot, parseDer, type VendorRoot, type ParsedCert } from "./chain.ts";
 
 const log = logger("attestation");
 
