@@ -4,6 +4,7 @@
  *                     verified at a fixed time inside the collateral's window
  *   nvidia-eat x1/x8  detached EAT bundles with 1 and 8 GPU tokens under a test JWKS (NRAS's shape, ES384)
  *   pouw-eat          the project's EAT profile: ES256 JWT with a 3-certificate x5c chain under a test CA
+ *   amd-sev-snp       a 0x4A0-byte report + VCEK <- ASK <- ARK (RSA-4096 PSS) under a TEST chain of the real shape
  *   bundle nvidia x1  the whole evidence bundle path (JSON, session key authorization + possession, nonce, EAT)
  * Wall-clock ms per verification (median and p90 over rounds). Upper bounds on a shared, loaded machine.
  * Run: node bench/attestation.ts [--rounds N]   (writes bench/results/attestation.json)
@@ -22,9 +23,12 @@ import {
   verifyAttestation,
   verifyEvidenceBundle,
   verifyNvidiaEat,
+  verifySevSnp,
   verifyTdxQuote,
+  parseDer,
 } from "../verifier/src/checks/attestation/index.ts";
 import { makeNras, nvidiaBundle } from "../test/checks/nras-fixture.ts";
+import { makeSnpChain, snpReport } from "../test/checks/snp-fixture.ts";
 
 const arg = process.argv.indexOf("--rounds");
 const ROUNDS = arg > 0 ? Number(process.argv[arg + 1]) : 30;
@@ -90,11 +94,19 @@ const token = await new SignJWT({
   .setExpirationTime(t + 600)
   .sign(lk.privateKey);
 
+const snp = await makeSnpChain();
+const TCB = { bl: 3, tee: 0, snp: 8, ucode: 115 };
+const chip = new Uint8Array(64).fill(7);
+const vcek = await snp.vcek(chip, TCB);
+const snpEvidence = { report: await snpReport({ reportData: new Uint8Array(64), chipId: chip, tcb: TCB }, vcek.key), vcek: new Uint8Array(vcek.cert.rawData), ask: new Uint8Array(snp.ask.rawData), ark: new Uint8Array(snp.ark.rawData) };
+const snpPolicy = { arks: [parseDer(Buffer.from(snp.ark.rawData), "ARK")] };
+
 const contenders: Record<string, () => Promise<unknown>> = {
   "intel-tdx (real quote + collateral)": () => verifyTdxQuote(QUOTE, COLLATERAL, TDX_AT),
   "nvidia-eat x1 GPU": () => verifyNvidiaEat(eat1, nras.policy, now),
   "nvidia-eat x8 GPUs": () => verifyNvidiaEat(eat8, nras.policy, now),
   "pouw-eat (x5c chain of 3)": () => verifyAttestation(token, { anchors, policy, challenge, now }),
+  "amd-sev-snp (test chain, RSA-4096 PSS)": () => verifySevSnp(snpEvidence, snpPolicy, now),
   "bundle nvidia x1 (session key + nonce)": () => verifyEvidenceBundle(bundle, { trust: { nvidia: nras.policy }, request: { provider: provider.address, binding }, challengeIssuedAt: now, now }),
 };
 

@@ -49,6 +49,16 @@ const TrustFileSchema = z
   .object({
     nvidia: z.record(z.string(), z.unknown()).optional(),
     intelTdx: z.object({ allowedMrTd: z.array(z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/)).optional() }).strict().optional(),
+    amdSevSnp: z
+      .object({
+        /** The pinned ARKs: PEM file paths (relative to the trust file) or the PEM itself. */
+        arks: z.array(z.string().min(1)).min(1),
+        allowedMeasurements: z.array(z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/)).optional(),
+        requireCrl: z.boolean().optional(),
+        maxValiditySeconds: z.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
     pouwEat: z
       .object({
         /** Roots per evidence type: a PEM file path (relative to the trust file) or the PEM itself. */
@@ -72,15 +82,17 @@ export function loadEvidenceTrust(path: string): EvidenceTrust {
   if (!r.success) throw new InputError(`--trust ${path} is not a trust configuration`, { details: z.prettifyError(r.error) });
   const t = r.data;
   const rel = (p: string) => (isAbsolute(p) ? p : join(dirname(path), p));
+  const pem = (x: string) => (x.includes("-----BEGIN") ? x : readFileSync(rel(x), "utf8"));
   const nvidia = t.nvidia === undefined ? undefined : NvidiaPolicySchema.safeParse(t.nvidia);
   if (nvidia && !nvidia.success) throw new InputError(`--trust ${path}: nvidia is not an NRAS policy`, { details: z.prettifyError(nvidia.error) });
   return {
     ...(nvidia ? { nvidia: nvidia.data } : {}),
     ...(t.intelTdx ? { intelTdx: t.intelTdx } : {}),
+    ...(t.amdSevSnp ? { amdSevSnp: { ...t.amdSevSnp, arks: t.amdSevSnp.arks.map((x) => loadVendorRoot(pem(x))) } } : {}),
     ...(t.pouwEat
       ? {
           pouwEat: {
-            anchors: t.pouwEat.roots.map((x) => ({ type: x.type, root: loadVendorRoot(x.pem.includes("-----BEGIN") ? x.pem : readFileSync(rel(x.pem), "utf8")) })),
+            anchors: t.pouwEat.roots.map((x) => ({ type: x.type, root: loadVendorRoot(pem(x.pem)) })),
             policy: parseAttestationPolicy(t.pouwEat.policy),
           },
         }
