@@ -56,6 +56,7 @@ describe("checks/attestation formats: Intel TDX (real quote + collateral), NVIDI
       // the earliest expiry is the PCK CRL's nextUpdate (UTCTime 251002070351Z in the CRL bytes)
       expect(v.expiresAt).to.equal(Date.parse("2025-10-02T07:03:51Z") / 1000);
       expect(INTEL_SGX_ROOT_CA_SHA256).to.have.length(64);
+      expect(v.pckKeyHash).to.match(/^0x[0-9a-f]{64}$/);
     });
 
     it("refuses a quote with one flipped byte of report data (quote-invalid)", async () => {
@@ -173,6 +174,8 @@ describe("checks/attestation formats: Intel TDX (real quote + collateral), NVIDI
       const v = await verifyEvidenceBundle(bytes, ctx(alice, bindingA));
       expect([v.tier, v.band, v.evidenceType, v.format]).to.deep.equal([1, 100, "accelerator-cc-report", "nvidia-eat"]);
       expect([v.provider, v.sessionKey, v.binding, v.evidenceHash]).to.deep.equal([alice.address, key.address, bindingA, keccak256(bytes)]);
+      expect(v.deviceIds).to.have.length(1);
+      expect(v.deviceIds[0]).to.match(/^nvidia-ueid:\d+$/);
     });
 
     it("relay: Alice's bundle submitted for Bob's request is refused (binding-mismatch)", async () => {

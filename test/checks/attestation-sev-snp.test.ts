@@ -129,6 +129,7 @@ describe("checks/attestation formats: AMD SEV-SNP report, VCEK <- ASK <- ARK (te
     expect(() => loadEvidenceTrust(join(dir, "bad.json"))).to.throw(InputError, /is not a trust configuration/);
     const verdict = await verifyEvidenceBundle(bytes, ctx);
     expect([verdict.tier, verdict.band, verdict.evidenceType, verdict.format]).to.deep.equal([2, 89, "cvm-quote", "amd-sev-snp"]);
+    expect(verdict.deviceIds).to.deep.equal([`amd-chip:0x${chip.toString("hex")}`]); // the device identity the ledger keys on
     const notHex = Buffer.from(JSON.stringify({ version: 1, ...(await sessionProof(provider, key, binding)), evidence: { ...evidence, report: "zz" } }));
     expect(await reasonOf(verifyEvidenceBundle(notHex, ctx))).to.equal("bundle-invalid");
     // a genuine report and VCEK whose report data is another binding's

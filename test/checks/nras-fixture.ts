@@ -4,7 +4,7 @@
  * token naming each GPU token by SHA-256 in `submods`). No real NRAS token ships with any installed package, so tests
  * and the bench use this; docs/checks.md says so. Also builds whole evidence bundles (bundle.ts) with a session key.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import type { Hex, LocalAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -51,7 +51,8 @@ export async function makeNras(kid = "nras-test-1"): Promise<Nras> {
     const tokens: Record<string, string> = {};
     const submods: Record<string, unknown> = {};
     for (let i = 0; i < gpus.length; i++) {
-      const t = await sign({ ...GOOD_GPU_CLAIMS, eat_nonce: nonce, ...gpus[i] }, opts);
+      // ueid: the GPU's unique id (a fresh random one per token unless the case names a device)
+      const t = await sign({ ...GOOD_GPU_CLAIMS, ueid: BigInt(`0x${randomBytes(20).toString("hex")}`).toString(), eat_nonce: nonce, ...gpus[i] }, opts);
       tokens[`GPU-${i}`] = t;
       submods[`GPU-${i}`] = ["DIGEST", ["SHA256", createHash("sha256").update(t).digest("hex")]];
     }

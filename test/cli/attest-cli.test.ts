@@ -44,6 +44,7 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
   let mine: (n: number) => Promise<void>;
   let latest: () => Promise<number>;
   const AUDITORS = [3, 4, 5, 6];
+  const GPU_UEID = "622903794624785314125385224830541104713451457931";
   const as = (key: number) => ["--rpc", rpc.url, "--state-dir", dir, "--private-key", DEV_KEYS[key]!];
 
   before(async () => {
@@ -76,14 +77,14 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
   const json = (s: string) => JSON.parse(s.trim().split("\n").pop()!) as Record<string, unknown>;
 
   /** `provider attest prepare` with a fresh session key, then the machine's side: evidence and possession proof. */
-  async function prepareBundle(key: number): Promise<{ bytes: Buffer; challengeBlock: string; binding: Hex }> {
+  async function prepareBundle(key: number, gpus?: Record<string, unknown>[]): Promise<{ bytes: Buffer; challengeBlock: string; binding: Hex }> {
     const sessionKey = newSessionKey();
     const prep = await runPouw(["provider", "attest", "prepare", "--session-key", sessionKey.address, "--json", ...as(key)]);
     expect(prep.code, prep.stderr).to.equal(0);
     const p = json(prep.stdout) as { challengeBlock: string; binding: Hex; nonce: Hex; authorization: Hex; provider: Address };
     expect(getAddress(p.provider)).to.equal(privateKeyToAccount(DEV_KEYS[key]!).address);
     // the machine: NRAS evidence for the nonce (dated at chain time), and the session key's possession proof
-    const eat = await nras.eat(p.nonce.slice(2), { iat: new Date((await latest()) * 1000) });
+    const eat = await nras.eat(p.nonce.slice(2), { iat: new Date((await latest()) * 1000), gpus });
     const proof = await sessionProof(privateKeyToAccount(DEV_KEYS[key]!), sessionKey, p.binding);
     expect(proof.authorization).to.equal(p.authorization); // the CLI signed the same authorization
     const bytes = Buffer.from(JSON.stringify({ version: 1, ...proof, evidence: { format: "nvidia-eat", eat } }));
@@ -107,7 +108,7 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
     admin.public.readContract({ address: registry, abi: providerRegistryAbi, functionName: "effectiveTier", args: [privateKeyToAccount(DEV_KEYS[key]!).address] });
 
   it("records tier 1 for a provider with valid bound evidence: each member verifies and signs, the quorum's signatures recorded", async () => {
-    const { bytes, challengeBlock } = await prepareBundle(1);
+    const { bytes, challengeBlock } = await prepareBundle(1, [{ ueid: GPU_UEID }]);
     const bundlePath = join(dir, "bundle-1.json");
     writeFileSync(bundlePath, bytes);
     const { id, committee } = await request(1, bytes, challengeBlock);
@@ -172,5 +173,21 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
     const r = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", empty, "--statements", statements, ...as(committee[1]!)]);
     expect(r.code).to.equal(2);
     expect(r.stderr).to.match(/says tier 1 band 100; this auditor verified tier 4 band 10 \(untrusted-root\): not co-signing/);
+  });
+
+  it("one GPU for two providers: a member that attested it for provider 1 signs tier 4 for provider 8 (device-reused)", async () => {
+    const { bytes, challengeBlock } = await prepareBundle(8, [{ ueid: GPU_UEID }]);
+    const { id, committee } = await request(8, bytes, challengeBlock);
+    const bundlePath = join(dir, "bundle-8.json");
+    writeFileSync(bundlePath, bytes);
+    const statements = join(dir, "committee-8");
+    // the members share --state-dir here, so each reads the ledger the tier-1 test's signers wrote
+    const a = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", trustPath, "--statements", statements, ...as(committee[0]!)]);
+    expect(a.code, a.stderr).to.equal(0);
+    expect(a.stdout).to.match(/evidence rejected \(device-reused: device nvidia-ueid:622903794624785314125385224830541104713451457931 was attested for 0x[0-9a-fA-F]{40} \(request 1\)/);
+    const b = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", trustPath, "--statements", statements, "--json", ...as(committee[1]!)]);
+    expect(json(b.stdout)).to.include({ tier: 4, reason: "device-reused", signatures: 2 });
+    expect(await tierOf(8)).to.equal(4);
+    expect(await tierOf(1)).to.equal(1); // the first provider keeps its record
   });
 });

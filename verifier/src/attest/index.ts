@@ -137,6 +137,11 @@ export type AttestRequestParameters = {
   statementsDir: string;
   /** Record once a quorum of signatures is in (default true). */
   record?: boolean;
+  /**
+   * This auditor's ledger of attested devices (JSON file): a device (BundleVerdict.deviceIds) it signed for one
+   * provider is refused for another (`device-reused`, tier 4) until that statement expires. Absent: no ledger.
+   */
+  deviceLedgerPath?: string;
   /** Evidence verification time (default: the chain head's time, the clock the registry checks expiries by). */
   now?: Date;
 };
@@ -177,6 +182,29 @@ function readStatement(path: string): AttestationVerified | undefined {
   return { provider: getAddress(s.provider), requestId: BigInt(s.requestId), tier: s.tier, band: s.band, evidenceHash: s.evidenceHash as Hex, expiresAt: BigInt(s.expiresAt), issuedAt: BigInt(s.issuedAt) };
 }
 
+type Ledger = Record<string, { provider: string; requestId: string; expiresAt: string }>;
+
+function readLedger(path: string | undefined): Ledger {
+  if (path === undefined) return {};
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as Ledger;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw new InputError(`the device ledger ${path} is not readable JSON`, { cause: err });
+  }
+}
+
+/** Throws device-reused when one of `v`'s devices speaks, in an unexpired statement of this auditor, for another provider. */
+function checkDevices(ledger: Ledger, v: BundleVerdict, now: bigint): void {
+  for (const id of v.deviceIds) {
+    const e = ledger[id];
+    // INVARIANT: one device attests for one provider at a time (as far as this auditor has seen)
+    if (e && getAddress(e.provider) !== v.provider && BigInt(e.expiresAt) > now) {
+      throw new AttestationError("device-reused", `device ${id} was attested for ${getAddress(e.provider)} (request ${e.requestId}) until ${new Date(Number(e.expiresAt) * 1000).toISOString()}`);
+    }
+  }
+}
+
 /** Verifies request `requestId`'s bundle as one committee member, signs, and records once a quorum has signed. */
 export async function attestRequest(clients: ChainClients, p: AttestRequestParameters): Promise<AttestRequestReturnType> {
   const account = clients.account as LocalAccount;
@@ -197,13 +225,16 @@ export async function attestRequest(clients: ChainClients, p: AttestRequestParam
   const issuedAt = head.timestamp;
   const challengeBlock = await clients.public.getBlock({ blockHash: q.challenge });
   const ceiling = issuedAt + terms.maxValiditySeconds;
+  const ledger = readLedger(p.deviceLedgerPath);
 
   let verdict: BundleVerdict | undefined;
   let reason: AttestationReason | undefined;
   let message: string | undefined;
   try {
     verdict = await verifyEvidenceBundle(p.bundle, { trust: p.trust, request: q, challengeIssuedAt: new Date(Number(challengeBlock.timestamp) * 1000), now: p.now ?? new Date(Number(issuedAt) * 1000) });
+    checkDevices(ledger, verdict, issuedAt);
   } catch (err) {
+    verdict = undefined;
     if (!(err instanceof AttestationError)) throw err;
     reason = err.reason;
     message = err.shortMessage;
@@ -241,6 +272,11 @@ export async function attestRequest(clients: ChainClients, p: AttestRequestParam
   const domain = providerRegistryDomain(chainId, p.providerRegistry);
   const signature = await signAttestationVerified(account, domain, statement);
   writeFileSync(join(p.statementsDir, `request-${p.requestId}.${me}.sig`), signature + "\n");
+  if (verdict && p.deviceLedgerPath !== undefined) {
+    for (const id of verdict.deviceIds) ledger[id] = { provider: statement.provider, requestId: String(p.requestId), expiresAt: String(statement.expiresAt) };
+    mkdirSync(dirname(p.deviceLedgerPath), { recursive: true });
+    writeFileSync(p.deviceLedgerPath, JSON.stringify(ledger, null, 2) + "\n");
+  }
 
   const signatures: { signer: Address; signature: Hex }[] = [];
   const prefix = `request-${p.requestId}.0x`;

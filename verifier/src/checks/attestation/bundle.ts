@@ -93,6 +93,12 @@ export type BundleVerdict = {
   /** The request binding (not the evidence nonce): what attestationStatement checks against the request. */
   readonly binding: Hex;
   readonly sessionKey: Address;
+  /**
+   * The attested devices' identities, as far as the format states them: "nvidia-ueid:<ueid>" per GPU, "amd-chip:<hex>",
+   * "intel-pck:<sha256 of the PCK key>", "x5c-leaf:<sha256 of the leaf key>". One device attesting for several providers
+   * shows as the same id (attest/ keeps a ledger).
+   */
+  readonly deviceIds: readonly string[];
   /** Format-specific facts for the operator (TCB status, GPU versions, ...). */
   readonly details: Record<string, unknown>;
 };
@@ -132,12 +138,14 @@ export async function verifyEvidenceBundle(bytes: Uint8Array, ctx: BundleContext
   let band: number;
   let expiresAt: bigint;
   let details: Record<string, unknown>;
+  let deviceIds: string[];
   if (ev.format === "pouw-eat") {
     const t = ctx.trust.pouwEat ?? untrusted(ev.format);
     try {
       const v = await verifyAttestation(ev.token, { anchors: t.anchors, policy: t.policy, challenge: { nonce, issuedAt: ctx.challengeIssuedAt }, now: ctx.now });
       ({ evidenceType, tier, band, expiresAt } = v);
       details = { platform: v.claims.platform, factors: v.factors };
+      deviceIds = [`x5c-leaf:${v.leafKeyHash}`];
     } catch (err) {
       if (err instanceof AttestationError && err.reason === "nonce-mismatch") throw mismatch("eat_nonce");
       throw err;
@@ -152,6 +160,7 @@ export async function verifyEvidenceBundle(bytes: Uint8Array, ctx: BundleContext
     band = attestedBand(tier, { driver: true, firmware: true, tcb: v.tcbStatus === "UpToDate", exclusive: true });
     expiresAt = BigInt(v.expiresAt);
     details = { tcbStatus: v.tcbStatus, advisoryIds: v.advisoryIds, mrTd: v.mrTd };
+    deviceIds = [`intel-pck:${v.pckKeyHash}`];
   } else if (ev.format === "amd-sev-snp") {
     const t = ctx.trust.amdSevSnp ?? untrusted(ev.format);
     const hex = (x: string) => Buffer.from(x.replace(/^0x/, ""), "hex");
@@ -162,6 +171,7 @@ export async function verifyEvidenceBundle(bytes: Uint8Array, ctx: BundleContext
     band = attestedBand(tier, { driver: true, firmware: true, tcb: v.tcbCurrent, exclusive: true });
     expiresAt = BigInt(v.expiresAt);
     details = { measurement: v.measurement, tcbCurrent: v.tcbCurrent };
+    deviceIds = [`amd-chip:${v.chipId}`];
   } else {
     const t = ctx.trust.nvidia ?? untrusted(ev.format);
     const v = await verifyNvidiaEat(ev.eat, t, ctx.now);
@@ -171,9 +181,10 @@ export async function verifyEvidenceBundle(bytes: Uint8Array, ctx: BundleContext
     band = attestedBand(tier, { ...v.factors, tcb: true, exclusive: true });
     expiresAt = BigInt(v.expiresAt);
     details = { gpus: v.gpus };
+    deviceIds = v.gpus.flatMap((g) => (g.ueid ? [`nvidia-ueid:${g.ueid}`] : []));
   }
   // INVARIANT: one accepted bundle per nonce at this verifier (the chain spends the binding once too)
   if (ctx.seen?.has(nonce)) throw new AttestationError("challenge-reused", "evidence for this binding and session key was already accepted");
   ctx.seen?.add(nonce);
-  return { format: ev.format, evidenceType, tier, band, evidenceHash: keccak256(bytes), expiresAt, provider, binding, sessionKey, details };
+  return { format: ev.format, evidenceType, tier, band, evidenceHash: keccak256(bytes), expiresAt, provider, binding, sessionKey, deviceIds, details };
 }

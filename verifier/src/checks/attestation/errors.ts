@@ -28,6 +28,7 @@ export const ATTESTATION_REASONS = [
   "nonce-stale", // the challenge is older than the policy's max age
   "binding-mismatch", // the nonce is not this provider's request binding (relay), or a statement for another provider
   "challenge-reused", // this verifier already accepted evidence for this challenge (replay)
+  "device-reused", // this auditor attested the same device for another provider, and that statement has not expired
   "session-key-unauthorized", // the session key is not authorized by the provider's address, or its possession proof fails
   // evidence formats (bundle.ts, formats/)
   "bundle-invalid", // the evidence bundle is not JSON of the bundle schema, or names an unknown format

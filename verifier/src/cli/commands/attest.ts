@@ -87,6 +87,7 @@ export function registerAuditorAttest(auditor: Command): void {
       .requiredOption("--bundle <file>", "the evidence bundle (its keccak256 must be the request's evidence hash)")
       .requiredOption("--trust <file>", "what you trust per evidence format (JSON: nvidia JWKS and versions, intelTdx, pouwEat roots and policy)")
       .option("--statements <dir>", "the committee's shared directory of statements and signatures (default: STATE_DIR/attestations)")
+      .option("--device-ledger <file>", "your ledger of attested devices: one device is refused for a second provider while your statement for the first lasts (default: STATE_DIR/attested-devices.json)")
       .option("--no-record", "sign only; do not submit even when a quorum has signed")
       .option("--json", "print JSON"),
   ).action(async (requestArg: string, opts: Opts) => {
@@ -96,7 +97,8 @@ export function registerAuditorAttest(auditor: Command): void {
     const trust = loadEvidenceTrust(opts.trust as string);
     const { ctx, registry } = await registryOf(opts);
     const statementsDir = typeof opts.statements === "string" ? opts.statements : join(ctx.config.stateDir, "attestations");
-    const r = await attestRequest(ctx.clients, { providerRegistry: registry, requestId: BigInt(requestArg), bundle: bytes, trust, statementsDir, record: opts.record !== false });
+    const deviceLedgerPath = typeof opts.deviceLedger === "string" ? opts.deviceLedger : join(ctx.config.stateDir, "attested-devices.json");
+    const r = await attestRequest(ctx.clients, { providerRegistry: registry, requestId: BigInt(requestArg), bundle: bytes, trust, statementsDir, deviceLedgerPath, record: opts.record !== false });
     const s = r.statement;
     if (opts.json) {
       process.stdout.write(

@@ -60,7 +60,7 @@ export type SevSnpReport = {
   readonly chipId: Uint8Array;
 };
 
-export type SevSnpVerdict = { readonly evidenceType: "cvm-quote"; readonly reportData: Hex; readonly measurement: Hex; readonly tcbCurrent: boolean; readonly expiresAt: number };
+export type SevSnpVerdict = { readonly evidenceType: "cvm-quote"; readonly reportData: Hex; readonly measurement: Hex; readonly chipId: Hex; readonly tcbCurrent: boolean; readonly expiresAt: number };
 
 /** Parses the fixed 0x4A0-byte layout; throws AttestationError("quote-invalid"). */
 export function parseSevSnpReport(b: Uint8Array): SevSnpReport {
@@ -175,6 +175,7 @@ export async function verifySevSnp(ev: SevSnpEvidence, policy: SevSnpPolicy, now
     evidenceType: "cvm-quote",
     reportData: r.reportData,
     measurement: r.measurement,
+    chipId: bytesToHex(r.chipId),
     tcbCurrent: Buffer.compare(Buffer.from(r.reportedTcb), Buffer.from(r.currentTcb)) === 0,
     expiresAt: Math.min(...dates),
   };

@@ -52,6 +52,8 @@ export type TdxVerdict = {
   readonly tcbStatus: string;
   readonly advisoryIds: readonly string[];
   readonly mrTd: Hex;
+  /** SHA-256 of the PCK certificate's public key: one per platform and TCB level (a device identity). */
+  readonly pckKeyHash: Hex;
   /** Unix seconds: the earliest expiry of the collateral and chain it was verified against. */
   readonly expiresAt: number;
 };
@@ -173,6 +175,7 @@ export async function verifyTdxQuote(quote: Uint8Array, collateralRaw: unknown, 
     tcbStatus: report.status,
     advisoryIds: [...report.advisory_ids],
     mrTd,
+    pckKeyHash: `0x${createHash("sha256").update(Buffer.from(pck[0]!.cert.publicKey.rawData)).digest("hex")}`,
     expiresAt: Math.min(...dates),
   };
 }
