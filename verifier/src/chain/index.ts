@@ -32,6 +32,7 @@ export * from "./requestAttestation.ts";
 export * from "./drawAttestationCommittee.ts";
 export * from "./recordAttestation.ts";
 export * from "./getAttestationRequest.ts";
+export * from "./getAttestationTerms.ts";
 export * from "./approveToken.ts";
 export * from "./mintTestToken.ts";
 export * from "./abi/index.ts";

@@ -8,9 +8,9 @@
  * auditor, and spent once on chain (ProviderRegistryChallengeUsed). A committee member signs AttestationVerified only
  * for the provider and request that binding names (`attestationStatement`).
  *
- * NOT proven: that the attested machine is the one that trains. A provider can still relay its own binding to a rented
- * confidential machine; closing that needs a session key generated inside the TEE, carried in the report data and
- * required on the provider's later messages (not built).
+ * Through an evidence bundle (bundle.ts) the evidence commits to evidenceNonce(binding, session key) instead
+ * (session.ts). NOT proven: that the attested machine is the one that trains. A provider can still rent a confidential
+ * machine; closing that needs the session key required on the provider's later messages (not built).
  *
  * @example
  *   const q = await getAttestationRequest(client, { providerRegistry, requestId });

@@ -28,6 +28,18 @@ export const ATTESTATION_REASONS = [
   "nonce-stale", // the challenge is older than the policy's max age
   "binding-mismatch", // the nonce is not this provider's request binding (relay), or a statement for another provider
   "challenge-reused", // this verifier already accepted evidence for this challenge (replay)
+  "device-reused", // this auditor attested the same device for another provider, and that statement has not expired
+  "session-key-unauthorized", // the session key is not authorized by the provider's address, or its possession proof fails
+  // evidence formats (bundle.ts, formats/)
+  "bundle-invalid", // the evidence bundle is not JSON of the bundle schema, or names an unknown format
+  "quote-invalid", // a binary quote / report does not parse or its signature (or its signing chain) does not verify
+  "collateral-invalid", // stapled collateral (TCB info, QE identity, issuer chains) does not verify or does not fit the quote
+  "collateral-expired", // stapled collateral (TCB info, QE identity, a CRL) is outside its validity window at `now`
+  "crl-invalid", // a stapled CRL does not parse, is not signed by its CA, or is for another issuer
+  "cert-revoked", // a certificate of the chain is on a stapled CRL
+  "tcb-invalid", // the platform's TCB level is Revoked or matches no level of the TCB info
+  "key-unknown", // the token's `kid` is not in the pinned JWKS
+  "gpu-evidence-failed", // an NVIDIA verdict claim says the GPU did not attest (overall result, measres, secure boot, architecture)
   // claims policy
   "claims-invalid", // claims missing or of the wrong shape
   "confidential-mode-off",

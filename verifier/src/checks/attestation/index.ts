@@ -17,7 +17,7 @@
  *   const anchors = [{ type: "accelerator-cc-report", root }];
  *   const verdict = await verifyAttestation(token, { anchors, policy, challenge, now: new Date() });
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify } from "jose";
 import { keccak256, toHex, type Address, type Hex } from "viem";
 import type { BoundChallenge } from "./binding.ts";
@@ -41,7 +41,12 @@ export * from "./errors.ts";
 export * from "./policy.ts";
 export * from "./tiers.ts";
 export * from "./binding.ts";
-export { loadVendorRoot, type VendorRoot } from "./chain.ts";
+export * from "./session.ts";
+export * from "./bundle.ts";
+export { verifyTdxQuote, INTEL_SGX_ROOT_CA_SHA256, TdxCollateralSchema, type TdxPolicy, type TdxVerdict, type TdxCollateral } from "./formats/tdx.ts";
+export { verifySevSnp, parseSevSnpReport, SNP_REPORT_BYTES, type SevSnpPolicy, type SevSnpVerdict, type SevSnpEvidence } from "./formats/sev-snp.ts";
+export { verifyNvidiaEat, compareHexVersions, NvidiaPolicySchema, NRAS_ISSUER, type NvidiaPolicy, type NvidiaVerdict } from "./formats/nvidia.ts";
+export { loadVendorRoot, parseDer, type VendorRoot, type ParsedCert } from "./chain.ts";
 
 const log = logger("attestation");
 
@@ -82,6 +87,8 @@ export type AttestationVerdict = {
   /** Unix seconds: the earlier of the token's exp and the chain's earliest notAfter. */
   readonly expiresAt: bigint;
   readonly claims: EvidenceClaims;
+  /** SHA-256 of the signing (leaf) certificate's public key: the attested device's identity. */
+  readonly leafKeyHash: Hex;
   /** For a bound challenge: the provider the evidence is bound to, and the binding. */
   readonly provider?: Address;
   readonly binding?: Hex;
@@ -236,7 +243,8 @@ export async function verifyAttestation(token: string, ctx: VerifyContext): Prom
     if (ctx.seen?.has(challenge.nonce)) throw new AttestationError("challenge-reused", "evidence for this challenge was already accepted");
     ctx.seen?.add(challenge.nonce);
     const bound = "bound" in challenge ? { provider: challenge.bound.provider, binding: challenge.nonce as Hex } : {};
-    return { tier, evidenceType, band: attestedBand(tier, factors), factors, evidenceHash: keccak256(toHex(token)), expiresAt, claims, ...bound };
+    const leafKeyHash = `0x${createHash("sha256").update(leafKey.export({ type: "spki", format: "der" })).digest("hex")}` as Hex;
+    return { tier, evidenceType, band: attestedBand(tier, factors), factors, evidenceHash: keccak256(toHex(token)), expiresAt, claims, leafKeyHash, ...bound };
   } catch (err) {
     const e = err instanceof AttestationError ? err : new AttestationError("malformed-token", "evidence could not be processed", { cause: err });
     log.info({ reason: e.reason }, "attestation evidence rejected");

@@ -40,8 +40,8 @@ export const EVIDENCE_TIER: Readonly<Record<EvidenceType, Exclude<Tier, 4>>> = {
  * Extended key usage OIDs that say which evidence type a leaf key may sign. IMPORTANT: these sit under IANA's
  * documentation enterprise number 32473 (RFC 5612), so they can never collide with a vendor's; they are used by the
  * test CA that mirrors the shape of the vendors' chains. (A UUID arc under 2.25 was tried: asn1js cannot encode arcs
- * above 2^53.) Real vendor chains do not carry them: a real format's verifier maps its own root and
- * certificate profile onto an evidence type instead (issue 17 item 6, not built).
+ * above 2^53.) Real vendor chains do not carry them: each real format's verifier (formats/) maps its own pinned root
+ * onto an evidence type instead (nvidia-eat: accelerator-cc-report; intel-tdx, amd-sev-snp: cvm-quote; bundle.ts).
  */
 const PURPOSE_ARC = "1.3.6.1.4.1.32473.17";
 export const EVIDENCE_KEY_PURPOSES: Readonly<Record<EvidenceType, string>> = {

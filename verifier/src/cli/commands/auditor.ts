@@ -1,5 +1,5 @@
 /**
- * `pouw auditor bond|fund|run|claim`: post an auditor bond, hold the bond tokens a challenge deposit takes, run the
+ * `pouw auditor bond|fund|run|claim` (and `attest`, commands/attest.ts): post an auditor bond, hold the bond tokens a challenge deposit takes, run the
  * challenger bot (until SIGINT/SIGTERM, or one pass with --once), and claim credits won in disputes (DisputeGame,
  * StakeVault and AuditorRegistry credits; the bot claims them too).
  *
@@ -14,6 +14,7 @@ import { claimBondCredit, claimDisputeCredit, claimStakeCredit, getAuditor, getA
 import { InputError, PouwError } from "../../errors/index.ts";
 import { txRef, type TxRef } from "../../chain/send.ts";
 import { ensureFunds, fmt, marketContext, parseAmount, parseSeconds, txJson, txLines, withConfig, withReadConfig, type ReadFlags } from "../context.ts";
+import { registerAuditorAttest } from "./attest.ts";
 
 const jsonLine = (v: Record<string, unknown>) => JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x)) + "\n";
 
@@ -23,7 +24,8 @@ type Opts = Record<string, string | boolean | undefined>;
 export const DEFAULT_MAX_CHALLENGE_ROUNDS_CLI = 3;
 
 export function registerAuditor(program: Command): void {
-  const auditor = program.command("auditor").description("bond, audit (challenger bot), status and claim");
+  const auditor = program.command("auditor").description("bond, audit (challenger bot), attest, status and claim");
+  registerAuditorAttest(auditor);
 
   withReadConfig(auditor.command("status").description("your bond and status, credits, token balance, and whether the market's panel pool can decide a dispute (read-only: no key with --address)").option("--json", "print JSON")).action(
     async (opts: ReadFlags & { json?: boolean }) => (await import("../account-status.ts")).auditorStatus(opts),

@@ -10,7 +10,7 @@ export type CommandFamily = { name: string; summary: string; load: () => Promise
 
 export const COMMAND_FAMILIES: readonly CommandFamily[] = [
   { name: "audit", summary: "audit a provider's trace: recompute, Freivalds, progress, magnitude or tolerance checks per segment (docs/checks.md)", load: async () => (await import("./audit.ts")).registerAudit },
-  { name: "auditor", summary: "bond, audit (challenger bot), status and claim", load: async () => (await import("./auditor.ts")).registerAuditor },
+  { name: "auditor", summary: "bond, audit (challenger bot), attest, status and claim", load: async () => (await import("./auditor.ts")).registerAuditor },
   { name: "buyer", summary: "post and follow training jobs", load: async () => (await import("./buyer.ts")).registerBuyer },
   { name: "corpus", summary: "corpus content ids, registration and the contributor claim (docs/data.md)", load: async () => (await import("./corpus.ts")).registerCorpus },
   {
@@ -28,7 +28,7 @@ export const COMMAND_FAMILIES: readonly CommandFamily[] = [
   { name: "jobs", summary: "list the market's jobs (newest first): status, buyer, provider, segments, payment, stake, deadline", load: async () => (await import("./jobs.ts")).registerJobs },
   { name: "policy", summary: "evaluate a closed form of the economics by name (see docs/economics.md)", load: async () => (await import("./policy.ts")).registerPolicy },
   { name: "provenance", summary: "provenance records of finalized jobs (docs/data.md)", load: async () => (await import("./provenance.ts")).registerProvenance },
-  { name: "provider", summary: "stake, accept, train, status and get paid", load: async () => (await import("./provider.ts")).registerProvider },
+  { name: "provider", summary: "stake, accept, train, status, attest and get paid", load: async () => (await import("./provider.ts")).registerProvider },
   { name: "quote", summary: "recommend audit rate, stake, challenger bond, panel size and auditor bond for a job (docs/economics.md)", load: async () => (await import("./quote.ts")).registerQuote },
   {
     name: "report",

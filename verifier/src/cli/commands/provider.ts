@@ -1,5 +1,5 @@
 /**
- * `pouw provider stake|unstake|withdraw|accept|run|claim`: manage stake, accept a job, train it segment by
+ * `pouw provider stake|unstake|withdraw|accept|run|claim` (and `attest prepare|request`, commands/attest.ts): manage stake, accept a job, train it segment by
  * segment committing each (resuming after a restart from the last committed segment), finalize, anchor the
  * job's provenance record (provider/finalize-anchor.ts) and collect payment.
  */
@@ -12,6 +12,7 @@ import type { SegmentProgress } from "../../provider/run-job.ts";
 import { txRef } from "../../chain/send.ts";
 import { chainDate } from "../../chain/revertText.ts";
 import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, txJson, txLines, withConfig, withReadConfig, type ReadFlags } from "../context.ts";
+import { registerProviderAttest } from "./attest.ts";
 
 /** Prints `json` as one JSON line with --json, else `text`; bigints as decimal strings. */
 function out(opts: { json?: unknown }, json: Record<string, unknown>, text: string): void {
@@ -21,7 +22,8 @@ function out(opts: { json?: unknown }, json: Record<string, unknown>, text: stri
 type Opts = Record<string, string | boolean | undefined>;
 
 export function registerProvider(program: Command): void {
-  const provider = program.command("provider").description("stake, accept, train, status and get paid");
+  const provider = program.command("provider").description("stake, accept, train, status, attest and get paid");
+  registerProviderAttest(provider);
 
   withReadConfig(provider.command("status").description("your stake (free, locked, unbonding), credits, token balance and the jobs you accepted (read-only: no key with --address)").option("--json", "print JSON")).action(
     async (opts: ReadFlags & { json?: boolean }) => (await import("../account-status.ts")).providerStatus(opts),

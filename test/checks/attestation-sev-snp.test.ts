@@ -1,0 +1,139 @@
+/**
+ * AMD SEV-SNP reports (formats/sev-snp.ts), against a TEST chain of the real shape (test/checks/snp-fixture.ts: ARK ->
+ * ASK RSA-4096 RSASSA-PSS, P-384 VCEK with AMD's hwID/SPL extensions): no real report + VCEK is available offline. Each
+ * forgery an attacker would try fails by name; in a bundle the report data must be our nonce.
+ */
+import { expect } from "chai";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadEvidenceTrust } from "../../verifier/src/attest/index.ts";
+import { InputError } from "../../verifier/src/errors/index.ts";
+import { keccak256, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import {
+  AttestationError,
+  evidenceNonce,
+  parseDer,
+  parseSevSnpReport,
+  verifyEvidenceBundle,
+  verifySevSnp,
+  type AttestationReason,
+  type SevSnpEvidence,
+  type SevSnpPolicy,
+} from "../../verifier/src/checks/attestation/index.ts";
+import { makeSnpChain, snpReport, type SnpChain, type Tcb } from "./snp-fixture.ts";
+import { newSessionKey, sessionProof } from "./nras-fixture.ts";
+
+async function reasonOf(p: Promise<unknown>): Promise<AttestationReason> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err, String(err)).to.be.instanceOf(AttestationError);
+    return (err as AttestationError).reason;
+  }
+  return expect.fail("expected a rejection") as never;
+}
+
+describe("checks/attestation formats: AMD SEV-SNP report, VCEK <- ASK <- ARK (test chain of the real shape)", function () {
+  this.timeout(120_000);
+  const TCB: Tcb = { bl: 3, tee: 0, snp: 8, ucode: 115 };
+  const chip = randomBytes(64);
+  const raw = (c: { rawData: ArrayBuffer }) => new Uint8Array(c.rawData);
+  let chain: SnpChain;
+  let policy: SevSnpPolicy;
+  let good: SevSnpEvidence;
+  let vcekKey: CryptoKey;
+  const now = new Date();
+  const data = Buffer.concat([Buffer.from(keccak256("0x01").slice(2), "hex"), Buffer.alloc(32)]);
+
+  before(async () => {
+    chain = await makeSnpChain();
+    policy = { arks: [parseDer(Buffer.from(raw(chain.ark)), "ARK")] };
+    const v = await chain.vcek(chip, TCB);
+    vcekKey = v.key;
+    good = { report: await snpReport({ reportData: data, chipId: chip, tcb: TCB }, v.key), vcek: raw(v.cert), ask: raw(chain.ask), ark: raw(chain.ark) };
+  });
+
+  it("parses the ABI layout and verifies a report chained to the pinned ARK", async () => {
+    const r = parseSevSnpReport(good.report);
+    expect([r.version, r.signatureAlgo, r.signingKey, r.maskChipKey, r.policy]).to.deep.equal([2, 1, 0, false, 0x30000n]);
+    expect(Buffer.from(r.chipId).equals(chip)).to.equal(true);
+    expect([...r.reportedTcb]).to.deep.equal([3, 0, 0, 0, 0, 0, 8, 115]);
+    const v = await verifySevSnp(good, policy, now);
+    expect(v.reportData).to.equal(`0x${data.toString("hex")}`);
+    expect(v.tcbCurrent).to.equal(true);
+    // the report carries no time: short lifetime, 7 days by default
+    expect(v.expiresAt).to.equal(Math.floor(now.getTime() / 1000) + 7 * 86_400);
+  });
+
+  it("refuses a report with one flipped byte or of the wrong size (quote-invalid)", async () => {
+    const bad = Buffer.from(good.report);
+    bad[0x50]! ^= 1;
+    expect(await reasonOf(verifySevSnp({ ...good, report: bad }, policy, now))).to.equal("quote-invalid");
+    expect(await reasonOf(verifySevSnp({ ...good, report: good.report.subarray(0, 0x49f) }, policy, now))).to.equal("quote-invalid");
+  });
+
+  it("refuses a VCEK of another chip or another TCB (quote-invalid), under the same ASK", async () => {
+    const other = await chain.vcek(randomBytes(64), TCB);
+    const r1 = await snpReport({ reportData: data, chipId: chip, tcb: TCB }, other.key);
+    expect(await reasonOf(verifySevSnp({ ...good, report: r1, vcek: raw(other.cert) }, policy, now))).to.equal("quote-invalid");
+    const older = await chain.vcek(chip, { ...TCB, snp: 7 });
+    const r2 = await snpReport({ reportData: data, chipId: chip, tcb: TCB }, older.key);
+    expect(await reasonOf(verifySevSnp({ ...good, report: r2, vcek: raw(older.cert) }, policy, now))).to.equal("quote-invalid");
+  });
+
+  it("refuses an unpinned ARK (untrusted-root) and a VCEK signed by a key the ARK never certified (chain-broken)", async () => {
+    const rogue = await makeSnpChain();
+    const v = await rogue.vcek(chip, TCB);
+    const r = await snpReport({ reportData: data, chipId: chip, tcb: TCB }, v.key);
+    expect(await reasonOf(verifySevSnp({ report: r, vcek: raw(v.cert), ask: raw(rogue.ask), ark: raw(rogue.ark) }, policy, now))).to.equal("untrusted-root");
+    // the rogue ASK presented under the real ARK: same subject names, not the ARK's signature
+    expect(await reasonOf(verifySevSnp({ report: r, vcek: raw(v.cert), ask: raw(rogue.ask), ark: good.ark }, policy, now))).to.equal("chain-broken");
+  });
+
+  it("refuses a guest policy that allows debugging (debug-enabled) and a measurement off the allow-list", async () => {
+    const r = await snpReport({ reportData: data, chipId: chip, tcb: TCB, policy: 0x30000n | (1n << 19n) }, vcekKey);
+    expect(await reasonOf(verifySevSnp({ ...good, report: r }, policy, now))).to.equal("debug-enabled");
+    expect(await reasonOf(verifySevSnp(good, { ...policy, allowedMeasurements: ["00".repeat(48)] }, now))).to.equal("measurement-mismatch");
+  });
+
+  it("stapled ASK CRL: revoked ASK (cert-revoked), CRL not the ARK's (crl-invalid), required but absent (crl-invalid)", async () => {
+    const clean = await chain.crl([]);
+    const v = await verifySevSnp({ ...good, crl: raw(clean) }, { ...policy, requireCrl: true }, now);
+    expect(v.expiresAt).to.equal(Math.floor(clean.nextUpdate!.getTime() / 1000)); // the CRL's nextUpdate is earlier than 7 days
+    expect(await reasonOf(verifySevSnp({ ...good, crl: raw(await chain.crl([chain.ask.serialNumber])) }, policy, now))).to.equal("cert-revoked");
+    expect(await reasonOf(verifySevSnp({ ...good, crl: raw(await chain.crl([], chain.askKeys)) }, policy, now))).to.equal("crl-invalid");
+    expect(await reasonOf(verifySevSnp(good, { ...policy, requireCrl: true }, now))).to.equal("crl-invalid");
+  });
+
+  it("in a bundle: tier 2 when the report data is our nonce, binding-mismatch otherwise", async () => {
+    const provider = privateKeyToAccount(`0x${"c3".repeat(32)}`);
+    const binding = keccak256("0xcc") as Hex;
+    const key = newSessionKey();
+    const nonce = Buffer.from(evidenceNonce(binding, key.address).slice(2), "hex");
+    const v = await chain.vcek(chip, TCB);
+    const report = await snpReport({ reportData: Buffer.concat([nonce, Buffer.alloc(32)]), chipId: chip, tcb: TCB }, v.key);
+    const b64 = (x: Uint8Array) => Buffer.from(x).toString("base64");
+    const evidence = { format: "amd-sev-snp", report: report.toString("hex"), vcek: b64(raw(v.cert)), ask: b64(raw(chain.ask)), ark: b64(raw(chain.ark)) };
+    const bytes = Buffer.from(JSON.stringify({ version: 1, ...(await sessionProof(provider, key, binding)), evidence }));
+    const ctx = { trust: { amdSevSnp: policy }, request: { provider: provider.address, binding }, challengeIssuedAt: now, now };
+    // the auditor's --trust file pins the ARK by PEM (what `pouw auditor attest --trust` reads)
+    const dir = mkdtempSync(join(tmpdir(), "pouw-snp-trust-"));
+    writeFileSync(join(dir, "ark.pem"), chain.ark.toString("pem"));
+    writeFileSync(join(dir, "trust.json"), JSON.stringify({ amdSevSnp: { arks: ["ark.pem"], maxValiditySeconds: 3600 } }));
+    const fromFile = await verifyEvidenceBundle(bytes, { ...ctx, trust: loadEvidenceTrust(join(dir, "trust.json")) });
+    expect(fromFile.expiresAt).to.equal(BigInt(Math.floor(now.getTime() / 1000) + 3600));
+    writeFileSync(join(dir, "bad.json"), JSON.stringify({ amdSevSnp: { arks: [] } }));
+    expect(() => loadEvidenceTrust(join(dir, "bad.json"))).to.throw(InputError, /is not a trust configuration/);
+    const verdict = await verifyEvidenceBundle(bytes, ctx);
+    expect([verdict.tier, verdict.band, verdict.evidenceType, verdict.format]).to.deep.equal([2, 89, "cvm-quote", "amd-sev-snp"]);
+    expect(verdict.deviceIds).to.deep.equal([`amd-chip:0x${chip.toString("hex")}`]); // the device identity the ledger keys on
+    const notHex = Buffer.from(JSON.stringify({ version: 1, ...(await sessionProof(provider, key, binding)), evidence: { ...evidence, report: "zz" } }));
+    expect(await reasonOf(verifyEvidenceBundle(notHex, ctx))).to.equal("bundle-invalid");
+    // a genuine report and VCEK whose report data is another binding's
+    const otherData = Buffer.from(JSON.stringify({ version: 1, ...(await sessionProof(provider, key, binding)), evidence: { ...evidence, report: Buffer.from(good.report).toString("hex"), vcek: b64(good.vcek) } }));
+    expect(await reasonOf(verifyEvidenceBundle(otherData, ctx))).to.equal("binding-mismatch");
+  });
+});
