@@ -1,0 +1,315 @@
+;; PoUW transformer kernels (numerics "bitwise-v2") in WebAssembly SIMD128: no relaxed SIMD, no FMA,
+;; so every result is the IEEE-rounded one the spec fixes, the same on x86-64 and arm64. The bits are
+;; defined by the plain-JS reference verifier/src/ml/kernels/transformer-ref.ts;
+;; test/ml/transformer-kernels.test.ts checks this module against it bit for bit. Built by
+;; `node scripts/build-kernels.ts` (wabt's wat2wasm) into transformer.wasm, which is committed.
+;;
+;; Memory is owned by the caller (kernels/transformer-wasm.ts), which copies operands in and results out.
+;; INVARIANT: every output element is computed by one lane (or one scalar accumulator) in the reference's
+;; order; vectors only run several elements side by side.
+(module
+  (memory (export "memory") 1)
+
+  ;; dst[c*rows + r] = src[r*cols + c] for `count` consecutive [rows, cols] blocks (a copy, no arithmetic).
+  (func (export "transpose") (param $src i32) (param $dst i32) (param $rows i32) (param $cols i32) (param $count i32)
+    (local $q i32) (local $r i32) (local $c i32) (local $s i32) (local $blk i32)
+    (local.set $blk (i32.shl (i32.mul (local.get $rows) (local.get $cols)) (i32.const 2)))
+    (block $qd (loop $ql
+      (br_if $qd (i32.ge_u (local.get $q) (local.get $count)))
+      (local.set $r (i32.const 0))
+      (local.set $s (local.get $src))
+      (block $rd (loop $rl
+        (br_if $rd (i32.ge_u (local.get $r) (local.get $rows)))
+        (local.set $c (i32.const 0))
+        (block $cd (loop $cl
+          (br_if $cd (i32.ge_u (local.get $c) (local.get $cols)))
+          (f32.store
+            (i32.add (local.get $dst) (i32.shl (i32.add (i32.mul (local.get $c) (local.get $rows)) (local.get $r)) (i32.const 2)))
+            (f32.load (local.get $s)))
+          (local.set $s (i32.add (local.get $s) (i32.const 4)))
+          (local.set $c (i32.add (local.get $c) (i32.const 1)))
+          (br $cl)))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $rl)))
+      (local.set $src (i32.add (local.get $src) (local.get $blk)))
+      (local.set $dst (i32.add (local.get $dst) (local.get $blk)))
+      (local.set $q (i32.add (local.get $q) (i32.const 1)))
+      (br $ql))))
+  ;; C[4 rows x 8 cols] = A . B: one accumulator lane per output element, k ascending from +0.
+  (func $t4x8 (param $a i32) (param $ars i32) (param $aks i32) (param $b i32) (param $bks i32) (param $c i32) (param $crs i32) (param $K i32)
+    (local $k i32) (local $a1 i32) (local $a2 i32) (local $a3 i32) (local $b0 v128) (local $b1 v128) (local $s v128) (local $c00 v128) (local $c01 v128) (local $c10 v128) (local $c11 v128) (local $c20 v128) (local $c21 v128) (local $c30 v128) (local $c31 v128)
+    (local.set $a1 (i32.add (local.get $a) (local.get $ars)))
+    (local.set $a2 (i32.add (local.get $a1) (local.get $ars)))
+    (local.set $a3 (i32.add (local.get $a2) (local.get $ars)))
+    (block $done (loop $kl
+      (br_if $done (i32.ge_u (local.get $k) (local.get $K)))
+      (local.set $b0 (v128.load offset=0 (local.get $b)))
+      (local.set $b1 (v128.load offset=16 (local.get $b)))
+      (local.set $s (f32x4.splat (f32.load (local.get $a))))
+      (local.set $c00 (f32x4.add (local.get $c00) (f32x4.mul (local.get $s) (local.get $b0))))
+      (local.set $c01 (f32x4.add (local.get $c01) (f32x4.mul (local.get $s) (local.get $b1))))
+      (local.set $s (f32x4.splat (f32.load (local.get $a1))))
+      (local.set $c10 (f32x4.add (local.get $c10) (f32x4.mul (local.get $s) (local.get $b0))))
+      (local.set $c11 (f32x4.add (local.get $c11) (f32x4.mul (local.get $s) (local.get $b1))))
+      (local.set $s (f32x4.splat (f32.load (local.get $a2))))
+      (local.set $c20 (f32x4.add (local.get $c20) (f32x4.mul (local.get $s) (local.get $b0))))
+      (local.set $c21 (f32x4.add (local.get $c21) (f32x4.mul (local.get $s) (local.get $b1))))
+      (local.set $s (f32x4.splat (f32.load (local.get $a3))))
+      (local.set $c30 (f32x4.add (local.get $c30) (f32x4.mul (local.get $s) (local.get $b0))))
+      (local.set $c31 (f32x4.add (local.get $c31) (f32x4.mul (local.get $s) (local.get $b1))))
+      (local.set $a (i32.add (local.get $a) (local.get $aks)))
+      (local.set $a1 (i32.add (local.get $a1) (local.get $aks)))
+      (local.set $a2 (i32.add (local.get $a2) (local.get $aks)))
+      (local.set $a3 (i32.add (local.get $a3) (local.get $aks)))
+      (local.set $b (i32.add (local.get $b) (local.get $bks)))
+      (local.set $k (i32.add (local.get $k) (i32.const 1)))
+      (br $kl)))
+    (v128.store offset=0 (local.get $c) (local.get $c00))
+    (v128.store offset=16 (local.get $c) (local.get $c01))
+    (local.set $c (i32.add (local.get $c) (local.get $crs)))
+    (v128.store offset=0 (local.get $c) (local.get $c10))
+    (v128.store offset=16 (local.get $c) (local.get $c11))
+    (local.set $c (i32.add (local.get $c) (local.get $crs)))
+    (v128.store offset=0 (local.get $c) (local.get $c20))
+    (v128.store offset=16 (local.get $c) (local.get $c21))
+    (local.set $c (i32.add (local.get $c) (local.get $crs)))
+    (v128.store offset=0 (local.get $c) (local.get $c30))
+    (v128.store offset=16 (local.get $c) (local.get $c31))
+  )
+  ;; C[1 rows x 8 cols] = A . B: one accumulator lane per output element, k ascending from +0.
+  (func $t1x8 (param $a i32) (param $ars i32) (param $aks i32) (param $b i32) (param $bks i32) (param $c i32) (param $crs i32) (param $K i32)
+    (local $k i32) (local $b0 v128) (local $b1 v128) (local $s v128) (local $c00 v128) (local $c01 v128)
+    (block $done (loop $kl
+      (br_if $done (i32.ge_u (local.get $k) (local.get $K)))
+      (local.set $b0 (v128.load offset=0 (local.get $b)))
+      (local.set $b1 (v128.load offset=16 (local.get $b)))
+      (local.set $s (f32x4.splat (f32.load (local.get $a))))
+      (local.set $c00 (f32x4.add (local.get $c00) (f32x4.mul (local.get $s) (local.get $b0))))
+      (local.set $c01 (f32x4.add (local.get $c01) (f32x4.mul (local.get $s) (local.get $b1))))
+      (local.set $a (i32.add (local.get $a) (local.get $aks)))
+      (local.set $b (i32.add (local.get $b) (local.get $bks)))
+      (local.set $k (i32.add (local.get $k) (i32.const 1)))
+      (br $kl)))
+    (v128.store offset=0 (local.get $c) (local.get $c00))
+    (v128.store offset=16 (local.get $c) (local.get $c01))
+  )
+  ;; C[1 rows x 4 cols] = A . B: one accumulator lane per output element, k ascending from +0.
+  (func $t1x4 (param $a i32) (param $ars i32) (param $aks i32) (param $b i32) (param $bks i32) (param $c i32) (param $crs i32) (param $K i32)
+    (local $k i32) (local $b0 v128) (local $s v128) (local $c00 v128)
+    (block $done (loop $kl
+      (br_if $done (i32.ge_u (local.get $k) (local.get $K)))
+      (local.set $b0 (v128.load offset=0 (local.get $b)))
+      (local.set $s (f32x4.splat (f32.load (local.get $a))))
+      (local.set $c00 (f32x4.add (local.get $c00) (f32x4.mul (local.get $s) (local.get $b0))))
+      (local.set $a (i32.add (local.get $a) (local.get $aks)))
+      (local.set $b (i32.add (local.get $b) (local.get $bks)))
+      (local.set $k (i32.add (local.get $k) (i32.const 1)))
+      (br $kl)))
+    (v128.store offset=0 (local.get $c) (local.get $c00))
+  )
+  ;; C[1 rows x 1 cols] = A . B: one accumulator lane per output element, k ascending from +0.
+  (func $t1x1 (param $a i32) (param $ars i32) (param $aks i32) (param $b i32) (param $bks i32) (param $c i32) (param $crs i32) (param $K i32)
+    (local $k i32) (local $b0 f32) (local $s f32) (local $c00 f32)
+    (block $done (loop $kl
+      (br_if $done (i32.ge_u (local.get $k) (local.get $K)))
+      (local.set $b0 (f32.load (local.get $b)))
+      (local.set $c00 (f32.add (local.get $c00) (f32.mul (f32.load (local.get $a)) (local.get $b0))))
+      (local.set $a (i32.add (local.get $a) (local.get $aks)))
+      (local.set $b (i32.add (local.get $b) (local.get $bks)))
+      (local.set $k (i32.add (local.get $k) (i32.const 1)))
+      (br $kl)))
+    (f32.store (local.get $c) (local.get $c00))
+  )
+
+  ;; The columns j.. N-1 of one row: 4 at a time, then one at a time.
+  (func $rowTail (param $a i32) (param $aks i32) (param $b i32) (param $bks i32) (param $c i32) (param $K i32) (param $j i32) (param $N i32)
+    (block $d4 (loop $l4
+      (br_if $d4 (i32.gt_u (i32.add (local.get $j) (i32.const 4)) (local.get $N)))
+      (call $t1x4 (local.get $a) (i32.const 0) (local.get $aks)
+        (i32.add (local.get $b) (i32.shl (local.get $j) (i32.const 2))) (local.get $bks)
+        (i32.add (local.get $c) (i32.shl (local.get $j) (i32.const 2))) (i32.const 0) (local.get $K))
+      (local.set $j (i32.add (local.get $j) (i32.const 4)))
+      (br $l4)))
+    (block $d1 (loop $l1
+      (br_if $d1 (i32.ge_u (local.get $j) (local.get $N)))
+      (call $t1x1 (local.get $a) (i32.const 0) (local.get $aks)
+        (i32.add (local.get $b) (i32.shl (local.get $j) (i32.const 2))) (local.get $bks)
+        (i32.add (local.get $c) (i32.shl (local.get $j) (i32.const 2))) (i32.const 0) (local.get $K))
+      (local.set $j (i32.add (local.get $j) (i32.const 1)))
+      (br $l1))))
+
+  ;; C[M,N] = A . B (matmul32Ref): A[i,k] at a + i*ars + k*aks (bytes), B[k,j] at b + k*4N + 4j, C row-major.
+  ;; Register tiles of 4 rows x 8 columns, then 1 x 8, 1 x 4, 1 x 1 for the edges.
+  (func $gemm (param $a i32) (param $b i32) (param $c i32) (param $M i32) (param $K i32) (param $N i32) (param $ars i32) (param $aks i32)
+    (local $i i32) (local $j i32) (local $r i32) (local $bks i32) (local $M4 i32) (local $N8 i32) (local $arow i32) (local $crow i32)
+    (local.set $bks (i32.shl (local.get $N) (i32.const 2)))
+    (local.set $M4 (i32.and (local.get $M) (i32.const -4)))
+    (local.set $N8 (i32.and (local.get $N) (i32.const -8)))
+    (block $id (loop $il
+      (br_if $id (i32.ge_u (local.get $i) (local.get $M4)))
+      (local.set $arow (i32.add (local.get $a) (i32.mul (local.get $i) (local.get $ars))))
+      (local.set $crow (i32.add (local.get $c) (i32.mul (local.get $i) (local.get $bks))))
+      (local.set $j (i32.const 0))
+      (block $jd (loop $jl
+        (br_if $jd (i32.ge_u (local.get $j) (local.get $N8)))
+        (call $t4x8 (local.get $arow) (local.get $ars) (local.get $aks)
+          (i32.add (local.get $b) (i32.shl (local.get $j) (i32.const 2))) (local.get $bks)
+          (i32.add (local.get $crow) (i32.shl (local.get $j) (i32.const 2))) (local.get $bks) (local.get $K))
+        (local.set $j (i32.add (local.get $j) (i32.const 8)))
+        (br $jl)))
+      (local.set $r (i32.const 0))
+      (block $rd (loop $rl
+        (br_if $rd (i32.ge_u (local.get $r) (i32.const 4)))
+        (call $rowTail
+          (i32.add (local.get $arow) (i32.mul (local.get $r) (local.get $ars))) (local.get $aks) (local.get $b) (local.get $bks)
+          (i32.add (local.get $crow) (i32.mul (local.get $r) (local.get $bks))) (local.get $K) (local.get $N8) (local.get $N))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $rl)))
+      (local.set $i (i32.add (local.get $i) (i32.const 4)))
+      (br $il)))
+    (block $id1 (loop $il1
+      (br_if $id1 (i32.ge_u (local.get $i) (local.get $M)))
+      (local.set $arow (i32.add (local.get $a) (i32.mul (local.get $i) (local.get $ars))))
+      (local.set $crow (i32.add (local.get $c) (i32.mul (local.get $i) (local.get $bks))))
+      (local.set $j (i32.const 0))
+      (block $jd1 (loop $jl1
+        (br_if $jd1 (i32.ge_u (local.get $j) (local.get $N8)))
+        (call $t1x8 (local.get $arow) (i32.const 0) (local.get $aks)
+          (i32.add (local.get $b) (i32.shl (local.get $j) (i32.const 2))) (local.get $bks)
+          (i32.add (local.get $crow) (i32.shl (local.get $j) (i32.const 2))) (i32.const 0) (local.get $K))
+        (local.set $j (i32.add (local.get $j) (i32.const 8)))
+        (br $jl1)))
+      (call $rowTail (local.get $arow) (local.get $aks) (local.get $b) (local.get $bks) (local.get $crow) (local.get $K) (local.get $N8) (local.get $N))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $il1))))
+
+  ;; `count` products C_q = A_q . B_q stored back to back. aRow/aInner: element strides of A[i,k]
+  ;; ("nn": K, 1; "tn": 1, M). "nt" callers transpose B into [K,N] first (export "transpose").
+  (func (export "matmul") (param $a i32) (param $b i32) (param $c i32) (param $M i32) (param $K i32) (param $N i32)
+    (param $aRow i32) (param $aInner i32) (param $count i32)
+    (local $q i32)
+    (block $qd (loop $ql
+      (br_if $qd (i32.ge_u (local.get $q) (local.get $count)))
+      (call $gemm (local.get $a) (local.get $b) (local.get $c) (local.get $M) (local.get $K) (local.get $N)
+        (i32.shl (local.get $aRow) (i32.const 2)) (i32.shl (local.get $aInner) (i32.const 2)))
+      (local.set $a (i32.add (local.get $a) (i32.shl (i32.mul (local.get $M) (local.get $K)) (i32.const 2))))
+      (local.set $b (i32.add (local.get $b) (i32.shl (i32.mul (local.get $K) (local.get $N)) (i32.const 2))))
+      (local.set $c (i32.add (local.get $c) (i32.shl (i32.mul (local.get $M) (local.get $N)) (i32.const 2))))
+      (local.set $q (i32.add (local.get $q) (i32.const 1)))
+      (br $ql))))
+
+  ;; exp32 of transformer-ref.ts, four lanes at once (constants as float32 bit patterns).
+  (func $exp4 (param $x v128) (result v128)
+    (local $xc v128) (local $n v128) (local $r v128) (local $p v128) (local $y v128)
+    (local.set $xc (f32x4.max (f32x4.min (local.get $x) (v128.const i32x4 0x42b00000 0x42b00000 0x42b00000 0x42b00000)) (v128.const i32x4 0xc2ae0000 0xc2ae0000 0xc2ae0000 0xc2ae0000)))
+    (local.set $n (f32x4.floor (f32x4.add (f32x4.mul (local.get $xc) (v128.const i32x4 0x3fb8aa3b 0x3fb8aa3b 0x3fb8aa3b 0x3fb8aa3b)) (v128.const i32x4 0x3f000000 0x3f000000 0x3f000000 0x3f000000))))
+    (local.set $r (f32x4.sub (f32x4.sub (local.get $xc) (f32x4.mul (local.get $n) (v128.const i32x4 0x3f318000 0x3f318000 0x3f318000 0x3f318000))) (f32x4.mul (local.get $n) (v128.const i32x4 0xb95e8083 0xb95e8083 0xb95e8083 0xb95e8083))))
+    (local.set $p (v128.const i32x4 0x39506967 0x39506967 0x39506967 0x39506967))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (v128.const i32x4 0x3ab743ce 0x3ab743ce 0x3ab743ce 0x3ab743ce)))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (v128.const i32x4 0x3c088908 0x3c088908 0x3c088908 0x3c088908)))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (v128.const i32x4 0x3d2aa9c1 0x3d2aa9c1 0x3d2aa9c1 0x3d2aa9c1)))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (v128.const i32x4 0x3e2aaaaa 0x3e2aaaaa 0x3e2aaaaa 0x3e2aaaaa)))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (v128.const i32x4 0x3f000000 0x3f000000 0x3f000000 0x3f000000)))
+    (local.set $y (f32x4.add (f32x4.add (f32x4.mul (local.get $p) (f32x4.mul (local.get $r) (local.get $r))) (local.get $r)) (v128.const i32x4 0x3f800000 0x3f800000 0x3f800000 0x3f800000)))
+    (local.set $y (f32x4.mul (local.get $y)
+      (i32x4.shl (i32x4.add (i32x4.trunc_sat_f32x4_s (local.get $n)) (v128.const i32x4 127 127 127 127)) (i32.const 23))))
+    (local.set $y (v128.bitselect (v128.const i32x4 0x7f800000 0x7f800000 0x7f800000 0x7f800000) (local.get $y) (f32x4.gt (local.get $x) (v128.const i32x4 0x42b00000 0x42b00000 0x42b00000 0x42b00000))))
+    (local.set $y (v128.bitselect (v128.const i32x4 0 0 0 0) (local.get $y) (f32x4.lt (local.get $x) (v128.const i32x4 0xc2ae0000 0xc2ae0000 0xc2ae0000 0xc2ae0000))))
+    (v128.bitselect (local.get $x) (local.get $y) (f32x4.ne (local.get $x) (local.get $x))))
+
+  ;; exp32 of n values in place (tests; n rounded up to a multiple of 4 lanes, the caller pads).
+  (func (export "exp") (param $x i32) (param $n i32)
+    (local $i i32)
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $i) (local.get $n)))
+      (v128.store (local.get $x) (call $exp4 (v128.load (local.get $x))))
+      (local.set $x (i32.add (local.get $x) (i32.const 16)))
+      (local.set $i (i32.add (local.get $i) (i32.const 4)))
+      (br $l))))
+
+  ;; causalSoftmaxRef: `count` T x T blocks of scores at $s into $p. Vectors of 4 columns may run up to
+  ;; 3 lanes past column i (and past the row end): those lanes are overwritten (zeros at the end of the
+  ;; row, then the next row), and the caller pads the buffers by 16 bytes.
+  (func (export "causalSoftmax") (param $s i32) (param $p i32) (param $T i32) (param $count i32)
+    (local $rows i32) (local $row i32) (local $i i32) (local $j i32) (local $m f32) (local $v f32) (local $sum f32)
+    (local $so i32) (local $po i32) (local $mv v128) (local $sv v128)
+    (local.set $rows (i32.mul (local.get $T) (local.get $count)))
+    (block $rd (loop $rl
+      (br_if $rd (i32.ge_u (local.get $row) (local.get $rows)))
+      (local.set $i (i32.rem_u (local.get $row) (local.get $T)))
+      (local.set $so (i32.add (local.get $s) (i32.shl (i32.mul (local.get $row) (local.get $T)) (i32.const 2))))
+      (local.set $po (i32.add (local.get $p) (i32.shl (i32.mul (local.get $row) (local.get $T)) (i32.const 2))))
+      (local.set $m (f32.load (local.get $so)))
+      (local.set $j (i32.const 1))
+      (block $md (loop $ml
+        (br_if $md (i32.gt_u (local.get $j) (local.get $i)))
+        (local.set $v (f32.load (i32.add (local.get $so) (i32.shl (local.get $j) (i32.const 2)))))
+        (if (i32.or (f32.gt (local.get $v) (local.get $m)) (f32.ne (local.get $v) (local.get $v))) (then (local.set $m (local.get $v))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $ml)))
+      (local.set $mv (f32x4.splat (local.get $m)))
+      (local.set $j (i32.const 0))
+      (block $ed (loop $el
+        (br_if $ed (i32.gt_u (local.get $j) (local.get $i)))
+        (v128.store (i32.add (local.get $po) (i32.shl (local.get $j) (i32.const 2)))
+          (call $exp4 (f32x4.sub (v128.load (i32.add (local.get $so) (i32.shl (local.get $j) (i32.const 2)))) (local.get $mv))))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $el)))
+      (local.set $sum (f32.const 0))
+      (local.set $j (i32.const 0))
+      (block $sd (loop $sl
+        (br_if $sd (i32.gt_u (local.get $j) (local.get $i)))
+        (local.set $sum (f32.add (local.get $sum) (f32.load (i32.add (local.get $po) (i32.shl (local.get $j) (i32.const 2))))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $sl)))
+      (local.set $sv (f32x4.splat (local.get $sum)))
+      (local.set $j (i32.const 0))
+      (block $dd (loop $dl
+        (br_if $dd (i32.gt_u (local.get $j) (local.get $i)))
+        (v128.store (i32.add (local.get $po) (i32.shl (local.get $j) (i32.const 2)))
+          (f32x4.div (v128.load (i32.add (local.get $po) (i32.shl (local.get $j) (i32.const 2)))) (local.get $sv)))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $dl)))
+      (local.set $j (i32.add (local.get $i) (i32.const 1)))
+      (block $zd (loop $zl
+        (br_if $zd (i32.ge_u (local.get $j) (local.get $T)))
+        (f32.store (i32.add (local.get $po) (i32.shl (local.get $j) (i32.const 2))) (f32.const 0))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $zl)))
+      (local.set $row (i32.add (local.get $row) (i32.const 1)))
+      (br $rl))))
+
+  ;; causalSoftmaxBackRef: $ds = p * (dp - r_i), r_i the fold over j <= i of dp*p; zeros for j > i.
+  (func (export "causalSoftmaxBack") (param $p i32) (param $dp i32) (param $ds i32) (param $T i32) (param $count i32)
+    (local $rows i32) (local $row i32) (local $i i32) (local $j i32) (local $r f32) (local $off i32) (local $rv v128) (local $at i32)
+    (local.set $rows (i32.mul (local.get $T) (local.get $count)))
+    (block $rd (loop $rl
+      (br_if $rd (i32.ge_u (local.get $row) (local.get $rows)))
+      (local.set $i (i32.rem_u (local.get $row) (local.get $T)))
+      (local.set $off (i32.shl (i32.mul (local.get $row) (local.get $T)) (i32.const 2)))
+      (local.set $r (f32.const 0))
+      (local.set $j (i32.const 0))
+      (block $sd (loop $sl
+        (br_if $sd (i32.gt_u (local.get $j) (local.get $i)))
+        (local.set $at (i32.add (local.get $off) (i32.shl (local.get $j) (i32.const 2))))
+        (local.set $r (f32.add (local.get $r) (f32.mul (f32.load (i32.add (local.get $dp) (local.get $at))) (f32.load (i32.add (local.get $p) (local.get $at))))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $sl)))
+      (local.set $rv (f32x4.splat (local.get $r)))
+      (local.set $j (i32.const 0))
+      (block $vd (loop $vl
+        (br_if $vd (i32.gt_u (local.get $j) (local.get $i)))
+        (local.set $at (i32.add (local.get $off) (i32.shl (local.get $j) (i32.const 2))))
+        (v128.store (i32.add (local.get $ds) (local.get $at))
+          (f32x4.mul (v128.load (i32.add (local.get $p) (local.get $at))) (f32x4.sub (v128.load (i32.add (local.get $dp) (local.get $at))) (local.get $rv))))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $vl)))
+      (local.set $j (i32.add (local.get $i) (i32.const 1)))
+      (block $zd (loop $zl
+        (br_if $zd (i32.ge_u (local.get $j) (local.get $T)))
+        (f32.store (i32.add (local.get $ds) (i32.add (local.get $off) (i32.shl (local.get $j) (i32.const 2)))) (f32.const 0))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $zl)))
+      (local.set $row (i32.add (local.get $row) (i32.const 1)))
+      (br $rl))))
+)
