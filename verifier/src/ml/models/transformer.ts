@@ -118,7 +118,8 @@ export class CharTransformer implements Model {
     return this.kernels !== undefined;
   }
 
-  private dims(B: number): TransformerDims {
+  /** The kernel pass's dimensions for a batch of B windows. */
+  dimsFor(B: number): TransformerDims {
     const { layers, dModel, heads, context, ffHidden } = this.cfg;
     return { B, T: context, d: dModel, H: heads, F: ffHidden, V: VOCAB_SIZE, L: layers };
   }
@@ -131,7 +132,7 @@ export class CharTransformer implements Model {
   lossAndGrads(params: readonly Float32Array[], batch: Batch, options: { witness?: boolean } = {}): LossAndGrads {
     if (this.kernels) {
       const products: MatMulWitness[] | undefined = options.witness ? [] : undefined;
-      const r = transformerPass(this.kernels, kernelOracle(this.kernels, products), params, this.tokenBatch(batch), this.dims(batch.size), { grads: true });
+      const r = transformerPass(this.kernels, kernelOracle(this.kernels, products), params, this.tokenBatch(batch), this.dimsFor(batch.size), { grads: true });
       const out: LossAndGrads = { loss: r.loss, grads: r.grads! };
       if (products) out.witness = { model: this.arch, products, tensors: { loss: { shape: [], data: Float32Array.of(r.loss) } } };
       return out;
@@ -150,7 +151,7 @@ export class CharTransformer implements Model {
     let n = 0;
     for (const batch of batches) {
       if (this.kernels) {
-        const r = transformerPass(this.kernels, kernelOracle(this.kernels), params, this.tokenBatch(batch), this.dims(batch.size));
+        const r = transformerPass(this.kernels, kernelOracle(this.kernels), params, this.tokenBatch(batch), this.dimsFor(batch.size));
         const count = batch.size * this.cfg.context;
         lossSum += r.loss * count;
         correct += r.correct;
@@ -172,7 +173,7 @@ export class CharTransformer implements Model {
   outputs(params: readonly Float32Array[], batch: Batch): ExampleOutputs {
     const T = this.cfg.context;
     if (this.kernels) {
-      const r = transformerPass(this.kernels, kernelOracle(this.kernels), params, this.tokenBatch(batch), this.dims(batch.size), { rowLosses: true });
+      const r = transformerPass(this.kernels, kernelOracle(this.kernels), params, this.tokenBatch(batch), this.dimsFor(batch.size), { rowLosses: true });
       const losses = new Float32Array(batch.size);
       // per window: the fold of its T position losses, divided by T (float32)
       for (let b = 0; b < batch.size; b++) {
