@@ -69,6 +69,7 @@ export class WasmTransformerKernels implements TransformerKernels {
       this.x.transpose(bOff, tOff, N, K, count);
       bAt = tOff;
     }
+    heap.fill(0, cOff >> 2, (cOff >> 2) + count * M * N); // the kernel accumulates into C from +0
     const [aRow, aInner] = layout === "tn" ? [1, M] : [K, 1];
     this.x.matmul(aOff, bAt, cOff, M, K, N, aRow, aInner, count);
     return heap.slice(cOff >> 2, (cOff >> 2) + count * M * N);

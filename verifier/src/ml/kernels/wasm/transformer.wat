@@ -35,12 +35,20 @@
       (local.set $dst (i32.add (local.get $dst) (local.get $blk)))
       (local.set $q (i32.add (local.get $q) (i32.const 1)))
       (br $ql))))
-  ;; C[4 rows x 8 cols] = A . B: one accumulator lane per output element, k ascending from +0.
+  ;; C[4 rows x 8 cols] += A . B over K: one accumulator lane per output element, k ascending, starting from C.
   (func $t4x8 (param $a i32) (param $ars i32) (param $aks i32) (param $b i32) (param $bks i32) (param $c i32) (param $crs i32) (param $K i32)
     (local $k i32) (local $a1 i32) (local $a2 i32) (local $a3 i32) (local $b0 v128) (local $b1 v128) (local $s v128) (local $c00 v128) (local $c01 v128) (local $c10 v128) (local $c11 v128) (local $c20 v128) (local $c21 v128) (local $c30 v128) (local $c31 v128)
     (local.set $a1 (i32.add (local.get $a) (local.get $ars)))
     (local.set $a2 (i32.add (local.get $a1) (local.get $ars)))
     (local.set $a3 (i32.add (local.get $a2) (local.get $ars)))
+    (local.set $c00 (v128.load offset=0 (local.get $c)))
+    (local.set $c01 (v128.load offset=16 (local.get $c)))
+    (local.set $c10 (v128.load offset=0 (i32.add (local.get $c) (i32.mul (i32.const 1) (local.get $crs)))))
+    (local.set $c11 (v128.load offset=16 (i32.add (local.get $c) (i32.mul (i32.const 1) (local.get $crs)))))
+    (local.set $c20 (v128.load offset=0 (i32.add (local.get $c) (i32.mul (i32.const 2) (local.get $crs)))))
+    (local.set $c21 (v128.load offset=16 (i32.add (local.get $c) (i32.mul (i32.const 2) (local.get $crs)))))
+    (local.set $c30 (v128.load offset=0 (i32.add (local.get $c) (i32.mul (i32.const 3) (local.get $crs)))))
+    (local.set $c31 (v128.load offset=16 (i32.add (local.get $c) (i32.mul (i32.const 3) (local.get $crs)))))
     (block $done (loop $kl
       (br_if $done (i32.ge_u (local.get $k) (local.get $K)))
       (local.set $b0 (v128.load offset=0 (local.get $b)))
@@ -76,9 +84,11 @@
     (v128.store offset=0 (local.get $c) (local.get $c30))
     (v128.store offset=16 (local.get $c) (local.get $c31))
   )
-  ;; C[1 rows x 8 cols] = A . B: one accumulator lane per output element, k ascending from +0.
+  ;; C[1 rows x 8 cols] += A . B over K: one accumulator lane per output element, k ascending, starting from C.
   (func $t1x8 (param $a i32) (param $ars i32) (param $aks i32) (param $b i32) (param $bks i32) (param $c i32) (param $crs i32) (param $K i32)
     (local $k i32) (local $b0 v128) (local $b1 v128) (local $s v128) (local $c00 v128) (local $c01 v128)
+    (local.set $c00 (v128.load offset=0 (local.get $c)))
+    (local.set $c01 (v128.load offset=16 (local.get $c)))
     (block $done (loop $kl
       (br_if $done (i32.ge_u (local.get $k) (local.get $K)))
       (local.set $b0 (v128.load offset=0 (local.get $b)))
@@ -93,9 +103,10 @@
     (v128.store offset=0 (local.get $c) (local.get $c00))
     (v128.store offset=16 (local.get $c) (local.get $c01))
   )
-  ;; C[1 rows x 4 cols] = A . B: one accumulator lane per output element, k ascending from +0.
+  ;; C[1 rows x 4 cols] += A . B over K: one accumulator lane per output element, k ascending, starting from C.
   (func $t1x4 (param $a i32) (param $ars i32) (param $aks i32) (param $b i32) (param $bks i32) (param $c i32) (param $crs i32) (param $K i32)
     (local $k i32) (local $b0 v128) (local $s v128) (local $c00 v128)
+    (local.set $c00 (v128.load offset=0 (local.get $c)))
     (block $done (loop $kl
       (br_if $done (i32.ge_u (local.get $k) (local.get $K)))
       (local.set $b0 (v128.load offset=0 (local.get $b)))
@@ -107,9 +118,10 @@
       (br $kl)))
     (v128.store offset=0 (local.get $c) (local.get $c00))
   )
-  ;; C[1 rows x 1 cols] = A . B: one accumulator lane per output element, k ascending from +0.
+  ;; C[1 rows x 1 cols] += A . B over K: one accumulator lane per output element, k ascending, starting from C.
   (func $t1x1 (param $a i32) (param $ars i32) (param $aks i32) (param $b i32) (param $bks i32) (param $c i32) (param $crs i32) (param $K i32)
     (local $k i32) (local $b0 f32) (local $s f32) (local $c00 f32)
+    (local.set $c00 (f32.load (local.get $c)))
     (block $done (loop $kl
       (br_if $done (i32.ge_u (local.get $k) (local.get $K)))
       (local.set $b0 (f32.load (local.get $b)))
@@ -138,53 +150,53 @@
       (local.set $j (i32.add (local.get $j) (i32.const 1)))
       (br $l1))))
 
-  ;; C[M,N] = A . B (matmul32Ref): A[i,k] at a + i*ars + k*aks (bytes), B[k,j] at b + k*4N + 4j, C row-major.
-  ;; Register tiles of 4 rows x 8 columns, then 1 x 8, 1 x 4, 1 x 1 for the edges.
+  ;; C[M,N] = A . B (matmul32Ref): A[i,k] at a + i*ars + k*aks (bytes), B[k,j] at b + k*4N + 4j, C row-major,
+  ;; zeroed by the caller. Blocks of KC = 128 values of k (ascending) so a 128 x 8 strip of B stays in L1:
+  ;; each tile carries its float32 accumulators through C between blocks, which is exact (the fold's
+  ;; partial sums are float32 anyway). Register tiles of 4 rows x 8 columns, then 1 x 8, 1 x 4, 1 x 1.
   (func $gemm (param $a i32) (param $b i32) (param $c i32) (param $M i32) (param $K i32) (param $N i32) (param $ars i32) (param $aks i32)
-    (local $i i32) (local $j i32) (local $r i32) (local $bks i32) (local $M4 i32) (local $N8 i32) (local $arow i32) (local $crow i32)
+    (local $i i32) (local $j i32) (local $bks i32) (local $M4 i32) (local $N8 i32) (local $k0 i32) (local $kc i32) (local $a0 i32) (local $b0 i32)
     (local.set $bks (i32.shl (local.get $N) (i32.const 2)))
     (local.set $M4 (i32.and (local.get $M) (i32.const -4)))
     (local.set $N8 (i32.and (local.get $N) (i32.const -8)))
-    (block $id (loop $il
-      (br_if $id (i32.ge_u (local.get $i) (local.get $M4)))
-      (local.set $arow (i32.add (local.get $a) (i32.mul (local.get $i) (local.get $ars))))
-      (local.set $crow (i32.add (local.get $c) (i32.mul (local.get $i) (local.get $bks))))
+    (block $kd (loop $kl
+      (br_if $kd (i32.ge_u (local.get $k0) (local.get $K)))
+      (local.set $kc (i32.sub (local.get $K) (local.get $k0)))
+      (if (i32.gt_u (local.get $kc) (i32.const 128)) (then (local.set $kc (i32.const 128))))
+      (local.set $a0 (i32.add (local.get $a) (i32.mul (local.get $k0) (local.get $aks))))
+      (local.set $b0 (i32.add (local.get $b) (i32.mul (local.get $k0) (local.get $bks))))
       (local.set $j (i32.const 0))
       (block $jd (loop $jl
         (br_if $jd (i32.ge_u (local.get $j) (local.get $N8)))
-        (call $t4x8 (local.get $arow) (local.get $ars) (local.get $aks)
-          (i32.add (local.get $b) (i32.shl (local.get $j) (i32.const 2))) (local.get $bks)
-          (i32.add (local.get $crow) (i32.shl (local.get $j) (i32.const 2))) (local.get $bks) (local.get $K))
+        (local.set $i (i32.const 0))
+        (block $id (loop $il
+          (br_if $id (i32.ge_u (local.get $i) (local.get $M4)))
+          (call $t4x8 (i32.add (local.get $a0) (i32.mul (local.get $i) (local.get $ars))) (local.get $ars) (local.get $aks)
+            (i32.add (local.get $b0) (i32.shl (local.get $j) (i32.const 2))) (local.get $bks)
+            (i32.add (i32.add (local.get $c) (i32.mul (local.get $i) (local.get $bks))) (i32.shl (local.get $j) (i32.const 2))) (local.get $bks) (local.get $kc))
+          (local.set $i (i32.add (local.get $i) (i32.const 4)))
+          (br $il)))
+        (block $id1 (loop $il1
+          (br_if $id1 (i32.ge_u (local.get $i) (local.get $M)))
+          (call $t1x8 (i32.add (local.get $a0) (i32.mul (local.get $i) (local.get $ars))) (i32.const 0) (local.get $aks)
+            (i32.add (local.get $b0) (i32.shl (local.get $j) (i32.const 2))) (local.get $bks)
+            (i32.add (i32.add (local.get $c) (i32.mul (local.get $i) (local.get $bks))) (i32.shl (local.get $j) (i32.const 2))) (i32.const 0) (local.get $kc))
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (br $il1)))
         (local.set $j (i32.add (local.get $j) (i32.const 8)))
         (br $jl)))
-      (local.set $r (i32.const 0))
-      (block $rd (loop $rl
-        (br_if $rd (i32.ge_u (local.get $r) (i32.const 4)))
-        (call $rowTail
-          (i32.add (local.get $arow) (i32.mul (local.get $r) (local.get $ars))) (local.get $aks) (local.get $b) (local.get $bks)
-          (i32.add (local.get $crow) (i32.mul (local.get $r) (local.get $bks))) (local.get $K) (local.get $N8) (local.get $N))
-        (local.set $r (i32.add (local.get $r) (i32.const 1)))
-        (br $rl)))
-      (local.set $i (i32.add (local.get $i) (i32.const 4)))
-      (br $il)))
-    (block $id1 (loop $il1
-      (br_if $id1 (i32.ge_u (local.get $i) (local.get $M)))
-      (local.set $arow (i32.add (local.get $a) (i32.mul (local.get $i) (local.get $ars))))
-      (local.set $crow (i32.add (local.get $c) (i32.mul (local.get $i) (local.get $bks))))
-      (local.set $j (i32.const 0))
-      (block $jd1 (loop $jl1
-        (br_if $jd1 (i32.ge_u (local.get $j) (local.get $N8)))
-        (call $t1x8 (local.get $arow) (i32.const 0) (local.get $aks)
-          (i32.add (local.get $b) (i32.shl (local.get $j) (i32.const 2))) (local.get $bks)
-          (i32.add (local.get $crow) (i32.shl (local.get $j) (i32.const 2))) (i32.const 0) (local.get $K))
-        (local.set $j (i32.add (local.get $j) (i32.const 8)))
-        (br $jl1)))
-      (call $rowTail (local.get $arow) (local.get $aks) (local.get $b) (local.get $bks) (local.get $crow) (local.get $K) (local.get $N8) (local.get $N))
-      (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (br $il1))))
+      (local.set $i (i32.const 0))
+      (block $td (loop $tl
+        (br_if $td (i32.ge_u (local.get $i) (local.get $M)))
+        (call $rowTail (i32.add (local.get $a0) (i32.mul (local.get $i) (local.get $ars))) (local.get $aks) (local.get $b0) (local.get $bks)
+          (i32.add (local.get $c) (i32.mul (local.get $i) (local.get $bks))) (local.get $kc) (local.get $N8) (local.get $N))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $tl)))
+      (local.set $k0 (i32.add (local.get $k0) (i32.const 128)))
+      (br $kl))))
 
   ;; `count` products C_q = A_q . B_q stored back to back. aRow/aInner: element strides of A[i,k]
-  ;; ("nn": K, 1; "tn": 1, M). "nt" callers transpose B into [K,N] first (export "transpose").
+  ;; ("nn": K, 1; "tn": 1, M). "nt" callers transpose B into [K,N] first (export "transpose"). C zeroed by the caller.
   (func (export "matmul") (param $a i32) (param $b i32) (param $c i32) (param $M i32) (param $K i32) (param $N i32)
     (param $aRow i32) (param $aInner i32) (param $count i32)
     (local $q i32)
