@@ -35,6 +35,7 @@ import { challengeProof, openSegment, type AuditFailure, type AuditTarget } from
 import { AuditInputError } from "./segment.ts";
 import { replayUpdate } from "./update.ts";
 import { mlpElementwise } from "./mlp-elementwise.ts";
+import { verifyTransformerStepWitness } from "./transformer-witness.ts";
 
 export const WITNESS_PRODUCTS = ["fwd1", "fwd2", "bwdW2", "bwdA1", "bwdW1"] as const;
 
@@ -77,13 +78,15 @@ function productOutput(witness: StepWitness, name: string, rows: number, cols: n
 }
 
 /**
- * Verifies step t of an mnist-mlp run: `before` is state t-1 (already checked against h(t-1)),
- * `committed` is the provider's h(t). Returns the verified state t on success.
+ * Verifies step t of an mnist-mlp run, or of a bitwise-v2 char-transformer run (transformer-witness.ts):
+ * `before` is state t-1 (already checked against h(t-1)), `committed` is the provider's h(t). Returns the
+ * verified state t on success.
  */
 export function verifyStepWitness(run: Run, before: TrainState, t: number, witness: StepWitness, committed: Bytes32, options: FreivaldsOptions = {}): StepCheck {
+  if (run.model.arch === "char-transformer") return verifyTransformerStepWitness(run, before, t, witness, committed, options);
   const timings: StepCheckTimings = { productsMs: 0, elementwiseMs: 0, updateMs: 0, hashMs: 0 };
   const bad = (message: string, products: readonly ProductResult[] = []): StepCheck => ({ ok: false, failure: { kind: "witness-invalid", message: `step ${t}: ${message}` }, products, timings });
-  if (run.model.arch !== "mnist-mlp") throw new AuditInputError(`Freivalds step verification exists for mnist-mlp only, not ${run.model.arch}`);
+  if (run.model.arch !== "mnist-mlp") throw new AuditInputError(`Freivalds step verification exists for mnist-mlp and char-transformer only, not ${run.model.arch}`);
   if (before.step !== t - 1) throw new RangeError(`verifyStepWitness(step ${t}) needs state ${t - 1}, got ${before.step}`);
   if (witness.model !== "mnist-mlp") return bad(`witness is for model ${witness.model}`);
   const batch = run.batchFor(t);

@@ -13,27 +13,38 @@ import type { Manifest } from "./manifest.ts";
 
 export const ENGINES = ["pouw", "cpu", "wasm"] as const satisfies readonly BackendName[];
 
-/** The engines whose results the manifest's numerics accept ("bitwise": the ones that give tfjs-cpu's bits). */
+/**
+ * The engines whose results the manifest's numerics accept: "bitwise" the ones that give tfjs-cpu's bits,
+ * "bitwise-v2" (char-transformer) only pouw, whose own kernels define those bits (kernels/transformer-ref.ts).
+ */
 export function enginesAllowed(numerics: Manifest["numerics"]): readonly BackendName[] {
+  if (numerics === "bitwise-v2") return ["pouw"];
   return numerics === "bitwise" ? ["pouw", "cpu"] : ENGINES;
+}
+
+/** Whether the numerics compare state hashes bit for bit (recompute), rather than within a tolerance. */
+export function isBitwiseNumerics(numerics: Manifest["numerics"]): boolean {
+  return numerics !== "tolerance";
 }
 
 /**
  * The engine a run gets when the caller names none: 'pouw' for mnist-mlp (its kernel layer gives
- * tfjs-cpu's bits, test/ml/kernels.test.ts; ~19x faster per step), 'cpu' for char-transformer (not covered by
- * the kernel layer). See docs/engine.md "Kernel layer".
+ * tfjs-cpu's bits, test/ml/kernels.test.ts; ~19x faster per step) and for numerics "bitwise-v2" (the only
+ * engine that has its bits), 'cpu' for a "bitwise" or "tolerance" char-transformer (tfjs-cpu's bits,
+ * which the kernel layer does not reproduce for it). See docs/engine.md "Kernel layer".
  */
-export function defaultBackend(manifest: Pick<Manifest, "model">): BackendName {
-  return manifest.model.arch === "mnist-mlp" ? "pouw" : "cpu";
+export function defaultBackend(manifest: Pick<Manifest, "model" | "numerics">): BackendName {
+  return manifest.model.arch === "mnist-mlp" || manifest.numerics === "bitwise-v2" ? "pouw" : "cpu";
 }
 
 /** Throws InputError unless the manifest's numerics allow `engine`; `what` names where the engine came from. */
 export function checkEngine(manifest: Pick<Manifest, "numerics">, engine: BackendName, what = "engine"): void {
   const allowed = enginesAllowed(manifest.numerics);
   if (allowed.includes(engine)) return;
-  throw new InputError(
-    `${what} ${engine}: manifest numerics "${manifest.numerics}" runs only on ${allowed.join(" or ")} (the engines that give tfjs-cpu's bits; ${engine} needs numerics "tolerance")`,
-  );
+  const why = manifest.numerics === "bitwise-v2"
+    ? "the pouw kernels define bitwise-v2's bits; tfjs does not reproduce them"
+    : `the engines that give tfjs-cpu's bits; ${engine} needs numerics "tolerance"`;
+  throw new InputError(`${what} ${engine}: manifest numerics "${manifest.numerics}" runs only on ${allowed.join(" or ")} (${why})`);
 }
 
 /** Parses an `--engine` value against the manifest; throws InputError naming the choices. */

@@ -1,5 +1,5 @@
 /** Deterministic training engine: one step function for the provider's trainer and the auditor. */
-export { checkEngine, ENGINES, enginesAllowed, parseEngine } from "./engines.ts";
+export { checkEngine, ENGINES, enginesAllowed, isBitwiseNumerics, parseEngine } from "./engines.ts";
 export { createRun, defaultBackend, Run, type TrainState, type StepResult, type RunOptions } from "./run.ts";
 export { jobSalt, offlineSalt, deploymentSalt, parseSalt, dataOrderRng, SaltError, OFFLINE_CHAIN_ID } from "./salt.ts";
 export { parseManifest, parseManifestJson, readManifestFile, manifestHash, canonicalManifest, corpusProportions, stateDigestOf, MANIFEST_VERSION, Manifest, Corpus, type CorpusEntry, type ModelConfig, type OptimizerConfig } from "./manifest.ts";

@@ -110,7 +110,12 @@ export const Manifest = z
       steps: positiveInt,
       stepsPerSegment: positiveInt,
     }),
-    numerics: z.enum(["bitwise", "tolerance"]),
+    /**
+     * "bitwise": tfjs-cpu's bits (engine cpu, or pouw where its kernels reproduce them); "bitwise-v2"
+     * (char-transformer): the pouw kernels' own float32 order (ml/kernels/transformer-ref.ts), engine pouw;
+     * "tolerance": hashes not compared.
+     */
+    numerics: z.enum(["bitwise", "bitwise-v2", "tolerance"]),
     /**
      * The state-digest scheme of h(t) (trace/digest.ts). Absent: "keccak256", the original scheme, so every
      * manifest written before the field keeps its manifest hash and its state hashes. Only the newer value can
@@ -148,6 +153,9 @@ export const Manifest = z
     if (m.model.arch === "mnist-mlp") {
       if (m.data.testPerDigit === undefined) ctx.addIssue({ code: "custom", path: ["data", "testPerDigit"], message: "is required for mnist-mlp" });
       if (m.data.years !== undefined) ctx.addIssue({ code: "custom", path: ["data", "years"], message: "is not used by mnist-mlp" });
+      if (m.numerics === "bitwise-v2") {
+        ctx.addIssue({ code: "custom", path: ["numerics"], message: 'bitwise-v2 is defined for char-transformer only; mnist-mlp uses "bitwise" (the pouw engine already gives its bits)' });
+      }
     } else {
       if (m.model.dModel % m.model.heads !== 0) {
         ctx.addIssue({ code: "custom", path: ["model", "heads"], message: `must divide model.dModel (${m.model.dModel})` });

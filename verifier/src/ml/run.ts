@@ -18,7 +18,7 @@
 import type { Hex } from "viem";
 import { assertBackend, registerGradients, useBackend, type BackendName } from "./backend.ts";
 import { defaultBackend, enginesAllowed } from "./engines.ts";
-import { fastestKernels, type Kernels } from "./kernels/index.ts";
+import { fastestKernels, fastestTransformerKernels, type Kernels, type TransformerKernels } from "./kernels/index.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
 import { loadMnist, MNIST_PIXELS, type LabelledImages } from "./data/mnist.ts";
 import { loadSotu } from "./data/sotu.ts";
@@ -61,6 +61,8 @@ export type RunOptions = {
   backend?: BackendName;
   /** With backend 'pouw': the kernels to run (default `fastestKernels()`; tests pass the JS reference). */
   kernels?: Kernels;
+  /** With numerics 'bitwise-v2': the transformer kernels (default `fastestTransformerKernels()`; tests pass the JS reference). */
+  transformerKernels?: TransformerKernels;
 };
 
 type Dataset =
@@ -182,7 +184,7 @@ export class Run {
    */
   step(state: TrainState, t: number = state.step + 1, options: { witness?: boolean } = {}): StepResult {
     if (t !== state.step + 1) throw new RangeError(`step(${t}) needs state ${t - 1}, got state ${state.step}`);
-    if (options.witness && this.model.arch !== "mnist-mlp") throw new InputError(`step witnesses exist for mnist-mlp only, not ${this.model.arch}`);
+    if (options.witness && !this.model.witnessed) throw new InputError(`step witnesses exist for mnist-mlp and bitwise-v2 char-transformer runs, not for this ${this.model.arch} run (numerics ${this.manifest.numerics})`);
     const g = this.gradients(state.params, this.batchFor(t), options);
     const next = this.applyUpdate(state, g.grads);
     return g.witness ? { state: next, loss: g.loss, witness: g.witness } : { state: next, loss: g.loss };
@@ -264,9 +266,12 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
   const backend = options.backend ?? defaultBackend(manifest);
   const salt = parseSalt(options.salt, "salt");
   if (!enginesAllowed(manifest.numerics).includes(backend)) {
-    throw new ManifestError(`manifest field numerics: bitwise runs only on the cpu backend (or the pouw kernels, which give its bits), not ${backend}`);
+    throw new ManifestError(manifest.numerics === "bitwise-v2"
+      ? `manifest field numerics: bitwise-v2 runs only on the pouw engine (its own kernels define the bits), not ${backend}`
+      : `manifest field numerics: bitwise runs only on the cpu backend (or the pouw kernels, which give its bits), not ${backend}`);
   }
   if (options.kernels && backend !== "pouw") throw new InputError(`kernels are an option of the pouw engine, not of ${backend}`);
+  if (options.transformerKernels && manifest.numerics !== "bitwise-v2") throw new InputError(`transformer kernels are an option of numerics bitwise-v2, not ${manifest.numerics}`);
   await useBackend(backend);
   const kernels = backend === "pouw" ? (options.kernels ?? fastestKernels()) : undefined;
   const corpus = manifest.corpora[0]!;
@@ -282,8 +287,12 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
     const d = loadSotu(corpus.package, manifest.data.years!, manifest.data.holdoutFraction ?? 0.05);
     if (d.train.length <= m.context + 1 || d.test.length <= m.context + 1) throw new DataError(`corpus of years ${manifest.data.years!.join("..")} is shorter than one context window`);
     data = { kind: "tokens", train: d.train, test: d.test, canonicalBytes: d.canonicalBytes };
-    await registerGradients();
-    model = new CharTransformer({ layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel });
+    const shape = { layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel };
+    if (manifest.numerics === "bitwise-v2") model = new CharTransformer(shape, options.transformerKernels ?? fastestTransformerKernels());
+    else {
+      await registerGradients();
+      model = new CharTransformer(shape);
+    }
   }
   checkCorpusBytes(corpus, data.canonicalBytes, `package '${corpus.package}'`);
   return new Run(manifest, { jobId: options.jobId, salt }, backend, model, data, kernels);

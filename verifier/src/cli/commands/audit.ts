@@ -15,7 +15,7 @@
 import type { Command } from "commander";
 import { InputError } from "../../errors/index.ts";
 import { auditRun, openTraceDir, parseChecks, parseSegmentSelection, readProgressCalibration, type AuditOptions, type SegmentAudit } from "../../checks/index.ts";
-import { createRun, readManifestFile, readTraceFile } from "../../ml/index.ts";
+import { createRun, isBitwiseNumerics, readManifestFile, readTraceFile } from "../../ml/index.ts";
 import { join } from "node:path";
 import { collect, parseSources } from "../../config/index.ts";
 import { HttpContentStore } from "../../store/http.ts";
@@ -64,7 +64,7 @@ export function registerAudit(program: Command): void {
       const { sources, sourceTimeoutMs } = parseSources(opts);
       const manifest = await readManifestFile(opts.manifest);
       const segments = parseSegmentSelection(opts.segments);
-      const checks = parseChecks(opts.checks ?? (manifest.numerics === "bitwise" ? "recompute" : "tolerance"));
+      const checks = parseChecks(opts.checks ?? (isBitwiseNumerics(manifest.numerics) ? "recompute" : "tolerance"));
       const trace = await readTraceFile(join(opts.trace, "trace.json"));
       const jobIdText = opts.jobId ?? trace.jobId;
       if (!/^(0|[1-9][0-9]*)$/.test(jobIdText)) throw new InputError(`--job-id must be a decimal integer, got ${JSON.stringify(jobIdText)}`);

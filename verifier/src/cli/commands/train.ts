@@ -33,7 +33,7 @@ export function registerTrain(program: Command): void {
   addSaltOptions(cmd)
     .option("--base-store <dir>", "content store holding the manifest's base checkpoint (default <out>/store)")
     .option("--step-states", "also store every step's checkpoint and write <out>/steps.json (served to the magnitude and tolerance checks; one checkpoint per step on disk)")
-    .option("--engine <name>", "pouw (own wasm kernels) | cpu (tfjs-cpu) | wasm (tfjs-wasm, numerics tolerance only); default: the manifest's default engine (mnist-mlp: pouw, char-transformer: cpu)")
+    .option("--engine <name>", "pouw (own wasm kernels) | cpu (tfjs-cpu) | wasm (tfjs-wasm, numerics tolerance only); default: the manifest's default engine (mnist-mlp and numerics bitwise-v2: pouw, other char-transformer: cpu)")
     .action(async (opts: { manifest: string; out: string; strategy: string; jobId: string; baseStore?: string; stepStates?: boolean; engine?: string } & SaltFlags) => {
       if (!/^(0|[1-9][0-9]*)$/.test(opts.jobId) || BigInt(opts.jobId) >= 1n << 256n) throw new InputError(`--job-id must be a uint256 decimal, got ${JSON.stringify(opts.jobId)}`);
       const jobId = BigInt(opts.jobId);

@@ -7,11 +7,14 @@ import { logger } from "../../log/index.ts";
 import { jsKernels } from "./reference.ts";
 import type { Kernels } from "./types.ts";
 import { WasmKernels, wasmKernelsUnavailable } from "./wasm.ts";
+import { jsTransformerKernels, type TransformerKernels } from "./transformer.ts";
+import { transformerWasmUnavailable, WasmTransformerKernels } from "./transformer-wasm.ts";
 
 export type { Kernels } from "./types.ts";
 export { jsKernels, matmulRef, adamRef, sgdRef, adamScalars, adamPowers, MATMUL_BLOCK, type MatmulLayout, type AdamScalars } from "./reference.ts";
 export { WasmKernels, wasmKernelsUnavailable, KERNELS_WASM_URL } from "./wasm.ts";
 export { mlpEvalBatch, mlpStep, type MlpStepResult } from "./mlp.ts";
+export { WasmTransformerKernels, transformerWasmUnavailable, TRANSFORMER_WASM_URL } from "./transformer-wasm.ts";
 
 const log = logger("kernels");
 let fastest: Kernels | undefined;
@@ -40,4 +43,28 @@ export function fastestKernels(): Kernels {
   if (fallbackReason !== null) log.warn({ reason: fallbackReason }, `${fallbackReason}; the pouw engine uses the JS reference kernels (same bits, slower)`);
   fastest = kernels;
   return fastest;
+}
+
+export { jsTransformerKernels, transformerPass, kernelOracle, attentionScale, type TransformerKernels, type ProductOracle, type TransformerDims, type TransformerPass } from "./transformer.ts";
+export { matmul32Ref, exp32, log32, causalSoftmaxRef, causalSoftmaxBackRef, layerNormRef, layerNormBackRef, softmaxXentRef } from "./transformer-ref.ts";
+
+let fastestTransformer: TransformerKernels | undefined;
+
+/**
+ * The fastest bitwise-v2 transformer kernels this runtime can run (chosen once per process): the wasm
+ * SIMD128 module (wasm/transformer.wat), or the JS reference after one warning saying why not.
+ */
+export function fastestTransformerKernels(): TransformerKernels {
+  if (fastestTransformer) return fastestTransformer;
+  const why = transformerWasmUnavailable();
+  if (why === null) {
+    try {
+      fastestTransformer = new WasmTransformerKernels();
+      return fastestTransformer;
+    } catch (err) {
+      log.warn({ err }, "transformer.wasm failed to instantiate; the pouw engine uses the JS reference transformer kernels (same bits, slower)");
+    }
+  } else log.warn({ reason: why }, `${why}; the pouw engine uses the JS reference transformer kernels (same bits, slower)`);
+  fastestTransformer = jsTransformerKernels;
+  return fastestTransformer;
 }

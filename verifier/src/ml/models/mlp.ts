@@ -26,6 +26,7 @@ import type { Batch, Evaluation, ExampleOutputs, LossAndGrads, Model, StepWitnes
 
 export class MnistMlp implements Model {
   readonly arch = "mnist-mlp";
+  readonly witnessed = true;
   readonly hidden: number;
   readonly paramSpecs: readonly TensorSpec[];
   private readonly kernels: Kernels | undefined;

@@ -1,7 +1,9 @@
 /**
  * char-transformer: decoder-only character transformer (pre-LayerNorm blocks, learned positional
- * embeddings, ReLU feed-forward, untied output head), gradients by tf.valueAndGrads on the CPU
- * backend (deterministic kernels: see docs/determinism.md).
+ * embeddings, ReLU feed-forward, untied output head). Numerics "bitwise": gradients by tf.valueAndGrads
+ * on the CPU backend (deterministic kernels: see docs/determinism.md). Numerics "bitwise-v2" (engine
+ * pouw, constructed with `kernels`): the explicit forward and backward pass of kernels/transformer.ts
+ * on our own kernels (transformer-ref.ts defines the bits), with a step witness for Freivalds.
  *
  * Parameter order: tokEmb [V,d], posEmb [T,d], then per layer l: ln1.g, ln1.b [d], wq, wk, wv, wo
  * [d,d], ln2.g, ln2.b [d], w1 [d,F], b1 [F], w2 [F,d], b2 [d]; then lnf.g, lnf.b [d], head [d,V],
@@ -11,7 +13,8 @@ import { scoped, tf } from "../backend.ts";
 import { Rng } from "../prng.ts";
 import { VOCAB_SIZE } from "../data/sotu.ts";
 import { sizeOf, type TensorSpec } from "../tensors.ts";
-import type { Batch, Evaluation, ExampleOutputs, LossAndGrads, Model } from "./types.ts";
+import { kernelOracle, transformerPass, type TransformerDims, type TransformerKernels } from "../kernels/transformer.ts";
+import type { Batch, Evaluation, ExampleOutputs, LossAndGrads, MatMulWitness, Model } from "./types.ts";
 
 export type TransformerShape = { layers: number; dModel: number; heads: number; context: number; ffHidden: number };
 
@@ -21,9 +24,12 @@ export class CharTransformer implements Model {
   readonly arch = "char-transformer";
   readonly cfg: TransformerShape;
   readonly paramSpecs: readonly TensorSpec[];
+  /** The bitwise-v2 kernels (engine pouw); undefined: the tfjs-cpu path of numerics "bitwise". */
+  readonly kernels: TransformerKernels | undefined;
 
-  constructor(cfg: TransformerShape) {
+  constructor(cfg: TransformerShape, kernels?: TransformerKernels) {
     this.cfg = cfg;
+    this.kernels = kernels;
     const { layers, dModel: d, context: T, ffHidden: F } = cfg;
     const specs: TensorSpec[] = [
       { name: "tokEmb", shape: [VOCAB_SIZE, d] },
@@ -108,7 +114,30 @@ export class CharTransformer implements Model {
     return this.paramSpecs.map((s, i) => tf.tensor(params[i]!, [...s.shape], "float32"));
   }
 
-  lossAndGrads(params: readonly Float32Array[], batch: Batch): LossAndGrads {
+  get witnessed(): boolean {
+    return this.kernels !== undefined;
+  }
+
+  /** The kernel pass's dimensions for a batch of B windows. */
+  dimsFor(B: number): TransformerDims {
+    const { layers, dModel, heads, context, ffHidden } = this.cfg;
+    return { B, T: context, d: dModel, H: heads, F: ffHidden, V: VOCAB_SIZE, L: layers };
+  }
+
+  private tokenBatch(batch: Batch): Uint8Array {
+    if (batch.kind !== "tokens") throw new TypeError("char-transformer needs a token batch");
+    return batch.tokens;
+  }
+
+  lossAndGrads(params: readonly Float32Array[], batch: Batch, options: { witness?: boolean } = {}): LossAndGrads {
+    if (this.kernels) {
+      const products: MatMulWitness[] | undefined = options.witness ? [] : undefined;
+      const r = transformerPass(this.kernels, kernelOracle(this.kernels, products), params, this.tokenBatch(batch), this.dimsFor(batch.size), { grads: true });
+      const out: LossAndGrads = { loss: r.loss, grads: r.grads! };
+      if (products) out.witness = { model: this.arch, products, tensors: { loss: { shape: [], data: Float32Array.of(r.loss) } } };
+      return out;
+    }
+    if (options.witness) throw new TypeError("char-transformer has a step witness only under numerics bitwise-v2 (engine pouw)");
     return scoped(() => {
       const ps = this.tensorsOf(params);
       const { value, grads } = tf.valueAndGrads((...args: tf.Tensor[]) => this.lossOf(args, batch).loss)(ps);
@@ -121,6 +150,14 @@ export class CharTransformer implements Model {
     let correct = 0;
     let n = 0;
     for (const batch of batches) {
+      if (this.kernels) {
+        const r = transformerPass(this.kernels, kernelOracle(this.kernels), params, this.tokenBatch(batch), this.dimsFor(batch.size));
+        const count = batch.size * this.cfg.context;
+        lossSum += r.loss * count;
+        correct += r.correct;
+        n += count;
+        continue;
+      }
       const [l, c, count] = scoped(() => {
         const { loss, logits, targets } = this.lossOf(this.tensorsOf(params), batch);
         const hits = tf.sum(tf.cast(tf.equal(tf.argMax(logits, 1), targets), "int32"));
@@ -135,6 +172,17 @@ export class CharTransformer implements Model {
 
   outputs(params: readonly Float32Array[], batch: Batch): ExampleOutputs {
     const T = this.cfg.context;
+    if (this.kernels) {
+      const r = transformerPass(this.kernels, kernelOracle(this.kernels), params, this.tokenBatch(batch), this.dimsFor(batch.size), { rowLosses: true });
+      const losses = new Float32Array(batch.size);
+      // per window: the fold of its T position losses, divided by T (float32)
+      for (let b = 0; b < batch.size; b++) {
+        let s = 0;
+        for (let t = 0; t < T; t++) s = Math.fround(s + r.rowLoss![b * T + t]!);
+        losses[b] = s / T;
+      }
+      return { logits: r.logits, losses, logitsPerExample: T * VOCAB_SIZE };
+    }
     return scoped(() => {
       const { logits, targets } = this.lossOf(this.tensorsOf(params), batch);
       const perPosition = tf.neg(tf.sum(tf.mul(tf.cast(tf.oneHot(targets, VOCAB_SIZE), "float32"), tf.logSoftmax(logits)), 1));

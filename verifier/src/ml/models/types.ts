@@ -31,6 +31,8 @@ export type Evaluation = { loss: number; accuracy?: number; examples: number };
 export interface Model {
   readonly arch: string;
   readonly paramSpecs: readonly TensorSpec[];
+  /** Whether lossAndGrads can return a step witness (mnist-mlp; char-transformer under bitwise-v2). */
+  readonly witnessed: boolean;
   /** Fresh parameters from the init seed (own PRNG, never tf.random*). */
   init(seed: number): Float32Array[];
   /** Mean loss over the batch and its gradient w.r.t. every parameter, in paramSpecs order. */
