@@ -27,6 +27,9 @@
  *   const bytes = await store.get("bafkrei...");
  *   await node.stop();
  */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
 import type { CID } from "multiformats/cid";
 import { InputError, PouwError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
@@ -113,12 +116,15 @@ export class IpfsNode {
   readonly timeoutMs: number;
   readonly peerId: string;
   private readonly _multiaddr: typeof import("@multiformats/multiaddr").multiaddr;
+  private readonly _release: () => Promise<void>;
+  private _stopped = false;
 
-  constructor(helia: Helia, timeoutMs: number, multiaddr: typeof import("@multiformats/multiaddr").multiaddr) {
+  constructor(helia: Helia, timeoutMs: number, multiaddr: typeof import("@multiformats/multiaddr").multiaddr, release: () => Promise<void>) {
     this.helia = helia;
     this.timeoutMs = timeoutMs;
     this.peerId = helia.libp2p.peerId.toString();
     this._multiaddr = multiaddr;
+    this._release = release;
   }
 
   /** The addresses peers dial, each ending in /p2p/<this peer id>. */
@@ -153,8 +159,12 @@ export class IpfsNode {
     return new IpfsSource(this);
   }
 
+  /** Stops libp2p and releases the datastore (idempotent). */
   async stop(): Promise<void> {
+    if (this._stopped) return;
+    this._stopped = true;
     await this.helia.stop();
+    await this._release();
   }
 }
 
@@ -326,6 +336,46 @@ function storeKey(cid: CID): string | undefined {
   }
 }
 
+/** interface-store's "not found" (matched by name, as its NotFoundError is). */
+class BlockNotFoundError extends Error {
+  override name = "NotFoundError";
+}
+
+/**
+ * The datastore directory this process may use: `dir` itself, locked by a pid file; when another live process
+ * holds it (e.g. `pouw serve --ipfs` next to `pouw provider run --ipfs` on one state dir), a fresh temporary one,
+ * so the two nodes never share a key (one peer id = one node) or a datastore.
+ */
+async function lockDatastore(dir: string): Promise<{ dir: string; release: () => Promise<void> }> {
+  await mkdir(dir, { recursive: true });
+  const pidFile = join(dir, "..", `${basename(dir)}.pid`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(pidFile, String(process.pid), { flag: "wx" });
+      return { dir, release: () => rm(pidFile, { force: true }) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    const holder = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
+    if (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
+      const tmp = await mkdtemp(join(tmpdir(), "pouw-ipfs-"));
+      log.warn({ dir, holder, tmp }, "the state dir's IPFS node runs in another process; this one uses a temporary key (another peer id)");
+      return { dir: tmp, release: () => rm(tmp, { recursive: true, force: true }) };
+    }
+    await rm(pidFile, { force: true }); // stale: its process is gone
+  }
+  throw new PouwError(`cannot lock the IPFS datastore ${dir} (${pidFile})`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /**
  * Helia's blockstore over a ContentStore (interface-blockstore 7): blocks are the store's files, so one copy on
  * disk serves `pouw serve`, bitswap and the party itself. Only raw/sha2-256 CIDs exist in it; a put is re-checked.
@@ -333,11 +383,9 @@ function storeKey(cid: CID): string | undefined {
 export class StoreBlockstore {
   readonly store: ContentStore;
   readonly maxBlockBytes: number;
-  private readonly _notFound: new (message: string) => Error;
-  constructor(store: ContentStore, maxBlockBytes: number, notFound: new (message: string) => Error) {
+  constructor(store: ContentStore, maxBlockBytes: number) {
     this.store = store;
     this.maxBlockBytes = maxBlockBytes;
-    this._notFound = notFound;
   }
 
   async has(cid: CID): Promise<boolean> {
@@ -356,11 +404,11 @@ export class StoreBlockstore {
 
   async *get(cid: CID): AsyncGenerator<Uint8Array> {
     const key = storeKey(cid);
-    if (key === undefined) throw new this._notFound(`not in the content store: ${cid.toString()}`);
+    if (key === undefined) throw new BlockNotFoundError(`not in the content store: ${cid.toString()}`);
     try {
       yield await this.store.get(key, { maxBytes: this.maxBlockBytes });
     } catch (err) {
-      if (err instanceof ContentNotFoundError) throw new this._notFound(err.message);
+      if (err instanceof ContentNotFoundError) throw new BlockNotFoundError(err.message);
       throw err;
     }
   }
@@ -406,12 +454,12 @@ export async function startIpfsNode(local: ContentStore, options: IpfsOptions): 
     import("datastore-fs"),
     import("@multiformats/multiaddr"),
   ]);
-  const { NotFoundError } = await import("interface-store");
-  const datastore = new FsDatastore(options.dir);
+  const lock = await lockDatastore(options.dir);
+  const datastore = new FsDatastore(lock.dir);
   await datastore.open();
   const helia = await createHelia({
     // interface-blockstore's types are nested per package version; the adapter implements the v7 shape helia 7 calls
-    blockstore: new StoreBlockstore(local, maxBlockBytes, NotFoundError) as never,
+    blockstore: new StoreBlockstore(local, maxBlockBytes) as never,
     datastore: datastore as never,
     // no delegated routers, no recursive gateways: nothing is asked outside the given peers
     http: { delegatedRouters: [], recursiveGateways: [] },
@@ -427,7 +475,10 @@ export async function startIpfsNode(local: ContentStore, options: IpfsOptions): 
     } as never,
   });
   await helia.start();
-  const node = new IpfsNode(helia, timeoutMs, multiaddr);
+  const node = new IpfsNode(helia, timeoutMs, multiaddr, async () => {
+    await datastore.close();
+    await lock.release();
+  });
   const board = options.board;
   if (board) await helia.libp2p.handle(BOARD_PROTOCOL, (stream) => answerBoard(board, stream as unknown as Libp2pStream, timeoutMs));
   log.info({ peerId: node.peerId, addrs: node.multiaddrs() }, "IPFS node started");
