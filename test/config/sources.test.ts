@@ -43,14 +43,30 @@ describe("config: remote sources", () => {
     expect(Object.isFrozen(c.sources)).to.equal(true);
   });
 
-  it("the content context is the local store alone without sources, layered with them", () => {
-    const none = contentContext(parseConfig({ store: "/tmp/x/store" }, {}));
+  it("the content context is the local store alone without sources, layered with them", async () => {
+    const none = await contentContext(parseConfig({ store: "/tmp/x/store" }, {}));
     expect(none.store).to.be.instanceOf(LocalDirStore);
     expect(none.board.pointers.remotes).to.have.length(0);
-    const two = contentContext(parseConfig({ store: "/tmp/x/store", source: ["http://a.example", "http://b.example"] }, {}));
+    const two = await contentContext(parseConfig({ store: "/tmp/x/store", source: ["http://a.example", "http://b.example"] }, {}));
     expect(two.store).to.be.instanceOf(LayeredStore);
     expect((two.store as LayeredStore).remotes.map(String)).to.deep.equal(["http://a.example", "http://b.example"]);
     expect(two.board.pointers.describe()).to.equal("/tmp/x/board, http://a.example, http://b.example");
+  });
+
+  it("--ipfs, --ipfs-peer and --ipfs-listen (or POUW_IPFS*) parse into the node's config; bad ones are named", () => {
+    expect(parseConfig({ stateDir: "/tmp/s" }, {}).ipfs).to.equal(undefined);
+    const peer = "/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWNugwCw4QU8wKbnEhGmGCsYsa2oRzfbNMBxWkvDeQXerR";
+    const c = parseConfig({ stateDir: "/tmp/s", ipfs: true, ipfsPeer: [peer, peer] }, {});
+    expect(c.ipfs).to.deep.equal({ dir: "/tmp/s/ipfs", listen: [], peers: [peer] });
+    expect(parseConfig({ stateDir: "/tmp/s" }, { POUW_IPFS: "1", POUW_IPFS_PEERS: ` ${peer} `, POUW_IPFS_LISTEN: "/ip4/0.0.0.0/tcp/4001" }).ipfs).to.deep.equal({
+      dir: "/tmp/s/ipfs",
+      listen: ["/ip4/0.0.0.0/tcp/4001"],
+      peers: [peer],
+    });
+    expect(() => parseConfig({ ipfsPeer: [peer] }, {})).to.throw(ConfigError, /--ipfs-peer needs --ipfs/);
+    expect(() => parseConfig({ ipfs: true, ipfsPeer: ["/ip4/127.0.0.1/tcp/4001"] }, {})).to.throw(ConfigError, /\/p2p\//);
+    expect(() => parseConfig({ ipfs: true, ipfsListen: ["/ip4/127.0.0.1/udp/1/quic"] }, {})).to.throw(ConfigError, /not a TCP multiaddr/);
+    expect(() => parseConfig({}, { POUW_IPFS: "yes" })).to.throw(ConfigError, /POUW_IPFS/);
   });
 
   it("every command that reads content lists --source in its help, and serve documents every flag", async () => {

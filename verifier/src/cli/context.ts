@@ -11,8 +11,12 @@ import { fetchChainId, getTokenSymbol, httpClients, httpPublicClient, readDeploy
 import { InputError } from "../errors/index.ts";
 import { configureLogging } from "../log/index.ts";
 import { HttpBoard } from "../board/http.ts";
+import { LocalDirBoard, type BoardSource } from "../board/index.ts";
+import type { IpfsNode } from "../store/ipfs.ts";
+import type { IpfsConfig } from "../config/index.ts";
+import { onCommandEnd } from "./cleanup.ts";
 import { SegmentBoard } from "../market/segment-traces.ts";
-import { LocalDirStore, type ContentStore } from "../store/index.ts";
+import { LocalDirStore, type ContentSource, type ContentStore } from "../store/index.ts";
 import { HttpContentStore } from "../store/http.ts";
 import { LayeredStore } from "../store/layered.ts";
 import type { Command } from "commander";
@@ -29,14 +33,28 @@ export type CliContext = {
 };
 
 /**
- * The content store and segment board of the config: the local ones, read first, then each `--source` in
- * order (fetched content is cached in the local store; remote board pointers are not copied).
+ * The content store and segment board of the config: the local ones, read first, then (with `--ipfs`) the peers of
+ * the command's IPFS node, then each `--source` in order (fetched content is cached in the local store; remote
+ * board pointers are not copied). The IPFS node serves the local store and board while the command runs and is
+ * stopped when it ends (cleanup.ts).
  */
-export function contentContext(config: Pick<Config, "storeDir" | "boardDir" | "sources" | "sourceTimeoutMs">): { store: ContentStore; board: SegmentBoard } {
+export async function contentContext(config: Pick<Config, "storeDir" | "boardDir" | "sources" | "sourceTimeoutMs" | "ipfs">): Promise<{ store: ContentStore; board: SegmentBoard; ipfs: IpfsNode | undefined }> {
   const local = new LocalDirStore(config.storeDir);
   const options = { timeoutMs: config.sourceTimeoutMs };
-  const store = config.sources.length === 0 ? local : new LayeredStore(local, config.sources.map((u) => new HttpContentStore(u, options)));
-  return { store, board: new SegmentBoard(config.boardDir, store, config.sources.map((u) => new HttpBoard(u, options))) };
+  const ipfs = config.ipfs ? await startCommandIpfs(local, config.ipfs, config.boardDir, config.sourceTimeoutMs) : undefined;
+  const remotes: ContentSource[] = [...(ipfs ? [ipfs.source()] : []), ...config.sources.map((u) => new HttpContentStore(u, options))];
+  const boards: BoardSource[] = [...(ipfs ? [ipfs.board()] : []), ...config.sources.map((u) => new HttpBoard(u, options))];
+  const store = remotes.length === 0 ? local : new LayeredStore(local, remotes);
+  return { store, board: new SegmentBoard(config.boardDir, store, boards), ipfs };
+}
+
+/** Starts the command's IPFS node (store/ipfs.ts), stopped when the command ends; says its addresses on stderr. */
+export async function startCommandIpfs(local: LocalDirStore, ipfs: IpfsConfig, boardDir: string, timeoutMs: number): Promise<IpfsNode> {
+  const { startIpfsNode } = await import("../store/ipfs.ts");
+  const node = await startIpfsNode(local, { dir: ipfs.dir, listen: ipfs.listen, peers: ipfs.peers, timeoutMs, board: new LocalDirBoard(boardDir) });
+  onCommandEnd(() => node.stop());
+  process.stderr.write(`pouw: IPFS node ${node.peerId} at ${node.multiaddrs().join(" ")} (${node.connectedPeers().length} of ${ipfs.peers.length} peers connected)\n`);
+  return node;
 }
 
 /** Config + log level and format only (for commands that need no chain). */
@@ -69,7 +87,7 @@ export async function chainContext(
   const account = await loadAccount(config, chainId);
   const clients = httpClients(config.rpcUrl, chainId, { account, confirmations: config.confirmations, pollingIntervalMs: config.pollIntervalMs });
   const deployment = opts.needDeployment === false ? undefined : await readDeployment(config.deploymentPath, chainId);
-  return { config, chainId, clients, deployment, ...contentContext(config) };
+  return { config, chainId, clients, deployment, ...(await contentContext(config)) };
 }
 
 export async function marketContext(flags: ConfigFlags, defaults: ConfigDefaults = {}): Promise<CliContext & { symbol: string }> {
@@ -108,7 +126,7 @@ export async function readContext(flags: ReadFlags): Promise<ReadContext> {
   else if (config.key.kind !== "none") address = (await loadAccount(config, chainId)).address;
   const client = httpPublicClient(config.rpcUrl, chainId, { pollingIntervalMs: config.pollIntervalMs });
   const deployment = await readDeployment(config.deploymentPath, chainId);
-  return { config, chainId, clients: { public: client }, deployment, symbol: await useTokenSymbol(client, deployment), address, ...contentContext(config) };
+  return { config, chainId, clients: { public: client }, deployment, symbol: await useTokenSymbol(client, deployment), address, ...(await contentContext(config)) };
 }
 
 /** A decimal token amount (18 decimals), e.g. "1.5". */

@@ -14,6 +14,7 @@ import { Command, CommanderError } from "commander";
 import { PouwError, InputError } from "../errors/index.ts";
 import { setRevertTokenSymbol } from "../chain/display.ts";
 import { registerCommands } from "./commands/index.ts";
+import { closeCommandResources } from "./cleanup.ts";
 
 /** The package's version (package.json), what `pouw --version` prints. */
 export const POUW_VERSION: string = (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -54,6 +55,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`pouw: unexpected error: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   } finally {
+    await closeCommandResources();
     // the command's token symbol for decoded reverts (cli/context.ts) ends with the command
     setRevertTokenSymbol(undefined);
   }

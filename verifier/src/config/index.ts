@@ -14,7 +14,10 @@
  *   --store DIR               POUW_STORE_DIR        default <state dir>/store (content store; the board is <store>/../board)
  *   --source URL (repeatable) POUW_SOURCES          comma-separated; remote `pouw serve` (or IPFS gateway) base URLs,
  *                                                   read after the local store and board, in order
- *   --source-timeout MS       POUW_SOURCE_TIMEOUT_MS default 30000, per request attempt to a source
+ *   --source-timeout MS       POUW_SOURCE_TIMEOUT_MS default 30000, per request attempt to a source (and per IPFS fetch)
+ *   --ipfs                    POUW_IPFS=1           run an IPFS (Helia) node for the command: serve the store, fetch over bitswap
+ *   --ipfs-peer MADDR (rep.)  POUW_IPFS_PEERS       comma-separated; peers to dial (/ip4/../tcp/../p2p/<peer id>)
+ *   --ipfs-listen MADDR (rep.) POUW_IPFS_LISTEN     comma-separated; default /ip4/127.0.0.1/tcp/0
  *   --state-dir DIR           POUW_STATE_DIR        default .pouw
  *   --log-level LEVEL         POUW_LOG_LEVEL        default warn (`pouw auditor run`: info)
  *   --log-format FORMAT       POUW_LOG_FORMAT       auto|pretty|json, default auto (pretty on a terminal, else JSON)
@@ -27,6 +30,7 @@ import type { Command } from "commander";
 import { isHex, type Hex } from "viem";
 import { z } from "zod";
 import { InputError } from "../errors/index.ts";
+import { checkMultiaddr } from "../store/ipfs.ts";
 
 export class ConfigError extends InputError {
   override name = "ConfigError";
@@ -51,12 +55,16 @@ export type Config = {
   /** Remote content and board sources (base URLs, no trailing slash), read in this order after the local ones. */
   readonly sources: readonly string[];
   readonly sourceTimeoutMs: number;
+  /** The command's IPFS node (store/ipfs.ts), when `--ipfs`: datastore dir, listen addresses, peers to dial. */
+  readonly ipfs: IpfsConfig | undefined;
   readonly stateDir: string;
   readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   readonly logFormat: "auto" | "pretty" | "json";
   readonly confirmations: number;
   readonly pollIntervalMs: number;
 };
+
+export type IpfsConfig = { readonly dir: string; readonly listen: readonly string[]; readonly peers: readonly string[] };
 
 /** Raw flag values as commander gives them (all optional strings). */
 export type ConfigFlags = {
@@ -71,6 +79,10 @@ export type ConfigFlags = {
   /** Repeatable --source (commander collects them). */
   source?: string[];
   sourceTimeout?: string;
+  ipfs?: boolean;
+  /** Repeatable --ipfs-peer / --ipfs-listen. */
+  ipfsPeer?: string[];
+  ipfsListen?: string[];
   stateDir?: string;
   logLevel?: string;
   logFormat?: string;
@@ -109,6 +121,9 @@ export function addConfigOptions(cmd: Command): Command {
     .option("--store <dir>", "content store directory (default <state-dir>/store), env POUW_STORE_DIR")
     .option("--source <url>", "remote content/board source, e.g. a provider's `pouw serve` URL; repeat for more, read in order after the local store (env POUW_SOURCES, comma-separated)", collect)
     .option("--source-timeout <ms>", "timeout per request attempt to a --source (default 30000), env POUW_SOURCE_TIMEOUT_MS")
+    .option("--ipfs", "run an IPFS (Helia) node for this command: serve the store over bitswap and fetch from peers before the --source URLs (env POUW_IPFS=1)")
+    .option("--ipfs-peer <multiaddr>", "with --ipfs: a peer to dial, /ip4/<host>/tcp/<port>/p2p/<peer id>; repeat for more (env POUW_IPFS_PEERS, comma-separated)", collect)
+    .option("--ipfs-listen <multiaddr>", "with --ipfs: TCP address to listen on (default /ip4/127.0.0.1/tcp/0); repeatable (env POUW_IPFS_LISTEN)", collect)
     .option("--state-dir <dir>", "state directory (default .pouw), env POUW_STATE_DIR")
     .option("--log-level <level>", "fatal|error|warn|info|debug|trace|silent (default warn; info for `auditor run`), env POUW_LOG_LEVEL")
     .option("--log-format <format>", "auto|pretty|json: pretty `time level msg key=value` lines or pino JSON (default auto: pretty on a terminal), env POUW_LOG_FORMAT")
@@ -153,6 +168,29 @@ export function parseSources(flags: Pick<ConfigFlags, "source" | "sourceTimeout"
     throw new ConfigError(`--source-timeout / POUW_SOURCE_TIMEOUT_MS: must be milliseconds between 100 and 9999999, got ${JSON.stringify(timeoutText)}`);
   }
   return { sources: Object.freeze(sources), sourceTimeoutMs: Number(timeoutText) };
+}
+
+const list = (text: string | undefined) => (text ?? "").split(",").map((u) => u.trim()).filter((u) => u !== "");
+
+/** The IPFS node's config from `--ipfs`, `--ipfs-peer`, `--ipfs-listen` (or POUW_IPFS*); undefined without --ipfs. */
+export function parseIpfs(flags: Pick<ConfigFlags, "ipfs" | "ipfsPeer" | "ipfsListen">, stateDir: string, env: NodeJS.ProcessEnv = process.env): IpfsConfig | undefined {
+  const envOn = env.POUW_IPFS;
+  if (envOn !== undefined && !["", "0", "1", "true", "false"].includes(envOn)) throw new ConfigError(`POUW_IPFS: must be 1 or 0, got ${JSON.stringify(envOn)}`);
+  const on = flags.ipfs === true || envOn === "1" || envOn === "true";
+  const peers = flags.ipfsPeer ?? list(env.POUW_IPFS_PEERS);
+  const listen = flags.ipfsListen ?? list(env.POUW_IPFS_LISTEN);
+  if (!on) {
+    if (flags.ipfsPeer || flags.ipfsListen) throw new ConfigError(`${flags.ipfsPeer ? "--ipfs-peer" : "--ipfs-listen"} needs --ipfs`);
+    return undefined;
+  }
+  if (peers.length > MAX_SOURCES) throw new ConfigError(`--ipfs-peer / POUW_IPFS_PEERS: at most ${MAX_SOURCES} peers, got ${peers.length}`);
+  try {
+    for (const p of peers) checkMultiaddr(p, { peer: true });
+    for (const l of listen) checkMultiaddr(l, { peer: false });
+  } catch (err) {
+    throw new ConfigError(`--ipfs-peer / --ipfs-listen: ${(err as Error).message}`, { cause: err });
+  }
+  return Object.freeze({ dir: join(stateDir, "ipfs"), listen: Object.freeze([...new Set(listen)]), peers: Object.freeze([...new Set(peers)]) });
 }
 
 function readPassword(flags: ConfigFlags, env: NodeJS.ProcessEnv): string {
@@ -218,6 +256,7 @@ export function parseConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process
     storeDir,
     boardDir: join(storeDir, "..", "board"),
     ...parseSources(flags, env),
+    ipfs: parseIpfs(flags, stateDir, env),
     key: Object.freeze(keySource(flags, env)),
     logLevel: r.data.logLevel,
     logFormat: r.data.logFormat,

@@ -5,8 +5,9 @@
  * `ipfs add --cid-version=1 --raw-leaves` gives a file that fits one block, so a kubo client can
  * implement `ContentStore` later without changing any committed CID.
  *
- * Remote sources (HttpContentStore, store/http.ts) and a local store layered over them (LayeredStore,
- * store/layered.ts) implement the same interfaces; `pouw serve` (serve/) is the server side.
+ * Remote sources (HttpContentStore, store/http.ts; IpfsSource, store/ipfs.ts, a Helia node whose blockstore is a
+ * LocalDirStore) and a local store layered over them (LayeredStore, store/layered.ts) implement the same
+ * interfaces; `pouw serve` (serve/, and `--ipfs`) is the server side.
  *
  * INVARIANT: `get` never returns bytes whose sha2-256 does not match the requested CID.
  * INVARIANT: `LocalDirStore.get` reads only regular files (a symlink only when it resolves inside the

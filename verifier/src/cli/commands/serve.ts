@@ -13,9 +13,10 @@ import { InputError } from "../../errors/index.ts";
 import { startContentServer } from "../../serve/index.ts";
 import { loadDappFiles } from "../../serve/dapp.ts";
 import { LocalDirStore } from "../../store/index.ts";
-import { configFrom } from "../context.ts";
+import { collect } from "../../config/index.ts";
+import { configFrom, startCommandIpfs } from "../context.ts";
 
-type Opts = { host: string; port: string; maxConnections: string; store?: string; stateDir?: string; logLevel?: string; dapp?: boolean | string; deployment?: string };
+type Opts = { host: string; port: string; maxConnections: string; store?: string; stateDir?: string; logLevel?: string; dapp?: boolean | string; deployment?: string; ipfs?: boolean; ipfsListen?: string[] };
 
 export const DEFAULT_SERVE_PORT = 8090;
 
@@ -40,26 +41,39 @@ export function registerServe(program: Command): void {
     .option("--state-dir <dir>", "state directory (default .pouw), env POUW_STATE_DIR")
     .option("--dapp [dir]", "also serve the buyer dApp at / (default dir: the package's dapp/dist; build it with npm run dapp:build)")
     .option("--deployment <file>", "with --dapp: the deployment file served as /deployment.json (default <state-dir>/deployment.json, when it exists)")
+    .option("--ipfs", "also serve the store and board over IPFS (a Helia node: bitswap and /pouw/board/1.0.0 on libp2p TCP); prints its multiaddrs")
+    .option("--ipfs-listen <multiaddr>", "with --ipfs: TCP address to listen on (default /ip4/127.0.0.1/tcp/0); repeatable", collect)
     .option("--log-level <level>", "fatal|error|warn|info|debug|trace|silent (default warn; debug logs every request), env POUW_LOG_LEVEL")
     .action(async (opts: Opts) => {
       const port = parsePort(opts.port);
       const maxConnections = parseMaxConnections(opts.maxConnections);
       if (opts.host.trim() === "") throw new InputError("--host must not be empty");
-      const config = configFrom({ ...(opts.store ? { store: opts.store } : {}), ...(opts.stateDir ? { stateDir: opts.stateDir } : {}), ...(opts.logLevel ? { logLevel: opts.logLevel } : {}) });
+      const config = configFrom({
+        ...(opts.store ? { store: opts.store } : {}),
+        ...(opts.stateDir ? { stateDir: opts.stateDir } : {}),
+        ...(opts.logLevel ? { logLevel: opts.logLevel } : {}),
+        ...(opts.ipfs ? { ipfs: true } : {}),
+        ...(opts.ipfsListen ? { ipfsListen: opts.ipfsListen } : {}),
+      });
       let dapp;
       if (opts.dapp !== undefined) {
         const dir = typeof opts.dapp === "string" ? opts.dapp : fileURLToPath(new URL("../../../../dapp/dist", import.meta.url));
         const deploymentPath = opts.deployment ?? (existsSync(config.deploymentPath) ? config.deploymentPath : undefined);
         dapp = await loadDappFiles(dir, deploymentPath === undefined ? {} : { deploymentPath });
       } else if (opts.deployment !== undefined) throw new InputError("--deployment is only served with --dapp");
-      const server = await startContentServer({ store: new LocalDirStore(config.storeDir), board: new LocalDirBoard(config.boardDir), host: opts.host, port, maxConnections, ...(dapp ? { dapp } : {}) });
+      const store = new LocalDirStore(config.storeDir);
+      const server = await startContentServer({ store, board: new LocalDirBoard(config.boardDir), host: opts.host, port, maxConnections, ...(dapp ? { dapp } : {}) });
       process.stdout.write(`serving ${config.storeDir} and ${config.boardDir} at ${server.url} (read-only; Ctrl-C stops)\n`);
+      // the node serves the same directory: content `provider run` adds meanwhile is served at once (store/ipfs.ts)
+      const node = config.ipfs ? await startCommandIpfs(store, config.ipfs, config.boardDir, config.sourceTimeoutMs) : undefined;
+      if (node) process.stdout.write(`ipfs ${node.peerId} at ${node.multiaddrs().join(" ")}\n`);
       if (dapp) process.stdout.write(`buyer dApp at ${server.url}/${dapp.has("/deployment.json") ? "" : " (no deployment file: open it with ?deployment=<url>)"}\n`);
       await new Promise<void>((resolve) => {
         process.once("SIGINT", resolve);
         process.once("SIGTERM", resolve);
       });
       await server.close();
+      await node?.stop();
       process.stdout.write("stopped\n");
     });
 }

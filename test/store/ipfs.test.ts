@@ -1,0 +1,142 @@
+/**
+ * Content over IPFS between real Helia nodes on loopback (TCP, noise, yamux, bitswap), each with its own state
+ * directory: the provider's node holds a trained job's checkpoints in its content store; the auditor's node, given
+ * only the provider's multiaddr, fetches them by CID and the audit passes through the checks/ pipeline. A node that
+ * serves other bytes under a CID is never believed: alone it yields IpfsFetchTimeoutError and nothing is cached;
+ * beside an honest node the honest bytes win. The board answers over /pouw/board/1.0.0.
+ */
+import { expect } from "chai";
+import { readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { getAddress } from "viem";
+import { LocalDirBoard } from "../../verifier/src/board/index.ts";
+import { auditRun, openTraceDir } from "../../verifier/src/checks/index.ts";
+import { copyFile, mkdir } from "node:fs/promises";
+import { cidOf, CidMismatchError, LocalDirStore, type ContentStore } from "../../verifier/src/store/index.ts";
+import { checkMultiaddr, IpfsDialError, IpfsFetchTimeoutError, InvalidMultiaddrError, startIpfsNode, type IpfsNode } from "../../verifier/src/store/ipfs.ts";
+import { LayeredStore } from "../../verifier/src/store/layered.ts";
+import { SourceUnavailableError } from "../../verifier/src/net/index.ts";
+import { freePort } from "../e2e/helpers.ts";
+import { Fixture } from "../checks/fixture.ts";
+
+/** A store that claims every CID and serves the same wrong bytes for each: what a cheating peer's node serves. */
+class LyingStore implements ContentStore {
+  readonly junk = new TextEncoder().encode("not the checkpoint you asked for");
+  async put(bytes: Uint8Array): Promise<string> {
+    return cidOf(bytes);
+  }
+  async get(): Promise<Uint8Array> {
+    return this.junk;
+  }
+  async has(): Promise<boolean> {
+    return true;
+  }
+}
+
+async function rejection(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("store/ipfs: two Helia nodes on loopback", function () {
+  this.timeout(60_000);
+  const fx = new Fixture();
+  const nodes: IpfsNode[] = [];
+  let provider: IpfsNode;
+  let traceDir: string;
+  const market = getAddress("0x5fbdb2315678afecb367f032d93f642f64180aa3");
+
+  before(async () => {
+    await fx.setup();
+    traceDir = (await fx.trace("honest")).dir;
+    const board = new LocalDirBoard(join(fx.dir, "provider-board"));
+    await board.write({ market, jobId: 5n, entry: "provenance" }, cidOf(new TextEncoder().encode("a record")));
+    provider = await startIpfsNode(new LocalDirStore(join(traceDir, "store")), { dir: join(fx.dir, "provider-ipfs"), board });
+    nodes.push(provider);
+  });
+
+  after(async () => {
+    for (const n of nodes) await n.stop().catch(() => {});
+    await fx.teardown();
+  });
+
+  it("the auditor's node fetches the job's checkpoints by CID from the provider's node and the audit passes", async () => {
+    const dir = join(fx.dir, "auditor");
+    await mkdir(dir, { recursive: true });
+    await copyFile(join(traceDir, "trace.json"), join(dir, "trace.json")); // the commitments; no content
+    const local = new LocalDirStore(join(dir, "store"));
+    const auditor = await startIpfsNode(local, { dir: join(dir, "ipfs"), peers: provider.multiaddrs(), timeoutMs: 10_000 });
+    nodes.push(auditor);
+    expect(auditor.connectedPeers()).to.deep.equal([provider.peerId]);
+    expect(auditor.peerId).to.not.equal(provider.peerId);
+
+    const ctx = await openTraceDir(fx.run, dir, undefined, [auditor.source()]);
+    const report = await auditRun(ctx, { checks: ["recompute"] });
+    expect(report.ok).to.equal(true);
+    expect(report.segments.map((s) => s.ok)).to.deep.equal([true, true, true]);
+    // every checkpoint came over bitswap, verified, into the auditor's own store
+    const cached = await readdir(join(dir, "store"));
+    for (const s of ctx.trace.segments) expect(cached).to.include(s.checkpointCid);
+  });
+
+  it("answers board pointers over /pouw/board/1.0.0 and nothing for a key it does not hold", async () => {
+    const reader = await startIpfsNode(new LocalDirStore(join(fx.dir, "reader", "store")), { dir: join(fx.dir, "reader", "ipfs"), peers: provider.multiaddrs(), timeoutMs: 5_000 });
+    nodes.push(reader);
+    expect(await reader.board().read({ market, jobId: 5n, entry: "provenance" })).to.equal(cidOf(new TextEncoder().encode("a record")));
+    expect(await reader.board().read({ market, jobId: 6n, entry: "provenance" })).to.equal(undefined);
+  });
+
+  it("a node serving other bytes under a CID is dropped by CID: alone, a named timeout and nothing cached; beside an honest node, the honest bytes", async () => {
+    const liar = await startIpfsNode(new LyingStore(), { dir: join(fx.dir, "liar-ipfs") });
+    nodes.push(liar);
+    const cid = (await readdir(join(traceDir, "store")))[0]!;
+
+    const dir = join(fx.dir, "victim");
+    const local = new LocalDirStore(join(dir, "store"));
+    const victim = await startIpfsNode(local, { dir: join(dir, "ipfs"), peers: liar.multiaddrs(), timeoutMs: 2_000 });
+    nodes.push(victim);
+    const direct = await rejection(victim.source().get(cid));
+    expect(direct).to.be.instanceOf(IpfsFetchTimeoutError);
+    expect(direct.message).to.include(liar.peerId);
+    // through the layered store: "unavailable, retry" (the bot records no verdict), never the liar's bytes
+    const err = await rejection(new LayeredStore(local, [victim.source()]).get(cid));
+    expect(err).to.be.instanceOf(SourceUnavailableError);
+    expect(err.cause).to.be.instanceOf(IpfsFetchTimeoutError);
+    expect(await local.has(cid)).to.equal(false);
+
+    await victim.connect(provider.multiaddrs()[0]!);
+    const bytes = await new LayeredStore(local, [victim.source()]).get(cid);
+    expect(cidOf(bytes)).to.equal(cid);
+    expect(await local.has(cid)).to.equal(true);
+  });
+
+  it("a tampered block in the node's own store is refused with CidMismatchError, not served as the CID", async () => {
+    const dir = join(fx.dir, "tampered");
+    const local = new LocalDirStore(join(dir, "store"));
+    const bytes = new TextEncoder().encode("original");
+    const cid = await local.put(bytes);
+    const { writeFile } = await import("node:fs/promises");
+    await writeFile(local.pathOf(cid), "changed!");
+    const node = await startIpfsNode(local, { dir: join(dir, "ipfs"), peers: provider.multiaddrs(), timeoutMs: 2_000 });
+    nodes.push(node);
+    expect(await rejection(node.source().get(cid))).to.be.instanceOf(CidMismatchError);
+  });
+
+  it("names a bad multiaddr and an unreachable peer", async () => {
+    expect(() => checkMultiaddr("/ip4/127.0.0.1/udp/4001/quic", { peer: false })).to.throw(InvalidMultiaddrError);
+    expect(() => checkMultiaddr("/ip4/127.0.0.1/tcp/4001", { peer: true })).to.throw(InvalidMultiaddrError, /\/p2p\//);
+    expect(() => checkMultiaddr(`/ip4/127.0.0.1/tcp/1/p2p/${provider.peerId}`, { peer: false })).to.throw(InvalidMultiaddrError);
+    const dead = `/ip4/127.0.0.1/tcp/${await freePort()}/p2p/${nodes[3]!.peerId}`; // the liar's peer id (not connected to the provider) at a port nobody listens on
+    const err = await rejection(provider.connect(dead));
+    expect(err).to.be.instanceOf(IpfsDialError);
+    expect((err as IpfsDialError).peer).to.equal(dead);
+  });
+
+  after(async () => {
+    await rm(join(fx.dir, "victim"), { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,494 @@
+/**
+ * Content over IPFS: a Helia node whose blockstore IS the local content store (LocalDirStore), so every file the
+ * party holds (checkpoints, segment records, provenance records, manifests) is served over bitswap under the same
+ * CIDv1 raw/sha2-256 the store, the chain and `pouw serve` use, and every block fetched from a peer lands in the
+ * store, verified. `IpfsSource` is the fetching side, a ContentSource kept in the LayeredStore order after the local
+ * store and before the HTTP sources (`--source`, `pouw serve` or a trustless gateway), which stay the fallback.
+ *
+ * The network is closed by construction: libp2p with TCP only, on the listen addresses given (default loopback, a
+ * free port), noise encryption, yamux, identify; no bootstrap list, no mDNS, no DHT, no relay, no WebRTC, no
+ * delegated HTTP routing and no public gateways (Helia's defaults have all of these; none is configured here).
+ * Peers are dialled explicitly (`--ipfs-peer` multiaddrs, or the ones a provider announced: store/ipfs-peers.ts).
+ * The node's key lives in its datastore (datastore-fs, `<state dir>/ipfs`), so its peer id is stable across runs;
+ * a peer id is the hash of the node's public key and noise proves the remote holds it.
+ *
+ * INVARIANT: no byte is returned or stored unless it hashes to the requested CID: Helia checks every block a
+ * broker retrieves against its CID (a peer that serves other bytes is never matched to the want, so its answer is
+ * dropped), the blockstore adapter re-checks every put, and IpfsSource.get checks again with verifyCid.
+ * IMPORTANT: one content = one block. Bitswap moves blocks of at most `maxBlockBytes` (default 16 MiB, both
+ * directions); larger content is fetched over the HTTP fallback.
+ *
+ * helia and libp2p are imported lazily (startIpfsNode), so a command that does not use IPFS never loads them.
+ *
+ * @example
+ *   const local = new LocalDirStore(".pouw/store");
+ *   const node = await startIpfsNode(local, { dir: ".pouw/ipfs", peers: ["/ip4/127.0.0.1/tcp/4001/p2p/12D3Koo..."] });
+ *   const store = new LayeredStore(local, [node.source()]);
+ *   const bytes = await store.get("bafkrei...");
+ *   await node.stop();
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import type { CID } from "multiformats/cid";
+import { InputError, PouwError } from "../errors/index.ts";
+import { logger } from "../log/index.ts";
+import { SourceUnavailableError } from "../net/index.ts";
+import { boardKeyPath, parseBoardKey, type BoardKey, type BoardSource, type LocalDirBoard } from "../board/index.ts";
+import { ContentNotFoundError, InvalidCidError, parseCid, verifyCid, type ContentSource, type ContentStore, type GetOptions } from "./index.ts";
+
+const log = logger("ipfs");
+
+/** Default listen address: loopback, a free port. */
+export const DEFAULT_IPFS_LISTEN = "/ip4/127.0.0.1/tcp/0";
+/** Largest block moved over bitswap, both directions (the HTTP fallback carries anything larger). */
+export const DEFAULT_MAX_BLOCK_BYTES = 16 << 20;
+export const DEFAULT_IPFS_TIMEOUT_MS = 30_000;
+
+export type IpfsOptions = {
+  /** The node's datastore directory (peer key, peer store), e.g. `<state dir>/ipfs`. */
+  readonly dir: string;
+  /** TCP multiaddrs to listen on (default loopback, a free port). */
+  readonly listen?: readonly string[];
+  /** Peers to dial at start: multiaddrs ending in /p2p/<peer id>. */
+  readonly peers?: readonly string[];
+  /** Per fetch, the longest wait for a connected peer to serve a block (default 30 000 ms). */
+  readonly timeoutMs?: number;
+  readonly maxBlockBytes?: number;
+  /** The party's board, answered over BOARD_PROTOCOL to connected peers (read-only). */
+  readonly board?: LocalDirBoard;
+};
+
+/**
+ * The board over libp2p: a request is one board key path and a newline (`<jobMarket>/<jobId>/<segment|provenance>`,
+ * as `GET /board/...` of `pouw serve`), the answer the CID text or nothing. Pointers need no trust (board/).
+ */
+export const BOARD_PROTOCOL = "/pouw/board/1.0.0";
+/** A request is a key path (about 60 bytes); an answer one CID. */
+const MAX_BOARD_MESSAGE = 256;
+
+/** A multiaddr given to the IPFS node is malformed, not TCP, or (for a peer) has no /p2p/<peer id>. */
+export class InvalidMultiaddrError extends InputError {
+  override name = "InvalidMultiaddrError";
+  override readonly code: string = "INVALID_MULTIADDR";
+}
+
+/** A peer could not be dialled (refused, timed out, or its key does not match the /p2p/ peer id). */
+export class IpfsDialError extends PouwError {
+  override name = "IpfsDialError";
+  override readonly code: string = "IPFS_DIAL";
+  readonly peer: string;
+  constructor(peer: string, message: string, cause?: unknown) {
+    super(message, { cause });
+    this.peer = peer;
+  }
+}
+
+/**
+ * No connected peer served bytes matching the CID in time: none has it, none is connected, or the ones that
+ * answered served other bytes (dropped by CID). A SourceUnavailableError: the content may exist, retry later
+ * (the challenger bot records no verdict on it).
+ */
+export class IpfsFetchTimeoutError extends SourceUnavailableError {
+  override name = "IpfsFetchTimeoutError";
+  override readonly code: string = "IPFS_FETCH_TIMEOUT";
+  readonly cid: string;
+  constructor(cid: string, message: string, cause?: unknown) {
+    super(message, { url: `ipfs:${cid}`, cause });
+    this.cid = cid;
+  }
+}
+
+/** Parses a TCP multiaddr (/ip4|ip6|dns4|dns6/<host>/tcp/<port>[/p2p/<id>]); `peer` requires the /p2p/ part. */
+export function checkMultiaddr(addr: string, o: { peer: boolean }): string {
+  const m = /^\/(ip4|ip6|dns4|dns6|dns)\/([^/]+)\/tcp\/([0-9]{1,5})(\/p2p\/([1-9A-HJ-NP-Za-km-z]{32,128}))?$/.exec(addr);
+  if (!m || Number(m[3]) > 65535) throw new InvalidMultiaddrError(`not a TCP multiaddr: ${JSON.stringify(addr)} (e.g. /ip4/127.0.0.1/tcp/4001${o.peer ? "/p2p/12D3KooW..." : ""})`);
+  if (o.peer && m[5] === undefined) throw new InvalidMultiaddrError(`a peer multiaddr must end in /p2p/<peer id>: ${JSON.stringify(addr)}`);
+  if (!o.peer && m[5] !== undefined) throw new InvalidMultiaddrError(`a listen multiaddr has no /p2p/ part: ${JSON.stringify(addr)}`);
+  return addr;
+}
+
+type Helia = Awaited<ReturnType<typeof import("helia").createHelia>>;
+
+/** A running Helia node over the local content store. */
+export class IpfsNode {
+  readonly helia: Helia;
+  readonly timeoutMs: number;
+  readonly peerId: string;
+  private readonly _multiaddr: typeof import("@multiformats/multiaddr").multiaddr;
+  private readonly _release: () => Promise<void>;
+  private _stopped = false;
+
+  constructor(helia: Helia, timeoutMs: number, multiaddr: typeof import("@multiformats/multiaddr").multiaddr, release: () => Promise<void>) {
+    this.helia = helia;
+    this.timeoutMs = timeoutMs;
+    this.peerId = helia.libp2p.peerId.toString();
+    this._multiaddr = multiaddr;
+    this._release = release;
+  }
+
+  /** The addresses peers dial, each ending in /p2p/<this peer id>. */
+  multiaddrs(): string[] {
+    return this.helia.libp2p.getMultiaddrs().map((a) => a.toString());
+  }
+
+  /** The peer ids this node is connected to. */
+  connectedPeers(): string[] {
+    return [...new Set(this.helia.libp2p.getConnections().map((c) => c.remotePeer.toString()))];
+  }
+
+  /** Dials `addr` (a multiaddr ending in /p2p/<peer id>); noise authenticates the peer id. Throws IpfsDialError. */
+  async connect(addr: string): Promise<void> {
+    checkMultiaddr(addr, { peer: true });
+    if (addr.endsWith(`/p2p/${this.peerId}`)) return; // ourselves (a party that lists its own announcement)
+    try {
+      await this.helia.libp2p.dial(this._multiaddr(addr), { signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (err) {
+      throw new IpfsDialError(addr, `cannot connect to IPFS peer ${addr}: ${(err as Error).message}`, err);
+    }
+    log.debug({ peer: addr }, "connected");
+  }
+
+  /** The connected peers' boards, as a BoardSource (what a LayeredBoard lists after the local board). */
+  board(): IpfsBoard {
+    return new IpfsBoard(this);
+  }
+
+  /** This node as a ContentSource (what a LayeredStore lists after the local store). */
+  source(): IpfsSource {
+    return new IpfsSource(this);
+  }
+
+  /** Stops libp2p and releases the datastore (idempotent). */
+  async stop(): Promise<void> {
+    if (this._stopped) return;
+    this._stopped = true;
+    await this.helia.stop();
+    await this._release();
+  }
+}
+
+/**
+ * Fetches content from the connected peers over bitswap. Verified bytes are stored in the local store by the
+ * node's blockstore (the adapter), so a LayeredStore's cache write after it is a no-op.
+ */
+export class IpfsSource implements ContentSource {
+  readonly node: IpfsNode;
+  constructor(node: IpfsNode) {
+    this.node = node;
+  }
+
+  async get(cid: string, options: GetOptions = {}): Promise<Uint8Array> {
+    const parsed = parseCid(cid);
+    const canonical = parsed.toString();
+    const peers = this.node.connectedPeers();
+    if (peers.length === 0) throw new IpfsFetchTimeoutError(canonical, `${canonical}: no IPFS peer connected (pass --ipfs-peer, or the provider has not announced one)`);
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of this.node.helia.blockstore.get(parsed as never, { signal: AbortSignal.timeout(this.node.timeoutMs) })) {
+        size += chunk.byteLength;
+        if (options.maxBytes !== undefined && size > options.maxBytes) throw new SourceUnavailableError(`${canonical} over IPFS: over the cap of ${options.maxBytes} bytes`, { url: `ipfs:${canonical}` });
+        chunks.push(chunk);
+      }
+    } catch (err) {
+      if (err instanceof SourceUnavailableError || err instanceof ContentNotFoundError) throw err;
+      const name = (err as Error).name;
+      // Helia gives up with LoadBlockFailedError when the signal fires: no broker got a block matching the CID
+      if (name === "AbortError" || name === "TimeoutError" || name === "LoadBlockFailedError") {
+        throw new IpfsFetchTimeoutError(canonical, `${canonical}: no connected IPFS peer (${peers.length}: ${peers.join(", ")}) served matching bytes within ${this.node.timeoutMs} ms`, err);
+      }
+      throw err;
+    }
+    const bytes = chunks.length === 1 ? chunks[0]! : concat(chunks, size);
+    verifyCid(canonical, bytes, `ipfs:${this.node.peerId}`);
+    return bytes;
+  }
+
+  /** True when a connected peer serves it within the timeout (a fetch: it is then stored locally). */
+  async has(cid: string): Promise<boolean> {
+    try {
+      await this.get(cid);
+      return true;
+    } catch (err) {
+      if (err instanceof SourceUnavailableError || err instanceof ContentNotFoundError) return false;
+      throw err;
+    }
+  }
+
+  toString(): string {
+    return `ipfs:${this.node.peerId}`;
+  }
+}
+
+/**
+ * The boards of the connected peers (BOARD_PROTOCOL), asked in turn; the first CID a peer answers is returned
+ * (LayeredBoard then checks the record it names, and only when that is rejected asks its next source).
+ */
+export class IpfsBoard implements BoardSource {
+  readonly node: IpfsNode;
+  constructor(node: IpfsNode) {
+    this.node = node;
+  }
+
+  async read(key: BoardKey): Promise<string | undefined> {
+    const peers = this.node.helia.libp2p.getConnections().map((c) => c.remotePeer);
+    const seen = new Set<string>();
+    let failed: unknown;
+    let answered = 0;
+    for (const peer of peers) {
+      if (seen.has(peer.toString())) continue;
+      seen.add(peer.toString());
+      try {
+        const stream = await this.node.helia.libp2p.dialProtocol(peer, BOARD_PROTOCOL, { signal: AbortSignal.timeout(this.node.timeoutMs) });
+        stream.send(new TextEncoder().encode(`${boardKeyPath(key)}\n`));
+        await stream.close();
+        const text = new TextDecoder().decode(await readAll(stream, MAX_BOARD_MESSAGE, this.node.timeoutMs)).trim();
+        answered++;
+        if (text === "") continue;
+        try {
+          return parseCid(text).toString();
+        } catch (err) {
+          if (!(err instanceof InvalidCidError)) throw err;
+          log.warn({ peer: peer.toString() }, "board answer is not a CID; ignored");
+        }
+      } catch (err) {
+        // a peer without the protocol (or gone) is not an answer; ask the next
+        log.debug({ peer: peer.toString(), err: (err as Error).message }, "board not read from peer");
+        failed = err;
+      }
+    }
+    // every connected peer failed to answer: the pointer may be there (retry), not "absent"
+    if (answered === 0 && seen.size > 0) throw new SourceUnavailableError(`board ${boardKeyPath(key)} over IPFS: none of ${seen.size} connected peer(s) answered`, { url: "ipfs:board", cause: failed });
+    return undefined;
+  }
+
+  toString(): string {
+    return `ipfs-board:${this.node.peerId}`;
+  }
+}
+
+type Libp2pStream = AsyncIterable<Uint8Array | { subarray(): Uint8Array }> & { send(b: Uint8Array): boolean; close(): Promise<void>; abort(err: Error): void };
+
+/** Reads a stream to its end, at most `max` bytes (more aborts it) and at most `timeoutMs`. */
+async function readAll(stream: Libp2pStream, max: number, timeoutMs: number): Promise<Uint8Array> {
+  const timer = setTimeout(() => stream.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  try {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for await (const c of stream) {
+      const b = c instanceof Uint8Array ? c : c.subarray();
+      size += b.byteLength;
+      if (size > max) {
+        stream.abort(new Error(`message over ${max} bytes`));
+        throw new SourceUnavailableError(`board message over ${max} bytes`, { url: "ipfs:board" });
+      }
+      chunks.push(b);
+    }
+    return concat(chunks, size);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Answers one board request from `board` (the server side of BOARD_PROTOCOL); a bad key gets an empty answer. */
+async function answerBoard(board: LocalDirBoard, stream: Libp2pStream, timeoutMs: number): Promise<void> {
+  try {
+    const text = new TextDecoder().decode(await readAll(stream, MAX_BOARD_MESSAGE, timeoutMs)).trim();
+    let cid: string | undefined;
+    try {
+      cid = await board.read(parseBoardKey(text.split("/")));
+    } catch (err) {
+      log.debug({ err: (err as Error).message }, "bad board request");
+    }
+    stream.send(new TextEncoder().encode(cid ?? ""));
+    await stream.close();
+  } catch (err) {
+    log.debug({ err: (err as Error).message }, "board request failed");
+    stream.abort(err as Error);
+  }
+}
+
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+async function collect(bytes: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  if (bytes instanceof Uint8Array) return bytes;
+  const chunks: Uint8Array[] = [];
+  for await (const c of bytes) chunks.push(c);
+  return concat(chunks, chunks.reduce((n, c) => n + c.byteLength, 0));
+}
+
+/** The local store's key for a CID, or undefined for a CID it cannot hold (not CIDv1 raw/sha2-256). */
+function storeKey(cid: CID): string | undefined {
+  try {
+    return parseCid(cid.toString()).toString();
+  } catch (err) {
+    if (err instanceof InvalidCidError) return undefined;
+    throw err;
+  }
+}
+
+/** interface-store's "not found" (matched by name, as its NotFoundError is). */
+class BlockNotFoundError extends Error {
+  override name = "NotFoundError";
+}
+
+/**
+ * The datastore directory this process may use: `dir` itself, locked by a pid file; when another live process
+ * holds it (e.g. `pouw serve --ipfs` next to `pouw provider run --ipfs` on one state dir), a fresh temporary one,
+ * so the two nodes never share a key (one peer id = one node) or a datastore.
+ */
+async function lockDatastore(dir: string): Promise<{ dir: string; release: () => Promise<void> }> {
+  await mkdir(dir, { recursive: true });
+  const pidFile = join(dir, "..", `${basename(dir)}.pid`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(pidFile, String(process.pid), { flag: "wx" });
+      return { dir, release: () => rm(pidFile, { force: true }) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    const holder = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
+    if (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
+      const tmp = await mkdtemp(join(tmpdir(), "pouw-ipfs-"));
+      log.warn({ dir, holder, tmp }, "the state dir's IPFS node runs in another process; this one uses a temporary key (another peer id)");
+      return { dir: tmp, release: () => rm(tmp, { recursive: true, force: true }) };
+    }
+    await rm(pidFile, { force: true }); // stale: its process is gone
+  }
+  throw new PouwError(`cannot lock the IPFS datastore ${dir} (${pidFile})`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Helia's blockstore over a ContentStore (interface-blockstore 7): blocks are the store's files, so one copy on
+ * disk serves `pouw serve`, bitswap and the party itself. Only raw/sha2-256 CIDs exist in it; a put is re-checked.
+ */
+export class StoreBlockstore {
+  readonly store: ContentStore;
+  readonly maxBlockBytes: number;
+  constructor(store: ContentStore, maxBlockBytes: number) {
+    this.store = store;
+    this.maxBlockBytes = maxBlockBytes;
+  }
+
+  async has(cid: CID): Promise<boolean> {
+    const key = storeKey(cid);
+    return key !== undefined && (await this.store.has(key));
+  }
+
+  async put(cid: CID, bytes: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<CID> {
+    const key = storeKey(cid);
+    if (key === undefined) throw new InvalidCidError(`the content store holds CIDv1 raw/sha2-256 blocks only, not ${cid.toString()}`);
+    const data = await collect(bytes);
+    verifyCid(key, data, "a block put into the IPFS blockstore");
+    await this.store.put(data);
+    return cid;
+  }
+
+  async *get(cid: CID): AsyncGenerator<Uint8Array> {
+    const key = storeKey(cid);
+    if (key === undefined) throw new BlockNotFoundError(`not in the content store: ${cid.toString()}`);
+    try {
+      yield await this.store.get(key, { maxBytes: this.maxBlockBytes });
+    } catch (err) {
+      if (err instanceof ContentNotFoundError) throw new BlockNotFoundError(err.message);
+      throw err;
+    }
+  }
+
+  async *putMany(source: Iterable<{ cid: CID; bytes: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array> }> | AsyncIterable<{ cid: CID; bytes: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array> }>): AsyncGenerator<CID> {
+    for await (const { cid, bytes } of source) yield await this.put(cid, bytes);
+  }
+
+  async *getMany(source: Iterable<CID> | AsyncIterable<CID>): AsyncGenerator<{ cid: CID; bytes: AsyncGenerator<Uint8Array> }> {
+    for await (const cid of source) yield { cid, bytes: this.get(cid) };
+  }
+
+  /** NOTE: content is never deleted through IPFS (Helia's gc would otherwise empty the party's store). */
+  async delete(_cid: CID): Promise<void> {}
+
+  async *deleteMany(source: Iterable<CID> | AsyncIterable<CID>): AsyncGenerator<CID> {
+    for await (const cid of source) yield cid;
+  }
+
+  // eslint-disable-next-line require-yield
+  async *getAll(): AsyncGenerator<{ cid: CID; bytes: AsyncGenerator<Uint8Array> }> {
+    // NOTE: not enumerated: only Helia's gc lists blocks, and content is never deleted through IPFS
+    return;
+  }
+}
+
+/**
+ * Starts a Helia node over `local` (the party's LocalDirStore): datastore in `options.dir`, TCP on the listen
+ * addresses, the given peers dialled (a peer that cannot be dialled is logged and skipped: the node may still
+ * reach others; IpfsSource.get says when none is connected).
+ */
+export async function startIpfsNode(local: ContentStore, options: IpfsOptions): Promise<IpfsNode> {
+  const listen = (options.listen && options.listen.length > 0 ? options.listen : [DEFAULT_IPFS_LISTEN]).map((a) => checkMultiaddr(a, { peer: false }));
+  const peers = (options.peers ?? []).map((a) => checkMultiaddr(a, { peer: true }));
+  const timeoutMs = options.timeoutMs ?? DEFAULT_IPFS_TIMEOUT_MS;
+  const maxBlockBytes = options.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES;
+  const [{ createHelia }, { tcp }, { noise }, { yamux }, { identify }, { FsDatastore }, { multiaddr }] = await Promise.all([
+    import("helia"),
+    import("@libp2p/tcp"),
+    import("@chainsafe/libp2p-noise"),
+    import("@chainsafe/libp2p-yamux"),
+    import("@libp2p/identify"),
+    import("datastore-fs"),
+    import("@multiformats/multiaddr"),
+  ]);
+  const lock = await lockDatastore(options.dir);
+  const datastore = new FsDatastore(lock.dir);
+  await datastore.open();
+  const helia = await createHelia({
+    // interface-blockstore's types are nested per package version; the adapter implements the v7 shape helia 7 calls
+    blockstore: new StoreBlockstore(local, maxBlockBytes) as never,
+    datastore: datastore as never,
+    // no delegated routers, no recursive gateways: nothing is asked outside the given peers
+    http: { delegatedRouters: [], recursiveGateways: [] },
+    bitswap: { maxIncomingMessageSize: maxBlockBytes + (64 << 10), maxOutgoingMessageSize: maxBlockBytes + (64 << 10) },
+    libp2p: {
+      addresses: { listen: [...listen] },
+      transports: [tcp()],
+      connectionEncrypters: [noise()],
+      streamMuxers: [yamux()],
+      peerDiscovery: [],
+      services: { identify: identify() },
+      connectionMonitor: { enabled: false },
+    } as never,
+  });
+  await helia.start();
+  const node = new IpfsNode(helia, timeoutMs, multiaddr, async () => {
+    await datastore.close();
+    await lock.release();
+  });
+  const board = options.board;
+  if (board) await helia.libp2p.handle(BOARD_PROTOCOL, (stream) => answerBoard(board, stream as unknown as Libp2pStream, timeoutMs));
+  log.info({ peerId: node.peerId, addrs: node.multiaddrs() }, "IPFS node started");
+  for (const p of peers) {
+    try {
+      await node.connect(p);
+    } catch (err) {
+      if (!(err instanceof IpfsDialError)) throw err;
+      log.warn({ peer: p, err: err.message }, "IPFS peer not reachable; continuing with the others");
+    }
+  }
+  return node;
+}
