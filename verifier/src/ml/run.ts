@@ -18,7 +18,7 @@
 import type { Hex } from "viem";
 import { assertBackend, registerGradients, useBackend, type BackendName } from "./backend.ts";
 import { defaultBackend, enginesAllowed } from "./engines.ts";
-import { fastestKernels, type Kernels } from "./kernels/index.ts";
+import { fastestKernels, MAX_THREADS, ThreadedKernels, type Kernels } from "./kernels/index.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
 import { loadMnist, MNIST_PIXELS, type LabelledImages } from "./data/mnist.ts";
 import { loadSotu } from "./data/sotu.ts";
@@ -61,6 +61,11 @@ export type RunOptions = {
   backend?: BackendName;
   /** With backend 'pouw': the kernels to run (default `fastestKernels()`; tests pass the JS reference). */
   kernels?: Kernels;
+  /**
+   * With backend 'pouw': threads for the large matmuls (kernels/threads.ts, split by output rows; default
+   * 1). Changes no bit: an auditor on one thread recomputes the same states. `run.close()` ends the workers.
+   */
+  threads?: number;
 };
 
 type Dataset =
@@ -255,6 +260,16 @@ export class Run {
   private checkBackend(): void {
     assertBackend(this.backend);
   }
+
+  /** Threads of the kernels (1 unless created with `threads`). */
+  get threads(): number {
+    return this.kernels instanceof ThreadedKernels ? this.kernels.threads : 1;
+  }
+
+  /** Ends the kernel worker threads, if any (they never keep the process alive; this frees them sooner). */
+  async close(): Promise<void> {
+    if (this.kernels instanceof ThreadedKernels) await this.kernels.close();
+  }
 }
 
 export { defaultBackend };
@@ -267,8 +282,12 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
     throw new ManifestError(`manifest field numerics: bitwise runs only on the cpu backend (or the pouw kernels, which give its bits), not ${backend}`);
   }
   if (options.kernels && backend !== "pouw") throw new InputError(`kernels are an option of the pouw engine, not of ${backend}`);
+  const threads = options.threads ?? 1;
+  if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) throw new InputError(`threads must be an integer in [1, ${MAX_THREADS}], got ${threads}`);
+  if (threads > 1 && backend !== "pouw") throw new InputError(`threads are an option of the pouw engine, not of ${backend}`);
   await useBackend(backend);
-  const kernels = backend === "pouw" ? (options.kernels ?? fastestKernels()) : undefined;
+  let kernels = backend === "pouw" ? (options.kernels ?? fastestKernels()) : undefined;
+  if (kernels && threads > 1) kernels = new ThreadedKernels(threads, kernels);
   const corpus = manifest.corpora[0]!;
   let data: Dataset;
   let model: Model;

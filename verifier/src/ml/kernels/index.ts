@@ -12,6 +12,7 @@ export type { Kernels } from "./types.ts";
 export { jsKernels, matmulRef, adamRef, sgdRef, adamScalars, adamPowers, MATMUL_BLOCK, type MatmulLayout, type AdamScalars } from "./reference.ts";
 export { WasmKernels, wasmKernelsUnavailable, KERNELS_WASM_URL } from "./wasm.ts";
 export { mlpEvalBatch, mlpStep, type MlpStepResult } from "./mlp.ts";
+export { ThreadedKernels, THREAD_MIN_MACS, MAX_THREADS } from "./threads.ts";
 
 const log = logger("kernels");
 let fastest: Kernels | undefined;
