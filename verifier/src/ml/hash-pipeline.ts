@@ -21,6 +21,7 @@ export type HashJob = { seq: number; t: number; data?: SharedArrayBuffer; off: n
 const REQ = 0;
 const DONE = 1;
 const FAILED = 2;
+const READY = 3;
 
 export class HashPipeline {
   private readonly worker: Worker;
@@ -110,6 +111,18 @@ export class HashPipeline {
 
   private drainWorker(): void {
     if (this.seq > 0) this.waitFor(this.seq);
+  }
+
+  /**
+   * Blocks until the worker has loaded its modules (~0.1-0.5 s; the first next() would otherwise wait for it).
+   * Benchmarks call it before timing; the trainer need not.
+   */
+  waitReady(timeoutMs = 30_000): void {
+    const end = performance.now() + timeoutMs;
+    while (Atomics.load(this.ctrl, READY) === 0) {
+      if (performance.now() > end) throw new Error(`state hash worker not ready after ${timeoutMs} ms`);
+      Atomics.wait(this.ctrl, READY, 0, 50);
+    }
   }
 
   /** Ends the worker (idempotent); untaken hashes are dropped. */

@@ -16,6 +16,8 @@ let seen = 0;
 setImmediate(serve);
 
 function serve(): void {
+  Atomics.store(ctrl, 3, 1);
+  Atomics.notify(ctrl, 3);
   for (;;) {
     Atomics.wait(ctrl, 0, seen);
     seen = Atomics.load(ctrl, 0);
