@@ -25,7 +25,10 @@
  * share in process CPU time, which other jobs on a shared machine move less. Each run is its own OS process (the
  * parent spawns `node bench/engine.ts --worker ...`), so nothing is shared between repeats.
  * tfjs-wasm runs use a copy of the manifest with numerics "tolerance" (bitwise manifests refuse wasm).
- * Every engine runs one thread (tfjs-wasm in Node has no worker threads; docs/determinism.md).
+ * Every engine runs one thread (tfjs-wasm in Node has no worker threads; docs/determinism.md), and pouw also runs
+ * mnist-fast.json with threads 2 (`pouw train --threads 2`: the large matmuls split by output rows across two
+ * threads, h(t) hashed on a worker while step t+1 runs); that row's `hashShare` is the time the step loop waits for
+ * the hash (the copy of the state into the worker's buffer, plus any wait), and its CPU shares count every thread.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
@@ -65,13 +68,18 @@ type WorkerResult = {
   finalCheckpoint: string;
 };
 
-async function worker(example: string, backend: Backend, steps: number, outFile: string): Promise<void> {
+async function worker(example: string, backend: Backend, steps: number, outFile: string, threads: number): Promise<void> {
   const { createRun, offlineSalt, parseManifest } = await import("../verifier/src/ml/index.ts");
+  const { HashPipeline } = await import("../verifier/src/ml/hash-pipeline.ts");
   const { float32Chunks } = await import("../verifier/src/ml/tensors.ts");
   const { tensorStateHash } = await import("../verifier/src/trace/index.ts");
   const json = JSON.parse(readFileSync(join(ROOT, "examples", example), "utf8")) as Record<string, unknown>;
   if (backend === "wasm") json.numerics = "tolerance";
-  const run = await createRun(parseManifest(json), { jobId: 1n, salt: offlineSalt(1n), backend });
+  const run = await createRun(parseManifest(json), { jobId: 1n, salt: offlineSalt(1n), backend, threads });
+  // threads > 1: as `pouw train --threads`, h(t) on a worker overlapped with step t+1; the timed "hash" is then
+  // what the step loop waits for (the copy into the worker's buffer, plus any wait for h(t-1))
+  const pipe = threads > 1 ? new HashPipeline(run.stateDigest, run.jobId) : null;
+  pipe?.waitReady(); // module loading of the worker is start-up, not per-step cost
   let state = run.initState();
   const other: Digest = run.stateDigest === "keccak256" ? "sha256-v1" : "keccak256";
   const otherHash = (s: typeof state) => tensorStateHash(other, run.jobId, s.step, float32Chunks(s.params), float32Chunks(s.opt));
@@ -95,7 +103,10 @@ async function worker(example: string, backend: Backend, steps: number, outFile:
     const c1 = cpuMs();
     state = r.state;
     losses.push(r.loss);
-    hashes.push(run.stateHashOf(state));
+    if (pipe) {
+      if (pipe.pending > 0) hashes.push(pipe.next());
+      pipe.submit(state);
+    } else hashes.push(run.stateHashOf(state));
     const t2 = performance.now();
     const c2 = cpuMs();
     if (t === 1) firstStepSeconds = (t2 - t0) / 1000;
@@ -107,6 +118,11 @@ async function worker(example: string, backend: Backend, steps: number, outFile:
     }
     otherHashes.push(otherHash(state));
   }
+  if (pipe) {
+    hashes.push(pipe.next());
+    await pipe.close();
+  }
+  await run.close();
   const elapsed = (stepMs + hashMs) / 1000;
   writeFileSync(outFile, run.checkpointBytes(state));
   const result: WorkerResult = {
@@ -148,8 +164,8 @@ function weightsBytesOf(path: string): number {
   return Math.max(...Object.entries(header).filter(([k]) => k.startsWith("param.")).map(([, v]) => v.data_offsets![1]));
 }
 
-function spawnWorker(example: string, backend: string, steps: number, out: string): WorkerResult {
-  const r = spawnSync(process.execPath, [join(ROOT, "bench/engine.ts"), "--worker", example, backend, String(steps), out], { encoding: "utf8", cwd: ROOT, maxBuffer: 1 << 26 });
+function spawnWorker(example: string, backend: string, steps: number, out: string, threads: number): WorkerResult {
+  const r = spawnSync(process.execPath, [join(ROOT, "bench/engine.ts"), "--worker", example, backend, String(steps), out, String(threads)], { encoding: "utf8", cwd: ROOT, maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`worker ${example} ${backend} failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split("\n").at(-1)!) as WorkerResult;
 }
@@ -162,7 +178,7 @@ function firstDivergence(a: string[], b: string[]): number | null {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === "--worker") {
-    await worker(args[1]!, args[2] as Backend, Number(args[3]), args[4]!);
+    await worker(args[1]!, args[2] as Backend, Number(args[3]), args[4]!, Number(args[5] ?? 1));
     return;
   }
   const flag = (name: string, dflt: number) => {
@@ -171,7 +187,7 @@ async function main(): Promise<void> {
   };
   // pouw runs mnist-mlp (tfjs-cpu's bits) and char-transformer under bitwise-v2 (sotu-v2.json, its own bits). The first variant of
   // each model must be tfjs-cpu's: the other rows are compared with it.
-  type Variant = { backend: Backend; example: string };
+  type Variant = { backend: Backend; example: string; threads?: number };
   const mnistSteps = flag("--mnist-steps", 12);
   const plan: { steps: number; batchSize: number; variants: Variant[] }[] = [
     {
@@ -181,6 +197,7 @@ async function main(): Promise<void> {
         { backend: "cpu", example: "mnist.json" },
         { backend: "pouw", example: "mnist.json" },
         { backend: "pouw", example: "mnist-fast.json" },
+        { backend: "pouw", example: "mnist-fast.json", threads: 2 },
         { backend: "wasm", example: "mnist.json" },
       ],
     },
@@ -196,18 +213,17 @@ async function main(): Promise<void> {
   try {
     for (const { steps, batchSize, variants } of plan) {
       const runs: WorkerResult[][] = [];
-      for (const [vi, { backend, example }] of variants.entries()) {
-        const r: WorkerResult[] = [];
-        for (let rep = 0; rep < 2; rep++) {
-          process.stderr.write(`bench:engine ${example} ${backend} run ${rep + 1}/2 (${steps} steps)\n`);
-          r.push(spawnWorker(example, backend, steps, join(tmp, `${vi}-${example}-${backend}-${rep}.safetensors`)));
+      // the repeats are interleaved (variant order, then again), so a change of machine load hits every variant
+      for (let rep = 0; rep < 2; rep++) {
+        for (const [vi, { backend, example, threads = 1 }] of variants.entries()) {
+          process.stderr.write(`bench:engine ${example} ${backend} threads ${threads} run ${rep + 1}/2 (${steps} steps)\n`);
+          (runs[vi] ??= []).push(spawnWorker(example, backend, steps, join(tmp, `${vi}-${example}-${backend}-${rep}.safetensors`), threads));
         }
-        runs.push(r);
       }
       const cpu = runs[0]!;
       const paramBytes = weightsBytesOf(cpu[0]!.finalCheckpoint);
       const wCpu = checkpointData(cpu[0]!.finalCheckpoint, paramBytes);
-      for (const [vi, { backend, example }] of variants.entries()) {
+      for (const [vi, { backend, example, threads = 1 }] of variants.entries()) {
         const r = runs[vi]!;
         const wOther = checkpointData(r[0]!.finalCheckpoint, paramBytes);
         let maxAbs = 0;
@@ -228,7 +244,8 @@ async function main(): Promise<void> {
         rows.push({
           model: r[0]!.model,
           engine: ENGINE_NAME[backend],
-          threads: 1,
+          threads,
+          hashMode: threads > 1 ? "pipelined (worker thread)" : "inline",
           stepsPerSecond: best.stepsPerSecond,
           hashShare: best.hashShare,
           bitwise,
@@ -262,7 +279,7 @@ async function main(): Promise<void> {
     }
     if (gptSteps > 0) {
       process.stderr.write(`bench:engine gpt-sotu.json pouw (${gptSteps} steps, one run)\n`);
-      const g = spawnWorker("gpt-sotu.json", "pouw", gptSteps, join(tmp, "gpt.safetensors"));
+      const g = spawnWorker("gpt-sotu.json", "pouw", gptSteps, join(tmp, "gpt.safetensors"), 1);
       rows.push({
         model: "gpt-sotu", engine: "pouw", threads: 1, stepsPerSecond: g.stepsPerSecond, hashShare: g.hashShare,
         bitwise: null, stateDigest: g.stateDigest, numerics: "bitwise-v2", manifest: "examples/gpt-sotu.json", backend: "pouw", kernels: g.kernels,

@@ -1,26 +1,30 @@
 /**
- * Builds every wasm module of verifier/src/ml/kernels/wasm (MODULES: kernels.wat -> kernels.wasm,
- * transformer.wat -> transformer.wasm) with wabt's wat2wasm (the `wabt` devDependency, pinned in
- * package-lock.json). The .wasm files are committed so that running the engine needs no build step;
- * test/ml/kernels.test.ts and test/ml/transformer-kernels.test.ts rebuild them and check the bytes.
+ * Builds every WebAssembly module of verifier/src/ml/kernels/wasm (NAME.wat -> NAME.wasm: kernels.wat, the
+ * engine's kernels; transformer.wat, the bitwise-v2 char-transformer's; freivalds.wat, the Freivalds check's loops) with wabt's wat2wasm (the `wabt`
+ * devDependency, pinned in package-lock.json). The .wasm files are committed so that running needs no build
+ * step; the tests rebuild them and check the bytes are the committed ones.
  *
- *   node scripts/build-kernels.ts            # writes every module's .wasm
- *   node scripts/build-kernels.ts --check    # exit 1 if any committed .wasm differs from a rebuild
+ *   node scripts/build-kernels.ts            # writes every NAME.wasm
+ *   node scripts/build-kernels.ts --check    # exit 1 if a committed NAME.wasm differs from a rebuild
  *   node scripts/build-kernels.ts --wabt DIR # use the wabt package at DIR instead of node_modules/wabt
  *
  * Features: SIMD128 only. Relaxed SIMD (whose results may differ by platform) and threads are left
  * disabled, so wat2wasm refuses any such instruction in the source.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 
 const ROOT = new URL("../", import.meta.url).pathname;
-const WASM_DIR = join(ROOT, "verifier/src/ml/kernels/wasm");
-export const KERNELS_WAT = join(WASM_DIR, "kernels.wat");
-export const KERNELS_WASM = join(WASM_DIR, "kernels.wasm");
-/** Every module built from source: name.wat -> name.wasm in WASM_DIR. */
-export const MODULES = ["kernels", "transformer"] as const;
+export const KERNELS_WAT = join(ROOT, "verifier/src/ml/kernels/wasm/kernels.wat");
+export const KERNELS_WASM = join(ROOT, "verifier/src/ml/kernels/wasm/kernels.wasm");
+export const WASM_DIR = join(ROOT, "verifier/src/ml/kernels/wasm");
+
+/** Every module source in WASM_DIR (sorted), with the .wasm path it builds into. */
+export function wasmModules(): { wat: string; wasm: string }[] {
+  return readdirSync(WASM_DIR).filter((f) => f.endsWith(".wat")).sort()
+    .map((f) => ({ wat: join(WASM_DIR, f), wasm: join(WASM_DIR, f.replace(/\.wat$/, ".wasm")) }));
+}
 export const watPath = (name: string) => join(WASM_DIR, `${name}.wat`);
 export const wasmPath = (name: string) => join(WASM_DIR, `${name}.wasm`);
 
@@ -64,20 +68,26 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write("build-kernels: the wabt package is not installed (npm install; it is a devDependency)\n");
     return 2;
   }
-  let status = 0;
-  for (const name of MODULES) {
-    const bytes = buildKernels(wabt, readFileSync(watPath(name), "utf8"), `${name}.wat`);
+  let differ = 0;
+  for (const { wat, wasm } of wasmModules()) {
+    const bytes = buildKernels(wabt, readFileSync(wat, "utf8"), wat.slice(WASM_DIR.length + 1));
+    const name = wasm.slice(WASM_DIR.length + 1);
     if (argv.includes("--check")) {
-      const committed = new Uint8Array(readFileSync(wasmPath(name)));
+      let committed: Uint8Array;
+      try {
+        committed = new Uint8Array(readFileSync(wasm));
+      } catch {
+        committed = new Uint8Array(0);
+      }
       const same = committed.length === bytes.length && committed.every((b, i) => b === bytes[i]);
-      process.stdout.write(same ? `${name}.wasm matches a rebuild (${bytes.length} bytes)\n` : `${name}.wasm differs from a rebuild (committed ${committed.length} bytes, rebuilt ${bytes.length})\n`);
-      if (!same) status = 1;
+      if (!same) differ++;
+      process.stdout.write(same ? `${name} matches a rebuild (${bytes.length} bytes)\n` : `${name} differs from a rebuild (committed ${committed.length} bytes, rebuilt ${bytes.length})\n`);
       continue;
     }
-    writeFileSync(wasmPath(name), bytes);
-    process.stdout.write(`wrote ${wasmPath(name)} (${bytes.length} bytes)\n`);
+    writeFileSync(wasm, bytes);
+    process.stdout.write(`wrote ${wasm} (${bytes.length} bytes)\n`);
   }
-  return status;
+  return differ === 0 ? 0 : 1;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = await main(process.argv.slice(2));

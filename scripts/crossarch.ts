@@ -5,7 +5,9 @@
  * the emulator or the arm64 C library is not installed. Not part of `npm test` (tiny.json takes ~1-2 min under
  * qemu).
  *
- *   node scripts/crossarch.ts [--manifest FILE ...] [--engine pouw|cpu] [--keep DIR]
+ *   node scripts/crossarch.ts [--manifest FILE ...] [--engine pouw|cpu] [--keep DIR] [--require]
+ *
+ * --require (CI): a missing emulator or arm64 C library is a failure (exit 1), not a skip.
  *
  * Default manifests: examples/tiny.json (keccak256 state digest) and the same job with stateDigest "sha256-v1"
  * (so OpenSSL's sha256 runs its arm64 code path too). Set-up (not done by this script; needs root):
@@ -82,29 +84,29 @@ function main(argv: string[]): number {
   const manifests: { path: string; label: string }[] = [];
   let engine: string | undefined;
   let keep: string | undefined;
+  let require = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
+    if (a === "--require") {
+      require = true;
+      continue;
+    }
     if (a === "--manifest" && argv[i + 1]) manifests.push({ path: resolve(argv[++i]!), label: argv[i]! });
     else if (a === "--engine" && argv[i + 1]) engine = argv[++i];
     else if (a === "--keep" && argv[i + 1]) keep = resolve(argv[++i]!);
     else {
-      process.stderr.write(`crossarch: unknown argument ${JSON.stringify(a)} (--manifest FILE, --engine pouw|cpu, --keep DIR)\n`);
+      process.stderr.write(`crossarch: unknown argument ${JSON.stringify(a)} (--manifest FILE, --engine pouw|cpu, --keep DIR, --require)\n`);
       return 2;
     }
   }
-  if (process.arch !== "x64") {
-    process.stdout.write(`crossarch: skipped: the host is ${process.arch}; this compares x86-64 (native) with arm64 (qemu-aarch64)\n`);
-    return 0;
-  }
+  const skip = (why: string): number => {
+    process.stdout.write(`crossarch: ${require ? "FAIL (--require)" : "skipped"}: ${why}\n`);
+    return require ? 1 : 0;
+  };
+  if (process.arch !== "x64") return skip(`the host is ${process.arch}; this compares x86-64 (native) with arm64 (qemu-aarch64)`);
   const qemu = which("qemu-aarch64");
-  if (!qemu) {
-    process.stdout.write("crossarch: skipped: qemu-aarch64 not installed (apt-get install -y qemu-user libc6-arm64-cross libstdc++6-arm64-cross)\n");
-    return 0;
-  }
-  if (!existsSync(join(SYSROOT, "lib"))) {
-    process.stdout.write(`crossarch: skipped: no arm64 C library at ${SYSROOT} (apt-get install -y libc6-arm64-cross libstdc++6-arm64-cross)\n`);
-    return 0;
-  }
+  if (!qemu) return skip("qemu-aarch64 not installed (apt-get install -y qemu-user libc6-arm64-cross libstdc++6-arm64-cross)");
+  if (!existsSync(join(SYSROOT, "lib"))) return skip(`no arm64 C library at ${SYSROOT} (apt-get install -y libc6-arm64-cross libstdc++6-arm64-cross)`);
   const work = keep ?? mkdtempSync(join(tmpdir(), "pouw-crossarch-"));
   mkdirSync(work, { recursive: true });
   let failed = 0;

@@ -62,7 +62,9 @@ describe("provider: resume on another machine from a served store", function () 
       const local = new LocalDirStore(join(dir, "new/store"));
       const store = new LayeredStore(local, [new HttpContentStore(server.url)]);
       const board = new SegmentBoard(join(dir, "new/board"), store, [new HttpBoard(server.url)]);
-      const r = await runProviderJob({ clients: provider, deployment: d, store, board, stateDir: join(dir, "new/state") }, jobId, { strategy: honest });
+      // the new machine runs 2 threads (state hashes pipelined on a worker): re-running segment 0 must still
+      // reach the end state the 1-thread machine committed, and the later segments' hashes are the same bits
+      const r = await runProviderJob({ clients: provider, deployment: d, store, board, stateDir: join(dir, "new/state") }, jobId, { strategy: honest, threads: 2 });
       expect(r.resumedFrom).to.equal(1);
       expect(r.committed).to.deep.equal([1, 2]);
       // segment 0's start checkpoint was fetched from the old machine and cached; segment 0 was re-run from it

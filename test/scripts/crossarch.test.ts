@@ -27,6 +27,12 @@ describe("scripts/crossarch: x86-64 vs arm64 comparison harness", () => {
     expect(r.stdout).to.match(/^crossarch: skipped: qemu-aarch64 not installed/);
   });
 
+  it("fails with exit 1 under --require (CI) when qemu-aarch64 is not on PATH", () => {
+    const r = spawnSync(NODE, [SCRIPT, "--require"], { encoding: "utf8", cwd: ROOT, env: { ...process.env, PATH: "/nonexistent" } });
+    expect(r.status, r.stderr).to.equal(1);
+    expect(r.stdout).to.match(/^crossarch: FAIL \(--require\): qemu-aarch64 not installed/);
+  });
+
   describe("with stand-ins for qemu (the native node)", () => {
     let dir: string;
     const env = () => ({ ...process.env, PATH: `${join(dir, "bin")}:${process.env.PATH}`, POUW_CROSSARCH_SYSROOT: join(dir, "sysroot"), POUW_CROSSARCH_CACHE: join(dir, "cache") });

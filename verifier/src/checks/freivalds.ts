@@ -25,6 +25,7 @@
  */
 import { randomFillSync } from "node:crypto";
 import { InputError } from "../errors/index.ts";
+import { freivaldsWasm, type DotLoop } from "./freivalds-wasm.ts";
 
 /** A row-major float32 matrix. `shape` is [rows, cols] of the data as stored (before any transpose). */
 export type Matrix = {
@@ -63,7 +64,24 @@ export type FreivaldsOptions = {
   readonly underflow?: number;
   /** Source of randomness (tests only). Default: node:crypto. Must fill the array with uniform bits. */
   readonly fillRandom?: (words: Uint32Array) => void;
+  /**
+   * Which implementation runs the matrix-vector loops: "wasm" (freivalds-wasm.ts, SIMD128) or "js" (the
+   * loops below). Both sum in the same order, so the result is the same bit for bit; default "wasm" where
+   * the runtime can run it, else "js".
+   */
+  readonly loops?: "wasm" | "js";
 };
+
+type Loops = { rowDots: DotLoop; colDots: DotLoop };
+const JS_LOOPS: Loops = { rowDots: (m, r, c, v, k, w, o, a) => rowDots(m, r, c, v, k, w, o, a), colDots: (m, r, c, v, k, w, o, a) => colDots(m, r, c, v, k, w, o, a) };
+
+function loopsFor(options: FreivaldsOptions): Loops {
+  if (options.loops === "js") return JS_LOOPS;
+  const wasm = freivaldsWasm();
+  if (wasm) return wasm;
+  if (options.loops === "wasm") throw new FreivaldsOptionsError("loops: \"wasm\" was asked for but freivalds.wasm cannot run here");
+  return JS_LOOPS;
+}
 
 export type ProductResult = {
   readonly name: string;
@@ -175,7 +193,7 @@ export function drawVectors(p: number, k: number, bits: number, fill: (w: Uint32
  * Vectors go in groups of up to 4 (one sequential pass over M per group, unrolled accumulators);
  * the absolute sums ride along with the first group.
  */
-function rowDots(m: ArrayLike<number>, rows: number, cols: number, v: Float64Array, k: number, w: Float64Array | null, out: Float64Array, absOut: Float64Array): void {
+export function rowDots(m: ArrayLike<number>, rows: number, cols: number, v: Float64Array, k: number, w: Float64Array | null, out: Float64Array, absOut: Float64Array): void {
   for (let g = 0; g < k; g += 4) {
     rowDotsGroup(m, rows, cols, v, k, g, Math.min(4, k - g), w, out, g === 0 ? absOut : null);
   }
@@ -245,7 +263,7 @@ function rowDotsGroup(
  * as cols x rows): out[l*k + t] = sum_j S[j][l] * v[j*k + t], absOut[l] = sum_j |S[j][l]| * w[j].
  * Streams S row by row (axpy form).
  */
-function colDots(m: ArrayLike<number>, rows: number, cols: number, v: Float64Array, k: number, w: Float64Array | null, out: Float64Array, absOut: Float64Array): void {
+export function colDots(m: ArrayLike<number>, rows: number, cols: number, v: Float64Array, k: number, w: Float64Array | null, out: Float64Array, absOut: Float64Array): void {
   out.fill(0);
   absOut.fill(0);
   for (let j = 0; j < rows; j++) {
@@ -277,28 +295,28 @@ function colDots(m: ArrayLike<number>, rows: number, cols: number, v: Float64Arr
 }
 
 /** x = op(B) · r for all k vectors at once (x[l*k + t]) and s = |op(B)| · 1. op(B) is n x p. */
-function applyB(B: Matrix, transposeB: boolean, d: Dims, r: Float64Array, k: number): { x: Float64Array; s: Float64Array } {
+function applyB(L: Loops, B: Matrix, transposeB: boolean, d: Dims, r: Float64Array, k: number): { x: Float64Array; s: Float64Array } {
   const x = new Float64Array(d.n * k);
   const s = new Float64Array(d.n);
-  if (!transposeB) rowDots(B.data, d.n, d.p, r, k, null, x, s);
-  else colDots(B.data, d.p, d.n, r, k, null, x, s);
+  if (!transposeB) L.rowDots(B.data, d.n, d.p, r, k, null, x, s);
+  else L.colDots(B.data, d.p, d.n, r, k, null, x, s);
   return { x, s };
 }
 
 /** y = op(A) · x (k vectors) and S = |op(A)| · s. op(A) is m x n. */
-function applyA(A: Matrix, transposeA: boolean, d: Dims, x: Float64Array, s: Float64Array, k: number): { y: Float64Array; S: Float64Array } {
+function applyA(L: Loops, A: Matrix, transposeA: boolean, d: Dims, x: Float64Array, s: Float64Array, k: number): { y: Float64Array; S: Float64Array } {
   const y = new Float64Array(d.m * k);
   const S = new Float64Array(d.m);
-  if (!transposeA) rowDots(A.data, d.m, d.n, x, k, s, y, S);
-  else colDots(A.data, d.n, d.m, x, k, s, y, S);
+  if (!transposeA) L.rowDots(A.data, d.m, d.n, x, k, s, y, S);
+  else L.colDots(A.data, d.n, d.m, x, k, s, y, S);
   return { y, S };
 }
 
 /** z = C · r (k vectors) and N = |C| · 1. C is m x p. */
-function applyC(C: Matrix, d: Dims, r: Float64Array, k: number): { z: Float64Array; N: Float64Array } {
+function applyC(L: Loops, C: Matrix, d: Dims, r: Float64Array, k: number): { z: Float64Array; N: Float64Array } {
   const z = new Float64Array(d.m * k);
   const N = new Float64Array(d.m);
-  rowDots(C.data, d.m, d.p, r, k, null, z, N);
+  L.rowDots(C.data, d.m, d.p, r, k, null, z, N);
   return { z, N };
 }
 
@@ -341,9 +359,10 @@ export function checkProductWith(claim: ProductClaim, r: Float64Array, options: 
     }
   }
   const base = { name: claim.name, m, n, p, vectors: k, bits };
-  const { x, s } = applyB(claim.B, claim.transposeB === true, dims, r, k);
-  const { y, S } = applyA(claim.A, claim.transposeA === true, dims, x, s, k);
-  const { z, N } = applyC(claim.C, dims, r, k);
+  const L = loopsFor(options);
+  const { x, s } = applyB(L, claim.B, claim.transposeB === true, dims, r, k);
+  const { y, S } = applyA(L, claim.A, claim.transposeA === true, dims, x, s, k);
+  const { z, N } = applyC(L, claim.C, dims, r, k);
   // NOTE: a NaN or infinity anywhere in A or B makes every S_i non-finite (|a| * Inf or 0 * Inf), one
   // in row i of C makes N_i non-finite; finite float32 inputs cannot overflow these float64 sums.
   // So the passes above double as the finiteness scan.
@@ -397,9 +416,10 @@ export function rowBounds(claim: ProductClaim, options: FreivaldsOptions = {}): 
   const dims = checkDims(claim);
   const { u, eta } = resolveOptions(options);
   const ones = new Float64Array(dims.p).fill(1);
-  const { s } = applyB(claim.B, claim.transposeB === true, dims, ones, 1);
-  const { S } = applyA(claim.A, claim.transposeA === true, dims, new Float64Array(dims.n), s, 1);
-  const { N } = applyC(claim.C, dims, ones, 1);
+  const L = loopsFor(options);
+  const { s } = applyB(L, claim.B, claim.transposeB === true, dims, ones, 1);
+  const { S } = applyA(L, claim.A, claim.transposeA === true, dims, new Float64Array(dims.n), s, 1);
+  const { N } = applyC(L, claim.C, dims, ones, 1);
   const { cS, cN, cEta } = boundCoefficients(dims, u, eta);
   const out = new Float64Array(dims.m);
   for (let i = 0; i < dims.m; i++) out[i] = 4 * (cS * S[i]! + cN * N[i]! + cEta) * INFLATE * INFLATE;

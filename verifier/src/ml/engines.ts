@@ -54,3 +54,15 @@ export function parseEngine(text: string, manifest: Pick<Manifest, "numerics">):
   checkEngine(manifest, engine, "--engine");
   return engine;
 }
+
+/**
+ * Parses a `--threads` value (default 1): an integer in [1, 64], and more than 1 only on the pouw engine
+ * (kernels/threads.ts; threads change no bit, so a provider may use any count and an auditor one).
+ */
+export function parseThreads(text: string | undefined, engine: BackendName): number {
+  if (text === undefined) return 1;
+  if (!/^[1-9][0-9]*$/.test(text) || Number(text) > 64) throw new InputError(`--threads must be an integer in [1, 64], got ${JSON.stringify(text)}`);
+  const n = Number(text);
+  if (n > 1 && engine !== "pouw") throw new InputError(`--threads ${n}: only the pouw engine runs on threads (engine ${engine} is single-threaded)`);
+  return n;
+}

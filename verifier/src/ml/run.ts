@@ -18,7 +18,7 @@
 import type { Hex } from "viem";
 import { assertBackend, registerGradients, useBackend, type BackendName } from "./backend.ts";
 import { defaultBackend, enginesAllowed } from "./engines.ts";
-import { fastestKernels, fastestTransformerKernels, type Kernels, type TransformerKernels } from "./kernels/index.ts";
+import { fastestKernels, fastestTransformerKernels, MAX_THREADS, ThreadedKernels, type Kernels, type TransformerKernels } from "./kernels/index.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
 import { loadMnist, MNIST_PIXELS, type LabelledImages } from "./data/mnist.ts";
 import { loadSotu } from "./data/sotu.ts";
@@ -63,6 +63,11 @@ export type RunOptions = {
   kernels?: Kernels;
   /** With numerics 'bitwise-v2': the transformer kernels (default `fastestTransformerKernels()`; tests pass the JS reference). */
   transformerKernels?: TransformerKernels;
+  /**
+   * With backend 'pouw': threads for the large matmuls (kernels/threads.ts, split by output rows; default
+   * 1). Changes no bit: an auditor on one thread recomputes the same states. `run.close()` ends the workers.
+   */
+  threads?: number;
 };
 
 type Dataset =
@@ -257,6 +262,16 @@ export class Run {
   private checkBackend(): void {
     assertBackend(this.backend);
   }
+
+  /** Threads of the kernels (1 unless created with `threads`). */
+  get threads(): number {
+    return this.kernels instanceof ThreadedKernels ? this.kernels.threads : 1;
+  }
+
+  /** Ends the kernel worker threads, if any (they never keep the process alive; this frees them sooner). */
+  async close(): Promise<void> {
+    if (this.kernels instanceof ThreadedKernels) await this.kernels.close();
+  }
 }
 
 export { defaultBackend };
@@ -272,8 +287,12 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
   }
   if (options.kernels && backend !== "pouw") throw new InputError(`kernels are an option of the pouw engine, not of ${backend}`);
   if (options.transformerKernels && manifest.numerics !== "bitwise-v2") throw new InputError(`transformer kernels are an option of numerics bitwise-v2, not ${manifest.numerics}`);
+  const threads = options.threads ?? 1;
+  if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) throw new InputError(`threads must be an integer in [1, ${MAX_THREADS}], got ${threads}`);
+  if (threads > 1 && backend !== "pouw") throw new InputError(`threads are an option of the pouw engine, not of ${backend}`);
   await useBackend(backend);
-  const kernels = backend === "pouw" ? (options.kernels ?? fastestKernels()) : undefined;
+  let kernels = backend === "pouw" ? (options.kernels ?? fastestKernels()) : undefined;
+  if (kernels && threads > 1) kernels = new ThreadedKernels(threads, kernels);
   const corpus = manifest.corpora[0]!;
   let data: Dataset;
   let model: Model;

@@ -10,6 +10,7 @@ import { logger } from "../log/index.ts";
 import { LocalDirStore, type ContentStore } from "../store/index.ts";
 import { traceRoot } from "../trace/index.ts";
 import { StrategyError } from "./errors.ts";
+import { HashPipeline } from "./hash-pipeline.ts";
 import type { Run, TrainState } from "./run.ts";
 import { steerStates } from "./steer.ts";
 import { createStepper } from "./stepper.ts";
@@ -99,23 +100,33 @@ export async function train(run: Run, options: TrainOptions): Promise<TrainResul
   let planted: TraceFile["planted"];
   const stepStateCids: string[] | undefined = options.keepStepStates ? [] : undefined;
 
-  for (let seg = 0; seg * K < steps; seg++) {
-    const checkpointCid = await store.put(run.checkpointBytes(state));
-    if (stepStateCids) stepStateCids[seg * K] = checkpointCid;
-    for (let t = seg * K + 1; t <= (seg + 1) * K; t++) {
-      const out = stepper.step(state, t);
-      state = out.state;
-      spentFlops += out.flops;
-      if (out.flops > 0) gradientsComputed++;
-      if (out.skipped) stepsSkipped++;
-      if (out.planted) planted = out.planted;
-      losses.push(out.loss);
-      hashes.push(run.stateHashOf(state));
-      if (stepStateCids && t % K !== 0) stepStateCids[t] = await store.put(run.checkpointBytes(state));
-      options.onStep?.({ step: t, steps, loss: out.loss, segment: seg });
+  // with threads, h(t) is computed on a worker while step t+1 runs (hash-pipeline.ts: the same function, the same bits)
+  const pipe = run.threads > 1 ? new HashPipeline(run.stateDigest, run.jobId) : null;
+  try {
+    for (let seg = 0; seg * K < steps; seg++) {
+      const checkpointCid = await store.put(run.checkpointBytes(state));
+      if (stepStateCids) stepStateCids[seg * K] = checkpointCid;
+      for (let t = seg * K + 1; t <= (seg + 1) * K; t++) {
+        const out = stepper.step(state, t);
+        state = out.state;
+        spentFlops += out.flops;
+        if (out.flops > 0) gradientsComputed++;
+        if (out.skipped) stepsSkipped++;
+        if (out.planted) planted = out.planted;
+        losses.push(out.loss);
+        if (pipe) {
+          if (pipe.pending > 0) hashes.push(pipe.next());
+          pipe.submit(state);
+        } else hashes.push(run.stateHashOf(state));
+        if (stepStateCids && t % K !== 0) stepStateCids[t] = await store.put(run.checkpointBytes(state));
+        options.onStep?.({ step: t, steps, loss: out.loss, segment: seg });
+      }
+      if (pipe) hashes.push(pipe.next());
+      segments.push(segmentEntry(seg, K, hashes, losses, checkpointCid));
+      log.debug({ segment: seg, root: segments[seg]!.traceRoot }, "segment done");
     }
-    segments.push(segmentEntry(seg, K, hashes, losses, checkpointCid));
-    log.debug({ segment: seg, root: segments[seg]!.traceRoot }, "segment done");
+  } finally {
+    await pipe?.close();
   }
 
   const finalBytes = run.checkpointBytes(state);

@@ -31,6 +31,7 @@ import { PouwError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
 import { SegmentBoard } from "../market/segment-traces.ts";
+import { HashPipeline } from "../ml/hash-pipeline.ts";
 import { createRun, deploymentSalt, formatStrategy, type Manifest, type Run, type Strategy, type TrainState } from "../ml/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import { traceRoot } from "../trace/index.ts";
@@ -59,6 +60,8 @@ export type RunJobOptions = {
   onSegment?: (s: { jobId: bigint; segment: number; traceRoot: Hex; lossE6: bigint; gasUsed: bigint }) => void;
   /** Stop after committing this many segments in this call (tests of restart). */
   maxSegments?: number;
+  /** Matmul threads of the pouw engine (default 1; the bits do not depend on it: ml/kernels/threads.ts). */
+  threads?: number;
 };
 
 export type RunJobResult = {
@@ -139,7 +142,24 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
     return result;
   }
   // the data order of this job: salt(chainId, jobMarket, jobId), what every auditor and panel member derives too
-  const run = await createRun(manifest, { jobId, salt: deploymentSalt(deployment, jobId) });
+  const run = await createRun(manifest, { jobId, salt: deploymentSalt(deployment, jobId), threads: options.threads ?? 1 });
+  // with threads, h(t) is computed on a worker while step t+1 runs (ml/hash-pipeline.ts: the same bits)
+  const pipe = run.threads > 1 ? new HashPipeline(run.stateDigest, jobId) : null;
+  try {
+    return await trainJob(ctx, run, pipe, job, options, result, started);
+  } finally {
+    await pipe?.close();
+    await run.close();
+  }
+}
+
+async function trainJob(ctx: ProviderContext, run: Run, pipe: HashPipeline | null, job: Awaited<ReturnType<typeof getJob>>, options: RunJobOptions, result: RunJobResult, started: number): Promise<RunJobResult> {
+  const { clients, deployment } = ctx;
+  const jobId = result.jobId;
+  const jobMarket = deployment.jobMarket;
+  const fromBlock = BigInt(deployment.startBlock);
+  const K = run.manifest.training.stepsPerSegment;
+  const S = job.policy.segments;
   const commits = await getSegmentCommits(clients.public, { jobMarket, jobId, fromBlock });
   const next = job.nextSegment;
   const resumed = await resumeState(ctx, run, options.strategy, jobId, next, commits);
@@ -159,10 +179,14 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
       state = o.state;
       result.flops += o.flops;
       losses.push(o.loss);
-      hashes.push(run.stateHashOf(state));
+      if (pipe) {
+        if (pipe.pending > 0) hashes.push(pipe.next());
+        pipe.submit(state);
+      } else hashes.push(run.stateHashOf(state));
       result.stepLosses.push({ step: t, loss: o.loss });
       options.onStep?.({ jobId, segment: seg, step: t, steps: S * K, loss: o.loss });
     }
+    if (pipe) hashes.push(pipe.next());
     const root = traceRoot(first, hashes);
     const lossE6 = lossE6Of(losses.reduce((a, b) => a + b, 0) / losses.length);
     const endCid = await ctx.store.put(run.checkpointBytes(state));

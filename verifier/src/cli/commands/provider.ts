@@ -7,6 +7,7 @@ import cliProgress from "cli-progress";
 import type { Command } from "commander";
 import { acceptJob, claimPayment, getJob, getMarketCredit, getStakeAccount, requireJob, requestWithdrawal, stakeDeposit, withdraw } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
+import { parseThreads } from "../../ml/engines.ts";
 import { formatStrategy, parseStrategy } from "../../ml/strategies.ts";
 import type { SegmentProgress } from "../../provider/run-job.ts";
 import { txRef } from "../../chain/send.ts";
@@ -77,10 +78,13 @@ export function registerProvider(program: Command): void {
       .description("train an accepted job segment by segment, publishing checkpoints and committing each segment; resumes after a restart")
       .argument("<job>")
       .option("--strategy <s>", "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | plant:<step> | near-zero (cheats are for demos and tests)", "honest")
+      .option("--threads <n>", "matmul threads of the pouw engine (1..64, default 1); the bits do not depend on it")
       .option("--json", "print the result as JSON (the progress stays on stderr)"),
   ).action(async (jobArg: string, opts: Opts) => {
     const jobId = parseJobId(jobArg);
     const strategy = parseStrategy(opts.strategy as string);
+    // the engine is the manifest's (fetched below); createRun refuses threads on an engine other than pouw
+    const threads = parseThreads(opts.threads as string | undefined, "pouw");
     if (strategy.kind === "copy" || strategy.kind === "full-copy" || strategy.kind === "steer") throw new InputError(`--strategy ${strategy.kind}:<dir> needs a finished peer trace; use \`pouw train\``);
     const ctx = await marketContext(opts as never);
     await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
@@ -92,6 +96,7 @@ export function registerProvider(program: Command): void {
       const r = await runProviderJob({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir }, jobId, {
         strategy,
         onStep: progress.update,
+        threads,
       });
       progress.stop();
       const resumed = r.resumedFrom > 0 ? ` (resumed at segment ${r.resumedFrom})` : "";

@@ -1,6 +1,6 @@
 /**
  * `pouw train --manifest M --out DIR [--strategy S] [--job-id N] [--salt 0x.. | --chain-id N --market 0x..]
- *   [--base-store DIR] [--step-states] [--engine pouw|cpu|wasm]`:
+ *   [--base-store DIR] [--step-states] [--engine pouw|cpu|wasm] [--threads N]`:
  * train a job (or run a cheat strategy) and write DIR/trace.json, DIR/store/<cid> checkpoints and
  * DIR/final.safetensors; with --step-states also every step's checkpoint and DIR/steps.json (what the
  * magnitude and tolerance checks ask a provider to serve). The data order derives from the job's salt
@@ -12,7 +12,7 @@ import { join } from "node:path";
 import cliProgress from "cli-progress";
 import type { Command } from "commander";
 import { InputError } from "../../errors/index.ts";
-import { defaultBackend, parseEngine } from "../../ml/engines.ts";
+import { defaultBackend, parseEngine, parseThreads } from "../../ml/engines.ts";
 import { readManifestFile } from "../../ml/manifest.ts";
 import { parseStrategy } from "../../ml/strategies.ts";
 import type { Progress } from "../../ml/train.ts";
@@ -34,7 +34,8 @@ export function registerTrain(program: Command): void {
     .option("--base-store <dir>", "content store holding the manifest's base checkpoint (default <out>/store)")
     .option("--step-states", "also store every step's checkpoint and write <out>/steps.json (served to the magnitude and tolerance checks; one checkpoint per step on disk)")
     .option("--engine <name>", "pouw (own wasm kernels) | cpu (tfjs-cpu) | wasm (tfjs-wasm, numerics tolerance only); default: the manifest's default engine (mnist-mlp and numerics bitwise-v2: pouw, other char-transformer: cpu)")
-    .action(async (opts: { manifest: string; out: string; strategy: string; jobId: string; baseStore?: string; stepStates?: boolean; engine?: string } & SaltFlags) => {
+    .option("--threads <n>", "matmul threads of the pouw engine (1..64, default 1); the bits do not depend on it")
+    .action(async (opts: { manifest: string; out: string; strategy: string; jobId: string; baseStore?: string; stepStates?: boolean; engine?: string; threads?: string } & SaltFlags) => {
       if (!/^(0|[1-9][0-9]*)$/.test(opts.jobId) || BigInt(opts.jobId) >= 1n << 256n) throw new InputError(`--job-id must be a uint256 decimal, got ${JSON.stringify(opts.jobId)}`);
       const jobId = BigInt(opts.jobId);
       const { salt, source } = saltFromFlags(opts, jobId);
@@ -42,6 +43,7 @@ export function registerTrain(program: Command): void {
       if (opts.stepStates && strategy.kind === "copy") throw new InputError("--step-states cannot be used with --strategy copy: copying trains nothing");
       const manifest = await readManifestFile(opts.manifest);
       const engine = opts.engine === undefined ? defaultBackend(manifest) : parseEngine(opts.engine, manifest);
+      const threads = parseThreads(opts.threads, engine);
       // NOTE: the engine (TensorFlow.js, data loaders) is loaded only once the input is valid, so
       // `pouw --help`, other commands and bad-input exits do not pay for it.
       const [{ createRun }, { prepareOutDir, train }, { LocalDirStore }, { writeStepStates, STEP_STATES_FILE }] = await Promise.all([
@@ -51,7 +53,7 @@ export function registerTrain(program: Command): void {
         import("../../checks/step-states.ts"),
       ]);
       await prepareOutDir(opts.out);
-      const run = await createRun(manifest, { jobId, salt, backend: engine });
+      const run = await createRun(manifest, { jobId, salt, backend: engine, threads });
       const report = progressReporter(manifest.training.steps);
       // Ctrl-C: show the cursor again (the bar hides it), say what is left behind, exit 130 (as `provider run` does)
       const onInterrupt = () => {
@@ -72,10 +74,11 @@ export function registerTrain(program: Command): void {
       } finally {
         process.removeListener("SIGINT", onInterrupt);
         report.stop();
+        await run.close();
       }
       const t = result.trace;
       const lines = [
-        `manifest ${t.manifestHash}  job ${t.jobId}  strategy ${t.strategy}  engine ${run.backend}  state digest ${run.stateDigest}`,
+        `manifest ${t.manifestHash}  job ${t.jobId}  strategy ${t.strategy}  engine ${run.backend}${run.threads > 1 ? ` (${run.threads} threads)` : ""}  state digest ${run.stateDigest}`,
         `salt ${t.salt} (${source === "offline" ? "offline: chain 0, no market" : source === "chain" ? `chain ${opts.chainId}, market ${opts.market}` : "--salt"})`,
         `${t.steps} steps in ${t.segments.length} segments, ${t.wallSeconds.toFixed(1)} s (${(t.steps / t.wallSeconds).toFixed(2)} steps/s)`,
         `final loss ${(t.stepLossE6[t.stepLossE6.length - 1]! / 1e6).toFixed(4)}, compute saved ${(100 * t.compute.savedFraction).toFixed(1)}%`,

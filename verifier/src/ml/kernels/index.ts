@@ -15,6 +15,7 @@ export { jsKernels, matmulRef, adamRef, sgdRef, adamScalars, adamPowers, MATMUL_
 export { WasmKernels, wasmKernelsUnavailable, KERNELS_WASM_URL } from "./wasm.ts";
 export { mlpEvalBatch, mlpStep, type MlpStepResult } from "./mlp.ts";
 export { WasmTransformerKernels, transformerWasmUnavailable, TRANSFORMER_WASM_URL } from "./transformer-wasm.ts";
+export { ThreadedKernels, THREAD_MIN_MACS, MAX_THREADS } from "./threads.ts";
 
 const log = logger("kernels");
 let fastest: Kernels | undefined;

@@ -1,0 +1,57 @@
+import { expect } from "chai";
+import { HashPipeline } from "../../verifier/src/ml/hash-pipeline.ts";
+import { createRun, offlineSalt, parseManifest, type Run, type TrainState } from "../../verifier/src/ml/index.ts";
+import { exampleJson } from "./helpers.ts";
+import fixed from "./tiny-keccak-vectors.json" with { type: "json" };
+
+async function states(manifest: Record<string, unknown>, steps: number): Promise<{ run: Run; states: TrainState[] }> {
+  const run = await createRun(parseManifest(manifest), { jobId: 0n, salt: offlineSalt(0n) });
+  const out = [run.initState()];
+  for (let t = 1; t <= steps; t++) out.push(run.step(out[t - 1]!, t).state);
+  return { run, states: out };
+}
+
+describe("ml/hash-pipeline: state hashes on a worker thread are Run.stateHashOf's", () => {
+  const pipes: HashPipeline[] = [];
+  after(async () => Promise.all(pipes.map((p) => p.close())));
+
+  it("examples/tiny.json (keccak256): h(0)..h(12) submitted two at a time are the fixed vectors, in order", async () => {
+    const { run, states: s } = await states(exampleJson("tiny.json"), 12);
+    const pipe = new HashPipeline(run.stateDigest, run.jobId, 2);
+    pipes.push(pipe);
+    const got: string[] = [];
+    for (let t = 0; t <= 12; t += 2) {
+      pipe.submit(s[t]!);
+      if (t + 1 <= 12) pipe.submit(s[t + 1]!);
+      while (pipe.pending > 0) got.push(pipe.next());
+    }
+    expect(got).to.deep.equal(fixed.stateHashes);
+  });
+
+  it("sha256-v1 with another job id: every hash equals stateHashOf, also for states submitted out of step order", async () => {
+    const m = { ...exampleJson("tiny.json"), stateDigest: "sha256-v1" };
+    const run = await createRun(parseManifest(m), { jobId: 77n, salt: offlineSalt(77n) });
+    const s = [run.initState()];
+    for (let t = 1; t <= 6; t++) s.push(run.step(s[t - 1]!, t).state);
+    const pipe = new HashPipeline("sha256-v1", 77n, 3);
+    pipes.push(pipe);
+    for (const t of [5, 0, 3]) pipe.submit(s[t]!);
+    expect([pipe.next(), pipe.next(), pipe.next()]).to.deep.equal([5, 0, 3].map((t) => run.stateHashOf(s[t]!)));
+    // the job id is bound in: another job's pipeline gives other hashes for the same tensors
+    const other = new HashPipeline("sha256-v1", 78n, 1);
+    pipes.push(other);
+    other.submit(s[1]!);
+    expect(other.next()).to.not.equal(run.stateHashOf(s[1]!));
+  });
+
+  it("refuses next() with nothing submitted and a submit beyond its depth", async () => {
+    const { run, states: s } = await states(exampleJson("tiny.json"), 1);
+    const pipe = new HashPipeline(run.stateDigest, run.jobId, 1);
+    pipes.push(pipe);
+    expect(() => pipe.next()).to.throw(RangeError, /nothing submitted/);
+    pipe.submit(s[0]!);
+    expect(() => pipe.submit(s[1]!)).to.throw(RangeError, /hash pipeline full/);
+    expect(pipe.next()).to.equal(fixed.stateHashes[0]);
+    expect(() => new HashPipeline(run.stateDigest, run.jobId, 0)).to.throw(RangeError);
+  });
+});
