@@ -24,6 +24,7 @@ export function enginesAllowed(numerics: Manifest["numerics"]): readonly Backend
  * the kernel layer). See docs/engine.md "Kernel layer".
  */
 export function defaultBackend(manifest: Pick<Manifest, "model">): BackendName {
+  // linear-tile: integer arithmetic in plain JS (BigInt), no tensor backend computes any of it; cpu is only the label
   return manifest.model.arch === "mnist-mlp" ? "pouw" : "cpu";
 }
 
