@@ -12,9 +12,9 @@
  * (an extrapolation past the largest measured size: say so). Skip with --no-sizes.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { network } from "hardhat";
 import * as snarkjs from "snarkjs";
@@ -90,6 +90,10 @@ if (!process.argv.includes("--no-sizes")) {
     await snarkjs.powersOfTau.newAccumulator(curve, SIZE_POWER, p0);
     await snarkjs.powersOfTau.preparePhase2(p0, ptau);
   }
+  // NOTE: circom2 (WASI) opens includes only under its working directory, so circomlib is copied next to the sizes
+  // (a worktree's node_modules may be a link to elsewhere)
+  const lib = join(ROOT, "circuits/build/lib");
+  if (!existsSync(join(lib, "circomlib/circuits"))) cpSync(realpathSync(join(ROOT, "node_modules/circomlib/circuits")), join(lib, "circomlib/circuits"), { recursive: true });
   const lrSmall = toFixed(0.05);
   for (const [IN, OUT, LOG2B] of [
     [2, 2, 1],
@@ -100,7 +104,7 @@ if (!process.argv.includes("--no-sizes")) {
     const name = `step_${IN}x${OUT}x${B}`;
     const file = join(dir, `${name}.circom`);
     writeFileSync(file, source.replace(/component main[^\n]*/, `component main {public [lr]} = LinearStep(${IN}, ${OUT}, ${B}, ${LOG2B}, 16, 32);`));
-    execFileSync(join(ROOT, "node_modules/.bin/circom2"), [file, "-l", "node_modules", "--O2", "--r1cs", "--wasm", "-o", dir], { cwd: ROOT, stdio: "ignore" });
+    execFileSync(join(ROOT, "node_modules/.bin/circom2"), [relative(ROOT, file), "-l", relative(ROOT, lib), "--O2", "--r1cs", "--wasm", "-o", relative(ROOT, dir)], { cwd: ROOT, stdio: "ignore" });
     const r1csFile = join(dir, `${name}.r1cs`);
     const constraints = (await snarkjs.r1cs.info(r1csFile)).nConstraints;
     const zkey = join(dir, `${name}.zkey`);
