@@ -22,6 +22,8 @@ import { configureLogging, loggingState } from "../../verifier/src/log/index.ts"
 import { challengeProof, openSegment, type SegmentCommitment } from "../../verifier/src/checks/segment.ts";
 import { circuitManifestHash, circuitTermsOfRun, CircuitTermsMismatchError, openChallenge } from "../../verifier/src/dispute/index.ts";
 import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
+import { circuitTermsFor } from "../../verifier/src/market/circuit-job.ts";
+import { CircuitJobIdError, postJob } from "../../verifier/src/market/post-job.ts";
 import { publishManifest } from "../../verifier/src/market/manifest-store.ts";
 import { createRun, deploymentSalt, parseStrategy } from "../../verifier/src/ml/index.ts";
 import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
@@ -176,5 +178,22 @@ describe("circuit-class job end to end: panel for first steps, proofs for the re
     expect(bot.summary().audits.filter((a) => a.jobId === jobId.toString())).to.have.length(0);
     expect(await getJobDisputes(job.admin.public, { disputeGame: job.d.disputeGame!, jobId, fromBlock: BigInt(job.d.startBlock) })).to.have.length(0);
     bot.close();
+
+    // a race: another job is created between the buyer's job-id prediction and its createJob -> CircuitJobIdError, and
+    // the terms are not registered (the job stays plain: nobody could prove any step of it)
+    await approveToken(job.buyer, { token: job.d.token, spender: job.d.jobMarket, amount: 2n * payment });
+    const racer = {
+      disputeGame: job.d.disputeGame!,
+      termsFor: async (predicted: bigint) => {
+        await createJob(job.buyer, { jobMarket: job.d.jobMarket, manifestHash: body, manifestUri: uri, token: job.d.token, payment, policy });
+        return circuitTermsFor(job.manifest, job.d, predicted);
+      },
+    };
+    try {
+      await postJob(job.buyer, job.d, job.store, job.manifest, policy, payment, { circuit: racer });
+      expect.fail("expected CircuitJobIdError");
+    } catch (err) {
+      expect(err, String(err)).to.be.instanceOf(CircuitJobIdError);
+    }
   });
 });
