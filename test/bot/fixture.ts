@@ -31,6 +31,7 @@ import {
 import { registerManifestCorpora } from "../../verifier/src/market/contributor.ts";
 import { dataTermsFor } from "../../verifier/src/market/data-terms.ts";
 import { postJob } from "../../verifier/src/market/buyer.ts";
+import { circuitPostOption } from "../../verifier/src/market/circuit-job.ts";
 import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
 import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
 import { parseManifest, parseStrategy } from "../../verifier/src/ml/index.ts";
@@ -46,21 +47,23 @@ export const manifest = parseManifest({ ...tiny, policy: { ...tiny.policy, audit
  * the provider commits only this many segments and then stops (abandons the job); default all. `strategy`: the
  * provider's cheat (default stale:2). `auditRate`: the manifest's audit rate (default 1). `contributor`: a dev account
  * index: the manifest's corpus pays that account, which registers it in DataRegistry, and the job is posted with data
- * terms (10% of the payment to the corpus at finalize); default none (no terms).
+ * terms (10% of the payment to the corpus at finalize); default none (no terms). `base`: the manifest JSON (default
+ * examples/tiny.json); a linear-tile one is posted with its circuit terms (market/circuit-job.ts circuitPostOption).
  */
 export async function cheatingJob(
   tag: string,
   window: number,
-  o: { auditorTokens?: (i: number) => bigint; cheatSegments?: number; strategy?: string; auditRate?: number; contributor?: number } = {},
+  o: { auditorTokens?: (i: number) => bigint; cheatSegments?: number; strategy?: string; auditRate?: number; contributor?: number; base?: typeof tiny } = {},
 ) {
   const payout = o.contributor === undefined ? undefined : devAccount(o.contributor).address;
+  const base = o.base ?? tiny;
   const m =
-    o.auditRate === undefined && payout === undefined
+    o.auditRate === undefined && payout === undefined && o.base === undefined
       ? manifest
       : parseManifest({
-          ...tiny,
-          ...(payout === undefined ? {} : { corpora: tiny.corpora.map((c: object) => ({ ...c, payoutAddress: payout })) }),
-          policy: { ...tiny.policy, auditRate: o.auditRate ?? 1 },
+          ...base,
+          ...(payout === undefined ? {} : { corpora: base.corpora.map((c: object) => ({ ...c, payoutAddress: payout })) }),
+          policy: { ...base.policy, auditRate: o.auditRate ?? 1 },
         });
   const dir = mkdtempSync(join(tmpdir(), `pouw-bot-${tag}-`));
   const store = new LocalDirStore(join(dir, "store"));
@@ -91,7 +94,8 @@ export async function cheatingJob(
     if (t.attached) terms = t.terms;
   }
   const { policy, payment } = await jobPolicyFor(m, terms ? { dataShareBps: terms.dataShareBps } : {});
-  const { jobId } = await postJob(buyer, d, store, m, policy, payment, terms ? { terms } : {});
+  const circuit = m.model.arch === "linear-tile" ? circuitPostOption(d, m) : undefined;
+  const { jobId } = await postJob(buyer, d, store, m, policy, payment, { ...(terms ? { terms } : {}), ...(circuit ? { circuit } : {}) });
   await acceptJob(cheat, { jobMarket: d.jobMarket, jobId });
   await runProviderJob({ clients: cheat, deployment: d, store, board, stateDir: join(dir, "state") }, jobId, {
     strategy: parseStrategy(o.strategy ?? "stale:2"),

@@ -63,6 +63,10 @@ import {
 import { InputError, type PouwError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
+import { circuitJobCheck } from "../market/circuit-job.ts";
+import { circuitTermsOfRun } from "../dispute/circuit.ts";
+import { checkCircuitTerms, CircuitTermsMismatchError, type CircuitTerms } from "../dispute/terms.ts";
+import { LinearTile } from "../ml/models/linear-tile.ts";
 import { SourceUnavailableError } from "../net/index.ts";
 import type { SegmentBoard } from "../market/segment-traces.ts";
 import { createRun, deploymentSalt, type Run, type TrainState } from "../ml/index.ts";
@@ -322,16 +326,52 @@ export class ChallengerBot {
     if (cached) return cached;
     const job = this.db.job(jobId);
     if (!job) return undefined;
+    if (this.refusedJobs.has(jobId)) return undefined;
     try {
-      const manifest = await fetchManifest(this.o.store, job.manifest_uri, job.manifest_hash as Hex);
+      const manifest = await fetchManifest(this.o.store, job.manifest_uri, job.manifest_hash as Hex, { circuitHash: circuitJobCheck(this.o.clients.public, this.o.deployment, BigInt(jobId)) });
       // the job's data order: salt(chainId, jobMarket, jobId) from the deployment the bot follows, never the provider's word
       const run = await createRun(manifest, { jobId: BigInt(jobId), salt: deploymentSalt(this.o.deployment, BigInt(jobId)) });
       if (job.audit_rate === null) this.db.setAuditRate(jobId, manifest.policy.auditRate);
       this.runs.set(jobId, run);
       return run;
     } catch (err) {
+      if (err instanceof CircuitTermsMismatchError) {
+        // INVARIANT: no audit, hence no challenge, of a circuit-class job whose terms are not its manifest's: a proof
+        // against the registered terms would win the dispute against an audit of the document
+        this.refusedJobs.add(jobId);
+        this.log.error({ jobId, err: err.shortMessage, details: err.details }, `JOB REFUSED: will not audit or challenge job ${jobId}: ${err.shortMessage}`);
+        return undefined;
+      }
       this.log.warn({ jobId, err: (err as Error).message }, "cannot load the job's manifest; will retry");
       return undefined;
+    }
+  }
+
+  /** Circuit-class jobs whose terms are not their manifest's (runFor): never audited or challenged. */
+  private readonly refusedJobs = new Set<string>();
+
+  /** The circuit terms of a linear-tile job, derived once from its manifest and salt. */
+  private readonly circuitTerms = new Map<string, CircuitTerms>();
+
+  /**
+   * Before a challenge of a linear-tile job: its on-chain manifest hash and registered terms must still be the
+   * document's (checkCircuitTerms). False (with an error line) when they are not: the finding is recorded, nothing sent.
+   */
+  private async circuitTermsHold(run: Run, jobId: bigint): Promise<boolean> {
+    const game = this.o.deployment.disputeGame;
+    if (!(run.model instanceof LinearTile) || !game) return true;
+    let expected = this.circuitTerms.get(jobId.toString());
+    if (!expected) {
+      expected = (await circuitTermsOfRun(run)).terms;
+      this.circuitTerms.set(jobId.toString(), expected);
+    }
+    try {
+      await checkCircuitTerms(this.o.clients.public, { disputeGame: game, jobMarket: this.o.deployment.jobMarket, jobId, manifestBody: run.manifestHash, expected });
+      return true;
+    } catch (err) {
+      if (!(err instanceof CircuitTermsMismatchError)) throw err;
+      this.log.error({ jobId: jobId.toString(), err: err.shortMessage }, `CANNOT CHALLENGE job ${jobId}: ${err.shortMessage}`);
+      return false;
     }
   }
 
@@ -445,7 +485,7 @@ export class ChallengerBot {
       ? undefined
       : { market: target.market, jobId, segment: s.segment, traceRoot: target.traceRoot, endStateHash: target.endStateHash, claim: verdict.claim, kind: verdict.failure?.kind ?? "unknown", ...(verdict.noClaim ? { noClaim: verdict.noClaim } : {}) };
     // read before the transaction below (requiredBond): the audit result and its challenge intents are stored together
-    const challenge = finding && this.dispute.available ? await this.dispute.challengeIntents(finding) : [];
+    const challenge = finding && this.dispute.available && (await this.circuitTermsHold(run, jobId)) ? await this.dispute.challengeIntents(finding) : [];
     const losses = this.recomputedLosses.get(s.job_id) ?? [];
     losses.push(...verdict.losses);
     this.recomputedLosses.set(s.job_id, losses);
@@ -892,7 +932,8 @@ export class ChallengerBot {
     const followed = this.db.jobsWithStatus("Open", "Active", "Committed", "TimedOut").sort((a, b) => Number(BigInt(b.job_id) - BigInt(a.job_id))).slice(0, STARTUP_JOB_LIMIT);
     for (const j of followed.filter((x) => x.audit_rate === null)) {
       try {
-        this.db.setAuditRate(j.job_id, (await fetchManifest(this.o.store, j.manifest_uri, j.manifest_hash as Hex)).policy.auditRate);
+        const circuitHash = circuitJobCheck(clients.public, deployment, BigInt(j.job_id));
+        this.db.setAuditRate(j.job_id, (await fetchManifest(this.o.store, j.manifest_uri, j.manifest_hash as Hex, { circuitHash })).policy.auditRate);
       } catch {
         // the manifest is fetched again (and the failure logged) when the job's first segment is sampled
       }

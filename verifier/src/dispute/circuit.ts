@@ -9,7 +9,10 @@ import { SimpleMerkleTree } from "@openzeppelin/merkle-tree";
 import { zeroHash, type Hex } from "viem";
 import { stateHash, traceLeaf, type Bytes32 } from "../trace/index.ts";
 import { commitBatch, commitmentToBytes32, commitWeights, referenceStep, type Matrix, type StepInput } from "../zk/index.ts";
+import type { Run } from "../ml/run.ts";
+import { LinearTile } from "../ml/models/linear-tile.ts";
 import { DisputeInputError } from "./errors.ts";
+import { circuitManifestHash, type CircuitTerms } from "./terms.ts";
 
 /** h(t) of a circuit-class state W_t. */
 export async function circuitStateHash(jobId: bigint, t: number, w: Matrix): Promise<Bytes32> {
@@ -50,4 +53,26 @@ export async function circuitTrace(jobId: bigint, w0: Matrix, lr: bigint, batche
   }
   const stateHashes = await Promise.all(weights.map((w, t) => circuitStateHash(jobId, t, w)));
   return { weights, stateHashes };
+}
+
+/**
+ * The circuit terms of a linear-tile job, from its manifest and salt alone: lr = the manifest's lr in fixed point (the
+ * model's), batchRoot = the BatchTree of the engine's batches of steps 1..N (Run.tileBatch, salted by the job). What
+ * the buyer commits in the job's manifest hash and what every auditor re-derives before a challenge (checkCircuitTerms).
+ */
+export async function circuitTermsOfRun(run: Run): Promise<{ terms: CircuitTerms; tree: BatchTree }> {
+  const model = run.model;
+  if (!(model instanceof LinearTile)) throw new DisputeInputError(`circuit terms exist for linear-tile jobs only, not ${model.arch}`);
+  const batches = Array.from({ length: run.manifest.training.steps }, (_, i) => run.tileBatch(i + 1));
+  const tree = await BatchTree.of(batches);
+  return { terms: { lr: model.lr, batchRoot: tree.root }, tree };
+}
+
+/**
+ * The manifest hash a job of this run is created with: manifestHash(manifest) for an engine model, and for linear-tile
+ * circuitManifestHash(manifestHash(manifest), its circuit terms) (dispute/terms.ts), so the terms are fixed at createJob.
+ */
+export async function jobManifestHashOf(run: Run): Promise<Hex> {
+  if (run.model.arch !== "linear-tile") return run.manifestHash;
+  return circuitManifestHash(run.manifestHash, (await circuitTermsOfRun(run)).terms);
 }

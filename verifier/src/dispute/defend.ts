@@ -18,6 +18,12 @@ import { DisputeError } from "./errors.ts";
 
 const log = logger("dispute.defend");
 
+/** The provider's committed leaves are not a correct step from the given state: there is nothing to prove (the panel decides). */
+export class StepNotProvableError extends DisputeError {
+  override name = "StepNotProvableError";
+  override readonly code: string = "STEP_NOT_PROVABLE";
+}
+
 export type DefendDisputeParameters = {
   disputeGame: Address;
   disputeId: bigint;
@@ -41,10 +47,10 @@ export async function defendDispute(clients: ChainClients, p: DefendDisputeParam
   const step = BigInt(d.step);
   const [commitW, commitWNext] = await Promise.all([commitWeights(p.circuit.input.w), commitWeights(referenceStep(p.circuit.input))]);
   if (stateHash(d.jobId, step - 1n, commitmentToBytes32(commitW), zeroHash) !== d.hPrev) {
-    throw new DisputeError(`dispute ${p.disputeId}: Commit(W) of the given input does not reproduce h(${step - 1n})`);
+    throw new StepNotProvableError(`dispute ${p.disputeId}: Commit(W) of the given input does not reproduce h(${step - 1n})`);
   }
   if (stateHash(d.jobId, step, commitmentToBytes32(commitWNext), zeroHash) !== d.hStep) {
-    throw new DisputeError(`dispute ${p.disputeId}: the correct step does not give the committed h(${step}): the provider is at fault`);
+    throw new StepNotProvableError(`dispute ${p.disputeId}: the correct step does not give the committed h(${step}): the provider is at fault`);
   }
   const started = performance.now();
   const proved = await proveStep(p.circuit.input);

@@ -56,6 +56,8 @@ export const EvaluateManifest = z
     if (m.model.arch === "mnist-mlp") {
       if (m.data.testPerDigit === undefined) ctx.addIssue({ code: "custom", path: ["data", "testPerDigit"], message: "is required for mnist-mlp" });
       if (m.data.years !== undefined) ctx.addIssue({ code: "custom", path: ["data", "years"], message: "is not used by mnist-mlp" });
+    } else if (m.model.arch === "linear-tile") {
+      ctx.addIssue({ code: "custom", path: ["model", "arch"], message: "linear-tile has no per-example outputs to evaluate (use mnist-mlp or char-transformer)" });
     } else {
       if (m.model.dModel % m.model.heads !== 0) ctx.addIssue({ code: "custom", path: ["model", "heads"], message: `must divide model.dModel (${m.model.dModel})` });
       if (m.data.years === undefined) ctx.addIssue({ code: "custom", path: ["data", "years"], message: "is required for char-transformer" });

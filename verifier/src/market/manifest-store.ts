@@ -21,10 +21,25 @@ export async function publishManifest(store: Pick<ContentStore, "put">, manifest
   return { uri: `${MANIFEST_URI_PREFIX}${cid}`, hash: manifestHash(manifest) };
 }
 
-export async function fetchManifest(store: ContentStore, uri: string, expectedHash: Hex): Promise<Manifest> {
+export type FetchManifestOptions = {
+  /**
+   * For a linear-tile (circuit-class) manifest: checks the job's on-chain manifest hash against the document's circuit
+   * terms (market/circuit-job.ts circuitJobCheck, which throws CircuitTermsMismatchError) and returns it. Without it a
+   * linear-tile manifest is refused: its job hash is not manifestHash(document).
+   */
+  circuitHash?: (manifest: Manifest) => Promise<Hex>;
+};
+
+export async function fetchManifest(store: ContentStore, uri: string, expectedHash: Hex, opts: FetchManifestOptions = {}): Promise<Manifest> {
   if (!uri.startsWith(MANIFEST_URI_PREFIX)) throw new InputError(`manifest URI ${JSON.stringify(uri)} is not a content-store URI (cid:<CID>)`);
   const bytes = await store.get(uri.slice(MANIFEST_URI_PREFIX.length));
   const manifest = parseManifestJson(new TextDecoder().decode(bytes));
+  if (manifest.model.arch === "linear-tile") {
+    if (!opts.circuitHash) throw new ManifestMismatchError(`manifest at ${uri} is linear-tile (circuit class): its job hash commits its circuit terms, which this reader does not check`);
+    const h = await opts.circuitHash(manifest);
+    if (h !== expectedHash) throw new ManifestMismatchError(`manifest at ${uri} with its circuit terms hashes to ${h}, but the job commits ${expectedHash}`);
+    return manifest;
+  }
   const h = manifestHash(manifest);
   if (h !== expectedHash) throw new ManifestMismatchError(`manifest at ${uri} hashes to ${h}, but the job commits ${expectedHash}`);
   return manifest;

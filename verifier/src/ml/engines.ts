@@ -34,6 +34,7 @@ export function isBitwiseNumerics(numerics: Manifest["numerics"]): boolean {
  * which the kernel layer does not reproduce for it). See docs/engine.md "Kernel layer".
  */
 export function defaultBackend(manifest: Pick<Manifest, "model" | "numerics">): BackendName {
+  // linear-tile: integer arithmetic in plain JS (BigInt), no tensor backend computes any of it; cpu is only the label
   return manifest.model.arch === "mnist-mlp" || manifest.numerics === "bitwise-v2" ? "pouw" : "cpu";
 }
 

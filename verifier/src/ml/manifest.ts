@@ -39,7 +39,23 @@ export const TransformerConfig = z.strictObject({
   ffHidden: positiveInt.max(8192).optional(),
 });
 
-export const ModelConfig = z.discriminatedUnion("arch", [MlpConfig, TransformerConfig]);
+/**
+ * The circuit-provable model class (models/linear-tile.ts, circuits/step.circom): its parameters are the circuit's
+ * `LinearStep(8, 4, 8, 3, 16, 32)`, written out so that the manifest names the circuit it is proven with; no other values
+ * have a circuit (and a verifier), so no other values parse.
+ */
+export const LinearTileConfig = z.strictObject({
+  arch: z.literal("linear-tile"),
+  inputs: z.literal(8),
+  outputs: z.literal(4),
+  batch: z.literal(8),
+  fracBits: z.literal(16),
+  valueBits: z.literal(32),
+  /** How the tile's X and Y come from the corpus (models/linear-tile.ts header). */
+  features: z.literal("mnist-blocks-4x2"),
+});
+
+export const ModelConfig = z.discriminatedUnion("arch", [MlpConfig, TransformerConfig, LinearTileConfig]);
 
 export const Corpus = z.strictObject({
   name: z.string().min(1),
@@ -150,11 +166,26 @@ export const Manifest = z
       const sum = m.corpora.reduce((a, c) => a + c.proportion!, 0);
       if (Math.abs(sum - 1) > 1e-9) ctx.addIssue({ code: "custom", path: ["corpora"], message: `proportions sum to ${sum}, not 1` });
     }
-    if (m.model.arch === "mnist-mlp") {
-      if (m.data.testPerDigit === undefined) ctx.addIssue({ code: "custom", path: ["data", "testPerDigit"], message: "is required for mnist-mlp" });
-      if (m.data.years !== undefined) ctx.addIssue({ code: "custom", path: ["data", "years"], message: "is not used by mnist-mlp" });
+    if (m.model.arch === "mnist-mlp" || m.model.arch === "linear-tile") {
+      const arch = m.model.arch;
+      if (m.data.testPerDigit === undefined) ctx.addIssue({ code: "custom", path: ["data", "testPerDigit"], message: `is required for ${arch}` });
+      if (m.data.years !== undefined) ctx.addIssue({ code: "custom", path: ["data", "years"], message: `is not used by ${arch}` });
+      if (m.data.holdoutFraction !== undefined) ctx.addIssue({ code: "custom", path: ["data", "holdoutFraction"], message: `is not used by ${arch}` });
       if (m.numerics === "bitwise-v2") {
-        ctx.addIssue({ code: "custom", path: ["numerics"], message: 'bitwise-v2 is defined for char-transformer only; mnist-mlp uses "bitwise" (the pouw engine already gives its bits)' });
+        ctx.addIssue({ code: "custom", path: ["numerics"], message: `bitwise-v2 is defined for char-transformer only; ${arch} uses "bitwise"${arch === "mnist-mlp" ? " (the pouw engine already gives its bits)" : ""}` });
+      }
+      if (arch === "linear-tile") {
+        // the circuit proves exactly this step: SGD, batch B, bitwise, h(t) over the Poseidon commitment of W
+        if (m.optimizer.name !== "sgd") ctx.addIssue({ code: "custom", path: ["optimizer", "name"], message: "must be sgd for linear-tile (the circuit proves an SGD step)" });
+        // lr in the circuit's fixed point: a positive integer multiple of 2^-16 below 2^16
+        const lrFixed = m.optimizer.lr * 65536;
+        if (!Number.isInteger(lrFixed) || lrFixed < 1 || lrFixed >= 2 ** 32) {
+          ctx.addIssue({ code: "custom", path: ["optimizer", "lr"], message: `must be a multiple of 2^-16 in [2^-16, 2^16) for linear-tile (the circuit's fixed-point lr), got ${m.optimizer.lr}` });
+        }
+        if (m.training.batchSize !== m.model.batch) ctx.addIssue({ code: "custom", path: ["training", "batchSize"], message: `must be ${m.model.batch} for linear-tile (model.batch, the circuit's B)` });
+        if (m.numerics !== "bitwise") ctx.addIssue({ code: "custom", path: ["numerics"], message: "must be bitwise for linear-tile (integer arithmetic, no tolerance)" });
+        if (m.stateDigest !== undefined) ctx.addIssue({ code: "custom", path: ["stateDigest"], message: "is not used by linear-tile (h(t) binds the circuit's Poseidon commitment of W)" });
+        if (!("seed" in m.init)) ctx.addIssue({ code: "custom", path: ["init"], message: "linear-tile starts from init.seed (no base checkpoint)" });
       }
     } else {
       if (m.model.dModel % m.model.heads !== 0) {

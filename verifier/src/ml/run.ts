@@ -27,6 +27,8 @@ import { InputError } from "../errors/index.ts";
 import { manifestHash as hashManifest, stateDigestOf, type Manifest } from "./manifest.ts";
 import { MnistMlp } from "./models/mlp.ts";
 import { CharTransformer } from "./models/transformer.ts";
+import { LinearTile, tileBatchOf, type TileBatch } from "./models/linear-tile.ts";
+import { loadCommitter } from "../zk/commit.ts";
 import type { Batch, Evaluation, Model, StepWitness } from "./models/types.ts";
 import { createOptimizer, type Optimizer } from "./optimizer.ts";
 import { dataOrderRng, parseSalt } from "./salt.ts";
@@ -179,6 +181,8 @@ export class Run {
   /** The optimizer update with given gradients: state t-1 -> state t. */
   applyUpdate(state: TrainState, grads: readonly Float32Array[]): TrainState {
     this.checkBackend();
+    // the class's step is one fused update (exactStep); a separate optimizer update would be another step
+    if (this.model.exactStep) throw new InputError(`${this.model.arch} has no separate optimizer update: its step is the circuit's fused one (Run.step)`);
     const { params, opt } = this.optimizer.apply(state.params, state.opt, grads);
     return { step: state.step + 1, params, opt };
   }
@@ -190,6 +194,10 @@ export class Run {
   step(state: TrainState, t: number = state.step + 1, options: { witness?: boolean } = {}): StepResult {
     if (t !== state.step + 1) throw new RangeError(`step(${t}) needs state ${t - 1}, got state ${state.step}`);
     if (options.witness && !this.model.witnessed) throw new InputError(`step witnesses exist for mnist-mlp and bitwise-v2 char-transformer runs, not for this ${this.model.arch} run (numerics ${this.manifest.numerics})`);
+    if (this.model.exactStep) {
+      const r = this.model.exactStep(state.params, this.batchFor(t));
+      return { state: { step: t, params: r.params, opt: state.opt }, loss: r.loss };
+    }
     const g = this.gradients(state.params, this.batchFor(t), options);
     const next = this.applyUpdate(state, g.grads);
     return g.witness ? { state: next, loss: g.loss, witness: g.witness } : { state: next, loss: g.loss };
@@ -208,6 +216,7 @@ export class Run {
    * `tensorStateHash`, the one function every state hash goes through).
    */
   stateHashOf(state: TrainState, t: number = state.step): Hex {
+    if (this.model.stateHash) return this.model.stateHash(this.jobId, t, state.params, state.opt);
     return tensorStateHash(this.stateDigest, this.jobId, t, float32Chunks(state.params), float32Chunks(state.opt));
   }
 
@@ -228,7 +237,17 @@ export class Run {
       model: this.model.arch,
       optimizer: this.optimizer.name,
     });
+    this.model.checkState?.(c.params);
     return { step: c.metadata.step, params: c.params, opt: c.opt };
+  }
+
+  /**
+   * linear-tile: step t's batch as the circuit takes it (X, Y in fixed point), what the batch root of the job's circuit
+   * terms commits to and what the provider's proof of step t uses.
+   */
+  tileBatch(t: number): TileBatch {
+    if (!(this.model instanceof LinearTile)) throw new InputError(`tile batches exist for linear-tile only, not ${this.model.arch}`);
+    return tileBatchOf(this.batchFor(t));
   }
 
   /** Loss (and accuracy) on the held-out split; `limit` caps the images (MNIST) or context windows (text). */
@@ -296,11 +315,14 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
   const corpus = manifest.corpora[0]!;
   let data: Dataset;
   let model: Model;
-  if (manifest.model.arch === "mnist-mlp") {
+  if (manifest.model.arch === "mnist-mlp" || manifest.model.arch === "linear-tile") {
     const d = loadMnist(corpus.package, manifest.data.seed, manifest.data.testPerDigit!);
     if (manifest.training.batchSize > d.train.count) throw new ManifestError(`manifest field training.batchSize: ${manifest.training.batchSize} exceeds the ${d.train.count} training images`);
     data = { kind: "images", ...d };
-    model = new MnistMlp(manifest.model.hidden, kernels);
+    model =
+      manifest.model.arch === "mnist-mlp"
+        ? new MnistMlp(manifest.model.hidden, kernels)
+        : new LinearTile(BigInt(manifest.optimizer.lr * 65536), (await loadCommitter()).commit);
   } else {
     const m = manifest.model;
     const d = loadSotu(corpus.package, manifest.data.years!, manifest.data.holdoutFraction ?? 0.05);

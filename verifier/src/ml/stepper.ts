@@ -41,6 +41,11 @@ export function createStepper(run: Run, strategy: Strategy, resumeAt = 1): Stepp
   const B = run.batchSize;
   const flopsPerStep = run.model.flopsPerStep(B);
   if (strategy.kind === "copy" || strategy.kind === "full-copy" || strategy.kind === "steer") throw new StrategyError(`${strategy.kind}:<dir> cannot train segment by segment; use \`pouw train\``);
+  // linear-tile's step is one fused update (Run.step): the cheats that recombine gradients and optimizer updates do not
+  // exist for it; honest, plant and skip do
+  if (run.model.exactStep && !["honest", "plant", "skip"].includes(strategy.kind)) {
+    throw new StrategyError(`${strategy.kind} is not defined for ${run.model.arch} (its step is the circuit's fused update): use honest, plant:<step> or skip:<f>`);
+  }
   if (strategy.kind === "state-poison" && run.optimizer.name !== "adam") throw new StrategyError(`state-poison needs Adam moments to poison; the manifest's optimizer is ${run.optimizer.name}`);
   // the gradients a poisoned (or NaN) state gets without computing them: all zero (they vanish) or all -NaN
   const freeGradients = (fill: "zero" | "nan"): Float32Array[] =>

@@ -4,6 +4,7 @@
  * trainer did (verifier/src/trace). Needs no data set and no backend: pure byte work.
  */
 import type { Hex } from "viem";
+import { InputError } from "../errors/index.ts";
 import { decodeCheckpoint } from "../ml/checkpoint.ts";
 import { manifestHash, stateDigestOf, type Manifest } from "../ml/manifest.ts";
 import { MnistMlp } from "../ml/models/mlp.ts";
@@ -16,6 +17,10 @@ import { tensorStateHash } from "../trace/index.ts";
 /** Parameter and optimizer-state tensor specs of a manifest's model (checkpoint layout). */
 export function stateSpecsOf(manifest: Manifest): { paramSpecs: readonly TensorSpec[]; optSpecs: readonly TensorSpec[]; model: string; optimizer: string } {
   const m = manifest.model;
+  if (m.arch === "linear-tile") {
+    // NOTE: one tensor W, no optimizer state (models/linear-tile.ts); its h(t) needs the circuit's Poseidon commitment
+    return { paramSpecs: [{ name: "W", shape: [m.inputs, m.outputs] }], optSpecs: [], model: m.arch, optimizer: "sgd" };
+  }
   const model =
     m.arch === "mnist-mlp"
       ? new MnistMlp(m.hidden)
@@ -29,6 +34,9 @@ export function stateSpecsOf(manifest: Manifest): { paramSpecs: readonly TensorS
  * checkpoint of this manifest, job and step.
  */
 export function weightsStateHash(manifest: Manifest, jobId: bigint, bytes: Uint8Array, step: number): Hex {
+  if (manifest.model.arch === "linear-tile") {
+    throw new InputError("provenance records of linear-tile jobs are not supported yet: their h(t) is the circuit's Poseidon commitment of W (docs/zk.md)");
+  }
   const s = stateSpecsOf(manifest);
   const c = decodeCheckpoint(bytes, s.paramSpecs, s.optSpecs, { step, jobId, manifestHash: manifestHash(manifest), model: s.model, optimizer: s.optimizer });
   return tensorStateHash(stateDigestOf(manifest), jobId, step, float32Chunks(c.params), float32Chunks(c.opt));

@@ -30,6 +30,7 @@ import {
 import { PouwError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
+import { circuitJobCheck } from "../market/circuit-job.ts";
 import { SegmentBoard } from "../market/segment-traces.ts";
 import { HashPipeline } from "../ml/hash-pipeline.ts";
 import { createRun, deploymentSalt, formatStrategy, type Manifest, type Run, type Strategy, type TrainState } from "../ml/index.ts";
@@ -130,7 +131,9 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
   if (job.status === "None") throw new ProviderJobError(`job ${jobId} does not exist`);
   if (job.provider !== me) throw new ProviderJobError(`job ${jobId} is ${job.status} with provider ${job.provider}, not ${me}: accept it first (pouw provider accept ${jobId})`);
   const created = await getJobCreated(clients.public, { jobMarket, jobId, fromBlock });
-  const manifest = await fetchManifest(ctx.store, created.manifestUri, job.manifestHash);
+  // a linear-tile job is trained only if its manifest hash and registered terms are its document's (else no proof of it
+  // could ever settle a dispute: CircuitTermsMismatchError)
+  const manifest = await fetchManifest(ctx.store, created.manifestUri, job.manifestHash, { circuitHash: circuitJobCheck(clients.public, deployment, jobId, { requireRegistered: true }) });
   const K = manifest.training.stepsPerSegment;
   const S = job.policy.segments;
   if (K !== job.policy.stepsPerSegment || manifest.training.steps !== S * K) {

@@ -35,12 +35,24 @@ export function packValues(values: readonly bigint[]): bigint[] {
 
 /** Commit(values) as a field element. At most 16 packed elements (circomlib Poseidon's widest). */
 export async function commitValues(values: readonly bigint[]): Promise<bigint> {
+  return commitValuesWith(await getPoseidon(), values);
+}
+
+/**
+ * A synchronous committer (the engine's state hash of the circuit model class is synchronous): Poseidon is built once
+ * here, then `commit` is commitValues without the await.
+ */
+export async function loadCommitter(): Promise<{ commit(values: readonly bigint[]): bigint }> {
+  const p = await getPoseidon();
+  return { commit: (values) => commitValuesWith(p, values) };
+}
+
+function commitValuesWith(p: Poseidon, values: readonly bigint[]): bigint {
   values.forEach((v, k) => checkSigned(v, `value[${k}]`));
   const packed = packValues(values);
   if (packed.length < 1 || packed.length > 16) {
     throw new TileShapeError(`cannot commit ${values.length} values: ${packed.length} packed elements, Poseidon takes 1..16`);
   }
-  const p = await getPoseidon();
   return p.F.toObject(p(packed));
 }
 

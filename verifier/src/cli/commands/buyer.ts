@@ -115,7 +115,9 @@ export function registerBuyer(program: Command): void {
       overrides,
     });
     await ensureFunds(ctx, ctx.deployment.jobMarket, derived.payment, opts.mint === true);
-    const r = await postJob(ctx.clients, ctx.deployment, ctx.store, manifest, derived.policy, derived.payment, terms.attached ? { terms: terms.terms } : {});
+    // a linear-tile job's manifest hash commits its circuit terms (lr, batch root of its data order), registered after createJob
+    const circuit = manifest.model.arch === "linear-tile" ? (await import("../../market/circuit-job.ts")).circuitPostOption(ctx.deployment, manifest) : undefined;
+    const r = await postJob(ctx.clients, ctx.deployment, ctx.store, manifest, derived.policy, derived.payment, { ...(terms.attached ? { terms: terms.terms } : {}), ...(circuit ? { circuit } : {}) });
     const p = derived.policy;
     const panel = await panelPoolCheck(ctx.clients.public, ctx.deployment);
     if (panel?.warning) process.stderr.write(`pouw: ${panel.warning}\n`);

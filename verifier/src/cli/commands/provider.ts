@@ -120,6 +120,30 @@ export function registerProvider(program: Command): void {
 
   withConfig(
     provider
+      .command("defend")
+      .description("linear-tile (circuit-class) jobs: prove every disputed non-first step of yours with Groth16 (DisputeGame.prove settles it Proven at once); first steps and wrong steps go to the panel")
+      .argument("<job>")
+      .option("--json", "print the result as JSON"),
+  ).action(async (jobArg: string, opts: Opts) => {
+    const jobId = parseJobId(jobArg);
+    const ctx = await marketContext(opts as never);
+    await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+    const { defendProviderJob } = await import("../../provider/defend-job.ts"); // the engine and the prover load here
+    const { releaseProver } = await import("../../zk/prove.ts");
+    try {
+      const rows = await defendProviderJob({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store }, jobId);
+      const text =
+        rows.length === 0
+          ? `job ${jobId}: no disputes\n`
+          : rows.map((r) => `job ${jobId} dispute ${r.disputeId} step ${r.step}: ${r.action}: ${r.reason}${r.provingMs === undefined ? "" : ` (proving ${(r.provingMs / 1000).toFixed(1)} s, gas ${r.gasUsed})`}\n`).join("");
+      out(opts, { jobId, disputes: rows }, text);
+    } finally {
+      await releaseProver();
+    }
+  });
+
+  withConfig(
+    provider
       .command("claim")
       .description("finalize your jobs whose challenge window has passed, anchor each one's provenance record (written next to the final weights and published to the store), then claim your payment credit")
       .argument("[jobs...]")

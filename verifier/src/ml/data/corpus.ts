@@ -51,6 +51,8 @@ export function parseDatasetName(name: string): DatasetName {
 
 /** Which data-set layout a manifest's model reads. */
 export function datasetOfArch(arch: string): DatasetName {
+  // linear-tile reads the mnist layout too (its features are a pure function of the pixels: models/linear-tile.ts)
+  if (arch === "linear-tile") return "mnist";
   for (const [name, d] of Object.entries(DATASETS)) if (d.arch === arch) return name as DatasetName;
   throw new UnknownCorpusError(`no data-set layout for model ${JSON.stringify(arch)}`);
 }

@@ -47,4 +47,13 @@ export interface Model {
   outputs(params: readonly Float32Array[], batch: Batch): ExampleOutputs;
   /** Multiply-adds x2 of one forward+backward pass over `batchSize` examples (nominal FLOPs). */
   flopsPerStep(batchSize: number): number;
+  /**
+   * A model class whose step is not gradients-then-optimizer (linear-tile: the circuit's fused update with one rounding):
+   * Run.step calls this instead, and the optimizer is not used.
+   */
+  exactStep?(params: readonly Float32Array[], batch: Batch): { params: Float32Array[]; loss: number };
+  /** A model class with its own state commitment (linear-tile: the circuit's Poseidon commitment of W): Run.stateHashOf. */
+  stateHash?(jobId: bigint, t: number, params: readonly Float32Array[], opt: readonly Float32Array[]): `0x${string}`;
+  /** Throws CheckpointError unless decoded params are a state of the class (Run.loadCheckpoint). */
+  checkState?(params: readonly Float32Array[]): void;
 }
