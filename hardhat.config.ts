@@ -52,7 +52,10 @@ export default defineConfig({
       },
     },
     mocha: {
-      timeout: 600_000,
+      // 120 s: a case that needs longer (a suite of spawned processes, a SIGKILL restart) says so with this.timeout
+      timeout: 120_000,
+      // bench/tests.ts sets POUW_TEST_TIMES to a JSON path: the spec output plus each test file's wall time
+      ...(process.env.POUW_TEST_TIMES ? { reporter: "./bench/file-times-reporter.cjs" } : {}),
       // module loggers are silent in tests (POUW_TEST_LOG_LEVEL=warn shows them); tests that check log lines pass their
       // own logger or stream
       rootHooks: {

@@ -11,6 +11,11 @@ import { pouwAsync, ROOT } from "../ml/helpers.ts";
 import { Fixture, JOB_ID, tinyVariant } from "./fixture.ts";
 
 const pouwIn = runPouw;
+/** `pouw ARGS` in-process, with the field names of pouwAsync's spawned result. */
+const inProcess = async (args: string[]) => {
+  const r = await runPouw(args);
+  return { status: r.code as number | null, stdout: r.stdout, stderr: r.stderr };
+};
 
 describe("pouw audit: exit codes and output", () => {
   const fx = new Fixture();
@@ -89,12 +94,12 @@ describe("pouw audit: exit codes and output", () => {
   it("exits 0 on an honest trace, 1 on a cheat (JSON report with a proof), 2 on bad input", async () => {
     const honest = (await fx.trace("honest")).dir;
     const cheat = (await fx.trace("quarter-batch")).dir;
-    // bad --segments / --checks and a trace of another manifest are tested in-process; here the CLI's own path
-    const [ok, bad, noDir] = await Promise.all([
-      pouwAsync(["audit", "--manifest", manifest, "--trace", honest, "--segments", "0,2"]),
-      pouwAsync(["audit", "--manifest", manifest, "--trace", cheat, "--segments", "random:1", "--checks", "recompute,freivalds", "--json"]),
-      pouwAsync(["audit", "--manifest", manifest, "--trace", join(fx.dir, "nowhere"), "--checks", "vibes"]),
-    ]);
+    // bad --segments / --checks and a trace of another manifest are tested in-process; here the CLI's own path: the
+    // honest audit in its own process (the audit family's spawned smoke test), the cheat and the bad input in-process
+    const running = pouwAsync(["audit", "--manifest", manifest, "--trace", honest, "--segments", "0,2"]);
+    const bad = await inProcess(["audit", "--manifest", manifest, "--trace", cheat, "--segments", "random:1", "--checks", "recompute,freivalds", "--json"]);
+    const noDir = await inProcess(["audit", "--manifest", manifest, "--trace", join(fx.dir, "nowhere"), "--checks", "vibes"]);
+    const ok = await running;
     expect(ok.status, ok.stderr).to.equal(0);
     expect(ok.stdout).to.contain("segment 0: ok");
     expect(ok.stdout).to.contain("all 2 audited segments ok");
@@ -141,10 +146,10 @@ describe("pouw audit: exit codes and output", () => {
   it("pouw train --step-states serves every state: magnitude passes the honest run and flags a plant", async () => {
     const honest = join(fx.dir, "cli-steps-honest");
     const plant = join(fx.dir, "cli-steps-plant");
-    const trained = await Promise.all([
-      pouwAsync(["train", "--manifest", manifest, "--out", honest, "--job-id", "5", "--step-states"]),
-      pouwAsync(["train", "--manifest", manifest, "--out", plant, "--job-id", "5", "--strategy", "plant:6", "--step-states"]),
-    ]);
+    // the honest run in its own process (the train family's spawned smoke test), the plant in-process meanwhile
+    const running = pouwAsync(["train", "--manifest", manifest, "--out", honest, "--job-id", "5", "--step-states"]);
+    const planted = await inProcess(["train", "--manifest", manifest, "--out", plant, "--job-id", "5", "--strategy", "plant:6", "--step-states"]);
+    const trained = [await running, planted];
     for (const r of trained) {
       expect(r.status, r.stderr).to.equal(0);
       expect(r.stdout).to.match(/per-step states .*steps\.json \(13 states\)/);
@@ -154,11 +159,9 @@ describe("pouw audit: exit codes and output", () => {
     expect(steps.cids.length).to.equal(13);
     expect(steps.cids[4]).to.equal(trace.segments[1]!.checkpointCid);
     expect(steps.cids[12]).to.equal(trace.finalCheckpointCid);
-    const [ok, flagged, copy] = await Promise.all([
-      pouwAsync(["audit", "--manifest", manifest, "--trace", honest, "--checks", "magnitude", "--json"]),
-      pouwAsync(["audit", "--manifest", manifest, "--trace", plant, "--checks", "magnitude", "--segments", "1", "--json"]),
-      pouwAsync(["train", "--manifest", manifest, "--out", join(fx.dir, "cli-steps-copy"), "--strategy", `copy:${honest}`, "--step-states"]),
-    ]);
+    const ok = await inProcess(["audit", "--manifest", manifest, "--trace", honest, "--checks", "magnitude", "--json"]);
+    const flagged = await inProcess(["audit", "--manifest", manifest, "--trace", plant, "--checks", "magnitude", "--segments", "1", "--json"]);
+    const copy = await inProcess(["train", "--manifest", manifest, "--out", join(fx.dir, "cli-steps-copy"), "--strategy", `copy:${honest}`, "--step-states"]);
     expect(ok.status, ok.stderr).to.equal(0);
     expect((JSON.parse(ok.stdout) as { segments: unknown[] }).segments.length).to.equal(3);
     expect(flagged.status, flagged.stderr).to.equal(1);

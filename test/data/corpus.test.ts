@@ -4,7 +4,7 @@
  * unknown data set is an UnknownCorpusError; corpus proportions are validated.
  */
 import { expect } from "chai";
-import { spawn } from "node:child_process";
+import { runPouw } from "../cli/in-process.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -27,15 +27,10 @@ import { InputError } from "../../verifier/src/errors/index.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const json = (name: string) => JSON.parse(readFileSync(join(ROOT, "examples", name), "utf8"));
-function pouw(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(join(ROOT, "node_modules/.bin/node"), [join(ROOT, "verifier/src/cli/pouw.ts"), ...args], { cwd: ROOT });
-    let stdout = "";
-    let stderr = "";
-    p.stdout.on("data", (d) => (stdout += d));
-    p.stderr.on("data", (d) => (stderr += d));
-    p.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
+/** `pouw ARGS` in-process through main(argv) (the corpus family's spawned smoke test is in test/e2e/market.test.ts). */
+async function pouw(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const r = await runPouw(args);
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr };
 }
 
 describe("corpus content ids", function () {
@@ -83,7 +78,9 @@ describe("corpus content ids", function () {
   it("an unknown data set is an UnknownCorpusError; pouw corpus id exits 2 on it and prints ids otherwise", async () => {
     expect(() => parseDatasetName("cifar10")).to.throw(UnknownCorpusError, /unknown data set "cifar10": known data sets are mnist, sotu/);
     expect(() => parseDatasetName("__proto__")).to.throw(UnknownCorpusError);
-    const [bad, ok] = await Promise.all([pouw(["corpus", "id", "--dataset", "cifar10"]), pouw(["corpus", "id", "--dataset", "sotu", "--years", "2001"])]);
+    // one at a time: runPouw captures this process's stdout
+    const bad = await pouw(["corpus", "id", "--dataset", "cifar10"]);
+    const ok = await pouw(["corpus", "id", "--dataset", "sotu", "--years", "2001"]);
     expect(bad.status).to.equal(2);
     expect(bad.stderr).to.equal('pouw: unknown data set "cifar10": known data sets are mnist, sotu\n');
     expect(() => parseYears("2021-1990")).to.throw(InputError, /first year is after last year/);

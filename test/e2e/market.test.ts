@@ -3,8 +3,11 @@
  * deployer (registries by default), the data contributor (registers the manifest's corpus), the buyer
  * (stake from the quote, data terms over the registered corpus), the provider and the auditor (the
  * challenger bot running until SIGTERM); at finalize the corpus's payout address is credited its share
- * and contributor + provider + refund == payment. Then the same job lifecycle through a proxy that drops
- * 20% of JSON-RPC requests (half before the node sees them, half after it acted): the job still settles.
+ * and contributor + provider + refund == payment. That first case is the spawned smoke test of the market's command
+ * families (deploy, corpus, buyer, provider, auditor, provenance); the others run `pouw` in-process through main(argv)
+ * (test/cli/in-process.ts) against the same node, since each spawn costs ~3.5 s of CPU in module loading: bad input,
+ * --no-quote, --no-registries, and the same job lifecycle through a proxy that drops 20% of JSON-RPC requests (half
+ * before the node sees them, half after it acted): the job still settles.
  */
 import { expect } from "chai";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -13,7 +16,15 @@ import { join } from "node:path";
 import { createPublicClient, formatEther, getAddress, http, parseEther, type Address } from "viem";
 import { jobMarketAbi } from "../../verifier/src/chain/index.ts";
 import { cidOf } from "../../verifier/src/store/index.ts";
+import { runPouw } from "../cli/in-process.ts";
 import { cli, cliOk, DEV_KEYS, increaseTime, ROOT, startCli, startHardhatNode, startLossyProxy, type NodeHandle } from "./helpers.ts";
+
+/** `pouw ARGS` in-process; fails the test with its stderr unless it exits 0. */
+async function pouwOk(args: string[]): Promise<string> {
+  const r = await runPouw(args);
+  if (r.code !== 0) throw new Error(`pouw ${args.join(" ")} exited ${r.code}: ${r.stderr.slice(-2000)}`);
+  return r.stdout;
+}
 
 describe("e2e: market over JSON-RPC, one process per party", function () {
   this.timeout(300_000);
@@ -41,7 +52,7 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     expect(await cliOk(["corpus", "register", "--manifest", manifest, ...common(node.url, 5)])).to.match(
       new RegExp(`^corpus mnist-digits \\(bafkreiedkmci2krpbghjxi5aiuvbzxteeuq24mknx44c5okfunopejw46m\\) registered as DataRegistry corpus 1, payout ${payout}\\n  registerCorpus tx 0x[0-9a-f]{64} in block \\d+\\n$`),
     );
-    expect(await cliOk(["corpus", "register", "--manifest", manifest, ...common(node.url, 1)])).to.match(/is already DataRegistry corpus 1 \(registered by 0x/);
+    expect(await pouwOk(["corpus", "register", "--manifest", manifest, ...common(node.url, 1)])).to.match(/is already DataRegistry corpus 1 \(registered by 0x/);
     // the stake comes from the quote over the package's committed detection matrix (the default); the
     // registered corpus gets data terms (10% of the payment by default)
     const created = JSON.parse(await cliOk(["buyer", "create", ...common(node.url, 1), "--manifest", manifest, "--pay", "1", "--mint", "--challenge-window", "100", "--json"])) as {
@@ -64,9 +75,10 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     expect(created.quote!.reason).to.match(/^cheapest contract audits at /);
     const quotedStake = formatEther(BigInt(created.policy.requiredStake));
     expect(quotedStake).to.not.equal(formatEther(BigInt(JSON.parse(readFileSync(manifest, "utf8")).policy.providerStakeWei)));
-    await cliOk(["provider", "stake", quotedStake, "--mint", ...common(node.url, 2)]);
-    await cliOk(["auditor", "bond", "2", "--mint", ...common(node.url, 3)]);
-    await cliOk(["provider", "accept", "1", ...common(node.url, 2)]);
+    // in-process where another spawned command of the same family already runs as its own process
+    await pouwOk(["provider", "stake", quotedStake, "--mint", ...common(node.url, 2)]);
+    await pouwOk(["auditor", "bond", "2", "--mint", ...common(node.url, 3)]);
+    await pouwOk(["provider", "accept", "1", ...common(node.url, 2)]);
 
     // the bot runs in its own process while the provider trains
     const bot = startCli(["auditor", "run", ...common(node.url, 3), "--log-level", "info"]);
@@ -82,7 +94,7 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     await increaseTime(node.url, 101);
     const claim = await cliOk(["provider", "claim", "1", ...common(node.url, 2)]);
     expect(claim).to.match(/job 1: finalized/).and.to.match(/job 1: provenance anchored \(record 0x[0-9a-f]{64}, weights b\w+, \d+ receipts \/ \d+ segments audited\)/).and.to.match(/claimed 0\.9\n/);
-    const status = JSON.parse(await cliOk(["buyer", "status", "1", "--json", ...common(node.url, 1)])) as { status: string; committed: unknown[]; myCredit: string };
+    const status = JSON.parse(await pouwOk(["buyer", "status", "1", "--json", ...common(node.url, 1)])) as { status: string; committed: unknown[]; myCredit: string };
     expect(status.status).to.equal("Finalized");
     // finalize split the payment: the corpus's payout address 0.1, the provider 0.9 (claimed), no refund
     const contributorCredit = await creditOf(payout);
@@ -115,7 +127,7 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     const forged = new TextEncoder().encode(text.slice(0, at) + (text[at] === "a" ? "b" : "a") + text.slice(at + 1));
     writeFileSync(join(dir, "store", cidOf(forged)), forged);
     writeFileSync(pointer, cidOf(forged));
-    const refused = await cli(["buyer", "fetch", "1", "--out", join(dir, "forged"), ...common(node.url, 1)]);
+    const refused = await runPouw(["buyer", "fetch", "1", "--out", join(dir, "forged"), ...common(node.url, 1)]);
     writeFileSync(pointer, honestCid);
     expect(refused.code).to.equal(1);
     expect(refused.stderr).to.match(/^pouw: provenance check failed: segment 0 trace root: .*\(and 1 more: record hash\)$/m);
@@ -140,9 +152,9 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
       ["buyer", "status", "1", "--rpc", "ftp://x"],
       ["buyer", "status", "1", "--rpc", node.url, "--deployment", join(dir, "nope.json")],
     ];
-    // three processes at a time: each is mostly module loading, and none sends a transaction
-    const results: Awaited<ReturnType<typeof cli>>[] = [];
-    for (let i = 0; i < bad.length; i += 3) results.push(...(await Promise.all(bad.slice(i, i + 3).map((args) => cli(args)))));
+    // in-process, one after another (runPouw captures this process's stdout and stderr)
+    const results: Awaited<ReturnType<typeof runPouw>>[] = [];
+    for (const args of bad) results.push(await runPouw(args));
     for (const [i, args] of bad.entries()) {
       const r = results[i]!;
       expect(r.code, args.join(" ")).to.equal(2);
@@ -151,14 +163,14 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
       if (args.includes("--detection")) expect(r.stderr, args.join(" ")).to.match(/^pouw: (detection matrix \S+?(: field | does not exist$| is not valid JSON: )|--detection and --no-quote contradict)/m);
     }
     // a raw key is refused on a non-dev chain id is covered in test/config; a revert is exit 1 with its error name
-    const r = await cli(["buyer", "cancel", "1", ...common(node.url, 1)]);
+    const r = await runPouw(["buyer", "cancel", "1", ...common(node.url, 1)]);
     expect(r.code).to.equal(1);
     expect(r.stderr).to.match(/JobMarketWrongStatus/);
   });
 
   it("--no-quote posts the manifest's stake; an unregistered corpus gets no data terms, said in one line", async () => {
     const sotu = join(ROOT, "examples/sotu.json");
-    const r = JSON.parse(await cliOk(["buyer", "create", ...common(node.url, 1), "--manifest", sotu, "--pay", "1", "--mint", "--no-quote", "--json"])) as {
+    const r = JSON.parse(await pouwOk(["buyer", "create", ...common(node.url, 1), "--manifest", sotu, "--pay", "1", "--mint", "--no-quote", "--json"])) as {
       jobId: string;
       stakeFrom: string;
       policy: { requiredStake: string };
@@ -169,13 +181,13 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     expect(r.policy.requiredStake).to.equal(JSON.parse(readFileSync(sotu, "utf8")).policy.providerStakeWei);
     expect(r.dataTerms.attached).to.equal(false);
     expect(r.dataTerms.reason).to.match(/^corpus sotu-1990-2021 \(b\w+\) is not registered in DataRegistry 0x[0-9a-fA-F]{40} for payout 0x[0-9a-fA-F]{40}$/);
-    const text = await cliOk(["buyer", "create", ...common(node.url, 1), "--manifest", sotu, "--pay", "1", "--mint", "--no-quote"]);
+    const text = await pouwOk(["buyer", "create", ...common(node.url, 1), "--manifest", sotu, "--pay", "1", "--mint", "--no-quote"]);
     expect(text).to.match(/^data terms: none \(corpus sotu-1990-2021 .* is not registered in DataRegistry 0x[0-9a-fA-F]{40} for payout 0x[0-9a-fA-F]{40}\): created without data terms, no contributor share$/m);
   });
 
   it("deploy --no-registries leaves JobMarket without registries", async () => {
     const path = join(dir, "bare-deployment.json");
-    expect(await cliOk(["deploy", ...common(node.url, 0), "--deployment", path, "--no-registries"])).to.match(/^registries +not set \(--no-registries\)/m);
+    expect(await pouwOk(["deploy", ...common(node.url, 0), "--deployment", path, "--no-registries"])).to.match(/^registries +not set \(--no-registries\)/m);
     const bare = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
     expect(bare).to.not.have.property("dataRegistry");
     expect(bare).to.have.property("jobMarket");
@@ -185,17 +197,17 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     const proxy = await startLossyProxy(node.url, 0.2, 7);
     try {
       const via = (key: number) => common(proxy.url, key);
-      const created = await cliOk(["buyer", "create", ...via(1), "--manifest", manifest, "--pay", "1", "--mint", "--challenge-window", "100"]);
+      const created = await pouwOk(["buyer", "create", ...via(1), "--manifest", manifest, "--pay", "1", "--mint", "--challenge-window", "100"]);
       expect(created).to.match(/^job 4: .*, stake [0-9.]+ PDT \(from quote\)/).and.to.match(/^data terms: 10% of the payment to corpus mnist-digits \(DataRegistry 1, 10000 tokens, payout 0x0+[dD]1\) at finalize; min tier 4$/m).and.to.match(/^quote: audit rate [0-9.e-]+ \(manifest 1\), checks \S+.*, stake [0-9.]+: cheapest contract audits at .*% of the payment \(.*detection\.json\)$/m);
       const stake = /, stake ([0-9.]+) PDT \(from quote\)/.exec(created)![1]!;
-      await cliOk(["provider", "stake", stake, "--mint", ...via(4)]);
-      await cliOk(["provider", "accept", "4", ...via(4)]);
-      await cliOk(["provider", "run", "4", ...via(4)]);
-      expect(await cliOk(["auditor", "run", "--once", ...via(3)])).to.match(/audited 6 segments \(0 failed\)/);
+      await pouwOk(["provider", "stake", stake, "--mint", ...via(4)]);
+      await pouwOk(["provider", "accept", "4", ...via(4)]);
+      await pouwOk(["provider", "run", "4", ...via(4)]);
+      expect(await pouwOk(["auditor", "run", "--once", ...via(3)])).to.match(/audited 6 segments \(0 failed\)/);
       await increaseTime(node.url, 101);
-      expect(await cliOk(["provider", "claim", "4", ...via(4)])).to.match(/claimed 0\.9\n/);
+      expect(await pouwOk(["provider", "claim", "4", ...via(4)])).to.match(/claimed 0\.9\n/);
       expect(await creditOf(payout)).to.equal(parseEther("0.2"));
-      const status = JSON.parse(await cliOk(["buyer", "status", "4", "--json", ...via(1)])) as { status: string };
+      const status = JSON.parse(await pouwOk(["buyer", "status", "4", "--json", ...via(1)])) as { status: string };
       expect(status.status).to.equal("Finalized");
       expect(proxy.stats.droppedRequests + proxy.stats.droppedResponses).to.be.greaterThan(5);
     } finally {

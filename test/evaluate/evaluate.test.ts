@@ -30,6 +30,7 @@ import {
 } from "../../verifier/src/evaluate/index.ts";
 import { CorpusMismatchError, createRun, offlineSalt, DataError, ManifestError, parseManifest, parseStrategy, train } from "../../verifier/src/ml/index.ts";
 import { CidMismatchError } from "../../verifier/src/store/index.ts";
+import { runPouw } from "../cli/in-process.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const NODE = join(ROOT, "node_modules/.bin/node");
@@ -118,11 +119,16 @@ describe("evaluate jobs", function () {
     writeFileSync(join(bad, "evaluation.json"), JSON.stringify({ ...result.evaluation, outputsRoot: new OutputsTree(tampered).root }));
     const out = join(dir, "cli-out");
     const m = join(ROOT, "examples/evaluate-tiny.json");
-    const [run, verify, usage] = await Promise.all([
-      pouw(["evaluate", "--manifest", m, "--out", out, "--weights", weightsPath]),
-      pouw(["evaluate", "--manifest", m, "--verify", bad, "--weights", weightsPath]),
-      pouw(["evaluate", "--manifest", m, "--weights", weightsPath]),
-    ]);
+    // the run in its own process (outputs byte-equal across processes: the family's spawned smoke test); the rejected
+    // verify and the usage error in-process through main(argv)
+    const inProcess = async (args: string[]) => {
+      const r = await runPouw(args);
+      return { status: r.code, stdout: r.stdout, stderr: r.stderr };
+    };
+    const running = pouw(["evaluate", "--manifest", m, "--out", out, "--weights", weightsPath]);
+    const verify = await inProcess(["evaluate", "--manifest", m, "--verify", bad, "--weights", weightsPath]);
+    const usage = await inProcess(["evaluate", "--manifest", m, "--weights", weightsPath]);
+    const run = await running;
     expect(run.status, run.stderr).to.equal(0);
     expect(new Uint8Array(readFileSync(join(out, "outputs.bin")))).to.deep.equal(result.outputsBytes);
     expect(JSON.parse(readFileSync(join(out, "evaluation.json"), "utf8")).outputsRoot).to.equal(result.evaluation.outputsRoot);

@@ -6,7 +6,7 @@
  */
 import { expect } from "chai";
 import { segmentStateHashes } from "../../verifier/src/ml/trace-file.ts";
-import { spawn } from "node:child_process";
+import { runPouw } from "../cli/in-process.ts";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -59,19 +59,8 @@ import { LocalDirStore } from "../../verifier/src/store/index.ts";
 const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8"));
 const manifest = parseManifest(tiny);
 
-const ROOT = new URL("../../", import.meta.url).pathname;
-function pouw(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(join(ROOT, "node_modules/.bin/node"), [join(ROOT, "verifier/src/cli/pouw.ts"), ...args], { cwd: ROOT });
-    let stdout = "";
-    let stderr = "";
-    p.stdout.on("data", (d) => (stdout += d));
-    p.stderr.on("data", (d) => (stderr += d));
-    p.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
-/** Serves the in-process network over HTTP JSON-RPC, so a separate `pouw` process can read it. */
+/** Serves the in-process network over HTTP JSON-RPC, so `pouw` (main(argv) with --rpc) can read it. */
 function rpcBridge(provider: { request: (a: { method: string; params?: unknown[] }) => Promise<unknown> }): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     let body = "";
@@ -278,12 +267,16 @@ describe("provenance record", function () {
     const badRecord = join(dir, "bad.json");
     writeFileSync(badRecord, "{not json");
     const base = ["provenance", "verify", "--weights", weightsPath, "--rpc", bridge.url];
-    const [real, tamperedCorpus, unknown, malformed] = await Promise.all([
-      pouw([...base, "--record", recordPath, "--deployment", deploymentPath]),
-      pouw([...base, "--record", recordPath, "--corpus", `mnist-digits=${corpusFile}`, "--json"]),
-      pouw([...base, "--record", recordPath, "--corpus", `cifar=${corpusFile}`]),
-      pouw([...base, "--record", badRecord]),
-    ]);
+    // in-process through main(argv), one after another: the spawned smoke test of `pouw provenance verify` is in
+    // test/e2e/market.test.ts
+    const run = async (args: string[]) => {
+      const r = await runPouw(args);
+      return { status: r.code, stdout: r.stdout, stderr: r.stderr };
+    };
+    const real = await run([...base, "--record", recordPath, "--deployment", deploymentPath]);
+    const tamperedCorpus = await run([...base, "--record", recordPath, "--corpus", `mnist-digits=${corpusFile}`, "--json"]);
+    const unknown = await run([...base, "--record", recordPath, "--corpus", `cifar=${corpusFile}`]);
+    const malformed = await run([...base, "--record", badRecord]);
     expect(real.status, real.stdout + real.stderr).to.equal(0);
     for (const item of ["manifest hash", "segment 2 trace root", "weights state hash", "record hash", "anchored weights CID", "corpus mnist-digits", "corpus mnist-digits registry", "corpus mnist-digits terms"]) {
       expect(real.stdout).to.match(new RegExp(`^ok +${item}: `, "m"));

@@ -503,7 +503,7 @@ export class ChallengerBot {
     if (verdict.ok && startScreen && startScreen !== "ok") {
       // The K steps are right from the committed start, but that start failed the screen (a poisoned state carried
       // over): no receipt says this segment is fine; the finding is on the segment that produced the state.
-      log.warn({ screen: startScreen }, "audit ok, but the segment's start state did not pass the state screen: no receipt");
+      log.warn({ event: "audit", ok: true, receipt: false, screen: startScreen }, "audit ok, but the segment's start state did not pass the state screen: no receipt");
     } else if (verdict.ok) {
       const receipt = { jobId, segment: s.segment, traceRoot: target.traceRoot, checks: checksMask(verdict.checks), sampledSteps: verdict.stepsChecked, verdict: VERDICT.ok };
       const domain = jobMarketDomain(BigInt(this.o.clients.wallet.chain.id), this.o.deployment.jobMarket);
@@ -516,9 +516,9 @@ export class ChallengerBot {
           this.db.addIntent({ key: `receipt:${s.job_id}:${s.segment}`, kind: "recordReceipt", jobId: s.job_id, segment: s.segment, payload: { to: this.o.deployment.jobMarket, data } });
         }
       });
-      log.info({ costMs: Math.round(costMs), anchored }, anchored ? "audit ok; receipt signed, recordReceipt queued" : "audit ok; receipt signed (JobMarket has no registries: not anchored)");
+      log.info({ event: "audit", ok: true, receipt: true, costMs: Math.round(costMs), anchored }, anchored ? "audit ok; receipt signed, recordReceipt queued" : "audit ok; receipt signed (JobMarket has no registries: not anchored)");
     } else {
-      log.warn({ firstBadStep: verdict.firstBadStep, kind: verdict.failure?.kind }, "audit FAILED");
+      log.warn({ event: "audit", ok: false, firstBadStep: verdict.firstBadStep, kind: verdict.failure?.kind }, "audit FAILED");
     }
     this.o.onAudit?.({ jobId, segment: s.segment, verdict });
   }
@@ -545,7 +545,7 @@ export class ChallengerBot {
     if (intents.length === 0) {
       if (f.claim) this.log.warn(fields, "finding recorded (the job already has an open dispute)");
       // a finding the bot cannot act on is an error a person sees, with the pipeline's reason
-      else this.log.error({ ...fields, kind: f.kind }, `FINDING NOT CHALLENGEABLE: ${f.kind}: ${f.noClaim ?? "no step claim"}`);
+      else this.log.error({ event: "finding-not-challengeable", ...fields, kind: f.kind }, `FINDING NOT CHALLENGEABLE: ${f.kind}: ${f.noClaim ?? "no step claim"}`);
       return;
     }
     const mine = this.db.allIntents().filter((i) => i.kind === "challenge" && i.job_id === key(f.jobId) && i.status !== "failed" && i.status !== "superseded");
@@ -669,10 +669,11 @@ export class ChallengerBot {
       const signed = await signTx(clients, p.to, p.data);
       this.db.intentSigned(i.id, signed.hash, signed.raw, signed.nonce);
       log.info({ txHash: signed.hash, nonce: signed.nonce }, "intent signed; broadcasting");
-      await broadcastAndWait(clients, signed, i.kind);
+      const mined = await broadcastAndWait(clients, signed, i.kind);
       this.db.intentDone(i.id, "confirmed");
       this.shortfallLogged.delete(roundOf(i.key));
-      log.info({ txHash: signed.hash }, i.kind === "challenge" ? "challenge confirmed: dispute opened" : "intent confirmed");
+      // `hash` and `blockNumber` as every command's --json names a transaction (auditor run --json)
+      log.info({ event: "tx", kind: i.kind, hash: signed.hash, blockNumber: mined.receipt.blockNumber.toString() }, i.kind === "challenge" ? "challenge confirmed: dispute opened" : "intent confirmed");
     } catch (err) {
       await this.onSendError(this.db.intent(i.id) ?? i, toChainError(err), log);
     }
@@ -786,7 +787,7 @@ export class ChallengerBot {
       }
     });
     this.shortfallLogged.delete(round);
-    if (status === "failed") log.error({ reason: recorded }, `FINDING LOST: ${reason}`);
+    if (status === "failed") log.error({ event: "finding-lost", reason: recorded }, `FINDING LOST: ${reason}`);
     else log.info({ reason }, `challenge not needed: ${reason}`);
   }
 
@@ -799,7 +800,7 @@ export class ChallengerBot {
       return;
     }
     this.shortfallLogged.set(round, why);
-    log.error({ shortfall: why, fix }, `CANNOT CHALLENGE: ${why}; the challenge stays pending and goes out when funded: ${fix}`);
+    log.error({ event: "cannot-challenge", shortfall: why, fix }, `CANNOT CHALLENGE: ${why}; the challenge stays pending and goes out when funded: ${fix}`);
   }
 
   /** The command (or transfer) that gives this account `deposit` tokens and the gas of a challenge. */
@@ -993,15 +994,15 @@ export class ChallengerBot {
     // short of tokens only because its own deposit is out in an open dispute: it is acting, not stuck
     const onlyHeld = blocking.length === 1 && blocking[0]!.kind === "tokens" && (blocking[0]!.held ?? 0) > 0;
     this.log.info(
-      summary,
+      { event: "startup", ...summary },
       `auditor ${this.me}: bond ${summary.bond} (${funds.active ? "active" : "NOT ACTIVE"}), tokens ${summary.tokens}` +
         `${summary.deposit === null ? "" : ` for a deposit of ${summary.deposit}`}, ETH ${summary.eth} (a challenge's gas ~${summary.challengeGas}), ` +
         `following ${followed.length} job${followed.length === 1 ? "" : "s"}, audit rate ${summary.auditRates}: ${ready ? "ready" : onlyHeld ? "ready; its deposit is out in its open dispute, so a further challenge waits for tokens (see the error)" : "CANNOT ACT, see the errors"}`,
     );
     for (const p of report.problems) {
       const line = `${p.message}; fix: ${p.fix}`;
-      if (warnOnly.has(p.kind)) this.log.warn({ problem: p.kind, fix: p.fix }, line);
-      else this.log.error({ problem: p.kind, fix: p.fix }, line);
+      if (warnOnly.has(p.kind)) this.log.warn({ event: "problem", problem: p.kind, fix: p.fix }, line);
+      else this.log.error({ event: "problem", problem: p.kind, fix: p.fix }, line);
     }
     this.lastHeartbeat = this.now();
     return report;
@@ -1063,7 +1064,7 @@ export class ChallengerBot {
     } catch (err) {
       fields.balances = `unavailable: ${toChainError(err).shortMessage}`;
     }
-    this.log.info(fields, "heartbeat");
+    this.log.info({ event: "heartbeat", ...fields }, "heartbeat");
     if (waiting.length > 0) {
       this.log.error({ intents: waiting.map((i) => i.key) }, `${waiting.length} challenge intent${waiting.length === 1 ? "" : "s"} waiting for funds: ${waiting[0]!.error!.replace(/^waiting for funds: /, "")}`);
     }

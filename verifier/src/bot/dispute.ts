@@ -248,7 +248,7 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
             if ((await nextRound(ctx, f, followed, log)) === "wait") return;
           }
           f.done = true;
-          log.info({ outcome: d.outcome }, "dispute resolved");
+          log.info({ event: "dispute-resolved", outcome: d.outcome }, "dispute resolved");
           return;
         }
         if (d.phase === "resolvable") {
@@ -278,7 +278,7 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
               return decision;
             },
           });
-          if (r.action === "committed" || r.action === "revealed") log.info({ vote: r.vote, txHash: r.hash }, `panel vote ${r.action}`);
+          if (r.action === "committed" || r.action === "revealed") log.info({ event: "vote", action: r.action, vote: r.vote, txHash: r.hash }, `panel vote ${r.action}`);
           else log.debug({ action: r.action }, "panel pass");
         } catch (err) {
           const e = toChainError(err);

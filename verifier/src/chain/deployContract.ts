@@ -11,7 +11,7 @@ import { ChainError } from "./errors.ts";
 import { withRetry } from "./retry.ts";
 import { broadcastAndWait } from "./send.ts";
 
-export type DeployContractReturnType = { address: Address; block: bigint; gasUsed: bigint };
+export type DeployContractReturnType = { address: Address; block: bigint; gasUsed: bigint; hash: Hex };
 
 export async function deployContract(clients: ChainClients, abi: Abi, bytecode: Hex, args: readonly unknown[]): Promise<DeployContractReturnType> {
   const data = encodeDeployData({ abi, bytecode, args } as never);
@@ -21,5 +21,5 @@ export async function deployContract(clients: ChainClients, abi: Abi, bytecode: 
   const raw = await account.signTransaction(request as never);
   const r = await broadcastAndWait(clients, { raw, hash: keccak256(raw), nonce: request.nonce!, from: account.address }, "deploy");
   if (!r.receipt.contractAddress) throw new ChainError(`deployment ${r.hash} created no contract`);
-  return { address: r.receipt.contractAddress, block: r.receipt.blockNumber, gasUsed: r.gasUsed };
+  return { address: r.receipt.contractAddress, block: r.receipt.blockNumber, gasUsed: r.gasUsed, hash: r.hash };
 }

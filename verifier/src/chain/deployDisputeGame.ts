@@ -30,7 +30,7 @@ import type { Deployment } from "./deployment.ts";
 import { deployContract } from "./deployContract.ts";
 import { getProving } from "./getProving.ts";
 import { getWiring, type Wiring } from "./getWiring.ts";
-import { sendContractTx } from "./send.ts";
+import { sendContractTx, txRef, type TxRef } from "./send.ts";
 
 /** IDisputeGame.Params. */
 export type DisputeParams = {
@@ -98,6 +98,8 @@ export type DeployDisputeGameParameters = {
   stepVerifier?: { address: Address; vkey: VerificationKey };
   /** The one account that may ever record improvement weights (JobMarket.EVALUATOR_ROLE); default: nobody. */
   evaluator?: Address;
+  /** Called with each transaction once mined, in the order sent (the development verifier's deployment when there is one, DisputeGame, the two wire calls). */
+  onTx?: (tx: TxRef) => void;
 };
 export type DeployDisputeGameReturnType = { disputeGame: Address; stepVerifier: Address; proving: Proving; gasUsed: bigint; wiring: Wiring };
 
@@ -110,11 +112,11 @@ export function provingLine(p: Proving, chainId: number): string {
 }
 
 /** The verifier address and vkey hash to deploy DisputeGame with (chain id `chainId`). */
-async function chooseVerifier(clients: ChainClients, chainId: number, v: DeployDisputeGameParameters["stepVerifier"]): Promise<{ address: Address; vkeyHash: Hex; gasUsed: bigint }> {
+async function chooseVerifier(clients: ChainClients, chainId: number, v: DeployDisputeGameParameters["stepVerifier"]): Promise<{ address: Address; vkeyHash: Hex; gasUsed: bigint; tx?: TxRef }> {
   if (!v) {
     if (chainId !== DEV_CHAIN_ID) return { address: zeroAddress, vkeyHash: zeroHash, gasUsed: 0n };
     const dev = await deployContract(clients, groth16VerifierAbi, groth16VerifierBytecode, []);
-    return { address: dev.address, vkeyHash: zeroHash, gasUsed: dev.gasUsed };
+    return { address: dev.address, vkeyHash: zeroHash, gasUsed: dev.gasUsed, tx: { what: "deploy Groth16Verifier (development)", hash: dev.hash, blockNumber: dev.block } };
   }
   const vkeyHash = hashVkey(v.vkey);
   if (vkeyHash === DEV_VKEY_HASH) throw new StepVerifierMismatchError("the given vkey is the committed development key, not a ceremony's", { details: "DisputeGame would disable proving on any chain but 31337; see docs/zk.md for the ceremony" });
@@ -130,10 +132,14 @@ export async function deployDisputeGame(clients: ChainClients, p: DeployDisputeG
   const params = p.params ?? DEFAULT_DISPUTE_PARAMS;
   const verifier = await chooseVerifier(clients, await clients.public.getChainId(), p.stepVerifier);
   const game = await deployContract(clients, disputeGameAbi, disputeGameBytecode, [d.jobMarket, d.auditorRegistry, verifier.address, verifier.vkeyHash, d.token, params]);
-  let gasUsed = verifier.gasUsed + game.gasUsed;
+  if (verifier.tx) p.onTx?.(verifier.tx);
+  p.onTx?.({ what: "deploy DisputeGame", hash: game.hash, blockNumber: game.block });
   // INVARIANT: the roles that forfeit bonds and settle (slash) jobs go to DisputeGame, once; wiring then ends.
-  gasUsed += (await sendContractTx(clients, { address: d.auditorRegistry, abi: auditorRegistryAbi, functionName: "wire", args: [game.address] })).gasUsed;
-  gasUsed += (await sendContractTx(clients, { address: d.jobMarket, abi: jobMarketAbi, functionName: "wire", args: [game.address, p.evaluator ?? zeroAddress] })).gasUsed;
+  const wireRegistry = await sendContractTx(clients, { address: d.auditorRegistry, abi: auditorRegistryAbi, functionName: "wire", args: [game.address] });
+  p.onTx?.(txRef("AuditorRegistry.wire", wireRegistry));
+  const wireMarket = await sendContractTx(clients, { address: d.jobMarket, abi: jobMarketAbi, functionName: "wire", args: [game.address, p.evaluator ?? zeroAddress] });
+  p.onTx?.(txRef("JobMarket.wire", wireMarket));
+  const gasUsed = verifier.gasUsed + game.gasUsed + wireRegistry.gasUsed + wireMarket.gasUsed;
   const wiring = await getWiring(clients.public, { deployment: { ...d, disputeGame: game.address } });
   const proving = await getProving(clients.public, { disputeGame: game.address });
   return { disputeGame: game.address, stepVerifier: verifier.address, proving, gasUsed, wiring };

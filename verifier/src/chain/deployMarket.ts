@@ -28,7 +28,7 @@ import { testTokenAbi, testTokenBytecode } from "./abi/TestToken.ts";
 import type { ChainClients } from "./clients.ts";
 import type { Deployment } from "./deployment.ts";
 import { deployContract } from "./deployContract.ts";
-import { sendContractTx } from "./send.ts";
+import { sendContractTx, txRef, type TxRef } from "./send.ts";
 
 export type DeployMarketParameters = {
   /** An existing ERC-20 for payment and stake; default: deploy the mintable dev TestToken. */
@@ -43,6 +43,12 @@ export type DeployMarketParameters = {
    * Default: DEFAULT_ATTESTATION_PARAMS (the Ignition defaults).
    */
   registries?: false | AttestationParams;
+  /**
+   * Called with each transaction once mined, in the order sent (`what`: "deploy StakeVault", "StakeVault.wire", ...):
+   * what `pouw deploy` lists. A callback, not a field of the return, because callers spread the return as the
+   * deployment record.
+   */
+  onTx?: (tx: TxRef) => void;
 };
 
 /** ProviderRegistry constructor parameters (IProviderRegistry: committee drawn per request, quorum of it). */
@@ -82,18 +88,19 @@ export async function deployMarket(clients: ChainClients, p: DeployMarketParamet
   const wirer = clients.account.address;
   let gasUsed = 0n;
   let startBlock: bigint | undefined;
-  const track = (r: { block: bigint; gasUsed: bigint }) => {
+  const track = (name: string, r: { block: bigint; gasUsed: bigint; hash: TxRef["hash"] }) => {
     gasUsed += r.gasUsed;
     startBlock ??= r.block;
+    p.onTx?.({ what: `deploy ${name}`, hash: r.hash, blockNumber: r.block });
   };
   let token = p.token;
   if (!token) {
     const t = await deployContract(clients, testTokenAbi, testTokenBytecode, ["PoUW Dev Token", "PDT"]);
-    track(t);
+    track("TestToken", t);
     token = t.address;
   }
   const vault = await deployContract(clients, stakeVaultAbi, stakeVaultBytecode, [token, p.unbondingDelaySeconds, wirer]);
-  track(vault);
+  track("StakeVault", vault);
   const registry = await deployContract(clients, auditorRegistryAbi, auditorRegistryBytecode, [
     token,
     p.minBond,
@@ -101,12 +108,13 @@ export async function deployMarket(clients: ChainClients, p: DeployMarketParamet
     p.activationDelaySeconds ?? DEFAULT_ACTIVATION_DELAY_SECONDS,
     wirer,
   ]);
-  track(registry);
+  track("AuditorRegistry", registry);
   const market = await deployContract(clients, jobMarketAbi, jobMarketBytecode, [vault.address, wirer]);
-  track(market);
+  track("JobMarket", market);
   // INVARIANT: the vault's roles are fixed here, for good: JobMarket locks and slashes, nobody else.
   const g = await sendContractTx(clients, { address: vault.address, abi: stakeVaultAbi, functionName: "wire", args: [market.address, zeroAddress] });
   gasUsed += g.gasUsed;
+  p.onTx?.(txRef("StakeVault.wire", g));
   let registries: { providerRegistry: Address; dataRegistry: Address } | undefined;
   if (p.registries !== false) {
     const r = p.registries ?? DEFAULT_ATTESTATION_PARAMS;
@@ -119,11 +127,12 @@ export async function deployMarket(clients: ChainClients, p: DeployMarketParamet
       r.attestationRequestWindowSeconds,
       r.attestationRequestFee,
     ]);
-    track(providers);
+    track("ProviderRegistry", providers);
     const data = await deployContract(clients, dataRegistryAbi, dataRegistryBytecode, []);
-    track(data);
+    track("DataRegistry", data);
     const s = await sendContractTx(clients, { address: market.address, abi: jobMarketAbi, functionName: "setRegistries", args: [registry.address, providers.address, data.address] });
     gasUsed += s.gasUsed;
+    p.onTx?.(txRef("JobMarket.setRegistries", s));
     registries = { providerRegistry: providers.address, dataRegistry: data.address };
   }
   return {

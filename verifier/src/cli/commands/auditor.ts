@@ -7,11 +7,15 @@
  * otherwise or with `--log-format json`; it starts even when the auditor is unbonded or unfunded, with an error line per
  * problem naming the fix, and refuses (exit 2) only when the deployment does not match the chain. With `--metrics-port N`
  * it also serves GET /healthz and a Prometheus GET /metrics on 127.0.0.1:N (`--metrics-host` to change; bot/metrics.ts).
+ * With `--json` the bot's log records go to stdout as JSON, one object per line, and the run ends with one
+ * `{"event":"summary",...}` line instead of the text summary (the record fields, the `event` names and the summary's
+ * keys are listed in docs/cli-json.md).
  */
 import { join } from "node:path";
 import type { Command } from "commander";
 import { claimBondCredit, claimDisputeCredit, claimStakeCredit, getAuditor, getAuditorFunds, getCredits, getOpenJobIds, mintTestToken, postBond } from "../../chain/index.ts";
 import { InputError, PouwError } from "../../errors/index.ts";
+import { configureLogging } from "../../log/index.ts";
 import { txRef, type TxRef } from "../../chain/send.ts";
 import { ensureFunds, fmt, marketContext, parseAmount, parseSeconds, txJson, txLines, withConfig, withReadConfig, type ReadFlags } from "../context.ts";
 import { registerAuditorAttest } from "./attest.ts";
@@ -94,7 +98,8 @@ export function registerAuditor(program: Command): void {
       .option("--max-challenge-rounds <n>", "most challenges per (job, segment): a NoDecision on the bot's own dispute starts another round until then", String(DEFAULT_MAX_CHALLENGE_ROUNDS_CLI))
       .option("--heartbeat <seconds>", "a heartbeat line (jobs, audits, pending intents, balances) this often", "60")
       .option("--metrics-port <port>", "serve GET /healthz and Prometheus GET /metrics (audits, failures, challenges, balances) on this port (opt-in; 0: any free port)")
-      .option("--metrics-host <host>", "address the metrics server listens on", "127.0.0.1"),
+      .option("--metrics-host <host>", "address the metrics server listens on", "127.0.0.1")
+      .option("--json", "machine-readable: every log record as one JSON object per line on stdout (an `event` field on audits, transactions, heartbeats...), then a summary object"),
   ).action(async (opts: Opts) => {
     const metricsPort = opts.metricsPort === undefined ? undefined : String(opts.metricsPort);
     if (metricsPort !== undefined && !(/^[0-9]{1,5}$/.test(metricsPort) && Number(metricsPort) <= 65_535)) throw new InputError(`--metrics-port must be a port number 0..65535, got ${JSON.stringify(metricsPort)}`);
@@ -102,6 +107,8 @@ export function registerAuditor(program: Command): void {
     if (!/^[1-9][0-9]{0,2}$/.test(rounds)) throw new InputError(`--max-challenge-rounds must be a whole number from 1 to 999, got ${JSON.stringify(rounds)}`);
     const heartbeatMs = parseSeconds("--heartbeat", String(opts.heartbeat)) * 1000;
     const ctx = await marketContext(opts as never, { logLevel: "info" });
+    // --json: the records go to stdout (pino JSON, synchronous writes), whatever --log-format says
+    if (opts.json) configureLogging({ format: "json", stream: { write: (line: string) => process.stdout.write(line) } });
     const { chainDisputeHooks, ChallengerBot } = await import("../../bot/index.ts"); // the engine and the prover load here only
     const dbPath = (opts.db as string | undefined) ?? join(ctx.config.stateDir, `bot-${ctx.clients.account.address.toLowerCase()}.sqlite`);
     const dispute = chainDisputeHooks({
@@ -147,9 +154,27 @@ export function registerAuditor(program: Command): void {
     const bad = s.audits.filter((a) => !a.ok);
     const waiting = s.intents.filter((i) => i.status === "pending" && i.error?.startsWith("waiting for funds")).length;
     const lost = s.intents.filter((i) => i.kind === "challenge" && i.status === "failed").length;
+    const confirmed = s.intents.filter((i) => i.status === "confirmed").length;
+    if (opts.json) {
+      process.stdout.write(
+        jsonLine({
+          event: "summary",
+          account: ctx.clients.account.address,
+          audited: s.audits.length,
+          failed: bad.map((b) => ({ jobId: b.jobId, segment: b.segment, firstBadStep: b.firstBadStep ?? null })),
+          notSampled: s.sampledOut,
+          receipts: s.receipts,
+          transactionsConfirmed: confirmed,
+          transactions: s.intents.filter((i) => i.status === "confirmed").map((i) => ({ kind: i.kind, txHash: i.txHash })),
+          waitingForFunds: waiting,
+          findingsLost: lost,
+        }),
+      );
+      return;
+    }
     process.stdout.write(
       `audited ${s.audits.length} segments (${bad.length} failed${bad.length ? `: ${bad.map((b) => `job ${b.jobId} segment ${b.segment} step ${b.firstBadStep ?? "?"}`).join(", ")}` : ""}), ` +
-        `${s.sampledOut} not sampled, ${s.receipts} receipts signed, ${s.intents.filter((i) => i.status === "confirmed").length} transactions confirmed` +
+        `${s.sampledOut} not sampled, ${s.receipts} receipts signed, ${confirmed} transactions confirmed` +
         `${waiting ? `, ${waiting} intents waiting for funds` : ""}${lost ? `, ${lost} findings lost (see the error lines)` : ""}\n`,
     );
   });

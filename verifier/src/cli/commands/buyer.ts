@@ -114,7 +114,7 @@ export function registerBuyer(program: Command): void {
       dataShareBps: terms.attached ? terms.terms.dataShareBps : 0,
       overrides,
     });
-    await ensureFunds(ctx, ctx.deployment.jobMarket, derived.payment, opts.mint === true);
+    const funding = await ensureFunds(ctx, ctx.deployment.jobMarket, derived.payment, opts.mint === true);
     // a linear-tile job's manifest hash commits its circuit terms (lr, batch root of its data order), registered after createJob
     const circuit = manifest.model.arch === "linear-tile" ? (await import("../../market/circuit-job.ts")).circuitPostOption(ctx.deployment, manifest) : undefined;
     const r = await postJob(ctx.clients, ctx.deployment, ctx.store, manifest, derived.policy, derived.payment, { ...(terms.attached ? { terms: terms.terms } : {}), ...(circuit ? { circuit } : {}) });
@@ -136,6 +136,8 @@ export function registerBuyer(program: Command): void {
             : { attached: false, reason: terms.reason },
           tx: r.txHash,
           blockNumber: r.blockNumber.toString(),
+          // every transaction the command sent: the mint and approve ensureFunds needed, then createJob
+          txs: [...funding, { what: "createJob", hash: r.txHash, blockNumber: r.blockNumber }].map(txJson),
           panelPool: panelPoolJson(panel),
         }) + "\n",
       );
@@ -146,6 +148,7 @@ export function registerBuyer(program: Command): void {
       `job ${r.jobId}: ${p.segments} segments x ${p.stepsPerSegment} steps, payment ${fmt(derived.payment)} ${ctx.symbol}, stake ${fmt(p.requiredStake)} ${ctx.symbol} (from ${derived.stakeFrom}), ` +
         `segment timeout ${p.segmentTimeout} s, challenge window ${p.challengeWindow} s, manifest ${r.manifestUri}\n` +
         `tx ${r.txHash} in block ${r.blockNumber}\n` +
+        txLines(funding) +
         (q
           ? `quote: audit rate ${q.cheapestAuditRate.toPrecision(3)} (manifest ${q.manifestAuditRate}), checks ${q.checks.join(" + ")}, stake ${fmt(BigInt(q.stakeWei))}: ${q.reason}; ` +
             `expected audit + capital cost ${(100 * q.costShareOfPayment).toPrecision(3)}% of the payment (${q.detection})\n`

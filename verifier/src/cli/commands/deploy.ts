@@ -9,16 +9,18 @@
  * and its wiring then ends; nobody ever holds DEFAULT_ADMIN_ROLE. The command reads the wiring back from
  * chain, prints it, puts it in --json, and exits non-zero if the deployment is not sealed as it should be.
  *
+ * Every transaction it sent is listed with its hash and block (`txs` in --json), in the order sent.
+ *
  * Proving (docs/zk.md): without --step-verifier the committed development verifier is deployed on the dev chain
  * (31337) and none elsewhere, where DisputeGame refuses proofs; `--step-verifier ADDR --vkey FILE` names a ceremony's
  * verifier (checked against the vkey's constants). The report's `proving` line says which it did.
  */
 import type { Command } from "commander";
 import type { Address } from "viem";
-import { DEFAULT_ATTESTATION_PARAMS, deployDisputeGame, deployMarket, DeploymentWiringError, provingLine, wiringProblems, writeDeployment, type Wiring } from "../../chain/index.ts";
+import { DEFAULT_ATTESTATION_PARAMS, deployDisputeGame, deployMarket, DeploymentWiringError, provingLine, wiringProblems, writeDeployment, type TxRef, type Wiring } from "../../chain/index.ts";
 import { loadVerificationKey } from "../../zk/index.ts";
 import { InputError } from "../../errors/index.ts";
-import { chainContext, fmt, parseAddress, parseAmount, parseSeconds, withConfig } from "../context.ts";
+import { chainContext, fmt, parseAddress, parseAmount, parseSeconds, txJson, txLines, withConfig } from "../context.ts";
 
 /** One line per fund-moving role and what happened to the admin, for the deploy report. */
 export function wiringLines(w: Wiring, names: Readonly<Record<string, string>>): string[] {
@@ -62,10 +64,12 @@ export function registerDeploy(program: Command): void {
     if ((opts.stepVerifier === undefined) !== (opts.vkey === undefined)) throw new InputError("--step-verifier and --vkey go together (a ceremony verifier and its verification key)");
     const stepVerifier = opts.stepVerifier ? { address: parseAddress("--step-verifier", opts.stepVerifier), vkey: await loadVerificationKey(opts.vkey!) } : undefined;
     const ctx = await chainContext(opts as Record<string, string | undefined>, { needDeployment: false });
+    const txs: TxRef[] = [];
+    const onTx = (t: TxRef) => txs.push(t);
     if (!token && ctx.chainId !== 31337) throw new InputError(`chain ${ctx.chainId} is not the local dev chain: pass --token with the ERC-20 to use`);
-    const d = await deployMarket(ctx.clients, { unbondingDelaySeconds, minBond, exitDelaySeconds, activationDelaySeconds, ...(token ? { token } : {}), registries: opts.registries === false ? (false as const) : { ...DEFAULT_ATTESTATION_PARAMS, attestationRequestFee } });
+    const d = await deployMarket(ctx.clients, { unbondingDelaySeconds, minBond, exitDelaySeconds, activationDelaySeconds, ...(token ? { token } : {}), registries: opts.registries === false ? (false as const) : { ...DEFAULT_ATTESTATION_PARAMS, attestationRequestFee }, onTx });
     const { gasUsed: marketGas, ...market } = d;
-    const game = await deployDisputeGame(ctx.clients, { deployment: market, ...(evaluator ? { evaluator } : {}), ...(stepVerifier ? { stepVerifier } : {}) });
+    const game = await deployDisputeGame(ctx.clients, { deployment: market, ...(evaluator ? { evaluator } : {}), ...(stepVerifier ? { stepVerifier } : {}), onTx });
     const deployment = { ...market, disputeGame: game.disputeGame };
     const gasUsed = marketGas + game.gasUsed;
     // INVARIANT: a deployment is written and reported only once the deployer has no power left over it.
@@ -83,6 +87,7 @@ export function registerDeploy(program: Command): void {
           admin: { holder: null, wiringEnded: game.wiring.sealed, note: "no admin: roles wired once at deployment; nobody holds DEFAULT_ADMIN_ROLE (docs/governance.md)" },
           wiring: game.wiring,
           deploymentPath: ctx.config.deploymentPath,
+          txs: txs.map(txJson),
         }) + "\n",
       );
       return;
@@ -100,7 +105,10 @@ export function registerDeploy(program: Command): void {
         `proving          ${provingLine(game.proving, d.chainId)}`,
         ...wiringLines(game.wiring, names),
         `wrote ${ctx.config.deploymentPath}`,
-      ].join("\n") + "\n",
+      ].join("\n") +
+        "\n" +
+        `${txs.length} transactions:\n` +
+        txLines(txs),
     );
   });
 }
