@@ -49,6 +49,19 @@ async function defend(job: CheatingJob): Promise<{ code: number; rows: { dispute
   }
 }
 
+/** `pouw provider claim JOB --json` as the provider (dev account 2), in process over the job's chain. */
+async function claim(job: CheatingJob): Promise<{ code: number; stdout: string; stderr: string }> {
+  const rpc = await serveProvider(job.conn.provider);
+  try {
+    const dir = mkdtempSync(join(tmpdir(), "pouw-circuit-cli-"));
+    const { gasUsed: _gas, ...deployment } = job.d as typeof job.d & { gasUsed?: bigint };
+    await writeDeployment(join(dir, "deployment.json"), deployment);
+    return await runPouw(["provider", "claim", job.jobId.toString(), "--json", "--rpc", rpc.url, "--state-dir", dir, "--store", join(job.dir, "store"), "--private-key", DEV_KEYS[2]]);
+  } finally {
+    await rpc.close();
+  }
+}
+
 /** Panel rounds: mine past the seed, every bot ticks (draw, commit, reveal, resolve, claim). */
 async function panelRounds(job: CheatingJob, bots: ReturnType<CheatingJob["bot"]>[], rounds = 5): Promise<void> {
   for (let r = 0; r < rounds; r++) {
@@ -130,6 +143,17 @@ describe("circuit-class job end to end: panel for first steps, proofs for the re
     expect(await slashes(job)).to.have.length(0);
     // a second pass finds the dispute resolved and proves nothing
     expect((await defend(job)).rows.map((r) => r.action)).to.deep.equal(["resolved"]);
+
+    // past the challenge window the honest provider is paid; a circuit-class job anchors no provenance record yet
+    await job.conn.networkHelpers.time.increase(30 * 86_400);
+    const paidBefore = await getHoldings(job.admin.public, { deployment: job.d, account: job.cheat.account.address });
+    const claimed = await claim(job);
+    expect(claimed.code, claimed.stderr).to.equal(0);
+    expect(claimed.stdout).to.match(/linear-tile \(circuit-class\) jobs have no provenance record yet/);
+    expect((await getJob(job.admin.public, { jobMarket: job.d.jobMarket, jobId: job.jobId })).status).to.equal("Finalized");
+    const paidAfter = await getHoldings(job.admin.public, { deployment: job.d, account: job.cheat.account.address });
+    expect(paidAfter.tokenBalance > paidBefore.tokenBalance).to.equal(true);
+    expect(paidAfter.jobMarketCredit).to.equal(0n);
     for (const b of bots) b.close();
   });
 
