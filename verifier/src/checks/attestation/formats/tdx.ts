@@ -63,10 +63,25 @@ let dcap: Promise<Dcap> | undefined;
 /** Loaded on first use: the CLI's other commands never pay for it. */
 const loadDcap = (): Promise<Dcap> => (dcap ??= import("@phala/dcap-qvl").then((m) => ((m as unknown as { default?: Dcap }).default ?? m) as Dcap));
 
-function pemChain(text: string, label: string): ParsedCert[] {
-  const blocks = [...text.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]+?)-----END CERTIFICATE-----/g)];
-  if (blocks.length === 0) throw new AttestationError("collateral-invalid", `${label} holds no PEM certificate`);
-  return blocks.map((b, i) => parseDer(Buffer.from(b[1]!.replace(/\s+/g, ""), "base64"), `${label}[${i}]`));
+/**
+ * @phala/dcap-qvl's own PEM reader (utils.extractCerts): a block counts only when its body is base64 characters and line
+ * breaks. IMPORTANT: the PCK chain sits in the quote's certification data, which the quote signature does not cover, so
+ * a provider can put anything there; every block must be read the same way by the library and by us.
+ */
+const DCAP_PEM = /-----BEGIN CERTIFICATE-----\r?\n?([A-Za-z0-9+/=\r\n]+)\r?\n?-----END CERTIFICATE-----/g;
+
+function pemChain(text: string, label: string, reason: AttestationReason = "collateral-invalid"): ParsedCert[] {
+  const blocks = [...text.matchAll(DCAP_PEM)];
+  if (blocks.length === 0) throw new AttestationError(reason, `${label} holds no PEM certificate`);
+  // INVARIANT: one reading of the chain: a block the library would skip (a decoy read first by a looser reader) is refused
+  const begins = text.split("-----BEGIN CERTIFICATE-----").length - 1;
+  if (begins !== blocks.length) throw new AttestationError(reason, `${label} has ${begins} PEM blocks, ${blocks.length} of them well-formed (a block of other characters)`);
+  return blocks.map((b, i) => {
+    const body = b[1]!.replace(/\r?\n/g, "");
+    const der = Buffer.from(body, "base64");
+    if (der.toString("base64") !== body) throw new AttestationError(reason, `${label}[${i}] is not canonical base64`);
+    return parseDer(der, `${label}[${i}]`);
+  });
 }
 
 async function signedBy(cert: ParsedCert, issuer: ParsedCert): Promise<boolean> {
@@ -133,8 +148,10 @@ export async function verifyTdxQuote(quote: Uint8Array, collateralRaw: unknown, 
   if (q.header.teeType !== lib.constants.TEE_TYPE_TDX) throw new AttestationError("quote-invalid", `the quote is not a TDX quote (TEE type 0x${q.header.teeType.toString(16)})`);
   const pck = (() => {
     try {
-      return pemChain(Buffer.from(q.authData.intoV3().certificationData.body).toString("latin1"), "quote PCK chain");
+      // utf-8: what the library decodes the certification data as
+      return pemChain(Buffer.from(q.authData.intoV3().certificationData.body).toString("utf8"), "quote PCK chain", "quote-invalid");
     } catch (err) {
+      if (err instanceof AttestationError && err.reason === "quote-invalid") throw err;
       throw new AttestationError("quote-invalid", "the quote's PCK certificate chain does not parse", { cause: err });
     }
   })();
