@@ -96,7 +96,7 @@ describe("checks/attestation attacks: a cheating provider against bundles, forma
       expect(forB.deviceIds).to.deep.equal(forA.deviceIds);
     });
 
-    it.skip("one GPU for two providers, its id hidden: a GPU token without a ueid is refused (claims-invalid)", async () => {
+    it("one GPU for two providers, its id hidden: a GPU token without a ueid is refused (claims-invalid)", async () => {
       // without a ueid the verdict names no device, so no ledger can see the GPU attest for a second provider
       const eat = await nras.eat("ab".repeat(32), { gpus: [{ ueid: undefined }] });
       expect(await reasonOf(verifyNvidiaEat(eat, nras.policy, now))).to.equal("claims-invalid");

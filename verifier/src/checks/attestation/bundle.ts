@@ -181,7 +181,7 @@ export async function verifyEvidenceBundle(bytes: Uint8Array, ctx: BundleContext
     band = attestedBand(tier, { ...v.factors, tcb: true, exclusive: true });
     expiresAt = BigInt(v.expiresAt);
     details = { gpus: v.gpus };
-    deviceIds = v.gpus.flatMap((g) => (g.ueid ? [`nvidia-ueid:${g.ueid}`] : []));
+    deviceIds = v.gpus.map((g) => `nvidia-ueid:${g.ueid}`);
   }
   // INVARIANT: one accepted bundle per nonce at this verifier (the chain spends the binding once too)
   if (ctx.seen?.has(nonce)) throw new AttestationError("challenge-reused", "evidence for this binding and session key was already accepted");
