@@ -214,6 +214,11 @@ describe("checks/attestation attacks: a cheating provider against bundles, forma
       expect((await verifySevSnp(good, policy, now)).reportData).to.equal(`0x${"01".repeat(64)}`);
     });
 
+    it("an ASK CRL stapled from before, past its nextUpdate at the verification time, is refused (collateral-expired)", async () => {
+      // the fixture's CRL runs from now - 1 day to now + 3 days; the auditor verifies 4 days later (chain head time)
+      expect(await reasonOf(verifySevSnp(good, policy, new Date(now.getTime() + 4 * 86_400_000)))).to.equal("collateral-expired");
+    });
+
     it("a report whose signature padding bytes were changed (same signature, other bytes) is refused (quote-invalid)", async () => {
       const bad = Buffer.from(good.report);
       bad[0x2a0 + 60]! ^= 1; // R is 48 bytes little-endian in a 72-byte field: bytes 48..71 must be zero
