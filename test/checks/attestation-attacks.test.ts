@@ -124,6 +124,19 @@ describe("checks/attestation attacks: a cheating provider against bundles, forma
       expect(await reasonOf(verifyTdxQuote(forged, COLLATERAL, TDX_AT))).to.equal("quote-invalid");
       expect(real.pckKeyHash).to.match(/^0x[0-9a-f]{64}$/);
     });
+
+    it("one TDX platform for two providers under two PCK keys (a lower TCB level): the device id is the PPID, not the key", async () => {
+      // The PCE derives a PCK key for any TCB level at or below the platform's, so a device id of sha256(PCK key)
+      // gave one platform a fresh id per TCB level. The PPID in the PCK certificate's SGX extension is per platform.
+      const v = await verifyTdxQuote(QUOTE, COLLATERAL, TDX_AT);
+      // independent expectation: the OCTET STRING after the PPID OID (1.2.840.113741.1.13.1.1) in the PCK certificate DER
+      const body = QUOTE.subarray(QUOTE.indexOf("-----BEGIN CERTIFICATE-----")).toString("latin1");
+      const der = Buffer.from(body.match(/-----BEGIN CERTIFICATE-----([^-]+)-----END/)![1]!.replace(/\s+/g, ""), "base64");
+      const oid = Buffer.from("060a2a864886f84d010d0101", "hex");
+      const at = der.indexOf(oid) + oid.length;
+      expect([der[at], der[at + 1]]).to.deep.equal([0x04, 16]);
+      expect(v.ppid).to.equal(`0x${der.subarray(at + 2, at + 18).toString("hex")}`);
+    });
   });
 
   describe("replay and session keys", () => {

@@ -97,7 +97,7 @@ export type BundleVerdict = {
   readonly sessionKey: Address;
   /**
    * The attested devices' identities, as far as the format states them: "nvidia-ueid:<ueid>" per GPU, "amd-chip:<hex>",
-   * "intel-pck:<sha256 of the PCK key>", "x5c-leaf:<sha256 of the leaf key>". One device attesting for several providers
+   * "intel-ppid:<PPID>", "x5c-leaf:<sha256 of the leaf key>". One device attesting for several providers
    * shows as the same id (attest/ keeps a ledger).
    */
   readonly deviceIds: readonly string[];
@@ -194,8 +194,9 @@ export async function verifyEvidenceBundle(bytes: Uint8Array, ctx: BundleContext
     tier = EVIDENCE_TIER[evidenceType];
     band = attestedBand(tier, { driver: true, firmware: true, tcb: v.tcbStatus === "UpToDate", exclusive: true });
     expiresAt = BigInt(v.expiresAt);
-    details = { tcbStatus: v.tcbStatus, advisoryIds: v.advisoryIds, mrTd: v.mrTd };
-    deviceIds = [`intel-pck:${v.pckKeyHash}`];
+    details = { tcbStatus: v.tcbStatus, advisoryIds: v.advisoryIds, mrTd: v.mrTd, pckKeyHash: v.pckKeyHash };
+    // the PPID, not the PCK key: one platform has a PCK key per TCB level at or below its own
+    deviceIds = [`intel-ppid:${v.ppid}`];
   } else if (ev.format === "amd-sev-snp") {
     const t = ctx.trust.amdSevSnp ?? untrusted(ev.format);
     const hex = (x: string) => Buffer.from(x.replace(/^0x/, ""), "hex");

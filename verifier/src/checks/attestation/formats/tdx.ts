@@ -52,8 +52,14 @@ export type TdxVerdict = {
   readonly tcbStatus: string;
   readonly advisoryIds: readonly string[];
   readonly mrTd: Hex;
-  /** SHA-256 of the PCK certificate's public key: one per platform and TCB level (a device identity). */
+  /** SHA-256 of the PCK certificate's public key: one per platform AND TCB level, so not a device identity. */
   readonly pckKeyHash: Hex;
+  /**
+   * The platform's PPID (16 bytes, in the PCK certificate's SGX extension, OID 1.2.840.113741.1.13.1.1): the device
+   * identity. The PCE derives a PCK key for any TCB level at or below the platform's own, so one platform can sign
+   * quotes under several PCK keys and certificates, all naming one PPID.
+   */
+  readonly ppid: Hex;
   /** Unix seconds: the earliest expiry of the collateral and chain it was verified against. */
   readonly expiresAt: number;
 };
@@ -173,6 +179,14 @@ export async function verifyTdxQuote(quote: Uint8Array, collateralRaw: unknown, 
     const message = err instanceof Error ? err.message : String(err);
     throw new AttestationError(reasonOf(message), `TDX quote rejected: ${message}`, { cause: err });
   }
+  let ppid: Hex;
+  try {
+    const u = lib as unknown as { utils: { getIntelExtension(der: Buffer): unknown; findExtension(path: string[], ext: unknown): Buffer }; oids: { PPID: string } };
+    ppid = bytesToHex(u.utils.findExtension([u.oids.PPID], u.utils.getIntelExtension(pck[0]!.der)));
+  } catch (err) {
+    throw new AttestationError("quote-invalid", "the PCK certificate has no PPID in its SGX extension", { cause: err });
+  }
+  if (ppid.length !== 34) throw new AttestationError("quote-invalid", `the PCK certificate's PPID is ${(ppid.length - 2) / 2} bytes, not 16`);
   const td = report.report.asTd10();
   if (!td) throw new AttestationError("quote-invalid", "the verified quote carries no TD report");
   const mrTd = bytesToHex(td.mrTd);
@@ -192,6 +206,7 @@ export async function verifyTdxQuote(quote: Uint8Array, collateralRaw: unknown, 
     tcbStatus: report.status,
     advisoryIds: [...report.advisory_ids],
     mrTd,
+    ppid,
     pckKeyHash: `0x${createHash("sha256").update(Buffer.from(pck[0]!.cert.publicKey.rawData)).digest("hex")}`,
     expiresAt: Math.min(...dates),
   };
