@@ -139,6 +139,15 @@ describe("checks/attestation attacks: a cheating provider against bundles, forma
     });
   });
 
+  describe("old collateral, chosen timing", () => {
+    it("stale but unexpired TDX collateral (an older TCB evaluation) is refused below the auditor's minimum (collateral-expired)", async () => {
+      // the sample's TCB info and QE identity are evaluation 17; after a TCB recovery Intel publishes 18 while 17 stays
+      // signed and inside its window, and a provider staples the one in which its platform is still UpToDate
+      expect((await verifyTdxQuote(QUOTE, COLLATERAL, TDX_AT, { minTcbEvaluationDataNumber: 17 })).tcbStatus).to.equal("UpToDate");
+      expect(await reasonOf(verifyTdxQuote(QUOTE, COLLATERAL, TDX_AT, { minTcbEvaluationDataNumber: 18 }))).to.equal("collateral-expired");
+    });
+  });
+
   describe("replay and session keys", () => {
     it("replay: an old bundle for an earlier request of the same provider does not verify for the new one (session-key-unauthorized), nor twice (challenge-reused)", async () => {
       const old = await nvidiaBundle(nras, alice, bindingA);

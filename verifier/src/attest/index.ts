@@ -48,7 +48,10 @@ const log = logger("attest");
 const TrustFileSchema = z
   .object({
     nvidia: z.record(z.string(), z.unknown()).optional(),
-    intelTdx: z.object({ allowedMrTd: z.array(z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/)).optional() }).strict().optional(),
+    intelTdx: z
+      .object({ allowedMrTd: z.array(z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/)).optional(), minTcbEvaluationDataNumber: z.number().int().nonnegative().optional() })
+      .strict()
+      .optional(),
     amdSevSnp: z
       .object({
         /** The pinned ARKs: PEM file paths (relative to the trust file) or the PEM itself. */

@@ -42,6 +42,12 @@ export type TdxCollateral = z.output<typeof TdxCollateralSchema>;
 export type TdxPolicy = {
   /** Allowed MRTD values (48-byte hex); absent: any TD image (then the tier says "a TDX VM", not "this VM image"). */
   readonly allowedMrTd?: readonly string[];
+  /**
+   * The oldest TCB evaluation (tcbEvaluationDataNumber of the TCB info and the QE identity) accepted. Intel keeps an
+   * older evaluation signed and inside its 30-day window after a TCB recovery, so without this a provider staples the
+   * collateral in which its unpatched platform was still UpToDate. Absent: any evaluation inside its window.
+   */
+  readonly minTcbEvaluationDataNumber?: number;
 };
 
 export type TdxVerdict = {
@@ -161,6 +167,21 @@ export async function verifyTdxQuote(quote: Uint8Array, collateralRaw: unknown, 
       throw new AttestationError("quote-invalid", "the quote's PCK certificate chain does not parse", { cause: err });
     }
   })();
+
+  // INVARIANT: the provider does not pick an older TCB evaluation than the auditor accepts (stale but unexpired collateral)
+  if (policy.minTcbEvaluationDataNumber !== undefined) {
+    for (const [what, text] of [["TCB info", collateral.tcb_info], ["QE identity", collateral.qe_identity]] as const) {
+      let n: unknown;
+      try {
+        n = (JSON.parse(text) as { tcbEvaluationDataNumber?: unknown }).tcbEvaluationDataNumber;
+      } catch (err) {
+        throw new AttestationError("collateral-invalid", `the ${what} is not JSON`, { cause: err });
+      }
+      if (typeof n !== "number" || n < policy.minTcbEvaluationDataNumber) {
+        throw new AttestationError("collateral-expired", `the ${what}'s TCB evaluation ${String(n)} is older than the accepted ${policy.minTcbEvaluationDataNumber}`);
+      }
+    }
+  }
 
   // Revocation data first (the library does not check it): root CRL by the root, PCK CRL by the quote's PCK CA.
   const rootCrl = await checkCrl(collateral.root_ca_crl, root, "root CA CRL", now);
