@@ -236,6 +236,13 @@ describe("checks/attestation attacks: a cheating provider against bundles, forma
       expect((await verifySevSnp(good, policy, now)).reportData).to.equal(`0x${"01".repeat(64)}`);
     });
 
+    it("a platform on old firmware (its own old TCB reported as current) is refused below the auditor's minimum (tcb-invalid)", async () => {
+      // reported = current, so the band was full; SPLs at the ABI offsets: bootloader 3, tee 0, snp 8, microcode 115
+      expect((await verifySevSnp(good, { ...policy, minTcb: { bootloader: 3, snp: 8, microcode: 115 } }, now)).tcbCurrent).to.equal(true);
+      expect(await reasonOf(verifySevSnp(good, { ...policy, minTcb: { snp: 9 } }, now))).to.equal("tcb-invalid");
+      expect(await reasonOf(verifySevSnp(good, { ...policy, minTcb: { microcode: 200 } }, now))).to.equal("tcb-invalid");
+    });
+
     it("an ASK CRL stapled from before, past its nextUpdate at the verification time, is refused (collateral-expired)", async () => {
       // the fixture's CRL runs from now - 1 day to now + 3 days; the auditor verifies 4 days later (chain head time)
       expect(await reasonOf(verifySevSnp(good, policy, new Date(now.getTime() + 4 * 86_400_000)))).to.equal("collateral-expired");

@@ -58,6 +58,11 @@ const TrustFileSchema = z
         arks: z.array(z.string().min(1)).min(1),
         allowedMeasurements: z.array(z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/)).optional(),
         requireCrl: z.boolean().optional(),
+        minTcb: z
+          .object({ bootloader: z.number().int().min(0).max(255), tee: z.number().int().min(0).max(255), snp: z.number().int().min(0).max(255), microcode: z.number().int().min(0).max(255) })
+          .partial()
+          .strict()
+          .optional(),
         maxValiditySeconds: z.number().int().positive().optional(),
       })
       .strict()

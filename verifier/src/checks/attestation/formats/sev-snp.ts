@@ -44,6 +44,12 @@ export type SevSnpPolicy = {
    * revoked simply leaves the CRL out.
    */
   readonly requireCrl?: boolean;
+  /**
+   * The lowest security patch levels accepted, per component of REPORTED_TCB (AMD publishes the fixed levels with each
+   * security bulletin). Absent: any TCB, and a platform on firmware with known bugs that reports its own (old) TCB as
+   * current gets the full band.
+   */
+  readonly minTcb?: { readonly bootloader?: number; readonly tee?: number; readonly snp?: number; readonly microcode?: number };
   /** The longest a verdict counts (the report carries no time). Default 7 days. */
   readonly maxValiditySeconds?: number;
 };
@@ -159,6 +165,13 @@ export async function verifySevSnp(ev: SevSnpEvidence, policy: SevSnpPolicy, now
   for (const [name, want] of Object.entries(spl)) {
     const got = derSmallInt(extValue(vcek, OID[name as keyof typeof spl]));
     if (got !== want) throw new AttestationError("quote-invalid", `the VCEK's ${name} is ${got ?? "missing"}, the report's REPORTED_TCB says ${want}`);
+  }
+
+  // INVARIANT: the TCB the VCEK (and so AMD) vouches for is at least the auditor's minimum, component by component
+  const min = policy.minTcb ?? {};
+  for (const [name, got] of [["bootloader", r.reportedTcb[0]!], ["tee", r.reportedTcb[1]!], ["snp", r.reportedTcb[6]!], ["microcode", r.reportedTcb[7]!]] as const) {
+    const want = min[name];
+    if (want !== undefined && got < want) throw new AttestationError("tcb-invalid", `REPORTED_TCB ${name} SPL ${got} is below the accepted ${want}`);
   }
 
   // signature: R and S little-endian in 72-byte fields; P-384 uses the low 48 bytes
