@@ -248,6 +248,14 @@ describe("checks/attestation attacks: a cheating provider against bundles, forma
       expect(await reasonOf(verifySevSnp(good, policy, new Date(now.getTime() + 4 * 86_400_000)))).to.equal("collateral-expired");
     });
 
+    it("a VCEK entry carrying PEM text after its DER, or BER-style trailing bytes, is refused (certificate-not-der)", async () => {
+      // what issue 17 item 2 did with x5c, tried on the SNP chain: a decoy VCEK read one way, another read the other
+      const other = await chain.vcek(randomBytes(64), TCB);
+      const withPem = Buffer.concat([Buffer.from(good.vcek), Buffer.from(`\n${other.cert.toString("pem")}\n`)]);
+      expect(await reasonOf(verifySevSnp({ ...good, vcek: withPem }, policy, now))).to.equal("certificate-not-der");
+      expect(await reasonOf(verifySevSnp({ ...good, ask: Buffer.concat([Buffer.from(good.ask), Buffer.from([0])]) }, policy, now))).to.equal("certificate-not-der");
+    });
+
     it("a report whose signature padding bytes were changed (same signature, other bytes) is refused (quote-invalid)", async () => {
       const bad = Buffer.from(good.report);
       bad[0x2a0 + 60]! ^= 1; // R is 48 bytes little-endian in a 72-byte field: bytes 48..71 must be zero
