@@ -98,7 +98,7 @@ const snp = await makeSnpChain();
 const TCB = { bl: 3, tee: 0, snp: 8, ucode: 115 };
 const chip = new Uint8Array(64).fill(7);
 const vcek = await snp.vcek(chip, TCB);
-const snpEvidence = { report: await snpReport({ reportData: new Uint8Array(64), chipId: chip, tcb: TCB }, vcek.key), vcek: new Uint8Array(vcek.cert.rawData), ask: new Uint8Array(snp.ask.rawData), ark: new Uint8Array(snp.ark.rawData) };
+const snpEvidence = { report: await snpReport({ reportData: new Uint8Array(64), chipId: chip, tcb: TCB }, vcek.key), vcek: new Uint8Array(vcek.cert.rawData), ask: new Uint8Array(snp.ask.rawData), ark: new Uint8Array(snp.ark.rawData), crl: new Uint8Array((await snp.crl([])).rawData) };
 const snpPolicy = { arks: [parseDer(Buffer.from(snp.ark.rawData), "ARK")] };
 
 const contenders: Record<string, () => Promise<unknown>> = {

@@ -50,7 +50,8 @@ describe("checks/attestation formats: AMD SEV-SNP report, VCEK <- ASK <- ARK (te
 
   before(async () => {
     chain = await makeSnpChain();
-    policy = { arks: [parseDer(Buffer.from(raw(chain.ark)), "ARK")] };
+    // revocation is covered by its own case below (and test/checks/attestation-attacks.test.ts): the rest staple no CRL
+    policy = { arks: [parseDer(Buffer.from(raw(chain.ark)), "ARK")], requireCrl: false };
     const v = await chain.vcek(chip, TCB);
     vcekKey = v.key;
     good = { report: await snpReport({ reportData: data, chipId: chip, tcb: TCB }, v.key), vcek: raw(v.cert), ask: raw(chain.ask), ark: raw(chain.ark) };
@@ -122,7 +123,7 @@ describe("checks/attestation formats: AMD SEV-SNP report, VCEK <- ASK <- ARK (te
     // the auditor's --trust file pins the ARK by PEM (what `pouw auditor attest --trust` reads)
     const dir = mkdtempSync(join(tmpdir(), "pouw-snp-trust-"));
     writeFileSync(join(dir, "ark.pem"), chain.ark.toString("pem"));
-    writeFileSync(join(dir, "trust.json"), JSON.stringify({ amdSevSnp: { arks: ["ark.pem"], maxValiditySeconds: 3600 } }));
+    writeFileSync(join(dir, "trust.json"), JSON.stringify({ amdSevSnp: { arks: ["ark.pem"], maxValiditySeconds: 3600, requireCrl: false } }));
     const fromFile = await verifyEvidenceBundle(bytes, { ...ctx, trust: loadEvidenceTrust(join(dir, "trust.json")) });
     expect(fromFile.expiresAt).to.equal(BigInt(Math.floor(now.getTime() / 1000) + 3600));
     writeFileSync(join(dir, "bad.json"), JSON.stringify({ amdSevSnp: { arks: [] } }));

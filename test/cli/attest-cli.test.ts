@@ -6,11 +6,11 @@
  * records tier 4 with the reason printed; a non-member and a wrong file are refused by name (exit 2).
  */
 import { expect } from "chai";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { network } from "hardhat";
-import { getAddress, maxUint256, parseEther, toHex, type Address, type Hex } from "viem";
+import { getAddress, keccak256, maxUint256, parseEther, toHex, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import {
   approveToken,
@@ -173,6 +173,27 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
     const r = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", empty, "--statements", statements, ...as(committee[1]!)]);
     expect(r.code).to.equal(2);
     expect(r.stderr).to.match(/says tier 1 band 100; this auditor verified tier 4 band 10 \(untrusted-root\): not co-signing/);
+  });
+
+  it("a statement file nobody on the committee signed (a competitor's one-minute tier-1 statement) is replaced, not co-signed", async () => {
+    const { bytes, challengeBlock } = await prepareBundle(9);
+    const { id, committee } = await request(9, bytes, challengeBlock);
+    const bundlePath = join(dir, "bundle-9.json");
+    writeFileSync(bundlePath, bytes);
+    const statements = join(dir, "committee-9");
+    mkdirSync(statements, { recursive: true });
+    const q = await getAttestationRequest(admin.public, { providerRegistry: registry, requestId: BigInt(id) });
+    // says exactly what the members verify, but expires in two minutes: before, the first member adopted it
+    const short = BigInt(await latest()) + 120n;
+    const forged = { provider: q.provider, requestId: id, tier: 1, band: 100, evidenceHash: keccak256(bytes), expiresAt: String(short), issuedAt: String(q.asOf) };
+    writeFileSync(join(statements, `request-${id}.statement.json`), JSON.stringify(forged));
+    for (const m of committee.slice(0, 2)) {
+      const r = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", trustPath, "--statements", statements, "--json", ...as(m)]);
+      expect(r.code, r.stderr).to.equal(0);
+    }
+    const att = await admin.public.readContract({ address: registry, abi: providerRegistryAbi, functionName: "attestationOf", args: [privateKeyToAccount(DEV_KEYS[9]!).address] });
+    expect(att.tier).to.equal(1);
+    expect(att.expiresAt > short + 3000n, `recorded expiresAt ${att.expiresAt}, forged ${short}`).to.equal(true); // the NRAS tokens' exp (1 h), not the forged two minutes
   });
 
   it("one GPU for two providers: a member that attested it for provider 1 signs tier 4 for provider 8 (device-reused)", async () => {

@@ -48,13 +48,21 @@ const log = logger("attest");
 const TrustFileSchema = z
   .object({
     nvidia: z.record(z.string(), z.unknown()).optional(),
-    intelTdx: z.object({ allowedMrTd: z.array(z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/)).optional() }).strict().optional(),
+    intelTdx: z
+      .object({ allowedMrTd: z.array(z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/)).optional(), minTcbEvaluationDataNumber: z.number().int().nonnegative().optional() })
+      .strict()
+      .optional(),
     amdSevSnp: z
       .object({
         /** The pinned ARKs: PEM file paths (relative to the trust file) or the PEM itself. */
         arks: z.array(z.string().min(1)).min(1),
         allowedMeasurements: z.array(z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/)).optional(),
         requireCrl: z.boolean().optional(),
+        minTcb: z
+          .object({ bootloader: z.number().int().min(0).max(255), tee: z.number().int().min(0).max(255), snp: z.number().int().min(0).max(255), microcode: z.number().int().min(0).max(255) })
+          .partial()
+          .strict()
+          .optional(),
         maxValiditySeconds: z.number().int().positive().optional(),
       })
       .strict()
@@ -178,7 +186,14 @@ function readStatement(path: string): AttestationVerified | undefined {
   } catch {
     return undefined;
   }
-  const s = StatementFile.parse(JSON.parse(text));
+  let s: z.output<typeof StatementFile>;
+  try {
+    s = StatementFile.parse(JSON.parse(text));
+  } catch (err) {
+    // anyone who can write the shared directory can write garbage: it is no member's proposal
+    log.warn({ path, err: String(err) }, "statement file is not a statement: ignored");
+    return undefined;
+  }
   return { provider: getAddress(s.provider), requestId: BigInt(s.requestId), tier: s.tier, band: s.band, evidenceHash: s.evidenceHash as Hex, expiresAt: BigInt(s.expiresAt), issuedAt: BigInt(s.issuedAt) };
 }
 
@@ -203,6 +218,20 @@ function checkDevices(ledger: Ledger, v: BundleVerdict, now: bigint): void {
       throw new AttestationError("device-reused", `device ${id} was attested for ${getAddress(e.provider)} (request ${e.requestId}) until ${new Date(Number(e.expiresAt) * 1000).toISOString()}`);
     }
   }
+}
+
+/** The committee members' signatures over `statement` in `dir` (a signature over another statement, or by a non-member, does not count). */
+async function committeeSignatures(dir: string, requestId: bigint, domain: ReturnType<typeof providerRegistryDomain>, statement: AttestationVerified, committee: readonly Address[]) {
+  const signatures: { signer: Address; signature: Hex }[] = [];
+  const prefix = `request-${requestId}.0x`;
+  for (const f of readdirSync(dir).sort()) {
+    if (!f.startsWith(prefix) || !f.endsWith(".sig")) continue;
+    const sig = readFileSync(join(dir, f), "utf8").trim() as Hex;
+    const signer = await recoverAttestationVerifiedSigner(domain, statement, sig).catch(() => undefined);
+    // (a signature by a non-member would revert the record)
+    if (signer && committee.includes(getAddress(signer))) signatures.push({ signer: getAddress(signer), signature: sig });
+  }
+  return signatures;
 }
 
 /** Verifies request `requestId`'s bundle as one committee member, signs, and records once a quorum has signed. */
@@ -251,8 +280,13 @@ export async function attestRequest(clients: ChainClients, p: AttestRequestParam
   }
 
   mkdirSync(p.statementsDir, { recursive: true });
+  const domain = providerRegistryDomain(chainId, p.providerRegistry);
   const statementPath = join(p.statementsDir, `request-${p.requestId}.statement.json`);
-  const proposed = readStatement(statementPath);
+  const written = readStatement(statementPath);
+  // INVARIANT: a proposal counts only when a drawn member signed it: a statement file written by anyone else (a
+  // competitor's tier-4 or one-minute statement) would otherwise block or shorten the record
+  const proposed = written && (await committeeSignatures(p.statementsDir, p.requestId, domain, written, committee)).length > 0 ? written : undefined;
+  if (written && !proposed) log.warn({ requestId: p.requestId }, "the statement file carries no committee member's signature: replacing it with this member's");
   let statement = mine;
   if (proposed) {
     // INVARIANT: a member co-signs only what it verified itself, never a longer validity than its own verdict
@@ -269,7 +303,6 @@ export async function attestRequest(clients: ChainClients, p: AttestRequestParam
     writeFileSync(statementPath, JSON.stringify(statement, replacer, 2) + "\n");
   }
 
-  const domain = providerRegistryDomain(chainId, p.providerRegistry);
   const signature = await signAttestationVerified(account, domain, statement);
   writeFileSync(join(p.statementsDir, `request-${p.requestId}.${me}.sig`), signature + "\n");
   if (verdict && p.deviceLedgerPath !== undefined) {
@@ -278,15 +311,7 @@ export async function attestRequest(clients: ChainClients, p: AttestRequestParam
     writeFileSync(p.deviceLedgerPath, JSON.stringify(ledger, null, 2) + "\n");
   }
 
-  const signatures: { signer: Address; signature: Hex }[] = [];
-  const prefix = `request-${p.requestId}.0x`;
-  for (const f of readdirSync(p.statementsDir).sort()) {
-    if (!f.startsWith(prefix) || !f.endsWith(".sig")) continue;
-    const sig = readFileSync(join(p.statementsDir, f), "utf8").trim() as Hex;
-    const signer = await recoverAttestationVerifiedSigner(domain, statement, sig).catch(() => undefined);
-    // a signature over another statement, or by a non-member, does not count (and would revert the record)
-    if (signer && committee.includes(getAddress(signer))) signatures.push({ signer: getAddress(signer), signature: sig });
-  }
+  const signatures = await committeeSignatures(p.statementsDir, p.requestId, domain, statement, committee);
   let recorded: TxRef | undefined;
   if ((p.record ?? true) && signatures.length >= terms.quorum) {
     const r = await recordAttestation(clients, { providerRegistry: p.providerRegistry, attestation: statement, signatures: signatures.slice(0, terms.quorum) });

@@ -33,6 +33,8 @@ export const EVIDENCE_FORMATS = ["pouw-eat", "intel-tdx", "nvidia-eat", "amd-sev
 export type EvidenceFormat = (typeof EVIDENCE_FORMATS)[number];
 
 const address = z.string().refine((s) => isAddress(s), "an address");
+/** Whole bytes only: Node's hex decoder drops an odd last nibble, so "ab0" and "ab" would be one quote under two hashes. */
+const hexBytes = z.string().regex(/^(0x)?([0-9a-fA-F]{2})+$/, "hex, whole bytes");
 const signature = z.string().regex(/^0x[0-9a-fA-F]{130}$/, "a 65-byte signature");
 
 export const EvidenceBundleSchema = z
@@ -44,16 +46,16 @@ export const EvidenceBundleSchema = z
     possession: signature,
     evidence: z.discriminatedUnion("format", [
       z.object({ format: z.literal("pouw-eat"), token: z.string().min(1) }).strict(),
-      z.object({ format: z.literal("intel-tdx"), quote: z.string().regex(/^(0x)?[0-9a-fA-F]+$/, "hex"), collateral: z.unknown() }).strict(),
+      z.object({ format: z.literal("intel-tdx"), quote: hexBytes, collateral: z.unknown() }).strict(),
       z.object({ format: z.literal("nvidia-eat"), eat: z.unknown() }).strict(),
       z
         .object({
           format: z.literal("amd-sev-snp"),
-          report: z.string().regex(/^(0x)?[0-9a-fA-F]+$/, "hex"),
+          report: hexBytes,
           vcek: z.base64(),
           ask: z.base64(),
           ark: z.base64(),
-          crl: z.string().regex(/^(0x)?[0-9a-fA-F]+$/, "hex").optional(),
+          crl: hexBytes.optional(),
         })
         .strict(),
     ]),
@@ -95,7 +97,7 @@ export type BundleVerdict = {
   readonly sessionKey: Address;
   /**
    * The attested devices' identities, as far as the format states them: "nvidia-ueid:<ueid>" per GPU, "amd-chip:<hex>",
-   * "intel-pck:<sha256 of the PCK key>", "x5c-leaf:<sha256 of the leaf key>". One device attesting for several providers
+   * "intel-ppid:<PPID>", "x5c-leaf:<sha256 of the leaf key>". One device attesting for several providers
    * shows as the same id (attest/ keeps a ledger).
    */
   readonly deviceIds: readonly string[];
@@ -103,14 +105,47 @@ export type BundleVerdict = {
   readonly details: Record<string, unknown>;
 };
 
+/**
+ * The first key that occurs twice in one object of `text` (valid JSON), compared after unescaping, or undefined.
+ * JSON.parse keeps the last of two equal keys; another reader may keep the first, so the bytes the request's hash fixes
+ * would mean two bundles.
+ */
+export function duplicateJsonKey(text: string): string | undefined {
+  const stack: { keys: Set<string> | undefined; expectKey: boolean }[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    const top = stack[stack.length - 1];
+    if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      if (top?.keys && top.expectKey) {
+        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        if (top.keys.has(key)) return key;
+        top.keys.add(key);
+        top.expectKey = false;
+      }
+      i = j;
+    } else if (c === "{") stack.push({ keys: new Set(), expectKey: true });
+    else if (c === "[") stack.push({ keys: undefined, expectKey: false });
+    else if (c === "}" || c === "]") stack.pop();
+    else if (c === "," && top?.keys) top.expectKey = true;
+  }
+  return undefined;
+}
+
 /** Parses bundle bytes; throws AttestationError("bundle-invalid"). */
 export function parseEvidenceBundle(bytes: Uint8Array): EvidenceBundle {
   let raw: unknown;
+  let text: string;
   try {
-    raw = JSON.parse(Buffer.from(bytes).toString("utf8"));
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    raw = JSON.parse(text);
   } catch (err) {
-    throw new AttestationError("bundle-invalid", "the evidence bundle is not JSON", { cause: err });
+    throw new AttestationError("bundle-invalid", "the evidence bundle is not JSON (UTF-8)", { cause: err });
   }
+  // INVARIANT: one reading of the bytes the request's evidenceHash fixes
+  const dup = duplicateJsonKey(text);
+  if (dup !== undefined) throw new AttestationError("bundle-invalid", `the evidence bundle repeats the key ${JSON.stringify(dup)} in one object`);
   const r = EvidenceBundleSchema.safeParse(raw);
   if (!r.success) throw new AttestationError("bundle-invalid", "the evidence bundle does not match the bundle schema", { details: z.prettifyError(r.error) });
   return r.data;
@@ -159,8 +194,9 @@ export async function verifyEvidenceBundle(bytes: Uint8Array, ctx: BundleContext
     tier = EVIDENCE_TIER[evidenceType];
     band = attestedBand(tier, { driver: true, firmware: true, tcb: v.tcbStatus === "UpToDate", exclusive: true });
     expiresAt = BigInt(v.expiresAt);
-    details = { tcbStatus: v.tcbStatus, advisoryIds: v.advisoryIds, mrTd: v.mrTd };
-    deviceIds = [`intel-pck:${v.pckKeyHash}`];
+    details = { tcbStatus: v.tcbStatus, advisoryIds: v.advisoryIds, mrTd: v.mrTd, pckKeyHash: v.pckKeyHash };
+    // the PPID, not the PCK key: one platform has a PCK key per TCB level at or below its own
+    deviceIds = [`intel-ppid:${v.ppid}`];
   } else if (ev.format === "amd-sev-snp") {
     const t = ctx.trust.amdSevSnp ?? untrusted(ev.format);
     const hex = (x: string) => Buffer.from(x.replace(/^0x/, ""), "hex");
@@ -181,7 +217,7 @@ export async function verifyEvidenceBundle(bytes: Uint8Array, ctx: BundleContext
     band = attestedBand(tier, { ...v.factors, tcb: true, exclusive: true });
     expiresAt = BigInt(v.expiresAt);
     details = { gpus: v.gpus };
-    deviceIds = v.gpus.flatMap((g) => (g.ueid ? [`nvidia-ueid:${g.ueid}`] : []));
+    deviceIds = v.gpus.map((g) => `nvidia-ueid:${g.ueid}`);
   }
   // INVARIANT: one accepted bundle per nonce at this verifier (the chain spends the binding once too)
   if (ctx.seen?.has(nonce)) throw new AttestationError("challenge-reused", "evidence for this binding and session key was already accepted");

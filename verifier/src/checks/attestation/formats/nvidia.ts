@@ -63,8 +63,11 @@ const GpuClaimsSchema = z
     "x-nvidia-gpu-arch-check": z.boolean(),
     "x-nvidia-gpu-driver-version": decimalVersion,
     "x-nvidia-gpu-vbios-version": hexVersion,
-    /** The GPU's unique device id (EAT ueid), when NRAS states one. */
-    ueid: z.string().min(1).optional(),
+    /**
+     * The GPU's unique device id (EAT ueid). Required: a verdict that names no device cannot show one GPU attesting for
+     * several providers (the auditor's device ledger keys on it).
+     */
+    ueid: z.string().min(1),
     exp: z.number().int(),
   })
   .loose();
@@ -82,7 +85,7 @@ export type NvidiaVerdict = {
   readonly evidenceType: "accelerator-cc-report";
   /** The nonce every token carries (lowercase hex, 0x-prefixed). */
   readonly nonce: string;
-  readonly gpus: readonly { readonly id: string; readonly driver: string; readonly vbios: string; readonly ueid?: string }[];
+  readonly gpus: readonly { readonly id: string; readonly driver: string; readonly vbios: string; readonly ueid: string }[];
   readonly factors: { driver: boolean; firmware: boolean };
   readonly expiresAt: number;
 };
@@ -137,7 +140,7 @@ export async function verifyNvidiaEat(eat: unknown, policy: NvidiaPolicy, now: D
   const named = Object.keys(p.submods).sort();
   if (named.join(",") !== ids.join(",")) throw new AttestationError("claims-invalid", `the platform token names GPUs [${named.join(", ")}], the bundle holds [${ids.join(", ")}]`);
   const nonce = normNonce(p.eat_nonce);
-  const gpus: { id: string; driver: string; vbios: string; ueid?: string }[] = [];
+  const gpus: { id: string; driver: string; vbios: string; ueid: string }[] = [];
   let expiresAt = p.exp;
   const factors = { driver: true, firmware: true };
   for (const id of ids) {
@@ -159,7 +162,9 @@ export async function verifyNvidiaEat(eat: unknown, policy: NvidiaPolicy, now: D
     if (policy.recommendedDriverVersion && compareVersions(driver, policy.recommendedDriverVersion) < 0) factors.driver = false;
     if (policy.recommendedVbiosVersion && compareHexVersions(vbios, policy.recommendedVbiosVersion) < 0) factors.firmware = false;
     expiresAt = Math.min(expiresAt, g.exp);
-    gpus.push({ id, driver, vbios, ...(g.ueid ? { ueid: g.ueid } : {}) });
+    // INVARIANT: each GPU token is a distinct device (one GPU counted twice is one device)
+    if (gpus.some((x) => x.ueid === g.ueid)) throw new AttestationError("claims-invalid", `${id} has the ueid of another GPU token of this bundle`);
+    gpus.push({ id, driver, vbios, ueid: g.ueid });
   }
   return { evidenceType: "accelerator-cc-report", nonce, gpus, factors, expiresAt };
 }

@@ -12,7 +12,7 @@
  * = REPORTED_TCB, so a VCEK of another chip or TCB does not verify it.
  *
  * Revocation: AMD's KDS publishes an ARK-signed CRL of revoked ASKs; stapled (`crl`), it is verified (signed by the
- * ARK, within its dates) and the ASK must not be on it; `requireCrl` makes it mandatory. The report itself carries no
+ * ARK, within its dates) and the ASK must not be on it. It is mandatory unless the policy says `requireCrl: false`. The report itself carries no
  * time, so the verdict expires at the earliest of the VCEK's notAfter, the CRL's nextUpdate and now + maxValiditySeconds
  * (short lifetimes: default 7 days).
  */
@@ -39,8 +39,17 @@ export type SevSnpPolicy = {
   readonly arks: readonly ParsedCert[];
   /** Allowed launch measurements (48-byte hex); absent: any guest image. */
   readonly allowedMeasurements?: readonly string[];
-  /** Refuse a bundle without a stapled ASK CRL. */
+  /**
+   * Refuse a bundle without a stapled ASK CRL (default true). false turns revocation off: a provider whose ASK AMD
+   * revoked simply leaves the CRL out.
+   */
   readonly requireCrl?: boolean;
+  /**
+   * The lowest security patch levels accepted, per component of REPORTED_TCB (AMD publishes the fixed levels with each
+   * security bulletin). Absent: any TCB, and a platform on firmware with known bugs that reports its own (old) TCB as
+   * current gets the full band.
+   */
+  readonly minTcb?: { readonly bootloader?: number; readonly tee?: number; readonly snp?: number; readonly microcode?: number };
   /** The longest a verdict counts (the report carries no time). Default 7 days. */
   readonly maxValiditySeconds?: number;
 };
@@ -143,8 +152,9 @@ export async function verifySevSnp(ev: SevSnpEvidence, policy: SevSnpPolicy, now
     if (crl.nextUpdate === undefined || now < crl.thisUpdate || now > crl.nextUpdate) throw new AttestationError("collateral-expired", "the stapled ASK CRL is outside its validity window");
     if (crl.entries.some((e) => e.serialNumber.toLowerCase() === ask.cert.serialNumber.toLowerCase())) throw new AttestationError("cert-revoked", "the ASK is on the ARK's CRL");
     crlNext = crl.nextUpdate;
-  } else if (policy.requireCrl) {
-    throw new AttestationError("crl-invalid", "no ASK CRL stapled and the policy requires one");
+  } else if (policy.requireCrl ?? true) {
+    // INVARIANT: revocation is off only where the auditor said so, never by the provider leaving the CRL out
+    throw new AttestationError("crl-invalid", "no ASK CRL stapled (the policy requires one unless requireCrl is false)");
   }
 
   // INVARIANT: the VCEK is this chip's key at this TCB, not any VCEK under the ASK
@@ -157,8 +167,19 @@ export async function verifySevSnp(ev: SevSnpEvidence, policy: SevSnpPolicy, now
     if (got !== want) throw new AttestationError("quote-invalid", `the VCEK's ${name} is ${got ?? "missing"}, the report's REPORTED_TCB says ${want}`);
   }
 
+  // INVARIANT: the TCB the VCEK (and so AMD) vouches for is at least the auditor's minimum, component by component
+  const min = policy.minTcb ?? {};
+  for (const [name, got] of [["bootloader", r.reportedTcb[0]!], ["tee", r.reportedTcb[1]!], ["snp", r.reportedTcb[6]!], ["microcode", r.reportedTcb[7]!]] as const) {
+    const want = min[name];
+    if (want !== undefined && got < want) throw new AttestationError("tcb-invalid", `REPORTED_TCB ${name} SPL ${got} is below the accepted ${want}`);
+  }
+
   // signature: R and S little-endian in 72-byte fields; P-384 uses the low 48 bytes
   const sig = ev.report.subarray(SIGNED_BYTES, SIGNED_BYTES + 144);
+  // INVARIANT: one byte string per signature: the 24 bytes above each 48-byte P-384 scalar are zero
+  if (sig.subarray(48, 72).some((x) => x !== 0) || sig.subarray(120, 144).some((x) => x !== 0)) {
+    throw new AttestationError("quote-invalid", "the report signature's R or S has nonzero bytes above its 48 P-384 bytes");
+  }
   const be = (x: Uint8Array) => Buffer.from(x.subarray(0, 48)).reverse();
   const p1363 = Buffer.concat([be(sig.subarray(0, 72)), be(sig.subarray(72, 144))]);
   const key = createPublicKey({ key: Buffer.from(vcek.cert.publicKey.rawData), format: "der", type: "spki" });

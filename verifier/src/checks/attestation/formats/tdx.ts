@@ -42,6 +42,12 @@ export type TdxCollateral = z.output<typeof TdxCollateralSchema>;
 export type TdxPolicy = {
   /** Allowed MRTD values (48-byte hex); absent: any TD image (then the tier says "a TDX VM", not "this VM image"). */
   readonly allowedMrTd?: readonly string[];
+  /**
+   * The oldest TCB evaluation (tcbEvaluationDataNumber of the TCB info and the QE identity) accepted. Intel keeps an
+   * older evaluation signed and inside its 30-day window after a TCB recovery, so without this a provider staples the
+   * collateral in which its unpatched platform was still UpToDate. Absent: any evaluation inside its window.
+   */
+  readonly minTcbEvaluationDataNumber?: number;
 };
 
 export type TdxVerdict = {
@@ -52,8 +58,14 @@ export type TdxVerdict = {
   readonly tcbStatus: string;
   readonly advisoryIds: readonly string[];
   readonly mrTd: Hex;
-  /** SHA-256 of the PCK certificate's public key: one per platform and TCB level (a device identity). */
+  /** SHA-256 of the PCK certificate's public key: one per platform AND TCB level, so not a device identity. */
   readonly pckKeyHash: Hex;
+  /**
+   * The platform's PPID (16 bytes, in the PCK certificate's SGX extension, OID 1.2.840.113741.1.13.1.1): the device
+   * identity. The PCE derives a PCK key for any TCB level at or below the platform's own, so one platform can sign
+   * quotes under several PCK keys and certificates, all naming one PPID.
+   */
+  readonly ppid: Hex;
   /** Unix seconds: the earliest expiry of the collateral and chain it was verified against. */
   readonly expiresAt: number;
 };
@@ -63,10 +75,25 @@ let dcap: Promise<Dcap> | undefined;
 /** Loaded on first use: the CLI's other commands never pay for it. */
 const loadDcap = (): Promise<Dcap> => (dcap ??= import("@phala/dcap-qvl").then((m) => ((m as unknown as { default?: Dcap }).default ?? m) as Dcap));
 
-function pemChain(text: string, label: string): ParsedCert[] {
-  const blocks = [...text.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]+?)-----END CERTIFICATE-----/g)];
-  if (blocks.length === 0) throw new AttestationError("collateral-invalid", `${label} holds no PEM certificate`);
-  return blocks.map((b, i) => parseDer(Buffer.from(b[1]!.replace(/\s+/g, ""), "base64"), `${label}[${i}]`));
+/**
+ * @phala/dcap-qvl's own PEM reader (utils.extractCerts): a block counts only when its body is base64 characters and line
+ * breaks. IMPORTANT: the PCK chain sits in the quote's certification data, which the quote signature does not cover, so
+ * a provider can put anything there; every block must be read the same way by the library and by us.
+ */
+const DCAP_PEM = /-----BEGIN CERTIFICATE-----\r?\n?([A-Za-z0-9+/=\r\n]+)\r?\n?-----END CERTIFICATE-----/g;
+
+function pemChain(text: string, label: string, reason: AttestationReason = "collateral-invalid"): ParsedCert[] {
+  const blocks = [...text.matchAll(DCAP_PEM)];
+  if (blocks.length === 0) throw new AttestationError(reason, `${label} holds no PEM certificate`);
+  // INVARIANT: one reading of the chain: a block the library would skip (a decoy read first by a looser reader) is refused
+  const begins = text.split("-----BEGIN CERTIFICATE-----").length - 1;
+  if (begins !== blocks.length) throw new AttestationError(reason, `${label} has ${begins} PEM blocks, ${blocks.length} of them well-formed (a block of other characters)`);
+  return blocks.map((b, i) => {
+    const body = b[1]!.replace(/\r?\n/g, "");
+    const der = Buffer.from(body, "base64");
+    if (der.toString("base64") !== body) throw new AttestationError(reason, `${label}[${i}] is not canonical base64`);
+    return parseDer(der, `${label}[${i}]`);
+  });
 }
 
 async function signedBy(cert: ParsedCert, issuer: ParsedCert): Promise<boolean> {
@@ -133,11 +160,28 @@ export async function verifyTdxQuote(quote: Uint8Array, collateralRaw: unknown, 
   if (q.header.teeType !== lib.constants.TEE_TYPE_TDX) throw new AttestationError("quote-invalid", `the quote is not a TDX quote (TEE type 0x${q.header.teeType.toString(16)})`);
   const pck = (() => {
     try {
-      return pemChain(Buffer.from(q.authData.intoV3().certificationData.body).toString("latin1"), "quote PCK chain");
+      // utf-8: what the library decodes the certification data as
+      return pemChain(Buffer.from(q.authData.intoV3().certificationData.body).toString("utf8"), "quote PCK chain", "quote-invalid");
     } catch (err) {
+      if (err instanceof AttestationError && err.reason === "quote-invalid") throw err;
       throw new AttestationError("quote-invalid", "the quote's PCK certificate chain does not parse", { cause: err });
     }
   })();
+
+  // INVARIANT: the provider does not pick an older TCB evaluation than the auditor accepts (stale but unexpired collateral)
+  if (policy.minTcbEvaluationDataNumber !== undefined) {
+    for (const [what, text] of [["TCB info", collateral.tcb_info], ["QE identity", collateral.qe_identity]] as const) {
+      let n: unknown;
+      try {
+        n = (JSON.parse(text) as { tcbEvaluationDataNumber?: unknown }).tcbEvaluationDataNumber;
+      } catch (err) {
+        throw new AttestationError("collateral-invalid", `the ${what} is not JSON`, { cause: err });
+      }
+      if (typeof n !== "number" || n < policy.minTcbEvaluationDataNumber) {
+        throw new AttestationError("collateral-expired", `the ${what}'s TCB evaluation ${String(n)} is older than the accepted ${policy.minTcbEvaluationDataNumber}`);
+      }
+    }
+  }
 
   // Revocation data first (the library does not check it): root CRL by the root, PCK CRL by the quote's PCK CA.
   const rootCrl = await checkCrl(collateral.root_ca_crl, root, "root CA CRL", now);
@@ -156,6 +200,14 @@ export async function verifyTdxQuote(quote: Uint8Array, collateralRaw: unknown, 
     const message = err instanceof Error ? err.message : String(err);
     throw new AttestationError(reasonOf(message), `TDX quote rejected: ${message}`, { cause: err });
   }
+  let ppid: Hex;
+  try {
+    const u = lib as unknown as { utils: { getIntelExtension(der: Buffer): unknown; findExtension(path: string[], ext: unknown): Buffer }; oids: { PPID: string } };
+    ppid = bytesToHex(u.utils.findExtension([u.oids.PPID], u.utils.getIntelExtension(pck[0]!.der)));
+  } catch (err) {
+    throw new AttestationError("quote-invalid", "the PCK certificate has no PPID in its SGX extension", { cause: err });
+  }
+  if (ppid.length !== 34) throw new AttestationError("quote-invalid", `the PCK certificate's PPID is ${(ppid.length - 2) / 2} bytes, not 16`);
   const td = report.report.asTd10();
   if (!td) throw new AttestationError("quote-invalid", "the verified quote carries no TD report");
   const mrTd = bytesToHex(td.mrTd);
@@ -175,6 +227,7 @@ export async function verifyTdxQuote(quote: Uint8Array, collateralRaw: unknown, 
     tcbStatus: report.status,
     advisoryIds: [...report.advisory_ids],
     mrTd,
+    ppid,
     pckKeyHash: `0x${createHash("sha256").update(Buffer.from(pck[0]!.cert.publicKey.rawData)).digest("hex")}`,
     expiresAt: Math.min(...dates),
   };
