@@ -67,12 +67,15 @@ describe("checks/attestation attacks: a cheating provider against bundles, forma
   const blockhash = `0x${"17".repeat(32)}` as Hex;
   const bindingA = attestationBinding({ provider: alice.address, chainId: 31337n, registry, challenge: blockhash });
   const bindingB = attestationBinding({ provider: bob.address, chainId: 31337n, registry, challenge: blockhash });
-  const now = new Date();
+  // the challenge is issued when these tests start, not when Mocha loads the file (minutes earlier in a full run);
+  // the verification time is each call's own
+  let issued: Date;
   let nras: Nras;
   let trust: EvidenceTrust;
-  const ctx = (provider: typeof alice, binding: Hex, seen?: Set<string>) => ({ trust, request: { provider: provider.address, binding }, challengeIssuedAt: now, now, seen });
+  const ctx = (provider: typeof alice, binding: Hex, seen?: Set<string>) => ({ trust, request: { provider: provider.address, binding }, challengeIssuedAt: issued, now: new Date(), seen });
 
   before(async () => {
+    issued = new Date();
     nras = await makeNras();
     trust = { nvidia: nras.policy };
   });
@@ -99,10 +102,10 @@ describe("checks/attestation attacks: a cheating provider against bundles, forma
     it("one GPU for two providers, its id hidden: a GPU token without a ueid is refused (claims-invalid)", async () => {
       // without a ueid the verdict names no device, so no ledger can see the GPU attest for a second provider
       const eat = await nras.eat("ab".repeat(32), { gpus: [{ ueid: undefined }] });
-      expect(await reasonOf(verifyNvidiaEat(eat, nras.policy, now))).to.equal("claims-invalid");
+      expect(await reasonOf(verifyNvidiaEat(eat, nras.policy, new Date()))).to.equal("claims-invalid");
       // and one GPU counted twice in one bundle (two tokens, one ueid)
       const twice = await nras.eat("ab".repeat(32), { gpus: [{ ueid: "7" }, { ueid: "7" }] });
-      expect(await reasonOf(verifyNvidiaEat(twice, nras.policy, now))).to.equal("claims-invalid");
+      expect(await reasonOf(verifyNvidiaEat(twice, nras.policy, new Date()))).to.equal("claims-invalid");
     });
 
     it("one TDX platform for two providers, its id forged: a decoy PCK certificate before the real chain is refused (quote-invalid)", async () => {
@@ -210,8 +213,8 @@ describe("checks/attestation attacks: a cheating provider against bundles, forma
 
     it("an NRAS GPU token presented as the platform token (and the reverse) is refused (claims-invalid)", async () => {
       const [[, platform], gpus] = (await nras.eat("ab".repeat(32))) as [[string, string], Record<string, string>];
-      expect(await reasonOf(verifyNvidiaEat([["JWT", gpus["GPU-0"]!], gpus], nras.policy, now))).to.equal("claims-invalid");
-      expect(await reasonOf(verifyNvidiaEat([["JWT", platform], { "GPU-0": platform }], nras.policy, now))).to.equal("claims-invalid");
+      expect(await reasonOf(verifyNvidiaEat([["JWT", gpus["GPU-0"]!], gpus], nras.policy, new Date()))).to.equal("claims-invalid");
+      expect(await reasonOf(verifyNvidiaEat([["JWT", platform], { "GPU-0": platform }], nras.policy, new Date()))).to.equal("claims-invalid");
     });
   });
 
@@ -231,38 +234,38 @@ describe("checks/attestation attacks: a cheating provider against bundles, forma
 
     it("a revoked ASK with its CRL left out is refused unless the auditor opted out of revocation (crl-invalid)", async () => {
       const { crl: _crl, ...noCrl } = good;
-      expect(await reasonOf(verifySevSnp(noCrl, policy, now))).to.equal("crl-invalid");
-      expect((await verifySevSnp(noCrl, { ...policy, requireCrl: false }, now)).reportData).to.equal(`0x${"01".repeat(64)}`);
-      expect((await verifySevSnp(good, policy, now)).reportData).to.equal(`0x${"01".repeat(64)}`);
+      expect(await reasonOf(verifySevSnp(noCrl, policy, new Date()))).to.equal("crl-invalid");
+      expect((await verifySevSnp(noCrl, { ...policy, requireCrl: false }, new Date())).reportData).to.equal(`0x${"01".repeat(64)}`);
+      expect((await verifySevSnp(good, policy, new Date())).reportData).to.equal(`0x${"01".repeat(64)}`);
     });
 
     it("a platform on old firmware (its own old TCB reported as current) is refused below the auditor's minimum (tcb-invalid)", async () => {
       // reported = current, so the band was full; SPLs at the ABI offsets: bootloader 3, tee 0, snp 8, microcode 115
-      expect((await verifySevSnp(good, { ...policy, minTcb: { bootloader: 3, snp: 8, microcode: 115 } }, now)).tcbCurrent).to.equal(true);
-      expect(await reasonOf(verifySevSnp(good, { ...policy, minTcb: { snp: 9 } }, now))).to.equal("tcb-invalid");
-      expect(await reasonOf(verifySevSnp(good, { ...policy, minTcb: { microcode: 200 } }, now))).to.equal("tcb-invalid");
+      expect((await verifySevSnp(good, { ...policy, minTcb: { bootloader: 3, snp: 8, microcode: 115 } }, new Date())).tcbCurrent).to.equal(true);
+      expect(await reasonOf(verifySevSnp(good, { ...policy, minTcb: { snp: 9 } }, new Date()))).to.equal("tcb-invalid");
+      expect(await reasonOf(verifySevSnp(good, { ...policy, minTcb: { microcode: 200 } }, new Date()))).to.equal("tcb-invalid");
     });
 
     it("an ASK CRL stapled from before, past its nextUpdate at the verification time, is refused (collateral-expired)", async () => {
       // the fixture's CRL runs from now - 1 day to now + 3 days; the auditor verifies 4 days later (chain head time)
-      expect(await reasonOf(verifySevSnp(good, policy, new Date(now.getTime() + 4 * 86_400_000)))).to.equal("collateral-expired");
+      expect(await reasonOf(verifySevSnp(good, policy, new Date(Date.now() + 4 * 86_400_000)))).to.equal("collateral-expired");
     });
 
     it("a VCEK entry carrying PEM text after its DER, or BER-style trailing bytes, is refused (certificate-not-der)", async () => {
       // what issue 17 item 2 did with x5c, tried on the SNP chain: a decoy VCEK read one way, another read the other
       const other = await chain.vcek(randomBytes(64), TCB);
       const withPem = Buffer.concat([Buffer.from(good.vcek), Buffer.from(`\n${other.cert.toString("pem")}\n`)]);
-      expect(await reasonOf(verifySevSnp({ ...good, vcek: withPem }, policy, now))).to.equal("certificate-not-der");
-      expect(await reasonOf(verifySevSnp({ ...good, ask: Buffer.concat([Buffer.from(good.ask), Buffer.from([0])]) }, policy, now))).to.equal("certificate-not-der");
+      expect(await reasonOf(verifySevSnp({ ...good, vcek: withPem }, policy, new Date()))).to.equal("certificate-not-der");
+      expect(await reasonOf(verifySevSnp({ ...good, ask: Buffer.concat([Buffer.from(good.ask), Buffer.from([0])]) }, policy, new Date()))).to.equal("certificate-not-der");
     });
 
     it("a report whose signature padding bytes were changed (same signature, other bytes) is refused (quote-invalid)", async () => {
       const bad = Buffer.from(good.report);
       bad[0x2a0 + 60]! ^= 1; // R is 48 bytes little-endian in a 72-byte field: bytes 48..71 must be zero
-      expect(await reasonOf(verifySevSnp({ ...good, report: bad }, policy, now))).to.equal("quote-invalid");
+      expect(await reasonOf(verifySevSnp({ ...good, report: bad }, policy, new Date()))).to.equal("quote-invalid");
       const badS = Buffer.from(good.report);
       badS[0x2a0 + 72 + 50]! ^= 0x80;
-      expect(await reasonOf(verifySevSnp({ ...good, report: badS }, policy, now))).to.equal("quote-invalid");
+      expect(await reasonOf(verifySevSnp({ ...good, report: badS }, policy, new Date()))).to.equal("quote-invalid");
     });
   });
 

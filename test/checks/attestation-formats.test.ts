@@ -161,9 +161,12 @@ describe("checks/attestation formats: Intel TDX (real quote + collateral), NVIDI
     const bob = privateKeyToAccount(`0x${"b2".repeat(32)}`);
     const bindingA = keccak256("0xaa") as Hex;
     const bindingB = keccak256("0xbb") as Hex;
-    const now = new Date();
-    const ctx = (provider: typeof alice, binding: Hex, seen?: Set<string>) => ({ trust, request: { provider: provider.address, binding }, challengeIssuedAt: now, now, seen });
+    // the challenge is issued when these tests start (not when Mocha loads the file: a full run loads it minutes earlier,
+    // and tokens made later would then lie in the verifier's future); the verification time is each call's own
+    let issued: Date;
+    const ctx = (provider: typeof alice, binding: Hex, seen?: Set<string>) => ({ trust, request: { provider: provider.address, binding }, challengeIssuedAt: issued, now: new Date(), seen });
     before(async () => {
+      issued = new Date();
       nras = await makeNras();
       trust = { nvidia: nras.policy };
     });
