@@ -91,6 +91,11 @@ export type BotOptions = {
    * challenged at the next one.
    */
   screen?: boolean;
+  /**
+   * Dials the content nodes of the given accounts (a job's buyer and provider) before the bot reads that job's
+   * content: discovery from the chain with --ipfs (store/ipfs-peers.ts). A failure is logged, never fatal.
+   */
+  discover?: (accounts: readonly (string | null)[]) => Promise<unknown>;
   /** Called after each audit (demo progress, tests). */
   onAudit?: (e: { jobId: bigint; segment: number; verdict: AuditVerdict }) => void;
   /** Called at audit start (tests kill the process here). */
@@ -317,11 +322,19 @@ export class ChallengerBot {
 
   // ------------------------------------------------------------------ sample + audit
 
+  /** The job's buyer's and provider's content nodes, dialled when the bot discovers peers (BotOptions.discover). */
+  private async discoverFor(jobId: string): Promise<void> {
+    const job = this.o.discover ? this.db.job(jobId) : undefined;
+    if (!job) return;
+    await this.o.discover!([job.buyer, job.provider]).catch((err: unknown) => this.log.warn({ jobId, err: (err as Error).message }, "peer discovery failed; fetching from the peers connected"));
+  }
+
   private async runFor(jobId: string): Promise<Run | undefined> {
     const cached = this.runs.get(jobId);
     if (cached) return cached;
     const job = this.db.job(jobId);
     if (!job) return undefined;
+    await this.discoverFor(jobId);
     try {
       const manifest = await fetchManifest(this.o.store, job.manifest_uri, job.manifest_hash as Hex);
       // the job's data order: salt(chainId, jobMarket, jobId) from the deployment the bot follows, never the provider's word
@@ -363,6 +376,7 @@ export class ChallengerBot {
       const run = await this.runFor(s.job_id);
       if (!run) continue;
       const log = this.log.child({ jobId: s.job_id, segment: s.segment });
+      await this.discoverFor(s.job_id);
       const ctx = { run, store: this.o.store, board: this.o.board };
       // the previous segment's verified start is the continuity baseline (kept in memory; re-read after a restart)
       let previous: TrainState | null = null;
@@ -429,6 +443,7 @@ export class ChallengerBot {
     this.db.setAudit(s.job_id, s.segment, { audit: "running" });
     this.o.onAuditStart?.({ jobId, segment: s.segment });
     log.info("audit started");
+    await this.discoverFor(s.job_id);
     const target = this.targetOf(s);
     let verdict: AuditVerdict | undefined;
     let costMs = 0;
