@@ -19,6 +19,7 @@ export const ABI_CONTRACTS: readonly (readonly [string, string])[] = [
   ["contracts/DisputeGame.sol", "DisputeGame"],
   ["contracts/ProviderRegistry.sol", "ProviderRegistry"],
   ["contracts/DataRegistry.sol", "DataRegistry"],
+  ["contracts/PeerDirectory.sol", "PeerDirectory"],
   // The generated Groth16 verifier of circuits/step.circom (snarkjs names the contract Groth16Verifier).
   ["contracts/verifiers/StepVerifier.sol", "Groth16Verifier"],
   // NOTE: dev-chain payment/stake token; a production deployment passes an existing ERC-20.

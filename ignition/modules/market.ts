@@ -74,5 +74,7 @@ export function buildMarket(m: IgnitionModuleBuilder, token: Address, proving: P
   // ProviderRegistry and DataRegistry, set in JobMarket once (registries.ts), before JobMarket's wiring ends.
   const { providerRegistry, dataRegistry, setRegistries } = buildRegistries(m, jobMarket, auditorRegistry);
   m.call(jobMarket, "wire", [disputeGame, evaluator], { id: "JobMarket_wire_DisputeGame", after: [setRegistries] });
-  return { stakeVault, auditorRegistry, jobMarket, disputeGame, providerRegistry, dataRegistry };
+  // ownerless, event-only: where parties announce their IPFS nodes (docs/content.md), as deployMarket does
+  const peerDirectory = m.contract("PeerDirectory", []);
+  return { stakeVault, auditorRegistry, jobMarket, disputeGame, providerRegistry, dataRegistry, peerDirectory };
 }

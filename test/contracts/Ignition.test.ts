@@ -24,6 +24,8 @@ describe("Ignition module: registries", () => {
     expect(await c.auditorRegistry.read.activationDelaySeconds()).to.equal(3600n);
     expect(await c.auditorRegistry.read.exitDelaySeconds()).to.equal(14n * 24n * 3600n);
     expect(await c.dataRegistry.read.corpusCount()).to.equal(0n);
+    // the PeerDirectory (IPFS node announcements, docs/content.md) is deployed too, with its caps
+    expect(await c.peerDirectory.read.MAX_ADDRS()).to.equal(8n);
     // setRegistries ran before JobMarket.wire ended the wiring: nobody can set them again.
     expect(await c.jobMarket.read.wirer()).to.equal(zeroAddress);
     await viem.assertions.revertWithCustomError(c.jobMarket.write.setRegistries([c.auditorRegistry.address, c.providerRegistry.address, c.dataRegistry.address]), c.jobMarket, "FixedRolesNotWirer");

@@ -1,9 +1,11 @@
 /**
  * End to end over IPFS: buyer, provider and auditor each have their own state directory and share nothing but the
- * chain and libp2p on loopback: no --source URL anywhere. The buyer and the provider run `pouw serve --ipfs` (a
- * Helia node over their store and board); the provider trains with `--ipfs --ipfs-peer <buyer>` (the manifest over
- * bitswap), the challenger bot audits with `--ipfs --ipfs-peer <provider>` (checkpoints over bitswap), and the buyer
- * fetches the final weights and provenance record with `--ipfs --ipfs-peer <provider>` (the board pointer over
+ * chain and libp2p on loopback: no --source URL and no --ipfs-peer anywhere: every party finds the others' nodes
+ * from the chain (PeerDirectory, docs/content.md). The buyer and the provider run `pouw serve --ipfs` (a Helia node
+ * over their store and board); the buyer's node is announced under the buyer's account; `provider run --ipfs`
+ * announces the provider's serve node (from its addresses file) and fetches the manifest from the buyer's announced
+ * node over bitswap; the challenger bot audits with `--ipfs` (checkpoints from the job provider's announced node), and
+ * the buyer fetches the final weights and provenance record with `--ipfs` (the board pointer over
  * /pouw/board/1.0.0), verified against the chain.
  */
 import { expect } from "chai";
@@ -12,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseEther } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { acceptJob, approveToken, deployMarket, getSegmentCommits, httpClients, mintTestToken, postBond, stakeDeposit, writeDeployment, type Deployment } from "../../verifier/src/chain/index.ts";
+import { acceptJob, announcePeers, approveToken, deployMarket, getAnnouncedPeers, getSegmentCommits, httpClients, mintTestToken, postBond, stakeDeposit, writeDeployment, type Deployment } from "../../verifier/src/chain/index.ts";
 import { postJob } from "../../verifier/src/market/buyer.ts";
 import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
 import { parseManifest } from "../../verifier/src/ml/index.ts";
@@ -44,11 +46,13 @@ describe("e2e: parties exchange content over IPFS only (Helia on loopback, no --
   let node: NodeHandle;
   let d: Deployment;
   const children: CliRun[] = [];
+  let buyerClients: ReturnType<typeof httpClients>;
 
   before(async () => {
     node = await startHardhatNode();
     const clients = (i: number) => httpClients(node.url, 31337, { account: privateKeyToAccount(DEV_KEYS[i]!), pollingIntervalMs: 100 });
     const [admin, buyer, provider, auditor] = [clients(0), clients(1), clients(2), clients(3)];
+    buyerClients = buyer;
     const { gasUsed: _gas, ...deployment } = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n, registries: false });
     d = deployment;
     await writeDeployment(deploymentPath, d);
@@ -77,8 +81,11 @@ describe("e2e: parties exchange content over IPFS only (Helia on loopback, no --
   it("the bot audits from the provider's IPFS node and the buyer fetches and verifies the result from it", async () => {
     const [buyerServe, providerServe] = await Promise.all([startIpfsServe(dir("buyer")), startIpfsServe(dir("provider"))]);
     children.push(buyerServe.run, providerServe.run);
+    // the buyer posted before its node ran (its manifest is in its store only): it announces its serve node now
+    // (`buyer post --ipfs` does the same through cli/context.ts announceStateNode)
+    await announcePeers(buyerClients, { peerDirectory: d.peerDirectory!, multiaddrs: [buyerServe.addr] });
 
-    const bot = startCli(["auditor", "run", ...as("auditor", 3), "--ipfs", "--ipfs-peer", providerServe.addr, "--log-level", "info"]);
+    const bot = startCli(["auditor", "run", ...as("auditor", 3), "--ipfs", "--log-level", "info"]);
     children.push(bot);
     let audits = 0;
     const allAudited = new Promise<void>((resolve, reject) => {
@@ -91,7 +98,10 @@ describe("e2e: parties exchange content over IPFS only (Helia on loopback, no --
     });
 
     // the provider's own `serve --ipfs` holds the state dir's key: this run's node gets a temporary one
-    expect(await cliOk(["provider", "run", "1", ...as("provider", 2), "--ipfs", "--ipfs-peer", buyerServe.addr])).to.match(/committed segments 0\.\.2/);
+    // and announces that serve node (its peer id and port, from <state dir>/ipfs.addrs), not its own short-lived one
+    expect(await cliOk(["provider", "run", "1", ...as("provider", 2), "--ipfs"])).to.match(/committed segments 0\.\.2/);
+    const announced = await getAnnouncedPeers(buyerClients.public, { peerDirectory: d.peerDirectory!, account: privateKeyToAccount(DEV_KEYS[2]!).address, fromBlock: BigInt(d.startBlock) });
+    expect(announced?.multiaddrs).to.deep.equal([providerServe.addr]);
     await Promise.race([allAudited, botExit]);
     bot.child.kill("SIGTERM");
     const botResult = await botExit;
@@ -107,7 +117,7 @@ describe("e2e: parties exchange content over IPFS only (Helia on loopback, no --
     await increaseTime(node.url, 101);
     expect(await cliOk(["provider", "claim", "1", ...as("provider", 2)])).to.match(/job 1: provenance anchored/);
     const out = join(root, "result");
-    expect(await cliOk(["buyer", "fetch", "1", "--out", out, ...as("buyer", 1), "--ipfs", "--ipfs-peer", providerServe.addr])).to.match(/^job 1 \(Finalized\): provenance verified \(record 0x/);
+    expect(await cliOk(["buyer", "fetch", "1", "--out", out, ...as("buyer", 1), "--ipfs"])).to.match(/^job 1 \(Finalized\): provenance verified \(record 0x/);
     expect(JSON.parse(readFileSync(join(out, "provenance.json"), "utf8")).format).to.equal("pouw-provenance-1");
     expect(existsSync(join(out, "final.safetensors"))).to.equal(true);
 

@@ -95,6 +95,11 @@ export type BotOptions = {
    * challenged at the next one.
    */
   screen?: boolean;
+  /**
+   * Dials the content nodes of the given accounts (a job's buyer and provider) before the bot reads that job's
+   * content: discovery from the chain with --ipfs (store/ipfs-peers.ts). A failure is logged, never fatal.
+   */
+  discover?: (accounts: readonly (string | null)[]) => Promise<unknown>;
   /** Called after each audit (demo progress, tests). */
   onAudit?: (e: { jobId: bigint; segment: number; verdict: AuditVerdict }) => void;
   /** Called at audit start (tests kill the process here). */
@@ -321,12 +326,20 @@ export class ChallengerBot {
 
   // ------------------------------------------------------------------ sample + audit
 
+  /** The job's buyer's and provider's content nodes, dialled when the bot discovers peers (BotOptions.discover). */
+  private async discoverFor(jobId: string): Promise<void> {
+    const job = this.o.discover ? this.db.job(jobId) : undefined;
+    if (!job) return;
+    await this.o.discover!([job.buyer, job.provider]).catch((err: unknown) => this.log.warn({ jobId, err: (err as Error).message }, "peer discovery failed; fetching from the peers connected"));
+  }
+
   private async runFor(jobId: string): Promise<Run | undefined> {
     const cached = this.runs.get(jobId);
     if (cached) return cached;
     const job = this.db.job(jobId);
     if (!job) return undefined;
     if (this.refusedJobs.has(jobId)) return undefined;
+    await this.discoverFor(jobId);
     try {
       const manifest = await fetchManifest(this.o.store, job.manifest_uri, job.manifest_hash as Hex, { circuitHash: circuitJobCheck(this.o.clients.public, this.o.deployment, BigInt(jobId)) });
       // the job's data order: salt(chainId, jobMarket, jobId) from the deployment the bot follows, never the provider's word
@@ -403,6 +416,7 @@ export class ChallengerBot {
       const run = await this.runFor(s.job_id);
       if (!run) continue;
       const log = this.log.child({ jobId: s.job_id, segment: s.segment });
+      await this.discoverFor(s.job_id);
       const ctx = { run, store: this.o.store, board: this.o.board };
       // the previous segment's verified start is the continuity baseline (kept in memory; re-read after a restart)
       let previous: TrainState | null = null;
@@ -469,6 +483,7 @@ export class ChallengerBot {
     this.db.setAudit(s.job_id, s.segment, { audit: "running" });
     this.o.onAuditStart?.({ jobId, segment: s.segment });
     log.info("audit started");
+    await this.discoverFor(s.job_id);
     const target = this.targetOf(s);
     let verdict: AuditVerdict | undefined;
     let costMs = 0;

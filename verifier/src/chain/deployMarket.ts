@@ -6,6 +6,7 @@
  * no slasher, and its wiring ends. Unless `registries` is false, it also deploys ProviderRegistry
  * (attestation tiers; quorum and max validity as in ignition/modules/registries.ts) and DataRegistry and
  * calls JobMarket.setRegistries (once), which recordReceipt (bonded-auditor check), tiers and corpora need.
+ * It always deploys the ownerless PeerDirectory (where parties announce their IPFS nodes, docs/content.md).
  *
  * IMPORTANT: JobMarket and AuditorRegistry stay wireable by the caller until deployDisputeGame.ts wires their
  * dispute roles to DisputeGame and ends their wiring; a deployment is not usable before that (getWiring).
@@ -21,6 +22,7 @@
 import { zeroAddress, type Address } from "viem";
 import { auditorRegistryAbi, auditorRegistryBytecode } from "./abi/AuditorRegistry.ts";
 import { dataRegistryAbi, dataRegistryBytecode } from "./abi/DataRegistry.ts";
+import { peerDirectoryAbi, peerDirectoryBytecode } from "./abi/PeerDirectory.ts";
 import { providerRegistryAbi, providerRegistryBytecode } from "./abi/ProviderRegistry.ts";
 import { jobMarketAbi, jobMarketBytecode } from "./abi/JobMarket.ts";
 import { stakeVaultAbi, stakeVaultBytecode } from "./abi/StakeVault.ts";
@@ -135,6 +137,9 @@ export async function deployMarket(clients: ChainClients, p: DeployMarketParamet
     p.onTx?.(txRef("JobMarket.setRegistries", s));
     registries = { providerRegistry: providers.address, dataRegistry: data.address };
   }
+  // ownerless and event-only: where parties announce their IPFS nodes (getAnnouncedPeers)
+  const peers = await deployContract(clients, peerDirectoryAbi, peerDirectoryBytecode, []);
+  track("PeerDirectory", peers);
   return {
     format: "pouw-deployment-1",
     chainId: clients.wallet.chain.id,
@@ -143,6 +148,7 @@ export async function deployMarket(clients: ChainClients, p: DeployMarketParamet
     stakeVault: vault.address,
     auditorRegistry: registry.address,
     ...registries,
+    peerDirectory: peers.address,
     startBlock: startBlock!.toString(),
     devToken: p.token === undefined,
     gasUsed,

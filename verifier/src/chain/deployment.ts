@@ -23,13 +23,15 @@ export const Deployment = z.strictObject({
   /** Set when JobMarket's registries were deployed with it (setRegistries). */
   providerRegistry: address.optional(),
   dataRegistry: address.optional(),
+  /** Where parties announce their IPFS nodes (docs/content.md); absent in deployments made before it existed. */
+  peerDirectory: address.optional(),
   /** Block of the first deployment transaction: event scans start here. */
   startBlock: z.string().regex(/^[0-9]+$/),
   /** Whether `token` is the mintable dev TestToken. */
   devToken: z.boolean(),
 });
 
-export type Deployment = Omit<z.infer<typeof Deployment>, "token" | "jobMarket" | "stakeVault" | "auditorRegistry" | "disputeGame" | "providerRegistry" | "dataRegistry"> & {
+export type Deployment = Omit<z.infer<typeof Deployment>, "token" | "jobMarket" | "stakeVault" | "auditorRegistry" | "disputeGame" | "providerRegistry" | "dataRegistry" | "peerDirectory"> & {
   token: Address;
   jobMarket: Address;
   stakeVault: Address;
@@ -37,6 +39,7 @@ export type Deployment = Omit<z.infer<typeof Deployment>, "token" | "jobMarket" 
   disputeGame?: Address;
   providerRegistry?: Address;
   dataRegistry?: Address;
+  peerDirectory?: Address;
 };
 
 export class DeploymentFileError extends InputError {

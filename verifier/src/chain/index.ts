@@ -39,6 +39,8 @@ export * from "./mintTestToken.ts";
 export * from "./abi/index.ts";
 export * from "./dev-accounts.ts";
 export * from "./getJobCreated.ts";
+export * from "./announcePeers.ts";
+export * from "./getAnnouncedPeers.ts";
 export * from "./getSegmentCommits.ts";
 export * from "./deployDisputeGame.ts";
 export * from "./getWiring.ts";

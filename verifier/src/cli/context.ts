@@ -13,6 +13,7 @@ import { configureLogging } from "../log/index.ts";
 import { HttpBoard } from "../board/http.ts";
 import { LocalDirBoard, type BoardSource } from "../board/index.ts";
 import type { IpfsNode } from "../store/ipfs.ts";
+import type { PeerDiscovery } from "../store/ipfs-peers.ts";
 import type { IpfsConfig } from "../config/index.ts";
 import { onCommandEnd } from "./cleanup.ts";
 import { SegmentBoard } from "../market/segment-traces.ts";
@@ -30,6 +31,8 @@ export type CliContext = {
   deployment: Deployment;
   store: ContentStore;
   board: SegmentBoard;
+  /** The command's IPFS node (with --ipfs). */
+  ipfs?: IpfsNode | undefined;
 };
 
 /**
@@ -55,6 +58,46 @@ export async function startCommandIpfs(local: LocalDirStore, ipfs: IpfsConfig, b
   onCommandEnd(() => node.stop());
   process.stderr.write(`pouw: IPFS node ${node.peerId} at ${node.multiaddrs().join(" ")} (${node.connectedPeers().length} of ${ipfs.peers.length} peers connected)\n`);
   return node;
+}
+
+/**
+ * Discovery from the chain (store/ipfs-peers.ts): dials the IPFS nodes the given accounts announced on the
+ * deployment's PeerDirectory. Undefined without --ipfs; a deployment from before the PeerDirectory says so once
+ * (then only --ipfs-peer is dialled).
+ */
+export async function peerDiscovery(ctx: { clients: { public: PublicClient<Transport, Chain> }; deployment: Deployment; ipfs?: IpfsNode | undefined }): Promise<PeerDiscovery | undefined> {
+  const node = ctx.ipfs;
+  if (!node) return undefined;
+  const { peerDirectory, startBlock } = ctx.deployment;
+  if (!peerDirectory) {
+    process.stderr.write("pouw: the deployment has no PeerDirectory (deployed before it existed): no discovery from the chain, pass --ipfs-peer\n");
+    return undefined;
+  }
+  const [{ PeerDiscovery }, { getAnnouncedPeers }] = await Promise.all([import("../store/ipfs-peers.ts"), import("../chain/getAnnouncedPeers.ts")]);
+  return new PeerDiscovery(node, (account) => getAnnouncedPeers(ctx.clients.public, { peerDirectory, account, fromBlock: BigInt(startBlock) }));
+}
+
+/**
+ * Announces the state dir's IPFS node under the command's account on the PeerDirectory, unless its latest
+ * announcement already lists the same addresses. The node announced is the one with the state dir's key: this
+ * command's, or the one of a `pouw serve --ipfs` on the same state dir (its addresses file), which outlives it.
+ * Returns the transaction, or undefined when nothing was sent.
+ */
+export async function announceStateNode(ctx: CliContext): Promise<TxRef | undefined> {
+  const node = ctx.ipfs;
+  const { peerDirectory, startBlock } = ctx.deployment;
+  if (!node || !peerDirectory) return undefined;
+  const addrs = await node.stateDirAddrs();
+  if (addrs.length === 0) {
+    process.stderr.write("pouw: the state dir's IPFS node runs in another process that wrote no addresses: nothing announced\n");
+    return undefined;
+  }
+  const { getAnnouncedPeers, announcePeers } = await import("../chain/index.ts");
+  const last = await getAnnouncedPeers(ctx.clients.public, { peerDirectory, account: ctx.clients.account.address, fromBlock: BigInt(startBlock) });
+  if (last && last.multiaddrs.length === addrs.length && last.multiaddrs.every((a, i) => a === addrs[i])) return undefined;
+  const tx = txRef("announce", await announcePeers(ctx.clients, { peerDirectory, multiaddrs: addrs }));
+  process.stderr.write(`pouw: announced IPFS node ${addrs.join(" ")} on the PeerDirectory (block ${tx.blockNumber})\n`);
+  return tx;
 }
 
 /** Config + log level and format only (for commands that need no chain). */
@@ -106,6 +149,7 @@ export type ReadContext = {
   deployment: Deployment;
   store: ContentStore;
   board: SegmentBoard;
+  ipfs?: IpfsNode | undefined;
   symbol: string;
   address: Address | undefined;
 };

@@ -117,14 +117,53 @@ export class IpfsNode {
   readonly peerId: string;
   private readonly _multiaddr: typeof import("@multiformats/multiaddr").multiaddr;
   private readonly _release: () => Promise<void>;
+  private readonly _lock: { holder: boolean; addrsFile: string };
   private _stopped = false;
 
-  constructor(helia: Helia, timeoutMs: number, multiaddr: typeof import("@multiformats/multiaddr").multiaddr, release: () => Promise<void>) {
+  constructor(
+    helia: Helia,
+    timeoutMs: number,
+    multiaddr: typeof import("@multiformats/multiaddr").multiaddr,
+    release: () => Promise<void>,
+    lock: { holder: boolean; addrsFile: string } = { holder: true, addrsFile: "" },
+  ) {
     this.helia = helia;
     this.timeoutMs = timeoutMs;
     this.peerId = helia.libp2p.peerId.toString();
     this._multiaddr = multiaddr;
     this._release = release;
+    this._lock = lock;
+  }
+
+  /** Whether this node holds the state dir's key (false: another process's node does; this one's key is temporary). */
+  get holdsStateKey(): boolean {
+    return this._lock.holder;
+  }
+
+  /**
+   * The addresses of the state dir's node, the one worth announcing (its peer id is stable): this node's when it
+   * holds the key, else the ones the holding process wrote to `<dir>.addrs` (e.g. `pouw serve --ipfs`), checked.
+   * Empty when the holder wrote none.
+   */
+  async stateDirAddrs(): Promise<string[]> {
+    if (this._lock.holder) return this.multiaddrs();
+    const text = await readFile(this._lock.addrsFile, "utf8").catch(() => "[]");
+    let list: unknown;
+    try {
+      list = JSON.parse(text);
+    } catch {
+      list = [];
+    }
+    if (!Array.isArray(list)) return [];
+    return list.filter((a): a is string => {
+      if (typeof a !== "string") return false;
+      try {
+        checkMultiaddr(a, { peer: true });
+        return true;
+      } catch {
+        return false;
+      }
+    });
   }
 
   /** The addresses peers dial, each ending in /p2p/<this peer id>. */
@@ -346,13 +385,15 @@ class BlockNotFoundError extends Error {
  * holds it (e.g. `pouw serve --ipfs` next to `pouw provider run --ipfs` on one state dir), a fresh temporary one,
  * so the two nodes never share a key (one peer id = one node) or a datastore.
  */
-async function lockDatastore(dir: string): Promise<{ dir: string; release: () => Promise<void> }> {
+async function lockDatastore(dir: string): Promise<{ dir: string; holder: boolean; addrsFile: string; release: () => Promise<void> }> {
   await mkdir(dir, { recursive: true });
   const pidFile = join(dir, "..", `${basename(dir)}.pid`);
+  // the holder's listen addresses, for a second process on the state dir to announce (stateDirAddrs)
+  const addrsFile = join(dir, "..", `${basename(dir)}.addrs`);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       await writeFile(pidFile, String(process.pid), { flag: "wx" });
-      return { dir, release: () => rm(pidFile, { force: true }) };
+      return { dir, holder: true, addrsFile, release: () => Promise.all([rm(addrsFile, { force: true }), rm(pidFile, { force: true })]).then(() => undefined) };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     }
@@ -360,7 +401,7 @@ async function lockDatastore(dir: string): Promise<{ dir: string; release: () =>
     if (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
       const tmp = await mkdtemp(join(tmpdir(), "pouw-ipfs-"));
       log.warn({ dir, holder, tmp }, "the state dir's IPFS node runs in another process; this one uses a temporary key (another peer id)");
-      return { dir: tmp, release: () => rm(tmp, { recursive: true, force: true }) };
+      return { dir: tmp, holder: false, addrsFile, release: () => rm(tmp, { recursive: true, force: true }) };
     }
     await rm(pidFile, { force: true }); // stale: its process is gone
   }
@@ -475,10 +516,17 @@ export async function startIpfsNode(local: ContentStore, options: IpfsOptions): 
     } as never,
   });
   await helia.start();
-  const node = new IpfsNode(helia, timeoutMs, multiaddr, async () => {
-    await datastore.close();
-    await lock.release();
-  });
+  const node = new IpfsNode(
+    helia,
+    timeoutMs,
+    multiaddr,
+    async () => {
+      await datastore.close();
+      await lock.release();
+    },
+    lock,
+  );
+  if (lock.holder) await writeFile(lock.addrsFile, JSON.stringify(node.multiaddrs()) + "\n");
   const board = options.board;
   if (board) await helia.libp2p.handle(BOARD_PROTOCOL, (stream) => answerBoard(board, stream as unknown as Libp2pStream, timeoutMs));
   log.info({ peerId: node.peerId, addrs: node.multiaddrs() }, "IPFS node started");

@@ -3,6 +3,7 @@ import { auditorRegistryAbi } from "./AuditorRegistry.ts";
 import { dataRegistryAbi } from "./DataRegistry.ts";
 import { disputeGameAbi } from "./DisputeGame.ts";
 import { jobMarketAbi } from "./JobMarket.ts";
+import { peerDirectoryAbi } from "./PeerDirectory.ts";
 import { providerRegistryAbi } from "./ProviderRegistry.ts";
 import { stakeVaultAbi } from "./StakeVault.ts";
 import { testTokenAbi } from "./TestToken.ts";
@@ -12,6 +13,7 @@ export { dataRegistryAbi, dataRegistryBytecode } from "./DataRegistry.ts";
 export { disputeGameAbi, disputeGameBytecode } from "./DisputeGame.ts";
 export { groth16VerifierAbi, groth16VerifierBytecode } from "./Groth16Verifier.ts";
 export { jobMarketAbi, jobMarketBytecode } from "./JobMarket.ts";
+export { peerDirectoryAbi, peerDirectoryBytecode } from "./PeerDirectory.ts";
 export { providerRegistryAbi, providerRegistryBytecode } from "./ProviderRegistry.ts";
 export { stakeVaultAbi, stakeVaultBytecode } from "./StakeVault.ts";
 export { testTokenAbi, testTokenBytecode } from "./TestToken.ts";
@@ -24,6 +26,7 @@ export const allErrorsAbi = [
   ...disputeGameAbi,
   ...providerRegistryAbi,
   ...dataRegistryAbi,
+  ...peerDirectoryAbi,
   ...testTokenAbi,
 ].filter(
   (item) => item.type === "error",

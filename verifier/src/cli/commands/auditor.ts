@@ -17,7 +17,7 @@ import { claimBondCredit, claimDisputeCredit, claimStakeCredit, getAuditor, getA
 import { InputError, PouwError } from "../../errors/index.ts";
 import { configureLogging } from "../../log/index.ts";
 import { txRef, type TxRef } from "../../chain/send.ts";
-import { ensureFunds, fmt, marketContext, parseAmount, parseSeconds, txJson, txLines, withConfig, withReadConfig, type ReadFlags } from "../context.ts";
+import { ensureFunds, fmt, marketContext, peerDiscovery, parseAmount, parseSeconds, txJson, txLines, withConfig, withReadConfig, type ReadFlags } from "../context.ts";
 import { registerAuditorAttest } from "./attest.ts";
 
 const jsonLine = (v: Record<string, unknown>) => JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x)) + "\n";
@@ -117,7 +117,9 @@ export function registerAuditor(program: Command): void {
       ballotsDir: join(ctx.config.stateDir, `ballots-${ctx.clients.account.address.toLowerCase()}`),
       maxChallengeRounds: Number(rounds),
     });
-    const bot = new ChallengerBot({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, dbPath, dispute, heartbeatMs });
+    const peers = await peerDiscovery(ctx);
+    const discover = peers ? (accounts: readonly (string | null)[]) => peers.dial(accounts) : undefined;
+    const bot = new ChallengerBot({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, dbPath, dispute, heartbeatMs, ...(discover ? { discover } : {}) });
     let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
     let running = true;
     const { startMetricsServer } = await import("../../bot/metrics.ts");

@@ -12,7 +12,7 @@ import { DEFAULT_DATA_SHARE_BPS, type DataTermsMode } from "../../market/data-te
 import type { DetectionSource, PolicyOverrides, StakeQuote } from "../../market/job-policy.ts";
 import { panelPoolCheck, panelPoolJson } from "../panel-warning.ts";
 import { txRef } from "../../chain/send.ts";
-import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, parseSeconds, readContext, txJson, txLines, withConfig, withReadConfig } from "../context.ts";
+import { announceStateNode, ensureFunds, fmt, marketContext, peerDiscovery, parseAmount, parseJobId, parseSeconds, readContext, txJson, txLines, withConfig, withReadConfig } from "../context.ts";
 
 /** The matrix the quote reads: --detection FILE, else the package's committed one; none with --no-quote. */
 async function detectionSource(opts: Record<string, string | boolean | undefined>): Promise<DetectionSource | undefined> {
@@ -118,6 +118,8 @@ export function registerBuyer(program: Command): void {
     // a linear-tile job's manifest hash commits its circuit terms (lr, batch root of its data order), registered after createJob
     const circuit = manifest.model.arch === "linear-tile" ? (await import("../../market/circuit-job.ts")).circuitPostOption(ctx.deployment, manifest) : undefined;
     const r = await postJob(ctx.clients, ctx.deployment, ctx.store, manifest, derived.policy, derived.payment, { ...(terms.attached ? { terms: terms.terms } : {}), ...(circuit ? { circuit } : {}) });
+    // with --ipfs the provider fetches the manifest from this party's node, found from the chain (docs/content.md)
+    if (ctx.ipfs) await announceStateNode(ctx);
     const p = derived.policy;
     const panel = await panelPoolCheck(ctx.clients.public, ctx.deployment);
     if (panel?.warning) process.stderr.write(`pouw: ${panel.warning}\n`);
@@ -216,7 +218,9 @@ export function registerBuyer(program: Command): void {
   ).action(async (jobArg: string, opts: Record<string, string | boolean | undefined>) => {
     const jobId = parseJobId(jobArg);
     const ctx = await readContext(opts as never);
-    await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+    const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+    // the final weights, provenance record and its board pointer come from the job provider's announced node
+    await (await peerDiscovery(ctx))?.dial([job.provider]);
     const { fetchVerified } = await import("../../market/buyer.ts");
     const r = await fetchVerified(ctx, jobId, opts.out as string);
     const skipped = r.report.checks.filter((c) => c.status === "skipped").map((c) => c.item);

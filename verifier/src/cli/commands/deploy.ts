@@ -102,6 +102,7 @@ export function registerDeploy(program: Command): void {
         `JobMarket        ${d.jobMarket}`,
         ...(d.providerRegistry ? [`ProviderRegistry ${d.providerRegistry} (each attestation request burns ${fmt(attestationRequestFee)})`, `DataRegistry     ${d.dataRegistry} (JobMarket.setRegistries done)`] : ["registries       not set (--no-registries): no receipts anchored, no data terms, ever"]),
         `DisputeGame      ${game.disputeGame}`,
+        ...(d.peerDirectory ? [`PeerDirectory    ${d.peerDirectory} (IPFS nodes announced by provider run --ipfs)`] : []),
         `proving          ${provingLine(game.proving, d.chainId)}`,
         ...wiringLines(game.wiring, names),
         `wrote ${ctx.config.deploymentPath}`,

@@ -12,7 +12,7 @@ import { formatStrategy, parseStrategy } from "../../ml/strategies.ts";
 import type { SegmentProgress } from "../../provider/run-job.ts";
 import { txRef } from "../../chain/send.ts";
 import { chainDate } from "../../chain/revertText.ts";
-import { ensureFunds, fmt, marketContext, parseAmount, parseJobId, txJson, txLines, withConfig, withReadConfig, type ReadFlags } from "../context.ts";
+import { announceStateNode, ensureFunds, fmt, marketContext, peerDiscovery, parseAmount, parseJobId, txJson, txLines, withConfig, withReadConfig, type ReadFlags } from "../context.ts";
 import { registerProviderAttest } from "./attest.ts";
 
 /** Prints `json` as one JSON line with --json, else `text`; bigints as decimal strings. */
@@ -87,7 +87,13 @@ export function registerProvider(program: Command): void {
     const threads = parseThreads(opts.threads as string | undefined, "pouw");
     if (strategy.kind === "copy" || strategy.kind === "full-copy" || strategy.kind === "steer") throw new InputError(`--strategy ${strategy.kind}:<dir> needs a finished peer trace; use \`pouw train\``);
     const ctx = await marketContext(opts as never);
-    await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+    const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+    const peers = await peerDiscovery(ctx);
+    if (peers) {
+      // readers find this party's node from the chain; the manifest comes from the buyer's announced node
+      await announceStateNode(ctx);
+      await peers.dial([job.buyer]);
+    }
     const { runProviderJob } = await import("../../provider/run-job.ts"); // the engine loads here, not for every command
     const progress = reporter();
     const onInterrupt = interruptHandler(jobId, progress.stop);
