@@ -5,6 +5,7 @@
  * the provider on its own committee) are in test/chain/attestation.test.ts; co-signing in test/cli/attest-cli.test.ts.
  */
 import { expect } from "chai";
+import { reasonOf } from "./attestation-reason.ts";
 import { randomBytes, webcrypto } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,7 +13,6 @@ import * as x509 from "@peculiar/x509";
 import { keccak256, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import {
-  AttestationError,
   attestationBinding,
   parseDer,
   sessionAuthorizationMessage,
@@ -20,7 +20,6 @@ import {
   verifyNvidiaEat,
   verifySevSnp,
   verifyTdxQuote,
-  type AttestationReason,
   type EvidenceTrust,
   type SevSnpEvidence,
   type SevSnpPolicy,
@@ -29,16 +28,6 @@ import { makeNras, newSessionKey, nvidiaBundle, sessionProof, type Nras } from "
 import { makeSnpChain, snpReport, type SnpChain, type Tcb } from "./snp-fixture.ts";
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);
-
-async function reasonOf(p: Promise<unknown>): Promise<AttestationReason> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err, String(err)).to.be.instanceOf(AttestationError);
-    return (err as AttestationError).reason;
-  }
-  return expect.fail("expected a rejection: the cheater got a verdict") as never;
-}
 
 const tdxDir = join(import.meta.dirname, "vendor-evidence", "intel-tdx");
 const QUOTE = Buffer.from(readFileSync(join(tdxDir, "quote.hex"), "utf8").trim(), "hex");

@@ -9,12 +9,12 @@
  *    replay attempts.
  */
 import { expect } from "chai";
+import { reasonOf } from "./attestation-reason.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { keccak256, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import {
-  AttestationError,
   compareHexVersions,
   evidenceNonce,
   INTEL_SGX_ROOT_CA_SHA256,
@@ -31,16 +31,6 @@ const QUOTE = Buffer.from(readFileSync(join(dir, "quote.hex"), "utf8").trim(), "
 const COLLATERAL = JSON.parse(readFileSync(join(dir, "collateral.json"), "utf8")) as Record<string, string>;
 /** Inside every validity window of the sample collateral (TCB info 2025-09-02T07:41:59Z .. 2025-10-02T07:41:59Z). */
 const AT = new Date("2025-09-15T12:00:00Z");
-
-async function reasonOf(p: Promise<unknown>): Promise<AttestationReason> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err, String(err)).to.be.instanceOf(AttestationError);
-    return (err as AttestationError).reason;
-  }
-  return expect.fail("expected a rejection") as never;
-}
 
 describe("checks/attestation formats: Intel TDX (real quote + collateral), NVIDIA detached EAT, evidence bundles", function () {
   this.timeout(60_000);

@@ -4,6 +4,7 @@
  * forgery an attacker would try fails by name; in a bundle the report data must be our nonce.
  */
 import { expect } from "chai";
+import { reasonOf } from "./attestation-reason.ts";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,28 +14,16 @@ import { InputError } from "../../verifier/src/errors/index.ts";
 import { keccak256, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import {
-  AttestationError,
   evidenceNonce,
   parseDer,
   parseSevSnpReport,
   verifyEvidenceBundle,
   verifySevSnp,
-  type AttestationReason,
   type SevSnpEvidence,
   type SevSnpPolicy,
 } from "../../verifier/src/checks/attestation/index.ts";
 import { makeSnpChain, snpReport, type SnpChain, type Tcb } from "./snp-fixture.ts";
 import { newSessionKey, sessionProof } from "./nras-fixture.ts";
-
-async function reasonOf(p: Promise<unknown>): Promise<AttestationReason> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err, String(err)).to.be.instanceOf(AttestationError);
-    return (err as AttestationError).reason;
-  }
-  return expect.fail("expected a rejection") as never;
-}
 
 describe("checks/attestation formats: AMD SEV-SNP report, VCEK <- ASK <- ARK (test chain of the real shape)", function () {
   this.timeout(120_000);
