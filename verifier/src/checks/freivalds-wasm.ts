@@ -8,6 +8,7 @@
  * The module owns one linear memory; each call copies its operands in and its results out.
  */
 import { readFileSync } from "node:fs";
+import { wasmModuleUnavailable } from "../ml/kernels/wasm.ts";
 
 export const FREIVALDS_WASM_URL = new URL("../ml/kernels/wasm/freivalds.wasm", import.meta.url);
 
@@ -83,10 +84,8 @@ export function freivaldsWasm(): FreivaldsWasm | null {
   if (shared !== undefined) return shared;
   try {
     const bytes = new Uint8Array(readFileSync(FREIVALDS_WASM_URL));
-    if (typeof WebAssembly !== "object" || !WebAssembly.validate(bytes)) {
-      unavailable = "this runtime does not support WebAssembly SIMD128 (freivalds.wasm does not validate)";
-      shared = null;
-    } else shared = new FreivaldsWasm(bytes);
+    unavailable = wasmModuleUnavailable(bytes, "freivalds.wasm");
+    shared = unavailable === null ? new FreivaldsWasm(bytes) : null;
   } catch (err) {
     unavailable = `freivalds.wasm could not be loaded: ${(err as Error).message}`;
     shared = null;

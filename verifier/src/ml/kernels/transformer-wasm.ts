@@ -11,6 +11,7 @@
 import { readFileSync } from "node:fs";
 import { causalSoftmaxBackRef, checkMatmul32, layerNormBackRef, layerNormRef, type Layout } from "./transformer-ref.ts";
 import type { TransformerKernels } from "./transformer.ts";
+import { wasmModuleUnavailable } from "./wasm.ts";
 
 export const TRANSFORMER_WASM_URL = new URL("./wasm/transformer.wasm", import.meta.url);
 
@@ -28,13 +29,7 @@ const slot = (elements: number) => (4 * elements + 16 + 15) & ~15;
 
 /** Why the module cannot run here (null when it can). */
 export function transformerWasmUnavailable(bytes: Uint8Array<ArrayBuffer> = new Uint8Array(readFileSync(TRANSFORMER_WASM_URL))): string | null {
-  if (typeof WebAssembly !== "object") return "this runtime has no WebAssembly";
-  try {
-    if (!WebAssembly.validate(bytes)) return "this runtime does not support WebAssembly SIMD128 (transformer.wasm does not validate)";
-  } catch (err) {
-    return `transformer.wasm could not be validated: ${(err as Error).message}`;
-  }
-  return null;
+  return wasmModuleUnavailable(bytes, "transformer.wasm");
 }
 
 export class WasmTransformerKernels implements TransformerKernels {

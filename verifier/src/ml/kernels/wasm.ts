@@ -21,15 +21,20 @@ type Exports = {
 const PAGE = 65536;
 const align16 = (n: number) => (n + 15) & ~15;
 
-/** Why the wasm kernels cannot run here (null when they can): checked by validating the module itself. */
-export function wasmKernelsUnavailable(bytes: Uint8Array<ArrayBuffer> = new Uint8Array(readFileSync(KERNELS_WASM_URL))): string | null {
+/** Why the SIMD128 module `file` (its bytes) cannot run here, or null when it can: checked by validating the module itself. */
+export function wasmModuleUnavailable(bytes: Uint8Array<ArrayBuffer>, file: string): string | null {
   if (typeof WebAssembly !== "object") return "this runtime has no WebAssembly";
   try {
-    if (!WebAssembly.validate(bytes)) return "this runtime does not support WebAssembly SIMD128 (kernels.wasm does not validate)";
+    if (!WebAssembly.validate(bytes)) return `this runtime does not support WebAssembly SIMD128 (${file} does not validate)`;
   } catch (err) {
-    return `kernels.wasm could not be validated: ${(err as Error).message}`;
+    return `${file} could not be validated: ${(err as Error).message}`;
   }
   return null;
+}
+
+/** Why the wasm kernels cannot run here (null when they can). */
+export function wasmKernelsUnavailable(bytes: Uint8Array<ArrayBuffer> = new Uint8Array(readFileSync(KERNELS_WASM_URL))): string | null {
+  return wasmModuleUnavailable(bytes, "kernels.wasm");
 }
 
 export class WasmKernels implements Kernels {
