@@ -34,6 +34,7 @@ const only = process.env.POUW_BENCH_ONLY || undefined;
 const ROWS: { attack: string; run: () => Promise<Row> }[] = [
   { attack: "1a withhold leaves", run: () => trainedAttack({ attack: "1a withhold leaves", strategy: "skip:0.25", withhold: "leaves" }) },
   { attack: "1b withhold checkpoints", run: () => trainedAttack({ attack: "1b withhold checkpoints", strategy: "skip:0.25", withhold: "all" }) },
+  { attack: "1c withhold by being unreachable", run: () => trainedAttack({ attack: "1c withhold by being unreachable", strategy: "honest", withhold: "unreachable" }) },
   { attack: "2a backdoored end state", run: game.backdooredEndState },
   { attack: "2b boundary plant", run: game.boundaryPlant },
   { attack: "3a sybil concession", run: game.sybilConcession },

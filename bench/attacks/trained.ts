@@ -38,7 +38,9 @@ import { segmentStateHashes } from "../../verifier/src/ml/trace-file.ts";
 import { train } from "../../verifier/src/ml/train.ts";
 import { loadDetectionMatrix, packageDetectionPath } from "../../verifier/src/policy/index.ts";
 import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
+import { HttpContentStore } from "../../verifier/src/store/http.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
+import { LayeredStore } from "../../verifier/src/store/layered.ts";
 import { AttackSucceeded, challengeStep, declaredTrace, everyone, measure, newWorld, snapshot, tokens, type Actor, type ActorName, type Row, type Sides } from "./world.ts";
 
 const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8"));
@@ -55,8 +57,12 @@ export type TrainedAttack = {
   attack: string;
   /** An engine strategy (`skip:0.25`, ...) or `copy` (a peer's trace re-keyed). */
   strategy: string;
-  /** `leaves`: the provider publishes no board records; `all`: no board records and no checkpoints. */
-  withhold?: "leaves" | "all";
+  /**
+   * `leaves`: the provider publishes no board records; `all`: no board records and no checkpoints (absent: not found
+   * anywhere); `unreachable`: the same, and the bots' only other source, the provider's server, is down (every read
+   * of a checkpoint is SourceUnavailableError, never "not found").
+   */
+  withhold?: "leaves" | "all" | "unreachable";
   /** The README's auditor set-up: deployment defaults, every bot's balance bonded (`auditor bond 100 --mint`), one bot funded later. */
   readme?: boolean;
 };
@@ -75,7 +81,7 @@ export function removeWorkDirs(): void {
   root = undefined;
 }
 
-type StageOptions = { tag: string; readme?: boolean; extraSide?: readonly ActorName[] };
+type StageOptions = { tag: string; readme?: boolean; extraSide?: readonly ActorName[]; unreachable?: boolean };
 
 /**
  * A fresh deployment with the bot tests' parameters (or the README's: deployment defaults, bonds of 100 that are each
@@ -99,6 +105,8 @@ async function stage(o: StageOptions) {
   const dir = workDir(o.tag);
   const store = new LocalDirStore(join(dir, "store"));
   const board = new SegmentBoard(join(dir, "board"), store);
+  // the provider's `pouw serve` behind the bots' own store, down: loopback port 9 (discard, privileged) refuses connections
+  const botStore = o.unreachable ? new LayeredStore(store, [new HttpContentStore("http://127.0.0.1:9", { retries: 0, timeoutMs: 2_000 })]) : store;
   const bots: Actor[] = BOTS.map((n) => w.a[n]);
   const before = await snapshot(w, everyone({ side: [w.a.provider, ...(o.extraSide ?? []).map((n) => w.a[n])], honest: [w.a.buyer, ...bots] }));
 
@@ -113,7 +121,7 @@ async function stage(o: StageOptions) {
       new ChallengerBot({
         clients: b.c,
         deployment: w.d,
-        store,
+        store: botStore,
         board,
         dbPath: join(dir, `bot-${b.name}.sqlite`),
         dispute: chainDisputeHooks({ clients: b.c, deployment: w.d, ballotsDir: join(dir, `ballots-${b.name}`) }),
@@ -140,7 +148,7 @@ async function stage(o: StageOptions) {
   const disputesOf = (jobId: bigint) => getJobDisputes(w.a.buyer.c.public, { disputeGame: w.d.disputeGame, jobId, fromBlock: BigInt(w.d.startBlock) });
 
   /** The buyer posts a tiny.json job as `pouw buyer create` does; the provider accepts, trains with `strategy` and commits. */
-  async function postAndTrain(strategy: string, withhold?: "leaves" | "all"): Promise<{ jobId: bigint; policy: JobPolicy }> {
+  async function postAndTrain(strategy: string, withhold?: TrainedAttack["withhold"]): Promise<{ jobId: bigint; policy: JobPolicy }> {
     // README row: the stake quoted over the package's detection matrix, pay 1
     const { policy, payment } = o.readme
       ? await jobPolicyFor(MANIFEST, { payment: parseEther("1"), detection: { path: packageDetectionPath(), matrix: loadDetectionMatrix(packageDetectionPath(), { isDefault: true }) }, panel: { size: params.panelSize, feeWei: params.panelFee } })
@@ -151,7 +159,7 @@ async function stage(o: StageOptions) {
     // a withholding provider keeps its board (and with `all` its checkpoints) to itself
     const privateStore = new LocalDirStore(join(dir, `provider-store-${jobId}`));
     await publishManifest(privateStore, MANIFEST);
-    const pStore = withhold === "all" ? privateStore : store;
+    const pStore = withhold === "all" || withhold === "unreachable" ? privateStore : store;
     const pBoard = withhold ? new SegmentBoard(join(dir, `provider-board-${jobId}`), privateStore) : board;
     if (strategy === "copy") {
       // a peer's honest trace of the same manifest (another job), re-keyed by the copy strategy, committed segment by segment
@@ -171,23 +179,26 @@ async function stage(o: StageOptions) {
   }
 
   /**
-   * Blocks and time pass and the bots tick until no dispute is open and every job is Refunded; a job left Committed
-   * with nothing open when the bots are done is finalized by its provider after the window (the cheater's move).
+   * Blocks and time pass and the bots tick until no dispute is open and every job is Refunded or past its challenge
+   * window (the bots tick through the window as a running `pouw auditor run` does, so what they only act on later in
+   * it, content withheld past the grace period, is acted on); a job left Committed with nothing open when the bots are
+   * done is finalized by its provider after the window (the cheater's move).
    */
   async function settle(): Promise<void> {
     const terminal = async () => {
+      const now = await w.now();
       for (const jobId of w.jobs) {
         const j = await getJob(w.a.buyer.c.public, { jobMarket: w.d.jobMarket, jobId });
         if (j.openDisputes > 0 || (j.status !== "Refunded" && j.status !== "Finalized" && j.status !== "Committed")) return false;
-        if (j.status === "Committed" && (await disputesOf(jobId)).length > 0) return false;
+        if (j.status === "Committed" && (j.deadline >= now || (await disputesOf(jobId)).length > 0)) return false;
       }
       return true;
     };
-    for (let round = 0; round < 16; round++) {
+    for (let round = 0; round < 48; round++) {
       await tickAll();
       if (round >= 2 && (await terminal())) break;
       await w.mine(params.seedDelayBlocks + 1);
-      if (round >= 3) await w.increase(params.commitWindowSeconds + 1);
+      if (round >= 3) await w.increase(Math.ceil(params.commitWindowSeconds / 3) + 1); // a third of a vote phase a round: a panel drawn in one round votes in the next
     }
     for (const jobId of w.jobs) {
       const j = await getJob(w.a.buyer.c.public, { jobMarket: w.d.jobMarket, jobId });
@@ -224,7 +235,7 @@ async function stage(o: StageOptions) {
 }
 
 export async function trainedAttack(o: TrainedAttack): Promise<Row> {
-  const st = await stage({ tag: o.attack, ...(o.readme ? { readme: true } : {}) });
+  const st = await stage({ tag: o.attack, ...(o.readme ? { readme: true } : {}), ...(o.withhold === "unreachable" ? { unreachable: true } : {}) });
   const { w, bots, before } = st;
   const { jobId } = await st.postAndTrain(o.strategy, o.withhold);
   let readmeNote = "";
@@ -247,7 +258,7 @@ export async function trainedAttack(o: TrainedAttack): Promise<Row> {
   await st.settle();
   const { text, challenger } = await st.story(jobId);
   const s: Sides = { side: [w.a.provider], challenger, honest: [w.a.buyer, ...bots.filter((b) => b !== challenger)] };
-  const withheld = o.withhold === "leaves" ? "impossible: leaves are commitSegment calldata (provider published no board records); " : o.withhold === "all" ? "leaves and checkpoints withheld; " : "";
+  const withheld = o.withhold === "leaves" ? "impossible: leaves are commitSegment calldata (provider published no board records); " : o.withhold === "all" ? "leaves and checkpoints withheld; " : o.withhold === "unreachable" ? "checkpoints withheld, provider's server down (reads time out, never 404); " : "";
   const failed = st.tickErrors.length ? `; ${st.tickErrors.length} bot ticks failed (${st.tickErrors[0]})` : "";
   st.close();
   return measure(w, s, before, o.attack, `${withheld}${readmeNote}${text}${failed}`, `${TRAINED} ${o.strategy}`);

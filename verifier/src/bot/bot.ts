@@ -7,7 +7,9 @@
  *   2. sample each new committed segment with private randomness at the job's audit rate (manifest).
  *   3. audit  sampled segments with the check functions (checks.ts); a crash mid-audit leaves the row
  *             'running' and the audit is re-run after a restart. Content and leaves come from the store and
- *             board, local or remote (`--source`); an unreachable source postpones the audit to the next tick.
+ *             board, local or remote (`--source`); an unreachable source postpones the audit to the next tick, for
+ *             the provider's grace period (`unavailableGraceS`); content still unavailable after it is withheld, and
+ *             the segment's first step is challenged (the panel votes Fault on content it cannot fetch either).
  *   4. act    clean segment -> signed EIP-712 AuditReceipt (stored, and a recordReceipt intent when JobMarket
  *             has its registries and the auditor is bonded); bad segment -> challenge intents (dispute.ts); an Active job past its
  *             deadline -> reportTimeout intent (also sent before a challenge of such a job: its segments are disputable
@@ -72,10 +74,16 @@ import type { SegmentBoard } from "../market/segment-traces.ts";
 import { createRun, deploymentSalt, type Run, type TrainState } from "../ml/index.ts";
 import { checksMask, jobMarketDomain, signAuditReceipt, VERDICT } from "../receipts/index.ts";
 import type { ContentStore } from "../store/index.ts";
-import { recomputeCheck, screenStart, type AuditVerdict, type SegmentCheck, type SegmentToAudit } from "./checks.ts";
+import { recomputeCheck, screenStart, unavailableVerdict, type AuditVerdict, type SegmentCheck, type SegmentToAudit } from "./checks.ts";
 import { BotDb, type IntentRow, type SegmentRow } from "./db.ts";
 import { noDisputeGame, type DisputeHooks, type Finding, type IntentSpec } from "./dispute.ts";
 import { isSampled, newSamplingSecret } from "./sampler.ts";
+
+/** Rethrows anything but a SourceUnavailableError, which gives undefined. */
+const unlessUnavailable = (err: unknown): undefined => {
+  if (err instanceof SourceUnavailableError) return undefined;
+  throw err;
+};
 
 export type BotOptions = {
   clients: ChainClients;
@@ -100,6 +108,12 @@ export type BotOptions = {
    * content: discovery from the chain with --ipfs (store/ipfs-peers.ts). A failure is logged, never fatal.
    */
   discover?: (accounts: readonly (string | null)[]) => Promise<unknown>;
+  /**
+   * Chain seconds a segment's content may stay unavailable from every source before the bot treats it as withheld and
+   * challenges the segment's first step (default: a quarter of the job's challenge window; never past halfway to the
+   * job's challenge deadline).
+   */
+  unavailableGraceS?: number;
   /** Called after each audit (demo progress, tests). */
   onAudit?: (e: { jobId: bigint; segment: number; verdict: AuditVerdict }) => void;
   /** Called at audit start (tests kill the process here). */
@@ -425,10 +439,13 @@ export class ChallengerBot {
       try {
         if (!previous && s.segment > 0) {
           const p = this.db.segment(s.job_id, s.segment - 1);
-          const r = p && p.screen === "ok" ? await screenStart(ctx, this.targetOf(p), null) : undefined;
+          // the baseline is the previous segment's content: unavailable now, this segment is screened without it (an
+          // outage of the previous segment's start is that segment's own finding, not this one's)
+          const r = p && p.screen === "ok" ? await screenStart(ctx, this.targetOf(p), null).catch(unlessUnavailable) : undefined;
           previous = r?.ok ? r.state : null;
         }
         const r = await screenStart(ctx, this.targetOf(s), previous);
+        this.db.clearUnavailable(s.job_id, s.segment);
         if (r.ok) {
           this.screened.set(s.job_id, { segment: s.segment, state: r.state });
           this.db.setScreen(s.job_id, s.segment, "ok");
@@ -443,7 +460,8 @@ export class ChallengerBot {
         log.warn({ kind: r.kind, recompute: r.at, queued }, `state screen FAILED at the start of segment ${s.segment}: ${r.message}; ${queued ? `recomputing segment ${r.at} (not sampled) to name the step` : `segment ${r.at} is already audited or queued`}`);
       } catch (err) {
         if (err instanceof SourceUnavailableError) {
-          log.warn({ err: err.shortMessage }, "state screen postponed: a source is unavailable");
+          const withheld = await this.withheld(run, s, err, "state screen");
+          if (withheld) this.db.setScreen(s.job_id, s.segment, `bad: ${withheld.kind}: ${withheld.message}`);
           continue;
         }
         // like an audit error (audit() below): a segment the screen cannot process must not stop the bot for every job
@@ -462,9 +480,10 @@ export class ChallengerBot {
       try {
         await this.auditOne(run, s);
       } catch (err) {
-        // the content or board sources could not be asked: not a verdict; the row stays 'running' and is re-run next tick
+        // the content or board sources could not be asked: not a verdict yet; the row stays 'running' and is re-run next
+        // tick, until the provider's grace period is over (withheld)
         if (err instanceof SourceUnavailableError) {
-          this.log.warn({ jobId: s.job_id, segment: s.segment, err: err.shortMessage }, "audit postponed: a source is unavailable");
+          await this.withheld(run, s, err, "audit");
           continue;
         }
         // IMPORTANT: a segment the check cannot process (say, a job whose on-chain policy does not match its manifest,
@@ -496,6 +515,47 @@ export class ChallengerBot {
       if (!v.ok) break;
     }
     if (!verdict) return;
+    this.db.clearUnavailable(s.job_id, s.segment);
+    await this.conclude(run, s, target, verdict, costMs, flops);
+  }
+
+  /**
+   * A segment whose content no source serves now. Within the provider's grace period (from the first failure, chain
+   * time) it is retried each tick; past it the content is withheld: the segment gets a failed verdict with the claim at
+   * its first step (unavailableVerdict), challenged like any finding. The grace is `unavailableGraceS` (default a
+   * quarter of the job's challenge window), and never runs past halfway from the first failure to the job's challenge
+   * deadline once the job is Committed or TimedOut, so the challenge goes out while the window is open.
+   * Returns the failure when the segment was concluded withheld.
+   */
+  private async withheld(run: Run, s: SegmentRow, err: SourceUnavailableError, what: string): Promise<{ kind: string; message: string } | undefined> {
+    const { clients, deployment } = this.o;
+    const log = this.log.child({ jobId: s.job_id, segment: s.segment });
+    const [job, block] = await Promise.all([
+      getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: BigInt(s.job_id) }),
+      withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" }),
+    ]);
+    const now = Number(block.timestamp);
+    const first = s.unavailable_since === null;
+    const since = this.db.markUnavailable(s.job_id, s.segment, now);
+    let due = since + (this.o.unavailableGraceS ?? Math.floor(Number(job.policy.challengeWindow) / 4));
+    if (job.status === "Committed" || job.status === "TimedOut") due = Math.min(due, since + Math.floor((Number(job.deadline) - since) / 2));
+    if (now < due) {
+      const line = `${what} postponed: the segment's content is unavailable from every source (${err.shortMessage}); retried each tick, challenged at its first step at ${chainDate(due)} if still unavailable`;
+      if (first) log.warn({ err: err.shortMessage, unavailableSince: since, challengeAt: due }, line);
+      else log.debug({ err: err.shortMessage, unavailableSince: since, challengeAt: due }, line);
+      return undefined;
+    }
+    const target = this.targetOf(s);
+    const verdict = unavailableVerdict({ run, store: this.o.store, board: this.o.board }, target, `unavailable from every source since ${chainDate(since)} (${now - since} s): ${err.shortMessage}`);
+    log.error({ unavailableSince: since, err: err.shortMessage }, `content WITHHELD: segment ${s.segment} of job ${s.job_id} unavailable from every source for ${now - since} s; challenging its first step`);
+    await this.conclude(run, s, target, verdict, 0, 0);
+    return verdict.failure;
+  }
+
+  /** Records a segment's verdict: a receipt for a clean one, a finding (and its challenge intents) for a bad one. */
+  private async conclude(run: Run, s: SegmentRow, target: SegmentToAudit, verdict: AuditVerdict, costMs: number, flops: number): Promise<void> {
+    const jobId = BigInt(s.job_id);
+    const log = this.log.child({ jobId: s.job_id, segment: s.segment });
     const finding: Finding | undefined = verdict.ok
       ? undefined
       : { market: target.market, jobId, segment: s.segment, traceRoot: target.traceRoot, endStateHash: target.endStateHash, claim: verdict.claim, kind: verdict.failure?.kind ?? "unknown", ...(verdict.noClaim ? { noClaim: verdict.noClaim } : {}) };

@@ -13,12 +13,15 @@
  * why it names no step (`noClaim`).
  *
  * A source that cannot be reached now (SourceUnavailableError: the provider's `pouw serve` down, a timeout) is not a
- * verdict: the check throws it and the bot retries the segment on a later tick.
+ * verdict at first: the check throws it and the bot retries the segment on later ticks. Content that stays
+ * unavailable past the provider's grace period is withheld (`unavailableVerdict`): challengeable at the segment's
+ * first step, the step a panel member votes Fault on when it cannot fetch the content either (docs/disputes.md, data
+ * availability).
  */
 import type { Address, Hex } from "viem";
 import { recomputeSegment } from "../checks/recompute.ts";
 import { screenSegment } from "../checks/screen-segment.ts";
-import { checkTarget, type AuditTarget, type ChallengeProof, type SegmentCommitment } from "../checks/segment.ts";
+import { checkTarget, segmentLeaves, startClaim, type AuditTarget, type ChallengeProof, type SegmentCommitment } from "../checks/segment.ts";
 import type { ScreenConfig } from "../checks/state-screen.ts";
 import type { SegmentBoard } from "../market/segment-traces.ts";
 import type { Run, TrainState } from "../ml/run.ts";
@@ -105,4 +108,19 @@ export async function screenStart(ctx: CheckContext, t: SegmentToAudit, previous
   const r = await screenSegment(auditTargetOf(ctx, t), t.segment, { previous, ...(config ? { config } : {}) });
   if (r.ok) return { ok: true, state: r.state!, costMs: r.costMs };
   return { ok: false, at: r.details!.recompute as number, kind: r.failure!.kind, message: r.failure!.message, state: r.state, costMs: r.costMs };
+}
+
+/**
+ * The verdict on a segment whose content no source served for the whole grace period: withheld. The claim is the
+ * segment's first step (`startClaim`, from the on-chain leaves, which a provider cannot withhold): a panel member
+ * decides it by opening the segment's start, and votes Fault when no source serves it (the data-availability rule),
+ * so a provider that stops serving, announces dead addresses or never publishes loses the dispute; one that
+ * publishes in time wins it.
+ */
+export function unavailableVerdict(ctx: CheckContext, t: SegmentToAudit, reason: string): AuditVerdict {
+  const leaves = segmentLeaves(auditTargetOf(ctx, t), t.segment);
+  const none = { ok: false, losses: [], stepsChecked: 0, costMs: 0, flops: 0, checks: [] };
+  if (!leaves.ok) return { ...none, failure: leaves.failure, firstBadStep: null, claim: null, noClaim: `the on-chain leaves of segment ${t.segment} do not verify` };
+  const claim = startClaim(leaves.value);
+  return { ...none, failure: { kind: "content-unavailable", message: reason }, firstBadStep: claim.step, claim };
 }

@@ -40,6 +40,8 @@ export type SegmentRow = {
   detail: string | null;
   /** The state screen of the segment's start checkpoint: null not yet, "ok", "bad: <kind>: <message>", or "error: <why it could not run>". */
   screen: string | null;
+  /** Chain time (s) of the first failure to fetch the segment's content from any source; null while none is open. */
+  unavailable_since: number | null;
 };
 
 export type JobRow = {
@@ -138,6 +140,7 @@ export class BotDb {
       ["intents", "retry_at", "INTEGER"],
       ["intents", "reverts", "INTEGER NOT NULL DEFAULT 0"],
       ["segments", "screen", "TEXT"],
+      ["segments", "unavailable_since", "INTEGER"],
     ];
     for (const [table, name, decl] of added) {
       if (!columns(table).has(name)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${decl}`);
@@ -250,6 +253,20 @@ export class BotDb {
    */
   forceAudit(jobId: string, segment: number): boolean {
     return this.db.prepare("UPDATE segments SET sampled = 1, audit = 'pending' WHERE job_id = ? AND segment = ? AND audit = 'unsampled'").run(jobId, segment).changes > 0;
+  }
+
+  /**
+   * Records that the segment's content could not be fetched from any source at chain time `nowS` (seconds), unless an
+   * earlier failure is already recorded; returns the first failure's time (the start of the provider's grace period).
+   */
+  markUnavailable(jobId: string, segment: number, nowS: number): number {
+    this.db.prepare("UPDATE segments SET unavailable_since = ? WHERE job_id = ? AND segment = ? AND unavailable_since IS NULL").run(nowS, jobId, segment);
+    return (this.db.prepare("SELECT unavailable_since FROM segments WHERE job_id = ? AND segment = ?").get(jobId, segment) as { unavailable_since: number }).unavailable_since;
+  }
+
+  /** The segment's content was fetched: a later outage starts a new grace period. */
+  clearUnavailable(jobId: string, segment: number): void {
+    this.db.prepare("UPDATE segments SET unavailable_since = NULL WHERE job_id = ? AND segment = ? AND unavailable_since IS NOT NULL").run(jobId, segment);
   }
 
   /** Audits to (re)run: pending ones and any left 'running' by a crash. */

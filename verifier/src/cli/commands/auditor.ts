@@ -96,6 +96,7 @@ export function registerAuditor(program: Command): void {
       .option("--db <file>", "bot state database (default <state-dir>/bot-<address>.sqlite)")
       .option("--once", "one pass, then exit")
       .option("--max-challenge-rounds <n>", "most challenges per (job, segment): a NoDecision on the bot's own dispute starts another round until then", String(DEFAULT_MAX_CHALLENGE_ROUNDS_CLI))
+      .option("--unavailable-grace <seconds>", "how long a segment's content may stay unavailable from every source before the bot treats it as withheld and challenges the segment's first step (default: a quarter of the job's challenge window, never past halfway to its deadline)")
       .option("--heartbeat <seconds>", "a heartbeat line (jobs, audits, pending intents, balances) this often", "60")
       .option("--metrics-port <port>", "serve GET /healthz and Prometheus GET /metrics (audits, failures, challenges, balances) on this port (opt-in; 0: any free port)")
       .option("--metrics-host <host>", "address the metrics server listens on", "127.0.0.1")
@@ -106,6 +107,7 @@ export function registerAuditor(program: Command): void {
     const rounds = String(opts.maxChallengeRounds);
     if (!/^[1-9][0-9]{0,2}$/.test(rounds)) throw new InputError(`--max-challenge-rounds must be a whole number from 1 to 999, got ${JSON.stringify(rounds)}`);
     const heartbeatMs = parseSeconds("--heartbeat", String(opts.heartbeat)) * 1000;
+    const unavailableGraceS = opts.unavailableGrace === undefined ? undefined : parseSeconds("--unavailable-grace", String(opts.unavailableGrace));
     const ctx = await marketContext(opts as never, { logLevel: "info" });
     // --json: the records go to stdout (pino JSON, synchronous writes), whatever --log-format says
     if (opts.json) configureLogging({ format: "json", stream: { write: (line: string) => process.stdout.write(line) } });
@@ -119,7 +121,7 @@ export function registerAuditor(program: Command): void {
     });
     const peers = await peerDiscovery(ctx);
     const discover = peers ? (accounts: readonly (string | null)[]) => peers.dial(accounts) : undefined;
-    const bot = new ChallengerBot({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, dbPath, dispute, heartbeatMs, ...(discover ? { discover } : {}) });
+    const bot = new ChallengerBot({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, dbPath, dispute, heartbeatMs, ...(unavailableGraceS === undefined ? {} : { unavailableGraceS }), ...(discover ? { discover } : {}) });
     let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
     let running = true;
     const { startMetricsServer } = await import("../../bot/metrics.ts");
