@@ -117,9 +117,9 @@ contract DisputeGameInvariantTest is InvariantBase, DisputeFixture {
             "the rest of the fees paid out of deposits"
         );
         assertEq(
-            handler.ghost_claimedFromGame(),
+            handler.ghost_claimedFromGame() + handler.ghost_bondsBurned(),
             handler.ghost_bondsDeposited() + handler.ghost_feesDeposited() + handler.ghost_rewards(),
-            "claimed from the game = deposits + rewards"
+            "claimed from the game + bonds burned = deposits + rewards"
         );
     }
 }

@@ -63,7 +63,8 @@ contract DisputeGame is IDisputeGame {
 
     /// @notice Largest panel (votes are counted in uint8; forfeits loop over the panel).
     uint256 public constant MAX_PANEL = 15;
-    /// @notice Forfeits without a majority to credit go here (never claimed: burned).
+    /// @notice Forfeits without a majority to credit go here (never claimed: burned), and the bonds of wrong challenges
+    /// of a segment's first step are sent here.
     address public constant BURN_ADDRESS = 0x000000000000000000000000000000000000dEaD;
     uint256 private constant _BPS = 10_000;
     /// @dev blockhash(n) is only available for the 256 most recent blocks.
@@ -221,9 +222,7 @@ contract DisputeGame is IDisputeGame {
         // INVARIANT: a proof shows one transition only. The first step of a segment also rests on the segment's first
         // leaf continuing the previous segment (or being the initial state), which only the panel checks; a provider
         // that broke that link must not win with a proof of a correct transition from a wrong start.
-        if (step - 1 == uint256(d.segment) * _market.getJob(jobId).policy.stepsPerSegment) {
-            revert DisputeGameProofNotAllowed(disputeId, step);
-        }
+        if (_atSegmentStart(d)) revert DisputeGameProofNotAllowed(disputeId, step);
         // INVARIANT: the proof is about the disputed leaves: for the circuit class h(t) binds the Poseidon commitment
         // of W_t as weightsHash, with no optimizer state (docs/disputes.md).
         if (
@@ -679,8 +678,17 @@ contract DisputeGame is IDisputeGame {
         bool challengerWrong = outcome == Outcome.Proven || outcome == Outcome.PanelValid;
         emit DisputeResolved(disputeId, jobId, outcome);
         // INVARIANT: every wei of a bond is credited: to the provider when the challenge was wrong, else back to the
-        // challenger.
-        _credit(challengerWrong ? d.provider : d.challenger, bond);
+        // challenger; except a wrong challenge of a segment's first step, whose bond is burned. That step is where a
+        // withheld start checkpoint is challenged (the panel votes Fault on content it cannot fetch), so a provider
+        // that withholds until a bot challenges and then publishes would collect the bond: the burn leaves it nothing
+        // to gain, and the challenger loses the bond as on any other wrong challenge (docs/disputes.md, data
+        // availability).
+        if (challengerWrong && outcome == Outcome.PanelValid && _atSegmentStart(d)) {
+            emit BondBurned(disputeId, bond);
+            _bondToken.safeTransfer(BURN_ADDRESS, bond);
+        } else {
+            _credit(challengerWrong ? d.provider : d.challenger, bond);
+        }
         uint256 shares = _openCount[jobId];
         _openCount[jobId] = shares - 1;
         if (outcome == Outcome.Superseded) {
@@ -815,6 +823,11 @@ contract DisputeGame is IDisputeGame {
     function _forfeit(uint256 disputeId, address member, uint256 amount, address to) private {
         emit PanelMemberPenalized(disputeId, member, to, amount);
         _registry.forfeit(member, amount, to);
+    }
+
+    /// @dev Whether the disputed step is its segment's first (its start state is the segment's committed checkpoint).
+    function _atSegmentStart(Dispute storage d) private view returns (bool) {
+        return d.step - 1 == uint256(d.segment) * _market.getJob(d.jobId).policy.stepsPerSegment;
     }
 
     function _credit(address account, uint256 amount) private {

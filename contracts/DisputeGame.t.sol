@@ -287,6 +287,35 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         assertEq(market.creditOf(provider, address(token)), PAYMENT, "provider paid");
     }
 
+    /// The bait a withholding provider would play: its start checkpoint unavailable until a bot challenges the segment's
+    /// first step, then published, so the panel votes Valid. The wrong challenge's bond is burned there, not paid to the
+    /// provider (or its buyer address): the provider gains nothing. A wrong challenge of a later step still pays it.
+    function test_panelValid_atSegmentStart_burnsBondProviderGetsNothing() public {
+        // steps 1 and 4: the first steps of segments 0 and 1 (K = 3); step 5: a later step. One job each (a dispute
+        // takes longer than the job's window).
+        uint256[3] memory steps = [uint256(1), 4, 5];
+        for (uint256 i; i < 3; ++i) {
+            uint256 jobId = _job(2, 2, HONEST);
+            uint256 id = _challenge(challenger, jobId, steps[i], HONEST);
+            uint256 bond = game.getDispute(id).bond;
+            uint256 burnedBefore = token.balanceOf(game.BURN_ADDRESS());
+            uint256 providerBefore = game.creditOf(provider);
+            _vote(id, _draw(id), [VALID, VALID, VALID]);
+            game.resolve(id);
+            assertTrue(game.getDispute(id).outcome == IDisputeGame.Outcome.PanelValid, "valid");
+            assertEq(game.creditOf(challenger), 0, "challenger loses the bond");
+            assertEq(game.creditOf(buyer), 0, "buyer gets nothing");
+            if (i < 2) {
+                assertEq(token.balanceOf(game.BURN_ADDRESS()), burnedBefore + bond, "segment start: bond burned");
+                assertEq(game.creditOf(provider), providerBefore, "segment start: provider gets nothing");
+            } else {
+                assertEq(token.balanceOf(game.BURN_ADDRESS()), burnedBefore, "later step: nothing burned");
+                assertEq(game.creditOf(provider), providerBefore + bond, "later step: bond to provider");
+            }
+        }
+        _assertSolvent();
+    }
+
     function test_resolveEarly_onceAllRevealed() public {
         (, uint256 id) = _cheatingDispute();
         address[] memory p = _draw(id);

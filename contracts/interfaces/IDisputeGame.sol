@@ -181,6 +181,10 @@ interface IDisputeGame {
     event ProvingConfigured(address verifier, bytes32 vkeyHash, ProvingMode mode);
     /// @notice `account` was credited `amount` of the bond token.
     event Credited(address indexed account, uint256 amount);
+    /// @notice A wrong challenge of a segment's first step (PanelValid) had its bond burned, not paid to the provider:
+    /// that is the step a withheld start checkpoint is challenged at, and a provider that withholds until challenged and
+    /// then publishes must gain nothing.
+    event BondBurned(uint256 indexed disputeId, uint256 amount);
     /// @notice `account` claimed its whole credit `amount`.
     event CreditClaimed(address indexed account, uint256 amount);
 

@@ -33,6 +33,9 @@ contract DisputeHandler is DisputeBase {
     /// @dev Everything claimed from the game by anyone (must equal bonds + fees deposited + rewards once all is
     /// settled and claimed: the game neither keeps nor invents a wei).
     uint256 public ghost_claimedFromGame;
+    /// @dev Bonds burned: a PanelValid dispute of a segment's first step (step - 1 == segment * K) burns its bond
+    /// (the withhold-then-publish bait must not pay the provider).
+    uint256 public ghost_bondsBurned;
     /// @dev Game credits the auditors (panel members; never a party here) claimed: must equal the expected fees
     /// once everything is claimed.
     uint256 public ghost_memberFeesClaimed;
@@ -218,6 +221,10 @@ contract DisputeHandler is DisputeBase {
     function _afterSettle(uint256 id, uint256 jobId, uint256 lockBefore) internal {
         uint256 earned = _earnedFees(id);
         ghost_expectedMemberFees += earned;
+        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        if (d.outcome == IDisputeGame.Outcome.PanelValid && d.step - 1 == uint256(d.segment) * market.getJob(jobId).policy.stepsPerSegment) {
+            ghost_bondsBurned += d.bond;
+        }
         bool faultedNow = lockBefore != 0 && market.getJob(jobId).status == IJobMarket.JobStatus.Refunded;
         if (!faultedNow) return;
         uint256 reward = (lockBefore * market.getJob(jobId).policy.challengerBps) / 10_000;
