@@ -53,6 +53,7 @@ const ROWS: { attack: string; run: () => Promise<Row> }[] = [
   { attack: "12 superseded dispute vs the bots", run: supersededInFrontOfBots },
   { attack: "13 unauditable job in front of the bots", run: poisonJobInFrontOfBots },
   { attack: "14 sybil dispute ahead of the bots", run: sybilDisputeBeforeBots },
+  { attack: "15 concede after the reveals", run: game.concedeAfterReveals },
   ...(
     [
       ["skip", "skip:0.25"],

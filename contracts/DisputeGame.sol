@@ -194,6 +194,11 @@ contract DisputeGame is IDisputeGame {
         if (msg.sender != d.provider) revert DisputeGameNotProvider(disputeId, msg.sender, d.provider);
         // INVARIANT: once the job faulted, its other disputes only close as Superseded (resolve), whoever acts.
         if (_jobFaulted[d.jobId]) revert DisputeGameSuperseded(disputeId, d.jobId);
+        // INVARIANT: a concession comes before any vote can be revealed. Conceded counts no vote (no forfeit, no fee), so
+        // a provider that could still concede after seeing the reveals would give its own panel members a free vote
+        // for Valid (concede when they lose, so nobody forfeits; keep the win when they carry the panel) and deny the
+        // honest majority its fees and the forfeits; once the reveal phase is open only resolve settles.
+        if (_commitsClosed(d)) revert DisputeGameConcessionClosed(disputeId, d.commitDeadline, block.timestamp);
         _settle(disputeId, d, Outcome.Conceded);
     }
 
@@ -253,7 +258,7 @@ contract DisputeGame is IDisputeGame {
         Dispute storage d = _openDispute(disputeId);
         if (commitment == bytes32(0)) revert DisputeGameZeroCommitment(disputeId);
         // INVARIANT: no commit after the commit phase, so nobody can commit after seeing a revealed vote.
-        if (block.timestamp > d.commitDeadline || (d.panelDrawn && d.commits == d.panel.length)) {
+        if (_commitsClosed(d)) {
             revert DisputeGameCommitClosed(disputeId, d.commitDeadline, block.timestamp);
         }
         if (!d.panelDrawn) {
@@ -275,8 +280,7 @@ contract DisputeGame is IDisputeGame {
     function revealVote(uint256 disputeId, Vote vote, bytes32 salt) external {
         Dispute storage d = _openDispute(disputeId);
         // INVARIANT: reveals start only when no more commits are possible.
-        bool commitsClosed = block.timestamp > d.commitDeadline || (d.panelDrawn && d.commits == d.panel.length);
-        if (!commitsClosed || block.timestamp > d.revealDeadline) {
+        if (!_commitsClosed(d) || block.timestamp > d.revealDeadline) {
             revert DisputeGameRevealClosed(disputeId, d.commitDeadline, d.revealDeadline, block.timestamp);
         }
         Ballot storage b = _ballots[disputeId][msg.sender];
@@ -619,6 +623,11 @@ contract DisputeGame is IDisputeGame {
         if (d.status == Status.None) revert DisputeGameUnknownDispute(disputeId);
         // INVARIANT: a resolved dispute is final.
         if (d.status == Status.Resolved) revert DisputeGameAlreadyResolved(disputeId, d.outcome);
+    }
+
+    /// @dev The commit phase is over (the reveal phase may open): the commit deadline passed, or every member committed.
+    function _commitsClosed(Dispute storage d) private view returns (bool) {
+        return block.timestamp > d.commitDeadline || (d.panelDrawn && d.commits == d.panel.length);
     }
 
     function _isMember(Dispute storage d, address who) private view returns (bool) {

@@ -534,12 +534,14 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         _claimAllAndAssertEmpty(p);
     }
 
-    function test_panelFee_conceded_afterVotes_refundsEveryFee() public {
+    /// A concession while the commit phase is open (two of three members committed, nothing revealed) counts no vote:
+    /// every fee goes back to the challenger. Once the third commit closes the phase, concede is refused
+    /// (DisputeGameAttacks.t.sol: test_concedeAfterReveals_refused_sybilMemberForfeits).
+    function test_panelFee_conceded_whileCommitsOpen_refundsEveryFee() public {
         (, uint256 id) = _cheatingDispute();
         uint256 bond = game.getDispute(id).bond;
         address[] memory p = _draw(id);
-        for (uint256 i; i < 3; ++i) _commitVote(id, p[i], FAULT);
-        _reveal(id, p[0], FAULT);
+        for (uint256 i; i < 2; ++i) _commitVote(id, p[i], FAULT);
         vm_prank(provider);
         game.concede(id);
         for (uint256 i; i < 3; ++i) {

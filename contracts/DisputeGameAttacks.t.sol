@@ -126,6 +126,176 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
         assertLe(STAKE - REWARD, side0 - _sideWealth(), "side loses at least the non-challenger share");
     }
 
+    // ---------------------------------------------------------------- concession timed after the reveals
+
+    /// @dev An honest dispute on the faulty step 2 of a fresh job whose drawn panel holds exactly one sybil auditor (the
+    /// attack needs a member; a panel of 3 out of 5 honest + 2 sybil auditors holds one in 4 draws out of 7, so a few
+    /// jobs find one). Returns the dispute, its panel and the sybil's position in it.
+    function _disputeWithOneSybilMember() internal returns (uint256 id, address[] memory panel, uint256 at) {
+        // the sybil bonds (posted by AttackFixture after the honest ones) count for snapshots from here on
+        VM.warp(block.timestamp + ACTIVATION_DELAY);
+        for (uint256 tries; tries < 12; ++tries) {
+            uint256 jobId = _job(2, 2, 2);
+            id = _challenge(HONEST_1, jobId, 2, 2);
+            panel = _draw(id);
+            uint256 sybils;
+            for (uint256 i; i < panel.length; ++i) {
+                if (_isSybilAuditor(panel[i])) {
+                    ++sybils;
+                    at = i;
+                }
+            }
+            if (sybils == 1) return (id, panel, at);
+        }
+        revert("no panel with one sybil member in 12 draws");
+    }
+
+    /// The provider's sybil auditor sits on the panel of an honest dispute on a faulty step and votes Valid; the honest
+    /// members vote Fault. Once the reveals show the sybil lost, the provider would concede before anyone resolves:
+    /// Conceded counts no vote, so the sybil would keep its bond (no forfeit), the honest majority would earn no fee,
+    /// and a colluding member's vote would be free (concede when it loses, keep PanelValid when it wins). The concession
+    /// is refused once the commit phase is over; resolve then counts the votes: PanelFault, the sybil forfeits
+    /// panelForfeit to the two honest members and they earn their fees out of the reward.
+    function test_concedeAfterReveals_refused_sybilMemberForfeits() public {
+        (uint256 id, address[] memory panel, uint256 at) = _disputeWithOneSybilMember();
+        address sybil = panel[at];
+        uint256 sybilBond = registry.auditorOf(sybil).bond;
+        uint256 side0 = _sideWealth();
+        for (uint256 i; i < panel.length; ++i) {
+            _commitVote(id, panel[i], i == at ? IDisputeGame.Vote.Valid : IDisputeGame.Vote.Fault);
+        }
+        // every member committed: the reveal phase is open, so the provider can no longer concede, even before a reveal
+        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        VM.prank(provider);
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IDisputeGame.DisputeGameConcessionClosed.selector, id, d.commitDeadline, block.timestamp
+            )
+        );
+        game.concede(id);
+        for (uint256 i; i < panel.length; ++i) {
+            _reveal(id, panel[i], i == at ? IDisputeGame.Vote.Valid : IDisputeGame.Vote.Fault);
+        }
+        // the race it would have run: concede in the block where the last reveal landed, before the resolve
+        VM.prank(provider);
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IDisputeGame.DisputeGameConcessionClosed.selector, id, d.commitDeadline, block.timestamp
+            )
+        );
+        game.concede(id);
+        game.resolve(id);
+        assertTrue(_outcome(id) == IDisputeGame.Outcome.PanelFault, "the panel decided");
+        uint256 forfeit = defaultParams().panelForfeit;
+        assertEq(registry.auditorOf(sybil).bond, sybilBond - forfeit, "the sybil member forfeits");
+        uint256 fee = defaultParams().panelFee;
+        for (uint256 i; i < panel.length; ++i) {
+            if (i == at) {
+                assertEq(game.creditOf(panel[i]), 0, "the minority earns no fee");
+                continue;
+            }
+            assertEq(game.creditOf(panel[i]), fee, "an honest member earns its fee");
+            assertEq(registry.creditOf(panel[i]), forfeit / 2, "and half the sybil's forfeit");
+        }
+        assertEq(game.creditOf(HONEST_1), _deposit(id) + REWARD - 2 * fee, "honest: deposit back + reward less 2 fees");
+        // the side: the whole lock and the sybil's forfeit; nothing of the reward
+        assertEq(side0 - _sideWealth(), STAKE + forfeit, "side loses L + the forfeit");
+    }
+
+    /// The concession a provider may still make: while the commit phase is open (here after one of three members
+    /// committed, none revealed) it settles at once, and it is refused from the second after the commit deadline, even
+    /// with no commit at all (the silent panel is then resolved: NoDecision, silent members forfeit).
+    function test_concede_openUntilCommitsClose() public {
+        uint256 jobId = _job(2, 2, 2);
+        uint256 early = _challenge(HONEST_1, jobId, 2, 2);
+        address[] memory p = _draw(early);
+        _commitVote(early, p[0], IDisputeGame.Vote.Fault);
+        VM.prank(provider);
+        game.concede(early);
+        assertTrue(_outcome(early) == IDisputeGame.Outcome.Conceded, "conceded while commits are open");
+
+        uint256 job2 = _job(2, 2, 2);
+        uint256 late = _challenge(HONEST_2, job2, 2, 2);
+        uint64 commitDeadline = game.getDispute(late).commitDeadline;
+        VM.warp(commitDeadline);
+        VM.prank(provider);
+        game.concede(late); // the last second of the commit phase still takes it
+        uint256 job3 = _job(2, 2, 2);
+        uint256 silent = _challenge(HONEST_1, job3, 2, 2);
+        commitDeadline = game.getDispute(silent).commitDeadline;
+        VM.warp(commitDeadline + 1);
+        VM.prank(provider);
+        VM.expectRevert(
+            abi.encodeWithSelector(IDisputeGame.DisputeGameConcessionClosed.selector, silent, commitDeadline, commitDeadline + 1)
+        );
+        game.concede(silent);
+    }
+
+    // ---------------------------------------------------------------- timing at the window's edge
+
+    /// Chosen timing at the end of the challenge window: in its last second (block.timestamp == deadline) a challenge
+    /// still lands and finalize is refused; one second later finalize pays and a challenge is refused, so there is no
+    /// second in which the provider is paid while a challenge could still freeze the job, nor one in which neither can
+    /// happen. And the buyer cannot cancel once the work is committed (cancelJob needs an Open job).
+    function test_windowEdge_challengeXorFinalize_noCancelAfterWork() public {
+        uint256 jobA = _job(2, 2, HONEST);
+        uint256 jobB = _job(2, 2, HONEST);
+        uint256 d = market.getJob(jobA).deadline;
+        assertEq(market.getJob(jobB).deadline, d, "same window");
+        VM.prank(buyer);
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IJobMarket.JobMarketWrongStatus.selector, jobA, IJobMarket.JobStatus.Committed, IJobMarket.JobStatus.Open
+            )
+        );
+        market.cancelJob(jobA);
+        _commitChallenge(SYBIL_CHALLENGER_1, jobA, 1);
+        _commitChallenge(HONEST_1, jobB, 1);
+        VM.warp(d);
+        VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketChallengeWindowOpen.selector, jobA, d, d));
+        market.finalize(jobA);
+        _challengeCommitted(SYBIL_CHALLENGER_1, jobA, 1, HONEST); // the last second still takes a challenge
+        assertEq(market.getJob(jobA).openDisputes, 1, "frozen at the last second");
+        VM.warp(d + 1);
+        VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketChallengeWindowClosed.selector, jobB, d, d + 1));
+        _challengeCommitted(HONEST_1, jobB, 1, HONEST);
+        market.finalize(jobB);
+        assertTrue(market.getJob(jobB).status == IJobMarket.JobStatus.Finalized, "paid one second later");
+    }
+
+    // ---------------------------------------------------------------- a lock too small to pay the panel
+
+    /// Griefing the challengers: the provider posts (from its own buyer address) or takes a job whose lock L pays a
+    /// challenger share lam L below the panel's fees n f, and cheats in plain view. The chain takes the challenge and the
+    /// panel finds the fault, but the fees the reward cannot cover come out of the honest challenger's deposit: with
+    /// L = 1 wei it ends 3 * 0.05 = 0.15 below its deposit, paid to the panel (where the provider's own auditors earn
+    /// it when drawn), while the provider side loses 1 wei. The contract does not refuse such a lock (a tier discount
+    /// halves quoted stakes too); the challenger bot does not challenge at a loss (verifier/src/bot/dispute.ts,
+    /// challengeEconomics; test/bot/economics.test.ts): this test pins the loss it avoids.
+    function test_tinyLock_honestChallengerPaysThePanel() public {
+        IJobMarket.Policy memory pol = policy(2);
+        pol.requiredStake = 1;
+        VM.prank(buyer);
+        uint256 jobId = market.createJob(keccak256("manifest"), "ipfs://m", address(token), PAYMENT, pol);
+        VM.prank(provider);
+        market.acceptJob(jobId);
+        _commit(jobId, 2, 2);
+        assertEq(vault.lockedFor(provider, jobId), 1, "lock 1 wei");
+        uint256 side0 = _sideWealth();
+        uint256 honest0 = token.balanceOf(HONEST_1);
+        uint256 id = _challenge(HONEST_1, jobId, 2, 2);
+        address[] memory p = _draw(id);
+        for (uint256 i; i < p.length; ++i) _commitVote(id, p[i], IDisputeGame.Vote.Fault);
+        for (uint256 i; i < p.length; ++i) _reveal(id, p[i], IDisputeGame.Vote.Fault);
+        game.resolve(id);
+        assertTrue(_outcome(id) == IDisputeGame.Outcome.PanelFault, "fault found");
+        uint256 bond = game.getDispute(id).bond;
+        assertEq(game.creditOf(HONEST_1), bond, "honest challenger: bond back, every fee paid out of its deposit");
+        assertEq(honest0 - token.balanceOf(HONEST_1) - game.creditOf(HONEST_1), FEES, "honest challenger net -n f");
+        for (uint256 i; i < p.length; ++i) assertEq(game.creditOf(p[i]), defaultParams().panelFee, "each member paid");
+        assertEq(side0 - _sideWealth(), 1, "the provider side lost 1 wei");
+    }
+
     // ---------------------------------------------------------------- mempool copy
 
     /// A copier replays the honest challenger's challenge (same calldata, same salt) in the block where it lands: the

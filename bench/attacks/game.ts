@@ -6,7 +6,7 @@
  * members vote by the panel rule over it. A step the rules must refuse is sent anyway and its revert is reported by
  * name; if it goes through, the script throws AttackSucceeded.
  */
-import { getAddress, keccak256, parseEther, toHex, type Hex, type LocalAccount } from "viem";
+import { getAddress, keccak256, parseEther, toHex, type Address, type Hex, type LocalAccount } from "viem";
 import {
   acceptJob,
   approveToken,
@@ -40,8 +40,12 @@ import {
   sendContractTx,
   stakeVaultAbi,
   auditorRegistryAbi,
+  commitVote,
+  getAuditor,
+  revealVote,
   type JobPolicy,
 } from "../../verifier/src/chain/index.ts";
+import { newSalt, voteCommitment, VOTE_VALUE, type PanelVote } from "../../verifier/src/dispute/index.ts";
 import { registerManifestCorpora } from "../../verifier/src/market/contributor.ts";
 import { dataTermsFor } from "../../verifier/src/market/data-terms.ts";
 import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
@@ -53,6 +57,7 @@ import {
   challengeStep,
   commit,
   declaredTrace,
+  declaredVerdict,
   everyone,
   GAME_POLICY,
   measure,
@@ -266,6 +271,66 @@ export async function panelAfterSeed(): Promise<Row> {
   const { outcome } = await playPanel(w, id, (m) => (sybilSet.has(m) ? "Valid" : "honest"));
   const names = panel.map((x) => Object.values(w.a).find((y) => y.address === x)!.name).join(", ");
   const row = await measure(w, s, before, "4 panel picked after the seed", `panel [${names}] identical with and without 6 sybil bonds + 1 exit after the seed (snapshot at challengedAt, activation delay); sybils vote Valid: ${outcome}`, DECLARED);
+  return atLeastNonChallenger(row);
+}
+
+// ---------------------------------------------------------------- 15: a concession timed after the reveals
+
+/**
+ * The provider's old sybil auditor S1 sits on the panel of an honest dispute on the faulty step and votes Valid. A
+ * concession counts no vote, so a provider that could concede after seeing the reveals would give S1 a free vote
+ * (concede when it loses: no forfeit, and the honest majority earns no fee; keep PanelValid when it wins). The bench
+ * needs S1 on the panel, so it re-plays the challenge one block later until the draw holds it (the attack is
+ * conditional on that draw); the concession is then refused after the commits and after the reveals.
+ */
+export async function concedeAfterReveals(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider", "honestChallenger", "H1", "H2", "H3", "H4", "H5", "S1"], auditors: ["H1", "H2", "H3", "H4", "H5", "S1"] });
+  const s = sides(w, [w.a.provider, w.a.S1], w.a.honestChallenger);
+  const { before, jobId, trace } = await startJob(w, s, 2);
+  await commit(w, jobId, trace, 0);
+  await commit(w, jobId, trace, 1);
+  const pub = w.a.buyer.c.public;
+  const game = w.d.disputeGame;
+  let id = 0n;
+  let panel: Address[] = [];
+  let draws = 0;
+  for (;;) {
+    const snap = await w.conn.networkHelpers.takeSnapshot();
+    id = await challengeStep(w, w.a.honestChallenger, jobId, 2);
+    const d0 = await getDispute(pub, { disputeGame: game, disputeId: id });
+    await w.mine(Number(d0.seedBlock - (await pub.getBlockNumber())) + 1);
+    await drawPanel(w.a.H1.c, { disputeGame: game, disputeId: id });
+    ++draws;
+    panel = (await getDispute(pub, { disputeGame: game, disputeId: id })).panel.map((x) => getAddress(x));
+    if (panel.includes(w.a.S1.address)) break;
+    if (draws >= 16) throw new Error(`S1 not drawn in ${draws} draws`);
+    await snap.restore();
+    await w.mine(1);
+  }
+  const bond0 = (await getAuditor(pub, { auditorRegistry: w.d.auditorRegistry, auditor: w.a.S1.address })).bond;
+  const seg = await segmentOf(w, jobId, 2);
+  const byAddress = new Map(Object.values(w.a).map((x) => [x.address, x] as const));
+  const ballots = panel.map((m) => {
+    const vote: PanelVote = m === w.a.S1.address ? "Valid" : declaredVerdict(jobId, seg.commit.stateHashes, seg.firstStep, 2, seg.prevEnd);
+    return { m: byAddress.get(m)!, vote, salt: newSalt() };
+  });
+  for (const b of ballots) await commitVote(b.m.c, { disputeGame: game, disputeId: id, commitment: voteCommitment(b.vote, b.salt, b.m.address) });
+  const e1 = await refused("concede once every member committed", concede(w.a.provider.c, { disputeGame: game, disputeId: id }), "DisputeGameConcessionClosed");
+  for (const b of ballots) await revealVote(b.m.c, { disputeGame: game, disputeId: id, vote: VOTE_VALUE[b.vote], salt: b.salt });
+  await refused("concede after the reveals, before the resolve", concede(w.a.provider.c, { disputeGame: game, disputeId: id }), "DisputeGameConcessionClosed");
+  await resolveDispute(w.a.H1.c, { disputeGame: game, disputeId: id });
+  const bond1 = (await getAuditor(pub, { auditorRegistry: w.d.auditorRegistry, auditor: w.a.S1.address })).bond;
+  if (bond1 >= bond0) throw new AttackSucceeded(`S1 lost the vote and kept its bond ${tokens(bond0)}`);
+  const names = panel.map((x) => byAddress.get(x)!.name).join(", ");
+  const votes = ballots.map((b) => `${b.m.name} ${b.vote}`).join(", ");
+  const row = await measure(
+    w,
+    s,
+    before,
+    "15 concede after the reveals",
+    `panel [${names}] (S1 drawn at draw ${draws}); votes ${votes}; concede refused ${e1} after the commits and after the reveals: ${await outcomeOf(w, id)}, S1 forfeited ${tokens(bond0 - bond1)}, the majority earned its fees`,
+    DECLARED,
+  );
   return atLeastNonChallenger(row);
 }
 

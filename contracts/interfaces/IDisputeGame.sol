@@ -226,6 +226,9 @@ interface IDisputeGame {
     error DisputeGamePanelDrawn(uint256 disputeId);
     /// @notice Commits to dispute `disputeId` closed: deadline `commitDeadline` passed or everyone committed (now `nowTs`).
     error DisputeGameCommitClosed(uint256 disputeId, uint64 commitDeadline, uint256 nowTs);
+    /// @notice Dispute `disputeId`'s commit phase is over (its commit deadline `commitDeadline` passed, or every member
+    /// committed) at `nowTs`: it can no longer be conceded, the panel's vote decides it.
+    error DisputeGameConcessionClosed(uint256 disputeId, uint64 commitDeadline, uint256 nowTs);
     /// @notice `member` already committed to dispute `disputeId`.
     error DisputeGameAlreadyCommitted(uint256 disputeId, address member);
     /// @notice The commitment is zero.
@@ -311,7 +314,9 @@ interface IDisputeGame {
         bytes32 salt
     ) external returns (uint256 disputeId);
 
-    /// @notice The provider admits the fault: settles at once with the provider at fault. Provider only.
+    /// @notice The provider admits the fault: settles at once with the provider at fault. Provider only, and only
+    /// while the commit phase is open (DisputeGameConcessionClosed): a concession after the reveals could be timed to
+    /// spare the provider's own panel members the forfeit of a losing vote.
     function concede(uint256 disputeId) external;
 
     /// @notice Settle for the provider with a Groth16 proof that W' = step(W, batch) (circuit-class jobs only).

@@ -49,11 +49,12 @@ export const manifest = parseManifest({ ...tiny, policy: { ...tiny.policy, audit
  * index: the manifest's corpus pays that account, which registers it in DataRegistry, and the job is posted with data
  * terms (10% of the payment to the corpus at finalize); default none (no terms). `base`: the manifest JSON (default
  * examples/tiny.json); a linear-tile one is posted with its circuit terms (market/circuit-job.ts circuitPostOption).
+ * `requiredStake`: the job's stake instead of the quoted one (wei).
  */
 export async function cheatingJob(
   tag: string,
   window: number,
-  o: { auditorTokens?: (i: number) => bigint; cheatSegments?: number; strategy?: string; auditRate?: number; contributor?: number; base?: typeof tiny } = {},
+  o: { auditorTokens?: (i: number) => bigint; cheatSegments?: number; strategy?: string; auditRate?: number; contributor?: number; base?: typeof tiny; requiredStake?: bigint } = {},
 ) {
   const payout = o.contributor === undefined ? undefined : devAccount(o.contributor).address;
   const base = o.base ?? tiny;
@@ -93,7 +94,9 @@ export async function cheatingJob(
     const t = await dataTermsFor(buyer.public, d, m, { mode: "require" });
     if (t.attached) terms = t.terms;
   }
-  const { policy, payment } = await jobPolicyFor(m, terms ? { dataShareBps: terms.dataShareBps } : {});
+  const quoted = await jobPolicyFor(m, terms ? { dataShareBps: terms.dataShareBps } : {});
+  const payment = quoted.payment;
+  const policy = o.requiredStake === undefined ? quoted.policy : { ...quoted.policy, requiredStake: o.requiredStake };
   const circuit = m.model.arch === "linear-tile" ? circuitPostOption(d, m) : undefined;
   const { jobId } = await postJob(buyer, d, store, m, policy, payment, { ...(terms ? { terms } : {}), ...(circuit ? { circuit } : {}) });
   await acceptJob(cheat, { jobMarket: d.jobMarket, jobId });

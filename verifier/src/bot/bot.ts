@@ -45,7 +45,9 @@ import {
   claimCreditData,
   getAuditorActive,
   getAuditorFunds,
+  getDisputeParams,
   getJob,
+  getLockedStake,
   getMarketLogs,
   getRegistries,
   getReceiptOf,
@@ -61,7 +63,9 @@ import {
   type AuditorFunds,
   type ChainClients,
   type Deployment,
+  type DisputeParams,
 } from "../chain/index.ts";
+import { challengeReward } from "../policy/challenge.ts";
 import { InputError, type PouwError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
@@ -402,6 +406,34 @@ export class ChallengerBot {
     }
   }
 
+  /** The DisputeGame's parameters (fixed at deployment), read once for challengePays. */
+  private disputeParams: DisputeParams | undefined;
+
+  /**
+   * Before a challenge of job `jobId`: the fault's challenger share lam L of the provider's lock must pay the panel's
+   * fees n f (policy/challenge.ts challengeReward), else catching the cheat costs this bot n f - lam L plus gas. A
+   * provider sets that up for free (its own buyer address posts a job with a 1-wei stake, it cheats in plain view, and
+   * its own auditors collect the fees when drawn: contracts/DisputeGameAttacks.t.sol test_tinyLock_*), so every
+   * honest bot on the network would pay it per job. The job's own buyer challenges anyway: a fault refunds its escrow.
+   * False (with an error line): the finding is recorded, nothing sent.
+   */
+  private async challengePays(jobId: bigint): Promise<boolean> {
+    const { clients, deployment } = this.o;
+    const game = deployment.disputeGame;
+    if (!game) return true;
+    const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId });
+    if (getAddress(job.buyer) === this.me) return true;
+    this.disputeParams ??= await getDisputeParams(clients.public, { disputeGame: game });
+    const lockWei = await getLockedStake(clients.public, { stakeVault: deployment.stakeVault, provider: job.provider as Address, jobId });
+    const r = challengeReward({ lockWei, challengerBps: job.policy.challengerBps, panelSize: this.disputeParams.panelSize, panelFeeWei: this.disputeParams.panelFee });
+    if (r.netWei >= 0n) return true;
+    this.log.error(
+      { event: "challenge-at-a-loss", jobId: jobId.toString(), lock: tokens(lockWei), reward: tokens(r.rewardWei), panelFees: tokens(r.panelFeesWei) },
+      `NOT CHALLENGING job ${jobId}: the provider's lock ${tokens(lockWei)} pays a challenger share of ${tokens(r.rewardWei)}, below the panel's fees ${tokens(r.panelFeesWei)}, so a challenge would cost this auditor ${tokens(-r.netWei)}; the job's buyer can challenge it`,
+    );
+    return false;
+  }
+
   private async sample(): Promise<void> {
     for (const s of this.db.undecidedSegments()) {
       if (!(await this.runFor(s.job_id))) continue;
@@ -560,7 +592,8 @@ export class ChallengerBot {
       ? undefined
       : { market: target.market, jobId, segment: s.segment, traceRoot: target.traceRoot, endStateHash: target.endStateHash, claim: verdict.claim, kind: verdict.failure?.kind ?? "unknown", ...(verdict.noClaim ? { noClaim: verdict.noClaim } : {}) };
     // read before the transaction below (requiredBond): the audit result and its challenge intents are stored together
-    const challenge = finding && this.dispute.available && (await this.circuitTermsHold(run, jobId)) ? await this.dispute.challengeIntents(finding) : [];
+    const challengeable = finding && this.dispute.available && (await this.circuitTermsHold(run, jobId)) && (!finding.claim || (await this.challengePays(jobId)));
+    const challenge = challengeable ? await this.dispute.challengeIntents(finding) : [];
     const losses = this.recomputedLosses.get(s.job_id) ?? [];
     losses.push(...verdict.losses);
     this.recomputedLosses.set(s.job_id, losses);
@@ -618,7 +651,7 @@ export class ChallengerBot {
       return;
     }
     if (intents.length === 0) {
-      if (f.claim) this.log.warn(fields, "finding recorded (the job already has an open dispute)");
+      if (f.claim) this.log.warn(fields, "finding recorded, no challenge sent (the line above says why)");
       // a finding the bot cannot act on is an error a person sees, with the pipeline's reason
       else this.log.error({ event: "finding-not-challengeable", ...fields, kind: f.kind }, `FINDING NOT CHALLENGEABLE: ${f.kind}: ${f.noClaim ?? "no step claim"}`);
       return;

@@ -83,6 +83,7 @@ export * from "./getRegistries.ts";
 export * from "./getCredits.ts";
 export * from "./getTokenBalance.ts";
 export * from "./getStakeAccount.ts";
+export * from "./getLockedStake.ts";
 export * from "./getAuditor.ts";
 export * from "./getCorpusRegistration.ts";
 export * from "./getOpenDispute.ts";

@@ -61,6 +61,7 @@ const TEXT: Record<string, (a: readonly unknown[], f: Fmt) => string> = {
   DisputeGameUnknownDispute: ([id]) => `dispute ${id} does not exist`,
   DisputeGameVotingOpen: ([id, end, now], f) => `dispute ${id}'s voting is open until ${f.date(end)}, ${f.until(end, now)} left`,
   DisputeGameCommitClosed: ([id, end, now], f) => `dispute ${id}'s commit window closed at ${f.date(end)}, ${f.ago(end, now)} ago`,
+  DisputeGameConcessionClosed: ([id, end], f) => `dispute ${id} can no longer be conceded: its commit phase is over (deadline ${f.date(end)}, or every member committed), so the panel's vote decides it`,
   DisputeGameRevealClosed: ([id, , end, now], f) => `dispute ${id}'s reveal window is not open (it closes at ${f.date(end)}; chain time ${f.date(now)})`,
   DisputeGameSeedNotReady: ([id, seedBlock, block]) => `dispute ${id}'s panel seed block ${seedBlock} is not reached (block ${block})`,
   DisputeGameDisputeOpen: ([job, step, id]) => `step ${step} of job ${job} is already disputed (dispute ${id})`,

@@ -9,3 +9,4 @@ export * from "./detection.ts";
 export * from "./contract.ts";
 export * from "./quote.ts";
 export * from "./registry.ts";
+export * from "./challenge.ts";
