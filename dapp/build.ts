@@ -21,7 +21,8 @@ const DAPP = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(DAPP, "..");
 export const DEFAULT_DAPP_DIST = join(DAPP, "dist");
 
-const shims: esbuild.Plugin = {
+/** The browser stand-ins (`node:*` and the logger); test/dapp/browser-hash.test.ts bundles with them too. */
+export const browserShims: esbuild.Plugin = {
   name: "pouw-browser-shims",
   setup(build) {
     build.onResolve({ filter: /^node:/ }, () => ({ path: join(DAPP, "src/shims/node.ts") }));
@@ -45,7 +46,7 @@ function options(outdir: string): esbuild.BuildOptions {
     legalComments: "none",
     logLevel: "warning",
     define: { "process.env.NODE_ENV": '"production"' },
-    plugins: [shims],
+    plugins: [browserShims],
   };
 }
 

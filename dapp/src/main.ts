@@ -1,11 +1,16 @@
 /**
- * The buyer page: connect an injected EIP-1193 wallet, read the deployment, validate a manifest with the CLI's
- * zod schema, quote it with the CLI's policy code, approve and escrow through the CLI's postJob, follow a job,
- * cancel an Open one and claim credit. Everything chain-side goes through verifier/src/chain actions; the
- * wallet signs (send.ts's json-rpc account path).
+ * The market page, three views over one injected EIP-1193 wallet and one deployment:
+ *   #buyer     validate a manifest with the CLI's zod schema, quote it with the CLI's policy code, approve and
+ *              escrow through the CLI's postJob, follow a job, cancel an Open one, claim credit, and fetch the
+ *              result with the provenance verification `pouw buyer fetch` runs (market/fetch-result.ts), or verify
+ *              a weights file and record the buyer holds (provenance/verify.ts);
+ *   #provider  the account's stake, jobs and credits (market/standing.ts, as `pouw provider status`), and claim;
+ *   #auditor   its bond, status, panel pool and credits (as `pouw auditor status`), and claim (as `pouw auditor claim`).
+ * Everything chain-side goes through verifier/src/chain actions; the wallet signs (send.ts's json-rpc account path).
  *
  * URL parameters: `deployment` (URL of a pouw-deployment-1 JSON; default ./deployment.json), `detection` (URL of
- * a detection matrix; default ./detection.json), `job` (a job id to follow), `poll` (ms between job reads).
+ * a detection matrix; default ./detection.json), `job` (a job id to follow), `poll` (ms between job reads),
+ * `source` (the content server results are fetched from, `/ipfs/<cid>` and `/board/...`; default this page's origin).
  */
 import { formatEther, getAddress, type Address, type EIP1193Provider, type Hex } from "viem";
 import { ContractRevertError, WalletRejectedError } from "../../verifier/src/chain/errors.ts";
@@ -26,7 +31,12 @@ import { jobPolicyFor, type DerivedPolicy } from "../../verifier/src/market/job-
 import { postJob } from "../../verifier/src/market/post-job.ts";
 import { canonicalManifest, manifestHash, parseManifestJson, type Manifest } from "../../verifier/src/ml/manifest.ts";
 import { parseDetectionMatrix, type DetectionMatrix } from "../../verifier/src/policy/detection.ts";
-import { browserPublicClients, memoryManifestStore } from "./browser.ts";
+import { fetchResult } from "../../verifier/src/market/fetch-result.ts";
+import { AUDITOR_CREDITS, auditorStanding, claimCredits, PROVIDER_CREDITS, providerStanding } from "../../verifier/src/market/standing.ts";
+import { chainDate } from "../../verifier/src/chain/revertText.ts";
+import { provenanceVerdict, verifyProvenance, type ProvenanceReport } from "../../verifier/src/provenance/verify.ts";
+import { viemProvenanceChain } from "../../verifier/src/chain/provenanceChain.ts";
+import { browserPublicClients, memoryStore, resultSources } from "./browser.ts";
 
 type Ethereum = EIP1193Provider & { on?: (event: string, fn: (...a: unknown[]) => void) => void };
 
@@ -38,6 +48,7 @@ const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const params = new URLSearchParams(location.search);
 const POLL_MS = Number(params.get("poll") ?? 1_000);
+const SOURCE = params.get("source") ?? location.origin;
 
 const state: {
   deployment?: Deployment;
@@ -173,6 +184,7 @@ async function setAccount(account: Address): Promise<void> {
   if (wrong) throw new Error(wrong);
   state.symbol = (await getTokenSymbol(state.clients.public, { token: d.token }).catch(() => undefined)) ?? "tokens";
   await showAccount();
+  await showView();
 }
 
 async function showAccount(): Promise<void> {
@@ -247,7 +259,7 @@ async function post(): Promise<void> {
   const d = state.deployment!;
   const h = await getHoldings(clients.public, { deployment: d, account: state.account! });
   if (h.tokenBalance < derived.payment) throw new Error(`Your balance is ${formatEther(h.tokenBalance)} ${state.symbol}, short of the payment ${formatEther(derived.payment)} ${state.symbol}.`);
-  const store = memoryManifestStore();
+  const store = memoryStore();
   $("post-status").textContent = "waiting for the wallet…";
   const r = await postJob(clients, d, store, manifest, derived.policy, derived.payment, {
     ...(terms.attached ? { terms: terms.terms } : {}),
@@ -294,6 +306,7 @@ function setJobHtml(html: string): void {
   if (html !== lastJobHtml) $("job").innerHTML = lastJobHtml = html;
   const j = state.job;
   $("cancel").classList.toggle("hidden", !(j && j.status === "Open" && state.account !== undefined && getAddress(j.buyer) === state.account));
+  $<HTMLButtonElement>("fetch-result").disabled = j?.status !== "Finalized";
 }
 
 const ZERO = /^0x0{40}$/i;
@@ -340,6 +353,129 @@ function follow(): void {
   lastJobHtml = "";
 }
 
+// ------------------------------------------------------------------ result
+
+function readClient() {
+  const d = state.deployment;
+  if (!d) throw new Error("No deployment loaded.");
+  const client = state.clients?.public ?? browserPublicClients(state.ethereum, d.chainId);
+  if (!client) throw new Error("Connect the wallet: the checks read the chain through it.");
+  const wrong = wrongChain();
+  if (wrong) throw new Error(wrong);
+  return { d, client };
+}
+
+function reportHtml(report: ProvenanceReport, prefix: string): string {
+  const rows = report.checks.map(
+    (c) => `<tr class="check" data-item="${esc(c.item)}" data-status="${c.status}"><td class="check-${c.status}">${c.status === "ok" ? "ok" : c.status === "fail" ? "FAIL" : "skipped"}</td><th>${esc(c.item)}</th><td class="mono">${esc(c.detail)}</td></tr>`,
+  );
+  return `<div id="${prefix}-verdict" class="${report.ok ? "verdict-ok" : "verdict-bad"}">${esc(provenanceVerdict(report))}</div><table id="${prefix}-checks">${rows.join("")}</table>`;
+}
+
+function downloadLink(id: string, name: string, bytes: Uint8Array, type: string): string {
+  const href = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type }));
+  return `<a id="${id}" download="${esc(name)}" href="${href}">${esc(name)}</a> (${bytes.byteLength.toLocaleString("en")} bytes)`;
+}
+
+/** `pouw buyer fetch` in the page: the record from the board, the weights by CID, every check against the chain. */
+async function fetchAndVerify(): Promise<void> {
+  const { d, client } = readClient();
+  if (state.jobId === undefined) throw new Error("Follow a job first.");
+  $("result").textContent = `fetching job ${state.jobId}'s result from ${SOURCE}…`;
+  const r = await fetchResult({ clients: { public: client }, deployment: d, ...resultSources(SOURCE) }, state.jobId);
+  const files = r.report.ok
+    ? `<p>${downloadLink("download-weights", "final.safetensors", r.weightsBytes, "application/octet-stream")}, ${downloadLink("download-record", "provenance.json", r.recordBytes, "application/json")}</p>`
+    : `<p>Not offered for download: the result failed verification.</p>`;
+  $("result").innerHTML = reportHtml(r.report, "result") + files;
+}
+
+async function fileBytes(id: string, what: string): Promise<Uint8Array> {
+  const file = $<HTMLInputElement>(id).files?.[0];
+  if (!file) throw new Error(`Pick the ${what} file first.`);
+  return new Uint8Array(await file.arrayBuffer());
+}
+
+/** `pouw provenance verify` in the page, on files the buyer picks. */
+async function verifyFiles(): Promise<void> {
+  const { d, client } = readClient();
+  const weightsBytes = await fileBytes("verify-weights", "weights");
+  const recordBytes = await fileBytes("verify-record", "record");
+  const report = await verifyProvenance({ recordBytes, weightsBytes, chain: viemProvenanceChain(client, { jobMarket: d.jobMarket }), deployment: { chainId: d.chainId, jobMarket: d.jobMarket } });
+  $("verified-files").innerHTML = reportHtml(report, "files");
+}
+
+// ------------------------------------------------------------------ provider and auditor
+
+const tokAmount = (wei: bigint) => `${formatEther(wei)} ${esc(state.symbol)}`;
+const when = (t: bigint) => (t === 0n ? "-" : chainDate(t));
+
+async function showProvider(): Promise<void> {
+  const c = needWallet();
+  const s = await providerStanding(c.public, state.deployment!, state.account!);
+  const h = s.holdings;
+  const jobs = s.jobs.map((j) => `<li>job ${j.jobId}: <span class="status">${j.status}</span>, ${j.nextSegment}/${j.policy.segments} segments, payment ${tokAmount(j.payment)}${j.openDisputes ? `, ${j.openDisputes} open dispute(s)` : ""}</li>`);
+  $("provider").innerHTML = `<table>
+    <tr><th>account</th><td class="mono">${state.account}</td></tr>
+    <tr><th>stake</th><td id="provider-stake">${tokAmount(s.stake.free)} free, ${tokAmount(s.stake.locked)} locked${s.stake.pendingWithdrawal > 0n ? `, ${tokAmount(s.stake.pendingWithdrawal)} unbonding (withdrawable at ${when(s.stake.withdrawableAt)})` : ""}</td></tr>
+    <tr><th>payment credit</th><td id="provider-payment-credit">${tokAmount(h.jobMarketCredit)}</td></tr>
+    <tr><th>slash shares</th><td id="provider-stake-credit">${tokAmount(h.stakeCredit)}</td></tr>
+    <tr><th>token balance</th><td id="provider-balance">${tokAmount(h.tokenBalance)}</td></tr></table>
+    <h2>Jobs accepted</h2><div id="provider-jobs">${jobs.length ? `<ul>${jobs.join("")}</ul>` : '<span class="muted">none accepted</span>'}</div>`;
+  $("provider-claim").classList.toggle("hidden", h.jobMarketCredit + h.stakeCredit === 0n);
+}
+
+async function showAuditor(): Promise<void> {
+  const c = needWallet();
+  const s = await auditorStanding(c.public, state.deployment!, state.account!);
+  const h = s.holdings;
+  const a = s.auditor;
+  const credits = h.disputeCredit + h.stakeCredit + h.auditorCredit;
+  $("auditor").innerHTML = `<table>
+    <tr><th>account</th><td class="mono">${state.account}</td></tr>
+    <tr><th>bond</th><td id="auditor-bond">${tokAmount(a.bond)}</td></tr>
+    <tr><th>status</th><td id="auditor-status">${a.status}${a.status === "Active" && a.eligibleFrom > 0n ? ` (counts for panels from ${when(a.eligibleFrom)})` : ""}${a.status === "Exiting" ? ` (may leave at ${when(a.exitableAt)})` : ""}</td></tr>
+    <tr><th>credits</th><td id="auditor-credits">${tokAmount(h.disputeCredit)} disputes (deposits, rewards, panel fees), ${tokAmount(h.stakeCredit)} slash shares, ${tokAmount(h.auditorCredit)} forfeited bonds</td></tr>
+    <tr><th>token balance</th><td id="auditor-balance">${tokAmount(h.tokenBalance)}</td></tr>
+    <tr><th>panel pool</th><td id="auditor-panel">${s.panel ? `${s.panel.eligible} eligible auditors, ${s.panel.needed} needed to decide a dispute${s.panel.enough ? "" : " (too few)"}` : "no DisputeGame deployed"}</td></tr></table>
+    ${s.panel?.warning ? `<p class="muted">${esc(s.panel.warning)}</p>` : ""}`;
+  $("auditor-claim").classList.toggle("hidden", credits === 0n);
+}
+
+async function claimAs(role: "provider" | "auditor"): Promise<void> {
+  const c = needWallet();
+  const r = await claimCredits(c, state.deployment!, role === "provider" ? PROVIDER_CREDITS : AUDITOR_CREDITS);
+  $(`${role}-claimed`).innerHTML = r.total === 0n ? "nothing to claim" : `<span class="ok" id="${role}-claimed-amount">claimed ${tokAmount(r.total)}</span> (${r.txs.map((t) => `${esc(t.what)} <code>${t.hash}</code>`).join(", ")})`;
+  await (role === "provider" ? showProvider() : showAuditor());
+}
+
+// ------------------------------------------------------------------ views
+
+type View = "buyer" | "provider" | "auditor";
+const BLURBS: Record<View, string> = {
+  buyer: "Post a training job: escrow the payment in JobMarket, follow the provider's commitments and the auditors' receipts, fetch the result with its provenance verified.",
+  provider: "A provider's standing: stake (free, locked, unbonding), the jobs it accepted, its credits; claim them through the wallet. Training runs from the CLI (pouw provider run).",
+  auditor: "An auditor's standing: bond, status, whether the panel pool can decide a dispute, credits; claim them through the wallet. Auditing runs from the CLI (pouw auditor run).",
+};
+
+function currentView(): View {
+  const h = location.hash.slice(1);
+  return h === "provider" || h === "auditor" ? h : "buyer";
+}
+
+async function showView(): Promise<void> {
+  const v = currentView();
+  for (const name of ["buyer", "provider", "auditor"] as const) {
+    $(`view-${name}`).classList.toggle("hidden", name !== v);
+    $(`nav-${name}`).classList.toggle("current", name === v);
+  }
+  $("view-blurb").textContent = BLURBS[v];
+  document.title = `PoUW ${v}`;
+  if (state.account && !wrongChain()) {
+    if (v === "provider") await showProvider();
+    if (v === "auditor") await showAuditor();
+  }
+}
+
 // ------------------------------------------------------------------ wiring
 
 function render(): void {
@@ -368,6 +504,13 @@ $("quote-button").addEventListener("click", () => void guarded(quote));
 $("post").addEventListener("click", () => void guarded(post));
 $("cancel").addEventListener("click", () => void guarded(cancel));
 $("claim").addEventListener("click", () => void guarded(claim));
+$("fetch-result").addEventListener("click", () => void guarded(fetchAndVerify));
+$("verify-files").addEventListener("click", () => void guarded(verifyFiles));
+$("provider-refresh").addEventListener("click", () => void guarded(showProvider));
+$("auditor-refresh").addEventListener("click", () => void guarded(showAuditor));
+$("provider-claim").addEventListener("click", () => void guarded(() => claimAs("provider")));
+$("auditor-claim").addEventListener("click", () => void guarded(() => claimAs("auditor")));
+window.addEventListener("hashchange", () => void guarded(showView));
 $("follow").addEventListener("click", () => void guarded(async () => {
   follow();
   await refreshJob();
@@ -380,6 +523,8 @@ $<HTMLInputElement>("manifest-file").addEventListener("change", (e) => void guar
 }));
 
 void guarded(async () => {
+  $("result-source").textContent = SOURCE;
+  await showView();
   await loadDeployment();
   document.body.dataset.ready = "true";
   if (state.jobId !== undefined) await refreshJob().catch(() => undefined);

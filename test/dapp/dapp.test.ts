@@ -222,7 +222,7 @@ describe("dapp: the buyer page in headless Chromium", function () {
     expect(job.policy.segments).to.equal(3);
     const escrowAfter = await buyer.public.readContract({ address: d.token, abi: testTokenAbi, functionName: "balanceOf", args: [d.jobMarket] });
     expect(escrowAfter - escrowBefore).to.equal(job.payment);
-    // the page's CID (WebCrypto) equals the store's (node:crypto) for the canonical bytes
+    // the page's CID (cidOf on the JavaScript sha256) equals the store's (node:crypto) for the canonical bytes
     const created = await getJobCreated(buyer.public, { jobMarket: d.jobMarket, jobId: 1n, fromBlock: BigInt(d.startBlock) });
     expect(created.manifestUri).to.equal(`cid:${cidOf(new TextEncoder().encode(canonicalManifest(manifest)))}`);
     await page.waitForFunction(() => document.getElementById("job-status")?.textContent === "Open");

@@ -15,6 +15,7 @@ export const open = unavailable("open");
 export const realpath = unavailable("realpath");
 export const rename = unavailable("rename");
 export const readFileSync = unavailable("readFileSync");
+export const readdirSync = unavailable("readdirSync");
 export const createHash = unavailable("createHash");
 export const randomBytes = unavailable("randomBytes");
 export const createRequire = unavailable("createRequire");

@@ -5,24 +5,25 @@
  * whether the market's panel pool could decide a dispute.
  */
 import { getAddress, type Address } from "viem";
-import { chainDate, getAccountStatus, getJobs, type GetAccountStatusReturnType, type GetJobReturnType } from "../chain/index.ts";
+import { chainDate, type GetJobReturnType } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
+import { auditorStanding, providerStanding } from "../market/standing.ts";
 import { fmt, readContext, type ReadContext, type ReadFlags } from "./context.ts";
-import { panelPoolCheck, panelPoolJson } from "./panel-warning.ts";
+import { panelPoolJson } from "./panel-warning.ts";
 
-async function subject(flags: ReadFlags): Promise<{ ctx: ReadContext; me: Address; s: GetAccountStatusReturnType }> {
+// NOTE: the reads are market/standing.ts, which the dApp's provider and auditor pages call too
+async function subject(flags: ReadFlags): Promise<{ ctx: ReadContext; me: Address }> {
   const ctx = await readContext(flags);
   if (ctx.address === undefined) throw new InputError("give the account: --address 0x.. (or a key with --keystore / --hardhat-keystore / --private-key)");
-  const me = getAddress(ctx.address);
-  return { ctx, me, s: await getAccountStatus(ctx.clients.public, { deployment: ctx.deployment, account: me }) };
+  return { ctx, me: getAddress(ctx.address) };
 }
 
 const jobJson = (j: GetJobReturnType) => ({ jobId: j.jobId.toString(), status: j.status, nextSegment: j.nextSegment, segments: j.policy.segments, openDisputes: j.openDisputes, payment: j.payment.toString(), deadline: j.deadline === 0n ? null : chainDate(j.deadline) });
 
 export async function providerStatus(flags: ReadFlags & { json?: boolean }): Promise<void> {
-  const { ctx, me, s } = await subject(flags);
-  const { jobs } = await getJobs(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, limit: Number.MAX_SAFE_INTEGER });
-  const mine = jobs.filter((j) => getAddress(j.provider) === me);
+  const { ctx, me } = await subject(flags);
+  const s = await providerStanding(ctx.clients.public, ctx.deployment, me);
+  const mine = s.jobs;
   const h = s.holdings;
   if (flags.json) {
     process.stdout.write(
@@ -49,8 +50,9 @@ export async function providerStatus(flags: ReadFlags & { json?: boolean }): Pro
 }
 
 export async function auditorStatus(flags: ReadFlags & { json?: boolean }): Promise<void> {
-  const { ctx, me, s } = await subject(flags);
-  const panel = await panelPoolCheck(ctx.clients.public, ctx.deployment);
+  const { ctx, me } = await subject(flags);
+  const s = await auditorStanding(ctx.clients.public, ctx.deployment, me);
+  const panel = s.panel;
   if (panel?.warning) process.stderr.write(`pouw: ${panel.warning}\n`);
   const h = s.holdings;
   const a = s.auditor;

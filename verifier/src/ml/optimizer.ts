@@ -17,6 +17,7 @@
 import { scoped, tf } from "./backend.ts";
 import { adamPowers, adamScalars, sgdRef, type Kernels } from "./kernels/index.ts";
 import type { OptimizerConfig } from "./manifest.ts";
+import { optimizerStateSpecs } from "./state-layout.ts";
 import type { TensorSpec } from "./tensors.ts";
 
 export type UpdateResult = { params: Float32Array[]; opt: Float32Array[] };
@@ -41,8 +42,8 @@ class Sgd implements Optimizer {
     this.lr = lr;
     this.kernels = kernels;
   }
-  stateSpecs(): TensorSpec[] {
-    return [];
+  stateSpecs(paramSpecs: readonly TensorSpec[]): TensorSpec[] {
+    return optimizerStateSpecs("sgd", paramSpecs);
   }
   initState(): Float32Array[] {
     return [];
@@ -82,12 +83,7 @@ class Adam implements Optimizer {
     this.epsilon = epsilon;
   }
   stateSpecs(paramSpecs: readonly TensorSpec[]): TensorSpec[] {
-    return [
-      ...paramSpecs.map((s) => ({ name: `adam.m.${s.name}`, shape: s.shape })),
-      ...paramSpecs.map((s) => ({ name: `adam.v.${s.name}`, shape: s.shape })),
-      { name: "adam.beta1Power", shape: [1] },
-      { name: "adam.beta2Power", shape: [1] },
-    ];
+    return optimizerStateSpecs("adam", paramSpecs);
   }
   initState(paramSpecs: readonly TensorSpec[]): Float32Array[] {
     return this.stateSpecs(paramSpecs).map((s) => (s.name.endsWith("Power") ? Float32Array.of(1) : new Float32Array(s.shape.reduce((a, b) => a * b, 1))));

@@ -17,7 +17,7 @@ export {
   type ProvenanceReceipt,
 } from "./record.ts";
 export { writeProvenance, readInputFile } from "./io.ts";
-export { verifyProvenance, assertProvenance, packageCorpusBytes, type ProvenanceReport, type ProvenanceCheck, type CheckStatus, type CorpusBytesLoader, type VerifyProvenanceInput } from "./verify.ts";
+export { verifyProvenance, assertProvenance, provenanceVerdict, packageCorpusBytes, type ProvenanceReport, type ProvenanceCheck, type CheckStatus, type CorpusBytesLoader, type VerifyProvenanceInput } from "./verify.ts";
 export { contentDigestOf, type ProvenanceChain, type ChainJob, type ChainCorpus, type ChainJobCorpus, type ChainAnchor } from "./chain.ts";
 export { viemProvenanceChain, type ViemProvenanceChainOptions } from "../chain/provenanceChain.ts";
 export { anchorProvenance, type AnchorProvenanceParameters } from "../chain/anchorProvenance.ts";

@@ -221,6 +221,11 @@ export async function verifyProvenance(input: VerifyProvenanceInput): Promise<Pr
   return { ok: failures.length === 0, jobId: record.jobId, recordHash: fileHash, checks, failures };
 }
 
+/** The one-line verdict of a report, as `pouw provenance verify` prints it and the dApp shows it. */
+export function provenanceVerdict(report: ProvenanceReport): string {
+  return report.ok ? `provenance of job ${report.jobId} verified (record ${report.recordHash})` : `provenance of job ${report.jobId} REJECTED: ${report.failures.map((f) => f.item).join(", ")}`;
+}
+
 /** verifyProvenance, throwing ProvenanceMismatchError (naming the first failing item) unless every check passes. */
 export async function assertProvenance(input: VerifyProvenanceInput): Promise<ProvenanceReport> {
   const report = await verifyProvenance(input);

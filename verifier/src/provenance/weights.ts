@@ -1,15 +1,14 @@
 /**
  * The state hash of a weights file: decodes a pouw-checkpoint-1 file (weights and optimizer state) with
  * the tensor layout the manifest's model and optimizer define, and computes h(step) exactly as the
- * trainer did (verifier/src/trace). Needs no data set and no backend: pure byte work.
+ * trainer did (verifier/src/trace). Needs no data set and no backend: pure byte work, with no tfjs and no
+ * node built-in on its path, so the buyer dApp runs this very function in the browser (docs/dapp.md).
  */
 import type { Hex } from "viem";
 import { InputError } from "../errors/index.ts";
 import { decodeCheckpoint } from "../ml/checkpoint.ts";
 import { manifestHash, stateDigestOf, type Manifest } from "../ml/manifest.ts";
-import { MnistMlp } from "../ml/models/mlp.ts";
-import { CharTransformer } from "../ml/models/transformer.ts";
-import { createOptimizer } from "../ml/optimizer.ts";
+import { mlpParamSpecs, optimizerStateSpecs, transformerParamSpecs } from "../ml/state-layout.ts";
 import type { TensorSpec } from "../ml/tensors.ts";
 import { float32Chunks } from "../ml/tensors.ts";
 import { tensorStateHash } from "../trace/index.ts";
@@ -21,12 +20,13 @@ export function stateSpecsOf(manifest: Manifest): { paramSpecs: readonly TensorS
     // NOTE: one tensor W, no optimizer state (models/linear-tile.ts); its h(t) needs the circuit's Poseidon commitment
     return { paramSpecs: [{ name: "W", shape: [m.inputs, m.outputs] }], optSpecs: [], model: m.arch, optimizer: "sgd" };
   }
-  const model =
+  // NOTE: the layout alone (ml/state-layout.ts), not the model classes: those pull in tfjs, and the dApp bundles this
+  const paramSpecs =
     m.arch === "mnist-mlp"
-      ? new MnistMlp(m.hidden)
-      : new CharTransformer({ layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel });
-  const optimizer = createOptimizer(manifest.optimizer);
-  return { paramSpecs: model.paramSpecs, optSpecs: optimizer.stateSpecs(model.paramSpecs), model: model.arch, optimizer: optimizer.name };
+      ? mlpParamSpecs(m.hidden)
+      : transformerParamSpecs({ layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel });
+  const optimizer = manifest.optimizer.name;
+  return { paramSpecs, optSpecs: optimizerStateSpecs(optimizer, paramSpecs), model: m.arch, optimizer };
 }
 
 /**

@@ -17,7 +17,6 @@
  */
 import { constants as fsConstants } from "node:fs";
 import { lstat, mkdir, open, realpath, rename, writeFile } from "node:fs/promises";
-import { createHash } from "node:crypto";
 import { join, resolve, sep } from "node:path";
 import { CID } from "multiformats/cid";
 import * as raw from "multiformats/codecs/raw";
@@ -25,6 +24,7 @@ import { create as createDigest } from "multiformats/hashes/digest";
 import { sha256 } from "multiformats/hashes/sha2";
 import { InputError, PouwError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
+import { sha256Chunks } from "../trace/sha256.ts";
 
 const log = logger("store");
 
@@ -107,8 +107,8 @@ export interface ContentStore extends ContentSource {
 
 /** CIDv1 (raw, sha2-256) of `bytes`, base32 string form ("bafkrei..."). */
 export function cidOf(bytes: Uint8Array): string {
-  const hash = createHash("sha256").update(bytes).digest();
-  const digest = createDigest(sha256.code, new Uint8Array(hash.buffer, hash.byteOffset, hash.byteLength));
+  // trace/sha256.ts: node:crypto in Node, JavaScript in the dApp (the same bits)
+  const digest = createDigest(sha256.code, sha256Chunks([bytes]));
   return CID.createV1(raw.code, digest).toString();
 }
 

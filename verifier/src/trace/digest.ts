@@ -26,10 +26,10 @@
  * Any change here must change test/trace/vectors.json (scripts/trace-vectors.ts) and Trace.t.sol's check
  * of the sha256-v1 vector together.
  */
-import { createHash } from "node:crypto";
-import { encodeAbiParameters, hexToBytes, keccak256, toBytes, type Hex } from "viem";
+import { bytesToHex, encodeAbiParameters, hexToBytes, keccak256, toBytes, type Hex } from "viem";
 import { InputError } from "../errors/index.ts";
 import { keccakChunks } from "./keccak.ts";
+import { sha256Chunks as sha256Raw } from "./sha256.ts";
 
 /** The schemes, oldest first. "keccak256" is what a manifest without `stateDigest` means. */
 export const STATE_DIGESTS = ["keccak256", "sha256-v1"] as const;
@@ -38,20 +38,14 @@ export type StateDigest = (typeof STATE_DIGESTS)[number];
 /** bytes32 domain tag of the sha256-v1 state hash. */
 export const SHA256_V1_TAG: Hex = keccak256(toBytes("pouw/state-digest/sha256-v1"));
 
-/** sha256 of the concatenation of `chunks` (node:crypto; chunks are absorbed in place, not copied). */
+/** sha256 of the concatenation of `chunks` (trace/sha256.ts: node:crypto in Node, absorbed in place; JavaScript in the dApp). */
 export function sha256Chunks(chunks: Iterable<Uint8Array>): Hex {
-  const h = createHash("sha256");
-  for (const c of chunks) h.update(c);
-  return `0x${h.digest("hex")}`;
+  return bytesToHex(sha256Raw(chunks));
 }
 
 /** The raw 32-byte inner digest of one tensor group under `scheme`. */
 function innerDigestBytes(scheme: StateDigest, chunks: Iterable<Uint8Array>): Uint8Array {
-  if (scheme === "sha256-v1") {
-    const h = createHash("sha256");
-    for (const c of chunks) h.update(c);
-    return h.digest();
-  }
+  if (scheme === "sha256-v1") return sha256Raw(chunks);
   return hexToBytes(innerDigest(scheme, chunks));
 }
 

@@ -13,10 +13,11 @@
  */
 import { join } from "node:path";
 import type { Command } from "commander";
-import { claimBondCredit, claimDisputeCredit, claimStakeCredit, getAuditor, getAuditorFunds, getCredits, getOpenJobIds, mintTestToken, postBond } from "../../chain/index.ts";
+import { getAuditor, getAuditorFunds, getOpenJobIds, mintTestToken, postBond } from "../../chain/index.ts";
 import { InputError, PouwError } from "../../errors/index.ts";
 import { configureLogging } from "../../log/index.ts";
 import { txRef, type TxRef } from "../../chain/send.ts";
+import { AUDITOR_CREDITS, claimCredits } from "../../market/standing.ts";
 import { ensureFunds, fmt, marketContext, peerDiscovery, parseAmount, parseSeconds, txJson, txLines, withConfig, withReadConfig, type ReadFlags } from "../context.ts";
 import { registerAuditorAttest } from "./attest.ts";
 
@@ -191,13 +192,9 @@ export function registerAuditor(program: Command): void {
   ).action(async (opts: Opts) => {
     const ctx = await marketContext(opts as never);
     const me = ctx.clients.account.address;
-    const { stakeVault, auditorRegistry, disputeGame } = ctx.deployment;
-    const credits = await getCredits(ctx.clients.public, { deployment: ctx.deployment, account: me });
-    const [fromGame, fromVault, fromRegistry] = [credits.disputeGame, credits.stakeVault, credits.auditorRegistry];
-    const txs: TxRef[] = [];
-    if (fromGame > 0n) txs.push(txRef("claim DisputeGame", await claimDisputeCredit(ctx.clients, { disputeGame: disputeGame! })));
-    if (fromVault > 0n) txs.push(txRef("claim StakeVault", await claimStakeCredit(ctx.clients, { stakeVault })));
-    if (fromRegistry > 0n) txs.push(txRef("claim AuditorRegistry", await claimBondCredit(ctx.clients, { auditorRegistry })));
+    // market/standing.ts: the same claims the dApp's auditor page sends through the wallet
+    const claimed = await claimCredits(ctx.clients, ctx.deployment, AUDITOR_CREDITS);
+    const [fromGame, fromVault, fromRegistry, txs] = [claimed.disputeGame, claimed.stakeVault, claimed.auditorRegistry, claimed.txs];
     if (opts.json) {
       process.stdout.write(jsonLine({ account: me, claimed: fromGame + fromVault + fromRegistry, disputeGame: fromGame, stakeVault: fromVault, auditorRegistry: fromRegistry, symbol: ctx.symbol, txs: txs.map(txJson) }));
       return;

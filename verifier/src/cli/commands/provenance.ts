@@ -12,6 +12,7 @@ import { InputError } from "../../errors/index.ts";
 import { UnknownCorpusError } from "../../ml/index.ts";
 import {
   parseProvenanceBytes,
+  provenanceVerdict,
   ProvenanceMismatchError,
   readInputFile,
   verifyProvenance,
@@ -86,7 +87,7 @@ export function registerProvenance(program: Command): void {
         process.stdout.write(JSON.stringify(report) + "\n");
       } else {
         const lines = report.checks.map((c) => `${c.status === "ok" ? "ok  " : c.status === "fail" ? "FAIL" : "skip"}  ${c.item}: ${c.detail}`);
-        lines.push(report.ok ? `provenance of job ${report.jobId} verified (record ${report.recordHash})` : `provenance of job ${report.jobId} REJECTED: ${report.failures.map((f) => f.item).join(", ")}`);
+        lines.push(provenanceVerdict(report));
         process.stdout.write(lines.join("\n") + "\n");
       }
       if (!report.ok) throw new ProvenanceMismatchError(report.failures);

@@ -20,6 +20,7 @@
 import { scoped, tf } from "../backend.ts";
 import { Rng } from "../prng.ts";
 import { MNIST_CLASSES, MNIST_PIXELS } from "../data/mnist.ts";
+import { mlpParamSpecs } from "../state-layout.ts";
 import type { TensorSpec } from "../tensors.ts";
 import { mlpEvalBatch, mlpStep, type Kernels } from "../kernels/index.ts";
 import type { Batch, Evaluation, ExampleOutputs, LossAndGrads, Model, StepWitness, WitnessTensor } from "./types.ts";
@@ -34,12 +35,7 @@ export class MnistMlp implements Model {
   constructor(hidden: number, kernels?: Kernels) {
     this.hidden = hidden;
     this.kernels = kernels;
-    this.paramSpecs = [
-      { name: "W1", shape: [MNIST_PIXELS, hidden] },
-      { name: "b1", shape: [hidden] },
-      { name: "W2", shape: [hidden, MNIST_CLASSES] },
-      { name: "b2", shape: [MNIST_CLASSES] },
-    ];
+    this.paramSpecs = mlpParamSpecs(hidden);
   }
 
   /** He-uniform for W1 (ReLU follows), Glorot-uniform for W2, zero biases. */

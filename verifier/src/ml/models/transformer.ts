@@ -12,11 +12,12 @@
 import { scoped, tf } from "../backend.ts";
 import { Rng } from "../prng.ts";
 import { VOCAB_SIZE } from "../data/sotu.ts";
+import { transformerParamSpecs, type TransformerShape } from "../state-layout.ts";
 import { sizeOf, type TensorSpec } from "../tensors.ts";
 import { kernelOracle, transformerPass, type TransformerDims, type TransformerKernels } from "../kernels/transformer.ts";
 import type { Batch, Evaluation, ExampleOutputs, LossAndGrads, MatMulWitness, Model } from "./types.ts";
 
-export type TransformerShape = { layers: number; dModel: number; heads: number; context: number; ffHidden: number };
+export type { TransformerShape };
 
 const LN_EPSILON = 1e-5;
 
@@ -30,23 +31,7 @@ export class CharTransformer implements Model {
   constructor(cfg: TransformerShape, kernels?: TransformerKernels) {
     this.cfg = cfg;
     this.kernels = kernels;
-    const { layers, dModel: d, context: T, ffHidden: F } = cfg;
-    const specs: TensorSpec[] = [
-      { name: "tokEmb", shape: [VOCAB_SIZE, d] },
-      { name: "posEmb", shape: [T, d] },
-    ];
-    for (let l = 0; l < layers; l++) {
-      specs.push(
-        { name: `l${l}.ln1.g`, shape: [d] }, { name: `l${l}.ln1.b`, shape: [d] },
-        { name: `l${l}.wq`, shape: [d, d] }, { name: `l${l}.wk`, shape: [d, d] },
-        { name: `l${l}.wv`, shape: [d, d] }, { name: `l${l}.wo`, shape: [d, d] },
-        { name: `l${l}.ln2.g`, shape: [d] }, { name: `l${l}.ln2.b`, shape: [d] },
-        { name: `l${l}.w1`, shape: [d, F] }, { name: `l${l}.b1`, shape: [F] },
-        { name: `l${l}.w2`, shape: [F, d] }, { name: `l${l}.b2`, shape: [d] },
-      );
-    }
-    specs.push({ name: "lnf.g", shape: [d] }, { name: "lnf.b", shape: [d] }, { name: "head", shape: [d, VOCAB_SIZE] }, { name: "headB", shape: [VOCAB_SIZE] });
-    this.paramSpecs = specs;
+    this.paramSpecs = transformerParamSpecs(cfg);
   }
 
   /** Embeddings uniform with std 0.02; matrices Glorot-uniform; LayerNorm gains 1; biases 0. */

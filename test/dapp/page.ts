@@ -1,0 +1,76 @@
+/**
+ * Headless Chromium (playwright-core, Debian's /usr/bin/chromium) with an injected EIP-1193 wallet whose requests
+ * the test answers: eth_sendTransaction is signed with the dev key of the account in use (a local account: the page
+ * never sees a key) and sent over the node's HTTP RPC; everything else is forwarded to the node. `wallet.use(i)`
+ * switches the account (as a user switching accounts in the wallet).
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { createWalletClient, http, type Hex } from "viem";
+import { hardhat } from "viem/chains";
+import { devAccount } from "../../verifier/src/chain/index.ts";
+
+export const CHROMIUM = "/usr/bin/chromium";
+
+type RpcAnswer = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
+
+export type TestWallet = { account: number; sent: Hex[]; use(i: number): void };
+export type WalletPage = { browser: Browser; page: Page; wallet: TestWallet; shot(name: string): Promise<string>; close(): Promise<void> };
+
+export const chromiumMissing = () => !existsSync(CHROMIUM);
+
+export async function openWalletPage(rpcUrl: string, o: { account: number; artifacts: string }): Promise<WalletPage> {
+  const wallet: TestWallet = { account: o.account, sent: [], use: (i) => void (wallet.account = i) };
+  const forward = async (method: string, params: unknown[]): Promise<RpcAnswer> => {
+    const res = await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+    return (await res.json()) as RpcAnswer;
+  };
+  const answer = async (method: string, params: unknown[]): Promise<RpcAnswer> => {
+    const account = devAccount(wallet.account);
+    if (method === "eth_requestAccounts" || method === "eth_accounts") return { result: [account.address] };
+    if (method !== "eth_sendTransaction") return forward(method, params);
+    const tx = params[0] as Record<string, Hex | undefined>;
+    const big = (v: Hex | undefined) => (v === undefined ? undefined : BigInt(v));
+    try {
+      const signer = createWalletClient({ account, chain: hardhat, transport: http(rpcUrl) });
+      const hash = await signer.sendTransaction({
+        to: tx.to as Hex,
+        data: tx.data ?? "0x",
+        ...(tx.value ? { value: big(tx.value)! } : {}),
+        ...(tx.gas ? { gas: big(tx.gas)! } : {}),
+        ...(tx.maxFeePerGas ? { maxFeePerGas: big(tx.maxFeePerGas)!, maxPriorityFeePerGas: big(tx.maxPriorityFeePerGas) ?? 0n } : {}),
+      });
+      wallet.sent.push(hash);
+      return { result: hash };
+    } catch (err) {
+      return { error: { code: -32603, message: (err as Error).message } };
+    }
+  };
+  mkdirSync(o.artifacts, { recursive: true });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-component-update", "--disable-sync"],
+  });
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1400 } });
+  page.on("pageerror", (e) => console.log(`    page error: ${e.message}`));
+  await page.exposeFunction("__pouwWallet", answer);
+  await page.addInitScript(() => {
+    const w = window as unknown as { __pouwWallet: (m: string, p: unknown[]) => Promise<RpcAnswer>; ethereum: unknown };
+    w.ethereum = {
+      async request({ method, params }: { method: string; params?: unknown[] }) {
+        const r = await w.__pouwWallet(method, params ?? []);
+        if (r.error) throw Object.assign(new Error(r.error.message), { code: r.error.code, ...(r.error.data === undefined ? {} : { data: r.error.data }) });
+        return r.result;
+      },
+      on() {},
+      removeListener() {},
+    };
+  });
+  const shot = async (name: string) => {
+    const path = join(o.artifacts, `${name}.png`);
+    await page.screenshot({ path, fullPage: true });
+    return path;
+  };
+  return { browser, page, wallet, shot, close: () => browser.close() };
+}
