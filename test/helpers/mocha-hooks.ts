@@ -12,9 +12,13 @@
  */
 import { appendFileSync, readFileSync } from "node:fs";
 import { relative } from "node:path";
-import { configureLogging } from "../../verifier/src/log/index.ts";
 
-export function silenceLogs(): void {
+/**
+ * NOTE: a dynamic import: Mocha's `require` may load this file as CommonJS, and a static import would then silence a
+ * CommonJS copy of the log module while the test files (ES modules) log through their own.
+ */
+export async function silenceLogs(): Promise<void> {
+  const { configureLogging } = await import("../../verifier/src/log/index.ts");
   configureLogging({ level: process.env.POUW_TEST_LOG_LEVEL ?? "silent" });
 }
 
@@ -37,8 +41,8 @@ type Ctx = { test?: { parent?: { suites?: { file?: string }[] } } };
 let started: { file: string; t0: number; cpu0: number } | undefined;
 
 export const mochaHooks = {
-  beforeAll(this: Ctx): void {
-    silenceLogs();
+  async beforeAll(this: Ctx): Promise<void> {
+    await silenceLogs();
     const file = this.test?.parent?.suites?.find((s) => s.file)?.file;
     if (process.env.POUW_TEST_TIMES && file) started = { file: relative(process.cwd(), file), t0: Date.now(), cpu0: processCpuSeconds() };
   },
