@@ -58,7 +58,7 @@ class FileTimesReporter extends Mocha.reporters.Spec {
       const round = (x) => Math.round(x * 100) / 100;
       // A parallel run (POUW_TEST_JOBS > 1): each worker wrote its files' wall and CPU seconds (test/helpers/mocha-hooks.ts);
       // the events here came in a burst as each file finished, so only the test counts are taken from them. The run's CPU
-      // is this process's plus the files' (a worker's start-up outside its files is not counted).
+      // is this process's own plus the files' (a worker's start-up outside its files is not counted).
       const workerLines = existsSync(`${out}.files.jsonl`) ? readFileSync(`${out}.files.jsonl`, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
       const workers = new Set(workerLines.map((l) => l.pid));
       for (const l of workerLines) {
@@ -67,7 +67,11 @@ class FileTimesReporter extends Mocha.reporters.Spec {
         e.cpuSeconds = l.cpuSeconds;
       }
       let runCpu = cpuSeconds() - cpu0;
-      if (workerLines.length > 0) runCpu = cpuSeconds() - cpu0 + workerLines.reduce((a, l) => a + l.cpuSeconds, 0);
+      // NOTE: not cpuSeconds() here: its reaped-children part already holds the workers that exited, files included
+      if (workerLines.length > 0) {
+        const own = process.cpuUsage();
+        runCpu = (own.user + own.system) / 1e6 + workerLines.reduce((a, l) => a + l.cpuSeconds, 0);
+      }
       const rows = [...files.values()].map((e) => ({ ...e, seconds: round(e.seconds), cpuSeconds: round(e.cpuSeconds) })).sort((a, b) => b.seconds - a.seconds);
       const slowest = tests.sort((a, b) => b.seconds - a.seconds).slice(0, 40).map((t) => ({ ...t, seconds: round(t.seconds) }));
       writeFileSync(out, JSON.stringify({ runSeconds: round((Date.now() - t0) / 1000), runCpuSeconds: round(runCpu), workers: workers.size || 1, files: rows, slowestTests: slowest }, null, 2) + "\n");
