@@ -22,6 +22,8 @@ function runsFromEnv(name: string, fallback: number): number {
   return Number(v);
 }
 
+const jobs = runsFromEnv("POUW_TEST_JOBS", 1);
+
 export default defineConfig({
   plugins: [
     hardhatViem,
@@ -58,9 +60,9 @@ export default defineConfig({
       ...(process.env.POUW_TEST_TIMES ? { reporter: "./bench/file-times-reporter.cjs" } : {}),
       // module loggers are silent in tests (POUW_TEST_LOG_LEVEL=warn shows them); tests that check log lines pass their
       // own logger or stream
-      rootHooks: {
-        beforeAll: async () => (await import("./verifier/src/log/index.ts")).configureLogging({ level: process.env.POUW_TEST_LOG_LEVEL ?? "silent" }),
-      },
+      ...(jobs > 1
+        ? { parallel: true, jobs, require: ["./test/helpers/mocha-hooks.ts"] }
+        : { rootHooks: { beforeAll: async () => (await import("./test/helpers/mocha-hooks.ts")).silenceLogs() } }),
     },
   },
   networks: {

@@ -4,7 +4,7 @@
 // from /proc/self/stat: unlike wall time they hardly change with the load other users put on a shared machine. CommonJS because Mocha loads reporters with require(). Enabled from hardhat.config.ts only when
 // POUW_TEST_TIMES is set, so `npm test` keeps the plain spec reporter.
 "use strict";
-const { readFileSync, writeFileSync } = require("node:fs");
+const { existsSync, readFileSync, writeFileSync } = require("node:fs");
 const { relative } = require("node:path");
 const Mocha = require("mocha");
 const { EVENT_SUITE_BEGIN, EVENT_SUITE_END, EVENT_TEST_END, EVENT_RUN_END } = Mocha.Runner.constants;
@@ -56,9 +56,25 @@ class FileTimesReporter extends Mocha.reporters.Spec {
       const out = process.env.POUW_TEST_TIMES;
       if (!out) return;
       const round = (x) => Math.round(x * 100) / 100;
+      // A parallel run (POUW_TEST_JOBS > 1): each worker wrote its files' wall and CPU seconds (test/helpers/mocha-hooks.ts);
+      // the events here came in a burst as each file finished, so only the test counts are taken from them. The run's CPU
+      // is this process's own plus the files' (a worker's start-up outside its files is not counted).
+      const workerLines = existsSync(`${out}.files.jsonl`) ? readFileSync(`${out}.files.jsonl`, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+      const workers = new Set(workerLines.map((l) => l.pid));
+      for (const l of workerLines) {
+        const e = entry(l.file);
+        e.seconds = l.seconds;
+        e.cpuSeconds = l.cpuSeconds;
+      }
+      let runCpu = cpuSeconds() - cpu0;
+      // NOTE: not cpuSeconds() here: its reaped-children part already holds the workers that exited, files included
+      if (workerLines.length > 0) {
+        const own = process.cpuUsage();
+        runCpu = (own.user + own.system) / 1e6 + workerLines.reduce((a, l) => a + l.cpuSeconds, 0);
+      }
       const rows = [...files.values()].map((e) => ({ ...e, seconds: round(e.seconds), cpuSeconds: round(e.cpuSeconds) })).sort((a, b) => b.seconds - a.seconds);
       const slowest = tests.sort((a, b) => b.seconds - a.seconds).slice(0, 40).map((t) => ({ ...t, seconds: round(t.seconds) }));
-      writeFileSync(out, JSON.stringify({ runSeconds: round((Date.now() - t0) / 1000), runCpuSeconds: round(cpuSeconds() - cpu0), files: rows, slowestTests: slowest }, null, 2) + "\n");
+      writeFileSync(out, JSON.stringify({ runSeconds: round((Date.now() - t0) / 1000), runCpuSeconds: round(runCpu), workers: workers.size || 1, files: rows, slowestTests: slowest }, null, 2) + "\n");
     });
   }
 }

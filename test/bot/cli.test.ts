@@ -1,5 +1,5 @@
 /**
- * `pouw auditor run|fund` in-process through main(argv), on the README's own set-up against a `hardhat node`: after
+ * `pouw auditor run|fund` in-process through main(argv), on the README's own set-up against a local chain (Hardhat's in-process network over JSON-RPC, test/helpers/chain.ts): after
  * `auditor bond 100 --mint` the whole balance is bonded, and `auditor run` (info by default, pretty with
  * `--log-format pretty`) says so at start-up: an ERROR line naming the shortfall and `pouw auditor fund 1.15 --mint`.
  * After that command the start-up summary says ready. A deployment with no code at its addresses is refused (exit 2).
@@ -11,20 +11,21 @@ import { join } from "node:path";
 import { privateKeyToAccount } from "viem/accounts";
 import { runPouw } from "../cli/in-process.ts";
 import { configureLogging } from "../../verifier/src/log/index.ts";
-import { DEV_KEYS, startHardhatNode, type NodeHandle } from "../e2e/helpers.ts";
+import { DEV_KEYS } from "../e2e/helpers.ts";
+import { startLocalChain, type LocalChain } from "../helpers/chain.ts";
 
 const run = runPouw;
 
 describe("pouw auditor run|fund (in-process)", function () {
   this.timeout(180_000);
-  let node: NodeHandle;
+  let node: LocalChain;
   after(async () => {
     configureLogging({ level: "warn", format: "auto" });
     await node?.stop();
   });
 
   it("the README set-up: the start-up summary names the missing deposit and the command; funded, it is ready", async () => {
-    node = await startHardhatNode();
+    node = await startLocalChain();
     const dir = mkdtempSync(join(tmpdir(), "pouw-auditor-cli-"));
     const as = (i: number) => ["--rpc", node.url, "--state-dir", dir, "--private-key", DEV_KEYS[i]!];
     const me = privateKeyToAccount(DEV_KEYS[3]!).address;

@@ -1,12 +1,13 @@
 /**
- * `pouw dev advance` in-process through main(argv): against a `hardhat node` it moves the clock by SECONDS and mines
+ * `pouw dev advance` in-process through main(argv): against a local chain (Hardhat's in-process network over JSON-RPC, test/helpers/chain.ts) it moves the clock by SECONDS and mines
  * --blocks blocks (read back from the node, not from the command's own output); bad input exits 2 with one line; a
  * JSON-RPC endpoint whose chain id is not 31337 is refused with one line, exit 2, and is sent no dev method.
  */
 import { expect } from "chai";
 import { createServer, type Server } from "node:http";
 import { runPouw } from "./in-process.ts";
-import { rpc, startHardhatNode, type NodeHandle } from "../e2e/helpers.ts";
+import { rpc } from "../e2e/helpers.ts";
+import { startLocalChain, type LocalChain } from "../helpers/chain.ts";
 
 const run = runPouw;
 
@@ -17,9 +18,9 @@ const head = async (url: string) => {
 
 describe("pouw dev advance (in-process)", function () {
   this.timeout(120_000);
-  let node: NodeHandle;
+  let node: LocalChain;
   before(async () => {
-    node = await startHardhatNode();
+    node = await startLocalChain();
   });
   after(async () => node?.stop());
 

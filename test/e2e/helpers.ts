@@ -11,7 +11,6 @@ import { dirname, join } from "node:path";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const NODE = process.execPath; // Node 22 (hardhat test runs on it)
-const POUW = join(ROOT, "verifier/src/cli/pouw.ts");
 const HARDHAT = join(ROOT, "node_modules/hardhat/dist/src/cli.js");
 
 /** Hardhat's default dev accounts (public, well known; local chain only). */
@@ -99,40 +98,8 @@ export async function startHardhatNode(): Promise<NodeHandle> {
   };
 }
 
-export type CliResult = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
-
-export type CliRun = { child: ChildProcess; done: Promise<CliResult>; onStderrLine: (fn: (line: string) => void) => void };
-
-/** Starts `pouw ARGS` as a separate OS process. */
-export function startCli(args: string[], env: Record<string, string> = {}): CliRun {
-  const child = spawn(NODE, [POUW, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  const listeners: ((line: string) => void)[] = [];
-  let partial = "";
-  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => {
-    const text = d.toString();
-    stderr += text;
-    partial += text;
-    const lines = partial.split("\n");
-    partial = lines.pop()!;
-    for (const l of lines) for (const fn of listeners) fn(l);
-  });
-  const done = new Promise<CliResult>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, stdout, stderr })));
-  return { child, done, onStderrLine: (fn) => listeners.push(fn) };
-}
-
-export async function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return startCli(args, env).done;
-}
-
-/** Like cli(), but fails the test with the process output unless it exits 0. */
-export async function cliOk(args: string[], env: Record<string, string> = {}): Promise<string> {
-  const r = await cli(args, env);
-  if (r.code !== 0) throw new Error(`pouw ${args.join(" ")} exited ${r.code}: ${r.stderr.slice(-2000)}`);
-  return r.stdout;
-}
+// the spawned `pouw` helpers live in test/helpers/cli.ts (the one CLI helper); re-exported for existing callers
+export { cli, cliOk, startCli, type CliResult, type CliRun } from "../helpers/cli.ts";
 
 export type LossyProxy = { url: string; server: Server; stats: { forwarded: number; droppedRequests: number; droppedResponses: number }; close: () => Promise<void> };
 

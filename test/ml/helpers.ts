@@ -2,12 +2,10 @@ import { readFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawn, spawnSync } from "node:child_process";
 import { parseManifest, type Manifest } from "../../verifier/src/ml/index.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
-export const NODE = join(ROOT, "node_modules/.bin/node");
-export const CLI = join(ROOT, "verifier/src/cli/pouw.ts");
+export { CLI, NODE } from "../helpers/cli.ts";
 
 export function exampleJson(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(ROOT, "examples", name), "utf8")) as Record<string, unknown>;
@@ -31,21 +29,5 @@ export async function tempDir(label: string): Promise<string> {
   return mkdtemp(join(tmpdir(), `pouw-${label}-`));
 }
 
-/** Runs `pouw <args>` in a separate OS process. */
-export function pouw(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(NODE, [CLI, ...args], { encoding: "utf8", cwd: ROOT, timeout: 120_000 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** Runs `pouw <args>` in a separate OS process without blocking (to run several at once). */
-export function pouwAsync(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [CLI, ...args], { cwd: ROOT });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
+// the spawned `pouw` helpers live in test/helpers/cli.ts (the one CLI helper); re-exported for existing callers
+export { pouw, pouwAsync } from "../helpers/cli.ts";

@@ -57,7 +57,11 @@ export function httpPublicClient(rpcUrl: string, chainId: number, options: { pol
 }
 
 export function providerClients(provider: EIP1193Provider | { request: (...args: never[]) => Promise<unknown> }, chainId: number, options: ClientOptions): ChainClients {
-  return build(custom(provider as EIP1193Provider), chainFor(chainId, "in-process"), options);
+  // NOTE: viem's own retry is off here too. An EIP-1193 provider's revert is an error object viem does not map (Hardhat's
+  // in-process SolidityError, code 3), so viem wraps it as UnknownRpcError (code -1), which it retries 3 times with
+  // 150/300/600 ms backoff: 1.05 s of sleeping before every revert surfaced (a dApp wallet's -32603 reverts likewise).
+  // A revert never changes on retry; what can (an unreachable RPC) is retried by withRetry around whole operations.
+  return build(custom(provider as EIP1193Provider, { retryCount: 0 }), chainFor(chainId, "in-process"), options);
 }
 
 function build(transport: Transport, chain: Chain, options: ClientOptions): ChainClients {
