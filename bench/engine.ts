@@ -17,6 +17,12 @@
  *
  *   npm run bench:engine [-- --mnist-steps N --sotu-steps N --gpt-steps N]
  *
+ * torch (optional): with a python that imports torch (`--torch-python PATH`, default python3; the row is skipped, with a
+ * line saying why, when it cannot), bench/torch_mnist.py trains mnist-mlp on ONE torch thread on the batches this script
+ * exports from examples/mnist-fast.json's own Run (same initial weights, same data order), hashing its weights and Adam
+ * moments with sha256 after every step, interleaved with the other mnist-mlp rows; `torchRatio` in engine.json is pouw
+ * (mnist-fast.json, 1 thread) steps/s over torch's in the same run (the issue's acceptance: >= 0.5).
+ *
  * The GPT-class model (examples/gpt-sotu.json: 6 layers, d_model 384, context 256, 10.8M parameters, pouw only)
  * runs once for --gpt-steps steps (default 30, 0 to skip): its row, and its per-step loss curve in
  * bench/results/gpt-loss.json (a SHORT run: the first steps of a 1,000-step job).
@@ -37,8 +43,8 @@ import { join } from "node:path";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
-type Backend = "cpu" | "wasm" | "pouw";
-const ENGINE_NAME: Record<Backend, string> = { pouw: "pouw", cpu: "tfjs-cpu", wasm: "tfjs-wasm" };
+type Backend = "cpu" | "wasm" | "pouw" | "torch";
+const ENGINE_NAME: Record<Backend, string> = { pouw: "pouw", cpu: "tfjs-cpu", wasm: "tfjs-wasm", torch: "torch" };
 
 type Digest = "keccak256" | "sha256-v1";
 
@@ -68,7 +74,7 @@ type WorkerResult = {
   finalCheckpoint: string;
 };
 
-async function worker(example: string, backend: Backend, steps: number, outFile: string, threads: number): Promise<void> {
+async function worker(example: string, backend: Exclude<Backend, "torch">, steps: number, outFile: string, threads: number): Promise<void> {
   const { createRun, offlineSalt, parseManifest } = await import("../verifier/src/ml/index.ts");
   const { HashPipeline } = await import("../verifier/src/ml/hash-pipeline.ts");
   const { float32Chunks } = await import("../verifier/src/ml/tensors.ts");
@@ -148,6 +154,46 @@ async function worker(example: string, backend: Backend, steps: number, outFile:
   process.stdout.write(JSON.stringify(result) + "\n");
 }
 
+/**
+ * `--export-torch EXAMPLE STEPS FILE`: writes what bench/torch_mnist.py trains on (its docstring has the layout): the
+ * Run's initial weights, Adam settings and the batches of steps 1..STEPS, so torch trains the same job on the same data.
+ */
+async function exportForTorch(example: string, steps: number, file: string): Promise<void> {
+  const { createRun, offlineSalt, parseManifest } = await import("../verifier/src/ml/index.ts");
+  const manifest = parseManifest(JSON.parse(readFileSync(join(ROOT, "examples", example), "utf8")));
+  if (manifest.model.arch !== "mnist-mlp" || manifest.optimizer.name !== "adam") throw new Error(`the torch row trains mnist-mlp with Adam, not ${example}`);
+  const run = await createRun(manifest, { jobId: 1n, salt: offlineSalt(1n), backend: "pouw" });
+  const opt = manifest.optimizer;
+  const header = { hidden: manifest.model.hidden, batch: manifest.training.batchSize, steps, lr: opt.lr, beta1: opt.beta1, beta2: opt.beta2, epsilon: opt.epsilon };
+  const parts: Uint8Array[] = [Buffer.from(JSON.stringify(header) + "\n")];
+  const f32 = (a: Float32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  for (const p of run.initState().params) parts.push(f32(p));
+  for (let t = 1; t <= steps; t++) {
+    const b = run.batchFor(t);
+    if (b.kind !== "images") throw new Error("mnist-mlp batch expected");
+    parts.push(f32(b.x), b.y);
+  }
+  await run.close();
+  writeFileSync(file, Buffer.concat(parts));
+}
+
+/** Whether `python` imports torch (the torch row is optional); the reason when not. */
+function torchAvailable(python: string): { ok: true; version: string } | { ok: false; why: string } {
+  const r = spawnSync(python, ["-c", "import torch; print(torch.__version__)"], { encoding: "utf8" });
+  if (r.error) return { ok: false, why: `${python}: ${r.error.message}` };
+  if (r.status !== 0) return { ok: false, why: `${python} cannot import torch: ${r.stderr.trim().split("\n").at(-1)}` };
+  return { ok: true, version: r.stdout.trim() };
+}
+
+type TorchResult = Omit<WorkerResult, "hashesByDigest" | "model" | "stateDigest" | "backend" | "kernels"> & { torch: string; finalWeights: string };
+
+function spawnTorch(python: string, exportFile: string): WorkerResult & { torch: string } {
+  const r = spawnSync(python, [join(ROOT, "bench/torch_mnist.py"), exportFile], { encoding: "utf8", cwd: ROOT, maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`torch worker failed: ${r.stderr}`);
+  const t = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as TorchResult;
+  return { ...t, model: "mnist-mlp", stateDigest: "sha256-v1", backend: "torch", kernels: null, hashesByDigest: {} as Record<Digest, string[]>, finalCheckpoint: t.finalWeights };
+}
+
 /** The float32 data section of a checkpoint (weights || optimizer state). */
 function checkpointData(path: string, paramBytes: number): Float32Array {
   const b = readFileSync(path);
@@ -178,13 +224,21 @@ function firstDivergence(a: string[], b: string[]): number | null {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === "--worker") {
-    await worker(args[1]!, args[2] as Backend, Number(args[3]), args[4]!, Number(args[5] ?? 1));
+    await worker(args[1]!, args[2] as Exclude<Backend, "torch">, Number(args[3]), args[4]!, Number(args[5] ?? 1));
+    return;
+  }
+  if (args[0] === "--export-torch") {
+    await exportForTorch(args[1]!, Number(args[2]), args[3]!);
     return;
   }
   const flag = (name: string, dflt: number) => {
     const i = args.indexOf(name);
     return i >= 0 ? Number(args[i + 1]) : dflt;
   };
+  const pyAt = args.indexOf("--torch-python");
+  const python = pyAt >= 0 ? args[pyAt + 1]! : "python3";
+  const torch = torchAvailable(python);
+  if (!torch.ok) process.stderr.write(`bench:engine: no torch row (optional): ${torch.why}\n`);
   // pouw runs mnist-mlp (tfjs-cpu's bits) and char-transformer under bitwise-v2 (sotu-v2.json, its own bits). The first variant of
   // each model must be tfjs-cpu's: the other rows are compared with it.
   type Variant = { backend: Backend; example: string; threads?: number };
@@ -199,6 +253,7 @@ async function main(): Promise<void> {
         { backend: "pouw", example: "mnist-fast.json" },
         { backend: "pouw", example: "mnist-fast.json", threads: 2 },
         { backend: "wasm", example: "mnist.json" },
+        ...(torch.ok ? [{ backend: "torch" as const, example: "mnist-fast.json" }] : []),
       ],
     },
     {
@@ -217,7 +272,14 @@ async function main(): Promise<void> {
       for (let rep = 0; rep < 2; rep++) {
         for (const [vi, { backend, example, threads = 1 }] of variants.entries()) {
           process.stderr.write(`bench:engine ${example} ${backend} threads ${threads} run ${rep + 1}/2 (${steps} steps)\n`);
-          (runs[vi] ??= []).push(spawnWorker(example, backend, steps, join(tmp, `${vi}-${example}-${backend}-${rep}.safetensors`), threads));
+          if (backend === "torch") {
+            const exportFile = join(tmp, `torch-${example}-${steps}.bin`);
+            if (rep === 0) {
+              const e = spawnSync(process.execPath, [join(ROOT, "bench/engine.ts"), "--export-torch", example, String(steps), exportFile], { encoding: "utf8", cwd: ROOT });
+              if (e.status !== 0) throw new Error(`torch export failed: ${e.stderr}`);
+            }
+            (runs[vi] ??= []).push(spawnTorch(python, exportFile));
+          } else (runs[vi] ??= []).push(spawnWorker(example, backend, steps, join(tmp, `${vi}-${example}-${backend}-${rep}.safetensors`), threads));
         }
       }
       const cpu = runs[0]!;
@@ -225,7 +287,7 @@ async function main(): Promise<void> {
       const wCpu = checkpointData(cpu[0]!.finalCheckpoint, paramBytes);
       for (const [vi, { backend, example, threads = 1 }] of variants.entries()) {
         const r = runs[vi]!;
-        const wOther = checkpointData(r[0]!.finalCheckpoint, paramBytes);
+        const wOther = backend === "torch" ? new Float32Array(readFileSync(r[0]!.finalCheckpoint).buffer.slice(0)) : checkpointData(r[0]!.finalCheckpoint, paramBytes);
         let maxAbs = 0;
         let diff2 = 0;
         let norm2 = 0;
@@ -238,9 +300,10 @@ async function main(): Promise<void> {
         const best = r[0]!.stepsPerSecond >= r[1]!.stepsPerSecond ? r[0]! : r[1]!;
         const digest = r[0]!.stateDigest;
         const cpuHashes = cpu[0]!.hashesByDigest[digest];
-        const numerics = example === "sotu-v2.json" ? "bitwise-v2" : backend === "wasm" ? "tolerance" : "bitwise";
+        const numerics = backend === "torch" ? "torch float32" : example === "sotu-v2.json" ? "bitwise-v2" : backend === "wasm" ? "tolerance" : "bitwise";
         // bitwise-v2 has its own bits: reproducible across runs is what "bitwise" means for it
-        const bitwise = numerics === "bitwise-v2" ? firstDivergence(r[0]!.hashes, r[1]!.hashes) === null : r.every((x) => firstDivergence(cpuHashes, x.hashes) === null);
+        const bitwise =
+          backend === "torch" ? false : numerics === "bitwise-v2" ? firstDivergence(r[0]!.hashes, r[1]!.hashes) === null : r.every((x) => firstDivergence(cpuHashes, x.hashes) === null);
         rows.push({
           model: r[0]!.model,
           engine: ENGINE_NAME[backend],
@@ -298,6 +361,10 @@ async function main(): Promise<void> {
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+  // the issue's acceptance: pouw (mnist-fast.json, sha256-v1, 1 thread) >= 50% of torch 1-thread, step + hash, same run
+  const pouwFast = rows.find((r) => r.engine === "pouw" && r.manifest === "examples/mnist-fast.json" && r.threads === 1);
+  const torchRow = rows.find((r) => r.engine === "torch");
+  const torchRatio = pouwFast && torchRow ? (pouwFast.stepsPerSecond as number) / (torchRow.stepsPerSecond as number) : null;
   const tfjsVersion = (JSON.parse(readFileSync(join(ROOT, "node_modules/@tensorflow/tfjs-core/package.json"), "utf8")) as { version: string }).version;
   const result = {
     bench: "engine",
@@ -307,6 +374,8 @@ async function main(): Promise<void> {
     cpu: cpus()[0]?.model ?? "unknown",
     cores: cpus().length,
     loadAverageNote: "shared 2-core build machine: other jobs ran at the same time, so absolute steps/s are lower bounds",
+    torch: torch.ok ? torch.version : `absent: ${torch.why}`,
+    torchRatio,
     rows,
   };
   mkdirSync(join(ROOT, "bench/results"), { recursive: true });
@@ -317,10 +386,14 @@ async function main(): Promise<void> {
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows.map(
       (r) =>
-        `| ${r.model} (batch ${r.batchSize}) | ${r.engine} | ${r.numerics} | ${r.stateDigest} | ${r.threads} | ${r.steps} | ${(r.stepsPerSecond as number).toFixed(2)} | ${(r.stepMs as number).toFixed(1)} | ${(r.hashMs as number).toFixed(2)} | ${(r.hashMBPerSecond as number).toFixed(0)} | ${((r.hashShare as number) * 100).toFixed(1)}% | ${((r.hashShareCpu as number) * 100).toFixed(1)}% | ${r.reproducibleAcrossRuns === null ? "not measured (one run)" : r.reproducibleAcrossRuns ? "yes" : `no (state ${r.firstDivergentStateAcrossRuns})`} | ${r.numerics === "bitwise-v2" ? "n/a (own bits)" : r.bitwise ? "yes" : `no (from state ${r.firstDivergentStateVsCpu})`} | ${r.finalWeightsMaxAbsDiffVsCpu === undefined ? "n/a" : (r.finalWeightsMaxAbsDiffVsCpu as number).toExponential(2)} |`,
+        `| ${r.model} (batch ${r.batchSize}) | ${r.engine} | ${r.numerics} | ${r.stateDigest} | ${r.threads} | ${r.steps} | ${(r.stepsPerSecond as number).toFixed(2)} | ${(r.stepMs as number).toFixed(1)} | ${(r.hashMs as number).toFixed(2)} | ${(r.hashMBPerSecond as number).toFixed(0)} | ${((r.hashShare as number) * 100).toFixed(1)}% | ${((r.hashShareCpu as number) * 100).toFixed(1)}% | ${r.reproducibleAcrossRuns === null ? "not measured (one run)" : r.reproducibleAcrossRuns ? "yes" : `no (state ${r.firstDivergentStateAcrossRuns})`} | ${r.numerics === "bitwise-v2" ? "n/a (own bits)" : r.engine === "torch" ? "no (torch's own float32 order)" : r.bitwise ? "yes" : `no (from state ${r.firstDivergentStateVsCpu})`} | ${r.finalWeightsMaxAbsDiffVsCpu === undefined ? "n/a" : (r.finalWeightsMaxAbsDiffVsCpu as number).toExponential(2)} |`,
     ),
   ];
-  process.stdout.write(table.join("\n") + "\n\nwrote bench/results/engine.json\n");
+  const ratioLine =
+    torchRatio === null
+      ? `no torch row (${torch.ok ? "not run" : torch.why})`
+      : `mnist-mlp batch 64, step + hash, 1 thread: pouw ${(pouwFast!.stepsPerSecond as number).toFixed(1)} steps/s = ${(100 * torchRatio).toFixed(0)}% of torch ${torch.ok ? torch.version : ""} ${(torchRow!.stepsPerSecond as number).toFixed(1)} steps/s (target >= 50%)`;
+  process.stdout.write(table.join("\n") + `\n\n${ratioLine}\nwrote bench/results/engine.json\n`);
 }
 
 await main();

