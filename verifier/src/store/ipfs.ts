@@ -52,7 +52,10 @@ export type IpfsOptions = {
   readonly listen?: readonly string[];
   /** Peers to dial at start: multiaddrs ending in /p2p/<peer id>. */
   readonly peers?: readonly string[];
-  /** Per fetch, the longest wait for a connected peer to serve a block (default 30 000 ms). */
+  /**
+   * Per fetch, the longest wait for the connected peers to serve a block (default 30 000 ms): content nobody holds
+   * ends here with IpfsFetchTimeoutError. Also bounds each dial and board request.
+   */
   readonly timeoutMs?: number;
   readonly maxBlockBytes?: number;
   /** The party's board, answered over BOARD_PROTOCOL to connected peers (read-only). */
@@ -85,17 +88,29 @@ export class IpfsDialError extends PouwError {
 }
 
 /**
- * No connected peer served bytes matching the CID in time: none has it, none is connected, or the ones that
- * answered served other bytes (dropped by CID). A SourceUnavailableError: the content may exist, retry later
- * (the challenger bot records no verdict on it).
+ * No connected peer served bytes matching the CID within the fetch timeout (`--ipfs-timeout`): none has it (content
+ * nobody holds ends here, bounded, never a hang), none is connected, or the ones that answered served other bytes
+ * (dropped by CID). Names the CID, the peers asked and the wait. A SourceUnavailableError: the content may exist,
+ * retry later (the challenger bot records no verdict on it).
  */
 export class IpfsFetchTimeoutError extends SourceUnavailableError {
   override name = "IpfsFetchTimeoutError";
   override readonly code: string = "IPFS_FETCH_TIMEOUT";
   readonly cid: string;
-  constructor(cid: string, message: string, cause?: unknown) {
-    super(message, { url: `ipfs:${cid}`, cause });
+  /** The peer ids that were connected (asked over bitswap) during the fetch; empty when none was. */
+  readonly peers: readonly string[];
+  /** How long the fetch waited (0 when no peer was connected: nothing to wait for). */
+  readonly timeoutMs: number;
+  constructor(cid: string, o: { peers: readonly string[]; timeoutMs: number; cause?: unknown }) {
+    super(
+      o.peers.length === 0
+        ? `${cid}: no IPFS peer connected (pass --ipfs-peer, or the job's party has not announced a reachable node)`
+        : `${cid}: none of the ${o.peers.length} connected IPFS peer(s) (${o.peers.join(", ")}) served matching bytes within ${o.timeoutMs} ms (--ipfs-timeout)`,
+      { url: `ipfs:${cid}`, cause: o.cause },
+    );
     this.cid = cid;
+    this.peers = Object.freeze([...o.peers]);
+    this.timeoutMs = o.timeoutMs;
   }
 }
 
@@ -220,8 +235,11 @@ export class IpfsSource implements ContentSource {
   async get(cid: string, options: GetOptions = {}): Promise<Uint8Array> {
     const parsed = parseCid(cid);
     const canonical = parsed.toString();
-    const peers = this.node.connectedPeers();
-    if (peers.length === 0) throw new IpfsFetchTimeoutError(canonical, `${canonical}: no IPFS peer connected (pass --ipfs-peer, or the provider has not announced one)`);
+    const asked = new Set(this.node.connectedPeers());
+    if (asked.size === 0) throw new IpfsFetchTimeoutError(canonical, { peers: [], timeoutMs: 0 });
+    // a peer that connects during the wait is asked too (bitswap sends it the want list): name it if it fails
+    const onConnect = (evt: CustomEvent<{ toString(): string }>) => asked.add(evt.detail.toString());
+    this.node.helia.libp2p.addEventListener("peer:connect", onConnect as never);
     const chunks: Uint8Array[] = [];
     let size = 0;
     try {
@@ -235,9 +253,13 @@ export class IpfsSource implements ContentSource {
       const name = (err as Error).name;
       // Helia gives up with LoadBlockFailedError when the signal fires: no broker got a block matching the CID
       if (name === "AbortError" || name === "TimeoutError" || name === "LoadBlockFailedError") {
-        throw new IpfsFetchTimeoutError(canonical, `${canonical}: no connected IPFS peer (${peers.length}: ${peers.join(", ")}) served matching bytes within ${this.node.timeoutMs} ms`, err);
+        const e = new IpfsFetchTimeoutError(canonical, { peers: [...asked], timeoutMs: this.node.timeoutMs, cause: err });
+        log.info({ cid: canonical, peers: e.peers, timeoutMs: e.timeoutMs }, "no IPFS peer served the content in time");
+        throw e;
       }
       throw err;
+    } finally {
+      this.node.helia.libp2p.removeEventListener("peer:connect", onConnect as never);
     }
     const bytes = chunks.length === 1 ? chunks[0]! : concat(chunks, size);
     verifyCid(canonical, bytes, `ipfs:${this.node.peerId}`);
