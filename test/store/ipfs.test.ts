@@ -13,7 +13,7 @@ import { LocalDirBoard } from "../../verifier/src/board/index.ts";
 import { auditRun, openTraceDir } from "../../verifier/src/checks/index.ts";
 import { copyFile, mkdir } from "node:fs/promises";
 import { cidOf, CidMismatchError, LocalDirStore, type ContentStore } from "../../verifier/src/store/index.ts";
-import { checkMultiaddr, IpfsDialError, IpfsFetchTimeoutError, InvalidMultiaddrError, startIpfsNode, StoreBlockstore, type IpfsNode } from "../../verifier/src/store/ipfs.ts";
+import { checkMultiaddr, IpfsDialError, IpfsFetchTimeoutError, InvalidMultiaddrError, readAll, startIpfsNode, StoreBlockstore, type IpfsNode, type Libp2pStream } from "../../verifier/src/store/ipfs.ts";
 import { LayeredStore } from "../../verifier/src/store/layered.ts";
 import { SourceUnavailableError } from "../../verifier/src/net/index.ts";
 import { freePort } from "../e2e/helpers.ts";
@@ -88,6 +88,27 @@ describe("store/ipfs: two Helia nodes on loopback", function () {
     nodes.push(reader);
     expect(await reader.board().read({ market, jobId: 5n, entry: "provenance" })).to.equal(cidOf(new TextEncoder().encode("a record")));
     expect(await reader.board().read({ market, jobId: 6n, entry: "provenance" })).to.equal(undefined);
+  });
+
+  it("reads an answer whose sender closed before the reader listened (the board request's race under load)", async () => {
+    const reader = nodes[2]!; // connected to the provider (board test above)
+    const protocol = "/pouw/test-answer-and-close/1.0.0";
+    await provider.helia.libp2p.handle(protocol, async (s) => {
+      const stream = s as unknown as Libp2pStream;
+      stream.send(new TextEncoder().encode("the answer"));
+      await stream.close();
+    });
+    try {
+      const stream = (await reader.helia.libp2p.dialProtocol(provider.helia.libp2p.peerId, protocol)) as unknown as Libp2pStream;
+      // the answer and the remote's close arrive before anyone listens (the async iterator then never ended)
+      const deadline = Date.now() + 10_000;
+      while (stream.remoteWriteStatus !== "closed" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(stream.remoteWriteStatus).to.equal("closed");
+      expect(new TextDecoder().decode(await readAll(stream, 256, 5_000))).to.equal("the answer");
+      await stream.close();
+    } finally {
+      await provider.helia.libp2p.unhandle(protocol);
+    }
   });
 
   it("a node serving other bytes under a CID is dropped by CID: alone, a named timeout and nothing cached; beside an honest node, the honest bytes", async () => {

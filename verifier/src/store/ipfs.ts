@@ -301,10 +301,14 @@ export class IpfsBoard implements BoardSource {
       if (seen.has(peer.toString())) continue;
       seen.add(peer.toString());
       try {
-        const stream = await this.node.helia.libp2p.dialProtocol(peer, BOARD_PROTOCOL, { signal: AbortSignal.timeout(this.node.timeoutMs) });
+        const stream = (await this.node.helia.libp2p.dialProtocol(peer, BOARD_PROTOCOL, { signal: AbortSignal.timeout(this.node.timeoutMs) })) as unknown as Libp2pStream;
+        // IMPORTANT: listen before closing our end: an answer and the remote's close that arrive while close() is
+        // pending would otherwise be missed (the read then waited out its timeout, a flake under load)
+        const answer = readAll(stream, MAX_BOARD_MESSAGE, this.node.timeoutMs);
+        answer.catch(() => {}); // awaited below; a failed send must not leave it unhandled
         stream.send(new TextEncoder().encode(`${boardKeyPath(key)}\n`));
         await stream.close();
-        const text = new TextDecoder().decode(await readAll(stream, MAX_BOARD_MESSAGE, this.node.timeoutMs)).trim();
+        const text = new TextDecoder().decode(await answer).trim();
         answered++;
         if (text === "") continue;
         try {
@@ -329,27 +333,61 @@ export class IpfsBoard implements BoardSource {
   }
 }
 
-type Libp2pStream = AsyncIterable<Uint8Array | { subarray(): Uint8Array }> & { send(b: Uint8Array): boolean; close(): Promise<void>; abort(err: Error): void };
+type StreamEvent = Event & { data?: Uint8Array | { subarray(): Uint8Array }; error?: Error };
+export type Libp2pStream = {
+  send(b: Uint8Array): boolean;
+  close(): Promise<void>;
+  abort(err: Error): void;
+  readonly remoteWriteStatus: string;
+  addEventListener(type: "message" | "remoteCloseWrite" | "close", fn: (evt: StreamEvent) => void): void;
+  removeEventListener(type: "message" | "remoteCloseWrite" | "close", fn: (evt: StreamEvent) => void): void;
+};
 
-/** Reads a stream to its end, at most `max` bytes (more aborts it) and at most `timeoutMs`. */
-async function readAll(stream: Libp2pStream, max: number, timeoutMs: number): Promise<Uint8Array> {
-  const timer = setTimeout(() => stream.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  try {
+/**
+ * Reads a stream until the remote closes its writable end, at most `max` bytes (more aborts it) and at most
+ * `timeoutMs`. Event-based, not `for await`: the stream's async iterator ends only on a `remoteCloseWrite` it sees
+ * fire, so one attached after the remote closed would wait out the timeout; here a close that came first is read
+ * from `remoteWriteStatus` once the buffered data (dispatched in a microtask when the listener is added) is in.
+ */
+export function readAll(stream: Libp2pStream, max: number, timeoutMs: number): Promise<Uint8Array> {
+  return new Promise<Uint8Array>((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     let size = 0;
-    for await (const c of stream) {
-      const b = c instanceof Uint8Array ? c : c.subarray();
+    let settled = false;
+    const finish = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      stream.removeEventListener("message", onMessage);
+      stream.removeEventListener("remoteCloseWrite", onEnd);
+      stream.removeEventListener("close", onClose);
+      if (err) reject(err);
+      else resolve(concat(chunks, size));
+    };
+    const onMessage = (evt: StreamEvent) => {
+      if (settled || evt.data === undefined) return;
+      const b = evt.data instanceof Uint8Array ? evt.data : evt.data.subarray();
       size += b.byteLength;
       if (size > max) {
         stream.abort(new Error(`message over ${max} bytes`));
-        throw new SourceUnavailableError(`board message over ${max} bytes`, { url: "ipfs:board" });
+        finish(new SourceUnavailableError(`board message over ${max} bytes`, { url: "ipfs:board" }));
+        return;
       }
       chunks.push(b);
-    }
-    return concat(chunks, size);
-  } finally {
-    clearTimeout(timer);
-  }
+    };
+    const onEnd = () => finish();
+    const onClose = (evt: StreamEvent) => finish(evt.error);
+    const timer = setTimeout(() => {
+      const err = new Error(`no answer within ${timeoutMs} ms`);
+      stream.abort(err);
+      finish(err);
+    }, timeoutMs);
+    stream.addEventListener("message", onMessage);
+    stream.addEventListener("remoteCloseWrite", onEnd);
+    stream.addEventListener("close", onClose);
+    // the remote closed before we listened: its buffered bytes are dispatched in the microtask queued above, then end
+    if (stream.remoteWriteStatus === "closed") queueMicrotask(() => queueMicrotask(onEnd));
+  });
 }
 
 /** Answers one board request from `board` (the server side of BOARD_PROTOCOL); a bad key gets an empty answer. */
