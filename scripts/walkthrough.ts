@@ -1,5 +1,8 @@
 /**
- * `npm run walkthrough [-- --rpc URL] [-- --keep]`: the README walkthrough ("Walkthrough"), run as written.
+ * `npm run walkthrough [-- --rpc URL] [-- --keep] [-- --ipfs]`: the README walkthrough ("Walkthrough"), run as
+ * written; `--ipfs` runs the README's second block instead (marker `<!-- walkthrough-ipfs`, "The same over IPFS"):
+ * every party on its own state directory, content over IPFS only (`--ipfs`, peers found from the chain's
+ * PeerDirectory, no `--source` or `--ipfs-peer`).
  *
  * 1. Starts a fresh `hardhat node` on a free loopback port (a child process, stopped at the end whatever happens), or
  *    takes `--rpc URL` (then it must be a fresh node: the walkthrough's job ids are 1 and 2).
@@ -12,7 +15,10 @@
  *      - the environment has no POUW_* variables but POUW_RPC_URL (the node) and POUW_LOG_FORMAT=pretty (unless
  *        given), and TMPDIR is this run's temporary directory, so the block's `mktemp -d` state directory is
  *        removed with it at the end (kept with --keep, or when the run fails);
- *      - a command sent to the background (`&`) is refused: the block must not have one.
+ *      - `npx pouw serve ... &` (a party's long-running content node, "terminal 3") runs in the background: the
+ *        script waits for its `ipfs <peer id> at <multiaddr>` line (`serving ...` without --ipfs) before the next
+ *        command and stops it (SIGTERM) when the block ends, whatever happens; any other background command is
+ *        refused.
  * 3. Reads the outcome from the chain (getJobOutcome, verifier/src/chain): job 1 (the cheater) Refunded, its
  *    provider's lock slashed in full and nothing left locked; job 2 (honest) Finalized, its provider's pay credited
  *    and claimed, nothing slashed. Exits 1 when a command fails or a check does not hold, 2 on a README without
@@ -32,6 +38,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const POUW_CLI = join(ROOT, "verifier/src/cli/pouw.ts");
 const HARDHAT_CLI = join(ROOT, "node_modules/hardhat/dist/src/cli.js");
 export const MARKER = "<!-- walkthrough";
+/** The IPFS variant's block (`--ipfs`): the same market, each party on its own state dir, content over IPFS. */
+export const IPFS_MARKER = "<!-- walkthrough-ipfs";
 /** The README's job ids: job 1 is trained with a cheating strategy, job 2 honestly. */
 const CHEATING_JOB = 1n;
 const HONEST_JOB = 2n;
@@ -41,7 +49,13 @@ export class WalkthroughBlockError extends Error {
 }
 
 /** One command of the block: the text as written (continuation lines joined) and the README line it starts on. */
-export type WalkthroughCommand = { line: number; text: string; kind: "run" | "node" };
+export type WalkthroughCommand = { line: number; text: string; kind: "run" | "node" | "serve" };
+
+/** Whether a README line opens the block of `marker` (`<!-- walkthrough` does not match `<!-- walkthrough-ipfs`). */
+function opensBlock(line: string, marker: string): boolean {
+  const t = line.trimStart();
+  return t.startsWith(marker) && !/^[-\w]/.test(t.slice(marker.length));
+}
 
 /**
  * The commands of the sh block(s) that follow a `<!-- walkthrough` marker, in order: blank and comment-only lines
@@ -49,12 +63,12 @@ export type WalkthroughCommand = { line: number; text: string; kind: "run" | "no
  * WalkthroughBlockError when there is no marked block, a marker is not followed by an sh block, or a command is sent
  * to the background.
  */
-export function extractWalkthrough(readme: string): WalkthroughCommand[] {
+export function extractWalkthrough(readme: string, marker: string = MARKER): WalkthroughCommand[] {
   const lines = readme.split("\n");
   const commands: WalkthroughCommand[] = [];
   let blocks = 0;
   for (let i = 0; i < lines.length; i++) {
-    if (!lines[i]!.trimStart().startsWith(MARKER)) continue;
+    if (!opensBlock(lines[i]!, marker)) continue;
     let j = i + 1;
     while (j < lines.length && lines[j]!.trim() === "") j++;
     if (lines[j]?.trim() !== "```sh") throw new WalkthroughBlockError(`README line ${i + 1}: the walkthrough marker must be followed by a \`\`\`sh block`);
@@ -68,13 +82,16 @@ export function extractWalkthrough(readme: string): WalkthroughCommand[] {
       if (raw.endsWith("\\")) continue;
       const code = stripComment(pending.text).trim();
       if (/^npx\s+hardhat\s+node(\s|$)/.test(code)) pending.kind = "node";
-      else if (/(^|[^&])&\s*$/.test(code)) throw new WalkthroughBlockError(`README line ${pending.line}: a background command (&) is not run by the walkthrough: ${code}`);
+      else if (/(^|[^&])&\s*$/.test(code)) {
+        if (!/^npx\s+pouw\s+serve\s[^&;|]*[^&]&\s*$/.test(code)) throw new WalkthroughBlockError(`README line ${pending.line}: a background command (&) other than \`npx pouw serve ... &\` is not run by the walkthrough: ${code}`);
+        pending.kind = "serve";
+      }
       commands.push(pending);
       pending = undefined;
     }
     if (j >= lines.length) throw new WalkthroughBlockError(`README line ${i + 1}: the walkthrough block is not closed`);
   }
-  if (blocks === 0) throw new WalkthroughBlockError(`README.md has no sh block marked ${MARKER} ... -->`);
+  if (blocks === 0) throw new WalkthroughBlockError(`README.md has no sh block marked ${marker} ... -->`);
   return commands;
 }
 
@@ -99,11 +116,28 @@ export function walkthroughScript(commands: readonly WalkthroughCommand[]): stri
     "set -euo pipefail",
     `npx() { if [ "\${1:-}" = pouw ]; then shift; node ${shQuote(POUW_CLI)} "$@"; else echo "walkthrough: npx $* is not run by the walkthrough" >&2; return 2; fi; }`,
     `trap 'echo "walkthrough: FAILED (exit $?) at README line $__line: $__cmd" >&2' ERR`,
+    // background `npx pouw serve` nodes: stopped when the block ends, however it ends
+    "__bg=()",
+    `__stop_bg() { local p; for p in "\${__bg[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; for p in "\${__bg[@]}"; do wait "$p" 2>/dev/null || true; done; }`,
+    "trap __stop_bg EXIT",
+    // waits for a background serve's ready line ($3), echoing it; fails with its output when it exits first or takes 120 s
+    `__wait_ready() { local i; for i in $(seq 1 600); do if grep -q "$3" "$1"; then grep "^serving \\|^ipfs " "$1" || true; return 0; fi; if ! kill -0 "$2" 2>/dev/null; then cat "$1" >&2; return 1; fi; sleep 0.2; done; echo "walkthrough: not ready within 120 s" >&2; cat "$1" >&2; return 1; }`,
   ];
   for (const c of commands) {
     out.push(`__line=${c.line}; __cmd=${shQuote(c.text)}`);
     if (c.kind === "node") {
       out.push(`printf '\\n[%4d s] $ %s\\n(not run: the walkthrough started its own node at %s)\\n' "$SECONDS" "$__cmd" "$POUW_RPC_URL"`);
+      continue;
+    }
+    if (c.kind === "serve") {
+      const code = stripComment(c.text).trim().replace(/&\s*$/, "").replace(/^npx\s+pouw\s+/, "");
+      const ready = /\s--ipfs(\s|$)/.test(code) ? "^ipfs .* at " : "^serving ";
+      out.push(
+        `printf '\\n[%4d s] $ %s\\n' "$SECONDS" "$__cmd"`,
+        `__log=$(mktemp); node ${shQuote(POUW_CLI)} ${code} >"$__log" 2>&1 &`,
+        `__bg+=($!)`,
+        `__wait_ready "$__log" $! ${shQuote(ready)}`,
+      );
       continue;
     }
     out.push(`printf '\\n[%4d s] $ %s\\n' "$SECONDS" "$__cmd"`, c.text);
@@ -208,9 +242,10 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const keep = argv.includes("--keep");
+  const ipfs = argv.includes("--ipfs");
   let commands: WalkthroughCommand[];
   try {
-    commands = extractWalkthrough(readFileSync(join(ROOT, "README.md"), "utf8"));
+    commands = extractWalkthrough(readFileSync(join(ROOT, "README.md"), "utf8"), ipfs ? IPFS_MARKER : MARKER);
   } catch (err) {
     process.stderr.write(`walkthrough: ${(err as Error).message}\n`);
     return 2;
@@ -238,7 +273,7 @@ async function main(argv: string[]): Promise<number> {
     } else {
       node = await startNode();
     }
-    process.stdout.write(`walkthrough: ${commands.length} commands from README.md against ${node.url}${givenRpc ? "" : " (hardhat node started for this run)"}; files in ${dir}\n`);
+    process.stdout.write(`walkthrough${ipfs ? " (over IPFS)" : ""}: ${commands.length} commands from README.md against ${node.url}${givenRpc ? "" : " (hardhat node started for this run)"}; files in ${dir}\n`);
     const script = join(dir, "walkthrough.sh");
     writeFileSync(script, walkthroughScript(commands));
     const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("POUW_")));

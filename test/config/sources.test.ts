@@ -57,12 +57,20 @@ describe("config: remote sources", () => {
     expect(parseConfig({ stateDir: "/tmp/s" }, {}).ipfs).to.equal(undefined);
     const peer = "/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWNugwCw4QU8wKbnEhGmGCsYsa2oRzfbNMBxWkvDeQXerR";
     const c = parseConfig({ stateDir: "/tmp/s", ipfs: true, ipfsPeer: [peer, peer] }, {});
-    expect(c.ipfs).to.deep.equal({ dir: "/tmp/s/ipfs", listen: [], peers: [peer] });
+    expect(c.ipfs).to.deep.equal({ dir: "/tmp/s/ipfs", listen: [], peers: [peer], timeoutMs: 30_000 });
     expect(parseConfig({ stateDir: "/tmp/s" }, { POUW_IPFS: "1", POUW_IPFS_PEERS: ` ${peer} `, POUW_IPFS_LISTEN: "/ip4/0.0.0.0/tcp/4001" }).ipfs).to.deep.equal({
       dir: "/tmp/s/ipfs",
       listen: ["/ip4/0.0.0.0/tcp/4001"],
       peers: [peer],
+      timeoutMs: 30_000,
     });
+    // the fetch timeout for absent content: --ipfs-timeout, else POUW_IPFS_TIMEOUT_MS, else the --source-timeout
+    expect(parseConfig({ ipfs: true, sourceTimeout: "4000" }, {}).ipfs?.timeoutMs).to.equal(4_000);
+    expect(parseConfig({ ipfs: true, sourceTimeout: "4000" }, { POUW_IPFS_TIMEOUT_MS: "2500" }).ipfs?.timeoutMs).to.equal(2_500);
+    expect(parseConfig({ ipfs: true, ipfsTimeout: "1200" }, { POUW_IPFS_TIMEOUT_MS: "2500" }).ipfs?.timeoutMs).to.equal(1_200);
+    expect(() => parseConfig({ ipfs: true, ipfsTimeout: "50" }, {})).to.throw(ConfigError, /--ipfs-timeout .* between 100 and 9999999, got "50"/);
+    expect(() => parseConfig({ ipfs: true }, { POUW_IPFS_TIMEOUT_MS: "soon" })).to.throw(ConfigError, /POUW_IPFS_TIMEOUT_MS/);
+    expect(() => parseConfig({ ipfsTimeout: "1000" }, {})).to.throw(ConfigError, /--ipfs-timeout needs --ipfs/);
     expect(() => parseConfig({ ipfsPeer: [peer] }, {})).to.throw(ConfigError, /--ipfs-peer needs --ipfs/);
     expect(() => parseConfig({ ipfs: true, ipfsPeer: ["/ip4/127.0.0.1/tcp/4001"] }, {})).to.throw(ConfigError, /\/p2p\//);
     expect(() => parseConfig({ ipfs: true, ipfsListen: ["/ip4/127.0.0.1/udp/1/quic"] }, {})).to.throw(ConfigError, /not a TCP multiaddr/);

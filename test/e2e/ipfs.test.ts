@@ -7,11 +7,19 @@
  * node over bitswap; the challenger bot audits with `--ipfs` (checkpoints from the job provider's announced node), and
  * the buyer fetches the final weights and provenance record with `--ipfs` (the board pointer over
  * /pouw/board/1.0.0), verified against the chain.
+ *
+ * NOTE: what must be a process of its own is one: the two `pouw serve --ipfs` nodes (each holds its state dir's key
+ * and pid lock, so `provider run` beside it must run on a temporary key and announce the serve node) and the bot.
+ * The chain is Hardhat's in-process network served over HTTP, and `provider run`, `provider claim` and `buyer
+ * fetch` run through main(argv) in this process (their IPFS nodes are still separate libp2p nodes on loopback TCP):
+ * each spawn costs seconds of module loading (the file took 75 s under npm test with a `hardhat node` and six
+ * spawns, nearly all of it start-up, none of it waiting on the network).
  */
 import { expect } from "chai";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { network } from "hardhat";
 import { parseEther } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { acceptJob, announcePeers, approveToken, deployMarket, getAnnouncedPeers, getSegmentCommits, httpClients, mintTestToken, postBond, stakeDeposit, writeDeployment, type Deployment } from "../../verifier/src/chain/index.ts";
@@ -19,7 +27,9 @@ import { postJob } from "../../verifier/src/market/buyer.ts";
 import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
 import { parseManifest } from "../../verifier/src/ml/index.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
-import { cliOk, DEV_KEYS, increaseTime, ROOT, startCli, startHardhatNode, type CliRun, type NodeHandle } from "./helpers.ts";
+import { runPouw } from "../cli/in-process.ts";
+import { serveProvider, type ServedProvider } from "../cli/rpc-over-http.ts";
+import { DEV_KEYS, increaseTime, ROOT, startCli, type CliRun } from "./helpers.ts";
 
 type Party = "chain" | "buyer" | "provider" | "auditor";
 
@@ -43,13 +53,13 @@ describe("e2e: parties exchange content over IPFS only (Helia on loopback, no --
   const root = mkdtempSync(join(tmpdir(), "pouw-ipfs-"));
   const dir = (p: Party) => join(root, p);
   const deploymentPath = join(dir("chain"), "deployment.json");
-  let node: NodeHandle;
+  let node: ServedProvider;
   let d: Deployment;
   const children: CliRun[] = [];
   let buyerClients: ReturnType<typeof httpClients>;
 
   before(async () => {
-    node = await startHardhatNode();
+    node = await serveProvider((await network.create()).provider);
     const clients = (i: number) => httpClients(node.url, 31337, { account: privateKeyToAccount(DEV_KEYS[i]!), pollingIntervalMs: 100 });
     const [admin, buyer, provider, auditor] = [clients(0), clients(1), clients(2), clients(3)];
     buyerClients = buyer;
@@ -73,9 +83,14 @@ describe("e2e: parties exchange content over IPFS only (Helia on loopback, no --
 
   after(async () => {
     for (const c of children) if (c.child.exitCode === null) c.child.kill("SIGKILL");
-    await node?.stop();
+    await node?.close();
   });
 
+  const pouwOk = async (args: string[]) => {
+    const r = await runPouw(args);
+    if (r.code !== 0) throw new Error(`pouw ${args.join(" ")} exited ${r.code}: ${r.stderr.slice(-2000)}`);
+    return r.stdout;
+  };
   const as = (p: Party, key: number) => ["--rpc", node.url, "--state-dir", dir(p), "--deployment", deploymentPath, "--private-key", DEV_KEYS[key]!, "--poll-interval", "200"];
 
   it("the bot audits from the provider's IPFS node and the buyer fetches and verifies the result from it", async () => {
@@ -84,6 +99,20 @@ describe("e2e: parties exchange content over IPFS only (Helia on loopback, no --
     // the buyer posted before its node ran (its manifest is in its store only): it announces its serve node now
     // (`buyer post --ipfs` does the same through cli/context.ts announceStateNode)
     await announcePeers(buyerClients, { peerDirectory: d.peerDirectory!, multiaddrs: [buyerServe.addr] });
+
+    // the provider's own `serve --ipfs` holds the state dir's key: this run's node gets a temporary one
+    // and announces that serve node (its peer id and port, from <state dir>/ipfs.addrs), not its own short-lived one
+    const providerRun = pouwOk(["provider", "run", "1", ...as("provider", 2), "--ipfs"]);
+    const providerAccount = privateKeyToAccount(DEV_KEYS[2]!).address;
+    const announcedNow = () => getAnnouncedPeers(buyerClients.public, { peerDirectory: d.peerDirectory!, account: providerAccount, fromBlock: BigInt(d.startBlock) });
+    // the bot starts once the provider has announced (before its first commit), so its first read of the directory
+    // finds the node (a reader re-reads an account at most every 15 s) while the provider trains
+    let runSettled = false;
+    providerRun.then(
+      () => (runSettled = true),
+      () => (runSettled = true),
+    );
+    while (!runSettled && (await announcedNow()) === undefined) await new Promise((r) => setTimeout(r, 100));
 
     const bot = startCli(["auditor", "run", ...as("auditor", 3), "--ipfs", "--log-level", "info"]);
     children.push(bot);
@@ -97,11 +126,8 @@ describe("e2e: parties exchange content over IPFS only (Helia on loopback, no --
       return r;
     });
 
-    // the provider's own `serve --ipfs` holds the state dir's key: this run's node gets a temporary one
-    // and announces that serve node (its peer id and port, from <state dir>/ipfs.addrs), not its own short-lived one
-    expect(await cliOk(["provider", "run", "1", ...as("provider", 2), "--ipfs"])).to.match(/committed segments 0\.\.2/);
-    const announced = await getAnnouncedPeers(buyerClients.public, { peerDirectory: d.peerDirectory!, account: privateKeyToAccount(DEV_KEYS[2]!).address, fromBlock: BigInt(d.startBlock) });
-    expect(announced?.multiaddrs).to.deep.equal([providerServe.addr]);
+    expect(await providerRun).to.match(/committed segments 0\.\.2/);
+    expect((await announcedNow())?.multiaddrs).to.deep.equal([providerServe.addr]);
     await Promise.race([allAudited, botExit]);
     bot.child.kill("SIGTERM");
     const botResult = await botExit;
@@ -115,9 +141,9 @@ describe("e2e: parties exchange content over IPFS only (Helia on loopback, no --
     for (const c of commits) expect(cached).to.include(c.checkpointCid);
 
     await increaseTime(node.url, 101);
-    expect(await cliOk(["provider", "claim", "1", ...as("provider", 2)])).to.match(/job 1: provenance anchored/);
+    expect(await pouwOk(["provider", "claim", "1", ...as("provider", 2)])).to.match(/job 1: provenance anchored/);
     const out = join(root, "result");
-    expect(await cliOk(["buyer", "fetch", "1", "--out", out, ...as("buyer", 1), "--ipfs"])).to.match(/^job 1 \(Finalized\): provenance verified \(record 0x/);
+    expect(await pouwOk(["buyer", "fetch", "1", "--out", out, ...as("buyer", 1), "--ipfs"])).to.match(/^job 1 \(Finalized\): provenance verified \(record 0x/);
     expect(JSON.parse(readFileSync(join(out, "provenance.json"), "utf8")).format).to.equal("pouw-provenance-1");
     expect(existsSync(join(out, "final.safetensors"))).to.equal(true);
 

@@ -13,7 +13,7 @@ import { LocalDirBoard } from "../../verifier/src/board/index.ts";
 import { auditRun, openTraceDir } from "../../verifier/src/checks/index.ts";
 import { copyFile, mkdir } from "node:fs/promises";
 import { cidOf, CidMismatchError, LocalDirStore, type ContentStore } from "../../verifier/src/store/index.ts";
-import { checkMultiaddr, IpfsDialError, IpfsFetchTimeoutError, InvalidMultiaddrError, startIpfsNode, type IpfsNode } from "../../verifier/src/store/ipfs.ts";
+import { checkMultiaddr, IpfsDialError, IpfsFetchTimeoutError, InvalidMultiaddrError, readAll, startIpfsNode, StoreBlockstore, type IpfsNode, type Libp2pStream } from "../../verifier/src/store/ipfs.ts";
 import { LayeredStore } from "../../verifier/src/store/layered.ts";
 import { SourceUnavailableError } from "../../verifier/src/net/index.ts";
 import { freePort } from "../e2e/helpers.ts";
@@ -90,6 +90,27 @@ describe("store/ipfs: two Helia nodes on loopback", function () {
     expect(await reader.board().read({ market, jobId: 6n, entry: "provenance" })).to.equal(undefined);
   });
 
+  it("reads an answer whose sender closed before the reader listened (the board request's race under load)", async () => {
+    const reader = nodes[2]!; // connected to the provider (board test above)
+    const protocol = "/pouw/test-answer-and-close/1.0.0";
+    await provider.helia.libp2p.handle(protocol, async (s) => {
+      const stream = s as unknown as Libp2pStream;
+      stream.send(new TextEncoder().encode("the answer"));
+      await stream.close();
+    });
+    try {
+      const stream = (await reader.helia.libp2p.dialProtocol(provider.helia.libp2p.peerId, protocol)) as unknown as Libp2pStream;
+      // the answer and the remote's close arrive before anyone listens (the async iterator then never ended)
+      const deadline = Date.now() + 10_000;
+      while (stream.remoteWriteStatus !== "closed" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(stream.remoteWriteStatus).to.equal("closed");
+      expect(new TextDecoder().decode(await readAll(stream, 256, 5_000))).to.equal("the answer");
+      await stream.close();
+    } finally {
+      await provider.helia.libp2p.unhandle(protocol);
+    }
+  });
+
   it("a node serving other bytes under a CID is dropped by CID: alone, a named timeout and nothing cached; beside an honest node, the honest bytes", async () => {
     const liar = await startIpfsNode(new LyingStore(), { dir: join(fx.dir, "liar-ipfs") });
     nodes.push(liar);
@@ -97,7 +118,7 @@ describe("store/ipfs: two Helia nodes on loopback", function () {
 
     const dir = join(fx.dir, "victim");
     const local = new LocalDirStore(join(dir, "store"));
-    const victim = await startIpfsNode(local, { dir: join(dir, "ipfs"), peers: liar.multiaddrs(), timeoutMs: 2_000 });
+    const victim = await startIpfsNode(local, { dir: join(dir, "ipfs"), peers: liar.multiaddrs(), timeoutMs: 1_000 });
     nodes.push(victim);
     const direct = await rejection(victim.source().get(cid));
     expect(direct).to.be.instanceOf(IpfsFetchTimeoutError);
@@ -112,6 +133,46 @@ describe("store/ipfs: two Helia nodes on loopback", function () {
     const bytes = await new LayeredStore(local, [victim.source()]).get(cid);
     expect(cidOf(bytes)).to.equal(cid);
     expect(await local.has(cid)).to.equal(true);
+  });
+
+  it("content nobody holds ends after the fetch timeout with IpfsFetchTimeoutError naming the CID, the peers asked and the wait", async () => {
+    const dir = join(fx.dir, "absent");
+    const local = new LocalDirStore(join(dir, "store"));
+    const node = await startIpfsNode(local, { dir: join(dir, "ipfs"), peers: provider.multiaddrs(), timeoutMs: 1_500 });
+    nodes.push(node);
+    const cid = cidOf(new TextEncoder().encode("content that nobody holds"));
+    const started = performance.now();
+    const err = await rejection(new LayeredStore(local, [node.source()]).get(cid));
+    const waited = performance.now() - started;
+    // unavailable (retry later), not "absent for good" and not a hang: the bound is the configured timeout
+    expect(err).to.be.instanceOf(SourceUnavailableError);
+    const cause = err.cause as IpfsFetchTimeoutError;
+    expect(cause).to.be.instanceOf(IpfsFetchTimeoutError);
+    expect(cause.cid).to.equal(cid);
+    expect(cause.peers).to.deep.equal([provider.peerId]);
+    expect(cause.timeoutMs).to.equal(1_500);
+    expect(cause.message).to.include(cid).and.include(provider.peerId).and.include("1500 ms");
+    expect(waited).to.be.at.least(1_400);
+    // no peer at all: named at once, nothing to wait for
+    const alone = await startIpfsNode(new LocalDirStore(join(dir, "alone", "store")), { dir: join(dir, "alone", "ipfs"), timeoutMs: 60_000 });
+    nodes.push(alone);
+    const none = (await rejection(alone.source().get(cid))) as IpfsFetchTimeoutError;
+    expect(none).to.be.instanceOf(IpfsFetchTimeoutError);
+    expect(none.peers).to.deep.equal([]);
+    expect(none.message).to.match(/no IPFS peer connected/);
+  });
+
+  it("the blockstore adapter refuses a put whose bytes do not hash to the CID, and IpfsSource refuses bytes its blockstore returns for another CID", async () => {
+    const { CID } = await import("multiformats/cid");
+    const good = new TextEncoder().encode("the real block");
+    const cid = CID.parse(cidOf(good));
+    const adapter = new StoreBlockstore(new LocalDirStore(join(fx.dir, "adapter", "store")), 1 << 20);
+    expect(await rejection(adapter.put(cid, new TextEncoder().encode("other bytes")))).to.be.instanceOf(CidMismatchError);
+    expect(await adapter.has(cid)).to.equal(false);
+    // a node whose own store lies (serves junk for every CID): the junk never leaves IpfsSource as the CID's bytes
+    const liarLocal = await startIpfsNode(new LyingStore(), { dir: join(fx.dir, "liar-local-ipfs"), peers: provider.multiaddrs(), timeoutMs: 2_000 });
+    nodes.push(liarLocal);
+    expect(await rejection(liarLocal.source().get(cid.toString()))).to.be.instanceOf(CidMismatchError);
   });
 
   it("a tampered block in the node's own store is refused with CidMismatchError, not served as the CID", async () => {

@@ -44,7 +44,7 @@ export type CliContext = {
 export async function contentContext(config: Pick<Config, "storeDir" | "boardDir" | "sources" | "sourceTimeoutMs" | "ipfs">): Promise<{ store: ContentStore; board: SegmentBoard; ipfs: IpfsNode | undefined }> {
   const local = new LocalDirStore(config.storeDir);
   const options = { timeoutMs: config.sourceTimeoutMs };
-  const ipfs = config.ipfs ? await startCommandIpfs(local, config.ipfs, config.boardDir, config.sourceTimeoutMs) : undefined;
+  const ipfs = config.ipfs ? await startCommandIpfs(local, config.ipfs, config.boardDir) : undefined;
   const remotes: ContentSource[] = [...(ipfs ? [ipfs.source()] : []), ...config.sources.map((u) => new HttpContentStore(u, options))];
   const boards: BoardSource[] = [...(ipfs ? [ipfs.board()] : []), ...config.sources.map((u) => new HttpBoard(u, options))];
   const store = remotes.length === 0 ? local : new LayeredStore(local, remotes);
@@ -52,9 +52,9 @@ export async function contentContext(config: Pick<Config, "storeDir" | "boardDir
 }
 
 /** Starts the command's IPFS node (store/ipfs.ts), stopped when the command ends; says its addresses on stderr. */
-export async function startCommandIpfs(local: LocalDirStore, ipfs: IpfsConfig, boardDir: string, timeoutMs: number): Promise<IpfsNode> {
+export async function startCommandIpfs(local: LocalDirStore, ipfs: IpfsConfig, boardDir: string): Promise<IpfsNode> {
   const { startIpfsNode } = await import("../store/ipfs.ts");
-  const node = await startIpfsNode(local, { dir: ipfs.dir, listen: ipfs.listen, peers: ipfs.peers, timeoutMs, board: new LocalDirBoard(boardDir) });
+  const node = await startIpfsNode(local, { dir: ipfs.dir, listen: ipfs.listen, peers: ipfs.peers, timeoutMs: ipfs.timeoutMs, board: new LocalDirBoard(boardDir) });
   onCommandEnd(() => node.stop());
   process.stderr.write(`pouw: IPFS node ${node.peerId} at ${node.multiaddrs().join(" ")} (${node.connectedPeers().length} of ${ipfs.peers.length} peers connected)\n`);
   return node;

@@ -18,6 +18,8 @@
  *   --ipfs                    POUW_IPFS=1           run an IPFS (Helia) node for the command: serve the store, fetch over bitswap
  *   --ipfs-peer MADDR (rep.)  POUW_IPFS_PEERS       comma-separated; peers to dial (/ip4/../tcp/../p2p/<peer id>)
  *   --ipfs-listen MADDR (rep.) POUW_IPFS_LISTEN     comma-separated; default /ip4/127.0.0.1/tcp/0
+ *   --ipfs-timeout MS         POUW_IPFS_TIMEOUT_MS  default the --source-timeout: the longest wait for IPFS peers to
+ *                                                   serve one CID (absent content ends there, IpfsFetchTimeoutError)
  *   --state-dir DIR           POUW_STATE_DIR        default .pouw
  *   --log-level LEVEL         POUW_LOG_LEVEL        default warn (`pouw auditor run`: info)
  *   --log-format FORMAT       POUW_LOG_FORMAT       auto|pretty|json, default auto (pretty on a terminal, else JSON)
@@ -64,7 +66,13 @@ export type Config = {
   readonly pollIntervalMs: number;
 };
 
-export type IpfsConfig = { readonly dir: string; readonly listen: readonly string[]; readonly peers: readonly string[] };
+export type IpfsConfig = {
+  readonly dir: string;
+  readonly listen: readonly string[];
+  readonly peers: readonly string[];
+  /** Per fetch (and per dial or board read): the longest wait for the connected peers; absent content ends there. */
+  readonly timeoutMs: number;
+};
 
 /** Raw flag values as commander gives them (all optional strings). */
 export type ConfigFlags = {
@@ -83,6 +91,7 @@ export type ConfigFlags = {
   /** Repeatable --ipfs-peer / --ipfs-listen. */
   ipfsPeer?: string[];
   ipfsListen?: string[];
+  ipfsTimeout?: string;
   stateDir?: string;
   logLevel?: string;
   logFormat?: string;
@@ -124,6 +133,7 @@ export function addConfigOptions(cmd: Command): Command {
     .option("--ipfs", "run an IPFS (Helia) node for this command: serve the store over bitswap and fetch from peers before the --source URLs (env POUW_IPFS=1)")
     .option("--ipfs-peer <multiaddr>", "with --ipfs: a peer to dial, /ip4/<host>/tcp/<port>/p2p/<peer id>; repeat for more (env POUW_IPFS_PEERS, comma-separated)", collect)
     .option("--ipfs-listen <multiaddr>", "with --ipfs: TCP address to listen on (default /ip4/127.0.0.1/tcp/0); repeatable (env POUW_IPFS_LISTEN)", collect)
+    .option("--ipfs-timeout <ms>", "with --ipfs: the longest wait for the peers to serve one CID before IpfsFetchTimeoutError (default the --source-timeout), env POUW_IPFS_TIMEOUT_MS")
     .option("--state-dir <dir>", "state directory (default .pouw), env POUW_STATE_DIR")
     .option("--log-level <level>", "fatal|error|warn|info|debug|trace|silent (default warn; info for `auditor run`), env POUW_LOG_LEVEL")
     .option("--log-format <format>", "auto|pretty|json: pretty `time level msg key=value` lines or pino JSON (default auto: pretty on a terminal), env POUW_LOG_FORMAT")
@@ -172,16 +182,23 @@ export function parseSources(flags: Pick<ConfigFlags, "source" | "sourceTimeout"
 
 const list = (text: string | undefined) => (text ?? "").split(",").map((u) => u.trim()).filter((u) => u !== "");
 
-/** The IPFS node's config from `--ipfs`, `--ipfs-peer`, `--ipfs-listen` (or POUW_IPFS*); undefined without --ipfs. */
-export function parseIpfs(flags: Pick<ConfigFlags, "ipfs" | "ipfsPeer" | "ipfsListen">, stateDir: string, env: NodeJS.ProcessEnv = process.env): IpfsConfig | undefined {
+/**
+ * The IPFS node's config from `--ipfs`, `--ipfs-peer`, `--ipfs-listen`, `--ipfs-timeout` (or POUW_IPFS*); undefined
+ * without --ipfs. The timeout defaults to `defaultTimeoutMs` (the --source-timeout).
+ */
+export function parseIpfs(flags: Pick<ConfigFlags, "ipfs" | "ipfsPeer" | "ipfsListen" | "ipfsTimeout">, stateDir: string, env: NodeJS.ProcessEnv = process.env, defaultTimeoutMs = 30_000): IpfsConfig | undefined {
   const envOn = env.POUW_IPFS;
   if (envOn !== undefined && !["", "0", "1", "true", "false"].includes(envOn)) throw new ConfigError(`POUW_IPFS: must be 1 or 0, got ${JSON.stringify(envOn)}`);
   const on = flags.ipfs === true || envOn === "1" || envOn === "true";
   const peers = flags.ipfsPeer ?? list(env.POUW_IPFS_PEERS);
   const listen = flags.ipfsListen ?? list(env.POUW_IPFS_LISTEN);
   if (!on) {
-    if (flags.ipfsPeer || flags.ipfsListen) throw new ConfigError(`${flags.ipfsPeer ? "--ipfs-peer" : "--ipfs-listen"} needs --ipfs`);
+    if (flags.ipfsPeer || flags.ipfsListen || flags.ipfsTimeout) throw new ConfigError(`${flags.ipfsPeer ? "--ipfs-peer" : flags.ipfsListen ? "--ipfs-listen" : "--ipfs-timeout"} needs --ipfs`);
     return undefined;
+  }
+  const timeoutText = flags.ipfsTimeout ?? env.POUW_IPFS_TIMEOUT_MS ?? String(defaultTimeoutMs);
+  if (!/^[1-9][0-9]{0,6}$/.test(timeoutText) || Number(timeoutText) < 100) {
+    throw new ConfigError(`--ipfs-timeout / POUW_IPFS_TIMEOUT_MS: must be milliseconds between 100 and 9999999, got ${JSON.stringify(timeoutText)}`);
   }
   if (peers.length > MAX_SOURCES) throw new ConfigError(`--ipfs-peer / POUW_IPFS_PEERS: at most ${MAX_SOURCES} peers, got ${peers.length}`);
   try {
@@ -190,7 +207,7 @@ export function parseIpfs(flags: Pick<ConfigFlags, "ipfs" | "ipfsPeer" | "ipfsLi
   } catch (err) {
     throw new ConfigError(`--ipfs-peer / --ipfs-listen: ${(err as Error).message}`, { cause: err });
   }
-  return Object.freeze({ dir: join(stateDir, "ipfs"), listen: Object.freeze([...new Set(listen)]), peers: Object.freeze([...new Set(peers)]) });
+  return Object.freeze({ dir: join(stateDir, "ipfs"), listen: Object.freeze([...new Set(listen)]), peers: Object.freeze([...new Set(peers)]), timeoutMs: Number(timeoutText) });
 }
 
 function readPassword(flags: ConfigFlags, env: NodeJS.ProcessEnv): string {
@@ -249,14 +266,15 @@ export function parseConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process
   }
   const stateDir = resolve(r.data.stateDir);
   const storeDir = resolve(flags.store ?? env.POUW_STORE_DIR ?? join(stateDir, "store"));
+  const sources = parseSources(flags, env);
   const config: Config = {
     rpcUrl: r.data.rpcUrl,
     stateDir,
     deploymentPath: resolve(flags.deployment ?? env.POUW_DEPLOYMENT ?? join(stateDir, "deployment.json")),
     storeDir,
     boardDir: join(storeDir, "..", "board"),
-    ...parseSources(flags, env),
-    ipfs: parseIpfs(flags, stateDir, env),
+    ...sources,
+    ipfs: parseIpfs(flags, stateDir, env, sources.sourceTimeoutMs),
     key: Object.freeze(keySource(flags, env)),
     logLevel: r.data.logLevel,
     logFormat: r.data.logFormat,

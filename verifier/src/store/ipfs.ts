@@ -52,7 +52,10 @@ export type IpfsOptions = {
   readonly listen?: readonly string[];
   /** Peers to dial at start: multiaddrs ending in /p2p/<peer id>. */
   readonly peers?: readonly string[];
-  /** Per fetch, the longest wait for a connected peer to serve a block (default 30 000 ms). */
+  /**
+   * Per fetch, the longest wait for the connected peers to serve a block (default 30 000 ms): content nobody holds
+   * ends here with IpfsFetchTimeoutError. Also bounds each dial and board request.
+   */
   readonly timeoutMs?: number;
   readonly maxBlockBytes?: number;
   /** The party's board, answered over BOARD_PROTOCOL to connected peers (read-only). */
@@ -85,17 +88,29 @@ export class IpfsDialError extends PouwError {
 }
 
 /**
- * No connected peer served bytes matching the CID in time: none has it, none is connected, or the ones that
- * answered served other bytes (dropped by CID). A SourceUnavailableError: the content may exist, retry later
- * (the challenger bot records no verdict on it).
+ * No connected peer served bytes matching the CID within the fetch timeout (`--ipfs-timeout`): none has it (content
+ * nobody holds ends here, bounded, never a hang), none is connected, or the ones that answered served other bytes
+ * (dropped by CID). Names the CID, the peers asked and the wait. A SourceUnavailableError: the content may exist,
+ * retry later (the challenger bot records no verdict on it).
  */
 export class IpfsFetchTimeoutError extends SourceUnavailableError {
   override name = "IpfsFetchTimeoutError";
   override readonly code: string = "IPFS_FETCH_TIMEOUT";
   readonly cid: string;
-  constructor(cid: string, message: string, cause?: unknown) {
-    super(message, { url: `ipfs:${cid}`, cause });
+  /** The peer ids that were connected (asked over bitswap) during the fetch; empty when none was. */
+  readonly peers: readonly string[];
+  /** How long the fetch waited (0 when no peer was connected: nothing to wait for). */
+  readonly timeoutMs: number;
+  constructor(cid: string, o: { peers: readonly string[]; timeoutMs: number; cause?: unknown }) {
+    super(
+      o.peers.length === 0
+        ? `${cid}: no IPFS peer connected (pass --ipfs-peer, or the job's party has not announced a reachable node)`
+        : `${cid}: none of the ${o.peers.length} connected IPFS peer(s) (${o.peers.join(", ")}) served matching bytes within ${o.timeoutMs} ms (--ipfs-timeout)`,
+      { url: `ipfs:${cid}`, cause: o.cause },
+    );
     this.cid = cid;
+    this.peers = Object.freeze([...o.peers]);
+    this.timeoutMs = o.timeoutMs;
   }
 }
 
@@ -220,8 +235,11 @@ export class IpfsSource implements ContentSource {
   async get(cid: string, options: GetOptions = {}): Promise<Uint8Array> {
     const parsed = parseCid(cid);
     const canonical = parsed.toString();
-    const peers = this.node.connectedPeers();
-    if (peers.length === 0) throw new IpfsFetchTimeoutError(canonical, `${canonical}: no IPFS peer connected (pass --ipfs-peer, or the provider has not announced one)`);
+    const asked = new Set(this.node.connectedPeers());
+    if (asked.size === 0) throw new IpfsFetchTimeoutError(canonical, { peers: [], timeoutMs: 0 });
+    // a peer that connects during the wait is asked too (bitswap sends it the want list): name it if it fails
+    const onConnect = (evt: CustomEvent<{ toString(): string }>) => asked.add(evt.detail.toString());
+    this.node.helia.libp2p.addEventListener("peer:connect", onConnect as never);
     const chunks: Uint8Array[] = [];
     let size = 0;
     try {
@@ -235,9 +253,13 @@ export class IpfsSource implements ContentSource {
       const name = (err as Error).name;
       // Helia gives up with LoadBlockFailedError when the signal fires: no broker got a block matching the CID
       if (name === "AbortError" || name === "TimeoutError" || name === "LoadBlockFailedError") {
-        throw new IpfsFetchTimeoutError(canonical, `${canonical}: no connected IPFS peer (${peers.length}: ${peers.join(", ")}) served matching bytes within ${this.node.timeoutMs} ms`, err);
+        const e = new IpfsFetchTimeoutError(canonical, { peers: [...asked], timeoutMs: this.node.timeoutMs, cause: err });
+        log.info({ cid: canonical, peers: e.peers, timeoutMs: e.timeoutMs }, "no IPFS peer served the content in time");
+        throw e;
       }
       throw err;
+    } finally {
+      this.node.helia.libp2p.removeEventListener("peer:connect", onConnect as never);
     }
     const bytes = chunks.length === 1 ? chunks[0]! : concat(chunks, size);
     verifyCid(canonical, bytes, `ipfs:${this.node.peerId}`);
@@ -279,10 +301,14 @@ export class IpfsBoard implements BoardSource {
       if (seen.has(peer.toString())) continue;
       seen.add(peer.toString());
       try {
-        const stream = await this.node.helia.libp2p.dialProtocol(peer, BOARD_PROTOCOL, { signal: AbortSignal.timeout(this.node.timeoutMs) });
+        const stream = (await this.node.helia.libp2p.dialProtocol(peer, BOARD_PROTOCOL, { signal: AbortSignal.timeout(this.node.timeoutMs) })) as unknown as Libp2pStream;
+        // IMPORTANT: listen before closing our end: an answer and the remote's close that arrive while close() is
+        // pending would otherwise be missed (the read then waited out its timeout, a flake under load)
+        const answer = readAll(stream, MAX_BOARD_MESSAGE, this.node.timeoutMs);
+        answer.catch(() => {}); // awaited below; a failed send must not leave it unhandled
         stream.send(new TextEncoder().encode(`${boardKeyPath(key)}\n`));
         await stream.close();
-        const text = new TextDecoder().decode(await readAll(stream, MAX_BOARD_MESSAGE, this.node.timeoutMs)).trim();
+        const text = new TextDecoder().decode(await answer).trim();
         answered++;
         if (text === "") continue;
         try {
@@ -307,27 +333,61 @@ export class IpfsBoard implements BoardSource {
   }
 }
 
-type Libp2pStream = AsyncIterable<Uint8Array | { subarray(): Uint8Array }> & { send(b: Uint8Array): boolean; close(): Promise<void>; abort(err: Error): void };
+type StreamEvent = Event & { data?: Uint8Array | { subarray(): Uint8Array }; error?: Error };
+export type Libp2pStream = {
+  send(b: Uint8Array): boolean;
+  close(): Promise<void>;
+  abort(err: Error): void;
+  readonly remoteWriteStatus: string;
+  addEventListener(type: "message" | "remoteCloseWrite" | "close", fn: (evt: StreamEvent) => void): void;
+  removeEventListener(type: "message" | "remoteCloseWrite" | "close", fn: (evt: StreamEvent) => void): void;
+};
 
-/** Reads a stream to its end, at most `max` bytes (more aborts it) and at most `timeoutMs`. */
-async function readAll(stream: Libp2pStream, max: number, timeoutMs: number): Promise<Uint8Array> {
-  const timer = setTimeout(() => stream.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  try {
+/**
+ * Reads a stream until the remote closes its writable end, at most `max` bytes (more aborts it) and at most
+ * `timeoutMs`. Event-based, not `for await`: the stream's async iterator ends only on a `remoteCloseWrite` it sees
+ * fire, so one attached after the remote closed would wait out the timeout; here a close that came first is read
+ * from `remoteWriteStatus` once the buffered data (dispatched in a microtask when the listener is added) is in.
+ */
+export function readAll(stream: Libp2pStream, max: number, timeoutMs: number): Promise<Uint8Array> {
+  return new Promise<Uint8Array>((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     let size = 0;
-    for await (const c of stream) {
-      const b = c instanceof Uint8Array ? c : c.subarray();
+    let settled = false;
+    const finish = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      stream.removeEventListener("message", onMessage);
+      stream.removeEventListener("remoteCloseWrite", onEnd);
+      stream.removeEventListener("close", onClose);
+      if (err) reject(err);
+      else resolve(concat(chunks, size));
+    };
+    const onMessage = (evt: StreamEvent) => {
+      if (settled || evt.data === undefined) return;
+      const b = evt.data instanceof Uint8Array ? evt.data : evt.data.subarray();
       size += b.byteLength;
       if (size > max) {
         stream.abort(new Error(`message over ${max} bytes`));
-        throw new SourceUnavailableError(`board message over ${max} bytes`, { url: "ipfs:board" });
+        finish(new SourceUnavailableError(`board message over ${max} bytes`, { url: "ipfs:board" }));
+        return;
       }
       chunks.push(b);
-    }
-    return concat(chunks, size);
-  } finally {
-    clearTimeout(timer);
-  }
+    };
+    const onEnd = () => finish();
+    const onClose = (evt: StreamEvent) => finish(evt.error);
+    const timer = setTimeout(() => {
+      const err = new Error(`no answer within ${timeoutMs} ms`);
+      stream.abort(err);
+      finish(err);
+    }, timeoutMs);
+    stream.addEventListener("message", onMessage);
+    stream.addEventListener("remoteCloseWrite", onEnd);
+    stream.addEventListener("close", onClose);
+    // the remote closed before we listened: its buffered bytes are dispatched in the microtask queued above, then end
+    if (stream.remoteWriteStatus === "closed") queueMicrotask(() => queueMicrotask(onEnd));
+  });
 }
 
 /** Answers one board request from `board` (the server side of BOARD_PROTOCOL); a bad key gets an empty answer. */

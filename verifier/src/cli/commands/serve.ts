@@ -65,7 +65,7 @@ export function registerServe(program: Command): void {
       const server = await startContentServer({ store, board: new LocalDirBoard(config.boardDir), host: opts.host, port, maxConnections, ...(dapp ? { dapp } : {}) });
       process.stdout.write(`serving ${config.storeDir} and ${config.boardDir} at ${server.url} (read-only; Ctrl-C stops)\n`);
       // the node serves the same directory: content `provider run` adds meanwhile is served at once (store/ipfs.ts)
-      const node = config.ipfs ? await startCommandIpfs(store, config.ipfs, config.boardDir, config.sourceTimeoutMs) : undefined;
+      const node = config.ipfs ? await startCommandIpfs(store, config.ipfs, config.boardDir) : undefined;
       if (node) process.stdout.write(`ipfs ${node.peerId} at ${node.multiaddrs().join(" ")}\n`);
       if (dapp) process.stdout.write(`buyer dApp at ${server.url}/${dapp.has("/deployment.json") ? "" : " (no deployment file: open it with ?deployment=<url>)"}\n`);
       await new Promise<void>((resolve) => {
