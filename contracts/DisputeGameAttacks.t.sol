@@ -14,6 +14,9 @@ import {Trace} from "./libraries/Trace.sol";
 /// and no end state outside the committed leaves can be bound. Amounts are computed by hand from the fixture: lock
 /// L = STAKE = 10e18, challengerBps 5,000 (R = 5e18), buyerBps 3,000, burnBps 2,000, panelSize 3 * panelFee 5e16.
 contract DisputeGameAttacksTest is TestBase, AttackFixture {
+    /// @dev No panel of the 12 draws tried has exactly one sybil member (the fixture's pool makes one likely).
+    error NoPanelWithOneSybil();
+
     uint256 internal constant HONEST = type(uint256).max;
     uint256 internal constant REWARD = 5e18; // STAKE * 5,000 / 10,000
     uint256 internal constant FEES = 15e16; // 3 * 5e16
@@ -147,7 +150,7 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
             }
             if (sybils == 1) return (id, panel, at);
         }
-        revert("no panel with one sybil member in 12 draws");
+        revert NoPanelWithOneSybil();
     }
 
     /// The provider's sybil auditor sits on the panel of an honest dispute on a faulty step and votes Valid; the honest
