@@ -54,7 +54,7 @@ export const manifest = parseManifest({ ...tiny, policy: { ...tiny.policy, audit
 export async function cheatingJob(
   tag: string,
   window: number,
-  o: { auditorTokens?: (i: number) => bigint; cheatSegments?: number; strategy?: string; auditRate?: number; contributor?: number; base?: typeof tiny; requiredStake?: bigint } = {},
+  o: { auditorTokens?: (i: number) => bigint; cheatSegments?: number; strategy?: string; auditRate?: number; contributor?: number; base?: typeof tiny; requiredStake?: bigint; content?: readonly Uint8Array[] } = {},
 ) {
   const payout = o.contributor === undefined ? undefined : devAccount(o.contributor).address;
   const base = o.base ?? tiny;
@@ -69,6 +69,7 @@ export async function cheatingJob(
   const dir = mkdtempSync(join(tmpdir(), `pouw-bot-${tag}-`));
   const store = new LocalDirStore(join(dir, "store"));
   const board = new SegmentBoard(join(dir, "board"), store);
+  for (const bytes of o.content ?? []) await store.put(bytes);
   const conn = await network.create();
   const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
   const [admin, buyer, cheat] = [mk(0), mk(1), mk(2)];

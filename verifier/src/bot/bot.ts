@@ -78,7 +78,7 @@ import type { SegmentBoard } from "../market/segment-traces.ts";
 import { createRun, deploymentSalt, type Run, type TrainState } from "../ml/index.ts";
 import { checksMask, jobMarketDomain, signAuditReceipt, VERDICT } from "../receipts/index.ts";
 import type { ContentStore } from "../store/index.ts";
-import { recomputeCheck, screenStart, unavailableVerdict, type AuditVerdict, type SegmentCheck, type SegmentToAudit } from "./checks.ts";
+import { recomputeCheck, screenStart, startCheckpointUnavailable, unavailableVerdict, type AuditVerdict, type SegmentCheck, type SegmentToAudit } from "./checks.ts";
 import { BotDb, type IntentRow, type SegmentRow } from "./db.ts";
 import { noDisputeGame, type DisputeHooks, type Finding, type IntentSpec } from "./dispute.ts";
 import { isSampled, newSamplingSecret } from "./sampler.ts";
@@ -578,6 +578,11 @@ export class ChallengerBot {
       return undefined;
     }
     const target = this.targetOf(s);
+    if (!(await startCheckpointUnavailable(this.o.store, run, target.commitments[s.segment]!))) {
+      // the provider's checkpoint is served: what is missing is someone else's to publish (a base checkpoint, data)
+      log.error({ unavailableSince: since, err: err.shortMessage }, `CANNOT AUDIT segment ${s.segment} of job ${s.job_id}: content that is not the provider's is unavailable from every source (${err.shortMessage}); its checkpoint is served, so no fault is claimed; retried each tick`);
+      return undefined;
+    }
     const verdict = unavailableVerdict({ run, store: this.o.store, board: this.o.board }, target, `unavailable from every source since ${chainDate(since)} (${now - since} s): ${err.shortMessage}`);
     log.error({ unavailableSince: since, err: err.shortMessage }, `content WITHHELD: segment ${s.segment} of job ${s.job_id} unavailable from every source for ${now - since} s; challenging its first step`);
     await this.conclude(run, s, target, verdict, 0, 0);

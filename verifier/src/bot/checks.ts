@@ -24,7 +24,9 @@ import { screenSegment } from "../checks/screen-segment.ts";
 import { checkTarget, segmentLeaves, startClaim, type AuditTarget, type ChallengeProof, type SegmentCommitment } from "../checks/segment.ts";
 import type { ScreenConfig } from "../checks/state-screen.ts";
 import type { SegmentBoard } from "../market/segment-traces.ts";
+import { checkpointSizeBound } from "../ml/checkpoint.ts";
 import type { Run, TrainState } from "../ml/run.ts";
+import { SourceUnavailableError } from "../net/index.ts";
 import type { ContentStore } from "../store/index.ts";
 
 export type SegmentToAudit = {
@@ -123,4 +125,21 @@ export function unavailableVerdict(ctx: CheckContext, t: SegmentToAudit, reason:
   if (!leaves.ok) return { ...none, failure: leaves.failure, firstBadStep: null, claim: null, noClaim: `the on-chain leaves of segment ${t.segment} do not verify` };
   const claim = startClaim(leaves.value);
   return { ...none, failure: { kind: "content-unavailable", message: reason }, firstBadStep: claim.step, claim };
+}
+
+/**
+ * Whether the segment's own committed start checkpoint, the provider's content, is what no source serves: the probe
+ * before content that stays unavailable is held against the provider (the bot's withheld finding, a panel member's
+ * Fault vote). Content that is someone else's to publish (the buyer's base checkpoint of a fine-tuning manifest, its
+ * manifest) can be unavailable while the provider's is served; then no provider fault is claimed, or a buyer that
+ * withholds its own base after acceptance would get an honest provider slashed. Any other answer (bytes, not found,
+ * wrong bytes) is false: a fetched or refused checkpoint is the audit's own verdict to name.
+ */
+export async function startCheckpointUnavailable(store: ContentStore, run: Run, c: SegmentCommitment): Promise<boolean> {
+  try {
+    await store.get(c.checkpointCid, { maxBytes: checkpointSizeBound(run.paramSpecs, run.optSpecs) });
+    return false;
+  } catch (err) {
+    return err instanceof SourceUnavailableError;
+  }
 }

@@ -55,7 +55,7 @@ import { InputError } from "../errors/index.ts";
 import type { Run } from "../ml/run.ts";
 import { SourceUnavailableError } from "../net/index.ts";
 import type { ContentStore } from "../store/index.ts";
-import type { StepClaim } from "./checks.ts";
+import { startCheckpointUnavailable, type StepClaim } from "./checks.ts";
 import type { BotDb, IntentRow, SegmentRow } from "./db.ts";
 
 export type Finding = { market: Address; jobId: bigint; segment: number; traceRoot: Hex; endStateHash: Hex; claim: StepClaim | null; kind: string; noClaim?: string };
@@ -269,10 +269,15 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
               if (!commitments) throw new Error(`segments 0..${f.segment} of job ${f.jobId} are not all in the bot's database yet; deciding next tick`);
               // the same decision a member makes from a trace directory (dispute/panel.ts decideStep, the one pipeline's
               // openSegment + Run.step), here from the leaves on chain
-              const decision = await decideStep({ target: { run, store: ctx.store, commitments }, segment: f.segment, step: f.step, hPrev: f.hPrev, hStep: f.hStep }).catch((err: unknown) => {
-                // data availability (docs/disputes.md): no source serves the committed bytes now, so the member votes Fault
-                if (err instanceof SourceUnavailableError) return { vote: "Fault" as const, reason: `the segment's committed content is unavailable from every source: ${err.shortMessage}` };
-                throw err;
+              const decision = await decideStep({ target: { run, store: ctx.store, commitments }, segment: f.segment, step: f.step, hPrev: f.hPrev, hStep: f.hStep }).catch(async (err: unknown) => {
+                if (!(err instanceof SourceUnavailableError)) throw err;
+                // data availability (docs/disputes.md): no source serves the segment's committed checkpoint now, so the
+                // member votes Fault; content that is not the provider's (a buyer's base checkpoint) is no fault of it:
+                // no vote, retried next tick, as for the manifest
+                if (!(await startCheckpointUnavailable(ctx.store, run, commitments[f.segment]!))) {
+                  throw new Error(`content that is not the provider's is unavailable from every source (${err.shortMessage}); deciding next tick`);
+                }
+                return { vote: "Fault" as const, reason: `the segment's committed content is unavailable from every source: ${err.shortMessage}` };
               });
               log.info({ vote: decision.vote, reason: decision.reason }, "panel decision");
               return decision;
