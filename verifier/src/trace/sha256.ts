@@ -7,7 +7,7 @@
  *   dApp bundle (dapp/build.ts maps `node:*` to stand-ins that throw), so the page computes h(t) and CIDs
  *   without tfjs, node built-ins or an async WebCrypto call.
  *
- * The back end is picked once at load by trying node:crypto; test/trace/sha256-portable.test.ts checks both
+ * The back end is picked once at load by trying node:crypto; test/dapp/browser-hash.test.ts checks both
  * against each other on a trained checkpoint, and runs the browser bundle's path against the CLI's hash.
  */
 import * as nodeCrypto from "node:crypto";
