@@ -33,14 +33,14 @@ async function deadPort(): Promise<number> {
 
 /**
  * What the auditors can read: the buyer's content (manifest, data) in their own store, none of the provider's
- * checkpoints, and the provider's server (the only other source) down.
+ * checkpoints (or, with `missing`, none of those files), and the only other source, a server, down.
  */
-async function withheld(f: CheatingJob) {
+async function withheld(f: CheatingJob, missing?: readonly string[]) {
   const commits = await getSegmentCommits(f.admin.public, { jobMarket: f.d.jobMarket, jobId: f.jobId, fromBlock: BigInt(f.d.startBlock) });
   expect(commits).to.have.length(3);
   const local = join(f.dir, "auditors-store");
   cpSync(join(f.dir, "store"), local, { recursive: true });
-  for (const c of commits) rmSync(new LocalDirStore(local).pathOf(c.checkpointCid), { force: true });
+  for (const cid of missing ?? commits.map((c) => c.checkpointCid)) rmSync(new LocalDirStore(local).pathOf(cid), { force: true });
   const remote = new HttpContentStore(`http://127.0.0.1:${await deadPort()}`, { retries: 0, timeoutMs: 2_000 });
   return { store: new LayeredStore(new LocalDirStore(local), [remote]), local };
 }
@@ -114,11 +114,7 @@ describe("bot: a provider that withholds its checkpoints by being unreachable is
     const baseBytes = await new LocalDirStore(join(offline, "store")).get(baseCid);
     const f = await cheatingJob("withhold-base", 600, { strategy: "honest", base: { ...tiny, init: { checkpointCid: baseCid } }, content: [baseBytes] });
     // the auditors hold everything but the buyer's base checkpoint; the buyer's server is down
-    const local = join(f.dir, "auditors-store");
-    cpSync(join(f.dir, "store"), local, { recursive: true });
-    rmSync(new LocalDirStore(local).pathOf(baseCid), { force: true });
-    const remote = new HttpContentStore(`http://127.0.0.1:${await deadPort()}`, { retries: 0, timeoutMs: 2_000 });
-    const store = new LayeredStore(new LocalDirStore(local), [remote]);
+    const { store } = await withheld(f, [baseCid]);
     const bot = new ChallengerBot({ clients: f.auditors[0]!, deployment: f.d, store, board: f.board, dbPath: join(f.dir, "bbot.sqlite"), dispute: f.hooks(f.auditors[0]!, 0), unavailableGraceS: GRACE_S });
     await bot.tick();
     await f.conn.networkHelpers.time.increase(GRACE_S + 60);
