@@ -24,9 +24,17 @@ function errorOf(value: unknown): ManifestError {
   throw new Error("manifest was accepted");
 }
 
+const CID = "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku";
+
 describe("ml/manifest: schema, canonical JSON and manifestHash", () => {
   it("accepts every example manifest", () => {
     for (const name of ["tiny.json", "mnist.json", "sotu.json"]) parseManifest(exampleJson(name));
+  });
+
+  it("accepts a fine-tuning init with optimizerState \"fresh\", and the field is part of the hash", () => {
+    const m = parseManifest(tinyWith("init", { checkpointCid: CID, optimizerState: "fresh" }));
+    expect(m.init).to.deep.equal({ checkpointCid: CID, optimizerState: "fresh" });
+    expect(canonicalManifest(m)).to.contain('"init":{"checkpointCid":"' + CID + '","optimizerState":"fresh"}');
   });
 
   it("hashes the canonical JSON: key order and whitespace do not matter, defaults are filled in", () => {
@@ -57,6 +65,10 @@ describe("ml/manifest: schema, canonical JSON and manifestHash", () => {
     ["numerics", "approximate", "manifest field numerics"],
     ["policy.minTier", 5, "manifest field policy.minTier"],
     ["init", { seed: 1, checkpointCid: "x" }, "manifest field init"],
+    // the fine-tuning form before init.optimizerState carried the base's Adam state into h(0): refused, not reinterpreted
+    ["init", { checkpointCid: CID }, 'manifest field init.optimizerState: is required with init.checkpointCid and must be "fresh"'],
+    ["init", { checkpointCid: CID, optimizerState: "base" }, 'manifest field init.optimizerState: must be "fresh"'],
+    ["init", {}, "manifest field init.seed"],
     ["version", 1, "manifest field version: 1 is the unsalted data order of the engine before job salts; this engine trains version 2"],
     ["version", 3, "manifest field version: must be 2"],
   ];

@@ -127,13 +127,16 @@ describe("ml/strategies: each cheat changes the roots from its first affected se
 
   it("fine-tunes from a base checkpoint named by init.checkpointCid", async () => {
     const base = structuredClone(tinyManifest());
-    const m = parseManifest({ ...base, init: { checkpointCid: honest.finalCheckpointCid } });
+    const m = parseManifest({ ...base, init: { checkpointCid: honest.finalCheckpointCid, optimizerState: "fresh" } });
     const ft = await createRun(m, { jobId: 9n, salt: offlineSalt(9n) });
     expect(() => ft.initState()).to.throw(ManifestError, /checkpointCid/);
     const s0 = await ft.initFromStore(new LocalDirStore(join(dir, "honest", "store")));
     expect(s0.step).to.equal(0);
     const final = run.loadCheckpoint(await new LocalDirStore(join(dir, "honest", "store")).get(honest.finalCheckpointCid));
     expect(Buffer.from(ft.weightsBytes(s0)).equals(Buffer.from(run.weightsBytes(final)))).to.equal(true);
+    // ... with a fresh optimizer state, not the base's (init.optimizerState "fresh")
+    expect(Buffer.from(ft.optimizerStateBytes(s0)).equals(Buffer.from(run.optimizerStateBytes(run.initState())))).to.equal(true);
+    expect(Buffer.from(ft.optimizerStateBytes(s0)).equals(Buffer.from(run.optimizerStateBytes(final)))).to.equal(false);
     try {
       await ft.initFromStore(new LocalDirStore(join(dir, "empty-store")));
       expect.fail("loaded a base checkpoint from an empty store");

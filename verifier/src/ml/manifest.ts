@@ -91,6 +91,24 @@ export const Adam = z.strictObject({
 export const Optimizer = z.discriminatedUnion("name", [Sgd, Adam]);
 
 /**
+ * Fine-tuning: h(0) is the base checkpoint's weights with a FRESH optimizer state (Adam: m = v = 0, powers 1), the
+ * state every other job starts its optimizer from, so every bound of the state screen and the magnitude check (all
+ * derived from m_0 = v_0 = 0 at step 0) holds for fine-tuning jobs unchanged. `optimizerState` names that rule in the
+ * manifest: before it, `{ checkpointCid }` alone meant the base's Adam state (moments and the bias-correction powers
+ * of its last step) carried into step 0, another h(0) and another trajectory, which the screen flagged at every
+ * segment start. Refused, not reinterpreted (docs/engine.md "Fine-tuning", docs/checks.md "Fine-tuning jobs").
+ */
+export const FineTuneInit = z.strictObject({
+  checkpointCid: cidString,
+  optimizerState: z.literal("fresh", {
+    error: (issue) =>
+      issue.input === undefined
+        ? 'is required with init.checkpointCid and must be "fresh" (fine-tuning starts from the base\'s weights with a fresh optimizer state); a manifest without it meant the base\'s Adam state carried into h(0), another trajectory, refused, not reinterpreted'
+        : 'must be "fresh" (the base\'s optimizer state is never carried into h(0))',
+  }),
+});
+
+/**
  * The manifest version this engine trains. 2: the data order is salted by the job (salt.ts); a version-1
  * manifest meant the unsalted order of the engine before, so the same file would train another trajectory
  * here than there, and an old provider and a new auditor would disagree from step 1. Refused, not reinterpreted.
@@ -107,8 +125,8 @@ export const Manifest = z
     }),
     kind: z.literal("pouw/training-job"),
     model: ModelConfig,
-    /** Exactly one of `seed` (fresh initialisation) or `checkpointCid` (fine-tune a base checkpoint). */
-    init: z.union([z.strictObject({ seed: uint32 }), z.strictObject({ checkpointCid: cidString })]),
+    /** Exactly one of `seed` (fresh initialisation) or `checkpointCid` (fine-tune a base checkpoint, FineTuneInit). */
+    init: z.union([z.strictObject({ seed: uint32 }), FineTuneInit]),
     corpora: z.array(Corpus).length(1, "exactly one corpus per job in this version"),
     data: z.strictObject({
       /** Data-order seed: the batch of step t is a pure function of (seed, the job's salt, t); the split of (seed). */
@@ -221,7 +239,14 @@ export function corpusProportions(corpora: readonly Pick<CorpusEntry, "declaredT
 export function parseManifest(value: unknown): Manifest {
   const result = Manifest.safeParse(value);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
+  let issue = result.error.issues[0]!;
+  // a union (init) reports every option's issues: name the option the value came closest to (fewest issues), so that
+  // { checkpointCid } says what its fine-tuning form lacks rather than "Invalid input"
+  while (issue.code === "invalid_union" && issue.errors.length > 0) {
+    const closest = issue.errors.reduce((a, b) => (b.length < a.length ? b : a));
+    if (closest.length === 0) break;
+    issue = { ...closest[0]!, path: [...issue.path, ...closest[0]!.path] };
+  }
   const field = issue.path.length > 0 ? issue.path.map(String).join(".") : "(root)";
   let message = issue.message;
   if (issue.code === "unrecognized_keys") message = `unknown key(s) ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}`;

@@ -121,13 +121,18 @@ export class Run {
     return { step: 0, params: this.model.init(init.seed), opt: this.optimizer.initState(this.paramSpecs) };
   }
 
-  /** h(0) state from the manifest's base checkpoint (fine-tuning): its tensors, reset to step 0. */
+  /**
+   * h(0) state from the manifest's base checkpoint (fine-tuning, manifest init.optimizerState "fresh"): the base's
+   * weights and a FRESH optimizer state (the one initState gives), step 0. IMPORTANT: never the base's optimizer state:
+   * its Adam powers are those of the base's last step and its moments are the buyer's data, while the state screen and
+   * the magnitude check derive every bound from a step-0 optimizer state (docs/checks.md "Fine-tuning jobs").
+   */
   async initFromStore(store: ContentStore): Promise<TrainState> {
     const init = this.manifest.init;
     if (!("checkpointCid" in init)) return this.initState();
     const bytes = await store.get(init.checkpointCid);
     const base = decodeCheckpoint(bytes, this.paramSpecs, this.optSpecs, { model: this.model.arch, optimizer: this.optimizer.name });
-    return { step: 0, params: base.params, opt: base.opt };
+    return { step: 0, params: base.params, opt: this.optimizer.initState(this.paramSpecs) };
   }
 
   /** The batch of step t (t >= 1): a pure function of (manifest.data.seed, salt, t). */
