@@ -7,7 +7,8 @@
  */
 import { expect } from "chai";
 import { join } from "node:path";
-import { magnitudeSegment, openTraceDir, recomputeSegment, screenSegment, writeStepStates } from "../../verifier/src/checks/index.ts";
+import { calibrateProgress, heldOutBatch, heldOutLoss, magnitudeSegment, openTraceDir, ProgressCalibrationError, recomputeSegment, screenSegment, writeStepStates } from "../../verifier/src/checks/index.ts";
+import { calibrationManifest } from "../../verifier/src/checks/progress.ts";
 import { decodeCheckpoint } from "../../verifier/src/ml/checkpoint.ts";
 import { createRun, offlineSalt, parseManifest, parseStrategy, train, type Run, type TrainState } from "../../verifier/src/ml/index.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
@@ -120,6 +121,21 @@ describe("checks: fine-tuning jobs", function () {
       expect([m.failure?.kind, m.firstBadStep, m.proof?.step]).to.deep.equal(["optimizer-state-invalid", 4, 4]);
     });
   }
+
+  it("the progress check's calibration of a fine-tuning manifest starts every run from the base (and needs its store)", async () => {
+    const err = await calibrateProgress(manifest, { runs: 2, auditorSeed: 7 }).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(ProgressCalibrationError);
+    expect((err as Error).message).to.contain("base checkpoint");
+    const baseStore = new LocalDirStore(join(fx.dir, "honest", "store"));
+    const c = await calibrateProgress(manifest, { runs: 2, auditorSeed: 7, baseStore });
+    // the expected start loss, computed here: the base's weights on each calibration run's held-out batch
+    let sum = 0;
+    for (const r of [0, 1]) {
+      const run = await createRun(calibrationManifest(manifest, r), { jobId: 0n, salt: offlineSalt(0n) });
+      sum += heldOutLoss(run, { step: 0, params: base.params, opt: run.optimizer.initState(run.paramSpecs) }, heldOutBatch(run, 7));
+    }
+    expect(c.segments[0]!.meanStartLoss).to.equal(sum / 2);
+  });
 
   it("state-poison:2 (huge moments, free steps after) in a fine-tuning job: the next committed state fails the screen, recompute and magnitude name step 2", async () => {
     const dir = await fineTuneTrace("poison", await providerRun(), "state-poison:2");

@@ -3,7 +3,8 @@
  * produce, from the per-step states the provider serves (step-states.ts). No forward or backward
  * pass: O(params) per step. It catches planted weights (an update no optimizer step can make).
  *
- * Adam (per coordinate, any gradients): with m, v starting at 0, Cauchy-Schwarz gives
+ * Adam (per coordinate, any gradients): with m, v starting at 0 (every job, fine-tuning included: its h(0) has a
+ * fresh optimizer state, Run.initFromStore), Cauchy-Schwarz gives
  *   |m_hat| / sqrt(v_hat) <= (1 - b1) / (1 - b1^t) * sqrt(S * (1 - b2^t) / (1 - b2)),
  *   S = sum_{j<t} (b1^2 / b2)^j  (<= 1 / (1 - b1^2/b2) when b1^2 < b2),
  * and eps only shrinks the update, so |w(t) - w(t-1)| <= lr * that ratio (1 at t = 1; 7.27 for the

@@ -32,6 +32,7 @@ import type { Batch } from "../ml/models/types.ts";
 import { Rng } from "../ml/prng.ts";
 import { createRun, type Run, type TrainState } from "../ml/run.ts";
 import { offlineSalt } from "../ml/salt.ts";
+import type { ContentStore } from "../store/index.ts";
 import { InputError } from "../errors/index.ts";
 import { failed, openFailed, passed, type CheckResult } from "./result.ts";
 import { commitmentsOf, fetchState, openSegment, segmentLeaves, AuditInputError, type AuditTarget } from "./segment.ts";
@@ -112,8 +113,11 @@ export function calibrationManifest(manifest: Manifest, r: number): Manifest {
 /**
  * Trains `runs` honest variants of the manifest (calibrationManifest) with the engine's step
  * function and records each segment's held-out loss drop. The auditor's seed picks the batch.
+ * A fine-tuning manifest (init.checkpointCid) starts every run from its base checkpoint, read from
+ * `baseStore` (the same h(0) as the job: the base's weights, a fresh optimizer state).
  */
-export async function calibrateProgress(manifest: Manifest, options: { runs: number; auditorSeed: number }): Promise<ProgressCalibration> {
+export async function calibrateProgress(manifest: Manifest, options: { runs: number; auditorSeed: number; baseStore?: ContentStore }): Promise<ProgressCalibration> {
+  if ("checkpointCid" in manifest.init && !options.baseStore) throw new ProgressCalibrationError(`a fine-tuning manifest's calibration starts from its base checkpoint ${manifest.init.checkpointCid}: pass the store that holds it (baseStore)`);
   if (!Number.isInteger(options.auditorSeed) || options.auditorSeed < 0 || options.auditorSeed > 0xffff_ffff) throw new ProgressCalibrationError(`auditor seed must be a uint32, got ${options.auditorSeed}`);
   if (!Number.isInteger(options.runs) || options.runs < 2) throw new ProgressCalibrationError(`progress calibration needs at least 2 runs, got ${options.runs}`);
   const { steps, stepsPerSegment: K } = manifest.training;
@@ -127,7 +131,7 @@ export async function calibrateProgress(manifest: Manifest, options: { runs: num
     const run = await createRun(calibrationManifest(manifest, r), { jobId: 0n, salt: offlineSalt(0n) });
     const batch = heldOutBatch(run, options.auditorSeed);
     examples = batch.size;
-    let state = run.initState();
+    let state = options.baseStore ? await run.initFromStore(options.baseStore) : run.initState();
     let before = heldOutLoss(run, state, batch);
     for (let seg = 0; seg * K < steps; seg++) {
       for (let t = seg * K + 1; t <= (seg + 1) * K; t++) state = run.step(state, t).state;

@@ -31,6 +31,10 @@
  * window from its end states and the weights' largest drift. Other models take a calibrated ceiling
  * per tensor or none (checks 4 skipped, reported in the details).
  *
+ * IMPORTANT: every bound starts from a step-0 optimizer state (m = v = 0, powers 1). Fine-tuning jobs have one too:
+ * their h(0) is the base's weights with a fresh optimizer state (Run.initFromStore, manifest init.optimizerState
+ * "fresh"), never the base's moments and powers (docs/checks.md "Fine-tuning jobs").
+ *
  * IMPORTANT: honest runs must never fail: every bound holds for any gradient sequence an honest run
  * can produce, float32 rounding included (gamma factors, underflow terms, a 2^-8 slack on G for the
  * rounding of the gradient itself). test/checks/state-screen.test.ts runs honest runs of several seeds
