@@ -6,7 +6,9 @@
  * moments, loses at the check that names it.
  */
 import { expect } from "chai";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { runPouw } from "../cli/in-process.ts";
 import { calibrateProgress, heldOutBatch, heldOutLoss, magnitudeSegment, openTraceDir, ProgressCalibrationError, recomputeSegment, screenSegment, writeStepStates } from "../../verifier/src/checks/index.ts";
 import { calibrationManifest } from "../../verifier/src/checks/progress.ts";
 import { decodeCheckpoint } from "../../verifier/src/ml/checkpoint.ts";
@@ -73,6 +75,24 @@ describe("checks: fine-tuning jobs", function () {
       const m = await magnitudeSegment(ctx, seg, ctx.stepStates!);
       expect(m.ok, `magnitude ${seg}: ${m.failure?.message}`).to.equal(true);
     }
+  });
+
+  it("`pouw train` then `pouw audit --checks recompute,screen,magnitude` of an honest fine-tuning job: exit 0, every segment ok; the old manifest form exits 2 naming the field", async () => {
+    const dir = join(fx.dir, "ft-cli");
+    await new LocalDirStore(join(dir, "store")).put(baseBytes); // the buyer's base, in the default base store <out>/store
+    const path = join(fx.dir, "ft-cli.json");
+    await writeFile(path, JSON.stringify(manifest));
+    const trained = await runPouw(["train", "--manifest", path, "--out", dir, "--job-id", "6", "--step-states", "--no-evaluate"]);
+    expect(trained.code, trained.stderr).to.equal(0);
+    const audited = await runPouw(["audit", "--manifest", path, "--trace", dir, "--job-id", "6", "--checks", "recompute,screen,magnitude", "--json"]);
+    expect(audited.code, audited.stdout + audited.stderr).to.equal(0);
+    const report = JSON.parse(audited.stdout) as { ok: boolean; segments: { segment: number; ok: boolean }[] };
+    expect(report.segments.map((r) => [r.segment, r.ok])).to.deep.equal([[0, true], [1, true], [2, true]]);
+    const old = join(fx.dir, "ft-old.json");
+    await writeFile(old, JSON.stringify({ ...manifest, init: { checkpointCid: (manifest.init as { checkpointCid: string }).checkpointCid } }));
+    const refused = await runPouw(["train", "--manifest", old, "--out", join(fx.dir, "ft-old"), "--no-evaluate"]);
+    expect(refused.code).to.equal(2);
+    expect(refused.stderr).to.contain("init.optimizerState");
   });
 
   it("a provider that carries the base's Adam state into h(0) (the rule before optimizerState) fails segment 0 as initial-state-mismatch, challengeable at step 1", async () => {
