@@ -77,7 +77,7 @@ describe("checks: fine-tuning jobs", function () {
     }
   });
 
-  it("`pouw train` then `pouw audit --checks recompute,screen,magnitude` of an honest fine-tuning job: exit 0, every segment ok; the old manifest form exits 2 naming the field", async () => {
+  it("`pouw train` then `pouw audit --checks recompute,screen,magnitude` of an honest fine-tuning job: exit 0, every segment ok; the base from --base-store (missing: exit 2 naming it); the old manifest form exits 2 naming the field", async () => {
     const dir = join(fx.dir, "ft-cli");
     await new LocalDirStore(join(dir, "store")).put(baseBytes); // the buyer's base, in the default base store <out>/store
     const path = join(fx.dir, "ft-cli.json");
@@ -88,6 +88,18 @@ describe("checks: fine-tuning jobs", function () {
     expect(audited.code, audited.stdout + audited.stderr).to.equal(0);
     const report = JSON.parse(audited.stdout) as { ok: boolean; segments: { segment: number; ok: boolean }[] };
     expect(report.segments.map((r) => [r.segment, r.ok])).to.deep.equal([[0, true], [1, true], [2, true]]);
+    // trained with --base-store elsewhere: the audit needs the base too, and says so (bad input, not a segment's failure)
+    const apart = join(fx.dir, "ft-cli-apart");
+    const baseDir = join(fx.dir, "ft-cli-base");
+    await new LocalDirStore(baseDir).put(baseBytes);
+    expect((await runPouw(["train", "--manifest", path, "--out", apart, "--job-id", "6", "--base-store", baseDir, "--no-evaluate"])).code).to.equal(0);
+    const missing = await runPouw(["audit", "--manifest", path, "--trace", apart, "--job-id", "6", "--checks", "screen"]);
+    expect(missing.code).to.equal(2);
+    expect(missing.stderr).to.contain("base checkpoint").and.to.contain("--base-store");
+    const later = await runPouw(["audit", "--manifest", path, "--trace", apart, "--job-id", "6", "--segments", "1,2", "--checks", "recompute,screen"]);
+    expect(later.code, later.stdout + later.stderr).to.equal(0);
+    const withBase = await runPouw(["audit", "--manifest", path, "--trace", apart, "--job-id", "6", "--checks", "recompute,screen", "--base-store", baseDir]);
+    expect(withBase.code, withBase.stderr).to.equal(0);
     const old = join(fx.dir, "ft-old.json");
     await writeFile(old, JSON.stringify({ ...manifest, init: { checkpointCid: (manifest.init as { checkpointCid: string }).checkpointCid } }));
     const refused = await runPouw(["train", "--manifest", old, "--out", join(fx.dir, "ft-old"), "--no-evaluate"]);

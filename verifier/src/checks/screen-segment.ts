@@ -19,6 +19,7 @@
  *   }
  */
 import type { TrainState } from "../ml/run.ts";
+import { ContentNotFoundError } from "../store/index.ts";
 import { failed, passed, type CheckResult } from "./result.ts";
 import { AuditInputError, commitmentsOf, fetchState, openSegment, segmentLeaves, type AuditTarget, type Outcome } from "./segment.ts";
 import { screenConfigOf, screenState, type ScreenConfig } from "./state-screen.ts";
@@ -73,8 +74,13 @@ export async function screenSegment(target: AuditTarget, i: number, options: Scr
   }
   let previous = options.previous;
   if (previous === undefined) {
-    // the previous state's own faults are its own screen's; here it is only the window's baseline
-    const prev = i > 0 ? await committedState(target, i - 1) : null;
+    // the previous state's own faults are its own screen's; here it is only the window's baseline. A fine-tuning
+    // manifest's base checkpoint (the buyer's content, needed to open segment 0) that is absent only loses the
+    // baseline of state K: it is no fault of this state's
+    const prev = i > 0 ? await committedState(target, i - 1).catch((err: unknown) => {
+      if (i === 1 && err instanceof ContentNotFoundError && "checkpointCid" in target.run.manifest.init) return null;
+      throw err;
+    }) : null;
     previous = prev?.ok ? prev.value : null;
   }
   const verdict = screenState(config, state.value, previous ?? undefined);

@@ -1,6 +1,6 @@
 /**
  * `pouw audit --manifest M --trace DIR [--segments all|i,j|random:N] [--checks recompute,...] [--source URL] [--json]
- *   [--job-id N] [--salt 0x.. | --chain-id N --market 0x..]`:
+ *   [--job-id N] [--salt 0x.. | --chain-id N --market 0x..] [--base-store DIR]`:
  * audits a provider's published trace directory (trace.json, store/, optional steps.json; checkpoints
  * missing from store/ are fetched from the `--source`s, e.g. the provider's `pouw serve`) with the
  * chosen checks and prints one line (or JSON object) per segment:
@@ -8,6 +8,8 @@
  * 1 when one failed, 2 on bad input. Thin: the work is checks/audit.ts (auditRun) over the checks the bot and a
  * panel member call too (checks/recompute.ts, screen-segment.ts, decide.ts). A failure without a proof prints the
  * pipeline's reason why it names no step (`noClaim`).
+ * A fine-tuning manifest's base checkpoint (the buyer's content, h(0) of segment 0) is read from the trace's store,
+ * then `--base-store DIR`, then the `--source`s; none holding it is bad input (exit 2), not a segment's failure.
  * The job's salt (the data order the audit recomputes with) comes from the flags (salt-flags.ts), never from
  * trace.json; without flags it is the offline salt of the job id, and a trace that records another salt is
  * refused with the flags to give (exit 2).
@@ -16,9 +18,11 @@ import type { Command } from "commander";
 import { InputError } from "../../errors/index.ts";
 import { auditRun, openTraceDir, parseChecks, parseSegmentSelection, readProgressCalibration, type AuditOptions, type SegmentAudit } from "../../checks/index.ts";
 import { createRun, isBitwiseNumerics, readManifestFile, readTraceFile } from "../../ml/index.ts";
+import { checkpointSizeBound } from "../../ml/checkpoint.ts";
 import { join } from "node:path";
 import { collect, parseSources } from "../../config/index.ts";
 import { HttpContentStore } from "../../store/http.ts";
+import { ContentNotFoundError, LocalDirStore } from "../../store/index.ts";
 import { addSaltOptions, saltFromFlags, type SaltFlags } from "../salt-flags.ts";
 
 type Opts = SaltFlags & {
@@ -34,6 +38,7 @@ type Opts = SaltFlags & {
   freivaldsVectors?: string;
   source?: string[];
   sourceTimeout?: string;
+  baseStore?: string;
 };
 
 function positiveNumber(flag: string, text: string): number {
@@ -59,6 +64,7 @@ export function registerAudit(program: Command): void {
     .option("--freivalds-vectors <k>", "Freivalds random vectors per product", "2")
     .option("--source <url>", "fetch checkpoints missing from the trace's store from this `pouw serve` (or IPFS gateway) URL; repeat for more, read in order (env POUW_SOURCES)", collect)
     .option("--source-timeout <ms>", "timeout per request attempt to a --source (default 30000), env POUW_SOURCE_TIMEOUT_MS")
+    .option("--base-store <dir>", "content store holding a fine-tuning manifest's base checkpoint (read after the trace's store, before --source)")
     .option("--json", "print a JSON report")
     .action(async (opts: Opts) => {
       const { sources, sourceTimeoutMs } = parseSources(opts);
@@ -87,7 +93,20 @@ export function registerAudit(program: Command): void {
       if (checks.includes("progress") && !options.progress) throw new InputError("--checks progress needs --progress-calibration FILE");
       if (checks.includes("tolerance") && !options.tolerance) throw new InputError("--checks tolerance needs --tolerance-threshold D");
       const run = await createRun(manifest, { jobId: BigInt(jobIdText), salt });
-      const ctx = await openTraceDir(run, opts.trace, undefined, sources.map((u) => new HttpContentStore(u, { timeoutMs: sourceTimeoutMs })));
+      const remotes = [...(opts.baseStore ? [new LocalDirStore(opts.baseStore)] : []), ...sources.map((u) => new HttpContentStore(u, { timeoutMs: sourceTimeoutMs }))];
+      const ctx = await openTraceDir(run, opts.trace, undefined, remotes);
+      const init = manifest.init;
+      if ("checkpointCid" in init && (segments.kind !== "list" || segments.segments.includes(0))) {
+        // segment 0's committed start is checked against h(0), which a fine-tuning manifest computes from its base
+        if (!(await ctx.store.has(init.checkpointCid))) {
+          try {
+            await ctx.store.get(init.checkpointCid, { maxBytes: checkpointSizeBound(run.paramSpecs, run.optSpecs) });
+          } catch (err) {
+            if (!(err instanceof ContentNotFoundError)) throw err;
+            throw new InputError(`the manifest's base checkpoint ${init.checkpointCid} is not in the trace's store${opts.baseStore ? ", --base-store" : ""}${sources.length > 0 ? " or any --source" : ""}: segment 0's initial state cannot be computed (give --base-store DIR or --source URL)`, { cause: err });
+          }
+        }
+      }
       const report = await auditRun(ctx, options);
       if (opts.json) {
         const summary = (s: SegmentAudit) => ({ segment: s.segment, ok: s.ok, firstBadStep: s.firstBadStep, check: s.check, failure: s.failure, proof: s.proof, ...(s.noClaim ? { noClaim: s.noClaim } : {}), costMs: Math.round(s.costMs * 10) / 10 });
