@@ -1,5 +1,8 @@
+import { readdirSync } from "node:fs";
 import { createRequire } from "node:module";
-import { defineConfig } from "hardhat/config";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { defineConfig, overrideTask } from "hardhat/config";
 import hardhatViem from "@nomicfoundation/hardhat-viem";
 import hardhatViemAssertions from "@nomicfoundation/hardhat-viem-assertions";
 import hardhatMocha from "@nomicfoundation/hardhat-mocha";
@@ -22,7 +25,12 @@ function runsFromEnv(name: string, fallback: number): number {
   return Number(v);
 }
 
-const jobs = runsFromEnv("POUW_TEST_JOBS", 1);
+// Mocha runs its files on this many worker processes (default 2, or 1 on a 1-core machine; POUW_TEST_JOBS=1 runs them
+// serially in one process). A run of a single named file is serial whatever the setting (a worker would only add its
+// start-up). IMPORTANT: in a parallel run `.only` applies within its file only (a Mocha limitation).
+const jobs = runsFromEnv("POUW_TEST_JOBS", Math.min(2, availableParallelism()));
+const silenceLogs = { beforeAll: async () => (await import("./test/helpers/mocha-hooks.ts")).silenceLogs() };
+const ROOT = import.meta.dirname;
 
 export default defineConfig({
   plugins: [
@@ -60,11 +68,31 @@ export default defineConfig({
       ...(process.env.POUW_TEST_TIMES ? { reporter: "./bench/file-times-reporter.cjs" } : {}),
       // module loggers are silent in tests (POUW_TEST_LOG_LEVEL=warn shows them); tests that check log lines pass their
       // own logger or stream
-      ...(jobs > 1
-        ? { parallel: true, jobs, require: ["./test/helpers/mocha-hooks.ts"] }
-        : { rootHooks: { beforeAll: async () => (await import("./test/helpers/mocha-hooks.ts")).silenceLogs() } }),
+      // NOTE: the `test mocha` override below turns a parallel run serial for a single file
+      ...(jobs > 1 ? { parallel: true, jobs, require: ["./test/helpers/mocha-hooks.ts"] } : { rootHooks: silenceLogs }),
     },
   },
+  tasks: [
+    // every test file, heaviest first (test/helpers/file-order.ts), when none are named; the files Hardhat's Mocha
+    // runner would find (every .js/.cjs/.mjs/.ts/.cts/.mts under test/)
+    overrideTask(["test", "mocha"])
+      .setInlineAction(async (args, hre, runSuper) => {
+        const mocha = hre.config.test.mocha;
+        let testFiles = (args.testFiles ?? []) as string[];
+        if (testFiles.length === 0) {
+          const { heavyFirst } = await import("./test/helpers/file-order.ts");
+          const all = (readdirSync(join(ROOT, "test"), { recursive: true }) as string[]).filter((f) => /\.(c|m)?(j|t)s$/i.test(f)).map((f) => join(ROOT, "test", f));
+          testFiles = heavyFirst(all.sort(), ROOT, join(ROOT, "bench/results/test-times.json"));
+        }
+        if (mocha.parallel === true && testFiles.length === 1) {
+          mocha.parallel = false;
+          mocha.require = [];
+          mocha.rootHooks = silenceLogs;
+        }
+        return runSuper({ ...args, testFiles });
+      })
+      .build(),
+  ],
   networks: {
     localhost: { type: "http", chainType: "l1", url: "http://127.0.0.1:8545" },
   },

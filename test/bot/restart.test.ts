@@ -1,5 +1,6 @@
 /**
- * The challenger bot as a separate process against a `hardhat node`, killed with SIGKILL twice: once in
+ * The challenger bot as a separate process against a local chain (the in-process network served over JSON-RPC by
+ * the test process: test/helpers/chain.ts; a spawned `hardhat node` cost ~8 CPU s more), killed with SIGKILL twice: once in
  * the middle of an audit, once right after it signed a transaction (reportTimeout for a provider that
  * missed its deadline). After each restart it resumes from its SQLite state: every sampled segment is
  * audited exactly once to completion, and exactly one reportTimeout transaction is ever sent.
@@ -28,15 +29,16 @@ import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
 import { parseManifest, parseStrategy } from "../../verifier/src/ml/index.ts";
 import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
-import { DEV_KEYS, increaseTime, ROOT, startCli, startHardhatNode, type CliResult, type NodeHandle } from "../e2e/helpers.ts";
+import { DEV_KEYS, increaseTime, ROOT, startCli, type CliResult } from "../e2e/helpers.ts";
+import { startLocalChain, type LocalChain } from "../helpers/chain.ts";
 
 describe("bot: SIGKILL and restart", function () {
   this.timeout(300_000);
-  let node: NodeHandle;
+  let node: LocalChain;
   after(async () => node?.stop());
 
   it("misses no audit and sends no duplicate transaction across two SIGKILLs", async () => {
-    node = await startHardhatNode();
+    node = await startLocalChain();
     const dir = mkdtempSync(join(tmpdir(), "pouw-restart-"));
     const store = new LocalDirStore(join(dir, "store"));
     const board = new SegmentBoard(join(dir, "board"), store);

@@ -1,10 +1,12 @@
 /**
- * End to end over JSON-RPC with separate OS processes: a `hardhat node`, and `pouw` CLI processes for the
- * deployer (registries by default), the data contributor (registers the manifest's corpus), the buyer
+ * End to end over JSON-RPC with separate OS processes: a local chain served over JSON-RPC by the test process (the
+ * in-process network, test/helpers/chain.ts: a spawned `hardhat node` costs ~8 CPU s more), and `pouw` CLI processes
+ * for the deployer (registries by default), the data contributor (registers the manifest's corpus), the buyer
  * (stake from the quote, data terms over the registered corpus), the provider and the auditor (the
  * challenger bot running until SIGTERM); at finalize the corpus's payout address is credited its share
  * and contributor + provider + refund == payment. That first case is the spawned smoke test of the market's command
- * families (deploy, corpus, buyer, provider, auditor, provenance); the others run `pouw` in-process through main(argv)
+ * families (deploy, corpus, buyer, provider, auditor, provenance: each family's first command is spawned, its later
+ * ones, such as provider claim and buyer fetch, run in-process); the others run `pouw` in-process through main(argv)
  * (test/cli/in-process.ts) against the same node, since each spawn costs ~3.5 s of CPU in module loading: bad input,
  * --no-quote, --no-registries, and the same job lifecycle through a proxy that drops 20% of JSON-RPC requests (half
  * before the node sees them, half after it acted): the job still settles.
@@ -17,7 +19,8 @@ import { createPublicClient, formatEther, getAddress, http, parseEther, type Add
 import { jobMarketAbi } from "../../verifier/src/chain/index.ts";
 import { cidOf } from "../../verifier/src/store/index.ts";
 import { runPouw } from "../cli/in-process.ts";
-import { cli, cliOk, DEV_KEYS, increaseTime, ROOT, startCli, startHardhatNode, startLossyProxy, type NodeHandle } from "./helpers.ts";
+import { startLocalChain, type LocalChain } from "../helpers/chain.ts";
+import { cli, cliOk, DEV_KEYS, increaseTime, ROOT, startCli, startLossyProxy } from "./helpers.ts";
 
 /** `pouw ARGS` in-process; fails the test with its stderr unless it exits 0. */
 async function pouwOk(args: string[]): Promise<string> {
@@ -28,7 +31,7 @@ async function pouwOk(args: string[]): Promise<string> {
 
 describe("e2e: market over JSON-RPC, one process per party", function () {
   this.timeout(300_000);
-  let node: NodeHandle;
+  let node: LocalChain;
   const dir = mkdtempSync(join(tmpdir(), "pouw-e2e-"));
   const manifest = join(dir, "manifest.json");
   const payout = getAddress(JSON.parse(readFileSync(join(ROOT, "examples/tiny.json"), "utf8")).corpora[0].payoutAddress as string);
@@ -40,7 +43,7 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
   before(async () => {
     const tiny = JSON.parse(readFileSync(join(ROOT, "examples/tiny.json"), "utf8"));
     writeFileSync(manifest, JSON.stringify({ ...tiny, policy: { ...tiny.policy, auditRate: 1 } }));
-    node = await startHardhatNode();
+    node = await startLocalChain();
   });
   after(async () => node?.stop());
 
@@ -92,7 +95,7 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     expect(botResult.stdout).to.match(/audited 3 segments \(0 failed\).*3 receipts signed/);
 
     await increaseTime(node.url, 101);
-    const claim = await cliOk(["provider", "claim", "1", ...common(node.url, 2)]);
+    const claim = await pouwOk(["provider", "claim", "1", ...common(node.url, 2)]);
     expect(claim).to.match(/job 1: finalized/).and.to.match(/job 1: provenance anchored \(record 0x[0-9a-f]{64}, weights b\w+, \d+ receipts \/ \d+ segments audited\)/).and.to.match(/claimed 0\.9\n/);
     const status = JSON.parse(await pouwOk(["buyer", "status", "1", "--json", ...common(node.url, 1)])) as { status: string; committed: unknown[]; myCredit: string };
     expect(status.status).to.equal("Finalized");
@@ -101,18 +104,19 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     expect(contributorCredit).to.equal(parseEther("0.1"));
     expect(contributorCredit + parseEther("0.9") + BigInt(status.myCredit)).to.equal(parseEther("1"));
     expect(status.committed).to.have.length(3);
-    expect(await cliOk(["buyer", "fetch", "1", "--out", join(dir, "result"), ...common(node.url, 1)])).to.match(/^job 1 \(Finalized\): provenance verified \(record 0x/);
+    expect(await pouwOk(["buyer", "fetch", "1", "--out", join(dir, "result"), ...common(node.url, 1)])).to.match(/^job 1 \(Finalized\): provenance verified \(record 0x/);
     expect(existsSync(join(dir, "result/final.safetensors"))).to.equal(true);
     expect(JSON.parse(readFileSync(join(dir, "result/provenance.json"), "utf8")).format).to.equal("pouw-provenance-1");
 
-    // the fetched pair is what `pouw provenance verify` accepts; one changed weights byte is rejected
+    // the fetched pair is what `pouw provenance verify` (its own process) accepts; one changed weights byte is rejected
+    // (in-process, while the spawned one runs)
     const weights = join(dir, "result/final.safetensors");
-    const verify = (w: string) => cli(["provenance", "verify", "--weights", w, "--record", join(dir, "result/provenance.json"), "--rpc", node.url]);
+    const verifyArgs = (w: string) => ["provenance", "verify", "--weights", w, "--record", join(dir, "result/provenance.json"), "--rpc", node.url];
     const tampered = join(dir, "tampered.safetensors");
     const bytes = readFileSync(weights);
     bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 0x01;
     writeFileSync(tampered, bytes);
-    const [ok, bad] = await Promise.all([verify(weights), verify(tampered)]);
+    const [ok, bad] = await Promise.all([cli(verifyArgs(weights)), runPouw(verifyArgs(tampered))]);
     expect(ok.code, ok.stdout + ok.stderr).to.equal(0);
     expect(ok.stdout).to.match(/^ok +record hash: anchored 0x/m).and.to.match(/^ok +corpus mnist-digits registry: registered as corpus 1/m).and.to.match(/^ok +corpus mnist-digits terms: job terms credit 10000 tokens/m).and.to.match(/^provenance of job 1 verified/m);
     expect(bad.code).to.equal(1);

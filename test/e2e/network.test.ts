@@ -6,8 +6,12 @@
  * final weights and provenance record with `--source <provider>`. One of two jobs plants a weight delta at
  * step 6: the bot names the step, which needs the provider's leaves from its remote board.
  *
- * The chain set-up (deploy, post, stake, accept, bond) is done in this process over JSON-RPC to save process
- * start-ups; every party that exchanges content is its own `pouw` process.
+ * The chain is the in-process network served over JSON-RPC by the test process (test/helpers/chain.ts: a spawned
+ * `hardhat node` costs ~8 CPU s more), and the chain set-up (deploy, post, stake, accept, bond) is done in this process
+ * over JSON-RPC to save process start-ups; every party that serves or trains content (the two `pouw serve`s, the bot,
+ * the two provider runs) is its own `pouw` process; the provider's claim and the buyer's fetch after them run
+ * in-process through main(argv) (test/helpers/cli.ts), each with its own state directory, its party's only link
+ * to the others HTTP.
  */
 import { expect } from "chai";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -20,7 +24,16 @@ import { postJob } from "../../verifier/src/market/buyer.ts";
 import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
 import { parseManifest } from "../../verifier/src/ml/index.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
-import { cliOk, DEV_KEYS, freePort, increaseTime, ROOT, startCli, startHardhatNode, type CliRun, type NodeHandle } from "./helpers.ts";
+import { runPouw } from "../helpers/cli.ts";
+import { startLocalChain, type LocalChain } from "../helpers/chain.ts";
+import { cliOk, DEV_KEYS, freePort, increaseTime, ROOT, startCli, type CliRun } from "./helpers.ts";
+
+/** `pouw ARGS` in-process; fails the test with its stderr unless it exits 0. */
+async function pouwOk(args: string[]): Promise<string> {
+  const r = await runPouw(args);
+  if (r.code !== 0) throw new Error(`pouw ${args.join(" ")} exited ${r.code}: ${r.stderr.slice(-2000)}`);
+  return r.stdout;
+}
 
 type Party = "chain" | "buyer" | "provider" | "auditor";
 
@@ -44,13 +57,13 @@ describe("e2e: parties on separate machines exchange content over `pouw serve`",
   const root = mkdtempSync(join(tmpdir(), "pouw-net-"));
   const dir = (p: Party) => join(root, p);
   const deploymentPath = join(dir("chain"), "deployment.json");
-  let node: NodeHandle;
+  let node: LocalChain;
   let d: Deployment;
   /** Long-running children, stopped after the test whatever happens. */
   const children: CliRun[] = [];
 
   before(async () => {
-    node = await startHardhatNode();
+    node = await startLocalChain();
     const clients = (i: number) => httpClients(node.url, 31337, { account: privateKeyToAccount(DEV_KEYS[i]!), pollingIntervalMs: 100 });
     const [admin, buyer, provider, auditor, planter] = [clients(0), clients(1), clients(2), clients(3), clients(4)];
     const { gasUsed: _gas, ...deployment } = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 60n, registries: false });
@@ -122,9 +135,9 @@ describe("e2e: parties on separate machines exchange content over `pouw serve`",
     expect(existsSync(join(dir("auditor"), "board"))).to.equal(false);
 
     await increaseTime(node.url, 101);
-    expect(await cliOk(["provider", "claim", "1", ...as("provider", 2)])).to.match(/job 1: provenance anchored/).and.to.match(/claimed 0\.1\n/);
+    expect(await pouwOk(["provider", "claim", "1", ...as("provider", 2)])).to.match(/job 1: provenance anchored/).and.to.match(/claimed 0\.1\n/);
     const out = join(root, "result");
-    expect(await cliOk(["buyer", "fetch", "1", "--out", out, ...as("buyer", 1), "--source", providerServe.url])).to.match(/^job 1 \(Finalized\): provenance verified \(record 0x/);
+    expect(await pouwOk(["buyer", "fetch", "1", "--out", out, ...as("buyer", 1), "--source", providerServe.url])).to.match(/^job 1 \(Finalized\): provenance verified \(record 0x/);
     expect(JSON.parse(readFileSync(join(out, "provenance.json"), "utf8")).format).to.equal("pouw-provenance-1");
     expect(existsSync(join(out, "final.safetensors"))).to.equal(true);
     expect(existsSync(join(dir("buyer"), "board"))).to.equal(false);
