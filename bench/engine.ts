@@ -15,7 +15,12 @@
  * two pouw rows show the hash share under each digest. Each worker also computes the other digest's hashes of
  * every state outside the timed region, so "bitwise = tfjs-cpu" compares every state under the row's digest.
  *
- *   npm run bench:engine [-- --mnist-steps N --sotu-steps N --gpt-steps N]
+ *   npm run bench:engine [-- --mnist-steps N --sotu-steps N --gpt-steps N --reps N --only mnist,sotu,gpt]
+ *
+ * `--sotu-warmup N` (default 5): char-transformer steps run untimed before its --sotu-steps timed ones (every engine).
+ * `--only` runs a subset (`--only mnist,sotu` skips the GPT-class run, ~3 of the ~5 minutes of a quiet full run);
+ * `--reps` (default 2) repeats every variant, interleaved; each row reports its best repeat, and the speed-up over
+ * tfjs-cpu per repeat (`speedupVsCpuRuns`, the two runs minutes apart at most) and their median.
  *
  * torch (optional): with a python that imports torch (`--torch-python PATH`, default python3; the row is skipped, with a
  * line saying why, when it cannot), bench/torch_mnist.py trains mnist-mlp on ONE torch thread on the batches this script
@@ -32,13 +37,15 @@
  * parent spawns `node bench/engine.ts --worker ...`), so nothing is shared between repeats.
  * tfjs-wasm runs use a copy of the manifest with numerics "tolerance" (bitwise manifests refuse wasm).
  * Every engine runs one thread (tfjs-wasm in Node has no worker threads; docs/determinism.md), and pouw also runs
- * mnist-fast.json with threads 2 (`pouw train --threads 2`: the large matmuls split by output rows across two
- * threads, h(t) hashed on a worker while step t+1 runs); that row's `hashShare` is the time the step loop waits for
- * the hash (the copy of the state into the worker's buffer, plus any wait), and its CPU shares count every thread.
+ * mnist-fast.json pipelined: `threads` in a row is the threads in use. threads 2 = one step thread + the hash worker
+ * (`pouw train --hash-worker`: h(t) hashed on a worker while step t+1 runs); threads 3 = 2 matmul threads + the hash
+ * worker (`pouw train --threads 2`: the large matmuls split by output rows). A pipelined row's `hashShare` is the
+ * time the step loop waits for the hash (the copy of the state into the worker's buffer, plus any wait), and its CPU
+ * shares count every thread.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -56,7 +63,7 @@ type WorkerResult = {
   backend: string;
   kernels: string | null;
   steps: number;
-  /** steps/s (step + state hash) over steps 2..N (step 1 includes JIT and kernel warm-up). */
+  /** steps/s (step + state hash) over steps warmup+1..N (the warm-up steps include JIT and kernel tier-up; warmup 1 unless told). */
   stepsPerSecond: number;
   /** Share of steps 2..N's time spent in run.stateHashOf. */
   hashShare: number;
@@ -74,7 +81,7 @@ type WorkerResult = {
   finalCheckpoint: string;
 };
 
-async function worker(example: string, backend: Exclude<Backend, "torch">, steps: number, outFile: string, threads: number): Promise<void> {
+async function worker(example: string, backend: Exclude<Backend, "torch">, steps: number, outFile: string, threads: number, hashWorker: boolean, warmup: number): Promise<void> {
   const { createRun, offlineSalt, parseManifest } = await import("../verifier/src/ml/index.ts");
   const { HashPipeline } = await import("../verifier/src/ml/hash-pipeline.ts");
   const { float32Chunks } = await import("../verifier/src/ml/tensors.ts");
@@ -84,7 +91,7 @@ async function worker(example: string, backend: Exclude<Backend, "torch">, steps
   const run = await createRun(parseManifest(json), { jobId: 1n, salt: offlineSalt(1n), backend, threads });
   // threads > 1: as `pouw train --threads`, h(t) on a worker overlapped with step t+1; the timed "hash" is then
   // what the step loop waits for (the copy into the worker's buffer, plus any wait for h(t-1))
-  const pipe = threads > 1 ? new HashPipeline(run.stateDigest, run.jobId) : null;
+  const pipe = threads > 1 || hashWorker ? new HashPipeline(run.stateDigest, run.jobId) : null;
   pipe?.waitReady(); // module loading of the worker is start-up, not per-step cost
   let state = run.initState();
   const other: Digest = run.stateDigest === "keccak256" ? "sha256-v1" : "keccak256";
@@ -116,7 +123,7 @@ async function worker(example: string, backend: Exclude<Backend, "torch">, steps
     const t2 = performance.now();
     const c2 = cpuMs();
     if (t === 1) firstStepSeconds = (t2 - t0) / 1000;
-    else {
+    if (t > warmup) {
       stepMs += t1 - t0;
       hashMs += t2 - t1;
       stepCpuMs += c1 - c0;
@@ -138,12 +145,12 @@ async function worker(example: string, backend: Exclude<Backend, "torch">, steps
     backend,
     kernels: run.kernels?.name ?? null,
     steps,
-    stepsPerSecond: (steps - 1) / elapsed,
+    stepsPerSecond: (steps - warmup) / elapsed,
     hashShare: hashMs / (stepMs + hashMs),
-    stepMs: stepMs / (steps - 1),
-    hashMs: hashMs / (steps - 1),
-    stepCpuMs: stepCpuMs / (steps - 1),
-    hashCpuMs: hashCpuMs / (steps - 1),
+    stepMs: stepMs / (steps - warmup),
+    hashMs: hashMs / (steps - warmup),
+    stepCpuMs: stepCpuMs / (steps - warmup),
+    hashCpuMs: hashCpuMs / (steps - warmup),
     hashShareCpu: hashCpuMs / (stepCpuMs + hashCpuMs),
     firstStepSeconds,
     hashes,
@@ -210,8 +217,8 @@ function weightsBytesOf(path: string): number {
   return Math.max(...Object.entries(header).filter(([k]) => k.startsWith("param.")).map(([, v]) => v.data_offsets![1]));
 }
 
-function spawnWorker(example: string, backend: string, steps: number, out: string, threads: number): WorkerResult {
-  const r = spawnSync(process.execPath, [join(ROOT, "bench/engine.ts"), "--worker", example, backend, String(steps), out, String(threads)], { encoding: "utf8", cwd: ROOT, maxBuffer: 1 << 26 });
+function spawnWorker(example: string, backend: string, steps: number, out: string, threads: number, hashWorker = false, warmup = 1): WorkerResult {
+  const r = spawnSync(process.execPath, [join(ROOT, "bench/engine.ts"), "--worker", example, backend, String(steps), out, String(threads), hashWorker ? "hash-worker" : "inline", String(warmup)], { encoding: "utf8", cwd: ROOT, maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`worker ${example} ${backend} failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split("\n").at(-1)!) as WorkerResult;
 }
@@ -224,7 +231,7 @@ function firstDivergence(a: string[], b: string[]): number | null {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === "--worker") {
-    await worker(args[1]!, args[2] as Exclude<Backend, "torch">, Number(args[3]), args[4]!, Number(args[5] ?? 1));
+    await worker(args[1]!, args[2] as Exclude<Backend, "torch">, Number(args[3]), args[4]!, Number(args[5] ?? 1), args[6] === "hash-worker", Number(args[7] ?? 1));
     return;
   }
   if (args[0] === "--export-torch") {
@@ -241,37 +248,56 @@ async function main(): Promise<void> {
   if (!torch.ok) process.stderr.write(`bench:engine: no torch row (optional): ${torch.why}\n`);
   // pouw runs mnist-mlp (tfjs-cpu's bits) and char-transformer under bitwise-v2 (sotu-v2.json, its own bits). The first variant of
   // each model must be tfjs-cpu's: the other rows are compared with it.
-  type Variant = { backend: Backend; example: string; threads?: number };
+  // threads: matmul threads of the pouw engine; hashWorker: h(t) on one more thread (HashPipeline), as `pouw train --hash-worker`
+  type Variant = { backend: Backend; example: string; threads?: number; hashWorker?: boolean };
+  const onlyAt = args.indexOf("--only");
+  const only = new Set((onlyAt >= 0 ? args[onlyAt + 1]! : "mnist,sotu,gpt").split(","));
+  for (const o of only) if (!["mnist", "sotu", "gpt"].includes(o)) throw new Error(`--only takes a comma list of mnist, sotu, gpt; got ${o}`);
+  const reps = flag("--reps", 2);
+  if (!Number.isInteger(reps) || reps < 2) throw new Error(`--reps must be an integer >= 2 (reproducibility compares two runs), got ${reps}`);
   const mnistSteps = flag("--mnist-steps", 12);
-  const plan: { steps: number; batchSize: number; variants: Variant[] }[] = [
+  // warmup: the first steps of every run, untimed (mnist 1, as torch_mnist.py; sotu 5: the pouw char-transformer's JS
+  // elementwise kernels and wasm tiers are still warming up over its first ~5 steps, 140-290 ms against ~45 ms after)
+  type Plan = { name: string; steps: number; warmup: number; batchSize: number; variants: Variant[] };
+  const fullPlan: Plan[] = [
     {
+      name: "mnist",
       steps: mnistSteps,
+      warmup: 1,
       batchSize: 64,
       variants: [
         { backend: "cpu", example: "mnist.json" },
         { backend: "pouw", example: "mnist.json" },
         { backend: "pouw", example: "mnist-fast.json" },
+        { backend: "pouw", example: "mnist-fast.json", hashWorker: true },
         { backend: "pouw", example: "mnist-fast.json", threads: 2 },
         { backend: "wasm", example: "mnist.json" },
         ...(torch.ok ? [{ backend: "torch" as const, example: "mnist-fast.json" }] : []),
       ],
     },
     {
+      name: "sotu",
       steps: flag("--sotu-steps", 4),
+      warmup: flag("--sotu-warmup", 5),
       batchSize: 8,
-      variants: [{ backend: "cpu", example: "sotu.json" }, { backend: "wasm", example: "sotu.json" }, { backend: "pouw", example: "sotu-v2.json" }],
+      // pouw right after tfjs-cpu in each repeat: the char-transformer speed-up is taken per repeat from these two
+      // adjacent runs (same model and batches: sotu-v2.json is sotu.json with numerics bitwise-v2 and sha256-v1)
+      variants: [{ backend: "cpu", example: "sotu.json" }, { backend: "pouw", example: "sotu-v2.json" }, { backend: "wasm", example: "sotu.json" }],
     },
   ];
-  const gptSteps = flag("--gpt-steps", 30);
+  const plan = fullPlan.filter((p) => only.has(p.name));
+  const gptSteps = only.has("gpt") ? flag("--gpt-steps", 30) : 0;
   const tmp = mkdtempSync(join(tmpdir(), "pouw-bench-engine-"));
   const rows: Record<string, unknown>[] = [];
   try {
-    for (const { steps, batchSize, variants } of plan) {
+    for (const { steps: timed, warmup, batchSize, variants } of plan) {
+      // mnist: --mnist-steps counts step 1 (the torch row's convention); sotu: the timed steps come after the warm-up
+      const steps = warmup > 1 ? warmup + timed : timed;
       const runs: WorkerResult[][] = [];
       // the repeats are interleaved (variant order, then again), so a change of machine load hits every variant
-      for (let rep = 0; rep < 2; rep++) {
-        for (const [vi, { backend, example, threads = 1 }] of variants.entries()) {
-          process.stderr.write(`bench:engine ${example} ${backend} threads ${threads} run ${rep + 1}/2 (${steps} steps)\n`);
+      for (let rep = 0; rep < reps; rep++) {
+        for (const [vi, { backend, example, threads = 1, hashWorker = false }] of variants.entries()) {
+          process.stderr.write(`bench:engine ${example} ${backend} threads ${threads}${hashWorker ? " + hash worker" : ""} run ${rep + 1}/${reps} (${steps} steps)\n`);
           if (backend === "torch") {
             const exportFile = join(tmp, `torch-${example}-${steps}.bin`);
             if (rep === 0) {
@@ -279,13 +305,13 @@ async function main(): Promise<void> {
               if (e.status !== 0) throw new Error(`torch export failed: ${e.stderr}`);
             }
             (runs[vi] ??= []).push(spawnTorch(python, exportFile));
-          } else (runs[vi] ??= []).push(spawnWorker(example, backend, steps, join(tmp, `${vi}-${example}-${backend}-${rep}.safetensors`), threads));
+          } else (runs[vi] ??= []).push(spawnWorker(example, backend, steps, join(tmp, `${vi}-${example}-${backend}-${rep}.safetensors`), threads, hashWorker, warmup));
         }
       }
       const cpu = runs[0]!;
       const paramBytes = weightsBytesOf(cpu[0]!.finalCheckpoint);
       const wCpu = checkpointData(cpu[0]!.finalCheckpoint, paramBytes);
-      for (const [vi, { backend, example, threads = 1 }] of variants.entries()) {
+      for (const [vi, { backend, example, threads = 1, hashWorker = false }] of variants.entries()) {
         const r = runs[vi]!;
         const wOther = backend === "torch" ? new Float32Array(readFileSync(r[0]!.finalCheckpoint).buffer.slice(0)) : checkpointData(r[0]!.finalCheckpoint, paramBytes);
         let maxAbs = 0;
@@ -297,18 +323,23 @@ async function main(): Promise<void> {
           diff2 += d * d;
           norm2 += wCpu[i]! * wCpu[i]!;
         }
-        const best = r[0]!.stepsPerSecond >= r[1]!.stepsPerSecond ? r[0]! : r[1]!;
+        const best = r.reduce((a, b) => (b.stepsPerSecond > a.stepsPerSecond ? b : a));
         const digest = r[0]!.stateDigest;
         const cpuHashes = cpu[0]!.hashesByDigest[digest];
         const numerics = backend === "torch" ? "torch float32" : example === "sotu-v2.json" ? "bitwise-v2" : backend === "wasm" ? "tolerance" : "bitwise";
         // bitwise-v2 has its own bits: reproducible across runs is what "bitwise" means for it
         const bitwise =
           backend === "torch" ? false : numerics === "bitwise-v2" ? firstDivergence(r[0]!.hashes, r[1]!.hashes) === null : r.every((x) => firstDivergence(cpuHashes, x.hashes) === null);
+        // speed-up over tfjs-cpu per repeat (the runs of one repeat are minutes apart at most), and their median
+        const vsCpuRuns = r.map((x, i) => x.stepsPerSecond / cpu[i]!.stepsPerSecond);
+        const vsCpuMedian = [...vsCpuRuns].sort((a, b) => a - b)[Math.floor(vsCpuRuns.length / 2)]!;
         rows.push({
           model: r[0]!.model,
           engine: ENGINE_NAME[backend],
-          threads,
-          hashMode: threads > 1 ? "pipelined (worker thread)" : "inline",
+          // threads in use: the matmul threads, plus the hash worker
+          threads: threads + (threads > 1 || hashWorker ? 1 : 0),
+          matmulThreads: threads,
+          hashMode: threads > 1 || hashWorker ? `pipelined (${threads} matmul thread${threads > 1 ? "s" : ""} + hash worker)` : "inline",
           stepsPerSecond: best.stepsPerSecond,
           hashShare: best.hashShare,
           bitwise,
@@ -319,6 +350,7 @@ async function main(): Promise<void> {
           kernels: r[0]!.kernels,
           batchSize,
           steps,
+          warmupSteps: warmup,
           stepMs: best.stepMs,
           hashMs: best.hashMs,
           stepCpuMs: best.stepCpuMs,
@@ -329,6 +361,8 @@ async function main(): Promise<void> {
           hashMBPerSecond: best.stateBytes / 1e6 / (best.hashMs / 1000),
           stepsPerSecondRuns: r.map((x) => x.stepsPerSecond),
           hashShareRuns: r.map((x) => x.hashShare),
+          speedupVsCpuRuns: vsCpuRuns,
+          speedupVsCpuMedian: vsCpuMedian,
           firstStepSeconds: r[0]!.firstStepSeconds,
           reproducibleAcrossRuns: firstDivergence(r[0]!.hashes, r[1]!.hashes) === null,
           firstDivergentStateAcrossRuns: firstDivergence(r[0]!.hashes, r[1]!.hashes),
@@ -365,6 +399,10 @@ async function main(): Promise<void> {
   const pouwFast = rows.find((r) => r.engine === "pouw" && r.manifest === "examples/mnist-fast.json" && r.threads === 1);
   const torchRow = rows.find((r) => r.engine === "torch");
   const torchRatio = pouwFast && torchRow ? (pouwFast.stepsPerSecond as number) / (torchRow.stepsPerSecond as number) : null;
+  const pouwPiped = rows.find((r) => r.engine === "pouw" && r.manifest === "examples/mnist-fast.json" && r.matmulThreads === 1 && r.threads === 2);
+  const torchRatioHashWorker = pouwPiped && torchRow ? (pouwPiped.stepsPerSecond as number) / (torchRow.stepsPerSecond as number) : null;
+  const torchRatioRuns = pouwFast && torchRow ? (pouwFast.stepsPerSecondRuns as number[]).map((x, i) => x / (torchRow.stepsPerSecondRuns as number[])[i]!) : null;
+  const sotuPouw = rows.find((r) => r.engine === "pouw" && r.manifest === "examples/sotu-v2.json");
   const tfjsVersion = (JSON.parse(readFileSync(join(ROOT, "node_modules/@tensorflow/tfjs-core/package.json"), "utf8")) as { version: string }).version;
   const result = {
     bench: "engine",
@@ -375,7 +413,11 @@ async function main(): Promise<void> {
     cores: cpus().length,
     loadAverageNote: "shared 2-core build machine: other jobs ran at the same time, so absolute steps/s are lower bounds",
     torch: torch.ok ? torch.version : `absent: ${torch.why}`,
+    loadAverage: loadavg(),
     torchRatio,
+    torchRatioRuns,
+    torchRatioHashWorker,
+    charTransformerSpeedupVsCpu: sotuPouw ? sotuPouw.speedupVsCpuMedian : null,
     rows,
   };
   mkdirSync(join(ROOT, "bench/results"), { recursive: true });
@@ -386,14 +428,16 @@ async function main(): Promise<void> {
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows.map(
       (r) =>
-        `| ${r.model} (batch ${r.batchSize}) | ${r.engine} | ${r.numerics} | ${r.stateDigest} | ${r.threads} | ${r.steps} | ${(r.stepsPerSecond as number).toFixed(2)} | ${(r.stepMs as number).toFixed(1)} | ${(r.hashMs as number).toFixed(2)} | ${(r.hashMBPerSecond as number).toFixed(0)} | ${((r.hashShare as number) * 100).toFixed(1)}% | ${((r.hashShareCpu as number) * 100).toFixed(1)}% | ${r.reproducibleAcrossRuns === null ? "not measured (one run)" : r.reproducibleAcrossRuns ? "yes" : `no (state ${r.firstDivergentStateAcrossRuns})`} | ${r.numerics === "bitwise-v2" ? "n/a (own bits)" : r.engine === "torch" ? "no (torch's own float32 order)" : r.bitwise ? "yes" : `no (from state ${r.firstDivergentStateVsCpu})`} | ${r.finalWeightsMaxAbsDiffVsCpu === undefined ? "n/a" : (r.finalWeightsMaxAbsDiffVsCpu as number).toExponential(2)} |`,
+        `| ${r.model} (batch ${r.batchSize}) | ${r.engine} | ${r.numerics} | ${r.stateDigest} | ${r.threads}${r.hashMode && r.hashMode !== "inline" ? ` (${r.hashMode})` : ""} | ${r.steps} | ${(r.stepsPerSecond as number).toFixed(2)} | ${(r.stepMs as number).toFixed(1)} | ${(r.hashMs as number).toFixed(2)} | ${(r.hashMBPerSecond as number).toFixed(0)} | ${((r.hashShare as number) * 100).toFixed(1)}% | ${((r.hashShareCpu as number) * 100).toFixed(1)}% | ${r.reproducibleAcrossRuns === null ? "not measured (one run)" : r.reproducibleAcrossRuns ? "yes" : `no (state ${r.firstDivergentStateAcrossRuns})`} | ${r.numerics === "bitwise-v2" ? "n/a (own bits)" : r.engine === "torch" ? "no (torch's own float32 order)" : r.bitwise ? "yes" : `no (from state ${r.firstDivergentStateVsCpu})`} | ${r.finalWeightsMaxAbsDiffVsCpu === undefined ? "n/a" : (r.finalWeightsMaxAbsDiffVsCpu as number).toExponential(2)} |`,
     ),
   ];
   const ratioLine =
     torchRatio === null
       ? `no torch row (${torch.ok ? "not run" : torch.why})`
       : `mnist-mlp batch 64, step + hash, 1 thread: pouw ${(pouwFast!.stepsPerSecond as number).toFixed(1)} steps/s = ${(100 * torchRatio).toFixed(0)}% of torch ${torch.ok ? torch.version : ""} ${(torchRow!.stepsPerSecond as number).toFixed(1)} steps/s (target >= 50%)`;
-  process.stdout.write(table.join("\n") + `\n\n${ratioLine}\nwrote bench/results/engine.json\n`);
+  const sotuLine = sotuPouw ? `char-transformer batch 8: pouw (sotu-v2.json) / tfjs-cpu (sotu.json) per repeat ${(sotuPouw.speedupVsCpuRuns as number[]).map((x) => x.toFixed(1) + "x").join(", ")}, median ${(sotuPouw.speedupVsCpuMedian as number).toFixed(1)}x (target >= 10x)\n` : "";
+  const pipedLine = torchRatioHashWorker === null ? "" : `with the hash on a worker (2 threads): pouw ${(pouwPiped!.stepsPerSecond as number).toFixed(1)} steps/s = ${(100 * torchRatioHashWorker).toFixed(0)}% of torch, the step thread waits ${(100 * (pouwPiped!.hashShare as number)).toFixed(1)}% of its time for the hash (target <= 10%)\n`;
+  process.stdout.write(table.join("\n") + `\n\n${ratioLine}\n${pipedLine}${sotuLine}load average at the end ${loadavg().map((x) => x.toFixed(2)).join(" ")}\nwrote bench/results/engine.json\n`);
 }
 
 await main();

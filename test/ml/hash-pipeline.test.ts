@@ -1,7 +1,11 @@
 import { expect } from "chai";
-import { HashPipeline } from "../../verifier/src/ml/hash-pipeline.ts";
+import { HashPipeline, IDLE_POLLS, POLL_MS } from "../../verifier/src/ml/hash-pipeline.ts";
 import { createRun, offlineSalt, parseManifest, type Run, type TrainState } from "../../verifier/src/ml/index.ts";
-import { exampleJson } from "./helpers.ts";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { readTraceFile } from "../../verifier/src/ml/index.ts";
+import { runPouw } from "../cli/in-process.ts";
+import { exampleJson, ROOT, tempDir } from "./helpers.ts";
 import fixed from "./tiny-keccak-vectors.json" with { type: "json" };
 
 async function states(manifest: Record<string, unknown>, steps: number): Promise<{ run: Run; states: TrainState[] }> {
@@ -44,6 +48,21 @@ describe("ml/hash-pipeline: state hashes on a worker thread are Run.stateHashOf'
     expect(other.next()).to.not.equal(run.stateHashOf(s[1]!));
   });
 
+  it("a worker that went to sleep after IDLE_POLLS empty polls is woken by the next submit (not only found by polling)", async () => {
+    const { run, states: s } = await states(exampleJson("tiny.json"), 2);
+    const pipe = new HashPipeline(run.stateDigest, run.jobId, 1);
+    pipes.push(pipe);
+    pipe.submit(s[0]!);
+    expect(pipe.next()).to.equal(fixed.stateHashes[0]);
+    // IDLE_POLLS x POLL_MS = 20 ms of polling, then the worker waits for a notify
+    await new Promise((r) => setTimeout(r, 30 * IDLE_POLLS * POLL_MS));
+    expect(pipe.workerSleeping, "the idle worker sleeps").to.equal(true);
+    pipe.submit(s[1]!);
+    expect(pipe.next()).to.equal(fixed.stateHashes[1]);
+    pipe.submit(s[2]!);
+    expect(pipe.next()).to.equal(fixed.stateHashes[2]);
+  });
+
   it("refuses next() with nothing submitted and a submit beyond its depth", async () => {
     const { run, states: s } = await states(exampleJson("tiny.json"), 1);
     const pipe = new HashPipeline(run.stateDigest, run.jobId, 1);
@@ -53,5 +72,18 @@ describe("ml/hash-pipeline: state hashes on a worker thread are Run.stateHashOf'
     expect(() => pipe.submit(s[1]!)).to.throw(RangeError, /hash pipeline full/);
     expect(pipe.next()).to.equal(fixed.stateHashes[0]);
     expect(() => new HashPipeline(run.stateDigest, run.jobId, 0)).to.throw(RangeError);
+  });
+
+  it("pouw train --hash-worker (1 matmul thread, the hash on a worker) writes the fixed state hashes of examples/tiny.json", async () => {
+    const dir = await tempDir("hash-worker");
+    try {
+      const out = join(dir, "hw");
+      const r = await runPouw(["train", "--manifest", join(ROOT, "examples/tiny.json"), "--out", out, "--hash-worker"]);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stdout).to.contain("engine pouw (hash worker)");
+      expect((await readTraceFile(join(out, "trace.json"))).stateHashes).to.deep.equal(fixed.stateHashes);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

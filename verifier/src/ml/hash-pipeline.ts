@@ -9,6 +9,14 @@
  *
  * Synchronous like the rest of the step loop: jobs go through a MessagePort read with receiveMessageOnPort,
  * completion through Atomics on a shared control word. The worker is unref'd; `close()` ends it.
+ *
+ * NOTE: submit() does not wake the worker with Atomics.notify while the worker is polling (every POLL_MS,
+ * for up to IDLE_POLLS polls after its last job; then it sleeps until notified, SLEEPING = 1). Measured on
+ * the 2-core machine (mnist-fast.json, 1 step thread + this worker): a notify per step took 0.7-1.1 ms of
+ * the step thread's time, about one whole sha256 of the state, because Linux runs the woken thread on the
+ * waker's core (wake-affine) and it preempts the step thread there; the step loop then waited ~20% of its
+ * time, as much as hashing inline. With the worker waking itself on a timer, submit() costs the copy
+ * (~0.15-0.3 ms), 5-8% of step + hash (docs/engine.md "State digest").
  */
 import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import { bytesToHex, type Hex } from "viem";
@@ -22,11 +30,16 @@ const REQ = 0;
 const DONE = 1;
 const FAILED = 2;
 const READY = 3;
+const SLEEPING = 4;
+
+/** The worker's poll interval (ms) while jobs keep coming, and how many empty polls before it sleeps (~20 ms). */
+export const POLL_MS = 0.25;
+export const IDLE_POLLS = 80;
 
 export class HashPipeline {
   private readonly worker: Worker;
   private readonly port: MessagePort;
-  private readonly ctrl = new Int32Array(new SharedArrayBuffer(16));
+  private readonly ctrl = new Int32Array(new SharedArrayBuffer(32));
   private readonly results: Uint8Array;
   private data: SharedArrayBuffer | null = null;
   private sent: SharedArrayBuffer | null = null;
@@ -44,12 +57,17 @@ export class HashPipeline {
     this.results = new Uint8Array(new SharedArrayBuffer(32 * depth));
     const { port1, port2 } = new MessageChannel();
     this.worker = new Worker(new URL("./hash-worker.ts", import.meta.url), {
-      workerData: { ctrl: this.ctrl.buffer, results: this.results.buffer, port: port2, scheme, jobId: jobId.toString() },
+      workerData: { ctrl: this.ctrl.buffer, results: this.results.buffer, port: port2, scheme, jobId: jobId.toString(), pollMs: POLL_MS, idlePolls: IDLE_POLLS },
       transferList: [port2],
     });
     this.worker.unref();
     port1.unref();
     this.port = port1;
+  }
+
+  /** Whether the worker is asleep (idle past IDLE_POLLS polls), so the next submit() notifies it. */
+  get workerSleeping(): boolean {
+    return Atomics.load(this.ctrl, SLEEPING) !== 0;
   }
 
   /** Hashes submitted and not yet taken. */
@@ -86,7 +104,8 @@ export class HashPipeline {
     this.queue.push(state.step);
     this.port.postMessage(job);
     Atomics.store(this.ctrl, REQ, this.seq);
-    Atomics.notify(this.ctrl, REQ);
+    // a polling worker finds the job by itself (see the header); only a sleeping one is woken
+    if (Atomics.load(this.ctrl, SLEEPING) !== 0) Atomics.notify(this.ctrl, REQ);
   }
 
   /** h(t) of the oldest submitted state not yet taken (blocks until the worker has it). */

@@ -4,7 +4,7 @@ import { hexToBytes } from "viem";
 import { tensorStateHash, type StateDigest } from "../trace/digest.ts";
 import type { HashJob } from "./hash-pipeline.ts";
 
-const w = workerData as { ctrl: SharedArrayBuffer; results: SharedArrayBuffer; port: MessagePort; scheme: StateDigest; jobId: string };
+const w = workerData as { ctrl: SharedArrayBuffer; results: SharedArrayBuffer; port: MessagePort; scheme: StateDigest; jobId: string; pollMs: number; idlePolls: number };
 const ctrl = new Int32Array(w.ctrl);
 const results = new Uint8Array(w.results);
 const jobId = BigInt(w.jobId);
@@ -19,7 +19,16 @@ function serve(): void {
   Atomics.store(ctrl, 3, 1);
   Atomics.notify(ctrl, 3);
   for (;;) {
-    Atomics.wait(ctrl, 0, seen);
+    // poll on a timer while jobs keep coming (no notify from the step thread: hash-pipeline.ts header), then
+    // sleep until notified: SLEEPING (4) is set before the wait, so a job stored after it is either seen by
+    // the wait (REQ changed: it returns at once) or followed by the submitter's notify
+    let polls = 0;
+    while (Atomics.load(ctrl, 0) === seen && polls++ < w.idlePolls) Atomics.wait(ctrl, 0, seen, w.pollMs);
+    if (Atomics.load(ctrl, 0) === seen) {
+      Atomics.store(ctrl, 4, 1);
+      Atomics.wait(ctrl, 0, seen);
+      Atomics.store(ctrl, 4, 0);
+    }
     seen = Atomics.load(ctrl, 0);
     for (let msg = receiveMessageOnPort(w.port); msg; msg = receiveMessageOnPort(w.port)) {
       const job = msg.message as HashJob;

@@ -36,6 +36,12 @@ export type TrainOptions = {
    * (full-copy and steer return theirs anyway: they hold every state).
    */
   keepStepStates?: boolean;
+  /**
+   * Hash h(t) on a worker thread while step t+1 runs (hash-pipeline.ts; the same bits). Default: on when the
+   * run has more than one matmul thread. On a 1-thread run it is the 2-thread configuration of a 2-core
+   * machine: one core steps, the other hashes (`pouw train --hash-worker`).
+   */
+  hashWorker?: boolean;
 };
 
 export type TrainResult = { trace: TraceFile; tracePath: string; finalState: TrainState | undefined; stepStateCids?: string[] };
@@ -101,7 +107,7 @@ export async function train(run: Run, options: TrainOptions): Promise<TrainResul
   const stepStateCids: string[] | undefined = options.keepStepStates ? [] : undefined;
 
   // with threads, h(t) is computed on a worker while step t+1 runs (hash-pipeline.ts: the same function, the same bits)
-  const pipe = run.threads > 1 ? new HashPipeline(run.stateDigest, run.jobId) : null;
+  const pipe = (options.hashWorker ?? run.threads > 1) ? new HashPipeline(run.stateDigest, run.jobId) : null;
   try {
     for (let seg = 0; seg * K < steps; seg++) {
       const checkpointCid = await store.put(run.checkpointBytes(state));

@@ -1,6 +1,6 @@
 /**
  * `pouw train --manifest M --out DIR [--strategy S] [--job-id N] [--salt 0x.. | --chain-id N --market 0x..]
- *   [--base-store DIR] [--step-states] [--engine pouw|cpu|wasm] [--threads N] [--no-evaluate]`:
+ *   [--base-store DIR] [--step-states] [--engine pouw|cpu|wasm] [--threads N] [--hash-worker] [--no-evaluate]`:
  * train a job (or run a cheat strategy) and write DIR/trace.json, DIR/store/<cid> checkpoints and
  * DIR/final.safetensors; with --step-states also every step's checkpoint and DIR/steps.json (what the
  * magnitude and tolerance checks ask a provider to serve). The data order derives from the job's salt
@@ -35,8 +35,9 @@ export function registerTrain(program: Command): void {
     .option("--step-states", "also store every step's checkpoint and write <out>/steps.json (served to the magnitude and tolerance checks; one checkpoint per step on disk)")
     .option("--engine <name>", "pouw (own wasm kernels) | cpu (tfjs-cpu) | wasm (tfjs-wasm, numerics tolerance only); default: the manifest's default engine (mnist-mlp and numerics bitwise-v2: pouw, other char-transformer: cpu)")
     .option("--threads <n>", "matmul threads of the pouw engine (1..64, default 1); the bits do not depend on it")
+    .option("--hash-worker", "hash each state on a worker thread while the next step runs (the same hashes; default on with --threads > 1)")
     .option("--no-evaluate", "skip the held-out evaluation of the final state (trace.json then has no evaluation)")
-    .action(async (opts: { manifest: string; out: string; strategy: string; jobId: string; baseStore?: string; stepStates?: boolean; engine?: string; threads?: string; evaluate: boolean } & SaltFlags) => {
+    .action(async (opts: { manifest: string; out: string; strategy: string; jobId: string; baseStore?: string; stepStates?: boolean; engine?: string; threads?: string; hashWorker?: boolean; evaluate: boolean } & SaltFlags) => {
       if (!/^(0|[1-9][0-9]*)$/.test(opts.jobId) || BigInt(opts.jobId) >= 1n << 256n) throw new InputError(`--job-id must be a uint256 decimal, got ${JSON.stringify(opts.jobId)}`);
       const jobId = BigInt(opts.jobId);
       const { salt, source } = saltFromFlags(opts, jobId);
@@ -72,6 +73,7 @@ export function registerTrain(program: Command): void {
           onStep: report.update,
           keepStepStates: opts.stepStates === true,
           evaluate: opts.evaluate,
+          ...(opts.hashWorker ? { hashWorker: true } : {}),
         });
       } finally {
         process.removeListener("SIGINT", onInterrupt);
@@ -80,7 +82,7 @@ export function registerTrain(program: Command): void {
       }
       const t = result.trace;
       const lines = [
-        `manifest ${t.manifestHash}  job ${t.jobId}  strategy ${t.strategy}  engine ${run.backend}${run.threads > 1 ? ` (${run.threads} threads)` : ""}  state digest ${run.stateDigest}`,
+        `manifest ${t.manifestHash}  job ${t.jobId}  strategy ${t.strategy}  engine ${run.backend}${run.threads > 1 ? ` (${run.threads} threads)` : ""}${opts.hashWorker && run.threads === 1 ? " (hash worker)" : ""}  state digest ${run.stateDigest}`,
         `salt ${t.salt} (${source === "offline" ? "offline: chain 0, no market" : source === "chain" ? `chain ${opts.chainId}, market ${opts.market}` : "--salt"})`,
         `${t.steps} steps in ${t.segments.length} segments, ${t.wallSeconds.toFixed(1)} s (${(t.steps / t.wallSeconds).toFixed(2)} steps/s)`,
         `final loss ${(t.stepLossE6[t.stepLossE6.length - 1]! / 1e6).toFixed(4)}, compute saved ${(100 * t.compute.savedFraction).toFixed(1)}%`,

@@ -9,14 +9,27 @@
   (memory (export "memory") 1)
 
   ;; dst[r*cols + c] = f64(src[r*rs + c*cs]) for r < rows, c < cols (strides in elements).
-  ;; Widening float32 -> float64 is exact, so packing changes no value, only the layout.
+  ;; Widening float32 -> float64 is exact, so packing changes no value, only the layout. Contiguous rows
+  ;; (cs = 1) widen four elements per f32x4 load (two f64x2.promote_low_f32x4), the rest one by one.
   (func $pack (param $src i32) (param $dst i32) (param $rows i32) (param $cols i32) (param $rs i32) (param $cs i32)
-    (local $r i32) (local $c i32) (local $row i32)
+    (local $r i32) (local $c i32) (local $row i32) (local $c4 i32) (local $v v128)
+    (if (i32.eq (local.get $cs) (i32.const 1))
+      (then (local.set $c4 (i32.and (local.get $cols) (i32.const -4)))))
     (block $rdone
       (loop $rloop
         (br_if $rdone (i32.ge_u (local.get $r) (local.get $rows)))
         (local.set $row (i32.add (local.get $src) (i32.shl (i32.mul (local.get $r) (local.get $rs)) (i32.const 2))))
         (local.set $c (i32.const 0))
+        (block $vdone
+          (loop $vloop
+            (br_if $vdone (i32.ge_u (local.get $c) (local.get $c4)))
+            (local.set $v (v128.load (i32.add (local.get $row) (i32.shl (local.get $c) (i32.const 2)))))
+            (v128.store offset=0 (local.get $dst) (f64x2.promote_low_f32x4 (local.get $v)))
+            (v128.store offset=16 (local.get $dst)
+              (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v))))
+            (local.set $dst (i32.add (local.get $dst) (i32.const 32)))
+            (local.set $c (i32.add (local.get $c) (i32.const 4)))
+            (br $vloop)))
         (block $cdone
           (loop $cloop
             (br_if $cdone (i32.ge_u (local.get $c) (local.get $cols)))
@@ -26,19 +39,18 @@
             (local.set $c (i32.add (local.get $c) (i32.const 1)))
             (br $cloop)))
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
-        (br $rloop))))
-
-  ;; C[M,N] += A . B in tfjs-cpu's order (reference.ts matmulRef); C must arrive zeroed.
+        (br $rloop))))  ;; C[M,N] += A . B in tfjs-cpu's order (reference.ts matmulRef); C must arrive zeroed.
   ;; A[i,k] = a[i*aRow + k*aInner], B[k,j] = b[k*bInner + j*bCol] (float32, strides in elements).
   ;; pa, pb: scratch for A as float64 [M,K] and B as float64 [K,N], 16-byte aligned.
   ;; INVARIANT: per element C[i,j], for each 48-block of k in ascending order: a float64 sum from
   ;; +0.0 over the block's k ascending, then C[i,j] = f32(f64(C[i,j]) + sum). Each f64x2 lane is one
   ;; output column and each accumulator one (row, column pair), so the register tiling (2 rows x 8
-  ;; columns, then 1 x 8, 1 x 2, 1 x 1) changes no element's arithmetic.
+  ;; columns, then 1 x 8, 1 x 2, 1 x 1) and the order in which a k block visits the elements (64-column
+  ;; chunks, then the column tails) change no element's arithmetic.
   (func (export "matmul")
     (param $a i32) (param $b i32) (param $c i32) (param $M i32) (param $K i32) (param $N i32)
     (param $aRow i32) (param $aInner i32) (param $bInner i32) (param $bCol i32) (param $pa i32) (param $pb i32)
-    (local $k0 i32) (local $kEnd i32) (local $i i32) (local $j8 i32) (local $bstride i32) (local $astride i32) (local $cstride i32)
+    (local $k0 i32) (local $kEnd i32) (local $i i32) (local $j8 i32) (local $jc i32) (local $jcEnd i32) (local $bstride i32) (local $astride i32) (local $cstride i32)
     (call $pack (local.get $a) (local.get $pa) (local.get $M) (local.get $K) (local.get $aRow) (local.get $aInner))
     (call $pack (local.get $b) (local.get $pb) (local.get $K) (local.get $N) (local.get $bInner) (local.get $bCol))
     (local.set $bstride (i32.shl (local.get $N) (i32.const 3)))
@@ -50,14 +62,31 @@
         (br_if $k0done (i32.ge_u (local.get $k0) (local.get $K)))
         (local.set $kEnd (i32.add (local.get $k0) (i32.const 48)))
         (if (i32.gt_u (local.get $kEnd) (local.get $K)) (then (local.set $kEnd (local.get $K))))
+        ;; columns in chunks of 64 (the block's rows of packed B: 48 x 64 x 8 = 24 KiB, which stays in L1
+        ;; while every row pair of A passes over it), then the column tails of every row
+        (local.set $jc (i32.const 0))
+        (block $jcdone
+          (loop $jcloop
+            (br_if $jcdone (i32.ge_u (local.get $jc) (local.get $j8)))
+            (local.set $jcEnd (i32.add (local.get $jc) (i32.const 64)))
+            (if (i32.gt_u (local.get $jcEnd) (local.get $j8)) (then (local.set $jcEnd (local.get $j8))))
+            (local.set $i (i32.const 0))
+            (block $idone
+              (loop $iloop
+                (br_if $idone (i32.gt_u (i32.add (local.get $i) (i32.const 2)) (local.get $M)))
+                (call $rows2x8
+                  (i32.add (local.get $pa) (i32.mul (local.get $i) (local.get $astride)))
+                  (i32.add (local.get $c) (i32.mul (local.get $i) (local.get $cstride)))
+                  (local.get $astride) (local.get $cstride) (local.get $pb) (local.get $k0) (local.get $kEnd)
+                  (local.get $jc) (local.get $jcEnd) (local.get $bstride))
+                (local.set $i (i32.add (local.get $i) (i32.const 2)))
+                (br $iloop)))
+            (local.set $jc (local.get $jcEnd))
+            (br $jcloop)))
         (local.set $i (i32.const 0))
-        (block $idone
-          (loop $iloop
-            (br_if $idone (i32.gt_u (i32.add (local.get $i) (i32.const 2)) (local.get $M)))
-            (call $rows2x8
-              (i32.add (local.get $pa) (i32.mul (local.get $i) (local.get $astride)))
-              (i32.add (local.get $c) (i32.mul (local.get $i) (local.get $cstride)))
-              (local.get $astride) (local.get $cstride) (local.get $pb) (local.get $k0) (local.get $kEnd) (local.get $j8) (local.get $bstride))
+        (block $tdone
+          (loop $tloop
+            (br_if $tdone (i32.gt_u (i32.add (local.get $i) (i32.const 2)) (local.get $M)))
             (call $rowTail
               (i32.add (local.get $pa) (i32.mul (local.get $i) (local.get $astride)))
               (i32.add (local.get $c) (i32.mul (local.get $i) (local.get $cstride)))
@@ -67,7 +96,7 @@
               (i32.add (local.get $c) (i32.mul (i32.add (local.get $i) (i32.const 1)) (local.get $cstride)))
               (local.get $pb) (local.get $k0) (local.get $kEnd) (local.get $j8) (local.get $N) (local.get $bstride))
             (local.set $i (i32.add (local.get $i) (i32.const 2)))
-            (br $iloop)))
+            (br $tloop)))
         (if (i32.lt_u (local.get $i) (local.get $M))
           (then
             (call $row1x8
@@ -81,14 +110,15 @@
         (local.set $k0 (i32.add (local.get $k0) (i32.const 48)))
         (br $k0loop))))
 
-  ;; Columns 0..j8-1 (j8 a multiple of 8) of rows i and i+1 for the k block [k0, kEnd): eight f64x2
+  ;; Columns j0..j8-1 (both multiples of 8) of rows i and i+1 for the k block [k0, kEnd): eight f64x2
   ;; accumulators, each B load shared by both rows. ar0/cr0: row i of packed A and of C; as/cs: row strides.
   (func $rows2x8 (param $ar0 i32) (param $cr0 i32) (param $as i32) (param $cs i32) (param $pb i32)
-    (param $k0 i32) (param $kEnd i32) (param $j8 i32) (param $bstride i32)
+    (param $k0 i32) (param $kEnd i32) (param $j0 i32) (param $j8 i32) (param $bstride i32)
     (local $j i32) (local $k i32) (local $ap i32) (local $bp i32) (local $cp i32)
     (local $x0 v128) (local $x1 v128) (local $bv v128)
     (local $p0 v128) (local $p1 v128) (local $p2 v128) (local $p3 v128)
     (local $q0 v128) (local $q1 v128) (local $q2 v128) (local $q3 v128)
+    (local.set $j (local.get $j0))
     (block $jdone
       (loop $jloop
         (br_if $jdone (i32.ge_u (local.get $j) (local.get $j8)))
