@@ -54,6 +54,9 @@ const ROWS: { attack: string; run: () => Promise<Row> }[] = [
   { attack: "13 unauditable job in front of the bots", run: poisonJobInFrontOfBots },
   { attack: "14 sybil dispute ahead of the bots", run: sybilDisputeBeforeBots },
   { attack: "15 concede after the reveals", run: game.concedeAfterReveals },
+  { attack: "16 lock too small to pay the panel", run: game.lockCannotPayPanel },
+  { attack: "17 panel re-roll by lapsing seeds", run: game.panelReroll },
+  { attack: "18 tie from a silent honest member", run: game.tieFromSilentMember },
   ...(
     [
       ["skip", "skip:0.25"],

@@ -43,6 +43,7 @@ contract DisputeGame is IDisputeGame {
         uint8 validVotes;
         uint8 faultVotes;
         bool panelDrawn;
+        uint8 reseeds;
         uint128 fees;
         // slots 5, 6
         bytes32 hPrev;
@@ -63,6 +64,10 @@ contract DisputeGame is IDisputeGame {
 
     /// @notice Largest panel (votes are counted in uint8; forfeits loop over the panel).
     uint256 public constant MAX_PANEL = 15;
+    /// @notice How many times a dispute's seed block may be re-anchored after it left blockhash range. Each reseed is a
+    /// fresh panel draw that whoever let the seed lapse can wait for; more than one would let a party re-roll the panel
+    /// until its own auditors are drawn, simply by waiting out each seed while the honest bots are offline.
+    uint256 public constant MAX_RESEEDS = 1;
     /// @notice Forfeits without a majority to credit go here (never claimed: burned), and the bonds of wrong challenges
     /// of a segment's first step are sent here.
     address public constant BURN_ADDRESS = 0x000000000000000000000000000000000000dEaD;
@@ -107,6 +112,9 @@ contract DisputeGame is IDisputeGame {
     mapping(address challenger => mapping(bytes32 commitment => uint256 blockNumber)) private _challengeCommits;
     /// @dev Sum of the undistributed reward pools (held by this contract besides bonds, fees and credits).
     uint256 private _pooled;
+    /// @dev The last dispute on (job, step) that ended in a tie of revealed votes: its revealers are judged by the next
+    /// decided outcome on the same step (a tie is no verdict on them, the step's truth is).
+    mapping(uint256 jobId => mapping(uint256 step => uint256 disputeId)) private _tiedByStep;
 
     constructor(
         IJobMarket market_,
@@ -241,6 +249,10 @@ contract DisputeGame is IDisputeGame {
         uint256[4] memory signals = [commitW, commitWNext, commitBatch, terms.lr];
         if (!_verifier.verifyProof(pA, pB, pC, signals)) revert DisputeGameInvalidProof(disputeId);
         _settle(disputeId, d, Outcome.Proven);
+        // INVARIANT: a vote the proof shows wrong forfeits whenever the proof lands. A proof after the reveals would
+        // otherwise spare every member that revealed Fault (Proven counts no vote), so a challenger's own members could
+        // vote Fault for free against a provider that proves; members that had not revealed yet are not judged.
+        if (d.panelDrawn) _judge(disputeId, d.panel, Vote.Valid, false);
     }
 
     // ---------------------------------------------------------------- panel
@@ -324,6 +336,10 @@ contract DisputeGame is IDisputeGame {
         if (d.faultVotes > d.validVotes) outcome = Outcome.PanelFault;
         else if (d.validVotes > d.faultVotes) outcome = Outcome.PanelValid;
         else outcome = Outcome.NoDecision;
+        // INVARIANT: a tie of revealed votes is no verdict, so it stays NoDecision (deciding it either way would let one
+        // party's member plus one silent honest member decide the dispute), but its revealers are judged by the next
+        // decided outcome on the same step: a member that forced the tie with a wrong vote forfeits then.
+        if (outcome == Outcome.NoDecision && d.validVotes != 0) _tiedByStep[d.jobId][d.step] = disputeId;
         _settle(disputeId, d, outcome);
         _penalize(disputeId, d, outcome);
     }
@@ -449,6 +465,11 @@ contract DisputeGame is IDisputeGame {
     }
 
     /// @inheritdoc IDisputeGame
+    function tiedDisputeOf(uint256 jobId, uint256 step) external view returns (uint256) {
+        return _tiedByStep[jobId][step];
+    }
+
+    /// @inheritdoc IDisputeGame
     function circuitTerms(uint256 jobId) external view returns (CircuitTerms memory) {
         return _terms[jobId];
     }
@@ -476,6 +497,11 @@ contract DisputeGame is IDisputeGame {
     /// @inheritdoc IDisputeGame
     function params() external view returns (Params memory) {
         return _params;
+    }
+
+    /// @inheritdoc IDisputeGame
+    function panelFees() external view returns (uint256) {
+        return _panelFees();
     }
 
     /// @notice The JobMarket whose jobs are disputed.
@@ -646,8 +672,16 @@ contract DisputeGame is IDisputeGame {
             // NOTE: more than 256 blocks since the seed block: its hash is gone. Re-anchoring to a new future block
             // keeps the seed unpredictable at the time it is fixed.
             if (reseed && block.timestamp <= d.commitDeadline) {
+                // INVARIANT: a dispute sees at most 1 + MAX_RESEEDS seeds. Whoever is online when a seed lapses chooses
+                // between drawing its panel and letting it lapse, so unlimited reseeds would let a party re-roll the
+                // panel until its own auditors hold it; past the limit the dispute has no panel (NoDecision).
+                if (d.reseeds >= MAX_RESEEDS) revert DisputeGameSeedExpired(disputeId, d.seedBlock, d.reseeds);
                 uint64 next = uint64(block.number + _params.seedDelayBlocks);
                 d.seedBlock = next;
+                unchecked {
+                    // bound: reseeds < MAX_RESEEDS (checked above)
+                    ++d.reseeds;
+                }
                 emit PanelReseeded(disputeId, next);
             }
             return false;
@@ -690,8 +724,7 @@ contract DisputeGame is IDisputeGame {
         // challenger; except a wrong challenge of a segment's first step, whose bond is burned. That step is where a
         // withheld start checkpoint is challenged (the panel votes Fault on content it cannot fetch), so a provider
         // that withholds until a bot challenges and then publishes would collect the bond: the burn leaves it nothing
-        // to gain, and the challenger loses the bond as on any other wrong challenge (docs/disputes.md, data
-        // availability).
+        // to gain; the challenger loses the bond as on any other wrong challenge (docs/disputes.md, availability).
         if (challengerWrong && outcome == Outcome.PanelValid && _atSegmentStart(d)) {
             emit BondBurned(disputeId, bond);
             _bondToken.safeTransfer(BURN_ADDRESS, bond);
@@ -700,6 +733,7 @@ contract DisputeGame is IDisputeGame {
         }
         uint256 shares = _openCount[jobId];
         _openCount[jobId] = shares - 1;
+        if (outcome != Outcome.Superseded && outcome != Outcome.NoDecision) _judgeTie(d, fault ? Vote.Fault : Vote.Valid);
         if (outcome == Outcome.Superseded) {
             // INVARIANT: a dispute that was open when its job faulted costs its challenger nothing (bond and every fee
             // back) and takes an equal part of the pooled challenger share.
@@ -794,23 +828,42 @@ contract DisputeGame is IDisputeGame {
         return Vote.None;
     }
 
-    /// @dev Meta-audit: members who revealed against the majority, and silent members, forfeit up to panelForfeit of
-    /// their auditor bond, split among the majority; with no majority, silent members' forfeits are burned.
+    /// @dev Meta-audit of a counted panel: members who revealed against the majority, and silent members, forfeit up to
+    /// panelForfeit of their auditor bond, split among the majority; with no majority, silent members' forfeits are
+    /// burned.
     function _penalize(uint256 disputeId, Dispute storage d, Outcome outcome) private {
         if (!d.panelDrawn || outcome == Outcome.Superseded) return;
-        address[] memory panel = d.panel;
-        Vote majority = _majority(outcome);
+        _judge(disputeId, d.panel, _majority(outcome), true);
+    }
+
+    /// @dev The dispute on the same (job, step) that last ended in a tie, if any (with the same leaves: they are the
+    /// provider's committed ones, never rewritten), is judged by `truth` now that the step is decided: its revealers on
+    /// the wrong side forfeit to those on the right side (its silent members forfeited at the tie already).
+    function _judgeTie(Dispute storage d, Vote truth) private {
+        uint256 tiedId = _tiedByStep[d.jobId][d.step];
+        if (tiedId == 0) return;
+        delete _tiedByStep[d.jobId][d.step];
+        Dispute storage t = _disputes[tiedId];
+        if (t.hPrev != d.hPrev || t.hStep != d.hStep) return;
+        emit TieJudged(tiedId, truth);
+        _judge(tiedId, t.panel, truth, false);
+    }
+
+    /// @dev Forfeits of dispute `disputeId`'s panel against `truth` (None: no majority): a member that revealed another
+    /// vote than `truth`, and a silent member when `silentForfeits`, forfeits min(panelForfeit, bond), split among the
+    /// members that revealed `truth` (the first also takes the rounding remainder), burned when there are none.
+    function _judge(uint256 disputeId, address[] memory panel, Vote truth, bool silentForfeits) private {
+        uint256 forfeit = _params.panelForfeit;
+        if (forfeit == 0) return;
         address[] memory winners = new address[](panel.length);
         uint256 nWinners;
         for (uint256 i; i < panel.length; ++i) {
-            if (majority != Vote.None && _ballots[disputeId][panel[i]].vote == majority) winners[nWinners++] = panel[i];
+            if (truth != Vote.None && _ballots[disputeId][panel[i]].vote == truth) winners[nWinners++] = panel[i];
         }
-        uint256 forfeit = _params.panelForfeit;
-        if (forfeit == 0) return;
         for (uint256 i; i < panel.length; ++i) {
             Vote v = _ballots[disputeId][panel[i]].vote;
-            // Revealed members keep their bond when there is no majority; majority members always do.
-            if (v != Vote.None && (majority == Vote.None || v == majority)) continue;
+            bool wrong = v == Vote.None ? silentForfeits : truth != Vote.None && v != truth;
+            if (!wrong) continue;
             uint256 bond = _registry.auditorOf(panel[i]).bond;
             uint256 amount = forfeit < bond ? forfeit : bond;
             if (amount == 0) continue;

@@ -13,7 +13,14 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 /// @notice Unit and fuzz tests of DisputeGame: every path, every deadline and every custom error. Real Groth16
 /// proofs are tested in test/dispute/ (Mocha, proved with verifier/src/zk); here the generated verifier rejects
 /// forged ones.
+/// @dev Foundry's mockCall cheatcode (supported by Hardhat's Solidity test runner).
+// solhint-disable-next-line interface-starts-with-i
+interface VmMock {
+    function mockCall(address callee, bytes calldata data, bytes calldata returnData) external;
+}
+
 contract DisputeGameTest is TestBase, DisputeFixture {
+    VmMock internal constant VMM = VmMock(address(uint160(uint256(keccak256("hevm cheat code")))));
     uint256 internal constant HONEST = type(uint256).max;
     IDisputeGame.Vote internal constant VALID = IDisputeGame.Vote.Valid;
     IDisputeGame.Vote internal constant FAULT = IDisputeGame.Vote.Fault;
@@ -654,6 +661,67 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         game.prove(id, weights(1, 0), weights(2, 1), _batch(2), bp, a, b, a);
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameBadBatchProof.selector, id, 2));
         game.prove(id, weights(1, 0), weights(2, 0), _batch(3), bp, a, b, a);
+    }
+
+    /// @dev Makes the development verifier accept any proof: what a real proof would do (real proofs are checked in
+    /// test/dispute/, Mocha); this file tests the settlement around it.
+    function _acceptAnyProof() internal {
+        VMM.mockCall(address(verifier), abi.encodeWithSelector(IStepVerifier.verifyProof.selector), abi.encode(true));
+    }
+
+    function _prove(uint256 id) internal {
+        uint256[2] memory a;
+        uint256[2][2] memory b;
+        game.prove(id, weights(1, 0), weights(2, 0), _batch(2), proof(_batchLeaves(), 1), a, b, a);
+    }
+
+    /// A challenger's members vote Fault on a valid step of a circuit-class job and win the panel 2-1; the provider
+    /// proves the step after the reveals, before anyone resolves. Proven counts no vote, so the wrong Fault voters used
+    /// to keep their bonds (a free vote for a challenger's sybils). Now each revealed Fault forfeits panelForfeit to the
+    /// member that revealed Valid; the bond goes to the provider as on any Proven dispute.
+    function test_prove_afterReveals_wrongFaultVotersForfeit() public {
+        uint256 jobId = _circuitJob();
+        uint256 id = _challenge(challenger, jobId, 2, HONEST);
+        address[] memory p = _draw(id);
+        _vote(id, p, [FAULT, FAULT, VALID]);
+        uint256 b0 = _bondOf(p[0]);
+        uint256 b1 = _bondOf(p[1]);
+        uint256 b2 = _bondOf(p[2]);
+        _acceptAnyProof();
+        _prove(id);
+        assertTrue(game.getDispute(id).outcome == IDisputeGame.Outcome.Proven, "proven");
+        uint256 forfeit = defaultParams().panelForfeit;
+        assertEq(_bondOf(p[0]), b0 - forfeit, "wrong Fault voter forfeits");
+        assertEq(_bondOf(p[1]), b1 - forfeit, "wrong Fault voter forfeits");
+        assertEq(_bondOf(p[2]), b2, "the Valid voter keeps its bond");
+        assertEq(registry.creditOf(p[2]), 2 * forfeit, "and takes both forfeits");
+        assertEq(game.creditOf(provider), game.getDispute(id).bond, "the bond to the provider");
+        _assertSolvent();
+    }
+
+    /// A proof before any reveal judges nobody (no vote is known); with only Fault revealed, the forfeits are burned.
+    function test_prove_beforeReveals_noForfeit_allFault_burned() public {
+        uint256 jobId = _circuitJob();
+        uint256 early = _challenge(challenger, jobId, 2, HONEST);
+        address[] memory p = _draw(early);
+        _commitVote(early, p[0], FAULT);
+        uint256 b0 = _bondOf(p[0]);
+        _acceptAnyProof();
+        _prove(early);
+        assertEq(_bondOf(p[0]), b0, "a committed, unrevealed vote is not judged");
+
+        uint256 job2 = _circuitJob();
+        uint256 late = _challenge(stranger, job2, 2, HONEST);
+        address[] memory q = _draw(late);
+        _vote(late, q, [FAULT, IDisputeGame.Vote.None, IDisputeGame.Vote.None]);
+        uint256 q0 = _bondOf(q[0]);
+        uint256 q1 = _bondOf(q[1]);
+        uint256 burned0 = registry.creditOf(game.BURN_ADDRESS());
+        _prove(late);
+        uint256 forfeit = defaultParams().panelForfeit;
+        assertEq(_bondOf(q[0]), q0 - forfeit, "the Fault revealer forfeits");
+        assertEq(_bondOf(q[1]), q1, "a silent member is not judged by a proof");
+        assertEq(registry.creditOf(game.BURN_ADDRESS()) - burned0, forfeit, "no Valid revealer: burned");
     }
 
     function test_prove_firstStepOfSegment_reverts() public {

@@ -269,22 +269,47 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
     // ---------------------------------------------------------------- a lock too small to pay the panel
 
     /// Griefing the challengers: the provider posts (from its own buyer address) or takes a job whose lock L pays a
-    /// challenger share lam L below the panel's fees n f, and cheats in plain view. The chain takes the challenge and the
-    /// panel finds the fault, but the fees the reward cannot cover come out of the honest challenger's deposit: with
-    /// L = 1 wei it ends 3 * 0.05 = 0.15 below its deposit, paid to the panel (where the provider's own auditors earn
-    /// it when drawn), while the provider side loses 1 wei. The contract does not refuse such a lock (a tier discount
-    /// halves quoted stakes too); the challenger bot does not challenge at a loss (verifier/src/bot/dispute.ts,
-    /// challengeEconomics; test/bot/economics.test.ts): this test pins the loss it avoids.
-    function test_tinyLock_honestChallengerPaysThePanel() public {
+    /// challenger share lam L below the panel's fees n f, and cheats in plain view. Before the rule, the chain took the
+    /// lock, the panel found the fault and the fees the reward could not cover came out of the honest challenger's
+    /// deposit (L = 1 wei: 3 * 0.05 = 0.15 below it, paid to a panel where the provider's own auditors earn it when
+    /// drawn), so no rational challenger would catch the cheat. Now acceptJob refuses every lock with lam L < n f
+    /// (JobMarketLockCannotPayPanel, naming both); a tier discount goes through the same check.
+    function test_tinyLock_acceptRefused() public {
+        assertEq(market.panelFees(), FEES, "the market read the game's panel fees at wiring");
         IJobMarket.Policy memory pol = policy(2);
         pol.requiredStake = 1;
         VM.prank(buyer);
         uint256 jobId = market.createJob(keccak256("manifest"), "ipfs://m", address(token), PAYMENT, pol);
         VM.prank(provider);
+        VM.expectRevert(
+            abi.encodeWithSelector(IJobMarket.JobMarketLockCannotPayPanel.selector, jobId, provider, 1, 0, FEES)
+        );
+        market.acceptJob(jobId);
+        // one wei below the floor: lam L = 0.15e18 - 1 (rounded down) < n f
+        pol.requiredStake = uint128(2 * FEES - 1);
+        VM.prank(buyer);
+        uint256 below = market.createJob(keccak256("manifest"), "ipfs://m", address(token), PAYMENT, pol);
+        VM.prank(provider);
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IJobMarket.JobMarketLockCannotPayPanel.selector, below, provider, 2 * FEES - 1, FEES - 1, FEES
+            )
+        );
+        market.acceptJob(below);
+        assertTrue(market.getJob(below).status == IJobMarket.JobStatus.Open, "still Open: another provider may take it");
+        assertEq(vault.lockedFor(provider, below), 0, "nothing locked");
+    }
+
+    /// At the floor (lam L == n f exactly) the lock is taken, and a cheat caught there costs the honest challenger
+    /// nothing: the reward pays the whole panel and the deposit comes back whole.
+    function test_lockAtPanelFloor_honestChallengerWhole() public {
+        IJobMarket.Policy memory pol = policy(2);
+        pol.requiredStake = uint128(2 * FEES);
+        VM.prank(buyer);
+        uint256 jobId = market.createJob(keccak256("manifest"), "ipfs://m", address(token), PAYMENT, pol);
+        VM.prank(provider);
         market.acceptJob(jobId);
         _commit(jobId, 2, 2);
-        assertEq(vault.lockedFor(provider, jobId), 1, "lock 1 wei");
-        uint256 side0 = _sideWealth();
         uint256 honest0 = token.balanceOf(HONEST_1);
         uint256 id = _challenge(HONEST_1, jobId, 2, 2);
         address[] memory p = _draw(id);
@@ -292,11 +317,135 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
         for (uint256 i; i < p.length; ++i) _reveal(id, p[i], IDisputeGame.Vote.Fault);
         game.resolve(id);
         assertTrue(_outcome(id) == IDisputeGame.Outcome.PanelFault, "fault found");
-        uint256 bond = game.getDispute(id).bond;
-        assertEq(game.creditOf(HONEST_1), bond, "honest challenger: bond back, every fee paid out of its deposit");
-        assertEq(honest0 - token.balanceOf(HONEST_1) - game.creditOf(HONEST_1), FEES, "honest challenger net -n f");
+        assertEq(game.creditOf(HONEST_1), _deposit(id), "deposit back whole: the reward paid every fee");
+        assertEq(token.balanceOf(HONEST_1) + game.creditOf(HONEST_1), honest0, "honest challenger net 0");
         for (uint256 i; i < p.length; ++i) assertEq(game.creditOf(p[i]), defaultParams().panelFee, "each member paid");
-        assertEq(side0 - _sideWealth(), 1, "the provider side lost 1 wei");
+    }
+
+    // ---------------------------------------------------------------- panel re-rolls by lapsing seeds
+
+    /// Panel re-rolls while the honest bots are offline: the provider alone watches an honest dispute on its faulty
+    /// step. At each seed block it computes the panel the seed would draw (public once the block exists) and, unless
+    /// its two sybil auditors would hold the majority (1 draw in 7 here), lets the seed lapse (256 blocks) and calls
+    /// drawPanel to re-anchor it, hoping for a better one. With unlimited reseeds that loop ends with its own panel.
+    /// Now a dispute gets one reseed: the second lapse reverts DisputeGameSeedExpired, so the side sees at most two
+    /// panels, and without a draw the dispute ends NoDecision (nothing slashed, nothing paid to the side, the honest
+    /// challenger's deposit back, the window re-opened for the next round).
+    function test_panelReroll_byLapsingSeeds_oneReseedOnly() public {
+        VM.warp(block.timestamp + ACTIVATION_DELAY); // the sybil bonds count for snapshots from here on
+        uint256 jobId = _job(2, 2, 2);
+        uint256 id = _challenge(HONEST_1, jobId, 2, 2);
+        _pastChallenge(id);
+        uint256 side0 = _sideWealth();
+        uint256 looks;
+        bool stopped;
+        for (uint256 tries; tries < 30; ++tries) {
+            VMB.roll(game.getDispute(id).seedBlock + 1);
+            ++looks; // the attacker would draw here only a panel it holds; this run re-rolls to count its looks
+            VMB.roll(block.number + 257); // the seed's hash leaves blockhash range
+            uint64 seedBlock = game.getDispute(id).seedBlock;
+            try game.drawPanel(id) returns (bool drawn) {
+                assertTrue(!drawn, "a lapsed seed draws nothing");
+                assertTrue(game.getDispute(id).seedBlock > seedBlock, "re-anchored");
+            } catch (bytes memory err) {
+                assertEq(
+                    keccak256(err),
+                    keccak256(abi.encodeWithSelector(IDisputeGame.DisputeGameSeedExpired.selector, id, seedBlock, uint8(1))),
+                    "the second lapse is refused by name"
+                );
+                stopped = true;
+                break;
+            }
+        }
+        assertTrue(stopped, "re-rolls stop");
+        assertEq(looks, 1 + game.MAX_RESEEDS(), "two panels seen: the first seed and one reseed");
+        // no draw is possible any more (commitVote draws without reseeding); the dispute lapses to NoDecision
+        VM.warp(game.getDispute(id).revealDeadline + 1);
+        game.resolve(id);
+        assertTrue(_outcome(id) == IDisputeGame.Outcome.NoDecision, "no panel: no decision");
+        assertEq(game.getDispute(id).panel.length, 0, "never drawn");
+        assertEq(game.creditOf(HONEST_1), _deposit(id), "honest challenger: deposit back");
+        assertEq(_sideWealth(), side0, "the side gained nothing");
+        assertTrue(market.getJob(jobId).deadline > block.timestamp, "the window re-opened for a new challenge");
+    }
+
+    // ---------------------------------------------------------------- a tie from a silent honest member
+
+    /// A tie from one silent honest member: the provider's sybil auditor votes Valid on the faulty step, one honest member
+    /// votes Fault and the other stays silent. 1-1 is no verdict, so the dispute still ends NoDecision (deciding it for
+    /// the challenger would hand the same trick to a challenger's sybil against an honest provider), the silent member
+    /// forfeits (burned) and the window re-opens. But the sybil's vote is no longer free: the tie is recorded for the
+    /// step, and the next decided outcome there (the honest challenger's next round; here the provider concedes it)
+    /// judges it: the sybil forfeits panelForfeit to the honest member that revealed Fault.
+    function test_tieFromSilentMember_sybilVoteJudgedByNextDecision() public {
+        (uint256 id, address[] memory panel, uint256 at) = _disputeWithOneSybilMember();
+        uint256 jobId = game.getDispute(id).jobId;
+        address sybil = panel[at];
+        address silent = panel[(at + 1) % 3];
+        address right = panel[(at + 2) % 3];
+        _commitVote(id, sybil, IDisputeGame.Vote.Valid);
+        _commitVote(id, right, IDisputeGame.Vote.Fault);
+        VM.warp(game.getDispute(id).commitDeadline + 1);
+        _reveal(id, sybil, IDisputeGame.Vote.Valid);
+        _reveal(id, right, IDisputeGame.Vote.Fault);
+        VM.warp(game.getDispute(id).revealDeadline + 1);
+        uint256 forfeit = defaultParams().panelForfeit;
+        uint256 sybilBond = registry.auditorOf(sybil).bond;
+        uint256 silentBond = registry.auditorOf(silent).bond;
+        game.resolve(id);
+        assertTrue(_outcome(id) == IDisputeGame.Outcome.NoDecision, "a tie is no verdict");
+        assertEq(game.tiedDisputeOf(jobId, 2), id, "recorded for the step");
+        assertEq(registry.auditorOf(silent).bond, silentBond - forfeit, "the silent member forfeits");
+        assertEq(registry.auditorOf(sybil).bond, sybilBond, "the tie itself judges no revealer");
+        assertTrue(market.getJob(jobId).deadline > block.timestamp, "re-opened");
+
+        uint256 rightCredit0 = registry.creditOf(right);
+        uint256 id2 = _challenge(HONEST_1, jobId, 2, 2); // the honest challenger's next round on the same step
+        VM.prank(provider);
+        game.concede(id2);
+        assertEq(registry.auditorOf(sybil).bond, sybilBond - forfeit, "the sybil's tie vote forfeits");
+        assertEq(registry.creditOf(right) - rightCredit0, forfeit, "to the member that revealed the truth");
+        assertEq(game.tiedDisputeOf(jobId, 2), 0, "judged once");
+    }
+
+    /// The judgment is by the step's truth, whichever side it favours: a tie whose Fault revealer was wrong (a valid
+    /// step, Valid decided next) costs that revealer, and a tie on another step is not touched.
+    function test_tie_judgedByDecidedTruth_onlyOnItsStep() public {
+        VM.warp(block.timestamp + ACTIVATION_DELAY);
+        uint256 jobId = _job(2, 2, HONEST); // every step valid
+        uint256 id = _challenge(challenger, jobId, 2, HONEST); // a reckless challenger
+        uint256 other = _challenge(stranger, jobId, 3, HONEST);
+        address[] memory p = _draw(id);
+        address[] memory q = _draw(other);
+        _commitVote(id, p[0], IDisputeGame.Vote.Fault); // wrong
+        _commitVote(id, p[1], IDisputeGame.Vote.Valid);
+        _commitVote(other, q[0], IDisputeGame.Vote.Fault);
+        _commitVote(other, q[1], IDisputeGame.Vote.Valid);
+        VM.warp(game.getDispute(other).commitDeadline + 1);
+        _reveal(id, p[0], IDisputeGame.Vote.Fault);
+        _reveal(id, p[1], IDisputeGame.Vote.Valid);
+        _reveal(other, q[0], IDisputeGame.Vote.Fault);
+        _reveal(other, q[1], IDisputeGame.Vote.Valid);
+        VM.warp(game.getDispute(other).revealDeadline + 1);
+        game.resolve(id);
+        game.resolve(other);
+        assertEq(game.tiedDisputeOf(jobId, 2), id, "tie on step 2");
+        assertEq(game.tiedDisputeOf(jobId, 3), other, "tie on step 3");
+        uint256 wrongBond = registry.auditorOf(p[0]).bond;
+        uint256 rightCredit0 = registry.creditOf(p[1]);
+        uint256 q0Bond = registry.auditorOf(q[0]).bond;
+        uint256 id2 = _challenge(challenger, jobId, 2, HONEST);
+        address[] memory p2 = _draw(id2);
+        for (uint256 i; i < p2.length; ++i) _commitVote(id2, p2[i], IDisputeGame.Vote.Valid);
+        for (uint256 i; i < p2.length; ++i) _reveal(id2, p2[i], IDisputeGame.Vote.Valid);
+        game.resolve(id2);
+        assertTrue(_outcome(id2) == IDisputeGame.Outcome.PanelValid, "step 2 is valid");
+        uint256 forfeit = defaultParams().panelForfeit;
+        assertEq(wrongBond - registry.auditorOf(p[0]).bond, forfeit, "the tie's Fault revealer forfeits");
+        // p[1] may sit on the second panel too (its fee is a game credit, not a registry one): only the tie's forfeit
+        assertEq(registry.creditOf(p[1]) - rightCredit0, forfeit, "to the tie's Valid revealer");
+        assertEq(registry.auditorOf(q[0]).bond, q0Bond, "the tie on step 3 is not judged by step 2");
+        assertEq(game.tiedDisputeOf(jobId, 3), other, "still pending");
     }
 
     // ---------------------------------------------------------------- mempool copy

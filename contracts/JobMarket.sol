@@ -5,11 +5,13 @@ import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
 import {IProviderRegistry} from "./interfaces/IProviderRegistry.sol";
 import {IDataRegistry} from "./interfaces/IDataRegistry.sol";
+import {IDisputeGame} from "./interfaces/IDisputeGame.sol";
 import {Trace} from "./libraries/Trace.sol";
 import {Receipts} from "./libraries/Receipts.sol";
 import {DataShares} from "./libraries/DataShares.sol";
@@ -20,6 +22,7 @@ import {FixedRoles} from "./access/FixedRoles.sol";
 /// (keccak256(traceRoot, endStateHash)); lossE6 and checkpointCid are only in the event.
 contract JobMarket is IJobMarket, FixedRoles, EIP712 {
     using SafeERC20 for IERC20;
+    using SafeCast for uint256;
 
     /// @dev Storage layout of a job; slot 0 is the only one commitSegment touches on its usual path.
     struct Job {
@@ -100,6 +103,8 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
     // deployments and deploy scripts keep their constructor; acceptJob pays one SLOAD for it.
     IAuditorRegistry private _auditors;
     IProviderRegistry private _providers;
+    /// @dev panelFees(), packed with _providers: acceptJob reads both in one slot.
+    uint96 private _panelFees;
     IDataRegistry private _data;
     mapping(uint256 jobId => JobCorpus[]) private _corpora;
     mapping(bytes32 key => bytes32 digest) private _receipts; // key: keccak256(jobId, segment, auditor)
@@ -221,12 +226,19 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
         if (minTier != 0 && tier > minTier) revert JobMarketTierTooLow(jobId, msg.sender, tier, minTier);
         uint16 next = j.nextSegment;
         uint32 deadline = uint32(block.timestamp + j.segmentTimeout);
+        uint256 lock = _scaledStake(j.requiredStake, tier);
+        uint256 share = (lock * j.challengerBps) / _BPS;
+        uint256 fees = _panelFees;
+        // INVARIANT: a fault's challenger share pays the panel that finds it, so an honest challenger never loses by
+        // proving a cheat (the panel's fees come out of the share first, docs/disputes.md); a tier discount or a tiny
+        // policy stake that breaks this would leave the cheat unchallenged, so the lock is refused.
+        if (share < fees) revert JobMarketLockCannotPayPanel(jobId, msg.sender, lock, share, fees);
         j.provider = msg.sender;
         j.status = JobStatus.Active;
         j.deadline = deadline;
         if (j.startSegment != next) j.startSegment = next;
         emit JobAccepted(jobId, msg.sender, next, deadline);
-        _vault.lock(msg.sender, jobId, _scaledStake(j.requiredStake, tier));
+        _vault.lock(msg.sender, jobId, lock);
     }
 
     /// @inheritdoc IJobMarket
@@ -475,6 +487,9 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
         // so has the evaluator role (or it has none), and after this the registries can never be set.
         if (dispute == address(0)) revert FixedRolesZeroHolder(DISPUTE_ROLE);
         _wireRole(DISPUTE_ROLE, dispute);
+        // NOTE: the DisputeGame's panel is fixed at its deployment, so one read here is exact forever. A holder without
+        // code (tests and the gas bench wire an account) draws no panel, so no lock needs to pay one.
+        if (dispute.code.length != 0) _panelFees = IDisputeGame(dispute).panelFees().toUint96();
         if (evaluator != address(0)) _wireRole(EVALUATOR_ROLE, evaluator);
         _endWiring();
     }
@@ -611,6 +626,11 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
     {
         Job storage j = _jobs[jobId];
         return (j.minTier, j.dataShareBps, _corpora[jobId]);
+    }
+
+    /// @inheritdoc IJobMarket
+    function panelFees() external view returns (uint256) {
+        return _panelFees;
     }
 
     /// @inheritdoc IJobMarket

@@ -334,6 +334,110 @@ export async function concedeAfterReveals(): Promise<Row> {
   return atLeastNonChallenger(row);
 }
 
+// ---------------------------------------------------------------- 16, 17, 18: session 8's holes
+
+/**
+ * A lock too small to pay the panel: a job with a 1-wei stake (posted by the provider's own buyer address, or by a
+ * buyer who under-quoted; here the bench's buyer), and one a wei below the floor lam L = n f, so that a fault would pay a challenger share below the panel's fees (every honest
+ * challenger would pay the difference, so nobody would catch its cheat). acceptJob refuses both; the side cancels.
+ */
+export async function lockCannotPayPanel(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider"], auditors: [] });
+  const s = sides(w, [w.a.provider]);
+  const before = await snapshot(w, everyone(s));
+  const fees = w.params.panelFee * BigInt(w.params.panelSize);
+  const floor = (fees * 10_000n + LAM - 1n) / LAM; // least L with L * lam / 10,000 >= n f
+  const errs: string[] = [];
+  for (const requiredStake of [1n, floor - 1n]) {
+    const jobId = await postGameJob(w, { ...GAME_POLICY, requiredStake });
+    errs.push(await refused(`acceptJob of a ${requiredStake}-wei lock`, acceptJob(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId }), "JobMarketLockCannotPayPanel"));
+    await cancelJob(w.a.buyer.c, { jobMarket: w.d.jobMarket, jobId });
+  }
+  return measure(w, s, before, "16 lock too small to pay the panel", `impossible: ${errs[0]} for a 1-wei lock and for ${tokens(floor - 1n)} (lam L one wei below n f = ${tokens(fees)}; the floor itself is ${tokens(floor)}); the buyer cancelled both`, NO_TRACE);
+}
+
+/**
+ * Panel re-rolls by lapsing seeds: with the honest bots offline, the provider (with two bonded sybil auditors) lets the
+ * seed of an honest dispute on its faulty step lapse (256 blocks) and re-anchors it with drawPanel, hoping for its own
+ * panel. One reseed is allowed; the second lapse is refused (DisputeGameSeedExpired), the dispute ends NoDecision with
+ * no panel, and the honest challenger's next round (the window re-opened) is decided by a fresh panel.
+ */
+export async function panelReroll(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider", "honestChallenger", "H1", "H2", "H3", "H4", "H5", "S1", "S2"], auditors: ["H1", "H2", "H3", "H4", "H5", "S1", "S2"] });
+  const s = sides(w, [w.a.provider, w.a.S1, w.a.S2], w.a.honestChallenger);
+  const { before, jobId, trace } = await startJob(w, s, 2);
+  await commit(w, jobId, trace, 0);
+  await commit(w, jobId, trace, 1);
+  const pub = w.a.buyer.c.public;
+  const game = w.d.disputeGame;
+  const id = await challengeStep(w, w.a.honestChallenger, jobId, 2);
+  let err = "";
+  let reseeds = 0;
+  for (let tries = 0; tries < 5 && !err; ++tries) {
+    const d = await getDispute(pub, { disputeGame: game, disputeId: id });
+    await w.mine(Number(d.seedBlock - (await pub.getBlockNumber())) + 258); // past the seed, then out of range
+    try {
+      await drawPanel(w.a.provider.c, { disputeGame: game, disputeId: id });
+      ++reseeds;
+    } catch (e) {
+      err = await refused("a second reseed", Promise.reject(e), "DisputeGameSeedExpired");
+    }
+  }
+  if (!err) throw new AttackSucceeded(`the provider re-anchored the seed ${reseeds} times`);
+  const d = await getDispute(pub, { disputeGame: game, disputeId: id });
+  await w.warpTo(d.revealDeadline + 1n);
+  await resolveDispute(w.a.H1.c, { disputeGame: game, disputeId: id });
+  const first = await outcomeOf(w, id);
+  const again = await challengeStep(w, w.a.honestChallenger, jobId, 2);
+  const sybils = new Set([w.a.S1.address, w.a.S2.address]);
+  const { outcome } = await playPanel(w, again, (m) => (sybils.has(m) ? "Valid" : "honest"));
+  const row = await measure(w, s, before, "17 panel re-roll by lapsing seeds", `${reseeds} reseed, then ${err}: ${first} with no panel; the honest next round: ${outcome}`, DECLARED);
+  return atLeastNonChallenger(row);
+}
+
+/**
+ * A tie from a silent honest member: the provider's sybil auditor S1 on the panel of an honest dispute votes Valid, one
+ * honest member Fault, one is silent: 1-1, NoDecision. The honest challenger's next round decides the step, and the
+ * tie is judged by it: S1's tie vote forfeits (before, it was free). Replays the challenge until S1 is drawn.
+ */
+export async function tieFromSilentMember(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider", "honestChallenger", "H1", "H2", "H3", "H4", "H5", "S1"], auditors: ["H1", "H2", "H3", "H4", "H5", "S1"] });
+  const s = sides(w, [w.a.provider, w.a.S1], w.a.honestChallenger);
+  const { before, jobId, trace } = await startJob(w, s, 2);
+  await commit(w, jobId, trace, 0);
+  await commit(w, jobId, trace, 1);
+  const pub = w.a.buyer.c.public;
+  const game = w.d.disputeGame;
+  let id = 0n;
+  let panel: Address[] = [];
+  for (let draws = 1; ; ++draws) {
+    const snap = await w.conn.networkHelpers.takeSnapshot();
+    id = await challengeStep(w, w.a.honestChallenger, jobId, 2);
+    const d0 = await getDispute(pub, { disputeGame: game, disputeId: id });
+    await w.mine(Number(d0.seedBlock - (await pub.getBlockNumber())) + 1);
+    await drawPanel(w.a.H1.c, { disputeGame: game, disputeId: id });
+    panel = (await getDispute(pub, { disputeGame: game, disputeId: id })).panel.map((x) => getAddress(x));
+    if (panel.includes(w.a.S1.address)) break;
+    if (draws >= 16) throw new Error(`S1 not drawn in ${draws} draws`);
+    await snap.restore();
+    await w.mine(1);
+  }
+  const silent = panel.find((m) => m !== w.a.S1.address)!;
+  const bond0 = (await getAuditor(pub, { auditorRegistry: w.d.auditorRegistry, auditor: w.a.S1.address })).bond;
+  const tie = await playPanel(w, id, (m) => (m === w.a.S1.address ? "Valid" : m === silent ? "silent" : "honest"));
+  const bondTie = (await getAuditor(pub, { auditorRegistry: w.d.auditorRegistry, auditor: w.a.S1.address })).bond;
+  const again = await challengeStep(w, w.a.honestChallenger, jobId, 2);
+  const next = await playPanel(w, again, (m) => (m === w.a.S1.address ? "Valid" : "honest"));
+  const bond1 = (await getAuditor(pub, { auditorRegistry: w.d.auditorRegistry, auditor: w.a.S1.address })).bond;
+  if (bondTie !== bond0) throw new Error("the tie itself judged S1");
+  if (bond0 - bond1 < w.params.panelForfeit) throw new AttackSucceeded(`S1's tie vote cost it ${tokens(bond0 - bond1)} < panelForfeit`);
+  // the silent member is the attack's premise (an honest auditor offline), and silence forfeits by rule: not counted as
+  // an honest party slashed by the attack
+  const counted = { ...s, honest: s.honest.filter((a) => a.address !== silent) };
+  const row = await measure(w, counted, before, "18 tie from a silent honest member", `S1 Valid, one honest Fault, one silent (forfeits by rule, left out of honest slashed): ${tie.outcome}; next round ${next.outcome} judged the tie: S1 forfeited ${tokens(bond0 - bond1)}`, DECLARED);
+  return atLeastNonChallenger(row);
+}
+
 // ---------------------------------------------------------------- 5, 6, 11: liveness
 
 export async function unboundedFreeze(): Promise<Row> {

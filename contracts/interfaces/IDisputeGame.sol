@@ -157,6 +157,9 @@ interface IDisputeGame {
     event RewardPaid(uint256 indexed disputeId, uint256 indexed jobId, address indexed challenger, uint256 amount);
     /// @notice The panel seed block of dispute `disputeId` passed out of blockhash range; it is now `seedBlock`.
     event PanelReseeded(uint256 indexed disputeId, uint64 seedBlock);
+    /// @notice The tie that ended dispute `disputeId` was judged by a later decided outcome on the same step: `truth`
+    /// (its revealers of the other vote forfeited, see `resolve`).
+    event TieJudged(uint256 indexed disputeId, Vote truth);
     /// @notice The panel of dispute `disputeId` was drawn from `seed`.
     event PanelDrawn(uint256 indexed disputeId, bytes32 seed, address[] panel);
     /// @notice No panel could be drawn for dispute `disputeId` (too few eligible auditors).
@@ -224,6 +227,9 @@ interface IDisputeGame {
     error DisputeGameSeedNotReady(uint256 disputeId, uint64 seedBlock, uint256 blockNumber);
     /// @notice Dispute `disputeId`'s panel is already drawn.
     error DisputeGamePanelDrawn(uint256 disputeId);
+    /// @notice The seed block `seedBlock` left blockhash range and the dispute already used its `reseeds` re-anchors
+    /// (MAX_RESEEDS): it gets no panel and resolves NoDecision after its reveal deadline.
+    error DisputeGameSeedExpired(uint256 disputeId, uint64 seedBlock, uint8 reseeds);
     /// @notice Commits to dispute `disputeId` closed: deadline `commitDeadline` passed or everyone committed (now `nowTs`).
     error DisputeGameCommitClosed(uint256 disputeId, uint64 commitDeadline, uint256 nowTs);
     /// @notice Dispute `disputeId`'s commit phase is over (its commit deadline `commitDeadline` passed, or every member
@@ -324,7 +330,9 @@ interface IDisputeGame {
     /// bytes32(commitWNext), 0), commitBatch against the job's batch root (`batchProof`), lr from the job's terms,
     /// then calls the verifier with [commitW, commitWNext, commitBatch, lr]. Anyone may submit it. Not for the first step
     /// of a segment (DisputeGameProofNotAllowed): its pre-state's link to the previous segment is the panel's question.
-    /// Reverts DisputeGameProvingDisabled unless the deployment's proving mode is Development or Ceremony.
+    /// Reverts DisputeGameProvingDisabled unless the deployment's proving mode is Development or Ceremony. Panel members
+    /// that already revealed Fault forfeit min(panelForfeit, bond) to those that revealed Valid (burned when there are
+    /// none), whenever the proof lands: a proof after the reveals does not spare a wrong vote.
     function prove(
         uint256 disputeId,
         uint256 commitW,
@@ -336,7 +344,9 @@ interface IDisputeGame {
         uint256[2] calldata pC
     ) external;
 
-    /// @notice Draw the panel once block seedBlock has passed (re-anchors the seed if it left blockhash range). Anyone.
+    /// @notice Draw the panel once block seedBlock has passed. Anyone. If the seed block left blockhash range while
+    /// commits are open, re-anchors the seed to a new future block (PanelReseeded, returns false) at most MAX_RESEEDS
+    /// times per dispute; after that it reverts DisputeGameSeedExpired, so nobody re-rolls a panel by letting seeds lapse.
     /// @return drawn whether a panel now exists
     function drawPanel(uint256 disputeId) external returns (bool drawn);
 
@@ -347,8 +357,14 @@ interface IDisputeGame {
     /// @notice Reveal a committed vote. Panel members only, from commitDeadline (or once all committed) to revealDeadline.
     function revealVote(uint256 disputeId, Vote vote, bytes32 salt) external;
 
-    /// @notice Resolve after revealDeadline, or earlier once every panel member has revealed. Anyone.
+    /// @notice Resolve after revealDeadline, or earlier once every panel member has revealed. Anyone. A tie of revealed
+    /// votes ends NoDecision and is recorded for its step (`tiedDisputeOf`): the next dispute on the same step that ends
+    /// Conceded, Proven, PanelFault or PanelValid judges it (TieJudged), and the tied dispute's revealers of the other
+    /// vote forfeit min(panelForfeit, bond) to its revealers of the decided one (burned when there are none).
     function resolve(uint256 disputeId) external;
+
+    /// @notice The last dispute on (`jobId`, `step`) that ended in a tie of revealed votes and is not judged yet (0: none).
+    function tiedDisputeOf(uint256 jobId, uint256 step) external view returns (uint256);
 
     /// @notice Register job `jobId` as circuit class (docs/zk.md): learning rate `lr` (16 fraction bits) and the
     /// Merkle root of its per-step batch commitments. Buyer only, once, while the job is Open with nothing committed.
@@ -424,4 +440,7 @@ interface IDisputeGame {
 
     /// @notice The deployment parameters.
     function params() external view returns (Params memory);
+
+    /// @notice The panel fees one challenge deposits besides its bond: panelSize * panelFee (fixed at deployment).
+    function panelFees() external view returns (uint256);
 }

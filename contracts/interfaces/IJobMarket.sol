@@ -263,6 +263,12 @@ interface IJobMarket is IFixedRoles {
     error JobMarketInvalidTier(uint256 minTier);
     /// @notice `provider`'s effective tier `tier` is weaker than job `jobId`'s minimum `minTier`.
     error JobMarketTierTooLow(uint256 jobId, address provider, uint256 tier, uint256 minTier);
+    /// @notice `provider`'s lock `lock` on job `jobId` would pay a fault's challenger `challengerShare`
+    /// (lock * challengerBps / 10,000), less than the panel fees `panelFees` a challenge deposits: catching a cheat
+    /// there would cost an honest challenger the difference, so nobody would, and the lock is refused.
+    error JobMarketLockCannotPayPanel(
+        uint256 jobId, address provider, uint256 lock, uint256 challengerShare, uint256 panelFees
+    );
     /// @notice dataShareBps must be <= 10,000, and > 0 only with corpora.
     error JobMarketInvalidDataShare(uint256 dataShareBps, uint256 corpora);
     /// @notice A job references `count` corpora; at most `max` are allowed.
@@ -322,7 +328,8 @@ interface IJobMarket is IFixedRoles {
 
     /// @notice Accept an Open job: lock the caller's tier-scaled stake (`requiredStakeFor`) from its free
     /// stake and start the deadline of the next uncommitted segment. Reverts with JobMarketTierTooLow when
-    /// the caller's effective tier is weaker than the job's minimum.
+    /// the caller's effective tier is weaker than the job's minimum, and with JobMarketLockCannotPayPanel when the
+    /// lock's challenger share (lock * challengerBps / 10,000) is below `panelFees()`.
     function acceptJob(uint256 jobId) external;
 
     /// @notice Commit segment `segment` (the next one) of an Active job. Provider only, before the deadline. The market
@@ -386,6 +393,7 @@ interface IJobMarket is IFixedRoles {
 
     /// @notice Wire the roles, once, and end wiring: DISPUTE_ROLE to `dispute` (the DisputeGame; not zero) and
     /// EVALUATOR_ROLE to `evaluator` (zero: nobody, so every corpus keeps the neutral weight). Wirer only.
+    /// Reads `dispute.panelFees()` when `dispute` has code (`panelFees`).
     /// Afterwards `setRegistries` and `wire` revert with FixedRolesNotWirer for everyone.
     function wire(address dispute, address evaluator) external;
 
@@ -412,6 +420,11 @@ interface IJobMarket is IFixedRoles {
         external
         view
         returns (uint8 minTier, uint16 dataShareBps, JobCorpus[] memory corpora);
+
+    /// @notice The panel fees one challenge deposits (the dispute contract's panelSize * panelFee), read once at
+    /// `wire` (they are fixed at its deployment; 0 for a dispute role held by an account without code): the least
+    /// challenger share of a fault that `acceptJob` takes, so that an honest challenger never pays for a catch.
+    function panelFees() external view returns (uint256);
 
     /// @notice `provider`'s effective tier and the stake it would lock to accept job `jobId` now.
     function requiredStakeFor(uint256 jobId, address provider) external view returns (uint8 tier, uint256 stake);

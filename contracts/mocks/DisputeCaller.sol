@@ -18,6 +18,11 @@ contract DisputeCaller {
         registry = registry_;
     }
 
+    /// @notice The panel fees JobMarket.wire reads: this stand-in draws no panel.
+    function panelFees() external pure returns (uint256) {
+        return 0;
+    }
+
     function freeze(uint256 jobId) external {
         market.freeze(jobId);
     }

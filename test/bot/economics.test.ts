@@ -1,21 +1,17 @@
 /**
  * A job whose lock cannot pay the panel (docs/disputes.md, "Rewards a sybil cannot take": an honest challenger is
- * whole only when lam L >= n f). The provider posts a job from its own buyer address with a 1-wei stake and cheats in
- * plain view: a fault pays a challenger share of 0, so the panel's fees (3 x 0.05) come out of the challenger's deposit
- * (contracts/DisputeGameAttacks.t.sol test_tinyLock_honestChallengerPaysThePanel) and the provider's auditors collect
- * them when drawn. The bot does not challenge at a loss: it records the finding, logs why, and sends nothing; the job's
- * own buyer still challenges (a fault refunds its escrow). challengeReward is checked against hand-computed cases.
+ * whole only when lam L >= n f). A provider could post a job from its own buyer address with a 1-wei stake (or take a
+ * small job at a tier discount) and cheat in plain view: a fault would pay a challenger share below the panel's fees,
+ * so the fees would come out of the challenger's deposit and nobody would challenge. JobMarket.acceptJob refuses such a
+ * lock (JobMarketLockCannotPayPanel; contracts/DisputeGameAttacks.t.sol test_tinyLock_acceptRefused), and the bot still
+ * does not challenge at a loss where a lock shrank below the floor later (a timeout slash of a TimedOut job's lock:
+ * bot.ts challengePays). challengeReward and lockPaysPanel are checked against hand-computed cases.
  */
 import { expect } from "chai";
-import { join } from "node:path";
-import pino from "pino";
-import { formatEther, parseEther } from "viem";
-import { ChallengerBot } from "../../verifier/src/bot/index.ts";
-import { getLockedStake } from "../../verifier/src/chain/index.ts";
-import { challengeReward, PolicyParamError } from "../../verifier/src/policy/index.ts";
+import { parseEther } from "viem";
+import { ContractRevertError } from "../../verifier/src/chain/index.ts";
+import { challengeReward, lockPaysPanel, PolicyParamError } from "../../verifier/src/policy/index.ts";
 import { cheatingJob } from "./fixture.ts";
-
-type Line = { level: number; msg: string } & Record<string, unknown>;
 
 describe("bot economics: no challenge at a loss", function () {
   this.timeout(240_000);
@@ -35,28 +31,26 @@ describe("bot economics: no challenge at a loss", function () {
     }
   });
 
-  it("a 1-wei lock: the auditor's bot records the bad step and sends nothing; the buyer's own bot challenges it", async () => {
-    const f = await cheatingJob("economics", 600, { requiredStake: 1n });
-    expect(await getLockedStake(f.admin.public, { stakeVault: f.d.stakeVault, provider: f.cheat.account.address, jobId: f.jobId })).to.equal(1n);
-    const lines: Line[] = [];
-    const log = pino({ level: "debug", base: undefined }, { write: (s: string) => void lines.push(JSON.parse(s) as Line) });
-    const auditor = new ChallengerBot({ clients: f.auditors[0]!, deployment: f.d, store: f.store, board: f.board, dbPath: join(f.dir, "eco-auditor.sqlite"), dispute: f.hooks(f.auditors[0]!, 0), log });
-    await auditor.tick();
-    expect(auditor.db.segment(f.jobId.toString(), 0)!.first_bad_step).to.equal(2);
-    expect(await f.disputes()).to.have.length(0);
-    expect(auditor.summary().intents.filter((i) => i.kind === "challenge")).to.have.length(0);
-    const fees = formatEther(parseEther("0.15"));
-    expect(lines.filter((l) => l.level === 50 && l.event === "challenge-at-a-loss").map((l) => l.msg)).to.include(
-      `NOT CHALLENGING job ${f.jobId}: the provider's lock ${formatEther(1n)} pays a challenger share of 0, below the panel's fees ${fees}, so a challenge would cost this auditor ${fees}; the job's buyer can challenge it`,
-    );
-    auditor.close();
+  it("lockPaysPanel: JobMarket.acceptJob's floor lam L >= n f, at the wei", () => {
+    const fees = parseEther("0.15");
+    expect(lockPaysPanel({ lockWei: parseEther("0.3"), challengerBps: 5000, panelFeesWei: fees })).to.deep.equal({ rewardWei: fees, panelFeesWei: fees, ok: true });
+    expect(lockPaysPanel({ lockWei: parseEther("0.3") - 1n, challengerBps: 5000, panelFeesWei: fees })).to.deep.equal({ rewardWei: fees - 1n, panelFeesWei: fees, ok: false });
+    // tiny.json's quoted 0.332 at tier 1 (0.166) is refused; a dispute role without a panel (fees 0) takes any lock
+    expect(lockPaysPanel({ lockWei: parseEther("0.166"), challengerBps: 5000, panelFeesWei: fees }).ok).to.equal(false);
+    expect(lockPaysPanel({ lockWei: 1n, challengerBps: 0, panelFeesWei: 0n }).ok).to.equal(true);
+    for (const bad of [{ lockWei: -1n }, { challengerBps: 10_001 }, { panelFeesWei: -1n }]) {
+      expect(() => lockPaysPanel({ lockWei: 1n, challengerBps: 5000, panelFeesWei: 1n, ...bad })).to.throw(PolicyParamError);
+    }
+  });
 
-    // the buyer's bot (not a bonded auditor, funded by the fixture) challenges the same bad step
-    const buyerBot = new ChallengerBot({ clients: f.buyer, deployment: f.d, store: f.store, board: f.board, dbPath: join(f.dir, "eco-buyer.sqlite"), dispute: f.hooks(f.buyer, 9) });
-    await buyerBot.tick();
-    await buyerBot.tick();
-    const disputes = await f.disputes();
-    expect(disputes.map((d) => [d.step, d.challenger])).to.deep.equal([[2, f.buyer.account.address]]);
-    buyerBot.close();
+  it("a 1-wei lock never exists: acceptJob reverts JobMarketLockCannotPayPanel (lock 1, share 0, fees 0.15)", async () => {
+    const err = await cheatingJob("economics", 600, { requiredStake: 1n }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(ContractRevertError);
+    const e = err as ContractRevertError;
+    expect(e.errorName).to.equal("JobMarketLockCannotPayPanel");
+    expect(e.args.slice(2)).to.deep.equal([1n, 0n, parseEther("0.15")]);
   });
 });

@@ -13,9 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { getAddress } from "viem";
-import { ContractRevertError, UnknownJobError, describeRevert, formatDuration, revertText, writeDeployment } from "../../verifier/src/chain/index.ts";
+import { ContractRevertError, UnknownJobError, acceptJob, describeRevert, formatDuration, revertText, writeDeployment } from "../../verifier/src/chain/index.ts";
 import { configureLogging } from "../../verifier/src/log/index.ts";
 import { cheatingJob, type CheatingJob } from "../bot/fixture.ts";
+import { postJob } from "../../verifier/src/market/post-job.ts";
 import { DEV_KEYS } from "../e2e/helpers.ts";
 import { runPouw } from "./in-process.ts";
 import { interruptHandler, reporter } from "../../verifier/src/cli/commands/provider.ts";
@@ -210,6 +211,27 @@ describe("pouw on a market: errors, read-only commands, listings, Ctrl-C (in-pro
       const r = await runPouw(["provider", "stake", "1", "--mint", ...as(), "--private-key", key]);
       expect(r.code).to.equal(1);
       expect(r.stderr).to.match(/^pouw: not enough ETH for gas: the account 0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A has no ETH\n$/m);
+    });
+
+    it("provider accept refuses, before sending, a lock whose challenger share cannot pay the panel (JobMarket's rule)", async () => {
+      const policy = { ...job.policy, requiredStake: 1n };
+      const { jobId } = await postJob(job.buyer, job.d, job.store, job.manifest, policy, job.payment, {});
+      const r = await runPouw(["provider", "accept", String(jobId), ...as(3)]);
+      expect(r.code, r.stderr).to.equal(2);
+      expect(r.stderr).to.match(
+        new RegExp(`pouw: job ${jobId}: your lock of 0\\.000000000000000001 \\w+ \\(tier 4\\) pays a challenger share of 0, below the panel's fees 0\\.15, so JobMarket refuses it`),
+      );
+      expect(r.stdout).to.equal("");
+      // the contract says the same by name when the check is skipped
+      expect(revertText("JobMarketLockCannotPayPanel", [jobId, "0xP", 1n, 0n, 15n * 10n ** 16n], { symbol: "PDT" })).to.equal(
+        `job ${jobId}: 0xP's lock of 0.000000000000000001 PDT pays a challenger share of 0 PDT, below the panel's fees 0.15 PDT, so nobody could catch a cheat on it without a loss; the job needs a larger requiredStake`,
+      );
+      const err = await acceptJob(job.mk(3), { jobMarket: job.d.jobMarket, jobId }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).to.be.instanceOf(ContractRevertError);
+      expect((err as ContractRevertError).errorName).to.equal("JobMarketLockCannotPayPanel");
     });
   });
 

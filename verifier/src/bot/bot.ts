@@ -411,10 +411,9 @@ export class ChallengerBot {
 
   /**
    * Before a challenge of job `jobId`: the fault's challenger share lam L of the provider's lock must pay the panel's
-   * fees n f (policy/challenge.ts challengeReward), else catching the cheat costs this bot n f - lam L plus gas. A
-   * provider sets that up for free (its own buyer address posts a job with a 1-wei stake, it cheats in plain view, and
-   * its own auditors collect the fees when drawn: contracts/DisputeGameAttacks.t.sol test_tinyLock_*), so every
-   * honest bot on the network would pay it per job. The job's own buyer challenges anyway: a fault refunds its escrow.
+   * fees n f (policy/challenge.ts challengeReward), else catching the cheat costs this bot n f - lam L plus gas.
+   * JobMarket.acceptJob refuses a lock below that floor (JobMarketLockCannotPayPanel), but a lock can shrink after it:
+   * a timeout slash leaves a TimedOut job's committed segments disputable with what is left of the lock. The job's own buyer challenges anyway: a fault refunds its escrow.
    * False (with an error line): the finding is recorded, nothing sent.
    */
   private async challengePays(jobId: bigint): Promise<boolean> {

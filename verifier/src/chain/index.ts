@@ -58,6 +58,7 @@ export * from "./getCircuitTerms.ts";
 export * from "./getProving.ts";
 export * from "./getDispute.ts";
 export * from "./getJobDisputes.ts";
+export * from "./getAcceptTerms.ts";
 export * from "./getDisputeParams.ts";
 export * from "./getAuditorFunds.ts";
 export * from "./getHoldings.ts";

@@ -49,6 +49,8 @@ const TEXT: Record<string, (a: readonly unknown[], f: Fmt) => string> = {
   JobMarketFrozen: ([job, open]) => `job ${job} is frozen by ${open} open dispute${big(open) === 1n ? "" : "s"}`,
   JobMarketNothingToClaim: ([who]) => `${who} has nothing to claim`,
   JobMarketTierTooLow: ([job, provider, tier, minTier]) => `provider ${provider} is tier ${tier}; job ${job} needs tier ${minTier} or better`,
+  JobMarketLockCannotPayPanel: ([job, provider, lock, share, fees], f) =>
+    `job ${job}: ${provider}'s lock of ${f.amt(lock)} pays a challenger share of ${f.amt(share)}, below the panel's fees ${f.amt(fees)}, so nobody could catch a cheat on it without a loss; the job needs a larger requiredStake`,
   StakeVaultInsufficientStake: ([who, free, needed], f) => `${who} has ${f.amt(free)} of free stake, ${f.amt(needed)} needed (short ${f.amt(big(needed) - big(free))}; pouw provider stake)`,
   StakeVaultStillUnbonding: ([who, at, now], f) => `${who}'s stake is unbonding until ${f.date(at)}, ${f.until(at, now)} left`,
   StakeVaultNoPendingWithdrawal: ([who]) => `${who} has no unbonding stake (pouw provider unstake first)`,
@@ -63,6 +65,7 @@ const TEXT: Record<string, (a: readonly unknown[], f: Fmt) => string> = {
   DisputeGameCommitClosed: ([id, end, now], f) => `dispute ${id}'s commit window closed at ${f.date(end)}, ${f.ago(end, now)} ago`,
   DisputeGameConcessionClosed: ([id, end], f) => `dispute ${id} can no longer be conceded: its commit phase is over (deadline ${f.date(end)}, or every member committed), so the panel's vote decides it`,
   DisputeGameRevealClosed: ([id, , end, now], f) => `dispute ${id}'s reveal window is not open (it closes at ${f.date(end)}; chain time ${f.date(now)})`,
+  DisputeGameSeedExpired: ([id, seedBlock, reseeds]) => `dispute ${id}'s panel seed block ${seedBlock} left blockhash range and it was re-anchored ${reseeds} time(s), the most allowed: no panel, it resolves NoDecision after its reveal deadline`,
   DisputeGameSeedNotReady: ([id, seedBlock, block]) => `dispute ${id}'s panel seed block ${seedBlock} is not reached (block ${block})`,
   DisputeGameDisputeOpen: ([job, step, id]) => `step ${step} of job ${job} is already disputed (dispute ${id})`,
   DisputeGameSegmentNotDisputable: ([job, seg, start, next]) => `segment ${seg} of job ${job} is not disputable (the current provider's segments are ${start}..${big(next) - 1n})`,

@@ -10,6 +10,7 @@ import { getBallot } from "../chain/getBallot.ts";
 import { commitVote } from "../chain/commitVote.ts";
 import type { ChainClients } from "../chain/clients.ts";
 import { drawPanel } from "../chain/drawPanel.ts";
+import { ContractRevertError } from "../chain/errors.ts";
 import { getDispute } from "../chain/getDispute.ts";
 import { revealVote } from "../chain/revealVote.ts";
 import { logger } from "../log/index.ts";
@@ -31,7 +32,7 @@ export type ServePanelParameters = {
 
 /** What servePanel did on this call. */
 export type ServePanelReturnType =
-  | { action: "not-member" | "waiting-seed" | "waiting-reveal" | "done" | "resolved" | "missed-commit"; vote?: PanelVote }
+  | { action: "not-member" | "waiting-seed" | "waiting-reveal" | "done" | "resolved" | "missed-commit" | "no-panel"; vote?: PanelVote }
   | { action: "committed" | "revealed"; vote: PanelVote; hash: Hex; gasUsed: bigint };
 
 /**
@@ -44,7 +45,13 @@ export async function servePanel(clients: ChainClients, p: ServePanelParameters)
   if (d.phase === "resolved") return { action: "resolved" };
   if (d.panel.length === 0) {
     if (d.phase === "seed") return { action: "waiting-seed" };
-    await drawPanel(clients, { disputeGame: p.disputeGame, disputeId: p.disputeId });
+    try {
+      await drawPanel(clients, { disputeGame: p.disputeGame, disputeId: p.disputeId });
+    } catch (err) {
+      // the seed lapsed again after its one reseed (DisputeGame.MAX_RESEEDS): this dispute never gets a panel
+      if (err instanceof ContractRevertError && err.errorName === "DisputeGameSeedExpired") return { action: "no-panel" };
+      throw err;
+    }
     d = await getDispute(clients.public, { disputeGame: p.disputeGame, disputeId: p.disputeId });
     if (d.panel.length === 0) return { action: "waiting-seed" };
   }

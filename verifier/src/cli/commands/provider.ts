@@ -5,8 +5,9 @@
  */
 import cliProgress from "cli-progress";
 import type { Command } from "commander";
-import { acceptJob, claimPayment, getJob, getMarketCredit, getStakeAccount, requireJob, requestWithdrawal, stakeDeposit, withdraw } from "../../chain/index.ts";
+import { acceptJob, claimPayment, getAcceptTerms, getJob, getMarketCredit, getStakeAccount, requireJob, requestWithdrawal, stakeDeposit, withdraw } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
+import { lockPaysPanel } from "../../policy/index.ts";
 import { parseThreads } from "../../ml/engines.ts";
 import { formatStrategy, parseStrategy } from "../../ml/strategies.ts";
 import type { SegmentProgress } from "../../provider/run-job.ts";
@@ -63,6 +64,15 @@ export function registerProvider(program: Command): void {
   withConfig(provider.command("accept").description("accept an open job (locks the policy's stake)").argument("<job>").option("--json", "print JSON")).action(async (jobArg: string, opts: Opts) => {
     const jobId = parseJobId(jobArg);
     const ctx = await marketContext(opts as never);
+    const open = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+    const terms = await getAcceptTerms(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId, provider: ctx.clients.account.address });
+    const pays = lockPaysPanel({ lockWei: terms.stakeWei, challengerBps: open.policy.challengerBps, panelFeesWei: terms.panelFeesWei });
+    // the contract's rule (JobMarketLockCannotPayPanel), said before sending
+    if (!pays.ok) {
+      throw new InputError(
+        `job ${jobId}: your lock of ${fmt(terms.stakeWei)} ${ctx.symbol} (tier ${terms.tier}) pays a challenger share of ${fmt(pays.rewardWei)}, below the panel's fees ${fmt(pays.panelFeesWei)}, so JobMarket refuses it (nobody could catch a cheat on it without a loss); the job needs requiredStake raised by its buyer`,
+      );
+    }
     const tx = txRef("acceptJob", await acceptJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId }));
     const job = await getJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
     out(
