@@ -109,12 +109,14 @@ function stripComment(text: string): string {
 }
 
 const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+/** The node that runs this script (Node 22 under npm), not whichever `node` is first on PATH (Node 20 cannot run .ts). */
+const NODE = shQuote(process.execPath);
 
 /** The bash script that runs the commands in order, each printed (with the seconds since the start) before it runs. */
 export function walkthroughScript(commands: readonly WalkthroughCommand[]): string {
   const out = [
     "set -euo pipefail",
-    `npx() { if [ "\${1:-}" = pouw ]; then shift; node ${shQuote(POUW_CLI)} "$@"; else echo "walkthrough: npx $* is not run by the walkthrough" >&2; return 2; fi; }`,
+    `npx() { if [ "\${1:-}" = pouw ]; then shift; ${NODE} ${shQuote(POUW_CLI)} "$@"; else echo "walkthrough: npx $* is not run by the walkthrough" >&2; return 2; fi; }`,
     `trap 'echo "walkthrough: FAILED (exit $?) at README line $__line: $__cmd" >&2' ERR`,
     // background `npx pouw serve` nodes: stopped when the block ends, however it ends
     "__bg=()",
@@ -134,7 +136,7 @@ export function walkthroughScript(commands: readonly WalkthroughCommand[]): stri
       const ready = /\s--ipfs(\s|$)/.test(code) ? "^ipfs .* at " : "^serving ";
       out.push(
         `printf '\\n[%4d s] $ %s\\n' "$SECONDS" "$__cmd"`,
-        `__log=$(mktemp); node ${shQuote(POUW_CLI)} ${code} >"$__log" 2>&1 &`,
+        `__log=$(mktemp); ${NODE} ${shQuote(POUW_CLI)} ${code} >"$__log" 2>&1 &`,
         `__bg+=($!)`,
         `__wait_ready "$__log" $! ${shQuote(ready)}`,
       );

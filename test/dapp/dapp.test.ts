@@ -1,8 +1,9 @@
 /**
  * The buyer dApp in headless Chromium (playwright-core, Debian's /usr/bin/chromium) against Hardhat's in-process
  * network served over HTTP (test/cli/rpc-over-http.ts). The page is the production build (dapp/build.ts) served
- * by the same server `pouw serve --dapp` runs; its wallet is an injected EIP-1193 provider whose requests the
- * test answers: it signs eth_sendTransaction with a dev key and forwards everything else to the node.
+ * by the same server `pouw serve --dapp` runs; its wallet is test/dapp/page.ts's injected EIP-1193 provider,
+ * whose requests the test answers: it signs eth_sendTransaction with a dev key and forwards everything else to the
+ * node (its knobs play a wallet on another chain and a user refusing a signature).
  *
  * The page posts a job (manifest pasted, quote shown, approve + escrow); the test checks on chain that the job
  * holds the page's manifest hash, the CID URI of its canonical bytes and the escrow; a provider accepts and
@@ -12,12 +13,10 @@
  */
 import { expect } from "chai";
 import { network } from "hardhat";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { createWalletClient, formatEther, getAddress, http, maxUint256, parseEther, type Hex } from "viem";
-import { hardhat } from "viem/chains";
+import { formatEther, getAddress, maxUint256, parseEther } from "viem";
 import { buildDapp } from "../../dapp/build.ts";
 import {
   acceptJob,
@@ -43,28 +42,26 @@ import { cidOf, LocalDirStore } from "../../verifier/src/store/index.ts";
 import { segmentHashes } from "../contracts/fixture.ts";
 import { serveProvider, type ServedProvider } from "../cli/rpc-over-http.ts";
 import { ROOT } from "../e2e/helpers.ts";
+import { chromiumMissing, CHROMIUM, openWalletPage, type TestWallet, type WalletPage } from "./page.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = join(ROOT, "test-artifacts/dapp");
 const CID = "bafkreiedkmci2krpbghjxi5aiuvbzxteeuq24mknx44c5okfunopejw46m";
 
-type RpcAnswer = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
-
 describe("dapp: the buyer page in headless Chromium", function () {
   this.timeout(300_000);
-  let browser: Browser | undefined;
-  let page: Page;
+  let ui: WalletPage;
+  let page: WalletPage["page"];
+  // the wallet's knobs: the chain id it claims, and whether it refuses the next signature (test/dapp/page.ts)
+  let wallet: TestWallet;
   let rpc: ServedProvider;
   let server: ContentServer;
   let d: Deployment;
   let admin: ChainClients, buyer: ChainClients, provider: ChainClients;
   const manifestText = readFileSync(join(ROOT, "examples/tiny.json"), "utf8");
   const manifest = parseManifestJson(manifestText);
-  // the wallet's knobs: the chain id it claims, and whether it refuses the next signature
-  const wallet = { chainId: undefined as number | undefined, rejectNext: false, sent: [] as Hex[] };
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
+    if (chromiumMissing()) {
       console.log(`    skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
       this.skip();
     }
@@ -86,68 +83,13 @@ describe("dapp: the buyer page in headless Chromium", function () {
     const dapp = await loadDappFiles(outdir, { deploymentPath });
     server = await startContentServer({ store: new LocalDirStore(join(dir, "store")), dapp });
 
-    // the wallet signs with the buyer's key (a local account: the page never sees it) and sends over the node's HTTP RPC
-    const signer = createWalletClient({ account: devAccount(1), chain: hardhat, transport: http(rpc.url) });
-    const forward = async (method: string, params: unknown[]): Promise<RpcAnswer> => {
-      const res = await fetch(rpc.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
-      return (await res.json()) as RpcAnswer;
-    };
-    const answer = async (method: string, params: unknown[]): Promise<RpcAnswer> => {
-      if (method === "eth_requestAccounts" || method === "eth_accounts") return { result: [buyer.account.address] };
-      if (method === "eth_chainId" && wallet.chainId !== undefined) return { result: `0x${wallet.chainId.toString(16)}` };
-      if (method === "wallet_switchEthereumChain") {
-        wallet.chainId = undefined;
-        return { result: null };
-      }
-      if (method === "eth_sendTransaction") {
-        if (wallet.rejectNext) {
-          wallet.rejectNext = false;
-          return { error: { code: 4001, message: "User rejected the request." } };
-        }
-        const tx = params[0] as Record<string, Hex | undefined>;
-        const big = (v: Hex | undefined) => (v === undefined ? undefined : BigInt(v));
-        try {
-          const hash = await signer.sendTransaction({
-            to: tx.to as Hex,
-            data: tx.data ?? "0x",
-            ...(tx.value ? { value: big(tx.value)! } : {}),
-            ...(tx.gas ? { gas: big(tx.gas)! } : {}),
-            ...(tx.nonce ? { nonce: Number(tx.nonce) } : {}),
-            ...(tx.maxFeePerGas ? { maxFeePerGas: big(tx.maxFeePerGas)!, maxPriorityFeePerGas: big(tx.maxPriorityFeePerGas) ?? 0n } : {}),
-          });
-          wallet.sent.push(hash);
-          return { result: hash };
-        } catch (err) {
-          return { error: { code: -32603, message: (err as Error).message } };
-        }
-      }
-      return forward(method, params);
-    };
-
-    mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-component-update", "--disable-sync"],
-    });
-    page = await browser.newPage({ viewport: { width: 1100, height: 1400 } });
-    page.on("pageerror", (e) => console.log(`    page error: ${e.message}`));
-    await page.exposeFunction("__pouwWallet", answer);
-    await page.addInitScript(() => {
-      const w = window as unknown as { __pouwWallet: (m: string, p: unknown[]) => Promise<RpcAnswer>; ethereum: unknown };
-      w.ethereum = {
-        async request({ method, params }: { method: string; params?: unknown[] }) {
-          const r = await w.__pouwWallet(method, params ?? []);
-          if (r.error) throw Object.assign(new Error(r.error.message), { code: r.error.code, ...(r.error.data === undefined ? {} : { data: r.error.data }) });
-          return r.result;
-        },
-        on() {},
-        removeListener() {},
-      };
-    });
+    // the wallet signs with the buyer's key (a local account: the page never sees it); test/dapp/page.ts
+    ui = await openWalletPage(rpc.url, { account: 1, artifacts: ARTIFACTS });
+    ({ page, wallet } = ui);
   });
 
   after(async () => {
-    await browser?.close();
+    await ui?.close();
     await server?.close();
     await rpc?.close();
   });
@@ -155,7 +97,7 @@ describe("dapp: the buyer page in headless Chromium", function () {
   const url = () => `${server.url}/?poll=250`;
   const errorText = async () => (await page.locator("#error").textContent())?.trim() ?? "";
   const idle = () => page.waitForFunction(() => document.body.dataset.busy === "false");
-  const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const shot = (name: string) => ui.shot(name);
 
   it("refuses a wallet on another chain, then connects once it switches", async () => {
     wallet.chainId = 5;

@@ -2,7 +2,10 @@
  * Headless Chromium (playwright-core, Debian's /usr/bin/chromium) with an injected EIP-1193 wallet whose requests
  * the test answers: eth_sendTransaction is signed with the dev key of the account in use (a local account: the page
  * never sees a key) and sent over the node's HTTP RPC; everything else is forwarded to the node. `wallet.use(i)`
- * switches the account (as a user switching accounts in the wallet).
+ * switches the account (as a user switching accounts in the wallet). Two knobs play a user's wallet going wrong:
+ * `wallet.chainId` makes it claim another chain until the page asks `wallet_switchEthereumChain`, and
+ * `wallet.rejectNext` makes it refuse the next signature as a user would (EIP-1193 code 4001).
+ * The one copy of the injected wallet: test/dapp/*.test.ts all open their page here.
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -15,13 +18,22 @@ export const CHROMIUM = "/usr/bin/chromium";
 
 type RpcAnswer = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
 
-export type TestWallet = { account: number; sent: Hex[]; use(i: number): void };
+export type TestWallet = {
+  account: number;
+  /** Every transaction hash the wallet sent, in order. */
+  sent: Hex[];
+  use(i: number): void;
+  /** The chain id the wallet claims (undefined: the node's); cleared by `wallet_switchEthereumChain`. */
+  chainId: number | undefined;
+  /** Refuse the next eth_sendTransaction with 4001 "User rejected the request." (then reset). */
+  rejectNext: boolean;
+};
 export type WalletPage = { browser: Browser; page: Page; wallet: TestWallet; shot(name: string): Promise<string>; close(): Promise<void> };
 
 export const chromiumMissing = () => !existsSync(CHROMIUM);
 
 export async function openWalletPage(rpcUrl: string, o: { account: number; artifacts: string }): Promise<WalletPage> {
-  const wallet: TestWallet = { account: o.account, sent: [], use: (i) => void (wallet.account = i) };
+  const wallet: TestWallet = { account: o.account, sent: [], use: (i) => void (wallet.account = i), chainId: undefined, rejectNext: false };
   const forward = async (method: string, params: unknown[]): Promise<RpcAnswer> => {
     const res = await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
     return (await res.json()) as RpcAnswer;
@@ -29,7 +41,16 @@ export async function openWalletPage(rpcUrl: string, o: { account: number; artif
   const answer = async (method: string, params: unknown[]): Promise<RpcAnswer> => {
     const account = devAccount(wallet.account);
     if (method === "eth_requestAccounts" || method === "eth_accounts") return { result: [account.address] };
+    if (method === "eth_chainId" && wallet.chainId !== undefined) return { result: `0x${wallet.chainId.toString(16)}` };
+    if (method === "wallet_switchEthereumChain") {
+      wallet.chainId = undefined;
+      return { result: null };
+    }
     if (method !== "eth_sendTransaction") return forward(method, params);
+    if (wallet.rejectNext) {
+      wallet.rejectNext = false;
+      return { error: { code: 4001, message: "User rejected the request." } };
+    }
     const tx = params[0] as Record<string, Hex | undefined>;
     const big = (v: Hex | undefined) => (v === undefined ? undefined : BigInt(v));
     try {
@@ -39,6 +60,7 @@ export async function openWalletPage(rpcUrl: string, o: { account: number; artif
         data: tx.data ?? "0x",
         ...(tx.value ? { value: big(tx.value)! } : {}),
         ...(tx.gas ? { gas: big(tx.gas)! } : {}),
+        ...(tx.nonce ? { nonce: Number(tx.nonce) } : {}),
         ...(tx.maxFeePerGas ? { maxFeePerGas: big(tx.maxFeePerGas)!, maxPriorityFeePerGas: big(tx.maxPriorityFeePerGas) ?? 0n } : {}),
       });
       wallet.sent.push(hash);

@@ -162,6 +162,27 @@ describe("store/ipfs: two Helia nodes on loopback", function () {
     expect(none.message).to.match(/no IPFS peer connected/);
   });
 
+  it("fetches from a peer whose first identify failed (the process was busy 6 s after the dial): bitswap asks it only once identified", async () => {
+    // the IPFS walkthrough's `provider run 1` at load 7: connected to the buyer's serve node, never sent it a want
+    // (bitswap learns of a peer from identify, which libp2p runs once per connection with a 5 s timeout)
+    const dir = join(fx.dir, "busy");
+    const bytes = new TextEncoder().encode(`a manifest written after the serve node started ${Date.now()}`);
+    const holder = await startIpfsNode(new LocalDirStore(join(dir, "holder", "store")), { dir: join(dir, "holder", "ipfs") });
+    nodes.push(holder);
+    const cid = await new LocalDirStore(join(dir, "holder", "store")).put(bytes);
+    const reader = await startIpfsNode(new LocalDirStore(join(dir, "reader", "store")), { dir: join(dir, "reader", "ipfs"), timeoutMs: 8_000 });
+    nodes.push(reader);
+    const { multiaddr } = await import("@multiformats/multiaddr");
+    await reader.helia.libp2p.dial(multiaddr(holder.multiaddrs()[0]!)); // libp2p's dial: identify runs in the background
+    // the thread sleeps 6 s (no CPU): when it wakes, identify's 5 s timer fires before the answer is read
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 6_000);
+    expect(reader.connectedPeers()).to.deep.equal([holder.peerId]);
+    const got = await reader.source().get(cid);
+    expect(cidOf(got)).to.equal(cid);
+    // it also came into the reader's own store (the blockstore adapter)
+    expect(await new LocalDirStore(join(dir, "reader", "store")).has(cid)).to.equal(true);
+  });
+
   it("the blockstore adapter refuses a put whose bytes do not hash to the CID, and IpfsSource refuses bytes its blockstore returns for another CID", async () => {
     const { CID } = await import("multiformats/cid");
     const good = new TextEncoder().encode("the real block");

@@ -44,6 +44,8 @@ export const DEFAULT_IPFS_LISTEN = "/ip4/127.0.0.1/tcp/0";
 /** Largest block moved over bitswap, both directions (the HTTP fallback carries anything larger). */
 export const DEFAULT_MAX_BLOCK_BYTES = 16 << 20;
 export const DEFAULT_IPFS_TIMEOUT_MS = 30_000;
+/** How long libp2p's own identify of a new connection waits (@libp2p/identify's default, not set here). */
+const LIBP2P_IDENTIFY_TIMEOUT_MS = 5_000;
 
 export type IpfsOptions = {
   /** The node's datastore directory (peer key, peer store), e.g. `<state dir>/ipfs`. */
@@ -133,6 +135,11 @@ export class IpfsNode {
   private readonly _multiaddr: typeof import("@multiformats/multiaddr").multiaddr;
   private readonly _release: () => Promise<void>;
   private readonly _lock: { holder: boolean; addrsFile: string };
+  /** Ids of the open connections whose identify completed (bitswap knows the remote speaks it): see _watchIdentify. */
+  private readonly _identified = new Set<string>();
+  /** Connections whose identify this node is running again, and the watchdog timers (cleared on stop). */
+  private readonly _reidentifying = new Map<string, Promise<void>>();
+  private readonly _timers = new Set<ReturnType<typeof setTimeout>>();
   private _stopped = false;
 
   constructor(
@@ -148,6 +155,13 @@ export class IpfsNode {
     this._multiaddr = multiaddr;
     this._release = release;
     this._lock = lock;
+    const events = helia.libp2p as unknown as { addEventListener(type: string, fn: (evt: CustomEvent<Libp2pConnection & { connection?: Libp2pConnection }>) => void): void };
+    events.addEventListener("peer:identify", (evt) => void (evt.detail.connection && this._identified.add(evt.detail.connection.id)));
+    events.addEventListener("connection:open", (evt) => this._watchIdentify(evt.detail));
+    events.addEventListener("connection:close", (evt) => {
+      this._identified.delete(evt.detail.id);
+      this._reidentifying.delete(evt.detail.id);
+    });
   }
 
   /** Whether this node holds the state dir's key (false: another process's node does; this one's key is temporary). */
@@ -191,7 +205,9 @@ export class IpfsNode {
     return [...new Set(this.helia.libp2p.getConnections().map((c) => c.remotePeer.toString()))];
   }
 
-  /** Dials `addr` (a multiaddr ending in /p2p/<peer id>); noise authenticates the peer id. Throws IpfsDialError. */
+  /**
+   * Dials `addr` (a multiaddr ending in /p2p/<peer id>); noise authenticates the peer id. Throws IpfsDialError.
+   */
   async connect(addr: string): Promise<void> {
     checkMultiaddr(addr, { peer: true });
     if (addr.endsWith(`/p2p/${this.peerId}`)) return; // ourselves (a party that lists its own announcement)
@@ -201,6 +217,64 @@ export class IpfsNode {
       throw new IpfsDialError(addr, `cannot connect to IPFS peer ${addr}: ${(err as Error).message}`, err);
     }
     log.debug({ peer: addr }, "connected");
+  }
+
+  /**
+   * The identify watchdog of one connection: once libp2p's own identify of it has surely ended (its 5 s timeout
+   * after the connection opened), runs identify again unless it completed.
+   *
+   * IMPORTANT: bitswap sends wants only to the peers its topology was told about, and libp2p tells it only when
+   * identify completes. libp2p runs identify once per connection, with a 5 s timeout; when that fails (the process
+   * busy for 5 s while it loads modules, or a loaded machine: a timer fires before the I/O it waited for is read)
+   * the connection stays open, `connectedPeers()` lists the peer, and no want is ever sent to it: every fetch from it
+   * ended in IpfsFetchTimeoutError (the IPFS walkthrough's `provider run 1` did, at load 7). Once identify
+   * completes, bitswap sends the peer the whole want list, so a fetch already waiting is answered.
+   * test/store/ipfs.test.ts plays it by sleeping the thread 6 s after a dial.
+   */
+  private _watchIdentify(c: Libp2pConnection): void {
+    const at = c.timeline.open + LIBP2P_IDENTIFY_TIMEOUT_MS + 250;
+    const timer = setTimeout(() => {
+      this._timers.delete(timer);
+      this.reidentifyStale();
+    }, Math.max(0, at - Date.now()));
+    timer.unref();
+    this._timers.add(timer);
+  }
+
+  /**
+   * Runs identify again (in the background, retried until the fetch timeout) on every open connection whose
+   * libp2p identify has ended without completing (see _watchIdentify). Never throws: a peer that cannot be
+   * identified is logged, and a fetch from it names it in IpfsFetchTimeoutError.
+   */
+  reidentifyStale(): void {
+    if (this._stopped) return;
+    const identify = (this.helia.libp2p as unknown as { services: { identify?: { identify(c: unknown, o: { signal: AbortSignal }): Promise<unknown> } } }).services.identify;
+    if (!identify) return;
+    for (const c of this.helia.libp2p.getConnections() as unknown as Libp2pConnection[]) {
+      if (c.status !== "open" || this._identified.has(c.id) || this._reidentifying.has(c.id)) continue;
+      if (Date.now() < c.timeline.open + LIBP2P_IDENTIFY_TIMEOUT_MS + 250) continue; // libp2p's own may still be running
+      const peer = c.remotePeer.toString();
+      const deadline = Date.now() + this.timeoutMs;
+      const run = (async () => {
+        // retried: the remote refuses a second identify stream until it has closed the first (aborted) one
+        for (let attempt = 1; ; attempt++) {
+          if (this._stopped || this._identified.has(c.id) || c.status !== "open") return;
+          try {
+            await identify.identify(c, { signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) });
+            this._identified.add(c.id);
+            log.info({ peer, attempt }, "IPFS peer identified again (libp2p's identify of the connection had not completed): bitswap now asks it");
+            return;
+          } catch (err) {
+            if (Date.now() + 200 * attempt >= deadline) {
+              log.warn({ peer, attempt, err: (err as Error).message }, "IPFS peer not identified: bitswap does not ask it");
+              return;
+            }
+            await new Promise((r) => setTimeout(r, 200 * attempt).unref());
+          }
+        }
+      })().finally(() => this._reidentifying.delete(c.id));
+      this._reidentifying.set(c.id, run);
+    }
   }
 
   /** The connected peers' boards, as a BoardSource (what a LayeredBoard lists after the local board). */
@@ -217,6 +291,8 @@ export class IpfsNode {
   async stop(): Promise<void> {
     if (this._stopped) return;
     this._stopped = true;
+    for (const t of this._timers) clearTimeout(t);
+    this._timers.clear();
     await this.helia.stop();
     await this._release();
   }
@@ -235,6 +311,7 @@ export class IpfsSource implements ContentSource {
   async get(cid: string, options: GetOptions = {}): Promise<Uint8Array> {
     const parsed = parseCid(cid);
     const canonical = parsed.toString();
+    this.node.reidentifyStale(); // a connection whose identify failed gets no wants (IpfsNode._watchIdentify)
     const asked = new Set(this.node.connectedPeers());
     if (asked.size === 0) throw new IpfsFetchTimeoutError(canonical, { peers: [], timeoutMs: 0 });
     // a peer that connects during the wait is asked too (bitswap sends it the want list): name it if it fails
@@ -332,6 +409,9 @@ export class IpfsBoard implements BoardSource {
     return `ipfs-board:${this.node.peerId}`;
   }
 }
+
+/** What the identify watchdog reads of a libp2p connection. */
+type Libp2pConnection = { id: string; status: string; timeline: { open: number }; remotePeer: { toString(): string } };
 
 type StreamEvent = Event & { data?: Uint8Array | { subarray(): Uint8Array }; error?: Error };
 export type Libp2pStream = {
