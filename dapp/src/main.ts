@@ -411,7 +411,9 @@ const when = (t: bigint) => (t === 0n ? "-" : chainDate(t));
 
 async function showProvider(): Promise<void> {
   const c = needWallet();
-  const s = await providerStanding(c.public, state.deployment!, state.account!);
+  const account = state.account!;
+  const s = await providerStanding(c.public, state.deployment!, account);
+  if (state.account !== account) return; // the wallet switched accounts meanwhile: a stale answer must not overwrite the newer one
   const h = s.holdings;
   const jobs = s.jobs.map((j) => `<li>job ${j.jobId}: <span class="status">${j.status}</span>, ${j.nextSegment}/${j.policy.segments} segments, payment ${tokAmount(j.payment)}${j.openDisputes ? `, ${j.openDisputes} open dispute(s)` : ""}</li>`);
   $("provider").innerHTML = `<table>
@@ -426,7 +428,9 @@ async function showProvider(): Promise<void> {
 
 async function showAuditor(): Promise<void> {
   const c = needWallet();
-  const s = await auditorStanding(c.public, state.deployment!, state.account!);
+  const account = state.account!;
+  const s = await auditorStanding(c.public, state.deployment!, account);
+  if (state.account !== account) return; // the wallet switched accounts meanwhile: a stale answer must not overwrite the newer one
   const h = s.holdings;
   const a = s.auditor;
   const credits = h.disputeCredit + h.stakeCredit + h.auditorCredit;
