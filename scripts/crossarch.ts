@@ -5,13 +5,17 @@
  * and 0 with "skipped: ..." when the emulator or the arm64 C library is not installed. Not part of `npm test`.
  *
  *   node scripts/crossarch.ts [--manifest FILE ...] [--steps N] [--engine pouw|cpu] [--perturb-arm64 STRATEGY]
- *                             [--keep DIR] [--require]
+ *                             [--keep DIR] [--native-cache DIR] [--require]
  *
  * --require (CI): a missing emulator or arm64 C library is a failure (exit 1), not a skip.
  * --steps N: train each --manifest for N steps only (segments of the largest divisor of N not above the manifest's
  *   stepsPerSegment); the manifest is copied with that change, so its state hashes are a short run's, not the job's.
  * --perturb-arm64 STRATEGY: the arm64 side trains with that `pouw train --strategy` (e.g. plant:3) instead of
  *   honest, to see the comparison fail: the check that this harness detects a difference at all.
+ * --native-cache DIR: keep each x86-64 trace in DIR, keyed by the manifest's bytes, the train arguments and the Node
+ *   version, and reuse it instead of training that side again. For a harness test that runs this script several times
+ *   over one source tree (test/scripts/crossarch.test.ts): the key does not cover the engine's code, so a DIR must not
+ *   outlive the tree it was filled from.
  *
  * Default manifests (one line each; ~2 min on an idle 2-core machine, most of it under qemu):
  *   examples/tiny.json                    mnist-mlp 784-16-10, keccak256 state digest, all 12 steps
@@ -33,7 +37,8 @@
  * architecture: docs/determinism.md), and the hashes are fixed standards.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 
@@ -164,8 +169,9 @@ function trainBatch(prefix: string[], jobs: TrainJob[], file: string): { results
   return { results: (JSON.parse(readFileSync(`${file}.results.json`, "utf8")) as { results: JobResult[] }).results, wallSeconds };
 }
 
-function readTrace(out: string): TraceSummary {
-  const trace = JSON.parse(readFileSync(join(out, "trace.json"), "utf8")) as {
+/** `traceFile`: a `pouw train --out` directory's trace.json. */
+function readTrace(traceFile: string): TraceSummary {
+  const trace = JSON.parse(readFileSync(traceFile, "utf8")) as {
     stateHashes: string[];
     segments: { traceRoot: string }[];
     finalCheckpointCid: string;
@@ -212,6 +218,7 @@ async function main(argv: string[]): Promise<number> {
   let keep: string | undefined;
   let steps: number | undefined;
   let perturb: string | undefined;
+  let nativeCache: string | undefined;
   let require = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -222,11 +229,12 @@ async function main(argv: string[]): Promise<number> {
     if (a === "--manifest" && argv[i + 1]) manifests.push({ path: resolve(argv[++i]!), label: argv[i]! });
     else if (a === "--engine" && argv[i + 1]) engine = argv[++i];
     else if (a === "--keep" && argv[i + 1]) keep = resolve(argv[++i]!);
+    else if (a === "--native-cache" && argv[i + 1]) nativeCache = resolve(argv[++i]!);
     else if (a === "--perturb-arm64" && argv[i + 1]) perturb = argv[++i];
     else if (a === "--steps" && argv[i + 1] && /^[1-9][0-9]*$/.test(argv[i + 1]!)) steps = Number(argv[++i]);
     else {
       process.stderr.write(
-        `crossarch: unknown argument ${JSON.stringify(a)} (--manifest FILE, --steps N, --engine pouw|cpu, --perturb-arm64 STRATEGY, --keep DIR, --require)\n`,
+        `crossarch: unknown argument ${JSON.stringify(a)} (--manifest FILE, --steps N, --engine pouw|cpu, --perturb-arm64 STRATEGY, --keep DIR, --native-cache DIR, --require)\n`,
       );
       return 2;
     }
@@ -266,21 +274,52 @@ async function main(argv: string[]): Promise<number> {
         out: join(work, `${i}-${arch}`),
         args: ["--manifest", m.path, "--job-id", "0", ...(engine ? ["--engine", engine] : []), ...(m.args ?? []), ...extra],
       }));
-    const native = trainBatch([process.execPath], jobs("x64", []), join(work, "x64-jobs.json"));
+    const nativeJobs = jobs("x64", []);
+    // the x86-64 trace of job i: trained now into its --out directory, or one kept in --native-cache
+    const nativeTrace = nativeJobs.map((j) => join(j.out, "trace.json"));
+    const cacheFile = (i: number): string | undefined => {
+      if (!nativeCache) return undefined;
+      const m = manifests[i]!;
+      const key = createHash("sha256")
+        .update(readFileSync(m.path))
+        .update(JSON.stringify([process.version, process.arch, nativeJobs[i]!.args.map((a) => (a === m.path ? "<manifest>" : a))]))
+        .digest("hex");
+      return join(nativeCache, `${key.slice(0, 32)}.trace.json`);
+    };
+    const cached = manifests.map((_, i) => {
+      const f = cacheFile(i);
+      return f !== undefined && existsSync(f);
+    });
+    const toTrain = nativeJobs.filter((_, i) => !cached[i]);
+    const trained = toTrain.length > 0 ? trainBatch([process.execPath], toTrain, join(work, "x64-jobs.json")) : { results: [], wallSeconds: 0 };
+    let next = 0;
+    const native = {
+      wallSeconds: trained.wallSeconds,
+      results: nativeJobs.map((_, i): JobResult => (cached[i] ? { code: 0, seconds: 0 } : trained.results[next++]!)),
+    };
+    for (const [i, r] of native.results.entries()) {
+      const f = cacheFile(i);
+      if (f === undefined) continue;
+      if (cached[i]) nativeTrace[i] = f;
+      else if (r.code === 0) {
+        mkdirSync(nativeCache!, { recursive: true });
+        copyFileSync(nativeTrace[i]!, f);
+      }
+    }
     const arm = trainBatch([qemu, "-L", SYSROOT, armNode], jobs("arm64", perturb ? ["--strategy", perturb] : []), join(work, "arm64-jobs.json"));
     let failed = 0;
     for (const [i, m] of manifests.entries()) {
       const rx = native.results[i]!;
       const ra = arm.results[i]!;
-      const times = `x86-64 ${rx.seconds.toFixed(1)} s, arm64 ${ra.seconds.toFixed(1)} s`;
+      const times = `x86-64 ${cached[i] ? "cached" : `${rx.seconds.toFixed(1)} s`}, arm64 ${ra.seconds.toFixed(1)} s`;
       if (rx.code !== 0 || ra.code !== 0) {
         failed++;
         const side = rx.code !== 0 ? `x86-64 train exited ${rx.code}: ${rx.error}` : `arm64 train exited ${ra.code}: ${ra.error}`;
         process.stdout.write(`crossarch: ${m.label}: FAIL: ${side}\n`);
         continue;
       }
-      const a = readTrace(join(work, `${i}-x64`));
-      const b = readTrace(join(work, `${i}-arm64`));
+      const a = readTrace(nativeTrace[i]!);
+      const b = readTrace(join(work, `${i}-arm64`, "trace.json"));
       const diff = traceDifference(a, b);
       if (diff) {
         failed++;
@@ -291,7 +330,10 @@ async function main(argv: string[]): Promise<number> {
         );
       }
     }
-    process.stderr.write(`crossarch: processes x86-64 ${native.wallSeconds.toFixed(0)} s, arm64 (qemu) ${arm.wallSeconds.toFixed(0)} s wall, module loading included\n`);
+    const reused = cached.filter(Boolean).length;
+    process.stderr.write(
+      `crossarch: processes x86-64 ${native.wallSeconds.toFixed(0)} s, arm64 (qemu) ${arm.wallSeconds.toFixed(0)} s wall, module loading included${nativeCache ? `; ${reused} of ${manifests.length} x86-64 traces from --native-cache` : ""}\n`,
+    );
     return failed === 0 ? 0 : 1;
   } finally {
     if (!keep) rmSync(work, { recursive: true, force: true });
