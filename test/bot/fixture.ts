@@ -51,25 +51,19 @@ export const manifest = parseManifest({ ...tiny, policy: { ...tiny.policy, audit
  * examples/tiny.json); a linear-tile one is posted with its circuit terms (market/circuit-job.ts circuitPostOption).
  * `requiredStake`: the job's stake instead of the quoted one (wei).
  */
-export async function cheatingJob(
-  tag: string,
-  window: number,
-  o: { auditorTokens?: (i: number) => bigint; cheatSegments?: number; strategy?: string; auditRate?: number; contributor?: number; base?: typeof tiny; requiredStake?: bigint; content?: readonly Uint8Array[] } = {},
-) {
-  const payout = o.contributor === undefined ? undefined : devAccount(o.contributor).address;
-  const base = o.base ?? tiny;
-  const m =
-    o.auditRate === undefined && payout === undefined && o.base === undefined
-      ? manifest
-      : parseManifest({
-          ...base,
-          ...(payout === undefined ? {} : { corpora: base.corpora.map((c: object) => ({ ...c, payoutAddress: payout })) }),
-          policy: { ...base.policy, auditRate: o.auditRate ?? 1 },
-        });
-  const dir = mkdtempSync(join(tmpdir(), `pouw-bot-${tag}-`));
-  const store = new LocalDirStore(join(dir, "store"));
-  const board = new SegmentBoard(join(dir, "board"), store);
-  for (const bytes of o.content ?? []) await store.put(bytes);
+export async function cheatingJob(tag: string, window: number, o: CheatingJobOptions = {}) {
+  return postCheatingJob(await botMarket(window, o), tag, o);
+}
+
+export type CheatingJobOptions = { auditorTokens?: (i: number) => bigint; cheatSegments?: number; strategy?: string; auditRate?: number; contributor?: number; base?: typeof tiny; requiredStake?: bigint; content?: readonly Uint8Array[] };
+
+/**
+ * The market half of cheatingJob: a fresh in-process network with the market and its DisputeGame deployed, the provider
+ * (dev account 2) staked, the four auditors bonded and the activation delay passed. A file that posts several jobs
+ * deploys once and reverts to a snapshot taken here before each (`conn.networkHelpers.takeSnapshot()`), then calls
+ * postCheatingJob.
+ */
+export async function botMarket(window: number, o: Pick<CheatingJobOptions, "auditorTokens"> = {}) {
   const conn = await network.create();
   const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
   const [admin, buyer, cheat] = [mk(0), mk(1), mk(2)];
@@ -89,6 +83,32 @@ export async function cheatingJob(
   }
   // the bonds count for panel snapshots (taken at each challenge) once the activation delay (1 hour) has passed
   await conn.networkHelpers.time.increase(Number(DEFAULT_ACTIVATION_DELAY_SECONDS));
+  return { conn, mk, admin, buyer, cheat, auditors, d };
+}
+
+export type BotMarket = Awaited<ReturnType<typeof botMarket>>;
+
+/**
+ * The job half of cheatingJob on `market` (botMarket): posts the manifest's job, the provider accepts it and runs
+ * `strategy`, in a fresh directory (store, board, the provider's state, each bot's SQLite file and ballots).
+ * `o.auditorTokens` belongs to botMarket and is ignored here.
+ */
+export async function postCheatingJob(market: BotMarket, tag: string, o: Omit<CheatingJobOptions, "auditorTokens"> = {}) {
+  const { conn, mk, admin, buyer, cheat, auditors, d } = market;
+  const payout = o.contributor === undefined ? undefined : devAccount(o.contributor).address;
+  const base = o.base ?? tiny;
+  const m =
+    o.auditRate === undefined && payout === undefined && o.base === undefined
+      ? manifest
+      : parseManifest({
+          ...base,
+          ...(payout === undefined ? {} : { corpora: base.corpora.map((c: object) => ({ ...c, payoutAddress: payout })) }),
+          policy: { ...base.policy, auditRate: o.auditRate ?? 1 },
+        });
+  const dir = mkdtempSync(join(tmpdir(), `pouw-bot-${tag}-`));
+  const store = new LocalDirStore(join(dir, "store"));
+  const board = new SegmentBoard(join(dir, "board"), store);
+  for (const bytes of o.content ?? []) await store.put(bytes);
   let terms: JobTerms | undefined;
   if (o.contributor !== undefined) {
     await registerManifestCorpora(mk(o.contributor), d.dataRegistry!, m);
