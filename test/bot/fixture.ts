@@ -49,12 +49,13 @@ export const manifest = parseManifest({ ...tiny, policy: { ...tiny.policy, audit
  * index: the manifest's corpus pays that account, which registers it in DataRegistry, and the job is posted with data
  * terms (10% of the payment to the corpus at finalize); default none (no terms). `base`: the manifest JSON (default
  * examples/tiny.json); a linear-tile one is posted with its circuit terms (market/circuit-job.ts circuitPostOption).
- * `requiredStake`: the job's stake instead of the quoted one (wei).
+ * `requiredStake`: the job's stake instead of the quoted one (wei). `train: false`: the provider accepts the job but does
+ * not run `runProviderJob` (the test commits segments itself).
  */
 export async function cheatingJob(
   tag: string,
   window: number,
-  o: { auditorTokens?: (i: number) => bigint; cheatSegments?: number; strategy?: string; auditRate?: number; contributor?: number; base?: typeof tiny; requiredStake?: bigint; content?: readonly Uint8Array[] } = {},
+  o: { auditorTokens?: (i: number) => bigint; cheatSegments?: number; strategy?: string; auditRate?: number; contributor?: number; base?: typeof tiny; requiredStake?: bigint; content?: readonly Uint8Array[]; train?: boolean } = {},
 ) {
   const payout = o.contributor === undefined ? undefined : devAccount(o.contributor).address;
   const base = o.base ?? tiny;
@@ -101,7 +102,7 @@ export async function cheatingJob(
   const circuit = m.model.arch === "linear-tile" ? circuitPostOption(d, m) : undefined;
   const { jobId } = await postJob(buyer, d, store, m, policy, payment, { ...(terms ? { terms } : {}), ...(circuit ? { circuit } : {}) });
   await acceptJob(cheat, { jobMarket: d.jobMarket, jobId });
-  await runProviderJob({ clients: cheat, deployment: d, store, board, stateDir: join(dir, "state") }, jobId, {
+  if (o.train !== false) await runProviderJob({ clients: cheat, deployment: d, store, board, stateDir: join(dir, "state") }, jobId, {
     strategy: parseStrategy(o.strategy ?? "stale:2"),
     ...(o.cheatSegments === undefined ? {} : { maxSegments: o.cheatSegments }),
   });
