@@ -275,7 +275,13 @@ contract DisputeGame is IDisputeGame {
         }
         if (!d.panelDrawn) {
             if (block.number <= d.seedBlock) revert DisputeGameSeedNotReady(disputeId, d.seedBlock, block.number);
-            if (!_tryDraw(disputeId, d, false)) revert DisputeGameSeedNotReady(disputeId, d.seedBlock, block.number);
+            // INVARIANT: commitVote never re-anchors a lapsed seed (only drawPanel does, MAX_RESEEDS times); each way it
+            // cannot draw is its own error, so a caller retries only what time fixes (SeedNotReady)
+            if (blockhash(d.seedBlock) == bytes32(0)) {
+                if (d.reseeds >= MAX_RESEEDS) revert DisputeGameSeedExpired(disputeId, d.seedBlock, d.reseeds);
+                revert DisputeGameSeedLapsed(disputeId, d.seedBlock, block.number);
+            }
+            if (!_tryDraw(disputeId, d, false)) revert DisputeGamePanelUnavailable(disputeId);
         }
         if (!_isMember(d, msg.sender)) revert DisputeGameNotPanelMember(disputeId, msg.sender);
         Ballot storage b = _ballots[disputeId][msg.sender];

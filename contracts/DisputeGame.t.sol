@@ -404,6 +404,37 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         assertTrue(game.drawPanel(id), "drawn");
     }
 
+    /// commitVote before a panel exists says why it cannot draw, by name: a lapsed seed is not "not ready" (which a bot
+    /// retries as time fixes it) but SeedLapsed until drawPanel re-anchors it, SeedExpired past the last reseed, and
+    /// PanelUnavailable when too few auditors are eligible; it never re-anchors itself.
+    function test_commitVote_lapsedSeed_namedErrors() public {
+        (, uint256 id) = _cheatingDispute();
+        uint64 seedBlock = game.getDispute(id).seedBlock;
+        VMB.roll(block.number + 300);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameSeedLapsed.selector, id, seedBlock, block.number));
+        vm_prank(auditors[0]);
+        game.commitVote(id, keccak256("c"));
+        assertEq(game.getDispute(id).seedBlock, seedBlock, "commitVote does not re-anchor");
+        assertTrue(!game.drawPanel(id), "drawPanel re-anchors");
+        uint64 second = game.getDispute(id).seedBlock;
+        VMB.roll(second + 300); // the re-anchored seed lapses too: no reseed is left
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameSeedExpired.selector, id, second, uint8(1)));
+        vm_prank(auditors[0]);
+        game.commitVote(id, keccak256("c"));
+    }
+
+    function test_commitVote_tooFewAuditors_panelUnavailable() public {
+        for (uint256 i; i < 3; ++i) {
+            vm_prank(auditors[i]);
+            registry.requestExit();
+        }
+        (, uint256 id) = _cheatingDispute();
+        VMB.roll(block.number + 3);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGamePanelUnavailable.selector, id));
+        vm_prank(auditors[3]);
+        game.commitVote(id, keccak256("c"));
+    }
+
     function test_copiedVote_cannotBeRevealed() public {
         (, uint256 id) = _cheatingDispute();
         address[] memory p = _draw(id);

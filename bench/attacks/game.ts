@@ -274,6 +274,39 @@ export async function panelAfterSeed(): Promise<Row> {
   return atLeastNonChallenger(row);
 }
 
+// ---------------------------------------------------------------- rows 15 and 18: an honest dispute with S1 drawn
+
+/** Rows 15 and 18's world: five honest auditors and the provider's sybil S1, a stale job with both segments committed. */
+async function s1World() {
+  const w = await newWorld({ funded: ["buyer", "provider", "honestChallenger", "H1", "H2", "H3", "H4", "H5", "S1"], auditors: ["H1", "H2", "H3", "H4", "H5", "S1"] });
+  const s = sides(w, [w.a.provider, w.a.S1], w.a.honestChallenger);
+  const { before, jobId, trace } = await startJob(w, s, 2);
+  await commit(w, jobId, trace, 0);
+  await commit(w, jobId, trace, 1);
+  return { w, s, before, jobId };
+}
+
+/**
+ * The honest challenger's dispute of step 2 with its panel drawn, re-played one block later (from a snapshot) until
+ * the draw holds S1: the attacks of rows 15 and 18 are conditional on that draw. At most 16 draws.
+ */
+async function challengeUntilS1Drawn(w: World, jobId: bigint): Promise<{ id: bigint; panel: Address[]; draws: number }> {
+  const pub = w.a.buyer.c.public;
+  const game = w.d.disputeGame;
+  for (let draws = 1; ; ++draws) {
+    const snap = await w.conn.networkHelpers.takeSnapshot();
+    const id = await challengeStep(w, w.a.honestChallenger, jobId, 2);
+    const d0 = await getDispute(pub, { disputeGame: game, disputeId: id });
+    await w.mine(Number(d0.seedBlock - (await pub.getBlockNumber())) + 1);
+    await drawPanel(w.a.H1.c, { disputeGame: game, disputeId: id });
+    const panel = (await getDispute(pub, { disputeGame: game, disputeId: id })).panel.map((x) => getAddress(x));
+    if (panel.includes(w.a.S1.address)) return { id, panel, draws };
+    if (draws >= 16) throw new Error(`S1 not drawn in ${draws} draws`);
+    await snap.restore();
+    await w.mine(1);
+  }
+}
+
 // ---------------------------------------------------------------- 15: a concession timed after the reveals
 
 /**
@@ -284,29 +317,10 @@ export async function panelAfterSeed(): Promise<Row> {
  * conditional on that draw); the concession is then refused after the commits and after the reveals.
  */
 export async function concedeAfterReveals(): Promise<Row> {
-  const w = await newWorld({ funded: ["buyer", "provider", "honestChallenger", "H1", "H2", "H3", "H4", "H5", "S1"], auditors: ["H1", "H2", "H3", "H4", "H5", "S1"] });
-  const s = sides(w, [w.a.provider, w.a.S1], w.a.honestChallenger);
-  const { before, jobId, trace } = await startJob(w, s, 2);
-  await commit(w, jobId, trace, 0);
-  await commit(w, jobId, trace, 1);
+  const { w, s, before, jobId } = await s1World();
   const pub = w.a.buyer.c.public;
   const game = w.d.disputeGame;
-  let id = 0n;
-  let panel: Address[] = [];
-  let draws = 0;
-  for (;;) {
-    const snap = await w.conn.networkHelpers.takeSnapshot();
-    id = await challengeStep(w, w.a.honestChallenger, jobId, 2);
-    const d0 = await getDispute(pub, { disputeGame: game, disputeId: id });
-    await w.mine(Number(d0.seedBlock - (await pub.getBlockNumber())) + 1);
-    await drawPanel(w.a.H1.c, { disputeGame: game, disputeId: id });
-    ++draws;
-    panel = (await getDispute(pub, { disputeGame: game, disputeId: id })).panel.map((x) => getAddress(x));
-    if (panel.includes(w.a.S1.address)) break;
-    if (draws >= 16) throw new Error(`S1 not drawn in ${draws} draws`);
-    await snap.restore();
-    await w.mine(1);
-  }
+  const { id, panel, draws } = await challengeUntilS1Drawn(w, jobId);
   const bond0 = (await getAuditor(pub, { auditorRegistry: w.d.auditorRegistry, auditor: w.a.S1.address })).bond;
   const seg = await segmentOf(w, jobId, 2);
   const byAddress = new Map(Object.values(w.a).map((x) => [x.address, x] as const));
@@ -401,27 +415,10 @@ export async function panelReroll(): Promise<Row> {
  * tie is judged by it: S1's tie vote forfeits (before, it was free). Replays the challenge until S1 is drawn.
  */
 export async function tieFromSilentMember(): Promise<Row> {
-  const w = await newWorld({ funded: ["buyer", "provider", "honestChallenger", "H1", "H2", "H3", "H4", "H5", "S1"], auditors: ["H1", "H2", "H3", "H4", "H5", "S1"] });
-  const s = sides(w, [w.a.provider, w.a.S1], w.a.honestChallenger);
-  const { before, jobId, trace } = await startJob(w, s, 2);
-  await commit(w, jobId, trace, 0);
-  await commit(w, jobId, trace, 1);
+  const { w, s, before, jobId } = await s1World();
   const pub = w.a.buyer.c.public;
   const game = w.d.disputeGame;
-  let id = 0n;
-  let panel: Address[] = [];
-  for (let draws = 1; ; ++draws) {
-    const snap = await w.conn.networkHelpers.takeSnapshot();
-    id = await challengeStep(w, w.a.honestChallenger, jobId, 2);
-    const d0 = await getDispute(pub, { disputeGame: game, disputeId: id });
-    await w.mine(Number(d0.seedBlock - (await pub.getBlockNumber())) + 1);
-    await drawPanel(w.a.H1.c, { disputeGame: game, disputeId: id });
-    panel = (await getDispute(pub, { disputeGame: game, disputeId: id })).panel.map((x) => getAddress(x));
-    if (panel.includes(w.a.S1.address)) break;
-    if (draws >= 16) throw new Error(`S1 not drawn in ${draws} draws`);
-    await snap.restore();
-    await w.mine(1);
-  }
+  const { id, panel } = await challengeUntilS1Drawn(w, jobId);
   const silent = panel.find((m) => m !== w.a.S1.address)!;
   const bond0 = (await getAuditor(pub, { auditorRegistry: w.d.auditorRegistry, auditor: w.a.S1.address })).bond;
   const tie = await playPanel(w, id, (m) => (m === w.a.S1.address ? "Valid" : m === silent ? "silent" : "honest"));

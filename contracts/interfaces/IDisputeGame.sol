@@ -230,6 +230,12 @@ interface IDisputeGame {
     /// @notice The seed block `seedBlock` left blockhash range and the dispute already used its `reseeds` re-anchors
     /// (MAX_RESEEDS): it gets no panel and resolves NoDecision after its reveal deadline.
     error DisputeGameSeedExpired(uint256 disputeId, uint64 seedBlock, uint8 reseeds);
+    /// @notice The seed block `seedBlock` of dispute `disputeId` left blockhash range (now block `blockNumber`) and it may
+    /// still be re-anchored: commitVote does not draw from it; drawPanel re-anchors it, then commit after the new seed.
+    error DisputeGameSeedLapsed(uint256 disputeId, uint64 seedBlock, uint256 blockNumber);
+    /// @notice Dispute `disputeId`'s panel cannot be drawn: too few eligible auditors in the snapshot at the challenge
+    /// (or the snapshot is older than the exit delay). It resolves NoDecision after its reveal deadline.
+    error DisputeGamePanelUnavailable(uint256 disputeId);
     /// @notice Commits to dispute `disputeId` closed: deadline `commitDeadline` passed or everyone committed (now `nowTs`).
     error DisputeGameCommitClosed(uint256 disputeId, uint64 commitDeadline, uint256 nowTs);
     /// @notice Dispute `disputeId`'s commit phase is over (its commit deadline `commitDeadline` passed, or every member
@@ -351,7 +357,9 @@ interface IDisputeGame {
     function drawPanel(uint256 disputeId) external returns (bool drawn);
 
     /// @notice Commit a panel vote: keccak256(abi.encode(uint8 vote, bytes32 salt, address member)). Draws the panel
-    /// first if needed. Panel members only, until commitDeadline.
+    /// first if needed (never re-anchoring a seed): before the seed block DisputeGameSeedNotReady, a lapsed seed
+    /// DisputeGameSeedLapsed (drawPanel re-anchors it) or, past the reseeds, DisputeGameSeedExpired, too few eligible
+    /// auditors DisputeGamePanelUnavailable. Panel members only, until commitDeadline.
     function commitVote(uint256 disputeId, bytes32 commitment) external;
 
     /// @notice Reveal a committed vote. Panel members only, from commitDeadline (or once all committed) to revealDeadline.

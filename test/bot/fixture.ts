@@ -49,13 +49,14 @@ export const manifest = parseManifest({ ...tiny, policy: { ...tiny.policy, audit
  * index: the manifest's corpus pays that account, which registers it in DataRegistry, and the job is posted with data
  * terms (10% of the payment to the corpus at finalize); default none (no terms). `base`: the manifest JSON (default
  * examples/tiny.json); a linear-tile one is posted with its circuit terms (market/circuit-job.ts circuitPostOption).
- * `requiredStake`: the job's stake instead of the quoted one (wei).
+ * `requiredStake`: the job's stake instead of the quoted one (wei). `train: false`: the provider accepts the job but does
+ * not run `runProviderJob` (the test commits segments itself).
  */
 export async function cheatingJob(tag: string, window: number, o: CheatingJobOptions = {}) {
   return postCheatingJob(await botMarket(window, o), tag, o);
 }
 
-export type CheatingJobOptions = { auditorTokens?: (i: number) => bigint; cheatSegments?: number; strategy?: string; auditRate?: number; contributor?: number; base?: typeof tiny; requiredStake?: bigint; content?: readonly Uint8Array[] };
+export type CheatingJobOptions = { auditorTokens?: (i: number) => bigint; cheatSegments?: number; strategy?: string; auditRate?: number; contributor?: number; base?: typeof tiny; requiredStake?: bigint; content?: readonly Uint8Array[]; train?: boolean };
 
 /**
  * The market half of cheatingJob: a fresh in-process network with the market and its DisputeGame deployed, the provider
@@ -121,7 +122,7 @@ export async function postCheatingJob(market: BotMarket, tag: string, o: Omit<Ch
   const circuit = m.model.arch === "linear-tile" ? circuitPostOption(d, m) : undefined;
   const { jobId } = await postJob(buyer, d, store, m, policy, payment, { ...(terms ? { terms } : {}), ...(circuit ? { circuit } : {}) });
   await acceptJob(cheat, { jobMarket: d.jobMarket, jobId });
-  await runProviderJob({ clients: cheat, deployment: d, store, board, stateDir: join(dir, "state") }, jobId, {
+  if (o.train !== false) await runProviderJob({ clients: cheat, deployment: d, store, board, stateDir: join(dir, "state") }, jobId, {
     strategy: parseStrategy(o.strategy ?? "stale:2"),
     ...(o.cheatSegments === undefined ? {} : { maxSegments: o.cheatSegments }),
   });

@@ -78,6 +78,7 @@ import type { SegmentBoard } from "../market/segment-traces.ts";
 import { createRun, deploymentSalt, type Run, type TrainState } from "../ml/index.ts";
 import { checksMask, jobMarketDomain, signAuditReceipt, VERDICT } from "../receipts/index.ts";
 import type { ContentStore } from "../store/index.ts";
+import { BaseCheckpointError } from "../checks/segment.ts";
 import { recomputeCheck, screenStart, startCheckpointUnavailable, unavailableVerdict, type AuditVerdict, type SegmentCheck, type SegmentToAudit } from "./checks.ts";
 import { BotDb, type IntentRow, type SegmentRow } from "./db.ts";
 import { noDisputeGame, type DisputeHooks, type Finding, type IntentSpec } from "./dispute.ts";
@@ -495,6 +496,11 @@ export class ChallengerBot {
           if (withheld) this.db.setScreen(s.job_id, s.segment, `bad: ${withheld.kind}: ${withheld.message}`);
           continue;
         }
+        if (err instanceof BaseCheckpointError) {
+          this.cannotAudit(s, err, "state screen");
+          this.db.setScreen(s.job_id, s.segment, `error: cannot audit: ${err.shortMessage}`);
+          continue;
+        }
         // like an audit error (audit() below): a segment the screen cannot process must not stop the bot for every job
         const message = err instanceof Error ? err.message : String(err);
         log.error({ err: message }, "state screen error: segment not screenable, skipped");
@@ -517,6 +523,11 @@ export class ChallengerBot {
           await this.withheld(run, s, err, "audit");
           continue;
         }
+        if (err instanceof BaseCheckpointError) {
+          this.cannotAudit(s, err, "audit");
+          this.db.setAudit(s.job_id, s.segment, { audit: "error", detail: `cannot audit: ${err.shortMessage}` });
+          continue;
+        }
         // IMPORTANT: a segment the check cannot process (say, a job whose on-chain policy does not match its manifest,
         // posted by a provider's own buyer address) must not stop the bot: rethrown, it failed every tick before any
         // intent was sent, for every job (bench/attacks.ts row 13). The row is recorded as 'error' with the reason.
@@ -525,6 +536,17 @@ export class ChallengerBot {
         this.db.setAudit(s.job_id, s.segment, { audit: "error", detail: `error: ${message}` });
       }
     }
+  }
+
+  /**
+   * A fine-tuning job whose base checkpoint (the buyer's input) gives no usable h(0): its failures are not the
+   * provider's, so nothing is challenged and no receipt is signed; an error a person sees, once per segment and check.
+   */
+  private cannotAudit(s: SegmentRow, err: BaseCheckpointError, what: string): void {
+    this.log.error(
+      { event: "cannot-audit", jobId: s.job_id, segment: s.segment, problem: err.problem, base: err.cid },
+      `CANNOT AUDIT segment ${s.segment} of job ${s.job_id} (${what}): ${err.shortMessage}; the buyer's input, not the provider's fault: nothing challenged, no receipt`,
+    );
   }
 
   private async auditOne(run: Run, s: SegmentRow): Promise<void> {

@@ -21,7 +21,7 @@
 import type { Address, Hex } from "viem";
 import { recomputeSegment } from "../checks/recompute.ts";
 import { screenSegment } from "../checks/screen-segment.ts";
-import { checkTarget, segmentLeaves, startClaim, type AuditTarget, type ChallengeProof, type SegmentCommitment } from "../checks/segment.ts";
+import { assertBaseUsable, checkTarget, segmentLeaves, startClaim, type AuditTarget, type ChallengeProof, type SegmentCommitment } from "../checks/segment.ts";
 import type { ScreenConfig } from "../checks/state-screen.ts";
 import type { SegmentBoard } from "../market/segment-traces.ts";
 import { checkpointSizeBound } from "../ml/checkpoint.ts";
@@ -74,7 +74,10 @@ export function auditTargetOf(ctx: CheckContext, t: SegmentToAudit): AuditTarget
 }
 
 export const recomputeCheck: SegmentCheck = async (ctx, t) => {
-  const r = await recomputeSegment(auditTargetOf(ctx, t), t.segment);
+  const target = auditTargetOf(ctx, t);
+  const r = await recomputeSegment(target, t.segment);
+  // a failure is held against the provider only if the job's h(0) is usable (else BaseCheckpointError: CANNOT AUDIT)
+  if (!r.ok) await assertBaseUsable(target);
   const steps = r.losses?.length ?? 0;
   return {
     ok: r.ok,
@@ -107,7 +110,9 @@ export type StartScreen =
  * even when its own segment was not sampled. A SourceUnavailableError is thrown (not a verdict: retried later).
  */
 export async function screenStart(ctx: CheckContext, t: SegmentToAudit, previous: TrainState | null, config?: ScreenConfig): Promise<StartScreen> {
-  const r = await screenSegment(auditTargetOf(ctx, t), t.segment, { previous, ...(config ? { config } : {}) });
+  const target = auditTargetOf(ctx, t);
+  const r = await screenSegment(target, t.segment, { previous, ...(config ? { config } : {}) });
+  if (!r.ok) await assertBaseUsable(target);
   if (r.ok) return { ok: true, state: r.state!, costMs: r.costMs };
   return { ok: false, at: r.details!.recompute as number, kind: r.failure!.kind, message: r.failure!.message, state: r.state, costMs: r.costMs };
 }

@@ -67,6 +67,8 @@ const TEXT: Record<string, (a: readonly unknown[], f: Fmt) => string> = {
   DisputeGameRevealClosed: ([id, , end, now], f) => `dispute ${id}'s reveal window is not open (it closes at ${f.date(end)}; chain time ${f.date(now)})`,
   DisputeGameSeedExpired: ([id, seedBlock, reseeds]) => `dispute ${id}'s panel seed block ${seedBlock} left blockhash range and it was re-anchored ${reseeds} time(s), the most allowed: no panel, it resolves NoDecision after its reveal deadline`,
   DisputeGameSeedNotReady: ([id, seedBlock, block]) => `dispute ${id}'s panel seed block ${seedBlock} is not reached (block ${block})`,
+  DisputeGameSeedLapsed: ([id, seedBlock, block]) => `dispute ${id}'s panel seed block ${seedBlock} left blockhash range (block ${block}): a vote cannot draw from it; drawPanel re-anchors the seed, then commit after the new seed block`,
+  DisputeGamePanelUnavailable: ([id]) => `dispute ${id} cannot draw a panel: too few eligible auditors in its snapshot; it resolves NoDecision after its reveal deadline`,
   DisputeGameDisputeOpen: ([job, step, id]) => `step ${step} of job ${job} is already disputed (dispute ${id})`,
   DisputeGameSegmentNotDisputable: ([job, seg, start, next]) => `segment ${seg} of job ${job} is not disputable (the current provider's segments are ${start}..${big(next) - 1n})`,
   DisputeGameCommitmentMismatch: ([job, seg]) => `segment ${seg} of job ${job} is not committed with this trace root and end state`,

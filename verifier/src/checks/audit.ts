@@ -20,7 +20,7 @@ import { magnitudeSegment } from "./magnitude.ts";
 import { progressSegment, type ProgressOptions } from "./progress.ts";
 import { recomputeSegment } from "./recompute.ts";
 import { CHECK_NAMES, type AuditCheckName, type CheckResult } from "./result.ts";
-import { AuditInputError, checkTarget, commitmentsOf, type AuditFailure, type AuditTarget, type ChallengeProof, type SegmentCommitment } from "./segment.ts";
+import { AuditInputError, assertBaseUsable, checkTarget, commitmentsOf, type AuditFailure, type AuditTarget, type ChallengeProof, type SegmentCommitment } from "./segment.ts";
 import { readStepStates, type StepStateSource } from "./step-states.ts";
 import { freivaldsSegment, type WitnessSource } from "./stepwitness.ts";
 import { toleranceSegment, type ToleranceOptions } from "./tolerance.ts";
@@ -144,6 +144,8 @@ export async function auditSegment(ctx: AuditContext, segment: number, options: 
   const results: CheckResult[] = [];
   for (const c of options.checks) results.push(await runCheck(ctx, segment, c, options));
   const bad = results.find((r) => !r.ok);
+  // a fine-tuning job's failures are the provider's only if the buyer's base gives a usable h(0) (BaseCheckpointError)
+  if (bad) await assertBaseUsable(ctx);
   const audit: SegmentAudit = {
     segment,
     ok: bad === undefined,

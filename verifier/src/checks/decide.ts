@@ -6,12 +6,18 @@
  * does not reproduce h(s-1) it takes the provider's served per-step state s-1 (steps.json) when it hashes to h(s-1).
  * Then it runs `Run.step` once: Valid iff the result hashes to h(s). Anything the provider fails to serve, or serves
  * inconsistently, is a Fault: the provider committed to the data.
+ *
+ * Except on a fine-tuning job whose base checkpoint (the buyer's input) gives no usable h(0) (it does not decode, or a
+ * weight is NaN or infinite): every state of the rule's trajectory from such an h(0) is non-finite, so the openings
+ * above fail for an honest provider too. Before a Fault vote the member checks h(0) (assertBaseUsable); when it is
+ * unusable the vote is Valid (no step of the job is the provider's fault; a challenger of it is the attacker). A base
+ * no source serves now is no vote yet (the store's error is thrown, as for any content that is not the provider's).
  */
 import type { Hex } from "viem";
 import type { PanelVote } from "../dispute/ballots.ts";
 import type { TrainState } from "../ml/run.ts";
 import { replaySteps } from "./recompute.ts";
-import { openSegment, type AuditTarget } from "./segment.ts";
+import { assertBaseUsable, BaseCheckpointError, openSegment, type AuditTarget } from "./segment.ts";
 import { segmentStates, type StepStateSource } from "./step-states.ts";
 
 export type StepDecision = { vote: PanelVote; reason: string };
@@ -28,6 +34,18 @@ export type DecideStepParameters = {
 
 /** The member's verdict on h(step) = step(h(step-1), batch(step)). */
 export async function decideStep(p: DecideStepParameters): Promise<StepDecision> {
+  try {
+    const decision = await decideOnData(p);
+    // INVARIANT: no Fault vote on a job whose h(0), the buyer's base, is unusable
+    if (decision.vote === "Fault") await assertBaseUsable(p.target);
+    return decision;
+  } catch (err) {
+    if (!(err instanceof BaseCheckpointError)) throw err;
+    return { vote: "Valid", reason: `not the provider's fault: ${err.shortMessage}` };
+  }
+}
+
+async function decideOnData(p: DecideStepParameters): Promise<StepDecision> {
   const { target, segment, step } = p;
   const opened = await openSegment(target, segment);
   if (!opened.ok) return { vote: "Fault", reason: `provider data does not match its commitments: ${opened.failure.kind}: ${opened.failure.message}` };

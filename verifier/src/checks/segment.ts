@@ -17,7 +17,8 @@ import type { Run, TrainState } from "../ml/run.ts";
 import type { TraceFile } from "../ml/trace-file.ts";
 import { CidMismatchError, ContentNotFoundError, InvalidCidError, type ContentStore } from "../store/index.ts";
 import { SegmentTree, segmentStateRange, verifyTraceProof, type Bytes32 } from "../trace/index.ts";
-import { InputError } from "../errors/index.ts";
+import { InputError, type PouwErrorOptions } from "../errors/index.ts";
+import { SourceUnavailableError } from "../net/index.ts";
 
 /** What the provider committed for one segment (on chain: JobMarket.commitSegment). */
 export type SegmentCommitment = {
@@ -143,6 +144,77 @@ export class AuditInputError extends InputError {
   override readonly code: string = "AUDIT_INPUT";
 }
 
+/** What is wrong with a fine-tuning job's base checkpoint: no source serves it, it does not decode, or h(0) is not finite. */
+export type BaseProblem = "missing" | "invalid" | "non-finite";
+
+/**
+ * The job's base checkpoint (manifest init.checkpointCid, the buyer's content) gives no usable h(0): it is missing, does
+ * not decode as this job's model and optimizer, or its weights hold a NaN or an infinity. Not the provider's fault: an
+ * honest provider trains the rule's trajectory from that h(0) (deterministic, so its leaves match recomputation) and a
+ * non-finite h(0) makes every later state non-finite. So no audit holds a failure of such a job against its provider
+ * (`assertBaseUsable`), a panel member votes Valid on it (decideStep), and a provider refuses the job at accept and
+ * before any commit (provider/check-base.ts). docs/checks.md "Fine-tuning jobs".
+ */
+export class BaseCheckpointError extends AuditInputError {
+  override name = "BaseCheckpointError";
+  override readonly code: string = "BASE_CHECKPOINT";
+  readonly problem: BaseProblem;
+  readonly cid: string;
+  constructor(problem: BaseProblem, cid: string, message: string, options: PouwErrorOptions = {}) {
+    super(message, options);
+    this.problem = problem;
+    this.cid = cid;
+  }
+}
+
+/**
+ * The job's h(0) (`Run.initFromStore`: a fine-tuning manifest's base weights with a fresh optimizer state), checked: it
+ * decodes and every value is finite; BaseCheckpointError otherwise (a base no source serves now is "missing", with the
+ * store's error as its cause). A seed-init job's h(0) is the model's own initialisation, returned as it is.
+ */
+export async function usableInitialState(run: Run, store: ContentStore): Promise<TrainState> {
+  const init = run.manifest.init;
+  if (!("checkpointCid" in init)) return run.initState();
+  const cid = init.checkpointCid;
+  let state: TrainState;
+  try {
+    state = await run.initFromStore(store);
+  } catch (err) {
+    if (err instanceof CheckpointError) throw new BaseCheckpointError("invalid", cid, `the job's base checkpoint ${cid} does not decode as a checkpoint of this job's model and optimizer: ${err.shortMessage}`, { cause: err });
+    if (err instanceof ContentNotFoundError || err instanceof CidMismatchError || err instanceof InvalidCidError || err instanceof SourceUnavailableError) {
+      throw new BaseCheckpointError("missing", cid, `the job's base checkpoint ${cid} is not served by any source: ${(err as Error & { shortMessage?: string }).shortMessage ?? (err as Error).message}`, { cause: err });
+    }
+    throw err;
+  }
+  const bad = nonFinite(run, state);
+  if (bad) throw new BaseCheckpointError("non-finite", cid, `the job's base checkpoint ${cid} gives a non-finite h(0): ${bad} (the buyer's input; every state trained from it is non-finite too)`);
+  return state;
+}
+
+/**
+ * h(0) for an audit: `usableInitialState`, except that a base no source serves now is rethrown as the store's own error
+ * (ContentNotFoundError, SourceUnavailableError), which the callers already treat as content that is not the
+ * provider's to serve: `pouw audit` exits 2 naming it, the bot retries and logs CANNOT AUDIT, a panel member does not
+ * vote yet.
+ */
+export async function auditInitialState(target: AuditTarget): Promise<TrainState> {
+  try {
+    return await usableInitialState(target.run, target.store);
+  } catch (err) {
+    if (err instanceof BaseCheckpointError && err.problem === "missing" && err.cause) throw err.cause;
+    throw err;
+  }
+}
+
+/**
+ * IMPORTANT: call before a failure of the audit pipeline is held against the provider (reported, challenged, voted
+ * Fault). A fine-tuning job whose base gives no usable h(0) throws BaseCheckpointError: its failures are the buyer's
+ * input, not the provider's steps. A seed-init job, or a usable base, returns.
+ */
+export async function assertBaseUsable(target: AuditTarget): Promise<void> {
+  if ("checkpointCid" in target.run.manifest.init) await auditInitialState(target);
+}
+
 export function commitmentsOf(target: AuditTarget): readonly SegmentCommitment[] {
   if (target.commitments) return target.commitments;
   if (!target.trace) throw new AuditInputError("an audit needs the provider's trace.json or the on-chain commitments");
@@ -241,9 +313,10 @@ export function segmentLeaves(target: AuditTarget, i: number): Outcome<SegmentLe
  * which must equal this segment's first leaf.
  */
 export async function committedStartHash(target: AuditTarget, leaves: SegmentLeaves): Promise<Outcome<Bytes32>> {
-  const { run, store } = target;
+  const { run } = target;
   if (leaves.segment === 0) {
-    const init = await run.initFromStore(store);
+    // a base that gives no usable h(0) is the buyer's input, not a segment-0 fault: BaseCheckpointError
+    const init = await auditInitialState(target);
     const h = run.stateHashOf(init);
     if (leaves.hashes[0] !== h) return fail("initial-state-mismatch", `segment 0 starts from h(0) = ${leaves.hashes[0]}, the manifest's initial state is ${h}`);
     return { ok: true, value: h };

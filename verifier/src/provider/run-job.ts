@@ -9,6 +9,9 @@
  * end state hash. If the local record is gone (or the job was re-opened by a predecessor who timed out),
  * the state is rebuilt from segment n-1's published start checkpoint by re-running its K steps, and
  * checked the same way.
+ *
+ * A fine-tuning job whose base checkpoint is missing, does not decode or gives a non-finite h(0) is refused before
+ * anything is committed (check-base.ts, BaseCheckpointError).
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -37,6 +40,7 @@ import { createRun, deploymentSalt, formatStrategy, type Manifest, type Run, typ
 import type { ContentStore } from "../store/index.ts";
 import { traceRoot } from "../trace/index.ts";
 import { createStepper } from "../ml/stepper.ts";
+import { checkJobBase } from "./check-base.ts";
 
 const log = logger("provider");
 
@@ -146,6 +150,13 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
   }
   // the data order of this job: salt(chainId, jobMarket, jobId), what every auditor and panel member derives too
   const run = await createRun(manifest, { jobId, salt: deploymentSalt(deployment, jobId), threads: options.threads ?? 1 });
+  try {
+    // IMPORTANT: before any commit: a fine-tuning base that gives no usable h(0) is never trained (check-base.ts)
+    await checkJobBase(run, ctx.store, jobId, "not trained (nothing committed)");
+  } catch (err) {
+    await run.close();
+    throw err;
+  }
   // with threads, h(t) is computed on a worker while step t+1 runs (ml/hash-pipeline.ts: the same bits)
   const pipe = run.threads > 1 ? new HashPipeline(run.stateDigest, jobId) : null;
   try {

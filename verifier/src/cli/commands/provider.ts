@@ -73,6 +73,12 @@ export function registerProvider(program: Command): void {
         `job ${jobId}: your lock of ${fmt(terms.stakeWei)} ${ctx.symbol} (tier ${terms.tier}) pays a challenger share of ${fmt(pays.rewardWei)}, below the panel's fees ${fmt(pays.panelFeesWei)}, so JobMarket refuses it (nobody could catch a cheat on it without a loss); the job needs requiredStake raised by its buyer`,
       );
     }
+    // the job's manifest, and a fine-tuning job's base (missing, not decodable, non-finite: BaseCheckpointError), before
+    // any stake is locked (provider/check-base.ts)
+    const { checkJobBeforeAccept } = await import("../../provider/check-base.ts"); // the engine loads here, not for every command
+    const peers = await peerDiscovery(ctx);
+    if (peers) await peers.dial([open.buyer]); // the manifest and base come from the buyer's announced node, as for run
+    await checkJobBeforeAccept(ctx, jobId);
     const tx = txRef("acceptJob", await acceptJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId }));
     const job = await getJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
     out(
