@@ -730,6 +730,52 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         _assertSolvent();
     }
 
+    /// @notice Any panel behaviour (silent, committed only, revealed Valid, revealed Fault per member), then the provider
+    /// proves the valid step after the reveals: exactly the members that revealed Fault forfeit panelForfeit each, to
+    /// the Valid revealers (burned when there are none); silent and unrevealed members are not judged; the game stays
+    /// solvent and the registry holds exactly its bonds and credits.
+    function testFuzz_prove_afterReveals_onlyRevealedFaultForfeits(uint8 pattern) public {
+        uint256 jobId = _circuitJob();
+        uint256 id = _challenge(challenger, jobId, 2, HONEST);
+        address[] memory p = _draw(id);
+        uint256[3] memory kind;
+        uint256[3] memory bond0;
+        uint256[3] memory credit0;
+        uint256 nValid;
+        uint256 nFault;
+        for (uint256 i; i < 3; ++i) {
+            kind[i] = (pattern >> (2 * i)) & 3; // 0 silent, 1 commit only, 2 Valid, 3 Fault
+            if (kind[i] > 0) _commitVote(id, p[i], kind[i] == 3 ? FAULT : VALID);
+            bond0[i] = _bondOf(p[i]);
+            credit0[i] = registry.creditOf(p[i]);
+        }
+        VM.warp(game.getDispute(id).commitDeadline + 1);
+        for (uint256 i; i < 3; ++i) {
+            if (kind[i] < 2) continue;
+            _reveal(id, p[i], kind[i] == 3 ? FAULT : VALID);
+            if (kind[i] == 3) ++nFault;
+            else ++nValid;
+        }
+        uint256 registryBalance = token.balanceOf(address(registry));
+        uint256 burned0 = registry.creditOf(game.BURN_ADDRESS());
+        _acceptAnyProof();
+        _prove(id);
+        assertTrue(game.getDispute(id).outcome == IDisputeGame.Outcome.Proven, "proven");
+        uint256 forfeit = defaultParams().panelForfeit;
+        uint256 won;
+        for (uint256 i; i < 3; ++i) {
+            assertEq(bond0[i] - _bondOf(p[i]), kind[i] == 3 ? forfeit : 0, "only a revealed Fault forfeits");
+            uint256 gained = registry.creditOf(p[i]) - credit0[i];
+            if (kind[i] != 2) assertEq(gained, 0, "only a Valid revealer is credited");
+            won += gained;
+        }
+        assertEq(won, nValid > 0 ? nFault * forfeit : 0, "the forfeits go to the Valid revealers");
+        assertEq(registry.creditOf(game.BURN_ADDRESS()) - burned0, nValid > 0 ? 0 : nFault * forfeit, "or are burned");
+        assertEq(token.balanceOf(address(registry)), registryBalance, "forfeits move bonds to credits inside the registry");
+        assertEq(game.creditOf(provider), game.getDispute(id).bond, "the bond to the provider");
+        _assertSolvent();
+    }
+
     /// A proof before any reveal judges nobody (no vote is known); with only Fault revealed, the forfeits are burned.
     function test_prove_beforeReveals_noForfeit_allFault_burned() public {
         uint256 jobId = _circuitJob();
