@@ -23,6 +23,7 @@ import {
   UnknownCorpusError,
 } from "../../verifier/src/ml/index.ts";
 import { parseYears } from "../../verifier/src/cli/commands/corpus.ts";
+import { loadMnist } from "../../verifier/src/ml/data/mnist.ts";
 import { InputError } from "../../verifier/src/errors/index.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -43,6 +44,21 @@ describe("corpus content ids", function () {
     expect(id.contentId).to.equal(sotu.corpora[0].contentId);
     expect(id.tokens).to.equal(sotu.corpora[0].declaredTokens);
     expect(corpusId({ dataset: "sotu", years: [2001, 2001] }).contentId).to.equal("bafkreibdr4cox2vam5jgegasxk7sf7i4aleffzt5jkbz5c2rpl3fqrsyey");
+  });
+
+  it("loadMnist builds each split once per process: same arguments give the same arrays, another seed another split over the same canonical bytes", () => {
+    const a = loadMnist("mnist", 7, 5);
+    expect(loadMnist("mnist", 7, 5)).to.equal(a);
+    const b = loadMnist("mnist", 8, 5);
+    expect(b).to.not.equal(a);
+    expect(b.canonicalBytes).to.equal(a.canonicalBytes);
+    expect(b.train.count).to.equal(a.train.count);
+    // a different permutation per seed: the first training rows differ (each digit's first image is drawn anew)
+    expect(Buffer.from(b.train.images.buffer, 0, 784 * 4 * 20).equals(Buffer.from(a.train.images.buffer, 0, 784 * 4 * 20))).to.equal(false);
+    const c = loadMnist("mnist", 7, 6);
+    expect(c.test.count).to.equal(60);
+    expect(c.canonicalBytes).to.equal(a.canonicalBytes);
+    expect(corpusId({ dataset: "mnist" }).contentId).to.equal(json("tiny.json").corpora[0].contentId);
   });
 
   it("refuses corpus bytes with one changed byte, naming the corpus", () => {

@@ -82,8 +82,15 @@ export function corpusSpecOf(manifest: Pick<Manifest, "model" | "corpora" | "dat
   return { dataset, package: corpus.package, years: manifest.data.years };
 }
 
+/**
+ * CIDs of corpus bytes already hashed, by array identity: every caller passes the loaders' shared, read-only
+ * canonical bytes (loadMnist, loadSotu), which a process checks once per run it builds.
+ */
+const corpusCids = new WeakMap<Uint8Array, string>();
+
 /** Throws CorpusMismatchError (naming the corpus) unless `bytes` hash to `corpus.contentId`. */
 export function checkCorpusBytes(corpus: { name: string; contentId: string }, bytes: Uint8Array, source: string): void {
-  const actual = cidOf(bytes);
+  let actual = corpusCids.get(bytes);
+  if (actual === undefined) corpusCids.set(bytes, (actual = cidOf(bytes)));
   if (actual !== corpus.contentId) throw new CorpusMismatchError(corpus.name, corpus.contentId, actual, source);
 }

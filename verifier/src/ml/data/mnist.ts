@@ -35,11 +35,28 @@ export type MnistData = {
 /** Parsed per-digit arrays by package directory: parsing 21 MB of JSON dominates load time. */
 const rawCache = new Map<string, Float32Array[]>();
 
+/**
+ * Splits by (package directory, seed, testPerDigit), and canonical bytes by package directory (they do not depend on
+ * the split). A process builds the same split once for the provider, every bot, panel member and defender: building
+ * one writes 28 MB of canonical bytes and copies every image. The arrays are shared: callers only read them.
+ */
+const splitCache = new Map<string, MnistData>();
+const canonicalCache = new Map<string, Uint8Array>();
+const SPLIT_CACHE_ENTRIES = 8;
+
 export function loadMnist(pkg: string, seed: number, testPerDigit: number): MnistData {
   const dir = packageDir(pkg);
+  const key = `${dir}\0${seed}\0${testPerDigit}`;
+  const cached = splitCache.get(key);
+  if (cached) return cached;
   const perDigit = rawCache.get(dir) ?? readDigits(pkg, dir);
   rawCache.set(dir, perDigit);
-  return splitMnist(perDigit, seed, testPerDigit);
+  const canonical = canonicalCache.get(dir) ?? canonicalBytesOf(perDigit);
+  canonicalCache.set(dir, canonical);
+  const d = { ...splitMnist(perDigit, seed, testPerDigit), canonicalBytes: canonical };
+  if (splitCache.size >= SPLIT_CACHE_ENTRIES) splitCache.delete(splitCache.keys().next().value!);
+  splitCache.set(key, d);
+  return d;
 }
 
 function readDigits(pkg: string, dir: string): Float32Array[] {
@@ -64,11 +81,9 @@ function readDigits(pkg: string, dir: string): Float32Array[] {
   return perDigit;
 }
 
-function splitMnist(perDigit: readonly Float32Array[], seed: number, testPerDigit: number): MnistData {
+/** The corpus's canonical bytes: 10 uint32 LE per-digit counts, then every image in package order as float32 LE. */
+function canonicalBytesOf(perDigit: readonly Float32Array[]): Uint8Array {
   const counts = perDigit.map((a) => a.length / MNIST_PIXELS);
-  const minCount = Math.min(...counts);
-  if (testPerDigit >= minCount) throw new DataError(`data.testPerDigit ${testPerDigit} leaves no training images (digit has ${minCount})`);
-
   const totalImages = counts.reduce((a, b) => a + b, 0);
   const canonical = new Uint8Array(4 * MNIST_CLASSES + 4 * MNIST_PIXELS * totalImages);
   const view = new DataView(canonical.buffer);
@@ -77,7 +92,15 @@ function splitMnist(perDigit: readonly Float32Array[], seed: number, testPerDigi
   for (const images of perDigit) {
     for (let i = 0; i < images.length; i++, offset += 4) view.setFloat32(offset, images[i]!, true);
   }
+  return canonical;
+}
 
+function splitMnist(perDigit: readonly Float32Array[], seed: number, testPerDigit: number): Omit<MnistData, "canonicalBytes"> {
+  const counts = perDigit.map((a) => a.length / MNIST_PIXELS);
+  const minCount = Math.min(...counts);
+  if (testPerDigit >= minCount) throw new DataError(`data.testPerDigit ${testPerDigit} leaves no training images (digit has ${minCount})`);
+
+  const totalImages = counts.reduce((a, b) => a + b, 0);
   const trainCount = totalImages - testPerDigit * MNIST_CLASSES;
   const train: LabelledImages = { images: new Float32Array(trainCount * MNIST_PIXELS), labels: new Uint8Array(trainCount), count: trainCount };
   const test: LabelledImages = {
@@ -100,5 +123,5 @@ function splitMnist(perDigit: readonly Float32Array[], seed: number, testPerDigi
       }
     });
   });
-  return { train, test, canonicalBytes: canonical };
+  return { train, test };
 }
