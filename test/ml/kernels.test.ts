@@ -105,7 +105,7 @@ describe("ml/kernels: wasm == JS reference == tfjs-cpu, bit for bit", () => {
       const before = wasm.sparseCalls;
       let sparseWanted = 0;
       for (let r = 0; r < 60; r++) {
-        const [M, K, N] = r < 3 ? [[64, 784, 128], [784, 64, 128], [64, 128, 10]][r]! : [pick(), r % 4 === 0 ? 784 : pick(), pick()];
+        const [M, K, N]: readonly [number, number, number] = r < 3 ? ([[64, 784, 128], [784, 64, 128], [64, 128, 10]] as const)[r]! : [pick(), r % 4 === 0 ? 784 : pick(), pick()];
         const layout = LAYOUTS[r % 3]!;
         const a = floats(M * K, 7 * r + 3, 1, r % 2 === 0);
         // 60-100% of A set to +0 or -0 (whole rows and blocks empty at 100%)
