@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { HashPipeline, IDLE_POLLS, POLL_MS } from "../../verifier/src/ml/hash-pipeline.ts";
+import { HashWorkerTimeoutError } from "../../verifier/src/ml/errors.ts";
 import { createRun, offlineSalt, parseManifest, type Run, type TrainState } from "../../verifier/src/ml/index.ts";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -72,6 +73,21 @@ describe("ml/hash-pipeline: state hashes on a worker thread are Run.stateHashOf'
     expect(() => pipe.submit(s[1]!)).to.throw(RangeError, /hash pipeline full/);
     expect(pipe.next()).to.equal(fixed.stateHashes[0]);
     expect(() => new HashPipeline(run.stateDigest, run.jobId, 0)).to.throw(RangeError);
+  });
+
+  it("a dead worker makes next() fail with HashWorkerTimeoutError after the wait limit instead of hanging", async () => {
+    const { run, states: s } = await states(exampleJson("tiny.json"), 1);
+    const pipe = new HashPipeline(run.stateDigest, run.jobId, 2, { waitLimitMs: 300 });
+    pipes.push(pipe);
+    pipe.waitReady();
+    pipe.submit(s[0]!);
+    expect(pipe.next()).to.equal(fixed.stateHashes[0]);
+    await pipe.close(); // the worker is gone: nothing will hash the next submission
+    pipe.submit(s[1]!);
+    const t0 = performance.now();
+    expect(() => pipe.next()).to.throw(HashWorkerTimeoutError, /no hash for submission 2 within 300 ms/);
+    expect(performance.now() - t0).to.be.within(250, 5_000);
+    expect(() => new HashPipeline(run.stateDigest, run.jobId, 2, { waitLimitMs: 0 })).to.throw(RangeError, /wait limit/);
   });
 
   it("pouw train --hash-worker (1 matmul thread, the hash on a worker) writes the fixed state hashes of examples/tiny.json", async () => {

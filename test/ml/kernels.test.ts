@@ -99,6 +99,30 @@ describe("ml/kernels: wasm == JS reference == tfjs-cpu, bit for bit", () => {
       }
     });
 
+    it("the sparse path (A mostly +-0, B finite) gives the dense path's bits; a non-finite B or a dense A takes the dense path", () => {
+      let seed = 9;
+      const pick = () => SIZES[(seed = (seed * 1103515245 + 12345) >>> 0) % SIZES.length]!;
+      const before = wasm.sparseCalls;
+      let sparseWanted = 0;
+      for (let r = 0; r < 60; r++) {
+        const [M, K, N]: readonly [number, number, number] = r < 3 ? ([[64, 784, 128], [784, 64, 128], [64, 128, 10]] as const)[r]! : [pick(), r % 4 === 0 ? 784 : pick(), pick()];
+        const layout = LAYOUTS[r % 3]!;
+        const a = floats(M * K, 7 * r + 3, 1, r % 2 === 0);
+        // 60-100% of A set to +0 or -0 (whole rows and blocks empty at 100%)
+        const zero = [0.6, 0.8, 0.95, 1][r % 4]!;
+        for (let i = 0; i < a.length; i++) if (((i * 2654435761) >>> 0) / 2 ** 32 < zero) a[i] = i % 2 ? -0 : 0;
+        const b = floats(K * N, 13 * r + 5);
+        // every 5th case: one non-finite B value, so 0 * Inf = NaN must appear where A is zero (dense path)
+        if (r % 5 === 4 && b.length > 0) b[b.length >> 1] = r % 10 === 4 ? Infinity : NaN;
+        let nz = 0;
+        for (const v of a) if (v !== 0) nz++;
+        if (K > 0 && M > 0 && N > 0 && 2 * nz < M * K && b.every(Number.isFinite)) sparseWanted++;
+        expectSameBits(wasm.matmul(a, b, M, K, N, layout), matmulRef(a, b, M, K, N, layout), `sparse-A ${layout} M=${M} K=${K} N=${N} zeros ${zero}`);
+      }
+      expect(sparseWanted).to.be.greaterThan(30);
+      expect(wasm.sparseCalls - before, "matmuls that took the sparse path").to.equal(sparseWanted);
+    });
+
     it("keeps tfjs's +0 start: a -0 block sum gives +0, not -0", () => {
       const a = Float32Array.of(-0, -0, -0);
       const b = Float32Array.of(1, 1, 1);

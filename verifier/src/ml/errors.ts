@@ -51,6 +51,12 @@ export class BackendError extends PouwError {
   override readonly code: string = "BACKEND_ERROR";
 }
 
+/** The state-hash worker (ml/hash-pipeline.ts) did not deliver a hash within its wait limit (dead or stuck worker). */
+export class HashWorkerTimeoutError extends PouwError {
+  override name = "HashWorkerTimeoutError";
+  override readonly code: string = "HASH_WORKER_TIMEOUT";
+}
+
 /** A `--strategy` value or a strategy's input (e.g. the trace to copy) is invalid. */
 export class StrategyError extends InputError {
   override name = "StrategyError";

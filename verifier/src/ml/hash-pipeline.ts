@@ -22,6 +22,10 @@ import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import { bytesToHex, type Hex } from "viem";
 import type { StateDigest } from "../trace/digest.ts";
 import type { TrainState } from "./run.ts";
+import { HashWorkerTimeoutError } from "./errors.ts";
+
+/** How long next() waits for one hash by default before HashWorkerTimeoutError (a sha256-v1 mnist-mlp hash takes ~1 ms). */
+export const HASH_WAIT_LIMIT_MS = 60_000;
 
 /** A hash job: h(t) of the tensors at [off, off + wBytes) (weights) and [off + wBytes, .. + oBytes) (optimizer). */
 export type HashJob = { seq: number; t: number; data?: SharedArrayBuffer; off: number; wBytes: number; oBytes: number; slot: number };
@@ -51,8 +55,13 @@ export class HashPipeline {
   /** `depth`: how many submitted hashes may wait to be taken (default 2). */
   readonly depth: number;
 
-  constructor(scheme: StateDigest, jobId: bigint, depth = 2) {
+  /** How long next() waits for a hash before it throws HashWorkerTimeoutError (ms). */
+  readonly waitLimitMs: number;
+
+  constructor(scheme: StateDigest, jobId: bigint, depth = 2, options: { waitLimitMs?: number } = {}) {
     this.depth = depth;
+    this.waitLimitMs = options.waitLimitMs ?? HASH_WAIT_LIMIT_MS;
+    if (!(this.waitLimitMs > 0)) throw new RangeError(`hash pipeline wait limit must be > 0 ms, got ${this.waitLimitMs}`);
     if (!Number.isInteger(depth) || depth < 1 || depth > 16) throw new RangeError(`hash pipeline depth must be in [1, 16], got ${depth}`);
     this.results = new Uint8Array(new SharedArrayBuffer(32 * depth));
     const { port1, port2 } = new MessageChannel();
@@ -120,11 +129,14 @@ export class HashPipeline {
   }
 
   private waitFor(seq: number): void {
+    const end = performance.now() + this.waitLimitMs;
     for (;;) {
       if (Atomics.load(this.ctrl, FAILED) !== 0) throw new Error("state hash worker failed (see its stderr)");
       const done = Atomics.load(this.ctrl, DONE);
       if (done >= seq) return;
-      Atomics.wait(this.ctrl, DONE, done, 10_000);
+      const left = end - performance.now();
+      if (left <= 0) throw new HashWorkerTimeoutError(`state hash worker gave no hash for submission ${seq} within ${this.waitLimitMs} ms (worker dead or stuck)`);
+      Atomics.wait(this.ctrl, DONE, done, Math.min(left, 10_000));
     }
   }
 

@@ -18,6 +18,7 @@ import { scoped, tf } from "./backend.ts";
 import { adamPowers, adamScalars, sgdRef, type Kernels } from "./kernels/index.ts";
 import type { OptimizerConfig } from "./manifest.ts";
 import { optimizerStateSpecs } from "./state-layout.ts";
+import { uninitializedFloat32 } from "./tensors.ts";
 import type { TensorSpec } from "./tensors.ts";
 
 export type UpdateResult = { params: Float32Array[]; opt: Float32Array[] };
@@ -123,12 +124,18 @@ class Adam implements Optimizer {
     const n = params.length;
     const s = adamScalars(this);
     const { p1, p2, c1, c2 } = adamPowers(s, opt[2 * n]![0]!, opt[2 * n + 1]![0]!);
+    // the next state's weights and moments are views of ONE unzeroed allocation (the kernel writes every element):
+    // a fresh zeroed Float32Array per tensor cost ~0.1 ms per mnist-mlp step (docs/engine.md "Kernel layer")
+    const total = params.reduce((sum, w) => sum + w.length, 0);
+    const all = uninitializedFloat32(3 * total);
     const nextParams: Float32Array[] = [];
     const nextM: Float32Array[] = [];
     const nextV: Float32Array[] = [];
+    let at = 0;
     for (let i = 0; i < n; i++) {
       const len = params[i]!.length;
-      const w = new Float32Array(len), m = new Float32Array(len), v = new Float32Array(len);
+      const w = all.subarray(at, at + len), m = all.subarray(total + at, total + at + len), v = all.subarray(2 * total + at, 2 * total + at + len);
+      at += len;
       k.adam(s, c1, c2, params[i]!, opt[i]!, opt[n + i]!, grads[i]!, w, m, v);
       nextParams.push(w);
       nextM.push(m);
