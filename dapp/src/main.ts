@@ -64,7 +64,8 @@ const state: {
   jobId?: bigint;
   job?: GetJobReturnType;
   busy: boolean;
-} = { symbol: "tokens", busy: false };
+  listening: boolean;
+} = { symbol: "tokens", busy: false, listening: false };
 
 // ------------------------------------------------------------------ errors
 
@@ -77,10 +78,12 @@ export function describeError(err: unknown): string {
   return String(err);
 }
 
+/** Shows `err`; a second error in the same run of queued work goes on its own line (none is hidden by a later one). */
 function showError(err: unknown): void {
   console.error(err);
   const box = $("error");
-  box.textContent = typeof err === "string" ? err : describeError(err);
+  const line = typeof err === "string" ? err : describeError(err);
+  box.textContent = box.textContent ? `${box.textContent}\n${line}` : line;
   box.classList.remove("hidden");
 }
 function clearError(): void {
@@ -88,19 +91,51 @@ function clearError(): void {
   $("error").textContent = "";
 }
 
-async function guarded(fn: () => Promise<void>): Promise<void> {
-  if (state.busy) return;
-  state.busy = true;
-  document.body.dataset.busy = "true";
-  clearError();
-  try {
-    await fn();
-  } catch (err) {
-    showError(err);
-  } finally {
-    state.busy = false;
-    render();
+// ------------------------------------------------------------------ one thing at a time
+
+/**
+ * Every click and wallet event runs here, one at a time in the order they came: a Connect clicked, or an account
+ * switched in the wallet, while a view is still reading runs after that read, it is never dropped. (It used to be
+ * dropped while the page was busy: a Connect clicked just after a view switch under load left the auditor view on
+ * the previous account, the clean-clone CI failure at be82f8d; test/dapp/dapp-races.test.ts.) `once` names an
+ * action that must not run twice from one burst of clicks (a double click on Approve and escrow posts one job): it
+ * is dropped while the same action waits or runs. The error box is cleared when the page goes from idle to busy.
+ */
+let queue: Promise<void> = Promise.resolve();
+let queued = 0;
+const onceQueued = new Set<string>();
+
+function guarded(fn: () => Promise<void>, once?: string): void {
+  if (once !== undefined) {
+    if (onceQueued.has(once)) return;
+    onceQueued.add(once);
   }
+  if (queued++ === 0) clearError();
+  state.busy = true;
+  render();
+  queue = queue.then(async () => {
+    try {
+      await fn();
+    } catch (err) {
+      showError(err);
+    } finally {
+      if (once !== undefined) onceQueued.delete(once);
+      state.busy = --queued > 0;
+      render();
+    }
+  });
+}
+
+/**
+ * Reads that render outside the queue (the job poll) race the queued ones: `latestRead(what)` numbers a read of
+ * `what`, and the function it returns says whether that read is still the newest; an older answer that lands late
+ * is dropped, never rendered over the newer one.
+ */
+const reads = new Map<string, number>();
+function latestRead(what: string): () => boolean {
+  const n = (reads.get(what) ?? 0) + 1;
+  reads.set(what, n);
+  return () => reads.get(what) === n;
 }
 
 // ------------------------------------------------------------------ deployment
@@ -161,11 +196,13 @@ async function connect(): Promise<void> {
   const accounts = (await ethereum.request({ method: "eth_requestAccounts" }).catch(rejected)) as string[];
   if (!accounts[0]) throw new Error("The wallet returned no account.");
   await setAccount(getAddress(accounts[0]));
-  ethereum.on?.("accountsChanged", (a) => void guarded(async () => {
+  if (state.listening) return; // once: every Reconnect used to add another pair of listeners
+  state.listening = true;
+  ethereum.on?.("accountsChanged", (a) => guarded(async () => {
     const list = a as string[];
     if (list[0]) await setAccount(getAddress(list[0]));
   }));
-  ethereum.on?.("chainChanged", () => void guarded(() => setAccount(state.account!)));
+  ethereum.on?.("chainChanged", () => guarded(() => setAccount(state.account!)));
 }
 
 /** A wallet refusal (code 4001) as the typed error the rest of the page reports. */
@@ -183,6 +220,7 @@ async function setAccount(account: Address): Promise<void> {
   const wrong = wrongChain();
   if (wrong) throw new Error(wrong);
   state.symbol = (await getTokenSymbol(state.clients.public, { token: d.token }).catch(() => undefined)) ?? "tokens";
+  jobButtons(); // Cancel is offered to the job's buyer only
   await showAccount();
   await showView();
 }
@@ -210,12 +248,21 @@ function needWallet(): ChainClients {
 
 // ------------------------------------------------------------------ manifest and quote
 
-async function quote(): Promise<void> {
+/** The text the shown quote is for: an edit of the manifest withdraws the quote (Approve and escrow posts what was quoted). */
+let quotedText: string | undefined;
+
+function dropQuote(): void {
   state.manifest = undefined;
   state.derived = undefined;
+  quotedText = undefined;
   $("quote-section").classList.add("hidden");
+}
+
+async function quote(): Promise<void> {
+  dropQuote();
+  const text = $<HTMLTextAreaElement>("manifest-text").value;
   // the CLI's schema: ManifestError names the first bad field
-  const manifest = parseManifestJson($<HTMLTextAreaElement>("manifest-text").value);
+  const manifest = parseManifestJson(text);
   const d = state.deployment;
   if (!d || !state.detection) throw new Error("No deployment loaded.");
   $("manifest-status").innerHTML = `<span class="ok">valid manifest</span>: ${esc(manifest.model.arch)}, ${manifest.training.steps} steps in segments of ${manifest.training.stepsPerSegment}, hash <code id="manifest-hash">${manifestHash(manifest)}</code>`;
@@ -230,6 +277,12 @@ async function quote(): Promise<void> {
     detection: state.detection,
     dataShareBps: terms.attached ? terms.terms.dataShareBps : 0,
   });
+  if ($<HTMLTextAreaElement>("manifest-text").value !== text) {
+    // edited while the chain was read: this quote is for text no longer on the page
+    $("manifest-status").textContent = "The manifest changed while it was being quoted: check and quote it again.";
+    return;
+  }
+  quotedText = text;
   state.manifest = manifest;
   state.derived = derived;
   state.terms = terms;
@@ -287,8 +340,12 @@ async function refreshJob(): Promise<void> {
   if (!d || id === undefined) return;
   const client = state.clients?.public ?? browserPublicClients(state.ethereum, d.chainId);
   if (!client || wrongChain()) return;
+  // the poll's read of the job followed before may land after a newer read (another job followed, a post)
+  const newest = latestRead("job");
+  const current = () => newest() && state.jobId === id;
   const fromBlock = BigInt(d.startBlock);
   const job = await getJob(client, { jobMarket: d.jobMarket, jobId: id });
+  if (!current()) return;
   state.job = job;
   if (job.status === "None") {
     setJobHtml(`<span id="job-status" class="status">job ${id} does not exist</span>`);
@@ -299,11 +356,16 @@ async function refreshJob(): Promise<void> {
     getReceiptsRecorded(client, { jobMarket: d.jobMarket, jobId: id, fromBlock }),
     d.disputeGame ? getJobDisputes(client, { disputeGame: d.disputeGame, jobId: id, fromBlock }) : Promise.resolve([] as JobDisputeOpened[]),
   ]);
+  if (!current()) return;
   setJobHtml(jobHtml(job, commits, receipts, disputes));
 }
 
 function setJobHtml(html: string): void {
   if (html !== lastJobHtml) $("job").innerHTML = lastJobHtml = html;
+  jobButtons();
+}
+
+function jobButtons(): void {
   const j = state.job;
   $("cancel").classList.toggle("hidden", !(j && j.status === "Open" && state.account !== undefined && getAddress(j.buyer) === state.account));
   $<HTMLButtonElement>("fetch-result").disabled = j?.status !== "Finalized";
@@ -350,6 +412,7 @@ function follow(): void {
   const v = $<HTMLInputElement>("job-id").value.trim();
   if (!/^[0-9]+$/.test(v)) throw new Error(`job id must be a whole number, got ${JSON.stringify(v)}`);
   state.jobId = BigInt(v);
+  state.job = undefined;
   lastJobHtml = "";
 }
 
@@ -413,7 +476,7 @@ async function showProvider(): Promise<void> {
   const c = needWallet();
   const account = state.account!;
   const s = await providerStanding(c.public, state.deployment!, account);
-  if (state.account !== account) return; // the wallet switched accounts meanwhile: a stale answer must not overwrite the newer one
+  if (state.account !== account) return; // an answer for an account no longer connected is not shown (the queue runs reads in order; this holds even for one outside it)
   const h = s.holdings;
   const jobs = s.jobs.map((j) => `<li>job ${j.jobId}: <span class="status">${j.status}</span>, ${j.nextSegment}/${j.policy.segments} segments, payment ${tokAmount(j.payment)}${j.openDisputes ? `, ${j.openDisputes} open dispute(s)` : ""}</li>`);
   $("provider").innerHTML = `<table>
@@ -430,7 +493,7 @@ async function showAuditor(): Promise<void> {
   const c = needWallet();
   const account = state.account!;
   const s = await auditorStanding(c.public, state.deployment!, account);
-  if (state.account !== account) return; // the wallet switched accounts meanwhile: a stale answer must not overwrite the newer one
+  if (state.account !== account) return; // an answer for an account no longer connected is not shown (the queue runs reads in order; this holds even for one outside it)
   const h = s.holdings;
   const a = s.auditor;
   const credits = h.disputeCredit + h.stakeCredit + h.auditorCredit;
@@ -502,31 +565,37 @@ async function pollLoop(): Promise<void> {
   }
 }
 
-$("connect").addEventListener("click", () => void guarded(connect));
-$("switch-chain").addEventListener("click", () => void guarded(switchChain));
-$("quote-button").addEventListener("click", () => void guarded(quote));
-$("post").addEventListener("click", () => void guarded(post));
-$("cancel").addEventListener("click", () => void guarded(cancel));
-$("claim").addEventListener("click", () => void guarded(claim));
-$("fetch-result").addEventListener("click", () => void guarded(fetchAndVerify));
-$("verify-files").addEventListener("click", () => void guarded(verifyFiles));
-$("provider-refresh").addEventListener("click", () => void guarded(showProvider));
-$("auditor-refresh").addEventListener("click", () => void guarded(showAuditor));
-$("provider-claim").addEventListener("click", () => void guarded(() => claimAs("provider")));
-$("auditor-claim").addEventListener("click", () => void guarded(() => claimAs("auditor")));
-window.addEventListener("hashchange", () => void guarded(showView));
-$("follow").addEventListener("click", () => void guarded(async () => {
+$("connect").addEventListener("click", () => guarded(connect));
+$("switch-chain").addEventListener("click", () => guarded(switchChain, "switch-chain"));
+$("quote-button").addEventListener("click", () => guarded(quote));
+$("post").addEventListener("click", () => guarded(post, "post"));
+$("cancel").addEventListener("click", () => guarded(cancel, "cancel"));
+$("claim").addEventListener("click", () => guarded(claim, "claim"));
+$("fetch-result").addEventListener("click", () => guarded(fetchAndVerify, "fetch-result"));
+$("verify-files").addEventListener("click", () => guarded(verifyFiles));
+$("provider-refresh").addEventListener("click", () => guarded(showProvider));
+$("auditor-refresh").addEventListener("click", () => guarded(showAuditor));
+$("provider-claim").addEventListener("click", () => guarded(() => claimAs("provider"), "provider-claim"));
+$("auditor-claim").addEventListener("click", () => guarded(() => claimAs("auditor"), "auditor-claim"));
+window.addEventListener("hashchange", () => guarded(showView));
+$("follow").addEventListener("click", () => guarded(async () => {
   follow();
   await refreshJob();
 }));
-$<HTMLInputElement>("manifest-file").addEventListener("change", (e) => void guarded(async () => {
+$<HTMLTextAreaElement>("manifest-text").addEventListener("input", () => {
+  if (quotedText === undefined || $<HTMLTextAreaElement>("manifest-text").value === quotedText) return;
+  dropQuote();
+  $("manifest-status").textContent = "The manifest changed since its quote: check and quote it again.";
+  render();
+});
+$<HTMLInputElement>("manifest-file").addEventListener("change", (e) => guarded(async () => {
   const file = (e.target as HTMLInputElement).files?.[0];
   if (!file) return;
   $<HTMLTextAreaElement>("manifest-text").value = await file.text();
   await quote();
 }));
 
-void guarded(async () => {
+guarded(async () => {
   $("result-source").textContent = SOURCE;
   await showView();
   await loadDeployment();

@@ -55,6 +55,8 @@ export type DisputeEnv = {
   provider: ChainClients;
   challenger: ChainClients;
   auditors: ChainClients[];
+  /** The in-process network's EIP-1193 provider (to serve it over HTTP: test/cli/rpc-over-http.ts). */
+  provider1193: Awaited<ReturnType<typeof network.create>>["provider"];
   mine: (blocks: number) => Promise<void>;
   increaseTime: (seconds: number) => Promise<void>;
 };
@@ -87,6 +89,7 @@ export async function disputeEnv(opts: { chainId?: number } = {}): Promise<Dispu
     provider,
     challenger,
     auditors,
+    provider1193: conn.provider,
     mine: async (blocks) => {
       await conn.networkHelpers.mine(blocks);
     },
