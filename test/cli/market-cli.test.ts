@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { getAddress } from "viem";
-import { ContractRevertError, UnknownJobError, acceptJob, describeRevert, formatDuration, revertText, writeDeployment } from "../../verifier/src/chain/index.ts";
+import { ContractRevertError, UnknownJobError, acceptJob, describeRevert, getJob, formatDuration, revertText, writeDeployment } from "../../verifier/src/chain/index.ts";
 import { configureLogging } from "../../verifier/src/log/index.ts";
 import { cheatingJob, type CheatingJob } from "../bot/fixture.ts";
 import { postJob } from "../../verifier/src/market/post-job.ts";
@@ -232,6 +232,16 @@ describe("pouw on a market: errors, read-only commands, listings, Ctrl-C (in-pro
       );
       expect(err).to.be.instanceOf(ContractRevertError);
       expect((err as ContractRevertError).errorName).to.equal("JobMarketLockCannotPayPanel");
+    });
+
+    it("provider accept reads the job's manifest first: one it cannot find is an error that names the CID and says where to get it, and nothing is sent", async () => {
+      const { jobId } = await postJob(job.buyer, job.d, job.store, job.manifest, job.policy, job.payment, {}); // into the fixture's store, not this state dir's
+      const before = await job.buyer.public.getTransactionCount({ address: job.mk(3).account.address });
+      const r = await runPouw(["provider", "accept", String(jobId), ...as(3)]);
+      expect(r.code, r.stderr).to.equal(2);
+      expect(r.stderr).to.match(new RegExp(`^pouw: job ${jobId} not accepted \\(no stake locked\\): content a provider reads before accepting .* no content for bafk\\w+ .*Give --ipfs to fetch it from the buyer's announced node, or --source URL\n$`, "m"));
+      expect(await job.buyer.public.getTransactionCount({ address: job.mk(3).account.address })).to.equal(before);
+      expect((await getJob(job.buyer.public, { jobMarket: job.d.jobMarket, jobId })).status).to.equal("Open");
     });
   });
 

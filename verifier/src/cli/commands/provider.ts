@@ -7,6 +7,7 @@ import cliProgress from "cli-progress";
 import type { Command } from "commander";
 import { acceptJob, claimPayment, getAcceptTerms, getJob, getMarketCredit, getStakeAccount, requireJob, requestWithdrawal, stakeDeposit, withdraw } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
+import { ContentNotFoundError } from "../../store/index.ts";
 import { lockPaysPanel } from "../../policy/index.ts";
 import { parseThreads } from "../../ml/engines.ts";
 import { formatStrategy, parseStrategy } from "../../ml/strategies.ts";
@@ -78,7 +79,15 @@ export function registerProvider(program: Command): void {
     const { checkJobBeforeAccept } = await import("../../provider/check-base.ts"); // the engine loads here, not for every command
     const peers = await peerDiscovery(ctx);
     if (peers) await peers.dial([open.buyer]); // the manifest and base come from the buyer's announced node, as for run
-    await checkJobBeforeAccept(ctx, jobId);
+    try {
+      await checkJobBeforeAccept(ctx, jobId);
+    } catch (err) {
+      if (!(err instanceof ContentNotFoundError)) throw err;
+      throw new InputError(
+        `job ${jobId} not accepted (no stake locked): content a provider reads before accepting (the manifest, or a fine-tuning job's base) is in no store or source you gave: ${err.message}. Give --ipfs to fetch it from the buyer's announced node, or --source URL`,
+        { cause: err },
+      );
+    }
     const tx = txRef("acceptJob", await acceptJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId }));
     const job = await getJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
     out(
