@@ -94,6 +94,7 @@ export function noClaimReason(kind: FailureKind): string {
     case "progress-below-curve":
       return "a statistical screen names no step; a recompute of the segment does";
     case "state-non-finite":
+      return "a non-finite state is no fault by itself; a recompute of the segment that produced it names the step if the rule does not produce it";
     case "moment-bound-exceeded":
     case "optimizer-state-invalid":
     case "magnitude-exceeded":
