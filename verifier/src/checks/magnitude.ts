@@ -32,7 +32,7 @@
 import { MNIST_PIXELS } from "../ml/data/mnist.ts";
 import type { Run, TrainState } from "../ml/run.ts";
 import { failed, openFailed, passed, type CheckResult } from "./result.ts";
-import { challengeProof, openSegment, type AuditTarget } from "./segment.ts";
+import { challengeProof, exactStep, nonFinite, openSegment, type AuditTarget } from "./segment.ts";
 import { screenConfigOf, screenState } from "./state-screen.ts";
 import { segmentStates, type StepStateSource } from "./step-states.ts";
 import { AuditInputError } from "./segment.ts";
@@ -111,18 +111,24 @@ export async function magnitudeSegment(target: AuditTarget, segment: number, sou
   const opened = await openSegment(target, segment);
   if (!opened.ok) return openFailed(segment, "magnitude", opened, elapsed());
   const { leaves, start } = opened.value;
-  // a start state no honest run reaches is not this segment's fault, but nothing after it can be trusted
+  // a start state no honest run reaches is not this segment's fault, but nothing after it can be trusted; a non-finite
+  // start is no such state (a diverged trajectory is the rule's): its steps are decided exactly below
   const startScreen = screenState(config, start);
-  if (!startScreen.ok) return failed(segment, "magnitude", startScreen.failure, elapsed(), { details: { screen: startScreen.details } });
+  if (!startScreen.ok && startScreen.failure.kind !== "state-non-finite") return failed(segment, "magnitude", startScreen.failure, elapsed(), { details: { screen: startScreen.details } });
   const states = await segmentStates(target, source, leaves, start);
-  if (!states.ok) {
-    // a non-finite state t from a finite state t-1 is step t's fault: challengeable
-    const at = states.failure.kind === "state-non-finite" && states.step !== undefined ? states.step : null;
-    return failed(segment, "magnitude", states.failure, elapsed(), at === null ? {} : { firstBadStep: at, proof: challengeProof(leaves, at), stepsChecked: at - leaves.first });
-  }
+  if (!states.ok) return failed(segment, "magnitude", states.failure, elapsed());
   let worst = 0;
+  let exact = 0;
   for (let j = 1; j < states.value.length; j++) {
     const t = leaves.first + j;
+    // INVARIANT: a non-finite state is a fault only where the rule does not produce it. The bound cannot say (NaN
+    // compares false, an overflow may be the rule's), so the exact recompute of step t decides (segment.ts exactStep)
+    if (nonFinite(target.run, states.value[j - 1]!) !== null || nonFinite(target.run, states.value[j]!) !== null) {
+      const r = exactStep(target.run, states.value[j - 1]!, t, leaves.hashes[j]!, "a non-finite state");
+      if (!r.ok) return failed(segment, "magnitude", r.failure, elapsed(), { firstBadStep: t, proof: challengeProof(leaves, t, r.stateHash), stepsChecked: j });
+      exact++;
+      continue;
+    }
     const screen = screenState(config, states.value[j]!, states.value[j - 1]!);
     if (!screen.ok) {
       return failed(segment, "magnitude", screen.failure, elapsed(), { firstBadStep: t, proof: challengeProof(leaves, t), stepsChecked: j, details: { screen: screen.details, tensor: screen.tensor, index: screen.index } });
@@ -145,5 +151,5 @@ export async function magnitudeSegment(target: AuditTarget, segment: number, sou
       });
     }
   }
-  return passed(segment, "magnitude", leaves.last - leaves.first, elapsed(), { worstRatio: worst });
+  return passed(segment, "magnitude", leaves.last - leaves.first, elapsed(), { worstRatio: worst, ...(exact > 0 ? { exactSteps: exact } : {}) });
 }

@@ -53,6 +53,8 @@ export async function committedState(target: AuditTarget, i: number): Promise<Ou
  * (i = 0), segment 0.
  */
 export function recomputeAfterScreen(i: number, segments: number, kind: string, verified: boolean): number {
+  // NOTE: a non-finite state is a verified one now (fetchState returns it, the screen finds it); the kind test is kept
+  // for a caller that reports one unverified
   const produced = verified || kind === "state-non-finite";
   if (i === 0) return 0;
   return produced || i >= segments ? i - 1 : i;

@@ -48,7 +48,8 @@ export type SegmentCommitment = {
  *   magnitude-exceeded         an update is larger than the optimizer can produce
  *   optimizer-state-invalid    the optimizer state did not advance as one step of the optimizer does
  *                              (the bias-correction powers are not the step's exact value)
- *   state-non-finite           a served state holds a NaN or an infinity (weights or optimizer state)
+ *   state-non-finite           a screened state holds a NaN or an infinity (weights or optimizer state): a screen's
+ *                              finding, never a claim by itself (the exact recompute of the producing step decides)
  *   moment-bound-exceeded      an optimizer moment no gradient sequence can produce (state-screen.ts)
  *   tolerance-exceeded         a step's distance from the reference recompute exceeds the threshold
  *   progress-below-curve       held-out loss fell less than honest runs' calibrated curve allows
@@ -93,6 +94,7 @@ export function noClaimReason(kind: FailureKind): string {
     case "progress-below-curve":
       return "a statistical screen names no step; a recompute of the segment does";
     case "state-non-finite":
+      return "a non-finite state is no fault by itself; a recompute of the segment that produced it names the step if the rule does not produce it";
     case "moment-bound-exceeded":
     case "optimizer-state-invalid":
     case "magnitude-exceeded":
@@ -332,9 +334,14 @@ export async function committedStartHash(target: AuditTarget, leaves: SegmentLea
 
 /**
  * Fetches a checkpoint by CID and decodes it as state `step` of this run; each failure typed. The read
- * is capped at the size of one state of this model (checkpointSizeBound), and a state that holds a
- * NaN or an infinity anywhere (weights or optimizer state) is a fault, state-non-finite, checked as
- * soon as the state is known to be the committed one.
+ * is capped at the size of one state of this model (checkpointSizeBound).
+ *
+ * IMPORTANT: a state that decodes and matches its committed hash is returned even when it holds a NaN or an infinity.
+ * A verified non-finite state is no fault by itself: the rule's own trajectory diverges on some manifests (a buyer's
+ * learning rate of 1e30 overflows at step 2), and an honest provider must follow it. Whether the rule produces the
+ * state is decided by the exact recompute of the step that produced it (`exactStep`, the producing segment's
+ * recompute), which names a planted NaN as state-divergence. The screens still report it (state-screen.ts,
+ * state-non-finite, no claim). docs/checks.md "Non-finite states".
  */
 export async function fetchState(target: AuditTarget, cid: string, step: number, expectedHash: Hex, label: string): Promise<Outcome<TrainState>> {
   let bytes: Uint8Array;
@@ -354,9 +361,23 @@ export async function fetchState(target: AuditTarget, cid: string, step: number,
   }
   const h = target.run.stateHashOf(state);
   if (h !== expectedHash) return fail("checkpoint-state-mismatch", `${label} ${cid} decodes to state hash ${h}, the committed h(${step}) is ${expectedHash}`);
-  const bad = nonFinite(target.run, state);
-  if (bad) return fail("state-non-finite", `${label} ${cid} (state ${step}): ${bad}`);
   return { ok: true, value: state };
+}
+
+/** exactStep's answer: the rule's state t (its hash is the committed leaf), or the state-divergence it names. */
+export type ExactStep = { ok: true; state: TrainState } | { ok: false; failure: AuditFailure; stateHash: Bytes32 };
+
+/**
+ * The rule on a non-finite value, for the checks that cannot decide one (Freivalds, the magnitude bound, the screens):
+ * recompute step t exactly (`Run.step`) from the verified state t-1 and compare with the committed h(t). Equal: the
+ * state is the rule's trajectory (diverged, but followed), not a fault; different: state-divergence at step t, the
+ * claim a panel member votes Fault on (decideStep recomputes the same step). Costs one step.
+ */
+export function exactStep(run: Run, before: TrainState, t: number, committed: Bytes32, why: string): ExactStep {
+  const state = run.step(before, t).state;
+  const h = run.stateHashOf(state);
+  if (h === committed) return { ok: true, state };
+  return { ok: false, failure: { kind: "state-divergence", message: `step ${t} (${why}): the exact recompute gives h(${t}) = ${h}, committed ${committed}` }, stateHash: h };
 }
 
 /** Where a state first holds a non-finite value ("tensor[i] is NaN"), or null. */

@@ -91,8 +91,8 @@ export type StepStateSource = { readonly file: StepStatesFile | string | undefin
 export type StatesOutcome = { ok: true; value: TrainState[] } | { ok: false; failure: AuditFailure; step?: number };
 
 /**
- * The verified states first..last of a segment (each against its leaf; a non-finite state is
- * state-non-finite at its step). The segment's first state is the caller's verified start checkpoint.
+ * The verified states first..last of a segment (each against its leaf; a non-finite state that matches its leaf is
+ * returned: the caller decides it by exactStep). The segment's first state is the caller's verified start checkpoint.
  * Failures: step-states-missing, or the fetch failures of segment.ts with a state mismatch reported
  * as step-state-mismatch.
  */

@@ -31,7 +31,7 @@ import type { StepWitness, WitnessTensor } from "../ml/models/types.ts";
 import type { Bytes32 } from "../trace/index.ts";
 import { verifyProducts, type FreivaldsOptions, type Matrix, type ProductClaim, type ProductResult } from "./freivalds.ts";
 import { failed, openFailed, passed, type CheckResult } from "./result.ts";
-import { challengeProof, openSegment, type AuditFailure, type AuditTarget } from "./segment.ts";
+import { challengeProof, exactStep, nonFinite, openSegment, type AuditFailure, type AuditTarget } from "./segment.ts";
 import { AuditInputError } from "./segment.ts";
 import { replayUpdate } from "./update.ts";
 import { mlpElementwise } from "./mlp-elementwise.ts";
@@ -150,12 +150,21 @@ export async function freivaldsSegment(target: AuditTarget, segment: number, wit
   const { leaves, start } = opened.value;
   let state = start;
   const totals: StepCheckTimings = { productsMs: 0, elementwiseMs: 0, updateMs: 0, hashMs: 0 };
+  let exact = 0;
   for (let t = leaves.first + 1; t <= leaves.last; t++) {
     const witness = await witnesses(state, t);
     t0 = performance.now();
-    const r = verifyStepWitness(target.run, state, t, witness, leaves.hashes[t - leaves.first]!, options);
-    verifierMs += performance.now() - t0;
+    let r = verifyStepWitness(target.run, state, t, witness, leaves.hashes[t - leaves.first]!, options);
     for (const k of Object.keys(totals) as (keyof StepCheckTimings)[]) totals[k] += r.timings[k];
+    // INVARIANT: a non-finite value is a fault only where the rule does not produce it. Freivalds cannot check a
+    // product with a NaN or an infinity in it (nor the elementwise ops one); a diverged trajectory has them honestly,
+    // so the exact recompute of step t decides (segment.ts exactStep; one full step, only on such a step)
+    if (!r.ok && (r.products?.some((p) => p.nonFinite) || nonFinite(target.run, state) !== null)) {
+      const x = exactStep(target.run, state, t, leaves.hashes[t - leaves.first]!, `the witness failed on a non-finite value: ${r.failure.message}`);
+      r = x.ok ? { ok: true, state: x.state, stateHash: leaves.hashes[t - leaves.first]!, products: r.products ?? [], timings: r.timings } : { ...r, failure: x.failure, stateHash: x.stateHash };
+      exact++;
+    }
+    verifierMs += performance.now() - t0;
     if (!r.ok) {
       return failed(segment, "freivalds", r.failure, verifierMs, {
         firstBadStep: t,
@@ -166,5 +175,5 @@ export async function freivaldsSegment(target: AuditTarget, segment: number, wit
     }
     state = r.state;
   }
-  return passed(segment, "freivalds", leaves.last - leaves.first, verifierMs, { ...totals });
+  return passed(segment, "freivalds", leaves.last - leaves.first, verifierMs, { ...totals, ...(exact > 0 ? { exactSteps: exact } : {}) });
 }

@@ -25,7 +25,7 @@
  */
 import type { Run, TrainState } from "../ml/run.ts";
 import { failed, openFailed, passed, type CheckResult } from "./result.ts";
-import { challengeProof, openSegment, type AuditTarget } from "./segment.ts";
+import { challengeProof, nonFinite, openSegment, type AuditTarget } from "./segment.ts";
 import { screenConfigOf, screenState } from "./state-screen.ts";
 import { segmentStates, type StepStateSource } from "./step-states.ts";
 import { meanSd, predictionMultiplier, quantiles } from "./stats.ts";
@@ -142,16 +142,34 @@ export async function toleranceSegment(target: AuditTarget, segment: number, sou
   if (!opened.ok) return openFailed(segment, "tolerance", opened, elapsed());
   const { leaves, start } = opened.value;
   const startScreen = screenState(config, start);
-  if (!startScreen.ok) return failed(segment, "tolerance", startScreen.failure, elapsed(), { details: { screen: startScreen.details } });
+  if (!startScreen.ok && startScreen.failure.kind !== "state-non-finite") return failed(segment, "tolerance", startScreen.failure, elapsed(), { details: { screen: startScreen.details } });
   const states = await segmentStates(target, source, leaves, start);
-  if (!states.ok) {
-    const at = states.failure.kind === "state-non-finite" && states.step !== undefined ? states.step : null;
-    return failed(segment, "tolerance", states.failure, elapsed(), at === null ? {} : { firstBadStep: at, proof: challengeProof(leaves, at), stepsChecked: at - leaves.first });
-  }
+  if (!states.ok) return failed(segment, "tolerance", states.failure, elapsed());
   const distances: number[] = [];
+  let diverged = 0;
   for (let j = 1; j < states.value.length; j++) {
     const t = leaves.first + j;
     const before = states.value[j - 1]!;
+    // INVARIANT: a non-finite state is a fault only where the rule does not produce it. No distance exists to a NaN,
+    // so the reference step decides: the provider's state t is non-finite where the reference's is too (the rule's
+    // trajectory diverged, followed), or a non-finite state t-1 (already accepted so) leads to it; a non-finite
+    // state t where the reference from t-1 is finite is the provider's own: state-non-finite, claimed at step t
+    const mine = nonFinite(target.run, states.value[j]!);
+    if (mine !== null || nonFinite(target.run, before) !== null) {
+      const reference = target.run.step(before, t).state;
+      if (mine !== null && nonFinite(target.run, reference) === null) {
+        return failed(segment, "tolerance", { kind: "state-non-finite", message: `step ${t}: the provider's state is non-finite (${mine}), the reference step from state ${t - 1} is finite` }, elapsed(), {
+          firstBadStep: t,
+          proof: challengeProof(leaves, t),
+          stepsChecked: j,
+          details: { distances },
+        });
+      }
+      if (mine !== null) {
+        diverged++;
+        continue;
+      }
+    }
     const screen = screenState(config, states.value[j]!, before);
     if (!screen.ok) {
       return failed(segment, "tolerance", screen.failure, elapsed(), { firstBadStep: t, proof: challengeProof(leaves, t), stepsChecked: j, details: { distances, screen: screen.details, tensor: screen.tensor, index: screen.index } });
@@ -168,5 +186,5 @@ export async function toleranceSegment(target: AuditTarget, segment: number, sou
       });
     }
   }
-  return passed(segment, "tolerance", leaves.last - leaves.first, elapsed(), { distances, threshold: options.threshold });
+  return passed(segment, "tolerance", leaves.last - leaves.first, elapsed(), { distances, threshold: options.threshold, ...(diverged > 0 ? { divergedSteps: diverged } : {}) });
 }
