@@ -63,23 +63,25 @@ export async function circuitTrace(jobId: bigint, w0: Matrix, lr: bigint, batche
 export async function circuitTermsOfRun(run: Run): Promise<{ terms: CircuitTerms; tree: BatchTree }> {
   const model = run.model;
   if (!(model instanceof LinearTile)) throw new DisputeInputError(`circuit terms exist for linear-tile jobs only, not ${model.arch}`);
-  // the terms are a function of the manifest (its hash pins the corpus, seed and steps): one Poseidon batch tree per
-  // manifest per process, shared by the provider, the bots and every panel member a process runs
-  let terms = termsByManifest.get(run.manifestHash);
+  // the terms are a function of the manifest (its hash pins the corpus, seed and steps) and the job's salt (the data
+  // order): one Poseidon batch tree per (manifest, salt) per process, shared by the provider, the bots and every panel
+  // member a process runs
+  const key = `${run.manifestHash}:${run.salt}`;
+  let terms = termsByRun.get(key);
   if (!terms) {
     terms = (async () => {
       const batches = Array.from({ length: run.manifest.training.steps }, (_, i) => run.tileBatch(i + 1));
       const tree = await BatchTree.of(batches);
       return { terms: { lr: model.lr, batchRoot: tree.root }, tree };
     })();
-    if (termsByManifest.size >= 16) termsByManifest.delete(termsByManifest.keys().next().value!);
-    termsByManifest.set(run.manifestHash, terms);
-    terms.catch(() => termsByManifest.delete(run.manifestHash));
+    if (termsByRun.size >= 16) termsByRun.delete(termsByRun.keys().next().value!);
+    termsByRun.set(key, terms);
+    terms.catch(() => termsByRun.delete(key));
   }
   return terms;
 }
 
-const termsByManifest = new Map<Hex, Promise<{ terms: CircuitTerms; tree: BatchTree }>>();
+const termsByRun = new Map<string, Promise<{ terms: CircuitTerms; tree: BatchTree }>>();
 
 /**
  * The manifest hash a job of this run is created with: manifestHash(manifest) for an engine model, and for linear-tile
