@@ -255,7 +255,7 @@ async function main(): Promise<void> {
   for (const o of only) if (!["mnist", "sotu", "gpt"].includes(o)) throw new Error(`--only takes a comma list of mnist, sotu, gpt; got ${o}`);
   const reps = flag("--reps", 2);
   if (!Number.isInteger(reps) || reps < 2) throw new Error(`--reps must be an integer >= 2 (reproducibility compares two runs), got ${reps}`);
-  const mnistSteps = flag("--mnist-steps", 12);
+  const mnistSteps = flag("--mnist-steps", 60);
   // warmup: the first steps of every run, untimed (mnist 1, as torch_mnist.py; sotu 5: the pouw char-transformer's JS
   // elementwise kernels and wasm tiers are still warming up over its first ~5 steps, 140-290 ms against ~45 ms after)
   type Plan = { name: string; steps: number; warmup: number; batchSize: number; variants: Variant[] };
