@@ -12,17 +12,9 @@ import { join } from "node:path";
 import { createBLAKE3, createKeccak, createSHA256 } from "hash-wasm";
 import { float32Chunks } from "../verifier/src/ml/tensors.ts";
 import { tensorStateHash } from "../verifier/src/trace/index.ts";
+import { mnistAdamState } from "./mnist-state.ts";
 
-const H = 128;
-const shapes = [784 * H, H, H * 10, 10];
-const rand = (n: number, seed: number) => {
-  const a = new Float32Array(n);
-  let x = seed | 1;
-  for (let i = 0; i < n; i++) { x ^= x << 13; x ^= x >>> 17; x ^= x << 5; a[i] = (x >>> 8) / 2 ** 24 - 0.5; }
-  return a;
-};
-const params = shapes.map((n, i) => rand(n, i + 1));
-const opt = [...shapes, ...shapes].map((n, i) => rand(n, i + 11)).concat([Float32Array.of(0.9), Float32Array.of(0.999)]);
+const { params, opt } = mnistAdamState();
 const chunks = [...params, ...opt].map((a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
 const bytes = chunks.reduce((s, c) => s + c.byteLength, 0);
 const contiguous = new Uint8Array(bytes);

@@ -18,17 +18,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { float32Chunks } from "../verifier/src/ml/tensors.ts";
 import { tensorStateHash } from "../verifier/src/trace/index.ts";
+import { mnistAdamState } from "./mnist-state.ts";
 
-const H = 128;
-const shapes = [784 * H, H, H * 10, 10];
-const rand = (n: number, seed: number) => {
-  const a = new Float32Array(n);
-  let x = seed | 1;
-  for (let i = 0; i < n; i++) { x ^= x << 13; x ^= x >>> 17; x ^= x << 5; a[i] = (x >>> 8) / 2 ** 24 - 0.5; }
-  return a;
-};
-const params = shapes.map((n, i) => rand(n, i + 1));
-const opt = [...shapes, ...shapes].map((n, i) => rand(n, i + 11)).concat([Float32Array.of(0.9), Float32Array.of(0.999)]);
+const { params, opt } = mnistAdamState();
 const nanWith = (bits: number) => (a: Float32Array) => { const b = new Float32Array(a.length); new Uint32Array(b.buffer).fill(bits); return b; };
 const nanParams = params.map(nanWith(0xffc00000)), nanOpt = opt.map(nanWith(0xffc00000));
 const armParams = params.map(nanWith(0x7fc00001)), armOpt = opt.map(nanWith(0x7fc00001));

@@ -90,6 +90,25 @@ export async function botMarket(window: number, o: Pick<CheatingJobOptions, "aud
 export type BotMarket = Awaited<ReturnType<typeof botMarket>>;
 
 /**
+ * One botMarket for the enclosing describe: deployed in a `before` hook, and reverted to that snapshot before each case,
+ * so every case posts its own job (job 1 again) on the same deployment and the cases stay independent. Returns the
+ * market's getter (valid inside the cases).
+ */
+export function botMarketPerFile(window: number, o: Pick<CheatingJobOptions, "auditorTokens"> = {}): () => BotMarket {
+  let market: BotMarket | undefined;
+  let deployed: Awaited<ReturnType<BotMarket["conn"]["networkHelpers"]["takeSnapshot"]>>;
+  before(async () => {
+    market = await botMarket(window, o);
+    deployed = await market.conn.networkHelpers.takeSnapshot();
+  });
+  beforeEach(async () => deployed.restore());
+  return () => {
+    if (!market) throw new Error("botMarketPerFile: the market is deployed in a before hook; use it inside a case");
+    return market;
+  };
+}
+
+/**
  * The job half of cheatingJob on `market` (botMarket): posts the manifest's job, the provider accepts it and runs
  * `strategy`, in a fresh directory (store, board, the provider's state, each bot's SQLite file and ballots).
  * `o.auditorTokens` belongs to botMarket and is ignored here.

@@ -13,7 +13,7 @@ import { parseEventLogs } from "viem";
 import type { ChallengerBot } from "../../verifier/src/bot/index.ts";
 import { getJob, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
 import { BallotStore, servePanel } from "../../verifier/src/dispute/index.ts";
-import { botMarket, postCheatingJob, type BotMarket, type CheatingJob as Setup } from "./fixture.ts";
+import { botMarketPerFile, postCheatingJob, type CheatingJob as Setup } from "./fixture.ts";
 
 const WINDOW = 60; // commit and reveal windows, seconds
 
@@ -44,17 +44,11 @@ const challengeKeys = (b: ChallengerBot) => b.summary().intents.filter((i) => i.
 
 describe("bot dispute step: a new round after its own NoDecision", function () {
   this.timeout(300_000);
-  // one deployment for the file; each case reverts to it and posts its own job (job 1 again), so the cases stay independent
-  let market: BotMarket;
-  let deployed: Awaited<ReturnType<BotMarket["conn"]["networkHelpers"]["takeSnapshot"]>>;
-  before(async () => {
-    market = await botMarket(WINDOW);
-    deployed = await market.conn.networkHelpers.takeSnapshot();
-  });
-  beforeEach(async () => deployed.restore());
+  // one deployment for the file; each case reverts to it and posts its own job (job 1 again)
+  const market = botMarketPerFile(WINDOW);
 
   it("challenges again after a silent panel (restarted in between, sent once) and the second panel slashes the provider", async () => {
-    const s = await postCheatingJob(market, "again");
+    const s = await postCheatingJob(market(), "again");
     const bots = [0, 1, 2, 3].map((i) => s.bot(i));
     const first = await roundOne(s, bots);
     await silentPanel(s, bots[0]!, first.disputeId);
@@ -111,7 +105,7 @@ describe("bot dispute step: a new round after its own NoDecision", function () {
   });
 
   it("does not challenge again after PanelValid", async () => {
-    const s = await postCheatingJob(market, "valid");
+    const s = await postCheatingJob(market(), "valid");
     const bots = [0, 1, 2, 3].map((i) => s.bot(i));
     const first = await roundOne(s, bots);
     for (const b of bots.slice(1)) b.close();
@@ -134,7 +128,7 @@ describe("bot dispute step: a new round after its own NoDecision", function () {
   });
 
   it("stops at maxChallengeRounds", async () => {
-    const s = await postCheatingJob(market, "limit");
+    const s = await postCheatingJob(market(), "limit");
     const bots = [s.bot(0, 1), s.bot(1), s.bot(2), s.bot(3)];
     const first = await roundOne(s, bots);
     for (const b of bots.slice(1)) b.close();

@@ -18,7 +18,7 @@ import { HttpContentStore } from "../../verifier/src/store/http.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
 import { LayeredStore } from "../../verifier/src/store/layered.ts";
 import { createRun, offlineSalt, parseManifest, train } from "../../verifier/src/ml/index.ts";
-import { type CheatingJob, botMarket, postCheatingJob, type BotMarket } from "./fixture.ts";
+import { type CheatingJob, botMarketPerFile, postCheatingJob } from "./fixture.ts";
 
 const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8"));
 
@@ -49,17 +49,11 @@ const GRACE_S = 600;
 
 describe("bot: a provider that withholds its checkpoints by being unreachable is slashed", function () {
   this.timeout(240_000);
-  // one deployment for the file; each case reverts to it and posts its own job (job 1 again), so the cases stay independent
-  let market: BotMarket;
-  let deployed: Awaited<ReturnType<BotMarket["conn"]["networkHelpers"]["takeSnapshot"]>>;
-  before(async () => {
-    market = await botMarket(600);
-    deployed = await market.conn.networkHelpers.takeSnapshot();
-  });
-  beforeEach(async () => deployed.restore());
+  // one deployment for the file; each case reverts to it and posts its own job (job 1 again)
+  const market = botMarketPerFile(600);
 
   it("postpones within the grace, then challenges the segment's first step; the panel votes Fault and the stake is slashed", async () => {
-    const f = await postCheatingJob(market, "withhold", { strategy: "honest" });
+    const f = await postCheatingJob(market(), "withhold", { strategy: "honest" });
     const { store } = await withheld(f);
     const bots = f.auditors.map(
       (a, i) => new ChallengerBot({ clients: a, deployment: f.d, store, board: f.board, dbPath: join(f.dir, `wbot${i}.sqlite`), dispute: f.hooks(a, i), unavailableGraceS: GRACE_S }),
@@ -97,7 +91,7 @@ describe("bot: a provider that withholds its checkpoints by being unreachable is
   });
 
   it("a grace longer than the window is cut to halfway to the challenge deadline: the challenge still goes out in time", async () => {
-    const f = await postCheatingJob(market, "withhold-late", { strategy: "honest" });
+    const f = await postCheatingJob(market(), "withhold-late", { strategy: "honest" });
     const { store } = await withheld(f);
     const bot = new ChallengerBot({ clients: f.auditors[0]!, deployment: f.d, store, board: f.board, dbPath: join(f.dir, "lbot.sqlite"), dispute: f.hooks(f.auditors[0]!, 0), unavailableGraceS: 30 * 86_400 });
     await bot.tick();
@@ -120,7 +114,7 @@ describe("bot: a provider that withholds its checkpoints by being unreachable is
     const { trace } = await train(await createRun(parseManifest(tiny), { jobId: 99n, salt: offlineSalt(99n) }), { outDir: offline, strategy: { kind: "honest" }, evaluate: false });
     const baseCid = trace.finalCheckpointCid;
     const baseBytes = await new LocalDirStore(join(offline, "store")).get(baseCid);
-    const f = await postCheatingJob(market, "withhold-base", { strategy: "honest", base: { ...tiny, init: { checkpointCid: baseCid, optimizerState: "fresh" } }, content: [baseBytes] });
+    const f = await postCheatingJob(market(), "withhold-base", { strategy: "honest", base: { ...tiny, init: { checkpointCid: baseCid, optimizerState: "fresh" } }, content: [baseBytes] });
     // the auditors hold everything but the buyer's base checkpoint; the buyer's server is down
     const { store } = await withheld(f, [baseCid]);
     const bot = new ChallengerBot({ clients: f.auditors[0]!, deployment: f.d, store, board: f.board, dbPath: join(f.dir, "bbot.sqlite"), dispute: f.hooks(f.auditors[0]!, 0), unavailableGraceS: GRACE_S });
@@ -138,7 +132,7 @@ describe("bot: a provider that withholds its checkpoints by being unreachable is
   });
 
   it("an outage shorter than the grace is not a finding: the bot audits once the content is back, and nobody is challenged", async () => {
-    const f = await postCheatingJob(market, "outage", { strategy: "honest" });
+    const f = await postCheatingJob(market(), "outage", { strategy: "honest" });
     const { store, local } = await withheld(f);
     const bot = new ChallengerBot({ clients: f.auditors[0]!, deployment: f.d, store, board: f.board, dbPath: join(f.dir, "obot.sqlite"), dispute: f.hooks(f.auditors[0]!, 0), unavailableGraceS: GRACE_S });
     await bot.tick();

@@ -28,7 +28,7 @@ import { publishManifest } from "../../verifier/src/market/manifest-store.ts";
 import { createRun, deploymentSalt, parseStrategy } from "../../verifier/src/ml/index.ts";
 import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
 import type { Bytes32 } from "../../verifier/src/trace/index.ts";
-import { botMarket, postCheatingJob, type BotMarket, type CheatingJob } from "../bot/fixture.ts";
+import { botMarketPerFile, postCheatingJob, type CheatingJob } from "../bot/fixture.ts";
 import { runPouw } from "../cli/in-process.ts";
 import { serveProvider } from "../cli/rpc-over-http.ts";
 import { DEV_KEYS } from "./helpers.ts";
@@ -77,22 +77,15 @@ async function slashes(job: CheatingJob) {
 
 describe("circuit-class job end to end: panel for first steps, proofs for the rest, terms bound to the manifest", function () {
   this.timeout(180_000);
-  // one deployment for the file (market, DisputeGame, staked provider, bonded auditors); each case reverts to it and posts
-  // its own job (job 1 again), so the cases stay independent
-  let market: BotMarket;
-  let deployed: Awaited<ReturnType<BotMarket["conn"]["networkHelpers"]["takeSnapshot"]>>;
-  before(async () => {
-    market = await botMarket(600);
-    deployed = await market.conn.networkHelpers.takeSnapshot();
-  });
-  beforeEach(async () => deployed.restore());
+  // one deployment for the file; each case reverts to it and posts its own job (job 1 again)
+  const market = botMarketPerFile(600);
 
   for (const [strategy, step, why] of [
     ["plant:5", 5, "a segment's first step: the panel decides"],
     ["plant:6", 6, "a later step the provider cannot prove"],
   ] as const) {
     it(`slashes ${strategy} (${why}) through the bots' challenge and panel`, async () => {
-      const job = await postCheatingJob(market, `circuit-${step}`, { base: circuit, strategy });
+      const job = await postCheatingJob(market(), `circuit-${step}`, { base: circuit, strategy });
       const bots = job.auditors.map((_, i) => job.bot(i));
       for (const b of bots) await b.tick();
       const opened = await job.disputes();
@@ -113,7 +106,7 @@ describe("circuit-class job end to end: panel for first steps, proofs for the re
   }
 
   it("defends an honest later step against a griefer with a proof: Proven, the griefer's bond goes to the provider", async () => {
-    const job = await postCheatingJob(market, "circuit-honest", { base: circuit, strategy: "honest" });
+    const job = await postCheatingJob(market(), "circuit-honest", { base: circuit, strategy: "honest" });
     const bots = job.auditors.map((_, i) => job.bot(i));
     for (const b of bots) await b.tick(); // every segment audits clean: nothing to challenge
     expect(await job.disputes()).to.have.length(0);
@@ -167,7 +160,7 @@ describe("circuit-class job end to end: panel for first steps, proofs for the re
   });
 
   it("refuses a job whose manifest hash commits other circuit terms than its document gives (bot and provider)", async () => {
-    const job = await postCheatingJob(market, "circuit-terms", { base: circuit, strategy: "honest", cheatSegments: 0 });
+    const job = await postCheatingJob(market(), "circuit-terms", { base: circuit, strategy: "honest", cheatSegments: 0 });
     // a colluding buyer: the same document, but the terms of another job's data order (job 99's batch root)
     const other = await circuitTermsOfRun(await createRun(job.manifest, { jobId: 99n, salt: deploymentSalt(job.d, 99n) }));
     const { uri, hash: body } = await publishManifest(job.store, job.manifest);
