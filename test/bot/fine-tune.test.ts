@@ -13,12 +13,10 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { BotDb } from "../../verifier/src/bot/db.ts";
-import { isSampled } from "../../verifier/src/bot/sampler.ts";
 import { getJob } from "../../verifier/src/chain/index.ts";
 import { createRun, offlineSalt, parseManifest, train } from "../../verifier/src/ml/index.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
-import { cheatingJob } from "./fixture.ts";
+import { cheatingJob, unsampledSecrets } from "./fixture.ts";
 
 const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8"));
 
@@ -53,15 +51,7 @@ describe("bot: fine-tuning jobs and the state screen", function () {
     const RATE = 0.05;
     const { conn, admin, d, jobId, bot, dir, disputes } = await cheatingJob("ft-poison", 600, { strategy: "state-poison:2", auditRate: RATE, base: fineTune(base.cid), content: [base.bytes] });
     // a sampling secret per bot under which none of the job's 3 segments is sampled (seeded, not luck)
-    for (let i = 0; i < 4; i++) {
-      let n = 0;
-      let secret = "";
-      do secret = (BigInt(i) * 1_000_000n + BigInt(n++)).toString(16).padStart(64, "0");
-      while ([0, 1, 2].some((s) => isSampled(secret, d.jobMarket, jobId, s, RATE)));
-      const db = new BotDb(join(dir, `bot${i}.sqlite`));
-      db.setMeta("samplingSecret", secret);
-      db.close();
-    }
+    unsampledSecrets(dir, d.jobMarket, jobId, 3, RATE);
     const bots = [0, 1, 2, 3].map((i) => bot(i));
     for (const b of bots) await b.tick();
     const rows = bots[0]!.summary().screens;

@@ -7,7 +7,9 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { network } from "hardhat";
-import { maxUint256, parseEther } from "viem";
+import { maxUint256, parseEther, type Hex } from "viem";
+import { BotDb } from "../../verifier/src/bot/db.ts";
+import { isSampled } from "../../verifier/src/bot/sampler.ts";
 import { chainDisputeHooks, ChallengerBot } from "../../verifier/src/bot/index.ts";
 import {
   acceptJob,
@@ -156,3 +158,20 @@ export async function postCheatingJob(market: BotMarket, tag: string, o: Omit<Ch
 }
 
 export type CheatingJob = Awaited<ReturnType<typeof cheatingJob>>;
+
+/**
+ * Gives each of the `bots` bots of a job a sampling secret under which none of its `segments` segments is sampled at
+ * `rate` (seeded search, not luck), written into the bot's SQLite file in `dir` before the bot opens it: the bots then
+ * screen every segment and audit none.
+ */
+export function unsampledSecrets(dir: string, jobMarket: Hex, jobId: bigint, segments: number, rate: number, bots = 4): void {
+  for (let i = 0; i < bots; i++) {
+    let n = 0;
+    let secret = "";
+    do secret = (BigInt(i) * 1_000_000n + BigInt(n++)).toString(16).padStart(64, "0");
+    while ([...Array(segments).keys()].some((s) => isSampled(secret, jobMarket, jobId, s, rate)));
+    const db = new BotDb(join(dir, `bot${i}.sqlite`));
+    db.setMeta("samplingSecret", secret);
+    db.close();
+  }
+}

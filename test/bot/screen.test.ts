@@ -10,9 +10,7 @@
 import { join } from "node:path";
 import { expect } from "chai";
 import { getJob, getJobDisputes } from "../../verifier/src/chain/index.ts";
-import { BotDb } from "../../verifier/src/bot/db.ts";
-import { isSampled } from "../../verifier/src/bot/sampler.ts";
-import { cheatingJob } from "./fixture.ts";
+import { cheatingJob, unsampledSecrets } from "./fixture.ts";
 
 const RATE = 0.05;
 
@@ -23,15 +21,7 @@ describe("bot: the state screen catches a persistent cheat in a segment nobody s
     const { conn, admin, d, jobId, bot, dir } = await cheatingJob(`screen-${strategy.replace(/:/g, "-")}`, 600, { strategy, auditRate: RATE });
     const segments = 3;
     // a sampling secret per bot under which none of the job's segments is sampled (seeded, not luck)
-    for (let i = 0; i < 4; i++) {
-      let n = 0;
-      let secret = "";
-      do secret = (BigInt(i) * 1_000_000n + BigInt(n++)).toString(16).padStart(64, "0");
-      while ([...Array(segments).keys()].some((s) => isSampled(secret, d.jobMarket, jobId, s, RATE)));
-      const db = new BotDb(join(dir, `bot${i}.sqlite`));
-      db.setMeta("samplingSecret", secret);
-      db.close();
-    }
+    unsampledSecrets(dir, d.jobMarket, jobId, segments, RATE);
     const bots = [0, 1, 2, 3].map((i) => bot(i));
     for (const b of bots) await b.tick();
     const rows = bots[0]!.summary().screens;
