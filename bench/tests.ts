@@ -6,7 +6,7 @@
  * run under qemu (`npm run test:crossarch`). The browser tests (headless Chromium: test/e2e/report.test.ts,
  * test/dapp) are part of the Mocha run.
  *
- *   node bench/tests.ts [--ci] [--skip-solidity] [--files test/a.test.ts ...]
+ *   node bench/tests.ts [--ci] [--skip-solidity] [--files FILE.test.ts ...]
  *
  * Prints a table and writes bench/results/test-times.json. No assertion: the targets (issue 15) are `npm test`
  * < 4 minutes and CI < 15 minutes on the 2-core machine. On a shared machine the figures are upper bounds: the load

@@ -1,7 +1,7 @@
 /**
  * `npm run abi`: writes verifier/src/chain/abi/<Contract>.ts (ABI `as const` plus creation bytecode)
  * from the Hardhat artifacts, so that a clean clone typechecks and deploys without `hardhat build`.
- * test/chain/abi.test.ts fails when a committed module is stale (it compares against fresh artifacts).
+ * test/chain/actions.test.ts fails when a committed module is stale (it compares against fresh artifacts).
  *
  * Run after `npx hardhat build` whenever a contract's interface or code changes.
  */

@@ -78,7 +78,7 @@ const TrustFileSchema = z
   })
   .strict();
 
-/** Reads what this auditor trusts per evidence format (docs/checks.md, "Trust configuration"); InputError when invalid. */
+/** Reads what this auditor trusts per evidence format (docs/checks.md, "Evidence bundle, trust file"); InputError when invalid. */
 export function loadEvidenceTrust(path: string): EvidenceTrust {
   let raw: unknown;
   try {

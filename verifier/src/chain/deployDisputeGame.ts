@@ -6,7 +6,7 @@
  * contract's wiring, so afterwards the caller (the market deployer, their wirer) has no power left over any of
  * them; the wiring is read back from chain and returned. Same wiring as ignition/modules/market.ts.
  *
- * Proving (docs/zk.md "Deploying with a ceremony key"): by default the committed development verifier is deployed on
+ * Proving (docs/zk.md "Deploying with the result"): by default the committed development verifier is deployed on
  * the local dev chain (31337) and nothing on any other chain, where DisputeGame then refuses every proof
  * (DisputeGameProvingDisabled; the panel decides every dispute). `stepVerifier` names a ceremony verifier already
  * deployed and its verification key: the key's hash is fixed in DisputeGame, after checking here that the verifier's

@@ -322,7 +322,7 @@ function applyC(L: Loops, C: Matrix, d: Dims, r: Float64Array, k: number): { z: 
 
 /**
  * Coefficients of the per-row bound H_i = cS * S_i + cN * N_i + cEta, where S = |A|(|B| 1) and
- * N = |C| 1 are computed in float64 (docs/checks.md, "Freivalds: the bound"):
+ * N = |C| 1 are computed in float64 (docs/checks.md, "Claim and check"):
  *   honest error   |C - AB| <= g32 |A||B| + n*eta,   g32 = gamma(n*u + 2n*u64)
  *   check error    phi <= (g64n (1 + g64p) + g64p) |A||B| r + g64p |C| r,  g64q = gamma(q*u64)
  *   computed sums of non-negative terms under-estimate by at most a factor (1 - g64)

@@ -5,7 +5,7 @@
  *
  * The evaluation set is the first `evalSet.examples` examples of the held-out split of `corpus` (the split
  * the training engine uses, fixed by `data`); `evalSet.contentId` is the CID of those examples' canonical
- * bytes (evaluate/eval-set.ts), so both the whole corpus and the exact examples are content-addressed.
+ * bytes (`evalSetBytes` in evaluate/run.ts), so both the whole corpus and the exact examples are content-addressed.
  */
 import canonicalizeModule from "canonicalize";
 import { keccak256, toBytes, type Hex } from "viem";

@@ -1,9 +1,9 @@
 /**
  * The trace commitment shared by the trainer, the auditor and the contracts (contracts/libraries/Trace.sol).
  *
- * Definitions (docs/protocol.md):
+ * Definitions (docs/contracts.md "Trace"; h(t) under each state digest: docs/engine.md "State digest"):
  *   h(t)      = keccak256(abi.encode(uint256 jobId, uint256 t, bytes32 keccak256(weightsBytes),
- *                                    bytes32 keccak256(optimizerStateBytes)))
+ *                                    bytes32 keccak256(optimizerStateBytes)))   (digest "keccak256"; see digest.ts)
  *   leaf(t)   = keccak256(abi.encodePacked(uint64 t, bytes32 h(t)))
  *   traceRoot = OpenZeppelin Merkle root (sorted-pair keccak, as MerkleProof.verify) over the
  *               segment's leaves in step order.

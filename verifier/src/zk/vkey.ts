@@ -1,6 +1,6 @@
 /**
  * The vkey hash that names a Groth16 verifier at deployment (DisputeGame's constructor, docs/zk.md "Deploying
- * with a ceremony key"):
+ * with the result"):
  *
  *   vkeyHash = keccak256(abi.encodePacked(uint256 words...))
  *
