@@ -10,7 +10,7 @@
  * `--baseline DIR`: also time `pouw --help` of another checkout (e.g. `git archive <commit> verifier package.json | tar
  * -x -C DIR`, with node_modules linked), under the same load, for a before/after pair.
  *
- * Prints a table and writes bench/results/cli.json. No assertion: the target (issue 15) is `pouw --help` < 1 s on
+ * Prints a table and writes bench/results/cli.json. No assertion: the target is `pouw --help` < 1 s on
  * the 2-core machine.
  */
 import { spawnSync } from "node:child_process";

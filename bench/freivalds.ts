@@ -8,7 +8,7 @@
  *     JS loops; k = 1, 4, 8 on the wasm loops at n = 1024;
  *   - the memory-bandwidth floor of the check: the bytes it must read (A, B and C once, 12 n^2 bytes) over
  *     the machine's copy bandwidth measured here (Float32Array.set of a 256 MiB array: read + write bytes / s).
- * Prints a table and writes bench/results/freivalds.json. Acceptance (issue 14): check <= 10% of the
+ * Prints a table and writes bench/results/freivalds.json. Targets: check <= 10% of the
  * engine's matmul at n = 1024, <= 3% at n = 4096.
  *
  * Usage: npm run bench:freivalds [-- --sizes 256,1024 --reps 5 --tf-max 1024]

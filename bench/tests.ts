@@ -8,7 +8,7 @@
  *
  *   node bench/tests.ts [--ci] [--skip-solidity] [--files FILE.test.ts ...]
  *
- * Prints a table and writes bench/results/test-times.json. No assertion: the targets (issue 15) are `npm test`
+ * Prints a table and writes bench/results/test-times.json. No assertion: the targets are `npm test`
  * < 4 minutes and CI < 15 minutes on the 2-core machine. On a shared machine the figures are upper bounds: the load
  * average at start and end is recorded with them.
  */

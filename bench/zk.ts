@@ -2,10 +2,10 @@
  * ZK step-proof benchmark (`npm run bench:zk`): constraint count of circuits/step.circom, Groth16 proving
  * time (median of several proofs of random tiles, committed artifacts), off-chain verification time and
  * on-chain verification gas of the generated StepVerifier on the in-process network.
- * Writes bench/results/zk.json and prints a table. Targets (issue 5): proving <= 10 s on 2 cores,
+ * Writes bench/results/zk.json and prints a table. Targets: proving <= 10 s on 2 cores,
  * verification about 240k gas.
  *
- * Proving time vs circuit size (issue 18): smaller LinearStep tiles compiled from the same source (only the `component
+ * Proving time vs circuit size: smaller LinearStep tiles compiled from the same source (only the `component
  * main` line differs) with a throw-away local setup here (one powers of tau of 2^SIZE_POWER, no contribution worth
  * anything: proving time does not depend on the setup's secrecy), each proven RUNS_SMALL times, plus the committed
  * 8x4x8 circuit above; a least-squares line ms = a + b * constraints over them gives the largest tile provable in 10 s

@@ -104,7 +104,7 @@ export type StartScreen =
   | { ok: false; at: number; kind: string; message: string; state: TrainState | null; costMs: number };
 
 /**
- * The cheap screen the bot runs on EVERY committed segment, sampled or not (issue 13, state screen): the pipeline's
+ * The cheap screen the bot runs on EVERY committed segment, sampled or not (docs/checks.md, "The state screen"): the pipeline's
  * screenSegment on the segment's start checkpoint, with `previous` (the previous segment's verified start) as the
  * continuity baseline. A cheat whose effect persists (poisoned moments, a NaN) is caught at the next segment's start
  * even when its own segment was not sampled. A SourceUnavailableError is thrown (not a verdict: retried later).

@@ -1,6 +1,7 @@
 /**
- * The provider's training loop: runs a strategy over the manifest's steps, hashes every state,
- * stores a checkpoint at every segment start, and writes trace.json (see trace-file.ts).
+ * `pouw train`'s loop (a trace directory, no chain): runs a strategy over the manifest's steps, hashes every state,
+ * stores a checkpoint at every segment start, and writes trace.json (see trace-file.ts). `pouw provider run` has its
+ * own loop, which commits each segment on chain as it goes (provider/run-job.ts).
  */
 import { mkdir, readFile, writeFile, access, constants, rm } from "node:fs/promises";
 import { join, resolve, dirname } from "node:path";

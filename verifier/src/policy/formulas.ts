@@ -392,7 +392,7 @@ export type BrierRentResult = { /** rent: information rent per unit of effort co
 
 /**
  * Rent a Brier-score payment leaves to the worker per unit of effort cost, for a Beta(a, b) prior
- * and n held-out examples: (n-1)/(a+b). Stated in issue 7; docs/economics.md notes its assumptions.
+ * and n held-out examples: (n-1)/(a+b); docs/economics.md states its assumptions.
  *
  * @example brierRent({ a: 2, b: 3, n: 11 }) // { rent: 2 }
  */

@@ -1,5 +1,5 @@
 /**
- * Binding evidence to one provider's one request (issue 17 item 1). The provider's ProviderRegistry request names a
+ * Binding evidence to one provider's one request, so evidence cannot be replayed for another provider or request. The provider's ProviderRegistry request names a
  * challenge block; the evidence nonce (EAT `eat_nonce`, or a quote's report data) must be
  *
  *   binding = keccak256(abi.encode(address provider, uint256 chainId, address registry, bytes32 challenge))

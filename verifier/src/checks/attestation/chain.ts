@@ -5,7 +5,7 @@
  * IMPORTANT: every certificate is parsed exactly once, by one library (@peculiar/x509 over
  * @peculiar/asn1-schema), and every decision (signature, issuer, key, constraints, validity) reads
  * that one parse. Two parsers disagreeing about one byte string is how a DER entry with PEM text
- * appended was read as two different certificates (issue 17, item 2), so an entry is accepted only
+ * appended can be read as two different certificates, so an entry is accepted only
  * when it is exact DER: canonical base64, first byte 0x30 (SEQUENCE), and re-encoding the parsed
  * structure gives back exactly the input bytes (no trailing data, no BER-only encodings).
  *

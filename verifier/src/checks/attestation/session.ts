@@ -1,5 +1,5 @@
 /**
- * Provider session keys (issue 17 item 2). The evidence's nonce (EAT `eat_nonce`, or the first 32 bytes of a quote's
+ * Provider session keys: one key per attestation request, so a replayed statement names the wrong key. The evidence's nonce (EAT `eat_nonce`, or the first 32 bytes of a quote's
  * report data) is not the request binding itself but
  *
  *   evidenceNonce = keccak256(abi.encode(bytes32 binding, address sessionKey))
