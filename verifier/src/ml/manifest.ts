@@ -152,15 +152,16 @@ export const Manifest = z
     numerics: z.enum(["bitwise", "bitwise-v2", "tolerance"]),
     /**
      * The state-digest scheme of h(t) (trace/digest.ts). Absent: "keccak256", the original scheme, so every
-     * manifest written before the field keeps its manifest hash and its state hashes. Only the newer value can
+     * manifest written before the field keeps its manifest hash and its state hashes. Only the newer values can
      * be written out: a default spelled out would change the manifest hash (canonical JSON covers every key).
+     * New manifests use "sha256-v2" (NaN-canonical: a diverged run hashes alike on every architecture).
      */
     stateDigest: z
-      .literal("sha256-v1", {
+      .enum(["sha256-v1", "sha256-v2"], {
         error: (issue) =>
           issue.input === "keccak256"
-            ? 'omit the field for the keccak256 state digest (a default written out would change the manifest hash); the only value is "sha256-v1"'
-            : 'must be "sha256-v1" (or absent: keccak256)',
+            ? 'omit the field for the keccak256 state digest (a default written out would change the manifest hash); the values are "sha256-v1" and "sha256-v2"'
+            : 'must be "sha256-v1" or "sha256-v2" (or absent: keccak256)',
       })
       .optional(),
     policy: z.strictObject({
