@@ -11,7 +11,7 @@
  *   tfjs-wasm  @tensorflow/tfjs-backend-wasm (XNNPACK; tolerance mode only)
  *
  * and, per row, the state digest (verifier/src/trace/digest.ts): every engine runs mnist.json (keccak256, the
- * original digest); pouw also runs examples/mnist-fast.json (the same job with stateDigest "sha256-v1"), so the
+ * original digest); pouw also runs examples/mnist-fast.json (the same job with stateDigest "sha256-v2"), so the
  * two pouw rows show the hash share under each digest. Each worker also computes the other digest's hashes of
  * every state outside the timed region, so "bitwise = tfjs-cpu" compares every state under the row's digest.
  *
@@ -53,7 +53,7 @@ const ROOT = new URL("../", import.meta.url).pathname;
 type Backend = "cpu" | "wasm" | "pouw" | "torch";
 const ENGINE_NAME: Record<Backend, string> = { pouw: "pouw", cpu: "tfjs-cpu", wasm: "tfjs-wasm", torch: "torch" };
 
-type Digest = "keccak256" | "sha256-v1";
+type Digest = "keccak256" | "sha256-v1" | "sha256-v2";
 
 type WorkerResult = {
   model: string;
@@ -198,7 +198,7 @@ function spawnTorch(python: string, exportFile: string): WorkerResult & { torch:
   const r = spawnSync(python, [join(ROOT, "bench/torch_mnist.py"), exportFile], { encoding: "utf8", cwd: ROOT, maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`torch worker failed: ${r.stderr}`);
   const t = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as TorchResult;
-  return { ...t, model: "mnist-mlp", stateDigest: "sha256-v1", backend: "torch", kernels: null, hashesByDigest: {} as Record<Digest, string[]>, finalCheckpoint: t.finalWeights };
+  return { ...t, model: "mnist-mlp", stateDigest: "sha256-v2", backend: "torch", kernels: null, hashesByDigest: {} as Record<Digest, string[]>, finalCheckpoint: t.finalWeights };
 }
 
 /** The float32 data section of a checkpoint (weights || optimizer state). */

@@ -20,7 +20,10 @@
  * Default manifests (one line each; ~2 min on an idle 2-core machine, most of it under qemu):
  *   examples/tiny.json                    mnist-mlp 784-16-10, keccak256 state digest, all 12 steps
  *   tiny.json + stateDigest sha256-v1     the same job under sha256 (OpenSSL's arm64 sha256 code path too)
- *   examples/mnist-fast.json, 8 steps     mnist-mlp 784-128-10 batch 64 on the pouw kernels (wasm SIMD128), sha256-v1
+ *   examples/diverging.json               tiny.json with Adam's lr 1e30 under the NaN-canonical sha256-v2: state 2 and
+ *                                         every later state NaN (x86-64 generates NaN 0xFFC00000, arm64 0x7FC00000),
+ *                                         so it checks that the digest and the checkpoints hide the NaN bits
+ *   examples/mnist-fast.json, 8 steps     mnist-mlp 784-128-10 batch 64 on the pouw kernels (wasm SIMD128), sha256-v2
  *   examples/sotu-v2.json, 2 steps        char-transformer under numerics bitwise-v2 (its own wasm kernels and exp/log),
  *                                         without the held-out evaluation (128 windows: ~5 steps' work under qemu)
  * The two large manifests run a few steps because qemu runs the wasm SIMD kernels ~15-25x slower than native.
@@ -47,6 +50,9 @@ const SCRIPT = join(ROOT, "scripts/crossarch.ts");
 // POUW_CROSSARCH_SYSROOT: another arm64 sysroot (test/scripts/crossarch.test.ts points it, the cache and PATH at stand-ins
 // that run the native node, to test the comparison itself on a machine without qemu)
 const SYSROOT = process.env.POUW_CROSSARCH_SYSROOT ?? "/usr/aarch64-linux-gnu";
+
+/** How trace.json records a step loss that is NaN or infinite (ml/train.ts lossE6). */
+const NON_FINITE_LOSS_E6 = 2 ** 31 - 1;
 
 type TraceSummary = {
   stateHashes: string[];
@@ -202,6 +208,7 @@ function defaultManifests(work: string): Entry[] {
   return [
     { path: join(ROOT, "examples/tiny.json"), label: "examples/tiny.json" },
     { path: derived("tiny-sha256-v1.json", { ...read("tiny.json"), stateDigest: "sha256-v1" }), label: "examples/tiny.json + stateDigest sha256-v1" },
+    { path: join(ROOT, "examples/diverging.json"), label: "examples/diverging.json (lr 1e30: NaN from step 2)" },
     { path: derived("mnist-fast-8.json", withSteps(read("mnist-fast.json"), 8)), label: "examples/mnist-fast.json, 8 of 400 steps" },
     {
       path: derived("sotu-v2-2.json", withSteps(read("sotu-v2.json"), 2)),
@@ -325,8 +332,10 @@ async function main(argv: string[]): Promise<number> {
         failed++;
         process.stdout.write(`crossarch: ${m.label}: DIFFER x86-64 vs arm64 (engine ${a.backend}): ${diff}${perturb ? ` (arm64 side perturbed: --strategy ${perturb})` : ""}\n`);
       } else {
+        // the trainer records a non-finite step loss as 2^31 - 1 (ml/train.ts): a diverged run says how far it diverged
+        const nonFinite = (a.stepLossE6 ?? []).filter((l) => l === NON_FINITE_LOSS_E6).length;
         process.stdout.write(
-          `crossarch: ${m.label}: identical on x86-64 and arm64 (engine ${a.backend}): ${a.stateHashes.length} state hashes, ${a.roots.length} root${a.roots.length === 1 ? "" : "s"}, ${a.stepLossE6?.length ?? 0} losses${a.evaluation ? ", evaluation" : ""}, final ${a.finalCheckpointCid} (${times})\n`,
+          `crossarch: ${m.label}: identical on x86-64 and arm64 (engine ${a.backend}): ${a.stateHashes.length} state hashes, ${a.roots.length} root${a.roots.length === 1 ? "" : "s"}, ${a.stepLossE6?.length ?? 0} losses${nonFinite > 0 ? ` (${nonFinite} non-finite)` : ""}${a.evaluation ? ", evaluation" : ""}, final ${a.finalCheckpointCid} (${times})\n`,
         );
       }
     }

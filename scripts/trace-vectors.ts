@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { keccak256, toHex } from "viem";
-import { hashBytes, innerDigest, jobSalt, SegmentTree, SHA256_V1_TAG, stateHash, tensorStateHash } from "../verifier/src/trace/index.ts";
+import { hashBytes, innerDigest, jobSalt, SegmentTree, SHA256_V1_TAG, SHA256_V2_TAG, stateHash, tensorStateHash } from "../verifier/src/trace/index.ts";
 
 const jobId = 7n;
 const weights = new Uint8Array(new Float32Array([0.5, -1.25, 3]).buffer);
@@ -23,6 +23,24 @@ const sha = {
 };
 const w2 = [Float32Array.of(1, -0, 2.5e-40), Float32Array.of(Number.POSITIVE_INFINITY, -3.4e38)].map((a) => new Uint8Array(a.buffer));
 const sgd = { weightsHash: innerDigest("sha256-v1", w2), optimizerHash: innerDigest("sha256-v1", []), h: tensorStateHash("sha256-v1", 9n, 12n, w2, []) };
+// the sha256-v2 (NaN-canonical) digest: a state with NaNs of several sign and payload bits (x86-64's 0xFFC00000, a
+// payload, a signalling NaN), -0 and an infinity, and the canonical bytes it is hashed as (every NaN 0x7FC00000)
+const u32Bytes = (bits: number[]) => new Uint8Array(Uint32Array.from(bits).buffer);
+const v2Weights = u32Bytes([0x3f000000, 0xffc00000, 0x80000000, 0x7f800000, 0x7fc00001]);
+const v2Optim = u32Bytes([0x7f800001, 0x3f800000, 0xff800000]);
+const v2 = {
+  tag: SHA256_V2_TAG,
+  tagPreimage: "pouw/state-digest/sha256-v2",
+  jobId: "7",
+  step: 3,
+  weightsBytes: toHex(v2Weights),
+  optimizerBytes: toHex(v2Optim),
+  canonicalWeightsBytes: toHex(u32Bytes([0x3f000000, 0x7fc00000, 0x80000000, 0x7f800000, 0x7fc00000])),
+  canonicalOptimizerBytes: toHex(u32Bytes([0x7fc00000, 0x3f800000, 0xff800000])),
+  weightsHash: innerDigest("sha256-v2", [v2Weights]),
+  optimizerHash: innerDigest("sha256-v2", [v2Optim]),
+  h: tensorStateHash("sha256-v2", jobId, 3n, [v2Weights], [v2Optim]),
+};
 const states = [0, 1, 2, 3, 4].map((i) => keccak256(toHex(`state-${i}`)));
 const seg = new SegmentTree(4, states);
 // the hardhat node's chain id and the first contract address its first account deploys
@@ -40,6 +58,7 @@ const vectors = {
     ...sha,
     sgd: { jobId: "9", step: 12, weightsChunks: w2.map((c) => toHex(c)), ...sgd },
   },
+  stateHashSha256V2: v2,
   jobSalt: { chainId: saltInput.chainId, jobMarket: saltInput.jobMarket, jobId: saltInput.jobId.toString(), salt: jobSalt(saltInput) },
 };
 writeFileSync(new URL("../test/trace/vectors.json", import.meta.url), JSON.stringify(vectors, null, 2) + "\n");

@@ -7,6 +7,7 @@ import { auditRun, auditSegment, openTraceDir, parseChecks, parseSegmentSelectio
 import { runPouw } from "../cli/in-process.ts";
 import { createRun, jobSalt, offlineSalt, readTraceFile, train } from "../../verifier/src/ml/index.ts";
 import { TRACE_FILE_MAX_BYTES } from "../../verifier/src/ml/trace-file.ts";
+import { MANIFEST_MAX_BYTES } from "../../verifier/src/ml/manifest.ts";
 import { pouwAsync, ROOT } from "../ml/helpers.ts";
 import { Fixture, JOB_ID, tinyVariant } from "./fixture.ts";
 
@@ -170,5 +171,47 @@ describe("pouw audit: exit codes and output", () => {
     expect(s.firstBadStep).to.equal(6);
     expect(copy.status).to.equal(2);
     expect(copy.stderr).to.match(/--step-states cannot be used with --strategy copy/);
+  });
+
+  it("audits an honest diverged trace (examples/diverging.json: held-out loss not finite, stored as null): exit 0", async () => {
+    const diverging = join(ROOT, "examples/diverging.json");
+    const dir = join(fx.dir, "cli-diverging");
+    const trained = await inProcess(["train", "--manifest", diverging, "--out", dir, "--job-id", "5"]);
+    expect(trained.status, trained.stderr).to.equal(0);
+    expect(trained.stdout).to.contain("held-out loss not finite");
+    const trace = JSON.parse(await readFile(join(dir, "trace.json"), "utf8")) as { evaluation: { loss: unknown; examples: number } };
+    expect(trace.evaluation.loss).to.equal(null);
+    expect(trace.evaluation.examples).to.equal(200);
+    const audited = await inProcess(["audit", "--manifest", diverging, "--trace", dir, "--segments", "0,2"]);
+    expect(audited.status, audited.stderr).to.equal(0);
+    expect(audited.stdout).to.contain("all 2 audited segments ok");
+  });
+
+  it("refuses a manifest over 1 MiB (/dev/zero, a large file) and a --job-id beyond uint256 with one line, exit 2", async () => {
+    const honest = (await fx.trace("honest")).dir;
+    const big = join(fx.dir, "big-manifest.json");
+    await writeFile(big, " ".repeat(MANIFEST_MAX_BYTES) + "{}");
+    for (const path of ["/dev/zero", big]) {
+      const r = await inProcess(["audit", "--manifest", path, "--trace", honest]);
+      expect(r.status, r.stderr).to.equal(2);
+      expect(r.stderr.trim().split("\n"), r.stderr).to.have.length(1);
+      expect(r.stderr).to.match(new RegExp(`^pouw: manifest ${path} is larger than 1048576 bytes`));
+    }
+    // exactly at the cap it is read (and parsed: the JSON is valid, the manifest is not)
+    await writeFile(big, " ".repeat(MANIFEST_MAX_BYTES - 2) + "{}");
+    const atCap = await inProcess(["audit", "--manifest", big, "--trace", honest]);
+    expect(atCap.status).to.equal(2);
+    expect(atCap.stderr).to.match(/^pouw: manifest field version/);
+    for (const [jobId, shown] of [["1".repeat(200), /got "1{80}\.\.\." \(200 digits\)/], [(1n << 256n).toString(), /got "115792089237316195423570985008687907853269984665640564039457584007913129639936"/]] as const) {
+      const r = await inProcess(["audit", "--manifest", manifest, "--trace", honest, "--job-id", jobId]);
+      expect(r.status, r.stderr).to.equal(2);
+      expect(r.stderr.trim().split("\n"), r.stderr).to.have.length(1);
+      expect(r.stderr).to.match(/^pouw: --job-id must be a uint256 decimal, got /);
+      expect(r.stderr).to.match(shown);
+    }
+    // the largest uint256 is a job id (of another job than the trace's: exit 2 from the audit, not from the parse)
+    const max = await inProcess(["audit", "--manifest", manifest, "--trace", honest, "--job-id", ((1n << 256n) - 1n).toString()]);
+    expect(max.status).to.equal(2);
+    expect(max.stderr).to.not.match(/uint256 decimal/);
   });
 });

@@ -19,7 +19,9 @@ import { expect } from "chai";
 import { join } from "node:path";
 import type { Hex } from "viem";
 import { auditSegment, type CheckResult, decideStep, freivaldsSegment, magnitudeSegment, nonFinite, openTraceDir, recomputeSegment, screenSegment, toleranceSegment, writeStepStates } from "../../verifier/src/checks/index.ts";
-import { createRun, offlineSalt, parseManifest, parseStrategy, train, type Run } from "../../verifier/src/ml/index.ts";
+import { createRun, offlineSalt, parseManifest, parseStrategy, train, type Run, type TrainState } from "../../verifier/src/ml/index.ts";
+import { cidOf } from "../../verifier/src/store/index.ts";
+import { CANONICAL_NAN_BITS, traceRoot } from "../../verifier/src/trace/index.ts";
 import { exampleJson } from "../ml/helpers.ts";
 import { Fixture, JOB_ID } from "./fixture.ts";
 
@@ -101,5 +103,77 @@ describe("checks: a diverging job (lr 1e30, NaN from step 2) is the rule's traje
     expect((await decideStep({ target: ctx, segment: 1, step: 6, hPrev: h[5]!, hStep: h[6]! })).vote).to.equal("Fault");
     // the later segments start from the planted NaN: their steps are the engine's own (no second fault to claim)
     expect((await recomputeSegment(ctx, 2)).ok).to.equal(true);
+  });
+});
+
+/**
+ * An honest arm64 provider of the diverging job, judged by an x86-64 panel member. The two machines compute the same
+ * values; only the bits of a generated NaN differ (x86-64 0xFFC00000, arm64 0x7FC00000: `npm run test:crossarch`
+ * trains examples/diverging.json on both). The arm64 provider's states are built here as what arm64 produces: this
+ * machine's states with every NaN written as 0x7FC00000. Under the digests that hash the raw bits (keccak256,
+ * sha256-v1) its leaves differ from the member's recompute from step 2 on and the member votes Fault on an honest
+ * step; under the NaN-canonical sha256-v2 they are the member's own and it votes Valid.
+ */
+describe("checks: an x86-64 panel member on an arm64 provider's diverged step (lr 1e30)", function () {
+  this.timeout(600_000);
+  const fx = new Fixture();
+  const tiny = exampleJson("tiny.json") as { optimizer: object };
+  /** What arm64 holds where this machine holds `s`: every NaN as 0x7FC00000 (other bits unchanged). */
+  const armBits = (s: TrainState): TrainState => {
+    const arm = (a: Float32Array) => {
+      const c = Float32Array.from(a);
+      const u = new Uint32Array(c.buffer);
+      for (let i = 0; i < u.length; i++) if ((u[i]! & 0x7fffffff) > 0x7f800000) u[i] = CANONICAL_NAN_BITS;
+      return c;
+    };
+    return { step: s.step, params: s.params.map(arm), opt: s.opt.map(arm) };
+  };
+
+  before(async () => fx.setup());
+  after(async () => fx.teardown());
+
+  /** The votes of an x86-64 member on steps 2 (finite -> NaN) and 3 (NaN -> NaN) of the arm64 provider's segment 0. */
+  async function votes(stateDigest: "sha256-v1" | "sha256-v2") {
+    const run = await createRun(parseManifest({ ...tiny, optimizer: { name: "adam", lr: 1e30 }, stateDigest }), { jobId: JOB_ID + 12n, salt: offlineSalt(JOB_ID + 12n) });
+    try {
+      const dir = join(fx.dir, `crossarch-${stateDigest}`);
+      await train(run, { outDir: dir, strategy: parseStrategy("honest"), evaluate: false });
+      const x86 = await openTraceDir(run, dir);
+      const K = run.manifest.training.stepsPerSegment;
+      // the arm64 provider's segment 0: the same steps, its own NaN bits, its own leaves and root
+      const states: TrainState[] = [run.initState()];
+      for (let t = 1; t <= K; t++) states.push(run.step(states[t - 1]!, t).state);
+      const x86Sign = new Uint32Array(states[2]!.params[0]!.buffer)[0]!;
+      const armHashes = states.map((s) => run.stateHashOf(armBits(s)));
+      const armTrace = {
+        ...x86.trace!,
+        stateHashes: [...armHashes, ...x86.trace!.stateHashes.slice(K + 1)],
+        segments: [{ ...x86.trace!.segments[0]!, traceRoot: traceRoot(0, armHashes), endStateHash: armHashes[K]! }, ...x86.trace!.segments.slice(1)],
+      };
+      const arm = { run, store: x86.store, trace: armTrace };
+      const vote = async (step: number) => decideStep({ target: arm, segment: 0, step, hPrev: armHashes[step - 1]! as Hex, hStep: armHashes[step]! as Hex });
+      // the arm64 provider's NaN-state checkpoint (segment 1's start) against the one this machine wrote
+      const armCheckpointCid = cidOf(run.checkpointBytes(armBits(states[K]!)));
+      return { x86Sign, v2: await vote(2), v3: await vote(3), sameLeaves: armHashes.every((h, t) => h === x86.trace!.stateHashes[t]), sameCheckpoint: armCheckpointCid === x86.trace!.segments[1]!.checkpointCid };
+    } finally {
+      await run.close();
+    }
+  }
+
+  it("sha256-v1 (raw NaN bits): the member names the honest step 2 (Fault), and step 3 after it", async () => {
+    const r = await votes("sha256-v1");
+    expect(r.x86Sign >>> 0, "this machine's NaN is x86-64's 0xFFC00000").to.equal(0xffc00000);
+    expect(r.sameLeaves).to.equal(false);
+    expect(r.v2.vote).to.equal("Fault");
+    expect(r.v2.reason).to.match(/^recomputed h\(2\) = 0x[0-9a-f]{64}, the provider committed/);
+    expect(r.v3.vote).to.equal("Fault");
+    expect(r.sameCheckpoint).to.equal(false);
+  });
+
+  it("sha256-v2 (NaN-canonical): the same leaves on both machines, a Valid vote on steps 2 and 3, one checkpoint CID", async () => {
+    const r = await votes("sha256-v2");
+    expect(r.sameLeaves).to.equal(true);
+    expect([r.v2.vote, r.v3.vote]).to.deep.equal(["Valid", "Valid"]);
+    expect(r.sameCheckpoint).to.equal(true);
   });
 });

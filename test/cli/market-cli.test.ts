@@ -8,12 +8,16 @@
  * shows the cursor again and exits 130.
  */
 import { expect } from "chai";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { getAddress } from "viem";
-import { ContractRevertError, UnknownJobError, acceptJob, describeRevert, getJob, formatDuration, revertText, writeDeployment } from "../../verifier/src/chain/index.ts";
+import { ContractRevertError, UnknownJobError, acceptJob, cancelJob, describeRevert, getJob, getStakeAccount, formatDuration, revertText, writeDeployment } from "../../verifier/src/chain/index.ts";
+import { parseManifest } from "../../verifier/src/ml/index.ts";
+import { checkJobBeforeAccept, UntrainableJobError } from "../../verifier/src/provider/check-base.ts";
+import { LocalDirStore } from "../../verifier/src/store/index.ts";
+import { ROOT } from "../helpers/cli.ts";
 import { configureLogging } from "../../verifier/src/log/index.ts";
 import { cheatingJob, type CheatingJob } from "../bot/fixture.ts";
 import { postJob } from "../../verifier/src/market/post-job.ts";
@@ -242,6 +246,49 @@ describe("pouw on a market: errors, read-only commands, listings, Ctrl-C (in-pro
       expect(r.stderr).to.match(new RegExp(`^pouw: job ${jobId} not accepted \\(no stake locked\\): content a provider reads before accepting .* no content for bafk\\w+ .*Give --ipfs to fetch it from the buyer's announced node, or --source URL\n$`, "m"));
       expect(await job.buyer.public.getTransactionCount({ address: job.mk(3).account.address })).to.equal(before);
       expect((await getJob(job.buyer.public, { jobMarket: job.d.jobMarket, jobId })).status).to.equal("Open");
+    });
+
+    /** tiny.json with a corpus package no machine has: a job nobody can train. */
+    const noCorpus = () => {
+      const tiny = JSON.parse(readFileSync(join(ROOT, "examples/tiny.json"), "utf8")) as { corpora: object[] };
+      return { ...tiny, corpora: [{ ...tiny.corpora[0]!, package: "pouw-no-such-corpus" }] };
+    };
+
+    it("buyer create refuses a job nobody can train (its corpus package is not installed): one line naming the cause, exit 2, no transaction", async () => {
+      const path = join(dir, "no-corpus.json");
+      writeFileSync(path, JSON.stringify(noCorpus()));
+      const buyer = job.mk(1).account.address;
+      const nonce = await job.buyer.public.getTransactionCount({ address: buyer });
+      const r = await runPouw(["buyer", "create", "--manifest", path, "--mint", ...as(1)]);
+      expect(r.code, r.stderr).to.equal(2);
+      const lines = r.stderr.replace(/^pouw: WARNING: using a raw private key.*\n/, "");
+      expect(lines).to.equal(
+        `pouw: manifest ${path} cannot be trained: data package 'pouw-no-such-corpus' is not installed (npm install pouw-no-such-corpus); not posted (no transaction sent, nothing escrowed)\n`,
+      );
+      expect(r.stdout).to.equal("");
+      expect(await job.buyer.public.getTransactionCount({ address: buyer })).to.equal(nonce);
+    });
+
+    it("the same job forced on chain (postJob, no dry run) is refused at provider accept: no stake locked, the job stays Open, the buyer cancels it", async () => {
+      // into this state dir's store, so the provider's accept reads the manifest and gets as far as its data
+      const { jobId } = await postJob(job.buyer, job.d, new LocalDirStore(join(dir, "store")), parseManifest(noCorpus()), job.policy, job.payment, {});
+      const provider = job.cheat.account.address;
+      const stake = async () => getStakeAccount(job.admin.public, { stakeVault: job.d.stakeVault, provider });
+      const [before, nonce] = [await stake(), await job.buyer.public.getTransactionCount({ address: provider })];
+      const r = await runPouw(["provider", "accept", String(jobId), ...as(2)]);
+      expect(r.code, r.stderr).to.equal(2);
+      expect(r.stderr.replace(/^pouw: WARNING: using a raw private key.*\n/, "")).to.equal(
+        `pouw: job ${jobId} cannot be trained: data package 'pouw-no-such-corpus' is not installed (npm install pouw-no-such-corpus); not accepted (no stake locked): the buyer can cancel the job (JobMarket.cancelJob)\n`,
+      );
+      expect(await job.buyer.public.getTransactionCount({ address: provider })).to.equal(nonce);
+      expect(await stake()).to.deep.equal(before);
+      expect((await getJob(job.buyer.public, { jobMarket: job.d.jobMarket, jobId })).status).to.equal("Open");
+      // nobody accepted it, so nobody can be timed out on it: the buyer's way out is a full refund
+      await cancelJob(job.buyer, { jobMarket: job.d.jobMarket, jobId });
+      expect((await getJob(job.buyer.public, { jobMarket: job.d.jobMarket, jobId })).status).to.equal("Cancelled");
+      // the typed error a caller (bot, dApp) can act on
+      const err = await checkJobBeforeAccept({ clients: job.cheat, deployment: job.d, store: new LocalDirStore(join(dir, "store")) }, jobId).then(() => undefined, (e: unknown) => e);
+      expect(err).to.be.instanceOf(UntrainableJobError);
     });
   });
 

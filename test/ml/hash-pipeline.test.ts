@@ -49,6 +49,25 @@ describe("ml/hash-pipeline: state hashes on a worker thread are Run.stateHashOf'
     expect(other.next()).to.not.equal(run.stateHashOf(s[1]!));
   });
 
+  it("sha256-v2 on a diverged run (examples/diverging.json): the worker's hashes of NaN states are stateHashOf's, whatever the NaN bits", async () => {
+    const { run, states: s } = await states(exampleJson("diverging.json"), 4);
+    expect(Number.isNaN(s[3]!.params[0]![0]), "state 3 is NaN").to.equal(true);
+    const pipe = new HashPipeline("sha256-v2", run.jobId, 3);
+    pipes.push(pipe);
+    // state 3 as arm64 holds it: every NaN 0x7FC00000 (this machine's are 0xFFC00000)
+    const arm = (a: Float32Array) => {
+      const c = Float32Array.from(a);
+      const u = new Uint32Array(c.buffer);
+      for (let i = 0; i < u.length; i++) if (Number.isNaN(c[i])) u[i] = 0x7fc00000;
+      return c;
+    };
+    const armState: TrainState = { step: 3, params: s[3]!.params.map(arm), opt: s[3]!.opt.map(arm) };
+    for (const t of [1, 3]) pipe.submit(s[t]!);
+    pipe.submit(armState);
+    expect([pipe.next(), pipe.next(), pipe.next()]).to.deep.equal([run.stateHashOf(s[1]!), run.stateHashOf(s[3]!), run.stateHashOf(s[3]!)]);
+    await run.close();
+  });
+
   it("a worker that went to sleep after IDLE_POLLS empty polls is woken by the next submit (not only found by polling)", async () => {
     const { run, states: s } = await states(exampleJson("tiny.json"), 2);
     const pipe = new HashPipeline(run.stateDigest, run.jobId, 1);

@@ -130,6 +130,35 @@ describe("ml/kernels: wasm == JS reference == tfjs-cpu, bit for bit", () => {
       expectSameBits(tfMatmul(a, b, 1, 3, 1, "nn"), Float32Array.of(0), "tfjs -0 sum");
     });
 
+    it("a block whose sum rounds to -0 followed by an all-zero block gives the reference's +0 on the sparse and the dense path", () => {
+      // block 0 (k 0..47): one product -1e-30 * 1e-30 = -1e-60 in float64, which rounds to -0 in float32, so C = -0;
+      // block 1 (k 48..95): A all +-0, so its sum is +0 and the reference gives C = f32(-0 + +0) = +0
+      const K = 96;
+      const a = new Float32Array(K);
+      a[0] = -1e-30;
+      for (let k = 1; k < K; k++) a[k] = k % 2 ? -0 : 0;
+      const col = new Float32Array(K).fill(1);
+      col[0] = 1e-30;
+      const want = matmulRef(a, col, 1, K, 1);
+      expectSameBits(want, Float32Array.of(0), "reference");
+      expectSameBits(tfMatmul(a, col, 1, K, 1, "nn"), want, "tfjs-cpu");
+      // sparse path: A is 1/96 nonzero and B finite
+      const sparseBefore = wasm.sparseCalls;
+      expectSameBits(wasm.matmul(a, col, 1, K, 1), want, "wasm sparse path");
+      expect(wasm.sparseCalls - sparseBefore, "took the sparse path").to.equal(1);
+      // dense path: the same column next to one holding an infinity (B not finite)
+      const b2 = new Float32Array(2 * K);
+      for (let k = 0; k < K; k++) {
+        b2[2 * k] = col[k]!;
+        b2[2 * k + 1] = k === K - 1 ? Infinity : 1;
+      }
+      const dense = wasm.matmul(a, b2, 1, K, 2);
+      expect(wasm.sparseCalls - sparseBefore, "took the dense path").to.equal(1);
+      expectSameBits(dense, matmulRef(a, b2, 1, K, 2), "wasm dense path");
+      expectSameBits(dense.subarray(0, 1), want, "dense column 0");
+      expectSameBits(jsKernels.matmul(a, col, 1, K, 1), want, "JS kernels");
+    });
+
     it("rejects operands whose lengths do not match the shape", () => {
       for (const k of [jsKernels, wasm]) expect(() => k.matmul(new Float32Array(6), new Float32Array(6), 2, 3, 3)).to.throw(RangeError, /b has 6 elements, \[K=3, N=3\] needs 9/);
     });

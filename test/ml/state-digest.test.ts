@@ -34,12 +34,14 @@ describe("ml/state-digest: the manifest's stateDigest selects how h(t) hashes a 
     }
   });
 
-  it("keeps every committed example manifest on keccak256 except examples/mnist-fast.json (mnist.json with sha256-v1)", () => {
+  it("keeps the keccak256 example manifests (fixed vectors) on keccak256; the sha256 ones use the NaN-canonical sha256-v2", () => {
     for (const f of ["tiny.json", "mnist.json", "demo-mnist.json", "walkthrough.json", "sotu.json"]) {
       expect(stateDigestOf(parseManifest(exampleJson(f))), f).to.equal("keccak256");
     }
+    for (const f of ["mnist-fast.json", "sotu-v2.json", "gpt-sotu.json", "diverging.json"]) {
+      expect(stateDigestOf(parseManifest(exampleJson(f))), f).to.equal("sha256-v2");
+    }
     const fast = parseManifest(exampleJson("mnist-fast.json"));
-    expect(stateDigestOf(fast)).to.equal("sha256-v1");
     const { stateDigest: _, ...rest } = fast;
     expect(rest).to.deep.equal(parseManifest(exampleJson("mnist.json")));
     expect(manifestHash(fast)).to.not.equal(manifestHash(parseManifest(exampleJson("mnist.json"))));
@@ -47,7 +49,7 @@ describe("ml/state-digest: the manifest's stateDigest selects how h(t) hashes a 
 
   it("refuses a written-out keccak256 (it would change the manifest hash) and an unknown digest with ManifestError", () => {
     expect(() => parseManifest({ ...exampleJson("tiny.json"), stateDigest: "keccak256" })).to.throw(ManifestError, /manifest field stateDigest: omit the field/);
-    expect(() => parseManifest({ ...exampleJson("tiny.json"), stateDigest: "blake3" })).to.throw(ManifestError, /manifest field stateDigest: must be "sha256-v1"/);
+    expect(() => parseManifest({ ...exampleJson("tiny.json"), stateDigest: "blake3" })).to.throw(ManifestError, /manifest field stateDigest: must be "sha256-v1" or "sha256-v2"/);
   });
 
   it("trains the same states under sha256-v1 and hashes each as keccak256(abi.encode(TAG, jobId, t, sha256(W), sha256(O))), checked with viem", async () => {

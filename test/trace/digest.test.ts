@@ -6,6 +6,7 @@ import {
   hashBytes,
   innerDigest,
   SHA256_V1_TAG,
+  SHA256_V2_TAG,
   sha256Chunks,
   stateHash,
   stateHashFromDigests,
@@ -120,6 +121,62 @@ describe("trace/digest: state-digest schemes (fixed vectors, independent sha256 
       expect(() => tensorStateHash(scheme, 1n << 256n, 0, [], [])).to.throw(InputError);
       expect(() => tensorStateHash(scheme, -1n, 0, [], [])).to.throw(InputError);
     }
+  });
+
+  describe("sha256-v2: the NaN-canonical digest (every NaN hashed as 0x7FC00000, -0 and +0 distinct)", () => {
+    const n = vectors.stateHashSha256V2;
+    const u32 = (bits: number[]) => new Uint8Array(Uint32Array.from(bits).buffer);
+
+    it("has the tag keccak256(\"pouw/state-digest/sha256-v2\") and the fixed vector's h, from the canonical bytes by hand", () => {
+      expect(SHA256_V2_TAG).to.equal(keccak256(toHex(n.tagPreimage)));
+      expect(n.tag).to.equal(SHA256_V2_TAG);
+      const w = hexToBytes(n.weightsBytes), o = hexToBytes(n.optimizerBytes);
+      // independent side: viem's sha256 over the canonical bytes written out in vectors.json, abi.encode by hand
+      expect(innerDigest("sha256-v2", [w])).to.equal(sha256(hexToBytes(n.canonicalWeightsBytes)));
+      expect(innerDigest("sha256-v2", [o])).to.equal(sha256(hexToBytes(n.canonicalOptimizerBytes)));
+      const byHand = keccak256(concat([SHA256_V2_TAG, word(BigInt(n.jobId)), word(n.step), sha256(hexToBytes(n.canonicalWeightsBytes)), sha256(hexToBytes(n.canonicalOptimizerBytes))]));
+      expect(byHand).to.equal(n.h);
+      expect(tensorStateHash("sha256-v2", BigInt(n.jobId), n.step, [w], [o])).to.equal(n.h);
+      expect(stateHashFromDigests("sha256-v2", BigInt(n.jobId), n.step, n.weightsHash as Hex, n.optimizerHash as Hex)).to.equal(n.h);
+    });
+
+    it("gives an x86-64 NaN state (0xFFC00000) and an arm64 one (0x7FC00000) one h; sha256-v1 and keccak256 do not", () => {
+      const x86 = [u32([0x3f800000, 0xffc00000, 0xffc00000])], arm = [u32([0x3f800000, 0x7fc00000, 0x7fc00000])];
+      const opt = [u32([0xffc00000]), u32([0x00000000])], optArm = [u32([0x7fc00000]), u32([0x00000000])];
+      expect(tensorStateHash("sha256-v2", 5n, 2, x86, opt)).to.equal(tensorStateHash("sha256-v2", 5n, 2, arm, optArm));
+      expect(tensorStateHash("sha256-v1", 5n, 2, x86, opt)).to.not.equal(tensorStateHash("sha256-v1", 5n, 2, arm, optArm));
+      expect(tensorStateHash("keccak256", 5n, 2, x86, opt)).to.not.equal(tensorStateHash("keccak256", 5n, 2, arm, optArm));
+      // a NaN is still not a number: it hashes apart from every finite value and from the infinities
+      for (const other of [0x3f800000, 0x7f800000, 0xff800000, 0x00000000]) {
+        expect(tensorStateHash("sha256-v2", 5n, 2, [u32([other])], [])).to.not.equal(tensorStateHash("sha256-v2", 5n, 2, [u32([0xffc00000])], []));
+      }
+    });
+
+    it("keeps -0 and +0 distinct, and every finite state's inner digests equal sha256-v1's (only the tag differs)", () => {
+      expect(innerDigest("sha256-v2", [u32([0x80000000])])).to.not.equal(innerDigest("sha256-v2", [u32([0])]));
+      for (const [i, len] of [0, 4, 400, 4096].entries()) {
+        const f = new Float32Array(bytes(len, i + 17).buffer.slice(0));
+        for (let j = 0; j < f.length; j++) if (Number.isNaN(f[j])) f[j] = j; // finite (and infinite) values only
+        const c = new Uint8Array(f.buffer);
+        expect(innerDigest("sha256-v2", [c]), `length ${len}`).to.equal(innerDigest("sha256-v1", [c]));
+      }
+      const w = hexToBytes(v.weightsBytes), o = hexToBytes(v.optimizerBytes);
+      expect(tensorStateHash("sha256-v2", 7n, 3, [w], [o])).to.not.equal(tensorStateHash("sha256-v1", 7n, 3, [w], [o]));
+    });
+
+    it("reads a value split across chunks and an unaligned view whole, and leaves the caller's bytes untouched", () => {
+      const raw = hexToBytes(n.weightsBytes);
+      const copy = Uint8Array.from(raw);
+      // cut inside the NaN at bytes 4..7 and inside the last one; and a view at byte offset 1 of a larger buffer
+      const parts = [raw.subarray(0, 6), raw.subarray(6, 17), raw.subarray(17)];
+      const shifted = new Uint8Array(raw.length + 1);
+      shifted.set(raw, 1);
+      const expected = sha256(hexToBytes(n.canonicalWeightsBytes));
+      expect(innerDigest("sha256-v2", parts)).to.equal(expected);
+      expect(innerDigest("sha256-v2", [shifted.subarray(1)])).to.equal(expected);
+      expect(raw).to.deep.equal(copy);
+      expect(() => innerDigest("sha256-v2", [raw.subarray(0, 6)])).to.throw(RangeError, /multiple of 4/);
+    });
   });
 
   it("refuses an unknown scheme with InputError", () => {

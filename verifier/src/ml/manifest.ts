@@ -6,7 +6,7 @@
  * Parsing is strict (unknown keys are errors) so that a typo cannot silently fall back to a default
  * that the provider and the auditor might read differently.
  */
-import { readFile } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
 import canonicalizeModule from "canonicalize";
 import { keccak256, toBytes, type Hex } from "viem";
 import { z } from "zod";
@@ -152,15 +152,16 @@ export const Manifest = z
     numerics: z.enum(["bitwise", "bitwise-v2", "tolerance"]),
     /**
      * The state-digest scheme of h(t) (trace/digest.ts). Absent: "keccak256", the original scheme, so every
-     * manifest written before the field keeps its manifest hash and its state hashes. Only the newer value can
+     * manifest written before the field keeps its manifest hash and its state hashes. Only the newer values can
      * be written out: a default spelled out would change the manifest hash (canonical JSON covers every key).
+     * New manifests use "sha256-v2" (NaN-canonical: a diverged run hashes alike on every architecture).
      */
     stateDigest: z
-      .literal("sha256-v1", {
+      .enum(["sha256-v1", "sha256-v2"], {
         error: (issue) =>
           issue.input === "keccak256"
-            ? 'omit the field for the keccak256 state digest (a default written out would change the manifest hash); the only value is "sha256-v1"'
-            : 'must be "sha256-v1" (or absent: keccak256)',
+            ? 'omit the field for the keccak256 state digest (a default written out would change the manifest hash); the values are "sha256-v1" and "sha256-v2"'
+            : 'must be "sha256-v1" or "sha256-v2" (or absent: keccak256)',
       })
       .optional(),
     policy: z.strictObject({
@@ -279,12 +280,37 @@ export function manifestHash(manifest: Manifest): Hex {
 }
 
 /** Reads and parses a manifest file; an unreadable file is an InputError naming the path and errno code. */
+/**
+ * Largest manifest file read: a manifest is a few KB of JSON (examples/ are under 2 KB), so 1 MiB leaves room for any
+ * real one while a device or a huge file (`--manifest /dev/zero`) fails after at most this much, not after filling memory.
+ */
+export const MANIFEST_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Reads and validates a manifest file: at most MANIFEST_MAX_BYTES (ManifestError naming the cap beyond it, read in
+ * order from any file, pipe or device), then parseManifestJson. A file that cannot be opened or read is an InputError.
+ */
 export async function readManifestFile(path: string): Promise<Manifest> {
-  let text: string;
+  let fh: FileHandle;
   try {
-    text = await readFile(path, "utf8");
+    fh = await open(path, "r");
   } catch (err) {
     throw new InputError(`cannot read manifest ${path} (${(err as NodeJS.ErrnoException).code ?? "error"})`, { cause: err });
   }
-  return parseManifestJson(text);
+  const buf = new Uint8Array(MANIFEST_MAX_BYTES + 1);
+  let at = 0;
+  try {
+    // position null: read on from the current offset, so a pipe or a character device is read the same way
+    while (at < buf.length) {
+      const { bytesRead } = await fh.read(buf, at, buf.length - at, null);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+  } catch (err) {
+    throw new InputError(`cannot read manifest ${path} (${(err as NodeJS.ErrnoException).code ?? "error"})`, { cause: err });
+  } finally {
+    await fh.close();
+  }
+  if (at > MANIFEST_MAX_BYTES) throw new ManifestError(`manifest ${path} is larger than ${MANIFEST_MAX_BYTES} bytes (a manifest is a few KB of JSON); not read further`);
+  return parseManifestJson(new TextDecoder().decode(buf.subarray(0, at)));
 }

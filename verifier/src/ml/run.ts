@@ -33,7 +33,7 @@ import type { Batch, Evaluation, Model, StepWitness } from "./models/types.ts";
 import { createOptimizer, type Optimizer } from "./optimizer.ts";
 import { dataOrderRng, parseSalt } from "./salt.ts";
 import { float32Bytes, float32Chunks, type TensorSpec } from "./tensors.ts";
-import { tensorStateHash, type StateDigest } from "../trace/index.ts";
+import { canonicalNaNArrays, tensorStateHash, type StateDigest } from "../trace/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import { checkCorpusBytes } from "./data/corpus.ts";
 
@@ -225,11 +225,17 @@ export class Run {
     return tensorStateHash(this.stateDigest, this.jobId, t, float32Chunks(state.params), float32Chunks(state.opt));
   }
 
+  /**
+   * The state as a checkpoint file. Under the NaN-canonical digest (sha256-v2) every NaN is stored as 0x7FC00000 too,
+   * so a diverged state's checkpoint has one CID on every architecture and loads to bytes that hash to its leaf;
+   * under the older digests the bytes are the state's own (their leaves hash the raw NaN bits).
+   */
   checkpointBytes(state: TrainState): Uint8Array {
+    const canonical = this.stateDigest === "sha256-v2";
     return encodeCheckpoint(this.paramSpecs, this.optSpecs, {
       metadata: { step: state.step, jobId: this.jobId, manifestHash: this.manifestHash, model: this.model.arch, optimizer: this.optimizer.name },
-      params: [...state.params],
-      opt: [...state.opt],
+      params: canonical ? canonicalNaNArrays(state.params) : [...state.params],
+      opt: canonical ? canonicalNaNArrays(state.opt) : [...state.opt],
     });
   }
 

@@ -68,7 +68,8 @@ export const TraceFile = z.strictObject({
   finalCheckpointCid: cid,
   compute: ComputeRecord,
   planted: z.strictObject({ step: z.number().int(), tensor: z.string(), count: z.number().int(), delta: z.number() }).optional(),
-  evaluation: z.strictObject({ loss: z.number(), accuracy: z.number().optional(), examples: z.number().int() }).optional(),
+  /** Held-out evaluation of the final state; loss null when it is not finite (a run whose rule diverged). */
+  evaluation: z.strictObject({ loss: z.number().nullable(), accuracy: z.number().optional(), examples: z.number().int() }).optional(),
   wallSeconds: z.number(),
 });
 

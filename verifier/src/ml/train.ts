@@ -169,7 +169,8 @@ export async function train(run: Run, options: TrainOptions): Promise<TrainResul
       basis: strategy.kind === "fp16" ? "nominal FLOPs; fp16 counted at half the fp32 cost (accelerator throughput), the CPU engine only emulates the rounding" : "nominal FLOPs of forward+backward passes actually computed",
     },
     ...(planted ? { planted } : {}),
-    ...(evaluation ? { evaluation } : {}),
+    // a diverged run's held-out loss is NaN or infinite: recorded as null (JSON has no NaN), the rule's own result
+    ...(evaluation ? { evaluation: { ...evaluation, loss: Number.isFinite(evaluation.loss) ? evaluation.loss : null } } : {}),
     wallSeconds: (performance.now() - started) / 1000,
   };
   const tracePath = join(outDir, "trace.json");

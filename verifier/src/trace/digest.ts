@@ -10,6 +10,13 @@
  *     h(t) = keccak256(abi.encode(bytes32 SHA256_V1_TAG, uint256 jobId, uint256 t,
  *                                 bytes32 sha256(weightsBytes), bytes32 sha256(optimizerStateBytes)))  (160 bytes)
  *     SHA256_V1_TAG = keccak256("pouw/state-digest/sha256-v1")
+ *   "sha256-v2" (NaN-canonical; what new manifests use):
+ *     h(t) = keccak256(abi.encode(bytes32 SHA256_V2_TAG, uint256 jobId, uint256 t,
+ *                                 bytes32 sha256(canon(weightsBytes)), bytes32 sha256(canon(optimizerStateBytes))))
+ *     SHA256_V2_TAG = keccak256("pouw/state-digest/sha256-v2"); canon writes every NaN as 0x7FC00000 and leaves
+ *     every other value's bits (finite, +-Inf, -0, +0) as they are (trace/nan.ts). So machines that differ only
+ *     in the NaN bits they generate (x86-64 0xFFC00000, arm64 0x7FC00000) agree on every state of a diverged run,
+ *     and a finite state's inner digests equal its sha256-v1 ones (only the tag differs).
  *
  * Why sha256 for the inner digests: they are off-chain only (no contract recomputes an mnist-mlp or
  * char-transformer state hash; DisputeGame recomputes only the circuit class's h with a Poseidon weight
@@ -19,24 +26,27 @@
  * ~150 MB/s for hash-wasm's keccak (bench/digest.ts; docs/engine.md "State digest"). sha256 is a fixed
  * standard, so every host gives the same bits whatever instructions it uses.
  *
- * IMPORTANT: the tag and the preimage length separate the schemes: a sha256-v1 preimage is 160 bytes and
- * a keccak256 one 128, so no h value is a valid state hash under both without a keccak collision, and a
- * trace trained under one scheme never verifies under the other.
+ * IMPORTANT: the tag and the preimage length separate the schemes: a sha256-v1 or sha256-v2 preimage is 160
+ * bytes (with different tags) and a keccak256 one 128, so no h value is a valid state hash under two schemes
+ * without a keccak collision, and a trace trained under one scheme never verifies under another.
  *
  * Any change here must change test/trace/vectors.json (scripts/trace-vectors.ts) and Trace.t.sol's check
- * of the sha256-v1 vector together.
+ * of the sha256-v1 vector together (the sha256-v2 vectors are checked off-chain only: test/trace/digest.test.ts).
  */
 import { bytesToHex, encodeAbiParameters, hexToBytes, keccak256, toBytes, type Hex } from "viem";
 import { InputError } from "../errors/index.ts";
 import { keccakChunks } from "./keccak.ts";
+import { canonicalNaNChunks } from "./nan.ts";
 import { sha256Chunks as sha256Raw } from "./sha256.ts";
 
 /** The schemes, oldest first. "keccak256" is what a manifest without `stateDigest` means. */
-export const STATE_DIGESTS = ["keccak256", "sha256-v1"] as const;
+export const STATE_DIGESTS = ["keccak256", "sha256-v1", "sha256-v2"] as const;
 export type StateDigest = (typeof STATE_DIGESTS)[number];
 
 /** bytes32 domain tag of the sha256-v1 state hash. */
 export const SHA256_V1_TAG: Hex = keccak256(toBytes("pouw/state-digest/sha256-v1"));
+/** bytes32 domain tag of the sha256-v2 (NaN-canonical) state hash. */
+export const SHA256_V2_TAG: Hex = keccak256(toBytes("pouw/state-digest/sha256-v2"));
 
 /** sha256 of the concatenation of `chunks` (trace/sha256.ts: node:crypto in Node, absorbed in place; JavaScript in the dApp). */
 export function sha256Chunks(chunks: Iterable<Uint8Array>): Hex {
@@ -46,6 +56,7 @@ export function sha256Chunks(chunks: Iterable<Uint8Array>): Hex {
 /** The raw 32-byte inner digest of one tensor group under `scheme`. */
 function innerDigestBytes(scheme: StateDigest, chunks: Iterable<Uint8Array>): Uint8Array {
   if (scheme === "sha256-v1") return sha256Raw(chunks);
+  if (scheme === "sha256-v2") return sha256Raw(canonicalNaNChunks(chunks));
   return hexToBytes(innerDigest(scheme, chunks));
 }
 
@@ -59,6 +70,12 @@ function putUint256(out: Uint8Array, offset: number, x: bigint): void {
 }
 
 const SHA256_V1_TAG_BYTES = hexToBytes(SHA256_V1_TAG);
+const SHA256_V2_TAG_BYTES = hexToBytes(SHA256_V2_TAG);
+
+/** The tag word a scheme's preimage starts with (none for the original keccak256 scheme). */
+function tagOf(scheme: StateDigest): Hex | undefined {
+  return scheme === "sha256-v1" ? SHA256_V1_TAG : scheme === "sha256-v2" ? SHA256_V2_TAG : undefined;
+}
 
 /** The inner digest of one tensor group's little-endian bytes (given as chunks) under `scheme`. */
 export function innerDigest(scheme: StateDigest, chunks: Iterable<Uint8Array>): Hex {
@@ -67,6 +84,8 @@ export function innerDigest(scheme: StateDigest, chunks: Iterable<Uint8Array>): 
       return keccakChunks(chunks);
     case "sha256-v1":
       return sha256Chunks(chunks);
+    case "sha256-v2":
+      return sha256Chunks(canonicalNaNChunks(chunks));
     default:
       throw new InputError(`unknown state digest ${JSON.stringify(scheme)} (known: ${STATE_DIGESTS.join(", ")})`);
   }
@@ -81,10 +100,11 @@ export function stateHashFromDigests(scheme: StateDigest, jobId: bigint, step: b
         encodeAbiParameters([{ type: "uint256" }, { type: "uint256" }, { type: "bytes32" }, { type: "bytes32" }], [jobId, t, weightsDigest, optimizerDigest]),
       );
     case "sha256-v1":
+    case "sha256-v2":
       return keccak256(
         encodeAbiParameters(
           [{ type: "bytes32" }, { type: "uint256" }, { type: "uint256" }, { type: "bytes32" }, { type: "bytes32" }],
-          [SHA256_V1_TAG, jobId, t, weightsDigest, optimizerDigest],
+          [tagOf(scheme)!, jobId, t, weightsDigest, optimizerDigest],
         ),
       );
     default:
@@ -103,12 +123,12 @@ export function tensorStateHash(scheme: StateDigest, jobId: bigint, step: bigint
   // encodings), built by hand and hashed with the wasm keccak: viem's encodeAbiParameters + JS keccak256 took
   // ~0.28 ms per state, a quarter of the sha256-v1 state hash of a mnist-mlp step.
   const t = BigInt(step);
-  const words = scheme === "sha256-v1" ? 5 : 4;
-  if (scheme !== "sha256-v1" && scheme !== "keccak256") throw new InputError(`unknown state digest ${JSON.stringify(scheme)} (known: ${STATE_DIGESTS.join(", ")})`);
-  const pre = new Uint8Array(32 * words);
+  if (!STATE_DIGESTS.includes(scheme)) throw new InputError(`unknown state digest ${JSON.stringify(scheme)} (known: ${STATE_DIGESTS.join(", ")})`);
+  const tag = scheme === "sha256-v1" ? SHA256_V1_TAG_BYTES : scheme === "sha256-v2" ? SHA256_V2_TAG_BYTES : undefined;
+  const pre = new Uint8Array(32 * (tag ? 5 : 4));
   let at = 0;
-  if (scheme === "sha256-v1") {
-    pre.set(SHA256_V1_TAG_BYTES, 0);
+  if (tag) {
+    pre.set(tag, 0);
     at = 32;
   }
   putUint256(pre, at, jobId);

@@ -29,7 +29,9 @@ import { encodeAbiParameters, encodePacked, keccak256, type Address, type Hex } 
 import { InputError } from "../errors/index.ts";
 import { keccakChunks } from "./keccak.ts";
 
-export { innerDigest, SHA256_V1_TAG, sha256Chunks, STATE_DIGESTS, stateHashFromDigests, tensorStateHash, type StateDigest } from "./digest.ts";
+export { innerDigest, SHA256_V1_TAG, SHA256_V2_TAG, sha256Chunks, STATE_DIGESTS, stateHashFromDigests, tensorStateHash, type StateDigest } from "./digest.ts";
+
+export { CANONICAL_NAN_BITS, canonicalNaNArrays, canonicalNaNChunks } from "./nan.ts";
 
 export type Bytes32 = Hex;
 

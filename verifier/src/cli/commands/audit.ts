@@ -73,7 +73,10 @@ export function registerAudit(program: Command): void {
       const checks = parseChecks(opts.checks ?? (isBitwiseNumerics(manifest.numerics) ? "recompute" : "tolerance"));
       const trace = await readTraceFile(join(opts.trace, "trace.json"));
       const jobIdText = opts.jobId ?? trace.jobId;
-      if (!/^(0|[1-9][0-9]*)$/.test(jobIdText)) throw new InputError(`--job-id must be a decimal integer, got ${JSON.stringify(jobIdText)}`);
+      // a job id is a uint256 on chain: a longer one is bad input (exit 2), not an encoding failure deep in the salt
+      if (!/^(0|[1-9][0-9]*)$/.test(jobIdText) || BigInt(jobIdText) >= 1n << 256n) {
+        throw new InputError(`${opts.jobId === undefined ? "trace.json jobId" : "--job-id"} must be a uint256 decimal, got ${JSON.stringify(jobIdText.length > 90 ? `${jobIdText.slice(0, 80)}...` : jobIdText)}${jobIdText.length > 90 ? ` (${jobIdText.length} digits)` : ""}`);
+      }
       const { salt, source } = saltFromFlags(opts, BigInt(jobIdText));
       // a trace of another job id is reported as such by the audit (checkTarget); here only a missing salt flag
       if (source === "offline" && trace.jobId === jobIdText && trace.salt !== salt) {

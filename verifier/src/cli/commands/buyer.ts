@@ -80,11 +80,13 @@ export function registerBuyer(program: Command): void {
       .option("--json", "print the job as JSON"),
   ).action(async (opts: Record<string, string | boolean | undefined>) => {
     // NOTE: the quote (HiGHS) and the market code load only for the command that uses them (commands/index.ts)
-    const [{ readManifestFile }, { dataTermsFor }, { jobPolicyFor }, { postJob }] = await Promise.all([
+    const [{ readManifestFile }, { dataTermsFor }, { jobPolicyFor }, { postJob }, { checkJobTrainable }, { offlineSalt }] = await Promise.all([
       import("../../ml/manifest.ts"),
       import("../../market/data-terms.ts"),
       import("../../market/job-policy.ts"),
       import("../../market/buyer.ts"),
+      import("../../provider/check-base.ts"),
+      import("../../ml/salt.ts"),
     ]);
     const manifest = await readManifestFile(opts.manifest as string);
     const detection = await detectionSource(opts);
@@ -103,6 +105,9 @@ export function registerBuyer(program: Command): void {
     };
     const payment = s("pay") !== undefined ? parseAmount("--pay", s("pay")!) : undefined;
     const ctx = await marketContext(opts as never);
+    // IMPORTANT: before any transaction: a job nobody can train (its corpus does not resolve, its base is unusable,
+    // step 1 fails) is never posted (provider/check-base.ts; the provider's accept runs the same dry run)
+    await checkJobTrainable(manifest, { jobId: 0n, salt: offlineSalt(0n), store: ctx.store, subject: `manifest ${opts.manifest as string}`, what: "not posted (no transaction sent, nothing escrowed)" });
     const terms = await dataTermsFor(ctx.clients.public, ctx.deployment, manifest, { dataShareBps, mode: termsMode });
     // the quote models the deployed dispute panel: its size, and the fee a challenger pays each member
     const game = ctx.deployment.disputeGame ? await getDisputeParams(ctx.clients.public, { disputeGame: ctx.deployment.disputeGame }) : undefined;

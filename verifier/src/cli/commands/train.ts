@@ -89,7 +89,7 @@ export function registerTrain(program: Command): void {
       ];
       if (t.evaluation) {
         const acc = t.evaluation.accuracy === undefined ? "" : `, test accuracy ${(100 * t.evaluation.accuracy).toFixed(2)}%`;
-        lines.push(`held-out loss ${t.evaluation.loss.toFixed(4)}${acc} (${t.evaluation.examples} examples)`);
+        lines.push(`held-out loss ${t.evaluation.loss === null ? "not finite" : t.evaluation.loss.toFixed(4)}${acc} (${t.evaluation.examples} examples)`);
       }
       lines.push(`trace ${result.tracePath}`);
       if (result.stepStateCids) {

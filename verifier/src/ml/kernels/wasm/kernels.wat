@@ -182,15 +182,17 @@
 ;; The sparse path of matmul, for an A with many +-0 elements and a B with none that is not finite: the same
   ;; bits as the dense path, because a skipped term is a product +-0 * (finite b) = +-0, and adding +-0 to a sum
   ;; that is not -0 leaves it unchanged bit for bit (x + +-0 = x for x != -0; NaN stays NaN). The sums are never
-  ;; -0: each starts at +0, and in round-to-nearest a + b is -0 only when a and b are both -0. The same holds for
-  ;; C: a block with no nonzero term adds +0 to C (not -0), so C[i,j] = f32(C[i,j] + +0) = C[i,j] and the block
-  ;; is skipped, except that the first block writes C's +0. The kept terms keep their ascending k order.
+  ;; -0: each starts at +0, and in round-to-nearest a + b is -0 only when a and b are both -0 (a float64 sum of
+  ;; float32 products never underflows to zero). C can be -0: a block sum that is a tiny negative float64 rounds
+  ;; to -0 in float32. A block with no nonzero term adds its sum +0 to C, so C[i,j] = f32(C[i,j] + +0): C itself,
+  ;; except that -0 becomes +0; so such a block writes +0 over every +-0 of C's row and leaves the rest (the
+  ;; first block writes C's +0). The kept terms keep their ascending k order.
   ;; Per row i and k block: the block's nonzero A[i,k] (float64) at ls + 8n and their panel row offsets
   ;; (k - k0)*64 at ls + 512 + 8n, then 1 x 16 register tiles (two 8-column groups, eight f64x2 accumulators)
   ;; over the list, and a 1 x 8 tile for an odd last group.
   (func $sparse (param $pa i32) (param $c i32) (param $M i32) (param $K i32) (param $G i32) (param $pb i32) (param $ls i32)
     (local $k0 i32) (local $L i32) (local $i i32) (local $arow i32) (local $crow i32) (local $panel i32) (local $first i32)
-    (local $n i32) (local $kk i32) (local $x f64) (local $g i32) (local $glen i32) (local $z i32) (local $zEnd i32)
+    (local $n i32) (local $kk i32) (local $x f64) (local $g i32) (local $glen i32) (local $z i32) (local $zEnd i32) (local $cv v128)
     (block $k0done
       (loop $k0loop
         (br_if $k0done (i32.ge_u (local.get $k0) (local.get $K)))
@@ -233,18 +235,26 @@
                     (call $sp8 (local.get $ls) (local.get $n) (i32.add (local.get $panel) (i32.mul (local.get $g) (local.get $glen)))
                       (local.get $glen) (i32.add (local.get $crow) (i32.shl (local.get $g) (i32.const 5))) (local.get $first)))))
               (else
-                ;; no nonzero term: C stays as it is, or is +0 after the first block
-                (if (local.get $first)
-                  (then
-                    (local.set $z (local.get $crow))
-                    (local.set $zEnd (i32.add (local.get $crow) (i32.shl (local.get $G) (i32.const 5))))
-                    (block $zdone
-                      (loop $zloop
-                        (br_if $zdone (i32.ge_u (local.get $z) (local.get $zEnd)))
+                ;; no nonzero term: C = f32(C + +0), i.e. every +-0 of the row becomes +0 and every other value
+                ;; stays bit for bit (a lane mask, no float op); the first block writes +0 everywhere
+                (local.set $z (local.get $crow))
+                (local.set $zEnd (i32.add (local.get $crow) (i32.shl (local.get $G) (i32.const 5))))
+                (block $zdone
+                  (loop $zloop
+                    (br_if $zdone (i32.ge_u (local.get $z) (local.get $zEnd)))
+                    (if (local.get $first)
+                      (then
                         (v128.store offset=0 (local.get $z) (v128.const i64x2 0 0))
-                        (v128.store offset=16 (local.get $z) (v128.const i64x2 0 0))
-                        (local.set $z (i32.add (local.get $z) (i32.const 32)))
-                        (br $zloop)))))))
+                        (v128.store offset=16 (local.get $z) (v128.const i64x2 0 0)))
+                      (else
+                        (local.set $cv (v128.load offset=0 (local.get $z)))
+                        (v128.store offset=0 (local.get $z)
+                          (v128.andnot (local.get $cv) (f32x4.eq (local.get $cv) (v128.const f32x4 0 0 0 0))))
+                        (local.set $cv (v128.load offset=16 (local.get $z)))
+                        (v128.store offset=16 (local.get $z)
+                          (v128.andnot (local.get $cv) (f32x4.eq (local.get $cv) (v128.const f32x4 0 0 0 0))))))
+                    (local.set $z (i32.add (local.get $z) (i32.const 32)))
+                    (br $zloop)))))
             (local.set $i (i32.add (local.get $i) (i32.const 1)))
             (br $iloop)))
         (local.set $k0 (i32.add (local.get $k0) (i32.const 48)))
