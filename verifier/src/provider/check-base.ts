@@ -41,7 +41,7 @@ export type CheckTrainableParameters = {
   salt: Hex;
   /** Where a fine-tuning job's base is read from. */
   store: ContentStore;
-  /** Who is refused, e.g. "job 7" or "manifest examples/x.json" (starts the message). */
+  /** Who is refused, e.g. "job 7" or "manifest examples/tiny.json" (starts the message). */
   subject: string;
   /** What was refused and what is left, e.g. "not accepted (no stake locked)" (ends the message). */
   what: string;
