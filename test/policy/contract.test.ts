@@ -430,6 +430,8 @@ describe("policy: a strict margin, the integrity value and the last segment alwa
     // the closed form deters all three vertices with one stake, and brute force over "which segments" agrees
     const a = one(s);
     const c = contractAt({ ...params, lastSegmentAudited: true }, a, a.checks, p, panel)!;
+    // the buyer pays for the last segment's recompute: p of the first N - 1 segments and all of the last
+    expect(c.cost.auditCompute).to.be.closeTo(params.computeCost * (p + (1 - p) / N) * 1, 1e-12);
     const keep = 1 - params.lam;
     for (let k = 0; k <= N - 1; k++) for (const last of [0, 1]) {
       const gain = ((k + last) * 0.6) / N;

@@ -35,9 +35,10 @@
  *   honest one must: (1-eps)*lam*S - eps*B >= kc.
  * - A caught provider can bribe the auditor with up to S + F; an auditor auditing W providers with a
  *   meta-audit rate mu must not take the bribes: W*((1-lam)*S + F) <= (1-(1-mu)^W)*A.
- * - Cost to the buyer per job: audit compute p*C*(sum of the set's costRatio + P(false alarm)*confirm
+ * - Cost to the buyer per job: audit compute p'*C*(sum of the set's costRatio + P(false alarm)*confirm
  *   ratio), times (1 + mu) for the meta-audits that redo a share mu of the audits, + capital cost
- *   kappa*S + kappa*A/W (the auditor's bond is shared by its W jobs). Challenge bonds are posted only
+ *   kappa*S + kappa*A/W (the auditor's bond is shared by its W jobs); p' = p, or p + (1 - p)/N with the last-segment
+ *   rule (the last segment is always audited). Challenge bonds are posted only
  *   against cheats, which the contract deters, so they carry no cost here.
  *
  * For fixed (p, X, n) the constraints have a componentwise least feasible point (closed form below),
@@ -398,7 +399,9 @@ export function contractAt(
   }
   const B = challengeBond({ lam, S, eps: panel.eps, grief: params.grief }).B;
   const A = auditorBond({ lam, S, F, mu: params.metaAuditRate, W: params.workersPerAuditor }).A;
-  const auditCompute = C * auditRatio(set, confirmRatioOf(actions), p);
+  // the share of segments the sampled checks run on: p of them, and the last one always under the last-segment rule
+  const sampledShare = rules.lastSegmentAudited ? p + (1 - p) / N : p;
+  const auditCompute = C * auditRatio(set, confirmRatioOf(actions), sampledShare);
   const metaAuditCompute = params.metaAuditRate * auditCompute;
   const stakeCapital = kappa * S;
   const auditorBondCapital = (kappa * A) / params.workersPerAuditor;
