@@ -6,10 +6,12 @@
  * both challenged at the first wrong step of the last segment and slashed. The quote prices exactly this: the
  * whole-job vertex of skip-powers and the last-segment vertex of a plant are caught with probability 1.
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { expect } from "chai";
 import { getJob } from "../../verifier/src/chain/index.ts";
 import { actionSetFromMatrix, everySegmentDetection, parseDetectionMatrix, setDetection, strategyVertices } from "../../verifier/src/policy/index.ts";
+import { isLastSegment, isSampled } from "../../verifier/src/bot/sampler.ts";
 import { cheatingJob, unsampledSecrets } from "./fixture.ts";
 
 const RATE = 0.05;
@@ -29,6 +31,30 @@ describe("bot: the last segment is recomputed whatever the audit rate", function
       // skip-powers: the whole-job vertex; plant:10: its only vertex (injected in the last segment)
       expect(v[0]!.Q, name).to.equal(1);
     }
+  });
+
+  it("skip-powers on every segment but the last is caught at the quote's rate 1 - (1 - p)^(N - 1): the bot samples the others at p, the last always", () => {
+    const matrix = parseDetectionMatrix(JSON.parse(readFileSync("bench/results/detection.json", "utf8")));
+    const actions = actionSetFromMatrix(matrix);
+    const set = actions.checks.filter((c) => c.name === "recompute" || c.name === "screen");
+    const s = actions.strategies.find((x) => x.name === "skip-powers")!;
+    const p = 0.25;
+    const [all, allButLast, lastAlone] = strategyVertices(s, setDetection(s, set), everySegmentDetection(s, set, actions), p, SEGMENTS, 1, { lastSegmentAudited: true });
+    expect([all!.Q, lastAlone!.Q]).to.deep.equal([1, 1]);
+    expect(allButLast!.Q).to.be.closeTo(1 - (1 - p) ** (SEGMENTS - 1), 1e-15);
+    // 4000 auditors (seeded secrets): the share that audits segment 0 or 1 of a job, where the cheat is (recompute
+    // detects every skipped segment: the matrix's recompute rate is 1), against the claimed Q; the last always
+    const market = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as const;
+    let caught = 0;
+    const trials = 4000;
+    for (let i = 0; i < trials; i++) {
+      const secret = createHash("sha256").update(`auditor ${i}`).digest("hex");
+      if ([0, 1].some((seg) => isSampled(secret, market, 7n, seg, p))) caught++;
+    }
+    const tiny = { manifest: { training: { steps: 12, stepsPerSegment: 4 } } } as Parameters<typeof isLastSegment>[0];
+    expect([0, 1, 2].map((seg) => isLastSegment(tiny, seg))).to.deep.equal([false, false, true]);
+    const sd = Math.sqrt((allButLast!.Q * (1 - allButLast!.Q)) / trials);
+    expect(caught / trials).to.be.closeTo(allButLast!.Q, 4 * sd);
   });
 
   for (const [strategy, step] of [["plant:10", 10], ["skip-powers", 9]] as const) {
