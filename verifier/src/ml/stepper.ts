@@ -49,8 +49,10 @@ export function createStepper(run: Run, strategy: Strategy, resumeAt = 1): Stepp
     throw new StrategyError(`${strategy.kind} is not defined for ${run.model.arch} (its step is the circuit's fused update): use honest, plant:<step> or skip:<f>`);
   }
   if (strategy.kind === "state-poison" && run.optimizer.name !== "adam") throw new StrategyError(`state-poison needs Adam moments to poison; the manifest's optimizer is ${run.optimizer.name}`);
-  if (strategy.kind === "skip-powers" && run.manifest.optimizer.name !== "adam") throw new StrategyError(`skip-powers advances Adam's bias-correction powers; the manifest's optimizer is ${run.optimizer.name} (use skip:<f>)`);
-  if (strategy.kind === "plant-bounded" && run.manifest.optimizer.name !== "adam") throw new StrategyError(`plant-bounded plants inside Adam's weight-continuity bound; the manifest's optimizer is ${run.optimizer.name}`);
+  // the Adam configuration skip-powers and plant-bounded read (both refuse any other optimizer)
+  const adam = run.manifest.optimizer.name === "adam" ? run.manifest.optimizer : undefined;
+  if (strategy.kind === "skip-powers" && !adam) throw new StrategyError(`skip-powers advances Adam's bias-correction powers; the manifest's optimizer is ${run.optimizer.name} (use skip:<f>)`);
+  if (strategy.kind === "plant-bounded" && !adam) throw new StrategyError(`plant-bounded plants inside Adam's weight-continuity bound; the manifest's optimizer is ${run.optimizer.name}`);
   const K = run.manifest.training.stepsPerSegment;
   // plant-bounded: the plant's entries at the segment's start (the state the segment's first step is given)
   let segmentStart: Float32Array | undefined;
@@ -88,9 +90,8 @@ export function createStepper(run: Run, strategy: Strategy, resumeAt = 1): Stepp
         case "skip-powers": {
           if (isSkipped(strategy.fraction, t)) {
             const n = run.paramSpecs.length;
-            const cfg = run.manifest.optimizer as Extract<typeof run.manifest.optimizer, { name: "adam" }>;
             // the engine's power update (kernels/reference.ts adamPowers): p' = fround(p * fround(beta)); nothing else moves
-            const { p1, p2 } = adamPowers(adamScalars({ lr: cfg.lr, beta1: cfg.beta1, beta2: cfg.beta2, epsilon: cfg.epsilon }), state.opt[2 * n]![0]!, state.opt[2 * n + 1]![0]!);
+            const { p1, p2 } = adamPowers(adamScalars(adam!), state.opt[2 * n]![0]!, state.opt[2 * n + 1]![0]!);
             const opt = [...state.opt.slice(0, 2 * n), Float32Array.of(p1), Float32Array.of(p2)];
             let flops = 0;
             let loss = lastLoss;
@@ -123,8 +124,7 @@ export function createStepper(run: Run, strategy: Strategy, resumeAt = 1): Stepp
           const r = run.step(state, t);
           out = { state: r.state, loss: r.loss, flops: flopsPerStep };
           if (t % K === 0 && segmentStart) {
-            const cfg = run.manifest.optimizer as Extract<typeof run.manifest.optimizer, { name: "adam" }>;
-            const room = adamDriftBound(cfg, t - K, t) * (1 - 2 ** -10);
+            const room = adamDriftBound(adam!, t - K, t) * (1 - 2 ** -10);
             const first = Float32Array.from(r.state.params[0]!);
             const count = Math.min(PLANT_COUNT, first.length);
             let total = 0;
