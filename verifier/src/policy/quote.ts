@@ -8,7 +8,7 @@ import { parseManifestJson } from "../ml/manifest.ts";
 import { logger } from "../log/index.ts";
 import type { DetectionMatrix } from "./detection.ts";
 import { actionSetFromMatrix, optimiseContract, verifyWithLp, type Contract, type ContractParams } from "./contract.ts";
-import { nonNegative, positive, positiveProbability, PolicyParamError } from "./params.ts";
+import { finite, nonNegative, positive, positiveProbability, PolicyParamError } from "./params.ts";
 import { InputError } from "../errors/index.ts";
 
 const log = logger("policy");
@@ -218,7 +218,7 @@ export function quoteOptions(partial: Partial<QuoteOptions> = {}): QuoteOptions 
   nonNegative("panelFee", o.panelFee);
   if (o.auditRate !== null) positiveProbability("auditRate", o.auditRate);
   // INVARIANT: a quote never stops at break-even: m > 0
-  positive("margin", o.margin);
+  if (finite("margin", o.margin) <= 0) throw new PolicyParamError(`margin must be > 0 (a quote never stops at break-even), got ${o.margin}`);
   nonNegative("integrityValue", o.integrityValue);
   return o;
 }
