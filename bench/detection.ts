@@ -151,54 +151,54 @@ type Outcome = { strategy: string; seed: number; segment: number; affected: bool
 
 /** Trains each strategy with SEEDS data seeds and audits every segment with every check (header: Method). */
 async function measureStrategies(names: readonly string[], checkOptions: CheckOptions): Promise<{ rows: DetectionMatrix["strategies"]; outcomes: Outcome[] }> {
-const outcomes: Outcome[] = [];
-const strategyRows: DetectionMatrix["strategies"] = [];
-for (const name of names) {
-  const flagged: Record<string, number> = Object.fromEntries(CHECKS.map((c) => [c, 0]));
-  let audited = 0;
-  const savings: number[] = [];
-  let touched: number | "all" = "all";
-  for (let i = 0; i < SEEDS; i++) {
-    const seed = 100 + i;
-    const run = await createRun(variant(seed), { jobId: JOB, salt: offlineSalt(JOB) });
-    const dir = join(work, `${name.replace(":", "-")}-${seed}`);
-    let strategyText = name;
-    if (name === "copy" || name === "full-copy" || name === "steer") {
-      // the peer: an honest provider of the same manifest under another job, serving its per-step states
-      const peerRun = await createRun(variant(seed), { jobId: JOB + 1n, salt: offlineSalt(JOB + 1n) });
-      const peerDir = join(work, `peer-${name}-${seed}`);
-      const peer = await train(peerRun, { outDir: peerDir, strategy: { kind: "honest" }, evaluate: false, keepStepStates: true });
-      await writeStepStates(peerRun, peerDir, peer.stepStateCids!);
-      strategyText = `${name}:${peerDir}`;
-    }
-    const strategy = parseStrategy(strategyText);
-    // every strategy but copy keeps the states it actually trained and serves them (steps.json); full-copy and steer
-    // serve the (re-keyed or steered) peer states they hold
-    const { trace, stepStateCids } = await train(run, { outDir: dir, strategy, evaluate: false, keepStepStates: name !== "copy" });
-    savings.push(trace.compute.savedFraction);
-    if (stepStateCids) await writeStepStates(run, dir, stepStateCids);
-    // the copier's best serving of per-step states: the peer's (honest) states under its own job
-    else await publishStepStates(run, trace, dir);
-    const ctx = await openTraceDir(run, dir);
-    const affected = affectedSegments(strategy, STEPS, K);
-    touched = segmentsTouched(strategy, STEPS, K);
-    for (let seg = 0; seg < SEGMENTS; seg++) {
-      const results: Outcome["results"] = {};
-      for (const check of CHECKS) {
-        // the screen of the state this segment produced: the next segment's start, or the final checkpoint
-        const res: CheckResult = check === "screen" ? await screenSegment(ctx, seg + 1) : await runCheck(ctx, seg, check, checkOptions);
-        results[check] = { ok: res.ok, ...(res.failure ? { kind: res.failure.kind, step: res.firstBadStep } : {}) };
-        if (affected.includes(seg) && !res.ok) flagged[check]!++;
+  const outcomes: Outcome[] = [];
+  const strategyRows: DetectionMatrix["strategies"] = [];
+  for (const name of names) {
+    const flagged: Record<string, number> = Object.fromEntries(CHECKS.map((c) => [c, 0]));
+    let audited = 0;
+    const savings: number[] = [];
+    let touched: number | "all" = "all";
+    for (let i = 0; i < SEEDS; i++) {
+      const seed = 100 + i;
+      const run = await createRun(variant(seed), { jobId: JOB, salt: offlineSalt(JOB) });
+      const dir = join(work, `${name.replace(":", "-")}-${seed}`);
+      let strategyText = name;
+      if (name === "copy" || name === "full-copy" || name === "steer") {
+        // the peer: an honest provider of the same manifest under another job, serving its per-step states
+        const peerRun = await createRun(variant(seed), { jobId: JOB + 1n, salt: offlineSalt(JOB + 1n) });
+        const peerDir = join(work, `peer-${name}-${seed}`);
+        const peer = await train(peerRun, { outDir: peerDir, strategy: { kind: "honest" }, evaluate: false, keepStepStates: true });
+        await writeStepStates(peerRun, peerDir, peer.stepStateCids!);
+        strategyText = `${name}:${peerDir}`;
       }
-      if (affected.includes(seg)) audited++;
-      outcomes.push({ strategy: name, seed, segment: seg, affected: affected.includes(seg), results });
+      const strategy = parseStrategy(strategyText);
+      // every strategy but copy keeps the states it actually trained and serves them (steps.json); full-copy and steer
+      // serve the (re-keyed or steered) peer states they hold
+      const { trace, stepStateCids } = await train(run, { outDir: dir, strategy, evaluate: false, keepStepStates: name !== "copy" });
+      savings.push(trace.compute.savedFraction);
+      if (stepStateCids) await writeStepStates(run, dir, stepStateCids);
+      // the copier's best serving of per-step states: the peer's (honest) states under its own job
+      else await publishStepStates(run, trace, dir);
+      const ctx = await openTraceDir(run, dir);
+      const affected = affectedSegments(strategy, STEPS, K);
+      touched = segmentsTouched(strategy, STEPS, K);
+      for (let seg = 0; seg < SEGMENTS; seg++) {
+        const results: Outcome["results"] = {};
+        for (const check of CHECKS) {
+          // the screen of the state this segment produced: the next segment's start, or the final checkpoint
+          const res: CheckResult = check === "screen" ? await screenSegment(ctx, seg + 1) : await runCheck(ctx, seg, check, checkOptions);
+          results[check] = { ok: res.ok, ...(res.failure ? { kind: res.failure.kind, step: res.firstBadStep } : {}) };
+          if (affected.includes(seg) && !res.ok) flagged[check]!++;
+        }
+        if (affected.includes(seg)) audited++;
+        outcomes.push({ strategy: name, seed, segment: seg, affected: affected.includes(seg), results });
+      }
     }
+    const detection = Object.fromEntries(CHECKS.map((c) => [c, audited > 0 ? flagged[c]! / audited : 0]));
+    strategyRows.push({ name, computeSaving: Math.max(0, Math.min(1, savings.reduce((a, b) => a + b, 0) / savings.length)), detection, segmentsTouched: touched });
+    log(`${name}: ${audited} affected segments audited; detection ${JSON.stringify(detection)}`);
   }
-  const detection = Object.fromEntries(CHECKS.map((c) => [c, audited > 0 ? flagged[c]! / audited : 0]));
-  strategyRows.push({ name, computeSaving: Math.max(0, Math.min(1, savings.reduce((a, b) => a + b, 0) / savings.length)), detection, segmentsTouched: touched });
-  log(`${name}: ${audited} affected segments audited; detection ${JSON.stringify(detection)}`);
-}
-return { rows: strategyRows, outcomes };
+  return { rows: strategyRows, outcomes };
 }
 
 /** --only: the listed strategies with the committed calibrations, merged into the committed results. */
