@@ -5,6 +5,12 @@
  * bench/results/detection-details.json and the tolerance calibration to bench/results/tolerance.json.
  *
  *   npm run bench:detection [-- --honest 100 --honest-all-checks 100 --seeds 4 --tolerance-calibration 40]
+ *   npm run bench:detection -- --only skip-powers,plant:10 [--seeds 4]
+ *
+ * `--only LIST` measures only the listed strategies, with the committed calibrations (progress from
+ * detection-details.json, the tolerance threshold from tolerance.json), and merges their rows into the committed
+ * detection.json (same name replaced, new ones appended; checks, costs and false alarms kept), their outcomes into
+ * detection-details.json, and re-prices detection-quote.json: a bounded run for a new cheat.
  *
  * Method:
  * - each strategy is trained with S data seeds; every AFFECTED segment (one holding a cheated step,
@@ -64,8 +70,10 @@ const { values } = parseArgs({
     seeds: { type: "string", default: "4" },
     "tolerance-calibration": { type: "string", default: "40" },
     "progress-calibration": { type: "string", default: "20" },
+    only: { type: "string" },
   },
 });
+const ONLY = values.only?.split(",").map((x) => x.trim()).filter((x) => x !== "");
 const HONEST = Number(values.honest);
 const HONEST_ALL = Math.min(HONEST, Number(values["honest-all-checks"]));
 const SEEDS = Number(values.seeds);
@@ -74,7 +82,10 @@ const PROG_CAL = Number(values["progress-calibration"]);
 const MANIFEST_PATH = "examples/tiny.json";
 const CHECKS: AuditCheckName[] = ["recompute", "freivalds", "magnitude", "progress", "tolerance", "screen"];
 // plant:4 is the boundary plant: the planted state is segment 0's committed end state, the one segment 1 starts from
-const STRATEGIES = ["skip:0.25", "skip:0.5", "quarter-batch", "stale:2", "stale:4", "fp16", "copy", "full-copy", "plant:6", "plant:4", "near-zero", "state-poison", "nan-plant", "steer"];
+// the adaptive cheats: skip-powers does no work but advances Adam's powers (the screen's power check passes);
+// plant-bounded plants, at every segment end, as much as the screen's weight-continuity bound leaves; plant-spread:5
+// doses the plant in five steps spread over the segments; plant:10 plants in the last segment
+const STRATEGIES = ["skip:0.25", "skip:0.5", "quarter-batch", "stale:2", "stale:4", "fp16", "copy", "full-copy", "plant:6", "plant:4", "near-zero", "state-poison", "nan-plant", "steer", "skip-powers", "plant-bounded", "plant-spread:5", "plant:10"];
 const JOB = 3n;
 const ALPHA_TOLERANCE = 1e-6;
 
@@ -89,6 +100,12 @@ const work = join(tmpdir(), `pouw-detection-${process.pid}`);
 await rm(work, { recursive: true, force: true });
 await mkdir(work, { recursive: true });
 const log = (msg: string) => process.stderr.write(`[detection ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+if (ONLY) {
+  await measureOnly(ONLY);
+  await rm(work, { recursive: true, force: true });
+  process.exit(0);
+}
 
 // ---- calibrations ---------------------------------------------------------------------------
 log(`progress calibration: ${PROG_CAL} honest runs`);
@@ -128,53 +145,101 @@ log(`tolerance threshold ${tolerance.threshold.toExponential(3)} (max honest dri
 const checkOptions: CheckOptions = { progress: { calibration: progressCalibration }, tolerance: { threshold: tolerance.threshold } };
 
 // ---- cheats: detection per affected segment -------------------------------------------------
+const { rows: strategyRows, outcomes } = await measureStrategies(STRATEGIES, checkOptions);
+
 type Outcome = { strategy: string; seed: number; segment: number; affected: boolean; results: Record<string, { ok: boolean; kind?: string; step?: number | null }> };
-const outcomes: Outcome[] = [];
-const strategyRows: DetectionMatrix["strategies"] = [];
-for (const name of STRATEGIES) {
-  const flagged: Record<string, number> = Object.fromEntries(CHECKS.map((c) => [c, 0]));
-  let audited = 0;
-  const savings: number[] = [];
-  let touched: number | "all" = "all";
-  for (let i = 0; i < SEEDS; i++) {
-    const seed = 100 + i;
-    const run = await createRun(variant(seed), { jobId: JOB, salt: offlineSalt(JOB) });
-    const dir = join(work, `${name.replace(":", "-")}-${seed}`);
-    let strategyText = name;
-    if (name === "copy" || name === "full-copy" || name === "steer") {
-      // the peer: an honest provider of the same manifest under another job, serving its per-step states
-      const peerRun = await createRun(variant(seed), { jobId: JOB + 1n, salt: offlineSalt(JOB + 1n) });
-      const peerDir = join(work, `peer-${name}-${seed}`);
-      const peer = await train(peerRun, { outDir: peerDir, strategy: { kind: "honest" }, evaluate: false, keepStepStates: true });
-      await writeStepStates(peerRun, peerDir, peer.stepStateCids!);
-      strategyText = `${name}:${peerDir}`;
-    }
-    const strategy = parseStrategy(strategyText);
-    // every strategy but copy keeps the states it actually trained and serves them (steps.json); full-copy and steer
-    // serve the (re-keyed or steered) peer states they hold
-    const { trace, stepStateCids } = await train(run, { outDir: dir, strategy, evaluate: false, keepStepStates: name !== "copy" });
-    savings.push(trace.compute.savedFraction);
-    if (stepStateCids) await writeStepStates(run, dir, stepStateCids);
-    // the copier's best serving of per-step states: the peer's (honest) states under its own job
-    else await publishStepStates(run, trace, dir);
-    const ctx = await openTraceDir(run, dir);
-    const affected = affectedSegments(strategy, STEPS, K);
-    touched = segmentsTouched(strategy, STEPS, K);
-    for (let seg = 0; seg < SEGMENTS; seg++) {
-      const results: Outcome["results"] = {};
-      for (const check of CHECKS) {
-        // the screen of the state this segment produced: the next segment's start, or the final checkpoint
-        const res: CheckResult = check === "screen" ? await screenSegment(ctx, seg + 1) : await runCheck(ctx, seg, check, checkOptions);
-        results[check] = { ok: res.ok, ...(res.failure ? { kind: res.failure.kind, step: res.firstBadStep } : {}) };
-        if (affected.includes(seg) && !res.ok) flagged[check]!++;
+
+/** Trains each strategy with SEEDS data seeds and audits every segment with every check (header: Method). */
+async function measureStrategies(names: readonly string[], checkOptions: CheckOptions): Promise<{ rows: DetectionMatrix["strategies"]; outcomes: Outcome[] }> {
+  const outcomes: Outcome[] = [];
+  const strategyRows: DetectionMatrix["strategies"] = [];
+  for (const name of names) {
+    const flagged: Record<string, number> = Object.fromEntries(CHECKS.map((c) => [c, 0]));
+    let audited = 0;
+    const savings: number[] = [];
+    let touched: number | "all" = "all";
+    for (let i = 0; i < SEEDS; i++) {
+      const seed = 100 + i;
+      const run = await createRun(variant(seed), { jobId: JOB, salt: offlineSalt(JOB) });
+      const dir = join(work, `${name.replace(":", "-")}-${seed}`);
+      let strategyText = name;
+      if (name === "copy" || name === "full-copy" || name === "steer") {
+        // the peer: an honest provider of the same manifest under another job, serving its per-step states
+        const peerRun = await createRun(variant(seed), { jobId: JOB + 1n, salt: offlineSalt(JOB + 1n) });
+        const peerDir = join(work, `peer-${name}-${seed}`);
+        const peer = await train(peerRun, { outDir: peerDir, strategy: { kind: "honest" }, evaluate: false, keepStepStates: true });
+        await writeStepStates(peerRun, peerDir, peer.stepStateCids!);
+        strategyText = `${name}:${peerDir}`;
       }
-      if (affected.includes(seg)) audited++;
-      outcomes.push({ strategy: name, seed, segment: seg, affected: affected.includes(seg), results });
+      const strategy = parseStrategy(strategyText);
+      // every strategy but copy keeps the states it actually trained and serves them (steps.json); full-copy and steer
+      // serve the (re-keyed or steered) peer states they hold
+      const { trace, stepStateCids } = await train(run, { outDir: dir, strategy, evaluate: false, keepStepStates: name !== "copy" });
+      savings.push(trace.compute.savedFraction);
+      if (stepStateCids) await writeStepStates(run, dir, stepStateCids);
+      // the copier's best serving of per-step states: the peer's (honest) states under its own job
+      else await publishStepStates(run, trace, dir);
+      const ctx = await openTraceDir(run, dir);
+      const affected = affectedSegments(strategy, STEPS, K);
+      touched = segmentsTouched(strategy, STEPS, K);
+      for (let seg = 0; seg < SEGMENTS; seg++) {
+        const results: Outcome["results"] = {};
+        for (const check of CHECKS) {
+          // the screen of the state this segment produced: the next segment's start, or the final checkpoint
+          const res: CheckResult = check === "screen" ? await screenSegment(ctx, seg + 1) : await runCheck(ctx, seg, check, checkOptions);
+          results[check] = { ok: res.ok, ...(res.failure ? { kind: res.failure.kind, step: res.firstBadStep } : {}) };
+          if (affected.includes(seg) && !res.ok) flagged[check]!++;
+        }
+        if (affected.includes(seg)) audited++;
+        outcomes.push({ strategy: name, seed, segment: seg, affected: affected.includes(seg), results });
+      }
     }
+    const detection = Object.fromEntries(CHECKS.map((c) => [c, audited > 0 ? flagged[c]! / audited : 0]));
+    strategyRows.push({ name, computeSaving: Math.max(0, Math.min(1, savings.reduce((a, b) => a + b, 0) / savings.length)), detection, segmentsTouched: touched });
+    log(`${name}: ${audited} affected segments audited; detection ${JSON.stringify(detection)}`);
   }
-  const detection = Object.fromEntries(CHECKS.map((c) => [c, audited > 0 ? flagged[c]! / audited : 0]));
-  strategyRows.push({ name, computeSaving: Math.max(0, Math.min(1, savings.reduce((a, b) => a + b, 0) / savings.length)), detection, segmentsTouched: touched });
-  log(`${name}: ${audited} affected segments audited; detection ${JSON.stringify(detection)}`);
+  return { rows: strategyRows, outcomes };
+}
+
+/** --only: the listed strategies with the committed calibrations, merged into the committed results. */
+async function measureOnly(names: readonly string[]): Promise<void> {
+  const details = JSON.parse(readFileSync("bench/results/detection-details.json", "utf8")) as { progressCalibration: Awaited<ReturnType<typeof calibrateProgress>>; outcomes: Outcome[] } & Record<string, unknown>;
+  const tol = JSON.parse(readFileSync("bench/results/tolerance.json", "utf8")) as { calibration: { threshold: number } };
+  const committed = parseDetectionMatrix(JSON.parse(readFileSync("bench/results/detection.json", "utf8")), "bench/results/detection.json");
+  log(`--only ${names.join(", ")}: committed progress calibration and tolerance threshold ${tol.calibration.threshold.toExponential(3)}`);
+  const measured = await measureStrategies(names, { progress: { calibration: details.progressCalibration }, tolerance: { threshold: tol.calibration.threshold } });
+  const rows = [...committed.strategies];
+  for (const r of measured.rows) {
+    const i = rows.findIndex((x) => x.name === r.name);
+    if (i >= 0) rows[i] = r;
+    else rows.push(r);
+  }
+  const matrix = parseDetectionMatrix({ ...committed, strategies: rows });
+  await writeFile("bench/results/detection.json", JSON.stringify(matrix, null, 2) + "\n");
+  details.outcomes = [...details.outcomes.filter((o) => !names.includes(o.strategy)), ...measured.outcomes];
+  await writeFile("bench/results/detection-details.json", JSON.stringify(details, null, 2) + "\n");
+  await printAndQuote(matrix);
+}
+
+/** The matrix as a table, and what `pouw quote` prices for the bench manifest (written to detection-quote.json). */
+async function printAndQuote(matrix: DetectionMatrix): Promise<void> {
+  const pct = (x: number) => `${(100 * x).toFixed(0)}%`.padStart(6);
+  const lines = [`| strategy | saves | ${CHECKS.join(" | ")} |`, `|---|---|${CHECKS.map(() => "---").join("|")}|`];
+  for (const s of matrix.strategies) lines.push(`| ${s.name} | ${pct(s.computeSaving)} | ${CHECKS.map((c) => pct(s.detection[c]!)).join(" | ")} |`);
+  lines.push(`| false alarms | | ${CHECKS.map((c) => `${matrix.falseAlarms[c]!.alarms}/${matrix.falseAlarms[c]!.runs}`).join(" | ")} |`);
+  lines.push(`| cost / training | | ${matrix.checks.map((c) => c.costRatio.toFixed(2)).join(" | ")} |`);
+  process.stdout.write(lines.join("\n") + "\n");
+  // detection per JOB at the quoted contract: the bot's pipeline (recompute on sampled segments at the quoted rate and
+  // on the last segment, the screen on every segment), per strategy at its worst vertex, with the default margin
+  const quote = await quotePolicy(readQuoteJob(MANIFEST_PATH), matrix);
+  const perJob = [
+    `quoted for ${MANIFEST_PATH}: audit rate ${quote.auditRate.toFixed(4)}, checks ${quote.checks.join(" + ")}, stake ${quote.stakeWei} wei, margin ${quote.margin}, worst class ${quote.worstStrategy}`,
+    `| strategy | segments touched | detection per job Q | gain (wei) | provider side's expected loss (wei) | margin |`,
+    `|---|---|---|---|---|---|`,
+    ...quote.strategies.map((s) => `| ${s.name} | ${s.segmentsTouched} | ${s.Q.toFixed(4)} | ${s.gainWei} | ${s.lossWei} | ${s.marginRatio === null ? "no gain" : s.marginRatio.toFixed(3)} |`),
+  ];
+  process.stdout.write(perJob.join("\n") + "\n");
+  await writeFile("bench/results/detection-quote.json", JSON.stringify({ manifest: MANIFEST_PATH, auditRate: quote.auditRate, checks: quote.checks, stakeWei: quote.stakeWei, margin: quote.margin, lastSegmentAudited: quote.lastSegmentAudited, worstStrategy: quote.worstStrategy, strategies: quote.strategies }, null, 2) + "\n");
 }
 
 // ---- honest runs: false alarms and costs ----------------------------------------------------
@@ -313,23 +378,6 @@ await writeFile(
   ) + "\n",
 );
 
-const pct = (x: number) => `${(100 * x).toFixed(0)}%`.padStart(6);
-const header = `| strategy | saves | ${CHECKS.join(" | ")} |`;
-const lines = [header, `|---|---|${CHECKS.map(() => "---").join("|")}|`];
-for (const s of matrix.strategies) lines.push(`| ${s.name} | ${pct(s.computeSaving)} | ${CHECKS.map((c) => pct(s.detection[c]!)).join(" | ")} |`);
-lines.push(`| false alarms | | ${CHECKS.map((c) => `${falseAlarms[c]!.alarms}/${falseAlarms[c]!.runs}`).join(" | ")} |`);
-lines.push(`| cost / training | | ${matrix.checks.map((c) => c.costRatio.toFixed(2)).join(" | ")} |`);
-process.stdout.write(lines.join("\n") + "\n");
-// detection per JOB at the quoted contract: what `pouw quote` prices for the bench manifest (the bot's pipeline:
-// recompute on sampled segments at the quoted rate, the screen on every segment), per strategy at its worst vertex
-const quote = await quotePolicy(readQuoteJob(MANIFEST_PATH), matrix);
-const perJob = [
-  `quoted for ${MANIFEST_PATH}: audit rate ${quote.auditRate.toFixed(4)}, checks ${quote.checks.join(" + ")}, stake ${quote.stakeWei} wei, worst class ${quote.worstStrategy}`,
-  `| strategy | segments touched | detection per job Q | gain (wei) | provider side's expected loss (wei) |`,
-  `|---|---|---|---|---|`,
-  ...quote.strategies.map((s) => `| ${s.name} | ${s.segmentsTouched} | ${s.Q.toFixed(4)} | ${s.gainWei} | ${s.lossWei} |`),
-];
-process.stdout.write(perJob.join("\n") + "\n");
-await writeFile("bench/results/detection-quote.json", JSON.stringify({ manifest: MANIFEST_PATH, auditRate: quote.auditRate, checks: quote.checks, stakeWei: quote.stakeWei, worstStrategy: quote.worstStrategy, strategies: quote.strategies }, null, 2) + "\n");
+await printAndQuote(matrix);
 process.stdout.write(`training one segment: ${trainMs.toFixed(0)} ms; tolerance threshold ${tolerance.threshold.toExponential(3)}; screenState alone ${mean(screenPureMs).toFixed(3)} ms per state (worst honest ratios ${JSON.stringify(screenWorst)})\n`);
 await rm(work, { recursive: true, force: true });

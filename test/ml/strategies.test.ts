@@ -1,10 +1,10 @@
 import { expect } from "chai";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { createRun, offlineSalt, firstAffectedStep, ManifestError, parseManifest, parseStrategy, StrategyError, train, type Run, type TraceFile } from "../../verifier/src/ml/index.ts";
+import { createRun, offlineSalt, firstAffectedStep, ManifestError, parseManifest, parseStrategy, plantSpreadSteps, StrategyError, train, type Run, type TraceFile, type TrainState } from "../../verifier/src/ml/index.ts";
 import { ContentNotFoundError, LocalDirStore } from "../../verifier/src/store/index.ts";
 import { InputError } from "../../verifier/src/errors/index.ts";
-import { writeStepStates } from "../../verifier/src/checks/index.ts";
+import { adamPowers, screenConfigOf, screenState, writeStepStates } from "../../verifier/src/checks/index.ts";
 import { tempDir, tinyManifest } from "./helpers.ts";
 
 describe("ml/strategies: each cheat changes the roots from its first affected segment on", () => {
@@ -183,6 +183,88 @@ describe("ml/strategies: each cheat changes the roots from its first affected se
       expect.fail("steered without the peer's per-step states");
     } catch (err) {
       expect(err).to.be.instanceOf(StrategyError);
+    }
+  });
+});
+
+describe("ml/strategies: the adaptive cheats (skip-powers, plant-bounded, plant-spread)", () => {
+  const K = 4;
+  let dir: string;
+  let run: Run;
+
+  before(async () => {
+    dir = await tempDir("adaptive");
+    run = await createRun(tinyManifest(), { jobId: 9n, salt: offlineSalt(9n) });
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Every committed segment-start state and the final one, from the per-step states the cheater kept. */
+  async function states(name: string): Promise<TrainState[]> {
+    const out = join(dir, name.replace(/:/g, "-"));
+    const { stepStateCids } = await train(run, { outDir: out, strategy: parseStrategy(name), evaluate: false, keepStepStates: true });
+    const store = new LocalDirStore(join(out, "store"));
+    return Promise.all(stepStateCids!.map(async (cid, t) => run.loadCheckpoint(await store.get(cid), { step: t })));
+  }
+
+  it("parses skip-powers[:<f>], plant-spread:<n> and plant-bounded, and rejects their malformed forms", () => {
+    expect(parseStrategy("skip-powers")).to.deep.equal({ kind: "skip-powers", fraction: 1 });
+    expect(parseStrategy("skip-powers:0.5")).to.deep.equal({ kind: "skip-powers", fraction: 0.5 });
+    expect(parseStrategy("plant-spread:5")).to.deep.equal({ kind: "plant-spread", doses: 5 });
+    expect(parseStrategy("plant-bounded")).to.deep.equal({ kind: "plant-bounded" });
+    for (const bad of ["skip-powers:", "skip-powers:0", "skip-powers:1.5", "plant-spread", "plant-spread:0", "plant-spread:2.5", "plant-bounded:1"]) expect(() => parseStrategy(bad), bad).to.throw(StrategyError);
+    // five doses over 12 steps: 1 + floor(12k/5)
+    expect(plantSpreadSteps(5, 12)).to.deep.equal([1, 3, 5, 8, 10]);
+  });
+
+  it("skip-powers: weights and moments never move while the step and the powers advance exactly as the engine's; the screen passes every state, recompute does not", async () => {
+    const s = await states("skip-powers");
+    const n = run.paramSpecs.length;
+    const cfg = run.manifest.optimizer as Extract<typeof run.manifest.optimizer, { name: "adam" }>;
+    const config = screenConfigOf(run);
+    for (let t = 1; t <= 12; t++) {
+      for (let i = 0; i < 2 * n; i++) {
+        const a = i < n ? s[t]!.params[i]! : s[t]!.opt[i - n]!;
+        const b = i < n ? s[0]!.params[i]! : s[0]!.opt[i - n]!;
+        expect(Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength)), `step ${t} tensor ${i}`).to.equal(true);
+      }
+      // the powers are the screen's own b1^t, b2^t (an independent schedule: t float32 multiplications from 1)
+      expect([s[t]!.opt[2 * n]![0], s[t]!.opt[2 * n + 1]![0]]).to.deep.equal(adamPowers(cfg, t));
+    }
+    for (let i = 1; i <= 3; i++) expect(screenState(config, s[i * K]!, s[(i - 1) * K]!).ok, `state ${i * K}`).to.equal(true);
+    // what catches it: the honest step from any committed state differs
+    expect(run.stateHashOf(run.step(s[8]!, 9).state)).to.not.equal(run.stateHashOf(s[9]!));
+  });
+
+  it("plant-bounded: every segment's end passes the screen against its start, yet the plant's entries end above the honest run's", async () => {
+    const s = await states("plant-bounded");
+    const honest = await states("honest");
+    const config = screenConfigOf(run);
+    for (let i = 1; i <= 3; i++) {
+      const v = screenState(config, s[i * K]!, s[(i - 1) * K]!);
+      expect(v.ok, `state ${i * K}`).to.equal(true);
+      // inside the bound, but close to it: the cheater took what the screen leaves
+      expect(v.details.weights!, `state ${i * K}`).to.be.within(0.99, 1);
+    }
+    let above = 0;
+    for (let j = 0; j < 64; j++) above += s[12]!.params[0]![j]! - honest[12]!.params[0]![j]!;
+    expect(above / 64).to.be.greaterThan(0.01);
+    // the planted steps are the segment ends: recompute names step 4 in segment 0
+    expect(run.stateHashOf(run.step(s[3]!, 4).state)).to.not.equal(run.stateHashOf(s[4]!));
+    expect(run.stateHashOf(run.step(s[2]!, 3).state)).to.equal(run.stateHashOf(s[3]!));
+  });
+
+  it("skip-powers and plant-bounded need Adam", async () => {
+    const sgd = await createRun(parseManifest({ ...structuredClone(tinyManifest()), optimizer: { name: "sgd", lr: 0.1 } }), { jobId: 9n, salt: offlineSalt(9n) });
+    for (const name of ["skip-powers", "plant-bounded"]) {
+      let err: unknown;
+      try {
+        await train(sgd, { outDir: join(dir, `${name}-sgd`), strategy: parseStrategy(name), evaluate: false });
+      } catch (e) {
+        err = e;
+      }
+      expect(err, name).to.be.instanceOf(StrategyError);
     }
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runPouw } from "../cli/in-process.ts";
@@ -127,6 +127,9 @@ describe("cli: pouw quote", function () {
     ["a missing detection file", ["quote", "--manifest", MAN, "--detection", "/nonexistent/d.json"], /does not exist/],
     ["an audit rate of 0", ["quote", "--manifest", MAN, "--detection", DET, "--audit-rate", "0"], /auditRate must be in \(0, 1\]/],
     ["a negative panel fee", ["quote", "--manifest", MAN, "--detection", DET, "--panel-fee", "-0.1"], /panelFee must be >= 0/],
+    ["a margin of 0 (break-even)", ["quote", "--manifest", MAN, "--detection", DET, "--margin", "0"], /margin must be > 0/],
+    ["a negative integrity value", ["quote", "--manifest", MAN, "--detection", DET, "--integrity-value", "-1"], /integrityValue must be >= 0/],
+    ["an evaluate job", ["quote", "--manifest", "examples/evaluate-tiny.json"], /prices training jobs .* pouw\/evaluate-job/],
   ];
   for (const [what, argv, reason] of badQuote) {
     it(`exits 2 with a one-line reason on ${what}`, async () => {
@@ -146,5 +149,54 @@ describe("cli: pouw quote", function () {
     const r = await pouw("quote", "--manifest", path, "--detection", DET);
     expect(r.code).to.equal(2);
     expect(r.stderr).to.match(/manifest field policy\.paymentWei/);
+  });
+});
+
+describe("cli: pouw quote on every example keeps the strict margin", function () {
+  this.timeout(300_000);
+  const examples = readdirSync("examples").filter((f) => f.endsWith(".json")).map((f) => join("examples", f));
+  const training = examples.filter((f) => JSON.parse(readFileSync(f, "utf8")).kind === "pouw/training-job");
+
+  it("covers the examples: every one but the evaluate job is a training job", () => {
+    expect(training.length).to.be.at.least(8);
+    expect(examples.filter((f) => !training.includes(f))).to.deep.equal(["examples/evaluate-tiny.json"]);
+  });
+
+  for (const f of training) {
+    it(`${f}: every class that gains loses at least 1.25 x its gain in expectation (default margin 0.25, committed matrix)`, async () => {
+      const r = await pouw("quote", "--manifest", f, "--json");
+      expect(r.code, r.stderr).to.equal(0);
+      const q = JSON.parse(r.stdout);
+      expect(q.margin).to.equal(0.25);
+      expect(q.lastSegmentAudited).to.equal(true);
+      for (const s of q.strategies) {
+        if (s.marginRatio === null) {
+          expect(BigInt(s.gainWei), s.name).to.equal(0n);
+          continue;
+        }
+        expect(s.marginRatio, s.name).to.be.at.least(0.25);
+        // in wei too: the loss (rounded down) covers 1.25 x the gain (rounded up) up to the rounding of both
+        expect(BigInt(s.lossWei) * 4n + 8n >= BigInt(s.gainWei) * 5n, s.name).to.equal(true);
+        expect(s.statement).to.match(new RegExp(`^a cheater of class ${s.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} loses at least \\d+ wei in expectation`));
+      }
+    });
+  }
+
+  it("--integrity-value V prices plants against V: every class, plants included, prints a margin >= 0.25", async () => {
+    const r = await pouw("quote", "--manifest", "examples/tiny.json", "--integrity-value", "0.5");
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.match(/margin m +0\.25/).and.match(/integrity value V +500000000000000000 wei/);
+    const rows = r.stdout.split("\n").filter((l) => /^ {2}\S+ +D=/.test(l));
+    expect(rows.length).to.be.greaterThan(5);
+    for (const l of rows) {
+      const m = / margin=([0-9.]+)$/.exec(l);
+      expect(m, l).to.not.equal(null);
+      expect(Number(m![1]), l).to.be.at.least(0.25);
+    }
+    expect(r.stdout).to.match(/a cheater of class plant:6 loses at least \d+ wei in expectation/);
+    const j = await pouw("quote", "--manifest", "examples/tiny.json", "--integrity-value", "0.5", "--json");
+    const q = JSON.parse(j.stdout);
+    expect(q.integrityValueWei).to.equal("500000000000000000");
+    for (const s of q.strategies) expect(BigInt(s.gainWei) >= 500000000000000000n, s.name).to.equal(true);
   });
 });

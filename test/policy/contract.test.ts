@@ -15,6 +15,7 @@ import {
   quotePolicy,
   readQuoteJob,
   solveContractLp,
+  strategyVertices,
   verifyWithLp,
   type ActionSet,
   type ContractParams,
@@ -281,7 +282,7 @@ describe("policy: quotePolicy", function () {
     expect(BigInt(fixed.stakeWei) > BigInt(free.stakeWei)).to.equal(true);
     for (const s of fixed.strategies) expect(BigInt(s.marginWei) >= -1n, s.name).to.equal(true);
     // the stake is the closed form at that rate for the chosen set, and no other set is cheaper there
-    const params = { computeCost: 1e18, segments: 20, forfeit: 1e18, capitalRate: 0.01, lam: 0.5, challengeCost: 1e16, grief: 5e16, jurorError: 0.1, maxPanelError: 1e-6, maxPanel: 51, metaAuditRate: fixed.metaAuditRate, workersPerAuditor: 1, grid: 200 };
+    const params = { computeCost: 1e18, segments: 20, forfeit: 1e18, capitalRate: 0.01, lam: 0.5, challengeCost: 1e16, grief: 5e16, jurorError: 0.1, maxPanelError: 1e-6, maxPanel: 51, metaAuditRate: fixed.metaAuditRate, workersPerAuditor: 1, grid: 200, margin: 0.25, lastSegmentAudited: true };
     const actions = actionSetFromMatrix(fixture);
     const panel = choosePanel(0.1, 1e-6, 51);
     const at = contractAt(params, actions, actions.checks.filter((c) => fixed.checks.includes(c.name)), p, panel)!;
@@ -366,5 +367,76 @@ describe("policy: the quote prices the worst class (segments touched, the provid
     let err: unknown;
     try { await quotePolicy(readQuoteJob("examples/tiny.json"), matrix, { checks: ["nope"] }); } catch (e) { err = e; }
     expect((err as Error).message).to.match(/measures none of the checks nope/);
+  });
+});
+
+describe("policy: a strict margin, the integrity value and the last segment always audited", () => {
+  const panel = { n: 3, eps: 0.028 };
+  const params: ContractParams = { ...base, segments: 10, forfeit: 0, lam: 0.5, challengeCost: 0, grief: 0 };
+  const recompute = { name: "recompute", costRatio: 1, falseAlarmRate: 0 };
+  const one = (s: ActionSet["strategies"][number]): ActionSet => ({ checks: [recompute], strategies: [s] });
+
+  it("with margin m every vertex's expected loss is >= (1 + m) x its gain, equal at the binding one (hand-computed), and the LP agrees", async () => {
+    const a = one({ name: "cheat", computeSaving: 0.9, detection: { recompute: 1 } });
+    const p = 0.2;
+    const plain = contractAt(params, a, a.checks, p, panel)!;
+    const strict = contractAt({ ...params, margin: 0.25 }, a, a.checks, p, panel)!;
+    // S = ((1 + m) g / Q - F) / (1 - lam) with Q = 1 - 0.8^10
+    const Q = 1 - 0.8 ** 10;
+    expect(plain.stake).to.be.closeTo(0.9 / Q / 0.5, 1e-12);
+    expect(strict.stake).to.be.closeTo((1.25 * 0.9) / Q / 0.5, 1e-9);
+    expect(plain.strategies[0]!.marginRatio).to.be.closeTo(0, 1e-12);
+    expect(strict.strategies[0]!.marginRatio).to.be.at.least(0.25);
+    expect(strict.strategies[0]!.marginRatio).to.be.closeTo(0.25, 1e-9);
+    await verifyWithLp({ ...params, margin: 0.25 }, a, strict);
+    expect(() => optimiseContract({ ...params, margin: -0.1 }, a)).to.throw(PolicyParamError, /margin must be >= 0/);
+  });
+
+  it("the integrity value prices a plant that saves nothing: gain V, stake ((1 + m) V / Q - F) / (1 - lam)", async () => {
+    const a = one({ name: "plant", computeSaving: 0, detection: { recompute: 1 }, segmentsTouched: 1 });
+    const p = 0.2;
+    // without V a plant gains nothing and needs no stake
+    expect(contractAt(params, a, a.checks, p, panel)!.stake).to.equal(0);
+    const V = 0.5;
+    const c = contractAt({ ...params, margin: 0.25, integrityValue: V }, a, a.checks, p, panel)!;
+    const o = c.strategies[0]!;
+    // binding vertex: injected before the last segment, caught only if its segment is sampled (Q = p)
+    expect(o.gain).to.equal(V);
+    expect(o.Q).to.be.closeTo(p, 1e-15);
+    expect(c.stake).to.be.closeTo((1.25 * V) / p / 0.5, 1e-9);
+    await verifyWithLp({ ...params, margin: 0.25, integrityValue: V }, a, c);
+    // a cheat nobody detects cannot be priced once it has a value to the cheater
+    const blind = one({ name: "ghost-plant", computeSaving: 0, detection: { recompute: 0 }, segmentsTouched: 1 });
+    expect(() => optimiseContract({ ...params, integrityValue: V }, blind)).to.throw(NoDeterringContractError, /ghost-plant/);
+  });
+
+  it("with the last segment always audited a per-segment cheat has three vertices (all, all but the last, the last alone), hand-computed", () => {
+    const s = { name: "skip", computeSaving: 0.6, detection: { recompute: 1 } };
+    const N = 10, p = 0.1, C = 1;
+    const v = strategyVertices(s, 1, 0, p, N, C, { lastSegmentAudited: true });
+    expect(v.map((x) => x.T)).to.deep.equal([10, 9, 1]);
+    expect(v[0]!.Q).to.equal(1); // the last segment is recomputed with D = 1
+    expect(v[1]!.Q).to.be.closeTo(1 - 0.9 ** 9, 1e-15);
+    expect(v[1]!.gain).to.be.closeTo(0.6 * 0.9, 1e-15);
+    expect(v[2]!).to.deep.equal({ T: 1, Q: 1, gain: 0.06 });
+    // without the rule: one vertex, Q = 1 - 0.9^10
+    expect(strategyVertices(s, 1, 0, p, N, C)).to.deep.equal([{ T: 10, Q: catchProbability(0.1, 10), gain: 0.6 }]);
+    // a one-shot plant in the last segment: caught by its recompute (D = 0.8 here), not at p*D; before it, at p*D
+    const plant = { name: "plant", computeSaving: 0, detection: { recompute: 0.8 }, segmentsTouched: 1 };
+    const pv = strategyVertices(plant, 0.8, 0, p, N, C, { lastSegmentAudited: true, integrityValue: 2 });
+    expect(pv.map((x) => [x.T, x.gain])).to.deep.equal([[1, 2], [1, 2]]);
+    expect(pv[0]!.Q).to.be.closeTo(0.08, 1e-15);
+    expect(pv[1]!.Q).to.be.closeTo(0.8, 1e-15);
+    // the closed form deters all three vertices with one stake, and brute force over "which segments" agrees
+    const a = one(s);
+    const c = contractAt({ ...params, lastSegmentAudited: true }, a, a.checks, p, panel)!;
+    // the buyer pays for the last segment's recompute: p of the first N - 1 segments and all of the last
+    expect(c.cost.auditCompute).to.be.closeTo(params.computeCost * (p + (1 - p) / N) * 1, 1e-12);
+    const keep = 1 - params.lam;
+    for (let k = 0; k <= N - 1; k++) for (const last of [0, 1]) {
+      const gain = ((k + last) * 0.6) / N;
+      const caught = 1 - (1 - p) ** k * (last ? 0 : 1);
+      expect(gain - (keep * c.stake + params.forfeit) * caught, `k ${k} last ${last}`).to.be.at.most(1e-12);
+    }
   });
 });

@@ -13,7 +13,7 @@ import { createRun, offlineSalt, parseManifest, parseStrategy, train, type Run, 
 import { createStepper } from "../../verifier/src/ml/stepper.ts";
 
 const manifest = parseManifest(JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8")));
-const STRATEGIES = ["honest", "skip:0.3", "stale:2", "plant:5", "quarter-batch", "fp16", "near-zero"];
+const STRATEGIES = ["honest", "skip:0.3", "stale:2", "plant:5", "quarter-batch", "fp16", "near-zero", "skip-powers", "skip-powers:0.5", "plant-bounded", "plant-spread:5"];
 
 function stepThrough(run: Run, strategy: string, from: TrainState, first: number, last: number): { hashes: Hex[]; state: TrainState } {
   const stepper = createStepper(run, parseStrategy(strategy), first);
@@ -42,13 +42,19 @@ describe("provider stepper matches the engine trainer", function () {
     });
   }
 
-  it("resumes at a segment start with the same hashes (stale:2 at an even segment boundary)", () => {
+  it("resumes at a segment start with the same hashes (stale:2 at an even segment boundary, the adaptive cheats)", () => {
     const K = manifest.training.stepsPerSegment;
     const straight = stepThrough(run, "stale:2", run.initState(), 1, 3 * K).hashes;
     const firstSeg = stepThrough(run, "stale:2", run.initState(), 1, K);
     const resumed = stepThrough(run, "stale:2", firstSeg.state, K + 1, 3 * K).hashes;
     expect([...firstSeg.hashes, ...resumed]).to.deep.equal(straight);
     expect(() => createStepper(run, parseStrategy("stale:3"), 5)).to.throw(/cannot resume/);
+    // the adaptive cheats resume at a segment start too (plant-bounded measures its allowance from the segment's start)
+    for (const s of ["plant-bounded", "skip-powers:0.5", "plant-spread:5"]) {
+      const whole = stepThrough(run, s, run.initState(), 1, 3 * K).hashes;
+      const head = stepThrough(run, s, run.initState(), 1, K);
+      expect([...head.hashes, ...stepThrough(run, s, head.state, K + 1, 3 * K).hashes], s).to.deep.equal(whole);
+    }
     expect(() => createStepper(run, parseStrategy("copy:/tmp/x"))).to.throw(/segment by segment/);
   });
 });

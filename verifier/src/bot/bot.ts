@@ -4,7 +4,8 @@
  *
  *   1. scan   JobMarket events from the stored cursor to head - (confirmations - 1), in block chunks;
  *             events and the new cursor are stored in one SQLite transaction.
- *   2. sample each new committed segment with private randomness at the job's audit rate (manifest).
+ *   2. sample each new committed segment with private randomness at the job's audit rate (manifest); the job's last
+ *      segment is always audited (rate 1).
  *   3. audit  sampled segments with the check functions (checks.ts); a crash mid-audit leaves the row
  *             'running' and the audit is re-run after a restart. Content and leaves come from the store and
  *             board, local or remote (`--source`); an unreachable source postpones the audit to the next tick, for
@@ -82,7 +83,7 @@ import { BaseCheckpointError } from "../checks/segment.ts";
 import { recomputeCheck, screenStart, startCheckpointUnavailable, unavailableVerdict, type AuditVerdict, type SegmentCheck, type SegmentToAudit } from "./checks.ts";
 import { BotDb, type IntentRow, type SegmentRow } from "./db.ts";
 import { noDisputeGame, type DisputeHooks, type Finding, type IntentSpec } from "./dispute.ts";
-import { isSampled, newSamplingSecret } from "./sampler.ts";
+import { isLastSegment, isSampled, newSamplingSecret } from "./sampler.ts";
 
 /** Rethrows anything but a SourceUnavailableError, which gives undefined. */
 const unlessUnavailable = (err: unknown): undefined => {
@@ -436,11 +437,16 @@ export class ChallengerBot {
 
   private async sample(): Promise<void> {
     for (const s of this.db.undecidedSegments()) {
-      if (!(await this.runFor(s.job_id))) continue;
+      const run = await this.runFor(s.job_id);
+      if (!run) continue;
       const rate = this.db.job(s.job_id)!.audit_rate!;
-      const sampled = isSampled(this.secret, this.o.deployment.jobMarket, BigInt(s.job_id), s.segment, rate);
+      // INVARIANT: the last segment is recomputed whatever the job's rate, as soon as it is committed (before the
+      // challenge window closes): its end state is the delivered model, and no later segment's screen starts from it,
+      // so a plant or skip there is otherwise caught only at p (the quote prices this rule: policy/contract.ts)
+      const last = isLastSegment(run, s.segment);
+      const sampled = last || isSampled(this.secret, this.o.deployment.jobMarket, BigInt(s.job_id), s.segment, rate);
       this.db.setSampled(s.job_id, s.segment, sampled);
-      this.log.debug({ jobId: s.job_id, segment: s.segment, sampled }, "sampling decision");
+      this.log.debug({ jobId: s.job_id, segment: s.segment, sampled, last }, "sampling decision");
     }
   }
 

@@ -3,10 +3,12 @@
  * HMAC-SHA256(secret, market || jobId || segment) read as a number in [0, 1) against the job's audit
  * rate. The secret is generated once per auditor and kept in the bot's database, so the provider cannot
  * predict which segments are audited (it committed them before anyone sampled), and a restart makes the
- * same decisions again.
+ * same decisions again. The job's last segment is audited whatever the rate (isLastSegment): its end state is the
+ * delivered model, which no later segment's screen starts from.
  */
 import { createHmac, randomBytes } from "node:crypto";
 import type { Address } from "viem";
+import type { Run } from "../ml/run.ts";
 
 export function newSamplingSecret(): string {
   return randomBytes(32).toString("hex");
@@ -20,4 +22,10 @@ export function samplingDraw(secretHex: string, market: Address, jobId: bigint, 
 
 export function isSampled(secretHex: string, market: Address, jobId: bigint, segment: number, auditRate: number): boolean {
   return samplingDraw(secretHex, market, jobId, segment) < auditRate;
+}
+
+/** Whether `segment` (0-based) is the job's last: its end state is the final model. */
+export function isLastSegment(run: Pick<Run, "manifest">, segment: number): boolean {
+  const { steps, stepsPerSegment } = run.manifest.training;
+  return segment === steps / stepsPerSegment - 1;
 }

@@ -5,15 +5,22 @@
  * from the honest run's: recompute starts from the committed start checkpoint, so an earlier cheat
  * that carried over is not this segment's fault). Mirrors ml/strategies.ts and ml/train.ts.
  */
-import { isSkipped, type Strategy } from "../ml/strategies.ts";
+import { isSkipped, plantSpreadSteps, type Strategy } from "../ml/strategies.ts";
 
-export function cheatedSteps(s: Strategy, steps: number): number[] {
+export function cheatedSteps(s: Strategy, steps: number, stepsPerSegment?: number): number[] {
   const all = Array.from({ length: steps }, (_, i) => i + 1);
   switch (s.kind) {
     case "honest":
       return [];
     case "skip":
+    case "skip-powers":
       return all.filter((t) => isSkipped(s.fraction, t));
+    case "plant-spread":
+      return plantSpreadSteps(s.doses, steps);
+    case "plant-bounded":
+      // the last step of every segment
+      if (stepsPerSegment === undefined) throw new RangeError("cheatedSteps: plant-bounded needs the segment length");
+      return all.filter((t) => t % stepsPerSegment === 0);
     case "stale":
       // a fresh gradient at t = 1, 1+k, ... is an honest step; the k-1 steps after it reuse it
       return all.filter((t) => (t - 1) % s.k !== 0);
@@ -32,17 +39,18 @@ export function cheatedSteps(s: Strategy, steps: number): number[] {
 
 /** Segments (0-based) that contain a cheated step. */
 export function affectedSegments(s: Strategy, steps: number, stepsPerSegment: number): number[] {
-  return [...new Set(cheatedSteps(s, steps).map((t) => Math.ceil(t / stepsPerSegment) - 1))].sort((a, b) => a - b);
+  return [...new Set(cheatedSteps(s, steps, stepsPerSegment).map((t) => Math.ceil(t / stepsPerSegment) - 1))].sort((a, b) => a - b);
 }
 
 /**
  * How a cheat scales, for the quote (policy/contract.ts): "all" for a cheat applied per segment (its saving grows
  * with the segments it touches), or the number of segments a one-shot injection touches (a plant, state-poison,
- * nan-plant: one cheated step, every later step free from the committed state).
+ * nan-plant: one cheated step, every later step free from the committed state; plant-spread: the segments of its doses).
  */
 export function segmentsTouched(s: Strategy, steps: number, stepsPerSegment: number): number | "all" {
   switch (s.kind) {
     case "plant":
+    case "plant-spread":
     case "state-poison":
     case "nan-plant":
       return Math.max(1, affectedSegments(s, steps, stepsPerSegment).length);

@@ -195,6 +195,14 @@ export function adamPowers(cfg: Extract<OptimizerConfig, { name: "adam" }>, t: n
   return scheduleOf(cfg).powers(t);
 }
 
+/**
+ * Check 5's per-coordinate allowance without the ulp term: the sum of Adam's largest per-step weight changes over steps
+ * from+1..to. A weight that moved more than this (plus the rounding terms) fails the screen; anything less passes it.
+ */
+export function adamDriftBound(cfg: Extract<OptimizerConfig, { name: "adam" }>, from: number, to: number): number {
+  return scheduleOf(cfg).driftBetween(from, to);
+}
+
 /** Per-element gradient bound of a tensor in factored form: G[j] = row[floor(j / cols)] * col[j % cols]. */
 type Factored = { row: ArrayLike<number>; col: ArrayLike<number>; cols: number };
 

@@ -6,7 +6,7 @@ export { parseManifest, parseManifestJson, readManifestFile, manifestHash, canon
 export { encodeCheckpoint, decodeCheckpoint, CHECKPOINT_FORMAT, type CheckpointContents, type CheckpointMetadata } from "./checkpoint.ts";
 export { ManifestError, DataError, CorpusMismatchError, UnknownCorpusError, CheckpointError, BackendError, StrategyError } from "./errors.ts";
 export { DATASETS, DEFAULT_SOTU_YEARS, corpusBytes, corpusId, corpusSpecOf, checkCorpusBytes, datasetOfArch, parseDatasetName, type CorpusSpec, type CorpusId, type DatasetName } from "./data/corpus.ts";
-export { parseStrategy, formatStrategy, firstAffectedStep, isSkipped, type Strategy } from "./strategies.ts";
+export { parseStrategy, formatStrategy, firstAffectedStep, isSkipped, plantSpreadSteps, type Strategy } from "./strategies.ts";
 export { train, prepareOutDir, type TrainOptions, type TrainResult, type Progress } from "./train.ts";
 export { readTraceFile, parseTraceFile, TraceFile, TraceFileError, TRACE_FORMAT, LEGACY_TRACE_FORMATS, type SegmentEntry } from "./trace-file.ts";
 export { useBackend, assertBackend, isBitwiseBackend, CPU_MATMUL_BLOCK_SIZE, type BackendName } from "./backend.ts";

@@ -9,7 +9,9 @@ import { Rng } from "./prng.ts";
 import type { Run, TrainState } from "./run.ts";
 import type { Batch } from "./models/types.ts";
 import { StrategyError } from "./errors.ts";
-import { ENGINE_NAN_BITS, isSkipped, NEAR_ZERO_SCALE, PLANT_COUNT, PLANT_DELTA, POISON_M, POISON_V, type Strategy } from "./strategies.ts";
+import { ENGINE_NAN_BITS, isSkipped, NEAR_ZERO_SCALE, PLANT_COUNT, PLANT_DELTA, plantSpreadSteps, POISON_M, POISON_V, type Strategy } from "./strategies.ts";
+import { adamPowers, adamScalars } from "./kernels/index.ts";
+import { adamDriftBound } from "../checks/state-screen.ts";
 import { sizeOf } from "./tensors.ts";
 import { roundToHalf } from "./tensors.ts";
 
@@ -47,6 +49,14 @@ export function createStepper(run: Run, strategy: Strategy, resumeAt = 1): Stepp
     throw new StrategyError(`${strategy.kind} is not defined for ${run.model.arch} (its step is the circuit's fused update): use honest, plant:<step> or skip:<f>`);
   }
   if (strategy.kind === "state-poison" && run.optimizer.name !== "adam") throw new StrategyError(`state-poison needs Adam moments to poison; the manifest's optimizer is ${run.optimizer.name}`);
+  // the Adam configuration skip-powers and plant-bounded read (both refuse any other optimizer)
+  const adam = run.manifest.optimizer.name === "adam" ? run.manifest.optimizer : undefined;
+  if (strategy.kind === "skip-powers" && !adam) throw new StrategyError(`skip-powers advances Adam's bias-correction powers; the manifest's optimizer is ${run.optimizer.name} (use skip:<f>)`);
+  if (strategy.kind === "plant-bounded" && !adam) throw new StrategyError(`plant-bounded plants inside Adam's weight-continuity bound; the manifest's optimizer is ${run.optimizer.name}`);
+  const K = run.manifest.training.stepsPerSegment;
+  // plant-bounded: the plant's entries at the segment's start (the state the segment's first step is given)
+  let segmentStart: Float32Array | undefined;
+  const doses = strategy.kind === "plant-spread" ? new Set(plantSpreadSteps(strategy.doses, run.manifest.training.steps)) : undefined;
   // the gradients a poisoned (or NaN) state gets without computing them: all zero (they vanish) or all -NaN
   const freeGradients = (fill: "zero" | "nan"): Float32Array[] =>
     run.paramSpecs.map((p) => {
@@ -74,6 +84,60 @@ export function createStepper(run: Run, strategy: Strategy, resumeAt = 1): Stepp
             for (let i = 0; i < count; i++) first[i] = Math.fround(first[i]! + PLANT_DELTA);
             out.state = { ...r.state, params: [first, ...r.state.params.slice(1)] };
             out.planted = { step: t, tensor: run.paramSpecs[0]!.name, count, delta: PLANT_DELTA };
+          }
+          break;
+        }
+        case "skip-powers": {
+          if (isSkipped(strategy.fraction, t)) {
+            const n = run.paramSpecs.length;
+            // the engine's power update (kernels/reference.ts adamPowers): p' = fround(p * fround(beta)); nothing else moves
+            const { p1, p2 } = adamPowers(adamScalars(adam!), state.opt[2 * n]![0]!, state.opt[2 * n + 1]![0]!);
+            const opt = [...state.opt.slice(0, 2 * n), Float32Array.of(p1), Float32Array.of(p2)];
+            let flops = 0;
+            let loss = lastLoss;
+            if (Number.isNaN(loss)) {
+              loss = run.gradients(state.params, run.batchFor(t)).loss;
+              flops = flopsPerStep;
+            }
+            out = { state: { step: t, params: state.params, opt }, loss, flops, skipped: true };
+          } else {
+            const r = run.step(state, t);
+            out = { state: r.state, loss: r.loss, flops: flopsPerStep };
+          }
+          break;
+        }
+        case "plant-spread": {
+          const r = run.step(state, t);
+          out = { state: r.state, loss: r.loss, flops: flopsPerStep };
+          if (doses!.has(t)) {
+            const delta = Math.fround(PLANT_DELTA / strategy.doses);
+            const first = Float32Array.from(r.state.params[0]!);
+            const count = Math.min(PLANT_COUNT, first.length);
+            for (let i = 0; i < count; i++) first[i] = Math.fround(first[i]! + delta);
+            out.state = { ...r.state, params: [first, ...r.state.params.slice(1)] };
+            out.planted = { step: t, tensor: run.paramSpecs[0]!.name, count, delta };
+          }
+          break;
+        }
+        case "plant-bounded": {
+          if ((t - 1) % K === 0) segmentStart = state.params[0]!.slice(0, PLANT_COUNT);
+          const r = run.step(state, t);
+          out = { state: r.state, loss: r.loss, flops: flopsPerStep };
+          if (t % K === 0 && segmentStart) {
+            const room = adamDriftBound(adam!, t - K, t) * (1 - 2 ** -10);
+            const first = Float32Array.from(r.state.params[0]!);
+            const count = Math.min(PLANT_COUNT, first.length);
+            let total = 0;
+            for (let i = 0; i < count; i++) {
+              // end the segment `room` above its start: the honest move is replaced by the largest one the screen allows
+              const target = Math.fround(segmentStart[i]! + room);
+              if (target > first[i]!) {
+                total += target - first[i]!;
+                first[i] = target;
+              }
+            }
+            out.state = { ...r.state, params: [first, ...r.state.params.slice(1)] };
+            out.planted = { step: t, tensor: run.paramSpecs[0]!.name, count, delta: total / count };
           }
           break;
         }

@@ -34,6 +34,18 @@
  *   nan-plant[:s]    step s (default 1) is honest, then one weight is set to NaN. Every later state is
  *                    all NaN (the engine's gradients of a NaN state are all -NaN, 0xffc00000), which the
  *                    cheater predicts by applying the update to -NaN gradients: bit-exact, no compute.
+ *   skip-powers[:<f>] Adam only. Skips a share f (default 1: every step) of the steps like skip:<f>, but advances
+ *                    the bias-correction powers (b1^t, b2^t) as an honest step does: weights and moments stay as they
+ *                    were while the state's step and powers say t. No forward or backward pass after the first
+ *                    step's loss. Saves f of the compute.
+ *   plant-spread:<n> honest, but plants PLANT_DELTA/n on the plant's entries at n steps spread evenly over the job
+ *                    (t_k = 1 + floor(k*steps/n), k < n): each dose is n times smaller than plant's, inside a bound a
+ *                    one-step plant breaks. Saves nothing; plants the same total.
+ *   plant-bounded    Adam only. Honest, but at the last step of every segment moves the plant's entries up to just
+ *                    inside the state screen's weight-continuity allowance (checks/state-screen.ts adamDriftBound):
+ *                    each entry ends the segment (1 - 2^-10) * D above its start, D the most Adam can move a weight
+ *                    over the segment. A plant that no screen of the segment's end state can tell from training.
+ *                    Saves nothing; plants what the bound leaves.
  *   steer:<dir>      tolerance-mode cheat: serves a peer's per-step weights (<dir> has steps.json) with
  *                    optimizer moments chosen so that the reference step from each served state lands on
  *                    the peer's next weights (v huge, so gradients vanish; m sets the update). A
@@ -53,7 +65,10 @@ export type Strategy =
   | { kind: "near-zero" }
   | { kind: "state-poison"; step: number }
   | { kind: "nan-plant"; step: number }
-  | { kind: "steer"; dir: string };
+  | { kind: "steer"; dir: string }
+  | { kind: "skip-powers"; fraction: number }
+  | { kind: "plant-spread"; doses: number }
+  | { kind: "plant-bounded" };
 
 export const PLANT_DELTA = 0.25;
 export const PLANT_COUNT = 64;
@@ -90,6 +105,9 @@ export function parseStrategy(text: string): Strategy {
     case "near-zero":
       noArg();
       return { kind: "near-zero" };
+    case "plant-bounded":
+      noArg();
+      return { kind: "plant-bounded" };
     case "skip": {
       const f = Number(arg);
       if (arg === undefined || arg === "" || !(f > 0 && f < 1)) throw bad("skip:<fraction> needs a fraction strictly between 0 and 1");
@@ -120,12 +138,22 @@ export function parseStrategy(text: string): Strategy {
       if (arg === undefined || dir === "") throw bad("steer:<dir> needs the directory of a peer's trace with its per-step states (steps.json)");
       return { kind: "steer", dir };
     }
+    case "skip-powers": {
+      const f = arg === undefined ? 1 : Number(arg);
+      if (arg === "" || !(f > 0 && f <= 1)) throw bad("skip-powers[:<fraction>] needs a fraction in (0, 1]");
+      return { kind: "skip-powers", fraction: f };
+    }
+    case "plant-spread": {
+      const n = Number(arg);
+      if (arg === undefined || !Number.isInteger(n) || n < 1) throw bad("plant-spread:<n> needs a whole number of doses n >= 1");
+      return { kind: "plant-spread", doses: n };
+    }
     case "state-poison":
       return { kind: "state-poison", step: injectionStep() };
     case "nan-plant":
       return { kind: "nan-plant", step: injectionStep() };
     default:
-      throw bad("unknown strategy (honest, skip:<f>, quarter-batch, stale:<k>, fp16, copy:<dir>, full-copy:<dir>, plant:<step>, near-zero, state-poison[:<step>], nan-plant[:<step>], steer:<dir>)");
+      throw bad("unknown strategy (honest, skip:<f>, quarter-batch, stale:<k>, fp16, copy:<dir>, full-copy:<dir>, plant:<step>, near-zero, state-poison[:<step>], nan-plant[:<step>], steer:<dir>, skip-powers[:<f>], plant-spread:<n>, plant-bounded)");
   }
 }
 
@@ -146,9 +174,18 @@ export function formatStrategy(s: Strategy): string {
     case "state-poison":
     case "nan-plant":
       return s.step === 1 ? s.kind : `${s.kind}:${s.step}`;
+    case "skip-powers":
+      return s.fraction === 1 ? s.kind : `skip-powers:${s.fraction}`;
+    case "plant-spread":
+      return `plant-spread:${s.doses}`;
     default:
       return s.kind;
   }
+}
+
+/** The steps plant-spread:<n> doses in a job of `steps` steps: 1 + floor(k*steps/n) for k < n (distinct for n <= steps). */
+export function plantSpreadSteps(doses: number, steps: number): number[] {
+  return [...new Set(Array.from({ length: doses }, (_, k) => 1 + Math.floor((k * steps) / doses)))];
 }
 
 /** Whether skip:<fraction> skips step t. */
@@ -161,10 +198,13 @@ export function firstAffectedStep(s: Strategy, steps: number): number {
   switch (s.kind) {
     case "honest":
       return Infinity;
-    case "skip": {
+    case "skip":
+    case "skip-powers": {
       for (let t = 1; t <= steps; t++) if (isSkipped(s.fraction, t)) return t;
       return Infinity;
     }
+    case "plant-spread":
+      return plantSpreadSteps(s.doses, steps)[0] ?? Infinity;
     case "stale":
       return 2;
     case "plant":

@@ -24,14 +24,21 @@
  *   N-segment probability; an injection in the job's last T segments escapes the every-segment screen
  *   (no later segment starts from it) but saves at most T/N of the job. No action pays iff for every
  *   strategy a and each of its vertices: gain <= ((1 - lam)*S + F) * Q.
+ * - The last segment rule (`lastSegmentAudited`, the bot's): the last segment is checked with the set at rate 1, so
+ *   its cheat is caught with D; a per-segment cheat then also has the vertices "all but the last" and "the last alone",
+ *   and a one-shot injection in the last T segments is caught with 1 - (1 - D)(1 - p*D)^(T-1) (strategyVertices).
+ * - A strict margin m and the integrity value V: every vertex's gain is max(compute saved, V) (a planted or
+ *   unfinished model costs the buyer V, and is worth at least that to its planter), and the stake makes
+ *   ((1 - lam)*S + F) * Q >= (1 + m) * gain, never equality for m > 0.
  * - Challenges are decided by a panel of n jurors, each wrong with probability e; the panel errs with
  *   eps = P(Bin(n, e) > n/2). A frivolous challenge must not pay: eps*lam*S + grief <= (1-eps)*B. An
  *   honest one must: (1-eps)*lam*S - eps*B >= kc.
  * - A caught provider can bribe the auditor with up to S + F; an auditor auditing W providers with a
  *   meta-audit rate mu must not take the bribes: W*((1-lam)*S + F) <= (1-(1-mu)^W)*A.
- * - Cost to the buyer per job: audit compute p*C*(sum of the set's costRatio + P(false alarm)*confirm
+ * - Cost to the buyer per job: audit compute p'*C*(sum of the set's costRatio + P(false alarm)*confirm
  *   ratio), times (1 + mu) for the meta-audits that redo a share mu of the audits, + capital cost
- *   kappa*S + kappa*A/W (the auditor's bond is shared by its W jobs). Challenge bonds are posted only
+ *   kappa*S + kappa*A/W (the auditor's bond is shared by its W jobs); p' = p, or p + (1 - p)/N with the last-segment
+ *   rule (the last segment is always audited). Challenge bonds are posted only
  *   against cheats, which the contract deters, so they carry no cost here.
  *
  * For fixed (p, X, n) the constraints have a componentwise least feasible point (closed form below),
@@ -102,6 +109,21 @@ export type ContractParams = {
    * which the auditors sample at), the optimiser chooses only the check set and the meta-audit rate at it.
    */
   fixedAuditRate?: number;
+  /**
+   * m: strict deterrence margin (>= 0, default 0): every vertex of every strategy must satisfy
+   * ((1 - lam)*S + F)*Q >= (1 + m)*gain, so a cheater expects to lose at least m times its gain on top of it.
+   */
+  margin?: number;
+  /**
+   * V: the buyer's integrity value (tokens, >= 0, default 0): what a planted or unfinished model would cost it. Every
+   * vertex's gain is max(compute saved, V): a backdoor is worth at least what it costs the buyer to its planter.
+   */
+  integrityValue?: number;
+  /**
+   * The last segment is audited with the sampled checks whatever p (default false): the challenger bot recomputes it
+   * before the challenge window closes (bot.ts sample), so a cheat in it is caught with the set's detection D, not p*D.
+   */
+  lastSegmentAudited?: boolean;
 };
 
 export type StrategyInput = {
@@ -151,20 +173,45 @@ export type StrategyOutcome = {
   loss: number;
   /** margin: loss - gain, the largest extra private value of this cheat still deterred (tokens). */
   margin: number;
+  /** marginRatio: loss / gain - 1 (>= the contract's m for every saving vertex); null when the vertex gains nothing. */
+  marginRatio: number | null;
 };
+
+/** How the vertices of a strategy are priced beyond (p, D, E, N, C): the last-segment rule and the integrity value. */
+export type VertexRules = { lastSegmentAudited?: boolean; integrityValue?: number };
 
 /**
  * The vertices of a strategy's best deviation: (catch probability, gain) pairs it can choose between (contract.ts
- * header). A per-segment cheat has one, all N segments; a one-shot cheat touching T segments has two: injected before
- * the last T segments (the every-segment screen sees its effect at a later segment start) and injected in them.
+ * header). Without the last-segment rule, a per-segment cheat has one vertex, all N segments, and a one-shot cheat
+ * touching T segments two: injected before the last T segments (the every-segment screen sees its effect at a later
+ * segment start) and injected in them (sampled checks only).
+ * With `lastSegmentAudited` the last segment is checked with the set's D at rate 1 (the bot recomputes it), so a
+ * per-segment cheat also has the vertices "every segment but the last" (T = N - 1, saves (N-1)/N) and "the last
+ * segment alone" (T = 1, saves 1/N): its profit is convex in the number of other segments cheated, with and without
+ * the last one. Every gain is at least the integrity value V (a planted or unfinished model costs the buyer V).
  */
-export function strategyVertices(s: StrategyInput, sampled: number, every: number, p: number, N: number, C: number): { T: number; Q: number; gain: number }[] {
+export function strategyVertices(s: StrategyInput, sampled: number, every: number, p: number, N: number, C: number, rules: VertexRules = {}): { T: number; Q: number; gain: number }[] {
+  const V = rules.integrityValue ?? 0;
   const g = s.computeSaving * C;
   const q = Math.max(p * sampled, every);
-  if (s.segmentsTouched === undefined || s.segmentsTouched === "all") return [{ T: N, Q: catchProbability(q, N), gain: g }];
+  const vertex = (T: number, Q: number, gain: number) => ({ T, Q, gain: Math.max(gain, V) });
+  if (!rules.lastSegmentAudited) {
+    if (s.segmentsTouched === undefined || s.segmentsTouched === "all") return [vertex(N, catchProbability(q, N), g)];
+    const T = Math.min(s.segmentsTouched, N);
+    const last = vertex(T, catchProbability(p * sampled, T), Math.min(g, (C * T) / N));
+    return T < N ? [vertex(T, catchProbability(q, T), g), last] : [last];
+  }
+  // the last segment: the sampled checks at rate 1 (its end state is the final one, which no later segment starts from)
+  const qLast = Math.max(sampled, every);
+  const withLast = (qOthers: number, others: number, lastQ: number) => 1 - (1 - catchProbability(qOthers, others)) * (1 - lastQ);
+  if (s.segmentsTouched === undefined || s.segmentsTouched === "all") {
+    if (N === 1) return [vertex(1, qLast, g)];
+    return [vertex(N, withLast(q, N - 1, qLast), g), vertex(N - 1, catchProbability(q, N - 1), (g * (N - 1)) / N), vertex(1, qLast, g / N)];
+  }
   const T = Math.min(s.segmentsTouched, N);
-  const last = { T, Q: catchProbability(p * sampled, T), gain: Math.min(g, (C * T) / N) };
-  return T < N ? [{ T, Q: catchProbability(q, T), gain: g }, last] : [last];
+  // injected in the last T segments: the last one is recomputed (D), the T - 1 before it sampled (p*D)
+  const last = vertex(T, withLast(p * sampled, T - 1, sampled), Math.min(g, (C * T) / N));
+  return T < N ? [vertex(T, catchProbability(q, T), g), last] : [last];
 }
 
 export type Contract = {
@@ -229,6 +276,8 @@ export function validateContractParams(p: ContractParams): ContractParams {
   integerAtLeast("workersPerAuditor", p.workersPerAuditor, 1);
   integerAtLeast("grid", p.grid, 2);
   if (p.fixedAuditRate !== undefined) positiveProbability("fixedAuditRate", p.fixedAuditRate);
+  if (p.margin !== undefined) nonNegative("margin", p.margin);
+  if (p.integrityValue !== undefined) nonNegative("integrityValue", p.integrityValue);
   return p;
 }
 
@@ -319,6 +368,8 @@ export function contractAt(
   const { computeCost: C, segments: N, forfeit: F, capitalRate: kappa, lam } = params;
   // the provider side's loss per unit of stake: the challenger's share can be its own (a second address)
   const keep = 1 - lam;
+  const m = params.margin ?? 0;
+  const rules: VertexRules = { lastSegmentAudited: params.lastSegmentAudited ?? false, integrityValue: params.integrityValue ?? 0 };
   let sDet = 0;
   let binding = "none";
   const outcomes: { s: StrategyInput; D: number; E: number; T: number; Q: number; gain: number }[] = [];
@@ -327,14 +378,16 @@ export function contractAt(
     const E = everySegmentDetection(s, set, actions);
     // the binding vertex: the one that needs the largest stake (with no gain, the one caught least)
     let worst: { T: number; Q: number; gain: number; need: number } | undefined;
-    for (const v of strategyVertices(s, D, E, p, N, C)) {
+    for (const v of strategyVertices(s, D, E, p, N, C, rules)) {
       if (v.gain > 0 && (v.Q === 0 || keep === 0)) return null;
-      const need = v.gain === 0 ? -Infinity : (v.gain / v.Q - F) / keep;
+      const need = v.gain === 0 ? -Infinity : (((1 + m) * v.gain) / v.Q - F) / keep;
       if (!worst || need > worst.need || (need === worst.need && v.Q < worst.Q)) worst = { ...v, need };
     }
     outcomes.push({ s, D, E, T: worst!.T, Q: worst!.Q, gain: worst!.gain });
-    if (worst!.need > sDet) {
-      sDet = worst!.need;
+    // with a margin, a relative 2^-40 on top of the closed form keeps loss >= (1 + m)*gain through float64 rounding
+    const need = m > 0 ? worst!.need * (1 + 2 ** -40) : worst!.need;
+    if (need > sDet) {
+      sDet = need;
       binding = s.name;
     }
   }
@@ -346,7 +399,9 @@ export function contractAt(
   }
   const B = challengeBond({ lam, S, eps: panel.eps, grief: params.grief }).B;
   const A = auditorBond({ lam, S, F, mu: params.metaAuditRate, W: params.workersPerAuditor }).A;
-  const auditCompute = C * auditRatio(set, confirmRatioOf(actions), p);
+  // the share of segments the sampled checks run on: p of them, and the last one always under the last-segment rule
+  const sampledShare = rules.lastSegmentAudited ? p + (1 - p) / N : p;
+  const auditCompute = C * auditRatio(set, confirmRatioOf(actions), sampledShare);
   const metaAuditCompute = params.metaAuditRate * auditCompute;
   const stakeCapital = kappa * S;
   const auditorBondCapital = (kappa * A) / params.workersPerAuditor;
@@ -370,7 +425,7 @@ export function contractAt(
     },
     strategies: outcomes.map(({ s, D, E, T, Q, gain }) => {
       const loss = (keep * S + F) * Q;
-      return { name: s.name, D, screen: E, segmentsTouched: T, Q, gain, loss, margin: loss - gain };
+      return { name: s.name, D, screen: E, segmentsTouched: T, Q, gain, loss, margin: loss - gain, marginRatio: gain > 0 ? loss / gain - 1 : null };
     }),
   };
 }
@@ -445,7 +500,7 @@ export function optimiseContract(params: ContractParams, actions: ActionSet): Op
     if (best === null || chosen.cost.total < best.cost.total * (1 - EPS_REL)) best = chosen;
   }
   if (best === null) {
-    const unseen = actions.strategies.filter((s) => s.computeSaving > 0 && actions.checks.every((c) => (s.detection[c.name] ?? 0) === 0));
+    const unseen = actions.strategies.filter((s) => (s.computeSaving > 0 || (params.integrityValue ?? 0) > 0) && actions.checks.every((c) => (s.detection[c.name] ?? 0) === 0));
     throw new NoDeterringContractError(
       `no check detects ${unseen.map((s) => s.name).join(", ") || "some strategy"}, which saves compute: no stake deters it`,
     );
@@ -498,11 +553,12 @@ export async function solveContractLp(
   const muW = 1 - Math.pow(1 - params.metaAuditRate, W);
   const rows: string[] = [];
   for (const [i, s] of actions.strategies.entries()) {
-    if (s.computeSaving === 0) continue;
     // money is scaled by C: a vertex's gain / C
-    for (const [j, v] of strategyVertices(s, setDetection(s, set), everySegmentDetection(s, set, actions), p, params.segments, 1).entries()) {
-      // gain <= ((1 - lam)*S + F) * Q   <=>   (1 - lam)*Q*S >= gain - F*Q
-      rows.push(` deter${i}v${j}: ${term((1 - lam) * v.Q, "S")} >= ${num(v.gain - F * v.Q)}`);
+    const rules: VertexRules = { lastSegmentAudited: params.lastSegmentAudited ?? false, integrityValue: (params.integrityValue ?? 0) / C };
+    for (const [j, v] of strategyVertices(s, setDetection(s, set), everySegmentDetection(s, set, actions), p, params.segments, 1, rules).entries()) {
+      if (v.gain === 0) continue;
+      // (1 + m)*gain <= ((1 - lam)*S + F) * Q   <=>   (1 - lam)*Q*S >= (1 + m)*gain - F*Q
+      rows.push(` deter${i}v${j}: ${term((1 - lam) * v.Q, "S")} >= ${num((1 + (params.margin ?? 0)) * v.gain - F * v.Q)}`);
     }
   }
   rows.push(` frivolous: ${term(1 - eps, "B")} ${term(-eps * lam, "S")} >= ${num(params.grief / C)}`);

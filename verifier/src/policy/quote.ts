@@ -8,10 +8,29 @@ import { parseManifestJson } from "../ml/manifest.ts";
 import { logger } from "../log/index.ts";
 import type { DetectionMatrix } from "./detection.ts";
 import { actionSetFromMatrix, optimiseContract, verifyWithLp, type Contract, type ContractParams } from "./contract.ts";
-import { nonNegative, positive, positiveProbability, PolicyParamError } from "./params.ts";
+import { finite, nonNegative, positive, positiveProbability, PolicyParamError } from "./params.ts";
 import { InputError } from "../errors/index.ts";
 
 const log = logger("policy");
+
+/**
+ * One class of cheat at its binding vertex: sampled detection D, every-segment screen detection, segments touched, catch
+ * probability Q, gain max(compute saved, V), the provider side's expected loss ((1 - lam)*S + F)*Q and the margin
+ * loss - gain (wei), the margin as a share of the gain (loss / gain - 1; null when the class gains nothing), and what
+ * that means for the buyer in one sentence.
+ */
+export type QuoteStrategy = {
+  name: string;
+  D: number;
+  screen: number;
+  segmentsTouched: number;
+  Q: number;
+  gainWei: string;
+  lossWei: string;
+  marginWei: string;
+  marginRatio: number | null;
+  statement: string;
+};
 
 /** The manifest fields a quote needs. */
 export type QuoteJob = {
@@ -70,7 +89,22 @@ export type QuoteOptions = {
    * (default) lets the optimiser choose it.
    */
   auditRate: number | null;
+  /**
+   * m: strict margin (> 0, default DEFAULT_MARGIN): the stake makes every class's expected loss at least (1 + m) times
+   * its gain, never equal to it.
+   */
+  margin: number;
+  /**
+   * V: the buyer's integrity value in tokens (18 decimals, >= 0, default 0): what a planted or unfinished model would
+   * cost it. Every class's gain is max(compute saved, V), so plants (which save nothing) are priced against V.
+   */
+  integrityValue: number;
+  /** The last segment is recomputed whatever p (default true: the challenger bot does, bot.ts); false prices it at p. */
+  lastSegmentAudited: boolean;
 };
+
+/** The quote's default strict margin m: every cheater expects to lose at least 1.25 times what it gains. */
+export const DEFAULT_MARGIN = 0.25;
 
 export const DEFAULT_QUOTE_OPTIONS: Readonly<QuoteOptions> = Object.freeze({
   computeCostShare: 1,
@@ -88,6 +122,9 @@ export const DEFAULT_QUOTE_OPTIONS: Readonly<QuoteOptions> = Object.freeze({
   panelFee: 0,
   checks: null,
   auditRate: null,
+  margin: DEFAULT_MARGIN,
+  integrityValue: 0,
+  lastSegmentAudited: true,
 });
 
 /** The checks the challenger bot runs on a job (bot/checks.ts): recompute on sampled segments, the screen on every one. */
@@ -135,7 +172,13 @@ export type Quote = {
    * Per strategy at its binding vertex: sampled detection D, every-segment screen detection, segments touched, catch
    * probability Q, gain, the provider side's expected loss ((1 - lam)*S + F)*Q and the margin loss - gain (wei).
    */
-  strategies: { name: string; D: number; screen: number; segmentsTouched: number; Q: number; gainWei: string; lossWei: string; marginWei: string }[];
+  strategies: QuoteStrategy[];
+  /** m: the strict margin the stake was sized for. */
+  margin: number;
+  /** V in wei: the integrity value plants and unfinished models are priced against. */
+  integrityValueWei: string;
+  /** Whether the last segment was priced as always recomputed (the bot's rule). */
+  lastSegmentAudited: boolean;
   /** The float solution in wei units, as optimised. */
   contract: Contract;
   /** HiGHS LP solution at the chosen point; it matched the closed form. */
@@ -148,6 +191,17 @@ function wei(x: number): string {
   if (!Number.isFinite(x)) throw new PolicyParamError(`amount overflows: ${x}`);
   const r = Math.ceil(Math.max(0, x));
   return BigInt(r).toString();
+}
+
+function weiDown(x: number): string {
+  if (!Number.isFinite(x)) throw new PolicyParamError(`amount overflows: ${x}`);
+  return BigInt(Math.floor(Math.max(0, x))).toString();
+}
+
+/** What the buyer gets against one class, in plain words. */
+function statementOf(s: { name: string; Q: number; gain: number; loss: number; margin: number; marginRatio: number | null }): string {
+  if (s.marginRatio === null) return `a cheater of class ${s.name} gains nothing, and loses ${weiDown(s.loss)} wei in expectation if it tries`;
+  return `a cheater of class ${s.name} loses at least ${weiDown(s.margin)} wei in expectation: caught with probability ${s.Q.toPrecision(4)}, it expects to lose ${weiDown(s.loss)} wei for a gain of ${wei(s.gain)} wei (${(100 * s.marginRatio).toFixed(1)}% more than it gains)`;
 }
 
 function signedWei(x: number): string {
@@ -163,6 +217,9 @@ export function quoteOptions(partial: Partial<QuoteOptions> = {}): QuoteOptions 
   nonNegative("griefShare", o.griefShare);
   nonNegative("panelFee", o.panelFee);
   if (o.auditRate !== null) positiveProbability("auditRate", o.auditRate);
+  // INVARIANT: a quote never stops at break-even: m > 0
+  if (finite("margin", o.margin) <= 0) throw new PolicyParamError(`margin must be > 0 (a quote never stops at break-even), got ${o.margin}`);
+  nonNegative("integrityValue", o.integrityValue);
   return o;
 }
 
@@ -200,6 +257,9 @@ export async function quotePolicy(job: QuoteJob, matrix: DetectionMatrix, partia
     grid: o.grid,
     panelFee: o.panelFee * 1e18,
     ...(o.auditRate !== null ? { fixedAuditRate: o.auditRate } : {}),
+    margin: o.margin,
+    integrityValue: o.integrityValue * 1e18,
+    lastSegmentAudited: o.lastSegmentAudited,
   };
   const actions = actionSetFromMatrix(matrix);
   const wanted = o.checks ?? PIPELINE_CHECKS;
@@ -231,7 +291,22 @@ export async function quotePolicy(job: QuoteJob, matrix: DetectionMatrix, partia
       shareOfPayment: best.cost.total / payment,
     },
     worstStrategy: worstOf(best.strategies),
-    strategies: best.strategies.map((s) => ({ name: s.name, D: s.D, screen: s.screen, segmentsTouched: s.segmentsTouched, Q: s.Q, gainWei: wei(s.gain), lossWei: wei(s.loss), marginWei: signedWei(s.margin) })),
+    strategies: best.strategies.map((s) => ({
+      name: s.name,
+      D: s.D,
+      screen: s.screen,
+      segmentsTouched: s.segmentsTouched,
+      Q: s.Q,
+      gainWei: wei(s.gain),
+      // the loss rounds down and the gain up, so the printed pair never overstates the margin
+      lossWei: weiDown(s.loss),
+      marginWei: signedWei(s.margin),
+      marginRatio: s.marginRatio,
+      statement: statementOf(s),
+    })),
+    margin: o.margin,
+    integrityValueWei: wei(o.integrityValue * 1e18),
+    lastSegmentAudited: o.lastSegmentAudited,
     contract: best,
     lp: { stakeWei: wei(lp.stake), challengerBondWei: wei(lp.challengerBond), auditorBondWei: wei(lp.auditorBond) },
     options: o,
@@ -264,6 +339,13 @@ export function readQuoteJob(path: string): QuoteJob {
   } catch (err) {
     throw new QuoteManifestError(`cannot read manifest ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
   }
+  let kind: unknown;
+  try {
+    kind = (JSON.parse(text) as { kind?: unknown } | null)?.kind;
+  } catch {
+    kind = undefined; // parseManifestJson names the JSON error
+  }
+  if (typeof kind === "string" && kind !== "pouw/training-job") throw new QuoteManifestError(`pouw quote prices training jobs (kind pouw/training-job); ${path} is a ${kind}`);
   const m = parseManifestJson(text);
   return { paymentWei: BigInt(m.policy.paymentWei), steps: m.training.steps, stepsPerSegment: m.training.stepsPerSegment };
 }

@@ -102,7 +102,7 @@ export function registerProvider(program: Command): void {
       .command("run")
       .description("train an accepted job segment by segment, publishing checkpoints and committing each segment; resumes after a restart")
       .argument("<job>")
-      .option("--strategy <s>", "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | plant:<step> | near-zero (cheats are for demos and tests)", "honest")
+      .option("--strategy <s>", "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | plant:<step> | near-zero | state-poison[:<step>] | nan-plant[:<step>] | skip-powers[:<f>] | plant-spread:<n> | plant-bounded (cheats are for demos and tests)", "honest")
       .option("--threads <n>", "matmul threads of the pouw engine (1..64, default 1); the bits do not depend on it")
       .option("--json", "print the result as JSON (the progress stays on stderr)"),
   ).action(async (jobArg: string, opts: Opts) => {

@@ -1,7 +1,8 @@
 /**
- * `pouw quote --manifest M [--detection FILE] [--checks LIST|any] [--json]`: the recommended audit rate, stake,
- * challenger bond, panel size and auditor bond for a job, with the cost breakdown and, per cheat strategy, what it
- * gains against what the provider side expects to lose; names the worst class. Priced by default on the checks the
+ * `pouw quote --manifest M [--detection FILE] [--checks LIST|any] [--margin M] [--integrity-value V] [--json]`: the
+ * recommended audit rate, stake, challenger bond, panel size and auditor bond for a job, with the cost breakdown and,
+ * per cheat class, its detection, what it gains against what the provider side expects to lose and the margin, and
+ * one plain sentence per class of what the buyer gets; names the worst class. Priced by default on the checks the
  * challenger bot runs (recompute on sampled segments, the state screen on every segment).
  */
 import type { Command } from "commander";
@@ -34,6 +35,8 @@ const NUMERIC_OPTIONS: { key: NumericKey; flag: string; help: string }[] = [
   { key: "grid", flag: "grid", help: "audit-rate grid points before golden-section refinement" },
   { key: "panelFee", flag: "panel-fee", help: "tokens a challenger pays each panel member when a panel decides (the DisputeGame's panelFee)" },
   { key: "auditRate", flag: "audit-rate", help: "p: fix the audit rate per segment, (0, 1] (default: chosen by the optimiser)" },
+  { key: "margin", flag: "margin", help: "m: strict margin, > 0: every class's expected loss >= (1 + m) x its gain" },
+  { key: "integrityValue", flag: "integrity-value", help: "V: tokens a planted or unfinished model would cost the buyer; every class's gain is max(compute saved, V)" },
 ];
 
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -84,9 +87,14 @@ export function registerQuote(program: Command): void {
       `  capital cost      ${q.cost.capitalCostWei} wei  (stake ${q.cost.stakeCapitalWei}, auditor bond ${q.cost.auditorBondCapitalWei})`,
       `  total             ${q.cost.totalWei} wei  (${pct(q.cost.shareOfPayment)} of the payment)`,
       `worst class         ${q.worstStrategy ?? "none (no strategy saves compute)"}`,
-      `per strategy at its worst choice of segments (D: detection per audited segment, screen: per segment, every segment; T: segments touched;`,
-      `  Q: catch probability; loss: the provider side's expected loss ((1 - lam)*S + F)*Q; margin: loss - gain):`,
-      ...q.strategies.map((s) => `  ${s.name.padEnd(14)} D=${s.D.toPrecision(3)} screen=${s.screen.toPrecision(3)} T=${String(s.segmentsTouched).padStart(2)}  Q=${s.Q.toPrecision(4)}  gain=${s.gainWei}  loss=${s.lossWei}  margin=${s.marginWei}`),
+      `margin m            ${q.margin}  (every class's expected loss >= ${1 + q.margin} x its gain)`,
+      `integrity value V   ${q.integrityValueWei} wei  (every class gains at least V)`,
+      `last segment        ${q.lastSegmentAudited ? "recomputed whatever p (the challenger bot's rule)" : "audited at p"}`,
+      `per class at its worst choice of segments (D: detection per audited segment, screen: per segment, every segment; T: segments touched;`,
+      `  Q: catch probability; loss: the provider side's expected loss ((1 - lam)*S + F)*Q; gain: max(compute saved, V); margin: loss / gain - 1):`,
+      ...q.strategies.map((s) => `  ${s.name.padEnd(14)} D=${s.D.toPrecision(3)} screen=${s.screen.toPrecision(3)} T=${String(s.segmentsTouched).padStart(2)}  Q=${s.Q.toPrecision(4)}  loss=${s.lossWei}  gain=${s.gainWei}  margin=${s.marginRatio === null ? "none needed (no gain)" : s.marginRatio.toFixed(4)}`),
+      `what the buyer gets:`,
+      ...q.strategies.map((s) => `  ${s.statement}`),
       `detection matrix measured on: ${q.detectionManifest}`,
       `verified: HiGHS LP at this audit rate gives S=${q.lp.stakeWei}, B=${q.lp.challengerBondWei}, A=${q.lp.auditorBondWei}`,
     ];
