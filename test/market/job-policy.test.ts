@@ -6,7 +6,7 @@
  */
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
-import { jobPolicyFor, JobPolicyError, type DetectionSource } from "../../verifier/src/market/job-policy.ts";
+import { DEFAULT_SHARES, jobPolicyFor, JobPolicyError, type DetectionSource } from "../../verifier/src/market/job-policy.ts";
 import { parseManifest, type Manifest } from "../../verifier/src/ml/index.ts";
 import { catchProbability, DEFAULT_DETECTION_PATH, DEFAULT_QUOTE_OPTIONS, loadDetectionMatrix, packageDetectionPath, quotePolicy } from "../../verifier/src/policy/index.ts";
 import { DEFAULT_DISPUTE_PARAMS } from "../../verifier/src/chain/deployDisputeGame.ts";
@@ -74,6 +74,24 @@ describe("market: jobPolicyFor (stake from the quote, the manifest or a flag)", 
     expect(shared.policy.requiredStake > plain.policy.requiredStake).to.equal(true);
     const lam = await jobPolicyFor(m, { payment, detection, overrides: { challengerBps: 3_000, buyerBps: 5_000 } });
     expect(lam.quote!.quote.options.lam).to.equal(0.3);
+  });
+
+  it("prices the buyer's integrity value and margin (buyer create --integrity-value, --margin), and refuses them without a quote", async () => {
+    const m = manifestWith({ auditRate: 0.25 });
+    const plain = await jobPolicyFor(m, { payment, detection });
+    const valued = await jobPolicyFor(m, { payment, detection, terms: { integrityValue: 0.5, margin: 0.5 } });
+    // the same quote run directly with the same terms: the stake the buyer posts is the stake quotePolicy sizes
+    const q = await quotePolicy(job, detection.matrix, { lam: DEFAULT_SHARES.challengerBps / 10_000, forfeitShare: 1, auditRate: valued.quote!.sizedForAuditRate, integrityValue: 0.5, margin: 0.5 });
+    expect(valued.policy.requiredStake).to.equal(BigInt(q.stakeWei));
+    expect(valued.policy.requiredStake > plain.policy.requiredStake, "a valued model asks a larger stake").to.equal(true);
+    expect(valued.quote!.quote.margin).to.equal(0.5);
+    expect(valued.quote!.quote.integrityValueWei).to.equal((5n * 10n ** 17n).toString());
+    for (const s of valued.quote!.quote.strategies) if (s.marginRatio !== null) expect(s.marginRatio).to.be.at.least(0.5 - 1e-9);
+    for (const p of [jobPolicyFor(m, { payment, terms: { integrityValue: 1 } }), jobPolicyFor(m, { payment, detection, terms: { margin: 1 }, overrides: { requiredStake: 7n } })]) {
+      const err = await p.then(() => undefined, (e: unknown) => e);
+      expect(err).to.be.instanceOf(JobPolicyError);
+      expect((err as Error).message).to.match(/contradict --stake and --no-quote/);
+    }
   });
 
   it("a --stake override wins and runs no quote", async () => {

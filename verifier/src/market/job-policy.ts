@@ -69,6 +69,12 @@ export type JobPolicyOptions = {
    * bears, instead of the quote's own panel choice (default: the quote's choice and panel fee).
    */
   panel?: { size: number; feeWei: bigint };
+  /**
+   * What the buyer asks of the quote: m, the strict margin (every class's expected loss >= (1 + m) x its gain; default
+   * the quote's 0.25), and V, its integrity value in tokens (what a planted or unfinished model would cost it; every
+   * class's gain is max(compute saved, V); default 0). docs/economics.md.
+   */
+  terms?: { margin?: number; integrityValue?: number };
   overrides?: PolicyOverrides;
 };
 
@@ -135,6 +141,9 @@ export async function jobPolicyFor(manifest: Manifest, opts: JobPolicyOptions): 
   let requiredStake = BigInt(manifest.policy.providerStakeWei);
   let stakeFrom: DerivedPolicy["stakeFrom"] = "manifest";
   let quote: StakeQuote | undefined;
+  if (opts.terms !== undefined && (o.requiredStake !== undefined || opts.detection === undefined)) {
+    throw new JobPolicyError("--margin and --integrity-value size the quoted stake: they contradict --stake and --no-quote");
+  }
   if (o.requiredStake !== undefined) {
     requiredStake = o.requiredStake;
     stakeFrom = "flag";
@@ -145,6 +154,8 @@ export async function jobPolicyFor(manifest: Manifest, opts: JobPolicyOptions): 
       lam: shares.challengerBps / BPS,
       forfeitShare: (BPS - dataShareBps) / BPS,
       ...(opts.panel ? deployedPanel(opts.panel) : {}),
+      ...(opts.terms?.margin !== undefined ? { margin: opts.terms.margin } : {}),
+      ...(opts.terms?.integrityValue !== undefined ? { integrityValue: opts.terms.integrityValue } : {}),
     });
     requiredStake = BigInt(quote.stakeWei);
     stakeFrom = "quote";

@@ -66,6 +66,8 @@ export function registerBuyer(program: Command): void {
       .option("--pay <amount>", "payment in tokens (default: the manifest's policy.paymentWei)")
       .option("--detection <file>", "detection matrix the quote sizes the stake with (default: the package's bench/results/detection.json)")
       .option("--no-quote", "no quote: the stake is the manifest's policy.providerStakeWei")
+      .option("--margin <m>", "strict margin of the quote, > 0: every cheat class's expected loss >= (1 + m) x its gain (default 0.25)")
+      .option("--integrity-value <tokens>", "V: what a planted or unfinished model would cost you; the quote prices every class's gain as max(compute saved, V) (default 0)")
       .option("--stake <amount>", "override: provider stake required (tokens; no quote is run)")
       .option("--segment-timeout <seconds>", "override: seconds the provider has per segment (default 3600)")
       .option("--challenge-window <seconds>", "override: challenge window after the last segment (default: manifest)")
@@ -104,6 +106,16 @@ export function registerBuyer(program: Command): void {
       ...(s("timeoutSlashBps") !== undefined ? { timeoutSlashBps: bps("--timeout-slash-bps", s("timeoutSlashBps"))! } : {}),
     };
     const payment = s("pay") !== undefined ? parseAmount("--pay", s("pay")!) : undefined;
+    const quoteNumber = (flag: string, raw: string | undefined, ok: (x: number) => boolean, want: string) => {
+      if (raw === undefined) return undefined;
+      const x = raw.trim() === "" ? Number.NaN : Number(raw);
+      if (!Number.isFinite(x) || !ok(x)) throw new InputError(`${flag} must be ${want}, got ${JSON.stringify(raw)}`);
+      return x;
+    };
+    const margin = quoteNumber("--margin", s("margin"), (x) => x > 0, "a number > 0 (a quote never stops at break-even)");
+    const integrityValue = quoteNumber("--integrity-value", s("integrityValue"), (x) => x >= 0, "a token amount >= 0");
+    const quoteTerms = margin !== undefined || integrityValue !== undefined ? { ...(margin !== undefined ? { margin } : {}), ...(integrityValue !== undefined ? { integrityValue } : {}) } : undefined;
+    if (quoteTerms && detection === undefined) throw new InputError("--margin and --integrity-value size the quoted stake: they contradict --stake and --no-quote");
     const ctx = await marketContext(opts as never);
     // IMPORTANT: before any transaction: a job nobody can train (its corpus does not resolve, its base is unusable,
     // step 1 fails) is never posted (provider/check-base.ts; the provider's accept runs the same dry run)
@@ -115,6 +127,7 @@ export function registerBuyer(program: Command): void {
       ...(payment !== undefined ? { payment } : {}),
       ...(game ? { panel: { size: game.panelSize, feeWei: game.panelFee } } : {}),
       ...(detection ? { detection } : {}),
+      ...(quoteTerms ? { terms: quoteTerms } : {}),
       // a caught provider forfeits only its own pay: the payment less the data share
       dataShareBps: terms.attached ? terms.terms.dataShareBps : 0,
       overrides,
