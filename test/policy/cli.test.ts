@@ -121,6 +121,7 @@ describe("cli: pouw quote", function () {
 
   const badQuote: [string, string[], RegExp][] = [
     ["a missing manifest", ["quote", "--manifest", "/nonexistent/m.json", "--detection", DET], /cannot read manifest/],
+    ["an endless device as the manifest (read at most 1 MiB)", ["quote", "--manifest", "/dev/zero", "--detection", DET], /manifest \/dev\/zero is larger than 1048576 bytes/],
     ["a negative capital rate", ["quote", "--manifest", MAN, "--detection", DET, "--capital-rate", "-1"], /capitalRate must be >= 0/],
     ["a juror error of 0.5", ["quote", "--manifest", MAN, "--detection", DET, "--juror-error", "0.5"], /jurorError must be < 0.5/],
     ["a non-number option", ["quote", "--manifest", MAN, "--detection", DET, "--lam", "half"], /--lam must be a finite number/],

@@ -6,7 +6,7 @@
  * Parsing is strict (unknown keys are errors) so that a typo cannot silently fall back to a default
  * that the provider and the auditor might read differently.
  */
-import { open, type FileHandle } from "node:fs/promises";
+import { closeSync, openSync, readSync } from "node:fs";
 import canonicalizeModule from "canonicalize";
 import { keccak256, toBytes, type Hex } from "viem";
 import { z } from "zod";
@@ -279,7 +279,6 @@ export function manifestHash(manifest: Manifest): Hex {
   return keccak256(toBytes(canonicalManifest(manifest)));
 }
 
-/** Reads and parses a manifest file; an unreadable file is an InputError naming the path and errno code. */
 /**
  * Largest manifest file read: a manifest is a few KB of JSON (examples/ are under 2 KB), so 1 MiB leaves room for any
  * real one while a device or a huge file (`--manifest /dev/zero`) fails after at most this much, not after filling memory.
@@ -287,30 +286,36 @@ export function manifestHash(manifest: Manifest): Hex {
 export const MANIFEST_MAX_BYTES = 1024 * 1024;
 
 /**
- * Reads and validates a manifest file: at most MANIFEST_MAX_BYTES (ManifestError naming the cap beyond it, read in
- * order from any file, pipe or device), then parseManifestJson. A file that cannot be opened or read is an InputError.
+ * A manifest file's text: at most MANIFEST_MAX_BYTES (ManifestError naming the cap beyond it), read in order from any
+ * file, pipe or device. A file that cannot be opened or read is an InputError naming the path and errno code.
  */
-export async function readManifestFile(path: string): Promise<Manifest> {
-  let fh: FileHandle;
+export function readManifestText(path: string): string {
+  const unreadable = (err: unknown) => new InputError(`cannot read manifest ${path} (${(err as NodeJS.ErrnoException).code ?? "error"})`, { cause: err });
+  let fd: number;
   try {
-    fh = await open(path, "r");
+    fd = openSync(path, "r");
   } catch (err) {
-    throw new InputError(`cannot read manifest ${path} (${(err as NodeJS.ErrnoException).code ?? "error"})`, { cause: err });
+    throw unreadable(err);
   }
   const buf = new Uint8Array(MANIFEST_MAX_BYTES + 1);
   let at = 0;
   try {
     // position null: read on from the current offset, so a pipe or a character device is read the same way
     while (at < buf.length) {
-      const { bytesRead } = await fh.read(buf, at, buf.length - at, null);
-      if (bytesRead === 0) break;
-      at += bytesRead;
+      const n = readSync(fd, buf, at, buf.length - at, null);
+      if (n === 0) break;
+      at += n;
     }
   } catch (err) {
-    throw new InputError(`cannot read manifest ${path} (${(err as NodeJS.ErrnoException).code ?? "error"})`, { cause: err });
+    throw unreadable(err);
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
   if (at > MANIFEST_MAX_BYTES) throw new ManifestError(`manifest ${path} is larger than ${MANIFEST_MAX_BYTES} bytes (a manifest is a few KB of JSON); not read further`);
-  return parseManifestJson(new TextDecoder().decode(buf.subarray(0, at)));
+  return new TextDecoder().decode(buf.subarray(0, at));
+}
+
+/** Reads and validates a manifest file: readManifestText, then parseManifestJson. */
+export async function readManifestFile(path: string): Promise<Manifest> {
+  return parseManifestJson(readManifestText(path));
 }

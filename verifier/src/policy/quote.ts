@@ -3,8 +3,7 @@
  * and the measured detection matrix. `pouw quote` prints it; `buyer create` uses it for the job's
  * policy unless the buyer overrides it.
  */
-import { readFileSync } from "node:fs";
-import { parseManifestJson } from "../ml/manifest.ts";
+import { parseManifestJson, readManifestText } from "../ml/manifest.ts";
 import { logger } from "../log/index.ts";
 import type { DetectionMatrix } from "./detection.ts";
 import { actionSetFromMatrix, optimiseContract, verifyWithLp, type Contract, type ContractParams } from "./contract.ts";
@@ -335,9 +334,9 @@ export class QuoteManifestError extends InputError {
 export function readQuoteJob(path: string): QuoteJob {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readManifestText(path);
   } catch (err) {
-    throw new QuoteManifestError(`cannot read manifest ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    throw new QuoteManifestError(err instanceof Error ? err.message : `cannot read manifest ${path}`, { cause: err });
   }
   let kind: unknown;
   try {
