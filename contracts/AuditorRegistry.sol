@@ -42,7 +42,8 @@ contract AuditorRegistry is IAuditorRegistry, FixedRoles {
     /// @dev eligibleUntil of a membership that has not ended.
     uint48 private constant _OPEN = type(uint48).max;
     /// @dev Layout of a tree node's head word: value in bits [0, 32), key (unix seconds) in [32, 80), the number of
-    /// older checkpoints in `_history` from bit 80. A history entry is (key << 32) | value.
+    /// older checkpoints in `_history` from bit 80. A history entry is (key << 32) | value, 80 bits; entry i sits in
+    /// word i / 3 at bit 80 * (i % 3).
     uint256 private constant _VALUE_BITS = 32;
     uint256 private constant _KEY_BITS = 48;
     uint256 private constant _ENTRY_MASK = (1 << 80) - 1;
@@ -65,7 +66,7 @@ contract AuditorRegistry is IAuditorRegistry, FixedRoles {
     /// @dev Fenwick node j counts the open memberships among slots (j - lowbit(j), j]; its head word holds the latest
     /// value and the time it was set, `_history` the earlier (time, value) checkpoints, ascending.
     mapping(uint256 node => uint256 head) private _heads;
-    mapping(uint256 node => mapping(uint256 i => uint256 entry)) private _history;
+    mapping(uint256 node => mapping(uint256 word => uint256 entries)) private _history;
     mapping(address account => uint256 amount) private _credits;
 
     /// @param wirer_ the account that calls `wire` once (the deployer); nobody ever holds DEFAULT_ADMIN_ROLE
@@ -176,17 +177,31 @@ contract AuditorRegistry is IAuditorRegistry, FixedRoles {
     {
         _checkSnapshot(asOf);
         uint256 prefix = _prefixAt(asOf);
-        // Drawn and excluded slots are taken out of the tree in memory (an auditor has at most one slot eligible at
-        // asOf). Sized before the count is known: k beyond the prefix fails the check below anyway.
+        // Drawn and excluded slots are taken out in memory (an auditor has at most one slot eligible at asOf). Sized
+        // before the count is known: k beyond the prefix fails the check below anyway.
         uint256[] memory taken = new uint256[](exclude.length + (k < prefix ? k : prefix));
         uint256 nTaken = _excludedSlots(exclude, asOf, taken);
         uint256 have = _countAt(prefix, asOf) - nTaken;
         if (k > have) revert AuditorRegistryNotEnoughAuditors(have, k);
         panel = new address[](k);
-        uint256 top = prefix == 0 ? 0 : 1 << Math.log2(prefix);
+        if (k == 0) return panel;
+        uint256 top = 1 << Math.log2(prefix);
+        // NOTE: the taken slots are counted per tree node either by scanning the list (about 20 gas per entry per level:
+        // k * (k + excluded) * log(prefix) in all) or from a Fenwick tree of them in memory (3 * prefix + prefix^2 / 512
+        // gas of memory, then O(log prefix) per slot); whichever costs less. Both give the same panel.
+        uint256 listCost = k * (k + nTaken) * Math.log2(prefix) * 20;
+        uint256[] memory takenTree;
+        if (3 * prefix + (prefix * prefix) / 512 < listCost) {
+            takenTree = new uint256[](prefix + 1);
+            for (uint256 t; t < nTaken; ++t) _mark(takenTree, taken[t], prefix);
+        }
         for (uint256 i; i < k; ++i) {
-            uint256 slot = _select(uint256(keccak256(abi.encode(seed, i))) % (have - i), prefix, top, asOf, taken, nTaken);
-            taken[nTaken++] = slot;
+            uint256 r = uint256(keccak256(abi.encode(seed, i))) % (have - i);
+            uint256 slot = takenTree.length == 0
+                ? _select(r, prefix, top, asOf, taken, nTaken)
+                : _selectWithTree(r, prefix, top, asOf, takenTree);
+            if (takenTree.length == 0) taken[nTaken++] = slot;
+            else _mark(takenTree, slot, prefix);
             panel[i] = _slots[slot].auditor;
         }
     }
@@ -336,7 +351,10 @@ contract AuditorRegistry is IAuditorRegistry, FixedRoles {
                 _heads[j] = (h & ~uint256(type(uint32).max)) | value;
             } else {
                 uint256 len = h >> (_VALUE_BITS + _KEY_BITS);
-                _history[j][len] = h & _ENTRY_MASK;
+                // three 80-bit entries per word: two of three pushes update a word instead of creating one
+                uint256 shift = (len % 3) * 80;
+                if (shift == 0) _history[j][len / 3] = h & _ENTRY_MASK;
+                else _history[j][len / 3] |= (h & _ENTRY_MASK) << shift;
                 _heads[j] = ((len + 1) << (_VALUE_BITS + _KEY_BITS)) | (block.timestamp << _VALUE_BITS) | value;
             }
         }
@@ -403,6 +421,32 @@ contract AuditorRegistry is IAuditorRegistry, FixedRoles {
         return pos + 1;
     }
 
+    /// @dev `_select` with the taken slots counted by a Fenwick tree in memory (`takenTree[j]`: taken slots in node j).
+    function _selectWithTree(uint256 r, uint256 prefix, uint256 top, uint64 asOf, uint256[] memory takenTree)
+        private
+        view
+        returns (uint256)
+    {
+        uint256 pos;
+        for (uint256 step = top; step != 0; step >>= 1) {
+            uint256 next = pos + step;
+            if (next > prefix) continue;
+            uint256 v = _valueAt(next, asOf) - takenTree[next];
+            if (v <= r) {
+                pos = next;
+                r -= v;
+            }
+        }
+        return pos + 1;
+    }
+
+    /// @dev Counts slot `s` (1..prefix) as taken in every node of `takenTree` that covers it.
+    function _mark(uint256[] memory takenTree, uint256 s, uint256 prefix) private pure {
+        for (uint256 j = s; j <= prefix; j += j & (~j + 1)) {
+            ++takenTree[j];
+        }
+    }
+
     /// @dev Writes into `taken` the distinct slots eligible at asOf of the addresses in `exclude`; returns how many.
     function _excludedSlots(address[] calldata exclude, uint64 asOf, uint256[] memory taken)
         private
@@ -436,7 +480,7 @@ contract AuditorRegistry is IAuditorRegistry, FixedRoles {
             // NOTE: node j is read only for asOf >= eligibleFrom of slot j > its first checkpoint, so some entry has
             // key <= asOf; index 0 is the floor of the search.
             uint256 i = step < hi ? hi - step : 0;
-            if (hist[i] >> _VALUE_BITS <= asOf) {
+            if (_entry(hist, i) >> _VALUE_BITS <= asOf) {
                 lo = i;
                 break;
             }
@@ -446,10 +490,15 @@ contract AuditorRegistry is IAuditorRegistry, FixedRoles {
         }
         while (hi - lo > 1) {
             uint256 mid = (lo + hi) >> 1;
-            if (hist[mid] >> _VALUE_BITS <= asOf) lo = mid;
+            if (_entry(hist, mid) >> _VALUE_BITS <= asOf) lo = mid;
             else hi = mid;
         }
-        return uint32(hist[lo]);
+        return uint32(_entry(hist, lo));
+    }
+
+    /// @dev History entry i of a node.
+    function _entry(mapping(uint256 => uint256) storage hist, uint256 i) private view returns (uint256) {
+        return (hist[i / 3] >> ((i % 3) * 80)) & _ENTRY_MASK;
     }
 
     /// @dev The slot of `auditor`'s membership eligible at asOf (eligibleFrom <= asOf < eligibleUntil), or 0.
