@@ -241,6 +241,50 @@ results["AuditorRegistry.leave"] = await gas(registry.write.leave({ account: aud
   results["DataRegistry.retire"] = await gas(data.write.retire([2n], { account: contributor.account }));
 }
 
+/**
+ * Panel draws against the number of listed auditors: for n = 10, 100, 1,000 and 10,000 a fresh AuditorRegistry with
+ * n bonded auditors (contracts, bonded in batches by mocks/AuditorCrowd.sol), three non-member addresses excluded
+ * (DisputeGame excludes provider, challenger and buyer). The gas is that of the drawPanel call made from a contract
+ * (AuditorCrowd.measureDraw: what DisputeGame pays inside its own transaction, cold storage included), at k = 3, 7
+ * and every eligible auditor where that fits a block; "quiet" draws at a snapshot nothing changed after, "after
+ * exits" draws at the same snapshot once every 10th auditor has requested exit (each exit adds a checkpoint to the
+ * tree nodes over its slot, which a draw at the older snapshot searches). Also requestExit of slot 1 (the most tree
+ * nodes) and a postBond at each n.
+ */
+async function drawRows(): Promise<Record<string, number>> {
+  const rows: Record<string, number> = {};
+  const others = [buyer, provider, challenger].map((w) => w.account.address);
+  const BOND = parseEther("100");
+  const BATCH = 40;
+  for (const n of [10, 100, 1_000, 10_000]) {
+    const reg = await viem.deployContract("AuditorRegistry", [token.address, BOND, BigInt(14 * DAY), 3600n, admin.account.address]);
+    const crowd = await viem.deployContract("AuditorCrowd", [token.address, reg.address]);
+    for (let done = 0; done < n; done += BATCH) await crowd.write.bond([BigInt(Math.min(BATCH, n - done)), BOND]);
+    await networkHelpers.time.increase(HOUR + 10);
+    const asOf = BigInt(await networkHelpers.time.latest()) - 1n;
+    const have = Number(await reg.read.poolSize([asOf, others]));
+    if (have !== n) throw new Error(`pool ${have}, expected ${n}`);
+    const draw = async (k: number, label: string) => {
+      await crowd.write.measureDraw([keccak256(toHex(`draw-${n}-${k}`)), BigInt(k), others, asOf]);
+      rows[`AuditorRegistry.drawPanel(n=${n},k=${label})`] = Number(await crowd.read.lastDrawGas());
+    };
+    await draw(3, "3");
+    await draw(7, "7");
+    // every eligible auditor (k = n): n seats of O(log n) reads each; at 10,000 it would not fit a test block
+    if (n <= 1_000) await draw(n, "all");
+    // every 10th auditor exits after the snapshot (slot 1 first, measured alone: its exit updates the most nodes)
+    await token.write.mint([admin.account.address, BOND]);
+    await token.write.approve([reg.address, maxUint256]);
+    rows[`AuditorRegistry.postBond(n=${n})`] = await gas(reg.write.postBond([BOND]));
+    rows[`AuditorRegistry.requestExit(slot 1 of n=${n}, via AuditorCrowd)`] = await gas(crowd.write.exitEvery([0n, BigInt(n), 1n]));
+    for (let first = 10; first < n; first += 10 * 100) await crowd.write.exitEvery([BigInt(first), 10n, 100n]);
+    await draw(3, "3,after exits");
+    await draw(7, "7,after exits");
+  }
+  return rows;
+}
+Object.assign(results, await drawRows());
+
 const sorted = Object.fromEntries(Object.entries(results).sort(([a], [b]) => a.localeCompare(b)));
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
 writeFileSync(new URL("./results/gas.json", import.meta.url), JSON.stringify(sorted, null, 2) + "\n");

@@ -6,6 +6,7 @@ import {vm} from "./test/Vm.sol";
 import {MarketFixture} from "./test/MarketFixture.sol";
 import {AuditorRegistry} from "./AuditorRegistry.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
+import {PanelReference} from "./test/PanelReference.sol";
 
 /// @notice AuditorRegistry: bonds, forfeits and the snapshot rule of panel draws. The model tests keep the whole
 /// membership history in the test (no pruning, leavers kept) and check that the registry's pool at any drawable
@@ -20,9 +21,16 @@ contract AuditorRegistryTest is TestBase, MarketFixture {
         uint64 until;
     }
 
+    /// @dev A membership of the model in the order memberships began (the registry's slot order).
+    struct Started {
+        address actor;
+        uint256 span;
+    }
+
     address[] internal _auditors;
     /// @dev Model: every membership an actor ever had, [from, until), on the registry `_r` of the model tests.
     mapping(address actor => Span[]) internal _model;
+    Started[] internal _started;
     AuditorRegistry internal _r;
 
     function setUp() public {
@@ -72,29 +80,58 @@ contract AuditorRegistryTest is TestBase, MarketFixture {
         }
     }
 
-    /// A fixed vector: the pool is sorted, and position i of the panel is pool[i + keccak(seed, i) % (m - i)] after
-    /// the swaps before it (computed by hand here for k = 2).
-    function test_drawPanel_fisherYatesOverAscendingPool() public view {
+    /// A fixed vector: the pool is the eligible members in slot (bond) order; position i is the (r_i + 1)-th member
+    /// still left, r_i = keccak(seed, i) mod (N - i) (computed by hand here for k = 3, without the reference library).
+    function test_drawPanel_fixedVector_slotOrder() public view {
         uint64 asOf = uint64(block.timestamp - 1);
-        address[] memory pool = registry.eligibleAuditors(asOf);
-        assertEq(pool.length, N, "all eligible");
-        for (uint256 i = 1; i < N; ++i) {
-            assertTrue(pool[i - 1] < pool[i], "ascending");
-        }
-        // 0xAD01..0xAD08 are ascending already
-        for (uint256 i; i < N; ++i) {
-            assertEq(pool[i], _auditors[i], "pool order");
-        }
         bytes32 seed = keccak256("vector");
-        address[] memory panel = registry.drawPanel(seed, 2, new address[](0), asOf);
-        address[] memory p = new address[](N);
-        for (uint256 i; i < N; ++i) p[i] = _auditors[i];
-        uint256 j0 = uint256(keccak256(abi.encode(seed, uint256(0)))) % N;
-        (p[0], p[j0]) = (p[j0], p[0]);
-        uint256 j1 = 1 + uint256(keccak256(abi.encode(seed, uint256(1)))) % (N - 1);
-        (p[1], p[j1]) = (p[j1], p[1]);
-        assertEq(panel[0], p[0], "first");
-        assertEq(panel[1], p[1], "second");
+        address[] memory panel = registry.drawPanel(seed, 3, new address[](0), asOf);
+        bool[] memory gone = new bool[](N);
+        for (uint256 i; i < 3; ++i) {
+            uint256 r = uint256(keccak256(abi.encode(seed, i))) % (N - i);
+            uint256 at;
+            for (uint256 j; j < N; ++j) {
+                if (gone[j]) continue;
+                if (r == 0) {
+                    at = j;
+                    break;
+                }
+                --r;
+            }
+            gone[at] = true;
+            assertEq(panel[i], _auditors[at], "position i");
+        }
+    }
+
+    /// The draw equals the reference (a plain list with removal) for any seed, size and excluded subset, and an
+    /// exclude list with repeats and outsiders excludes each member once.
+    function testFuzz_drawPanel_equalsReference(bytes32 seed, uint256 k, uint256 excludeMask) public view {
+        excludeMask = bound(excludeMask, 0, (1 << N) - 1);
+        address[] memory exclude = new address[](2 * N + 1);
+        address[] memory pool = new address[](N);
+        uint256 e;
+        uint256 m;
+        for (uint256 i; i < N; ++i) {
+            if (excludeMask & (1 << i) != 0) {
+                exclude[e++] = _auditors[i];
+                exclude[e++] = _auditors[i]; // repeated
+            } else {
+                pool[m++] = _auditors[i];
+            }
+        }
+        exclude[e++] = address(0xDEAD); // never bonded
+        assembly ("memory-safe") {
+            mstore(exclude, e)
+            mstore(pool, m)
+        }
+        uint64 asOf = uint64(block.timestamp - 1);
+        assertEq(registry.poolSize(asOf, exclude), m, "poolSize");
+        k = bound(k, 0, m);
+        address[] memory panel = registry.drawPanel(seed, k, exclude, asOf);
+        address[] memory expected = PanelReference.panel(seed, pool, k);
+        for (uint256 i; i < k; ++i) {
+            assertEq(panel[i], expected[i], "reference");
+        }
     }
 
     function test_drawPanel_tooFew_reverts() public {
@@ -147,7 +184,8 @@ contract AuditorRegistryTest is TestBase, MarketFixture {
         assertEq(registry.auditorOf(fresh).eligibleFrom, bondedAt + ACTIVATION_DELAY, "eligibleFrom");
     }
 
-    /// leave swaps the last listed member into the leaver's slot; the draw sorts its pool, so the panel is unchanged.
+    /// leave swaps the last listed member into the leaver's place in the enumerable list; draws never read that list
+    /// (slots are append-only), so the panel is unchanged.
     function test_leave_reordersStorage_panelUnchanged() public {
         address leaver = _auditors[0];
         vm.prank(leaver);
@@ -239,14 +277,22 @@ contract AuditorRegistryTest is TestBase, MarketFixture {
         uint64 asOf = uint64(block.timestamp - 1 - (history % 2 hours) % (block.timestamp - _start()));
         address[] memory pool = _r.eligibleAuditors(asOf);
         _assertModelPool(pool, asOf);
-        uint256 size = bound(k, 0, pool.length);
-        address[] memory panel = _r.drawPanel(seed, size, new address[](0), asOf);
+        address[] memory exclude = new address[](1);
+        exclude[0] = _actor(uint256(seed) % ACTORS);
+        address[] memory ordered = _modelPoolInSlotOrder(asOf, exclude[0]);
+        assertEq(_r.poolSize(asOf, exclude), ordered.length, "poolSize = model");
+        uint256 size = bound(k, 0, ordered.length);
+        address[] memory panel = _r.drawPanel(seed, size, exclude, asOf);
+        address[] memory expected = PanelReference.panel(seed, ordered, size);
+        for (uint256 i; i < size; ++i) {
+            assertEq(panel[i], expected[i], "reference over the model's pool");
+        }
 
         _run(later, 24, uint256(asOf) + EXIT_DELAY);
 
         address[] memory poolAfter = _r.eligibleAuditors(asOf);
         _assertModelPool(poolAfter, asOf);
-        address[] memory panelAfter = _r.drawPanel(seed, size, new address[](0), asOf);
+        address[] memory panelAfter = _r.drawPanel(seed, size, exclude, asOf);
         for (uint256 i; i < size; ++i) {
             assertEq(panelAfter[i], panel[i], "same panel");
         }
@@ -309,7 +355,10 @@ contract AuditorRegistryTest is TestBase, MarketFixture {
         uint256 amount = (activates ? MIN_BOND - x.bond : 0) + extra + 1;
         vm.prank(a);
         _r.postBond(amount);
-        if (activates) _model[a].push(Span(uint64(block.timestamp + ACTIVATION_DELAY), OPEN));
+        if (activates) {
+            _started.push(Started(a, _model[a].length));
+            _model[a].push(Span(uint64(block.timestamp + ACTIVATION_DELAY), OPEN));
+        }
     }
 
     function _exit(address a) internal {
@@ -351,6 +400,20 @@ contract AuditorRegistryTest is TestBase, MarketFixture {
             if (spans[i].from <= asOf && asOf < spans[i].until) return true;
         }
         return false;
+    }
+
+    /// @dev The model's members eligible at `asOf` but `excluded`, in the order their memberships began.
+    function _modelPoolInSlotOrder(uint64 asOf, address excluded) internal view returns (address[] memory pool) {
+        pool = new address[](_started.length);
+        uint256 m;
+        for (uint256 i; i < _started.length; ++i) {
+            Started memory st = _started[i];
+            Span memory sp = _model[st.actor][st.span];
+            if (st.actor != excluded && sp.from <= asOf && asOf < sp.until) pool[m++] = st.actor;
+        }
+        assembly ("memory-safe") {
+            mstore(pool, m)
+        }
     }
 
     /// @dev `pool` must be the model's eligible actors at `asOf`, ascending (insertion-sorted here).

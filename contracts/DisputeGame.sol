@@ -7,6 +7,7 @@ import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {IDisputeGame, IStepVerifier} from "./interfaces/IDisputeGame.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
+import {DrawGuard} from "./libraries/DrawGuard.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
 import {Trace} from "./libraries/Trace.sol";
 import {PanelTiming} from "./libraries/PanelTiming.sol";
@@ -706,9 +707,11 @@ contract DisputeGame is IDisputeGame {
             d.panelDrawn = true;
             emit PanelDrawn(disputeId, seed, panel);
             return true;
-        } catch {
-            // Too few eligible auditors (or a snapshot too old to draw): no panel; resolve ends the dispute with
-            // NoDecision.
+        } catch (bytes memory reason) {
+            // INVARIANT: only a draw the registry refuses by name (too few eligible auditors, a snapshot too old or not
+            // yet past) leaves a dispute without a panel (resolve ends it NoDecision); a draw starved of gas reverts the
+            // caller, so no caller skips the forfeits of a panel that could be drawn.
+            DrawGuard.requireNoPanel(reason);
             emit PanelUnavailable(disputeId);
             return false;
         }

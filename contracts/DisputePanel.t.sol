@@ -8,11 +8,12 @@ import {AuditorRegistry} from "./AuditorRegistry.sol";
 import {DisputeGame} from "./DisputeGame.sol";
 import {IDisputeGame, IStepVerifier} from "./interfaces/IDisputeGame.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
+import {PanelReference} from "./test/PanelReference.sol";
 
 /// @notice The dispute panel is the registry's snapshot at the challenge (issue 12, attack 4): an attacker that waits
 /// for blockhash(seedBlock) and then posts bonds, requests exits, leaves, or re-bonds after a forfeit, in the block of
-/// the draw, does not change the panel. The expected panel comes from a reference Fisher-Yates written here over the
-/// pool the fixture set up (its five auditors, ascending), not from the registry.
+/// the draw, does not change the panel. The expected panel comes from the reference draw (test/PanelReference.sol) over the
+/// pool the fixture set up (its five auditors, in bond order), not from the registry.
 contract DisputePanelTest is TestBase, DisputeFixture {
     /// @dev An auditor that bonded and requested exit long before the dispute: not in the snapshot, free to leave
     /// (which reorders the registry's storage) at any time during it.
@@ -34,29 +35,15 @@ contract DisputePanelTest is TestBase, DisputeFixture {
         return address(uint160(uint256(keccak256(abi.encode("sybil", i)))));
     }
 
-    /// @dev The fixture's auditors in ascending order: the pool at any challenge in these tests.
+    /// @dev The fixture's auditors in bond order (= slot order): the pool at any challenge in these tests.
     function _expectedPool() internal view returns (address[] memory pool) {
         pool = new address[](auditors.length);
-        for (uint256 i; i < auditors.length; ++i) {
-            address a = auditors[i];
-            uint256 j = i;
-            while (j > 0 && pool[j - 1] > a) {
-                pool[j] = pool[j - 1];
-                --j;
-            }
-            pool[j] = a;
-        }
+        for (uint256 i; i < auditors.length; ++i) pool[i] = auditors[i];
     }
 
-    /// @dev Reference partial Fisher-Yates (IAuditorRegistry.drawPanel's documented rule) over `pool`.
-    function _referencePanel(bytes32 seed, address[] memory pool, uint256 k) internal pure returns (address[] memory p) {
-        p = new address[](k);
-        uint256 m = pool.length;
-        for (uint256 i; i < k; ++i) {
-            uint256 j = i + uint256(keccak256(abi.encode(seed, i))) % (m - i);
-            (pool[i], pool[j]) = (pool[j], pool[i]);
-            p[i] = pool[i];
-        }
+    /// @dev The reference draw (IAuditorRegistry.drawPanel's documented rule) over `pool`.
+    function _referencePanel(bytes32 seed, address[] memory pool, uint256 k) internal pure returns (address[] memory) {
+        return PanelReference.panel(seed, pool, k);
     }
 
     /// @dev A cheating dispute, then the chain moves past its seed block: the seed is public from here on.

@@ -83,6 +83,9 @@ interface IAuditorRegistry is IFixedRoles {
     error AuditorRegistryZeroRecipient();
     /// @notice A panel of `k` was asked for but only `eligible` auditors eligible at the snapshot are not excluded.
     error AuditorRegistryNotEnoughAuditors(uint256 eligible, uint256 k);
+    /// @notice A panel draw failed without a reason (it ran out of gas); raised by the caller of drawPanel (DrawGuard) so
+    /// that a short gas allowance fails the whole call instead of passing for "no panel". `gasLeft` is what remained.
+    error AuditorRegistryDrawOutOfGas(uint256 gasLeft);
     /// @notice `account` has nothing to claim.
     error AuditorRegistryNothingToClaim(address account);
     /// @notice The snapshot time `asOf` is not in the past (now `nowTs`): actions later in this second could still
@@ -114,16 +117,27 @@ interface IAuditorRegistry is IFixedRoles {
     function claim() external returns (uint256 amount);
 
     /// @notice A deterministic panel of `k` distinct auditors eligible at `asOf`, none in `exclude`, from `seed`.
-    /// The pool is the eligible auditors in ascending address order (so no reordering of storage changes a panel)
-    /// and the panel is a partial Fisher-Yates shuffle of it keyed by keccak256(seed, i): the same seed and the
-    /// same snapshot give the same panel, whatever happened after `asOf`. The caller supplies as `seed`
-    /// randomness that was unpredictable at `asOf`. Reverts unless `now - exitDelaySeconds <= asOf < now`.
+    /// The pool is the memberships eligible at `asOf` in slot order (a membership's slot is numbered when it
+    /// starts, in activation order, and never reused), less the members in `exclude`. Position i of the panel is
+    /// the (r_i + 1)-th member of what is left of the pool after positions 0..i-1 were taken out, with
+    /// r_i = uint256(keccak256(abi.encode(seed, i))) % (pool size - i): uniform, without replacement. The same seed
+    /// and the same snapshot give the same panel, whatever happened after `asOf`. Cost: O((k + exclude.length) *
+    /// log(slots)) storage reads (a Fenwick tree with per-node history; docs/panels.md gives the measured gas).
+    /// The caller supplies as `seed` randomness that was unpredictable at `asOf`. Reverts unless
+    /// `now - exitDelaySeconds <= asOf < now`, and with `AuditorRegistryNotEnoughAuditors(have, k)` when fewer than
+    /// `k` remain. A caller that must not lose the draw to a short gas allowance (a dispute's forfeits depend on it)
+    /// treats any other failure as its own revert (DrawGuard).
     function drawPanel(bytes32 seed, uint256 k, address[] calldata exclude, uint64 asOf)
         external
         view
         returns (address[] memory panel);
 
-    /// @notice The pool `drawPanel` draws from at `asOf` (ascending addresses); same reverts as drawPanel.
+    /// @notice How many auditors `drawPanel(seed, k, exclude, asOf)` draws from: the largest k it accepts
+    /// (an "every eligible auditor" panel). O((exclude.length) + log(slots)) reads; same snapshot reverts.
+    function poolSize(uint64 asOf, address[] calldata exclude) external view returns (uint256);
+
+    /// @notice The auditors eligible at `asOf` (ascending addresses); same snapshot reverts as drawPanel. Loops over
+    /// every listed member: for off-chain readers, not for contracts.
     function eligibleAuditors(uint64 asOf) external view returns (address[] memory pool);
 
     /// @notice Whether `auditor` is eligible at `asOf` by the rule above, over its memberships still on record

@@ -60,6 +60,7 @@ const TEXT: Record<string, (a: readonly unknown[], f: Fmt) => string> = {
   AuditorRegistryExitDelayNotPassed: ([who, at, now], f) => `auditor ${who} can exit at ${f.date(at)}, ${f.until(at, now)} left`,
   AuditorRegistryNothingToClaim: ([who]) => `${who} has nothing to claim`,
   AuditorRegistryNotEnoughAuditors: ([eligible, k]) => `only ${eligible} auditors can be drawn, ${k} are needed`,
+  AuditorRegistryDrawOutOfGas: ([left]) => `the panel draw ran out of gas (${left} left): send the transaction again with a higher gas limit`,
   DisputeGameUnknownDispute: ([id]) => `dispute ${id} does not exist`,
   DisputeGameVotingOpen: ([id, end, now], f) => `dispute ${id}'s voting is open until ${f.date(end)}, ${f.until(end, now)} left`,
   DisputeGameCommitClosed: ([id, end, now], f) => `dispute ${id}'s commit window closed at ${f.date(end)}, ${f.ago(end, now)} ago`,
