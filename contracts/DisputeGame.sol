@@ -200,7 +200,8 @@ contract DisputeGame is IDisputeGame {
     function concede(uint256 disputeId) external {
         Dispute storage d = _openDispute(disputeId);
         if (msg.sender != d.provider) revert DisputeGameNotProvider(disputeId, msg.sender, d.provider);
-        // INVARIANT: once the job faulted, its other disputes only close as Superseded (resolve), whoever acts.
+        // INVARIANT: once the job faulted, the provider has nothing left at stake: its other disputes are settled by their
+        // panels (resolve) or a proof, never by a concession that would hand a share of the reward to whoever it names.
         if (_jobFaulted[d.jobId]) revert DisputeGameSuperseded(disputeId, d.jobId);
         // INVARIANT: a concession comes before any vote can be revealed. Conceded counts no vote (no forfeit, no fee), so
         // a provider that could still concede after seeing the reveals would give its own panel members a free vote
@@ -228,7 +229,6 @@ contract DisputeGame is IDisputeGame {
         }
         Dispute storage d = _openDispute(disputeId);
         uint256 jobId = d.jobId;
-        if (_jobFaulted[jobId]) revert DisputeGameSuperseded(disputeId, jobId);
         CircuitTerms storage terms = _terms[jobId];
         if (terms.batchRoot == bytes32(0)) revert DisputeGameNotCircuitJob(jobId);
         uint256 step = d.step;
@@ -326,11 +326,6 @@ contract DisputeGame is IDisputeGame {
     /// @inheritdoc IDisputeGame
     function resolve(uint256 disputeId) external {
         Dispute storage d = _openDispute(disputeId);
-        // The job already faulted through another dispute: nothing is left to decide, this one closes at once.
-        if (_jobFaulted[d.jobId]) {
-            _settle(disputeId, d, Outcome.Superseded);
-            return;
-        }
         bool allRevealed = d.panelDrawn && d.reveals == d.panel.length;
         // INVARIANT: the vote is counted only when every member revealed or the reveal deadline passed.
         if (!allRevealed && block.timestamp <= d.revealDeadline) {
@@ -346,6 +341,14 @@ contract DisputeGame is IDisputeGame {
         // party's member plus one silent honest member decide the dispute), but its revealers are judged by the next
         // decided outcome on the same step: a member that forced the tie with a wrong vote forfeits then.
         if (outcome == Outcome.NoDecision && d.validVotes != 0) _tiedByStep[d.jobId][d.step] = disputeId;
+        // INVARIANT: a dispute whose job already faulted through another dispute still settles on its own panel's
+        // decision (a false challenge loses its bond, its Fault voters forfeit); only one its panel did not decide
+        // closes as Superseded, and its silent members still forfeit as on any NoDecision.
+        if (outcome == Outcome.NoDecision && _jobFaulted[d.jobId]) {
+            _settle(disputeId, d, Outcome.Superseded);
+            if (d.panelDrawn) _judge(disputeId, d.panel, Vote.None, true);
+            return;
+        }
         _settle(disputeId, d, outcome);
         _penalize(disputeId, d, outcome);
     }
@@ -741,19 +744,35 @@ contract DisputeGame is IDisputeGame {
         _openCount[jobId] = shares - 1;
         if (outcome != Outcome.Superseded && outcome != Outcome.NoDecision) _judgeTie(d, fault ? Vote.Fault : Vote.Valid);
         if (outcome == Outcome.Superseded) {
-            // INVARIANT: a dispute that was open when its job faulted costs its challenger nothing (bond and every fee
-            // back) and takes an equal part of the pooled challenger share.
-            _refundFees(disputeId, d);
+            // INVARIANT: a dispute that was open when its job faulted and that its panel did not decide costs its
+            // challenger nothing but the fees of members that revealed (bond and every other fee back), and takes an
+            // equal part of the pooled challenger share.
+            _payFees(disputeId, d, Outcome.NoDecision, 0);
             _payShare(disputeId, jobId, d.challenger);
             return;
         }
+        bool faulted = _jobFaulted[jobId];
         if (!fault) {
             _payFees(disputeId, d, outcome, 0);
-            _market.settleNoFault(jobId, outcome == Outcome.NoDecision);
+            // INVARIANT: a challenge decided wrong after its job faulted takes no part of the reward: its share is
+            // left to the job's other disputes (JobMarket no longer holds the job: it was refunded and slashed).
+            if (faulted) _forgoShare(disputeId, jobId);
+            else _market.settleNoFault(jobId, outcome == Outcome.NoDecision);
             return;
         }
-        // First fault on the job (later disputes on it are Superseded): JobMarket refunds the buyer and slashes the
-        // lock; the challenger share comes here.
+        if (faulted) {
+            // Another fault on a job that already faulted: its panel is paid out of what is left of the pooled challenger
+            // share first (so a right challenge decided late gets its deposit back as the first one did), then the
+            // challenger takes its part of the rest.
+            RewardPool storage left = _pools[jobId];
+            uint256 fromPool = _payFees(disputeId, d, outcome, left.amount);
+            left.amount -= uint128(fromPool); // fits: fromPool <= left.amount
+            _pooled -= fromPool;
+            _payShare(disputeId, jobId, d.challenger);
+            return;
+        }
+        // First fault on the job (its other disputes then settle on their own panels): JobMarket refunds the buyer and
+        // slashes the lock; the challenger share comes here.
         _jobFaulted[jobId] = true;
         uint256 reward = _market.settleProviderFault(jobId);
         if (reward != 0) _vault.claim();
@@ -786,13 +805,20 @@ contract DisputeGame is IDisputeGame {
         _credit(to, amount);
     }
 
-    /// @dev Every fee of dispute `disputeId` back to its challenger (no panel decided it).
-    function _refundFees(uint256 disputeId, Dispute storage d) private {
-        uint128 fees = d.fees;
-        _openFees -= fees;
-        if (fees == 0) return;
-        emit PanelFeesRefunded(disputeId, d.challenger, fees);
-        _credit(d.challenger, fees);
+    /// @dev Dispute `disputeId` gives up its part of job `jobId`'s pool (its challenge was decided wrong): the part stays
+    /// with the disputes still to be paid; when it was the last part, the remainder is burned (no party can route it).
+    function _forgoShare(uint256 disputeId, uint256 jobId) private {
+        RewardPool storage pool = _pools[jobId];
+        uint256 shares = pool.shares;
+        if (shares == 0) return;
+        if (shares == 1) {
+            _payShare(disputeId, jobId, BURN_ADDRESS);
+            return;
+        }
+        unchecked {
+            // bound: shares >= 2
+            pool.shares = uint32(shares - 1);
+        }
     }
 
     /// @dev Panel fees: only a counted vote (resolve, with a drawn panel) earns them. A member earns panelFee by
