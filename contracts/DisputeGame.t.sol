@@ -57,7 +57,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
     /// @dev The game holds exactly its open bonds, open fees and the credits of everyone who could have one.
     function _assertSolvent() internal view {
         uint256 owed = game.openBonds() + game.openFees() + game.pooled() + game.creditOf(challenger) + game.creditOf(stranger)
-            + game.creditOf(provider) + game.creditOf(buyer) + game.creditOf(game.BURN_ADDRESS());
+            + game.creditOf(provider) + game.creditOf(buyer);
         for (uint256 i; i < auditors.length; ++i) {
             owed += game.creditOf(auditors[i]);
         }
@@ -636,6 +636,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         uint256 falseId = _challenge(stranger, jobId, 5, 2); // step 5 is valid (not a segment's first step)
         vm_prank(provider);
         game.concede(first);
+        uint256 burned0 = token.balanceOf(game.BURN_ADDRESS());
         address[] memory p = _draw(falseId);
         uint256 wrongBond = _bondOf(p[2]);
         _vote(falseId, p, [VALID, VALID, FAULT]);
@@ -645,7 +646,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         assertEq(game.creditOf(provider), d.bond, "bond to the provider");
         assertEq(game.creditOf(stranger), defaultParams().panelFee, "only the minority's fee back");
         assertEq(_bondOf(p[2]), wrongBond - defaultParams().panelForfeit, "Fault voter forfeits");
-        assertEq(game.creditOf(game.BURN_ADDRESS()), REWARD / 2, "its part of the reward burned");
+        assertEq(token.balanceOf(game.BURN_ADDRESS()) - burned0, REWARD / 2, "its part of the reward burned");
         assertEq(game.pooled(), 0, "pool closed");
         _assertSolvent();
     }
@@ -696,6 +697,50 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         assertEq(_bondOf(p[2]), silentBond - defaultParams().panelForfeit, "silent member forfeits");
         assertEq(game.creditOf(provider), 0, "provider gets nothing");
         _assertSolvent();
+    }
+
+    // ---------------------------------------------------------------- limits on open disputes
+
+    /// One challenger holds at most MAX_OPEN_PER_CHALLENGER open disputes on a job; a settled one gives its slot back.
+    function test_challenge_pastChallengerLimit_reverts() public {
+        uint256 jobId = _job(2, 2, HONEST);
+        uint256 max = game.MAX_OPEN_PER_CHALLENGER();
+        assertEq(max, 4, "limit");
+        uint256 first;
+        for (uint256 step = 1; step <= max; ++step) {
+            uint256 id = _challenge(challenger, jobId, step, HONEST);
+            if (first == 0) first = id;
+        }
+        assertEq(game.openDisputesBy(jobId, challenger), max, "four open");
+        _commitChallenge(challenger, jobId, 5);
+        VM.expectRevert(
+            abi.encodeWithSelector(IDisputeGame.DisputeGameChallengerLimit.selector, jobId, challenger, max, max)
+        );
+        _challengeCommitted(challenger, jobId, 5, HONEST);
+        // another challenger is not limited by it
+        _challenge(stranger, jobId, 5, HONEST);
+        // a settled dispute frees its slot
+        address[] memory p = _draw(first);
+        _vote(first, p, [VALID, VALID, VALID]);
+        game.resolve(first);
+        assertEq(game.openDisputesBy(jobId, challenger), max - 1, "slot freed");
+    }
+
+    /// A job holds at most MAX_OPEN_PER_JOB open disputes, however many addresses open them.
+    function test_challenge_pastJobLimit_reverts() public {
+        uint256 max = game.MAX_OPEN_PER_JOB();
+        uint256 perChallenger = game.MAX_OPEN_PER_CHALLENGER();
+        uint16 segments = uint16((max + K) / K); // more steps than the limit
+        uint256 jobId = _job(segments, segments, HONEST);
+        for (uint256 i; i < max; ++i) {
+            address who = address(uint160(0xC4A1100 + i / perChallenger));
+            if (i % perChallenger == 0) _fund(who);
+            _challenge(who, jobId, i + 1, HONEST);
+        }
+        assertEq(game.openDisputesOn(jobId), max, "job full");
+        _commitChallenge(stranger, jobId, max + 1);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameJobDisputeLimit.selector, jobId, max, max));
+        _challengeCommitted(stranger, jobId, max + 1, HONEST);
     }
 
     // ---------------------------------------------------------------- resolved disputes are final

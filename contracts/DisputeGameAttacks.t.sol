@@ -176,6 +176,7 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
             if (capturedId == 0) capturedId = id;
         }
         _panelsVote(HONEST, capturedId);
+        uint256 burn0 = token.balanceOf(game.BURN_ADDRESS());
         game.resolve(capturedId);
         assertTrue(_outcome(capturedId) == IDisputeGame.Outcome.PanelFault, "captured panel faults the job");
         uint256 toProvider;
@@ -190,7 +191,10 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
         assertEq(game.creditOf(provider), toProvider, "false bonds to the provider");
         // the captured dispute took one part of six; the five forgone parts are burned with the last one
         uint256 pool = REWARD - FEES; // the captured panel's fees came out of the reward
-        assertEq(game.creditOf(game.BURN_ADDRESS()), pool - pool / 6, "forgone parts burned");
+        // the job's own slash burned burnBps of the lock at the fault; the rest burned here is the forgone parts and
+        // the segment-start bonds
+        uint256 slashBurn = (STAKE * 2_000) / 10_000;
+        assertEq(token.balanceOf(game.BURN_ADDRESS()) - burn0, slashBurn + burned + pool - pool / 6, "forgone parts burned");
         assertEq(game.pooled(), 0, "pool closed");
         assertTrue(burned > 0, "segment-start bonds burned");
     }

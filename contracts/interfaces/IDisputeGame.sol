@@ -219,6 +219,10 @@ interface IDisputeGame {
     error DisputeGameBadLeafProof(uint256 t, bytes32 h);
     /// @notice Step `step` of job `jobId` already has open dispute `disputeId`.
     error DisputeGameDisputeOpen(uint256 jobId, uint256 step, uint256 disputeId);
+    /// @notice `challenger` already holds `open` open disputes on job `jobId`, the most one challenger may (`max`).
+    error DisputeGameChallengerLimit(uint256 jobId, address challenger, uint256 open, uint256 max);
+    /// @notice Job `jobId` already has `open` open disputes, the most one job may (`max`).
+    error DisputeGameJobDisputeLimit(uint256 jobId, uint256 open, uint256 max);
     /// @notice `caller` is not the provider `provider` of dispute `disputeId`.
     error DisputeGameNotProvider(uint256 disputeId, address caller, address provider);
     /// @notice `caller` is not on dispute `disputeId`'s panel.
@@ -414,6 +418,9 @@ interface IDisputeGame {
 
     /// @notice Number of open disputes on job `jobId`.
     function openDisputesOn(uint256 jobId) external view returns (uint256);
+
+    /// @notice Number of open disputes `challenger` holds on job `jobId` (at most MAX_OPEN_PER_CHALLENGER).
+    function openDisputesBy(uint256 jobId, address challenger) external view returns (uint256);
 
     /// @notice Sum of undistributed reward pools. The token balance is openBonds() + openFees() + pooled() + credits.
     function pooled() external view returns (uint256);
