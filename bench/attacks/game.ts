@@ -245,7 +245,7 @@ export async function sybilDilution(): Promise<Row> {
   const outcomes: string[] = [];
   for (const id of [...sybil.slice(1), honest]) outcomes.push((await playPanel(w, id, honestPanel)).outcome);
   const valid = outcomes.slice(0, -1).filter((o) => o === "PanelValid").length;
-  const row = await measure(w, s, before, "3e sybil dilution", `honest dispute ${await outcomeOf(w, honest)} with 7 sybil disputes open (one Conceded, ${valid} of 6 decided PanelValid by their own panels: bonds lost, parts forgone): the honest dispute, decided last, takes the 7 parts left; side lost >= (1-lam)L`, DECLARED);
+  const row = await measure(w, s, before, "3e sybil dilution", `honest dispute ${await outcomeOf(w, honest)} with 7 sybil disputes open (one Conceded; of the other 6, ${valid} PanelValid by their own panels: bonds lost, parts forgone; ${6 - valid} PanelFault: steps past the divergence): the honest dispute, decided last, takes the parts left; side lost >= (1-lam)L`, DECLARED);
   return atLeastNonChallenger(row);
 }
 
