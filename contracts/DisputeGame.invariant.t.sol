@@ -344,13 +344,14 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
                 assertTrue(!all, "honest dispute left unsettled");
                 continue;
             }
-            if (d.openAtFault) {
-                // open when the job faulted: the whole deposit back and an equal part of the pool, whatever its own
-                // panel did (the deciding panel is paid out of the reward first)
+            if (d.faultedJob || (d.openAtFault && d.outcome == IDisputeGame.Outcome.Superseded && !d.chaos)) {
+                // it faulted the job, or was open then and its panel did not decide it: the whole deposit back and an
+                // equal part of the pool (the deciding panel is paid out of the reward first)
                 uint256 share = handler.jobGhost(d.jobId).shareAtFault;
                 assertGe(d.received, d.deposit + share, "honest challenger open at the fault missed its share");
                 continue;
             }
+            // open when the job faulted and decided later by its own panel: that panel is paid out of the pool first
             if (d.chaos || d.sybilMajority) continue;
             assertGe(d.received, d.deposit, "honest challenger on the faulty step lost");
         }

@@ -69,6 +69,14 @@ contract DisputeGame is IDisputeGame {
     /// fresh panel draw that whoever let the seed lapse can wait for; more than one would let a party re-roll the panel
     /// until its own auditors are drawn, simply by waiting out each seed while the honest bots are offline.
     uint256 public constant MAX_RESEEDS = 1;
+    /// @notice Most disputes one challenger may hold open on one job. One right challenge is enough to fault a job, so
+    /// the limit costs an honest challenger nothing; with MAX_OPEN_PER_JOB it bounds the panels (and the draws, forfeits
+    /// and gas) one job can tie up, whoever opens them.
+    uint256 public constant MAX_OPEN_PER_CHALLENGER = 4;
+    /// @notice Most disputes open on one job at once (far above what honest challengers need: one per faulty step
+    /// found). A party that fills the job's slots to keep an honest challenger out pays a bond and a panel per slot and,
+    /// as its panels decide Valid, loses every bond (docs/disputes.md, "Limits on open disputes").
+    uint256 public constant MAX_OPEN_PER_JOB = 32;
     /// @notice Forfeits without a majority to credit go here (never claimed: burned), and the bonds of wrong challenges
     /// of a segment's first step are sent here.
     address public constant BURN_ADDRESS = 0x000000000000000000000000000000000000dEaD;
@@ -108,6 +116,7 @@ contract DisputeGame is IDisputeGame {
     mapping(uint256 jobId => CircuitTerms) private _terms;
     mapping(address account => uint256 amount) private _credits;
     mapping(uint256 jobId => uint256 count) private _openCount;
+    mapping(uint256 jobId => mapping(address challenger => uint256 count)) private _openBy;
     mapping(uint256 jobId => RewardPool) private _pools;
     /// @dev Block in which `challenger` committed to a challenge (challengeCommitment); 0: none.
     mapping(address challenger => mapping(bytes32 commitment => uint256 blockNumber)) private _challengeCommits;
@@ -201,7 +210,8 @@ contract DisputeGame is IDisputeGame {
     function concede(uint256 disputeId) external {
         Dispute storage d = _openDispute(disputeId);
         if (msg.sender != d.provider) revert DisputeGameNotProvider(disputeId, msg.sender, d.provider);
-        // INVARIANT: once the job faulted, its other disputes only close as Superseded (resolve), whoever acts.
+        // INVARIANT: once the job faulted, the provider has nothing left at stake: its other disputes are settled by their
+        // panels (resolve) or a proof, never by a concession that would hand a share of the reward to whoever it names.
         if (_jobFaulted[d.jobId]) revert DisputeGameSuperseded(disputeId, d.jobId);
         // INVARIANT: a concession comes before any vote can be revealed. Conceded counts no vote (no forfeit, no fee), so
         // a provider that could still concede after seeing the reveals would give its own panel members a free vote
@@ -229,7 +239,6 @@ contract DisputeGame is IDisputeGame {
         }
         Dispute storage d = _openDispute(disputeId);
         uint256 jobId = d.jobId;
-        if (_jobFaulted[jobId]) revert DisputeGameSuperseded(disputeId, jobId);
         CircuitTerms storage terms = _terms[jobId];
         if (terms.batchRoot == bytes32(0)) revert DisputeGameNotCircuitJob(jobId);
         uint256 step = d.step;
@@ -327,11 +336,6 @@ contract DisputeGame is IDisputeGame {
     /// @inheritdoc IDisputeGame
     function resolve(uint256 disputeId) external {
         Dispute storage d = _openDispute(disputeId);
-        // The job already faulted through another dispute: nothing is left to decide, this one closes at once.
-        if (_jobFaulted[d.jobId]) {
-            _settle(disputeId, d, Outcome.Superseded);
-            return;
-        }
         bool allRevealed = d.panelDrawn && d.reveals == d.panel.length;
         // INVARIANT: the vote is counted only when every member revealed or the reveal deadline passed.
         if (!allRevealed && block.timestamp <= d.revealDeadline) {
@@ -347,6 +351,14 @@ contract DisputeGame is IDisputeGame {
         // party's member plus one silent honest member decide the dispute), but its revealers are judged by the next
         // decided outcome on the same step: a member that forced the tie with a wrong vote forfeits then.
         if (outcome == Outcome.NoDecision && d.validVotes != 0) _tiedByStep[d.jobId][d.step] = disputeId;
+        // INVARIANT: a dispute whose job already faulted through another dispute still settles on its own panel's
+        // decision (a false challenge loses its bond, its Fault voters forfeit); only one its panel did not decide
+        // closes as Superseded, and its silent members still forfeit as on any NoDecision.
+        if (outcome == Outcome.NoDecision && _jobFaulted[d.jobId]) {
+            _settle(disputeId, d, Outcome.Superseded);
+            if (d.panelDrawn) _judge(disputeId, d.panel, Vote.None, true);
+            return;
+        }
         _settle(disputeId, d, outcome);
         _penalize(disputeId, d, outcome);
     }
@@ -424,6 +436,11 @@ contract DisputeGame is IDisputeGame {
     /// @inheritdoc IDisputeGame
     function openDisputesOn(uint256 jobId) external view returns (uint256) {
         return _openCount[jobId];
+    }
+
+    /// @inheritdoc IDisputeGame
+    function openDisputesBy(uint256 jobId, address challenger) external view returns (uint256) {
+        return _openBy[jobId][challenger];
     }
 
     /// @inheritdoc IDisputeGame
@@ -597,6 +614,7 @@ contract DisputeGame is IDisputeGame {
         uint256 existing = _openByStep[jobId][step];
         // INVARIANT: one open dispute per step of a job.
         if (existing != 0) revert DisputeGameDisputeOpen(jobId, step, existing);
+        _checkLimits(jobId);
         uint256 bond = _bondFor(j);
         uint256 fees = _checkDeposit(bond);
         Params storage p = _params;
@@ -620,12 +638,25 @@ contract DisputeGame is IDisputeGame {
         d.hStep = hStep;
         _openByStep[jobId][step] = disputeId;
         ++_openCount[jobId];
+        ++_openBy[jobId][msg.sender];
         _openBonds += uint128(bond); // fits: d.bond = bond.toUint128() above
         _openFees += uint128(fees); // fits: panelFee * panelSize <= type(uint128).max (constructor)
         emit Challenged(disputeId, jobId, msg.sender, segment, step, hPrev, hStep, bond, fees, d.seedBlock);
         // Reverts (JobMarketChallengeWindowClosed, JobMarketNotDisputable) when the job can no longer be disputed.
         _market.freeze(jobId);
         _bondToken.safeTransferFrom(msg.sender, address(this), bond + fees);
+    }
+
+    /// @dev Reverts when job `jobId`, or the caller on it, already holds the most open disputes allowed.
+    function _checkLimits(uint256 jobId) private view {
+        uint256 onJob = _openCount[jobId];
+        // INVARIANT: a job holds at most MAX_OPEN_PER_JOB open disputes, a challenger at most MAX_OPEN_PER_CHALLENGER
+        // of them.
+        if (onJob >= MAX_OPEN_PER_JOB) revert DisputeGameJobDisputeLimit(jobId, onJob, MAX_OPEN_PER_JOB);
+        uint256 mine = _openBy[jobId][msg.sender];
+        if (mine >= MAX_OPEN_PER_CHALLENGER) {
+            revert DisputeGameChallengerLimit(jobId, msg.sender, mine, MAX_OPEN_PER_CHALLENGER);
+        }
     }
 
     /// @dev The panel fees a challenge with bond `bond` deposits; reverts unless the caller approved bond + fees.
@@ -742,12 +773,10 @@ contract DisputeGame is IDisputeGame {
         }
         uint256 shares = _openCount[jobId];
         _openCount[jobId] = shares - 1;
+        --_openBy[jobId][d.challenger];
         if (outcome != Outcome.Superseded && outcome != Outcome.NoDecision) _judgeTie(d, fault ? Vote.Fault : Vote.Valid);
-        if (outcome == Outcome.Superseded) {
-            // INVARIANT: a dispute that was open when its job faulted costs its challenger nothing (bond and every fee
-            // back) and takes an equal part of the pooled challenger share.
-            _refundFees(disputeId, d);
-            _payShare(disputeId, jobId, d.challenger);
+        if (_jobFaulted[jobId]) {
+            _settleAfterFault(disputeId, d, outcome, fault);
             return;
         }
         if (!fault) {
@@ -755,8 +784,8 @@ contract DisputeGame is IDisputeGame {
             _market.settleNoFault(jobId, outcome == Outcome.NoDecision);
             return;
         }
-        // First fault on the job (later disputes on it are Superseded): JobMarket refunds the buyer and slashes the
-        // lock; the challenger share comes here.
+        // First fault on the job (its other disputes then settle on their own panels): JobMarket refunds the buyer and
+        // slashes the lock; the challenger share comes here.
         _jobFaulted[jobId] = true;
         uint256 reward = _market.settleProviderFault(jobId);
         if (reward != 0) _vault.claim();
@@ -770,6 +799,32 @@ contract DisputeGame is IDisputeGame {
         _pooled += pool;
         emit RewardPooled(jobId, disputeId, reward, fromReward, shares);
         _payShare(disputeId, jobId, d.challenger);
+    }
+
+    /// @dev Fees and reward of a dispute settled after another dispute faulted its job (JobMarket no longer holds the job:
+    /// it was refunded and slashed, so nothing is settled there).
+    function _settleAfterFault(uint256 disputeId, Dispute storage d, Outcome outcome, bool fault) private {
+        uint256 jobId = d.jobId;
+        if (outcome == Outcome.Superseded) {
+            // INVARIANT: a dispute that was open when its job faulted and that its panel did not decide costs its
+            // challenger nothing but the fees of members that revealed (bond and every other fee back), and takes an
+            // equal part of the pooled challenger share.
+            _payFees(disputeId, d, Outcome.NoDecision, 0);
+            _payShare(disputeId, jobId, d.challenger);
+        } else if (!fault) {
+            // INVARIANT: a challenge decided wrong after its job faulted takes no part of the reward: its part is left
+            // to the job's other disputes.
+            _payFees(disputeId, d, outcome, 0);
+            _forgoShare(disputeId, jobId);
+        } else {
+            // Another fault: its panel is paid out of what is left of the pooled challenger share first (so a right
+            // challenge decided late gets its deposit back as the first one did), then the challenger takes its part.
+            RewardPool storage left = _pools[jobId];
+            uint256 fromPool = _payFees(disputeId, d, outcome, left.amount);
+            left.amount -= uint128(fromPool); // fits: fromPool <= left.amount
+            _pooled -= fromPool;
+            _payShare(disputeId, jobId, d.challenger);
+        }
     }
 
     /// @dev Pays one equal part of job `jobId`'s pool to `to`; the last share takes the rounding remainder.
@@ -789,13 +844,24 @@ contract DisputeGame is IDisputeGame {
         _credit(to, amount);
     }
 
-    /// @dev Every fee of dispute `disputeId` back to its challenger (no panel decided it).
-    function _refundFees(uint256 disputeId, Dispute storage d) private {
-        uint128 fees = d.fees;
-        _openFees -= fees;
-        if (fees == 0) return;
-        emit PanelFeesRefunded(disputeId, d.challenger, fees);
-        _credit(d.challenger, fees);
+    /// @dev Dispute `disputeId` gives up its part of job `jobId`'s pool (its challenge was decided wrong): the part stays
+    /// with the disputes still to be paid; when it was the last part, the remainder is burned (no party can route it).
+    function _forgoShare(uint256 disputeId, uint256 jobId) private {
+        RewardPool storage pool = _pools[jobId];
+        uint256 shares = pool.shares;
+        if (shares == 0) return;
+        if (shares == 1) {
+            uint256 amount = pool.amount;
+            delete _pools[jobId];
+            _pooled -= amount;
+            emit RewardPaid(disputeId, jobId, BURN_ADDRESS, amount);
+            if (amount != 0) _bondToken.safeTransfer(BURN_ADDRESS, amount);
+            return;
+        }
+        unchecked {
+            // bound: shares >= 2
+            pool.shares = uint32(shares - 1);
+        }
     }
 
     /// @dev Panel fees: only a counted vote (resolve, with a drawn panel) earns them. A member earns panelFee by

@@ -593,9 +593,10 @@ contract DisputeGameTest is TestBase, DisputeFixture {
 
     // ---------------------------------------------------------------- several disputes on one job
 
-    /// The provider concedes the first dispute (its own second address's, say): the other open dispute is Superseded at
-    /// once, gets its whole deposit back and takes an equal part of the challenger share.
-    function test_secondDisputeAfterFault_supersededSharesReward() public {
+    /// The provider concedes the first dispute: the other open dispute can no longer be conceded, goes to its panel, and
+    /// a unanimous Fault pays its panel out of its own deposit and gives it the bond back plus the other half of the
+    /// challenger share.
+    function test_secondDisputeAfterFault_panelFault_bondBackAndShare() public {
         uint256 jobId = _job(2, 2, 2);
         uint256 first = _challenge(challenger, jobId, 2, 2);
         uint256 second = _challenge(stranger, jobId, 3, 2);
@@ -609,12 +610,137 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         vm_prank(provider);
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameSuperseded.selector, second, jobId));
         game.concede(second);
-        game.resolve(second); // at once: nothing left to decide
-        assertTrue(game.getDispute(second).outcome == IDisputeGame.Outcome.Superseded, "superseded");
-        assertEq(game.creditOf(stranger), game.getDispute(second).bond + _fees() + REWARD / 2, "deposit back and half");
+        // nothing is decided yet: the panel still votes
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IDisputeGame.DisputeGameVotingOpen.selector, second, game.getDispute(second).revealDeadline, block.timestamp
+            )
+        );
+        game.resolve(second);
+        address[] memory p = _draw(second);
+        _vote(second, p, [FAULT, FAULT, FAULT]);
+        game.resolve(second);
+        assertTrue(game.getDispute(second).outcome == IDisputeGame.Outcome.PanelFault, "decided by its panel");
+        assertEq(game.creditOf(stranger), game.getDispute(second).bond + REWARD / 2, "bond back and half");
         assertEq(vault.creditOf(stranger), 0, "no second slash");
         assertEq(game.pooled(), 0, "pool paid out");
         _assertSolvent();
+    }
+
+    /// A false challenge that is still open when another dispute faulted the job is decided by its own panel: the bond
+    /// goes to the provider, the member that voted Fault forfeits to the Valid voters, and the challenge takes no part
+    /// of the reward (its part, the last one, is burned).
+    function test_falseDisputeAfterFault_panelValid_bondToProviderNoShare() public {
+        uint256 jobId = _job(2, 2, 2);
+        uint256 first = _challenge(challenger, jobId, 2, 2);
+        uint256 falseId = _challenge(stranger, jobId, 5, 2); // step 5 is valid (not a segment's first step)
+        vm_prank(provider);
+        game.concede(first);
+        uint256 burned0 = token.balanceOf(game.BURN_ADDRESS());
+        address[] memory p = _draw(falseId);
+        uint256 wrongBond = _bondOf(p[2]);
+        _vote(falseId, p, [VALID, VALID, FAULT]);
+        game.resolve(falseId);
+        IDisputeGame.DisputeView memory d = game.getDispute(falseId);
+        assertTrue(d.outcome == IDisputeGame.Outcome.PanelValid, "decided Valid, not Superseded");
+        assertEq(game.creditOf(provider), d.bond, "bond to the provider");
+        assertEq(game.creditOf(stranger), defaultParams().panelFee, "only the minority's fee back");
+        assertEq(_bondOf(p[2]), wrongBond - defaultParams().panelForfeit, "Fault voter forfeits");
+        assertEq(token.balanceOf(game.BURN_ADDRESS()) - burned0, REWARD / 2, "its part of the reward burned");
+        assertEq(game.pooled(), 0, "pool closed");
+        _assertSolvent();
+    }
+
+    /// Three disputes: a concession faults the job, a false challenge is then decided Valid and forgoes its part, so the
+    /// right challenge decided last takes both remaining parts.
+    function test_forgoneShare_goesToLaterRightChallenge() public {
+        uint256 jobId = _job(2, 2, 2);
+        uint256 first = _challenge(challenger, jobId, 2, 2);
+        uint256 falseId = _challenge(stranger, jobId, 5, 2);
+        uint256 right = _challenge(buyer, jobId, 3, 2);
+        vm_prank(provider);
+        game.concede(first);
+        assertEq(game.creditOf(challenger), game.getDispute(first).bond + _fees() + REWARD / 3, "a third");
+        address[] memory pf = _draw(falseId);
+        address[] memory pr = _draw(right);
+        for (uint256 i; i < 3; ++i) _commitVote(right, pr[i], FAULT);
+        _vote(falseId, pf, [VALID, VALID, VALID]);
+        for (uint256 i; i < 3; ++i) _reveal(right, pr[i], FAULT);
+        game.resolve(falseId);
+        (uint256 left, uint256 shares) = game.rewardPoolOf(jobId);
+        assertEq(shares, 1, "false challenge gave up its part");
+        assertEq(left, REWARD - REWARD / 3, "two parts left");
+        game.resolve(right);
+        assertEq(game.creditOf(buyer), game.getDispute(right).bond + REWARD - REWARD / 3, "right challenge: two parts");
+        assertEq(game.creditOf(provider), game.getDispute(falseId).bond, "false bond to the provider");
+        assertEq(game.pooled(), 0, "pool paid out");
+        _assertSolvent();
+    }
+
+    /// A dispute its panel did not decide (a tie with one silent member) closes as Superseded once its job faulted: the
+    /// bond and the silent member's fee come back, the revealers are paid for their recompute, the silent member forfeits,
+    /// and the dispute takes its part of the reward.
+    function test_undecidedDisputeAfterFault_superseded_refundsAndShares() public {
+        uint256 jobId = _job(2, 2, 2);
+        uint256 first = _challenge(challenger, jobId, 2, 2);
+        uint256 second = _challenge(stranger, jobId, 5, 2);
+        vm_prank(provider);
+        game.concede(first);
+        address[] memory p = _draw(second);
+        uint256 silentBond = _bondOf(p[2]);
+        _vote(second, p, [VALID, FAULT, IDisputeGame.Vote.None]);
+        VM.warp(game.getDispute(second).revealDeadline + 1);
+        game.resolve(second);
+        IDisputeGame.DisputeView memory d = game.getDispute(second);
+        assertTrue(d.outcome == IDisputeGame.Outcome.Superseded, "no decision: superseded");
+        assertEq(game.creditOf(stranger), d.bond + defaultParams().panelFee + REWARD / 2, "bond, silent fee, half");
+        assertEq(_bondOf(p[2]), silentBond - defaultParams().panelForfeit, "silent member forfeits");
+        assertEq(game.creditOf(provider), 0, "provider gets nothing");
+        _assertSolvent();
+    }
+
+    // ---------------------------------------------------------------- limits on open disputes
+
+    /// One challenger holds at most MAX_OPEN_PER_CHALLENGER open disputes on a job; a settled one gives its slot back.
+    function test_challenge_pastChallengerLimit_reverts() public {
+        uint256 jobId = _job(2, 2, HONEST);
+        uint256 max = game.MAX_OPEN_PER_CHALLENGER();
+        assertEq(max, 4, "limit");
+        uint256 first;
+        for (uint256 step = 1; step <= max; ++step) {
+            uint256 id = _challenge(challenger, jobId, step, HONEST);
+            if (first == 0) first = id;
+        }
+        assertEq(game.openDisputesBy(jobId, challenger), max, "four open");
+        _commitChallenge(challenger, jobId, 5);
+        VM.expectRevert(
+            abi.encodeWithSelector(IDisputeGame.DisputeGameChallengerLimit.selector, jobId, challenger, max, max)
+        );
+        _challengeCommitted(challenger, jobId, 5, HONEST);
+        // another challenger is not limited by it
+        _challenge(stranger, jobId, 5, HONEST);
+        // a settled dispute frees its slot
+        address[] memory p = _draw(first);
+        _vote(first, p, [VALID, VALID, VALID]);
+        game.resolve(first);
+        assertEq(game.openDisputesBy(jobId, challenger), max - 1, "slot freed");
+    }
+
+    /// A job holds at most MAX_OPEN_PER_JOB open disputes, however many addresses open them.
+    function test_challenge_pastJobLimit_reverts() public {
+        uint256 max = game.MAX_OPEN_PER_JOB();
+        uint256 perChallenger = game.MAX_OPEN_PER_CHALLENGER();
+        uint16 segments = uint16((max + K) / K); // more steps than the limit
+        uint256 jobId = _job(segments, segments, HONEST);
+        for (uint256 i; i < max; ++i) {
+            address who = address(uint160(0xC4A1100 + i / perChallenger));
+            if (i % perChallenger == 0) _fund(who);
+            _challenge(who, jobId, i + 1, HONEST);
+        }
+        assertEq(game.openDisputesOn(jobId), max, "job full");
+        _commitChallenge(stranger, jobId, max + 1);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameJobDisputeLimit.selector, jobId, max, max));
+        _challengeCommitted(stranger, jobId, max + 1, HONEST);
     }
 
     // ---------------------------------------------------------------- resolved disputes are final

@@ -44,6 +44,32 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
         return game.getDispute(id).outcome;
     }
 
+    /// @dev Draws the panel of every open dispute, and every member commits and reveals the truth of its step (Fault on
+    /// `faultyStep`, Valid elsewhere; HONEST: no step is faulty), except the members of dispute `capturedId`, who all
+    /// vote Fault (a panel the attacker holds). Leaves every dispute resolvable (all revealed).
+    function _panelsVote(uint256 faultyStep, uint256 capturedId) internal {
+        VMB.roll(block.number + defaultParams().seedDelayBlocks + 1);
+        uint256 n = game.disputeCount();
+        for (uint256 id = 1; id <= n; ++id) {
+            IDisputeGame.DisputeView memory d = game.getDispute(id);
+            if (d.status != IDisputeGame.Status.Open) continue;
+            _pastChallenge(id);
+            if (d.panel.length == 0) game.drawPanel(id);
+            address[] memory p = game.getDispute(id).panel;
+            for (uint256 i; i < p.length; ++i) _commitVote(id, p[i], _truth(id, faultyStep, capturedId));
+        }
+        for (uint256 id = 1; id <= n; ++id) {
+            IDisputeGame.DisputeView memory d = game.getDispute(id);
+            if (d.status != IDisputeGame.Status.Open) continue;
+            for (uint256 i; i < d.panel.length; ++i) _reveal(id, d.panel[i], _truth(id, faultyStep, capturedId));
+        }
+    }
+
+    function _truth(uint256 id, uint256 faultyStep, uint256 capturedId) internal view returns (IDisputeGame.Vote) {
+        if (id == capturedId || game.getDispute(id).step == faultyStep) return IDisputeGame.Vote.Fault;
+        return IDisputeGame.Vote.Valid;
+    }
+
     // ---------------------------------------------------------------- sybil concession
 
     /// The provider's second address disputes a valid step first; an honest challenger then disputes the truly faulty
@@ -63,18 +89,22 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
         VM.prank(provider);
         game.concede(sybilId);
         assertTrue(_outcome(sybilId) == IDisputeGame.Outcome.Conceded, "sybil's conceded");
-        // the honest dispute cannot be conceded or proven any more; it closes as Superseded at once
+        // the honest dispute cannot be conceded any more; its panel decides it
         VM.prank(provider);
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameSuperseded.selector, honestId, jobId));
         game.concede(honestId);
+        _panelsVote(2, 0);
         game.resolve(honestId);
-        assertTrue(_outcome(honestId) == IDisputeGame.Outcome.Superseded, "honest superseded");
+        assertTrue(_outcome(honestId) == IDisputeGame.Outcome.PanelFault, "honest decided Fault");
 
-        assertEq(game.creditOf(HONEST_1), _deposit(honestId) + REWARD / 2, "honest: deposit back + half the reward");
+        // its panel is paid out of its own deposit (the reward paid the first fault's), so it nets R/2 - fees >= 0
+        assertEq(game.creditOf(HONEST_1), _deposit(honestId) - FEES + REWARD / 2, "honest: bond back + half the reward");
         assertEq(game.creditOf(SYBIL_CHALLENGER_1), _deposit(sybilId) + REWARD / 2, "sybil: deposit back + half");
         // side got back (sybil credit) - side deposited (sybil deposit) = R/2 <= challengerBps/10,000 * L
         assertLe(game.creditOf(SYBIL_CHALLENGER_1) - _deposit(sybilId), (lock * 5_000) / 10_000, "side <= R + deposits");
-        assertEq(side0 - _sideWealth(), lock - REWARD / 2, "side nets -L + R/2");
+        // the sybil auditors' panel fees (if drawn on the honest panel) count for the side
+        assertLe(side0 - _sideWealth(), lock - REWARD / 2, "side nets at most -L + R/2 + its auditors' fees");
+        assertGe(side0 - _sideWealth(), lock - REWARD / 2 - FEES, "side nets -L + R/2 + at most the fees");
         assertEq(vault.lockedFor(provider, jobId), 0, "whole lock slashed");
         assertEq(vault.creditOf(buyer) - buyerVault0, (lock * 3_000) / 10_000, "buyer share");
         assertEq(market.creditOf(buyer, address(token)), PAYMENT, "escrow back to the buyer");
@@ -103,15 +133,14 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
 
     /// Dilution: once an honest dispute on the faulty step is on chain, the provider's sybils (their commitments made
     /// long before, at no cost) open disputes on every other step of the job, then the provider concedes one of them.
-    /// The pool is split among the six open disputes, so the side takes 5/6 of R and the honest challenger only R/6:
-    /// the side still loses at least the non-challenger share (-L + 5R/6 <= -L + R) and the honest challenger still
-    /// nets >= 0, but the reward for finding the fault is diluted by the number of steps the sybils can dispute (see
-    /// the report: a share for each dispute open at the fault is cheap to farm, the deposits all come back).
-    function test_sybilDilution_sideStillLosesNonChallengerShare_honestShareDiluted() public {
+    /// The pool is split among the six open disputes, but the sybils' other four disputes are false: their panels decide
+    /// them Valid, so they lose their bonds (to the provider, or burned on a segment's first step) and give up their
+    /// parts, which the honest dispute, decided Fault after them, takes: R - R/6. The side takes only the conceded R/6.
+    function test_sybilDilution_falseDisputesDecidedValid_honestTakesForgoneParts() public {
         uint256 jobId = _job(2, 2, 2); // 6 steps; step 2 is the faulty one
         uint256 side0 = _sideWealth();
         uint256 honestId = _challenge(HONEST_1, jobId, 2, 2);
-        uint256[6] memory others = [uint256(1), 3, 4, 5, 6, 0];
+        uint256[5] memory others = [uint256(1), 3, 4, 5, 6];
         uint256 first;
         for (uint256 i; i < 5; ++i) {
             address sybil = i % 2 == 0 ? SYBIL_CHALLENGER_1 : SYBIL_CHALLENGER_2;
@@ -121,12 +150,53 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
         assertEq(game.openDisputesOn(jobId), 6, "six open disputes");
         VM.prank(provider);
         game.concede(first);
-        for (uint256 id = 1; id <= game.disputeCount(); ++id) {
-            if (game.getDispute(id).status == IDisputeGame.Status.Open) game.resolve(id);
+        _panelsVote(2, 0);
+        // the sybils' false disputes are resolved first (the order the side would like least does not matter here)
+        for (uint256 id = first + 1; id <= game.disputeCount(); ++id) {
+            game.resolve(id);
+            assertTrue(_outcome(id) == IDisputeGame.Outcome.PanelValid, "false dispute decided Valid");
         }
-        assertEq(game.creditOf(HONEST_1), _deposit(honestId) + REWARD / 6, "honest: deposit + R/6");
-        assertEq(side0 - _sideWealth(), STAKE - (REWARD - REWARD / 6), "side nets -L + 5R/6 (the last share takes dust)");
-        assertLe(STAKE - REWARD, side0 - _sideWealth(), "side loses at least the non-challenger share");
+        game.resolve(honestId);
+        assertTrue(_outcome(honestId) == IDisputeGame.Outcome.PanelFault, "honest decided Fault");
+        assertEq(game.creditOf(HONEST_1), _deposit(honestId) - FEES + REWARD - REWARD / 6, "honest: bond + 5R/6");
+        assertEq(game.pooled(), 0, "pool paid out");
+        assertGe(side0 - _sideWealth(), STAKE - REWARD / 6, "side nets at most -L + R/6");
+    }
+
+    /// Mass disputes against an honest provider: reckless challengers dispute every step of an honest job; the panel of
+    /// the first dispute is captured (all its members vote Fault) and faults the job, but every other dispute is decided
+    /// by its own honest panel: Valid, so each false challenge loses its bond (to the honest provider, burned on a
+    /// segment's first step) and takes no part of the reward.
+    function test_massDisputes_capturedFirstPanel_otherFalseChallengesLoseBonds() public {
+        uint256 jobId = _job(2, 2, HONEST);
+        uint256[6] memory steps = [uint256(2), 1, 3, 4, 5, 6];
+        uint256 capturedId;
+        for (uint256 i; i < 6; ++i) {
+            uint256 id = _challenge(i % 2 == 0 ? challenger : stranger, jobId, steps[i], HONEST);
+            if (capturedId == 0) capturedId = id;
+        }
+        _panelsVote(HONEST, capturedId);
+        uint256 burn0 = token.balanceOf(game.BURN_ADDRESS());
+        game.resolve(capturedId);
+        assertTrue(_outcome(capturedId) == IDisputeGame.Outcome.PanelFault, "captured panel faults the job");
+        uint256 toProvider;
+        uint256 burned;
+        for (uint256 id = capturedId + 1; id <= game.disputeCount(); ++id) {
+            game.resolve(id);
+            assertTrue(_outcome(id) == IDisputeGame.Outcome.PanelValid, "decided Valid, never Superseded");
+            IDisputeGame.DisputeView memory d = game.getDispute(id);
+            if (d.step == 1 || d.step == 4) burned += d.bond;
+            else toProvider += d.bond;
+        }
+        assertEq(game.creditOf(provider), toProvider, "false bonds to the provider");
+        // the captured dispute took one part of six; the five forgone parts are burned with the last one
+        uint256 pool = REWARD - FEES; // the captured panel's fees came out of the reward
+        // the job's own slash burned burnBps of the lock at the fault; the rest burned here is the forgone parts and
+        // the segment-start bonds
+        uint256 slashBurn = (STAKE * 2_000) / 10_000;
+        assertEq(token.balanceOf(game.BURN_ADDRESS()) - burn0, slashBurn + burned + pool - pool / 6, "forgone parts burned");
+        assertEq(game.pooled(), 0, "pool closed");
+        assertTrue(burned > 0, "segment-start bonds burned");
     }
 
     // ---------------------------------------------------------------- concession timed after the reveals

@@ -174,8 +174,10 @@ export async function sybilConcession(): Promise<Row> {
   const honest = await challengeStep(w, w.a.honestChallenger, jobId, 2);
   await concede(w.a.provider.c, { disputeGame: w.d.disputeGame, disputeId: sybil });
   const err = await refused("concede the honest dispute after the fault", concede(w.a.provider.c, { disputeGame: w.d.disputeGame, disputeId: honest }), "DisputeGameSuperseded");
-  await resolveDispute(w.a.honestChallenger.c, { disputeGame: w.d.disputeGame, disputeId: honest });
-  const row = await measure(w, s, before, "3a sybil concession", `sybil's dispute on valid step 5 ${await outcomeOf(w, sybil)}, honest's on step 2 ${await outcomeOf(w, honest)} (${err} on a second concede): reward split 2 ways; side lost >= (1-lam)L = ${tokens(NON_CHALLENGER)}`, DECLARED);
+  // the honest dispute is still decided by its own panel (resolving it before the votes reverts DisputeGameVotingOpen)
+  await refused("resolve the honest dispute before its panel voted", resolveDispute(w.a.honestChallenger.c, { disputeGame: w.d.disputeGame, disputeId: honest }), "DisputeGameVotingOpen");
+  await playPanel(w, honest, honestPanel);
+  const row = await measure(w, s, before, "3a sybil concession", `sybil's dispute on valid step 5 ${await outcomeOf(w, sybil)}, honest's on step 2 ${await outcomeOf(w, honest)} by its own panel (${err} on a second concede; its panel paid from the pool): reward split 2 ways; side lost >= (1-lam)L = ${tokens(NON_CHALLENGER)}`, DECLARED);
   return atLeastNonChallenger(row);
 }
 
@@ -238,8 +240,12 @@ export async function sybilDilution(): Promise<Row> {
   const sybil: bigint[] = [];
   for (const [i, step] of [1, 3, 4, 5, 6, 7, 8].entries()) sybil.push(await challengeStep(w, i % 2 ? w.a.sybilB : w.a.sybilA, jobId, step));
   await concede(w.a.provider.c, { disputeGame: w.d.disputeGame, disputeId: sybil[0]! });
-  for (const id of [honest, ...sybil.slice(1)]) await resolveDispute(w.a.buyer.c, { disputeGame: w.d.disputeGame, disputeId: id });
-  const row = await measure(w, s, before, "3e sybil dilution", `honest dispute ${await outcomeOf(w, honest)} with 7 sybil disputes open (one Conceded): the reward split 8 ways, the honest share diluted to lam L / 8 but >= 0; side lost >= (1-lam)L`, DECLARED);
+  // every other dispute is decided by its own panel: the sybils' six false ones Valid (bonds to the provider, their
+  // parts left in the pool), then the honest one Fault (its panel paid from the pool, then the parts left)
+  const outcomes: string[] = [];
+  for (const id of [...sybil.slice(1), honest]) outcomes.push((await playPanel(w, id, honestPanel)).outcome);
+  const valid = outcomes.slice(0, -1).filter((o) => o === "PanelValid").length;
+  const row = await measure(w, s, before, "3e sybil dilution", `honest dispute ${await outcomeOf(w, honest)} with 7 sybil disputes open (one Conceded; of the other 6, ${valid} PanelValid by their own panels: bonds lost, parts forgone; ${6 - valid} PanelFault: steps past the divergence): the honest dispute, decided last, takes the parts left; side lost >= (1-lam)L`, DECLARED);
   return atLeastNonChallenger(row);
 }
 

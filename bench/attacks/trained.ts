@@ -25,7 +25,6 @@ import {
   getJobDisputes,
   getOpenJobIds,
   mintTestToken,
-  resolveDispute,
   type DisputeParams,
   type JobPolicy,
 } from "../../verifier/src/chain/index.ts";
@@ -265,10 +264,10 @@ export async function trainedAttack(o: TrainedAttack): Promise<Row> {
 }
 
 /**
- * A dispute that ends Superseded, in front of the bots: the bot H1 challenges the bad step of a cheating job; the
- * provider's sybil disputes a valid step of the same job and the provider concedes the sybil's dispute, so H1's closes
- * as Superseded. Then the provider cheats again on a second job: the bots must still challenge it (they follow every
- * dispute on the network, the superseded one included).
+ * A dispute still open when its job faulted through another, in front of the bots: the bot H1 challenges the bad step
+ * of a cheating job; the provider's sybil disputes a valid step of the same job and the provider concedes the sybil's
+ * dispute, so the job faults first; H1's dispute is then decided by its own panel (the other bots). Then the provider
+ * cheats again on a second job: the bots must still challenge it (they follow every dispute on the network).
  */
 export async function supersededInFrontOfBots(): Promise<Row> {
   const attack = "12 superseded dispute vs the bots";
@@ -280,7 +279,7 @@ export async function supersededInFrontOfBots(): Promise<Row> {
   if (!honest) throw new Error("no bot challenged the first job");
   const sybil = await challengeStep(w, w.a.sybilA, first.jobId, 1); // a valid step
   await concede(w.a.provider.c, { disputeGame: w.d.disputeGame, disputeId: sybil });
-  await resolveDispute(w.a.sybilA.c, { disputeGame: w.d.disputeGame, disputeId: honest.disputeId }); // closes as Superseded
+  // H1's dispute is not closed by the concession: the bots on its panel decide it (settle ticks them)
   const second = await st.postAndTrain("skip:0.25");
   await st.settle();
   const one = await st.story(first.jobId);

@@ -52,7 +52,8 @@ interface IDisputeGame {
 
     /// @notice How a dispute ended. Conceded and PanelFault: provider at fault. Proven and PanelValid: challenger
     /// wrong. NoDecision: tie, no reveals, or no panel could be drawn. Superseded: the job faulted through another
-    /// dispute while this one was open (bond and fees back, an equal part of the reward).
+    /// dispute while this one was open and its own panel did not decide it (bond and unearned fees back, an equal part
+    /// of the reward); a dispute whose panel decided ends PanelFault or PanelValid even after the job faulted.
     enum Outcome {
         None,
         Conceded,
@@ -219,6 +220,10 @@ interface IDisputeGame {
     error DisputeGameBadLeafProof(uint256 t, bytes32 h);
     /// @notice Step `step` of job `jobId` already has open dispute `disputeId`.
     error DisputeGameDisputeOpen(uint256 jobId, uint256 step, uint256 disputeId);
+    /// @notice `challenger` already holds `open` open disputes on job `jobId`, the most one challenger may (`max`).
+    error DisputeGameChallengerLimit(uint256 jobId, address challenger, uint256 open, uint256 max);
+    /// @notice Job `jobId` already has `open` open disputes, the most one job may (`max`).
+    error DisputeGameJobDisputeLimit(uint256 jobId, uint256 open, uint256 max);
     /// @notice `caller` is not the provider `provider` of dispute `disputeId`.
     error DisputeGameNotProvider(uint256 disputeId, address caller, address provider);
     /// @notice `caller` is not on dispute `disputeId`'s panel.
@@ -292,7 +297,8 @@ interface IDisputeGame {
     error DisputeGameNothingToClaim(address account);
     /// @notice The StakeVault's token `stakeToken` is not the bond token `bondToken` (rewards are paid with bonds).
     error DisputeGameTokenMismatch(address stakeToken, address bondToken);
-    /// @notice Job `jobId` of dispute `disputeId` already faulted through another dispute: only `resolve` (Superseded).
+    /// @notice Job `jobId` of dispute `disputeId` already faulted through another dispute: it cannot be conceded any more
+    /// (its panel, or a proof, decides it).
     error DisputeGameSuperseded(uint256 disputeId, uint256 jobId);
     /// @notice `challenger` has no commitment `commitment` from an earlier block (committed in block `committedAt`,
     /// 0: never; now block `blockNumber`).
@@ -308,10 +314,14 @@ interface IDisputeGame {
     /// on-chain commitment). Consumes the caller's `commitChallenge` from an earlier block for (jobId, step, salt).
     /// Pulls `requiredDeposit(jobId)` (the bond plus the panel's fees) of the bond token from the caller in one
     /// transfer (approve it first: DisputeGameDepositNotApproved) and freezes the job.
-    /// Reward rule: when the job is found at fault (by any of its disputes), the slash's challenger share is split
-    /// equally among every dispute open on the job at that moment (after paying the deciding panel's fees); the others
-    /// close as Superseded with bond and fees back. So the provider's own addresses take at most the challenger share
-    /// (at most MAX_CHALLENGER_BPS of the lock), and an honest challenger is never left below its deposit.
+    /// Reward rule: when the job is found at fault (by any of its disputes), the slash's challenger share (after paying
+    /// the deciding panel's fees) is pooled in one equal part per dispute open on the job at that moment. Every other
+    /// open dispute is still decided by its own panel (or a proof): a Fault takes its part (its panel paid out of the
+    /// pool first), a Valid or Proven one loses its bond to the provider and gives its part up to the others (the last
+    /// part is burned), one its panel did not decide closes as Superseded with its bond and unearned fees back and
+    /// takes its part. So the provider's own addresses take at most the challenger share (at most MAX_CHALLENGER_BPS of
+    /// the lock). At most MAX_OPEN_PER_CHALLENGER open disputes per challenger and MAX_OPEN_PER_JOB per job
+    /// (DisputeGameChallengerLimit, DisputeGameJobDisputeLimit).
     /// @return disputeId the new dispute's id (1, 2, ...)
     function challenge(
         uint256 jobId,
@@ -414,6 +424,9 @@ interface IDisputeGame {
 
     /// @notice Number of open disputes on job `jobId`.
     function openDisputesOn(uint256 jobId) external view returns (uint256);
+
+    /// @notice Number of open disputes `challenger` holds on job `jobId` (at most MAX_OPEN_PER_CHALLENGER).
+    function openDisputesBy(uint256 jobId, address challenger) external view returns (uint256);
 
     /// @notice Sum of undistributed reward pools. The token balance is openBonds() + openFees() + pooled() + credits.
     function pooled() external view returns (uint256);

@@ -23,7 +23,7 @@ import {IStakeVault} from "../interfaces/IStakeVault.sol";
 /// The honest side: two honest challengers dispute only the faulty step; two reckless challengers (the fixture's
 /// `challenger` and `stranger`) dispute any step; the five honest auditors vote the truth every time `vote` runs
 /// (unless the fuzzer picks `chaos`, then every member votes at random and the dispute is marked so); a keeper (any
-/// honest party) resolves every dispute at revealDeadline + 1 and every Superseded dispute at once: all time moves
+/// honest party) resolves every dispute at revealDeadline + 1 (a faulted job's too: its panel decides it): all time moves
 /// through `_advance`, which stops at each such deadline.
 ///
 /// Ghosts, per job: the lock L just before the call that faulted it, the provider side's and the buyer's wealth change
@@ -80,6 +80,7 @@ contract AttackHandler is DisputeBase, AttackActors {
         bool settled;
         bool sybilMajority; // the drawn panel held more sybil auditors than honest ones
         bool openAtFault; // open when its job faulted: it takes an equal part of the pool
+        bool faultedJob; // its settlement faulted the job (the first fault)
         IDisputeGame.Outcome outcome;
         uint256 jobId;
         uint256 deposit; // bond + fees
@@ -615,6 +616,7 @@ contract AttackHandler is DisputeBase, AttackActors {
             if (!faultedNow) g.allowance += s1.sybilFees - s0.sybilFees;
         }
         dg.settled = true;
+        dg.faultedJob = faultedNow;
         dg.outcome = d.outcome;
         dg.received = game.creditOf(d.challenger) - credit0;
         uint256 sybils;
@@ -683,7 +685,7 @@ contract AttackHandler is DisputeBase, AttackActors {
     // ---------------------------------------------------------------- internal: time and the keeper
 
     /// @dev Moves time `secs` ahead, stopping at every open dispute's revealDeadline + 1 on the way so that the keeper
-    /// resolves it then (and every Superseded dispute at once).
+    /// resolves it then.
     function _advance(uint256 secs) internal {
         uint256 target = block.timestamp + secs;
         _keeperPass();
@@ -709,8 +711,8 @@ contract AttackHandler is DisputeBase, AttackActors {
         for (uint256 id = 1; id <= n; ++id) {
             IDisputeGame.DisputeView memory d = game.getDispute(id);
             if (d.status != IDisputeGame.Status.Open) continue;
-            bool superseded = market.getJob(d.jobId).status == IJobMarket.JobStatus.Refunded;
-            if (!superseded && block.timestamp <= d.revealDeadline) continue;
+            // a dispute of a faulted job is still decided by its own panel: it resolves at its deadline like any other
+            if (block.timestamp <= d.revealDeadline) continue;
             if (!_settle(id, false)) ++ghost_stuckResolves;
         }
     }

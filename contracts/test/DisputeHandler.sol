@@ -12,8 +12,9 @@ import {IJobMarket} from "../interfaces/IJobMarket.sol";
 /// @dev Fee and reward ghosts follow the reward rule (IDisputeGame): on a job's first fault the game receives the
 /// challenger share R = floor(L * challengerBps / 10,000) of the lock L; the deciding panel's earned fees are paid out
 /// of R first (one panelFee at a time while R - paid >= panelFee), the rest out of the challenger's deposit; a
-/// Superseded, Conceded or Proven dispute pays no fee. The expectations here are computed from the ballots, the lock
-/// read before the call and the policy, never from the game's own bookkeeping.
+/// Conceded or Proven dispute pays no fee; a dispute settled after its job faulted pays a Fault panel out of what is
+/// left of the pool first. The expectations here are computed from the ballots, the lock read before the call and the
+/// policy; only the pool left before a post-fault settlement is read from the game (rewardPoolOf).
 contract DisputeHandler is DisputeBase {
     /// @dev Handler entry points called in this run (the afterInvariant "handler ran" check).
     uint256 public ghost_calls;
@@ -23,7 +24,7 @@ contract DisputeHandler is DisputeBase {
     /// @dev Bonds deposited by successful challenges.
     uint256 public ghost_bondsDeposited;
     /// @dev Panel fees the fee rule gives members of resolved disputes (revealed on the winning side, or revealed at
-    /// all on NoDecision; nothing on Conceded, Proven or Superseded), computed here from the ballots.
+    /// all on NoDecision or Superseded; nothing on Conceded or Proven), computed here from the ballots.
     uint256 public ghost_expectedMemberFees;
     /// @dev Part of ghost_expectedMemberFees paid out of faults' rewards: fee * min(earned, floor(R / fee)) on the
     /// dispute that faulted the job; the remainder of the expected fees comes out of challengers' deposits.
@@ -34,8 +35,11 @@ contract DisputeHandler is DisputeBase {
     /// settled and claimed: the game neither keeps nor invents a wei).
     uint256 public ghost_claimedFromGame;
     /// @dev Bonds burned: a PanelValid dispute of a segment's first step (step - 1 == segment * K) burns its bond
-    /// (the withhold-then-publish bait must not pay the provider).
+    /// (the withhold-then-publish bait must not pay the provider); also the last part of a job's reward pool that a
+    /// challenge decided wrong after the fault gave up.
     uint256 public ghost_bondsBurned;
+    uint256 internal _poolAmountBefore;
+    uint256 internal _poolSharesBefore;
     /// @dev Game credits the auditors (panel members; never a party here) claimed: must equal the expected fees
     /// once everything is claimed.
     uint256 public ghost_memberFeesClaimed;
@@ -210,10 +214,12 @@ contract DisputeHandler is DisputeBase {
         }
     }
 
-    /// @dev Job of dispute `id` and its provider's lock, read before a call that may settle it.
-    function _beforeSettle(uint256 id) internal view returns (uint256 jobId, uint256 lock) {
+    /// @dev Job of dispute `id` and its provider's lock, read before a call that may settle it (and the job's reward
+    /// pool, for a dispute settled after its job faulted).
+    function _beforeSettle(uint256 id) internal returns (uint256 jobId, uint256 lock) {
         jobId = game.getDispute(id).jobId;
         if (market.getJob(jobId).status != IJobMarket.JobStatus.Refunded) lock = vault.lockedFor(provider, jobId);
+        (_poolAmountBefore, _poolSharesBefore) = game.rewardPoolOf(jobId);
     }
 
     /// @dev Adds what the fee rule gives the members of just-resolved dispute `id`, and, when this call faulted the job
@@ -226,6 +232,15 @@ contract DisputeHandler is DisputeBase {
             ghost_bondsBurned += d.bond;
         }
         bool faultedNow = lockBefore != 0 && market.getJob(jobId).status == IJobMarket.JobStatus.Refunded;
+        if (!faultedNow && _poolSharesBefore != 0) {
+            // settled after its job faulted: a Fault's panel is paid out of the pool first; a wrong challenge that held
+            // the pool's last part leaves the remainder burned
+            uint256 fee_ = game.params().panelFee;
+            uint256 coverable_ = (_poolAmountBefore / fee_) * fee_;
+            if (d.outcome == IDisputeGame.Outcome.PanelFault) ghost_feesFromReward += earned < coverable_ ? earned : coverable_;
+            bool wrong = d.outcome == IDisputeGame.Outcome.PanelValid || d.outcome == IDisputeGame.Outcome.Proven;
+            if (wrong && _poolSharesBefore == 1) ghost_bondsBurned += _poolAmountBefore;
+        }
         if (!faultedNow) return;
         uint256 reward = (lockBefore * market.getJob(jobId).policy.challengerBps) / 10_000;
         ghost_rewards += reward;
@@ -235,13 +250,15 @@ contract DisputeHandler is DisputeBase {
     }
 
     /// @dev What the fee rule gives the members of resolved dispute `id`: panelFee per member who revealed on the
-    /// winning side (any revealer on NoDecision); nothing when no vote was counted (Conceded, Proven, Superseded).
+    /// winning side (any revealer on NoDecision and Superseded: no decision); nothing when no vote was counted
+    /// (Conceded, Proven).
     function _earnedFees(uint256 id) internal view returns (uint256 total) {
         IDisputeGame.DisputeView memory d = game.getDispute(id);
         IDisputeGame.Outcome o = d.outcome;
-        if (o != IDisputeGame.Outcome.PanelFault && o != IDisputeGame.Outcome.PanelValid && o != IDisputeGame.Outcome.NoDecision) {
-            return 0;
-        }
+        if (
+            o != IDisputeGame.Outcome.PanelFault && o != IDisputeGame.Outcome.PanelValid && o != IDisputeGame.Outcome.NoDecision
+                && o != IDisputeGame.Outcome.Superseded
+        ) return 0;
         IDisputeGame.Vote majority = o == IDisputeGame.Outcome.PanelFault
             ? IDisputeGame.Vote.Fault
             : (o == IDisputeGame.Outcome.PanelValid ? IDisputeGame.Vote.Valid : IDisputeGame.Vote.None);

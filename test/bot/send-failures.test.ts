@@ -135,6 +135,8 @@ describe("bot send failures: retried, never silently failed", function () {
     expect(cls(new ContractRevertError("JobMarketChallengeWindowClosed", [1n, 0n, 1n]))).to.equal("permanent");
     expect(cls(new ContractRevertError("DisputeGameDisputeOpen", [1n, 2n, 3n]))).to.equal("permanent");
     expect(cls(new ContractRevertError("DisputeGameVotingOpen", [1n, 2n, 1n]))).to.equal("later");
+    expect(cls(new ContractRevertError("DisputeGameChallengerLimit", [1n, "0x1", 4n, 4n]))).to.equal("later");
+    expect(cls(new ContractRevertError("DisputeGameJobDisputeLimit", [1n, 32n, 32n]))).to.equal("later");
     expect(cls(new RpcUnavailableError("down"))).to.equal("rpc");
     expect(cls(new TxRevertedError("challenge", "0xab", 9n))).to.equal("mined-revert");
     expect(cls(rpc("nonce too low"))).to.equal("nonce");
@@ -146,6 +148,9 @@ describe("bot send failures: retried, never silently failed", function () {
     );
     expect(describeRevert(new ContractRevertError("JobMarketNotDisputable", [4n, 6]))).to.equal("job 4 is Refunded: it can no longer be disputed [JobMarketNotDisputable]");
     expect(describeRevert(new ContractRevertError("DisputeGameDisputeOpen", [1n, 2n, 3n]))).to.equal("step 2 of job 1 is already disputed (dispute 3) [DisputeGameDisputeOpen]");
+    expect(describeRevert(new ContractRevertError("DisputeGameChallengerLimit", [1n, "0xA", 4n, 4n]))).to.equal(
+      "0xA already holds 4 open disputes on job 1, the most one challenger may (4); one resolves first [DisputeGameChallengerLimit]",
+    );
     expect(describeRevert(new ContractRevertError("ERC20InsufficientBalance", ["0xA", 0n, parseEther("1.15")]))).to.equal(
       "0xA holds 0 tokens, 1.15 are needed (short 1.15) [ERC20InsufficientBalance]",
     );

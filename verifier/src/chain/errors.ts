@@ -222,8 +222,8 @@ export function toChainError(err: unknown): PouwError {
 export const FIXABLE_REVERTS: ReadonlySet<string> = new Set(["ERC20InsufficientBalance", "ERC20InsufficientAllowance", "DisputeGameDepositNotApproved"]);
 
 /**
- * Reverts that only say "not yet": a deadline, a window or a seed block still ahead, or a job frozen by an open
- * dispute. Time changes the answer, so they are retried (with backoff) rather than recorded as failed.
+ * Reverts that only say "not yet": a deadline, a window or a seed block still ahead, a job frozen by an open
+ * dispute, or a job (or challenger) at its limit of open disputes. Time changes the answer, so they are retried (with backoff) rather than recorded as failed.
  */
 export const LATER_REVERTS: ReadonlySet<string> = new Set([
   "JobMarketDeadlineNotPassed",
@@ -231,6 +231,9 @@ export const LATER_REVERTS: ReadonlySet<string> = new Set([
   "JobMarketFrozen",
   "DisputeGameVotingOpen",
   "DisputeGameSeedNotReady",
+  // a slot frees when one of the job's (or the challenger's) open disputes resolves
+  "DisputeGameChallengerLimit",
+  "DisputeGameJobDisputeLimit",
 ]);
 
 export type SendFailureClass =
