@@ -10,6 +10,7 @@ import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
 import {Trace} from "./libraries/Trace.sol";
 import {PanelTiming} from "./libraries/PanelTiming.sol";
+import {TransferIn} from "./libraries/TransferIn.sol";
 
 /// @title DisputeGame: one-step challenges settled by concession, a Groth16 proof or a commit-reveal panel
 /// (see IDisputeGame and docs/disputes.md)
@@ -51,6 +52,12 @@ contract DisputeGame is IDisputeGame {
         address[] panel;
     }
 
+    /// @dev A challenge commitment: the block it was made in and the segment commitment it is bound to.
+    struct ChallengeCommit {
+        uint64 blockNumber;
+        bytes32 segmentCommitment;
+    }
+
     struct Ballot {
         bytes32 commitment;
         Vote vote;
@@ -68,6 +75,10 @@ contract DisputeGame is IDisputeGame {
     /// fresh panel draw that whoever let the seed lapse can wait for; more than one would let a party re-roll the panel
     /// until its own auditors are drawn, simply by waiting out each seed while the honest bots are offline.
     uint256 public constant MAX_RESEEDS = 1;
+    /// @notice Blocks a challenge commitment stays usable after the block it was made in: an older one reverts
+    /// (DisputeGameChallengeCommitmentExpired), so holding a commitment on every step costs a renewal per step every
+    /// this many blocks.
+    uint256 public constant CHALLENGE_COMMITMENT_TTL_BLOCKS = 256;
     /// @notice Forfeits without a majority to credit go here (never claimed: burned), and the bonds of wrong challenges
     /// of a segment's first step are sent here.
     address public constant BURN_ADDRESS = 0x000000000000000000000000000000000000dEaD;
@@ -108,8 +119,10 @@ contract DisputeGame is IDisputeGame {
     mapping(address account => uint256 amount) private _credits;
     mapping(uint256 jobId => uint256 count) private _openCount;
     mapping(uint256 jobId => RewardPool) private _pools;
-    /// @dev Block in which `challenger` committed to a challenge (challengeCommitment); 0: none.
-    mapping(address challenger => mapping(bytes32 commitment => uint256 blockNumber)) private _challengeCommits;
+    /// @dev `challenger`'s live commitment to a challenge (challengeCommitment); blockNumber 0: none.
+    mapping(address challenger => mapping(bytes32 commitment => ChallengeCommit)) private _challengeCommits;
+    /// @dev Block of the commitment of a dispute's current challenger (an earlier commitment can take the dispute over).
+    mapping(uint256 disputeId => uint256 blockNumber) private _disputeCommittedAt;
     /// @dev Sum of the undistributed reward pools (held by this contract besides bonds, fees and credits).
     uint256 private _pooled;
     /// @dev The last dispute on (job, step) that ended in a tie of revealed votes: its revealers are judged by the next
@@ -161,12 +174,20 @@ contract DisputeGame is IDisputeGame {
     // ---------------------------------------------------------------- challenge
 
     /// @inheritdoc IDisputeGame
-    function commitChallenge(bytes32 commitment) external {
+    function commitChallenge(uint256 jobId, uint256 segment, bytes32 commitment) external {
         if (commitment == bytes32(0)) revert DisputeGameZeroCommitment(0);
-        if (_challengeCommits[msg.sender][commitment] == 0) {
-            _challengeCommits[msg.sender][commitment] = block.number;
-            emit ChallengeCommitted(msg.sender, commitment);
-        }
+        (,, IJobMarket.JobStatus status) = _market.jobParties(jobId);
+        // INVARIANT: a commitment names a job that exists and a segment already committed, so nobody holds commitments
+        // on steps before their leaves exist; the challenge must name the same segment commitment.
+        if (status == IJobMarket.JobStatus.None) revert DisputeGameUnknownJob(jobId);
+        bytes32 segmentCommitment = _market.segmentCommitment(jobId, segment);
+        if (segmentCommitment == bytes32(0)) revert DisputeGameSegmentNotCommitted(jobId, segment);
+        ChallengeCommit storage c = _challengeCommits[msg.sender][commitment];
+        // A live commitment keeps its block (its place in the order); an expired one is renewed from this block.
+        if (c.blockNumber != 0 && block.number <= c.blockNumber + CHALLENGE_COMMITMENT_TTL_BLOCKS) return;
+        c.blockNumber = uint64(block.number);
+        c.segmentCommitment = segmentCommitment;
+        emit ChallengeCommitted(msg.sender, commitment, jobId, segment, block.number + CHALLENGE_COMMITMENT_TTL_BLOCKS);
     }
 
     /// @inheritdoc IDisputeGame
@@ -182,7 +203,6 @@ contract DisputeGame is IDisputeGame {
         bytes32[] calldata proofStep,
         bytes32 salt
     ) external returns (uint256 disputeId) {
-        _useChallengeCommitment(jobId, step, salt);
         IJobMarket.JobView memory j = _checkSegment(jobId, segment, step, traceRoot, endStateHash);
         // INVARIANT: a dispute is about the provider's own committed leaves h(step-1) and h(step).
         if (!Trace.verifyStateCalldata(traceRoot, uint64(step - 1), hPrev, proofPrev)) {
@@ -191,7 +211,7 @@ contract DisputeGame is IDisputeGame {
         if (!Trace.verifyStateCalldata(traceRoot, uint64(step), hStep, proofStep)) {
             revert DisputeGameBadLeafProof(step, hStep);
         }
-        disputeId = _open(j, jobId, segment, step, hPrev, hStep);
+        disputeId = _open(j, jobId, step, hPrev, hStep, salt);
     }
 
     // ---------------------------------------------------------------- provider
@@ -411,7 +431,12 @@ contract DisputeGame is IDisputeGame {
 
     /// @inheritdoc IDisputeGame
     function challengeCommittedAt(address challenger, bytes32 commitment) external view returns (uint256) {
-        return _challengeCommits[challenger][commitment];
+        return _challengeCommits[challenger][commitment].blockNumber;
+    }
+
+    /// @inheritdoc IDisputeGame
+    function disputeCommittedAt(uint256 disputeId) external view returns (uint256) {
+        return _disputeCommittedAt[disputeId];
     }
 
     /// @inheritdoc IDisputeGame
@@ -552,13 +577,24 @@ contract DisputeGame is IDisputeGame {
         return ProvingMode.Ceremony;
     }
 
-    /// @dev Consumes the caller's commitment to this challenge, made in an earlier block.
-    function _useChallengeCommitment(uint256 jobId, uint256 step, bytes32 salt) private {
+    /// @dev Consumes the caller's live commitment to this challenge, made in an earlier block for segment `segment`'s
+    /// commitment (which _checkSegment matched with the challenge's root and end state); returns its block.
+    function _useChallengeCommitment(uint256 jobId, uint256 segment, uint256 step, bytes32 salt)
+        private
+        returns (uint256 at)
+    {
         bytes32 c = challengeCommitment(jobId, step, msg.sender, salt);
-        uint256 at = _challengeCommits[msg.sender][c];
+        ChallengeCommit storage stored = _challengeCommits[msg.sender][c];
+        at = stored.blockNumber;
         // INVARIANT: a challenge was committed (hidden) in an earlier block by the same address, so whoever copies it
         // from the mempool has no commitment to reveal and cannot take its place.
         if (at == 0 || at >= block.number) revert DisputeGameChallengeNotCommitted(msg.sender, c, at, block.number);
+        // INVARIANT: a commitment is used within CHALLENGE_COMMITMENT_TTL_BLOCKS, so none is held indefinitely.
+        if (block.number > at + CHALLENGE_COMMITMENT_TTL_BLOCKS) {
+            revert DisputeGameChallengeCommitmentExpired(msg.sender, c, at, at + CHALLENGE_COMMITMENT_TTL_BLOCKS, block.number);
+        }
+        // INVARIANT: the commitment was made for this very segment commitment (after the segment existed).
+        if (stored.segmentCommitment != _market.segmentCommitment(jobId, segment)) revert DisputeGameChallengeCommitmentWrongSegment(msg.sender, c, jobId, segment);
         delete _challengeCommits[msg.sender][c];
     }
 
@@ -585,17 +621,36 @@ contract DisputeGame is IDisputeGame {
         }
     }
 
+    /// @dev Consumes the caller's commitment (salt `salt`) and opens a dispute on `step` (of segment (step - 1) / K, which
+    /// _checkSegment checked), or hands the open one on that step to an earlier commitment.
     function _open(
         IJobMarket.JobView memory j,
         uint256 jobId,
-        uint256 segment,
         uint256 step,
         bytes32 hPrev,
-        bytes32 hStep
+        bytes32 hStep,
+        bytes32 salt
     ) private returns (uint256 disputeId) {
+        uint256 committedAt = _useChallengeCommitment(jobId, (step - 1) / j.policy.stepsPerSegment, step, salt);
         uint256 existing = _openByStep[jobId][step];
-        // INVARIANT: one open dispute per step of a job.
-        if (existing != 0) revert DisputeGameDisputeOpen(jobId, step, existing);
+        if (existing != 0) {
+            // INVARIANT: one open dispute per step of a job; a challenger who committed to it in an earlier block than
+            // the dispute's challenger takes it over (before its panel is drawn), so copying a challenge seen in the
+            // mempool with a later commitment never displaces the one who found the fault first.
+            if (committedAt >= _disputeCommittedAt[existing]) revert DisputeGameDisputeOpen(jobId, step, existing);
+            _takeOver(existing, committedAt);
+            return existing;
+        }
+        disputeId = _openNew(j, jobId, step, hPrev, hStep);
+        _disputeCommittedAt[disputeId] = committedAt;
+    }
+
+    /// @dev Opens a new dispute on `step` of segment (step - 1) / K and freezes the job.
+    function _openNew(IJobMarket.JobView memory j, uint256 jobId, uint256 step, bytes32 hPrev, bytes32 hStep)
+        private
+        returns (uint256 disputeId)
+    {
+        uint256 segment = (step - 1) / j.policy.stepsPerSegment;
         uint256 bond = _bondFor(j);
         uint256 fees = _checkDeposit(bond);
         Params storage p = _params;
@@ -624,7 +679,31 @@ contract DisputeGame is IDisputeGame {
         emit Challenged(disputeId, jobId, msg.sender, segment, step, hPrev, hStep, bond, fees, d.seedBlock);
         // Reverts (JobMarketChallengeWindowClosed, JobMarketNotDisputable) when the job can no longer be disputed.
         _market.freeze(jobId);
-        _bondToken.safeTransferFrom(msg.sender, address(this), bond + fees);
+        _pullDeposit(bond + fees);
+    }
+
+    /// @dev Hands open dispute `disputeId` to the caller, whose commitment (block `committedAt`) is earlier than its
+    /// challenger's: the caller deposits the same bond and fees, the displaced challenger is credited its deposit back.
+    function _takeOver(uint256 disputeId, uint256 committedAt) private {
+        Dispute storage d = _disputes[disputeId];
+        // INVARIANT: a drawn panel excluded the challenger it was drawn against, so the challenger changes only before.
+        if (d.panelDrawn) revert DisputeGamePanelAlreadyDrawn(disputeId);
+        address previous = d.challenger;
+        uint256 deposit = uint256(d.bond) + d.fees;
+        uint256 allowed = _bondToken.allowance(msg.sender, address(this));
+        if (allowed < deposit) revert DisputeGameDepositNotApproved(msg.sender, allowed, deposit);
+        d.challenger = msg.sender;
+        _disputeCommittedAt[disputeId] = committedAt;
+        emit ChallengeTakenOver(disputeId, previous, msg.sender, committedAt);
+        _credit(previous, deposit);
+        _pullDeposit(deposit);
+    }
+
+    /// @dev Pulls a challenge deposit from the caller and refuses a short transfer.
+    function _pullDeposit(uint256 amount) private {
+        uint256 received = TransferIn.pull(_bondToken, msg.sender, amount);
+        // INVARIANT: bonds and fees are booked as deposited; a fee-on-transfer token would leave them unbacked.
+        if (received != amount) revert DisputeGameTransferShortfall(address(_bondToken), amount, received);
     }
 
     /// @dev The panel fees a challenge with bond `bond` deposits; reverts unless the caller approved bond + fees.
