@@ -187,7 +187,7 @@ contract DisputeGame is IDisputeGame {
         if (c.blockNumber != 0 && block.number <= c.blockNumber + CHALLENGE_COMMITMENT_TTL_BLOCKS) return;
         c.blockNumber = uint64(block.number);
         c.segmentCommitment = segmentCommitment;
-        emit ChallengeCommitted(msg.sender, commitment, jobId, segment, block.number + CHALLENGE_COMMITMENT_TTL_BLOCKS);
+        emit ChallengeCommitted(msg.sender, commitment, jobId, segment);
     }
 
     /// @inheritdoc IDisputeGame
@@ -690,8 +690,6 @@ contract DisputeGame is IDisputeGame {
         if (d.panelDrawn) revert DisputeGamePanelAlreadyDrawn(disputeId);
         address previous = d.challenger;
         uint256 deposit = uint256(d.bond) + d.fees;
-        uint256 allowed = _bondToken.allowance(msg.sender, address(this));
-        if (allowed < deposit) revert DisputeGameDepositNotApproved(msg.sender, allowed, deposit);
         d.challenger = msg.sender;
         _disputeCommittedAt[disputeId] = committedAt;
         emit ChallengeTakenOver(disputeId, previous, msg.sender, committedAt);

@@ -149,10 +149,8 @@ interface IDisputeGame {
         uint64 seedBlock
     );
     /// @notice `challenger` committed to a challenge (challengeCommitment) on a step of segment `segment` of job `jobId`;
-    /// it can open it from the next block on, up to block `expiresAtBlock`.
-    event ChallengeCommitted(
-        address indexed challenger, bytes32 commitment, uint256 indexed jobId, uint256 segment, uint256 expiresAtBlock
-    );
+    /// it can open it from the next block on, up to this block + CHALLENGE_COMMITMENT_TTL_BLOCKS.
+    event ChallengeCommitted(address indexed challenger, bytes32 commitment, uint256 indexed jobId, uint256 segment);
     /// @notice `challenger`, whose commitment (block `committedAt`) is earlier than `previous`'s, took dispute `disputeId`
     /// over; `previous` was credited its deposit back.
     event ChallengeTakenOver(

@@ -640,14 +640,14 @@ export class ChallengerBot {
       log.warn({ event: "audit", ok: true, receipt: false, screen: startScreen }, "audit ok, but the segment's start state did not pass the state screen: no receipt");
     } else if (verdict.ok) {
       const receipt = { jobId, segment: s.segment, traceRoot: target.traceRoot, checks: checksMask(verdict.checks), sampledSteps: verdict.stepsChecked, verdict: VERDICT.ok };
-      const domain = jobMarketDomain(BigInt(this.o.clients.wallet.chain.id), this.o.deployment.jobMarket);
+      const domain = jobMarketDomain(BigInt(this.o.clients.wallet.chain.id), this.o.deployment.jobRecords);
       const signature = await signAuditReceipt(this.o.clients.account as never, domain, receipt);
       const anchored = await this.canAnchor();
       this.db.tx(() => {
         this.db.saveReceipt({ jobId: s.job_id, segment: s.segment, verdict: receipt.verdict, checks: receipt.checks, sampledSteps: receipt.sampledSteps, traceRoot: receipt.traceRoot, signature });
         if (anchored) {
           const data = recordReceiptData([receipt, target.endStateHash, signature]);
-          this.db.addIntent({ key: `receipt:${s.job_id}:${s.segment}`, kind: "recordReceipt", jobId: s.job_id, segment: s.segment, payload: { to: this.o.deployment.jobMarket, data } });
+          this.db.addIntent({ key: `receipt:${s.job_id}:${s.segment}`, kind: "recordReceipt", jobId: s.job_id, segment: s.segment, payload: { to: this.o.deployment.jobRecords, data } });
         }
       });
       log.info({ event: "audit", ok: true, receipt: true, costMs: Math.round(costMs), anchored }, anchored ? "audit ok; receipt signed, recordReceipt queued" : "audit ok; receipt signed (JobMarket has no registries: not anchored)");
@@ -750,7 +750,7 @@ export class ChallengerBot {
       }
       case "recordReceipt":
         return (
-          (await getReceiptOf(clients.public, { jobMarket: deployment.jobMarket, jobId: BigInt(i.job_id!), segment: i.segment!, auditor: this.me })) !== zeroHash
+          (await getReceiptOf(clients.public, { jobRecords: deployment.jobRecords, jobId: BigInt(i.job_id!), segment: i.segment!, auditor: this.me })) !== zeroHash
         );
       case "claimStake":
         return (await getStakeCredit(clients.public, { stakeVault: deployment.stakeVault, account: this.me })) === 0n;
