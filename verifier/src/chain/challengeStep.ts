@@ -4,7 +4,8 @@
  * `requiredBond(jobId)` plus panelSize * panelFee) is pulled from the caller in one transfer: approve the DisputeGame
  * for it first, and commit to the challenge (commitChallenge.ts) in an earlier block with the same salt
  * (verifier/src/dispute/challenge.ts does all three; DisputeGameDepositNotApproved / DisputeGameChallengeNotCommitted
- * otherwise).
+ * otherwise). When a dispute on the step is already open and the caller's commitment is from an earlier block than its
+ * challenger's, the caller takes that dispute over (ChallengeTakenOver: `takenOver` true, the same dispute id).
  *
  * @example
  *   const { disputeId } = await challengeStep(clients, { disputeGame, jobId, segment: 1, step: 7, traceRoot, endStateHash,
@@ -14,6 +15,7 @@ import { parseEventLogs, type Address, type Hex } from "viem";
 import { disputeGameAbi } from "./abi/DisputeGame.ts";
 import type { ChainClients } from "./clients.ts";
 import { ChainError } from "./errors.ts";
+import { getDispute } from "./getDispute.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
 export type ChallengeStepParameters = SendOptions & {
@@ -31,7 +33,7 @@ export type ChallengeStepParameters = SendOptions & {
   salt: Hex;
 };
 
-export type ChallengeStepReturnType = SendResult & { disputeId: bigint; bond: bigint; fees: bigint; seedBlock: bigint };
+export type ChallengeStepReturnType = SendResult & { disputeId: bigint; bond: bigint; fees: bigint; seedBlock: bigint; takenOver: boolean };
 
 export async function challengeStep(clients: ChainClients, p: ChallengeStepParameters): Promise<ChallengeStepReturnType> {
   const r = await sendContractTx(
@@ -45,6 +47,9 @@ export async function challengeStep(clients: ChainClients, p: ChallengeStepParam
     p,
   );
   const [ev] = parseEventLogs({ abi: disputeGameAbi, logs: r.receipt.logs, eventName: "Challenged" });
-  if (!ev) throw new ChainError(`challenge ${r.hash} emitted no Challenged event`);
-  return { ...r, disputeId: ev.args.disputeId, bond: ev.args.bond, fees: ev.args.fees, seedBlock: ev.args.seedBlock };
+  if (ev) return { ...r, disputeId: ev.args.disputeId, bond: ev.args.bond, fees: ev.args.fees, seedBlock: ev.args.seedBlock, takenOver: false };
+  const [took] = parseEventLogs({ abi: disputeGameAbi, logs: r.receipt.logs, eventName: "ChallengeTakenOver" });
+  if (!took) throw new ChainError(`challenge ${r.hash} emitted neither Challenged nor ChallengeTakenOver`);
+  const d = await getDispute(clients.public, { disputeGame: p.disputeGame, disputeId: took.args.disputeId, blockNumber: r.receipt.blockNumber });
+  return { ...r, disputeId: took.args.disputeId, bond: d.bond, fees: d.fees, seedBlock: d.seedBlock, takenOver: true };
 }
