@@ -25,7 +25,9 @@
  *             once the funds arrive, or, if the job can no longer be frozen by then, is recorded as a lost finding
  *             with the reason, at error. A failed send is classified (chain/errors.ts classifySendFailure): funds,
  *             allowance, nonce, fee and RPC trouble are retried with backoff; a revert the contract will repeat is
- *             recorded with its decoded reason (chain/describeRevert.ts) and logged; nothing fails silently.
+ *             recorded with its decoded reason (chain/describeRevert.ts) and logged; nothing fails silently. A
+ *             challenge whose commitment expired while it waited (DisputeGame.CHALLENGE_COMMITMENT_TTL_BLOCKS) commits
+ *             again first (`commitChallenge:...:renewN`, at most MAX_COMMIT_RENEWALS per round).
  *   6. report a start-up summary (`startup`: bond, balances against the deposit and gas a challenge needs, jobs
  *             followed, audit rates; an error line with the fix for each thing that stops the bot from acting)
  *             and a heartbeat every `heartbeatMs`.
@@ -40,6 +42,7 @@ import {
   CHALLENGE_GAS_UNITS,
   chainDate,
   classifySendFailure,
+  ContractRevertError,
   describeRevert,
   FeeTooLowError,
   claimCreditData,
@@ -155,6 +158,8 @@ export class BotConfigError extends InputError {
 
 /** Mined-and-reverted transactions of one intent before it is recorded as failed. */
 const MAX_MINED_REVERTS = 3;
+/** How many times one challenge round re-sends its expired commitment (DisputeGame.CHALLENGE_COMMITMENT_TTL_BLOCKS). */
+const MAX_COMMIT_RENEWALS = 3;
 /** Jobs whose deposit and manifest the start-up summary reads, most recent first. */
 const STARTUP_JOB_LIMIT = 100;
 const CHALLENGE_KINDS = new Set(["approveBond", "challenge"]);
@@ -1018,6 +1023,7 @@ export class ChallengerBot {
           log.info({ reason }, "superseded: already done on chain");
           return;
         }
+        if (i.kind === "challenge" && e instanceof ContractRevertError && e.errorName === "DisputeGameChallengeCommitmentExpired" && this.renewCommitment(i, retryAt, reason, log)) return;
         if (CHALLENGE_KINDS.has(i.kind) && i.job_id !== null) {
           const closed = await this.whyNotDisputable(BigInt(i.job_id)).catch(() => undefined);
           this.closeChallenge(i, closed?.refunded ? "superseded" : "failed", closed?.refunded ? closed.why : `challenge refused: ${reason}`, log);
@@ -1030,6 +1036,31 @@ export class ChallengerBot {
         this.db.intentDeferred(i.id, reason, retryAt);
         log.error({ err: reason, code: e.code, retryInS: retryIn }, "intent not sent (unrecognised failure); retrying");
     }
+  }
+
+  /**
+   * A challenge whose commitment expired (it waited longer than CHALLENGE_COMMITMENT_TTL_BLOCKS, e.g. for funds):
+   * records a new commitChallenge intent with the same commitment (the contract renews an expired one from the current
+   * block) and defers the challenge behind it. False once the round renewed MAX_COMMIT_RENEWALS times (it then fails).
+   */
+  private renewCommitment(i: IntentRow, retryAt: number, reason: string, log: Logger): boolean {
+    const p = JSON.parse(i.payload) as { to: Address; commit?: Hex; finding?: unknown };
+    if (!p.commit) return false;
+    const base = i.key.replace(/^challenge:/, "commitChallenge:");
+    const renewals = this.db.allIntents().filter((x) => x.key.startsWith(`${base}:renew`));
+    if (renewals.some((x) => x.status === "pending" || x.status === "signed")) {
+      // the renewal is not mined yet: the challenge waits for it
+      this.db.intentDeferred(i.id, `challenge commitment expired: waiting for the new commitment (${reason})`, retryAt);
+      return true;
+    }
+    const n = renewals.length + 1;
+    if (n > MAX_COMMIT_RENEWALS) return false;
+    this.db.tx(() => {
+      this.db.addIntent({ key: `${base}:renew${n}`, kind: "commitChallenge", jobId: i.job_id ?? undefined, segment: i.segment ?? undefined, payload: { to: p.to, data: p.commit, finding: p.finding } });
+      this.db.intentDeferred(i.id, `challenge commitment expired: committing again first (${reason})`, retryAt);
+    });
+    log.warn({ renewal: n }, "challenge commitment expired while the challenge waited: committing again, then the challenge");
+    return true;
   }
 
   private fail(i: IntentRow, reason: string, log: Logger): void {
