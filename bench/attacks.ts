@@ -23,6 +23,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { setLogLevel } from "../verifier/src/log/index.ts";
+import * as entry from "./attacks/entry.ts";
 import * as game from "./attacks/game.ts";
 import { poisonJobInFrontOfBots, removeWorkDirs, supersededInFrontOfBots, sybilDisputeBeforeBots, trainedAttack } from "./attacks/trained.ts";
 import { AttackSucceeded, tokens, type Row } from "./attacks/world.ts";
@@ -57,6 +58,10 @@ const ROWS: { attack: string; run: () => Promise<Row> }[] = [
   { attack: "16 lock too small to pay the panel", run: game.lockCannotPayPanel },
   { attack: "17 panel re-roll by lapsing seeds", run: game.panelReroll },
   { attack: "18 tie from a silent honest member", run: game.tieFromSilentMember },
+  { attack: "19 sniped commitment", run: entry.snipedCommitment },
+  { attack: "20 lock shrunk by a timeout slash", run: entry.shrunkenLock },
+  { attack: "21 fee-on-transfer payment token", run: entry.feeOnTransferToken },
+  { attack: "22 zero-slash accept griefing", run: entry.zeroSlashGriefing },
   ...(
     [
       ["skip", "skip:0.25"],

@@ -3,7 +3,9 @@
  * job lifecycles (createJob + acceptJob + N x commitSegment + finalize + the provider's claim) for
  * N = 1, 10, 100 segments, on a market wired to ProviderRegistry and DataRegistry (so acceptJob pays the
  * tier lookup), plus a 10-segment lifecycle with terms (createJobWithTerms with two corpora and a 20%
- * data share, a tier-1 provider, finalize crediting both corpora). Prints a table and writes bench/results/gas.json.
+ * data share, a tier-1 provider, finalize crediting both corpora). Prints a table and writes bench/results/gas.json,
+ * which also lists every deployable contract's runtime code size in bytes (`runtimeBytes.<Contract>`, from the artifacts;
+ * test/contracts/sizes.test.ts keeps each <= 90% of the EIP-170 limit of 24,576).
  *
  * Run: npm run bench:gas   (hardhat run bench/gas.ts; fresh in-process network)
  *
@@ -14,6 +16,7 @@
 import { writeFileSync, mkdirSync } from "node:fs";
 import { network } from "hardhat";
 import { segmentHashes } from "../test/contracts/fixture.ts";
+import { deployables, runtimeBytes } from "../test/contracts/sizes.ts";
 import { keccak256, maxUint256, parseEther, toHex, type Hash } from "viem";
 
 const CID = "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi"; // a CIDv1 (59 chars)
@@ -36,6 +39,7 @@ const token = await viem.deployContract("TestToken", ["Test", "TST"]);
 const vault = await viem.deployContract("StakeVault", [token.address, BigInt(7 * DAY), admin.account.address]);
 const registry = await viem.deployContract("AuditorRegistry", [token.address, parseEther("100"), BigInt(14 * DAY), 3600n, admin.account.address]);
 const market = await viem.deployContract("JobMarket", [vault.address, admin.account.address]);
+const records = await viem.deployContract("JobRecords", [market.address]);
 // committees of 3, quorum 2, 2-block seed, 1-day request window, 1-token request fee (the deployment defaults)
 const providers = await viem.deployContract("ProviderRegistry", [registry.address, 3n, 2n, BigInt(30 * DAY), 2, BigInt(DAY), parseEther("1")]);
 const data = await viem.deployContract("DataRegistry", []);
@@ -226,17 +230,17 @@ results["AuditorRegistry.leave"] = await gas(registry.write.leave({ account: aud
   let commits = 0;
   for (let s = 0; s < 10; s++) commits += await commit(id, s);
   const receipt = { jobId: id, segment: 0, traceRoot: segmentHashes(id, 0, K).root, checks: 5, sampledSteps: 32, verdict: 0 };
-  const rDomain = { name: "PoUW JobMarket", version: "1", chainId, verifyingContract: market.address };
+  const rDomain = { name: "PoUW JobMarket", version: "1", chainId, verifyingContract: records.address };
   const rTypes = { AuditReceipt: [{ name: "jobId", type: "uint256" }, { name: "segment", type: "uint32" }, { name: "traceRoot", type: "bytes32" }, { name: "checks", type: "uint32" }, { name: "sampledSteps", type: "uint32" }, { name: "verdict", type: "uint8" }] } as const;
   const rSig = await auditor2.signTypedData({ account: auditor2.account, domain: rDomain, types: rTypes, primaryType: "AuditReceipt", message: receipt });
-  results["JobMarket.recordReceipt"] = await gas(market.write.recordReceipt([receipt, segmentHashes(id, 0, K).end, rSig], { account: challenger.account }));
+  results["JobRecords.recordReceipt"] = await gas(records.write.recordReceipt([receipt, segmentHashes(id, 0, K).end, rSig], { account: challenger.account }));
   await networkHelpers.time.increase(DAY + 1);
   const fin = await gas(market.write.finalize([id], { account: buyer.account }));
   results["JobMarket.finalize(corpora=2)"] = fin;
   const claim = await gas(market.write.claim([token.address], { account: provider.account }));
   results["lifecycle.segments=10,corpora=2"] = createG + acceptG + commits + fin + claim;
-  results["JobMarket.anchorProvenance"] = await gas(
-    market.write.anchorProvenance([id, keccak256(toHex("provenance")), CID], { account: provider.account }),
+  results["JobRecords.anchorProvenance"] = await gas(
+    records.write.anchorProvenance([id, keccak256(toHex("provenance")), CID], { account: provider.account }),
   );
   results["DataRegistry.retire"] = await gas(data.write.retire([2n], { account: contributor.account }));
 }
@@ -284,12 +288,13 @@ async function drawRows(): Promise<Record<string, number>> {
   return rows;
 }
 Object.assign(results, await drawRows());
+for (const [source, name] of deployables()) results[`runtimeBytes.${name}`] = runtimeBytes(source, name);
 
 const sorted = Object.fromEntries(Object.entries(results).sort(([a], [b]) => a.localeCompare(b)));
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
 writeFileSync(new URL("./results/gas.json", import.meta.url), JSON.stringify(sorted, null, 2) + "\n");
 
-// Targets since the leaves travel in calldata (issue 12): a commit costs a fixed part plus a part per step (calldata
+// Targets, as the leaves travel in calldata: a commit costs a fixed part plus a part per step (calldata
 // 16 gas/byte, the SegmentCommitted event's copy 8 gas/byte, the leaf and tree hashing), so the targets are per step;
 // a 10-segment lifecycle at K = 32 gets the old 1,000,000 plus 10 x 33 steps at the per-step target.
 const PER_STEP_TARGET = 2_500;

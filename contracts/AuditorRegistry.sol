@@ -7,6 +7,7 @@ import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
 import {FixedRoles} from "./access/FixedRoles.sol";
+import {TransferIn} from "./libraries/TransferIn.sol";
 
 /// @title AuditorRegistry: auditor bonds, activation and exit delays, snapshot panel draws, forfeiture
 /// (see IAuditorRegistry and docs/panels.md)
@@ -102,7 +103,9 @@ contract AuditorRegistry is IAuditorRegistry, FixedRoles {
         r.bond = bond.toUint128();
         emit BondPosted(msg.sender, amount, bond);
         if (activates) _activate(msg.sender, r);
-        _token.safeTransferFrom(msg.sender, address(this), amount);
+        uint256 received = TransferIn.pull(_token, msg.sender, amount);
+        // INVARIANT: a bond is booked only as far as it arrived (a fee-on-transfer token is refused).
+        if (received != amount) revert AuditorRegistryTransferShortfall(address(_token), amount, received);
     }
 
     /// @inheritdoc IAuditorRegistry

@@ -11,6 +11,7 @@ import {DrawGuard} from "./libraries/DrawGuard.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
 import {Trace} from "./libraries/Trace.sol";
 import {PanelTiming} from "./libraries/PanelTiming.sol";
+import {TransferIn} from "./libraries/TransferIn.sol";
 
 /// @title DisputeGame: one-step challenges settled by concession, a Groth16 proof or a commit-reveal panel
 /// (see IDisputeGame and docs/disputes.md)
@@ -52,6 +53,12 @@ contract DisputeGame is IDisputeGame {
         address[] panel;
     }
 
+    /// @dev A challenge commitment: the block it was made in and the segment commitment it is bound to.
+    struct ChallengeCommit {
+        uint64 blockNumber;
+        bytes32 segmentCommitment;
+    }
+
     struct Ballot {
         bytes32 commitment;
         Vote vote;
@@ -77,6 +84,10 @@ contract DisputeGame is IDisputeGame {
     /// found). A party that fills the job's slots to keep an honest challenger out pays a bond and a panel per slot and,
     /// as its panels decide Valid, loses every bond (docs/disputes.md, "Limits on open disputes").
     uint256 public constant MAX_OPEN_PER_JOB = 32;
+    /// @notice Blocks a challenge commitment stays usable after the block it was made in: an older one reverts
+    /// (DisputeGameChallengeCommitmentExpired), so holding a commitment on every step costs a renewal per step every
+    /// this many blocks.
+    uint256 public constant CHALLENGE_COMMITMENT_TTL_BLOCKS = 256;
     /// @notice Forfeits without a majority to credit go here (never claimed: burned), and the bonds of wrong challenges
     /// of a segment's first step are sent here.
     address public constant BURN_ADDRESS = 0x000000000000000000000000000000000000dEaD;
@@ -118,8 +129,8 @@ contract DisputeGame is IDisputeGame {
     mapping(uint256 jobId => uint256 count) private _openCount;
     mapping(uint256 jobId => mapping(address challenger => uint256 count)) private _openBy;
     mapping(uint256 jobId => RewardPool) private _pools;
-    /// @dev Block in which `challenger` committed to a challenge (challengeCommitment); 0: none.
-    mapping(address challenger => mapping(bytes32 commitment => uint256 blockNumber)) private _challengeCommits;
+    /// @dev `challenger`'s live commitment to a challenge (challengeCommitment); blockNumber 0: none.
+    mapping(address challenger => mapping(bytes32 commitment => ChallengeCommit)) private _challengeCommits;
     /// @dev Sum of the undistributed reward pools (held by this contract besides bonds, fees and credits).
     uint256 private _pooled;
     /// @dev The last dispute on (job, step) that ended in a tie of revealed votes: its revealers are judged by the next
@@ -171,12 +182,20 @@ contract DisputeGame is IDisputeGame {
     // ---------------------------------------------------------------- challenge
 
     /// @inheritdoc IDisputeGame
-    function commitChallenge(bytes32 commitment) external {
+    function commitChallenge(uint256 jobId, uint256 segment, bytes32 commitment) external {
         if (commitment == bytes32(0)) revert DisputeGameZeroCommitment(0);
-        if (_challengeCommits[msg.sender][commitment] == 0) {
-            _challengeCommits[msg.sender][commitment] = block.number;
-            emit ChallengeCommitted(msg.sender, commitment);
-        }
+        (,, IJobMarket.JobStatus status) = _market.jobParties(jobId);
+        // INVARIANT: a commitment names a job that exists and a segment already committed, so nobody holds commitments
+        // on steps before their leaves exist; the challenge must name the same segment commitment.
+        if (status == IJobMarket.JobStatus.None) revert DisputeGameUnknownJob(jobId);
+        bytes32 segmentCommitment = _market.segmentCommitment(jobId, segment);
+        if (segmentCommitment == bytes32(0)) revert DisputeGameSegmentNotCommitted(jobId, segment);
+        ChallengeCommit storage c = _challengeCommits[msg.sender][commitment];
+        // A live commitment keeps its block (its place in the order); an expired one is renewed from this block.
+        if (c.blockNumber != 0 && block.number <= c.blockNumber + CHALLENGE_COMMITMENT_TTL_BLOCKS) return;
+        c.blockNumber = uint64(block.number);
+        c.segmentCommitment = segmentCommitment;
+        emit ChallengeCommitted(msg.sender, commitment, jobId, segment);
     }
 
     /// @inheritdoc IDisputeGame
@@ -192,7 +211,6 @@ contract DisputeGame is IDisputeGame {
         bytes32[] calldata proofStep,
         bytes32 salt
     ) external returns (uint256 disputeId) {
-        _useChallengeCommitment(jobId, step, salt);
         IJobMarket.JobView memory j = _checkSegment(jobId, segment, step, traceRoot, endStateHash);
         // INVARIANT: a dispute is about the provider's own committed leaves h(step-1) and h(step).
         if (!Trace.verifyStateCalldata(traceRoot, uint64(step - 1), hPrev, proofPrev)) {
@@ -201,7 +219,7 @@ contract DisputeGame is IDisputeGame {
         if (!Trace.verifyStateCalldata(traceRoot, uint64(step), hStep, proofStep)) {
             revert DisputeGameBadLeafProof(step, hStep);
         }
-        disputeId = _open(j, jobId, segment, step, hPrev, hStep);
+        disputeId = _open(j, jobId, step, hPrev, hStep, salt);
     }
 
     // ---------------------------------------------------------------- provider
@@ -367,7 +385,7 @@ contract DisputeGame is IDisputeGame {
 
     /// @inheritdoc IDisputeGame
     function setCircuitTerms(uint256 jobId, uint256 lr, bytes32 batchRoot, bytes32 manifestBody) external {
-        IJobMarket.JobView memory j = _market.getJob(jobId);
+        IJobMarket.JobView memory j = _job(jobId);
         if (j.status == IJobMarket.JobStatus.None) revert IJobMarket.JobMarketUnknownJob(jobId);
         if (msg.sender != j.buyer) revert DisputeGameNotBuyer(jobId, msg.sender, j.buyer);
         // INVARIANT: a provider accepts a job knowing its terms; they never change afterwards.
@@ -397,14 +415,14 @@ contract DisputeGame is IDisputeGame {
         if (amount == 0) revert DisputeGameNothingToClaim(msg.sender);
         _credits[msg.sender] = 0;
         emit CreditClaimed(msg.sender, amount);
-        _bondToken.safeTransfer(msg.sender, amount);
+        _send(msg.sender, amount);
     }
 
     // ---------------------------------------------------------------- views
 
     /// @inheritdoc IDisputeGame
     function requiredBond(uint256 jobId) public view returns (uint256) {
-        IJobMarket.JobView memory j = _market.getJob(jobId);
+        IJobMarket.JobView memory j = _job(jobId);
         return _bondFor(j);
     }
 
@@ -424,7 +442,7 @@ contract DisputeGame is IDisputeGame {
 
     /// @inheritdoc IDisputeGame
     function challengeCommittedAt(address challenger, bytes32 commitment) external view returns (uint256) {
-        return _challengeCommits[challenger][commitment];
+        return _challengeCommits[challenger][commitment].blockNumber;
     }
 
     /// @inheritdoc IDisputeGame
@@ -570,13 +588,23 @@ contract DisputeGame is IDisputeGame {
         return ProvingMode.Ceremony;
     }
 
-    /// @dev Consumes the caller's commitment to this challenge, made in an earlier block.
-    function _useChallengeCommitment(uint256 jobId, uint256 step, bytes32 salt) private {
+    /// @dev Consumes the caller's live commitment to this challenge, made in an earlier block for segment `segment`'s
+    /// commitment (which _checkSegment matched with the challenge's root and end state); returns its block.
+    function _useChallengeCommitment(uint256 jobId, uint256 segment, uint256 step, bytes32 salt)
+        private
+    {
         bytes32 c = challengeCommitment(jobId, step, msg.sender, salt);
-        uint256 at = _challengeCommits[msg.sender][c];
+        ChallengeCommit storage stored = _challengeCommits[msg.sender][c];
+        uint256 at = stored.blockNumber;
         // INVARIANT: a challenge was committed (hidden) in an earlier block by the same address, so whoever copies it
         // from the mempool has no commitment to reveal and cannot take its place.
         if (at == 0 || at >= block.number) revert DisputeGameChallengeNotCommitted(msg.sender, c, at, block.number);
+        // INVARIANT: a commitment is used within CHALLENGE_COMMITMENT_TTL_BLOCKS, so none is held indefinitely.
+        if (block.number > at + CHALLENGE_COMMITMENT_TTL_BLOCKS) {
+            revert DisputeGameChallengeCommitmentExpired(msg.sender, c, at, at + CHALLENGE_COMMITMENT_TTL_BLOCKS, block.number);
+        }
+        // INVARIANT: the commitment was made for this very segment commitment (after the segment existed).
+        if (stored.segmentCommitment != _market.segmentCommitment(jobId, segment)) revert DisputeGameChallengeCommitmentWrongSegment(msg.sender, c, jobId, segment);
         delete _challengeCommits[msg.sender][c];
     }
 
@@ -587,7 +615,7 @@ contract DisputeGame is IDisputeGame {
         view
         returns (IJobMarket.JobView memory j)
     {
-        j = _market.getJob(jobId);
+        j = _job(jobId);
         if (j.status == IJobMarket.JobStatus.None) revert IJobMarket.JobMarketUnknownJob(jobId);
         if (msg.sender == j.provider) revert DisputeGameSelfChallenge(jobId, j.provider);
         // INVARIANT: only the current provider's committed segments are disputable: its lock is what a fault slashes
@@ -603,18 +631,31 @@ contract DisputeGame is IDisputeGame {
         }
     }
 
+    /// @dev Consumes the caller's commitment (salt `salt`) and opens a dispute on `step` (of segment (step - 1) / K, which
+    /// _checkSegment checked), or hands the open one on that step to an earlier commitment.
     function _open(
         IJobMarket.JobView memory j,
         uint256 jobId,
-        uint256 segment,
         uint256 step,
         bytes32 hPrev,
-        bytes32 hStep
+        bytes32 hStep,
+        bytes32 salt
     ) private returns (uint256 disputeId) {
+        _useChallengeCommitment(jobId, (step - 1) / j.policy.stepsPerSegment, step, salt);
         uint256 existing = _openByStep[jobId][step];
-        // INVARIANT: one open dispute per step of a job.
+        // INVARIANT: one open dispute per step of a job (the first valid challenge holds it; a copier of a challenge
+        // seen in the mempool has no commitment of its own from an earlier block to reveal).
         if (existing != 0) revert DisputeGameDisputeOpen(jobId, step, existing);
+        disputeId = _openNew(j, jobId, step, hPrev, hStep);
+    }
+
+    /// @dev Opens a new dispute on `step` of segment (step - 1) / K and freezes the job.
+    function _openNew(IJobMarket.JobView memory j, uint256 jobId, uint256 step, bytes32 hPrev, bytes32 hStep)
+        private
+        returns (uint256 disputeId)
+    {
         _checkLimits(jobId);
+        uint256 segment = (step - 1) / j.policy.stepsPerSegment;
         uint256 bond = _bondFor(j);
         uint256 fees = _checkDeposit(bond);
         Params storage p = _params;
@@ -644,7 +685,14 @@ contract DisputeGame is IDisputeGame {
         emit Challenged(disputeId, jobId, msg.sender, segment, step, hPrev, hStep, bond, fees, d.seedBlock);
         // Reverts (JobMarketChallengeWindowClosed, JobMarketNotDisputable) when the job can no longer be disputed.
         _market.freeze(jobId);
-        _bondToken.safeTransferFrom(msg.sender, address(this), bond + fees);
+        _pullDeposit(bond + fees);
+    }
+
+    /// @dev Pulls a challenge deposit from the caller and refuses a short transfer.
+    function _pullDeposit(uint256 amount) private {
+        uint256 received = TransferIn.pull(_bondToken, msg.sender, amount);
+        // INVARIANT: bonds and fees are booked as deposited; a fee-on-transfer token would leave them unbacked.
+        if (received != amount) revert DisputeGameTransferShortfall(address(_bondToken), amount, received);
     }
 
     /// @dev Reverts when job `jobId`, or the caller on it, already holds the most open disputes allowed.
@@ -767,7 +815,7 @@ contract DisputeGame is IDisputeGame {
         // to gain; the challenger loses the bond as on any other wrong challenge (docs/disputes.md, availability).
         if (challengerWrong && outcome == Outcome.PanelValid && _atSegmentStart(d)) {
             emit BondBurned(disputeId, bond);
-            _bondToken.safeTransfer(BURN_ADDRESS, bond);
+            _send(BURN_ADDRESS, bond);
         } else {
             _credit(challengerWrong ? d.provider : d.challenger, bond);
         }
@@ -855,7 +903,7 @@ contract DisputeGame is IDisputeGame {
             delete _pools[jobId];
             _pooled -= amount;
             emit RewardPaid(disputeId, jobId, BURN_ADDRESS, amount);
-            if (amount != 0) _bondToken.safeTransfer(BURN_ADDRESS, amount);
+            if (amount != 0) _send(BURN_ADDRESS, amount);
             return;
         }
         unchecked {
@@ -964,7 +1012,17 @@ contract DisputeGame is IDisputeGame {
 
     /// @dev Whether the disputed step is its segment's first (its start state is the segment's committed checkpoint).
     function _atSegmentStart(Dispute storage d) private view returns (bool) {
-        return d.step - 1 == uint256(d.segment) * _market.getJob(d.jobId).policy.stepsPerSegment;
+        return d.step - 1 == uint256(d.segment) * _job(d.jobId).policy.stepsPerSegment;
+    }
+
+    /// @dev The market's view of job `jobId` (one decoder of JobView for every caller).
+    function _job(uint256 jobId) private view returns (IJobMarket.JobView memory) {
+        return _market.getJob(jobId);
+    }
+
+    /// @dev The one transfer out of the contract: claims and burns.
+    function _send(address to, uint256 amount) private {
+        _bondToken.safeTransfer(to, amount);
     }
 
     function _credit(address account, uint256 amount) private {

@@ -117,16 +117,89 @@ contract DisputeGameTest is TestBase, DisputeFixture {
 
     function test_challenge_unknownJob_reverts() public {
         bytes32[] memory none = new bytes32[](0);
-        bytes32 salt = _commitChallenge(address(this), 7, 1);
         VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketUnknownJob.selector, 7));
-        game.challenge(7, 0, 1, bytes32(0), bytes32(0), bytes32(0), none, bytes32(0), none, salt);
+        game.challenge(7, 0, 1, bytes32(0), bytes32(0), bytes32(0), none, bytes32(0), none, bytes32(0));
     }
 
     function test_challenge_uncommittedSegment_reverts() public {
         uint256 jobId = _job(2, 1, HONEST);
-        _commitChallenge(challenger, jobId, 5);
         VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameSegmentNotDisputable.selector, jobId, 1, 0, 1));
         _challengeCommitted(challenger, jobId, 5, HONEST);
+    }
+
+    // ---------------------------------------------------------------- challenge commitments
+
+    /// A commitment cannot name a job that does not exist yet: nobody holds commitments on future jobs.
+    function test_commitChallenge_unknownJob_reverts() public {
+        bytes32 c = game.challengeCommitment(7, 1, challenger, keccak256("s"));
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameUnknownJob.selector, 7));
+        vm_prank(challenger);
+        game.commitChallenge(7, 0, c);
+    }
+
+    /// A commitment cannot name a segment before its leaves are committed.
+    function test_commitChallenge_uncommittedSegment_reverts() public {
+        uint256 jobId = _job(2, 1, HONEST);
+        bytes32 c = game.challengeCommitment(jobId, 5, challenger, keccak256("s"));
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameSegmentNotCommitted.selector, jobId, 1));
+        vm_prank(challenger);
+        game.commitChallenge(jobId, 1, c);
+    }
+
+    function test_commitChallenge_zero_reverts() public {
+        uint256 jobId = _job(2, 1, HONEST);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameZeroCommitment.selector, 0));
+        vm_prank(challenger);
+        game.commitChallenge(jobId, 0, bytes32(0));
+    }
+
+    /// A commitment older than CHALLENGE_COMMITMENT_TTL_BLOCKS cannot open a challenge; committing again renews it.
+    function test_challenge_expiredCommitment_reverts_thenRenewed() public {
+        uint256 jobId = _job(2, 1, HONEST);
+        bytes32 salt = _commitChallenge(challenger, jobId, 2);
+        uint256 at = block.number - 1;
+        uint256 ttl = game.CHALLENGE_COMMITMENT_TTL_BLOCKS();
+        VMB.roll(at + ttl + 1);
+        bytes32 c = game.challengeCommitment(jobId, 2, challenger, salt);
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IDisputeGame.DisputeGameChallengeCommitmentExpired.selector, challenger, c, at, at + ttl, at + ttl + 1
+            )
+        );
+        _challengeCommitted(challenger, jobId, 2, HONEST);
+        // a live commitment keeps its block; an expired one is renewed from the current block
+        vm_prank(challenger);
+        game.commitChallenge(jobId, 0, c);
+        assertEq(game.challengeCommittedAt(challenger, c), at + ttl + 1, "renewed");
+        VMB.roll(block.number + 1);
+        vm_prank(challenger);
+        game.commitChallenge(jobId, 0, c);
+        assertEq(game.challengeCommittedAt(challenger, c), at + ttl + 1, "a live commitment keeps its block");
+        _challengeCommitted(challenger, jobId, 2, HONEST);
+    }
+
+    /// The commitment is bound to the segment commitment it named: it cannot open a challenge of another segment.
+    function test_challenge_commitmentOfOtherSegment_reverts() public {
+        uint256 jobId = _job(2, 2, HONEST);
+        bytes32 salt = keccak256(abi.encode("challenge", challenger, jobId, uint256(6)));
+        bytes32 c = game.challengeCommitment(jobId, 6, challenger, salt);
+        vm_prank(challenger);
+        game.commitChallenge(jobId, 0, c); // step 6 is in segment 1, but the commitment names segment 0
+        VMB.roll(block.number + 1);
+        VM.expectRevert(
+            abi.encodeWithSelector(IDisputeGame.DisputeGameChallengeCommitmentWrongSegment.selector, challenger, c, jobId, 1)
+        );
+        _challengeCommitted(challenger, jobId, 6, HONEST);
+    }
+
+    /// The first valid challenge of a step holds it: a later one on the same step reverts, whoever committed first.
+    function test_challenge_secondOnSameStep_reverts() public {
+        uint256 jobId = _job(2, 1, 1);
+        _commitChallenge(challenger, jobId, 2);
+        _commitChallenge(stranger, jobId, 2);
+        uint256 id = _challengeCommitted(stranger, jobId, 2, 1);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGame.DisputeGameDisputeOpen.selector, jobId, 2, id));
+        _challengeCommitted(challenger, jobId, 2, 1);
     }
 
     function test_challenge_stepOutsideSegment_reverts() public {
@@ -207,7 +280,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         bytes32 salt = keccak256("s");
         bytes32 c = game.challengeCommitment(jobId, 2, challenger, salt);
         vm_prank(challenger);
-        game.commitChallenge(c);
+        game.commitChallenge(jobId, 0, c);
         (bytes32[4] memory lv, bytes32[4] memory hs) = leaves(jobId, 0, HONEST);
         VM.expectRevert(
             abi.encodeWithSelector(IDisputeGame.DisputeGameChallengeNotCommitted.selector, challenger, c, block.number, block.number)

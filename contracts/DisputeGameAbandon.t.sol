@@ -149,14 +149,22 @@ contract DisputeGameAbandonTest is TestBase, AttackFixture {
     /// Holding the escrow with tenures that commit nothing. reportTimeout of an idle tenure re-opens the job at once,
     /// and anyone may accept an Open job: a provider that reports its own timeout and re-accepts in the same block (or
     /// the same transaction) keeps the job from ever being Open at a block boundary, so the buyer's cancelJob never
-    /// gets in. With timeoutSlashBps 0 each round costs it nothing. The idle-timeout cap ends the loop: the
-    /// MAX_IDLE_TIMEOUTS-th idle timeout cancels the job and credits the buyer the whole escrow.
+    /// gets in. A zero timeout slash is refused at createJob, so each round costs it MIN_TIMEOUT_SLASH_BPS of its lock
+    /// (to the buyer). The idle-timeout cap ends the loop: the MAX_IDLE_TIMEOUTS-th idle timeout cancels the job and
+    /// credits the buyer the whole escrow.
     function test_idleTenureLoop_cannotHoldEscrow_endsCancelledAtCap() public {
         IJobMarket.Policy memory pol = policy(2);
-        pol.timeoutSlashBps = 0; // free for the attacker before the cap
+        uint256 minBps = market.MIN_TIMEOUT_SLASH_BPS();
+        pol.timeoutSlashBps = 0;
+        VM.prank(buyer);
+        VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketTimeoutSlashTooLow.selector, 0, minBps));
+        market.createJob(keccak256("idle"), "ipfs://m", address(token), PAYMENT, pol);
+        pol.timeoutSlashBps = uint16(minBps); // the cheapest the attacker can get
         VM.prank(buyer);
         uint256 jobId = market.createJob(keccak256("idle"), "ipfs://m", address(token), PAYMENT, pol);
         uint256 free0 = vault.accountOf(provider).free;
+        uint256 buyerStake0 = vault.creditOf(buyer);
+        (, uint256 lock) = market.requiredStakeFor(jobId, provider);
         uint256 cap = market.MAX_IDLE_TIMEOUTS();
         VM.prank(provider);
         market.acceptJob(jobId);
@@ -176,7 +184,10 @@ contract DisputeGameAbandonTest is TestBase, AttackFixture {
             );
             market.cancelJob(jobId);
         }
-        assertEq(vault.accountOf(provider).free, free0, "each idle round cost the provider nothing");
+        uint256 perRound = (lock * minBps) / 10_000;
+        assertTrue(perRound > 0, "a round costs something");
+        assertEq(free0 - vault.accountOf(provider).free, cap * perRound, "each idle round cost MIN_TIMEOUT_SLASH_BPS of the lock");
+        assertEq(vault.creditOf(buyer) - buyerStake0, cap * perRound, "paid to the buyer");
         IJobMarket.JobView memory j = market.getJob(jobId);
         assertTrue(j.status == IJobMarket.JobStatus.Cancelled, "the cap ends the job");
         assertEq(j.provider, address(0), "no provider");

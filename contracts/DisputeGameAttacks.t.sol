@@ -392,6 +392,50 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
         for (uint256 i; i < p.length; ++i) assertEq(game.creditOf(p[i]), defaultParams().panelFee, "each member paid");
     }
 
+    /// A timeout slash shrinks the lock that stays behind a TimedOut job's disputable segments. With the lock at the
+    /// panel floor and timeoutSlashBps 10,000 it would leave nothing for the panel (the honest challenger of the
+    /// timed-out cheat would pay every fee, -0.15); the slash now stops at the panel reserve, so the reward still pays
+    /// the panel and the honest challenger ends whole.
+    function test_timeoutSlash_keepsPanelReserve_honestChallengerWhole() public {
+        IJobMarket.Policy memory pol = policy(3);
+        pol.requiredStake = uint128(2 * FEES + 4); // lam L = n f + 2 wei
+        pol.timeoutSlashBps = 10_000;
+        VM.prank(buyer);
+        uint256 jobId = market.createJob(keccak256("manifest"), "ipfs://m", address(token), PAYMENT, pol);
+        VM.prank(provider);
+        market.acceptJob(jobId);
+        _commit(jobId, 1, 2); // one cheating segment, then the provider walks away
+        uint256 buyerStake0 = vault.creditOf(buyer);
+        VM.warp(market.getJob(jobId).deadline + 1);
+        market.reportTimeout(jobId);
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.TimedOut, "timed out, segment 0 disputable");
+        assertEq(vault.lockedFor(provider, jobId), 2 * FEES, "the lock kept at the reserve ceil(n f / lam)");
+        assertEq(vault.creditOf(buyer) - buyerStake0, 4, "the buyer took only what was above the reserve");
+        uint256 honest0 = token.balanceOf(HONEST_1);
+        uint256 id = _challenge(HONEST_1, jobId, 2, 2);
+        address[] memory p = _draw(id);
+        for (uint256 i; i < p.length; ++i) _commitVote(id, p[i], IDisputeGame.Vote.Fault);
+        for (uint256 i; i < p.length; ++i) _reveal(id, p[i], IDisputeGame.Vote.Fault);
+        game.resolve(id);
+        assertTrue(_outcome(id) == IDisputeGame.Outcome.PanelFault, "fault found");
+        assertGe(token.balanceOf(HONEST_1) + game.creditOf(HONEST_1), honest0, "honest challenger net >= 0");
+    }
+
+    /// An idle tenure (nothing committed, nothing to dispute) keeps no reserve: the whole timeout slash applies.
+    function test_idleTimeoutSlash_takesWholeShare() public {
+        IJobMarket.Policy memory pol = policy(2);
+        pol.requiredStake = uint128(2 * FEES);
+        pol.timeoutSlashBps = 10_000;
+        VM.prank(buyer);
+        uint256 jobId = market.createJob(keccak256("manifest"), "ipfs://m", address(token), PAYMENT, pol);
+        VM.prank(provider);
+        market.acceptJob(jobId);
+        uint256 buyerStake0 = vault.creditOf(buyer);
+        VM.warp(market.getJob(jobId).deadline + 1);
+        market.reportTimeout(jobId);
+        assertEq(vault.creditOf(buyer) - buyerStake0, 2 * FEES, "whole lock slashed");
+    }
+
     // ---------------------------------------------------------------- panel re-rolls by lapsing seeds
 
     /// Panel re-rolls while the honest bots are offline: the provider alone watches an honest dispute on its faulty
@@ -535,7 +579,7 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
         // copying the commitment itself does not help: the challenger's address is in the preimage
         bytes32 honestCommitment = game.challengeCommitment(jobId, 2, HONEST_1, salt);
         VM.prank(COPIER);
-        game.commitChallenge(honestCommitment);
+        game.commitChallenge(jobId, 0, honestCommitment);
         VMB.roll(block.number + 1);
         VM.expectRevert(
             abi.encodeWithSelector(
@@ -554,7 +598,7 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
         bytes32 salt = keccak256("same block");
         bytes32 c = game.challengeCommitment(jobId, 2, COPIER, salt);
         VM.prank(COPIER);
-        game.commitChallenge(c);
+        game.commitChallenge(jobId, 0, c);
         VM.expectRevert(
             abi.encodeWithSelector(
                 IDisputeGame.DisputeGameChallengeNotCommitted.selector, COPIER, c, block.number, block.number

@@ -165,7 +165,7 @@ contract DisputePanelTest is TestBase, DisputeFixture {
         bytes32 salt = keccak256(abi.encode("challenge", challenger, jobId, uint256(2)));
         bytes32 c = game.challengeCommitment(jobId, 2, challenger, salt);
         vm.prank(challenger);
-        game.commitChallenge(c);
+        game.commitChallenge(jobId, 0, c);
         for (uint256 i; i < SYBILS; ++i) _bondSybil(i); // same block as the commit
         VMB.roll(block.number + 1);
         vm.warp(block.timestamp + 12);

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
-import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
@@ -13,14 +11,14 @@ import {IProviderRegistry} from "./interfaces/IProviderRegistry.sol";
 import {IDataRegistry} from "./interfaces/IDataRegistry.sol";
 import {IDisputeGame} from "./interfaces/IDisputeGame.sol";
 import {Trace} from "./libraries/Trace.sol";
-import {Receipts} from "./libraries/Receipts.sol";
 import {DataShares} from "./libraries/DataShares.sol";
+import {TransferIn} from "./libraries/TransferIn.sol";
 import {FixedRoles} from "./access/FixedRoles.sol";
 
 /// @title JobMarket: escrow, trace anchoring, release, refund and abandonment (see IJobMarket)
 /// @dev Gas: commitSegment reads and writes one packed job slot and writes one new slot per segment
 /// (keccak256(traceRoot, endStateHash)); lossE6 and checkpointCid are only in the event.
-contract JobMarket is IJobMarket, FixedRoles, EIP712 {
+contract JobMarket is IJobMarket, FixedRoles {
     using SafeERC20 for IERC20;
     using SafeCast for uint256;
 
@@ -81,17 +79,11 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
     uint256 public constant MAX_IDLE_TIMEOUTS = 3;
     /// @notice Most steps one segment may have: its K+1 state hashes travel in one commitSegment's calldata.
     uint256 public constant MAX_STEPS_PER_SEGMENT = 4_096;
+    /// @notice Least policy.timeoutSlashBps: a tenure that commits nothing costs its provider at least this share of
+    /// its lock, so accepting a job only to let it time out (MAX_IDLE_TIMEOUTS times, which cancels it) is never free.
+    uint256 public constant MIN_TIMEOUT_SLASH_BPS = 500;
     uint256 private constant _BPS = 10_000;
     uint8 private constant _TIER_NONE = 4;
-    /// @dev AuditReceipt.checks bits in use (recompute .. attestation); the others are reserved.
-    uint32 private constant _CHECKS_MASK = 63;
-
-    /// @dev One anchored provenance record.
-    struct Provenance {
-        bytes32 recordHash;
-        bytes32 weightsCidHash;
-        uint64 anchoredAt;
-    }
 
     IStakeVault private immutable _vault;
 
@@ -107,15 +99,10 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
     uint96 private _panelFees;
     IDataRegistry private _data;
     mapping(uint256 jobId => JobCorpus[]) private _corpora;
-    mapping(bytes32 key => bytes32 digest) private _receipts; // key: keccak256(jobId, segment, auditor)
-    mapping(uint256 jobId => Provenance) private _provenance;
 
     /// @param wirer_ the account that calls `setRegistries` and then `wire` once (the deployer); nobody ever
     /// holds DEFAULT_ADMIN_ROLE
-    constructor(IStakeVault vault_, address wirer_)
-        EIP712(Receipts.JOB_MARKET_DOMAIN_NAME, Receipts.DOMAIN_VERSION)
-        FixedRoles(wirer_)
-    {
+    constructor(IStakeVault vault_, address wirer_) FixedRoles(wirer_) {
         _vault = vault_;
     }
 
@@ -198,7 +185,9 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
         j.requiredStake = policy.requiredStake;
         j.manifestHash = manifestHash;
         emit JobCreated(jobId, msg.sender, manifestHash, manifestUri, token, payment, policy);
-        IERC20(token).safeTransferFrom(msg.sender, address(this), payment);
+        uint256 received = TransferIn.pull(IERC20(token), msg.sender, payment);
+        // INVARIANT: the escrow booked is the escrow held: a fee-on-transfer token would leave the market owing more.
+        if (received != payment) revert JobMarketTransferShortfall(token, payment, received);
     }
 
     /// @inheritdoc IJobMarket
@@ -287,10 +276,8 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
 
         address provider = j.provider;
         address buyer = j.buyer;
-        // NOTE: the lock, not policy.requiredStake: the dispute role may have slashed part of it directly.
-        uint256 locked = _vault.lockedFor(provider, jobId);
-        uint256 slashed = (locked * j.timeoutSlashBps) / _BPS;
         uint256 segment = j.nextSegment;
+        uint256 slashed = _timeoutSlash(j, _vault.lockedFor(provider, jobId), segment != j.startSegment);
         uint32 until;
         bool ended;
         if (segment == j.startSegment) {
@@ -463,7 +450,7 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
         }
     }
 
-    // ---------------------------------------------------------------- wiring (once), evaluator, auditors, provenance
+    // ---------------------------------------------------------------- wiring (once), evaluator
 
     /// @inheritdoc IJobMarket
     function setRegistries(IAuditorRegistry auditors, IProviderRegistry providers, IDataRegistry data)
@@ -519,44 +506,6 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
             return;
         }
         revert JobMarketCorpusNotInJob(jobId, corpusId);
-    }
-
-    /// @inheritdoc IJobMarket
-    function recordReceipt(Receipts.AuditReceipt calldata receipt, bytes32 endStateHash, bytes calldata signature)
-        external
-        returns (address auditor)
-    {
-        bytes32 digest;
-        (auditor, digest) = _verifyReceipt(receipt, endStateHash, signature);
-        bytes32 key = keccak256(abi.encode(receipt.jobId, receipt.segment, auditor));
-        // INVARIANT: one receipt per (job, segment, auditor).
-        if (_receipts[key] != bytes32(0)) revert JobMarketDuplicateReceipt(receipt.jobId, receipt.segment, auditor);
-        _receipts[key] = digest;
-        emit ReceiptRecorded(
-            receipt.jobId,
-            receipt.segment,
-            auditor,
-            digest,
-            receipt.traceRoot,
-            receipt.checks,
-            receipt.sampledSteps,
-            receipt.verdict
-        );
-    }
-
-    /// @inheritdoc IJobMarket
-    function anchorProvenance(uint256 jobId, bytes32 recordHash, string calldata weightsCid) external {
-        Job storage j = _known(jobId);
-        if (j.status != JobStatus.Finalized) revert JobMarketWrongStatus(jobId, j.status, JobStatus.Finalized);
-        if (msg.sender != j.provider) revert JobMarketNotProvider(jobId, msg.sender, j.provider);
-        if (recordHash == bytes32(0)) revert JobMarketZeroProvenance();
-        Provenance storage p = _provenance[jobId];
-        // INVARIANT: a job's provenance is anchored once and never rewritten.
-        if (p.recordHash != bytes32(0)) revert JobMarketProvenanceAlreadyAnchored(jobId);
-        p.recordHash = recordHash;
-        p.weightsCidHash = keccak256(bytes(weightsCid));
-        p.anchoredAt = uint64(block.timestamp);
-        emit ProvenanceAnchored(jobId, msg.sender, recordHash, weightsCid);
     }
 
     // ---------------------------------------------------------------- views
@@ -640,33 +589,8 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
     }
 
     /// @inheritdoc IJobMarket
-    function receiptDigest(Receipts.AuditReceipt calldata receipt) external view returns (bytes32) {
-        return _hashTypedDataV4(Receipts.hash(receipt));
-    }
-
-    /// @inheritdoc IJobMarket
-    function receiptOf(uint256 jobId, uint256 segment, address auditor) external view returns (bytes32) {
-        return _receipts[keccak256(abi.encode(jobId, segment, auditor))];
-    }
-
-    /// @inheritdoc IJobMarket
-    function provenanceOf(uint256 jobId)
-        external
-        view
-        returns (bytes32 recordHash, bytes32 weightsCidHash, uint64 anchoredAt)
-    {
-        Provenance storage p = _provenance[jobId];
-        return (p.recordHash, p.weightsCidHash, p.anchoredAt);
-    }
-
-    /// @inheritdoc IJobMarket
     function registries() external view returns (address auditors, address providers, address data) {
         return (address(_auditors), address(_providers), address(_data));
-    }
-
-    /// @notice The EIP-712 domain separator of this market (receipts).
-    function domainSeparator() external view returns (bytes32) {
-        return _domainSeparatorV4();
     }
 
     /// @inheritdoc IJobMarket
@@ -733,32 +657,31 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
         return providers.effectiveTier(provider);
     }
 
+    /// @dev The timeout slash of a lock `locked`: policy.timeoutSlashBps of it (the lock, not policy.requiredStake: the
+    /// dispute role may have slashed part of it directly), capped at what is above the panel reserve when the tenure
+    /// leaves disputable segments behind.
+    function _timeoutSlash(Job storage j, uint256 locked, bool disputable) private view returns (uint256 slashed) {
+        slashed = (locked * j.timeoutSlashBps) / _BPS;
+        if (!disputable) return slashed;
+        // INVARIANT: the lock that stays behind a TimedOut job's disputable segments still pays a panel: its challenger
+        // share covers panelFees (as acceptJob checked for the whole lock), so an honest challenger of a timed-out
+        // cheat never pays for the catch; the timeout slash takes only what is above that reserve.
+        uint256 keep = _panelReserve(j.challengerBps);
+        uint256 room = locked > keep ? locked - keep : 0;
+        if (slashed > room) slashed = room;
+    }
+
+    /// @dev The least lock whose challenger share (lock * challengerBps / 10,000) covers panelFees: ceil(panelFees *
+    /// 10,000 / challengerBps); 0 without panel fees. acceptJob refuses a lock below it.
+    function _panelReserve(uint256 challengerBps) private view returns (uint256) {
+        uint256 fees = _panelFees;
+        if (fees == 0) return 0;
+        return (fees * _BPS + challengerBps - 1) / challengerBps;
+    }
+
     /// @dev ceil(requiredStake * multiplier / 10,000): at least 1 for any requiredStake >= 1.
     function _scaledStake(uint256 requiredStake, uint8 tier) private pure returns (uint256) {
         return (requiredStake * stakeMultiplierBps(tier) + _BPS - 1) / _BPS;
-    }
-
-    /// @dev Checks a receipt's fields, its match with the committed segment and its signer; returns the
-    /// signer and the EIP-712 digest.
-    function _verifyReceipt(Receipts.AuditReceipt calldata receipt, bytes32 endStateHash, bytes calldata signature)
-        private
-        view
-        returns (address auditor, bytes32 digest)
-    {
-        if (receipt.checks & ~_CHECKS_MASK != 0 || receipt.verdict > 1) {
-            revert JobMarketMalformedReceipt(receipt.checks, receipt.verdict);
-        }
-        _known(receipt.jobId);
-        // INVARIANT: a receipt is anchored only for what the provider actually committed.
-        if (_segments[receipt.jobId][receipt.segment] != Trace.commitment(receipt.traceRoot, endStateHash)) {
-            revert JobMarketReceiptMismatch(receipt.jobId, receipt.segment);
-        }
-        IAuditorRegistry auditors = _auditors;
-        if (address(auditors) == address(0)) revert JobMarketRegistriesNotSet();
-        digest = _hashTypedDataV4(Receipts.hash(receipt));
-        auditor = ECDSA.recover(digest, signature);
-        // INVARIANT: only a bonded (active) auditor's receipt is anchored.
-        if (!auditors.isActive(auditor)) revert JobMarketNotAuditor(auditor);
     }
 
     /// @dev Splits the payment by DataShares and credits each corpus's current payout address.
@@ -805,6 +728,10 @@ contract JobMarket is IJobMarket, FixedRoles, EIP712 {
         ) revert JobMarketInvalidShares(p.challengerBps, p.buyerBps, p.burnBps, p.timeoutSlashBps);
         // INVARIANT: the provider side loses at least half of the lock on any fault (MAX_CHALLENGER_BPS).
         if (p.challengerBps > MAX_CHALLENGER_BPS) revert JobMarketChallengerShareTooHigh(p.challengerBps, MAX_CHALLENGER_BPS);
+        // INVARIANT: a timeout always costs the provider (MIN_TIMEOUT_SLASH_BPS), so idle tenures are no free grief.
+        if (p.timeoutSlashBps < MIN_TIMEOUT_SLASH_BPS) {
+            revert JobMarketTimeoutSlashTooLow(p.timeoutSlashBps, MIN_TIMEOUT_SLASH_BPS);
+        }
         if (p.stepsPerSegment > MAX_STEPS_PER_SEGMENT) revert JobMarketInvalidShape(p.segments, p.stepsPerSegment);
     }
 }

@@ -8,6 +8,8 @@ import {JobMarket} from "./JobMarket.sol";
 import {StakeVault} from "./StakeVault.sol";
 import {IFixedRoles} from "./interfaces/IFixedRoles.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
+import {IJobRecords} from "./interfaces/IJobRecords.sol";
+import {JobRecords} from "./JobRecords.sol";
 import {IDataRegistry} from "./interfaces/IDataRegistry.sol";
 import {Receipts} from "./libraries/Receipts.sol";
 import {Leaves} from "./test/Leaves.sol";
@@ -342,10 +344,11 @@ contract JobMarketTermsTest is TestBase, TermsFixture {
         fresh.acceptJob(id);
         vm.prank(PROVIDER);
         fresh.commitSegment(id, 0, Leaves.hashes(keccak256("t"), id, 0, 4), 1, "bafy");
+        JobRecords freshRecords = new JobRecords(fresh);
         Receipts.AuditReceipt memory r = _receipt(id, 0);
-        bytes memory sig = _sig(_auditorKeys[0], fresh.receiptDigest(r));
-        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketRegistriesNotSet.selector));
-        fresh.recordReceipt(r, Leaves.end(keccak256("t"), id, 0, 4), sig);
+        bytes memory sig = _sig(_auditorKeys[0], freshRecords.receiptDigest(r));
+        vm.expectRevert(abi.encodeWithSelector(IJobRecords.JobRecordsRegistriesNotSet.selector));
+        freshRecords.recordReceipt(r, Leaves.end(keccak256("t"), id, 0, 4), sig);
     }
 
     // ------------------------------------------------------------ receipts
@@ -371,15 +374,15 @@ contract JobMarketTermsTest is TestBase, TermsFixture {
     function test_recordReceipt_anchorsDigestOnce() public {
         uint256 id = _committedJob();
         Receipts.AuditReceipt memory r = _receipt(id, 0);
-        bytes32 digest = market.receiptDigest(r);
+        bytes32 digest = records.receiptDigest(r);
         bytes memory sig = _sig(_auditorKeys[1], digest);
-        address auditor = market.recordReceipt(r, Leaves.end(keccak256("t"), id, 0, 4), sig);
+        address auditor = records.recordReceipt(r, Leaves.end(keccak256("t"), id, 0, 4), sig);
         assertEq(auditor, vm.addr(_auditorKeys[1]), "signer");
-        assertEq(market.receiptOf(id, 0, auditor), digest, "digest stored");
-        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketDuplicateReceipt.selector, id, 0, auditor));
-        market.recordReceipt(r, Leaves.end(keccak256("t"), id, 0, 4), sig);
+        assertEq(records.receiptOf(id, 0, auditor), digest, "digest stored");
+        vm.expectRevert(abi.encodeWithSelector(IJobRecords.JobRecordsDuplicateReceipt.selector, id, 0, auditor));
+        records.recordReceipt(r, Leaves.end(keccak256("t"), id, 0, 4), sig);
         // A second auditor's receipt for the same segment is its own record.
-        market.recordReceipt(r, Leaves.end(keccak256("t"), id, 0, 4), _sig(_auditorKeys[2], digest));
+        records.recordReceipt(r, Leaves.end(keccak256("t"), id, 0, 4), _sig(_auditorKeys[2], digest));
     }
 
     function test_recordReceipt_badReceipts_revert() public {
@@ -387,34 +390,34 @@ contract JobMarketTermsTest is TestBase, TermsFixture {
         bytes32 end0 = Leaves.end(keccak256("t"), id, 0, 4);
         Receipts.AuditReceipt memory r = _receipt(id, 0);
         r.checks = 64;
-        bytes memory sig = _sig(_auditorKeys[0], market.receiptDigest(r));
-        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketMalformedReceipt.selector, 64, 0));
-        market.recordReceipt(r, end0, sig);
+        bytes memory sig = _sig(_auditorKeys[0], records.receiptDigest(r));
+        vm.expectRevert(abi.encodeWithSelector(IJobRecords.JobRecordsMalformedReceipt.selector, 64, 0));
+        records.recordReceipt(r, end0, sig);
         r.checks = 1;
         r.verdict = 2;
-        sig = _sig(_auditorKeys[0], market.receiptDigest(r));
-        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketMalformedReceipt.selector, 1, 2));
-        market.recordReceipt(r, end0, sig);
+        sig = _sig(_auditorKeys[0], records.receiptDigest(r));
+        vm.expectRevert(abi.encodeWithSelector(IJobRecords.JobRecordsMalformedReceipt.selector, 1, 2));
+        records.recordReceipt(r, end0, sig);
         // Uncommitted segment 1, and a wrong end state hash for segment 0.
         r = _receipt(id, 1);
-        sig = _sig(_auditorKeys[0], market.receiptDigest(r));
-        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketReceiptMismatch.selector, id, 1));
-        market.recordReceipt(r, keccak256(abi.encode(uint256(1), 1)), sig);
+        sig = _sig(_auditorKeys[0], records.receiptDigest(r));
+        vm.expectRevert(abi.encodeWithSelector(IJobRecords.JobRecordsReceiptMismatch.selector, id, 1));
+        records.recordReceipt(r, keccak256(abi.encode(uint256(1), 1)), sig);
         r = _receipt(id, 0);
-        sig = _sig(_auditorKeys[0], market.receiptDigest(r));
-        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketReceiptMismatch.selector, id, 0));
-        market.recordReceipt(r, keccak256("wrong end"), sig);
+        sig = _sig(_auditorKeys[0], records.receiptDigest(r));
+        vm.expectRevert(abi.encodeWithSelector(IJobRecords.JobRecordsReceiptMismatch.selector, id, 0));
+        records.recordReceipt(r, keccak256("wrong end"), sig);
         // Signed by a non-auditor, or for other fields.
-        sig = _sig(0xBAD, market.receiptDigest(r));
-        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketNotAuditor.selector, vm.addr(0xBAD)));
-        market.recordReceipt(r, end0, sig);
-        sig = _sig(_auditorKeys[0], market.receiptDigest(r));
+        sig = _sig(0xBAD, records.receiptDigest(r));
+        vm.expectRevert(abi.encodeWithSelector(IJobRecords.JobRecordsNotAuditor.selector, vm.addr(0xBAD)));
+        records.recordReceipt(r, end0, sig);
+        sig = _sig(_auditorKeys[0], records.receiptDigest(r));
         r.sampledSteps = 4;
-        vm.expectPartialRevert(IJobMarket.JobMarketNotAuditor.selector);
-        market.recordReceipt(r, end0, sig);
+        vm.expectPartialRevert(IJobRecords.JobRecordsNotAuditor.selector);
+        records.recordReceipt(r, end0, sig);
         r = _receipt(99, 0);
-        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketUnknownJob.selector, 99));
-        market.recordReceipt(r, end0, sig);
+        vm.expectRevert(abi.encodeWithSelector(IJobRecords.JobRecordsUnknownJob.selector, 99));
+        records.recordReceipt(r, end0, sig);
     }
 
     // ------------------------------------------------------------ provenance
@@ -427,26 +430,56 @@ contract JobMarketTermsTest is TestBase, TermsFixture {
         vm.prank(PROVIDER);
         vm.expectRevert(
             abi.encodeWithSelector(
-                IJobMarket.JobMarketWrongStatus.selector, id, IJobMarket.JobStatus.Committed, IJobMarket.JobStatus.Finalized
+                IJobRecords.JobRecordsWrongStatus.selector, id, IJobMarket.JobStatus.Committed, IJobMarket.JobStatus.Finalized
             )
         );
-        market.anchorProvenance(id, keccak256("record"), "bafy-weights");
+        records.anchorProvenance(id, keccak256("record"), "bafy-weights");
         vm.warp(block.timestamp + 1 days + 1);
         market.finalize(id);
         vm.prank(BUYER);
-        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketNotProvider.selector, id, BUYER, PROVIDER));
-        market.anchorProvenance(id, keccak256("record"), "bafy-weights");
+        vm.expectRevert(abi.encodeWithSelector(IJobRecords.JobRecordsNotProvider.selector, id, BUYER, PROVIDER));
+        records.anchorProvenance(id, keccak256("record"), "bafy-weights");
         vm.prank(PROVIDER);
-        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketZeroProvenance.selector));
-        market.anchorProvenance(id, bytes32(0), "bafy-weights");
+        vm.expectRevert(abi.encodeWithSelector(IJobRecords.JobRecordsZeroProvenance.selector));
+        records.anchorProvenance(id, bytes32(0), "bafy-weights");
         vm.prank(PROVIDER);
-        market.anchorProvenance(id, keccak256("record"), "bafy-weights");
-        (bytes32 recordHash, bytes32 cidHash, uint64 at) = market.provenanceOf(id);
+        records.anchorProvenance(id, keccak256("record"), "bafy-weights");
+        (bytes32 recordHash, bytes32 cidHash, uint64 at) = records.provenanceOf(id);
         assertEq(recordHash, keccak256("record"), "record hash");
         assertEq(cidHash, keccak256("bafy-weights"), "weights cid hash");
         assertEq(at, block.timestamp, "anchored at");
         vm.prank(PROVIDER);
-        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketProvenanceAlreadyAnchored.selector, id));
-        market.anchorProvenance(id, keccak256("other"), "bafy-weights");
+        vm.expectRevert(abi.encodeWithSelector(IJobRecords.JobRecordsProvenanceAlreadyAnchored.selector, id));
+        records.anchorProvenance(id, keccak256("other"), "bafy-weights");
+    }
+
+    function test_anchorProvenance_unknownJob_reverts() public {
+        vm.prank(PROVIDER);
+        vm.expectRevert(abi.encodeWithSelector(IJobRecords.JobRecordsUnknownJob.selector, 99));
+        records.anchorProvenance(99, keccak256("record"), "bafy-weights");
+    }
+
+    function test_jobRecords_zeroMarket_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IJobRecords.JobRecordsZeroMarket.selector));
+        new JobRecords(IJobMarket(address(0)));
+    }
+
+    /// Receipts are signed under the records contract's own domain: a signature for the market's address (the domain
+    /// before the records moved out of JobMarket) does not verify.
+    function test_receiptDigest_boundToRecordsAddress() public view {
+        assertEq(records.market(), address(market), "market");
+        Receipts.AuditReceipt memory r = _receipt(1, 0);
+        bytes32 structHash = Receipts.hash(r);
+        bytes32 sep = keccak256(
+            abi.encode(
+                keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
+                keccak256(bytes(Receipts.JOB_MARKET_DOMAIN_NAME)),
+                keccak256(bytes(Receipts.DOMAIN_VERSION)),
+                block.chainid,
+                address(records)
+            )
+        );
+        assertEq(records.domainSeparator(), sep, "domain of the records contract");
+        assertEq(records.receiptDigest(r), keccak256(abi.encodePacked("\x19\x01", sep, structHash)), "digest");
     }
 }

@@ -6,6 +6,7 @@ import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
 import {FixedRoles} from "./access/FixedRoles.sol";
+import {TransferIn} from "./libraries/TransferIn.sol";
 
 /// @title StakeVault: provider stake, unbonding, per-job locks and slashing (see IStakeVault)
 contract StakeVault is IStakeVault, FixedRoles {
@@ -47,7 +48,9 @@ contract StakeVault is IStakeVault, FixedRoles {
         Account storage a = _accounts[msg.sender];
         a.free += amount.toUint128();
         emit StakeDeposited(msg.sender, amount);
-        _token.safeTransferFrom(msg.sender, address(this), amount);
+        uint256 received = TransferIn.pull(_token, msg.sender, amount);
+        // INVARIANT: the vault books only what arrived: a fee-on-transfer token would leave stake it does not hold.
+        if (received != amount) revert StakeVaultTransferShortfall(address(_token), amount, received);
     }
 
     /// @inheritdoc IStakeVault

@@ -253,7 +253,7 @@ async function main(): Promise<void> {
     const recordBytes = new Uint8Array(readFileSync(fetched.recordPath));
     const weightsBytes = new Uint8Array(readFileSync(fetched.weightsPath));
     const corpus = corpusBytes(corpusSpecOf(manifest)).bytes;
-    const chain = viemProvenanceChain(buyer.public, { jobMarket: d.jobMarket });
+    const chain = viemProvenanceChain(buyer.public, { jobMarket: d.jobMarket, jobRecords: d.jobRecords });
     const flip = (bytes: Uint8Array, at: number) => {
       const out = Uint8Array.from(bytes);
       out[at] = out[at]! ^ 0x01;

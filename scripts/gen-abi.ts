@@ -14,6 +14,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** Contracts the off-chain side talks to: [artifact path under artifacts/, contract name]. */
 export const ABI_CONTRACTS: readonly (readonly [string, string])[] = [
   ["contracts/JobMarket.sol", "JobMarket"],
+  ["contracts/JobRecords.sol", "JobRecords"],
   ["contracts/StakeVault.sol", "StakeVault"],
   ["contracts/AuditorRegistry.sol", "AuditorRegistry"],
   ["contracts/DisputeGame.sol", "DisputeGame"],

@@ -99,7 +99,7 @@ async function startJob(w: World, s: Sides, cheatAt: number | undefined, tag = "
 
 /** The commit half of a challenge now, the challenge itself whenever `send` is called (a later block). */
 async function prepareChallenge(w: World, who: Actor, jobId: bigint, step: number, salt: Hex = newChallengeSalt()) {
-  await commitChallenge(who.c, { disputeGame: w.d.disputeGame, jobId, step, salt });
+  await commitChallenge(who.c, { disputeGame: w.d.disputeGame, jobId, segment: Math.floor((step - 1) / GAME_POLICY.stepsPerSegment), step, salt });
   const args = async () => {
     const s = await segmentOf(w, jobId, step);
     return {
@@ -191,7 +191,7 @@ export async function mempoolCopy(): Promise<Row> {
   // the copier sees the honest challenge (salt included) before it is mined and sends the same arguments itself
   const e1 = await refused("copied challenge", honest.send(w.a.sybilB), "DisputeGameChallengeNotCommitted");
   // copying the commitment does not help either: the challenger's address is in its preimage
-  await sendContractTx(w.a.sybilB.c, { address: w.d.disputeGame, abi: disputeGameAbi, functionName: "commitChallenge", args: [challengeCommitment(jobId, 2, w.a.honestChallenger.address, honest.salt)] });
+  await sendContractTx(w.a.sybilB.c, { address: w.d.disputeGame, abi: disputeGameAbi, functionName: "commitChallenge", args: [jobId, 0n, challengeCommitment(jobId, 2, w.a.honestChallenger.address, honest.salt)] });
   await w.mine(1);
   await refused("copied challenge with the copied commitment", honest.send(w.a.sybilB), "DisputeGameChallengeNotCommitted");
   const id = await honest.send();

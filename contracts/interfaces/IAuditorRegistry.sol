@@ -67,6 +67,8 @@ interface IAuditorRegistry is IFixedRoles {
     error AuditorRegistryZeroExitDelay();
     /// @notice An amount of zero was passed where a positive amount is needed.
     error AuditorRegistryZeroAmount();
+    /// @notice A bond of `expected` of `token` delivered only `received` (a fee-on-transfer token): refused.
+    error AuditorRegistryTransferShortfall(address token, uint256 expected, uint256 received);
     /// @notice A bond of `bond` is below the minimum `minBond`.
     error AuditorRegistryBondTooLow(address auditor, uint256 bond, uint256 minBond);
     /// @notice `auditor` is exiting and cannot post bond.

@@ -149,8 +149,9 @@ interface IDisputeGame {
         uint256 fees,
         uint64 seedBlock
     );
-    /// @notice `challenger` committed to a challenge (challengeCommitment) it can open from the next block on.
-    event ChallengeCommitted(address indexed challenger, bytes32 commitment);
+    /// @notice `challenger` committed to a challenge (challengeCommitment) on a step of segment `segment` of job `jobId`;
+    /// it can open it from the next block on, up to this block + CHALLENGE_COMMITMENT_TTL_BLOCKS.
+    event ChallengeCommitted(address indexed challenger, bytes32 commitment, uint256 indexed jobId, uint256 segment);
     /// @notice Dispute `disputeId` found job `jobId`'s provider at fault: `reward` (the slash's challenger share) came
     /// in, `toPanel` of it paid the panel's fees, and the rest is split equally among `shares` disputes.
     event RewardPooled(uint256 indexed jobId, uint256 indexed disputeId, uint256 reward, uint256 toPanel, uint256 shares);
@@ -303,11 +304,28 @@ interface IDisputeGame {
     /// @notice `challenger` has no commitment `commitment` from an earlier block (committed in block `committedAt`,
     /// 0: never; now block `blockNumber`).
     error DisputeGameChallengeNotCommitted(address challenger, bytes32 commitment, uint256 committedAt, uint256 blockNumber);
+    /// @notice `challenger`'s commitment `commitment` of block `committedAt` expired after block `expiredAt` (now block
+    /// `blockNumber`): commit again.
+    error DisputeGameChallengeCommitmentExpired(
+        address challenger, bytes32 commitment, uint256 committedAt, uint256 expiredAt, uint256 blockNumber
+    );
+    /// @notice `challenger`'s commitment `commitment` was made for another segment than segment `segment` of job `jobId`.
+    error DisputeGameChallengeCommitmentWrongSegment(address challenger, bytes32 commitment, uint256 jobId, uint256 segment);
+    /// @notice No job `jobId` exists on the market.
+    error DisputeGameUnknownJob(uint256 jobId);
+    /// @notice Segment `segment` of job `jobId` is not committed: no challenge commitment can name it yet.
+    error DisputeGameSegmentNotCommitted(uint256 jobId, uint256 segment);
+    /// @notice A deposit of `expected` of `token` delivered only `received` (a fee-on-transfer token): refused.
+    error DisputeGameTransferShortfall(address token, uint256 expected, uint256 received);
 
-    /// @notice Commit to a challenge before opening it: `commitment` = challengeCommitment(jobId, step, msg.sender,
-    /// salt). The challenge itself (`challenge` with the same salt) must come in a later block, so a copy of it taken
-    /// from the mempool has no commitment and reverts. Committing twice is a no-op. Anyone.
-    function commitChallenge(bytes32 commitment) external;
+    /// @notice Commit to a challenge of a step of committed segment `segment` of existing job `jobId` before opening
+    /// it: `commitment` = challengeCommitment(jobId, step, msg.sender, salt) (the step stays hidden). The challenge
+    /// itself (`challenge` with the same salt and segment) must come in a later block and within
+    /// CHALLENGE_COMMITMENT_TTL_BLOCKS blocks, so a copy of it taken from the mempool has no commitment and reverts, and
+    /// a commitment made in advance on every step lapses unless renewed. The commitment is bound to the segment's
+    /// on-chain commitment (trace root and end state). Committing again while the commitment lives is a no-op (it keeps
+    /// its block); after it expired it is renewed. The first valid challenge of a step holds it. Anyone.
+    function commitChallenge(uint256 jobId, uint256 segment, bytes32 commitment) external;
 
     /// @notice Dispute step `step` of segment `segment` of job `jobId`: h(step-1) = `hPrev` and h(step) = `hStep` are
     /// the provider's committed leaves (proofs against `traceRoot`, which with `endStateHash` must match the segment's
@@ -416,7 +434,8 @@ interface IDisputeGame {
         pure
         returns (bytes32);
 
-    /// @notice Block in which `challenger` committed `commitment` (0: not committed, or already used).
+    /// @notice Block in which `challenger` committed `commitment` (0: not committed, or already used; it may have
+    /// expired: usable up to that block + CHALLENGE_COMMITMENT_TTL_BLOCKS).
     function challengeCommittedAt(address challenger, bytes32 commitment) external view returns (uint256);
 
     /// @notice What is left of job `jobId`'s reward pool and how many of its disputes are still to take a part.

@@ -5,7 +5,6 @@ import {IAuditorRegistry} from "./IAuditorRegistry.sol";
 import {IProviderRegistry} from "./IProviderRegistry.sol";
 import {IDataRegistry} from "./IDataRegistry.sol";
 import {IFixedRoles} from "./IFixedRoles.sol";
-import {Receipts} from "../libraries/Receipts.sol";
 
 /// @title IJobMarket: escrow, trace anchoring, release, refund and abandonment of training jobs
 /// @notice A buyer escrows an ERC-20 payment for a job described by a content-addressed manifest and a
@@ -23,8 +22,8 @@ import {Receipts} from "../libraries/Receipts.sol";
 /// finalize to the registered corpora the job trains on (DataRegistry), weighted by tokens and by
 /// improvement weights the evaluator role records. The stake a provider locks scales with its tier:
 /// `ceil(policy.requiredStake * stakeMultiplierBps(tier) / 10,000)`, tier 1 50%, 2 62.5%, 3 75%,
-/// 4 (no or expired attestation) 100%. Auditors' EIP-712 receipts are anchored with `recordReceipt`; the
-/// final provider anchors the job's provenance record with `anchorProvenance`.
+/// 4 (no or expired attestation) 100%. Auditors' EIP-712 receipts and the final provider's
+/// provenance record are anchored beside the market, in JobRecords (IJobRecords), which reads the jobs from here.
 ///
 /// State machine: None -> Open (createJob) -> Active (acceptJob) -> Committed (last commitSegment)
 /// -> Finalized (finalize). Open -> Cancelled (cancelJob). Active -> Open (reportTimeout, tenure with no
@@ -56,7 +55,7 @@ interface IJobMarket is IFixedRoles {
     /// @param challengerBps share of a fault slash credited to the challenger (basis points)
     /// @param buyerBps share of a fault slash credited to the buyer
     /// @param burnBps share of a fault slash burned; challengerBps + buyerBps + burnBps == 10,000
-    /// @param timeoutSlashBps share of the lock slashed to the buyer when a deadline is missed (<= 10,000)
+    /// @param timeoutSlashBps share of the lock slashed to the buyer when a deadline is missed (MIN_TIMEOUT_SLASH_BPS..10,000)
     struct Policy {
         uint16 segments;
         uint32 stepsPerSegment;
@@ -186,23 +185,12 @@ interface IJobMarket is IFixedRoles {
     event ImprovementRecorded(uint256 indexed jobId, uint64 indexed corpusId, uint32 weightE6);
     /// @notice At finalize, `amount` of job `jobId`'s payment was credited to corpus `corpusId`'s payout address.
     event DataShareCredited(uint256 indexed jobId, uint64 indexed corpusId, address indexed payout, uint256 amount);
-    /// @notice Active auditor `auditor` signed an audit receipt (EIP-712 digest `digest`) for a committed segment.
-    event ReceiptRecorded(
-        uint256 indexed jobId,
-        uint256 indexed segment,
-        address indexed auditor,
-        bytes32 digest,
-        bytes32 traceRoot,
-        uint32 checks,
-        uint32 sampledSteps,
-        uint8 verdict
-    );
-    /// @notice The provider of finalized job `jobId` anchored its provenance record `recordHash`; the final
-    /// weights are at `weightsCid`.
-    event ProvenanceAnchored(uint256 indexed jobId, address indexed provider, bytes32 recordHash, string weightsCid);
-
     /// @notice Payment is zero.
     error JobMarketZeroPayment();
+    /// @notice An escrow of `expected` of `token` delivered only `received` (a fee-on-transfer token): refused.
+    error JobMarketTransferShortfall(address token, uint256 expected, uint256 received);
+    /// @notice policy.timeoutSlashBps `timeoutSlashBps` is below `min` (MIN_TIMEOUT_SLASH_BPS).
+    error JobMarketTimeoutSlashTooLow(uint256 timeoutSlashBps, uint256 min);
     /// @notice The payment token is the zero address.
     error JobMarketZeroToken();
     /// @notice A job needs segments >= 1 and stepsPerSegment >= 1.
@@ -285,19 +273,6 @@ interface IJobMarket is IFixedRoles {
     error JobMarketInvalidWeight(uint256 weightE6, uint256 max);
     /// @notice Job `jobId` is closed (status `status`): its payment was already split or returned.
     error JobMarketJobClosed(uint256 jobId, JobStatus status);
-    /// @notice The receipt's (traceRoot, endStateHash) is not what was committed for segment `segment` of job `jobId`.
-    error JobMarketReceiptMismatch(uint256 jobId, uint256 segment);
-    /// @notice A receipt must have no reserved check bits and a verdict of 0 or 1.
-    error JobMarketMalformedReceipt(uint32 checks, uint8 verdict);
-    /// @notice The receipt's signer `signer` is not an active auditor.
-    error JobMarketNotAuditor(address signer);
-    /// @notice `auditor` already has a receipt recorded for segment `segment` of job `jobId`.
-    error JobMarketDuplicateReceipt(uint256 jobId, uint256 segment, address auditor);
-    /// @notice The provenance record hash is zero.
-    error JobMarketZeroProvenance();
-    /// @notice Job `jobId`'s provenance was already anchored.
-    error JobMarketProvenanceAlreadyAnchored(uint256 jobId);
-
     /// @notice Create a job and escrow `payment` of `token` from the caller (needs an allowance).
     /// @param manifestHash keccak256 of the canonical manifest JSON
     /// @param manifestUri where the manifest can be fetched (content address); only in the event
@@ -348,7 +323,8 @@ interface IJobMarket is IFixedRoles {
     ) external;
 
     /// @notice Report that an Active job's provider missed its deadline: slash policy.timeoutSlashBps of its
-    /// lock to the buyer. If the provider committed no segment since it accepted, release the rest and re-open the
+    /// lock to the buyer (when the tenure committed segments, at most down to the panel reserve: the lock left behind
+    /// the disputable segments keeps a challenger share >= panelFees()). If the provider committed no segment since it accepted, release the rest and re-open the
     /// job at once; the MAX_IDLE_TIMEOUTS-th such idle timeout of a job ends it Cancelled instead, crediting the buyer
     /// the whole escrow (a provider that re-accepts in the same block as its timeout would otherwise keep the buyer
     /// from ever cancelling). Otherwise the job becomes TimedOut until now + policy.challengeWindow: the segments of that
@@ -386,9 +362,9 @@ interface IJobMarket is IFixedRoles {
     /// DISPUTE_ROLE only.
     function settleNoFault(uint256 jobId, bool reopen) external;
 
-    /// @notice Set the AuditorRegistry (receipt signers), ProviderRegistry (tiers) and DataRegistry (corpora)
+    /// @notice Set the AuditorRegistry (panels; JobRecords' receipt signers), ProviderRegistry (tiers) and DataRegistry (corpora)
     /// once. Wirer only, before `wire` (a market wired without registries never gets them). Until then every
-    /// provider counts as tier 4 and jobs with corpora or receipts are refused.
+    /// provider counts as tier 4 and jobs with corpora (and JobRecords' receipts) are refused.
     function setRegistries(IAuditorRegistry auditors, IProviderRegistry providers, IDataRegistry data) external;
 
     /// @notice Wire the roles, once, and end wiring: DISPUTE_ROLE to `dispute` (the DisputeGame; not zero) and
@@ -400,20 +376,6 @@ interface IJobMarket is IFixedRoles {
     /// @notice Record improvement weight `weightE6` (0..MAX_WEIGHT_E6; 1,000,000 = neutral) for corpus
     /// `corpusId` of an unfinalized job, once per corpus. EVALUATOR_ROLE only.
     function recordImprovement(uint256 jobId, uint64 corpusId, uint32 weightE6) external;
-
-    /// @notice Anchor an auditor's EIP-712 AuditReceipt for a committed segment: checks the fields, that
-    /// (receipt.traceRoot, endStateHash) is the segment's commitment, and that the signer is an active auditor
-    /// now; at most one receipt per (job, segment, auditor). Stores only the digest. Anyone may call.
-    /// @param endStateHash the segment's committed end state hash (from its SegmentCommitted event): the
-    ///        market stores only keccak256(traceRoot, endStateHash)
-    /// @return auditor the signer
-    function recordReceipt(Receipts.AuditReceipt calldata receipt, bytes32 endStateHash, bytes calldata signature)
-        external
-        returns (address auditor);
-
-    /// @notice Anchor the provenance record of a Finalized job (its keccak256 hash) and the final weights'
-    /// content id. The job's final provider only; once.
-    function anchorProvenance(uint256 jobId, bytes32 recordHash, string calldata weightsCid) external;
 
     /// @notice A job's terms and corpora (with recorded improvement weights).
     function termsOf(uint256 jobId)
@@ -428,19 +390,6 @@ interface IJobMarket is IFixedRoles {
 
     /// @notice `provider`'s effective tier and the stake it would lock to accept job `jobId` now.
     function requiredStakeFor(uint256 jobId, address provider) external view returns (uint8 tier, uint256 stake);
-
-    /// @notice The EIP-712 digest of `receipt` under this market's domain ("PoUW JobMarket", "1").
-    function receiptDigest(Receipts.AuditReceipt calldata receipt) external view returns (bytes32);
-
-    /// @notice The digest of the receipt `auditor` recorded for segment `segment` of job `jobId`, 0 if none.
-    function receiptOf(uint256 jobId, uint256 segment, address auditor) external view returns (bytes32);
-
-    /// @notice The anchored provenance of job `jobId`: record hash, keccak256 of the weights CID string and
-    /// the anchoring time (all zero if none).
-    function provenanceOf(uint256 jobId)
-        external
-        view
-        returns (bytes32 recordHash, bytes32 weightsCidHash, uint64 anchoredAt);
 
     /// @notice The AuditorRegistry, ProviderRegistry and DataRegistry (zero until setRegistries).
     function registries() external view returns (address auditors, address providers, address data);

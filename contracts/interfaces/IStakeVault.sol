@@ -40,6 +40,8 @@ interface IStakeVault is IFixedRoles {
 
     /// @notice An amount of zero was passed where a positive amount is needed.
     error StakeVaultZeroAmount();
+    /// @notice A deposit of `expected` of `token` delivered only `received` (a fee-on-transfer token): refused.
+    error StakeVaultTransferShortfall(address token, uint256 expected, uint256 received);
     /// @notice `provider` has `free` free stake but `needed` is needed.
     error StakeVaultInsufficientStake(address provider, uint256 free, uint256 needed);
     /// @notice `provider` has no pending withdrawal.

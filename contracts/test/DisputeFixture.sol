@@ -159,7 +159,7 @@ abstract contract DisputeBase {
         salt = keccak256(abi.encode("challenge", who, jobId, step));
         bytes32 c = game.challengeCommitment(jobId, step, who, salt);
         vm.prank(who);
-        game.commitChallenge(c);
+        game.commitChallenge(jobId, (step - 1) / K, c);
         VMB.roll(block.number + 1);
     }
 

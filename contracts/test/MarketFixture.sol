@@ -6,6 +6,7 @@ import {DisputeCaller} from "../mocks/DisputeCaller.sol";
 import {StakeVault} from "../StakeVault.sol";
 import {AuditorRegistry} from "../AuditorRegistry.sol";
 import {JobMarket} from "../JobMarket.sol";
+import {JobRecords} from "../JobRecords.sol";
 import {ProviderRegistry} from "../ProviderRegistry.sol";
 import {DataRegistry} from "../DataRegistry.sol";
 import {IJobMarket} from "../interfaces/IJobMarket.sol";
@@ -31,6 +32,7 @@ contract MarketFixture {
     StakeVault public vault;
     AuditorRegistry public registry;
     JobMarket public market;
+    JobRecords public records;
     DisputeCaller public dispute;
     ProviderRegistry public providers;
     DataRegistry public data;
@@ -40,6 +42,7 @@ contract MarketFixture {
         vault = new StakeVault(token, UNBONDING, address(this));
         registry = new AuditorRegistry(token, MIN_BOND, EXIT_DELAY, ACTIVATION_DELAY, address(this));
         market = new JobMarket(vault, address(this));
+        records = new JobRecords(market);
         dispute = new DisputeCaller(market, vault, registry);
         providers = new ProviderRegistry(registry, COMMITTEE, QUORUM, MAX_VALIDITY, ATTESTATION_SEED_DELAY, REQUEST_WINDOW, REQUEST_FEE);
         data = new DataRegistry();

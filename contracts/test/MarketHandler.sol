@@ -76,7 +76,7 @@ contract MarketHandler {
             challengerBps: 5_000,
             buyerBps: 3_333,
             burnBps: 1_667,
-            timeoutSlashBps: uint16(_bound(timeoutBps, 0, 10_000))
+            timeoutSlashBps: uint16(_bound(timeoutBps, market.MIN_TIMEOUT_SLASH_BPS(), 10_000))
         });
         vm.prank(buyer);
         _ok(address(market), abi.encodeCall(JobMarket.createJob, (keccak256(abi.encode(ghost_calls)), "ipfs://manifest", address(token), payment, p)));

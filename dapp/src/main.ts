@@ -353,7 +353,7 @@ async function refreshJob(): Promise<void> {
   }
   const [commits, receipts, disputes] = await Promise.all([
     getSegmentCommits(client, { jobMarket: d.jobMarket, jobId: id, fromBlock }),
-    getReceiptsRecorded(client, { jobMarket: d.jobMarket, jobId: id, fromBlock }),
+    getReceiptsRecorded(client, { jobRecords: d.jobRecords, jobId: id, fromBlock }),
     d.disputeGame ? getJobDisputes(client, { disputeGame: d.disputeGame, jobId: id, fromBlock }) : Promise.resolve([] as JobDisputeOpened[]),
   ]);
   if (!current()) return;
@@ -463,7 +463,7 @@ async function verifyFiles(): Promise<void> {
   const { d, client } = readClient();
   const weightsBytes = await fileBytes("verify-weights", "weights");
   const recordBytes = await fileBytes("verify-record", "record");
-  const report = await verifyProvenance({ recordBytes, weightsBytes, chain: viemProvenanceChain(client, { jobMarket: d.jobMarket }), deployment: { chainId: d.chainId, jobMarket: d.jobMarket } });
+  const report = await verifyProvenance({ recordBytes, weightsBytes, chain: viemProvenanceChain(client, { jobMarket: d.jobMarket, jobRecords: d.jobRecords }), deployment: { chainId: d.chainId, jobMarket: d.jobMarket, jobRecords: d.jobRecords } });
   $("verified-files").innerHTML = reportHtml(report, "files");
 }
 

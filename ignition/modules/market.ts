@@ -57,6 +57,8 @@ export function buildMarket(m: IgnitionModuleBuilder, token: Address, proving: P
   const stakeVault = m.contract("StakeVault", [token, unbondingDelaySeconds, deployer]);
   const auditorRegistry = m.contract("AuditorRegistry", [token, minAuditorBond, auditorExitDelaySeconds, auditorActivationDelaySeconds, deployer]);
   const jobMarket = m.contract("JobMarket", [stakeVault, deployer]);
+  // ownerless: audit receipts and provenance of JobMarket's jobs, read from the market it names (deployMarket does too)
+  const jobRecords = m.contract("JobRecords", [jobMarket]);
   m.call(stakeVault, "wire", [jobMarket, zeroAddress], { id: "StakeVault_wire_JobMarket" });
 
   const disputeParams = {
@@ -76,5 +78,5 @@ export function buildMarket(m: IgnitionModuleBuilder, token: Address, proving: P
   m.call(jobMarket, "wire", [disputeGame, evaluator], { id: "JobMarket_wire_DisputeGame", after: [setRegistries] });
   // ownerless, event-only: where parties announce their IPFS nodes (docs/content.md), as deployMarket does
   const peerDirectory = m.contract("PeerDirectory", []);
-  return { stakeVault, auditorRegistry, jobMarket, disputeGame, providerRegistry, dataRegistry, peerDirectory };
+  return { stakeVault, auditorRegistry, jobMarket, jobRecords, disputeGame, providerRegistry, dataRegistry, peerDirectory };
 }

@@ -115,6 +115,37 @@ describe("bot funding: deposit and gas checked before a challenge", function () 
     again.close();
   });
 
+  it("commits again when its challenge commitment expired while the challenge waited for funds, then challenges", async () => {
+    const f = await cheatingJob("expired", 600, { auditorTokens: (i) => (i === 0 ? parseEther("5") : parseEther("20")) });
+    const me = f.auditors[0]!.account.address;
+    const deposit = await getRequiredDeposit(f.admin.public, { disputeGame: f.d.disputeGame!, jobId: f.jobId });
+    const rec = recorder();
+    const clock = { t: 1_000_000 };
+    const bot = botOf(f, rec, clock);
+    await bot.tick();
+    // the commitment went out at once; the challenge waits for the tokens
+    const commits = () => bot.summary().intents.filter((i) => i.kind === "commitChallenge");
+    expect(commits().map((i) => [i.key, i.status])).to.deep.equal([[`commitChallenge:${f.jobId}:0`, "confirmed"]]);
+    expect(challengeRows(bot).map((r) => r.status)).to.deep.equal(["pending", "pending"]);
+    // longer than CHALLENGE_COMMITMENT_TTL_BLOCKS (256) pass before the tokens arrive
+    await f.conn.networkHelpers.mine(300);
+    await mintTestToken(f.auditors[0]!, { token: f.d.token, to: me, amount: deposit });
+    for (let k = 0; k < 6 && (await f.disputes()).length === 0; ++k) {
+      clock.t += 60_000;
+      await bot.tick();
+    }
+    expect(rec.lines.some((l) => l.msg === "challenge commitment expired while the challenge waited: committing again, then the challenge")).to.equal(true);
+    expect(commits().map((i) => [i.key, i.status])).to.deep.equal([
+      [`commitChallenge:${f.jobId}:0`, "confirmed"],
+      [`commitChallenge:${f.jobId}:0:renew1`, "confirmed"],
+    ]);
+    const opened = await f.disputes();
+    expect(opened).to.have.length(1);
+    expect(opened[0]!.challenger).to.equal(me);
+    expect(challengeRows(bot).map((r) => [r.kind, r.status])).to.deep.equal([["approveBond", "confirmed"], ["challenge", "confirmed"]]);
+    bot.close();
+  });
+
   it("approves again when the allowance fell below the deposit after the pair's approval", async () => {
     const f = await cheatingJob("reapprove", 600, { auditorTokens: (i) => (i === 0 ? parseEther("5") : parseEther("20")) });
     const me = f.auditors[0]!.account.address;

@@ -17,6 +17,7 @@ import {
   devAccount,
   getJob,
   jobMarketAbi,
+  jobRecordsAbi,
   mintTestToken,
   postBond,
   providerClients,
@@ -83,7 +84,7 @@ describe("bot + provider on the in-process network", function () {
     // deployMarket set JobMarket's registries: every clean segment's receipt is anchored with recordReceipt, once
     expect(s.intents.filter((i) => i.kind === "recordReceipt" && i.status === "confirmed")).to.have.length(3);
     for (let seg = 0n; seg < 3n; seg++) {
-      const digest = await auditor!.public.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "receiptOf", args: [jHonest, seg, auditor!.account.address] });
+      const digest = await auditor!.public.readContract({ address: d.jobRecords, abi: jobRecordsAbi, functionName: "receiptOf", args: [jHonest, seg, auditor!.account.address] });
       expect(digest).to.not.equal(zeroHash);
     }
     const row = bot.db.segment(jCheat.toString(), 0)!;

@@ -75,14 +75,15 @@ describe("newcomer path: every command's --json parses, every write names its tr
 
   it("deploy, register, bond, post, stake, accept, train, audit, claim, fetch, status: JSON throughout, every tx on chain", async () => {
     const [deployed] = await json(["deploy", "--unbonding-delay", "60", "--exit-delay", "259224", "--min-bond", "1"], 0, { writes: true });
-    // the dev token, StakeVault, AuditorRegistry, JobMarket, the wire, two registries, setRegistries, PeerDirectory,
-    // the dev verifier, DisputeGame, two wires: 13 transactions, in the order sent, blocks never going back
+    // the dev token, StakeVault, AuditorRegistry, JobMarket, JobRecords, the wire, two registries, setRegistries,
+    // PeerDirectory, the dev verifier, DisputeGame, two wires: 14 transactions, in the order sent, blocks never going back
     const deployTxs = deployed!.txs as { what: string; blockNumber: string }[];
     expect(deployTxs.map((t) => t.what)).to.deep.equal([
       "deploy TestToken",
       "deploy StakeVault",
       "deploy AuditorRegistry",
       "deploy JobMarket",
+      "deploy JobRecords",
       "StakeVault.wire",
       "deploy ProviderRegistry",
       "deploy DataRegistry",
@@ -154,9 +155,9 @@ describe("newcomer path: every command's --json parses, every write names its tr
     const r = await runPouw(["deploy", "--deployment", join(dir, "second.json"), "--no-registries", ...as(0)]);
     expect(r.code, r.stderr).to.equal(0);
     const lines = r.stdout.split("\n");
-    const at = lines.indexOf("10 transactions:");
+    const at = lines.indexOf("11 transactions:");
     expect(at, r.stdout).to.be.greaterThan(0);
-    const listed = lines.slice(at + 1, at + 11);
+    const listed = lines.slice(at + 1, at + 12);
     for (const l of listed) expect(l).to.match(/^ {2}(deploy \w+( \(development\))?|\w+\.wire) tx 0x[0-9a-f]{64} in block \d+$/);
     for (const l of listed) {
       const [, hash, block] = / tx (0x[0-9a-f]{64}) in block (\d+)$/.exec(l)!;

@@ -93,9 +93,9 @@ describe("receipts in the provenance record, buyer status counts, corpus claim (
     expect([p.receipts, p.auditedSegments]).to.deep.equal([6, 3]);
     const { record } = parseProvenanceBytes(new Uint8Array(readFileSync(p.recordPath)));
     // independent of finalize-anchor: the chain's ReceiptRecorded digests, and each signature recovered here
-    const onChain = await getReceiptsRecorded(job.admin.public, { jobMarket: job.d.jobMarket, jobId: 1n, fromBlock: BigInt(job.d.startBlock) });
+    const onChain = await getReceiptsRecorded(job.admin.public, { jobRecords: job.d.jobRecords, jobId: 1n, fromBlock: BigInt(job.d.startBlock) });
     expect(record.receipts.map((x) => `${x.segment} ${x.auditor} ${x.digest}`).sort()).to.deep.equal(onChain.map((x) => `${x.segment} ${x.auditor} ${x.digest}`).sort());
-    const domain = jobMarketDomain(31337n, job.d.jobMarket);
+    const domain = jobMarketDomain(31337n, job.d.jobRecords);
     for (const x of record.receipts) {
       const receipt = { jobId: 1n, segment: x.segment, traceRoot: x.traceRoot, checks: x.checks, sampledSteps: x.sampledSteps, verdict: x.verdict };
       expect(auditReceiptDigest(domain, receipt)).to.equal(x.digest);

@@ -259,6 +259,7 @@ describe("governance: no admin power over user funds after deployment", function
         chainId: 31337,
         token: getAddress(c.token.address),
         jobMarket: getAddress(c.jobMarket.address),
+        jobRecords: getAddress(c.jobRecords.address),
         stakeVault: getAddress(c.stakeVault.address),
         auditorRegistry: getAddress(c.auditorRegistry.address),
         disputeGame: getAddress(c.disputeGame.address),

@@ -182,7 +182,7 @@ describe("ProviderRegistry and tiers", () => {
   });
 });
 
-describe("JobMarket.recordReceipt", () => {
+describe("JobRecords.recordReceipt", () => {
   async function committed() {
     const f = await wired();
     await f.market.write.createJob([MANIFEST_HASH, MANIFEST_URI, f.token.address, PAYMENT, policy()], { account: f.buyer.account });
@@ -190,16 +190,17 @@ describe("JobMarket.recordReceipt", () => {
     const { hashes, root, end } = segmentHashes(1n, 0);
     await f.market.write.commitSegment([1n, 0n, hashes, 1n, CHECKPOINT_CID], { account: f.provider.account });
     const receipt: AuditReceipt = { jobId: 1n, segment: 0, traceRoot: root, checks: 1 | 4, sampledSteps: 4, verdict: 0 };
-    return { ...f, receipt, end };
+    const records = await viem.deployContract("JobRecords", [f.market.address]);
+    return { ...f, records, receipt, end };
   }
 
   it("anchors a receipt signed with the TypeScript signer; the digest matches; a duplicate is refused", async () => {
     const f = await loadFixture(committed);
-    const domain = jobMarketDomain(f.chainId, f.market.address);
+    const domain = jobMarketDomain(f.chainId, f.records.address);
     const digest = auditReceiptDigest(domain, f.receipt);
-    expect(await f.market.read.receiptDigest([f.receipt])).to.equal(digest);
+    expect(await f.records.read.receiptDigest([f.receipt])).to.equal(digest);
     const sig = await signAuditReceipt(f.auditors[0]!, domain, f.receipt);
-    await viem.assertions.emitWithArgs(f.market.write.recordReceipt([f.receipt, f.end, sig]), f.market, "ReceiptRecorded", [
+    await viem.assertions.emitWithArgs(f.records.write.recordReceipt([f.receipt, f.end, sig]), f.records, "ReceiptRecorded", [
       1n,
       0n,
       f.auditors[0]!.address,
@@ -209,31 +210,31 @@ describe("JobMarket.recordReceipt", () => {
       f.receipt.sampledSteps,
       f.receipt.verdict,
     ]);
-    expect(await f.market.read.receiptOf([1n, 0n, f.auditors[0]!.address])).to.equal(digest);
-    await viem.assertions.revertWithCustomError(f.market.write.recordReceipt([f.receipt, f.end, sig]), f.market, "JobMarketDuplicateReceipt");
+    expect(await f.records.read.receiptOf([1n, 0n, f.auditors[0]!.address])).to.equal(digest);
+    await viem.assertions.revertWithCustomError(f.records.write.recordReceipt([f.receipt, f.end, sig]), f.records, "JobRecordsDuplicateReceipt");
   });
 
   it("refuses a wrong end state, a non-auditor and a malformed signature", async () => {
     const f = await loadFixture(committed);
-    const domain = jobMarketDomain(f.chainId, f.market.address);
+    const domain = jobMarketDomain(f.chainId, f.records.address);
     const sig = await signAuditReceipt(f.auditors[1]!, domain, f.receipt);
     await viem.assertions.revertWithCustomError(
-      f.market.write.recordReceipt([f.receipt, keccak256(toHex("other")), sig]),
-      f.market,
-      "JobMarketReceiptMismatch",
+      f.records.write.recordReceipt([f.receipt, keccak256(toHex("other")), sig]),
+      f.records,
+      "JobRecordsReceiptMismatch",
     );
     const stranger = privateKeyToAccount(keccak256(toHex("not-an-auditor")));
     await viem.assertions.revertWithCustomErrorWithArgs(
-      f.market.write.recordReceipt([f.receipt, f.end, await signAuditReceipt(stranger, domain, f.receipt)]),
-      f.market,
-      "JobMarketNotAuditor",
+      f.records.write.recordReceipt([f.receipt, f.end, await signAuditReceipt(stranger, domain, f.receipt)]),
+      f.records,
+      "JobRecordsNotAuditor",
       [stranger.address],
     );
-    await viem.assertions.revertWithCustomError(f.market.write.recordReceipt([f.receipt, f.end, "0x1234"]), f.market, "ECDSAInvalidSignatureLength");
+    await viem.assertions.revertWithCustomError(f.records.write.recordReceipt([f.receipt, f.end, "0x1234"]), f.records, "ECDSAInvalidSignatureLength");
     await viem.assertions.revertWithCustomError(
-      f.market.write.recordReceipt([{ ...f.receipt, verdict: 2 }, f.end, sig]),
-      f.market,
-      "JobMarketMalformedReceipt",
+      f.records.write.recordReceipt([{ ...f.receipt, verdict: 2 }, f.end, sig]),
+      f.records,
+      "JobRecordsMalformedReceipt",
     );
   });
 });
@@ -297,32 +298,33 @@ describe("DataRegistry, data shares and provenance", () => {
 
   it("anchors provenance once, by the final provider, after finalize", async () => {
     const f = await loadFixture(wired);
+    const records = await viem.deployContract("JobRecords", [f.market.address]);
     await f.market.write.createJob([MANIFEST_HASH, MANIFEST_URI, f.token.address, PAYMENT, policy({ segments: 1 })], { account: f.buyer.account });
     await f.market.write.acceptJob([1n], { account: f.provider.account });
     const { hashes, root, end } = segmentHashes(1n, 0);
     await f.market.write.commitSegment([1n, 0n, hashes, 1n, CHECKPOINT_CID], { account: f.provider.account });
     const record = keccak256(toHex("provenance record"));
     await viem.assertions.revertWithCustomError(
-      f.market.write.anchorProvenance([1n, record, CHECKPOINT_CID], { account: f.provider.account }),
-      f.market,
-      "JobMarketWrongStatus",
+      records.write.anchorProvenance([1n, record, CHECKPOINT_CID], { account: f.provider.account }),
+      records,
+      "JobRecordsWrongStatus",
     );
     await time.increase(DAY + 1n);
     await f.market.write.finalize([1n]);
     await viem.assertions.emitWithArgs(
-      f.market.write.anchorProvenance([1n, record, CHECKPOINT_CID], { account: f.provider.account }),
-      f.market,
+      records.write.anchorProvenance([1n, record, CHECKPOINT_CID], { account: f.provider.account }),
+      records,
       "ProvenanceAnchored",
       [1n, f.provider.account.address, record, CHECKPOINT_CID],
     );
-    const [recordHash, cidHash, at] = await f.market.read.provenanceOf([1n]);
+    const [recordHash, cidHash, at] = await records.read.provenanceOf([1n]);
     expect(recordHash).to.equal(record);
     expect(cidHash).to.equal(keccak256(toHex(CHECKPOINT_CID)));
     expect(at).to.equal(BigInt(await time.latest()));
     await viem.assertions.revertWithCustomError(
-      f.market.write.anchorProvenance([1n, record, CHECKPOINT_CID], { account: f.provider.account }),
-      f.market,
-      "JobMarketProvenanceAlreadyAnchored",
+      records.write.anchorProvenance([1n, record, CHECKPOINT_CID], { account: f.provider.account }),
+      records,
+      "JobRecordsProvenanceAlreadyAnchored",
     );
     const wiredTo = (await f.market.read.registries()).map((a) => a.toLowerCase());
     expect(wiredTo).to.deep.equal([f.registry.address, f.providers.address, f.data.address].map((a) => a.toLowerCase()));

@@ -165,7 +165,7 @@ describe("dispute: panel path end to end", function () {
     const step = { disputeGame: env.d.disputeGame, jobId, segment: proof.segment, step: proof.step, traceRoot: proof.traceRoot, endStateHash: commits[0]!.endStateHash, hPrev: proof.prevStateHash, proofPrev: proof.prevProof, hStep: proof.stateHash, proofStep: proof.proof, salt };
     // no commitment first: the challenge reveals nothing it committed to (a copy from the mempool looks like this)
     await expectRevert(challengeStep(env.buyer, step), "DisputeGameChallengeNotCommitted");
-    await commitChallenge(env.buyer, { disputeGame: env.d.disputeGame, jobId, step: proof.step, salt });
+    await commitChallenge(env.buyer, { disputeGame: env.d.disputeGame, jobId, segment: proof.segment, step: proof.step, salt });
     await expectRevert(challengeStep(env.buyer, step), "DisputeGameDepositNotApproved");
     await approveToken(env.buyer, { token: env.d.token, spender: env.d.disputeGame, amount: maxUint256 });
 

@@ -26,6 +26,7 @@ import {
   getJob,
   getSegmentCommits,
   jobMarketAbi,
+  jobRecordsAbi,
   mintTestToken,
   postBond,
   providerClients,
@@ -151,8 +152,8 @@ describe("provenance record", function () {
     // an auditor's receipt for segment 1, recorded on chain
     const commits = await getSegmentCommits(pub, { jobMarket: d.jobMarket, jobId, fromBlock: 0n });
     const r = { jobId, segment: 1, traceRoot: commits[1]!.traceRoot, checks: checksMask(["recompute"]), sampledSteps: 4, verdict: 0 };
-    const signature = await signAuditReceipt(devAccount(3), jobMarketDomain(31337n, d.jobMarket), r);
-    await sendContractTx(auditor!, { address: d.jobMarket, abi: jobMarketAbi, functionName: "recordReceipt", args: [r, commits[1]!.endStateHash, signature] });
+    const signature = await signAuditReceipt(devAccount(3), jobMarketDomain(31337n, d.jobRecords), r);
+    await sendContractTx(auditor!, { address: d.jobRecords, abi: jobRecordsAbi, functionName: "recordReceipt", args: [r, commits[1]!.endStateHash, signature] });
     await conn.networkHelpers.time.increase(61);
     await finalize(buyer!, { jobMarket: d.jobMarket, jobId });
     expect((await getJob(pub, { jobMarket: d.jobMarket, jobId })).status).to.equal("Finalized");
@@ -160,13 +161,13 @@ describe("provenance record", function () {
     // buyer fetch / provider claim: build and write the record next to the weights; the provider anchors it
     weightsPath = join(out, "final.safetensors");
     weightsBytes = new Uint8Array(readFileSync(weightsPath));
-    const record = buildProvenanceRecord({ chainId: 31337, jobMarket: d.jobMarket, jobId, manifest, manifestUri: uri, segments: commits, receipts: [{ ...r, auditor: auditor!.account.address, signature }], weightsBytes });
+    const record = buildProvenanceRecord({ chainId: 31337, jobMarket: d.jobMarket, jobRecords: d.jobRecords, jobId, manifest, manifestUri: uri, segments: commits, receipts: [{ ...r, auditor: auditor!.account.address, signature }], weightsBytes });
     const written = await writeProvenance(out, record);
-    await anchorProvenance(provider!, { anchor: d.jobMarket, jobId, recordHash: written.recordHash, weightsCid: record.weights.cid });
+    await anchorProvenance(provider!, { anchor: d.jobRecords, jobId, recordHash: written.recordHash, weightsCid: record.weights.cid });
     recordPath = written.path;
     recordBytes = new Uint8Array(readFileSync(written.path));
     recordHashHex = written.recordHash;
-    chainBase = viemProvenanceChain(pub, { jobMarket: d.jobMarket });
+    chainBase = viemProvenanceChain(pub, { jobMarket: d.jobMarket, jobRecords: d.jobRecords });
     anchored = (await chainBase.provenance(jobId))!;
     mnistBytes = corpusBytes(corpusSpecOf(manifest)).bytes;
     bridge = await rpcBridge(conn.provider as never);
@@ -247,8 +248,8 @@ describe("provenance record", function () {
 
   it("refuses to build a record for weights that are not the committed final state", async () => {
     const commits = await getSegmentCommits(pub, { jobMarket: d.jobMarket, jobId, fromBlock: 0n });
-    expect(() => buildProvenanceRecord({ chainId: 31337, jobMarket: d.jobMarket, jobId, manifest, segments: commits, weightsBytes: flip(weightsBytes, weightsBytes.length - 3) })).to.throw(ProvenanceBuildError, /not the committed end state/);
-    expect(() => buildProvenanceRecord({ chainId: 31337, jobMarket: d.jobMarket, jobId, manifest, segments: commits.slice(1), weightsBytes })).to.throw(ProvenanceBuildError, /need segments 0..2/);
+    expect(() => buildProvenanceRecord({ chainId: 31337, jobMarket: d.jobMarket, jobRecords: d.jobRecords, jobId, manifest, segments: commits, weightsBytes: flip(weightsBytes, weightsBytes.length - 3) })).to.throw(ProvenanceBuildError, /not the committed end state/);
+    expect(() => buildProvenanceRecord({ chainId: 31337, jobMarket: d.jobMarket, jobRecords: d.jobRecords, jobId, manifest, segments: commits.slice(1), weightsBytes })).to.throw(ProvenanceBuildError, /need segments 0..2/);
   });
 
   it("treats a malformed record as bad input naming the record", async () => {

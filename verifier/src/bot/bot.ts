@@ -26,7 +26,9 @@
  *             once the funds arrive, or, if the job can no longer be frozen by then, is recorded as a lost finding
  *             with the reason, at error. A failed send is classified (chain/errors.ts classifySendFailure): funds,
  *             allowance, nonce, fee and RPC trouble are retried with backoff; a revert the contract will repeat is
- *             recorded with its decoded reason (chain/describeRevert.ts) and logged; nothing fails silently.
+ *             recorded with its decoded reason (chain/describeRevert.ts) and logged; nothing fails silently. A
+ *             challenge whose commitment expired while it waited (DisputeGame.CHALLENGE_COMMITMENT_TTL_BLOCKS) commits
+ *             again first (`commitChallenge:...:renewN`, at most MAX_COMMIT_RENEWALS per round).
  *   6. report a start-up summary (`startup`: bond, balances against the deposit and gas a challenge needs, jobs
  *             followed, audit rates; an error line with the fix for each thing that stops the bot from acting)
  *             and a heartbeat every `heartbeatMs`.
@@ -41,6 +43,7 @@ import {
   CHALLENGE_GAS_UNITS,
   chainDate,
   classifySendFailure,
+  ContractRevertError,
   describeRevert,
   FeeTooLowError,
   claimCreditData,
@@ -156,6 +159,8 @@ export class BotConfigError extends InputError {
 
 /** Mined-and-reverted transactions of one intent before it is recorded as failed. */
 const MAX_MINED_REVERTS = 3;
+/** How many times one challenge round re-sends its expired commitment (DisputeGame.CHALLENGE_COMMITMENT_TTL_BLOCKS). */
+const MAX_COMMIT_RENEWALS = 3;
 /** Jobs whose deposit and manifest the start-up summary reads, most recent first. */
 const STARTUP_JOB_LIMIT = 100;
 const CHALLENGE_KINDS = new Set(["approveBond", "challenge"]);
@@ -646,14 +651,14 @@ export class ChallengerBot {
       log.warn({ event: "audit", ok: true, receipt: false, screen: startScreen }, "audit ok, but the segment's start state did not pass the state screen: no receipt");
     } else if (verdict.ok) {
       const receipt = { jobId, segment: s.segment, traceRoot: target.traceRoot, checks: checksMask(verdict.checks), sampledSteps: verdict.stepsChecked, verdict: VERDICT.ok };
-      const domain = jobMarketDomain(BigInt(this.o.clients.wallet.chain.id), this.o.deployment.jobMarket);
+      const domain = jobMarketDomain(BigInt(this.o.clients.wallet.chain.id), this.o.deployment.jobRecords);
       const signature = await signAuditReceipt(this.o.clients.account as never, domain, receipt);
       const anchored = await this.canAnchor();
       this.db.tx(() => {
         this.db.saveReceipt({ jobId: s.job_id, segment: s.segment, verdict: receipt.verdict, checks: receipt.checks, sampledSteps: receipt.sampledSteps, traceRoot: receipt.traceRoot, signature });
         if (anchored) {
           const data = recordReceiptData([receipt, target.endStateHash, signature]);
-          this.db.addIntent({ key: `receipt:${s.job_id}:${s.segment}`, kind: "recordReceipt", jobId: s.job_id, segment: s.segment, payload: { to: this.o.deployment.jobMarket, data } });
+          this.db.addIntent({ key: `receipt:${s.job_id}:${s.segment}`, kind: "recordReceipt", jobId: s.job_id, segment: s.segment, payload: { to: this.o.deployment.jobRecords, data } });
         }
       });
       log.info({ event: "audit", ok: true, receipt: true, costMs: Math.round(costMs), anchored }, anchored ? "audit ok; receipt signed, recordReceipt queued" : "audit ok; receipt signed (JobMarket has no registries: not anchored)");
@@ -756,7 +761,7 @@ export class ChallengerBot {
       }
       case "recordReceipt":
         return (
-          (await getReceiptOf(clients.public, { jobMarket: deployment.jobMarket, jobId: BigInt(i.job_id!), segment: i.segment!, auditor: this.me })) !== zeroHash
+          (await getReceiptOf(clients.public, { jobRecords: deployment.jobRecords, jobId: BigInt(i.job_id!), segment: i.segment!, auditor: this.me })) !== zeroHash
         );
       case "claimStake":
         return (await getStakeCredit(clients.public, { stakeVault: deployment.stakeVault, account: this.me })) === 0n;
@@ -1024,6 +1029,7 @@ export class ChallengerBot {
           log.info({ reason }, "superseded: already done on chain");
           return;
         }
+        if (i.kind === "challenge" && e instanceof ContractRevertError && e.errorName === "DisputeGameChallengeCommitmentExpired" && this.renewCommitment(i, retryAt, reason, log)) return;
         if (CHALLENGE_KINDS.has(i.kind) && i.job_id !== null) {
           const closed = await this.whyNotDisputable(BigInt(i.job_id)).catch(() => undefined);
           this.closeChallenge(i, closed?.refunded ? "superseded" : "failed", closed?.refunded ? closed.why : `challenge refused: ${reason}`, log);
@@ -1036,6 +1042,31 @@ export class ChallengerBot {
         this.db.intentDeferred(i.id, reason, retryAt);
         log.error({ err: reason, code: e.code, retryInS: retryIn }, "intent not sent (unrecognised failure); retrying");
     }
+  }
+
+  /**
+   * A challenge whose commitment expired (it waited longer than CHALLENGE_COMMITMENT_TTL_BLOCKS, e.g. for funds):
+   * records a new commitChallenge intent with the same commitment (the contract renews an expired one from the current
+   * block) and defers the challenge behind it. False once the round renewed MAX_COMMIT_RENEWALS times (it then fails).
+   */
+  private renewCommitment(i: IntentRow, retryAt: number, reason: string, log: Logger): boolean {
+    const p = JSON.parse(i.payload) as { to: Address; commit?: Hex; finding?: unknown };
+    if (!p.commit) return false;
+    const base = i.key.replace(/^challenge:/, "commitChallenge:");
+    const renewals = this.db.allIntents().filter((x) => x.key.startsWith(`${base}:renew`));
+    if (renewals.some((x) => x.status === "pending" || x.status === "signed")) {
+      // the renewal is not mined yet: the challenge waits for it
+      this.db.intentDeferred(i.id, `challenge commitment expired: waiting for the new commitment (${reason})`, retryAt);
+      return true;
+    }
+    const n = renewals.length + 1;
+    if (n > MAX_COMMIT_RENEWALS) return false;
+    this.db.tx(() => {
+      this.db.addIntent({ key: `${base}:renew${n}`, kind: "commitChallenge", jobId: i.job_id ?? undefined, segment: i.segment ?? undefined, payload: { to: p.to, data: p.commit, finding: p.finding } });
+      this.db.intentDeferred(i.id, `challenge commitment expired: committing again first (${reason})`, retryAt);
+    });
+    log.warn({ renewal: n }, "challenge commitment expired while the challenge waited: committing again, then the challenge");
+    return true;
   }
 
   private fail(i: IntentRow, reason: string, log: Logger): void {

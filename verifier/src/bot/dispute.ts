@@ -214,7 +214,7 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
       // on a valid step, kept open to block challenges; every dispute open at a fault shares the reward (IDisputeGame).
       const c = f.claim;
       const salt = newChallengeSalt();
-      const commit = commitChallengeData(challengeCommitment(f.jobId, c.step, clients.account.address, salt));
+      const commit = commitChallengeData(f.jobId, f.segment, challengeCommitment(f.jobId, c.step, clients.account.address, salt));
       const data = challengeData([f.jobId, BigInt(f.segment), BigInt(c.step), f.traceRoot, f.endStateHash, c.prevStateHash, c.prevProof, c.stateHash, c.proof, salt]);
       return roundIntents({ jobId: f.jobId.toString(), segment: f.segment, step: c.step }, await requiredDeposit(f.jobId), commit, data);
     },

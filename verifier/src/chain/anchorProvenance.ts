@@ -1,18 +1,18 @@
 /**
  * Anchor a provenance record on chain: `anchorProvenance(jobId, recordHash, weightsCid)` on the anchor
- * contract (JobMarket; any contract with the same function, see provenance/chain.ts).
+ * contract (JobRecords, deployment.jobRecords; any contract with the same function, see provenance/chain.ts).
  *
  * @example
  *   const { recordHash } = await writeProvenance(outDir, record);
- *   await anchorProvenance(clients, { anchor: d.jobMarket, jobId, recordHash, weightsCid: record.weights.cid });
+ *   await anchorProvenance(clients, { anchor: d.jobRecords, jobId, recordHash, weightsCid: record.weights.cid });
  */
 import type { Address, Hex } from "viem";
-import { jobMarketAbi } from "./abi/JobMarket.ts";
+import { jobRecordsAbi } from "./abi/JobRecords.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
 export type AnchorProvenanceParameters = SendOptions & { anchor: Address; jobId: bigint; recordHash: Hex; weightsCid: string };
 
 export async function anchorProvenance(clients: ChainClients, p: AnchorProvenanceParameters): Promise<SendResult> {
-  return sendContractTx(clients, { address: p.anchor, abi: jobMarketAbi, functionName: "anchorProvenance", args: [p.jobId, p.recordHash, p.weightsCid] }, p);
+  return sendContractTx(clients, { address: p.anchor, abi: jobRecordsAbi, functionName: "anchorProvenance", args: [p.jobId, p.recordHash, p.weightsCid] }, p);
 }

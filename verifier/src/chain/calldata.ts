@@ -9,23 +9,25 @@
 import { encodeFunctionData, type Address, type Hex } from "viem";
 import { disputeGameAbi } from "./abi/DisputeGame.ts";
 import { jobMarketAbi } from "./abi/JobMarket.ts";
+import { jobRecordsAbi } from "./abi/JobRecords.ts";
 import { stakeVaultAbi } from "./abi/StakeVault.ts";
 import { testTokenAbi } from "./abi/TestToken.ts";
 
-type RecordReceiptArgs = Parameters<typeof encodeFunctionData<typeof jobMarketAbi, "recordReceipt">>[0]["args"];
+type RecordReceiptArgs = Parameters<typeof encodeFunctionData<typeof jobRecordsAbi, "recordReceipt">>[0]["args"];
 type ChallengeArgs = Parameters<typeof encodeFunctionData<typeof disputeGameAbi, "challenge">>[0]["args"];
 
 /** ERC-20 approve(spender, value) on the payment/bond token. */
 export const approveData = (spender: Address, value: bigint): Hex => encodeFunctionData({ abi: testTokenAbi, functionName: "approve", args: [spender, value] });
 
-/** JobMarket.recordReceipt(receipt, endStateHash, signature): anchor a signed AuditReceipt. */
-export const recordReceiptData = (args: NonNullable<RecordReceiptArgs>): Hex => encodeFunctionData({ abi: jobMarketAbi, functionName: "recordReceipt", args });
+/** JobRecords.recordReceipt(receipt, endStateHash, signature): anchor a signed AuditReceipt (send it to deployment.jobRecords). */
+export const recordReceiptData = (args: NonNullable<RecordReceiptArgs>): Hex => encodeFunctionData({ abi: jobRecordsAbi, functionName: "recordReceipt", args });
 
 /** JobMarket.reportTimeout(jobId) or JobMarket.reopenJob(jobId): end the current provider's tenure. */
 export const tenureData = (kind: "reportTimeout" | "reopenJob", jobId: bigint): Hex => encodeFunctionData({ abi: jobMarketAbi, functionName: kind, args: [jobId] });
 
-/** DisputeGame.commitChallenge(commitment): the first half of a copy-resistant challenge. */
-export const commitChallengeData = (commitment: Hex): Hex => encodeFunctionData({ abi: disputeGameAbi, functionName: "commitChallenge", args: [commitment] });
+/** DisputeGame.commitChallenge(jobId, segment, commitment): the first half of a copy-resistant challenge. */
+export const commitChallengeData = (jobId: bigint, segment: number, commitment: Hex): Hex =>
+  encodeFunctionData({ abi: disputeGameAbi, functionName: "commitChallenge", args: [jobId, BigInt(segment), commitment] });
 
 /** DisputeGame.challenge(jobId, segment, step, traceRoot, endStateHash, hPrev, prevProof, hStep, proof, salt). */
 export const challengeData = (args: NonNullable<ChallengeArgs>): Hex => encodeFunctionData({ abi: disputeGameAbi, functionName: "challenge", args });

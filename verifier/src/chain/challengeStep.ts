@@ -4,7 +4,7 @@
  * `requiredBond(jobId)` plus panelSize * panelFee) is pulled from the caller in one transfer: approve the DisputeGame
  * for it first, and commit to the challenge (commitChallenge.ts) in an earlier block with the same salt
  * (verifier/src/dispute/challenge.ts does all three; DisputeGameDepositNotApproved / DisputeGameChallengeNotCommitted
- * otherwise).
+ * otherwise). A step already under dispute reverts DisputeGameDisputeOpen: the first valid challenge holds it.
  *
  * @example
  *   const { disputeId } = await challengeStep(clients, { disputeGame, jobId, segment: 1, step: 7, traceRoot, endStateHash,

@@ -1,12 +1,15 @@
 /**
- * Commit to a challenge before opening it (DisputeGame.commitChallenge): the commitment is
- * challengeCommitment(jobId, step, challenger, salt) = keccak256(abi.encode(jobId, step, challenger, salt)). The
- * challenge (`challengeStep` with the same salt) must be mined in a later block, so a copy of it taken from the
- * mempool has no commitment and reverts (DisputeGameChallengeNotCommitted).
+ * Commit to a challenge before opening it (DisputeGame.commitChallenge(jobId, segment, commitment)): the commitment is
+ * challengeCommitment(jobId, step, challenger, salt) = keccak256(abi.encode(jobId, step, challenger, salt)) and names
+ * the committed segment `segment` of an existing job in the clear (the step stays hidden). The challenge
+ * (`challengeStep` with the same salt and segment) must be mined in a later block, so a copy of it taken from the
+ * mempool has no commitment and reverts (DisputeGameChallengeNotCommitted), and within
+ * CHALLENGE_COMMITMENT_TTL_BLOCKS blocks (DisputeGameChallengeCommitmentExpired: commit again). The first valid
+ * challenge of a step holds it.
  *
  * @example
  *   const salt = newChallengeSalt();
- *   await commitChallenge(clients, { disputeGame, jobId, step: 7, salt });
+ *   await commitChallenge(clients, { disputeGame, jobId, segment: 1, step: 7, salt });
  *   await challengeStep(clients, { disputeGame, jobId, segment: 1, step: 7, ..., salt });
  */
 import { encodeAbiParameters, keccak256, toHex, type Address, type Hex } from "viem";
@@ -15,7 +18,7 @@ import { disputeGameAbi } from "./abi/DisputeGame.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
-export type CommitChallengeParameters = SendOptions & { disputeGame: Address; jobId: bigint; step: number; salt: Hex };
+export type CommitChallengeParameters = SendOptions & { disputeGame: Address; jobId: bigint; segment: number; step: number; salt: Hex };
 
 export type CommitChallengeReturnType = SendResult & { commitment: Hex };
 
@@ -33,6 +36,6 @@ export function challengeCommitment(jobId: bigint, step: number | bigint, challe
 
 export async function commitChallenge(clients: ChainClients, p: CommitChallengeParameters): Promise<CommitChallengeReturnType> {
   const commitment = challengeCommitment(p.jobId, p.step, clients.account.address, p.salt);
-  const r = await sendContractTx(clients, { address: p.disputeGame, abi: disputeGameAbi, functionName: "commitChallenge", args: [commitment] }, p);
+  const r = await sendContractTx(clients, { address: p.disputeGame, abi: disputeGameAbi, functionName: "commitChallenge", args: [p.jobId, BigInt(p.segment), commitment] }, p);
   return { ...r, commitment };
 }

@@ -1,11 +1,11 @@
 /**
  * Deploy and wire the market contracts (the same set and roles as ignition/modules/PoUW.ts and the
  * contract tests' fixture): a payment/stake token (the dev TestToken unless `token` is given),
- * StakeVault, AuditorRegistry and JobMarket, with the caller as each contract's one-shot wirer (nobody ever
+ * StakeVault, AuditorRegistry, JobMarket and JobRecords (receipts and provenance; ownerless), with the caller as each contract's one-shot wirer (nobody ever
  * holds DEFAULT_ADMIN_ROLE; docs/governance.md). StakeVault is wired here, once: MARKET_ROLE to JobMarket,
  * no slasher, and its wiring ends. Unless `registries` is false, it also deploys ProviderRegistry
  * (attestation tiers; quorum and max validity as in ignition/modules/registries.ts) and DataRegistry and
- * calls JobMarket.setRegistries (once), which recordReceipt (bonded-auditor check), tiers and corpora need.
+ * calls JobMarket.setRegistries (once), which JobRecords.recordReceipt (bonded-auditor check), tiers and corpora need.
  * It always deploys the ownerless PeerDirectory (where parties announce their IPFS nodes, docs/content.md).
  *
  * IMPORTANT: JobMarket and AuditorRegistry stay wireable by the caller until deployDisputeGame.ts wires their
@@ -25,6 +25,7 @@ import { dataRegistryAbi, dataRegistryBytecode } from "./abi/DataRegistry.ts";
 import { peerDirectoryAbi, peerDirectoryBytecode } from "./abi/PeerDirectory.ts";
 import { providerRegistryAbi, providerRegistryBytecode } from "./abi/ProviderRegistry.ts";
 import { jobMarketAbi, jobMarketBytecode } from "./abi/JobMarket.ts";
+import { jobRecordsAbi, jobRecordsBytecode } from "./abi/JobRecords.ts";
 import { stakeVaultAbi, stakeVaultBytecode } from "./abi/StakeVault.ts";
 import { testTokenAbi, testTokenBytecode } from "./abi/TestToken.ts";
 import type { ChainClients } from "./clients.ts";
@@ -113,6 +114,9 @@ export async function deployMarket(clients: ChainClients, p: DeployMarketParamet
   track("AuditorRegistry", registry);
   const market = await deployContract(clients, jobMarketAbi, jobMarketBytecode, [vault.address, wirer]);
   track("JobMarket", market);
+  // ownerless: reads jobs, segment commitments and the AuditorRegistry from the market it names
+  const records = await deployContract(clients, jobRecordsAbi, jobRecordsBytecode, [market.address]);
+  track("JobRecords", records);
   // INVARIANT: the vault's roles are fixed here, for good: JobMarket locks and slashes, nobody else.
   const g = await sendContractTx(clients, { address: vault.address, abi: stakeVaultAbi, functionName: "wire", args: [market.address, zeroAddress] });
   gasUsed += g.gasUsed;
@@ -145,6 +149,7 @@ export async function deployMarket(clients: ChainClients, p: DeployMarketParamet
     chainId: clients.wallet.chain.id,
     token,
     jobMarket: market.address,
+    jobRecords: records.address,
     stakeVault: vault.address,
     auditorRegistry: registry.address,
     ...registries,

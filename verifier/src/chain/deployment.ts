@@ -16,6 +16,8 @@ export const Deployment = z.strictObject({
   /** Payment and stake token (the dev TestToken on a local chain). */
   token: address,
   jobMarket: address,
+  /** Audit receipts and provenance records of JobMarket's jobs (JobRecords; the receipts' EIP-712 verifyingContract). */
+  jobRecords: address,
   stakeVault: address,
   auditorRegistry: address,
   /** Set once the dispute contract is deployed. */
@@ -31,9 +33,10 @@ export const Deployment = z.strictObject({
   devToken: z.boolean(),
 });
 
-export type Deployment = Omit<z.infer<typeof Deployment>, "token" | "jobMarket" | "stakeVault" | "auditorRegistry" | "disputeGame" | "providerRegistry" | "dataRegistry" | "peerDirectory"> & {
+export type Deployment = Omit<z.infer<typeof Deployment>, "token" | "jobMarket" | "jobRecords" | "stakeVault" | "auditorRegistry" | "disputeGame" | "providerRegistry" | "dataRegistry" | "peerDirectory"> & {
   token: Address;
   jobMarket: Address;
+  jobRecords: Address;
   stakeVault: Address;
   auditorRegistry: Address;
   disputeGame?: Address;

@@ -1,23 +1,23 @@
 /**
- * The audit receipts anchored for a job (JobMarket's ReceiptRecorded events), oldest first, each with the auditor's
+ * The audit receipts anchored for a job (JobRecords' ReceiptRecorded events), oldest first, each with the auditor's
  * EIP-712 signature when it can be read back: the event carries the receipt's fields and digest but not the signature,
  * which lives only in the recordReceipt calldata. With `signatures: true` every receipt's transaction is read and
  * decoded; a receipt recorded through another contract (not a direct recordReceipt call) has `signature: undefined`.
  *
  * NOTE: the signature read back is not trusted here: the caller recovers it against the receipt (receipts/) before
- * relying on it. JobMarket only anchored receipts whose signature recovered to a bonded auditor, so a mismatch means
+ * relying on it. JobRecords only anchored receipts whose signature recovered to a bonded auditor, so a mismatch means
  * the calldata was not the recordReceipt that emitted the event.
  *
  * @example
- *   const receipts = await getReceiptsRecorded(clients.public, { jobMarket, jobId: 1n, fromBlock: BigInt(d.startBlock), signatures: true });
+ *   const receipts = await getReceiptsRecorded(clients.public, { jobRecords: d.jobRecords, jobId: 1n, fromBlock: BigInt(d.startBlock), signatures: true });
  *   const audited = new Set(receipts.map((r) => r.segment)).size;
  */
 import { decodeFunctionData, getAddress, type Address, type Chain, type Hex, type PublicClient, type Transport } from "viem";
-import { jobMarketAbi } from "./abi/JobMarket.ts";
+import { jobRecordsAbi } from "./abi/JobRecords.ts";
 import { withRetry } from "./retry.ts";
 
 export type GetReceiptsRecordedParameters = {
-  jobMarket: Address;
+  jobRecords: Address;
   jobId: bigint;
   fromBlock: bigint;
   toBlock?: bigint;
@@ -28,9 +28,9 @@ export type GetReceiptsRecordedParameters = {
 export type RecordedReceipt = {
   jobId: bigint;
   segment: number;
-  /** EIP-55; the signer JobMarket recovered. */
+  /** EIP-55; the signer JobRecords recovered. */
   auditor: Address;
-  /** EIP-712 digest JobMarket stored (receiptOf). */
+  /** EIP-712 digest JobRecords stored (receiptOf). */
   digest: Hex;
   traceRoot: Hex;
   checks: number;
@@ -48,8 +48,8 @@ export async function getReceiptsRecorded(client: PublicClient<Transport, Chain>
   const logs = await withRetry(
     () =>
       client.getContractEvents({
-        address: p.jobMarket,
-        abi: jobMarketAbi,
+        address: p.jobRecords,
+        abi: jobRecordsAbi,
         eventName: "ReceiptRecorded",
         args: { jobId: p.jobId },
         fromBlock: p.fromBlock,
@@ -82,7 +82,7 @@ export async function getReceiptsRecorded(client: PublicClient<Transport, Chain>
 async function signatureOf(client: PublicClient<Transport, Chain>, r: RecordedReceipt): Promise<Hex | undefined> {
   const tx = await withRetry(() => client.getTransaction({ hash: r.transactionHash }), { what: "getTransaction" });
   try {
-    const call = decodeFunctionData({ abi: jobMarketAbi, data: tx.input });
+    const call = decodeFunctionData({ abi: jobRecordsAbi, data: tx.input });
     if (call.functionName !== "recordReceipt") return undefined;
     const [receipt, , signature] = call.args;
     // the calldata must be the receipt the event names (not another call in the same transaction)

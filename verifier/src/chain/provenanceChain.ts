@@ -1,15 +1,16 @@
 /**
  * The viem implementation of the provenance verifier's ProvenanceChain (provenance/chain.ts): JobMarket's job record,
- * segment commitments, receipts and terms, the provenance anchor (`provenanceOf`, default JobMarket) and DataRegistry
+ * segment commitments and terms, JobRecords' receipts, the provenance anchor (`provenanceOf`, default JobRecords) and DataRegistry
  * (`corpusIdsOf`, `corpusOf`; default the one JobMarket.registries() names).
  *
  * @example
- *   const report = await verifyProvenance({ recordBytes, weightsBytes, chain: viemProvenanceChain(client, { jobMarket }) });
+ *   const report = await verifyProvenance({ recordBytes, weightsBytes, chain: viemProvenanceChain(client, { jobMarket, jobRecords }) });
  */
 import type { Address, Chain, PublicClient, Transport } from "viem";
 import { contentDigestOf, type ProvenanceChain } from "../provenance/chain.ts";
 import { getCorpus, getCorpusIds } from "./getCorpusRegistration.ts";
 import { jobMarketAbi } from "./abi/JobMarket.ts";
+import { jobRecordsAbi } from "./abi/JobRecords.ts";
 import { getJob } from "./getJob.ts";
 import { getReceiptOf } from "./getReceiptOf.ts";
 import { getRegistries } from "./getRegistries.ts";
@@ -17,7 +18,9 @@ import { withRetry } from "./retry.ts";
 
 export type ViemProvenanceChainOptions = {
   jobMarket: Address;
-  /** Contract holding anchorProvenance/provenanceOf (default: jobMarket). */
+  /** JobRecords: the receipts (receiptOf) and, by default, the provenance anchor. */
+  jobRecords: Address;
+  /** Contract holding anchorProvenance/provenanceOf (default: jobRecords). */
   provenanceAnchor?: Address;
   /** DataRegistry (default: the one JobMarket.registries() names, if any). */
   dataRegistry?: Address;
@@ -26,7 +29,7 @@ export type ViemProvenanceChainOptions = {
 const ZERO32 = /^0x0{64}$/;
 
 export function viemProvenanceChain(client: PublicClient<Transport, Chain>, o: ViemProvenanceChainOptions): ProvenanceChain {
-  const anchor = o.provenanceAnchor ?? o.jobMarket;
+  const anchor = o.provenanceAnchor ?? o.jobRecords;
   let registry: Promise<Address | undefined> | undefined;
   const dataRegistry = (): Promise<Address | undefined> => {
     registry ??= o.dataRegistry
@@ -49,12 +52,12 @@ export function viemProvenanceChain(client: PublicClient<Transport, Chain>, o: V
         what: "verifySegment",
       }),
     async provenance(jobId) {
-      const [recordHash, weightsCidHash, anchoredAt] = await withRetry(() => client.readContract({ address: anchor, abi: jobMarketAbi, functionName: "provenanceOf", args: [jobId] }), { what: "provenanceOf" });
+      const [recordHash, weightsCidHash, anchoredAt] = await withRetry(() => client.readContract({ address: anchor, abi: jobRecordsAbi, functionName: "provenanceOf", args: [jobId] }), { what: "provenanceOf" });
       if (ZERO32.test(recordHash)) return undefined;
       return { recordHash, weightsCidHash, anchoredAt };
     },
     async receipt(jobId, segment, auditor) {
-      const digest = await getReceiptOf(client, { jobMarket: o.jobMarket, jobId, segment, auditor });
+      const digest = await getReceiptOf(client, { jobRecords: o.jobRecords, jobId, segment, auditor });
       return ZERO32.test(digest) ? undefined : digest;
     },
     async jobCorpora(jobId) {

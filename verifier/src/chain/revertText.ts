@@ -81,6 +81,16 @@ const TEXT: Record<string, (a: readonly unknown[], f: Fmt) => string> = {
   DisputeGameDepositNotApproved: ([who, allowance, deposit], f) => `${who} approved ${f.amt(allowance)}, the deposit is ${f.num(deposit)} (short ${f.num(big(deposit) - big(allowance))})`,
   DisputeGameAlreadyResolved: ([id, outcome]) => `dispute ${id} is already resolved${outcome === undefined ? "" : ` (${enumName(DISPUTE_OUTCOME, outcome)})`}`,
   DisputeGameNothingToClaim: ([who]) => `${who} has nothing to claim`,
+  DisputeGameChallengeCommitmentExpired: ([who, , at, expired, block]) =>
+    `${who}'s challenge commitment of block ${at} expired after block ${expired} (now block ${block}): commit again, then challenge`,
+  DisputeGameChallengeCommitmentWrongSegment: ([who, , job, seg]) => `${who}'s challenge commitment was made for another segment than segment ${seg} of job ${job}`,
+  DisputeGameSegmentNotCommitted: ([job, seg]) => `segment ${seg} of job ${job} is not committed yet: a challenge commitment can only name a committed segment`,
+  DisputeGameUnknownJob: ([job]) => `job ${job} does not exist`,
+  JobMarketTimeoutSlashTooLow: ([bps, min]) => `timeoutSlashBps ${bps} is below the minimum ${min}: a timeout must cost the provider something`,
+  JobMarketTransferShortfall: ([token, expected, received], f) => `token ${token} delivered ${f.amt(received)} of ${f.num(expected)}: fee-on-transfer tokens are refused`,
+  StakeVaultTransferShortfall: ([token, expected, received], f) => `token ${token} delivered ${f.amt(received)} of ${f.num(expected)}: fee-on-transfer tokens are refused`,
+  AuditorRegistryTransferShortfall: ([token, expected, received], f) => `token ${token} delivered ${f.amt(received)} of ${f.num(expected)}: fee-on-transfer tokens are refused`,
+  DisputeGameTransferShortfall: ([token, expected, received], f) => `token ${token} delivered ${f.amt(received)} of ${f.num(expected)}: fee-on-transfer tokens are refused`,
   ERC20InsufficientBalance: ([who, balance, needed], f) => `${who} holds ${f.amt(balance)}, ${f.num(needed)} are needed (short ${f.num(big(needed) - big(balance))})`,
   ERC20InsufficientAllowance: ([spender, allowance, needed], f) => `allowance to ${spender} is ${f.amt(allowance)}, ${f.num(needed)} are needed`,
 };

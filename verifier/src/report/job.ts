@@ -303,14 +303,14 @@ export async function collectJobReport(ctx: CollectJobReportContext, jobId: bigi
 async function provenanceOf(ctx: CollectJobReportContext, jobId: bigint, status: string): Promise<JobReport["provenance"]> {
   if (status !== "Finalized") return { status: "none", detail: `the job is ${status}: only a finalized job's final provider anchors a provenance record`, recordHash: null, checks: [] };
   const d = ctx.deployment;
-  const chain = viemProvenanceChain(ctx.client, { jobMarket: d.jobMarket });
+  const chain = viemProvenanceChain(ctx.client, { jobMarket: d.jobMarket, jobRecords: d.jobRecords });
   try {
     const anchor = await chain.provenance(jobId);
     if (!anchor) return { status: "none", detail: "finalized, but no provenance record anchored yet (pouw provider claim anchors it)", recordHash: null, checks: [] };
     const { bytes: recordBytes } = await lookupProvenance(ctx.board, d.jobMarket, jobId, { anchoredRecordHash: anchor.recordHash });
     const { record } = parseProvenanceBytes(recordBytes);
     const weightsBytes = await ctx.store.get(record.weights.cid);
-    const report = await verifyProvenance({ recordBytes, weightsBytes, chain, deployment: { chainId: d.chainId, jobMarket: d.jobMarket }, ...(ctx.corpusBytes ? { corpusBytes: ctx.corpusBytes } : {}) });
+    const report = await verifyProvenance({ recordBytes, weightsBytes, chain, deployment: { chainId: d.chainId, jobMarket: d.jobMarket, jobRecords: d.jobRecords }, ...(ctx.corpusBytes ? { corpusBytes: ctx.corpusBytes } : {}) });
     return {
       status: report.ok ? "verified" : "failed",
       detail: report.ok ? `record ${report.recordHash} verified against the chain and the files` : `failing: ${report.failures.map((f) => f.item).join(", ")}`,

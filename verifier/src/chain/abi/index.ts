@@ -3,6 +3,7 @@ import { auditorRegistryAbi } from "./AuditorRegistry.ts";
 import { dataRegistryAbi } from "./DataRegistry.ts";
 import { disputeGameAbi } from "./DisputeGame.ts";
 import { jobMarketAbi } from "./JobMarket.ts";
+import { jobRecordsAbi } from "./JobRecords.ts";
 import { peerDirectoryAbi } from "./PeerDirectory.ts";
 import { providerRegistryAbi } from "./ProviderRegistry.ts";
 import { stakeVaultAbi } from "./StakeVault.ts";
@@ -13,6 +14,7 @@ export { dataRegistryAbi, dataRegistryBytecode } from "./DataRegistry.ts";
 export { disputeGameAbi, disputeGameBytecode } from "./DisputeGame.ts";
 export { groth16VerifierAbi, groth16VerifierBytecode } from "./Groth16Verifier.ts";
 export { jobMarketAbi, jobMarketBytecode } from "./JobMarket.ts";
+export { jobRecordsAbi, jobRecordsBytecode } from "./JobRecords.ts";
 export { peerDirectoryAbi, peerDirectoryBytecode } from "./PeerDirectory.ts";
 export { providerRegistryAbi, providerRegistryBytecode } from "./ProviderRegistry.ts";
 export { stakeVaultAbi, stakeVaultBytecode } from "./StakeVault.ts";
@@ -21,6 +23,7 @@ export { testTokenAbi, testTokenBytecode } from "./TestToken.ts";
 /** Every error of every contract we call (a revert bubbling up from the vault decodes too). */
 export const allErrorsAbi = [
   ...jobMarketAbi,
+  ...jobRecordsAbi,
   ...stakeVaultAbi,
   ...auditorRegistryAbi,
   ...disputeGameAbi,

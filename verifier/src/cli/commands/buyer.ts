@@ -189,7 +189,7 @@ export function registerBuyer(program: Command): void {
       const credit = me === undefined ? undefined : await getMarketCredit(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, account: me, token: ctx.deployment.token });
       const slashes = await getStakeSlashes(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
       // the anchored AuditReceipts (their signatures are checked by provenance verify and buyer fetch, not here)
-      const receipts = await getReceiptsRecorded(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
+      const receipts = await getReceiptsRecorded(ctx.clients.public, { jobRecords: ctx.deployment.jobRecords, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
       const audited = new Set(receipts.map((r) => r.segment)).size;
       const receiptLine = `${receipts.length} receipt${receipts.length === 1 ? "" : "s"} / ${audited} of ${job.policy.segments} segments audited`;
       if (opts.json) {

@@ -1,6 +1,6 @@
 /**
  * `pouw deploy [--rpc URL] [--token ADDR] [--no-registries] [--evaluator ADDR] [--json]`: deploy and wire the
- * market contracts (token unless given, StakeVault, AuditorRegistry, JobMarket, ProviderRegistry and
+ * market contracts (token unless given, StakeVault, AuditorRegistry, JobMarket, JobRecords, ProviderRegistry and
  * DataRegistry with JobMarket.setRegistries unless --no-registries, then the step verifier and DisputeGame
  * with the dispute roles) and write the deployment file the other commands read (default
  * .pouw/deployment.json). Without --token it deploys the mintable dev token (local chains).
@@ -37,7 +37,7 @@ export function registerDeploy(program: Command): void {
   withConfig(
     program
       .command("deploy")
-      .description("deploy StakeVault, AuditorRegistry, JobMarket, the registries and DisputeGame (and the dev token), wire their roles once (no admin is left) and write the deployment file")
+      .description("deploy StakeVault, AuditorRegistry, JobMarket, JobRecords, the registries and DisputeGame (and the dev token), wire their roles once (no admin is left) and write the deployment file")
       .option(
         "--no-registries",
         "skip ProviderRegistry, DataRegistry and JobMarket.setRegistries (then no receipts are anchored, no data terms, no tiers, ever: the market's wiring ends at deployment)",
@@ -100,6 +100,7 @@ export function registerDeploy(program: Command): void {
         `StakeVault       ${d.stakeVault}`,
         `AuditorRegistry  ${d.auditorRegistry}`,
         `JobMarket        ${d.jobMarket}`,
+        `JobRecords       ${d.jobRecords} (audit receipts and provenance)`,
         ...(d.providerRegistry ? [`ProviderRegistry ${d.providerRegistry} (each attestation request burns ${fmt(attestationRequestFee)})`, `DataRegistry     ${d.dataRegistry} (JobMarket.setRegistries done)`] : ["registries       not set (--no-registries): no receipts anchored, no data terms, ever"]),
         `DisputeGame      ${game.disputeGame}`,
         ...(d.peerDirectory ? [`PeerDirectory    ${d.peerDirectory} (IPFS nodes announced by provider run --ipfs)`] : []),

@@ -50,7 +50,7 @@ export function registerProvenance(program: Command): void {
     .requiredOption("--rpc <url>", "JSON-RPC URL of the chain the job ran on")
     .option("--deployment <file>", "deployment file: pins chain id and JobMarket (default: trust the JobMarket the record names)")
     .option("--data-registry <address>", "DataRegistry to check the corpora against (default: the deployment's, if any)")
-    .option("--anchor <address>", "contract holding provenanceOf (default: the deployment's DataRegistry if any, else JobMarket)")
+    .option("--anchor <address>", "contract holding provenanceOf (default: the deployment's JobRecords, else the one the record names)")
     .option("--corpus <name=file>", "local bytes of a corpus (canonical serialisation, docs/data.md); repeatable", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option("--json", "print a JSON report")
     .action(async (opts: Opts) => {
@@ -71,8 +71,9 @@ export function registerProvenance(program: Command): void {
       if (opts.deployment) deployment = await readDeployment(opts.deployment);
       const dataRegistry = addressFlag("--data-registry", opts.dataRegistry) ?? deployment?.dataRegistry;
       const jobMarket = deployment?.jobMarket ?? record.jobMarket;
-      const anchor = addressFlag("--anchor", opts.anchor) ?? deployment?.provenanceAnchor ?? jobMarket;
-      const chain = viemProvenanceChain(client, { jobMarket, provenanceAnchor: anchor, ...(dataRegistry ? { dataRegistry } : {}) });
+      const jobRecords = deployment?.jobRecords ?? record.jobRecords;
+      const anchor = addressFlag("--anchor", opts.anchor) ?? deployment?.provenanceAnchor ?? jobRecords;
+      const chain = viemProvenanceChain(client, { jobMarket, jobRecords, provenanceAnchor: anchor, ...(dataRegistry ? { dataRegistry } : {}) });
       const corpusBytes: CorpusBytesLoader = async (corpus, manifest) => {
         const file = corpusFiles.get(corpus.name);
         if (file === undefined) return packageCorpusBytes(corpus, manifest);
