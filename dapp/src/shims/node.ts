@@ -1,6 +1,6 @@
 /**
  * The browser build's stand-in for the node: built-ins that modules the dApp bundles import for their file
- * helpers (chain/deployment.ts readDeployment, ml/manifest.ts readManifestFile, policy's loaders, the store's
+ * helpers (chain/deployment.ts readDeployment, ml/manifest.ts readManifestText, policy's loaders, the store's
  * disk code). The dApp never calls those helpers; if one is called anyway it fails loudly instead of
  * half-working. dapp/build.ts resolves every `node:*` import here.
  */
@@ -15,6 +15,9 @@ export const open = unavailable("open");
 export const realpath = unavailable("realpath");
 export const rename = unavailable("rename");
 export const readFileSync = unavailable("readFileSync");
+export const openSync = unavailable("openSync");
+export const readSync = unavailable("readSync");
+export const closeSync = unavailable("closeSync");
 export const readdirSync = unavailable("readdirSync");
 export const createHash = unavailable("createHash");
 export const randomBytes = unavailable("randomBytes");

@@ -15,7 +15,7 @@ export const COMMAND_FAMILIES: readonly CommandFamily[] = [
   { name: "corpus", summary: "corpus content ids, registration and the contributor claim (docs/data.md)", load: async () => (await import("./corpus.ts")).registerCorpus },
   {
     name: "deploy",
-    summary: "deploy StakeVault, AuditorRegistry, JobMarket, the registries and DisputeGame (and the dev token), wire their roles once (no admin is left) and write the deployment file",
+    summary: "deploy StakeVault, AuditorRegistry, JobMarket, JobRecords, the registries and DisputeGame (and the dev token), wire their roles once (no admin is left) and write the deployment file",
     load: async () => (await import("./deploy.ts")).registerDeploy,
   },
   { name: "dev", summary: "local dev chain helpers (chain id 31337 only): advance time and mine blocks", load: async () => (await import("./dev.ts")).registerDev },
