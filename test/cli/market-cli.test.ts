@@ -290,6 +290,22 @@ describe("pouw on a market: errors, read-only commands, listings, Ctrl-C (in-pro
       const err = await checkJobBeforeAccept({ clients: job.cheat, deployment: job.d, store: new LocalDirStore(join(dir, "store")) }, jobId).then(() => undefined, (e: unknown) => e);
       expect(err).to.be.instanceOf(UntrainableJobError);
     });
+
+    it("a job whose on-chain shape is not its manifest's (4 segments of 4 for 12 steps) is refused at provider accept: no stake locked, so no timeout slash for the buyer to collect", async () => {
+      const store = new LocalDirStore(join(dir, "store"));
+      const { jobId } = await postJob(job.buyer, job.d, store, job.manifest, { ...job.policy, segments: 4, timeoutSlashBps: 10_000 }, job.payment, {});
+      const provider = job.cheat.account.address;
+      const stake = async () => getStakeAccount(job.admin.public, { stakeVault: job.d.stakeVault, provider });
+      const [before, nonce] = [await stake(), await job.buyer.public.getTransactionCount({ address: provider })];
+      const r = await runPouw(["provider", "accept", String(jobId), ...as(2)]);
+      expect(r.code, r.stderr).to.equal(2);
+      expect(r.stderr).to.include(`job ${jobId}: policy (4 x 4 steps) does not match the manifest (12 steps of 4): not accepted (no stake locked)`);
+      expect(await job.buyer.public.getTransactionCount({ address: provider })).to.equal(nonce);
+      expect(await stake()).to.deep.equal(before);
+      const err = await checkJobBeforeAccept({ clients: job.cheat, deployment: job.d, store }, jobId).then(() => undefined, (e: unknown) => e);
+      expect(err).to.be.instanceOf(UntrainableJobError);
+      await cancelJob(job.buyer, { jobMarket: job.d.jobMarket, jobId });
+    });
   });
 
   it("Ctrl-C during provider run: the bar shows the cursor again, one line says the rerun resumes, exit 130", () => {

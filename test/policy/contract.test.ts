@@ -392,6 +392,19 @@ describe("policy: a strict margin, the integrity value and the last segment alwa
     expect(() => optimiseContract({ ...params, margin: -0.1 }, a)).to.throw(PolicyParamError, /margin must be >= 0/);
   });
 
+  it("with V above a segment's saving, a per-segment cheat on ONE segment (gain V, caught only if sampled) keeps the margin, with and without the last-segment rule (hand-computed), and the LP agrees", async () => {
+    // N = 10 segments, saving 0.9 of C = 1: one segment saves 0.09 < V = 0.5, so the gain is V however few are cheated
+    const a = one({ name: "cheat", computeSaving: 0.9, detection: { recompute: 1 } });
+    const p = 0.2;
+    for (const lastSegmentAudited of [false, true]) {
+      const c = contractAt({ ...params, margin: 0.25, integrityValue: 0.5, lastSegmentAudited }, a, a.checks, p, panel)!;
+      // one segment other than the last: Q = p, loss (1 - lam) S Q >= 1.25 V  =>  S >= 1.25 * 0.5 / 0.2 / 0.5 = 6.25
+      expect(c.stake, `lastSegmentAudited ${lastSegmentAudited}`).to.be.at.least(6.25 - 1e-9);
+      expect(c.stake).to.be.closeTo(6.25, 1e-9);
+      await verifyWithLp({ ...params, margin: 0.25, integrityValue: 0.5, lastSegmentAudited }, a, c);
+    }
+  });
+
   it("the integrity value prices a plant that saves nothing: gain V, stake ((1 + m) V / Q - F) / (1 - lam)", async () => {
     const a = one({ name: "plant", computeSaving: 0, detection: { recompute: 1 }, segmentsTouched: 1 });
     const p = 0.2;

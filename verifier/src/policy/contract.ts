@@ -189,14 +189,24 @@ export type VertexRules = { lastSegmentAudited?: boolean; integrityValue?: numbe
  * per-segment cheat also has the vertices "every segment but the last" (T = N - 1, saves (N-1)/N) and "the last
  * segment alone" (T = 1, saves 1/N): its profit is convex in the number of other segments cheated, with and without
  * the last one. Every gain is at least the integrity value V (a planted or unfinished model costs the buyer V).
+ * With V > 0 a per-segment cheat's gain max(g k / N, V) is flat in k up to k* = ceil(V N / g), so its profit is no
+ * longer convex in k: on the flat part the catch probability grows with k while the gain does not, so the cheapest
+ * deviation there is the fewest segments. The vertices then also hold k = 1 and k = k* (every segment but the last
+ * chosen, and with the last one: k* - 1 others plus the last).
  */
 export function strategyVertices(s: StrategyInput, sampled: number, every: number, p: number, N: number, C: number, rules: VertexRules = {}): { T: number; Q: number; gain: number }[] {
   const V = rules.integrityValue ?? 0;
   const g = s.computeSaving * C;
   const q = Math.max(p * sampled, every);
   const vertex = (T: number, Q: number, gain: number) => ({ T, Q, gain: Math.max(gain, V) });
+  // k = 1 and the kink k* of max(g k / N, V), clamped to 1..kMax (only when V > 0: below it the gain is linear in k)
+  const fewest = (kMax: number): number[] => {
+    if (V <= 0 || kMax < 1) return [];
+    const kink = g > 0 ? Math.min(kMax, Math.max(1, Math.ceil((V * N) / g))) : kMax;
+    return [...new Set([1, kink])];
+  };
   if (!rules.lastSegmentAudited) {
-    if (s.segmentsTouched === undefined || s.segmentsTouched === "all") return [vertex(N, catchProbability(q, N), g)];
+    if (s.segmentsTouched === undefined || s.segmentsTouched === "all") return [vertex(N, catchProbability(q, N), g), ...fewest(N - 1).map((k) => vertex(k, catchProbability(q, k), (g * k) / N))];
     const T = Math.min(s.segmentsTouched, N);
     const last = vertex(T, catchProbability(p * sampled, T), Math.min(g, (C * T) / N));
     return T < N ? [vertex(T, catchProbability(q, T), g), last] : [last];
@@ -206,7 +216,13 @@ export function strategyVertices(s: StrategyInput, sampled: number, every: numbe
   const withLast = (qOthers: number, others: number, lastQ: number) => 1 - (1 - catchProbability(qOthers, others)) * (1 - lastQ);
   if (s.segmentsTouched === undefined || s.segmentsTouched === "all") {
     if (N === 1) return [vertex(1, qLast, g)];
-    return [vertex(N, withLast(q, N - 1, qLast), g), vertex(N - 1, catchProbability(q, N - 1), (g * (N - 1)) / N), vertex(1, qLast, g / N)];
+    return [
+      vertex(N, withLast(q, N - 1, qLast), g),
+      vertex(N - 1, catchProbability(q, N - 1), (g * (N - 1)) / N),
+      vertex(1, qLast, g / N),
+      // V > 0: k other segments without the last, and k - 1 others with it
+      ...fewest(N - 1).flatMap((k) => [vertex(k, catchProbability(q, k), (g * k) / N), ...(k > 1 ? [vertex(k, withLast(q, k - 1, qLast), (g * k) / N)] : [])]),
+    ];
   }
   const T = Math.min(s.segmentsTouched, N);
   // injected in the last T segments: the last one is recomputed (D), the T - 1 before it sampled (p*D)

@@ -92,18 +92,33 @@ async function usableBase(run: Run, store: ContentStore, subject: string, what: 
   }
 }
 
+/**
+ * Why job `jobId`'s on-chain shape (policy.segments x policy.stepsPerSegment) cannot be its manifest's training
+ * (training.steps of training.stepsPerSegment), or undefined when it is. JobMarket cannot read the manifest, so a buyer
+ * can post any shape: `provider run` refuses to train a mismatch, so `provider accept` must refuse it first (else the
+ * provider's lock waits for a timeout slash that the buyer collects).
+ */
+export function policyShapeMismatch(jobId: bigint, policy: { segments: number; stepsPerSegment: number }, manifest: Manifest): string | undefined {
+  const K = manifest.training.stepsPerSegment;
+  if (K === policy.stepsPerSegment && manifest.training.steps === policy.segments * K) return undefined;
+  return `job ${jobId}: policy (${policy.segments} x ${policy.stepsPerSegment} steps) does not match the manifest (${manifest.training.steps} steps of ${K})`;
+}
+
 export type CheckBeforeAcceptContext = { clients: ChainClients; deployment: Deployment; store: ContentStore };
 
 /**
  * What `pouw provider accept` checks before it sends acceptJob: the job's manifest (its document, by the hash the job
- * commits, as `run` reads it), then the dry run of the job under its own salt (checkJobTrainable: data, base, step 1).
- * Returns the manifest.
+ * commits, as `run` reads it), that the job's on-chain shape is the manifest's (policyShapeMismatch), then the dry run
+ * of the job under its own salt (checkJobTrainable: data, base, step 1). Returns the manifest.
  */
 export async function checkJobBeforeAccept(ctx: CheckBeforeAcceptContext, jobId: bigint): Promise<Manifest> {
   const { clients, deployment } = ctx;
   const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId });
   const created = await getJobCreated(clients.public, { jobMarket: deployment.jobMarket, jobId, fromBlock: BigInt(deployment.startBlock) });
   const manifest = await fetchManifest(ctx.store, created.manifestUri, job.manifestHash, { circuitHash: circuitJobCheck(clients.public, deployment, jobId, { requireRegistered: true }) });
+  const mismatch = policyShapeMismatch(jobId, job.policy, manifest);
+  // INVARIANT: a job is accepted only if `provider run` will train it (the same shape check runs there)
+  if (mismatch !== undefined) throw new UntrainableJobError(`${mismatch}: not accepted (no stake locked): the buyer can cancel the job (JobMarket.cancelJob)`);
   await checkJobTrainable(manifest, {
     jobId,
     salt: deploymentSalt(deployment, jobId),

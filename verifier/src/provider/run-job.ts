@@ -40,7 +40,7 @@ import { createRun, deploymentSalt, formatStrategy, type Manifest, type Run, typ
 import type { ContentStore } from "../store/index.ts";
 import { traceRoot } from "../trace/index.ts";
 import { createStepper } from "../ml/stepper.ts";
-import { checkJobBase } from "./check-base.ts";
+import { checkJobBase, policyShapeMismatch } from "./check-base.ts";
 
 const log = logger("provider");
 
@@ -140,9 +140,8 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
   const manifest = await fetchManifest(ctx.store, created.manifestUri, job.manifestHash, { circuitHash: circuitJobCheck(clients.public, deployment, jobId, { requireRegistered: true }) });
   const K = manifest.training.stepsPerSegment;
   const S = job.policy.segments;
-  if (K !== job.policy.stepsPerSegment || manifest.training.steps !== S * K) {
-    throw new ProviderJobError(`job ${jobId}: policy (${S} x ${job.policy.stepsPerSegment} steps) does not match the manifest (${manifest.training.steps} steps of ${K})`);
-  }
+  const mismatch = policyShapeMismatch(jobId, job.policy, manifest);
+  if (mismatch !== undefined) throw new ProviderJobError(mismatch);
   const result: RunJobResult = { jobId, resumedFrom: job.nextSegment, committed: [], txs: [], gasUsed: 0n, flops: 0, stepLosses: [], wallSeconds: 0, manifest, status: job.status, deadline: Number(job.deadline) };
   if (job.status !== "Active") {
     result.wallSeconds = (performance.now() - started) / 1000;
