@@ -2,7 +2,7 @@
 export { checkEngine, ENGINES, enginesAllowed, isBitwiseNumerics, parseEngine } from "./engines.ts";
 export { createRun, defaultBackend, Run, type TrainState, type StepResult, type RunOptions } from "./run.ts";
 export { jobSalt, offlineSalt, deploymentSalt, parseSalt, dataOrderRng, SaltError, OFFLINE_CHAIN_ID } from "./salt.ts";
-export { parseManifest, parseManifestJson, readManifestFile, manifestHash, canonicalManifest, corpusProportions, stateDigestOf, MANIFEST_VERSION, Manifest, Corpus, type CorpusEntry, type ModelConfig, type OptimizerConfig } from "./manifest.ts";
+export { parseManifest, parseManifestJson, readManifestFile, policyShapeMismatch, manifestHash, canonicalManifest, corpusProportions, stateDigestOf, MANIFEST_VERSION, Manifest, Corpus, type CorpusEntry, type ModelConfig, type OptimizerConfig } from "./manifest.ts";
 export { encodeCheckpoint, decodeCheckpoint, CHECKPOINT_FORMAT, type CheckpointContents, type CheckpointMetadata } from "./checkpoint.ts";
 export { ManifestError, DataError, CorpusMismatchError, UnknownCorpusError, CheckpointError, BackendError, StrategyError } from "./errors.ts";
 export { DATASETS, DEFAULT_SOTU_YEARS, corpusBytes, corpusId, corpusSpecOf, checkCorpusBytes, datasetOfArch, parseDatasetName, type CorpusSpec, type CorpusId, type DatasetName } from "./data/corpus.ts";

@@ -280,6 +280,18 @@ export function manifestHash(manifest: Manifest): Hex {
 }
 
 /**
+ * Why job `jobId`'s on-chain shape (policy.segments x policy.stepsPerSegment) cannot be its manifest's training
+ * (training.steps of training.stepsPerSegment), or undefined when it is. JobMarket cannot read the manifest, so a buyer
+ * can post any shape: `provider run` refuses to train a mismatch and `provider accept` refuses it first (else the
+ * provider's lock waits for a timeout slash that the buyer collects).
+ */
+export function policyShapeMismatch(jobId: bigint, policy: { segments: number; stepsPerSegment: number }, manifest: Manifest): string | undefined {
+  const K = manifest.training.stepsPerSegment;
+  if (K === policy.stepsPerSegment && manifest.training.steps === policy.segments * K) return undefined;
+  return `job ${jobId}: policy (${policy.segments} x ${policy.stepsPerSegment} steps) does not match the manifest (${manifest.training.steps} steps of ${K})`;
+}
+
+/**
  * Largest manifest file read: a manifest is a few KB of JSON (examples/ are under 2 KB), so 1 MiB leaves room for any
  * real one while a device or a huge file (`--manifest /dev/zero`) fails after at most this much, not after filling memory.
  */

@@ -23,7 +23,7 @@ import { circuitJobCheck } from "../market/circuit-job.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
 import type { Hex } from "viem";
 import { InputError } from "../errors/index.ts";
-import { createRun, deploymentSalt, type Manifest, type Run, type TrainState } from "../ml/index.ts";
+import { createRun, deploymentSalt, policyShapeMismatch, type Manifest, type Run, type TrainState } from "../ml/index.ts";
 import type { ContentStore } from "../store/index.ts";
 
 /**
@@ -90,18 +90,6 @@ async function usableBase(run: Run, store: ContentStore, subject: string, what: 
     if (!(err instanceof BaseCheckpointError)) throw err;
     throw new BaseCheckpointError(err.problem, err.cid, `${subject}: ${err.shortMessage}; ${what}`, { cause: err });
   }
-}
-
-/**
- * Why job `jobId`'s on-chain shape (policy.segments x policy.stepsPerSegment) cannot be its manifest's training
- * (training.steps of training.stepsPerSegment), or undefined when it is. JobMarket cannot read the manifest, so a buyer
- * can post any shape: `provider run` refuses to train a mismatch, so `provider accept` must refuse it first (else the
- * provider's lock waits for a timeout slash that the buyer collects).
- */
-export function policyShapeMismatch(jobId: bigint, policy: { segments: number; stepsPerSegment: number }, manifest: Manifest): string | undefined {
-  const K = manifest.training.stepsPerSegment;
-  if (K === policy.stepsPerSegment && manifest.training.steps === policy.segments * K) return undefined;
-  return `job ${jobId}: policy (${policy.segments} x ${policy.stepsPerSegment} steps) does not match the manifest (${manifest.training.steps} steps of ${K})`;
 }
 
 export type CheckBeforeAcceptContext = { clients: ChainClients; deployment: Deployment; store: ContentStore };

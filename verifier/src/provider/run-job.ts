@@ -36,11 +36,11 @@ import { fetchManifest } from "../market/manifest-store.ts";
 import { circuitJobCheck } from "../market/circuit-job.ts";
 import { SegmentBoard } from "../market/segment-traces.ts";
 import { HashPipeline } from "../ml/hash-pipeline.ts";
-import { createRun, deploymentSalt, formatStrategy, type Manifest, type Run, type Strategy, type TrainState } from "../ml/index.ts";
+import { createRun, deploymentSalt, formatStrategy, policyShapeMismatch, type Manifest, type Run, type Strategy, type TrainState } from "../ml/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import { traceRoot } from "../trace/index.ts";
 import { createStepper } from "../ml/stepper.ts";
-import { checkJobBase, policyShapeMismatch } from "./check-base.ts";
+import { checkJobBase } from "./check-base.ts";
 
 const log = logger("provider");
 
