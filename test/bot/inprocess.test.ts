@@ -111,7 +111,7 @@ describe("bot + provider on the in-process network", function () {
       board,
       dbPath: join(dir, "bot2.sqlite"),
       onAudit: (e) => {
-        if (!e.verdict.ok && e.jobId === 2n && e.segment === 0) claim = e.verdict.claim;
+        if (!e.verdict.ok && e.jobId === 2n && e.segment === 0) claim = e.verdict.proof;
       },
     });
     await b2.tick();
