@@ -14,7 +14,7 @@
  *           its registries and the auditor is bonded); a failed one -> a finding and its challenge intents (dispute.ts).
  * The auditor records intents; the outbox (outbox.ts) sends them.
  */
-import type { Address, Hex } from "viem";
+import type { Address } from "viem";
 import { getAddress } from "viem";
 import { chainDate, getAuditorActive, getDisputeParams, getJob, getLockedStake, getRegistries, recordReceiptData, withRetry, type DisputeParams } from "../chain/index.ts";
 import {
@@ -40,7 +40,7 @@ import { SourceUnavailableError } from "../net/index.ts";
 import { challengeReward } from "../policy/challenge.ts";
 import { CHECK_BITS, checksMask, jobMarketDomain, signAuditReceipt, VERDICT, type CheckName } from "../receipts/index.ts";
 import { tokens, type BotContext } from "./context.ts";
-import type { SegmentRow } from "./db.ts";
+import type { CommittedSegment } from "./db.ts";
 import type { Finding, IntentSpec } from "./dispute.ts";
 import { formatIntentKey } from "./intent-key.ts";
 import { isSampled } from "./sampler.ts";
@@ -94,10 +94,10 @@ export class Auditor {
     if (this.refusedJobs.has(jobId)) return undefined;
     await this.discoverFor(jobId);
     try {
-      const manifest = await fetchManifest(this.ctx.store, job.manifest_uri, job.manifest_hash as Hex, { circuitHash: circuitJobCheck(this.ctx.clients.public, this.ctx.deployment, BigInt(jobId)) });
+      const manifest = await fetchManifest(this.ctx.store, job.manifestUri, job.manifestHash, { circuitHash: circuitJobCheck(this.ctx.clients.public, this.ctx.deployment, BigInt(jobId)) });
       // the job's data order: salt(chainId, jobMarket, jobId) from the deployment the bot follows, never the provider's word
       const run = await jobRun(manifest, this.ctx.deployment, BigInt(jobId));
-      if (job.audit_rate === null) this.ctx.db.setAuditRate(jobId, manifest.policy.auditRate);
+      if (job.auditRate === null) this.ctx.db.setAuditRate(jobId, manifest.policy.auditRate);
       this.runs.set(jobId, run);
       return run;
     } catch (err) {
@@ -161,77 +161,77 @@ export class Auditor {
 
   async sample(): Promise<void> {
     for (const s of this.ctx.db.undecidedSegments()) {
-      const run = await this.runFor(s.job_id);
+      const run = await this.runFor(String(s.jobId));
       if (!run) continue;
-      const rate = this.ctx.db.job(s.job_id)!.audit_rate!;
+      const rate = this.ctx.db.job(s.jobId)!.auditRate!;
       // INVARIANT: the last segment is recomputed whatever the job's rate, as soon as it is committed (before the
       // challenge window closes): its end state is the delivered model, and no later segment's screen starts from it,
       // so a plant or skip there is otherwise caught only at p (the quote prices this rule: policy/contract.ts)
       const last = isLastSegment(run, s.segment);
-      const sampled = last || isSampled(this.secret, this.ctx.deployment.jobMarket, BigInt(s.job_id), s.segment, rate);
-      this.ctx.db.setSampled(s.job_id, s.segment, sampled);
-      this.ctx.log.debug({ jobId: s.job_id, segment: s.segment, sampled, last }, "sampling decision");
+      const sampled = last || isSampled(this.secret, this.ctx.deployment.jobMarket, s.jobId, s.segment, rate);
+      this.ctx.db.setSampled(s.jobId, s.segment, sampled);
+      this.ctx.log.debug({ jobId: String(s.jobId), segment: s.segment, sampled, last }, "sampling decision");
     }
   }
 
-  private targetOf(s: SegmentRow): SegmentToAudit {
+  private targetOf(s: CommittedSegment): SegmentToAudit {
     // the pipeline opens segment i from its own leaves and the previous segment's end (boundary), so it gets the
     // commitments 0..i (all on chain: JobMarket takes segments in order, the bot records each)
-    const commitments = this.ctx.db.commitments(s.job_id, s.segment);
-    if (!commitments) throw new Error(`job ${s.job_id}: a segment before ${s.segment} is not in the bot's database`);
-    return { market: this.ctx.deployment.jobMarket, jobId: BigInt(s.job_id), segment: s.segment, traceRoot: s.trace_root as Hex, endStateHash: s.end_state_hash as Hex, commitments };
+    const commitments = this.ctx.db.commitments(s.jobId, s.segment);
+    if (!commitments) throw new Error(`job ${s.jobId}: a segment before ${s.segment} is not in the bot's database`);
+    return { market: this.ctx.deployment.jobMarket, jobId: s.jobId, segment: s.segment, traceRoot: s.traceRoot, endStateHash: s.endStateHash, commitments };
   }
 
   async screen(): Promise<void> {
     if (this.ctx.options.screen === false) return;
     for (const s of this.ctx.db.unscreenedSegments()) {
       if (this.ctx.stopped()) return;
-      const run = await this.runFor(s.job_id);
+      const run = await this.runFor(String(s.jobId));
       if (!run) continue;
-      const log = this.ctx.log.child({ jobId: s.job_id, segment: s.segment });
-      await this.discoverFor(s.job_id);
+      const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment });
+      await this.discoverFor(String(s.jobId));
       const ctx = { run, store: this.ctx.store };
       // the previous segment's verified start is the continuity baseline (kept in memory; re-read after a restart)
       let previous: TrainState | null = null;
-      const kept = this.screened.get(s.job_id);
+      const kept = this.screened.get(String(s.jobId));
       if (kept && kept.segment === s.segment - 1) previous = kept.state;
       try {
         if (!previous && s.segment > 0) {
-          const p = this.ctx.db.segment(s.job_id, s.segment - 1);
+          const p = this.ctx.db.segment(s.jobId, s.segment - 1);
           // the baseline is the previous segment's content: unavailable now, this segment is screened without it (an
           // outage of the previous segment's start is that segment's own finding, not this one's)
           const r = p && p.screen === "ok" ? await screenStart(ctx, this.targetOf(p), null).catch(unlessUnavailable) : undefined;
           previous = r?.ok ? r.state : null;
         }
         const r = await screenStart(ctx, this.targetOf(s), previous);
-        this.ctx.db.clearUnavailable(s.job_id, s.segment);
+        this.ctx.db.clearUnavailable(s.jobId, s.segment);
         if (r.ok) {
-          this.screened.set(s.job_id, { segment: s.segment, state: r.state });
-          this.ctx.db.setScreen(s.job_id, s.segment, "ok");
+          this.screened.set(String(s.jobId), { segment: s.segment, state: r.state });
+          this.ctx.db.setScreen(s.jobId, s.segment, "ok");
           log.debug({ costMs: Math.round(r.costMs) }, "state screen ok");
           continue;
         }
-        this.screened.delete(s.job_id);
+        this.screened.delete(String(s.jobId));
         const queued = this.ctx.db.tx(() => {
-          this.ctx.db.setScreen(s.job_id, s.segment, `bad: ${r.kind}: ${r.message}`);
-          return this.ctx.db.forceAudit(s.job_id, r.at);
+          this.ctx.db.setScreen(s.jobId, s.segment, `bad: ${r.kind}: ${r.message}`);
+          return this.ctx.db.forceAudit(s.jobId, r.at);
         });
         log.warn({ kind: r.kind, recompute: r.at, queued }, `state screen FAILED at the start of segment ${s.segment}: ${r.message}; ${queued ? `recomputing segment ${r.at} (not sampled) to name the step` : `segment ${r.at} is already audited or queued`}`);
       } catch (err) {
         if (err instanceof SourceUnavailableError) {
           const withheld = await this.withheld(run, s, err, "state screen");
-          if (withheld) this.ctx.db.setScreen(s.job_id, s.segment, `bad: ${withheld.kind}: ${withheld.message}`);
+          if (withheld) this.ctx.db.setScreen(s.jobId, s.segment, `bad: ${withheld.kind}: ${withheld.message}`);
           continue;
         }
         if (err instanceof BaseCheckpointError) {
           this.cannotAudit(s, err, "state screen");
-          this.ctx.db.setScreen(s.job_id, s.segment, `error: cannot audit: ${err.shortMessage}`);
+          this.ctx.db.setScreen(s.jobId, s.segment, `error: cannot audit: ${err.shortMessage}`);
           continue;
         }
         // like an audit error (audit() below): a segment the screen cannot process must not stop the bot for every job
         const message = err instanceof Error ? err.message : String(err);
         log.error({ err: message }, "state screen error: segment not screenable, skipped");
-        this.ctx.db.setScreen(s.job_id, s.segment, `error: ${message}`);
+        this.ctx.db.setScreen(s.jobId, s.segment, `error: ${message}`);
       }
     }
   }
@@ -239,7 +239,7 @@ export class Auditor {
   async audit(): Promise<void> {
     for (const s of this.ctx.db.auditsToRun()) {
       if (this.ctx.stopped()) return;
-      const run = await this.runFor(s.job_id);
+      const run = await this.runFor(String(s.jobId));
       if (!run) continue;
       try {
         await this.auditOne(run, s);
@@ -252,15 +252,15 @@ export class Auditor {
         }
         if (err instanceof BaseCheckpointError) {
           this.cannotAudit(s, err, "audit");
-          this.ctx.db.setAudit(s.job_id, s.segment, { audit: "error", detail: `cannot audit: ${err.shortMessage}` });
+          this.ctx.db.setAudit(s.jobId, s.segment, { audit: "error", detail: `cannot audit: ${err.shortMessage}` });
           continue;
         }
         // IMPORTANT: a segment the check cannot process (say, a job whose on-chain policy does not match its manifest,
         // posted by a provider's own buyer address) must not stop the bot: rethrown, it failed every tick before any
         // intent was sent, for every job (bench/attacks.ts row 13). The row is recorded as 'error' with the reason.
         const message = err instanceof Error ? err.message : String(err);
-        this.ctx.log.error({ jobId: s.job_id, segment: s.segment, err: message }, "audit error: segment not auditable, skipped");
-        this.ctx.db.setAudit(s.job_id, s.segment, { audit: "error", detail: `error: ${message}` });
+        this.ctx.log.error({ jobId: String(s.jobId), segment: s.segment, err: message }, "audit error: segment not auditable, skipped");
+        this.ctx.db.setAudit(s.jobId, s.segment, { audit: "error", detail: `error: ${message}` });
       }
     }
   }
@@ -269,23 +269,23 @@ export class Auditor {
    * A fine-tuning job whose base checkpoint (the buyer's input) gives no usable h(0): its failures are not the
    * provider's, so nothing is challenged and no receipt is signed; an error a person sees, once per segment and check.
    */
-  private cannotAudit(s: SegmentRow, err: BaseCheckpointError, what: string): void {
+  private cannotAudit(s: CommittedSegment, err: BaseCheckpointError, what: string): void {
     this.ctx.log.error(
-      { event: "cannot-audit", jobId: s.job_id, segment: s.segment, problem: err.problem, base: err.cid },
-      `CANNOT AUDIT segment ${s.segment} of job ${s.job_id} (${what}): ${err.shortMessage}; the buyer's input, not the provider's fault: nothing challenged, no receipt`,
+      { event: "cannot-audit", jobId: String(s.jobId), segment: s.segment, problem: err.problem, base: err.cid },
+      `CANNOT AUDIT segment ${s.segment} of job ${s.jobId} (${what}): ${err.shortMessage}; the buyer's input, not the provider's fault: nothing challenged, no receipt`,
     );
   }
 
-  private async auditOne(run: Run, s: SegmentRow): Promise<void> {
-    const jobId = BigInt(s.job_id);
-    const log = this.ctx.log.child({ jobId: s.job_id, segment: s.segment });
-    this.ctx.db.setAudit(s.job_id, s.segment, { audit: "running" });
+  private async auditOne(run: Run, s: CommittedSegment): Promise<void> {
+    const jobId = s.jobId;
+    const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment });
+    this.ctx.db.setAudit(s.jobId, s.segment, { audit: "running" });
     this.ctx.options.onAuditStart?.({ jobId, segment: s.segment });
     log.info("audit started");
-    await this.discoverFor(s.job_id);
+    await this.discoverFor(String(s.jobId));
     const target = this.targetOf(s);
     const verdict = await auditChainSegment({ run, store: this.ctx.store }, target, this.ctx.options.checks);
-    this.ctx.db.clearUnavailable(s.job_id, s.segment);
+    this.ctx.db.clearUnavailable(s.jobId, s.segment);
     await this.conclude(run, s, target, verdict);
   }
 
@@ -297,16 +297,16 @@ export class Auditor {
    * deadline once the job is Committed or TimedOut, so the challenge goes out while the window is open.
    * Returns the failure when the segment was concluded withheld.
    */
-  private async withheld(run: Run, s: SegmentRow, err: SourceUnavailableError, what: string): Promise<{ kind: string; message: string } | undefined> {
+  private async withheld(run: Run, s: CommittedSegment, err: SourceUnavailableError, what: string): Promise<{ kind: string; message: string } | undefined> {
     const { clients, deployment } = this.ctx;
-    const log = this.ctx.log.child({ jobId: s.job_id, segment: s.segment });
+    const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment });
     const [job, block] = await Promise.all([
-      getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: BigInt(s.job_id) }),
+      getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: s.jobId }),
       withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" }),
     ]);
     const now = Number(block.timestamp);
-    const first = s.unavailable_since === null;
-    const since = this.ctx.db.markUnavailable(s.job_id, s.segment, now);
+    const first = s.unavailableSince === null;
+    const since = this.ctx.db.markUnavailable(s.jobId, s.segment, now);
     let due = since + (this.ctx.options.unavailableGraceS ?? Math.floor(Number(job.policy.challengeWindow) / 4));
     if (job.status === "Committed" || job.status === "TimedOut") due = Math.min(due, since + Math.floor((Number(job.deadline) - since) / 2));
     if (now < due) {
@@ -318,30 +318,30 @@ export class Auditor {
     const target = this.targetOf(s);
     if (!(await startCheckpointUnavailable(this.ctx.store, run, target.commitments[s.segment]!))) {
       // the provider's checkpoint is served: what is missing is someone else's to publish (a base checkpoint, data)
-      log.error({ unavailableSince: since, err: err.shortMessage }, `CANNOT AUDIT segment ${s.segment} of job ${s.job_id}: content that is not the provider's is unavailable from every source (${err.shortMessage}); its checkpoint is served, so no fault is claimed; retried each tick`);
+      log.error({ unavailableSince: since, err: err.shortMessage }, `CANNOT AUDIT segment ${s.segment} of job ${s.jobId}: content that is not the provider's is unavailable from every source (${err.shortMessage}); its checkpoint is served, so no fault is claimed; retried each tick`);
       return undefined;
     }
     const verdict = withheldVerdict({ run, store: this.ctx.store }, target, `unavailable from every source since ${chainDate(since)} (${now - since} s): ${err.shortMessage}`);
-    log.error({ unavailableSince: since, err: err.shortMessage }, `content WITHHELD: segment ${s.segment} of job ${s.job_id} unavailable from every source for ${now - since} s; challenging its first step`);
+    log.error({ unavailableSince: since, err: err.shortMessage }, `content WITHHELD: segment ${s.segment} of job ${s.jobId} unavailable from every source for ${now - since} s; challenging its first step`);
     await this.conclude(run, s, target, verdict);
     return verdict.failure ?? undefined;
   }
 
   /** Records a segment's verdict: a receipt for a clean one, a finding (and its challenge intents) for a bad one. */
-  private async conclude(run: Run, s: SegmentRow, target: SegmentToAudit, verdict: SegmentVerdict): Promise<void> {
-    const jobId = BigInt(s.job_id);
-    const log = this.ctx.log.child({ jobId: s.job_id, segment: s.segment });
+  private async conclude(run: Run, s: CommittedSegment, target: SegmentToAudit, verdict: SegmentVerdict): Promise<void> {
+    const jobId = s.jobId;
+    const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment });
     const finding: Finding | undefined = verdict.ok
       ? undefined
       : { market: target.market, jobId, segment: s.segment, traceRoot: target.traceRoot, endStateHash: target.endStateHash, claim: verdict.proof, kind: verdict.failure?.kind ?? "unknown", ...(verdict.noClaim ? { noClaim: verdict.noClaim } : {}) };
     // read before the transaction below (requiredBond): the audit result and its challenge intents are stored together
     const challengeable = finding && this.ctx.dispute.available && (await this.circuitTermsHold(run, jobId)) && (!finding.claim || (await this.challengePays(jobId)));
     const challenge = challengeable ? await this.ctx.dispute.challengeIntents(finding) : [];
-    const losses = this.recomputedLosses.get(s.job_id) ?? [];
+    const losses = this.recomputedLosses.get(String(s.jobId)) ?? [];
     losses.push(...verdict.losses);
-    this.recomputedLosses.set(s.job_id, losses);
+    this.recomputedLosses.set(String(s.jobId), losses);
     this.ctx.db.tx(() => {
-      this.ctx.db.setAudit(s.job_id, s.segment, {
+      this.ctx.db.setAudit(s.jobId, s.segment, {
         audit: verdict.ok ? "ok" : "bad",
         firstBadStep: verdict.firstBadStep,
         costMs: verdict.costMs,
@@ -350,7 +350,7 @@ export class Auditor {
       });
       if (finding) this.onFinding(finding, challenge);
     });
-    const startScreen = this.ctx.db.segment(s.job_id, s.segment)?.screen ?? null;
+    const startScreen = this.ctx.db.segment(s.jobId, s.segment)?.screen ?? null;
     if (verdict.ok && startScreen && startScreen !== "ok") {
       // The K steps are right from the committed start, but that start failed the screen (a poisoned state carried
       // over): no receipt says this segment is fine; the finding is on the segment that produced the state.
@@ -361,10 +361,10 @@ export class Auditor {
       const signature = await signAuditReceipt(this.ctx.clients.account as never, domain, receipt);
       const anchored = await this.canAnchor();
       this.ctx.db.tx(() => {
-        this.ctx.db.saveReceipt({ jobId: s.job_id, segment: s.segment, verdict: receipt.verdict, checks: receipt.checks, sampledSteps: receipt.sampledSteps, traceRoot: receipt.traceRoot, signature });
+        this.ctx.db.saveReceipt({ jobId: String(s.jobId), segment: s.segment, verdict: receipt.verdict, checks: receipt.checks, sampledSteps: receipt.sampledSteps, traceRoot: receipt.traceRoot, signature });
         if (anchored) {
           const data = recordReceiptData([receipt, target.endStateHash, signature]);
-          this.ctx.db.addIntent({ key: formatIntentKey({ kind: "receipt", jobId, segment: s.segment }), kind: "recordReceipt", jobId: s.job_id, segment: s.segment, payload: { to: this.ctx.deployment.jobRecords, data } });
+          this.ctx.db.addIntent({ key: formatIntentKey({ kind: "receipt", jobId, segment: s.segment }), kind: "recordReceipt", jobId: String(s.jobId), segment: s.segment, payload: { to: this.ctx.deployment.jobRecords, data } });
         }
       });
       log.info({ event: "audit", ok: true, receipt: true, costMs: Math.round(verdict.costMs), anchored }, anchored ? "audit ok; receipt signed, recordReceipt queued" : "audit ok; receipt signed (JobMarket has no registries: not anchored)");

@@ -20,7 +20,7 @@
  * `heartbeatMs`. RPC errors are retried with backoff (chain/retry.ts); a failing tick is logged and retried next tick.
  */
 import type { Logger } from "pino";
-import { getAddress, type Address, type Hex } from "viem";
+import { getAddress, type Address } from "viem";
 import { getAuditorFunds, getJob, getMissingContracts, getPanelPool, getStakeCredit, claimCreditData, toChainError, watchMarketLogs, withRetry, type AuditorFunds } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
 import { circuitJobCheck } from "../market/circuit-job.ts";
@@ -165,8 +165,8 @@ export class ChallengerBot {
     if (active.length === 0) return;
     const block = await withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" });
     for (const j of active) {
-      const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: BigInt(j.job_id) });
-      if (job.status !== j.status) this.db.setJobStatus(j.job_id, job.status);
+      const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: j.jobId });
+      if (job.status !== j.status) this.db.setJobStatus(j.jobId, job.status);
       if (job.openDisputes !== 0 || block.timestamp <= BigInt(job.deadline)) continue;
       if (job.status === "Active") this.db.addIntent(tenureIntent(this.ctx, "reportTimeout", job));
       // the timed-out tenure's window is over: release its lock and offer the job again
@@ -201,17 +201,17 @@ export class ChallengerBot {
     }
     this.started = true;
     await this.indexer.scan().catch((err: unknown) => this.log.warn({ err: toChainError(err).shortMessage }, "start-up scan failed; jobs are read on the first tick"));
-    const followed = this.db.jobsWithStatus("Open", "Active", "Committed", "TimedOut").sort((a, b) => Number(BigInt(b.job_id) - BigInt(a.job_id))).slice(0, STARTUP_JOB_LIMIT);
-    for (const j of followed.filter((x) => x.audit_rate === null)) {
+    const followed = this.db.jobsWithStatus("Open", "Active", "Committed", "TimedOut").sort((a, b) => (b.jobId > a.jobId ? 1 : b.jobId < a.jobId ? -1 : 0)).slice(0, STARTUP_JOB_LIMIT);
+    for (const j of followed.filter((x) => x.auditRate === null)) {
       try {
-        const circuitHash = circuitJobCheck(clients.public, deployment, BigInt(j.job_id));
-        this.db.setAuditRate(j.job_id, (await fetchManifest(this.ctx.store, j.manifest_uri, j.manifest_hash as Hex, { circuitHash })).policy.auditRate);
+        const circuitHash = circuitJobCheck(clients.public, deployment, j.jobId);
+        this.db.setAuditRate(j.jobId, (await fetchManifest(this.ctx.store, j.manifestUri, j.manifestHash, { circuitHash })).policy.auditRate);
       } catch {
         // the manifest is fetched again (and the failure logged) when the job's first segment is sampled
       }
     }
-    const funds = await getAuditorFunds(clients.public, { deployment, account: this.ctx.me, jobIds: followed.map((j) => BigInt(j.job_id)) });
-    const auditRates = [...new Set(followed.map((j) => this.db.job(j.job_id)!.audit_rate).filter((r): r is number => r !== null))].sort((a, b) => a - b);
+    const funds = await getAuditorFunds(clients.public, { deployment, account: this.ctx.me, jobIds: followed.map((j) => j.jobId) });
+    const auditRates = [...new Set(followed.map((j) => this.db.job(j.jobId)!.auditRate).filter((r): r is number => r !== null))].sort((a, b) => a - b);
     const report: StartupReport = { auditor: this.ctx.me, funds, jobsFollowed: followed.length, auditRates, problems: [] };
     const dev = deployment.devToken;
     if (!funds.active) {
@@ -349,9 +349,9 @@ export class ChallengerBot {
       auditor: this.ctx.me,
       audits: segs
         .filter((s) => s.audit === "ok" || s.audit === "bad")
-        .map((s) => ({ jobId: s.job_id, segment: s.segment, ok: s.audit === "ok", firstBadStep: s.first_bad_step, costMs: s.cost_ms ?? 0, flops: s.flops ?? 0, kind: s.detail?.split(":")[0] ?? null })),
+        .map((s) => ({ jobId: s.jobId.toString(), segment: s.segment, ok: s.audit === "ok", firstBadStep: s.firstBadStep, costMs: s.costMs ?? 0, flops: s.flops ?? 0, kind: s.detail?.split(":")[0] ?? null })),
       sampledOut: segs.filter((s) => s.audit === "unsampled").length,
-      screens: segs.map((s) => ({ jobId: s.job_id, segment: s.segment, screen: s.screen })),
+      screens: segs.map((s) => ({ jobId: s.jobId.toString(), segment: s.segment, screen: s.screen })),
       receipts: this.db.receipts().length,
       intents: this.db.allIntents().map((i) => ({ kind: i.kind, key: i.key, status: i.status, txHash: i.tx_hash, error: i.error })),
     };

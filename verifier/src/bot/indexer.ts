@@ -3,10 +3,8 @@
  * block chunks; the events of a chunk and the new cursor are stored in one SQLite transaction, so a crash never skips
  * or repeats a block range.
  */
-import { getMarketLogs, withRetry } from "../chain/index.ts";
+import { getMarketLogs, withRetry, type MarketLog } from "../chain/index.ts";
 import type { BotContext } from "./context.ts";
-
-const key = (s: bigint | string | number) => s.toString();
 
 export class Indexer {
   private readonly ctx: BotContext;
@@ -26,62 +24,61 @@ export class Indexer {
       const to = from + chunk - 1n < safe ? from + chunk - 1n : safe;
       const logs = await getMarketLogs(clients.public, { jobMarket: deployment.jobMarket, fromBlock: from, toBlock: to });
       db.tx(() => {
-        for (const l of logs) this.onEvent(l as never);
+        for (const l of logs) this.onEvent(l);
         db.setMeta("cursor", to.toString());
       });
       from = to + 1n;
     }
   }
 
-  private onEvent(l: { eventName: string; args: Record<string, unknown>; blockNumber: bigint }): void {
+  private onEvent(l: MarketLog): void {
     const { db } = this.ctx;
-    const a = l.args;
     switch (l.eventName) {
       case "JobCreated": {
-        const policy = a.policy as { segments: number; stepsPerSegment: number };
+        const policy = l.args.policy;
         db.upsertJob({
-          job_id: key(a.jobId as bigint),
-          buyer: a.buyer as string,
-          manifest_uri: a.manifestUri as string,
-          manifest_hash: a.manifestHash as string,
+          jobId: l.args.jobId,
+          buyer: l.args.buyer,
+          manifestUri: l.args.manifestUri,
+          manifestHash: l.args.manifestHash,
           segments: policy.segments,
-          steps_per_segment: policy.stepsPerSegment,
+          stepsPerSegment: policy.stepsPerSegment,
           status: "Open",
         });
         break;
       }
       case "JobAccepted":
-        db.setJobStatus(key(a.jobId as bigint), "Active", a.provider as string);
+        db.setJobStatus(l.args.jobId, "Active", l.args.provider);
         break;
       case "SegmentCommitted":
         db.insertSegment({
-          job_id: key(a.jobId as bigint),
-          segment: Number(a.segment),
-          trace_root: a.traceRoot as string,
-          end_state_hash: a.endStateHash as string,
-          state_hashes: JSON.stringify(a.stateHashes as readonly string[]),
-          checkpoint_cid: a.checkpointCid as string,
-          loss_e6: key(a.lossE6 as bigint),
-          block: key(l.blockNumber),
+          jobId: l.args.jobId,
+          segment: Number(l.args.segment),
+          traceRoot: l.args.traceRoot,
+          endStateHash: l.args.endStateHash,
+          stateHashes: l.args.stateHashes,
+          checkpointCid: l.args.checkpointCid,
+          lossE6: l.args.lossE6,
+          block: l.blockNumber,
         });
         break;
       case "JobCancelled":
-        db.setJobStatus(key(a.jobId as bigint), "Cancelled");
+        db.setJobStatus(l.args.jobId, "Cancelled");
         break;
       case "JobTimedOut":
         // A tenure that committed segments stays disputable until `disputableUntil` (TimedOut); one that committed
         // nothing re-opens at once (disputableUntil 0).
-        if ((a.disputableUntil as bigint) === 0n) db.setJobStatus(key(a.jobId as bigint), "Open", null);
-        else db.setJobStatus(key(a.jobId as bigint), "TimedOut", a.provider as string);
+        if (l.args.disputableUntil === 0n) db.setJobStatus(l.args.jobId, "Open", null);
+        else db.setJobStatus(l.args.jobId, "TimedOut", l.args.provider);
         break;
       case "JobReopened":
-        db.setJobStatus(key(a.jobId as bigint), "Open", null);
+        db.setJobStatus(l.args.jobId, "Open", null);
         break;
       case "JobFinalized":
-        db.setJobStatus(key(a.jobId as bigint), "Finalized");
+        db.setJobStatus(l.args.jobId, "Finalized");
         break;
       case "ProviderFaultSettled":
-        db.setJobStatus(key(a.jobId as bigint), "Refunded");
+        db.setJobStatus(l.args.jobId, "Refunded");
         break;
       default:
         break;
