@@ -63,7 +63,7 @@ describe("bot funding: deposit and gas checked before a challenge", function () 
 
     await bot.tick();
     // the bad step is found and its challenge recorded, but nothing is sent: no dispute, both intents pending
-    expect(bot.db.segment(f.jobId.toString(), 0)!.first_bad_step).to.equal(2);
+    expect(bot.db.segment(f.jobId, 0)!.firstBadStep).to.equal(2);
     expect(await f.disputes()).to.have.length(0);
     let rows = challengeRows(bot);
     expect(rows.map((r) => [r.kind, r.status])).to.deep.equal([["approveBond", "pending"], ["challenge", "pending"]]);

@@ -111,12 +111,12 @@ describe("bot + provider on the in-process network", function () {
       board,
       dbPath: join(dir, "bot2.sqlite"),
       onAudit: (e) => {
-        if (!e.verdict.ok && e.jobId === 2n && e.segment === 0) claim = e.verdict.claim;
+        if (!e.verdict.ok && e.jobId === 2n && e.segment === 0) claim = e.verdict.proof;
       },
     });
     await b2.tick();
     const c = claim as { step: number; prevStateHash: `0x${string}`; prevProof: `0x${string}`[]; stateHash: `0x${string}`; proof: `0x${string}`[]; expectedStateHash: `0x${string}` };
-    const root = b2.db.segment("2", 0)!.trace_root as `0x${string}`;
+    const root = b2.db.segment(2n, 0)!.traceRoot;
     expect(verifyTraceProof(root, c.step - 1, c.prevStateHash, c.prevProof)).to.equal(true);
     expect(verifyTraceProof(root, c.step, c.stateHash, c.proof)).to.equal(true);
     expect(c.expectedStateHash).to.not.equal(c.stateHash);

@@ -97,7 +97,7 @@ describe("bot: a provider that withholds its checkpoints by being unreachable is
     await bot.tick();
     const job = await getJob(f.admin.public, { jobMarket: f.d.jobMarket, jobId: f.jobId });
     expect(job.status).to.equal("Committed");
-    const since = bot.db.segment(f.jobId.toString(), 0)!.unavailable_since!;
+    const since = bot.db.segment(f.jobId, 0)!.unavailableSince!;
     const half = Math.floor((Number(job.deadline) - since) / 2);
     await f.conn.networkHelpers.time.increase(half - 30);
     await bot.tick();
@@ -125,7 +125,7 @@ describe("bot: a provider that withholds its checkpoints by being unreachable is
     // segment 0's start cannot be checked against the manifest's h(0) without the base: no verdict, no challenge;
     // the later segments' starts need only the provider's content and pass the screen (h(0) has a fresh optimizer state)
     expect(bot.summary().screens.map((r) => r.screen)).to.deep.equal([null, "ok", "ok"]);
-    expect(bot.db.segment(f.jobId.toString(), 0)!.unavailable_since).to.be.a("number");
+    expect(bot.db.segment(f.jobId, 0)!.unavailableSince).to.be.a("number");
     expect(await f.disputes()).to.deep.equal([]);
     expect((await getJob(f.admin.public, { jobMarket: f.d.jobMarket, jobId: f.jobId })).status).to.equal("Committed");
     bot.close();
@@ -143,7 +143,7 @@ describe("bot: a provider that withholds its checkpoints by being unreachable is
     await bot.tick();
     expect(bot.summary().screens.map((r) => r.screen)).to.deep.equal(["ok", "ok", "ok"]);
     // a later outage starts a new grace period: far past the first failure, the re-read is not a finding
-    expect(bot.db.segmentsOf(f.jobId.toString()).map((s) => s.unavailable_since)).to.deep.equal([null, null, null]);
+    expect(bot.db.segmentsOf(f.jobId).map((s) => s.unavailableSince)).to.deep.equal([null, null, null]);
     expect(await f.disputes()).to.deep.equal([]);
     expect(bot.summary().receipts).to.equal(3); // audit rate 1: every segment recomputed and receipted
     bot.close();

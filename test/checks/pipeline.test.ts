@@ -7,9 +7,7 @@ import { expect } from "chai";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Hex } from "viem";
-import { recomputeCheck, screenStart, type SegmentToAudit } from "../../verifier/src/bot/checks.ts";
-import { AuditInputError, checkTarget, decideStep, FAILURE_KINDS, noClaimReason, openTraceDir, recomputeSegment, screenSegment, type AuditTarget, type SegmentCommitment, type TraceAuditContext } from "../../verifier/src/checks/index.ts";
-import type { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
+import { AuditInputError, auditChainSegment, checkTarget, decideStep, FAILURE_KINDS, noClaimReason, openTraceDir, recomputeSegment, screenSegment, screenStart, type AuditTarget, type SegmentCommitment, type SegmentToAudit, type TraceAuditContext } from "../../verifier/src/checks/index.ts";
 import { Fixture } from "./fixture.ts";
 
 /** The commitments SegmentCommitted would carry for this trace: root, checkpoint CID and the K+1 leaves. */
@@ -22,8 +20,6 @@ function botTarget(ctx: TraceAuditContext, i: number): SegmentToAudit {
   const commitments = onChain(ctx).slice(0, i + 1);
   return { market: "0x0000000000000000000000000000000000000001", jobId: ctx.run.jobId, segment: i, traceRoot: commitments[i]!.traceRoot, endStateHash: commitments[i]!.stateHashes!.at(-1)!, commitments };
 }
-
-const board = {} as SegmentBoard;
 
 describe("checks: one audit pipeline for pouw audit, the bot and the panel", function () {
   this.timeout(300_000);
@@ -41,8 +37,8 @@ describe("checks: one audit pipeline for pouw audit, the bot and the panel", fun
         const b = await recomputeSegment(chain, i);
         expect([b.ok, b.failure?.kind, b.firstBadStep, b.proof], `${strategy} segment ${i}`).to.deep.equal([a.ok, a.failure?.kind, a.firstBadStep, a.proof]);
         // the bot's check is the same function over the same commitments
-        const v = await recomputeCheck({ run: fx.run, store: ctx.store, board }, botTarget(ctx, i));
-        expect([v.ok, v.failure?.kind, v.firstBadStep, v.claim], `bot, ${strategy} segment ${i}`).to.deep.equal([a.ok, a.failure?.kind, a.firstBadStep, a.proof]);
+        const v = await auditChainSegment({ run: fx.run, store: ctx.store }, botTarget(ctx, i));
+        expect([v.ok, v.failure?.kind, v.firstBadStep, v.proof], `bot, ${strategy} segment ${i}`).to.deep.equal([a.ok, a.failure?.kind, a.firstBadStep, a.proof]);
         if (a.ok) expect(v.losses.map((l) => l.step)).to.deep.equal([i * 4 + 1, i * 4 + 2, i * 4 + 3, i * 4 + 4]);
       }
     }
@@ -70,7 +66,7 @@ describe("checks: one audit pipeline for pouw audit, the bot and the panel", fun
     expect(d.vote).to.equal("Fault");
     expect(d.reason).to.match(/checkpoint-missing/);
     // the bot's screen of that segment points at the segment itself (its checkpoint is the fault, not the state before)
-    const s = await screenStart({ run: fx.run, store: withheld.store, board }, botTarget(withheld, 2), null);
+    const s = await screenStart({ run: fx.run, store: withheld.store }, botTarget(withheld, 2), null);
     expect(s.ok).to.equal(false);
     if (!s.ok) expect([s.kind, s.at]).to.deep.equal(["checkpoint-missing", 2]);
   });
@@ -79,7 +75,7 @@ describe("checks: one audit pipeline for pouw audit, the bot and the panel", fun
     const { dir } = await fx.trace("state-poison:2");
     const ctx = await openTraceDir(fx.run, dir);
     const a = await screenSegment(ctx, 1, { previous: null });
-    const b = await screenStart({ run: fx.run, store: ctx.store, board }, botTarget(ctx, 1), null);
+    const b = await screenStart({ run: fx.run, store: ctx.store }, botTarget(ctx, 1), null);
     expect(a.ok).to.equal(false);
     expect(b.ok).to.equal(false);
     if (!b.ok) expect([b.kind, b.message, b.at]).to.deep.equal([a.failure!.kind, a.failure!.message, 0]);

@@ -2,8 +2,8 @@
  * The challenger bot's persistent state (SQLite via node:sqlite, built into Node 22). Everything the bot must not forget
  * across a crash lives here:
  *   meta      scan cursor (last block whose events are stored) and the private sampling secret
- *   jobs      jobs seen (manifest URI, audit rate once the manifest is read, provider, status)
- *   segments  committed segments, the sampling decision and the audit result
+ *   jobs      jobs seen (manifest URI, audit rate once the manifest is read, provider, status): read as `BotJob`
+ *   segments  committed segments, the sampling decision and the audit result: read as `CommittedSegment`
  *   intents   every transaction the bot means to send, recorded BEFORE it is signed; the signed bytes
  *             and hash are stored before broadcast, so a restart rebroadcasts the same transaction
  *             instead of sending a second one. An intent that cannot go out yet (funds short, RPC down, a fee
@@ -16,18 +16,62 @@ import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
-import type { Hex } from "viem";
+import type { Address, Hex } from "viem";
 import type { SegmentCommitment } from "../checks/segment.ts";
 
 export type AuditStatus = "unsampled" | "pending" | "running" | "ok" | "bad" | "error";
 export type IntentStatus = "pending" | "signed" | "confirmed" | "superseded" | "failed";
 
-export type SegmentRow = {
+/** A committed segment as the bot knows it: the SegmentCommitted event, the sampling decision, screen and audit. */
+export type CommittedSegment = {
+  jobId: bigint;
+  segment: number;
+  traceRoot: Hex;
+  endStateHash: Hex;
+  /** The segment's K+1 state hashes, from the SegmentCommitted event (on-chain leaves). */
+  stateHashes: readonly Hex[];
+  checkpointCid: string;
+  lossE6: bigint;
+  /** The block of the SegmentCommitted event. */
+  block: bigint;
+  /** null: not decided yet. */
+  sampled: boolean | null;
+  audit: AuditStatus;
+  firstBadStep: number | null;
+  costMs: number | null;
+  flops: number | null;
+  detail: string | null;
+  /** The state screen of the segment's start checkpoint: null not yet, "ok", "bad: <kind>: <message>", or "error: <why it could not run>". */
+  screen: string | null;
+  /** Chain time (s) of the first failure to fetch the segment's content from any source; null while none is open. */
+  unavailableSince: number | null;
+};
+
+/** The name bot/dispute.ts imports. */
+export type SegmentRow = CommittedSegment;
+
+/** A job as the bot knows it (JobCreated, then status changes). */
+export type BotJob = {
+  jobId: bigint;
+  buyer: Address;
+  manifestUri: string;
+  manifestHash: Hex;
+  segments: number;
+  stepsPerSegment: number;
+  /** The manifest's audit rate, once the manifest is read. */
+  auditRate: number | null;
+  provider: Address | null;
+  status: string;
+};
+
+/** A job id: bot/dispute.ts still passes the decimal string. */
+export type JobIdLike = bigint | string;
+
+type SegmentRecord = {
   job_id: string;
   segment: number;
   trace_root: string;
   end_state_hash: string;
-  /** JSON array of the segment's K+1 state hashes, from the SegmentCommitted event (on-chain leaves). */
   state_hashes: string;
   checkpoint_cid: string;
   loss_e6: string;
@@ -38,13 +82,11 @@ export type SegmentRow = {
   cost_ms: number | null;
   flops: number | null;
   detail: string | null;
-  /** The state screen of the segment's start checkpoint: null not yet, "ok", "bad: <kind>: <message>", or "error: <why it could not run>". */
   screen: string | null;
-  /** Chain time (s) of the first failure to fetch the segment's content from any source; null while none is open. */
   unavailable_since: number | null;
 };
 
-export type JobRow = {
+type JobRecord = {
   job_id: string;
   buyer: string;
   manifest_uri: string;
@@ -55,6 +97,39 @@ export type JobRow = {
   provider: string | null;
   status: string;
 };
+
+const segmentOf = (r: SegmentRecord): CommittedSegment => ({
+  jobId: BigInt(r.job_id),
+  segment: r.segment,
+  traceRoot: r.trace_root as Hex,
+  endStateHash: r.end_state_hash as Hex,
+  stateHashes: JSON.parse(r.state_hashes) as Hex[],
+  checkpointCid: r.checkpoint_cid,
+  lossE6: BigInt(r.loss_e6),
+  block: BigInt(r.block),
+  sampled: r.sampled === null ? null : r.sampled === 1,
+  audit: r.audit,
+  firstBadStep: r.first_bad_step,
+  costMs: r.cost_ms,
+  flops: r.flops,
+  detail: r.detail,
+  screen: r.screen,
+  unavailableSince: r.unavailable_since,
+});
+
+const jobOf = (r: JobRecord): BotJob => ({
+  jobId: BigInt(r.job_id),
+  buyer: r.buyer as Address,
+  manifestUri: r.manifest_uri,
+  manifestHash: r.manifest_hash as Hex,
+  segments: r.segments,
+  stepsPerSegment: r.steps_per_segment,
+  auditRate: r.audit_rate,
+  provider: r.provider as Address | null,
+  status: r.status,
+});
+
+const id = (jobId: JobIdLike) => jobId.toString();
 
 export type IntentRow = {
   id: number;
@@ -172,116 +247,119 @@ export class BotDb {
     }
   }
 
-  upsertJob(j: Omit<JobRow, "audit_rate" | "provider"> & { provider?: string | null }): void {
+  /** Records a job once (JobCreated); a later call for the same job changes nothing. */
+  upsertJob(j: Omit<BotJob, "auditRate" | "provider"> & { provider?: Address | null }): void {
     this.db
       .prepare(
         `INSERT INTO jobs (job_id, buyer, manifest_uri, manifest_hash, segments, steps_per_segment, provider, status)
-         VALUES (@job_id, @buyer, @manifest_uri, @manifest_hash, @segments, @steps_per_segment, @provider, @status)
-         ON CONFLICT(job_id) DO NOTHING`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(job_id) DO NOTHING`,
       )
-      .run({ provider: null, ...j } as never);
+      .run(id(j.jobId), j.buyer, j.manifestUri, j.manifestHash, j.segments, j.stepsPerSegment, j.provider ?? null, j.status);
   }
 
-  setJobStatus(jobId: string, status: string, provider?: string | null): void {
-    if (provider === undefined) this.db.prepare("UPDATE jobs SET status = ? WHERE job_id = ?").run(status, jobId);
-    else this.db.prepare("UPDATE jobs SET status = ?, provider = ? WHERE job_id = ?").run(status, provider, jobId);
+  setJobStatus(jobId: JobIdLike, status: string, provider?: Address | null): void {
+    if (provider === undefined) this.db.prepare("UPDATE jobs SET status = ? WHERE job_id = ?").run(status, id(jobId));
+    else this.db.prepare("UPDATE jobs SET status = ?, provider = ? WHERE job_id = ?").run(status, provider, id(jobId));
   }
 
-  setAuditRate(jobId: string, rate: number): void {
-    this.db.prepare("UPDATE jobs SET audit_rate = ? WHERE job_id = ?").run(rate, jobId);
+  setAuditRate(jobId: JobIdLike, rate: number): void {
+    this.db.prepare("UPDATE jobs SET audit_rate = ? WHERE job_id = ?").run(rate, id(jobId));
   }
 
-  job(jobId: string): JobRow | undefined {
-    return this.db.prepare("SELECT * FROM jobs WHERE job_id = ?").get(jobId) as JobRow | undefined;
+  job(jobId: JobIdLike): BotJob | undefined {
+    const r = this.db.prepare("SELECT * FROM jobs WHERE job_id = ?").get(id(jobId)) as JobRecord | undefined;
+    return r && jobOf(r);
   }
 
-  jobsWithStatus(...statuses: string[]): JobRow[] {
-    return this.db.prepare(`SELECT * FROM jobs WHERE status IN (${statuses.map(() => "?").join(",")})`).all(...statuses) as JobRow[];
+  jobsWithStatus(...statuses: string[]): BotJob[] {
+    return (this.db.prepare(`SELECT * FROM jobs WHERE status IN (${statuses.map(() => "?").join(",")})`).all(...statuses) as JobRecord[]).map(jobOf);
   }
 
-  insertSegment(s: Pick<SegmentRow, "job_id" | "segment" | "trace_root" | "end_state_hash" | "state_hashes" | "checkpoint_cid" | "loss_e6" | "block">): void {
+  /** Records a committed segment once (SegmentCommitted). */
+  insertSegment(s: Pick<CommittedSegment, "jobId" | "segment" | "traceRoot" | "endStateHash" | "stateHashes" | "checkpointCid" | "lossE6" | "block">): void {
     this.db
       .prepare(
         `INSERT INTO segments (job_id, segment, trace_root, end_state_hash, state_hashes, checkpoint_cid, loss_e6, block)
-         VALUES (@job_id, @segment, @trace_root, @end_state_hash, @state_hashes, @checkpoint_cid, @loss_e6, @block) ON CONFLICT DO NOTHING`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       )
-      .run(s as never);
+      .run(id(s.jobId), s.segment, s.traceRoot, s.endStateHash, JSON.stringify(s.stateHashes), s.checkpointCid, s.lossE6.toString(), s.block.toString());
   }
 
-  segment(jobId: string, segment: number): SegmentRow | undefined {
-    return this.db.prepare("SELECT * FROM segments WHERE job_id = ? AND segment = ?").get(jobId, segment) as SegmentRow | undefined;
+  segment(jobId: JobIdLike, segment: number): CommittedSegment | undefined {
+    const r = this.db.prepare("SELECT * FROM segments WHERE job_id = ? AND segment = ?").get(id(jobId), segment) as SegmentRecord | undefined;
+    return r && segmentOf(r);
   }
 
-  segmentsOf(jobId: string): SegmentRow[] {
-    return this.db.prepare("SELECT * FROM segments WHERE job_id = ? ORDER BY segment").all(jobId) as SegmentRow[];
+  segmentsOf(jobId: JobIdLike): CommittedSegment[] {
+    return (this.db.prepare("SELECT * FROM segments WHERE job_id = ? ORDER BY segment").all(id(jobId)) as SegmentRecord[]).map(segmentOf);
   }
 
-  undecidedSegments(): SegmentRow[] {
-    return this.db.prepare("SELECT * FROM segments WHERE sampled IS NULL ORDER BY CAST(block AS INTEGER), job_id, segment").all() as SegmentRow[];
+  undecidedSegments(): CommittedSegment[] {
+    return (this.db.prepare("SELECT * FROM segments WHERE sampled IS NULL ORDER BY CAST(block AS INTEGER), job_id, segment").all() as SegmentRecord[]).map(segmentOf);
   }
 
-  setSampled(jobId: string, segment: number, sampled: boolean): void {
-    this.db.prepare("UPDATE segments SET sampled = ?, audit = ? WHERE job_id = ? AND segment = ?").run(sampled ? 1 : 0, sampled ? "pending" : "unsampled", jobId, segment);
+  setSampled(jobId: JobIdLike, segment: number, sampled: boolean): void {
+    this.db.prepare("UPDATE segments SET sampled = ?, audit = ? WHERE job_id = ? AND segment = ?").run(sampled ? 1 : 0, sampled ? "pending" : "unsampled", id(jobId), segment);
   }
 
   /**
    * The on-chain commitments of segments 0..upTo of a job, as the audit pipeline takes them (checks/segment.ts), or
    * undefined when one of them is not in the database.
    */
-  commitments(jobId: string, upTo: number): SegmentCommitment[] | undefined {
+  commitments(jobId: JobIdLike, upTo: number): SegmentCommitment[] | undefined {
     const out: SegmentCommitment[] = [];
     for (let i = 0; i <= upTo; i++) {
-      const row = this.segment(jobId, i);
-      if (!row) return undefined;
-      out.push({ index: i, traceRoot: row.trace_root as Hex, checkpointCid: row.checkpoint_cid, stateHashes: JSON.parse(row.state_hashes) as Hex[] });
+      const s = this.segment(jobId, i);
+      if (!s) return undefined;
+      out.push({ index: i, traceRoot: s.traceRoot, checkpointCid: s.checkpointCid, stateHashes: [...s.stateHashes] });
     }
     return out;
   }
 
   /** Segments whose start checkpoint has not been screened yet (every committed segment is, sampled or not). */
-  unscreenedSegments(): SegmentRow[] {
-    return this.db.prepare("SELECT * FROM segments WHERE screen IS NULL ORDER BY CAST(job_id AS INTEGER), segment").all() as SegmentRow[];
+  unscreenedSegments(): CommittedSegment[] {
+    return (this.db.prepare("SELECT * FROM segments WHERE screen IS NULL ORDER BY CAST(job_id AS INTEGER), segment").all() as SegmentRecord[]).map(segmentOf);
   }
 
-  setScreen(jobId: string, segment: number, screen: string): void {
-    this.db.prepare("UPDATE segments SET screen = ? WHERE job_id = ? AND segment = ?").run(screen, jobId, segment);
+  setScreen(jobId: JobIdLike, segment: number, screen: string): void {
+    this.db.prepare("UPDATE segments SET screen = ? WHERE job_id = ? AND segment = ?").run(screen, id(jobId), segment);
   }
 
   /**
    * Audits a segment the sampler skipped (a screen failure points at it): sampled, audit pending. A segment already
    * audited (or being audited) is left as it is; returns whether this call queued it.
    */
-  forceAudit(jobId: string, segment: number): boolean {
-    return this.db.prepare("UPDATE segments SET sampled = 1, audit = 'pending' WHERE job_id = ? AND segment = ? AND audit = 'unsampled'").run(jobId, segment).changes > 0;
+  forceAudit(jobId: JobIdLike, segment: number): boolean {
+    return this.db.prepare("UPDATE segments SET sampled = 1, audit = 'pending' WHERE job_id = ? AND segment = ? AND audit = 'unsampled'").run(id(jobId), segment).changes > 0;
   }
 
   /**
    * Records that the segment's content could not be fetched from any source at chain time `nowS` (seconds), unless an
    * earlier failure is already recorded; returns the first failure's time (the start of the provider's grace period).
    */
-  markUnavailable(jobId: string, segment: number, nowS: number): number {
-    this.db.prepare("UPDATE segments SET unavailable_since = ? WHERE job_id = ? AND segment = ? AND unavailable_since IS NULL").run(nowS, jobId, segment);
-    return (this.db.prepare("SELECT unavailable_since FROM segments WHERE job_id = ? AND segment = ?").get(jobId, segment) as { unavailable_since: number }).unavailable_since;
+  markUnavailable(jobId: JobIdLike, segment: number, nowS: number): number {
+    this.db.prepare("UPDATE segments SET unavailable_since = ? WHERE job_id = ? AND segment = ? AND unavailable_since IS NULL").run(nowS, id(jobId), segment);
+    return (this.db.prepare("SELECT unavailable_since FROM segments WHERE job_id = ? AND segment = ?").get(id(jobId), segment) as { unavailable_since: number }).unavailable_since;
   }
 
   /** The segment's content was fetched: a later outage starts a new grace period. */
-  clearUnavailable(jobId: string, segment: number): void {
-    this.db.prepare("UPDATE segments SET unavailable_since = NULL WHERE job_id = ? AND segment = ? AND unavailable_since IS NOT NULL").run(jobId, segment);
+  clearUnavailable(jobId: JobIdLike, segment: number): void {
+    this.db.prepare("UPDATE segments SET unavailable_since = NULL WHERE job_id = ? AND segment = ? AND unavailable_since IS NOT NULL").run(id(jobId), segment);
   }
 
   /** Audits to (re)run: pending ones and any left 'running' by a crash. */
-  auditsToRun(): SegmentRow[] {
-    return this.db.prepare("SELECT * FROM segments WHERE audit IN ('pending', 'running') ORDER BY CAST(block AS INTEGER), job_id, segment").all() as SegmentRow[];
+  auditsToRun(): CommittedSegment[] {
+    return (this.db.prepare("SELECT * FROM segments WHERE audit IN ('pending', 'running') ORDER BY CAST(block AS INTEGER), job_id, segment").all() as SegmentRecord[]).map(segmentOf);
   }
 
-  setAudit(jobId: string, segment: number, r: { audit: AuditStatus; firstBadStep?: number | null; costMs?: number; flops?: number; detail?: string }): void {
+  setAudit(jobId: JobIdLike, segment: number, r: { audit: AuditStatus; firstBadStep?: number | null; costMs?: number; flops?: number; detail?: string }): void {
     this.db
       .prepare("UPDATE segments SET audit = ?, first_bad_step = ?, cost_ms = ?, flops = ?, detail = ? WHERE job_id = ? AND segment = ?")
-      .run(r.audit, r.firstBadStep ?? null, r.costMs ?? null, r.flops ?? null, r.detail ?? null, jobId, segment);
+      .run(r.audit, r.firstBadStep ?? null, r.costMs ?? null, r.flops ?? null, r.detail ?? null, id(jobId), segment);
   }
 
-  allSegments(): SegmentRow[] {
-    return this.db.prepare("SELECT * FROM segments ORDER BY CAST(job_id AS INTEGER), segment").all() as SegmentRow[];
+  allSegments(): CommittedSegment[] {
+    return (this.db.prepare("SELECT * FROM segments ORDER BY CAST(job_id AS INTEGER), segment").all() as SegmentRecord[]).map(segmentOf);
   }
 
   /** Records an intent once (by key). Returns the row (existing or new). */

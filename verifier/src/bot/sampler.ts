@@ -8,7 +8,6 @@
  */
 import { createHmac, randomBytes } from "node:crypto";
 import type { Address } from "viem";
-import type { Run } from "../ml/run.ts";
 
 export function newSamplingSecret(): string {
   return randomBytes(32).toString("hex");
@@ -25,7 +24,4 @@ export function isSampled(secretHex: string, market: Address, jobId: bigint, seg
 }
 
 /** Whether `segment` (0-based) is the job's last: its end state is the final model. */
-export function isLastSegment(run: Pick<Run, "manifest">, segment: number): boolean {
-  const { steps, stepsPerSegment } = run.manifest.training;
-  return segment === steps / stepsPerSegment - 1;
-}
+export { isLastSegment } from "../checks/index.ts";

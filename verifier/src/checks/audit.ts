@@ -19,8 +19,8 @@ import type { FreivaldsOptions } from "./freivalds.ts";
 import { magnitudeSegment } from "./magnitude.ts";
 import { progressSegment, type ProgressOptions } from "./progress.ts";
 import { recomputeSegment } from "./recompute.ts";
-import { CHECK_NAMES, type AuditCheckName, type CheckResult } from "./result.ts";
-import { AuditInputError, assertBaseUsable, checkTarget, commitmentsOf, type AuditFailure, type AuditTarget, type ChallengeProof, type SegmentCommitment } from "./segment.ts";
+import { CHECK_NAMES, segmentVerdict, type AuditCheckName, type CheckResult, type SegmentVerdict } from "./result.ts";
+import { AuditInputError, checkTarget, commitmentsOf, type AuditTarget, type SegmentCommitment } from "./segment.ts";
 import { readStepStates, type StepStateSource } from "./step-states.ts";
 import { freivaldsSegment, type WitnessSource } from "./stepwitness.ts";
 import { toleranceSegment, type ToleranceOptions } from "./tolerance.ts";
@@ -52,27 +52,11 @@ export type AuditOptions = CheckOptions & {
   readonly segments?: SegmentSelection;
 };
 
-/** One segment's verdict over all checks run on it (what `pouw audit` prints per segment). */
-export type SegmentAudit = {
-  readonly segment: number;
-  readonly ok: boolean;
-  /** First step found wrong by the first failing check, or null. */
-  readonly firstBadStep: number | null;
-  /** Name of the first failing check, or the checks run (comma-separated) when all passed. */
-  readonly check: string;
-  readonly failure: AuditFailure | null;
-  readonly proof: ChallengeProof | null;
-  /** Why the failure has no proof (the pipeline's reason), when it failed without one. */
-  readonly noClaim?: string;
-  readonly costMs: number;
-  readonly results: readonly CheckResult[];
-};
-
 export type AuditReport = {
   readonly manifestHash: string;
   readonly jobId: string;
   readonly ok: boolean;
-  readonly segments: readonly SegmentAudit[];
+  readonly segments: readonly SegmentVerdict[];
 };
 
 /** Parses `all`, `i,j,k` or `random:N`; AuditInputError otherwise. */
@@ -136,35 +120,26 @@ export async function runCheck(ctx: AuditContext, segment: number, check: AuditC
   }
 }
 
-/** Runs `checks` on segment `segment`, in order; every check runs (a report lists all results). */
-export async function auditSegment(ctx: AuditContext, segment: number, options: AuditOptions): Promise<SegmentAudit> {
+/**
+ * Runs `checks` on segment `segment`, in order; every check runs (a report lists all results). The verdict is
+ * segmentVerdict's: a failure is held against the provider only when the job's h(0) is usable (BaseCheckpointError
+ * otherwise).
+ */
+export async function auditSegment(ctx: AuditContext, segment: number, options: AuditOptions): Promise<SegmentVerdict> {
   checkTarget(ctx);
   if (!Number.isInteger(segment) || segment < 0 || segment >= commitmentsOf(ctx).length) throw new AuditInputError(`segment ${segment} does not exist (${commitmentsOf(ctx).length} segments)`);
   if (options.checks.length === 0) throw new AuditInputError("no checks selected");
   const results: CheckResult[] = [];
   for (const c of options.checks) results.push(await runCheck(ctx, segment, c, options));
-  const bad = results.find((r) => !r.ok);
-  // a fine-tuning job's failures are the provider's only if the buyer's base gives a usable h(0) (BaseCheckpointError)
-  if (bad) await assertBaseUsable(ctx);
-  const audit: SegmentAudit = {
-    segment,
-    ok: bad === undefined,
-    firstBadStep: bad?.firstBadStep ?? null,
-    check: bad ? bad.check : options.checks.join(","),
-    failure: bad?.failure ?? null,
-    proof: bad?.proof ?? null,
-    ...(bad?.noClaim ? { noClaim: bad.noClaim } : {}),
-    costMs: results.reduce((s, r) => s + r.costMs, 0),
-    results,
-  };
-  if (!audit.ok) log.info({ segment, check: audit.check, kind: audit.failure?.kind, step: audit.firstBadStep }, "segment failed");
-  return audit;
+  const verdict = await segmentVerdict(ctx, segment, results);
+  if (!verdict.ok) log.info({ segment, check: verdict.check, kind: verdict.failure?.kind, step: verdict.firstBadStep }, "segment failed");
+  return verdict;
 }
 
 export async function auditRun(ctx: AuditContext, options: AuditOptions): Promise<AuditReport> {
   checkTarget(ctx);
   const segments = selectSegments(options.segments ?? { kind: "all" }, commitmentsOf(ctx).length);
-  const out: SegmentAudit[] = [];
+  const out: SegmentVerdict[] = [];
   for (const s of segments) out.push(await auditSegment(ctx, s, options));
   return { manifestHash: ctx.run.manifestHash, jobId: ctx.run.jobId.toString(), ok: out.every((s) => s.ok), segments: out };
 }

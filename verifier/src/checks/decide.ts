@@ -9,7 +9,7 @@
  *
  * Except on a fine-tuning job whose base checkpoint (the buyer's input) gives no usable h(0) (it does not decode, or a
  * weight is NaN or infinite): every state of the rule's trajectory from such an h(0) is non-finite, so the openings
- * above fail for an honest provider too. Before a Fault vote the member checks h(0) (assertBaseUsable); when it is
+ * above fail for an honest provider too. Before a Fault vote the member checks h(0) (result.ts countAgainstProvider); when it is
  * unusable the vote is Valid (no step of the job is the provider's fault; a challenger of it is the attacker). A base
  * no source serves now is no vote yet (the store's error is thrown, as for any content that is not the provider's).
  */
@@ -17,7 +17,8 @@ import type { Hex } from "viem";
 import type { PanelVote } from "../dispute/ballots.ts";
 import type { TrainState } from "../ml/run.ts";
 import { replaySteps } from "./recompute.ts";
-import { assertBaseUsable, BaseCheckpointError, openSegment, type AuditTarget } from "./segment.ts";
+import { countAgainstProvider } from "./result.ts";
+import { BaseCheckpointError, openSegment, type AuditTarget } from "./segment.ts";
 import { segmentStates, type StepStateSource } from "./step-states.ts";
 
 export type StepDecision = { vote: PanelVote; reason: string };
@@ -37,7 +38,7 @@ export async function decideStep(p: DecideStepParameters): Promise<StepDecision>
   try {
     const decision = await decideOnData(p);
     // INVARIANT: no Fault vote on a job whose h(0), the buyer's base, is unusable
-    if (decision.vote === "Fault") await assertBaseUsable(p.target);
+    await countAgainstProvider(p.target, decision.vote === "Fault");
     return decision;
   } catch (err) {
     if (!(err instanceof BaseCheckpointError)) throw err;

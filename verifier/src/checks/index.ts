@@ -1,6 +1,7 @@
 /** Auditor checks (docs/checks.md). */
-export { auditRun, auditSegment, openTraceDir, parseChecks, parseSegmentSelection, runCheck, selectSegments, type AuditContext, type AuditOptions, type AuditReport, type CheckOptions, type SegmentAudit, type SegmentSelection, type TraceAuditContext } from "./audit.ts";
-export { CHECK_NAMES, type AuditCheckName, type CheckResult } from "./result.ts";
+export { auditRun, auditSegment, openTraceDir, parseChecks, parseSegmentSelection, runCheck, selectSegments, type AuditContext, type AuditOptions, type AuditReport, type CheckOptions, type SegmentSelection, type TraceAuditContext } from "./audit.ts";
+export { CHECK_NAMES, countAgainstProvider, segmentVerdict, type AuditCheckName, type CheckResult, type SegmentVerdict, type VerdictFailure } from "./result.ts";
+export { auditChainSegment, auditTargetOf, isCircuitClass, isLastSegment, jobRun, screenStart, startCheckpointUnavailable, withheldVerdict, type ChainAuditContext, type Run, type SegmentToAudit, type StartScreen, type StepClaim, type TrainState } from "./target.ts";
 export { AuditInputError, BaseCheckpointError, assertBaseUsable, usableInitialState, type BaseProblem, FAILURE_KINDS, challengeProof, checkTarget, noClaimReason, nonFinite, openSegment, openStart, segmentLeaves, startClaim, type AuditFailure, type AuditTarget, type ChallengeProof, type FailureKind, type SegmentCommitment } from "./segment.ts";
 export { recomputeSegment, replaySegment, replaySteps } from "./recompute.ts";
 export { decideStep, type DecideStepParameters, type StepDecision } from "./decide.ts";

@@ -1,8 +1,8 @@
 /**
- * The result of one check on one segment: what `pouw audit` prints per segment and what the
- * challenger bot acts on.
+ * The result of one check on one segment (CheckResult), and the one verdict over the checks run on a segment
+ * (SegmentVerdict) that `pouw audit`, the challenger bot, the receipts and the report use.
  */
-import { noClaimReason, type AuditFailure, type ChallengeProof, type Opened } from "./segment.ts";
+import { assertBaseUsable, noClaimReason, type AuditFailure, type AuditTarget, type ChallengeProof, type Opened } from "./segment.ts";
 
 /**
  * Check names, as in `pouw audit --checks` and the AuditReceipt `checks` bits (receipts/types.ts;
@@ -62,4 +62,69 @@ export function failed(
 /** The result of a check whose segment could not be opened (openSegment): with the first-step claim when the leaves verified. */
 export function openFailed(segment: number, check: AuditCheckName, opened: Extract<Opened, { ok: false }>, costMs: number): CheckResult {
   return failed(segment, check, opened.failure, costMs, opened.claim ? { proof: opened.claim } : {});
+}
+
+/** A failure a verdict holds against the provider: a check's, or content withheld past its grace period (target.ts). */
+export type VerdictFailure = AuditFailure | { readonly kind: "content-unavailable"; readonly message: string };
+
+/**
+ * One segment's verdict over the checks run on it: what `pouw audit` prints per segment, what the challenger bot turns
+ * into a receipt (ok) or a finding (its `proof` is the challenge's claim), and what the report shows. Built only by
+ * `segmentVerdict` (and the bot's withheld verdict, target.ts), so the rule below holds for every caller.
+ */
+export type SegmentVerdict = {
+  readonly segment: number;
+  readonly ok: boolean;
+  /** First step found wrong by the first failing check, or null. */
+  readonly firstBadStep: number | null;
+  /** Name of the first failing check, or the checks run (comma-separated) when all passed. */
+  readonly check: string;
+  /** The checks run, in order (the AuditReceipt `checks` bits of a clean verdict). */
+  readonly checks: readonly AuditCheckName[];
+  readonly failure: VerdictFailure | null;
+  /** The challenge claim: the provider's leaves h(s-1), h(s) with Merkle proofs, when the failure names step s. */
+  readonly proof: ChallengeProof | null;
+  /** Why the failure has no proof (the pipeline's reason), when it failed without one. */
+  readonly noClaim?: string;
+  /** Steps of the segment the checks covered (the most any one check covered). */
+  readonly stepsChecked: number;
+  /** Wall-clock milliseconds of all checks run. */
+  readonly costMs: number;
+  /** Nominal FLOPs of the recomputed steps. */
+  readonly flops: number;
+  /** The recomputed per-step training losses (for the report's committed-vs-recomputed curves). */
+  readonly losses: readonly { step: number; loss: number }[];
+  readonly results: readonly CheckResult[];
+};
+
+/**
+ * INVARIANT: a failure counts against the provider only if the job's initial state h(0) is usable. A fine-tuning job
+ * whose base checkpoint (the buyer's input) does not decode or is non-finite makes every step fail for an honest
+ * provider too, so this throws BaseCheckpointError (CANNOT AUDIT: nothing reported as the provider's fault,
+ * challenged or voted Fault). The one place this rule is applied: segmentVerdict, and decideStep before a Fault vote.
+ */
+export async function countAgainstProvider(target: AuditTarget, failure: boolean): Promise<void> {
+  if (failure) await assertBaseUsable(target);
+}
+
+/** The verdict over `results` (the checks run on `segment`, in order); the first failing result decides. */
+export async function segmentVerdict(target: AuditTarget, segment: number, results: readonly CheckResult[]): Promise<SegmentVerdict> {
+  const bad = results.find((r) => !r.ok);
+  await countAgainstProvider(target, bad !== undefined);
+  const losses = results.flatMap((r) => r.losses ?? []);
+  return {
+    segment,
+    ok: bad === undefined,
+    firstBadStep: bad?.firstBadStep ?? null,
+    check: bad ? bad.check : results.map((r) => r.check).join(","),
+    checks: results.map((r) => r.check),
+    failure: bad?.failure ?? null,
+    proof: bad?.proof ?? null,
+    ...(bad?.noClaim ? { noClaim: bad.noClaim } : {}),
+    stepsChecked: results.reduce((m, r) => Math.max(m, r.stepsChecked), 0),
+    costMs: results.reduce((s, r) => s + r.costMs, 0),
+    flops: losses.length * target.run.model.flopsPerStep(target.run.batchSize),
+    losses,
+    results,
+  };
 }

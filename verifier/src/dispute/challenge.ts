@@ -31,7 +31,7 @@ export type OpenChallengeParameters = {
   /** The bond token (DisputeGame.bondToken()). */
   token: Address;
   jobId: bigint;
-  /** An audit result with a challenge proof (SegmentAudit or CheckResult), or the proof itself. */
+  /** An audit result with a challenge proof (SegmentVerdict or CheckResult), or the proof itself. */
   audit: { readonly proof: ChallengeProof | null; readonly ok?: boolean } | ChallengeProof;
   /** The segment's committed end state hash (SegmentCommitted event; the last leaf of the segment). */
   endStateHash: Hex;

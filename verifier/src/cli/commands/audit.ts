@@ -16,7 +16,7 @@
  */
 import type { Command } from "commander";
 import { InputError } from "../../errors/index.ts";
-import { auditRun, openTraceDir, parseChecks, parseSegmentSelection, readProgressCalibration, type AuditOptions, type SegmentAudit } from "../../checks/index.ts";
+import { auditRun, openTraceDir, parseChecks, parseSegmentSelection, readProgressCalibration, type AuditOptions, type SegmentVerdict } from "../../checks/index.ts";
 import { createRun, isBitwiseNumerics, readManifestFile, readTraceFile } from "../../ml/index.ts";
 import { checkpointSizeBound } from "../../ml/checkpoint.ts";
 import { join } from "node:path";
@@ -112,7 +112,7 @@ export function registerAudit(program: Command): void {
       }
       const report = await auditRun(ctx, options);
       if (opts.json) {
-        const summary = (s: SegmentAudit) => ({ segment: s.segment, ok: s.ok, firstBadStep: s.firstBadStep, check: s.check, failure: s.failure, proof: s.proof, ...(s.noClaim ? { noClaim: s.noClaim } : {}), costMs: Math.round(s.costMs * 10) / 10 });
+        const summary = (s: SegmentVerdict) => ({ segment: s.segment, ok: s.ok, firstBadStep: s.firstBadStep, check: s.check, failure: s.failure, proof: s.proof, ...(s.noClaim ? { noClaim: s.noClaim } : {}), costMs: Math.round(s.costMs * 10) / 10 });
         process.stdout.write(JSON.stringify({ manifestHash: report.manifestHash, jobId: report.jobId, ok: report.ok, segments: report.segments.map(summary) }, null, 2) + "\n");
       } else {
         const lines = report.segments.map((s) =>

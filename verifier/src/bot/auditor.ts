@@ -1,0 +1,409 @@
+/**
+ * The bot's auditor: sample, screen, audit, through checks/ only (the bot imports nothing from ml/).
+ *
+ *   sample  each new committed segment with private randomness at the job's audit rate (manifest); the job's last
+ *           segment is always audited (rate 1).
+ *   screen  the start checkpoint of EVERY committed segment (checks/ screenStart); a failure queues the recompute of the
+ *           segment that produced the state.
+ *   audit   sampled segments with the configured checks (checks/ auditChainSegment); a crash mid-audit leaves the row
+ *           'running' and the audit is re-run after a restart. Content and leaves come from the store, local or remote
+ *           (`--source`); an unreachable source postpones the audit to the next tick, for the provider's grace period
+ *           (`unavailableGraceS`); content still unavailable after it is withheld, and the segment's first step is
+ *           challenged (the panel votes Fault on content it cannot fetch either).
+ *   conclude  a clean verdict -> a signed EIP-712 AuditReceipt (stored, and a recordReceipt intent when JobMarket has
+ *           its registries and the auditor is bonded); a failed one -> a finding and its challenge intents (dispute.ts).
+ * The auditor records intents; the outbox (outbox.ts) sends them.
+ */
+import type { Address } from "viem";
+import { getAddress } from "viem";
+import { chainDate, getAuditorActive, getDisputeParams, getJob, getLockedStake, getRegistries, recordReceiptData, withRetry, type DisputeParams } from "../chain/index.ts";
+import {
+  auditChainSegment,
+  BaseCheckpointError,
+  isCircuitClass,
+  isLastSegment,
+  jobRun,
+  screenStart,
+  startCheckpointUnavailable,
+  withheldVerdict,
+  type AuditCheckName,
+  type Run,
+  type SegmentToAudit,
+  type SegmentVerdict,
+  type TrainState,
+} from "../checks/index.ts";
+import { circuitTermsOfRun } from "../dispute/circuit.ts";
+import { checkCircuitTerms, CircuitTermsMismatchError, type CircuitTerms } from "../dispute/terms.ts";
+import { circuitJobCheck } from "../market/circuit-job.ts";
+import { fetchManifest } from "../market/manifest-store.ts";
+import { SourceUnavailableError } from "../net/index.ts";
+import { challengeReward } from "../policy/challenge.ts";
+import { CHECK_BITS, checksMask, jobMarketDomain, signAuditReceipt, VERDICT, type CheckName } from "../receipts/index.ts";
+import { tokens, type BotContext } from "./context.ts";
+import type { CommittedSegment } from "./db.ts";
+import type { Finding, IntentSpec } from "./dispute.ts";
+import { formatIntentKey } from "./intent-key.ts";
+import { isSampled } from "./sampler.ts";
+
+/** Whether an AuditReceipt can state the check (the state screen has no receipt bit). */
+const hasReceiptBit = (c: AuditCheckName): c is AuditCheckName & CheckName => Object.hasOwn(CHECK_BITS, c);
+
+/** Rethrows anything but a SourceUnavailableError, which gives undefined. */
+const unlessUnavailable = (err: unknown): undefined => {
+  if (err instanceof SourceUnavailableError) return undefined;
+  throw err;
+};
+
+export class Auditor {
+  private readonly ctx: BotContext;
+  /** The private sampling secret (kept in the database: a restart makes the same decisions). */
+  private readonly secret: string;
+  private readonly runs = new Map<string, Run>();
+  /** Recomputed losses per job, for reports. */
+  readonly recomputedLosses = new Map<string, { step: number; loss: number }[]>();
+  /** Circuit-class jobs whose terms are not their manifest's (runFor): never audited or challenged. */
+  private readonly refusedJobs = new Set<string>();
+
+  /** The circuit terms of a linear-tile job, derived once from its manifest and salt. */
+  private readonly circuitTerms = new Map<string, CircuitTerms>();
+
+  /** The DisputeGame's parameters (fixed at deployment), read once for challengePays. */
+  private disputeParams: DisputeParams | undefined;
+
+  /** The last verified start state screened per job (the next segment's continuity baseline). */
+  private readonly screened = new Map<string, { segment: number; state: TrainState }>();
+
+  constructor(ctx: BotContext, secret: string) {
+    this.ctx = ctx;
+    this.secret = secret;
+  }
+
+  /** The job's buyer's and provider's content nodes, dialled when the bot discovers peers (BotOptions.discover). */
+  private async discoverFor(jobId: string): Promise<void> {
+    const job = this.ctx.options.discover ? this.ctx.db.job(jobId) : undefined;
+    if (!job) return;
+    await this.ctx.options.discover!([job.buyer, job.provider]).catch((err: unknown) => this.ctx.log.warn({ jobId, err: (err as Error).message }, "peer discovery failed; fetching from the peers connected"));
+  }
+
+  /** The job's run (manifest fetched and checked once), or undefined while it cannot be loaded or the job is refused. */
+  async runFor(jobId: string): Promise<Run | undefined> {
+    const cached = this.runs.get(jobId);
+    if (cached) return cached;
+    const job = this.ctx.db.job(jobId);
+    if (!job) return undefined;
+    if (this.refusedJobs.has(jobId)) return undefined;
+    await this.discoverFor(jobId);
+    try {
+      const manifest = await fetchManifest(this.ctx.store, job.manifestUri, job.manifestHash, { circuitHash: circuitJobCheck(this.ctx.clients.public, this.ctx.deployment, BigInt(jobId)) });
+      // the job's data order: salt(chainId, jobMarket, jobId) from the deployment the bot follows, never the provider's word
+      const run = await jobRun(manifest, this.ctx.deployment, BigInt(jobId));
+      if (job.auditRate === null) this.ctx.db.setAuditRate(jobId, manifest.policy.auditRate);
+      this.runs.set(jobId, run);
+      return run;
+    } catch (err) {
+      if (err instanceof CircuitTermsMismatchError) {
+        // INVARIANT: no audit, hence no challenge, of a circuit-class job whose terms are not its manifest's: a proof
+        // against the registered terms would win the dispute against an audit of the document
+        this.refusedJobs.add(jobId);
+        this.ctx.log.error({ jobId, err: err.shortMessage, details: err.details }, `JOB REFUSED: will not audit or challenge job ${jobId}: ${err.shortMessage}`);
+        return undefined;
+      }
+      this.ctx.log.warn({ jobId, err: (err as Error).message }, "cannot load the job's manifest; will retry");
+      return undefined;
+    }
+  }
+
+  /**
+   * Before a challenge of a linear-tile job: its on-chain manifest hash and registered terms must still be the
+   * document's (checkCircuitTerms). False (with an error line) when they are not: the finding is recorded, nothing sent.
+   */
+  private async circuitTermsHold(run: Run, jobId: bigint): Promise<boolean> {
+    const game = this.ctx.deployment.disputeGame;
+    if (!isCircuitClass(run) || !game) return true;
+    let expected = this.circuitTerms.get(jobId.toString());
+    if (!expected) {
+      expected = (await circuitTermsOfRun(run)).terms;
+      this.circuitTerms.set(jobId.toString(), expected);
+    }
+    try {
+      await checkCircuitTerms(this.ctx.clients.public, { disputeGame: game, jobMarket: this.ctx.deployment.jobMarket, jobId, manifestBody: run.manifestHash, expected });
+      return true;
+    } catch (err) {
+      if (!(err instanceof CircuitTermsMismatchError)) throw err;
+      this.ctx.log.error({ jobId: jobId.toString(), err: err.shortMessage }, `CANNOT CHALLENGE job ${jobId}: ${err.shortMessage}`);
+      return false;
+    }
+  }
+
+  /**
+   * Before a challenge of job `jobId`: the fault's challenger share lam L of the provider's lock must pay the panel's
+   * fees n f (policy/challenge.ts challengeReward), else catching the cheat costs this bot n f - lam L plus gas.
+   * JobMarket.acceptJob refuses a lock below that floor (JobMarketLockCannotPayPanel), but a lock can shrink after it:
+   * a timeout slash leaves a TimedOut job's committed segments disputable with what is left of the lock. The job's own buyer challenges anyway: a fault refunds its escrow.
+   * False (with an error line): the finding is recorded, nothing sent.
+   */
+  private async challengePays(jobId: bigint): Promise<boolean> {
+    const { clients, deployment } = this.ctx;
+    const game = deployment.disputeGame;
+    if (!game) return true;
+    const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId });
+    if (getAddress(job.buyer) === this.ctx.me) return true;
+    this.disputeParams ??= await getDisputeParams(clients.public, { disputeGame: game });
+    const lockWei = await getLockedStake(clients.public, { stakeVault: deployment.stakeVault, provider: job.provider as Address, jobId });
+    const r = challengeReward({ lockWei, challengerBps: job.policy.challengerBps, panelSize: this.disputeParams.panelSize, panelFeeWei: this.disputeParams.panelFee });
+    if (r.netWei >= 0n) return true;
+    this.ctx.log.error(
+      { event: "challenge-at-a-loss", jobId: jobId.toString(), lock: tokens(lockWei), reward: tokens(r.rewardWei), panelFees: tokens(r.panelFeesWei) },
+      `NOT CHALLENGING job ${jobId}: the provider's lock ${tokens(lockWei)} pays a challenger share of ${tokens(r.rewardWei)}, below the panel's fees ${tokens(r.panelFeesWei)}, so a challenge would cost this auditor ${tokens(-r.netWei)}; the job's buyer can challenge it`,
+    );
+    return false;
+  }
+
+  async sample(): Promise<void> {
+    for (const s of this.ctx.db.undecidedSegments()) {
+      const run = await this.runFor(String(s.jobId));
+      if (!run) continue;
+      const rate = this.ctx.db.job(s.jobId)!.auditRate!;
+      // INVARIANT: the last segment is recomputed whatever the job's rate, as soon as it is committed (before the
+      // challenge window closes): its end state is the delivered model, and no later segment's screen starts from it,
+      // so a plant or skip there is otherwise caught only at p (the quote prices this rule: policy/contract.ts)
+      const last = isLastSegment(run, s.segment);
+      const sampled = last || isSampled(this.secret, this.ctx.deployment.jobMarket, s.jobId, s.segment, rate);
+      this.ctx.db.setSampled(s.jobId, s.segment, sampled);
+      this.ctx.log.debug({ jobId: String(s.jobId), segment: s.segment, sampled, last }, "sampling decision");
+    }
+  }
+
+  private targetOf(s: CommittedSegment): SegmentToAudit {
+    // the pipeline opens segment i from its own leaves and the previous segment's end (boundary), so it gets the
+    // commitments 0..i (all on chain: JobMarket takes segments in order, the bot records each)
+    const commitments = this.ctx.db.commitments(s.jobId, s.segment);
+    if (!commitments) throw new Error(`job ${s.jobId}: a segment before ${s.segment} is not in the bot's database`);
+    return { market: this.ctx.deployment.jobMarket, jobId: s.jobId, segment: s.segment, traceRoot: s.traceRoot, endStateHash: s.endStateHash, commitments };
+  }
+
+  async screen(): Promise<void> {
+    if (this.ctx.options.screen === false) return;
+    for (const s of this.ctx.db.unscreenedSegments()) {
+      if (this.ctx.stopped()) return;
+      const run = await this.runFor(String(s.jobId));
+      if (!run) continue;
+      const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment });
+      await this.discoverFor(String(s.jobId));
+      const ctx = { run, store: this.ctx.store };
+      // the previous segment's verified start is the continuity baseline (kept in memory; re-read after a restart)
+      let previous: TrainState | null = null;
+      const kept = this.screened.get(String(s.jobId));
+      if (kept && kept.segment === s.segment - 1) previous = kept.state;
+      try {
+        if (!previous && s.segment > 0) {
+          const p = this.ctx.db.segment(s.jobId, s.segment - 1);
+          // the baseline is the previous segment's content: unavailable now, this segment is screened without it (an
+          // outage of the previous segment's start is that segment's own finding, not this one's)
+          const r = p && p.screen === "ok" ? await screenStart(ctx, this.targetOf(p), null).catch(unlessUnavailable) : undefined;
+          previous = r?.ok ? r.state : null;
+        }
+        const r = await screenStart(ctx, this.targetOf(s), previous);
+        this.ctx.db.clearUnavailable(s.jobId, s.segment);
+        if (r.ok) {
+          this.screened.set(String(s.jobId), { segment: s.segment, state: r.state });
+          this.ctx.db.setScreen(s.jobId, s.segment, "ok");
+          log.debug({ costMs: Math.round(r.costMs) }, "state screen ok");
+          continue;
+        }
+        this.screened.delete(String(s.jobId));
+        const queued = this.ctx.db.tx(() => {
+          this.ctx.db.setScreen(s.jobId, s.segment, `bad: ${r.kind}: ${r.message}`);
+          return this.ctx.db.forceAudit(s.jobId, r.at);
+        });
+        log.warn({ kind: r.kind, recompute: r.at, queued }, `state screen FAILED at the start of segment ${s.segment}: ${r.message}; ${queued ? `recomputing segment ${r.at} (not sampled) to name the step` : `segment ${r.at} is already audited or queued`}`);
+      } catch (err) {
+        if (err instanceof SourceUnavailableError) {
+          const withheld = await this.withheld(run, s, err, "state screen");
+          if (withheld) this.ctx.db.setScreen(s.jobId, s.segment, `bad: ${withheld.kind}: ${withheld.message}`);
+          continue;
+        }
+        if (err instanceof BaseCheckpointError) {
+          this.cannotAudit(s, err, "state screen");
+          this.ctx.db.setScreen(s.jobId, s.segment, `error: cannot audit: ${err.shortMessage}`);
+          continue;
+        }
+        // like an audit error (audit() below): a segment the screen cannot process must not stop the bot for every job
+        const message = err instanceof Error ? err.message : String(err);
+        log.error({ err: message }, "state screen error: segment not screenable, skipped");
+        this.ctx.db.setScreen(s.jobId, s.segment, `error: ${message}`);
+      }
+    }
+  }
+
+  async audit(): Promise<void> {
+    for (const s of this.ctx.db.auditsToRun()) {
+      if (this.ctx.stopped()) return;
+      const run = await this.runFor(String(s.jobId));
+      if (!run) continue;
+      try {
+        await this.auditOne(run, s);
+      } catch (err) {
+        // the content or board sources could not be asked: not a verdict yet; the row stays 'running' and is re-run next
+        // tick, until the provider's grace period is over (withheld)
+        if (err instanceof SourceUnavailableError) {
+          await this.withheld(run, s, err, "audit");
+          continue;
+        }
+        if (err instanceof BaseCheckpointError) {
+          this.cannotAudit(s, err, "audit");
+          this.ctx.db.setAudit(s.jobId, s.segment, { audit: "error", detail: `cannot audit: ${err.shortMessage}` });
+          continue;
+        }
+        // IMPORTANT: a segment the check cannot process (say, a job whose on-chain policy does not match its manifest,
+        // posted by a provider's own buyer address) must not stop the bot: rethrown, it failed every tick before any
+        // intent was sent, for every job (bench/attacks.ts row 13). The row is recorded as 'error' with the reason.
+        const message = err instanceof Error ? err.message : String(err);
+        this.ctx.log.error({ jobId: String(s.jobId), segment: s.segment, err: message }, "audit error: segment not auditable, skipped");
+        this.ctx.db.setAudit(s.jobId, s.segment, { audit: "error", detail: `error: ${message}` });
+      }
+    }
+  }
+
+  /**
+   * A fine-tuning job whose base checkpoint (the buyer's input) gives no usable h(0): its failures are not the
+   * provider's, so nothing is challenged and no receipt is signed; an error a person sees, once per segment and check.
+   */
+  private cannotAudit(s: CommittedSegment, err: BaseCheckpointError, what: string): void {
+    this.ctx.log.error(
+      { event: "cannot-audit", jobId: String(s.jobId), segment: s.segment, problem: err.problem, base: err.cid },
+      `CANNOT AUDIT segment ${s.segment} of job ${s.jobId} (${what}): ${err.shortMessage}; the buyer's input, not the provider's fault: nothing challenged, no receipt`,
+    );
+  }
+
+  private async auditOne(run: Run, s: CommittedSegment): Promise<void> {
+    const jobId = s.jobId;
+    const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment });
+    this.ctx.db.setAudit(s.jobId, s.segment, { audit: "running" });
+    this.ctx.options.onAuditStart?.({ jobId, segment: s.segment });
+    log.info("audit started");
+    await this.discoverFor(String(s.jobId));
+    const target = this.targetOf(s);
+    const verdict = await auditChainSegment({ run, store: this.ctx.store }, target, this.ctx.options.checks);
+    this.ctx.db.clearUnavailable(s.jobId, s.segment);
+    await this.conclude(run, s, target, verdict);
+  }
+
+  /**
+   * A segment whose content no source serves now. Within the provider's grace period (from the first failure, chain
+   * time) it is retried each tick; past it the content is withheld: the segment gets a failed verdict with the claim at
+   * its first step (checks/ withheldVerdict), challenged like any finding. The grace is `unavailableGraceS` (default a
+   * quarter of the job's challenge window), and never runs past halfway from the first failure to the job's challenge
+   * deadline once the job is Committed or TimedOut, so the challenge goes out while the window is open.
+   * Returns the failure when the segment was concluded withheld.
+   */
+  private async withheld(run: Run, s: CommittedSegment, err: SourceUnavailableError, what: string): Promise<{ kind: string; message: string } | undefined> {
+    const { clients, deployment } = this.ctx;
+    const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment });
+    const [job, block] = await Promise.all([
+      getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: s.jobId }),
+      withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" }),
+    ]);
+    const now = Number(block.timestamp);
+    const first = s.unavailableSince === null;
+    const since = this.ctx.db.markUnavailable(s.jobId, s.segment, now);
+    let due = since + (this.ctx.options.unavailableGraceS ?? Math.floor(Number(job.policy.challengeWindow) / 4));
+    if (job.status === "Committed" || job.status === "TimedOut") due = Math.min(due, since + Math.floor((Number(job.deadline) - since) / 2));
+    if (now < due) {
+      const line = `${what} postponed: the segment's content is unavailable from every source (${err.shortMessage}); retried each tick, challenged at its first step at ${chainDate(due)} if still unavailable`;
+      if (first) log.warn({ err: err.shortMessage, unavailableSince: since, challengeAt: due }, line);
+      else log.debug({ err: err.shortMessage, unavailableSince: since, challengeAt: due }, line);
+      return undefined;
+    }
+    const target = this.targetOf(s);
+    if (!(await startCheckpointUnavailable(this.ctx.store, run, target.commitments[s.segment]!))) {
+      // the provider's checkpoint is served: what is missing is someone else's to publish (a base checkpoint, data)
+      log.error({ unavailableSince: since, err: err.shortMessage }, `CANNOT AUDIT segment ${s.segment} of job ${s.jobId}: content that is not the provider's is unavailable from every source (${err.shortMessage}); its checkpoint is served, so no fault is claimed; retried each tick`);
+      return undefined;
+    }
+    const verdict = withheldVerdict({ run, store: this.ctx.store }, target, `unavailable from every source since ${chainDate(since)} (${now - since} s): ${err.shortMessage}`);
+    log.error({ unavailableSince: since, err: err.shortMessage }, `content WITHHELD: segment ${s.segment} of job ${s.jobId} unavailable from every source for ${now - since} s; challenging its first step`);
+    await this.conclude(run, s, target, verdict);
+    return verdict.failure ?? undefined;
+  }
+
+  /** Records a segment's verdict: a receipt for a clean one, a finding (and its challenge intents) for a bad one. */
+  private async conclude(run: Run, s: CommittedSegment, target: SegmentToAudit, verdict: SegmentVerdict): Promise<void> {
+    const jobId = s.jobId;
+    const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment });
+    const finding: Finding | undefined = verdict.ok
+      ? undefined
+      : { market: target.market, jobId, segment: s.segment, traceRoot: target.traceRoot, endStateHash: target.endStateHash, claim: verdict.proof, kind: verdict.failure?.kind ?? "unknown", ...(verdict.noClaim ? { noClaim: verdict.noClaim } : {}) };
+    // read before the transaction below (requiredBond): the audit result and its challenge intents are stored together
+    const challengeable = finding && this.ctx.dispute.available && (await this.circuitTermsHold(run, jobId)) && (!finding.claim || (await this.challengePays(jobId)));
+    const challenge = challengeable ? await this.ctx.dispute.challengeIntents(finding) : [];
+    const losses = this.recomputedLosses.get(String(s.jobId)) ?? [];
+    losses.push(...verdict.losses);
+    this.recomputedLosses.set(String(s.jobId), losses);
+    this.ctx.db.tx(() => {
+      this.ctx.db.setAudit(s.jobId, s.segment, {
+        audit: verdict.ok ? "ok" : "bad",
+        firstBadStep: verdict.firstBadStep,
+        costMs: verdict.costMs,
+        flops: verdict.flops,
+        detail: verdict.failure ? `${verdict.failure.kind}: ${verdict.failure.message}` : undefined,
+      });
+      if (finding) this.onFinding(finding, challenge);
+    });
+    const startScreen = this.ctx.db.segment(s.jobId, s.segment)?.screen ?? null;
+    if (verdict.ok && startScreen && startScreen !== "ok") {
+      // The K steps are right from the committed start, but that start failed the screen (a poisoned state carried
+      // over): no receipt says this segment is fine; the finding is on the segment that produced the state.
+      log.warn({ event: "audit", ok: true, receipt: false, screen: startScreen }, "audit ok, but the segment's start state did not pass the state screen: no receipt");
+    } else if (verdict.ok) {
+      const receipt = { jobId, segment: s.segment, traceRoot: target.traceRoot, checks: checksMask(verdict.checks.filter(hasReceiptBit)), sampledSteps: verdict.stepsChecked, verdict: VERDICT.ok };
+      const domain = jobMarketDomain(BigInt(this.ctx.clients.wallet.chain.id), this.ctx.deployment.jobRecords);
+      const signature = await signAuditReceipt(this.ctx.clients.account as never, domain, receipt);
+      const anchored = await this.canAnchor();
+      this.ctx.db.tx(() => {
+        this.ctx.db.saveReceipt({ jobId: String(s.jobId), segment: s.segment, verdict: receipt.verdict, checks: receipt.checks, sampledSteps: receipt.sampledSteps, traceRoot: receipt.traceRoot, signature });
+        if (anchored) {
+          const data = recordReceiptData([receipt, target.endStateHash, signature]);
+          this.ctx.db.addIntent({ key: formatIntentKey({ kind: "receipt", jobId, segment: s.segment }), kind: "recordReceipt", jobId: String(s.jobId), segment: s.segment, payload: { to: this.ctx.deployment.jobRecords, data } });
+        }
+      });
+      log.info({ event: "audit", ok: true, receipt: true, costMs: Math.round(verdict.costMs), anchored }, anchored ? "audit ok; receipt signed, recordReceipt queued" : "audit ok; receipt signed (JobMarket has no registries: not anchored)");
+    } else {
+      log.warn({ event: "audit", ok: false, firstBadStep: verdict.firstBadStep, kind: verdict.failure?.kind }, "audit FAILED");
+    }
+    this.ctx.options.onAudit?.({ jobId, segment: s.segment, verdict });
+  }
+
+  /**
+   * Whether recordReceipt can anchor this bot's receipts: JobMarket has its registries (they never change
+   * once set) and this auditor is active (bonded) in AuditorRegistry.
+   */
+  private async canAnchor(): Promise<boolean> {
+    const { clients, deployment } = this.ctx;
+    if (this.ctx.db.getMeta("registriesSet") !== "1") {
+      if ((await getRegistries(clients.public, { jobMarket: deployment.jobMarket })).auditors === undefined) return false;
+      this.ctx.db.setMeta("registriesSet", "1");
+    }
+    return getAuditorActive(clients.public, { auditorRegistry: deployment.auditorRegistry, auditor: this.ctx.me });
+  }
+
+  private onFinding(f: Finding, intents: IntentSpec[]): void {
+    const fields = { jobId: f.jobId.toString(), segment: f.segment, step: f.claim?.step };
+    if (!this.ctx.dispute.available) {
+      this.ctx.log.warn(fields, "finding recorded (no DisputeGame deployed: nothing to challenge with)");
+      return;
+    }
+    if (intents.length === 0) {
+      if (f.claim) this.ctx.log.warn(fields, "finding recorded, no challenge sent (the line above says why)");
+      // a finding the bot cannot act on is an error a person sees, with the pipeline's reason
+      else this.ctx.log.error({ event: "finding-not-challengeable", ...fields, kind: f.kind }, `FINDING NOT CHALLENGEABLE: ${f.kind}: ${f.noClaim ?? "no step claim"}`);
+      return;
+    }
+    const mine = this.ctx.db.allIntents().filter((i) => i.kind === "challenge" && i.job_id === f.jobId.toString() && i.status !== "failed" && i.status !== "superseded");
+    if (mine.length > 0) {
+      this.ctx.log.warn({ ...fields, challenge: mine[0]!.key }, "finding recorded (this bot already challenges the job)");
+      return;
+    }
+    for (const i of intents) this.ctx.db.addIntent(i);
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The bot's gate: before a bond approval or a challenge goes out, what must hold, as a decision. It reads the chain and
+ * the database and never sends or records: the outbox (outbox.ts) applies the decision.
+ *
+ *   send          everything holds.
+ *   defer         not yet, with the reason and the retry time: the bond-token balance is short of
+ *                 DisputeGame.requiredDeposit(job) or the ETH of the gas (`shortfall`: logged with the fix), the
+ *                 approval did not raise the allowance yet, the job's timeout report is not mined yet, or a dispute
+ *                 still open on a job past its deadline must resolve first.
+ *   prerequisite  an intent to send first: the job's timeout report (JobMarket.freeze refuses an Active job past its
+ *                 segment deadline; its segments are disputable again once TimedOut), or a new bond approval when the
+ *                 allowance fell short. The outbox sends it, then asks again; a prerequisite already sent in this
+ *                 pass gives a defer instead, so the exchange ends.
+ *   close         the job can no longer be frozen: the round ends (`superseded` when the job was refunded through
+ *                 another dispute, `failed` otherwise: a lost finding).
+ */
+import { getAddress, type Address } from "viem";
+import { approveData, CHALLENGE_GAS_UNITS, chainDate, getAuditorFunds, getJob, tenureData, withRetry } from "../chain/index.ts";
+import { backoffMs, ethDown, ethUp, fundingFix, tokens, type BotContext } from "./context.ts";
+import type { IntentRow } from "./db.ts";
+import type { IntentSpec } from "./dispute.ts";
+import { formatIntentKey, parseIntentKey } from "./intent-key.ts";
+
+/** Intent kinds the gate decides on (with a DisputeGame deployed); every other intent is sent as it is. */
+export const GATED_KINDS: ReadonlySet<string> = new Set(["approveBond", "challenge"]);
+
+export type GateDecision =
+  | { kind: "send" }
+  | { kind: "defer"; reason: string; retryAt: number; shortfall?: { why: string; fix: string } }
+  | { kind: "prerequisite"; intent: IntentSpec; why: { level: "info" | "warn"; fields: Record<string, unknown>; message: string } }
+  | { kind: "close"; status: "failed" | "superseded"; reason: string };
+
+/** The intent (recorded once, by key) that ends the current provider's tenure: report its missed deadline, or re-open the job after its TimedOut window. */
+export function tenureIntent(ctx: BotContext, kind: "reportTimeout" | "reopenJob", job: { jobId: bigint; provider: Address; nextSegment: number }): IntentSpec {
+  return {
+    key: formatIntentKey({ kind, jobId: job.jobId, provider: getAddress(job.provider), nextSegment: job.nextSegment }),
+    kind,
+    jobId: job.jobId.toString(),
+    payload: { to: ctx.deployment.jobMarket, data: tenureData(kind, job.jobId), provider: job.provider, nextSegment: job.nextSegment },
+  };
+}
+
+export class Gate {
+  private readonly ctx: BotContext;
+
+  constructor(ctx: BotContext) {
+    this.ctx = ctx;
+  }
+
+  /** The decision on open intent `i`; `sent`: the prerequisites the outbox already sent for it in this pass. */
+  async decide(i: IntentRow, sent: ReadonlySet<string>): Promise<GateDecision> {
+    const { clients, deployment, me } = this.ctx;
+    if (!GATED_KINDS.has(i.kind) || !deployment.disputeGame) return { kind: "send" };
+    const jobId = BigInt(i.job_id!);
+    const retryAt = this.ctx.now() + backoffMs(this.ctx.options, i.attempts + 1);
+    if (i.kind === "challenge") {
+      const timeout = await this.timeoutFirst(jobId, sent, retryAt);
+      if (timeout) return timeout;
+    }
+    const funds = await getAuditorFunds(clients.public, { deployment, account: me, jobIds: [jobId] });
+    const deposit = funds.deposit!.amount;
+    const gas = (i.kind === "approveBond" ? CHALLENGE_GAS_UNITS.approve + CHALLENGE_GAS_UNITS.challenge : CHALLENGE_GAS_UNITS.challenge) * funds.maxFeePerGas;
+    const short: string[] = [];
+    if (funds.tokenBalance < deposit) short.push(`token balance ${tokens(funds.tokenBalance)} < deposit ${tokens(deposit)} (short ${tokens(deposit - funds.tokenBalance)})`);
+    if (funds.ethBalance < gas) short.push(`ETH ${ethDown(funds.ethBalance)} < ~${ethUp(gas)} for gas (short ${ethUp(gas - funds.ethBalance)})`);
+    if (short.length > 0) {
+      const why = short.join("; ");
+      const closed = await this.whyNotDisputable(jobId);
+      if (closed) return { kind: "close", status: closed.refunded ? "superseded" : "failed", reason: closed.refunded ? closed.why : `${closed.why} while waiting for funds (${why})` };
+      return { kind: "defer", reason: `waiting for funds: ${why}`, retryAt, shortfall: { why, fix: fundingFix(this.ctx, deposit, funds) } };
+    }
+    if (i.kind === "challenge" && funds.allowance < deposit) {
+      // The round's approval is still open (sent first), or was used up or replaced since (a new approval is recorded).
+      const k = parseIntentKey(i.key);
+      if (k.kind !== "challenge") throw new Error(`intent ${i.key} of kind challenge has a ${k.kind} key`);
+      const pair = formatIntentKey({ ...k, kind: "approveBond" });
+      const ofPair = (key: string) => key === pair || key.startsWith(`${pair}:top`);
+      if ([...sent].some(ofPair)) return { kind: "defer", reason: `waiting for the approval: allowance ${tokens(funds.allowance)} < deposit ${tokens(deposit)}`, retryAt };
+      const open = this.ctx.db.openIntents().find((x) => x.kind === "approveBond" && ofPair(x.key));
+      if (open) return { kind: "prerequisite", intent: { key: open.key, kind: open.kind, payload: JSON.parse(open.payload) }, why: { level: "info", fields: { approve: open.key }, message: "sending the round's bond approval first" } };
+      const top = this.ctx.db.allIntents().filter((x) => x.key.startsWith(`${pair}:top`)).length + 1;
+      const intent: IntentSpec = {
+        key: formatIntentKey({ ...k, kind: "approveBond", top }),
+        kind: "approveBond",
+        jobId: i.job_id!,
+        segment: i.segment!,
+        payload: { to: deployment.token, data: approveData(deployment.disputeGame, deposit), finding: JSON.parse(i.payload).finding },
+      };
+      return { kind: "prerequisite", intent, why: { level: "warn", fields: { allowance: tokens(funds.allowance), deposit: tokens(deposit), approve: intent.key }, message: "allowance to DisputeGame is below the deposit: approving again" } };
+    }
+    return { kind: "send" };
+  }
+
+  /**
+   * JobMarket.freeze refuses an Active job past its segment deadline; its segments become disputable again, for one
+   * challenge window, once the timeout is reported (status TimedOut). Before a challenge of such a job the timeout is
+   * reported first (anyone may); with a dispute still open on it, the challenge waits for that dispute to resolve.
+   * Undefined when the challenge need not wait for a timeout.
+   */
+  private async timeoutFirst(jobId: bigint, sent: ReadonlySet<string>, retryAt: number): Promise<GateDecision | undefined> {
+    const { clients, deployment } = this.ctx;
+    const [job, block] = await Promise.all([
+      getJob(clients.public, { jobMarket: deployment.jobMarket, jobId }),
+      withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" }),
+    ]);
+    if (job.status !== "Active" || block.timestamp <= BigInt(job.deadline)) return undefined;
+    if (job.openDisputes !== 0) return { kind: "defer", reason: `job ${jobId} is past its segment deadline with ${job.openDisputes} dispute(s) open: waiting to report its timeout`, retryAt };
+    const report = tenureIntent(this.ctx, "reportTimeout", job);
+    if (sent.has(report.key)) return { kind: "defer", reason: `waiting for the timeout report of job ${jobId}`, retryAt };
+    return { kind: "prerequisite", intent: report, why: { level: "info", fields: { deadline: chainDate(job.deadline), report: report.key }, message: "the job is past its segment deadline: reporting the timeout so that its segments can be disputed" } };
+  }
+
+  /** Why a challenge of the job can no longer open (JobMarket.freeze), or undefined while it can. */
+  async whyNotDisputable(jobId: bigint): Promise<{ why: string; refunded: boolean } | undefined> {
+    const { clients, deployment } = this.ctx;
+    const [job, block] = await Promise.all([
+      getJob(clients.public, { jobMarket: deployment.jobMarket, jobId }),
+      withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" }),
+    ]);
+    // An Active job past its deadline is disputable again once its timeout is reported (timeoutFirst).
+    if (job.status === "Active") return undefined;
+    if ((job.status === "Committed" || job.status === "TimedOut") && block.timestamp <= BigInt(job.deadline)) return undefined;
+    if (job.status === "Refunded") return { why: `job ${jobId} was already refunded (its provider was slashed through another dispute)`, refunded: true };
+    if (job.status === "Committed") return { why: `job ${jobId}'s challenge window closed at ${chainDate(job.deadline)}`, refunded: false };
+    if (job.status === "TimedOut") return { why: `job ${jobId}'s window after its provider's timeout closed at ${chainDate(job.deadline)}`, refunded: false };
+    return { why: `job ${jobId} is ${job.status}: it can no longer be disputed`, refunded: false };
+  }
+}
