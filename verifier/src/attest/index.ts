@@ -50,7 +50,11 @@ const TrustFileSchema = z
   .object({
     nvidia: z.record(z.string(), z.unknown()).optional(),
     intelTdx: z
-      .object({ allowedMrTd: z.array(z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/)).optional(), minTcbEvaluationDataNumber: z.number().int().nonnegative().optional() })
+      .object({
+        allowedMrTd: z.array(z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/)).optional(),
+        minTcbEvaluationDataNumber: z.number().int().nonnegative().optional(),
+        refusedTcbStatuses: z.array(z.string().min(1)).optional(),
+      })
       .strict()
       .optional(),
     amdSevSnp: z
@@ -65,6 +69,9 @@ const TrustFileSchema = z
           .strict()
           .optional(),
         maxValiditySeconds: z.number().int().positive().optional(),
+        maxCrlAgeSeconds: z.number().int().positive().optional(),
+        maxVmpl: z.number().int().min(0).max(3).optional(),
+        allowMigrationAgent: z.boolean().optional(),
       })
       .strict()
       .optional(),

@@ -44,6 +44,8 @@ export const ATTESTATION_REASONS = [
   "claims-invalid", // claims missing or of the wrong shape
   "confidential-mode-off",
   "debug-enabled",
+  "guest-privilege", // SEV-SNP: a report from VMPL above the accepted one, or a guest policy that allows a migration agent
+  "tcb-out-of-date", // the platform's TCB status is one the policy refuses (TDX: OutOfDate, ConfigurationNeeded by default)
   "measurement-mismatch",
   "driver-too-old",
   "firmware-too-old",
