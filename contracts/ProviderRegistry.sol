@@ -62,8 +62,16 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         uint256 bond;
     }
 
+    /// @dev A device's binding to one provider, until `expiresAt` (a statement's expiry). One slot.
+    struct DeviceBinding {
+        address provider;
+        uint64 expiresAt;
+    }
+
     /// @notice The tier of a provider with no counting record.
     uint8 public constant TIER_NONE = 4;
+    /// @notice Most devices one request declares (record binds each: a loop of storage writes).
+    uint256 public constant MAX_DEVICES = 64;
     /// @notice Largest committee (signature checks loop over it; AuditorRegistry draws are O(pool)).
     uint256 public constant MAX_COMMITTEE = 15;
     /// @notice How far back the challenge block of a request may be: evidence bound to it is at most this many blocks
@@ -100,6 +108,8 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     mapping(uint256 disputeId => address[]) private _panels;
     mapping(uint256 requestId => uint256 disputeId) private _disputeOfRequest;
     mapping(address account => uint256 amount) private _credits;
+    mapping(uint256 requestId => bytes32[]) private _requestDevices;
+    mapping(bytes32 deviceId => DeviceBinding) private _devices;
 
     constructor(
         IAuditorRegistry auditors_,
@@ -141,6 +151,37 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
 
     /// @inheritdoc IProviderRegistry
     function requestAttestation(bytes32 evidenceHash, uint64 challengeBlock) external returns (uint256 requestId) {
+        requestId = _requestAttestation(evidenceHash, challengeBlock);
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function requestAttestation(bytes32 evidenceHash, uint64 challengeBlock, bytes32[] calldata deviceIds)
+        external
+        returns (uint256 requestId)
+    {
+        uint256 n = deviceIds.length;
+        if (n > MAX_DEVICES) revert ProviderRegistryTooManyDevices(n, MAX_DEVICES);
+        for (uint256 i; i < n; ++i) {
+            // Ascending order makes "distinct" a one-comparison check.
+            if (i > 0 && deviceIds[i] <= deviceIds[i - 1]) revert ProviderRegistryUnsortedDevices(i, deviceIds[i - 1], deviceIds[i]);
+            _checkDeviceFree(deviceIds[i], msg.sender);
+        }
+        requestId = _requestAttestation(evidenceHash, challengeBlock);
+        _requestDevices[requestId] = deviceIds;
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function devicesOf(uint256 requestId) external view returns (bytes32[] memory) {
+        return _requestDevices[requestId];
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function deviceBindingOf(bytes32 deviceId) external view returns (address provider, uint64 expiresAt) {
+        DeviceBinding storage b = _devices[deviceId];
+        return (b.provider, b.expiresAt);
+    }
+
+    function _requestAttestation(bytes32 evidenceHash, uint64 challengeBlock) private returns (uint256 requestId) {
         if (evidenceHash == bytes32(0)) revert ProviderRegistryZeroEvidence();
         uint256 previous = _lastRequest[msg.sender];
         // INVARIANT: one committee draw per provider per request window, so re-rolling the committee costs a window.
@@ -198,6 +239,8 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         (address[] memory signers, uint16 mask) = _committeeSigners(requestId, committee, digest, signatures);
 
         q.recorded = true;
+        // A device serves one provider at a time: an attested tier binds the request's declared devices until expiry.
+        if (att.tier != TIER_NONE) _bindDevices(requestId, att.provider, att.expiresAt);
         _attestations[att.provider] = StoredAttestation({
             tier: att.tier,
             band: att.band,
@@ -470,6 +513,23 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         if (block.timestamp > _deadline(q)) revert ProviderRegistryRequestClosed(requestId, _deadline(q), block.timestamp);
     }
 
+    /// @dev Reverts when `deviceId` is bound to a provider other than `provider` by a statement that has not expired.
+    function _checkDeviceFree(bytes32 deviceId, address provider) private view {
+        DeviceBinding storage b = _devices[deviceId];
+        // INVARIANT: a device attests for one provider at a time (until the statement that bound it expires).
+        if (b.provider != address(0) && b.provider != provider && b.expiresAt > block.timestamp) {
+            revert ProviderRegistryDeviceBound(deviceId, b.provider, b.expiresAt);
+        }
+    }
+
+    function _bindDevices(uint256 requestId, address provider, uint64 expiresAt) private {
+        bytes32[] storage ids = _requestDevices[requestId];
+        for (uint256 i; i < ids.length; ++i) {
+            _checkDeviceFree(ids[i], provider);
+            _devices[ids[i]] = DeviceBinding({provider: provider, expiresAt: expiresAt});
+        }
+    }
+
     function _openDispute(uint256 disputeId) private view returns (StoredDispute storage d) {
         d = _disputes[disputeId];
         if (d.provider == address(0)) revert ProviderRegistryUnknownDispute(disputeId);
@@ -507,6 +567,11 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         if (a.requestId == d.requestId && a.expiresAt > block.timestamp) {
             a.expiresAt = uint64(block.timestamp);
             emit AttestationRevoked(d.provider, d.requestId, disputeId);
+        }
+        // A false statement's devices are released (the provider it bound them to never proved them).
+        bytes32[] storage ids = _requestDevices[d.requestId];
+        for (uint256 i; i < ids.length; ++i) {
+            if (_devices[ids[i]].provider == d.provider) delete _devices[ids[i]];
         }
         emit DisputeSettled(disputeId, DISPUTE_UPHELD);
         _credit(d.challenger, d.bond);

@@ -233,6 +233,12 @@ interface IProviderRegistry {
     error ProviderRegistryDisputeSeedExpired(uint256 disputeId, uint64 seedBlock);
     /// @notice `voter` already voted on statement dispute `disputeId`.
     error ProviderRegistryAlreadyVoted(uint256 disputeId, address voter);
+    /// @notice Device `deviceId` is bound to `provider` until `expiresAt`: one device attests for one provider at a time.
+    error ProviderRegistryDeviceBound(bytes32 deviceId, address provider, uint64 expiresAt);
+    /// @notice A request declares `count` devices; at most `max`.
+    error ProviderRegistryTooManyDevices(uint256 count, uint256 max);
+    /// @notice Device id `index` (`deviceId`) is not above the previous one (`previous`): ids must be strictly ascending.
+    error ProviderRegistryUnsortedDevices(uint256 index, bytes32 previous, bytes32 deviceId);
     /// @notice `account` has no credit to claim.
     error ProviderRegistryNothingToClaim(address account);
 
@@ -273,6 +279,22 @@ interface IProviderRegistry {
     /// blockhash(challengeBlock)))`, with `challengeBlock` one of the CHALLENGE_MAX_AGE_BLOCKS blocks before this one;
     /// each (provider, challenge) binding opens one request.
     function requestAttestation(bytes32 evidenceHash, uint64 challengeBlock) external returns (uint256 requestId);
+
+    /// @notice As `requestAttestation(evidenceHash, challengeBlock)`, declaring the devices the evidence attests
+    /// (`deviceIds`: keccak256 of each verdict device id, e.g. keccak256("nvidia-ueid:<ueid>"), strictly ascending, at
+    /// most MAX_DEVICES). Reverts with ProviderRegistryDeviceBound when one is bound to another provider by an unexpired
+    /// statement; a record of tier 1..3 for the request binds each declared device to the provider until the
+    /// statement's expiry (re-checked then), and an upheld dispute releases them. Committee members sign tier 4 when the
+    /// evidence's devices are not exactly the declared ones (verifier/src/attest: `device-undeclared`).
+    function requestAttestation(bytes32 evidenceHash, uint64 challengeBlock, bytes32[] calldata deviceIds)
+        external
+        returns (uint256 requestId);
+
+    /// @notice The devices request `requestId` declared (ascending; empty for a request without devices).
+    function devicesOf(uint256 requestId) external view returns (bytes32[] memory);
+
+    /// @notice Who device `deviceId` is bound to, until when (zero: never bound; a past expiry: free).
+    function deviceBindingOf(bytes32 deviceId) external view returns (address provider, uint64 expiresAt);
 
     /// @notice The binding request `requestId`'s evidence must carry as its nonce (zero if no such request).
     function bindingOf(uint256 requestId) external view returns (bytes32);

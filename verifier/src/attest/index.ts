@@ -20,7 +20,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
-import { getAddress, keccak256, type Address, type Hex, type LocalAccount } from "viem";
+import { getAddress, keccak256, stringToBytes, type Address, type Hex, type LocalAccount } from "viem";
 import { z } from "zod";
 import {
   AttestationError,
@@ -38,7 +38,7 @@ import {
   type BundleVerdict,
   type EvidenceTrust,
 } from "../checks/attestation/index.ts";
-import { getAttestationRequest, getAttestationTerms, recordAttestation, type ChainClients } from "../chain/index.ts";
+import { getAttestationRequest, getAttestationTerms, getDeviceBindings, recordAttestation, type ChainClients } from "../chain/index.ts";
 import { txRef, type TxRef } from "../chain/send.ts";
 import { InputError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
@@ -248,6 +248,24 @@ function checkDevices(ledger: Ledger, v: BundleVerdict, now: bigint): void {
   }
 }
 
+/** What a request declares for a verdict device id ("nvidia-ueid:<ueid>", "intel-ppid:<hex>", ...): its keccak256. */
+export function deviceIdHash(id: string): Hex {
+  return keccak256(stringToBytes(id));
+}
+
+/**
+ * Throws device-undeclared unless the request declared exactly the verdict's devices (ProviderRegistry binds the
+ * declared ones to the provider on record, one provider per device: a device left out would escape that ledger).
+ */
+export function checkDeclaredDevices(v: Pick<BundleVerdict, "deviceIds">, declared: readonly Hex[]): void {
+  const want = [...new Set(v.deviceIds.map(deviceIdHash))].sort();
+  const got = [...declared].map((x) => x.toLowerCase()).sort();
+  // INVARIANT: every attested device is on the chain's ledger for this provider, and nothing else is
+  if (want.length !== got.length || want.some((x, i) => x !== got[i])) {
+    throw new AttestationError("device-undeclared", `the request declares ${got.length} device(s), the evidence attests ${v.deviceIds.join(", ") || "none"}: declare exactly these (pouw provider attest request --device)`);
+  }
+}
+
 /** The committee members' signatures over `statement` in `dir` (a signature over another statement, or by a non-member, does not count). */
 async function committeeSignatures(dir: string, requestId: bigint, domain: ReturnType<typeof providerRegistryDomain>, statement: AttestationVerified, committee: readonly Address[]) {
   const signatures: { signer: Address; signature: Hex }[] = [];
@@ -290,6 +308,7 @@ export async function attestRequest(clients: ChainClients, p: AttestRequestParam
   try {
     verdict = await verifyEvidenceBundle(p.bundle, { trust: p.trust, request: q, challengeIssuedAt: new Date(Number(challengeBlock.timestamp) * 1000), now: p.now ?? new Date(Number(issuedAt) * 1000) });
     checkDevices(ledger, verdict, issuedAt);
+    checkDeclaredDevices(verdict, (await getDeviceBindings(clients.public, { providerRegistry: p.providerRegistry, requestId: p.requestId })).declared);
   } catch (err) {
     verdict = undefined;
     if (!(err instanceof AttestationError)) throw err;

@@ -100,3 +100,4 @@ export * from "./claimAttestationCredit.ts";
 export * from "./getStatementDispute.ts";
 export * from "./getProviderAttestation.ts";
 export * from "./drawStatementDisputePanel.ts";
+export * from "./getDeviceBindings.ts";

@@ -65,15 +65,24 @@ export function registerProviderAttest(provider: Command): void {
       .description("open an attestation request for an evidence bundle (burns the registry's request fee)")
       .argument("<bundle>", "the evidence bundle file (JSON, docs/checks.md)")
       .requiredOption("--challenge-block <n>", "the challenge block the bundle's evidence answers (from `attest prepare`)")
+      .option("--device <id...>", "each device the evidence attests, as the verifier names it (nvidia-ueid:<ueid>, intel-ppid:<hex>, amd-chip:<hex>, x5c-leaf:<hex>); committees sign tier 4 unless these are exactly the evidence's")
       .option("--mint", "dev chain: mint the request fee if the balance is short")
       .option("--json", "print JSON"),
-  ).action(async (bundlePath: string, opts: Opts) => {
+  ).action(async (bundlePath: string, opts: Record<string, string | boolean | string[] | undefined>) => {
     const bytes = readBundle(bundlePath);
-    const { ctx, registry } = await registryOf(opts);
+    const devices = (opts.device as string[] | undefined) ?? [];
+    for (const d of devices) if (!/^[a-z0-9-]+:[^\s]+$/.test(d)) throw new InputError(`--device must be KIND:ID (e.g. nvidia-ueid:6229...), got ${JSON.stringify(d)}`);
+    const { deviceIdHash } = await import("../../attest/index.ts");
+    const { ctx, registry } = await registryOf(opts as Opts);
     const { getAttestationTerms, requestAttestation } = await import("../../chain/index.ts");
     const terms = await getAttestationTerms(ctx.clients.public, { providerRegistry: registry });
     const txs = await ensureFunds(ctx, registry, terms.requestFee, opts.mint === true);
-    const r = await requestAttestation(ctx.clients, { providerRegistry: registry, evidenceHash: keccak256(bytes), challengeBlock: parseBlock("--challenge-block", opts.challengeBlock as string)! });
+    const r = await requestAttestation(ctx.clients, {
+      providerRegistry: registry,
+      evidenceHash: keccak256(bytes),
+      challengeBlock: parseBlock("--challenge-block", opts.challengeBlock as string)!,
+      ...(devices.length > 0 ? { deviceIds: devices.map(deviceIdHash) } : {}),
+    });
     txs.push(txRef("requestAttestation", r));
     if (opts.json) return void process.stdout.write(jsonLine({ requestId: r.requestId, binding: r.binding, evidenceHash: keccak256(bytes), seedBlock: r.seedBlock, deadline: r.deadline, txs: txs.map(txJson) }));
     process.stdout.write(`attestation request ${r.requestId}: committee drawn after block ${r.seedBlock}, record by ${new Date(Number(r.deadline) * 1000).toISOString()}\n${txLines(txs)}`);
