@@ -6,6 +6,8 @@
  *   pouw-eat          the project's EAT profile: ES256 JWT with a 3-certificate x5c chain under a test CA
  *   amd-sev-snp       a 0x4A0-byte report + VCEK <- ASK <- ARK (RSA-4096 PSS) under a TEST chain of the real shape
  *   bundle nvidia x1  the whole evidence bundle path (JSON, session key authorization + possession, nonce, EAT)
+ * Then the sybil-committee rows: what one forged tier costs 2 attacker auditors of 12 (fees until a quorum is drawn,
+ * plus the signers' bonds an upheld statement dispute takes) against the stake it saves (attest/forgery.ts).
  * Wall-clock ms per verification (median and p90 over rounds). Upper bounds on a shared, loaded machine.
  * Run: node bench/attestation.ts [--rounds N]   (writes bench/results/attestation.json)
  */
@@ -27,6 +29,7 @@ import {
   verifyTdxQuote,
   parseDer,
 } from "../verifier/src/checks/attestation/index.ts";
+import { forgedTierCost } from "../verifier/src/attest/forgery.ts";
 import { makeNras, nvidiaBundle } from "../test/checks/nras-fixture.ts";
 import { makeSnpChain, snpReport } from "../test/checks/snp-fixture.ts";
 
@@ -124,7 +127,18 @@ const rows = Object.entries(samples).map(([name, xs]) => ({ evidence: name, medi
 console.log("evidence type                              median ms    p90 ms");
 for (const r of rows) console.log(`${r.evidence.padEnd(42)} ${String(r.medianMs).padStart(9)} ${String(r.p90Ms).padStart(9)}`);
 console.log("(wall clock on a shared, loaded machine: upper bounds)");
+// The sybil-committee attack (docs/checks.md, "Forging a tier"): cost of one forged tier against the stake it saves,
+// with the deployment defaults (committee 3, quorum 2, request fee 1 token, auditor bond 100 tokens).
+const sybil = [1, 0.5, 0].flatMap((disputeChance) =>
+  ([1, 2] as const).map((tier) => {
+    const r = forgedTierCost({ eligible: 12, attacker: 2, committee: 3, quorum: 2, requestFee: 1, bond: 100, disputeChance, tier });
+    return { attack: `sybil committee 2 of 12, tier ${tier}, dispute chance ${disputeChance}`, pPerRequest: +r.p.toFixed(4), feeCost: +r.feeCost.toFixed(2), forfeit: r.forfeit, cost: +r.cost.toFixed(2), breakEvenStake: +r.breakEvenStake.toFixed(2) };
+  }),
+);
+console.log("\nsybil committee (2 of 12 eligible, committee 3, quorum 2, fee 1, bond 100; tokens)");
+console.log("attack                                              p/request  fees  forfeit   cost  saves less than this stake");
+for (const r of sybil) console.log(`${r.attack.padEnd(52)} ${String(r.pPerRequest).padStart(8)} ${String(r.feeCost).padStart(6)} ${String(r.forfeit).padStart(7)} ${String(r.cost).padStart(7)} ${String(r.breakEvenStake).padStart(9)}`);
 writeFileSync(
   join(import.meta.dirname, "results", "attestation.json"),
-  JSON.stringify({ bench: "attestation", date: new Date().toISOString(), node: process.version, rounds: ROUNDS, note: "wall-clock ms per verification, interleaved; shared loaded machine: upper bounds", rows }, null, 2) + "\n",
+  JSON.stringify({ bench: "attestation", date: new Date().toISOString(), node: process.version, rounds: ROUNDS, note: "wall-clock ms per verification, interleaved; shared loaded machine: upper bounds", rows, sybil }, null, 2) + "\n",
 );

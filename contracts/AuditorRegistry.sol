@@ -90,6 +90,29 @@ contract AuditorRegistry is IAuditorRegistry, FixedRoles {
         _endWiring();
     }
 
+    // ---- attestation forfeiture: the ProviderRegistry forfeits the signers of a statement a dispute found false.
+    // NOTE: kept in one place (role, modifier, wiring) apart from the dispute role's code.
+
+    /// @notice May forfeit bonds too: the ProviderRegistry, for signers of a false attestation statement.
+    bytes32 public constant ATTESTATION_ROLE = keccak256("ATTESTATION_ROLE");
+
+    modifier onlyForfeiter() {
+        if (!hasRole(DISPUTE_ROLE, msg.sender) && !hasRole(ATTESTATION_ROLE, msg.sender)) {
+            revert AccessControlUnauthorizedAccount(msg.sender, DISPUTE_ROLE);
+        }
+        _;
+    }
+
+    /// @notice Wire the ProviderRegistry that may forfeit signers of false statements (deployer, once, before `wire`
+    /// ends wiring).
+    function wireAttestation(address providerRegistry) external onlyWirer {
+        // INVARIANT: the attestation forfeiting role has at most one holder, fixed here forever.
+        if (providerRegistry == address(0)) revert FixedRolesZeroHolder(ATTESTATION_ROLE);
+        address holder = this.roleHolder(ATTESTATION_ROLE);
+        if (holder != address(0)) revert FixedRolesImmutable(ATTESTATION_ROLE, providerRegistry);
+        _wireRole(ATTESTATION_ROLE, providerRegistry);
+    }
+
     /// @inheritdoc IAuditorRegistry
     function postBond(uint256 amount) external {
         if (amount == 0) revert AuditorRegistryZeroAmount();
@@ -141,7 +164,7 @@ contract AuditorRegistry is IAuditorRegistry, FixedRoles {
     }
 
     /// @inheritdoc IAuditorRegistry
-    function forfeit(address auditor, uint256 amount, address to) external onlyRole(DISPUTE_ROLE) {
+    function forfeit(address auditor, uint256 amount, address to) external onlyForfeiter {
         if (amount == 0) revert AuditorRegistryZeroAmount();
         if (to == address(0)) revert AuditorRegistryZeroRecipient();
         Record storage r = _records[auditor];

@@ -45,8 +45,33 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         bytes32 evidenceHash;
     }
 
+    /// @dev A statement dispute in three slots. NOTE: uint48 request ids, uint32 seed blocks and uint48 times as in
+    /// StoredRequest; votes fit a uint8 (panel <= MAX_COMMITTEE).
+    struct StoredDispute {
+        address provider;
+        uint48 asOf;
+        uint32 seedBlock;
+        bool drawn;
+        uint8 outcome;
+        address challenger;
+        uint48 requestId;
+        uint16 signerMask;
+        uint8 falseVotes;
+        uint8 trueVotes;
+        uint16 votedMask;
+        uint256 bond;
+    }
+
+    /// @dev A device's binding to one provider, until `expiresAt` (a statement's expiry). One slot.
+    struct DeviceBinding {
+        address provider;
+        uint64 expiresAt;
+    }
+
     /// @notice The tier of a provider with no counting record.
     uint8 public constant TIER_NONE = 4;
+    /// @notice Most devices one request declares (record binds each: a loop of storage writes).
+    uint256 public constant MAX_DEVICES = 64;
     /// @notice Largest committee (signature checks loop over it; AuditorRegistry draws are O(pool)).
     uint256 public constant MAX_COMMITTEE = 15;
     /// @notice How far back the challenge block of a request may be: evidence bound to it is at most this many blocks
@@ -54,6 +79,12 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     uint256 public constant CHALLENGE_MAX_AGE_BLOCKS = 64;
     /// @notice Where request fees go (never claimed: burned; ERC-20s refuse address(0)).
     address public constant BURN_ADDRESS = 0x000000000000000000000000000000000000dEaD;
+    /// @notice Dispute outcomes (Dispute.outcome): open, statement false (upheld), statement stands (rejected), no
+    /// quorum by the deadline (undecided).
+    uint8 public constant DISPUTE_OPEN = 0;
+    uint8 public constant DISPUTE_UPHELD = 1;
+    uint8 public constant DISPUTE_REJECTED = 2;
+    uint8 public constant DISPUTE_UNDECIDED = 3;
     /// @dev blockhash(n) is only available for the 256 most recent blocks.
     uint256 private constant _BLOCKHASH_RANGE = 256;
 
@@ -72,6 +103,13 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     mapping(address provider => uint256 requestId) private _lastRequest;
     mapping(address provider => StoredAttestation) private _attestations;
     mapping(bytes32 binding => uint256 requestId) private _bindingUsed;
+    uint256 private _disputeCount;
+    mapping(uint256 disputeId => StoredDispute) private _disputes;
+    mapping(uint256 disputeId => address[]) private _panels;
+    mapping(uint256 requestId => uint256 disputeId) private _disputeOfRequest;
+    mapping(address account => uint256 amount) private _credits;
+    mapping(uint256 requestId => bytes32[]) private _requestDevices;
+    mapping(bytes32 deviceId => DeviceBinding) private _devices;
 
     constructor(
         IAuditorRegistry auditors_,
@@ -113,6 +151,37 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
 
     /// @inheritdoc IProviderRegistry
     function requestAttestation(bytes32 evidenceHash, uint64 challengeBlock) external returns (uint256 requestId) {
+        requestId = _requestAttestation(evidenceHash, challengeBlock);
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function requestAttestation(bytes32 evidenceHash, uint64 challengeBlock, bytes32[] calldata deviceIds)
+        external
+        returns (uint256 requestId)
+    {
+        uint256 n = deviceIds.length;
+        if (n > MAX_DEVICES) revert ProviderRegistryTooManyDevices(n, MAX_DEVICES);
+        for (uint256 i; i < n; ++i) {
+            // Ascending order makes "distinct" a one-comparison check.
+            if (i > 0 && deviceIds[i] <= deviceIds[i - 1]) revert ProviderRegistryUnsortedDevices(i, deviceIds[i - 1], deviceIds[i]);
+            _checkDeviceFree(deviceIds[i], msg.sender);
+        }
+        requestId = _requestAttestation(evidenceHash, challengeBlock);
+        _requestDevices[requestId] = deviceIds;
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function devicesOf(uint256 requestId) external view returns (bytes32[] memory) {
+        return _requestDevices[requestId];
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function deviceBindingOf(bytes32 deviceId) external view returns (address provider, uint64 expiresAt) {
+        DeviceBinding storage b = _devices[deviceId];
+        return (b.provider, b.expiresAt);
+    }
+
+    function _requestAttestation(bytes32 evidenceHash, uint64 challengeBlock) private returns (uint256 requestId) {
         if (evidenceHash == bytes32(0)) revert ProviderRegistryZeroEvidence();
         uint256 previous = _lastRequest[msg.sender];
         // INVARIANT: one committee draw per provider per request window, so re-rolling the committee costs a window.
@@ -170,6 +239,8 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         (address[] memory signers, uint16 mask) = _committeeSigners(requestId, committee, digest, signatures);
 
         q.recorded = true;
+        // A device serves one provider at a time: an attested tier binds the request's declared devices until expiry.
+        if (att.tier != TIER_NONE) _bindDevices(requestId, att.provider, att.expiresAt);
         _attestations[att.provider] = StoredAttestation({
             tier: att.tier,
             band: att.band,
@@ -181,6 +252,129 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
             evidenceHash: att.evidenceHash
         });
         emit AttestationRecorded(att.provider, requestId, att.tier, att.band, att.evidenceHash, att.expiresAt, digest, signers);
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function disputeStatement(address provider) external returns (uint256 disputeId) {
+        StoredAttestation storage a = _attestations[provider];
+        // INVARIANT: only a standing statement that claims an attested tier (1..3) is disputed; tier 4 claims nothing.
+        if (a.tier == 0 || a.tier == TIER_NONE || a.expiresAt <= block.timestamp) {
+            revert ProviderRegistryNothingToDispute(provider, a.tier, a.expiresAt, block.timestamp);
+        }
+        uint256 requestId = a.requestId;
+        uint256 previous = _disputeOfRequest[requestId];
+        // INVARIANT: one dispute per statement, so a statement's signers forfeit at most once for it.
+        if (previous != 0) revert ProviderRegistryAlreadyDisputed(requestId, previous);
+        uint256 bond = _auditors.minBond();
+        uint256 allowed = _feeToken.allowance(msg.sender, address(this));
+        // INVARIANT: a dispute is opened only with its bond locked, so a false dispute costs its challenger.
+        if (allowed < bond) revert ProviderRegistryBondNotApproved(msg.sender, allowed, bond);
+        disputeId = ++_disputeCount;
+        uint48 asOf = block.timestamp.toUint48();
+        uint32 seedBlock = (block.number + _seedDelayBlocks).toUint32();
+        _disputes[disputeId] = StoredDispute({
+            provider: provider,
+            asOf: asOf,
+            seedBlock: seedBlock,
+            drawn: false,
+            outcome: DISPUTE_OPEN,
+            challenger: msg.sender,
+            requestId: uint48(requestId), // a stored record's request id (uint48)
+            signerMask: a.signerMask,
+            falseVotes: 0,
+            trueVotes: 0,
+            votedMask: 0,
+            bond: bond
+        });
+        _disputeOfRequest[requestId] = disputeId;
+        emit StatementDisputed(
+            disputeId, provider, requestId, msg.sender, bond, asOf, seedBlock, uint64(asOf) + _requestWindowSeconds
+        );
+        _feeToken.safeTransferFrom(msg.sender, address(this), bond);
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function drawDisputePanel(uint256 disputeId) external returns (address[] memory panel) {
+        StoredDispute storage d = _openDispute(disputeId);
+        if (d.drawn) return _panels[disputeId];
+        panel = _drawDisputePanel(disputeId, d);
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function voteDispute(uint256 disputeId, bool statementFalse) external {
+        StoredDispute storage d = _openDispute(disputeId);
+        address[] memory panel = d.drawn ? _panels[disputeId] : _drawDisputePanel(disputeId, d);
+        uint256 at = _indexOf(panel, msg.sender);
+        // INVARIANT: only the drawn panel decides a dispute, each member once, with its bond at stake.
+        if (at == type(uint256).max) revert ProviderRegistryNotPanelMember(disputeId, msg.sender);
+        if (d.votedMask & (1 << at) != 0) revert ProviderRegistryAlreadyVoted(disputeId, msg.sender);
+        if (!_auditors.isActive(msg.sender)) revert ProviderRegistryVoterNotAuditor(disputeId, msg.sender);
+        d.votedMask |= uint16(1 << at); // fits: at < panel length <= MAX_COMMITTEE = 15
+        // votes fit a uint8: at most one per member of a panel <= MAX_COMMITTEE
+        uint8 votes = statementFalse ? ++d.falseVotes : ++d.trueVotes;
+        emit DisputeVoted(disputeId, msg.sender, statementFalse);
+        if (votes < _quorum) return;
+        if (statementFalse) _uphold(disputeId, d);
+        else _reject(disputeId, d);
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function settleDispute(uint256 disputeId) external {
+        StoredDispute storage d = _disputes[disputeId];
+        if (d.provider == address(0)) revert ProviderRegistryUnknownDispute(disputeId);
+        if (d.outcome != DISPUTE_OPEN) revert ProviderRegistryDisputeSettled(disputeId);
+        uint64 deadline = uint64(d.asOf) + _requestWindowSeconds;
+        // INVARIANT: an undecided dispute refunds its challenger only once no vote can count any more.
+        if (block.timestamp <= deadline) revert ProviderRegistryDisputeOpen(disputeId, deadline, block.timestamp);
+        d.outcome = DISPUTE_UNDECIDED;
+        emit DisputeSettled(disputeId, DISPUTE_UNDECIDED);
+        _credit(d.challenger, d.bond);
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function claimCredit() external returns (uint256 amount) {
+        amount = _credits[msg.sender];
+        // INVARIANT: a credit is paid once: it is zeroed before the transfer.
+        if (amount == 0) revert ProviderRegistryNothingToClaim(msg.sender);
+        _credits[msg.sender] = 0;
+        emit DisputeCreditClaimed(msg.sender, amount);
+        _feeToken.safeTransfer(msg.sender, amount);
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function disputeOf(uint256 disputeId) external view returns (Dispute memory v) {
+        StoredDispute storage d = _disputes[disputeId];
+        v.provider = d.provider;
+        v.requestId = d.requestId;
+        v.challenger = d.challenger;
+        v.bond = d.bond;
+        v.asOf = d.asOf;
+        v.seedBlock = d.seedBlock;
+        v.deadline = d.provider == address(0) ? 0 : uint64(d.asOf) + _requestWindowSeconds;
+        v.drawn = d.drawn;
+        v.falseVotes = d.falseVotes;
+        v.trueVotes = d.trueVotes;
+        v.outcome = d.outcome;
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function panelOf(uint256 disputeId) external view returns (address[] memory) {
+        return _panels[disputeId];
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function disputeOfRequest(uint256 requestId) external view returns (uint256) {
+        return _disputeOfRequest[requestId];
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function disputeBond() external view returns (uint256) {
+        return _auditors.minBond();
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function creditOf(address account) external view returns (uint256) {
+        return _credits[account];
     }
 
     /// @inheritdoc IProviderRegistry
@@ -198,16 +392,7 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     /// @inheritdoc IProviderRegistry
     function signersOf(address provider) public view returns (address[] memory signers) {
         StoredAttestation storage r = _attestations[provider];
-        address[] storage committee = _committees[r.requestId];
-        uint16 mask = r.signerMask;
-        signers = new address[](committee.length);
-        uint256 n;
-        for (uint256 i; i < committee.length; ++i) {
-            if (mask & (1 << i) != 0) signers[n++] = committee[i];
-        }
-        assembly ("memory-safe") {
-            mstore(signers, n) // shrink to the n signers (n <= committee length)
-        }
+        return _maskedSigners(r.requestId, r.signerMask);
     }
 
     /// @inheritdoc IProviderRegistry
@@ -326,6 +511,103 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         if (q.provider == address(0)) revert ProviderRegistryUnknownRequest(requestId);
         // INVARIANT: a request is drawn and recorded by its deadline, while its snapshot is drawable (constructor).
         if (block.timestamp > _deadline(q)) revert ProviderRegistryRequestClosed(requestId, _deadline(q), block.timestamp);
+    }
+
+    /// @dev Reverts when `deviceId` is bound to a provider other than `provider` by a statement that has not expired.
+    function _checkDeviceFree(bytes32 deviceId, address provider) private view {
+        DeviceBinding storage b = _devices[deviceId];
+        // INVARIANT: a device attests for one provider at a time (until the statement that bound it expires).
+        if (b.provider != address(0) && b.provider != provider && b.expiresAt > block.timestamp) {
+            revert ProviderRegistryDeviceBound(deviceId, b.provider, b.expiresAt);
+        }
+    }
+
+    function _bindDevices(uint256 requestId, address provider, uint64 expiresAt) private {
+        bytes32[] storage ids = _requestDevices[requestId];
+        for (uint256 i; i < ids.length; ++i) {
+            _checkDeviceFree(ids[i], provider);
+            _devices[ids[i]] = DeviceBinding({provider: provider, expiresAt: expiresAt});
+        }
+    }
+
+    function _openDispute(uint256 disputeId) private view returns (StoredDispute storage d) {
+        d = _disputes[disputeId];
+        if (d.provider == address(0)) revert ProviderRegistryUnknownDispute(disputeId);
+        if (d.outcome != DISPUTE_OPEN) revert ProviderRegistryDisputeSettled(disputeId);
+        uint64 deadline = uint64(d.asOf) + _requestWindowSeconds;
+        // INVARIANT: a panel is drawn and votes by the deadline, while its snapshot is drawable (constructor).
+        if (block.timestamp > deadline) revert ProviderRegistryDisputeClosed(disputeId, deadline, block.timestamp);
+    }
+
+    /// @dev The panel of dispute `disputeId`: a snapshot draw like a committee's, excluding the provider, the challenger
+    /// and the statement's signers (none of them judges its own case).
+    function _drawDisputePanel(uint256 disputeId, StoredDispute storage d) private returns (address[] memory panel) {
+        if (block.number <= d.seedBlock) revert ProviderRegistryDisputeSeedNotReady(disputeId, d.seedBlock, block.number);
+        // No reseed when the hash is gone (whoever holds back the draw would get a new panel): it times out undecided.
+        if (block.number - d.seedBlock > _BLOCKHASH_RANGE) revert ProviderRegistryDisputeSeedExpired(disputeId, d.seedBlock);
+        bytes32 seed = keccak256(abi.encode(blockhash(d.seedBlock), address(this), "dispute", disputeId));
+        address[] memory signers = _maskedSigners(d.requestId, d.signerMask);
+        address[] memory exclude = new address[](signers.length + 2);
+        exclude[0] = d.provider;
+        exclude[1] = d.challenger;
+        for (uint256 i; i < signers.length; ++i) {
+            exclude[i + 2] = signers[i];
+        }
+        panel = _auditors.drawPanel(seed, _committeeSize, exclude, d.asOf);
+        d.drawn = true;
+        _panels[disputeId] = panel;
+        emit DisputePanelDrawn(disputeId, seed, panel);
+    }
+
+    /// @dev The statement was false: revoke it if it still stands, forfeit every signer's whole bond (half to the
+    /// challenger, the rest burned) and credit the challenger's bond back.
+    function _uphold(uint256 disputeId, StoredDispute storage d) private {
+        d.outcome = DISPUTE_UPHELD;
+        StoredAttestation storage a = _attestations[d.provider];
+        if (a.requestId == d.requestId && a.expiresAt > block.timestamp) {
+            a.expiresAt = uint64(block.timestamp);
+            emit AttestationRevoked(d.provider, d.requestId, disputeId);
+        }
+        // A false statement's devices are released (the provider it bound them to never proved them).
+        bytes32[] storage ids = _requestDevices[d.requestId];
+        for (uint256 i; i < ids.length; ++i) {
+            if (_devices[ids[i]].provider == d.provider) delete _devices[ids[i]];
+        }
+        emit DisputeSettled(disputeId, DISPUTE_UPHELD);
+        _credit(d.challenger, d.bond);
+        address[] memory signers = _maskedSigners(d.requestId, d.signerMask);
+        for (uint256 i; i < signers.length; ++i) {
+            uint256 bond = _auditors.auditorOf(signers[i]).bond;
+            uint256 reward = bond / 2;
+            // INVARIANT: every signer of a false statement loses all it has bonded, whatever else it is doing.
+            if (reward != 0) _auditors.forfeit(signers[i], reward, d.challenger);
+            if (bond - reward != 0) _auditors.forfeit(signers[i], bond - reward, BURN_ADDRESS);
+        }
+    }
+
+    /// @dev The statement stands: the challenger's bond is burned.
+    function _reject(uint256 disputeId, StoredDispute storage d) private {
+        d.outcome = DISPUTE_REJECTED;
+        emit DisputeSettled(disputeId, DISPUTE_REJECTED);
+        _feeToken.safeTransfer(BURN_ADDRESS, d.bond);
+    }
+
+    function _credit(address account, uint256 amount) private {
+        _credits[account] += amount;
+        emit DisputeCredited(account, amount);
+    }
+
+    /// @dev The members of request `requestId`'s committee whose bits are set in `mask`.
+    function _maskedSigners(uint256 requestId, uint16 mask) private view returns (address[] memory signers) {
+        address[] storage committee = _committees[requestId];
+        signers = new address[](committee.length);
+        uint256 n;
+        for (uint256 i; i < committee.length; ++i) {
+            if (mask & (1 << i) != 0) signers[n++] = committee[i];
+        }
+        assembly ("memory-safe") {
+            mstore(signers, n) // shrink to the n signers (n <= committee length)
+        }
     }
 
     function _deadline(StoredRequest storage q) private view returns (uint64) {

@@ -24,10 +24,10 @@ import {Receipts} from "../libraries/Receipts.sol";
 ///
 /// Bonds at stake: a record counts (`effectiveTier`) only while it is unexpired AND at least `quorum()` of its signers
 /// are still active (bonded at or above the minimum, not exiting): a signer cannot take its bond out while its
-/// statement carries weight without withdrawing the weight. NOT enforced: nothing forfeits a signer's bond for a false
-/// statement. There is no on-chain proof that evidence is false (the evidence is checked off chain against vendor
-/// roots), so a committee majority that lies is stopped only by the draw making such a majority unlikely
-/// (docs/panels.md, "Attestation committee").
+/// statement carries weight without withdrawing the weight. A statement is accountable for its lifetime: anyone may
+/// dispute it (`disputeStatement`, with a bond); a fresh panel re-verifies the on-chain-hashed evidence and, on a
+/// quorum saying it does not support the tier, the record is revoked and its signers forfeit their bonds
+/// (docs/panels.md, "Attestation committee"; docs/checks.md has the forged-tier inequality).
 ///
 /// A provider with no record, or an expired or unbacked one, has the effective tier 4 (no attestation: stake
 /// substitutes), which JobMarket treats as the weakest tier and charges the full required stake.
@@ -76,6 +76,33 @@ interface IProviderRegistry {
         bytes32 evidenceHash;
         bytes32 challenge;
         bytes32 binding;
+    }
+
+    /// @notice A dispute of a recorded statement (IProviderRegistry.disputeStatement).
+    /// @param provider whose statement
+    /// @param requestId the statement's request
+    /// @param challenger who disputes it (its bond is locked)
+    /// @param bond the locked bond
+    /// @param asOf the panel's snapshot time (the dispute's block time)
+    /// @param seedBlock the block whose hash seeds the panel
+    /// @param deadline unix seconds after which no vote counts
+    /// @param drawn whether the panel is drawn
+    /// @param falseVotes votes that the evidence does not support the tier
+    /// @param trueVotes votes that it does
+    /// @param outcome 0 open, 1 upheld, 2 rejected, 3 undecided
+    // solhint-disable-next-line gas-struct-packing
+    struct Dispute {
+        address provider;
+        uint256 requestId;
+        address challenger;
+        uint256 bond;
+        uint64 asOf;
+        uint64 seedBlock;
+        uint64 deadline;
+        bool drawn;
+        uint8 falseVotes;
+        uint8 trueVotes;
+        uint8 outcome;
     }
 
     /// @notice `provider` opened request `requestId` for the evidence `evidenceHash`: committee drawn from the snapshot
@@ -180,6 +207,68 @@ interface IProviderRegistry {
     /// @notice `provider` already used the binding of challenge block `challengeBlock` for request `requestId`: a
     /// binding, and so a piece of evidence, answers one request.
     error ProviderRegistryChallengeUsed(address provider, uint64 challengeBlock, uint256 requestId);
+    /// @notice `provider` has no standing attested statement to dispute: its record has tier `tier` (0: none; 4 claims
+    /// nothing) and expires at `expiresAt` (now `nowTs`).
+    error ProviderRegistryNothingToDispute(address provider, uint8 tier, uint64 expiresAt, uint256 nowTs);
+    /// @notice The statement of request `requestId` is already disputed (dispute `disputeId`): one dispute per statement.
+    error ProviderRegistryAlreadyDisputed(uint256 requestId, uint256 disputeId);
+    /// @notice `challenger` allowed this registry `allowance` of the auditor token; a dispute locks `bond`.
+    error ProviderRegistryBondNotApproved(address challenger, uint256 allowance, uint256 bond);
+    /// @notice No statement dispute `disputeId` exists.
+    error ProviderRegistryUnknownDispute(uint256 disputeId);
+    /// @notice Statement dispute `disputeId` is already settled.
+    error ProviderRegistryDisputeSettled(uint256 disputeId);
+    /// @notice Statement dispute `disputeId`'s vote closed at `deadline` (now `nowTs`).
+    error ProviderRegistryDisputeClosed(uint256 disputeId, uint64 deadline, uint256 nowTs);
+    /// @notice Statement dispute `disputeId` is open until `deadline` (now `nowTs`): it times out only after that.
+    error ProviderRegistryDisputeOpen(uint256 disputeId, uint64 deadline, uint256 nowTs);
+    /// @notice `voter` is not on statement dispute `disputeId`'s panel.
+    error ProviderRegistryNotPanelMember(uint256 disputeId, address voter);
+    /// @notice Panel member `voter` of statement dispute `disputeId` is no longer an active auditor.
+    error ProviderRegistryVoterNotAuditor(uint256 disputeId, address voter);
+    /// @notice Statement dispute `disputeId`'s seed block `seedBlock` is not mined yet (now block `blockNumber`).
+    error ProviderRegistryDisputeSeedNotReady(uint256 disputeId, uint64 seedBlock, uint256 blockNumber);
+    /// @notice Statement dispute `disputeId`'s seed block `seedBlock` left the blockhash range before anyone drew the
+    /// panel: the dispute can only time out undecided.
+    error ProviderRegistryDisputeSeedExpired(uint256 disputeId, uint64 seedBlock);
+    /// @notice `voter` already voted on statement dispute `disputeId`.
+    error ProviderRegistryAlreadyVoted(uint256 disputeId, address voter);
+    /// @notice Device `deviceId` is bound to `provider` until `expiresAt`: one device attests for one provider at a time.
+    error ProviderRegistryDeviceBound(bytes32 deviceId, address provider, uint64 expiresAt);
+    /// @notice A request declares `count` devices; at most `max`.
+    error ProviderRegistryTooManyDevices(uint256 count, uint256 max);
+    /// @notice Device id `index` (`deviceId`) is not above the previous one (`previous`): ids must be strictly ascending.
+    error ProviderRegistryUnsortedDevices(uint256 index, bytes32 previous, bytes32 deviceId);
+    /// @notice `account` has no credit to claim.
+    error ProviderRegistryNothingToClaim(address account);
+
+    /// @notice `challenger` disputed `provider`'s statement of request `requestId` (dispute `disputeId`), locking `bond`;
+    /// the panel is drawn from the snapshot at `asOf` with blockhash(`seedBlock`) and votes until `deadline`.
+    event StatementDisputed(
+        uint256 indexed disputeId,
+        address indexed provider,
+        uint256 indexed requestId,
+        address challenger,
+        uint256 bond,
+        uint64 asOf,
+        uint64 seedBlock,
+        uint64 deadline
+    );
+    /// @notice Statement dispute `disputeId`'s panel was drawn from `seed` (signers, provider and challenger excluded).
+    event DisputePanelDrawn(uint256 indexed disputeId, bytes32 seed, address[] panel);
+    /// @notice Panel member `voter` voted on dispute `disputeId`: `statementFalse` says the evidence does not support
+    /// the tier.
+    event DisputeVoted(uint256 indexed disputeId, address indexed voter, bool statementFalse);
+    /// @notice Statement dispute `disputeId` is settled: `outcome` 1 upheld (statement false: record revoked, each signer
+    /// forfeited its bond), 2 rejected (statement stands, challenger bond burned), 3 undecided at the deadline
+    /// (challenger bond refunded).
+    event DisputeSettled(uint256 indexed disputeId, uint8 outcome);
+    /// @notice `provider`'s record of request `requestId` was revoked by an upheld statement dispute.
+    event AttestationRevoked(address indexed provider, uint256 indexed requestId, uint256 indexed disputeId);
+    /// @notice `account` was credited `amount` of the auditor token (claimCredit pays it).
+    event DisputeCredited(address indexed account, uint256 amount);
+    /// @notice `account` claimed `amount`.
+    event DisputeCreditClaimed(address indexed account, uint256 amount);
 
     /// @notice Open an attestation request for the caller's evidence `evidenceHash` (keccak256 of the evidence token):
     /// snapshot asOf = now, seed block = block.number + seedDelayBlocks, deadline = now + requestWindowSeconds. Reverts
@@ -190,6 +279,22 @@ interface IProviderRegistry {
     /// blockhash(challengeBlock)))`, with `challengeBlock` one of the CHALLENGE_MAX_AGE_BLOCKS blocks before this one;
     /// each (provider, challenge) binding opens one request.
     function requestAttestation(bytes32 evidenceHash, uint64 challengeBlock) external returns (uint256 requestId);
+
+    /// @notice As `requestAttestation(evidenceHash, challengeBlock)`, declaring the devices the evidence attests
+    /// (`deviceIds`: keccak256 of each verdict device id, e.g. keccak256("nvidia-ueid:<ueid>"), strictly ascending, at
+    /// most MAX_DEVICES). Reverts with ProviderRegistryDeviceBound when one is bound to another provider by an unexpired
+    /// statement; a record of tier 1..3 for the request binds each declared device to the provider until the
+    /// statement's expiry (re-checked then), and an upheld dispute releases them. Committee members sign tier 4 when the
+    /// evidence's devices are not exactly the declared ones (verifier/src/attest: `device-undeclared`).
+    function requestAttestation(bytes32 evidenceHash, uint64 challengeBlock, bytes32[] calldata deviceIds)
+        external
+        returns (uint256 requestId);
+
+    /// @notice The devices request `requestId` declared (ascending; empty for a request without devices).
+    function devicesOf(uint256 requestId) external view returns (bytes32[] memory);
+
+    /// @notice Who device `deviceId` is bound to, until when (zero: never bound; a past expiry: free).
+    function deviceBindingOf(bytes32 deviceId) external view returns (address provider, uint64 expiresAt);
 
     /// @notice The binding request `requestId`'s evidence must carry as its nonce (zero if no such request).
     function bindingOf(uint256 requestId) external view returns (bytes32);
@@ -228,6 +333,45 @@ interface IProviderRegistry {
 
     /// @notice The EIP-712 digest committee members sign for `att` under this registry's domain.
     function digestOf(Receipts.AttestationVerified calldata att) external view returns (bytes32);
+
+    /// @notice Dispute `provider`'s standing statement (tier 1..3, unexpired): the caller locks `disputeBond()` (the
+    /// AuditorRegistry's minimum bond; approve it first). A panel of `committeeSize()` auditors, drawn like a committee
+    /// from the snapshot at now (excluding the provider, the caller and the statement's signers), re-verifies the
+    /// on-chain-hashed evidence under the trust configuration at the statement's issuedAt and votes by
+    /// `now + requestWindowSeconds()`. `quorum()` "false" votes uphold it: the record is revoked and every signer
+    /// forfeits its whole bond (half credited to the challenger, half burned) through AuditorRegistry.forfeit, and the
+    /// challenger's bond is credited back. `quorum()` "true" votes reject it: the challenger's bond is burned. Neither by
+    /// the deadline: `settleDispute` credits the bond back. One dispute per statement.
+    function disputeStatement(address provider) external returns (uint256 disputeId);
+
+    /// @notice Draw and store dispute `disputeId`'s panel (anyone) once its seed block is mined (the first vote draws
+    /// it too).
+    function drawDisputePanel(uint256 disputeId) external returns (address[] memory panel);
+
+    /// @notice Vote on dispute `disputeId` as a member of its panel that is an active auditor, before the deadline;
+    /// the vote that makes a quorum settles it.
+    function voteDispute(uint256 disputeId, bool statementFalse) external;
+
+    /// @notice Settle dispute `disputeId` that no quorum decided by its deadline: the challenger's bond is credited back.
+    function settleDispute(uint256 disputeId) external;
+
+    /// @notice Pay the caller's credit (refunded and rewarded dispute bonds) in the auditor token.
+    function claimCredit() external returns (uint256 amount);
+
+    /// @notice Dispute `disputeId`.
+    function disputeOf(uint256 disputeId) external view returns (Dispute memory);
+
+    /// @notice Dispute `disputeId`'s panel (empty until drawn).
+    function panelOf(uint256 disputeId) external view returns (address[] memory);
+
+    /// @notice The dispute of request `requestId`'s statement (0: none).
+    function disputeOfRequest(uint256 requestId) external view returns (uint256);
+
+    /// @notice What a dispute locks: the AuditorRegistry's minimum bond.
+    function disputeBond() external view returns (uint256);
+
+    /// @notice `account`'s unclaimed credit.
+    function creditOf(address account) external view returns (uint256);
 
     /// @notice The inclusive band range of `tier` (1..4); reverts on another tier.
     function bandRange(uint8 tier) external pure returns (uint8 min, uint8 max);

@@ -47,6 +47,7 @@ contract MarketFixture {
         providers = new ProviderRegistry(registry, COMMITTEE, QUORUM, MAX_VALIDITY, ATTESTATION_SEED_DELAY, REQUEST_WINDOW, REQUEST_FEE);
         data = new DataRegistry();
         vault.wire(address(market), address(dispute));
+        registry.wireAttestation(address(providers));
         registry.wire(address(dispute));
         market.setRegistries(registry, providers, data);
         market.wire(address(dispute), address(this));

@@ -72,9 +72,10 @@ export function buildMarket(m: IgnitionModuleBuilder, token: Address, proving: P
     panelFee: m.getParameter("panelFee", parseEther("0.05")),
   };
   const disputeGame = m.contract("DisputeGame", [jobMarket, auditorRegistry, proving.verifier, proving.vkeyHash, token, disputeParams]);
-  m.call(auditorRegistry, "wire", [disputeGame], { id: "AuditorRegistry_wire_DisputeGame" });
-  // ProviderRegistry and DataRegistry, set in JobMarket once (registries.ts), before JobMarket's wiring ends.
-  const { providerRegistry, dataRegistry, setRegistries } = buildRegistries(m, jobMarket, auditorRegistry);
+  // ProviderRegistry and DataRegistry, set in JobMarket once (registries.ts), before JobMarket's wiring ends; the
+  // ProviderRegistry's forfeit role is wired before AuditorRegistry.wire ends that registry's wiring.
+  const { providerRegistry, dataRegistry, setRegistries, wireAttestation } = buildRegistries(m, jobMarket, auditorRegistry);
+  m.call(auditorRegistry, "wire", [disputeGame], { id: "AuditorRegistry_wire_DisputeGame", after: [wireAttestation] });
   m.call(jobMarket, "wire", [disputeGame, evaluator], { id: "JobMarket_wire_DisputeGame", after: [setRegistries] });
   // ownerless, event-only: where parties announce their IPFS nodes (docs/content.md), as deployMarket does
   const peerDirectory = m.contract("PeerDirectory", []);

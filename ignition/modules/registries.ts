@@ -9,9 +9,9 @@
  * attestationRequestWindowSeconds (default 1 day; at most the auditor exit delay), attestationRequestFee (wei of the
  * auditor token burned per request, > 0; default 1 token). See docs/panels.md.
  */
-import type { CallableContractFuture, ContractFuture, IgnitionModuleBuilder } from "@nomicfoundation/ignition-core";
+import type { CallableContractFuture, IgnitionModuleBuilder } from "@nomicfoundation/ignition-core";
 
-export function buildRegistries(m: IgnitionModuleBuilder, jobMarket: CallableContractFuture<"JobMarket">, auditorRegistry: ContractFuture<"AuditorRegistry">) {
+export function buildRegistries(m: IgnitionModuleBuilder, jobMarket: CallableContractFuture<"JobMarket">, auditorRegistry: CallableContractFuture<"AuditorRegistry">) {
   const attestationCommitteeSize = m.getParameter("attestationCommitteeSize", 3n);
   const attestationQuorum = m.getParameter("attestationQuorum", 2n);
   const attestationMaxValiditySeconds = m.getParameter("attestationMaxValiditySeconds", 30n * 24n * 3600n);
@@ -27,7 +27,9 @@ export function buildRegistries(m: IgnitionModuleBuilder, jobMarket: CallableCon
     attestationRequestWindowSeconds,
     attestationRequestFee,
   ]);
+  // ProviderRegistry forfeits the signers of a statement a dispute found false (before AuditorRegistry.wire ends wiring)
+  const wireAttestation = m.call(auditorRegistry, "wireAttestation", [providerRegistry], { id: "AuditorRegistry_wireAttestation" });
   const dataRegistry = m.contract("DataRegistry", []);
   const setRegistries = m.call(jobMarket, "setRegistries", [auditorRegistry, providerRegistry, dataRegistry], { id: "JobMarket_setRegistries" });
-  return { providerRegistry, dataRegistry, setRegistries };
+  return { providerRegistry, dataRegistry, setRegistries, wireAttestation };
 }

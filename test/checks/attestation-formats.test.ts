@@ -15,7 +15,9 @@ import { join } from "node:path";
 import { keccak256, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import {
+  checkTdxTcbStatus,
   compareHexVersions,
+  DEFAULT_REFUSED_TDX_TCB_STATUSES,
   evidenceNonce,
   INTEL_SGX_ROOT_CA_SHA256,
   verifyEvidenceBundle,
@@ -36,6 +38,19 @@ describe("checks/attestation formats: Intel TDX (real quote + collateral), NVIDI
   this.timeout(60_000);
 
   describe("Intel TDX quote (real vendor artifacts, verified at a fixed time)", () => {
+    it("refuses OutOfDate and ConfigurationNeeded platforms by default (tcb-out-of-date); the real UpToDate sample passes", async () => {
+      // the real quote is UpToDate, and no OutOfDate quote with Intel-signed collateral is available offline: the rule
+      // verifyTdxQuote applies to dcap-qvl's status is checked here on the status names themselves
+      expect(DEFAULT_REFUSED_TDX_TCB_STATUSES).to.include.members(["OutOfDate", "ConfigurationNeeded", "OutOfDateConfigurationNeeded"]);
+      for (const s of ["OutOfDate", "ConfigurationNeeded", "OutOfDateConfigurationNeeded", "ConfigurationAndSWHardeningNeeded"]) {
+        expect(await reasonOf(Promise.resolve().then(() => checkTdxTcbStatus(s, {})))).to.equal("tcb-out-of-date");
+      }
+      expect(() => checkTdxTcbStatus("UpToDate", {})).to.not.throw();
+      expect(() => checkTdxTcbStatus("SWHardeningNeeded", {})).to.not.throw();
+      expect(() => checkTdxTcbStatus("OutOfDate", { refusedTcbStatuses: [] })).to.not.throw(); // the auditor's explicit choice
+      expect((await verifyTdxQuote(QUOTE, COLLATERAL, AT, { refusedTcbStatuses: ["UpToDate"] }).catch((e: { reason?: string }) => e.reason))).to.equal("tcb-out-of-date");
+    });
+
     it("verifies the real quote against the real collateral and the pinned Intel root", async () => {
       const v = await verifyTdxQuote(QUOTE, COLLATERAL, AT);
       expect(v.tcbStatus).to.equal("UpToDate");

@@ -14,6 +14,7 @@ import { InputError } from "../../verifier/src/errors/index.ts";
 import { keccak256, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import {
+  DEFAULT_MAX_CRL_AGE_SECONDS,
   evidenceNonce,
   parseDer,
   parseSevSnpReport,
@@ -125,5 +126,24 @@ describe("checks/attestation formats: AMD SEV-SNP report, VCEK <- ASK <- ARK (te
     // a genuine report and VCEK whose report data is another binding's
     const otherData = Buffer.from(JSON.stringify({ version: 1, ...(await sessionProof(provider, key, binding)), evidence: { ...evidence, report: Buffer.from(good.report).toString("hex"), vcek: b64(good.vcek) } }));
     expect(await reasonOf(verifyEvidenceBundle(otherData, ctx))).to.equal("binding-mismatch");
+  });
+  it("safe defaults: a report from VMPL 1 and a guest policy allowing a migration agent are refused (guest-privilege) unless the auditor allows them", async () => {
+    const v = await chain.vcek(chip, TCB);
+    const vmpl1 = { ...good, vcek: raw(v.cert), report: await snpReport({ reportData: data, chipId: chip, tcb: TCB, vmpl: 1 }, v.key) };
+    expect(await reasonOf(verifySevSnp(vmpl1, policy, now))).to.equal("guest-privilege");
+    expect((await verifySevSnp(vmpl1, { ...policy, maxVmpl: 1 }, now)).reportData).to.equal(`0x${data.toString("hex")}`);
+    const ma = { ...good, vcek: raw(v.cert), report: await snpReport({ reportData: data, chipId: chip, tcb: TCB, policy: 0x30000n | (1n << 18n) }, v.key) };
+    expect(parseSevSnpReport(ma.report).policy & (1n << 18n)).to.equal(1n << 18n);
+    expect(await reasonOf(verifySevSnp(ma, policy, now))).to.equal("guest-privilege");
+    expect((await verifySevSnp(ma, { ...policy, allowMigrationAgent: true }, now)).reportData).to.equal(`0x${data.toString("hex")}`);
+  });
+
+  it("CRL freshness: an unexpired ASK CRL issued more than DEFAULT_MAX_CRL_AGE_SECONDS (2 days) before the verification is refused (collateral-expired)", async () => {
+    expect(DEFAULT_MAX_CRL_AGE_SECONDS).to.equal(2 * 86_400);
+    const crl = raw(await chain.crl([])); // thisUpdate now - 1 day, nextUpdate now + 3 days
+    const later = new Date(now.getTime() + 1.5 * 86_400_000); // 2.5 days after thisUpdate, inside nextUpdate
+    expect(await reasonOf(verifySevSnp({ ...good, crl }, { ...policy, requireCrl: true }, later))).to.equal("collateral-expired");
+    expect((await verifySevSnp({ ...good, crl }, { ...policy, requireCrl: true }, now)).reportData).to.equal(`0x${data.toString("hex")}`);
+    expect((await verifySevSnp({ ...good, crl }, { ...policy, requireCrl: true, maxCrlAgeSeconds: 3 * 86_400 }, later)).reportData).to.equal(`0x${data.toString("hex")}`);
   });
 });

@@ -84,7 +84,7 @@ export async function makeSnpChain(product = "Milan", now = new Date()): Promise
   };
 }
 
-export type ReportFields = { reportData: Uint8Array; chipId: Uint8Array; tcb: Tcb; policy?: bigint; measurement?: Uint8Array; currentTcb?: Tcb };
+export type ReportFields = { reportData: Uint8Array; chipId: Uint8Array; tcb: Tcb; policy?: bigint; measurement?: Uint8Array; currentTcb?: Tcb; vmpl?: number };
 
 const tcbBytes = (t: Tcb) => new Uint8Array([t.bl, t.tee, 0, 0, 0, 0, t.snp, t.ucode]);
 
@@ -94,7 +94,7 @@ export async function snpReport(f: ReportFields, vcekKey: CryptoKey): Promise<Bu
   b.writeUInt32LE(2, 0x00); // VERSION
   b.writeUInt32LE(1, 0x04); // GUEST_SVN
   b.writeBigUInt64LE(f.policy ?? 0x30000n, 0x08); // POLICY: SMT allowed, reserved bit 17
-  b.writeUInt32LE(0, 0x30); // VMPL
+  b.writeUInt32LE(f.vmpl ?? 0, 0x30); // VMPL
   b.writeUInt32LE(1, 0x34); // SIGNATURE_ALGO: ECDSA P-384 with SHA-384
   Buffer.from(tcbBytes(f.currentTcb ?? f.tcb)).copy(b, 0x38); // CURRENT_TCB
   b.writeUInt32LE(0, 0x48); // AUTHOR_KEY_EN 0, MASK_CHIP_KEY 0, SIGNING_KEY 0 (VCEK)

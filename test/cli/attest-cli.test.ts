@@ -6,6 +6,7 @@
  * records tier 4 with the reason printed; a non-member and a wrong file are refused by name (exit 2).
  */
 import { expect } from "chai";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,6 +27,7 @@ import {
   type ChainClients,
 } from "../../verifier/src/chain/index.ts";
 import { configureLogging } from "../../verifier/src/log/index.ts";
+import { deviceIdHash } from "../../verifier/src/attest/index.ts";
 import { makeNras, newSessionKey, sessionProof, type Nras } from "../checks/nras-fixture.ts";
 import { runPouw } from "./in-process.ts";
 import { serveProvider, type ServedProvider } from "./rpc-over-http.ts";
@@ -77,7 +79,8 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
   const json = (s: string) => JSON.parse(s.trim().split("\n").pop()!) as Record<string, unknown>;
 
   /** `provider attest prepare` with a fresh session key, then the machine's side: evidence and possession proof. */
-  async function prepareBundle(key: number, gpus?: Record<string, unknown>[]): Promise<{ bytes: Buffer; challengeBlock: string; binding: Hex }> {
+  /** ... and the devices the bundle attests, as `provider attest request --device` takes them (one GPU of a fresh ueid by default). */
+  async function prepareBundle(key: number, gpus: { ueid: string }[] = [{ ueid: BigInt(`0x${randomBytes(20).toString("hex")}`).toString() }]): Promise<{ bytes: Buffer; challengeBlock: string; binding: Hex; devices: string[] }> {
     const sessionKey = newSessionKey();
     const prep = await runPouw(["provider", "attest", "prepare", "--session-key", sessionKey.address, "--json", ...as(key)]);
     expect(prep.code, prep.stderr).to.equal(0);
@@ -88,14 +91,14 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
     const proof = await sessionProof(privateKeyToAccount(DEV_KEYS[key]!), sessionKey, p.binding);
     expect(proof.authorization).to.equal(p.authorization); // the CLI signed the same authorization
     const bytes = Buffer.from(JSON.stringify({ version: 1, ...proof, evidence: { format: "nvidia-eat", eat } }));
-    return { bytes, challengeBlock: p.challengeBlock, binding: p.binding };
+    return { bytes, challengeBlock: p.challengeBlock, binding: p.binding, devices: gpus.map((g) => `nvidia-ueid:${g.ueid}`) };
   }
 
-  async function request(key: number, bytes: Buffer, challengeBlock: string): Promise<{ id: string; committee: number[] }> {
+  async function request(key: number, bytes: Buffer, challengeBlock: string, devices: string[]): Promise<{ id: string; committee: number[] }> {
     const path = join(dir, `bundle-${key}-${challengeBlock}.json`);
     writeFileSync(path, bytes);
     await mine(1);
-    const r = await runPouw(["provider", "attest", "request", path, "--challenge-block", challengeBlock, "--mint", "--json", ...as(key)]);
+    const r = await runPouw(["provider", "attest", "request", path, "--challenge-block", challengeBlock, ...(devices.length ? ["--device", ...devices] : []), "--mint", "--json", ...as(key)]);
     expect(r.code, r.stderr).to.equal(0);
     const id = String(json(r.stdout).requestId);
     await mine(3); // past the seed block
@@ -108,10 +111,10 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
     admin.public.readContract({ address: registry, abi: providerRegistryAbi, functionName: "effectiveTier", args: [privateKeyToAccount(DEV_KEYS[key]!).address] });
 
   it("records tier 1 for a provider with valid bound evidence: each member verifies and signs, the quorum's signatures recorded", async () => {
-    const { bytes, challengeBlock } = await prepareBundle(1, [{ ueid: GPU_UEID }]);
+    const { bytes, challengeBlock, devices } = await prepareBundle(1, [{ ueid: GPU_UEID }]);
     const bundlePath = join(dir, "bundle-1.json");
     writeFileSync(bundlePath, bytes);
-    const { id, committee } = await request(1, bytes, challengeBlock);
+    const { id, committee } = await request(1, bytes, challengeBlock, devices);
     expect(committee).to.have.length(3);
     const statements = join(dir, "committee-1");
     const first = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", trustPath, "--statements", statements, "--json", ...as(committee[0]!)]);
@@ -131,9 +134,9 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
   });
 
   it("records tier 4 with the reason printed for a relayed bundle (provider 1's evidence under provider 2's request)", async () => {
-    const { bytes, challengeBlock } = await prepareBundle(1);
+    const { bytes, challengeBlock, devices } = await prepareBundle(1);
     // provider 2 requests with provider 1's bundle (same challenge block: a different binding, since it names provider 2)
-    const { id, committee } = await request(2, bytes, challengeBlock);
+    const { id, committee } = await request(2, bytes, challengeBlock, devices);
     const bundlePath = join(dir, "bundle-relay.json");
     writeFileSync(bundlePath, bytes);
     const statements = join(dir, "committee-relay");
@@ -160,24 +163,37 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
     expect(await tierOf(2)).to.equal(4);
   });
 
-  it("a member refuses to co-sign a statement that says more than it verified", async () => {
-    const { bytes, challengeBlock } = await prepareBundle(7);
-    const { id, committee } = await request(7, bytes, challengeBlock);
+  it("no single-member veto: a member that verified less signs its own tier-4 proposal, and the two that verified tier 1 record it", async () => {
+    const { bytes, challengeBlock, devices } = await prepareBundle(7);
+    const { id, committee } = await request(7, bytes, challengeBlock, devices);
     const bundlePath = join(dir, "bundle-7.json");
     writeFileSync(bundlePath, bytes);
     const statements = join(dir, "committee-7");
-    // the first member trusts the test JWKS; the second trusts nothing for NVIDIA, verifies tier 4 and refuses the tier-1 statement
-    expect((await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", trustPath, "--statements", statements, ...as(committee[0]!)])).code).to.equal(0);
+    // the first member trusts nothing for NVIDIA: it verifies tier 4 and proposes it first
     const empty = join(dir, "trust-none.json");
     writeFileSync(empty, "{}");
-    const r = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", empty, "--statements", statements, ...as(committee[1]!)]);
-    expect(r.code).to.equal(2);
-    expect(r.stderr).to.match(/says tier 1 band 100; this auditor verified tier 4 band 10 \(untrusted-root\): not co-signing/);
+    const first = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", empty, "--statements", statements, "--json", ...as(committee[0]!)]);
+    expect(first.code, first.stderr).to.equal(0);
+    expect(json(first.stdout)).to.include({ tier: 4, reason: "untrusted-root", signatures: 1, recorded: null });
+    // the second verifies tier 1: it does not co-sign the tier-4 proposal, it signs its own (1 of 2 each: no record)
+    const second = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", trustPath, "--statements", statements, ...as(committee[1]!)]);
+    expect(second.code, second.stderr).to.equal(0);
+    expect(second.stdout).to.match(/another member's proposal says tier 4 band 10: not co-signed/);
+    expect(second.stdout).to.match(/1 of 2 signatures\nwaiting for more committee members/);
+    expect(await tierOf(7)).to.equal(4);
+    // the third verifies tier 1 too and co-signs that proposal: the quorum is reached and recorded
+    const third = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", trustPath, "--statements", statements, "--json", ...as(committee[2]!)]);
+    expect(third.code, third.stderr).to.equal(0);
+    const r = json(third.stdout);
+    expect(r).to.include({ tier: 1, signatures: 2 });
+    expect(r.recorded).to.not.equal(null);
+    expect(r.dissent).to.deep.equal([{ tier: 4, band: 10 }]);
+    expect(await tierOf(7)).to.equal(1);
   });
 
-  it("a statement file nobody on the committee signed (a competitor's one-minute tier-1 statement) is replaced, not co-signed", async () => {
-    const { bytes, challengeBlock } = await prepareBundle(9);
-    const { id, committee } = await request(9, bytes, challengeBlock);
+  it("a statement file nobody on the committee signed (a competitor's one-minute tier-1 statement) is ignored, not co-signed", async () => {
+    const { bytes, challengeBlock, devices } = await prepareBundle(9);
+    const { id, committee } = await request(9, bytes, challengeBlock, devices);
     const bundlePath = join(dir, "bundle-9.json");
     writeFileSync(bundlePath, bytes);
     const statements = join(dir, "committee-9");
@@ -186,7 +202,7 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
     // says exactly what the members verify, but expires in two minutes: before, the first member adopted it
     const short = BigInt(await latest()) + 120n;
     const forged = { provider: q.provider, requestId: id, tier: 1, band: 100, evidenceHash: keccak256(bytes), expiresAt: String(short), issuedAt: String(q.asOf) };
-    writeFileSync(join(statements, `request-${id}.statement.json`), JSON.stringify(forged));
+    writeFileSync(join(statements, `request-${id}.statement.forged.json`), JSON.stringify(forged));
     for (const m of committee.slice(0, 2)) {
       const r = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", trustPath, "--statements", statements, "--json", ...as(m)]);
       expect(r.code, r.stderr).to.equal(0);
@@ -196,19 +212,26 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
     expect(att.expiresAt > short + 3000n, `recorded expiresAt ${att.expiresAt}, forged ${short}`).to.equal(true); // the NRAS tokens' exp (1 h), not the forged two minutes
   });
 
-  it("one GPU for two providers: a member that attested it for provider 1 signs tier 4 for provider 8 (device-reused)", async () => {
-    const { bytes, challengeBlock } = await prepareBundle(8, [{ ueid: GPU_UEID }]);
-    const { id, committee } = await request(8, bytes, challengeBlock);
-    const bundlePath = join(dir, "bundle-8.json");
-    writeFileSync(bundlePath, bytes);
+  it("one GPU for two providers, auditors with separate state: the chain refuses provider 8's request naming it (ProviderRegistryDeviceBound); left undeclared, the committee signs tier 4 (device-undeclared)", async () => {
+    const { bytes, challengeBlock, devices } = await prepareBundle(8, [{ ueid: GPU_UEID }]);
+    const path = join(dir, "bundle-8.json");
+    writeFileSync(path, bytes);
+    await mine(1);
+    const refused = await runPouw(["provider", "attest", "request", path, "--challenge-block", challengeBlock, "--device", ...devices, "--mint", ...as(8)]);
+    expect(refused.code).to.not.equal(0);
+    expect(refused.stderr).to.match(/ProviderRegistryDeviceBound/);
+    // the same evidence with the GPU left out of the request: each member, with its own empty ledger, signs tier 4
+    const { id, committee } = await request(8, bytes, challengeBlock, []);
     const statements = join(dir, "committee-8");
-    // the members share --state-dir here, so each reads the ledger the tier-1 test's signers wrote
-    const a = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", trustPath, "--statements", statements, ...as(committee[0]!)]);
+    const ledger = (m: number) => ["--device-ledger", join(dir, `own-ledger-${m}.json`)];
+    const a = await runPouw(["auditor", "attest", id, "--bundle", path, "--trust", trustPath, "--statements", statements, ...ledger(committee[0]!), ...as(committee[0]!)]);
     expect(a.code, a.stderr).to.equal(0);
-    expect(a.stdout).to.match(/evidence rejected \(device-reused: device nvidia-ueid:622903794624785314125385224830541104713451457931 was attested for 0x[0-9a-fA-F]{40} \(request 1\)/);
-    const b = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", trustPath, "--statements", statements, "--json", ...as(committee[1]!)]);
-    expect(json(b.stdout)).to.include({ tier: 4, reason: "device-reused", signatures: 2 });
+    expect(a.stdout).to.match(/evidence rejected \(device-undeclared: the request declares 0 device\(s\), the evidence attests nvidia-ueid:622903794624785314125385224830541104713451457931/);
+    const b = await runPouw(["auditor", "attest", id, "--bundle", path, "--trust", trustPath, "--statements", statements, "--json", ...ledger(committee[1]!), ...as(committee[1]!)]);
+    expect(json(b.stdout)).to.include({ tier: 4, reason: "device-undeclared", signatures: 2 });
     expect(await tierOf(8)).to.equal(4);
-    expect(await tierOf(1)).to.equal(1); // the first provider keeps its record
+    expect(await tierOf(1)).to.equal(1); // the first provider keeps its record, and its GPU
+    const [holder] = await admin.public.readContract({ address: registry, abi: providerRegistryAbi, functionName: "deviceBindingOf", args: [deviceIdHash(`nvidia-ueid:${GPU_UEID}`)] });
+    expect(getAddress(holder)).to.equal(privateKeyToAccount(DEV_KEYS[1]!).address);
   });
 });

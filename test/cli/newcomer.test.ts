@@ -86,6 +86,7 @@ describe("newcomer path: every command's --json parses, every write names its tr
       "deploy JobRecords",
       "StakeVault.wire",
       "deploy ProviderRegistry",
+      "AuditorRegistry.wireAttestation",
       "deploy DataRegistry",
       "JobMarket.setRegistries",
       "deploy PeerDirectory",

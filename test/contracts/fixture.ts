@@ -89,6 +89,7 @@ export async function createConnection() {
     const data = await viem.deployContract("DataRegistry", []);
     // Each role wired once, as the deploy paths do, and wiring ended: `admin` keeps no power over the set.
     await vault.write.wire([market.address, dispute.address]);
+    await registry.write.wireAttestation([providers.address]);
     await registry.write.wire([dispute.address]);
     await market.write.setRegistries([registry.address, providers.address, data.address]);
     await market.write.wire([dispute.address, admin.account.address]);

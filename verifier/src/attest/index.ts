@@ -4,11 +4,12 @@
  * drawn committee member verifies the evidence bundle itself (checks/attestation verifyEvidenceBundle), signs one
  * AttestationVerified, and the member whose signature completes the quorum records it (ProviderRegistry.record).
  *
- * Agreement: the first member to sign writes the statement to the shared statements directory; every later member
- * verifies the evidence on its own and co-signs that statement only if it says what it verified (provider, request,
- * tier, band, evidence hash) and expires no later than its own verdict allows; otherwise it refuses by name. A member
- * whose verification fails signs tier 4 (no attestation, band 10), so a quorum of members records a downgrade as readily
- * as an upgrade (the registry orders statements by issuedAt).
+ * Agreement: every member verifies the evidence on its own. It co-signs a proposal already in the shared statements
+ * directory (one a committee member signed) only if that proposal says what it verified (provider, request, tier, band,
+ * evidence hash) and expires no later than its own verdict allows; otherwise it writes and signs its own verdict as a
+ * new proposal. No member can veto: a dissenting member counter-signs its own verdict, and whichever proposal reaches
+ * the quorum is recorded. A member whose verification fails signs tier 4 (no attestation, band 10), so a quorum of
+ * members records a downgrade as readily as an upgrade (the registry orders statements by issuedAt).
  *
  * NOTE: the statements directory is the committee's only shared medium here (a local directory or a mounted share);
  * a gossip transport is not built. Any one member could record once it holds a quorum of signatures.
@@ -19,7 +20,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
-import { getAddress, keccak256, type Address, type Hex, type LocalAccount } from "viem";
+import { getAddress, keccak256, stringToBytes, type Address, type Hex, type LocalAccount } from "viem";
 import { z } from "zod";
 import {
   AttestationError,
@@ -37,7 +38,7 @@ import {
   type BundleVerdict,
   type EvidenceTrust,
 } from "../checks/attestation/index.ts";
-import { getAttestationRequest, getAttestationTerms, recordAttestation, type ChainClients } from "../chain/index.ts";
+import { getAttestationRequest, getAttestationTerms, getDeviceBindings, recordAttestation, type ChainClients } from "../chain/index.ts";
 import { txRef, type TxRef } from "../chain/send.ts";
 import { InputError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
@@ -49,7 +50,11 @@ const TrustFileSchema = z
   .object({
     nvidia: z.record(z.string(), z.unknown()).optional(),
     intelTdx: z
-      .object({ allowedMrTd: z.array(z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/)).optional(), minTcbEvaluationDataNumber: z.number().int().nonnegative().optional() })
+      .object({
+        allowedMrTd: z.array(z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/)).optional(),
+        minTcbEvaluationDataNumber: z.number().int().nonnegative().optional(),
+        refusedTcbStatuses: z.array(z.string().min(1)).optional(),
+      })
       .strict()
       .optional(),
     amdSevSnp: z
@@ -64,6 +69,9 @@ const TrustFileSchema = z
           .strict()
           .optional(),
         maxValiditySeconds: z.number().int().positive().optional(),
+        maxCrlAgeSeconds: z.number().int().positive().optional(),
+        maxVmpl: z.number().int().min(0).max(3).optional(),
+        allowMigrationAgent: z.boolean().optional(),
       })
       .strict()
       .optional(),
@@ -168,6 +176,8 @@ export type AttestRequestReturnType = {
   signatures: { signer: Address; signature: Hex }[];
   quorum: number;
   recorded: TxRef | undefined;
+  /** Proposals by other members that say other than this member verified (it did not co-sign them). */
+  dissent: AttestationVerified[];
 };
 
 /** Refusals an auditor acts on (wrong file, not drawn, a statement it did not verify): exit 2 at the CLI. */
@@ -178,6 +188,24 @@ export class AttestCommitteeError extends InputError {
 
 const replacer = (_k: string, v: unknown) => (typeof v === "bigint" ? v.toString() : v);
 const StatementFile = z.object({ provider: z.string(), requestId: z.string(), tier: z.number(), band: z.number(), evidenceHash: z.string(), expiresAt: z.string(), issuedAt: z.string() });
+
+/** The proposals of request `requestId` in `dir` (one file per distinct statement; unreadable files are skipped). */
+function readProposals(dir: string, requestId: bigint): AttestationVerified[] {
+  const prefix = `request-${requestId}.statement`;
+  const out: AttestationVerified[] = [];
+  for (const f of readdirSync(dir).sort()) {
+    if (!f.startsWith(prefix) || !f.endsWith(".json")) continue;
+    const s = readStatement(join(dir, f));
+    if (s) out.push(s);
+  }
+  return out;
+}
+
+/** Whether `proposed` says what this member verified (`mine`) and nothing longer-lived, issued inside [asOf, now]. */
+function agrees(proposed: AttestationVerified, mine: AttestationVerified, asOf: bigint, now: bigint): boolean {
+  const same = proposed.provider === mine.provider && proposed.requestId === mine.requestId && proposed.tier === mine.tier && proposed.band === mine.band && proposed.evidenceHash === mine.evidenceHash;
+  return same && proposed.expiresAt <= mine.expiresAt && proposed.issuedAt >= asOf && proposed.issuedAt <= now;
+}
 
 function readStatement(path: string): AttestationVerified | undefined {
   let text: string;
@@ -217,6 +245,24 @@ function checkDevices(ledger: Ledger, v: BundleVerdict, now: bigint): void {
     if (e && getAddress(e.provider) !== v.provider && BigInt(e.expiresAt) > now) {
       throw new AttestationError("device-reused", `device ${id} was attested for ${getAddress(e.provider)} (request ${e.requestId}) until ${new Date(Number(e.expiresAt) * 1000).toISOString()}`);
     }
+  }
+}
+
+/** What a request declares for a verdict device id ("nvidia-ueid:<ueid>", "intel-ppid:<hex>", ...): its keccak256. */
+export function deviceIdHash(id: string): Hex {
+  return keccak256(stringToBytes(id));
+}
+
+/**
+ * Throws device-undeclared unless the request declared exactly the verdict's devices (ProviderRegistry binds the
+ * declared ones to the provider on record, one provider per device: a device left out would escape that ledger).
+ */
+export function checkDeclaredDevices(v: Pick<BundleVerdict, "deviceIds">, declared: readonly Hex[]): void {
+  const want = [...new Set(v.deviceIds.map(deviceIdHash))].sort();
+  const got = [...declared].map((x) => x.toLowerCase()).sort();
+  // INVARIANT: every attested device is on the chain's ledger for this provider, and nothing else is
+  if (want.length !== got.length || want.some((x, i) => x !== got[i])) {
+    throw new AttestationError("device-undeclared", `the request declares ${got.length} device(s), the evidence attests ${v.deviceIds.join(", ") || "none"}: declare exactly these (pouw provider attest request --device)`);
   }
 }
 
@@ -262,6 +308,7 @@ export async function attestRequest(clients: ChainClients, p: AttestRequestParam
   try {
     verdict = await verifyEvidenceBundle(p.bundle, { trust: p.trust, request: q, challengeIssuedAt: new Date(Number(challengeBlock.timestamp) * 1000), now: p.now ?? new Date(Number(issuedAt) * 1000) });
     checkDevices(ledger, verdict, issuedAt);
+    checkDeclaredDevices(verdict, (await getDeviceBindings(clients.public, { providerRegistry: p.providerRegistry, requestId: p.requestId })).declared);
   } catch (err) {
     verdict = undefined;
     if (!(err instanceof AttestationError)) throw err;
@@ -281,26 +328,23 @@ export async function attestRequest(clients: ChainClients, p: AttestRequestParam
 
   mkdirSync(p.statementsDir, { recursive: true });
   const domain = providerRegistryDomain(chainId, p.providerRegistry);
-  const statementPath = join(p.statementsDir, `request-${p.requestId}.statement.json`);
-  const written = readStatement(statementPath);
   // INVARIANT: a proposal counts only when a drawn member signed it: a statement file written by anyone else (a
-  // competitor's tier-4 or one-minute statement) would otherwise block or shorten the record
-  const proposed = written && (await committeeSignatures(p.statementsDir, p.requestId, domain, written, committee)).length > 0 ? written : undefined;
-  if (written && !proposed) log.warn({ requestId: p.requestId }, "the statement file carries no committee member's signature: replacing it with this member's");
-  let statement = mine;
-  if (proposed) {
-    // INVARIANT: a member co-signs only what it verified itself, never a longer validity than its own verdict
-    const same = proposed.provider === mine.provider && proposed.requestId === mine.requestId && proposed.tier === mine.tier && proposed.band === mine.band && proposed.evidenceHash === mine.evidenceHash;
-    if (!same) {
-      throw new AttestCommitteeError(
-        `the committee's statement for request ${p.requestId} says tier ${proposed.tier} band ${proposed.band}; this auditor verified tier ${mine.tier} band ${mine.band}${reason ? ` (${reason})` : ""}: not co-signing`,
-      );
-    }
-    if (proposed.expiresAt > mine.expiresAt) throw new AttestCommitteeError(`the committee's statement expires at ${proposed.expiresAt}, after what this auditor verified (${mine.expiresAt}): not co-signing`);
-    if (proposed.issuedAt < q.asOf || proposed.issuedAt > issuedAt) throw new AttestCommitteeError(`the committee's statement issuedAt ${proposed.issuedAt} is outside [${q.asOf}, ${issuedAt}]: not co-signing`);
-    statement = proposed;
-  } else {
-    writeFileSync(statementPath, JSON.stringify(statement, replacer, 2) + "\n");
+  // competitor's tier-4 or one-minute statement) would otherwise pull members onto it
+  const proposals: { statement: AttestationVerified; signers: number }[] = [];
+  for (const s of readProposals(p.statementsDir, p.requestId)) {
+    const n = (await committeeSignatures(p.statementsDir, p.requestId, domain, s, committee)).length;
+    if (n > 0) proposals.push({ statement: s, signers: n });
+    else log.warn({ requestId: p.requestId }, "a statement file carries no committee member's signature: ignored");
+  }
+  // INVARIANT: a member co-signs only what it verified itself, never a longer validity than its own verdict; where no
+  // proposal agrees it proposes its own verdict instead of refusing, so one dissenting member cannot block a quorum
+  const agreeing = proposals.filter((x) => agrees(x.statement, mine, q.asOf, issuedAt)).sort((a, b) => b.signers - a.signers);
+  const dissent = proposals.filter((x) => !agrees(x.statement, mine, q.asOf, issuedAt)).map((x) => x.statement);
+  for (const d of dissent) log.info({ requestId: p.requestId, proposedTier: d.tier, mine: mine.tier, reason }, "a proposal says other than this member verified: not co-signing it");
+  const statement = agreeing[0]?.statement ?? mine;
+  if (agreeing.length === 0) {
+    const digest = keccak256(new TextEncoder().encode(JSON.stringify(statement, replacer)));
+    writeFileSync(join(p.statementsDir, `request-${p.requestId}.statement.${digest.slice(2, 18)}.json`), JSON.stringify(statement, replacer, 2) + "\n");
   }
 
   const signature = await signAttestationVerified(account, domain, statement);
@@ -318,6 +362,6 @@ export async function attestRequest(clients: ChainClients, p: AttestRequestParam
     recorded = txRef("record", r);
   }
   if (!recorded && signatures.length >= terms.quorum && p.record === false) log.info({ requestId: p.requestId }, "quorum reached; not recording (record: false)");
-  return { requestId: p.requestId, provider: getAddress(q.provider), statement, verdict, reason, message, signer: me, signatures, quorum: terms.quorum, recorded };
+  return { requestId: p.requestId, provider: getAddress(q.provider), statement, verdict, reason, message, signer: me, signatures, quorum: terms.quorum, recorded, dissent };
 }
 

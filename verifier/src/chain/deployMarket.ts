@@ -134,6 +134,11 @@ export async function deployMarket(clients: ChainClients, p: DeployMarketParamet
       r.attestationRequestFee,
     ]);
     track("ProviderRegistry", providers);
+    // INVARIANT: the ProviderRegistry may forfeit the signers of a statement a dispute found false; wired once, here,
+    // before deployDisputeGame's AuditorRegistry.wire ends that registry's wiring.
+    const w = await sendContractTx(clients, { address: registry.address, abi: auditorRegistryAbi, functionName: "wireAttestation", args: [providers.address] });
+    gasUsed += w.gasUsed;
+    p.onTx?.(txRef("AuditorRegistry.wireAttestation", w));
     const data = await deployContract(clients, dataRegistryAbi, dataRegistryBytecode, []);
     track("DataRegistry", data);
     const s = await sendContractTx(clients, { address: market.address, abi: jobMarketAbi, functionName: "setRegistries", args: [registry.address, providers.address, data.address] });

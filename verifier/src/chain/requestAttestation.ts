@@ -28,6 +28,12 @@ export type RequestAttestationParameters = SendOptions & {
   evidenceHash: Hex;
   /** The block whose hash is the challenge the evidence answers (default: the latest block). */
   challengeBlock?: bigint;
+  /**
+   * The devices the evidence attests, as keccak256 of each verdict device id (attest `deviceIdHash`); sorted here.
+   * Committees sign tier 4 (`device-undeclared`) unless they are exactly the evidence's; a device bound to another
+   * provider by an unexpired statement reverts with ProviderRegistryDeviceBound. Absent: the request declares none.
+   */
+  deviceIds?: readonly Hex[];
 };
 
 export type RequestAttestationReturnType = SendResult & { requestId: bigint; asOf: bigint; seedBlock: bigint; deadline: bigint; binding: Hex };
@@ -35,7 +41,10 @@ export type RequestAttestationReturnType = SendResult & { requestId: bigint; asO
 export async function requestAttestation(clients: ChainClients, p: RequestAttestationParameters): Promise<RequestAttestationReturnType> {
   // cacheTime 0: viem caches the block number for a polling interval, and a stale one is an older challenge
   const challengeBlock = p.challengeBlock ?? (await clients.public.getBlockNumber({ cacheTime: 0 }));
-  const r = await sendContractTx(clients, { address: p.providerRegistry, abi: providerRegistryAbi, functionName: "requestAttestation", args: [p.evidenceHash, challengeBlock] }, p);
+  const devices = p.deviceIds === undefined ? undefined : [...p.deviceIds].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+  const r = devices
+    ? await sendContractTx(clients, { address: p.providerRegistry, abi: providerRegistryAbi, functionName: "requestAttestation", args: [p.evidenceHash, challengeBlock, devices] }, p)
+    : await sendContractTx(clients, { address: p.providerRegistry, abi: providerRegistryAbi, functionName: "requestAttestation", args: [p.evidenceHash, challengeBlock] }, p);
   const [ev] = parseEventLogs({ abi: providerRegistryAbi, logs: r.receipt.logs, eventName: "AttestationRequested" });
   if (!ev) throw new ChainError(`requestAttestation ${r.hash}: no AttestationRequested event in the receipt`);
   return { ...r, requestId: ev.args.requestId, asOf: ev.args.asOf, seedBlock: ev.args.seedBlock, deadline: ev.args.deadline, binding: ev.args.binding };

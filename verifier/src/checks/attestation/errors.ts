@@ -29,6 +29,7 @@ export const ATTESTATION_REASONS = [
   "binding-mismatch", // the nonce is not this provider's request binding (relay), or a statement for another provider
   "challenge-reused", // this verifier already accepted evidence for this challenge (replay)
   "device-reused", // this auditor attested the same device for another provider, and that statement has not expired
+  "device-undeclared", // the request's declared devices (ProviderRegistry.devicesOf) are not exactly the evidence's
   "session-key-unauthorized", // the session key is not authorized by the provider's address, or its possession proof fails
   // evidence formats (bundle.ts, formats/)
   "bundle-invalid", // the evidence bundle is not JSON of the bundle schema, or names an unknown format
@@ -44,6 +45,8 @@ export const ATTESTATION_REASONS = [
   "claims-invalid", // claims missing or of the wrong shape
   "confidential-mode-off",
   "debug-enabled",
+  "guest-privilege", // SEV-SNP: a report from VMPL above the accepted one, or a guest policy that allows a migration agent
+  "tcb-out-of-date", // the platform's TCB status is one the policy refuses (TDX: OutOfDate, ConfigurationNeeded by default)
   "measurement-mismatch",
   "driver-too-old",
   "firmware-too-old",

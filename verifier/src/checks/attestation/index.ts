@@ -43,8 +43,8 @@ export * from "./tiers.ts";
 export * from "./binding.ts";
 export * from "./session.ts";
 export * from "./bundle.ts";
-export { verifyTdxQuote, INTEL_SGX_ROOT_CA_SHA256, TdxCollateralSchema, type TdxPolicy, type TdxVerdict, type TdxCollateral } from "./formats/tdx.ts";
-export { verifySevSnp, parseSevSnpReport, SNP_REPORT_BYTES, type SevSnpPolicy, type SevSnpVerdict, type SevSnpEvidence } from "./formats/sev-snp.ts";
+export { verifyTdxQuote, checkTdxTcbStatus, DEFAULT_REFUSED_TDX_TCB_STATUSES, INTEL_SGX_ROOT_CA_SHA256, TdxCollateralSchema, type TdxPolicy, type TdxVerdict, type TdxCollateral } from "./formats/tdx.ts";
+export { verifySevSnp, DEFAULT_MAX_CRL_AGE_SECONDS, parseSevSnpReport, SNP_REPORT_BYTES, type SevSnpPolicy, type SevSnpVerdict, type SevSnpEvidence } from "./formats/sev-snp.ts";
 export { verifyNvidiaEat, compareHexVersions, NvidiaPolicySchema, NRAS_ISSUER, type NvidiaPolicy, type NvidiaVerdict } from "./formats/nvidia.ts";
 export { loadVendorRoot, parseDer, type VendorRoot, type ParsedCert } from "./chain.ts";
 

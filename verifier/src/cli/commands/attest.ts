@@ -4,6 +4,8 @@
  * authorization of the key), has its machine make the evidence bundle, and requests with the bundle's hash; each drawn
  * committee member runs `pouw auditor attest REQUEST --bundle FILE --trust FILE`, which verifies, signs (tier 4 with the
  * reason when the evidence fails) and records once a quorum of signatures sits in the shared --statements directory.
+ * `pouw auditor attest-dispute open|vote|settle|show|claim`: dispute a provider's standing statement (with a bond),
+ * re-verify it as a drawn panel member and vote, settle an undecided one, claim a credited bond (docs/panels.md).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -63,15 +65,24 @@ export function registerProviderAttest(provider: Command): void {
       .description("open an attestation request for an evidence bundle (burns the registry's request fee)")
       .argument("<bundle>", "the evidence bundle file (JSON, docs/checks.md)")
       .requiredOption("--challenge-block <n>", "the challenge block the bundle's evidence answers (from `attest prepare`)")
+      .option("--device <id...>", "each device the evidence attests, as the verifier names it (nvidia-ueid:<ueid>, intel-ppid:<hex>, amd-chip:<hex>, x5c-leaf:<hex>); committees sign tier 4 unless these are exactly the evidence's")
       .option("--mint", "dev chain: mint the request fee if the balance is short")
       .option("--json", "print JSON"),
-  ).action(async (bundlePath: string, opts: Opts) => {
+  ).action(async (bundlePath: string, opts: Record<string, string | boolean | string[] | undefined>) => {
     const bytes = readBundle(bundlePath);
-    const { ctx, registry } = await registryOf(opts);
+    const devices = (opts.device as string[] | undefined) ?? [];
+    for (const d of devices) if (!/^[a-z0-9-]+:[^\s]+$/.test(d)) throw new InputError(`--device must be KIND:ID (e.g. nvidia-ueid:6229...), got ${JSON.stringify(d)}`);
+    const { deviceIdHash } = await import("../../attest/index.ts");
+    const { ctx, registry } = await registryOf(opts as Opts);
     const { getAttestationTerms, requestAttestation } = await import("../../chain/index.ts");
     const terms = await getAttestationTerms(ctx.clients.public, { providerRegistry: registry });
     const txs = await ensureFunds(ctx, registry, terms.requestFee, opts.mint === true);
-    const r = await requestAttestation(ctx.clients, { providerRegistry: registry, evidenceHash: keccak256(bytes), challengeBlock: parseBlock("--challenge-block", opts.challengeBlock as string)! });
+    const r = await requestAttestation(ctx.clients, {
+      providerRegistry: registry,
+      evidenceHash: keccak256(bytes),
+      challengeBlock: parseBlock("--challenge-block", opts.challengeBlock as string)!,
+      ...(devices.length > 0 ? { deviceIds: devices.map(deviceIdHash) } : {}),
+    });
     txs.push(txRef("requestAttestation", r));
     if (opts.json) return void process.stdout.write(jsonLine({ requestId: r.requestId, binding: r.binding, evidenceHash: keccak256(bytes), seedBlock: r.seedBlock, deadline: r.deadline, txs: txs.map(txJson) }));
     process.stdout.write(`attestation request ${r.requestId}: committee drawn after block ${r.seedBlock}, record by ${new Date(Number(r.deadline) * 1000).toISOString()}\n${txLines(txs)}`);
@@ -79,6 +90,7 @@ export function registerProviderAttest(provider: Command): void {
 }
 
 export function registerAuditorAttest(auditor: Command): void {
+  registerAuditorAttestDispute(auditor);
   withConfig(
     auditor
       .command("attest")
@@ -118,6 +130,7 @@ export function registerAuditorAttest(auditor: Command): void {
           signatures: r.signatures.length,
           quorum: r.quorum,
           recorded: r.recorded ? txJson(r.recorded) : null,
+          dissent: r.dissent.map((d) => ({ tier: d.tier, band: d.band })),
         }),
       );
       return;
@@ -126,8 +139,95 @@ export function registerAuditorAttest(auditor: Command): void {
       ? `verified ${r.verdict.format} evidence (session key ${r.verdict.sessionKey as Address}): tier ${s.tier}, band ${s.band}, expires ${new Date(Number(s.expiresAt) * 1000).toISOString()}`
       : `evidence rejected (${r.message}): tier 4, band ${s.band}`;
     process.stdout.write(
-      `request ${r.requestId} (provider ${r.provider}): ${what}\nsigned as ${r.signer}: ${r.signatures.length} of ${r.quorum} signatures\n` +
+      `request ${r.requestId} (provider ${r.provider}): ${what}\n` +
+        r.dissent.map((d) => `another member's proposal says tier ${d.tier} band ${d.band}: not co-signed (this member signs its own verdict)\n`).join("") +
+        `signed as ${r.signer}: ${r.signatures.length} of ${r.quorum} signatures\n` +
         (r.recorded ? `recorded tier ${s.tier} for ${r.provider}\n${txLines([r.recorded])}` : r.signatures.length >= r.quorum ? "quorum reached (not recorded: --no-record)\n" : "waiting for more committee members\n"),
     );
+  });
+}
+
+/** `pouw auditor attest-dispute ...`: statement disputes (ProviderRegistry.disputeStatement, voteDispute, settleDispute). */
+export function registerAuditorAttestDispute(auditor: Command): void {
+  const dispute = auditor.command("attest-dispute").description("dispute an attestation statement, or judge one as a drawn panel member");
+  const parseId = (text: string) => {
+    if (!/^[1-9][0-9]{0,14}$/.test(text)) throw new InputError(`DISPUTE must be a dispute id (1, 2, ...), got ${JSON.stringify(text)}`);
+    return BigInt(text);
+  };
+  withConfig(
+    dispute
+      .command("open")
+      .description("dispute a provider's standing tier 1-3 statement: locks the auditor minimum bond; a panel without the signers re-verifies it")
+      .argument("<provider>", "the provider whose statement is false")
+      .option("--mint", "dev chain: mint the bond if the balance is short")
+      .option("--json", "print JSON"),
+  ).action(async (providerArg: string, opts: Opts) => {
+    const provider = parseAddress("PROVIDER", providerArg);
+    const { ctx, registry } = await registryOf(opts);
+    const { disputeStatement, getProviderAttestation } = await import("../../chain/index.ts");
+    const a = await getProviderAttestation(ctx.clients.public, { providerRegistry: registry, provider });
+    if (a.disputeId !== 0n) throw new InputError(`provider ${provider}'s statement (request ${a.requestId}) is already disputed: dispute ${a.disputeId}`);
+    const txs = await ensureFunds(ctx, registry, a.disputeBond, opts.mint === true);
+    const r = await disputeStatement(ctx.clients, { providerRegistry: registry, provider });
+    txs.push(txRef("disputeStatement", r));
+    if (opts.json) return void process.stdout.write(jsonLine({ disputeId: r.disputeId, requestId: r.requestId, bond: r.bond, seedBlock: r.seedBlock, deadline: r.deadline, txs: txs.map(txJson) }));
+    process.stdout.write(`statement dispute ${r.disputeId} (request ${r.requestId}): panel drawn after block ${r.seedBlock}, votes until ${new Date(Number(r.deadline) * 1000).toISOString()}\n${txLines(txs)}`);
+  });
+  withConfig(
+    dispute
+      .command("vote")
+      .description("as a drawn panel member: re-verify the statement's evidence at its issuedAt and vote (false: the evidence does not support it)")
+      .argument("<dispute>", "the dispute id")
+      .requiredOption("--bundle <file>", "the statement's evidence bundle (its keccak256 must be the request's evidence hash)")
+      .requiredOption("--trust <file>", "what you trust per evidence format (as for `auditor attest`)")
+      .option("--json", "print JSON"),
+  ).action(async (disputeArg: string, opts: Opts) => {
+    const disputeId = parseId(disputeArg);
+    const bytes = readBundle(opts.bundle as string);
+    const { loadEvidenceTrust } = await import("../../attest/index.ts");
+    const { judgeStatement } = await import("../../attest/dispute.ts");
+    const trust = loadEvidenceTrust(opts.trust as string);
+    const { ctx, registry } = await registryOf(opts);
+    const j = await judgeStatement(ctx.clients.public, { providerRegistry: registry, disputeId, bundle: bytes, trust });
+    const { voteStatementDispute, getStatementDispute } = await import("../../chain/index.ts");
+    const r = await voteStatementDispute(ctx.clients, { providerRegistry: registry, disputeId, statementFalse: j.statementFalse });
+    const d = await getStatementDispute(ctx.clients.public, { providerRegistry: registry, disputeId });
+    const found = j.verdict ? `tier ${j.verdict.tier} band ${j.verdict.band}` : `rejected (${j.reason})`;
+    if (opts.json) return void process.stdout.write(jsonLine({ disputeId, recorded: j.recorded, verified: j.verdict ? { tier: j.verdict.tier, band: j.verdict.band } : null, reason: j.reason ?? null, statementFalse: j.statementFalse, outcome: d.outcome, txs: [txJson(txRef("voteDispute", r))] }));
+    process.stdout.write(
+      `statement of request ${j.requestId} says tier ${j.recorded.tier} band ${j.recorded.band}; re-verified at its issuedAt: ${found}\n` +
+        `voted ${j.statementFalse ? "false" : "true"}; dispute ${disputeId} is ${d.outcome} (${d.falseVotes} false, ${d.trueVotes} true)\n${txLines([txRef("voteDispute", r)])}`,
+    );
+  });
+  withConfig(dispute.command("settle").description("settle a dispute no quorum decided by its deadline (the challenger's bond is credited back)").argument("<dispute>", "the dispute id").option("--json", "print JSON")).action(
+    async (disputeArg: string, opts: Opts) => {
+      const disputeId = parseId(disputeArg);
+      const { ctx, registry } = await registryOf(opts);
+      const { settleStatementDispute } = await import("../../chain/index.ts");
+      const r = await settleStatementDispute(ctx.clients, { providerRegistry: registry, disputeId });
+      if (opts.json) return void process.stdout.write(jsonLine({ disputeId, outcome: "undecided", txs: [txJson(txRef("settleDispute", r))] }));
+      process.stdout.write(`dispute ${disputeId} settled undecided: the challenger's bond is credited back\n${txLines([txRef("settleDispute", r)])}`);
+    },
+  );
+  withConfig(dispute.command("show").description("a statement dispute: parties, panel, votes, outcome").argument("<dispute>", "the dispute id").option("--json", "print JSON")).action(
+    async (disputeArg: string, opts: Opts) => {
+      const disputeId = parseId(disputeArg);
+      const { ctx, registry } = await registryOf(opts);
+      const { getStatementDispute } = await import("../../chain/index.ts");
+      const d = await getStatementDispute(ctx.clients.public, { providerRegistry: registry, disputeId });
+      if (d.provider === "0x0000000000000000000000000000000000000000") throw new InputError(`statement dispute ${disputeId} does not exist`);
+      if (opts.json) return void process.stdout.write(jsonLine(d));
+      process.stdout.write(
+        `dispute ${disputeId}: provider ${d.provider}, request ${d.requestId}, challenger ${d.challenger}, bond ${d.bond}\n` +
+          `panel ${d.drawn ? d.panel.join(", ") : `not drawn (seed block ${d.seedBlock})`}\nvotes ${d.falseVotes} false, ${d.trueVotes} true; ${d.outcome}; deadline ${new Date(Number(d.deadline) * 1000).toISOString()}\n`,
+      );
+    },
+  );
+  withConfig(dispute.command("claim").description("claim your credited dispute bonds from the ProviderRegistry").option("--json", "print JSON")).action(async (opts: Opts) => {
+    const { ctx, registry } = await registryOf(opts);
+    const { claimAttestationCredit } = await import("../../chain/index.ts");
+    const r = await claimAttestationCredit(ctx.clients, { providerRegistry: registry });
+    if (opts.json) return void process.stdout.write(jsonLine({ txs: [txJson(txRef("claimCredit", r))] }));
+    process.stdout.write(`claimed\n${txLines([txRef("claimCredit", r)])}`);
   });
 }

@@ -25,6 +25,10 @@ import { parseDer, type ParsedCert } from "../chain.ts";
 export const SNP_REPORT_BYTES = 0x4a0;
 const SIGNED_BYTES = 0x2a0;
 const POLICY_DEBUG_BIT = 1n << 19n;
+/** POLICY bit 18 (MIGRATE_MA): a migration agent may be associated with the guest (and so read its memory). */
+const POLICY_MIGRATE_MA_BIT = 1n << 18n;
+/** Default oldest stapled ASK CRL accepted (its thisUpdate), when the policy names none. */
+export const DEFAULT_MAX_CRL_AGE_SECONDS = 2 * 86_400;
 
 const OID = {
   blSPL: "1.3.6.1.4.1.3704.1.3.1",
@@ -50,6 +54,19 @@ export type SevSnpPolicy = {
    * current gets the full band.
    */
   readonly minTcb?: { readonly bootloader?: number; readonly tee?: number; readonly snp?: number; readonly microcode?: number };
+  /**
+   * The oldest stapled ASK CRL accepted: now - thisUpdate at most this many seconds (default DEFAULT_MAX_CRL_AGE_SECONDS,
+   * 2 days). Without it a provider staples the last CRL from before its ASK was revoked for as long as that CRL's
+   * nextUpdate allows.
+   */
+  readonly maxCrlAgeSeconds?: number;
+  /**
+   * The highest VMPL the report may come from (default 0: the guest's most privileged level). A report requested at
+   * VMPL 1..3 can come from a less privileged guest component under an SVSM/paravisor that sees more than it does.
+   */
+  readonly maxVmpl?: number;
+  /** Accept a guest policy that allows a migration agent (POLICY bit 18). Default false. */
+  readonly allowMigrationAgent?: boolean;
   /** The longest a verdict counts (the report carries no time). Default 7 days. */
   readonly maxValiditySeconds?: number;
 };
@@ -59,6 +76,8 @@ export type SevSnpEvidence = { readonly report: Uint8Array; readonly vcek: Uint8
 export type SevSnpReport = {
   readonly version: number;
   readonly policy: bigint;
+  /** The VMPL the report was requested from (0..3). */
+  readonly vmpl: number;
   readonly signatureAlgo: number;
   readonly signingKey: number;
   readonly maskChipKey: boolean;
@@ -79,6 +98,7 @@ export function parseSevSnpReport(b: Uint8Array): SevSnpReport {
   return {
     version: v.getUint32(0x00, true),
     policy: v.getBigUint64(0x08, true),
+    vmpl: v.getUint32(0x30, true),
     signatureAlgo: v.getUint32(0x34, true),
     signingKey: (flags >> 2) & 0x7,
     maskChipKey: (flags & 0x2) !== 0,
@@ -150,6 +170,11 @@ export async function verifySevSnp(ev: SevSnpEvidence, policy: SevSnpPolicy, now
       throw new AttestationError("crl-invalid", "the stapled ASK CRL is not signed by the ARK");
     }
     if (crl.nextUpdate === undefined || now < crl.thisUpdate || now > crl.nextUpdate) throw new AttestationError("collateral-expired", "the stapled ASK CRL is outside its validity window");
+    const maxAge = policy.maxCrlAgeSeconds ?? DEFAULT_MAX_CRL_AGE_SECONDS;
+    // INVARIANT: revocation news reaches a verdict within maxAge: an older (still unexpired) CRL is refused
+    if (now.getTime() - crl.thisUpdate.getTime() > maxAge * 1000) {
+      throw new AttestationError("collateral-expired", `the stapled ASK CRL was issued ${crl.thisUpdate.toISOString()}, more than ${maxAge} s before the verification time`);
+    }
     if (crl.entries.some((e) => e.serialNumber.toLowerCase() === ask.cert.serialNumber.toLowerCase())) throw new AttestationError("cert-revoked", "the ASK is on the ARK's CRL");
     crlNext = crl.nextUpdate;
   } else if (policy.requireCrl ?? true) {
@@ -187,6 +212,12 @@ export async function verifySevSnp(ev: SevSnpEvidence, policy: SevSnpPolicy, now
     throw new AttestationError("quote-invalid", "the report signature does not verify with the VCEK");
   }
   if ((r.policy & POLICY_DEBUG_BIT) !== 0n) throw new AttestationError("debug-enabled", "the guest policy allows debugging (POLICY bit 19)");
+  // INVARIANT: the report speaks for the whole guest: requested at VMPL 0 (unless the auditor allows more) and no
+  // migration agent that could carry the guest's memory elsewhere
+  if (r.vmpl > (policy.maxVmpl ?? 0)) throw new AttestationError("guest-privilege", `the report was requested at VMPL ${r.vmpl} (accepted: up to ${policy.maxVmpl ?? 0})`);
+  if ((r.policy & POLICY_MIGRATE_MA_BIT) !== 0n && policy.allowMigrationAgent !== true) {
+    throw new AttestationError("guest-privilege", "the guest policy allows a migration agent (POLICY bit 18, MIGRATE_MA)");
+  }
   if (policy.allowedMeasurements && !policy.allowedMeasurements.some((m) => m.toLowerCase().replace(/^0x/, "") === r.measurement.slice(2))) {
     throw new AttestationError("measurement-mismatch", `MEASUREMENT ${r.measurement} is not on the allow-list`);
   }

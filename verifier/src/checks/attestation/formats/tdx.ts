@@ -48,7 +48,23 @@ export type TdxPolicy = {
    * collateral in which its unpatched platform was still UpToDate. Absent: any evaluation inside its window.
    */
   readonly minTcbEvaluationDataNumber?: number;
+  /**
+   * TCB statuses (dcap-qvl's names) refused outright; default DEFAULT_REFUSED_TDX_TCB_STATUSES. An OutOfDate platform
+   * has a published, unpatched advisory; ConfigurationNeeded means a BIOS setting the advisory needs is off. [] accepts
+   * every status a valid quote can have (Revoked always fails).
+   */
+  readonly refusedTcbStatuses?: readonly string[];
 };
+
+/** The TCB statuses a TDX quote is refused with unless the auditor's policy says otherwise. */
+export const DEFAULT_REFUSED_TDX_TCB_STATUSES: readonly string[] = ["OutOfDate", "OutOfDateConfigurationNeeded", "ConfigurationNeeded", "ConfigurationAndSWHardeningNeeded"];
+
+/** Throws tcb-out-of-date when `status` is one `policy` refuses (default DEFAULT_REFUSED_TDX_TCB_STATUSES). */
+export function checkTdxTcbStatus(status: string, policy: Pick<TdxPolicy, "refusedTcbStatuses">): void {
+  const refused = policy.refusedTcbStatuses ?? DEFAULT_REFUSED_TDX_TCB_STATUSES;
+  // INVARIANT: a platform with a known unpatched advisory gets no attested tier unless the auditor accepts its status
+  if (refused.includes(status)) throw new AttestationError("tcb-out-of-date", `the platform's TCB status is ${status} (refused: ${refused.join(", ")})`);
+}
 
 export type TdxVerdict = {
   readonly evidenceType: "cvm-quote";
@@ -208,6 +224,7 @@ export async function verifyTdxQuote(quote: Uint8Array, collateralRaw: unknown, 
     throw new AttestationError("quote-invalid", "the PCK certificate has no PPID in its SGX extension", { cause: err });
   }
   if (ppid.length !== 34) throw new AttestationError("quote-invalid", `the PCK certificate's PPID is ${(ppid.length - 2) / 2} bytes, not 16`);
+  checkTdxTcbStatus(report.status, policy);
   const td = report.report.asTd10();
   if (!td) throw new AttestationError("quote-invalid", "the verified quote carries no TD report");
   const mrTd = bytesToHex(td.mrTd);

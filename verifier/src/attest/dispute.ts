@@ -1,0 +1,63 @@
+/**
+ * Statement disputes from the off-chain side (docs/panels.md, "Statement disputes"): a panel member re-verifies the
+ * evidence bundle of a disputed statement exactly as the committee did, at the statement's issuedAt (so the verdict
+ * is a function of the bytes on chain by hash, the auditor's trust configuration and that time), and votes that the
+ * statement is false when the evidence does not support it: rejected outright, another tier, or a lower band than
+ * signed. A later expiry of the verdict is no support for a shorter record, and an earlier one no refutation: the
+ * statement's validity is capped by the registry, not judged here.
+ *
+ * @example
+ *   const j = await judgeStatement(clients.public, { providerRegistry, disputeId, bundle, trust });
+ *   await voteStatementDispute(clients, { providerRegistry, disputeId, statementFalse: j.statementFalse });
+ */
+import { getAddress, keccak256, type Chain, type PublicClient, type Transport } from "viem";
+import { AttestationError, verifyEvidenceBundle, type AttestationReason, type BundleVerdict, type EvidenceTrust } from "../checks/attestation/index.ts";
+import { getAttestationRequest, getProviderAttestation, getStatementDispute } from "../chain/index.ts";
+import { AttestCommitteeError } from "./index.ts";
+
+export type JudgeStatementParameters = {
+  providerRegistry: `0x${string}`;
+  disputeId: bigint;
+  /** The statement's evidence bundle (its keccak256 must be the request's evidence hash). */
+  bundle: Uint8Array;
+  trust: EvidenceTrust;
+};
+
+export type JudgeStatementReturnType = {
+  disputeId: bigint;
+  provider: `0x${string}`;
+  requestId: bigint;
+  /** What the statement says. */
+  recorded: { tier: number; band: number; issuedAt: bigint };
+  /** The re-verification at issuedAt, or undefined when the evidence is rejected (then `reason`). */
+  verdict: BundleVerdict | undefined;
+  reason: AttestationReason | undefined;
+  /** true: the evidence does not support the statement. */
+  statementFalse: boolean;
+};
+
+/** Re-verifies dispute `disputeId`'s statement; throws AttestCommitteeError for a wrong file or a settled dispute. */
+export async function judgeStatement(client: PublicClient<Transport, Chain>, p: JudgeStatementParameters): Promise<JudgeStatementReturnType> {
+  const d = await getStatementDispute(client, { providerRegistry: p.providerRegistry, disputeId: p.disputeId });
+  if (d.provider === "0x0000000000000000000000000000000000000000") throw new AttestCommitteeError(`statement dispute ${p.disputeId} does not exist`);
+  if (d.outcome !== "open") throw new AttestCommitteeError(`statement dispute ${p.disputeId} is already settled (${d.outcome})`);
+  const q = await getAttestationRequest(client, { providerRegistry: p.providerRegistry, requestId: d.requestId });
+  const evidenceHash = keccak256(p.bundle);
+  if (evidenceHash !== q.evidenceHash) throw new AttestCommitteeError(`the bundle's keccak256 ${evidenceHash} is not request ${d.requestId}'s evidence hash ${q.evidenceHash}: wrong file`);
+  const a = await getProviderAttestation(client, { providerRegistry: p.providerRegistry, provider: d.provider });
+  // NOTE: only the standing record's tier, band and issuedAt are readable by view; when a newer record replaced the
+  // disputed one, its fields are in its AttestationRecorded event, which this function does not read (it refuses)
+  if (a.requestId !== d.requestId) throw new AttestCommitteeError(`provider ${getAddress(d.provider)}'s record is now request ${a.requestId}'s, not the disputed request ${d.requestId}'s: judge it from its AttestationRecorded event`);
+  const challengeBlock = await client.getBlock({ blockHash: q.challenge });
+  let verdict: BundleVerdict | undefined;
+  let reason: AttestationReason | undefined;
+  try {
+    verdict = await verifyEvidenceBundle(p.bundle, { trust: p.trust, request: q, challengeIssuedAt: new Date(Number(challengeBlock.timestamp) * 1000), now: new Date(Number(a.issuedAt) * 1000) });
+  } catch (err) {
+    if (!(err instanceof AttestationError)) throw err;
+    reason = err.reason;
+  }
+  // INVARIANT: a statement stands only if the evidence, re-verified at its time, supports its tier and at least its band
+  const statementFalse = verdict === undefined || verdict.tier !== a.tier || verdict.band < a.band;
+  return { disputeId: p.disputeId, provider: getAddress(d.provider), requestId: d.requestId, recorded: { tier: a.tier, band: a.band, issuedAt: a.issuedAt }, verdict, reason, statementFalse };
+}
