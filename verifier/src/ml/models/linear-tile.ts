@@ -192,6 +192,11 @@ export class LinearTile implements Model {
     throw new TypeError("linear-tile has no per-example outputs (evaluate jobs use mnist-mlp or char-transformer)");
   }
 
+  /** The circuit class's step terms: its lr in fixed point (dispute/circuit.ts reads it through checks/circuit-step.ts). */
+  get circuit(): { readonly lr: bigint } {
+    return { lr: this.lr };
+  }
+
   /** A seeded sample of the test split's images (models/held-out.ts). */
   heldOutBatch(data: Dataset, auditorSeed: number, examples: number): Batch {
     return heldOutImages(data, auditorSeed, examples);

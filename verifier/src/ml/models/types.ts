@@ -87,6 +87,8 @@ export interface Model {
   exactStep?(params: readonly Float32Array[], batch: Batch): { params: Float32Array[]; loss: number };
   /** A model class with its own state commitment (linear-tile: the circuit's Poseidon commitment of W): Run.stateHashOf. */
   stateHash?(jobId: bigint, t: number, params: readonly Float32Array[], opt: readonly Float32Array[]): `0x${string}`;
+  /** The circuit model class (linear-tile): the fixed-point learning rate its ZK step proof uses. Absent for engine models. */
+  readonly circuit?: { readonly lr: bigint };
   /** Throws CheckpointError unless decoded params are a state of the class (Run.loadCheckpoint). */
   checkState?(params: readonly Float32Array[]): void;
   /**
