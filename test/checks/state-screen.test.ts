@@ -21,6 +21,7 @@ import {
 import { stateDistances } from "../../verifier/src/checks/tolerance.ts";
 import { createRun, offlineSalt, parseManifest, parseStrategy, train, type Run, type TrainState } from "../../verifier/src/ml/index.ts";
 import { createStepper } from "../../verifier/src/ml/stepper.ts";
+import { MlpGradientBound } from "../../verifier/src/ml/models/mlp-bounds.ts";
 import { exampleJson } from "../ml/helpers.ts";
 import { Fixture, JOB_ID, tinyVariant } from "./fixture.ts";
 
@@ -140,7 +141,7 @@ describe("checks: the state screen", function () {
     });
 
     it("moments in always-blank pixels' rows must stay exactly zero (their gradient is 0)", () => {
-      const blank = Array.from(config.gradients.kind === "mnist-mlp" ? config.gradients.pixelMax : []).indexOf(0);
+      const blank = Array.from(config.gradients instanceof MlpGradientBound ? config.gradients.pixelMax : []).indexOf(0);
       expect(blank).to.be.at.least(0);
       const H = 16;
       const planted = withOpt(honest[5]!, (o) => {

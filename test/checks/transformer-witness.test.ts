@@ -17,7 +17,7 @@ function corrupt(w: StepWitness, name: string, index: number, delta: number): St
   };
 }
 
-describe("checks/transformer-witness: Freivalds verification of a bitwise-v2 char-transformer step", function () {
+describe("checks/stepwitness: Freivalds verification of a bitwise-v2 char-transformer step", function () {
   this.timeout(120_000);
   let dir = "";
   let run: Run;

@@ -10,11 +10,10 @@
  * and eps only shrinks the update, so |w(t) - w(t-1)| <= lr * that ratio (1 at t = 1; 7.27 for the
  * default betas as t grows). b1^t and b2^t are read from the verified optimizer state of step t.
  *
- * SGD (mnist-mlp): ||dW|| = lr * ||g|| exactly; the check bounds ||g|| without a forward pass, from
- * |p - onehot(y)| <= sqrt(2) per example and ||relu(z)|| <= ||z||:
- *   ||dW2||, ||db2|| <= sqrt2 * max_i(||x_i|| ||W1||_F + ||b1||) and sqrt2
- *   ||dW1||, ||db1|| <= sqrt2 * ||W2||_F * max_i ||x_i||    and sqrt2 * ||W2||_F
- * (loose but rigorous; a plant smaller than this slack passes the SGD check).
+ * SGD: ||dW|| = lr * ||g|| exactly; the check takes a bound on ||g|| per tensor from the model without a forward
+ * pass (Model.gradientNormBounds; mnist-mlp, ml/models/mlp-bounds.ts, from |p - onehot(y)| <= sqrt(2) per example
+ * and ||relu(z)|| <= ||z||: loose but rigorous, so a plant smaller than its slack passes the SGD check). A model
+ * without such bounds has no SGD magnitude check (AuditInputError).
  *
  * Adam's step counter: the bias-correction powers in the state must advance by exactly one float32
  * multiplication per step (b1^t = fl(b1^(t-1) * fl(b1))); a step that left them unchanged (a skipped
@@ -29,24 +28,18 @@
  * b2 v_{t-1} <= v_t <= b2 v_{t-1} + (1-b2) G^2 for the step's gradient bound G), so a step that
  * writes moments no gradient can produce (state-poison) fails at that step.
  */
-import { MNIST_PIXELS } from "../ml/data/mnist.ts";
 import type { Run, TrainState } from "../ml/run.ts";
+import { adamRatioBound } from "./adam-bound.ts";
 import { failed, openFailed, passed, type CheckResult } from "./result.ts";
 import { challengeProof, exactStep, nonFinite, openSegment, type AuditTarget } from "./segment.ts";
 import { screenConfigOf, screenState } from "./state-screen.ts";
 import { segmentStates, type StepStateSource } from "./step-states.ts";
 import { AuditInputError } from "./segment.ts";
 
+export { adamRatioBound };
+
 const REL_SLACK = 2 ** -10;
 const ULP = 2 ** -23;
-
-/** Largest |m_hat / (sqrt(v_hat) + eps)| Adam can produce at step t (b1^t, b2^t given). */
-export function adamRatioBound(beta1: number, beta2: number, beta1PowT: number, beta2PowT: number, t: number): number {
-  const rho = (beta1 * beta1) / beta2;
-  const S = rho < 1 ? 1 / (1 - rho) : t * rho ** Math.max(0, t - 1);
-  if (beta1PowT >= 1) return 0;
-  return ((1 - beta1) / (1 - beta1PowT)) * Math.sqrt((S * (1 - beta2PowT)) / (1 - beta2));
-}
 
 export type MagnitudeStep = { step: number; worstRatio: number; tensor: string };
 
@@ -75,18 +68,9 @@ export function updateRatio(run: Run, before: TrainState, after: TrainState): { 
     });
     return { ratio: worst, tensor, counterOk };
   }
-  if (run.model.arch !== "mnist-mlp") throw new AuditInputError(`the SGD magnitude bound exists for mnist-mlp only, not ${run.model.arch}`);
-  const batch = run.batchFor(after.step);
-  if (batch.kind !== "images") throw new Error("internal: mnist-mlp batch is not images");
-  let maxX = 0;
-  for (let i = 0; i < batch.size; i++) {
-    let s = 0;
-    for (let j = i * MNIST_PIXELS; j < (i + 1) * MNIST_PIXELS; j++) s += batch.x[j]! * batch.x[j]!;
-    maxX = Math.max(maxX, Math.sqrt(s));
-  }
-  const norm = (a: Float32Array) => Math.sqrt(a.reduce((s, x) => s + x * x, 0));
-  const [W1, b1, W2] = before.params as [Float32Array, Float32Array, Float32Array];
-  const gBounds = [Math.SQRT2 * norm(W2) * maxX, Math.SQRT2 * norm(W2), Math.SQRT2 * (maxX * norm(W1) + norm(b1)), Math.SQRT2];
+  // the model bounds its batch gradient's norms (Model.gradientNormBounds; mnist-mlp: ml/models/mlp-bounds.ts)
+  if (!run.model.gradientNormBounds) throw new AuditInputError(`the SGD magnitude bound needs the model's gradient norm bounds; ${run.model.arch} has none`);
+  const gBounds = run.model.gradientNormBounds(before.params, run.batchFor(after.step));
   before.params.forEach((w0, i) => {
     const w1 = after.params[i]!;
     let d2 = 0;

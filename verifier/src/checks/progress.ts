@@ -26,10 +26,8 @@
 import { writeFile, readFile } from "node:fs/promises";
 import type { Hex } from "viem";
 import { z } from "zod";
-import { MNIST_PIXELS } from "../ml/data/mnist.ts";
 import { manifestHash, parseManifest, type Manifest } from "../ml/manifest.ts";
 import type { Batch } from "../ml/models/types.ts";
-import { Rng } from "../ml/prng.ts";
 import { createRun, type Run, type TrainState } from "../ml/run.ts";
 import { offlineSalt } from "../ml/salt.ts";
 import type { ContentStore } from "../store/index.ts";
@@ -44,32 +42,11 @@ export const PROGRESS_EXAMPLES = 128;
 
 /**
  * The verifier-held batch: PROGRESS_EXAMPLES examples of the run's held-out split, chosen by the
- * auditor's private seed (images: a seeded sample of the test split; text: seeded windows of the
- * held-out tail).
+ * auditor's private seed. The model picks them (Model.heldOutBatch; images: a seeded sample of the test
+ * split; text: seeded windows of the held-out tail, ml/models/held-out.ts).
  */
 export function heldOutBatch(run: Run, auditorSeed: number, examples = PROGRESS_EXAMPLES): Batch {
-  const data = run.data;
-  if (data.kind === "images") {
-    const n = Math.min(examples, data.test.count);
-    const pick = new Rng(auditorSeed, "progress-batch").permutation(data.test.count).subarray(0, n);
-    const x = new Float32Array(n * MNIST_PIXELS);
-    const y = new Uint8Array(n);
-    pick.forEach((src, i) => {
-      x.set(data.test.images.subarray(src * MNIST_PIXELS, (src + 1) * MNIST_PIXELS), i * MNIST_PIXELS);
-      y[i] = data.test.labels[src]!;
-    });
-    return { kind: "images", size: n, x, y };
-  }
-  const m = run.manifest.model;
-  const T = m.arch === "char-transformer" ? m.context : 0;
-  const rng = new Rng(auditorSeed, "progress-windows");
-  const n = Math.min(examples, 32);
-  const tokens = new Uint8Array(n * (T + 1));
-  for (let i = 0; i < n; i++) {
-    const s = rng.nextInt(data.test.length - T);
-    tokens.set(data.test.subarray(s, s + T + 1), i * (T + 1));
-  }
-  return { kind: "tokens", size: n, tokens };
+  return run.model.heldOutBatch(run.data, auditorSeed, examples);
 }
 
 export function heldOutLoss(run: Run, state: TrainState, batch: Batch): number {

@@ -24,12 +24,10 @@
  *   5. with a previous state: every weight moved at most the sum of Adam's largest updates over the
  *      window (magnitude.ts adamRatioBound)                                magnitude-exceeded
  *
- * G for mnist-mlp comes from the model and the data alone (no forward pass): |p - onehot| <= sqrt 2
- * per example and pixels in [0, 1] give, per element, |dW1[p,h]| <= xmax_p sqrt2 ||W2[h,:]||,
- * |db1[h]| <= sqrt2 ||W2[h,:]||, |dW2[h,k]| <= X ||W1[:,h]|| + |b1[h]|, |db2[k]| <= 1 (X the largest
- * training image norm, xmax_p the largest value of pixel p), with the weight norms bounded over the
- * window from its end states and the weights' largest drift. Other models take a calibrated ceiling
- * per tensor or none (checks 4 skipped, reported in the details).
+ * G comes from the model and the data alone (no forward pass): the model's analytic bound where it has one
+ * (Model.gradientBound; mnist-mlp: ml/models/mlp-bounds.ts, per element from the weight norms over the window's end
+ * states and the weights' largest drift). Other models take a calibrated ceiling per tensor or none (checks 4
+ * skipped, reported in the details).
  *
  * IMPORTANT: every bound starts from a step-0 optimizer state (m = v = 0, powers 1). Fine-tuning jobs have one too:
  * their h(0) is the base's weights with a fresh optimizer state (Run.initFromStore, manifest init.optimizerState
@@ -40,17 +38,17 @@
  * rounding of the gradient itself). test/checks/state-screen.test.ts runs honest runs of several seeds
  * through it; bench/detection.ts counts false alarms over 100 runs.
  */
-import { MNIST_CLASSES, MNIST_PIXELS } from "../ml/data/mnist.ts";
 import type { OptimizerConfig } from "../ml/manifest.ts";
+import type { FactoredBound, ModelGradientBound } from "../ml/models/types.ts";
 import type { Run, TrainState } from "../ml/run.ts";
 import { sizeOf, type TensorSpec } from "../ml/tensors.ts";
-import { adamRatioBound } from "./magnitude.ts";
+import { adamRatioBound } from "./adam-bound.ts";
 import type { AuditFailure } from "./segment.ts";
 
 /** A per-element bound on every gradient the model can produce, as a function of the weights. */
 export type GradientBound =
-  /** Analytic (see the header): X = largest training image norm, pixelMax[p] = largest value of pixel p. */
-  | { readonly kind: "mnist-mlp"; readonly hidden: number; readonly maxInputNorm: number; readonly pixelMax: Float32Array }
+  /** The model's analytic bound on the run's data (Model.gradientBound; its kind names the model). */
+  | ModelGradientBound
   /** A fixed ceiling per tensor (e.g. calibrated on honest runs with a margin). */
   | { readonly kind: "ceiling"; readonly perTensor: readonly number[] }
   /** No bound known: the gradient-bound checks (4) are skipped. */
@@ -72,7 +70,8 @@ export type ScreenDetails = {
   readonly firstMoment: number | null;
   readonly secondMoment: number | null;
   readonly weights: number | null;
-  readonly gradientBound: GradientBound["kind"];
+  /** The bound's kind: "ceiling", "none", or the model whose analytic bound it is. */
+  readonly gradientBound: string;
 };
 
 export type ScreenVerdict =
@@ -203,47 +202,21 @@ export function adamDriftBound(cfg: Extract<OptimizerConfig, { name: "adam" }>, 
   return scheduleOf(cfg).driftBetween(from, to);
 }
 
-/** Per-element gradient bound of a tensor in factored form: G[j] = row[floor(j / cols)] * col[j % cols]. */
-type Factored = { row: ArrayLike<number>; col: ArrayLike<number>; cols: number };
-
-const norm2 = (a: ArrayLike<number>, start: number, count: number, stride: number): number => {
-  let s = 0;
-  for (let i = 0, j = start; i < count; i++, j += stride) s += a[j]! * a[j]!;
-  return Math.sqrt(s);
-};
+type Factored = FactoredBound;
 
 /**
  * Per-element gradient bounds for every tensor over the window whose end states are `ends` (each with
  * the per-coordinate drift bound from it to any state of the window), or null without a model bound.
  */
 function gradientBounds(g: GradientBound, specs: readonly TensorSpec[], ends: readonly { params: readonly Float32Array[]; drift: number }[], growth: number): Factored[] | null {
+  if ("perElement" in g) {
+    const bounds = g.perElement(ends, growth, G_SLACK);
+    if (bounds.length !== specs.length) throw new RangeError(`the ${g.kind} gradient bound has ${bounds.length} tensors, the model ${specs.length}`);
+    return bounds;
+  }
   if (g.kind === "none") return null;
-  if (g.kind === "ceiling") {
-    if (g.perTensor.length !== specs.length) throw new RangeError(`gradient ceiling has ${g.perTensor.length} tensors, the model ${specs.length}`);
-    return specs.map((s, i) => ({ row: [g.perTensor[i]! * G_SLACK], col: new Float64Array(sizeOf(s.shape)).fill(1), cols: sizeOf(s.shape) }));
-  }
-  const H = g.hidden;
-  const colW1 = new Float64Array(H).fill(Infinity);
-  const absB1 = new Float64Array(H).fill(Infinity);
-  const rowW2 = new Float64Array(H).fill(Infinity);
-  for (const e of ends) {
-    const [W1, b1, W2] = e.params as [Float32Array, Float32Array, Float32Array];
-    for (let h = 0; h < H; h++) {
-      colW1[h] = Math.min(colW1[h]!, (norm2(W1, h, MNIST_PIXELS, H) + Math.sqrt(MNIST_PIXELS) * e.drift) * growth);
-      absB1[h] = Math.min(absB1[h]!, (Math.abs(b1[h]!) + e.drift) * growth);
-      rowW2[h] = Math.min(rowW2[h]!, (norm2(W2, h * MNIST_CLASSES, MNIST_CLASSES, 1) + Math.sqrt(MNIST_CLASSES) * e.drift) * growth);
-    }
-  }
-  const hidden = new Float64Array(H);
-  for (let h = 0; h < H; h++) hidden[h] = Math.SQRT2 * rowW2[h]! * G_SLACK;
-  const outRow = new Float64Array(H);
-  for (let h = 0; h < H; h++) outRow[h] = (g.maxInputNorm * colW1[h]! + absB1[h]!) * G_SLACK;
-  return [
-    { row: g.pixelMax, col: hidden, cols: H }, // dW1[p, h]
-    { row: [1], col: hidden, cols: H }, // db1[h]
-    { row: outRow, col: new Float64Array(MNIST_CLASSES).fill(1), cols: MNIST_CLASSES }, // dW2[h, k]
-    { row: [G_SLACK], col: new Float64Array(MNIST_CLASSES).fill(1), cols: MNIST_CLASSES }, // db2[k]
-  ];
+  if (g.perTensor.length !== specs.length) throw new RangeError(`gradient ceiling has ${g.perTensor.length} tensors, the model ${specs.length}`);
+  return specs.map((s, i) => ({ row: [g.perTensor[i]! * G_SLACK], col: new Float64Array(sizeOf(s.shape)).fill(1), cols: sizeOf(s.shape) }));
 }
 
 function firstNonFinite(arrays: readonly Float32Array[]): { tensor: number; index: number; value: number } | null {
@@ -404,32 +377,7 @@ export function screenState(config: ScreenConfig, state: TrainState, previous?: 
   return { ok: true, details };
 }
 
-const mnistBounds = new WeakMap<Float32Array, { maxInputNorm: number; pixelMax: Float32Array }>();
-
-/** The screen's configuration for a run: its optimizer and tensors, and the model's gradient bound (cached per dataset). */
+/** The screen's configuration for a run: its optimizer and tensors, and the model's gradient bound on the run's data. */
 export function screenConfigOf(run: Run, gradients?: GradientBound): ScreenConfig {
-  return { optimizer: run.manifest.optimizer, paramSpecs: run.paramSpecs, optSpecs: run.optSpecs, gradients: gradients ?? modelGradientBound(run) };
-}
-
-function modelGradientBound(run: Run): GradientBound {
-  if (run.model.arch !== "mnist-mlp" || run.data.kind !== "images") return { kind: "none" };
-  const images = run.data.train.images;
-  let b = mnistBounds.get(images);
-  if (!b) {
-    const pixelMax = new Float32Array(MNIST_PIXELS);
-    let maxNorm = 0;
-    for (let i = 0; i < run.data.train.count; i++) {
-      let s = 0;
-      for (let p = 0, k = i * MNIST_PIXELS; p < MNIST_PIXELS; p++, k++) {
-        const x = images[k]!;
-        s += x * x;
-        if (x > pixelMax[p]!) pixelMax[p] = x;
-      }
-      if (s > maxNorm) maxNorm = s;
-    }
-    // the norm is computed in float64 from float32 pixels: a relative 2^-40 covers its rounding
-    b = { maxInputNorm: Math.sqrt(maxNorm) * (1 + 2 ** -40), pixelMax };
-    mnistBounds.set(images, b);
-  }
-  return { kind: "mnist-mlp", hidden: (run.model as unknown as { hidden: number }).hidden, ...b };
+  return { optimizer: run.manifest.optimizer, paramSpecs: run.paramSpecs, optSpecs: run.optSpecs, gradients: gradients ?? run.model.gradientBound?.(run.data) ?? { kind: "none" } };
 }

@@ -1,43 +1,40 @@
 /**
- * Freivalds step verification for mnist-mlp: checks one training step t from a verified state t-1
- * and the provider's step witness, without recomputing any matrix product.
+ * Freivalds step verification: checks one training step t from a verified state t-1 and the provider's step
+ * witness, without recomputing any matrix product. The model owns the pass (Model.witnessPass: mnist-mlp,
+ * ml/models/mlp-witness.ts; a bitwise-v2 char-transformer, the trainer's own kernel pass); this file owns the
+ * rules, which hold for every model:
  *
- * Operands come from what the verifier already trusts: X and the labels from `run.batchFor(t)`
- * (a pure function of the manifest), W1, b1, W2, b2 and the optimizer state from state t-1 (whose
- * hash is the committed h(t-1)). From the witness only the five product OUTPUTS are taken
- * (P1, P2, dW2, da1, dW1); every other tensor is recomputed here from them:
+ * The verifier runs the model's pass with a ProductOracle that, instead of multiplying, takes each product's output
+ * C from the witness (by name, shape checked) and records the claim C = op(A) . op(B) with A and B as the VERIFIER
+ * computed them: the batch from `run.batchFor(t)` (a pure function of the manifest), the weights from state t-1
+ * (whose hash is the committed h(t-1)), every activation and gradient from the model's elementwise kernels applied
+ * to earlier (claimed) outputs. The witness's own copies of A and B are never read. Then:
  *
- *   fwd1   P1  = X . W1          (Freivalds)     z1 = P1 + b1,  a1 = relu(z1)
- *   fwd2   P2  = a1 . W2         (Freivalds)     z2 = P2 + b2,  p = softmax(z2)
- *                                                dz2 = (p - onehot(y)) / B,  db2 = colsum(dz2)
- *   bwdW2  dW2 = a1^T . dz2      (Freivalds)
- *   bwdA1  da1 = dz2 . W2^T      (Freivalds)     dz1 = da1 * [z1 > 0],  db1 = colsum(dz1)
- *   bwdW1  dW1 = X^T . dz1       (Freivalds)
- *   update state t = optimizer(state t-1, [dW1, db1, dW2, db2])  (update.ts: ml/optimizer.ts replayed
- *                    bit for bit in plain JavaScript, ~30x cheaper than the tfjs kernels)
- *   check  h(state t) == committed h(t)
+ *   every claim   Freivalds (checks/freivalds.ts; its rounding bound holds for any summation order)
+ *   update        state t = optimizer(state t-1, gradients of the pass): the engine's update when the run has the
+ *                 kernel layer (pouw: wasm, bits of kernels/reference.ts), else update.ts's plain-JS replay of the
+ *                 tfjs kernels (the same bits, ~30x cheaper than tfjs)
+ *   check         h(state t) == committed h(t)
  *
- * The elementwise ops replay the tfjs cpu kernels of models/mlp.ts bit for bit in plain JavaScript
- * (mlp-elementwise.ts), so an honest witness reproduces h(t) bit for bit. A product output off by more than the Freivalds rounding
- * bound (checks/freivalds.ts) is rejected; one inside the bound changes the update by at most that
- * bound and then must still hash to the committed h(t), so the provider gains nothing by it.
+ * An honest witness reproduces h(t) bit for bit: with the engine's exact outputs the elementwise kernels round
+ * alike. A product output off by more than the Freivalds bound is rejected; one inside it changes the update by at
+ * most that bound and then must still hash to the committed h(t), so the provider gains nothing by it.
  *
- * Cost: O(B*784 + 784*H + B*H) per product and vector instead of O(B*784*H), plus the O(params)
- * update and state hash that recompute pays too (bench/stepwitness.ts measures the ratio).
+ * Cost (mnist-mlp): O(B*784 + 784*H + B*H) per product and vector instead of O(B*784*H), plus the O(params) update
+ * and state hash that recompute pays too (bench/stepwitness.ts measures the ratio).
  */
-import { MNIST_CLASSES, MNIST_PIXELS } from "../ml/data/mnist.ts";
+import { MLP_WITNESS_PRODUCTS } from "../ml/models/mlp-witness.ts";
 import type { Run, TrainState } from "../ml/run.ts";
-import type { StepWitness, WitnessTensor } from "../ml/models/types.ts";
+import type { ProductOracle, StepWitness } from "../ml/models/types.ts";
 import type { Bytes32 } from "../trace/index.ts";
-import { verifyProducts, type FreivaldsOptions, type Matrix, type ProductClaim, type ProductResult } from "./freivalds.ts";
+import { verifyProducts, type FreivaldsOptions, type ProductClaim, type ProductResult } from "./freivalds.ts";
 import { failed, openFailed, passed, type CheckResult } from "./result.ts";
 import { challengeProof, exactStep, nonFinite, openSegment, type AuditFailure, type AuditTarget } from "./segment.ts";
 import { AuditInputError } from "./segment.ts";
 import { replayUpdate } from "./update.ts";
-import { mlpElementwise } from "./mlp-elementwise.ts";
-import { verifyTransformerStepWitness } from "./transformer-witness.ts";
 
-export const WITNESS_PRODUCTS = ["fwd1", "fwd2", "bwdW2", "bwdA1", "bwdW1"] as const;
+/** The products of an mnist-mlp step witness, in the order the check verifies them. */
+export const WITNESS_PRODUCTS = MLP_WITNESS_PRODUCTS;
 
 /** Process CPU milliseconds per part (robust on a shared machine; single-threaded work). */
 export type StepCheckTimings = { productsMs: number; elementwiseMs: number; updateMs: number; hashMs: number };
@@ -67,54 +64,66 @@ export function replayWitnesses(run: Run): WitnessSource {
   };
 }
 
-function productOutput(witness: StepWitness, name: string, rows: number, cols: number): Matrix | string {
-  const p = witness.products.find((x) => x.name === name);
-  if (!p) return `witness has no product ${name}`;
-  const c: WitnessTensor = p.c;
-  if (c.shape.length !== 2 || c.shape[0] !== rows || c.shape[1] !== cols || !(c.data instanceof Float32Array) || c.data.length !== rows * cols) {
-    return `witness product ${name} has shape [${c.shape.join(",")}], expected [${rows},${cols}]`;
-  }
-  return { data: c.data, shape: [rows, cols] };
+/**
+ * An oracle that answers each product from `witness` (shape checked against the verifier's dimensions) and records
+ * the claim with the verifier's operands; the first problem (a missing or misshapen product) is kept, and the pass
+ * goes on with zeros.
+ */
+function witnessOracle(witness: StepWitness): { oracle: ProductOracle; claims: ProductClaim[]; problem: () => string | null } {
+  const byName = new Map(witness.products.map((p) => [p.name, p]));
+  const claims: ProductClaim[] = [];
+  let problem: string | null = null;
+  const oracle: ProductOracle = (name, a, b, M, K, N, layout, count) => {
+    const out = new Float32Array(count * M * N);
+    for (let q = 0; q < count; q++) {
+      const label = count === 1 ? name : `${name}.${q}`;
+      const p = byName.get(label);
+      if (!p) {
+        problem ??= `witness has no product ${label}`;
+        continue;
+      }
+      const c = p.c;
+      if (c.shape.length !== 2 || c.shape[0] !== M || c.shape[1] !== N || !(c.data instanceof Float32Array) || c.data.length !== M * N) {
+        problem ??= `witness product ${label} has shape [${c.shape.join(",")}], expected [${M},${N}]`;
+        continue;
+      }
+      out.set(c.data, q * M * N);
+      claims.push({
+        name: label,
+        A: { data: a.subarray(q * M * K, (q + 1) * M * K), shape: layout === "tn" ? [K, M] : [M, K] },
+        B: { data: b.subarray(q * K * N, (q + 1) * K * N), shape: layout === "nt" ? [N, K] : [K, N] },
+        C: { data: c.data, shape: [M, N] },
+        transposeA: layout === "tn",
+        transposeB: layout === "nt",
+      });
+    }
+    return out;
+  };
+  return { oracle, claims, problem: () => problem };
 }
 
 /**
- * Verifies step t of an mnist-mlp run, or of a bitwise-v2 char-transformer run (transformer-witness.ts):
- * `before` is state t-1 (already checked against h(t-1)), `committed` is the provider's h(t). Returns the
- * verified state t on success.
+ * Verifies step t of a run whose model has a step witness (Model.witnessed): `before` is state t-1 (already checked
+ * against h(t-1)), `committed` is the provider's h(t). Returns the verified state t on success.
  */
 export function verifyStepWitness(run: Run, before: TrainState, t: number, witness: StepWitness, committed: Bytes32, options: FreivaldsOptions = {}): StepCheck {
-  if (run.model.arch === "char-transformer") return verifyTransformerStepWitness(run, before, t, witness, committed, options);
   const timings: StepCheckTimings = { productsMs: 0, elementwiseMs: 0, updateMs: 0, hashMs: 0 };
-  const bad = (message: string, products: readonly ProductResult[] = []): StepCheck => ({ ok: false, failure: { kind: "witness-invalid", message: `step ${t}: ${message}` }, products, timings });
-  if (run.model.arch !== "mnist-mlp") throw new AuditInputError(`Freivalds step verification exists for mnist-mlp and char-transformer only, not ${run.model.arch}`);
-  if (before.step !== t - 1) throw new RangeError(`verifyStepWitness(step ${t}) needs state ${t - 1}, got ${before.step}`);
-  if (witness.model !== "mnist-mlp") return bad(`witness is for model ${witness.model}`);
-  const batch = run.batchFor(t);
-  if (batch.kind !== "images") throw new Error("internal: mnist-mlp batch is not images");
-  const B = batch.size;
-  const H = run.model.paramSpecs[1]!.shape[0]!;
-  const [W1, b1, W2, b2] = before.params as [Float32Array, Float32Array, Float32Array, Float32Array];
-  const outputs: Record<string, Matrix> = {};
-  const dims: Record<string, [number, number]> = { fwd1: [B, H], fwd2: [B, MNIST_CLASSES], bwdW2: [H, MNIST_CLASSES], bwdA1: [B, H], bwdW1: [MNIST_PIXELS, H] };
-  for (const name of WITNESS_PRODUCTS) {
-    const m = productOutput(witness, name, ...dims[name]!);
-    if (typeof m === "string") return bad(m);
-    outputs[name] = m;
+  const model = run.model;
+  if (!model.witnessed || !model.witnessPass) {
+    throw new AuditInputError(`Freivalds step verification of ${model.arch} ${model.witnessRequirement ?? "does not exist (its step has no witness)"}; this run has numerics ${run.manifest.numerics}`);
   }
-  const X: Matrix = { data: batch.x, shape: [B, MNIST_PIXELS] };
+  if (before.step !== t - 1) throw new RangeError(`verifyStepWitness(step ${t}) needs state ${t - 1}, got ${before.step}`);
+  const bad = (message: string, products: readonly ProductResult[] = []): StepCheck => ({ ok: false, failure: { kind: "witness-invalid", message: `step ${t}: ${message}` }, products, timings });
+  if (witness.model !== model.arch) return bad(`witness is for model ${witness.model}`);
+  const batch = run.batchFor(t);
 
-  // Elementwise ops from the product outputs, bit for bit as models/mlp.ts computes them with tfjs.
+  const { oracle, claims, problem } = witnessOracle(witness);
   let t0 = cpuNow();
-  const ew = mlpElementwise(outputs.fwd1!.data, outputs.fwd2!.data, outputs.bwdA1!.data, b1, b2, batch.y, B, H, MNIST_CLASSES);
+  const pass = model.witnessPass(before.params, batch, oracle);
   timings.elementwiseMs += cpuNow() - t0;
+  const missing = problem();
+  if (missing !== null) return bad(missing);
 
-  const claims: ProductClaim[] = [
-    { name: "fwd1", A: X, B: { data: W1, shape: [MNIST_PIXELS, H] }, C: outputs.fwd1! },
-    { name: "fwd2", A: { data: ew.a1, shape: [B, H] }, B: { data: W2, shape: [H, MNIST_CLASSES] }, C: outputs.fwd2! },
-    { name: "bwdW2", A: { data: ew.a1, shape: [B, H] }, transposeA: true, B: { data: ew.dz2, shape: [B, MNIST_CLASSES] }, C: outputs.bwdW2! },
-    { name: "bwdA1", A: { data: ew.dz2, shape: [B, MNIST_CLASSES] }, B: { data: W2, shape: [H, MNIST_CLASSES] }, transposeB: true, C: outputs.bwdA1! },
-    { name: "bwdW1", A: X, transposeA: true, B: { data: ew.dz1, shape: [B, H] }, C: outputs.bwdW1! },
-  ];
   t0 = cpuNow();
   const verification = verifyProducts(claims, options);
   timings.productsMs += cpuNow() - t0;
@@ -124,7 +133,7 @@ export function verifyStepWitness(run: Run, before: TrainState, t: number, witne
   }
 
   t0 = cpuNow();
-  const after = replayUpdate(run.manifest.optimizer, before, [outputs.bwdW1!.data, ew.db1, outputs.bwdW2!.data, ew.db2]);
+  const after = run.kernels ? run.applyUpdate(before, pass.grads) : replayUpdate(run.manifest.optimizer, before, pass.grads);
   timings.updateMs += cpuNow() - t0;
   t0 = cpuNow();
   const h = run.stateHashOf(after);

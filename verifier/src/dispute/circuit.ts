@@ -9,8 +9,7 @@ import { SimpleMerkleTree } from "@openzeppelin/merkle-tree";
 import { zeroHash, type Hex } from "viem";
 import { stateHash, traceLeaf, type Bytes32 } from "../trace/index.ts";
 import { commitBatch, commitmentToBytes32, commitWeights, referenceStep, type Matrix, type StepInput } from "../zk/index.ts";
-import type { Run } from "../ml/run.ts";
-import { LinearTile } from "../ml/models/linear-tile.ts";
+import { circuitStepOf, type Run } from "../checks/circuit-step.ts";
 import { DisputeInputError } from "./errors.ts";
 import { circuitManifestHash, type CircuitTerms } from "./terms.ts";
 
@@ -57,12 +56,12 @@ export async function circuitTrace(jobId: bigint, w0: Matrix, lr: bigint, batche
 
 /**
  * The circuit terms of a linear-tile job, from its manifest and salt alone: lr = the manifest's lr in fixed point (the
- * model's), batchRoot = the BatchTree of the engine's batches of steps 1..N (Run.tileBatch, salted by the job). What
+ * model's), batchRoot = the BatchTree of the engine's batches of steps 1..N (checks/circuit-step.ts, salted by the job). What
  * the buyer commits in the job's manifest hash and what every auditor re-derives before a challenge (checkCircuitTerms).
  */
 export async function circuitTermsOfRun(run: Run): Promise<{ terms: CircuitTerms; tree: BatchTree }> {
-  const model = run.model;
-  if (!(model instanceof LinearTile)) throw new DisputeInputError(`circuit terms exist for linear-tile jobs only, not ${model.arch}`);
+  const circuit = circuitStepOf(run);
+  if (!circuit) throw new DisputeInputError(`circuit terms exist for linear-tile jobs only, not ${run.model.arch}`);
   // the terms are a function of the manifest (its hash pins the corpus, seed and steps) and the job's salt (the data
   // order): one Poseidon batch tree per (manifest, salt) per process, shared by the provider, the bots and every panel
   // member a process runs
@@ -70,9 +69,9 @@ export async function circuitTermsOfRun(run: Run): Promise<{ terms: CircuitTerms
   let terms = termsByRun.get(key);
   if (!terms) {
     terms = (async () => {
-      const batches = Array.from({ length: run.manifest.training.steps }, (_, i) => run.tileBatch(i + 1));
+      const batches = Array.from({ length: circuit.steps }, (_, i) => circuit.batch(i + 1));
       const tree = await BatchTree.of(batches);
-      return { terms: { lr: model.lr, batchRoot: tree.root }, tree };
+      return { terms: { lr: circuit.lr, batchRoot: tree.root }, tree };
     })();
     if (termsByRun.size >= 16) termsByRun.delete(termsByRun.keys().next().value!);
     termsByRun.set(key, terms);
@@ -88,6 +87,6 @@ const termsByRun = new Map<string, Promise<{ terms: CircuitTerms; tree: BatchTre
  * circuitManifestHash(manifestHash(manifest), its circuit terms) (dispute/terms.ts), so the terms are fixed at createJob.
  */
 export async function jobManifestHashOf(run: Run): Promise<Hex> {
-  if (run.model.arch !== "linear-tile") return run.manifestHash;
+  if (!circuitStepOf(run)) return run.manifestHash;
   return circuitManifestHash(run.manifestHash, (await circuitTermsOfRun(run)).terms);
 }

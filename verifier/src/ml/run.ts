@@ -20,7 +20,7 @@ import { assertBackend, registerGradients, useBackend, type BackendName } from "
 import { defaultBackend, enginesAllowed } from "./engines.ts";
 import { fastestKernels, fastestTransformerKernels, MAX_THREADS, ThreadedKernels, type Kernels, type TransformerKernels } from "./kernels/index.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
-import { loadMnist, MNIST_PIXELS, type LabelledImages } from "./data/mnist.ts";
+import { loadMnist, MNIST_PIXELS } from "./data/mnist.ts";
 import { loadSotu } from "./data/sotu.ts";
 import { DataError, ManifestError } from "./errors.ts";
 import { InputError } from "../errors/index.ts";
@@ -29,7 +29,7 @@ import { MnistMlp } from "./models/mlp.ts";
 import { CharTransformer } from "./models/transformer.ts";
 import { LinearTile, tileBatchOf, type TileBatch } from "./models/linear-tile.ts";
 import { loadCommitter } from "../zk/commit.ts";
-import type { Batch, Evaluation, Model, StepWitness } from "./models/types.ts";
+import type { Batch, Dataset, Evaluation, Model, StepWitness } from "./models/types.ts";
 import { createOptimizer, type Optimizer } from "./optimizer.ts";
 import { dataOrderRng, parseSalt } from "./salt.ts";
 import { float32Bytes, float32Chunks, type TensorSpec } from "./tensors.ts";
@@ -71,10 +71,6 @@ export type RunOptions = {
    */
   threads?: number;
 };
-
-type Dataset =
-  | { kind: "images"; train: LabelledImages; test: LabelledImages; canonicalBytes: Uint8Array }
-  | { kind: "tokens"; train: Uint8Array; test: Uint8Array; canonicalBytes: Uint8Array };
 
 export class Run {
   readonly manifest: Manifest;

@@ -1,7 +1,8 @@
 /**
- * `pouw train`'s loop (a trace directory, no chain): runs a strategy over the manifest's steps, hashes every state,
- * stores a checkpoint at every segment start, and writes trace.json (see trace-file.ts). `pouw provider run` has its
- * own loop, which commits each segment on chain as it goes (provider/run-job.ts).
+ * `pouw train` (a trace directory, no chain): consumes the segment loop (segments.ts, the loop `pouw provider run`
+ * consumes too) over the manifest's steps, keeps every state hash, and writes the final checkpoint and trace.json
+ * (see trace-file.ts). The copy, full-copy and steer strategies train nothing and build their trace here from a
+ * peer's directory.
  */
 import { mkdir, readFile, writeFile, access, constants, rm } from "node:fs/promises";
 import { join, resolve, dirname } from "node:path";
@@ -11,10 +12,9 @@ import { logger } from "../log/index.ts";
 import { LocalDirStore, type ContentStore } from "../store/index.ts";
 import { traceRoot } from "../trace/index.ts";
 import { StrategyError } from "./errors.ts";
-import { HashPipeline } from "./hash-pipeline.ts";
 import type { Run, TrainState } from "./run.ts";
+import { lossE6, segmentLossE6, trainSegments } from "./segments.ts";
 import { steerStates } from "./steer.ts";
-import { createStepper } from "./stepper.ts";
 import { formatStrategy, type Strategy } from "./strategies.ts";
 import { readTraceFile, TRACE_FORMAT, type SegmentEntry, type TraceFile } from "./trace-file.ts";
 
@@ -80,8 +80,6 @@ async function mkdirs(dir: string): Promise<void> {
   }
 }
 
-const lossE6 = (loss: number): number => (Number.isFinite(loss) ? Math.round(loss * 1e6) : 2 ** 31 - 1);
-
 export async function train(run: Run, options: TrainOptions): Promise<TrainResult> {
   const started = performance.now();
   const outDir = resolve(options.outDir);
@@ -95,53 +93,44 @@ export async function train(run: Run, options: TrainOptions): Promise<TrainResul
   }
   if (strategy.kind === "steer" || strategy.kind === "full-copy") return peerStatesTrace(run, strategy, outDir, store, started);
 
-  let state = await run.initFromStore(options.baseStore ?? store);
-  const hashes: Hex[] = [run.stateHashOf(state)];
+  const start = await run.initFromStore(options.baseStore ?? store);
+  let state = start;
+  const hashes: Hex[] = [];
   const losses: number[] = [];
   const segments: SegmentEntry[] = [];
   const flopsPerStep = run.model.flopsPerStep(B);
-  const stepper = createStepper(run, strategy);
   let spentFlops = 0;
   let gradientsComputed = 0;
   let stepsSkipped = 0;
   let planted: TraceFile["planted"];
   const stepStateCids: string[] | undefined = options.keepStepStates ? [] : undefined;
-
-  // with threads, h(t) is computed on a worker while step t+1 runs (hash-pipeline.ts: the same function, the same bits)
-  const pipe = (options.hashWorker ?? run.threads > 1) ? new HashPipeline(run.stateDigest, run.jobId) : null;
-  try {
-    for (let seg = 0; seg * K < steps; seg++) {
-      const checkpointCid = await store.put(run.checkpointBytes(state));
-      if (stepStateCids) stepStateCids[seg * K] = checkpointCid;
-      for (let t = seg * K + 1; t <= (seg + 1) * K; t++) {
-        const out = stepper.step(state, t);
-        state = out.state;
-        spentFlops += out.flops;
-        if (out.flops > 0) gradientsComputed++;
-        if (out.skipped) stepsSkipped++;
-        if (out.planted) planted = out.planted;
-        losses.push(out.loss);
-        if (pipe) {
-          if (pipe.pending > 0) hashes.push(pipe.next());
-          pipe.submit(state);
-        } else hashes.push(run.stateHashOf(state));
-        if (stepStateCids && t % K !== 0) stepStateCids[t] = await store.put(run.checkpointBytes(state));
-        options.onStep?.({ step: t, steps, loss: out.loss, segment: seg });
-      }
-      if (pipe) hashes.push(pipe.next());
-      segments.push(segmentEntry(seg, K, hashes, losses, checkpointCid));
-      log.debug({ segment: seg, root: segments[seg]!.traceRoot }, "segment done");
-    }
-  } finally {
-    await pipe?.close();
+  const loop = trainSegments(run, {
+    strategy,
+    store,
+    start,
+    endSegment: Math.ceil(steps / K),
+    ...(options.hashWorker !== undefined ? { hashWorker: options.hashWorker } : {}),
+    ...(options.keepStepStates ? { keepStepStates: true } : {}),
+    onStep: (p) => options.onStep?.({ ...p, steps }),
+  });
+  for await (const s of loop) {
+    state = s.state;
+    hashes.push(...(hashes.length === 0 ? s.stateHashes : s.stateHashes.slice(1)));
+    losses.push(...s.losses);
+    spentFlops += s.flops;
+    gradientsComputed += s.gradientsComputed;
+    stepsSkipped += s.stepsSkipped;
+    if (s.planted) planted = s.planted;
+    s.stateCids?.forEach((cid, j) => (stepStateCids![s.firstStep + j] = cid));
+    segments.push({ index: s.index, firstStep: s.firstStep, lastStep: s.lastStep, traceRoot: s.traceRoot, endStateHash: s.stateHashes[K]!, lossE6: s.lossE6, checkpointCid: s.checkpointCid });
+    log.debug({ segment: s.index, root: s.traceRoot }, "segment done");
   }
 
   const finalBytes = run.checkpointBytes(state);
   const finalCheckpointCid = await store.put(finalBytes);
   await writeFile(join(outDir, "final.safetensors"), finalBytes);
-  // text models: the first 128 held-out windows (128 x context characters) keep the final
-  // evaluation to a few steps' cost; the whole held-out tail of examples/sotu.json took 3 minutes
-  const evaluation = options.evaluate === false ? undefined : run.evaluate(state, run.model.arch === "char-transformer" ? 128 : Infinity);
+  // the model caps its final evaluation where the whole held-out split would cost more than training (models/*)
+  const evaluation = options.evaluate === false ? undefined : run.evaluate(state, run.model.finalEvaluationLimit ?? Infinity);
   const honestFlops = flopsPerStep * steps;
   const trace: TraceFile = {
     format: TRACE_FORMAT,
@@ -182,15 +171,13 @@ export async function train(run: Run, options: TrainOptions): Promise<TrainResul
 function segmentEntry(seg: number, K: number, hashes: readonly Hex[], losses: readonly number[], checkpointCid: string): SegmentEntry {
   const first = seg * K;
   const last = first + K;
-  const segLosses = losses.slice(first, last);
-  const mean = segLosses.reduce((a, b) => a + b, 0) / segLosses.length;
   return {
     index: seg,
     firstStep: first,
     lastStep: last,
     traceRoot: traceRoot(first, hashes.slice(first, last + 1)),
     endStateHash: hashes[last]!,
-    lossE6: lossE6(mean),
+    lossE6: segmentLossE6(losses.slice(first, last)),
     checkpointCid,
   };
 }

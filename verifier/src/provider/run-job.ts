@@ -1,8 +1,8 @@
 /**
- * `pouw provider run`: trains an accepted job segment by segment with the engine's step function and
- * commits each segment before training the next. Per segment: store the start checkpoint (its CID goes
- * on chain), run K steps, hash every state, store the end checkpoint (for resuming), publish the
- * segment's leaves (market/segment-traces.ts), then commitSegment.
+ * `pouw provider run`: trains an accepted job with the segment loop `pouw train` uses too (ml/segments.ts: store
+ * the start checkpoint, whose CID goes on chain, run K steps, hash every state) and commits each segment before
+ * the loop trains the next: store the end checkpoint (for resuming), publish the segment's leaves
+ * (market/segment-traces.ts), then commitSegment.
  *
  * Restart: the chain says which segment is next. The start state of segment n is the end state of
  * segment n-1, which this provider stored before committing it; it is checked against the committed
@@ -35,11 +35,9 @@ import { logger } from "../log/index.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
 import { circuitJobCheck } from "../market/circuit-job.ts";
 import { SegmentBoard } from "../market/segment-traces.ts";
-import { HashPipeline } from "../ml/hash-pipeline.ts";
 import { createRun, deploymentSalt, formatStrategy, policyShapeMismatch, type Manifest, type Run, type Strategy, type TrainState } from "../ml/index.ts";
 import type { ContentStore } from "../store/index.ts";
-import { traceRoot } from "../trace/index.ts";
-import { createStepper } from "../ml/stepper.ts";
+import { lossE6 as lossE6Of, replayStrategySteps, trainSegments } from "../ml/segments.ts";
 import { checkJobBase } from "./check-base.ts";
 
 const log = logger("provider");
@@ -87,8 +85,6 @@ export type RunJobResult = {
   deadline: number;
 };
 
-const lossE6Of = (l: number): bigint => BigInt(Number.isFinite(l) ? Math.round(l * 1e6) : 2 ** 31 - 1);
-
 /** The provider's directory for a job: end checkpoint pointers, and after finalize the weights and provenance record. */
 export function providerJobDir(ctx: Pick<ProviderContext, "stateDir" | "deployment">, jobId: bigint): string {
   return join(ctx.stateDir, "provider", ctx.deployment.jobMarket.toLowerCase(), jobId.toString());
@@ -111,14 +107,7 @@ async function resumeState(ctx: ProviderContext, run: Run, strategy: Strategy, j
   } catch {
     log.info({ jobId, segment: next - 1 }, "no stored end checkpoint; rebuilding from the segment's start checkpoint");
   }
-  let state = run.loadCheckpoint(await ctx.store.get(prev.checkpointCid), { step: (next - 1) * K });
-  const stepper = createStepper(run, strategy, (next - 1) * K + 1);
-  let flops = 0;
-  for (let t = (next - 1) * K + 1; t <= next * K; t++) {
-    const o = stepper.step(state, t);
-    state = o.state;
-    flops += o.flops;
-  }
+  const { state, flops } = replayStrategySteps(run, strategy, run.loadCheckpoint(await ctx.store.get(prev.checkpointCid), { step: (next - 1) * K }), next * K);
   if (run.stateHashOf(state) !== prev.endStateHash) {
     throw new ProviderJobError(`job ${jobId}: re-running segment ${next - 1} from its checkpoint does not reach the committed end state (strategy ${formatStrategy(strategy)})`);
   }
@@ -156,17 +145,14 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
     await run.close();
     throw err;
   }
-  // with threads, h(t) is computed on a worker while step t+1 runs (ml/hash-pipeline.ts: the same bits)
-  const pipe = run.threads > 1 ? new HashPipeline(run.stateDigest, jobId) : null;
   try {
-    return await trainJob(ctx, run, pipe, job, options, result, started);
+    return await trainJob(ctx, run, job, options, result, started);
   } finally {
-    await pipe?.close();
     await run.close();
   }
 }
 
-async function trainJob(ctx: ProviderContext, run: Run, pipe: HashPipeline | null, job: Awaited<ReturnType<typeof getJob>>, options: RunJobOptions, result: RunJobResult, started: number): Promise<RunJobResult> {
+async function trainJob(ctx: ProviderContext, run: Run, job: Awaited<ReturnType<typeof getJob>>, options: RunJobOptions, result: RunJobResult, started: number): Promise<RunJobResult> {
   const { clients, deployment } = ctx;
   const jobId = result.jobId;
   const jobMarket = deployment.jobMarket;
@@ -176,55 +162,49 @@ async function trainJob(ctx: ProviderContext, run: Run, pipe: HashPipeline | nul
   const commits = await getSegmentCommits(clients.public, { jobMarket, jobId, fromBlock });
   const next = job.nextSegment;
   const resumed = await resumeState(ctx, run, options.strategy, jobId, next, commits);
-  let state = resumed.state;
   result.flops += resumed.flops;
-  const stepper = createStepper(run, options.strategy, next * K + 1);
   await mkdir(join(endRecordPath(ctx, jobId, 0), ".."), { recursive: true });
-
-  for (let seg = next; seg < S; seg++) {
-    if (options.maxSegments !== undefined && result.committed.length >= options.maxSegments) break;
-    const first = seg * K;
-    const checkpointCid = await ctx.store.put(run.checkpointBytes(state));
-    const hashes: Hex[] = [run.stateHashOf(state)];
-    const losses: number[] = [];
-    for (let t = first + 1; t <= first + K; t++) {
-      const o = stepper.step(state, t);
-      state = o.state;
-      result.flops += o.flops;
-      losses.push(o.loss);
-      if (pipe) {
-        if (pipe.pending > 0) hashes.push(pipe.next());
-        pipe.submit(state);
-      } else hashes.push(run.stateHashOf(state));
-      result.stepLosses.push({ step: t, loss: o.loss });
-      options.onStep?.({ jobId, segment: seg, step: t, steps: S * K, loss: o.loss });
-    }
-    if (pipe) hashes.push(pipe.next());
-    const root = traceRoot(first, hashes);
-    const lossE6 = lossE6Of(losses.reduce((a, b) => a + b, 0) / losses.length);
-    const endCid = await ctx.store.put(run.checkpointBytes(state));
+  const end = options.maxSegments === undefined ? S : Math.min(S, next + options.maxSegments);
+  // the segment loop `pouw train` consumes too (ml/segments.ts): h(t) on a worker while step t+1 runs when the
+  // run has threads, the same bits
+  const loop = trainSegments(run, {
+    strategy: options.strategy,
+    store: ctx.store,
+    start: resumed.state,
+    startSegment: next,
+    endSegment: end,
+    onStep: (p) => {
+      result.stepLosses.push({ step: p.step, loss: p.loss });
+      options.onStep?.({ jobId, segment: p.segment, step: p.step, steps: S * K, loss: p.loss });
+    },
+  });
+  for await (const s of loop) {
+    const seg = s.index;
+    result.flops += s.flops;
+    const lossE6 = BigInt(s.lossE6);
+    const endCid = await ctx.store.put(run.checkpointBytes(s.state));
     await writeFile(endRecordPath(ctx, jobId, seg), endCid);
     await ctx.board.publish(jobMarket, {
       format: "pouw-segment-1",
       jobId: jobId.toString(),
       segment: seg,
-      firstStep: first,
-      stateHashes: hashes,
-      stepLossE6: losses.map((l) => Number(lossE6Of(l))),
-      checkpointCid,
+      firstStep: s.firstStep,
+      stateHashes: s.stateHashes,
+      stepLossE6: s.losses.map(lossE6Of),
+      checkpointCid: s.checkpointCid,
     });
     try {
-      const r = await commitSegment(clients, { jobMarket, jobId, segment: seg, stateHashes: hashes, lossE6, checkpointCid });
+      const r = await commitSegment(clients, { jobMarket, jobId, segment: seg, stateHashes: s.stateHashes, lossE6, checkpointCid: s.checkpointCid });
       result.gasUsed += r.gasUsed;
       result.txs.push(txRef(`commitSegment ${seg}`, r));
-      options.onSegment?.({ jobId, segment: seg, traceRoot: root, lossE6, gasUsed: r.gasUsed });
+      options.onSegment?.({ jobId, segment: seg, traceRoot: s.traceRoot, lossE6, gasUsed: r.gasUsed });
     } catch (err) {
       // A commit sent before a crash and mined meanwhile: the chain already has this segment.
       if (!(err instanceof ContractRevertError && err.errorName === "JobMarketSegmentAlreadyCommitted")) throw err;
       log.info({ jobId, segment: seg }, "segment already committed (sent before a restart)");
     }
     result.committed.push(seg);
-    log.info({ jobId, segment: seg, root }, "segment committed");
+    log.info({ jobId, segment: seg, root: s.traceRoot }, "segment committed");
   }
   result.wallSeconds = (performance.now() - started) / 1000;
   return result;

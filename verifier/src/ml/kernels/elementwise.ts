@@ -12,7 +12,7 @@
  *   Softmax                     e = Exp(Sub(z, Max)), p = RealDiv(e, Sum(e))
  *   logSoftmax (tfjs-core op)   Sub(Sub(z, Max), Log(Sum(Exp(Sub(z, Max)))))
  *
- * verifier/src/checks/mlp-elementwise.ts composes them for the step-witness check.
+ * ml/models/mlp-witness.ts composes them for the step-witness check.
  */
 
 /** z = P + b (row broadcast), a = relu(z); P [rows, cols], b [cols]. */

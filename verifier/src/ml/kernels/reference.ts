@@ -10,7 +10,7 @@
  * is `fround(a op b)` and wasm's f32x4 arithmetic gives the same bits. A float32 x float32 product
  * is exact in float64 (24+24 <= 53 bits).
  */
-import type { Kernels } from "./types.ts";
+import type { AdamScalars, Kernels, MatmulLayout } from "./types.ts";
 
 /** tfjs-cpu's matMul block size (backend.blockSize): part of the summation order, so of the bits. */
 export const MATMUL_BLOCK = 48;
@@ -23,7 +23,7 @@ export const MATMUL_BLOCK = 48;
  * The layout only says where A[i,k] and B[k,j] are read from; the summation order (below) is the
  * same in all three, so tf.matMul(tf.transpose(x), y) and matmul(x, y, "tn") agree bit for bit.
  */
-export type MatmulLayout = "nn" | "tn" | "nt";
+export type { MatmulLayout } from "./types.ts";
 
 /**
  * C = A . B exactly as tfjs-cpu's BatchMatMul kernel: C starts at +0 (a zeroed Float32Array); for
@@ -59,8 +59,7 @@ export function checkMatmulShapes(a: Float32Array, b: Float32Array, M: number, K
   if (b.length !== K * N) throw new RangeError(`matmul: b has ${b.length} elements, [K=${K}, N=${N}] needs ${K * N}`);
 }
 
-/** Adam's float32 scalars, rounded once as tf.scalar rounds them (optimizer.ts). */
-export type AdamScalars = { beta1: number; beta2: number; oneMinusBeta1: number; oneMinusBeta2: number; lr: number; epsilon: number };
+export type { AdamScalars } from "./types.ts";
 
 export function adamScalars(cfg: { lr: number; beta1: number; beta2: number; epsilon: number }): AdamScalars {
   const f = Math.fround;

@@ -2,7 +2,7 @@
  * The char-transformer step of numerics "bitwise-v2" on the kernel layer: forward pass and an explicit
  * backward pass (no autodiff), every rounding defined by transformer-ref.ts. The same function serves
  * the trainer (products computed by the kernels) and the Freivalds step check (products taken from the
- * provider's witness, checks/transformer-witness.ts): `ProductOracle` is the only difference, so the
+ * provider's witness, CharTransformer.witnessPass checked by checks/stepwitness.ts): `ProductOracle` is the only difference, so the
  * elementwise arithmetic of both is one implementation.
  *
  * Model (models/transformer.ts has the parameter order): x = tokEmb[tok] + posEmb[t]; per layer
@@ -17,7 +17,7 @@
  *   l<i>.pv      = P . v_h     "nn"  l<i>.pv.dA = dO_h . v_h^T "nt"  l<i>.pv.dB = P^T . dO_h "tn"
  *   head, head.dW, head.dX
  */
-import type { StepWitness, WitnessTensor } from "../models/types.ts";
+import type { ProductOracle, StepWitness, WitnessTensor } from "../models/types.ts";
 import {
   causalSoftmaxBackRef, causalSoftmaxRef, layerNormBackRef, layerNormRef, matmul32Ref, softmaxXentRef, type Layout,
 } from "./transformer-ref.ts";
@@ -44,8 +44,8 @@ export const jsTransformerKernels: TransformerKernels = {
   layerNormBack: layerNormBackRef,
 };
 
-/** Computes (or, for the witness check, fetches) the `count` products named `name`. */
-export type ProductOracle = (name: string, a: Float32Array, b: Float32Array, M: number, K: number, N: number, layout: Layout, count: number) => Float32Array;
+/** Computes (or, for the witness check, fetches) the `count` products named `name` (models/types.ts). */
+export type { ProductOracle };
 
 export type TransformerDims = { B: number; T: number; d: number; H: number; F: number; V: number; L: number };
 

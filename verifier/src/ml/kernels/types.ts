@@ -1,4 +1,8 @@
-import type { AdamScalars, MatmulLayout } from "./reference.ts";
+/** Where a matmul reads A[i,k] and B[k,j] (reference.ts matmulRef): "tn" stores A transposed [K,M], "nt" stores B transposed [N,K]. */
+export type MatmulLayout = "nn" | "tn" | "nt";
+
+/** Adam's float32 scalars, rounded once as tf.scalar rounds them (optimizer.ts). */
+export type AdamScalars = { beta1: number; beta2: number; oneMinusBeta1: number; oneMinusBeta2: number; lr: number; epsilon: number };
 
 /**
  * The kernels of an mnist-mlp training step. Every implementation gives the bits of the reference

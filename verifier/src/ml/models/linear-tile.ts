@@ -31,7 +31,8 @@ import { MNIST_PIXELS } from "../data/mnist.ts";
 import { CheckpointError } from "../errors.ts";
 import { Rng } from "../prng.ts";
 import type { TensorSpec } from "../tensors.ts";
-import type { Batch, Evaluation, ExampleOutputs, LossAndGrads, Model } from "./types.ts";
+import { heldOutImages } from "./held-out.ts";
+import type { Batch, Dataset, Evaluation, ExampleOutputs, LossAndGrads, Model } from "./types.ts";
 
 const { inputs: IN, outputs: OUT, batch: B, fracBits: F } = STEP_PARAMS;
 const SCALE = 2 ** F;
@@ -189,6 +190,16 @@ export class LinearTile implements Model {
 
   outputs(): ExampleOutputs {
     throw new TypeError("linear-tile has no per-example outputs (evaluate jobs use mnist-mlp or char-transformer)");
+  }
+
+  /** The circuit class's step terms: its lr in fixed point (dispute/circuit.ts reads it through checks/circuit-step.ts). */
+  get circuit(): { readonly lr: bigint } {
+    return { lr: this.lr };
+  }
+
+  /** A seeded sample of the test split's images (models/held-out.ts). */
+  heldOutBatch(data: Dataset, auditorSeed: number, examples: number): Batch {
+    return heldOutImages(data, auditorSeed, examples);
   }
 
   /** Nominal: 2 products of B·IN·OUT multiply-adds (X·W, Xᵀ·E), x2. */

@@ -23,7 +23,10 @@ import { MNIST_CLASSES, MNIST_PIXELS } from "../data/mnist.ts";
 import { mlpParamSpecs } from "../state-layout.ts";
 import type { TensorSpec } from "../tensors.ts";
 import { mlpEvalBatch, mlpStep, type Kernels } from "../kernels/index.ts";
-import type { Batch, Evaluation, ExampleOutputs, LossAndGrads, Model, StepWitness, WitnessTensor } from "./types.ts";
+import { heldOutImages } from "./held-out.ts";
+import { mlpGradientNormBounds, MlpGradientBound } from "./mlp-bounds.ts";
+import { mlpWitnessPass } from "./mlp-witness.ts";
+import type { Batch, Dataset, Evaluation, ExampleOutputs, LossAndGrads, Model, ProductOracle, StepWitness, WitnessTensor } from "./types.ts";
 
 export class MnistMlp implements Model {
   readonly arch = "mnist-mlp";
@@ -151,5 +154,22 @@ export class MnistMlp implements Model {
   flopsPerStep(batchSize: number): number {
     const macs = batchSize * (MNIST_PIXELS * this.hidden + this.hidden * MNIST_CLASSES);
     return 2 * 3 * macs; // forward + two backward products per layer
+  }
+
+  /** The five products' outputs from the witness, everything else recomputed (mlp-witness.ts). */
+  witnessPass(params: readonly Float32Array[], batch: Batch, oracle: ProductOracle): { grads: Float32Array[] } {
+    return mlpWitnessPass(params, batch, this.hidden, oracle);
+  }
+
+  gradientNormBounds(params: readonly Float32Array[], batch: Batch): number[] {
+    return mlpGradientNormBounds(params, batch);
+  }
+
+  gradientBound(data: Dataset): MlpGradientBound | undefined {
+    return data.kind === "images" ? new MlpGradientBound(this.hidden, data) : undefined;
+  }
+
+  heldOutBatch(data: Dataset, auditorSeed: number, examples: number): Batch {
+    return heldOutImages(data, auditorSeed, examples);
   }
 }

@@ -15,7 +15,8 @@ import { VOCAB_SIZE } from "../data/sotu.ts";
 import { transformerParamSpecs, type TransformerShape } from "../state-layout.ts";
 import { sizeOf, type TensorSpec } from "../tensors.ts";
 import { kernelOracle, transformerPass, type TransformerDims, type TransformerKernels } from "../kernels/transformer.ts";
-import type { Batch, Evaluation, ExampleOutputs, LossAndGrads, MatMulWitness, Model } from "./types.ts";
+import { heldOutWindows } from "./held-out.ts";
+import type { Batch, Dataset, Evaluation, ExampleOutputs, LossAndGrads, MatMulWitness, Model, ProductOracle } from "./types.ts";
 
 export type { TransformerShape };
 
@@ -102,6 +103,31 @@ export class CharTransformer implements Model {
   get witnessed(): boolean {
     return this.kernels !== undefined;
   }
+
+  get witnessRequirement(): string | undefined {
+    return this.kernels ? undefined : "needs numerics bitwise-v2 (the explicit backward pass)";
+  }
+
+  /**
+   * The verifier's pass of one step: the SAME pass as the trainer (kernels/transformer.ts `transformerPass`) with
+   * `oracle` in place of the product kernel, so every activation and gradient comes from the elementwise kernels
+   * applied to the oracle's (claimed) outputs. Only under bitwise-v2 (`witnessed`).
+   */
+  witnessPass(params: readonly Float32Array[], batch: Batch, oracle: ProductOracle): { grads: Float32Array[] } {
+    if (!this.kernels) throw new TypeError(`char-transformer ${this.witnessRequirement}`);
+    return { grads: transformerPass(this.kernels, oracle, params, this.tokenBatch(batch), this.dimsFor(batch.size), { grads: true }).grads! };
+  }
+
+  /** Seeded windows of the held-out tail (models/held-out.ts). */
+  heldOutBatch(data: Dataset, auditorSeed: number, examples: number): Batch {
+    return heldOutWindows(data, auditorSeed, examples, this.cfg.context);
+  }
+
+  /**
+   * The final evaluation reads the first 128 held-out windows (128 x context characters), a few steps' cost; the
+   * whole held-out tail of examples/sotu.json took 3 minutes.
+   */
+  readonly finalEvaluationLimit = 128;
 
   /** The kernel pass's dimensions for a batch of B windows. */
   dimsFor(B: number): TransformerDims {

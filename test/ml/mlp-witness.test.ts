@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import { mlpElementwise, type MlpElementwise } from "../../verifier/src/checks/mlp-elementwise.ts";
+import { mlpElementwise, type MlpElementwise } from "../../verifier/src/ml/models/mlp-witness.ts";
 import { scoped, tf, useBackend } from "../../verifier/src/ml/backend.ts";
 import { createRun, offlineSalt, parseManifest } from "../../verifier/src/ml/index.ts";
-import { exampleJson } from "../ml/helpers.ts";
+import { exampleJson } from "./helpers.ts";
 
 const C = 10;
 
@@ -43,7 +43,7 @@ function floats(n: number, seed: number, scale: number): Float32Array {
   return out;
 }
 
-describe("checks/mlp-elementwise: the step's elementwise ops in plain JavaScript are bit-identical to tfjs", () => {
+describe("ml/models/mlp-witness: the step's elementwise ops in plain JavaScript are bit-identical to tfjs", () => {
   before(async () => { await useBackend("cpu"); });
 
   it("on the engine's own witnesses of 4 mnist-mlp steps (batch 32)", async () => {

@@ -1,0 +1,35 @@
+/**
+ * The progress check's verifier-held batches (checks/progress.ts): examples of a run's held-out split chosen by the
+ * auditor's private seed, which the provider never trains on. Each model class picks the one its data needs.
+ */
+import { MNIST_PIXELS } from "../data/mnist.ts";
+import { Rng } from "../prng.ts";
+import type { Batch, Dataset } from "./types.ts";
+
+/** Up to `examples` images of the test split, a seeded sample without repetition. */
+export function heldOutImages(data: Dataset, auditorSeed: number, examples: number): Batch {
+  if (data.kind !== "images") throw new TypeError(`a held-out image batch needs image data, not ${data.kind}`);
+  const n = Math.min(examples, data.test.count);
+  const pick = new Rng(auditorSeed, "progress-batch").permutation(data.test.count).subarray(0, n);
+  const x = new Float32Array(n * MNIST_PIXELS);
+  const y = new Uint8Array(n);
+  pick.forEach((src, i) => {
+    x.set(data.test.images.subarray(src * MNIST_PIXELS, (src + 1) * MNIST_PIXELS), i * MNIST_PIXELS);
+    y[i] = data.test.labels[src]!;
+  });
+  return { kind: "images", size: n, x, y };
+}
+
+/** Up to min(`examples`, 32) windows of `context` + 1 tokens at seeded offsets of the held-out tail. */
+export function heldOutWindows(data: Dataset, auditorSeed: number, examples: number, context: number): Batch {
+  if (data.kind !== "tokens") throw new TypeError(`held-out text windows need token data, not ${data.kind}`);
+  const T = context;
+  const rng = new Rng(auditorSeed, "progress-windows");
+  const n = Math.min(examples, 32);
+  const tokens = new Uint8Array(n * (T + 1));
+  for (let i = 0; i < n; i++) {
+    const s = rng.nextInt(data.test.length - T);
+    tokens.set(data.test.subarray(s, s + T + 1), i * (T + 1));
+  }
+  return { kind: "tokens", size: n, tokens };
+}
