@@ -75,6 +75,7 @@ export * from "./getReceiptsRecorded.ts";
 export * from "./getJobFinalized.ts";
 export * from "./getDataShareCredits.ts";
 export * from "./getMarketCredit.ts";
+export * from "./events.ts";
 export * from "./getJobEvents.ts";
 export * from "./getStakeCredit.ts";
 export * from "./getReceiptOf.ts";
