@@ -18,7 +18,6 @@ import { Deployment } from "../../verifier/src/chain/deployment.ts";
 import { providerClients, type ChainClients } from "../../verifier/src/chain/clients.ts";
 import { cancelJob } from "../../verifier/src/chain/cancelJob.ts";
 import { claimPayment } from "../../verifier/src/chain/claimPayment.ts";
-import { getDisputeParams } from "../../verifier/src/chain/getDisputeParams.ts";
 import { getHoldings } from "../../verifier/src/chain/getHoldings.ts";
 import { getJob, type GetJobReturnType } from "../../verifier/src/chain/getJob.ts";
 import { getJobDisputes, type JobDisputeOpened } from "../../verifier/src/chain/getJobDisputes.ts";
@@ -26,8 +25,10 @@ import { getReceiptsRecorded, type RecordedReceipt } from "../../verifier/src/ch
 import { getSegmentCommits, type SegmentCommit } from "../../verifier/src/chain/getSegmentCommits.ts";
 import { getTokenSymbol } from "../../verifier/src/chain/getTokenSymbol.ts";
 import { PouwError } from "../../verifier/src/errors/index.ts";
-import { dataTermsFor, DEFAULT_DATA_SHARE_BPS, type DataTermsDecision } from "../../verifier/src/market/data-terms.ts";
-import { jobPolicyFor, type DerivedPolicy } from "../../verifier/src/market/job-policy.ts";
+import type { DataTermsDecision } from "../../verifier/src/market/data-terms.ts";
+import { TokenFundsError } from "../../verifier/src/market/funding.ts";
+import type { DerivedPolicy } from "../../verifier/src/market/job-policy.ts";
+import { jobFunding, planJob } from "../../verifier/src/market/plan-job.ts";
 import { postJob } from "../../verifier/src/market/post-job.ts";
 import { canonicalManifest, manifestHash, parseManifestJson, type Manifest } from "../../verifier/src/ml/manifest.ts";
 import { parseDetectionMatrix, type DetectionMatrix } from "../../verifier/src/policy/detection.ts";
@@ -269,14 +270,11 @@ async function quote(): Promise<void> {
   // reads go through the wallet when connected, else straight to the chain the deployment names is not known: need a wallet
   const client = state.clients?.public ?? browserPublicClients(state.ethereum, d.chainId);
   if (!client) throw new Error("Connect the wallet to quote against the deployment (the quote reads the dispute panel and the data registry).");
-  // as `pouw buyer create`: data terms when every corpus is registered, the deployed panel, the committed matrix
-  const terms = await dataTermsFor(client, d, manifest, { dataShareBps: DEFAULT_DATA_SHARE_BPS, mode: "auto" });
-  const game = d.disputeGame ? await getDisputeParams(client, { disputeGame: d.disputeGame }) : undefined;
-  const derived = await jobPolicyFor(manifest, {
-    ...(game ? { panel: { size: game.panelSize, feeWei: game.panelFee } } : {}),
-    detection: state.detection,
-    dataShareBps: terms.attached ? terms.terms.dataShareBps : 0,
-  });
+  // the plan `pouw buyer create` posts (market/plan-job.ts): data terms when every corpus is registered, the deployed
+  // panel, the committed matrix
+  const plan = await planJob(client, d, manifest, { detection: state.detection });
+  const derived: DerivedPolicy = plan;
+  const terms = plan.terms;
   if ($<HTMLTextAreaElement>("manifest-text").value !== text) {
     // edited while the chain was read: this quote is for text no longer on the page
     $("manifest-status").textContent = "The manifest changed while it was being quoted: check and quote it again.";
@@ -310,8 +308,8 @@ async function post(): Promise<void> {
   const { manifest, derived, terms } = state;
   if (!manifest || !derived || !terms) throw new Error("Quote a manifest first.");
   const d = state.deployment!;
-  const h = await getHoldings(clients.public, { deployment: d, account: state.account! });
-  if (h.tokenBalance < derived.payment) throw new Error(`Your balance is ${formatEther(h.tokenBalance)} ${state.symbol}, short of the payment ${formatEther(derived.payment)} ${state.symbol}.`);
+  const funding = await jobFunding(clients.public, d, state.account!, derived.payment);
+  if (funding.shortfall > 0n) throw new TokenFundsError(funding.balance, funding.payment, false);
   const store = memoryStore();
   $("post-status").textContent = "waiting for the wallet…";
   const r = await postJob(clients, d, store, manifest, derived.policy, derived.payment, {
