@@ -36,6 +36,13 @@ export type MarketEventLog = MarketEvent & EventPosition;
 /** The market contracts' addresses that `decodeMarketEvents` tells apart. */
 export type MarketEventSources = { jobMarket: Address; jobRecords?: Address | null; stakeVault: Address; disputeGame?: Address | null };
 
+const position = (l: { address: Address; blockNumber: bigint | null; logIndex: number | null; transactionHash: Hex | null }): EventPosition => ({
+  address: l.address,
+  blockNumber: l.blockNumber ?? 0n,
+  logIndex: l.logIndex ?? 0,
+  transactionHash: l.transactionHash ?? "0x",
+});
+
 /**
  * Decodes raw logs of the market contracts into typed events (strict: a log that does not match its contract's ABI is
  * dropped, as viem's parseEventLogs does). A log from another address is ignored. Order is kept.
@@ -47,14 +54,10 @@ export function decodeMarketEvents(logs: readonly Log[], sources: MarketEventSou
   const jr = sources.jobRecords ? lower(sources.jobRecords) : undefined;
   const dg = sources.disputeGame ? lower(sources.disputeGame) : undefined;
   const out: MarketEventLog[] = [];
+  // NOTE: the one cast of the union is here: viem decodes each log against its ABI event (strict), so its args are that
+  // event's, but a new object built from `e.eventName` and `e.args` loses the pairing in the type checker.
   for (const log of logs) {
     const at = lower(log.address);
-    const position = (l: { address: Address; blockNumber: bigint | null; logIndex: number | null; transactionHash: Hex | null }): EventPosition => ({
-      address: l.address,
-      blockNumber: l.blockNumber ?? 0n,
-      logIndex: l.logIndex ?? 0,
-      transactionHash: l.transactionHash ?? "0x",
-    });
     if (at === jm) {
       for (const e of parseEventLogs({ abi: jobMarketAbi, logs: [log], strict: true })) out.push({ contract: "JobMarket", eventName: e.eventName, args: e.args, ...position(e) } as MarketEventLog);
     } else if (jr !== undefined && at === jr) {
