@@ -7,89 +7,36 @@
  *   #provider  the account's stake, jobs and credits (market/standing.ts, as `pouw provider status`), and claim;
  *   #auditor   its bond, status, panel pool and credits (as `pouw auditor status`), and claim (as `pouw auditor claim`).
  * Everything chain-side goes through verifier/src/chain actions; the wallet signs (send.ts's json-rpc account path).
+ * The shared page state and wallet checks are in page.ts, the provider and auditor views in standing.ts.
  *
  * URL parameters: `deployment` (URL of a pouw-deployment-1 JSON; default ./deployment.json), `detection` (URL of
  * a detection matrix; default ./detection.json), `job` (a job id to follow), `poll` (ms between job reads),
  * `source` (the content server results are fetched from, `/ipfs/<cid>` and `/board/...`; default this page's origin).
  */
-import { formatEther, getAddress, type Address, type EIP1193Provider, type Hex } from "viem";
-import { ContractRevertError, WalletRejectedError } from "../../verifier/src/chain/errors.ts";
+import { formatEther, getAddress, type Address, type Hex } from "viem";
+import { WalletRejectedError } from "../../verifier/src/chain/errors.ts";
 import { Deployment } from "../../verifier/src/chain/deployment.ts";
-import { providerClients, type ChainClients } from "../../verifier/src/chain/clients.ts";
+import { providerClients } from "../../verifier/src/chain/clients.ts";
 import { cancelJob } from "../../verifier/src/chain/cancelJob.ts";
 import { claimPayment } from "../../verifier/src/chain/claimPayment.ts";
-import { getDisputeParams } from "../../verifier/src/chain/getDisputeParams.ts";
 import { getHoldings } from "../../verifier/src/chain/getHoldings.ts";
 import { getJob, type GetJobReturnType } from "../../verifier/src/chain/getJob.ts";
 import { getJobDisputes, type JobDisputeOpened } from "../../verifier/src/chain/getJobDisputes.ts";
 import { getReceiptsRecorded, type RecordedReceipt } from "../../verifier/src/chain/getReceiptsRecorded.ts";
 import { getSegmentCommits, type SegmentCommit } from "../../verifier/src/chain/getSegmentCommits.ts";
 import { getTokenSymbol } from "../../verifier/src/chain/getTokenSymbol.ts";
-import { PouwError } from "../../verifier/src/errors/index.ts";
-import { dataTermsFor, DEFAULT_DATA_SHARE_BPS, type DataTermsDecision } from "../../verifier/src/market/data-terms.ts";
-import { jobPolicyFor, type DerivedPolicy } from "../../verifier/src/market/job-policy.ts";
+import { TokenFundsError } from "../../verifier/src/market/funding.ts";
+import type { DerivedPolicy } from "../../verifier/src/market/job-policy.ts";
+import { jobFunding, planJob } from "../../verifier/src/market/plan-job.ts";
 import { postJob } from "../../verifier/src/market/post-job.ts";
-import { canonicalManifest, manifestHash, parseManifestJson, type Manifest } from "../../verifier/src/ml/manifest.ts";
-import { parseDetectionMatrix, type DetectionMatrix } from "../../verifier/src/policy/detection.ts";
+import { canonicalManifest, manifestHash, parseManifestJson } from "../../verifier/src/ml/manifest.ts";
+import { parseDetectionMatrix } from "../../verifier/src/policy/detection.ts";
 import { fetchResult } from "../../verifier/src/market/fetch-result.ts";
-import { AUDITOR_CREDITS, auditorStanding, claimCredits, PROVIDER_CREDITS, providerStanding } from "../../verifier/src/market/standing.ts";
-import { chainDate } from "../../verifier/src/chain/revertText.ts";
 import { provenanceVerdict, verifyProvenance, type ProvenanceReport } from "../../verifier/src/provenance/verify.ts";
 import { viemProvenanceChain } from "../../verifier/src/chain/provenanceChain.ts";
 import { browserPublicClients, memoryStore, resultSources } from "./browser.ts";
-
-type Ethereum = EIP1193Provider & { on?: (event: string, fn: (...a: unknown[]) => void) => void };
-
-const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
-  const el = document.getElementById(id);
-  if (!el) throw new Error(`page has no #${id}`);
-  return el as T;
-};
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const params = new URLSearchParams(location.search);
-const POLL_MS = Number(params.get("poll") ?? 1_000);
-const SOURCE = params.get("source") ?? location.origin;
-
-const state: {
-  deployment?: Deployment;
-  symbol: string;
-  ethereum?: Ethereum;
-  account?: Address;
-  walletChainId?: number;
-  clients?: ChainClients;
-  detection?: { path: string; matrix: DetectionMatrix };
-  manifest?: Manifest;
-  derived?: DerivedPolicy;
-  terms?: DataTermsDecision;
-  jobId?: bigint;
-  job?: GetJobReturnType;
-  busy: boolean;
-  listening: boolean;
-} = { symbol: "tokens", busy: false, listening: false };
-
-// ------------------------------------------------------------------ errors
-
-/** One line a buyer can act on, by error class (never by message text). */
-export function describeError(err: unknown): string {
-  if (err instanceof WalletRejectedError) return "You rejected the request in your wallet: nothing was signed or sent.";
-  if (err instanceof ContractRevertError) return `The contract refused: ${err.shortMessage}`;
-  if (err instanceof PouwError) return err.shortMessage;
-  if (err instanceof Error) return err.message;
-  return String(err);
-}
-
-/** Shows `err`; a second error in the same run of queued work goes on its own line (none is hidden by a later one). */
-function showError(err: unknown): void {
-  console.error(err);
-  const box = $("error");
-  const line = typeof err === "string" ? err : describeError(err);
-  box.textContent = box.textContent ? `${box.textContent}\n${line}` : line;
-  box.classList.remove("hidden");
-}
-function clearError(): void {
-  $("error").classList.add("hidden");
-  $("error").textContent = "";
-}
+import { $, clearError, esc, needWallet, params, POLL_MS, showError, SOURCE, state, wrongChain, type Ethereum } from "./page.ts";
+import { claimAs, showAuditor, showProvider } from "./standing.ts";
 
 // ------------------------------------------------------------------ one thing at a time
 
@@ -182,12 +129,6 @@ async function loadDeployment(): Promise<void> {
 
 // ------------------------------------------------------------------ wallet
 
-function wrongChain(): string | undefined {
-  const d = state.deployment;
-  if (!d || state.walletChainId === undefined || state.walletChainId === d.chainId) return undefined;
-  return `Wrong chain: the wallet is on chain ${state.walletChainId}, but this deployment is on chain ${d.chainId}. Switch the wallet's network.`;
-}
-
 async function connect(): Promise<void> {
   const ethereum = (window as unknown as { ethereum?: Ethereum }).ethereum;
   if (!ethereum) throw new Error("No browser wallet found (window.ethereum): install or enable an EIP-1193 wallet.");
@@ -239,13 +180,6 @@ async function switchChain(): Promise<void> {
   await setAccount(state.account!);
 }
 
-function needWallet(): ChainClients {
-  if (!state.clients || !state.account) throw new Error("Connect the wallet first.");
-  const wrong = wrongChain();
-  if (wrong) throw new Error(wrong);
-  return state.clients;
-}
-
 // ------------------------------------------------------------------ manifest and quote
 
 /** The text the shown quote is for: an edit of the manifest withdraws the quote (Approve and escrow posts what was quoted). */
@@ -269,14 +203,11 @@ async function quote(): Promise<void> {
   // reads go through the wallet when connected, else straight to the chain the deployment names is not known: need a wallet
   const client = state.clients?.public ?? browserPublicClients(state.ethereum, d.chainId);
   if (!client) throw new Error("Connect the wallet to quote against the deployment (the quote reads the dispute panel and the data registry).");
-  // as `pouw buyer create`: data terms when every corpus is registered, the deployed panel, the committed matrix
-  const terms = await dataTermsFor(client, d, manifest, { dataShareBps: DEFAULT_DATA_SHARE_BPS, mode: "auto" });
-  const game = d.disputeGame ? await getDisputeParams(client, { disputeGame: d.disputeGame }) : undefined;
-  const derived = await jobPolicyFor(manifest, {
-    ...(game ? { panel: { size: game.panelSize, feeWei: game.panelFee } } : {}),
-    detection: state.detection,
-    dataShareBps: terms.attached ? terms.terms.dataShareBps : 0,
-  });
+  // the plan `pouw buyer create` posts (market/plan-job.ts): data terms when every corpus is registered, the deployed
+  // panel, the committed matrix
+  const plan = await planJob(client, d, manifest, { detection: state.detection });
+  const derived: DerivedPolicy = plan;
+  const terms = plan.terms;
   if ($<HTMLTextAreaElement>("manifest-text").value !== text) {
     // edited while the chain was read: this quote is for text no longer on the page
     $("manifest-status").textContent = "The manifest changed while it was being quoted: check and quote it again.";
@@ -310,8 +241,8 @@ async function post(): Promise<void> {
   const { manifest, derived, terms } = state;
   if (!manifest || !derived || !terms) throw new Error("Quote a manifest first.");
   const d = state.deployment!;
-  const h = await getHoldings(clients.public, { deployment: d, account: state.account! });
-  if (h.tokenBalance < derived.payment) throw new Error(`Your balance is ${formatEther(h.tokenBalance)} ${state.symbol}, short of the payment ${formatEther(derived.payment)} ${state.symbol}.`);
+  const funding = await jobFunding(clients.public, d, state.account!, derived.payment);
+  if (funding.shortfall > 0n) throw new TokenFundsError(funding.balance, funding.payment, false);
   const store = memoryStore();
   $("post-status").textContent = "waiting for the wallet…";
   const r = await postJob(clients, d, store, manifest, derived.policy, derived.payment, {
@@ -465,54 +396,6 @@ async function verifyFiles(): Promise<void> {
   const recordBytes = await fileBytes("verify-record", "record");
   const report = await verifyProvenance({ recordBytes, weightsBytes, chain: viemProvenanceChain(client, { jobMarket: d.jobMarket, jobRecords: d.jobRecords }), deployment: { chainId: d.chainId, jobMarket: d.jobMarket, jobRecords: d.jobRecords } });
   $("verified-files").innerHTML = reportHtml(report, "files");
-}
-
-// ------------------------------------------------------------------ provider and auditor
-
-const tokAmount = (wei: bigint) => `${formatEther(wei)} ${esc(state.symbol)}`;
-const when = (t: bigint) => (t === 0n ? "-" : chainDate(t));
-
-async function showProvider(): Promise<void> {
-  const c = needWallet();
-  const account = state.account!;
-  const s = await providerStanding(c.public, state.deployment!, account);
-  if (state.account !== account) return; // an answer for an account no longer connected is not shown (the queue runs reads in order; this holds even for one outside it)
-  const h = s.holdings;
-  const jobs = s.jobs.map((j) => `<li>job ${j.jobId}: <span class="status">${j.status}</span>, ${j.nextSegment}/${j.policy.segments} segments, payment ${tokAmount(j.payment)}${j.openDisputes ? `, ${j.openDisputes} open dispute(s)` : ""}</li>`);
-  $("provider").innerHTML = `<table>
-    <tr><th>account</th><td class="mono">${state.account}</td></tr>
-    <tr><th>stake</th><td id="provider-stake">${tokAmount(s.stake.free)} free, ${tokAmount(s.stake.locked)} locked${s.stake.pendingWithdrawal > 0n ? `, ${tokAmount(s.stake.pendingWithdrawal)} unbonding (withdrawable at ${when(s.stake.withdrawableAt)})` : ""}</td></tr>
-    <tr><th>payment credit</th><td id="provider-payment-credit">${tokAmount(h.jobMarketCredit)}</td></tr>
-    <tr><th>slash shares</th><td id="provider-stake-credit">${tokAmount(h.stakeCredit)}</td></tr>
-    <tr><th>token balance</th><td id="provider-balance">${tokAmount(h.tokenBalance)}</td></tr></table>
-    <h2>Jobs accepted</h2><div id="provider-jobs">${jobs.length ? `<ul>${jobs.join("")}</ul>` : '<span class="muted">none accepted</span>'}</div>`;
-  $("provider-claim").classList.toggle("hidden", h.jobMarketCredit + h.stakeCredit === 0n);
-}
-
-async function showAuditor(): Promise<void> {
-  const c = needWallet();
-  const account = state.account!;
-  const s = await auditorStanding(c.public, state.deployment!, account);
-  if (state.account !== account) return; // an answer for an account no longer connected is not shown (the queue runs reads in order; this holds even for one outside it)
-  const h = s.holdings;
-  const a = s.auditor;
-  const credits = h.disputeCredit + h.stakeCredit + h.auditorCredit;
-  $("auditor").innerHTML = `<table>
-    <tr><th>account</th><td class="mono">${state.account}</td></tr>
-    <tr><th>bond</th><td id="auditor-bond">${tokAmount(a.bond)}</td></tr>
-    <tr><th>status</th><td id="auditor-status">${a.status}${a.status === "Active" && a.eligibleFrom > 0n ? ` (counts for panels from ${when(a.eligibleFrom)})` : ""}${a.status === "Exiting" ? ` (may leave at ${when(a.exitableAt)})` : ""}</td></tr>
-    <tr><th>credits</th><td id="auditor-credits">${tokAmount(h.disputeCredit)} disputes (deposits, rewards, panel fees), ${tokAmount(h.stakeCredit)} slash shares, ${tokAmount(h.auditorCredit)} forfeited bonds</td></tr>
-    <tr><th>token balance</th><td id="auditor-balance">${tokAmount(h.tokenBalance)}</td></tr>
-    <tr><th>panel pool</th><td id="auditor-panel">${s.panel ? `${s.panel.eligible} eligible auditors, ${s.panel.needed} needed to decide a dispute${s.panel.enough ? "" : " (too few)"}` : "no DisputeGame deployed"}</td></tr></table>
-    ${s.panel?.warning ? `<p class="muted">${esc(s.panel.warning)}</p>` : ""}`;
-  $("auditor-claim").classList.toggle("hidden", credits === 0n);
-}
-
-async function claimAs(role: "provider" | "auditor"): Promise<void> {
-  const c = needWallet();
-  const r = await claimCredits(c, state.deployment!, role === "provider" ? PROVIDER_CREDITS : AUDITOR_CREDITS);
-  $(`${role}-claimed`).innerHTML = r.total === 0n ? "nothing to claim" : `<span class="ok" id="${role}-claimed-amount">claimed ${tokAmount(r.total)}</span> (${r.txs.map((t) => `${esc(t.what)} <code>${t.hash}</code>`).join(", ")})`;
-  await (role === "provider" ? showProvider() : showAuditor());
 }
 
 // ------------------------------------------------------------------ views

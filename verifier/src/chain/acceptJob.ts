@@ -7,6 +7,7 @@
  */
 import type { Address } from "viem";
 import { jobMarketAbi } from "./abi/JobMarket.ts";
+import type { CallParameters, ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
@@ -17,6 +18,11 @@ export type AcceptJobParameters = SendOptions & {
 
 export type AcceptJobReturnType = SendResult;
 
+/** The call `acceptJob` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function acceptJobCall(p: CallParameters<AcceptJobParameters>): ContractCall<typeof jobMarketAbi, "acceptJob"> {
+  return { address: p.jobMarket, abi: jobMarketAbi, functionName: "acceptJob", args: [p.jobId] };
+}
+
 export async function acceptJob(clients: ChainClients, p: AcceptJobParameters): Promise<AcceptJobReturnType> {
-  return sendContractTx(clients, { address: p.jobMarket, abi: jobMarketAbi, functionName: "acceptJob", args: [p.jobId] }, p);
+  return sendContractTx(clients, acceptJobCall(p), p);
 }

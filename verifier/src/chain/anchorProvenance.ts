@@ -8,11 +8,17 @@
  */
 import type { Address, Hex } from "viem";
 import { jobRecordsAbi } from "./abi/JobRecords.ts";
+import type { CallParameters, ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
 export type AnchorProvenanceParameters = SendOptions & { anchor: Address; jobId: bigint; recordHash: Hex; weightsCid: string };
 
+/** The call `anchorProvenance` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function anchorProvenanceCall(p: CallParameters<AnchorProvenanceParameters>): ContractCall<typeof jobRecordsAbi, "anchorProvenance"> {
+  return { address: p.anchor, abi: jobRecordsAbi, functionName: "anchorProvenance", args: [p.jobId, p.recordHash, p.weightsCid] };
+}
+
 export async function anchorProvenance(clients: ChainClients, p: AnchorProvenanceParameters): Promise<SendResult> {
-  return sendContractTx(clients, { address: p.anchor, abi: jobRecordsAbi, functionName: "anchorProvenance", args: [p.jobId, p.recordHash, p.weightsCid] }, p);
+  return sendContractTx(clients, anchorProvenanceCall(p), p);
 }

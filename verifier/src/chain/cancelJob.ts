@@ -6,6 +6,7 @@
  */
 import type { Address } from "viem";
 import { jobMarketAbi } from "./abi/JobMarket.ts";
+import type { CallParameters, ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
@@ -16,6 +17,11 @@ export type CancelJobParameters = SendOptions & {
 
 export type CancelJobReturnType = SendResult;
 
+/** The call `cancelJob` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function cancelJobCall(p: CallParameters<CancelJobParameters>): ContractCall<typeof jobMarketAbi, "cancelJob"> {
+  return { address: p.jobMarket, abi: jobMarketAbi, functionName: "cancelJob", args: [p.jobId] };
+}
+
 export async function cancelJob(clients: ChainClients, p: CancelJobParameters): Promise<CancelJobReturnType> {
-  return sendContractTx(clients, { address: p.jobMarket, abi: jobMarketAbi, functionName: "cancelJob", args: [p.jobId] }, p);
+  return sendContractTx(clients, cancelJobCall(p), p);
 }

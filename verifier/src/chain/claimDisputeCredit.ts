@@ -6,6 +6,7 @@
  */
 import type { Address } from "viem";
 import { disputeGameAbi } from "./abi/DisputeGame.ts";
+import type { CallParameters, ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
@@ -15,6 +16,11 @@ export type ClaimDisputeCreditParameters = SendOptions & {
 
 export type ClaimDisputeCreditReturnType = SendResult;
 
+/** The call `claimDisputeCredit` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function claimDisputeCreditCall(p: CallParameters<ClaimDisputeCreditParameters>): ContractCall<typeof disputeGameAbi, "claim"> {
+  return { address: p.disputeGame, abi: disputeGameAbi, functionName: "claim", args: [] };
+}
+
 export async function claimDisputeCredit(clients: ChainClients, p: ClaimDisputeCreditParameters): Promise<ClaimDisputeCreditReturnType> {
-  return sendContractTx(clients, { address: p.disputeGame, abi: disputeGameAbi, functionName: "claim", args: [] }, p);
+  return sendContractTx(clients, claimDisputeCreditCall(p), p);
 }

@@ -6,6 +6,7 @@
  */
 import type { Address } from "viem";
 import { jobMarketAbi } from "./abi/JobMarket.ts";
+import type { CallParameters, ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
@@ -16,6 +17,11 @@ export type ClaimPaymentParameters = SendOptions & {
 
 export type ClaimPaymentReturnType = SendResult;
 
+/** The call `claimPayment` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function claimPaymentCall(p: CallParameters<ClaimPaymentParameters>): ContractCall<typeof jobMarketAbi, "claim"> {
+  return { address: p.jobMarket, abi: jobMarketAbi, functionName: "claim", args: [p.token] };
+}
+
 export async function claimPayment(clients: ChainClients, p: ClaimPaymentParameters): Promise<ClaimPaymentReturnType> {
-  return sendContractTx(clients, { address: p.jobMarket, abi: jobMarketAbi, functionName: "claim", args: [p.token] }, p);
+  return sendContractTx(clients, claimPaymentCall(p), p);
 }

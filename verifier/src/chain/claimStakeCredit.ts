@@ -6,6 +6,7 @@
  */
 import type { Address } from "viem";
 import { stakeVaultAbi } from "./abi/StakeVault.ts";
+import type { CallParameters, ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
@@ -15,6 +16,11 @@ export type ClaimStakeCreditParameters = SendOptions & {
 
 export type ClaimStakeCreditReturnType = SendResult;
 
+/** The call `claimStakeCredit` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function claimStakeCreditCall(p: CallParameters<ClaimStakeCreditParameters>): ContractCall<typeof stakeVaultAbi, "claim"> {
+  return { address: p.stakeVault, abi: stakeVaultAbi, functionName: "claim", args: [] };
+}
+
 export async function claimStakeCredit(clients: ChainClients, p: ClaimStakeCreditParameters): Promise<ClaimStakeCreditReturnType> {
-  return sendContractTx(clients, { address: p.stakeVault, abi: stakeVaultAbi, functionName: "claim", args: [] }, p);
+  return sendContractTx(clients, claimStakeCreditCall(p), p);
 }

@@ -15,6 +15,7 @@
 import { encodeAbiParameters, keccak256, toHex, type Address, type Hex } from "viem";
 import { randomBytes } from "node:crypto";
 import { disputeGameAbi } from "./abi/DisputeGame.ts";
+import type { ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
@@ -34,8 +35,15 @@ export function challengeCommitment(jobId: bigint, step: number | bigint, challe
   );
 }
 
+export type CommitChallengeCallParameters = { disputeGame: Address; jobId: bigint; segment: number; commitment: Hex };
+
+/** The call `commitChallenge` sends, as data, for a commitment already computed with `challengeCommitment`. */
+export function commitChallengeCall(p: CommitChallengeCallParameters): ContractCall<typeof disputeGameAbi, "commitChallenge"> {
+  return { address: p.disputeGame, abi: disputeGameAbi, functionName: "commitChallenge", args: [p.jobId, BigInt(p.segment), p.commitment] };
+}
+
 export async function commitChallenge(clients: ChainClients, p: CommitChallengeParameters): Promise<CommitChallengeReturnType> {
   const commitment = challengeCommitment(p.jobId, p.step, clients.account.address, p.salt);
-  const r = await sendContractTx(clients, { address: p.disputeGame, abi: disputeGameAbi, functionName: "commitChallenge", args: [p.jobId, BigInt(p.segment), commitment] }, p);
+  const r = await sendContractTx(clients, commitChallengeCall({ ...p, commitment }), p);
   return { ...r, commitment };
 }

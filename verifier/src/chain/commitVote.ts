@@ -7,6 +7,7 @@
  */
 import type { Address, Hex } from "viem";
 import { disputeGameAbi } from "./abi/DisputeGame.ts";
+import type { CallParameters, ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
@@ -18,6 +19,11 @@ export type CommitVoteParameters = SendOptions & {
 
 export type CommitVoteReturnType = SendResult;
 
+/** The call `commitVote` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function commitVoteCall(p: CallParameters<CommitVoteParameters>): ContractCall<typeof disputeGameAbi, "commitVote"> {
+  return { address: p.disputeGame, abi: disputeGameAbi, functionName: "commitVote", args: [p.disputeId, p.commitment] };
+}
+
 export async function commitVote(clients: ChainClients, p: CommitVoteParameters): Promise<CommitVoteReturnType> {
-  return sendContractTx(clients, { address: p.disputeGame, abi: disputeGameAbi, functionName: "commitVote", args: [p.disputeId, p.commitment] }, p);
+  return sendContractTx(clients, commitVoteCall(p), p);
 }

@@ -28,7 +28,7 @@ import { jobMarketAbi } from "./abi/JobMarket.ts";
 import type { ChainClients } from "./clients.ts";
 import type { Deployment } from "./deployment.ts";
 import { deployContract } from "./deployContract.ts";
-import { getProving } from "./getProving.ts";
+import { getProving, type Proving } from "./getProving.ts";
 import { getWiring, type Wiring } from "./getWiring.ts";
 import { sendContractTx, txRef, type TxRef } from "./send.ts";
 
@@ -79,10 +79,6 @@ export const DEV_CHAIN_ID = 31337;
 /** DisputeGame.DEV_VKEY_HASH: the vkey hash of the committed development setup (circuits/keys/step.vkey.json). */
 export const DEV_VKEY_HASH: Hex = "0x851b95ddd267b95c19364ccc66025f731fe7597762668c56559f0d89f422f11d";
 
-/** IDisputeGame.ProvingMode, by index. */
-export const PROVING_MODES = ["Disabled", "Development", "Ceremony"] as const;
-export type ProvingMode = (typeof PROVING_MODES)[number];
-export type Proving = { mode: ProvingMode; verifier: Address; vkeyHash: Hex };
 
 /** The verifier and vkey a deployment names; refused (InputError) when they do not belong together. */
 export class StepVerifierMismatchError extends InputError {

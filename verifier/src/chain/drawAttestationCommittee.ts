@@ -9,6 +9,7 @@
  */
 import type { Address } from "viem";
 import { providerRegistryAbi } from "./abi/ProviderRegistry.ts";
+import type { CallParameters, ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
@@ -19,6 +20,11 @@ export type DrawAttestationCommitteeParameters = SendOptions & {
 
 export type DrawAttestationCommitteeReturnType = SendResult;
 
+/** The call `drawAttestationCommittee` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function drawAttestationCommitteeCall(p: CallParameters<DrawAttestationCommitteeParameters>): ContractCall<typeof providerRegistryAbi, "drawCommittee"> {
+  return { address: p.providerRegistry, abi: providerRegistryAbi, functionName: "drawCommittee", args: [p.requestId] };
+}
+
 export async function drawAttestationCommittee(clients: ChainClients, p: DrawAttestationCommitteeParameters): Promise<DrawAttestationCommitteeReturnType> {
-  return sendContractTx(clients, { address: p.providerRegistry, abi: providerRegistryAbi, functionName: "drawCommittee", args: [p.requestId] }, p);
+  return sendContractTx(clients, drawAttestationCommitteeCall(p), p);
 }

@@ -6,6 +6,7 @@
  */
 import type { Address } from "viem";
 import { jobMarketAbi } from "./abi/JobMarket.ts";
+import type { CallParameters, ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
@@ -16,6 +17,11 @@ export type FinalizeParameters = SendOptions & {
 
 export type FinalizeReturnType = SendResult;
 
+/** The call `finalize` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function finalizeCall(p: CallParameters<FinalizeParameters>): ContractCall<typeof jobMarketAbi, "finalize"> {
+  return { address: p.jobMarket, abi: jobMarketAbi, functionName: "finalize", args: [p.jobId] };
+}
+
 export async function finalize(clients: ChainClients, p: FinalizeParameters): Promise<FinalizeReturnType> {
-  return sendContractTx(clients, { address: p.jobMarket, abi: jobMarketAbi, functionName: "finalize", args: [p.jobId] }, p);
+  return sendContractTx(clients, finalizeCall(p), p);
 }

@@ -8,8 +8,12 @@
  */
 import type { Address, Chain, Hex, PublicClient, Transport } from "viem";
 import { disputeGameAbi } from "./abi/DisputeGame.ts";
-import { PROVING_MODES, type Proving } from "./deployDisputeGame.ts";
 import { withRetry } from "./retry.ts";
+
+/** IDisputeGame.ProvingMode, by index. */
+export const PROVING_MODES = ["Disabled", "Development", "Ceremony"] as const;
+export type ProvingMode = (typeof PROVING_MODES)[number];
+export type Proving = { mode: ProvingMode; verifier: Address; vkeyHash: Hex };
 
 export type GetProvingParameters = { disputeGame: Address };
 export type GetProvingReturnType = Proving;

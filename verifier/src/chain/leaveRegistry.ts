@@ -6,6 +6,7 @@
  */
 import type { Address } from "viem";
 import { auditorRegistryAbi } from "./abi/AuditorRegistry.ts";
+import type { CallParameters, ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
@@ -15,6 +16,11 @@ export type LeaveRegistryParameters = SendOptions & {
 
 export type LeaveRegistryReturnType = SendResult;
 
+/** The call `leaveRegistry` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function leaveRegistryCall(p: CallParameters<LeaveRegistryParameters>): ContractCall<typeof auditorRegistryAbi, "leave"> {
+  return { address: p.auditorRegistry, abi: auditorRegistryAbi, functionName: "leave", args: [] };
+}
+
 export async function leaveRegistry(clients: ChainClients, p: LeaveRegistryParameters): Promise<LeaveRegistryReturnType> {
-  return sendContractTx(clients, { address: p.auditorRegistry, abi: auditorRegistryAbi, functionName: "leave", args: [] }, p);
+  return sendContractTx(clients, leaveRegistryCall(p), p);
 }

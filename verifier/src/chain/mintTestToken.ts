@@ -6,6 +6,7 @@
  */
 import type { Address } from "viem";
 import { testTokenAbi } from "./abi/TestToken.ts";
+import type { CallParameters, ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
@@ -17,6 +18,11 @@ export type MintTestTokenParameters = SendOptions & {
 
 export type MintTestTokenReturnType = SendResult;
 
+/** The call `mintTestToken` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function mintTestTokenCall(p: CallParameters<MintTestTokenParameters>): ContractCall<typeof testTokenAbi, "mint"> {
+  return { address: p.token, abi: testTokenAbi, functionName: "mint", args: [p.to, p.amount] };
+}
+
 export async function mintTestToken(clients: ChainClients, p: MintTestTokenParameters): Promise<MintTestTokenReturnType> {
-  return sendContractTx(clients, { address: p.token, abi: testTokenAbi, functionName: "mint", args: [p.to, p.amount] }, p);
+  return sendContractTx(clients, mintTestTokenCall(p), p);
 }

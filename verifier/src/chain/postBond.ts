@@ -6,6 +6,7 @@
  */
 import type { Address } from "viem";
 import { auditorRegistryAbi } from "./abi/AuditorRegistry.ts";
+import type { CallParameters, ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
@@ -16,6 +17,11 @@ export type PostBondParameters = SendOptions & {
 
 export type PostBondReturnType = SendResult;
 
+/** The call `postBond` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function postBondCall(p: CallParameters<PostBondParameters>): ContractCall<typeof auditorRegistryAbi, "postBond"> {
+  return { address: p.auditorRegistry, abi: auditorRegistryAbi, functionName: "postBond", args: [p.amount] };
+}
+
 export async function postBond(clients: ChainClients, p: PostBondParameters): Promise<PostBondReturnType> {
-  return sendContractTx(clients, { address: p.auditorRegistry, abi: auditorRegistryAbi, functionName: "postBond", args: [p.amount] }, p);
+  return sendContractTx(clients, postBondCall(p), p);
 }

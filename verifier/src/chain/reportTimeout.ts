@@ -11,6 +11,7 @@
  */
 import type { Address } from "viem";
 import { jobMarketAbi } from "./abi/JobMarket.ts";
+import type { CallParameters, ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
@@ -21,12 +22,22 @@ export type ReportTimeoutParameters = SendOptions & {
 
 export type ReportTimeoutReturnType = SendResult;
 
+/** The call `reportTimeout` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function reportTimeoutCall(p: CallParameters<ReportTimeoutParameters>): ContractCall<typeof jobMarketAbi, "reportTimeout"> {
+  return { address: p.jobMarket, abi: jobMarketAbi, functionName: "reportTimeout", args: [p.jobId] };
+}
+
 export async function reportTimeout(clients: ChainClients, p: ReportTimeoutParameters): Promise<ReportTimeoutReturnType> {
-  return sendContractTx(clients, { address: p.jobMarket, abi: jobMarketAbi, functionName: "reportTimeout", args: [p.jobId] }, p);
+  return sendContractTx(clients, reportTimeoutCall(p), p);
 }
 
 export type ReopenJobParameters = ReportTimeoutParameters;
 
+/** The call `reopenJob` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function reopenJobCall(p: CallParameters<ReopenJobParameters>): ContractCall<typeof jobMarketAbi, "reopenJob"> {
+  return { address: p.jobMarket, abi: jobMarketAbi, functionName: "reopenJob", args: [p.jobId] };
+}
+
 export async function reopenJob(clients: ChainClients, p: ReopenJobParameters): Promise<SendResult> {
-  return sendContractTx(clients, { address: p.jobMarket, abi: jobMarketAbi, functionName: "reopenJob", args: [p.jobId] }, p);
+  return sendContractTx(clients, reopenJobCall(p), p);
 }

@@ -6,6 +6,7 @@
  */
 import type { Address } from "viem";
 import { auditorRegistryAbi } from "./abi/AuditorRegistry.ts";
+import type { CallParameters, ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
@@ -15,6 +16,11 @@ export type RequestExitParameters = SendOptions & {
 
 export type RequestExitReturnType = SendResult;
 
+/** The call `requestExit` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function requestExitCall(p: CallParameters<RequestExitParameters>): ContractCall<typeof auditorRegistryAbi, "requestExit"> {
+  return { address: p.auditorRegistry, abi: auditorRegistryAbi, functionName: "requestExit", args: [] };
+}
+
 export async function requestExit(clients: ChainClients, p: RequestExitParameters): Promise<RequestExitReturnType> {
-  return sendContractTx(clients, { address: p.auditorRegistry, abi: auditorRegistryAbi, functionName: "requestExit", args: [] }, p);
+  return sendContractTx(clients, requestExitCall(p), p);
 }

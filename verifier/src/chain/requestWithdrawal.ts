@@ -6,6 +6,7 @@
  */
 import type { Address } from "viem";
 import { stakeVaultAbi } from "./abi/StakeVault.ts";
+import type { CallParameters, ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
@@ -16,6 +17,11 @@ export type RequestWithdrawalParameters = SendOptions & {
 
 export type RequestWithdrawalReturnType = SendResult;
 
+/** The call `requestWithdrawal` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function requestWithdrawalCall(p: CallParameters<RequestWithdrawalParameters>): ContractCall<typeof stakeVaultAbi, "requestWithdrawal"> {
+  return { address: p.stakeVault, abi: stakeVaultAbi, functionName: "requestWithdrawal", args: [p.amount] };
+}
+
 export async function requestWithdrawal(clients: ChainClients, p: RequestWithdrawalParameters): Promise<RequestWithdrawalReturnType> {
-  return sendContractTx(clients, { address: p.stakeVault, abi: stakeVaultAbi, functionName: "requestWithdrawal", args: [p.amount] }, p);
+  return sendContractTx(clients, requestWithdrawalCall(p), p);
 }

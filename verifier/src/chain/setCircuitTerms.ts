@@ -9,6 +9,7 @@
  */
 import type { Address, Hex } from "viem";
 import { disputeGameAbi } from "./abi/DisputeGame.ts";
+import type { CallParameters, ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
 
@@ -23,6 +24,11 @@ export type SetCircuitTermsParameters = SendOptions & {
 
 export type SetCircuitTermsReturnType = SendResult;
 
+/** The call `setCircuitTerms` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function setCircuitTermsCall(p: CallParameters<SetCircuitTermsParameters>): ContractCall<typeof disputeGameAbi, "setCircuitTerms"> {
+  return { address: p.disputeGame, abi: disputeGameAbi, functionName: "setCircuitTerms", args: [p.jobId, p.lr, p.batchRoot, p.manifestBody] };
+}
+
 export async function setCircuitTerms(clients: ChainClients, p: SetCircuitTermsParameters): Promise<SetCircuitTermsReturnType> {
-  return sendContractTx(clients, { address: p.disputeGame, abi: disputeGameAbi, functionName: "setCircuitTerms", args: [p.jobId, p.lr, p.batchRoot, p.manifestBody] }, p);
+  return sendContractTx(clients, setCircuitTermsCall(p), p);
 }

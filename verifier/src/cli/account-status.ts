@@ -9,7 +9,7 @@ import { chainDate, type GetJobReturnType } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
 import { auditorStanding, providerStanding } from "../market/standing.ts";
 import { fmt, readContext, type ReadContext, type ReadFlags } from "./context.ts";
-import { panelPoolJson } from "./panel-warning.ts";
+import { panelPoolJson } from "../market/panel-pool.ts";
 
 // NOTE: the reads are market/standing.ts, which the dApp's provider and auditor pages call too
 async function subject(flags: ReadFlags): Promise<{ ctx: ReadContext; me: Address }> {

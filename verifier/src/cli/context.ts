@@ -214,21 +214,8 @@ export function withConfig(cmd: Command): Command {
   return addConfigOptions(cmd);
 }
 
-/**
- * Makes sure the account holds `amount` of the token and has approved `spender` for it. With `mint` on
- * a deployment of the dev token, mints the shortfall first (local chains only).
- */
+/** Makes sure the account holds `amount` of the token and has approved `spender` for it (market/funding.ts). */
 export async function ensureFunds(ctx: CliContext, spender: Address, amount: bigint, mint: boolean): Promise<TxRef[]> {
-  const txs: TxRef[] = [];
-  const { clients, deployment: d } = ctx;
-  const me = clients.account.address;
-  const { getTokenBalance, getTokenAllowance, mintTestToken, approveToken } = await import("../chain/index.ts");
-  const balance = await getTokenBalance(clients.public, { token: d.token, account: me });
-  if (balance < amount) {
-    if (!mint || !d.devToken) throw new InputError(`token balance ${fmt(balance)} is below ${fmt(amount)}${d.devToken ? " (pass --mint on the dev chain)" : ""}`);
-    txs.push(txRef("mint", await mintTestToken(clients, { token: d.token, to: me, amount: amount - balance })));
-  }
-  const allowance = await getTokenAllowance(clients.public, { token: d.token, owner: me, spender });
-  if (allowance < amount) txs.push(txRef("approve", await approveToken(clients, { token: d.token, spender, amount })));
-  return txs;
+  const { ensureTokenFunds } = await import("../market/funding.ts");
+  return ensureTokenFunds(ctx.clients, ctx.deployment, spender, amount, { mint });
 }

@@ -19,7 +19,7 @@ import {
   type GetJobReturnType,
 } from "../chain/index.ts";
 import { txRef, type TxRef } from "../chain/send.ts";
-import { panelPoolCheck, type PanelPoolCheck } from "../cli/panel-warning.ts";
+import { panelPoolCheck, type PanelPoolCheck } from "./panel-pool.ts";
 
 type Reader = PublicClient<Transport, Chain>;
 

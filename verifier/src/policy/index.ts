@@ -5,8 +5,10 @@
  */
 export * from "./params.ts";
 export * from "./formulas.ts";
+export * from "./bonds.ts";
 export * from "./detection.ts";
 export * from "./contract.ts";
+export * from "./contract-lp.ts";
 export * from "./quote.ts";
 export * from "./registry.ts";
 export * from "./challenge.ts";

@@ -6,7 +6,8 @@
 import { parseManifestJson, readManifestText } from "../ml/manifest.ts";
 import { logger } from "../log/index.ts";
 import type { DetectionMatrix } from "./detection.ts";
-import { actionSetFromMatrix, optimiseContract, verifyWithLp, type Contract, type ContractParams } from "./contract.ts";
+import { actionSetFromMatrix, optimiseContract, type Contract, type ContractParams } from "./contract.ts";
+import { verifyWithLp } from "./contract-lp.ts";
 import { finite, nonNegative, positive, positiveProbability, PolicyParamError } from "./params.ts";
 import { InputError } from "../errors/index.ts";
 

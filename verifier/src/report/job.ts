@@ -86,16 +86,16 @@ export type CollectJobReportContext = {
   corpusBytes?: CorpusBytesLoader;
 };
 
-const tokens = (wei: unknown) => formatUnits(wei as bigint, 18);
-const addr = (a: unknown) => getAddress(a as string);
-const n = (v: unknown) => Number(v as bigint);
+const tokens = (wei: bigint) => formatUnits(wei, 18);
+const addr = (a: string) => getAddress(a);
+const n = (v: bigint | number) => Number(v);
 
 export async function collectJobReport(ctx: CollectJobReportContext, jobId: bigint): Promise<JobReport> {
   const d = ctx.deployment;
   const job = await getJob(ctx.client, { jobMarket: d.jobMarket, jobId });
   const events = await getJobEvents(ctx.client, { deployment: d, jobId });
   const sym = ctx.symbol;
-  const amount = (wei: unknown) => `${tokens(wei)} ${sym}`;
+  const amount = (wei: bigint) => `${tokens(wei)} ${sym}`;
   const K = job.policy.stepsPerSegment;
   const created = events.find((e) => e.eventName === "JobCreated");
 
@@ -106,8 +106,8 @@ export async function collectJobReport(ctx: CollectJobReportContext, jobId: bigi
   const timeoutSlashes: JobReport["flows"]["timeoutSlashes"] = [];
   const rewards: { challenger: Address; amount: string }[] = [];
   let panelFees = 0n;
-  let fault: Record<string, unknown> | undefined;
-  let slashEvent: Record<string, unknown> | undefined;
+  let fault: Extract<JobEvent, { eventName: "ProviderFaultSettled" }>["args"] | undefined;
+  let slashEvent: Extract<JobEvent, { eventName: "StakeSlashed" }>["args"] | undefined;
   let finalized: JobReport["flows"]["finalized"] = null;
   const dataShares: { corpusId: string; payout: Address; amount: string }[] = [];
   const at = (e: JobEvent) => ({ blockNumber: e.blockNumber.toString(), tx: e.transactionHash });
@@ -115,136 +115,135 @@ export async function collectJobReport(ctx: CollectJobReportContext, jobId: bigi
     timeline.push({ stage, event: e.eventName, text, blockNumber: e.blockNumber.toString(), tx: e.transactionHash, time: new Date(Number(e.timestamp) * 1000).toISOString().replace(".000Z", "Z") });
 
   for (const e of events) {
-    const a = e.args;
-    const dispute = () => disputes.get(a.disputeId as bigint);
+    const dispute = (id: bigint) => disputes.get(id);
     switch (e.eventName) {
       case "JobCreated":
-        push(e, "create", `buyer ${addr(a.buyer)} created the job and escrowed ${amount(a.payment)}; stake required ${amount((a.policy as { requiredStake: bigint }).requiredStake)}`);
+        push(e, "create", `buyer ${addr(e.args.buyer)} created the job and escrowed ${amount(e.args.payment)}; stake required ${amount(e.args.policy.requiredStake)}`);
         break;
       case "JobTermsSet":
-        push(e, "create", `data terms: ${n(a.dataShareBps) / 100}% of the payment to ${(a.corpora as unknown[]).length} corpus entr${(a.corpora as unknown[]).length === 1 ? "y" : "ies"}, min tier ${a.minTier}`);
+        push(e, "create", `data terms: ${n(e.args.dataShareBps) / 100}% of the payment to ${e.args.corpora.length} corpus entr${e.args.corpora.length === 1 ? "y" : "ies"}, min tier ${e.args.minTier}`);
         break;
       case "StakeLocked":
-        push(e, "accept", `${addr(a.provider)} locked ${amount(a.amount)} of stake for the job`);
+        push(e, "accept", `${addr(e.args.provider)} locked ${amount(e.args.amount)} of stake for the job`);
         break;
       case "JobAccepted":
-        push(e, "accept", `provider ${addr(a.provider)} accepted the job from segment ${a.startSegment}`);
+        push(e, "accept", `provider ${addr(e.args.provider)} accepted the job from segment ${e.args.startSegment}`);
         break;
       case "SegmentCommitted": {
-        const seg = n(a.segment);
-        const l = n(a.lossE6) / 1e6;
+        const seg = n(e.args.segment);
+        const l = n(e.args.lossE6) / 1e6;
         loss.push({ step: (seg + 1) * K, loss: l, segment: seg });
-        push(e, "commit", `segment ${seg} committed (steps ${seg * K + 1}..${(seg + 1) * K}), loss ${l.toFixed(4)}, trace root ${a.traceRoot as string}`);
+        push(e, "commit", `segment ${seg} committed (steps ${seg * K + 1}..${(seg + 1) * K}), loss ${l.toFixed(4)}, trace root ${e.args.traceRoot}`);
         break;
       }
       case "ReceiptRecorded": {
-        const verdict = n(a.verdict) === 0 ? "ok" : "fault";
-        receipts.push({ segment: n(a.segment), auditor: addr(a.auditor), verdict, checks: checkNames(n(a.checks)), sampledSteps: n(a.sampledSteps), digest: a.digest as Hex, ...at(e) });
-        push(e, "audit", `${verdict} receipt for segment ${a.segment} by auditor ${addr(a.auditor)} (${checkNames(n(a.checks)).join(", ")})`);
+        const verdict = n(e.args.verdict) === 0 ? "ok" : "fault";
+        receipts.push({ segment: n(e.args.segment), auditor: addr(e.args.auditor), verdict, checks: checkNames(n(e.args.checks)), sampledSteps: n(e.args.sampledSteps), digest: e.args.digest, ...at(e) });
+        push(e, "audit", `${verdict} receipt for segment ${e.args.segment} by auditor ${addr(e.args.auditor)} (${checkNames(n(e.args.checks)).join(", ")})`);
         break;
       }
       case "Challenged":
-        disputes.set(a.disputeId as bigint, {
-          disputeId: String(a.disputeId),
-          segment: n(a.segment),
-          step: n(a.step),
-          challenger: addr(a.challenger),
-          bond: amount(a.bond),
+        disputes.set(e.args.disputeId, {
+          disputeId: String(e.args.disputeId),
+          segment: n(e.args.segment),
+          step: n(e.args.step),
+          challenger: addr(e.args.challenger),
+          bond: amount(e.args.bond),
           panel: [],
           votes: [],
           outcome: "open",
           challengedIn: at(e),
           resolvedIn: null,
         });
-        push(e, "challenge", `${addr(a.challenger)} challenged step ${a.step} (segment ${a.segment}): dispute ${a.disputeId}, bond ${amount(a.bond)} + panel fees ${amount(a.fees)}`);
+        push(e, "challenge", `${addr(e.args.challenger)} challenged step ${e.args.step} (segment ${e.args.segment}): dispute ${e.args.disputeId}, bond ${amount(e.args.bond)} + panel fees ${amount(e.args.fees)}`);
         break;
       case "JobFrozen":
-        push(e, "challenge", `job frozen: ${a.openDisputes} open dispute(s)`);
+        push(e, "challenge", `job frozen: ${e.args.openDisputes} open dispute(s)`);
         break;
       case "PanelDrawn": {
-        const panel = (a.panel as string[]).map(addr);
-        const x = dispute();
+        const panel = (e.args.panel).map(addr);
+        const x = dispute(e.args.disputeId);
         if (x) x.panel = panel;
-        push(e, "vote", `dispute ${a.disputeId}: panel drawn: ${panel.join(", ")}`);
+        push(e, "vote", `dispute ${e.args.disputeId}: panel drawn: ${panel.join(", ")}`);
         break;
       }
       case "PanelUnavailable":
-        push(e, "vote", `dispute ${a.disputeId}: no panel could be drawn (too few eligible auditors)`);
+        push(e, "vote", `dispute ${e.args.disputeId}: no panel could be drawn (too few eligible auditors)`);
         break;
       case "VoteCommitted":
-        push(e, "vote", `dispute ${a.disputeId}: ${addr(a.member)} committed its vote`);
+        push(e, "vote", `dispute ${e.args.disputeId}: ${addr(e.args.member)} committed its vote`);
         break;
       case "VoteRevealed": {
-        const vote = VOTE[n(a.vote)] ?? String(a.vote);
-        dispute()?.votes.push({ member: addr(a.member), vote });
-        push(e, "vote", `dispute ${a.disputeId}: ${addr(a.member)} revealed ${vote}`);
+        const vote = VOTE[n(e.args.vote)] ?? String(e.args.vote);
+        dispute(e.args.disputeId)?.votes.push({ member: addr(e.args.member), vote });
+        push(e, "vote", `dispute ${e.args.disputeId}: ${addr(e.args.member)} revealed ${vote}`);
         break;
       }
       case "PanelFeePaid":
-        panelFees += a.amount as bigint;
-        push(e, "resolve", `dispute ${a.disputeId}: panel fee ${amount(a.amount)} to ${addr(a.member)}`);
+        panelFees += e.args.amount;
+        push(e, "resolve", `dispute ${e.args.disputeId}: panel fee ${amount(e.args.amount)} to ${addr(e.args.member)}`);
         break;
       case "PanelMemberPenalized":
-        push(e, "resolve", `dispute ${a.disputeId}: ${addr(a.member)} forfeited ${amount(a.amount)} of its bond to ${addr(a.to)}`);
+        push(e, "resolve", `dispute ${e.args.disputeId}: ${addr(e.args.member)} forfeited ${amount(e.args.amount)} of its bond to ${addr(e.args.to)}`);
         break;
       case "PanelFeesRefunded":
-        push(e, "resolve", `dispute ${a.disputeId}: unearned panel fees ${amount(a.amount)} back to ${addr(a.challenger)}`);
+        push(e, "resolve", `dispute ${e.args.disputeId}: unearned panel fees ${amount(e.args.amount)} back to ${addr(e.args.challenger)}`);
         break;
       case "DisputeResolved": {
-        const outcome = DISPUTE_OUTCOME[n(a.outcome)] ?? String(a.outcome);
-        const x = dispute();
+        const outcome = DISPUTE_OUTCOME[n(e.args.outcome)] ?? String(e.args.outcome);
+        const x = dispute(e.args.disputeId);
         if (x) {
           x.outcome = outcome;
           x.resolvedIn = at(e);
         }
-        push(e, "resolve", `dispute ${a.disputeId} resolved: ${outcome}`);
+        push(e, "resolve", `dispute ${e.args.disputeId} resolved: ${outcome}`);
         break;
       }
       case "RewardPooled":
-        push(e, "settle", `dispute ${a.disputeId}: challenger reward ${amount(a.reward)} pooled (${amount(a.toPanel)} of it to the panel's fees)`);
+        push(e, "settle", `dispute ${e.args.disputeId}: challenger reward ${amount(e.args.reward)} pooled (${amount(e.args.toPanel)} of it to the panel's fees)`);
         break;
       case "RewardPaid":
-        rewards.push({ challenger: addr(a.challenger), amount: amount(a.amount) });
-        push(e, "settle", `dispute ${a.disputeId}: challenger ${addr(a.challenger)} credited ${amount(a.amount)}`);
+        rewards.push({ challenger: addr(e.args.challenger), amount: amount(e.args.amount) });
+        push(e, "settle", `dispute ${e.args.disputeId}: challenger ${addr(e.args.challenger)} credited ${amount(e.args.amount)}`);
         break;
       case "ProviderFaultSettled":
-        fault = a;
-        push(e, "settle", `provider ${addr(a.provider)} at fault: its lock ${amount(a.slashed)} slashed, ${amount(a.toChallengers)} to the challengers, the payment ${amount(a.refund)} refunded to the buyer`);
+        fault = e.args;
+        push(e, "settle", `provider ${addr(e.args.provider)} at fault: its lock ${amount(e.args.slashed)} slashed, ${amount(e.args.toChallengers)} to the challengers, the payment ${amount(e.args.refund)} refunded to the buyer`);
         break;
       case "StakeSlashed":
         // the fault slash comes in the resolving transaction with ProviderFaultSettled; any other is a missed deadline
-        if (events.some((x) => x.eventName === "ProviderFaultSettled" && x.transactionHash === e.transactionHash)) slashEvent = a;
-        else timeoutSlashes.push({ provider: addr(a.provider), amount: amount(a.amount) });
-        push(e, "settle", `StakeVault slashed ${amount(a.amount)} of ${addr(a.provider)}'s stake, ${amount(a.burned)} of it burned`);
+        if (events.some((x) => x.eventName === "ProviderFaultSettled" && x.transactionHash === e.transactionHash)) slashEvent = e.args;
+        else timeoutSlashes.push({ provider: addr(e.args.provider), amount: amount(e.args.amount) });
+        push(e, "settle", `StakeVault slashed ${amount(e.args.amount)} of ${addr(e.args.provider)}'s stake, ${amount(e.args.burned)} of it burned`);
         break;
       case "JobTimedOut":
-        push(e, "settle", `provider ${addr(a.provider)} missed segment ${a.segment}'s deadline: ${amount(a.slashed)} slashed to the buyer`);
+        push(e, "settle", `provider ${addr(e.args.provider)} missed segment ${e.args.segment}'s deadline: ${amount(e.args.slashed)} slashed to the buyer`);
         break;
       case "JobReopened":
-        push(e, "accept", `job re-opened at segment ${a.segment} (provider ${addr(a.provider)} released)`);
+        push(e, "accept", `job re-opened at segment ${e.args.segment} (provider ${addr(e.args.provider)} released)`);
         break;
       case "JobCancelled":
-        push(e, "finalize", `job cancelled: ${amount(a.refund)} credited to the buyer`);
+        push(e, "finalize", `job cancelled: ${amount(e.args.refund)} credited to the buyer`);
         break;
       case "ChallengeWindowReopened":
-        push(e, "resolve", `challenge window re-opened until ${new Date(n(a.deadline) * 1000).toISOString()} (re-open ${a.reopens})`);
+        push(e, "resolve", `challenge window re-opened until ${new Date(n(e.args.deadline) * 1000).toISOString()} (re-open ${e.args.reopens})`);
         break;
       case "JobUnfrozen":
-        push(e, "resolve", `dispute ended with the provider not at fault: ${a.openDisputes} open dispute(s) left`);
+        push(e, "resolve", `dispute ended with the provider not at fault: ${e.args.openDisputes} open dispute(s) left`);
         break;
       case "StakeUnlocked":
-        push(e, "finalize", `${addr(a.provider)}'s lock of ${amount(a.amount)} released`);
+        push(e, "finalize", `${addr(e.args.provider)}'s lock of ${amount(e.args.amount)} released`);
         break;
       case "JobFinalized":
-        finalized = { providerPay: amount(a.providerPay), buyerRefund: amount(a.buyerRefund), dataShares };
-        push(e, "finalize", `job finalized: ${amount(a.providerPay)} to provider ${addr(a.provider)}, ${amount(a.buyerRefund)} refunded to the buyer`);
+        finalized = { providerPay: amount(e.args.providerPay), buyerRefund: amount(e.args.buyerRefund), dataShares };
+        push(e, "finalize", `job finalized: ${amount(e.args.providerPay)} to provider ${addr(e.args.provider)}, ${amount(e.args.buyerRefund)} refunded to the buyer`);
         break;
       case "DataShareCredited":
-        dataShares.push({ corpusId: String(a.corpusId), payout: addr(a.payout), amount: amount(a.amount) });
-        push(e, "finalize", `data share ${amount(a.amount)} to corpus ${a.corpusId}'s payout ${addr(a.payout)}`);
+        dataShares.push({ corpusId: String(e.args.corpusId), payout: addr(e.args.payout), amount: amount(e.args.amount) });
+        push(e, "finalize", `data share ${amount(e.args.amount)} to corpus ${e.args.corpusId}'s payout ${addr(e.args.payout)}`);
         break;
       case "ProvenanceAnchored":
-        push(e, "provenance", `provider ${addr(a.provider)} anchored provenance record ${a.recordHash as string} (weights ${a.weightsCid as string})`);
+        push(e, "provenance", `provider ${addr(e.args.provider)} anchored provenance record ${e.args.recordHash} (weights ${e.args.weightsCid})`);
         break;
       default:
         push(e, "other", `${e.contract}.${e.eventName}`);
@@ -253,9 +252,9 @@ export async function collectJobReport(ctx: CollectJobReportContext, jobId: bigi
 
   const slash = fault
     ? (() => {
-        const slashed = fault.slashed as bigint;
-        const toChallengers = fault.toChallengers as bigint;
-        const burned = (slashEvent?.burned as bigint | undefined) ?? 0n;
+        const slashed = fault.slashed;
+        const toChallengers = fault.toChallengers;
+        const burned = slashEvent?.burned ?? 0n;
         return {
           provider: addr(fault.provider),
           slashed: amount(slashed),
@@ -288,7 +287,7 @@ export async function collectJobReport(ctx: CollectJobReportContext, jobId: bigi
       stepsPerSegment: K,
       challengeWindowSeconds: Number(job.policy.challengeWindow),
       manifestHash: job.manifestHash,
-      manifestUri: created ? (created.args.manifestUri as string) : null,
+      manifestUri: created ? created.args.manifestUri : null,
     },
     timeline,
     disputes: ds,

@@ -27,15 +27,18 @@
  *   const bytes = await store.get("bafkrei...");
  *   await node.stop();
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { readFile, writeFile } from "node:fs/promises";
 import type { CID } from "multiformats/cid";
 import { InputError, PouwError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
 import { SourceUnavailableError } from "../net/index.ts";
-import { boardKeyPath, parseBoardKey, type BoardKey, type BoardSource, type LocalDirBoard } from "../board/index.ts";
+import { boardKeyPath, type BoardKey, type BoardSource, type LocalDirBoard } from "../board/index.ts";
 import { ContentNotFoundError, InvalidCidError, parseCid, verifyCid, type ContentSource, type ContentStore, type GetOptions } from "./index.ts";
+import { lockDatastore, StoreBlockstore } from "./ipfs-blockstore.ts";
+import { answerBoard, BOARD_PROTOCOL, concat, MAX_BOARD_MESSAGE, readAll, type Libp2pStream } from "./ipfs-protocol.ts";
+
+export { StoreBlockstore } from "./ipfs-blockstore.ts";
+export { BOARD_PROTOCOL, readAll, type Libp2pStream } from "./ipfs-protocol.ts";
 
 const log = logger("ipfs");
 
@@ -64,13 +67,6 @@ export type IpfsOptions = {
   readonly board?: LocalDirBoard;
 };
 
-/**
- * The board over libp2p: a request is one board key path and a newline (`<jobMarket>/<jobId>/<segment|provenance>`,
- * as `GET /board/...` of `pouw serve`), the answer the CID text or nothing. Pointers need no trust (board/).
- */
-export const BOARD_PROTOCOL = "/pouw/board/1.0.0";
-/** A request is a key path (about 60 bytes); an answer one CID. */
-const MAX_BOARD_MESSAGE = 256;
 
 /** A multiaddr given to the IPFS node is malformed, not TCP, or (for a peer) has no /p2p/<peer id>. */
 export class InvalidMultiaddrError extends InputError {
@@ -412,209 +408,6 @@ export class IpfsBoard implements BoardSource {
 
 /** What the identify watchdog reads of a libp2p connection. */
 type Libp2pConnection = { id: string; status: string; timeline: { open: number }; remotePeer: { toString(): string } };
-
-type StreamEvent = Event & { data?: Uint8Array | { subarray(): Uint8Array }; error?: Error };
-export type Libp2pStream = {
-  send(b: Uint8Array): boolean;
-  close(): Promise<void>;
-  abort(err: Error): void;
-  readonly remoteWriteStatus: string;
-  addEventListener(type: "message" | "remoteCloseWrite" | "close", fn: (evt: StreamEvent) => void): void;
-  removeEventListener(type: "message" | "remoteCloseWrite" | "close", fn: (evt: StreamEvent) => void): void;
-};
-
-/**
- * Reads a stream until the remote closes its writable end, at most `max` bytes (more aborts it) and at most
- * `timeoutMs`. Event-based, not `for await`: the stream's async iterator ends only on a `remoteCloseWrite` it sees
- * fire, so one attached after the remote closed would wait out the timeout; here a close that came first is read
- * from `remoteWriteStatus` once the buffered data (dispatched in a microtask when the listener is added) is in.
- */
-export function readAll(stream: Libp2pStream, max: number, timeoutMs: number): Promise<Uint8Array> {
-  return new Promise<Uint8Array>((resolve, reject) => {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    let settled = false;
-    const finish = (err?: Error) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      stream.removeEventListener("message", onMessage);
-      stream.removeEventListener("remoteCloseWrite", onEnd);
-      stream.removeEventListener("close", onClose);
-      if (err) reject(err);
-      else resolve(concat(chunks, size));
-    };
-    const onMessage = (evt: StreamEvent) => {
-      if (settled || evt.data === undefined) return;
-      const b = evt.data instanceof Uint8Array ? evt.data : evt.data.subarray();
-      size += b.byteLength;
-      if (size > max) {
-        stream.abort(new Error(`message over ${max} bytes`));
-        finish(new SourceUnavailableError(`board message over ${max} bytes`, { url: "ipfs:board" }));
-        return;
-      }
-      chunks.push(b);
-    };
-    const onEnd = () => finish();
-    const onClose = (evt: StreamEvent) => finish(evt.error);
-    const timer = setTimeout(() => {
-      const err = new Error(`no answer within ${timeoutMs} ms`);
-      stream.abort(err);
-      finish(err);
-    }, timeoutMs);
-    stream.addEventListener("message", onMessage);
-    stream.addEventListener("remoteCloseWrite", onEnd);
-    stream.addEventListener("close", onClose);
-    // the remote closed before we listened: its buffered bytes are dispatched in the microtask queued above, then end
-    if (stream.remoteWriteStatus === "closed") queueMicrotask(() => queueMicrotask(onEnd));
-  });
-}
-
-/** Answers one board request from `board` (the server side of BOARD_PROTOCOL); a bad key gets an empty answer. */
-async function answerBoard(board: LocalDirBoard, stream: Libp2pStream, timeoutMs: number): Promise<void> {
-  try {
-    const text = new TextDecoder().decode(await readAll(stream, MAX_BOARD_MESSAGE, timeoutMs)).trim();
-    let cid: string | undefined;
-    try {
-      cid = await board.read(parseBoardKey(text.split("/")));
-    } catch (err) {
-      log.debug({ err: (err as Error).message }, "bad board request");
-    }
-    stream.send(new TextEncoder().encode(cid ?? ""));
-    await stream.close();
-  } catch (err) {
-    log.debug({ err: (err as Error).message }, "board request failed");
-    stream.abort(err as Error);
-  }
-}
-
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
-}
-
-async function collect(bytes: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<Uint8Array> {
-  if (bytes instanceof Uint8Array) return bytes;
-  const chunks: Uint8Array[] = [];
-  for await (const c of bytes) chunks.push(c);
-  return concat(chunks, chunks.reduce((n, c) => n + c.byteLength, 0));
-}
-
-/** The local store's key for a CID, or undefined for a CID it cannot hold (not CIDv1 raw/sha2-256). */
-function storeKey(cid: CID): string | undefined {
-  try {
-    return parseCid(cid.toString()).toString();
-  } catch (err) {
-    if (err instanceof InvalidCidError) return undefined;
-    throw err;
-  }
-}
-
-/** interface-store's "not found" (matched by name, as its NotFoundError is). */
-class BlockNotFoundError extends Error {
-  override name = "NotFoundError";
-}
-
-/**
- * The datastore directory this process may use: `dir` itself, locked by a pid file; when another live process
- * holds it (e.g. `pouw serve --ipfs` next to `pouw provider run --ipfs` on one state dir), a fresh temporary one,
- * so the two nodes never share a key (one peer id = one node) or a datastore.
- */
-async function lockDatastore(dir: string): Promise<{ dir: string; holder: boolean; addrsFile: string; release: () => Promise<void> }> {
-  await mkdir(dir, { recursive: true });
-  const pidFile = join(dir, "..", `${basename(dir)}.pid`);
-  // the holder's listen addresses, for a second process on the state dir to announce (stateDirAddrs)
-  const addrsFile = join(dir, "..", `${basename(dir)}.addrs`);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      await writeFile(pidFile, String(process.pid), { flag: "wx" });
-      return { dir, holder: true, addrsFile, release: () => Promise.all([rm(addrsFile, { force: true }), rm(pidFile, { force: true })]).then(() => undefined) };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    }
-    const holder = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
-    if (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
-      const tmp = await mkdtemp(join(tmpdir(), "pouw-ipfs-"));
-      log.warn({ dir, holder, tmp }, "the state dir's IPFS node runs in another process; this one uses a temporary key (another peer id)");
-      return { dir: tmp, holder: false, addrsFile, release: () => rm(tmp, { recursive: true, force: true }) };
-    }
-    await rm(pidFile, { force: true }); // stale: its process is gone
-  }
-  throw new PouwError(`cannot lock the IPFS datastore ${dir} (${pidFile})`);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/**
- * Helia's blockstore over a ContentStore (interface-blockstore 7): blocks are the store's files, so one copy on
- * disk serves `pouw serve`, bitswap and the party itself. Only raw/sha2-256 CIDs exist in it; a put is re-checked.
- */
-export class StoreBlockstore {
-  readonly store: ContentStore;
-  readonly maxBlockBytes: number;
-  constructor(store: ContentStore, maxBlockBytes: number) {
-    this.store = store;
-    this.maxBlockBytes = maxBlockBytes;
-  }
-
-  async has(cid: CID): Promise<boolean> {
-    const key = storeKey(cid);
-    return key !== undefined && (await this.store.has(key));
-  }
-
-  async put(cid: CID, bytes: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<CID> {
-    const key = storeKey(cid);
-    if (key === undefined) throw new InvalidCidError(`the content store holds CIDv1 raw/sha2-256 blocks only, not ${cid.toString()}`);
-    const data = await collect(bytes);
-    verifyCid(key, data, "a block put into the IPFS blockstore");
-    await this.store.put(data);
-    return cid;
-  }
-
-  async *get(cid: CID): AsyncGenerator<Uint8Array> {
-    const key = storeKey(cid);
-    if (key === undefined) throw new BlockNotFoundError(`not in the content store: ${cid.toString()}`);
-    try {
-      yield await this.store.get(key, { maxBytes: this.maxBlockBytes });
-    } catch (err) {
-      if (err instanceof ContentNotFoundError) throw new BlockNotFoundError(err.message);
-      throw err;
-    }
-  }
-
-  async *putMany(source: Iterable<{ cid: CID; bytes: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array> }> | AsyncIterable<{ cid: CID; bytes: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array> }>): AsyncGenerator<CID> {
-    for await (const { cid, bytes } of source) yield await this.put(cid, bytes);
-  }
-
-  async *getMany(source: Iterable<CID> | AsyncIterable<CID>): AsyncGenerator<{ cid: CID; bytes: AsyncGenerator<Uint8Array> }> {
-    for await (const cid of source) yield { cid, bytes: this.get(cid) };
-  }
-
-  /** NOTE: content is never deleted through IPFS (Helia's gc would otherwise empty the party's store). */
-  async delete(_cid: CID): Promise<void> {}
-
-  async *deleteMany(source: Iterable<CID> | AsyncIterable<CID>): AsyncGenerator<CID> {
-    for await (const cid of source) yield cid;
-  }
-
-  // eslint-disable-next-line require-yield
-  async *getAll(): AsyncGenerator<{ cid: CID; bytes: AsyncGenerator<Uint8Array> }> {
-    // NOTE: not enumerated: only Helia's gc lists blocks, and content is never deleted through IPFS
-    return;
-  }
-}
 
 /**
  * Starts a Helia node over `local` (the party's LocalDirStore): datastore in `options.dir`, TCP on the listen

@@ -3,16 +3,19 @@
  * package's measured detection matrix by default, or `--detection FILE`; `--no-quote` takes the manifest's
  * policy; flags override; data terms over the manifest's corpora when they are registered in the
  * deployment's DataRegistry, market/data-terms.ts), follow it, fetch the final weights with the provider's anchored provenance
- * record (verified against the chain), cancel an unaccepted job, and claim refunds.
+ * record (verified against the chain), cancel an unaccepted job, and claim refunds. `create` parses its flags, calls
+ * market/create-job.ts (the plan in market/plan-job.ts is the dApp's too) and prints the result (text or --json).
  */
 import type { Command } from "commander";
-import { cancelJob, claimPayment, getDisputeParams, getReceiptsRecorded, requireJob, getSegmentCommits, getStakeSlashes, getMarketCredit } from "../../chain/index.ts";
+import { cancelJob, claimPayment, getReceiptsRecorded, requireJob, getSegmentCommits, getStakeSlashes, getMarketCredit } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { DEFAULT_DATA_SHARE_BPS, type DataTermsMode } from "../../market/data-terms.ts";
+import type { CreateJobFromManifestResult } from "../../market/create-job.ts";
 import type { DetectionSource, PolicyOverrides, StakeQuote } from "../../market/job-policy.ts";
-import { panelPoolCheck, panelPoolJson } from "../panel-warning.ts";
+import type { PlanJobOptions } from "../../market/plan-job.ts";
+import { panelPoolCheck, panelPoolJson } from "../../market/panel-pool.ts";
 import { txRef } from "../../chain/send.ts";
-import { announceStateNode, ensureFunds, fmt, marketContext, peerDiscovery, parseAmount, parseJobId, parseSeconds, readContext, txJson, txLines, withConfig, withReadConfig } from "../context.ts";
+import { announceStateNode, fmt, marketContext, peerDiscovery, parseAmount, parseJobId, parseSeconds, readContext, txJson, txLines, withConfig, withReadConfig } from "../context.ts";
 
 /** The matrix the quote reads: --detection FILE, else the package's committed one; none with --no-quote. */
 async function detectionSource(opts: Record<string, string | boolean | undefined>): Promise<DetectionSource | undefined> {
@@ -55,6 +58,85 @@ const bps = (flag: string, v: string | undefined): number | undefined => {
   return Number(v);
 };
 
+/** `buyer create`'s flags as a plan: payment, quote source and terms, data terms, policy overrides. Exit 2 on a bad or contradictory flag. */
+async function createFlags(opts: Record<string, string | boolean | undefined>): Promise<PlanJobOptions> {
+  const detection = await detectionSource(opts);
+  const termsMode: DataTermsMode = opts.dataTerms === true ? "require" : opts.dataTerms === false ? "off" : "auto";
+  if (termsMode === "off" && opts.dataShareBps !== undefined) throw new InputError("--data-share-bps and --no-data-terms contradict each other: the share is paid through the data terms");
+  const dataShareBps = bps("--data-share-bps", opts.dataShareBps as string | undefined) ?? DEFAULT_DATA_SHARE_BPS;
+  const s = (k: string) => opts[k] as string | undefined;
+  const overrides: PolicyOverrides = {
+    ...(s("stake") !== undefined ? { requiredStake: parseAmount("--stake", s("stake")!) } : {}),
+    ...(s("segmentTimeout") !== undefined ? { segmentTimeout: parseSeconds("--segment-timeout", s("segmentTimeout")!) } : {}),
+    ...(s("challengeWindow") !== undefined ? { challengeWindow: parseSeconds("--challenge-window", s("challengeWindow")!) } : {}),
+    ...(s("challengerBps") !== undefined ? { challengerBps: bps("--challenger-bps", s("challengerBps"))! } : {}),
+    ...(s("buyerBps") !== undefined ? { buyerBps: bps("--buyer-bps", s("buyerBps"))! } : {}),
+    ...(s("burnBps") !== undefined ? { burnBps: bps("--burn-bps", s("burnBps"))! } : {}),
+    ...(s("timeoutSlashBps") !== undefined ? { timeoutSlashBps: bps("--timeout-slash-bps", s("timeoutSlashBps"))! } : {}),
+  };
+  const payment = s("pay") !== undefined ? parseAmount("--pay", s("pay")!) : undefined;
+  const quoteNumber = (flag: string, raw: string | undefined, ok: (x: number) => boolean, want: string) => {
+    if (raw === undefined) return undefined;
+    const x = raw.trim() === "" ? Number.NaN : Number(raw);
+    if (!Number.isFinite(x) || !ok(x)) throw new InputError(`${flag} must be ${want}, got ${JSON.stringify(raw)}`);
+    return x;
+  };
+  const margin = quoteNumber("--margin", s("margin"), (x) => x > 0, "a number > 0 (a quote never stops at break-even)");
+  const integrityValue = quoteNumber("--integrity-value", s("integrityValue"), (x) => x >= 0, "a token amount >= 0");
+  const quoteTerms = margin !== undefined || integrityValue !== undefined ? { ...(margin !== undefined ? { margin } : {}), ...(integrityValue !== undefined ? { integrityValue } : {}) } : undefined;
+  if (quoteTerms && detection === undefined) throw new InputError("--margin and --integrity-value size the quoted stake: they contradict --stake and --no-quote");
+  return {
+    ...(payment !== undefined ? { payment } : {}),
+    ...(detection ? { detection } : {}),
+    ...(quoteTerms ? { quoteTerms } : {}),
+    dataTerms: { dataShareBps, mode: termsMode },
+    overrides,
+  };
+}
+
+function createdJson(r: CreateJobFromManifestResult, panelPool: ReturnType<typeof panelPoolJson>) {
+  const { plan, posted } = r;
+  const p = plan.policy;
+  const terms = plan.terms;
+  return {
+    jobId: posted.jobId.toString(),
+    manifestUri: posted.manifestUri,
+    manifestHash: posted.manifestHash,
+    payment: plan.payment.toString(),
+    stakeFrom: plan.stakeFrom,
+    policy: { ...p, requiredStake: p.requiredStake.toString() },
+    quote: plan.quote ? quoteJson(plan.quote) : null,
+    dataTerms: terms.attached
+      ? { attached: true, dataRegistry: terms.dataRegistry, minTier: terms.terms.minTier, dataShareBps: terms.terms.dataShareBps, corpora: terms.corpora.map((c) => ({ ...c, corpusId: c.corpusId.toString(), tokens: c.tokens.toString() })) }
+      : { attached: false, reason: terms.reason },
+    tx: posted.txHash,
+    blockNumber: posted.blockNumber.toString(),
+    // every transaction the command sent: the mint and approve the funding needed, then createJob
+    txs: r.txs.map(txJson),
+    panelPool,
+  };
+}
+
+function createdText(r: CreateJobFromManifestResult, symbol: string): string {
+  const { plan, posted } = r;
+  const p = plan.policy;
+  const q = plan.quote;
+  const terms = plan.terms;
+  return (
+    `job ${posted.jobId}: ${p.segments} segments x ${p.stepsPerSegment} steps, payment ${fmt(plan.payment)} ${symbol}, stake ${fmt(p.requiredStake)} ${symbol} (from ${plan.stakeFrom}), ` +
+    `segment timeout ${p.segmentTimeout} s, challenge window ${p.challengeWindow} s, manifest ${posted.manifestUri}\n` +
+    `tx ${posted.txHash} in block ${posted.blockNumber}\n` +
+    txLines(r.txs.slice(0, -1)) +
+    (q
+      ? `quote: audit rate ${q.cheapestAuditRate.toPrecision(3)} (manifest ${q.manifestAuditRate}), checks ${q.checks.join(" + ")}, stake ${fmt(BigInt(q.stakeWei))}: ${q.reason}; ` +
+        `expected audit + capital cost ${(100 * q.costShareOfPayment).toPrecision(3)}% of the payment (${q.detection})\n`
+      : "") +
+    (terms.attached
+      ? `data terms: ${terms.terms.dataShareBps / 100}% of the payment to ${terms.corpora.map((c) => `corpus ${c.name} (DataRegistry ${c.corpusId}, ${c.tokens} tokens, payout ${c.payout})`).join(", ")} at finalize; min tier ${terms.terms.minTier}\n`
+      : `data terms: none (${terms.reason}): created without data terms, no contributor share\n`)
+  );
+}
+
 export function registerBuyer(program: Command): void {
   const buyer = program.command("buyer").description("post and follow training jobs");
 
@@ -82,101 +164,16 @@ export function registerBuyer(program: Command): void {
       .option("--json", "print the job as JSON"),
   ).action(async (opts: Record<string, string | boolean | undefined>) => {
     // NOTE: the quote (HiGHS) and the market code load only for the command that uses them (commands/index.ts)
-    const [{ readManifestFile }, { dataTermsFor }, { jobPolicyFor }, { postJob }, { checkJobTrainable }, { offlineSalt }] = await Promise.all([
-      import("../../ml/manifest.ts"),
-      import("../../market/data-terms.ts"),
-      import("../../market/job-policy.ts"),
-      import("../../market/buyer.ts"),
-      import("../../provider/check-base.ts"),
-      import("../../ml/salt.ts"),
-    ]);
+    const [{ readManifestFile }, { createJobFromManifest }] = await Promise.all([import("../../ml/manifest.ts"), import("../../market/create-job.ts")]);
     const manifest = await readManifestFile(opts.manifest as string);
-    const detection = await detectionSource(opts);
-    const termsMode: DataTermsMode = opts.dataTerms === true ? "require" : opts.dataTerms === false ? "off" : "auto";
-    if (termsMode === "off" && opts.dataShareBps !== undefined) throw new InputError("--data-share-bps and --no-data-terms contradict each other: the share is paid through the data terms");
-    const dataShareBps = bps("--data-share-bps", opts.dataShareBps as string | undefined) ?? DEFAULT_DATA_SHARE_BPS;
-    const s = (k: string) => opts[k] as string | undefined;
-    const overrides: PolicyOverrides = {
-      ...(s("stake") !== undefined ? { requiredStake: parseAmount("--stake", s("stake")!) } : {}),
-      ...(s("segmentTimeout") !== undefined ? { segmentTimeout: parseSeconds("--segment-timeout", s("segmentTimeout")!) } : {}),
-      ...(s("challengeWindow") !== undefined ? { challengeWindow: parseSeconds("--challenge-window", s("challengeWindow")!) } : {}),
-      ...(s("challengerBps") !== undefined ? { challengerBps: bps("--challenger-bps", s("challengerBps"))! } : {}),
-      ...(s("buyerBps") !== undefined ? { buyerBps: bps("--buyer-bps", s("buyerBps"))! } : {}),
-      ...(s("burnBps") !== undefined ? { burnBps: bps("--burn-bps", s("burnBps"))! } : {}),
-      ...(s("timeoutSlashBps") !== undefined ? { timeoutSlashBps: bps("--timeout-slash-bps", s("timeoutSlashBps"))! } : {}),
-    };
-    const payment = s("pay") !== undefined ? parseAmount("--pay", s("pay")!) : undefined;
-    const quoteNumber = (flag: string, raw: string | undefined, ok: (x: number) => boolean, want: string) => {
-      if (raw === undefined) return undefined;
-      const x = raw.trim() === "" ? Number.NaN : Number(raw);
-      if (!Number.isFinite(x) || !ok(x)) throw new InputError(`${flag} must be ${want}, got ${JSON.stringify(raw)}`);
-      return x;
-    };
-    const margin = quoteNumber("--margin", s("margin"), (x) => x > 0, "a number > 0 (a quote never stops at break-even)");
-    const integrityValue = quoteNumber("--integrity-value", s("integrityValue"), (x) => x >= 0, "a token amount >= 0");
-    const quoteTerms = margin !== undefined || integrityValue !== undefined ? { ...(margin !== undefined ? { margin } : {}), ...(integrityValue !== undefined ? { integrityValue } : {}) } : undefined;
-    if (quoteTerms && detection === undefined) throw new InputError("--margin and --integrity-value size the quoted stake: they contradict --stake and --no-quote");
+    const plan = await createFlags(opts);
     const ctx = await marketContext(opts as never);
-    // IMPORTANT: before any transaction: a job nobody can train (its corpus does not resolve, its base is unusable,
-    // step 1 fails) is never posted (provider/check-base.ts; the provider's accept runs the same dry run)
-    await checkJobTrainable(manifest, { jobId: 0n, salt: offlineSalt(0n), store: ctx.store, subject: `manifest ${opts.manifest as string}`, what: "not posted (no transaction sent, nothing escrowed)" });
-    const terms = await dataTermsFor(ctx.clients.public, ctx.deployment, manifest, { dataShareBps, mode: termsMode });
-    // the quote models the deployed dispute panel: its size, and the fee a challenger pays each member
-    const game = ctx.deployment.disputeGame ? await getDisputeParams(ctx.clients.public, { disputeGame: ctx.deployment.disputeGame }) : undefined;
-    const derived = await jobPolicyFor(manifest, {
-      ...(payment !== undefined ? { payment } : {}),
-      ...(game ? { panel: { size: game.panelSize, feeWei: game.panelFee } } : {}),
-      ...(detection ? { detection } : {}),
-      ...(quoteTerms ? { terms: quoteTerms } : {}),
-      // a caught provider forfeits only its own pay: the payment less the data share
-      dataShareBps: terms.attached ? terms.terms.dataShareBps : 0,
-      overrides,
-    });
-    const funding = await ensureFunds(ctx, ctx.deployment.jobMarket, derived.payment, opts.mint === true);
-    // a linear-tile job's manifest hash commits its circuit terms (lr, batch root of its data order), registered after createJob
-    const circuit = manifest.model.arch === "linear-tile" ? (await import("../../market/circuit-job.ts")).circuitPostOption(ctx.deployment, manifest) : undefined;
-    const r = await postJob(ctx.clients, ctx.deployment, ctx.store, manifest, derived.policy, derived.payment, { ...(terms.attached ? { terms: terms.terms } : {}), ...(circuit ? { circuit } : {}) });
+    const r = await createJobFromManifest(ctx, manifest, { ...plan, mint: opts.mint === true, subject: `manifest ${opts.manifest as string}` });
     // with --ipfs the provider fetches the manifest from this party's node, found from the chain (docs/content.md)
     if (ctx.ipfs) await announceStateNode(ctx);
-    const p = derived.policy;
     const panel = await panelPoolCheck(ctx.clients.public, ctx.deployment);
     if (panel?.warning) process.stderr.write(`pouw: ${panel.warning}\n`);
-    if (opts.json) {
-      process.stdout.write(
-        JSON.stringify({
-          jobId: r.jobId.toString(),
-          manifestUri: r.manifestUri,
-          manifestHash: r.manifestHash,
-          payment: derived.payment.toString(),
-          stakeFrom: derived.stakeFrom,
-          policy: { ...p, requiredStake: p.requiredStake.toString() },
-          quote: derived.quote ? quoteJson(derived.quote) : null,
-          dataTerms: terms.attached
-            ? { attached: true, dataRegistry: terms.dataRegistry, minTier: terms.terms.minTier, dataShareBps: terms.terms.dataShareBps, corpora: terms.corpora.map((c) => ({ ...c, corpusId: c.corpusId.toString(), tokens: c.tokens.toString() })) }
-            : { attached: false, reason: terms.reason },
-          tx: r.txHash,
-          blockNumber: r.blockNumber.toString(),
-          // every transaction the command sent: the mint and approve ensureFunds needed, then createJob
-          txs: [...funding, { what: "createJob", hash: r.txHash, blockNumber: r.blockNumber }].map(txJson),
-          panelPool: panelPoolJson(panel),
-        }) + "\n",
-      );
-      return;
-    }
-    const q = derived.quote;
-    process.stdout.write(
-      `job ${r.jobId}: ${p.segments} segments x ${p.stepsPerSegment} steps, payment ${fmt(derived.payment)} ${ctx.symbol}, stake ${fmt(p.requiredStake)} ${ctx.symbol} (from ${derived.stakeFrom}), ` +
-        `segment timeout ${p.segmentTimeout} s, challenge window ${p.challengeWindow} s, manifest ${r.manifestUri}\n` +
-        `tx ${r.txHash} in block ${r.blockNumber}\n` +
-        txLines(funding) +
-        (q
-          ? `quote: audit rate ${q.cheapestAuditRate.toPrecision(3)} (manifest ${q.manifestAuditRate}), checks ${q.checks.join(" + ")}, stake ${fmt(BigInt(q.stakeWei))}: ${q.reason}; ` +
-            `expected audit + capital cost ${(100 * q.costShareOfPayment).toPrecision(3)}% of the payment (${q.detection})\n`
-          : "") +
-        (terms.attached
-          ? `data terms: ${terms.terms.dataShareBps / 100}% of the payment to ${terms.corpora.map((c) => `corpus ${c.name} (DataRegistry ${c.corpusId}, ${c.tokens} tokens, payout ${c.payout})`).join(", ")} at finalize; min tier ${terms.terms.minTier}\n`
-          : `data terms: none (${terms.reason}): created without data terms, no contributor share\n`),
-    );
+    process.stdout.write(opts.json ? JSON.stringify(createdJson(r, panelPoolJson(panel))) + "\n" : createdText(r, ctx.symbol));
   });
 
   withReadConfig(buyer.command("status").description("a job's status, provider, deadline and committed segments (read-only: no key; --address for whose credit)").argument("<job>").option("--json")).action(

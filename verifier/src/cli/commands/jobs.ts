@@ -2,14 +2,14 @@
  * `pouw jobs [--status open,active,...] [--buyer A] [--provider A] [--limit N] [--json]`: the market's jobs, newest
  * first, with status, parties (EIP-55), segments, payment and stake in the token's symbol and the next deadline.
  * Read-only: needs no key. Warns on stderr when the market has too few eligible auditors to decide a dispute
- * (cli/panel-warning.ts).
+ * (market/panel-pool.ts).
  */
 import type { Command } from "commander";
 import { getAddress, type Address } from "viem";
 import { chainDate, getJobs, JOB_STATUS, type JobStatusName } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { fmt, parseAddress, readContext, withConfig, type ReadFlags } from "../context.ts";
-import { panelPoolCheck, panelPoolJson } from "../panel-warning.ts";
+import { panelPoolCheck, panelPoolJson } from "../../market/panel-pool.ts";
 
 type Opts = ReadFlags & { status?: string; buyer?: string; provider?: string; limit: string; json?: boolean };
 
