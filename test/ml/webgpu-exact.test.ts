@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { matmulRef, type MatmulLayout } from "../../verifier/src/ml/kernels/index.ts";
 import { CANONICAL_NAN, exactMatmulBits } from "../../verifier/src/ml/webgpu/exact-matmul.ts";
-import { firstBitDifference, operands, rng, type InputKind } from "./webgpu-inputs.ts";
+import { firstBitDifference, operands, rng, type InputKind } from "../../verifier/src/ml/webgpu/operands.ts";
 
 const KINDS: InputKind[] = ["random", "wide", "adversarial", "cancel", "subnormal"];
 const LAYOUTS: MatmulLayout[] = ["nn", "tn", "nt"];

@@ -12,8 +12,8 @@
  * IEEE-754 binary64 addition (round to nearest, ties to even) and the final binary32 rounding.
  *
  * This file exists so the construction can be checked against JavaScript's own float64 on millions of
- * inputs without a GPU (test/ml/webgpu-exact.test.ts); the WGSL is checked against the reference on the
- * adapter (test/ml/webgpu.test.ts). Keep the two in step.
+ * inputs without a GPU (test/ml/webgpu-exact.test.ts); the WGSL is checked against the reference on an
+ * adapter by scripts/gpu-check.ts. Keep the two in step.
  *
  * Value domain (why no f64 subnormals or overflow are handled): a product of two float32 is m * 2^e with
  * m < 2^48 and e >= -298, |p| < 2^256; a block sum of at most 48 such products is a multiple of 2^-298 below

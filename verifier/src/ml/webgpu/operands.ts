@@ -1,5 +1,5 @@
 /**
- * Operand generators for the WebGPU differential tests: random float32 over a wide exponent range and
+ * Operand generators for the WebGPU differential checks (tests, scripts/gpu-check.ts): random float32 over a wide exponent range and
  * adversarial values (signed zeros, subnormals, Inf, NaN, the largest floats, exact cancellation, ties).
  */
 export function rng(seed: number): () => number {
