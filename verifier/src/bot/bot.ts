@@ -368,7 +368,7 @@ export class ChallengerBot {
     try {
       const manifest = await fetchManifest(this.o.store, job.manifest_uri, job.manifest_hash as Hex, { circuitHash: circuitJobCheck(this.o.clients.public, this.o.deployment, BigInt(jobId)) });
       // the job's data order: salt(chainId, jobMarket, jobId) from the deployment the bot follows, never the provider's word
-      const run = await createRun(manifest, { jobId: BigInt(jobId), salt: deploymentSalt(this.o.deployment, BigInt(jobId)) });
+      const run = await createRun(manifest, { jobId: BigInt(jobId), salt: deploymentSalt(this.o.deployment, BigInt(jobId)), store: this.o.store });
       if (job.audit_rate === null) this.db.setAuditRate(jobId, manifest.policy.auditRate);
       this.runs.set(jobId, run);
       return run;
