@@ -155,7 +155,7 @@ export function parseTabular(bytes: Uint8Array, options: ParseOptions, maxBytes 
 }
 
 /** A cell as read: decimal text, or (JSONL) a value of a type with no feature meaning. */
-type Cell = { text: string } | { badType: string };
+type Cell = { text: string; jsonString?: true } | { badType: string };
 type RawTable = { source: DataFormat; header: string[]; rows: { line: number; cells: Map<string, Cell> }[] };
 
 function lines(text: string): { line: number; text: string }[] {
@@ -275,7 +275,7 @@ function jsonlTable(text: string): RawTable {
     for (const h of header) {
       if (!Object.hasOwn(value, h)) throw new DataFormatError("ragged-row", "is missing the column", { row, line, column: h });
       const v = (value as Record<string, unknown>)[h];
-      cells.set(h, v instanceof JsonNumber ? { text: v.source } : typeof v === "string" ? { text: v } : { badType: v === null ? "null" : Array.isArray(v) ? "array" : typeof v });
+      cells.set(h, v instanceof JsonNumber ? { text: v.source } : typeof v === "string" ? { text: v, jsonString: true } : { badType: v === null ? "null" : Array.isArray(v) ? "array" : typeof v });
     }
     rows.push({ line, cells });
   }
@@ -333,6 +333,7 @@ function buildTable(table: RawTable, options: ParseOptions): TabularData {
     columns.forEach((c, j) => {
       const cell = r.cells.get(c.name)!;
       if ("badType" in cell) throw new DataFormatError("unknown-type", `a ${cell.badType} value has no feature type (float32 takes numbers)`, { row, line: r.line, column: c.name });
+      if (cell.jsonString) throw new DataFormatError("non-numeric", `${JSON.stringify(cell.text.slice(0, 40))} is a JSON string, not a number (JSONL features are JSON numbers)`, { row, line: r.line, column: c.name });
       const v = decimalToFloat32(cell.text);
       if (!v.ok) {
         const why = v.reason === "out-of-range" ? "is out of the float32 range" : v.reason === "too-long" ? `is longer than ${MAX_DECIMAL_CHARS} characters` : "is not a decimal number";
