@@ -100,7 +100,7 @@ describe("data sets by content id: train and audit", function () {
   it("refuses a blob that does not hash to the manifest's CID, naming both (never a silent train)", async () => {
     const bad = join(dir, "bad-store");
     const bytes = await readFile(join(store, added.csv.cid));
-    bytes[bytes.length - 1] ^= 1; // one class index changed
+    bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 1; // one class index changed
     await new LocalDirStore(bad).put(new Uint8Array(0)); // creates the directory
     await writeFile(join(bad, added.csv.cid), bytes);
     const t = await runPouw(["train", "--manifest", join(dir, "m-csv.json"), "--out", join(dir, "tampered"), "--data-store", bad]);
@@ -150,6 +150,12 @@ describe("data sets by content id: train and audit", function () {
     expect(() => parseManifest({ ...base, model: { arch: "tabular-mlp", inputs: 4, classes: 1 } })).to.throw(ManifestError, /model\.classes/);
     expect(() => parseManifest({ ...base, numerics: "bitwise-v2" })).to.throw(ManifestError, /bitwise-v2 is defined for char-transformer only/);
     expect(() => parseManifest({ ...base, model: { arch: "mnist-mlp", hidden: 16 }, data: { seed: 1, testPerDigit: 5 } })).to.throw(ManifestError, /corpora\.0\.package: is required for mnist-mlp/);
+  });
+
+  it("corpus register: a data set by CID must be in the content store before anything is sent", async () => {
+    const r = await runPouw(["corpus", "register", "--manifest", join(dir, "m-csv.json"), "--store", join(dir, "empty-store"), "--rpc", "http://127.0.0.1:1"]);
+    expect(r.code).to.equal(2);
+    expect(r.stderr).to.match(new RegExp(`corpus my-data: ${added.csv.cid} is not in the content store .*empty-store \\(pouw data add puts it there\\)`));
   });
 
   it("data add: one line and exit 2 on bad input", async () => {
