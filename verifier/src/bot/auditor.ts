@@ -96,7 +96,7 @@ export class Auditor {
     try {
       const manifest = await fetchManifest(this.ctx.store, job.manifestUri, job.manifestHash, { circuitHash: circuitJobCheck(this.ctx.clients.public, this.ctx.deployment, BigInt(jobId)) });
       // the job's data order: salt(chainId, jobMarket, jobId) from the deployment the bot follows, never the provider's word
-      const run = await jobRun(manifest, this.ctx.deployment, BigInt(jobId));
+      const run = await jobRun(manifest, this.ctx.deployment, BigInt(jobId), this.ctx.store);
       if (job.auditRate === null) this.ctx.db.setAuditRate(jobId, manifest.policy.auditRate);
       this.runs.set(jobId, run);
       return run;

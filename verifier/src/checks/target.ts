@@ -53,8 +53,9 @@ export type ChainAuditContext = { run: Run; store: ContentStore };
  * The job's run from its manifest, with the job's data order: salt(chainId, jobMarket, jobId) from the deployment the
  * auditor follows, never the provider's word.
  */
-export function jobRun(manifest: Manifest, deployment: { chainId: number | bigint; jobMarket: Address }, jobId: bigint): Promise<Run> {
-  return createRun(manifest, { jobId, salt: deploymentSalt(deployment, jobId) });
+export function jobRun(manifest: Manifest, deployment: { chainId: number | bigint; jobMarket: Address }, jobId: bigint, store?: ContentStore): Promise<Run> {
+  // the store: a data set by content id is fetched from it and checked against the manifest's CID
+  return createRun(manifest, { jobId, salt: deploymentSalt(deployment, jobId), store });
 }
 
 /** Whether the job's model is the circuit-provable class (its challenges can be answered by a ZK proof). */

@@ -58,6 +58,8 @@ export const EvaluateManifest = z
       if (m.data.years !== undefined) ctx.addIssue({ code: "custom", path: ["data", "years"], message: "is not used by mnist-mlp" });
     } else if (m.model.arch === "linear-tile") {
       ctx.addIssue({ code: "custom", path: ["model", "arch"], message: "linear-tile has no per-example outputs to evaluate (use mnist-mlp or char-transformer)" });
+    } else if (m.model.arch === "tabular-mlp") {
+      ctx.addIssue({ code: "custom", path: ["model", "arch"], message: "evaluate jobs over tabular-mlp (a data set by content id) are not built yet (use mnist-mlp or char-transformer)" });
     } else {
       if (m.model.dModel % m.model.heads !== 0) ctx.addIssue({ code: "custom", path: ["model", "heads"], message: `must divide model.dModel (${m.model.dModel})` });
       if (m.data.years === undefined) ctx.addIssue({ code: "custom", path: ["data", "years"], message: "is required for char-transformer" });

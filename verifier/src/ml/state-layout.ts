@@ -12,12 +12,12 @@ import type { TensorSpec } from "./tensors.ts";
 export type TransformerShape = { layers: number; dModel: number; heads: number; context: number; ffHidden: number };
 
 /** mnist-mlp: W1 [784,h], b1 [h], W2 [h,10], b2 [10]. */
-export function mlpParamSpecs(hidden: number): TensorSpec[] {
+export function mlpParamSpecs(hidden: number, inputs: number = MNIST_PIXELS, classes: number = MNIST_CLASSES): TensorSpec[] {
   return [
-    { name: "W1", shape: [MNIST_PIXELS, hidden] },
+    { name: "W1", shape: [inputs, hidden] },
     { name: "b1", shape: [hidden] },
-    { name: "W2", shape: [hidden, MNIST_CLASSES] },
-    { name: "b2", shape: [MNIST_CLASSES] },
+    { name: "W2", shape: [hidden, classes] },
+    { name: "b2", shape: [classes] },
   ];
 }
 

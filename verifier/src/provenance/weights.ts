@@ -24,7 +24,9 @@ export function stateSpecsOf(manifest: Manifest): { paramSpecs: readonly TensorS
   const paramSpecs =
     m.arch === "mnist-mlp"
       ? mlpParamSpecs(m.hidden)
-      : transformerParamSpecs({ layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel });
+      : m.arch === "tabular-mlp"
+        ? mlpParamSpecs(m.hidden, m.inputs, m.classes)
+        : transformerParamSpecs({ layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel });
   const optimizer = manifest.optimizer.name;
   return { paramSpecs, optSpecs: optimizerStateSpecs(optimizer, paramSpecs), model: m.arch, optimizer };
 }

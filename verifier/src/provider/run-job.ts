@@ -137,7 +137,7 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
     return result;
   }
   // the data order of this job: salt(chainId, jobMarket, jobId), what every auditor and panel member derives too
-  const run = await createRun(manifest, { jobId, salt: deploymentSalt(deployment, jobId), threads: options.threads ?? 1 });
+  const run = await createRun(manifest, { jobId, salt: deploymentSalt(deployment, jobId), threads: options.threads ?? 1, store: ctx.store });
   try {
     // IMPORTANT: before any commit: a fine-tuning base that gives no usable h(0) is never trained (check-base.ts)
     await checkJobBase(run, ctx.store, jobId, "not trained (nothing committed)");

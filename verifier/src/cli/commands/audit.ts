@@ -20,7 +20,8 @@ import { auditRun, openTraceDir, parseChecks, parseSegmentSelection, readProgres
 import { createRun, isBitwiseNumerics, readManifestFile, readTraceFile } from "../../ml/index.ts";
 import { checkpointSizeBound } from "../../ml/checkpoint.ts";
 import { join } from "node:path";
-import { collect, parseSources } from "../../config/index.ts";
+import { collect, parseConfig, parseSources } from "../../config/index.ts";
+import { LayeredStore } from "../../store/layered.ts";
 import { HttpContentStore } from "../../store/http.ts";
 import { ContentNotFoundError, LocalDirStore } from "../../store/index.ts";
 import { addSaltOptions, saltFromFlags, type SaltFlags } from "../salt-flags.ts";
@@ -39,6 +40,7 @@ type Opts = SaltFlags & {
   source?: string[];
   sourceTimeout?: string;
   baseStore?: string;
+  dataStore?: string;
 };
 
 function positiveNumber(flag: string, text: string): number {
@@ -65,6 +67,7 @@ export function registerAudit(program: Command): void {
     .option("--source <url>", "fetch checkpoints missing from the trace's store from this `pouw serve` (or IPFS gateway) URL; repeat for more, read in order (env POUW_SOURCES)", collect)
     .option("--source-timeout <ms>", "timeout per request attempt to a --source (default 30000), env POUW_SOURCE_TIMEOUT_MS")
     .option("--base-store <dir>", "content store holding a fine-tuning manifest's base checkpoint (read after the trace's store, before --source)")
+    .option("--data-store <dir>", "content store holding a data set by content id (tabular-mlp; default <state-dir>/store, env POUW_STORE_DIR; then the --sources)")
     .option("--json", "print a JSON report")
     .action(async (opts: Opts) => {
       const { sources, sourceTimeoutMs } = parseSources(opts);
@@ -95,8 +98,10 @@ export function registerAudit(program: Command): void {
       };
       if (checks.includes("progress") && !options.progress) throw new InputError("--checks progress needs --progress-calibration FILE");
       if (checks.includes("tolerance") && !options.tolerance) throw new InputError("--checks tolerance needs --tolerance-threshold D");
-      const run = await createRun(manifest, { jobId: BigInt(jobIdText), salt });
       const remotes = [...(opts.baseStore ? [new LocalDirStore(opts.baseStore)] : []), ...sources.map((u) => new HttpContentStore(u, { timeoutMs: sourceTimeoutMs }))];
+      // a data set by content id is read from --data-store (default the configured store), then the --sources, and checked against its CID
+      const dataStore = manifest.model.arch === "tabular-mlp" ? { store: new LayeredStore(new LocalDirStore(parseConfig({ store: opts.dataStore }).storeDir), remotes) } : {};
+      const run = await createRun(manifest, { jobId: BigInt(jobIdText), salt, ...dataStore });
       const ctx = await openTraceDir(run, opts.trace, undefined, remotes);
       const init = manifest.init;
       if ("checkpointCid" in init && (segments.kind !== "list" || segments.segments.includes(0))) {

@@ -26,6 +26,20 @@ export function parseYears(text: string): [number, number] {
   return [first, last];
 }
 
+/** Throws InputError unless the configured content store holds each corpus's bytes under its contentId (CID-checked). */
+async function checkStoredCorpora(corpora: readonly { name: string; contentId: string }[], flags: Record<string, unknown>): Promise<void> {
+  const [{ configFrom }, { ContentNotFoundError, LocalDirStore }] = await Promise.all([import("../context.ts"), import("../../store/index.ts")]);
+  const store = new LocalDirStore(configFrom(flags as never).storeDir);
+  for (const c of corpora) {
+    try {
+      await store.get(c.contentId);
+    } catch (err) {
+      if (err instanceof ContentNotFoundError) throw new InputError(`corpus ${c.name}: ${c.contentId} is not in the content store ${store.dir} (pouw data add puts it there)`, { cause: err });
+      throw err;
+    }
+  }
+}
+
 export function registerCorpus(program: Command): void {
   const corpus = program.command("corpus").description("corpus content ids, registration and the contributor claim (docs/data.md)");
   corpus
@@ -73,8 +87,11 @@ export function registerCorpus(program: Command): void {
     const termsHash = opts.termsHash as string | undefined;
     if (termsHash !== undefined && !(isHex(termsHash) && termsHash.length === 66)) throw new InputError(`--terms-hash must be a 0x-prefixed 32-byte hash, got ${JSON.stringify(termsHash)}`);
     // INVARIANT: a contributor registers only content it holds: the local bytes must have the manifest's id.
+    // a data set by content id (no package) must be in the content store, which checks its CID (pouw data add puts it there)
+    const held = manifest.corpora.filter((c) => c.package === undefined && (only === undefined || c.name === only));
+    if (held.length > 0) await checkStoredCorpora(held, opts);
     manifest.corpora.forEach((c, i) => {
-      if (only === undefined || c.name === only) checkCorpusBytes(c, corpusBytes(corpusSpecOf(manifest, i)).bytes, `package ${c.package}`);
+      if (c.package !== undefined && (only === undefined || c.name === only)) checkCorpusBytes(c, corpusBytes(corpusSpecOf(manifest, i)).bytes, `package ${c.package}`);
     });
     const ctx = await marketContext(opts as never);
     const dataRegistry = (await getRegistries(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket })).data;

@@ -13,6 +13,7 @@ export const COMMAND_FAMILIES: readonly CommandFamily[] = [
   { name: "auditor", summary: "bond, audit (challenger bot), attest, status and claim", load: async () => (await import("./auditor.ts")).registerAuditor },
   { name: "buyer", summary: "post and follow training jobs", load: async () => (await import("./buyer.ts")).registerBuyer },
   { name: "corpus", summary: "corpus content ids, registration and the contributor claim (docs/data.md)", load: async () => (await import("./corpus.ts")).registerCorpus },
+  { name: "data", summary: "the buyer's own data sets by content id: parse, publish, print the manifest fragment (docs/data.md)", load: async () => (await import("./data.ts")).registerData },
   {
     name: "deploy",
     summary: "deploy StakeVault, AuditorRegistry, JobMarket, JobRecords, the registries and DisputeGame (and the dev token), wire their roles once (no admin is left) and write the deployment file",

@@ -14,6 +14,7 @@ import type { Command } from "commander";
 import { InputError } from "../../errors/index.ts";
 import { defaultBackend, parseEngine, parseThreads } from "../../ml/engines.ts";
 import { readManifestFile } from "../../ml/manifest.ts";
+import { parseConfig } from "../../config/index.ts";
 import { parseStrategy } from "../../ml/strategies.ts";
 import type { Progress } from "../../ml/train.ts";
 import { addSaltOptions, saltFromFlags, type SaltFlags } from "../salt-flags.ts";
@@ -32,12 +33,13 @@ export function registerTrain(program: Command): void {
     .option("--job-id <n>", "on-chain job id bound into every state hash", "0");
   addSaltOptions(cmd)
     .option("--base-store <dir>", "content store holding the manifest's base checkpoint (default <out>/store)")
+    .option("--data-store <dir>", "content store holding a data set by content id (tabular-mlp; default <state-dir>/store, env POUW_STORE_DIR, where `pouw data add` puts it)")
     .option("--step-states", "also store every step's checkpoint and write <out>/steps.json (served to the magnitude and tolerance checks; one checkpoint per step on disk)")
     .option("--engine <name>", "pouw (own wasm kernels) | cpu (tfjs-cpu) | wasm (tfjs-wasm, numerics tolerance only); default: the manifest's default engine (mnist-mlp and numerics bitwise-v2: pouw, other char-transformer: cpu)")
     .option("--threads <n>", "matmul threads of the pouw engine (1..64, default 1); the bits do not depend on it")
     .option("--hash-worker", "hash each state on a worker thread while the next step runs (the same hashes; default on with --threads > 1)")
     .option("--no-evaluate", "skip the held-out evaluation of the final state (trace.json then has no evaluation)")
-    .action(async (opts: { manifest: string; out: string; strategy: string; jobId: string; baseStore?: string; stepStates?: boolean; engine?: string; threads?: string; hashWorker?: boolean; evaluate: boolean } & SaltFlags) => {
+    .action(async (opts: { manifest: string; out: string; strategy: string; jobId: string; baseStore?: string; dataStore?: string; stepStates?: boolean; engine?: string; threads?: string; hashWorker?: boolean; evaluate: boolean } & SaltFlags) => {
       if (!/^(0|[1-9][0-9]*)$/.test(opts.jobId) || BigInt(opts.jobId) >= 1n << 256n) throw new InputError(`--job-id must be a uint256 decimal, got ${JSON.stringify(opts.jobId)}`);
       const jobId = BigInt(opts.jobId);
       const { salt, source } = saltFromFlags(opts, jobId);
@@ -55,7 +57,8 @@ export function registerTrain(program: Command): void {
         import("../../checks/step-states.ts"),
       ]);
       await prepareOutDir(opts.out);
-      const run = await createRun(manifest, { jobId, salt, backend: engine, threads });
+      const dataStore = manifest.model.arch === "tabular-mlp" ? { store: new LocalDirStore(parseConfig({ store: opts.dataStore }).storeDir) } : {};
+      const run = await createRun(manifest, { jobId, salt, backend: engine, threads, ...dataStore });
       const report = progressReporter(manifest.training.steps);
       // Ctrl-C: show the cursor again (the bar hides it), say what is left behind, exit 130 (as `provider run` does)
       const onInterrupt = () => {

@@ -11,7 +11,9 @@
  *   bwdA1: da1 = dz2 . W2^T     dz1 = da1 * step(z1)   (step(z) = 1 if z > 0 else 0)
  *   bwdW1: dW1 = X^T . dz1      db1 = colsum(dz1)
  *
- * Parameter order: W1 [784,H], b1 [H], W2 [H,10], b2 [10].
+ * Parameter order: W1 [784,H], b1 [H], W2 [H,10], b2 [10]. tabular-mlp is the same step with D = the data set's
+ * feature columns and C = its classes (W1 [D,H], W2 [H,C]); it has no step witness (checks/stepwitness.ts knows
+ * MNIST's widths), so it is audited by recompute.
  *
  * With `kernels` (the "pouw" engine) lossAndGrads runs the same computation on the kernel layer
  * (kernels/mlp.ts), with the same bits, and so does evaluate; outputs (evaluate jobs, which pin the
@@ -28,42 +30,53 @@ import { mlpGradientNormBounds, MlpGradientBound } from "./mlp-bounds.ts";
 import { mlpWitnessPass } from "./mlp-witness.ts";
 import type { Batch, Dataset, Evaluation, ExampleOutputs, LossAndGrads, Model, ProductOracle, StepWitness, WitnessTensor } from "./types.ts";
 
+/** Widths of an MLP other than MNIST's (tabular-mlp: the data set's feature columns and label classes). */
+export type MlpDims = { arch: "tabular-mlp"; inputs: number; classes: number };
+
 export class MnistMlp implements Model {
-  readonly arch = "mnist-mlp";
-  readonly witnessed = true;
+  readonly arch: "mnist-mlp" | "tabular-mlp";
+  /** The witness verifiers (checks/stepwitness.ts) know MNIST's widths only. */
+  readonly witnessed: boolean;
   readonly hidden: number;
+  /** Input width D and class count C (784 and 10 for mnist-mlp). */
+  readonly inputs: number;
+  readonly classes: number;
   readonly paramSpecs: readonly TensorSpec[];
   private readonly kernels: Kernels | undefined;
 
-  constructor(hidden: number, kernels?: Kernels) {
+  constructor(hidden: number, kernels?: Kernels, dims?: MlpDims) {
     this.hidden = hidden;
     this.kernels = kernels;
-    this.paramSpecs = mlpParamSpecs(hidden);
+    this.arch = dims?.arch ?? "mnist-mlp";
+    this.witnessed = dims === undefined;
+    this.inputs = dims?.inputs ?? MNIST_PIXELS;
+    this.classes = dims?.classes ?? MNIST_CLASSES;
+    this.paramSpecs = mlpParamSpecs(hidden, this.inputs, this.classes);
   }
 
   /** He-uniform for W1 (ReLU follows), Glorot-uniform for W2, zero biases. */
   init(seed: number): Float32Array[] {
     const h = this.hidden;
     return [
-      new Rng(seed, "init", 0).uniform(MNIST_PIXELS * h, Math.sqrt(6 / MNIST_PIXELS)),
+      new Rng(seed, "init", 0).uniform(this.inputs * h, Math.sqrt(6 / this.inputs)),
       new Float32Array(h),
-      new Rng(seed, "init", 2).uniform(h * MNIST_CLASSES, Math.sqrt(6 / (h + MNIST_CLASSES))),
-      new Float32Array(MNIST_CLASSES),
+      new Rng(seed, "init", 2).uniform(h * this.classes, Math.sqrt(6 / (h + this.classes))),
+      new Float32Array(this.classes),
     ];
   }
 
   lossAndGrads(params: readonly Float32Array[], batch: Batch, options: { witness?: boolean } = {}): LossAndGrads {
-    if (batch.kind !== "images") throw new TypeError("mnist-mlp needs an image batch");
+    if (batch.kind !== "images") throw new TypeError(`${this.arch} needs a feature-row batch`);
     const B = batch.size;
     const H = this.hidden;
     const wantWitness = options.witness === true;
-    if (this.kernels) return mlpStep(this.kernels, params, batch.x, batch.y, { B, D: MNIST_PIXELS, H, C: MNIST_CLASSES }, { witness: wantWitness });
+    if (this.kernels) return mlpStep(this.kernels, params, batch.x, batch.y, { B, D: this.inputs, H, C: this.classes }, { witness: wantWitness });
     return scoped(() => {
-      const X = tf.tensor2d(batch.x, [B, MNIST_PIXELS]);
-      const Y = tf.cast(tf.oneHot(tf.tensor1d(Int32Array.from(batch.y), "int32"), MNIST_CLASSES), "float32");
-      const W1 = tf.tensor2d(params[0]!, [MNIST_PIXELS, H]);
+      const X = tf.tensor2d(batch.x, [B, this.inputs]);
+      const Y = tf.cast(tf.oneHot(tf.tensor1d(Int32Array.from(batch.y), "int32"), this.classes), "float32");
+      const W1 = tf.tensor2d(params[0]!, [this.inputs, H]);
       const b1 = tf.tensor1d(params[1]!);
-      const W2 = tf.tensor2d(params[2]!, [H, MNIST_CLASSES]);
+      const W2 = tf.tensor2d(params[2]!, [H, this.classes]);
       const b2 = tf.tensor1d(params[3]!);
 
       const P1 = tf.matMul(X, W1);
@@ -114,20 +127,20 @@ export class MnistMlp implements Model {
     let correct = 0;
     let n = 0;
     for (const batch of batches) {
-      if (batch.kind !== "images") throw new TypeError("mnist-mlp needs an image batch");
+      if (batch.kind !== "images") throw new TypeError(`${this.arch} needs a feature-row batch`);
       if (this.kernels) {
-        const r = mlpEvalBatch(this.kernels, params, batch.x, batch.y, { B: batch.size, D: MNIST_PIXELS, H: this.hidden, C: MNIST_CLASSES });
+        const r = mlpEvalBatch(this.kernels, params, batch.x, batch.y, { B: batch.size, D: this.inputs, H: this.hidden, C: this.classes });
         lossSum += r.lossSum;
         correct += r.correct;
         n += batch.size;
         continue;
       }
       const [l, c] = scoped(() => {
-        const X = tf.tensor2d(batch.x, [batch.size, MNIST_PIXELS]);
-        const z1 = tf.add(tf.matMul(X, tf.tensor2d(params[0]!, [MNIST_PIXELS, this.hidden])), tf.tensor1d(params[1]!));
-        const z2 = tf.add(tf.matMul(tf.relu(z1), tf.tensor2d(params[2]!, [this.hidden, MNIST_CLASSES])), tf.tensor1d(params[3]!));
+        const X = tf.tensor2d(batch.x, [batch.size, this.inputs]);
+        const z1 = tf.add(tf.matMul(X, tf.tensor2d(params[0]!, [this.inputs, this.hidden])), tf.tensor1d(params[1]!));
+        const z2 = tf.add(tf.matMul(tf.relu(z1), tf.tensor2d(params[2]!, [this.hidden, this.classes])), tf.tensor1d(params[3]!));
         const y = tf.tensor1d(Int32Array.from(batch.y), "int32");
-        const Y = tf.cast(tf.oneHot(y, MNIST_CLASSES), "float32");
+        const Y = tf.cast(tf.oneHot(y, this.classes), "float32");
         const lossSumT = tf.neg(tf.sum(tf.mul(Y, tf.logSoftmax(z2))));
         const correctT = tf.sum(tf.cast(tf.equal(tf.argMax(z2, 1), y), "int32"));
         return [lossSumT.dataSync()[0]!, correctT.dataSync()[0]!];
@@ -140,19 +153,19 @@ export class MnistMlp implements Model {
   }
 
   outputs(params: readonly Float32Array[], batch: Batch): ExampleOutputs {
-    if (batch.kind !== "images") throw new TypeError("mnist-mlp needs an image batch");
+    if (batch.kind !== "images") throw new TypeError(`${this.arch} needs a feature-row batch`);
     return scoped(() => {
-      const X = tf.tensor2d(batch.x, [batch.size, MNIST_PIXELS]);
-      const z1 = tf.add(tf.matMul(X, tf.tensor2d(params[0]!, [MNIST_PIXELS, this.hidden])), tf.tensor1d(params[1]!));
-      const z2 = tf.add(tf.matMul(tf.relu(z1), tf.tensor2d(params[2]!, [this.hidden, MNIST_CLASSES])), tf.tensor1d(params[3]!));
-      const Y = tf.cast(tf.oneHot(tf.tensor1d(Int32Array.from(batch.y), "int32"), MNIST_CLASSES), "float32");
+      const X = tf.tensor2d(batch.x, [batch.size, this.inputs]);
+      const z1 = tf.add(tf.matMul(X, tf.tensor2d(params[0]!, [this.inputs, this.hidden])), tf.tensor1d(params[1]!));
+      const z2 = tf.add(tf.matMul(tf.relu(z1), tf.tensor2d(params[2]!, [this.hidden, this.classes])), tf.tensor1d(params[3]!));
+      const Y = tf.cast(tf.oneHot(tf.tensor1d(Int32Array.from(batch.y), "int32"), this.classes), "float32");
       const losses = tf.neg(tf.sum(tf.mul(Y, tf.logSoftmax(z2)), 1));
-      return { logits: Float32Array.from(z2.dataSync()), losses: Float32Array.from(losses.dataSync()), logitsPerExample: MNIST_CLASSES };
+      return { logits: Float32Array.from(z2.dataSync()), losses: Float32Array.from(losses.dataSync()), logitsPerExample: this.classes };
     });
   }
 
   flopsPerStep(batchSize: number): number {
-    const macs = batchSize * (MNIST_PIXELS * this.hidden + this.hidden * MNIST_CLASSES);
+    const macs = batchSize * (this.inputs * this.hidden + this.hidden * this.classes);
     return 2 * 3 * macs; // forward + two backward products per layer
   }
 

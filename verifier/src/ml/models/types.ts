@@ -3,7 +3,7 @@ import type { TensorSpec } from "../tensors.ts";
 
 /** A run's data: MNIST images (train and test splits) or a text corpus's token ids (train and held-out tail). */
 export type Dataset =
-  | { kind: "images"; train: LabelledImages; test: LabelledImages; canonicalBytes: Uint8Array }
+  | { kind: "images"; train: LabelledImages; test: LabelledImages; canonicalBytes: Uint8Array; /** pixels (features) per example when not MNIST's 784 (tabular data) */ width?: number }
   | { kind: "tokens"; train: Uint8Array; test: Uint8Array; canonicalBytes: Uint8Array };
 
 /** One training batch. MNIST: images and labels. Text: `size` windows of context+1 token ids. */
