@@ -2,7 +2,8 @@
  * A reorg cannot hide a cheater: an honest segment commit the bot audited (clean, receipt signed) is reorged out and
  * replaced by a cheating commit of the same segment at the same height; the bot sees that its last processed block is
  * no longer canonical, rolls back to the common ancestor (the stale audit and receipt go), re-indexes, audits the new
- * commit and challenges it. The reorg is Hardhat's snapshot/revert: the chain goes back to the snapshot and grows a
+ * commit and challenges it. And the bot's own challenge, reorged out, is sent again with the same signed bytes. The reorg
+ * is Hardhat's snapshot/revert: the chain goes back to the snapshot and grows a
  * different branch.
  */
 import { expect } from "chai";
@@ -50,6 +51,43 @@ describe("challenger bot across a reorg", function () {
       expect(disputes.length, "the cheating commit is challenged").to.equal(1);
       const challenges = bot.db.allIntents().filter((i) => i.kind === "challenge");
       expect(challenges.map((i) => i.status), "one challenge, sent once").to.deep.equal(["confirmed"]);
+    } finally {
+      bot.close();
+    }
+  });
+
+  it("sends its own challenge again, byte for byte, when the blocks that mined it are reorged out", async () => {
+    const market = await botMarket(600);
+    const f = await postCheatingJob(market, "reorg-own", { train: false });
+    const { conn, cheat, d, store, board, dir, jobId } = f;
+    await runProviderJob({ clients: cheat, deployment: d, store, board, stateDir: join(dir, "cheat") }, jobId, { strategy: parseStrategy("quarter-batch"), maxSegments: 1 });
+    // the branch point: the cheating commit is on chain, none of the bot's transactions yet
+    const branchPoint = await conn.networkHelpers.takeSnapshot();
+    const bot = f.bot(0);
+    const sent = () => bot.db.allIntents().filter((i) => i.status === "confirmed").map((i) => [i.key, i.tx_hash]);
+    const untilDispute = async () => {
+      let disputes = await f.disputes();
+      for (let t = 0; t < 12 && disputes.length === 0; t++) {
+        await bot.tick();
+        disputes = await f.disputes();
+        if (disputes.length === 0) await conn.networkHelpers.mine();
+      }
+      return disputes;
+    };
+    try {
+      await bot.startup();
+      expect((await untilDispute()).length, "the bot challenges the cheating commit").to.equal(1);
+      const first = sent();
+      expect(first.map(([k]) => k).some((k) => k!.startsWith("challenge"))).to.equal(true);
+
+      // the reorg drops every block the bot's transactions were mined in; the new branch has one empty block
+      await branchPoint.restore();
+      await conn.networkHelpers.mine();
+      expect((await f.disputes()).length, "the dispute is gone with its blocks").to.equal(0);
+
+      expect((await untilDispute()).length, "the bot's challenge is back on chain").to.equal(1);
+      expect(sent(), "the same transactions, confirmed again: nothing signed twice").to.deep.equal(first);
+      expect(bot.db.allIntents().filter((i) => i.kind === "challenge").length).to.equal(1);
     } finally {
       bot.close();
     }

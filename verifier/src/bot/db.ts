@@ -10,8 +10,8 @@
  *             or nonce problem) stays 'pending' with the reason in `error`, `attempts` counted and `retry_at`
  *             (ms since the epoch) set by the backoff; a terminal 'failed' always carries the decoded reason.
  *   receipts  signed EIP-712 audit receipts
- *   blocks    the hash of each processed block the indexer may have to check against the chain (the end of each scanned
- *             range and every block that carried an event), within the reorg depth
+ *   blocks    the hash of each block the indexer may have to check against the chain (the end of each scanned range,
+ *             every block that carried an event, every block an own transaction was mined in), within the reorg depth
  *   events    every JobMarket event stored (block, log index, job, name): what a rollback removes and re-reads
  * Events and the cursor are written in one SQLite transaction: a crash never skips or repeats a block range.
  */
@@ -155,6 +155,8 @@ export type IntentRow = {
   retry_at: number | null;
   /** Times a transaction of this intent was mined and reverted (each re-estimated and re-signed). */
   reverts: number;
+  /** The block a confirmed intent's transaction was mined in (a reorg past it sends the same bytes again). */
+  mined_block: number | null;
 };
 
 /**
@@ -222,6 +224,7 @@ export class BotDb {
       ["intents", "reverts", "INTEGER NOT NULL DEFAULT 0"],
       ["segments", "screen", "TEXT"],
       ["segments", "unavailable_since", "INTEGER"],
+      ["intents", "mined_block", "INTEGER"],
     ];
     for (const [table, name, decl] of added) {
       if (!columns(table).has(name)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${decl}`);
@@ -396,8 +399,20 @@ export class BotDb {
     this.db.prepare("UPDATE intents SET status = 'signed', tx_hash = ?, raw_tx = ?, nonce = ?, retry_at = NULL, updated_at = ? WHERE id = ?").run(txHash, raw, nonce, Date.now(), id);
   }
 
-  intentDone(id: number, status: "confirmed" | "superseded" | "failed", error?: string): void {
-    this.db.prepare("UPDATE intents SET status = ?, error = ?, retry_at = NULL, updated_at = ? WHERE id = ?").run(status, error ?? null, Date.now(), id);
+  /**
+   * A finished intent; `mined` (a confirmed one's block) is kept with the intent and its hash among the recorded blocks,
+   * so the indexer's reorg check covers it even above its cursor.
+   */
+  intentDone(id: number, status: "confirmed" | "superseded" | "failed", error?: string, mined?: { number: bigint; hash: Hex }): void {
+    const done = () => this.db.prepare("UPDATE intents SET status = ?, error = ?, retry_at = NULL, mined_block = ?, updated_at = ? WHERE id = ?").run(status, error ?? null, mined?.number ?? null, Date.now(), id);
+    if (!mined) {
+      done(); // NOTE: callable inside a caller's transaction (no BEGIN of its own)
+      return;
+    }
+    this.tx(() => {
+      done();
+      this.setBlockHash(mined.number, mined.hash);
+    });
   }
 
   intent(id: number): IntentRow | undefined {
@@ -461,7 +476,8 @@ export class BotDb {
   /**
    * Rolls the database back to block `ancestor` (the last block still canonical): removes the events, segment commits
    * (with their sampling, screens and audits), their receipts and never-signed intents, jobs created in those blocks, and
-   * the blocks' hashes; sets the cursor to `ancestor`. Returns the surviving jobs an orphaned event touched: their status came
+   * the blocks' hashes; a confirmed intent mined in those blocks goes back to 'signed' (rebroadcast byte for byte);
+   * the cursor goes back to `ancestor` if it is above it; sets the cursor to `ancestor`. Returns the surviving jobs an orphaned event touched: their status came
    * from a block that is gone and must be read again. One SQLite transaction.
    */
   rollback(ancestor: bigint): bigint[] {
@@ -480,9 +496,17 @@ export class BotDb {
         this.db.prepare("DELETE FROM segments WHERE job_id = ?").run(j);
         this.db.prepare("DELETE FROM jobs WHERE job_id = ?").run(j);
       }
+      // a confirmed transaction mined in an orphaned block is not on chain any more: back to 'signed' with the same bytes,
+      // so the outbox rebroadcasts exactly that transaction (same nonce: it can never be sent twice) and re-classifies
+      // what happens (its nonce taken by another -> re-evaluated and re-signed; reverted -> already done by anyone?)
+      this.db
+        .prepare("UPDATE intents SET status = 'signed', mined_block = NULL, error = ?, retry_at = NULL, updated_at = ? WHERE status = 'confirmed' AND mined_block > ? AND raw_tx IS NOT NULL")
+        .run(`its block was orphaned by a reorg (rolled back to block ${ancestor}): rebroadcasting the same signed transaction`, Date.now(), ancestor);
       this.db.prepare("DELETE FROM events WHERE block > ?").run(ancestor);
       this.db.prepare("DELETE FROM blocks WHERE number > ?").run(ancestor);
-      this.setMeta("cursor", ancestor.toString());
+      // the cursor never moves forward here: blocks above it (an own transaction's) were never scanned
+      const cursor = this.getMeta("cursor");
+      if (cursor === undefined || BigInt(cursor) > ancestor) this.setMeta("cursor", ancestor.toString());
       return [...new Set(orphaned.map((e) => e.job_id))].filter((j) => !created.has(j)).map((j) => BigInt(j));
     });
   }

@@ -83,21 +83,21 @@ export class Indexer {
   }
 
   /**
-   * Whether the last processed block is still canonical; if not, rolls the database back to the newest recorded block
+   * Whether the newest recorded block (the last processed one, or the block of the bot's own newest confirmed
+   * transaction) is still canonical; if not, rolls the database back to the newest recorded block
    * that is (the common ancestor) and adds the jobs whose stored state changed to `touched`, after reading their status
    * again. Returns the number of blocks rolled back.
    */
   private async checkCanonical(head: BlockRef, touched: Set<bigint>): Promise<number> {
     const { clients, db, log, deployment } = this.ctx;
-    const stored = db.getMeta("cursor");
-    if (stored === undefined) return 0;
-    const cursor = BigInt(stored);
-    const recorded = db.blockHash(cursor);
-    if (recorded === undefined) return 0; // a database from before block hashes were kept: nothing to compare
-    // the common case, one new block on top of the last processed one, needs no further read: its parent hash says it
-    if (cursor === head.number - 1n && head.parentHash === recorded) return 0;
-    const canonical = cursor === head.number ? head : cursor > head.number ? undefined : await getBlockRef(clients.public, { blockNumber: cursor });
-    if (canonical?.hash === recorded) return 0;
+    // the newest recorded block: the cursor's, or one the outbox saw its own transaction mined in (above the cursor)
+    const [newest] = db.recordedBlocks(2n ** 63n - 1n, 1);
+    if (newest === undefined) return 0; // nothing processed yet, or a database from before block hashes were kept
+    // the common case, new blocks on top of the newest recorded one: one block needs no further read (its parent hash)
+    if (newest.number === head.number - 1n && head.parentHash === newest.hash) return 0;
+    const canonical = newest.number === head.number ? head : newest.number > head.number ? undefined : await getBlockRef(clients.public, { blockNumber: newest.number });
+    if (canonical?.hash === newest.hash) return 0;
+    const cursor = newest.number;
     let ancestor: bigint | undefined;
     for (const b of db.recordedBlocks(cursor < head.number ? cursor : head.number, this.depth + 1)) {
       const c = b.number === head.number ? head : await getBlockRef(clients.public, { blockNumber: b.number });
@@ -108,7 +108,7 @@ export class Indexer {
     }
     if (ancestor === undefined) {
       throw new ReorgTooDeepError(`block ${cursor} the bot processed is no longer canonical and no recorded block within ${this.depth} blocks is`, {
-        details: "the reorg is deeper than --reorg-depth: restart the bot with a fresh database (it re-indexes from the deployment's start block)",
+        details: "the reorg is deeper than the recorded hashes (BotOptions.reorgDepth): restart the bot with a fresh database (it re-indexes from the deployment's start block)",
       });
     }
     this.reorgs++;
