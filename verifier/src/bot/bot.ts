@@ -13,15 +13,16 @@
  *   db.ts       the SQLite state everything above must not forget across a crash.
  *
  * One loop, woken by a contract-event subscription and by a polling timer (the fallback when the subscription fails or
- * misses); each tick: scan, sample, screen, audit, deadlines (an Active job past its deadline -> reportTimeout; a
- * TimedOut job past its window -> reopenJob), credits (claim intents), disputes, send, heartbeat. A start-up summary
+ * misses); each tick: scan (one head read; a reorg rolled back), sample, screen, audit, deadlines (an Active job past
+ * its deadline -> reportTimeout; a TimedOut job past its window -> reopenJob; job records read only for new events or
+ * a passed deadline), credits (claim intents; only when the head moved), disputes, send, heartbeat. A start-up summary
  * (`startup`: bond, balances against the deposit and gas a challenge needs, jobs followed, audit rates; an error line
  * with the fix for each thing that stops the bot from acting) comes before the first tick, and a heartbeat every
  * `heartbeatMs`. RPC errors are retried with backoff (chain/retry.ts); a failing tick is logged and retried next tick.
  */
 import type { Logger } from "pino";
-import { getAddress, type Address } from "viem";
-import { getAuditorFunds, getJob, getMissingContracts, getPanelPool, getStakeCredit, claimCreditData, toChainError, watchMarketLogs, withRetry, type AuditorFunds } from "../chain/index.ts";
+import { getAddress, type Address, type Hex } from "viem";
+import { getAuditorFunds, getJob, getMissingContracts, getPanelPool, getStakeCredit, claimCreditData, toChainError, watchMarketLogs, type AuditorFunds, type BlockRef } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
 import { circuitJobCheck } from "../market/circuit-job.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
@@ -79,6 +80,12 @@ export class ChallengerBot {
   private lastHeartbeat: number | undefined;
   private wake: (() => void) | undefined;
   private unwatch: (() => void) | undefined;
+  /** Each followed job's deadline (chain seconds) as last read: deadlines() reads the job again once the head passes it. */
+  private readonly deadlineOf = new Map<string, bigint>();
+  /** Jobs the indexer stored an event for (or rolled back) since deadlines() last completed. */
+  private readonly touched = new Set<bigint>();
+  /** Hash of the head deadlines(), claims() and the dispute scan last completed on. */
+  private actedOn: Hex | undefined;
 
   constructor(o: BotOptions) {
     this.ctx = botContext(o, () => this.stopped);
@@ -144,34 +151,56 @@ export class ChallengerBot {
 
   /** One pass: scan, sample, audit, act, send. Safe to call repeatedly; idempotent. */
   async tick(): Promise<void> {
-    await this.indexer.scan();
+    const scan = await this.indexer.scan();
+    for (const jobId of scan.touched) this.touched.add(jobId);
+    // the head this tick acts on differs from the last one deadlines and claims completed on (a new block or a reorg)
+    const moved = scan.head.hash !== this.actedOn;
     await this.auditor.sample();
     await this.auditor.screen();
     await this.auditor.audit();
-    await this.deadlines();
-    await this.claims();
-    await this.ctx.dispute.drive({ db: this.db, me: this.ctx.me, log: this.log, store: this.ctx.store, runFor: (jobId) => this.auditor.runFor(jobId) });
+    if (moved) {
+      await this.deadlines(scan.head);
+      // a credit only arrives in a new block
+      await this.claims();
+    }
+    // on an unmoved head the chain time stands still: disputes are driven again only while one is being followed
+    if (moved || this.followsOpenDispute()) await this.ctx.dispute.drive({ db: this.db, me: this.ctx.me, log: this.log, store: this.ctx.store, runFor: (jobId) => this.auditor.runFor(jobId) });
+    // deadlines, claims and the dispute scan all completed on this head (a failure above repeats them next tick)
+    this.actedOn = scan.head.hash;
     await this.outbox.sendIntents();
     await this.heartbeat();
   }
 
   // ------------------------------------------------------------------ deadlines + claims
 
-  /** Records the intents that end a tenure past its deadline: reportTimeout (Active), reopenJob (TimedOut, window over). */
-  private async deadlines(): Promise<void> {
+  /**
+   * Records the intents that end a tenure past its deadline: reportTimeout (Active), reopenJob (TimedOut, window over).
+   * Reads are by new blocks, not by open jobs: nothing when the head did not move; otherwise a job's record is read only
+   * when the scan stored an event for it (or rolled one back), when it was never read, or when the deadline it was
+   * waiting on has passed at the head.
+   */
+  private async deadlines(head: BlockRef): Promise<void> {
     if (this.ctx.options.reportTimeouts === false) return;
     const { clients, deployment } = this.ctx;
     const active = this.db.jobsWithStatus("Active", "Committed", "TimedOut");
-    if (active.length === 0) return;
-    const block = await withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" });
     for (const j of active) {
+      const key = j.jobId.toString();
+      const waitingUntil = this.deadlineOf.get(key);
+      if (waitingUntil !== undefined && !this.touched.has(j.jobId) && head.timestamp <= waitingUntil) continue;
       const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: j.jobId });
+      this.deadlineOf.set(key, BigInt(job.deadline));
       if (job.status !== j.status) this.db.setJobStatus(j.jobId, job.status);
-      if (job.openDisputes !== 0 || block.timestamp <= BigInt(job.deadline)) continue;
+      if (job.openDisputes !== 0 || head.timestamp <= BigInt(job.deadline)) continue;
       if (job.status === "Active") this.db.addIntent(tenureIntent(this.ctx, "reportTimeout", job));
       // the timed-out tenure's window is over: release its lock and offer the job again
       if (job.status === "TimedOut") this.db.addIntent(tenureIntent(this.ctx, "reopenJob", job));
     }
+    this.touched.clear();
+  }
+
+  /** Whether the dispute follower (dispute.ts) has a dispute it has not seen resolved. */
+  private followsOpenDispute(): boolean {
+    return (JSON.parse(this.db.getMeta("disputes") ?? "[]") as { done: boolean }[]).some((f) => !f.done);
   }
 
   /** Records a claim of this auditor's StakeVault credit, one open at a time. */

@@ -24,6 +24,8 @@ export type BotOptions = {
   dispute?: DisputeHooks;
   /** Blocks per eth_getLogs request. */
   scanChunk?: number;
+  /** Blocks back a reorg can be rolled back (default 64): block hashes are kept this far behind the confirmed head. */
+  reorgDepth?: number;
   /** Report timeouts of providers that miss a deadline (default true). */
   reportTimeouts?: boolean;
   /**

@@ -10,6 +10,9 @@
  *             or nonce problem) stays 'pending' with the reason in `error`, `attempts` counted and `retry_at`
  *             (ms since the epoch) set by the backoff; a terminal 'failed' always carries the decoded reason.
  *   receipts  signed EIP-712 audit receipts
+ *   blocks    the hash of each block the indexer may have to check against the chain (the end of each scanned range,
+ *             every block that carried an event, every block an own transaction was mined in), within the reorg depth
+ *   events    every JobMarket event stored (block, log index, job, name): what a rollback removes and re-reads
  * Events and the cursor are written in one SQLite transaction: a crash never skips or repeats a block range.
  */
 import { mkdirSync } from "node:fs";
@@ -152,6 +155,8 @@ export type IntentRow = {
   retry_at: number | null;
   /** Times a transaction of this intent was mined and reverted (each re-estimated and re-signed). */
   reverts: number;
+  /** The block a confirmed intent's transaction was mined in (a reorg past it sends the same bytes again). */
+  mined_block: number | null;
 };
 
 /**
@@ -187,6 +192,9 @@ CREATE TABLE IF NOT EXISTS intents (
   id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, job_id TEXT, segment INTEGER,
   payload TEXT NOT NULL, status TEXT NOT NULL, tx_hash TEXT, raw_tx TEXT, nonce INTEGER, error TEXT,
   created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS blocks (number INTEGER PRIMARY KEY, hash TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS events (
+  block INTEGER NOT NULL, log_index INTEGER NOT NULL, job_id TEXT, name TEXT NOT NULL, PRIMARY KEY (block, log_index));
 CREATE TABLE IF NOT EXISTS receipts (
   job_id TEXT NOT NULL, segment INTEGER NOT NULL, verdict INTEGER NOT NULL, checks INTEGER NOT NULL,
   sampled_steps INTEGER NOT NULL, trace_root TEXT NOT NULL, signature TEXT NOT NULL, PRIMARY KEY (job_id, segment));
@@ -216,6 +224,7 @@ export class BotDb {
       ["intents", "reverts", "INTEGER NOT NULL DEFAULT 0"],
       ["segments", "screen", "TEXT"],
       ["segments", "unavailable_since", "INTEGER"],
+      ["intents", "mined_block", "INTEGER"],
     ];
     for (const [table, name, decl] of added) {
       if (!columns(table).has(name)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${decl}`);
@@ -390,8 +399,20 @@ export class BotDb {
     this.db.prepare("UPDATE intents SET status = 'signed', tx_hash = ?, raw_tx = ?, nonce = ?, retry_at = NULL, updated_at = ? WHERE id = ?").run(txHash, raw, nonce, Date.now(), id);
   }
 
-  intentDone(id: number, status: "confirmed" | "superseded" | "failed", error?: string): void {
-    this.db.prepare("UPDATE intents SET status = ?, error = ?, retry_at = NULL, updated_at = ? WHERE id = ?").run(status, error ?? null, Date.now(), id);
+  /**
+   * A finished intent; `mined` (a confirmed one's block) is kept with the intent and its hash among the recorded blocks,
+   * so the indexer's reorg check covers it even above its cursor.
+   */
+  intentDone(id: number, status: "confirmed" | "superseded" | "failed", error?: string, mined?: { number: bigint; hash: Hex }): void {
+    const done = () => this.db.prepare("UPDATE intents SET status = ?, error = ?, retry_at = NULL, mined_block = ?, updated_at = ? WHERE id = ?").run(status, error ?? null, mined?.number ?? null, Date.now(), id);
+    if (!mined) {
+      done(); // NOTE: callable inside a caller's transaction (no BEGIN of its own)
+      return;
+    }
+    this.tx(() => {
+      done();
+      this.setBlockHash(mined.number, mined.hash);
+    });
   }
 
   intent(id: number): IntentRow | undefined {
@@ -421,6 +442,73 @@ export class BotDb {
         "UPDATE intents SET status = 'pending', tx_hash = NULL, raw_tx = NULL, nonce = NULL, error = ?, attempts = attempts + 1, reverts = reverts + ?, retry_at = ?, updated_at = ? WHERE id = ?",
       )
       .run(reason, minedRevert ? 1 : 0, retryAt, Date.now(), id);
+  }
+
+  // ------------------------------------------------------------------ block hashes and rollback
+
+  /** Records the hash of processed block `number` (the same number twice keeps the later hash). */
+  setBlockHash(number: bigint, hash: Hex): void {
+    this.db.prepare("INSERT INTO blocks (number, hash) VALUES (?, ?) ON CONFLICT(number) DO UPDATE SET hash = excluded.hash").run(number, hash);
+  }
+
+  blockHash(number: bigint): Hex | undefined {
+    return (this.db.prepare("SELECT hash FROM blocks WHERE number = ?").get(number) as { hash: Hex } | undefined)?.hash;
+  }
+
+  /** Recorded blocks at or below `atMost`, newest first, at most `limit` of them: the candidates for a common ancestor. */
+  recordedBlocks(atMost: bigint, limit: number): { number: bigint; hash: Hex }[] {
+    return (this.db.prepare("SELECT number, hash FROM blocks WHERE number <= ? ORDER BY number DESC LIMIT ?").all(atMost, limit) as { number: number | bigint; hash: Hex }[]).map((r) => ({
+      number: BigInt(r.number),
+      hash: r.hash,
+    }));
+  }
+
+  /** Forgets recorded hashes below `number` (older than the reorg depth). */
+  pruneBlocks(number: bigint): void {
+    this.db.prepare("DELETE FROM blocks WHERE number < ?").run(number);
+  }
+
+  /** Records a stored event (a rollback removes what came from orphaned blocks). */
+  recordEvent(e: { block: bigint; logIndex: number; jobId: bigint | null; name: string }): void {
+    this.db.prepare("INSERT INTO events (block, log_index, job_id, name) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING").run(e.block, e.logIndex, e.jobId === null ? null : e.jobId.toString(), e.name);
+  }
+
+  /**
+   * Rolls the database back to block `ancestor` (the last block still canonical): removes the events, segment commits
+   * (with their sampling, screens and audits), their receipts and never-signed intents, jobs created in those blocks, and
+   * the blocks' hashes; a confirmed intent mined in those blocks goes back to 'signed' (rebroadcast byte for byte);
+   * the cursor goes back to `ancestor` if it is above it; sets the cursor to `ancestor`. Returns the surviving jobs an orphaned event touched: their status came
+   * from a block that is gone and must be read again. One SQLite transaction.
+   */
+  rollback(ancestor: bigint): bigint[] {
+    return this.tx(() => {
+      const orphaned = this.db.prepare("SELECT DISTINCT job_id, name FROM events WHERE block > ? AND job_id IS NOT NULL").all(ancestor) as { job_id: string; name: string }[];
+      const created = new Set(orphaned.filter((e) => e.name === "JobCreated").map((e) => e.job_id));
+      const segmentsGone = this.db.prepare("SELECT job_id, segment FROM segments WHERE CAST(block AS INTEGER) > ?").all(ancestor) as { job_id: string; segment: number }[];
+      for (const s of segmentsGone) {
+        this.db.prepare("DELETE FROM receipts WHERE job_id = ? AND segment = ?").run(s.job_id, s.segment);
+        // an intent never signed sent nothing: the replaced commit's audit records its own (a signed one is left to the outbox)
+        this.db.prepare("DELETE FROM intents WHERE job_id = ? AND segment = ? AND status = 'pending' AND tx_hash IS NULL").run(s.job_id, s.segment);
+      }
+      this.db.prepare("DELETE FROM segments WHERE CAST(block AS INTEGER) > ?").run(ancestor);
+      for (const j of created) {
+        this.db.prepare("DELETE FROM receipts WHERE job_id = ?").run(j);
+        this.db.prepare("DELETE FROM segments WHERE job_id = ?").run(j);
+        this.db.prepare("DELETE FROM jobs WHERE job_id = ?").run(j);
+      }
+      // a confirmed transaction mined in an orphaned block is not on chain any more: back to 'signed' with the same bytes,
+      // so the outbox rebroadcasts exactly that transaction (same nonce: it can never be sent twice) and re-classifies
+      // what happens (its nonce taken by another -> re-evaluated and re-signed; reverted -> already done by anyone?)
+      this.db
+        .prepare("UPDATE intents SET status = 'signed', mined_block = NULL, error = ?, retry_at = NULL, updated_at = ? WHERE status = 'confirmed' AND mined_block > ? AND raw_tx IS NOT NULL")
+        .run(`its block was orphaned by a reorg (rolled back to block ${ancestor}): rebroadcasting the same signed transaction`, Date.now(), ancestor);
+      this.db.prepare("DELETE FROM events WHERE block > ?").run(ancestor);
+      this.db.prepare("DELETE FROM blocks WHERE number > ?").run(ancestor);
+      // the cursor never moves forward here: blocks above it (an own transaction's) were never scanned
+      const cursor = this.getMeta("cursor");
+      if (cursor === undefined || BigInt(cursor) > ancestor) this.setMeta("cursor", ancestor.toString());
+      return [...new Set(orphaned.map((e) => e.job_id))].filter((j) => !created.has(j)).map((j) => BigInt(j));
+    });
   }
 
   saveReceipt(r: { jobId: string; segment: number; verdict: number; checks: number; sampledSteps: number; traceRoot: string; signature: string }): void {

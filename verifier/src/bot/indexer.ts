@@ -1,34 +1,126 @@
 /**
- * The bot's indexer: JobMarket events -> the database. Scans from the stored cursor to head - (confirmations - 1), in
- * block chunks; the events of a chunk and the new cursor are stored in one SQLite transaction, so a crash never skips
- * or repeats a block range.
+ * The bot's indexer: JobMarket events -> the database. One head read per tick; when the head's hash is the one the last
+ * scan saw, nothing else is read (an idle chain costs one request a tick). Otherwise it checks that the last processed
+ * block is still canonical, rolls back past a reorg, and scans from the stored cursor to head - (confirmations - 1), in
+ * block chunks; the events of a chunk, the hashes of its blocks and the new cursor are stored in one SQLite transaction,
+ * so a crash never skips or repeats a block range.
+ *
+ * Reorgs: the hash of every processed block that carried an event and of the last block of each scanned range is
+ * recorded (db `blocks`, the last `reorgDepth` blocks). When the cursor's block hash differs from the chain's, the
+ * recorded blocks are compared newest first; the first that still matches is the common ancestor: everything recorded
+ * from later blocks is rolled back (db.rollback: events, segment commits with their audits, receipts, never-signed
+ * intents, jobs created there) and re-indexed, so a commit that replaced an audited one is a new commit, audited again.
  */
-import { getMarketLogs, withRetry, type MarketLog } from "../chain/index.ts";
+import { getBlockRef, getJob, getMarketLogs, type BlockRef, type MarketLog } from "../chain/index.ts";
+import { PouwError } from "../errors/index.ts";
 import type { BotContext } from "./context.ts";
+
+/** Blocks back the indexer can roll back by default (BotOptions.reorgDepth). */
+export const DEFAULT_REORG_DEPTH = 64;
+
+/** A reorg reached below every block hash the bot kept: its database cannot be rolled back safely. */
+export class ReorgTooDeepError extends PouwError {
+  override name = "ReorgTooDeepError";
+  override readonly code: string = "REORG_TOO_DEEP";
+}
+
+/** What one scan saw: the head, whether it moved since the last scan, and the jobs whose events (or rollback) it stored. */
+export type ScanResult = {
+  head: BlockRef;
+  /** false: the head is the block the previous scan saw (no new block, no reorg): nothing was read but the head. */
+  moved: boolean;
+  /** Jobs with an event stored by this scan, or whose stored state a rollback removed. */
+  touched: ReadonlySet<bigint>;
+  /** Blocks rolled back by this scan (0: no reorg). */
+  rolledBack: number;
+};
 
 export class Indexer {
   private readonly ctx: BotContext;
+  private lastHead: string | undefined;
+  /** Reorgs seen since start (metrics, tests). */
+  reorgs = 0;
 
   constructor(ctx: BotContext) {
     this.ctx = ctx;
   }
 
-  /** Stores every event up to the confirmed head. */
-  async scan(): Promise<void> {
+  private get depth(): number {
+    return this.ctx.options.reorgDepth ?? DEFAULT_REORG_DEPTH;
+  }
+
+  /** Stores every event up to the confirmed head, first rolling back a reorg of processed blocks. */
+  async scan(): Promise<ScanResult> {
     const { clients, deployment, db, options } = this.ctx;
-    const head = await withRetry(() => clients.public.getBlockNumber({ cacheTime: 0 }), { what: "blockNumber" });
-    const safe = head - BigInt(clients.confirmations - 1);
+    const head = await getBlockRef(clients.public);
+    const touched = new Set<bigint>();
+    if (head.hash === this.lastHead) return { head, moved: false, touched, rolledBack: 0 };
+    const rolledBack = await this.checkCanonical(head, touched);
+    const safe = head.number - BigInt(clients.confirmations - 1);
     let from = BigInt(db.getMeta("cursor") ?? (BigInt(deployment.startBlock) - 1n).toString()) + 1n;
     const chunk = BigInt(options.scanChunk ?? 2_000);
     while (from <= safe) {
       const to = from + chunk - 1n < safe ? from + chunk - 1n : safe;
+      const end = to === head.number ? head : await getBlockRef(clients.public, { blockNumber: to });
       const logs = await getMarketLogs(clients.public, { jobMarket: deployment.jobMarket, fromBlock: from, toBlock: to });
       db.tx(() => {
-        for (const l of logs) this.onEvent(l);
+        for (const l of logs) {
+          this.onEvent(l);
+          const jobId = "jobId" in l.args ? (l.args.jobId as bigint) : null;
+          if (jobId !== null) touched.add(jobId);
+          db.recordEvent({ block: l.blockNumber, logIndex: l.logIndex, jobId, name: l.eventName });
+          db.setBlockHash(l.blockNumber, l.blockHash);
+        }
+        // NOTE: a block gone between the two reads has no hash to record; the next scan's check compares the logs' blocks
+        if (end) db.setBlockHash(to, end.hash);
         db.setMeta("cursor", to.toString());
       });
       from = to + 1n;
     }
+    db.pruneBlocks(safe - BigInt(this.depth));
+    this.lastHead = head.hash;
+    return { head, moved: true, touched, rolledBack };
+  }
+
+  /**
+   * Whether the newest recorded block (the last processed one, or the block of the bot's own newest confirmed
+   * transaction) is still canonical; if not, rolls the database back to the newest recorded block
+   * that is (the common ancestor) and adds the jobs whose stored state changed to `touched`, after reading their status
+   * again. Returns the number of blocks rolled back.
+   */
+  private async checkCanonical(head: BlockRef, touched: Set<bigint>): Promise<number> {
+    const { clients, db, log, deployment } = this.ctx;
+    // the newest recorded block: the cursor's, or one the outbox saw its own transaction mined in (above the cursor)
+    const [newest] = db.recordedBlocks(2n ** 63n - 1n, 1);
+    if (newest === undefined) return 0; // nothing processed yet, or a database from before block hashes were kept
+    // the common case, new blocks on top of the newest recorded one: one block needs no further read (its parent hash)
+    if (newest.number === head.number - 1n && head.parentHash === newest.hash) return 0;
+    const canonical = newest.number === head.number ? head : newest.number > head.number ? undefined : await getBlockRef(clients.public, { blockNumber: newest.number });
+    if (canonical?.hash === newest.hash) return 0;
+    const cursor = newest.number;
+    let ancestor: bigint | undefined;
+    for (const b of db.recordedBlocks(cursor < head.number ? cursor : head.number, this.depth + 1)) {
+      const c = b.number === head.number ? head : await getBlockRef(clients.public, { blockNumber: b.number });
+      if (c?.hash === b.hash) {
+        ancestor = b.number;
+        break;
+      }
+    }
+    if (ancestor === undefined) {
+      throw new ReorgTooDeepError(`block ${cursor} the bot processed is no longer canonical and no recorded block within ${this.depth} blocks is`, {
+        details: "the reorg is deeper than the recorded hashes (BotOptions.reorgDepth): restart the bot with a fresh database (it re-indexes from the deployment's start block)",
+      });
+    }
+    this.reorgs++;
+    const jobs = db.rollback(ancestor);
+    // a surviving job's status came from an orphaned event: read it again at the head
+    for (const jobId of jobs) {
+      const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId });
+      db.setJobStatus(jobId, job.status, job.status === "Open" ? null : job.provider);
+      touched.add(jobId);
+    }
+    log.warn({ event: "reorg", from: cursor.toString(), ancestor: ancestor.toString(), jobs: jobs.map(String) }, `reorg: block ${cursor} is no longer canonical; rolled back to block ${ancestor} and re-indexing`);
+    return Number(cursor - ancestor);
   }
 
   private onEvent(l: MarketLog): void {

@@ -92,8 +92,8 @@ export class Outbox {
       if (i.status === "signed") {
         // Signed before a crash or a failed broadcast: rebroadcast the same bytes (a no-op if it was already mined).
         log.info({ txHash: i.tx_hash, attempt: i.attempts + 1 }, i.attempts === 0 ? "rebroadcasting a transaction signed before a restart" : "rebroadcasting a signed transaction");
-        await broadcastAndWait(clients, { raw: i.raw_tx as Hex, hash: i.tx_hash as Hex, nonce: i.nonce!, from: this.ctx.me }, i.kind);
-        this.ctx.db.intentDone(i.id, "confirmed");
+        const again = await broadcastAndWait(clients, { raw: i.raw_tx as Hex, hash: i.tx_hash as Hex, nonce: i.nonce!, from: this.ctx.me }, i.kind);
+        this.ctx.db.intentDone(i.id, "confirmed", undefined, { number: again.receipt.blockNumber, hash: again.receipt.blockHash });
         return;
       }
       if (await this.alreadyDone(i)) {
@@ -107,7 +107,7 @@ export class Outbox {
       this.ctx.db.intentSigned(i.id, signed.hash, signed.raw, signed.nonce);
       log.info({ txHash: signed.hash, nonce: signed.nonce }, "intent signed; broadcasting");
       const mined = await broadcastAndWait(clients, signed, i.kind);
-      this.ctx.db.intentDone(i.id, "confirmed");
+      this.ctx.db.intentDone(i.id, "confirmed", undefined, { number: mined.receipt.blockNumber, hash: mined.receipt.blockHash });
       this.shortfallLogged.delete(shortfallKey(i));
       // `hash` and `blockNumber` as every command's --json names a transaction (auditor run --json)
       log.info({ event: "tx", kind: i.kind, hash: signed.hash, blockNumber: mined.receipt.blockNumber.toString() }, i.kind === "challenge" ? "challenge confirmed: dispute opened" : "intent confirmed");

@@ -11,6 +11,7 @@ export * from "./call.ts";
 export * from "./deployment.ts";
 export * from "./deployMarket.ts";
 export * from "./getJob.ts";
+export * from "./getBlockRef.ts";
 export * from "./getJobCount.ts";
 export * from "./getPanelPool.ts";
 export * from "./createJob.ts";
