@@ -12,7 +12,8 @@ interface IStepVerifier {
     ) external view returns (bool);
 }
 
-/// @title IDisputeGame: one-step disputes over committed training traces
+/// @title IDisputeGameTypes: one-step disputes over committed training traces (types, events and errors; the functions
+/// are in IDisputeGame below)
 /// @notice Every state hash h(t) of a job is a leaf of a segment root committed on JobMarket before any audit, so a
 /// dispute names one step s and proves the provider's own leaves h(s-1) and h(s) against the committed root; the only
 /// question left is whether h(s) = step(h(s-1), batch(s)). No bisection is needed.
@@ -42,7 +43,7 @@ interface IStepVerifier {
 /// winning side (every member who revealed, on no decision) is credited panelFee; the fees of the other members, and
 /// all fees of a dispute that is conceded, proven or never gets a panel, go back to the challenger. Every payout is a credit its owner claims (`claim` here, `claim` on JobMarket, StakeVault
 /// and AuditorRegistry). A resolved dispute is final: every call on it reverts with DisputeGameAlreadyResolved.
-interface IDisputeGame {
+interface IDisputeGameTypes {
     /// @notice Open: challenged and not yet resolved. Resolved: final.
     enum Status {
         None,
@@ -317,7 +318,13 @@ interface IDisputeGame {
     error DisputeGameSegmentNotCommitted(uint256 jobId, uint256 segment);
     /// @notice A deposit of `expected` of `token` delivered only `received` (a fee-on-transfer token): refused.
     error DisputeGameTransferShortfall(address token, uint256 expected, uint256 received);
+    /// @notice DisputeSettlement was called directly; it runs only by DELEGATECALL from the DisputeGame that deployed it
+    /// (its own storage holds no dispute).
+    error DisputeSettlementDirectCall(address settlement);
+}
 
+/// @title IDisputeGame: the functions of DisputeGame (types, events and errors: IDisputeGameTypes)
+interface IDisputeGame is IDisputeGameTypes {
     /// @notice Commit to a challenge of a step of committed segment `segment` of existing job `jobId` before opening
     /// it: `commitment` = challengeCommitment(jobId, step, msg.sender, salt) (the step stays hidden). The challenge
     /// itself (`challenge` with the same salt and segment) must come in a later block and within
