@@ -55,11 +55,12 @@ contract DisputeGame is DisputeGameBase, IDisputeGame {
         if (activationDelay <= seedSeconds) {
             revert DisputeGameActivationDelayTooShort(address(registry_), activationDelay, seedSeconds);
         }
-        uint256 openSeconds = seedSeconds + params_.commitWindowSeconds + params_.revealWindowSeconds
+        uint256 openSeconds = MAX_ROUNDS * (seedSeconds + params_.commitWindowSeconds + params_.revealWindowSeconds)
             + PanelTiming.RESOLVE_MARGIN_SECONDS;
         uint64 exitDelay = registry_.exitDelaySeconds();
         // INVARIANT: a member eligible at challengedAt requests exit after it, so it cannot leave before challengedAt +
-        // exitDelay: every member a panel can draw stays forfeitable until the dispute is resolved (within the margin).
+        // exitDelay: every member any round's panel can draw stays forfeitable until the dispute is resolved after its
+        // last round (within the margin), and every round draws from the snapshot at challengedAt.
         if (exitDelay < openSeconds) revert DisputeGameExitDelayTooShort(address(registry_), exitDelay, openSeconds);
         _params = params_;
         _settlement = address(
@@ -162,7 +163,7 @@ contract DisputeGame is DisputeGameBase, IDisputeGame {
             if (!_tryDraw(disputeId, d, false)) revert DisputeGamePanelUnavailable(disputeId);
         }
         if (!_isMember(d, msg.sender)) revert DisputeGameNotPanelMember(disputeId, msg.sender);
-        Ballot storage b = _ballots[disputeId][msg.sender];
+        Ballot storage b = _ballots[_ballotKey(disputeId, d.round)][msg.sender];
         if (b.commitment != bytes32(0)) revert DisputeGameAlreadyCommitted(disputeId, msg.sender);
         b.commitment = commitment;
         unchecked {
@@ -179,7 +180,7 @@ contract DisputeGame is DisputeGameBase, IDisputeGame {
         if (!_commitsClosed(d) || block.timestamp > d.revealDeadline) {
             revert DisputeGameRevealClosed(disputeId, d.commitDeadline, d.revealDeadline, block.timestamp);
         }
-        Ballot storage b = _ballots[disputeId][msg.sender];
+        Ballot storage b = _ballots[_ballotKey(disputeId, d.round)][msg.sender];
         if (b.commitment == bytes32(0)) {
             if (!d.panelDrawn || !_isMember(d, msg.sender)) revert DisputeGameNotPanelMember(disputeId, msg.sender);
             revert DisputeGameNoCommitment(disputeId, msg.sender);
@@ -305,12 +306,29 @@ contract DisputeGame is DisputeGameBase, IDisputeGame {
         v.commits = d.commits;
         v.validVotes = d.validVotes;
         v.faultVotes = d.faultVotes;
+        v.round = d.round;
     }
 
     /// @inheritdoc IDisputeGame
     function ballotOf(uint256 disputeId, address member) external view returns (bytes32 commitment, Vote vote) {
-        Ballot storage b = _ballots[disputeId][member];
+        Ballot storage b = _ballots[_ballotKey(disputeId, _disputes[disputeId].round)][member];
         return (b.commitment, b.vote);
+    }
+
+    /// @inheritdoc IDisputeGame
+    function roundBallotOf(uint256 disputeId, uint256 round, address member)
+        external
+        view
+        returns (bytes32 commitment, Vote vote)
+    {
+        Ballot storage b = _ballots[_ballotKey(disputeId, round)][member];
+        return (b.commitment, b.vote);
+    }
+
+    /// @inheritdoc IDisputeGame
+    function roundPanelOf(uint256 disputeId, uint256 round) external view returns (address[] memory) {
+        Dispute storage d = _disputes[disputeId];
+        return round == d.round ? d.panel : _pastPanels[disputeId][round];
     }
 
     /// @inheritdoc IDisputeGame
@@ -498,6 +516,7 @@ contract DisputeGame is DisputeGameBase, IDisputeGame {
         d.step = uint64(step); // fits: step <= (segment+1) * uint32 stepsPerSegment < 2^48
         d.provider = j.provider;
         d.status = Status.Open;
+        d.round = 1;
         d.seedBlock = uint64(block.number + p.seedDelayBlocks);
         d.bond = bond.toUint128();
         d.fees = uint128(fees); // fits: panelFee * panelSize <= type(uint128).max (constructor)

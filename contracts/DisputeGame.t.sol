@@ -341,6 +341,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         uint256[3] memory before = [_bondOf(p[0]), _bondOf(p[1]), _bondOf(p[2])];
         _vote(id, p, [FAULT, FAULT, VALID]);
         game.resolve(id);
+        _appealRounds(id, FAULT); // the split Fault is appealed; the later rounds vote the truth
         assertTrue(game.getDispute(id).outcome == IDisputeGameTypes.Outcome.PanelFault, "fault");
         assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Refunded, "refunded");
         // the two majority fees come out of the reward, so the deposit comes back whole
@@ -421,6 +422,9 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         game.resolve(id);
         VM.warp(game.getDispute(id).revealDeadline + 1);
         game.resolve(id);
+        // a silent seat makes the Fault a split: appealed; the later rounds vote the truth and the silence is judged then
+        assertEq(game.getDispute(id).round, 2, "appealed");
+        _appealRounds(id, FAULT);
         assertTrue(game.getDispute(id).outcome == IDisputeGameTypes.Outcome.PanelFault, "fault");
         assertEq(_bondOf(p[2]), silentBefore - 20e18, "silent forfeits");
         assertEq(registry.creditOf(p[0]) + registry.creditOf(p[1]), 20e18, "to the majority");
@@ -602,6 +606,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         address[] memory p = _draw(id);
         _vote(id, p, [FAULT, FAULT, VALID]);
         game.resolve(id);
+        _appealRounds(id, FAULT); // the split Fault is appealed; the later rounds vote the truth
         assertEq(game.creditOf(p[0]), 5e16, "majority fee");
         assertEq(game.creditOf(p[1]), 5e16, "majority fee");
         assertEq(game.creditOf(p[2]), 0, "minority earns no fee");
@@ -1256,6 +1261,8 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         }
         VM.warp(block.timestamp + 1 days);
         game.resolve(id);
+        // a split Fault (a Valid or silent seat) is appealed; the later rounds vote the truth (Fault) unanimously
+        if (fault > valid) _appealRounds(id, FAULT);
         IDisputeGameTypes.Outcome o = game.getDispute(id).outcome;
         if (fault > valid) assertTrue(o == IDisputeGameTypes.Outcome.PanelFault, "fault majority");
         else if (valid > fault) assertTrue(o == IDisputeGameTypes.Outcome.PanelValid, "valid majority");

@@ -201,6 +201,8 @@ contract DisputePanelTest is TestBase, DisputeFixture {
         registry.leave();
         uint256 before = registry.auditorOf(p[0]).bond;
         game.resolve(id);
+        // the silent seat made the Fault a split: appealed, and the silence is judged when the last round settles
+        _appealRounds(id, FAULT_VOTE);
         assertEq(registry.auditorOf(p[0]).bond, before - defaultParams().panelForfeit, "silent exiting member forfeits");
     }
 
@@ -219,10 +221,10 @@ contract DisputePanelTest is TestBase, DisputeFixture {
     // ---------------------------------------------------------------- deployment
 
     /// The registry's activation delay must exceed the seed delay (2 blocks, taken as 24 s) and its exit delay must
-    /// cover seed delay + commit + reveal windows + 1 day (24 + 86,400 + 86,400 + 86,400 s).
+    /// cover MAX_ROUNDS (3) times seed delay + commit + reveal windows, + 1 day (3 * (24 + 86,400 + 86,400) + 86,400 s).
     function test_constructor_registryDelays_checked() public {
         IDisputeGameTypes.Params memory p = defaultParams();
-        uint256 need = 24 + 3 days;
+        uint256 need = 3 * (24 + 2 days) + 1 days;
         AuditorRegistry quick = new AuditorRegistry(token, MIN_BOND, EXIT_DELAY, 24, address(this));
         vm.expectRevert(
             abi.encodeWithSelector(IDisputeGameTypes.DisputeGameActivationDelayTooShort.selector, address(quick), 24, 24)

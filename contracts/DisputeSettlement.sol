@@ -54,6 +54,9 @@ contract DisputeSettlement is DisputeGameBase {
         // honest majority its fees and the forfeits; once the reveal phase is open only resolve settles.
         if (_commitsClosed(d)) revert DisputeGameConcessionClosed(disputeId, d.commitDeadline, block.timestamp);
         _settle(disputeId, d, Outcome.Conceded);
+        // INVARIANT: a concession in an appeal round still judges the earlier rounds' votes (the step is conceded
+        // faulty), so a provider cannot spare the members that voted Valid for it by conceding once they lost a round.
+        _judgePast(disputeId, d, Vote.Fault);
     }
 
     /// @notice IDisputeGame.prove, run by DELEGATECALL from DisputeGame.
@@ -97,7 +100,8 @@ contract DisputeSettlement is DisputeGameBase {
         // INVARIANT: a vote the proof shows wrong forfeits whenever the proof lands. A proof after the reveals would
         // otherwise spare every member that revealed Fault (Proven counts no vote), so a challenger's own members could
         // vote Fault for free against a provider that proves; members that had not revealed yet are not judged.
-        if (d.panelDrawn) _judge(disputeId, d.panel, Vote.Valid, false);
+        if (d.panelDrawn) _judgeCurrent(disputeId, d, Vote.Valid, false);
+        _judgePast(disputeId, d, Vote.Valid);
     }
 
 
@@ -115,6 +119,13 @@ contract DisputeSettlement is DisputeGameBase {
         if (d.faultVotes > d.validVotes) outcome = Outcome.PanelFault;
         else if (d.validVotes > d.faultVotes) outcome = Outcome.PanelValid;
         else outcome = Outcome.NoDecision;
+        // INVARIANT: a Fault is final only when every seat of its round voted Fault. A split (a dissenting or silent
+        // seat) is appealed to a larger, fresh panel while rounds are left, so a party holding a bare majority of one
+        // small panel cannot slash an honest provider; the last round's majority settles the dispute.
+        if (outcome == Outcome.PanelFault && d.faultVotes < d.panel.length && d.round < MAX_ROUNDS) {
+            _appeal(disputeId, d);
+            return;
+        }
         // INVARIANT: a tie of revealed votes is no verdict, so it stays NoDecision (deciding it either way would let one
         // party's member plus one silent honest member decide the dispute), but its revealers are judged by the next
         // decided outcome on the same step: a member that forced the tie with a wrong vote forfeits then.
@@ -124,11 +135,58 @@ contract DisputeSettlement is DisputeGameBase {
         // closes as Superseded, and its silent members still forfeit as on any NoDecision.
         if (outcome == Outcome.NoDecision && _jobFaulted[d.jobId]) {
             _settle(disputeId, d, Outcome.Superseded);
-            if (d.panelDrawn) _judge(disputeId, d.panel, Vote.None, true);
+            if (d.panelDrawn) _judgeCurrent(disputeId, d, Vote.None, true);
+            _judgePast(disputeId, d, Vote.None);
             return;
         }
         _settle(disputeId, d, outcome);
         _penalize(disputeId, d, outcome);
+        _judgePast(disputeId, d, _majority(outcome));
+    }
+
+    /// @dev Opens the next round of dispute `disputeId`: its panel becomes an earlier round's (judged when the dispute
+    /// settles), and a fresh seed block and fresh deadlines are fixed; the draw (drawPanel or the first commitVote) takes
+    /// the larger panel from the same snapshot (challengedAt).
+    function _appeal(uint256 disputeId, Dispute storage d) private {
+        uint8 round = d.round;
+        _pastPanels[disputeId][round] = d.panel;
+        uint256 seats = d.panel.length;
+        uint8 faultVotes = d.faultVotes;
+        delete d.panel;
+        unchecked {
+            // bound: round < MAX_ROUNDS (checked by the caller)
+            ++round;
+        }
+        d.round = round;
+        d.commits = 0;
+        d.reveals = 0;
+        d.validVotes = 0;
+        d.faultVotes = 0;
+        d.panelDrawn = false;
+        d.reseeds = 0;
+        Params storage p = _params;
+        uint64 seedBlock = uint64(block.number + p.seedDelayBlocks);
+        d.seedBlock = seedBlock;
+        uint64 commitDeadline = uint64(block.timestamp + p.commitWindowSeconds);
+        d.commitDeadline = commitDeadline;
+        d.revealDeadline = commitDeadline + p.revealWindowSeconds;
+        emit DisputeAppealed(disputeId, round, faultVotes, seats, seedBlock);
+    }
+
+    /// @dev Judges the current round's panel of dispute `disputeId` by `truth` (see _judge).
+    function _judgeCurrent(uint256 disputeId, Dispute storage d, Vote truth, bool silentForfeits) private {
+        uint256 round = d.round;
+        _judge(disputeId, _ballotKey(disputeId, round), d.panel, truth, silentForfeits, _forfeitOf(round));
+    }
+
+    /// @dev Judges the panels of dispute `disputeId`'s earlier rounds by `truth` (the settled outcome; None: no majority):
+    /// a member that voted otherwise, or stayed silent, forfeits its round's forfeit to those of its round that voted
+    /// `truth` (burned when there are none).
+    function _judgePast(uint256 disputeId, Dispute storage d, Vote truth) private {
+        uint256 round = d.round;
+        for (uint256 r = 1; r < round; ++r) {
+            _judge(disputeId, _ballotKey(disputeId, r), _pastPanels[disputeId][r], truth, true, _forfeitOf(r));
+        }
     }
 
     // ---------------------------------------------------------------- circuit class
@@ -283,12 +341,14 @@ contract DisputeSettlement is DisputeGameBase {
         _openFees -= deposited;
         uint256 fees = deposited;
         bool counted = outcome == Outcome.PanelFault || outcome == Outcome.PanelValid || outcome == Outcome.NoDecision;
-        if (counted && d.panelDrawn) {
+        // The deposit pays round 1's panel (appeal rounds are paid out of the forfeits they judge).
+        bool appealed = d.round > 1;
+        if (counted && (d.panelDrawn || appealed)) {
             Vote majority = _majority(outcome);
             uint256 fee = _params.panelFee;
-            address[] storage panel = d.panel;
+            address[] storage panel = appealed ? _pastPanels[disputeId][1] : d.panel;
             for (uint256 i; i < panel.length; ++i) {
-                Vote v = _ballots[disputeId][panel[i]].vote;
+                Vote v = _ballots[disputeId][panel[i]].vote; // round 1's ballots: key = disputeId (_ballotKey)
                 if (v == Vote.None || (majority != Vote.None && v != majority)) continue;
                 // INVARIANT: at most panelSize fees are paid (the panel has panelSize members), each out of the fault's
                 // reward while it lasts, else out of this dispute's deposit.
@@ -308,7 +368,7 @@ contract DisputeSettlement is DisputeGameBase {
     /// burned.
     function _penalize(uint256 disputeId, Dispute storage d, Outcome outcome) private {
         if (!d.panelDrawn || outcome == Outcome.Superseded) return;
-        _judge(disputeId, d.panel, _majority(outcome), true);
+        _judgeCurrent(disputeId, d, _majority(outcome), true);
     }
 
     /// @dev The dispute on the same (job, step) that last ended in a tie, if any (with the same leaves: they are the
@@ -321,39 +381,55 @@ contract DisputeSettlement is DisputeGameBase {
         Dispute storage t = _disputes[tiedId];
         if (t.hPrev != d.hPrev || t.hStep != d.hStep) return;
         emit TieJudged(tiedId, truth);
-        _judge(tiedId, t.panel, truth, false);
+        _judge(tiedId, _ballotKey(tiedId, t.round), t.panel, truth, false, _forfeitOf(t.round));
     }
 
     /// @dev Forfeits of dispute `disputeId`'s panel against `truth` (None: no majority): a member that revealed another
-    /// vote than `truth`, and a silent member when `silentForfeits`, forfeits min(panelForfeit, bond), split among the
+    /// vote than `truth`, and a silent member when `silentForfeits`, forfeits min(`forfeit`, bond), split among the
     /// members that revealed `truth` (the first also takes the rounding remainder), burned when there are none.
-    function _judge(uint256 disputeId, address[] memory panel, Vote truth, bool silentForfeits) private {
-        uint256 forfeit = _params.panelForfeit;
+    function _judge(
+        uint256 disputeId,
+        uint256 ballotKey,
+        address[] memory panel,
+        Vote truth,
+        bool silentForfeits,
+        uint256 forfeit
+    ) private {
         if (forfeit == 0) return;
         address[] memory winners = new address[](panel.length);
         uint256 nWinners;
         for (uint256 i; i < panel.length; ++i) {
-            if (truth != Vote.None && _ballots[disputeId][panel[i]].vote == truth) winners[nWinners++] = panel[i];
+            if (truth != Vote.None && _ballots[ballotKey][panel[i]].vote == truth) winners[nWinners++] = panel[i];
         }
         for (uint256 i; i < panel.length; ++i) {
-            Vote v = _ballots[disputeId][panel[i]].vote;
+            Vote v = _ballots[ballotKey][panel[i]].vote;
             bool wrong = v == Vote.None ? silentForfeits : truth != Vote.None && v != truth;
             if (!wrong) continue;
-            uint256 bond = _registry.auditorOf(panel[i]).bond;
-            uint256 amount = forfeit < bond ? forfeit : bond;
-            if (amount == 0) continue;
-            if (nWinners == 0) {
-                _forfeit(disputeId, panel[i], amount, BURN_ADDRESS);
-                continue;
-            }
-            uint256 share = amount / nWinners;
-            // The first winner also takes the rounding remainder, so the whole amount is credited.
-            uint256 first = amount - share * (nWinners - 1);
-            _forfeit(disputeId, panel[i], first, winners[0]);
-            if (share == 0) continue;
-            for (uint256 w = 1; w < nWinners; ++w) {
-                _forfeit(disputeId, panel[i], share, winners[w]);
-            }
+            _forfeitShared(disputeId, panel[i], forfeit, winners, nWinners);
+        }
+    }
+
+    /// @dev `member` forfeits min(`forfeit`, its bond), split equally among the first `nWinners` of `winners` (the first
+    /// also takes the rounding remainder, so the whole amount is credited), burned when there are none.
+    function _forfeitShared(
+        uint256 disputeId,
+        address member,
+        uint256 forfeit,
+        address[] memory winners,
+        uint256 nWinners
+    ) private {
+        uint256 bond = _registry.auditorOf(member).bond;
+        uint256 amount = forfeit < bond ? forfeit : bond;
+        if (amount == 0) return;
+        if (nWinners == 0) {
+            _forfeit(disputeId, member, amount, BURN_ADDRESS);
+            return;
+        }
+        uint256 share = amount / nWinners;
+        _forfeit(disputeId, member, amount - share * (nWinners - 1), winners[0]);
+        if (share == 0) return;
+        for (uint256 w = 1; w < nWinners; ++w) {
+            _forfeit(disputeId, member, share, winners[w]);
         }
     }
 

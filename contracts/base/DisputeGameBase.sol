@@ -43,6 +43,7 @@ abstract contract DisputeGameBase is IDisputeGameTypes {
         uint8 faultVotes;
         bool panelDrawn;
         uint8 reseeds;
+        uint8 round;
         uint128 fees;
         // slots 5, 6
         bytes32 hPrev;
@@ -73,6 +74,11 @@ abstract contract DisputeGameBase is IDisputeGameTypes {
     /// fresh panel draw that whoever let the seed lapse can wait for; more than one would let a party re-roll the panel
     /// until its own auditors are drawn, simply by waiting out each seed while the honest bots are offline.
     uint256 public constant MAX_RESEEDS = 1;
+    /// @notice Most panel rounds of one dispute. A Fault that not every seat of its round voted for (a split, including
+    /// silent seats) does not settle: it is appealed to the next round, a fresh panel of 2 * panelSize + 1 members, then
+    /// of MAX_PANEL (each as large as the snapshot's pool allows, earlier members excluded where the pool still fills
+    /// the round); the last round's majority settles the dispute and every earlier round's members are judged by it.
+    uint256 public constant MAX_ROUNDS = 3;
     /// @notice Most disputes one challenger may hold open on one job. One right challenge is enough to fault a job, so
     /// the limit costs an honest challenger nothing; with MAX_OPEN_PER_JOB it bounds the panels (and the draws, forfeits
     /// and gas) one job can tie up, whoever opens them.
@@ -133,6 +139,8 @@ abstract contract DisputeGameBase is IDisputeGameTypes {
     /// @dev The last dispute on (job, step) that ended in a tie of revealed votes: its revealers are judged by the next
     /// decided outcome on the same step (a tie is no verdict on them, the step's truth is).
     mapping(uint256 jobId => mapping(uint256 step => uint256 disputeId)) internal _tiedByStep;
+    /// @dev The panels of a dispute's earlier rounds (round 1 .. round - 1); the current round's panel is `panel`.
+    mapping(uint256 disputeId => mapping(uint256 round => address[] panel)) internal _pastPanels;
 
     constructor(
         IJobMarket market_,
@@ -215,14 +223,11 @@ abstract contract DisputeGameBase is IDisputeGameTypes {
         }
         bytes32 seed = keccak256(abi.encode(bh, disputeId));
         (address buyer,,) = _market.jobParties(d.jobId);
-        address[] memory exclude = new address[](3);
-        exclude[0] = d.provider;
-        exclude[1] = d.challenger;
-        exclude[2] = buyer;
+        (address[] memory exclude, uint256 k) = _drawTerms(disputeId, d, buyer);
         // The pool is the registry's snapshot at the challenge: fixed before blockhash(seedBlock) existed, and no bond,
         // exit or re-bond after it changes it (AuditorRegistry.drawPanel reverts once the snapshot is older than the
         // exit delay; the catch below then leaves the dispute without a panel).
-        try _registry.drawPanel(seed, _params.panelSize, exclude, d.challengedAt) returns (address[] memory panel) {
+        try _registry.drawPanel(seed, k, exclude, d.challengedAt) returns (address[] memory panel) {
             d.panel = panel;
             d.panelDrawn = true;
             emit PanelDrawn(disputeId, seed, panel);
@@ -246,6 +251,56 @@ abstract contract DisputeGameBase is IDisputeGameTypes {
     /// @dev Whether the disputed step is its segment's first (its start state is the segment's committed checkpoint).
     function _atSegmentStart(Dispute storage d) internal view returns (bool) {
         return d.step - 1 == uint256(d.segment) * _job(d.jobId).policy.stepsPerSegment;
+    }
+
+    /// @dev Who a draw of dispute `disputeId`'s current round excludes and how many members it draws. Round 1: panelSize
+    /// members, never the provider, the challenger or the buyer. An appeal round: 2 * panelSize + 1, then MAX_PANEL
+    /// members, as many as the snapshot's pool holds (odd), and the earlier rounds' members are excluded as well when the
+    /// pool without them still fills the round.
+    function _drawTerms(uint256 disputeId, Dispute storage d, address buyer)
+        internal
+        view
+        returns (address[] memory exclude, uint256 k)
+    {
+        exclude = new address[](3);
+        exclude[0] = d.provider;
+        exclude[1] = d.challenger;
+        exclude[2] = buyer;
+        k = _params.panelSize;
+        uint256 round = d.round;
+        if (round < 2) return (exclude, k);
+        k = round < MAX_ROUNDS ? 2 * k + 1 : MAX_PANEL;
+        if (k > MAX_PANEL) k = MAX_PANEL;
+        uint256 n = 3;
+        for (uint256 r = 1; r < round; ++r) n += _pastPanels[disputeId][r].length;
+        address[] memory wide = new address[](n);
+        n = 3;
+        for (uint256 i; i < 3; ++i) wide[i] = exclude[i];
+        for (uint256 r = 1; r < round; ++r) {
+            address[] storage past = _pastPanels[disputeId][r];
+            for (uint256 i; i < past.length; ++i) wide[n++] = past[i];
+        }
+        // A pool the registry cannot size (a snapshot too old or not yet past) leaves k as it is: the draw then fails by
+        // the same named error and the round has no panel.
+        try _registry.poolSize(d.challengedAt, wide) returns (uint256 freshPool) {
+            if (freshPool >= k) return (wide, k);
+        } catch {
+            return (exclude, k);
+        }
+        try _registry.poolSize(d.challengedAt, exclude) returns (uint256 pool) {
+            // INVARIANT: an appeal panel has an odd number of seats and never more than the pool (a tie needs silence).
+            if (pool < k && pool != 0) k = pool % 2 == 0 ? pool - 1 : pool;
+        } catch {}
+    }
+
+    /// @dev The ballots of round `round` of dispute `disputeId` (round 1's key is the dispute id itself).
+    function _ballotKey(uint256 disputeId, uint256 round) internal pure returns (uint256) {
+        return round < 2 ? disputeId : disputeId | ((round - 1) << 128);
+    }
+
+    /// @dev The auditor-bond amount a wrong or silent member of round `round` forfeits: panelForfeit doubled per round.
+    function _forfeitOf(uint256 round) internal view returns (uint256) {
+        return round < 2 ? _params.panelForfeit : uint256(_params.panelForfeit) << (round - 1);
     }
 
     /// @dev The market's view of job `jobId` (one decoder of JobView for every caller).

@@ -117,6 +117,8 @@ interface IDisputeGameTypes {
         uint8 commits;
         uint8 validVotes;
         uint8 faultVotes;
+        /// @dev 1 for the first panel; each appeal of a split Fault adds one (at most MAX_ROUNDS)
+        uint8 round;
     }
 
     /// @notice Which Groth16 verifier `prove` may use, fixed at deployment: Disabled (no verifier, or the development
@@ -135,6 +137,10 @@ interface IDisputeGameTypes {
         uint256 lr;
         bytes32 batchRoot;
     }
+
+    /// @notice A split Fault of round `round - 1` (`faultVotes` of `seats` seats voted Fault, the others Valid or
+    /// silent) was appealed: round `round` draws a larger, fresh panel from the same snapshot with seed block `seedBlock`.
+    event DisputeAppealed(uint256 indexed disputeId, uint8 round, uint8 faultVotes, uint256 seats, uint64 seedBlock);
 
     /// @notice `challenger` disputed step `step` (segment `segment`) of job `jobId`, posting `bond` and the panel's
     /// fees `fees` (panelSize * panelFee).
@@ -463,8 +469,17 @@ interface IDisputeGame is IDisputeGameTypes {
     /// @notice A dispute's full record.
     function getDispute(uint256 disputeId) external view returns (DisputeView memory);
 
-    /// @notice `member`'s commitment and revealed vote on dispute `disputeId`.
+    /// @notice `member`'s commitment and revealed vote on dispute `disputeId`, in the dispute's current round.
     function ballotOf(uint256 disputeId, address member) external view returns (bytes32 commitment, Vote vote);
+
+    /// @notice `member`'s commitment and revealed vote in round `round` (1..MAX_ROUNDS) of dispute `disputeId`.
+    function roundBallotOf(uint256 disputeId, uint256 round, address member)
+        external
+        view
+        returns (bytes32 commitment, Vote vote);
+
+    /// @notice The panel of round `round` of dispute `disputeId` (the current round's is getDispute's `panel`).
+    function roundPanelOf(uint256 disputeId, uint256 round) external view returns (address[] memory);
 
     /// @notice The open dispute on step `step` of job `jobId` (0 if none).
     function openDisputeOf(uint256 jobId, uint256 step) external view returns (uint256);

@@ -196,13 +196,16 @@ contract AttackHandler is DisputeBase, AttackActors {
     }
 
     /// @notice The stated bound by which job `jobId` ends, given the keeper (0: no bound applies now: the job is Open,
-    /// Cancelled or already terminal). Committed: last commit + challengeWindow * (1 + MAX_REOPENS) + (commitWindow +
-    /// revealWindow) * (MAX_REOPENS + 1) + (MAX_REOPENS + 1) seconds of keeper lag (each resolve comes 1 s after its
-    /// reveal deadline). Active: deadline + commitWindow + revealWindow + 1.
+    /// Cancelled or already terminal), with D = MAX_ROUNDS * (commitWindow + revealWindow + 1 + 12 * seedDelayBlocks)
+    /// (a dispute's longest life: every round appealed, each resolved 1 s after its reveal deadline). Committed: last
+    /// commit + challengeWindow * (1 + MAX_REOPENS) + D * (MAX_REOPENS + 1) + (MAX_REOPENS + 1). Active: deadline + D + 1.
     function boundOf(uint256 jobId) public view returns (uint256) {
         IJobMarket.JobView memory j = market.getJob(jobId);
         IDisputeGameTypes.Params memory p = game.params();
-        uint256 dispute = uint256(p.commitWindowSeconds) + p.revealWindowSeconds;
+        // a dispute lasts up to MAX_ROUNDS rounds (a split Fault is appealed), each commit + reveal window plus the
+        // keeper's 1 s lag and the seed blocks' seconds
+        uint256 dispute = (uint256(p.commitWindowSeconds) + p.revealWindowSeconds + 1 + 12 * p.seedDelayBlocks)
+            * game.MAX_ROUNDS();
         uint256 reopens = market.MAX_REOPENS();
         if (j.status == IJobMarket.JobStatus.Committed) {
             return _jg[jobId].lastCommitAt + uint256(j.policy.challengeWindow) * (1 + reopens) + dispute * (reopens + 1)

@@ -198,6 +198,16 @@ abstract contract DisputeBase {
         vm.prank(member);
         game.revealVote(disputeId, v, _salt(member));
     }
+
+    /// @notice Plays an appealed dispute's later rounds to the end: each round's whole panel votes `v`, then resolve.
+    function _appealRounds(uint256 disputeId, IDisputeGameTypes.Vote v) internal {
+        while (game.getDispute(disputeId).status == IDisputeGameTypes.Status.Open) {
+            address[] memory p = _draw(disputeId);
+            for (uint256 i; i < p.length; ++i) _commitVote(disputeId, p[i], v);
+            for (uint256 i; i < p.length; ++i) _reveal(disputeId, p[i], v);
+            game.resolve(disputeId);
+        }
+    }
 }
 
 /// @notice Deploys the market set plus DisputeGame and the generated Groth16 verifier, wired once as

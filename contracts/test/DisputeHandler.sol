@@ -159,6 +159,8 @@ contract DisputeHandler is DisputeBase {
         if (id == 0) return;
         (uint256 jobId, uint256 lock) = _beforeSettle(id);
         try game.resolve(id) {
+            // an appealed split Fault stays open: its fees and reward are booked when its last round settles
+            if (game.getDispute(id).status != IDisputeGameTypes.Status.Resolved) return;
             ++ghost_resolved;
             _afterSettle(id, jobId, lock);
         } catch {}
@@ -178,6 +180,18 @@ contract DisputeHandler is DisputeBase {
         for (uint256 id = 1; id <= n; ++id) {
             if (game.getDispute(id).status != IDisputeGameTypes.Status.Open) continue;
             (uint256 jobId, uint256 lock) = _beforeSettle(id);
+            // an appealed dispute's later rounds: nobody votes, so the round drawn at resolve ends NoDecision
+            for (uint256 r; r < game.MAX_ROUNDS() - 1 && game.getDispute(id).round > 0; ++r) {
+                try game.resolve(id) {} catch {}
+                if (game.getDispute(id).status != IDisputeGameTypes.Status.Open) break;
+                vm.warp(block.timestamp + 3 days);
+                VMB.roll(block.number + 3);
+            }
+            if (game.getDispute(id).status == IDisputeGameTypes.Status.Resolved) {
+                ++ghost_resolved;
+                _afterSettle(id, jobId, lock);
+                continue;
+            }
             try game.resolve(id) {
                 ++ghost_resolved;
                 _afterSettle(id, jobId, lock);
@@ -262,8 +276,10 @@ contract DisputeHandler is DisputeBase {
         IDisputeGameTypes.Vote majority = o == IDisputeGameTypes.Outcome.PanelFault
             ? IDisputeGameTypes.Vote.Fault
             : (o == IDisputeGameTypes.Outcome.PanelValid ? IDisputeGameTypes.Vote.Valid : IDisputeGameTypes.Vote.None);
-        for (uint256 i; i < d.panel.length; ++i) {
-            (, IDisputeGameTypes.Vote v) = game.ballotOf(id, d.panel[i]);
+        // the deposit pays round 1's panel, whatever round settled the dispute
+        address[] memory panel = game.roundPanelOf(id, 1);
+        for (uint256 i; i < panel.length; ++i) {
+            (, IDisputeGameTypes.Vote v) = game.roundBallotOf(id, 1, panel[i]);
             if (v != IDisputeGameTypes.Vote.None && (majority == IDisputeGameTypes.Vote.None || v == majority)) {
                 total += game.params().panelFee;
             }
