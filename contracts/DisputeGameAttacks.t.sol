@@ -298,6 +298,55 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
         assertEq(game.creditOf(HONEST_1), _deposit(id) + REWARD - 2 * fee, "honest: deposit back + reward less 2 fees");
     }
 
+    /// The bound for 2 of 7 (docs/disputes.md, "Appeals"): the attacker's challengers dispute `n` valid steps of an
+    /// honest job and its two auditors vote by `pattern` (Fault, Valid or silent, per dispute) in every round; the honest
+    /// members drawn vote the truth in every round. No round can be unanimous for Fault (the attacker has 2 auditors) and
+    /// no appeal round holds an attacker majority (7 seats), so the honest provider is never slashed.
+    function testFuzz_twoOfSeven_honestProviderNeverSlashed(uint8 n, uint16 pattern) public {
+        VM.warp(block.timestamp + ACTIVATION_DELAY); // the sybil auditors count
+        uint256 jobId = _job(2, 2, HONEST);
+        uint256 lock = vault.lockedFor(provider, jobId);
+        uint256 disputes = 1 + (n % 4);
+        uint256[] memory ids = new uint256[](disputes);
+        for (uint256 i; i < disputes; ++i) ids[i] = _challenge(i % 2 == 0 ? SYBIL_CHALLENGER_1 : SYBIL_CHALLENGER_2, jobId, 2 + i, HONEST);
+        // the disputes were opened together, so their rounds run in step (same deadlines)
+        for (uint256 round; round < game.MAX_ROUNDS(); ++round) {
+            bool silence;
+            for (uint256 i; i < disputes; ++i) {
+                if (game.getDispute(ids[i]).status != IDisputeGameTypes.Status.Open) continue;
+                uint256 kind = (pattern >> (2 * i)) & 3; // 0 or 3: Fault, 1: Valid, 2: silent
+                address[] memory p = _draw(ids[i]);
+                for (uint256 m; m < p.length; ++m) {
+                    if (_isSybilAuditor(p[m]) && kind == 2) silence = true;
+                    else _commitVote(ids[i], p[m], _attackVote(p[m], kind));
+                }
+            }
+            if (silence) VM.warp(game.getDispute(ids[0]).commitDeadline + 1);
+            for (uint256 i; i < disputes; ++i) {
+                IDisputeGameTypes.DisputeView memory d = game.getDispute(ids[i]);
+                if (d.status != IDisputeGameTypes.Status.Open) continue;
+                uint256 kind = (pattern >> (2 * i)) & 3;
+                for (uint256 m; m < d.panel.length; ++m) {
+                    if (!(_isSybilAuditor(d.panel[m]) && kind == 2)) _reveal(ids[i], d.panel[m], _attackVote(d.panel[m], kind));
+                }
+            }
+            if (silence) VM.warp(game.getDispute(ids[0]).revealDeadline + 1);
+            for (uint256 i; i < disputes; ++i) {
+                if (game.getDispute(ids[i]).status == IDisputeGameTypes.Status.Open) game.resolve(ids[i]);
+            }
+        }
+        for (uint256 i; i < disputes; ++i) {
+            assertTrue(_outcome(ids[i]) == IDisputeGameTypes.Outcome.PanelValid, "every false challenge decided Valid");
+        }
+        assertTrue(market.getJob(jobId).status != IJobMarket.JobStatus.Refunded, "honest job never faulted");
+        assertEq(vault.lockedFor(provider, jobId), lock, "honest provider's lock never slashed");
+    }
+
+    function _attackVote(address member, uint256 kind) internal pure returns (IDisputeGameTypes.Vote) {
+        if (!_isSybilAuditor(member)) return IDisputeGameTypes.Vote.Valid; // the truth: every disputed step is valid
+        return kind == 1 ? IDisputeGameTypes.Vote.Valid : IDisputeGameTypes.Vote.Fault;
+    }
+
     // ---------------------------------------------------------------- concession timed after the reveals
 
     /// @dev An honest dispute on the faulty step 2 of a fresh job whose drawn panel holds exactly one sybil auditor (the

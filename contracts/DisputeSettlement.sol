@@ -343,6 +343,10 @@ contract DisputeSettlement is DisputeGameBase {
         bool counted = outcome == Outcome.PanelFault || outcome == Outcome.PanelValid || outcome == Outcome.NoDecision;
         // The deposit pays round 1's panel (appeal rounds are paid out of the forfeits they judge).
         bool appealed = d.round > 1;
+        // INVARIANT: an appealed dispute that ends without a decision costs its challenger nothing: round 1's Fault was
+        // a split, not a verdict against it, so its deposited fees go back (the job's window re-opens as on any
+        // NoDecision).
+        if (appealed && _majority(outcome) == Vote.None) counted = false;
         if (counted && (d.panelDrawn || appealed)) {
             Vote majority = _majority(outcome);
             uint256 fee = _params.panelFee;

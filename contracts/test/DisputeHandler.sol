@@ -276,7 +276,9 @@ contract DisputeHandler is DisputeBase {
         IDisputeGameTypes.Vote majority = o == IDisputeGameTypes.Outcome.PanelFault
             ? IDisputeGameTypes.Vote.Fault
             : (o == IDisputeGameTypes.Outcome.PanelValid ? IDisputeGameTypes.Vote.Valid : IDisputeGameTypes.Vote.None);
-        // the deposit pays round 1's panel, whatever round settled the dispute
+        // the deposit pays round 1's panel, whatever round settled the dispute; an appealed dispute that ends without a
+        // decision pays no fee (its deposit goes back)
+        if (d.round > 1 && majority == IDisputeGameTypes.Vote.None) return 0;
         address[] memory panel = game.roundPanelOf(id, 1);
         for (uint256 i; i < panel.length; ++i) {
             (, IDisputeGameTypes.Vote v) = game.roundBallotOf(id, 1, panel[i]);
