@@ -6,7 +6,7 @@ import {DisputeHandler} from "./test/DisputeHandler.sol";
 import {DisputeFixture} from "./test/DisputeFixture.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
-import {IDisputeGame} from "./interfaces/IDisputeGame.sol";
+import {IDisputeGameTypes} from "./interfaces/IDisputeGame.sol";
 import {AttackFixture} from "./test/AttackFixture.sol";
 import {AttackHandler} from "./test/AttackHandler.sol";
 import {Trace} from "./libraries/Trace.sol";
@@ -207,7 +207,10 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
         for (uint256 id = 1; id <= n; ++id) {
             bytes32 seed = handler.ghost_panelSeed(id);
             if (seed == bytes32(0)) continue;
-            IDisputeGame.DisputeView memory d = game.getDispute(id);
+            IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
+            // NOTE: an appeal round draws a larger panel with the earlier rounds excluded (DisputeGameAttacks.t.sol
+            // plays it); this reference covers round 1
+            if (d.round > 1) continue;
             if (block.timestamp <= d.challengedAt || d.challengedAt + horizon < block.timestamp) continue;
             (address buyer,,) = market.jobParties(d.jobId);
             address[] memory exclude = new address[](3);
@@ -313,7 +316,7 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
             );
         }
         for (uint256 id = 1; id <= game.disputeCount(); ++id) {
-            assertTrue(game.getDispute(id).status == IDisputeGame.Status.Resolved, "every dispute resolved");
+            assertTrue(game.getDispute(id).status == IDisputeGameTypes.Status.Resolved, "every dispute resolved");
         }
         _checkFaultedJobs(true);
         _checkHonestDisputes(true);
@@ -344,7 +347,7 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
                 assertTrue(!all, "honest dispute left unsettled");
                 continue;
             }
-            if (d.faultedJob || (d.openAtFault && d.outcome == IDisputeGame.Outcome.Superseded && !d.chaos)) {
+            if (d.faultedJob || (d.openAtFault && d.outcome == IDisputeGameTypes.Outcome.Superseded && !d.chaos)) {
                 // it faulted the job, or was open then and its panel did not decide it: the whole deposit back and an
                 // equal part of the pool (the deciding panel is paid out of the reward first)
                 uint256 share = handler.jobGhost(d.jobId).shareAtFault;

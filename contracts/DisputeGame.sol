@@ -7,135 +7,25 @@ import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {IDisputeGame, IStepVerifier} from "./interfaces/IDisputeGame.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
-import {DrawGuard} from "./libraries/DrawGuard.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
 import {Trace} from "./libraries/Trace.sol";
 import {PanelTiming} from "./libraries/PanelTiming.sol";
 import {TransferIn} from "./libraries/TransferIn.sol";
-
+import {DisputeGameBase} from "./base/DisputeGameBase.sol";
+import {DisputeSettlement} from "./DisputeSettlement.sol";
 /// @title DisputeGame: one-step challenges settled by concession, a Groth16 proof or a commit-reveal panel
 /// (see IDisputeGame and docs/disputes.md)
 /// @dev Holds JobMarket.DISPUTE_ROLE (freeze, settle) and AuditorRegistry.DISPUTE_ROLE (panel forfeits). Stake is
 /// slashed through JobMarket.settleProviderFault, which applies the job policy's shares, so this contract needs
-/// no StakeVault role.
-contract DisputeGame is IDisputeGame {
+/// no StakeVault role. How a dispute ends (concede, prove, resolve) and the circuit terms run in DisputeSettlement,
+/// deployed by this constructor and called by DELEGATECALL on this contract's storage (DisputeGameBase), so that both
+/// contracts keep >= 10% headroom under EIP-170.
+contract DisputeGame is DisputeGameBase, IDisputeGame {
     using SafeERC20 for IERC20;
     using SafeCast for uint256;
 
-    struct Dispute {
-        // slot 0
-        uint256 jobId;
-        // slot 1
-        address challenger;
-        uint32 segment;
-        uint64 step;
-        // slot 2
-        address provider;
-        Status status;
-        Outcome outcome;
-        uint64 seedBlock;
-        uint8 commits;
-        uint8 reveals;
-        // slot 3
-        uint128 bond;
-        uint64 challengedAt;
-        uint64 commitDeadline;
-        // slot 4
-        uint64 revealDeadline;
-        uint8 validVotes;
-        uint8 faultVotes;
-        bool panelDrawn;
-        uint8 reseeds;
-        uint128 fees;
-        // slots 5, 6
-        bytes32 hPrev;
-        bytes32 hStep;
-        address[] panel;
-    }
-
-    /// @dev A challenge commitment: the block it was made in and the segment commitment it is bound to.
-    struct ChallengeCommit {
-        uint64 blockNumber;
-        bytes32 segmentCommitment;
-    }
-
-    struct Ballot {
-        bytes32 commitment;
-        Vote vote;
-    }
-
-    /// @dev The challenger share of a faulted job, split equally among the disputes open on the job when it faulted.
-    struct RewardPool {
-        uint128 amount; // not yet paid out
-        uint32 shares; // disputes of the job still to be paid
-    }
-
-    /// @notice Largest panel (votes are counted in uint8; forfeits loop over the panel).
-    uint256 public constant MAX_PANEL = 15;
-    /// @notice How many times a dispute's seed block may be re-anchored after it left blockhash range. Each reseed is a
-    /// fresh panel draw that whoever let the seed lapse can wait for; more than one would let a party re-roll the panel
-    /// until its own auditors are drawn, simply by waiting out each seed while the honest bots are offline.
-    uint256 public constant MAX_RESEEDS = 1;
-    /// @notice Most disputes one challenger may hold open on one job. One right challenge is enough to fault a job, so
-    /// the limit costs an honest challenger nothing; with MAX_OPEN_PER_JOB it bounds the panels (and the draws, forfeits
-    /// and gas) one job can tie up, whoever opens them.
-    uint256 public constant MAX_OPEN_PER_CHALLENGER = 4;
-    /// @notice Most disputes open on one job at once (far above what honest challengers need: one per faulty step
-    /// found). A party that fills the job's slots to keep an honest challenger out pays a bond and a panel per slot and,
-    /// as its panels decide Valid, loses every bond (docs/disputes.md, "Limits on open disputes").
-    uint256 public constant MAX_OPEN_PER_JOB = 32;
-    /// @notice Blocks a challenge commitment stays usable after the block it was made in: an older one reverts
-    /// (DisputeGameChallengeCommitmentExpired), so holding a commitment on every step costs a renewal per step every
-    /// this many blocks.
-    uint256 public constant CHALLENGE_COMMITMENT_TTL_BLOCKS = 256;
-    /// @notice Forfeits without a majority to credit go here (never claimed: burned), and the bonds of wrong challenges
-    /// of a segment's first step are sent here.
-    address public constant BURN_ADDRESS = 0x000000000000000000000000000000000000dEaD;
-    uint256 private constant _BPS = 10_000;
-    /// @dev blockhash(n) is only available for the 256 most recent blocks.
-    uint256 private constant _BLOCKHASH_RANGE = 256;
-    /// @notice The local development chain (Hardhat, Anvil): the only chain on which the committed development setup
-    /// may settle a dispute.
-    uint256 public constant DEV_CHAIN_ID = 31337;
-    /// @notice vkey hash (verifier/src/zk/vkey.ts) of the committed development setup, circuits/keys/step.vkey.json.
-    /// Whoever ran that setup could forge proofs, so this hash never counts as a ceremony key.
-    bytes32 public constant DEV_VKEY_HASH = 0x851b95ddd267b95c19364ccc66025f731fe7597762668c56559f0d89f422f11d;
-    /// @notice Domain of a circuit-class manifest hash (circuitManifestHash).
-    bytes32 public constant CIRCUIT_MANIFEST_TYPEHASH =
-        keccak256("PoUWCircuitManifest(bytes32 manifestBody,uint256 lr,bytes32 batchRoot)");
-
-    IJobMarket private immutable _market;
-    IAuditorRegistry private immutable _registry;
-    IStepVerifier private immutable _verifier;
-    bytes32 private immutable _vkeyHash;
-    ProvingMode private immutable _provingMode;
-    IERC20 private immutable _bondToken;
-    IStakeVault private immutable _vault;
-
-    Params private _params;
-    uint256 private _disputeCount;
-    /// @dev Sums over open disputes, packed in one slot so that a challenge writes one word for both. Each bond and
-    /// fee deposit is a uint128; a sum past uint128 reverts the challenge (checked arithmetic), never wraps.
-    uint128 private _openBonds;
-    uint128 private _openFees;
-    mapping(uint256 disputeId => Dispute) private _disputes;
-    mapping(uint256 disputeId => mapping(address member => Ballot)) private _ballots;
-    mapping(uint256 jobId => mapping(uint256 step => uint256 disputeId)) private _openByStep;
-    /// @dev Set once a dispute found the provider of the job at fault: JobMarket has refunded the job and slashed the
-    /// lock, so later disputes on it settle their bonds without calling JobMarket again.
-    mapping(uint256 jobId => bool) private _jobFaulted;
-    mapping(uint256 jobId => CircuitTerms) private _terms;
-    mapping(address account => uint256 amount) private _credits;
-    mapping(uint256 jobId => uint256 count) private _openCount;
-    mapping(uint256 jobId => mapping(address challenger => uint256 count)) private _openBy;
-    mapping(uint256 jobId => RewardPool) private _pools;
-    /// @dev `challenger`'s live commitment to a challenge (challengeCommitment); blockNumber 0: none.
-    mapping(address challenger => mapping(bytes32 commitment => ChallengeCommit)) private _challengeCommits;
-    /// @dev Sum of the undistributed reward pools (held by this contract besides bonds, fees and credits).
-    uint256 private _pooled;
-    /// @dev The last dispute on (job, step) that ended in a tie of revealed votes: its revealers are judged by the next
-    /// decided outcome on the same step (a tie is no verdict on them, the step's truth is).
-    mapping(uint256 jobId => mapping(uint256 step => uint256 disputeId)) private _tiedByStep;
+    /// @dev The DisputeSettlement this contract delegates to (deployed by the constructor, never replaced).
+    address private immutable _settlement;
 
     constructor(
         IJobMarket market_,
@@ -144,14 +34,18 @@ contract DisputeGame is IDisputeGame {
         bytes32 vkeyHash_,
         IERC20 bondToken_,
         Params memory params_
-    ) {
+    )
+        DisputeGameBase(
+            market_, registry_, verifier_, vkeyHash_, _provingModeFor(verifier_, vkeyHash_), bondToken_, IStakeVault(market_.vault())
+        )
+    {
         if (
             params_.minChallengerBond == 0 || params_.panelErrorBps >= _BPS / 2 || params_.panelSize == 0
                 || params_.panelSize % 2 == 0 || params_.panelSize > MAX_PANEL || params_.seedDelayBlocks == 0
                 || params_.seedDelayBlocks > 200 || params_.commitWindowSeconds == 0 || params_.revealWindowSeconds == 0
                 || params_.panelFee == 0 || uint256(params_.panelFee) * params_.panelSize > type(uint128).max
         ) revert DisputeGameInvalidParams();
-        IStakeVault vault_ = IStakeVault(market_.vault());
+        IStakeVault vault_ = _vault;
         // INVARIANT: the challenger share of a slash (stake token) is paid out with the bonds, so both are one token.
         if (vault_.token() != address(bondToken_)) revert DisputeGameTokenMismatch(vault_.token(), address(bondToken_));
         uint256 seedSeconds = PanelTiming.blocksToSeconds(params_.seedDelayBlocks);
@@ -161,22 +55,18 @@ contract DisputeGame is IDisputeGame {
         if (activationDelay <= seedSeconds) {
             revert DisputeGameActivationDelayTooShort(address(registry_), activationDelay, seedSeconds);
         }
-        uint256 openSeconds = seedSeconds + params_.commitWindowSeconds + params_.revealWindowSeconds
+        uint256 openSeconds = MAX_ROUNDS * (seedSeconds + params_.commitWindowSeconds + params_.revealWindowSeconds)
             + PanelTiming.RESOLVE_MARGIN_SECONDS;
         uint64 exitDelay = registry_.exitDelaySeconds();
         // INVARIANT: a member eligible at challengedAt requests exit after it, so it cannot leave before challengedAt +
-        // exitDelay: every member a panel can draw stays forfeitable until the dispute is resolved (within the margin).
+        // exitDelay: every member any round's panel can draw stays forfeitable until the dispute is resolved after its
+        // last round (within the margin), and every round draws from the snapshot at challengedAt.
         if (exitDelay < openSeconds) revert DisputeGameExitDelayTooShort(address(registry_), exitDelay, openSeconds);
-        ProvingMode mode = _provingModeFor(verifier_, vkeyHash_);
-        _market = market_;
-        _registry = registry_;
-        _verifier = verifier_;
-        _vkeyHash = vkeyHash_;
-        _provingMode = mode;
-        _bondToken = bondToken_;
-        _vault = vault_;
         _params = params_;
-        emit ProvingConfigured(address(verifier_), vkeyHash_, mode);
+        _settlement = address(
+            new DisputeSettlement(market_, registry_, verifier_, vkeyHash_, _provingMode, bondToken_, vault_)
+        );
+        emit ProvingConfigured(address(verifier_), vkeyHash_, _provingMode);
     }
 
     // ---------------------------------------------------------------- challenge
@@ -222,65 +112,26 @@ contract DisputeGame is IDisputeGame {
         disputeId = _open(j, jobId, step, hPrev, hStep, salt);
     }
 
-    // ---------------------------------------------------------------- provider
+
+    // ---------------------------------------------------------------- provider (DisputeSettlement)
 
     /// @inheritdoc IDisputeGame
-    function concede(uint256 disputeId) external {
-        Dispute storage d = _openDispute(disputeId);
-        if (msg.sender != d.provider) revert DisputeGameNotProvider(disputeId, msg.sender, d.provider);
-        // INVARIANT: once the job faulted, the provider has nothing left at stake: its other disputes are settled by their
-        // panels (resolve) or a proof, never by a concession that would hand a share of the reward to whoever it names.
-        if (_jobFaulted[d.jobId]) revert DisputeGameSuperseded(disputeId, d.jobId);
-        // INVARIANT: a concession comes before any vote can be revealed. Conceded counts no vote (no forfeit, no fee), so
-        // a provider that could still concede after seeing the reveals would give its own panel members a free vote
-        // for Valid (concede when they lose, so nobody forfeits; keep the win when they carry the panel) and deny the
-        // honest majority its fees and the forfeits; once the reveal phase is open only resolve settles.
-        if (_commitsClosed(d)) revert DisputeGameConcessionClosed(disputeId, d.commitDeadline, block.timestamp);
-        _settle(disputeId, d, Outcome.Conceded);
+    function concede(uint256) external {
+        _delegate();
     }
 
     /// @inheritdoc IDisputeGame
     function prove(
-        uint256 disputeId,
-        uint256 commitW,
-        uint256 commitWNext,
-        uint256 commitBatch,
-        bytes32[] calldata batchProof,
-        uint256[2] calldata pA,
-        uint256[2][2] calldata pB,
-        uint256[2] calldata pC
+        uint256,
+        uint256,
+        uint256,
+        uint256,
+        bytes32[] calldata,
+        uint256[2] calldata,
+        uint256[2][2] calldata,
+        uint256[2] calldata
     ) external {
-        // INVARIANT: a proof settles only under a verifier named at deployment by a ceremony's vkey hash, or under the
-        // development setup on the local dev chain (whoever holds a setup's trapdoor forges any proof).
-        if (_provingMode == ProvingMode.Disabled) {
-            revert DisputeGameProvingDisabled(address(_verifier), _vkeyHash, block.chainid);
-        }
-        Dispute storage d = _openDispute(disputeId);
-        uint256 jobId = d.jobId;
-        CircuitTerms storage terms = _terms[jobId];
-        if (terms.batchRoot == bytes32(0)) revert DisputeGameNotCircuitJob(jobId);
-        uint256 step = d.step;
-        // INVARIANT: a proof shows one transition only. The first step of a segment also rests on the segment's first
-        // leaf continuing the previous segment (or being the initial state), which only the panel checks; a provider
-        // that broke that link must not win with a proof of a correct transition from a wrong start.
-        if (_atSegmentStart(d)) revert DisputeGameProofNotAllowed(disputeId, step);
-        // INVARIANT: the proof is about the disputed leaves: for the circuit class h(t) binds the Poseidon commitment
-        // of W_t as weightsHash, with no optimizer state (docs/disputes.md).
-        if (
-            Trace.stateHash(jobId, step - 1, bytes32(commitW), bytes32(0)) != d.hPrev
-                || Trace.stateHash(jobId, step, bytes32(commitWNext), bytes32(0)) != d.hStep
-        ) revert DisputeGameStateMismatch(disputeId);
-        // INVARIANT: the batch is the one the job's terms assign to this step.
-        if (!Trace.verifyStateCalldata(terms.batchRoot, uint64(step), bytes32(commitBatch), batchProof)) {
-            revert DisputeGameBadBatchProof(disputeId, step);
-        }
-        uint256[4] memory signals = [commitW, commitWNext, commitBatch, terms.lr];
-        if (!_verifier.verifyProof(pA, pB, pC, signals)) revert DisputeGameInvalidProof(disputeId);
-        _settle(disputeId, d, Outcome.Proven);
-        // INVARIANT: a vote the proof shows wrong forfeits whenever the proof lands. A proof after the reveals would
-        // otherwise spare every member that revealed Fault (Proven counts no vote), so a challenger's own members could
-        // vote Fault for free against a provider that proves; members that had not revealed yet are not judged.
-        if (d.panelDrawn) _judge(disputeId, d.panel, Vote.Valid, false);
+        _delegate();
     }
 
     // ---------------------------------------------------------------- panel
@@ -312,7 +163,7 @@ contract DisputeGame is IDisputeGame {
             if (!_tryDraw(disputeId, d, false)) revert DisputeGamePanelUnavailable(disputeId);
         }
         if (!_isMember(d, msg.sender)) revert DisputeGameNotPanelMember(disputeId, msg.sender);
-        Ballot storage b = _ballots[disputeId][msg.sender];
+        Ballot storage b = _ballots[_ballotKey(disputeId, d.round)][msg.sender];
         if (b.commitment != bytes32(0)) revert DisputeGameAlreadyCommitted(disputeId, msg.sender);
         b.commitment = commitment;
         unchecked {
@@ -329,7 +180,7 @@ contract DisputeGame is IDisputeGame {
         if (!_commitsClosed(d) || block.timestamp > d.revealDeadline) {
             revert DisputeGameRevealClosed(disputeId, d.commitDeadline, d.revealDeadline, block.timestamp);
         }
-        Ballot storage b = _ballots[disputeId][msg.sender];
+        Ballot storage b = _ballots[_ballotKey(disputeId, d.round)][msg.sender];
         if (b.commitment == bytes32(0)) {
             if (!d.panelDrawn || !_isMember(d, msg.sender)) revert DisputeGameNotPanelMember(disputeId, msg.sender);
             revert DisputeGameNoCommitment(disputeId, msg.sender);
@@ -352,58 +203,20 @@ contract DisputeGame is IDisputeGame {
     }
 
     /// @inheritdoc IDisputeGame
-    function resolve(uint256 disputeId) external {
-        Dispute storage d = _openDispute(disputeId);
-        bool allRevealed = d.panelDrawn && d.reveals == d.panel.length;
-        // INVARIANT: the vote is counted only when every member revealed or the reveal deadline passed.
-        if (!allRevealed && block.timestamp <= d.revealDeadline) {
-            revert DisputeGameVotingOpen(disputeId, d.revealDeadline, block.timestamp);
-        }
-        // A panel nobody drew is drawn now (if its seed is still available) so that its silent members answer for it.
-        if (!d.panelDrawn && block.number > d.seedBlock) _tryDraw(disputeId, d, false);
-        Outcome outcome;
-        if (d.faultVotes > d.validVotes) outcome = Outcome.PanelFault;
-        else if (d.validVotes > d.faultVotes) outcome = Outcome.PanelValid;
-        else outcome = Outcome.NoDecision;
-        // INVARIANT: a tie of revealed votes is no verdict, so it stays NoDecision (deciding it either way would let one
-        // party's member plus one silent honest member decide the dispute), but its revealers are judged by the next
-        // decided outcome on the same step: a member that forced the tie with a wrong vote forfeits then.
-        if (outcome == Outcome.NoDecision && d.validVotes != 0) _tiedByStep[d.jobId][d.step] = disputeId;
-        // INVARIANT: a dispute whose job already faulted through another dispute still settles on its own panel's
-        // decision (a false challenge loses its bond, its Fault voters forfeit); only one its panel did not decide
-        // closes as Superseded, and its silent members still forfeit as on any NoDecision.
-        if (outcome == Outcome.NoDecision && _jobFaulted[d.jobId]) {
-            _settle(disputeId, d, Outcome.Superseded);
-            if (d.panelDrawn) _judge(disputeId, d.panel, Vote.None, true);
-            return;
-        }
-        _settle(disputeId, d, outcome);
-        _penalize(disputeId, d, outcome);
+    function resolve(uint256) external {
+        _delegate();
     }
 
-    // ---------------------------------------------------------------- circuit class
+    // ---------------------------------------------------------------- circuit class (DisputeSettlement)
 
     /// @inheritdoc IDisputeGame
-    function setCircuitTerms(uint256 jobId, uint256 lr, bytes32 batchRoot, bytes32 manifestBody) external {
-        IJobMarket.JobView memory j = _job(jobId);
-        if (j.status == IJobMarket.JobStatus.None) revert IJobMarket.JobMarketUnknownJob(jobId);
-        if (msg.sender != j.buyer) revert DisputeGameNotBuyer(jobId, msg.sender, j.buyer);
-        // INVARIANT: a provider accepts a job knowing its terms; they never change afterwards.
-        if (j.status != IJobMarket.JobStatus.Open || j.nextSegment != 0 || _terms[jobId].batchRoot != bytes32(0)) {
-            revert DisputeGameTermsLocked(jobId);
-        }
-        if (lr >= 2 ** 32 || batchRoot == bytes32(0)) revert DisputeGameInvalidTerms(lr, batchRoot);
-        bytes32 expected = circuitManifestHash(manifestBody, lr, batchRoot);
-        // INVARIANT: the terms are the ones the manifest hash anchored at createJob commits to, so everyone who audits
-        // against the manifest audits against the terms a proof is checked with.
-        if (expected != j.manifestHash) revert DisputeGameTermsNotInManifest(jobId, j.manifestHash, expected);
-        _terms[jobId] = CircuitTerms({lr: lr, batchRoot: batchRoot});
-        emit CircuitTermsSet(jobId, lr, batchRoot, manifestBody);
+    function setCircuitTerms(uint256, uint256, bytes32, bytes32) external {
+        _delegate();
     }
 
     /// @inheritdoc IDisputeGame
-    function circuitManifestHash(bytes32 manifestBody, uint256 lr, bytes32 batchRoot) public pure returns (bytes32) {
-        return keccak256(abi.encode(CIRCUIT_MANIFEST_TYPEHASH, manifestBody, lr, batchRoot));
+    function circuitManifestHash(bytes32 manifestBody, uint256 lr, bytes32 batchRoot) external pure returns (bytes32) {
+        return _circuitManifestHash(manifestBody, lr, batchRoot);
     }
 
     // ---------------------------------------------------------------- credits
@@ -493,12 +306,29 @@ contract DisputeGame is IDisputeGame {
         v.commits = d.commits;
         v.validVotes = d.validVotes;
         v.faultVotes = d.faultVotes;
+        v.round = d.round;
     }
 
     /// @inheritdoc IDisputeGame
     function ballotOf(uint256 disputeId, address member) external view returns (bytes32 commitment, Vote vote) {
-        Ballot storage b = _ballots[disputeId][member];
+        Ballot storage b = _ballots[_ballotKey(disputeId, _disputes[disputeId].round)][member];
         return (b.commitment, b.vote);
+    }
+
+    /// @inheritdoc IDisputeGame
+    function roundBallotOf(uint256 disputeId, uint256 round, address member)
+        external
+        view
+        returns (bytes32 commitment, Vote vote)
+    {
+        Ballot storage b = _ballots[_ballotKey(disputeId, round)][member];
+        return (b.commitment, b.vote);
+    }
+
+    /// @inheritdoc IDisputeGame
+    function roundPanelOf(uint256 disputeId, uint256 round) external view returns (address[] memory) {
+        Dispute storage d = _disputes[disputeId];
+        return round == d.round ? d.panel : _pastPanels[disputeId][round];
     }
 
     /// @inheritdoc IDisputeGame
@@ -571,7 +401,25 @@ contract DisputeGame is IDisputeGame {
         return address(_bondToken);
     }
 
+    /// @notice The DisputeSettlement contract this game runs concede, prove, resolve and setCircuitTerms in.
+    function settlement() external view returns (address) {
+        return _settlement;
+    }
+
     // ---------------------------------------------------------------- internal
+
+    /// @dev Runs the current call's calldata in DisputeSettlement on this contract's storage and returns or reverts with
+    /// its result (errors and events are this contract's).
+    function _delegate() private {
+        address target = _settlement;
+        assembly ("memory-safe") {
+            calldatacopy(0, 0, calldatasize())
+            let ok := delegatecall(gas(), target, 0, calldatasize(), 0, 0)
+            returndatacopy(0, 0, returndatasize())
+            if iszero(ok) { revert(0, returndatasize()) }
+            return(0, returndatasize())
+        }
+    }
 
     /// @dev The proving mode of a deployment with `verifier_` named by `vkeyHash_` (0: the development setup).
     function _provingModeFor(IStepVerifier verifier_, bytes32 vkeyHash_) private view returns (ProvingMode) {
@@ -668,6 +516,7 @@ contract DisputeGame is IDisputeGame {
         d.step = uint64(step); // fits: step <= (segment+1) * uint32 stepsPerSegment < 2^48
         d.provider = j.provider;
         d.status = Status.Open;
+        d.round = 1;
         d.seedBlock = uint64(block.number + p.seedDelayBlocks);
         d.bond = bond.toUint128();
         d.fees = uint128(fees); // fits: panelFee * panelSize <= type(uint128).max (constructor)
@@ -716,318 +565,4 @@ contract DisputeGame is IDisputeGame {
         if (allowed < bond + fees) revert DisputeGameDepositNotApproved(msg.sender, allowed, bond + fees);
     }
 
-    /// @dev Fees a challenge deposits: one panelFee per panel member (constructor bounds the product by uint128).
-    function _panelFees() private view returns (uint256) {
-        return uint256(_params.panelFee) * _params.panelSize;
-    }
-
-    function _bondFor(IJobMarket.JobView memory j) private view returns (uint256) {
-        Params storage p = _params;
-        uint256 eps = p.panelErrorBps;
-        // B >= (eps * lam * S + grief) / (1 - eps): minChallengerBond covers grief / (1 - eps); rounded up.
-        uint256 num = uint256(j.policy.requiredStake) * j.policy.challengerBps * eps;
-        uint256 den = _BPS * (_BPS - eps);
-        return p.minChallengerBond + (num + den - 1) / den;
-    }
-
-    function _openDispute(uint256 disputeId) private view returns (Dispute storage d) {
-        d = _disputes[disputeId];
-        if (d.status == Status.None) revert DisputeGameUnknownDispute(disputeId);
-        // INVARIANT: a resolved dispute is final.
-        if (d.status == Status.Resolved) revert DisputeGameAlreadyResolved(disputeId, d.outcome);
-    }
-
-    /// @dev The commit phase is over (the reveal phase may open): the commit deadline passed, or every member committed.
-    function _commitsClosed(Dispute storage d) private view returns (bool) {
-        return block.timestamp > d.commitDeadline || (d.panelDrawn && d.commits == d.panel.length);
-    }
-
-    function _isMember(Dispute storage d, address who) private view returns (bool) {
-        address[] storage panel = d.panel;
-        for (uint256 i; i < panel.length; ++i) {
-            if (panel[i] == who) return true;
-        }
-        return false;
-    }
-
-    /// @dev Draws the panel from blockhash(seedBlock). Returns false when the seed block left blockhash range (then,
-    /// if `reseed` and commits are still open, the seed moves to a future block) or too few auditors are eligible.
-    function _tryDraw(uint256 disputeId, Dispute storage d, bool reseed) private returns (bool) {
-        bytes32 bh = blockhash(d.seedBlock);
-        if (bh == bytes32(0)) {
-            // NOTE: more than 256 blocks since the seed block: its hash is gone. Re-anchoring to a new future block
-            // keeps the seed unpredictable at the time it is fixed.
-            if (reseed && block.timestamp <= d.commitDeadline) {
-                // INVARIANT: a dispute sees at most 1 + MAX_RESEEDS seeds. Whoever is online when a seed lapses chooses
-                // between drawing its panel and letting it lapse, so unlimited reseeds would let a party re-roll the
-                // panel until its own auditors hold it; past the limit the dispute has no panel (NoDecision).
-                if (d.reseeds >= MAX_RESEEDS) revert DisputeGameSeedExpired(disputeId, d.seedBlock, d.reseeds);
-                uint64 next = uint64(block.number + _params.seedDelayBlocks);
-                d.seedBlock = next;
-                unchecked {
-                    // bound: reseeds < MAX_RESEEDS (checked above)
-                    ++d.reseeds;
-                }
-                emit PanelReseeded(disputeId, next);
-            }
-            return false;
-        }
-        bytes32 seed = keccak256(abi.encode(bh, disputeId));
-        (address buyer,,) = _market.jobParties(d.jobId);
-        address[] memory exclude = new address[](3);
-        exclude[0] = d.provider;
-        exclude[1] = d.challenger;
-        exclude[2] = buyer;
-        // The pool is the registry's snapshot at the challenge: fixed before blockhash(seedBlock) existed, and no bond,
-        // exit or re-bond after it changes it (AuditorRegistry.drawPanel reverts once the snapshot is older than the
-        // exit delay; the catch below then leaves the dispute without a panel).
-        try _registry.drawPanel(seed, _params.panelSize, exclude, d.challengedAt) returns (address[] memory panel) {
-            d.panel = panel;
-            d.panelDrawn = true;
-            emit PanelDrawn(disputeId, seed, panel);
-            return true;
-        } catch (bytes memory reason) {
-            // INVARIANT: only a draw the registry refuses by name (too few eligible auditors, a snapshot too old or not
-            // yet past) leaves a dispute without a panel (resolve ends it NoDecision); a draw starved of gas reverts the
-            // caller, so no caller skips the forfeits of a panel that could be drawn.
-            DrawGuard.requireNoPanel(reason);
-            emit PanelUnavailable(disputeId);
-            return false;
-        }
-    }
-
-    /// @dev Effects of an outcome: the dispute becomes final, the bond and the panel fees are credited, the job is
-    /// settled on JobMarket, and on a fault the challenger share of the slash is pooled and this dispute takes its part.
-    function _settle(uint256 disputeId, Dispute storage d, Outcome outcome) private {
-        uint256 jobId = d.jobId;
-        d.status = Status.Resolved;
-        d.outcome = outcome;
-        delete _openByStep[jobId][d.step];
-        uint128 bond = d.bond;
-        _openBonds -= bond;
-        bool fault = outcome == Outcome.Conceded || outcome == Outcome.PanelFault;
-        bool challengerWrong = outcome == Outcome.Proven || outcome == Outcome.PanelValid;
-        emit DisputeResolved(disputeId, jobId, outcome);
-        // INVARIANT: every wei of a bond is credited: to the provider when the challenge was wrong, else back to the
-        // challenger; except a wrong challenge of a segment's first step, whose bond is burned. That step is where a
-        // withheld start checkpoint is challenged (the panel votes Fault on content it cannot fetch), so a provider
-        // that withholds until a bot challenges and then publishes would collect the bond: the burn leaves it nothing
-        // to gain; the challenger loses the bond as on any other wrong challenge (docs/disputes.md, availability).
-        if (challengerWrong && outcome == Outcome.PanelValid && _atSegmentStart(d)) {
-            emit BondBurned(disputeId, bond);
-            _send(BURN_ADDRESS, bond);
-        } else {
-            _credit(challengerWrong ? d.provider : d.challenger, bond);
-        }
-        uint256 shares = _openCount[jobId];
-        _openCount[jobId] = shares - 1;
-        --_openBy[jobId][d.challenger];
-        if (outcome != Outcome.Superseded && outcome != Outcome.NoDecision) _judgeTie(d, fault ? Vote.Fault : Vote.Valid);
-        if (_jobFaulted[jobId]) {
-            _settleAfterFault(disputeId, d, outcome, fault);
-            return;
-        }
-        if (!fault) {
-            _payFees(disputeId, d, outcome, 0);
-            _market.settleNoFault(jobId, outcome == Outcome.NoDecision);
-            return;
-        }
-        // First fault on the job (its other disputes then settle on their own panels): JobMarket refunds the buyer and
-        // slashes the lock; the challenger share comes here.
-        _jobFaulted[jobId] = true;
-        uint256 reward = _market.settleProviderFault(jobId);
-        if (reward != 0) _vault.claim();
-        // The panel that found the fault is paid out of the reward first, so the challenger's deposit comes back whole
-        // whenever the reward covers the fees (docs/disputes.md: honest challenger's condition).
-        uint256 fromReward = _payFees(disputeId, d, outcome, reward);
-        uint256 pool = reward - fromReward;
-        // INVARIANT: the pool is shared by exactly the disputes open on the job now (this one included); no dispute can
-        // open on the job any more (JobMarket refuses to freeze a Refunded job).
-        _pools[jobId] = RewardPool({amount: pool.toUint128(), shares: shares.toUint32()});
-        _pooled += pool;
-        emit RewardPooled(jobId, disputeId, reward, fromReward, shares);
-        _payShare(disputeId, jobId, d.challenger);
-    }
-
-    /// @dev Fees and reward of a dispute settled after another dispute faulted its job (JobMarket no longer holds the job:
-    /// it was refunded and slashed, so nothing is settled there).
-    function _settleAfterFault(uint256 disputeId, Dispute storage d, Outcome outcome, bool fault) private {
-        uint256 jobId = d.jobId;
-        if (outcome == Outcome.Superseded) {
-            // INVARIANT: a dispute that was open when its job faulted and that its panel did not decide costs its
-            // challenger nothing but the fees of members that revealed (bond and every other fee back), and takes an
-            // equal part of the pooled challenger share.
-            _payFees(disputeId, d, Outcome.NoDecision, 0);
-            _payShare(disputeId, jobId, d.challenger);
-        } else if (!fault) {
-            // INVARIANT: a challenge decided wrong after its job faulted takes no part of the reward: its part is left
-            // to the job's other disputes.
-            _payFees(disputeId, d, outcome, 0);
-            _forgoShare(disputeId, jobId);
-        } else {
-            // Another fault: its panel is paid out of what is left of the pooled challenger share first (so a right
-            // challenge decided late gets its deposit back as the first one did), then the challenger takes its part.
-            RewardPool storage left = _pools[jobId];
-            uint256 fromPool = _payFees(disputeId, d, outcome, left.amount);
-            left.amount -= uint128(fromPool); // fits: fromPool <= left.amount
-            _pooled -= fromPool;
-            _payShare(disputeId, jobId, d.challenger);
-        }
-    }
-
-    /// @dev Pays one equal part of job `jobId`'s pool to `to`; the last share takes the rounding remainder.
-    function _payShare(uint256 disputeId, uint256 jobId, address to) private {
-        RewardPool storage pool = _pools[jobId];
-        uint256 shares = pool.shares;
-        if (shares == 0) return;
-        uint256 amount = pool.amount / shares;
-        if (shares == 1) amount = pool.amount;
-        unchecked {
-            // bound: amount <= pool.amount, shares >= 1
-            pool.amount -= uint128(amount);
-            pool.shares = uint32(shares - 1);
-        }
-        _pooled -= amount;
-        emit RewardPaid(disputeId, jobId, to, amount);
-        _credit(to, amount);
-    }
-
-    /// @dev Dispute `disputeId` gives up its part of job `jobId`'s pool (its challenge was decided wrong): the part stays
-    /// with the disputes still to be paid; when it was the last part, the remainder is burned (no party can route it).
-    function _forgoShare(uint256 disputeId, uint256 jobId) private {
-        RewardPool storage pool = _pools[jobId];
-        uint256 shares = pool.shares;
-        if (shares == 0) return;
-        if (shares == 1) {
-            uint256 amount = pool.amount;
-            delete _pools[jobId];
-            _pooled -= amount;
-            emit RewardPaid(disputeId, jobId, BURN_ADDRESS, amount);
-            if (amount != 0) _send(BURN_ADDRESS, amount);
-            return;
-        }
-        unchecked {
-            // bound: shares >= 2
-            pool.shares = uint32(shares - 1);
-        }
-    }
-
-    /// @dev Panel fees: only a counted vote (resolve, with a drawn panel) earns them. A member earns panelFee by
-    /// revealing on the majority side, or by revealing at all when there is no majority (it did the recompute); every
-    /// fee nobody earned (conceded, proven, no panel, minority or silent members) goes back to the challenger. Up to
-    /// `reward` of the earned fees is paid out of the fault's reward instead of the deposit (returned as `fromReward`),
-    /// and the deposit they would have come from goes back to the challenger.
-    function _payFees(uint256 disputeId, Dispute storage d, Outcome outcome, uint256 reward)
-        private
-        returns (uint256 fromReward)
-    {
-        uint128 deposited = d.fees;
-        _openFees -= deposited;
-        uint256 fees = deposited;
-        bool counted = outcome == Outcome.PanelFault || outcome == Outcome.PanelValid || outcome == Outcome.NoDecision;
-        if (counted && d.panelDrawn) {
-            Vote majority = _majority(outcome);
-            uint256 fee = _params.panelFee;
-            address[] storage panel = d.panel;
-            for (uint256 i; i < panel.length; ++i) {
-                Vote v = _ballots[disputeId][panel[i]].vote;
-                if (v == Vote.None || (majority != Vote.None && v != majority)) continue;
-                // INVARIANT: at most panelSize fees are paid (the panel has panelSize members), each out of the fault's
-                // reward while it lasts, else out of this dispute's deposit.
-                if (reward - fromReward >= fee) fromReward += fee;
-                else fees -= fee;
-                emit PanelFeePaid(disputeId, panel[i], fee);
-                _credit(panel[i], fee);
-            }
-        }
-        if (fees == 0) return fromReward;
-        emit PanelFeesRefunded(disputeId, d.challenger, fees);
-        _credit(d.challenger, fees);
-    }
-
-    function _majority(Outcome outcome) private pure returns (Vote) {
-        if (outcome == Outcome.PanelFault) return Vote.Fault;
-        if (outcome == Outcome.PanelValid) return Vote.Valid;
-        return Vote.None;
-    }
-
-    /// @dev Meta-audit of a counted panel: members who revealed against the majority, and silent members, forfeit up to
-    /// panelForfeit of their auditor bond, split among the majority; with no majority, silent members' forfeits are
-    /// burned.
-    function _penalize(uint256 disputeId, Dispute storage d, Outcome outcome) private {
-        if (!d.panelDrawn || outcome == Outcome.Superseded) return;
-        _judge(disputeId, d.panel, _majority(outcome), true);
-    }
-
-    /// @dev The dispute on the same (job, step) that last ended in a tie, if any (with the same leaves: they are the
-    /// provider's committed ones, never rewritten), is judged by `truth` now that the step is decided: its revealers on
-    /// the wrong side forfeit to those on the right side (its silent members forfeited at the tie already).
-    function _judgeTie(Dispute storage d, Vote truth) private {
-        uint256 tiedId = _tiedByStep[d.jobId][d.step];
-        if (tiedId == 0) return;
-        delete _tiedByStep[d.jobId][d.step];
-        Dispute storage t = _disputes[tiedId];
-        if (t.hPrev != d.hPrev || t.hStep != d.hStep) return;
-        emit TieJudged(tiedId, truth);
-        _judge(tiedId, t.panel, truth, false);
-    }
-
-    /// @dev Forfeits of dispute `disputeId`'s panel against `truth` (None: no majority): a member that revealed another
-    /// vote than `truth`, and a silent member when `silentForfeits`, forfeits min(panelForfeit, bond), split among the
-    /// members that revealed `truth` (the first also takes the rounding remainder), burned when there are none.
-    function _judge(uint256 disputeId, address[] memory panel, Vote truth, bool silentForfeits) private {
-        uint256 forfeit = _params.panelForfeit;
-        if (forfeit == 0) return;
-        address[] memory winners = new address[](panel.length);
-        uint256 nWinners;
-        for (uint256 i; i < panel.length; ++i) {
-            if (truth != Vote.None && _ballots[disputeId][panel[i]].vote == truth) winners[nWinners++] = panel[i];
-        }
-        for (uint256 i; i < panel.length; ++i) {
-            Vote v = _ballots[disputeId][panel[i]].vote;
-            bool wrong = v == Vote.None ? silentForfeits : truth != Vote.None && v != truth;
-            if (!wrong) continue;
-            uint256 bond = _registry.auditorOf(panel[i]).bond;
-            uint256 amount = forfeit < bond ? forfeit : bond;
-            if (amount == 0) continue;
-            if (nWinners == 0) {
-                _forfeit(disputeId, panel[i], amount, BURN_ADDRESS);
-                continue;
-            }
-            uint256 share = amount / nWinners;
-            // The first winner also takes the rounding remainder, so the whole amount is credited.
-            uint256 first = amount - share * (nWinners - 1);
-            _forfeit(disputeId, panel[i], first, winners[0]);
-            if (share == 0) continue;
-            for (uint256 w = 1; w < nWinners; ++w) {
-                _forfeit(disputeId, panel[i], share, winners[w]);
-            }
-        }
-    }
-
-    function _forfeit(uint256 disputeId, address member, uint256 amount, address to) private {
-        emit PanelMemberPenalized(disputeId, member, to, amount);
-        _registry.forfeit(member, amount, to);
-    }
-
-    /// @dev Whether the disputed step is its segment's first (its start state is the segment's committed checkpoint).
-    function _atSegmentStart(Dispute storage d) private view returns (bool) {
-        return d.step - 1 == uint256(d.segment) * _job(d.jobId).policy.stepsPerSegment;
-    }
-
-    /// @dev The market's view of job `jobId` (one decoder of JobView for every caller).
-    function _job(uint256 jobId) private view returns (IJobMarket.JobView memory) {
-        return _market.getJob(jobId);
-    }
-
-    /// @dev The one transfer out of the contract: claims and burns.
-    function _send(address to, uint256 amount) private {
-        _bondToken.safeTransfer(to, amount);
-    }
-
-    function _credit(address account, uint256 amount) private {
-        if (amount == 0) return;
-        _credits[account] += amount;
-        emit Credited(account, amount);
-    }
 }

@@ -5,7 +5,7 @@ import {TestBase} from "./test/TestBase.sol";
 import {AttackFixture} from "./test/AttackFixture.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
-import {IDisputeGame} from "./interfaces/IDisputeGame.sol";
+import {IDisputeGameTypes} from "./interfaces/IDisputeGame.sol";
 
 /// @notice Laundering a faulty segment by abandonment. An Active job past its segment deadline takes no new dispute
 /// (JobMarket.freeze), anyone (the provider included) may report the timeout the second the deadline passes, and a
@@ -72,7 +72,7 @@ contract DisputeGameAbandonTest is TestBase, AttackFixture {
         assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Refunded, "job refunded");
         assertEq(market.creditOf(buyer, address(token)), PAYMENT, "escrow back to the buyer");
         assertGe(side0 - _sideWealth(), STAKE / 2, "provider side lost at least the non-challenger share");
-        assertTrue(game.getDispute(id).outcome == IDisputeGame.Outcome.Conceded, "conceded");
+        assertTrue(game.getDispute(id).outcome == IDisputeGameTypes.Outcome.Conceded, "conceded");
     }
 
     /// Fuzzed timing: whenever the timeout is reported (by the provider or the buyer, any time after the deadline) and
@@ -220,7 +220,7 @@ contract DisputeGameAbandonTest is TestBase, AttackFixture {
         VM.prank(provider);
         market.reportTimeout(jobA);
         uint256 idA = _challengeCommitted(HONEST_1, jobA, BAD_STEP, BAD_STEP);
-        assertTrue(game.getDispute(idA).status == IDisputeGame.Status.Open, "challenge opens after the report");
+        assertTrue(game.getDispute(idA).status == IDisputeGameTypes.Status.Open, "challenge opens after the report");
 
         // order 2: reportTimeout first, then the challenge, same block
         uint256 jobB = _job(2, 1, BAD_STEP);
@@ -229,7 +229,7 @@ contract DisputeGameAbandonTest is TestBase, AttackFixture {
         VM.prank(provider);
         market.reportTimeout(jobB);
         uint256 idB = _challengeCommitted(HONEST_2, jobB, BAD_STEP, BAD_STEP);
-        assertTrue(game.getDispute(idB).status == IDisputeGame.Status.Open, "challenge opens on the TimedOut job");
+        assertTrue(game.getDispute(idB).status == IDisputeGameTypes.Status.Open, "challenge opens on the TimedOut job");
 
         // the deadline second: the challenge opens, the report is refused then, and frozen after
         uint256 jobC = _job(2, 1, BAD_STEP);
@@ -277,7 +277,7 @@ contract DisputeGameAbandonTest is TestBase, AttackFixture {
         IJobMarket.JobView memory j = market.getJob(jobId);
         assertEq(j.startSegment, 1, "the new tenure starts after segment 0");
         VM.expectRevert(
-            abi.encodeWithSelector(IDisputeGame.DisputeGameSegmentNotDisputable.selector, jobId, 0, 1, 1)
+            abi.encodeWithSelector(IDisputeGameTypes.DisputeGameSegmentNotDisputable.selector, jobId, 0, 1, 1)
         );
         _challengeCommitted(HONEST_1, jobId, BAD_STEP, BAD_STEP);
     }
@@ -294,7 +294,7 @@ contract DisputeGameAbandonTest is TestBase, AttackFixture {
         uint256 sybil = _challenge(SYBIL_CHALLENGER_1, jobId, 1, BAD_STEP); // step 1 is valid
         VM.warp(game.getDispute(sybil).revealDeadline + 1);
         game.resolve(sybil); // silent panel
-        assertTrue(game.getDispute(sybil).outcome == IDisputeGame.Outcome.NoDecision, "no decision");
+        assertTrue(game.getDispute(sybil).outcome == IDisputeGameTypes.Outcome.NoDecision, "no decision");
         assertEq(market.getJob(jobId).deadline, block.timestamp + policy(2).challengeWindow, "window re-opened");
         assertTrue(block.timestamp > until, "past the original TimedOut window");
         VM.expectRevert(

@@ -6,7 +6,7 @@ import {vm} from "./test/Vm.sol";
 import {DisputeFixture} from "./test/DisputeFixture.sol";
 import {AuditorRegistry} from "./AuditorRegistry.sol";
 import {DisputeGame} from "./DisputeGame.sol";
-import {IDisputeGame, IStepVerifier} from "./interfaces/IDisputeGame.sol";
+import {IDisputeGameTypes, IStepVerifier} from "./interfaces/IDisputeGame.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
 import {PanelReference} from "./test/PanelReference.sol";
 
@@ -19,7 +19,7 @@ contract DisputePanelTest is TestBase, DisputeFixture {
     /// (which reorders the registry's storage) at any time during it.
     address internal constant OLD_EXITER = address(0xE1E1);
     uint256 internal constant SYBILS = 6;
-    IDisputeGame.Vote internal constant FAULT_VOTE = IDisputeGame.Vote.Fault;
+    IDisputeGameTypes.Vote internal constant FAULT_VOTE = IDisputeGameTypes.Vote.Fault;
 
     function setUp() public {
         _fund(OLD_EXITER);
@@ -50,7 +50,7 @@ contract DisputePanelTest is TestBase, DisputeFixture {
     function _disputeWithPublicSeed() internal returns (uint256 id, bytes32 seed) {
         uint256 jobId = _job(2, 2, 2);
         id = _challenge(challenger, jobId, 2, 2);
-        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
         VMB.roll(d.seedBlock + 1);
         vm.warp(block.timestamp + 1);
         seed = keccak256(abi.encode(blockhash(d.seedBlock), id));
@@ -148,7 +148,7 @@ contract DisputePanelTest is TestBase, DisputeFixture {
         uint256 id = _challenge(challenger, jobId, 2, 2);
         vm.warp(block.timestamp + 1);
         for (uint256 i; i < SYBILS; ++i) _bondSybil(i);
-        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
         VMB.roll(d.seedBlock + 1);
         assertTrue(game.drawPanel(id), "drawn");
         _assertPanel(id, keccak256(abi.encode(blockhash(d.seedBlock), id)));
@@ -170,7 +170,7 @@ contract DisputePanelTest is TestBase, DisputeFixture {
         VMB.roll(block.number + 1);
         vm.warp(block.timestamp + 12);
         uint256 id = _challengeCommitted(challenger, jobId, 2, 2);
-        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
         VMB.roll(d.seedBlock + 1);
         vm.warp(block.timestamp + 1);
         address[] memory pool = registry.eligibleAuditors(d.challengedAt);
@@ -201,6 +201,8 @@ contract DisputePanelTest is TestBase, DisputeFixture {
         registry.leave();
         uint256 before = registry.auditorOf(p[0]).bond;
         game.resolve(id);
+        // the silent seat made the Fault a split: appealed, and the silence is judged when the last round settles
+        _appealRounds(id, FAULT_VOTE);
         assertEq(registry.auditorOf(p[0]).bond, before - defaultParams().panelForfeit, "silent exiting member forfeits");
     }
 
@@ -211,26 +213,26 @@ contract DisputePanelTest is TestBase, DisputeFixture {
         VMB.roll(block.number + 3);
         vm.warp(game.getDispute(id).challengedAt + EXIT_DELAY + 1);
         game.resolve(id);
-        IDisputeGame.DisputeView memory d = game.getDispute(id);
-        assertTrue(d.outcome == IDisputeGame.Outcome.NoDecision, "no decision");
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
+        assertTrue(d.outcome == IDisputeGameTypes.Outcome.NoDecision, "no decision");
         assertEq(d.panel.length, 0, "no panel");
     }
 
     // ---------------------------------------------------------------- deployment
 
     /// The registry's activation delay must exceed the seed delay (2 blocks, taken as 24 s) and its exit delay must
-    /// cover seed delay + commit + reveal windows + 1 day (24 + 86,400 + 86,400 + 86,400 s).
+    /// cover MAX_ROUNDS (3) times seed delay + commit + reveal windows, + 1 day (3 * (24 + 86,400 + 86,400) + 86,400 s).
     function test_constructor_registryDelays_checked() public {
-        IDisputeGame.Params memory p = defaultParams();
-        uint256 need = 24 + 3 days;
+        IDisputeGameTypes.Params memory p = defaultParams();
+        uint256 need = 3 * (24 + 2 days) + 1 days;
         AuditorRegistry quick = new AuditorRegistry(token, MIN_BOND, EXIT_DELAY, 24, address(this));
         vm.expectRevert(
-            abi.encodeWithSelector(IDisputeGame.DisputeGameActivationDelayTooShort.selector, address(quick), 24, 24)
+            abi.encodeWithSelector(IDisputeGameTypes.DisputeGameActivationDelayTooShort.selector, address(quick), 24, 24)
         );
         new DisputeGame(market, quick, IStepVerifier(address(verifier)), bytes32(0), token, p);
         AuditorRegistry shortExit = new AuditorRegistry(token, MIN_BOND, uint64(need - 1), 25, address(this));
         vm.expectRevert(
-            abi.encodeWithSelector(IDisputeGame.DisputeGameExitDelayTooShort.selector, address(shortExit), need - 1, need)
+            abi.encodeWithSelector(IDisputeGameTypes.DisputeGameExitDelayTooShort.selector, address(shortExit), need - 1, need)
         );
         new DisputeGame(market, shortExit, IStepVerifier(address(verifier)), bytes32(0), token, p);
         // the boundaries are accepted

@@ -11,7 +11,7 @@ import {AuditorRegistry} from "./AuditorRegistry.sol";
 import {JobMarket} from "./JobMarket.sol";
 import {DisputeGame} from "./DisputeGame.sol";
 import {Groth16Verifier} from "./verifiers/StepVerifier.sol";
-import {IDisputeGame, IStepVerifier} from "./interfaces/IDisputeGame.sol";
+import {IDisputeGameTypes, IStepVerifier} from "./interfaces/IDisputeGame.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
 
 /// @notice No caller can make a panel draw fail by the gas it passes, so that a dispute ends without a panel and its
@@ -58,7 +58,7 @@ contract DrawGuardTest is TestBase, DisputeBase {
     function test_resolve_starvedDraw_reverts_neverSkipsThePanel() public {
         uint256 jobId = _job(2, 2, 2);
         uint256 id = _challenge(challenger, jobId, 2, 2);
-        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
         VMB.roll(d.seedBlock + 1);
         vm.warp(d.revealDeadline + 1);
         uint256 drawnAt;
@@ -83,7 +83,7 @@ contract DrawGuardTest is TestBase, DisputeBase {
     function test_resolve_starvedDraw_namedError() public {
         uint256 jobId = _job(2, 2, 2);
         uint256 id = _challenge(challenger, jobId, 2, 2);
-        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
         VMB.roll(d.seedBlock + 1);
         vm.warp(d.revealDeadline + 1);
         vm.expectPartialRevert(IAuditorRegistry.AuditorRegistryDrawOutOfGas.selector);
@@ -99,12 +99,12 @@ contract DrawGuardTest is TestBase, DisputeBase {
         vm.warp(block.timestamp + 1);
         uint256 jobId = _job(2, 2, 2);
         uint256 id = _challenge(challenger, jobId, 2, 2);
-        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
         VMB.roll(d.seedBlock + 1);
         vm.warp(d.revealDeadline + 1);
         game.resolve(id);
         d = game.getDispute(id);
-        assertTrue(d.outcome == IDisputeGame.Outcome.NoDecision, "no decision");
+        assertTrue(d.outcome == IDisputeGameTypes.Outcome.NoDecision, "no decision");
         assertEq(d.panel.length, 0, "no panel");
     }
 
@@ -114,7 +114,7 @@ contract DrawGuardTest is TestBase, DisputeBase {
         try game.resolve{gas: g}(id) {
             ok = true;
         } catch {}
-        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
         revert Probe(ok, d.panel.length != 0, uint8(d.outcome));
     }
 

@@ -13,7 +13,7 @@ import {DisputeGame} from "./DisputeGame.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
-import {IDisputeGame, IStepVerifier} from "./interfaces/IDisputeGame.sol";
+import {IDisputeGameTypes, IStepVerifier} from "./interfaces/IDisputeGame.sol";
 
 /// @notice Fee-on-transfer tokens: every transfer in (escrow, stake, auditor bond, challenge deposit) is checked by its
 /// balance delta, and a short one is refused with the contract's TransferShortfall error naming the token, the amount
@@ -44,7 +44,7 @@ contract FeeOnTransferTest is TestBase {
             IStepVerifier(address(0)),
             bytes32(0),
             token,
-            IDisputeGame.Params({
+            IDisputeGameTypes.Params({
                 minChallengerBond: 1e18,
                 panelErrorBps: 1_000,
                 panelSize: 3,
@@ -160,7 +160,7 @@ contract FeeOnTransferTest is TestBase {
         vm.prank(CHALLENGER);
         vm.expectRevert(
             abi.encodeWithSelector(
-                IDisputeGame.DisputeGameTransferShortfall.selector, address(token), deposit, deposit - (deposit * FEE_BPS) / 10_000
+                IDisputeGameTypes.DisputeGameTransferShortfall.selector, address(token), deposit, deposit - (deposit * FEE_BPS) / 10_000
             )
         );
         _challengeStep2(seed, jobId, salt);

@@ -13,7 +13,7 @@ import {ProviderRegistry} from "./ProviderRegistry.sol";
 import {DataRegistry} from "./DataRegistry.sol";
 import {Groth16Verifier} from "./verifiers/StepVerifier.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
-import {IDisputeGame, IStepVerifier} from "./interfaces/IDisputeGame.sol";
+import {IDisputeGameTypes, IStepVerifier} from "./interfaces/IDisputeGame.sol";
 import {IFixedRoles} from "./interfaces/IFixedRoles.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
 
@@ -74,8 +74,8 @@ contract GovernanceTest is TestBase {
         market.acceptJob(jobId);
     }
 
-    function _params() internal pure returns (IDisputeGame.Params memory) {
-        return IDisputeGame.Params({
+    function _params() internal pure returns (IDisputeGameTypes.Params memory) {
+        return IDisputeGameTypes.Params({
             minChallengerBond: 1e18,
             panelErrorBps: 300,
             panelSize: 3,

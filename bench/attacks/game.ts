@@ -339,6 +339,10 @@ export async function concedeAfterReveals(): Promise<Row> {
   for (const b of ballots) await revealVote(b.m.c, { disputeGame: game, disputeId: id, vote: VOTE_VALUE[b.vote], salt: b.salt });
   await refused("concede after the reveals, before the resolve", concede(w.a.provider.c, { disputeGame: game, disputeId: id }), "DisputeGameConcessionClosed");
   await resolveDispute(w.a.H1.c, { disputeGame: game, disputeId: id });
+  // S1's Valid made the Fault a split: appealed to a larger panel, where S1 votes Valid again and the honest members
+  // the truth, until the last round settles and judges every round
+  const appealed = (await getDispute(pub, { disputeGame: game, disputeId: id })).status === "Open";
+  if (appealed) await playPanel(w, id, (m) => (m === w.a.S1.address ? "Valid" : "honest"));
   const bond1 = (await getAuditor(pub, { auditorRegistry: w.d.auditorRegistry, auditor: w.a.S1.address })).bond;
   if (bond1 >= bond0) throw new AttackSucceeded(`S1 lost the vote and kept its bond ${tokens(bond0)}`);
   const names = panel.map((x) => byAddress.get(x)!.name).join(", ");
@@ -348,7 +352,7 @@ export async function concedeAfterReveals(): Promise<Row> {
     s,
     before,
     "15 concede after the reveals",
-    `panel [${names}] (S1 drawn at draw ${draws}); votes ${votes}; concede refused ${e1} after the commits and after the reveals: ${await outcomeOf(w, id)}, S1 forfeited ${tokens(bond0 - bond1)}, the majority earned its fees`,
+    `panel [${names}] (S1 drawn at draw ${draws}); votes ${votes}; concede refused ${e1} after the commits and after the reveals${appealed ? "; the split Fault was appealed (S1 Valid in every round)" : ""}: ${await outcomeOf(w, id)}, S1 forfeited ${tokens(bond0 - bond1)}, the majority earned its fees`,
     DECLARED,
   );
   return atLeastNonChallenger(row);

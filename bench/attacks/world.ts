@@ -309,7 +309,9 @@ export type Behaviour = "honest" | PanelVote | "silent";
 /**
  * Plays a dispute's panel to its resolution: the seed blocks pass, an honest auditor draws, each member commits and
  * reveals per `behaviour(member)` (honest members recompute with the declared rule), then `resolver` resolves (after
- * the reveal deadline if someone stayed silent). Returns the outcome and the panel.
+ * the reveal deadline if someone stayed silent). A split Fault is appealed to a larger panel (the dispute stays Open
+ * in its next round), which plays by the same behaviour, until the dispute settles. Returns the outcome and the last
+ * round's panel.
  */
 export async function playPanel(w: World, disputeId: bigint, behaviour: (m: Address) => Behaviour, resolver: Actor = w.a.H1): Promise<{ outcome: string; panel: readonly Address[] }> {
   const game = w.d.disputeGame;
@@ -336,6 +338,7 @@ export async function playPanel(w: World, disputeId: bigint, behaviour: (m: Addr
   if (ballots.length < d.panel.length) await w.warpTo(d.revealDeadline + 1n);
   await resolveDispute(resolver.c, { disputeGame: game, disputeId });
   const after = await getDispute(resolver.c.public, { disputeGame: game, disputeId });
+  if (after.status === "Open") return playPanel(w, disputeId, behaviour, resolver);
   return { outcome: after.outcome, panel: after.panel };
 }
 

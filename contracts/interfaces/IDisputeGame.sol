@@ -12,7 +12,8 @@ interface IStepVerifier {
     ) external view returns (bool);
 }
 
-/// @title IDisputeGame: one-step disputes over committed training traces
+/// @title IDisputeGameTypes: one-step disputes over committed training traces (types, events and errors; the functions
+/// are in IDisputeGame below)
 /// @notice Every state hash h(t) of a job is a leaf of a segment root committed on JobMarket before any audit, so a
 /// dispute names one step s and proves the provider's own leaves h(s-1) and h(s) against the committed root; the only
 /// question left is whether h(s) = step(h(s-1), batch(s)). No bisection is needed.
@@ -42,7 +43,7 @@ interface IStepVerifier {
 /// winning side (every member who revealed, on no decision) is credited panelFee; the fees of the other members, and
 /// all fees of a dispute that is conceded, proven or never gets a panel, go back to the challenger. Every payout is a credit its owner claims (`claim` here, `claim` on JobMarket, StakeVault
 /// and AuditorRegistry). A resolved dispute is final: every call on it reverts with DisputeGameAlreadyResolved.
-interface IDisputeGame {
+interface IDisputeGameTypes {
     /// @notice Open: challenged and not yet resolved. Resolved: final.
     enum Status {
         None,
@@ -116,6 +117,8 @@ interface IDisputeGame {
         uint8 commits;
         uint8 validVotes;
         uint8 faultVotes;
+        /// @dev 1 for the first panel; each appeal of a split Fault adds one (at most MAX_ROUNDS)
+        uint8 round;
     }
 
     /// @notice Which Groth16 verifier `prove` may use, fixed at deployment: Disabled (no verifier, or the development
@@ -134,6 +137,10 @@ interface IDisputeGame {
         uint256 lr;
         bytes32 batchRoot;
     }
+
+    /// @notice A split Fault of round `round - 1` (`faultVotes` of `seats` seats voted Fault, the others Valid or
+    /// silent) was appealed: round `round` draws a larger, fresh panel from the same snapshot with seed block `seedBlock`.
+    event DisputeAppealed(uint256 indexed disputeId, uint8 round, uint8 faultVotes, uint256 seats, uint64 seedBlock);
 
     /// @notice `challenger` disputed step `step` (segment `segment`) of job `jobId`, posting `bond` and the panel's
     /// fees `fees` (panelSize * panelFee).
@@ -317,7 +324,13 @@ interface IDisputeGame {
     error DisputeGameSegmentNotCommitted(uint256 jobId, uint256 segment);
     /// @notice A deposit of `expected` of `token` delivered only `received` (a fee-on-transfer token): refused.
     error DisputeGameTransferShortfall(address token, uint256 expected, uint256 received);
+    /// @notice DisputeSettlement was called directly; it runs only by DELEGATECALL from the DisputeGame that deployed it
+    /// (its own storage holds no dispute).
+    error DisputeSettlementDirectCall(address settlement);
+}
 
+/// @title IDisputeGame: the functions of DisputeGame (types, events and errors: IDisputeGameTypes)
+interface IDisputeGame is IDisputeGameTypes {
     /// @notice Commit to a challenge of a step of committed segment `segment` of existing job `jobId` before opening
     /// it: `commitment` = challengeCommitment(jobId, step, msg.sender, salt) (the step stays hidden). The challenge
     /// itself (`challenge` with the same salt and segment) must come in a later block and within
@@ -456,8 +469,17 @@ interface IDisputeGame {
     /// @notice A dispute's full record.
     function getDispute(uint256 disputeId) external view returns (DisputeView memory);
 
-    /// @notice `member`'s commitment and revealed vote on dispute `disputeId`.
+    /// @notice `member`'s commitment and revealed vote on dispute `disputeId`, in the dispute's current round.
     function ballotOf(uint256 disputeId, address member) external view returns (bytes32 commitment, Vote vote);
+
+    /// @notice `member`'s commitment and revealed vote in round `round` (1..MAX_ROUNDS) of dispute `disputeId`.
+    function roundBallotOf(uint256 disputeId, uint256 round, address member)
+        external
+        view
+        returns (bytes32 commitment, Vote vote);
+
+    /// @notice The panel of round `round` of dispute `disputeId` (the current round's is getDispute's `panel`).
+    function roundPanelOf(uint256 disputeId, uint256 round) external view returns (address[] memory);
 
     /// @notice The open dispute on step `step` of job `jobId` (0 if none).
     function openDisputeOf(uint256 jobId, uint256 step) external view returns (uint256);

@@ -4,7 +4,7 @@ pragma solidity 0.8.28;
 import {vm} from "./Vm.sol";
 import {DisputeBase} from "./DisputeFixture.sol";
 import {AttackActors, AttackFixture} from "./AttackFixture.sol";
-import {IDisputeGame} from "../interfaces/IDisputeGame.sol";
+import {IDisputeGameTypes} from "../interfaces/IDisputeGame.sol";
 import {IJobMarket} from "../interfaces/IJobMarket.sol";
 import {IStakeVault} from "../interfaces/IStakeVault.sol";
 
@@ -81,7 +81,7 @@ contract AttackHandler is DisputeBase, AttackActors {
         bool sybilMajority; // the drawn panel held more sybil auditors than honest ones
         bool openAtFault; // open when its job faulted: it takes an equal part of the pool
         bool faultedJob; // its settlement faulted the job (the first fault)
-        IDisputeGame.Outcome outcome;
+        IDisputeGameTypes.Outcome outcome;
         uint256 jobId;
         uint256 deposit; // bond + fees
         uint256 received; // the challenger's DisputeGame credit from the call that settled it
@@ -196,13 +196,16 @@ contract AttackHandler is DisputeBase, AttackActors {
     }
 
     /// @notice The stated bound by which job `jobId` ends, given the keeper (0: no bound applies now: the job is Open,
-    /// Cancelled or already terminal). Committed: last commit + challengeWindow * (1 + MAX_REOPENS) + (commitWindow +
-    /// revealWindow) * (MAX_REOPENS + 1) + (MAX_REOPENS + 1) seconds of keeper lag (each resolve comes 1 s after its
-    /// reveal deadline). Active: deadline + commitWindow + revealWindow + 1.
+    /// Cancelled or already terminal), with D = MAX_ROUNDS * (commitWindow + revealWindow + 1 + 12 * seedDelayBlocks)
+    /// (a dispute's longest life: every round appealed, each resolved 1 s after its reveal deadline). Committed: last
+    /// commit + challengeWindow * (1 + MAX_REOPENS) + D * (MAX_REOPENS + 1) + (MAX_REOPENS + 1). Active: deadline + D + 1.
     function boundOf(uint256 jobId) public view returns (uint256) {
         IJobMarket.JobView memory j = market.getJob(jobId);
-        IDisputeGame.Params memory p = game.params();
-        uint256 dispute = uint256(p.commitWindowSeconds) + p.revealWindowSeconds;
+        IDisputeGameTypes.Params memory p = game.params();
+        // a dispute lasts up to MAX_ROUNDS rounds (a split Fault is appealed), each commit + reveal window plus the
+        // keeper's 1 s lag and the seed blocks' seconds
+        uint256 dispute = (uint256(p.commitWindowSeconds) + p.revealWindowSeconds + 1 + 12 * p.seedDelayBlocks)
+            * game.MAX_ROUNDS();
         uint256 reopens = market.MAX_REOPENS();
         if (j.status == IJobMarket.JobStatus.Committed) {
             return _jg[jobId].lastCommitAt + uint256(j.policy.challengeWindow) * (1 + reopens) + dispute * (reopens + 1)
@@ -294,7 +297,7 @@ contract AttackHandler is DisputeBase, AttackActors {
     function sybilRace(uint8 idSeed, uint8 stepSeed, bool second) external {
         ++ghost_calls;
         uint256 id = _pick(idSeed);
-        if (id == 0 || !_dg[id].honest || game.getDispute(id).status != IDisputeGame.Status.Open) return;
+        if (id == 0 || !_dg[id].honest || game.getDispute(id).status != IDisputeGameTypes.Status.Open) return;
         uint256 jobId = game.getDispute(id).jobId;
         (bool ok, uint256 step) = _anyStep(jobId, stepSeed);
         if (!ok) return;
@@ -326,7 +329,7 @@ contract AttackHandler is DisputeBase, AttackActors {
     function stall(uint8 jobSeed, uint8 rounds, bool killSeed, bool second) external {
         ++ghost_calls;
         uint256 jobId = _jobAt(jobSeed);
-        IDisputeGame.Params memory p = game.params();
+        IDisputeGameTypes.Params memory p = game.params();
         for (uint256 r; r <= rounds % 4; ++r) {
             IJobMarket.JobView memory j = market.getJob(jobId);
             if (
@@ -431,7 +434,7 @@ contract AttackHandler is DisputeBase, AttackActors {
         ++ghost_calls;
         uint256 id = _pick(idSeed);
         if (id == 0) return;
-        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
         if (!_drawn(id, d)) return;
         address[] memory panel = game.getDispute(id).panel;
         if (chaos) _dg[id].chaos = true;
@@ -499,7 +502,7 @@ contract AttackHandler is DisputeBase, AttackActors {
                 if (!_marketCall(jobId, buyer, 3)) ++ghost_notTerminal;
             }
         }
-        IDisputeGame.Params memory p = game.params();
+        IDisputeGameTypes.Params memory p = game.params();
         _advance(uint256(p.commitWindowSeconds) + p.revealWindowSeconds + 1);
         _claimAll();
         ghost_strandedTokens += token.balanceOf(address(game));
@@ -557,7 +560,7 @@ contract AttackHandler is DisputeBase, AttackActors {
             try this.openAs(COPIER, jobId, step, salt) {
                 ++ghost_copyAccepted;
             } catch (bytes memory err) {
-                if (bytes4(err) != IDisputeGame.DisputeGameChallengeNotCommitted.selector) ++ghost_copyAccepted;
+                if (bytes4(err) != IDisputeGameTypes.DisputeGameChallengeNotCommitted.selector) ++ghost_copyAccepted;
             }
         }
         uint256 already = game.openDisputeOf(jobId, step);
@@ -569,7 +572,7 @@ contract AttackHandler is DisputeBase, AttackActors {
         }
         if (already != 0) ++ghost_twoOpenOnStep;
         _book(jobId, s0, _snap());
-        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
         DisputeGhost storage dg = _dg[id];
         dg.jobId = jobId;
         dg.honest = who == HONEST_1 || who == HONEST_2;
@@ -582,8 +585,8 @@ contract AttackHandler is DisputeBase, AttackActors {
     /// @dev Settles dispute `id` (concede by the provider, or resolve by anyone) and books it. Returns false if the
     /// call reverted.
     function _settle(uint256 id, bool byConcession) internal returns (bool ok) {
-        IDisputeGame.DisputeView memory d = game.getDispute(id);
-        if (d.status != IDisputeGame.Status.Open) return false;
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
+        if (d.status != IDisputeGameTypes.Status.Open) return false;
         uint256 jobId = d.jobId;
         bool wasRefunded = market.getJob(jobId).status == IJobMarket.JobStatus.Refunded;
         uint256 lock = vault.lockedFor(d.provider, jobId);
@@ -603,14 +606,14 @@ contract AttackHandler is DisputeBase, AttackActors {
             ++ghost_faults;
             _recordShares(id, jobId, lock);
         }
-        if (d.outcome == IDisputeGame.Outcome.Superseded) ++ghost_superseded;
-        if (d.outcome == IDisputeGame.Outcome.NoDecision && market.getJob(jobId).deadline > deadline) ++ghost_reopens;
+        if (d.outcome == IDisputeGameTypes.Outcome.Superseded) ++ghost_superseded;
+        if (d.outcome == IDisputeGameTypes.Outcome.NoDecision && market.getJob(jobId).deadline > deadline) ++ghost_reopens;
         DisputeGhost storage dg = _dg[id];
         if (!dg.side) {
             // What an honest dispute can hand the side: its bond when the challenger was found wrong, and the fees of
             // sybil panel members when they came out of the deposit (a fault pays its panel out of the reward first, and
             // the reward covers a whole panel: AttackFixture's reward condition).
-            if (d.outcome == IDisputeGame.Outcome.PanelValid || d.outcome == IDisputeGame.Outcome.Proven) {
+            if (d.outcome == IDisputeGameTypes.Outcome.PanelValid || d.outcome == IDisputeGameTypes.Outcome.Proven) {
                 g.allowance += d.bond;
             }
             if (!faultedNow) g.allowance += s1.sybilFees - s0.sybilFees;
@@ -635,10 +638,10 @@ contract AttackHandler is DisputeBase, AttackActors {
         uint256 fee = game.params().panelFee;
         uint256 earned;
         address[] memory panel = game.getDispute(id).panel;
-        if (game.getDispute(id).outcome == IDisputeGame.Outcome.PanelFault) {
+        if (game.getDispute(id).outcome == IDisputeGameTypes.Outcome.PanelFault) {
             for (uint256 i; i < panel.length; ++i) {
-                (, IDisputeGame.Vote v) = game.ballotOf(id, panel[i]);
-                if (v == IDisputeGame.Vote.Fault) earned += fee;
+                (, IDisputeGameTypes.Vote v) = game.ballotOf(id, panel[i]);
+                if (v == IDisputeGameTypes.Vote.Fault) earned += fee;
             }
         }
         uint256 coverable = (reward / fee) * fee;
@@ -693,8 +696,8 @@ contract AttackHandler is DisputeBase, AttackActors {
             uint256 next = type(uint256).max;
             uint256 n = game.disputeCount();
             for (uint256 id = 1; id <= n; ++id) {
-                IDisputeGame.DisputeView memory d = game.getDispute(id);
-                if (d.status != IDisputeGame.Status.Open) continue;
+                IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
+                if (d.status != IDisputeGameTypes.Status.Open) continue;
                 uint256 t = uint256(d.revealDeadline) + 1;
                 if (t > block.timestamp && t < next) next = t;
             }
@@ -709,8 +712,8 @@ contract AttackHandler is DisputeBase, AttackActors {
     function _keeperPass() internal {
         uint256 n = game.disputeCount();
         for (uint256 id = 1; id <= n; ++id) {
-            IDisputeGame.DisputeView memory d = game.getDispute(id);
-            if (d.status != IDisputeGame.Status.Open) continue;
+            IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
+            if (d.status != IDisputeGameTypes.Status.Open) continue;
             // a dispute of a faulted job is still decided by its own panel: it resolves at its deadline like any other
             if (block.timestamp <= d.revealDeadline) continue;
             if (!_settle(id, false)) ++ghost_stuckResolves;
@@ -809,12 +812,12 @@ contract AttackHandler is DisputeBase, AttackActors {
         return (true, step);
     }
 
-    function _vote(uint256 kind) internal pure returns (IDisputeGame.Vote) {
-        return kind == 1 ? IDisputeGame.Vote.Valid : IDisputeGame.Vote.Fault;
+    function _vote(uint256 kind) internal pure returns (IDisputeGameTypes.Vote) {
+        return kind == 1 ? IDisputeGameTypes.Vote.Valid : IDisputeGameTypes.Vote.Fault;
     }
 
-    function _drawn(uint256 id, IDisputeGame.DisputeView memory d) internal returns (bool) {
-        if (d.status != IDisputeGame.Status.Open) return false;
+    function _drawn(uint256 id, IDisputeGameTypes.DisputeView memory d) internal returns (bool) {
+        if (d.status != IDisputeGameTypes.Status.Open) return false;
         if (d.panel.length != 0) return true;
         if (block.number <= d.seedBlock) VMB.roll(d.seedBlock + 1);
         bytes32 seed = _seedNow(id, d);
@@ -827,7 +830,7 @@ contract AttackHandler is DisputeBase, AttackActors {
     }
 
     /// @dev The provider concedes, or anyone resolves; a resolve that draws the panel itself records its seed.
-    function _trySettle(uint256 id, IDisputeGame.DisputeView memory d, bool byConcession) internal returns (bool ok) {
+    function _trySettle(uint256 id, IDisputeGameTypes.DisputeView memory d, bool byConcession) internal returns (bool ok) {
         bytes32 seed = _seedNow(id, d);
         if (byConcession) {
             vm.prank(provider);
@@ -843,7 +846,7 @@ contract AttackHandler is DisputeBase, AttackActors {
     }
 
     /// @dev The seed a draw of dispute `id` would use now (DisputeGame._tryDraw), or zero when none can be drawn now.
-    function _seedNow(uint256 id, IDisputeGame.DisputeView memory d) internal view returns (bytes32) {
+    function _seedNow(uint256 id, IDisputeGameTypes.DisputeView memory d) internal view returns (bytes32) {
         if (d.panel.length != 0) return bytes32(0);
         bytes32 bh = blockhash(d.seedBlock);
         return bh == bytes32(0) ? bytes32(0) : keccak256(abi.encode(bh, id));

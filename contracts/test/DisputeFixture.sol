@@ -9,7 +9,7 @@ import {JobMarket} from "../JobMarket.sol";
 import {DisputeGame} from "../DisputeGame.sol";
 import {Groth16Verifier} from "../verifiers/StepVerifier.sol";
 import {IJobMarket} from "../interfaces/IJobMarket.sol";
-import {IDisputeGame, IStepVerifier} from "../interfaces/IDisputeGame.sol";
+import {IDisputeGameTypes, IStepVerifier} from "../interfaces/IDisputeGame.sol";
 import {Trace} from "../libraries/Trace.sol";
 
 /// @notice Cheatcodes the dispute tests need beyond Vm.sol (exercised by DisputeGame.t.sol under EDR).
@@ -46,8 +46,8 @@ abstract contract DisputeBase {
     address public stranger = address(0x5757);
     address[] public auditors;
 
-    function defaultParams() public pure returns (IDisputeGame.Params memory) {
-        return IDisputeGame.Params({
+    function defaultParams() public pure returns (IDisputeGameTypes.Params memory) {
+        return IDisputeGameTypes.Params({
             minChallengerBond: 1e18,
             panelErrorBps: 1_000,
             panelSize: 3,
@@ -188,15 +188,25 @@ abstract contract DisputeBase {
         if (block.timestamp <= at) vm.warp(at + 1);
     }
 
-    function _commitVote(uint256 disputeId, address member, IDisputeGame.Vote v) internal {
+    function _commitVote(uint256 disputeId, address member, IDisputeGameTypes.Vote v) internal {
         bytes32 c = game.voteCommitment(v, _salt(member), member);
         vm.prank(member);
         game.commitVote(disputeId, c);
     }
 
-    function _reveal(uint256 disputeId, address member, IDisputeGame.Vote v) internal {
+    function _reveal(uint256 disputeId, address member, IDisputeGameTypes.Vote v) internal {
         vm.prank(member);
         game.revealVote(disputeId, v, _salt(member));
+    }
+
+    /// @notice Plays an appealed dispute's later rounds to the end: each round's whole panel votes `v`, then resolve.
+    function _appealRounds(uint256 disputeId, IDisputeGameTypes.Vote v) internal {
+        while (game.getDispute(disputeId).status == IDisputeGameTypes.Status.Open) {
+            address[] memory p = _draw(disputeId);
+            for (uint256 i; i < p.length; ++i) _commitVote(disputeId, p[i], v);
+            for (uint256 i; i < p.length; ++i) _reveal(disputeId, p[i], v);
+            game.resolve(disputeId);
+        }
     }
 }
 

@@ -3,7 +3,7 @@ pragma solidity 0.8.28;
 
 import {vm} from "./Vm.sol";
 import {DisputeBase, DisputeFixture} from "./DisputeFixture.sol";
-import {IDisputeGame} from "../interfaces/IDisputeGame.sol";
+import {IDisputeGameTypes} from "../interfaces/IDisputeGame.sol";
 import {IJobMarket} from "../interfaces/IJobMarket.sol";
 
 /// @notice Invariant-test handler for DisputeGame: random actors open jobs (honest or cheating), challenge steps,
@@ -98,7 +98,7 @@ contract DisputeHandler is DisputeBase {
         uint256 step = 1 + (stepSeed % (uint256(j.nextSegment) * K));
         try this.challengeAs(byStranger ? stranger : challenger, jobId, step, _badFrom[jobId]) {
             ++ghost_challenges;
-            IDisputeGame.DisputeView memory d = game.getDispute(game.disputeCount());
+            IDisputeGameTypes.DisputeView memory d = game.getDispute(game.disputeCount());
             ghost_feesDeposited += d.fees;
             ghost_bondsDeposited += d.bond;
         } catch {}
@@ -126,13 +126,13 @@ contract DisputeHandler is DisputeBase {
         ++ghost_calls;
         uint256 id = _pick(idSeed);
         if (id == 0) return;
-        IDisputeGame.DisputeView memory d = game.getDispute(id);
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
         if (!_drawn(id, d)) return;
         address[] memory panel = game.getDispute(id).panel;
         for (uint256 i; i < panel.length; ++i) {
             uint256 kind = (pattern >> (2 * i)) & 3; // 0 silent, 1 Valid, 2 Fault, 3 commit only
             if (kind == 0) continue;
-            IDisputeGame.Vote v = kind == 1 ? IDisputeGame.Vote.Valid : IDisputeGame.Vote.Fault;
+            IDisputeGameTypes.Vote v = kind == 1 ? IDisputeGameTypes.Vote.Valid : IDisputeGameTypes.Vote.Fault;
             bytes32 c = game.voteCommitment(v, _salt(panel[i]), panel[i]);
             vm.prank(panel[i]);
             try game.commitVote(id, c) {} catch {}
@@ -141,7 +141,7 @@ contract DisputeHandler is DisputeBase {
         for (uint256 i; i < panel.length; ++i) {
             uint256 kind = (pattern >> (2 * i)) & 3;
             if (kind == 0 || kind == 3) continue;
-            IDisputeGame.Vote v = kind == 1 ? IDisputeGame.Vote.Valid : IDisputeGame.Vote.Fault;
+            IDisputeGameTypes.Vote v = kind == 1 ? IDisputeGameTypes.Vote.Valid : IDisputeGameTypes.Vote.Fault;
             vm.prank(panel[i]);
             try game.revealVote(id, v, _salt(panel[i])) {} catch {}
         }
@@ -159,6 +159,8 @@ contract DisputeHandler is DisputeBase {
         if (id == 0) return;
         (uint256 jobId, uint256 lock) = _beforeSettle(id);
         try game.resolve(id) {
+            // an appealed split Fault stays open: its fees and reward are booked when its last round settles
+            if (game.getDispute(id).status != IDisputeGameTypes.Status.Resolved) return;
             ++ghost_resolved;
             _afterSettle(id, jobId, lock);
         } catch {}
@@ -176,8 +178,20 @@ contract DisputeHandler is DisputeBase {
         VMB.roll(block.number + 3);
         uint256 n = game.disputeCount();
         for (uint256 id = 1; id <= n; ++id) {
-            if (game.getDispute(id).status != IDisputeGame.Status.Open) continue;
+            if (game.getDispute(id).status != IDisputeGameTypes.Status.Open) continue;
             (uint256 jobId, uint256 lock) = _beforeSettle(id);
+            // an appealed dispute's later rounds: nobody votes, so the round drawn at resolve ends NoDecision
+            for (uint256 r; r < game.MAX_ROUNDS() - 1 && game.getDispute(id).round > 0; ++r) {
+                try game.resolve(id) {} catch {}
+                if (game.getDispute(id).status != IDisputeGameTypes.Status.Open) break;
+                vm.warp(block.timestamp + 3 days);
+                VMB.roll(block.number + 3);
+            }
+            if (game.getDispute(id).status == IDisputeGameTypes.Status.Resolved) {
+                ++ghost_resolved;
+                _afterSettle(id, jobId, lock);
+                continue;
+            }
             try game.resolve(id) {
                 ++ghost_resolved;
                 _afterSettle(id, jobId, lock);
@@ -227,8 +241,8 @@ contract DisputeHandler is DisputeBase {
     function _afterSettle(uint256 id, uint256 jobId, uint256 lockBefore) internal {
         uint256 earned = _earnedFees(id);
         ghost_expectedMemberFees += earned;
-        IDisputeGame.DisputeView memory d = game.getDispute(id);
-        if (d.outcome == IDisputeGame.Outcome.PanelValid && d.step - 1 == uint256(d.segment) * market.getJob(jobId).policy.stepsPerSegment) {
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
+        if (d.outcome == IDisputeGameTypes.Outcome.PanelValid && d.step - 1 == uint256(d.segment) * market.getJob(jobId).policy.stepsPerSegment) {
             ghost_bondsBurned += d.bond;
         }
         bool faultedNow = lockBefore != 0 && market.getJob(jobId).status == IJobMarket.JobStatus.Refunded;
@@ -237,8 +251,8 @@ contract DisputeHandler is DisputeBase {
             // the pool's last part leaves the remainder burned
             uint256 fee_ = game.params().panelFee;
             uint256 coverable_ = (_poolAmountBefore / fee_) * fee_;
-            if (d.outcome == IDisputeGame.Outcome.PanelFault) ghost_feesFromReward += earned < coverable_ ? earned : coverable_;
-            bool wrong = d.outcome == IDisputeGame.Outcome.PanelValid || d.outcome == IDisputeGame.Outcome.Proven;
+            if (d.outcome == IDisputeGameTypes.Outcome.PanelFault) ghost_feesFromReward += earned < coverable_ ? earned : coverable_;
+            bool wrong = d.outcome == IDisputeGameTypes.Outcome.PanelValid || d.outcome == IDisputeGameTypes.Outcome.Proven;
             if (wrong && _poolSharesBefore == 1) ghost_bondsBurned += _poolAmountBefore;
         }
         if (!faultedNow) return;
@@ -253,18 +267,22 @@ contract DisputeHandler is DisputeBase {
     /// winning side (any revealer on NoDecision and Superseded: no decision); nothing when no vote was counted
     /// (Conceded, Proven).
     function _earnedFees(uint256 id) internal view returns (uint256 total) {
-        IDisputeGame.DisputeView memory d = game.getDispute(id);
-        IDisputeGame.Outcome o = d.outcome;
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
+        IDisputeGameTypes.Outcome o = d.outcome;
         if (
-            o != IDisputeGame.Outcome.PanelFault && o != IDisputeGame.Outcome.PanelValid && o != IDisputeGame.Outcome.NoDecision
-                && o != IDisputeGame.Outcome.Superseded
+            o != IDisputeGameTypes.Outcome.PanelFault && o != IDisputeGameTypes.Outcome.PanelValid && o != IDisputeGameTypes.Outcome.NoDecision
+                && o != IDisputeGameTypes.Outcome.Superseded
         ) return 0;
-        IDisputeGame.Vote majority = o == IDisputeGame.Outcome.PanelFault
-            ? IDisputeGame.Vote.Fault
-            : (o == IDisputeGame.Outcome.PanelValid ? IDisputeGame.Vote.Valid : IDisputeGame.Vote.None);
-        for (uint256 i; i < d.panel.length; ++i) {
-            (, IDisputeGame.Vote v) = game.ballotOf(id, d.panel[i]);
-            if (v != IDisputeGame.Vote.None && (majority == IDisputeGame.Vote.None || v == majority)) {
+        IDisputeGameTypes.Vote majority = o == IDisputeGameTypes.Outcome.PanelFault
+            ? IDisputeGameTypes.Vote.Fault
+            : (o == IDisputeGameTypes.Outcome.PanelValid ? IDisputeGameTypes.Vote.Valid : IDisputeGameTypes.Vote.None);
+        // the deposit pays round 1's panel, whatever round settled the dispute; an appealed dispute that ends without a
+        // decision pays no fee (its deposit goes back)
+        if (d.round > 1 && majority == IDisputeGameTypes.Vote.None) return 0;
+        address[] memory panel = game.roundPanelOf(id, 1);
+        for (uint256 i; i < panel.length; ++i) {
+            (, IDisputeGameTypes.Vote v) = game.roundBallotOf(id, 1, panel[i]);
+            if (v != IDisputeGameTypes.Vote.None && (majority == IDisputeGameTypes.Vote.None || v == majority)) {
                 total += game.params().panelFee;
             }
         }
@@ -275,8 +293,8 @@ contract DisputeHandler is DisputeBase {
         return n == 0 ? 0 : 1 + (seed % n);
     }
 
-    function _drawn(uint256 id, IDisputeGame.DisputeView memory d) internal returns (bool) {
-        if (d.status != IDisputeGame.Status.Open) return false;
+    function _drawn(uint256 id, IDisputeGameTypes.DisputeView memory d) internal returns (bool) {
+        if (d.status != IDisputeGameTypes.Status.Open) return false;
         if (d.panel.length != 0) return true;
         if (block.number <= d.seedBlock) VMB.roll(d.seedBlock + 1);
         _pastChallenge(id);

@@ -65,13 +65,18 @@ export const MAX_SECONDS_PER_BLOCK = 12n;
 /** PanelTiming.RESOLVE_MARGIN_SECONDS: time after the reveal deadline in which resolve still finds the panel bonded. */
 export const RESOLVE_MARGIN_SECONDS = 86_400n;
 
+/** DisputeGame.MAX_ROUNDS: a split Fault is appealed to a larger panel, at most this many rounds per dispute. */
+export const MAX_DISPUTE_ROUNDS = 3n;
+
 /**
  * The shortest AuditorRegistry exit delay a DisputeGame with `params` accepts (its constructor reverts with
- * DisputeGameExitDelayTooShort below it): seed delay (blocks * 12 s) + commit window + reveal window + 1 day.
+ * DisputeGameExitDelayTooShort below it): MAX_ROUNDS * (seed delay (blocks * 12 s) + commit window + reveal window)
+ * + 1 day, so that every member of every round stays forfeitable until the dispute's last round settles.
  * The registry's activation delay must also exceed seedDelayBlocks * 12 s (DisputeGameActivationDelayTooShort).
  */
 export function minAuditorExitDelaySeconds(params: Pick<DisputeParams, "seedDelayBlocks" | "commitWindowSeconds" | "revealWindowSeconds">): bigint {
-  return BigInt(params.seedDelayBlocks) * MAX_SECONDS_PER_BLOCK + BigInt(params.commitWindowSeconds) + BigInt(params.revealWindowSeconds) + RESOLVE_MARGIN_SECONDS;
+  const round = BigInt(params.seedDelayBlocks) * MAX_SECONDS_PER_BLOCK + BigInt(params.commitWindowSeconds) + BigInt(params.revealWindowSeconds);
+  return MAX_DISPUTE_ROUNDS * round + RESOLVE_MARGIN_SECONDS;
 }
 
 /** PoUW's local development chain (Hardhat, Anvil): DisputeGame.DEV_CHAIN_ID. */

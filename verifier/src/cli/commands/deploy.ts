@@ -46,7 +46,7 @@ export function registerDeploy(program: Command): void {
       .option("--evaluator <address>", "the one account that may record corpus improvement weights, fixed forever (default: nobody; every corpus keeps weight 1.0)")
       .option("--unbonding-delay <seconds>", "StakeVault unbonding delay", "604800")
       .option("--min-bond <amount>", "minimum auditor bond (tokens)", "100")
-      .option("--exit-delay <seconds>", "auditor exit delay (>= seed delay + commit + reveal windows + 1 day: 3 days + 24 s with the dispute defaults)", "1209600")
+      .option("--exit-delay <seconds>", "auditor exit delay (>= 3 rounds x (seed delay + commit + reveal windows) + 1 day: 7 days + 72 s with the dispute defaults)", "1209600")
       .option("--activation-delay <seconds>", "seconds before a new auditor bond counts for panel and attestation-committee draws", "3600")
       .option("--attestation-fee <amount>", "tokens (the auditor token) each ProviderRegistry.requestAttestation burns, > 0: the price of one committee draw (docs/panels.md)", "1")
       .option("--step-verifier <address>", "a ceremony's Groth16 step verifier, deployed already (with --vkey); default: the development verifier on chain 31337, none elsewhere (proofs disabled)")
