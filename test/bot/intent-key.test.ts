@@ -14,7 +14,8 @@ describe("bot intent keys: one typed key, one format, one parse", () => {
     ["receipt:12:0", { kind: "receipt", jobId: 12n, segment: 0 }],
     [`reportTimeout:3:${provider}:1`, { kind: "reportTimeout", jobId: 3n, provider, nextSegment: 1 }],
     [`reopenJob:3:${provider}:2`, { kind: "reopenJob", jobId: 3n, provider, nextSegment: 2 }],
-    ["resolve:5", { kind: "resolve", disputeId: 5n }],
+    ["resolve:5", { kind: "resolve", disputeId: 5n, round: 1 }],
+    ["resolve:5:r2", { kind: "resolve", disputeId: 5n, round: 2 }],
     ["claimStake:0", { kind: "claimStake", n: 0 }],
     ["claimDispute:2", { kind: "claimDispute", n: 2 }],
     ["claimForfeit:1", { kind: "claimForfeit", n: 1 }],
@@ -44,6 +45,8 @@ describe("bot intent keys: one typed key, one format, one parse", () => {
       ["receipt:7", /wrong number of parts/],
       ["reportTimeout:3:0x12:1", /provider "0x12" is not an address/],
       ["claimStake:-1", /claim number "-1"/],
+      ["resolve:5:r1", /round 1 is written without/],
+      ["resolve:5:x2", /unexpected part "x2"/],
       ["nonsense:1", /unknown kind "nonsense"/],
     ];
     for (const [text, reason] of bad) {

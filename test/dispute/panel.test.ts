@@ -199,6 +199,48 @@ describe("dispute: panel path end to end", function () {
     expect((await creditsOf(env.challenger, { deployment: env.d })).disputeGame - challengerBefore.disputeGame).to.equal(parseEther("0.05"));
   });
 
+  it("a split Fault is appealed: every member of the larger round-2 panel decides anew, commits a fresh ballot and reveals, and round 2's majority slashes", async () => {
+    const { jobId, ctx } = await committedJob("plant:5");
+    const report = await auditRun(ctx, { checks: ["recompute"] });
+    const bad = report.segments.find((s) => !s.ok)!;
+    const commits = await getSegmentCommits(env.provider.public, { jobMarket: env.d.jobMarket, jobId, fromBlock: 0n });
+    const { disputeId } = await openChallenge(env.challenger, { disputeGame: env.d.disputeGame, token: env.d.token, jobId, audit: bad, endStateHash: commits[bad.segment]!.endStateHash });
+    await env.mine(PARAMS_SEED_BLOCKS + 1);
+    const ballots = new BallotStore(join(dir, "ballots-appeal"));
+    await panelPass(ctx, disputeId, ballots);
+    const r1 = await getDispute(env.challenger.public, { disputeGame: env.d.disputeGame, disputeId });
+    // round 1: two Fault votes and one silent seat, a split Fault: resolving it opens round 2 instead of slashing
+    const silent = env.auditors.find((a) => a.account.address === r1.panel[2])!;
+    await env.increaseTime(3601);
+    expect((await panelPass(ctx, disputeId, ballots, [silent])).filter((a) => a === "revealed")).to.have.length(2);
+    await env.increaseTime(3601);
+    await resolveDispute(env.challenger, { disputeGame: env.d.disputeGame, disputeId });
+    const appealed = await getDispute(env.challenger.public, { disputeGame: env.d.disputeGame, disputeId });
+    expect(appealed.phase).to.not.equal("resolved");
+    expect(Number(appealed.round)).to.equal(2);
+    expect(await env.provider.public.readContract({ address: env.d.stakeVault, abi: stakeVaultAbi, functionName: "lockedFor", args: [env.provider.account.address, jobId] })).to.be.greaterThan(0n);
+
+    // round 2: a larger panel from the same pool (here every auditor, round-1 members included); each member serves it
+    await env.mine(PARAMS_SEED_BLOCKS + 1);
+    const commits2 = await panelPass(ctx, disputeId, ballots);
+    const r2 = await getDispute(env.challenger.public, { disputeGame: env.d.disputeGame, disputeId });
+    expect(r2.panel.length).to.be.greaterThan(r1.panel.length);
+    expect(commits2.filter((a) => a === "committed")).to.have.length(r2.panel.length);
+    // a member of both rounds committed a fresh ballot in round 2 (its round-1 salt is public once revealed)
+    const both = env.auditors.find((a) => r1.panel.includes(a.account.address) && a !== silent && r2.panel.includes(a.account.address))!;
+    const b1 = await ballots.load(env.d.disputeGame, disputeId, both.account.address, 1);
+    const b2 = await ballots.load(env.d.disputeGame, disputeId, both.account.address, 2);
+    expect(b2, "round-2 ballot persisted").to.not.equal(undefined);
+    expect(b2!.salt).to.not.equal(b1!.salt);
+    expect(b2!.round).to.equal(2);
+    expect((await panelPass(ctx, disputeId, ballots)).filter((a) => a === "revealed")).to.have.length(r2.panel.length);
+    await resolveDispute(env.challenger, { disputeGame: env.d.disputeGame, disputeId });
+    const done = await getDispute(env.challenger.public, { disputeGame: env.d.disputeGame, disputeId });
+    expect(done.outcome).to.equal("PanelFault");
+    expect(done.faultVotes).to.equal(r2.panel.length);
+    expect(await env.provider.public.readContract({ address: env.d.stakeVault, abi: stakeVaultAbi, functionName: "lockedFor", args: [env.provider.account.address, jobId] })).to.equal(0n);
+  });
+
   it("openChallenge refuses an audit that passed, and pouw dispute status rejects a bad job id", async () => {
     try {
       await openChallenge(env.challenger, { disputeGame: env.d.disputeGame, token: env.d.token, jobId: 1n, audit: { ok: true, proof: null }, endStateHash: `0x${"00".repeat(32)}` as Hex });

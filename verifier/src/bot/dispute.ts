@@ -21,8 +21,9 @@
  *              this bot is a member decides the step (dispute/panel.ts decideStep over the on-chain leaves), persists the ballot, commits, and
  *              reveals after the commit phase. servePanel reads the on-chain ballot first, so a restart never
  *              commits or reveals twice.
- *   resolve    after the reveal deadline (or once every member revealed): intent `resolve:D`, superseded if
- *              anyone resolved it first.
+ *   resolve    after the reveal deadline (or once every member revealed): intent `resolve:D` (`resolve:D:rN` in
+ *              appeal round N: resolving a split Fault opens the next round, which is resolved again), superseded if
+ *              anyone resolved that round first.
  *   claim      credits in DisputeGame (bonds) and AuditorRegistry (panel forfeits): claim intents, superseded
  *              when the credit is already zero.
  * Without a DisputeGame in the deployment (`noDisputeGame`) the bot records the finding and opens nothing.
@@ -57,6 +58,7 @@ import { SourceUnavailableError } from "../net/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import { startCheckpointUnavailable, type StepClaim } from "./checks.ts";
 import type { BotDb, IntentRow, SegmentRow } from "./db.ts";
+import { formatIntentKey } from "./intent-key.ts";
 
 export type Finding = { market: Address; jobId: bigint; segment: number; traceRoot: Hex; endStateHash: Hex; claim: StepClaim | null; kind: string; noClaim?: string };
 
@@ -226,8 +228,11 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
         case "commitChallenge":
         case "challenge":
           return challengeExists(BigInt(p.finding!.jobId), p.finding!.step, p.finding!.after === undefined ? undefined : BigInt(p.finding!.after));
-        case "resolveDispute":
-          return (await getDispute(pub, { disputeGame: game, disputeId: BigInt(p.disputeId!) })).phase === "resolved";
+        case "resolveDispute": {
+          // done once the dispute is resolved or has moved past the round this intent resolves (someone else resolved it)
+          const d = await getDispute(pub, { disputeGame: game, disputeId: BigInt(p.disputeId!) });
+          return d.phase === "resolved" || Number(d.round) > ((p as { round?: number }).round ?? 1);
+        }
         case "claimDispute":
           return (await getDisputeCredit(pub, { disputeGame: game, account: me })) === 0n;
         case "claimForfeit":
@@ -252,7 +257,8 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
           return;
         }
         if (d.phase === "resolvable") {
-          ctx.db.addIntent({ key: `resolve:${f.id}`, kind: "resolveDispute", jobId: f.jobId, segment: f.segment, payload: { to: game, data: resolveDisputeData(disputeId), disputeId: f.id } });
+          const round = Number(d.round);
+          ctx.db.addIntent({ key: formatIntentKey({ kind: "resolve", disputeId, round }), kind: "resolveDispute", jobId: f.jobId, segment: f.segment, payload: { to: game, data: resolveDisputeData(disputeId), disputeId: f.id, round } });
           return;
         }
         try {

@@ -5,10 +5,11 @@
  *   challenge round      approveBond:J:S[:rN][:topK]  commitChallenge:J:S[:rN][:renewK]  challenge:J:S[:rN]
  *   receipt              receipt:J:S
  *   tenure               reportTimeout:J:PROVIDER:NEXT  reopenJob:J:PROVIDER:NEXT
- *   dispute resolution   resolve:DISPUTE
+ *   dispute resolution   resolve:DISPUTE[:rN]
  *   credit claims        claimStake:N  claimDispute:N  claimForfeit:N
  *
- * J is the job id, S the segment, rN the challenge round (absent for round 1), topK the K-th approval re-sent when the
+ * J is the job id, S the segment, rN the challenge round or, on resolve, the dispute's appeal round (absent for
+ * round 1: resolving a split Fault opens an appeal round, which needs its own resolve), topK the K-th approval re-sent when the
  * allowance fell short, renewK the K-th renewal of an expired challenge commitment, NEXT the provider's next segment
  * (a later tenure of the same provider gets its own key), N the claim's sequence number.
  */
@@ -25,7 +26,7 @@ export type IntentKey =
   | { kind: RoundKind; jobId: bigint; segment: number; round: number; top?: number; renew?: number }
   | { kind: "receipt"; jobId: bigint; segment: number }
   | { kind: "reportTimeout" | "reopenJob"; jobId: bigint; provider: Address; nextSegment: number }
-  | { kind: "resolve"; disputeId: bigint }
+  | { kind: "resolve"; disputeId: bigint; round: number }
   | { kind: ClaimKind; n: number };
 
 /** A key that does not parse: a database written by something else, or a bug; never guessed at. */
@@ -61,7 +62,7 @@ export function formatIntentKey(k: IntentKey): string {
     case "reopenJob":
       return `${k.kind}:${k.jobId}:${k.provider}:${k.nextSegment}`;
     case "resolve":
-      return `resolve:${k.disputeId}`;
+      return `resolve:${k.disputeId}${k.round === 1 ? "" : `:r${k.round}`}`;
     default:
       return `${k.kind}:${k.n}`;
   }
@@ -101,9 +102,15 @@ export function parseIntentKey(text: string): IntentKey {
       if (!isAddress(rest[1]!)) throw new IntentKeyError(`intent key ${JSON.stringify(text)}: provider ${JSON.stringify(rest[1])} is not an address`);
       return { kind, jobId: bigUint(rest[0], "job id", text), provider: getAddress(rest[1]!), nextSegment: uint(rest[2], "next segment", text) };
     }
-    case "resolve":
-      if (rest.length !== 1) break;
-      return { kind, disputeId: bigUint(rest[0], "dispute id", text) };
+    case "resolve": {
+      if (rest.length !== 1 && rest.length !== 2) break;
+      const disputeId = bigUint(rest[0], "dispute id", text);
+      if (rest.length === 1) return { kind, disputeId, round: 1 };
+      if (!/^r[0-9]/.test(rest[1]!)) throw new IntentKeyError(`intent key ${JSON.stringify(text)}: unexpected part ${JSON.stringify(rest[1])}`);
+      const round = uint(rest[1]!.slice(1), "round", text);
+      if (round < 2) throw new IntentKeyError(`intent key ${JSON.stringify(text)}: round ${round} is written without its :r part`);
+      return { kind, disputeId, round };
+    }
     case "claimStake":
     case "claimDispute":
     case "claimForfeit":

@@ -1,7 +1,9 @@
 /**
  * Panel ballots persisted before the commit transaction is signed: a member that commits and then loses its salt
  * cannot reveal and forfeits part of its bond as silent, so the salt is written (atomically, mode 0600) first.
- * One JSON file per (dispute, member) under the ballot directory.
+ * One JSON file per (dispute, appeal round, member) under the ballot directory: a member drawn again in an appeal round
+ * decides anew and commits with a fresh salt (its round-1 vote and salt are public once revealed, so reusing them
+ * would show its appeal vote before the reveal phase).
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
@@ -33,6 +35,7 @@ const Ballot = z.strictObject({
   salt: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
   commitment: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
   reason: z.string(),
+  round: z.number().int().min(1).optional(),
 });
 
 export type Ballot = {
@@ -44,6 +47,8 @@ export type Ballot = {
   commitment: Hex;
   /** Why the member voted so (the recompute result), for the operator. */
   reason: string;
+  /** The dispute's round (1 = the first panel, 2.. = appeal panels); absent means 1. */
+  round?: number;
 };
 
 export class BallotStore {
@@ -52,24 +57,26 @@ export class BallotStore {
     this.dir = dir;
   }
 
-  private path(disputeGame: Address, disputeId: bigint, member: Address): string {
-    return join(this.dir, `ballot-${getAddress(disputeGame)}-${disputeId}-${getAddress(member)}.json`);
+  private path(disputeGame: Address, disputeId: bigint, member: Address, round = 1): string {
+    // round 1 keeps the name ballots had before appeal rounds existed, so a restarted bot finds them
+    const r = round === 1 ? "" : `-r${round}`;
+    return join(this.dir, `ballot-${getAddress(disputeGame)}-${disputeId}${r}-${getAddress(member)}.json`);
   }
 
   /** Writes the ballot atomically (temp file + rename), readable by the owner only. */
   async save(b: Ballot): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    const path = this.path(b.disputeGame, b.disputeId, b.member);
+    const path = this.path(b.disputeGame, b.disputeId, b.member, b.round ?? 1);
     const text = JSON.stringify({ format: "pouw-ballot-1", ...b, disputeId: b.disputeId.toString() }, null, 2);
     await writeFile(`${path}.tmp`, text, { mode: 0o600 });
     await rename(`${path}.tmp`, path);
   }
 
-  /** The saved ballot, or undefined when none exists. */
-  async load(disputeGame: Address, disputeId: bigint, member: Address): Promise<Ballot | undefined> {
+  /** The saved ballot of `round` (default 1), or undefined when none exists. */
+  async load(disputeGame: Address, disputeId: bigint, member: Address, round = 1): Promise<Ballot | undefined> {
     let text: string;
     try {
-      text = await readFile(this.path(disputeGame, disputeId, member), "utf8");
+      text = await readFile(this.path(disputeGame, disputeId, member, round), "utf8");
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw err;

@@ -56,19 +56,21 @@ export async function servePanel(clients: ChainClients, p: ServePanelParameters)
     if (d.panel.length === 0) return { action: "waiting-seed" };
   }
   if (!d.panel.some((m) => m.toLowerCase() === me.toLowerCase())) return { action: "not-member" };
+  // the current round's ballot (ballotOf reads the round the dispute is in; an appeal round is a fresh panel and vote)
+  const round = Number(d.round);
   const { commitment, vote } = await getBallot(clients.public, { disputeGame: p.disputeGame, disputeId: p.disputeId, member: me });
-  let ballot = await p.ballots.load(p.disputeGame, p.disputeId, me);
+  let ballot = await p.ballots.load(p.disputeGame, p.disputeId, me, round);
   if (commitment === zeroHash) {
     if (d.phase !== "commit") return { action: "missed-commit" };
     if (!ballot) {
       const decision = await p.decide();
       const salt = newSalt();
-      ballot = { disputeGame: p.disputeGame, disputeId: p.disputeId, member: me, vote: decision.vote, salt, commitment: voteCommitment(decision.vote, salt, me), reason: decision.reason };
+      ballot = { disputeGame: p.disputeGame, disputeId: p.disputeId, member: me, vote: decision.vote, salt, commitment: voteCommitment(decision.vote, salt, me), reason: decision.reason, round };
       // IMPORTANT: the salt is on disk before the commitment leaves the process.
       await p.ballots.save(ballot);
     }
     const r = await commitVote(clients, { disputeGame: p.disputeGame, disputeId: p.disputeId, commitment: ballot.commitment });
-    log.info({ disputeId: p.disputeId, vote: ballot.vote }, "vote committed");
+    log.info({ disputeId: p.disputeId, round, vote: ballot.vote }, "vote committed");
     return { action: "committed", vote: ballot.vote, hash: r.hash, gasUsed: r.gasUsed };
   }
   if (vote !== "None") return { action: "done" };
