@@ -218,7 +218,7 @@ describe("dispute: panel path end to end", function () {
     const appealed = await getDispute(env.challenger.public, { disputeGame: env.d.disputeGame, disputeId });
     expect(appealed.phase).to.not.equal("resolved");
     expect(Number(appealed.round)).to.equal(2);
-    expect(await env.provider.public.readContract({ address: env.d.stakeVault, abi: stakeVaultAbi, functionName: "lockedFor", args: [env.provider.account.address, jobId] })).to.be.greaterThan(0n);
+    expect(await env.provider.public.readContract({ address: env.d.stakeVault, abi: stakeVaultAbi, functionName: "lockedFor", args: [env.provider.account.address, jobId] }) > 0n).to.equal(true);
 
     // round 2: a larger panel from the same pool (here every auditor, round-1 members included); each member serves it
     await env.mine(PARAMS_SEED_BLOCKS + 1);
