@@ -48,9 +48,6 @@ export type CommittedSegment = {
   unavailableSince: number | null;
 };
 
-/** The name bot/dispute.ts imports. */
-export type SegmentRow = CommittedSegment;
-
 /** A job as the bot knows it (JobCreated, then status changes). */
 export type BotJob = {
   jobId: bigint;

@@ -51,13 +51,12 @@ import {
   type ChainClients,
   type Deployment,
 } from "../chain/index.ts";
+import { startCheckpointUnavailable, type Run, type StepClaim } from "../checks/index.ts";
 import { BallotStore, decideStep, servePanel } from "../dispute/index.ts";
 import { InputError } from "../errors/index.ts";
-import type { Run } from "../ml/run.ts";
 import { SourceUnavailableError } from "../net/index.ts";
 import type { ContentStore } from "../store/index.ts";
-import { startCheckpointUnavailable, type StepClaim } from "./checks.ts";
-import type { BotDb, IntentRow, SegmentRow } from "./db.ts";
+import type { BotDb, CommittedSegment, IntentRow } from "./db.ts";
 import { formatIntentKey } from "./intent-key.ts";
 
 export type Finding = { market: Address; jobId: bigint; segment: number; traceRoot: Hex; endStateHash: Hex; claim: StepClaim | null; kind: string; noClaim?: string };
