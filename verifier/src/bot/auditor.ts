@@ -16,7 +16,7 @@
  */
 import type { Address } from "viem";
 import { getAddress } from "viem";
-import { chainDate, getAuditorActive, getDisputeParams, getJob, getLockedStake, getRegistries, recordReceiptData, withRetry, type DisputeParams } from "../chain/index.ts";
+import { chainDate, getAuditorActive, getDisputeParams, getJob, getLockedStake, getRegistries, encodeCall, recordReceiptCall, withRetry, type DisputeParams } from "../chain/index.ts";
 import {
   auditChainSegment,
   BaseCheckpointError,
@@ -363,8 +363,8 @@ export class Auditor {
       this.ctx.db.tx(() => {
         this.ctx.db.saveReceipt({ jobId: String(s.jobId), segment: s.segment, verdict: receipt.verdict, checks: receipt.checks, sampledSteps: receipt.sampledSteps, traceRoot: receipt.traceRoot, signature });
         if (anchored) {
-          const data = recordReceiptData([receipt, target.endStateHash, signature]);
-          this.ctx.db.addIntent({ key: formatIntentKey({ kind: "receipt", jobId, segment: s.segment }), kind: "recordReceipt", jobId: String(s.jobId), segment: s.segment, payload: { to: this.ctx.deployment.jobRecords, data } });
+          const call = encodeCall(recordReceiptCall({ jobRecords: this.ctx.deployment.jobRecords, receipt, endStateHash: target.endStateHash, signature }));
+          this.ctx.db.addIntent({ key: formatIntentKey({ kind: "receipt", jobId, segment: s.segment }), kind: "recordReceipt", jobId: String(s.jobId), segment: s.segment, payload: call });
         }
       });
       log.info({ event: "audit", ok: true, receipt: true, costMs: Math.round(verdict.costMs), anchored }, anchored ? "audit ok; receipt signed, recordReceipt queued" : "audit ok; receipt signed (JobMarket has no registries: not anchored)");

@@ -22,7 +22,7 @@
  */
 import type { Logger } from "pino";
 import { getAddress, type Address, type Hex } from "viem";
-import { getAuditorFunds, getJob, getMissingContracts, getPanelPool, getStakeCredit, claimCreditData, toChainError, watchMarketLogs, type AuditorFunds, type BlockRef } from "../chain/index.ts";
+import { getAuditorFunds, getJob, getMissingContracts, getPanelPool, getStakeCredit, claimStakeCreditCall, encodeCall, toChainError, watchMarketLogs, type AuditorFunds, type BlockRef } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
 import { circuitJobCheck } from "../market/circuit-job.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
@@ -210,7 +210,7 @@ export class ChallengerBot {
     const credit = await getStakeCredit(clients.public, { stakeVault: deployment.stakeVault, account: this.ctx.me });
     if (credit === 0n) return;
     const n = this.db.allIntents().filter((i) => i.kind === "claimStake").length;
-    this.db.addIntent({ key: formatIntentKey({ kind: "claimStake", n }), kind: "claimStake", payload: { to: deployment.stakeVault, data: claimCreditData() } });
+    this.db.addIntent({ key: formatIntentKey({ kind: "claimStake", n }), kind: "claimStake", payload: encodeCall(claimStakeCreditCall({ stakeVault: deployment.stakeVault })) });
   }
 
   // ------------------------------------------------------------------ start-up summary + heartbeat

@@ -15,12 +15,10 @@
  *   events    every JobMarket event stored (block, log index, job, name): what a rollback removes and re-reads
  * Events and the cursor are written in one SQLite transaction: a crash never skips or repeats a block range.
  */
-import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import type { DatabaseSync } from "node:sqlite";
-import { dirname } from "node:path";
 import type { Address, Hex } from "viem";
 import type { SegmentCommitment } from "../checks/segment.ts";
+import { openBotDatabase } from "./db-schema.ts";
 
 export type AuditStatus = "unsampled" | "pending" | "running" | "ok" | "bad" | "error";
 export type IntentStatus = "pending" | "signed" | "confirmed" | "superseded" | "failed";
@@ -49,9 +47,6 @@ export type CommittedSegment = {
   /** Chain time (s) of the first failure to fetch the segment's content from any source; null while none is open. */
   unavailableSince: number | null;
 };
-
-/** The name bot/dispute.ts imports. */
-export type SegmentRow = CommittedSegment;
 
 /** A job as the bot knows it (JobCreated, then status changes). */
 export type BotJob = {
@@ -159,76 +154,11 @@ export type IntentRow = {
   mined_block: number | null;
 };
 
-/**
- * Loads node:sqlite without its one-time "SQLite is an experimental feature" warning on stderr (the
- * CLI's stderr carries one-line reasons and logs; every other warning passes through).
- */
-function loadSqlite(): typeof import("node:sqlite") {
-  const emit = process.emitWarning;
-  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    const text = typeof warning === "string" ? warning : warning.message;
-    if (/SQLite is an experimental feature/.test(text)) return;
-    (emit as (...a: unknown[]) => void).call(process, warning, ...rest);
-  }) as typeof process.emitWarning;
-  try {
-    return createRequire(import.meta.url)("node:sqlite") as typeof import("node:sqlite");
-  } finally {
-    process.emitWarning = emit;
-  }
-}
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS jobs (
-  job_id TEXT PRIMARY KEY, buyer TEXT NOT NULL, manifest_uri TEXT NOT NULL, manifest_hash TEXT NOT NULL,
-  segments INTEGER NOT NULL, steps_per_segment INTEGER NOT NULL, audit_rate REAL, provider TEXT, status TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS segments (
-  job_id TEXT NOT NULL, segment INTEGER NOT NULL, trace_root TEXT NOT NULL, end_state_hash TEXT NOT NULL,
-  state_hashes TEXT NOT NULL DEFAULT '[]',
-  checkpoint_cid TEXT NOT NULL, loss_e6 TEXT NOT NULL, block TEXT NOT NULL, sampled INTEGER,
-  audit TEXT NOT NULL DEFAULT 'unsampled', first_bad_step INTEGER, cost_ms REAL, flops REAL, detail TEXT,
-  PRIMARY KEY (job_id, segment));
-CREATE TABLE IF NOT EXISTS intents (
-  id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, job_id TEXT, segment INTEGER,
-  payload TEXT NOT NULL, status TEXT NOT NULL, tx_hash TEXT, raw_tx TEXT, nonce INTEGER, error TEXT,
-  created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS blocks (number INTEGER PRIMARY KEY, hash TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS events (
-  block INTEGER NOT NULL, log_index INTEGER NOT NULL, job_id TEXT, name TEXT NOT NULL, PRIMARY KEY (block, log_index));
-CREATE TABLE IF NOT EXISTS receipts (
-  job_id TEXT NOT NULL, segment INTEGER NOT NULL, verdict INTEGER NOT NULL, checks INTEGER NOT NULL,
-  sampled_steps INTEGER NOT NULL, trace_root TEXT NOT NULL, signature TEXT NOT NULL, PRIMARY KEY (job_id, segment));
-`;
-
 export class BotDb {
   readonly db: DatabaseSync;
 
-  // NOTE: node:sqlite rather than better-sqlite3: better-sqlite3 is a native addon that must be built
-  // for the exact Node ABI, and the offline install builds it for the bootstrap Node, not Node 22.
   constructor(path: string) {
-    mkdirSync(dirname(path), { recursive: true });
-    this.db = new (loadSqlite().DatabaseSync)(path);
-    this.db.exec("PRAGMA journal_mode = WAL");
-    this.db.exec("PRAGMA synchronous = FULL");
-    this.db.exec("PRAGMA busy_timeout = 5000");
-    this.db.exec(SCHEMA);
-    this.migrate();
-  }
-
-  /** Columns added after the first release: added in place to an older database (SQLite ALTER TABLE ADD COLUMN). */
-  private migrate(): void {
-    const columns = (table: string) => new Set((this.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
-    const added: [table: string, name: string, decl: string][] = [
-      ["intents", "attempts", "INTEGER NOT NULL DEFAULT 0"],
-      ["intents", "retry_at", "INTEGER"],
-      ["intents", "reverts", "INTEGER NOT NULL DEFAULT 0"],
-      ["segments", "screen", "TEXT"],
-      ["segments", "unavailable_since", "INTEGER"],
-      ["intents", "mined_block", "INTEGER"],
-    ];
-    for (const [table, name, decl] of added) {
-      if (!columns(table).has(name)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${decl}`);
-    }
+    this.db = openBotDatabase(path);
   }
 
   close(): void {

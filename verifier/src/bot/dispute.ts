@@ -31,11 +31,13 @@
 import type { Address, Hex } from "viem";
 import type { Logger } from "pino";
 import {
-  approveData,
+  approveTokenCall,
   challengeCommitment,
-  challengeData,
-  claimCreditData,
-  commitChallengeData,
+  challengeStepCall,
+  claimBondCreditCall,
+  claimDisputeCreditCall,
+  commitChallengeCall,
+  encodeCall,
   getBondCredit,
   getDispute,
   getDisputeCredit,
@@ -44,20 +46,19 @@ import {
   getOpenDispute,
   getRequiredDeposit,
   newChallengeSalt,
-  resolveDisputeData,
+  resolveDisputeCall,
   withRetry,
   ContractRevertError,
   toChainError,
   type ChainClients,
   type Deployment,
 } from "../chain/index.ts";
+import { startCheckpointUnavailable, type Run, type StepClaim } from "../checks/index.ts";
 import { BallotStore, decideStep, servePanel } from "../dispute/index.ts";
 import { InputError } from "../errors/index.ts";
-import type { Run } from "../ml/run.ts";
 import { SourceUnavailableError } from "../net/index.ts";
 import type { ContentStore } from "../store/index.ts";
-import { startCheckpointUnavailable, type StepClaim } from "./checks.ts";
-import type { BotDb, IntentRow, SegmentRow } from "./db.ts";
+import type { BotDb, CommittedSegment, IntentRow } from "./db.ts";
 import { formatIntentKey } from "./intent-key.ts";
 
 export type Finding = { market: Address; jobId: bigint; segment: number; traceRoot: Hex; endStateHash: Hex; claim: StepClaim | null; kind: string; noClaim?: string };
@@ -145,7 +146,7 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
     const k = `${finding.jobId}:${finding.segment}${round === 1 ? "" : `:r${round}`}`;
     const common = { jobId: finding.jobId, segment: finding.segment };
     return [
-      { key: `approveBond:${k}`, kind: "approveBond", ...common, payload: { to: deployment.token, data: approveData(game!, deposit), finding } },
+      { key: `approveBond:${k}`, kind: "approveBond", ...common, payload: { ...encodeCall(approveTokenCall({ token: deployment.token, spender: game!, amount: deposit })), finding } },
       { key: `commitChallenge:${k}`, kind: "commitChallenge", ...common, payload: { to: game!, data: commitData, finding } },
       { key: `challenge:${k}`, kind: "challenge", ...common, payload: { to: game!, data: challengeData, commit: commitData, finding } },
     ];
@@ -216,8 +217,22 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
       // on a valid step, kept open to block challenges; every dispute open at a fault shares the reward (IDisputeGame).
       const c = f.claim;
       const salt = newChallengeSalt();
-      const commit = commitChallengeData(f.jobId, f.segment, challengeCommitment(f.jobId, c.step, clients.account.address, salt));
-      const data = challengeData([f.jobId, BigInt(f.segment), BigInt(c.step), f.traceRoot, f.endStateHash, c.prevStateHash, c.prevProof, c.stateHash, c.proof, salt]);
+      const commit = encodeCall(commitChallengeCall({ disputeGame: game, jobId: f.jobId, segment: f.segment, commitment: challengeCommitment(f.jobId, c.step, clients.account.address, salt) })).data;
+      const data = encodeCall(
+        challengeStepCall({
+          disputeGame: game,
+          jobId: f.jobId,
+          segment: f.segment,
+          step: c.step,
+          traceRoot: f.traceRoot,
+          endStateHash: f.endStateHash,
+          hPrev: c.prevStateHash,
+          proofPrev: c.prevProof,
+          hStep: c.stateHash,
+          proofStep: c.proof,
+          salt,
+        }),
+      ).data;
       return roundIntents({ jobId: f.jobId.toString(), segment: f.segment, step: c.step }, await requiredDeposit(f.jobId), commit, data);
     },
 
@@ -258,7 +273,7 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
         }
         if (d.phase === "resolvable") {
           const round = Number(d.round);
-          ctx.db.addIntent({ key: formatIntentKey({ kind: "resolve", disputeId, round }), kind: "resolveDispute", jobId: f.jobId, segment: f.segment, payload: { to: game, data: resolveDisputeData(disputeId), disputeId: f.id, round } });
+          ctx.db.addIntent({ key: formatIntentKey({ kind: "resolve", disputeId, round }), kind: "resolveDispute", jobId: f.jobId, segment: f.segment, payload: { ...encodeCall(resolveDisputeCall({ disputeGame: game, disputeId })), disputeId: f.id, round } });
           return;
         }
         try {
@@ -310,15 +325,15 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
       }
       ctx.db.setMeta("disputes", JSON.stringify(followed));
       // credits: challenger bonds (DisputeGame) and panel forfeits (AuditorRegistry)
-      for (const [kind, address, creditOf] of [
-        ["claimDispute", game, () => getDisputeCredit(pub, { disputeGame: game, account: ctx.me })],
-        ["claimForfeit", deployment.auditorRegistry, () => getBondCredit(pub, { auditorRegistry: deployment.auditorRegistry, account: ctx.me })],
+      for (const [kind, claim, creditOf] of [
+        ["claimDispute", encodeCall(claimDisputeCreditCall({ disputeGame: game })), () => getDisputeCredit(pub, { disputeGame: game, account: ctx.me })],
+        ["claimForfeit", encodeCall(claimBondCreditCall({ auditorRegistry: deployment.auditorRegistry })), () => getBondCredit(pub, { auditorRegistry: deployment.auditorRegistry, account: ctx.me })],
       ] as const) {
         if (ctx.db.openIntents().some((i) => i.kind === kind)) continue;
         const credit = await creditOf();
         if (credit === 0n) continue;
         const n = ctx.db.allIntents().filter((i) => i.kind === kind).length;
-        ctx.db.addIntent({ key: `${kind}:${n}`, kind, payload: { to: address, data: claimCreditData() } });
+        ctx.db.addIntent({ key: `${kind}:${n}`, kind, payload: claim });
       }
     },
   };

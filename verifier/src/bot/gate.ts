@@ -15,7 +15,7 @@
  *                 another dispute, `failed` otherwise: a lost finding).
  */
 import { getAddress, type Address } from "viem";
-import { approveData, CHALLENGE_GAS_UNITS, chainDate, getAuditorFunds, getJob, tenureData, withRetry } from "../chain/index.ts";
+import { approveTokenCall, CHALLENGE_GAS_UNITS, chainDate, encodeCall, getAuditorFunds, getJob, reopenJobCall, reportTimeoutCall, withRetry } from "../chain/index.ts";
 import { backoffMs, ethDown, ethUp, fundingFix, tokens, type BotContext } from "./context.ts";
 import type { IntentRow } from "./db.ts";
 import type { IntentSpec } from "./dispute.ts";
@@ -36,7 +36,7 @@ export function tenureIntent(ctx: BotContext, kind: "reportTimeout" | "reopenJob
     key: formatIntentKey({ kind, jobId: job.jobId, provider: getAddress(job.provider), nextSegment: job.nextSegment }),
     kind,
     jobId: job.jobId.toString(),
-    payload: { to: ctx.deployment.jobMarket, data: tenureData(kind, job.jobId), provider: job.provider, nextSegment: job.nextSegment },
+    payload: { ...encodeCall((kind === "reportTimeout" ? reportTimeoutCall : reopenJobCall)({ jobMarket: ctx.deployment.jobMarket, jobId: job.jobId })), provider: job.provider, nextSegment: job.nextSegment },
   };
 }
 
@@ -84,7 +84,7 @@ export class Gate {
         kind: "approveBond",
         jobId: i.job_id!,
         segment: i.segment!,
-        payload: { to: deployment.token, data: approveData(deployment.disputeGame, deposit), finding: JSON.parse(i.payload).finding },
+        payload: { ...encodeCall(approveTokenCall({ token: deployment.token, spender: deployment.disputeGame, amount: deposit })), finding: JSON.parse(i.payload).finding },
       };
       return { kind: "prerequisite", intent, why: { level: "warn", fields: { allowance: tokens(funds.allowance), deposit: tokens(deposit), approve: intent.key }, message: "allowance to DisputeGame is below the deposit: approving again" } };
     }

@@ -12,6 +12,7 @@
  */
 import { parseEventLogs, type Address, type Hex } from "viem";
 import { disputeGameAbi } from "./abi/DisputeGame.ts";
+import type { CallParameters, ContractCall } from "./call.ts";
 import type { ChainClients } from "./clients.ts";
 import { ChainError } from "./errors.ts";
 import { sendContractTx, type SendOptions, type SendResult } from "./send.ts";
@@ -33,17 +34,18 @@ export type ChallengeStepParameters = SendOptions & {
 
 export type ChallengeStepReturnType = SendResult & { disputeId: bigint; bond: bigint; fees: bigint; seedBlock: bigint };
 
+/** The call `challengeStep` sends, as data (`encodeCall` gives its `{ to, data }` for a sender that records it before signing). */
+export function challengeStepCall(p: CallParameters<ChallengeStepParameters>): ContractCall<typeof disputeGameAbi, "challenge"> {
+  return {
+    address: p.disputeGame,
+    abi: disputeGameAbi,
+    functionName: "challenge",
+    args: [p.jobId, BigInt(p.segment), BigInt(p.step), p.traceRoot, p.endStateHash, p.hPrev, p.proofPrev, p.hStep, p.proofStep, p.salt],
+  };
+}
+
 export async function challengeStep(clients: ChainClients, p: ChallengeStepParameters): Promise<ChallengeStepReturnType> {
-  const r = await sendContractTx(
-    clients,
-    {
-      address: p.disputeGame,
-      abi: disputeGameAbi,
-      functionName: "challenge",
-      args: [p.jobId, BigInt(p.segment), BigInt(p.step), p.traceRoot, p.endStateHash, p.hPrev, p.proofPrev, p.hStep, p.proofStep, p.salt],
-    },
-    p,
-  );
+  const r = await sendContractTx(clients, challengeStepCall(p), p);
   const [ev] = parseEventLogs({ abi: disputeGameAbi, logs: r.receipt.logs, eventName: "Challenged" });
   if (!ev) throw new ChainError(`challenge ${r.hash} emitted no Challenged event`);
   return { ...r, disputeId: ev.args.disputeId, bond: ev.args.bond, fees: ev.args.fees, seedBlock: ev.args.seedBlock };

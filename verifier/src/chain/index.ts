@@ -94,7 +94,6 @@ export * from "./getCorpusRegistration.ts";
 export * from "./getOpenDispute.ts";
 export * from "./getBallot.ts";
 export * from "./getRequestFee.ts";
-export * from "./calldata.ts";
 export * from "./getMarketLogs.ts";
 export * from "./watchMarketLogs.ts";
 export * from "./disputeStatement.ts";

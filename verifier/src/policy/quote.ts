@@ -127,7 +127,7 @@ export const DEFAULT_QUOTE_OPTIONS: Readonly<QuoteOptions> = Object.freeze({
   lastSegmentAudited: true,
 });
 
-/** The checks the challenger bot runs on a job (bot/checks.ts): recompute on sampled segments, the screen on every one. */
+/** The checks the challenger bot runs on a job (checks/target.ts): recompute on sampled segments, the screen on every one. */
 export const PIPELINE_CHECKS: readonly string[] = Object.freeze(["recompute", "screen"]);
 
 /** Meta-audit rates the quote chooses from when the buyer does not fix one. */

@@ -11,7 +11,7 @@
  * Every format's nonce must be evidenceNonce(request binding, sessionKey) (session.ts): the EAT's `eat_nonce`, or the
  * TD / SNP report's report data (nonce in bytes 0..31, bytes 32..63 zero). The tier is the format's evidence type, never a
  * claim: nvidia-eat -> 1 (accelerator-cc-report), intel-tdx and amd-sev-snp -> 2 (cvm-quote), pouw-eat -> the EKU
- * (index.ts). A format the verifier has no trust configuration for mints nothing (`untrusted-root`).
+ * (eat.ts). A format the verifier has no trust configuration for mints nothing (`untrusted-root`).
  *
  * @example
  *   const q = await getAttestationRequest(client, { providerRegistry, requestId });
@@ -23,7 +23,7 @@ import { z } from "zod";
 import { AttestationError } from "./errors.ts";
 import { checkSessionKey, evidenceNonce } from "./session.ts";
 import { attestedBand, EVIDENCE_TIER, type EvidenceType } from "./tiers.ts";
-import { verifyAttestation, type TrustAnchor } from "./index.ts";
+import { verifyAttestation, type TrustAnchor } from "./eat.ts";
 import type { AttestationPolicy } from "./policy.ts";
 import { verifyTdxQuote, type TdxPolicy } from "./formats/tdx.ts";
 import { verifyNvidiaEat, type NvidiaPolicy } from "./formats/nvidia.ts";
