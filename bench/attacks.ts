@@ -1,5 +1,5 @@
 /**
- * `npm run bench:attacks` (hardhat run bench/attacks.ts): plays every attack of issue 12, and the named ML cheats, on
+ * `npm run bench:attacks` (hardhat run bench/attacks.ts): plays every named attack on the market's rules, and the named ML cheats, on
  * Hardhat's in-process network as actor scripts (bench/attacks/game.ts: the rules of the game over declared traces;
  * bench/attacks/trained.ts: real training caught by the challenger bots), reads every party's holdings before and
  * after (verifier/src/chain/getHoldings.ts), prints a table and writes bench/results/attacks.json:

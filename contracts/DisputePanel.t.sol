@@ -10,7 +10,7 @@ import {IDisputeGameTypes, IStepVerifier} from "./interfaces/IDisputeGame.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
 import {PanelReference} from "./test/PanelReference.sol";
 
-/// @notice The dispute panel is the registry's snapshot at the challenge (issue 12, attack 4): an attacker that waits
+/// @notice The dispute panel is the registry's snapshot at the challenge: an attacker that waits
 /// for blockhash(seedBlock) and then posts bonds, requests exits, leaves, or re-bonds after a forfeit, in the block of
 /// the draw, does not change the panel. The expected panel comes from the reference draw (test/PanelReference.sol) over the
 /// pool the fixture set up (its five auditors, in bond order), not from the registry.

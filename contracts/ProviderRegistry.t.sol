@@ -127,7 +127,7 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
         assertEq(providers.effectiveTier(PROVIDER), 3, "downgraded by the fresher record");
     }
 
-    /// Issue 17 (4): a 30-day tier-1 record must not block a newer, shorter downgrade (records were ordered by
+    /// A 30-day tier-1 record must not block a newer, shorter downgrade (records were ordered by
     /// expiresAt, so the downgrade reverted with the old stale-record error).
     function test_record_newerShorterDowngrade_replacesLongerRecord() public {
         _attest(providers, PROVIDER, 1, uint64(block.timestamp) + MAX_VALIDITY, 2);
@@ -145,7 +145,7 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
         providers.record(att, sigs);
     }
 
-    /// Issue 17 (4): the committee signs tier 1 for 30 days, the provider withholds it, a newer request records a
+    /// The committee signs tier 1 for 30 days, the provider withholds it, a newer request records a
     /// downgrade. The withheld statement cannot be recorded over it: its request closed before the next one opened,
     /// and had it not, its issuedAt is older than the record's.
     function test_record_withheldOlderStatementAfterNewer_reverts() public {
@@ -357,7 +357,7 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
 
     // ---------------------------------------------------------------- the self-attesting provider
 
-    /// The attack of issue 12 (7): the provider bonds two auditors of its own and signs tier 1 with them. Under the
+    /// Self-attestation: the provider bonds two auditors of its own and signs tier 1 with them. Under the
     /// committee rule their signatures count only when the draw put both on the committee; here they were bonded
     /// just before the request, so the snapshot does not even contain them.
     function testFuzz_freshOwnAuditors_neverOnCommittee(uint32 height) public {

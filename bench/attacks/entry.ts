@@ -1,5 +1,5 @@
 /**
- * Attacks on how money and challenges enter the game (issue 27, part B), each an actor script over a fresh deployment
+ * Attacks on how money and challenges enter the game, each an actor script over a fresh deployment
  * (bench/attacks/world.ts), in the style of game.ts: sniped challenge commitments, a lock shrunk below the panel's fees
  * by a timeout slash, a fee-on-transfer payment token and idle-tenure griefing with a zero timeout slash. A step the
  * rules must refuse is sent anyway and its revert is reported by name; if it goes through, AttackSucceeded is thrown.

@@ -1,5 +1,5 @@
 /**
- * The attacks of issue 12 on the rules of the game, each an actor script over a fresh deployment (bench/attacks/world.ts):
+ * The attacks on the rules of the game, each an actor script over a fresh deployment (bench/attacks/world.ts):
  * the provider and the addresses it controls (sybil challengers A and B, sybil auditors S1..S7) play the attack, the
  * honest challenger and auditors H1..H5 play by the rules, and every step is a real transaction through the chain
  * actions. Traces are the declared trajectory of world.ts (the cheat is a declared divergent state); honest panel
@@ -358,7 +358,7 @@ export async function concedeAfterReveals(): Promise<Row> {
   return atLeastNonChallenger(row);
 }
 
-// ---------------------------------------------------------------- 16, 17, 18: session 8's holes
+// ---------------------------------------------------------------- 16, 17, 18: holes found by a later review
 
 /**
  * A lock too small to pay the panel: a job with a 1-wei stake (posted by the provider's own buyer address, or by a

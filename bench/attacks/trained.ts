@@ -1,5 +1,5 @@
 /**
- * The attacks of issue 12 that need real training: a provider trains examples/tiny.json (MNIST MLP, 12 steps in
+ * The attacks that need real training: a provider trains examples/tiny.json (MNIST MLP, 12 steps in
  * 3 segments of 4, audit rate 1) with a cheat strategy of the engine and commits every segment through
  * runProviderJob (or, for `copy`, commits a peer's re-keyed trace); four ChallengerBots (the code `pouw auditor run`
  * runs: bit-exact recompute from the committed checkpoints, challenge, panel duty, resolve, claims) catch it on the

@@ -1,5 +1,5 @@
 /**
- * Abandonment does not launder a faulty segment (issue 12): a stale:2 provider commits the first segment of
+ * Abandonment does not launder a faulty segment: a stale:2 provider commits the first segment of
  * examples/tiny.json (faulty at step 2) and stops. Nobody audits before the segment deadline passes; an Active job past
  * its deadline takes no new dispute, so the bot that finds the bad step reports the timeout first (the job becomes
  * TimedOut: its committed segment stays disputable for a challenge window, the rest of the lock locked), then

@@ -2,7 +2,7 @@
  * Fine-tuning jobs (manifest init.checkpointCid) under the challenger bot. The base checkpoint is the final state of a
  * short earlier honest run of the same model with Adam (examples/tiny.json, another job), published by the buyer.
  *
- * Before session 8 h(0) carried the base's Adam state (moments and the bias-correction powers of the base's last
+ * An earlier rule had h(0) carry the base's Adam state (moments and the bias-correction powers of the base's last
  * step) with the step reset to 0, so every later segment start of an HONEST fine-tuning job failed the screen with
  * optimizer-state-invalid: the bot recomputed, found the steps right, and signed no receipt for those segments. Now
  * a fine-tuning job starts from the base's weights with a fresh optimizer state (init.optimizerState "fresh"), so the

@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 10: a bot set up like the README's walkthrough (its whole balance bonded) finds the bad step, and its
+ * A bot set up like the README's walkthrough (its whole balance bonded) finds the bad step, and its
  * challenge must not revert and be forgotten. It checks the deposit (DisputeGame.requiredDeposit: bond + panel fees)
  * and gas before sending, logs the exact shortfall at error, keeps the challenge pending with backoff, and sends it
  * once the tokens arrive; if the window closes first, the finding is recorded as lost, with why. A revert the contract

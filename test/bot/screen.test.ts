@@ -1,5 +1,5 @@
 /**
- * The state screen on every committed segment (issue 13): a state-poison:2 provider writes huge Adam moments at step
+ * The state screen on every committed segment: a state-poison:2 provider writes huge Adam moments at step
  * 2 of segment 0 (weights honest) and takes every later step with zero compute, bit-exact from its committed state.
  * The job's audit rate is 0.05 and every bot's sampling secret is chosen so that no segment is sampled: without the
  * screen nobody would recompute anything and the cheater would be paid. The screen of segment 1's start checkpoint

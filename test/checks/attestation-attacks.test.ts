@@ -1,5 +1,5 @@
 /**
- * The attestation path played by a cheating provider (issue 17 follow-up): extra addresses, a rented confidential
+ * The attestation path played by a cheating provider: extra addresses, a rented confidential
  * machine, old evidence and chosen timing. Each case is the attack; the assertion is the named reason it now fails
  * with (or, for what the design already stops, the reason it always failed with). Chain-side attacks (old statements,
  * the provider on its own committee) are in test/chain/attestation.test.ts; co-signing in test/cli/attest-cli.test.ts.
@@ -241,7 +241,7 @@ describe("checks/attestation attacks: a cheating provider against bundles, forma
     });
 
     it("a VCEK entry carrying PEM text after its DER, or BER-style trailing bytes, is refused (certificate-not-der)", async () => {
-      // what issue 17 item 2 did with x5c, tried on the SNP chain: a decoy VCEK read one way, another read the other
+      // the two-readings attack on x5c, tried on the SNP chain: a decoy VCEK read one way, another read the other
       const other = await chain.vcek(randomBytes(64), TCB);
       const withPem = Buffer.concat([Buffer.from(good.vcek), Buffer.from(`\n${other.cert.toString("pem")}\n`)]);
       expect(await reasonOf(verifySevSnp({ ...good, vcek: withPem }, policy, new Date()))).to.equal("certificate-not-der");

@@ -1,5 +1,5 @@
 /**
- * Real evidence formats and the evidence bundle (issue 17 items 2 and 6):
+ * Real evidence formats and the evidence bundle:
  *  - Intel TDX: a REAL quote and REAL Intel PCS collateral (test/checks/vendor-evidence/intel-tdx, from Phala-Network/
  *    dcap-qvl's public test vectors), verified offline at a fixed time against the pinned Intel SGX root; tampering,
  *    stale collateral and swapped CRLs are refused by name (the CRL checks are ours: @phala/dcap-qvl skips them).

@@ -259,7 +259,7 @@ describe("checks/attestation: local verification of signed evidence against a co
     await expectReason(verify(emptySeq), "bad-certificate"); // 30 00: DER, but not a certificate
   });
 
-  // issue 17 (2): one entry, two readings. node:crypto reads the PEM text appended to the DER bytes, @peculiar/x509
+  // one entry, two readings. node:crypto reads the PEM text appended to the DER bytes, @peculiar/x509
   // reads the DER prefix: the decoy (valid) passes the validity checks, the expired device key signs the token.
   it("rejects a DER entry carrying PEM text (the expired device certificate behind a valid decoy)", async () => {
     const expired = await issue({ subject: "CN=Expired device", issuer: inter, ca: false, notAfter: new Date(NOW.getTime() - DAY) });
@@ -305,7 +305,7 @@ describe("checks/attestation: local verification of signed evidence against a co
     await expectReason(verify(await token(odd, [inter])), "bad-certificate");
   });
 
-  // issue 17 (3): the tier comes from which evidence key verified, not from claims.platform
+  // the tier comes from which evidence key verified, not from claims.platform
   it("takes the tier from the verified key's evidence type: a claim lowers it, never raises it", async () => {
     const enclaveKey = await issue({ subject: "CN=Phone enclave", issuer: enclaveInter, ca: false, eku: [EVIDENCE_KEY_PURPOSES["device-enclave"]] });
     const raise = await sign({ ...goodClaims(challenge), platform: "accelerator-cc" }, [enclaveKey.cert, enclaveInter.cert], enclaveKey.keys.privateKey);
@@ -339,7 +339,7 @@ describe("checks/attestation: local verification of signed evidence against a co
     await expectReason(verify(await token(underNarrow, [narrow])), "leaf-key-purpose");
   });
 
-  // issue 17 (1): evidence bound to one provider's request; relay and replay
+  // evidence bound to one provider's request; relay and replay
   it("binds evidence to the provider's request: relay and replay are rejected, the statement names the bound provider", async () => {
     const A = "0x00000000000000000000000000000000000000a1" as const;
     const B = "0x00000000000000000000000000000000000000b2" as const;

@@ -1,5 +1,5 @@
 /**
- * One audit pipeline (issue 13): `pouw audit` over a trace directory, the challenger bot over the chain's commitments
+ * One audit pipeline: `pouw audit` over a trace directory, the challenger bot over the chain's commitments
  * and a panel member's vote call the same functions (checks/recompute.ts, checks/screen-segment.ts, checks/decide.ts),
  * so they reach the same verdict, and every failure is either a claim the panel upholds or a stated reason why not.
  */

@@ -1,5 +1,5 @@
 /**
- * The newcomer's path (issue 15), in-process through main(argv) against a fresh in-process chain served over HTTP: every
+ * The newcomer's path, in-process through main(argv) against a fresh in-process chain served over HTTP: every
  * command of the market's life with --json, from `pouw deploy` to `pouw buyer fetch` and the claims. Each command's
  * stdout parses as JSON (one object per line), and every write names each transaction it sent with its hash and
  * block: checked against the chain's own receipts (mined in that block, succeeded, sent by the command's account),

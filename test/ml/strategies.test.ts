@@ -154,7 +154,7 @@ describe("ml/strategies: each cheat changes the roots from its first affected se
     expect(parseStrategy("full-copy:/a:b")).to.deep.equal({ kind: "full-copy", dir: "/a:b" });
   });
 
-  // issue 13: one poisoned step makes the rest of the job free and bit-exact
+  // one poisoned step makes the rest of the job free and bit-exact
   for (const [name, saved] of [["state-poison", 59 / 60], ["nan-plant", 59 / 60]] as const) {
     it(`${name} on a 60-step job computes one gradient, and every later state is the engine's step from the one before`, async () => {
       const long = await createRun(parseManifest({ ...structuredClone(tinyManifest()), training: { batchSize: 8, steps: 60, stepsPerSegment: 4 } }), { jobId: 9n, salt: offlineSalt(9n) });

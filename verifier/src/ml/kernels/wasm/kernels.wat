@@ -54,7 +54,7 @@
   ;; columns (64 bytes each, k ascending). Columns N..8G-1 are +0 (they only feed C's padding columns).
   ;; Returns 1 when every element of B is finite (no +-Inf, no NaN), else 0.
   ;; Row-major B at 1 KiB per row (N = 128) put a tile's 48 k rows into 4 of L1's 64 sets, more than its
-  ;; 8 ways, so a tile re-read its B rows from L2 (docs/engine.md "Kernel layer", session 9 profile).
+  ;; 8 ways, so a tile re-read its B rows from L2 (docs/engine.md "Kernel layer" profile).
   (func $packB (param $src i32) (param $dst i32) (param $K i32) (param $N i32) (param $bInner i32) (param $bCol i32) (result i32)
     (local $G i32) (local $k0 i32) (local $L i32) (local $k i32) (local $g i32) (local $j i32) (local $jj i32)
     (local $row i32) (local $p i32) (local $glen i32) (local $v v128) (local $f f32) (local $bad v128) (local $badS i32)
