@@ -126,6 +126,13 @@ contract DisputeSettlement is DisputeGameBase {
             _appeal(disputeId, d);
             return;
         }
+        // INVARIANT: a split Fault in an appeal round is final only when that round seats more members than the first
+        // panel: a drawable pool too small to widen the appeal (every round capped at the pool) would otherwise let a
+        // party holding a bare majority of the first panel's size win by re-rolling same-size panels: NoDecision.
+        if (
+            outcome == Outcome.PanelFault && d.faultVotes < d.panel.length && d.round > 1
+                && d.panel.length <= _pastPanels[disputeId][1].length
+        ) outcome = Outcome.NoDecision;
         // INVARIANT: a tie of revealed votes is no verdict, so it stays NoDecision (deciding it either way would let one
         // party's member plus one silent honest member decide the dispute), but its revealers are judged by the next
         // decided outcome on the same step: a member that forced the tie with a wrong vote forfeits then.
