@@ -70,7 +70,17 @@ describe("chain: deployment version check at start-up", function () {
     const err = await checkDeploymentVersions(admin.public, { deployment: { ...d, jobMarket: d.token } }).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(DeploymentVersionError);
     const v = err as DeploymentVersionError;
-    expect([v.contract, v.expected, v.found]).to.deep.equal(["JobMarket", "pouw-JobMarket-1", null]);
+    expect([v.contract, v.expected, v.found, v.hasCode]).to.deep.equal(["JobMarket", "pouw-JobMarket-1", null, true]);
+    expect(v.message).to.contain("reports version none");
+  });
+
+  it("names the deployment file's field and the chain when no contract is deployed at an address", async () => {
+    const dead = getAddress("0x000000000000000000000000000000000000dead");
+    const err = await checkDeploymentVersions(admin.public, { deployment: { ...d, stakeVault: dead } }).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(DeploymentVersionError);
+    const v = err as DeploymentVersionError;
+    expect([v.contract, v.address, v.found, v.hasCode]).to.deep.equal(["StakeVault", dead, null, false]);
+    expect(v.message).to.equal(`no contract code at stakeVault ${dead} on chain 31337: the deployment file is stale (redeploy) or --rpc points at another chain`);
   });
 
   describe("CLI", () => {
@@ -86,7 +96,7 @@ describe("chain: deployment version check at start-up", function () {
       const dir = mkdtempSync(join(tmpdir(), "pouw-versions-"));
       await writeDeployment(join(dir, "deployment.json"), { ...d, disputeGame: mock });
       const r = await runPouw(["buyer", "status", "1", "--rpc", rpc.url, "--state-dir", dir]);
-      expect(r.code, r.stderr).to.not.equal(0);
+      expect(r.code, r.stderr).to.equal(2);
       expect(r.stderr.trim().split("\n"), r.stderr).to.have.length(1);
       expect(r.stderr).to.contain(`DisputeGame at ${mock}`).and.to.contain('"pouw-DisputeGame-0"').and.to.contain('"pouw-DisputeGame-1"');
       const ok = mkdtempSync(join(tmpdir(), "pouw-versions-"));

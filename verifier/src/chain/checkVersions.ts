@@ -3,8 +3,9 @@
  * deployed contract reports a `VERSION` constant (`pouw-<Contract>-<n>`), and abi/versions.ts holds the one each
  * source declares (scripts/gen-abi.ts). A contract reporting another version, or none (built before versions existed,
  * or no contract at that address), would decode calls, events and errors wrongly, so the deployment is refused with a
- * DeploymentVersionError naming the contract, its address, the expected and the found version. DisputeSettlement has
- * no address in the deployment file: it is read from DisputeGame.settlement().
+ * DeploymentVersionError naming the contract, its address, the expected and the found version (or, where no contract
+ * is deployed at all, the deployment file's field and the chain). DisputeSettlement has no address in the deployment
+ * file: it is read from DisputeGame.settlement().
  *
  * @example
  *   const d = await readDeployment(path, chainId);
@@ -13,28 +14,34 @@
 import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, parseAbi, type Address, type Chain, type PublicClient, type Transport } from "viem";
 import { disputeGameAbi } from "./abi/DisputeGame.ts";
 import { contractVersions } from "./abi/versions.ts";
-import type { Deployment } from "./deployment.ts";
-import { ChainError } from "./errors.ts";
+import { DeploymentFileError, type Deployment } from "./deployment.ts";
 import { withRetry } from "./retry.ts";
 
 export type ContractName = keyof typeof contractVersions;
 
-/** A deployed contract does not report the VERSION the off-chain side was built for (`found` null: no VERSION at all). */
-export class DeploymentVersionError extends ChainError {
+/**
+ * A deployed contract does not report the VERSION the off-chain side was built for (`found` null: no VERSION at all;
+ * `hasCode` false: no contract at the address, a stale deployment file or another chain). Bad input (CLI exit 2).
+ */
+export class DeploymentVersionError extends DeploymentFileError {
   override name = "DeploymentVersionError";
   override readonly code: string = "DEPLOYMENT_VERSION";
   readonly contract: ContractName;
   readonly address: Address;
   readonly expected: string;
   readonly found: string | null;
-  constructor(contract: ContractName, address: Address, expected: string, found: string | null) {
+  readonly hasCode: boolean;
+  constructor(p: { contract: ContractName; field: string; address: Address; expected: string; found: string | null; hasCode: boolean; chainId: number }) {
     super(
-      `${contract} at ${address} reports version ${found === null ? "none (no VERSION: an older build, or no contract there)" : JSON.stringify(found)}, but this pouw was built for ${JSON.stringify(expected)}: use a deployment of the same sources (redeploy, or a pouw built from the deployment's sources)`,
+      p.hasCode
+        ? `${p.contract} at ${p.address} reports version ${p.found === null ? "none (no VERSION: built from older sources)" : JSON.stringify(p.found)}, but this pouw was built for ${JSON.stringify(p.expected)}: use a deployment of the same sources (redeploy, or a pouw built from the deployment's sources)`
+        : `no contract code at ${p.field} ${p.address} on chain ${p.chainId}: the deployment file is stale (redeploy) or --rpc points at another chain`,
     );
-    this.contract = contract;
-    this.address = address;
-    this.expected = expected;
-    this.found = found;
+    this.contract = p.contract;
+    this.address = p.address;
+    this.expected = p.expected;
+    this.found = p.found;
+    this.hasCode = p.hasCode;
   }
 }
 
@@ -60,28 +67,32 @@ async function readVersion(client: PublicClient<Transport, Chain>, address: Addr
 
 export async function checkDeploymentVersions(client: PublicClient<Transport, Chain>, p: CheckDeploymentVersionsParameters): Promise<CheckDeploymentVersionsReturnType> {
   const d = p.deployment;
-  const named: [ContractName, Address | undefined][] = [
-    ["JobMarket", d.jobMarket],
-    ["JobRecords", d.jobRecords],
-    ["StakeVault", d.stakeVault],
-    ["AuditorRegistry", d.auditorRegistry],
-    ["DisputeGame", d.disputeGame],
-    ["ProviderRegistry", d.providerRegistry],
-    ["DataRegistry", d.dataRegistry],
-    ["PeerDirectory", d.peerDirectory],
+  // [contract, its field in the deployment file, address]
+  const named: [ContractName, string, Address | undefined][] = [
+    ["JobMarket", "jobMarket", d.jobMarket],
+    ["JobRecords", "jobRecords", d.jobRecords],
+    ["StakeVault", "stakeVault", d.stakeVault],
+    ["AuditorRegistry", "auditorRegistry", d.auditorRegistry],
+    ["DisputeGame", "disputeGame", d.disputeGame],
+    ["ProviderRegistry", "providerRegistry", d.providerRegistry],
+    ["DataRegistry", "dataRegistry", d.dataRegistry],
+    ["PeerDirectory", "peerDirectory", d.peerDirectory],
   ];
   const checked: CheckDeploymentVersionsReturnType = [];
-  const check = async (contract: ContractName, address: Address) => {
+  const check = async (contract: ContractName, field: string, address: Address) => {
     const expected = contractVersions[contract];
     const found = await readVersion(client, address, `${contract}.VERSION`);
-    if (found !== expected) throw new DeploymentVersionError(contract, address, expected, found);
+    if (found !== expected) {
+      const code = found === null ? await withRetry(() => client.getCode({ address }), { what: "getCode" }) : "0x01";
+      throw new DeploymentVersionError({ contract, field, address, expected, found, hasCode: code !== undefined && code !== "0x", chainId: client.chain.id });
+    }
     checked.push({ contract, address, version: found });
   };
-  for (const [contract, address] of named) if (address !== undefined) await check(contract, address);
+  for (const [contract, field, address] of named) if (address !== undefined) await check(contract, field, address);
   // INVARIANT: DisputeGame's version is checked first, so settlement() is read from a DisputeGame of the expected build.
   if (d.disputeGame !== undefined) {
     const settlement = await withRetry(() => client.readContract({ address: d.disputeGame!, abi: disputeGameAbi, functionName: "settlement" }), { what: "DisputeGame.settlement" });
-    await check("DisputeSettlement", settlement);
+    await check("DisputeSettlement", "disputeGame.settlement()", settlement);
   }
   return checked;
 }
