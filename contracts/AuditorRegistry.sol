@@ -18,6 +18,7 @@ import {TransferIn} from "./libraries/TransferIn.sol";
 contract AuditorRegistry is IAuditorRegistry, FixedRoles {
     using SafeERC20 for IERC20;
     using SafeCast for uint256;
+    string public constant VERSION = "pouw-AuditorRegistry-1";
 
     /// @dev Storage record of an auditor; `indexPlusOne` is its position in `_members` + 1 (0: not listed); `slot`
     /// is the slot of its current (latest) membership (0: none).

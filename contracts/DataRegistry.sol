@@ -6,6 +6,7 @@ import {IDataRegistry} from "./interfaces/IDataRegistry.sol";
 /// @title DataRegistry: registered training corpora, their registrants, licences and payout addresses
 /// (see IDataRegistry: payout rule, attachment rule, retirement rule)
 contract DataRegistry is IDataRegistry {
+    string public constant VERSION = "pouw-DataRegistry-1";
     uint64 private _corpusCount;
     mapping(uint64 corpusId => Corpus) private _corpora;
     mapping(bytes32 contentDigest => mapping(address payout => uint64[] corpusIds)) private _byPayout;

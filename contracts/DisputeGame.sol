@@ -23,6 +23,11 @@ import {DisputeSettlement} from "./DisputeSettlement.sol";
 contract DisputeGame is DisputeGameBase, IDisputeGame {
     using SafeERC20 for IERC20;
     using SafeCast for uint256;
+    string public constant VERSION = "pouw-DisputeGame-1";
+
+    /// @dev The longest seed delay: the seed block's hash must still be readable (blockhash reaches back 256 blocks)
+    /// when the panel is drawn a while after it.
+    uint256 private constant _MAX_SEED_DELAY_BLOCKS = 200;
 
     /// @dev The DisputeSettlement this contract delegates to (deployed by the constructor, never replaced).
     address private immutable _settlement;
@@ -39,12 +44,7 @@ contract DisputeGame is DisputeGameBase, IDisputeGame {
             market_, registry_, verifier_, vkeyHash_, _provingModeFor(verifier_, vkeyHash_), bondToken_, IStakeVault(market_.vault())
         )
     {
-        if (
-            params_.minChallengerBond == 0 || params_.panelErrorBps >= _BPS / 2 || params_.panelSize == 0
-                || params_.panelSize % 2 == 0 || params_.panelSize > MAX_PANEL || params_.seedDelayBlocks == 0
-                || params_.seedDelayBlocks > 200 || params_.commitWindowSeconds == 0 || params_.revealWindowSeconds == 0
-                || params_.panelFee == 0 || uint256(params_.panelFee) * params_.panelSize > type(uint128).max
-        ) revert DisputeGameInvalidParams();
+        _checkParams(params_);
         IStakeVault vault_ = _vault;
         // INVARIANT: the challenger share of a slash (stake token) is paid out with the bonds, so both are one token.
         if (vault_.token() != address(bondToken_)) revert DisputeGameTokenMismatch(vault_.token(), address(bondToken_));
@@ -55,7 +55,7 @@ contract DisputeGame is DisputeGameBase, IDisputeGame {
         if (activationDelay <= seedSeconds) {
             revert DisputeGameActivationDelayTooShort(address(registry_), activationDelay, seedSeconds);
         }
-        uint256 openSeconds = MAX_ROUNDS * (seedSeconds + params_.commitWindowSeconds + params_.revealWindowSeconds)
+        uint256 openSeconds = MAX_ROUNDS * (seedSeconds + params_.commitWindowSeconds.toUint() + params_.revealWindowSeconds.toUint())
             + PanelTiming.RESOLVE_MARGIN_SECONDS;
         uint64 exitDelay = registry_.exitDelaySeconds();
         // INVARIANT: a member eligible at challengedAt requests exit after it, so it cannot leave before challengedAt +
@@ -89,27 +89,16 @@ contract DisputeGame is DisputeGameBase, IDisputeGame {
     }
 
     /// @inheritdoc IDisputeGame
-    function challenge(
-        uint256 jobId,
-        uint256 segment,
-        uint256 step,
-        bytes32 traceRoot,
-        bytes32 endStateHash,
-        bytes32 hPrev,
-        bytes32[] calldata proofPrev,
-        bytes32 hStep,
-        bytes32[] calldata proofStep,
-        bytes32 salt
-    ) external returns (uint256 disputeId) {
-        IJobMarket.JobView memory j = _checkSegment(jobId, segment, step, traceRoot, endStateHash);
+    function challenge(ChallengeParams calldata p) external returns (uint256 disputeId) {
+        IJobMarket.JobView memory j = _checkSegment(p.jobId, p.segment, p.step, p.traceRoot, p.endStateHash);
         // INVARIANT: a dispute is about the provider's own committed leaves h(step-1) and h(step).
-        if (!Trace.verifyStateCalldata(traceRoot, uint64(step - 1), hPrev, proofPrev)) {
-            revert DisputeGameBadLeafProof(step - 1, hPrev);
+        if (!Trace.verifyStateCalldata(p.traceRoot, uint64(p.step - 1), p.prevStateHash, p.prevStateProof)) {
+            revert DisputeGameBadLeafProof(p.step - 1, p.prevStateHash);
         }
-        if (!Trace.verifyStateCalldata(traceRoot, uint64(step), hStep, proofStep)) {
-            revert DisputeGameBadLeafProof(step, hStep);
+        if (!Trace.verifyStateCalldata(p.traceRoot, uint64(p.step), p.stateHash, p.stateProof)) {
+            revert DisputeGameBadLeafProof(p.step, p.stateHash);
         }
-        disputeId = _open(j, jobId, step, hPrev, hStep, salt);
+        disputeId = _open(j, p.jobId, p.step, p.prevStateHash, p.stateHash, p.salt);
     }
 
 
@@ -421,6 +410,24 @@ contract DisputeGame is DisputeGameBase, IDisputeGame {
         }
     }
 
+    /// @dev Reverts with the error of the first out-of-range field of `p` (each field has its own, with its value).
+    function _checkParams(Params memory p) private pure {
+        if (p.minChallengerBond == 0) revert DisputeGameMinChallengerBondZero();
+        if (p.panelErrorBps >= _BPS / 2) revert DisputeGamePanelErrorTooHigh(p.panelErrorBps, _BPS / 2);
+        if (p.panelSize == 0 || p.panelSize > MAX_PANEL) revert DisputeGamePanelSizeOutOfRange(p.panelSize, 1, MAX_PANEL);
+        if (p.panelSize % 2 == 0) revert DisputeGamePanelSizeEven(p.panelSize);
+        if (p.seedDelayBlocks == 0 || p.seedDelayBlocks > _MAX_SEED_DELAY_BLOCKS) {
+            revert DisputeGameSeedDelayOutOfRange(p.seedDelayBlocks, 1, _MAX_SEED_DELAY_BLOCKS);
+        }
+        if (p.commitWindowSeconds.toUint() == 0) revert DisputeGameCommitWindowZero();
+        if (p.revealWindowSeconds.toUint() == 0) revert DisputeGameRevealWindowZero();
+        if (p.panelFee == 0) revert DisputeGamePanelFeeZero();
+        // INVARIANT: a dispute's fees (panelFee * panelSize) fit the uint128 it books them in.
+        if (uint256(p.panelFee) * p.panelSize > type(uint128).max) {
+            revert DisputeGamePanelFeesTooLarge(p.panelFee, p.panelSize, type(uint128).max);
+        }
+    }
+
     /// @dev The proving mode of a deployment with `verifier_` named by `vkeyHash_` (0: the development setup).
     function _provingModeFor(IStepVerifier verifier_, bytes32 vkeyHash_) private view returns (ProvingMode) {
         if (address(verifier_) == address(0)) {
@@ -521,9 +528,9 @@ contract DisputeGame is DisputeGameBase, IDisputeGame {
         d.bond = bond.toUint128();
         d.fees = uint128(fees); // fits: panelFee * panelSize <= type(uint128).max (constructor)
         d.challengedAt = uint64(block.timestamp);
-        uint64 commitDeadline = uint64(block.timestamp + p.commitWindowSeconds);
+        uint64 commitDeadline = p.commitWindowSeconds.addTo(block.timestamp);
         d.commitDeadline = commitDeadline;
-        d.revealDeadline = commitDeadline + p.revealWindowSeconds;
+        d.revealDeadline = p.revealWindowSeconds.addTo(commitDeadline);
         d.hPrev = hPrev;
         d.hStep = hStep;
         _openByStep[jobId][step] = disputeId;

@@ -6,6 +6,7 @@ import {DisputeFixture} from "./test/DisputeFixture.sol";
 import {DisputeGame} from "./DisputeGame.sol";
 import {DisputeSettlement} from "./DisputeSettlement.sol";
 import {IDisputeGameTypes, IStepVerifier} from "./interfaces/IDisputeGame.sol";
+import {Seconds} from "./libraries/Seconds.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {Trace} from "./libraries/Trace.sol";
 import {TestToken} from "./mocks/TestToken.sol";
@@ -119,7 +120,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
     function test_challenge_unknownJob_reverts() public {
         bytes32[] memory none = new bytes32[](0);
         VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketUnknownJob.selector, 7));
-        game.challenge(7, 0, 1, bytes32(0), bytes32(0), bytes32(0), none, bytes32(0), none, bytes32(0));
+        game.challenge(IDisputeGameTypes.ChallengeParams(7, 0, 1, bytes32(0), bytes32(0), bytes32(0), none, bytes32(0), none, bytes32(0)));
     }
 
     function test_challenge_uncommittedSegment_reverts() public {
@@ -210,7 +211,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         bytes32 salt = _commitChallenge(challenger, jobId, 3);
         VM.expectRevert(abi.encodeWithSelector(IDisputeGameTypes.DisputeGameStepOutsideSegment.selector, 1, 3, 3));
         vm_prank(challenger);
-        game.challenge(jobId, 1, 3, root(lv), hs[3], hs[0], proof(lv, 0), hs[0], proof(lv, 0), salt);
+        game.challenge(IDisputeGameTypes.ChallengeParams(jobId, 1, 3, root(lv), hs[3], hs[0], proof(lv, 0), hs[0], proof(lv, 0), salt));
     }
 
     function test_challenge_wrongRoot_reverts() public {
@@ -219,7 +220,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         bytes32 salt = _commitChallenge(challenger, jobId, 1);
         VM.expectRevert(abi.encodeWithSelector(IDisputeGameTypes.DisputeGameCommitmentMismatch.selector, jobId, 0));
         vm_prank(challenger);
-        game.challenge(jobId, 0, 1, root(lv), hs[3], hs[0], proof(lv, 0), hs[1], proof(lv, 1), salt);
+        game.challenge(IDisputeGameTypes.ChallengeParams(jobId, 0, 1, root(lv), hs[3], hs[0], proof(lv, 0), hs[1], proof(lv, 1), salt));
     }
 
     function test_challenge_badLeafProof_reverts() public {
@@ -229,7 +230,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         bytes32 salt = _commitChallenge(challenger, jobId, 2);
         VM.expectRevert(abi.encodeWithSelector(IDisputeGameTypes.DisputeGameBadLeafProof.selector, 2, fake));
         vm_prank(challenger);
-        game.challenge(jobId, 0, 2, root(lv), hs[3], hs[1], proof(lv, 1), fake, proof(lv, 2), salt);
+        game.challenge(IDisputeGameTypes.ChallengeParams(jobId, 0, 2, root(lv), hs[3], hs[1], proof(lv, 1), fake, proof(lv, 2), salt));
     }
 
     function test_challenge_sameStepTwice_reverts() public {
@@ -287,7 +288,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
             abi.encodeWithSelector(IDisputeGameTypes.DisputeGameChallengeNotCommitted.selector, challenger, c, block.number, block.number)
         );
         vm_prank(challenger);
-        game.challenge(jobId, 0, 2, root(lv), hs[3], hs[1], proof(lv, 1), hs[2], proof(lv, 2), salt);
+        game.challenge(IDisputeGameTypes.ChallengeParams(jobId, 0, 2, root(lv), hs[3], hs[1], proof(lv, 1), hs[2], proof(lv, 2), salt));
     }
 
     // ---------------------------------------------------------------- concede
@@ -1188,27 +1189,86 @@ contract DisputeGameTest is TestBase, DisputeFixture {
 
     // ---------------------------------------------------------------- parameters and credits
 
-    function test_constructor_invalidParams_reverts() public {
+    /// @dev Deploys a DisputeGame with `p`, expecting the revert `err`.
+    function _expectParamsRevert(IDisputeGameTypes.Params memory p, bytes memory err) private {
+        VM.expectRevert(err);
+        new DisputeGame(market, registry, IStepVerifier(address(verifier)), bytes32(0), token, p);
+    }
+
+    function test_constructor_zeroMinChallengerBond_reverts() public {
+        IDisputeGameTypes.Params memory p = defaultParams();
+        p.minChallengerBond = 0;
+        _expectParamsRevert(p, abi.encodeWithSelector(IDisputeGameTypes.DisputeGameMinChallengerBondZero.selector));
+    }
+
+    function test_constructor_panelErrorTooHigh_reverts() public {
+        IDisputeGameTypes.Params memory p = defaultParams();
+        p.panelErrorBps = 5_000;
+        _expectParamsRevert(
+            p, abi.encodeWithSelector(IDisputeGameTypes.DisputeGamePanelErrorTooHigh.selector, uint256(5_000), uint256(5_000))
+        );
+    }
+
+    function test_constructor_panelSizeOutOfRange_reverts() public {
+        IDisputeGameTypes.Params memory p = defaultParams();
+        p.panelSize = 0;
+        _expectParamsRevert(
+            p, abi.encodeWithSelector(IDisputeGameTypes.DisputeGamePanelSizeOutOfRange.selector, uint256(0), uint256(1), uint256(15))
+        );
+        p.panelSize = 17;
+        _expectParamsRevert(
+            p, abi.encodeWithSelector(IDisputeGameTypes.DisputeGamePanelSizeOutOfRange.selector, uint256(17), uint256(1), uint256(15))
+        );
+    }
+
+    function test_constructor_evenPanelSize_reverts() public {
         IDisputeGameTypes.Params memory p = defaultParams();
         p.panelSize = 4;
-        VM.expectRevert(abi.encodeWithSelector(IDisputeGameTypes.DisputeGameInvalidParams.selector));
-        new DisputeGame(market, registry, IStepVerifier(address(verifier)), bytes32(0), token, p);
-        p = defaultParams();
-        p.panelErrorBps = 5_000;
-        VM.expectRevert(abi.encodeWithSelector(IDisputeGameTypes.DisputeGameInvalidParams.selector));
-        new DisputeGame(market, registry, IStepVerifier(address(verifier)), bytes32(0), token, p);
-        p = defaultParams();
-        p.minChallengerBond = 0;
-        VM.expectRevert(abi.encodeWithSelector(IDisputeGameTypes.DisputeGameInvalidParams.selector));
-        new DisputeGame(market, registry, IStepVerifier(address(verifier)), bytes32(0), token, p);
-        p = defaultParams();
+        _expectParamsRevert(p, abi.encodeWithSelector(IDisputeGameTypes.DisputeGamePanelSizeEven.selector, uint256(4)));
+    }
+
+    function test_constructor_seedDelayOutOfRange_reverts() public {
+        IDisputeGameTypes.Params memory p = defaultParams();
+        p.seedDelayBlocks = 0;
+        _expectParamsRevert(
+            p, abi.encodeWithSelector(IDisputeGameTypes.DisputeGameSeedDelayOutOfRange.selector, uint256(0), uint256(1), uint256(200))
+        );
+        p.seedDelayBlocks = 201;
+        _expectParamsRevert(
+            p, abi.encodeWithSelector(IDisputeGameTypes.DisputeGameSeedDelayOutOfRange.selector, uint256(201), uint256(1), uint256(200))
+        );
+    }
+
+    function test_constructor_zeroCommitWindow_reverts() public {
+        IDisputeGameTypes.Params memory p = defaultParams();
+        p.commitWindowSeconds = Seconds.wrap(0);
+        _expectParamsRevert(p, abi.encodeWithSelector(IDisputeGameTypes.DisputeGameCommitWindowZero.selector));
+    }
+
+    function test_constructor_zeroRevealWindow_reverts() public {
+        IDisputeGameTypes.Params memory p = defaultParams();
+        p.revealWindowSeconds = Seconds.wrap(0);
+        _expectParamsRevert(p, abi.encodeWithSelector(IDisputeGameTypes.DisputeGameRevealWindowZero.selector));
+    }
+
+    function test_constructor_zeroPanelFee_reverts() public {
+        IDisputeGameTypes.Params memory p = defaultParams();
         p.panelFee = 0;
-        VM.expectRevert(abi.encodeWithSelector(IDisputeGameTypes.DisputeGameInvalidParams.selector));
-        new DisputeGame(market, registry, IStepVerifier(address(verifier)), bytes32(0), token, p);
-        p = defaultParams();
+        _expectParamsRevert(p, abi.encodeWithSelector(IDisputeGameTypes.DisputeGamePanelFeeZero.selector));
+    }
+
+    function test_constructor_panelFeesTooLarge_reverts() public {
+        IDisputeGameTypes.Params memory p = defaultParams();
         p.panelFee = type(uint128).max / 2; // panelSize 3: the deposit's fee part would not fit in uint128
-        VM.expectRevert(abi.encodeWithSelector(IDisputeGameTypes.DisputeGameInvalidParams.selector));
-        new DisputeGame(market, registry, IStepVerifier(address(verifier)), bytes32(0), token, p);
+        _expectParamsRevert(
+            p,
+            abi.encodeWithSelector(
+                IDisputeGameTypes.DisputeGamePanelFeesTooLarge.selector,
+                uint256(type(uint128).max / 2),
+                uint256(3),
+                uint256(type(uint128).max)
+            )
+        );
     }
 
     function test_claim_nothing_reverts() public {

@@ -955,6 +955,6 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
     function _challengeWithSalt(address who, uint256 jobId, bytes32 salt) internal returns (uint256) {
         (bytes32[4] memory lv, bytes32[4] memory hs) = leaves(jobId, 0, 2);
         VM.prank(who);
-        return game.challenge(jobId, 0, 2, root(lv), hs[3], hs[1], proof(lv, 1), hs[2], proof(lv, 2), salt);
+        return game.challenge(IDisputeGameTypes.ChallengeParams(jobId, 0, 2, root(lv), hs[3], hs[1], proof(lv, 1), hs[2], proof(lv, 2), salt));
     }
 }

@@ -17,6 +17,7 @@ import {DisputeGameBase} from "./base/DisputeGameBase.sol";
 /// (DisputeSettlementDirectCall): this contract's own storage holds nothing.
 contract DisputeSettlement is DisputeGameBase {
     using SafeCast for uint256;
+    string public constant VERSION = "pouw-DisputeSettlement-1";
 
     /// @dev This contract's own address: a call whose storage context is this contract is a direct call.
     address private immutable _self;
@@ -174,9 +175,9 @@ contract DisputeSettlement is DisputeGameBase {
         Params storage p = _params;
         uint64 seedBlock = uint64(block.number + p.seedDelayBlocks);
         d.seedBlock = seedBlock;
-        uint64 commitDeadline = uint64(block.timestamp + p.commitWindowSeconds);
+        uint64 commitDeadline = p.commitWindowSeconds.addTo(block.timestamp);
         d.commitDeadline = commitDeadline;
-        d.revealDeadline = commitDeadline + p.revealWindowSeconds;
+        d.revealDeadline = p.revealWindowSeconds.addTo(commitDeadline);
         emit DisputeAppealed(disputeId, round, faultVotes, seats, seedBlock);
     }
 

@@ -14,6 +14,7 @@ import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
 import {IDisputeGameTypes, IStepVerifier} from "./interfaces/IDisputeGame.sol";
+import {Seconds} from "./libraries/Seconds.sol";
 
 /// @notice Fee-on-transfer tokens: every transfer in (escrow, stake, auditor bond, challenge deposit) is checked by its
 /// balance delta, and a short one is refused with the contract's TransferShortfall error naming the token, the amount
@@ -49,8 +50,8 @@ contract FeeOnTransferTest is TestBase {
                 panelErrorBps: 1_000,
                 panelSize: 3,
                 seedDelayBlocks: 2,
-                commitWindowSeconds: 1 days,
-                revealWindowSeconds: 1 days,
+                commitWindowSeconds: Seconds.wrap(1 days),
+                revealWindowSeconds: Seconds.wrap(1 days),
                 panelForfeit: 20e18,
                 panelFee: 5e16
             })
@@ -170,7 +171,7 @@ contract FeeOnTransferTest is TestBase {
     function _challengeStep2(bytes32 seed, uint256 jobId, bytes32 salt) internal {
         bytes32[] memory proofPrev = _proof(seed, jobId, 1);
         bytes32[] memory proofStep = _proof(seed, jobId, 2);
-        game.challenge(
+        game.challenge(IDisputeGameTypes.ChallengeParams(
             jobId,
             0,
             2,
@@ -181,6 +182,6 @@ contract FeeOnTransferTest is TestBase {
             Leaves.h(seed, jobId, 2),
             proofStep,
             salt
-        );
+        ));
     }
 }

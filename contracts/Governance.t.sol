@@ -14,6 +14,7 @@ import {DataRegistry} from "./DataRegistry.sol";
 import {Groth16Verifier} from "./verifiers/StepVerifier.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IDisputeGameTypes, IStepVerifier} from "./interfaces/IDisputeGame.sol";
+import {Seconds} from "./libraries/Seconds.sol";
 import {IFixedRoles} from "./interfaces/IFixedRoles.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
 
@@ -80,8 +81,8 @@ contract GovernanceTest is TestBase {
             panelErrorBps: 300,
             panelSize: 3,
             seedDelayBlocks: 2,
-            commitWindowSeconds: 1 days,
-            revealWindowSeconds: 1 days,
+            commitWindowSeconds: Seconds.wrap(1 days),
+            revealWindowSeconds: Seconds.wrap(1 days),
             panelForfeit: 20e18,
             panelFee: 5e16
         });

@@ -21,6 +21,7 @@ import {FixedRoles} from "./access/FixedRoles.sol";
 contract JobMarket is IJobMarket, FixedRoles {
     using SafeERC20 for IERC20;
     using SafeCast for uint256;
+    string public constant VERSION = "pouw-JobMarket-1";
 
     /// @dev Storage layout of a job; slot 0 is the only one commitSegment touches on its usual path.
     struct Job {

@@ -12,6 +12,7 @@ import {Receipts} from "./libraries/Receipts.sol";
 /// @title JobRecords: audit receipts and provenance of JobMarket's jobs (see IJobRecords)
 /// @dev Ownerless and fundless; everything it checks it reads from its market, so it needs no wiring.
 contract JobRecords is IJobRecords, EIP712 {
+    string public constant VERSION = "pouw-JobRecords-1";
     /// @dev One anchored provenance record.
     struct Provenance {
         bytes32 recordHash;

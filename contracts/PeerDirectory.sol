@@ -9,6 +9,7 @@ pragma solidity 0.8.28;
 /// its readers a dial. The caps keep one announcement cheap to read: at most MAX_ADDRS addresses of at most
 /// MAX_ADDR_BYTES bytes each, none empty. An empty list withdraws the account's node.
 contract PeerDirectory {
+    string public constant VERSION = "pouw-PeerDirectory-1";
     uint256 public constant MAX_ADDRS = 8;
     uint256 public constant MAX_ADDR_BYTES = 256;
 

@@ -18,6 +18,7 @@ import {Receipts} from "./libraries/Receipts.sol";
 contract ProviderRegistry is IProviderRegistry, EIP712 {
     using SafeCast for uint256;
     using SafeERC20 for IERC20;
+    string public constant VERSION = "pouw-ProviderRegistry-1";
 
     /// @dev A request in three slots (deadline = asOf + requestWindowSeconds and the binding are not stored). NOTE:
     /// uint32 block numbers last 4.29e9 blocks (1,600 years of 12 s blocks); past that, requestAttestation reverts

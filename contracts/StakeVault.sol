@@ -12,6 +12,7 @@ import {TransferIn} from "./libraries/TransferIn.sol";
 contract StakeVault is IStakeVault, FixedRoles {
     using SafeERC20 for IERC20;
     using SafeCast for uint256;
+    string public constant VERSION = "pouw-StakeVault-1";
 
     /// @notice May lock and unlock stake, and slash (timeouts; settlements ordered by the dispute role).
     bytes32 public constant MARKET_ROLE = keccak256("MARKET_ROLE");

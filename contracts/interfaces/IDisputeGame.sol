@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
+import {Seconds} from "../libraries/Seconds.sol";
+
 /// @title IStepVerifier: the generated Groth16 verifier of circuits/step.circom (contracts/verifiers/StepVerifier.sol)
 /// @notice Public signals, in order: [commitW, commitWNext, commitBatch, lr] (docs/zk.md).
 interface IStepVerifier {
@@ -90,10 +92,36 @@ interface IDisputeGameTypes {
         uint16 panelErrorBps;
         uint8 panelSize;
         uint16 seedDelayBlocks;
-        uint32 commitWindowSeconds;
-        uint32 revealWindowSeconds;
+        Seconds commitWindowSeconds;
+        Seconds revealWindowSeconds;
         uint128 panelForfeit;
         uint128 panelFee;
+    }
+
+    /// @notice What `challenge` names: step `step` of committed segment `segment` of job `jobId`, the segment's
+    /// on-chain commitment (`traceRoot`, `endStateHash`), the provider's own leaves h(step-1) and h(step) with their
+    /// Merkle proofs against `traceRoot`, and the salt of the caller's earlier `commitChallenge`.
+    /// @param jobId the job
+    /// @param segment the committed segment that holds both leaves (step in segment*K + 1 .. (segment+1)*K)
+    /// @param step the disputed step s
+    /// @param traceRoot the segment's committed trace root
+    /// @param endStateHash the segment's committed end state hash (its last leaf)
+    /// @param prevStateHash h(step-1), the state the step starts from
+    /// @param prevStateProof Merkle proof of leaf(step-1, prevStateHash) against traceRoot
+    /// @param stateHash h(step), the state the provider says the step produced
+    /// @param stateProof Merkle proof of leaf(step, stateHash) against traceRoot
+    /// @param salt the salt of the caller's commitChallenge (challengeCommitment(jobId, step, msg.sender, salt))
+    struct ChallengeParams {
+        uint256 jobId;
+        uint256 segment;
+        uint256 step;
+        bytes32 traceRoot;
+        bytes32 endStateHash;
+        bytes32 prevStateHash;
+        bytes32[] prevStateProof;
+        bytes32 stateHash;
+        bytes32[] stateProof;
+        bytes32 salt;
     }
 
     /// @notice A dispute as `getDispute` returns it.
@@ -200,8 +228,27 @@ interface IDisputeGameTypes {
     /// @notice `account` claimed its whole credit `amount`.
     event CreditClaimed(address indexed account, uint256 amount);
 
-    /// @notice A deployment parameter is out of range (see Params).
-    error DisputeGameInvalidParams();
+    /// @notice Params.minChallengerBond is 0: the bond floor must be > 0 (it covers what a griefer gains from delay).
+    error DisputeGameMinChallengerBondZero();
+    /// @notice Params.panelErrorBps `panelErrorBps` is not below `limitBps` (5,000: a panel wrong half the time or
+    /// more decides nothing, and the bond formula eps/(1-eps) needs eps < 1/2).
+    error DisputeGamePanelErrorTooHigh(uint256 panelErrorBps, uint256 limitBps);
+    /// @notice Params.panelSize `panelSize` is outside `min`..`max` (1..MAX_PANEL).
+    error DisputeGamePanelSizeOutOfRange(uint256 panelSize, uint256 min, uint256 max);
+    /// @notice Params.panelSize `panelSize` is even: a panel must be odd so that a full reveal never ties.
+    error DisputeGamePanelSizeEven(uint256 panelSize);
+    /// @notice Params.seedDelayBlocks `seedDelayBlocks` is outside `min`..`max` (1..200: blockhash reaches back 256
+    /// blocks, and the panel is drawn from the hash of the seed block).
+    error DisputeGameSeedDelayOutOfRange(uint256 seedDelayBlocks, uint256 min, uint256 max);
+    /// @notice Params.commitWindowSeconds is 0: members need time to commit.
+    error DisputeGameCommitWindowZero();
+    /// @notice Params.revealWindowSeconds is 0: members need time to reveal.
+    error DisputeGameRevealWindowZero();
+    /// @notice Params.panelFee is 0: a member's fee pays for its recompute (docs/disputes.md).
+    error DisputeGamePanelFeeZero();
+    /// @notice The panel's fees `panelFee` * `panelSize` exceed `max` (type(uint128).max): a dispute books them in
+    /// 128 bits.
+    error DisputeGamePanelFeesTooLarge(uint256 panelFee, uint256 panelSize, uint256 max);
     /// @notice The registry `registry`'s activation delay `activationDelaySeconds` is not longer than the seed delay,
     /// `seedDelaySeconds` = seedDelayBlocks * 12 s (PanelTiming.MAX_SECONDS_PER_BLOCK): a bond posted once the seed
     /// is fixed must not count before the seed is public.
@@ -340,9 +387,10 @@ interface IDisputeGame is IDisputeGameTypes {
     /// its block); after it expired it is renewed. The first valid challenge of a step holds it. Anyone.
     function commitChallenge(uint256 jobId, uint256 segment, bytes32 commitment) external;
 
-    /// @notice Dispute step `step` of segment `segment` of job `jobId`: h(step-1) = `hPrev` and h(step) = `hStep` are
-    /// the provider's committed leaves (proofs against `traceRoot`, which with `endStateHash` must match the segment's
-    /// on-chain commitment). Consumes the caller's `commitChallenge` from an earlier block for (jobId, step, salt).
+    /// @notice Dispute step `p.step` of segment `p.segment` of job `p.jobId` (ChallengeParams): h(step-1) =
+    /// `p.prevStateHash` and h(step) = `p.stateHash` are the provider's committed leaves (proofs against `p.traceRoot`,
+    /// which with `p.endStateHash` must match the segment's on-chain commitment). Consumes the caller's
+    /// `commitChallenge` from an earlier block for (jobId, step, salt).
     /// Pulls `requiredDeposit(jobId)` (the bond plus the panel's fees) of the bond token from the caller in one
     /// transfer (approve it first: DisputeGameDepositNotApproved) and freezes the job.
     /// Reward rule: when the job is found at fault (by any of its disputes), the slash's challenger share (after paying
@@ -354,18 +402,7 @@ interface IDisputeGame is IDisputeGameTypes {
     /// the lock). At most MAX_OPEN_PER_CHALLENGER open disputes per challenger and MAX_OPEN_PER_JOB per job
     /// (DisputeGameChallengerLimit, DisputeGameJobDisputeLimit).
     /// @return disputeId the new dispute's id (1, 2, ...)
-    function challenge(
-        uint256 jobId,
-        uint256 segment,
-        uint256 step,
-        bytes32 traceRoot,
-        bytes32 endStateHash,
-        bytes32 hPrev,
-        bytes32[] calldata proofPrev,
-        bytes32 hStep,
-        bytes32[] calldata proofStep,
-        bytes32 salt
-    ) external returns (uint256 disputeId);
+    function challenge(ChallengeParams calldata p) external returns (uint256 disputeId);
 
     /// @notice The provider admits the fault: settles at once with the provider at fault. Provider only, and only
     /// while the commit phase is open (DisputeGameConcessionClosed): a concession after the reveals could be timed to

@@ -204,7 +204,7 @@ contract AttackHandler is DisputeBase, AttackActors {
         IDisputeGameTypes.Params memory p = game.params();
         // a dispute lasts up to MAX_ROUNDS rounds (a split Fault is appealed), each commit + reveal window plus the
         // keeper's 1 s lag and the seed blocks' seconds
-        uint256 dispute = (uint256(p.commitWindowSeconds) + p.revealWindowSeconds + 1 + 12 * p.seedDelayBlocks)
+        uint256 dispute = (p.commitWindowSeconds.toUint() + p.revealWindowSeconds.toUint() + 1 + 12 * p.seedDelayBlocks)
             * game.MAX_ROUNDS();
         uint256 reopens = market.MAX_REOPENS();
         if (j.status == IJobMarket.JobStatus.Committed) {
@@ -342,7 +342,7 @@ contract AttackHandler is DisputeBase, AttackActors {
             if (_openChallenge(_sybilChallenger(second), jobId, step, false) == 0) return;
             ++ghost_stalls;
             if (killSeed) VMB.roll(block.number + MAX_ROLL);
-            _advance(uint256(p.commitWindowSeconds) + p.revealWindowSeconds + 1);
+            _advance(p.commitWindowSeconds.toUint() + p.revealWindowSeconds.toUint() + 1);
         }
     }
 
@@ -503,7 +503,7 @@ contract AttackHandler is DisputeBase, AttackActors {
             }
         }
         IDisputeGameTypes.Params memory p = game.params();
-        _advance(uint256(p.commitWindowSeconds) + p.revealWindowSeconds + 1);
+        _advance(p.commitWindowSeconds.toUint() + p.revealWindowSeconds.toUint() + 1);
         _claimAll();
         ghost_strandedTokens += token.balanceOf(address(game));
     }
@@ -513,7 +513,7 @@ contract AttackHandler is DisputeBase, AttackActors {
         if (msg.sender != address(this)) revert OnlySelf(msg.sender);
         ChallengeArgs memory a = _challengeArgs(jobId, step);
         vm.prank(who);
-        return game.challenge(jobId, a.segment, step, a.traceRoot, a.end, a.hPrev, a.proofPrev, a.hStep, a.proofStep, salt);
+        return game.challenge(IDisputeGameTypes.ChallengeParams(jobId, a.segment, step, a.traceRoot, a.end, a.hPrev, a.proofPrev, a.hStep, a.proofStep, salt));
     }
 
     // ---------------------------------------------------------------- internal: actions

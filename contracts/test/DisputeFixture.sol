@@ -10,6 +10,7 @@ import {DisputeGame} from "../DisputeGame.sol";
 import {Groth16Verifier} from "../verifiers/StepVerifier.sol";
 import {IJobMarket} from "../interfaces/IJobMarket.sol";
 import {IDisputeGameTypes, IStepVerifier} from "../interfaces/IDisputeGame.sol";
+import {Seconds} from "../libraries/Seconds.sol";
 import {Trace} from "../libraries/Trace.sol";
 
 /// @notice Cheatcodes the dispute tests need beyond Vm.sol (exercised by DisputeGame.t.sol under EDR).
@@ -52,8 +53,8 @@ abstract contract DisputeBase {
             panelErrorBps: 1_000,
             panelSize: 3,
             seedDelayBlocks: 2,
-            commitWindowSeconds: 1 days,
-            revealWindowSeconds: 1 days,
+            commitWindowSeconds: Seconds.wrap(1 days),
+            revealWindowSeconds: Seconds.wrap(1 days),
             panelForfeit: 20e18,
             panelFee: 5e16
         });
@@ -151,7 +152,7 @@ abstract contract DisputeBase {
         uint256 j = step - segment * K;
         bytes32 salt = keccak256(abi.encode("challenge", who, jobId, step));
         vm.prank(who);
-        return game.challenge(jobId, segment, step, root(lv), hs[3], hs[j - 1], proof(lv, j - 1), hs[j], proof(lv, j), salt);
+        return game.challenge(IDisputeGameTypes.ChallengeParams(jobId, segment, step, root(lv), hs[3], hs[j - 1], proof(lv, j - 1), hs[j], proof(lv, j), salt));
     }
 
     /// @notice `who` commits to challenging `step` of `jobId` and the chain moves one block on; returns the salt.

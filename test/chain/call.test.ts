@@ -56,10 +56,10 @@ describe("chain: call descriptions", () => {
     expect(challenge.to).to.equal(game);
     expect(challenge.data).to.equal(
       concatHex([
-        toFunctionSelector("challenge(uint256,uint256,uint256,bytes32,bytes32,bytes32,bytes32[],bytes32,bytes32[],bytes32)"),
+        toFunctionSelector("challenge((uint256,uint256,uint256,bytes32,bytes32,bytes32,bytes32[],bytes32,bytes32[],bytes32))"),
         encodeAbiParameters(
-          [{ type: "uint256" }, { type: "uint256" }, { type: "uint256" }, { type: "bytes32" }, { type: "bytes32" }, { type: "bytes32" }, { type: "bytes32[]" }, { type: "bytes32" }, { type: "bytes32[]" }, { type: "bytes32" }],
-          [9n, 2n, 17n, traceRoot, endStateHash, hPrev, proofPrev, hStep, proofStep, salt],
+          [{ type: "tuple", components: [{ type: "uint256" }, { type: "uint256" }, { type: "uint256" }, { type: "bytes32" }, { type: "bytes32" }, { type: "bytes32" }, { type: "bytes32[]" }, { type: "bytes32" }, { type: "bytes32[]" }, { type: "bytes32" }] }],
+          [[9n, 2n, 17n, traceRoot, endStateHash, hPrev, proofPrev, hStep, proofStep, salt]],
         ),
       ]),
     );

@@ -1,6 +1,6 @@
 /**
- * Open a dispute on one step (DisputeGame.challenge): the provider's leaves h(step-1) and h(step) with Merkle proofs
- * against the segment's committed (traceRoot, endStateHash). The deposit `DisputeGame.requiredDeposit(jobId)` (the bond
+ * Open a dispute on one step (DisputeGame.challenge, one ChallengeParams struct): the provider's leaves h(step-1) and
+ * h(step) with Merkle proofs against the segment's committed (traceRoot, endStateHash). The deposit `DisputeGame.requiredDeposit(jobId)` (the bond
  * `requiredBond(jobId)` plus panelSize * panelFee) is pulled from the caller in one transfer: approve the DisputeGame
  * for it first, and commit to the challenge (commitChallenge.ts) in an earlier block with the same salt
  * (verifier/src/dispute/challenge.ts does all three; DisputeGameDepositNotApproved / DisputeGameChallengeNotCommitted
@@ -40,7 +40,20 @@ export function challengeStepCall(p: CallParameters<ChallengeStepParameters>): C
     address: p.disputeGame,
     abi: disputeGameAbi,
     functionName: "challenge",
-    args: [p.jobId, BigInt(p.segment), BigInt(p.step), p.traceRoot, p.endStateHash, p.hPrev, p.proofPrev, p.hStep, p.proofStep, p.salt],
+    args: [
+      {
+        jobId: p.jobId,
+        segment: BigInt(p.segment),
+        step: BigInt(p.step),
+        traceRoot: p.traceRoot,
+        endStateHash: p.endStateHash,
+        prevStateHash: p.hPrev,
+        prevStateProof: p.proofPrev,
+        stateHash: p.hStep,
+        stateProof: p.proofStep,
+        salt: p.salt,
+      },
+    ],
   };
 }
 

@@ -9,6 +9,7 @@ export * from "./retry.ts";
 export * from "./send.ts";
 export * from "./call.ts";
 export * from "./deployment.ts";
+export * from "./checkVersions.ts";
 export * from "./deployMarket.ts";
 export * from "./getJob.ts";
 export * from "./getBlockRef.ts";

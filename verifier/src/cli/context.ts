@@ -7,7 +7,7 @@ import { getAddress, isAddress, parseUnits, type Address, type Chain, type Publi
 import { addConfigOptions, parseConfig, type Config, type ConfigDefaults, type ConfigFlags } from "../config/index.ts";
 import { loadAccount } from "../config/keys.ts";
 import { txRef, type TxRef } from "../chain/send.ts";
-import { fetchChainId, getTokenSymbol, httpClients, httpPublicClient, readDeployment, setRevertTokenSymbol, type ChainClients, type Deployment } from "../chain/index.ts";
+import { checkDeploymentVersions, fetchChainId, getTokenSymbol, httpClients, httpPublicClient, readDeployment, setRevertTokenSymbol, type ChainClients, type Deployment } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
 import { configureLogging } from "../log/index.ts";
 import { HttpBoard } from "../board/http.ts";
@@ -121,6 +121,16 @@ async function useTokenSymbol(client: PublicClient<Transport, Chain>, d: Deploym
   return symbol;
 }
 
+/**
+ * The deployment file at `path`, checked once against the chain: it is for chain `chainId` and every contract in it
+ * reports the VERSION this pouw's ABIs were generated for (DeploymentVersionError otherwise).
+ */
+async function loadDeployment(client: PublicClient<Transport, Chain>, path: string, chainId: number): Promise<Deployment> {
+  const deployment = await readDeployment(path, chainId);
+  await checkDeploymentVersions(client, { deployment });
+  return deployment;
+}
+
 export async function chainContext(
   flags: ConfigFlags,
   opts: { needDeployment?: boolean; defaults?: ConfigDefaults } = {},
@@ -129,7 +139,7 @@ export async function chainContext(
   const chainId = await reachChain(config);
   const account = await loadAccount(config, chainId);
   const clients = httpClients(config.rpcUrl, chainId, { account, confirmations: config.confirmations, pollingIntervalMs: config.pollIntervalMs });
-  const deployment = opts.needDeployment === false ? undefined : await readDeployment(config.deploymentPath, chainId);
+  const deployment = opts.needDeployment === false ? undefined : await loadDeployment(clients.public, config.deploymentPath, chainId);
   return { config, chainId, clients, deployment, ...(await contentContext(config)) };
 }
 
@@ -169,7 +179,7 @@ export async function readContext(flags: ReadFlags): Promise<ReadContext> {
   // NOTE: a key is optional here; when one is given it only names the account, nothing is signed
   else if (config.key.kind !== "none") address = (await loadAccount(config, chainId)).address;
   const client = httpPublicClient(config.rpcUrl, chainId, { pollingIntervalMs: config.pollIntervalMs });
-  const deployment = await readDeployment(config.deploymentPath, chainId);
+  const deployment = await loadDeployment(client, config.deploymentPath, chainId);
   return { config, chainId, clients: { public: client }, deployment, symbol: await useTokenSymbol(client, deployment), address, ...(await contentContext(config)) };
 }
 

@@ -19,6 +19,7 @@ export { peerDirectoryAbi, peerDirectoryBytecode } from "./PeerDirectory.ts";
 export { providerRegistryAbi, providerRegistryBytecode } from "./ProviderRegistry.ts";
 export { stakeVaultAbi, stakeVaultBytecode } from "./StakeVault.ts";
 export { testTokenAbi, testTokenBytecode } from "./TestToken.ts";
+export { contractVersions } from "./versions.ts";
 
 /** Every error of every contract we call (a revert bubbling up from the vault decodes too). */
 export const allErrorsAbi = [
