@@ -266,7 +266,7 @@ export function registerBuyer(program: Command): void {
     // the provenance checks say the record is the one anchored; the coverage says how much independent checking stands behind it
     if (coverage.warning) process.stderr.write(`pouw: ${coverage.warning}\n`);
     process.stdout.write(
-      `job ${jobId} (${r.status}): provenance record matches the chain (record ${r.recordHash}, ${r.report.checks.length - skipped.length} checks ok${skipped.length ? `, skipped: ${skipped.join(", ")}` : ""}); wrote ${r.weightsPath} and ${r.recordPath}\n` +
+      `job ${jobId} (${r.status}): provenance verified (record ${r.recordHash}, ${r.report.checks.length - skipped.length} checks ok${skipped.length ? `, skipped: ${skipped.join(", ")}` : ""}); wrote ${r.weightsPath} and ${r.recordPath}\n` +
         `${coverageLine(coverage)}\n` +
         (coverage.warning ? `${coverage.warning}\n` : ""),
     );
