@@ -10,6 +10,7 @@ import type { Command } from "commander";
 import { cancelJob, getCredits, getReceiptsRecorded, requireJob, getSegmentCommits } from "../../chain/index.ts";
 import type { JobCoverage, JobMoney } from "../../market/job-report.ts";
 import { BUYER_CREDITS, claimCredits } from "../../market/standing.ts";
+import { approxTokens, stakeReasonInWords } from "../../policy/words.ts";
 import { InputError } from "../../errors/index.ts";
 import { DEFAULT_DATA_SHARE_BPS, type DataTermsMode } from "../../market/data-terms.ts";
 import type { CreateJobFromManifestResult } from "../../market/create-job.ts";
@@ -130,8 +131,10 @@ function createdText(r: CreateJobFromManifestResult, symbol: string): string {
     `tx ${posted.txHash} in block ${posted.blockNumber}\n` +
     txLines(r.txs.slice(0, -1)) +
     (q
-      ? `quote: audit rate ${q.cheapestAuditRate.toPrecision(3)} (manifest ${q.manifestAuditRate}), checks ${q.checks.join(" + ")}, stake ${fmt(BigInt(q.stakeWei))}: ${q.reason}; ` +
-        `expected audit + capital cost ${(100 * q.costShareOfPayment).toPrecision(3)}% of the payment (${q.detection})\n`
+      ? `quote: auditors recompute each segment with probability ${Number(q.sizedForAuditRate.toPrecision(4))}` +
+        (q.sizedForAuditRate === q.cheapestAuditRate ? ` (the cheapest rate; the manifest's ${q.manifestAuditRate} only catches more)` : ` (the manifest's rate; the cheapest would be ${Number(q.cheapestAuditRate.toPrecision(4))})`) +
+        `, checks ${q.checks.join(" + ")}; the stake of about ${approxTokens(q.stakeWei)} ${symbol} is ${stakeReasonInWords(q.bindingStake)}; ` +
+        `checking costs about ${Number((100 * q.costShareOfPayment).toPrecision(4))}% of the payment on top of the training (detection matrix ${q.detection})\n`
       : "") +
     (terms.attached
       ? `data terms: ${terms.terms.dataShareBps / 100}% of the payment to ${terms.corpora.map((c) => `corpus ${c.name} (DataRegistry ${c.corpusId}, ${c.tokens} tokens, payout ${c.payout})`).join(", ")} at finalize; min tier ${terms.terms.minTier}\n`
