@@ -91,6 +91,9 @@ describe("buyer and provider money and audit coverage (in-process)", function ()
     expect(s.money.slashes.map(({ tx: _tx, ...x }) => x)).to.deep.equal([{ reason: "fault", amount: lock.toString(), toChallengers: toChallengers.toString(), toBuyer: toBuyer.toString(), burned: (lock - toChallengers - toBuyer).toString() }]);
     expect(s.myCredits).to.deep.equal({ jobMarket: job.payment.toString(), stakeVault: toBuyer.toString() });
     expect(s.coverage.disputes.map((d) => d.outcome)).to.deep.equal(["Conceded"]);
+    // the challenged segment counts as audited (by its challenger), though no receipt was signed for it
+    expect(s.coverage.auditedSegments).to.be.at.least(1);
+    expect(s.coverage.auditors).to.be.at.least(1);
     expect(s.coverage.warning, "a faulted job: the check that mattered happened").to.equal(null);
 
     r = await runPouw(["buyer", "status", "1", ...as(), "--address", buyer]);

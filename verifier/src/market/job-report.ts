@@ -50,11 +50,11 @@ export type DisputeLine = { disputeId: bigint; segment: number; step: number; ch
 export type JobCoverage = {
   segments: number;
   committed: number;
-  /** Distinct segments with at least one anchored receipt. */
+  /** Distinct segments with at least one anchored receipt or one dispute (a challenge is an audit that found a wrong step). */
   auditedSegments: number;
-  /** Distinct auditors that anchored a receipt on this job. */
+  /** Distinct auditors that anchored a receipt on this job or challenged one of its steps. */
   auditors: number;
-  /** Per audited segment, how many distinct auditors anchored a receipt for it. */
+  /** Per audited segment, how many distinct auditors anchored a receipt for it or challenged it. */
   auditorsPerSegment: { segment: number; auditors: number }[];
   receipts: number;
   faultReceipts: number;
@@ -104,11 +104,14 @@ export async function jobCoverage(client: Reader, d: Deployment, store: ContentS
   const disputes = await Promise.all(
     opened.map(async (x) => ({ disputeId: x.disputeId, segment: x.segment, step: x.step, challenger: getAddress(x.challenger), outcome: (await getDispute(client, { disputeGame: d.disputeGame!, disputeId: x.disputeId })).outcome })),
   );
+  // a segment counts as audited when an auditor anchored a receipt for it or challenged a step of it: a challenge is
+  // an audit that found a wrong step (the bot signs no receipt for a segment it disputes)
   const bySegment = new Map<number, Set<string>>();
-  for (const r of receipts) {
-    const set = bySegment.get(r.segment) ?? new Set<string>();
-    set.add(getAddress(r.auditor));
-    bySegment.set(r.segment, set);
+  const checked = [...receipts.map((r) => ({ segment: r.segment, auditor: getAddress(r.auditor) })), ...disputes.map((x) => ({ segment: x.segment, auditor: x.challenger }))];
+  for (const c of checked) {
+    const set = bySegment.get(c.segment) ?? new Set<string>();
+    set.add(c.auditor);
+    bySegment.set(c.segment, set);
   }
   const auditorsPerSegment = [...bySegment.entries()].sort(([a], [b]) => a - b).map(([segment, s]) => ({ segment, auditors: s.size }));
   const segments = o.job.policy.segments;
@@ -117,7 +120,7 @@ export async function jobCoverage(client: Reader, d: Deployment, store: ContentS
     segments,
     committed,
     auditedSegments: bySegment.size,
-    auditors: new Set(receipts.map((r) => getAddress(r.auditor))).size,
+    auditors: new Set(checked.map((c) => c.auditor)).size,
     auditorsPerSegment,
     receipts: receipts.length,
     faultReceipts: receipts.filter((r) => r.verdict !== 0).length,

@@ -202,7 +202,7 @@ export function registerBuyer(program: Command): void {
     // the anchored AuditReceipts (their signatures are checked by provenance verify and buyer fetch, not here)
     const receipts = await getReceiptsRecorded(ctx.clients.public, { jobRecords: ctx.deployment.jobRecords, jobId, fromBlock });
     const { money, coverage } = report;
-    const receiptLine = `${receipts.length} receipt${receipts.length === 1 ? "" : "s"} / ${coverage.auditedSegments} of ${job.policy.segments} segments audited`;
+    const receiptLine = `${receipts.length} receipt${receipts.length === 1 ? "" : "s"} / ${new Set(receipts.map((r) => r.segment)).size} of ${job.policy.segments} segments with a receipt`;
     if (opts.json) {
       process.stdout.write(
         JSON.stringify({
