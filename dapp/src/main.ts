@@ -1,9 +1,11 @@
 /**
  * The market page, three views over one injected EIP-1193 wallet and one deployment:
  *   #buyer     validate a manifest with the CLI's zod schema, quote it with the CLI's policy code, approve and
- *              escrow through the CLI's postJob, follow a job, cancel an Open one, claim credit, and fetch the
- *              result with the provenance verification `pouw buyer fetch` runs (market/fetch-result.ts), or verify
- *              a weights file and record the buyer holds (provenance/verify.ts);
+ *              escrow through the CLI's postJob, publish the manifest (and small datasets) to the server the page
+ *              came from (PUT /ipfs/<cid>, `pouw serve --upload`), follow a job with its money and audit coverage
+ *              (market/job-report.ts, as `pouw buyer status`), cancel an Open one, claim refunds and slash shares
+ *              (as `pouw buyer claim`), and fetch the result with the provenance verification `pouw buyer fetch`
+ *              runs (market/fetch-result.ts), or verify a weights file and record the buyer holds (provenance/verify.ts);
  *   #provider  the account's stake, jobs and credits (market/standing.ts, as `pouw provider status`), and claim;
  *   #auditor   its bond, status, panel pool and credits (as `pouw auditor status`), and claim (as `pouw auditor claim`).
  * Everything chain-side goes through verifier/src/chain actions; the wallet signs (send.ts's json-rpc account path).
