@@ -20,7 +20,7 @@
  *        command and stops it (SIGTERM) when the block ends, whatever happens; any other background command is
  *        refused.
  * 3. Reads the outcome from the chain (getJobOutcome, verifier/src/chain): job 1 (the cheater) Refunded, its
- *    provider's lock slashed in full and nothing left locked; job 2 (honest) Finalized, its provider's pay credited
+ *    provider's lock slashed in full and nothing left locked, its buyer's slash share and refund claimed; job 2 (honest) Finalized, its provider's pay credited
  *    and claimed, nothing slashed. Exits 1 when a command fails or a check does not hold, 2 on a README without
  *    the block. Prints the wall time.
  */
@@ -32,7 +32,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createPublicClient, formatEther, http, type Chain } from "viem";
 import { hardhat } from "viem/chains";
-import { getJobOutcome, readDeployment } from "../verifier/src/chain/index.ts";
+import { getCredits, getJobOutcome, readDeployment } from "../verifier/src/chain/index.ts";
+import { jobMoney } from "../verifier/src/market/job-report.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const POUW_CLI = join(ROOT, "verifier/src/cli/pouw.ts");
@@ -227,9 +228,15 @@ async function checkOutcome(url: string, deploymentPath: string): Promise<{ line
   check(honest.providerCredit === 0n, `job ${HONEST_JOB}: its provider's pay ${formatEther(honest.providerCredit)} is not claimed`);
   check(honest.slashes.length === 0, `job ${HONEST_JOB}: the honest provider was slashed`);
   check(honest.lock === 0n, `job ${HONEST_JOB}: ${formatEther(honest.lock)} still locked`);
+  // the buyer's share of the slash is a StakeVault credit; `pouw buyer claim` in the block collected it with the refund
+  const money = jobMoney(cheat);
+  const buyerLeft = await getCredits(client, { deployment, account: cheat.job.buyer });
+  check(money.buyerSlashShare > 0n, `job ${CHEATING_JOB}: the buyer got no share of the slash`);
+  check(buyerLeft.stakeVault === 0n && buyerLeft.jobMarket === 0n, `job ${CHEATING_JOB}: the buyer's credits are not claimed (${formatEther(buyerLeft.jobMarket)} refunds, ${formatEther(buyerLeft.stakeVault)} slash shares left)`);
   const lines = [
     `job ${CHEATING_JOB}: ${cheat.job.status}; provider ${cheat.job.provider} slashed ${formatEther(cheat.slashed)} of its lock of ${formatEther(stake)} ` +
       `(${formatEther(cheat.slashes.reduce((s, x) => s + x.burned, 0n))} burned, ${formatEther(cheat.fault?.toChallengers ?? 0n)} to the challengers), still locked ${formatEther(cheat.lock)}; buyer refund ${formatEther(cheat.fault?.refund ?? 0n)}`,
+    `job ${CHEATING_JOB}: buyer ${cheat.job.buyer} slash share ${formatEther(money.buyerSlashShare)} + refund ${formatEther(money.buyerRefund)}, claimed (left ${formatEther(buyerLeft.jobMarket + buyerLeft.stakeVault)})`,
     `job ${HONEST_JOB}: ${honest.job.status}; provider ${honest.job.provider} paid ${formatEther(honest.finalized?.providerPay ?? 0n)} (unclaimed ${formatEther(honest.providerCredit)}), slashed ${formatEther(honest.slashed)}`,
   ];
   return { lines, failures };

@@ -1,9 +1,11 @@
 /**
  * The market page, three views over one injected EIP-1193 wallet and one deployment:
  *   #buyer     validate a manifest with the CLI's zod schema, quote it with the CLI's policy code, approve and
- *              escrow through the CLI's postJob, follow a job, cancel an Open one, claim credit, and fetch the
- *              result with the provenance verification `pouw buyer fetch` runs (market/fetch-result.ts), or verify
- *              a weights file and record the buyer holds (provenance/verify.ts);
+ *              escrow through the CLI's postJob, publish the manifest (and small datasets) to the server the page
+ *              came from (PUT /ipfs/<cid>, `pouw serve --upload`), follow a job with its money and audit coverage
+ *              (market/job-report.ts, as `pouw buyer status`), cancel an Open one, claim refunds and slash shares
+ *              (as `pouw buyer claim`), and fetch the result with the provenance verification `pouw buyer fetch`
+ *              runs (market/fetch-result.ts), or verify a weights file and record the buyer holds (provenance/verify.ts);
  *   #provider  the account's stake, jobs and credits (market/standing.ts, as `pouw provider status`), and claim;
  *   #auditor   its bond, status, panel pool and credits (as `pouw auditor status`), and claim (as `pouw auditor claim`).
  * Everything chain-side goes through verifier/src/chain actions; the wallet signs (send.ts's json-rpc account path).
@@ -18,18 +20,20 @@ import { WalletRejectedError } from "../../verifier/src/chain/errors.ts";
 import { Deployment } from "../../verifier/src/chain/deployment.ts";
 import { providerClients } from "../../verifier/src/chain/clients.ts";
 import { cancelJob } from "../../verifier/src/chain/cancelJob.ts";
-import { claimPayment } from "../../verifier/src/chain/claimPayment.ts";
 import { getHoldings } from "../../verifier/src/chain/getHoldings.ts";
 import { getJob, type GetJobReturnType } from "../../verifier/src/chain/getJob.ts";
 import { getJobDisputes, type JobDisputeOpened } from "../../verifier/src/chain/getJobDisputes.ts";
 import { getReceiptsRecorded, type RecordedReceipt } from "../../verifier/src/chain/getReceiptsRecorded.ts";
 import { getSegmentCommits, type SegmentCommit } from "../../verifier/src/chain/getSegmentCommits.ts";
 import { getTokenSymbol } from "../../verifier/src/chain/getTokenSymbol.ts";
+import { coverageLine, jobReport, moneySentences, type JobReport } from "../../verifier/src/market/job-report.ts";
+import { BUYER_CREDITS, claimCredits } from "../../verifier/src/market/standing.ts";
 import { TokenFundsError } from "../../verifier/src/market/funding.ts";
 import type { DerivedPolicy } from "../../verifier/src/market/job-policy.ts";
 import { jobFunding, planJob } from "../../verifier/src/market/plan-job.ts";
 import { postJob } from "../../verifier/src/market/post-job.ts";
 import { canonicalManifest, manifestHash, parseManifestJson } from "../../verifier/src/ml/manifest.ts";
+import { cidOf } from "../../verifier/src/store/index.ts";
 import { parseDetectionMatrix } from "../../verifier/src/policy/detection.ts";
 import { fetchResult } from "../../verifier/src/market/fetch-result.ts";
 import { provenanceVerdict, verifyProvenance, type ProvenanceReport } from "../../verifier/src/provenance/verify.ts";
@@ -170,8 +174,11 @@ async function showAccount(): Promise<void> {
   const c = state.clients;
   if (!c || !state.account || wrongChain()) return;
   const h = await getHoldings(c.public, { deployment: state.deployment!, account: state.account });
-  $("account").innerHTML = `<span class="mono" id="account-address">${state.account}</span> on chain ${state.walletChainId}: balance <span id="balance">${formatEther(h.tokenBalance)}</span> ${esc(state.symbol)}, JobMarket credit <span id="credit">${formatEther(h.jobMarketCredit)}</span> ${esc(state.symbol)}`;
-  $("claim").classList.toggle("hidden", h.jobMarketCredit === 0n);
+  // a buyer is owed refunds (JobMarket) and its share of a provider's slash (StakeVault); Claim collects both
+  $("account").innerHTML =
+    `<span class="mono" id="account-address">${state.account}</span> on chain ${state.walletChainId}: balance <span id="balance">${formatEther(h.tokenBalance)}</span> ${esc(state.symbol)}, ` +
+    `JobMarket credit (refunds) <span id="credit">${formatEther(h.jobMarketCredit)}</span> ${esc(state.symbol)}, slash shares <span id="slash-credit">${formatEther(h.stakeCredit)}</span> ${esc(state.symbol)}`;
+  $("claim").classList.toggle("hidden", h.jobMarketCredit + h.stakeCredit === 0n);
 }
 
 async function switchChain(): Promise<void> {
@@ -250,15 +257,36 @@ async function post(): Promise<void> {
     onStep: (step, hash) => ($("post-status").textContent = step === "approved" ? `approved (${hash}); now the escrow…` : `escrowed (${hash})`),
   });
   $("post-status").innerHTML = `<span class="ok" id="posted">job ${r.jobId} created</span> in block ${r.blockNumber} (tx <code>${r.txHash}</code>), manifest ${esc(r.manifestUri)}`;
-  // NOTE: the provider reads the manifest by its CID from a content store; the page holds no store to publish into
+  // the provider reads the manifest by its CID from a content store: publish it to the server this page came from
   const bytes = new TextEncoder().encode(canonicalManifest(manifest));
-  const href = URL.createObjectURL(new Blob([bytes], { type: "application/json" }));
-  $("manifest-download").innerHTML = `The providers fetch the manifest by <code>${esc(r.manifestUri)}</code>: <a id="manifest-link" download="${esc(r.manifestUri.slice(4))}.json" href="${href}">download its canonical bytes</a> and publish them in your content store (served with <code>pouw serve</code>).`;
+  $("manifest-download").innerHTML = await publishHtml(bytes, r.manifestUri.slice(4), "manifest");
   state.jobId = r.jobId;
   $<HTMLInputElement>("job-id").value = String(r.jobId);
   history.replaceState(null, "", `?${new URLSearchParams({ ...Object.fromEntries(params), job: String(r.jobId) })}`);
   await refreshJob();
   await showAccount();
+}
+
+/**
+ * PUTs `bytes` to the content server this page is served from (`pouw serve --upload`, which checks them against the
+ * CID) and says where the providers find them; when that server takes no uploads, a download named exactly `<cid>`
+ * (the file name a LocalDirStore holds it under) and the command that publishes it.
+ */
+async function publishHtml(bytes: Uint8Array, cid: string, what: string): Promise<string> {
+  if (cidOf(bytes) !== cid) throw new Error(`the ${what}'s bytes hash to ${cidOf(bytes)}, not ${cid}: not published`);
+  let why: string;
+  try {
+    const res = await fetch(new URL(`ipfs/${cid}`, SOURCE), { method: "PUT", body: bytes as Uint8Array<ArrayBuffer>, headers: { "content-type": "application/octet-stream" } });
+    if (res.ok) return `<span class="ok" id="${what}-published">published</span> the ${esc(what)} <code>${esc(cid)}</code> (${bytes.byteLength.toLocaleString("en")} bytes) to ${esc(SOURCE)}: providers fetch it from there with <code>--source ${esc(SOURCE)}</code>.`;
+    why = res.status === 405 ? "this server takes no uploads (start it with pouw serve --upload)" : `the server answered ${res.status}: ${(await res.text()).trim().slice(0, 200)}`;
+  } catch (err) {
+    why = `the server could not be reached (${(err as Error).message})`;
+  }
+  const href = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: "application/octet-stream" }));
+  return (
+    `<span id="${what}-unpublished">Not published: ${esc(why)}.</span> The providers fetch the ${esc(what)} by <code>${esc(cid)}</code>: ` +
+    `<a id="${what}-link" download="${esc(cid)}" href="${href}">download it</a> (the file name is its CID) into your store directory (<code>.pouw/store/</code>) served by <code>pouw serve</code>.`
+  );
 }
 
 // ------------------------------------------------------------------ job
@@ -282,13 +310,15 @@ async function refreshJob(): Promise<void> {
     setJobHtml(`<span id="job-status" class="status">job ${id} does not exist</span>`);
     return;
   }
-  const [commits, receipts, disputes] = await Promise.all([
+  const [commits, receipts, disputes, report] = await Promise.all([
     getSegmentCommits(client, { jobMarket: d.jobMarket, jobId: id, fromBlock }),
     getReceiptsRecorded(client, { jobRecords: d.jobRecords, jobId: id, fromBlock }),
     d.disputeGame ? getJobDisputes(client, { disputeGame: d.disputeGame, jobId: id, fromBlock }) : Promise.resolve([] as JobDisputeOpened[]),
+    // market/job-report.ts, as `pouw buyer status`: the money's outcome and the audit coverage (the manifest's rate from the page's source)
+    jobReport(client, d, resultSources(SOURCE).store, id),
   ]);
   if (!current()) return;
-  setJobHtml(jobHtml(job, commits, receipts, disputes));
+  setJobHtml(jobHtml(job, commits, receipts, disputes, report));
 }
 
 function setJobHtml(html: string): void {
@@ -304,17 +334,36 @@ function jobButtons(): void {
 
 const ZERO = /^0x0{40}$/i;
 
-function jobHtml(job: GetJobReturnType, commits: SegmentCommit[], receipts: RecordedReceipt[], disputes: JobDisputeOpened[]): string {
+/** What each status means for the buyer, in a sentence (the terminal ones say where the money went). */
+const STATUS_MEANS: Record<string, string> = {
+  Open: "waiting for a provider to accept; you can cancel it and get the escrow back as credit",
+  Active: "a provider accepted and is training; each segment must be committed before the deadline",
+  Committed: "every segment is committed; anyone may challenge a step until the challenge window ends, then the job can be finalized",
+  Finalized: "ended: the challenge window passed with no successful challenge and the provider was paid",
+  Cancelled: "ended: nobody trained it; the escrow was credited back to you",
+  Refunded: "ended: a dispute found the provider at fault; the escrow was credited back to you and the provider's stake was slashed",
+  TimedOut: "the provider missed a segment deadline and was slashed for it; its committed segments stay challengeable until the window ends, then the job re-opens",
+};
+
+function jobHtml(job: GetJobReturnType, commits: SegmentCommit[], receipts: RecordedReceipt[], disputes: JobDisputeOpened[], report: JobReport): string {
   const tok = (wei: bigint) => `${formatEther(wei)} ${esc(state.symbol)}`;
-  const deadline = job.deadline === 0n ? "-" : new Date(Number(job.deadline) * 1000).toISOString();
+  const when = new Date(Number(job.deadline) * 1000).toISOString();
+  // the deadline field is the segment deadline while Active and the challenge window's end once Committed or TimedOut
+  const deadline =
+    job.deadline === 0n ? "-" : job.status === "Committed" || job.status === "TimedOut" ? `challenge window ends <span id="job-window-end">${when}</span>; finalize after that` : job.status === "Active" ? `next segment due by ${when}` : when;
+  const c = report.coverage;
+  const money = moneySentences(report.money, tok);
   const rows = [
-    `<tr><th>status</th><td><span id="job-status" class="status">${job.status}</span></td></tr>`,
+    `<tr><th>status</th><td><span id="job-status" class="status">${job.status}</span> <span id="job-status-means" class="muted">${esc(STATUS_MEANS[job.status] ?? "")}</span></td></tr>`,
+    `<tr><th>audit coverage</th><td><span id="job-coverage">${esc(coverageLine(c).replace(/^audit coverage: /, ""))}</span>${c.warning ? `<div id="job-coverage-warning" class="verdict-bad">${esc(c.warning)}</div>` : ""}</td></tr>`,
+    ...(money.length ? [`<tr><th>outcome</th><td id="job-outcome">${money.map((x) => `<div>${x}</div>`).join("")}</td></tr>`] : []),
+    ...(report.money.buyerSlashShare > 0n ? [`<tr><th>your slash share</th><td id="job-buyer-slash-share">${tok(report.money.buyerSlashShare)} (a StakeVault credit; Claim collects it)</td></tr>`] : []),
     `<tr><th>buyer</th><td class="mono">${job.buyer}</td></tr>`,
     `<tr><th>provider</th><td class="mono" id="job-provider">${ZERO.test(job.provider) ? "none yet" : job.provider}</td></tr>`,
     `<tr><th>payment</th><td>${tok(job.payment)}</td></tr>`,
     `<tr><th>stake required</th><td>${tok(job.policy.requiredStake)}</td></tr>`,
     `<tr><th>segments committed</th><td id="job-segments">${commits.length}/${job.policy.segments}</td></tr>`,
-    `<tr><th>deadline</th><td>${deadline}</td></tr>`,
+    `<tr><th>deadline</th><td id="job-deadline">${deadline}</td></tr>`,
     `<tr><th>open disputes</th><td id="job-open-disputes">${job.openDisputes}</td></tr>`,
     `<tr><th>manifest hash</th><td class="mono">${job.manifestHash as Hex}</td></tr>`,
   ];
@@ -335,7 +384,8 @@ async function cancel(): Promise<void> {
 
 async function claim(): Promise<void> {
   const clients = needWallet();
-  await claimPayment(clients, { jobMarket: state.deployment!.jobMarket, token: state.deployment!.token });
+  // as `pouw buyer claim`: every credit the buyer is owed, refunds and slash shares
+  await claimCredits(clients, state.deployment!, BUYER_CREDITS);
   await showAccount();
 }
 
@@ -376,11 +426,14 @@ async function fetchAndVerify(): Promise<void> {
   const { d, client } = readClient();
   if (state.jobId === undefined) throw new Error("Follow a job first.");
   $("result").textContent = `fetching job ${state.jobId}'s result from ${SOURCE}…`;
-  const r = await fetchResult({ clients: { public: client }, deployment: d, ...resultSources(SOURCE) }, state.jobId);
+  const sources = resultSources(SOURCE);
+  const [r, { coverage }] = await Promise.all([fetchResult({ clients: { public: client }, deployment: d, ...sources }, state.jobId), jobReport(client, d, sources.store, state.jobId)]);
+  // the record matching the chain says nothing of how much was checked: the coverage and its warning stand beside it
+  const checked = `<p id="result-coverage">${esc(coverageLine(coverage))}</p>${coverage.warning ? `<div id="result-coverage-warning" class="verdict-bad">${esc(coverage.warning)}</div>` : ""}`;
   const files = r.report.ok
     ? `<p>${downloadLink("download-weights", "final.safetensors", r.weightsBytes, "application/octet-stream")}, ${downloadLink("download-record", "provenance.json", r.recordBytes, "application/json")}</p>`
     : `<p>Not offered for download: the result failed verification.</p>`;
-  $("result").innerHTML = reportHtml(r.report, "result") + files;
+  $("result").innerHTML = reportHtml(r.report, "result") + checked + files;
 }
 
 async function fileBytes(id: string, what: string): Promise<Uint8Array> {
@@ -454,6 +507,10 @@ $("quote-button").addEventListener("click", () => guarded(quote));
 $("post").addEventListener("click", () => guarded(post, "post"));
 $("cancel").addEventListener("click", () => guarded(cancel, "cancel"));
 $("claim").addEventListener("click", () => guarded(claim, "claim"));
+$("publish").addEventListener("click", () => guarded(async () => {
+  const bytes = await fileBytes("publish-file", "dataset");
+  $("publish-status").innerHTML = await publishHtml(bytes, cidOf(bytes), "file");
+}, "publish"));
 $("fetch-result").addEventListener("click", () => guarded(fetchAndVerify, "fetch-result"));
 $("verify-files").addEventListener("click", () => guarded(verifyFiles));
 $("provider-refresh").addEventListener("click", () => guarded(showProvider));

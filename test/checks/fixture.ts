@@ -31,7 +31,8 @@ export class Fixture {
   }
 
   async teardown(): Promise<void> {
-    if (this.dir) await rm(this.dir, { recursive: true, force: true });
+    // NOTE: maxRetries covers a file a just-closed writer (a stopped IPFS node's store) renames into place during the walk
+    if (this.dir) await rm(this.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
 
   /** The trace dir of `strategy` (trained once); with `stepStates`, steps.json served too. */

@@ -103,7 +103,7 @@ describe("pouw on a market: errors, read-only commands, listings, Ctrl-C (in-pro
       expect(r.code, r.stderr).to.equal(0);
       expect(JSON.parse(r.stdout)).to.deep.include({ account: getAddress(buyer), myCredit: "0" });
       r = await runPouw(["buyer", "status", "1", "--address", buyer, ...as()]);
-      expect(r.stdout).to.match(new RegExp(`^claimable credit of ${buyer}: 0 \\S+$`, "m"));
+      expect(r.stdout).to.match(new RegExp(`^claimable credit of ${buyer}: 0 \\S+ \\(0 \\S+ refunds and pay, 0 \\S+ slash shares; pouw buyer claim\\)$`, "m"));
       r = await runPouw(["buyer", "status", "1", "--address", "0x123", ...as()]);
       expect([r.code, r.stderr]).to.deep.equal([2, 'pouw: --address must be an address, got "0x123"\n']);
       r = await runPouw(["dispute", "status", "1", ...as()]);
@@ -194,7 +194,7 @@ describe("pouw on a market: errors, read-only commands, listings, Ctrl-C (in-pro
       expect(j.txs.map((t) => t.what)).to.deep.equal(["cancelJob"]);
       await mined(j.txs);
       const claim = await runPouw(["buyer", "claim", ...at(1)]);
-      expect(claim.stdout).to.match(/^claimed 0\.1 PDT\n  claimPayment tx 0x[0-9a-f]{64} in block \d+\n$/);
+      expect(claim.stdout).to.match(/^claimed 0\.1 PDT: 0\.1 PDT refunds \(JobMarket\) \+ 0 PDT slash shares \(StakeVault\)\n  claimPayment tx 0x[0-9a-f]{64} in block \d+\n$/);
       j = await json(["auditor", "bond", "100", "--mint", ...at(4)]);
       expect(j.txs.map((t) => t.what)).to.deep.equal(["mint", "approve", "postBond"]);
       await mined(j.txs);

@@ -55,7 +55,7 @@ describe("receipts in the provenance record, buyer status counts, corpus claim (
     expect(s.receipts.map((x) => `${x.segment} ${x.auditor} ${x.verdict}`).sort()).to.deep.equal([0, 1, 2].flatMap((seg) => auditors.map((a) => `${seg} ${a} ok`)).sort());
     for (const x of s.receipts) expect(x.tx).to.match(/^0x[0-9a-f]{64}$/);
     r = await runPouw(["buyer", "status", "1", ...as()]);
-    expect(r.stdout).to.match(/^receipts: 6 receipts \/ 3 of 3 segments audited$/m);
+    expect(r.stdout).to.match(/^receipts: 6 receipts \/ 3 of 3 segments with a receipt$/m);
   });
 
   it("auditor metrics over a real bot: its audits, receipts and intents, its bond and balance; auditor run --metrics-port", async () => {

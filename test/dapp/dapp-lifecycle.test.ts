@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatEther, parseEther } from "viem";
 import { buildDapp } from "../../dapp/build.ts";
-import { devAccount, getCredits, getJobCreated, mintTestToken, providerClients, readDeployment, type Deployment } from "../../verifier/src/chain/index.ts";
+import { devAccount, getCredits, getJob, getJobCreated, mintTestToken, providerClients, readDeployment, type Deployment } from "../../verifier/src/chain/index.ts";
 import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
 import { canonicalManifest, parseManifestJson } from "../../verifier/src/ml/manifest.ts";
 import { weightsStateHash } from "../../verifier/src/provenance/index.ts";
@@ -26,7 +26,7 @@ import { finalizeAndAnchor } from "../../verifier/src/provider/finalize-anchor.t
 import { loadDappFiles } from "../../verifier/src/serve/dapp.ts";
 import { startContentServer, type ContentServer } from "../../verifier/src/serve/index.ts";
 import { LocalDirBoard } from "../../verifier/src/board/index.ts";
-import { LocalDirStore } from "../../verifier/src/store/index.ts";
+import { cidOf, LocalDirStore } from "../../verifier/src/store/index.ts";
 import { runPouw } from "../cli/in-process.ts";
 import { serveProvider, type ServedProvider } from "../cli/rpc-over-http.ts";
 import { DEV_KEYS, ROOT } from "../e2e/helpers.ts";
@@ -77,7 +77,9 @@ describe("dapp: a whole job from the page, the provider and auditor from the CLI
     const { outdir } = await buildDapp({ outdir: join(dir, "dist") });
     const dapp = await loadDappFiles(outdir, { deploymentPath: join(dir, "deployment.json") });
     // what `pouw serve --dapp` runs over this state dir: the content store, the board, the page
-    server = await startContentServer({ store: new LocalDirStore(join(dir, "store")), board: new LocalDirBoard(join(dir, "board")), dapp });
+    // with --upload: the page publishes the manifest into this store
+    const store = new LocalDirStore(join(dir, "store"));
+    server = await startContentServer({ store, board: new LocalDirBoard(join(dir, "board")), dapp, upload: { store, maxBytes: 1 << 20 } });
     ui = await openWalletPage(rpc.url, { account: BUYER, artifacts: ARTIFACTS });
   });
 
@@ -103,8 +105,10 @@ describe("dapp: a whole job from the page, the provider and auditor from the CLI
     await idle();
     expect(await errorText()).to.equal("");
     expect(await text("#posted")).to.equal("job 1 created");
-    // the buyer publishes the canonical bytes the page offers where the provider reads (here: the shared store)
-    const cid = await new LocalDirStore(join(dir, "store")).put(new TextEncoder().encode(canonicalManifest(manifest)));
+    // the page published the manifest's canonical bytes to the server it came from (PUT /ipfs/<cid>), where the provider reads
+    const cid = cidOf(new TextEncoder().encode(canonicalManifest(manifest)));
+    expect(await text("#manifest-published")).to.equal("published");
+    expect(await new LocalDirStore(join(dir, "store")).has(cid)).to.equal(true);
     const created = await getJobCreated(reader(), { jobMarket: d.jobMarket, jobId: 1n, fromBlock: BigInt(d.startBlock) });
     expect(created.manifestUri).to.equal(`cid:${cid}`);
   });
@@ -112,11 +116,19 @@ describe("dapp: a whole job from the page, the provider and auditor from the CLI
   it("follows the job live while the CLI provider trains and the CLI bot audits", async () => {
     await pouw(["provider", "accept", "1", ...as(PROVIDER)]);
     expect(await pouw(["provider", "run", "1", ...as(PROVIDER)])).to.match(/committed segments 0\.\.2/);
+    // before any auditor looked: the page warns that nothing was checked, and says when the window ends
+    await ui.page.waitForFunction(() => document.getElementById("job-status")?.textContent === "Committed");
+    expect(await text("#job-coverage-warning")).to.match(/^WARNING: 0 of 3 committed segments audited \(its policy's audit rate 1 promised 3\): nobody independently checked/);
+    const { deadline } = await getJob(reader(), { jobMarket: d.jobMarket, jobId: 1n });
+    expect(await text("#job-window-end")).to.equal(new Date(Number(deadline) * 1000).toISOString());
+    expect(await text("#job-status-means")).to.match(/until the challenge window ends, then the job can be finalized$/);
     expect(await pouw(["auditor", "run", "--once", ...as(AUDITOR)])).to.match(/3 receipts/);
     await ui.page.waitForFunction(() => document.querySelectorAll("#job-receipts li").length === 3);
     expect(await text("#job-status")).to.equal("Committed"); // every segment committed, inside the challenge window
     expect(await text("#job-segments")).to.equal("3/3");
     expect(await text("#job-receipts")).to.contain("segment 0: clean by");
+    await ui.page.waitForFunction(() => !document.getElementById("job-coverage-warning"));
+    expect(await text("#job-coverage")).to.equal("3 of 3 committed segments audited, each by at least 1 of 1 distinct auditor; 3 receipts; no disputes");
     expect(await ui.page.isDisabled("#fetch-result")).to.equal(true);
     await shot("life-2-live-audited");
   });
@@ -141,6 +153,8 @@ describe("dapp: a whole job from the page, the provider and auditor from the CLI
     expect(await ui.page.locator('#result-checks tr[data-status="fail"]').count()).to.equal(0);
     expect(await text('#result-checks tr[data-item="record hash"] td.mono')).to.equal(`anchored ${anchored.provenance!.recordHash}`);
     expect(await text("#download-weights")).to.equal("final.safetensors");
+    expect(await text("#result-coverage")).to.equal("audit coverage: 3 of 3 committed segments audited, each by at least 1 of 1 distinct auditor; 3 receipts; no disputes");
+    expect(await ui.page.isVisible("#result-coverage-warning")).to.equal(false);
     await shot("life-3-finalized-verified");
   });
 

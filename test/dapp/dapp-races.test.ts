@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeFunctionData, formatEther, parseEther, type Address, type Hex } from "viem";
 import { buildDapp } from "../../dapp/build.ts";
-import { acceptJob, commitSegment, concede, createJob, devAccount, getCredits, getDispute, getJob, getTokenBalance, jobMarketAbi, type ChainClients } from "../../verifier/src/chain/index.ts";
+import { acceptJob, commitSegment, concede, createJob, devAccount, finalize, getCredits, getDispute, getJob, getTokenBalance, jobMarketAbi, type ChainClients } from "../../verifier/src/chain/index.ts";
 import { openChallenge } from "../../verifier/src/dispute/index.ts";
 import { manifestHash, parseManifestJson } from "../../verifier/src/ml/manifest.ts";
 import { loadDappFiles } from "../../verifier/src/serve/dapp.ts";
@@ -99,6 +99,10 @@ describe("dapp: stale answers under a slow RPC, and the auditor's claim with mon
     expect((await getDispute(auditor.public, { disputeGame: env.d.disputeGame, disputeId })).outcome).to.equal("Conceded");
     expect((await getJob(auditor.public, { jobMarket: env.d.jobMarket, jobId })).status).to.equal("Refunded");
     await createJob(env.buyer, { jobMarket: env.d.jobMarket, manifestHash: manifestHash(parseManifestJson(manifestText)), manifestUri: `cid:${CID}`, token: env.d.token, payment: parseEther("1"), policy: policy(3, 4) });
+    // job 3: committed, nobody audits it, finalized after its window: paid with zero independent checks
+    const unaudited = await committedJob();
+    await env.increaseTime(86_401);
+    await finalize(env.buyer, { jobMarket: env.d.jobMarket, jobId: unaudited });
 
     rpc = await serveProvider(env.provider1193);
     const dir = mkdtempSync(join(tmpdir(), "pouw-dapp-races-"));
@@ -151,6 +155,17 @@ describe("dapp: stale answers under a slow RPC, and the auditor's claim with mon
     await page().click("#follow");
     await idle();
     await page().waitForFunction(() => document.getElementById("job-status")?.textContent === "Refunded");
+    // the refunded job names its outcome: slashed how much, why, to whom; the buyer's share and refund
+    const lock = parseEther("10");
+    const share = (bps: number) => formatEther((lock * BigInt(bps)) / 10_000n);
+    const p = policy(3, 4);
+    expect(await text("#job-status-means")).to.match(/^ended: a dispute found the provider at fault/);
+    expect(await text("#job-outcome")).to.include(`the provider was slashed 10 PDT of its stake because a dispute proved a wrong training step: ${share(p.challengerBps)} PDT to the challengers, ${share(p.buyerBps)} PDT to the buyer`);
+    expect(await text("#job-outcome")).to.include("the buyer was refunded 2 PDT of the 2 PDT escrowed");
+    expect(await text("#job-buyer-slash-share")).to.equal(`${share(p.buyerBps)} PDT (a StakeVault credit; Claim collects it)`);
+    expect(await text("#job-coverage")).to.match(/; 1 dispute \(\d+ on step 1: Conceded\)$/);
+    expect(await page().isVisible("#job-coverage-warning")).to.equal(false);
+    expect(await text("#slash-credit")).to.equal(share(p.buyerBps));
     const stale = ui.wallet.hold(readsJob(1n));
     await stale.waitHeld(); // the poll's next read of job 1 is in flight
     await page().fill("#job-id", "2");
@@ -234,5 +249,34 @@ describe("dapp: stale answers under a slow RPC, and the auditor's claim with mon
     const left = await getCredits(reader, { deployment: env.d, account: me });
     expect(left.disputeGame + left.stakeVault + left.auditorRegistry).to.equal(0n);
     await ui.shot("races-auditor-claimed");
+  });
+
+  it("a job finalized with nobody auditing it shows a plain warning, not just a status", async () => {
+    await connectAs(BUYER);
+    await page().click("#nav-buyer");
+    await idle();
+    await page().fill("#job-id", "3");
+    await page().click("#follow");
+    await idle();
+    await page().waitForFunction(() => document.getElementById("job-status")?.textContent === "Finalized");
+    expect(await text("#job-status-means")).to.match(/^ended: the challenge window passed with no successful challenge and the provider was paid/);
+    expect(await text("#job-coverage")).to.equal("0 of 3 committed segments audited; 0 receipts; no disputes");
+    expect(await text("#job-coverage-warning")).to.match(/^WARNING: 0 of 3 committed segments audited: nobody independently checked this result/);
+  });
+
+  it("the buyer claims its refund and its slash share with one click", async () => {
+    await connectAs(BUYER);
+    await page().click("#nav-buyer");
+    await idle();
+    const before = await getCredits(env.buyer.public, { deployment: env.d, account: devAccount(BUYER).address });
+    expect(before.jobMarket > 0n && before.stakeVault > 0n, "a refund and a slash share are owed").to.equal(true);
+    await page().click("#claim");
+    await idle();
+    expect(await errorText()).to.equal("");
+    const after = await getCredits(env.buyer.public, { deployment: env.d, account: devAccount(BUYER).address });
+    expect([after.jobMarket, after.stakeVault]).to.deep.equal([0n, 0n]);
+    expect(await text("#credit")).to.equal("0");
+    expect(await text("#slash-credit")).to.equal("0");
+    expect(await page().isVisible("#claim")).to.equal(false);
   });
 });

@@ -166,7 +166,11 @@ describe("dapp: the buyer page in headless Chromium", function () {
     expect(escrowAfter - escrowBefore).to.equal(job.payment);
     // the page's CID (cidOf on the JavaScript sha256) equals the store's (node:crypto) for the canonical bytes
     const created = await getJobCreated(buyer.public, { jobMarket: d.jobMarket, jobId: 1n, fromBlock: BigInt(d.startBlock) });
-    expect(created.manifestUri).to.equal(`cid:${cidOf(new TextEncoder().encode(canonicalManifest(manifest)))}`);
+    const cid = cidOf(new TextEncoder().encode(canonicalManifest(manifest)));
+    expect(created.manifestUri).to.equal(`cid:${cid}`);
+    // this server takes no uploads: the page says so and offers the bytes under the file name the store holds them by
+    expect(await page.textContent("#manifest-unpublished")).to.match(/^Not published: this server takes no uploads \(start it with pouw serve --upload\)\./);
+    expect(await page.getAttribute("#manifest-link", "download")).to.equal(cid);
     await page.waitForFunction(() => document.getElementById("job-status")?.textContent === "Open");
     expect(await page.isVisible("#cancel")).to.equal(true);
     await shot("2-posted");

@@ -17,6 +17,7 @@
  */
 import { expect } from "chai";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { network } from "hardhat";
@@ -82,8 +83,19 @@ describe("e2e: parties exchange content over IPFS only (Helia on loopback, no --
   });
 
   after(async () => {
-    for (const c of children) if (c.child.exitCode === null) c.child.kill("SIGKILL");
+    // INVARIANT: the serve processes (each a Helia node writing into its state dir) have exited before the dirs go:
+    // SIGTERM lets each stop its node; SIGKILL after 10 s
+    await Promise.all(
+      children.map(async (c) => {
+        if (c.child.exitCode !== null || c.child.signalCode !== null) return;
+        const killer = setTimeout(() => c.child.kill("SIGKILL"), 10_000);
+        c.child.kill("SIGTERM");
+        await c.done;
+        clearTimeout(killer);
+      }),
+    );
     await node?.close();
+    await rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   });
 
   const pouwOk = async (args: string[]) => {

@@ -202,7 +202,7 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
     try {
       const via = (key: number) => common(proxy.url, key);
       const created = await pouwOk(["buyer", "create", ...via(1), "--manifest", manifest, "--pay", "1", "--mint", "--challenge-window", "100"]);
-      expect(created).to.match(/^job 4: .*, stake [0-9.]+ PDT \(from quote\)/).and.to.match(/^data terms: 10% of the payment to corpus mnist-digits \(DataRegistry 1, 10000 tokens, payout 0x0+[dD]1\) at finalize; min tier 4$/m).and.to.match(/^quote: audit rate [0-9.e-]+ \(manifest 1\), checks \S+.*, stake [0-9.]+: cheapest contract audits at .*% of the payment \(.*detection\.json\)$/m);
+      expect(created).to.match(/^job 4: .*, stake [0-9.]+ PDT \(from quote\)/).and.to.match(/^data terms: 10% of the payment to corpus mnist-digits \(DataRegistry 1, 10000 tokens, payout 0x0+[dD]1\) at finalize; min tier 4$/m).and.to.match(/^quote: auditors recompute each segment with probability [0-9.e-]+ \(the cheapest rate; the manifest's 1 only catches more\), checks \S+.*; the stake of about [0-9.]+ PDT is (enough|no measured) .*; checking costs about [0-9.]+% of the payment on top of the training \(detection matrix .*detection\.json\)$/m);
       const stake = /, stake ([0-9.]+) PDT \(from quote\)/.exec(created)![1]!;
       await pouwOk(["provider", "stake", stake, "--mint", ...via(4)]);
       await pouwOk(["provider", "accept", "4", ...via(4)]);

@@ -105,10 +105,21 @@ describe("cli: pouw quote", function () {
     expect(BigInt(b.stakeWei) > BigInt(a.stakeWei)).to.equal(true);
   });
 
-  it("prints a readable table", async () => {
+  it("prints a readable table: 4 significant digits in tokens, one sentence per number, the binding cheat in words; --json exact in wei", async () => {
     const r = await pouw("quote", "--manifest", MAN, "--detection", DET, "--capital-rate", "0.02");
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/audit rate p/).and.match(/stake S/).and.match(/challenger bond B/).and.match(/panel size n/).and.match(/auditor bond A/).and.match(/audit compute/).and.match(/capital cost/);
+    const j = await pouw("quote", "--manifest", MAN, "--detection", DET, "--capital-rate", "0.02", "--json");
+    const q = JSON.parse(j.stdout) as { stakeWei: string; bindingStake: string; challengerBondWei: string };
+    // the same stake, rounded to 4 significant digits (an independent rounding of the exact wei)
+    const four = Number((Number(q.stakeWei) / 1e18).toPrecision(4)).toString();
+    expect(r.stdout).to.match(new RegExp(`^stake S +${four.replace(".", "\\.")} tokens: what the provider locks and loses if a dispute proves one wrong step; `, "m"));
+    expect(r.stdout).to.not.match(/deterring|\d{7,} wei/);
+    for (const line of r.stdout.split("\n").filter((l) => / tokens/.test(l))) {
+      for (const m of line.matchAll(/(?<![\w.])([0-9]+(?:\.[0-9]+)?) tokens/g)) expect(m[1]!.replace(/^0\.0*|\./g, "").replace(/^0+/, "").length, line).to.be.at.most(4);
+    }
+    if (q.bindingStake !== "challenger" && q.bindingStake !== "none") expect(r.stdout).to.include(`(${q.bindingStake}, the measured cheat that needs the largest stake) loses more than it saves`);
+    expect(BigInt(q.stakeWei).toString()).to.equal(q.stakeWei);
   });
 
   it("without --detection reads the package's committed matrix, from any working directory", async () => {
@@ -186,7 +197,7 @@ describe("cli: pouw quote on every example keeps the strict margin", function ()
   it("--integrity-value V prices plants against V: every class, plants included, prints a margin >= 0.25", async () => {
     const r = await pouw("quote", "--manifest", "examples/tiny.json", "--integrity-value", "0.5");
     expect(r.code, r.stderr).to.equal(0);
-    expect(r.stdout).to.match(/margin m +0\.25/).and.match(/integrity value V +500000000000000000 wei/);
+    expect(r.stdout).to.match(/margin m +0\.25: every cheat expects to lose at least 1\.25 x what it gains/).and.match(/integrity value V +0\.5 tokens: what a planted or unfinished model would cost you/);
     const rows = r.stdout.split("\n").filter((l) => /^ {2}\S+ +D=/.test(l));
     expect(rows.length).to.be.greaterThan(5);
     for (const l of rows) {
@@ -194,7 +205,7 @@ describe("cli: pouw quote on every example keeps the strict margin", function ()
       expect(m, l).to.not.equal(null);
       expect(Number(m![1]), l).to.be.at.least(0.25);
     }
-    expect(r.stdout).to.match(/a cheater of class plant:6 loses at least \d+ wei in expectation/);
+    expect(r.stdout).to.match(/^ {2}a provider planting chosen weights at step 6 \(plant:6\) is caught with probability [0-9.]+ and expects to lose [0-9.]+ tokens for a gain of [0-9.]+ tokens/m);
     const j = await pouw("quote", "--manifest", "examples/tiny.json", "--integrity-value", "0.5", "--json");
     const q = JSON.parse(j.stdout);
     expect(q.integrityValueWei).to.equal("500000000000000000");

@@ -168,3 +168,56 @@ describe("serve: read-only HTTP content store and board", () => {
     await closed;
   });
 });
+
+describe("serve --upload: PUT /ipfs/<cid> stores a body that hashes to its CID", () => {
+  let dir: string;
+  let server: ContentServer;
+  let store: LocalDirStore;
+  const MAX = 1024;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "pouw-serve-upload-"));
+    store = new LocalDirStore(join(dir, "store"));
+    server = await startContentServer({ store, upload: { store, maxBytes: MAX } });
+  });
+  after(async () => {
+    await server?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("stores the body under its CID (201, then 200 when held) and serves it back byte for byte", async () => {
+    const body = '{"manifest":"a buyer\'s job"}';
+    const cid = cidOf(new TextEncoder().encode(body));
+    let r = await raw(server.url, "PUT", `/ipfs/${cid}`, { body });
+    expect(r.status, r.body.toString()).to.equal(201);
+    expect(r.body.toString()).to.equal(`${cid}\n`);
+    expect(r.headers.location).to.equal(`/ipfs/${cid}`);
+    expect(await store.has(cid)).to.equal(true);
+    r = await raw(server.url, "PUT", `/ipfs/${cid}`, { body });
+    expect(r.status).to.equal(200);
+    r = await raw(server.url, "GET", `/ipfs/${cid}`);
+    expect(r.body.toString()).to.equal(body);
+  });
+
+  it("refuses, storing nothing: a body of other bytes (422 naming both CIDs), over the limit (413), without a length (411), a bad CID or path (400)", async () => {
+    const claimed = cidOf(new TextEncoder().encode("what the page meant to send"));
+    let r = await raw(server.url, "PUT", `/ipfs/${claimed}`, { body: "other bytes" });
+    expect(r.status).to.equal(422);
+    expect(r.body.toString()).to.include(cidOf(new TextEncoder().encode("other bytes"))).and.include(claimed).and.include("nothing stored");
+    expect(await store.has(claimed)).to.equal(false);
+
+    const big = "x".repeat(MAX + 1);
+    r = await raw(server.url, "PUT", `/ipfs/${cidOf(new TextEncoder().encode(big))}`, { body: big });
+    expect(r.status).to.equal(413);
+    expect(r.body.toString()).to.include(`${MAX + 1} bytes is over this server's limit of ${MAX} bytes`);
+    expect(await store.has(cidOf(new TextEncoder().encode(big)))).to.equal(false);
+
+    r = await raw(server.url, "PUT", `/ipfs/${claimed}`, { body: "chunked", headers: { "transfer-encoding": "chunked" } });
+    expect(r.status).to.equal(411);
+    expect((await raw(server.url, "PUT", "/ipfs/not-a-cid", { body: "x" })).status).to.equal(400);
+    expect((await raw(server.url, "PUT", `/board/${claimed}`, { body: "x" })).status).to.equal(400);
+    r = await raw(server.url, "POST", `/ipfs/${claimed}`, { body: "x" });
+    expect(r.status).to.equal(405);
+    expect(r.headers.allow).to.equal("GET, HEAD, PUT");
+  });
+});

@@ -60,7 +60,10 @@ describe("store/ipfs: two Helia nodes on loopback", function () {
   });
 
   after(async () => {
-    for (const n of nodes) await n.stop().catch(() => {});
+    // INVARIANT: every node is stopped before its directory goes: readers first (the newest nodes, which may still be
+    // writing fetched blocks into their stores), the provider last; a node that fails to stop fails the hook
+    for (const n of [...nodes].reverse()) await n.stop();
+    await rm(join(fx.dir, "victim"), { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     await fx.teardown();
   });
 
@@ -216,9 +219,5 @@ describe("store/ipfs: two Helia nodes on loopback", function () {
     const err = await rejection(provider.connect(dead));
     expect(err).to.be.instanceOf(IpfsDialError);
     expect((err as IpfsDialError).peer).to.equal(dead);
-  });
-
-  after(async () => {
-    await rm(join(fx.dir, "victim"), { recursive: true, force: true });
   });
 });

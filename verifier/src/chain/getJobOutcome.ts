@@ -9,7 +9,7 @@
  *   const o = await getJobOutcome(clients.public, { deployment, jobId: 1n });
  *   if (o.job.status === "Refunded" && o.slashed === o.job.policy.requiredStake && o.lock === 0n) ...
  */
-import type { Address, Chain, PublicClient, Transport } from "viem";
+import type { Address, Chain, Hex, PublicClient, Transport } from "viem";
 import { jobMarketAbi } from "./abi/JobMarket.ts";
 import { stakeVaultAbi } from "./abi/StakeVault.ts";
 import type { Deployment } from "./deployment.ts";
@@ -26,8 +26,11 @@ export type GetJobOutcomeReturnType = {
   slashes: StakeSlash[];
   /** Sum of the slashes' amounts. */
   slashed: bigint;
-  fault: { slashed: bigint; toChallengers: bigint; refund: bigint } | undefined;
+  /** ProviderFaultSettled; `transactionHash` is the transaction whose StakeSlashed is the fault slash. */
+  fault: { slashed: bigint; toChallengers: bigint; refund: bigint; transactionHash: Hex } | undefined;
   finalized: { providerPay: bigint; buyerRefund: bigint } | undefined;
+  /** JobCancelled: the escrow credited back to the buyer (cancelled before acceptance, or ended by the idle-timeout cap). */
+  cancelled: { refund: bigint } | undefined;
   /** The provider's JobMarket credit in the payment token, not yet claimed. */
   providerCredit: bigint;
 };
@@ -36,22 +39,26 @@ export async function getJobOutcome(client: PublicClient<Transport, Chain>, p: G
   const { jobMarket, stakeVault, token } = p.deployment;
   const fromBlock = BigInt(p.deployment.startBlock);
   const job = await getJob(client, { jobMarket, jobId: p.jobId });
-  const [lock, slashes, faults, finals, providerCredit] = await Promise.all([
+  const [lock, slashes, faults, finals, cancels, providerCredit] = await Promise.all([
     withRetry(() => client.readContract({ address: stakeVault, abi: stakeVaultAbi, functionName: "lockedFor", args: [job.provider, p.jobId] }), { what: "lockedFor" }),
     getStakeSlashes(client, { stakeVault, jobId: p.jobId, fromBlock }),
     withRetry(() => client.getContractEvents({ address: jobMarket, abi: jobMarketAbi, eventName: "ProviderFaultSettled", args: { jobId: p.jobId }, fromBlock, strict: true }), { what: "ProviderFaultSettled logs" }),
     withRetry(() => client.getContractEvents({ address: jobMarket, abi: jobMarketAbi, eventName: "JobFinalized", args: { jobId: p.jobId }, fromBlock, strict: true }), { what: "JobFinalized logs" }),
+    withRetry(() => client.getContractEvents({ address: jobMarket, abi: jobMarketAbi, eventName: "JobCancelled", args: { jobId: p.jobId }, fromBlock, strict: true }), { what: "JobCancelled logs" }),
     withRetry(() => client.readContract({ address: jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [job.provider as Address, token] }), { what: "creditOf" }),
   ]);
-  const f = faults.at(-1)?.args;
+  const faultLog = faults.at(-1);
+  const cancel = cancels.at(-1)?.args;
+  const f = faultLog?.args;
   const fin = finals.at(-1)?.args;
   return {
     job,
     lock,
     slashes,
     slashed: slashes.reduce((s, x) => s + x.amount, 0n),
-    fault: f ? { slashed: f.slashed, toChallengers: f.toChallengers, refund: f.refund } : undefined,
+    fault: f ? { slashed: f.slashed, toChallengers: f.toChallengers, refund: f.refund, transactionHash: faultLog!.transactionHash } : undefined,
     finalized: fin ? { providerPay: fin.providerPay, buyerRefund: fin.buyerRefund } : undefined,
+    cancelled: cancel ? { refund: cancel.refund } : undefined,
     providerCredit,
   };
 }

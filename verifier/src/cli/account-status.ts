@@ -1,11 +1,11 @@
 /**
  * `pouw provider status` and `pouw auditor status`: one account's standing, read-only (no key; `--address` or the key's
  * address). The provider view: stake (free, locked, unbonding and when withdrawable), credits, token balance and the
- * jobs it accepted. The auditor view: bond and status (by name), when it counts for panels, credits, token balance and
+ * jobs it accepted, each ended one with its outcome in words (slashed how much, why, to whom; refunded; paid). The auditor view: bond and status (by name), when it counts for panels, credits, token balance and
  * whether the market's panel pool could decide a dispute.
  */
 import { getAddress, type Address } from "viem";
-import { chainDate, type GetJobReturnType } from "../chain/index.ts";
+import { chainDate, getJobOutcome, type GetJobReturnType, type JobStatusName } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
 import { auditorStanding, providerStanding } from "../market/standing.ts";
 import { fmt, readContext, type ReadContext, type ReadFlags } from "./context.ts";
@@ -18,6 +18,9 @@ async function subject(flags: ReadFlags): Promise<{ ctx: ReadContext; me: Addres
   return { ctx, me: getAddress(ctx.address) };
 }
 
+/** Jobs whose money has moved for good: their outcome is printed in words. */
+const ENDED: ReadonlySet<JobStatusName> = new Set(["Finalized", "Refunded", "Cancelled", "TimedOut"]);
+
 const jobJson = (j: GetJobReturnType) => ({ jobId: j.jobId.toString(), status: j.status, nextSegment: j.nextSegment, segments: j.policy.segments, openDisputes: j.openDisputes, payment: j.payment.toString(), deadline: j.deadline === 0n ? null : chainDate(j.deadline) });
 
 export async function providerStatus(flags: ReadFlags & { json?: boolean }): Promise<void> {
@@ -25,6 +28,10 @@ export async function providerStatus(flags: ReadFlags & { json?: boolean }): Pro
   const s = await providerStanding(ctx.clients.public, ctx.deployment, me);
   const mine = s.jobs;
   const h = s.holdings;
+  // how each ended job's money went (slashed how much, why, to whom; refunded; paid), from market/job-report.ts
+  const { jobMoney, moneySentences } = await import("../market/job-report.ts");
+  const ended = mine.filter((j) => ENDED.has(j.status));
+  const outcomes = await Promise.all(ended.map(async (j) => ({ jobId: j.jobId, money: jobMoney(await getJobOutcome(ctx.clients.public, { deployment: ctx.deployment, jobId: j.jobId })) })));
   if (flags.json) {
     process.stdout.write(
       JSON.stringify({
@@ -33,7 +40,10 @@ export async function providerStatus(flags: ReadFlags & { json?: boolean }): Pro
         tokenBalance: h.tokenBalance.toString(),
         stake: { free: s.stake.free.toString(), locked: s.stake.locked.toString(), pendingWithdrawal: s.stake.pendingWithdrawal.toString(), withdrawableAt: s.stake.withdrawableAt === 0n ? null : chainDate(s.stake.withdrawableAt) },
         credits: { jobMarket: h.jobMarketCredit.toString(), stakeVault: h.stakeCredit.toString() },
-        jobs: mine.map(jobJson),
+        jobs: mine.map((j) => {
+          const m = outcomes.find((o) => o.jobId === j.jobId)?.money;
+          return { ...jobJson(j), ...(m ? { slashed: m.slashes.reduce((t, x) => t + x.amount, 0n).toString(), slashes: m.slashes.map((x) => ({ reason: x.reason, amount: x.amount.toString(), toChallengers: x.toChallengers.toString(), toBuyer: x.toBuyer.toString(), burned: x.burned.toString() })), buyerRefund: m.buyerRefund.toString(), providerPay: m.providerPay.toString() } : {}) };
+        }),
       }) + "\n",
     );
     return;
@@ -45,6 +55,7 @@ export async function providerStatus(flags: ReadFlags & { json?: boolean }): Pro
         (s.stake.pendingWithdrawal > 0n ? `, ${t(s.stake.pendingWithdrawal)} unbonding (withdrawable at ${chainDate(s.stake.withdrawableAt)})` : ""),
       `credits: ${t(h.jobMarketCredit)} payment (pouw provider claim), ${t(h.stakeCredit)} slash shares; token balance ${t(h.tokenBalance)}`,
       mine.length === 0 ? "jobs: none accepted" : `jobs: ${mine.map((j) => `${j.jobId} ${j.status} ${j.nextSegment}/${j.policy.segments}`).join(", ")}`,
+      ...outcomes.map((o) => `job ${o.jobId} ${o.money.status}: ${moneySentences(o.money, t).join("; ") || "no money moved"}`),
     ].join("\n") + "\n",
   );
 }

@@ -47,7 +47,8 @@ export type ClaimedCredits = { disputeGame: bigint; stakeVault: bigint; auditorR
 /**
  * Claims every non-zero credit of the caller among `from` (one transaction per contract; nothing sent when all are
  * zero). An auditor's are DisputeGame (deposits back, challenger rewards, panel fees), StakeVault (slash shares) and
- * AuditorRegistry (forfeited bonds); a provider's JobMarket (payments) and StakeVault.
+ * AuditorRegistry (forfeited bonds); a provider's JobMarket (payments) and StakeVault; a buyer's JobMarket (refunds) and
+ * StakeVault (its share of a slash).
  */
 export async function claimCredits(clients: ChainClients, d: Deployment, from: readonly (keyof Omit<ClaimedCredits, "total" | "txs">)[]): Promise<ClaimedCredits> {
   const c = await getCredits(clients.public, { deployment: d, account: clients.account.address });
@@ -63,5 +64,7 @@ export async function claimCredits(clients: ChainClients, d: Deployment, from: r
 
 /** What `pouw auditor claim` claims. */
 export const AUDITOR_CREDITS = ["disputeGame", "stakeVault", "auditorRegistry"] as const;
+/** What `pouw buyer claim` and the dApp's buyer page claim: refunds (JobMarket) and slash shares (StakeVault). */
+export const BUYER_CREDITS = ["jobMarket", "stakeVault"] as const;
 /** What the dApp's provider page claims: the payment credit (as `pouw provider claim` does after finalize) and slash shares. */
 export const PROVIDER_CREDITS = ["jobMarket", "stakeVault"] as const;

@@ -6,21 +6,25 @@
  *   GET  /board/<jobMarket>/<jobId>/<segment>        200 the segment record's CID (text/plain)
  *   GET  /board/<jobMarket>/<jobId>/provenance       200 the provenance record's CID
  *   GET  /, /index.html, /app.js, ...                with `dapp`: the buyer dApp's built files (serve/dapp.ts)
+ *   PUT  /ipfs/<cid>                                 with `upload`: stores the body as <cid> (201; 200 when already
+ *                                                        held) after checking it hashes to <cid>
  *
- * 400 for a malformed CID, board key or path, 404 when absent, 405 for any method but GET and HEAD, 413 for a
- * request with a body, 414 for an over-long URL. Limits: header size, header and request timeouts, keep-alive
- * timeout, requests per socket and concurrent connections.
+ * 400 for a malformed CID, board key or path, 404 when absent, 405 for any other method (and PUT without `upload`),
+ * 411 for a PUT without a Content-Length, 413 for a GET or HEAD with a body or a PUT body over `upload.maxBytes`,
+ * 414 for an over-long URL, 422 for a PUT body that does not hash to its CID (nothing stored). Limits: header size,
+ * header and request timeouts, keep-alive timeout, requests per socket and concurrent connections.
  *
  * INVARIANT: a request names content only through a parsed CID or a parsed board key (address, integers):
  * the raw path is never joined into a file path, so no path reaches outside the store and board.
  * INVARIANT: served content is read through the store, which verifies it against its CID first.
+ * INVARIANT: an upload is stored only when its bytes hash to the CID in its path; no body over the limit is read.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { isIPv6 } from "node:net";
 import { parseBoardKey, InvalidBoardKeyError, type BoardSource } from "../board/index.ts";
 import { InputError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
-import { CidMismatchError, ContentNotFoundError, InvalidCidError, parseCid, type ContentSource } from "../store/index.ts";
+import { cidOf, CidMismatchError, ContentNotFoundError, InvalidCidError, parseCid, type ContentSource, type ContentStore } from "../store/index.ts";
 import { RAW_BLOCK_TYPE } from "../store/http.ts";
 import { dappHeaders, type DappFiles } from "./dapp.ts";
 
@@ -37,6 +41,8 @@ export type ContentServerOptions = {
   board?: BoardSource;
   /** The dApp's files by request path (loadDappFiles), served at / beside the content and the board. */
   dapp?: DappFiles;
+  /** Accept `PUT /ipfs/<cid>` into `store` (what the dApp publishes a manifest or a small dataset with); off by default. */
+  upload?: { store: Pick<ContentStore, "put" | "has">; maxBytes: number };
   /** Default 127.0.0.1 (this machine only). */
   host?: string;
   /** 0 = an ephemeral port (default). */
@@ -60,6 +66,8 @@ export type ContentServer = {
 };
 
 export const MAX_URL_LENGTH = 2048;
+/** Default largest upload: a manifest or a small dataset, not a checkpoint. */
+export const DEFAULT_UPLOAD_MAX_BYTES = 16 * 1024 * 1024;
 const MAX_HEADER_BYTES = 16 * 1024;
 
 /** Starts the server and resolves once it listens. Throws ServeError when it cannot. */
@@ -105,11 +113,13 @@ async function handle(o: ContentServerOptions, req: IncomingMessage, res: Server
   const started = performance.now();
   res.on("finish", () => log.debug({ method: req.method, url: req.url?.slice(0, 200), status: res.statusCode, ms: Math.round(performance.now() - started) }, "request"));
   const raw = req.url ?? "";
-  if (req.method !== "GET" && req.method !== "HEAD") {
-    res.setHeader("allow", "GET, HEAD");
-    return reply(res, req, 405, `method ${req.method} not allowed: this server is read-only (GET, HEAD)`);
+  const put = req.method === "PUT" && o.upload !== undefined;
+  if (req.method !== "GET" && req.method !== "HEAD" && !put) {
+    res.setHeader("allow", o.upload ? "GET, HEAD, PUT" : "GET, HEAD");
+    return reply(res, req, 405, o.upload ? `method ${req.method} not allowed: GET, HEAD, or PUT /ipfs/<cid>` : `method ${req.method} not allowed: this server is read-only (GET, HEAD; pouw serve --upload accepts PUT /ipfs/<cid>)`);
   }
   if (raw.length > MAX_URL_LENGTH) return reply(res, req, 414, `URL longer than ${MAX_URL_LENGTH} characters`);
+  if (put) return acceptUpload(o.upload!, req, res, raw);
   const length = req.headers["content-length"];
   if ((length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined) return reply(res, req, 413, "requests take no body");
   const q = raw.indexOf("?");
@@ -184,6 +194,47 @@ async function serveBoard(o: ContentServerOptions, req: IncomingMessage, res: Se
   const body = Buffer.from(cid);
   res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "content-length": body.byteLength, "cache-control": "no-cache", "x-content-type-options": "nosniff" });
   res.end(req.method === "HEAD" ? undefined : body);
+}
+
+/** PUT /ipfs/<cid>: the body, read up to the limit, stored when it hashes to <cid>. */
+async function acceptUpload(upload: NonNullable<ContentServerOptions["upload"]>, req: IncomingMessage, res: ServerResponse, raw: string): Promise<void> {
+  const parts = raw.split("/").slice(1);
+  if (raw.includes("?") || parts.length !== 2 || parts[0] !== "ipfs") return drain(req, res, 400, "uploads go to PUT /ipfs/<cid> (the CID of the body, raw codec)");
+  let cid: string;
+  try {
+    cid = parseCid(parts[1]!).toString();
+  } catch (err) {
+    if (err instanceof InvalidCidError) return drain(req, res, 400, err.shortMessage.slice(0, 200));
+    throw err;
+  }
+  const length = req.headers["content-length"];
+  if (length === undefined || !/^[0-9]{1,12}$/.test(length)) return drain(req, res, 411, "an upload needs a Content-Length");
+  // INVARIANT: no body over the limit is read: refused from its declared length, and cut if it sends more
+  if (Number(length) > upload.maxBytes) return drain(req, res, 413, `upload of ${length} bytes is over this server's limit of ${upload.maxBytes} bytes`);
+  const chunks: Buffer[] = [];
+  let got = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    got += chunk.byteLength;
+    if (got > Number(length)) return drain(req, res, 400, `the body is longer than its Content-Length ${length}`);
+    chunks.push(chunk);
+  }
+  if (got !== Number(length)) return reply(res, req, 400, `the body ended at ${got} of its Content-Length ${length} bytes`);
+  const bytes = new Uint8Array(Buffer.concat(chunks));
+  const actual = cidOf(bytes);
+  if (actual !== cid) return reply(res, req, 422, `the body hashes to ${actual}, not ${cid}: nothing stored`);
+  const had = await upload.store.has(cid);
+  if (!had) await upload.store.put(bytes);
+  log.info({ cid, bytes: bytes.byteLength, had }, "upload");
+  const body = Buffer.from(`${cid}\n`);
+  res.writeHead(had ? 200 : 201, { "content-type": "text/plain; charset=utf-8", "content-length": body.byteLength, location: `/ipfs/${cid}`, "cache-control": "no-store", "x-content-type-options": "nosniff" });
+  res.end(body);
+}
+
+/** Replies `status` and closes the connection, so that an unread body is never taken as the next request. */
+function drain(req: IncomingMessage, res: ServerResponse, status: number, message: string): void {
+  res.setHeader("connection", "close");
+  reply(res, req, status, message);
+  req.resume();
 }
 
 function reply(res: ServerResponse, req: IncomingMessage, status: number, message: string): void {

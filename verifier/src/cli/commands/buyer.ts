@@ -3,11 +3,14 @@
  * package's measured detection matrix by default, or `--detection FILE`; `--no-quote` takes the manifest's
  * policy; flags override; data terms over the manifest's corpora when they are registered in the
  * deployment's DataRegistry, market/data-terms.ts), follow it, fetch the final weights with the provider's anchored provenance
- * record (verified against the chain), cancel an unaccepted job, and claim refunds. `create` parses its flags, calls
+ * record (verified against the chain), cancel an unaccepted job, and claim every credit owed to the buyer (refunds and slash shares). `create` parses its flags, calls
  * market/create-job.ts (the plan in market/plan-job.ts is the dApp's too) and prints the result (text or --json).
  */
 import type { Command } from "commander";
-import { cancelJob, claimPayment, getReceiptsRecorded, requireJob, getSegmentCommits, getStakeSlashes, getMarketCredit } from "../../chain/index.ts";
+import { cancelJob, getCredits, getReceiptsRecorded, requireJob, getSegmentCommits } from "../../chain/index.ts";
+import type { JobCoverage, JobMoney } from "../../market/job-report.ts";
+import { BUYER_CREDITS, claimCredits } from "../../market/standing.ts";
+import { approxTokens, stakeReasonInWords } from "../../policy/words.ts";
 import { InputError } from "../../errors/index.ts";
 import { DEFAULT_DATA_SHARE_BPS, type DataTermsMode } from "../../market/data-terms.ts";
 import type { CreateJobFromManifestResult } from "../../market/create-job.ts";
@@ -128,8 +131,10 @@ function createdText(r: CreateJobFromManifestResult, symbol: string): string {
     `tx ${posted.txHash} in block ${posted.blockNumber}\n` +
     txLines(r.txs.slice(0, -1)) +
     (q
-      ? `quote: audit rate ${q.cheapestAuditRate.toPrecision(3)} (manifest ${q.manifestAuditRate}), checks ${q.checks.join(" + ")}, stake ${fmt(BigInt(q.stakeWei))}: ${q.reason}; ` +
-        `expected audit + capital cost ${(100 * q.costShareOfPayment).toPrecision(3)}% of the payment (${q.detection})\n`
+      ? `quote: auditors recompute each segment with probability ${Number(q.sizedForAuditRate.toPrecision(4))}` +
+        (q.sizedForAuditRate === q.cheapestAuditRate ? ` (the cheapest rate; the manifest's ${q.manifestAuditRate} only catches more)` : ` (the manifest's rate; the cheapest would be ${Number(q.cheapestAuditRate.toPrecision(4))})`) +
+        `, checks ${q.checks.join(" + ")}; the stake of about ${approxTokens(q.stakeWei)} ${symbol} is ${stakeReasonInWords(q.bindingStake)}; ` +
+        `checking costs about ${Number((100 * q.costShareOfPayment).toPrecision(4))}% of the payment on top of the training (detection matrix ${q.detection})\n`
       : "") +
     (terms.attached
       ? `data terms: ${terms.terms.dataShareBps / 100}% of the payment to ${terms.corpora.map((c) => `corpus ${c.name} (DataRegistry ${c.corpusId}, ${c.tokens} tokens, payout ${c.payout})`).join(", ")} at finalize; min tier ${terms.terms.minTier}\n`
@@ -176,52 +181,68 @@ export function registerBuyer(program: Command): void {
     process.stdout.write(opts.json ? JSON.stringify(createdJson(r, panelPoolJson(panel))) + "\n" : createdText(r, ctx.symbol));
   });
 
-  withReadConfig(buyer.command("status").description("a job's status, provider, deadline and committed segments (read-only: no key; --address for whose credit)").argument("<job>").option("--json")).action(
-    async (jobArg: string, opts: Record<string, string | boolean | undefined>) => {
-      const jobId = parseJobId(jobArg);
-      const ctx = await readContext(opts as never);
-      const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
-      const commits = await getSegmentCommits(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
-      const me = ctx.address;
-      const credit = me === undefined ? undefined : await getMarketCredit(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, account: me, token: ctx.deployment.token });
-      const slashes = await getStakeSlashes(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
-      // the anchored AuditReceipts (their signatures are checked by provenance verify and buyer fetch, not here)
-      const receipts = await getReceiptsRecorded(ctx.clients.public, { jobRecords: ctx.deployment.jobRecords, jobId, fromBlock: BigInt(ctx.deployment.startBlock) });
-      const audited = new Set(receipts.map((r) => r.segment)).size;
-      const receiptLine = `${receipts.length} receipt${receipts.length === 1 ? "" : "s"} / ${audited} of ${job.policy.segments} segments audited`;
-      if (opts.json) {
-        process.stdout.write(
-          JSON.stringify({
-            jobId: jobId.toString(),
-            status: job.status,
-            provider: job.provider,
-            nextSegment: job.nextSegment,
-            segments: job.policy.segments,
-            deadline: job.deadline.toString(),
-            openDisputes: job.openDisputes,
-            payment: job.payment.toString(),
-            committed: commits.map((c) => ({ segment: c.segment, traceRoot: c.traceRoot, lossE6: c.lossE6.toString() })),
-            slashed: slashes.map((x) => ({ provider: x.provider, amount: x.amount.toString(), burned: x.burned.toString(), blockNumber: x.blockNumber.toString(), tx: x.transactionHash })),
-            receiptCount: receipts.length,
-            auditedSegments: audited,
-            receipts: receipts.map((r) => ({ segment: r.segment, auditor: r.auditor, verdict: r.verdict === 0 ? "ok" : "fault", checks: r.checks, sampledSteps: r.sampledSteps, digest: r.digest, blockNumber: r.blockNumber.toString(), tx: r.transactionHash })),
-            ...(me === undefined ? {} : { account: me, myCredit: credit!.toString() }),
-          }) + "\n",
-        );
-        return;
-      }
-      const lines = [
-        `job ${jobId}: ${job.status}, ${job.nextSegment}/${job.policy.segments} segments committed, payment ${fmt(job.payment)} ${ctx.symbol}`,
-        `provider ${job.provider}, deadline ${job.deadline === 0n ? "-" : new Date(Number(job.deadline) * 1000).toISOString()}, open disputes ${job.openDisputes}`,
-        ...commits.map((c) => `  segment ${c.segment}: root ${c.traceRoot} loss ${(Number(c.lossE6) / 1e6).toFixed(4)}`),
-        `receipts: ${receiptLine}`,
-        ...receipts.map((r) => `  segment ${r.segment}: ${r.verdict === 0 ? "ok" : "fault"} receipt by ${r.auditor} in block ${r.blockNumber} (tx ${r.transactionHash})`),
-        ...slashes.map((x) => `provider ${x.provider} slashed ${fmt(x.amount)} ${ctx.symbol} of its stake for this job (${fmt(x.burned)} ${ctx.symbol} burned, the rest credited to the challenger and the buyer) in block ${x.blockNumber} (tx ${x.transactionHash})`),
-        ...(me === undefined ? [] : [`claimable credit of ${me}: ${fmt(credit!)} ${ctx.symbol}`]),
-      ];
-      process.stdout.write(lines.join("\n") + "\n");
-    },
-  );
+  withReadConfig(
+    buyer
+      .command("status")
+      .description("a job's status, committed segments, where its money went (slash shares, refund, pay) and how much was audited (read-only: no key; --address for whose credit)")
+      .argument("<job>")
+      .option("--json"),
+  ).action(async (jobArg: string, opts: Record<string, string | boolean | undefined>) => {
+    const jobId = parseJobId(jobArg);
+    const ctx = await readContext(opts as never);
+    const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+    const fromBlock = BigInt(ctx.deployment.startBlock);
+    const { jobReport } = await import("../../market/job-report.ts");
+    const me = ctx.address;
+    const [commits, report, credits] = await Promise.all([
+      getSegmentCommits(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId, fromBlock }),
+      jobReport(ctx.clients.public, ctx.deployment, ctx.store, jobId),
+      me === undefined ? Promise.resolve(undefined) : getCredits(ctx.clients.public, { deployment: ctx.deployment, account: me }),
+    ]);
+    // the anchored AuditReceipts (their signatures are checked by provenance verify and buyer fetch, not here)
+    const receipts = await getReceiptsRecorded(ctx.clients.public, { jobRecords: ctx.deployment.jobRecords, jobId, fromBlock });
+    const { money, coverage } = report;
+    const receiptLine = `${receipts.length} receipt${receipts.length === 1 ? "" : "s"} / ${new Set(receipts.map((r) => r.segment)).size} of ${job.policy.segments} segments with a receipt`;
+    if (opts.json) {
+      process.stdout.write(
+        JSON.stringify({
+          jobId: jobId.toString(),
+          status: job.status,
+          provider: job.provider,
+          nextSegment: job.nextSegment,
+          segments: job.policy.segments,
+          deadline: job.deadline.toString(),
+          openDisputes: job.openDisputes,
+          payment: job.payment.toString(),
+          committed: commits.map((c) => ({ segment: c.segment, traceRoot: c.traceRoot, lossE6: c.lossE6.toString() })),
+          slashed: report.outcome.slashes.map((x) => ({ provider: x.provider, amount: x.amount.toString(), burned: x.burned.toString(), blockNumber: x.blockNumber.toString(), tx: x.transactionHash })),
+          money: moneyJson(money),
+          coverage: coverageJson(coverage),
+          receiptCount: receipts.length,
+          auditedSegments: coverage.auditedSegments,
+          receipts: receipts.map((r) => ({ segment: r.segment, auditor: r.auditor, verdict: r.verdict === 0 ? "ok" : "fault", checks: r.checks, sampledSteps: r.sampledSteps, digest: r.digest, blockNumber: r.blockNumber.toString(), tx: r.transactionHash })),
+          ...(me === undefined ? {} : { account: me, myCredit: credits!.jobMarket.toString(), myCredits: { jobMarket: credits!.jobMarket.toString(), stakeVault: credits!.stakeVault.toString() } }),
+        }) + "\n",
+      );
+      return;
+    }
+    const t = (x: bigint) => `${fmt(x)} ${ctx.symbol}`;
+    const { coverageLine, moneySentences } = await import("../../market/job-report.ts");
+    const lines = [
+      `job ${jobId}: ${job.status}, ${job.nextSegment}/${job.policy.segments} segments committed, payment ${t(job.payment)}`,
+      `provider ${job.provider}, deadline ${job.deadline === 0n ? "-" : new Date(Number(job.deadline) * 1000).toISOString()}, open disputes ${job.openDisputes}`,
+      ...commits.map((c) => `  segment ${c.segment}: root ${c.traceRoot} loss ${(Number(c.lossE6) / 1e6).toFixed(4)}`),
+      `receipts: ${receiptLine}`,
+      ...receipts.map((r) => `  segment ${r.segment}: ${r.verdict === 0 ? "ok" : "fault"} receipt by ${r.auditor} in block ${r.blockNumber} (tx ${r.transactionHash})`),
+      coverageLine(coverage),
+      ...(coverage.warning ? [coverage.warning] : []),
+      ...moneySentences(money, t).map((x) => `outcome: ${x}`),
+      ...(money.buyerSlashShare > 0n ? [`buyer's slash share: ${t(money.buyerSlashShare)} (a StakeVault credit; pouw buyer claim collects it)`] : []),
+      ...(me === undefined ? [] : [`claimable credit of ${me}: ${t(credits!.jobMarket + credits!.stakeVault)} (${t(credits!.jobMarket)} refunds and pay, ${t(credits!.stakeVault)} slash shares; pouw buyer claim)`]),
+    ];
+    if (coverage.warning) process.stderr.write(`pouw: ${coverage.warning}\n`);
+    process.stdout.write(lines.join("\n") + "\n");
+  });
 
   withConfig(
     buyer
@@ -239,12 +260,18 @@ export function registerBuyer(program: Command): void {
     const { fetchVerified } = await import("../../market/buyer.ts");
     const r = await fetchVerified(ctx, jobId, opts.out as string);
     const skipped = r.report.checks.filter((c) => c.status === "skipped").map((c) => c.item);
+    const { jobReport, coverageLine } = await import("../../market/job-report.ts");
+    const { coverage } = await jobReport(ctx.clients.public, ctx.deployment, ctx.store, jobId);
     if (opts.json) {
-      process.stdout.write(JSON.stringify({ jobId: jobId.toString(), status: r.status, recordHash: r.recordHash, weightsPath: r.weightsPath, recordPath: r.recordPath, checks: r.report.checks }) + "\n");
+      process.stdout.write(JSON.stringify({ jobId: jobId.toString(), status: r.status, recordHash: r.recordHash, weightsPath: r.weightsPath, recordPath: r.recordPath, checks: r.report.checks, coverage: coverageJson(coverage) }) + "\n");
       return;
     }
+    // the provenance checks say the record is the one anchored; the coverage says how much independent checking stands behind it
+    if (coverage.warning) process.stderr.write(`pouw: ${coverage.warning}\n`);
     process.stdout.write(
-      `job ${jobId} (${r.status}): provenance verified (record ${r.recordHash}, ${r.report.checks.length - skipped.length} checks ok${skipped.length ? `, skipped: ${skipped.join(", ")}` : ""}); wrote ${r.weightsPath} and ${r.recordPath}\n`,
+      `job ${jobId} (${r.status}): provenance verified (record ${r.recordHash}, ${r.report.checks.length - skipped.length} checks ok${skipped.length ? `, skipped: ${skipped.join(", ")}` : ""}); wrote ${r.weightsPath} and ${r.recordPath}\n` +
+        `${coverageLine(coverage)}\n` +
+        (coverage.warning ? `${coverage.warning}\n` : ""),
     );
   });
 
@@ -259,14 +286,33 @@ export function registerBuyer(program: Command): void {
     },
   );
 
-  withConfig(buyer.command("claim").description("claim refunds credited to you by the JobMarket").option("--json", "print JSON")).action(async (opts: Record<string, string | boolean | undefined>) => {
-    const ctx = await marketContext(opts as never);
-    const credit = await getMarketCredit(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, account: ctx.clients.account.address, token: ctx.deployment.token });
-    const tx = credit === 0n ? undefined : txRef("claimPayment", await claimPayment(ctx.clients, { jobMarket: ctx.deployment.jobMarket, token: ctx.deployment.token }));
-    if (opts.json) {
-      process.stdout.write(JSON.stringify({ account: ctx.clients.account.address, claimed: credit.toString(), symbol: ctx.symbol, txs: tx ? [txJson(tx)] : [] }) + "\n");
-      return;
-    }
-    process.stdout.write(tx === undefined ? "nothing to claim\n" : `claimed ${fmt(credit)} ${ctx.symbol}\n${txLines([tx])}`);
-  });
+  withConfig(buyer.command("claim").description("claim everything credited to you as a buyer: refunds and pay (JobMarket) and your share of a provider's slash (StakeVault)").option("--json", "print JSON")).action(
+    async (opts: Record<string, string | boolean | undefined>) => {
+      const ctx = await marketContext(opts as never);
+      const c = await claimCredits(ctx.clients, ctx.deployment, BUYER_CREDITS);
+      if (opts.json) {
+        process.stdout.write(
+          JSON.stringify({ account: ctx.clients.account.address, claimed: c.total.toString(), jobMarket: c.jobMarket.toString(), stakeVault: c.stakeVault.toString(), symbol: ctx.symbol, txs: c.txs.map(txJson) }) + "\n",
+        );
+        return;
+      }
+      const t = (x: bigint) => `${fmt(x)} ${ctx.symbol}`;
+      process.stdout.write(c.total === 0n ? "nothing to claim\n" : `claimed ${t(c.total)}: ${t(c.jobMarket)} refunds (JobMarket) + ${t(c.stakeVault)} slash shares (StakeVault)\n${txLines(c.txs)}`);
+    },
+  );
 }
+
+const moneyJson = (m: JobMoney) => ({
+  buyerSlashShare: m.buyerSlashShare.toString(),
+  buyerRefund: m.buyerRefund.toString(),
+  providerPay: m.providerPay.toString(),
+  slashes: m.slashes.map((s) => ({ reason: s.reason, amount: s.amount.toString(), toChallengers: s.toChallengers.toString(), toBuyer: s.toBuyer.toString(), burned: s.burned.toString(), tx: s.transactionHash })),
+});
+
+const coverageJson = (c: JobCoverage) => ({
+  ...c,
+  disputes: c.disputes.map((x) => ({ ...x, disputeId: x.disputeId.toString() })),
+  warning: c.warning ?? null,
+  auditRate: c.auditRate ?? null,
+  promisedSegments: c.promisedSegments ?? null,
+});

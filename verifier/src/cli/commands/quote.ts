@@ -2,8 +2,9 @@
  * `pouw quote --manifest M [--detection FILE] [--checks LIST|any] [--margin M] [--integrity-value V] [--json]`: the
  * recommended audit rate, stake, challenger bond, panel size and auditor bond for a job, with the cost breakdown and,
  * per cheat class, its detection, what it gains against what the provider side expects to lose and the margin, and
- * one plain sentence per class of what the buyer gets; names the worst class. Priced by default on the checks the
- * challenger bot runs (recompute on sampled segments, the state screen on every segment).
+ * one plain sentence per class of what the buyer gets; names the worst class. Amounts print to 4 significant digits
+ * with one sentence per number on what it buys (policy/words.ts); `--json` has them exact, in wei. Priced by default
+ * on the checks the challenger bot runs (recompute on sampled segments, the state screen on every segment).
  */
 import type { Command } from "commander";
 import {
@@ -17,6 +18,7 @@ import {
   PolicyParamError,
   type QuoteOptions,
 } from "../../policy/index.ts";
+import { approxTokens, cheatInWords, stakeReasonInWords } from "../../policy/words.ts";
 
 type NumericKey = { [K in keyof QuoteOptions]: QuoteOptions[K] extends number | null ? K : never }[keyof QuoteOptions];
 
@@ -72,31 +74,38 @@ export function registerQuote(program: Command): void {
       process.stdout.write(`${JSON.stringify(q)}\n`);
       return;
     }
-    const pct = (x: number) => `${(100 * x).toPrecision(4)}%`;
+    // every amount to 4 significant digits (the exact wei are in --json); one sentence per number on what it buys
+    const t = (wei: string) => `${approxTokens(wei)} tokens`;
+    const pct = (x: number) => `${Number((100 * x).toPrecision(4))}%`;
+    const expected = Number((q.auditRate * q.segments).toPrecision(4));
     const lines = [
-      `segments            ${q.segments}`,
-      `audit rate p        ${q.auditRate.toPrecision(6)} per segment (expected ${(q.auditRate * q.segments).toPrecision(4)} segments audited)`,
-      `checks              ${q.checks.join(" + ")}`,
-      `stake S             ${q.stakeWei} wei  (set by: ${q.bindingStake})`,
-      `challenger bond B   ${q.challengerBondWei} wei`,
-      `panel size n        ${q.panelSize}  (panel error ${q.panelError.toExponential(3)})`,
-      `auditor bond A      ${q.auditorBondWei} wei  (meta-audit rate mu ${q.metaAuditRate})`,
+      `segments            ${q.segments}: the job is committed in ${q.segments} parts, each checkable on its own`,
+      `audit rate p        ${Number(q.auditRate.toPrecision(4))}: each auditor recomputes a segment with this probability (about ${expected} of ${q.segments} segments per auditor${q.lastSegmentAudited ? ", and always the last one" : ""})`,
+      `checks              ${q.checks.join(" + ")}: what an audit runs on a sampled segment (docs/checks.md)`,
+      `stake S             ${t(q.stakeWei)}: what the provider locks and loses if a dispute proves one wrong step; ${stakeReasonInWords(q.bindingStake)}`,
+      `challenger bond B   ${t(q.challengerBondWei)}: what a challenger deposits, lost if its challenge is wrong, so challenging an honest provider does not pay`,
+      `panel size n        ${q.panelSize}: auditors who recompute a disputed step and vote; they decide wrongly with probability ${Number(q.panelError.toPrecision(4))}`,
+      `auditor bond A      ${t(q.auditorBondWei)}: what each auditor locks, lost if a meta-audit (${pct(q.metaAuditRate)} of audits) finds its audit false, so a bribe does not pay`,
       `cost per job:`,
-      `  audit compute     ${q.cost.auditComputeWei} wei`,
-      `  meta-audits       ${q.cost.metaAuditComputeWei} wei`,
-      `  capital cost      ${q.cost.capitalCostWei} wei  (stake ${q.cost.stakeCapitalWei}, auditor bond ${q.cost.auditorBondCapitalWei})`,
-      `  total             ${q.cost.totalWei} wei  (${pct(q.cost.shareOfPayment)} of the payment)`,
-      `worst class         ${q.worstStrategy ?? "none (no strategy saves compute)"}`,
-      `margin m            ${q.margin}  (every class's expected loss >= ${1 + q.margin} x its gain)`,
-      `integrity value V   ${q.integrityValueWei} wei  (every class gains at least V)`,
+      `  audit compute     ${t(q.cost.auditComputeWei)}: the auditors' recomputation of the sampled segments`,
+      `  meta-audits       ${t(q.cost.metaAuditComputeWei)}: re-checking a share of those audits`,
+      `  capital cost      ${t(q.cost.capitalCostWei)}: what locking the stake (${t(q.cost.stakeCapitalWei)}) and the auditor bond (${t(q.cost.auditorBondCapitalWei)}) for the job costs their owners`,
+      `  total             ${t(q.cost.totalWei)}: ${pct(q.cost.shareOfPayment)} of the payment, what the checking costs on top of the training`,
+      `worst class         ${q.worstStrategy ? `${q.worstStrategy} (${cheatInWords(q.worstStrategy)}): the cheat closest to paying` : "none: no measured cheat saves compute"}`,
+      `margin m            ${q.margin}: every cheat expects to lose at least ${1 + q.margin} x what it gains`,
+      `integrity value V   ${t(q.integrityValueWei)}: what a planted or unfinished model would cost you; every cheat is priced as gaining at least this`,
       `last segment        ${q.lastSegmentAudited ? "recomputed whatever p (the challenger bot's rule)" : "audited at p"}`,
       `per class at its worst choice of segments (D: detection per audited segment, screen: per segment, every segment; T: segments touched;`,
       `  Q: catch probability; loss: the provider side's expected loss ((1 - lam)*S + F)*Q; gain: max(compute saved, V); margin: loss / gain - 1):`,
-      ...q.strategies.map((s) => `  ${s.name.padEnd(14)} D=${s.D.toPrecision(3)} screen=${s.screen.toPrecision(3)} T=${String(s.segmentsTouched).padStart(2)}  Q=${s.Q.toPrecision(4)}  loss=${s.lossWei}  gain=${s.gainWei}  margin=${s.marginRatio === null ? "none needed (no gain)" : s.marginRatio.toFixed(4)}`),
+      ...q.strategies.map((s) => `  ${s.name.padEnd(14)} D=${s.D.toPrecision(3)} screen=${s.screen.toPrecision(3)} T=${String(s.segmentsTouched).padStart(2)}  Q=${s.Q.toPrecision(4)}  loss=${t(s.lossWei)}  gain=${t(s.gainWei)}  margin=${s.marginRatio === null ? "none needed (no gain)" : s.marginRatio.toFixed(4)}`),
       `what the buyer gets:`,
-      ...q.strategies.map((s) => `  ${s.statement}`),
+      ...q.strategies.map((s) =>
+        s.marginRatio === null
+          ? `  a provider ${cheatInWords(s.name)} (${s.name}) saves nothing, and expects to lose ${t(s.lossWei)} if it tries`
+          : `  a provider ${cheatInWords(s.name)} (${s.name}) is caught with probability ${Number(s.Q.toPrecision(4))} and expects to lose ${t(s.lossWei)} for a gain of ${t(s.gainWei)} (${(100 * s.marginRatio).toFixed(1)}% more than it gains)`,
+      ),
       `detection matrix measured on: ${q.detectionManifest}`,
-      `verified: HiGHS LP at this audit rate gives S=${q.lp.stakeWei}, B=${q.lp.challengerBondWei}, A=${q.lp.auditorBondWei}`,
+      `verified: HiGHS LP at this audit rate gives S=${t(q.lp.stakeWei)}, B=${t(q.lp.challengerBondWei)}, A=${t(q.lp.auditorBondWei)}`,
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
   });
