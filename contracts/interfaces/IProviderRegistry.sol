@@ -261,7 +261,7 @@ interface IProviderRegistry {
     event DisputeVoted(uint256 indexed disputeId, address indexed voter, bool statementFalse);
     /// @notice Statement dispute `disputeId` is settled: `outcome` 1 upheld (statement false: record revoked, each signer
     /// forfeited its bond), 2 rejected (statement stands, challenger bond burned), 3 undecided at the deadline
-    /// (challenger bond refunded).
+    /// or lapsed (half the challenger bond burned, half credited back; the statement may be disputed again).
     event DisputeSettled(uint256 indexed disputeId, uint8 outcome);
     /// @notice `provider`'s record of request `requestId` was revoked by an upheld statement dispute.
     event AttestationRevoked(address indexed provider, uint256 indexed requestId, uint256 indexed disputeId);
@@ -341,7 +341,10 @@ interface IProviderRegistry {
     /// `now + requestWindowSeconds()`. `quorum()` "false" votes uphold it: the record is revoked and every signer
     /// forfeits its whole bond (half credited to the challenger, half burned) through AuditorRegistry.forfeit, and the
     /// challenger's bond is credited back. `quorum()` "true" votes reject it: the challenger's bond is burned. Neither by
-    /// the deadline: `settleDispute` credits the bond back. One dispute per statement.
+    /// the deadline, or the panel never drawn while its seed hash existed (256 blocks): the dispute has lapsed and is
+    /// settled undecided (`settleDispute`, or the next `disputeStatement` of the statement, at once): half the bond is
+    /// burned, half credited back. Only an open dispute that has not lapsed, or a decided one, blocks another dispute of
+    /// the same statement (ProviderRegistryAlreadyDisputed); after an undecided one anyone may dispute it again.
     function disputeStatement(address provider) external returns (uint256 disputeId);
 
     /// @notice Draw and store dispute `disputeId`'s panel (anyone) once its seed block is mined (the first vote draws
@@ -352,7 +355,8 @@ interface IProviderRegistry {
     /// the vote that makes a quorum settles it.
     function voteDispute(uint256 disputeId, bool statementFalse) external;
 
-    /// @notice Settle dispute `disputeId` that no quorum decided by its deadline: the challenger's bond is credited back.
+    /// @notice Settle dispute `disputeId` that has lapsed undecided (no quorum by its deadline, or its seed left
+    /// blockhash range with no panel drawn): half the challenger's bond is burned, half credited back.
     function settleDispute(uint256 disputeId) external;
 
     /// @notice Pay the caller's credit (refunded and rewarded dispute bonds) in the auditor token.
@@ -364,7 +368,7 @@ interface IProviderRegistry {
     /// @notice Dispute `disputeId`'s panel (empty until drawn).
     function panelOf(uint256 disputeId) external view returns (address[] memory);
 
-    /// @notice The dispute of request `requestId`'s statement (0: none).
+    /// @notice The latest dispute of request `requestId`'s statement (0: none).
     function disputeOfRequest(uint256 requestId) external view returns (uint256);
 
     /// @notice What a dispute locks: the AuditorRegistry's minimum bond.

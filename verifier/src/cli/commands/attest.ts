@@ -199,14 +199,14 @@ export function registerAuditorAttestDispute(auditor: Command): void {
         `voted ${j.statementFalse ? "false" : "true"}; dispute ${disputeId} is ${d.outcome} (${d.falseVotes} false, ${d.trueVotes} true)\n${txLines([txRef("voteDispute", r)])}`,
     );
   });
-  withConfig(dispute.command("settle").description("settle a dispute no quorum decided by its deadline (the challenger's bond is credited back)").argument("<dispute>", "the dispute id").option("--json", "print JSON")).action(
+  withConfig(dispute.command("settle").description("settle a dispute that lapsed undecided (deadline passed, or its seed gone undrawn): half the challenger's bond is burned, half credited back").argument("<dispute>", "the dispute id").option("--json", "print JSON")).action(
     async (disputeArg: string, opts: Opts) => {
       const disputeId = parseId(disputeArg);
       const { ctx, registry } = await registryOf(opts);
       const { settleStatementDispute } = await import("../../chain/index.ts");
       const r = await settleStatementDispute(ctx.clients, { providerRegistry: registry, disputeId });
       if (opts.json) return void process.stdout.write(jsonLine({ disputeId, outcome: "undecided", txs: [txJson(txRef("settleDispute", r))] }));
-      process.stdout.write(`dispute ${disputeId} settled undecided: the challenger's bond is credited back\n${txLines([txRef("settleDispute", r)])}`);
+      process.stdout.write(`dispute ${disputeId} settled undecided: half the challenger's bond is burned, half credited back\n${txLines([txRef("settleDispute", r)])}`);
     },
   );
   withConfig(dispute.command("show").description("a statement dispute: parties, panel, votes, outcome").argument("<dispute>", "the dispute id").option("--json", "print JSON")).action(
