@@ -52,6 +52,7 @@ const TrustFileSchema = z
     intelTdx: z
       .object({
         allowedMrTd: z.array(z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/)).optional(),
+        allowedRtmrs: z.array(z.array(z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/)).length(4)).optional(),
         minTcbEvaluationDataNumber: z.number().int().nonnegative().optional(),
         refusedTcbStatuses: z.array(z.string().min(1)).optional(),
       })
