@@ -110,6 +110,7 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     mapping(address account => uint256 amount) private _credits;
     mapping(uint256 requestId => bytes32[]) private _requestDevices;
     mapping(bytes32 deviceId => DeviceBinding) private _devices;
+    mapping(uint256 requestId => address sessionKey) private _sessionKeys;
 
     constructor(
         IAuditorRegistry auditors_,
@@ -157,6 +158,31 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     /// @inheritdoc IProviderRegistry
     function requestAttestation(bytes32 evidenceHash, uint64 challengeBlock, bytes32[] calldata deviceIds)
         external
+        returns (uint256 requestId)
+    {
+        requestId = _requestWithDevices(evidenceHash, challengeBlock, deviceIds);
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function requestAttestation(
+        bytes32 evidenceHash,
+        uint64 challengeBlock,
+        bytes32[] calldata deviceIds,
+        address sessionKey
+    ) external returns (uint256 requestId) {
+        if (sessionKey == address(0)) revert ProviderRegistryZeroSessionKey();
+        requestId = _requestWithDevices(evidenceHash, challengeBlock, deviceIds);
+        _sessionKeys[requestId] = sessionKey;
+        emit SessionKeyDeclared(requestId, sessionKey);
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function sessionKeyOf(uint256 requestId) external view returns (address) {
+        return _sessionKeys[requestId];
+    }
+
+    function _requestWithDevices(bytes32 evidenceHash, uint64 challengeBlock, bytes32[] calldata deviceIds)
+        private
         returns (uint256 requestId)
     {
         uint256 n = deviceIds.length;

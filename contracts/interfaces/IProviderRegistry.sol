@@ -239,6 +239,8 @@ interface IProviderRegistry {
     error ProviderRegistryTooManyDevices(uint256 count, uint256 max);
     /// @notice Device id `index` (`deviceId`) is not above the previous one (`previous`): ids must be strictly ascending.
     error ProviderRegistryUnsortedDevices(uint256 index, bytes32 previous, bytes32 deviceId);
+    /// @notice A request declared the zero address as its session key.
+    error ProviderRegistryZeroSessionKey();
     /// @notice `account` has no credit to claim.
     error ProviderRegistryNothingToClaim(address account);
 
@@ -254,6 +256,8 @@ interface IProviderRegistry {
         uint64 seedBlock,
         uint64 deadline
     );
+    /// @notice Request `requestId` declared `sessionKey` as the key its evidence binds.
+    event SessionKeyDeclared(uint256 indexed requestId, address indexed sessionKey);
     /// @notice Statement dispute `disputeId`'s panel was drawn from `seed` (signers, provider and challenger excluded).
     event DisputePanelDrawn(uint256 indexed disputeId, bytes32 seed, address[] panel);
     /// @notice Panel member `voter` voted on dispute `disputeId`: `statementFalse` says the evidence does not support
@@ -289,6 +293,21 @@ interface IProviderRegistry {
     function requestAttestation(bytes32 evidenceHash, uint64 challengeBlock, bytes32[] calldata deviceIds)
         external
         returns (uint256 requestId);
+
+    /// @notice As `requestAttestation(evidenceHash, challengeBlock, deviceIds)`, also declaring the session key the
+    /// evidence binds (the bundle's `sessionKey`: an address whose key was made inside the attested machine, hashed into
+    /// the evidence nonce). Committee members sign tier 4 when the bundle names another key
+    /// (verifier/src/attest: `session-key-undeclared`), so a recorded statement's key is `sessionKeyOf(requestId)`: what a
+    /// JobMarket check can require to sign the provider's commitments (docs/checks.md). Reverts on the zero address.
+    function requestAttestation(
+        bytes32 evidenceHash,
+        uint64 challengeBlock,
+        bytes32[] calldata deviceIds,
+        address sessionKey
+    ) external returns (uint256 requestId);
+
+    /// @notice The session key request `requestId` declared (zero: none declared).
+    function sessionKeyOf(uint256 requestId) external view returns (address);
 
     /// @notice The devices request `requestId` declared (ascending; empty for a request without devices).
     function devicesOf(uint256 requestId) external view returns (bytes32[] memory);

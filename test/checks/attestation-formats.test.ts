@@ -113,6 +113,19 @@ describe("checks/attestation formats: Intel TDX (real quote + collateral), NVIDI
     });
   });
 
+  describe("required image measurements: RTMRs", () => {
+    it("reads RTMR0..3 at their offsets; an allow-list with the quote's tuple passes, any other tuple is measurement-mismatch", async () => {
+      // independent expectation: RTMR i at 48 + 328 + 48 i in the TD report of the real quote
+      const rtmrs = [0, 1, 2, 3].map((i) => `0x${QUOTE.subarray(48 + 328 + 48 * i, 48 + 376 + 48 * i).toString("hex")}`);
+      const v = await verifyTdxQuote(QUOTE, COLLATERAL, AT, { allowedRtmrs: [rtmrs] });
+      expect(v.rtmrs).to.deep.equal(rtmrs);
+      const other = [...rtmrs];
+      other[3] = `0x${"00".repeat(48)}`;
+      expect(await reasonOf(verifyTdxQuote(QUOTE, COLLATERAL, AT, { allowedRtmrs: [other] }))).to.equal("measurement-mismatch");
+      expect((await verifyTdxQuote(QUOTE, COLLATERAL, AT, { allowedRtmrs: [other, rtmrs.map((r) => r.toUpperCase().replace("0X", "0x"))] })).rtmrs).to.deep.equal(rtmrs);
+    });
+  });
+
   describe("parser hygiene: one reading of the signed bytes", () => {
     it("a TDX quote's length is what its fields state; zero padding after it passes (the real quote has 70 bytes), any other byte is refused (quote-trailing-bytes)", async () => {
       // independent expectation: the v4 quote's auth data size at 48 + 584 in the real bytes, plus the fixed parts

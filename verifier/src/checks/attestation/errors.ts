@@ -32,6 +32,7 @@ export const ATTESTATION_REASONS = [
   "challenge-reused", // this verifier already accepted evidence for this challenge (replay)
   "device-reused", // this auditor attested the same device for another provider, and that statement has not expired
   "device-undeclared", // the request's declared devices (ProviderRegistry.devicesOf) are not exactly the evidence's
+  "session-key-undeclared", // the request declared a session key (ProviderRegistry.sessionKeyOf) other than the bundle's
   "session-key-unauthorized", // the session key is not authorized by the provider's address, or its possession proof fails
   // evidence formats (bundle.ts, formats/)
   "bundle-invalid", // the evidence bundle is not JSON of the bundle schema, or names an unknown format
