@@ -111,6 +111,7 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     mapping(address account => uint256 amount) private _credits;
     mapping(uint256 requestId => bytes32[]) private _requestDevices;
     mapping(bytes32 deviceId => DeviceBinding) private _devices;
+    mapping(uint256 requestId => address sessionKey) private _sessionKeys;
 
     constructor(
         IAuditorRegistry auditors_,
@@ -158,6 +159,31 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     /// @inheritdoc IProviderRegistry
     function requestAttestation(bytes32 evidenceHash, uint64 challengeBlock, bytes32[] calldata deviceIds)
         external
+        returns (uint256 requestId)
+    {
+        requestId = _requestWithDevices(evidenceHash, challengeBlock, deviceIds);
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function requestAttestation(
+        bytes32 evidenceHash,
+        uint64 challengeBlock,
+        bytes32[] calldata deviceIds,
+        address sessionKey
+    ) external returns (uint256 requestId) {
+        if (sessionKey == address(0)) revert ProviderRegistryZeroSessionKey();
+        requestId = _requestWithDevices(evidenceHash, challengeBlock, deviceIds);
+        _sessionKeys[requestId] = sessionKey;
+        emit SessionKeyDeclared(requestId, sessionKey);
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function sessionKeyOf(uint256 requestId) external view returns (address) {
+        return _sessionKeys[requestId];
+    }
+
+    function _requestWithDevices(bytes32 evidenceHash, uint64 challengeBlock, bytes32[] calldata deviceIds)
+        private
         returns (uint256 requestId)
     {
         uint256 n = deviceIds.length;
@@ -264,8 +290,15 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         }
         uint256 requestId = a.requestId;
         uint256 previous = _disputeOfRequest[requestId];
-        // INVARIANT: one dispute per statement, so a statement's signers forfeit at most once for it.
-        if (previous != 0) revert ProviderRegistryAlreadyDisputed(requestId, previous);
+        if (previous != 0) {
+            StoredDispute storage p = _disputes[previous];
+            // A lapsed dispute (its seed gone undrawn, or its deadline passed) is settled undecided here, so whoever
+            // holds a statement's dispute open without drawing its panel blocks nobody.
+            if (p.outcome == DISPUTE_OPEN && _lapsed(p)) _settleUndecided(previous, p);
+            // INVARIANT: only a live or decided dispute blocks another of the same statement (signers forfeit at most
+            // once for it); an undecided one never does.
+            if (p.outcome != DISPUTE_UNDECIDED) revert ProviderRegistryAlreadyDisputed(requestId, previous);
+        }
         uint256 bond = _auditors.minBond();
         uint256 allowed = _feeToken.allowance(msg.sender, address(this));
         // INVARIANT: a dispute is opened only with its bond locked, so a false dispute costs its challenger.
@@ -324,12 +357,10 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         StoredDispute storage d = _disputes[disputeId];
         if (d.provider == address(0)) revert ProviderRegistryUnknownDispute(disputeId);
         if (d.outcome != DISPUTE_OPEN) revert ProviderRegistryDisputeSettled(disputeId);
-        uint64 deadline = uint64(d.asOf) + _requestWindowSeconds;
-        // INVARIANT: an undecided dispute refunds its challenger only once no vote can count any more.
-        if (block.timestamp <= deadline) revert ProviderRegistryDisputeOpen(disputeId, deadline, block.timestamp);
-        d.outcome = DISPUTE_UNDECIDED;
-        emit DisputeSettled(disputeId, DISPUTE_UNDECIDED);
-        _credit(d.challenger, d.bond);
+        // INVARIANT: a dispute is settled undecided only once no vote can count any more (deadline passed, or the panel
+        // seed gone undrawn).
+        if (!_lapsed(d)) revert ProviderRegistryDisputeOpen(disputeId, uint64(d.asOf) + _requestWindowSeconds, block.timestamp);
+        _settleUndecided(disputeId, d);
     }
 
     /// @inheritdoc IProviderRegistry
@@ -544,7 +575,8 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     /// and the statement's signers (none of them judges its own case).
     function _drawDisputePanel(uint256 disputeId, StoredDispute storage d) private returns (address[] memory panel) {
         if (block.number <= d.seedBlock) revert ProviderRegistryDisputeSeedNotReady(disputeId, d.seedBlock, block.number);
-        // No reseed when the hash is gone (whoever holds back the draw would get a new panel): it times out undecided.
+        // No reseed when the hash is gone (whoever holds back the draw would get a new panel): the dispute has lapsed
+        // (settleDispute, or the next disputeStatement of the statement, settles it undecided).
         if (block.number - d.seedBlock > _BLOCKHASH_RANGE) revert ProviderRegistryDisputeSeedExpired(disputeId, d.seedBlock);
         bytes32 seed = keccak256(abi.encode(blockhash(d.seedBlock), address(this), "dispute", disputeId));
         address[] memory signers = _maskedSigners(d.requestId, d.signerMask);
@@ -584,6 +616,23 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
             if (reward != 0) _auditors.forfeit(signers[i], reward, d.challenger);
             if (bond - reward != 0) _auditors.forfeit(signers[i], bond - reward, BURN_ADDRESS);
         }
+    }
+
+    /// @dev No panel decided: half the challenger's bond is burned (a dispute whose panel never decides costs whoever
+    /// opened it, so holding a statement's dispute open is never free), the rest credited back.
+    function _settleUndecided(uint256 disputeId, StoredDispute storage d) private {
+        d.outcome = DISPUTE_UNDECIDED;
+        emit DisputeSettled(disputeId, DISPUTE_UNDECIDED);
+        uint256 burned = d.bond / 2;
+        _credit(d.challenger, d.bond - burned);
+        if (burned != 0) _feeToken.safeTransfer(BURN_ADDRESS, burned);
+    }
+
+    /// @dev No vote can count on open dispute `d` any more: its deadline passed, or its seed left blockhash range with
+    /// no panel drawn (no reseed: whoever held back the draw would get a new panel).
+    function _lapsed(StoredDispute storage d) private view returns (bool) {
+        return block.timestamp > uint64(d.asOf) + _requestWindowSeconds
+            || (!d.drawn && block.number > uint256(d.seedBlock) + _BLOCKHASH_RANGE);
     }
 
     /// @dev The statement stands: the challenger's bond is burned.

@@ -56,6 +56,31 @@ contract ProviderRegistryDevicesTest is TestBase, AuditorKeys {
         providers.record(att, _committeeSigs(providers, id, providers.digestOf(att), 2));
     }
 
+    /// A request may declare the session key its evidence binds; the registry keeps it with the request, so the record's
+    /// key is sessionKeyOf(attestationOf(provider).requestId), and the devices are bound as with the 3-argument request.
+    function test_requestWithSessionKey_keptWithTheRecord() public {
+        address key = address(0x5E55);
+        _fundFee(providers, P1);
+        vm.prank(P1);
+        uint256 id = providers.requestAttestation(_evidence(P1), _challengeBlock(), _devices(GPU), key);
+        _past(id);
+        _record(P1, id, 1, uint64(block.timestamp + 7 days));
+        assertEq(providers.sessionKeyOf(providers.attestationOf(P1).requestId), key, "the record's session key");
+        (address holder,) = providers.deviceBindingOf(GPU);
+        assertEq(holder, P1, "devices bound as before");
+        // a request without a key declares none
+        uint256 id2 = _requestWith(P2, _devices(CPU));
+        assertEq(providers.sessionKeyOf(id2), address(0), "none declared");
+    }
+
+    function test_requestWithSessionKey_zero_reverts() public {
+        _fundFee(providers, P1);
+        uint64 challengeBlock = _challengeBlock();
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryZeroSessionKey.selector));
+        vm.prank(P1);
+        providers.requestAttestation(_evidence(P1), challengeBlock, _devices(GPU), address(0));
+    }
+
     function test_secondProvider_sameDevice_refused() public {
         uint256 id = _requestWith(P1, _devices(GPU));
         _past(id);

@@ -239,6 +239,8 @@ interface IProviderRegistry {
     error ProviderRegistryTooManyDevices(uint256 count, uint256 max);
     /// @notice Device id `index` (`deviceId`) is not above the previous one (`previous`): ids must be strictly ascending.
     error ProviderRegistryUnsortedDevices(uint256 index, bytes32 previous, bytes32 deviceId);
+    /// @notice A request declared the zero address as its session key.
+    error ProviderRegistryZeroSessionKey();
     /// @notice `account` has no credit to claim.
     error ProviderRegistryNothingToClaim(address account);
 
@@ -254,6 +256,8 @@ interface IProviderRegistry {
         uint64 seedBlock,
         uint64 deadline
     );
+    /// @notice Request `requestId` declared `sessionKey` as the key its evidence binds.
+    event SessionKeyDeclared(uint256 indexed requestId, address indexed sessionKey);
     /// @notice Statement dispute `disputeId`'s panel was drawn from `seed` (signers, provider and challenger excluded).
     event DisputePanelDrawn(uint256 indexed disputeId, bytes32 seed, address[] panel);
     /// @notice Panel member `voter` voted on dispute `disputeId`: `statementFalse` says the evidence does not support
@@ -261,7 +265,7 @@ interface IProviderRegistry {
     event DisputeVoted(uint256 indexed disputeId, address indexed voter, bool statementFalse);
     /// @notice Statement dispute `disputeId` is settled: `outcome` 1 upheld (statement false: record revoked, each signer
     /// forfeited its bond), 2 rejected (statement stands, challenger bond burned), 3 undecided at the deadline
-    /// (challenger bond refunded).
+    /// or lapsed (half the challenger bond burned, half credited back; the statement may be disputed again).
     event DisputeSettled(uint256 indexed disputeId, uint8 outcome);
     /// @notice `provider`'s record of request `requestId` was revoked by an upheld statement dispute.
     event AttestationRevoked(address indexed provider, uint256 indexed requestId, uint256 indexed disputeId);
@@ -289,6 +293,21 @@ interface IProviderRegistry {
     function requestAttestation(bytes32 evidenceHash, uint64 challengeBlock, bytes32[] calldata deviceIds)
         external
         returns (uint256 requestId);
+
+    /// @notice As `requestAttestation(evidenceHash, challengeBlock, deviceIds)`, also declaring the session key the
+    /// evidence binds (the bundle's `sessionKey`: an address whose key was made inside the attested machine, hashed into
+    /// the evidence nonce). Committee members sign tier 4 when the bundle names another key
+    /// (verifier/src/attest: `session-key-undeclared`), so a recorded statement's key is `sessionKeyOf(requestId)`: what a
+    /// JobMarket check can require to sign the provider's commitments (docs/checks.md). Reverts on the zero address.
+    function requestAttestation(
+        bytes32 evidenceHash,
+        uint64 challengeBlock,
+        bytes32[] calldata deviceIds,
+        address sessionKey
+    ) external returns (uint256 requestId);
+
+    /// @notice The session key request `requestId` declared (zero: none declared).
+    function sessionKeyOf(uint256 requestId) external view returns (address);
 
     /// @notice The devices request `requestId` declared (ascending; empty for a request without devices).
     function devicesOf(uint256 requestId) external view returns (bytes32[] memory);
@@ -341,7 +360,10 @@ interface IProviderRegistry {
     /// `now + requestWindowSeconds()`. `quorum()` "false" votes uphold it: the record is revoked and every signer
     /// forfeits its whole bond (half credited to the challenger, half burned) through AuditorRegistry.forfeit, and the
     /// challenger's bond is credited back. `quorum()` "true" votes reject it: the challenger's bond is burned. Neither by
-    /// the deadline: `settleDispute` credits the bond back. One dispute per statement.
+    /// the deadline, or the panel never drawn while its seed hash existed (256 blocks): the dispute has lapsed and is
+    /// settled undecided (`settleDispute`, or the next `disputeStatement` of the statement, at once): half the bond is
+    /// burned, half credited back. Only an open dispute that has not lapsed, or a decided one, blocks another dispute of
+    /// the same statement (ProviderRegistryAlreadyDisputed); after an undecided one anyone may dispute it again.
     function disputeStatement(address provider) external returns (uint256 disputeId);
 
     /// @notice Draw and store dispute `disputeId`'s panel (anyone) once its seed block is mined (the first vote draws
@@ -352,7 +374,8 @@ interface IProviderRegistry {
     /// the vote that makes a quorum settles it.
     function voteDispute(uint256 disputeId, bool statementFalse) external;
 
-    /// @notice Settle dispute `disputeId` that no quorum decided by its deadline: the challenger's bond is credited back.
+    /// @notice Settle dispute `disputeId` that has lapsed undecided (no quorum by its deadline, or its seed left
+    /// blockhash range with no panel drawn): half the challenger's bond is burned, half credited back.
     function settleDispute(uint256 disputeId) external;
 
     /// @notice Pay the caller's credit (refunded and rewarded dispute bonds) in the auditor token.
@@ -364,7 +387,7 @@ interface IProviderRegistry {
     /// @notice Dispute `disputeId`'s panel (empty until drawn).
     function panelOf(uint256 disputeId) external view returns (address[] memory);
 
-    /// @notice The dispute of request `requestId`'s statement (0: none).
+    /// @notice The latest dispute of request `requestId`'s statement (0: none).
     function disputeOfRequest(uint256 requestId) external view returns (uint256);
 
     /// @notice What a dispute locks: the AuditorRegistry's minimum bond.

@@ -12,21 +12,26 @@ import { expect } from "chai";
 import { reasonOf } from "./attestation-reason.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { createHash, webcrypto } from "node:crypto";
+import * as x509 from "@peculiar/x509";
 import { keccak256, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import {
   checkTdxTcbStatus,
+  checkJwsUniqueKeys,
   compareHexVersions,
   DEFAULT_REFUSED_TDX_TCB_STATUSES,
   evidenceNonce,
   INTEL_SGX_ROOT_CA_SHA256,
+  parseDer,
+  tdxQuoteLength,
   verifyEvidenceBundle,
   verifyNvidiaEat,
   verifyTdxQuote,
   type AttestationReason,
   type EvidenceTrust,
 } from "../../verifier/src/checks/attestation/index.ts";
-import { makeNras, newSessionKey, nvidiaBundle, sessionProof, type Nras } from "./nras-fixture.ts";
+import { GOOD_GPU_CLAIMS, makeNras, newSessionKey, nvidiaBundle, sessionProof, type Nras } from "./nras-fixture.ts";
 
 const dir = join(import.meta.dirname, "vendor-evidence", "intel-tdx");
 const QUOTE = Buffer.from(readFileSync(join(dir, "quote.hex"), "utf8").trim(), "hex");
@@ -105,6 +110,76 @@ describe("checks/attestation formats: Intel TDX (real quote + collateral), NVIDI
       const ctx = { trust: { intelTdx: {} }, request: { provider: provider.address, binding }, challengeIssuedAt: AT, now: AT };
       expect(await reasonOf(verifyEvidenceBundle(bundle, ctx))).to.equal("binding-mismatch");
       expect(await reasonOf(verifyEvidenceBundle(bundle, { ...ctx, trust: {} }))).to.equal("untrusted-root");
+    });
+  });
+
+  describe("required image measurements: RTMRs", () => {
+    it("reads RTMR0..3 at their offsets; an allow-list with the quote's tuple passes, any other tuple is measurement-mismatch", async () => {
+      // independent expectation: RTMR i at 48 + 328 + 48 i in the TD report of the real quote
+      const rtmrs = [0, 1, 2, 3].map((i) => `0x${QUOTE.subarray(48 + 328 + 48 * i, 48 + 376 + 48 * i).toString("hex")}`);
+      const v = await verifyTdxQuote(QUOTE, COLLATERAL, AT, { allowedRtmrs: [rtmrs] });
+      expect(v.rtmrs).to.deep.equal(rtmrs);
+      const other = [...rtmrs];
+      other[3] = `0x${"00".repeat(48)}`;
+      expect(await reasonOf(verifyTdxQuote(QUOTE, COLLATERAL, AT, { allowedRtmrs: [other] }))).to.equal("measurement-mismatch");
+      expect((await verifyTdxQuote(QUOTE, COLLATERAL, AT, { allowedRtmrs: [other, rtmrs.map((r) => r.toUpperCase().replace("0X", "0x"))] })).rtmrs).to.deep.equal(rtmrs);
+    });
+  });
+
+  describe("parser hygiene: one reading of the signed bytes", () => {
+    it("a TDX quote's length is what its fields state; zero padding after it passes (the real quote has 70 bytes), any other byte is refused (quote-trailing-bytes)", async () => {
+      // independent expectation: the v4 quote's auth data size at 48 + 584 in the real bytes, plus the fixed parts
+      expect(QUOTE.readUInt16LE(0)).to.equal(4);
+      const length = 48 + 584 + 4 + QUOTE.readUInt32LE(48 + 584);
+      expect(tdxQuoteLength(QUOTE)).to.equal(length).and.to.equal(4936);
+      expect(QUOTE.length - length).to.equal(70);
+      expect(QUOTE.subarray(length).every((x) => x === 0)).to.equal(true);
+      expect((await verifyTdxQuote(Buffer.concat([QUOTE, Buffer.alloc(8)]), COLLATERAL, AT)).tcbStatus).to.equal("UpToDate");
+      expect(await reasonOf(verifyTdxQuote(Buffer.concat([QUOTE, Buffer.from([1])]), COLLATERAL, AT))).to.equal("quote-trailing-bytes");
+      const smuggled = Buffer.from(QUOTE);
+      smuggled[length + 10] = 0xab; // inside the padding: the signed quote is untouched
+      expect(await reasonOf(verifyTdxQuote(smuggled, COLLATERAL, AT))).to.equal("quote-trailing-bytes");
+    });
+
+    it("a certificate with a negative serial number is refused (negative-serial); the same certificate with a positive one parses", async () => {
+      x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+      const alg = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
+      const kp = (await webcrypto.subtle.generateKey(alg, true, ["sign", "verify"])) as CryptoKeyPair;
+      const make = (serialNumber: string) =>
+        x509.X509CertificateGenerator.createSelfSigned({ serialNumber, name: "CN=serial test", keys: kp, signingAlgorithm: alg, notBefore: new Date("2025-01-01"), notAfter: new Date("2030-01-01") });
+      // the generator encodes serials as positive integers: write the negative one into the DER (parseDer checks the
+      // encoding, not the signature: chain.ts verifies that later)
+      const positive = Buffer.from((await make("7f01")).rawData);
+      const at = positive.indexOf(Buffer.from([0x02, 0x02, 0x7f, 0x01]));
+      expect(at).to.be.greaterThan(0);
+      const negative = Buffer.from(positive);
+      negative[at + 2] = 0xff; // two's complement: the high bit set makes the INTEGER negative
+      expect(await reasonOf(Promise.resolve().then(() => parseDer(negative, "test cert")))).to.equal("negative-serial");
+      expect(parseDer(Buffer.from((await make("7f01")).rawData), "test cert").cert.serialNumber).to.equal("7f01");
+    });
+
+    it("a signed token that repeats a claim is refused (duplicate-key), in an NVIDIA GPU token and in the header", async () => {
+      const nras = await makeNras();
+      const nonce = "ab".repeat(32);
+      const good = (await nras.eat(nonce)) as [[string, string], Record<string, string>];
+      const t = Math.floor(Date.now() / 1000);
+      const gpuText = (dbg: string) =>
+        `{"dbgstat":"enabled",${JSON.stringify({ ...GOOD_GPU_CLAIMS, ueid: "1", eat_nonce: nonce, iss: "https://nras.attestation.nvidia.com", iat: t, nbf: t, exp: t + 600 }).slice(1, -1).replace('"dbgstat":"disabled"', `"dbgstat":"${dbg}"`)}}`;
+      // JSON.parse keeps the last "dbgstat" (disabled): without the check this token would pass as a non-debug GPU
+      const dupGpu = await nras.signRaw(gpuText("disabled"));
+      expect((JSON.parse(Buffer.from(dupGpu.split(".")[1]!, "base64url").toString()) as { dbgstat: string }).dbgstat).to.equal("disabled");
+      const platform = await nras.sign({ sub: "NVIDIA-PLATFORM-ATTESTATION", "x-nvidia-ver": "2.0", "x-nvidia-overall-att-result": true, eat_nonce: nonce, submods: { "GPU-0": ["DIGEST", ["SHA256", createHash("sha256").update(dupGpu).digest("hex")]] } });
+      expect(await reasonOf(verifyNvidiaEat([["JWT", platform], { "GPU-0": dupGpu }], nras.policy, new Date()))).to.equal("duplicate-key");
+      // control: the same construction without the repeated claim verifies
+      const plain = JSON.stringify({ ...GOOD_GPU_CLAIMS, ueid: "1", eat_nonce: nonce, iss: "https://nras.attestation.nvidia.com", iat: t, nbf: t, exp: t + 600 });
+      const okGpu = await nras.signRaw(plain);
+      const okPlatform = await nras.sign({ sub: "NVIDIA-PLATFORM-ATTESTATION", "x-nvidia-ver": "2.0", "x-nvidia-overall-att-result": true, eat_nonce: nonce, submods: { "GPU-0": ["DIGEST", ["SHA256", createHash("sha256").update(okGpu).digest("hex")]] } });
+      expect((await verifyNvidiaEat([["JWT", okPlatform], { "GPU-0": okGpu }], nras.policy, new Date())).gpus).to.have.length(1);
+      expect(good[0][1]).to.be.a("string");
+      // a repeated header key ("alg" twice) in an otherwise valid compact JWS
+      const header = Buffer.from('{"alg":"none","alg":"ES384","kid":"nras-test-1"}').toString("base64url");
+      expect(() => checkJwsUniqueKeys(`${header}.${Buffer.from("{}").toString("base64url")}.sig`, "token")).to.throw(/duplicate-key: token header repeats the key "alg"/);
+      expect(() => checkJwsUniqueKeys(good[0][1], "platform token")).to.not.throw();
     });
   });
 

@@ -14,6 +14,7 @@ import { InputError } from "../../verifier/src/errors/index.ts";
 import { keccak256, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import {
+  CVM_ONLY_REASON,
   DEFAULT_MAX_CRL_AGE_SECONDS,
   evidenceNonce,
   parseDer,
@@ -24,7 +25,7 @@ import {
   type SevSnpPolicy,
 } from "../../verifier/src/checks/attestation/index.ts";
 import { makeSnpChain, snpReport, type SnpChain, type Tcb } from "./snp-fixture.ts";
-import { newSessionKey, sessionProof } from "./nras-fixture.ts";
+import { makeNras, newSessionKey, sessionProof } from "./nras-fixture.ts";
 
 describe("checks/attestation formats: AMD SEV-SNP report, VCEK <- ASK <- ARK (test chain of the real shape)", function () {
   this.timeout(120_000);
@@ -99,7 +100,7 @@ describe("checks/attestation formats: AMD SEV-SNP report, VCEK <- ASK <- ARK (te
     expect(await reasonOf(verifySevSnp(good, { ...policy, requireCrl: true }, now))).to.equal("crl-invalid");
   });
 
-  it("in a bundle: tier 2 when the report data is our nonce, binding-mismatch otherwise", async () => {
+  it("in a bundle: tier 3 at most when the report data is our nonce (a CVM quote alone proves no GPU), binding-mismatch otherwise", async () => {
     const provider = privateKeyToAccount(`0x${"c3".repeat(32)}`);
     const binding = keccak256("0xcc") as Hex;
     const key = newSessionKey();
@@ -119,7 +120,8 @@ describe("checks/attestation formats: AMD SEV-SNP report, VCEK <- ASK <- ARK (te
     writeFileSync(join(dir, "bad.json"), JSON.stringify({ amdSevSnp: { arks: [] } }));
     expect(() => loadEvidenceTrust(join(dir, "bad.json"))).to.throw(InputError, /is not a trust configuration/);
     const verdict = await verifyEvidenceBundle(bytes, ctx);
-    expect([verdict.tier, verdict.band, verdict.evidenceType, verdict.format]).to.deep.equal([2, 89, "cvm-quote", "amd-sev-snp"]);
+    expect([verdict.tier, verdict.band, verdict.evidenceType, verdict.format]).to.deep.equal([3, 69, "cvm-quote", "amd-sev-snp"]);
+    expect(verdict.details.tierCap).to.equal(CVM_ONLY_REASON);
     expect(verdict.deviceIds).to.deep.equal([`amd-chip:0x${chip.toString("hex")}`]); // the device identity the ledger keys on
     const notHex = Buffer.from(JSON.stringify({ version: 1, ...(await sessionProof(provider, key, binding)), evidence: { ...evidence, report: "zz" } }));
     expect(await reasonOf(verifyEvidenceBundle(notHex, ctx))).to.equal("bundle-invalid");
@@ -127,6 +129,36 @@ describe("checks/attestation formats: AMD SEV-SNP report, VCEK <- ASK <- ARK (te
     const otherData = Buffer.from(JSON.stringify({ version: 1, ...(await sessionProof(provider, key, binding)), evidence: { ...evidence, report: Buffer.from(good.report).toString("hex"), vcek: b64(good.vcek) } }));
     expect(await reasonOf(verifyEvidenceBundle(otherData, ctx))).to.equal("binding-mismatch");
   });
+  it("composite evidence: an SNP report and NVIDIA GPU evidence bound to one session key get tier 2, only under a pinned image", async () => {
+    const nras = await makeNras();
+    const provider = privateKeyToAccount(`0x${"c4".repeat(32)}`);
+    const binding = keccak256("0xcd") as Hex;
+    const key = newSessionKey();
+    const nonceHex = evidenceNonce(binding, key.address);
+    const v = await chain.vcek(chip, TCB);
+    const report = await snpReport({ reportData: Buffer.concat([Buffer.from(nonceHex.slice(2), "hex"), Buffer.alloc(32)]), chipId: chip, tcb: TCB }, v.key);
+    const b64 = (x: Uint8Array) => Buffer.from(x).toString("base64");
+    const cvm = { format: "amd-sev-snp", report: report.toString("hex"), vcek: b64(raw(v.cert)), ask: b64(raw(chain.ask)), ark: b64(raw(chain.ark)) };
+    const gpu = { format: "nvidia-eat", eat: await nras.eat(nonceHex.slice(2), { gpus: [{ ueid: "77" }] }) };
+    const bundle = async (evidence: unknown, sessionKey = key) => Buffer.from(JSON.stringify({ version: 1, ...(await sessionProof(provider, sessionKey, binding)), evidence }));
+    // independent expectation: the launch measurement at offset 0x90 of the report bytes
+    const measurement = `0x${report.subarray(0x90, 0xc0).toString("hex")}`;
+    const pinned = { amdSevSnp: { ...policy, allowedMeasurements: [measurement] }, nvidia: nras.policy };
+    const ctx = (trust: object) => ({ trust, request: { provider: provider.address, binding }, challengeIssuedAt: now, now });
+    const verdict = await verifyEvidenceBundle(await bundle({ format: "composite", cvm, gpu }), ctx(pinned));
+    expect([verdict.tier, verdict.band, verdict.evidenceType, verdict.format]).to.deep.equal([2, 89, "cvm-quote", "composite"]);
+    expect(verdict.deviceIds).to.deep.equal([`amd-chip:0x${chip.toString("hex")}`, "nvidia-ueid:77"]);
+    // the same evidence under a trust file that accepts any guest image: refused for tier 2 (policy-invalid)
+    expect(await reasonOf(verifyEvidenceBundle(await bundle({ format: "composite", cvm, gpu }), ctx({ amdSevSnp: policy, nvidia: nras.policy })))).to.equal("policy-invalid");
+    // GPU evidence made for another session key (another machine's GPUs): binding-mismatch
+    const otherKey = newSessionKey();
+    const foreignGpu = { format: "nvidia-eat", eat: await nras.eat(evidenceNonce(binding, otherKey.address).slice(2)) };
+    expect(await reasonOf(verifyEvidenceBundle(await bundle({ format: "composite", cvm, gpu: foreignGpu }), ctx(pinned)))).to.equal("binding-mismatch");
+    // a measurement off the allow-list, and the GPU evidence alone in the CVM slot, are refused
+    expect(await reasonOf(verifyEvidenceBundle(await bundle({ format: "composite", cvm, gpu }), ctx({ ...pinned, amdSevSnp: { ...policy, allowedMeasurements: [`0x${"00".repeat(48)}`] } })))).to.equal("measurement-mismatch");
+    expect(await reasonOf(verifyEvidenceBundle(await bundle({ format: "composite", cvm: gpu, gpu }), ctx(pinned)))).to.equal("bundle-invalid");
+  });
+
   it("safe defaults: a report from VMPL 1 and a guest policy allowing a migration agent are refused (guest-privilege) unless the auditor allows them", async () => {
     const v = await chain.vcek(chip, TCB);
     const vmpl1 = { ...good, vcek: raw(v.cert), report: await snpReport({ reportData: data, chipId: chip, tcb: TCB, vmpl: 1 }, v.key) };

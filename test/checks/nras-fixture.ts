@@ -5,7 +5,7 @@
  * and the bench use this; docs/checks.md says so. Also builds whole evidence bundles (bundle.ts) with a session key.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import { CompactSign, exportJWK, generateKeyPair, SignJWT } from "jose";
 import type { Hex, LocalAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { evidenceNonce, NvidiaPolicySchema, sessionAuthorizationMessage, sessionPossessionMessage, type NvidiaPolicy } from "../../verifier/src/checks/attestation/index.ts";
@@ -16,6 +16,8 @@ export type Nras = {
   readonly policy: NvidiaPolicy;
   /** Signs `claims` as NRAS does (ES384, kid header, iss, iat, exp = iat + ttl). */
   sign(claims: Record<string, unknown>, opts?: { iat?: Date; ttlSeconds?: number; kid?: string }): Promise<string>;
+  /** Signs the exact payload text `payload` (ES384, kid header): for payloads JSON builders cannot write (repeated keys). */
+  signRaw(payload: string, opts?: { kid?: string }): Promise<string>;
   /** A detached EAT bundle for `nonce` (hex) with one GPU token per entry of `gpus` (claim overrides). */
   eat(nonce: string, opts?: { gpus?: Record<string, unknown>[]; platform?: Record<string, unknown>; iat?: Date; ttlSeconds?: number }): Promise<unknown>;
 };
@@ -46,6 +48,8 @@ export async function makeNras(kid = "nras-test-1"): Promise<Nras> {
       .setExpirationTime(t + (opts.ttlSeconds ?? 3600))
       .sign(privateKey);
   };
+  const signRaw: Nras["signRaw"] = async (payload, opts = {}) =>
+    new CompactSign(new TextEncoder().encode(payload)).setProtectedHeader({ alg: "ES384", kid: opts.kid ?? kid, typ: "JWT" }).sign(privateKey);
   const eat: Nras["eat"] = async (nonce, opts = {}) => {
     const gpus = opts.gpus ?? [{}];
     const tokens: Record<string, string> = {};
@@ -59,7 +63,7 @@ export async function makeNras(kid = "nras-test-1"): Promise<Nras> {
     const platform = await sign({ sub: "NVIDIA-PLATFORM-ATTESTATION", "x-nvidia-ver": "2.0", "x-nvidia-overall-att-result": true, eat_nonce: nonce, submods, ...opts.platform }, opts);
     return [["JWT", platform], tokens];
   };
-  return { kid, jwks, policy, sign, eat };
+  return { kid, jwks, policy, sign, signRaw, eat };
 }
 
 /** A fresh session key (what the attested machine would make inside the TEE). */

@@ -19,6 +19,7 @@ import {
   deployMarket,
   devAccount,
   getAttestationRequest,
+  getRequestSessionKey,
   mintTestToken,
   postBond,
   providerClients,
@@ -126,6 +127,10 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
     expect(second.stdout).to.match(/verified nvidia-eat evidence .*: tier 1, band 100/);
     expect(second.stdout).to.match(/2 of 2 signatures\nrecorded tier 1 for 0x/);
     expect(await tierOf(1)).to.equal(1);
+    // the request declared the bundle's session key, and the registry keeps it with the statement
+    const recordedRequest = (await admin.public.readContract({ address: registry, abi: providerRegistryAbi, functionName: "attestationOf", args: [privateKeyToAccount(DEV_KEYS[1]!).address] })).requestId;
+    expect(recordedRequest).to.equal(BigInt(id));
+    expect(await getRequestSessionKey(admin.public, { providerRegistry: registry, requestId: BigInt(id) })).to.equal(getAddress((JSON.parse(bytes.toString()) as { sessionKey: string }).sessionKey));
     // a member that was not drawn is refused by name, and so is a request already recorded
     const outsider = AUDITORS.find((i) => !committee.includes(i))!;
     const late = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", trustPath, "--statements", statements, ...as(outsider)]);

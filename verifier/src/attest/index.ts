@@ -38,7 +38,7 @@ import {
   type BundleVerdict,
   type EvidenceTrust,
 } from "../checks/attestation/index.ts";
-import { getAttestationRequest, getAttestationTerms, getDeviceBindings, recordAttestation, type ChainClients } from "../chain/index.ts";
+import { getAttestationRequest, getAttestationTerms, getDeviceBindings, getRequestSessionKey, recordAttestation, type ChainClients } from "../chain/index.ts";
 import { txRef, type TxRef } from "../chain/send.ts";
 import { InputError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
@@ -52,6 +52,7 @@ const TrustFileSchema = z
     intelTdx: z
       .object({
         allowedMrTd: z.array(z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/)).optional(),
+        allowedRtmrs: z.array(z.array(z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/)).length(4)).optional(),
         minTcbEvaluationDataNumber: z.number().int().nonnegative().optional(),
         refusedTcbStatuses: z.array(z.string().min(1)).optional(),
       })
@@ -266,6 +267,18 @@ export function checkDeclaredDevices(v: Pick<BundleVerdict, "deviceIds">, declar
   }
 }
 
+/**
+ * Throws session-key-undeclared when the request declared a session key other than the bundle's: the key the
+ * registry keeps with the statement (sessionKeyOf) is then the one the evidence binds. A request that declared none
+ * records none.
+ */
+export function checkDeclaredSessionKey(v: Pick<BundleVerdict, "sessionKey">, declared: Address | undefined): void {
+  // INVARIANT: a recorded statement's session key is the key its evidence binds
+  if (declared !== undefined && getAddress(declared) !== getAddress(v.sessionKey)) {
+    throw new AttestationError("session-key-undeclared", `the request declares session key ${getAddress(declared)}, the bundle binds ${getAddress(v.sessionKey)}`);
+  }
+}
+
 /** The committee members' signatures over `statement` in `dir` (a signature over another statement, or by a non-member, does not count). */
 async function committeeSignatures(dir: string, requestId: bigint, domain: ReturnType<typeof providerRegistryDomain>, statement: AttestationVerified, committee: readonly Address[]) {
   const signatures: { signer: Address; signature: Hex }[] = [];
@@ -309,6 +322,7 @@ export async function attestRequest(clients: ChainClients, p: AttestRequestParam
     verdict = await verifyEvidenceBundle(p.bundle, { trust: p.trust, request: q, challengeIssuedAt: new Date(Number(challengeBlock.timestamp) * 1000), now: p.now ?? new Date(Number(issuedAt) * 1000) });
     checkDevices(ledger, verdict, issuedAt);
     checkDeclaredDevices(verdict, (await getDeviceBindings(clients.public, { providerRegistry: p.providerRegistry, requestId: p.requestId })).declared);
+    checkDeclaredSessionKey(verdict, await getRequestSessionKey(clients.public, { providerRegistry: p.providerRegistry, requestId: p.requestId }));
   } catch (err) {
     verdict = undefined;
     if (!(err instanceof AttestationError)) throw err;

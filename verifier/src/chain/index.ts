@@ -105,3 +105,4 @@ export * from "./getStatementDispute.ts";
 export * from "./getProviderAttestation.ts";
 export * from "./drawStatementDisputePanel.ts";
 export * from "./getDeviceBindings.ts";
+export * from "./getRequestSessionKey.ts";

@@ -34,6 +34,11 @@ export type RequestAttestationParameters = SendOptions & {
    * provider by an unexpired statement reverts with ProviderRegistryDeviceBound. Absent: the request declares none.
    */
   deviceIds?: readonly Hex[];
+  /**
+   * The session key the evidence binds (the bundle's `sessionKey`); the registry keeps it with the request
+   * (sessionKeyOf) and committees sign tier 4 (`session-key-undeclared`) when the bundle names another. Absent: none.
+   */
+  sessionKey?: Address;
 };
 
 export type RequestAttestationReturnType = SendResult & { requestId: bigint; asOf: bigint; seedBlock: bigint; deadline: bigint; binding: Hex };
@@ -42,7 +47,9 @@ export async function requestAttestation(clients: ChainClients, p: RequestAttest
   // cacheTime 0: viem caches the block number for a polling interval, and a stale one is an older challenge
   const challengeBlock = p.challengeBlock ?? (await clients.public.getBlockNumber({ cacheTime: 0 }));
   const devices = p.deviceIds === undefined ? undefined : [...p.deviceIds].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
-  const r = devices
+  const r = p.sessionKey
+    ? await sendContractTx(clients, { address: p.providerRegistry, abi: providerRegistryAbi, functionName: "requestAttestation", args: [p.evidenceHash, challengeBlock, devices ?? [], p.sessionKey] }, p)
+    : devices
     ? await sendContractTx(clients, { address: p.providerRegistry, abi: providerRegistryAbi, functionName: "requestAttestation", args: [p.evidenceHash, challengeBlock, devices] }, p)
     : await sendContractTx(clients, { address: p.providerRegistry, abi: providerRegistryAbi, functionName: "requestAttestation", args: [p.evidenceHash, challengeBlock] }, p);
   const [ev] = parseEventLogs({ abi: providerRegistryAbi, logs: r.receipt.logs, eventName: "AttestationRequested" });

@@ -1,7 +1,8 @@
 /**
- * Settle a statement dispute that no panel quorum decided by its deadline (anyone; ProviderRegistry.settleDispute):
- * the challenger's bond is credited back (claimAttestationCredit pays it). Reverts with ProviderRegistryDisputeOpen
- * before the deadline and ProviderRegistryDisputeSettled once settled.
+ * Settle a statement dispute that lapsed undecided (anyone; ProviderRegistry.settleDispute): no panel quorum by its
+ * deadline, or its seed left blockhash range with no panel drawn. Half the challenger's bond is burned, half credited
+ * back (claimAttestationCredit pays it). Reverts with ProviderRegistryDisputeOpen before it lapsed and
+ * ProviderRegistryDisputeSettled once settled.
  *
  * @example
  *   await settleStatementDispute(clients, { providerRegistry, disputeId });

@@ -6,11 +6,14 @@
  *     "evidence": { "format": "pouw-eat", "token": "<compact JWS>" }
  *              | { "format": "intel-tdx", "quote": "<hex>", "collateral": { PCS collateral, stapled } }
  *              | { "format": "nvidia-eat", "eat": [["JWT", "<platform token>"], { "GPU-0": "<token>" }] }
- *              | { "format": "amd-sev-snp", "report": "<hex, 0x4A0 bytes>", "vcek"|"ask"|"ark": "<base64 DER>", "crl"?: "<hex>" } }
+ *              | { "format": "amd-sev-snp", "report": "<hex, 0x4A0 bytes>", "vcek"|"ask"|"ark": "<base64 DER>", "crl"?: "<hex>" }
+ *              | { "format": "composite", "cvm": <an intel-tdx or amd-sev-snp evidence>, "gpu": <a nvidia-eat evidence> } }
  *
  * Every format's nonce must be evidenceNonce(request binding, sessionKey) (session.ts): the EAT's `eat_nonce`, or the
- * TD / SNP report's report data (nonce in bytes 0..31, bytes 32..63 zero). The tier is the format's evidence type, never a
- * claim: nvidia-eat -> 1 (accelerator-cc-report), intel-tdx and amd-sev-snp -> 2 (cvm-quote), pouw-eat -> the EKU
+ * TD / SNP report's report data (nonce in bytes 0..31, bytes 32..63 zero). The tier is the format's, never a claim:
+ * nvidia-eat -> 1 (accelerator-cc-report); composite (a CVM quote and NVIDIA GPU evidence, both carrying the one nonce,
+ * so both bound to the one session key made inside the CVM) -> 2, only under a trust file that pins the CVM image
+ * (requireImageMeasurements); intel-tdx or amd-sev-snp alone -> at most 3 (CVM_ONLY_REASON); pouw-eat -> the EKU
  * (eat.ts). A format the verifier has no trust configuration for mints nothing (`untrusted-root`).
  *
  * @example
@@ -22,6 +25,7 @@ import { getAddress, isAddress, keccak256, type Address, type Hex } from "viem";
 import { z } from "zod";
 import { AttestationError } from "./errors.ts";
 import { checkSessionKey, evidenceNonce } from "./session.ts";
+import { duplicateJsonKey } from "./json.ts";
 import { attestedBand, EVIDENCE_TIER, type EvidenceType } from "./tiers.ts";
 import { verifyAttestation, type TrustAnchor } from "./eat.ts";
 import type { AttestationPolicy } from "./policy.ts";
@@ -29,13 +33,26 @@ import { verifyTdxQuote, type TdxPolicy } from "./formats/tdx.ts";
 import { verifyNvidiaEat, type NvidiaPolicy } from "./formats/nvidia.ts";
 import { verifySevSnp, type SevSnpPolicy } from "./formats/sev-snp.ts";
 
-export const EVIDENCE_FORMATS = ["pouw-eat", "intel-tdx", "nvidia-eat", "amd-sev-snp"] as const;
+export const EVIDENCE_FORMATS = ["pouw-eat", "intel-tdx", "nvidia-eat", "amd-sev-snp", "composite"] as const;
 export type EvidenceFormat = (typeof EVIDENCE_FORMATS)[number];
 
 const address = z.string().refine((s) => isAddress(s), "an address");
 /** Whole bytes only: Node's hex decoder drops an odd last nibble, so "ab0" and "ab" would be one quote under two hashes. */
 const hexBytes = z.string().regex(/^(0x)?([0-9a-fA-F]{2})+$/, "hex, whole bytes");
 const signature = z.string().regex(/^0x[0-9a-fA-F]{130}$/, "a 65-byte signature");
+
+const TdxEvidenceSchema = z.object({ format: z.literal("intel-tdx"), quote: hexBytes, collateral: z.unknown() }).strict();
+const SevSnpEvidenceSchema = z
+  .object({
+    format: z.literal("amd-sev-snp"),
+    report: hexBytes,
+    vcek: z.base64(),
+    ask: z.base64(),
+    ark: z.base64(),
+    crl: hexBytes.optional(),
+  })
+  .strict();
+const NvidiaEvidenceSchema = z.object({ format: z.literal("nvidia-eat"), eat: z.unknown() }).strict();
 
 export const EvidenceBundleSchema = z
   .object({
@@ -46,18 +63,11 @@ export const EvidenceBundleSchema = z
     possession: signature,
     evidence: z.discriminatedUnion("format", [
       z.object({ format: z.literal("pouw-eat"), token: z.string().min(1) }).strict(),
-      z.object({ format: z.literal("intel-tdx"), quote: hexBytes, collateral: z.unknown() }).strict(),
-      z.object({ format: z.literal("nvidia-eat"), eat: z.unknown() }).strict(),
-      z
-        .object({
-          format: z.literal("amd-sev-snp"),
-          report: hexBytes,
-          vcek: z.base64(),
-          ask: z.base64(),
-          ark: z.base64(),
-          crl: hexBytes.optional(),
-        })
-        .strict(),
+      TdxEvidenceSchema,
+      NvidiaEvidenceSchema,
+      SevSnpEvidenceSchema,
+      /** A CVM quote and the GPU evidence of the GPUs it drives, both bound to the one session key (tier 2). */
+      z.object({ format: z.literal("composite"), cvm: z.discriminatedUnion("format", [TdxEvidenceSchema, SevSnpEvidenceSchema]), gpu: NvidiaEvidenceSchema }).strict(),
     ]),
   })
   .strict();
@@ -105,33 +115,7 @@ export type BundleVerdict = {
   readonly details: Record<string, unknown>;
 };
 
-/**
- * The first key that occurs twice in one object of `text` (valid JSON), compared after unescaping, or undefined.
- * JSON.parse keeps the last of two equal keys; another reader may keep the first, so the bytes the request's hash fixes
- * would mean two bundles.
- */
-export function duplicateJsonKey(text: string): string | undefined {
-  const stack: { keys: Set<string> | undefined; expectKey: boolean }[] = [];
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    const top = stack[stack.length - 1];
-    if (c === '"') {
-      let j = i + 1;
-      while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      if (top?.keys && top.expectKey) {
-        const key = JSON.parse(text.slice(i, j + 1)) as string;
-        if (top.keys.has(key)) return key;
-        top.keys.add(key);
-        top.expectKey = false;
-      }
-      i = j;
-    } else if (c === "{") stack.push({ keys: new Set(), expectKey: true });
-    else if (c === "[") stack.push({ keys: undefined, expectKey: false });
-    else if (c === "}" || c === "]") stack.pop();
-    else if (c === "," && top?.keys) top.expectKey = true;
-  }
-  return undefined;
-}
+export { duplicateJsonKey } from "./json.ts";
 
 /** Parses bundle bytes; throws AttestationError("bundle-invalid"). */
 export function parseEvidenceBundle(bytes: Uint8Array): EvidenceBundle {
@@ -153,6 +137,61 @@ export function parseEvidenceBundle(bytes: Uint8Array): EvidenceBundle {
 
 function untrusted(format: EvidenceFormat): never {
   throw new AttestationError("untrusted-root", `this verifier has no trust configuration for ${format} evidence`);
+}
+
+/** The highest tier a CVM quote without GPU evidence gets, and why. */
+export const CVM_ONLY_TIER = 3;
+export const CVM_ONLY_REASON = "a CVM quote without NVIDIA GPU evidence bound to the same session key proves no accelerator: at most tier 3 (tier 2 needs the composite format)";
+
+/**
+ * Throws policy-invalid when the trust configuration of CVM format `format` names no required image measurements: a
+ * tier 1-2 statement says "this image", so an auditor that accepts any image cannot sign one.
+ */
+export function requireImageMeasurements(format: "intel-tdx" | "amd-sev-snp", trust: EvidenceTrust): void {
+  if (format === "intel-tdx") {
+    const t = trust.intelTdx;
+    if (t && (!t.allowedMrTd?.length || !t.allowedRtmrs?.length)) {
+      throw new AttestationError("policy-invalid", "the trust file's intelTdx names no required image measurements (allowedMrTd and allowedRtmrs): refused for tiers 1-2");
+    }
+  } else {
+    const t = trust.amdSevSnp;
+    if (t && !t.allowedMeasurements?.length) {
+      throw new AttestationError("policy-invalid", "the trust file's amdSevSnp names no required image measurement (allowedMeasurements): refused for tiers 1-2");
+    }
+  }
+}
+
+type Mismatch = (what: string) => AttestationError;
+type Part = { expiresAt: bigint; details: Record<string, unknown>; deviceIds: string[] };
+
+/** A CVM quote whose report data is `nonce` followed by 32 zero bytes. */
+async function verifyCvm(ev: z.output<typeof TdxEvidenceSchema> | z.output<typeof SevSnpEvidenceSchema>, ctx: BundleContext, nonce: Hex, mismatch: Mismatch): Promise<Part & { tcbOk: boolean }> {
+  if (ev.format === "intel-tdx") {
+    const t = ctx.trust.intelTdx ?? untrusted(ev.format);
+    const v = await verifyTdxQuote(Buffer.from(ev.quote.replace(/^0x/, ""), "hex"), ev.collateral, ctx.now, t);
+    // INVARIANT: the TD's report data is exactly the nonce followed by zeros: no other reading of the 64 bytes binds
+    if (v.reportData.toLowerCase() !== `${nonce}${"0".repeat(64)}`) throw mismatch("the TD report data");
+    return {
+      tcbOk: v.tcbStatus === "UpToDate",
+      expiresAt: BigInt(v.expiresAt),
+      details: { format: ev.format, tcbStatus: v.tcbStatus, advisoryIds: v.advisoryIds, mrTd: v.mrTd, rtmrs: v.rtmrs, pckKeyHash: v.pckKeyHash },
+      // the PPID, not the PCK key: one platform has a PCK key per TCB level at or below its own
+      deviceIds: [`intel-ppid:${v.ppid}`],
+    };
+  }
+  const t = ctx.trust.amdSevSnp ?? untrusted(ev.format);
+  const hex = (x: string) => Buffer.from(x.replace(/^0x/, ""), "hex");
+  const v = await verifySevSnp({ report: hex(ev.report), vcek: Buffer.from(ev.vcek, "base64"), ask: Buffer.from(ev.ask, "base64"), ark: Buffer.from(ev.ark, "base64"), ...(ev.crl ? { crl: hex(ev.crl) } : {}) }, t, ctx.now);
+  if (v.reportData.toLowerCase() !== `${nonce}${"0".repeat(64)}`) throw mismatch("the SNP report data");
+  return { tcbOk: v.tcbCurrent, expiresAt: BigInt(v.expiresAt), details: { format: ev.format, measurement: v.measurement, tcbCurrent: v.tcbCurrent }, deviceIds: [`amd-chip:${v.chipId}`] };
+}
+
+/** NVIDIA GPU evidence whose every token's nonce is `nonce`. */
+async function verifyGpu(ev: z.output<typeof NvidiaEvidenceSchema>, ctx: BundleContext, nonce: Hex, mismatch: Mismatch): Promise<Part & { factors: { driver: boolean; firmware: boolean } }> {
+  const t = ctx.trust.nvidia ?? untrusted(ev.format);
+  const v = await verifyNvidiaEat(ev.eat, t, ctx.now);
+  if (v.nonce !== nonce) throw mismatch("eat_nonce");
+  return { factors: v.factors, expiresAt: BigInt(v.expiresAt), details: { gpus: v.gpus }, deviceIds: v.gpus.map((g) => `nvidia-ueid:${g.ueid}`) };
 }
 
 /** Verifies `bytes` (an evidence bundle) for `ctx.request`; throws AttestationError with the reason. */
@@ -185,39 +224,34 @@ export async function verifyEvidenceBundle(bytes: Uint8Array, ctx: BundleContext
       if (err instanceof AttestationError && err.reason === "nonce-mismatch") throw mismatch("eat_nonce");
       throw err;
     }
-  } else if (ev.format === "intel-tdx") {
-    const t = ctx.trust.intelTdx ?? untrusted(ev.format);
-    const v = await verifyTdxQuote(Buffer.from(ev.quote.replace(/^0x/, ""), "hex"), ev.collateral, ctx.now, t);
-    // INVARIANT: the TD's report data is exactly the nonce followed by zeros: no other reading of the 64 bytes binds
-    if (v.reportData.toLowerCase() !== `${nonce}${"0".repeat(64)}`) throw mismatch("the TD report data");
-    evidenceType = v.evidenceType;
+  } else if (ev.format === "intel-tdx" || ev.format === "amd-sev-snp") {
+    // INVARIANT: a CVM quote alone proves no accelerator: at most tier 3, whatever the CVM
+    const c = await verifyCvm(ev, ctx, nonce, mismatch);
+    evidenceType = "cvm-quote";
+    tier = CVM_ONLY_TIER;
+    band = attestedBand(tier, { driver: true, firmware: true, tcb: c.tcbOk, exclusive: true });
+    expiresAt = c.expiresAt;
+    details = { ...c.details, tierCap: CVM_ONLY_REASON };
+    deviceIds = c.deviceIds;
+  } else if (ev.format === "nvidia-eat") {
+    const g = await verifyGpu(ev, ctx, nonce, mismatch);
+    evidenceType = "accelerator-cc-report";
     tier = EVIDENCE_TIER[evidenceType];
-    band = attestedBand(tier, { driver: true, firmware: true, tcb: v.tcbStatus === "UpToDate", exclusive: true });
-    expiresAt = BigInt(v.expiresAt);
-    details = { tcbStatus: v.tcbStatus, advisoryIds: v.advisoryIds, mrTd: v.mrTd, pckKeyHash: v.pckKeyHash };
-    // the PPID, not the PCK key: one platform has a PCK key per TCB level at or below its own
-    deviceIds = [`intel-ppid:${v.ppid}`];
-  } else if (ev.format === "amd-sev-snp") {
-    const t = ctx.trust.amdSevSnp ?? untrusted(ev.format);
-    const hex = (x: string) => Buffer.from(x.replace(/^0x/, ""), "hex");
-    const v = await verifySevSnp({ report: hex(ev.report), vcek: Buffer.from(ev.vcek, "base64"), ask: Buffer.from(ev.ask, "base64"), ark: Buffer.from(ev.ark, "base64"), ...(ev.crl ? { crl: hex(ev.crl) } : {}) }, t, ctx.now);
-    if (v.reportData.toLowerCase() !== `${nonce}${"0".repeat(64)}`) throw mismatch("the SNP report data");
-    evidenceType = v.evidenceType;
-    tier = EVIDENCE_TIER[evidenceType];
-    band = attestedBand(tier, { driver: true, firmware: true, tcb: v.tcbCurrent, exclusive: true });
-    expiresAt = BigInt(v.expiresAt);
-    details = { measurement: v.measurement, tcbCurrent: v.tcbCurrent };
-    deviceIds = [`amd-chip:${v.chipId}`];
+    band = attestedBand(tier, { ...g.factors, tcb: true, exclusive: true });
+    expiresAt = g.expiresAt;
+    details = g.details;
+    deviceIds = g.deviceIds;
   } else {
-    const t = ctx.trust.nvidia ?? untrusted(ev.format);
-    const v = await verifyNvidiaEat(ev.eat, t, ctx.now);
-    if (v.nonce !== nonce) throw mismatch("eat_nonce");
-    evidenceType = v.evidenceType;
-    tier = EVIDENCE_TIER[evidenceType];
-    band = attestedBand(tier, { ...v.factors, tcb: true, exclusive: true });
-    expiresAt = BigInt(v.expiresAt);
-    details = { gpus: v.gpus };
-    deviceIds = v.gpus.map((g) => `nvidia-ueid:${g.ueid}`);
+    // INVARIANT: tier 2 names a CVM image the auditor pinned, and GPUs attested for the same session key as the CVM
+    requireImageMeasurements(ev.cvm.format, ctx.trust);
+    const c = await verifyCvm(ev.cvm, ctx, nonce, mismatch);
+    const g = await verifyGpu(ev.gpu, ctx, nonce, mismatch);
+    evidenceType = "cvm-quote";
+    tier = 2;
+    band = attestedBand(tier, { ...g.factors, tcb: c.tcbOk, exclusive: true });
+    expiresAt = c.expiresAt < g.expiresAt ? c.expiresAt : g.expiresAt;
+    details = { cvm: c.details, gpu: g.details };
+    deviceIds = [...c.deviceIds, ...g.deviceIds];
   }
   // INVARIANT: one accepted bundle per nonce at this verifier (the chain spends the binding once too)
   if (ctx.seen?.has(nonce)) throw new AttestationError("challenge-reused", "evidence for this binding and session key was already accepted");

@@ -67,6 +67,10 @@ export function parseDer(der: Buffer, label: string): ParsedCert {
   if (!reencoded.equals(der)) {
     throw new AttestationError("certificate-not-der", `${label} is not exact DER (${der.length} bytes, ${reencoded.length} re-encoded: trailing data or non-canonical encoding)`);
   }
+  const serial = new Uint8Array(asn.tbsCertificate.serialNumber);
+  // INVARIANT: a serial is a positive integer (RFC 5280 4.1.2.2); a negative one would match a CRL entry by its
+  // magnitude in one reader and not in another
+  if (serial.length === 0 || (serial[0]! & 0x80) !== 0) throw new AttestationError("negative-serial", `${label} has a negative serial number`);
   const inner = Buffer.from(AsnConvert.serialize(asn.tbsCertificate.signature));
   const outer = Buffer.from(AsnConvert.serialize(asn.signatureAlgorithm));
   if (!inner.equals(outer)) throw new AttestationError("bad-certificate", `${label}: signature algorithm inside and outside the signed part differ`);

@@ -4,6 +4,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify } from "jose";
+import { checkJwsUniqueKeys } from "./json.ts";
 import { keccak256, toHex, type Address, type Hex } from "viem";
 import type { BoundChallenge } from "./binding.ts";
 import { logger } from "../../log/index.ts";
@@ -160,6 +161,7 @@ export async function verifyAttestation(token: string, ctx: VerifyContext): Prom
     if (typeof token !== "string" || token.split(".").length !== 3) {
       throw new AttestationError("malformed-token", "evidence is not a compact JWS (three dot-separated parts)");
     }
+    checkJwsUniqueKeys(token, "evidence token");
     let header: ReturnType<typeof decodeProtectedHeader>;
     try {
       header = decodeProtectedHeader(token);

@@ -7,6 +7,7 @@ import { InputError, type PouwErrorOptions } from "../../errors/index.ts";
 export const ATTESTATION_REASONS = [
   // token
   "malformed-token", // not a compact JWS/JWT (truncated, bad base64, bad JSON)
+  "duplicate-key", // a signed token's header or payload repeats a key in one object (two readings of one signature)
   "unsupported-algorithm", // JWS alg not in the allow-list
   "bad-signature", // token signature does not verify with the leaf certificate's key
   "token-expired", // token exp in the past
@@ -14,6 +15,7 @@ export const ATTESTATION_REASONS = [
   // certificate chain
   "missing-chain", // no x5c header, or an empty / too long one
   "bad-certificate", // an x5c entry does not parse as DER X.509, or has an unknown critical extension
+  "negative-serial", // a certificate's serial number is negative (RFC 5280 4.1.2.2: a positive integer)
   "certificate-not-der", // an entry is not exact DER: first byte not 0x30, trailing bytes (PEM text), re-encoding differs
   "chain-broken", // a certificate is not signed by the next one in the chain
   "untrusted-root", // the chain does not end at the configured vendor root
@@ -30,10 +32,12 @@ export const ATTESTATION_REASONS = [
   "challenge-reused", // this verifier already accepted evidence for this challenge (replay)
   "device-reused", // this auditor attested the same device for another provider, and that statement has not expired
   "device-undeclared", // the request's declared devices (ProviderRegistry.devicesOf) are not exactly the evidence's
+  "session-key-undeclared", // the request declared a session key (ProviderRegistry.sessionKeyOf) other than the bundle's
   "session-key-unauthorized", // the session key is not authorized by the provider's address, or its possession proof fails
   // evidence formats (bundle.ts, formats/)
   "bundle-invalid", // the evidence bundle is not JSON of the bundle schema, or names an unknown format
   "quote-invalid", // a binary quote / report does not parse or its signature (or its signing chain) does not verify
+  "quote-trailing-bytes", // non-zero bytes follow the end of a TDX quote as its own length fields state it (zero padding is allowed)
   "collateral-invalid", // stapled collateral (TCB info, QE identity, issuer chains) does not verify or does not fit the quote
   "collateral-expired", // stapled collateral (TCB info, QE identity, a CRL) is outside its validity window at `now`
   "crl-invalid", // a stapled CRL does not parse, is not signed by its CA, or is for another issuer

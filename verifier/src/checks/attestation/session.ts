@@ -13,7 +13,8 @@
  *
  * NOT proven: that the machine that holds the session key is the one that trains. A provider may still rent a
  * confidential machine that makes a session key and evidence for it; what stops that is requiring the session key's
- * signature on the provider's later commitments (not built: the contracts do not know session keys yet).
+ * signature on the provider's later commitments. ProviderRegistry keeps the key a request declares with its statement
+ * (sessionKeyOf); JobMarket does not ask for its signature yet (docs/checks.md).
  *
  * @example
  *   const nonce = evidenceNonce(binding, sessionKey.address);          // what the TEE puts in its report data

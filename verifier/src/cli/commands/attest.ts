@@ -32,6 +32,19 @@ function readBundle(path: string): Buffer {
   }
 }
 
+/**
+ * The session key a request declares: the bundle's (the registry keeps it with the request). A file that is not a
+ * bundle declares none: the request still opens, and its committee signs tier 4 with the reason.
+ */
+async function bundleSessionKey(bytes: Uint8Array): Promise<{ sessionKey?: Address }> {
+  const { parseEvidenceBundle } = await import("../../checks/attestation/index.ts");
+  try {
+    return { sessionKey: parseEvidenceBundle(bytes).sessionKey as Address };
+  } catch {
+    return {};
+  }
+}
+
 async function registryOf(opts: Opts) {
   const ctx = await marketContext(opts as never);
   const registry = ctx.deployment.providerRegistry;
@@ -82,6 +95,8 @@ export function registerProviderAttest(provider: Command): void {
       evidenceHash: keccak256(bytes),
       challengeBlock: parseBlock("--challenge-block", opts.challengeBlock as string)!,
       ...(devices.length > 0 ? { deviceIds: devices.map(deviceIdHash) } : {}),
+      // the registry keeps the bundle's session key with the request (sessionKeyOf): what commitments can be held to
+      ...(await bundleSessionKey(bytes)),
     });
     txs.push(txRef("requestAttestation", r));
     if (opts.json) return void process.stdout.write(jsonLine({ requestId: r.requestId, binding: r.binding, evidenceHash: keccak256(bytes), seedBlock: r.seedBlock, deadline: r.deadline, txs: txs.map(txJson) }));
@@ -199,14 +214,14 @@ export function registerAuditorAttestDispute(auditor: Command): void {
         `voted ${j.statementFalse ? "false" : "true"}; dispute ${disputeId} is ${d.outcome} (${d.falseVotes} false, ${d.trueVotes} true)\n${txLines([txRef("voteDispute", r)])}`,
     );
   });
-  withConfig(dispute.command("settle").description("settle a dispute no quorum decided by its deadline (the challenger's bond is credited back)").argument("<dispute>", "the dispute id").option("--json", "print JSON")).action(
+  withConfig(dispute.command("settle").description("settle a dispute that lapsed undecided (deadline passed, or its seed gone undrawn): half the challenger's bond is burned, half credited back").argument("<dispute>", "the dispute id").option("--json", "print JSON")).action(
     async (disputeArg: string, opts: Opts) => {
       const disputeId = parseId(disputeArg);
       const { ctx, registry } = await registryOf(opts);
       const { settleStatementDispute } = await import("../../chain/index.ts");
       const r = await settleStatementDispute(ctx.clients, { providerRegistry: registry, disputeId });
       if (opts.json) return void process.stdout.write(jsonLine({ disputeId, outcome: "undecided", txs: [txJson(txRef("settleDispute", r))] }));
-      process.stdout.write(`dispute ${disputeId} settled undecided: the challenger's bond is credited back\n${txLines([txRef("settleDispute", r)])}`);
+      process.stdout.write(`dispute ${disputeId} settled undecided: half the challenger's bond is burned, half credited back\n${txLines([txRef("settleDispute", r)])}`);
     },
   );
   withConfig(dispute.command("show").description("a statement dispute: parties, panel, votes, outcome").argument("<dispute>", "the dispute id").option("--json", "print JSON")).action(

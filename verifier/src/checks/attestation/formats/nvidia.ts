@@ -17,6 +17,7 @@
  */
 import { createHash } from "node:crypto";
 import { decodeProtectedHeader, importJWK, jwtVerify, errors as joseErrors, type JWK } from "jose";
+import { checkJwsUniqueKeys } from "../json.ts";
 import { z } from "zod";
 import { AttestationError } from "../errors.ts";
 import { compareVersions } from "../policy.ts";
@@ -91,6 +92,7 @@ export type NvidiaVerdict = {
 };
 
 async function verifyToken(token: string, what: string, policy: NvidiaPolicy, now: Date): Promise<Record<string, unknown>> {
+  checkJwsUniqueKeys(token, what);
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
     header = decodeProtectedHeader(token);

@@ -43,6 +43,12 @@ export type TdxPolicy = {
   /** Allowed MRTD values (48-byte hex); absent: any TD image (then the tier says "a TDX VM", not "this VM image"). */
   readonly allowedMrTd?: readonly string[];
   /**
+   * Allowed runtime measurement registers: each entry is one accepted [RTMR0, RTMR1, RTMR2, RTMR3] (48-byte hex each:
+   * firmware configuration, kernel and command line, application). Absent: any runtime (then the TD image is only the
+   * MRTD's initial contents).
+   */
+  readonly allowedRtmrs?: readonly (readonly string[])[];
+  /**
    * The oldest TCB evaluation (tcbEvaluationDataNumber of the TCB info and the QE identity) accepted. Intel keeps an
    * older evaluation signed and inside its 30-day window after a TCB recovery, so without this a provider staples the
    * collateral in which its unpatched platform was still UpToDate. Absent: any evaluation inside its window.
@@ -74,6 +80,8 @@ export type TdxVerdict = {
   readonly tcbStatus: string;
   readonly advisoryIds: readonly string[];
   readonly mrTd: Hex;
+  /** RTMR0..RTMR3 of the TD report. */
+  readonly rtmrs: readonly Hex[];
   /** SHA-256 of the PCK certificate's public key: one per platform AND TCB level, so not a device identity. */
   readonly pckKeyHash: Hex;
   /**
@@ -152,6 +160,20 @@ function reasonOf(message: string): AttestationReason {
 }
 
 /**
+ * The byte length of a TDX quote (v4, or v5 with its body size) as its own fields state it: the 48-byte header, the
+ * TD report (584 bytes in v4; v5: a 2-byte body type, a 4-byte body size and the body), a 4-byte little-endian auth
+ * data size and the auth data. Call on a quote Quote.parse accepted (the fields are in range).
+ */
+export function tdxQuoteLength(quote: Uint8Array): number {
+  const b = Buffer.from(quote.buffer, quote.byteOffset, quote.byteLength);
+  const version = b.readUInt16LE(0);
+  let at = 48;
+  if (version === 5) at += 6 + b.readUInt32LE(50);
+  else at += 584;
+  return at + 4 + b.readUInt32LE(at);
+}
+
+/**
  * Verifies a TDX quote at `now` against its stapled collateral; throws AttestationError with the reason. The caller
  * checks what the report data must commit to (bundle.ts).
  */
@@ -174,6 +196,12 @@ export async function verifyTdxQuote(quote: Uint8Array, collateralRaw: unknown, 
     throw new AttestationError("quote-invalid", "the TDX quote does not parse", { cause: err });
   }
   if (q.header.teeType !== lib.constants.TEE_TYPE_TDX) throw new AttestationError("quote-invalid", `the quote is not a TDX quote (TEE type 0x${q.header.teeType.toString(16)})`);
+  const length = tdxQuoteLength(quote);
+  // INVARIANT: the bytes the evidence hash fixes are the quote and nothing else: what follows it may only be the zero
+  // padding of the quote buffer (real quotes come padded: the sample has 70 zero bytes), never data a second reader sees
+  const tail = quote.subarray(length);
+  const nonZero = tail.findIndex((x) => x !== 0);
+  if (nonZero >= 0) throw new AttestationError("quote-trailing-bytes", `${tail.length} bytes follow the ${length}-byte TDX quote, not all zero padding (byte ${nonZero} of them is 0x${tail[nonZero]!.toString(16).padStart(2, "0")})`);
   const pck = (() => {
     try {
       // utf-8: what the library decodes the certification data as
@@ -231,6 +259,11 @@ export async function verifyTdxQuote(quote: Uint8Array, collateralRaw: unknown, 
   if (policy.allowedMrTd && !policy.allowedMrTd.some((m) => m.toLowerCase().replace(/^0x/, "") === mrTd.slice(2))) {
     throw new AttestationError("measurement-mismatch", `MRTD ${mrTd} is not on the allow-list`);
   }
+  const rtmrs = [td.rtMr0, td.rtMr1, td.rtMr2, td.rtMr3].map((r) => bytesToHex(r));
+  const norm = (m: string) => `0x${m.toLowerCase().replace(/^0x/, "")}`;
+  if (policy.allowedRtmrs && !policy.allowedRtmrs.some((a) => a.length === 4 && a.every((m, i) => norm(m) === rtmrs[i]))) {
+    throw new AttestationError("measurement-mismatch", `RTMRs ${rtmrs.join(", ")} are not an allowed runtime`);
+  }
   const dates = [
     new Date(JSON.parse(collateral.tcb_info).nextUpdate as string),
     new Date(JSON.parse(collateral.qe_identity).nextUpdate as string),
@@ -244,6 +277,7 @@ export async function verifyTdxQuote(quote: Uint8Array, collateralRaw: unknown, 
     tcbStatus: report.status,
     advisoryIds: [...report.advisory_ids],
     mrTd,
+    rtmrs,
     ppid,
     pckKeyHash: `0x${createHash("sha256").update(Buffer.from(pck[0]!.cert.publicKey.rawData)).digest("hex")}`,
     expiresAt: Math.min(...dates),
