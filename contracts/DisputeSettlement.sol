@@ -123,34 +123,24 @@ contract DisputeSettlement is DisputeGameBase {
         // INVARIANT: a Fault is final only when every seat of its round voted Fault. A split (a dissenting or silent
         // seat) is appealed to a larger, fresh panel while rounds are left, so a party holding a bare majority of one
         // small panel cannot slash an honest provider; the last round's majority settles the dispute.
-        if (outcome == Outcome.PanelFault && d.faultVotes < d.panel.length && d.round < MAX_ROUNDS) {
-            _appeal(disputeId, d);
-            return;
-        }
         // INVARIANT: a tie of revealed votes never ends a dispute while rounds are left. A panel has an odd number of
         // seats, so a tie always has a silent (or voided) seat: the round is appealed like a split Fault (fresh, larger
         // panel without this round's members where the pool allows), no re-open of the job's window is spent, and this
         // round's silent members forfeit and its revealers are judged by the last round's outcome (_judgePast).
-        if (outcome == Outcome.NoDecision && d.validVotes != 0 && d.round < MAX_ROUNDS) {
+        bool split = outcome == Outcome.PanelFault && d.faultVotes < d.panel.length;
+        if ((split || (outcome == Outcome.NoDecision && d.validVotes != 0)) && d.round < MAX_ROUNDS) {
             _appeal(disputeId, d);
             return;
         }
         // INVARIANT: a split Fault in an appeal round is final only when that round seats more members than the first
         // panel: a drawable pool too small to widen the appeal (every round capped at the pool) would otherwise let a
         // party holding a bare majority of the first panel's size win by re-rolling same-size panels: NoDecision.
-        if (
-            outcome == Outcome.PanelFault && d.faultVotes < d.panel.length && d.round > 1
-                && d.panel.length <= _pastPanels[disputeId][1].length
-        ) outcome = Outcome.NoDecision;
+        if (split && d.round > 1 && d.panel.length <= _pastPanels[disputeId][1].length) outcome = Outcome.NoDecision;
         // INVARIANT: a tie of revealed votes in the last round is no verdict, so it stays NoDecision (deciding it either
         // way would let one party's members plus silent honest members decide the dispute), but it is recorded for its
         // step, behind every earlier unjudged tie there, and all of them are judged by the next decided outcome on the
         // same step: a member that forced a tie with a wrong vote, in any round, forfeits then.
-        if (outcome == Outcome.NoDecision && d.validVotes != 0) {
-            mapping(uint256 => uint256) storage tied = _tiedByStep[d.jobId];
-            _tieBefore[disputeId] = tied[d.step];
-            tied[d.step] = disputeId;
-        }
+        if (outcome == Outcome.NoDecision && d.validVotes != 0) _recordTie(disputeId, d);
         // INVARIANT: a dispute whose job already faulted through another dispute still settles on its own panel's
         // decision (a false challenge loses its bond, its Fault voters forfeit); only one its panel did not decide
         // closes as Superseded, and its silent members still forfeit as on any NoDecision.
@@ -163,6 +153,13 @@ contract DisputeSettlement is DisputeGameBase {
         _settle(disputeId, d, outcome);
         _penalize(disputeId, d, outcome);
         _judgePast(disputeId, d, _majority(outcome));
+    }
+
+    /// @dev Puts tied dispute `disputeId` at the head of its step's chain of unjudged ties (_judgeTie consumes it).
+    function _recordTie(uint256 disputeId, Dispute storage d) private {
+        mapping(uint256 step => uint256 disputeId) storage tied = _tiedByStep[d.jobId];
+        _tieBefore[disputeId] = tied[d.step];
+        tied[d.step] = disputeId;
     }
 
     /// @dev Uncounts the revealed votes of dispute `disputeId`'s current panel cast by members that forfeited bond after
