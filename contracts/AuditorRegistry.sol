@@ -70,6 +70,9 @@ contract AuditorRegistry is IAuditorRegistry, FixedRoles {
     mapping(uint256 node => uint256 head) private _heads;
     mapping(uint256 node => mapping(uint256 i => uint256 entry)) private _history;
     mapping(address account => uint256 amount) private _credits;
+    /// @dev When `auditor` last forfeited any of its bond (0: never). A dispute counts no vote of a member that forfeited
+    /// after the second the dispute was opened (IAuditorRegistry.forfeitedAt).
+    mapping(address auditor => uint64 at) private _forfeitedAt;
 
     /// @param wirer_ the account that calls `wire` once (the deployer); nobody ever holds DEFAULT_ADMIN_ROLE
     constructor(IERC20 token_, uint256 minBond_, uint64 exitDelaySeconds_, uint64 activationDelaySeconds_, address wirer_)
@@ -175,6 +178,7 @@ contract AuditorRegistry is IAuditorRegistry, FixedRoles {
             // bound: checked just above
             r.bond -= uint128(amount);
         }
+        _forfeitedAt[auditor] = uint64(block.timestamp);
         _credits[to] += amount;
         emit BondForfeited(auditor, amount, to);
         emit Credited(to, amount);
@@ -293,6 +297,11 @@ contract AuditorRegistry is IAuditorRegistry, FixedRoles {
             a.eligibleFrom = s.eligibleFrom;
             a.eligibleUntil = s.eligibleUntil == _OPEN ? type(uint64).max : s.eligibleUntil;
         }
+    }
+
+    /// @inheritdoc IAuditorRegistry
+    function forfeitedAt(address auditor) external view returns (uint64) {
+        return _forfeitedAt[auditor];
     }
 
     /// @inheritdoc IAuditorRegistry

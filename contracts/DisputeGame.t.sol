@@ -445,17 +445,31 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         assertEq(market.getJob(jobId).openDisputes, 0, "unfrozen");
     }
 
-    function test_tie_noDecision_revealersKeepBonds() public {
-        (, uint256 id) = _cheatingDispute();
+    /// A tie of revealed votes (one silent seat) is no verdict but no longer ends the dispute: it is appealed like a
+    /// split Fault, without spending a re-open of the job's window; the last round decides, and the tie's revealers and
+    /// its silent member are judged by that decision.
+    function test_tie_appealed_judgedByLastRound() public {
+        (uint256 jobId, uint256 id) = _cheatingDispute();
         address[] memory p = _draw(id);
-        uint256[3] memory before = [_bondOf(p[0]), _bondOf(p[1]), _bondOf(p[2])];
+        uint256 deadline = market.getJob(jobId).deadline;
         _vote(id, p, [FAULT, VALID, IDisputeGameTypes.Vote.None]);
         VM.warp(block.timestamp + 1 days);
         game.resolve(id);
-        assertTrue(game.getDispute(id).outcome == IDisputeGameTypes.Outcome.NoDecision, "tie");
-        assertEq(_bondOf(p[0]), before[0], "revealer keeps");
-        assertEq(_bondOf(p[1]), before[1], "revealer keeps");
-        assertEq(_bondOf(p[2]), before[2] - 20e18, "silent forfeits");
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
+        assertTrue(d.status == IDisputeGameTypes.Status.Open, "a tie does not end the dispute");
+        assertEq(d.round, 2, "appealed");
+        assertEq(market.getJob(jobId).deadline, deadline, "no re-open spent");
+        assertEq(game.tiedDisputeOf(jobId, 2), 0, "nothing left for a later dispute to judge");
+        uint256[3] memory before = [_bondOf(p[0]), _bondOf(p[1]), _bondOf(p[2])];
+        uint256 credit0 = registry.creditOf(p[0]);
+        _appealRounds(id, FAULT);
+        assertTrue(game.getDispute(id).outcome == IDisputeGameTypes.Outcome.PanelFault, "the last round decides");
+        uint256 forfeit = defaultParams().panelForfeit;
+        assertEq(_bondOf(p[0]), before[0], "the tie's right revealer keeps its bond");
+        assertEq(_bondOf(p[1]), before[1] - forfeit, "the tie's wrong revealer forfeits");
+        assertEq(_bondOf(p[2]), before[2] - forfeit, "the tie's silent member forfeits");
+        assertEq(registry.creditOf(p[0]) - credit0, 2 * forfeit, "both to the round's right revealer");
+        _assertSolvent();
     }
 
     function test_panelUnavailable_noDecision() public {
@@ -635,7 +649,52 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         _claimAllAndAssertEmpty(p);
     }
 
-    function test_panelFee_noDecision_paysEveryRevealerRefundsSilent() public {
+    /// A member that forfeits on one panel is out of every panel open at that time: its vote there is not counted (even
+    /// a right one), earns no fee and no share of a forfeit, and its seat counts as silent for the outcome. Here it
+    /// votes Fault with the two others on a faulty step after losing a meta-audit on a false challenge resolved first:
+    /// without it the Fault is a split, so it is appealed instead of settling as a unanimous Fault.
+    function test_forfeitedMember_voteNotCountedOnItsOtherPanels() public {
+        uint256 falseJob = _job(2, 2, HONEST);
+        uint256 a = _challenge(challenger, falseJob, 2, HONEST);
+        (, uint256 b) = _cheatingDispute();
+        address[] memory pa = _draw(a);
+        address[] memory pb = _draw(b);
+        // two panels of 3 from 5 auditors share a member
+        address m;
+        for (uint256 i; i < 3 && m == address(0); ++i) {
+            for (uint256 j; j < 3; ++j) {
+                if (pa[i] == pb[j]) m = pa[i];
+            }
+        }
+        assertTrue(m != address(0), "shared member");
+        for (uint256 i; i < 3; ++i) _commitVote(a, pa[i], pa[i] == m ? FAULT : VALID);
+        for (uint256 i; i < 3; ++i) _commitVote(b, pb[i], FAULT);
+        for (uint256 i; i < 3; ++i) _reveal(a, pa[i], pa[i] == m ? FAULT : VALID);
+        for (uint256 i; i < 3; ++i) _reveal(b, pb[i], FAULT);
+        game.resolve(a); // every member revealed: resolvable now
+        assertTrue(game.getDispute(a).outcome == IDisputeGameTypes.Outcome.PanelValid, "false challenge rejected");
+        uint256 bondAfterA = _bondOf(m);
+        assertEq(bondAfterA, AUDITOR_BOND - defaultParams().panelForfeit, "m forfeited on a");
+        assertTrue(registry.forfeitedAt(m) > game.getDispute(b).challengedAt, "after b opened");
+        game.resolve(b);
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(b);
+        assertTrue(d.status == IDisputeGameTypes.Status.Open, "2 counted Fault votes of 3 seats: a split, not final");
+        assertEq(d.round, 2, "appealed");
+        (, IDisputeGameTypes.Vote v) = game.roundBallotOf(b, 1, m);
+        assertTrue(v == FAULT, "the ballot stays as revealed");
+        _appealRounds(b, FAULT);
+        assertTrue(game.getDispute(b).outcome == IDisputeGameTypes.Outcome.PanelFault, "fault");
+        assertEq(game.creditOf(m), 0, "no fee for a vote that did not count");
+        assertEq(_bondOf(m), bondAfterA, "a right vote, even uncounted, forfeits nothing");
+        for (uint256 i; i < 3; ++i) {
+            if (pb[i] != m) assertGe(game.creditOf(pb[i]), 5e16, "the counted Fault voters are paid");
+        }
+        _assertSolvent();
+    }
+
+    /// A tied round earns no fee by itself: the tie is appealed, and round 1's revealers of the side the last round
+    /// decides earn theirs (out of the reward on a fault); the silent member's fee and the wrong revealer's go back.
+    function test_panelFee_tie_paysRevealersOfTheDecidedSide() public {
         (, uint256 id) = _cheatingDispute();
         uint256 bond = game.getDispute(id).bond;
         address[] memory p = _draw(id);
@@ -643,11 +702,13 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         _vote(id, p, [FAULT, VALID, IDisputeGameTypes.Vote.None]);
         VM.warp(block.timestamp + 1 days);
         game.resolve(id);
-        assertTrue(game.getDispute(id).outcome == IDisputeGameTypes.Outcome.NoDecision, "tie");
-        assertEq(game.creditOf(p[0]), 5e16, "revealer paid on no decision");
-        assertEq(game.creditOf(p[1]), 5e16, "revealer paid on no decision");
+        assertEq(game.creditOf(p[0]) + game.creditOf(p[1]), 0, "no fee for a tie");
+        _appealRounds(id, FAULT);
+        assertTrue(game.getDispute(id).outcome == IDisputeGameTypes.Outcome.PanelFault, "fault");
+        assertEq(game.creditOf(p[0]), 5e16, "revealer of the decided side paid");
+        assertEq(game.creditOf(p[1]), 0, "wrong revealer earns nothing");
         assertEq(game.creditOf(p[2]), 0, "silent member earns nothing");
-        assertEq(game.creditOf(challenger), bond + 5e16, "bond and the silent member's fee back");
+        assertEq(game.creditOf(challenger), bond + _fees() + REWARD - 5e16, "deposit back, reward less the fee");
         _assertSolvent();
         _claimAllAndAssertEmpty(p);
     }
@@ -757,9 +818,8 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         _assertSolvent();
     }
 
-    /// A dispute its panel did not decide (a tie with one silent member) closes as Superseded once its job faulted: the
-    /// bond and the silent member's fee come back, the revealers are paid for their recompute, the silent member forfeits,
-    /// and the dispute takes its part of the reward.
+    /// A dispute its panel did not decide (nobody revealed) closes as Superseded once its job faulted: the bond and
+    /// every fee come back, the silent members forfeit, and the dispute takes its part of the reward.
     function test_undecidedDisputeAfterFault_superseded_refundsAndShares() public {
         uint256 jobId = _job(2, 2, 2);
         uint256 first = _challenge(challenger, jobId, 2, 2);
@@ -768,12 +828,13 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         game.concede(first);
         address[] memory p = _draw(second);
         uint256 silentBond = _bondOf(p[2]);
-        _vote(second, p, [VALID, FAULT, IDisputeGameTypes.Vote.None]);
+        // nobody reveals (a tie of revealed votes would be appealed): the panel did not decide
+        _commitVote(second, p[0], FAULT);
         VM.warp(game.getDispute(second).revealDeadline + 1);
         game.resolve(second);
         IDisputeGameTypes.DisputeView memory d = game.getDispute(second);
         assertTrue(d.outcome == IDisputeGameTypes.Outcome.Superseded, "no decision: superseded");
-        assertEq(game.creditOf(stranger), d.bond + defaultParams().panelFee + REWARD / 2, "bond, silent fee, half");
+        assertEq(game.creditOf(stranger), d.bond + _fees() + REWARD / 2, "bond, every fee, half");
         assertEq(_bondOf(p[2]), silentBond - defaultParams().panelForfeit, "silent member forfeits");
         assertEq(game.creditOf(provider), 0, "provider gets nothing");
         _assertSolvent();
@@ -1321,18 +1382,21 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         }
         VM.warp(block.timestamp + 1 days);
         game.resolve(id);
-        // a split Fault (a Valid or silent seat) is appealed; the later rounds vote the truth (Fault) unanimously
+        // a split Fault (a Valid or silent seat) and a tie of revealed votes are appealed; the later rounds vote the
+        // truth (Fault) unanimously
+        bool tie = fault == valid && fault != 0;
+        if (tie) fault = valid + 1; // decided by the appeal: Fault
         if (fault > valid) _appealRounds(id, FAULT);
         IDisputeGameTypes.Outcome o = game.getDispute(id).outcome;
         if (fault > valid) assertTrue(o == IDisputeGameTypes.Outcome.PanelFault, "fault majority");
         else if (valid > fault) assertTrue(o == IDisputeGameTypes.Outcome.PanelValid, "valid majority");
-        else assertTrue(o == IDisputeGameTypes.Outcome.NoDecision, "tie");
+        else assertTrue(o == IDisputeGameTypes.Outcome.NoDecision, "nobody revealed");
         uint256 bond = game.getDispute(id).bond;
         uint256 paid;
         for (uint256 i; i < 3; ++i) {
             uint256 kind = (pattern >> (2 * i)) & 3;
-            // fee earned: revealed on the majority side, or revealed at all on a tie
-            bool earns = kind >= 2 && (fault == valid || (kind == 3) == (fault > valid));
+            // fee earned: revealed on the side the last round decided
+            bool earns = kind >= 2 && (kind == 3) == (fault > valid);
             assertEq(game.creditOf(p[i]), earns ? 5e16 : 0, "member fee");
             if (earns) paid += 5e16;
         }

@@ -642,12 +642,12 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
     // ---------------------------------------------------------------- a tie from a silent honest member
 
     /// A tie from one silent honest member: the provider's sybil auditor votes Valid on the faulty step, one honest member
-    /// votes Fault and the other stays silent. 1-1 is no verdict, so the dispute still ends NoDecision (deciding it for
-    /// the challenger would hand the same trick to a challenger's sybil against an honest provider), the silent member
-    /// forfeits (burned) and the window re-opens. But the sybil's vote is no longer free: the tie is recorded for the
-    /// step, and the next decided outcome there (the honest challenger's next round; here the provider concedes it)
-    /// judges it: the sybil forfeits panelForfeit to the honest member that revealed Fault.
-    function test_tieFromSilentMember_sybilVoteJudgedByNextDecision() public {
+    /// votes Fault and the other stays silent. 1-1 is no verdict (deciding it for the challenger would hand the same
+    /// trick to a challenger's sybil against an honest provider), but it no longer ends the dispute: the round is
+    /// appealed to a fresh, larger panel, so no re-open of the job's window is spent and three ties in a row cannot run
+    /// the job out of re-opens. The sybils vote Valid in every round; the honest majority of the last round decides
+    /// Fault: the cheater is slashed, the sybil forfeits for the tie and the silent member for its silence.
+    function test_tieFromSilentMember_appealed_cheaterSlashed_sybilJudged() public {
         (uint256 id, address[] memory panel, uint256 at) = _disputeWithOneSybilMember();
         uint256 jobId = game.getDispute(id).jobId;
         address sybil = panel[at];
@@ -660,62 +660,109 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
         _reveal(id, right, IDisputeGameTypes.Vote.Fault);
         VM.warp(game.getDispute(id).revealDeadline + 1);
         uint256 forfeit = defaultParams().panelForfeit;
-        uint256 sybilBond = registry.auditorOf(sybil).bond;
         uint256 silentBond = registry.auditorOf(silent).bond;
-        game.resolve(id);
-        assertTrue(_outcome(id) == IDisputeGameTypes.Outcome.NoDecision, "a tie is no verdict");
-        assertEq(game.tiedDisputeOf(jobId, 2), id, "recorded for the step");
-        assertEq(registry.auditorOf(silent).bond, silentBond - forfeit, "the silent member forfeits");
-        assertEq(registry.auditorOf(sybil).bond, sybilBond, "the tie itself judges no revealer");
-        assertTrue(market.getJob(jobId).deadline > block.timestamp, "re-opened");
-
         uint256 rightCredit0 = registry.creditOf(right);
-        uint256 id2 = _challenge(HONEST_1, jobId, 2, 2); // the honest challenger's next round on the same step
-        VM.prank(provider);
-        game.concede(id2);
-        assertEq(registry.auditorOf(sybil).bond, sybilBond - forfeit, "the sybil's tie vote forfeits");
-        assertEq(registry.creditOf(right) - rightCredit0, forfeit, "to the member that revealed the truth");
-        assertEq(game.tiedDisputeOf(jobId, 2), 0, "judged once");
+        uint256 deadline = market.getJob(jobId).deadline;
+        game.resolve(id);
+        assertTrue(game.getDispute(id).status == IDisputeGameTypes.Status.Open, "a tie is no verdict and no end");
+        assertEq(game.getDispute(id).round, 2, "appealed");
+        assertEq(market.getJob(jobId).deadline, deadline, "no re-open spent");
+        while (game.getDispute(id).status == IDisputeGameTypes.Status.Open) {
+            _roundVote(id, IDisputeGameTypes.Vote.Valid, IDisputeGameTypes.Vote.Fault);
+            game.resolve(id);
+        }
+        assertTrue(_outcome(id) == IDisputeGameTypes.Outcome.PanelFault, "the honest majority decides");
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Refunded, "cheater not paid");
+        assertEq(registry.auditorOf(silent).bond, silentBond - forfeit, "the silent member forfeits (round 1 only)");
+        // round 1: the sybil's tie vote and the silent seat both forfeit to the one member that revealed the truth
+        assertGe(registry.creditOf(right) - rightCredit0, 2 * forfeit, "to the member that revealed the truth");
+        assertEq(game.tiedDisputeOf(jobId, 2), 0, "nothing left unjudged");
     }
 
-    /// The judgment is by the step's truth, whichever side it favours: a tie whose Fault revealer was wrong (a valid
-    /// step, Valid decided next) costs that revealer, and a tie on another step is not touched.
-    function test_tie_judgedByDecidedTruth_onlyOnItsStep() public {
+    /// @dev Plays the current round of disputes `ids` (opened together, so their deadlines agree) as ties: in each, `n`
+    /// members reveal Fault, `n` reveal Valid and the rest stay silent (a panel of 2n + 1); then resolves each.
+    function _tieRound(uint256[] memory ids) internal {
+        address[][] memory panels = new address[][](ids.length);
+        for (uint256 d; d < ids.length; ++d) {
+            panels[d] = _draw(ids[d]);
+            uint256 n = panels[d].length / 2;
+            for (uint256 i; i < 2 * n; ++i) {
+                _commitVote(ids[d], panels[d][i], i < n ? IDisputeGameTypes.Vote.Fault : IDisputeGameTypes.Vote.Valid);
+            }
+        }
+        VM.warp(game.getDispute(ids[0]).commitDeadline + 1);
+        for (uint256 d; d < ids.length; ++d) {
+            uint256 n = panels[d].length / 2;
+            for (uint256 i; i < 2 * n; ++i) {
+                _reveal(ids[d], panels[d][i], i < n ? IDisputeGameTypes.Vote.Fault : IDisputeGameTypes.Vote.Valid);
+            }
+        }
+        VM.warp(game.getDispute(ids[0]).revealDeadline + 1);
+        for (uint256 d; d < ids.length; ++d) game.resolve(ids[d]);
+    }
+
+    function _ids(uint256 a, uint256 b) internal pure returns (uint256[] memory ids) {
+        ids = new uint256[](b == 0 ? 1 : 2);
+        ids[0] = a;
+        if (b != 0) ids[1] = b;
+    }
+
+    /// @dev Every bonded auditor: the five honest ones and the two sybils.
+    function _pool() internal view returns (address[] memory pool) {
+        pool = new address[](auditors.length + sybilAuditors.length);
+        for (uint256 i; i < auditors.length; ++i) pool[i] = auditors[i];
+        for (uint256 i; i < sybilAuditors.length; ++i) pool[auditors.length + i] = sybilAuditors[i];
+    }
+
+    /// @dev What the Fault revealers of every round of tied dispute `id` forfeit once the step is decided Valid.
+    function _tieForfeits(uint256 id) internal view returns (uint256 total) {
+        uint256 rounds = game.getDispute(id).round;
+        for (uint256 r = 1; r <= rounds; ++r) {
+            address[] memory p = game.roundPanelOf(id, r);
+            for (uint256 i; i < p.length; ++i) {
+                (, IDisputeGameTypes.Vote v) = game.roundBallotOf(id, r, p[i]);
+                if (v == IDisputeGameTypes.Vote.Fault) total += uint256(defaultParams().panelForfeit) << (r - 1);
+            }
+        }
+    }
+
+    /// Every tie is judged, in every round, and not only the last one per step: two disputes on the same valid step of
+    /// an honest job, one after the other, each tie in all three rounds (each round's tie is appealed; the last round's
+    /// tie ends NoDecision and is chained for the step), and the next decided dispute on the step (Valid) judges both
+    /// chained ties: every Fault revealer of every round of both forfeits its round's forfeit. (Two ties played at once
+    /// would not both stay ties: the first to settle forfeits its silent members, whose votes on the other then do not
+    /// count.)
+    function test_everyTieOnAStep_judgedInEveryRound() public {
         VM.warp(block.timestamp + ACTIVATION_DELAY);
+        // bonds large enough that no forfeit is capped by what is left
+        address[] memory pool = _pool();
+        for (uint256 i; i < pool.length; ++i) {
+            _fund(pool[i]);
+            VM.prank(pool[i]);
+            registry.postBond(1_000e18);
+        }
         uint256 jobId = _job(2, 2, HONEST); // every step valid
-        uint256 id = _challenge(challenger, jobId, 2, HONEST); // a reckless challenger
-        uint256 other = _challenge(stranger, jobId, 3, HONEST);
-        address[] memory p = _draw(id);
-        address[] memory q = _draw(other);
-        _commitVote(id, p[0], IDisputeGameTypes.Vote.Fault); // wrong
-        _commitVote(id, p[1], IDisputeGameTypes.Vote.Valid);
-        _commitVote(other, q[0], IDisputeGameTypes.Vote.Fault);
-        _commitVote(other, q[1], IDisputeGameTypes.Vote.Valid);
-        VM.warp(game.getDispute(other).commitDeadline + 1);
-        _reveal(id, p[0], IDisputeGameTypes.Vote.Fault);
-        _reveal(id, p[1], IDisputeGameTypes.Vote.Valid);
-        _reveal(other, q[0], IDisputeGameTypes.Vote.Fault);
-        _reveal(other, q[1], IDisputeGameTypes.Vote.Valid);
-        VM.warp(game.getDispute(other).revealDeadline + 1);
-        game.resolve(id);
-        game.resolve(other);
-        assertEq(game.tiedDisputeOf(jobId, 2), id, "tie on step 2");
-        assertEq(game.tiedDisputeOf(jobId, 3), other, "tie on step 3");
-        uint256 wrongBond = registry.auditorOf(p[0]).bond;
-        uint256 rightCredit0 = registry.creditOf(p[1]);
-        uint256 q0Bond = registry.auditorOf(q[0]).bond;
-        uint256 id2 = _challenge(challenger, jobId, 2, HONEST);
-        address[] memory p2 = _draw(id2);
-        for (uint256 i; i < p2.length; ++i) _commitVote(id2, p2[i], IDisputeGameTypes.Vote.Valid);
-        for (uint256 i; i < p2.length; ++i) _reveal(id2, p2[i], IDisputeGameTypes.Vote.Valid);
-        game.resolve(id2);
-        assertTrue(_outcome(id2) == IDisputeGameTypes.Outcome.PanelValid, "step 2 is valid");
-        uint256 forfeit = defaultParams().panelForfeit;
-        assertEq(wrongBond - registry.auditorOf(p[0]).bond, forfeit, "the tie's Fault revealer forfeits");
-        // p[1] may sit on the second panel too (its fee is a game credit, not a registry one): only the tie's forfeit
-        assertEq(registry.creditOf(p[1]) - rightCredit0, forfeit, "to the tie's Valid revealer");
-        assertEq(registry.auditorOf(q[0]).bond, q0Bond, "the tie on step 3 is not judged by step 2");
-        assertEq(game.tiedDisputeOf(jobId, 3), other, "still pending");
+        uint256 first = _challenge(challenger, jobId, 2, HONEST);
+        for (uint256 r; r < game.MAX_ROUNDS(); ++r) _tieRound(_ids(first, 0));
+        assertTrue(_outcome(first) == IDisputeGameTypes.Outcome.NoDecision, "the last round's tie ends NoDecision");
+        assertEq(game.getDispute(first).round, game.MAX_ROUNDS(), "after every round");
+        uint256 second = _challenge(challenger, jobId, 2, HONEST);
+        for (uint256 r; r < game.MAX_ROUNDS(); ++r) _tieRound(_ids(second, 0));
+        assertEq(game.tiedDisputeOf(jobId, 2), second, "the newest tie heads the step's chain");
+        uint256 expected = _tieForfeits(first) + _tieForfeits(second);
+        uint256 bonds0;
+        for (uint256 i; i < pool.length; ++i) bonds0 += registry.auditorOf(pool[i]).bond;
+        uint256 decided = _challenge(challenger, jobId, 2, HONEST);
+        address[] memory p = _draw(decided);
+        for (uint256 i; i < p.length; ++i) _commitVote(decided, p[i], IDisputeGameTypes.Vote.Valid);
+        for (uint256 i; i < p.length; ++i) _reveal(decided, p[i], IDisputeGameTypes.Vote.Valid);
+        game.resolve(decided);
+        assertTrue(_outcome(decided) == IDisputeGameTypes.Outcome.PanelValid, "step 2 is valid");
+        uint256 bonds1;
+        for (uint256 i; i < pool.length; ++i) bonds1 += registry.auditorOf(pool[i]).bond;
+        assertTrue(expected > 0, "the ties had Fault revealers");
+        assertEq(bonds0 - bonds1, expected, "both ties' wrong revealers forfeit, in every round");
+        assertEq(game.tiedDisputeOf(jobId, 2), 0, "judged once");
     }
 
     // ---------------------------------------------------------------- mempool copy

@@ -116,6 +116,7 @@ contract DisputeSettlement is DisputeGameBase {
         }
         // A panel nobody drew is drawn now (if its seed is still available) so that its silent members answer for it.
         if (!d.panelDrawn && block.number > d.seedBlock) _tryDraw(disputeId, d, false);
+        if (d.panelDrawn) _voidForfeited(disputeId, d);
         Outcome outcome;
         if (d.faultVotes > d.validVotes) outcome = Outcome.PanelFault;
         else if (d.validVotes > d.faultVotes) outcome = Outcome.PanelValid;
@@ -123,21 +124,24 @@ contract DisputeSettlement is DisputeGameBase {
         // INVARIANT: a Fault is final only when every seat of its round voted Fault. A split (a dissenting or silent
         // seat) is appealed to a larger, fresh panel while rounds are left, so a party holding a bare majority of one
         // small panel cannot slash an honest provider; the last round's majority settles the dispute.
-        if (outcome == Outcome.PanelFault && d.faultVotes < d.panel.length && d.round < MAX_ROUNDS) {
+        // INVARIANT: a tie of revealed votes never ends a dispute while rounds are left. A panel has an odd number of
+        // seats, so a tie always has a silent (or voided) seat: the round is appealed like a split Fault (fresh, larger
+        // panel without this round's members where the pool allows), no re-open of the job's window is spent, and this
+        // round's silent members forfeit and its revealers are judged by the last round's outcome (_judgePast).
+        bool split = outcome == Outcome.PanelFault && d.faultVotes < d.panel.length;
+        if ((split || (outcome == Outcome.NoDecision && d.validVotes != 0)) && d.round < MAX_ROUNDS) {
             _appeal(disputeId, d);
             return;
         }
         // INVARIANT: a split Fault in an appeal round is final only when that round seats more members than the first
         // panel: a drawable pool too small to widen the appeal (every round capped at the pool) would otherwise let a
         // party holding a bare majority of the first panel's size win by re-rolling same-size panels: NoDecision.
-        if (
-            outcome == Outcome.PanelFault && d.faultVotes < d.panel.length && d.round > 1
-                && d.panel.length <= _pastPanels[disputeId][1].length
-        ) outcome = Outcome.NoDecision;
-        // INVARIANT: a tie of revealed votes is no verdict, so it stays NoDecision (deciding it either way would let one
-        // party's member plus one silent honest member decide the dispute), but its revealers are judged by the next
-        // decided outcome on the same step: a member that forced the tie with a wrong vote forfeits then.
-        if (outcome == Outcome.NoDecision && d.validVotes != 0) _tiedByStep[d.jobId][d.step] = disputeId;
+        if (split && d.round > 1 && d.panel.length <= _pastPanels[disputeId][1].length) outcome = Outcome.NoDecision;
+        // INVARIANT: a tie of revealed votes in the last round is no verdict, so it stays NoDecision (deciding it either
+        // way would let one party's members plus silent honest members decide the dispute), but it is recorded for its
+        // step, behind every earlier unjudged tie there, and all of them are judged by the next decided outcome on the
+        // same step: a member that forced a tie with a wrong vote, in any round, forfeits then.
+        if (outcome == Outcome.NoDecision && d.validVotes != 0) _recordTie(disputeId, d);
         // INVARIANT: a dispute whose job already faulted through another dispute still settles on its own panel's
         // decision (a false challenge loses its bond, its Fault voters forfeit); only one its panel did not decide
         // closes as Superseded, and its silent members still forfeit as on any NoDecision.
@@ -150,6 +154,42 @@ contract DisputeSettlement is DisputeGameBase {
         _settle(disputeId, d, outcome);
         _penalize(disputeId, d, outcome);
         _judgePast(disputeId, d, _majority(outcome));
+    }
+
+    /// @dev Puts tied dispute `disputeId` at the head of its step's chain of unjudged ties (_judgeTie consumes it).
+    function _recordTie(uint256 disputeId, Dispute storage d) private {
+        mapping(uint256 step => uint256 disputeId) storage tied = _tiedByStep[d.jobId];
+        _tieBefore[disputeId] = tied[d.step];
+        tied[d.step] = disputeId;
+    }
+
+    /// @dev Uncounts the revealed votes of dispute `disputeId`'s current panel cast by members that forfeited bond after
+    /// the second the dispute opened (AuditorRegistry.forfeitedAt): the seat counts as silent for the outcome (a tie or split
+    /// it leaves is appealed), the member earns no fee and no share of a forfeit, and a wrong vote still forfeits (so a
+    /// forfeit elsewhere is no way out of a losing vote).
+    function _voidForfeited(uint256 disputeId, Dispute storage d) private {
+        uint256 key = _ballotKey(disputeId, d.round);
+        uint64 openedAt = d.challengedAt;
+        address[] storage panel = d.panel;
+        for (uint256 i; i < panel.length; ++i) {
+            address member = panel[i];
+            Ballot storage b = _ballots[key][member];
+            Vote v = b.vote;
+            if (v == Vote.None) continue;
+            uint64 at = _registry.forfeitedAt(member);
+            // INVARIANT: a vote counts only while its member has lost no meta-audit since the dispute opened (a later
+            // second than challengedAt): a member that forfeited may have nothing left at stake, so it is out of every
+            // panel open then.
+            if (at <= openedAt) continue;
+            b.voided = true;
+            unchecked {
+                // bound: v was counted at its reveal, so each counter is >= 1 here
+                --d.reveals;
+                if (v == Vote.Valid) --d.validVotes;
+                else --d.faultVotes;
+            }
+            emit VoteVoided(disputeId, member, at);
+        }
     }
 
     /// @dev Opens the next round of dispute `disputeId`: its panel becomes an earlier round's (judged when the dispute
@@ -360,8 +400,9 @@ contract DisputeSettlement is DisputeGameBase {
             uint256 fee = _params.panelFee;
             address[] storage panel = appealed ? _pastPanels[disputeId][1] : d.panel;
             for (uint256 i; i < panel.length; ++i) {
-                Vote v = _ballots[disputeId][panel[i]].vote; // round 1's ballots: key = disputeId (_ballotKey)
-                if (v == Vote.None || (majority != Vote.None && v != majority)) continue;
+                Ballot storage b = _ballots[disputeId][panel[i]]; // round 1's ballots: key = disputeId (_ballotKey)
+                Vote v = b.vote;
+                if (v == Vote.None || b.voided || (majority != Vote.None && v != majority)) continue;
                 // INVARIANT: at most panelSize fees are paid (the panel has panelSize members), each out of the fault's
                 // reward while it lasts, else out of this dispute's deposit.
                 if (reward - fromReward >= fee) fromReward += fee;
@@ -383,22 +424,35 @@ contract DisputeSettlement is DisputeGameBase {
         _judgeCurrent(disputeId, d, _majority(outcome), true);
     }
 
-    /// @dev The dispute on the same (job, step) that last ended in a tie, if any (with the same leaves: they are the
-    /// provider's committed ones, never rewritten), is judged by `truth` now that the step is decided: its revealers on
-    /// the wrong side forfeit to those on the right side (its silent members forfeited at the tie already).
+    /// @dev Every dispute on the same (job, step) that ended in a tie and is not judged yet (with the same leaves: they are
+    /// the provider's committed ones, never rewritten) is judged by `truth` now that the step is decided: its revealers
+    /// on the wrong side, in every round, forfeit to those of their round on the right side (its silent members
+    /// forfeited at the tie already).
     function _judgeTie(Dispute storage d, Vote truth) private {
         uint256 tiedId = _tiedByStep[d.jobId][d.step];
         if (tiedId == 0) return;
         delete _tiedByStep[d.jobId][d.step];
-        Dispute storage t = _disputes[tiedId];
-        if (t.hPrev != d.hPrev || t.hStep != d.hStep) return;
-        emit TieJudged(tiedId, truth);
-        _judge(tiedId, _ballotKey(tiedId, t.round), t.panel, truth, false, _forfeitOf(t.round));
+        // INVARIANT: every recorded tie of the step is judged once: the chain is consumed here, newest first.
+        while (tiedId != 0) {
+            uint256 before = _tieBefore[tiedId];
+            delete _tieBefore[tiedId];
+            Dispute storage t = _disputes[tiedId];
+            if (t.hPrev == d.hPrev && t.hStep == d.hStep) {
+                emit TieJudged(tiedId, truth);
+                uint256 last = t.round;
+                _judge(tiedId, _ballotKey(tiedId, last), t.panel, truth, false, _forfeitOf(last));
+                for (uint256 r = 1; r < last; ++r) {
+                    _judge(tiedId, _ballotKey(tiedId, r), _pastPanels[tiedId][r], truth, false, _forfeitOf(r));
+                }
+            }
+            tiedId = before;
+        }
     }
 
     /// @dev Forfeits of dispute `disputeId`'s panel against `truth` (None: no majority): a member that revealed another
-    /// vote than `truth`, and a silent member when `silentForfeits`, forfeits min(`forfeit`, bond), split among the
-    /// members that revealed `truth` (the first also takes the rounding remainder), burned when there are none.
+    /// vote than `truth` (voided or not), and a silent member when `silentForfeits`, forfeits min(`forfeit`, bond), split
+    /// among the members whose counted vote was `truth` (the first also takes the rounding remainder), burned when there
+    /// are none.
     function _judge(
         uint256 disputeId,
         uint256 ballotKey,
@@ -411,7 +465,8 @@ contract DisputeSettlement is DisputeGameBase {
         address[] memory winners = new address[](panel.length);
         uint256 nWinners;
         for (uint256 i; i < panel.length; ++i) {
-            if (truth != Vote.None && _ballots[ballotKey][panel[i]].vote == truth) winners[nWinners++] = panel[i];
+            Ballot storage b = _ballots[ballotKey][panel[i]];
+            if (truth != Vote.None && b.vote == truth && !b.voided) winners[nWinners++] = panel[i];
         }
         for (uint256 i; i < panel.length; ++i) {
             Vote v = _ballots[ballotKey][panel[i]].vote;

@@ -57,9 +57,12 @@ abstract contract DisputeGameBase is IDisputeGameTypes {
         bytes32 segmentCommitment;
     }
 
+    /// @dev `voided`: the member forfeited bond at or after the dispute opened, so its vote was not counted and earns
+    /// nothing (no fee, no share of a forfeit); a wrong vote still forfeits.
     struct Ballot {
         bytes32 commitment;
         Vote vote;
+        bool voided;
     }
 
     /// @dev The challenger share of a faulted job, split equally among the disputes open on the job when it faulted.
@@ -141,6 +144,9 @@ abstract contract DisputeGameBase is IDisputeGameTypes {
     mapping(uint256 jobId => mapping(uint256 step => uint256 disputeId)) internal _tiedByStep;
     /// @dev The panels of a dispute's earlier rounds (round 1 .. round - 1); the current round's panel is `panel`.
     mapping(uint256 disputeId => mapping(uint256 round => address[] panel)) internal _pastPanels;
+    /// @dev The tie recorded on the same (job, step) before dispute `disputeId`'s (0: none): every unjudged tie of a step
+    /// is in one chain from `_tiedByStep`, judged together by the step's next decided outcome.
+    mapping(uint256 disputeId => uint256 tiedBefore) internal _tieBefore;
 
     constructor(
         IJobMarket market_,

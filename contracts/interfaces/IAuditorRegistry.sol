@@ -156,6 +156,10 @@ interface IAuditorRegistry is IFixedRoles {
     function activationDelaySeconds() external view returns (uint64);
     /// @notice One auditor's record.
     function auditorOf(address auditor) external view returns (Auditor memory);
+    /// @notice When `auditor` last forfeited any part of its bond (unix seconds; 0: never). A dispute opened before
+    /// that second no longer counts the auditor's vote: it has lost a meta-audit and may have nothing left at
+    /// stake, so it is out of every panel open then (DisputeGame: VoteVoided).
+    function forfeitedAt(address auditor) external view returns (uint64);
     /// @notice Whether `auditor` is bonded at or above the minimum and not exiting now (what an audit receipt or an
     /// attestation signature needs). It does not wait for the activation delay: panel eligibility is `isEligible`.
     function isActive(address auditor) external view returns (bool);

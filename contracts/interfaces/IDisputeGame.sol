@@ -197,6 +197,9 @@ interface IDisputeGameTypes {
     /// @notice The tie that ended dispute `disputeId` was judged by a later decided outcome on the same step: `truth`
     /// (its revealers of the other vote forfeited, see `resolve`).
     event TieJudged(uint256 indexed disputeId, Vote truth);
+    /// @notice `member`'s revealed vote in dispute `disputeId` was not counted: it forfeited bond at `forfeitedAt`, after the
+    /// second the dispute opened (its seat counts as silent; a wrong vote still forfeits).
+    event VoteVoided(uint256 indexed disputeId, address indexed member, uint64 forfeitedAt);
     /// @notice The panel of dispute `disputeId` was drawn from `seed`.
     event PanelDrawn(uint256 indexed disputeId, bytes32 seed, address[] panel);
     /// @notice No panel could be drawn for dispute `disputeId` (too few eligible auditors).
@@ -443,13 +446,16 @@ interface IDisputeGame is IDisputeGameTypes {
     /// @notice Reveal a committed vote. Panel members only, from commitDeadline (or once all committed) to revealDeadline.
     function revealVote(uint256 disputeId, Vote vote, bytes32 salt) external;
 
-    /// @notice Resolve after revealDeadline, or earlier once every panel member has revealed. Anyone. A tie of revealed
-    /// votes ends NoDecision and is recorded for its step (`tiedDisputeOf`): the next dispute on the same step that ends
-    /// Conceded, Proven, PanelFault or PanelValid judges it (TieJudged), and the tied dispute's revealers of the other
-    /// vote forfeit min(panelForfeit, bond) to its revealers of the decided one (burned when there are none).
+    /// @notice Resolve after revealDeadline, or earlier once every panel member has revealed. Anyone. A vote of a member
+    /// that forfeited bond after the second the dispute opened is not counted (VoteVoided). A tie of revealed votes is
+    /// appealed like a split Fault while rounds are left (DisputeAppealed); in the last round it ends NoDecision and is
+    /// recorded for its step (`tiedDisputeOf`, every such tie kept): the next dispute on the same step that ends
+    /// Conceded, Proven, PanelFault or PanelValid judges each of them (TieJudged), and the tied dispute's revealers of the
+    /// other vote, in every round, forfeit to its revealers of the decided one (burned when there are none).
     function resolve(uint256 disputeId) external;
 
-    /// @notice The last dispute on (`jobId`, `step`) that ended in a tie of revealed votes and is not judged yet (0: none).
+    /// @notice The last dispute on (`jobId`, `step`) that ended in a tie of revealed votes and is not judged yet (0: none);
+    /// earlier unjudged ties on the step are chained behind it and judged with it.
     function tiedDisputeOf(uint256 jobId, uint256 step) external view returns (uint256);
 
     /// @notice Register job `jobId` as circuit class (docs/zk.md): learning rate `lr` (16 fraction bits) and the
