@@ -618,15 +618,14 @@ contract JobMarket is IJobMarket, FixedRoles {
         // INVARIANT: the leaves are data available by construction: all K+1 state hashes of the segment are in the
         // calldata (and the event), and the root is computed here, never taken from the provider.
         if (stateHashes.length != k + 1) revert JobMarketWrongLeafCount(jobId, segment, stateHashes.length, k + 1);
-        for (uint256 i; i <= k; ++i) {
-            if (stateHashes[i] == bytes32(0)) revert JobMarketZeroCommitment(jobId, segment);
-        }
+        (bytes32 traceRoot, bool anyZero) = Trace.segmentRootCalldata(segment * k, stateHashes);
+        // INVARIANT: no committed state hash is zero (zero marks "nothing committed" everywhere else).
+        if (anyZero) revert JobMarketZeroCommitment(jobId, segment);
         // INVARIANT: the trajectory is one chain of states: a segment starts where the previous one ended (for segment 0
         // the first leaf is h(0), which the panel checks against the manifest's initial state).
         if (segment != 0 && stateHashes[0] != j.lastEndState) {
             revert JobMarketBoundaryMismatch(jobId, segment, stateHashes[0], j.lastEndState);
         }
-        bytes32 traceRoot = Trace.segmentRoot(segment * k, stateHashes);
         // INVARIANT: the end state is the segment's last leaf, so no state outside the committed steps can be bound.
         bytes32 endStateHash = stateHashes[k];
         j.lastEndState = endStateHash;
