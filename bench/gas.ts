@@ -18,6 +18,7 @@ import { network } from "hardhat";
 import { segmentHashes } from "../test/contracts/fixture.ts";
 import { deployables, runtimeBytes } from "../test/contracts/sizes.ts";
 import { keccak256, maxUint256, parseEther, toHex, type Hash } from "viem";
+import { SegmentTree } from "../verifier/src/trace/index.ts";
 
 const CID = "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi"; // a CIDv1 (59 chars)
 const MANIFEST_URI = `ipfs://${CID}`;
@@ -142,20 +143,33 @@ for (const n of [1, 10, 100]) {
   results["JobMarket.settleProviderFault"] = await gas(market.write.settleProviderFault([id]));
 }
 // commitSegment against K (the K+1 state hashes travel in calldata; the market hashes them into the segment root and
-// stores one slot): a steady-state commit (segment 1) at K = 4, 32, 128, 512, and the per-step slope between them.
+// stores one slot): a steady-state commit (segment 1) at K = 4, 32, 50, 128, 512, with the EIP-7623 calldata floor of
+// each transaction (21,000 + 10 gas per calldata token, a non-zero byte 4 tokens): the receipt's gas is the larger of
+// the standard price and the floor. Per step: the least-squares slope over K = 4, 32, 50 (where the standard price
+// binds), and the slope from K = 128 to 512 (where the floor binds: 32 non-zero bytes a leaf, 1,280 gas).
 {
-  const ks = [4, 32, 128, 512];
+  const ks = [4, 32, 50, 128, 512];
   const byK: number[] = [];
   for (const k of ks) {
     const { id } = await createJob(2, k);
     await market.write.acceptJob([id], { account: provider.account });
     await commit(id, 0, k);
-    const g = await commit(id, 1, k);
+    const hash = await market.write.commitSegment([id, 1n, segmentHashes(id, 1, k).hashes, 2_302_585n, CID], { account: provider.account });
+    const g = await gas(Promise.resolve(hash));
+    const tx = await publicClient.getTransaction({ hash });
+    const bytes = Buffer.from(tx.input.slice(2), "hex");
+    const tokens = bytes.reduce((n, b) => n + (b === 0 ? 1 : 4), 0);
     results[`JobMarket.commitSegment(K=${k})`] = g;
+    results[`JobMarket.commitSegment(K=${k}).calldataFloor`] = 21_000 + 10 * tokens;
     byK.push(g);
   }
-  results["JobMarket.commitSegment.perStep"] = Math.round((byK[3]! - byK[0]!) / (ks[3]! - ks[0]!));
-  results["JobMarket.commitSegment.fixed"] = byK[0]! - results["JobMarket.commitSegment.perStep"]! * (ks[0]! + 1);
+  const fit = [0, 1, 2].map((i) => ({ x: ks[i]! + 1, y: byK[i]! }));
+  const mx = fit.reduce((a, p) => a + p.x, 0) / fit.length;
+  const my = fit.reduce((a, p) => a + p.y, 0) / fit.length;
+  const slope = fit.reduce((a, p) => a + (p.x - mx) * (p.y - my), 0) / fit.reduce((a, p) => a + (p.x - mx) ** 2, 0);
+  results["JobMarket.commitSegment.perStep"] = Math.round(slope);
+  results["JobMarket.commitSegment.fixed"] = Math.round(my - slope * mx);
+  results["JobMarket.commitSegment.perStep(K>=128)"] = Math.round((byK[4]! - byK[3]!) / (ks[4]! - ks[3]!));
 }
 {
   const { id } = await createJob(1);
@@ -287,6 +301,22 @@ async function drawRows(): Promise<Record<string, number>> {
   }
   return rows;
 }
+// StateOpenings (6-hour answer window, 64 openings per auditor per job): a bonded auditor (auditor2, bonded above) asks
+// for state 60 of segment 1 of a committed K = 50 job; the provider answers with the CID and the leaf's proof.
+{
+  const openings = await viem.deployContract("StateOpenings", [market.address, BigInt(6 * HOUR), 64n]);
+  const k = 50;
+  const { id } = await createJob(2, k);
+  await market.write.acceptJob([id], { account: provider.account });
+  await commit(id, 0, k);
+  await commit(id, 1, k);
+  results["StateOpenings.requestOpening"] = await gas(openings.write.requestOpening([id, 1n, 60n], { account: auditor2.account }));
+  const seg = segmentHashes(id, 1, k);
+  const tree = new SegmentTree(k, seg.hashes);
+  results["StateOpenings.answerOpening(K=50)"] = await gas(
+    openings.write.answerOpening([id, 1n, 60n, CID, seg.root, seg.end, seg.hashes[10]!, tree.proof(60)], { account: provider.account }),
+  );
+}
 Object.assign(results, await drawRows());
 for (const [source, name] of deployables()) results[`runtimeBytes.${name}`] = runtimeBytes(source, name);
 
@@ -295,9 +325,10 @@ mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
 writeFileSync(new URL("./results/gas.json", import.meta.url), JSON.stringify(sorted, null, 2) + "\n");
 
 // Targets, as the leaves travel in calldata: a commit costs a fixed part plus a part per step (calldata
-// 16 gas/byte, the SegmentCommitted event's copy 8 gas/byte, the leaf and tree hashing), so the targets are per step;
-// a 10-segment lifecycle at K = 32 gets the old 1,000,000 plus 10 x 33 steps at the per-step target.
-const PER_STEP_TARGET = 2_500;
+// 16 gas/byte, the SegmentCommitted event's copy 8 gas/byte, the leaf and tree hashing in assembly), so the targets are
+// per step, at K <= 50 (above it the EIP-7623 calldata floor, 1,280 gas a leaf, binds: docs/eip4844.md); a 10-segment
+// lifecycle at K = 32 gets the old 1,000,000 plus 10 x 33 steps at the per-step target.
+const PER_STEP_TARGET = 1_000;
 const targets: Record<string, number> = {
   "JobMarket.commitSegment.fixed": 70_000,
   "JobMarket.commitSegment.perStep": PER_STEP_TARGET,

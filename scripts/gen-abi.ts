@@ -16,6 +16,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const ABI_CONTRACTS: readonly (readonly [string, string])[] = [
   ["contracts/JobMarket.sol", "JobMarket"],
   ["contracts/JobRecords.sol", "JobRecords"],
+  ["contracts/StateOpenings.sol", "StateOpenings"],
   ["contracts/StakeVault.sol", "StakeVault"],
   ["contracts/AuditorRegistry.sol", "AuditorRegistry"],
   ["contracts/DisputeGame.sol", "DisputeGame"],

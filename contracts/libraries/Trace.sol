@@ -87,6 +87,57 @@ library Trace {
         root = tree[0];
     }
 
+    /// @notice segmentRoot over calldata leaves, in assembly, and whether any state hash is zero (one pass; the caller
+    /// reverts on it). Same tree, same root as segmentRoot (Trace.t.sol checks both against the fixed vectors).
+    /// @dev Gas: per state one 40-byte keccak (leaf) and one 64-byte keccak (inner node) hashed in scratch space, the
+    /// 2n-1 nodes in memory past the free pointer (never allocated: the tree is dropped on return), no bounds checks.
+    /// Requires stateHashes.length >= 1 and first + length <= 2^64 (JobMarket: K + 1 <= 4,097 leaves, and first <
+    /// 2^16 segments * 4,096 steps).
+    function segmentRootCalldata(uint256 first, bytes32[] calldata stateHashes)
+        internal
+        pure
+        returns (bytes32 root, bool anyZero)
+    {
+        assembly ("memory-safe") {
+            let n := stateHashes.length
+            let tree := mload(0x40)
+            // leaf j at word 2n-2-j: walk j up from the leaf slot of step `first` down the array
+            let slot := add(tree, shl(5, sub(shl(1, n), 2)))
+            let src := stateHashes.offset
+            let end := add(src, shl(5, n))
+            let t := first
+            for {} lt(src, end) {} {
+                let h := calldataload(src)
+                anyZero := or(anyZero, iszero(h))
+                // abi.encodePacked(uint64 t, bytes32 h): 8 bytes of t, then h, 40 bytes from 0x00
+                mstore(0x00, shl(192, t))
+                mstore(0x08, h)
+                mstore(slot, keccak256(0x00, 0x28))
+                src := add(src, 0x20)
+                slot := sub(slot, 0x20)
+                t := add(t, 1)
+            }
+            // inner nodes n-2 .. 0: node i = commutativeKeccak256(node 2i+1, node 2i+2)
+            for { let i := sub(n, 1) } gt(i, 0) {} {
+                i := sub(i, 1)
+                let child := add(tree, shl(6, i))
+                let a := mload(add(child, 0x20))
+                let b := mload(add(child, 0x40))
+                switch lt(a, b)
+                case 1 {
+                    mstore(0x00, a)
+                    mstore(0x20, b)
+                }
+                default {
+                    mstore(0x00, b)
+                    mstore(0x20, a)
+                }
+                mstore(add(tree, shl(5, i)), keccak256(0x00, 0x40))
+            }
+            root := mload(tree)
+        }
+    }
+
     /// @notice The one-slot on-chain commitment of a segment.
     function commitment(bytes32 traceRoot, bytes32 endStateHash) internal pure returns (bytes32 c) {
         // NOTE: same as keccak256(abi.encode(traceRoot, endStateHash)), without the memory expansion.

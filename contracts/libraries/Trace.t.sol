@@ -83,6 +83,48 @@ contract TraceTest is TestBase {
         assertEq(_states()[4], END_STATE_HASH, "end state hash is the last leaf's h");
     }
 
+    /// @dev External so that `stateHashes` is calldata, as in JobMarket.commitSegment.
+    function rootCalldata(uint256 first, bytes32[] calldata stateHashes) external pure returns (bytes32, bool) {
+        return Trace.segmentRootCalldata(first, stateHashes);
+    }
+
+    function test_segmentRootCalldata_matchesFixedVector() public view {
+        bytes32[5] memory states = _states();
+        bytes32[] memory hs = new bytes32[](5);
+        for (uint256 j; j < 5; ++j) {
+            hs[j] = states[j];
+        }
+        (bytes32 root, bool anyZero) = this.rootCalldata(FIRST_STEP, hs);
+        assertEq(root, ROOT, "calldata root = fixed vector");
+        assertTrue(!anyZero, "no zero state");
+        assertEq(Trace.segmentRoot(FIRST_STEP, hs), ROOT, "memory root = fixed vector");
+    }
+
+    function test_segmentRootCalldata_flagsAZeroState() public view {
+        bytes32[5] memory states = _states();
+        for (uint256 z; z < 5; ++z) {
+            bytes32[] memory hs = new bytes32[](5);
+            for (uint256 j; j < 5; ++j) {
+                hs[j] = j == z ? bytes32(0) : states[j];
+            }
+            (, bool anyZero) = this.rootCalldata(FIRST_STEP, hs);
+            assertTrue(anyZero, "zero state flagged");
+        }
+    }
+
+    /// The assembly root equals the Solidity one for every leaf count 1..70 (odd and even, unbalanced trees) and any
+    /// first step.
+    function testFuzz_segmentRootCalldata_equalsSegmentRoot(uint32 first, bytes32 seed) public view {
+        for (uint256 n = 1; n <= 70; n += 3) {
+            bytes32[] memory hs = new bytes32[](n);
+            for (uint256 j; j < n; ++j) {
+                hs[j] = keccak256(abi.encode(seed, n, j));
+            }
+            (bytes32 root,) = this.rootCalldata(first, hs);
+            assertEq(root, Trace.segmentRoot(first, hs), "assembly root = Solidity root");
+        }
+    }
+
     function test_verifyState_proofOfStep6_verifies() public pure {
         bytes32[5] memory states = _states();
         bytes32[] memory proof = _proofOfStep6();

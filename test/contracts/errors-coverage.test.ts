@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import hre from "hardhat";
 
-const DEPLOYABLES = ["JobMarket", "JobRecords", "StakeVault", "AuditorRegistry", "DisputeGame", "ProviderRegistry", "DataRegistry"] as const;
+const DEPLOYABLES = ["JobMarket", "JobRecords", "StakeVault", "AuditorRegistry", "DisputeGame", "ProviderRegistry", "DataRegistry", "StateOpenings"] as const;
 /**
  * Errors that appear in an ABI but no input can trigger, with the reason. Keep this list short and
  * explained: everything else needs a test.
@@ -32,7 +32,7 @@ function filesUnder(dir: string, suffix: string): string[] {
 }
 
 describe("custom error coverage", () => {
-  it("every custom error of JobMarket, JobRecords, StakeVault, AuditorRegistry, DisputeGame, ProviderRegistry and DataRegistry is asserted by some test", async () => {
+  it("every custom error of JobMarket, JobRecords, StakeVault, AuditorRegistry, DisputeGame, ProviderRegistry, DataRegistry and StateOpenings is asserted by some test", async () => {
     const mocha = filesUnder("test/contracts", ".test.ts")
       .filter((f) => !f.endsWith("errors-coverage.test.ts"))
       .map((f) => readFileSync(f, "utf8"))

@@ -39,6 +39,7 @@ import { createRun, deploymentSalt, formatStrategy, policyShapeMismatch, type Ma
 import type { ContentStore } from "../store/index.ts";
 import { lossE6 as lossE6Of, replayStrategySteps, trainSegments } from "../ml/segments.ts";
 import { checkJobBase } from "./check-base.ts";
+import { writeStateCids } from "./openings.ts";
 
 const log = logger("provider");
 
@@ -65,6 +66,9 @@ export type RunJobOptions = {
   maxSegments?: number;
   /** Matmul threads of the pouw engine (default 1; the bits do not depend on it: ml/kernels/threads.ts). */
   threads?: number;
+  /** Store every state's checkpoint while training and record their CIDs (openings.ts, mode "kept"): K checkpoints a
+   * segment instead of one, so that a state opening needs no replay. */
+  keepStepStates?: boolean;
 };
 
 export type RunJobResult = {
@@ -173,6 +177,7 @@ async function trainJob(ctx: ProviderContext, run: Run, job: Awaited<ReturnType<
     start: resumed.state,
     startSegment: next,
     endSegment: end,
+    ...(options.keepStepStates ? { keepStepStates: true } : {}),
     onStep: (p) => {
       result.stepLosses.push({ step: p.step, loss: p.loss });
       options.onStep?.({ jobId, segment: p.segment, step: p.step, steps: S * K, loss: p.loss });
@@ -184,6 +189,7 @@ async function trainJob(ctx: ProviderContext, run: Run, job: Awaited<ReturnType<
     const lossE6 = BigInt(s.lossE6);
     const endCid = await ctx.store.put(run.checkpointBytes(s.state));
     await writeFile(endRecordPath(ctx, jobId, seg), endCid);
+    if (s.stateCids) await writeStateCids(ctx, jobId, seg, s.stateCids);
     await ctx.board.publish(jobMarket, {
       format: "pouw-segment-1",
       jobId: jobId.toString(),

@@ -7,6 +7,7 @@ import { jobRecordsAbi } from "./JobRecords.ts";
 import { peerDirectoryAbi } from "./PeerDirectory.ts";
 import { providerRegistryAbi } from "./ProviderRegistry.ts";
 import { stakeVaultAbi } from "./StakeVault.ts";
+import { stateOpeningsAbi } from "./StateOpenings.ts";
 import { testTokenAbi } from "./TestToken.ts";
 
 export { auditorRegistryAbi, auditorRegistryBytecode } from "./AuditorRegistry.ts";
@@ -18,6 +19,7 @@ export { jobRecordsAbi, jobRecordsBytecode } from "./JobRecords.ts";
 export { peerDirectoryAbi, peerDirectoryBytecode } from "./PeerDirectory.ts";
 export { providerRegistryAbi, providerRegistryBytecode } from "./ProviderRegistry.ts";
 export { stakeVaultAbi, stakeVaultBytecode } from "./StakeVault.ts";
+export { stateOpeningsAbi, stateOpeningsBytecode } from "./StateOpenings.ts";
 export { testTokenAbi, testTokenBytecode } from "./TestToken.ts";
 export { contractVersions } from "./versions.ts";
 
@@ -26,6 +28,7 @@ export const allErrorsAbi = [
   ...jobMarketAbi,
   ...jobRecordsAbi,
   ...stakeVaultAbi,
+  ...stateOpeningsAbi,
   ...auditorRegistryAbi,
   ...disputeGameAbi,
   ...providerRegistryAbi,

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {IStateOpenings} from "./interfaces/IStateOpenings.sol";
+import {IJobMarket} from "./interfaces/IJobMarket.sol";
+import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
+import {Trace} from "./libraries/Trace.sol";
+
+/// @title StateOpenings: auditors ask for the state at any committed step; the provider opens it or withholds it
+/// (see IStateOpenings)
+/// @dev Ownerless and fundless, beside JobMarket as JobRecords is: everything it checks it reads from its market.
+contract StateOpenings is IStateOpenings {
+    /// @notice Upper bound of answerWindowSeconds.
+    uint256 public constant MAX_ANSWER_WINDOW_SECONDS = 30 days;
+
+    IJobMarket private immutable _market;
+    uint64 private immutable _answerWindow;
+    uint32 private immutable _maxOpenings;
+
+    mapping(uint256 jobId => mapping(uint256 step => Opening)) private _openings;
+    mapping(uint256 jobId => mapping(address requester => uint256 count)) private _openingsBy;
+
+    /// @param answerWindowSeconds_ the provider's time to answer an opening
+    /// @param maxOpeningsPerAuditor_ most openings one auditor may ask of one job
+    constructor(IJobMarket market_, uint256 answerWindowSeconds_, uint256 maxOpeningsPerAuditor_) {
+        if (address(market_) == address(0)) revert StateOpeningsZeroMarket();
+        if (answerWindowSeconds_ == 0 || answerWindowSeconds_ > MAX_ANSWER_WINDOW_SECONDS) {
+            revert StateOpeningsInvalidAnswerWindow(answerWindowSeconds_, MAX_ANSWER_WINDOW_SECONDS);
+        }
+        if (maxOpeningsPerAuditor_ == 0 || maxOpeningsPerAuditor_ > type(uint32).max) {
+            revert StateOpeningsInvalidOpeningCap(maxOpeningsPerAuditor_);
+        }
+        _market = market_;
+        _answerWindow = uint64(answerWindowSeconds_);
+        _maxOpenings = uint32(maxOpeningsPerAuditor_);
+    }
+
+    /// @inheritdoc IStateOpenings
+    function requestOpening(uint256 jobId, uint256 segment, uint256 step) external {
+        IJobMarket m = _market;
+        (address auditors,,) = m.registries();
+        if (auditors == address(0)) revert StateOpeningsRegistriesNotSet();
+        // INVARIANT: only a bonded auditor makes a provider work for an opening (spam costs a bond per address).
+        if (!IAuditorRegistry(auditors).isActive(msg.sender)) revert StateOpeningsNotAuditor(msg.sender);
+        IJobMarket.JobView memory j = m.getJob(jobId);
+        _checkOpenable(m, j, jobId, segment, step);
+        uint256 answerBy = block.timestamp + _answerWindow;
+        // INVARIANT: a withheld state can still be disputed: the answer deadline leaves at least one more answer window
+        // before the challenge window of a Committed or TimedOut job ends (an Active job's window ends at least
+        // challengeWindow after its last commit, which is no earlier than now).
+        uint256 windowEnd = j.status == IJobMarket.JobStatus.Active ? block.timestamp + j.policy.challengeWindow : uint256(j.deadline);
+        if (answerBy + _answerWindow > windowEnd) revert StateOpeningsWindowTooShort(jobId, answerBy, windowEnd);
+        Opening storage o = _openings[jobId][step];
+        // INVARIANT: one opening per (job, step): a state opened once is public, and a pending one is not re-timed.
+        if (o.deadline != 0) revert StateOpeningsAlreadyRequested(jobId, step);
+        uint256 count = _openingsBy[jobId][msg.sender] + 1;
+        // INVARIANT: one auditor makes the provider open at most maxOpeningsPerAuditor states of a job.
+        if (count > _maxOpenings) revert StateOpeningsTooManyOpenings(jobId, msg.sender, _maxOpenings);
+        _openingsBy[jobId][msg.sender] = count;
+        o.requester = msg.sender;
+        o.deadline = uint64(answerBy);
+        o.segment = uint16(segment); // fits: a committed segment < JobMarket's uint16 segment count
+        emit OpeningRequested(jobId, segment, step, msg.sender, uint64(answerBy));
+    }
+
+    /// @inheritdoc IStateOpenings
+    function answerOpening(
+        uint256 jobId,
+        uint256 segment,
+        uint256 step,
+        string calldata checkpointCid,
+        bytes32 traceRoot,
+        bytes32 endStateHash,
+        bytes32 stateHash,
+        bytes32[] calldata proof
+    ) external {
+        Opening storage o = _openings[jobId][step];
+        _checkAnswerable(o, jobId, segment, step);
+        if (bytes(checkpointCid).length == 0) revert StateOpeningsEmptyCid(jobId, step);
+        // INVARIANT: the opened state is the committed leaf h(step): the root is the segment's commitment (the segment
+        // requestOpening checked `step` against), and the proof shows h(step) under it.
+        if (!_market.verifySegment(jobId, segment, traceRoot, endStateHash)) revert StateOpeningsWrongSegment(jobId, segment);
+        if (!Trace.verifyStateCalldata(traceRoot, uint64(step), stateHash, proof)) {
+            revert StateOpeningsBadProof(jobId, step, stateHash);
+        }
+        o.answered = true;
+        emit OpeningAnswered(jobId, segment, step, stateHash, checkpointCid);
+    }
+
+    /// @inheritdoc IStateOpenings
+    function openingOf(uint256 jobId, uint256 step) external view returns (Opening memory) {
+        return _openings[jobId][step];
+    }
+
+    /// @inheritdoc IStateOpenings
+    function isWithheld(uint256 jobId, uint256 step) external view returns (bool) {
+        Opening storage o = _openings[jobId][step];
+        return o.deadline != 0 && !o.answered && block.timestamp > o.deadline;
+    }
+
+    /// @inheritdoc IStateOpenings
+    function openingsBy(uint256 jobId, address requester) external view returns (uint256) {
+        return _openingsBy[jobId][requester];
+    }
+
+    /// @inheritdoc IStateOpenings
+    function answerWindowSeconds() external view returns (uint256) {
+        return _answerWindow;
+    }
+
+    /// @inheritdoc IStateOpenings
+    function maxOpeningsPerAuditor() external view returns (uint256) {
+        return _maxOpenings;
+    }
+
+    /// @inheritdoc IStateOpenings
+    function market() external view returns (address) {
+        return address(_market);
+    }
+
+    /// @dev Checks that the opening `o` of state `step` may be answered now by the caller, for segment `segment`.
+    function _checkAnswerable(Opening storage o, uint256 jobId, uint256 segment, uint256 step) private view {
+        uint256 deadline = o.deadline;
+        if (deadline == 0) revert StateOpeningsNotRequested(jobId, step);
+        (, address provider,) = _market.jobParties(jobId);
+        // INVARIANT: only the provider answers: an answer by anyone else could pin a bogus CID on the opening.
+        if (msg.sender != provider) revert StateOpeningsNotProvider(jobId, msg.sender, provider);
+        // INVARIANT: an opening is answered once; its CID never changes.
+        if (o.answered) revert StateOpeningsAlreadyAnswered(jobId, step);
+        // INVARIANT: an expired opening stays withheld (the dispute of it may already be under way).
+        if (block.timestamp > deadline) revert StateOpeningsAnswerLate(jobId, step, deadline, block.timestamp);
+        // INVARIANT: the answer names the segment the opening was asked in, so its proof is against that root.
+        if (segment != o.segment) revert StateOpeningsWrongSegment(jobId, segment);
+    }
+
+    /// @dev Checks that state `step` is the pre-state of a step of committed segment `segment` of a disputable job in
+    /// the current provider's tenure.
+    function _checkOpenable(IJobMarket m, IJobMarket.JobView memory j, uint256 jobId, uint256 segment, uint256 step)
+        private
+        view
+    {
+        IJobMarket.JobStatus status = j.status;
+        if (status == IJobMarket.JobStatus.None) revert StateOpeningsUnknownJob(jobId);
+        if (
+            status != IJobMarket.JobStatus.Active && status != IJobMarket.JobStatus.Committed
+                && status != IJobMarket.JobStatus.TimedOut
+        ) revert StateOpeningsJobNotDisputable(jobId, status);
+        if (m.segmentCommitment(jobId, segment) == bytes32(0)) revert StateOpeningsSegmentNotCommitted(jobId, segment);
+        // INVARIANT: the provider held to an opening is the one who committed the segment.
+        if (segment < j.startSegment) revert StateOpeningsEarlierTenure(jobId, segment, j.startSegment);
+        uint256 first = segment * j.policy.stepsPerSegment;
+        uint256 last = first + j.policy.stepsPerSegment;
+        if (step < first || step >= last) revert StateOpeningsStepOutOfSegment(jobId, segment, step, first, last);
+    }
+}

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {IJobMarket} from "./IJobMarket.sol";
+
+/// @title IStateOpenings: state openings of JobMarket's committed segments
+/// @notice Any active auditor may ask for the state before any step of a committed segment (`requestOpening`); the
+/// job's provider must publish that state's checkpoint and name its content id on chain (`answerOpening`) within
+/// `answerWindowSeconds`, with a Merkle proof that the state hash it opens is the committed leaf h(step). An opening
+/// left unanswered past its deadline is a withheld state (`isWithheld`), judged as a withheld start checkpoint is
+/// today: a challenge of step `step + 1` (whose pre-state is the withheld one), on which the panel votes Fault
+/// (docs/disputes.md, "Data availability"). The contract holds no funds and no role: it reads jobs and commitments from
+/// its JobMarket and auditors from the market's AuditorRegistry. Spam is bounded by the bonded-auditor requirement and
+/// `maxOpeningsPerAuditor` openings per auditor per job; one opening per (job, step) ever.
+/// @custom:semver 1.0.0
+interface IStateOpenings {
+    /// @notice One opening (one slot). `deadline` 0: never requested.
+    struct Opening {
+        address requester;
+        uint64 deadline;
+        uint16 segment;
+        bool answered;
+    }
+
+    /// @notice `requester` asked job `jobId`'s provider to open the state `step` of segment `segment` by `deadline`.
+    event OpeningRequested(
+        uint256 indexed jobId, uint256 indexed segment, uint256 step, address indexed requester, uint64 deadline
+    );
+    /// @notice The provider opened state `step` of job `jobId`: its hash `stateHash` is the committed leaf, its
+    /// checkpoint is at `checkpointCid`.
+    event OpeningAnswered(
+        uint256 indexed jobId, uint256 indexed segment, uint256 step, bytes32 stateHash, string checkpointCid
+    );
+
+    /// @notice A constructor address is zero.
+    error StateOpeningsZeroMarket();
+    /// @notice answerWindowSeconds must be in 1 .. `max`.
+    error StateOpeningsInvalidAnswerWindow(uint256 answerWindowSeconds, uint256 max);
+    /// @notice maxOpeningsPerAuditor must be at least 1.
+    error StateOpeningsInvalidOpeningCap(uint256 maxOpeningsPerAuditor);
+    /// @notice The market's registries are not set (no AuditorRegistry to check a requester against).
+    error StateOpeningsRegistriesNotSet();
+    /// @notice `requester` is not an active auditor.
+    error StateOpeningsNotAuditor(address requester);
+    /// @notice No job `jobId` exists on the market.
+    error StateOpeningsUnknownJob(uint256 jobId);
+    /// @notice Job `jobId` is in `status`: openings are asked only while its segments are disputable (Active,
+    /// Committed, TimedOut).
+    error StateOpeningsJobNotDisputable(uint256 jobId, IJobMarket.JobStatus status);
+    /// @notice Segment `segment` of job `jobId` is not committed.
+    error StateOpeningsSegmentNotCommitted(uint256 jobId, uint256 segment);
+    /// @notice Segment `segment` of job `jobId` was committed in an earlier tenure (before `startSegment`): its
+    /// provider is gone, so nobody can be held to open it.
+    error StateOpeningsEarlierTenure(uint256 jobId, uint256 segment, uint256 startSegment);
+    /// @notice State `step` is not the pre-state of a step of segment `segment` (`first` .. `last` - 1).
+    error StateOpeningsStepOutOfSegment(uint256 jobId, uint256 segment, uint256 step, uint256 first, uint256 last);
+    /// @notice The answer deadline `answerBy` would fall after the job's challenge window ends at `windowEnd`, so a
+    /// withheld state could no longer be disputed.
+    error StateOpeningsWindowTooShort(uint256 jobId, uint256 answerBy, uint256 windowEnd);
+    /// @notice State `step` of job `jobId` was already requested (its opening is pending or answered).
+    error StateOpeningsAlreadyRequested(uint256 jobId, uint256 step);
+    /// @notice `requester` already asked `max` openings of job `jobId`.
+    error StateOpeningsTooManyOpenings(uint256 jobId, address requester, uint256 max);
+    /// @notice Nobody asked to open state `step` of job `jobId`.
+    error StateOpeningsNotRequested(uint256 jobId, uint256 step);
+    /// @notice `caller` is not job `jobId`'s provider `provider`.
+    error StateOpeningsNotProvider(uint256 jobId, address caller, address provider);
+    /// @notice The opening of state `step` of job `jobId` was already answered.
+    error StateOpeningsAlreadyAnswered(uint256 jobId, uint256 step);
+    /// @notice The opening of state `step` of job `jobId` expired at `deadline` (now `nowTs`): the state is withheld.
+    error StateOpeningsAnswerLate(uint256 jobId, uint256 step, uint256 deadline, uint256 nowTs);
+    /// @notice `segment` is not the segment the opening was asked in, or (traceRoot, endStateHash) is not its
+    /// commitment.
+    error StateOpeningsWrongSegment(uint256 jobId, uint256 segment);
+    /// @notice `proof` does not show `stateHash` as leaf h(`step`) of the committed trace root.
+    error StateOpeningsBadProof(uint256 jobId, uint256 step, bytes32 stateHash);
+    /// @notice The checkpoint content id is empty.
+    error StateOpeningsEmptyCid(uint256 jobId, uint256 step);
+
+    /// @notice Ask job `jobId`'s provider to open state `step` of committed segment `segment` (the state before step
+    /// `step + 1`; segment i holds states i*K .. (i+1)*K - 1 as pre-states). Caller: an active auditor, at most
+    /// maxOpeningsPerAuditor times per job; once per (job, step). While the job is Committed or TimedOut the answer
+    /// deadline must fall inside its challenge window.
+    function requestOpening(uint256 jobId, uint256 segment, uint256 step) external;
+
+    /// @notice Open a requested state: `stateHash` with `proof` must be leaf h(step) of the segment's committed trace
+    /// root (`traceRoot`, `endStateHash` from its SegmentCommitted event), and `checkpointCid` the content id of the
+    /// state's checkpoint file (whose state hash auditors check off chain: a CID that does not hold h(step) is a
+    /// withheld state). Caller: the job's provider, before the deadline, once.
+    function answerOpening(
+        uint256 jobId,
+        uint256 segment,
+        uint256 step,
+        string calldata checkpointCid,
+        bytes32 traceRoot,
+        bytes32 endStateHash,
+        bytes32 stateHash,
+        bytes32[] calldata proof
+    ) external;
+
+    /// @notice The opening of state `step` of job `jobId` (deadline 0: never requested).
+    function openingOf(uint256 jobId, uint256 step) external view returns (Opening memory);
+
+    /// @notice Whether state `step` of job `jobId` is withheld: requested, unanswered, and its deadline passed. Once
+    /// true it stays true (a late answer reverts).
+    function isWithheld(uint256 jobId, uint256 step) external view returns (bool);
+
+    /// @notice How many openings `requester` asked of job `jobId`.
+    function openingsBy(uint256 jobId, address requester) external view returns (uint256);
+
+    /// @notice The provider's time to answer, in seconds.
+    function answerWindowSeconds() external view returns (uint256);
+
+    /// @notice Most openings one auditor may ask of one job.
+    function maxOpeningsPerAuditor() external view returns (uint256);
+
+    /// @notice The JobMarket whose segments are opened.
+    function market() external view returns (address);
+}
