@@ -10,6 +10,7 @@ import { checkCorpusBytes } from "../ml/data/corpus.ts";
 import type { LabelledImages } from "../ml/data/mnist.ts";
 import type { ContentStore } from "../store/index.ts";
 import { DATA_MAX_FILE_BYTES, decodeTabular, taskOf, type TabularSchema } from "./tabular.ts";
+import { decodeText, type TextSchema } from "./text.ts";
 
 /**
  * Largest canonical data set fetched: a 64 MiB CSV of one-character cells ("0,") has at most 32 Mi cells, stored as
@@ -53,4 +54,24 @@ export async function loadTabularCorpus(corpus: { name: string; contentId: strin
     throw new ManifestError(`manifest field model.classes: ${model.classes}, but data set ${corpus.contentId} has ${d.schema.label.classes.length} classes`);
   }
   return splitTabular(d.schema, d.features, d.labels, bytes, d.targets);
+}
+
+/** Largest canonical text fetched: one byte per input byte, plus the schema. */
+export const TEXT_MAX_CANONICAL_BYTES = DATA_MAX_FILE_BYTES + 16 * 1024 * 1024;
+
+export type TextSplit = { train: Uint8Array; test: Uint8Array; canonicalBytes: Uint8Array; schema: TextSchema };
+
+/**
+ * The text of a char-transformer manifest's corpus by content id, fetched and checked, split into the training head
+ * and the held-out tail (the schema's `split.testTokens`); ManifestError when model.vocab is not the data's vocabulary.
+ */
+export async function loadTextCorpus(corpus: { name: string; contentId: string }, store: ContentStore, model: { vocab?: number | undefined }): Promise<TextSplit> {
+  const bytes = await store.get(corpus.contentId, { maxBytes: TEXT_MAX_CANONICAL_BYTES });
+  checkCorpusBytes(corpus, bytes, "the content store");
+  const d = decodeText(bytes);
+  if (d.schema.vocabulary.length !== model.vocab) {
+    throw new ManifestError(`manifest field model.vocab: ${model.vocab}, but data set ${corpus.contentId} has a vocabulary of ${d.schema.vocabulary.length} bytes`);
+  }
+  const cut = d.schema.tokens - d.schema.split.testTokens;
+  return { train: d.ids.subarray(0, cut), test: d.ids.subarray(cut), canonicalBytes: bytes, schema: d.schema };
 }

@@ -311,13 +311,13 @@ function codePointCompare(a: string, b: string): number {
 
 const CANONICAL_INT = /^(0|[1-9][0-9]*)$/;
 
-/** The split rule's held-out row count for `rows` rows. */
-export function parseSplit(rule: string, rows: number): number {
+/** The split rule's held-out count for `rows` rows (or text tokens, `unit` "tokens"). */
+export function parseSplit(rule: string, rows: number, unit: "rows" | "tokens" = "rows"): number {
   const m = /^last:(?:([1-9][0-9]*)|([1-9][0-9]?)%)$/.exec(rule);
   if (!m) throw new DataFormatError("bad-split", `split rule ${JSON.stringify(rule)} is not last:N or last:P% (P in 1..99)`);
   const testRows = m[1] !== undefined ? Number(m[1]) : Math.floor((rows * Number(m[2])) / 100);
-  if (testRows < 1) throw new DataFormatError("bad-split", `split ${rule} holds out no row of ${rows}`);
-  if (testRows >= rows) throw new DataFormatError("bad-split", `split ${rule} holds out ${testRows} of ${rows} rows, leaving none to train on`);
+  if (testRows < 1) throw new DataFormatError("bad-split", `split ${rule} holds out no ${unit.slice(0, -1)} of ${rows}`);
+  if (testRows >= rows) throw new DataFormatError("bad-split", `split ${rule} holds out ${testRows} of ${rows} ${unit}, leaving none to train on`);
   return testRows;
 }
 

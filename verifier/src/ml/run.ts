@@ -36,7 +36,7 @@ import { float32Bytes, float32Chunks, type TensorSpec } from "./tensors.ts";
 import { canonicalNaNArrays, tensorStateHash, type StateDigest } from "../trace/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import { checkCorpusBytes } from "./data/corpus.ts";
-import { loadTabularCorpus } from "../data/load.ts";
+import { loadTabularCorpus, loadTextCorpus } from "../data/load.ts";
 
 /** Weights and optimizer state after `step` updates (step 0 = initial state). */
 export type TrainState = {
@@ -350,10 +350,20 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
         : new LinearTile(BigInt(manifest.optimizer.lr * 65536), (await loadCommitter()).commit);
   } else {
     const m = manifest.model;
-    const d = loadSotu(corpus.package!, manifest.data.years!, manifest.data.holdoutFraction ?? 0.05);
-    if (d.train.length <= m.context + 1 || d.test.length <= m.context + 1) throw new DataError(`corpus of years ${manifest.data.years!.join("..")} is shorter than one context window`);
-    data = { kind: "tokens", train: d.train, test: d.test, canonicalBytes: d.canonicalBytes };
-    const shape = { layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel };
+    if (corpus.package === undefined) {
+      // a text data set by content id (data/text.ts): its own byte vocabulary and split
+      if (!options.store) throw new DataError(`corpus '${corpus.name}' is a data set by content id (${corpus.contentId}): the run needs the content store to fetch it from`);
+      const d = await loadTextCorpus(corpus, options.store, m);
+      if (d.train.length <= m.context + 1 || d.test.length <= m.context + 1) {
+        throw new DataError(`data set ${corpus.contentId} (${d.train.length} training and ${d.test.length} held-out tokens) is shorter than one context window of ${m.context + 1} tokens on each side of its split`);
+      }
+      data = { kind: "tokens", train: d.train, test: d.test, canonicalBytes: d.canonicalBytes };
+    } else {
+      const d = loadSotu(corpus.package, manifest.data.years!, manifest.data.holdoutFraction ?? 0.05);
+      if (d.train.length <= m.context + 1 || d.test.length <= m.context + 1) throw new DataError(`corpus of years ${manifest.data.years!.join("..")} is shorter than one context window`);
+      data = { kind: "tokens", train: d.train, test: d.test, canonicalBytes: d.canonicalBytes };
+    }
+    const shape = { layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel, ...(m.vocab !== undefined ? { vocab: m.vocab } : {}) };
     if (manifest.numerics === "bitwise-v2") model = new CharTransformer(shape, options.transformerKernels ?? fastestTransformerKernels());
     else {
       await registerGradients();

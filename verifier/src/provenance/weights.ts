@@ -26,7 +26,7 @@ export function stateSpecsOf(manifest: Manifest): { paramSpecs: readonly TensorS
       ? mlpParamSpecs(m.hidden)
       : m.arch === "tabular-mlp"
         ? mlpParamSpecs(m.hidden, m.inputs, tabularOutputs(m))
-        : transformerParamSpecs({ layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel });
+        : transformerParamSpecs({ layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel, ...(m.vocab !== undefined ? { vocab: m.vocab } : {}) });
   const optimizer = manifest.optimizer.name;
   return { paramSpecs, optSpecs: optimizerStateSpecs(optimizer, paramSpecs), model: m.arch, optimizer };
 }
