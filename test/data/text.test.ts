@@ -132,7 +132,7 @@ describe("data sets by content id: text", function () {
     }
     expect(caught).to.be.instanceOf(ManifestError);
     expect((caught as Error).message).to.match(new RegExp(`model\\.vocab: 7, but data set ${added.cid} has a vocabulary of ${added.schema.vocabulary.length} bytes`));
-    const { vocab: _, ...noVocab } = base.model as { vocab: number };
+    const { vocab: _, ...noVocab } = base.model as { vocab?: number };
     expect(() => parseManifest({ ...base, model: noVocab })).to.throw(ManifestError, /model\.vocab: is required for a text data set by content id/);
     expect(() => parseManifest({ ...base, data: { seed: 1, years: [1990, 1991] } })).to.throw(ManifestError, /data\.years: is not used by a text data set by content id/);
     const sotu = JSON.parse(await readFile("examples/sotu.json", "utf8")) as { model: object };
