@@ -18,9 +18,9 @@
  *
  *          d = z2 - y          loss = mean_i(d * d)          dz2 = (d * 2) / B
  *
- * its batches carry float32 targets (Batch.targets); it has no accuracy, and no gradient bounds (mlp-bounds.ts
- * derives them from |p - onehot| <= sqrt 2, which a squared error does not obey), so the magnitude check and the
- * state screen's gradient check do not apply to it.
+ * its batches carry float32 targets (Batch.targets) and it has no accuracy. Gradient bounds (mlp-bounds.ts: MNIST's
+ * pixel layout and |p - onehot| <= sqrt 2) are mnist-mlp's only, so the magnitude check and the state screen's
+ * gradient check do not apply to tabular-mlp of either task.
  *
  * With `kernels` (the "pouw" engine) lossAndGrads runs the same computation on the kernel layer
  * (kernels/mlp.ts), with the same bits, and so does evaluate; outputs (evaluate jobs, which pin the
@@ -54,7 +54,10 @@ export class MnistMlp implements Model {
   readonly paramSpecs: readonly TensorSpec[];
   /** Output layer: softmax cross-entropy over classes, or the mean squared error of float32 targets (regression). */
   readonly head: "softmax-ce" | "mse";
-  /** The SGD magnitude check's bound (mlp-bounds.ts); absent for the regression head, which it does not bound. */
+  /**
+   * The SGD magnitude check's bound (mlp-bounds.ts): mnist-mlp only. mlp-bounds.ts reads MNIST's 784 pixels per row, and
+   * the regression head has no |p - onehot| <= sqrt 2; a wrong bound would flag honest tabular steps.
+   */
   readonly gradientNormBounds?: (params: readonly Float32Array[], batch: Batch) => number[];
   private readonly kernels: Kernels | undefined;
 
@@ -67,7 +70,7 @@ export class MnistMlp implements Model {
     this.classes = dims?.classes ?? MNIST_CLASSES;
     this.paramSpecs = mlpParamSpecs(hidden, this.inputs, this.classes);
     this.head = dims?.head ?? "softmax-ce";
-    if (this.head === "softmax-ce") this.gradientNormBounds = mlpGradientNormBounds;
+    if (this.arch === "mnist-mlp") this.gradientNormBounds = mlpGradientNormBounds;
   }
 
   private targetsOf(batch: Batch & { kind: "images" }): Float32Array {
@@ -246,8 +249,12 @@ export class MnistMlp implements Model {
     return mlpWitnessPass(params, batch, this.hidden, oracle);
   }
 
+  /**
+   * The state screen's per-element bound: mnist-mlp only (MlpGradientBound reads MNIST's pixel layout; on tabular rows
+   * it bounded every gradient by 0 and the screen failed honest states).
+   */
   gradientBound(data: Dataset): MlpGradientBound | undefined {
-    return data.kind === "images" && this.head === "softmax-ce" ? new MlpGradientBound(this.hidden, data) : undefined;
+    return data.kind === "images" && this.arch === "mnist-mlp" ? new MlpGradientBound(this.hidden, data) : undefined;
   }
 
   heldOutBatch(data: Dataset, auditorSeed: number, examples: number): Batch {
