@@ -250,8 +250,8 @@ export class MnistMlp implements Model {
   }
 
   /**
-   * The state screen's per-element bound: mnist-mlp only (MlpGradientBound reads MNIST's pixel layout; on tabular rows
-   * it bounded every gradient by 0 and the screen failed honest states).
+   * The state screen's per-element bound: mnist-mlp only (MlpGradientBound reads MNIST's pixel layout; read on tabular
+   * rows it bounds every gradient by 0, and the screen would fail honest states).
    */
   gradientBound(data: Dataset): MlpGradientBound | undefined {
     return data.kind === "images" && this.arch === "mnist-mlp" ? new MlpGradientBound(this.hidden, data) : undefined;
