@@ -166,6 +166,6 @@ describe("data sets by content id: train and audit", function () {
     expect(r.stderr).to.match(/data row 2 \(line 3\): has 1 fields, the header has 2/);
     const f = await runPouw(["data", "add", join(dir, "ragged.csv"), "--format", "xlsx", "--store", store]);
     expect(f.code).to.equal(2);
-    expect(f.stderr).to.match(/--format must be csv or jsonl/);
+    expect(f.stderr).to.match(/--format must be csv, jsonl or text/);
   });
 });

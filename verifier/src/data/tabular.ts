@@ -8,7 +8,8 @@
  *   uint32    L, length of the schema
  *   L bytes   the schema as RFC 8785 canonical JSON, UTF-8 (TabularSchema)
  *   rows x features float32, row-major, rows in file order
- *   rows x uint8 class index (schema.label.classes[i] is class i)
+ *   classification (label type "class"): rows x uint8 class index (schema.label.classes[i] is class i)
+ *   regression (label type "float32"): rows x float32 label value
  *
  * Parsing rules (one error per bad input, naming the data row, its line and the column):
  * - UTF-8 (invalid sequences refused); one leading BOM is dropped; lines end in LF or CRLF; a last line without
@@ -22,6 +23,8 @@
  * - Label cell: CSV its text, JSONL a string or a JSON number's source text; not empty. Classes are the distinct
  *   labels, in numeric order when every label is a canonical non-negative integer ("0", "7", "12"), otherwise in
  *   code-point order; the class index of a row is its label's position there.
+ * - Regression (task "regression"): the label cell is a feature-like decimal (JSONL: a JSON number), rounded to
+ *   float32 by the same rule; the schema's label type "float32" records the task.
  * - Split: the last `testRows` rows (after the rule `last:N` or `last:P%`) are the held-out set, the rest train.
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
@@ -48,12 +51,19 @@ export const DEFAULT_SPLIT = "last:10%";
 export const FEATURE_TYPES = ["float32"] as const;
 
 export type DataFormat = "csv" | "jsonl";
+/** What the label is: a class (softmax classifier) or a float32 value (mean-squared-error regression). */
+export type TabularTask = "classification" | "regression";
+export const TABULAR_TASKS: readonly TabularTask[] = ["classification", "regression"];
+
+const ClassLabel = z.strictObject({ name: z.string().min(1), type: z.literal("class"), classes: z.array(z.string().min(1)).min(2).max(MAX_CLASSES) });
+const ValueLabel = z.strictObject({ name: z.string().min(1), type: z.literal("float32") });
 
 export const TabularSchema = z.strictObject({
   format: z.literal(TABULAR_FORMAT),
   source: z.enum(["csv", "jsonl"]),
   columns: z.array(z.strictObject({ name: z.string().min(1), type: z.enum(FEATURE_TYPES) })).min(1).max(MAX_FEATURES),
-  label: z.strictObject({ name: z.string().min(1), type: z.literal("class"), classes: z.array(z.string().min(1)).min(2).max(MAX_CLASSES) }),
+  /** type "class": classification; type "float32": regression (the label type is the task). */
+  label: z.discriminatedUnion("type", [ClassLabel, ValueLabel]),
   rows: z.number().int().positive(),
   split: z.strictObject({ rule: z.literal("last"), testRows: z.number().int().positive() }),
 });
@@ -63,9 +73,16 @@ export type TabularData = {
   schema: TabularSchema;
   /** [rows, features] row-major. */
   features: Float32Array;
-  /** Class index per row. */
+  /** Class index per row (classification); all 0 for regression. */
   labels: Uint8Array;
+  /** Label value per row (regression only). */
+  targets?: Float32Array;
 };
+
+/** The task a schema's label type records. */
+export function taskOf(schema: TabularSchema): TabularTask {
+  return schema.label.type === "float32" ? "regression" : "classification";
+}
 
 /** What is wrong with an input file (DataFormatError.reason): one per rule of the format. */
 export type DataFormatReason =
@@ -114,6 +131,8 @@ export type ParseOptions = {
   columns?: readonly string[];
   /** `last:N` or `last:P%` (default DEFAULT_SPLIT). */
   split?: string;
+  /** classification (default): the label names classes; regression: the label is a float32 decimal. */
+  task?: TabularTask;
 };
 
 /** Reads a data file: a regular file of at most `maxBytes` (DataFormatError "oversize" beyond; InputError if unreadable). */
@@ -292,13 +311,13 @@ function codePointCompare(a: string, b: string): number {
 
 const CANONICAL_INT = /^(0|[1-9][0-9]*)$/;
 
-/** The split rule's held-out row count for `rows` rows. */
-export function parseSplit(rule: string, rows: number): number {
+/** The split rule's held-out count for `rows` rows (or text tokens, `unit` "tokens"). */
+export function parseSplit(rule: string, rows: number, unit: "rows" | "tokens" = "rows"): number {
   const m = /^last:(?:([1-9][0-9]*)|([1-9][0-9]?)%)$/.exec(rule);
   if (!m) throw new DataFormatError("bad-split", `split rule ${JSON.stringify(rule)} is not last:N or last:P% (P in 1..99)`);
   const testRows = m[1] !== undefined ? Number(m[1]) : Math.floor((rows * Number(m[2])) / 100);
-  if (testRows < 1) throw new DataFormatError("bad-split", `split ${rule} holds out no row of ${rows}`);
-  if (testRows >= rows) throw new DataFormatError("bad-split", `split ${rule} holds out ${testRows} of ${rows} rows, leaving none to train on`);
+  if (testRows < 1) throw new DataFormatError("bad-split", `split ${rule} holds out no ${unit.slice(0, -1)} of ${rows}`);
+  if (testRows >= rows) throw new DataFormatError("bad-split", `split ${rule} holds out ${testRows} of ${rows} ${unit}, leaving none to train on`);
   return testRows;
 }
 
@@ -326,7 +345,10 @@ function buildTable(table: RawTable, options: ParseOptions): TabularData {
   if (columns.length > MAX_FEATURES) throw new DataFormatError("bad-option", `${columns.length} feature columns, over the ${MAX_FEATURES} cap`);
   const rows = table.rows.length;
   if (rows === 0) throw new DataFormatError("empty-set", "the file has a header but no data rows");
+  const task = options.task ?? "classification";
+  if (!TABULAR_TASKS.includes(task)) throw new DataFormatError("bad-option", `task ${JSON.stringify(task)} is not ${TABULAR_TASKS.join(" or ")}`);
   const features = new Float32Array(rows * columns.length);
+  const targets = task === "regression" ? new Float32Array(rows) : undefined;
   const labelText: string[] = new Array(rows);
   table.rows.forEach((r, k) => {
     const row = k + 1;
@@ -342,10 +364,26 @@ function buildTable(table: RawTable, options: ParseOptions): TabularData {
       features[k * columns.length + j] = v.value;
     });
     const l = r.cells.get(label)!;
+    if (targets) {
+      if ("badType" in l) throw new DataFormatError("bad-label", `a ${l.badType} label (a regression label is a number)`, { row, line: r.line, column: label });
+      if (l.jsonString) throw new DataFormatError("non-numeric", `${JSON.stringify(l.text.slice(0, 40))} is a JSON string, not a number (a regression label is a JSON number)`, { row, line: r.line, column: label });
+      const v = decimalToFloat32(l.text);
+      if (!v.ok) {
+        const why = v.reason === "out-of-range" ? "is out of the float32 range" : v.reason === "too-long" ? `is longer than ${MAX_DECIMAL_CHARS} characters` : "is not a decimal number";
+        throw new DataFormatError("non-numeric", `regression label ${JSON.stringify(l.text.slice(0, 40))} ${why}`, { row, line: r.line, column: label });
+      }
+      targets[k] = v.value;
+      return;
+    }
     if ("badType" in l) throw new DataFormatError("bad-label", `a ${l.badType} label (labels are strings or numbers)`, { row, line: r.line, column: label });
     if (l.text === "") throw new DataFormatError("bad-label", "empty label", { row, line: r.line, column: label });
     labelText[k] = l.text;
   });
+  if (targets) {
+    const testRows = parseSplit(options.split ?? DEFAULT_SPLIT, rows);
+    const schema: TabularSchema = { format: TABULAR_FORMAT, source: table.source, columns, label: { name: label, type: "float32" }, rows, split: { rule: "last", testRows } };
+    return { schema, features, labels: new Uint8Array(rows), targets };
+  }
   const distinct = [...new Set(labelText)];
   const classes = distinct.every((t) => CANONICAL_INT.test(t)) ? distinct.sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0)) : distinct.sort(codePointCompare);
   if (classes.length > MAX_CLASSES) throw new DataFormatError("too-many-classes", `label ${JSON.stringify(label)} has ${classes.length} classes, over the ${MAX_CLASSES} cap`);
@@ -362,20 +400,24 @@ export function encodeTabular(data: TabularData): Uint8Array {
   const schemaBytes = new TextEncoder().encode(canonicalize(data.schema)!);
   const { rows } = data.schema;
   const width = data.schema.columns.length;
-  const out = new Uint8Array(MAGIC.length + 4 + schemaBytes.length + 4 * rows * width + rows);
+  const regression = data.schema.label.type === "float32";
+  const out = new Uint8Array(MAGIC.length + 4 + schemaBytes.length + 4 * rows * width + (regression ? 4 * rows : rows));
   const view = new DataView(out.buffer);
   out.set(MAGIC, 0);
   view.setUint32(MAGIC.length, schemaBytes.length, true);
   out.set(schemaBytes, MAGIC.length + 4);
   let at = MAGIC.length + 4 + schemaBytes.length;
   for (let i = 0; i < rows * width; i++, at += 4) view.setFloat32(at, data.features[i]!, true);
-  out.set(data.labels.subarray(0, rows), at);
+  if (regression) {
+    if (!data.targets || data.targets.length !== rows) throw new TypeError(`a regression data set needs ${rows} targets`);
+    for (let i = 0; i < rows; i++, at += 4) view.setFloat32(at, data.targets[i]!, true);
+  } else out.set(data.labels.subarray(0, rows), at);
   return out;
 }
 
 /**
  * Decodes canonical bytes, refusing anything encodeTabular would not have written (wrong magic or length, a schema
- * that does not parse or is not canonical, a label index outside the classes, a NaN or infinite feature).
+ * that does not parse or is not canonical, a label index outside the classes, a NaN or infinite feature or target).
  */
 export function decodeTabular(bytes: Uint8Array): TabularData {
   const bad = (why: string) => new DataFormatError("bad-canonical", `not ${TABULAR_FORMAT} canonical bytes: ${why}`);
@@ -397,15 +439,27 @@ export function decodeTabular(bytes: Uint8Array): TabularData {
   if (schema.split.testRows >= schema.rows) throw bad("split holds out every row");
   const width = schema.columns.length;
   const start = MAGIC.length + 4 + len;
-  if (bytes.length !== start + 4 * schema.rows * width + schema.rows) throw bad(`length ${bytes.length} does not fit ${schema.rows} rows of ${width} features`);
+  const label = schema.label;
+  const labelBytes = label.type === "float32" ? 4 * schema.rows : schema.rows;
+  if (bytes.length !== start + 4 * schema.rows * width + labelBytes) throw bad(`length ${bytes.length} does not fit ${schema.rows} rows of ${width} features`);
   const features = new Float32Array(schema.rows * width);
   for (let i = 0; i < features.length; i++) {
     const v = view.getFloat32(start + 4 * i, true);
     if (!Number.isFinite(v)) throw bad(`feature ${i} is not finite`);
     features[i] = v;
   }
-  const labels = bytes.slice(start + 4 * features.length);
-  for (let i = 0; i < labels.length; i++) if (labels[i]! >= schema.label.classes.length) throw bad(`row ${i + 1}'s class ${labels[i]} is not among ${schema.label.classes.length} classes`);
+  const labelsAt = start + 4 * features.length;
+  if (label.type === "float32") {
+    const targets = new Float32Array(schema.rows);
+    for (let i = 0; i < schema.rows; i++) {
+      const v = view.getFloat32(labelsAt + 4 * i, true);
+      if (!Number.isFinite(v)) throw bad(`row ${i + 1}'s label is not finite`);
+      targets[i] = v;
+    }
+    return { schema, features, labels: new Uint8Array(schema.rows), targets };
+  }
+  const labels = bytes.slice(labelsAt);
+  for (let i = 0; i < labels.length; i++) if (labels[i]! >= label.classes.length) throw bad(`row ${i + 1}'s class ${labels[i]} is not among ${label.classes.length} classes`);
   return { schema, features, labels };
 }
 

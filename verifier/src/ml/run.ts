@@ -24,7 +24,7 @@ import { loadMnist, MNIST_PIXELS } from "./data/mnist.ts";
 import { loadSotu } from "./data/sotu.ts";
 import { DataError, ManifestError } from "./errors.ts";
 import { InputError } from "../errors/index.ts";
-import { manifestHash as hashManifest, stateDigestOf, type Manifest } from "./manifest.ts";
+import { manifestHash as hashManifest, stateDigestOf, tabularOutputs, type Manifest } from "./manifest.ts";
 import { MnistMlp } from "./models/mlp.ts";
 import { CharTransformer } from "./models/transformer.ts";
 import { LinearTile, tileBatchOf, type TileBatch } from "./models/linear-tile.ts";
@@ -36,7 +36,7 @@ import { float32Bytes, float32Chunks, type TensorSpec } from "./tensors.ts";
 import { canonicalNaNArrays, tensorStateHash, type StateDigest } from "../trace/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import { checkCorpusBytes } from "./data/corpus.ts";
-import { loadTabularCorpus } from "../data/load.ts";
+import { loadTabularCorpus, loadTextCorpus } from "../data/load.ts";
 
 /** Weights and optimizer state after `step` updates (step 0 = initial state). */
 export type TrainState = {
@@ -157,12 +157,14 @@ export class Run {
       const D = this.data.width ?? MNIST_PIXELS;
       const x = new Float32Array(B * D);
       const y = new Uint8Array(B);
+      const targets = train.targets ? new Float32Array(B) : undefined;
       for (let i = 0; i < B; i++) {
         const src = perm[start + i]!;
         x.set(train.images.subarray(src * D, (src + 1) * D), i * D);
         y[i] = train.labels[src]!;
+        if (targets) targets[i] = train.targets![src]!;
       }
-      return { kind: "images", size: B, x, y };
+      return targets ? { kind: "images", size: B, x, y, targets } : { kind: "images", size: B, x, y };
     }
     const T = this.contextLength();
     const text = this.data.train;
@@ -278,7 +280,8 @@ export class Run {
       const n = Math.min(limit, test.count);
       for (let s = 0; s < n; s += chunk) {
         const size = Math.min(chunk, n - s);
-        yield { kind: "images", size, x: test.images.subarray(s * D, (s + size) * D), y: test.labels.subarray(s, s + size) };
+        const batch = { kind: "images", size, x: test.images.subarray(s * D, (s + size) * D), y: test.labels.subarray(s, s + size) } as const;
+        yield test.targets ? { ...batch, targets: test.targets.subarray(s, s + size) } : batch;
       }
       return;
     }
@@ -335,7 +338,8 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
     const d = await loadTabularCorpus(corpus, options.store, manifest.model);
     if (manifest.training.batchSize > d.train.count) throw new ManifestError(`manifest field training.batchSize: ${manifest.training.batchSize} exceeds the ${d.train.count} training rows`);
     data = { kind: "images", ...d };
-    model = new MnistMlp(manifest.model.hidden, kernels, { arch: "tabular-mlp", inputs: manifest.model.inputs, classes: manifest.model.classes });
+    const regression = manifest.model.task === "regression";
+    model = new MnistMlp(manifest.model.hidden, kernels, { arch: "tabular-mlp", inputs: manifest.model.inputs, classes: tabularOutputs(manifest.model), head: regression ? "mse" : "softmax-ce" });
   } else if (manifest.model.arch === "mnist-mlp" || manifest.model.arch === "linear-tile") {
     const d = loadMnist(corpus.package!, manifest.data.seed, manifest.data.testPerDigit!);
     if (manifest.training.batchSize > d.train.count) throw new ManifestError(`manifest field training.batchSize: ${manifest.training.batchSize} exceeds the ${d.train.count} training images`);
@@ -346,10 +350,20 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
         : new LinearTile(BigInt(manifest.optimizer.lr * 65536), (await loadCommitter()).commit);
   } else {
     const m = manifest.model;
-    const d = loadSotu(corpus.package!, manifest.data.years!, manifest.data.holdoutFraction ?? 0.05);
-    if (d.train.length <= m.context + 1 || d.test.length <= m.context + 1) throw new DataError(`corpus of years ${manifest.data.years!.join("..")} is shorter than one context window`);
-    data = { kind: "tokens", train: d.train, test: d.test, canonicalBytes: d.canonicalBytes };
-    const shape = { layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel };
+    if (corpus.package === undefined) {
+      // a text data set by content id (data/text.ts): its own byte vocabulary and split
+      if (!options.store) throw new DataError(`corpus '${corpus.name}' is a data set by content id (${corpus.contentId}): the run needs the content store to fetch it from`);
+      const d = await loadTextCorpus(corpus, options.store, m);
+      if (d.train.length <= m.context + 1 || d.test.length <= m.context + 1) {
+        throw new DataError(`data set ${corpus.contentId} (${d.train.length} training and ${d.test.length} held-out tokens) is shorter than one context window of ${m.context + 1} tokens on each side of its split`);
+      }
+      data = { kind: "tokens", train: d.train, test: d.test, canonicalBytes: d.canonicalBytes };
+    } else {
+      const d = loadSotu(corpus.package, manifest.data.years!, manifest.data.holdoutFraction ?? 0.05);
+      if (d.train.length <= m.context + 1 || d.test.length <= m.context + 1) throw new DataError(`corpus of years ${manifest.data.years!.join("..")} is shorter than one context window`);
+      data = { kind: "tokens", train: d.train, test: d.test, canonicalBytes: d.canonicalBytes };
+    }
+    const shape = { layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel, ...(m.vocab !== undefined ? { vocab: m.vocab } : {}) };
     if (manifest.numerics === "bitwise-v2") model = new CharTransformer(shape, options.transformerKernels ?? fastestTransformerKernels());
     else {
       await registerGradients();

@@ -9,7 +9,8 @@ import { MNIST_CLASSES, MNIST_PIXELS } from "./data/mnist.ts";
 import { VOCAB_SIZE } from "./data/sotu.ts";
 import type { TensorSpec } from "./tensors.ts";
 
-export type TransformerShape = { layers: number; dModel: number; heads: number; context: number; ffHidden: number };
+/** `vocab`: the vocabulary size V (absent: the SOTU corpus's fixed VOCAB_SIZE; a text data set by CID: its own). */
+export type TransformerShape = { layers: number; dModel: number; heads: number; context: number; ffHidden: number; vocab?: number };
 
 /** mnist-mlp: W1 [784,h], b1 [h], W2 [h,10], b2 [10]. */
 export function mlpParamSpecs(hidden: number, inputs: number = MNIST_PIXELS, classes: number = MNIST_CLASSES): TensorSpec[] {
@@ -27,8 +28,9 @@ export function mlpParamSpecs(hidden: number, inputs: number = MNIST_PIXELS, cla
  */
 export function transformerParamSpecs(cfg: TransformerShape): TensorSpec[] {
   const { layers, dModel: d, context: T, ffHidden: F } = cfg;
+  const V = cfg.vocab ?? VOCAB_SIZE;
   const specs: TensorSpec[] = [
-    { name: "tokEmb", shape: [VOCAB_SIZE, d] },
+    { name: "tokEmb", shape: [V, d] },
     { name: "posEmb", shape: [T, d] },
   ];
   for (let l = 0; l < layers; l++) {
@@ -41,7 +43,7 @@ export function transformerParamSpecs(cfg: TransformerShape): TensorSpec[] {
       { name: `l${l}.w2`, shape: [F, d] }, { name: `l${l}.b2`, shape: [d] },
     );
   }
-  specs.push({ name: "lnf.g", shape: [d] }, { name: "lnf.b", shape: [d] }, { name: "head", shape: [d, VOCAB_SIZE] }, { name: "headB", shape: [VOCAB_SIZE] });
+  specs.push({ name: "lnf.g", shape: [d] }, { name: "lnf.b", shape: [d] }, { name: "head", shape: [d, V] }, { name: "headB", shape: [V] });
   return specs;
 }
 

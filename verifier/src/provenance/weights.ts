@@ -7,7 +7,7 @@
 import type { Hex } from "viem";
 import { InputError } from "../errors/index.ts";
 import { decodeCheckpoint } from "../ml/checkpoint.ts";
-import { manifestHash, stateDigestOf, type Manifest } from "../ml/manifest.ts";
+import { manifestHash, stateDigestOf, tabularOutputs, type Manifest } from "../ml/manifest.ts";
 import { mlpParamSpecs, optimizerStateSpecs, transformerParamSpecs } from "../ml/state-layout.ts";
 import type { TensorSpec } from "../ml/tensors.ts";
 import { float32Chunks } from "../ml/tensors.ts";
@@ -25,8 +25,8 @@ export function stateSpecsOf(manifest: Manifest): { paramSpecs: readonly TensorS
     m.arch === "mnist-mlp"
       ? mlpParamSpecs(m.hidden)
       : m.arch === "tabular-mlp"
-        ? mlpParamSpecs(m.hidden, m.inputs, m.classes)
-        : transformerParamSpecs({ layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel });
+        ? mlpParamSpecs(m.hidden, m.inputs, tabularOutputs(m))
+        : transformerParamSpecs({ layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel, ...(m.vocab !== undefined ? { vocab: m.vocab } : {}) });
   const optimizer = manifest.optimizer.name;
   return { paramSpecs, optSpecs: optimizerStateSpecs(optimizer, paramSpecs), model: m.arch, optimizer };
 }

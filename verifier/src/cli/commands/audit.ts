@@ -67,7 +67,7 @@ export function registerAudit(program: Command): void {
     .option("--source <url>", "fetch checkpoints missing from the trace's store from this `pouw serve` (or IPFS gateway) URL; repeat for more, read in order (env POUW_SOURCES)", collect)
     .option("--source-timeout <ms>", "timeout per request attempt to a --source (default 30000), env POUW_SOURCE_TIMEOUT_MS")
     .option("--base-store <dir>", "content store holding a fine-tuning manifest's base checkpoint (read after the trace's store, before --source)")
-    .option("--data-store <dir>", "content store holding a data set by content id (tabular-mlp; default <state-dir>/store, env POUW_STORE_DIR; then the --sources)")
+    .option("--data-store <dir>", "content store holding a data set by content id (tabular-mlp, char-transformer on text by CID; default <state-dir>/store, env POUW_STORE_DIR; then the --sources)")
     .option("--json", "print a JSON report")
     .action(async (opts: Opts) => {
       const { sources, sourceTimeoutMs } = parseSources(opts);
@@ -100,7 +100,7 @@ export function registerAudit(program: Command): void {
       if (checks.includes("tolerance") && !options.tolerance) throw new InputError("--checks tolerance needs --tolerance-threshold D");
       const remotes = [...(opts.baseStore ? [new LocalDirStore(opts.baseStore)] : []), ...sources.map((u) => new HttpContentStore(u, { timeoutMs: sourceTimeoutMs }))];
       // a data set by content id is read from --data-store (default the configured store), then the --sources, and checked against its CID
-      const dataStore = manifest.model.arch === "tabular-mlp" ? { store: new LayeredStore(new LocalDirStore(parseConfig({ store: opts.dataStore }).storeDir), remotes) } : {};
+      const dataStore = manifest.corpora[0]?.package === undefined ? { store: new LayeredStore(new LocalDirStore(parseConfig({ store: opts.dataStore }).storeDir), remotes) } : {};
       const run = await createRun(manifest, { jobId: BigInt(jobIdText), salt, ...dataStore });
       const ctx = await openTraceDir(run, opts.trace, undefined, remotes);
       const init = manifest.init;

@@ -33,7 +33,7 @@ export function registerTrain(program: Command): void {
     .option("--job-id <n>", "on-chain job id bound into every state hash", "0");
   addSaltOptions(cmd)
     .option("--base-store <dir>", "content store holding the manifest's base checkpoint (default <out>/store)")
-    .option("--data-store <dir>", "content store holding a data set by content id (tabular-mlp; default <state-dir>/store, env POUW_STORE_DIR, where `pouw data add` puts it)")
+    .option("--data-store <dir>", "content store holding a data set by content id (tabular-mlp, char-transformer on text by CID; default <state-dir>/store, env POUW_STORE_DIR, where `pouw data add` puts it)")
     .option("--step-states", "also store every step's checkpoint and write <out>/steps.json (served to the magnitude and tolerance checks; one checkpoint per step on disk)")
     .option("--engine <name>", "pouw (own wasm kernels) | cpu (tfjs-cpu) | wasm (tfjs-wasm, numerics tolerance only); default: the manifest's default engine (mnist-mlp and numerics bitwise-v2: pouw, other char-transformer: cpu)")
     .option("--threads <n>", "matmul threads of the pouw engine (1..64, default 1); the bits do not depend on it")
@@ -57,7 +57,7 @@ export function registerTrain(program: Command): void {
         import("../../checks/step-states.ts"),
       ]);
       await prepareOutDir(opts.out);
-      const dataStore = manifest.model.arch === "tabular-mlp" ? { store: new LocalDirStore(parseConfig({ store: opts.dataStore }).storeDir) } : {};
+      const dataStore = manifest.corpora[0]?.package === undefined ? { store: new LocalDirStore(parseConfig({ store: opts.dataStore }).storeDir) } : {};
       const run = await createRun(manifest, { jobId, salt, backend: engine, threads, ...dataStore });
       const report = progressReporter(manifest.training.steps);
       // Ctrl-C: show the cursor again (the bar hides it), say what is left behind, exit 130 (as `provider run` does)

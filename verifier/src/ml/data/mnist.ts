@@ -24,6 +24,8 @@ export type LabelledImages = {
   images: Float32Array;
   labels: Uint8Array;
   count: number;
+  /** [count] float32 targets of a regression data set (tabular-mlp; labels are then all 0). */
+  targets?: Float32Array;
 };
 
 export type MnistData = {

@@ -159,3 +159,56 @@ export function transpose(x: Float32Array, rows: number, cols: number): Float32A
   for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) out[j * rows + i] = x[i * cols + j]!;
   return out;
 }
+
+export type MeanSquaredError = { z2: Float32Array; dz2: Float32Array; /** mean_i sum_c (z2 - y)^2 / C as the float32 tfjs returns */ loss: number };
+
+/**
+ * The regression head of models/mlp.ts (tabular-mlp, task regression), in the ops of the header's table:
+ *   z2 = Add(P2, b2), d = Sub(z2, y), loss = Mean(Mul(d, d)) over all B*C elements, dz2 = RealDiv(Mul(d, 2), B*C).
+ * Every product is rounded to float32 before it is added (Mul then Mean, never a fused a*b+c); Mean divides each
+ * element by n first and sums in float64 in index order, rounded once, as tfjs-cpu's Mean. `targets` [B, C].
+ */
+export function meanSquaredError(P2: Float32Array, b2: Float32Array, targets: Float32Array, B: number, C: number): MeanSquaredError {
+  const n = B * C;
+  const n32 = Math.fround(n);
+  const z2 = new Float32Array(n);
+  const d = new Float32Array(n);
+  const sq = new Float32Array(n);
+  const dz2 = new Float32Array(n);
+  for (let i = 0; i < B; i++) {
+    for (let c = 0; c < C; c++) {
+      const o = i * C + c;
+      z2[o] = P2[o]! + b2[c]!;
+      d[o] = z2[o]! - targets[o]!;
+      sq[o] = d[o]! * d[o]!;
+      dz2[o] = d[o]! * 2;
+      dz2[o] = dz2[o]! / n32;
+    }
+  }
+  const perElement = new Float32Array(n);
+  let total = 0;
+  for (let o = 0; o < n; o++) {
+    perElement[o] = sq[o]! / n32;
+    total += perElement[o]!;
+  }
+  return { z2, dz2, loss: Math.fround(total) };
+}
+
+/**
+ * models/mlp.ts evaluate's per-batch number for the regression head: sumSq = Sum(Mul(d, d)) over all B*C elements with
+ * d = Sub(Add(P2, b2), y), one float64 sum in index order, rounded once.
+ */
+export function squaredErrorSum(P2: Float32Array, b2: Float32Array, targets: Float32Array, B: number, C: number): number {
+  const d = new Float32Array(1);
+  const sq = new Float32Array(1);
+  let total = 0;
+  for (let i = 0; i < B; i++) {
+    for (let c = 0; c < C; c++) {
+      const o = i * C + c;
+      d[0] = Math.fround(P2[o]! + b2[c]!) - targets[o]!;
+      sq[0] = d[0]! * d[0]!;
+      total += sq[0]!;
+    }
+  }
+  return Math.fround(total);
+}

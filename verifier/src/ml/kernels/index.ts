@@ -13,7 +13,7 @@ import { transformerWasmUnavailable, WasmTransformerKernels } from "./transforme
 export type { Kernels } from "./types.ts";
 export { jsKernels, matmulRef, adamRef, sgdRef, adamScalars, adamPowers, MATMUL_BLOCK, type MatmulLayout, type AdamScalars } from "./reference.ts";
 export { WasmKernels, wasmKernelsUnavailable, KERNELS_WASM_URL } from "./wasm.ts";
-export { mlpEvalBatch, mlpStep, type MlpStepResult } from "./mlp.ts";
+export { mlpEvalBatch, mlpSquaredErrorBatch, mlpStep, type MlpStepResult } from "./mlp.ts";
 export { WasmTransformerKernels, transformerWasmUnavailable, TRANSFORMER_WASM_URL } from "./transformer-wasm.ts";
 export { ThreadedKernels, THREAD_MIN_MACS, MAX_THREADS } from "./threads.ts";
 

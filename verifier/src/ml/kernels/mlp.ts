@@ -7,21 +7,33 @@
  * path does.
  */
 import type { StepWitness, WitnessTensor } from "../models/types.ts";
-import { biasRelu, columnSums, crossEntropySumAndCorrect, reluGrad, softmaxCrossEntropy, transpose } from "./elementwise.ts";
+import { biasRelu, columnSums, crossEntropySumAndCorrect, meanSquaredError, reluGrad, softmaxCrossEntropy, squaredErrorSum, transpose } from "./elementwise.ts";
 import type { Kernels } from "./types.ts";
 
 export type MlpStepResult = { loss: number; grads: Float32Array[]; witness?: StepWitness };
 
-/** params = [W1 [D,H], b1 [H], W2 [H,C], b2 [C]]; x [B,D]; labels [B]. */
+/**
+ * params = [W1 [D,H], b1 [H], W2 [H,C], b2 [C]]; x [B,D]; labels [B]. With `targets` [B,C] (tabular-mlp regression)
+ * the output layer is the mean-squared-error head (elementwise.ts meanSquaredError) instead of softmax cross-entropy;
+ * the products and every other op are the same, in the same order. The witness is the classifier's only.
+ */
 export function mlpStep(
   k: Kernels, params: readonly Float32Array[], x: Float32Array, labels: ArrayLike<number>,
-  dims: { B: number; D: number; H: number; C: number }, options: { witness?: boolean } = {},
+  dims: { B: number; D: number; H: number; C: number }, options: { witness?: boolean; targets?: Float32Array } = {},
 ): MlpStepResult {
   const { B, D, H, C } = dims;
   const [W1, b1, W2, b2] = params as [Float32Array, Float32Array, Float32Array, Float32Array];
   const P1 = k.matmul(x, W1, B, D, H, "nn");
   const { z: z1, a: a1 } = biasRelu(P1, b1, B, H);
   const P2 = k.matmul(a1, W2, B, H, C, "nn");
+  if (options.targets) {
+    if (options.witness) throw new TypeError("the regression head has no step witness");
+    const mse = meanSquaredError(P2, b2, options.targets, B, C);
+    const dW2 = k.matmul(a1, mse.dz2, H, B, C, "tn");
+    const db2 = columnSums(mse.dz2, B, C);
+    const dz1 = reluGrad(k.matmul(mse.dz2, W2, B, C, H, "nt"), z1);
+    return { loss: mse.loss, grads: [k.matmul(x, dz1, D, B, H, "tn"), columnSums(dz1, B, H), dW2, db2] };
+  }
   const out = softmaxCrossEntropy(P2, b2, labels, B, C);
   const dW2 = k.matmul(a1, out.dz2, H, B, C, "tn");
   const db2 = columnSums(out.dz2, B, C);
@@ -60,4 +72,15 @@ export function mlpEvalBatch(
   const [W1, b1, W2, b2] = params as [Float32Array, Float32Array, Float32Array, Float32Array];
   const { a: a1 } = biasRelu(k.matmul(x, W1, B, D, H, "nn"), b1, B, H);
   return crossEntropySumAndCorrect(k.matmul(a1, W2, B, H, C, "nn"), b2, labels, B, C);
+}
+
+/** One evaluation batch of the regression head (tabular-mlp regression): the squared-error sum over the batch. */
+export function mlpSquaredErrorBatch(
+  k: Kernels, params: readonly Float32Array[], x: Float32Array, targets: Float32Array,
+  dims: { B: number; D: number; H: number; C: number },
+): number {
+  const { B, D, H, C } = dims;
+  const [W1, b1, W2, b2] = params as [Float32Array, Float32Array, Float32Array, Float32Array];
+  const { a: a1 } = biasRelu(k.matmul(x, W1, B, D, H, "nn"), b1, B, H);
+  return squaredErrorSum(k.matmul(a1, W2, B, H, C, "nn"), b2, targets, B, C);
 }

@@ -6,18 +6,21 @@ import { MNIST_PIXELS } from "../data/mnist.ts";
 import { Rng } from "../prng.ts";
 import type { Batch, Dataset } from "./types.ts";
 
-/** Up to `examples` images of the test split, a seeded sample without repetition. */
+/** Up to `examples` images (feature rows of `data.width`) of the test split, a seeded sample without repetition. */
 export function heldOutImages(data: Dataset, auditorSeed: number, examples: number): Batch {
   if (data.kind !== "images") throw new TypeError(`a held-out image batch needs image data, not ${data.kind}`);
   const n = Math.min(examples, data.test.count);
   const pick = new Rng(auditorSeed, "progress-batch").permutation(data.test.count).subarray(0, n);
-  const x = new Float32Array(n * MNIST_PIXELS);
+  const D = data.width ?? MNIST_PIXELS;
+  const x = new Float32Array(n * D);
   const y = new Uint8Array(n);
+  const targets = data.test.targets ? new Float32Array(n) : undefined;
   pick.forEach((src, i) => {
-    x.set(data.test.images.subarray(src * MNIST_PIXELS, (src + 1) * MNIST_PIXELS), i * MNIST_PIXELS);
+    x.set(data.test.images.subarray(src * D, (src + 1) * D), i * D);
     y[i] = data.test.labels[src]!;
+    if (targets) targets[i] = data.test.targets![src]!;
   });
-  return { kind: "images", size: n, x, y };
+  return targets ? { kind: "images", size: n, x, y, targets } : { kind: "images", size: n, x, y };
 }
 
 /** Up to min(`examples`, 32) windows of `context` + 1 tokens at seeded offsets of the held-out tail. */

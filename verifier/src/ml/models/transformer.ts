@@ -26,12 +26,15 @@ export class CharTransformer implements Model {
   readonly arch = "char-transformer";
   readonly cfg: TransformerShape;
   readonly paramSpecs: readonly TensorSpec[];
+  /** Vocabulary size V: the SOTU corpus's 96 symbols, or a text data set's own byte vocabulary (data/text.ts). */
+  readonly vocab: number;
   /** The bitwise-v2 kernels (engine pouw); undefined: the tfjs-cpu path of numerics "bitwise". */
   readonly kernels: TransformerKernels | undefined;
 
   constructor(cfg: TransformerShape, kernels?: TransformerKernels) {
     this.cfg = cfg;
     this.kernels = kernels;
+    this.vocab = cfg.vocab ?? VOCAB_SIZE;
     this.paramSpecs = transformerParamSpecs(cfg);
   }
 
@@ -69,7 +72,7 @@ export class CharTransformer implements Model {
 
     // NOTE: the embedding lookup is a one-hot matMul, not tf.gather: gather's gradient on the CPU
     // backend (unsortedSegmentSum) is ~100x slower; both are exact (one product term per sum).
-    const oneHotInputs = tf.cast(tf.oneHot(tf.reshape(inputs, [B * T]) as tf.Tensor1D, VOCAB_SIZE), "float32") as tf.Tensor2D;
+    const oneHotInputs = tf.cast(tf.oneHot(tf.reshape(inputs, [B * T]) as tf.Tensor1D, this.vocab), "float32") as tf.Tensor2D;
     const embedded = tf.matMul(oneHotInputs, p[0]! as tf.Tensor2D);
     let x = tf.reshape(tf.add(tf.reshape(embedded, [B, T, d]), p[1]!), [B * T, d]) as tf.Tensor2D;
     let k = 2;
@@ -92,7 +95,7 @@ export class CharTransformer implements Model {
     const hf = layerNorm(x, p[k]!, p[k + 1]!);
     const logits = tf.add(tf.matMul(hf, p[k + 2]! as tf.Tensor2D), p[k + 3]!) as tf.Tensor2D;
     const logp = tf.logSoftmax(logits);
-    const loss = tf.neg(tf.mean(tf.sum(tf.mul(tf.cast(tf.oneHot(targets, VOCAB_SIZE), "float32"), logp), 1))) as tf.Scalar;
+    const loss = tf.neg(tf.mean(tf.sum(tf.mul(tf.cast(tf.oneHot(targets, this.vocab), "float32"), logp), 1))) as tf.Scalar;
     return { loss, logits, targets };
   }
 
@@ -132,7 +135,7 @@ export class CharTransformer implements Model {
   /** The kernel pass's dimensions for a batch of B windows. */
   dimsFor(B: number): TransformerDims {
     const { layers, dModel, heads, context, ffHidden } = this.cfg;
-    return { B, T: context, d: dModel, H: heads, F: ffHidden, V: VOCAB_SIZE, L: layers };
+    return { B, T: context, d: dModel, H: heads, F: ffHidden, V: this.vocab, L: layers };
   }
 
   private tokenBatch(batch: Batch): Uint8Array {
@@ -192,20 +195,20 @@ export class CharTransformer implements Model {
         for (let t = 0; t < T; t++) s = Math.fround(s + r.rowLoss![b * T + t]!);
         losses[b] = s / T;
       }
-      return { logits: r.logits, losses, logitsPerExample: T * VOCAB_SIZE };
+      return { logits: r.logits, losses, logitsPerExample: T * this.vocab };
     }
     return scoped(() => {
       const { logits, targets } = this.lossOf(this.tensorsOf(params), batch);
-      const perPosition = tf.neg(tf.sum(tf.mul(tf.cast(tf.oneHot(targets, VOCAB_SIZE), "float32"), tf.logSoftmax(logits)), 1));
+      const perPosition = tf.neg(tf.sum(tf.mul(tf.cast(tf.oneHot(targets, this.vocab), "float32"), tf.logSoftmax(logits)), 1));
       const losses = tf.mean(tf.reshape(perPosition, [batch.size, T]), 1);
-      return { logits: Float32Array.from(logits.dataSync()), losses: Float32Array.from(losses.dataSync()), logitsPerExample: T * VOCAB_SIZE };
+      return { logits: Float32Array.from(logits.dataSync()), losses: Float32Array.from(losses.dataSync()), logitsPerExample: T * this.vocab };
     });
   }
 
   flopsPerStep(batchSize: number): number {
     const { layers, dModel: d, context: T, ffHidden: F } = this.cfg;
     const tokens = batchSize * T;
-    const perTokenMacs = layers * (4 * d * d + 2 * d * F + 2 * T * d) + d * VOCAB_SIZE;
+    const perTokenMacs = layers * (4 * d * d + 2 * d * F + 2 * T * d) + d * this.vocab;
     return 2 * 3 * tokens * perTokenMacs;
   }
 }

@@ -8,7 +8,7 @@ export type Dataset =
 
 /** One training batch. MNIST: images and labels. Text: `size` windows of context+1 token ids. */
 export type Batch =
-  | { readonly kind: "images"; readonly size: number; readonly x: Float32Array; readonly y: Uint8Array }
+  | { readonly kind: "images"; readonly size: number; readonly x: Float32Array; readonly y: Uint8Array; /** [size, outputs] float32 targets (tabular-mlp regression; y is then all 0) */ readonly targets?: Float32Array }
   | { readonly kind: "tokens"; readonly size: number; readonly tokens: Uint8Array };
 
 /** A float32 tensor of a step witness. */
