@@ -28,7 +28,13 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { keccak256, type Hex } from "viem";
+import { decodeFunctionData, keccak256, parseTransaction, type Abi, type Hex } from "viem";
+import { auditorRegistryAbi } from "../verifier/src/chain/abi/AuditorRegistry.ts";
+import { disputeGameAbi } from "../verifier/src/chain/abi/DisputeGame.ts";
+import { jobMarketAbi } from "../verifier/src/chain/abi/JobMarket.ts";
+import { jobRecordsAbi } from "../verifier/src/chain/abi/JobRecords.ts";
+import { stakeVaultAbi } from "../verifier/src/chain/abi/StakeVault.ts";
+import { testTokenAbi } from "../verifier/src/chain/abi/TestToken.ts";
 import { finalize, getJob, getJobDisputes, getJobOutcome, getReceiptsRecorded, getSegmentCommits } from "../verifier/src/chain/index.ts";
 import { rpc, startAnvil, type AnvilNode } from "./bot/anvil.ts";
 import { advance, deployServiceMarket, postAcceptedJob, startBotService, tinyManifest, trainJob, type BotService } from "./bot/market.ts";
@@ -70,6 +76,22 @@ function parseArgs(argv: string[]): Args {
     i++;
   }
   return a;
+}
+
+/** "Contract.function" of a raw transaction sent to one of the deployment's contracts (for the reverted ones). */
+function callName(raw: Hex, d: Record<string, unknown>): string {
+  const tx = parseTransaction(raw);
+  const abis: [string, Abi][] = [["DisputeGame", disputeGameAbi], ["JobMarket", jobMarketAbi], ["JobRecords", jobRecordsAbi], ["StakeVault", stakeVaultAbi], ["AuditorRegistry", auditorRegistryAbi], ["Token", testTokenAbi]];
+  const keyOf: Record<string, string> = { DisputeGame: "disputeGame", JobMarket: "jobMarket", JobRecords: "jobRecords", StakeVault: "stakeVault", AuditorRegistry: "auditorRegistry", Token: "token" };
+  for (const [name, abi] of abis) {
+    if (String(d[keyOf[name]!]).toLowerCase() !== tx.to?.toLowerCase()) continue;
+    try {
+      return `${name}.${decodeFunctionData({ abi, data: tx.data! }).functionName}`;
+    } catch {
+      return `${name}.${tx.data?.slice(0, 10)}`;
+    }
+  }
+  return `${tx.to}.${tx.data?.slice(0, 10)}`;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -187,7 +209,15 @@ async function main(argv: string[]): Promise<number> {
       const ends = Number((await m.admin.public.getBlock({ blockNumber: lastCommit })).timestamp) + o.job.policy.challengeWindow;
       const slashAt = o.slashes[0] ? Number((await m.admin.public.getBlock({ blockNumber: o.slashes[0].blockNumber })).timestamp) : undefined;
       const disputes = await getJobDisputes(m.admin.public, { disputeGame: m.d.disputeGame!, jobId: j.jobId, fromBlock: from });
-      cheaterRows.push({ jobId: j.jobId.toString(), slashed: o.slashed > 0n, beforeWindow: slashAt !== undefined && slashAt < ends, disputes: disputes.length, status: o.job.status });
+      const botOf = (a: string) => m.auditors.findIndex((x) => x.account.address.toLowerCase() === a.toLowerCase());
+      cheaterRows.push({
+        jobId: j.jobId.toString(),
+        slashed: o.slashed > 0n,
+        beforeWindow: slashAt !== undefined && slashAt < ends,
+        disputes: disputes.length,
+        challenges: disputes.map((x) => ({ bot: botOf(x.challenger), segment: x.segment, step: x.step, block: Number(x.blockNumber) })),
+        status: o.job.status,
+      });
     }
 
     // honest jobs: past the challenge window, finalized by their providers
@@ -205,16 +235,21 @@ async function main(argv: string[]): Promise<number> {
     // the bots' transactions, as the proxies saw them
     const txRows = [];
     for (const [i, p] of proxies.entries()) {
-      const hashes = [...new Set(p.rawTxs().map((r) => keccak256(r as Hex)))];
+      const byHash = new Map(p.rawTxs().map((r) => [keccak256(r as Hex), r as Hex]));
+      const hashes = [...byHash.keys()];
+      const revertedCalls: string[] = [];
       let reverted = 0;
       let mined = 0;
       for (const h of hashes) {
         const r = await m.admin.public.getTransactionReceipt({ hash: h }).catch(() => undefined);
         if (!r) continue;
         mined++;
-        if (r.status === "reverted") reverted++;
+        if (r.status === "reverted") {
+          reverted++;
+          revertedCalls.push(callName(byHash.get(h)!, m.d));
+        }
       }
-      txRows.push({ bot: m.auditors[i]!.account.address, broadcasts: p.rawTxs().length, signed: hashes.length, mined, reverted, requests: p.total() });
+      txRows.push({ bot: m.auditors[i]!.account.address, broadcasts: p.rawTxs().length, signed: hashes.length, mined, reverted, revertedCalls, requests: p.total() });
     }
     const idleAtMax = idle.find((x) => x.openJobs === args.jobs)!;
     const worstIdle = Math.max(...idleAtMax.perBotPerMinute);
