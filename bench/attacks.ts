@@ -1,7 +1,8 @@
 /**
  * `npm run bench:attacks` (hardhat run bench/attacks.ts): plays every named attack on the market's rules, and the named ML cheats, on
  * Hardhat's in-process network as actor scripts (bench/attacks/game.ts: the rules of the game over declared traces;
- * bench/attacks/trained.ts: real training caught by the challenger bots), reads every party's holdings before and
+ * bench/attacks/pool.ts: attacks that need more addresses than the roster, such as mass disputes by a part of the
+ * auditor pool; bench/attacks/trained.ts: real training caught by the challenger bots), reads every party's holdings before and
  * after (verifier/src/chain/getHoldings.ts), prints a table and writes bench/results/attacks.json:
  *
  *   [{ attack, cheaterPaidWei, cheaterLossWei, honestChallengerNetWei, honestSlashedWei, outcome, play }]
@@ -25,6 +26,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { setLogLevel } from "../verifier/src/log/index.ts";
 import * as entry from "./attacks/entry.ts";
 import * as game from "./attacks/game.ts";
+import * as pool from "./attacks/pool.ts";
 import { poisonJobInFrontOfBots, removeWorkDirs, supersededInFrontOfBots, sybilDisputeBeforeBots, trainedAttack } from "./attacks/trained.ts";
 import { AttackSucceeded, tokens, type Row } from "./attacks/world.ts";
 
@@ -42,7 +44,7 @@ const ROWS: { attack: string; run: () => Promise<Row> }[] = [
   { attack: "3b mempool copy of a challenge", run: game.mempoolCopy },
   { attack: "3c challengerBps 10,000", run: game.challengerShareTooHigh },
   { attack: "3d self-report at the cap", run: game.selfReportAtCap },
-  { attack: "3e sybil dilution", run: game.sybilDilution },
+  { attack: "3e reward dilution by the provider's own disputes", run: pool.rewardDilution },
   { attack: "4 panel picked after the seed", run: game.panelAfterSeed },
   { attack: "5 unbounded freeze", run: game.unboundedFreeze },
   { attack: "6 NoDecision after the window", run: game.noDecisionAfterWindow },
@@ -56,12 +58,15 @@ const ROWS: { attack: string; run: () => Promise<Row> }[] = [
   { attack: "14 sybil dispute ahead of the bots", run: sybilDisputeBeforeBots },
   { attack: "15 concede after the reveals", run: game.concedeAfterReveals },
   { attack: "16 lock too small to pay the panel", run: game.lockCannotPayPanel },
-  { attack: "17 panel re-roll by lapsing seeds", run: game.panelReroll },
-  { attack: "18 tie from a silent honest member", run: game.tieFromSilentMember },
+  { attack: "17 panel re-roll and reseed choice", run: game.panelReroll },
+  { attack: "18 tie exhaustion", run: game.tieExhaustion },
   { attack: "19 sniped commitment", run: entry.snipedCommitment },
   { attack: "20 lock shrunk by a timeout slash", run: entry.shrunkenLock },
   { attack: "21 fee-on-transfer payment token", run: entry.feeOnTransferToken },
   { attack: "22 zero-slash accept griefing", run: entry.zeroSlashGriefing },
+  { attack: "23 mass disputes, 2 of 7 auditors", run: () => pool.massDisputes("23 mass disputes, 2 of 7 auditors", 2, 7, 12) },
+  { attack: "24 mass disputes, 3 of 12 auditors", run: () => pool.massDisputes("24 mass disputes, 3 of 12 auditors", 3, 12, 32) },
+  { attack: "25 forfeited voter", run: game.forfeitedVoter },
   ...(
     [
       ["skip", "skip:0.25"],

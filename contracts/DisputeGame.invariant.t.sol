@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import {InvariantBase} from "./test/TestBase.sol";
+import {InvariantBase, TestBase} from "./test/TestBase.sol";
 import {DisputeHandler} from "./test/DisputeHandler.sol";
-import {DisputeFixture} from "./test/DisputeFixture.sol";
+import {DisputeBase, DisputeFixture} from "./test/DisputeFixture.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
 import {IDisputeGameTypes} from "./interfaces/IDisputeGame.sol";
 import {AttackFixture} from "./test/AttackFixture.sol";
 import {AttackHandler} from "./test/AttackHandler.sol";
+import {MassDisputeHandler} from "./test/MassDisputeHandler.sol";
 import {Trace} from "./libraries/Trace.sol";
 
 /// @notice DisputeGame pays out every wei it holds (as Optimism's FaultDisputeGame invariant asks): under random
@@ -124,6 +125,65 @@ contract DisputeGameInvariantTest is InvariantBase, DisputeFixture {
     }
 }
 
+/// @notice The panel-draw reference of the invariant tests: every drawn round of every dispute, re-drawn from the
+/// registry's pool as of the dispute's challengedAt with the seed the handler recorded at that round's draw, is the
+/// panel the dispute holds for that round (while the snapshot is drawable: within the exit delay of challengedAt). An
+/// appeal round's terms are the documented rule (docs/disputes.md, "Appeals"): 2k + 1 seats in round 2 and MAX_PANEL
+/// in the last, the earlier rounds' members excluded too when the pool without them still fills the round, otherwise
+/// as many seats as the pool holds (odd).
+abstract contract RoundPanelCheck is TestBase, DisputeBase {
+    function _checkRoundPanels(function(uint256, uint256) external view returns (bytes32) seedOf) internal view {
+        uint256 n = game.disputeCount();
+        uint256 horizon = registry.exitDelaySeconds();
+        for (uint256 id = 1; id <= n; ++id) {
+            IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
+            if (block.timestamp <= d.challengedAt || d.challengedAt + horizon < block.timestamp) continue;
+            for (uint256 r = 1; r <= d.round; ++r) {
+                bytes32 seed = seedOf(id, r);
+                if (seed == bytes32(0)) continue;
+                (address[] memory exclude, uint256 k) = _roundTerms(id, d, r);
+                address[] memory again = registry.drawPanel(seed, k, exclude, d.challengedAt);
+                assertEq(
+                    keccak256(abi.encode(again)),
+                    keccak256(abi.encode(game.roundPanelOf(id, r))),
+                    "round panel = draw(snapshot at challengedAt, the round's seed, the round's terms)"
+                );
+            }
+        }
+    }
+
+    /// @dev Who round `r` of dispute `id` excludes and how many seats it draws, by the documented appeal rule.
+    function _roundTerms(uint256 id, IDisputeGameTypes.DisputeView memory d, uint256 r)
+        internal
+        view
+        virtual
+        returns (address[] memory exclude, uint256 k)
+    {
+        (address buyer,,) = market.jobParties(d.jobId);
+        exclude = new address[](3);
+        exclude[0] = d.provider;
+        exclude[1] = d.challenger;
+        exclude[2] = buyer;
+        k = game.params().panelSize;
+        if (r == 1) return (exclude, k);
+        uint256 maxPanel = game.MAX_PANEL();
+        k = r < game.MAX_ROUNDS() ? 2 * k + 1 : maxPanel;
+        if (k > maxPanel) k = maxPanel;
+        uint256 count = 3;
+        for (uint256 q = 1; q < r; ++q) count += game.roundPanelOf(id, q).length;
+        address[] memory wide = new address[](count);
+        count = 0;
+        for (uint256 i; i < 3; ++i) wide[count++] = exclude[i];
+        for (uint256 q = 1; q < r; ++q) {
+            address[] memory past = game.roundPanelOf(id, q);
+            for (uint256 i; i < past.length; ++i) wide[count++] = past[i];
+        }
+        if (registry.poolSize(d.challengedAt, wide) >= k) return (wide, k);
+        uint256 pool = registry.poolSize(d.challengedAt, exclude);
+        if (pool < k && pool != 0) k = pool % 2 == 0 ? pool - 1 : pool;
+    }
+}
+
 /// @notice The same game against an adversary (AttackHandler): the provider controls two more challengers and two
 /// bonded auditors, concedes whatever suits it, front-runs and copies honest challenges, votes its sybils any way,
 /// stops committing, reports its own timeouts and picks the clock; honest challengers dispute only the faulty step,
@@ -144,7 +204,7 @@ contract DisputeGameInvariantTest is InvariantBase, DisputeFixture {
 ///   is exactly "side gets back <= challengerBps/10,000 * L + the bonds and fees it deposited". Checked once J has no
 ///   open dispute (the pool is then fully paid out). Also: the buyer's net on J is at least floor(L * buyerBps / 10,000)
 ///   (escrow back plus its share, plus any timeout slash).
-contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
+contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture, RoundPanelCheck {
     AttackHandler internal handler;
 
     error AssertLeInt(string what, int256 left, int256 right);
@@ -196,30 +256,13 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
         assertEq(game.pooled(), pools, "pooled = sum of the pools");
     }
 
-    /// @notice Panel membership depends only on the snapshot and the seed: every drawn panel, re-drawn now from the
-    /// registry's pool as of its dispute's challengedAt with the seed recorded at the draw, is the panel the dispute
-    /// holds, whatever the provider's auditors did since (bonds, exit requests, leaves, re-bonds: auditorChurn), while
-    /// the snapshot is still drawable (within the exit delay of challengedAt, by design).
+    /// @notice Panel membership depends only on the snapshot and the seed, in every round: each drawn panel (round 1
+    /// and every appeal round), re-drawn now from the registry's pool as of its dispute's challengedAt with the seed
+    /// recorded at that round's draw, is the panel the dispute holds for that round, whatever the provider's auditors did
+    /// since (bonds, exit requests, leaves, re-bonds: auditorChurn), while the snapshot is still drawable (within the
+    /// exit delay of challengedAt, by design).
     function invariant_panelDependsOnlyOnSnapshotAndSeed() public view {
-        uint256 n = game.disputeCount();
-        uint256 horizon = registry.exitDelaySeconds();
-        uint256 k = game.params().panelSize;
-        for (uint256 id = 1; id <= n; ++id) {
-            bytes32 seed = handler.ghost_panelSeed(id);
-            if (seed == bytes32(0)) continue;
-            IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
-            // NOTE: an appeal round draws a larger panel with the earlier rounds excluded (DisputeGameAttacks.t.sol
-            // plays it); this reference covers round 1
-            if (d.round > 1) continue;
-            if (block.timestamp <= d.challengedAt || d.challengedAt + horizon < block.timestamp) continue;
-            (address buyer,,) = market.jobParties(d.jobId);
-            address[] memory exclude = new address[](3);
-            exclude[0] = d.provider;
-            exclude[1] = d.challenger;
-            exclude[2] = buyer;
-            address[] memory again = registry.drawPanel(seed, k, exclude, d.challengedAt);
-            assertEq(keccak256(abi.encode(again)), keccak256(abi.encode(d.panel)), "panel = draw(snapshot at challengedAt, seed)");
-        }
+        _checkRoundPanels(handler.ghost_roundSeed);
     }
 
     /// @notice No rule-breaking move of the attacker ever got through.
@@ -362,5 +405,69 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture {
 
     function _assertLeInt(int256 left, int256 right, string memory what) internal pure {
         if (left > right) revert AssertLeInt(what, left, right);
+    }
+}
+
+/// @notice Mass disputes against an honest provider (MassDisputeHandler): the attacker holds a fuzzed subset of 1, 2 or
+/// 3 of 7 bonded auditors, or 3 of 12, disputes every step of honest jobs from its own challenger addresses, and its
+/// auditors vote Fault (or stay silent) on every panel they are drawn for, in every appeal round; honest members vote
+/// Valid whenever they vote (time jumps make whole panels miss their deadlines: silent members forfeit). The stated
+/// bound (docs/disputes.md, "The bound", MassDisputeHandler.belowStatedBound), judged on each dispute's snapshot: an
+/// honest provider is never slashed while the attacker holds fewer auditors than the first panel has seats (a < k)
+/// and fewer than half of the last round's seats. Whenever the attacker holds less than half of the last round, a
+/// Fault needs it to hold every seat of the first panel: appeals close every split capture.
+contract DisputeGameMassDisputeInvariantTest is InvariantBase, DisputeFixture, RoundPanelCheck {
+    MassDisputeHandler internal handler;
+
+    function setUp() public {
+        handler = new MassDisputeHandler(this);
+        targetContract(address(handler));
+        bytes4[] memory s = new bytes4[](7);
+        s[0] = MassDisputeHandler.massDispute.selector;
+        s[1] = MassDisputeHandler.vote.selector;
+        s[2] = MassDisputeHandler.vote.selector; // three times: panels that vote reach their last round
+        s[3] = MassDisputeHandler.vote.selector;
+        s[4] = MassDisputeHandler.warp.selector;
+        s[5] = MassDisputeHandler.resolveLapsed.selector;
+        s[6] = MassDisputeHandler.massDispute.selector; // twice: many disputes open at once
+        targetSelector(FuzzSelector({addr: address(handler), selectors: s}));
+    }
+
+    /// @notice An honest provider is never slashed while the attacker holds less than the stated part of the pool: no
+    /// dispute whose snapshot had the attacker below the bound ends PanelFault, and with no Fault at all no job is
+    /// Refunded and the provider's stake never falls. Below half of the last round, every Fault came from a first
+    /// panel the attacker held entirely.
+    function invariant_honestProviderNeverSlashedBelowStatedFraction() public view {
+        _checkHonestProvider();
+    }
+
+    /// @notice After the run every dispute is played to its end (honest members voting in every round) and the same
+    /// holds; no dispute got stuck.
+    function afterInvariant() public {
+        assertGe(handler.ghost_calls(), 1, "handler was called");
+        handler.settleAll();
+        assertEq(handler.ghost_stuckResolves(), 0, "resolvable dispute did not resolve");
+        uint256[] memory ids = handler.disputes();
+        for (uint256 i; i < ids.length; ++i) {
+            assertTrue(game.getDispute(ids[i]).status == IDisputeGameTypes.Status.Resolved, "every dispute resolved");
+        }
+        _checkHonestProvider();
+    }
+
+    /// @notice Every round's panel, appeal rounds included (most mass disputes with 2 or 3 attacker auditors reach one),
+    /// is the reference draw from the snapshot at challengedAt with that round's seed.
+    function invariant_massPanelsDependOnlyOnSnapshotAndSeed() public view {
+        _checkRoundPanels(handler.ghost_roundSeed);
+    }
+
+    function _checkHonestProvider() internal view {
+        assertEq(handler.ghost_faultsBelowBound(), 0, "a false dispute decided Fault with the attacker below the stated bound");
+        assertEq(handler.ghost_faultsWithoutUnanimousCapture(), 0, "a Fault without a first panel held entirely by the attacker");
+        if (handler.ghost_faults() != 0) return;
+        uint256[] memory jobIds = handler.jobs();
+        for (uint256 i; i < jobIds.length; ++i) {
+            assertTrue(market.getJob(jobIds[i]).status != IJobMarket.JobStatus.Refunded, "honest job faulted without a Fault");
+        }
+        assertGe(handler.providerStake(), handler.providerStake0(), "honest provider's stake fell without a Fault");
     }
 }

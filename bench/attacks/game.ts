@@ -229,26 +229,6 @@ export async function selfReportAtCap(): Promise<Row> {
   return atLeastNonChallenger(row);
 }
 
-export async function sybilDilution(): Promise<Row> {
-  const w = await newWorld({ funded: ["buyer", "provider", "sybilA", "sybilB", "honestChallenger"] });
-  const s = sides(w, [w.a.provider, w.a.sybilA, w.a.sybilB], w.a.honestChallenger);
-  const { before, jobId, trace } = await startJob(w, s, 2);
-  await commit(w, jobId, trace, 0);
-  await commit(w, jobId, trace, 1);
-  const honest = await challengeStep(w, w.a.honestChallenger, jobId, 2);
-  // once the honest dispute is on chain, the sybils dispute every other step, then the provider concedes one of them
-  const sybil: bigint[] = [];
-  for (const [i, step] of [1, 3, 4, 5, 6, 7, 8].entries()) sybil.push(await challengeStep(w, i % 2 ? w.a.sybilB : w.a.sybilA, jobId, step));
-  await concede(w.a.provider.c, { disputeGame: w.d.disputeGame, disputeId: sybil[0]! });
-  // every other dispute is decided by its own panel: the sybils' six false ones Valid (bonds to the provider, their
-  // parts left in the pool), then the honest one Fault (its panel paid from the pool, then the parts left)
-  const outcomes: string[] = [];
-  for (const id of [...sybil.slice(1), honest]) outcomes.push((await playPanel(w, id, honestPanel)).outcome);
-  const valid = outcomes.slice(0, -1).filter((o) => o === "PanelValid").length;
-  const row = await measure(w, s, before, "3e sybil dilution", `honest dispute ${await outcomeOf(w, honest)} with 7 sybil disputes open (one Conceded; of the other 6, ${valid} PanelValid by their own panels: bonds lost, parts forgone; ${6 - valid} PanelFault: steps past the divergence): the honest dispute, decided last, takes the parts left; side lost >= (1-lam)L`, DECLARED);
-  return atLeastNonChallenger(row);
-}
-
 // ---------------------------------------------------------------- 4: panel picked after the seed
 
 export async function panelAfterSeed(): Promise<Row> {
@@ -293,15 +273,15 @@ async function s1World() {
 }
 
 /**
- * The honest challenger's dispute of step 2 with its panel drawn, re-played one block later (from a snapshot) until
- * the draw holds S1: the attacks of rows 15 and 18 are conditional on that draw. At most 16 draws.
+ * The honest challenger's dispute of `step` (default 2) with its panel drawn, re-played one block later (from a
+ * snapshot) until the draw holds S1: the attacks of rows 15, 18 and 25 are conditional on that draw. At most 16 draws.
  */
-async function challengeUntilS1Drawn(w: World, jobId: bigint): Promise<{ id: bigint; panel: Address[]; draws: number }> {
+async function challengeUntilS1Drawn(w: World, jobId: bigint, step = 2): Promise<{ id: bigint; panel: Address[]; draws: number }> {
   const pub = w.a.buyer.c.public;
   const game = w.d.disputeGame;
   for (let draws = 1; ; ++draws) {
     const snap = await w.conn.networkHelpers.takeSnapshot();
-    const id = await challengeStep(w, w.a.honestChallenger, jobId, 2);
+    const id = await challengeStep(w, w.a.honestChallenger, jobId, step);
     const d0 = await getDispute(pub, { disputeGame: game, disputeId: id });
     await w.mine(Number(d0.seedBlock - (await pub.getBlockNumber())) + 1);
     await drawPanel(w.a.H1.c, { disputeGame: game, disputeId: id });
@@ -381,10 +361,13 @@ export async function lockCannotPayPanel(): Promise<Row> {
 }
 
 /**
- * Panel re-rolls by lapsing seeds: with the honest bots offline, the provider (with two bonded sybil auditors) lets the
- * seed of an honest dispute on its faulty step lapse (256 blocks) and re-anchors it with drawPanel, hoping for its own
- * panel. One reseed is allowed; the second lapse is refused (DisputeGameSeedExpired), the dispute ends NoDecision with
- * no panel, and the honest challenger's next round (the window re-opened) is decided by a fresh panel.
+ * Panel re-rolls by lapsing seeds, and the choice of the one reseed: with the honest bots offline, the provider (with
+ * two bonded sybil auditors among seven) sees the panel the first seed of an honest dispute on its faulty step would
+ * draw (the seed is public once its block is mined; here a draw inside a snapshot), lets that seed lapse (256 blocks)
+ * and asks for the reseed. The rule asked for: asking gains nothing, so the reseed is refused or draws the very panel
+ * the first seed gave; a different panel is a second look the favoured party chose (best of two: for 2 of 7, a sybil
+ * majority goes from 1/7 to 13/49) and the row fails. Then a second lapse is refused (DisputeGameSeedExpired), the
+ * dispute ends NoDecision with no panel, and the honest challenger's next round is decided by a fresh panel.
  */
 export async function panelReroll(): Promise<Row> {
   const w = await newWorld({ funded: ["buyer", "provider", "honestChallenger", "H1", "H2", "H3", "H4", "H5", "S1", "S2"], auditors: ["H1", "H2", "H3", "H4", "H5", "S1", "S2"] });
@@ -394,54 +377,172 @@ export async function panelReroll(): Promise<Row> {
   await commit(w, jobId, trace, 1);
   const pub = w.a.buyer.c.public;
   const game = w.d.disputeGame;
-  const id = await challengeStep(w, w.a.honestChallenger, jobId, 2);
-  let err = "";
-  let reseeds = 0;
-  for (let tries = 0; tries < 5 && !err; ++tries) {
-    const d = await getDispute(pub, { disputeGame: game, disputeId: id });
-    await w.mine(Number(d.seedBlock - (await pub.getBlockNumber())) + 258); // past the seed, then out of range
-    try {
-      await drawPanel(w.a.provider.c, { disputeGame: game, disputeId: id });
-      ++reseeds;
-    } catch (e) {
-      err = await refused("a second reseed", Promise.reject(e), "DisputeGameSeedExpired");
-    }
-  }
-  if (!err) throw new AttackSucceeded(`the provider re-anchored the seed ${reseeds} times`);
-  const d = await getDispute(pub, { disputeGame: game, disputeId: id });
-  await w.warpTo(d.revealDeadline + 1n);
-  await resolveDispute(w.a.H1.c, { disputeGame: game, disputeId: id });
-  const first = await outcomeOf(w, id);
-  const again = await challengeStep(w, w.a.honestChallenger, jobId, 2);
   const sybils = new Set([w.a.S1.address, w.a.S2.address]);
-  const { outcome } = await playPanel(w, again, (m) => (sybils.has(m) ? "Valid" : "honest"));
-  const row = await measure(w, s, before, "17 panel re-roll by lapsing seeds", `${reseeds} reseed, then ${err}: ${first} with no panel; the honest next round: ${outcome}`, DECLARED);
+  const names = (p: readonly Address[]) => p.map((x) => Object.values(w.a).find((y) => y.address === getAddress(x))?.name ?? x).join(", ");
+  const id = await challengeStep(w, w.a.honestChallenger, jobId, 2);
+  const d0 = await getDispute(pub, { disputeGame: game, disputeId: id });
+  await w.mine(Number(d0.seedBlock - (await pub.getBlockNumber())) + 1);
+  // the panel the first seed draws, as the provider sees it before anyone draws
+  const look = await w.conn.networkHelpers.takeSnapshot();
+  await drawPanel(w.a.provider.c, { disputeGame: game, disputeId: id });
+  const first = (await getDispute(pub, { disputeGame: game, disputeId: id })).panel.map((x) => getAddress(x));
+  await look.restore();
+  // it lets the seed lapse and asks for the one reseed
+  await w.mine(258);
+  let choice: string;
+  let reseeds = 0;
+  let err = "";
+  try {
+    await drawPanel(w.a.provider.c, { disputeGame: game, disputeId: id });
+  } catch (e) {
+    err = await refused("the reseed after a lapse the provider chose", Promise.reject(e));
+  }
+  let d = await getDispute(pub, { disputeGame: game, disputeId: id });
+  if (err) choice = `the reseed after its lapse refused ${err}`;
+  else {
+    if (!d.panel.length) {
+      ++reseeds;
+      await w.mine(Number(d.seedBlock - (await pub.getBlockNumber())) + 1);
+      await drawPanel(w.a.provider.c, { disputeGame: game, disputeId: id });
+      d = await getDispute(pub, { disputeGame: game, disputeId: id });
+    }
+    const second = d.panel.map((x) => getAddress(x));
+    if ([...second].sort().join() !== [...first].sort().join()) {
+      throw new AttackSucceeded(`the provider let the first seed lapse and the reseed drew another panel: [${names(first)}] -> [${names(second)}] (best of two, chosen by the party it favours)`);
+    }
+    choice = `the reseed after its lapse drew the same panel [${names(second)}]`;
+  }
+  if (!d.panel.length) {
+    // no panel: each further lapse is refused, then the dispute ends NoDecision
+    for (let tries = 0; tries < 5 && !err; ++tries) {
+      d = await getDispute(pub, { disputeGame: game, disputeId: id });
+      await w.mine(Number(d.seedBlock - (await pub.getBlockNumber())) + 258);
+      try {
+        await drawPanel(w.a.provider.c, { disputeGame: game, disputeId: id });
+        ++reseeds;
+      } catch (e) {
+        err = await refused("a second reseed", Promise.reject(e), "DisputeGameSeedExpired");
+      }
+    }
+    if (!err) throw new AttackSucceeded(`the provider re-anchored the seed ${reseeds} times`);
+    d = await getDispute(pub, { disputeGame: game, disputeId: id });
+    await w.warpTo(d.revealDeadline + 1n);
+    await resolveDispute(w.a.H1.c, { disputeGame: game, disputeId: id });
+    const nd = await outcomeOf(w, id);
+    const again = await challengeStep(w, w.a.honestChallenger, jobId, 2);
+    const { outcome } = await playPanel(w, again, (m) => (sybils.has(m) ? "Valid" : "honest"));
+    const row = await measure(w, s, before, "17 panel re-roll and reseed choice", `${choice}; ${reseeds} reseed, then ${err}: ${nd} with no panel; the honest next round: ${outcome}`, DECLARED);
+    return atLeastNonChallenger(row);
+  }
+  const { outcome } = await playPanel(w, id, (m) => (sybils.has(m) ? "Valid" : "honest"));
+  const row = await measure(w, s, before, "17 panel re-roll and reseed choice", `${choice}; sybils vote Valid: ${outcome}`, DECLARED);
   return atLeastNonChallenger(row);
 }
 
+/** The challenge rounds the challenger bot opens on one segment by default (`pouw auditor run --max-challenge-rounds`). */
+const BOT_CHALLENGE_ROUNDS = 3;
+
 /**
- * A tie from a silent honest member: the provider's sybil auditor S1 on the panel of an honest dispute votes Valid, one
- * honest member Fault, one is silent: 1-1, NoDecision. The honest challenger's next round decides the step, and the
- * tie is judged by it: S1's tie vote forfeits (before, it was free). Replays the challenge until S1 is drawn.
+ * Tie exhaustion: the provider's sybil auditor S1 sits on every panel of the honest challenger's disputes of its faulty
+ * step (the script re-plays each challenge until the draw holds S1) and votes Valid; one honest member per panel stays
+ * silent (offline), the third votes Fault: 1-1. The honest challenger challenges again after each NoDecision, as its
+ * bot does, up to the bot's 3 rounds; then the window runs out and the provider asks to be paid. The rule asked for:
+ * a silent seat is redrawn (its member forfeits) instead of ending the round in a tie, so the step is decided Fault;
+ * every tie is judged (S1's tie votes forfeit); a job whose disputes exhaust their rounds never pays the provider.
  */
-export async function tieFromSilentMember(): Promise<Row> {
+export async function tieExhaustion(): Promise<Row> {
+  const { w, s, before, jobId } = await s1World();
+  const pub = w.a.buyer.c.public;
+  const bondOf = async () => (await getAuditor(pub, { auditorRegistry: w.d.auditorRegistry, auditor: w.a.S1.address })).bond;
+  const bond0 = await bondOf();
+  const silentOnes = new Set<Address>();
+  const outcomes: string[] = [];
+  for (let round = 0; round < BOT_CHALLENGE_ROUNDS; ++round) {
+    const { id, panel } = await challengeUntilS1Drawn(w, jobId);
+    const silent = panel.find((m) => m !== w.a.S1.address)!;
+    silentOnes.add(silent);
+    const r = await playPanel(w, id, (m) => (m === w.a.S1.address ? "Valid" : m === silent ? "silent" : "honest"));
+    outcomes.push(r.outcome);
+    if (r.outcome !== "NoDecision") break;
+  }
+  let job = await getJob(pub, { jobMarket: w.d.jobMarket, jobId });
+  let end = `job ${job.status}`;
+  if (job.status === "Committed") {
+    await w.warpTo(BigInt(job.deadline) + 1n);
+    try {
+      await finalize(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId });
+      job = await getJob(pub, { jobMarket: w.d.jobMarket, jobId });
+      end = `the window ran out and the provider finalized: job ${job.status}`;
+    } catch (e) {
+      end = `finalize after the window refused ${await refused("finalize after the ties", Promise.reject(e))}`;
+    }
+  }
+  const bond1 = await bondOf();
+  // the silent members are the attack's premise (honest auditors offline), and silence forfeits by rule: not counted
+  // as honest parties slashed by the attack
+  const counted = { ...s, honest: s.honest.filter((a) => !silentOnes.has(a.address)) };
+  const row = await measure(
+    w,
+    counted,
+    before,
+    "18 tie exhaustion",
+    `each round S1 Valid, one honest member silent (forfeits by rule, left out of honest slashed), the others the truth: ${outcomes.join(", ")}; ${end}; S1 forfeited ${tokens(bond0 - bond1)}`,
+    DECLARED,
+  );
+  if (outcomes.includes("NoDecision") && bond1 >= bond0) throw new AttackSucceeded(`18: ${outcomes.filter((o) => o === "NoDecision").length} ties, none judged: S1 kept its bond (${end})`);
+  return row;
+}
+
+/**
+ * A forfeited voter keeps voting: the provider's sybil auditor S1 sits on the panels of two honest disputes of its
+ * faulty segment (steps 2 and 3; the script re-plays each challenge until the draw holds S1). In the first S1 votes
+ * Valid, loses every round and forfeits. Then it votes Valid in the second, still open. The rule asked for: a forfeited
+ * auditor is removed from every open panel, so its later vote is refused or not counted (its seat redrawn or the
+ * quorum recomputed); a vote that counts is the attack working.
+ */
+export async function forfeitedVoter(): Promise<Row> {
   const { w, s, before, jobId } = await s1World();
   const pub = w.a.buyer.c.public;
   const game = w.d.disputeGame;
-  const { id, panel } = await challengeUntilS1Drawn(w, jobId);
-  const silent = panel.find((m) => m !== w.a.S1.address)!;
-  const bond0 = (await getAuditor(pub, { auditorRegistry: w.d.auditorRegistry, auditor: w.a.S1.address })).bond;
-  const tie = await playPanel(w, id, (m) => (m === w.a.S1.address ? "Valid" : m === silent ? "silent" : "honest"));
-  const bondTie = (await getAuditor(pub, { auditorRegistry: w.d.auditorRegistry, auditor: w.a.S1.address })).bond;
-  const again = await challengeStep(w, w.a.honestChallenger, jobId, 2);
-  const next = await playPanel(w, again, (m) => (m === w.a.S1.address ? "Valid" : "honest"));
-  const bond1 = (await getAuditor(pub, { auditorRegistry: w.d.auditorRegistry, auditor: w.a.S1.address })).bond;
-  if (bondTie !== bond0) throw new Error("the tie itself judged S1");
-  if (bond0 - bond1 < w.params.panelForfeit) throw new AttackSucceeded(`S1's tie vote cost it ${tokens(bond0 - bond1)} < panelForfeit`);
-  // the silent member is the attack's premise (an honest auditor offline), and silence forfeits by rule: not counted as
-  // an honest party slashed by the attack
-  const counted = { ...s, honest: s.honest.filter((a) => a.address !== silent) };
-  const row = await measure(w, counted, before, "18 tie from a silent honest member", `S1 Valid, one honest Fault, one silent (forfeits by rule, left out of honest slashed): ${tie.outcome}; next round ${next.outcome} judged the tie: S1 forfeited ${tokens(bond0 - bond1)}`, DECLARED);
+  const S1 = w.a.S1;
+  const bondOf = async () => (await getAuditor(pub, { auditorRegistry: w.d.auditorRegistry, auditor: S1.address })).bond;
+  const one = await challengeUntilS1Drawn(w, jobId, 2);
+  const two = await challengeUntilS1Drawn(w, jobId, 3);
+  const bond0 = await bondOf();
+  const first = await playPanel(w, one.id, (m) => (m === S1.address ? "Valid" : "honest"));
+  const bond1 = await bondOf();
+  if (bond1 >= bond0) throw new Error(`S1 was not forfeited in dispute ${one.id} (${first.outcome})`);
+  const d = await getDispute(pub, { disputeGame: game, disputeId: two.id });
+  let how: string;
+  if (!d.panel.map((x) => getAddress(x)).includes(S1.address)) how = `S1 no longer on dispute ${two.id}'s panel`;
+  else {
+    const seg = await segmentOf(w, jobId, 3);
+    const byAddress = new Map(Object.values(w.a).map((x) => [x.address, x] as const));
+    const ballots = d.panel.map((x) => {
+      const m = byAddress.get(getAddress(x))!;
+      const vote: PanelVote = m.address === S1.address ? "Valid" : declaredVerdict(jobId, seg.commit.stateHashes, seg.firstStep, 3, seg.prevEnd);
+      return { m, vote, salt: newSalt() };
+    });
+    let refusedAs = "";
+    for (const b of ballots) {
+      const p = commitVote(b.m.c, { disputeGame: game, disputeId: two.id, commitment: voteCommitment(b.vote, b.salt, b.m.address) });
+      if (b.m.address !== S1.address) await p;
+      else refusedAs = await p.then(() => "", (e: unknown) => refused("the forfeited member's commit", Promise.reject(e)));
+    }
+    for (const b of ballots) {
+      if (b.m.address === S1.address && refusedAs) continue;
+      const p = revealVote(b.m.c, { disputeGame: game, disputeId: two.id, vote: VOTE_VALUE[b.vote], salt: b.salt });
+      if (b.m.address !== S1.address) await p;
+      else refusedAs = await p.then(() => "", (e: unknown) => refused("the forfeited member's reveal", Promise.reject(e)));
+    }
+    const tally = await getDispute(pub, { disputeGame: game, disputeId: two.id });
+    if (!refusedAs && tally.validVotes > 0) {
+      throw new AttackSucceeded(`S1, forfeited ${tokens(bond0 - bond1)} in dispute ${one.id}, voted Valid in its other open panel (dispute ${two.id}) and the vote counted (${tally.validVotes} Valid, ${tally.faultVotes} Fault)`);
+    }
+    how = refusedAs ? `S1's vote in dispute ${two.id} refused ${refusedAs}` : `S1's vote in dispute ${two.id} not counted`;
+  }
+  const second = await playPanel(w, two.id, (m) => (m === S1.address ? "Valid" : "honest"));
+  const row = await measure(w, s, before, "25 forfeited voter", `S1 on both panels; dispute ${one.id}: ${first.outcome}, S1 forfeited ${tokens(bond0 - bond1)}; ${how}; dispute ${two.id}: ${second.outcome}`, DECLARED);
   return atLeastNonChallenger(row);
 }
 

@@ -13,7 +13,7 @@
  * the challenger bot instead.
  */
 import { network } from "hardhat";
-import { encodeAbiParameters, getAddress, keccak256, maxUint256, parseEther, type Address, type Hex } from "viem";
+import { encodeAbiParameters, getAddress, keccak256, maxUint256, parseEther, zeroHash, type Address, type Hex } from "viem";
 import {
   approveToken,
   commitSegment,
@@ -25,6 +25,7 @@ import {
   deployMarket,
   devAccount,
   drawPanel,
+  getBallot,
   getDispute,
   getHoldings,
   getJob,
@@ -310,36 +311,75 @@ export type Behaviour = "honest" | PanelVote | "silent";
  * Plays a dispute's panel to its resolution: the seed blocks pass, an honest auditor draws, each member commits and
  * reveals per `behaviour(member)` (honest members recompute with the declared rule), then `resolver` resolves (after
  * the reveal deadline if someone stayed silent). A split Fault is appealed to a larger panel (the dispute stays Open
- * in its next round), which plays by the same behaviour, until the dispute settles. Returns the outcome and the last
- * round's panel.
+ * in its next round), which plays by the same behaviour, until the dispute settles. A member that already committed
+ * (or revealed) in the current round is not asked again, so a round whose panel changed after a resolve (a redrawn
+ * seat) is played on. `others` are actors outside the roster that may sit on the panel. Returns the outcome, the last
+ * round's panel and the number of rounds the dispute reached.
  */
-export async function playPanel(w: World, disputeId: bigint, behaviour: (m: Address) => Behaviour, resolver: Actor = w.a.H1): Promise<{ outcome: string; panel: readonly Address[] }> {
+export async function playPanel(
+  w: World,
+  disputeId: bigint,
+  behaviour: (m: Address) => Behaviour,
+  resolver: Actor = w.a.H1,
+  others: readonly Actor[] = [],
+): Promise<{ outcome: string; panel: readonly Address[]; rounds: number }> {
   const game = w.d.disputeGame;
-  let d = await getDispute(resolver.c.public, { disputeGame: game, disputeId });
-  const blocks = await resolver.c.public.getBlockNumber();
-  if (blocks <= d.seedBlock) await w.mine(Number(d.seedBlock - blocks) + 1);
-  if (!d.panel.length) await drawPanel(resolver.c, { disputeGame: game, disputeId });
-  d = await getDispute(resolver.c.public, { disputeGame: game, disputeId });
-  const byAddress = new Map(Object.values(w.a).map((x) => [x.address, x] as const));
-  const s = await segmentOf(w, d.jobId, Number(d.step));
-  const ballots: { m: Actor; vote: PanelVote; salt: Hex }[] = [];
-  for (const addr of d.panel) {
-    const m = byAddress.get(getAddress(addr));
-    if (!m) throw new Error(`panel member ${addr} is not a bench actor`);
-    const b = behaviour(m.address);
-    if (b === "silent") continue;
-    const vote = b === "honest" ? declaredVerdict(d.jobId, s.commit.stateHashes, s.firstStep, Number(d.step), s.prevEnd) : b;
-    const salt = newSalt();
-    await commitVote(m.c, { disputeGame: game, disputeId, commitment: voteCommitment(vote, salt, m.address) });
-    ballots.push({ m, vote, salt });
+  const pub = resolver.c.public;
+  const byAddress = new Map([...Object.values(w.a), ...others].map((x) => [x.address, x] as const));
+  for (let plays = 0; plays < 12; ++plays) {
+    let d = await getDispute(pub, { disputeGame: game, disputeId });
+    const blocks = await pub.getBlockNumber();
+    if (blocks <= d.seedBlock) await w.mine(Number(d.seedBlock - blocks) + 1);
+    if (!d.panel.length) await drawPanel(resolver.c, { disputeGame: game, disputeId });
+    d = await getDispute(pub, { disputeGame: game, disputeId });
+    const s = await segmentOf(w, d.jobId, Number(d.step));
+    const ballots: { m: Actor; vote: PanelVote; salt: Hex }[] = [];
+    let committed = 0;
+    let revealed = 0;
+    for (const addr of d.panel) {
+      const m = byAddress.get(getAddress(addr));
+      if (!m) throw new Error(`panel member ${addr} is not a bench actor`);
+      const ballot = await getBallot(pub, { disputeGame: game, disputeId, member: m.address });
+      if (ballot.commitment !== zeroHash) {
+        ++committed;
+        if (ballot.vote !== "None") ++revealed;
+        continue;
+      }
+      const b = behaviour(m.address);
+      if (b === "silent") continue;
+      const vote = b === "honest" ? declaredVerdict(d.jobId, s.commit.stateHashes, s.firstStep, Number(d.step), s.prevEnd) : b;
+      const salt = newSalt();
+      await commitVote(m.c, { disputeGame: game, disputeId, commitment: voteCommitment(vote, salt, m.address) });
+      ballots.push({ m, vote, salt });
+    }
+    if (committed + ballots.length < d.panel.length) await w.warpTo(d.commitDeadline + 1n);
+    for (const b of ballots) await revealVote(b.m.c, { disputeGame: game, disputeId, vote: VOTE_VALUE[b.vote], salt: b.salt });
+    if (revealed + ballots.length < d.panel.length) await w.warpTo(d.revealDeadline + 1n);
+    await resolveDispute(resolver.c, { disputeGame: game, disputeId });
+    const after = await getDispute(pub, { disputeGame: game, disputeId });
+    if (after.status !== "Open") return { outcome: after.outcome, panel: after.panel, rounds: Number(after.round) };
   }
-  if (ballots.length < d.panel.length) await w.warpTo(d.commitDeadline + 1n);
-  for (const b of ballots) await revealVote(b.m.c, { disputeGame: game, disputeId, vote: VOTE_VALUE[b.vote], salt: b.salt });
-  if (ballots.length < d.panel.length) await w.warpTo(d.revealDeadline + 1n);
-  await resolveDispute(resolver.c, { disputeGame: game, disputeId });
-  const after = await getDispute(resolver.c.public, { disputeGame: game, disputeId });
-  if (after.status === "Open") return playPanel(w, disputeId, behaviour, resolver);
-  return { outcome: after.outcome, panel: after.panel };
+  throw new Error(`dispute ${disputeId} still open after 12 plays of its panel`);
+}
+
+/**
+ * Actors outside the roster (dev accounts from `firstIndex` on, given gas money), for rows that need larger auditor
+ * pools or more challenger addresses than the roster has. Funded, approved and bonded like roster actors by the caller.
+ */
+export async function extraActors(w: World, prefix: string, count: number, firstIndex: number): Promise<Actor[]> {
+  const out: Actor[] = [];
+  for (let i = 0; i < count; ++i) {
+    const c = providerClients(w.conn.provider, 31337, { account: devAccount(firstIndex + i), pollingIntervalMs: 5 });
+    await w.conn.networkHelpers.setBalance(c.account.address, parseEther("1000"));
+    out.push({ name: `${prefix}${i + 1}`, c, address: getAddress(c.account.address) });
+  }
+  return out;
+}
+
+/** Mints `amount` to `x` and approves every market contract (as newWorld does for roster actors). */
+export async function fund(w: World, x: Actor, amount: bigint = parseEther("1000")): Promise<void> {
+  await mintTestToken(x.c, { token: w.d.token, to: x.address, amount });
+  for (const spender of [w.d.jobMarket, w.d.stakeVault, w.d.auditorRegistry, w.d.disputeGame]) await approveToken(x.c, { token: w.d.token, spender, amount: maxUint256 });
 }
 
 // ---------------------------------------------------------------- the ledger

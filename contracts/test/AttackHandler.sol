@@ -132,6 +132,8 @@ contract AttackHandler is DisputeBase, AttackActors {
     /// @dev Each drawn panel's seed (keccak256(blockhash(seedBlock), disputeId)), recorded at the draw: the snapshot
     /// invariant re-draws from it.
     mapping(uint256 disputeId => bytes32 seed) public ghost_panelSeed;
+    /// @dev The seed each round's panel was drawn with (round 1, then each appeal round), recorded at its draw.
+    mapping(uint256 disputeId => mapping(uint256 round => bytes32 seed)) public ghost_roundSeed;
     uint256 public ghost_churns;
     uint256 public ghost_finalized;
     uint256 public ghost_stalls;
@@ -822,7 +824,10 @@ contract AttackHandler is DisputeBase, AttackActors {
         if (block.number <= d.seedBlock) VMB.roll(d.seedBlock + 1);
         bytes32 seed = _seedNow(id, d);
         try game.drawPanel(id) returns (bool ok) {
-            if (ok) ghost_panelSeed[id] = seed;
+            if (ok) {
+                ghost_panelSeed[id] = seed;
+                ghost_roundSeed[id][d.round] = seed;
+            }
             return ok;
         } catch {
             return false;
@@ -843,6 +848,8 @@ contract AttackHandler is DisputeBase, AttackActors {
             } catch {}
         }
         if (ok && seed != bytes32(0) && game.getDispute(id).panel.length != 0) ghost_panelSeed[id] = seed;
+        // a resolve that drew the round's panel itself, whatever it decided (an appeal opens the next round)
+        if (ok && seed != bytes32(0) && game.roundPanelOf(id, d.round).length != 0) ghost_roundSeed[id][d.round] = seed;
     }
 
     /// @dev The seed a draw of dispute `id` would use now (DisputeGame._tryDraw), or zero when none can be drawn now.
