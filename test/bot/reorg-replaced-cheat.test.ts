@@ -43,6 +43,12 @@ describe("challenger bot across a reorg that replaces a challenged cheating comm
       console.log("intents", bot.db.allIntents().map((i) => [i.key, i.status, i.error ?? ""]));
       expect(seg.audit, "the replacing commit is audited again").to.equal("bad");
       expect(disputes.length, "the replacing cheating commit is challenged").to.equal(1);
+      expect(disputes[0]!.step, "at the replacing commit's first bad step").to.equal(seg.firstBadStep);
+      // nothing sent twice: the stale round (keyed by the removed commit) was replaced by no-ops, never rebroadcast
+      const rows = bot.db.allIntents();
+      const stale = rows.filter((i) => i.cancel !== 0);
+      expect(stale.map((i) => [i.kind, i.status]), "the removed commit's round").to.deep.equal([["approveBond", "superseded"], ["commitChallenge", "superseded"], ["challenge", "superseded"]]);
+      expect(rows.filter((i) => i.kind === "challenge" && i.status === "confirmed"), "one challenge confirmed").to.have.length(1);
     } finally {
       bot.close();
     }
