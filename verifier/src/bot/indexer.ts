@@ -40,8 +40,10 @@ export type ScanResult = {
 export class Indexer {
   private readonly ctx: BotContext;
   private lastHead: string | undefined;
-  /** Reorgs seen since start (metrics, tests). */
+  /** Reorgs seen (each rolled back) since start (metrics, tests). */
   reorgs = 0;
+  /** Blocks rolled back since start, over every reorg (metrics). */
+  rolledBackBlocks = 0;
 
   constructor(ctx: BotContext) {
     this.ctx = ctx;
@@ -122,6 +124,7 @@ export class Indexer {
       touched.add(jobId);
     }
     log.warn({ event: "reorg", from: cursor.toString(), ancestor: ancestor.toString(), jobs: jobs.map(String) }, `reorg: block ${cursor} is no longer canonical; rolled back to block ${ancestor} and re-indexing`);
+    this.rolledBackBlocks += Number(cursor - ancestor);
     return Number(cursor - ancestor);
   }
 

@@ -8,7 +8,8 @@
  * problem naming the fix, and refuses (exit 2) only when the deployment does not match the chain. With `--metrics-port N`
  * it also serves GET /healthz and a Prometheus GET /metrics on 127.0.0.1:N (`--metrics-host` to change; bot/metrics.ts).
  * With `--json` the bot's log records go to stdout as JSON, one object per line, and the run ends with one
- * `{"event":"summary",...}` line instead of the text summary (the record fields, the `event` names and the summary's
+ * `{"event":"summary",...}` line instead of the text summary (both count this run's audits, receipts and transactions,
+ * not earlier runs' kept in the database) (the record fields, the `event` names and the summary's
  * keys are listed in docs/cli-json.md).
  */
 import { join } from "node:path";
@@ -134,7 +135,14 @@ export function registerAuditor(program: Command): void {
         metrics = await startMetricsServer({
           port: Number(metricsPort),
           host: opts.metricsHost as string,
-          view: { summary: () => bot.summary(), funds: () => getAuditorFunds(clients.public, { deployment, account }), blockNumber: () => clients.public.getBlockNumber(), running: () => running },
+          view: {
+            summary: () => bot.summary(),
+            funds: () => getAuditorFunds(clients.public, { deployment, account }),
+            blockNumber: () => clients.public.getBlockNumber(),
+            running: () => running,
+            health: () => bot.health(),
+            chainCounters: () => bot.chainCounters(),
+          },
         });
         process.stderr.write(`pouw: metrics at ${metrics.url}/metrics, health at ${metrics.url}/healthz\n`);
       }
@@ -154,10 +162,11 @@ export function registerAuditor(program: Command): void {
     }
     running = false;
     await metrics?.close();
-    const s = bot.summary();
+    // this run's work (not what the database holds from earlier runs); intents waiting for funds as they stand now
+    const s = bot.runSummary();
     bot.close();
     const bad = s.audits.filter((a) => !a.ok);
-    const waiting = s.intents.filter((i) => i.status === "pending" && i.error?.startsWith("waiting for funds")).length;
+    const waiting = s.waitingForFunds;
     const lost = s.intents.filter((i) => i.kind === "challenge" && i.status === "failed").length;
     const confirmed = s.intents.filter((i) => i.status === "confirmed").length;
     if (opts.json) {
