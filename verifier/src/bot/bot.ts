@@ -29,7 +29,7 @@ import { fetchManifest } from "../market/manifest-store.ts";
 import { Auditor } from "./auditor.ts";
 import { botContext, ethDown, ethUp, fundingFix, tokens, type BotContext, type BotOptions } from "./context.ts";
 import type { BotDb } from "./db.ts";
-import { tenureIntent, Gate } from "./gate.ts";
+import { heldUntil, ownOpenDisputes, tenureIntent, Gate } from "./gate.ts";
 import { Indexer } from "./indexer.ts";
 import { formatIntentKey } from "./intent-key.ts";
 import { Outbox } from "./outbox.ts";
@@ -291,7 +291,8 @@ export class ChallengerBot {
       const d = funds.deposit;
       const held = this.ownOpenDisputes();
       // a deposit out in this bot's own open dispute is not lost: it comes back (or is forfeited) at resolution
-      const heldNote = held.length > 0 ? `; ${held.length === 1 ? "a deposit is" : `${held.length} deposits are`} held in this bot's open dispute${held.length === 1 ? "" : "s"} (${held.map((x) => `job ${x.jobId} step ${x.step}`).join(", ")}), returned at resolution` : "";
+      const until = await heldUntil(this.ctx, held);
+      const heldNote = held.length > 0 ? `; ${held.length === 1 ? "a deposit is" : `${held.length} deposits are`} held in this bot's open dispute${held.length === 1 ? "" : "s"} (${held.map((x) => `job ${x.jobId} step ${x.step}`).join(", ")}), returned at resolution${until ? ` (after ${until})` : ""}` : "";
       report.problems.push({
         kind: "tokens",
         message: `token balance ${tokens(funds.tokenBalance)} < the deposit of one challenge ${tokens(d.amount)} (${d.jobId === undefined ? "the floor: bond minimum plus panel fees" : `job ${d.jobId}, the largest among the jobs followed`}; short ${tokens(d.amount - funds.tokenBalance)}): ${held.length > 0 ? "a further bad step found now would wait for the tokens" : "a bad step found now would not be challenged"}${heldNote}`,
@@ -331,26 +332,22 @@ export class ChallengerBot {
       { event: "startup", ...summary },
       `auditor ${this.ctx.me}: bond ${summary.bond} (${funds.active ? "active" : "NOT ACTIVE"}), tokens ${summary.tokens}` +
         `${summary.deposit === null ? "" : ` for a deposit of ${summary.deposit}`}, ETH ${summary.eth} (a challenge's gas ~${summary.challengeGas}), ` +
-        `following ${followed.length} job${followed.length === 1 ? "" : "s"}, audit rate ${summary.auditRates}: ${ready ? "ready" : onlyHeld ? "ready; its deposit is out in its open dispute, so a further challenge waits for tokens (see the error)" : "CANNOT ACT, see the errors"}`,
+        `following ${followed.length} job${followed.length === 1 ? "" : "s"}, audit rate ${summary.auditRates}: ${ready ? "ready" : onlyHeld ? "ready; its deposit is out in its open dispute, so a further challenge waits for tokens (see the next line)" : "CANNOT ACT, see the errors"}`,
     );
     for (const p of report.problems) {
       const line = `${p.message}; fix: ${p.fix}`;
       if (warnOnly.has(p.kind)) this.log.warn({ event: "problem", problem: p.kind, fix: p.fix }, line);
+      // a deposit out in its own open dispute is the bot acting, not a fault: info, with when it frees up
+      else if (p.kind === "tokens" && (p.held ?? 0) > 0) this.log.info({ event: "deposit-held", problem: p.kind, held: p.held, fix: p.fix }, line);
       else this.log.error({ event: "problem", problem: p.kind, fix: p.fix }, line);
     }
     this.lastHeartbeat = this.ctx.now();
     return report;
   }
 
-  /** This bot's challenges that are on chain and whose dispute it follows as not yet resolved. */
-  private ownOpenDisputes(): { jobId: string; step: number }[] {
-    const open = (JSON.parse(this.db.getMeta("disputes") ?? "[]") as { jobId: string; step: number; done: boolean }[]).filter((f) => !f.done);
-    const mine = this.db
-      .allIntents()
-      .filter((i) => i.kind === "challenge" && i.status === "confirmed")
-      .map((i) => (JSON.parse(i.payload) as { finding?: { jobId: string; step: number } }).finding)
-      .filter((f): f is { jobId: string; step: number } => f !== undefined);
-    return mine.filter((m) => open.some((o) => o.jobId === m.jobId && o.step === m.step));
+  /** This bot's challenges that are on chain and whose dispute it follows as not yet resolved (gate.ts). */
+  private ownOpenDisputes(): { id: string; jobId: string; step: number }[] {
+    return ownOpenDisputes(this.db);
   }
 
   /**

@@ -22,7 +22,7 @@ import { backoffMs, type BotContext } from "./context.ts";
 import type { IntentRow } from "./db.ts";
 import { FINAL_STATUSES } from "./auditor.ts";
 import { Gate, GATED_KINDS } from "./gate.ts";
-import { formatIntentKey, parseIntentKey, roundOf } from "./intent-key.ts";
+import { formatIntentKey, parseIntentKey, ROUND_KINDS, roundOf } from "./intent-key.ts";
 
 /** Mined-and-reverted transactions of one intent before it is recorded as failed. */
 const MAX_MINED_REVERTS = 3;
@@ -107,6 +107,13 @@ export class Outbox {
         return;
       }
       if (await this.alreadyDone(i)) {
+        if ((ROUND_KINDS as readonly string[]).includes(i.kind)) {
+          // another challenger's dispute on the same step and leaf: the panel decides the same fault; a second one only costs
+          const f = (JSON.parse(i.payload) as { finding?: { jobId: string; step: number } }).finding;
+          this.ctx.db.intentDone(i.id, "superseded", `standing down: a challenge of the same fault (job ${f?.jobId} step ${f?.step}) is already on chain`);
+          log.info({ event: "stand-down", step: f?.step }, `standing down: a challenge of the same fault (job ${f?.jobId} step ${f?.step}) is already on chain; not sending ${i.kind}`);
+          return;
+        }
         this.ctx.db.intentDone(i.id, "superseded", "already done on chain");
         log.info("already done on chain; not sending");
         return;
@@ -175,7 +182,7 @@ export class Outbox {
           return true;
         case "defer":
           this.ctx.db.intentDeferred(i.id, d.reason, d.retryAt);
-          if (d.shortfall) this.logShortfall(i, log, d.shortfall.why, d.shortfall.fix);
+          if (d.shortfall) this.logShortfall(i, log, d.shortfall);
           return false;
         case "close":
           this.closeChallenge(i, d.status, d.reason, log);
@@ -209,14 +216,25 @@ export class Outbox {
     else log.info({ reason }, `challenge not needed: ${reason}`);
   }
 
-  /** Logs a shortfall at error once per challenge round and per distinct shortfall (at debug when it repeats). */
-  private logShortfall(i: IntentRow, log: Logger, why: string, fix: string): void {
+  /**
+   * Logs a shortfall once per challenge round and per distinct shortfall (at debug when it repeats): at error, unless
+   * the tokens are short only because this bot's own deposits are out in its open disputes (info, with when they free up).
+   */
+  private logShortfall(i: IntentRow, log: Logger, s: { why: string; fix: string; held?: number; heldUntil?: string }): void {
+    const { why, fix } = s;
     const round = shortfallKey(i);
     if (this.shortfallLogged.get(round) === why) {
       log.debug({ shortfall: why }, "still waiting for funds");
       return;
     }
     this.shortfallLogged.set(round, why);
+    if (s.held) {
+      log.info(
+        { event: "deposit-held", shortfall: why, held: s.held, heldUntil: s.heldUntil ?? null, fix },
+        `challenge waits for a deposit: ${s.held === 1 ? "this bot's deposit is" : `${s.held} deposits of this bot are`} held in its open dispute${s.held === 1 ? "" : "s"}, returned at resolution${s.heldUntil ? ` (after ${s.heldUntil})` : ""}; ${why}; to challenge sooner: ${fix}`,
+      );
+      return;
+    }
     log.error({ event: "cannot-challenge", shortfall: why, fix }, `CANNOT CHALLENGE: ${why}; the challenge stays pending and goes out when funded: ${fix}`);
   }
 
