@@ -151,6 +151,13 @@ describe("pouw on a market: errors, read-only commands, listings, Ctrl-C (in-pro
       r = await runPouw(["auditor", "status", "--json", "--address", auditor, ...as()]);
       expect(r.code, r.stderr).to.equal(0);
       expect(JSON.parse(r.stdout)).to.deep.include({ account: auditor, bond: (5n * 10n ** 18n).toString(), status: "Active", panelPool: { eligible: 4, panelSize: 3, needed: 4, enough: true } });
+      // 15 tokens left after the bond: bonded, deposits funded, gas: its bot can act
+      expect(JSON.parse(r.stdout)).to.deep.include({ canAct: true, reasons: [] });
+      expect(JSON.parse(r.stdout).depositsFunded).to.be.greaterThan(0);
+      // the buyer is not bonded: cannot act, with the reason
+      r = await runPouw(["auditor", "status", "--json", "--address", getAddress(job.mk(1).account.address), ...as()]);
+      expect(JSON.parse(r.stdout).canAct).to.equal(false);
+      expect(JSON.parse(r.stdout).reasons.map((x: { kind: string }) => x.kind)).to.include("unbonded");
       r = await runPouw(["auditor", "status", ...as()]);
       expect([r.code, r.stderr]).to.deep.equal([2, "pouw: give the account: --address 0x.. (or a key with --keystore / --hardhat-keystore / --private-key)\n"]);
     });
