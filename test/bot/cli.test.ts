@@ -53,11 +53,21 @@ describe("pouw auditor run|fund (in-process)", function () {
     expect(r.stderr).to.match(new RegExp(`pouw: token balance 0 < 2: transfer 2 tokens \\(0x[0-9a-fA-F]{40}\\) to ${me} or pass --mint on the dev chain\\n$`));
     r = await run(["auditor", "fund", "--mint", ...as(3)]);
     expect(r.code, r.stderr).to.equal(0);
-    expect(r.stdout).to.match(/^token balance 1\.15; one challenge deposit is 1\.15 \(the floor: minimum challenger bond \+ panel fees, no open job\); ETH [0-9.]+ \(a challenge's gas ~[0-9.]+\); the bot approves DisputeGame for each deposit itself\n  mint tx 0x[0-9a-f]{64} in block \d+\n$/);
+    expect(r.stdout).to.match(/^token balance 1\.15; one challenge deposit is 1\.15 \(the floor: minimum challenger bond \+ panel fees, no open job\): 1 concurrent disputes funded; ETH [0-9.]+ \(a challenge's gas ~[0-9.]+\); the bot approves DisputeGame for each deposit itself\n  mint tx 0x[0-9a-f]{64} in block \d+\n$/);
+
+    // three concurrent disputes: the balance reaches three deposits (the 1.15 held, 2.3 minted)
+    r = await run(["auditor", "fund", "--disputes", "3", "--mint", "--json", ...as(3)]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(JSON.parse(r.stdout)).to.deep.include({ tokenBalance: "3450000000000000000", depositsFunded: "3" });
+    expect(JSON.parse(r.stdout).txs).to.have.length(1);
+    r = await run(["auditor", "fund", "--disputes", "0", ...as(3)]);
+    expect([r.code, r.stderr]).to.deep.equal([2, 'pouw: --disputes must be a whole number from 1 to 999, got "0"\n']);
+    r = await run(["auditor", "fund", "2", "--disputes", "2", ...as(3)]);
+    expect([r.code, r.stderr]).to.deep.equal([2, "pouw: give AMOUNT or --disputes N, not both\n"]);
 
     r = await run(["auditor", "run", "--once", "--log-format", "pretty", ...as(3)]);
     expect(r.code, r.stderr).to.equal(0);
-    expect(r.stderr).to.match(/ INFO  bot: auditor 0x[0-9a-fA-F]{40}: bond 100 \(active\), tokens 1\.15 for a deposit of 1\.15, .*: ready /);
+    expect(r.stderr).to.match(/ INFO  bot: auditor 0x[0-9a-fA-F]{40}: bond 100 \(active\), tokens 3\.45 for a deposit of 1\.15, .*: ready /);
     expect(r.stderr).to.not.match(/ ERROR /);
 
     // a deployment whose contracts are not on this chain: refused with one line, exit 2

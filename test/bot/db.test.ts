@@ -77,4 +77,38 @@ describe("bot database: rows come out as domain objects", () => {
       db.close();
     }
   });
+  it("a rollback marks the signed intents about a removed commit for cancelling, and forgets the disputes read from orphaned blocks", () => {
+    const db = new BotDb(join(dir, "rollback.sqlite"));
+    try {
+      const jobId = 3n;
+      db.upsertJob({ jobId, buyer: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", manifestUri: "mem://m", manifestHash: h(1), segments: 2, stepsPerSegment: 4, status: "Active" });
+      // segment 0 committed in block 10 (survives), segment 1 in block 20 (removed by a reorg back to block 15)
+      for (const [segment, block] of [[0, 10n], [1, 20n]] as const) {
+        db.insertSegment({ jobId, segment, traceRoot: h(segment + 2), endStateHash: h(9), stateHashes: [h(9)], checkpointCid: "c", lossE6: 1n, block, blockHash: h(100 + segment) });
+        db.recordEvent({ block, logIndex: 0, jobId, name: "SegmentCommitted" });
+        db.setBlockHash(block, h(100 + segment));
+      }
+      const mk = (key: string, kind: string, segment: number) => db.addIntent({ key, kind, jobId: "3", segment, payload: { to: h(1), data: "0x" } });
+      const signedOn1 = mk("challenge:3:1:c000000000065", "challenge", 1);
+      db.intentSigned(signedOn1.id, h(50), "0x01", 4);
+      const pendingOn1 = mk("approveBond:3:1:c000000000065", "approveBond", 1);
+      const signedOn0 = mk("challenge:3:0:c000000000064", "challenge", 0);
+      db.intentSigned(signedOn0.id, h(51), "0x02", 5);
+      db.setMeta("disputes", JSON.stringify([{ id: "1", block: "12", done: false }, { id: "2", block: "18", done: false }, { id: "3", done: true }]));
+      db.setMeta("disputeCursor", "22");
+      db.setMeta("cursor", "22");
+
+      expect(db.rollback(15n)).to.deep.equal([jobId]);
+      expect(db.segment(jobId, 1), "the removed commit").to.equal(undefined);
+      expect(db.intent(pendingOn1.id), "a never-signed intent about it is dropped").to.equal(undefined);
+      const stale = db.intent(signedOn1.id)!;
+      expect([stale.status, stale.cancel]).to.deep.equal(["signed", 1]);
+      expect(stale.error).to.match(/^stale: the commit of segment 1 it is about was removed by a reorg \(rolled back to block 15\)/);
+      expect(db.intent(signedOn0.id)!.cancel, "an intent about a surviving commit is kept as it is").to.equal(0);
+      expect((JSON.parse(db.getMeta("disputes")!) as { id: string }[]).map((d) => d.id), "dispute 2 was read from an orphaned block").to.deep.equal(["1", "3"]);
+      expect([db.getMeta("disputeCursor"), db.getMeta("cursor")]).to.deep.equal(["15", "15"]);
+    } finally {
+      db.close();
+    }
+  });
 });

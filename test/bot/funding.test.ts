@@ -11,6 +11,7 @@ import pino from "pino";
 import { parseEther, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { BotConfigError, ChallengerBot } from "../../verifier/src/bot/index.ts";
+import { commitTag } from "../../verifier/src/bot/intent-key.ts";
 import { getAuditorFunds, getRequiredDeposit, mintTestToken, providerClients } from "../../verifier/src/chain/index.ts";
 import { cheatingJob, type CheatingJob } from "./fixture.ts";
 
@@ -39,6 +40,9 @@ function botOf(f: CheatingJob, rec: ReturnType<typeof recorder>, clock: { t: num
     heartbeatMs: 60_000,
   });
 }
+
+/** The `J:S:cC` part of the intent keys about the commit of segment `segment` the bot holds (intent-key.ts). */
+const at = (b: ChallengerBot, jobId: bigint, segment = 0) => `${jobId}:${segment}:c${commitTag(b.db.segment(jobId, segment)!.blockHash)}`;
 
 const challengeRows = (b: ChallengerBot) => b.summary().intents.filter((i) => i.kind === "approveBond" || i.kind === "challenge");
 
@@ -73,7 +77,7 @@ describe("bot funding: deposit and gas checked before a challenge", function () 
     expect(cannot()[0]!.msg).to.equal(
       `CANNOT CHALLENGE: token balance 0 < deposit ${fmt(deposit)} (short ${fmt(deposit)}); the challenge stays pending and goes out when funded: pouw auditor fund ${fmt(deposit)} --mint`,
     );
-    expect(cannot()[0]!.intent).to.equal(`approveBond:${f.jobId}:0`);
+    expect(cannot()[0]!.intent).to.equal(`approveBond:${at(bot, f.jobId)}`);
     expect(rec.lines.some((l) => l.level === 40 && l.msg === "intent failed")).to.equal(false);
 
     // backoff: the same clock reading re-checks nothing; a minute later the re-check repeats nothing at error, and the
@@ -110,8 +114,11 @@ describe("bot funding: deposit and gas checked before a challenge", function () 
     const again = botOf(f, rec2, clock);
     const r2 = await again.startup();
     expect(r2.problems.map((p) => [p.kind, p.held])).to.deep.equal([["tokens", 1]]);
-    expect(rec2.errors()[0]!.msg).to.contain(`a further bad step found now would wait for the tokens; a deposit is held in this bot's open dispute (job ${f.jobId} step 2), returned at resolution`);
-    expect(rec2.infos()[0]!.msg).to.match(/: ready; its deposit is out in its open dispute, so a further challenge waits for tokens \(see the error\)$/);
+    // INFO, not ERROR: the deposit is out in its own dispute, with when it frees up (the dispute's reveal deadline)
+    expect(rec2.errors()).to.deep.equal([]);
+    const heldLine = rec2.infos().find((l) => l.event === "deposit-held")!;
+    expect(heldLine.msg).to.match(new RegExp(`a further bad step found now would wait for the tokens; a deposit is held in this bot's open dispute \\(job ${f.jobId} step 2\\), returned at resolution \\(after \\d{4}-\\d\\d-\\d\\dT`));
+    expect(rec2.infos()[0]!.msg).to.match(/: ready; its deposit is out in its open dispute, so a further challenge waits for tokens \(see the next line\)$/);
     again.close();
   });
 
@@ -125,7 +132,7 @@ describe("bot funding: deposit and gas checked before a challenge", function () 
     await bot.tick();
     // the commitment went out at once; the challenge waits for the tokens
     const commits = () => bot.summary().intents.filter((i) => i.kind === "commitChallenge");
-    expect(commits().map((i) => [i.key, i.status])).to.deep.equal([[`commitChallenge:${f.jobId}:0`, "confirmed"]]);
+    expect(commits().map((i) => [i.key, i.status])).to.deep.equal([[`commitChallenge:${at(bot, f.jobId)}`, "confirmed"]]);
     expect(challengeRows(bot).map((r) => r.status)).to.deep.equal(["pending", "pending"]);
     // longer than CHALLENGE_COMMITMENT_TTL_BLOCKS (256) pass before the tokens arrive
     await f.conn.networkHelpers.mine(300);
@@ -136,8 +143,8 @@ describe("bot funding: deposit and gas checked before a challenge", function () 
     }
     expect(rec.lines.some((l) => l.msg === "challenge commitment expired while the challenge waited: committing again, then the challenge")).to.equal(true);
     expect(commits().map((i) => [i.key, i.status])).to.deep.equal([
-      [`commitChallenge:${f.jobId}:0`, "confirmed"],
-      [`commitChallenge:${f.jobId}:0:renew1`, "confirmed"],
+      [`commitChallenge:${at(bot, f.jobId)}`, "confirmed"],
+      [`commitChallenge:${at(bot, f.jobId)}:renew1`, "confirmed"],
     ]);
     const opened = await f.disputes();
     expect(opened).to.have.length(1);
@@ -155,15 +162,15 @@ describe("bot funding: deposit and gas checked before a challenge", function () 
     await bot.tick();
     // the pair's approval counts as done (say, sent, then the allowance was spent or reset outside the bot): the
     // challenge finds the allowance at 0 and records and sends a new approval before it goes out
-    const approve = bot.db.intentByKey(`approveBond:${f.jobId}:0`)!;
+    const approve = bot.db.intentByKey(`approveBond:${at(bot, f.jobId)}`)!;
     bot.db.intentDone(approve.id, "confirmed");
     await mintTestToken(f.auditors[0]!, { token: f.d.token, to: me, amount: parseEther("2") });
     clock.t += 10_000;
     await bot.tick();
     expect(challengeRows(bot).map((r) => [r.key, r.status])).to.deep.equal([
-      [`approveBond:${f.jobId}:0`, "confirmed"],
-      [`challenge:${f.jobId}:0`, "confirmed"],
-      [`approveBond:${f.jobId}:0:top1`, "confirmed"],
+      [`approveBond:${at(bot, f.jobId)}`, "confirmed"],
+      [`challenge:${at(bot, f.jobId)}`, "confirmed"],
+      [`approveBond:${at(bot, f.jobId)}:top1`, "confirmed"],
     ]);
     expect(rec.lines.some((l) => l.level === 40 && l.msg === "allowance to DisputeGame is below the deposit: approving again")).to.equal(true);
     expect((await f.disputes()).map((d) => d.challenger)).to.deep.equal([me]);
@@ -207,7 +214,7 @@ describe("bot funding: deposit and gas checked before a challenge", function () 
     expect(challenge.status).to.equal("failed");
     expect(challenge.error).to.match(new RegExp(`^finding lost: challenge refused: job ${f.jobId}'s challenge window closed at \\d{4}-\\d\\d-\\d\\dT[0-9:]+Z \\(chain time [0-9T:-]+Z\\) \\[JobMarketChallengeWindowClosed\\]$`));
     const line = rec.errors().find((l) => l.msg.startsWith("FINDING LOST"))!;
-    expect(line.intent).to.equal(`challenge:${f.jobId}:0`);
+    expect(line.intent).to.equal(`challenge:${at(bot, f.jobId)}`);
     expect(line.reason).to.equal(challenge.error);
     expect(await f.disputes()).to.have.length(0);
     bot.close();

@@ -12,8 +12,12 @@ import { join } from "node:path";
 import { parseEventLogs } from "viem";
 import type { ChallengerBot } from "../../verifier/src/bot/index.ts";
 import { getJob, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
+import { commitTag } from "../../verifier/src/bot/intent-key.ts";
 import { BallotStore, servePanel } from "../../verifier/src/dispute/index.ts";
 import { botMarketPerFile, postCheatingJob, type CheatingJob as Setup } from "./fixture.ts";
+
+/** The `J:S:cC` part of the intent keys about the commit of segment `segment` the bot holds (intent-key.ts). */
+const at = (b: ChallengerBot, jobId: bigint, segment: number) => `${jobId}:${segment}:c${commitTag(b.db.segment(jobId, segment)!.blockHash)}`;
 
 const WINDOW = 60; // commit and reveal windows, seconds
 
@@ -57,10 +61,9 @@ describe("bot dispute step: a new round after its own NoDecision", function () {
     bots[0]!.close();
     const recorder = s.bot(0);
     await s.hooks(s.auditors[0]!, 0).drive({ db: recorder.db, me: s.auditors[0]!.account.address, log: recorder.log, store: s.store, runFor: async () => undefined });
-    const J = s.jobId.toString();
     expect(challengeKeys(recorder)).to.deep.equal([
-      [`challenge:${J}:${first.segment}`, "confirmed"],
-      [`challenge:${J}:${first.segment}:r2`, "pending"],
+      [`challenge:${at(recorder, s.jobId, first.segment)}`, "confirmed"],
+      [`challenge:${at(recorder, s.jobId, first.segment)}:r2`, "pending"],
     ]);
     expect(await s.disputes()).to.have.length(1);
     recorder.close();
@@ -74,8 +77,8 @@ describe("bot dispute step: a new round after its own NoDecision", function () {
     expect(second.challenger).to.equal(s.auditors[0]!.account.address);
     expect(second.step).to.equal(first.step);
     expect(challengeKeys(bots[0])).to.deep.equal([
-      [`challenge:${J}:${first.segment}`, "confirmed"],
-      [`challenge:${J}:${first.segment}:r2`, "confirmed"],
+      [`challenge:${at(bots[0], s.jobId, first.segment)}`, "confirmed"],
+      [`challenge:${at(bots[0], s.jobId, first.segment)}:r2`, "confirmed"],
     ]);
 
     // round 2: every bot ticks; the panel (the three other bots) votes Fault
@@ -123,7 +126,7 @@ describe("bot dispute step: a new round after its own NoDecision", function () {
       await bots[0]!.tick();
     }
     expect(await s.disputes()).to.have.length(1);
-    expect(challengeKeys(bots[0]!)).to.deep.equal([[`challenge:${s.jobId}:${first.segment}`, "confirmed"]]);
+    expect(challengeKeys(bots[0]!)).to.deep.equal([[`challenge:${at(bots[0]!, s.jobId, first.segment)}`, "confirmed"]]);
     bots[0]!.close();
   });
 
@@ -138,7 +141,7 @@ describe("bot dispute step: a new round after its own NoDecision", function () {
       await bots[0]!.tick();
     }
     expect(await s.disputes()).to.have.length(1);
-    expect(challengeKeys(bots[0]!)).to.deep.equal([[`challenge:${s.jobId}:${first.segment}`, "confirmed"]]);
+    expect(challengeKeys(bots[0]!)).to.deep.equal([[`challenge:${at(bots[0]!, s.jobId, first.segment)}`, "confirmed"]]);
     bots[0]!.close();
   });
 });

@@ -74,7 +74,7 @@ describe("pouw on a market: errors, read-only commands, listings, Ctrl-C (in-pro
         ["buyer", "status", "9"],
         ["buyer", "fetch", "9", "--out", join(dir, "out")],
         ["buyer", "cancel", "9", ...as(1)],
-        ["dispute", "status", "9"],
+        ["dispute", "status", "--job", "9"],
         ["provider", "accept", "9", ...as(2)],
         ["provider", "run", "9", ...as(2)],
         ["provider", "claim", "9", ...as(2)],
@@ -106,8 +106,14 @@ describe("pouw on a market: errors, read-only commands, listings, Ctrl-C (in-pro
       expect(r.stdout).to.match(new RegExp(`^claimable credit of ${buyer}: 0 \\S+ \\(0 \\S+ refunds and pay, 0 \\S+ slash shares; pouw buyer claim\\)$`, "m"));
       r = await runPouw(["buyer", "status", "1", "--address", "0x123", ...as()]);
       expect([r.code, r.stderr]).to.deep.equal([2, 'pouw: --address must be an address, got "0x123"\n']);
+      r = await runPouw(["dispute", "status", "--job", "1", ...as()]);
+      expect([r.code, r.stdout], r.stderr).to.deep.equal([0, "job 1: no disputes\n"]);
+      // a dispute id, not a job id: the job has none
       r = await runPouw(["dispute", "status", "1", ...as()]);
-      expect(r.code, r.stderr).to.equal(0);
+      expect([r.code, r.stderr]).to.deep.equal([2, "pouw: dispute 1 does not exist\n"]);
+      r = await runPouw(["dispute", "status", "1", "--job", "1", ...as()]);
+      expect(r.code).to.equal(2);
+      expect(r.stderr).to.match(/^pouw: give a dispute id \(pouw dispute status 1\) or a job/);
       r = await runPouw(["buyer", "fetch", "1", "--out", join(dir, "out"), ...as()]);
       expect(r.stderr).to.match(/^pouw: job 1 is Committed: its provenance is anchored by the final provider after finalize/);
     });
@@ -145,6 +151,13 @@ describe("pouw on a market: errors, read-only commands, listings, Ctrl-C (in-pro
       r = await runPouw(["auditor", "status", "--json", "--address", auditor, ...as()]);
       expect(r.code, r.stderr).to.equal(0);
       expect(JSON.parse(r.stdout)).to.deep.include({ account: auditor, bond: (5n * 10n ** 18n).toString(), status: "Active", panelPool: { eligible: 4, panelSize: 3, needed: 4, enough: true } });
+      // 15 tokens left after the bond: bonded, deposits funded, gas: its bot can act
+      expect(JSON.parse(r.stdout)).to.deep.include({ canAct: true, reasons: [] });
+      expect(JSON.parse(r.stdout).depositsFunded).to.be.greaterThan(0);
+      // the buyer is not bonded: cannot act, with the reason
+      r = await runPouw(["auditor", "status", "--json", "--address", getAddress(job.mk(1).account.address), ...as()]);
+      expect(JSON.parse(r.stdout).canAct).to.equal(false);
+      expect(JSON.parse(r.stdout).reasons.map((x: { kind: string }) => x.kind)).to.include("unbonded");
       r = await runPouw(["auditor", "status", ...as()]);
       expect([r.code, r.stderr]).to.deep.equal([2, "pouw: give the account: --address 0x.. (or a key with --keystore / --hardhat-keystore / --private-key)\n"]);
     });

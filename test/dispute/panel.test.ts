@@ -241,7 +241,7 @@ describe("dispute: panel path end to end", function () {
     expect(await env.provider.public.readContract({ address: env.d.stakeVault, abi: stakeVaultAbi, functionName: "lockedFor", args: [env.provider.account.address, jobId] })).to.equal(0n);
   });
 
-  it("openChallenge refuses an audit that passed, and pouw dispute status rejects a bad job id", async () => {
+  it("openChallenge refuses an audit that passed, and pouw dispute status rejects a bad dispute id", async () => {
     try {
       await openChallenge(env.challenger, { disputeGame: env.d.disputeGame, token: env.d.token, jobId: 1n, audit: { ok: true, proof: null }, endStateHash: `0x${"00".repeat(32)}` as Hex });
       expect.fail("expected DisputeInputError");
@@ -250,7 +250,7 @@ describe("dispute: panel path end to end", function () {
     }
     const r = pouw(["dispute", "status", "abc"]);
     expect(r.status).to.equal(2);
-    expect(r.stderr).to.match(/JOB must be a job id/);
+    expect(r.stderr).to.match(/DISPUTE must be a dispute id/);
   });
 });
 

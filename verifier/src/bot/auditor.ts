@@ -42,7 +42,10 @@ import { CHECK_BITS, checksMask, jobMarketDomain, signAuditReceipt, VERDICT, typ
 import { tokens, type BotContext } from "./context.ts";
 import type { CommittedSegment } from "./db.ts";
 import type { Finding, IntentSpec } from "./dispute.ts";
-import { formatIntentKey } from "./intent-key.ts";
+import { commitTag, formatIntentKey } from "./intent-key.ts";
+
+/** Job statuses after which nothing is paid on a receipt: the job ended. */
+export const FINAL_STATUSES: ReadonlySet<string> = new Set(["Finalized", "Refunded", "Cancelled"]);
 import { isSampled } from "./sampler.ts";
 
 /** Whether an AuditReceipt can state the check (the state screen has no receipt bit). */
@@ -333,7 +336,7 @@ export class Auditor {
     const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment });
     const finding: Finding | undefined = verdict.ok
       ? undefined
-      : { market: target.market, jobId, segment: s.segment, traceRoot: target.traceRoot, endStateHash: target.endStateHash, claim: verdict.proof, kind: verdict.failure?.kind ?? "unknown", ...(verdict.noClaim ? { noClaim: verdict.noClaim } : {}) };
+      : { market: target.market, jobId, segment: s.segment, ...(commitTag(s.blockHash) === undefined ? {} : { commit: commitTag(s.blockHash) }), traceRoot: target.traceRoot, endStateHash: target.endStateHash, claim: verdict.proof, kind: verdict.failure?.kind ?? "unknown", ...(verdict.noClaim ? { noClaim: verdict.noClaim } : {}) };
     // read before the transaction below (requiredBond): the audit result and its challenge intents are stored together
     const challengeable = finding && this.ctx.dispute.available && (await this.circuitTermsHold(run, jobId)) && (!finding.claim || (await this.challengePays(jobId)));
     const challenge = challengeable ? await this.ctx.dispute.challengeIntents(finding) : [];
@@ -359,15 +362,21 @@ export class Auditor {
       const receipt = { jobId, segment: s.segment, traceRoot: target.traceRoot, checks: checksMask(verdict.checks.filter(hasReceiptBit)), sampledSteps: verdict.stepsChecked, verdict: VERDICT.ok };
       const domain = jobMarketDomain(BigInt(this.ctx.clients.wallet.chain.id), this.ctx.deployment.jobRecords);
       const signature = await signAuditReceipt(this.ctx.clients.account as never, domain, receipt);
-      const anchored = await this.canAnchor();
+      // a receipt of a job that already ended changes nothing the market pays out: signed and kept, never anchored
+      const ended = FINAL_STATUSES.has(this.ctx.db.job(jobId)?.status ?? "");
+      const anchored = !ended && (await this.canAnchor());
       this.ctx.db.tx(() => {
         this.ctx.db.saveReceipt({ jobId: String(s.jobId), segment: s.segment, verdict: receipt.verdict, checks: receipt.checks, sampledSteps: receipt.sampledSteps, traceRoot: receipt.traceRoot, signature });
         if (anchored) {
           const call = encodeCall(recordReceiptCall({ jobRecords: this.ctx.deployment.jobRecords, receipt, endStateHash: target.endStateHash, signature }));
-          this.ctx.db.addIntent({ key: formatIntentKey({ kind: "receipt", jobId, segment: s.segment }), kind: "recordReceipt", jobId: String(s.jobId), segment: s.segment, payload: call });
+          const commit = commitTag(s.blockHash);
+          this.ctx.db.addIntent({ key: formatIntentKey({ kind: "receipt", jobId, segment: s.segment, ...(commit === undefined ? {} : { commit }) }), kind: "recordReceipt", jobId: String(s.jobId), segment: s.segment, payload: call });
         }
       });
-      log.info({ event: "audit", ok: true, receipt: true, costMs: Math.round(verdict.costMs), anchored }, anchored ? "audit ok; receipt signed, recordReceipt queued" : "audit ok; receipt signed (JobMarket has no registries: not anchored)");
+      log.info(
+        { event: "audit", ok: true, receipt: true, costMs: Math.round(verdict.costMs), anchored },
+        anchored ? "audit ok; receipt signed, recordReceipt queued" : ended ? "audit ok; receipt signed (the job already ended: not anchored)" : "audit ok; receipt signed (not anchored: JobMarket has no registries or this auditor is not bonded)",
+      );
     } else {
       log.warn({ event: "audit", ok: false, firstBadStep: verdict.firstBadStep, kind: verdict.failure?.kind }, "audit FAILED");
     }
@@ -399,7 +408,8 @@ export class Auditor {
       else this.ctx.log.error({ event: "finding-not-challengeable", ...fields, kind: f.kind }, `FINDING NOT CHALLENGEABLE: ${f.kind}: ${f.noClaim ?? "no step claim"}`);
       return;
     }
-    const mine = this.ctx.db.allIntents().filter((i) => i.kind === "challenge" && i.job_id === f.jobId.toString() && i.status !== "failed" && i.status !== "superseded");
+    // a challenge about a commit a reorg removed (cancel) does not stand for this one
+    const mine = this.ctx.db.allIntents().filter((i) => i.kind === "challenge" && i.job_id === f.jobId.toString() && i.status !== "failed" && i.status !== "superseded" && i.cancel === 0);
     if (mine.length > 0) {
       this.ctx.log.warn({ ...fields, challenge: mine[0]!.key }, "finding recorded (this bot already challenges the job)");
       return;

@@ -29,7 +29,7 @@ import { fetchManifest } from "../market/manifest-store.ts";
 import { Auditor } from "./auditor.ts";
 import { botContext, ethDown, ethUp, fundingFix, tokens, type BotContext, type BotOptions } from "./context.ts";
 import type { BotDb } from "./db.ts";
-import { tenureIntent, Gate } from "./gate.ts";
+import { heldUntil, ownOpenDisputes, tenureIntent, Gate } from "./gate.ts";
 import { Indexer } from "./indexer.ts";
 import { formatIntentKey } from "./intent-key.ts";
 import { Outbox } from "./outbox.ts";
@@ -68,6 +68,28 @@ export type BotSummary = {
   intents: { kind: string; key: string; status: string; txHash: string | null; error: string | null }[];
 };
 
+/** Why a bot cannot act now (health()); each with a message naming the numbers and, where there is one, the fix. */
+export type HealthReasonKind = "rpc-down" | "rpc-stale" | "unbonded" | "unfunded" | "no-gas" | "indexer-behind" | "intent-stuck";
+
+/** Whether the bot can act now: `canAct` iff `reasons` is empty (GET /healthz 200, else 503 with the reasons). */
+export type BotHealth = {
+  canAct: boolean;
+  reasons: { kind: HealthReasonKind; message: string }[];
+  auditor: Address;
+  /** Challenge deposits the token balance covers now (floor(balance / deposit)); null without a DisputeGame. */
+  depositsFunded: number | null;
+  /** This bot's own deposits out in its open disputes (returned or forfeited at resolution). */
+  depositsHeld: number;
+  /** The latest block the RPC reported and the indexer's cursor (the last block whose events are stored). */
+  head: string | null;
+  cursor: string | null;
+  /** Milliseconds since the last successful scan (null: none yet). */
+  lastScanAgeMs: number | null;
+};
+
+/** What this run did (since the bot object was made), not what the database holds from earlier runs. */
+export type RunCounts = { audited: number; failedAudits: number; receipts: number; transactionsConfirmed: number; lostFindings: number; reorgs: number };
+
 export class ChallengerBot {
   readonly db: BotDb;
   readonly log: Logger;
@@ -86,6 +108,14 @@ export class ChallengerBot {
   private readonly touched = new Set<bigint>();
   /** Hash of the head deadlines(), claims() and the dispute scan last completed on. */
   private actedOn: Hex | undefined;
+  /** ctx.now() of the last scan that succeeded, and the head it read. */
+  private lastScanAt: number | undefined;
+  /** Where this run started: intents recorded after `intentsBefore` (id) or finished after `runStartedAt` are this run's. */
+  private readonly runStartedAt = Date.now();
+  private readonly intentsBefore: number;
+  /** Segments (job:segment:traceRoot) with a verdict before this run, and receipts held before it. */
+  private readonly auditedBefore: ReadonlySet<string>;
+  private readonly receiptsBefore: ReadonlySet<string>;
 
   constructor(o: BotOptions) {
     this.ctx = botContext(o, () => this.stopped);
@@ -96,6 +126,9 @@ export class ChallengerBot {
       secret = newSamplingSecret();
       this.db.setMeta("samplingSecret", secret);
     }
+    this.intentsBefore = this.db.allIntents().at(-1)?.id ?? 0;
+    this.auditedBefore = new Set(this.db.allSegments().filter((x) => x.audit === "ok" || x.audit === "bad").map((x) => `${x.jobId}:${x.segment}:${x.traceRoot}`));
+    this.receiptsBefore = new Set(this.db.receipts().map((r) => `${r.job_id}:${r.segment}:${r.signature}`));
     this.indexer = new Indexer(this.ctx);
     this.auditor = new Auditor(this.ctx, secret);
     this.outbox = new Outbox(this.ctx, new Gate(this.ctx));
@@ -152,6 +185,7 @@ export class ChallengerBot {
   /** One pass: scan, sample, audit, act, send. Safe to call repeatedly; idempotent. */
   async tick(): Promise<void> {
     const scan = await this.indexer.scan();
+    this.lastScanAt = this.ctx.now();
     for (const jobId of scan.touched) this.touched.add(jobId);
     // the head this tick acts on differs from the last one deadlines and claims completed on (a new block or a reorg)
     const moved = scan.head.hash !== this.actedOn;
@@ -257,7 +291,8 @@ export class ChallengerBot {
       const d = funds.deposit;
       const held = this.ownOpenDisputes();
       // a deposit out in this bot's own open dispute is not lost: it comes back (or is forfeited) at resolution
-      const heldNote = held.length > 0 ? `; ${held.length === 1 ? "a deposit is" : `${held.length} deposits are`} held in this bot's open dispute${held.length === 1 ? "" : "s"} (${held.map((x) => `job ${x.jobId} step ${x.step}`).join(", ")}), returned at resolution` : "";
+      const until = await heldUntil(this.ctx, held);
+      const heldNote = held.length > 0 ? `; ${held.length === 1 ? "a deposit is" : `${held.length} deposits are`} held in this bot's open dispute${held.length === 1 ? "" : "s"} (${held.map((x) => `job ${x.jobId} step ${x.step}`).join(", ")}), returned at resolution${until ? ` (after ${until})` : ""}` : "";
       report.problems.push({
         kind: "tokens",
         message: `token balance ${tokens(funds.tokenBalance)} < the deposit of one challenge ${tokens(d.amount)} (${d.jobId === undefined ? "the floor: bond minimum plus panel fees" : `job ${d.jobId}, the largest among the jobs followed`}; short ${tokens(d.amount - funds.tokenBalance)}): ${held.length > 0 ? "a further bad step found now would wait for the tokens" : "a bad step found now would not be challenged"}${heldNote}`,
@@ -297,26 +332,22 @@ export class ChallengerBot {
       { event: "startup", ...summary },
       `auditor ${this.ctx.me}: bond ${summary.bond} (${funds.active ? "active" : "NOT ACTIVE"}), tokens ${summary.tokens}` +
         `${summary.deposit === null ? "" : ` for a deposit of ${summary.deposit}`}, ETH ${summary.eth} (a challenge's gas ~${summary.challengeGas}), ` +
-        `following ${followed.length} job${followed.length === 1 ? "" : "s"}, audit rate ${summary.auditRates}: ${ready ? "ready" : onlyHeld ? "ready; its deposit is out in its open dispute, so a further challenge waits for tokens (see the error)" : "CANNOT ACT, see the errors"}`,
+        `following ${followed.length} job${followed.length === 1 ? "" : "s"}, audit rate ${summary.auditRates}: ${ready ? "ready" : onlyHeld ? "ready; its deposit is out in its open dispute, so a further challenge waits for tokens (see the next line)" : "CANNOT ACT, see the errors"}`,
     );
     for (const p of report.problems) {
       const line = `${p.message}; fix: ${p.fix}`;
       if (warnOnly.has(p.kind)) this.log.warn({ event: "problem", problem: p.kind, fix: p.fix }, line);
+      // a deposit out in its own open dispute is the bot acting, not a fault: info, with when it frees up
+      else if (p.kind === "tokens" && (p.held ?? 0) > 0) this.log.info({ event: "deposit-held", problem: p.kind, held: p.held, fix: p.fix }, line);
       else this.log.error({ event: "problem", problem: p.kind, fix: p.fix }, line);
     }
     this.lastHeartbeat = this.ctx.now();
     return report;
   }
 
-  /** This bot's challenges that are on chain and whose dispute it follows as not yet resolved. */
-  private ownOpenDisputes(): { jobId: string; step: number }[] {
-    const open = (JSON.parse(this.db.getMeta("disputes") ?? "[]") as { jobId: string; step: number; done: boolean }[]).filter((f) => !f.done);
-    const mine = this.db
-      .allIntents()
-      .filter((i) => i.kind === "challenge" && i.status === "confirmed")
-      .map((i) => (JSON.parse(i.payload) as { finding?: { jobId: string; step: number } }).finding)
-      .filter((f): f is { jobId: string; step: number } => f !== undefined);
-    return mine.filter((m) => open.some((o) => o.jobId === m.jobId && o.step === m.step));
+  /** This bot's challenges that are on chain and whose dispute it follows as not yet resolved (gate.ts). */
+  private ownOpenDisputes(): { id: string; jobId: string; step: number }[] {
+    return ownOpenDisputes(this.db);
   }
 
   /**
@@ -336,7 +367,10 @@ export class ChallengerBot {
     };
   }
 
-  /** Every heartbeatMs: one info line (jobs, audits, intents, balances); an error line while challenges wait for funds. */
+  /**
+   * Every heartbeatMs: one info line (jobs followed; this run's audits, receipts, transactions, lost findings and reorgs;
+   * the intents open now; balances); an error line while challenges wait for funds.
+   */
   private async heartbeat(): Promise<void> {
     const every = this.ctx.options.heartbeatMs ?? 60_000;
     const now = this.ctx.now();
@@ -345,16 +379,20 @@ export class ChallengerBot {
     if (now - this.lastHeartbeat < every) return;
     this.lastHeartbeat = now;
     const { clients, deployment } = this.ctx;
-    const segs = this.db.allSegments();
     const open = this.db.openIntents();
     const waiting = open.filter((i) => i.error?.startsWith("waiting for funds"));
+    const run = this.runCounts();
+    // audits, receipts, transactions and lost findings of this run; pending and waiting intents as they stand now
     const fields: Record<string, unknown> = {
       jobsFollowed: this.db.jobsWithStatus("Open", "Active", "Committed", "TimedOut").length,
-      audited: segs.filter((x) => x.audit === "ok" || x.audit === "bad").length,
-      failedAudits: segs.filter((x) => x.audit === "bad").length,
+      audited: run.audited,
+      failedAudits: run.failedAudits,
+      receipts: run.receipts,
+      transactionsConfirmed: run.transactionsConfirmed,
       pendingIntents: open.length,
       waitingForFunds: waiting.length,
-      lostFindings: this.db.allIntents().filter((i) => i.kind === "challenge" && i.status === "failed").length,
+      lostFindings: run.lostFindings,
+      reorgs: run.reorgs,
     };
     try {
       const f = await getAuditorFunds(clients.public, { deployment, account: this.ctx.me });
@@ -371,6 +409,99 @@ export class ChallengerBot {
   }
 
   // ------------------------------------------------------------------ reporting
+
+  /** What this run did: verdicts, receipts and finished intents since the bot object was made (not earlier runs'). */
+  runCounts(): RunCounts {
+    const verdicts = this.db.allSegments().filter((x) => (x.audit === "ok" || x.audit === "bad") && !this.auditedBefore.has(`${x.jobId}:${x.segment}:${x.traceRoot}`));
+    const thisRun = this.db.allIntents().filter((i) => i.id > this.intentsBefore || i.updated_at >= this.runStartedAt);
+    return {
+      audited: verdicts.length,
+      failedAudits: verdicts.filter((x) => x.audit === "bad").length,
+      receipts: this.db.receipts().filter((r) => !this.receiptsBefore.has(`${r.job_id}:${r.segment}:${r.signature}`)).length,
+      transactionsConfirmed: thisRun.filter((i) => i.status === "confirmed").length,
+      lostFindings: thisRun.filter((i) => i.kind === "challenge" && i.status === "failed").length,
+      reorgs: this.indexer.reorgs,
+    };
+  }
+
+  /**
+   * summary() restricted to this run: the verdicts, receipts and intents recorded or finished since the bot object was
+   * made; `waitingForFunds` counts the intents waiting for funds now.
+   */
+  runSummary(): BotSummary & { waitingForFunds: number } {
+    const all = this.summary();
+    const fresh = new Set(this.db.allSegments().filter((x) => !this.auditedBefore.has(`${x.jobId}:${x.segment}:${x.traceRoot}`)).map((x) => `${x.jobId}:${x.segment}`));
+    const ids = new Set(this.db.allIntents().filter((i) => i.id > this.intentsBefore || i.updated_at >= this.runStartedAt).map((i) => i.key));
+    return {
+      ...all,
+      audits: all.audits.filter((a) => fresh.has(`${a.jobId}:${a.segment}`)),
+      sampledOut: this.db.allSegments().filter((x) => x.audit === "unsampled" && fresh.has(`${x.jobId}:${x.segment}`)).length,
+      receipts: this.runCounts().receipts,
+      intents: all.intents.filter((i) => ids.has(i.key)),
+      waitingForFunds: this.db.openIntents().filter((i) => i.error?.startsWith("waiting for funds")).length,
+    };
+  }
+
+  /** Chain-side counters of this run for /metrics: reorgs, blocks rolled back, JSON-RPC requests by method. */
+  chainCounters(): { reorgs: number; rolledBackBlocks: number; rpcRequests: ReadonlyMap<string, number> } {
+    return { reorgs: this.indexer.reorgs, rolledBackBlocks: this.indexer.rolledBackBlocks, rpcRequests: this.ctx.rpcRequests };
+  }
+
+  /**
+   * Whether the bot can act now: the RPC answers and a scan succeeded within `staleAfterMs`; the auditor is bonded;
+   * its tokens cover at least one challenge deposit (DisputeGame.requiredDeposit of the largest followed job) and its
+   * ETH the gas of one; the indexer's cursor is within `maxIndexLagBlocks` of the confirmed head; no intent has been
+   * open longer than `intentDeadlineMs`. Each failing condition is a reason (GET /healthz answers 503 with them).
+   */
+  async health(): Promise<BotHealth> {
+    const { clients, deployment, options } = this.ctx;
+    const now = this.ctx.now();
+    const reasons: BotHealth["reasons"] = [];
+    const held = this.ownOpenDisputes().length;
+    const cursor = this.db.getMeta("cursor") ?? null;
+    const base = { auditor: this.ctx.me, depositsHeld: held, cursor, lastScanAgeMs: this.lastScanAt === undefined ? null : now - this.lastScanAt };
+    const jobIds = this.db.jobsWithStatus("Open", "Active", "Committed", "TimedOut").map((j) => j.jobId).sort((a, b) => (b > a ? 1 : b < a ? -1 : 0)).slice(0, STARTUP_JOB_LIMIT);
+    let head: bigint;
+    let funds: AuditorFunds;
+    try {
+      [head, funds] = await Promise.all([clients.public.getBlockNumber({ cacheTime: 0 }), getAuditorFunds(clients.public, { deployment, account: this.ctx.me, jobIds })]);
+    } catch (err) {
+      reasons.push({ kind: "rpc-down", message: `the RPC does not answer: ${toChainError(err).shortMessage}` });
+      return { canAct: false, reasons, ...base, depositsFunded: null, head: null };
+    }
+    const staleMs = options.staleAfterMs ?? Math.max(60_000, 5 * clients.pollingIntervalMs);
+    if (this.lastScanAt === undefined) reasons.push({ kind: "rpc-stale", message: "no scan of the chain has succeeded yet" });
+    else if (now - this.lastScanAt > staleMs) reasons.push({ kind: "rpc-stale", message: `the last successful scan was ${Math.round((now - this.lastScanAt) / 1000)} s ago (stale after ${Math.round(staleMs / 1000)} s)` });
+    if (!funds.active) {
+      const need = funds.minBond > funds.bond ? funds.minBond - funds.bond : funds.minBond;
+      reasons.push({ kind: "unbonded", message: `auditor ${this.ctx.me} is not bonded (bond ${tokens(funds.bond)}, minimum ${tokens(funds.minBond)}); fix: pouw auditor bond ${tokens(need)}${deployment.devToken ? " --mint" : ""}` });
+    }
+    let depositsFunded: number | null = null;
+    if (deployment.disputeGame && funds.deposit) {
+      const d = funds.deposit.amount;
+      depositsFunded = d === 0n ? 0 : Number(funds.tokenBalance / d);
+      if (depositsFunded === 0) {
+        const heldNote = held > 0 ? `; ${held} deposit${held === 1 ? " is" : "s are"} held in this bot's open dispute${held === 1 ? "" : "s"}, returned at resolution` : "";
+        reasons.push({ kind: "unfunded", message: `token balance ${tokens(funds.tokenBalance)} < one challenge deposit ${tokens(d)} (short ${tokens(d - funds.tokenBalance)})${heldNote}; fix: ${fundingFix(this.ctx, d, funds)}` });
+      }
+    }
+    if (funds.ethBalance < funds.challengeGasCost) {
+      reasons.push({ kind: "no-gas", message: `ETH ${ethDown(funds.ethBalance)} < ~${ethUp(funds.challengeGasCost)} for the gas of one challenge; fix: send at least ${ethUp(funds.challengeGasCost - funds.ethBalance)} ETH to ${this.ctx.me}` });
+    }
+    const safe = head - BigInt(clients.confirmations - 1);
+    const lag = cursor === null ? safe - (BigInt(deployment.startBlock) - 1n) : safe - BigInt(cursor);
+    const maxLag = BigInt(options.maxIndexLagBlocks ?? 10);
+    if (lag > maxLag) reasons.push({ kind: "indexer-behind", message: `the indexer's cursor ${cursor ?? "(none)"} is ${lag} blocks behind the confirmed head ${safe} (more than ${maxLag})` });
+    const deadline = options.intentDeadlineMs ?? 15 * 60_000;
+    const stuck = this.db.openIntents().filter((i) => Date.now() - i.created_at > deadline);
+    if (stuck.length > 0) {
+      reasons.push({
+        kind: "intent-stuck",
+        message: `${stuck.length} intent${stuck.length === 1 ? "" : "s"} open longer than ${Math.round(deadline / 1000)} s: ${stuck.slice(0, 5).map((i) => `${i.key} (${i.status}${i.error ? `: ${i.error}` : ""})`).join("; ")}`,
+      });
+    }
+    return { canAct: reasons.length === 0, reasons, ...base, depositsFunded, head: head.toString() };
+  }
 
   summary(): BotSummary {
     const segs = this.db.allSegments();

@@ -6,6 +6,7 @@
 import type { Logger } from "pino";
 import { formatEther, getAddress, type Address } from "viem";
 import type { AuditorFunds, ChainClients, Deployment } from "../chain/index.ts";
+import { countRequests } from "../chain/countRequests.ts";
 import type { AuditCheckName, SegmentVerdict } from "../checks/index.ts";
 import { logger } from "../log/index.ts";
 import type { SegmentBoard } from "../market/segment-traces.ts";
@@ -59,11 +60,20 @@ export type BotOptions = {
   retryMaxMs?: number;
   /** A heartbeat line at info this often (default 60000 ms; 0: never). */
   heartbeatMs?: number;
+  /** health(): the RPC is stale when no scan succeeded for this long (default 5 polling intervals, at least 60000 ms). */
+  staleAfterMs?: number;
+  /** health(): the indexer is behind when its cursor trails the confirmed head by more blocks than this (default 10). */
+  maxIndexLagBlocks?: number;
+  /** health(): an intent still open this long after it was recorded is stuck (default 900000 ms: 15 minutes). */
+  intentDeadlineMs?: number;
 };
 
 export type BotContext = {
   readonly options: BotOptions;
+  /** The options' clients, with every JSON-RPC request counted by method (`rpcRequests`). */
   readonly clients: ChainClients;
+  /** JSON-RPC requests sent since start, by method (chain/countRequests.ts). */
+  readonly rpcRequests: ReadonlyMap<string, number>;
   readonly deployment: Deployment;
   readonly store: ContentStore;
   readonly db: BotDb;
@@ -80,9 +90,11 @@ export type BotContext = {
 /** The context of a bot with options `o`; `stopped` reads the bot's own flag. */
 export function botContext(o: BotOptions, stopped: () => boolean): BotContext {
   const me = getAddress(o.clients.account.address);
+  const counted = countRequests(o.clients);
   return {
     options: o,
-    clients: o.clients,
+    clients: counted.clients,
+    rpcRequests: counted.counts,
     deployment: o.deployment,
     store: o.store,
     db: new BotDb(o.dbPath),

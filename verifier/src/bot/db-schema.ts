@@ -72,6 +72,8 @@ function migrate(db: DatabaseSync): void {
     ["segments", "screen", "TEXT"],
     ["segments", "unavailable_since", "INTEGER"],
     ["intents", "mined_block", "INTEGER"],
+    ["segments", "block_hash", "TEXT"],
+    ["intents", "cancel", "INTEGER NOT NULL DEFAULT 0"],
   ];
   for (const [table, name, decl] of added) {
     if (!columns(table).has(name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${decl}`);

@@ -35,6 +35,8 @@ export type CommittedSegment = {
   lossE6: bigint;
   /** The block of the SegmentCommitted event. */
   block: bigint;
+  /** That block's hash (null in a row recorded before it was kept): what the commit's intent keys are tagged with. */
+  blockHash: Hex | null;
   /** null: not decided yet. */
   sampled: boolean | null;
   audit: AuditStatus;
@@ -74,6 +76,7 @@ type SegmentRecord = {
   checkpoint_cid: string;
   loss_e6: string;
   block: string;
+  block_hash: string | null;
   sampled: number | null;
   audit: AuditStatus;
   first_bad_step: number | null;
@@ -105,6 +108,7 @@ const segmentOf = (r: SegmentRecord): CommittedSegment => ({
   checkpointCid: r.checkpoint_cid,
   lossE6: BigInt(r.loss_e6),
   block: BigInt(r.block),
+  blockHash: (r.block_hash ?? null) as Hex | null,
   sampled: r.sampled === null ? null : r.sampled === 1,
   audit: r.audit,
   firstBadStep: r.first_bad_step,
@@ -152,7 +156,16 @@ export type IntentRow = {
   reverts: number;
   /** The block a confirmed intent's transaction was mined in (a reorg past it sends the same bytes again). */
   mined_block: number | null;
+  /**
+   * 0, or a signed intent whose target a reorg removed (its commit is gone): 1 its transaction must never be mined
+   * (the outbox replaces it by a no-op at its nonce), 2 that no-op is signed (raw_tx/tx_hash are the no-op's).
+   */
+  cancel: number;
 };
+
+/** Intent kinds about one commit of a (job, segment): a reorg that removes the commit makes them stale. */
+export const COMMIT_KINDS = ["approveBond", "commitChallenge", "challenge", "recordReceipt"] as const;
+const COMMIT_KINDS_SQL = COMMIT_KINDS.map((k) => `'${k}'`).join(", ");
 
 export class BotDb {
   readonly db: DatabaseSync;
@@ -215,13 +228,13 @@ export class BotDb {
   }
 
   /** Records a committed segment once (SegmentCommitted). */
-  insertSegment(s: Pick<CommittedSegment, "jobId" | "segment" | "traceRoot" | "endStateHash" | "stateHashes" | "checkpointCid" | "lossE6" | "block">): void {
+  insertSegment(s: Pick<CommittedSegment, "jobId" | "segment" | "traceRoot" | "endStateHash" | "stateHashes" | "checkpointCid" | "lossE6" | "block"> & { blockHash?: Hex | null }): void {
     this.db
       .prepare(
-        `INSERT INTO segments (job_id, segment, trace_root, end_state_hash, state_hashes, checkpoint_cid, loss_e6, block)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+        `INSERT INTO segments (job_id, segment, trace_root, end_state_hash, state_hashes, checkpoint_cid, loss_e6, block, block_hash)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       )
-      .run(id(s.jobId), s.segment, s.traceRoot, s.endStateHash, JSON.stringify(s.stateHashes), s.checkpointCid, s.lossE6.toString(), s.block.toString());
+      .run(id(s.jobId), s.segment, s.traceRoot, s.endStateHash, JSON.stringify(s.stateHashes), s.checkpointCid, s.lossE6.toString(), s.block.toString(), s.blockHash ?? null);
   }
 
   segment(jobId: JobIdLike, segment: number): CommittedSegment | undefined {
@@ -299,6 +312,11 @@ export class BotDb {
 
   allSegments(): CommittedSegment[] {
     return (this.db.prepare("SELECT * FROM segments ORDER BY CAST(job_id AS INTEGER), segment").all() as SegmentRecord[]).map(segmentOf);
+  }
+
+  /** A stale intent's no-op replacement is signed (cancel 2): its bytes are kept so a restart rebroadcasts the same no-op. */
+  intentCancelSigned(id: number, txHash: string, raw: string): void {
+    this.db.prepare("UPDATE intents SET cancel = 2, tx_hash = ?, raw_tx = ?, updated_at = ? WHERE id = ?").run(txHash, raw, Date.now(), id);
   }
 
   /** Records an intent once (by key). Returns the row (existing or new). */
@@ -406,8 +424,9 @@ export class BotDb {
   /**
    * Rolls the database back to block `ancestor` (the last block still canonical): removes the events, segment commits
    * (with their sampling, screens and audits), their receipts and never-signed intents, jobs created in those blocks, and
-   * the blocks' hashes; a confirmed intent mined in those blocks goes back to 'signed' (rebroadcast byte for byte);
-   * the cursor goes back to `ancestor` if it is above it; sets the cursor to `ancestor`. Returns the surviving jobs an orphaned event touched: their status came
+   * the blocks' hashes; a confirmed intent mined in those blocks goes back to 'signed' (rebroadcast byte for byte), except
+   * one about a removed commit, which is marked `cancel` (replaced by a no-op, never mined); the disputes followed from
+   * those blocks are forgotten; the cursor and the dispute cursor go back to `ancestor` if they are above it. Returns the surviving jobs an orphaned event touched: their status came
    * from a block that is gone and must be read again. One SQLite transaction.
    */
   rollback(ancestor: bigint): bigint[] {
@@ -417,8 +436,8 @@ export class BotDb {
       const segmentsGone = this.db.prepare("SELECT job_id, segment FROM segments WHERE CAST(block AS INTEGER) > ?").all(ancestor) as { job_id: string; segment: number }[];
       for (const s of segmentsGone) {
         this.db.prepare("DELETE FROM receipts WHERE job_id = ? AND segment = ?").run(s.job_id, s.segment);
-        // an intent never signed sent nothing: the replaced commit's audit records its own (a signed one is left to the outbox)
-        this.db.prepare("DELETE FROM intents WHERE job_id = ? AND segment = ? AND status = 'pending' AND tx_hash IS NULL").run(s.job_id, s.segment);
+        // an intent never signed sent nothing: the replacing commit's audit records its own, under its own keys
+        this.db.prepare(`DELETE FROM intents WHERE job_id = ? AND segment = ? AND kind IN (${COMMIT_KINDS_SQL}) AND status = 'pending' AND tx_hash IS NULL`).run(s.job_id, s.segment);
       }
       this.db.prepare("DELETE FROM segments WHERE CAST(block AS INTEGER) > ?").run(ancestor);
       for (const j of created) {
@@ -432,6 +451,20 @@ export class BotDb {
       this.db
         .prepare("UPDATE intents SET status = 'signed', mined_block = NULL, error = ?, retry_at = NULL, updated_at = ? WHERE status = 'confirmed' AND mined_block > ? AND raw_tx IS NOT NULL")
         .run(`its block was orphaned by a reorg (rolled back to block ${ancestor}): rebroadcasting the same signed transaction`, Date.now(), ancestor);
+      // INVARIANT: a signed transaction about a commit the reorg removed (its challenge names that commit's root and
+      // leaves; its receipt that commit's root) is never mined on the new branch: it would revert, or leave the replacing
+      // commit unchallenged behind its key. Marked for the outbox, which replaces it by a no-op at its nonce.
+      for (const s of segmentsGone) {
+        this.db
+          .prepare(`UPDATE intents SET cancel = 1, error = ?, retry_at = NULL, updated_at = ? WHERE job_id = ? AND segment = ? AND kind IN (${COMMIT_KINDS_SQL}) AND status = 'signed' AND cancel = 0`)
+          .run(`stale: the commit of segment ${s.segment} it is about was removed by a reorg (rolled back to block ${ancestor}): replacing it by a no-op at its nonce`, Date.now(), s.job_id, s.segment);
+      }
+      // the dispute follower (dispute.ts) forgets the disputes it read from orphaned blocks and reads again from the ancestor:
+      // a dispute id is resolved against the chain, never kept from a removed block
+      const followed = JSON.parse(this.getMeta("disputes") ?? "[]") as { block?: string }[];
+      this.setMeta("disputes", JSON.stringify(followed.filter((f) => f.block === undefined || BigInt(f.block) <= ancestor)));
+      const disputeCursor = this.getMeta("disputeCursor");
+      if (disputeCursor !== undefined && BigInt(disputeCursor) > ancestor) this.setMeta("disputeCursor", ancestor.toString());
       this.db.prepare("DELETE FROM events WHERE block > ?").run(ancestor);
       this.db.prepare("DELETE FROM blocks WHERE number > ?").run(ancestor);
       // the cursor never moves forward here: blocks above it (an own transaction's) were never scanned

@@ -59,9 +59,10 @@ import { InputError } from "../errors/index.ts";
 import { SourceUnavailableError } from "../net/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import type { BotDb, CommittedSegment, IntentRow } from "./db.ts";
-import { formatIntentKey } from "./intent-key.ts";
+import { commitTag, formatIntentKey } from "./intent-key.ts";
 
-export type Finding = { market: Address; jobId: bigint; segment: number; traceRoot: Hex; endStateHash: Hex; claim: StepClaim | null; kind: string; noClaim?: string };
+/** A failed audit of one commit; `commit` is its tag (intent-key.ts commitTag), absent for a commit recorded without its block hash. */
+export type Finding = { market: Address; jobId: bigint; segment: number; commit?: string; traceRoot: Hex; endStateHash: Hex; claim: StepClaim | null; kind: string; noClaim?: string };
 
 /** An intent the bot records (db.addIntent) and sends in order. */
 export type IntentSpec = { key: string; kind: string; jobId?: string; segment?: number; payload: { to: Address; data: Hex } & Record<string, unknown> };
@@ -93,7 +94,8 @@ export const noDisputeGame: DisputeHooks = {
   drive: async () => {},
 };
 
-type Followed = { id: string; jobId: string; segment: number; step: number; hPrev: Hex; hStep: Hex; done: boolean };
+/** A dispute followed; `block` is its Challenged event's block (a reorg below it forgets the entry: db.rollback). */
+type Followed = { id: string; jobId: string; segment: number; step: number; hPrev: Hex; hStep: Hex; done: boolean; block?: string };
 
 export type ChainDisputeOptions = {
   clients: ChainClients;
@@ -109,8 +111,11 @@ export type ChainDisputeOptions = {
 
 export const DEFAULT_MAX_CHALLENGE_ROUNDS = 3;
 
-/** What a challenge intent's payload records about its round (round 1 has neither round nor after). */
-type FindingPayload = { jobId: string; segment: number; step: number; round?: number; after?: string };
+/**
+ * What a challenge intent's payload records about its round (round 1 has neither round nor after); `commit` the tag of
+ * the commit it challenges, `hStep` the leaf it disputes (absent in intents recorded before they were kept).
+ */
+type FindingPayload = { jobId: string; segment: number; step: number; round?: number; after?: string; commit?: string; hStep?: Hex };
 
 /** The real dispute step over DisputeGame (deployment.disputeGame must be set). */
 export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
@@ -124,11 +129,12 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
   const read = <T>(what: string, f: () => Promise<T>) => withRetry(f, { what });
 
   /**
-   * Whether the challenge of a round is done on chain: for round 1 any dispute on (job, step), by anyone; for a later
+   * Whether the challenge of a round is done on chain: for round 1 any dispute on (job, step) of the same leaf, by anyone; for a later
    * round (`after` = the NoDecision dispute it follows) only an open dispute on (job, step) or one opened after it.
    */
-  const challengeExists = async (jobId: bigint, step: number, after: bigint | undefined) => {
-    const onStep = (await getJobDisputes(pub, { disputeGame: game, jobId, fromBlock: BigInt(deployment.startBlock) })).filter((d) => d.step === step);
+  const challengeExists = async (jobId: bigint, step: number, after: bigint | undefined, hStep: Hex | undefined) => {
+    // a dispute on the same step of another commit (an earlier tenure of the job) is not this challenge
+    const onStep = (await getJobDisputes(pub, { disputeGame: game, jobId, fromBlock: BigInt(deployment.startBlock) })).filter((d) => d.step === step && (hStep === undefined || d.hStep === hStep));
     if (after === undefined) return onStep.length > 0;
     if (onStep.some((d) => d.disputeId > after)) return true;
     return (await getOpenDispute(pub, { disputeGame: game, jobId, step })) !== undefined;
@@ -142,13 +148,12 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
    * the bot sends after the commitment's receipt, so in a later block), then challenge.
    */
   function roundIntents(finding: FindingPayload, deposit: bigint, commitData: Hex, challengeData: Hex): IntentSpec[] {
-    const round = finding.round ?? 1;
-    const k = `${finding.jobId}:${finding.segment}${round === 1 ? "" : `:r${round}`}`;
+    const k = { jobId: BigInt(finding.jobId), segment: finding.segment, round: finding.round ?? 1, ...(finding.commit === undefined ? {} : { commit: finding.commit }) };
     const common = { jobId: finding.jobId, segment: finding.segment };
     return [
-      { key: `approveBond:${k}`, kind: "approveBond", ...common, payload: { ...encodeCall(approveTokenCall({ token: deployment.token, spender: game!, amount: deposit })), finding } },
-      { key: `commitChallenge:${k}`, kind: "commitChallenge", ...common, payload: { to: game!, data: commitData, finding } },
-      { key: `challenge:${k}`, kind: "challenge", ...common, payload: { to: game!, data: challengeData, commit: commitData, finding } },
+      { key: formatIntentKey({ kind: "approveBond", ...k }), kind: "approveBond", ...common, payload: { ...encodeCall(approveTokenCall({ token: deployment.token, spender: game!, amount: deposit })), finding } },
+      { key: formatIntentKey({ kind: "commitChallenge", ...k }), kind: "commitChallenge", ...common, payload: { to: game!, data: commitData, finding } },
+      { key: formatIntentKey({ kind: "challenge", ...k }), kind: "challenge", ...common, payload: { to: game!, data: challengeData, commit: commitData, finding } },
     ];
   }
 
@@ -158,7 +163,9 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
    */
   async function nextRound(ctx: DisputeContext, f: Followed, followed: Followed[], log: Logger): Promise<"wait" | "done"> {
     const seg = ctx.db.segment(f.jobId, f.segment);
-    const mine = ctx.db.allIntents().filter((i) => i.kind === "challenge" && i.job_id === f.jobId && i.segment === f.segment);
+    // rounds of the commit the bot holds now (a commit a reorg replaced had its own)
+    const tag = commitTag(seg?.blockHash);
+    const mine = ctx.db.allIntents().filter((i) => i.kind === "challenge" && i.job_id === f.jobId && i.segment === f.segment && (JSON.parse(i.payload) as { finding?: FindingPayload }).finding?.commit === tag);
     const prior = mine.filter((i) => (JSON.parse(i.payload) as { finding?: FindingPayload }).finding?.step === f.step).at(-1);
     if (seg?.audit !== "bad" || !prior) {
       log.info("own dispute ended NoDecision; no failing audit with this step claim held: no new round");
@@ -181,7 +188,7 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
     }
     const p = JSON.parse(prior.payload) as { data: Hex; commit: Hex; finding: FindingPayload };
     // The same salt again: the round-1 commitment was consumed by its challenge, so committing it anew is valid.
-    const intents = roundIntents({ jobId: f.jobId, segment: f.segment, step: f.step, round, after: f.id }, await requiredDeposit(jobId), p.commit, p.data);
+    const intents = roundIntents({ ...p.finding, round, after: f.id }, await requiredDeposit(jobId), p.commit, p.data);
     f.done = true;
     ctx.db.tx(() => {
       for (const i of intents) ctx.db.addIntent(i);
@@ -199,7 +206,7 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
     for (const d of await getJobDisputes(pub, { disputeGame: game!, fromBlock: from, toBlock: head })) {
       const id = d.disputeId.toString();
       if (followed.some((f) => f.id === id)) continue;
-      followed.push({ id, jobId: d.jobId.toString(), segment: d.segment, step: d.step, hPrev: d.hPrev, hStep: d.hStep, done: false });
+      followed.push({ id, jobId: d.jobId.toString(), segment: d.segment, step: d.step, hPrev: d.hPrev, hStep: d.hStep, done: false, block: d.blockNumber.toString() });
     }
     ctx.db.tx(() => {
       ctx.db.setMeta("disputes", JSON.stringify(followed));
@@ -233,7 +240,7 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
           salt,
         }),
       ).data;
-      return roundIntents({ jobId: f.jobId.toString(), segment: f.segment, step: c.step }, await requiredDeposit(f.jobId), commit, data);
+      return roundIntents({ jobId: f.jobId.toString(), segment: f.segment, step: c.step, hStep: c.stateHash, ...(f.commit === undefined ? {} : { commit: f.commit }) }, await requiredDeposit(f.jobId), commit, data);
     },
 
     async alreadyDone(i, me) {
@@ -242,7 +249,7 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
         case "approveBond":
         case "commitChallenge":
         case "challenge":
-          return challengeExists(BigInt(p.finding!.jobId), p.finding!.step, p.finding!.after === undefined ? undefined : BigInt(p.finding!.after));
+          return challengeExists(BigInt(p.finding!.jobId), p.finding!.step, p.finding!.after === undefined ? undefined : BigInt(p.finding!.after), p.finding!.hStep);
         case "resolveDispute": {
           // done once the dispute is resolved or has moved past the round this intent resolves (someone else resolved it)
           const d = await getDispute(pub, { disputeGame: game, disputeId: BigInt(p.disputeId!) });

@@ -15,18 +15,48 @@
  *                 another dispute, `failed` otherwise: a lost finding).
  */
 import { getAddress, type Address } from "viem";
-import { approveTokenCall, CHALLENGE_GAS_UNITS, chainDate, encodeCall, getAuditorFunds, getJob, reopenJobCall, reportTimeoutCall, withRetry } from "../chain/index.ts";
+import { approveTokenCall, CHALLENGE_GAS_UNITS, chainDate, encodeCall, getAuditorFunds, getDispute, getJob, reopenJobCall, reportTimeoutCall, withRetry } from "../chain/index.ts";
 import { backoffMs, ethDown, ethUp, fundingFix, tokens, type BotContext } from "./context.ts";
-import type { IntentRow } from "./db.ts";
+import type { BotDb, IntentRow } from "./db.ts";
 import type { IntentSpec } from "./dispute.ts";
 import { formatIntentKey, parseIntentKey } from "./intent-key.ts";
+
+/**
+ * This bot's challenges that are on chain and whose dispute the follower (dispute.ts) has not seen resolved: each holds
+ * one deposit until resolution.
+ */
+export function ownOpenDisputes(db: BotDb): { id: string; jobId: string; step: number }[] {
+  const open = (JSON.parse(db.getMeta("disputes") ?? "[]") as { id: string; jobId: string; step: number; done: boolean }[]).filter((f) => !f.done);
+  const mine = db
+    .allIntents()
+    .filter((i) => i.kind === "challenge" && i.status === "confirmed")
+    .map((i) => (JSON.parse(i.payload) as { finding?: { jobId: string; step: number } }).finding)
+    .filter((f): f is { jobId: string; step: number } => f !== undefined);
+  return open.filter((o) => mine.some((m) => o.jobId === m.jobId && o.step === m.step)).map((o) => ({ id: o.id, jobId: o.jobId, step: o.step }));
+}
+
+/**
+ * When the deposits held in this bot's open disputes free up: the latest reveal deadline among them (resolution can
+ * come any time after it), as an ISO date, or undefined when none is held or it cannot be read now.
+ */
+export async function heldUntil(ctx: BotContext, held: readonly { id: string }[]): Promise<string | undefined> {
+  const game = ctx.deployment.disputeGame;
+  if (!game || held.length === 0) return undefined;
+  try {
+    const ds = await Promise.all(held.map((h) => getDispute(ctx.clients.public, { disputeGame: game, disputeId: BigInt(h.id) })));
+    return chainDate(ds.reduce((m, d) => (d.revealDeadline > m ? d.revealDeadline : m), 0n));
+  } catch {
+    return undefined;
+  }
+}
 
 /** Intent kinds the gate decides on (with a DisputeGame deployed); every other intent is sent as it is. */
 export const GATED_KINDS: ReadonlySet<string> = new Set(["approveBond", "challenge"]);
 
 export type GateDecision =
   | { kind: "send" }
-  | { kind: "defer"; reason: string; retryAt: number; shortfall?: { why: string; fix: string } }
+  /** `shortfall.heldUntil`: the tokens are short because this bot's own deposits are out in its open disputes (info, not error). */
+  | { kind: "defer"; reason: string; retryAt: number; shortfall?: { why: string; fix: string; held?: number; heldUntil?: string } }
   | { kind: "prerequisite"; intent: IntentSpec; why: { level: "info" | "warn"; fields: Record<string, unknown>; message: string } }
   | { kind: "close"; status: "failed" | "superseded"; reason: string };
 
@@ -67,7 +97,9 @@ export class Gate {
       const why = short.join("; ");
       const closed = await this.whyNotDisputable(jobId);
       if (closed) return { kind: "close", status: closed.refunded ? "superseded" : "failed", reason: closed.refunded ? closed.why : `${closed.why} while waiting for funds (${why})` };
-      return { kind: "defer", reason: `waiting for funds: ${why}`, retryAt, shortfall: { why, fix: fundingFix(this.ctx, deposit, funds) } };
+      const held = funds.tokenBalance < deposit ? ownOpenDisputes(this.ctx.db) : [];
+      const until = await heldUntil(this.ctx, held);
+      return { kind: "defer", reason: `waiting for funds: ${why}`, retryAt, shortfall: { why, fix: fundingFix(this.ctx, deposit, funds), ...(held.length > 0 ? { held: held.length, ...(until ? { heldUntil: until } : {}) } : {}) } };
     }
     if (i.kind === "challenge" && funds.allowance < deposit) {
       // The round's approval is still open (sent first), or was used up or replaced since (a new approval is recorded).

@@ -9,7 +9,9 @@
  * recorded (db `blocks`, the last `reorgDepth` blocks). When the cursor's block hash differs from the chain's, the
  * recorded blocks are compared newest first; the first that still matches is the common ancestor: everything recorded
  * from later blocks is rolled back (db.rollback: events, segment commits with their audits, receipts, never-signed
- * intents, jobs created there) and re-indexed, so a commit that replaced an audited one is a new commit, audited again.
+ * intents, jobs created there; signed intents about a removed commit marked to be replaced by a no-op; the disputes
+ * followed from those blocks) and re-indexed, so a commit that replaced an audited one is a new commit, audited again
+ * and acted on under its own intent keys (tagged with its block hash: intent-key.ts).
  */
 import { getBlockRef, getJob, getMarketLogs, type BlockRef, type MarketLog } from "../chain/index.ts";
 import { PouwError } from "../errors/index.ts";
@@ -38,8 +40,10 @@ export type ScanResult = {
 export class Indexer {
   private readonly ctx: BotContext;
   private lastHead: string | undefined;
-  /** Reorgs seen since start (metrics, tests). */
+  /** Reorgs seen (each rolled back) since start (metrics, tests). */
   reorgs = 0;
+  /** Blocks rolled back since start, over every reorg (metrics). */
+  rolledBackBlocks = 0;
 
   constructor(ctx: BotContext) {
     this.ctx = ctx;
@@ -120,6 +124,7 @@ export class Indexer {
       touched.add(jobId);
     }
     log.warn({ event: "reorg", from: cursor.toString(), ancestor: ancestor.toString(), jobs: jobs.map(String) }, `reorg: block ${cursor} is no longer canonical; rolled back to block ${ancestor} and re-indexing`);
+    this.rolledBackBlocks += Number(cursor - ancestor);
     return Number(cursor - ancestor);
   }
 
@@ -152,6 +157,7 @@ export class Indexer {
           checkpointCid: l.args.checkpointCid,
           lossE6: l.args.lossE6,
           block: l.blockNumber,
+          blockHash: l.blockHash,
         });
         break;
       case "JobCancelled":

@@ -1,13 +1,19 @@
 /**
  * Opt-in operator endpoints of `pouw auditor run --metrics-port N` (node:http, no dependencies):
  *
- *   GET /healthz  200 {"status":"ok",...} while the bot runs and its RPC answers; 503 with the reason otherwise
+ *   GET /healthz  200 {"status":"ok","canAct":true,...} when the bot can act (bot.ts health(): RPC answering and a scan
+ *                 recent, bonded, tokens for at least one challenge deposit and ETH for its gas, indexer caught up, no
+ *                 intent stuck past its deadline); 503 {"status":"cannot-act","reasons":[{kind,message}...]} otherwise
+ *                 (reason kinds: rpc-down, rpc-stale, unbonded, unfunded, no-gas, indexer-behind, intent-stuck), or
+ *                 503 {"status":"stopped"} once the loop ended. A view without `health` answers 200 while the RPC does.
  *   GET /metrics  Prometheus text exposition (format 0.0.4): audits, failed audits, challenges, receipts, intents by
- *                 kind and status, lost findings, and the auditor's token, ETH and bond balances as gauges
+ *                 kind and status, lost findings, the auditor's token, ETH and bond balances as gauges, and with
+ *                 `chainCounters` reorgs seen, blocks rolled back and JSON-RPC requests by method
  *
  * It reads the bot through a read-only view (BotView: the bot's `summary()`, a funds reader, the chain head), so it
- * never touches the bot's state or its loop. Counters come from the bot's SQLite state, which only grows, so they
- * survive restarts as Prometheus expects of a `_total`.
+ * never touches the bot's state or its loop. The audit, receipt and intent counters come from the bot's SQLite state,
+ * which only grows, so they survive restarts; reorgs, rollbacks and RPC requests count from the process start (a
+ * restart is a counter reset, which Prometheus's rate() handles).
  *
  * @example
  *   const m = await startMetricsServer({ port: 9464, view: { summary: () => bot.summary(), funds: () => getAuditorFunds(client, { deployment, account }) } });
@@ -17,7 +23,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { formatEther } from "viem";
 import { logger } from "../log/index.ts";
-import type { BotSummary } from "./bot.ts";
+import type { BotHealth, BotSummary } from "./bot.ts";
 
 const log = logger("metrics");
 
@@ -30,7 +36,13 @@ export type BotView = {
   blockNumber?(): Promise<bigint>;
   /** Whether the bot's loop is running (default: always). */
   running?(): boolean;
+  /** Whether the bot can act (bot.ts health()); /healthz answers from it when given. */
+  health?(): Promise<BotHealth>;
+  /** Reorgs seen, blocks rolled back and JSON-RPC requests by method since the process started. */
+  chainCounters?(): ChainCounters;
 };
+
+export type ChainCounters = { reorgs: number; rolledBackBlocks: number; rpcRequests: ReadonlyMap<string, number> };
 
 export type MetricsServerOptions = { port: number; host?: string; view: BotView };
 
@@ -59,7 +71,7 @@ export function exposition(families: readonly Family[]): string {
 }
 
 /** The metric families of a bot summary and its balances (undefined: the balance read failed). Pure. */
-export function botMetrics(s: BotSummary, funds: Awaited<ReturnType<BotView["funds"]>> | undefined, auditor = s.auditor): Family[] {
+export function botMetrics(s: BotSummary, funds: Awaited<ReturnType<BotView["funds"]>> | undefined, auditor = s.auditor, chain?: ChainCounters): Family[] {
   const ok = s.audits.filter((a) => a.ok).length;
   const bad = s.audits.length - ok;
   const byKindStatus = new Map<string, Sample>();
@@ -91,11 +103,27 @@ export function botMetrics(s: BotSummary, funds: Awaited<ReturnType<BotView["fun
       { name: "pouw_auditor_bonded", help: "1 when the auditor is active in AuditorRegistry (receipts anchor, panels draw it).", type: "gauge", samples: [{ value: funds.active ? 1 : 0 }] },
     );
   }
+  if (chain) {
+    families.push(
+      { name: "pouw_auditor_reorgs_total", help: "Chain reorganisations the indexer saw (each rolled back and re-indexed).", type: "counter", samples: [{ value: chain.reorgs }] },
+      { name: "pouw_auditor_rolled_back_blocks_total", help: "Blocks rolled back over all reorgs.", type: "counter", samples: [{ value: chain.rolledBackBlocks }] },
+      {
+        name: "pouw_auditor_rpc_requests_total",
+        help: "JSON-RPC requests the bot sent, by method.",
+        type: "counter",
+        samples: [...chain.rpcRequests.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([method, value]) => ({ labels: { method }, value })),
+      },
+    );
+  }
   return families;
 }
 
 async function health(view: BotView): Promise<{ code: number; body: Record<string, unknown> }> {
   if (view.running && !view.running()) return { code: 503, body: { status: "stopped" } };
+  if (view.health) {
+    const h = await view.health();
+    return { code: h.canAct ? 200 : 503, body: { status: h.canAct ? "ok" : "cannot-act", ...h } };
+  }
   try {
     const block = view.blockNumber ? await view.blockNumber() : undefined;
     return { code: 200, body: { status: "ok", auditor: view.summary().auditor, ...(block === undefined ? {} : { block: block.toString() }) } };
@@ -122,7 +150,7 @@ async function answer(view: BotView, req: IncomingMessage, res: ServerResponse):
     } catch (err) {
       log.warn({ err }, "balance read for /metrics failed");
     }
-    res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(exposition(botMetrics(view.summary(), funds)));
+    res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(exposition(botMetrics(view.summary(), funds, undefined, view.chainCounters?.())));
     return;
   }
   res.writeHead(404, { "content-type": "text/plain" }).end("not found: GET /metrics or /healthz\n");

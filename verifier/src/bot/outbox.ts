@@ -11,7 +11,8 @@
  * and RPC trouble are retried with backoff; a revert the contract will repeat is recorded with its decoded reason
  * (chain/describeRevert.ts) and logged; nothing fails silently. A challenge whose commitment expired while it waited
  * (DisputeGame.CHALLENGE_COMMITMENT_TTL_BLOCKS) commits again first (`commitChallenge:...:renewN`, at most
- * MAX_COMMIT_RENEWALS per round).
+ * MAX_COMMIT_RENEWALS per round). A signed intent about a commit a reorg removed is replaced by a no-op at its nonce
+ * (cancelStale), never rebroadcast.
  */
 import type { Logger } from "pino";
 import { zeroHash, type Address, type Hex } from "viem";
@@ -19,8 +20,9 @@ import { broadcastAndWait, classifySendFailure, ContractRevertError, describeRev
 import type { PouwError } from "../errors/index.ts";
 import { backoffMs, type BotContext } from "./context.ts";
 import type { IntentRow } from "./db.ts";
+import { FINAL_STATUSES } from "./auditor.ts";
 import { Gate, GATED_KINDS } from "./gate.ts";
-import { formatIntentKey, parseIntentKey, roundOf } from "./intent-key.ts";
+import { formatIntentKey, parseIntentKey, ROUND_KINDS, roundOf } from "./intent-key.ts";
 
 /** Mined-and-reverted transactions of one intent before it is recorded as failed. */
 const MAX_MINED_REVERTS = 3;
@@ -56,10 +58,14 @@ export class Outbox {
         const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: BigInt(i.job_id!) });
         return job.status !== "TimedOut" || job.provider !== p.provider || job.nextSegment !== p.nextSegment;
       }
-      case "recordReceipt":
+      case "recordReceipt": {
+        // a receipt of a job that ended pays nothing: not sent (superseded)
+        const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: BigInt(i.job_id!) });
+        if (FINAL_STATUSES.has(job.status)) return true;
         return (
           (await getReceiptOf(clients.public, { jobRecords: deployment.jobRecords, jobId: BigInt(i.job_id!), segment: i.segment!, auditor: this.ctx.me })) !== zeroHash
         );
+      }
       case "claimStake":
         return (await getStakeCredit(clients.public, { stakeVault: deployment.stakeVault, account: this.ctx.me })) === 0n;
       default:
@@ -89,6 +95,10 @@ export class Outbox {
     const { clients } = this.ctx;
     const log = this.intentLog(i);
     try {
+      if (i.status === "signed" && i.cancel !== 0) {
+        await this.cancelStale(i, log);
+        return;
+      }
       if (i.status === "signed") {
         // Signed before a crash or a failed broadcast: rebroadcast the same bytes (a no-op if it was already mined).
         log.info({ txHash: i.tx_hash, attempt: i.attempts + 1 }, i.attempts === 0 ? "rebroadcasting a transaction signed before a restart" : "rebroadcasting a signed transaction");
@@ -97,6 +107,13 @@ export class Outbox {
         return;
       }
       if (await this.alreadyDone(i)) {
+        if ((ROUND_KINDS as readonly string[]).includes(i.kind)) {
+          // another challenger's dispute on the same step and leaf: the panel decides the same fault; a second one only costs
+          const f = (JSON.parse(i.payload) as { finding?: { jobId: string; step: number } }).finding;
+          this.ctx.db.intentDone(i.id, "superseded", `standing down: a challenge of the same fault (job ${f?.jobId} step ${f?.step}) is already on chain`);
+          log.info({ event: "stand-down", step: f?.step }, `standing down: a challenge of the same fault (job ${f?.jobId} step ${f?.step}) is already on chain; not sending ${i.kind}`);
+          return;
+        }
         this.ctx.db.intentDone(i.id, "superseded", "already done on chain");
         log.info("already done on chain; not sending");
         return;
@@ -118,6 +135,41 @@ export class Outbox {
 
 
   /**
+   * A signed intent about a commit a reorg removed (db.rollback marked it `cancel`): its transaction must never be mined
+   * (a challenge of the removed commit reverts; a receipt anchors a root the chain no longer has). Done once its nonce
+   * is spent (by it, mined on the new branch, or by anything else); otherwise a no-op (0 ETH to itself) is signed at the
+   * same nonce, stored before broadcast, and sent. A node that refuses the replacement (the stale transaction still in
+   * its pool at a higher fee) is retried with backoff until the nonce is spent. Nothing about the replacing commit is
+   * sent under this intent: its audit records its own intents (keys tagged with its commit).
+   */
+  private async cancelStale(i: IntentRow, log: Logger): Promise<void> {
+    const { clients } = this.ctx;
+    const pub = clients.public;
+    const count = await withRetry(() => pub.getTransactionCount({ address: this.ctx.me, blockTag: "latest" }), { what: "nonce" });
+    if (count > i.nonce!) {
+      this.ctx.db.intentDone(i.id, "superseded", `${i.error ?? "stale after a reorg"}; nonce ${i.nonce} is spent`);
+      log.info({ nonce: i.nonce, txHash: i.tx_hash }, "stale transaction after a reorg: its nonce is spent, nothing to send");
+      return;
+    }
+    let tx = { hash: i.tx_hash as Hex, raw: i.raw_tx as Hex, nonce: i.nonce!, from: this.ctx.me };
+    if (i.cancel === 1) {
+      tx = await signTx(clients, this.ctx.me, "0x", i.nonce!);
+      this.ctx.db.intentCancelSigned(i.id, tx.hash, tx.raw);
+      log.warn({ nonce: i.nonce, stale: i.tx_hash, noop: tx.hash }, "stale transaction after a reorg (its commit was removed): replacing it by a no-op at its nonce");
+    }
+    try {
+      const mined = await broadcastAndWait(clients, tx, "cancel");
+      this.ctx.db.intentDone(i.id, "superseded", `${i.error ?? "stale after a reorg"}; replaced by the no-op ${tx.hash}`, { number: mined.receipt.blockNumber, hash: mined.receipt.blockHash });
+      log.info({ nonce: i.nonce, noop: tx.hash }, "stale transaction replaced by a no-op");
+    } catch (err) {
+      const e = toChainError(err);
+      const retryAt = this.ctx.now() + backoffMs(this.ctx.options, i.attempts + 1);
+      this.ctx.db.intentDeferred(i.id, `${i.error ?? "stale after a reorg"}; the no-op was not mined yet: ${describeRevert(e)}`, retryAt);
+      log.warn({ err: e.shortMessage, nonce: i.nonce }, "the no-op replacing a stale transaction was not mined; retrying until its nonce is spent");
+    }
+  }
+
+  /**
    * Applies the gate's decisions on `i` (gate.ts) until it says send (true) or the row records why not (false). A
    * prerequisite is recorded and sent first, each at most once per pass; the gate then decides again.
    */
@@ -130,7 +182,7 @@ export class Outbox {
           return true;
         case "defer":
           this.ctx.db.intentDeferred(i.id, d.reason, d.retryAt);
-          if (d.shortfall) this.logShortfall(i, log, d.shortfall.why, d.shortfall.fix);
+          if (d.shortfall) this.logShortfall(i, log, d.shortfall);
           return false;
         case "close":
           this.closeChallenge(i, d.status, d.reason, log);
@@ -164,14 +216,25 @@ export class Outbox {
     else log.info({ reason }, `challenge not needed: ${reason}`);
   }
 
-  /** Logs a shortfall at error once per challenge round and per distinct shortfall (at debug when it repeats). */
-  private logShortfall(i: IntentRow, log: Logger, why: string, fix: string): void {
+  /**
+   * Logs a shortfall once per challenge round and per distinct shortfall (at debug when it repeats): at error, unless
+   * the tokens are short only because this bot's own deposits are out in its open disputes (info, with when they free up).
+   */
+  private logShortfall(i: IntentRow, log: Logger, s: { why: string; fix: string; held?: number; heldUntil?: string }): void {
+    const { why, fix } = s;
     const round = shortfallKey(i);
     if (this.shortfallLogged.get(round) === why) {
       log.debug({ shortfall: why }, "still waiting for funds");
       return;
     }
     this.shortfallLogged.set(round, why);
+    if (s.held) {
+      log.info(
+        { event: "deposit-held", shortfall: why, held: s.held, heldUntil: s.heldUntil ?? null, fix },
+        `challenge waits for a deposit: ${s.held === 1 ? "this bot's deposit is" : `${s.held} deposits of this bot are`} held in its open dispute${s.held === 1 ? "" : "s"}, returned at resolution${s.heldUntil ? ` (after ${s.heldUntil})` : ""}; ${why}; to challenge sooner: ${fix}`,
+      );
+      return;
+    }
     log.error({ event: "cannot-challenge", shortfall: why, fix }, `CANNOT CHALLENGE: ${why}; the challenge stays pending and goes out when funded: ${fix}`);
   }
 

@@ -5,7 +5,7 @@
  * whether the market's panel pool could decide a dispute.
  */
 import { getAddress, type Address } from "viem";
-import { chainDate, getJobOutcome, type GetJobReturnType, type JobStatusName } from "../chain/index.ts";
+import { chainDate, getAuditorFunds, getJobOutcome, getOpenJobIds, type GetJobReturnType, type JobStatusName } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
 import { auditorStanding, providerStanding } from "../market/standing.ts";
 import { fmt, readContext, type ReadContext, type ReadFlags } from "./context.ts";
@@ -60,6 +60,26 @@ export async function providerStatus(flags: ReadFlags & { json?: boolean }): Pro
   );
 }
 
+/**
+ * Whether the account's challenger bot could act now, from the chain alone (the same rules as the bot's /healthz,
+ * bot.ts health(): bonded, tokens for at least one challenge deposit of the largest open job, ETH for its gas; the
+ * reads answering is the RPC check). The indexer's lag and stuck intents are the running bot's: its GET /healthz.
+ */
+async function canAct(ctx: ReadContext, me: Address): Promise<{ reasons: { kind: string; message: string }[]; depositsFunded: number | null }> {
+  const { clients, deployment } = ctx;
+  const jobIds = await getOpenJobIds(clients.public, { jobMarket: deployment.jobMarket });
+  const f = await getAuditorFunds(clients.public, { deployment, account: me, jobIds });
+  const reasons: { kind: string; message: string }[] = [];
+  if (!f.active) reasons.push({ kind: "unbonded", message: `bond ${fmt(f.bond)}, minimum ${fmt(f.minBond)}: pouw auditor bond` });
+  let depositsFunded: number | null = null;
+  if (deployment.disputeGame && f.deposit) {
+    depositsFunded = f.deposit.amount === 0n ? 0 : Number(f.tokenBalance / f.deposit.amount);
+    if (depositsFunded === 0) reasons.push({ kind: "unfunded", message: `token balance ${fmt(f.tokenBalance)} < one challenge deposit ${fmt(f.deposit.amount)}: pouw auditor fund --disputes 1` });
+  }
+  if (f.ethBalance < f.challengeGasCost) reasons.push({ kind: "no-gas", message: `ETH ${fmt(f.ethBalance)} < ~${fmt(f.challengeGasCost)} for one challenge's gas` });
+  return { reasons, depositsFunded };
+}
+
 export async function auditorStatus(flags: ReadFlags & { json?: boolean }): Promise<void> {
   const { ctx, me } = await subject(flags);
   const s = await auditorStanding(ctx.clients.public, ctx.deployment, me);
@@ -67,6 +87,7 @@ export async function auditorStatus(flags: ReadFlags & { json?: boolean }): Prom
   if (panel?.warning) process.stderr.write(`pouw: ${panel.warning}\n`);
   const h = s.holdings;
   const a = s.auditor;
+  const can = await canAct(ctx, me);
   if (flags.json) {
     process.stdout.write(
       JSON.stringify({
@@ -79,6 +100,9 @@ export async function auditorStatus(flags: ReadFlags & { json?: boolean }): Prom
         exitableAt: a.exitableAt === 0n ? null : chainDate(a.exitableAt),
         credits: { disputeGame: h.disputeCredit.toString(), stakeVault: h.stakeCredit.toString(), auditorRegistry: h.auditorCredit.toString() },
         panelPool: panelPoolJson(panel),
+        canAct: can.reasons.length === 0,
+        reasons: can.reasons,
+        depositsFunded: can.depositsFunded,
       }) + "\n",
     );
     return;
@@ -89,6 +113,9 @@ export async function auditorStatus(flags: ReadFlags & { json?: boolean }): Prom
       `auditor ${me}: bond ${t(a.bond)}, ${a.status}${a.status === "Active" && a.eligibleFrom > 0n ? ` (counts for panels from ${chainDate(a.eligibleFrom)})` : ""}${a.status === "Exiting" ? ` (may leave at ${chainDate(a.exitableAt)})` : ""}`,
       `credits: ${t(h.disputeCredit)} disputes, ${t(h.stakeCredit)} slash shares, ${t(h.auditorCredit)} forfeited bonds (pouw auditor claim); token balance ${t(h.tokenBalance)}`,
       ...(panel ? [`panel pool: ${panel.eligible} eligible auditors, ${panel.needed} needed to decide a dispute${panel.enough ? "" : " (too few)"}`] : []),
+      can.reasons.length === 0
+        ? `can act: yes (${can.depositsFunded ?? 0} challenge deposit${can.depositsFunded === 1 ? "" : "s"} funded)`
+        : `can act: NO: ${can.reasons.map((r) => `${r.kind}: ${r.message}`).join("; ")}`,
     ].join("\n") + "\n",
   );
 }

@@ -1,5 +1,6 @@
 /**
- * `pouw auditor bond|fund|run|claim` (and `attest`, commands/attest.ts): post an auditor bond, hold the bond tokens a challenge deposit takes, run the
+ * `pouw auditor bond|fund|run|claim` (and `attest`, commands/attest.ts): post an auditor bond, hold the bond tokens
+ * challenge deposits take (`fund --disputes N`: N concurrent disputes, each deposit held until its dispute resolves), run the
  * challenger bot (until SIGINT/SIGTERM, or one pass with --once), and claim credits won in disputes (DisputeGame,
  * StakeVault and AuditorRegistry credits; the bot claims them too).
  *
@@ -8,7 +9,8 @@
  * problem naming the fix, and refuses (exit 2) only when the deployment does not match the chain. With `--metrics-port N`
  * it also serves GET /healthz and a Prometheus GET /metrics on 127.0.0.1:N (`--metrics-host` to change; bot/metrics.ts).
  * With `--json` the bot's log records go to stdout as JSON, one object per line, and the run ends with one
- * `{"event":"summary",...}` line instead of the text summary (the record fields, the `event` names and the summary's
+ * `{"event":"summary",...}` line instead of the text summary (both count this run's audits, receipts and transactions,
+ * not earlier runs' kept in the database) (the record fields, the `event` names and the summary's
  * keys are listed in docs/cli-json.md).
  */
 import { join } from "node:path";
@@ -56,11 +58,16 @@ export function registerAuditor(program: Command): void {
   withConfig(
     auditor
       .command("fund")
-      .description("hold the bond tokens a challenge deposit takes (DisputeGame.requiredDeposit: challenger bond + panel fees); default AMOUNT: the largest deposit among the open jobs")
+      .description("hold the bond tokens challenge deposits take (DisputeGame.requiredDeposit: challenger bond + panel fees); default AMOUNT: --disputes times the largest deposit among the open jobs")
       .argument("[amount]", "tokens the balance should reach")
+      .option("--disputes <n>", "fund this many concurrent challenge deposits (each held until its dispute resolves)", "1")
       .option("--mint", "dev chain: mint the shortfall")
       .option("--json", "print JSON"),
   ).action(async (amountArg: string | undefined, opts: Opts) => {
+    const disputesText = String(opts.disputes ?? "1");
+    if (!/^[1-9][0-9]{0,2}$/.test(disputesText)) throw new InputError(`--disputes must be a whole number from 1 to 999, got ${JSON.stringify(disputesText)}`);
+    if (amountArg !== undefined && disputesText !== "1") throw new InputError("give AMOUNT or --disputes N, not both");
+    const disputes = BigInt(disputesText);
     const ctx = await marketContext(opts as never);
     const { clients, deployment: d } = ctx;
     const me = clients.account.address;
@@ -68,7 +75,7 @@ export function registerAuditor(program: Command): void {
     const jobIds = await getOpenJobIds(clients.public, { jobMarket: d.jobMarket });
     const before = await getAuditorFunds(clients.public, { deployment: d, account: me, jobIds });
     const deposit = before.deposit!;
-    const target = amountArg === undefined ? deposit.amount : parseAmount("AMOUNT", amountArg);
+    const target = amountArg === undefined ? deposit.amount * disputes : parseAmount("AMOUNT", amountArg);
     const why = deposit.jobId === undefined ? "the floor: minimum challenger bond + panel fees, no open job" : `job ${deposit.jobId}, the largest among ${jobIds.length} open job${jobIds.length === 1 ? "" : "s"}`;
     let balance = before.tokenBalance;
     const txs: TxRef[] = [];
@@ -81,11 +88,11 @@ export function registerAuditor(program: Command): void {
     }
     if (balance < deposit.amount) process.stderr.write(`pouw: warning: ${fmt(balance)} does not cover one deposit of ${fmt(deposit.amount)}\n`);
     if (opts.json) {
-      process.stdout.write(jsonLine({ account: me, tokenBalance: balance, deposit: deposit.amount, depositJobId: deposit.jobId ?? null, ethBalance: before.ethBalance, challengeGasCost: before.challengeGasCost, txs: txs.map(txJson) }));
+      process.stdout.write(jsonLine({ account: me, tokenBalance: balance, deposit: deposit.amount, depositJobId: deposit.jobId ?? null, depositsFunded: deposit.amount === 0n ? 0 : balance / deposit.amount, ethBalance: before.ethBalance, challengeGasCost: before.challengeGasCost, txs: txs.map(txJson) }));
       return;
     }
     process.stdout.write(
-      `token balance ${fmt(balance)}; one challenge deposit is ${fmt(deposit.amount)} (${why}); ` +
+      `token balance ${fmt(balance)}; one challenge deposit is ${fmt(deposit.amount)} (${why}): ${deposit.amount === 0n ? 0n : balance / deposit.amount} concurrent disputes funded; ` +
         `ETH ${fmt((before.ethBalance / 10n ** 12n) * 10n ** 12n)} (a challenge's gas ~${fmt(((before.challengeGasCost + 10n ** 12n - 1n) / 10n ** 12n) * 10n ** 12n)}); the bot approves DisputeGame for each deposit itself\n${txLines(txs)}`,
     );
   });
@@ -134,7 +141,14 @@ export function registerAuditor(program: Command): void {
         metrics = await startMetricsServer({
           port: Number(metricsPort),
           host: opts.metricsHost as string,
-          view: { summary: () => bot.summary(), funds: () => getAuditorFunds(clients.public, { deployment, account }), blockNumber: () => clients.public.getBlockNumber(), running: () => running },
+          view: {
+            summary: () => bot.summary(),
+            funds: () => getAuditorFunds(clients.public, { deployment, account }),
+            blockNumber: () => clients.public.getBlockNumber(),
+            running: () => running,
+            health: () => bot.health(),
+            chainCounters: () => bot.chainCounters(),
+          },
         });
         process.stderr.write(`pouw: metrics at ${metrics.url}/metrics, health at ${metrics.url}/healthz\n`);
       }
@@ -154,10 +168,11 @@ export function registerAuditor(program: Command): void {
     }
     running = false;
     await metrics?.close();
-    const s = bot.summary();
+    // this run's work (not what the database holds from earlier runs); intents waiting for funds as they stand now
+    const s = bot.runSummary();
     bot.close();
     const bad = s.audits.filter((a) => !a.ok);
-    const waiting = s.intents.filter((i) => i.status === "pending" && i.error?.startsWith("waiting for funds")).length;
+    const waiting = s.waitingForFunds;
     const lost = s.intents.filter((i) => i.kind === "challenge" && i.status === "failed").length;
     const confirmed = s.intents.filter((i) => i.status === "confirmed").length;
     if (opts.json) {
