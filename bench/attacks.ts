@@ -78,6 +78,7 @@ const ROWS: { attack: string; run: () => Promise<Row> }[] = [
       ["copy", "copy"],
     ] as const
   ).map(([name, strategy]) => ({ attack: `ML cheat: ${name}`, run: () => trainedAttack({ attack: `ML cheat: ${name} (${strategy})`, strategy }) })),
+  ...(await import("./attacks/attestation.ts")).ATTESTATION_ROWS,
 ];
 
 /** Why a row breaks the rule, or undefined. */
