@@ -43,6 +43,8 @@ contract DisputeHandler is DisputeBase {
     /// @dev Game credits the auditors (panel members; never a party here) claimed: must equal the expected fees
     /// once everything is claimed.
     uint256 public ghost_memberFeesClaimed;
+    /// @dev dispute id => round-1 member whose vote resolve voided (see _noteVoids)
+    mapping(uint256 => mapping(address => bool)) internal _voided;
     uint256 public ghost_resolved;
     uint256 public ghost_settleAllRuns;
     /// @dev Must stay 0: tokens DisputeGame still held after every dispute was resolved and every credit claimed.
@@ -158,6 +160,7 @@ contract DisputeHandler is DisputeBase {
         uint256 id = _pick(idSeed);
         if (id == 0) return;
         (uint256 jobId, uint256 lock) = _beforeSettle(id);
+        _noteVoids(id);
         try game.resolve(id) {
             // an appealed split Fault stays open: its fees and reward are booked when its last round settles
             if (game.getDispute(id).status != IDisputeGameTypes.Status.Resolved) return;
@@ -182,6 +185,7 @@ contract DisputeHandler is DisputeBase {
             (uint256 jobId, uint256 lock) = _beforeSettle(id);
             // an appealed dispute's later rounds: nobody votes, so the round drawn at resolve ends NoDecision
             for (uint256 r; r < game.MAX_ROUNDS() - 1 && game.getDispute(id).round > 0; ++r) {
+                _noteVoids(id);
                 try game.resolve(id) {} catch {}
                 if (game.getDispute(id).status != IDisputeGameTypes.Status.Open) break;
                 vm.warp(block.timestamp + 3 days);
@@ -192,6 +196,7 @@ contract DisputeHandler is DisputeBase {
                 _afterSettle(id, jobId, lock);
                 continue;
             }
+            _noteVoids(id);
             try game.resolve(id) {
                 ++ghost_resolved;
                 _afterSettle(id, jobId, lock);
@@ -282,9 +287,22 @@ contract DisputeHandler is DisputeBase {
         address[] memory panel = game.roundPanelOf(id, 1);
         for (uint256 i; i < panel.length; ++i) {
             (, IDisputeGameTypes.Vote v) = game.roundBallotOf(id, 1, panel[i]);
+            if (_voided[id][panel[i]]) continue;
             if (v != IDisputeGameTypes.Vote.None && (majority == IDisputeGameTypes.Vote.None || v == majority)) {
                 total += game.params().panelFee;
             }
+        }
+    }
+
+    /// @dev Round-1 members whose revealed vote the next `resolve` of dispute `id` voids (AuditorRegistry.forfeitedAt
+    /// after the dispute opened): they earn no fee. forfeitedAt never decreases, so marking before a call that reverts
+    /// marks only members a later successful resolve voids too.
+    function _noteVoids(uint256 id) internal {
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
+        if (d.status != IDisputeGameTypes.Status.Open || d.round != 1) return;
+        for (uint256 i; i < d.panel.length; ++i) {
+            (, IDisputeGameTypes.Vote v) = game.roundBallotOf(id, 1, d.panel[i]);
+            if (v != IDisputeGameTypes.Vote.None && registry.forfeitedAt(d.panel[i]) > d.challengedAt) _voided[id][d.panel[i]] = true;
         }
     }
 
