@@ -7,7 +7,7 @@
  *
  *   npm run bench:cli [-- --runs N] [--baseline DIR]
  *
- * `--baseline DIR`: also time `pouw --help` of another checkout (e.g. `git archive <commit> verifier package.json | tar
+ * `--baseline DIR`: also time `pouw --help` and `pouw buyer status --help` of another checkout (e.g. `git archive <commit> verifier package.json | tar
  * -x -C DIR`, with node_modules linked), under the same load, for a before/after pair.
  *
  * Prints a table and writes bench/results/cli.json. No assertion: the target is `pouw --help` < 1 s on
@@ -68,6 +68,7 @@ try {
   setup(["buyer", "create", "--manifest", join(ROOT, "examples/tiny.json"), "--mint", ...as(1)]);
   rows.push(time(["buyer", "status", "1", ...as(1)]));
   rows.push(time(["buyer", "status", "--help"]));
+  if (BASELINE) rows.push(time(["buyer", "status", "--help"], 0, join(BASELINE, "verifier/src/cli/pouw.ts"), "pouw buyer status --help (baseline)"));
 } finally {
   await node.stop();
 }

@@ -5,7 +5,8 @@
  * bench/cli.ts's, never asserted here).
  */
 import { expect } from "chai";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildProgram } from "../../verifier/src/cli/pouw.ts";
@@ -66,5 +67,33 @@ describe("pouw start-up: --version, --help, lazy command families", function () 
     const status = loaded(["buyer", "status", "--help"]);
     expect(status).to.include("viem");
     expect(status.filter((p) => /tensorflow|snarkjs|circomlibjs|highs|mnist/.test(p))).to.deep.equal([]);
+  });
+
+  it("smoke (spawned): help and argument errors of a chain command load no chain action (cli/context.ts and the handlers import them)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "pouw-startup-"));
+    const hook = join(dir, "modules.mjs");
+    const out = join(dir, "modules.json");
+    // every project module the process resolves, relative to verifier/src
+    writeFileSync(
+      hook,
+      `import { registerHooks } from "node:module"; import { writeFileSync } from "node:fs";
+const seen = new Set();
+registerHooks({ resolve(s, c, next) { const r = next(s, c); const m = /verifier\\/src\\/(.*)$/.exec(r.url); if (m) seen.add(m[1]); return r; } });
+process.on("exit", () => writeFileSync(${JSON.stringify(out)}, JSON.stringify([...seen])));\n`,
+    );
+    const modules = (args: string[], code: number) => {
+      const r = spawnSync(process.execPath, ["--import", hook, join(ROOT, "verifier/src/cli/pouw.ts"), ...args], { cwd: ROOT, encoding: "utf8" });
+      expect(r.status, r.stderr).to.equal(code);
+      return JSON.parse(readFileSync(out, "utf8")) as string[];
+    };
+    const chainActions = (m: string[]) => m.filter((x) => x === "chain/index.ts" || x === "market/standing.ts" || x === "market/panel-pool.ts");
+    const help = modules(["buyer", "status", "--help"], 0);
+    expect(help).to.include("cli/commands/buyer.ts");
+    expect(help).to.include("cli/context.ts");
+    expect(chainActions(help)).to.deep.equal([]);
+    expect(chainActions(modules(["buyer", "status", "nope"], 2))).to.deep.equal([]);
+    expect(chainActions(modules(["buyer", "create"], 2))).to.deep.equal([]);
+    // the check sees the chain actions when a handler needs them: a status that reaches for the RPC
+    expect(modules(["buyer", "status", "1", "--rpc", "http://127.0.0.1:9"], 2)).to.include("chain/index.ts");
   });
 });

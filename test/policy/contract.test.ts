@@ -246,7 +246,7 @@ describe("policy: quotePolicy", function () {
 
   it("quotes the fixture manifest: every field present, LP-verified, cost parts add up", async () => {
     const job = readQuoteJob("test/policy/fixtures/manifest.fixture.json");
-    expect(job).to.deep.equal({ paymentWei: 10n ** 18n, steps: 200, stepsPerSegment: 10 });
+    expect(job).to.deep.equal({ paymentWei: 10n ** 18n, steps: 200, stepsPerSegment: 10, flops: 200 * 6 * 8 * (784 * 16 + 16 * 10) });
     const q = await quotePolicy(job, fixture);
     expect(q.segments).to.equal(20);
     expect(q.auditRate).to.be.greaterThan(0).and.at.most(1);

@@ -2,25 +2,28 @@
  * What every chain command builds from its flags: the parsed config (once), the log level, the viem
  * clients for the configured RPC and key, the deployment addresses, the content store and the board (local,
  * layered over the remote `--source`s when there are any).
+ *
+ * NOTE: the chain actions (chain/index.ts, its ABIs), the key loader and the content stores are imported inside the
+ * functions that build a context, never at the top: a command file that imports its helpers from here pays for them
+ * only when its handler runs, so `--help` and argument errors do not (bench/cli.ts).
  */
 import { getAddress, isAddress, parseUnits, type Address, type Chain, type PublicClient, type Transport } from "viem";
 import { addConfigOptions, parseConfig, type Config, type ConfigDefaults, type ConfigFlags } from "../config/index.ts";
-import { loadAccount } from "../config/keys.ts";
-import { txRef, type TxRef } from "../chain/send.ts";
-import { checkDeploymentVersions, fetchChainId, getTokenSymbol, httpClients, httpPublicClient, readDeployment, setRevertTokenSymbol, type ChainClients, type Deployment } from "../chain/index.ts";
+import type { TxRef } from "../chain/send.ts";
+import type { ChainClients, Deployment } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
 import { configureLogging } from "../log/index.ts";
-import { HttpBoard } from "../board/http.ts";
-import { LocalDirBoard, type BoardSource } from "../board/index.ts";
+import type { BoardSource } from "../board/index.ts";
 import type { IpfsNode } from "../store/ipfs.ts";
 import type { PeerDiscovery } from "../store/ipfs-peers.ts";
 import type { IpfsConfig } from "../config/index.ts";
 import { onCommandEnd } from "./cleanup.ts";
-import { SegmentBoard } from "../market/segment-traces.ts";
-import { LocalDirStore, type ContentSource, type ContentStore } from "../store/index.ts";
-import { HttpContentStore } from "../store/http.ts";
-import { LayeredStore } from "../store/layered.ts";
+import type { SegmentBoard } from "../market/segment-traces.ts";
+import type { ContentSource, ContentStore, LocalDirStore } from "../store/index.ts";
 import type { Command } from "commander";
+
+/** The chain actions, loaded by the first context a handler builds. */
+const chain = () => import("../chain/index.ts");
 
 export { addConfigOptions };
 
@@ -42,6 +45,13 @@ export type CliContext = {
  * stopped when it ends (cleanup.ts).
  */
 export async function contentContext(config: Pick<Config, "storeDir" | "boardDir" | "sources" | "sourceTimeoutMs" | "ipfs">): Promise<{ store: ContentStore; board: SegmentBoard; ipfs: IpfsNode | undefined }> {
+  const [{ LocalDirStore }, { HttpContentStore }, { LayeredStore }, { HttpBoard }, { SegmentBoard }] = await Promise.all([
+    import("../store/index.ts"),
+    import("../store/http.ts"),
+    import("../store/layered.ts"),
+    import("../board/http.ts"),
+    import("../market/segment-traces.ts"),
+  ]);
   const local = new LocalDirStore(config.storeDir);
   const options = { timeoutMs: config.sourceTimeoutMs };
   const ipfs = config.ipfs ? await startCommandIpfs(local, config.ipfs, config.boardDir) : undefined;
@@ -53,7 +63,7 @@ export async function contentContext(config: Pick<Config, "storeDir" | "boardDir
 
 /** Starts the command's IPFS node (store/ipfs.ts), stopped when the command ends; says its addresses on stderr. */
 export async function startCommandIpfs(local: LocalDirStore, ipfs: IpfsConfig, boardDir: string): Promise<IpfsNode> {
-  const { startIpfsNode } = await import("../store/ipfs.ts");
+  const [{ startIpfsNode }, { LocalDirBoard }] = await Promise.all([import("../store/ipfs.ts"), import("../board/index.ts")]);
   const node = await startIpfsNode(local, { dir: ipfs.dir, listen: ipfs.listen, peers: ipfs.peers, timeoutMs: ipfs.timeoutMs, board: new LocalDirBoard(boardDir) });
   onCommandEnd(() => node.stop());
   process.stderr.write(`pouw: IPFS node ${node.peerId} at ${node.multiaddrs().join(" ")} (${node.connectedPeers().length} of ${ipfs.peers.length} peers connected)\n`);
@@ -92,7 +102,7 @@ export async function announceStateNode(ctx: CliContext): Promise<TxRef | undefi
     process.stderr.write("pouw: the state dir's IPFS node runs in another process that wrote no addresses: nothing announced\n");
     return undefined;
   }
-  const { getAnnouncedPeers, announcePeers } = await import("../chain/index.ts");
+  const { getAnnouncedPeers, announcePeers, txRef } = await chain();
   const last = await getAnnouncedPeers(ctx.clients.public, { peerDirectory, account: ctx.clients.account.address, fromBlock: BigInt(startBlock) });
   if (last && last.multiaddrs.length === addrs.length && last.multiaddrs.every((a, i) => a === addrs[i])) return undefined;
   const tx = txRef("announce", await announcePeers(ctx.clients, { peerDirectory, multiaddrs: addrs }));
@@ -109,6 +119,7 @@ export function configFrom(flags: ConfigFlags, defaults: ConfigDefaults = {}): C
 
 /** The chain id at the config's RPC, or one InputError line (exit 2) when it cannot be reached. */
 export async function reachChain(config: Pick<Config, "rpcUrl">): Promise<number> {
+  const { fetchChainId } = await chain();
   return fetchChainId(config.rpcUrl).catch((err: unknown) => {
     throw new InputError(`cannot reach the RPC at ${config.rpcUrl} (start \`npx hardhat node\` or pass --rpc)`, { cause: err });
   });
@@ -116,6 +127,7 @@ export async function reachChain(config: Pick<Config, "rpcUrl">): Promise<number
 
 /** Decoded reverts from here on print amounts in the deployment token's symbol (chain/revertText.ts). */
 async function useTokenSymbol(client: PublicClient<Transport, Chain>, d: Deployment): Promise<string> {
+  const { getTokenSymbol, setRevertTokenSymbol } = await chain();
   const symbol = (await getTokenSymbol(client, { token: d.token })) ?? "tokens";
   setRevertTokenSymbol(symbol);
   return symbol;
@@ -126,6 +138,7 @@ async function useTokenSymbol(client: PublicClient<Transport, Chain>, d: Deploym
  * reports the VERSION this pouw's ABIs were generated for (DeploymentVersionError otherwise).
  */
 async function loadDeployment(client: PublicClient<Transport, Chain>, path: string, chainId: number): Promise<Deployment> {
+  const { checkDeploymentVersions, readDeployment } = await chain();
   const deployment = await readDeployment(path, chainId);
   await checkDeploymentVersions(client, { deployment });
   return deployment;
@@ -137,6 +150,7 @@ export async function chainContext(
 ): Promise<Omit<CliContext, "deployment"> & { deployment: Deployment | undefined }> {
   const config = configFrom(flags, opts.defaults);
   const chainId = await reachChain(config);
+  const [{ loadAccount }, { httpClients }] = await Promise.all([import("../config/keys.ts"), chain()]);
   const account = await loadAccount(config, chainId);
   const clients = httpClients(config.rpcUrl, chainId, { account, confirmations: config.confirmations, pollingIntervalMs: config.pollIntervalMs });
   const deployment = opts.needDeployment === false ? undefined : await loadDeployment(clients.public, config.deploymentPath, chainId);
@@ -174,6 +188,7 @@ export function withReadConfig(cmd: Command): Command {
 export async function readContext(flags: ReadFlags): Promise<ReadContext> {
   const config = configFrom(flags);
   const chainId = await reachChain(config);
+  const [{ loadAccount }, { httpPublicClient }] = await Promise.all([import("../config/keys.ts"), chain()]);
   let address: Address | undefined;
   if (flags.address !== undefined) address = getAddress(parseAddress("--address", flags.address));
   // NOTE: a key is optional here; when one is given it only names the account, nothing is signed

@@ -23,9 +23,10 @@ import { findCorpus, getRegistries, type JobTerms } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
 import type { Manifest } from "../ml/index.ts";
 import { contentDigestOf } from "../provenance/chain.ts";
+import { DEFAULT_DATA_SHARE_BPS } from "./data-share.ts";
 
-/** Default share of the payment credited to the job's corpora at finalize: 10%. */
-export const DEFAULT_DATA_SHARE_BPS = 1_000;
+// NOTE: defined in data-share.ts, which imports nothing, so `pouw buyer --help` prints it without loading the chain actions
+export { DEFAULT_DATA_SHARE_BPS };
 
 /** auto: attach when every corpus is registered; require: fail otherwise; off: never attach. */
 export type DataTermsMode = "auto" | "require" | "off";

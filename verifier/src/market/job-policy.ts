@@ -13,7 +13,7 @@
 import { InputError } from "../errors/index.ts";
 import type { JobPolicy } from "../chain/createJob.ts";
 import type { Manifest } from "../ml/index.ts";
-import { DEFAULT_QUOTE_OPTIONS, panelError, quotePolicy, type DetectionMatrix, type Quote, type QuoteOptions } from "../policy/index.ts";
+import { DEFAULT_QUOTE_OPTIONS, panelError, quoteJobOf, quotePolicy, type DetectionMatrix, type Quote, type QuoteOptions } from "../policy/index.ts";
 
 export const DEFAULT_SEGMENT_TIMEOUT_SECONDS = 3_600;
 /** Fault-slash split: challenger, buyer, burn (basis points). The quote's lam is the challenger share. */
@@ -72,9 +72,10 @@ export type JobPolicyOptions = {
   /**
    * What the buyer asks of the quote: m, the strict margin (every class's expected loss >= (1 + m) x its gain; default
    * the quote's 0.25), and V, its integrity value in tokens (what a planted or unfinished model would cost it; every
-   * class's gain is max(compute saved, V); default 0). docs/economics.md.
+   * class's gain is max(compute saved, V); default 0), and the compute price in tokens per TFLOP (policy/compute.ts,
+   * default 0.01). docs/economics.md.
    */
-  terms?: { margin?: number; integrityValue?: number };
+  terms?: { margin?: number; integrityValue?: number; computePrice?: number };
   overrides?: PolicyOverrides;
 };
 
@@ -87,8 +88,7 @@ function bindingReason(binding: string): string {
 }
 
 async function quoteStake(manifest: Manifest, payment: bigint, detection: DetectionSource, options: Partial<QuoteOptions>): Promise<StakeQuote> {
-  const { steps, stepsPerSegment } = manifest.training;
-  const job = { paymentWei: payment, steps, stepsPerSegment };
+  const job = quoteJobOf(manifest, payment);
   const cheapest = await quotePolicy(job, detection.matrix, options);
   const pm = manifest.policy.auditRate;
   const below = pm < cheapest.auditRate;
@@ -156,6 +156,7 @@ export async function jobPolicyFor(manifest: Manifest, opts: JobPolicyOptions): 
       ...(opts.panel ? deployedPanel(opts.panel) : {}),
       ...(opts.terms?.margin !== undefined ? { margin: opts.terms.margin } : {}),
       ...(opts.terms?.integrityValue !== undefined ? { integrityValue: opts.terms.integrityValue } : {}),
+      ...(opts.terms?.computePrice !== undefined ? { computePrice: opts.terms.computePrice } : {}),
     });
     requiredStake = BigInt(quote.stakeWei);
     stakeFrom = "quote";

@@ -10,5 +10,6 @@ export * from "./detection.ts";
 export * from "./contract.ts";
 export * from "./contract-lp.ts";
 export * from "./quote.ts";
+export * from "./compute.ts";
 export * from "./registry.ts";
 export * from "./challenge.ts";

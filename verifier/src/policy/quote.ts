@@ -3,13 +3,14 @@
  * and the measured detection matrix. `pouw quote` prints it; `buyer create` uses it for the job's
  * policy unless the buyer overrides it.
  */
-import { parseManifestJson, readManifestText } from "../ml/manifest.ts";
+import { parseManifestJson, readManifestText, type Manifest } from "../ml/manifest.ts";
 import { logger } from "../log/index.ts";
 import type { DetectionMatrix } from "./detection.ts";
 import { actionSetFromMatrix, optimiseContract, type Contract, type ContractParams } from "./contract.ts";
 import { verifyWithLp } from "./contract-lp.ts";
 import { finite, nonNegative, positive, positiveProbability, PolicyParamError } from "./params.ts";
 import { InputError } from "../errors/index.ts";
+import { computeCostOf, DEFAULT_COMPUTE_PRICE, jobFlopsOf } from "./compute.ts";
 
 const log = logger("policy");
 
@@ -40,6 +41,11 @@ export type QuoteJob = {
   steps: number;
   /** Steps per committed segment. */
   stepsPerSegment: number;
+  /**
+   * Nominal FLOPs of the honest job (policy/compute.ts jobFlopsOf); absent: unknown, and the compute cost is the
+   * payment share alone.
+   */
+  flops?: number;
 };
 
 /**
@@ -47,8 +53,16 @@ export type QuoteJob = {
  * Defaults are documented in docs/economics.md.
  */
 export type QuoteOptions = {
-  /** C / payment: honest compute cost of the job as a share of the payment (default 1: zero margin, conservative). */
+  /**
+   * The floor of C as a share of the payment (default 1: zero margin, conservative): C = max(computeCostShare x
+   * payment, the job's FLOPs x computePrice).
+   */
   computeCostShare: number;
+  /**
+   * Tokens per TFLOP (10^12 nominal FLOPs, >= 0) the job's compute is worth (default DEFAULT_COMPUTE_PRICE, 0.01):
+   * a cheater's gain is the compute it skips, so C grows with the model's FLOPs per step x steps.
+   */
+  computePrice: number;
   /** F / payment: payment forfeited by a caught provider (default 1: escrow is refunded on a successful challenge). */
   forfeitShare: number;
   /** kappa: capital cost per unit of stake per job (default 0.01). */
@@ -108,6 +122,7 @@ export const DEFAULT_MARGIN = 0.25;
 
 export const DEFAULT_QUOTE_OPTIONS: Readonly<QuoteOptions> = Object.freeze({
   computeCostShare: 1,
+  computePrice: DEFAULT_COMPUTE_PRICE,
   forfeitShare: 1,
   capitalRate: 0.01,
   lam: 0.5,
@@ -133,9 +148,30 @@ export const PIPELINE_CHECKS: readonly string[] = Object.freeze(["recompute", "s
 /** Meta-audit rates the quote chooses from when the buyer does not fix one. */
 export const META_AUDIT_MENU: readonly number[] = Object.freeze([0.02, 0.05, 0.1, 0.2, 0.5, 1]);
 
+/**
+ * C, the honest compute cost of the job the gains and audit costs are priced on: the larger of the job's FLOPs at the
+ * compute price and the payment floor (computeCostShare x payment).
+ */
+export type QuoteCompute = {
+  /** Nominal FLOPs of the honest job; null when the job did not say (C is then the payment floor). */
+  flops: number | null;
+  /** Tokens per TFLOP. */
+  pricePerTflop: number;
+  /** flops x price (wei, rounded up); "0" without flops. */
+  atPriceWei: string;
+  /** computeCostShare x payment (wei). */
+  paymentFloorWei: string;
+  /** C (wei): the larger of the two. */
+  costWei: string;
+  /** Which of the two sets C. */
+  from: "flops" | "payment";
+};
+
 export type Quote = {
   /** Segments N = steps / stepsPerSegment. */
   segments: number;
+  /** C: the compute cost the quote is priced on. */
+  compute: QuoteCompute;
   /** p: probability each segment is audited. */
   auditRate: number;
   /** Checks run on each audited segment. */
@@ -216,6 +252,7 @@ export function quoteOptions(partial: Partial<QuoteOptions> = {}): QuoteOptions 
   nonNegative("challengeCostShare", o.challengeCostShare);
   nonNegative("griefShare", o.griefShare);
   nonNegative("panelFee", o.panelFee);
+  nonNegative("computePrice", o.computePrice);
   if (o.auditRate !== null) positiveProbability("auditRate", o.auditRate);
   // INVARIANT: a quote never stops at break-even: m > 0
   if (finite("margin", o.margin) <= 0) throw new PolicyParamError(`margin must be > 0 (a quote never stops at break-even), got ${o.margin}`);
@@ -240,8 +277,13 @@ export async function quotePolicy(job: QuoteJob, matrix: DetectionMatrix, partia
     throw new PolicyParamError(`stepsPerSegment must be a positive divisor of steps (${job.steps}), got ${job.stepsPerSegment}`);
   }
   const segments = job.steps / job.stepsPerSegment;
+  if (job.flops !== undefined && !(Number.isFinite(job.flops) && job.flops > 0)) throw new PolicyParamError(`flops must be a positive finite number, got ${job.flops}`);
+  // C: a cheater's gain is the compute it skips, worth the job's FLOPs at the price; never below the payment floor
+  const floor = o.computeCostShare * payment;
+  const atPrice = job.flops === undefined ? 0 : computeCostOf(job.flops, o.computePrice) * 1e18;
+  const computeCost = Math.max(floor, atPrice);
   const params: ContractParams = {
-    computeCost: o.computeCostShare * payment,
+    computeCost,
     segments,
     forfeit: o.forfeitShare * payment,
     capitalRate: o.capitalRate,
@@ -272,6 +314,7 @@ export async function quotePolicy(job: QuoteJob, matrix: DetectionMatrix, partia
   log.info({ segments, auditRate: best.auditRate, checks: best.checks, stake: best.stake }, "quoted policy");
   return {
     segments,
+    compute: { flops: job.flops ?? null, pricePerTflop: o.computePrice, atPriceWei: wei(atPrice), paymentFloorWei: wei(floor), costWei: wei(computeCost), from: atPrice > floor ? "flops" : "payment" },
     auditRate: best.auditRate,
     checks: best.checks,
     stakeWei: wei(best.stake),
@@ -331,7 +374,16 @@ export class QuoteManifestError extends InputError {
   override readonly code: string = "QUOTE_MANIFEST_ERROR";
 }
 
-/** Reads policy.paymentWei, training.steps and training.stepsPerSegment from a manifest file (shared schema). */
+/**
+ * What a quote needs from a parsed manifest: its payment (or `paymentWei`, the buyer's override), steps, steps per
+ * segment and the job's nominal FLOPs. The one function `pouw quote`, `buyer create` and the dApp size a job with.
+ */
+export function quoteJobOf(manifest: Pick<Manifest, "model" | "training" | "policy">, paymentWei?: bigint): QuoteJob {
+  const { steps, stepsPerSegment } = manifest.training;
+  return { paymentWei: paymentWei ?? BigInt(manifest.policy.paymentWei), steps, stepsPerSegment, flops: jobFlopsOf(manifest) };
+}
+
+/** Reads the quote's fields (quoteJobOf) from a manifest file (shared schema). */
 export function readQuoteJob(path: string): QuoteJob {
   let text: string;
   try {
@@ -346,6 +398,5 @@ export function readQuoteJob(path: string): QuoteJob {
     kind = undefined; // parseManifestJson names the JSON error
   }
   if (typeof kind === "string" && kind !== "pouw/training-job") throw new QuoteManifestError(`pouw quote prices training jobs (kind pouw/training-job); ${path} is a ${kind}`);
-  const m = parseManifestJson(text);
-  return { paymentWei: BigInt(m.policy.paymentWei), steps: m.training.steps, stepsPerSegment: m.training.stepsPerSegment };
+  return quoteJobOf(parseManifestJson(text));
 }

@@ -7,17 +7,15 @@
  * market/create-job.ts (the plan in market/plan-job.ts is the dApp's too) and prints the result (text or --json).
  */
 import type { Command } from "commander";
-import { cancelJob, getCredits, getReceiptsRecorded, requireJob, getSegmentCommits } from "../../chain/index.ts";
 import type { JobCoverage, JobMoney } from "../../market/job-report.ts";
-import { BUYER_CREDITS, claimCredits } from "../../market/standing.ts";
 import { approxTokens, stakeReasonInWords } from "../../policy/words.ts";
 import { InputError } from "../../errors/index.ts";
-import { DEFAULT_DATA_SHARE_BPS, type DataTermsMode } from "../../market/data-terms.ts";
+import type { DataTermsMode } from "../../market/data-terms.ts";
+import { DEFAULT_DATA_SHARE_BPS } from "../../market/data-share.ts";
 import type { CreateJobFromManifestResult } from "../../market/create-job.ts";
 import type { DetectionSource, PolicyOverrides, StakeQuote } from "../../market/job-policy.ts";
 import type { PlanJobOptions } from "../../market/plan-job.ts";
-import { panelPoolCheck, panelPoolJson } from "../../market/panel-pool.ts";
-import { txRef } from "../../chain/send.ts";
+import type { panelPoolJson } from "../../market/panel-pool.ts";
 import { announceStateNode, fmt, marketContext, peerDiscovery, parseAmount, parseJobId, parseSeconds, readContext, txJson, txLines, withConfig, withReadConfig } from "../context.ts";
 
 /** The matrix the quote reads: --detection FILE, else the package's committed one; none with --no-quote. */
@@ -169,7 +167,7 @@ export function registerBuyer(program: Command): void {
       .option("--json", "print the job as JSON"),
   ).action(async (opts: Record<string, string | boolean | undefined>) => {
     // NOTE: the quote (HiGHS) and the market code load only for the command that uses them (commands/index.ts)
-    const [{ readManifestFile }, { createJobFromManifest }] = await Promise.all([import("../../ml/manifest.ts"), import("../../market/create-job.ts")]);
+    const [{ readManifestFile }, { createJobFromManifest }, { panelPoolCheck, panelPoolJson }] = await Promise.all([import("../../ml/manifest.ts"), import("../../market/create-job.ts"), import("../../market/panel-pool.ts")]);
     const manifest = await readManifestFile(opts.manifest as string);
     const plan = await createFlags(opts);
     const ctx = await marketContext(opts as never);
@@ -190,6 +188,7 @@ export function registerBuyer(program: Command): void {
   ).action(async (jobArg: string, opts: Record<string, string | boolean | undefined>) => {
     const jobId = parseJobId(jobArg);
     const ctx = await readContext(opts as never);
+    const { getCredits, getReceiptsRecorded, requireJob, getSegmentCommits } = await import("../../chain/index.ts");
     const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
     const fromBlock = BigInt(ctx.deployment.startBlock);
     const { jobReport } = await import("../../market/job-report.ts");
@@ -254,6 +253,7 @@ export function registerBuyer(program: Command): void {
   ).action(async (jobArg: string, opts: Record<string, string | boolean | undefined>) => {
     const jobId = parseJobId(jobArg);
     const ctx = await readContext(opts as never);
+    const { requireJob } = await import("../../chain/index.ts");
     const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
     // the final weights, provenance record and its board pointer come from the job provider's announced node
     await (await peerDiscovery(ctx))?.dial([job.provider]);
@@ -279,6 +279,7 @@ export function registerBuyer(program: Command): void {
     async (jobArg: string, opts: Record<string, string | boolean | undefined>) => {
       const jobId = parseJobId(jobArg);
       const ctx = await marketContext(opts as never);
+      const { cancelJob, txRef } = await import("../../chain/index.ts");
       const tx = txRef("cancelJob", await cancelJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId }));
       process.stdout.write(
         opts.json ? JSON.stringify({ jobId: jobId.toString(), txs: [txJson(tx)] }) + "\n" : `job ${jobId} cancelled; claim the refund with \`pouw buyer claim\`\n${txLines([tx])}`,
@@ -289,6 +290,7 @@ export function registerBuyer(program: Command): void {
   withConfig(buyer.command("claim").description("claim everything credited to you as a buyer: refunds and pay (JobMarket) and your share of a provider's slash (StakeVault)").option("--json", "print JSON")).action(
     async (opts: Record<string, string | boolean | undefined>) => {
       const ctx = await marketContext(opts as never);
+      const { BUYER_CREDITS, claimCredits } = await import("../../market/standing.ts");
       const c = await claimCredits(ctx.clients, ctx.deployment, BUYER_CREDITS);
       if (opts.json) {
         process.stdout.write(

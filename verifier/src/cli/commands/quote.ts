@@ -1,5 +1,6 @@
 /**
- * `pouw quote --manifest M [--detection FILE] [--checks LIST|any] [--margin M] [--integrity-value V] [--json]`: the
+ * `pouw quote --manifest M [--detection FILE] [--checks LIST|any] [--margin M] [--integrity-value V] [--compute-price P]
+ * [--json]`: the compute cost the job is priced on (its FLOPs at P tokens per TFLOP, at least the payment), the
  * recommended audit rate, stake, challenger bond, panel size and auditor bond for a job, with the cost breakdown and,
  * per cheat class, its detection, what it gains against what the provider side expects to lose and the margin, and
  * one plain sentence per class of what the buyer gets; names the worst class. Amounts print to 4 significant digits
@@ -23,7 +24,8 @@ import { approxTokens, cheatInWords, stakeReasonInWords } from "../../policy/wor
 type NumericKey = { [K in keyof QuoteOptions]: QuoteOptions[K] extends number | null ? K : never }[keyof QuoteOptions];
 
 const NUMERIC_OPTIONS: { key: NumericKey; flag: string; help: string }[] = [
-  { key: "computeCostShare", flag: "compute-cost-share", help: "honest compute cost C as a share of the payment" },
+  { key: "computePrice", flag: "compute-price", help: "tokens per TFLOP (10^12 nominal FLOPs) the job's compute is worth: C = max(FLOPs x price, compute-cost-share x payment)" },
+  { key: "computeCostShare", flag: "compute-cost-share", help: "the floor of the compute cost C as a share of the payment" },
   { key: "forfeitShare", flag: "forfeit-share", help: "payment forfeited when caught, F, as a share of the payment" },
   { key: "capitalRate", flag: "capital-rate", help: "kappa: capital cost per unit of stake per job" },
   { key: "lam", flag: "lam", help: "challenger's share of the slashed stake, (0, 1]" },
@@ -78,7 +80,13 @@ export function registerQuote(program: Command): void {
     const t = (wei: string) => `${approxTokens(wei)} tokens`;
     const pct = (x: number) => `${Number((100 * x).toPrecision(4))}%`;
     const expected = Number((q.auditRate * q.segments).toPrecision(4));
+    const c = q.compute;
+    const computeLine =
+      c.flops === null
+        ? `compute C           ${t(c.costWei)}: what the honest training is worth, ${q.options.computeCostShare} x the payment (the job states no FLOPs); a cheater gains the part it skips`
+        : `compute C           ${t(c.costWei)}: what the honest training is worth, the larger of its ${Number(c.flops.toPrecision(4))} FLOPs at ${c.pricePerTflop} tokens per TFLOP (${t(c.atPriceWei)}) and ${q.options.computeCostShare} x the payment (${t(c.paymentFloorWei)}); a cheater gains the part it skips`;
     const lines = [
+      computeLine,
       `segments            ${q.segments}: the job is committed in ${q.segments} parts, each checkable on its own`,
       `audit rate p        ${Number(q.auditRate.toPrecision(4))}: each auditor recomputes a segment with this probability (about ${expected} of ${q.segments} segments per auditor${q.lastSegmentAudited ? ", and always the last one" : ""})`,
       `checks              ${q.checks.join(" + ")}: what an audit runs on a sampled segment (docs/checks.md)`,

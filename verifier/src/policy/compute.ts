@@ -1,0 +1,65 @@
+/**
+ * The job's compute, from the manifest alone: nominal FLOPs per training step of each model class and of the whole
+ * job, and what they cost at a price per TFLOP. Pure (no data, no engine), so the quote, `buyer create` and the dApp
+ * size the same compute cost C. The per-step formulas are the models' own `flopsPerStep` (ml/models/*.ts), written
+ * here over the manifest's model config; test/policy/compute.test.ts checks each against the model class.
+ */
+import type { Manifest, ModelConfig } from "../ml/manifest.ts";
+import { PolicyParamError } from "./params.ts";
+
+/** Pixels and classes of the MNIST corpus (ml/data/mnist.ts: MNIST_PIXELS, MNIST_CLASSES). */
+const MNIST_INPUTS = 784;
+const MNIST_CLASSES = 10;
+/** Symbols of the npm text corpus (ml/data/sotu.ts: VOCAB_SIZE), the char-transformer's vocabulary without model.vocab. */
+const SOTU_VOCAB = 96;
+/** The circuit's tile (models/linear-tile.ts: IN, OUT). */
+const TILE_IN = 8;
+const TILE_OUT = 4;
+
+/**
+ * Default compute price: 0.01 tokens per TFLOP (10^12 nominal FLOPs). It assumes 1 token is about 1 US dollar and a
+ * CPU core at about $0.20 an hour (on-demand; spot is about a quarter of that), running the pouw engine at the
+ * measured 6.1 GFLOP/s of a 784-128-10 step at batch 128 (12.7 ms, docs/checks.md): 1 TFLOP is 163 core-seconds,
+ * $0.009. docs/economics.md. The buyer sets its own with `--compute-price`.
+ */
+export const DEFAULT_COMPUTE_PRICE = 0.01;
+
+/** FLOPs in one TFLOP, the unit of a compute price. */
+export const FLOPS_PER_TFLOP = 1e12;
+
+/**
+ * Multiply-adds x2 of one forward + backward pass of `model` over `batchSize` examples (nominal FLOPs, what the
+ * model's `flopsPerStep` returns): an MLP 6*B*(in*hidden + hidden*out), a char-transformer
+ * 6*B*T*(L*(4d^2 + 2dF + 2Td) + d*V), the linear tile 4*B*IN*OUT.
+ */
+export function flopsPerStepOf(model: ModelConfig, batchSize: number): number {
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new PolicyParamError(`batchSize must be a positive integer, got ${batchSize}`);
+  switch (model.arch) {
+    case "mnist-mlp":
+      return 6 * batchSize * (MNIST_INPUTS * model.hidden + model.hidden * MNIST_CLASSES);
+    case "tabular-mlp": {
+      // a regression head has one output; a classifier one per class
+      const outputs = (model as { task?: string }).task === "regression" ? 1 : (model.classes ?? 1);
+      return 6 * batchSize * (model.inputs * model.hidden + model.hidden * outputs);
+    }
+    case "char-transformer": {
+      const d = model.dModel;
+      const F = model.ffHidden ?? 4 * d;
+      const T = model.context;
+      const V = (model as { vocab?: number }).vocab ?? SOTU_VOCAB;
+      return 6 * batchSize * T * (model.layers * (4 * d * d + 2 * d * F + 2 * T * d) + d * V);
+    }
+    case "linear-tile":
+      return 4 * batchSize * TILE_IN * TILE_OUT;
+  }
+}
+
+/** Nominal FLOPs of the honest job: training.steps x flopsPerStepOf(model, training.batchSize). */
+export function jobFlopsOf(manifest: Pick<Manifest, "model" | "training">): number {
+  return manifest.training.steps * flopsPerStepOf(manifest.model, manifest.training.batchSize);
+}
+
+/** What `flops` nominal FLOPs cost at `pricePerTflop` tokens per TFLOP (tokens). */
+export function computeCostOf(flops: number, pricePerTflop: number): number {
+  return (flops / FLOPS_PER_TFLOP) * pricePerTflop;
+}
