@@ -146,7 +146,7 @@ describe("newcomer path: every command's --json parses, every write names its tr
     await json(["jobs"]);
     await json(["provider", "status", "--address", address(2)]);
     await json(["auditor", "status", "--address", address(3)]);
-    await json(["dispute", "status", "1"]);
+    await json(["dispute", "status", "--job", "1"]);
     await json(["report", "1", "--out", join(dir, "job-1.html")]);
     await json(["auditor", "claim"], 3);
     expect(seen.filter((s) => s.txs > 0).length).to.be.greaterThan(14);

@@ -73,8 +73,38 @@ export class Outbox {
     }
   }
 
+  /**
+   * Fills a gap below this account's signed transactions with no-ops. A reorg can drop a transaction whose intent is
+   * already closed (a reverted send re-estimated since, a no-op that replaced a stale one): its nonce is free again, and
+   * every signed transaction above it waits in the node's pool behind the gap for ever. Only nonces no open intent holds
+   * are filled, each with a 0-ETH transfer to itself.
+   */
+  private async fillNonceGap(): Promise<void> {
+    const held = this.ctx.db.openIntents().filter((i) => i.status === "signed" && i.nonce !== null).map((i) => i.nonce!);
+    if (held.length === 0) return;
+    const { clients } = this.ctx;
+    const latest = await withRetry(() => clients.public.getTransactionCount({ address: this.ctx.me, blockTag: "latest" }), { what: "nonce" });
+    const above = held.filter((n) => n >= latest);
+    if (above.length === 0) return;
+    const lowest = Math.min(...above);
+    for (let n = latest; n < lowest; n++) {
+      if (this.ctx.stopped()) return;
+      // INVARIANT: a no-op is sent only at a nonce no open intent holds, so it never replaces an intent's transaction.
+      if (held.includes(n)) continue;
+      const noop = await signTx(clients, this.ctx.me, "0x", n);
+      this.ctx.log.warn({ event: "nonce-gap", nonce: n, noop: noop.hash, waiting: above.length }, `nonce ${n} is free below this bot's signed transactions (a reorg dropped its transaction): filling it with a no-op`);
+      try {
+        await broadcastAndWait(clients, noop, "nonce-gap");
+      } catch (err) {
+        this.ctx.log.warn({ err: toChainError(err).shortMessage, nonce: n }, "the no-op filling a nonce gap was not mined; retrying on the next pass");
+        return;
+      }
+    }
+  }
+
   /** Sends every open intent that is due, in the order they were recorded. */
   async sendIntents(): Promise<void> {
+    await this.fillNonceGap();
     for (const listed of this.ctx.db.openIntents()) {
       if (this.ctx.stopped()) return;
       // re-read: an earlier intent of this pass may have ended this one (a lost finding closes its pair)
