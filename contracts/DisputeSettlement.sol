@@ -164,7 +164,7 @@ contract DisputeSettlement is DisputeGameBase {
     }
 
     /// @dev Uncounts the revealed votes of dispute `disputeId`'s current panel cast by members that forfeited bond after
-    /// the second the dispute opened (AuditorRegistry.forfeitedAt): the seat counts as silent for the outcome (a tie or split
+    /// the second the dispute opened (AuditorRegistry.forfeitedAt) and hold less than one panelForfeit of bond: the seat counts as silent for the outcome (a tie or split
     /// it leaves is appealed), the member earns no fee and no share of a forfeit, and a wrong vote still forfeits (so a
     /// forfeit elsewhere is no way out of a losing vote).
     function _voidForfeited(uint256 disputeId, Dispute storage d) private {
@@ -177,10 +177,11 @@ contract DisputeSettlement is DisputeGameBase {
             Vote v = b.vote;
             if (v == Vote.None) continue;
             uint64 at = _registry.forfeitedAt(member);
-            // INVARIANT: a vote counts only while its member has lost no meta-audit since the dispute opened (a later
-            // second than challengedAt): a member that forfeited may have nothing left at stake, so it is out of every
-            // panel open then.
-            if (at <= openedAt) continue;
+            // INVARIANT: a vote is uncounted only when its member forfeited since the dispute opened (a later second than
+            // challengedAt) AND has less than one panelForfeit of bond left: nothing at stake. A member that lost one
+            // meta-audit but can still pay for a wrong vote keeps it (else anyone who can make honest members forfeit once
+            // elsewhere, e.g. on silent decoy panels, could void their revealed votes and let one attacker seat decide).
+            if (at <= openedAt || _registry.auditorOf(member).bond >= _params.panelForfeit) continue;
             b.voided = true;
             unchecked {
                 // bound: v was counted at its reveal, so each counter is >= 1 here

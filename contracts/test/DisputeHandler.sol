@@ -295,14 +295,17 @@ contract DisputeHandler is DisputeBase {
     }
 
     /// @dev Round-1 members whose revealed vote the next `resolve` of dispute `id` voids (AuditorRegistry.forfeitedAt
-    /// after the dispute opened): they earn no fee. forfeitedAt never decreases, so marking before a call that reverts
+    /// after the dispute opened, less than one panelForfeit of bond left): they earn no fee. forfeitedAt never decreases, so marking before a call that reverts
     /// marks only members a later successful resolve voids too.
     function _noteVoids(uint256 id) internal {
         IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
         if (d.status != IDisputeGameTypes.Status.Open || d.round != 1) return;
         for (uint256 i; i < d.panel.length; ++i) {
             (, IDisputeGameTypes.Vote v) = game.roundBallotOf(id, 1, d.panel[i]);
-            if (v != IDisputeGameTypes.Vote.None && registry.forfeitedAt(d.panel[i]) > d.challengedAt) _voided[id][d.panel[i]] = true;
+            if (
+                v != IDisputeGameTypes.Vote.None && registry.forfeitedAt(d.panel[i]) > d.challengedAt
+                    && registry.auditorOf(d.panel[i]).bond < game.params().panelForfeit
+            ) _voided[id][d.panel[i]] = true;
         }
     }
 
