@@ -24,6 +24,7 @@ import {
   finalize,
   getAttestationRequest,
   getDispute,
+  getDisputeParams,
   getJob,
   jobMarketAbi,
   newChallengeSalt,
@@ -496,9 +497,9 @@ export async function tieExhaustion(): Promise<Row> {
 /**
  * A forfeited voter keeps voting: the provider's sybil auditor S1 sits on the panels of two honest disputes of its
  * faulty segment (steps 2 and 3; the script re-plays each challenge until the draw holds S1). In the first S1 votes
- * Valid, loses every round and forfeits. Then it votes Valid in the second, still open. The rule asked for: a forfeited
- * auditor is removed from every open panel, so its later vote is refused or not counted (its seat redrawn or the
- * quorum recomputed); a vote that counts is the attack working.
+ * Valid, loses every round and forfeits. Then it votes Valid in the second, still open. The rule: a forfeited auditor
+ * with less than one forfeit of bond left (nothing at stake) is out of every open panel, so its later vote is refused or
+ * not counted; one that still holds a full forfeit keeps its vote, which must then lose and cost it another forfeit.
  */
 export async function forfeitedVoter(): Promise<Row> {
   const { w, s, before, jobId } = await s1World();
@@ -512,6 +513,7 @@ export async function forfeitedVoter(): Promise<Row> {
   const first = await playPanel(w, one.id, (m) => (m === S1.address ? "Valid" : "honest"));
   const bond1 = await bondOf();
   if (bond1 >= bond0) throw new Error(`S1 was not forfeited in dispute ${one.id} (${first.outcome})`);
+  let stillAtStake = false;
   const d = await getDispute(pub, { disputeGame: game, disputeId: two.id });
   let how: string;
   if (!d.panel.map((x) => getAddress(x)).includes(S1.address)) how = `S1 no longer on dispute ${two.id}'s panel`;
@@ -536,12 +538,22 @@ export async function forfeitedVoter(): Promise<Row> {
       else refusedAs = await p.then(() => "", (e: unknown) => refused("the forfeited member's reveal", Promise.reject(e)));
     }
     const tally = await getDispute(pub, { disputeGame: game, disputeId: two.id });
-    if (!refusedAs && tally.validVotes > 0) {
+    // S1 still holding a full panelForfeit of bond has something at stake: its vote counts by the rule
+    // (docs/disputes.md "Forfeited members"), and the row instead requires that the vote loses and costs it another forfeit
+    stillAtStake = bond1 >= (await getDisputeParams(pub, { disputeGame: game })).panelForfeit;
+    if (!refusedAs && tally.validVotes > 0 && !stillAtStake) {
       throw new AttackSucceeded(`S1, forfeited ${tokens(bond0 - bond1)} in dispute ${one.id}, voted Valid in its other open panel (dispute ${two.id}) and the vote counted (${tally.validVotes} Valid, ${tally.faultVotes} Fault)`);
     }
-    how = refusedAs ? `S1's vote in dispute ${two.id} refused ${refusedAs}` : `S1's vote in dispute ${two.id} not counted`;
+    how = refusedAs ? `S1's vote in dispute ${two.id} refused ${refusedAs}` : stillAtStake ? `S1 kept ${tokens(bond1)} >= one forfeit at stake, so its vote counted` : `S1's vote in dispute ${two.id} not counted`;
   }
   const second = await playPanel(w, two.id, (m) => (m === S1.address ? "Valid" : "honest"));
+  if (stillAtStake) {
+    const bond2 = await bondOf();
+    if (second.outcome !== "PanelFault" || bond2 >= bond1) {
+      throw new AttackSucceeded(`S1's counted Valid vote in dispute ${two.id} (with a forfeit still at stake) ended ${second.outcome} and cost it ${tokens(bond1 - bond2)}`);
+    }
+    how += `, lost (${second.outcome}) and forfeited another ${tokens(bond1 - bond2)}`;
+  }
   const row = await measure(w, s, before, "25 forfeited voter", `S1 on both panels; dispute ${one.id}: ${first.outcome}, S1 forfeited ${tokens(bond0 - bond1)}; ${how}; dispute ${two.id}: ${second.outcome}`, DECLARED);
   return atLeastNonChallenger(row);
 }
