@@ -185,6 +185,25 @@ describe("serve --upload: PUT /ipfs/<cid> stores a body that hashes to its CID",
     await rm(dir, { recursive: true, force: true });
   });
 
+  it("stops at the server's total upload quota (507, nothing stored); refused and repeated uploads use none of it", async () => {
+    const qdir = await mkdtemp(join(tmpdir(), "pouw-serve-quota-"));
+    const qstore = new LocalDirStore(join(qdir, "store"));
+    const q = await startContentServer({ store: qstore, upload: { store: qstore, maxBytes: MAX, quotaBytes: 100 } });
+    try {
+      const put = (body: string, cid = cidOf(new TextEncoder().encode(body))) => raw(q.url, "PUT", `/ipfs/${cid}`, { body });
+      expect((await put("a".repeat(40))).status).to.equal(201);
+      expect((await put("a".repeat(40))).status).to.equal(200); // already held: no new bytes
+      expect((await put("b".repeat(40), cidOf(new TextEncoder().encode("other")))).status).to.equal(422); // refused: gives its reservation back
+      expect((await put("c".repeat(60))).status).to.equal(201); // 40 + 60 = the quota
+      const over = await put("d");
+      expect([over.status, over.body.toString()]).to.deep.equal([507, "this server's upload quota is used: 100 of 100 bytes (pouw serve --upload-quota-bytes)\n"]);
+      expect(await qstore.has(cidOf(new TextEncoder().encode("d")))).to.equal(false);
+    } finally {
+      await q.close();
+      await rm(qdir, { recursive: true, force: true });
+    }
+  });
+
   it("stores the body under its CID (201, then 200 when held) and serves it back byte for byte", async () => {
     const body = '{"manifest":"a buyer\'s job"}';
     const cid = cidOf(new TextEncoder().encode(body));

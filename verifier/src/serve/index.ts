@@ -10,7 +10,8 @@
  *                                                        held) after checking it hashes to <cid>
  *
  * 400 for a malformed CID, board key or path, 404 when absent, 405 for any other method (and PUT without `upload`),
- * 411 for a PUT without a Content-Length, 413 for a GET or HEAD with a body or a PUT body over `upload.maxBytes`,
+ * 411 for a PUT without a Content-Length, 413 for a GET or HEAD with a body or a PUT body over `upload.maxBytes`, 507
+ * for a PUT past the server's total upload quota (`upload.quotaBytes`),
  * 414 for an over-long URL, 422 for a PUT body that does not hash to its CID (nothing stored). Limits: header size,
  * header and request timeouts, keep-alive timeout, requests per socket and concurrent connections.
  *
@@ -42,7 +43,8 @@ export type ContentServerOptions = {
   /** The dApp's files by request path (loadDappFiles), served at / beside the content and the board. */
   dapp?: DappFiles;
   /** Accept `PUT /ipfs/<cid>` into `store` (what the dApp publishes a manifest or a small dataset with); off by default. */
-  upload?: { store: Pick<ContentStore, "put" | "has">; maxBytes: number };
+  /** `quotaBytes`: the most bytes all uploads may add to the store over the server's life (507 beyond it). */
+  upload?: { store: Pick<ContentStore, "put" | "has">; maxBytes: number; quotaBytes?: number };
   /** Default 127.0.0.1 (this machine only). */
   host?: string;
   /** 0 = an ephemeral port (default). */
@@ -196,6 +198,11 @@ async function serveBoard(o: ContentServerOptions, req: IncomingMessage, res: Se
   res.end(req.method === "HEAD" ? undefined : body);
 }
 
+/** Default total of new bytes uploads may add over a server's life: anyone who reaches the port may upload. */
+export const DEFAULT_UPLOAD_QUOTA_BYTES = 256 * 1024 * 1024;
+/** Bytes reserved or stored by the uploads of each server's upload option (reserved before the body is read). */
+const uploadUsed = new WeakMap<object, number>();
+
 /** PUT /ipfs/<cid>: the body, read up to the limit, stored when it hashes to <cid>. */
 async function acceptUpload(upload: NonNullable<ContentServerOptions["upload"]>, req: IncomingMessage, res: ServerResponse, raw: string): Promise<void> {
   const parts = raw.split("/").slice(1);
@@ -211,23 +218,49 @@ async function acceptUpload(upload: NonNullable<ContentServerOptions["upload"]>,
   if (length === undefined || !/^[0-9]{1,12}$/.test(length)) return drain(req, res, 411, "an upload needs a Content-Length");
   // INVARIANT: no body over the limit is read: refused from its declared length, and cut if it sends more
   if (Number(length) > upload.maxBytes) return drain(req, res, 413, `upload of ${length} bytes is over this server's limit of ${upload.maxBytes} bytes`);
+  // INVARIANT: all uploads together never add more than the quota to the store: each reserves its declared length before
+  // its body is read and gives it back unless it stored new bytes
+  const quota = upload.quotaBytes ?? DEFAULT_UPLOAD_QUOTA_BYTES;
+  const used = uploadUsed.get(upload) ?? 0;
+  if (used + Number(length) > quota) return drain(req, res, 507, `this server's upload quota is used: ${used} of ${quota} bytes (pouw serve --upload-quota-bytes)`);
+  uploadUsed.set(upload, used + Number(length));
+  let stored = false;
+  try {
+    stored = await receiveUpload(upload, req, res, cid, length);
+  } finally {
+    if (!stored) uploadUsed.set(upload, (uploadUsed.get(upload) ?? 0) - Number(length));
+  }
+}
+
+/** Reads an upload's body and stores it when it hashes to `cid`; true when new bytes were stored. */
+async function receiveUpload(upload: NonNullable<ContentServerOptions["upload"]>, req: IncomingMessage, res: ServerResponse, cid: string, length: string): Promise<boolean> {
   const chunks: Buffer[] = [];
   let got = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     got += chunk.byteLength;
-    if (got > Number(length)) return drain(req, res, 400, `the body is longer than its Content-Length ${length}`);
+    if (got > Number(length)) {
+      drain(req, res, 400, `the body is longer than its Content-Length ${length}`);
+      return false;
+    }
     chunks.push(chunk);
   }
-  if (got !== Number(length)) return reply(res, req, 400, `the body ended at ${got} of its Content-Length ${length} bytes`);
+  if (got !== Number(length)) {
+    reply(res, req, 400, `the body ended at ${got} of its Content-Length ${length} bytes`);
+    return false;
+  }
   const bytes = new Uint8Array(Buffer.concat(chunks));
   const actual = cidOf(bytes);
-  if (actual !== cid) return reply(res, req, 422, `the body hashes to ${actual}, not ${cid}: nothing stored`);
+  if (actual !== cid) {
+    reply(res, req, 422, `the body hashes to ${actual}, not ${cid}: nothing stored`);
+    return false;
+  }
   const had = await upload.store.has(cid);
   if (!had) await upload.store.put(bytes);
   log.info({ cid, bytes: bytes.byteLength, had }, "upload");
   const body = Buffer.from(`${cid}\n`);
   res.writeHead(had ? 200 : 201, { "content-type": "text/plain; charset=utf-8", "content-length": body.byteLength, location: `/ipfs/${cid}`, "cache-control": "no-store", "x-content-type-options": "nosniff" });
   res.end(body);
+  return !had;
 }
 
 /** Replies `status` and closes the connection, so that an unread body is never taken as the next request. */

@@ -12,13 +12,13 @@ import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { LocalDirBoard } from "../../board/index.ts";
 import { InputError } from "../../errors/index.ts";
-import { DEFAULT_UPLOAD_MAX_BYTES, startContentServer } from "../../serve/index.ts";
+import { DEFAULT_UPLOAD_MAX_BYTES, DEFAULT_UPLOAD_QUOTA_BYTES, startContentServer } from "../../serve/index.ts";
 import { loadDappFiles } from "../../serve/dapp.ts";
 import { LocalDirStore } from "../../store/index.ts";
 import { collect } from "../../config/index.ts";
 import { configFrom, startCommandIpfs } from "../context.ts";
 
-type Opts = { host: string; port: string; maxConnections: string; upload?: boolean; uploadMaxBytes: string; store?: string; stateDir?: string; logLevel?: string; dapp?: boolean | string; deployment?: string; ipfs?: boolean; ipfsListen?: string[] };
+type Opts = { host: string; port: string; maxConnections: string; upload?: boolean; uploadMaxBytes: string; uploadQuotaBytes: string; store?: string; stateDir?: string; logLevel?: string; dapp?: boolean | string; deployment?: string; ipfs?: boolean; ipfsListen?: string[] };
 
 export const DEFAULT_SERVE_PORT = 8090;
 
@@ -27,8 +27,8 @@ function parsePort(text: string): number {
   return Number(text);
 }
 
-function parseUploadMax(text: string): number {
-  if (!/^[1-9][0-9]{0,9}$/.test(text)) throw new InputError(`--upload-max-bytes must be a whole number of bytes >= 1, got ${JSON.stringify(text)}`);
+function parseUploadMax(text: string, flag = "--upload-max-bytes"): number {
+  if (!/^[1-9][0-9]{0,9}$/.test(text)) throw new InputError(`${flag} must be a whole number of bytes >= 1, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 
@@ -52,12 +52,15 @@ export function registerServe(program: Command): void {
     .option("--ipfs-listen <multiaddr>", "with --ipfs: TCP address to listen on (default /ip4/127.0.0.1/tcp/0); repeatable", collect)
     .option("--upload", "also accept PUT /ipfs/<cid> into the store (the body must hash to <cid>): the dApp publishes manifests and small datasets with it")
     .option("--upload-max-bytes <n>", "with --upload: largest body accepted", String(DEFAULT_UPLOAD_MAX_BYTES))
+    .option("--upload-quota-bytes <n>", "with --upload: most new bytes all uploads may add while the server runs (507 beyond)", String(DEFAULT_UPLOAD_QUOTA_BYTES))
     .option("--log-level <level>", "fatal|error|warn|info|debug|trace|silent (default warn; debug logs every request), env POUW_LOG_LEVEL")
     .action(async (opts: Opts) => {
       const port = parsePort(opts.port);
       const maxConnections = parseMaxConnections(opts.maxConnections);
       if (opts.host.trim() === "") throw new InputError("--host must not be empty");
       const uploadMaxBytes = parseUploadMax(opts.uploadMaxBytes);
+      const uploadQuotaBytes = parseUploadMax(opts.uploadQuotaBytes, "--upload-quota-bytes");
+      if (!opts.upload && opts.uploadQuotaBytes !== String(DEFAULT_UPLOAD_QUOTA_BYTES)) throw new InputError("--upload-quota-bytes limits --upload: give --upload too");
       if (!opts.upload && opts.uploadMaxBytes !== String(DEFAULT_UPLOAD_MAX_BYTES)) throw new InputError("--upload-max-bytes limits --upload: give --upload too");
       const config = configFrom({
         ...(opts.store ? { store: opts.store } : {}),
@@ -73,9 +76,9 @@ export function registerServe(program: Command): void {
         dapp = await loadDappFiles(dir, deploymentPath === undefined ? {} : { deploymentPath });
       } else if (opts.deployment !== undefined) throw new InputError("--deployment is only served with --dapp");
       const store = new LocalDirStore(config.storeDir);
-      const upload = opts.upload ? { store, maxBytes: uploadMaxBytes } : undefined;
+      const upload = opts.upload ? { store, maxBytes: uploadMaxBytes, quotaBytes: uploadQuotaBytes } : undefined;
       const server = await startContentServer({ store, board: new LocalDirBoard(config.boardDir), host: opts.host, port, maxConnections, ...(dapp ? { dapp } : {}), ...(upload ? { upload } : {}) });
-      process.stdout.write(`serving ${config.storeDir} and ${config.boardDir} at ${server.url} (${upload ? `uploads by PUT /ipfs/<cid> up to ${uploadMaxBytes} bytes` : "read-only"}; Ctrl-C stops)\n`);
+      process.stdout.write(`serving ${config.storeDir} and ${config.boardDir} at ${server.url} (${upload ? `uploads by PUT /ipfs/<cid> up to ${uploadMaxBytes} bytes each, ${uploadQuotaBytes} in all` : "read-only"}; Ctrl-C stops)\n`);
       // the node serves the same directory: content `provider run` adds meanwhile is served at once (store/ipfs.ts)
       const node = config.ipfs ? await startCommandIpfs(store, config.ipfs, config.boardDir) : undefined;
       if (node) process.stdout.write(`ipfs ${node.peerId} at ${node.multiaddrs().join(" ")}\n`);
