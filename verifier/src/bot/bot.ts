@@ -30,12 +30,14 @@ import { Auditor } from "./auditor.ts";
 import { botContext, ethDown, ethUp, fundingFix, tokens, type BotContext, type BotOptions } from "./context.ts";
 import type { BotDb } from "./db.ts";
 import { heldUntil, ownOpenDisputes, tenureIntent, Gate } from "./gate.ts";
+import { botHealth, type BotHealth } from "./health.ts";
 import { Indexer } from "./indexer.ts";
 import { formatIntentKey } from "./intent-key.ts";
 import { Outbox } from "./outbox.ts";
 import { newSamplingSecret } from "./sampler.ts";
 
 export type { BotOptions } from "./context.ts";
+export type { BotHealth, HealthReasonKind } from "./health.ts";
 
 /** What `startup` found; `problems` are also logged at error (or warn) with the command that fixes each. */
 export type StartupReport = {
@@ -66,25 +68,6 @@ export type BotSummary = {
   screens: { jobId: string; segment: number; screen: string | null }[];
   receipts: number;
   intents: { kind: string; key: string; status: string; txHash: string | null; error: string | null }[];
-};
-
-/** Why a bot cannot act now (health()); each with a message naming the numbers and, where there is one, the fix. */
-export type HealthReasonKind = "rpc-down" | "rpc-stale" | "unbonded" | "unfunded" | "no-gas" | "indexer-behind" | "intent-stuck";
-
-/** Whether the bot can act now: `canAct` iff `reasons` is empty (GET /healthz 200, else 503 with the reasons). */
-export type BotHealth = {
-  canAct: boolean;
-  reasons: { kind: HealthReasonKind; message: string }[];
-  auditor: Address;
-  /** Challenge deposits the token balance covers now (floor(balance / deposit)); null without a DisputeGame. */
-  depositsFunded: number | null;
-  /** This bot's own deposits out in its open disputes (returned or forfeited at resolution). */
-  depositsHeld: number;
-  /** The latest block the RPC reported and the indexer's cursor (the last block whose events are stored). */
-  head: string | null;
-  cursor: string | null;
-  /** Milliseconds since the last successful scan (null: none yet). */
-  lastScanAgeMs: number | null;
 };
 
 /** What this run did (since the bot object was made), not what the database holds from earlier runs. */
@@ -410,10 +393,15 @@ export class ChallengerBot {
 
   // ------------------------------------------------------------------ reporting
 
+  /** Intents recorded or finished since the bot object was made. */
+  private intentsThisRun() {
+    return this.db.allIntents().filter((i) => i.id > this.intentsBefore || i.updated_at >= this.runStartedAt);
+  }
+
   /** What this run did: verdicts, receipts and finished intents since the bot object was made (not earlier runs'). */
   runCounts(): RunCounts {
     const verdicts = this.db.allSegments().filter((x) => (x.audit === "ok" || x.audit === "bad") && !this.auditedBefore.has(`${x.jobId}:${x.segment}:${x.traceRoot}`));
-    const thisRun = this.db.allIntents().filter((i) => i.id > this.intentsBefore || i.updated_at >= this.runStartedAt);
+    const thisRun = this.intentsThisRun();
     return {
       audited: verdicts.length,
       failedAudits: verdicts.filter((x) => x.audit === "bad").length,
@@ -431,7 +419,7 @@ export class ChallengerBot {
   runSummary(): BotSummary & { waitingForFunds: number } {
     const all = this.summary();
     const fresh = new Set(this.db.allSegments().filter((x) => !this.auditedBefore.has(`${x.jobId}:${x.segment}:${x.traceRoot}`)).map((x) => `${x.jobId}:${x.segment}`));
-    const ids = new Set(this.db.allIntents().filter((i) => i.id > this.intentsBefore || i.updated_at >= this.runStartedAt).map((i) => i.key));
+    const ids = new Set(this.intentsThisRun().map((i) => i.key));
     return {
       ...all,
       audits: all.audits.filter((a) => fresh.has(`${a.jobId}:${a.segment}`)),
@@ -447,60 +435,9 @@ export class ChallengerBot {
     return { reorgs: this.indexer.reorgs, rolledBackBlocks: this.indexer.rolledBackBlocks, rpcRequests: this.ctx.rpcRequests };
   }
 
-  /**
-   * Whether the bot can act now: the RPC answers and a scan succeeded within `staleAfterMs`; the auditor is bonded;
-   * its tokens cover at least one challenge deposit (DisputeGame.requiredDeposit of the largest followed job) and its
-   * ETH the gas of one; the indexer's cursor is within `maxIndexLagBlocks` of the confirmed head; no intent has been
-   * open longer than `intentDeadlineMs`. Each failing condition is a reason (GET /healthz answers 503 with them).
-   */
+  /** Whether the bot can act now (health.ts botHealth: GET /healthz answers 503 with the reasons). */
   async health(): Promise<BotHealth> {
-    const { clients, deployment, options } = this.ctx;
-    const now = this.ctx.now();
-    const reasons: BotHealth["reasons"] = [];
-    const held = this.ownOpenDisputes().length;
-    const cursor = this.db.getMeta("cursor") ?? null;
-    const base = { auditor: this.ctx.me, depositsHeld: held, cursor, lastScanAgeMs: this.lastScanAt === undefined ? null : now - this.lastScanAt };
-    const jobIds = this.db.jobsWithStatus("Open", "Active", "Committed", "TimedOut").map((j) => j.jobId).sort((a, b) => (b > a ? 1 : b < a ? -1 : 0)).slice(0, STARTUP_JOB_LIMIT);
-    let head: bigint;
-    let funds: AuditorFunds;
-    try {
-      [head, funds] = await Promise.all([clients.public.getBlockNumber({ cacheTime: 0 }), getAuditorFunds(clients.public, { deployment, account: this.ctx.me, jobIds })]);
-    } catch (err) {
-      reasons.push({ kind: "rpc-down", message: `the RPC does not answer: ${toChainError(err).shortMessage}` });
-      return { canAct: false, reasons, ...base, depositsFunded: null, head: null };
-    }
-    const staleMs = options.staleAfterMs ?? Math.max(60_000, 5 * clients.pollingIntervalMs);
-    if (this.lastScanAt === undefined) reasons.push({ kind: "rpc-stale", message: "no scan of the chain has succeeded yet" });
-    else if (now - this.lastScanAt > staleMs) reasons.push({ kind: "rpc-stale", message: `the last successful scan was ${Math.round((now - this.lastScanAt) / 1000)} s ago (stale after ${Math.round(staleMs / 1000)} s)` });
-    if (!funds.active) {
-      const need = funds.minBond > funds.bond ? funds.minBond - funds.bond : funds.minBond;
-      reasons.push({ kind: "unbonded", message: `auditor ${this.ctx.me} is not bonded (bond ${tokens(funds.bond)}, minimum ${tokens(funds.minBond)}); fix: pouw auditor bond ${tokens(need)}${deployment.devToken ? " --mint" : ""}` });
-    }
-    let depositsFunded: number | null = null;
-    if (deployment.disputeGame && funds.deposit) {
-      const d = funds.deposit.amount;
-      depositsFunded = d === 0n ? 0 : Number(funds.tokenBalance / d);
-      if (depositsFunded === 0) {
-        const heldNote = held > 0 ? `; ${held} deposit${held === 1 ? " is" : "s are"} held in this bot's open dispute${held === 1 ? "" : "s"}, returned at resolution` : "";
-        reasons.push({ kind: "unfunded", message: `token balance ${tokens(funds.tokenBalance)} < one challenge deposit ${tokens(d)} (short ${tokens(d - funds.tokenBalance)})${heldNote}; fix: ${fundingFix(this.ctx, d, funds)}` });
-      }
-    }
-    if (funds.ethBalance < funds.challengeGasCost) {
-      reasons.push({ kind: "no-gas", message: `ETH ${ethDown(funds.ethBalance)} < ~${ethUp(funds.challengeGasCost)} for the gas of one challenge; fix: send at least ${ethUp(funds.challengeGasCost - funds.ethBalance)} ETH to ${this.ctx.me}` });
-    }
-    const safe = head - BigInt(clients.confirmations - 1);
-    const lag = cursor === null ? safe - (BigInt(deployment.startBlock) - 1n) : safe - BigInt(cursor);
-    const maxLag = BigInt(options.maxIndexLagBlocks ?? 10);
-    if (lag > maxLag) reasons.push({ kind: "indexer-behind", message: `the indexer's cursor ${cursor ?? "(none)"} is ${lag} blocks behind the confirmed head ${safe} (more than ${maxLag})` });
-    const deadline = options.intentDeadlineMs ?? 15 * 60_000;
-    const stuck = this.db.openIntents().filter((i) => Date.now() - i.created_at > deadline);
-    if (stuck.length > 0) {
-      reasons.push({
-        kind: "intent-stuck",
-        message: `${stuck.length} intent${stuck.length === 1 ? "" : "s"} open longer than ${Math.round(deadline / 1000)} s: ${stuck.slice(0, 5).map((i) => `${i.key} (${i.status}${i.error ? `: ${i.error}` : ""})`).join("; ")}`,
-      });
-    }
-    return { canAct: reasons.length === 0, reasons, ...base, depositsFunded, head: head.toString() };
+    return botHealth(this.ctx, { held: this.ownOpenDisputes().length, lastScanAt: this.lastScanAt, jobLimit: STARTUP_JOB_LIMIT });
   }
 
   summary(): BotSummary {

@@ -23,7 +23,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { formatEther } from "viem";
 import { logger } from "../log/index.ts";
-import type { BotHealth, BotSummary } from "./bot.ts";
+import type { BotSummary } from "./bot.ts";
+import type { BotHealth } from "./health.ts";
 
 const log = logger("metrics");
 
