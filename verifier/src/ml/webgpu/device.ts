@@ -44,6 +44,40 @@ export type AdapterInfo = { vendor: string; architecture: string; device: string
 
 type Constants = { GPUBufferUsage: Record<"STORAGE" | "COPY_SRC" | "COPY_DST" | "MAP_READ" | "UNIFORM", number>; GPUMapMode: Record<"READ", number> };
 
+/** The WebGPU constants of the `webgpu` package (buffer usage and map mode flags). */
+export type WebGpuConstants = Constants;
+
+/**
+ * The first adapter Dawn offers (high-performance preference) and a device on it. Throws
+ * WebGpuUnavailableError when the package does not load or no adapter is found.
+ */
+export async function openWebGpu(): Promise<{ device: GPUDevice; info: AdapterInfo; constants: WebGpuConstants; keepAlive: object }> {
+  let mod: { create: (o: string[]) => GPU; globals: object };
+  try {
+    mod = await import("webgpu") as never;
+  } catch (err) {
+    throw new WebGpuUnavailableError("the webgpu package (Dawn) failed to load", { cause: err });
+  }
+  const gpu = mod.create([]);
+  const adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
+  if (!adapter) {
+    throw new WebGpuUnavailableError("no WebGPU adapter", {
+      details: `VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? "(unset)"}; without a GPU install libvulkan1 and chromium and point VK_ICD_FILENAMES at ${SWIFTSHADER_ICD} (docs/gpu.md)`,
+    });
+  }
+  const ai = adapter.info;
+  const description = ai.description ?? "";
+  const info: AdapterInfo = {
+    vendor: ai.vendor, architecture: ai.architecture, device: ai.device, description,
+    isSoftware: /swiftshader|llvmpipe|lavapipe/i.test(`${ai.architecture} ${description}`),
+  };
+  const device = await adapter.requestDevice();
+  // IMPORTANT: the caller must hold `keepAlive` as long as it uses the device. When the GPU instance and the
+  // adapter are garbage-collected, Dawn tears its instance down under the live device, and SwiftShader then
+  // dies in its worker threads (glibc mutex assertions, std::system_error, SIGSEGV).
+  return { device, info, constants: mod.globals as Constants, keepAlive: { gpu, adapter } };
+}
+
 /** The exact matmul on one WebGPU device. Buffers grow as needed and are reused. */
 export class GpuMatmul {
   readonly info: AdapterInfo;
@@ -52,9 +86,12 @@ export class GpuMatmul {
   private readonly k: Constants;
   private bufs: { a: GPUBuffer; b: GPUBuffer; c: GPUBuffer; read: GPUBuffer; aBytes: number; bBytes: number; cBytes: number } | null = null;
   private lost: string | null = null;
+  /** The GPU instance and adapter: Dawn must not collect them while the device is in use (openWebGpu). */
+  private readonly keepAlive: object;
 
-  private constructor(device: GPUDevice, pipeline: GPUComputePipeline, info: AdapterInfo, k: Constants) {
+  private constructor(device: GPUDevice, pipeline: GPUComputePipeline, info: AdapterInfo, k: Constants, keepAlive: object) {
     this.device = device;
+    this.keepAlive = keepAlive;
     this.pipeline = pipeline;
     this.info = info;
     this.k = k;
@@ -63,32 +100,13 @@ export class GpuMatmul {
 
   /** The first adapter Dawn offers (high-performance preference), its device and the compiled pipeline. */
   static async create(): Promise<GpuMatmul> {
-    let mod: { create: (o: string[]) => GPU; globals: object };
-    try {
-      mod = await import("webgpu") as never;
-    } catch (err) {
-      throw new WebGpuUnavailableError("the webgpu package (Dawn) failed to load", { cause: err });
-    }
-    const gpu = mod.create([]);
-    const adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
-    if (!adapter) {
-      throw new WebGpuUnavailableError("no WebGPU adapter", {
-        details: `VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? "(unset)"}; without a GPU install libvulkan1 and chromium and point VK_ICD_FILENAMES at ${SWIFTSHADER_ICD} (docs/gpu.md)`,
-      });
-    }
-    const ai = adapter.info;
-    const description = ai.description ?? "";
-    const info: AdapterInfo = {
-      vendor: ai.vendor, architecture: ai.architecture, device: ai.device, description,
-      isSoftware: /swiftshader|llvmpipe|lavapipe/i.test(`${ai.architecture} ${description}`),
-    };
-    const device = await adapter.requestDevice();
+    const { device, info, constants, keepAlive } = await openWebGpu();
     device.pushErrorScope("validation");
     const module = device.createShaderModule({ code: MATMUL_WGSL });
     const pipeline = device.createComputePipeline({ layout: "auto", compute: { module, entryPoint: "main" } });
     const err = await device.popErrorScope();
     if (err) throw new WebGpuError(`the matmul shader failed to compile: ${err.message}`);
-    return new GpuMatmul(device, pipeline, info, mod.globals as Constants);
+    return new GpuMatmul(device, pipeline, info, constants, keepAlive);
   }
 
   /** The device's largest storage binding in bytes. */
