@@ -104,3 +104,29 @@ export function matmulV3Ref(a: Float32Array, b: Float32Array, M: number, K: numb
   }
   return c;
 }
+
+/*
+ * Elementwise ops (everything in a training step that is not a matmul): exp32, log32, the causal softmax and its
+ * backward, layer norm and its backward, softmax cross-entropy (transformer-ref.ts) and Adam (reference.ts
+ * `adamRef`). In bitwise-v3 they are DEFINED as in bitwise-v2, op for op: each step is one correctly rounded
+ * float32 +, -, *, / or sqrt (round to nearest even, gradual underflow, IEEE Inf rules), in the fixed order
+ * those functions state; exp32 and log32 are our polynomial algorithms built from the same five operations and
+ * integer bit manipulation, never a platform exp or log. NaN payloads are not part of the definition (the
+ * sha256-v2 digest hashes every NaN alike).
+ *
+ * Why that definition is portable without restructuring any expression:
+ *   - JavaScript (Math.fround of the float64 operation, 53 >= 2*24+2 bits) and WebAssembly's f32 instructions
+ *     compute exactly these correctly rounded operations: V8 never contracts a*b+c, never flushes subnormals.
+ *   - A GPU does NOT, in general: WGSL lets a compiler fuse a*b+c, flush subnormals, compute x/y and sqrt to
+ *     2.5 ulp and assume no NaN or Inf. So the WGSL kernels (webgpu/v3-elementwise-wgsl.ts) execute no float
+ *     instruction at all: each operation is an integer soft-float on the u32 bit patterns (Berkeley SoftFloat's
+ *     algorithms), which reproduces the correctly rounded result, subnormals, signed zeros and Inf included,
+ *     and writes every NaN as 0x7fc00000. Integer operations have one meaning on every WGSL implementation.
+ *   - The cost is ~100 integer operations per float operation, on O(n) elementwise work next to the O(n^1.5)
+ *     of the matmuls, whose float arithmetic rules 1-5 above make portable.
+ * The names below are the v3 entry points; they are the v2 functions, so a v2 kernel already equal to them
+ * (wasm/transformer.wat, the wasm Adam) is a v3 kernel too.
+ */
+export { exp32 as exp32V3, log32 as log32V3, causalSoftmaxRef as causalSoftmaxV3Ref, causalSoftmaxBackRef as causalSoftmaxBackV3Ref } from "./transformer-ref.ts";
+export { layerNormRef as layerNormV3Ref, layerNormBackRef as layerNormBackV3Ref, softmaxXentRef as softmaxXentV3Ref } from "./transformer-ref.ts";
+export { adamRef as adamV3Ref, adamScalars as adamV3Scalars, adamPowers as adamV3Powers } from "./reference.ts";
