@@ -56,7 +56,7 @@ function v3Groups(): Product[][] {
   const out: Product[][] = V3_KINDS.map((kind, g) => {
     const rand = rng(0x7300 + g);
     return LAYOUTS.flatMap((layout) => [1, 16, 17, 130].map((K, i) => ({
-      name: `v3-${kind}`, M: 1 + Math.floor(rand() * 40), K, N: 1 + Math.floor(rand() * 40), layout, kind, seed: 0x7300 + g * 100 + i, v3: true, count: 1 + (i & 1),
+      name: "v3 matmul", M: 1 + Math.floor(rand() * 40), K, N: 1 + Math.floor(rand() * 40), layout, kind, seed: 0x7300 + g * 100 + i, v3: true, count: 1 + (i & 1),
     })));
   });
   // the char-transformer step (batch x context 256 rows, d_model 128, ff 512, vocab 65), its attention batch (8 heads of

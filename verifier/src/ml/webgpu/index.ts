@@ -1,9 +1,13 @@
 /**
- * The WebGPU matmul of the mnist-mlp numerics (docs/gpu.md): an integer-only construction of
- * kernels/reference.ts `matmulRef` (exact-matmul.ts), its WGSL kernel (matmul-wgsl.ts) and a Dawn device
- * that runs it (device.ts). Not yet an engine: no model calls it.
+ * The WebGPU kernels (docs/gpu.md): the mnist-mlp matmul of numerics "bitwise" as an integer construction of
+ * kernels/reference.ts `matmulRef` (exact-matmul.ts, matmul-wgsl.ts), the numerics bitwise-v3 kernels (the tiled
+ * matmul and the soft-float elementwise ops of kernels/reference-v3.ts: v3-*.ts) and a Dawn device that runs them
+ * (device.ts, v3-device.ts). Not yet an engine: no model calls them.
  */
 export { exactMatmulBits, exactDot, CANONICAL_NAN, EXACT_BLOCK } from "./exact-matmul.ts";
 export { MATMUL_WGSL } from "./matmul-wgsl.ts";
-export { GpuMatmul, useSwiftShaderWhenNoIcd, WebGpuError, WebGpuUnavailableError, SWIFTSHADER_ICD, type AdapterInfo } from "./device.ts";
-export { operands, rng, firstBitDifference, type InputKind } from "./operands.ts";
+export { GpuMatmul, openWebGpu, useSwiftShaderWhenNoIcd, WebGpuError, WebGpuUnavailableError, SWIFTSHADER_ICD, type AdapterInfo } from "./device.ts";
+export { GpuV3 } from "./v3-device.ts";
+export { V3_MATMUL_WGSL, V3_TILE } from "./v3-matmul-wgsl.ts";
+export { SOFTFLOAT_WGSL, V3_ELEMENTWISE_WGSL, V3_OPS, V3_ROW_WGSL, type V3Op, type V3RowKernel } from "./v3-elementwise-wgsl.ts";
+export { operands, rng, firstBitDifference, specialsOnlyIn, type InputKind } from "./operands.ts";

@@ -141,7 +141,7 @@ export class GpuV3 {
       const out = buffer(4 * outWords, U.STORAGE | U.COPY_SRC);
       const read = buffer(4 * outWords, U.MAP_READ | U.COPY_DST);
       const dims = buffer(4 * uniform.length, U.UNIFORM | U.COPY_DST);
-      q.writeBuffer(dims, 0, uniform);
+      q.writeBuffer(dims, 0, new Uint32Array(uniform));
       const bind = this.device.createBindGroup({
         layout: pipeline.getBindGroupLayout(0),
         entries: [
