@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { adamV3Powers, adamV3Ref, adamV3Scalars, causalSoftmaxV3Ref, CANONICAL_NAN_BITS, exp32V3, layerNormV3Ref, log32V3, matmulV3Ref, softmaxXentV3Ref } from "../../verifier/src/ml/kernels/reference-v3.ts";
+import { adamV3Powers, adamV3Ref, adamV3Scalars, causalSoftmaxBackV3Ref, causalSoftmaxV3Ref, CANONICAL_NAN_BITS, exp32V3, layerNormBackV3Ref, layerNormV3Ref, log32V3, matmulV3Ref, softmaxXentV3Ref } from "../../verifier/src/ml/kernels/reference-v3.ts";
 import type { Layout } from "../../verifier/src/ml/kernels/transformer-ref.ts";
 import { useSwiftShaderWhenNoIcd, WebGpuUnavailableError } from "../../verifier/src/ml/webgpu/device.ts";
 import { firstBitDifference, operands, rng, specialsOnlyIn, type InputKind } from "../../verifier/src/ml/webgpu/operands.ts";
@@ -199,6 +199,32 @@ describe("ml/webgpu v3: the numerics bitwise-v3 WGSL kernels equal reference-v3.
       want.set(ref.xhat, rows * d);
       want.set(ref.rstd, 2 * rows * d);
       expectSameBits(want, await g().rows("layerNorm", [bitsOf(x), bitsOf(gamma), bitsOf(beta)], rows, d, want.length), "layerNorm");
+    });
+
+    it("causal softmax backward: equals causalSoftmaxBackV3Ref on softmax outputs and wide, signed, subnormal gradients", async () => {
+      const rand = rng(0x3504);
+      const T = 10, count = 2;
+      const p = causalSoftmaxV3Ref(Float32Array.from({ length: count * T * T }, () => rand() * 6 - 3), T, count);
+      const dp = operands(count * T * T, "subnormal", rand);
+      dp[T + 1] = NaN;
+      dp[3 * T + 2] = -0;
+      expectSameBits(causalSoftmaxBackV3Ref(p, dp, T, count), await g().rows("causalSoftmaxBack", [bitsOf(p), bitsOf(dp)], count * T, T, count * T * T), "causalSoftmaxBack");
+    });
+
+    it("layer norm backward: equals layerNormBackV3Ref (dx per row, dg and db folded over the rows)", async () => {
+      const rand = rng(0x3505);
+      const rows = 13, d = 20;
+      const x = Float32Array.from({ length: rows * d }, () => (rand() * 2 - 1) * 2 ** Math.floor(rand() * 8 - 4));
+      const gamma = Float32Array.from({ length: d }, () => rand() * 2), beta = new Float32Array(d);
+      const { xhat, rstd } = layerNormV3Ref(x, gamma, beta, rows, d);
+      const dy = operands(rows * d, "wide", rand).map((v) => v * 2 ** -60);
+      dy[2 * d + 5] = Infinity;
+      const ref = layerNormBackV3Ref(dy, xhat, rstd, gamma, rows, d);
+      const want = new Float32Array(rows * d + 2 * d);
+      want.set(ref.dx);
+      want.set(ref.dg, rows * d);
+      want.set(ref.db, rows * d + d);
+      expectSameBits(want, await g().rows("layerNormBack", [bitsOf(dy), bitsOf(xhat), bitsOf(rstd), bitsOf(gamma)], rows, d, want.length), "layerNormBack");
     });
 
     it("softmax cross-entropy: equals softmaxXentV3Ref (dz, each row's loss, the argmax hits)", async () => {

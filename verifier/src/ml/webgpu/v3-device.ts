@@ -10,7 +10,7 @@
 import type { Layout } from "../kernels/transformer-ref.ts";
 import { checkMatmul32 } from "../kernels/transformer-ref.ts";
 import { openWebGpu, WebGpuError, type AdapterInfo, type WebGpuConstants } from "./device.ts";
-import { V3_ELEMENTWISE_WGSL, V3_OPS, V3_ROW_WGSL, type V3Op, type V3RowKernel } from "./v3-elementwise-wgsl.ts";
+import { V3_ELEMENTWISE_WGSL, V3_OPS, V3_ROW_WGSL, v3RowInvocations, type V3Op, type V3RowKernel } from "./v3-elementwise-wgsl.ts";
 import { V3_MATMUL_WGSL, V3_TILE } from "./v3-matmul-wgsl.ts";
 
 type Kernel = "matmul" | "ops" | V3RowKernel;
@@ -100,7 +100,7 @@ export class GpuV3 {
   async rows(kernel: V3RowKernel, inputs: Uint32Array[], rows: number, width: number, outWords: number, params: number[] = []): Promise<Uint32Array> {
     if (!(kernel in V3_ROW_WGSL)) throw new RangeError(`row kernel ${String(kernel)}: not one of ${Object.keys(V3_ROW_WGSL).join(", ")}`);
     if (rows === 0 || outWords === 0) return new Uint32Array(outWords);
-    const groups = Math.ceil(rows / OPS_WORKGROUP);
+    const groups = Math.ceil(v3RowInvocations(kernel, rows, width) / OPS_WORKGROUP);
     this.checkGroups(`${kernel} over ${rows} rows`, groups, 1, 1);
     const u = new Uint32Array(12);
     u.set([rows, width, ...params]);

@@ -337,7 +337,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 /** The uniform of every row kernel: rows, width, then the kernel's scalars (float32 bits). */
 const ROW_HEAD = `struct P { rows: u32, width: u32, p0: u32, p1: u32, p2: u32, p3: u32, p4: u32, p5: u32, p6: u32, p7: u32, pad0: u32, pad1: u32 }`;
 
-function rowKernel(bindings: string[], body: string): string {
+/** `bound`: the number of invocations that do work (d.rows unless the kernel says otherwise). */
+function rowKernel(bindings: string[], body: string, bound = "d.rows"): string {
   const decls = bindings.map((name, i) => `@group(0) @binding(${i}) var<storage, read> ${name}: array<u32>;`).join("\n");
   return /* wgsl */ `
 ${SOFTFLOAT_WGSL}
@@ -349,19 +350,27 @@ ${decls}
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
   let r = g.x;
-  if (r >= d.rows) { return; }
+  if (r >= ${bound}) { return; }
 ${body}
 }
 `;
 }
 
-export type V3RowKernel = "causalSoftmax" | "layerNorm" | "softmaxXent" | "adam";
+export type V3RowKernel = "causalSoftmax" | "causalSoftmaxBack" | "layerNorm" | "layerNormBack" | "softmaxXent" | "adam";
+
+/** Invocations a row kernel needs: one per row, except layerNormBack (one per row for dx, then one per column for dg, db). */
+export function v3RowInvocations(kernel: V3RowKernel, rows: number, width: number): number {
+  return kernel === "layerNormBack" ? rows + width : rows;
+}
 
 /**
  * The row kernels, one invocation per row (per element for adam), each the reference-v3.ts function of the
  * same name op for op (read them for the folds' order). Outputs, packed in OUT:
- *   causalSoftmax  S [rows = count*T, width T]       -> P [rows*T]
+ *   causalSoftmax      S [rows = count*T, width T]   -> P [rows*T]
+ *   causalSoftmaxBack  P, dP [rows = count*T, T]      -> dS [rows*T]
  *   layerNorm      X [rows, d], G [d], B [d]         -> y [rows*d], xhat [rows*d], rstd [rows]
+ *   layerNormBack  dY, xhat [rows, d], rstd [rows], G [d] -> dx [rows*d], dg [d], db [d] (dg, db: column folds
+ *                  over the rows ascending, one invocation per column after the row invocations)
  *   softmaxXent    Z [rows, V], targets [rows] (u32) -> dz [rows*V], row loss [rows], correct [rows] (0/1); p0 = f(rows)
  *   adam           W, M, V, G [rows = n, width 1]    -> w' [n], m' [n], v' [n]; p0..p7 = b1, b2, 1-b1, 1-b2, lr, eps, c1, c2
  */
@@ -383,6 +392,47 @@ export const V3_ROW_WGSL: Record<V3RowKernel, string> = {
   }
   for (var j: u32 = 0u; j <= i; j = j + 1u) { OUT[o + j] = sf_div(OUT[o + j], sum); }
   for (var j: u32 = i + 1u; j < T; j = j + 1u) { OUT[o + j] = 0u; }`),
+
+  causalSoftmaxBack: rowKernel(["PR", "DP"], `
+  let T = d.width;
+  let o = r * T;
+  let i = r % T;
+  var rr: u32 = 0u;
+  for (var j: u32 = 0u; j <= i; j = j + 1u) { rr = sf_add(rr, sf_mul(DP[o + j], PR[o + j])); }
+  for (var j: u32 = 0u; j <= i; j = j + 1u) { OUT[o + j] = sf_mul(PR[o + j], sf_sub(DP[o + j], rr)); }
+  for (var j: u32 = i + 1u; j < T; j = j + 1u) { OUT[o + j] = 0u; }`),
+
+  layerNormBack: rowKernel(["DY", "XH", "RSTD", "G"], `
+  let w = d.width;
+  let rows = d.rows;
+  if (r >= rows) { // column j: dg_j, db_j folded over the rows in ascending order from +0
+    let j = r - rows;
+    var dg: u32 = 0u;
+    var db: u32 = 0u;
+    for (var q: u32 = 0u; q < rows; q = q + 1u) {
+      dg = sf_add(dg, sf_mul(DY[q * w + j], XH[q * w + j]));
+      db = sf_add(db, DY[q * w + j]);
+    }
+    OUT[rows * w + j] = dg;
+    OUT[rows * w + w + j] = db;
+    return;
+  }
+  let o = r * w;
+  let fd = i2f(i32(w));
+  var sa: u32 = 0u;
+  var sb: u32 = 0u;
+  for (var j: u32 = 0u; j < w; j = j + 1u) {
+    let dh = sf_mul(DY[o + j], G[j]);
+    sa = sf_add(sa, dh);
+    sb = sf_add(sb, sf_mul(dh, XH[o + j]));
+  }
+  let ma = sf_div(sa, fd);
+  let mb = sf_div(sb, fd);
+  let rs = RSTD[r];
+  for (var j: u32 = 0u; j < w; j = j + 1u) {
+    let dh = sf_mul(DY[o + j], G[j]); // recomputed: the same operation on the same operands, the same bits
+    OUT[o + j] = sf_mul(rs, sf_sub(sf_sub(dh, ma), sf_mul(XH[o + j], mb)));
+  }`, "d.rows + d.width"),
 
   layerNorm: rowKernel(["X", "G", "B"], `
   let w = d.width;
