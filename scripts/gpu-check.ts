@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { WasmKernels } from "../verifier/src/ml/kernels/index.ts";
 import { matmulRef, type MatmulLayout } from "../verifier/src/ml/kernels/reference.ts";
 import { GpuMatmul, useSwiftShaderWhenNoIcd, WebGpuUnavailableError } from "../verifier/src/ml/webgpu/device.ts";
-import { causalSoftmaxV3Ref, exp32V3, layerNormV3Ref, log32V3, matmulV3Ref, softmaxXentV3Ref } from "../verifier/src/ml/kernels/reference-v3.ts";
+import { causalSoftmaxBackV3Ref, causalSoftmaxV3Ref, exp32V3, layerNormBackV3Ref, layerNormV3Ref, log32V3, matmulV3Ref, softmaxXentV3Ref } from "../verifier/src/ml/kernels/reference-v3.ts";
 import { firstBitDifference, operands, rng, specialsOnlyIn, type InputKind } from "../verifier/src/ml/webgpu/operands.ts";
 import { GpuV3 } from "../verifier/src/ml/webgpu/v3-device.ts";
 
@@ -115,6 +115,23 @@ function v3Elementwise(): V3Case[] {
       return out;
     },
   });
+  const p = causalSoftmaxV3Ref(s, T, heads);
+  const dp = Float32Array.from({ length: heads * T * T }, () => rand() * 2 - 1);
+  cases.push({ name: "v3 causal softmax bwd", shape: `${heads}x${T}x${T}`, run: (gpu) => gpu.rows("causalSoftmaxBack", [p, dp].map((t) => new Uint32Array(t.buffer)), heads * T, T, heads * T * T), ref: () => causalSoftmaxBackV3Ref(p, dp, T, heads) });
+  const ln = layerNormV3Ref(lx, gam, bet, rows, d);
+  const dy = Float32Array.from({ length: rows * d }, () => rand() * 2 - 1);
+  cases.push({
+    name: "v3 layer norm bwd", shape: `${rows}x${d}`,
+    run: (gpu) => gpu.rows("layerNormBack", [dy, ln.xhat, ln.rstd, gam].map((t) => new Uint32Array(t.buffer)), rows, d, rows * d + 2 * d),
+    ref: () => {
+      const r = layerNormBackV3Ref(dy, ln.xhat, ln.rstd, gam, rows, d);
+      const out = new Float32Array(rows * d + 2 * d);
+      out.set(r.dx);
+      out.set(r.dg, rows * d);
+      out.set(r.db, rows * d + d);
+      return out;
+    },
+  });
   const V = 65;
   const z = Float32Array.from({ length: rows * V }, () => rand() * 8 - 4);
   const targets = Uint32Array.from({ length: rows }, () => Math.floor(rand() * V));
@@ -192,7 +209,7 @@ async function childV3(g: number, quick: boolean): Promise<void> {
       emit("v3 summation order", `${o.M}x${o.K}x${o.N}`, "nn", "crafted", want, got, performance.now() - t, NaN);
     }
   } else {
-    for (const k of ["ops", "causalSoftmax", "layerNorm", "softmaxXent"] as const) await compile(k);
+    for (const k of ["ops", "causalSoftmax", "causalSoftmaxBack", "layerNorm", "layerNormBack", "softmaxXent"] as const) await compile(k);
     for (const c of v3Elementwise()) {
       let t = performance.now();
       const want = c.ref();
