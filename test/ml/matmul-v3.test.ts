@@ -33,7 +33,8 @@ const wide = (rand: () => number) => (rand() < 0.5 ? -1 : 1) * (1 + rand()) * 2 
  */
 const EDGE_BITS = [
   0x00000000, 0x80000000, 0x00000001, 0x807fffff, 0x00400000, 0x00800000, // zeros, subnormals, the smallest normal
-  (71 << 23) - 1, 71 << 23, (71 << 23) | 0x8000, (71 << 23) | 0x7fff, ((70 << 23) | 0x7fffff) >>> 0, // just below / at 2^-56
+  (71 << 23) - 1, 71 << 23, 70 << 23, (0x80000000 | (70 << 23) | 0x550000) >>> 0, // [2^-57, 2^-56): flushed
+  (71 << 23) | 0x8000, (71 << 23) | 0x7fff, ((70 << 23) | 0x7fffff) >>> 0, // just below / at 2^-56
   0x80000000 | (71 << 23), (0x80000000 | ((70 << 23) | 0x7fff80)) >>> 0, // -2^-56 and a value that rounds up to it
   (175 << 23) - 1, 175 << 23, ((174 << 23) | 0x7f8000) >>> 0, ((174 << 23) | 0x7f7fff) >>> 0, // around 2^48: rounds up to it / stays below
   (0x80000000 | (175 << 23)) >>> 0, (0x80000000 | ((174 << 23) | 0x7f0000)) >>> 0, // -2^48 and the largest magnitude below it
