@@ -120,8 +120,8 @@ export const V3_NC = 512;
 
 type V3Exports = {
   memory: WebAssembly.Memory;
-  packA(a: number, aRow: number, aInner: number, M: number, K: number, pa: number, fa: number): number;
-  packB(b: number, bInner: number, bCol: number, K: number, N: number, pb: number, fb: number): number;
+  packA(a: number, aRow: number, aInner: number, M: number, K: number, pa: number, fa: number): void;
+  packB(b: number, bCol: number, bInner: number, N: number, K: number, pb: number, fb: number): void;
   gemm(pa: number, pb: number, c: number, Mp: number, K: number, Np: number, kc: number, nc: number): void;
 };
 
@@ -181,15 +181,15 @@ export class WasmMatmulV3 {
     const [bInner, bCol] = layout === "nt" ? [1, K] : [N, 1];
     const outBits = new Uint32Array(out.buffer);
     for (let q = 0; q < count; q++) {
-      const anyA = this.x.packA(aOff + 4 * q * M * K, aRow, aInner, M, K, paOff, faOff);
-      const anyB = this.x.packB(bOff + 4 * q * K * N, bInner, bCol, K, N, pbOff, fbOff);
+      this.x.packA(aOff + 4 * q * M * K, aRow, aInner, M, K, paOff, faOff);
+      this.x.packB(bOff + 4 * q * K * N, bCol, bInner, N, K, pbOff, fbOff);
       this.x.gemm(paOff, pbOff, cOff, Mp, K, Np, V3_KC, V3_NC);
       const c0 = cOff >> 2, o0 = q * M * N;
       if (Np === N) outBits.set(this.u32.subarray(c0, c0 + M * N), o0);
       else for (let i = 0; i < M; i++) outBits.set(this.u32.subarray(c0 + i * Np, c0 + i * Np + N), o0 + i * N);
-      if (anyA || anyB) {
+      const fa = this.u8.subarray(faOff, faOff + M), fb = this.u8.subarray(fbOff, fbOff + N);
+      if (fa.includes(1) || fb.includes(1)) {
         // rule 3: an element whose row of A or column of B holds a special operand is the canonical NaN
-        const fa = this.u8.subarray(faOff, faOff + M), fb = this.u8.subarray(fbOff, fbOff + N);
         for (let i = 0; i < M; i++) {
           for (let j = 0; j < N; j++) if (fa[i] || fb[j]) outBits[o0 + i * N + j] = CANONICAL_NAN_BITS;
         }

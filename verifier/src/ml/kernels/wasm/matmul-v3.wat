@@ -19,106 +19,111 @@
 (module
   (memory (export "memory") 1)
 
-  ;; quantizeV3Bits (reference-v3.ts) on the float32 bits x: the bf16-rounded bits, +0 below 2^-56, or -1 for a
-  ;; special operand (NaN, +-Inf, magnitude >= 2^48 after rounding). -1 is never a result bit pattern (its low
-  ;; 16 bits are not zero).
-  (func $quantize (param $x i32) (result i32)
-    (local $q i32) (local $e i32)
-    (if (i32.eq (i32.and (local.get $x) (i32.const 0x7f800000)) (i32.const 0x7f800000)) (then (return (i32.const -1))))
-    ;; round to nearest even at bit 16; x is finite here, so the add cannot wrap past 2^32
-    (local.set $q (i32.and
-      (i32.add (i32.add (local.get $x) (i32.const 0x7fff)) (i32.and (i32.shr_u (local.get $x) (i32.const 16)) (i32.const 1)))
-      (i32.const 0xffff0000)))
-    (local.set $e (i32.and (i32.shr_u (local.get $q) (i32.const 23)) (i32.const 0xff)))
-    (if (i32.ge_u (local.get $e) (i32.const 175)) (then (return (i32.const -1))))
-    (if (i32.lt_u (local.get $e) (i32.const 71)) (then (return (i32.const 0))))
-    (local.get $q))
+  ;; Packing quantizes each operand inline (quantizeV3Bits of reference-v3.ts on the float32 bits): round to nearest
+  ;; even at bit 16 (the operand is tested finite first, so the add cannot wrap past 2^32), +0 when the rounded
+  ;; exponent field is below 71 (2^-56), special when the operand is NaN/Inf or the rounded field is 175 (2^48) or
+  ;; more. A special operand is stored as +0 and sets its row's (column's) flag byte; the caller writes the NaNs.
+  ;; Loops: k outer, the panel's rows (columns) inner, so every layout reads at most 8 sequential streams.
 
-  ;; Packs A (element (i,k) at a + 4*(i*aRow + k*aInner)) into pa; flags[i] = 1 when row i holds a special
-  ;; operand (bytes at $fa, M of them). Returns 1 when any row is special.
-  (func (export "packA") (param $a i32) (param $aRow i32) (param $aInner i32) (param $M i32) (param $K i32) (param $pa i32) (param $fa i32) (result i32)
-    (local $i0 i32) (local $r i32) (local $i i32) (local $k i32) (local $v i32) (local $src i32) (local $dst i32) (local $any i32) (local $flag i32)
-    (local.set $aRow (i32.shl (local.get $aRow) (i32.const 2)))
-    (local.set $aInner (i32.shl (local.get $aInner) (i32.const 2)))
+  ;; Packs A (element (i,k) at src + 4*(i*laneStride + k*kStride), i < lim = M) into pa; flag bytes at $flags (M of them) are zeroed, then set to 1 for each special row.
+  (func (export "packA") (param $src i32) (param $laneStride i32) (param $kStride i32) (param $lim i32) (param $K i32) (param $dst i32) (param $flags i32)
+    (local $l0 i32) (local $valid i32) (local $k i32) (local $l i32) (local $row i32) (local $at i32) (local $x i32) (local $q i32) (local $e i32)
+    (local.set $laneStride (i32.shl (local.get $laneStride) (i32.const 2)))
+    (local.set $kStride (i32.shl (local.get $kStride) (i32.const 2)))
+    (local.set $l (i32.const 0))
+    (block $fd (loop $fl
+      (br_if $fd (i32.ge_u (local.get $l) (local.get $lim)))
+      (i32.store8 (i32.add (local.get $flags) (local.get $l)) (i32.const 0))
+      (local.set $l (i32.add (local.get $l) (i32.const 1)))
+      (br $fl)))
     (block $pd (loop $pl
-      (br_if $pd (i32.ge_u (local.get $i0) (local.get $M)))
-      (local.set $r (i32.const 0))
-      (block $rd (loop $rl
-        (br_if $rd (i32.ge_u (local.get $r) (i32.const 4)))
-        (local.set $i (i32.add (local.get $i0) (local.get $r)))
-        (local.set $dst (i32.add (local.get $pa) (i32.shl (i32.add (i32.mul (local.get $i0) (local.get $K)) (local.get $r)) (i32.const 2))))
-        (local.set $flag (i32.const 0))
-        (if (i32.lt_u (local.get $i) (local.get $M))
-          (then
-            (local.set $src (i32.add (local.get $a) (i32.mul (local.get $i) (local.get $aRow))))
-            (local.set $k (i32.const 0))
-            (block $kd (loop $kl
-              (br_if $kd (i32.ge_u (local.get $k) (local.get $K)))
-              (local.set $v (call $quantize (i32.load (local.get $src))))
-              (if (i32.eq (local.get $v) (i32.const -1)) (then (local.set $flag (i32.const 1)) (local.set $v (i32.const 0))))
-              (i32.store (local.get $dst) (local.get $v))
-              (local.set $src (i32.add (local.get $src) (local.get $aInner)))
-              (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
-              (local.set $k (i32.add (local.get $k) (i32.const 1)))
-              (br $kl)))
-            (i32.store8 (i32.add (local.get $fa) (local.get $i)) (local.get $flag))
-            (local.set $any (i32.or (local.get $any) (local.get $flag))))
-          (else
-            (local.set $k (i32.const 0))
-            (block $zd (loop $zl
-              (br_if $zd (i32.ge_u (local.get $k) (local.get $K)))
-              (i32.store (local.get $dst) (i32.const 0))
-              (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
-              (local.set $k (i32.add (local.get $k) (i32.const 1)))
-              (br $zl)))))
-        (local.set $r (i32.add (local.get $r) (i32.const 1)))
-        (br $rl)))
-      (local.set $i0 (i32.add (local.get $i0) (i32.const 4)))
-      (br $pl)))
-    (local.get $any))
+      (br_if $pd (i32.ge_u (local.get $l0) (local.get $lim)))
+      (local.set $valid (i32.sub (local.get $lim) (local.get $l0)))
+      (if (i32.gt_u (local.get $valid) (i32.const 4)) (then (local.set $valid (i32.const 4))))
+      (local.set $row (i32.add (local.get $src) (i32.mul (local.get $l0) (local.get $laneStride))))
+      (local.set $k (i32.const 0))
+      (block $kd (loop $kl
+        (br_if $kd (i32.ge_u (local.get $k) (local.get $K)))
+        (local.set $at (local.get $row))
+        (local.set $l (i32.const 0))
+        (block $ld (loop $ll
+          (br_if $ld (i32.ge_u (local.get $l) (local.get $valid)))
+          (local.set $x (i32.load (local.get $at)))
+          (local.set $q (i32.and
+            (i32.add (i32.add (local.get $x) (i32.const 0x7fff)) (i32.and (i32.shr_u (local.get $x) (i32.const 16)) (i32.const 1)))
+            (i32.const 0xffff0000)))
+          (local.set $e (i32.and (i32.shr_u (local.get $q) (i32.const 23)) (i32.const 0xff)))
+          (if (i32.or (i32.eq (i32.and (local.get $x) (i32.const 0x7f800000)) (i32.const 0x7f800000)) (i32.ge_u (local.get $e) (i32.const 175)))
+            (then
+              (i32.store8 (i32.add (local.get $flags) (i32.add (local.get $l0) (local.get $l))) (i32.const 1))
+              (local.set $q (i32.const 0))))
+          (i32.store (local.get $dst) (select (local.get $q) (i32.const 0) (i32.ge_u (local.get $e) (i32.const 71))))
+          (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
+          (local.set $at (i32.add (local.get $at) (local.get $laneStride)))
+          (local.set $l (i32.add (local.get $l) (i32.const 1)))
+          (br $ll)))
+        ;; the lanes past the last row (column) of a partial panel are +0
+        (block $zd (loop $zl
+          (br_if $zd (i32.ge_u (local.get $l) (i32.const 4)))
+          (i32.store (local.get $dst) (i32.const 0))
+          (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
+          (local.set $l (i32.add (local.get $l) (i32.const 1)))
+          (br $zl)))
+        (local.set $row (i32.add (local.get $row) (local.get $kStride)))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $kl)))
+      (local.set $l0 (i32.add (local.get $l0) (i32.const 4)))
+      (br $pl))))
 
-  ;; Packs B (element (k,j) at b + 4*(k*bInner + j*bCol)) into pb; flags[j] = 1 when column j holds a special
-  ;; operand (bytes at $fb, N of them). Returns 1 when any column is special.
-  (func (export "packB") (param $b i32) (param $bInner i32) (param $bCol i32) (param $K i32) (param $N i32) (param $pb i32) (param $fb i32) (result i32)
-    (local $j0 i32) (local $c i32) (local $j i32) (local $k i32) (local $v i32) (local $src i32) (local $dst i32) (local $any i32) (local $flag i32)
-    (local.set $bInner (i32.shl (local.get $bInner) (i32.const 2)))
-    (local.set $bCol (i32.shl (local.get $bCol) (i32.const 2)))
+  ;; Packs B (element (k,j) at src + 4*(j*laneStride + k*kStride), j < lim = N) into pb; flag bytes at $flags (N of them) are zeroed, then set to 1 for each special column.
+  (func (export "packB") (param $src i32) (param $laneStride i32) (param $kStride i32) (param $lim i32) (param $K i32) (param $dst i32) (param $flags i32)
+    (local $l0 i32) (local $valid i32) (local $k i32) (local $l i32) (local $row i32) (local $at i32) (local $x i32) (local $q i32) (local $e i32)
+    (local.set $laneStride (i32.shl (local.get $laneStride) (i32.const 2)))
+    (local.set $kStride (i32.shl (local.get $kStride) (i32.const 2)))
+    (local.set $l (i32.const 0))
+    (block $fd (loop $fl
+      (br_if $fd (i32.ge_u (local.get $l) (local.get $lim)))
+      (i32.store8 (i32.add (local.get $flags) (local.get $l)) (i32.const 0))
+      (local.set $l (i32.add (local.get $l) (i32.const 1)))
+      (br $fl)))
     (block $pd (loop $pl
-      (br_if $pd (i32.ge_u (local.get $j0) (local.get $N)))
-      (local.set $c (i32.const 0))
-      (block $cd (loop $cl
-        (br_if $cd (i32.ge_u (local.get $c) (i32.const 8)))
-        (local.set $j (i32.add (local.get $j0) (local.get $c)))
-        (local.set $dst (i32.add (local.get $pb) (i32.shl (i32.add (i32.mul (local.get $j0) (local.get $K)) (local.get $c)) (i32.const 2))))
-        (local.set $flag (i32.const 0))
-        (if (i32.lt_u (local.get $j) (local.get $N))
-          (then
-            (local.set $src (i32.add (local.get $b) (i32.mul (local.get $j) (local.get $bCol))))
-            (local.set $k (i32.const 0))
-            (block $kd (loop $kl
-              (br_if $kd (i32.ge_u (local.get $k) (local.get $K)))
-              (local.set $v (call $quantize (i32.load (local.get $src))))
-              (if (i32.eq (local.get $v) (i32.const -1)) (then (local.set $flag (i32.const 1)) (local.set $v (i32.const 0))))
-              (i32.store (local.get $dst) (local.get $v))
-              (local.set $src (i32.add (local.get $src) (local.get $bInner)))
-              (local.set $dst (i32.add (local.get $dst) (i32.const 32)))
-              (local.set $k (i32.add (local.get $k) (i32.const 1)))
-              (br $kl)))
-            (i32.store8 (i32.add (local.get $fb) (local.get $j)) (local.get $flag))
-            (local.set $any (i32.or (local.get $any) (local.get $flag))))
-          (else
-            (local.set $k (i32.const 0))
-            (block $zd (loop $zl
-              (br_if $zd (i32.ge_u (local.get $k) (local.get $K)))
-              (i32.store (local.get $dst) (i32.const 0))
-              (local.set $dst (i32.add (local.get $dst) (i32.const 32)))
-              (local.set $k (i32.add (local.get $k) (i32.const 1)))
-              (br $zl)))))
-        (local.set $c (i32.add (local.get $c) (i32.const 1)))
-        (br $cl)))
-      (local.set $j0 (i32.add (local.get $j0) (i32.const 8)))
-      (br $pl)))
-    (local.get $any))
+      (br_if $pd (i32.ge_u (local.get $l0) (local.get $lim)))
+      (local.set $valid (i32.sub (local.get $lim) (local.get $l0)))
+      (if (i32.gt_u (local.get $valid) (i32.const 8)) (then (local.set $valid (i32.const 8))))
+      (local.set $row (i32.add (local.get $src) (i32.mul (local.get $l0) (local.get $laneStride))))
+      (local.set $k (i32.const 0))
+      (block $kd (loop $kl
+        (br_if $kd (i32.ge_u (local.get $k) (local.get $K)))
+        (local.set $at (local.get $row))
+        (local.set $l (i32.const 0))
+        (block $ld (loop $ll
+          (br_if $ld (i32.ge_u (local.get $l) (local.get $valid)))
+          (local.set $x (i32.load (local.get $at)))
+          (local.set $q (i32.and
+            (i32.add (i32.add (local.get $x) (i32.const 0x7fff)) (i32.and (i32.shr_u (local.get $x) (i32.const 16)) (i32.const 1)))
+            (i32.const 0xffff0000)))
+          (local.set $e (i32.and (i32.shr_u (local.get $q) (i32.const 23)) (i32.const 0xff)))
+          (if (i32.or (i32.eq (i32.and (local.get $x) (i32.const 0x7f800000)) (i32.const 0x7f800000)) (i32.ge_u (local.get $e) (i32.const 175)))
+            (then
+              (i32.store8 (i32.add (local.get $flags) (i32.add (local.get $l0) (local.get $l))) (i32.const 1))
+              (local.set $q (i32.const 0))))
+          (i32.store (local.get $dst) (select (local.get $q) (i32.const 0) (i32.ge_u (local.get $e) (i32.const 71))))
+          (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
+          (local.set $at (i32.add (local.get $at) (local.get $laneStride)))
+          (local.set $l (i32.add (local.get $l) (i32.const 1)))
+          (br $ll)))
+        ;; the lanes past the last row (column) of a partial panel are +0
+        (block $zd (loop $zl
+          (br_if $zd (i32.ge_u (local.get $l) (i32.const 8)))
+          (i32.store (local.get $dst) (i32.const 0))
+          (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
+          (local.set $l (i32.add (local.get $l) (i32.const 1)))
+          (br $zl)))
+        (local.set $row (i32.add (local.get $row) (local.get $kStride)))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $kl)))
+      (local.set $l0 (i32.add (local.get $l0) (i32.const 8)))
+      (br $pl))))
 
   ;; C[4 rows x 8 cols] (row stride $crs bytes) over kLen >= 1 values of k: each lane one element, k ascending;
   ;; the sums start from +0 when $first is 1, else from the float32 partial sums stored in C by the previous K block.
