@@ -40,6 +40,7 @@ const EDGE_BITS = [
   (0x80000000 | (175 << 23)) >>> 0, (0x80000000 | ((174 << 23) | 0x7f0000)) >>> 0, // -2^48 and the largest magnitude below it
   0x3f808000, 0x3f818000, 0xbf808000, 0xbf818000, 0x3f80_7fff, 0x3f80_8001, // ties to even (kept lsb 0 and 1), neighbours
   0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f800001, 0x7fa00000, 0xff812345, // Inf, NaNs
+  0x7fff8000, 0x7fffffff, 0xffffffff, // NaNs whose bf16 rounding carries out of the exponent (and past 2^32)
   0x3f800000, 0xbf800000, 0x40490fdb, 0x7f7fffff, 0xff7fffff,
 ].map((b) => b >>> 0);
 
