@@ -36,7 +36,8 @@
  * best of --reps rounds of 5 calls each, every (n, engine) its own process, interleaved) of the wasm SIMD128 kernel
  * (kernels/wasm/matmul-v3.wat through WasmMatmulV3, 1 thread; ThreadedKernels.matmulV3, 2 threads) at n = 256, 512,
  * 1024 (`--matmul-sizes`), beside OpenBLAS sgemm on one thread (numpy float32 `a @ b` with OPENBLAS_NUM_THREADS=1)
- * and torch.mm on one thread when that python imports them; `ratio` = pouw 1 thread / sgemm. The 1- and 2-thread
+ * and torch.mm on one thread when that python imports them, and the engine's existing dense kernel (kernels.wasm, f64x2
+ * sums in tfjs-cpu's order) on one thread; `ratio` = pouw 1 thread / sgemm. The 1- and 2-thread
  * results are checked to be the same bits (sha256 of C). Written under `matmulV3` in engine.json; a run of
  * `--only matmul` alone keeps the file's other rows and replaces that key only.
  *
@@ -236,7 +237,10 @@ function firstDivergence(a: string[], b: string[]): number | null {
   return null;
 }
 
-/** One (n, threads) of the bitwise-v3 matmul rows: `calls` timed products after one untimed, in this process. */
+/**
+ * One (n, threads) of the bitwise-v3 matmul rows: `calls` timed products after one untimed, in this process. threads 0:
+ * the engine's existing dense kernel instead (kernels.wasm, tfjs-cpu's f64x2 order), 1 thread, for comparison.
+ */
 async function matmulWorker(n: number, threads: number, calls: number): Promise<void> {
   const { ThreadedKernels, WasmKernels, WasmMatmulV3 } = await import("../verifier/src/ml/kernels/index.ts");
   const { createHash } = await import("node:crypto");
@@ -245,7 +249,8 @@ async function matmulWorker(n: number, threads: number, calls: number): Promise<
   const a = rand(n * n), b = rand(n * n);
   const pool = threads > 1 ? new ThreadedKernels(threads, new WasmKernels(), { minMacs: 0 }) : null;
   const one = pool ? null : new WasmMatmulV3();
-  const mm = () => (pool ? pool.matmulV3(a, b, n, n, n) : one!.matmul(a, b, n, n, n));
+  const f64x2 = threads === 0 ? new WasmKernels() : null;
+  const mm = () => (f64x2 ? f64x2.matmul(a, b, n, n, n) : pool ? pool.matmulV3(a, b, n, n, n) : one!.matmul(a, b, n, n, n));
   const c = mm();
   const ms: number[] = [];
   const cpuMs: number[] = [];
@@ -296,8 +301,8 @@ function matmulV3Rows(sizes: number[], reps: number, python: string): MatmulV3Be
   const absent: Record<string, string> = {};
   for (let rep = 0; rep < reps; rep++) {
     for (const n of sizes) {
-      for (const threads of [1, 2]) {
-        process.stderr.write(`bench:engine matmul bitwise-v3 n=${n} ${threads} thread(s) round ${rep + 1}/${reps}\n`);
+      for (const threads of [1, 2, 0]) {
+        process.stderr.write(`bench:engine matmul ${threads === 0 ? "f64x2 (kernels.wasm)" : "bitwise-v3"} n=${n} ${threads || 1} thread(s) round ${rep + 1}/${reps}\n`);
         const r = spawnSync(process.execPath, [join(ROOT, "bench/engine.ts"), "--matmul-worker", String(n), String(threads), String(calls)], { encoding: "utf8", cwd: ROOT });
         if (r.status !== 0) throw new Error(`matmul worker n=${n} threads=${threads} failed: ${r.stderr}`);
         const w = JSON.parse(r.stdout) as { ms: number[]; cpuMs: number[]; sha256: string };
@@ -327,8 +332,8 @@ function matmulV3Rows(sizes: number[], reps: number, python: string): MatmulV3Be
   const gf = (n: number, ms: number) => (2 * n ** 3) / (ms / 1000) / 1e9;
   const best = (v: number[] | undefined) => (v && v.length ? Math.min(...v) : null);
   const rows = sizes.map((n) => {
-    const p1 = pouw[`${n}/1`]!, p2 = pouw[`${n}/2`]!;
-    const b1 = best(p1.ms)!, b2 = best(p2.ms)!;
+    const p1 = pouw[`${n}/1`]!, p2 = pouw[`${n}/2`]!, p0 = pouw[`${n}/0`]!;
+    const b1 = best(p1.ms)!, b2 = best(p2.ms)!, b0 = best(p0.ms)!;
     const np = best(blas.numpy![String(n)]), th = best(blas.torch![String(n)]);
     return {
       n,
@@ -337,6 +342,8 @@ function matmulV3Rows(sizes: number[], reps: number, python: string): MatmulV3Be
       pouw1CpuGflops: gf(n, best(p1.cpuMs)!),
       pouw2Ms: b2, pouw2Gflops: gf(n, b2),
       twoThreadSpeedup: b1 / b2,
+      // the engine's existing dense kernel (kernels.wasm: tfjs-cpu's order, f64x2 sums), 1 thread
+      f64x2Ms: b0, f64x2Gflops: gf(n, b0), f64x2CpuGflops: gf(n, best(p0.cpuMs)!), v3OverF64x2: b0 / b1,
       sameBits1vs2: [...p1.sha256, ...p2.sha256].every((h) => h === p1.sha256[0]),
       sgemmMs: np, sgemmGflops: np === null ? null : gf(n, np),
       ratioVsSgemm: np === null ? null : np / b1,
@@ -357,11 +364,11 @@ function matmulV3Rows(sizes: number[], reps: number, python: string): MatmulV3Be
 
 function matmulTable(m: MatmulV3Bench): string {
   const f = (x: number | null, d = 1) => (x === null ? "-" : x.toFixed(d));
-  const rows = m.rows as { n: number; pouw1Gflops: number; pouw1CpuGflops: number; pouw2Gflops: number; twoThreadSpeedup: number; sameBits1vs2: boolean; sgemmGflops: number | null; ratioVsSgemm: number | null; torchGflops: number | null; ratioVsTorch: number | null }[];
+  const rows = m.rows as { n: number; f64x2Gflops: number; f64x2CpuGflops: number; pouw1Gflops: number; pouw1CpuGflops: number; pouw2Gflops: number; twoThreadSpeedup: number; sameBits1vs2: boolean; sgemmGflops: number | null; ratioVsSgemm: number | null; torchGflops: number | null; ratioVsTorch: number | null }[];
   return [
-    "| n | pouw v3 1 thread GFLOP/s | (per CPU second) | pouw v3 2 threads GFLOP/s | 2 threads / 1 | same bits | sgemm 1 thread GFLOP/s | pouw / sgemm | torch 1 thread GFLOP/s | pouw / torch |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-    ...rows.map((r) => `| ${r.n} | ${f(r.pouw1Gflops)} | ${f(r.pouw1CpuGflops)} | ${f(r.pouw2Gflops)} | ${f(r.twoThreadSpeedup, 2)}x | ${r.sameBits1vs2 ? "yes" : "NO"} | ${f(r.sgemmGflops)} | ${f(r.ratioVsSgemm, 2)} | ${f(r.torchGflops)} | ${f(r.ratioVsTorch, 2)} |`),
+    "| n | pouw v3 1 thread GFLOP/s | (per CPU second) | f64x2 kernel 1 thread (per CPU second) | pouw v3 2 threads GFLOP/s | 2 threads / 1 | same bits | sgemm 1 thread GFLOP/s | pouw / sgemm | torch 1 thread GFLOP/s | pouw / torch |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...rows.map((r) => `| ${r.n} | ${f(r.pouw1Gflops)} | ${f(r.pouw1CpuGflops)} | ${f(r.f64x2Gflops)} (${f(r.f64x2CpuGflops)}) | ${f(r.pouw2Gflops)} | ${f(r.twoThreadSpeedup, 2)}x | ${r.sameBits1vs2 ? "yes" : "NO"} | ${f(r.sgemmGflops)} | ${f(r.ratioVsSgemm, 2)} | ${f(r.torchGflops)} | ${f(r.ratioVsTorch, 2)} |`),
     `sgemm: ${m.sgemm as string}; torch: ${m.torch as string}; target: pouw v3 >= 25 GFLOP/s on one thread at n=1024`,
   ].join("\n");
 }
