@@ -1,7 +1,9 @@
 import { expect } from "chai";
+import { readFileSync } from "node:fs";
+import { buildKernels, loadWabt, watPath } from "../../scripts/build-kernels.ts";
 import { matmulV3Ref, quantizeV3Bits, CANONICAL_NAN_BITS } from "../../verifier/src/ml/kernels/reference-v3.ts";
 import type { Layout } from "../../verifier/src/ml/kernels/transformer-ref.ts";
-import { ThreadedKernels, WasmKernels, WasmMatmulV3, jsKernels } from "../../verifier/src/ml/kernels/index.ts";
+import { MATMUL_V3_WASM_URL, ThreadedKernels, WasmKernels, WasmMatmulV3, jsKernels } from "../../verifier/src/ml/kernels/index.ts";
 
 // The numerics bitwise-v3 dense matmul in wasm SIMD128 (kernels/wasm/matmul-v3.wat) against the reference that
 // defines its bits (reference-v3.ts matmulV3Ref), and split over threads (kernels/threads.ts matmulV3).
@@ -161,6 +163,13 @@ describe("ml/kernels/matmul-v3: the wasm SIMD128 bitwise-v3 matmul equals matmul
     expect(() => wasm.matmul(new Float32Array(5), new Float32Array(6), 2, 3, 2)).to.throw(RangeError, /a has 5 elements/);
     expect(() => wasm.matmul(new Float32Array(6), new Float32Array(6), 2, 3, 2.5)).to.throw(RangeError, /N = 2.5/);
     expect(() => wasm.matmul(new Float32Array(6), new Float32Array(6), 2, 3, 2, "tt" as Layout)).to.throw(RangeError, /layout must be nn, tn or nt, got tt/);
+  });
+
+  it("the committed matmul-v3.wasm is what matmul-v3.wat builds to", async function () {
+    const wabt = await loadWabt();
+    if (!wabt) this.skip();
+    const rebuilt = buildKernels(wabt, readFileSync(watPath("matmul-v3"), "utf8"), "matmul-v3.wat");
+    expect(Buffer.from(rebuilt).equals(readFileSync(MATMUL_V3_WASM_URL)), "matmul-v3.wasm differs from a rebuild: run node scripts/build-kernels.ts").to.equal(true);
   });
 });
 
