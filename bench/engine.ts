@@ -32,6 +32,15 @@
  * runs once for --gpt-steps steps (default 30, 0 to skip): its row, and its per-step loss curve in
  * bench/results/gpt-loss.json (a SHORT run: the first steps of a 1,000-step job).
  *
+ * The dense matmul of numerics "bitwise-v3" (`--only matmul`, part of the default set): GFLOP/s (2 n^3 / wall time, the
+ * best of --reps rounds of 5 calls each, every (n, engine) its own process, interleaved) of the wasm SIMD128 kernel
+ * (kernels/wasm/matmul-v3.wat through WasmMatmulV3, 1 thread; ThreadedKernels.matmulV3, 2 threads) at n = 256, 512,
+ * 1024 (`--matmul-sizes`), beside OpenBLAS sgemm on one thread (numpy float32 `a @ b` with OPENBLAS_NUM_THREADS=1)
+ * and torch.mm on one thread when that python imports them, and the engine's existing dense kernel (kernels.wasm, f64x2
+ * sums in tfjs-cpu's order) on one thread; `ratio` = pouw 1 thread / sgemm. The 1- and 2-thread
+ * results are checked to be the same bits (sha256 of C). Written under `matmulV3` in engine.json; a run of
+ * `--only matmul` alone keeps the file's other rows and replaces that key only.
+ *
  * Writes bench/results/engine.json and prints a table. `hashShare` is wall time (as before); `hashShareCpu` the same
  * share in process CPU time, which other jobs on a shared machine move less. Each run is its own OS process (the
  * parent spawns `node bench/engine.ts --worker ...`), so nothing is shared between repeats.
@@ -228,8 +237,148 @@ function firstDivergence(a: string[], b: string[]): number | null {
   return null;
 }
 
+/**
+ * One (n, threads) of the bitwise-v3 matmul rows: `calls` timed products after one untimed, in this process. threads 0:
+ * the engine's existing dense kernel instead (kernels.wasm, tfjs-cpu's f64x2 order), 1 thread, for comparison.
+ */
+async function matmulWorker(n: number, threads: number, calls: number): Promise<void> {
+  const { ThreadedKernels, WasmKernels, WasmMatmulV3 } = await import("../verifier/src/ml/kernels/index.ts");
+  const { createHash } = await import("node:crypto");
+  let seed = 12345;
+  const rand = (len: number) => Float32Array.from({ length: len }, () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 31) - 1);
+  const a = rand(n * n), b = rand(n * n);
+  const pool = threads > 1 ? new ThreadedKernels(threads, new WasmKernels(), { minMacs: 0 }) : null;
+  const one = pool ? null : new WasmMatmulV3();
+  const f64x2 = threads === 0 ? new WasmKernels() : null;
+  const mm = () => (f64x2 ? f64x2.matmul(a, b, n, n, n) : pool ? pool.matmulV3(a, b, n, n, n) : one!.matmul(a, b, n, n, n));
+  const c = mm();
+  const ms: number[] = [];
+  const cpuMs: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    mm();
+    ms.push(performance.now() - t0);
+    const c1 = process.cpuUsage(c0);
+    cpuMs.push((c1.user + c1.system) / 1000);
+  }
+  await pool?.close();
+  process.stdout.write(JSON.stringify({ ms, cpuMs, sha256: createHash("sha256").update(new Uint8Array(c.buffer)).digest("hex") }) + "\n");
+}
+
+/** OpenBLAS sgemm (numpy float32) and torch.mm, each on ONE thread: best-of-`calls` ms per size, or why not. */
+const SGEMM_PY = `
+import json, os, sys, time
+n_list = [int(x) for x in sys.argv[1].split(",")]; calls = int(sys.argv[2]); out = {}
+def bench(mm, a, b):
+    mm(a, b); ms = []
+    for _ in range(calls):
+        t0 = time.perf_counter(); mm(a, b); ms.append((time.perf_counter() - t0) * 1000)
+    return ms
+try:
+    import numpy as np
+    rng = np.random.default_rng(1)
+    out["numpy"] = {"version": np.__version__, "ms": {str(n): bench(np.matmul, *(rng.uniform(-1, 1, (n, n)).astype(np.float32) for _ in range(2))) for n in n_list}}
+except Exception as e:
+    out["numpy"] = {"error": repr(e)}
+try:
+    import torch
+    torch.set_num_threads(1)
+    out["torch"] = {"version": torch.__version__, "ms": {str(n): bench(torch.mm, torch.rand(n, n) * 2 - 1, torch.rand(n, n) * 2 - 1) for n in n_list}}
+except Exception as e:
+    out["torch"] = {"error": repr(e)}
+print(json.dumps(out))
+`;
+
+type MatmulV3Bench = Record<string, unknown>;
+
+/** The bitwise-v3 matmul rows (see the header): pouw 1 and 2 threads, sgemm and torch 1 thread, `reps` interleaved rounds. */
+function matmulV3Rows(sizes: number[], reps: number, python: string): MatmulV3Bench {
+  const calls = 5;
+  const pouw: Record<string, { ms: number[]; cpuMs: number[]; sha256: string[] }> = {};
+  const blas: Record<string, Record<string, number[]>> = { numpy: {}, torch: {} };
+  const versions: Record<string, string> = {};
+  const absent: Record<string, string> = {};
+  for (let rep = 0; rep < reps; rep++) {
+    for (const n of sizes) {
+      for (const threads of [1, 2, 0]) {
+        process.stderr.write(`bench:engine matmul ${threads === 0 ? "f64x2 (kernels.wasm)" : "bitwise-v3"} n=${n} ${threads || 1} thread(s) round ${rep + 1}/${reps}\n`);
+        const r = spawnSync(process.execPath, [join(ROOT, "bench/engine.ts"), "--matmul-worker", String(n), String(threads), String(calls)], { encoding: "utf8", cwd: ROOT });
+        if (r.status !== 0) throw new Error(`matmul worker n=${n} threads=${threads} failed: ${r.stderr}`);
+        const w = JSON.parse(r.stdout) as { ms: number[]; cpuMs: number[]; sha256: string };
+        const key = `${n}/${threads}`;
+        (pouw[key] ??= { ms: [], cpuMs: [], sha256: [] }).ms.push(...w.ms);
+        pouw[key].cpuMs.push(...w.cpuMs);
+        pouw[key].sha256.push(w.sha256);
+      }
+    }
+    process.stderr.write(`bench:engine matmul sgemm (numpy) / torch, 1 thread, round ${rep + 1}/${reps}\n`);
+    const one = { ...process.env, OPENBLAS_NUM_THREADS: "1", OMP_NUM_THREADS: "1", MKL_NUM_THREADS: "1" };
+    const py = spawnSync(python, ["-c", SGEMM_PY, sizes.join(","), String(calls)], { encoding: "utf8", env: one });
+    if (py.status !== 0 || py.error) {
+      absent.numpy = absent.torch = `${python}: ${py.error?.message ?? py.stderr.trim().split("\n").at(-1)}`;
+      continue;
+    }
+    const out = JSON.parse(py.stdout) as Record<string, { version?: string; ms?: Record<string, number[]>; error?: string }>;
+    for (const lib of ["numpy", "torch"]) {
+      const o = out[lib]!;
+      if (o.error) absent[lib] = o.error;
+      else {
+        versions[lib] = o.version!;
+        for (const [n, ms] of Object.entries(o.ms!)) (blas[lib]![n] ??= []).push(...ms);
+      }
+    }
+  }
+  const gf = (n: number, ms: number) => (2 * n ** 3) / (ms / 1000) / 1e9;
+  const best = (v: number[] | undefined) => (v && v.length ? Math.min(...v) : null);
+  const rows = sizes.map((n) => {
+    const p1 = pouw[`${n}/1`]!, p2 = pouw[`${n}/2`]!, p0 = pouw[`${n}/0`]!;
+    const b1 = best(p1.ms)!, b2 = best(p2.ms)!, b0 = best(p0.ms)!;
+    const np = best(blas.numpy![String(n)]), th = best(blas.torch![String(n)]);
+    return {
+      n,
+      pouw1Ms: b1, pouw1Gflops: gf(n, b1),
+      // process CPU time of the 1-thread calls: what other jobs on a shared machine move less than wall time
+      pouw1CpuGflops: gf(n, best(p1.cpuMs)!),
+      pouw2Ms: b2, pouw2Gflops: gf(n, b2),
+      twoThreadSpeedup: b1 / b2,
+      // the engine's existing dense kernel (kernels.wasm: tfjs-cpu's order, f64x2 sums), 1 thread
+      f64x2Ms: b0, f64x2Gflops: gf(n, b0), f64x2CpuGflops: gf(n, best(p0.cpuMs)!), v3OverF64x2: b0 / b1,
+      sameBits1vs2: [...p1.sha256, ...p2.sha256].every((h) => h === p1.sha256[0]),
+      sgemmMs: np, sgemmGflops: np === null ? null : gf(n, np),
+      ratioVsSgemm: np === null ? null : np / b1,
+      torchMs: th, torchGflops: th === null ? null : gf(n, th),
+      ratioVsTorch: th === null ? null : th / b1,
+      pouw1MsRuns: p1.ms, pouw1CpuMsRuns: p1.cpuMs, pouw2MsRuns: p2.ms, sgemmMsRuns: blas.numpy![String(n)] ?? null, torchMsRuns: blas.torch![String(n)] ?? null,
+    };
+  });
+  return {
+    kernel: "kernels/wasm/matmul-v3.wat (4x8 f32x4 tiles, bf16 operands packed once, k sequential per element), nn layout, uniform [-1, 1) operands",
+    timing: `best of ${reps} rounds x ${calls} calls, wall time; every (n, engine) its own process; GFLOP/s = 2 n^3 / time`,
+    sgemm: versions.numpy ? `numpy ${versions.numpy} float32 matmul, OPENBLAS_NUM_THREADS=1` : `absent: ${absent.numpy ?? "not run"}`,
+    torch: versions.torch ? `torch ${versions.torch} mm, set_num_threads(1)` : `absent: ${absent.torch ?? "not run"}`,
+    loadAverage: loadavg(),
+    rows,
+  };
+}
+
+function matmulTable(m: MatmulV3Bench): string {
+  const f = (x: number | null, d = 1) => (x === null ? "-" : x.toFixed(d));
+  const rows = m.rows as { n: number; f64x2Gflops: number; f64x2CpuGflops: number; pouw1Gflops: number; pouw1CpuGflops: number; pouw2Gflops: number; twoThreadSpeedup: number; sameBits1vs2: boolean; sgemmGflops: number | null; ratioVsSgemm: number | null; torchGflops: number | null; ratioVsTorch: number | null }[];
+  return [
+    "| n | pouw v3 1 thread GFLOP/s | (per CPU second) | f64x2 kernel 1 thread (per CPU second) | pouw v3 2 threads GFLOP/s | 2 threads / 1 | same bits | sgemm 1 thread GFLOP/s | pouw / sgemm | torch 1 thread GFLOP/s | pouw / torch |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...rows.map((r) => `| ${r.n} | ${f(r.pouw1Gflops)} | ${f(r.pouw1CpuGflops)} | ${f(r.f64x2Gflops)} (${f(r.f64x2CpuGflops)}) | ${f(r.pouw2Gflops)} | ${f(r.twoThreadSpeedup, 2)}x | ${r.sameBits1vs2 ? "yes" : "NO"} | ${f(r.sgemmGflops)} | ${f(r.ratioVsSgemm, 2)} | ${f(r.torchGflops)} | ${f(r.ratioVsTorch, 2)} |`),
+    `sgemm: ${m.sgemm as string}; torch: ${m.torch as string}; target: pouw v3 >= 25 GFLOP/s on one thread at n=1024`,
+  ].join("\n");
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  if (args[0] === "--matmul-worker") {
+    await matmulWorker(Number(args[1]), Number(args[2]), Number(args[3]));
+    return;
+  }
   if (args[0] === "--worker") {
     await worker(args[1]!, args[2] as Exclude<Backend, "torch">, Number(args[3]), args[4]!, Number(args[5] ?? 1), args[6] === "hash-worker", Number(args[7] ?? 1));
     return;
@@ -251,8 +400,8 @@ async function main(): Promise<void> {
   // threads: matmul threads of the pouw engine; hashWorker: h(t) on one more thread (HashPipeline), as `pouw train --hash-worker`
   type Variant = { backend: Backend; example: string; threads?: number; hashWorker?: boolean };
   const onlyAt = args.indexOf("--only");
-  const only = new Set((onlyAt >= 0 ? args[onlyAt + 1]! : "mnist,sotu,gpt").split(","));
-  for (const o of only) if (!["mnist", "sotu", "gpt"].includes(o)) throw new Error(`--only takes a comma list of mnist, sotu, gpt; got ${o}`);
+  const only = new Set((onlyAt >= 0 ? args[onlyAt + 1]! : "mnist,sotu,gpt,matmul").split(","));
+  for (const o of only) if (!["mnist", "sotu", "gpt", "matmul"].includes(o)) throw new Error(`--only takes a comma list of mnist, sotu, gpt, matmul; got ${o}`);
   const reps = flag("--reps", 2);
   if (!Number.isInteger(reps) || reps < 2) throw new Error(`--reps must be an integer >= 2 (reproducibility compares two runs), got ${reps}`);
   const mnistSteps = flag("--mnist-steps", 60);
@@ -287,8 +436,21 @@ async function main(): Promise<void> {
   ];
   const plan = fullPlan.filter((p) => only.has(p.name));
   const gptSteps = only.has("gpt") ? flag("--gpt-steps", 30) : 0;
+  const sizesAt = args.indexOf("--matmul-sizes");
+  const matmulSizes = (sizesAt >= 0 ? args[sizesAt + 1]! : "256,512,1024").split(",").map(Number);
+  for (const n of matmulSizes) if (!Number.isInteger(n) || n < 1 || n > 4096) throw new Error(`--matmul-sizes takes a comma list of integers in [1, 4096]; got ${n}`);
+  if (only.size === 1 && only.has("matmul")) {
+    // the matmul rows alone: the rest of engine.json (the model rows of an earlier run) is kept
+    const m = matmulV3Rows(matmulSizes, reps, python);
+    const file = join(ROOT, "bench/results/engine.json");
+    const old = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    writeFileSync(file, JSON.stringify({ ...old, matmulV3: { date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length, ...m } }, null, 2) + "\n");
+    process.stdout.write(matmulTable(m) + `\nload average at the end ${loadavg().map((x) => x.toFixed(2)).join(" ")}\nwrote bench/results/engine.json (matmulV3)\n`);
+    return;
+  }
   const tmp = mkdtempSync(join(tmpdir(), "pouw-bench-engine-"));
   const rows: Record<string, unknown>[] = [];
+  const matmulV3 = only.has("matmul") ? matmulV3Rows(matmulSizes, reps, python) : null;
   try {
     for (const { steps: timed, warmup, batchSize, variants } of plan) {
       // mnist: --mnist-steps counts step 1 (the torch row's convention); sotu: the timed steps come after the warm-up
@@ -419,6 +581,7 @@ async function main(): Promise<void> {
     torchRatioHashWorker,
     charTransformerSpeedupVsCpu: sotuPouw ? sotuPouw.speedupVsCpuMedian : null,
     rows,
+    ...(matmulV3 ? { matmulV3 } : {}),
   };
   mkdirSync(join(ROOT, "bench/results"), { recursive: true });
   writeFileSync(join(ROOT, "bench/results/engine.json"), JSON.stringify(result, null, 2) + "\n");
@@ -437,7 +600,7 @@ async function main(): Promise<void> {
       : `mnist-mlp batch 64, step + hash, 1 thread: pouw ${(pouwFast!.stepsPerSecond as number).toFixed(1)} steps/s = ${(100 * torchRatio).toFixed(0)}% of torch ${torch.ok ? torch.version : ""} ${(torchRow!.stepsPerSecond as number).toFixed(1)} steps/s (target >= 50%)`;
   const sotuLine = sotuPouw ? `char-transformer batch 8: pouw (sotu-v2.json) / tfjs-cpu (sotu.json) per repeat ${(sotuPouw.speedupVsCpuRuns as number[]).map((x) => x.toFixed(1) + "x").join(", ")}, median ${(sotuPouw.speedupVsCpuMedian as number).toFixed(1)}x (target >= 10x)\n` : "";
   const pipedLine = torchRatioHashWorker === null ? "" : `with the hash on a worker (2 threads): pouw ${(pouwPiped!.stepsPerSecond as number).toFixed(1)} steps/s = ${(100 * torchRatioHashWorker).toFixed(0)}% of torch, the step thread waits ${(100 * (pouwPiped!.hashShare as number)).toFixed(1)}% of its time for the hash (target <= 10%)\n`;
-  process.stdout.write(table.join("\n") + `\n\n${ratioLine}\n${pipedLine}${sotuLine}load average at the end ${loadavg().map((x) => x.toFixed(2)).join(" ")}\nwrote bench/results/engine.json\n`);
+  process.stdout.write(table.join("\n") + `\n\n${matmulV3 ? matmulTable(matmulV3) + "\n\n" : ""}${ratioLine}\n${pipedLine}${sotuLine}load average at the end ${loadavg().map((x) => x.toFixed(2)).join(" ")}\nwrote bench/results/engine.json\n`);
 }
 
 await main();

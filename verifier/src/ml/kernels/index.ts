@@ -12,7 +12,7 @@ import { transformerWasmUnavailable, WasmTransformerKernels } from "./transforme
 
 export type { Kernels } from "./types.ts";
 export { jsKernels, matmulRef, adamRef, sgdRef, adamScalars, adamPowers, MATMUL_BLOCK, type MatmulLayout, type AdamScalars } from "./reference.ts";
-export { WasmKernels, wasmKernelsUnavailable, KERNELS_WASM_URL } from "./wasm.ts";
+export { WasmKernels, wasmKernelsUnavailable, KERNELS_WASM_URL, WasmMatmulV3, matmulV3WasmUnavailable, MATMUL_V3_WASM_URL } from "./wasm.ts";
 export { mlpEvalBatch, mlpSquaredErrorBatch, mlpStep, type MlpStepResult } from "./mlp.ts";
 export { WasmTransformerKernels, transformerWasmUnavailable, TRANSFORMER_WASM_URL } from "./transformer-wasm.ts";
 export { ThreadedKernels, THREAD_MIN_MACS, MAX_THREADS } from "./threads.ts";

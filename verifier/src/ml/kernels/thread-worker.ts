@@ -4,13 +4,16 @@
  */
 import { receiveMessageOnPort, workerData, type MessagePort } from "node:worker_threads";
 import { jsKernels } from "./reference.ts";
+import { matmulV3Ref } from "./reference-v3.ts";
 import type { TileJob } from "./threads.ts";
+import type { MatmulLayout } from "./reference.ts";
 import type { Kernels } from "./types.ts";
-import { WasmKernels } from "./wasm.ts";
+import { WasmKernels, WasmMatmulV3 } from "./wasm.ts";
 
 const { ctrl: ctrlBuf, port, kernels: kind } = workerData as { ctrl: SharedArrayBuffer; port: MessagePort; kernels: string };
 const ctrl = new Int32Array(ctrlBuf);
 const kernels: Kernels = kind === "js" ? jsKernels : new WasmKernels();
+let v3: WasmMatmulV3 | null = null;
 let data: SharedArrayBuffer | null = null;
 let seen = 0;
 
@@ -31,8 +34,15 @@ function serve(): void {
       if (job.data) data = job.data;
       const heap = new Float32Array(data!);
       const { M, K, N, layout, aOff, bOff, cOff } = job;
-      const c = kernels.matmul(heap.subarray(aOff, aOff + M * K), heap.subarray(bOff, bOff + K * N), M, K, N, layout);
-      heap.set(c, cOff);
+      if (job.op === "v3") {
+        const count = job.count!;
+        const a = heap.subarray(aOff, aOff + count * M * K), b = heap.subarray(bOff, bOff + count * K * N);
+        const c = kind === "js" ? matmulV3Ref(a, b, M, K, N, layout, count) : (v3 ??= new WasmMatmulV3()).matmul(a, b, M, K, N, layout, count);
+        heap.set(c, cOff);
+      } else {
+        const c = kernels.matmul(heap.subarray(aOff, aOff + M * K), heap.subarray(bOff, bOff + K * N), M, K, N, layout as MatmulLayout);
+        heap.set(c, cOff);
+      }
     } catch (err) {
       process.stderr.write(`matmul worker: ${(err as Error).stack ?? String(err)}\n`);
       Atomics.store(ctrl, 2, 1);

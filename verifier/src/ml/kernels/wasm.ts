@@ -11,6 +11,8 @@ import { readFileSync } from "node:fs";
 import type { Kernels } from "./types.ts";
 import { checkAdamShapes, checkMatmulShapes, type AdamScalars, type MatmulLayout } from "./reference.ts";
 import { uninitializedFloat32 } from "../tensors.ts";
+import { CANONICAL_NAN_BITS } from "./reference-v3.ts";
+import { checkMatmul32, type Layout } from "./transformer-ref.ts";
 
 export const KERNELS_WASM_URL = new URL("./wasm/kernels.wasm", import.meta.url);
 
@@ -105,5 +107,94 @@ export class WasmKernels implements Kernels {
     outW.set(heap.subarray(at(4) >> 2, (at(4) >> 2) + n));
     outM.set(heap.subarray(at(5) >> 2, (at(5) >> 2) + n));
     outV.set(heap.subarray(at(6) >> 2, (at(6) >> 2) + n));
+  }
+}
+
+export const MATMUL_V3_WASM_URL = new URL("./wasm/matmul-v3.wasm", import.meta.url);
+
+/** Rows of A per register tile of matmul-v3.wat (its packed A panels); columns per tile: 8. */
+export const V3_MR = 4;
+/** matmul-v3.wat's cache blocks: K values per block (the float32 partial sums go through C between blocks) and columns per block. */
+export const V3_KC = 512;
+export const V3_NC = 512;
+
+type V3Exports = {
+  memory: WebAssembly.Memory;
+  packA(a: number, aRow: number, aInner: number, M: number, K: number, pa: number, fa: number): void;
+  packB(b: number, bCol: number, bInner: number, N: number, K: number, pb: number, fb: number): void;
+  gemm(pa: number, pb: number, c: number, Mp: number, K: number, Np: number, kc: number, nc: number): void;
+};
+
+/** Why the bitwise-v3 matmul module cannot run here (null when it can). */
+export function matmulV3WasmUnavailable(bytes: Uint8Array<ArrayBuffer> = new Uint8Array(readFileSync(MATMUL_V3_WASM_URL))): string | null {
+  return wasmModuleUnavailable(bytes, "matmul-v3.wasm");
+}
+
+/**
+ * The dense matmul of numerics "bitwise-v3" (wasm/matmul-v3.wat): bit for bit `matmulV3Ref` (reference-v3.ts) in
+ * every layout and for `count` batched products (test/ml/matmul-v3.test.ts). Per product: A and B are quantized and
+ * packed once (integer ops on the bit patterns), the special rows of A and columns of B flagged, the 4x8 register
+ * tiles computed, and the canonical NaN written over the flagged rows and columns of C here.
+ */
+export class WasmMatmulV3 {
+  readonly name = "wasm-simd128";
+  private readonly x: V3Exports;
+  private u32: Uint32Array;
+  private u8: Uint8Array;
+
+  /** Throws when the module does not compile here; use `matmulV3WasmUnavailable` to ask first. */
+  constructor(bytes: Uint8Array<ArrayBuffer> = new Uint8Array(readFileSync(MATMUL_V3_WASM_URL))) {
+    this.x = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports as unknown as V3Exports;
+    this.u32 = new Uint32Array(this.x.memory.buffer);
+    this.u8 = new Uint8Array(this.x.memory.buffer);
+  }
+
+  private reserve(bytes: number): void {
+    const have = this.x.memory.buffer.byteLength;
+    if (bytes > have) this.x.memory.grow(Math.ceil((bytes - have) / PAGE));
+    if (this.u32.buffer !== this.x.memory.buffer) {
+      this.u32 = new Uint32Array(this.x.memory.buffer);
+      this.u8 = new Uint8Array(this.x.memory.buffer);
+    }
+  }
+
+  matmul(a: Float32Array, b: Float32Array, M: number, K: number, N: number, layout: Layout = "nn", count = 1): Float32Array {
+    checkMatmul32(a, b, M, K, N, count);
+    if (layout !== "nn" && layout !== "tn" && layout !== "nt") throw new RangeError(`matmulV3: layout must be nn, tn or nt, got ${String(layout)}`);
+    const out = new Float32Array(count * M * N);
+    // no inner dimension: every sum is the +0 it starts from (and no operand can be special)
+    if (K === 0 || out.length === 0) return out;
+    const Mp = Math.ceil(M / V3_MR) * V3_MR;
+    const Np = (N + 7) & ~7;
+    const aOff = 0;
+    const bOff = align16(aOff + 4 * a.length);
+    const paOff = align16(bOff + 4 * b.length);
+    const pbOff = align16(paOff + 4 * Mp * K);
+    const cOff = align16(pbOff + 4 * K * Np);
+    const faOff = align16(cOff + 4 * Mp * Np);
+    const fbOff = align16(faOff + M);
+    if (fbOff + N > 2 ** 32 - PAGE) throw new RangeError(`matmulV3: a ${count} x ${M}x${K}x${N} product needs more than 4 GiB of wasm memory`);
+    this.reserve(fbOff + N);
+    this.u32.set(new Uint32Array(a.buffer, a.byteOffset, a.length), aOff >> 2);
+    this.u32.set(new Uint32Array(b.buffer, b.byteOffset, b.length), bOff >> 2);
+    const [aRow, aInner] = layout === "tn" ? [1, M] : [K, 1];
+    const [bInner, bCol] = layout === "nt" ? [1, K] : [N, 1];
+    const outBits = new Uint32Array(out.buffer);
+    for (let q = 0; q < count; q++) {
+      this.x.packA(aOff + 4 * q * M * K, aRow, aInner, M, K, paOff, faOff);
+      this.x.packB(bOff + 4 * q * K * N, bCol, bInner, N, K, pbOff, fbOff);
+      this.x.gemm(paOff, pbOff, cOff, Mp, K, Np, V3_KC, V3_NC);
+      const c0 = cOff >> 2, o0 = q * M * N;
+      if (Np === N) outBits.set(this.u32.subarray(c0, c0 + M * N), o0);
+      else for (let i = 0; i < M; i++) outBits.set(this.u32.subarray(c0 + i * Np, c0 + i * Np + N), o0 + i * N);
+      const fa = this.u8.subarray(faOff, faOff + M), fb = this.u8.subarray(fbOff, fbOff + N);
+      if (fa.includes(1) || fb.includes(1)) {
+        // rule 3: an element whose row of A or column of B holds a special operand is the canonical NaN
+        for (let i = 0; i < M; i++) {
+          for (let j = 0; j < N; j++) if (fa[i] || fb[j]) outBits[o0 + i * N + j] = CANONICAL_NAN_BITS;
+        }
+      }
+    }
+    return out;
   }
 }
