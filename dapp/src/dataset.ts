@@ -60,7 +60,9 @@ export type PreparedDataset = { bytes: Uint8Array; cid: string; schema?: Tabular
 /** Reads the picked file: refused over the page's cap (before reading it); CSV/JSONL parsed into canonical bytes. */
 export async function prepareDataset(file: File): Promise<PreparedDataset> {
   if (file.size > PAGE_DATASET_MAX_BYTES) {
-    throw new Error(`The dataset ${file.name} is ${file.size.toLocaleString("en")} bytes, over the page's cap of ${PAGE_DATASET_MAX_BYTES.toLocaleString("en")} bytes: publish it with pouw data add and pouw serve instead.`);
+    throw new Error(
+      `The dataset ${file.name} is ${file.size.toLocaleString("en")} bytes, over the page's cap of ${PAGE_DATASET_MAX_BYTES.toLocaleString("en")} bytes: publish it with pouw data add and pouw serve instead.`,
+    );
   }
   const raw = new Uint8Array(await file.arrayBuffer());
   const format = /\.csv$/i.test(file.name) ? "csv" : /\.jsonl$/i.test(file.name) ? "jsonl" : undefined;

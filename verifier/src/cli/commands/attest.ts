@@ -27,7 +27,10 @@ export function registerProviderAttest(provider: Command): void {
       .description("open an attestation request for an evidence bundle (burns the registry's request fee)")
       .argument("<bundle>", "the evidence bundle file (JSON, docs/checks.md)")
       .requiredOption("--challenge-block <n>", "the challenge block the bundle's evidence answers (from `attest prepare`)")
-      .option("--device <id...>", "each device the evidence attests, as the verifier names it (nvidia-ueid:<ueid>, intel-ppid:<hex>, amd-chip:<hex>, x5c-leaf:<hex>); committees sign tier 4 unless these are exactly the evidence's")
+      .option(
+        "--device <id...>",
+        "each device the evidence attests, as the verifier names it (nvidia-ueid:<ueid>, intel-ppid:<hex>, amd-chip:<hex>, x5c-leaf:<hex>); committees sign tier 4 unless these are exactly the evidence's",
+      )
       .option("--mint", "dev chain: mint the request fee if the balance is short")
       .option("--json", "print JSON"),
   ).action(lazyAction(() => import("./attest-run.ts"), "request"));
@@ -43,7 +46,10 @@ export function registerAuditorAttest(auditor: Command): void {
       .requiredOption("--bundle <file>", "the evidence bundle (its keccak256 must be the request's evidence hash)")
       .requiredOption("--trust <file>", "what you trust per evidence format (JSON: nvidia JWKS and versions, intelTdx, pouwEat roots and policy)")
       .option("--statements <dir>", "the committee's shared directory of statements and signatures (default: STATE_DIR/attestations)")
-      .option("--device-ledger <file>", "your ledger of attested devices: one device is refused for a second provider while your statement for the first lasts (default: STATE_DIR/attested-devices.json)")
+      .option(
+        "--device-ledger <file>",
+        "your ledger of attested devices: one device is refused for a second provider while your statement for the first lasts (default: STATE_DIR/attested-devices.json)",
+      )
       .option("--no-record", "sign only; do not submit even when a quorum has signed")
       .option("--json", "print JSON"),
   ).action(lazyAction(() => import("./attest-run.ts"), "attest"));
@@ -69,11 +75,17 @@ export function registerAuditorAttestDispute(auditor: Command): void {
       .requiredOption("--trust <file>", "what you trust per evidence format (as for `auditor attest`)")
       .option("--json", "print JSON"),
   ).action(lazyAction(() => import("./attest-run.ts"), "vote"));
-  withConfig(dispute.command("settle").description("settle a dispute that lapsed undecided (deadline passed, or its seed gone undrawn): half the challenger's bond is burned, half credited back").argument("<dispute>", "the dispute id").option("--json", "print JSON")).action(
-    lazyAction(() => import("./attest-run.ts"), "settle"),
-  );
+  withConfig(
+    dispute
+      .command("settle")
+      .description("settle a dispute that lapsed undecided (deadline passed, or its seed gone undrawn): half the challenger's bond is burned, half credited back")
+      .argument("<dispute>", "the dispute id")
+      .option("--json", "print JSON"),
+  ).action(lazyAction(() => import("./attest-run.ts"), "settle"));
   withConfig(dispute.command("show").description("a statement dispute: parties, panel, votes, outcome").argument("<dispute>", "the dispute id").option("--json", "print JSON")).action(
     lazyAction(() => import("./attest-run.ts"), "show"),
   );
-  withConfig(dispute.command("claim").description("claim your credited dispute bonds from the ProviderRegistry").option("--json", "print JSON")).action(lazyAction(() => import("./attest-run.ts"), "claim"));
+  withConfig(dispute.command("claim").description("claim your credited dispute bonds from the ProviderRegistry").option("--json", "print JSON")).action(
+    lazyAction(() => import("./attest-run.ts"), "claim"),
+  );
 }

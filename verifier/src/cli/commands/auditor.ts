@@ -25,12 +25,20 @@ export function registerAuditor(program: Command): void {
   const auditor = program.command("auditor").description("bond, audit (challenger bot), attest, status and claim");
   registerAuditorAttest(auditor);
 
-  withReadConfig(auditor.command("status").description("your bond and status, credits, token balance, and whether the market's panel pool can decide a dispute (read-only: no key with --address)").option("--json", "print JSON")).action(
-    lazyAction(() => import("./auditor-run.ts"), "status"),
-  );
+  withReadConfig(
+    auditor
+      .command("status")
+      .description("your bond and status, credits, token balance, and whether the market's panel pool can decide a dispute (read-only: no key with --address)")
+      .option("--json", "print JSON"),
+  ).action(lazyAction(() => import("./auditor-run.ts"), "status"));
 
   withConfig(
-    auditor.command("bond").description("post (add to) your auditor bond").argument("<amount>", "tokens").option("--mint", "dev chain: mint the amount if the balance is short").option("--json", "print JSON"),
+    auditor
+      .command("bond")
+      .description("post (add to) your auditor bond")
+      .argument("<amount>", "tokens")
+      .option("--mint", "dev chain: mint the amount if the balance is short")
+      .option("--json", "print JSON"),
   ).action(lazyAction(() => import("./auditor-run.ts"), "bond"));
 
   withConfig(
@@ -50,7 +58,10 @@ export function registerAuditor(program: Command): void {
       .option("--db <file>", "bot state database (default <state-dir>/bot-<address>.sqlite)")
       .option("--once", "one pass, then exit")
       .option("--max-challenge-rounds <n>", "most challenges per (job, segment): a NoDecision on the bot's own dispute starts another round until then", String(DEFAULT_MAX_CHALLENGE_ROUNDS_CLI))
-      .option("--unavailable-grace <seconds>", "how long a segment's content may stay unavailable from every source before the bot treats it as withheld and challenges the segment's first step (default: a quarter of the job's challenge window, never past halfway to its deadline)")
+      .option(
+        "--unavailable-grace <seconds>",
+        "how long a segment's content may stay unavailable from every source before the bot treats it as withheld and challenges the segment's first step (default: a quarter of the job's challenge window, never past halfway to its deadline)",
+      )
       .option("--heartbeat <seconds>", "a heartbeat line (jobs, audits, pending intents, balances) this often", "60")
       .option("--metrics-port <port>", "serve GET /healthz and Prometheus GET /metrics (audits, failures, challenges, balances) on this port (opt-in; 0: any free port)")
       .option("--metrics-host <host>", "address the metrics server listens on", "127.0.0.1")

@@ -100,7 +100,13 @@ function createdJson(r: CreateJobFromManifestResult, panelPool: ReturnType<typeo
     policy: { ...p, requiredStake: p.requiredStake.toString() },
     quote: plan.quote ? quoteJson(plan.quote) : null,
     dataTerms: terms.attached
-      ? { attached: true, dataRegistry: terms.dataRegistry, minTier: terms.terms.minTier, dataShareBps: terms.terms.dataShareBps, corpora: terms.corpora.map((c) => ({ ...c, corpusId: c.corpusId.toString(), tokens: c.tokens.toString() })) }
+      ? {
+          attached: true,
+          dataRegistry: terms.dataRegistry,
+          minTier: terms.terms.minTier,
+          dataShareBps: terms.terms.dataShareBps,
+          corpora: terms.corpora.map((c) => ({ ...c, corpusId: c.corpusId.toString(), tokens: c.tokens.toString() })),
+        }
       : { attached: false, reason: terms.reason },
     tx: posted.txHash,
     blockNumber: posted.blockNumber.toString(),
@@ -122,7 +128,9 @@ function createdText(r: CreateJobFromManifestResult, symbol: string): string {
     txLines(r.txs.slice(0, -1)) +
     (q
       ? `quote: auditors recompute each segment with probability ${Number(q.sizedForAuditRate.toPrecision(4))}` +
-        (q.sizedForAuditRate === q.cheapestAuditRate ? ` (the cheapest rate; the manifest's ${q.manifestAuditRate} only catches more)` : ` (the manifest's rate; the cheapest would be ${Number(q.cheapestAuditRate.toPrecision(4))})`) +
+        (q.sizedForAuditRate === q.cheapestAuditRate
+          ? ` (the cheapest rate; the manifest's ${q.manifestAuditRate} only catches more)`
+          : ` (the manifest's rate; the cheapest would be ${Number(q.cheapestAuditRate.toPrecision(4))})`) +
         `, checks ${q.checks.join(" + ")}; the stake of about ${approxTokens(q.stakeWei)} ${symbol} is ${stakeReasonInWords(q.bindingStake)}; ` +
         `checking costs about ${Number((100 * q.costShareOfPayment).toPrecision(4))}% of the payment on top of the training (detection matrix ${q.detection})\n`
       : "") +
@@ -136,7 +144,14 @@ const moneyJson = (m: JobMoney) => ({
   buyerSlashShare: m.buyerSlashShare.toString(),
   buyerRefund: m.buyerRefund.toString(),
   providerPay: m.providerPay.toString(),
-  slashes: m.slashes.map((s) => ({ reason: s.reason, amount: s.amount.toString(), toChallengers: s.toChallengers.toString(), toBuyer: s.toBuyer.toString(), burned: s.burned.toString(), tx: s.transactionHash })),
+  slashes: m.slashes.map((s) => ({
+    reason: s.reason,
+    amount: s.amount.toString(),
+    toChallengers: s.toChallengers.toString(),
+    toBuyer: s.toBuyer.toString(),
+    burned: s.burned.toString(),
+    tx: s.transactionHash,
+  })),
 });
 
 const coverageJson = (c: JobCoverage) => ({
@@ -149,128 +164,161 @@ const coverageJson = (c: JobCoverage) => ({
 
 /** `create`'s handler (the definitions and flags are in buyer.ts). */
 export const create = async (opts: Record<string, string | boolean | undefined>) => {
-    // NOTE: the quote (HiGHS) and the market code load only for the command that uses them (commands/index.ts)
-    const [{ readManifestFile }, { createJobFromManifest }, { panelPoolCheck, panelPoolJson }] = await Promise.all([import("../../ml/manifest.ts"), import("../../market/create-job.ts"), import("../../market/panel-pool.ts")]);
-    const manifest = await readManifestFile(opts.manifest as string);
-    const plan = await createFlags(opts);
-    const ctx = await marketContext(opts as never);
-    const r = await createJobFromManifest(ctx, manifest, { ...plan, mint: opts.mint === true, subject: `manifest ${opts.manifest as string}` });
-    const c = r.plan.compute;
-    if (c.underpriced) process.stderr.write(`pouw: WARNING: posted below what the job's compute is worth (${approxTokens(c.worthWei)} tokens at ${c.pricePerTflop} tokens per TFLOP): an honest provider would train at a loss (--allow-underpriced)\n`);
-    // with --ipfs the provider fetches the manifest from this party's node, found from the chain (docs/content.md)
-    if (ctx.ipfs) await announceStateNode(ctx);
-    const panel = await panelPoolCheck(ctx.clients.public, ctx.deployment);
-    if (panel?.warning) process.stderr.write(`pouw: ${panel.warning}\n`);
-    process.stdout.write(opts.json ? JSON.stringify(createdJson(r, panelPoolJson(panel))) + "\n" : createdText(r, ctx.symbol));
-  };
+  // NOTE: the quote (HiGHS) and the market code load only for the command that uses them (commands/index.ts)
+  const [{ readManifestFile }, { createJobFromManifest }, { panelPoolCheck, panelPoolJson }] = await Promise.all([
+    import("../../ml/manifest.ts"),
+    import("../../market/create-job.ts"),
+    import("../../market/panel-pool.ts"),
+  ]);
+  const manifest = await readManifestFile(opts.manifest as string);
+  const plan = await createFlags(opts);
+  const ctx = await marketContext(opts as never);
+  const r = await createJobFromManifest(ctx, manifest, { ...plan, mint: opts.mint === true, subject: `manifest ${opts.manifest as string}` });
+  const c = r.plan.compute;
+  if (c.underpriced)
+    process.stderr.write(
+      `pouw: WARNING: posted below what the job's compute is worth (${approxTokens(c.worthWei)} tokens at ${c.pricePerTflop} tokens per TFLOP): an honest provider would train at a loss (--allow-underpriced)\n`,
+    );
+  // with --ipfs the provider fetches the manifest from this party's node, found from the chain (docs/content.md)
+  if (ctx.ipfs) await announceStateNode(ctx);
+  const panel = await panelPoolCheck(ctx.clients.public, ctx.deployment);
+  if (panel?.warning) process.stderr.write(`pouw: ${panel.warning}\n`);
+  process.stdout.write(opts.json ? JSON.stringify(createdJson(r, panelPoolJson(panel))) + "\n" : createdText(r, ctx.symbol));
+};
 
 /** `status`'s handler (the definitions and flags are in buyer.ts). */
 export const status = async (jobArg: string, opts: Record<string, string | boolean | undefined>) => {
-    const jobId = parseJobId(jobArg);
-    const ctx = await readContext(opts as never);
-    const { getCredits, getReceiptsRecorded, requireJob, getSegmentCommits } = await import("../../chain/index.ts");
-    const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
-    const fromBlock = BigInt(ctx.deployment.startBlock);
-    const { jobReport } = await import("../../market/job-report.ts");
-    const me = ctx.address;
-    const [commits, report, credits] = await Promise.all([
-      getSegmentCommits(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId, fromBlock }),
-      jobReport(ctx.clients.public, ctx.deployment, ctx.store, jobId),
-      me === undefined ? Promise.resolve(undefined) : getCredits(ctx.clients.public, { deployment: ctx.deployment, account: me }),
-    ]);
-    // the anchored AuditReceipts (their signatures are checked by provenance verify and buyer fetch, not here)
-    const receipts = await getReceiptsRecorded(ctx.clients.public, { jobRecords: ctx.deployment.jobRecords, jobId, fromBlock });
-    const { money, coverage } = report;
-    const receiptLine = `${receipts.length} receipt${receipts.length === 1 ? "" : "s"} / ${new Set(receipts.map((r) => r.segment)).size} of ${job.policy.segments} segments with a receipt`;
-    if (opts.json) {
-      process.stdout.write(
-        JSON.stringify({
-          jobId: jobId.toString(),
-          status: job.status,
-          provider: job.provider,
-          nextSegment: job.nextSegment,
-          segments: job.policy.segments,
-          deadline: job.deadline.toString(),
-          openDisputes: job.openDisputes,
-          payment: job.payment.toString(),
-          committed: commits.map((c) => ({ segment: c.segment, traceRoot: c.traceRoot, lossE6: c.lossE6.toString() })),
-          slashed: report.outcome.slashes.map((x) => ({ provider: x.provider, amount: x.amount.toString(), burned: x.burned.toString(), blockNumber: x.blockNumber.toString(), tx: x.transactionHash })),
-          money: moneyJson(money),
-          coverage: coverageJson(coverage),
-          receiptCount: receipts.length,
-          auditedSegments: coverage.auditedSegments,
-          receipts: receipts.map((r) => ({ segment: r.segment, auditor: r.auditor, verdict: r.verdict === 0 ? "ok" : "fault", checks: r.checks, sampledSteps: r.sampledSteps, digest: r.digest, blockNumber: r.blockNumber.toString(), tx: r.transactionHash })),
-          ...(me === undefined ? {} : { account: me, myCredit: credits!.jobMarket.toString(), myCredits: { jobMarket: credits!.jobMarket.toString(), stakeVault: credits!.stakeVault.toString() } }),
-        }) + "\n",
-      );
-      return;
-    }
-    const t = (x: bigint) => `${fmt(x)} ${ctx.symbol}`;
-    const { coverageLine, moneySentences } = await import("../../market/job-report.ts");
-    const lines = [
-      `job ${jobId}: ${job.status}, ${job.nextSegment}/${job.policy.segments} segments committed, payment ${t(job.payment)}`,
-      `provider ${job.provider}, deadline ${job.deadline === 0n ? "-" : new Date(Number(job.deadline) * 1000).toISOString()}, open disputes ${job.openDisputes}`,
-      ...commits.map((c) => `  segment ${c.segment}: root ${c.traceRoot} loss ${(Number(c.lossE6) / 1e6).toFixed(4)}`),
-      `receipts: ${receiptLine}`,
-      ...receipts.map((r) => `  segment ${r.segment}: ${r.verdict === 0 ? "ok" : "fault"} receipt by ${r.auditor} in block ${r.blockNumber} (tx ${r.transactionHash})`),
-      coverageLine(coverage),
-      ...(coverage.warning ? [coverage.warning] : []),
-      ...moneySentences(money, t).map((x) => `outcome: ${x}`),
-      ...(money.buyerSlashShare > 0n ? [`buyer's slash share: ${t(money.buyerSlashShare)} (a StakeVault credit; pouw buyer claim collects it)`] : []),
-      ...(me === undefined ? [] : [`claimable credit of ${me}: ${t(credits!.jobMarket + credits!.stakeVault)} (${t(credits!.jobMarket)} refunds and pay, ${t(credits!.stakeVault)} slash shares; pouw buyer claim)`]),
-    ];
-    if (coverage.warning) process.stderr.write(`pouw: ${coverage.warning}\n`);
-    process.stdout.write(lines.join("\n") + "\n");
-  };
+  const jobId = parseJobId(jobArg);
+  const ctx = await readContext(opts as never);
+  const { getCredits, getReceiptsRecorded, requireJob, getSegmentCommits } = await import("../../chain/index.ts");
+  const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+  const fromBlock = BigInt(ctx.deployment.startBlock);
+  const { jobReport } = await import("../../market/job-report.ts");
+  const me = ctx.address;
+  const [commits, report, credits] = await Promise.all([
+    getSegmentCommits(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId, fromBlock }),
+    jobReport(ctx.clients.public, ctx.deployment, ctx.store, jobId),
+    me === undefined ? Promise.resolve(undefined) : getCredits(ctx.clients.public, { deployment: ctx.deployment, account: me }),
+  ]);
+  // the anchored AuditReceipts (their signatures are checked by provenance verify and buyer fetch, not here)
+  const receipts = await getReceiptsRecorded(ctx.clients.public, { jobRecords: ctx.deployment.jobRecords, jobId, fromBlock });
+  const { money, coverage } = report;
+  const receiptLine = `${receipts.length} receipt${receipts.length === 1 ? "" : "s"} / ${new Set(receipts.map((r) => r.segment)).size} of ${job.policy.segments} segments with a receipt`;
+  if (opts.json) {
+    process.stdout.write(
+      JSON.stringify({
+        jobId: jobId.toString(),
+        status: job.status,
+        provider: job.provider,
+        nextSegment: job.nextSegment,
+        segments: job.policy.segments,
+        deadline: job.deadline.toString(),
+        openDisputes: job.openDisputes,
+        payment: job.payment.toString(),
+        committed: commits.map((c) => ({ segment: c.segment, traceRoot: c.traceRoot, lossE6: c.lossE6.toString() })),
+        slashed: report.outcome.slashes.map((x) => ({ provider: x.provider, amount: x.amount.toString(), burned: x.burned.toString(), blockNumber: x.blockNumber.toString(), tx: x.transactionHash })),
+        money: moneyJson(money),
+        coverage: coverageJson(coverage),
+        receiptCount: receipts.length,
+        auditedSegments: coverage.auditedSegments,
+        receipts: receipts.map((r) => ({
+          segment: r.segment,
+          auditor: r.auditor,
+          verdict: r.verdict === 0 ? "ok" : "fault",
+          checks: r.checks,
+          sampledSteps: r.sampledSteps,
+          digest: r.digest,
+          blockNumber: r.blockNumber.toString(),
+          tx: r.transactionHash,
+        })),
+        ...(me === undefined ? {} : { account: me, myCredit: credits!.jobMarket.toString(), myCredits: { jobMarket: credits!.jobMarket.toString(), stakeVault: credits!.stakeVault.toString() } }),
+      }) + "\n",
+    );
+    return;
+  }
+  const t = (x: bigint) => `${fmt(x)} ${ctx.symbol}`;
+  const { coverageLine, moneySentences } = await import("../../market/job-report.ts");
+  const lines = [
+    `job ${jobId}: ${job.status}, ${job.nextSegment}/${job.policy.segments} segments committed, payment ${t(job.payment)}`,
+    `provider ${job.provider}, deadline ${job.deadline === 0n ? "-" : new Date(Number(job.deadline) * 1000).toISOString()}, open disputes ${job.openDisputes}`,
+    ...commits.map((c) => `  segment ${c.segment}: root ${c.traceRoot} loss ${(Number(c.lossE6) / 1e6).toFixed(4)}`),
+    `receipts: ${receiptLine}`,
+    ...receipts.map((r) => `  segment ${r.segment}: ${r.verdict === 0 ? "ok" : "fault"} receipt by ${r.auditor} in block ${r.blockNumber} (tx ${r.transactionHash})`),
+    coverageLine(coverage),
+    ...(coverage.warning ? [coverage.warning] : []),
+    ...moneySentences(money, t).map((x) => `outcome: ${x}`),
+    ...(money.buyerSlashShare > 0n ? [`buyer's slash share: ${t(money.buyerSlashShare)} (a StakeVault credit; pouw buyer claim collects it)`] : []),
+    ...(me === undefined
+      ? []
+      : [`claimable credit of ${me}: ${t(credits!.jobMarket + credits!.stakeVault)} (${t(credits!.jobMarket)} refunds and pay, ${t(credits!.stakeVault)} slash shares; pouw buyer claim)`]),
+  ];
+  if (coverage.warning) process.stderr.write(`pouw: ${coverage.warning}\n`);
+  process.stdout.write(lines.join("\n") + "\n");
+};
 
 /** `fetch`'s handler (the definitions and flags are in buyer.ts). */
 export const fetch = async (jobArg: string, opts: Record<string, string | boolean | undefined>) => {
-    const jobId = parseJobId(jobArg);
-    const ctx = await readContext(opts as never);
-    const { requireJob } = await import("../../chain/index.ts");
-    const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
-    // the final weights, provenance record and its board pointer come from the job provider's announced node
-    await (await peerDiscovery(ctx))?.dial([job.provider]);
-    const { fetchVerified } = await import("../../market/buyer.ts");
-    const r = await fetchVerified(ctx, jobId, opts.out as string);
-    const skipped = r.report.checks.filter((c) => c.status === "skipped").map((c) => c.item);
-    const { jobReport, coverageLine } = await import("../../market/job-report.ts");
-    const { coverage } = await jobReport(ctx.clients.public, ctx.deployment, ctx.store, jobId);
-    if (opts.json) {
-      process.stdout.write(JSON.stringify({ jobId: jobId.toString(), status: r.status, recordHash: r.recordHash, weightsPath: r.weightsPath, recordPath: r.recordPath, checks: r.report.checks, coverage: coverageJson(coverage) }) + "\n");
-      return;
-    }
-    // the provenance checks say the record is the one anchored; the coverage says how much independent checking stands behind it
-    if (coverage.warning) process.stderr.write(`pouw: ${coverage.warning}\n`);
+  const jobId = parseJobId(jobArg);
+  const ctx = await readContext(opts as never);
+  const { requireJob } = await import("../../chain/index.ts");
+  const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+  // the final weights, provenance record and its board pointer come from the job provider's announced node
+  await (await peerDiscovery(ctx))?.dial([job.provider]);
+  const { fetchVerified } = await import("../../market/buyer.ts");
+  const r = await fetchVerified(ctx, jobId, opts.out as string);
+  const skipped = r.report.checks.filter((c) => c.status === "skipped").map((c) => c.item);
+  const { jobReport, coverageLine } = await import("../../market/job-report.ts");
+  const { coverage } = await jobReport(ctx.clients.public, ctx.deployment, ctx.store, jobId);
+  if (opts.json) {
     process.stdout.write(
-      `job ${jobId} (${r.status}): provenance verified (record ${r.recordHash}, ${r.report.checks.length - skipped.length} checks ok${skipped.length ? `, skipped: ${skipped.join(", ")}` : ""}); wrote ${r.weightsPath} and ${r.recordPath}\n` +
-        `${coverageLine(coverage)}\n` +
-        (coverage.warning ? `${coverage.warning}\n` : ""),
+      JSON.stringify({
+        jobId: jobId.toString(),
+        status: r.status,
+        recordHash: r.recordHash,
+        weightsPath: r.weightsPath,
+        recordPath: r.recordPath,
+        checks: r.report.checks,
+        coverage: coverageJson(coverage),
+      }) + "\n",
     );
-  };
+    return;
+  }
+  // the provenance checks say the record is the one anchored; the coverage says how much independent checking stands behind it
+  if (coverage.warning) process.stderr.write(`pouw: ${coverage.warning}\n`);
+  process.stdout.write(
+    `job ${jobId} (${r.status}): provenance verified (record ${r.recordHash}, ${r.report.checks.length - skipped.length} checks ok${skipped.length ? `, skipped: ${skipped.join(", ")}` : ""}); wrote ${r.weightsPath} and ${r.recordPath}\n` +
+      `${coverageLine(coverage)}\n` +
+      (coverage.warning ? `${coverage.warning}\n` : ""),
+  );
+};
 
 /** `cancel`'s handler (the definitions and flags are in buyer.ts). */
 export const cancel = async (jobArg: string, opts: Record<string, string | boolean | undefined>) => {
-      const jobId = parseJobId(jobArg);
-      const ctx = await marketContext(opts as never);
-      const { cancelJob, txRef } = await import("../../chain/index.ts");
-      const tx = txRef("cancelJob", await cancelJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId }));
-      process.stdout.write(
-        opts.json ? JSON.stringify({ jobId: jobId.toString(), txs: [txJson(tx)] }) + "\n" : `job ${jobId} cancelled; claim the refund with \`pouw buyer claim\`\n${txLines([tx])}`,
-      );
-    };
+  const jobId = parseJobId(jobArg);
+  const ctx = await marketContext(opts as never);
+  const { cancelJob, txRef } = await import("../../chain/index.ts");
+  const tx = txRef("cancelJob", await cancelJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId }));
+  process.stdout.write(opts.json ? JSON.stringify({ jobId: jobId.toString(), txs: [txJson(tx)] }) + "\n" : `job ${jobId} cancelled; claim the refund with \`pouw buyer claim\`\n${txLines([tx])}`);
+};
 
 /** `claim`'s handler (the definitions and flags are in buyer.ts). */
 export const claim = async (opts: Record<string, string | boolean | undefined>) => {
-      const ctx = await marketContext(opts as never);
-      const { BUYER_CREDITS, claimCredits } = await import("../../market/standing.ts");
-      const c = await claimCredits(ctx.clients, ctx.deployment, BUYER_CREDITS);
-      if (opts.json) {
-        process.stdout.write(
-          JSON.stringify({ account: ctx.clients.account.address, claimed: c.total.toString(), jobMarket: c.jobMarket.toString(), stakeVault: c.stakeVault.toString(), symbol: ctx.symbol, txs: c.txs.map(txJson) }) + "\n",
-        );
-        return;
-      }
-      const t = (x: bigint) => `${fmt(x)} ${ctx.symbol}`;
-      process.stdout.write(c.total === 0n ? "nothing to claim\n" : `claimed ${t(c.total)}: ${t(c.jobMarket)} refunds (JobMarket) + ${t(c.stakeVault)} slash shares (StakeVault)\n${txLines(c.txs)}`);
-    };
+  const ctx = await marketContext(opts as never);
+  const { BUYER_CREDITS, claimCredits } = await import("../../market/standing.ts");
+  const c = await claimCredits(ctx.clients, ctx.deployment, BUYER_CREDITS);
+  if (opts.json) {
+    process.stdout.write(
+      JSON.stringify({
+        account: ctx.clients.account.address,
+        claimed: c.total.toString(),
+        jobMarket: c.jobMarket.toString(),
+        stakeVault: c.stakeVault.toString(),
+        symbol: ctx.symbol,
+        txs: c.txs.map(txJson),
+      }) + "\n",
+    );
+    return;
+  }
+  const t = (x: bigint) => `${fmt(x)} ${ctx.symbol}`;
+  process.stdout.write(c.total === 0n ? "nothing to claim\n" : `claimed ${t(c.total)}: ${t(c.jobMarket)} refunds (JobMarket) + ${t(c.stakeVault)} slash shares (StakeVault)\n${txLines(c.txs)}`);
+};

@@ -67,7 +67,7 @@ export function registerBuyer(program: Command): void {
     lazyAction(() => import("./buyer-run.ts"), "cancel"),
   );
 
-  withConfig(buyer.command("claim").description("claim everything credited to you as a buyer: refunds and pay (JobMarket) and your share of a provider's slash (StakeVault)").option("--json", "print JSON")).action(
-    lazyAction(() => import("./buyer-run.ts"), "claim"),
-  );
+  withConfig(
+    buyer.command("claim").description("claim everything credited to you as a buyer: refunds and pay (JobMarket) and your share of a provider's slash (StakeVault)").option("--json", "print JSON"),
+  ).action(lazyAction(() => import("./buyer-run.ts"), "claim"));
 }

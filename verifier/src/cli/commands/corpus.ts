@@ -41,7 +41,9 @@ export function registerCorpus(program: Command): void {
   withConfig(
     corpus
       .command("register")
-      .description("register the manifest's corpora in DataRegistry (you become the registrant; the payout address receives the data share of every job whose buyer names it, and only it can move that payout)")
+      .description(
+        "register the manifest's corpora in DataRegistry (you become the registrant; the payout address receives the data share of every job whose buyer names it, and only it can move that payout)",
+      )
       .requiredOption("--manifest <file>", "job manifest whose corpora[] to register")
       .option("--corpus <name>", "only the corpus with this name (default: all)")
       .option("--payout <address>", "payout address (default: each corpus's manifest payoutAddress; buyers of this manifest attach only a registration for that address)")

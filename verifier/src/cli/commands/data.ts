@@ -13,7 +13,9 @@ export function registerData(program: Command): void {
   withConfig(
     data
       .command("add <path>")
-      .description("parse a CSV or JSONL file (pouw-tabular-1) or a UTF-8 text file or folder of .txt files (pouw-text-1) into canonical bytes, store them under their CID and print the manifest fragment")
+      .description(
+        "parse a CSV or JSONL file (pouw-tabular-1) or a UTF-8 text file or folder of .txt files (pouw-text-1) into canonical bytes, store them under their CID and print the manifest fragment",
+      )
       .requiredOption("--format <format>", "csv | jsonl | text")
       .option("--label <column>", "label column (classes, or the float32 value with --task regression)", "label")
       .option("--task <task>", "classification (the label names classes) | regression (the label is a float32 decimal)", "classification")

@@ -15,18 +15,18 @@ function parseDisputeId(text: string): bigint {
 
 /** `status`'s handler (the definitions and flags are in dispute.ts). */
 export const status = async (disputeText: string | undefined, opts: ReadFlags & { json?: boolean; job?: string }) => {
-    if ((disputeText === undefined) === (opts.job === undefined)) throw new InputError("give a dispute id (pouw dispute status 1) or a job (pouw dispute status --job 1), not both or neither");
-    const disputeId = disputeText === undefined ? undefined : parseDisputeId(disputeText);
-    const jobId = opts.job === undefined ? undefined : parseJobId(opts.job);
-    const ctx = await readContext(opts);
-    const { deployment, config } = ctx;
-    if (!deployment.disputeGame) throw new InputError(`the deployment at ${config.deploymentPath} has no disputeGame`);
-    if (disputeId !== undefined) {
-      const rows = await disputeStatusById(ctx.clients.public, { disputeGame: deployment.disputeGame, disputeId });
-      process.stdout.write(`${opts.json ? JSON.stringify((disputeStatusJson(rows) as unknown[])[0]) : formatDisputeStatus({ disputeId }, rows)}\n`);
-      return;
-    }
-    await requireJob(ctx.clients.public, { jobMarket: deployment.jobMarket, jobId: jobId! });
-    const rows = await disputeStatus(ctx.clients.public, { disputeGame: deployment.disputeGame, jobId: jobId!, fromBlock: BigInt(deployment.startBlock) });
-    process.stdout.write(`${opts.json ? JSON.stringify(disputeStatusJson(rows)) : formatDisputeStatus({ jobId: jobId! }, rows)}\n`);
-  };
+  if ((disputeText === undefined) === (opts.job === undefined)) throw new InputError("give a dispute id (pouw dispute status 1) or a job (pouw dispute status --job 1), not both or neither");
+  const disputeId = disputeText === undefined ? undefined : parseDisputeId(disputeText);
+  const jobId = opts.job === undefined ? undefined : parseJobId(opts.job);
+  const ctx = await readContext(opts);
+  const { deployment, config } = ctx;
+  if (!deployment.disputeGame) throw new InputError(`the deployment at ${config.deploymentPath} has no disputeGame`);
+  if (disputeId !== undefined) {
+    const rows = await disputeStatusById(ctx.clients.public, { disputeGame: deployment.disputeGame, disputeId });
+    process.stdout.write(`${opts.json ? JSON.stringify((disputeStatusJson(rows) as unknown[])[0]) : formatDisputeStatus({ disputeId }, rows)}\n`);
+    return;
+  }
+  await requireJob(ctx.clients.public, { jobMarket: deployment.jobMarket, jobId: jobId! });
+  const rows = await disputeStatus(ctx.clients.public, { disputeGame: deployment.disputeGame, jobId: jobId!, fromBlock: BigInt(deployment.startBlock) });
+  process.stdout.write(`${opts.json ? JSON.stringify(disputeStatusJson(rows)) : formatDisputeStatus({ jobId: jobId! }, rows)}\n`);
+};

@@ -72,159 +72,169 @@ export const status = async (opts: ReadFlags & { json?: boolean }) => (await imp
 
 /** `stake`'s handler (the definitions and flags are in provider.ts). */
 export const stake = async (amountArg: string, opts: Opts) => {
-      const amount = parseAmount("AMOUNT", amountArg);
-      const ctx = await marketContext(opts as never);
-      const txs = await ensureFunds(ctx, ctx.deployment.stakeVault, amount, opts.mint === true);
-      txs.push(txRef("stakeDeposit", await stakeDeposit(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount })));
-      const a = await getStakeAccount(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, provider: ctx.clients.account.address });
-      out(opts, { account: ctx.clients.account.address, amount, free: a.free, locked: a.locked, txs: txs.map(txJson) }, `staked ${fmt(amount)} ${ctx.symbol}: free ${fmt(a.free)}, locked ${fmt(a.locked)}\n${txLines(txs)}`);
-    };
+  const amount = parseAmount("AMOUNT", amountArg);
+  const ctx = await marketContext(opts as never);
+  const txs = await ensureFunds(ctx, ctx.deployment.stakeVault, amount, opts.mint === true);
+  txs.push(txRef("stakeDeposit", await stakeDeposit(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount })));
+  const a = await getStakeAccount(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, provider: ctx.clients.account.address });
+  out(
+    opts,
+    { account: ctx.clients.account.address, amount, free: a.free, locked: a.locked, txs: txs.map(txJson) },
+    `staked ${fmt(amount)} ${ctx.symbol}: free ${fmt(a.free)}, locked ${fmt(a.locked)}\n${txLines(txs)}`,
+  );
+};
 
 /** `unstake`'s handler (the definitions and flags are in provider.ts). */
 export const unstake = async (amountArg: string, opts: Opts) => {
-    const amount = parseAmount("AMOUNT", amountArg);
-    const ctx = await marketContext(opts as never);
-    const tx = txRef("requestWithdrawal", await requestWithdrawal(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount }));
-    const a = await getStakeAccount(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, provider: ctx.clients.account.address });
-    out(
-      opts,
-      { account: ctx.clients.account.address, pendingWithdrawal: a.pendingWithdrawal, withdrawableAt: chainDate(a.withdrawableAt), txs: [txJson(tx)] },
-      `unbonding ${fmt(a.pendingWithdrawal)} ${ctx.symbol}, withdrawable at ${chainDate(a.withdrawableAt)} (pouw provider withdraw)\n${txLines([tx])}`,
-    );
-  };
+  const amount = parseAmount("AMOUNT", amountArg);
+  const ctx = await marketContext(opts as never);
+  const tx = txRef("requestWithdrawal", await requestWithdrawal(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount }));
+  const a = await getStakeAccount(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, provider: ctx.clients.account.address });
+  out(
+    opts,
+    { account: ctx.clients.account.address, pendingWithdrawal: a.pendingWithdrawal, withdrawableAt: chainDate(a.withdrawableAt), txs: [txJson(tx)] },
+    `unbonding ${fmt(a.pendingWithdrawal)} ${ctx.symbol}, withdrawable at ${chainDate(a.withdrawableAt)} (pouw provider withdraw)\n${txLines([tx])}`,
+  );
+};
 
 /** `withdraw`'s handler (the definitions and flags are in provider.ts). */
 export const withdrawStake = async (opts: Opts) => {
-    const ctx = await marketContext(opts as never);
-    const a = await getStakeAccount(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, provider: ctx.clients.account.address });
-    const tx = txRef("withdraw", await withdraw(ctx.clients, { stakeVault: ctx.deployment.stakeVault }));
-    out(opts, { account: ctx.clients.account.address, withdrawn: a.pendingWithdrawal, txs: [txJson(tx)] }, `withdrew ${fmt(a.pendingWithdrawal)} ${ctx.symbol}\n${txLines([tx])}`);
-  };
+  const ctx = await marketContext(opts as never);
+  const a = await getStakeAccount(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, provider: ctx.clients.account.address });
+  const tx = txRef("withdraw", await withdraw(ctx.clients, { stakeVault: ctx.deployment.stakeVault }));
+  out(opts, { account: ctx.clients.account.address, withdrawn: a.pendingWithdrawal, txs: [txJson(tx)] }, `withdrew ${fmt(a.pendingWithdrawal)} ${ctx.symbol}\n${txLines([tx])}`);
+};
 
 /** `accept`'s handler (the definitions and flags are in provider.ts). */
 export const accept = async (jobArg: string, opts: Opts) => {
-    const jobId = parseJobId(jobArg);
-    const ctx = await marketContext(opts as never);
-    const open = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
-    const terms = await getAcceptTerms(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId, provider: ctx.clients.account.address });
-    const pays = lockPaysPanel({ lockWei: terms.stakeWei, challengerBps: open.policy.challengerBps, panelFeesWei: terms.panelFeesWei });
-    // the contract's rule (JobMarketLockCannotPayPanel), said before sending
-    if (!pays.ok) {
-      throw new InputError(
-        `job ${jobId}: your lock of ${fmt(terms.stakeWei)} ${ctx.symbol} (tier ${terms.tier}) pays a challenger share of ${fmt(pays.rewardWei)}, below the panel's fees ${fmt(pays.panelFeesWei)}, so JobMarket refuses it (nobody could catch a cheat on it without a loss); the job needs requiredStake raised by its buyer`,
-      );
-    }
-    // the job's manifest, and a fine-tuning job's base (missing, not decodable, non-finite: BaseCheckpointError), before
-    // any stake is locked (provider/check-base.ts)
-    const { checkJobBeforeAccept } = await import("../../provider/check-base.ts"); // the engine loads here, not for every command
-    const peers = await peerDiscovery(ctx);
-    if (peers) await peers.dial([open.buyer]); // the manifest and base come from the buyer's announced node, as for run
-    try {
-      await checkJobBeforeAccept(ctx, jobId);
-    } catch (err) {
-      if (!(err instanceof ContentNotFoundError)) throw err;
-      throw new InputError(
-        `job ${jobId} not accepted (no stake locked): content a provider reads before accepting (the manifest, or a fine-tuning job's base) is in no store or source you gave: ${err.message}. Give --ipfs to fetch it from the buyer's announced node, or --source URL`,
-        { cause: err },
-      );
-    }
-    const tx = txRef("acceptJob", await acceptJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId }));
-    const job = await getJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
-    out(
-      opts,
-      { jobId, fromSegment: job.nextSegment, deadline: chainDate(job.deadline), txs: [txJson(tx)] },
-      `accepted job ${jobId} from segment ${job.nextSegment}; first deadline ${chainDate(job.deadline)}\n${txLines([tx])}`,
+  const jobId = parseJobId(jobArg);
+  const ctx = await marketContext(opts as never);
+  const open = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+  const terms = await getAcceptTerms(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId, provider: ctx.clients.account.address });
+  const pays = lockPaysPanel({ lockWei: terms.stakeWei, challengerBps: open.policy.challengerBps, panelFeesWei: terms.panelFeesWei });
+  // the contract's rule (JobMarketLockCannotPayPanel), said before sending
+  if (!pays.ok) {
+    throw new InputError(
+      `job ${jobId}: your lock of ${fmt(terms.stakeWei)} ${ctx.symbol} (tier ${terms.tier}) pays a challenger share of ${fmt(pays.rewardWei)}, below the panel's fees ${fmt(pays.panelFeesWei)}, so JobMarket refuses it (nobody could catch a cheat on it without a loss); the job needs requiredStake raised by its buyer`,
     );
-  };
+  }
+  // the job's manifest, and a fine-tuning job's base (missing, not decodable, non-finite: BaseCheckpointError), before
+  // any stake is locked (provider/check-base.ts)
+  const { checkJobBeforeAccept } = await import("../../provider/check-base.ts"); // the engine loads here, not for every command
+  const peers = await peerDiscovery(ctx);
+  if (peers) await peers.dial([open.buyer]); // the manifest and base come from the buyer's announced node, as for run
+  try {
+    await checkJobBeforeAccept(ctx, jobId);
+  } catch (err) {
+    if (!(err instanceof ContentNotFoundError)) throw err;
+    throw new InputError(
+      `job ${jobId} not accepted (no stake locked): content a provider reads before accepting (the manifest, or a fine-tuning job's base) is in no store or source you gave: ${err.message}. Give --ipfs to fetch it from the buyer's announced node, or --source URL`,
+      { cause: err },
+    );
+  }
+  const tx = txRef("acceptJob", await acceptJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId }));
+  const job = await getJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+  out(
+    opts,
+    { jobId, fromSegment: job.nextSegment, deadline: chainDate(job.deadline), txs: [txJson(tx)] },
+    `accepted job ${jobId} from segment ${job.nextSegment}; first deadline ${chainDate(job.deadline)}\n${txLines([tx])}`,
+  );
+};
 
 /** `run`'s handler (the definitions and flags are in provider.ts). */
 export const run = async (jobArg: string, opts: Opts) => {
-    const jobId = parseJobId(jobArg);
-    const strategy = parseStrategy(opts.strategy as string);
-    // the engine is the manifest's (fetched below); createRun refuses threads on an engine other than pouw
-    const threads = parseThreads(opts.threads as string | undefined, "pouw");
-    if (strategy.kind === "copy" || strategy.kind === "full-copy" || strategy.kind === "steer") throw new InputError(`--strategy ${strategy.kind}:<dir> needs a finished peer trace; use \`pouw train\``);
-    const ctx = await marketContext(opts as never);
-    const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
-    const peers = await peerDiscovery(ctx);
-    if (peers) {
-      // readers find this party's node from the chain; the manifest comes from the buyer's announced node
-      await announceStateNode(ctx);
-      await peers.dial([job.buyer]);
-    }
-    const { runProviderJob } = await import("../../provider/run-job.ts"); // the engine loads here, not for every command
-    const progress = reporter();
-    const onInterrupt = interruptHandler(jobId, progress.stop);
-    process.once("SIGINT", onInterrupt);
-    try {
-      const r = await runProviderJob({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir }, jobId, {
-        strategy,
-        onStep: progress.update,
-        threads,
-      });
-      progress.stop();
-      const resumed = r.resumedFrom > 0 ? ` (resumed at segment ${r.resumedFrom})` : "";
-      const idle: Record<string, string> = {
-        Committed: "nothing to train (all segments committed)",
-        Finalized: "nothing to train (finalized: claim with pouw provider claim)",
-        TimedOut: `not trained: its segment deadline passed and the timeout was reported; your committed segments stay disputable until ${new Date(r.deadline * 1000).toISOString()}, then anyone can re-open the job (JobMarket.reopenJob)`,
-      };
-      out(
-        opts,
-        { jobId, status: r.status, resumedFrom: r.resumedFrom, committed: r.committed, strategy: formatStrategy(strategy), gasUsed: r.gasUsed, wallSeconds: r.wallSeconds, txs: r.txs.map(txJson) },
-        (r.committed.length === 0
-          ? `job ${jobId}: ${idle[r.status] ?? (r.status === "Active" ? "nothing to train (all segments committed)" : `not trained: the job is ${r.status}`)}\n`
-          : `job ${jobId}: committed segments ${r.committed[0]}..${r.committed[r.committed.length - 1]}${resumed} with strategy ${formatStrategy(strategy)}, gas ${r.gasUsed}, ${r.wallSeconds.toFixed(1)} s\n`) + txLines(r.txs),
-      );
-    } finally {
-      process.removeListener("SIGINT", onInterrupt);
-      progress.stop();
-    }
-  };
+  const jobId = parseJobId(jobArg);
+  const strategy = parseStrategy(opts.strategy as string);
+  // the engine is the manifest's (fetched below); createRun refuses threads on an engine other than pouw
+  const threads = parseThreads(opts.threads as string | undefined, "pouw");
+  if (strategy.kind === "copy" || strategy.kind === "full-copy" || strategy.kind === "steer") throw new InputError(`--strategy ${strategy.kind}:<dir> needs a finished peer trace; use \`pouw train\``);
+  const ctx = await marketContext(opts as never);
+  const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+  const peers = await peerDiscovery(ctx);
+  if (peers) {
+    // readers find this party's node from the chain; the manifest comes from the buyer's announced node
+    await announceStateNode(ctx);
+    await peers.dial([job.buyer]);
+  }
+  const { runProviderJob } = await import("../../provider/run-job.ts"); // the engine loads here, not for every command
+  const progress = reporter();
+  const onInterrupt = interruptHandler(jobId, progress.stop);
+  process.once("SIGINT", onInterrupt);
+  try {
+    const r = await runProviderJob({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir }, jobId, {
+      strategy,
+      onStep: progress.update,
+      threads,
+    });
+    progress.stop();
+    const resumed = r.resumedFrom > 0 ? ` (resumed at segment ${r.resumedFrom})` : "";
+    const idle: Record<string, string> = {
+      Committed: "nothing to train (all segments committed)",
+      Finalized: "nothing to train (finalized: claim with pouw provider claim)",
+      TimedOut: `not trained: its segment deadline passed and the timeout was reported; your committed segments stay disputable until ${new Date(r.deadline * 1000).toISOString()}, then anyone can re-open the job (JobMarket.reopenJob)`,
+    };
+    out(
+      opts,
+      { jobId, status: r.status, resumedFrom: r.resumedFrom, committed: r.committed, strategy: formatStrategy(strategy), gasUsed: r.gasUsed, wallSeconds: r.wallSeconds, txs: r.txs.map(txJson) },
+      (r.committed.length === 0
+        ? `job ${jobId}: ${idle[r.status] ?? (r.status === "Active" ? "nothing to train (all segments committed)" : `not trained: the job is ${r.status}`)}\n`
+        : `job ${jobId}: committed segments ${r.committed[0]}..${r.committed[r.committed.length - 1]}${resumed} with strategy ${formatStrategy(strategy)}, gas ${r.gasUsed}, ${r.wallSeconds.toFixed(1)} s\n`) +
+        txLines(r.txs),
+    );
+  } finally {
+    process.removeListener("SIGINT", onInterrupt);
+    progress.stop();
+  }
+};
 
 /** `defend`'s handler (the definitions and flags are in provider.ts). */
 export const defend = async (jobArg: string, opts: Opts) => {
-    const jobId = parseJobId(jobArg);
-    const ctx = await marketContext(opts as never);
-    await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
-    const { defendProviderJob } = await import("../../provider/defend-job.ts"); // the engine and the prover load here
-    const { releaseProver } = await import("../../zk/prove.ts");
-    try {
-      const rows = await defendProviderJob({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store }, jobId);
-      const text =
-        rows.length === 0
-          ? `job ${jobId}: no disputes\n`
-          : rows.map((r) => `job ${jobId} dispute ${r.disputeId} step ${r.step}: ${r.action}: ${r.reason}${r.provingMs === undefined ? "" : ` (proving ${(r.provingMs / 1000).toFixed(1)} s, gas ${r.gasUsed})`}\n`).join("");
-      out(opts, { jobId, disputes: rows }, text);
-    } finally {
-      await releaseProver();
-    }
-  };
+  const jobId = parseJobId(jobArg);
+  const ctx = await marketContext(opts as never);
+  await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+  const { defendProviderJob } = await import("../../provider/defend-job.ts"); // the engine and the prover load here
+  const { releaseProver } = await import("../../zk/prove.ts");
+  try {
+    const rows = await defendProviderJob({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store }, jobId);
+    const text =
+      rows.length === 0
+        ? `job ${jobId}: no disputes\n`
+        : rows
+            .map(
+              (r) =>
+                `job ${jobId} dispute ${r.disputeId} step ${r.step}: ${r.action}: ${r.reason}${r.provingMs === undefined ? "" : ` (proving ${(r.provingMs / 1000).toFixed(1)} s, gas ${r.gasUsed})`}\n`,
+            )
+            .join("");
+    out(opts, { jobId, disputes: rows }, text);
+  } finally {
+    await releaseProver();
+  }
+};
 
 /** `claim`'s handler (the definitions and flags are in provider.ts). */
 export const claim = async (jobs: string[], opts: Opts) => {
-    const ids = jobs.map(parseJobId);
-    const ctx = await marketContext(opts as never);
-    const { jobMarket, token } = ctx.deployment;
-    for (const jobId of ids) await requireJob(ctx.clients.public, { jobMarket, jobId });
-    const { finalizeAndAnchor } = await import("../../provider/finalize-anchor.ts");
-    const pctx = { clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir };
-    let text = "";
-    const results = [];
-    for (const jobId of ids) {
-      const r = await finalizeAndAnchor(pctx, jobId);
-      results.push({ jobId, status: r.status, finalized: r.finalized, skipped: r.skipped ?? null, provenance: r.provenance ?? null, txs: r.txs.map(txJson) });
-      if (r.finalized) text += `job ${jobId}: finalized\n`;
-      if (r.skipped) text += `job ${jobId}: ${r.skipped}\n`;
-      if (r.provenance) {
-        const p = r.provenance;
-        text += `job ${jobId}: provenance ${p.alreadyAnchored ? "already anchored" : "anchored"} (record ${p.recordHash}, weights ${p.weightsCid}, ${p.receipts} receipts / ${p.auditedSegments} segments audited); wrote ${p.weightsPath} and ${p.recordPath}\n`;
-      }
-      text += txLines(r.txs);
+  const ids = jobs.map(parseJobId);
+  const ctx = await marketContext(opts as never);
+  const { jobMarket, token } = ctx.deployment;
+  for (const jobId of ids) await requireJob(ctx.clients.public, { jobMarket, jobId });
+  const { finalizeAndAnchor } = await import("../../provider/finalize-anchor.ts");
+  const pctx = { clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir };
+  let text = "";
+  const results = [];
+  for (const jobId of ids) {
+    const r = await finalizeAndAnchor(pctx, jobId);
+    results.push({ jobId, status: r.status, finalized: r.finalized, skipped: r.skipped ?? null, provenance: r.provenance ?? null, txs: r.txs.map(txJson) });
+    if (r.finalized) text += `job ${jobId}: finalized\n`;
+    if (r.skipped) text += `job ${jobId}: ${r.skipped}\n`;
+    if (r.provenance) {
+      const p = r.provenance;
+      text += `job ${jobId}: provenance ${p.alreadyAnchored ? "already anchored" : "anchored"} (record ${p.recordHash}, weights ${p.weightsCid}, ${p.receipts} receipts / ${p.auditedSegments} segments audited); wrote ${p.weightsPath} and ${p.recordPath}\n`;
     }
-    const credit = await getMarketCredit(ctx.clients.public, { jobMarket, account: ctx.clients.account.address, token });
-    const claim = credit === 0n ? undefined : txRef("claimPayment", await claimPayment(ctx.clients, { jobMarket, token }));
-    // NOTE: "claimed X" stays the line's start and end (the e2e tests and the walkthrough read it)
-    text += claim === undefined ? "nothing to claim\n" : `claimed ${fmt(credit)}\n${txLines([claim])}`;
-    out(opts, { jobs: results, claimed: credit, symbol: ctx.symbol, txs: claim ? [txJson(claim)] : [] }, text);
-  };
+    text += txLines(r.txs);
+  }
+  const credit = await getMarketCredit(ctx.clients.public, { jobMarket, account: ctx.clients.account.address, token });
+  const claim = credit === 0n ? undefined : txRef("claimPayment", await claimPayment(ctx.clients, { jobMarket, token }));
+  // NOTE: "claimed X" stays the line's start and end (the e2e tests and the walkthrough read it)
+  text += claim === undefined ? "nothing to claim\n" : `claimed ${fmt(credit)}\n${txLines([claim])}`;
+  out(opts, { jobs: results, claimed: credit, symbol: ctx.symbol, txs: claim ? [txJson(claim)] : [] }, text);
+};

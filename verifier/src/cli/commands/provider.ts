@@ -12,26 +12,39 @@ export function registerProvider(program: Command): void {
   const provider = program.command("provider").description("stake, accept, train, status, attest and get paid");
   registerProviderAttest(provider);
 
-  withReadConfig(provider.command("status").description("your stake (free, locked, unbonding), credits, token balance and the jobs you accepted (read-only: no key with --address)").option("--json", "print JSON")).action(
-    lazyAction(() => import("./provider-run.ts"), "status"),
-  );
+  withReadConfig(
+    provider.command("status").description("your stake (free, locked, unbonding), credits, token balance and the jobs you accepted (read-only: no key with --address)").option("--json", "print JSON"),
+  ).action(lazyAction(() => import("./provider-run.ts"), "status"));
 
-  withConfig(provider.command("stake").description("deposit stake into the StakeVault").argument("<amount>", "tokens").option("--mint", "dev chain: mint the amount if the balance is short").option("--json", "print JSON")).action(
-    lazyAction(() => import("./provider-run.ts"), "stake"),
-  );
+  withConfig(
+    provider
+      .command("stake")
+      .description("deposit stake into the StakeVault")
+      .argument("<amount>", "tokens")
+      .option("--mint", "dev chain: mint the amount if the balance is short")
+      .option("--json", "print JSON"),
+  ).action(lazyAction(() => import("./provider-run.ts"), "stake"));
 
-  withConfig(provider.command("unstake").description("start unbonding free stake (withdraw after the unbonding delay)").argument("<amount>", "tokens").option("--json", "print JSON")).action(lazyAction(() => import("./provider-run.ts"), "unstake"));
+  withConfig(provider.command("unstake").description("start unbonding free stake (withdraw after the unbonding delay)").argument("<amount>", "tokens").option("--json", "print JSON")).action(
+    lazyAction(() => import("./provider-run.ts"), "unstake"),
+  );
 
   withConfig(provider.command("withdraw").description("withdraw unbonded stake").option("--json", "print JSON")).action(lazyAction(() => import("./provider-run.ts"), "withdrawStake"));
 
-  withConfig(provider.command("accept").description("accept an open job (locks the policy's stake)").argument("<job>").option("--json", "print JSON")).action(lazyAction(() => import("./provider-run.ts"), "accept"));
+  withConfig(provider.command("accept").description("accept an open job (locks the policy's stake)").argument("<job>").option("--json", "print JSON")).action(
+    lazyAction(() => import("./provider-run.ts"), "accept"),
+  );
 
   withConfig(
     provider
       .command("run")
       .description("train an accepted job segment by segment, publishing checkpoints and committing each segment; resumes after a restart")
       .argument("<job>")
-      .option("--strategy <s>", "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | plant:<step> | near-zero | state-poison[:<step>] | nan-plant[:<step>] | skip-powers[:<f>] | plant-spread:<n> | plant-bounded (cheats are for demos and tests)", "honest")
+      .option(
+        "--strategy <s>",
+        "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | plant:<step> | near-zero | state-poison[:<step>] | nan-plant[:<step>] | skip-powers[:<f>] | plant-spread:<n> | plant-bounded (cheats are for demos and tests)",
+        "honest",
+      )
       .option("--threads <n>", "matmul threads of the pouw engine (1..64, default 1); the bits do not depend on it")
       .option("--json", "print the result as JSON (the progress stays on stderr)"),
   ).action(lazyAction(() => import("./provider-run.ts"), "run"));
@@ -39,7 +52,9 @@ export function registerProvider(program: Command): void {
   withConfig(
     provider
       .command("defend")
-      .description("linear-tile (circuit-class) jobs: prove every disputed non-first step of yours with Groth16 (DisputeGame.prove settles it Proven at once); first steps and wrong steps go to the panel")
+      .description(
+        "linear-tile (circuit-class) jobs: prove every disputed non-first step of yours with Groth16 (DisputeGame.prove settles it Proven at once); first steps and wrong steps go to the panel",
+      )
       .argument("<job>")
       .option("--json", "print the result as JSON"),
   ).action(lazyAction(() => import("./provider-run.ts"), "defend"));
@@ -47,7 +62,9 @@ export function registerProvider(program: Command): void {
   withConfig(
     provider
       .command("claim")
-      .description("finalize your jobs whose challenge window has passed, anchor each one's provenance record (written next to the final weights and published to the store), then claim your payment credit")
+      .description(
+        "finalize your jobs whose challenge window has passed, anchor each one's provenance record (written next to the final weights and published to the store), then claim your payment credit",
+      )
       .argument("[jobs...]")
       .option("--json", "print the result as JSON"),
   ).action(lazyAction(() => import("./provider-run.ts"), "claim"));
