@@ -3,10 +3,8 @@
  * so `--help` and flag errors load no chain, engine or solver): each parses its arguments, calls the flow, renders.
  */
 import cliProgress from "cli-progress";
-import { acceptJob, claimPayment, getAcceptTerms, getJob, getMarketCredit, getStakeAccount, requireJob, requestWithdrawal, stakeDeposit, withdraw } from "../../chain/index.ts";
+import { getStakeAccount, requireJob, requestWithdrawal, stakeDeposit, withdraw } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
-import { ContentNotFoundError } from "../../store/index.ts";
-import { lockPaysPanel } from "../../policy/index.ts";
 import { parseThreads } from "../../ml/engines.ts";
 import { formatStrategy, parseStrategy } from "../../ml/strategies.ts";
 import type { SegmentProgress } from "../../provider/run-job.ts";
@@ -105,35 +103,12 @@ export const withdrawStake = async (opts: Opts) => {
   out(opts, { account: ctx.clients.account.address, withdrawn: a.pendingWithdrawal, txs: [txJson(tx)] }, `withdrew ${fmt(a.pendingWithdrawal)} ${ctx.symbol}\n${txLines([tx])}`);
 };
 
-/** `accept`'s handler (the definitions and flags are in provider.ts). */
+/** `accept`'s handler (the definitions and flags are in provider.ts; the flow is market/provider-jobs.ts). */
 export const accept = async (jobArg: string, opts: Opts) => {
   const jobId = parseJobId(jobArg);
   const ctx = await marketContext(opts as never);
-  const open = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
-  const terms = await getAcceptTerms(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId, provider: ctx.clients.account.address });
-  const pays = lockPaysPanel({ lockWei: terms.stakeWei, challengerBps: open.policy.challengerBps, panelFeesWei: terms.panelFeesWei });
-  // the contract's rule (JobMarketLockCannotPayPanel), said before sending
-  if (!pays.ok) {
-    throw new InputError(
-      `job ${jobId}: your lock of ${fmt(terms.stakeWei)} ${ctx.symbol} (tier ${terms.tier}) pays a challenger share of ${fmt(pays.rewardWei)}, below the panel's fees ${fmt(pays.panelFeesWei)}, so JobMarket refuses it (nobody could catch a cheat on it without a loss); the job needs requiredStake raised by its buyer`,
-    );
-  }
-  // the job's manifest, and a fine-tuning job's base (missing, not decodable, non-finite: BaseCheckpointError), before
-  // any stake is locked (provider/check-base.ts)
-  const { checkJobBeforeAccept } = await import("../../provider/check-base.ts"); // the engine loads here, not for every command
-  const peers = await peerDiscovery(ctx);
-  if (peers) await peers.dial([open.buyer]); // the manifest and base come from the buyer's announced node, as for run
-  try {
-    await checkJobBeforeAccept(ctx, jobId);
-  } catch (err) {
-    if (!(err instanceof ContentNotFoundError)) throw err;
-    throw new InputError(
-      `job ${jobId} not accepted (no stake locked): content a provider reads before accepting (the manifest, or a fine-tuning job's base) is in no store or source you gave: ${err.message}. Give --ipfs to fetch it from the buyer's announced node, or --source URL`,
-      { cause: err },
-    );
-  }
-  const tx = txRef("acceptJob", await acceptJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId }));
-  const job = await getJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+  const { acceptProviderJob } = await import("../../market/provider-jobs.ts");
+  const { tx, job } = await acceptProviderJob({ ...ctx, stateDir: ctx.config.stateDir }, jobId, { peers: await peerDiscovery(ctx), amount: (wei) => `${fmt(wei)} ${ctx.symbol}` });
   out(
     opts,
     { jobId, fromSegment: job.nextSegment, deadline: chainDate(job.deadline), txs: [txJson(tx)] },
@@ -211,30 +186,24 @@ export const defend = async (jobArg: string, opts: Opts) => {
   }
 };
 
-/** `claim`'s handler (the definitions and flags are in provider.ts). */
+/** `claim`'s handler (the definitions and flags are in provider.ts; the flow is market/provider-jobs.ts). */
 export const claim = async (jobs: string[], opts: Opts) => {
   const ids = jobs.map(parseJobId);
   const ctx = await marketContext(opts as never);
-  const { jobMarket, token } = ctx.deployment;
-  for (const jobId of ids) await requireJob(ctx.clients.public, { jobMarket, jobId });
-  const { finalizeAndAnchor } = await import("../../provider/finalize-anchor.ts");
-  const pctx = { clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir };
+  const { claimProviderJobs } = await import("../../market/provider-jobs.ts");
+  const r = await claimProviderJobs({ ...ctx, stateDir: ctx.config.stateDir }, ids);
   let text = "";
-  const results = [];
-  for (const jobId of ids) {
-    const r = await finalizeAndAnchor(pctx, jobId);
-    results.push({ jobId, status: r.status, finalized: r.finalized, skipped: r.skipped ?? null, provenance: r.provenance ?? null, txs: r.txs.map(txJson) });
-    if (r.finalized) text += `job ${jobId}: finalized\n`;
-    if (r.skipped) text += `job ${jobId}: ${r.skipped}\n`;
-    if (r.provenance) {
-      const p = r.provenance;
-      text += `job ${jobId}: provenance ${p.alreadyAnchored ? "already anchored" : "anchored"} (record ${p.recordHash}, weights ${p.weightsCid}, ${p.receipts} receipts / ${p.auditedSegments} segments audited); wrote ${p.weightsPath} and ${p.recordPath}\n`;
+  for (const j of r.jobs) {
+    if (j.finalized) text += `job ${j.jobId}: finalized\n`;
+    if (j.skipped) text += `job ${j.jobId}: ${j.skipped}\n`;
+    if (j.provenance) {
+      const p = j.provenance;
+      text += `job ${j.jobId}: provenance ${p.alreadyAnchored ? "already anchored" : "anchored"} (record ${p.recordHash}, weights ${p.weightsCid}, ${p.receipts} receipts / ${p.auditedSegments} segments audited); wrote ${p.weightsPath} and ${p.recordPath}\n`;
     }
-    text += txLines(r.txs);
+    text += txLines(j.txs);
   }
-  const credit = await getMarketCredit(ctx.clients.public, { jobMarket, account: ctx.clients.account.address, token });
-  const claim = credit === 0n ? undefined : txRef("claimPayment", await claimPayment(ctx.clients, { jobMarket, token }));
   // NOTE: "claimed X" stays the line's start and end (the e2e tests and the walkthrough read it)
-  text += claim === undefined ? "nothing to claim\n" : `claimed ${fmt(credit)}\n${txLines([claim])}`;
-  out(opts, { jobs: results, claimed: credit, symbol: ctx.symbol, txs: claim ? [txJson(claim)] : [] }, text);
+  text += r.claim === undefined ? "nothing to claim\n" : `claimed ${fmt(r.claimed)}\n${txLines([r.claim])}`;
+  const results = r.jobs.map((j) => ({ jobId: j.jobId, status: j.status, finalized: j.finalized, skipped: j.skipped ?? null, provenance: j.provenance ?? null, txs: j.txs.map(txJson) }));
+  out(opts, { jobs: results, claimed: r.claimed, symbol: ctx.symbol, txs: r.claim ? [txJson(r.claim)] : [] }, text);
 };

@@ -58,7 +58,10 @@ function followsLines(q: Quote, paymentWei: bigint, worth: bigint | undefined): 
   // C is the compute's worth when the payment is at most that worth (with --pay compute they are equal to the wei)
   if (paymentWei <= worth) {
     const lines = [`stake follows       the compute: C is ${flops} (${t(worth)}), so a larger model (more FLOPs per step) or more steps needs a larger stake`];
-    if (paymentWei < worth) lines.push(`WARNING             the payment ${t(paymentWei)} is below what the compute is worth (${t(worth)}): an honest provider would train at a loss; pouw buyer create refuses it unless --allow-underpriced`);
+    if (paymentWei < worth)
+      lines.push(
+        `WARNING             the payment ${t(paymentWei)} is below what the compute is worth (${t(worth)}): an honest provider would train at a loss; pouw buyer create refuses it unless --allow-underpriced`,
+      );
     return lines;
   }
   const ratio = Number((Number(paymentWei) / Number(worth)).toPrecision(4));
@@ -136,7 +139,10 @@ export function registerQuote(program: Command): void {
       `last segment        ${q.lastSegmentAudited ? "recomputed whatever p (the challenger bot's rule)" : "audited at p"}`,
       `per class at its worst choice of segments (D: detection per audited segment, screen: per segment, every segment; T: segments touched;`,
       `  Q: catch probability; loss: the provider side's expected loss ((1 - lam)*S + F)*Q; gain: max(compute saved, V); margin: loss / gain - 1):`,
-      ...q.strategies.map((s) => `  ${s.name.padEnd(14)} D=${s.D.toPrecision(3)} screen=${s.screen.toPrecision(3)} T=${String(s.segmentsTouched).padStart(2)}  Q=${s.Q.toPrecision(4)}  loss=${t(s.lossWei)}  gain=${t(s.gainWei)}  margin=${s.marginRatio === null ? "none needed (no gain)" : s.marginRatio.toFixed(4)}`),
+      ...q.strategies.map(
+        (s) =>
+          `  ${s.name.padEnd(14)} D=${s.D.toPrecision(3)} screen=${s.screen.toPrecision(3)} T=${String(s.segmentsTouched).padStart(2)}  Q=${s.Q.toPrecision(4)}  loss=${t(s.lossWei)}  gain=${t(s.gainWei)}  margin=${s.marginRatio === null ? "none needed (no gain)" : s.marginRatio.toFixed(4)}`,
+      ),
       `what the buyer gets:`,
       ...q.strategies.map((s) =>
         s.marginRatio === null
