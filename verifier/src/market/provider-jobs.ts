@@ -23,14 +23,14 @@ import type { SegmentBoard } from "./segment-traces.ts";
 
 export type ProviderJobsContext = { clients: ChainClients; deployment: Deployment; store: ContentStore; board: SegmentBoard; stateDir: string };
 
-/** Amounts in a refusal, as the command prints them (token units and symbol). */
-export type AmountText = (wei: bigint) => string;
+/** How a refusal prints amounts: wei as a decimal token amount, and the token's symbol. */
+export type AmountText = { fmt: (wei: bigint) => string; symbol: string };
 
 /**
  * Accepts `jobId` after the checks a provider must pass before its stake is locked; `peers` (with --ipfs) dials the
  * buyer's announced node first, where the manifest and base come from.
  */
-export async function acceptProviderJob(ctx: ProviderJobsContext, jobId: bigint, o: { peers?: PeerDiscovery | undefined; amount: AmountText }): Promise<{ tx: TxRef; job: GetJobReturnType }> {
+export async function acceptProviderJob(ctx: ProviderJobsContext, jobId: bigint, o: { peers?: PeerDiscovery | undefined; amounts: AmountText }): Promise<{ tx: TxRef; job: GetJobReturnType }> {
   const { jobMarket } = ctx.deployment;
   const open = await requireJob(ctx.clients.public, { jobMarket, jobId });
   const terms = await getAcceptTerms(ctx.clients.public, { jobMarket, jobId, provider: ctx.clients.account.address });
@@ -38,7 +38,7 @@ export async function acceptProviderJob(ctx: ProviderJobsContext, jobId: bigint,
   // the contract's rule (JobMarketLockCannotPayPanel), said before sending
   if (!pays.ok) {
     throw new InputError(
-      `job ${jobId}: your lock of ${o.amount(terms.stakeWei)} (tier ${terms.tier}) pays a challenger share of ${o.amount(pays.rewardWei)}, below the panel's fees ${o.amount(pays.panelFeesWei)}, so JobMarket refuses it (nobody could catch a cheat on it without a loss); the job needs requiredStake raised by its buyer`,
+      `job ${jobId}: your lock of ${o.amounts.fmt(terms.stakeWei)} ${o.amounts.symbol} (tier ${terms.tier}) pays a challenger share of ${o.amounts.fmt(pays.rewardWei)}, below the panel's fees ${o.amounts.fmt(pays.panelFeesWei)}, so JobMarket refuses it (nobody could catch a cheat on it without a loss); the job needs requiredStake raised by its buyer`,
     );
   }
   // the job's manifest, and a fine-tuning job's base (missing, not decodable, non-finite: BaseCheckpointError), before

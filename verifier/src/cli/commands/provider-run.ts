@@ -108,7 +108,7 @@ export const accept = async (jobArg: string, opts: Opts) => {
   const jobId = parseJobId(jobArg);
   const ctx = await marketContext(opts as never);
   const { acceptProviderJob } = await import("../../market/provider-jobs.ts");
-  const { tx, job } = await acceptProviderJob({ ...ctx, stateDir: ctx.config.stateDir }, jobId, { peers: await peerDiscovery(ctx), amount: (wei) => `${fmt(wei)} ${ctx.symbol}` });
+  const { tx, job } = await acceptProviderJob({ ...ctx, stateDir: ctx.config.stateDir }, jobId, { peers: await peerDiscovery(ctx), amounts: { fmt, symbol: ctx.symbol } });
   out(
     opts,
     { jobId, fromSegment: job.nextSegment, deadline: chainDate(job.deadline), txs: [txJson(tx)] },
