@@ -172,6 +172,8 @@ export const create = async (opts: Record<string, string | boolean | undefined>)
   ]);
   const manifest = await readManifestFile(opts.manifest as string);
   const plan = await createFlags(opts);
+  // an underpriced payment is refused before the chain is read (planJob checks it again for every caller)
+  (await import("../../market/plan-job.ts")).jobCompute(manifest, plan);
   const ctx = await marketContext(opts as never);
   const r = await createJobFromManifest(ctx, manifest, { ...plan, mint: opts.mint === true, subject: `manifest ${opts.manifest as string}` });
   const c = r.plan.compute;
