@@ -33,7 +33,6 @@ import type { DerivedPolicy } from "../../verifier/src/market/job-policy.ts";
 import { jobFunding, planJob } from "../../verifier/src/market/plan-job.ts";
 import { postJob } from "../../verifier/src/market/post-job.ts";
 import { canonicalManifest, manifestHash, parseManifestJson } from "../../verifier/src/ml/manifest.ts";
-import { cidOf } from "../../verifier/src/store/index.ts";
 import { parseDetectionMatrix } from "../../verifier/src/policy/detection.ts";
 import { fetchResult } from "../../verifier/src/market/fetch-result.ts";
 import { provenanceVerdict, verifyProvenance, type ProvenanceReport } from "../../verifier/src/provenance/verify.ts";
@@ -41,6 +40,7 @@ import { viemProvenanceChain } from "../../verifier/src/chain/provenanceChain.ts
 import { browserPublicClients, memoryStore, resultSources } from "./browser.ts";
 import { $, clearError, esc, needWallet, params, POLL_MS, showError, SOURCE, state, wrongChain, type Ethereum } from "./page.ts";
 import { claimAs, showAuditor, showProvider } from "./standing.ts";
+import { prepareDataset, publishBytes, schemaLine, withDataset } from "./dataset.ts";
 
 // ------------------------------------------------------------------ one thing at a time
 
@@ -259,7 +259,7 @@ async function post(): Promise<void> {
   $("post-status").innerHTML = `<span class="ok" id="posted">job ${r.jobId} created</span> in block ${r.blockNumber} (tx <code>${r.txHash}</code>), manifest ${esc(r.manifestUri)}`;
   // the provider reads the manifest by its CID from a content store: publish it to the server this page came from
   const bytes = new TextEncoder().encode(canonicalManifest(manifest));
-  $("manifest-download").innerHTML = await publishHtml(bytes, r.manifestUri.slice(4), "manifest");
+  $("manifest-download").innerHTML = (await publishBytes(bytes, r.manifestUri.slice(4), "manifest")).html;
   state.jobId = r.jobId;
   $<HTMLInputElement>("job-id").value = String(r.jobId);
   history.replaceState(null, "", `?${new URLSearchParams({ ...Object.fromEntries(params), job: String(r.jobId) })}`);
@@ -267,26 +267,20 @@ async function post(): Promise<void> {
   await showAccount();
 }
 
-/**
- * PUTs `bytes` to the content server this page is served from (`pouw serve --upload`, which checks them against the
- * CID) and says where the providers find them; when that server takes no uploads, a download named exactly `<cid>`
- * (the file name a LocalDirStore holds it under) and the command that publishes it.
- */
-async function publishHtml(bytes: Uint8Array, cid: string, what: string): Promise<string> {
-  if (cidOf(bytes) !== cid) throw new Error(`the ${what}'s bytes hash to ${cidOf(bytes)}, not ${cid}: not published`);
-  let why: string;
-  try {
-    const res = await fetch(new URL(`ipfs/${cid}`, SOURCE), { method: "PUT", body: bytes as Uint8Array<ArrayBuffer>, headers: { "content-type": "application/octet-stream" } });
-    if (res.ok) return `<span class="ok" id="${what}-published">published</span> the ${esc(what)} <code>${esc(cid)}</code> (${bytes.byteLength.toLocaleString("en")} bytes) to ${esc(SOURCE)}: providers fetch it from there with <code>--source ${esc(SOURCE)}</code>.`;
-    why = res.status === 405 ? "this server takes no uploads (start it with pouw serve --upload)" : `the server answered ${res.status}: ${(await res.text()).trim().slice(0, 200)}`;
-  } catch (err) {
-    why = `the server could not be reached (${(err as Error).message})`;
+/** Publishes the picked dataset (dataset.ts) and writes its CID into the manifest on the page (which withdraws any quote). */
+async function publishDataset(): Promise<void> {
+  const file = $<HTMLInputElement>("publish-file").files?.[0];
+  if (!file) throw new Error("Pick the dataset file first.");
+  const ds = await prepareDataset(file);
+  const out = await publishBytes(ds.bytes, ds.cid, "dataset");
+  const into = withDataset($<HTMLTextAreaElement>("manifest-text").value, ds);
+  if (into.changed) {
+    $<HTMLTextAreaElement>("manifest-text").value = into.text;
+    dropQuote();
   }
-  const href = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: "application/octet-stream" }));
-  return (
-    `<span id="${what}-unpublished">Not published: ${esc(why)}.</span> The providers fetch the ${esc(what)} by <code>${esc(cid)}</code>: ` +
-    `<a id="${what}-link" download="${esc(cid)}" href="${href}">download it</a> (the file name is its CID) into your store directory (<code>.pouw/store/</code>) served by <code>pouw serve</code>.`
-  );
+  $("publish-status").innerHTML =
+    `${out.html} From ${esc(ds.source)}${ds.schema ? `: ${esc(schemaLine(ds.schema))}` : ""}. ` +
+    (into.changed ? `<span id="dataset-in-manifest">The manifest above now names it</span>: check and quote it again.` : `Not written into the manifest: ${esc(into.why)}.`);
 }
 
 // ------------------------------------------------------------------ job
@@ -507,10 +501,7 @@ $("quote-button").addEventListener("click", () => guarded(quote));
 $("post").addEventListener("click", () => guarded(post, "post"));
 $("cancel").addEventListener("click", () => guarded(cancel, "cancel"));
 $("claim").addEventListener("click", () => guarded(claim, "claim"));
-$("publish").addEventListener("click", () => guarded(async () => {
-  const bytes = await fileBytes("publish-file", "dataset");
-  $("publish-status").innerHTML = await publishHtml(bytes, cidOf(bytes), "file");
-}, "publish"));
+$("publish").addEventListener("click", () => guarded(publishDataset, "publish"));
 $("fetch-result").addEventListener("click", () => guarded(fetchAndVerify, "fetch-result"));
 $("verify-files").addEventListener("click", () => guarded(verifyFiles));
 $("provider-refresh").addEventListener("click", () => guarded(showProvider));

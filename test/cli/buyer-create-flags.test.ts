@@ -1,6 +1,7 @@
 /**
  * `pouw buyer create`'s quote flags refuse bad values before anything is read from a chain or sent: each is a one-line
- * exit 2 naming the flag (no RPC is configured here, so reaching the chain would fail differently).
+ * exit 2 naming the flag (no RPC is configured here, so reaching the chain would fail differently); so is a payment
+ * below what the job's compute is worth (naming both, and the two ways on).
  */
 import { expect } from "chai";
 import { runPouw } from "../helpers/cli.ts";
@@ -14,6 +15,8 @@ describe("cli: buyer create --margin / --integrity-value refuse bad input before
     [["--margin", "abc"], /--margin must be a number > 0/],
     [["--integrity-value", "-1"], /--integrity-value must be a token amount >= 0, got "-1"/],
     [["--integrity-value", "1", "--stake", "2"], /contradict --stake and --no-quote/],
+    // tiny's 7,317,504 FLOPs at 0.01 tokens per TFLOP are worth 73,175,040,000 wei; 10^10 wei is below it
+    [["--pay", "0.00000001"], /the payment 1e-8 tokens \(10000000000 wei\) is below what the job's compute is worth: 7318000 FLOPs at 0\.01 tokens per TFLOP = 7\.318e-8 tokens \(73175040000 wei\).*--pay compute.*--allow-underpriced/],
   ] as const) {
     it(`exit 2 for ${flags.join(" ")}`, async () => {
       const r = await create(...flags);

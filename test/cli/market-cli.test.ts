@@ -23,7 +23,7 @@ import { cheatingJob, type CheatingJob } from "../bot/fixture.ts";
 import { postJob } from "../../verifier/src/market/post-job.ts";
 import { DEV_KEYS } from "../e2e/helpers.ts";
 import { runPouw } from "./in-process.ts";
-import { interruptHandler, reporter } from "../../verifier/src/cli/commands/provider.ts";
+import { interruptHandler, reporter } from "../../verifier/src/cli/commands/provider-run.ts";
 import { serveProvider, type ServedProvider } from "./rpc-over-http.ts";
 
 describe("pouw on a market: errors, read-only commands, listings, Ctrl-C (in-process)", function () {

@@ -1,8 +1,9 @@
 /**
  * `pouw --version`, `pouw --help` and the lazy command table (verifier/src/cli/commands/index.ts): the help listing names
  * every family with its own description, `--version` prints package.json's version, and one spawned smoke test checks that
- * `pouw --help` resolves no heavy package and `pouw buyer status --help` no engine, prover or LP solver (timings are
- * bench/cli.ts's, never asserted here).
+ * `pouw --help` resolves no heavy package, and `pouw <family> --help` (and `pouw buyer status --help`) no viem, engine,
+ * prover or LP solver: the family files define commands and flags only, their handlers (*-run.ts) load when one runs
+ * (timings are bench/cli.ts's, never asserted here).
  */
 import { expect } from "chai";
 import { spawnSync } from "node:child_process";
@@ -13,6 +14,7 @@ import { buildProgram } from "../../verifier/src/cli/pouw.ts";
 import { COMMAND_FAMILIES, invokedFamily } from "../../verifier/src/cli/commands/index.ts";
 import { DEFAULT_MAX_CHALLENGE_ROUNDS_CLI } from "../../verifier/src/cli/commands/auditor.ts";
 import { DEFAULT_MAX_CHALLENGE_ROUNDS } from "../../verifier/src/bot/index.ts";
+import { DATASETS, DEFAULT_SOTU_YEARS } from "../../verifier/src/ml/data/corpus.ts";
 import { runPouw } from "./in-process.ts";
 import { pouwLoading, ROOT } from "../e2e/helpers.ts";
 
@@ -65,8 +67,28 @@ describe("pouw start-up: --version, --help, lazy command families", function () 
     };
     expect(loaded(["--help"]).sort()).to.deep.equal(["commander"]);
     const status = loaded(["buyer", "status", "--help"]);
-    expect(status).to.include("viem");
-    expect(status.filter((p) => /tensorflow|snarkjs|circomlibjs|highs|mnist/.test(p))).to.deep.equal([]);
+    expect(status.filter((p) => /viem|tensorflow|snarkjs|circomlibjs|highs|mnist/.test(p))).to.deep.equal([]);
+    // the hook does see the chain stack when a handler runs (the same command with a job id and an unreachable RPC)
+    const dir2 = mkdtempSync(join(tmpdir(), "pouw-startup-"));
+    const run = pouwLoading(dir2, ["buyer", "status", "1", "--rpc", "http://127.0.0.1:9"]);
+    expect(run.status).to.equal(2);
+    expect(run.loaded).to.include("viem");
+  });
+
+  it("smoke (spawned): <family> --help of every family with chain handlers loads no viem, hardhat, engine, prover or LP solver", () => {
+    const dir = mkdtempSync(join(tmpdir(), "pouw-startup-"));
+    for (const family of ["provider", "auditor", "dispute", "jobs", "data", "corpus", "buyer"]) {
+      const r = pouwLoading(dir, [family, "--help"]);
+      expect(r.status, r.stderr).to.equal(0);
+      expect(r.loaded.filter((p) => /viem|hardhat|tensorflow|snarkjs|circomlibjs|highs|helia|libp2p/.test(p)), family).to.deep.equal([]);
+    }
+  });
+
+  it("pouw corpus id's help names the data sets and default years the handler uses (written out in corpus.ts)", async () => {
+    const r = await runPouw(["corpus", "id", "--help"]);
+    expect(r.code).to.equal(0);
+    expect(r.stdout).to.include(`data set: ${Object.keys(DATASETS).join(" | ")}`);
+    expect(r.stdout).to.include(`(default ${DEFAULT_SOTU_YEARS.join("-")})`);
   });
 
   it("smoke (spawned): help and argument errors of a chain command load no chain action (cli/context.ts and the handlers import them)", () => {
@@ -89,7 +111,10 @@ process.on("exit", () => writeFileSync(${JSON.stringify(out)}, JSON.stringify([.
     const chainActions = (m: string[]) => m.filter((x) => x === "chain/index.ts" || x === "market/standing.ts" || x === "market/panel-pool.ts");
     const help = modules(["buyer", "status", "--help"], 0);
     expect(help).to.include("cli/commands/buyer.ts");
-    expect(help).to.include("cli/context.ts");
+    // the definitions import their flags from options.ts; context.ts (viem) loads with a handler
+    expect(help).to.include("cli/options.ts");
+    expect(help).to.not.include("cli/context.ts");
+    expect(help).to.not.include("cli/commands/buyer-run.ts");
     expect(chainActions(help)).to.deep.equal([]);
     expect(chainActions(modules(["buyer", "status", "nope"], 2))).to.deep.equal([]);
     expect(chainActions(modules(["buyer", "create"], 2))).to.deep.equal([]);

@@ -5,14 +5,18 @@
  * default price; `buyer create`'s plan (market/job-policy.ts) sizes the same C.
  */
 import { expect } from "chai";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { jobPolicyFor, type DetectionSource } from "../../verifier/src/market/job-policy.ts";
+import { jobCompute, UnderpricedPaymentError } from "../../verifier/src/market/plan-job.ts";
 import { parseManifest, type Manifest } from "../../verifier/src/ml/index.ts";
 import { MnistMlp } from "../../verifier/src/ml/models/mlp.ts";
 import { CharTransformer } from "../../verifier/src/ml/models/transformer.ts";
 import { LinearTile } from "../../verifier/src/ml/models/linear-tile.ts";
 import {
   computeCostOf,
+  computeWorthWei,
   DEFAULT_COMPUTE_PRICE,
   flopsPerStepOf,
   jobFlopsOf,
@@ -125,5 +129,61 @@ describe("policy: the job's compute (FLOPs x price) sizes the quote", function (
     expect(bad.code).to.equal(2);
     expect(bad.stderr.trim().split("\n")).to.have.length(1);
     expect(bad.stderr).to.match(/computePrice.*-0\.5/);
+  });
+});
+
+describe("policy: a stake that follows the job's compute, and no underpriced payment by default", function () {
+  this.timeout(120_000);
+  const write = (hidden: number) => {
+    const path = join(mkdtempSync(join(tmpdir(), "pouw-compute-")), `tiny-${hidden}.json`);
+    writeFileSync(path, JSON.stringify({ ...tiny, model: { ...tiny.model, hidden } }));
+    return path;
+  };
+  const quoteJson = async (args: string[]) => {
+    const r = await runPouw(["quote", ...args, "--json"]);
+    expect(r.code, r.stderr).to.equal(0);
+    return JSON.parse(r.stdout) as { stakeWei: string; compute: { costWei: string; atPriceWei: string; from: string } };
+  };
+
+  it("at the default price, paid at its compute's worth (--pay compute), hidden 256 gets a larger stake than hidden 16, by the FLOPs ratio", async () => {
+    const [p16, p256] = [write(16), write(256)];
+    const [q16, q256] = [await quoteJson(["--manifest", p16, "--pay", "compute"]), await quoteJson(["--manifest", p256, "--pay", "compute"])];
+    const flopsRatio = jobFlopsOf(withHidden(256)) / jobFlopsOf(withHidden(16));
+    expect(q16.compute.costWei).to.equal(computeWorthWei(jobFlopsOf(withHidden(16)), DEFAULT_COMPUTE_PRICE).toString());
+    expect(q256.stakeWei).to.not.equal(q16.stakeWei);
+    // every amount of the contract is proportional to C when the payment is C: the stake scales with the FLOPs
+    expect(Number(q256.stakeWei) / Number(q16.stakeWei)).to.be.closeTo(flopsRatio, 1e-3);
+    const text = await runPouw(["quote", "--manifest", p256, "--pay", "compute"]);
+    expect(text.stdout).to.include(
+      "stake follows       the compute: C is 117100000 FLOPs at 0.01 tokens per TFLOP (0.000001171 tokens), so a larger model (more FLOPs per step) or more steps needs a larger stake",
+    );
+  });
+
+  it("at the manifest's payment the quote says why the model's size does not change the stake", async () => {
+    const [d16, d256] = [await quoteJson(["--manifest", write(16)]), await quoteJson(["--manifest", write(256)])];
+    expect(d16.stakeWei).to.equal(d256.stakeWei);
+    const r = await runPouw(["quote", "--manifest", write(256)]);
+    expect(r.stdout.split("\n")).to.include(
+      "stake follows       the payment: it is 85410 x what the compute is worth (117100000 FLOPs at 0.01 tokens per TFLOP, 0.000001171 tokens), so C is the payment and the model's size does not change the stake until its compute is worth more than the payment; --pay compute quotes the job at its compute's worth",
+    );
+    const low = await runPouw(["quote", "--manifest", write(256), "--pay", "0.0000001"]);
+    expect(low.stdout).to.match(/^WARNING +the payment 1e-7 tokens is below what the compute is worth \(0\.000001171 tokens\)/m);
+  });
+
+  it("buyer create's plan refuses a payment below the compute's worth, naming both, unless allowed; --pay compute pays exactly it", () => {
+    const m = withHidden(256);
+    const worth = computeWorthWei(jobFlopsOf(m), DEFAULT_COMPUTE_PRICE);
+    expect(worth).to.equal(1_170_800_640_000n); // 117,080,064 FLOPs x 0.01 tokens per 10^12 FLOPs, in wei
+    let err: unknown;
+    try {
+      jobCompute(m, { payment: worth - 1n });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).to.be.instanceOf(UnderpricedPaymentError);
+    expect((err as Error).message).to.include(`(${worth - 1n} wei) is below what the job's compute is worth: 117100000 FLOPs at 0.01 tokens per TFLOP = 0.000001171 tokens (${worth} wei)`);
+    expect(jobCompute(m, { payment: worth - 1n, allowUnderpriced: true })).to.deep.equal({ payment: worth - 1n, compute: { flops: jobFlopsOf(m), pricePerTflop: 0.01, worthWei: worth, underpriced: true } });
+    expect(jobCompute(m, { payment: "compute" }).payment).to.equal(worth);
+    expect(jobCompute(m, {}).compute.underpriced).to.equal(false); // the manifest's 0.1 tokens
   });
 });

@@ -18,6 +18,7 @@ export const readFileSync = unavailable("readFileSync");
 export const openSync = unavailable("openSync");
 export const readSync = unavailable("readSync");
 export const closeSync = unavailable("closeSync");
+export const fstatSync = unavailable("fstatSync");
 export const readdirSync = unavailable("readdirSync");
 export const createHash = unavailable("createHash");
 export const randomBytes = unavailable("randomBytes");

@@ -9,6 +9,7 @@
  */
 import { getAddress, isAddress, parseUnits, type Address, type Chain, type PublicClient, type Transport } from "viem";
 import { addConfigOptions, parseConfig, type Config, type ConfigDefaults, type ConfigFlags } from "../config/index.ts";
+import { withConfig, withReadConfig, type ReadFlags } from "./options.ts";
 import type { TxRef } from "../chain/send.ts";
 import type { ChainClients, Deployment } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
@@ -20,12 +21,12 @@ import type { IpfsConfig } from "../config/index.ts";
 import { onCommandEnd } from "./cleanup.ts";
 import type { SegmentBoard } from "../market/segment-traces.ts";
 import type { ContentSource, ContentStore, LocalDirStore } from "../store/index.ts";
-import type { Command } from "commander";
 
 /** The chain actions, loaded by the first context a handler builds. */
 const chain = () => import("../chain/index.ts");
 
-export { addConfigOptions };
+// the flag definitions live in options.ts (no viem); re-exported for the handlers that import them from here
+export { addConfigOptions, withConfig, withReadConfig };
 
 export type CliContext = {
   config: Config;
@@ -178,12 +179,7 @@ export type ReadContext = {
   address: Address | undefined;
 };
 
-export type ReadFlags = ConfigFlags & { address?: string };
-
-/** Config options plus `--address`, for commands that only read. */
-export function withReadConfig(cmd: Command): Command {
-  return addConfigOptions(cmd).option("--address <0x..>", "the account to report on (default: the key's, when one is given); read-only: no key needed");
-}
+export type { ReadFlags };
 
 export async function readContext(flags: ReadFlags): Promise<ReadContext> {
   const config = configFrom(flags);
@@ -234,10 +230,6 @@ export const txJson = (t: TxRef) => ({ what: t.what, hash: t.hash, blockNumber: 
 /** The lines of every transaction a command sent, for its text output. */
 export const txLines = (txs: readonly TxRef[]) => txs.map((t) => `  ${txText(t)}\n`).join("");
 
-/** Adds the config options to a sub-command and returns it. */
-export function withConfig(cmd: Command): Command {
-  return addConfigOptions(cmd);
-}
 
 /** Makes sure the account holds `amount` of the token and has approved `spender` for it (market/funding.ts). */
 export async function ensureFunds(ctx: CliContext, spender: Address, amount: bigint, mint: boolean): Promise<TxRef[]> {

@@ -29,10 +29,10 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import { isHex, type Hex } from "viem";
+import type { Hex } from "viem";
 import { z } from "zod";
 import { InputError } from "../errors/index.ts";
-import { checkMultiaddr } from "../store/ipfs.ts";
+import { checkMultiaddr } from "../store/multiaddr.ts";
 
 export class ConfigError extends InputError {
   override name = "ConfigError";
@@ -236,8 +236,8 @@ function keySource(flags: ConfigFlags, env: NodeJS.ProcessEnv): KeySource {
   }
   if (raw) {
     const key = raw.startsWith("0x") ? raw : `0x${raw}`;
-    if (!isHex(key) || key.length !== 66) throw new ConfigError("--private-key must be 32 bytes of hex");
-    return { kind: "private-key", key };
+    if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw new ConfigError("--private-key must be 32 bytes of hex");
+    return { kind: "private-key", key: key as Hex };
   }
   return { kind: "none" };
 }

@@ -14,13 +14,18 @@ import { type Address, type Chain, type PublicClient, type Transport } from "vie
 import type { Deployment } from "../chain/deployment.ts";
 import { getDisputeParams } from "../chain/getDisputeParams.ts";
 import { getTokenAllowance, getTokenBalance } from "../chain/getTokenBalance.ts";
+import { InputError } from "../errors/index.ts";
 import type { Manifest } from "../ml/manifest.ts";
+import { computeWorthWei, DEFAULT_COMPUTE_PRICE, jobFlopsOf } from "../policy/compute.ts";
+import { approxTokens } from "../policy/words.ts";
 import { dataTermsFor, DEFAULT_DATA_SHARE_BPS, type DataTermsDecision, type DataTermsMode } from "./data-terms.ts";
 import { jobPolicyFor, type DerivedPolicy, type DetectionSource, type JobPolicyOptions, type PolicyOverrides } from "./job-policy.ts";
 
 export type PlanJobOptions = {
-  /** Payment (wei); default the manifest's policy.paymentWei. */
-  payment?: bigint;
+  /** Payment (wei), or "compute": what the job's compute is worth at the price (computeWorthWei); default the manifest's policy.paymentWei. */
+  payment?: bigint | "compute";
+  /** Post a payment below what the job's compute is worth (refused by default: UnderpricedPaymentError). */
+  allowUnderpriced?: boolean;
   /** The matrix the quote sizes the stake with; none: the manifest's stake (or overrides.requiredStake). */
   detection?: DetectionSource;
   /** The buyer's margin and integrity value for the quote (market/job-policy.ts). */
@@ -30,25 +35,55 @@ export type PlanJobOptions = {
   overrides?: PolicyOverrides;
 };
 
-/** A planned job: what createJob will be called with, and why (the quote and the data-terms decision). */
-export type JobPlan = DerivedPolicy & { manifest: Manifest; terms: DataTermsDecision };
+/** The job's compute against its payment: FLOPs, the price, what they are worth, and whether the payment is below it. */
+export type JobCompute = { flops: number; pricePerTflop: number; worthWei: bigint; underpriced: boolean };
+
+/** A planned job: what createJob will be called with, and why (the quote, the data-terms decision, the compute). */
+export type JobPlan = DerivedPolicy & { manifest: Manifest; terms: DataTermsDecision; compute: JobCompute };
+
+/** A payment below what the job's compute is worth at the price: an honest provider would train at a loss. */
+export class UnderpricedPaymentError extends InputError {
+  override name = "UnderpricedPaymentError";
+  override readonly code: string = "UNDERPRICED_PAYMENT";
+}
 
 /**
- * Decides the job's data terms, then its policy: the quote models the deployed dispute panel (its size and the fee a
+ * The payment the plan posts and its compute: "compute" pays the compute's worth; a payment below that worth is
+ * refused unless `allowUnderpriced` (then `compute.underpriced` says so, for the warning).
+ *
+ * INVARIANT: no job is planned with a payment below FLOPs x price unless the buyer said --allow-underpriced.
+ */
+export function jobCompute(manifest: Manifest, opts: Pick<PlanJobOptions, "payment" | "allowUnderpriced" | "quoteTerms">): { payment: bigint; compute: JobCompute } {
+  const flops = jobFlopsOf(manifest);
+  const pricePerTflop = opts.quoteTerms?.computePrice ?? DEFAULT_COMPUTE_PRICE;
+  const worthWei = computeWorthWei(flops, pricePerTflop);
+  const payment = opts.payment === "compute" ? worthWei : (opts.payment ?? BigInt(manifest.policy.paymentWei));
+  const underpriced = payment < worthWei;
+  if (underpriced && opts.allowUnderpriced !== true) {
+    throw new UnderpricedPaymentError(
+      `the payment ${approxTokens(payment)} tokens (${payment} wei) is below what the job's compute is worth: ${Number(flops.toPrecision(4))} FLOPs at ${pricePerTflop} tokens per TFLOP = ${approxTokens(worthWei)} tokens (${worthWei} wei), so an honest provider would train at a loss; pay at least that (--pay compute pays exactly it) or post it anyway with --allow-underpriced`,
+    );
+  }
+  return { payment, compute: { flops, pricePerTflop, worthWei, underpriced } };
+}
+
+/**
+ * Checks the payment against the job's compute (jobCompute), decides the job's data terms, then its policy: the quote models the deployed dispute panel (its size and the fee a
  * challenger pays each member) and forfeits only the provider's pay (the payment less the data share). Reads only.
  */
 export async function planJob(client: PublicClient<Transport, Chain>, d: Pick<Deployment, "jobMarket" | "disputeGame">, manifest: Manifest, opts: PlanJobOptions = {}): Promise<JobPlan> {
+  const { payment, compute } = jobCompute(manifest, opts);
   const terms = await dataTermsFor(client, d, manifest, { dataShareBps: opts.dataTerms?.dataShareBps ?? DEFAULT_DATA_SHARE_BPS, mode: opts.dataTerms?.mode ?? "auto" });
   const game = d.disputeGame ? await getDisputeParams(client, { disputeGame: d.disputeGame }) : undefined;
   const derived = await jobPolicyFor(manifest, {
-    ...(opts.payment !== undefined ? { payment: opts.payment } : {}),
+    payment,
     ...(game ? { panel: { size: game.panelSize, feeWei: game.panelFee } } : {}),
     ...(opts.detection ? { detection: opts.detection } : {}),
     ...(opts.quoteTerms ? { terms: opts.quoteTerms } : {}),
     dataShareBps: terms.attached ? terms.terms.dataShareBps : 0,
     ...(opts.overrides ? { overrides: opts.overrides } : {}),
   });
-  return { ...derived, manifest, terms };
+  return { ...derived, manifest, terms, compute };
 }
 
 /** What the buyer holds against a payment: its token balance, its allowance to JobMarket, and what it lacks of each. */

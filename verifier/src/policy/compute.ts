@@ -63,3 +63,14 @@ export function jobFlopsOf(manifest: Pick<Manifest, "model" | "training">): numb
 export function computeCostOf(flops: number, pricePerTflop: number): number {
   return (flops / FLOPS_PER_TFLOP) * pricePerTflop;
 }
+
+/**
+ * What `flops` nominal FLOPs are worth at `pricePerTflop`, in wei (18 decimals), rounded up to a whole wei: the least
+ * payment that covers an honest provider's compute at that price. A payment below it is underpriced (an honest
+ * provider trains at a loss); `--pay compute` pays exactly it, so the payment, C and the stake all follow the model's size.
+ */
+export function computeWorthWei(flops: number, pricePerTflop: number): bigint {
+  if (!(Number.isFinite(flops) && flops > 0)) throw new PolicyParamError(`flops must be a positive finite number, got ${flops}`);
+  if (!(Number.isFinite(pricePerTflop) && pricePerTflop >= 0)) throw new PolicyParamError(`computePrice must be a finite number >= 0, got ${pricePerTflop}`);
+  return BigInt(Math.ceil(computeCostOf(flops, pricePerTflop) * 1e18));
+}

@@ -35,6 +35,10 @@ import { SourceUnavailableError } from "../net/index.ts";
 import { boardKeyPath, type BoardKey, type BoardSource, type LocalDirBoard } from "../board/index.ts";
 import { ContentNotFoundError, InvalidCidError, parseCid, verifyCid, type ContentSource, type ContentStore, type GetOptions } from "./index.ts";
 import { lockDatastore, StoreBlockstore } from "./ipfs-blockstore.ts";
+import { checkMultiaddr } from "./multiaddr.ts";
+
+// the multiaddr check lives in multiaddr.ts (no IPFS or viem code), so the config can validate flags without loading this module
+export { checkMultiaddr, InvalidMultiaddrError } from "./multiaddr.ts";
 import { answerBoard, BOARD_PROTOCOL, concat, MAX_BOARD_MESSAGE, readAll, type Libp2pStream } from "./ipfs-protocol.ts";
 
 export { StoreBlockstore } from "./ipfs-blockstore.ts";
@@ -67,12 +71,6 @@ export type IpfsOptions = {
   readonly board?: LocalDirBoard;
 };
 
-
-/** A multiaddr given to the IPFS node is malformed, not TCP, or (for a peer) has no /p2p/<peer id>. */
-export class InvalidMultiaddrError extends InputError {
-  override name = "InvalidMultiaddrError";
-  override readonly code: string = "INVALID_MULTIADDR";
-}
 
 /** A peer could not be dialled (refused, timed out, or its key does not match the /p2p/ peer id). */
 export class IpfsDialError extends PouwError {
@@ -110,15 +108,6 @@ export class IpfsFetchTimeoutError extends SourceUnavailableError {
     this.peers = Object.freeze([...o.peers]);
     this.timeoutMs = o.timeoutMs;
   }
-}
-
-/** Parses a TCP multiaddr (/ip4|ip6|dns4|dns6/<host>/tcp/<port>[/p2p/<id>]); `peer` requires the /p2p/ part. */
-export function checkMultiaddr(addr: string, o: { peer: boolean }): string {
-  const m = /^\/(ip4|ip6|dns4|dns6|dns)\/([^/]+)\/tcp\/([0-9]{1,5})(\/p2p\/([1-9A-HJ-NP-Za-km-z]{32,128}))?$/.exec(addr);
-  if (!m || Number(m[3]) > 65535) throw new InvalidMultiaddrError(`not a TCP multiaddr: ${JSON.stringify(addr)} (e.g. /ip4/127.0.0.1/tcp/4001${o.peer ? "/p2p/12D3KooW..." : ""})`);
-  if (o.peer && m[5] === undefined) throw new InvalidMultiaddrError(`a peer multiaddr must end in /p2p/<peer id>: ${JSON.stringify(addr)}`);
-  if (!o.peer && m[5] !== undefined) throw new InvalidMultiaddrError(`a listen multiaddr has no /p2p/ part: ${JSON.stringify(addr)}`);
-  return addr;
 }
 
 type Helia = Awaited<ReturnType<typeof import("helia").createHelia>>;

@@ -3,252 +3,69 @@
  * segment committing each (resuming after a restart from the last committed segment), finalize, anchor the
  * job's provenance record (provider/finalize-anchor.ts) and collect payment.
  */
-import cliProgress from "cli-progress";
 import type { Command } from "commander";
-import { acceptJob, claimPayment, getAcceptTerms, getJob, getMarketCredit, getStakeAccount, requireJob, requestWithdrawal, stakeDeposit, withdraw } from "../../chain/index.ts";
-import { InputError } from "../../errors/index.ts";
-import { ContentNotFoundError } from "../../store/index.ts";
-import { lockPaysPanel } from "../../policy/index.ts";
-import { parseThreads } from "../../ml/engines.ts";
-import { formatStrategy, parseStrategy } from "../../ml/strategies.ts";
-import type { SegmentProgress } from "../../provider/run-job.ts";
-import { txRef } from "../../chain/send.ts";
-import { chainDate } from "../../chain/revertText.ts";
-import { announceStateNode, ensureFunds, fmt, marketContext, peerDiscovery, parseAmount, parseJobId, txJson, txLines, withConfig, withReadConfig, type ReadFlags } from "../context.ts";
+import { withConfig, withReadConfig } from "../options.ts";
 import { registerProviderAttest } from "./attest.ts";
-
-/** Prints `json` as one JSON line with --json, else `text`; bigints as decimal strings. */
-function out(opts: { json?: unknown }, json: Record<string, unknown>, text: string): void {
-  process.stdout.write(opts.json ? JSON.stringify(json, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) + "\n" : text);
-}
-
-type Opts = Record<string, string | boolean | undefined>;
+import { lazyAction } from "../lazy-action.ts";
 
 export function registerProvider(program: Command): void {
   const provider = program.command("provider").description("stake, accept, train, status, attest and get paid");
   registerProviderAttest(provider);
 
-  withReadConfig(provider.command("status").description("your stake (free, locked, unbonding), credits, token balance and the jobs you accepted (read-only: no key with --address)").option("--json", "print JSON")).action(
-    async (opts: ReadFlags & { json?: boolean }) => (await import("../account-status.ts")).providerStatus(opts),
+  withReadConfig(
+    provider.command("status").description("your stake (free, locked, unbonding), credits, token balance and the jobs you accepted (read-only: no key with --address)").option("--json", "print JSON"),
+  ).action(lazyAction(() => import("./provider-run.ts"), "status"));
+
+  withConfig(
+    provider
+      .command("stake")
+      .description("deposit stake into the StakeVault")
+      .argument("<amount>", "tokens")
+      .option("--mint", "dev chain: mint the amount if the balance is short")
+      .option("--json", "print JSON"),
+  ).action(lazyAction(() => import("./provider-run.ts"), "stake"));
+
+  withConfig(provider.command("unstake").description("start unbonding free stake (withdraw after the unbonding delay)").argument("<amount>", "tokens").option("--json", "print JSON")).action(
+    lazyAction(() => import("./provider-run.ts"), "unstake"),
   );
 
-  withConfig(provider.command("stake").description("deposit stake into the StakeVault").argument("<amount>", "tokens").option("--mint", "dev chain: mint the amount if the balance is short").option("--json", "print JSON")).action(
-    async (amountArg: string, opts: Opts) => {
-      const amount = parseAmount("AMOUNT", amountArg);
-      const ctx = await marketContext(opts as never);
-      const txs = await ensureFunds(ctx, ctx.deployment.stakeVault, amount, opts.mint === true);
-      txs.push(txRef("stakeDeposit", await stakeDeposit(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount })));
-      const a = await getStakeAccount(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, provider: ctx.clients.account.address });
-      out(opts, { account: ctx.clients.account.address, amount, free: a.free, locked: a.locked, txs: txs.map(txJson) }, `staked ${fmt(amount)} ${ctx.symbol}: free ${fmt(a.free)}, locked ${fmt(a.locked)}\n${txLines(txs)}`);
-    },
+  withConfig(provider.command("withdraw").description("withdraw unbonded stake").option("--json", "print JSON")).action(lazyAction(() => import("./provider-run.ts"), "withdrawStake"));
+
+  withConfig(provider.command("accept").description("accept an open job (locks the policy's stake)").argument("<job>").option("--json", "print JSON")).action(
+    lazyAction(() => import("./provider-run.ts"), "accept"),
   );
-
-  withConfig(provider.command("unstake").description("start unbonding free stake (withdraw after the unbonding delay)").argument("<amount>", "tokens").option("--json", "print JSON")).action(async (amountArg: string, opts: Opts) => {
-    const amount = parseAmount("AMOUNT", amountArg);
-    const ctx = await marketContext(opts as never);
-    const tx = txRef("requestWithdrawal", await requestWithdrawal(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount }));
-    const a = await getStakeAccount(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, provider: ctx.clients.account.address });
-    out(
-      opts,
-      { account: ctx.clients.account.address, pendingWithdrawal: a.pendingWithdrawal, withdrawableAt: chainDate(a.withdrawableAt), txs: [txJson(tx)] },
-      `unbonding ${fmt(a.pendingWithdrawal)} ${ctx.symbol}, withdrawable at ${chainDate(a.withdrawableAt)} (pouw provider withdraw)\n${txLines([tx])}`,
-    );
-  });
-
-  withConfig(provider.command("withdraw").description("withdraw unbonded stake").option("--json", "print JSON")).action(async (opts: Opts) => {
-    const ctx = await marketContext(opts as never);
-    const a = await getStakeAccount(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, provider: ctx.clients.account.address });
-    const tx = txRef("withdraw", await withdraw(ctx.clients, { stakeVault: ctx.deployment.stakeVault }));
-    out(opts, { account: ctx.clients.account.address, withdrawn: a.pendingWithdrawal, txs: [txJson(tx)] }, `withdrew ${fmt(a.pendingWithdrawal)} ${ctx.symbol}\n${txLines([tx])}`);
-  });
-
-  withConfig(provider.command("accept").description("accept an open job (locks the policy's stake)").argument("<job>").option("--json", "print JSON")).action(async (jobArg: string, opts: Opts) => {
-    const jobId = parseJobId(jobArg);
-    const ctx = await marketContext(opts as never);
-    const open = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
-    const terms = await getAcceptTerms(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId, provider: ctx.clients.account.address });
-    const pays = lockPaysPanel({ lockWei: terms.stakeWei, challengerBps: open.policy.challengerBps, panelFeesWei: terms.panelFeesWei });
-    // the contract's rule (JobMarketLockCannotPayPanel), said before sending
-    if (!pays.ok) {
-      throw new InputError(
-        `job ${jobId}: your lock of ${fmt(terms.stakeWei)} ${ctx.symbol} (tier ${terms.tier}) pays a challenger share of ${fmt(pays.rewardWei)}, below the panel's fees ${fmt(pays.panelFeesWei)}, so JobMarket refuses it (nobody could catch a cheat on it without a loss); the job needs requiredStake raised by its buyer`,
-      );
-    }
-    // the job's manifest, and a fine-tuning job's base (missing, not decodable, non-finite: BaseCheckpointError), before
-    // any stake is locked (provider/check-base.ts)
-    const { checkJobBeforeAccept } = await import("../../provider/check-base.ts"); // the engine loads here, not for every command
-    const peers = await peerDiscovery(ctx);
-    if (peers) await peers.dial([open.buyer]); // the manifest and base come from the buyer's announced node, as for run
-    try {
-      await checkJobBeforeAccept(ctx, jobId);
-    } catch (err) {
-      if (!(err instanceof ContentNotFoundError)) throw err;
-      throw new InputError(
-        `job ${jobId} not accepted (no stake locked): content a provider reads before accepting (the manifest, or a fine-tuning job's base) is in no store or source you gave: ${err.message}. Give --ipfs to fetch it from the buyer's announced node, or --source URL`,
-        { cause: err },
-      );
-    }
-    const tx = txRef("acceptJob", await acceptJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId }));
-    const job = await getJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
-    out(
-      opts,
-      { jobId, fromSegment: job.nextSegment, deadline: chainDate(job.deadline), txs: [txJson(tx)] },
-      `accepted job ${jobId} from segment ${job.nextSegment}; first deadline ${chainDate(job.deadline)}\n${txLines([tx])}`,
-    );
-  });
 
   withConfig(
     provider
       .command("run")
       .description("train an accepted job segment by segment, publishing checkpoints and committing each segment; resumes after a restart")
       .argument("<job>")
-      .option("--strategy <s>", "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | plant:<step> | near-zero | state-poison[:<step>] | nan-plant[:<step>] | skip-powers[:<f>] | plant-spread:<n> | plant-bounded (cheats are for demos and tests)", "honest")
+      .option(
+        "--strategy <s>",
+        "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | plant:<step> | near-zero | state-poison[:<step>] | nan-plant[:<step>] | skip-powers[:<f>] | plant-spread:<n> | plant-bounded (cheats are for demos and tests)",
+        "honest",
+      )
       .option("--threads <n>", "matmul threads of the pouw engine (1..64, default 1); the bits do not depend on it")
       .option("--json", "print the result as JSON (the progress stays on stderr)"),
-  ).action(async (jobArg: string, opts: Opts) => {
-    const jobId = parseJobId(jobArg);
-    const strategy = parseStrategy(opts.strategy as string);
-    // the engine is the manifest's (fetched below); createRun refuses threads on an engine other than pouw
-    const threads = parseThreads(opts.threads as string | undefined, "pouw");
-    if (strategy.kind === "copy" || strategy.kind === "full-copy" || strategy.kind === "steer") throw new InputError(`--strategy ${strategy.kind}:<dir> needs a finished peer trace; use \`pouw train\``);
-    const ctx = await marketContext(opts as never);
-    const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
-    const peers = await peerDiscovery(ctx);
-    if (peers) {
-      // readers find this party's node from the chain; the manifest comes from the buyer's announced node
-      await announceStateNode(ctx);
-      await peers.dial([job.buyer]);
-    }
-    const { runProviderJob } = await import("../../provider/run-job.ts"); // the engine loads here, not for every command
-    const progress = reporter();
-    const onInterrupt = interruptHandler(jobId, progress.stop);
-    process.once("SIGINT", onInterrupt);
-    try {
-      const r = await runProviderJob({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir }, jobId, {
-        strategy,
-        onStep: progress.update,
-        threads,
-      });
-      progress.stop();
-      const resumed = r.resumedFrom > 0 ? ` (resumed at segment ${r.resumedFrom})` : "";
-      const idle: Record<string, string> = {
-        Committed: "nothing to train (all segments committed)",
-        Finalized: "nothing to train (finalized: claim with pouw provider claim)",
-        TimedOut: `not trained: its segment deadline passed and the timeout was reported; your committed segments stay disputable until ${new Date(r.deadline * 1000).toISOString()}, then anyone can re-open the job (JobMarket.reopenJob)`,
-      };
-      out(
-        opts,
-        { jobId, status: r.status, resumedFrom: r.resumedFrom, committed: r.committed, strategy: formatStrategy(strategy), gasUsed: r.gasUsed, wallSeconds: r.wallSeconds, txs: r.txs.map(txJson) },
-        (r.committed.length === 0
-          ? `job ${jobId}: ${idle[r.status] ?? (r.status === "Active" ? "nothing to train (all segments committed)" : `not trained: the job is ${r.status}`)}\n`
-          : `job ${jobId}: committed segments ${r.committed[0]}..${r.committed[r.committed.length - 1]}${resumed} with strategy ${formatStrategy(strategy)}, gas ${r.gasUsed}, ${r.wallSeconds.toFixed(1)} s\n`) + txLines(r.txs),
-      );
-    } finally {
-      process.removeListener("SIGINT", onInterrupt);
-      progress.stop();
-    }
-  });
+  ).action(lazyAction(() => import("./provider-run.ts"), "run"));
 
   withConfig(
     provider
       .command("defend")
-      .description("linear-tile (circuit-class) jobs: prove every disputed non-first step of yours with Groth16 (DisputeGame.prove settles it Proven at once); first steps and wrong steps go to the panel")
+      .description(
+        "linear-tile (circuit-class) jobs: prove every disputed non-first step of yours with Groth16 (DisputeGame.prove settles it Proven at once); first steps and wrong steps go to the panel",
+      )
       .argument("<job>")
       .option("--json", "print the result as JSON"),
-  ).action(async (jobArg: string, opts: Opts) => {
-    const jobId = parseJobId(jobArg);
-    const ctx = await marketContext(opts as never);
-    await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
-    const { defendProviderJob } = await import("../../provider/defend-job.ts"); // the engine and the prover load here
-    const { releaseProver } = await import("../../zk/prove.ts");
-    try {
-      const rows = await defendProviderJob({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store }, jobId);
-      const text =
-        rows.length === 0
-          ? `job ${jobId}: no disputes\n`
-          : rows.map((r) => `job ${jobId} dispute ${r.disputeId} step ${r.step}: ${r.action}: ${r.reason}${r.provingMs === undefined ? "" : ` (proving ${(r.provingMs / 1000).toFixed(1)} s, gas ${r.gasUsed})`}\n`).join("");
-      out(opts, { jobId, disputes: rows }, text);
-    } finally {
-      await releaseProver();
-    }
-  });
+  ).action(lazyAction(() => import("./provider-run.ts"), "defend"));
 
   withConfig(
     provider
       .command("claim")
-      .description("finalize your jobs whose challenge window has passed, anchor each one's provenance record (written next to the final weights and published to the store), then claim your payment credit")
+      .description(
+        "finalize your jobs whose challenge window has passed, anchor each one's provenance record (written next to the final weights and published to the store), then claim your payment credit",
+      )
       .argument("[jobs...]")
       .option("--json", "print the result as JSON"),
-  ).action(async (jobs: string[], opts: Opts) => {
-    const ids = jobs.map(parseJobId);
-    const ctx = await marketContext(opts as never);
-    const { jobMarket, token } = ctx.deployment;
-    for (const jobId of ids) await requireJob(ctx.clients.public, { jobMarket, jobId });
-    const { finalizeAndAnchor } = await import("../../provider/finalize-anchor.ts");
-    const pctx = { clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir };
-    let text = "";
-    const results = [];
-    for (const jobId of ids) {
-      const r = await finalizeAndAnchor(pctx, jobId);
-      results.push({ jobId, status: r.status, finalized: r.finalized, skipped: r.skipped ?? null, provenance: r.provenance ?? null, txs: r.txs.map(txJson) });
-      if (r.finalized) text += `job ${jobId}: finalized\n`;
-      if (r.skipped) text += `job ${jobId}: ${r.skipped}\n`;
-      if (r.provenance) {
-        const p = r.provenance;
-        text += `job ${jobId}: provenance ${p.alreadyAnchored ? "already anchored" : "anchored"} (record ${p.recordHash}, weights ${p.weightsCid}, ${p.receipts} receipts / ${p.auditedSegments} segments audited); wrote ${p.weightsPath} and ${p.recordPath}\n`;
-      }
-      text += txLines(r.txs);
-    }
-    const credit = await getMarketCredit(ctx.clients.public, { jobMarket, account: ctx.clients.account.address, token });
-    const claim = credit === 0n ? undefined : txRef("claimPayment", await claimPayment(ctx.clients, { jobMarket, token }));
-    // NOTE: "claimed X" stays the line's start and end (the e2e tests and the walkthrough read it)
-    text += claim === undefined ? "nothing to claim\n" : `claimed ${fmt(credit)}\n${txLines([claim])}`;
-    out(opts, { jobs: results, claimed: credit, symbol: ctx.symbol, txs: claim ? [txJson(claim)] : [] }, text);
-  });
-}
-
-/**
- * What Ctrl-C during `provider run` does: stop the progress bar (cli-progress shows the cursor again), say in one line
- * that a rerun resumes, and exit 130 (128 + SIGINT). Nothing is lost: every finished segment is committed on chain and
- * its checkpoint stored, and a rerun starts from the next one (provider/run-job.ts).
- */
-export function interruptHandler(jobId: bigint, stop: () => void, o: { write?: (line: string) => void; exit?: (code: number) => void } = {}): () => void {
-  const write = o.write ?? ((l: string) => process.stderr.write(l));
-  const exit = o.exit ?? ((code: number) => process.exit(code));
-  return () => {
-    stop();
-    write(`\npouw: interrupted: job ${jobId}'s committed segments are on chain; \`pouw provider run ${jobId}\` resumes from the next one\n`);
-    exit(130);
-  };
-}
-
-export type ProgressStream = NodeJS.WritableStream & { isTTY?: boolean };
-
-export function reporter(stream: ProgressStream = process.stderr): { update: (p: SegmentProgress) => void; stop: () => void } {
-  if (!stream.isTTY) {
-    let last = 0;
-    return {
-      update: (p) => {
-        if (performance.now() - last > 5000 || p.step === p.steps) {
-          last = performance.now();
-          stream.write(`job ${p.jobId} step ${p.step}/${p.steps} segment ${p.segment} loss ${p.loss.toFixed(4)}\n`);
-        }
-      },
-      stop: () => {},
-    };
-  }
-  let bar: cliProgress.SingleBar | undefined;
-  return {
-    update: (p) => {
-      if (!bar) {
-        bar = new cliProgress.SingleBar({ format: "job {job} [{bar}] {value}/{total} steps | segment {segment} | loss {loss}", stream, hideCursor: true }, cliProgress.Presets.shades_classic);
-        bar.start(p.steps, p.step - 1, { job: p.jobId.toString(), segment: p.segment, loss: "-" });
-      }
-      bar.update(p.step, { segment: p.segment, loss: p.loss.toFixed(4) });
-    },
-    stop: () => {
-      bar?.stop();
-      bar = undefined;
-    },
-  };
+  ).action(lazyAction(() => import("./provider-run.ts"), "claim"));
 }

@@ -20,6 +20,9 @@ import {
   type QuoteOptions,
 } from "../../policy/index.ts";
 import { approxTokens, cheatInWords, stakeReasonInWords } from "../../policy/words.ts";
+import { computeWorthWei } from "../../policy/compute.ts";
+import type { Quote } from "../../policy/quote.ts";
+import { parseAmount } from "../context.ts";
 
 type NumericKey = { [K in keyof QuoteOptions]: QuoteOptions[K] extends number | null ? K : never }[keyof QuoteOptions];
 
@@ -43,6 +46,30 @@ const NUMERIC_OPTIONS: { key: NumericKey; flag: string; help: string }[] = [
   { key: "integrityValue", flag: "integrity-value", help: "V: tokens a planted or unfinished model would cost the buyer; every class's gain is max(compute saved, V)" },
 ];
 
+/**
+ * Why the stake does or does not follow the model's size, in one sentence, and a warning when the payment is below
+ * what the compute is worth (`pouw buyer create` refuses that payment unless --allow-underpriced).
+ */
+function followsLines(q: Quote, paymentWei: bigint, worth: bigint | undefined): string[] {
+  const c = q.compute;
+  if (worth === undefined || c.flops === null) return [`stake follows       the payment: the job states no FLOPs, so C is ${q.options.computeCostShare} x the payment`];
+  const t = (wei: bigint | string) => `${approxTokens(wei)} tokens`;
+  const flops = `${Number(c.flops.toPrecision(4))} FLOPs at ${c.pricePerTflop} tokens per TFLOP`;
+  // C is the compute's worth when the payment is at most that worth (with --pay compute they are equal to the wei)
+  if (paymentWei <= worth) {
+    const lines = [`stake follows       the compute: C is ${flops} (${t(worth)}), so a larger model (more FLOPs per step) or more steps needs a larger stake`];
+    if (paymentWei < worth)
+      lines.push(
+        `WARNING             the payment ${t(paymentWei)} is below what the compute is worth (${t(worth)}): an honest provider would train at a loss; pouw buyer create refuses it unless --allow-underpriced`,
+      );
+    return lines;
+  }
+  const ratio = Number((Number(paymentWei) / Number(worth)).toPrecision(4));
+  return [
+    `stake follows       the payment: it is ${ratio} x what the compute is worth (${flops}, ${t(worth)}), so C is the payment and the model's size does not change the stake until its compute is worth more than the payment; --pay compute quotes the job at its compute's worth`,
+  ];
+}
+
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 export function registerQuote(program: Command): void {
@@ -53,6 +80,7 @@ export function registerQuote(program: Command): void {
     .requiredOption("--manifest <file>", "job manifest (reads policy.paymentWei, training.steps, training.stepsPerSegment)")
     .option("--detection <file>", `detection matrix (default: the package's ${DEFAULT_DETECTION_PATH}, written by the detection bench)`)
     .option("--checks <list>", `the checks to price: comma-separated names of the matrix's checks, or "any" to let the optimiser choose (default: the bot's pipeline, ${PIPELINE_CHECKS.join(" + ")})`)
+    .option("--pay <amount>", "quote at this payment in tokens instead of the manifest's, or \"compute\": at what the job's FLOPs are worth at the compute price")
     .option("--json", "print the quote as JSON");
   for (const o of NUMERIC_OPTIONS) {
     const d = DEFAULT_QUOTE_OPTIONS[o.key];
@@ -68,7 +96,12 @@ export function registerQuote(program: Command): void {
       overrides[o.key] = x;
     }
     if (typeof opts.checks === "string") overrides.checks = opts.checks === "any" ? [] : opts.checks.split(",").map((c) => c.trim());
-    const job = readQuoteJob(opts.manifest as string);
+    const manifestJob = readQuoteJob(opts.manifest as string);
+    const price = overrides.computePrice ?? DEFAULT_QUOTE_OPTIONS.computePrice;
+    const worth = manifestJob.flops === undefined ? undefined : computeWorthWei(manifestJob.flops, price);
+    const pay = opts.pay as string | undefined;
+    if (pay === "compute" && worth === undefined) throw new PolicyParamError("--pay compute needs the job's FLOPs, and this manifest's model has none");
+    const job = pay === undefined ? manifestJob : { ...manifestJob, paymentWei: pay === "compute" ? worth! : parseAmount("--pay", pay) };
     const detectionPath = (opts.detection as string | undefined) ?? packageDetectionPath();
     const matrix = loadDetectionMatrix(detectionPath, { isDefault: opts.detection === undefined });
     const q = await quotePolicy(job, matrix, overrides);
@@ -87,6 +120,7 @@ export function registerQuote(program: Command): void {
         : `compute C           ${t(c.costWei)}: what the honest training is worth, the larger of its ${Number(c.flops.toPrecision(4))} FLOPs at ${c.pricePerTflop} tokens per TFLOP (${t(c.atPriceWei)}) and ${q.options.computeCostShare} x the payment (${t(c.paymentFloorWei)}); a cheater gains the part it skips`;
     const lines = [
       computeLine,
+      ...followsLines(q, job.paymentWei, worth),
       `segments            ${q.segments}: the job is committed in ${q.segments} parts, each checkable on its own`,
       `audit rate p        ${Number(q.auditRate.toPrecision(4))}: each auditor recomputes a segment with this probability (about ${expected} of ${q.segments} segments per auditor${q.lastSegmentAudited ? ", and always the last one" : ""})`,
       `checks              ${q.checks.join(" + ")}: what an audit runs on a sampled segment (docs/checks.md)`,
@@ -105,7 +139,10 @@ export function registerQuote(program: Command): void {
       `last segment        ${q.lastSegmentAudited ? "recomputed whatever p (the challenger bot's rule)" : "audited at p"}`,
       `per class at its worst choice of segments (D: detection per audited segment, screen: per segment, every segment; T: segments touched;`,
       `  Q: catch probability; loss: the provider side's expected loss ((1 - lam)*S + F)*Q; gain: max(compute saved, V); margin: loss / gain - 1):`,
-      ...q.strategies.map((s) => `  ${s.name.padEnd(14)} D=${s.D.toPrecision(3)} screen=${s.screen.toPrecision(3)} T=${String(s.segmentsTouched).padStart(2)}  Q=${s.Q.toPrecision(4)}  loss=${t(s.lossWei)}  gain=${t(s.gainWei)}  margin=${s.marginRatio === null ? "none needed (no gain)" : s.marginRatio.toFixed(4)}`),
+      ...q.strategies.map(
+        (s) =>
+          `  ${s.name.padEnd(14)} D=${s.D.toPrecision(3)} screen=${s.screen.toPrecision(3)} T=${String(s.segmentsTouched).padStart(2)}  Q=${s.Q.toPrecision(4)}  loss=${t(s.lossWei)}  gain=${t(s.gainWei)}  margin=${s.marginRatio === null ? "none needed (no gain)" : s.marginRatio.toFixed(4)}`,
+      ),
       `what the buyer gets:`,
       ...q.strategies.map((s) =>
         s.marginRatio === null

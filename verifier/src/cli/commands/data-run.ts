@@ -1,0 +1,54 @@
+/**
+ * The handlers of `pouw data` (data.ts defines the commands and flags and loads this module only when one runs,
+ * so `--help` and flag errors load no chain, engine or solver): each parses its arguments, calls the flow, renders.
+ */
+import { InputError } from "../../errors/index.ts";
+import { configFrom } from "../context.ts";
+
+type Opts = { format?: string; task?: string; label?: string; columns?: string; split?: string; name?: string; json?: boolean; store?: string; stateDir?: string };
+
+/** `add`'s handler (the definitions and flags are in data.ts). */
+export const add = async (path: string, opts: Opts) => {
+  if (opts.format !== "csv" && opts.format !== "jsonl" && opts.format !== "text") throw new InputError(`--format must be csv, jsonl or text, got ${JSON.stringify(opts.format)}`);
+  if (opts.format === "text") {
+    const config = configFrom(opts);
+    const [{ addTextDataset }, { LocalDirStore }] = await Promise.all([import("../../data/index.ts"), import("../../store/index.ts")]);
+    const added = await addTextDataset(path, { split: opts.split, ...(opts.name !== undefined ? { name: opts.name } : {}) }, new LocalDirStore(config.storeDir));
+    if (opts.json) {
+      process.stdout.write(JSON.stringify({ cid: added.cid, bytes: added.bytes, store: config.storeDir, schema: added.schema, fragment: added.fragment }, null, 2) + "\n");
+      return;
+    }
+    const s = added.schema;
+    process.stdout.write(
+      [
+        `${added.cid}`,
+        `${s.tokens} tokens (${s.tokens - s.split.testTokens} train, ${s.split.testTokens} held out) from ${s.files.length} file${s.files.length === 1 ? "" : "s"}, a byte vocabulary of ${s.vocabulary.length}; ${added.bytes} canonical bytes in ${config.storeDir}`,
+        "manifest fragment (add licence and payoutAddress to the corpus, then optimizer, training, numerics, policy):",
+        JSON.stringify(added.fragment, null, 2),
+      ].join("\n") + "\n",
+    );
+    return;
+  }
+  if (opts.task !== "classification" && opts.task !== "regression") throw new InputError(`--task must be classification or regression, got ${JSON.stringify(opts.task)}`);
+  const config = configFrom(opts);
+  const [{ addDataset }, { LocalDirStore }] = await Promise.all([import("../../data/index.ts"), import("../../store/index.ts")]);
+  const columns = opts.columns === undefined ? undefined : opts.columns.split(",");
+  const added = await addDataset(
+    path,
+    { format: opts.format, task: opts.task, label: opts.label, split: opts.split, name: opts.name ?? "my-data", ...(columns ? { columns } : {}) },
+    new LocalDirStore(config.storeDir),
+  );
+  if (opts.json) {
+    process.stdout.write(JSON.stringify({ cid: added.cid, bytes: added.bytes, store: config.storeDir, schema: added.schema, fragment: added.fragment }, null, 2) + "\n");
+    return;
+  }
+  const s = added.schema;
+  process.stdout.write(
+    [
+      `${added.cid}`,
+      `${s.rows} rows (${s.rows - s.split.testRows} train, ${s.split.testRows} held out), ${s.columns.length} features, label ${JSON.stringify(s.label.name)} ${s.label.type === "class" ? `with ${s.label.classes.length} classes` : "a float32 value (regression)"}; ${added.bytes} canonical bytes in ${config.storeDir}`,
+      "manifest fragment (add licence and payoutAddress to the corpus, then optimizer, training, numerics, policy):",
+      JSON.stringify(added.fragment, null, 2),
+    ].join("\n") + "\n",
+  );
+};

@@ -1,0 +1,209 @@
+/**
+ * The handlers of `pouw provider` (provider.ts defines the commands and flags and loads this module only when one runs,
+ * so `--help` and flag errors load no chain, engine or solver): each parses its arguments, calls the flow, renders.
+ */
+import cliProgress from "cli-progress";
+import { getStakeAccount, requireJob, requestWithdrawal, stakeDeposit, withdraw } from "../../chain/index.ts";
+import { InputError } from "../../errors/index.ts";
+import { parseThreads } from "../../ml/engines.ts";
+import { formatStrategy, parseStrategy } from "../../ml/strategies.ts";
+import type { SegmentProgress } from "../../provider/run-job.ts";
+import { txRef } from "../../chain/send.ts";
+import { chainDate } from "../../chain/revertText.ts";
+import { announceStateNode, ensureFunds, fmt, marketContext, peerDiscovery, parseAmount, parseJobId, txJson, txLines, type ReadFlags } from "../context.ts";
+
+/** Prints `json` as one JSON line with --json, else `text`; bigints as decimal strings. */
+function out(opts: { json?: unknown }, json: Record<string, unknown>, text: string): void {
+  process.stdout.write(opts.json ? JSON.stringify(json, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) + "\n" : text);
+}
+
+type Opts = Record<string, string | boolean | undefined>;
+
+/**
+ * What Ctrl-C during `provider run` does: stop the progress bar (cli-progress shows the cursor again), say in one line
+ * that a rerun resumes, and exit 130 (128 + SIGINT). Nothing is lost: every finished segment is committed on chain and
+ * its checkpoint stored, and a rerun starts from the next one (provider/run-job.ts).
+ */
+export function interruptHandler(jobId: bigint, stop: () => void, o: { write?: (line: string) => void; exit?: (code: number) => void } = {}): () => void {
+  const write = o.write ?? ((l: string) => process.stderr.write(l));
+  const exit = o.exit ?? ((code: number) => process.exit(code));
+  return () => {
+    stop();
+    write(`\npouw: interrupted: job ${jobId}'s committed segments are on chain; \`pouw provider run ${jobId}\` resumes from the next one\n`);
+    exit(130);
+  };
+}
+
+export type ProgressStream = NodeJS.WritableStream & { isTTY?: boolean };
+
+export function reporter(stream: ProgressStream = process.stderr): { update: (p: SegmentProgress) => void; stop: () => void } {
+  if (!stream.isTTY) {
+    let last = 0;
+    return {
+      update: (p) => {
+        if (performance.now() - last > 5000 || p.step === p.steps) {
+          last = performance.now();
+          stream.write(`job ${p.jobId} step ${p.step}/${p.steps} segment ${p.segment} loss ${p.loss.toFixed(4)}\n`);
+        }
+      },
+      stop: () => {},
+    };
+  }
+  let bar: cliProgress.SingleBar | undefined;
+  return {
+    update: (p) => {
+      if (!bar) {
+        bar = new cliProgress.SingleBar({ format: "job {job} [{bar}] {value}/{total} steps | segment {segment} | loss {loss}", stream, hideCursor: true }, cliProgress.Presets.shades_classic);
+        bar.start(p.steps, p.step - 1, { job: p.jobId.toString(), segment: p.segment, loss: "-" });
+      }
+      bar.update(p.step, { segment: p.segment, loss: p.loss.toFixed(4) });
+    },
+    stop: () => {
+      bar?.stop();
+      bar = undefined;
+    },
+  };
+}
+
+/** `status`'s handler (the definitions and flags are in provider.ts). */
+export const status = async (opts: ReadFlags & { json?: boolean }) => (await import("../account-status.ts")).providerStatus(opts);
+
+/** `stake`'s handler (the definitions and flags are in provider.ts). */
+export const stake = async (amountArg: string, opts: Opts) => {
+  const amount = parseAmount("AMOUNT", amountArg);
+  const ctx = await marketContext(opts as never);
+  const txs = await ensureFunds(ctx, ctx.deployment.stakeVault, amount, opts.mint === true);
+  txs.push(txRef("stakeDeposit", await stakeDeposit(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount })));
+  const a = await getStakeAccount(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, provider: ctx.clients.account.address });
+  out(
+    opts,
+    { account: ctx.clients.account.address, amount, free: a.free, locked: a.locked, txs: txs.map(txJson) },
+    `staked ${fmt(amount)} ${ctx.symbol}: free ${fmt(a.free)}, locked ${fmt(a.locked)}\n${txLines(txs)}`,
+  );
+};
+
+/** `unstake`'s handler (the definitions and flags are in provider.ts). */
+export const unstake = async (amountArg: string, opts: Opts) => {
+  const amount = parseAmount("AMOUNT", amountArg);
+  const ctx = await marketContext(opts as never);
+  const tx = txRef("requestWithdrawal", await requestWithdrawal(ctx.clients, { stakeVault: ctx.deployment.stakeVault, amount }));
+  const a = await getStakeAccount(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, provider: ctx.clients.account.address });
+  out(
+    opts,
+    { account: ctx.clients.account.address, pendingWithdrawal: a.pendingWithdrawal, withdrawableAt: chainDate(a.withdrawableAt), txs: [txJson(tx)] },
+    `unbonding ${fmt(a.pendingWithdrawal)} ${ctx.symbol}, withdrawable at ${chainDate(a.withdrawableAt)} (pouw provider withdraw)\n${txLines([tx])}`,
+  );
+};
+
+/** `withdraw`'s handler (the definitions and flags are in provider.ts). */
+export const withdrawStake = async (opts: Opts) => {
+  const ctx = await marketContext(opts as never);
+  const a = await getStakeAccount(ctx.clients.public, { stakeVault: ctx.deployment.stakeVault, provider: ctx.clients.account.address });
+  const tx = txRef("withdraw", await withdraw(ctx.clients, { stakeVault: ctx.deployment.stakeVault }));
+  out(opts, { account: ctx.clients.account.address, withdrawn: a.pendingWithdrawal, txs: [txJson(tx)] }, `withdrew ${fmt(a.pendingWithdrawal)} ${ctx.symbol}\n${txLines([tx])}`);
+};
+
+/** `accept`'s handler (the definitions and flags are in provider.ts; the flow is market/provider-jobs.ts). */
+export const accept = async (jobArg: string, opts: Opts) => {
+  const jobId = parseJobId(jobArg);
+  const ctx = await marketContext(opts as never);
+  const { acceptProviderJob } = await import("../../market/provider-jobs.ts");
+  const { tx, job } = await acceptProviderJob({ ...ctx, stateDir: ctx.config.stateDir }, jobId, { peers: await peerDiscovery(ctx), amounts: { fmt, symbol: ctx.symbol } });
+  out(
+    opts,
+    { jobId, fromSegment: job.nextSegment, deadline: chainDate(job.deadline), txs: [txJson(tx)] },
+    `accepted job ${jobId} from segment ${job.nextSegment}; first deadline ${chainDate(job.deadline)}\n${txLines([tx])}`,
+  );
+};
+
+/** `run`'s handler (the definitions and flags are in provider.ts). */
+export const run = async (jobArg: string, opts: Opts) => {
+  const jobId = parseJobId(jobArg);
+  const strategy = parseStrategy(opts.strategy as string);
+  // the engine is the manifest's (fetched below); createRun refuses threads on an engine other than pouw
+  const threads = parseThreads(opts.threads as string | undefined, "pouw");
+  if (strategy.kind === "copy" || strategy.kind === "full-copy" || strategy.kind === "steer") throw new InputError(`--strategy ${strategy.kind}:<dir> needs a finished peer trace; use \`pouw train\``);
+  const ctx = await marketContext(opts as never);
+  const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+  const peers = await peerDiscovery(ctx);
+  if (peers) {
+    // readers find this party's node from the chain; the manifest comes from the buyer's announced node
+    await announceStateNode(ctx);
+    await peers.dial([job.buyer]);
+  }
+  const { runProviderJob } = await import("../../provider/run-job.ts"); // the engine loads here, not for every command
+  const progress = reporter();
+  const onInterrupt = interruptHandler(jobId, progress.stop);
+  process.once("SIGINT", onInterrupt);
+  try {
+    const r = await runProviderJob({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir }, jobId, {
+      strategy,
+      onStep: progress.update,
+      threads,
+    });
+    progress.stop();
+    const resumed = r.resumedFrom > 0 ? ` (resumed at segment ${r.resumedFrom})` : "";
+    const idle: Record<string, string> = {
+      Committed: "nothing to train (all segments committed)",
+      Finalized: "nothing to train (finalized: claim with pouw provider claim)",
+      TimedOut: `not trained: its segment deadline passed and the timeout was reported; your committed segments stay disputable until ${new Date(r.deadline * 1000).toISOString()}, then anyone can re-open the job (JobMarket.reopenJob)`,
+    };
+    out(
+      opts,
+      { jobId, status: r.status, resumedFrom: r.resumedFrom, committed: r.committed, strategy: formatStrategy(strategy), gasUsed: r.gasUsed, wallSeconds: r.wallSeconds, txs: r.txs.map(txJson) },
+      (r.committed.length === 0
+        ? `job ${jobId}: ${idle[r.status] ?? (r.status === "Active" ? "nothing to train (all segments committed)" : `not trained: the job is ${r.status}`)}\n`
+        : `job ${jobId}: committed segments ${r.committed[0]}..${r.committed[r.committed.length - 1]}${resumed} with strategy ${formatStrategy(strategy)}, gas ${r.gasUsed}, ${r.wallSeconds.toFixed(1)} s\n`) +
+        txLines(r.txs),
+    );
+  } finally {
+    process.removeListener("SIGINT", onInterrupt);
+    progress.stop();
+  }
+};
+
+/** `defend`'s handler (the definitions and flags are in provider.ts). */
+export const defend = async (jobArg: string, opts: Opts) => {
+  const jobId = parseJobId(jobArg);
+  const ctx = await marketContext(opts as never);
+  await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+  const { defendProviderJob } = await import("../../provider/defend-job.ts"); // the engine and the prover load here
+  const { releaseProver } = await import("../../zk/prove.ts");
+  try {
+    const rows = await defendProviderJob({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store }, jobId);
+    const text =
+      rows.length === 0
+        ? `job ${jobId}: no disputes\n`
+        : rows
+            .map(
+              (r) =>
+                `job ${jobId} dispute ${r.disputeId} step ${r.step}: ${r.action}: ${r.reason}${r.provingMs === undefined ? "" : ` (proving ${(r.provingMs / 1000).toFixed(1)} s, gas ${r.gasUsed})`}\n`,
+            )
+            .join("");
+    out(opts, { jobId, disputes: rows }, text);
+  } finally {
+    await releaseProver();
+  }
+};
+
+/** `claim`'s handler (the definitions and flags are in provider.ts; the flow is market/provider-jobs.ts). */
+export const claim = async (jobs: string[], opts: Opts) => {
+  const ids = jobs.map(parseJobId);
+  const ctx = await marketContext(opts as never);
+  const { claimProviderJobs } = await import("../../market/provider-jobs.ts");
+  const r = await claimProviderJobs({ ...ctx, stateDir: ctx.config.stateDir }, ids);
+  let text = "";
+  for (const j of r.jobs) {
+    if (j.finalized) text += `job ${j.jobId}: finalized\n`;
+    if (j.skipped) text += `job ${j.jobId}: ${j.skipped}\n`;
+    if (j.provenance) {
+      const p = j.provenance;
+      text += `job ${j.jobId}: provenance ${p.alreadyAnchored ? "already anchored" : "anchored"} (record ${p.recordHash}, weights ${p.weightsCid}, ${p.receipts} receipts / ${p.auditedSegments} segments audited); wrote ${p.weightsPath} and ${p.recordPath}\n`;
+    }
+    text += txLines(j.txs);
+  }
+  // NOTE: "claimed X" stays the line's start and end (the e2e tests and the walkthrough read it)
+  text += r.claim === undefined ? "nothing to claim\n" : `claimed ${fmt(r.claimed)}\n${txLines([r.claim])}`;
+  const results = r.jobs.map((j) => ({ jobId: j.jobId, status: j.status, finalized: j.finalized, skipped: j.skipped ?? null, provenance: j.provenance ?? null, txs: j.txs.map(txJson) }));
+  out(opts, { jobs: results, claimed: r.claimed, symbol: ctx.symbol, txs: r.claim ? [txJson(r.claim)] : [] }, text);
+};
