@@ -24,7 +24,8 @@
  * Detection of an every-step cheat that touches n segments (not the last): 1 - (1-p)^n for segment recompute,
  * 1 - (1-p)^n (1 - r q)^n with step sampling; n = 1 (the cheapest cheat to hide) and n = S - 1.
  *
- * CPU is process.cpuUsage (user + system, every thread) around each part; each auditor part is the mean of `REPS` runs.
+ * CPU is process.cpuUsage (user + system, every thread) around each part; each auditor part is the median of `REPS`
+ * runs after one warm-up run (the cold first run compiles the kernels).
  * Writes bench/results/audit-cost.json.
  *
  * Run: npm run bench:audit-cost [-- manifest.json]   (Node 22; no chain)
@@ -48,11 +49,11 @@ const manifest = parseManifest(JSON.parse(readFileSync(manifestPath, "utf8")));
 const K = manifest.training.stepsPerSegment;
 const S = manifest.training.steps / K;
 const JOB = 1n;
-const REPS = 3;
+const REPS = 5;
 const DETECTION = 0.99;
 const CHEATS = ["quarter-batch", "fp16", "stale:2", "skip:0.5"];
 /** States opened per cheat class (in its first two segments). */
-const CHEAT_OPENINGS = 6;
+const CHEAT_OPENINGS = 8;
 const tmp = mkdtempSync(join(tmpdir(), "pouw-bench-audit-cost-"));
 
 const cpuMs = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1000;
@@ -98,26 +99,40 @@ const mid = Math.floor(S / 2);
 // ---------------------------------------------------------------- the auditors' parts, through checks/
 const recompute: number[] = [];
 const screen: number[] = [];
-for (let i = 0; i < REPS; i++) {
+for (let i = 0; i <= REPS; i++) {
   const r = await cpu(() => auditSegment(target, mid, { checks: ["recompute"] }));
   if (!r.value.ok) throw new Error(`the honest segment ${mid} fails its recompute: ${r.value.failure?.message}`);
   recompute.push(r.cpuMs);
   const sc = await cpu(() => screenSegment(target, mid, { previous: null }));
   if (!sc.value.ok) throw new Error(`the honest segment ${mid} fails the screen: ${sc.value.failure?.message}`);
-  screen.push(sc.cpuMs);
+  // the first run is the warm-up
+  if (i > 0) screen.push(sc.cpuMs);
+  if (i === 0) recompute.pop();
 }
 const stepAudits: number[] = [];
 const openings: number[] = [];
 // steps spread over the middle segment (j = 1 .. K): an opening replays j - 1 steps, a uniformly drawn one (K - 1) / 2
-const js = [1, Math.ceil(K / 4), Math.ceil(K / 2), Math.ceil((3 * K) / 4), K];
+const js = [1, 1, Math.ceil(K / 4), Math.ceil(K / 2), Math.ceil((3 * K) / 4), K];
 for (const j of js) {
   const r = await openAndAudit(provider.run, provider.store, honest, provider.segments, mid * K + j);
   if (!r.verdict.ok) throw new Error(`honest step ${mid * K + j} fails its sampled-step audit: ${r.verdict.failure?.message}`);
   stepAudits.push(r.cpuMs);
   openings.push(r.opened.cpuMs);
 }
-const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const c = { recompute: mean(recompute), screen: mean(screen), step: mean(stepAudits), opening: mean(openings) };
+// the first opening and step audit are the warm-up
+stepAudits.shift();
+openings.shift();
+js.shift();
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+// an opening replays j - 1 steps: the least-squares line over j, at a uniformly drawn state ((K - 1) / 2 replayed steps)
+const mj = js.reduce((a, j) => a + j, 0) / js.length;
+const mo = openings.reduce((a, o) => a + o, 0) / openings.length;
+const slope = js.reduce((a, j, i) => a + (j - mj) * (openings[i]! - mo), 0) / js.reduce((a, j) => a + (j - mj) ** 2, 0);
+const expectedOpening = mo + slope * ((K + 1) / 2 - mj);
+const c = { recompute: median(recompute), screen: median(screen), step: median(stepAudits), opening: expectedOpening };
 
 // ---------------------------------------------------------------- per-step detection of every-step cheats
 const secret = "00".repeat(31) + "01";
@@ -154,7 +169,9 @@ const designs = [
   { design: "step sampling + last-segment recompute only", ms: S * r * c.step + c.recompute, stepRate: r, segmentRate: 0 },
 ];
 const detect = (segmentRate: number, stepRate: number, q: number, n: number) => 1 - ((1 - segmentRate) * (1 - stepRate * q)) ** n;
-const qEvery = Math.min(...cheats.filter((x) => x.strategy !== "skip:0.5").map((x) => x.q));
+// the classes whose every sampled step failed: every-step cheats (the others touch a fraction q of the steps)
+const everyStep = cheats.filter((x) => x.caught === x.opened);
+const qEvery = 1;
 const rows = designs.map((d) => {
   const work = share(d.ms);
   const oneSegment = detect(d.segmentRate, d.stepRate, qEvery, 1);
@@ -169,6 +186,7 @@ const rows = designs.map((d) => {
     providerOpeningShare: round(share(S * d.stepRate * c.opening), 4),
     detectEveryStepCheat: { oneSegment: round(oneSegment, 3), allButLastSegment: round(allButLast, 3), touchingLastSegment: 1 },
     detectSparsePlant: round(d.segmentRate, 3),
+    detectByClassAllButLastSegment: Object.fromEntries(cheats.map((x) => [x.strategy, round(detect(d.segmentRate, d.stepRate, x.q, S - 1), 3)])),
     detectionPerPercentOfTraining: round(allButLast / (100 * work), 3),
   };
 });
@@ -187,6 +205,8 @@ const result = {
     segmentRecomputeInTrainingSteps: round(c.recompute / stepCpu, 1),
   },
   perStepDetection: cheats,
+  everyStepClasses: everyStep.map((x) => x.strategy),
+  stepSamplingShareOfTraining: round(share(S * r * c.step), 4),
   designs: rows,
   node: process.version,
 };
@@ -196,6 +216,7 @@ rmSync(tmp, { recursive: true, force: true });
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 console.log(`${result.manifest}: ${S} segments of ${K}; training ${Math.round(trainCpu)} ms CPU (${stepCpu.toFixed(2)} ms a step); quoted segment rate p = ${p.toFixed(3)}, step rate r = ${r.toFixed(3)}`);
 console.log(`auditor: segment recompute ${c.recompute.toFixed(0)} ms, screen ${c.screen.toFixed(1)} ms, sampled step ${c.step.toFixed(1)} ms (${(c.step / stepCpu).toFixed(1)} training steps); provider opening ${c.opening.toFixed(0)} ms`);
+console.log(`step sampling alone (S r sampled steps): ${pct(share(S * r * c.step))} of training; the last segment's recompute alone: ${pct(share(c.recompute))}`);
 for (const x of cheats) console.log(`  per-step detection ${x.strategy.padEnd(14)} ${x.caught}/${x.opened} (${x.kinds.join(", ") || "-"})`);
 console.log("| design | p | r | auditor CPU / training | provider openings / training | every-step cheat, 1 segment | every-step cheat, S-1 segments | sparse plant |");
 console.log("|---|---|---|---|---|---|---|---|");
