@@ -52,10 +52,10 @@ describe("checks: a sampled step recomputed from an opened state", function () {
     const t = botTarget(ctx, 1);
     const leaves = t.commitments[1]!.stateHashes!;
     const target = { run: fx.run, store: ctx.store, commitments: t.commitments };
-    // the CID of another state (state 4 answered for state 5): decodes, but is not h(5)
+    // the CID of another state (state 4 answered for state 5): its step counter is not state 5's
     const wrong = await openedCid(ctx, 1, 4);
     const v = await auditSampledStep({ run: fx.run, store: ctx.store }, t, 6, { checkpointCid: wrong });
-    expect([v.ok, v.failure?.kind, v.proof?.step]).to.deep.equal([false, "checkpoint-state-mismatch", 6]);
+    expect([v.ok, v.failure?.kind, v.proof?.step]).to.deep.equal([false, "checkpoint-invalid", 6]);
     expect((await decideStep({ target, segment: 1, step: 6, hPrev: leaves[1]!, hStep: leaves[2]!, preStateOpening: { checkpointCid: wrong } })).vote).to.equal("Fault");
     // bytes that are no checkpoint
     const junk = await ctx.store.put(new TextEncoder().encode("not a checkpoint"));
