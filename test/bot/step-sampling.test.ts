@@ -5,13 +5,15 @@
  * false) and the provider stops before the last segment (always recomputed), so step sampling is the only check:
  *   - a quarter-batch provider (every step wrong) is caught at the sampled step and challenged there;
  *   - an honest provider is asked, answers, and nothing is challenged;
- *   - an honest provider that does not answer is challenged at the sampled step once the opening is withheld.
+ *   - an honest provider that does not answer is challenged at the sampled step once the opening is withheld, and the
+ *     panel (the other bots, deciding with the challenger's opening) votes Fault: the provider is slashed.
  */
 import { join } from "node:path";
 import { expect } from "chai";
-import { ChallengerBot } from "../../verifier/src/bot/index.ts";
+import { chainDisputeHooks, ChallengerBot } from "../../verifier/src/bot/index.ts";
 import { sampledStep } from "../../verifier/src/bot/sampler.ts";
-import { deployStateOpenings, getOpening } from "../../verifier/src/chain/index.ts";
+import type { BotOptions } from "../../verifier/src/bot/context.ts";
+import { deployStateOpenings, getOpening, getStakeSlashes } from "../../verifier/src/chain/index.ts";
 import type { SegmentVerdict } from "../../verifier/src/checks/index.ts";
 import { parseStrategy } from "../../verifier/src/ml/index.ts";
 import { answerOpenings } from "../../verifier/src/provider/openings.ts";
@@ -30,22 +32,25 @@ describe("bot: step sampling through state openings", function () {
   async function setUp(tag: string, strategy: string) {
     const f = await postCheatingJob(market(), tag, { strategy, auditRate: AUDIT_RATE, cheatSegments: COMMITTED });
     const { stateOpenings } = await deployStateOpenings(f.admin, { jobMarket: f.d.jobMarket, answerWindowSeconds: ANSWER_WINDOW });
-    unsampledSecrets(f.dir, f.d.jobMarket, f.jobId, COMMITTED, AUDIT_RATE, 1);
+    unsampledSecrets(f.dir, f.d.jobMarket, f.jobId, COMMITTED, AUDIT_RATE);
     const verdicts: { segment: number; step: number; verdict: SegmentVerdict }[] = [];
-    const bot = new ChallengerBot({
-      clients: f.auditors[0]!,
-      deployment: f.d,
-      store: f.store,
-      board: f.board,
-      dbPath: join(f.dir, "bot0.sqlite"),
-      dispute: f.hooks(f.auditors[0]!, 0),
-      screen: false,
-      stepSampling: { stateOpenings, rate: 1, onVerdict: (e) => verdicts.push(e) },
-    });
+    // bot 0 step-samples; every bot sits on panels and decides with the challenger's opening
+    const mkBot = (i: number, stepSampling?: BotOptions["stepSampling"]) =>
+      new ChallengerBot({
+        clients: f.auditors[i]!,
+        deployment: f.d,
+        store: f.store,
+        board: f.board,
+        dbPath: join(f.dir, `bot${i}.sqlite`),
+        dispute: chainDisputeHooks({ clients: f.auditors[i]!, deployment: f.d, ballotsDir: join(f.dir, `ballots${i}`), stateOpenings }),
+        screen: false,
+        ...(stepSampling ? { stepSampling } : {}),
+      });
+    const bot = mkBot(0, { stateOpenings, rate: 1, onVerdict: (e) => verdicts.push(e) });
     const provider = { clients: f.cheat, deployment: f.d, store: f.store, board: f.board, stateDir: join(f.dir, "state"), stateOpenings };
     const secret = bot.db.getMeta("samplingSecret")!;
     const drawn = [0, 1].map((s) => sampledStep(secret, f.d.jobMarket, f.jobId, s, K, 1)!);
-    return { f, bot, verdicts, provider, stateOpenings, drawn };
+    return { f, bot, verdicts, provider, stateOpenings, drawn, mkBot };
   }
 
   const ticks = async (f: CheatingJob, bot: ChallengerBot, n: number) => {
@@ -89,8 +94,8 @@ describe("bot: step sampling through state openings", function () {
     bot.close();
   });
 
-  it("challenges the sampled step once the provider leaves the opening unanswered past its deadline", async () => {
-    const { f, bot, verdicts, drawn } = await setUp("steps-withheld", "honest");
+  it("challenges the sampled step once the provider leaves the opening unanswered past its deadline; the panel votes Fault", async () => {
+    const { f, bot, verdicts, drawn, mkBot } = await setUp("steps-withheld", "honest");
     await bot.tick();
     await ticks(f, bot, 2);
     // within the answer window: nothing concluded, nothing challenged
@@ -102,6 +107,16 @@ describe("bot: step sampling through state openings", function () {
     const disputes = await f.disputes();
     expect(disputes.length).to.equal(1);
     expect(drawn).to.include(Number(disputes[0]!.step));
-    bot.close();
+    // the panel: the honest step itself is right, but its pre-state was withheld from the challenger: Fault
+    const others = [1, 2, 3].map((i) => mkBot(i));
+    for (let round = 0; round < 8; round++) {
+      await f.conn.networkHelpers.mine(2);
+      for (const b of [bot, ...others]) await b.tick();
+      if ((await f.dispute(disputes[0]!.disputeId)).phase === "resolved") break;
+    }
+    expect((await f.dispute(disputes[0]!.disputeId)).outcome).to.equal("PanelFault");
+    const slashes = await getStakeSlashes(f.admin.public, { stakeVault: f.d.stakeVault, fromBlock: BigInt(f.d.startBlock) });
+    expect(slashes.map((s) => s.provider)).to.deep.equal([f.cheat.account.address]);
+    for (const b of [bot, ...others]) b.close();
   });
 });

@@ -72,6 +72,22 @@ import { isSampled, sampledStep } from "./sampler.ts";
 /** Job statuses in which a committed segment's states can be asked for (StateOpenings._checkOpenable). */
 const OPENABLE_STATUSES: ReadonlySet<string> = new Set(["Active", "Committed", "TimedOut"]);
 
+/**
+ * What `requester`'s opening of state `state` of job `jobId` holds now: undefined when it asked for none, "pending"
+ * while the provider may still answer (or the answer's log is not indexed yet), else the opened CID or the withholding.
+ * The bot's step audit and its panel duty (bot/dispute.ts, decideStep's preStateOpening) read openings through it.
+ */
+export async function readOpening(client: BotContext["clients"]["public"], p: { stateOpenings: Address; fromBlock: bigint; jobId: bigint; state: number; requester: Address }): Promise<OpenedPreState | "pending" | undefined> {
+  const opening = await getOpening(client, { stateOpenings: p.stateOpenings, jobId: p.jobId, step: p.state, requester: p.requester });
+  if (!opening.requested) return undefined;
+  if (opening.withheld) return { withheld: `unanswered past its deadline ${chainDate(opening.deadline)}` };
+  if (!opening.answered) return "pending";
+  const mine = (await getOpeningRequests(client, { stateOpenings: p.stateOpenings, jobId: p.jobId, fromBlock: p.fromBlock })).find(
+    (r) => r.step === p.state && getAddress(r.requester) === getAddress(p.requester) && r.answered !== null,
+  );
+  return mine ? { checkpointCid: mine.answered!.checkpointCid } : "pending";
+}
+
 /** One step-sampled segment's outcome: the step drawn, and the verdict once the opening was answered or withheld. */
 export type StepAudit = { jobId: bigint; segment: number; step: number; verdict: SegmentVerdict };
 
@@ -303,8 +319,8 @@ export class Auditor {
         continue;
       }
       const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment, step });
-      const opening = await getOpening(clients.public, { stateOpenings: cfg.stateOpenings, jobId: s.jobId, step: step - 1, requester: this.ctx.me });
-      if (!opening.requested) {
+      const opened = await readOpening(clients.public, { stateOpenings: cfg.stateOpenings, fromBlock: BigInt(deployment.startBlock), jobId: s.jobId, state: step - 1, requester: this.ctx.me });
+      if (opened === undefined) {
         if (!(await this.openingAskable(s, cfg.stateOpenings))) {
           this.stepsSettled.add(key);
           log.warn("step sampled, but its state can no longer be asked for (earlier tenure, or too little of the challenge window left): not audited");
@@ -317,16 +333,8 @@ export class Auditor {
         }
         continue;
       }
-      let opened: OpenedPreState;
-      if (opening.withheld) opened = { withheld: `unanswered past its deadline ${chainDate(opening.deadline)}` };
-      else if (!opening.answered) continue; // the provider's answer window is still open
-      else {
-        const mine = (await getOpeningRequests(clients.public, { stateOpenings: cfg.stateOpenings, jobId: s.jobId, fromBlock: BigInt(deployment.startBlock) })).find(
-          (r) => r.step === step - 1 && getAddress(r.requester) === this.ctx.me && r.answered !== null,
-        );
-        if (!mine) continue; // the answer's log is not indexed by the node yet
-        opened = { checkpointCid: mine.answered!.checkpointCid };
-      }
+      // the provider's answer window is still open (or its answer's log not indexed yet)
+      if (opened === "pending") continue;
       try {
         await this.discoverFor(String(s.jobId));
         const target = this.targetOf(s);
