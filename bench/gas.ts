@@ -314,7 +314,7 @@ async function drawRows(): Promise<Record<string, number>> {
   const seg = segmentHashes(id, 1, k);
   const tree = new SegmentTree(k, seg.hashes);
   results["StateOpenings.answerOpening(K=50)"] = await gas(
-    openings.write.answerOpening([id, 1n, 60n, CID, seg.root, seg.end, seg.hashes[10]!, tree.proof(60)], { account: provider.account }),
+    openings.write.answerOpening([id, 60n, auditor2.account.address, CID, seg.root, seg.end, seg.hashes[10]!, tree.proof(60)], { account: provider.account }),
   );
 }
 Object.assign(results, await drawRows());

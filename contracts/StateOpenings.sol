@@ -19,7 +19,7 @@ contract StateOpenings is IStateOpenings {
     uint64 private immutable _answerWindow;
     uint32 private immutable _maxOpenings;
 
-    mapping(uint256 jobId => mapping(uint256 step => Opening)) private _openings;
+    mapping(uint256 jobId => mapping(uint256 step => mapping(address requester => Opening))) private _openings;
     mapping(uint256 jobId => mapping(address requester => uint256 count)) private _openingsBy;
 
     /// @param answerWindowSeconds_ the provider's time to answer an opening
@@ -52,14 +52,15 @@ contract StateOpenings is IStateOpenings {
         // challengeWindow after its last commit, which is no earlier than now).
         uint256 windowEnd = j.status == IJobMarket.JobStatus.Active ? block.timestamp + j.policy.challengeWindow : uint256(j.deadline);
         if (answerBy + _answerWindow > windowEnd) revert StateOpeningsWindowTooShort(jobId, answerBy, windowEnd);
-        Opening storage o = _openings[jobId][step];
-        // INVARIANT: one opening per (job, step): a state opened once is public, and a pending one is not re-timed.
-        if (o.deadline != 0) revert StateOpeningsAlreadyRequested(jobId, step);
+        Opening storage o = _openings[jobId][step][msg.sender];
+        // INVARIANT: one opening per (job, step, requester): a pending one is not re-timed. Keyed by requester so that
+        // an opening asked by the provider's own bonded address (and answered with a CID that serves nothing) never
+        // stops another auditor from asking for the same state and holding the provider to it.
+        if (o.deadline != 0) revert StateOpeningsAlreadyRequested(jobId, step, msg.sender);
         uint256 count = _openingsBy[jobId][msg.sender] + 1;
         // INVARIANT: one auditor makes the provider open at most maxOpeningsPerAuditor states of a job.
         if (count > _maxOpenings) revert StateOpeningsTooManyOpenings(jobId, msg.sender, _maxOpenings);
         _openingsBy[jobId][msg.sender] = count;
-        o.requester = msg.sender;
         o.deadline = uint64(answerBy);
         o.segment = uint16(segment); // fits: a committed segment < JobMarket's uint16 segment count
         emit OpeningRequested(jobId, segment, step, msg.sender, uint64(answerBy));
@@ -68,35 +69,36 @@ contract StateOpenings is IStateOpenings {
     /// @inheritdoc IStateOpenings
     function answerOpening(
         uint256 jobId,
-        uint256 segment,
         uint256 step,
+        address requester,
         string calldata checkpointCid,
         bytes32 traceRoot,
         bytes32 endStateHash,
         bytes32 stateHash,
         bytes32[] calldata proof
     ) external {
-        Opening storage o = _openings[jobId][step];
-        _checkAnswerable(o, jobId, segment, step);
+        Opening storage o = _openings[jobId][step][requester];
+        _checkAnswerable(o, jobId, step, requester);
         if (bytes(checkpointCid).length == 0) revert StateOpeningsEmptyCid(jobId, step);
-        // INVARIANT: the opened state is the committed leaf h(step): the root is the segment's commitment (the segment
-        // requestOpening checked `step` against), and the proof shows h(step) under it.
+        uint256 segment = o.segment;
+        // INVARIANT: the opened state is the committed leaf h(step): the root is the commitment of the segment the opening
+        // was asked in (requestOpening checked `step` against it), and the proof shows h(step) under it.
         if (!_market.verifySegment(jobId, segment, traceRoot, endStateHash)) revert StateOpeningsWrongSegment(jobId, segment);
         if (!Trace.verifyStateCalldata(traceRoot, uint64(step), stateHash, proof)) {
             revert StateOpeningsBadProof(jobId, step, stateHash);
         }
         o.answered = true;
-        emit OpeningAnswered(jobId, segment, step, stateHash, checkpointCid);
+        emit OpeningAnswered(jobId, segment, step, requester, stateHash, checkpointCid);
     }
 
     /// @inheritdoc IStateOpenings
-    function openingOf(uint256 jobId, uint256 step) external view returns (Opening memory) {
-        return _openings[jobId][step];
+    function openingOf(uint256 jobId, uint256 step, address requester) external view returns (Opening memory) {
+        return _openings[jobId][step][requester];
     }
 
     /// @inheritdoc IStateOpenings
-    function isWithheld(uint256 jobId, uint256 step) external view returns (bool) {
-        Opening storage o = _openings[jobId][step];
+    function isWithheld(uint256 jobId, uint256 step, address requester) external view returns (bool) {
+        Opening storage o = _openings[jobId][step][requester];
         return o.deadline != 0 && !o.answered && block.timestamp > o.deadline;
     }
 
@@ -120,19 +122,17 @@ contract StateOpenings is IStateOpenings {
         return address(_market);
     }
 
-    /// @dev Checks that the opening `o` of state `step` may be answered now by the caller, for segment `segment`.
-    function _checkAnswerable(Opening storage o, uint256 jobId, uint256 segment, uint256 step) private view {
+    /// @dev Checks that `requester`'s opening `o` of state `step` may be answered now by the caller.
+    function _checkAnswerable(Opening storage o, uint256 jobId, uint256 step, address requester) private view {
         uint256 deadline = o.deadline;
-        if (deadline == 0) revert StateOpeningsNotRequested(jobId, step);
+        if (deadline == 0) revert StateOpeningsNotRequested(jobId, step, requester);
         (, address provider,) = _market.jobParties(jobId);
         // INVARIANT: only the provider answers: an answer by anyone else could pin a bogus CID on the opening.
         if (msg.sender != provider) revert StateOpeningsNotProvider(jobId, msg.sender, provider);
         // INVARIANT: an opening is answered once; its CID never changes.
-        if (o.answered) revert StateOpeningsAlreadyAnswered(jobId, step);
+        if (o.answered) revert StateOpeningsAlreadyAnswered(jobId, step, requester);
         // INVARIANT: an expired opening stays withheld (the dispute of it may already be under way).
         if (block.timestamp > deadline) revert StateOpeningsAnswerLate(jobId, step, deadline, block.timestamp);
-        // INVARIANT: the answer names the segment the opening was asked in, so its proof is against that root.
-        if (segment != o.segment) revert StateOpeningsWrongSegment(jobId, segment);
     }
 
     /// @dev Checks that state `step` is the pre-state of a step of committed segment `segment` of a disputable job in

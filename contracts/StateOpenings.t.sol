@@ -87,12 +87,16 @@ contract StateOpeningsTest is TestBase, MarketFixture {
     }
 
     function _answer(address who, uint256 segment, uint256 step) internal {
+        _answerTo(who, AUDITOR, segment, step, "bafystate");
+    }
+
+    function _answerTo(address who, address requester, uint256 segment, uint256 step, string memory cid) internal {
         vm.prank(who);
         openings.answerOpening(
             id,
-            segment,
             step,
-            "bafystate",
+            requester,
+            cid,
             Leaves.root(TAG, id, segment, K),
             Leaves.end(TAG, id, segment, K),
             Leaves.h(TAG, id, step),
@@ -104,23 +108,23 @@ contract StateOpeningsTest is TestBase, MarketFixture {
 
     function test_requestThenAnswer_opensTheCommittedLeaf() public {
         _request(AUDITOR, 1, 6);
-        IStateOpenings.Opening memory o = openings.openingOf(id, 6);
-        assertEq(o.requester, AUDITOR, "requester");
+        IStateOpenings.Opening memory o = openings.openingOf(id, 6, AUDITOR);
         assertEq(o.deadline, block.timestamp + WINDOW, "deadline");
         assertEq(openings.openingsBy(id, AUDITOR), 1, "counted");
         _answer(PROVIDER, 1, 6);
-        assertTrue(openings.openingOf(id, 6).answered, "answered");
+        assertTrue(openings.openingOf(id, 6, AUDITOR).answered, "answered");
         vm.warp(block.timestamp + WINDOW + 1);
-        assertTrue(!openings.isWithheld(id, 6), "an answered opening is never withheld");
+        assertTrue(!openings.isWithheld(id, 6, AUDITOR), "an answered opening is never withheld");
     }
 
     function test_unanswered_isWithheldOnlyAfterTheDeadline() public {
         _request(AUDITOR, 0, 0);
         vm.warp(block.timestamp + WINDOW);
-        assertTrue(!openings.isWithheld(id, 0), "not before the deadline");
+        assertTrue(!openings.isWithheld(id, 0, AUDITOR), "not before the deadline");
         vm.warp(block.timestamp + 1);
-        assertTrue(openings.isWithheld(id, 0), "withheld after it");
-        assertTrue(!openings.isWithheld(id, 1), "a state nobody asked for is not withheld");
+        assertTrue(openings.isWithheld(id, 0, AUDITOR), "withheld after it");
+        assertTrue(!openings.isWithheld(id, 1, AUDITOR), "a state nobody asked for is not withheld");
+        assertTrue(!openings.isWithheld(id, 0, AUDITOR2), "withheld from the auditor who asked, not from another");
     }
 
     // ---------------------------------------------------------------- constructor
@@ -176,12 +180,46 @@ contract StateOpeningsTest is TestBase, MarketFixture {
 
     function test_request_sameStepTwice_reverts() public {
         _request(AUDITOR, 0, 1);
-        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsAlreadyRequested.selector, id, 1));
-        _request(AUDITOR2, 0, 1);
-        // answered, it stays requested: the opened state is public
+        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsAlreadyRequested.selector, id, 1, AUDITOR));
+        _request(AUDITOR, 0, 1);
+        // answered, it stays requested by that auditor
         _answer(PROVIDER, 0, 1);
-        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsAlreadyRequested.selector, id, 1));
-        _request(AUDITOR2, 0, 1);
+        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsAlreadyRequested.selector, id, 1, AUDITOR));
+        _request(AUDITOR, 0, 1);
+    }
+
+    /// The squat: a bonded address of the provider's asks for a state first and the provider "answers" it with a CID
+    /// that serves nothing. Another auditor still gets its own opening of that state, which the provider must answer
+    /// (with a proof of the committed leaf) or be withheld from it.
+    function test_request_squattedByProviderSybil_otherAuditorStillHoldsProvider() public {
+        address sybil = address(0x5B);
+        token.mint(sybil, 1e30);
+        vm.startPrank(sybil);
+        token.approve(address(registry), type(uint256).max);
+        registry.postBond(MIN_BOND);
+        openings.requestOpening(id, 1, 6);
+        vm.stopPrank();
+        _answerTo(PROVIDER, sybil, 1, 6, "bafy-serves-nothing");
+        assertTrue(openings.openingOf(id, 6, sybil).answered, "the sybil's opening is answered");
+
+        _request(AUDITOR, 1, 6);
+        IStateOpenings.Opening memory o = openings.openingOf(id, 6, AUDITOR);
+        assertEq(o.deadline, block.timestamp + WINDOW, "the auditor's own deadline");
+        assertTrue(!o.answered, "the sybil's answer does not answer the auditor");
+        vm.warp(block.timestamp + WINDOW + 1);
+        assertTrue(openings.isWithheld(id, 6, AUDITOR), "unanswered, withheld from the auditor");
+        assertTrue(!openings.isWithheld(id, 6, sybil), "the sybil's is not");
+    }
+
+    /// An answer opens the opening of the requester it names, and no other requester's.
+    function test_answer_opensOnlyTheNamedRequestersOpening() public {
+        _request(AUDITOR, 1, 6);
+        _request(AUDITOR2, 1, 6);
+        _answerTo(PROVIDER, AUDITOR2, 1, 6, "bafystate");
+        assertTrue(openings.openingOf(id, 6, AUDITOR2).answered, "AUDITOR2's answered");
+        assertTrue(!openings.openingOf(id, 6, AUDITOR).answered, "AUDITOR's still pending");
+        _answerTo(PROVIDER, AUDITOR, 1, 6, "bafystate");
+        assertTrue(openings.openingOf(id, 6, AUDITOR).answered, "answered in turn");
     }
 
     function test_request_unknownJob_reverts() public {
@@ -241,7 +279,11 @@ contract StateOpeningsTest is TestBase, MarketFixture {
     // ---------------------------------------------------------------- answer guards
 
     function test_answer_notRequested_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsNotRequested.selector, id, 5));
+        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsNotRequested.selector, id, 5, AUDITOR));
+        _answer(PROVIDER, 1, 5);
+        // another auditor's opening of the state is not this one's
+        _request(AUDITOR2, 1, 5);
+        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsNotRequested.selector, id, 5, AUDITOR));
         _answer(PROVIDER, 1, 5);
     }
 
@@ -254,7 +296,7 @@ contract StateOpeningsTest is TestBase, MarketFixture {
     function test_answer_twice_reverts() public {
         _request(AUDITOR, 1, 5);
         _answer(PROVIDER, 1, 5);
-        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsAlreadyAnswered.selector, id, 5));
+        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsAlreadyAnswered.selector, id, 5, AUDITOR));
         _answer(PROVIDER, 1, 5);
     }
 
@@ -266,14 +308,14 @@ contract StateOpeningsTest is TestBase, MarketFixture {
             abi.encodeWithSelector(IStateOpenings.StateOpeningsAnswerLate.selector, id, 5, deadline, deadline + 1)
         );
         _answer(PROVIDER, 1, 5);
-        assertTrue(openings.isWithheld(id, 5), "still withheld");
+        assertTrue(openings.isWithheld(id, 5, AUDITOR), "still withheld");
     }
 
     function test_answer_atDeadline_succeeds() public {
         _request(AUDITOR, 1, 5);
         vm.warp(block.timestamp + WINDOW);
         _answer(PROVIDER, 1, 5);
-        assertTrue(openings.openingOf(id, 5).answered, "answered on the last second");
+        assertTrue(openings.openingOf(id, 5, AUDITOR).answered, "answered on the last second");
     }
 
     function test_answer_wrongProof_reverts() public {
@@ -285,12 +327,12 @@ contract StateOpeningsTest is TestBase, MarketFixture {
         bytes32 h5 = Leaves.h(TAG, id, 5);
         vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsBadProof.selector, id, 5, h5));
         vm.prank(PROVIDER);
-        openings.answerOpening(id, 1, 5, "bafystate", root, end, h5, proof);
+        openings.answerOpening(id, 5, AUDITOR, "bafystate", root, end, h5, proof);
         // a state hash that is not the committed one, with the right proof
         bytes32 other = keccak256("other state");
         vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsBadProof.selector, id, 5, other));
         vm.prank(PROVIDER);
-        openings.answerOpening(id, 1, 5, "bafystate", root, end, other, _proof(1, 1));
+        openings.answerOpening(id, 5, AUDITOR, "bafystate", root, end, other, _proof(1, 1));
     }
 
     function test_answer_wrongSegmentRoot_reverts() public {
@@ -299,18 +341,12 @@ contract StateOpeningsTest is TestBase, MarketFixture {
         vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsWrongSegment.selector, id, 1));
         vm.prank(PROVIDER);
         openings.answerOpening(
-            id, 1, 5, "bafystate", Leaves.root(TAG, id, 0, K), Leaves.end(TAG, id, 0, K), Leaves.h(TAG, id, 5), _proof(1, 1)
+            id, 5, AUDITOR, "bafystate", Leaves.root(TAG, id, 0, K), Leaves.end(TAG, id, 0, K), Leaves.h(TAG, id, 5), _proof(1, 1)
         );
         vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsWrongSegment.selector, id, 1));
         vm.prank(PROVIDER);
         openings.answerOpening(
-            id, 1, 5, "bafystate", Leaves.root(TAG, id, 1, K), bytes32(uint256(1)), Leaves.h(TAG, id, 5), _proof(1, 1)
-        );
-        // the right segment 0 commitment, but step 5 is not in segment 0
-        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsWrongSegment.selector, id, 0));
-        vm.prank(PROVIDER);
-        openings.answerOpening(
-            id, 0, 5, "bafystate", Leaves.root(TAG, id, 0, K), Leaves.end(TAG, id, 0, K), Leaves.h(TAG, id, 5), _proof(1, 1)
+            id, 5, AUDITOR, "bafystate", Leaves.root(TAG, id, 1, K), bytes32(uint256(1)), Leaves.h(TAG, id, 5), _proof(1, 1)
         );
     }
 
@@ -319,7 +355,7 @@ contract StateOpeningsTest is TestBase, MarketFixture {
         vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsEmptyCid.selector, id, 5));
         vm.prank(PROVIDER);
         openings.answerOpening(
-            id, 1, 5, "", Leaves.root(TAG, id, 1, K), Leaves.end(TAG, id, 1, K), Leaves.h(TAG, id, 5), _proof(1, 1)
+            id, 5, AUDITOR, "", Leaves.root(TAG, id, 1, K), Leaves.end(TAG, id, 1, K), Leaves.h(TAG, id, 5), _proof(1, 1)
         );
     }
 
@@ -335,10 +371,10 @@ contract StateOpeningsTest is TestBase, MarketFixture {
             vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsBadProof.selector, id, step, h));
             vm.prank(PROVIDER);
             openings.answerOpening(
-                id, segment, step, "bafystate", Leaves.root(TAG, id, segment, K), Leaves.end(TAG, id, segment, K), h, _proof(segment, other)
+                id, step, AUDITOR, "bafystate", Leaves.root(TAG, id, segment, K), Leaves.end(TAG, id, segment, K), h, _proof(segment, other)
             );
         }
         _answer(PROVIDER, segment, step);
-        assertTrue(openings.openingOf(id, step).answered, "answered");
+        assertTrue(openings.openingOf(id, step, AUDITOR).answered, "answered");
     }
 }

@@ -11,12 +11,13 @@ import {IJobMarket} from "./IJobMarket.sol";
 /// today: a challenge of step `step + 1` (whose pre-state is the withheld one), on which the panel votes Fault
 /// (docs/disputes.md, "Data availability"). The contract holds no funds and no role: it reads jobs and commitments from
 /// its JobMarket and auditors from the market's AuditorRegistry. Spam is bounded by the bonded-auditor requirement and
-/// `maxOpeningsPerAuditor` openings per auditor per job; one opening per (job, step) ever.
+/// `maxOpeningsPerAuditor` openings per auditor per job; one opening per (job, step, requester) ever. Openings are keyed
+/// by requester: each bonded auditor holds the provider to its own opening, so one asked (and answered with a CID that
+/// serves nothing) by an address of the provider's never stands in for another auditor's.
 /// @custom:semver 1.0.0
 interface IStateOpenings {
-    /// @notice One opening (one slot). `deadline` 0: never requested.
+    /// @notice One requester's opening of one state (one slot). `deadline` 0: never requested.
     struct Opening {
-        address requester;
         uint64 deadline;
         uint16 segment;
         bool answered;
@@ -26,10 +27,15 @@ interface IStateOpenings {
     event OpeningRequested(
         uint256 indexed jobId, uint256 indexed segment, uint256 step, address indexed requester, uint64 deadline
     );
-    /// @notice The provider opened state `step` of job `jobId`: its hash `stateHash` is the committed leaf, its
-    /// checkpoint is at `checkpointCid`.
+    /// @notice The provider opened state `step` of job `jobId` to `requester`: its hash `stateHash` is the committed
+    /// leaf, its checkpoint is at `checkpointCid`.
     event OpeningAnswered(
-        uint256 indexed jobId, uint256 indexed segment, uint256 step, bytes32 stateHash, string checkpointCid
+        uint256 indexed jobId,
+        uint256 indexed segment,
+        uint256 step,
+        address indexed requester,
+        bytes32 stateHash,
+        string checkpointCid
     );
 
     /// @notice A constructor address is zero.
@@ -57,20 +63,19 @@ interface IStateOpenings {
     /// @notice The answer deadline `answerBy` would fall after the job's challenge window ends at `windowEnd`, so a
     /// withheld state could no longer be disputed.
     error StateOpeningsWindowTooShort(uint256 jobId, uint256 answerBy, uint256 windowEnd);
-    /// @notice State `step` of job `jobId` was already requested (its opening is pending or answered).
-    error StateOpeningsAlreadyRequested(uint256 jobId, uint256 step);
+    /// @notice `requester` already asked for state `step` of job `jobId` (its opening is pending or answered).
+    error StateOpeningsAlreadyRequested(uint256 jobId, uint256 step, address requester);
     /// @notice `requester` already asked `max` openings of job `jobId`.
     error StateOpeningsTooManyOpenings(uint256 jobId, address requester, uint256 max);
-    /// @notice Nobody asked to open state `step` of job `jobId`.
-    error StateOpeningsNotRequested(uint256 jobId, uint256 step);
+    /// @notice `requester` did not ask to open state `step` of job `jobId`.
+    error StateOpeningsNotRequested(uint256 jobId, uint256 step, address requester);
     /// @notice `caller` is not job `jobId`'s provider `provider`.
     error StateOpeningsNotProvider(uint256 jobId, address caller, address provider);
-    /// @notice The opening of state `step` of job `jobId` was already answered.
-    error StateOpeningsAlreadyAnswered(uint256 jobId, uint256 step);
+    /// @notice `requester`'s opening of state `step` of job `jobId` was already answered.
+    error StateOpeningsAlreadyAnswered(uint256 jobId, uint256 step, address requester);
     /// @notice The opening of state `step` of job `jobId` expired at `deadline` (now `nowTs`): the state is withheld.
     error StateOpeningsAnswerLate(uint256 jobId, uint256 step, uint256 deadline, uint256 nowTs);
-    /// @notice `segment` is not the segment the opening was asked in, or (traceRoot, endStateHash) is not its
-    /// commitment.
+    /// @notice (traceRoot, endStateHash) is not the commitment of segment `segment`, the one the opening was asked in.
     error StateOpeningsWrongSegment(uint256 jobId, uint256 segment);
     /// @notice `proof` does not show `stateHash` as leaf h(`step`) of the committed trace root.
     error StateOpeningsBadProof(uint256 jobId, uint256 step, bytes32 stateHash);
@@ -79,18 +84,19 @@ interface IStateOpenings {
 
     /// @notice Ask job `jobId`'s provider to open state `step` of committed segment `segment` (the state before step
     /// `step + 1`; segment i holds states i*K .. (i+1)*K - 1 as pre-states). Caller: an active auditor, at most
-    /// maxOpeningsPerAuditor times per job; once per (job, step). While the job is Committed or TimedOut the answer
+    /// maxOpeningsPerAuditor times per job; once per (job, step, requester). While the job is Committed or TimedOut the answer
     /// deadline must fall inside its challenge window.
     function requestOpening(uint256 jobId, uint256 segment, uint256 step) external;
 
-    /// @notice Open a requested state: `stateHash` with `proof` must be leaf h(step) of the segment's committed trace
-    /// root (`traceRoot`, `endStateHash` from its SegmentCommitted event), and `checkpointCid` the content id of the
-    /// state's checkpoint file (whose state hash auditors check off chain: a CID that does not hold h(step) is a
-    /// withheld state). Caller: the job's provider, before the deadline, once.
+    /// @notice Open state `step` to `requester`, who asked for it: `stateHash` with `proof` must be leaf h(step) of the
+    /// committed trace root of the segment the opening was asked in (`traceRoot`, `endStateHash` from its
+    /// SegmentCommitted event), and `checkpointCid` the content id of the state's checkpoint file (whose state hash
+    /// auditors check off chain: a CID that does not hold h(step) is a withheld state). Caller: the job's provider,
+    /// before the deadline, once per opening.
     function answerOpening(
         uint256 jobId,
-        uint256 segment,
         uint256 step,
+        address requester,
         string calldata checkpointCid,
         bytes32 traceRoot,
         bytes32 endStateHash,
@@ -98,12 +104,12 @@ interface IStateOpenings {
         bytes32[] calldata proof
     ) external;
 
-    /// @notice The opening of state `step` of job `jobId` (deadline 0: never requested).
-    function openingOf(uint256 jobId, uint256 step) external view returns (Opening memory);
+    /// @notice `requester`'s opening of state `step` of job `jobId` (deadline 0: never requested).
+    function openingOf(uint256 jobId, uint256 step, address requester) external view returns (Opening memory);
 
-    /// @notice Whether state `step` of job `jobId` is withheld: requested, unanswered, and its deadline passed. Once
-    /// true it stays true (a late answer reverts).
-    function isWithheld(uint256 jobId, uint256 step) external view returns (bool);
+    /// @notice Whether state `step` of job `jobId` is withheld from `requester`: requested, unanswered, and its deadline
+    /// passed. Once true it stays true (a late answer reverts).
+    function isWithheld(uint256 jobId, uint256 step, address requester) external view returns (bool);
 
     /// @notice How many openings `requester` asked of job `jobId`.
     function openingsBy(uint256 jobId, address requester) external view returns (uint256);

@@ -23,6 +23,7 @@ describe("bot intent keys: one typed key, one format, one parse", () => {
     ["claimStake:0", { kind: "claimStake", n: 0 }],
     ["claimDispute:2", { kind: "claimDispute", n: 2 }],
     ["claimForfeit:1", { kind: "claimForfeit", n: 1 }],
+    ["requestOpening:4:107", { kind: "requestOpening", jobId: 4n, step: 107 }],
   ];
 
   it("parses each key kind to its typed value and formats it back to the same string", () => {

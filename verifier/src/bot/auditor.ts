@@ -5,6 +5,10 @@
  *           segment is always audited (rate 1).
  *   screen  the start checkpoint of EVERY committed segment (checks/ screenStart); a failure queues the recompute of the
  *           segment that produced the state.
+ *   steps   with step sampling on (BotOptions.stepSampling): one privately drawn step of each step-sampled committed
+ *           segment; the state before it is asked of the provider on chain (StateOpenings, a requestOpening intent), and
+ *           once opened the step is recomputed through checks/ auditSampledStep; a mismatch, an opened CID that does not
+ *           serve the committed state, or an opening left unanswered past its deadline is a finding at that step.
  *   audit   sampled segments with the configured checks (checks/ auditChainSegment); a crash mid-audit leaves the row
  *           'running' and the audit is re-run after a restart. Content and leaves come from the store, local or remote
  *           (`--source`); an unreachable source postpones the audit to the next tick, for the provider's grace period
@@ -16,9 +20,25 @@
  */
 import type { Address } from "viem";
 import { getAddress } from "viem";
-import { chainDate, getAuditorActive, getDisputeParams, getJob, getLockedStake, getRegistries, encodeCall, recordReceiptCall, withRetry, type DisputeParams } from "../chain/index.ts";
+import {
+  chainDate,
+  getAuditorActive,
+  getDisputeParams,
+  getJob,
+  getLockedStake,
+  getOpening,
+  getOpeningTerms,
+  getOpeningRequests,
+  getRegistries,
+  encodeCall,
+  recordReceiptCall,
+  requestOpeningCall,
+  withRetry,
+  type DisputeParams,
+} from "../chain/index.ts";
 import {
   auditChainSegment,
+  auditSampledStep,
   BaseCheckpointError,
   isCircuitClass,
   isLastSegment,
@@ -27,6 +47,7 @@ import {
   startCheckpointUnavailable,
   withheldVerdict,
   type AuditCheckName,
+  type OpenedPreState,
   type Run,
   type SegmentToAudit,
   type SegmentVerdict,
@@ -46,7 +67,29 @@ import { commitTag, formatIntentKey } from "./intent-key.ts";
 
 /** Job statuses after which nothing is paid on a receipt: the job ended. */
 export const FINAL_STATUSES: ReadonlySet<string> = new Set(["Finalized", "Refunded", "Cancelled"]);
-import { isSampled } from "./sampler.ts";
+import { isSampled, sampledStep } from "./sampler.ts";
+
+/** Job statuses in which a committed segment's states can be asked for (StateOpenings._checkOpenable). */
+const OPENABLE_STATUSES: ReadonlySet<string> = new Set(["Active", "Committed", "TimedOut"]);
+
+/**
+ * What `requester`'s opening of state `state` of job `jobId` holds now: undefined when it asked for none, "pending"
+ * while the provider may still answer (or the answer's log is not indexed yet), else the opened CID or the withholding.
+ * The bot's step audit and its panel duty (bot/dispute.ts, decideStep's preStateOpening) read openings through it.
+ */
+export async function readOpening(client: BotContext["clients"]["public"], p: { stateOpenings: Address; fromBlock: bigint; jobId: bigint; state: number; requester: Address }): Promise<OpenedPreState | "pending" | undefined> {
+  const opening = await getOpening(client, { stateOpenings: p.stateOpenings, jobId: p.jobId, step: p.state, requester: p.requester });
+  if (!opening.requested) return undefined;
+  if (opening.withheld) return { withheld: `unanswered past its deadline ${chainDate(opening.deadline)}` };
+  if (!opening.answered) return "pending";
+  const mine = (await getOpeningRequests(client, { stateOpenings: p.stateOpenings, jobId: p.jobId, fromBlock: p.fromBlock })).find(
+    (r) => r.step === p.state && getAddress(r.requester) === getAddress(p.requester) && r.answered !== null,
+  );
+  return mine ? { checkpointCid: mine.answered!.checkpointCid } : "pending";
+}
+
+/** One step-sampled segment's outcome: the step drawn, and the verdict once the opening was answered or withheld. */
+export type StepAudit = { jobId: bigint; segment: number; step: number; verdict: SegmentVerdict };
 
 /** Whether an AuditReceipt can state the check (the state screen has no receipt bit). */
 const hasReceiptBit = (c: AuditCheckName): c is AuditCheckName & CheckName => Object.hasOwn(CHECK_BITS, c);
@@ -72,6 +115,18 @@ export class Auditor {
 
   /** The DisputeGame's parameters (fixed at deployment), read once for challengePays. */
   private disputeParams: DisputeParams | undefined;
+
+  /** StateOpenings' answer window (fixed at deployment), read once for openingAskable. */
+  private answerWindowS: number | undefined;
+
+  /**
+   * Step-sampled segments (`jobId:segment`) that are settled: drawn out, audited, or not askable any more. In memory: after
+   * a restart the same draws are made again (the secret is kept) and each opening is read back from the chain, so
+   * nothing is asked twice (the intent key is the opening) and a finding is recorded once (onFinding).
+   */
+  private readonly stepsSettled = new Set<string>();
+  /** The step audits concluded in this process, by `jobId:segment` (reports, tests, bench). */
+  readonly stepAudits = new Map<string, StepAudit>();
 
   /** The last verified start state screened per job (the next segment's continuity baseline). */
   private readonly screened = new Map<string, { segment: number; state: TrainState }>();
@@ -239,6 +294,92 @@ export class Auditor {
     }
   }
 
+  /**
+   * Step sampling (BotOptions.stepSampling): for each committed segment of a job whose states can still be asked for, the
+   * private draw (sampler.ts sampledStep) picks at most one step s; the bot asks the provider to open state s-1
+   * (a requestOpening intent, sent by the outbox), and once the opening is answered recomputes step s from the opened
+   * CID (checks/ auditSampledStep), or, once it is withheld (unanswered past its deadline), claims step s. A finding is
+   * challenged like any failed audit; a clean step is logged (no receipt: a receipt states a segment's checks).
+   */
+  async steps(): Promise<void> {
+    const cfg = this.ctx.options.stepSampling;
+    if (!cfg) return;
+    const { clients, deployment } = this.ctx;
+    for (const s of this.ctx.db.allSegments()) {
+      if (this.ctx.stopped()) return;
+      const key = `${s.jobId}:${s.segment}`;
+      if (this.stepsSettled.has(key)) continue;
+      const job = this.ctx.db.job(s.jobId);
+      if (!job || !OPENABLE_STATUSES.has(job.status)) continue;
+      const run = await this.runFor(String(s.jobId));
+      if (!run) continue;
+      const step = sampledStep(this.secret, deployment.jobMarket, s.jobId, s.segment, run.manifest.training.stepsPerSegment, cfg.rate);
+      if (step === null) {
+        this.stepsSettled.add(key);
+        continue;
+      }
+      const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment, step });
+      const opened = await readOpening(clients.public, { stateOpenings: cfg.stateOpenings, fromBlock: BigInt(deployment.startBlock), jobId: s.jobId, state: step - 1, requester: this.ctx.me });
+      if (opened === undefined) {
+        if (!(await this.openingAskable(s, cfg.stateOpenings))) {
+          this.stepsSettled.add(key);
+          log.warn("step sampled, but its state can no longer be asked for (earlier tenure, or too little of the challenge window left): not audited");
+          continue;
+        }
+        const intent = { key: formatIntentKey({ kind: "requestOpening", jobId: s.jobId, step: step - 1 }), kind: "requestOpening", jobId: String(s.jobId), segment: s.segment };
+        if (!this.ctx.db.hasIntent(intent.key)) {
+          this.ctx.db.addIntent({ ...intent, payload: encodeCall(requestOpeningCall({ stateOpenings: cfg.stateOpenings, jobId: s.jobId, segment: s.segment, step: step - 1 })) });
+          log.info("step sampled: asking the provider to open the state before it");
+        }
+        continue;
+      }
+      // the provider's answer window is still open (or its answer's log not indexed yet)
+      if (opened === "pending") continue;
+      try {
+        await this.discoverFor(String(s.jobId));
+        const target = this.targetOf(s);
+        const verdict = await auditSampledStep({ run, store: this.ctx.store }, target, step, opened);
+        this.stepsSettled.add(key);
+        this.stepAudits.set(key, { jobId: s.jobId, segment: s.segment, step, verdict });
+        cfg.onVerdict?.({ jobId: s.jobId, segment: s.segment, step, verdict });
+        if (verdict.ok) {
+          log.info({ event: "step-audit", ok: true, costMs: Math.round(verdict.costMs) }, `sampled step ${step} recomputed from the opened state: matches its leaf`);
+          continue;
+        }
+        log.warn({ event: "step-audit", ok: false, kind: verdict.failure?.kind }, `sampled step ${step} FAILED: ${verdict.failure?.message}`);
+        await this.concludeFinding(run, s, target, verdict);
+      } catch (err) {
+        // the opened CID's sources cannot be asked now: retried next tick (an answer that never serves is the panel's to judge)
+        if (err instanceof SourceUnavailableError) {
+          log.debug({ err: err.shortMessage }, "opened state unavailable now; retried next tick");
+          continue;
+        }
+        this.stepsSettled.add(key);
+        if (err instanceof BaseCheckpointError) {
+          this.cannotAudit(s, err, "step audit");
+          continue;
+        }
+        log.error({ err: err instanceof Error ? err.message : String(err) }, "step audit error: step not auditable, skipped");
+      }
+    }
+  }
+
+  /**
+   * Whether state openings of segment `s` can still be asked (StateOpenings requestOpening's guards the bot can foresee):
+   * the segment is in the current provider's tenure, and a Committed or TimedOut job's challenge window leaves two
+   * answer windows (one to answer, one to dispute a withholding).
+   */
+  private async openingAskable(s: CommittedSegment, stateOpenings: Address): Promise<boolean> {
+    const { clients, deployment } = this.ctx;
+    const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: s.jobId });
+    if (!OPENABLE_STATUSES.has(job.status) || s.segment < Number(job.startSegment)) return false;
+    if (job.status === "Active") return true;
+    this.answerWindowS ??= (await getOpeningTerms(clients.public, { stateOpenings })).answerWindowSeconds;
+    const now = Number((await withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" })).timestamp);
+    // one block of margin: the request is mined after `now`
+    return now + 2 * this.answerWindowS + 60 <= Number(job.deadline);
+  }
+
   async audit(): Promise<void> {
     for (const s of this.ctx.db.auditsToRun()) {
       if (this.ctx.stopped()) return;
@@ -381,6 +522,18 @@ export class Auditor {
       log.warn({ event: "audit", ok: false, firstBadStep: verdict.firstBadStep, kind: verdict.failure?.kind }, "audit FAILED");
     }
     this.ctx.options.onAudit?.({ jobId, segment: s.segment, verdict });
+  }
+
+  /**
+   * A failed step audit's finding and its challenge intents (as conclude does for a segment's failed verdict); the
+   * segment's own audit row is left to the segment audit.
+   */
+  private async concludeFinding(run: Run, s: CommittedSegment, target: SegmentToAudit, verdict: SegmentVerdict): Promise<void> {
+    const commit = commitTag(s.blockHash);
+    const finding: Finding = { market: target.market, jobId: s.jobId, segment: s.segment, ...(commit === undefined ? {} : { commit }), traceRoot: target.traceRoot, endStateHash: target.endStateHash, claim: verdict.proof, kind: verdict.failure?.kind ?? "unknown", ...(verdict.noClaim ? { noClaim: verdict.noClaim } : {}) };
+    const challengeable = this.ctx.dispute.available && (await this.circuitTermsHold(run, s.jobId)) && (!finding.claim || (await this.challengePays(s.jobId)));
+    const challenge = challengeable ? await this.ctx.dispute.challengeIntents(finding) : [];
+    this.ctx.db.tx(() => this.onFinding(finding, challenge));
   }
 
   /**

@@ -174,6 +174,7 @@ export class ChallengerBot {
     const moved = scan.head.hash !== this.actedOn;
     await this.auditor.sample();
     await this.auditor.screen();
+    await this.auditor.steps();
     await this.auditor.audit();
     if (moved) {
       await this.deadlines(scan.head);

@@ -46,6 +46,12 @@ export type BotOptions = {
    * job's challenge deadline).
    */
   unavailableGraceS?: number;
+  /**
+   * Step sampling through state openings (auditor.ts steps): each committed segment is step-sampled at `rate` (private
+   * draw, sampler.ts sampledStep) and one step of it recomputed from the state the provider opens on `stateOpenings`.
+   * Off when absent.
+   */
+  stepSampling?: { stateOpenings: Address; rate: number; onVerdict?: (e: { jobId: bigint; segment: number; step: number; verdict: SegmentVerdict }) => void };
   /** Called after each audit (demo progress, tests). */
   onAudit?: (e: { jobId: bigint; segment: number; verdict: SegmentVerdict }) => void;
   /** Called at audit start (tests kill the process here). */

@@ -28,7 +28,7 @@
  *              when the credit is already zero.
  * Without a DisputeGame in the deployment (`noDisputeGame`) the bot records the finding and opens nothing.
  */
-import type { Address, Hex } from "viem";
+import { getAddress, type Address, type Hex } from "viem";
 import type { Logger } from "pino";
 import {
   approveTokenCall,
@@ -60,6 +60,7 @@ import { SourceUnavailableError } from "../net/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import type { BotDb, CommittedSegment, IntentRow } from "./db.ts";
 import { commitTag, formatIntentKey } from "./intent-key.ts";
+import { readOpening } from "./auditor.ts";
 
 /** A failed audit of one commit; `commit` is its tag (intent-key.ts commitTag), absent for a commit recorded without its block hash. */
 export type Finding = { market: Address; jobId: bigint; segment: number; commit?: string; traceRoot: Hex; endStateHash: Hex; claim: StepClaim | null; kind: string; noClaim?: string };
@@ -107,6 +108,11 @@ export type ChainDisputeOptions = {
    * that ends NoDecision starts another round until then.
    */
   maxChallengeRounds?: number;
+  /**
+   * StateOpenings beside the market, when deployed: a challenge whose pre-state its challenger asked to open is decided
+   * with that opening (checks/decide.ts preStateOpening: withheld or not served is a Fault).
+   */
+  stateOpenings?: Address;
 };
 
 export const DEFAULT_MAX_CHALLENGE_ROUNDS = 3;
@@ -297,7 +303,9 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
               if (!commitments) throw new Error(`segments 0..${f.segment} of job ${f.jobId} are not all in the bot's database yet; deciding next tick`);
               // the same decision a member makes from a trace directory (dispute/panel.ts decideStep, the one pipeline's
               // openSegment + Run.step), here from the leaves on chain
-              const decision = await decideStep({ target: { run, store: ctx.store, commitments }, segment: f.segment, step: f.step, hPrev: f.hPrev, hStep: f.hStep }).catch(async (err: unknown) => {
+              const opening = o.stateOpenings ? await readOpening(pub, { stateOpenings: o.stateOpenings, fromBlock: BigInt(deployment.startBlock), jobId: BigInt(f.jobId), state: f.step - 1, requester: getAddress(d.challenger) }) : undefined;
+              const preStateOpening = opening === "pending" ? undefined : opening;
+              const decision = await decideStep({ target: { run, store: ctx.store, commitments }, segment: f.segment, step: f.step, hPrev: f.hPrev, hStep: f.hStep, ...(preStateOpening ? { preStateOpening } : {}) }).catch(async (err: unknown) => {
                 if (!(err instanceof SourceUnavailableError)) throw err;
                 // data availability (docs/disputes.md): no source serves the segment's committed checkpoint now, so the
                 // member votes Fault; content that is not the provider's (a buyer's base checkpoint) is no fault of it:

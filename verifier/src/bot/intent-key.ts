@@ -7,13 +7,15 @@
  *   tenure               reportTimeout:J:PROVIDER:NEXT  reopenJob:J:PROVIDER:NEXT
  *   dispute resolution   resolve:DISPUTE[:rN]
  *   credit claims        claimStake:N  claimDispute:N  claimForfeit:N
+ *   step sampling        requestOpening:J:T
  *
  * J is the job id, S the segment, C the commit the intent is about (the first COMMIT_TAG_HEX hex digits of the hash of
  * the block whose SegmentCommitted event the bot audited: a commit a reorg replaced at the same (J, S) is a new commit
  * with its own keys, never a no-op under the old ones; absent in keys recorded before commits were tagged), rN the challenge round or, on resolve, the dispute's appeal round (absent for
  * round 1: resolving a split Fault opens an appeal round, which needs its own resolve), topK the K-th approval re-sent when the
  * allowance fell short, renewK the K-th renewal of an expired challenge commitment, NEXT the provider's next segment
- * (a later tenure of the same provider gets its own key), N the claim's sequence number.
+ * (a later tenure of the same provider gets its own key), N the claim's sequence number, T the state asked for (its
+ * opening is one per (job, state, requester) on chain, so one key per state).
  */
 import { getAddress, isAddress, type Address } from "viem";
 import { InputError } from "../errors/index.ts";
@@ -38,6 +40,7 @@ export type IntentKey =
   | { kind: "receipt"; jobId: bigint; segment: number; commit?: string }
   | { kind: "reportTimeout" | "reopenJob"; jobId: bigint; provider: Address; nextSegment: number }
   | { kind: "resolve"; disputeId: bigint; round: number }
+  | { kind: "requestOpening"; jobId: bigint; step: number }
   | { kind: ClaimKind; n: number };
 
 /** A key that does not parse: a database written by something else, or a bug; never guessed at. */
@@ -77,6 +80,8 @@ export function formatIntentKey(k: IntentKey): string {
       return `${k.kind}:${k.jobId}:${k.provider}:${k.nextSegment}`;
     case "resolve":
       return `resolve:${k.disputeId}${k.round === 1 ? "" : `:r${k.round}`}`;
+    case "requestOpening":
+      return `requestOpening:${k.jobId}:${k.step}`;
     default:
       return `${k.kind}:${k.n}`;
   }
@@ -133,6 +138,9 @@ export function parseIntentKey(text: string): IntentKey {
       if (round < 2) throw new IntentKeyError(`intent key ${JSON.stringify(text)}: round ${round} is written without its :r part`);
       return { kind, disputeId, round };
     }
+    case "requestOpening":
+      if (rest.length !== 2) break;
+      return { kind, jobId: bigUint(rest[0], "job id", text), step: uint(rest[1], "state", text) };
     case "claimStake":
     case "claimDispute":
     case "claimForfeit":

@@ -16,7 +16,7 @@
  */
 import type { Logger } from "pino";
 import { zeroHash, type Address, type Hex } from "viem";
-import { broadcastAndWait, classifySendFailure, ContractRevertError, describeRevert, FeeTooLowError, getJob, getReceiptOf, getStakeCredit, signTx, toChainError, withRetry } from "../chain/index.ts";
+import { broadcastAndWait, classifySendFailure, ContractRevertError, describeRevert, FeeTooLowError, getJob, getOpening, getReceiptOf, getStakeCredit, signTx, toChainError, withRetry } from "../chain/index.ts";
 import type { PouwError } from "../errors/index.ts";
 import { backoffMs, type BotContext } from "./context.ts";
 import type { IntentRow } from "./db.ts";
@@ -65,6 +65,12 @@ export class Outbox {
         return (
           (await getReceiptOf(clients.public, { jobRecords: deployment.jobRecords, jobId: BigInt(i.job_id!), segment: i.segment!, auditor: this.ctx.me })) !== zeroHash
         );
+      }
+      case "requestOpening": {
+        // this account's opening of the state is on chain already (one per (job, state, requester))
+        const k = parseIntentKey(i.key);
+        if (k.kind !== "requestOpening" || !this.ctx.options.stepSampling) return false;
+        return (await getOpening(clients.public, { stateOpenings: this.ctx.options.stepSampling.stateOpenings, jobId: k.jobId, step: k.step, requester: this.ctx.me })).requested;
       }
       case "claimStake":
         return (await getStakeCredit(clients.public, { stakeVault: deployment.stakeVault, account: this.ctx.me })) === 0n;

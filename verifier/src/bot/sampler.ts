@@ -25,3 +25,30 @@ export function isSampled(secretHex: string, market: Address, jobId: bigint, seg
 
 /** Whether `segment` (0-based) is the job's last: its end state is the final model. */
 export { isLastSegment } from "../checks/index.ts";
+
+/**
+ * Step sampling (state openings): whether this auditor audits one step of committed segment `segment` (at `stepRate`,
+ * a draw of its own domain, independent of the segment draw), and which: step s in first+1 .. first+K, recomputed from
+ * the state s-1 the provider must open on chain. Returns s, or null when the segment is not step-sampled. The provider
+ * committed every leaf before the draw, so it cannot tell which states will be asked for.
+ */
+export function sampledStep(secretHex: string, market: Address, jobId: bigint, segment: number, stepsPerSegment: number, stepRate: number): number | null {
+  if (!Number.isInteger(stepsPerSegment) || stepsPerSegment < 1) throw new RangeError(`stepsPerSegment ${stepsPerSegment} is not a positive integer`);
+  if (!(stepRate >= 0 && stepRate <= 1)) throw new RangeError(`step sampling rate ${stepRate} is not in [0, 1]`);
+  const mac = createHmac("sha256", Buffer.from(secretHex, "hex")).update(`step:${market.toLowerCase()}:${jobId}:${segment}`).digest();
+  if (Number(mac.readBigUInt64BE(0) >> 11n) / 2 ** 53 >= stepRate) return null;
+  // NOTE: 2^64 mod K biases the pick by under K / 2^64: negligible for any K a manifest allows
+  const j = Number(mac.readBigUInt64BE(8) % BigInt(stepsPerSegment));
+  return segment * stepsPerSegment + 1 + j;
+}
+
+/**
+ * The per-segment step-sampling rate at which ONE auditor catches a cheat that makes every step wrong, on a job of
+ * `segments` segments, with probability `detection`: each step-sampled segment catches it for certain (any recomputed
+ * step differs from its leaf), so P(miss) = (1 - r)^segments and r = 1 - (1 - detection)^(1 / segments).
+ */
+export function stepRateFor(segments: number, detection: number): number {
+  if (!Number.isInteger(segments) || segments < 1) throw new RangeError(`segments ${segments} is not a positive integer`);
+  if (!(detection >= 0 && detection < 1)) throw new RangeError(`detection ${detection} is not in [0, 1)`);
+  return 1 - (1 - detection) ** (1 / segments);
+}

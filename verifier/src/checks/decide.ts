@@ -7,6 +7,11 @@
  * Then it runs `Run.step` once: Valid iff the result hashes to h(s). Anything the provider fails to serve, or serves
  * inconsistently, is a Fault: the provider committed to the data.
  *
+ * A challenge after a state opening (step sampling, step-sample.ts): when the caller passes the challenger's opening of
+ * state s-1 (`preStateOpening`, read from StateOpenings), a withheld opening is a Fault (the provider did not open a
+ * committed state it was asked for in time), and so is an answered one whose CID does not serve a state hashing to
+ * h(s-1); a served one is the pre-state, and step s is recomputed from it.
+ *
  * Except on a fine-tuning job whose base checkpoint (the buyer's input) gives no usable h(0) (it does not decode, or a
  * weight is NaN or infinite): every state of the rule's trajectory from such an h(0) is non-finite, so the openings
  * above fail for an honest provider too. Before a Fault vote the member checks h(0) (result.ts countAgainstProvider); when it is
@@ -18,7 +23,8 @@ import type { PanelVote } from "../dispute/ballots.ts";
 import type { TrainState } from "../ml/run.ts";
 import { replaySteps } from "./recompute.ts";
 import { countAgainstProvider } from "./result.ts";
-import { BaseCheckpointError, openSegment, type AuditTarget } from "./segment.ts";
+import { BaseCheckpointError, fetchState, openSegment, type AuditTarget } from "./segment.ts";
+import type { OpenedPreState } from "./step-sample.ts";
 import { segmentStates, type StepStateSource } from "./step-states.ts";
 
 export type StepDecision = { vote: PanelVote; reason: string };
@@ -31,6 +37,8 @@ export type DecideStepParameters = {
   hPrev: Hex;
   hStep: Hex;
   stepStates?: StepStateSource;
+  /** The challenger's state opening of state step-1 (StateOpenings), when the challenge follows one. */
+  preStateOpening?: OpenedPreState;
 };
 
 /** The member's verdict on h(step) = step(h(step-1), batch(step)). */
@@ -55,6 +63,17 @@ async function decideOnData(p: DecideStepParameters): Promise<StepDecision> {
     return { vote: "Fault", reason: `the served leaves of steps ${step - 1}, ${step} differ from the disputed ones` };
   }
   const run = target.run;
+  const o = p.preStateOpening;
+  if (o && "withheld" in o) return { vote: "Fault", reason: `state ${step - 1} was asked by a state opening and withheld: ${o.withheld}` };
+  if (o) {
+    // INVARIANT: an answered opening binds the provider to its CID: what it serves must be h(step-1)
+    const opened = await fetchState(target, o.checkpointCid, step - 1, p.hPrev, `opened state ${step - 1}`);
+    if (!opened.ok) return { vote: "Fault", reason: `the opening of state ${step - 1} does not serve it: ${opened.failure.kind}: ${opened.failure.message}` };
+    const h = run.stateHashOf(run.step(opened.value, step).state);
+    return h === p.hStep
+      ? { vote: "Valid", reason: `recomputed h(${step}) = ${h} from the opened state matches the committed leaf` }
+      : { vote: "Fault", reason: `recomputed h(${step}) = ${h} from the opened state, the provider committed ${p.hStep}` };
+  }
   let prev: TrainState | undefined = replaySteps(run, start, step - 1);
   if (run.stateHashOf(prev) !== p.hPrev) {
     prev = undefined;

@@ -4,6 +4,7 @@ export { CHECK_NAMES, countAgainstProvider, segmentVerdict, type AuditCheckName,
 export { auditChainSegment, auditTargetOf, isCircuitClass, isLastSegment, jobRun, screenStart, startCheckpointUnavailable, withheldVerdict, type ChainAuditContext, type Run, type SegmentToAudit, type StartScreen, type StepClaim, type TrainState } from "./target.ts";
 export { AuditInputError, BaseCheckpointError, assertBaseUsable, usableInitialState, type BaseProblem, FAILURE_KINDS, challengeProof, checkTarget, noClaimReason, nonFinite, openSegment, openStart, segmentLeaves, startClaim, type AuditFailure, type AuditTarget, type ChallengeProof, type FailureKind, type SegmentCommitment } from "./segment.ts";
 export { recomputeSegment, replaySegment, replaySteps } from "./recompute.ts";
+export { auditSampledStep, type OpenedPreState } from "./step-sample.ts";
 export { decideStep, type DecideStepParameters, type StepDecision } from "./decide.ts";
 export { freivaldsSegment, replayWitnesses, verifyStepWitness, WITNESS_PRODUCTS, type StepCheck, type WitnessSource } from "./stepwitness.ts";
 export { magnitudeSegment, adamRatioBound, updateRatio } from "./magnitude.ts";

@@ -139,7 +139,7 @@ export type AnswerOpeningsResult = {
 
 /**
  * One pass of the provider's opening watcher: every unanswered, unexpired opening of a job this account provides is
- * opened and answered. Openings of other providers' jobs are skipped. Safe to rerun (answered ones are skipped; an
+ * opened and answered (each requester's: a state asked by several auditors is answered to each, rebuilt once). Openings of other providers' jobs are skipped. Safe to rerun (answered ones are skipped; an
  * answer mined before a restart reverts StateOpeningsAlreadyAnswered, reported in `failed`).
  */
 export async function answerOpenings(ctx: OpeningsContext, opts: AnswerOpeningsOptions): Promise<AnswerOpeningsResult> {
@@ -161,6 +161,7 @@ export async function answerOpenings(ctx: OpeningsContext, opts: AnswerOpeningsO
     const manifest = await fetchManifest(ctx.store, created.manifestUri, job.manifestHash);
     const commits = await getSegmentCommits(clients.public, { jobMarket: deployment.jobMarket, jobId, fromBlock });
     const run = await createRun(manifest, { jobId, salt: deploymentSalt(deployment, jobId), store: ctx.store });
+    const openedHere = new Map<string, OpenedState>();
     try {
       for (const r of pending) {
         if (now > r.deadline) {
@@ -173,14 +174,20 @@ export async function answerOpenings(ctx: OpeningsContext, opts: AnswerOpeningsO
           continue;
         }
         try {
-          const kept = opts.mode === "kept" ? await readStateCids(ctx, jobId, r.segment) : null;
-          const opened = await openState(run, ctx.store, opts.strategy, commit, r.step, kept);
+          // the same state asked by several auditors (openings are keyed by requester) is rebuilt once
+          const memo = `${r.segment}:${r.step}`;
+          let opened = openedHere.get(memo);
+          if (!opened) {
+            const kept = opts.mode === "kept" ? await readStateCids(ctx, jobId, r.segment) : null;
+            opened = await openState(run, ctx.store, opts.strategy, commit, r.step, kept);
+            openedHere.set(memo, opened);
+          }
           const tree = new SegmentTree(commit.segment * manifest.training.stepsPerSegment, commit.stateHashes);
           const tx = await answerOpening(clients, {
             stateOpenings: ctx.stateOpenings,
             jobId,
-            segment: r.segment,
             step: r.step,
+            requester: r.requester,
             checkpointCid: opened.checkpointCid,
             traceRoot: commit.traceRoot,
             endStateHash: commit.endStateHash,

@@ -1,0 +1,122 @@
+/**
+ * Step sampling on the in-process chain: the bot draws one step of each committed segment with its private secret, asks
+ * the provider to open the state before it (StateOpenings), recomputes that ONE step through checks/ and challenges a
+ * mismatch. Segment sampling and the state screen are off here (secrets under which no segment is sampled, screen:
+ * false) and the provider stops before the last segment (always recomputed), so step sampling is the only check:
+ *   - a quarter-batch provider (every step wrong) is caught at the sampled step and challenged there;
+ *   - an honest provider is asked, answers, and nothing is challenged;
+ *   - an honest provider that does not answer is challenged at the sampled step once the opening is withheld, and the
+ *     panel (the other bots, deciding with the challenger's opening) votes Fault: the provider is slashed.
+ */
+import { join } from "node:path";
+import { expect } from "chai";
+import { chainDisputeHooks, ChallengerBot } from "../../verifier/src/bot/index.ts";
+import { sampledStep } from "../../verifier/src/bot/sampler.ts";
+import type { BotOptions } from "../../verifier/src/bot/context.ts";
+import { deployStateOpenings, getOpening, getStakeSlashes } from "../../verifier/src/chain/index.ts";
+import type { SegmentVerdict } from "../../verifier/src/checks/index.ts";
+import { parseStrategy } from "../../verifier/src/ml/index.ts";
+import { answerOpenings } from "../../verifier/src/provider/openings.ts";
+import { botMarketPerFile, postCheatingJob, unsampledSecrets, type CheatingJob } from "./fixture.ts";
+
+const AUDIT_RATE = 0.1;
+const ANSWER_WINDOW = 600;
+/** Segments 0 and 1 of tiny.json's three (K = 4): the last segment, recomputed whatever the rate, is never committed. */
+const COMMITTED = 2;
+const K = 4;
+
+describe("bot: step sampling through state openings", function () {
+  this.timeout(300_000);
+  const market = botMarketPerFile(600);
+
+  async function setUp(tag: string, strategy: string) {
+    const f = await postCheatingJob(market(), tag, { strategy, auditRate: AUDIT_RATE, cheatSegments: COMMITTED });
+    const { stateOpenings } = await deployStateOpenings(f.admin, { jobMarket: f.d.jobMarket, answerWindowSeconds: ANSWER_WINDOW });
+    unsampledSecrets(f.dir, f.d.jobMarket, f.jobId, COMMITTED, AUDIT_RATE);
+    const verdicts: { segment: number; step: number; verdict: SegmentVerdict }[] = [];
+    // bot 0 step-samples; every bot sits on panels and decides with the challenger's opening
+    const mkBot = (i: number, stepSampling?: BotOptions["stepSampling"]) =>
+      new ChallengerBot({
+        clients: f.auditors[i]!,
+        deployment: f.d,
+        store: f.store,
+        board: f.board,
+        dbPath: join(f.dir, `bot${i}.sqlite`),
+        dispute: chainDisputeHooks({ clients: f.auditors[i]!, deployment: f.d, ballotsDir: join(f.dir, `ballots${i}`), stateOpenings }),
+        screen: false,
+        ...(stepSampling ? { stepSampling } : {}),
+      });
+    const bot = mkBot(0, { stateOpenings, rate: 1, onVerdict: (e) => verdicts.push(e) });
+    const provider = { clients: f.cheat, deployment: f.d, store: f.store, board: f.board, stateDir: join(f.dir, "state"), stateOpenings };
+    const secret = bot.db.getMeta("samplingSecret")!;
+    const drawn = [0, 1].map((s) => sampledStep(secret, f.d.jobMarket, f.jobId, s, K, 1)!);
+    return { f, bot, verdicts, provider, stateOpenings, drawn, mkBot };
+  }
+
+  const ticks = async (f: CheatingJob, bot: ChallengerBot, n: number) => {
+    for (let i = 0; i < n; i++) {
+      await f.conn.networkHelpers.mine(2);
+      await bot.tick();
+    }
+  };
+
+  it("catches a provider whose every step is wrong (quarter batch) at the sampled step, and challenges that step", async () => {
+    const { f, bot, verdicts, provider, stateOpenings, drawn } = await setUp("steps-cheat", "quarter-batch");
+    await bot.tick();
+    // the bot asked for the state before each drawn step, and audited nothing yet
+    for (const s of drawn) {
+      expect((await getOpening(f.admin.public, { stateOpenings, jobId: f.jobId, step: s - 1, requester: f.auditors[0]!.account.address })).requested).to.equal(true);
+    }
+    expect(verdicts).to.deep.equal([]);
+    const answered = await answerOpenings(provider, { strategy: parseStrategy("quarter-batch"), mode: "recompute" });
+    expect(answered.failed).to.deep.equal([]);
+    expect(answered.answered.map((a) => a.step).sort((a, b) => a - b)).to.deep.equal(drawn.map((s) => s - 1));
+    await ticks(f, bot, 6);
+    // both sampled steps fail from the opened (committed) state: the opening serves h(s-1), the step does not give h(s)
+    expect(verdicts.map((v) => [v.step, v.verdict.ok, v.verdict.failure?.kind, v.verdict.proof?.step])).to.have.deep.members(drawn.map((s) => [s, false, "state-divergence", s]));
+    const disputes = await f.disputes();
+    expect(disputes.length).to.equal(1);
+    expect(drawn).to.include(Number(disputes[0]!.step));
+    expect(disputes[0]!.challenger).to.equal(f.auditors[0]!.account.address);
+    bot.close();
+  });
+
+  it("asks an honest provider, recomputes the step from its answer, and challenges nothing", async () => {
+    const { f, bot, verdicts, provider } = await setUp("steps-honest", "honest");
+    await bot.tick();
+    const answered = await answerOpenings(provider, { strategy: parseStrategy("honest"), mode: "recompute" });
+    expect(answered.answered.length).to.equal(COMMITTED);
+    await ticks(f, bot, 3);
+    expect(verdicts.map((v) => v.verdict.ok)).to.deep.equal([true, true]);
+    expect(verdicts.every((v) => v.verdict.stepsChecked === 1)).to.equal(true);
+    expect(await f.disputes()).to.deep.equal([]);
+    expect(bot.db.allIntents().filter((i) => i.kind !== "requestOpening")).to.deep.equal([]);
+    bot.close();
+  });
+
+  it("challenges the sampled step once the provider leaves the opening unanswered past its deadline; the panel votes Fault", async () => {
+    const { f, bot, verdicts, drawn, mkBot } = await setUp("steps-withheld", "honest");
+    await bot.tick();
+    await ticks(f, bot, 2);
+    // within the answer window: nothing concluded, nothing challenged
+    expect(verdicts).to.deep.equal([]);
+    expect(await f.disputes()).to.deep.equal([]);
+    await f.conn.networkHelpers.time.increase(ANSWER_WINDOW + 1);
+    await ticks(f, bot, 6);
+    expect(verdicts.map((v) => [v.step, v.verdict.failure?.kind, v.verdict.proof?.step])).to.have.deep.members(drawn.map((s) => [s, "content-unavailable", s]));
+    const disputes = await f.disputes();
+    expect(disputes.length).to.equal(1);
+    expect(drawn).to.include(Number(disputes[0]!.step));
+    // the panel: the honest step itself is right, but its pre-state was withheld from the challenger: Fault
+    const others = [1, 2, 3].map((i) => mkBot(i));
+    for (let round = 0; round < 8; round++) {
+      await f.conn.networkHelpers.mine(2);
+      for (const b of [bot, ...others]) await b.tick();
+      if ((await f.dispute(disputes[0]!.disputeId)).phase === "resolved") break;
+    }
+    expect((await f.dispute(disputes[0]!.disputeId)).outcome).to.equal("PanelFault");
+    const slashes = await getStakeSlashes(f.admin.public, { stakeVault: f.d.stakeVault, fromBlock: BigInt(f.d.startBlock) });
+    expect(slashes.map((s) => s.provider)).to.deep.equal([f.cheat.account.address]);
+    for (const b of [bot, ...others]) b.close();
+  });
+});
