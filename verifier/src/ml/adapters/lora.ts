@@ -91,7 +91,8 @@ export class LoraTransformer implements Model {
 
   /** The merged weights of an adapter state (what the step's pass and `pouw adapter merge` use). */
   merged(params: readonly Float32Array[]): Float32Array[] {
-    return mergeAdapter(this.kernels.matmul, this.inner.cfg, this.adapter, this.base, params);
+    const k = this.kernels;
+    return mergeAdapter((a, b, M, K, N, layout, count) => k.matmul(a, b, M, K, N, layout, count), this.inner.cfg, this.adapter, this.base, params);
   }
 
   lossAndGrads(params: readonly Float32Array[], batch: Batch, options: { witness?: boolean } = {}): LossAndGrads {
