@@ -225,6 +225,10 @@ describe("LoRA adapters on a frozen base", function () {
     const wrong = await runPouw(["adapter", "merge", "--manifest", manifestPath, "--base", "bafkreiegvbhmysk4imcmaxwka2exftxdzmvs7mw6tqlnjdnf4y4f7fjxzm", "--adapter", adapterFile, "--out", out, "--store", baseStore]);
     expect(wrong.code).to.equal(2);
     expect(wrong.stderr).to.match(/is not the base manifest .* names/);
+    // the merged file (a char-transformer) is not an adapter: exit 2, one line
+    const notAdapter = await runPouw(["adapter", "merge", "--manifest", manifestPath, "--base", baseCid, "--adapter", out, "--out", join(dir, "x"), "--store", baseStore]);
+    expect(notAdapter.code).to.equal(2);
+    expect(notAdapter.stderr).to.match(/is not a state of manifest .*'s adapter: checkpoint is for model char-transformer, expected char-transformer-lora/);
   });
 
   it("the adapter's gradient is the loss's derivative (central finite differences on the largest entries of A and B)", async () => {

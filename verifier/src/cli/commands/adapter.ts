@@ -1,5 +1,5 @@
 /**
- * `pouw adapter merge --manifest FILE --base CID --adapter CID|PATH --out FILE [--store DIR]`: an adapter job's
+ * `pouw adapter merge --manifest FILE --base CID --adapter CID|PATH --out FILE [--store DIR] [--base-store DIR]`: an adapter job's
  * checkpoint (its deliverable, or any committed state of it) folded into its frozen base, written as a checkpoint in the
  * base's format (ml/adapters/merge.ts). The manifest gives the adapter's targets and scaling and binds the base:
  * `--base` must be the CID it names. Base and adapter are read from the content store (default <state-dir>/store) and
@@ -11,7 +11,7 @@ import type { Command } from "commander";
 import { InputError } from "../../errors/index.ts";
 import { configFrom, withConfig } from "../context.ts";
 
-type Opts = { manifest: string; base: string; adapter: string; out: string; json?: boolean; store?: string; stateDir?: string };
+type Opts = { manifest: string; base: string; adapter: string; out: string; baseStore?: string; json?: boolean; store?: string; stateDir?: string };
 
 const CID = /^b[a-z2-7]{58}$/;
 
@@ -25,15 +25,22 @@ export function registerAdapter(program: Command): void {
       .requiredOption("--base <cid>", "the base checkpoint's CID (must be the manifest's init.checkpointCid)")
       .requiredOption("--adapter <cid|path>", "the adapter checkpoint: a CID in the store, or a file")
       .requiredOption("--out <file>", "where to write the merged checkpoint")
+      .option("--base-store <dir>", "another store to read the base from when the store lacks it (copied into the store)")
       .option("--json", "print JSON"),
   ).action(async (opts: Opts) => {
     if (!CID.test(opts.base)) throw new InputError(`--base must be a CIDv1 base32 string (bafkrei...), got ${JSON.stringify(opts.base)}`);
-    const [{ readManifestFile }, { mergeCheckpoint }, { LocalDirStore, cidOf }] = await Promise.all([import("../../ml/manifest.ts"), import("../../ml/adapters/merge.ts"), import("../../store/index.ts")]);
+    const [{ readManifestFile }, { mergeCheckpoint }, { LocalDirStore, cidOf }, { LayeredStore }, { CheckpointError }] = await Promise.all([
+      import("../../ml/manifest.ts"),
+      import("../../ml/adapters/merge.ts"),
+      import("../../store/index.ts"),
+      import("../../store/layered.ts"),
+      import("../../ml/errors.ts"),
+    ]);
     const manifest = await readManifestFile(opts.manifest);
     if (!manifest.adapter || !("checkpointCid" in manifest.init)) throw new InputError(`manifest ${opts.manifest} has no adapter block: nothing to merge`);
     if (manifest.init.checkpointCid !== opts.base) throw new InputError(`--base ${opts.base} is not the base manifest ${opts.manifest} names (${manifest.init.checkpointCid}): the adapter was trained on that one`);
     const store = new LocalDirStore(configFrom(opts).storeDir);
-    const baseBytes = await store.get(opts.base);
+    const baseBytes = await (opts.baseStore ? new LayeredStore(store, [new LocalDirStore(opts.baseStore)]) : store).get(opts.base);
     let adapterBytes: Uint8Array;
     if (CID.test(opts.adapter) && !existsSync(opts.adapter)) adapterBytes = await store.get(opts.adapter);
     else {
@@ -43,7 +50,14 @@ export function registerAdapter(program: Command): void {
         throw new InputError(`cannot read --adapter ${opts.adapter} (${(err as NodeJS.ErrnoException).code ?? "error"}): give a readable file or a CID in the store`, { cause: err });
       }
     }
-    const merged = mergeCheckpoint(manifest, baseBytes, adapterBytes);
+    let merged;
+    try {
+      merged = mergeCheckpoint(manifest, baseBytes, adapterBytes);
+    } catch (err) {
+      // the base is checked first (AdapterBaseError, an InputError); a CheckpointError here is the adapter file's
+      if (err instanceof CheckpointError) throw new InputError(`--adapter ${opts.adapter} is not a state of manifest ${opts.manifest}'s adapter: ${err.shortMessage}`, { cause: err });
+      throw err;
+    }
     await writeFile(opts.out, merged.bytes);
     const cid = cidOf(merged.bytes);
     if (opts.json) {
