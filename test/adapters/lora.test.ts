@@ -47,7 +47,7 @@ function adapterManifest(baseCid: string, over: Record<string, unknown> = {}): R
     init: { checkpointCid: baseCid, optimizerState: "fresh" },
     data: { ...(sotu.data as object), seed: 77 },
     optimizer: { name: "adam", lr: 0.01 },
-    adapter: { kind: "lora", rank: 2, targets: ["wv", "wq", "w1"], alpha: 4, seed: 5 },
+    adapter: { kind: "lora", rank: 2, targets: ["wv", "wq", "w1"], alpha: 3, seed: 5 },
     training: { batchSize: 4, steps: 8, stepsPerSegment: 4 },
     ...over,
   };
@@ -190,7 +190,7 @@ describe("LoRA adapters on a frozen base", function () {
     const specs = adapterParamSpecs(SHAPE, manifest.adapter!);
     const ad = decodeCheckpoint(await readFile(adapterFile), specs, optimizerStateSpecs("adam", specs)).params;
     const names = transformerParamSpecs(SHAPE).map((s) => s.name);
-    const s = f(4 / 2);
+    const s = f(3 / 2); // not a power of two: the product s * (A.B) rounds
     const byName: Record<string, [Float32Array, Float32Array, number, number]> = { "l0.wq": [ad[0]!, ad[1]!, 16, 16], "l0.wv": [ad[2]!, ad[3]!, 16, 16], "l0.w1": [ad[4]!, ad[5]!, 16, 64] };
     names.forEach((name, i) => {
       const m = byName[name];
@@ -211,7 +211,7 @@ describe("LoRA adapters on a frozen base", function () {
           }
           const w = base.params[i]![p * dout + q]!;
           expect(merged.params[i]![p * dout + q]).to.equal(f(w + f(s * acc)));
-          maxRel = Math.max(maxRel, Math.abs(merged.params[i]![p * dout + q]! - (w + 2 * exact)) / Math.max(1e-3, Math.abs(w)));
+          maxRel = Math.max(maxRel, Math.abs(merged.params[i]![p * dout + q]! - (w + 1.5 * exact)) / Math.max(1e-3, Math.abs(w)));
         }
       }
       expect(maxRel, name).to.be.lessThan(1e-5); // the real-number merge, to float32 rounding
