@@ -21,6 +21,7 @@ import { CharTransformer } from "../../verifier/src/ml/models/transformer.ts";
 import { optimizerStateSpecs, transformerParamSpecs } from "../../verifier/src/ml/state-layout.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
 import { checkJobTrainable, UntrainableJobError } from "../../verifier/src/provider/check-base.ts";
+import { weightsStateHash } from "../../verifier/src/provenance/weights.ts";
 
 const SHAPE = { layers: 1, dModel: 16, heads: 2, context: 16, ffHidden: 64 };
 const sotu = exampleJson("sotu-v2.json") as { corpora: unknown[]; data: object; policy: object };
@@ -84,8 +85,10 @@ describe("LoRA adapters on a frozen base", function () {
     const a = await auditCli(honest());
     expect(a.code, a.stdout + a.stderr).to.equal(0);
     expect(a.stdout).to.match(/all 2 audited segments ok/);
-    const trace = JSON.parse(await readFile(join(honest(), "trace.json"), "utf8")) as { finalCheckpointCid: string };
+    const trace = JSON.parse(await readFile(join(honest(), "trace.json"), "utf8")) as { finalCheckpointCid: string; stateHashes: string[] };
     const bytes = await new LocalDirStore(join(honest(), "store")).get(trace.finalCheckpointCid);
+    // the provenance record's weights check (and the dApp's) decodes the adapter state and recomputes h(8)
+    expect(weightsStateHash(manifest, 0n, bytes, 8)).to.equal(trace.stateHashes[8]);
     const specs = adapterParamSpecs(SHAPE, manifest.adapter!);
     expect(specs.map((s) => s.name)).to.deep.equal(["l0.wq.A", "l0.wq.B", "l0.wv.A", "l0.wv.B", "l0.w1.A", "l0.w1.B"]);
     const state = decodeCheckpoint(bytes, specs, optimizerStateSpecs("adam", specs), { step: 8, model: LORA_MODEL, optimizer: "adam" });
