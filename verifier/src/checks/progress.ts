@@ -105,7 +105,7 @@ export async function calibrateProgress(manifest: Manifest, options: { runs: num
   for (let r = 0; r < options.runs; r++) {
     // NOTE: any salt gives an honest run; the data seed already varies the order (and the split) between runs, so
     // the calibration is valid for every job of the family, whatever its salt.
-    const run = await createRun(calibrationManifest(manifest, r), { jobId: 0n, salt: offlineSalt(0n) });
+    const run = await createRun(calibrationManifest(manifest, r), { jobId: 0n, salt: offlineSalt(0n), ...(options.baseStore ? { store: options.baseStore } : {}) });
     const batch = heldOutBatch(run, options.auditorSeed);
     examples = batch.size;
     let state = options.baseStore ? await run.initFromStore(options.baseStore) : run.initState();

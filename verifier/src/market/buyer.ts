@@ -50,7 +50,7 @@ export async function fetchVerified(ctx: FetchVerifiedContext, jobId: bigint, ou
     const created = await getJobCreated(clients.public, { jobMarket: d.jobMarket, jobId, fromBlock });
     const manifest = await fetchManifest(store, created.manifestUri, job.manifestHash);
     const commits = await getSegmentCommits(clients.public, { jobMarket: d.jobMarket, jobId, fromBlock });
-    return rebuildFinalWeights(await createRun(manifest, { jobId, salt: deploymentSalt(d, jobId) }), store, commits);
+    return rebuildFinalWeights(await createRun(manifest, { jobId, salt: deploymentSalt(d, jobId), store }), store, commits);
   };
   const { status, recordBytes, weightsBytes, weightsFrom, report } = await fetchResult(ctx, jobId, { ...options, rebuild });
   if (!report.ok) throw new ProvenanceMismatchError(report.failures);

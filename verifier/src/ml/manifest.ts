@@ -13,6 +13,7 @@ import { z } from "zod";
 import { InputError } from "../errors/index.ts";
 import type { StateDigest } from "../trace/digest.ts";
 import { ManifestError } from "./errors.ts";
+import { ADAPTER_TARGETS } from "./adapters/layout.ts";
 
 // canonicalize ships CJS with `export default`; under nodenext its type is the module object.
 const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
@@ -138,6 +139,25 @@ export const FineTuneInit = z.strictObject({
 });
 
 /**
+ * A LoRA adapter on a frozen char-transformer base (adapters/: layout.ts, lora.ts): the base is the checkpoint
+ * init.checkpointCid names, the job trains only the low-rank A [din, rank] and B [rank, dout] of each `targets` matrix
+ * in every layer, W' = W + (alpha / rank) * A.B, A from `seed`, B zero. The state, its hash, the checkpoints and the
+ * deliverable are the adapter and its optimizer state; the base CID is bound by the manifest hash (docs/data.md
+ * "Job kinds: adapters"). Needs numerics bitwise-v2 (the merge and the chain rule are pouw kernels).
+ */
+export const AdapterConfig = z.strictObject({
+  kind: z.literal("lora"),
+  rank: positiveInt.max(256),
+  targets: z
+    .array(z.enum(ADAPTER_TARGETS))
+    .min(1, "name at least one of wq, wk, wv, wo, w1, w2")
+    .refine((t) => new Set(t).size === t.length, "lists a target twice"),
+  alpha: z.number().positive().max(65536),
+  seed: uint32,
+});
+export type AdapterConfig = z.infer<typeof AdapterConfig>;
+
+/**
  * The manifest version this engine trains. 2: the data order is salted by the job (salt.ts); a version-1
  * manifest meant the unsalted order of the engine before, so the same file would train another trajectory
  * here than there, and an old provider and a new auditor would disagree from step 1. Refused, not reinterpreted.
@@ -168,6 +188,8 @@ export const Manifest = z
       holdoutFraction: z.number().gt(0).lt(1).optional(),
     }),
     optimizer: Optimizer,
+    /** A LoRA adapter on the base init.checkpointCid names (AdapterConfig); absent: every weight is trained. */
+    adapter: AdapterConfig.optional(),
     training: z.strictObject({
       batchSize: positiveInt.max(4096),
       steps: positiveInt,
@@ -213,6 +235,17 @@ export const Manifest = z
     } else if (given > 0) {
       const sum = m.corpora.reduce((a, c) => a + c.proportion!, 0);
       if (Math.abs(sum - 1) > 1e-9) ctx.addIssue({ code: "custom", path: ["corpora"], message: `proportions sum to ${sum}, not 1` });
+    }
+    if (m.adapter !== undefined) {
+      if (m.model.arch !== "char-transformer") ctx.addIssue({ code: "custom", path: ["adapter"], message: `adapters are defined for char-transformer only, not ${m.model.arch}` });
+      if (m.numerics !== "bitwise-v2") ctx.addIssue({ code: "custom", path: ["numerics"], message: `must be bitwise-v2 for an adapter job (its merge and chain rule are pouw kernels), got ${m.numerics}` });
+      if (!("checkpointCid" in m.init)) ctx.addIssue({ code: "custom", path: ["init"], message: 'an adapter job names its frozen base: init { checkpointCid, optimizerState: "fresh" } (the adapter is initialised from adapter.seed)' });
+      const model = m.model;
+      if (model.arch === "char-transformer") {
+        const F = model.ffHidden ?? 4 * model.dModel;
+        const smallest = Math.min(...m.adapter.targets.map((t) => (t === "w1" || t === "w2" ? Math.min(model.dModel, F) : model.dModel)));
+        if (m.adapter.rank > smallest) ctx.addIssue({ code: "custom", path: ["adapter", "rank"], message: `${m.adapter.rank} exceeds the smallest dimension (${smallest}) of a target matrix: not low-rank` });
+      }
     }
     if (m.model.arch === "tabular-mlp") {
       for (const key of ["testPerDigit", "years", "holdoutFraction"] as const) {

@@ -19,7 +19,9 @@ import type { Hex } from "viem";
 import { assertBackend, registerGradients, useBackend, type BackendName } from "./backend.ts";
 import { defaultBackend, enginesAllowed } from "./engines.ts";
 import { fastestKernels, fastestTransformerKernels, MAX_THREADS, ThreadedKernels, type Kernels, type TransformerKernels } from "./kernels/index.ts";
-import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
+import { checkpointSizeBound, decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
+import { decodeBase, LoraTransformer } from "./adapters/index.ts";
+import { optimizerStateSpecs, transformerParamSpecs } from "./state-layout.ts";
 import { loadMnist, MNIST_PIXELS } from "./data/mnist.ts";
 import { loadSotu } from "./data/sotu.ts";
 import { DataError, ManifestError } from "./errors.ts";
@@ -119,6 +121,8 @@ export class Run {
   /** h(0) state from the init seed. (A base-checkpoint manifest needs `initFromStore`.) */
   initState(): TrainState {
     const init = this.manifest.init;
+    // an adapter job's h(0): the adapter from adapter.seed (B zero) over the base the run already holds
+    if (this.manifest.adapter) return { step: 0, params: this.model.init(this.manifest.adapter.seed), opt: this.optimizer.initState(this.paramSpecs) };
     if (!("seed" in init)) throw new ManifestError("manifest field init: uses checkpointCid; call initFromStore");
     return { step: 0, params: this.model.init(init.seed), opt: this.optimizer.initState(this.paramSpecs) };
   }
@@ -131,7 +135,7 @@ export class Run {
    */
   async initFromStore(store: ContentStore): Promise<TrainState> {
     const init = this.manifest.init;
-    if (!("checkpointCid" in init)) return this.initState();
+    if (!("checkpointCid" in init) || this.manifest.adapter) return this.initState();
     const bytes = await store.get(init.checkpointCid);
     const base = decodeCheckpoint(bytes, this.paramSpecs, this.optSpecs, { model: this.model.arch, optimizer: this.optimizer.name });
     return { step: 0, params: base.params, opt: this.optimizer.initState(this.paramSpecs) };
@@ -364,7 +368,14 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
       data = { kind: "tokens", train: d.train, test: d.test, canonicalBytes: d.canonicalBytes };
     }
     const shape = { layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel, ...(m.vocab !== undefined ? { vocab: m.vocab } : {}) };
-    if (manifest.numerics === "bitwise-v2") model = new CharTransformer(shape, options.transformerKernels ?? fastestTransformerKernels());
+    if (manifest.adapter && "checkpointCid" in manifest.init) {
+      // the frozen base, fetched once per machine (the store caches it) and checked against the shape before any step
+      const cid = manifest.init.checkpointCid;
+      if (!options.store) throw new DataError(`an adapter job's base ${cid} is read from the content store: the run needs one`);
+      const baseSpecs = transformerParamSpecs(shape);
+      const bytes = await options.store.get(cid, { maxBytes: checkpointSizeBound(baseSpecs, optimizerStateSpecs("adam", baseSpecs)) });
+      model = new LoraTransformer(shape, options.transformerKernels ?? fastestTransformerKernels(), manifest.adapter, decodeBase(bytes, shape, cid).params);
+    } else if (manifest.numerics === "bitwise-v2") model = new CharTransformer(shape, options.transformerKernels ?? fastestTransformerKernels());
     else {
       await registerGradients();
       model = new CharTransformer(shape);

@@ -7,6 +7,7 @@
 import type { Hex } from "viem";
 import { InputError } from "../errors/index.ts";
 import { decodeCheckpoint } from "../ml/checkpoint.ts";
+import { adapterParamSpecs, LORA_MODEL } from "../ml/adapters/layout.ts";
 import { manifestHash, stateDigestOf, tabularOutputs, type Manifest } from "../ml/manifest.ts";
 import { mlpParamSpecs, optimizerStateSpecs, transformerParamSpecs } from "../ml/state-layout.ts";
 import type { TensorSpec } from "../ml/tensors.ts";
@@ -28,6 +29,12 @@ export function stateSpecsOf(manifest: Manifest): { paramSpecs: readonly TensorS
         ? mlpParamSpecs(m.hidden, m.inputs, tabularOutputs(m))
         : transformerParamSpecs({ layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel, ...(m.vocab !== undefined ? { vocab: m.vocab } : {}) });
   const optimizer = manifest.optimizer.name;
+  if (manifest.adapter && m.arch === "char-transformer") {
+    // an adapter job's state is the adapter alone (ml/adapters/layout.ts); the base is bound by CID in the manifest
+    const shape = { layers: m.layers, dModel: m.dModel, heads: m.heads, context: m.context, ffHidden: m.ffHidden ?? 4 * m.dModel, ...(m.vocab !== undefined ? { vocab: m.vocab } : {}) };
+    const adapterSpecs = adapterParamSpecs(shape, manifest.adapter);
+    return { paramSpecs: adapterSpecs, optSpecs: optimizerStateSpecs(optimizer, adapterSpecs), model: LORA_MODEL, optimizer };
+  }
   return { paramSpecs, optSpecs: optimizerStateSpecs(optimizer, paramSpecs), model: m.arch, optimizer };
 }
 

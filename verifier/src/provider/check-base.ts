@@ -62,7 +62,7 @@ export async function checkJobTrainable(manifest: Manifest, p: CheckTrainablePar
   const reason = (err: unknown) => (err instanceof InputError ? err.shortMessage : err instanceof Error ? err.message : String(err));
   let run: Run;
   try {
-    run = await createRun(manifest, { jobId: p.jobId, salt: p.salt });
+    run = await createRun(manifest, { jobId: p.jobId, salt: p.salt, store: p.store });
   } catch (err) {
     throw refuse(reason(err), err);
   }

@@ -179,7 +179,7 @@ export async function finalizeAndAnchor(ctx: ProviderContext, jobId: bigint, opt
   } catch (err) {
     log.info({ err, jobId: jobId.toString() }, "no stored end checkpoint for the last segment; rebuilding the final weights");
   }
-  weightsBytes ??= await rebuildFinalWeights(await createRun(manifest, { jobId, salt: deploymentSalt(d, jobId) }), ctx.store, commits);
+  weightsBytes ??= await rebuildFinalWeights(await createRun(manifest, { jobId, salt: deploymentSalt(d, jobId), store: ctx.store }), ctx.store, commits);
 
   let receipts = options.receipts;
   if (receipts === undefined) {

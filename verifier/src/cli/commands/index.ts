@@ -9,6 +9,7 @@ import type { Command } from "commander";
 export type CommandFamily = { name: string; summary: string; load: () => Promise<(program: Command) => void> };
 
 export const COMMAND_FAMILIES: readonly CommandFamily[] = [
+  { name: "adapter", summary: "LoRA adapters on a frozen base: merge an adapter job's weights into its base (docs/data.md)", load: async () => (await import("./adapter.ts")).registerAdapter },
   { name: "audit", summary: "audit a provider's trace: recompute, Freivalds, progress, magnitude or tolerance checks per segment (docs/checks.md)", load: async () => (await import("./audit.ts")).registerAudit },
   { name: "auditor", summary: "bond, audit (challenger bot), attest, status and claim", load: async () => (await import("./auditor.ts")).registerAuditor },
   { name: "buyer", summary: "post and follow training jobs", load: async () => (await import("./buyer.ts")).registerBuyer },

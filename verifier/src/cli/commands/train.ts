@@ -50,14 +50,19 @@ export function registerTrain(program: Command): void {
       const threads = parseThreads(opts.threads, engine);
       // NOTE: the engine (TensorFlow.js, data loaders) is loaded only once the input is valid, so
       // `pouw --help`, other commands and bad-input exits do not pay for it.
-      const [{ createRun }, { prepareOutDir, train }, { LocalDirStore }, { writeStepStates, STEP_STATES_FILE }] = await Promise.all([
+      const [{ createRun }, { prepareOutDir, train }, { LocalDirStore }, { LayeredStore }, { writeStepStates, STEP_STATES_FILE }] = await Promise.all([
         import("../../ml/run.ts"),
         import("../../ml/train.ts"),
         import("../../store/index.ts"),
+        import("../../store/layered.ts"),
         import("../../checks/step-states.ts"),
       ]);
       await prepareOutDir(opts.out);
-      const dataStore = manifest.corpora[0]?.package === undefined ? { store: new LocalDirStore(parseConfig({ store: opts.dataStore }).storeDir) } : {};
+      // a data set by content id, and an adapter job's frozen base (also read from --base-store, then cached), come from the content store
+      const local = () => new LocalDirStore(parseConfig({ store: opts.dataStore }).storeDir);
+      const dataStore = manifest.adapter
+        ? { store: opts.baseStore ? new LayeredStore(local(), [new LocalDirStore(opts.baseStore)]) : local() }
+        : manifest.corpora[0]?.package === undefined ? { store: local() } : {};
       const run = await createRun(manifest, { jobId, salt, backend: engine, threads, ...dataStore });
       const report = progressReporter(manifest.training.steps);
       // Ctrl-C: show the cursor again (the bar hides it), say what is left behind, exit 130 (as `provider run` does)
