@@ -57,6 +57,7 @@ contract JobMarket is IJobMarket, FixedRoles {
         // slot 6
         uint8 reopens; // challenge windows re-opened after a NoDecision (<= MAX_REOPENS)
         uint8 idleTimeouts; // timeouts of tenures that committed nothing (< MAX_IDLE_TIMEOUTS while the job lives)
+        address committer; // the session key the tenure's attested tier bound (zero: the provider commits)
     }
 
     /// @notice Held by the dispute contract: freeze and settle jobs. Wired once (`wire`).
@@ -210,7 +211,7 @@ contract JobMarket is IJobMarket, FixedRoles {
         Job storage j = _known(jobId);
         // INVARIANT: one provider at a time; a job is accepted only while Open.
         if (j.status != JobStatus.Open) revert JobMarketWrongStatus(jobId, j.status, JobStatus.Open);
-        uint8 tier = _tierOf(msg.sender);
+        (uint8 tier, address sessionKey) = _tierAndKey(msg.sender);
         uint8 minTier = j.minTier;
         // INVARIANT: a provider weaker than the job's minimum tier never holds the job.
         if (minTier != 0 && tier > minTier) revert JobMarketTierTooLow(jobId, msg.sender, tier, minTier);
@@ -227,7 +228,11 @@ contract JobMarket is IJobMarket, FixedRoles {
         j.status = JobStatus.Active;
         j.deadline = deadline;
         if (j.startSegment != next) j.startSegment = next;
+        // INVARIANT: a tenure whose (discounted) lock rests on evidence that bound a session key commits from that key
+        // only, so the tier is used by the machine that holds the attested key; a later tenure binds its own (or none).
+        j.committer = sessionKey;
         emit JobAccepted(jobId, msg.sender, next, deadline);
+        if (sessionKey != address(0)) emit CommitterBound(jobId, sessionKey);
         _vault.lock(msg.sender, jobId, lock);
     }
 
@@ -240,7 +245,12 @@ contract JobMarket is IJobMarket, FixedRoles {
         string calldata checkpointCid
     ) external {
         Job storage j = _known(jobId);
-        if (msg.sender != j.provider) revert JobMarketNotProvider(jobId, msg.sender, j.provider);
+        address committer = j.committer;
+        if (committer != address(0)) {
+            if (msg.sender != committer) revert JobMarketNotSessionKey(jobId, msg.sender, committer);
+        } else if (msg.sender != j.provider) {
+            revert JobMarketNotProvider(jobId, msg.sender, j.provider);
+        }
         uint256 next = j.nextSegment;
         // INVARIANT: a segment is committed once and never rewritten.
         if (segment < next) revert JobMarketSegmentAlreadyCommitted(jobId, segment);
@@ -544,6 +554,11 @@ contract JobMarket is IJobMarket, FixedRoles {
     }
 
     /// @inheritdoc IJobMarket
+    function committerOf(uint256 jobId) external view returns (address) {
+        return _jobs[jobId].committer;
+    }
+
+    /// @inheritdoc IJobMarket
     function segmentCommitment(uint256 jobId, uint256 segment) external view returns (bytes32) {
         return _segments[jobId][segment];
     }
@@ -679,6 +694,13 @@ contract JobMarket is IJobMarket, FixedRoles {
         IProviderRegistry providers = _providers;
         if (address(providers) == address(0)) return _TIER_NONE;
         return providers.effectiveTier(provider);
+    }
+
+    /// @dev The provider's effective tier and its record's session key (4 and none while no ProviderRegistry is set).
+    function _tierAndKey(address provider) private view returns (uint8, address) {
+        IProviderRegistry providers = _providers;
+        if (address(providers) == address(0)) return (_TIER_NONE, address(0));
+        return providers.tierAndSessionKey(provider);
     }
 
     /// @dev The timeout slash of a lock `locked`: policy.timeoutSlashBps of it (the lock, not policy.requiredStake: the
