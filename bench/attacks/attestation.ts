@@ -35,7 +35,7 @@ import {
   requestAttestation,
   voteStatementDispute,
 } from "../../verifier/src/chain/index.ts";
-import { evidenceNonce, parseDer, type EvidenceTrust, type SevSnpPolicy } from "../../verifier/src/checks/attestation/index.ts";
+import { evidenceNonce, GPU_ONLY_TIER, parseDer, type EvidenceTrust, type SevSnpPolicy } from "../../verifier/src/checks/attestation/index.ts";
 import { providerRegistryDomain, signAttestationVerified, type AttestationVerified } from "../../verifier/src/receipts/index.ts";
 import { makeNras, newSessionKey, nvidiaBundle, sessionProof } from "../../test/checks/nras-fixture.ts";
 import { makeSnpChain, snpReport, type Tcb } from "../../test/checks/snp-fixture.ts";
@@ -249,7 +249,7 @@ export async function deviceReuse(): Promise<Row> {
     const gpu = async (who: Actor, binding: Hex, key: LocalAccount) => ({ bundle: await nvidiaBundle(nras, who.c.account as LocalAccount, binding, { sessionKey: key, gpus: [{ ueid }], iat: await chainDate(w) }), devices: [`nvidia-ueid:${ueid}`] });
     const s = { side: [w.a.provider, w.a.contributor], honest: HONEST.map((n) => w.a[n]) };
     const before = await snapshot(w, everyone(s));
-    // provider 1 attests the GPU (supported: tier 1)
+    // provider 1 attests the GPU (supported: tier 2, GPU evidence alone)
     const one = await requestWith(w, w.a.provider, (b, k) => gpu(w.a.provider, b, k));
     const r1 = await requestAttestation(w.a.provider.c, one.p);
     const c1 = await draw(w, r1.requestId);
@@ -264,8 +264,8 @@ export async function deviceReuse(): Promise<Row> {
     const c3 = await draw(w, r3.requestId);
     const h = await honestCommittee(w, r3.requestId, c3, three.bundle, trust, workDir("statements-3"));
     const t2 = (await getProviderAttestation(w.a.buyer.c.public, { providerRegistry: w.d.providerRegistry, provider: w.a.contributor.address })).effectiveTier;
-    if (t1 !== 1 || t2 !== 4) throw new AttackSucceeded(`one GPU attests for two providers (tiers ${t1}, ${t2})`);
-    return measure(w, s, before, "attestation: device reuse across two providers", `impossible: ${e1} (provider 1 holds the GPU at tier 1); declaring no device instead: committee [${c3.map((x) => nameOf(w, x)).join(", ")}] on separate ledgers signed tier 4 (${h.results.map((x) => x.reason).join(", ")})`, NO_TRACE);
+    if (t1 !== GPU_ONLY_TIER || t2 !== 4) throw new AttackSucceeded(`one GPU attests for two providers (tiers ${t1}, ${t2})`);
+    return measure(w, s, before, "attestation: device reuse across two providers", `impossible: ${e1} (provider 1 holds the GPU at tier ${t1}); declaring no device instead: committee [${c3.map((x) => nameOf(w, x)).join(", ")}] on separate ledgers signed tier 4 (${h.results.map((x) => x.reason).join(", ")})`, NO_TRACE);
   } finally {
     cleanup();
   }
@@ -326,7 +326,13 @@ export const staleCrl = () => snpRow("attestation: stale CRL", (now) => new Date
  */
 export const outOfDatePlatform = () => snpRow("attestation: OutOfDate platform (SNP TCB below minTcb)", (now) => now, (p) => ({ amdSevSnp: { ...p, minTcb: { snp: SNP_TCB.snp + 1 } } }), 4);
 
-/** Single-member veto: one attacker auditor on the committee signs tier 4 first; the honest quorum records tier 1. */
+/**
+ * Never-patched SNP firmware: REPORTED_TCB all zero (bootloader, TEE, SNP firmware, microcode at level 0) under a trust
+ * file that states no minTcb: the default floor (DEFAULT_SNP_MIN_TCB) refuses it, so it gets tier 4, not tier 3's band.
+ */
+export const zeroSnpTcb = () => snpRow("attestation: all-zero SNP TCB without a configured minimum", (now) => now, (p) => ({ amdSevSnp: p }), 4, { bl: 0, tee: 0, snp: 0, ucode: 0 });
+
+/** Single-member veto: one attacker auditor on the committee signs tier 4 first; the honest quorum records tier 2 (GPU evidence). */
 export async function singleMemberVeto(): Promise<Row> {
   const w = await attestWorld(["H1", "H2", "H3", "H4", "H5", "sybilA"]);
   try {
@@ -353,7 +359,7 @@ export async function singleMemberVeto(): Promise<Row> {
       const honest = committee.filter((x) => x !== w.a.sybilA.address);
       const h = await honestCommittee(w, r.requestId, honest, req.bundle, trust, dir);
       const a = await getProviderAttestation(w.a.buyer.c.public, { providerRegistry: w.d.providerRegistry, provider: w.a.provider.address });
-      if (a.effectiveTier !== 1) throw new AttackSucceeded(`one member blocked the quorum's tier 1 (recorded tier ${a.effectiveTier})`);
+      if (a.effectiveTier !== GPU_ONLY_TIER) throw new AttackSucceeded(`one member blocked the quorum's tier ${GPU_ONLY_TIER} (recorded tier ${a.effectiveTier})`);
       return measure(w, s, before, "attestation: single-member veto", `impossible: ${e1} (sybilA's tier 4 alone, ${veto.reason}); [${honest.map((x) => nameOf(w, x)).join(", ")}] did not co-sign it (${h.recorded.dissent.length} dissent) and recorded tier ${a.tier} band ${a.band} (committee drawn at request ${i})`, NO_TRACE);
     }
     throw new Error(`sybilA sat on no committee in ${MAX_REQUESTS} requests`);
@@ -368,6 +374,7 @@ export const ATTESTATION_ROWS: { attack: string; run: () => Promise<Row> }[] = [
   { attack: "attestation: device reuse across two providers", run: deviceReuse },
   { attack: "attestation: CVM-only evidence for tier 2", run: cvmOnlyTier2 },
   { attack: "attestation: stale CRL", run: staleCrl },
+  { attack: "attestation: all-zero SNP TCB without a configured minimum", run: zeroSnpTcb },
   { attack: "attestation: OutOfDate platform (SNP TCB below minTcb)", run: outOfDatePlatform },
   { attack: "attestation: single-member veto", run: singleMemberVeto },
   { attack: "attestation: sham statement dispute", run: shamStatementDispute },

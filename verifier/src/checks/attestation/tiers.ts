@@ -7,6 +7,10 @@
  *   tier 3  device enclave                               50..69
  *   tier 4  no attestation: stake substitutes            10..49
  *
+ * The vendor formats (bundle.ts) rank by evidence strength, never weaker evidence above stronger: a pinned-image CVM
+ * quote plus NVIDIA GPU evidence bound to one session key (composite) is tier 1, NVIDIA GPU evidence alone tier 2, a
+ * CVM quote alone at most tier 3. The EKU mapping below is the test CA's (pouw-eat) only.
+ *
  * Band inside tiers 1-3 (evidence already passed every policy check):
  *   q = mean of four factors in {0, 1}:
  *     driver    driver_version   >= policy.recommendedDriverVersion   (1 when no recommendation is set)
