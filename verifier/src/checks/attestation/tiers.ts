@@ -2,8 +2,8 @@
  * Attestation tiers and trust bands (seed design): the tier is fixed by the platform class the
  * evidence proves; the band is a score inside the tier's range. docs/checks.md has the table.
  *
- *   tier 1  accelerator-native confidential computing   90..100
- *   tier 2  confidential VM + accelerator                70..89
+ *   tier 1  confidential VM + attested accelerator       90..100
+ *   tier 2  attested accelerator, host unattested         70..89
  *   tier 3  device enclave                               50..69
  *   tier 4  no attestation: stake substitutes            10..49
  *
@@ -55,8 +55,8 @@ export const EVIDENCE_KEY_PURPOSES: Readonly<Record<EvidenceType, string>> = {
 };
 
 export const TIER_BANDS: Readonly<Record<Tier, { lo: number; hi: number; label: string }>> = {
-  1: { lo: 90, hi: 100, label: "accelerator-native confidential computing" },
-  2: { lo: 70, hi: 89, label: "confidential VM + accelerator" },
+  1: { lo: 90, hi: 100, label: "confidential VM + attested accelerator" },
+  2: { lo: 70, hi: 89, label: "attested accelerator, host unattested" },
   3: { lo: 50, hi: 69, label: "device enclave" },
   4: { lo: 10, hi: 49, label: "no attestation (stake substitutes)" },
 };
