@@ -141,7 +141,7 @@ describe("checks/attestation formats: AMD SEV-SNP report, VCEK <- ASK <- ARK (te
     const report = await snpReport({ reportData: Buffer.concat([Buffer.from(nonceHex.slice(2), "hex"), Buffer.alloc(32)]), chipId: chip, tcb: TCB }, v.key);
     const b64 = (x: Uint8Array) => Buffer.from(x).toString("base64");
     const cvm = { format: "amd-sev-snp", report: report.toString("hex"), vcek: b64(raw(v.cert)), ask: b64(raw(chain.ask)), ark: b64(raw(chain.ark)) };
-    const gpu = { format: "nvidia-eat", eat: await nras.eat(nonceHex.slice(2), { gpus: [{ ueid: "77" }] }) };
+    const gpu = { format: "nvidia-eat", eat: await nras.eat(nonceHex.slice(2), { gpus: [{ ueid: "77" }], iat: now }) }; // issued at the verification time: a loaded machine takes longer than the clock skew to get here
     const bundle = async (evidence: unknown, sessionKey = key) => Buffer.from(JSON.stringify({ version: 1, ...(await sessionProof(provider, sessionKey, binding)), evidence }));
     // independent expectation: the launch measurement at offset 0x90 of the report bytes
     const measurement = `0x${report.subarray(0x90, 0xc0).toString("hex")}`;
@@ -160,10 +160,10 @@ describe("checks/attestation formats: AMD SEV-SNP report, VCEK <- ASK <- ARK (te
     expect(await reasonOf(verifyEvidenceBundle(await bundle({ format: "composite", cvm, gpu }), ctx({ ...pinned, amdSevSnp: { ...policy, allowedMeasurements: [measurement] } })))).to.equal("policy-invalid");
     // GPU evidence made for another session key (another machine's GPUs): binding-mismatch
     const otherKey = newSessionKey();
-    const foreignGpu = { format: "nvidia-eat", eat: await nras.eat(evidenceNonce(binding, otherKey.address).slice(2)) };
+    const foreignGpu = { format: "nvidia-eat", eat: await nras.eat(evidenceNonce(binding, otherKey.address).slice(2), { iat: now }) };
     expect(await reasonOf(verifyEvidenceBundle(await bundle({ format: "composite", cvm, gpu: foreignGpu }), ctx(pinned)))).to.equal("binding-mismatch");
     // a measurement off the allow-list, and the GPU evidence alone in the CVM slot, are refused
-    expect(await reasonOf(verifyEvidenceBundle(await bundle({ format: "composite", cvm, gpu }), ctx({ ...pinned, amdSevSnp: { ...policy, allowedMeasurements: [`0x${"00".repeat(48)}`] } })))).to.equal("measurement-mismatch");
+    expect(await reasonOf(verifyEvidenceBundle(await bundle({ format: "composite", cvm, gpu }), ctx({ ...pinned, amdSevSnp: { ...pinned.amdSevSnp, allowedMeasurements: [`0x${"00".repeat(48)}`] } })))).to.equal("measurement-mismatch");
     expect(await reasonOf(verifyEvidenceBundle(await bundle({ format: "composite", cvm: gpu, gpu }), ctx(pinned)))).to.equal("bundle-invalid");
   });
 
