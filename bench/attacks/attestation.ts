@@ -31,8 +31,10 @@ import {
   getProviderAttestation,
   getRequestFee,
   getStatementDispute,
+  providerRegistryAbi,
   recordAttestation,
   requestAttestation,
+  settleStatementDispute,
   voteStatementDispute,
 } from "../../verifier/src/chain/index.ts";
 import { evidenceNonce, GPU_ONLY_TIER, parseDer, type EvidenceTrust, type SevSnpPolicy } from "../../verifier/src/checks/attestation/index.ts";
@@ -216,6 +218,68 @@ export async function shamStatementDispute(): Promise<Row> {
   }
 }
 
+/**
+ * Statement dispute stalled on a silent seat: the sybils' forged tier 1 is disputed by the honest challenger; of its
+ * drawn panel the first member plays the provider's own auditor (votes "statement true"), the second re-verifies and
+ * votes "false", the third never votes. No quorum by the deadline: the dispute settles undecided, the silent member
+ * forfeits half the dispute bond (burned) and the honest challenger's bond comes back whole. The statement stays
+ * disputable; a second dispute before an answering panel revokes it and its signers forfeit.
+ */
+export async function silentSeatStatementDispute(): Promise<Row> {
+  const w = await attestWorld();
+  try {
+    const nras = await makeNras();
+    const trust: EvidenceTrust = { nvidia: nras.policy };
+    const reg = w.d.providerRegistry;
+    const before = await snapshot(w, Object.values(w.a).map((x) => x.address));
+    const garbage = garbageBundle();
+    const landed = await landSybilCommittee(w, garbage);
+    await recordForgery(w, landed.requestId, keccak256(garbage));
+    const { disputeId, seedBlock } = await disputeStatement(w.a.honestChallenger.c, { providerRegistry: reg, provider: w.a.provider.address });
+    const head = await w.a.buyer.c.public.getBlockNumber({ cacheTime: 0 });
+    if (head <= seedBlock) await w.mine(Number(seedBlock - head) + 1);
+    const { panel } = await drawStatementDisputePanel(w.a.buyer.c, { providerRegistry: reg, disputeId });
+    const [owned, voter, silent] = panel.map((x) => actorAt(w, x)) as [Actor, Actor, Actor];
+    await voteStatementDispute(owned.c, { providerRegistry: reg, disputeId, statementFalse: false });
+    const j = await judgeStatement(voter.c.public, { providerRegistry: reg, disputeId, bundle: garbage, trust });
+    await voteStatementDispute(voter.c, { providerRegistry: reg, disputeId, statementFalse: j.statementFalse });
+    const silentBond = (await getAuditor(w.a.buyer.c.public, { auditorRegistry: w.d.auditorRegistry, auditor: silent.address })).bond;
+    const open = await getStatementDispute(w.a.buyer.c.public, { providerRegistry: reg, disputeId });
+    await w.warpTo(open.deadline + 1n);
+    await settleStatementDispute(w.a.buyer.c, { providerRegistry: reg, disputeId });
+    const first = await getStatementDispute(w.a.buyer.c.public, { providerRegistry: reg, disputeId });
+    const credit = await w.a.buyer.c.public.readContract({ address: reg, abi: providerRegistryAbi, functionName: "creditOf", args: [w.a.honestChallenger.address] });
+    const forfeit = silentBond - (await getAuditor(w.a.buyer.c.public, { auditorRegistry: w.d.auditorRegistry, auditor: silent.address })).bond;
+    if (first.outcome !== "undecided") throw new Error(`the stalled dispute ended ${first.outcome}`);
+    if (credit !== first.bond) throw new AttackSucceeded(`the stalled dispute cost the honest challenger ${tokens(first.bond - credit)} of its bond`);
+    if (forfeit !== first.bond / 2n) throw new AttackSucceeded(`the silent member forfeited ${tokens(forfeit)}, not half the dispute bond`);
+    await claimAttestationCredit(w.a.honestChallenger.c, { providerRegistry: reg });
+    // the statement is disputable again: a panel that answers revokes it
+    const bonds = await bondsOf(w, SYBILS);
+    const d = await playStatementDispute(w, garbage, trust, w.a.honestChallenger);
+    const after = await getProviderAttestation(w.a.buyer.c.public, { providerRegistry: reg, provider: w.a.provider.address });
+    const forfeited = bonds - (await bondsOf(w, SYBILS));
+    if (d.outcome !== "upheld" || after.effectiveTier !== 4 || forfeited !== bonds) throw new AttackSucceeded(`the stalled dispute shielded the statement (second dispute ${d.outcome}, tier ${after.effectiveTier})`);
+    // the silent member failed its seat: neither side's (its forfeit is in the outcome); the provider owns the first seat
+    const s = {
+      side: [w.a.provider, owned, ...SYBILS.map((n) => w.a[n])],
+      challenger: w.a.honestChallenger,
+      honest: HONEST.filter((n) => n !== owned.name && n !== silent.name).map((n) => w.a[n]),
+    };
+    return measure(
+      w,
+      s,
+      before,
+      "attestation: statement dispute stalled by a provider seat and a silent member",
+      `panel [${owned.name} (the provider's seat) voted true, ${voter.name} false, ${silent.name} silent]: ${first.outcome} at the deadline, the challenger's bond back whole, ${silent.name} forfeits ${tokens(forfeit)}; ` +
+        `disputed again, panel [${d.panel}] voted false ${d.votes}: ${d.outcome}, tier 4, signers forfeit ${tokens(forfeited)}`,
+      NO_TRACE,
+    );
+  } finally {
+    cleanup();
+  }
+}
+
 /** Runs the committee of `requestId` through attestRequest, each member with its own device ledger, until recorded. */
 async function honestCommittee(w: World, requestId: bigint, committee: readonly Address[], bundle: Uint8Array, trust: EvidenceTrust, statementsDir: string) {
   const results = [];
@@ -378,4 +442,5 @@ export const ATTESTATION_ROWS: { attack: string; run: () => Promise<Row> }[] = [
   { attack: "attestation: OutOfDate platform (SNP TCB below minTcb)", run: outOfDatePlatform },
   { attack: "attestation: single-member veto", run: singleMemberVeto },
   { attack: "attestation: sham statement dispute", run: shamStatementDispute },
+  { attack: "attestation: statement dispute stalled by a provider seat and a silent member", run: silentSeatStatementDispute },
 ];
