@@ -34,7 +34,8 @@ contract JobMarket is IJobMarket, FixedRoles {
         uint24 segmentTimeout;
         // slot 1
         address buyer;
-        uint32 stepsPerSegment;
+        uint16 stepsPerSegment; // <= MAX_STEPS_PER_SEGMENT (_checkPolicy)
+        bool committerBound; // the tenure commits from `committer` (slot 6), read only when set
         uint32 challengeWindow;
         uint16 startSegment;
         uint16 openDisputes;
@@ -57,7 +58,7 @@ contract JobMarket is IJobMarket, FixedRoles {
         // slot 6
         uint8 reopens; // challenge windows re-opened after a NoDecision (<= MAX_REOPENS)
         uint8 idleTimeouts; // timeouts of tenures that committed nothing (< MAX_IDLE_TIMEOUTS while the job lives)
-        address committer; // the session key the tenure's attested tier bound (zero: the provider commits)
+        address committer; // the session key the tenure's attested tier bound (counts only while committerBound)
     }
 
     /// @notice Held by the dispute contract: freeze and settle jobs. Wired once (`wire`).
@@ -176,7 +177,7 @@ contract JobMarket is IJobMarket, FixedRoles {
         j.segments = policy.segments;
         j.segmentTimeout = uint24(policy.segmentTimeout); // fits: <= MAX_WINDOW_SECONDS < 2^24
         j.buyer = msg.sender;
-        j.stepsPerSegment = policy.stepsPerSegment;
+        j.stepsPerSegment = uint16(policy.stepsPerSegment); // fits: <= MAX_STEPS_PER_SEGMENT (_checkPolicy)
         j.challengeWindow = policy.challengeWindow;
         j.token = token;
         j.challengerBps = policy.challengerBps;
@@ -230,7 +231,11 @@ contract JobMarket is IJobMarket, FixedRoles {
         if (j.startSegment != next) j.startSegment = next;
         // INVARIANT: a tenure whose (discounted) lock rests on evidence that bound a session key commits from that key
         // only, so the tier is used by the machine that holds the attested key; a later tenure binds its own (or none).
-        j.committer = sessionKey;
+        // NOTE: the flag sits in slot 1, which commitSegment reads anyway (stepsPerSegment), so a tenure without a key
+        // pays no extra storage read per commit; a stale `committer` of an earlier tenure is ignored while unbound.
+        bool bound = sessionKey != address(0);
+        if (bound) j.committer = sessionKey;
+        if (j.committerBound != bound) j.committerBound = bound;
         emit JobAccepted(jobId, msg.sender, next, deadline);
         if (sessionKey != address(0)) emit CommitterBound(jobId, sessionKey);
         _vault.lock(msg.sender, jobId, lock);
@@ -245,8 +250,8 @@ contract JobMarket is IJobMarket, FixedRoles {
         string calldata checkpointCid
     ) external {
         Job storage j = _known(jobId);
-        address committer = j.committer;
-        if (committer != address(0)) {
+        if (j.committerBound) {
+            address committer = j.committer;
             if (msg.sender != committer) revert JobMarketNotSessionKey(jobId, msg.sender, committer);
         } else if (msg.sender != j.provider) {
             revert JobMarketNotProvider(jobId, msg.sender, j.provider);
@@ -555,7 +560,8 @@ contract JobMarket is IJobMarket, FixedRoles {
 
     /// @inheritdoc IJobMarket
     function committerOf(uint256 jobId) external view returns (address) {
-        return _jobs[jobId].committer;
+        Job storage j = _jobs[jobId];
+        return j.committerBound ? j.committer : address(0);
     }
 
     /// @inheritdoc IJobMarket
