@@ -34,7 +34,8 @@ contract JobMarket is IJobMarket, FixedRoles {
         uint24 segmentTimeout;
         // slot 1
         address buyer;
-        uint32 stepsPerSegment;
+        uint16 stepsPerSegment; // <= MAX_STEPS_PER_SEGMENT (_checkPolicy)
+        bool committerBound; // the tenure commits from `committer` (slot 6), read only when set
         uint32 challengeWindow;
         uint16 startSegment;
         uint16 openDisputes;
@@ -57,6 +58,7 @@ contract JobMarket is IJobMarket, FixedRoles {
         // slot 6
         uint8 reopens; // challenge windows re-opened after a NoDecision (<= MAX_REOPENS)
         uint8 idleTimeouts; // timeouts of tenures that committed nothing (< MAX_IDLE_TIMEOUTS while the job lives)
+        address committer; // the session key the tenure's attested tier bound (counts only while committerBound)
     }
 
     /// @notice Held by the dispute contract: freeze and settle jobs. Wired once (`wire`).
@@ -175,7 +177,7 @@ contract JobMarket is IJobMarket, FixedRoles {
         j.segments = policy.segments;
         j.segmentTimeout = uint24(policy.segmentTimeout); // fits: <= MAX_WINDOW_SECONDS < 2^24
         j.buyer = msg.sender;
-        j.stepsPerSegment = policy.stepsPerSegment;
+        j.stepsPerSegment = uint16(policy.stepsPerSegment); // fits: <= MAX_STEPS_PER_SEGMENT (_checkPolicy)
         j.challengeWindow = policy.challengeWindow;
         j.token = token;
         j.challengerBps = policy.challengerBps;
@@ -210,7 +212,7 @@ contract JobMarket is IJobMarket, FixedRoles {
         Job storage j = _known(jobId);
         // INVARIANT: one provider at a time; a job is accepted only while Open.
         if (j.status != JobStatus.Open) revert JobMarketWrongStatus(jobId, j.status, JobStatus.Open);
-        uint8 tier = _tierOf(msg.sender);
+        (uint8 tier, address sessionKey) = _tierAndKey(msg.sender);
         uint8 minTier = j.minTier;
         // INVARIANT: a provider weaker than the job's minimum tier never holds the job.
         if (minTier != 0 && tier > minTier) revert JobMarketTierTooLow(jobId, msg.sender, tier, minTier);
@@ -227,7 +229,15 @@ contract JobMarket is IJobMarket, FixedRoles {
         j.status = JobStatus.Active;
         j.deadline = deadline;
         if (j.startSegment != next) j.startSegment = next;
+        // INVARIANT: a tenure whose (discounted) lock rests on evidence that bound a session key commits from that key
+        // only, so the tier is used by the machine that holds the attested key; a later tenure binds its own (or none).
+        // NOTE: the flag sits in slot 1, which commitSegment reads anyway (stepsPerSegment), so a tenure without a key
+        // pays no extra storage read per commit; a stale `committer` of an earlier tenure is ignored while unbound.
+        bool bound = sessionKey != address(0);
+        if (bound) j.committer = sessionKey;
+        if (j.committerBound != bound) j.committerBound = bound;
         emit JobAccepted(jobId, msg.sender, next, deadline);
+        if (sessionKey != address(0)) emit CommitterBound(jobId, sessionKey);
         _vault.lock(msg.sender, jobId, lock);
     }
 
@@ -240,7 +250,12 @@ contract JobMarket is IJobMarket, FixedRoles {
         string calldata checkpointCid
     ) external {
         Job storage j = _known(jobId);
-        if (msg.sender != j.provider) revert JobMarketNotProvider(jobId, msg.sender, j.provider);
+        if (j.committerBound) {
+            address committer = j.committer;
+            if (msg.sender != committer) revert JobMarketNotSessionKey(jobId, msg.sender, committer);
+        } else if (msg.sender != j.provider) {
+            revert JobMarketNotProvider(jobId, msg.sender, j.provider);
+        }
         uint256 next = j.nextSegment;
         // INVARIANT: a segment is committed once and never rewritten.
         if (segment < next) revert JobMarketSegmentAlreadyCommitted(jobId, segment);
@@ -544,6 +559,12 @@ contract JobMarket is IJobMarket, FixedRoles {
     }
 
     /// @inheritdoc IJobMarket
+    function committerOf(uint256 jobId) external view returns (address) {
+        Job storage j = _jobs[jobId];
+        return j.committerBound ? j.committer : address(0);
+    }
+
+    /// @inheritdoc IJobMarket
     function segmentCommitment(uint256 jobId, uint256 segment) external view returns (bytes32) {
         return _segments[jobId][segment];
     }
@@ -679,6 +700,13 @@ contract JobMarket is IJobMarket, FixedRoles {
         IProviderRegistry providers = _providers;
         if (address(providers) == address(0)) return _TIER_NONE;
         return providers.effectiveTier(provider);
+    }
+
+    /// @dev The provider's effective tier and its record's session key (4 and none while no ProviderRegistry is set).
+    function _tierAndKey(address provider) private view returns (uint8, address) {
+        IProviderRegistry providers = _providers;
+        if (address(providers) == address(0)) return (_TIER_NONE, address(0));
+        return providers.tierAndSessionKey(provider);
     }
 
     /// @dev The timeout slash of a lock `locked`: policy.timeoutSlashBps of it (the lock, not policy.requiredStake: the

@@ -436,12 +436,19 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     }
 
     /// @inheritdoc IProviderRegistry
-    function effectiveTier(address provider) external view returns (uint8) {
+    function effectiveTier(address provider) public view returns (uint8) {
         StoredAttestation storage a = _attestations[provider];
         if (a.tier == 0 || a.expiresAt <= block.timestamp) return TIER_NONE;
         // INVARIANT: a statement counts only while a quorum of its signers keeps its bond in the registry.
         if (backingOf(provider) < _quorum) return TIER_NONE;
         return a.tier;
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function tierAndSessionKey(address provider) external view returns (uint8 tier, address sessionKey) {
+        tier = effectiveTier(provider);
+        // INVARIANT: a key is named only with a counting tier: it is the one the record's evidence binds.
+        if (tier != TIER_NONE) sessionKey = _sessionKeys[_attestations[provider].requestId];
     }
 
     /// @inheritdoc IProviderRegistry
@@ -618,12 +625,28 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         }
     }
 
-    /// @dev No panel decided: half the challenger's bond is burned (a dispute whose panel never decides costs whoever
-    /// opened it, so holding a statement's dispute open is never free), the rest credited back.
+    /// @dev No panel decided. A drawn panel with silent seats failed its quorum on them: each silent member forfeits
+    /// min(its bond, half the dispute bond), burned, and the challenger's bond is credited back whole. Otherwise (nobody
+    /// drew the panel, which anyone, the challenger included, could; or every seat voted and the votes split below
+    /// quorum) half the challenger's bond is burned and the rest credited back, so holding a statement's dispute open
+    /// is never free.
     function _settleUndecided(uint256 disputeId, StoredDispute storage d) private {
         d.outcome = DISPUTE_UNDECIDED;
         emit DisputeSettled(disputeId, DISPUTE_UNDECIDED);
-        uint256 burned = d.bond / 2;
+        uint256 half = d.bond / 2;
+        uint256 burned = half;
+        if (d.drawn) {
+            address[] storage panel = _panels[disputeId];
+            for (uint256 i; i < panel.length; ++i) {
+                if (d.votedMask & (1 << i) != 0) continue;
+                // INVARIANT: a quorum that failed on a silent seat costs the silent member, never the challenger (one
+                // provider-owned seat plus one silent member would otherwise burn an honest challenger's bond).
+                burned = 0;
+                uint256 bond = _auditors.auditorOf(panel[i]).bond;
+                uint256 take = bond < half ? bond : half;
+                if (take != 0) _auditors.forfeit(panel[i], take, BURN_ADDRESS);
+            }
+        }
         _credit(d.challenger, d.bond - burned);
         if (burned != 0) _feeToken.safeTransfer(BURN_ADDRESS, burned);
     }

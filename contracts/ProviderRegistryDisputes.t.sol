@@ -126,11 +126,14 @@ contract ProviderRegistryDisputesTest is TestBase, AuditorKeys {
         assertEq(token.balanceOf(address(providers)), 0, "registry holds nothing");
     }
 
-    /// Split or silent panel: nothing is decided; after the deadline anyone settles: half the bond burned, half back.
-    function test_dispute_undecided_burnsHalfAfterDeadline() public {
+    /// A split panel with a silent seat (one provider-owned vote, one honest vote, one member silent): nothing is decided;
+    /// after the deadline anyone settles. The quorum failed on the silent seat, so the silent member forfeits half the
+    /// dispute bond (burned) and the honest challenger's bond comes back whole; the voters keep their bonds.
+    function test_dispute_undecided_silentSeatForfeits_challengerWhole() public {
         _recorded(1);
         uint256 id = _dispute();
-        uint256 burned = token.balanceOf(BURN);
+        uint256 burned = auditors.creditOf(BURN);
+        uint256 tokensBurned = token.balanceOf(BURN);
         address[] memory panel = providers.drawDisputePanel(id);
         _vote(id, panel[0], true);
         _vote(id, panel[1], false);
@@ -142,9 +145,14 @@ contract ProviderRegistryDisputesTest is TestBase, AuditorKeys {
         vm.warp(deadline + 1);
         providers.settleDispute(id);
         assertEq(providers.disputeOf(id).outcome, 3, "undecided");
-        assertEq(providers.creditOf(CHALLENGER), AUDITOR_BOND / 2, "half the bond credited back");
-        assertEq(token.balanceOf(BURN), burned + AUDITOR_BOND / 2, "half burned");
+        assertEq(providers.creditOf(CHALLENGER), AUDITOR_BOND, "the whole bond credited back");
+        assertEq(token.balanceOf(BURN), tokensBurned, "nothing of the challenger's burned");
+        assertEq(auditors.auditorOf(panel[2]).bond, AUDITOR_BOND - AUDITOR_BOND / 2, "the silent member forfeits half the bond");
+        assertEq(auditors.creditOf(BURN), burned + AUDITOR_BOND / 2, "its forfeit burned");
+        assertEq(auditors.auditorOf(panel[0]).bond, AUDITOR_BOND, "a voter keeps its bond");
+        assertEq(auditors.auditorOf(panel[1]).bond, AUDITOR_BOND, "a voter keeps its bond");
         assertEq(providers.effectiveTier(PROVIDER), 1, "record stands");
+        assertEq(token.balanceOf(address(providers)), AUDITOR_BOND, "the registry holds the credited bond only");
         vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryDisputeSettled.selector, id));
         providers.settleDispute(id);
     }

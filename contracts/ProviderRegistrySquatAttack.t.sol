@@ -115,7 +115,8 @@ contract ProviderRegistrySquatAttackTest is TestBase, AuditorKeys {
         assertEq(auditors.auditorOf(signers[0]).bond, 0, "signers forfeit");
     }
 
-    /// A drawn panel that stays split to the deadline: undecided (half burned), and the statement is disputable again.
+    /// A drawn panel that stays split to the deadline (its third member silent): undecided, the silent member forfeits
+    /// (the challenger's bond comes back whole), and the statement is disputable again.
     function test_undecidedAtDeadline_statementDisputableAgain() public {
         uint256 requestId = _attest(providers, PROVIDER, 1, uint64(block.timestamp + 7 days), 2);
         vm.prank(ACCOMPLICE);
@@ -131,7 +132,8 @@ contract ProviderRegistrySquatAttackTest is TestBase, AuditorKeys {
         vm.prank(CHALLENGER);
         uint256 second = providers.disputeStatement(PROVIDER);
         assertEq(providers.disputeOf(first).outcome, 3, "first settled undecided");
-        assertEq(providers.creditOf(ACCOMPLICE), AUDITOR_BOND / 2, "half back");
+        assertEq(providers.creditOf(ACCOMPLICE), AUDITOR_BOND, "bond back whole: the quorum failed on a silent seat");
+        assertEq(auditors.auditorOf(panel[2]).bond, AUDITOR_BOND - AUDITOR_BOND / 2, "the silent member forfeits");
         assertEq(providers.disputeOfRequest(requestId), second, "latest dispute");
     }
 

@@ -31,11 +31,13 @@ import {
   getProviderAttestation,
   getRequestFee,
   getStatementDispute,
+  providerRegistryAbi,
   recordAttestation,
   requestAttestation,
+  settleStatementDispute,
   voteStatementDispute,
 } from "../../verifier/src/chain/index.ts";
-import { evidenceNonce, parseDer, type EvidenceTrust, type SevSnpPolicy } from "../../verifier/src/checks/attestation/index.ts";
+import { evidenceNonce, GPU_ONLY_TIER, parseDer, type EvidenceTrust, type SevSnpPolicy } from "../../verifier/src/checks/attestation/index.ts";
 import { providerRegistryDomain, signAttestationVerified, type AttestationVerified } from "../../verifier/src/receipts/index.ts";
 import { makeNras, newSessionKey, nvidiaBundle, sessionProof } from "../../test/checks/nras-fixture.ts";
 import { makeSnpChain, snpReport, type Tcb } from "../../test/checks/snp-fixture.ts";
@@ -216,6 +218,68 @@ export async function shamStatementDispute(): Promise<Row> {
   }
 }
 
+/**
+ * Statement dispute stalled on a silent seat: the sybils' forged tier 1 is disputed by the honest challenger; of its
+ * drawn panel the first member plays the provider's own auditor (votes "statement true"), the second re-verifies and
+ * votes "false", the third never votes. No quorum by the deadline: the dispute settles undecided, the silent member
+ * forfeits half the dispute bond (burned) and the honest challenger's bond comes back whole. The statement stays
+ * disputable; a second dispute before an answering panel revokes it and its signers forfeit.
+ */
+export async function silentSeatStatementDispute(): Promise<Row> {
+  const w = await attestWorld();
+  try {
+    const nras = await makeNras();
+    const trust: EvidenceTrust = { nvidia: nras.policy };
+    const reg = w.d.providerRegistry;
+    const before = await snapshot(w, Object.values(w.a).map((x) => x.address));
+    const garbage = garbageBundle();
+    const landed = await landSybilCommittee(w, garbage);
+    await recordForgery(w, landed.requestId, keccak256(garbage));
+    const { disputeId, seedBlock } = await disputeStatement(w.a.honestChallenger.c, { providerRegistry: reg, provider: w.a.provider.address });
+    const head = await w.a.buyer.c.public.getBlockNumber({ cacheTime: 0 });
+    if (head <= seedBlock) await w.mine(Number(seedBlock - head) + 1);
+    const { panel } = await drawStatementDisputePanel(w.a.buyer.c, { providerRegistry: reg, disputeId });
+    const [owned, voter, silent] = panel.map((x) => actorAt(w, x)) as [Actor, Actor, Actor];
+    await voteStatementDispute(owned.c, { providerRegistry: reg, disputeId, statementFalse: false });
+    const j = await judgeStatement(voter.c.public, { providerRegistry: reg, disputeId, bundle: garbage, trust });
+    await voteStatementDispute(voter.c, { providerRegistry: reg, disputeId, statementFalse: j.statementFalse });
+    const silentBond = (await getAuditor(w.a.buyer.c.public, { auditorRegistry: w.d.auditorRegistry, auditor: silent.address })).bond;
+    const open = await getStatementDispute(w.a.buyer.c.public, { providerRegistry: reg, disputeId });
+    await w.warpTo(open.deadline + 1n);
+    await settleStatementDispute(w.a.buyer.c, { providerRegistry: reg, disputeId });
+    const first = await getStatementDispute(w.a.buyer.c.public, { providerRegistry: reg, disputeId });
+    const credit = await w.a.buyer.c.public.readContract({ address: reg, abi: providerRegistryAbi, functionName: "creditOf", args: [w.a.honestChallenger.address] });
+    const forfeit = silentBond - (await getAuditor(w.a.buyer.c.public, { auditorRegistry: w.d.auditorRegistry, auditor: silent.address })).bond;
+    if (first.outcome !== "undecided") throw new Error(`the stalled dispute ended ${first.outcome}`);
+    if (credit !== first.bond) throw new AttackSucceeded(`the stalled dispute cost the honest challenger ${tokens(first.bond - credit)} of its bond`);
+    if (forfeit !== first.bond / 2n) throw new AttackSucceeded(`the silent member forfeited ${tokens(forfeit)}, not half the dispute bond`);
+    await claimAttestationCredit(w.a.honestChallenger.c, { providerRegistry: reg });
+    // the statement is disputable again: a panel that answers revokes it
+    const bonds = await bondsOf(w, SYBILS);
+    const d = await playStatementDispute(w, garbage, trust, w.a.honestChallenger);
+    const after = await getProviderAttestation(w.a.buyer.c.public, { providerRegistry: reg, provider: w.a.provider.address });
+    const forfeited = bonds - (await bondsOf(w, SYBILS));
+    if (d.outcome !== "upheld" || after.effectiveTier !== 4 || forfeited !== bonds) throw new AttackSucceeded(`the stalled dispute shielded the statement (second dispute ${d.outcome}, tier ${after.effectiveTier})`);
+    // the silent member failed its seat: neither side's (its forfeit is in the outcome); the provider owns the first seat
+    const s = {
+      side: [w.a.provider, owned, ...SYBILS.map((n) => w.a[n])],
+      challenger: w.a.honestChallenger,
+      honest: HONEST.filter((n) => n !== owned.name && n !== silent.name).map((n) => w.a[n]),
+    };
+    return measure(
+      w,
+      s,
+      before,
+      "attestation: statement dispute stalled by a provider seat and a silent member",
+      `panel [${owned.name} (the provider's seat) voted true, ${voter.name} false, ${silent.name} silent]: ${first.outcome} at the deadline, the challenger's bond back whole, ${silent.name} forfeits ${tokens(forfeit)}; ` +
+        `disputed again, panel [${d.panel}] voted false ${d.votes}: ${d.outcome}, tier 4, signers forfeit ${tokens(forfeited)}`,
+      NO_TRACE,
+    );
+  } finally {
+    cleanup();
+  }
+}
+
 /** Runs the committee of `requestId` through attestRequest, each member with its own device ledger, until recorded. */
 async function honestCommittee(w: World, requestId: bigint, committee: readonly Address[], bundle: Uint8Array, trust: EvidenceTrust, statementsDir: string) {
   const results = [];
@@ -249,7 +313,7 @@ export async function deviceReuse(): Promise<Row> {
     const gpu = async (who: Actor, binding: Hex, key: LocalAccount) => ({ bundle: await nvidiaBundle(nras, who.c.account as LocalAccount, binding, { sessionKey: key, gpus: [{ ueid }], iat: await chainDate(w) }), devices: [`nvidia-ueid:${ueid}`] });
     const s = { side: [w.a.provider, w.a.contributor], honest: HONEST.map((n) => w.a[n]) };
     const before = await snapshot(w, everyone(s));
-    // provider 1 attests the GPU (supported: tier 1)
+    // provider 1 attests the GPU (supported: tier 2, GPU evidence alone)
     const one = await requestWith(w, w.a.provider, (b, k) => gpu(w.a.provider, b, k));
     const r1 = await requestAttestation(w.a.provider.c, one.p);
     const c1 = await draw(w, r1.requestId);
@@ -264,8 +328,8 @@ export async function deviceReuse(): Promise<Row> {
     const c3 = await draw(w, r3.requestId);
     const h = await honestCommittee(w, r3.requestId, c3, three.bundle, trust, workDir("statements-3"));
     const t2 = (await getProviderAttestation(w.a.buyer.c.public, { providerRegistry: w.d.providerRegistry, provider: w.a.contributor.address })).effectiveTier;
-    if (t1 !== 1 || t2 !== 4) throw new AttackSucceeded(`one GPU attests for two providers (tiers ${t1}, ${t2})`);
-    return measure(w, s, before, "attestation: device reuse across two providers", `impossible: ${e1} (provider 1 holds the GPU at tier 1); declaring no device instead: committee [${c3.map((x) => nameOf(w, x)).join(", ")}] on separate ledgers signed tier 4 (${h.results.map((x) => x.reason).join(", ")})`, NO_TRACE);
+    if (t1 !== GPU_ONLY_TIER || t2 !== 4) throw new AttackSucceeded(`one GPU attests for two providers (tiers ${t1}, ${t2})`);
+    return measure(w, s, before, "attestation: device reuse across two providers", `impossible: ${e1} (provider 1 holds the GPU at tier ${t1}); declaring no device instead: committee [${c3.map((x) => nameOf(w, x)).join(", ")}] on separate ledgers signed tier 4 (${h.results.map((x) => x.reason).join(", ")})`, NO_TRACE);
   } finally {
     cleanup();
   }
@@ -326,7 +390,13 @@ export const staleCrl = () => snpRow("attestation: stale CRL", (now) => new Date
  */
 export const outOfDatePlatform = () => snpRow("attestation: OutOfDate platform (SNP TCB below minTcb)", (now) => now, (p) => ({ amdSevSnp: { ...p, minTcb: { snp: SNP_TCB.snp + 1 } } }), 4);
 
-/** Single-member veto: one attacker auditor on the committee signs tier 4 first; the honest quorum records tier 1. */
+/**
+ * Never-patched SNP firmware: REPORTED_TCB all zero (bootloader, TEE, SNP firmware, microcode at level 0) under a trust
+ * file that states no minTcb: the default floor (DEFAULT_SNP_MIN_TCB) refuses it, so it gets tier 4, not tier 3's band.
+ */
+export const zeroSnpTcb = () => snpRow("attestation: all-zero SNP TCB without a configured minimum", (now) => now, (p) => ({ amdSevSnp: p }), 4, { bl: 0, tee: 0, snp: 0, ucode: 0 });
+
+/** Single-member veto: one attacker auditor on the committee signs tier 4 first; the honest quorum records tier 2 (GPU evidence). */
 export async function singleMemberVeto(): Promise<Row> {
   const w = await attestWorld(["H1", "H2", "H3", "H4", "H5", "sybilA"]);
   try {
@@ -353,7 +423,7 @@ export async function singleMemberVeto(): Promise<Row> {
       const honest = committee.filter((x) => x !== w.a.sybilA.address);
       const h = await honestCommittee(w, r.requestId, honest, req.bundle, trust, dir);
       const a = await getProviderAttestation(w.a.buyer.c.public, { providerRegistry: w.d.providerRegistry, provider: w.a.provider.address });
-      if (a.effectiveTier !== 1) throw new AttackSucceeded(`one member blocked the quorum's tier 1 (recorded tier ${a.effectiveTier})`);
+      if (a.effectiveTier !== GPU_ONLY_TIER) throw new AttackSucceeded(`one member blocked the quorum's tier ${GPU_ONLY_TIER} (recorded tier ${a.effectiveTier})`);
       return measure(w, s, before, "attestation: single-member veto", `impossible: ${e1} (sybilA's tier 4 alone, ${veto.reason}); [${honest.map((x) => nameOf(w, x)).join(", ")}] did not co-sign it (${h.recorded.dissent.length} dissent) and recorded tier ${a.tier} band ${a.band} (committee drawn at request ${i})`, NO_TRACE);
     }
     throw new Error(`sybilA sat on no committee in ${MAX_REQUESTS} requests`);
@@ -368,7 +438,9 @@ export const ATTESTATION_ROWS: { attack: string; run: () => Promise<Row> }[] = [
   { attack: "attestation: device reuse across two providers", run: deviceReuse },
   { attack: "attestation: CVM-only evidence for tier 2", run: cvmOnlyTier2 },
   { attack: "attestation: stale CRL", run: staleCrl },
+  { attack: "attestation: all-zero SNP TCB without a configured minimum", run: zeroSnpTcb },
   { attack: "attestation: OutOfDate platform (SNP TCB below minTcb)", run: outOfDatePlatform },
   { attack: "attestation: single-member veto", run: singleMemberVeto },
   { attack: "attestation: sham statement dispute", run: shamStatementDispute },
+  { attack: "attestation: statement dispute stalled by a provider seat and a silent member", run: silentSeatStatementDispute },
 ];

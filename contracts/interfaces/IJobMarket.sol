@@ -128,6 +128,9 @@ interface IJobMarket is IFixedRoles {
     event JobCancelled(uint256 indexed jobId, uint256 refund);
     /// @notice `provider` accepted job `jobId` from segment `startSegment`; the first deadline is `deadline`.
     event JobAccepted(uint256 indexed jobId, address indexed provider, uint256 startSegment, uint64 deadline);
+    /// @notice Job `jobId` was accepted at an attested tier whose evidence bound `sessionKey`: its segment commits of
+    /// this tenure are taken from `sessionKey` only (emitted right after JobAccepted).
+    event CommitterBound(uint256 indexed jobId, address indexed sessionKey);
     /// @notice `provider`'s segment `segment` of job `jobId` was committed: `stateHashes` are its K+1 leaves
     /// h(segment*K) .. h((segment+1)*K) (data available to every challenger, from this event or the calldata),
     /// `traceRoot` the root the market computed from them and `endStateHash` the last one. Only
@@ -209,6 +212,8 @@ interface IJobMarket is IFixedRoles {
     error JobMarketNotBuyer(uint256 jobId, address caller, address buyer);
     /// @notice `caller` is not job `jobId`'s provider `provider`.
     error JobMarketNotProvider(uint256 jobId, address caller, address provider);
+    /// @notice `caller` is not the session key `sessionKey` that job `jobId`'s attested tier bound: only it commits.
+    error JobMarketNotSessionKey(uint256 jobId, address caller, address sessionKey);
     /// @notice Segment `segment` of job `jobId` is already committed.
     error JobMarketSegmentAlreadyCommitted(uint256 jobId, uint256 segment);
     /// @notice Segment `segment` is not the next one (`expected`) of job `jobId`.
@@ -307,7 +312,9 @@ interface IJobMarket is IFixedRoles {
     /// lock's challenger share (lock * challengerBps / 10,000) is below `panelFees()`.
     function acceptJob(uint256 jobId) external;
 
-    /// @notice Commit segment `segment` (the next one) of an Active job. Provider only, before the deadline. The market
+    /// @notice Commit segment `segment` (the next one) of an Active job, before the deadline. Sent by the provider, or,
+    /// when the job was accepted at a tier whose evidence bound a session key (`committerOf`), by that key only
+    /// (JobMarketNotSessionKey otherwise): an attested tier then means the attested machine commits. The market
     /// computes the segment's trace root from the leaves (Trace.segmentRoot), binds the end state to the last leaf and
     /// requires the first leaf to equal the previous segment's end state.
     /// @param stateHashes h(segment*K) .. h((segment+1)*K): the segment's K+1 state hashes, none zero
@@ -402,6 +409,11 @@ interface IJobMarket is IFixedRoles {
 
     /// @notice The parties and status of a job (what a dispute contract checks).
     function jobParties(uint256 jobId) external view returns (address buyer, address provider, JobStatus status);
+
+    /// @notice The address whose segment commits job `jobId`'s current tenure takes when it is not the provider: the
+    /// session key its provider's attested tier bound at acceptJob (ProviderRegistry.tierAndSessionKey); zero: the
+    /// provider commits.
+    function committerOf(uint256 jobId) external view returns (address);
 
     /// @notice The stored commitment keccak256(abi.encode(traceRoot, endStateHash)) of a segment, 0 if none.
     function segmentCommitment(uint256 jobId, uint256 segment) external view returns (bytes32);

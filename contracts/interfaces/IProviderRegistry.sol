@@ -265,7 +265,9 @@ interface IProviderRegistry {
     event DisputeVoted(uint256 indexed disputeId, address indexed voter, bool statementFalse);
     /// @notice Statement dispute `disputeId` is settled: `outcome` 1 upheld (statement false: record revoked, each signer
     /// forfeited its bond), 2 rejected (statement stands, challenger bond burned), 3 undecided at the deadline
-    /// or lapsed (half the challenger bond burned, half credited back; the statement may be disputed again).
+    /// or lapsed (a drawn panel with silent seats: each silent member forfeits up to half the bond and the challenger
+    /// gets its bond back whole; otherwise half the challenger bond burned, half credited back; the statement may be
+    /// disputed again).
     event DisputeSettled(uint256 indexed disputeId, uint8 outcome);
     /// @notice `provider`'s record of request `requestId` was revoked by an upheld statement dispute.
     event AttestationRevoked(address indexed provider, uint256 indexed requestId, uint256 indexed disputeId);
@@ -340,6 +342,11 @@ interface IProviderRegistry {
     /// signers, else 4 (no attestation).
     function effectiveTier(address provider) external view returns (uint8);
 
+    /// @notice `effectiveTier(provider)` and, while that tier is attested (1..3), the session key its record's request
+    /// declared (`sessionKeyOf`; zero when none was declared or the tier is 4). JobMarket reads both at acceptJob: a job
+    /// accepted at a tier whose evidence bound a session key takes its segment commits from that key only.
+    function tierAndSessionKey(address provider) external view returns (uint8 tier, address sessionKey);
+
     /// @notice Request `requestId` (zero if none).
     function requestOf(uint256 requestId) external view returns (Request memory);
 
@@ -361,8 +368,9 @@ interface IProviderRegistry {
     /// forfeits its whole bond (half credited to the challenger, half burned) through AuditorRegistry.forfeit, and the
     /// challenger's bond is credited back. `quorum()` "true" votes reject it: the challenger's bond is burned. Neither by
     /// the deadline, or the panel never drawn while its seed hash existed (256 blocks): the dispute has lapsed and is
-    /// settled undecided (`settleDispute`, or the next `disputeStatement` of the statement, at once): half the bond is
-    /// burned, half credited back. Only an open dispute that has not lapsed, or a decided one, blocks another dispute of
+    /// settled undecided (`settleDispute`, or the next `disputeStatement` of the statement, at once): when its panel was
+    /// drawn and some member never voted, each silent member forfeits min(its bond, half the dispute bond) (burned) and
+    /// the challenger's bond is credited back whole; otherwise half the bond is burned, half credited back. Only an open dispute that has not lapsed, or a decided one, blocks another dispute of
     /// the same statement (ProviderRegistryAlreadyDisputed); after an undecided one anyone may dispute it again.
     function disputeStatement(address provider) external returns (uint256 disputeId);
 
@@ -375,7 +383,8 @@ interface IProviderRegistry {
     function voteDispute(uint256 disputeId, bool statementFalse) external;
 
     /// @notice Settle dispute `disputeId` that has lapsed undecided (no quorum by its deadline, or its seed left
-    /// blockhash range with no panel drawn): half the challenger's bond is burned, half credited back.
+    /// blockhash range with no panel drawn): silent panel members forfeit and the challenger's bond comes back whole
+    /// when the drawn panel had silent seats; else half the challenger's bond is burned, half credited back.
     function settleDispute(uint256 disputeId) external;
 
     /// @notice Pay the caller's credit (refunded and rewarded dispute bonds) in the auditor token.

@@ -251,11 +251,11 @@ describe("checks/attestation formats: Intel TDX (real quote + collateral), NVIDI
       trust = { nvidia: nras.policy };
     });
 
-    it("gives tier 1 to a bundle whose nonce commits to the request binding and the provider's session key", async () => {
+    it("gives tier 2 (GPU evidence alone: below composite evidence) to a bundle whose nonce commits to the request binding and the provider's session key", async () => {
       const key = newSessionKey();
       const bytes = await nvidiaBundle(nras, alice, bindingA, { sessionKey: key });
       const v = await verifyEvidenceBundle(bytes, ctx(alice, bindingA));
-      expect([v.tier, v.band, v.evidenceType, v.format]).to.deep.equal([1, 100, "accelerator-cc-report", "nvidia-eat"]);
+      expect([v.tier, v.band, v.evidenceType, v.format]).to.deep.equal([2, 89, "accelerator-cc-report", "nvidia-eat"]);
       expect([v.provider, v.sessionKey, v.binding, v.evidenceHash]).to.deep.equal([alice.address, key.address, bindingA, keccak256(bytes)]);
       expect(v.deviceIds).to.have.length(1);
       expect(v.deviceIds[0]).to.match(/^nvidia-ueid:\d+$/);

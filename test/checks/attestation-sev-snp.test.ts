@@ -15,7 +15,9 @@ import { keccak256, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import {
   CVM_ONLY_REASON,
+  GPU_ONLY_REASON,
   DEFAULT_MAX_CRL_AGE_SECONDS,
+  DEFAULT_SNP_MIN_TCB,
   evidenceNonce,
   parseDer,
   parseSevSnpReport,
@@ -129,7 +131,7 @@ describe("checks/attestation formats: AMD SEV-SNP report, VCEK <- ASK <- ARK (te
     const otherData = Buffer.from(JSON.stringify({ version: 1, ...(await sessionProof(provider, key, binding)), evidence: { ...evidence, report: Buffer.from(good.report).toString("hex"), vcek: b64(good.vcek) } }));
     expect(await reasonOf(verifyEvidenceBundle(otherData, ctx))).to.equal("binding-mismatch");
   });
-  it("composite evidence: an SNP report and NVIDIA GPU evidence bound to one session key get tier 2, only under a pinned image", async () => {
+  it("composite evidence: an SNP report and NVIDIA GPU evidence bound to one session key get tier 1, only under a pinned image; the GPU evidence alone ranks below it (tier 2)", async () => {
     const nras = await makeNras();
     const provider = privateKeyToAccount(`0x${"c4".repeat(32)}`);
     const binding = keccak256("0xcd") as Hex;
@@ -139,24 +141,42 @@ describe("checks/attestation formats: AMD SEV-SNP report, VCEK <- ASK <- ARK (te
     const report = await snpReport({ reportData: Buffer.concat([Buffer.from(nonceHex.slice(2), "hex"), Buffer.alloc(32)]), chipId: chip, tcb: TCB }, v.key);
     const b64 = (x: Uint8Array) => Buffer.from(x).toString("base64");
     const cvm = { format: "amd-sev-snp", report: report.toString("hex"), vcek: b64(raw(v.cert)), ask: b64(raw(chain.ask)), ark: b64(raw(chain.ark)) };
-    const gpu = { format: "nvidia-eat", eat: await nras.eat(nonceHex.slice(2), { gpus: [{ ueid: "77" }] }) };
+    const gpu = { format: "nvidia-eat", eat: await nras.eat(nonceHex.slice(2), { gpus: [{ ueid: "77" }], iat: now }) }; // issued at the verification time: a loaded machine takes longer than the clock skew to get here
     const bundle = async (evidence: unknown, sessionKey = key) => Buffer.from(JSON.stringify({ version: 1, ...(await sessionProof(provider, sessionKey, binding)), evidence }));
     // independent expectation: the launch measurement at offset 0x90 of the report bytes
     const measurement = `0x${report.subarray(0x90, 0xc0).toString("hex")}`;
-    const pinned = { amdSevSnp: { ...policy, allowedMeasurements: [measurement] }, nvidia: nras.policy };
+    const pinned = { amdSevSnp: { ...policy, allowedMeasurements: [measurement], minTcb: { bootloader: 3, tee: 0, snp: 8, microcode: 115 } }, nvidia: nras.policy };
     const ctx = (trust: object) => ({ trust, request: { provider: provider.address, binding }, challengeIssuedAt: now, now });
     const verdict = await verifyEvidenceBundle(await bundle({ format: "composite", cvm, gpu }), ctx(pinned));
-    expect([verdict.tier, verdict.band, verdict.evidenceType, verdict.format]).to.deep.equal([2, 89, "cvm-quote", "composite"]);
+    expect([verdict.tier, verdict.band, verdict.evidenceType, verdict.format]).to.deep.equal([1, 100, "cvm-quote", "composite"]);
+    // the same GPU evidence alone proves less (no CVM holds the session key): a worse tier than the composite
+    const gpuOnly = await verifyEvidenceBundle(await bundle(gpu), ctx(pinned));
+    expect([gpuOnly.tier, gpuOnly.band, gpuOnly.format, gpuOnly.details.tierCap]).to.deep.equal([2, 89, "nvidia-eat", GPU_ONLY_REASON]);
+    expect(verdict.tier).to.be.lessThan(gpuOnly.tier);
     expect(verdict.deviceIds).to.deep.equal([`amd-chip:0x${chip.toString("hex")}`, "nvidia-ueid:77"]);
-    // the same evidence under a trust file that accepts any guest image: refused for tier 2 (policy-invalid)
+    // the same evidence under a trust file that accepts any guest image: refused for tier 1 (policy-invalid)
     expect(await reasonOf(verifyEvidenceBundle(await bundle({ format: "composite", cvm, gpu }), ctx({ amdSevSnp: policy, nvidia: nras.policy })))).to.equal("policy-invalid");
+    // a pinned image but no stated minimum TCB: refused for tier 1 too (the default floor is product-independent)
+    expect(await reasonOf(verifyEvidenceBundle(await bundle({ format: "composite", cvm, gpu }), ctx({ ...pinned, amdSevSnp: { ...policy, allowedMeasurements: [measurement] } })))).to.equal("policy-invalid");
     // GPU evidence made for another session key (another machine's GPUs): binding-mismatch
     const otherKey = newSessionKey();
-    const foreignGpu = { format: "nvidia-eat", eat: await nras.eat(evidenceNonce(binding, otherKey.address).slice(2)) };
+    const foreignGpu = { format: "nvidia-eat", eat: await nras.eat(evidenceNonce(binding, otherKey.address).slice(2), { iat: now }) };
     expect(await reasonOf(verifyEvidenceBundle(await bundle({ format: "composite", cvm, gpu: foreignGpu }), ctx(pinned)))).to.equal("binding-mismatch");
     // a measurement off the allow-list, and the GPU evidence alone in the CVM slot, are refused
-    expect(await reasonOf(verifyEvidenceBundle(await bundle({ format: "composite", cvm, gpu }), ctx({ ...pinned, amdSevSnp: { ...policy, allowedMeasurements: [`0x${"00".repeat(48)}`] } })))).to.equal("measurement-mismatch");
+    expect(await reasonOf(verifyEvidenceBundle(await bundle({ format: "composite", cvm, gpu }), ctx({ ...pinned, amdSevSnp: { ...pinned.amdSevSnp, allowedMeasurements: [`0x${"00".repeat(48)}`] } })))).to.equal("measurement-mismatch");
     expect(await reasonOf(verifyEvidenceBundle(await bundle({ format: "composite", cvm: gpu, gpu }), ctx(pinned)))).to.equal("bundle-invalid");
+  });
+
+  it("safe default minimum TCB: an all-zero REPORTED_TCB (never-patched firmware) is refused (tcb-invalid) unless the auditor states a lower minTcb", async () => {
+    const zero: Tcb = { bl: 0, tee: 0, snp: 0, ucode: 0 };
+    const v = await chain.vcek(chip, zero);
+    const ev = { ...good, vcek: raw(v.cert), report: await snpReport({ reportData: data, chipId: chip, tcb: zero }, v.key) };
+    expect(DEFAULT_SNP_MIN_TCB).to.deep.equal({ bootloader: 1, tee: 0, snp: 1, microcode: 1 });
+    expect(await reasonOf(verifySevSnp(ev, policy, now))).to.equal("tcb-invalid");
+    const stated = await verifySevSnp(ev, { ...policy, minTcb: { bootloader: 0, tee: 0, snp: 0, microcode: 0 } }, now);
+    expect(stated.tcbCurrent).to.equal(true);
+    // the fixture's patched TCB passes the default floor
+    expect((await verifySevSnp(good, policy, now)).tcbCurrent).to.equal(true);
   });
 
   it("safe defaults: a report from VMPL 1 and a guest policy allowing a migration agent are refused (guest-privilege) unless the auditor allows them", async () => {

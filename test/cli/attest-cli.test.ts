@@ -2,7 +2,7 @@
  * `pouw provider attest prepare|request` and `pouw auditor attest`, in-process through main(argv) on a local chain served
  * over HTTP: the whole path prepare -> evidence bundle -> request -> each drawn committee member verifies and signs ->
  * the member completing the quorum records. Valid bound evidence (NRAS-shaped detached EAT under a test JWKS,
- * test/checks/nras-fixture.ts) records tier 1; a relayed bundle (provider A's evidence under provider B's request)
+ * test/checks/nras-fixture.ts) records tier 2 (GPU evidence alone ranks below composite evidence); a relayed bundle (provider A's evidence under provider B's request)
  * records tier 4 with the reason printed; a non-member and a wrong file are refused by name (exit 2).
  */
 import { expect } from "chai";
@@ -111,7 +111,7 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
   const tierOf = async (key: number) =>
     admin.public.readContract({ address: registry, abi: providerRegistryAbi, functionName: "effectiveTier", args: [privateKeyToAccount(DEV_KEYS[key]!).address] });
 
-  it("records tier 1 for a provider with valid bound evidence: each member verifies and signs, the quorum's signatures recorded", async () => {
+  it("records tier 2 for a provider with valid bound GPU evidence: each member verifies and signs, the quorum's signatures recorded", async () => {
     const { bytes, challengeBlock, devices } = await prepareBundle(1, [{ ueid: GPU_UEID }]);
     const bundlePath = join(dir, "bundle-1.json");
     writeFileSync(bundlePath, bytes);
@@ -120,13 +120,13 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
     const statements = join(dir, "committee-1");
     const first = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", trustPath, "--statements", statements, "--json", ...as(committee[0]!)]);
     expect(first.code, first.stderr).to.equal(0);
-    expect(json(first.stdout)).to.include({ tier: 1, band: 100, format: "nvidia-eat", signatures: 1, quorum: 2, recorded: null, reason: null });
+    expect(json(first.stdout)).to.include({ tier: 2, band: 89, format: "nvidia-eat", signatures: 1, quorum: 2, recorded: null, reason: null });
     expect(await tierOf(1)).to.equal(4); // one signature is not a quorum
     const second = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", trustPath, "--statements", statements, ...as(committee[1]!)]);
     expect(second.code, second.stderr).to.equal(0);
-    expect(second.stdout).to.match(/verified nvidia-eat evidence .*: tier 1, band 100/);
-    expect(second.stdout).to.match(/2 of 2 signatures\nrecorded tier 1 for 0x/);
-    expect(await tierOf(1)).to.equal(1);
+    expect(second.stdout).to.match(/verified nvidia-eat evidence .*: tier 2, band 89/);
+    expect(second.stdout).to.match(/2 of 2 signatures\nrecorded tier 2 for 0x/);
+    expect(await tierOf(1)).to.equal(2);
     // the request declared the bundle's session key, and the registry keeps it with the statement
     const recordedRequest = (await admin.public.readContract({ address: registry, abi: providerRegistryAbi, functionName: "attestationOf", args: [privateKeyToAccount(DEV_KEYS[1]!).address] })).requestId;
     expect(recordedRequest).to.equal(BigInt(id));
@@ -168,7 +168,7 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
     expect(await tierOf(2)).to.equal(4);
   });
 
-  it("no single-member veto: a member that verified less signs its own tier-4 proposal, and the two that verified tier 1 record it", async () => {
+  it("no single-member veto: a member that verified less signs its own tier-4 proposal, and the two that verified tier 2 record it", async () => {
     const { bytes, challengeBlock, devices } = await prepareBundle(7);
     const { id, committee } = await request(7, bytes, challengeBlock, devices);
     const bundlePath = join(dir, "bundle-7.json");
@@ -180,23 +180,23 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
     const first = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", empty, "--statements", statements, "--json", ...as(committee[0]!)]);
     expect(first.code, first.stderr).to.equal(0);
     expect(json(first.stdout)).to.include({ tier: 4, reason: "untrusted-root", signatures: 1, recorded: null });
-    // the second verifies tier 1: it does not co-sign the tier-4 proposal, it signs its own (1 of 2 each: no record)
+    // the second verifies tier 2: it does not co-sign the tier-4 proposal, it signs its own (1 of 2 each: no record)
     const second = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", trustPath, "--statements", statements, ...as(committee[1]!)]);
     expect(second.code, second.stderr).to.equal(0);
     expect(second.stdout).to.match(/another member's proposal says tier 4 band 10: not co-signed/);
     expect(second.stdout).to.match(/1 of 2 signatures\nwaiting for more committee members/);
     expect(await tierOf(7)).to.equal(4);
-    // the third verifies tier 1 too and co-signs that proposal: the quorum is reached and recorded
+    // the third verifies tier 2 too and co-signs that proposal: the quorum is reached and recorded
     const third = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", trustPath, "--statements", statements, "--json", ...as(committee[2]!)]);
     expect(third.code, third.stderr).to.equal(0);
     const r = json(third.stdout);
-    expect(r).to.include({ tier: 1, signatures: 2 });
+    expect(r).to.include({ tier: 2, signatures: 2 });
     expect(r.recorded).to.not.equal(null);
     expect(r.dissent).to.deep.equal([{ tier: 4, band: 10 }]);
-    expect(await tierOf(7)).to.equal(1);
+    expect(await tierOf(7)).to.equal(2);
   });
 
-  it("a statement file nobody on the committee signed (a competitor's one-minute tier-1 statement) is ignored, not co-signed", async () => {
+  it("a statement file nobody on the committee signed (a competitor's one-minute tier-2 statement) is ignored, not co-signed", async () => {
     const { bytes, challengeBlock, devices } = await prepareBundle(9);
     const { id, committee } = await request(9, bytes, challengeBlock, devices);
     const bundlePath = join(dir, "bundle-9.json");
@@ -206,14 +206,14 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
     const q = await getAttestationRequest(admin.public, { providerRegistry: registry, requestId: BigInt(id) });
     // says exactly what the members verify, but expires in two minutes: before, the first member adopted it
     const short = BigInt(await latest()) + 120n;
-    const forged = { provider: q.provider, requestId: id, tier: 1, band: 100, evidenceHash: keccak256(bytes), expiresAt: String(short), issuedAt: String(q.asOf) };
+    const forged = { provider: q.provider, requestId: id, tier: 2, band: 89, evidenceHash: keccak256(bytes), expiresAt: String(short), issuedAt: String(q.asOf) };
     writeFileSync(join(statements, `request-${id}.statement.forged.json`), JSON.stringify(forged));
     for (const m of committee.slice(0, 2)) {
       const r = await runPouw(["auditor", "attest", id, "--bundle", bundlePath, "--trust", trustPath, "--statements", statements, "--json", ...as(m)]);
       expect(r.code, r.stderr).to.equal(0);
     }
     const att = await admin.public.readContract({ address: registry, abi: providerRegistryAbi, functionName: "attestationOf", args: [privateKeyToAccount(DEV_KEYS[9]!).address] });
-    expect(att.tier).to.equal(1);
+    expect(att.tier).to.equal(2);
     expect(att.expiresAt > short + 3000n, `recorded expiresAt ${att.expiresAt}, forged ${short}`).to.equal(true); // the NRAS tokens' exp (1 h), not the forged two minutes
   });
 
@@ -235,7 +235,7 @@ describe("pouw provider attest / auditor attest: verify -> sign -> record on a l
     const b = await runPouw(["auditor", "attest", id, "--bundle", path, "--trust", trustPath, "--statements", statements, "--json", ...ledger(committee[1]!), ...as(committee[1]!)]);
     expect(json(b.stdout)).to.include({ tier: 4, reason: "device-undeclared", signatures: 2 });
     expect(await tierOf(8)).to.equal(4);
-    expect(await tierOf(1)).to.equal(1); // the first provider keeps its record, and its GPU
+    expect(await tierOf(1)).to.equal(2); // the first provider keeps its record, and its GPU
     const [holder] = await admin.public.readContract({ address: registry, abi: providerRegistryAbi, functionName: "deviceBindingOf", args: [deviceIdHash(`nvidia-ueid:${GPU_UEID}`)] });
     expect(getAddress(holder)).to.equal(privateKeyToAccount(DEV_KEYS[1]!).address);
   });

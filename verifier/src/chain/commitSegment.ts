@@ -3,6 +3,10 @@
  * h(segment*K) .. h((segment+1)*K) in calldata (JobMarket computes the trace root, binds the end state to the last leaf
  * and checks the first leaf against the previous segment's end), the mean loss x 1e6 and the CID of its start checkpoint.
  *
+ * Sender: the provider, or, when the job was accepted at a tier whose evidence bound a session key (getCommitter), that
+ * session key only: pass the clients of the session key (made inside the attested machine), or the market reverts
+ * with JobMarketNotSessionKey.
+ *
  * @example
  *   await commitSegment(clients, { jobMarket, jobId, segment: 0, stateHashes, lossE6: 2_301_000n, checkpointCid });
  */

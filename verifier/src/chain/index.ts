@@ -21,6 +21,7 @@ export * from "./findCorpus.ts";
 export * from "./cancelJob.ts";
 export * from "./acceptJob.ts";
 export * from "./commitSegment.ts";
+export * from "./getCommitter.ts";
 export * from "./reportTimeout.ts";
 export * from "./finalize.ts";
 export * from "./claimPayment.ts";

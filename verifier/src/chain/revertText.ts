@@ -39,6 +39,7 @@ const TEXT: Record<string, (a: readonly unknown[], f: Fmt) => string> = {
   JobMarketNotDisputable: ([job, status]) => `job ${job} is ${enumName(JOB_STATUS, status)}: it can no longer be disputed`,
   JobMarketNotBuyer: ([job, caller, buyer]) => `${caller} is not job ${job}'s buyer (${buyer})`,
   JobMarketNotProvider: ([job, caller, provider]) => `${caller} is not job ${job}'s provider (${provider})`,
+  JobMarketNotSessionKey: ([job, caller, key]) => `${caller} is not the session key ${key} that job ${job}'s attested tier bound: only that key commits its segments`,
   JobMarketChallengeWindowClosed: ([job, end, now], f) => `job ${job}'s challenge window closed at ${f.date(end)} (chain time ${f.date(now)})`,
   JobMarketChallengeWindowOpen: ([job, end, now], f) => `job ${job}'s challenge window is open until ${f.date(end)}, ${f.until(end, now)} left`,
   JobMarketDeadlineNotPassed: ([job, deadline, now], f) => `job ${job}'s deadline ${f.date(deadline)} has not passed, ${f.until(deadline, now)} left`,

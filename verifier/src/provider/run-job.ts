@@ -20,6 +20,7 @@ import { getAddress } from "viem";
 import {
   commitSegment,
   ContractRevertError,
+  getCommitter,
   getJob,
   getJobCreated,
   getSegmentCommits,
@@ -54,6 +55,9 @@ export type ProviderContext = {
   store: ContentStore;
   board: SegmentBoard;
   stateDir: string;
+  /** The clients of the session key an attested tier bound (made inside the attested machine): a job whose committer
+   * (getCommitter) is that key has its segments committed from it; the provider's own key is refused there. */
+  sessionClients?: ChainClients;
 };
 
 export type SegmentProgress = { jobId: bigint; segment: number; step: number; steps: number; loss: number };
@@ -156,6 +160,23 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
   }
 }
 
+/**
+ * The clients job `jobId`'s commits go out from: the provider's, or the session key's when the job's attested tier bound
+ * one (JobMarket.committerOf). Throws before any training when the bound key is not this provider's session key: the
+ * market would refuse every commit (JobMarketNotSessionKey).
+ */
+async function commitClients(ctx: ProviderContext, jobId: bigint): Promise<ChainClients> {
+  const key = await getCommitter(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+  if (key === undefined) return ctx.clients;
+  const have = ctx.sessionClients?.account.address;
+  if (have === undefined || getAddress(have) !== getAddress(key)) {
+    throw new ProviderJobError(
+      `job ${jobId} was accepted at a tier whose evidence bound session key ${key}: only that key commits its segments, and this provider ${have === undefined ? "has no session key" : `holds session key ${getAddress(have)}`}`,
+    );
+  }
+  return ctx.sessionClients as ChainClients;
+}
+
 async function trainJob(ctx: ProviderContext, run: Run, job: Awaited<ReturnType<typeof getJob>>, options: RunJobOptions, result: RunJobResult, started: number): Promise<RunJobResult> {
   const { clients, deployment } = ctx;
   const jobId = result.jobId;
@@ -164,6 +185,7 @@ async function trainJob(ctx: ProviderContext, run: Run, job: Awaited<ReturnType<
   const K = run.manifest.training.stepsPerSegment;
   const S = job.policy.segments;
   const commits = await getSegmentCommits(clients.public, { jobMarket, jobId, fromBlock });
+  const committer = await commitClients(ctx, jobId);
   const next = job.nextSegment;
   const resumed = await resumeState(ctx, run, options.strategy, jobId, next, commits);
   result.flops += resumed.flops;
@@ -200,7 +222,7 @@ async function trainJob(ctx: ProviderContext, run: Run, job: Awaited<ReturnType<
       checkpointCid: s.checkpointCid,
     });
     try {
-      const r = await commitSegment(clients, { jobMarket, jobId, segment: seg, stateHashes: s.stateHashes, lossE6, checkpointCid: s.checkpointCid });
+      const r = await commitSegment(committer, { jobMarket, jobId, segment: seg, stateHashes: s.stateHashes, lossE6, checkpointCid: s.checkpointCid });
       result.gasUsed += r.gasUsed;
       result.txs.push(txRef(`commitSegment ${seg}`, r));
       options.onSegment?.({ jobId, segment: seg, traceRoot: s.traceRoot, lossE6, gasUsed: r.gasUsed });

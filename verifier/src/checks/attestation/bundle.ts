@@ -10,11 +10,12 @@
  *              | { "format": "composite", "cvm": <an intel-tdx or amd-sev-snp evidence>, "gpu": <a nvidia-eat evidence> } }
  *
  * Every format's nonce must be evidenceNonce(request binding, sessionKey) (session.ts): the EAT's `eat_nonce`, or the
- * TD / SNP report's report data (nonce in bytes 0..31, bytes 32..63 zero). The tier is the format's, never a claim:
- * nvidia-eat -> 1 (accelerator-cc-report); composite (a CVM quote and NVIDIA GPU evidence, both carrying the one nonce,
- * so both bound to the one session key made inside the CVM) -> 2, only under a trust file that pins the CVM image
- * (requireImageMeasurements); intel-tdx or amd-sev-snp alone -> at most 3 (CVM_ONLY_REASON); pouw-eat -> the EKU
- * (eat.ts). A format the verifier has no trust configuration for mints nothing (`untrusted-root`).
+ * TD / SNP report's report data (nonce in bytes 0..31, bytes 32..63 zero). The tier is the format's, never a claim,
+ * and stronger evidence never gets a worse tier: composite (a CVM quote and NVIDIA GPU evidence, both carrying the one
+ * nonce, so both bound to the one session key made inside the CVM) -> 1, only under a trust file that pins the CVM
+ * image (requireImageMeasurements); nvidia-eat alone -> 2 (GPU_ONLY_REASON: the GPUs are attested, the host that holds
+ * the session key and feeds them is not); intel-tdx or amd-sev-snp alone -> at most 3 (CVM_ONLY_REASON); pouw-eat ->
+ * the EKU (eat.ts). A format the verifier has no trust configuration for mints nothing (`untrusted-root`).
  *
  * @example
  *   const q = await getAttestationRequest(client, { providerRegistry, requestId });
@@ -26,7 +27,7 @@ import { z } from "zod";
 import { AttestationError } from "./errors.ts";
 import { checkSessionKey, evidenceNonce } from "./session.ts";
 import { duplicateJsonKey } from "./json.ts";
-import { attestedBand, EVIDENCE_TIER, type EvidenceType } from "./tiers.ts";
+import { attestedBand, type EvidenceType } from "./tiers.ts";
 import { verifyAttestation, type TrustAnchor } from "./eat.ts";
 import type { AttestationPolicy } from "./policy.ts";
 import { verifyTdxQuote, type TdxPolicy } from "./formats/tdx.ts";
@@ -66,7 +67,7 @@ export const EvidenceBundleSchema = z
       TdxEvidenceSchema,
       NvidiaEvidenceSchema,
       SevSnpEvidenceSchema,
-      /** A CVM quote and the GPU evidence of the GPUs it drives, both bound to the one session key (tier 2). */
+      /** A CVM quote and the GPU evidence of the GPUs it drives, both bound to the one session key (tier 1). */
       z.object({ format: z.literal("composite"), cvm: z.discriminatedUnion("format", [TdxEvidenceSchema, SevSnpEvidenceSchema]), gpu: NvidiaEvidenceSchema }).strict(),
     ]),
   })
@@ -139,9 +140,16 @@ function untrusted(format: EvidenceFormat): never {
   throw new AttestationError("untrusted-root", `this verifier has no trust configuration for ${format} evidence`);
 }
 
+/** The tier of NVIDIA GPU evidence without a CVM quote, and why: below composite evidence, which proves the same GPUs
+ * plus the confidential VM that holds the session key. */
+export const GPU_ONLY_TIER = 2;
+export const GPU_ONLY_REASON = "NVIDIA GPU evidence without a CVM quote bound to the same session key attests the GPUs, not the host that holds the session key and feeds them: tier 2 (tier 1 needs the composite format)";
+/** The tier of composite evidence (a pinned-image CVM quote and NVIDIA GPU evidence bound to one session key). */
+export const COMPOSITE_TIER = 1;
+
 /** The highest tier a CVM quote without GPU evidence gets, and why. */
 export const CVM_ONLY_TIER = 3;
-export const CVM_ONLY_REASON = "a CVM quote without NVIDIA GPU evidence bound to the same session key proves no accelerator: at most tier 3 (tier 2 needs the composite format)";
+export const CVM_ONLY_REASON = "a CVM quote without NVIDIA GPU evidence bound to the same session key proves no accelerator: at most tier 3 (tiers 1-2 need GPU evidence)";
 
 /**
  * Throws policy-invalid when the trust configuration of CVM format `format` names no required image measurements: a
@@ -157,6 +165,10 @@ export function requireImageMeasurements(format: "intel-tdx" | "amd-sev-snp", tr
     const t = trust.amdSevSnp;
     if (t && !t.allowedMeasurements?.length) {
       throw new AttestationError("policy-invalid", "the trust file's amdSevSnp names no required image measurement (allowedMeasurements): refused for tiers 1-2");
+    }
+    // INVARIANT: a top tier names the patch levels it accepts; the product-independent default floor is for tier 3
+    if (t && t.minTcb === undefined) {
+      throw new AttestationError("policy-invalid", "the trust file's amdSevSnp names no minimum TCB (minTcb, from AMD's security bulletins for the product line): refused for tiers 1-2");
     }
   }
 }
@@ -236,18 +248,19 @@ export async function verifyEvidenceBundle(bytes: Uint8Array, ctx: BundleContext
   } else if (ev.format === "nvidia-eat") {
     const g = await verifyGpu(ev, ctx, nonce, mismatch);
     evidenceType = "accelerator-cc-report";
-    tier = EVIDENCE_TIER[evidenceType];
+    // INVARIANT: GPU evidence alone ranks below composite evidence of the same GPUs (stronger evidence, better tier)
+    tier = GPU_ONLY_TIER;
     band = attestedBand(tier, { ...g.factors, tcb: true, exclusive: true });
     expiresAt = g.expiresAt;
-    details = g.details;
+    details = { ...g.details, tierCap: GPU_ONLY_REASON };
     deviceIds = g.deviceIds;
   } else {
-    // INVARIANT: tier 2 names a CVM image the auditor pinned, and GPUs attested for the same session key as the CVM
+    // INVARIANT: tier 1 names a CVM image the auditor pinned, and GPUs attested for the same session key as the CVM
     requireImageMeasurements(ev.cvm.format, ctx.trust);
     const c = await verifyCvm(ev.cvm, ctx, nonce, mismatch);
     const g = await verifyGpu(ev.gpu, ctx, nonce, mismatch);
     evidenceType = "cvm-quote";
-    tier = 2;
+    tier = COMPOSITE_TIER;
     band = attestedBand(tier, { ...g.factors, tcb: c.tcbOk, exclusive: true });
     expiresAt = c.expiresAt < g.expiresAt ? c.expiresAt : g.expiresAt;
     details = { cvm: c.details, gpu: g.details };

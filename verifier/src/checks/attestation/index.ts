@@ -26,7 +26,7 @@ export * from "./session.ts";
 export * from "./bundle.ts";
 export { checkJwsUniqueKeys } from "./json.ts";
 export { verifyTdxQuote, tdxQuoteLength, checkTdxTcbStatus, DEFAULT_REFUSED_TDX_TCB_STATUSES, INTEL_SGX_ROOT_CA_SHA256, TdxCollateralSchema, type TdxPolicy, type TdxVerdict, type TdxCollateral } from "./formats/tdx.ts";
-export { verifySevSnp, DEFAULT_MAX_CRL_AGE_SECONDS, parseSevSnpReport, SNP_REPORT_BYTES, type SevSnpPolicy, type SevSnpVerdict, type SevSnpEvidence } from "./formats/sev-snp.ts";
+export { verifySevSnp, DEFAULT_MAX_CRL_AGE_SECONDS, DEFAULT_SNP_MIN_TCB, parseSevSnpReport, SNP_REPORT_BYTES, type SevSnpPolicy, type SevSnpVerdict, type SevSnpEvidence } from "./formats/sev-snp.ts";
 export { verifyNvidiaEat, compareHexVersions, NvidiaPolicySchema, NRAS_ISSUER, type NvidiaPolicy, type NvidiaVerdict } from "./formats/nvidia.ts";
 export { loadVendorRoot, parseDer, type VendorRoot, type ParsedCert } from "./chain.ts";
 export * from "./eat.ts";

@@ -11,10 +11,10 @@
  * the binding, which names the provider, and to the key the provider authorized), and a provider cannot name a key it does
  * not control. The recorded evidenceHash covers the bundle, so the session key is fixed on chain with the record.
  *
- * NOT proven: that the machine that holds the session key is the one that trains. A provider may still rent a
- * confidential machine that makes a session key and evidence for it; what stops that is requiring the session key's
- * signature on the provider's later commitments. ProviderRegistry keeps the key a request declares with its statement
- * (sessionKeyOf); JobMarket does not ask for its signature yet (docs/checks.md).
+ * The key is then held to the work: ProviderRegistry keeps the key a request declares with its statement
+ * (sessionKeyOf), and JobMarket takes the segment commits of a job accepted at that tier from the session key only
+ * (committerOf, JobMarketNotSessionKey; docs/checks.md). NOT proven: that the key's machine ran the training it
+ * commits (the disputes check that).
  *
  * @example
  *   const nonce = evidenceNonce(binding, sessionKey.address);          // what the TEE puts in its report data

@@ -2,10 +2,14 @@
  * Attestation tiers and trust bands (seed design): the tier is fixed by the platform class the
  * evidence proves; the band is a score inside the tier's range. docs/checks.md has the table.
  *
- *   tier 1  accelerator-native confidential computing   90..100
- *   tier 2  confidential VM + accelerator                70..89
+ *   tier 1  confidential VM + attested accelerator       90..100
+ *   tier 2  attested accelerator, host unattested         70..89
  *   tier 3  device enclave                               50..69
  *   tier 4  no attestation: stake substitutes            10..49
+ *
+ * The vendor formats (bundle.ts) rank by evidence strength, never weaker evidence above stronger: a pinned-image CVM
+ * quote plus NVIDIA GPU evidence bound to one session key (composite) is tier 1, NVIDIA GPU evidence alone tier 2, a
+ * CVM quote alone at most tier 3. The EKU mapping below is the test CA's (pouw-eat) only.
  *
  * Band inside tiers 1-3 (evidence already passed every policy check):
  *   q = mean of four factors in {0, 1}:
@@ -51,8 +55,8 @@ export const EVIDENCE_KEY_PURPOSES: Readonly<Record<EvidenceType, string>> = {
 };
 
 export const TIER_BANDS: Readonly<Record<Tier, { lo: number; hi: number; label: string }>> = {
-  1: { lo: 90, hi: 100, label: "accelerator-native confidential computing" },
-  2: { lo: 70, hi: 89, label: "confidential VM + accelerator" },
+  1: { lo: 90, hi: 100, label: "confidential VM + attested accelerator" },
+  2: { lo: 70, hi: 89, label: "attested accelerator, host unattested" },
   3: { lo: 50, hi: 69, label: "device enclave" },
   4: { lo: 10, hi: 49, label: "no attestation (stake substitutes)" },
 };

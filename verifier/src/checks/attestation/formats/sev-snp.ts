@@ -50,8 +50,9 @@ export type SevSnpPolicy = {
   readonly requireCrl?: boolean;
   /**
    * The lowest security patch levels accepted, per component of REPORTED_TCB (AMD publishes the fixed levels with each
-   * security bulletin). Absent: any TCB, and a platform on firmware with known bugs that reports its own (old) TCB as
-   * current gets the full band.
+   * security bulletin). Absent: DEFAULT_SNP_MIN_TCB (no all-zero, never-patched bootloader, SNP firmware or
+   * microcode); the levels differ per product line, so composite evidence (tier 1) needs them stated in the trust file
+   * (bundle.ts: requireImageMeasurements).
    */
   readonly minTcb?: { readonly bootloader?: number; readonly tee?: number; readonly snp?: number; readonly microcode?: number };
   /**
@@ -70,6 +71,14 @@ export type SevSnpPolicy = {
   /** The longest a verdict counts (the report carries no time). Default 7 days. */
   readonly maxValiditySeconds?: number;
 };
+
+/**
+ * The minimum REPORTED_TCB without a configured one: every patchable component above level 0 (a level-0 bootloader,
+ * SNP firmware or microcode is pre-release or never patched; the TEE SPL is 0 on current Milan parts, so it has no
+ * default floor). Product-independent, so a floor, not a currency check: the tcb band factor still needs
+ * REPORTED_TCB == CURRENT_TCB.
+ */
+export const DEFAULT_SNP_MIN_TCB = { bootloader: 1, tee: 0, snp: 1, microcode: 1 } as const;
 
 export type SevSnpEvidence = { readonly report: Uint8Array; readonly vcek: Uint8Array; readonly ask: Uint8Array; readonly ark: Uint8Array; readonly crl?: Uint8Array };
 
@@ -193,7 +202,7 @@ export async function verifySevSnp(ev: SevSnpEvidence, policy: SevSnpPolicy, now
   }
 
   // INVARIANT: the TCB the VCEK (and so AMD) vouches for is at least the auditor's minimum, component by component
-  const min = policy.minTcb ?? {};
+  const min = policy.minTcb ?? DEFAULT_SNP_MIN_TCB;
   for (const [name, got] of [["bootloader", r.reportedTcb[0]!], ["tee", r.reportedTcb[1]!], ["snp", r.reportedTcb[6]!], ["microcode", r.reportedTcb[7]!]] as const) {
     const want = min[name];
     if (want !== undefined && got < want) throw new AttestationError("tcb-invalid", `REPORTED_TCB ${name} SPL ${got} is below the accepted ${want}`);
