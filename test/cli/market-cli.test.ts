@@ -86,6 +86,19 @@ describe("pouw on a market: errors, read-only commands, listings, Ctrl-C (in-pro
       }
     });
 
+    it("provider run --session-key-file: a missing or malformed key file is one line, exit 2, before any job is read", async () => {
+      const bad = join(dir, "session.key");
+      writeFileSync(bad, "0x1234\n");
+      for (const [file, want] of [
+        [join(dir, "absent.key"), /^pouw: --session-key-file .*absent\.key: cannot read it \(ENOENT\)\n$/],
+        [bad, /^pouw: --session-key-file .*session\.key: must hold the session key's 32-byte private key in hex\n$/],
+      ] as const) {
+        const r = await runPouw(["provider", "run", "9", "--session-key-file", file, ...as(2), ...as()]);
+        expect(r.code, file).to.equal(2);
+        expect(r.stderr.replace(/^pouw: WARNING: using a raw private key.*\n/, ""), file).to.match(want);
+      }
+    });
+
     it("a revert reads with the job's status names", async () => {
       const r = await runPouw(["buyer", "cancel", String(job.jobId), ...as(1)]);
       expect(r.code).to.equal(1);

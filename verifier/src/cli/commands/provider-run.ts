@@ -3,7 +3,10 @@
  * so `--help` and flag errors load no chain, engine or solver): each parses its arguments, calls the flow, renders.
  */
 import cliProgress from "cli-progress";
-import { getStakeAccount, requireJob, requestWithdrawal, stakeDeposit, withdraw } from "../../chain/index.ts";
+import { readFile } from "node:fs/promises";
+import type { Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { getStakeAccount, httpClients, requireJob, requestWithdrawal, stakeDeposit, withdraw, type ChainClients } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { parseThreads } from "../../ml/engines.ts";
 import { formatStrategy, parseStrategy } from "../../ml/strategies.ts";
@@ -117,6 +120,24 @@ export const accept = async (jobArg: string, opts: Opts) => {
 };
 
 /** `run`'s handler (the definitions and flags are in provider.ts). */
+/**
+ * The clients of the attested machine's session key, read from `file` (its 32-byte private key in hex): a job accepted
+ * at a tier whose evidence bound that key takes its segment commits from it only (JobMarket.committerOf), so the
+ * key's address needs gas of its own. Everything else (lock, claim) stays with the provider's account.
+ */
+async function sessionKeyClients(ctx: Awaited<ReturnType<typeof marketContext>>, file: string): Promise<ChainClients> {
+  let text: string;
+  try {
+    text = (await readFile(file, "utf8")).trim();
+  } catch (e) {
+    throw new InputError(`--session-key-file ${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  const key = text.startsWith("0x") ? text : `0x${text}`;
+  if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw new InputError(`--session-key-file ${file}: must hold the session key's 32-byte private key in hex`);
+  const account = privateKeyToAccount(key as Hex);
+  return httpClients(ctx.config.rpcUrl, ctx.chainId, { account, confirmations: ctx.config.confirmations, pollingIntervalMs: ctx.config.pollIntervalMs });
+}
+
 export const run = async (jobArg: string, opts: Opts) => {
   const jobId = parseJobId(jobArg);
   const strategy = parseStrategy(opts.strategy as string);
@@ -124,6 +145,8 @@ export const run = async (jobArg: string, opts: Opts) => {
   const threads = parseThreads(opts.threads as string | undefined, "pouw");
   if (strategy.kind === "copy" || strategy.kind === "full-copy" || strategy.kind === "steer") throw new InputError(`--strategy ${strategy.kind}:<dir> needs a finished peer trace; use \`pouw train\``);
   const ctx = await marketContext(opts as never);
+  const sessionKeyFile = (opts.sessionKeyFile as string | undefined) ?? process.env.POUW_SESSION_KEY_FILE;
+  const sessionClients = sessionKeyFile === undefined ? undefined : await sessionKeyClients(ctx, sessionKeyFile);
   const job = await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
   const peers = await peerDiscovery(ctx);
   if (peers) {
@@ -136,7 +159,7 @@ export const run = async (jobArg: string, opts: Opts) => {
   const onInterrupt = interruptHandler(jobId, progress.stop);
   process.once("SIGINT", onInterrupt);
   try {
-    const r = await runProviderJob({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir }, jobId, {
+    const r = await runProviderJob({ clients: ctx.clients, sessionClients, deployment: ctx.deployment, store: ctx.store, board: ctx.board, stateDir: ctx.config.stateDir }, jobId, {
       strategy,
       onStep: progress.update,
       threads,

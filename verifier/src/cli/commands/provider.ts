@@ -46,6 +46,7 @@ export function registerProvider(program: Command): void {
         "honest",
       )
       .option("--threads <n>", "matmul threads of the pouw engine (1..64, default 1); the bits do not depend on it")
+      .option("--session-key-file <file>", "the attested machine's session key (32-byte hex private key; env POUW_SESSION_KEY_FILE): a job accepted at a tier that bound it commits from this key, which needs gas")
       .option("--json", "print the result as JSON (the progress stays on stderr)"),
   ).action(lazyAction(() => import("./provider-run.ts"), "run"));
 
