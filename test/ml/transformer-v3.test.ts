@@ -5,7 +5,8 @@ import {
   fastestTransformerKernelsV3, jsTransformerKernelsV3, matmul32Ref, matmulV3Ref, quantizeOperandsV3, quantizeV3, ThreadedKernels,
   v3TransformerKernels, WasmKernels, type TransformerKernels,
 } from "../../verifier/src/ml/kernels/index.ts";
-import { tinyTransformerJson } from "./helpers.ts";
+import { checkEngine, defaultBackend } from "../../verifier/src/ml/engines.ts";
+import { exampleJson, tinyTransformerJson } from "./helpers.ts";
 
 const STEPS = 3;
 
@@ -74,6 +75,13 @@ describe("numerics bitwise-v3 char-transformer (kernels/transformer-v3.ts)", fun
     const swapped = { ...v3TransformerKernels("v2-matmul", matmul32Ref, jsTransformerKernelsV3), quantize: undefined } as TransformerKernels;
     const h = hashes(await runWith(swapped));
     expect(h[0]).to.not.equal(reference[0]);
+  });
+
+  it("the manifest value: pouw by default and only, char-transformer only", () => {
+    const m = v3Manifest();
+    expect(defaultBackend(m)).to.equal("pouw");
+    expect(() => checkEngine(m, "cpu", "--engine")).to.throw('--engine cpu: manifest numerics "bitwise-v3" runs only on pouw');
+    expect(() => parseManifest({ ...exampleJson("tiny.json"), numerics: "bitwise-v3" })).to.throw(/bitwise-v3 is defined for char-transformer only; mnist-mlp uses "bitwise"/);
   });
 
   it("refuses bitwise-v2 kernels for a bitwise-v3 manifest, naming both", async () => {
