@@ -26,6 +26,8 @@
  *   examples/mnist-fast.json, 8 steps     mnist-mlp 784-128-10 batch 64 on the pouw kernels (wasm SIMD128), sha256-v2
  *   examples/sotu-v2.json, 2 steps        char-transformer under numerics bitwise-v2 (its own wasm kernels and exp/log),
  *                                         without the held-out evaluation (128 windows: ~5 steps' work under qemu)
+ *   examples/sotu-v3.json, 2 steps        the same model under numerics bitwise-v3 (the bf16-operand matmul-v3.wasm
+ *                                         and the v2 elementwise kernels), no evaluation
  * The two large manifests run a few steps because qemu runs the wasm SIMD kernels ~15-25x slower than native.
  *
  * Each architecture runs ONE process that trains every manifest in turn through the CLI's own `main(argv)`
@@ -213,6 +215,11 @@ function defaultManifests(work: string): Entry[] {
     {
       path: derived("sotu-v2-2.json", withSteps(read("sotu-v2.json"), 2)),
       label: "examples/sotu-v2.json, 2 of 200 steps, no evaluation",
+      args: ["--no-evaluate"],
+    },
+    {
+      path: derived("sotu-v3-2.json", withSteps(read("sotu-v3.json"), 2)),
+      label: "examples/sotu-v3.json, 2 of 20 steps, no evaluation",
       args: ["--no-evaluate"],
     },
   ];

@@ -15,11 +15,17 @@ export const ENGINES = ["pouw", "cpu", "wasm"] as const satisfies readonly Backe
 
 /**
  * The engines whose results the manifest's numerics accept: "bitwise" the ones that give tfjs-cpu's bits,
- * "bitwise-v2" (char-transformer) only pouw, whose own kernels define those bits (kernels/transformer-ref.ts).
+ * "bitwise-v2" and "bitwise-v3" (char-transformer) only pouw, whose own kernels define those bits
+ * (kernels/transformer-ref.ts, kernels/reference-v3.ts).
  */
 export function enginesAllowed(numerics: Manifest["numerics"]): readonly BackendName[] {
-  if (numerics === "bitwise-v2") return ["pouw"];
+  if (isKernelNumerics(numerics)) return ["pouw"];
   return numerics === "bitwise" ? ["pouw", "cpu"] : ENGINES;
+}
+
+/** Whether the numerics' bits are defined by the pouw kernels themselves (bitwise-v2, bitwise-v3), not by tfjs-cpu. */
+export function isKernelNumerics(numerics: Manifest["numerics"]): numerics is "bitwise-v2" | "bitwise-v3" {
+  return numerics === "bitwise-v2" || numerics === "bitwise-v3";
 }
 
 /** Whether the numerics compare state hashes bit for bit (recompute), rather than within a tolerance. */
@@ -35,15 +41,15 @@ export function isBitwiseNumerics(numerics: Manifest["numerics"]): boolean {
  */
 export function defaultBackend(manifest: Pick<Manifest, "model" | "numerics">): BackendName {
   // linear-tile: integer arithmetic in plain JS (BigInt), no tensor backend computes any of it; cpu is only the label
-  return manifest.model.arch === "mnist-mlp" || manifest.numerics === "bitwise-v2" ? "pouw" : "cpu";
+  return manifest.model.arch === "mnist-mlp" || isKernelNumerics(manifest.numerics) ? "pouw" : "cpu";
 }
 
 /** Throws InputError unless the manifest's numerics allow `engine`; `what` names where the engine came from. */
 export function checkEngine(manifest: Pick<Manifest, "numerics">, engine: BackendName, what = "engine"): void {
   const allowed = enginesAllowed(manifest.numerics);
   if (allowed.includes(engine)) return;
-  const why = manifest.numerics === "bitwise-v2"
-    ? "the pouw kernels define bitwise-v2's bits; tfjs does not reproduce them"
+  const why = isKernelNumerics(manifest.numerics)
+    ? `the pouw kernels define ${manifest.numerics}'s bits; tfjs does not reproduce them`
     : `the engines that give tfjs-cpu's bits; ${engine} needs numerics "tolerance"`;
   throw new InputError(`${what} ${engine}: manifest numerics "${manifest.numerics}" runs only on ${allowed.join(" or ")} (${why})`);
 }

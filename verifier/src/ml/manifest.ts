@@ -198,9 +198,10 @@ export const Manifest = z
     /**
      * "bitwise": tfjs-cpu's bits (engine cpu, or pouw where its kernels reproduce them); "bitwise-v2"
      * (char-transformer): the pouw kernels' own float32 order (ml/kernels/transformer-ref.ts), engine pouw;
-     * "tolerance": hashes not compared.
+     * "bitwise-v3" (char-transformer): v2 with the contraction-proof bf16-operand matmul (ml/kernels/reference-v3.ts),
+     * engine pouw; "tolerance": hashes not compared.
      */
-    numerics: z.enum(["bitwise", "bitwise-v2", "tolerance"]),
+    numerics: z.enum(["bitwise", "bitwise-v2", "bitwise-v3", "tolerance"]),
     /**
      * The state-digest scheme of h(t) (trace/digest.ts). Absent: "keccak256", the original scheme, so every
      * manifest written before the field keeps its manifest hash and its state hashes. Only the newer values can
@@ -252,7 +253,7 @@ export const Manifest = z
         if (m.data[key] !== undefined) ctx.addIssue({ code: "custom", path: ["data", key], message: "is not used by tabular-mlp (the split is the data set's own, in its schema)" });
       }
       if (m.corpora[0]?.package !== undefined) ctx.addIssue({ code: "custom", path: ["corpora", 0, "package"], message: "is not used by tabular-mlp: its data set is fetched from the content store by contentId (pouw data add)" });
-      if (m.numerics === "bitwise-v2") ctx.addIssue({ code: "custom", path: ["numerics"], message: 'bitwise-v2 is defined for char-transformer only; tabular-mlp uses "bitwise"' });
+      if (m.numerics === "bitwise-v2" || m.numerics === "bitwise-v3") ctx.addIssue({ code: "custom", path: ["numerics"], message: `${m.numerics} is defined for char-transformer only; tabular-mlp uses "bitwise"` });
       if (m.model.task === "regression" && m.model.classes !== undefined) ctx.addIssue({ code: "custom", path: ["model", "classes"], message: "is not used by a regression tabular-mlp (one float32 output)" });
       if (m.model.task !== "regression" && m.model.classes === undefined) ctx.addIssue({ code: "custom", path: ["model", "classes"], message: "is required for a classification tabular-mlp (the data set's label classes)" });
       return;
@@ -272,8 +273,8 @@ export const Manifest = z
       if (m.data.testPerDigit === undefined) ctx.addIssue({ code: "custom", path: ["data", "testPerDigit"], message: `is required for ${arch}` });
       if (m.data.years !== undefined) ctx.addIssue({ code: "custom", path: ["data", "years"], message: `is not used by ${arch}` });
       if (m.data.holdoutFraction !== undefined) ctx.addIssue({ code: "custom", path: ["data", "holdoutFraction"], message: `is not used by ${arch}` });
-      if (m.numerics === "bitwise-v2") {
-        ctx.addIssue({ code: "custom", path: ["numerics"], message: `bitwise-v2 is defined for char-transformer only; ${arch} uses "bitwise"${arch === "mnist-mlp" ? " (the pouw engine already gives its bits)" : ""}` });
+      if (m.numerics === "bitwise-v2" || m.numerics === "bitwise-v3") {
+        ctx.addIssue({ code: "custom", path: ["numerics"], message: `${m.numerics} is defined for char-transformer only; ${arch} uses "bitwise"${arch === "mnist-mlp" ? " (the pouw engine already gives its bits)" : ""}` });
       }
       if (arch === "linear-tile") {
         // the circuit proves exactly this step: SGD, batch B, bitwise, h(t) over the Poseidon commitment of W

@@ -17,7 +17,8 @@
  */
 import type { Hex } from "viem";
 import { assertBackend, registerGradients, useBackend, type BackendName } from "./backend.ts";
-import { defaultBackend, enginesAllowed } from "./engines.ts";
+import { defaultBackend, enginesAllowed, isKernelNumerics } from "./engines.ts";
+import { fastestTransformerKernelsV3 } from "./kernels/transformer-v3.ts";
 import { fastestKernels, fastestTransformerKernels, MAX_THREADS, ThreadedKernels, type Kernels, type TransformerKernels } from "./kernels/index.ts";
 import { checkpointSizeBound, decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
 import { decodeBase, LoraTransformer } from "./adapters/index.ts";
@@ -66,7 +67,10 @@ export type RunOptions = {
   backend?: BackendName;
   /** With backend 'pouw': the kernels to run (default `fastestKernels()`; tests pass the JS reference). */
   kernels?: Kernels;
-  /** With numerics 'bitwise-v2': the transformer kernels (default `fastestTransformerKernels()`; tests pass the JS reference). */
+  /**
+   * With numerics 'bitwise-v2' or 'bitwise-v3': the transformer kernels of that numerics (default `fastestTransformerKernels()`,
+   * resp. `fastestTransformerKernelsV3()`, threaded with `threads` > 1; tests pass the JS reference).
+   */
   transformerKernels?: TransformerKernels;
   /**
    * With backend 'pouw': threads for the large matmuls (kernels/threads.ts, split by output rows; default
@@ -207,7 +211,7 @@ export class Run {
    */
   step(state: TrainState, t: number = state.step + 1, options: { witness?: boolean } = {}): StepResult {
     if (t !== state.step + 1) throw new RangeError(`step(${t}) needs state ${t - 1}, got state ${state.step}`);
-    if (options.witness && !this.model.witnessed) throw new InputError(`step witnesses exist for mnist-mlp and bitwise-v2 char-transformer runs, not for this ${this.model.arch} run (numerics ${this.manifest.numerics})`);
+    if (options.witness && !this.model.witnessed) throw new InputError(`step witnesses exist for mnist-mlp and bitwise-v2/bitwise-v3 char-transformer runs, not for this ${this.model.arch} run (numerics ${this.manifest.numerics})`);
     if (this.model.exactStep) {
       const r = this.model.exactStep(state.params, this.batchFor(t));
       return { state: { step: t, params: r.params, opt: state.opt }, loss: r.loss };
@@ -322,12 +326,15 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
   const backend = options.backend ?? defaultBackend(manifest);
   const salt = parseSalt(options.salt, "salt");
   if (!enginesAllowed(manifest.numerics).includes(backend)) {
-    throw new ManifestError(manifest.numerics === "bitwise-v2"
-      ? `manifest field numerics: bitwise-v2 runs only on the pouw engine (its own kernels define the bits), not ${backend}`
+    throw new ManifestError(isKernelNumerics(manifest.numerics)
+      ? `manifest field numerics: ${manifest.numerics} runs only on the pouw engine (its own kernels define the bits), not ${backend}`
       : `manifest field numerics: bitwise runs only on the cpu backend (or the pouw kernels, which give its bits), not ${backend}`);
   }
   if (options.kernels && backend !== "pouw") throw new InputError(`kernels are an option of the pouw engine, not of ${backend}`);
-  if (options.transformerKernels && manifest.numerics !== "bitwise-v2") throw new InputError(`transformer kernels are an option of numerics bitwise-v2, not ${manifest.numerics}`);
+  if (options.transformerKernels && !isKernelNumerics(manifest.numerics)) throw new InputError(`transformer kernels are an option of numerics bitwise-v2 and bitwise-v3, not ${manifest.numerics}`);
+  if (options.transformerKernels && (options.transformerKernels.numerics ?? "bitwise-v2") !== manifest.numerics) {
+    throw new InputError(`transformer kernels ${options.transformerKernels.name} give numerics ${options.transformerKernels.numerics ?? "bitwise-v2"}, the manifest has ${manifest.numerics}`);
+  }
   const threads = options.threads ?? 1;
   if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) throw new InputError(`threads must be an integer in [1, ${MAX_THREADS}], got ${threads}`);
   if (threads > 1 && backend !== "pouw") throw new InputError(`threads are an option of the pouw engine, not of ${backend}`);
@@ -376,6 +383,9 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
       const bytes = await options.store.get(cid, { maxBytes: checkpointSizeBound(baseSpecs, optimizerStateSpecs("adam", baseSpecs)) });
       model = new LoraTransformer(shape, options.transformerKernels ?? fastestTransformerKernels(), manifest.adapter, decodeBase(bytes, shape, cid).params);
     } else if (manifest.numerics === "bitwise-v2") model = new CharTransformer(shape, options.transformerKernels ?? fastestTransformerKernels());
+    else if (manifest.numerics === "bitwise-v3") {
+      model = new CharTransformer(shape, options.transformerKernels ?? fastestTransformerKernelsV3(kernels instanceof ThreadedKernels && kernels.threads > 1 ? kernels : undefined));
+    }
     else {
       await registerGradients();
       model = new CharTransformer(shape);

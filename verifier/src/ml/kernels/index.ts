@@ -69,3 +69,6 @@ export function fastestTransformerKernels(): TransformerKernels {
   fastestTransformer = jsTransformerKernels;
   return fastestTransformer;
 }
+
+export { fastestTransformerKernelsV3, jsTransformerKernelsV3, quantizeOperandsV3, v3TransformerKernels } from "./transformer-v3.ts";
+export { matmulV3Ref, quantizeV3, quantizeV3Bits } from "./reference-v3.ts";

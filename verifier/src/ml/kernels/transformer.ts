@@ -28,6 +28,14 @@ const f = Math.fround;
 export interface TransformerKernels {
   /** "js" (transformer-ref.ts) or "wasm-simd128" (transformer-wasm.ts). */
   readonly name: string;
+  /** The numerics whose bits the set gives; absent: "bitwise-v2". */
+  readonly numerics?: "bitwise-v2" | "bitwise-v3";
+  /**
+   * The operands of every product as the matmul multiplies them (bitwise-v3: rounded to bf16, transformer-v3.ts);
+   * absent: as given. When present the pass hands the product oracle the quantized operands, so a Freivalds claim
+   * is C = Q(A) . Q(B). INVARIANT: idempotent, and `matmul(quantize(a), quantize(b))` has `matmul(a, b)`'s bits.
+   */
+  quantize?(x: Float32Array): Float32Array;
   matmul(a: Float32Array, b: Float32Array, M: number, K: number, N: number, layout: Layout, count: number): Float32Array;
   causalSoftmax(s: Float32Array, T: number, count: number): Float32Array;
   causalSoftmaxBack(p: Float32Array, dp: Float32Array, T: number, count: number): Float32Array;
@@ -139,9 +147,11 @@ export function attentionScale(dh: number): number {
  * `params` in models/transformer.ts's order. Returns gradients in the same order.
  */
 export function transformerPass(
-  k: TransformerKernels, mm: ProductOracle, params: readonly Float32Array[], tokens: Uint8Array, dims: TransformerDims,
+  k: TransformerKernels, oracle: ProductOracle, params: readonly Float32Array[], tokens: Uint8Array, dims: TransformerDims,
   options: { grads?: boolean; rowLosses?: boolean } = {},
 ): TransformerPass {
+  const quantize = k.quantize?.bind(k);
+  const mm: ProductOracle = quantize ? (name, a, b, M, K, N, layout, count) => oracle(name, quantize(a), quantize(b), M, K, N, layout, count) : oracle;
   const { B, T, d, H, F, V, L } = dims;
   const dh = d / H;
   const BT = B * T;
