@@ -41,6 +41,7 @@ import {
   getBondCredit,
   getDispute,
   getDisputeCredit,
+  getDisputeParams,
   getJob,
   getJobDisputes,
   getOpenDispute,
@@ -48,14 +49,17 @@ import {
   newChallengeSalt,
   resolveDisputeCall,
   withRetry,
+  ChainError,
   ContractRevertError,
   toChainError,
   type ChainClients,
   type Deployment,
 } from "../chain/index.ts";
-import { startCheckpointUnavailable, type Run, type StepClaim } from "../checks/index.ts";
-import { BallotStore, decideStep, servePanel } from "../dispute/index.ts";
-import { InputError } from "../errors/index.ts";
+import { jobRun, startCheckpointUnavailable, type Run, type StepClaim } from "../checks/index.ts";
+import { BallotStore, CircuitTermsMismatchError, decideStep, servePanel, type StepDecision } from "../dispute/index.ts";
+import { InputError, PouwError } from "../errors/index.ts";
+import { circuitJobCheck } from "../market/circuit-job.ts";
+import { fetchManifest } from "../market/manifest-store.ts";
 import { SourceUnavailableError } from "../net/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import type { BotDb, CommittedSegment, IntentRow } from "./db.ts";
@@ -107,6 +111,11 @@ export type ChainDisputeOptions = {
    * that ends NoDecision starts another round until then.
    */
   maxChallengeRounds?: number;
+  /**
+   * Seconds before a panel's commit deadline from which a member that still cannot obtain the job's manifest (or
+   * other content the job needs) votes Fault instead of waiting (default: half the commit window).
+   */
+  unavailableMarginS?: number;
 };
 
 export const DEFAULT_MAX_CHALLENGE_ROUNDS = 3;
@@ -124,6 +133,9 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
   const { clients, deployment } = o;
   const maxRounds = o.maxChallengeRounds ?? DEFAULT_MAX_CHALLENGE_ROUNDS;
   if (!Number.isInteger(maxRounds) || maxRounds < 1) throw new InputError(`maxChallengeRounds must be a whole number >= 1, got ${maxRounds}`);
+  if (o.unavailableMarginS !== undefined && (!Number.isInteger(o.unavailableMarginS) || o.unavailableMarginS < 0)) {
+    throw new InputError(`unavailableMarginS must be a whole number of seconds >= 0, got ${o.unavailableMarginS}`);
+  }
   const ballots = new BallotStore(o.ballotsDir);
   const pub = clients.public;
   const read = <T>(what: string, f: () => Promise<T>) => withRetry(f, { what });
@@ -139,6 +151,52 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
     if (onStep.some((d) => d.disputeId > after)) return true;
     return (await getOpenDispute(pub, { disputeGame: game, jobId, step })) !== undefined;
   };
+
+  let commitWindowS: number | undefined;
+  /** Seconds before the commit deadline at which a member still missing what the job needs votes Fault. */
+  const marginS = async (): Promise<number> => {
+    if (o.unavailableMarginS !== undefined) return o.unavailableMarginS;
+    commitWindowS ??= (await getDisputeParams(pub, { disputeGame: game })).commitWindowSeconds;
+    return Math.ceil(commitWindowS / 2);
+  };
+
+  /**
+   * A member that cannot obtain what the job needs (`missing`): no vote yet while the chain time is short of the
+   * margin before the commit deadline (thrown: retried next tick); from the margin on, Fault with the reason.
+   * INVARIANT: a member never stays silent past its commit deadline for want of content the provider must serve
+   * (DESIGN.md: what a challenge needs is on chain or its absence is a fault the panel judges); an honest provider holds
+   * the manifest and every input it trained from, and serves them, so this Fault only ever lands on a withholder.
+   */
+  async function unavailableVote(disputeId: bigint, missing: string, log: Logger): Promise<StepDecision> {
+    const [d, block, margin] = await Promise.all([getDispute(pub, { disputeGame: game!, disputeId }), read("getBlock", () => pub.getBlock({ blockTag: "latest" })), marginS()]);
+    const voteAt = BigInt(d.commitDeadline) - BigInt(margin);
+    if (block.timestamp < voteAt) {
+      throw new Error(`${missing}; retried until ${voteAt} (chain time, ${margin} s before the commit deadline ${d.commitDeadline}), then voted Fault`);
+    }
+    const reason = `${missing}, still ${margin} s before the commit deadline: the provider accepted the job, so it must serve what the job needs`;
+    log.warn({ event: "unavailable-fault", commitDeadline: d.commitDeadline.toString(), marginS: margin }, reason);
+    return { vote: "Fault", reason };
+  }
+
+  /**
+   * The job's run, or what keeps it from being built: the bot's own run (auditor.runFor), else the manifest fetched
+   * and checked here to learn why it failed. Only content problems (unavailable, not found, not the job's manifest,
+   * unreadable) count as missing; an RPC failure, a circuit job whose terms are not its manifest's (refused) or a
+   * job the bot has not indexed yet is thrown (no vote, retried).
+   */
+  async function loadRun(ctx: DisputeContext, jobId: string): Promise<{ run: Run } | { missing: string }> {
+    const run = await ctx.runFor(jobId);
+    if (run) return { run };
+    const job = ctx.db.job(jobId);
+    if (!job) throw new Error(`job ${jobId} is not in the bot's database yet; deciding next tick`);
+    try {
+      const manifest = await fetchManifest(ctx.store, job.manifestUri, job.manifestHash, { circuitHash: circuitJobCheck(pub, deployment, BigInt(jobId)) });
+      return { run: await jobRun(manifest, deployment, BigInt(jobId), ctx.store) };
+    } catch (err) {
+      if (err instanceof ChainError || err instanceof CircuitTermsMismatchError || !(err instanceof PouwError)) throw err;
+      return { missing: `job ${jobId}'s manifest ${job.manifestUri} or content it names cannot be obtained (${err.shortMessage})` };
+    }
+  }
 
   const requiredDeposit = (jobId: bigint) => getRequiredDeposit(pub, { disputeGame: game, jobId });
 
@@ -289,23 +347,23 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
             disputeId,
             ballots,
             decide: async () => {
-              const run = await ctx.runFor(f.jobId);
               const commitments = ctx.db.commitments(f.jobId, f.segment);
-              // the manifest is the buyer's to publish: its absence (or a fetch failing now) is no fault of the provider
-              if (!run) throw new Error(`job ${f.jobId}'s manifest cannot be loaded now; deciding next tick`);
               // a segment the bot has not recorded yet is the bot's own lag, not the provider's fault: no vote yet
               if (!commitments) throw new Error(`segments 0..${f.segment} of job ${f.jobId} are not all in the bot's database yet; deciding next tick`);
+              const loaded = await loadRun(ctx, f.jobId);
+              if ("missing" in loaded) return unavailableVote(disputeId, loaded.missing, log);
+              const { run } = loaded;
               // the same decision a member makes from a trace directory (dispute/panel.ts decideStep, the one pipeline's
               // openSegment + Run.step), here from the leaves on chain
               const decision = await decideStep({ target: { run, store: ctx.store, commitments }, segment: f.segment, step: f.step, hPrev: f.hPrev, hStep: f.hStep }).catch(async (err: unknown) => {
                 if (!(err instanceof SourceUnavailableError)) throw err;
                 // data availability (docs/disputes.md): no source serves the segment's committed checkpoint now, so the
-                // member votes Fault; content that is not the provider's (a buyer's base checkpoint) is no fault of it:
-                // no vote, retried next tick, as for the manifest
-                if (!(await startCheckpointUnavailable(ctx.store, run, commitments[f.segment]!))) {
-                  throw new Error(`content that is not the provider's is unavailable from every source (${err.shortMessage}); deciding next tick`);
+                // member votes Fault at once
+                if (await startCheckpointUnavailable(ctx.store, run, commitments[f.segment]!)) {
+                  return { vote: "Fault" as const, reason: `the segment's committed content is unavailable from every source: ${err.shortMessage}` };
                 }
-                return { vote: "Fault" as const, reason: `the segment's committed content is unavailable from every source: ${err.shortMessage}` };
+                // other content the job needs (a fine-tuning base, a data set): retried until the margin, then Fault
+                return unavailableVote(disputeId, `content the job needs is unavailable from every source (${err.shortMessage})`, log);
               });
               log.info({ vote: decision.vote, reason: decision.reason }, "panel decision");
               return decision;
