@@ -34,7 +34,7 @@ export function panelDuty(g: Game, ballots: BallotStore, unavailableMarginS: num
    * A member that cannot obtain what the job needs (`missing`): no vote yet while the chain time is short of the
    * margin before the commit deadline (thrown: retried next tick); from the margin on, Fault with the reason.
    * INVARIANT: a member never stays silent past its commit deadline for want of content the provider must serve
-   * (DESIGN.md: what a challenge needs is on chain or its absence is a fault the panel judges); an honest provider holds
+   * (the design rule: what a challenge needs is on chain or its absence is a fault the panel judges); an honest provider holds
    * the manifest and every input it trained from, and serves them, so this Fault only ever lands on a withholder.
    */
   async function unavailableVote(disputeId: bigint, missing: string, log: Logger): Promise<StepDecision> {
