@@ -8,6 +8,7 @@
  */
 import { join } from "node:path";
 import { expect } from "chai";
+import { ChallengerBot } from "../../verifier/src/bot/index.ts";
 import { getJob, getStakeSlashes } from "../../verifier/src/chain/index.ts";
 import { parseStrategy } from "../../verifier/src/ml/index.ts";
 import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
@@ -19,7 +20,10 @@ describe("bot: a late finder of another fault of a disputed job stands down", fu
 
   it("waits for the open dispute at a fault it also found, opens no second dispute, and closes its round once the job is refunded", async () => {
     const f = await postCheatingJob(market(), "stand-down", { cheatSegments: 1 });
-    const bots = [0, 1, 2, 3].map((i) => f.bot(i));
+    // bot 1 re-checks a waiting intent on every tick (no backoff), so the end of its wait is seen when it happens
+    const bots = [0, 1, 2, 3].map((i) =>
+      i === 1 ? new ChallengerBot({ clients: f.auditors[1]!, deployment: f.d, store: f.store, board: f.board, dbPath: join(f.dir, "bot1.sqlite"), dispute: f.hooks(f.auditors[1]!, 1), retryBaseMs: 1, retryMaxMs: 1 }) : f.bot(i),
+    );
 
     await bots[0]!.tick();
     const [first] = await f.disputes();
