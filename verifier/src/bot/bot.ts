@@ -172,6 +172,11 @@ export class ChallengerBot {
     for (const jobId of scan.touched) this.touched.add(jobId);
     // the head this tick acts on differs from the last one deadlines and claims completed on (a new block or a reorg)
     const moved = scan.head.hash !== this.actedOn;
+    // NOTE: disputes are driven once per tick, before the audit pass while one is followed: a panel's commit and reveal
+    // have deadlines (a minute on a test chain), an audit pass has none and can outlast a voting window
+    const drive = () => this.ctx.dispute.drive({ db: this.db, me: this.ctx.me, log: this.log, store: this.ctx.store, runFor: (jobId) => this.auditor.runFor(jobId) });
+    const drivenFirst = this.followsOpenDispute();
+    if (drivenFirst) await drive();
     await this.auditor.sample();
     await this.auditor.screen();
     await this.auditor.steps();
@@ -182,7 +187,7 @@ export class ChallengerBot {
       await this.claims();
     }
     // on an unmoved head the chain time stands still: disputes are driven again only while one is being followed
-    if (moved || this.followsOpenDispute()) await this.ctx.dispute.drive({ db: this.db, me: this.ctx.me, log: this.log, store: this.ctx.store, runFor: (jobId) => this.auditor.runFor(jobId) });
+    if (!drivenFirst && (moved || this.followsOpenDispute())) await drive();
     // deadlines, claims and the dispute scan all completed on this head (a failure above repeats them next tick)
     this.actedOn = scan.head.hash;
     await this.outbox.sendIntents();

@@ -5,8 +5,9 @@
  *   send          everything holds.
  *   defer         not yet, with the reason and the retry time: the bond-token balance is short of
  *                 DisputeGame.requiredDeposit(job) or the ETH of the gas (`shortfall`: logged with the fix), the
- *                 approval did not raise the allowance yet, the job's timeout report is not mined yet, or a dispute
- *                 still open on a job past its deadline must resolve first.
+ *                 approval did not raise the allowance yet, the job's timeout report is not mined yet, a dispute
+ *                 still open on a job past its deadline must resolve first, or another dispute holds the job at a
+ *                 fault this bot also found (the first finder wins; the others wait for its outcome).
  *   prerequisite  an intent to send first: the job's timeout report (JobMarket.freeze refuses an Active job past its
  *                 segment deadline; its segments are disputable again once TimedOut), or a new bond approval when the
  *                 allowance fell short. The outbox sends it, then asks again; a prerequisite already sent in this
@@ -15,7 +16,7 @@
  *                 another dispute, `failed` otherwise: a lost finding).
  */
 import { getAddress, type Address } from "viem";
-import { approveTokenCall, CHALLENGE_GAS_UNITS, chainDate, encodeCall, getAuditorFunds, getDispute, getJob, reopenJobCall, reportTimeoutCall, withRetry } from "../chain/index.ts";
+import { approveTokenCall, CHALLENGE_GAS_UNITS, chainDate, encodeCall, getAuditorFunds, getDispute, getJob, getJobDisputes, reopenJobCall, reportTimeoutCall, withRetry } from "../chain/index.ts";
 import { backoffMs, ethDown, ethUp, fundingFix, tokens, type BotContext } from "./context.ts";
 import type { BotDb, IntentRow } from "./db.ts";
 import type { IntentSpec } from "./dispute.ts";
@@ -56,7 +57,8 @@ export const GATED_KINDS: ReadonlySet<string> = new Set(["approveBond", "challen
 export type GateDecision =
   | { kind: "send" }
   /** `shortfall.heldUntil`: the tokens are short because this bot's own deposits are out in its open disputes (info, not error). */
-  | { kind: "defer"; reason: string; retryAt: number; shortfall?: { why: string; fix: string; held?: number; heldUntil?: string } }
+  /** `standDown`: another dispute holds the job at a fault this bot found (logged once per round, event `stand-down`). */
+  | { kind: "defer"; reason: string; retryAt: number; shortfall?: { why: string; fix: string; held?: number; heldUntil?: string }; standDown?: { disputeId: string; segment: number; step: number } }
   | { kind: "prerequisite"; intent: IntentSpec; why: { level: "info" | "warn"; fields: Record<string, unknown>; message: string } }
   | { kind: "close"; status: "failed" | "superseded"; reason: string };
 
@@ -80,13 +82,20 @@ export class Gate {
   /** The decision on open intent `i`; `sent`: the prerequisites the outbox already sent for it in this pass. */
   async decide(i: IntentRow, sent: ReadonlySet<string>): Promise<GateDecision> {
     const { clients, deployment, me } = this.ctx;
-    if (!GATED_KINDS.has(i.kind) || !deployment.disputeGame) return { kind: "send" };
+    if (!deployment.disputeGame) return { kind: "send" };
+    if (i.kind === "commitChallenge") {
+      // no commitment (a transaction, and a TTL that would run out) while another dispute holds the job at this bot's fault
+      return (await this.faultDisputed(BigInt(i.job_id!), i, this.ctx.now() + backoffMs(this.ctx.options, i.attempts + 1))) ?? { kind: "send" };
+    }
+    if (!GATED_KINDS.has(i.kind)) return { kind: "send" };
     const jobId = BigInt(i.job_id!);
     const retryAt = this.ctx.now() + backoffMs(this.ctx.options, i.attempts + 1);
     if (i.kind === "challenge") {
       const timeout = await this.timeoutFirst(jobId, sent, retryAt);
       if (timeout) return timeout;
     }
+    const disputed = await this.faultDisputed(jobId, i, retryAt);
+    if (disputed) return disputed;
     const funds = await getAuditorFunds(clients.public, { deployment, account: me, jobIds: [jobId] });
     const deposit = funds.deposit!.amount;
     const gas = (i.kind === "approveBond" ? CHALLENGE_GAS_UNITS.approve + CHALLENGE_GAS_UNITS.challenge : CHALLENGE_GAS_UNITS.challenge) * funds.maxFeePerGas;
@@ -140,6 +149,38 @@ export class Gate {
     const report = tenureIntent(this.ctx, "reportTimeout", job);
     if (sent.has(report.key)) return { kind: "defer", reason: `waiting for the timeout report of job ${jobId}`, retryAt };
     return { kind: "prerequisite", intent: report, why: { level: "info", fields: { deadline: chainDate(job.deadline), report: report.key }, message: "the job is past its segment deadline: reporting the timeout so that its segments can be disputed" } };
+  }
+
+  /**
+   * Whether another dispute already holds this job at a fault: one still open on a (segment, step, disputed leaf) that
+   * this bot's own audits found bad (a challenge intent of its own names it, whatever became of that intent), opened by
+   * anyone, this bot included. Then this round waits (defer) for it to resolve: a fault outcome refunds the job and the
+   * round closes (superseded); NoDecision or Valid lets it go out, so the cheater is still challenged. A dispute on a
+   * step this bot did not find bad never holds it back: it may be the provider's own address holding a valid step open
+   * to block challenges. Undefined when nothing holds the round.
+   */
+  private async faultDisputed(jobId: bigint, i: IntentRow, retryAt: number): Promise<GateDecision | undefined> {
+    const { clients, deployment } = this.ctx;
+    const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId });
+    if (job.status === "Refunded") return { kind: "close", status: "superseded", reason: `job ${jobId} was already refunded (its provider was slashed through another dispute)` };
+    if (job.openDisputes === 0) return undefined;
+    const found = this.ctx.db
+      .allIntents()
+      .filter((x) => x.kind === "challenge" && x.job_id === i.job_id)
+      .map((x) => (JSON.parse(x.payload) as { finding?: { segment: number; step: number; hStep?: string } }).finding)
+      .filter((f): f is { segment: number; step: number; hStep?: string } => f !== undefined);
+    const disputes = await getJobDisputes(clients.public, { disputeGame: deployment.disputeGame!, jobId, fromBlock: BigInt(deployment.startBlock) });
+    for (const d of disputes.reverse()) {
+      if (!found.some((f) => f.segment === d.segment && f.step === d.step && (f.hStep === undefined || f.hStep === d.hStep))) continue;
+      if ((await getDispute(clients.public, { disputeGame: deployment.disputeGame!, disputeId: d.disputeId })).phase === "resolved") continue;
+      return {
+        kind: "defer",
+        reason: `dispute ${d.disputeId} (segment ${d.segment}, step ${d.step}, by ${d.challenger}) holds job ${jobId} at a fault this bot also found: waiting for it to resolve before opening another`,
+        retryAt,
+        standDown: { disputeId: d.disputeId.toString(), segment: d.segment, step: d.step },
+      };
+    }
+    return undefined;
   }
 
   /** Why a challenge of the job can no longer open (JobMarket.freeze), or undefined while it can. */

@@ -37,6 +37,8 @@ export class Outbox {
   private readonly gate: Gate;
   /** Per challenge round (or intent key), the last shortfall logged at error (repeated at error only when it changes). */
   private readonly shortfallLogged = new Map<string, string>();
+  /** Per challenge round, the dispute it last stood down for (logged once per dispute). */
+  private readonly standDownLogged = new Map<string, string>();
 
   constructor(ctx: BotContext, gate: Gate) {
     this.ctx = ctx;
@@ -219,6 +221,10 @@ export class Outbox {
         case "defer":
           this.ctx.db.intentDeferred(i.id, d.reason, d.retryAt);
           if (d.shortfall) this.logShortfall(i, log, d.shortfall);
+          if (d.standDown && this.standDownLogged.get(shortfallKey(i)) !== d.standDown.disputeId) {
+            this.standDownLogged.set(shortfallKey(i), d.standDown.disputeId);
+            log.info({ event: "stand-down", ...d.standDown }, `standing down while ${d.reason}`);
+          }
           return false;
         case "close":
           this.closeChallenge(i, d.status, d.reason, log);
