@@ -32,6 +32,7 @@ describe("bot: step sampling through state openings", function () {
   async function setUp(tag: string, strategy: string) {
     const f = await postCheatingJob(market(), tag, { strategy, auditRate: AUDIT_RATE, cheatSegments: COMMITTED });
     const { stateOpenings } = await deployStateOpenings(f.admin, { jobMarket: f.d.jobMarket, answerWindowSeconds: ANSWER_WINDOW });
+    f.d.stateOpenings = stateOpenings; // the deployment names it: panel members read openings from there
     unsampledSecrets(f.dir, f.d.jobMarket, f.jobId, COMMITTED, AUDIT_RATE);
     const verdicts: { segment: number; step: number; verdict: SegmentVerdict }[] = [];
     // bot 0 step-samples; every bot sits on panels and decides with the challenger's opening
@@ -42,7 +43,7 @@ describe("bot: step sampling through state openings", function () {
         store: f.store,
         board: f.board,
         dbPath: join(f.dir, `bot${i}.sqlite`),
-        dispute: chainDisputeHooks({ clients: f.auditors[i]!, deployment: f.d, ballotsDir: join(f.dir, `ballots${i}`), stateOpenings }),
+        dispute: chainDisputeHooks({ clients: f.auditors[i]!, deployment: f.d, ballotsDir: join(f.dir, `ballots${i}`) }),
         screen: false,
         ...(stepSampling ? { stepSampling } : {}),
       });

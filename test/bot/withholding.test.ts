@@ -13,7 +13,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { expect } from "chai";
 import { ChallengerBot } from "../../verifier/src/bot/index.ts";
-import { getJob, getSegmentCommits, getStakeSlashes } from "../../verifier/src/chain/index.ts";
+import { getDispute, getDisputeParams, getJob, getSegmentCommits, getStakeSlashes } from "../../verifier/src/chain/index.ts";
 import { HttpContentStore } from "../../verifier/src/store/http.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
 import { LayeredStore } from "../../verifier/src/store/layered.ts";
@@ -59,6 +59,7 @@ describe("bot: a provider that withholds its checkpoints by being unreachable is
       (a, i) => new ChallengerBot({ clients: a, deployment: f.d, store, board: f.board, dbPath: join(f.dir, `wbot${i}.sqlite`), dispute: f.hooks(a, i), unavailableGraceS: GRACE_S }),
     );
     const disputes = async () => (await f.disputes()).map((d) => ({ step: d.step, challenger: d.challenger }));
+    const openedIds = async () => (await f.disputes()).map((d) => ({ disputeId: d.disputeId }));
 
     // within the grace: no verdict, no challenge, the segments stay open
     for (const b of bots) await b.tick();
@@ -71,19 +72,29 @@ describe("bot: a provider that withholds its checkpoints by being unreachable is
     // past the grace, still unavailable: bot 0 challenges the first step of the first withheld segment it screens
     await f.conn.networkHelpers.time.increase(120);
     for (const b of bots) await b.tick();
-    const opened = await disputes();
-    expect(opened.length).to.be.greaterThan(0);
-    expect(opened[0]).to.deep.equal({ step: 1, challenger: f.auditors[0]!.account.address });
+    expect((await disputes())[0]).to.deep.equal({ step: 1, challenger: f.auditors[0]!.account.address });
+    const opened = await openedIds();
     const screens = bots[0]!.summary().screens;
     expect(screens[0]!.screen).to.match(/^bad: content-unavailable: unavailable from every source since /);
     // the job was still inside its challenge window when the challenge went out
     const job = await getJob(f.admin.public, { jobMarket: f.d.jobMarket, jobId: f.jobId });
     expect(job.status).to.not.equal("Finalized");
 
-    for (let round = 0; round < 6; round++) {
+    // members retry the unavailable checkpoint until half the commit window is left (a provider node down for a minute
+    // is no withholder), then vote Fault: no commit before that point, all three after it
+    const { commitWindowSeconds } = await getDisputeParams(f.admin.public, { disputeGame: f.d.disputeGame! });
+    let waited = false;
+    for (let round = 0; round < 8; round++) {
       await f.conn.networkHelpers.mine(2);
       for (const b of bots) await b.tick();
+      const d = await getDispute(f.admin.public, { disputeGame: f.d.disputeGame!, disputeId: opened[0]!.disputeId });
+      if (!waited && d.phase === "commit") {
+        expect(d.commits, "no member votes Fault before the margin").to.equal(0);
+        await f.conn.networkHelpers.time.increase(Math.ceil(commitWindowSeconds / 2) + 1);
+        waited = true;
+      }
     }
+    expect(waited).to.equal(true);
     expect((await getJob(f.admin.public, { jobMarket: f.d.jobMarket, jobId: f.jobId })).status).to.equal("Refunded");
     const slashes = await getStakeSlashes(f.admin.public, { stakeVault: f.d.stakeVault, fromBlock: BigInt(f.d.startBlock) });
     expect(slashes.map((s) => s.provider)).to.deep.equal([f.cheat.account.address]);

@@ -101,6 +101,13 @@ export class ChallengerBot {
   private readonly receiptsBefore: ReadonlySet<string>;
 
   constructor(o: BotOptions) {
+    const sampling = o.stepSampling?.stateOpenings;
+    // INVARIANT: a bot challenges a withheld opening only on the StateOpenings the panel members read (the deployment's)
+    if (sampling !== undefined && (o.deployment.stateOpenings === undefined || getAddress(sampling) !== getAddress(o.deployment.stateOpenings))) {
+      throw new BotConfigError(
+        `step sampling through StateOpenings ${sampling} needs that contract in the deployment file (stateOpenings: ${o.deployment.stateOpenings ?? "absent"}): panel members decide a challenge of a withheld opening from the deployment's StateOpenings, so a challenge through another one would lose its deposit`,
+      );
+    }
     this.ctx = botContext(o, () => this.stopped);
     this.db = this.ctx.db;
     this.log = this.ctx.log;

@@ -48,8 +48,9 @@ export type BotOptions = {
   unavailableGraceS?: number;
   /**
    * Step sampling through state openings (auditor.ts steps): each committed segment is step-sampled at `rate` (private
-   * draw, sampler.ts sampledStep) and one step of it recomputed from the state the provider opens on `stateOpenings`.
-   * Off when absent.
+   * draw, sampler.ts sampledStep) and one step of it recomputed from the state the provider opens on `stateOpenings`,
+   * which must be the deployment's StateOpenings (Deployment.stateOpenings): the panel members decide a challenge of a
+   * withheld opening from that contract, so a bot sampling through another one would lose its deposit. Off when absent.
    */
   stepSampling?: { stateOpenings: Address; rate: number; onVerdict?: (e: { jobId: bigint; segment: number; step: number; verdict: SegmentVerdict }) => void };
   /** Called after each audit (demo progress, tests). */

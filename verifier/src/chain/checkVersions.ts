@@ -46,7 +46,7 @@ export class DeploymentVersionError extends DeploymentFileError {
 }
 
 export type CheckDeploymentVersionsParameters = {
-  deployment: Pick<Deployment, "jobMarket" | "jobRecords" | "stakeVault" | "auditorRegistry" | "disputeGame" | "providerRegistry" | "dataRegistry" | "peerDirectory">;
+  deployment: Pick<Deployment, "jobMarket" | "jobRecords" | "stakeVault" | "auditorRegistry" | "disputeGame" | "providerRegistry" | "dataRegistry" | "peerDirectory" | "stateOpenings">;
 };
 
 /** What each checked contract reported: its name, address and VERSION (all equal to contractVersions on success). */
@@ -77,6 +77,7 @@ export async function checkDeploymentVersions(client: PublicClient<Transport, Ch
     ["ProviderRegistry", "providerRegistry", d.providerRegistry],
     ["DataRegistry", "dataRegistry", d.dataRegistry],
     ["PeerDirectory", "peerDirectory", d.peerDirectory],
+    ["StateOpenings", "stateOpenings", d.stateOpenings],
   ];
   const checked: CheckDeploymentVersionsReturnType = [];
   const check = async (contract: ContractName, field: string, address: Address) => {

@@ -27,13 +27,16 @@ export const Deployment = z.strictObject({
   dataRegistry: address.optional(),
   /** Where parties announce their IPFS nodes (docs/content.md); absent in deployments made before it existed. */
   peerDirectory: address.optional(),
+  /** StateOpenings beside the market (state openings of committed steps), when deployed: panel members decide a
+   * challenge of a withheld opening with it, so a bot samples steps only through the one named here. */
+  stateOpenings: address.optional(),
   /** Block of the first deployment transaction: event scans start here. */
   startBlock: z.string().regex(/^[0-9]+$/),
   /** Whether `token` is the mintable dev TestToken. */
   devToken: z.boolean(),
 });
 
-export type Deployment = Omit<z.infer<typeof Deployment>, "token" | "jobMarket" | "jobRecords" | "stakeVault" | "auditorRegistry" | "disputeGame" | "providerRegistry" | "dataRegistry" | "peerDirectory"> & {
+export type Deployment = Omit<z.infer<typeof Deployment>, "token" | "jobMarket" | "jobRecords" | "stakeVault" | "auditorRegistry" | "disputeGame" | "providerRegistry" | "dataRegistry" | "peerDirectory" | "stateOpenings"> & {
   token: Address;
   jobMarket: Address;
   jobRecords: Address;
@@ -43,6 +46,7 @@ export type Deployment = Omit<z.infer<typeof Deployment>, "token" | "jobMarket" 
   providerRegistry?: Address;
   dataRegistry?: Address;
   peerDirectory?: Address;
+  stateOpenings?: Address;
 };
 
 export class DeploymentFileError extends InputError {

@@ -82,8 +82,9 @@ export function panelDuty(g: Game, ballots: BallotStore, unavailableMarginS: num
     const { run } = loaded;
     // the same decision a member makes from a trace directory (dispute/panel.ts decideStep, the one pipeline's
     // openSegment + Run.step), here from the leaves on chain
-    const opening = stateOpenings
-      ? await readOpening(g.pub, { stateOpenings, fromBlock: BigInt(g.deployment.startBlock), jobId: BigInt(f.jobId), state: f.step - 1, requester: getAddress((await getDispute(g.pub, { disputeGame: g.game, disputeId })).challenger) })
+    const openings = stateOpenings ?? g.deployment.stateOpenings;
+    const opening = openings
+      ? await readOpening(g.pub, { stateOpenings: openings, fromBlock: BigInt(g.deployment.startBlock), jobId: BigInt(f.jobId), state: f.step - 1, requester: getAddress((await getDispute(g.pub, { disputeGame: g.game, disputeId })).challenger) })
       : undefined;
     const preStateOpening = opening === "pending" ? undefined : opening;
     const decision = await decideStep({ target: { run, store: ctx.store, commitments }, segment: f.segment, step: f.step, hPrev: f.hPrev, hStep: f.hStep, ...(preStateOpening ? { preStateOpening } : {}) }).catch(async (err: unknown) => {

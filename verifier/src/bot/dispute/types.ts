@@ -60,8 +60,8 @@ export type ChainDisputeOptions = {
    */
   unavailableMarginS?: number;
   /**
-   * StateOpenings beside the market, when deployed: a challenge whose pre-state its challenger asked to open is decided
-   * with that opening (checks/decide.ts preStateOpening: withheld or not served is a Fault).
+   * StateOpenings beside the market (default: the deployment's): a challenge whose pre-state its challenger asked to
+   * open is decided with that opening (checks/decide.ts preStateOpening: withheld or not served is a Fault).
    */
   stateOpenings?: Address;
 };
