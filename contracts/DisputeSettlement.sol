@@ -318,6 +318,8 @@ contract DisputeSettlement is DisputeGameBase {
         bool fault = outcome == Outcome.Conceded || outcome == Outcome.PanelFault;
         bool challengerWrong = outcome == Outcome.Proven || outcome == Outcome.PanelValid;
         emit DisputeResolved(disputeId, jobId, outcome);
+        // a proof inside the provider's appeal window ends it too
+        d.appealDeadline = 0;
         uint128 providerBond = d.providerBond;
         if (providerBond != 0) {
             // INVARIANT: a provider's appeal bond comes back unless the appeal confirmed the fault; then it pays the

@@ -702,6 +702,9 @@ contract AttackHandler is DisputeBase, AttackActors {
                 if (d.status != IDisputeGameTypes.Status.Open) continue;
                 uint256 t = uint256(d.revealDeadline) + 1;
                 if (t > block.timestamp && t < next) next = t;
+                (uint64 appealUntil,) = game.faultAppealOf(id);
+                t = uint256(appealUntil) + 1;
+                if (appealUntil != 0 && t > block.timestamp && t < next) next = t;
             }
             if (next > target) break;
             vm.warp(next);
@@ -718,6 +721,9 @@ contract AttackHandler is DisputeBase, AttackActors {
             if (d.status != IDisputeGameTypes.Status.Open) continue;
             // a dispute of a faulted job is still decided by its own panel: it resolves at its deadline like any other
             if (block.timestamp <= d.revealDeadline) continue;
+            // a unanimous first-round Fault waits out its provider's appeal window (this provider never appeals)
+            (uint64 appealUntil,) = game.faultAppealOf(id);
+            if (block.timestamp <= appealUntil) continue;
             if (!_settle(id, false)) ++ghost_stuckResolves;
         }
     }

@@ -155,21 +155,16 @@ contract MassDisputeHandler is DisputeBase {
         return true;
     }
 
-    /// @notice The stated bound (docs/disputes.md, "The bound"): with the honest members voting and the honest provider
-    /// appealing every unanimous first-round Fault, an honest provider is never slashed while the attacker holds fewer
-    /// than half of the first appeal round's seats (2a < k2 + 1), k2 = min(2k + 1, MAX_PANEL, drawable pool n) rounded
-    /// down to odd: every Fault now needs a majority of round 2 (or of round 3, which is no smaller).
+    /// @notice The stated bound that holds even when whole panels of honest members stay silent (the time jumps here):
+    /// an honest provider is never slashed while the attacker holds fewer auditors than the first panel has seats
+    /// (a < k) and fewer than half of the last round's seats (2a < k3 + 1), k3 = min(MAX_PANEL, drawable pool n) rounded
+    /// down to odd. With the honest members voting and the provider appealing every unanimous first-round Fault, the
+    /// bound is wider (2a < k2 + 1, docs/disputes.md "The bound"; DisputeGameAttacks.t.sol and bench row 24 play it).
     function belowStatedBound(uint256 a, uint256 n) public view virtual returns (bool) {
-        return 2 * a < _appealSeats(n) + 1;
+        return a < game.params().panelSize && 2 * a < _lastRoundSeats(n) + 1;
     }
 
     // ---------------------------------------------------------------- internals
-
-    function _appealSeats(uint256 n) internal view returns (uint256 seats) {
-        seats = 2 * game.params().panelSize + 1;
-        if (seats > game.MAX_PANEL()) seats = game.MAX_PANEL();
-        if (n < seats) seats = n % 2 == 0 && n != 0 ? n - 1 : n;
-    }
 
     function _lastRoundSeats(uint256 n) internal view returns (uint256 last) {
         last = n < game.MAX_PANEL() ? n : game.MAX_PANEL();

@@ -23,7 +23,8 @@
  *              commits or reveals twice.
  *   resolve    after the reveal deadline (or once every member revealed): intent `resolve:D` (`resolve:D:rN` in
  *              appeal round N: resolving a split Fault opens the next round, which is resolved again), superseded if
- *              anyone resolved that round first.
+ *              anyone resolved that round first. A unanimous first-round Fault opens the provider's appeal window
+ *              instead: once it passed unused, intent `resolve:D:settle` settles it.
  *   claim      credits in DisputeGame (bonds) and AuditorRegistry (panel forfeits): claim intents, superseded
  *              when the credit is already zero.
  * Without a DisputeGame in the deployment (`noDisputeGame`) the bot records the finding and opens nothing.
@@ -40,6 +41,7 @@ import {
   encodeCall,
   getBondCredit,
   getDispute,
+  getFaultAppeal,
   getDisputeCredit,
   getJob,
   getJobDisputes,
@@ -280,7 +282,11 @@ export function chainDisputeHooks(o: ChainDisputeOptions): DisputeHooks {
         }
         if (d.phase === "resolvable") {
           const round = Number(d.round);
-          ctx.db.addIntent({ key: formatIntentKey({ kind: "resolve", disputeId, round }), kind: "resolveDispute", jobId: f.jobId, segment: f.segment, payload: { ...encodeCall(resolveDisputeCall({ disputeGame: game, disputeId })), disputeId: f.id, round } });
+          // a unanimous first-round Fault waits for the provider's appeal: resolve again (`:settle`) once its window passed
+          const { deadline } = await getFaultAppeal(pub, { disputeGame: game, disputeId });
+          if (deadline !== undefined && deadline >= (await pub.getBlock()).timestamp) return;
+          const key = formatIntentKey(deadline !== undefined ? { kind: "resolve", disputeId, round, settle: true } : { kind: "resolve", disputeId, round });
+          ctx.db.addIntent({ key, kind: "resolveDispute", jobId: f.jobId, segment: f.segment, payload: { ...encodeCall(resolveDisputeCall({ disputeGame: game, disputeId })), disputeId: f.id, round } });
           return;
         }
         try {
