@@ -178,7 +178,7 @@ export async function sybilConcession(): Promise<Row> {
   // the honest dispute is still decided by its own panel (resolving it before the votes reverts DisputeGameVotingOpen)
   await refused("resolve the honest dispute before its panel voted", resolveDispute(w.a.honestChallenger.c, { disputeGame: w.d.disputeGame, disputeId: honest }), "DisputeGameVotingOpen");
   await playPanel(w, honest, honestPanel);
-  const row = await measure(w, s, before, "3a sybil concession", `sybil's dispute on valid step 5 ${await outcomeOf(w, sybil)}, honest's on step 2 ${await outcomeOf(w, honest)} by its own panel (${err} on a second concede; its panel paid from the pool): reward split 2 ways; side lost >= (1-lam)L = ${tokens(NON_CHALLENGER)}`, DECLARED);
+  const row = await measure(w, s, before, "3a sybil concession", `sybil's dispute on valid step 5 ${await outcomeOf(w, sybil)}, honest's on step 2 ${await outcomeOf(w, honest)} by its own panel (${err} on a second concede; its panel paid from the pool): the reward to the fault a panel decided (the concession earns none); side lost >= (1-lam)L = ${tokens(NON_CHALLENGER)}`, DECLARED);
   return atLeastNonChallenger(row);
 }
 

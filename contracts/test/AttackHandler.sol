@@ -601,6 +601,8 @@ contract AttackHandler is DisputeBase, AttackActors {
         _book(jobId, s0, s1);
         JobGhost storage g = _jg[jobId];
         d = game.getDispute(id);
+        // an appealed round or a unanimous Fault waiting out its provider's appeal window: not settled yet
+        if (d.status == IDisputeGameTypes.Status.Open) return true;
         bool faultedNow = !wasRefunded && market.getJob(jobId).status == IJobMarket.JobStatus.Refunded;
         if (faultedNow) {
             g.faulted = true;
