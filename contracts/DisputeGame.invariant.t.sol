@@ -24,7 +24,7 @@ contract DisputeGameInvariantTest is InvariantBase, DisputeFixture {
     function setUp() public {
         handler = new DisputeHandler(this);
         targetContract(address(handler));
-        bytes4[] memory selectors = new bytes4[](8);
+        bytes4[] memory selectors = new bytes4[](9);
         selectors[0] = DisputeHandler.newJob.selector;
         selectors[1] = DisputeHandler.challengeStep.selector;
         selectors[2] = DisputeHandler.concede.selector;
@@ -33,6 +33,7 @@ contract DisputeGameInvariantTest is InvariantBase, DisputeFixture {
         selectors[5] = DisputeHandler.resolve.selector;
         selectors[6] = DisputeHandler.claimAll.selector;
         selectors[7] = DisputeHandler.settleAllAndClaim.selector;
+        selectors[8] = DisputeHandler.appealFault.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
         _supply = handler.token().totalSupply();
     }
@@ -390,11 +391,15 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture, RoundPa
                 assertTrue(!all, "honest dispute left unsettled");
                 continue;
             }
-            if (d.faultedJob || (d.openAtFault && d.outcome == IDisputeGameTypes.Outcome.Superseded && !d.chaos)) {
-                // it faulted the job, or was open then and its panel did not decide it: the whole deposit back and an
-                // equal part of the pool (the deciding panel is paid out of the reward first)
-                uint256 share = handler.jobGhost(d.jobId).shareAtFault;
-                assertGe(d.received, d.deposit + share, "honest challenger open at the fault missed its share");
+            if (d.faultedJob) {
+                // it faulted the job: the whole deposit back at once (the deciding panel is paid out of the reward
+                // first); its part of the reward follows when the job's last dispute open at the fault settles
+                assertGe(d.received, d.deposit, "honest challenger that faulted the job lost");
+                continue;
+            }
+            if (d.openAtFault && d.outcome == IDisputeGameTypes.Outcome.Superseded && !d.chaos) {
+                // open at the fault and undecided by its panel: bond and unearned fees back, no part of the reward
+                assertGe(d.received + game.panelFees(), d.deposit, "superseded honest challenger lost more than the fees");
                 continue;
             }
             // open when the job faulted and decided later by its own panel: that panel is paid out of the pool first

@@ -55,12 +55,15 @@ contract DisputeGame is DisputeGameBase, IDisputeGame {
         if (activationDelay <= seedSeconds) {
             revert DisputeGameActivationDelayTooShort(address(registry_), activationDelay, seedSeconds);
         }
-        uint256 openSeconds = MAX_ROUNDS * (seedSeconds + params_.commitWindowSeconds.toUint() + params_.revealWindowSeconds.toUint())
-            + PanelTiming.RESOLVE_MARGIN_SECONDS;
+        uint256 commitSeconds = params_.commitWindowSeconds.toUint();
+        // The provider's appeal window of a unanimous first-round Fault (commitWindowSeconds) comes on top of the rounds.
+        uint256 openSeconds = MAX_ROUNDS * (seedSeconds + commitSeconds + params_.revealWindowSeconds.toUint())
+            + commitSeconds + PanelTiming.RESOLVE_MARGIN_SECONDS;
         uint64 exitDelay = registry_.exitDelaySeconds();
         // INVARIANT: a member eligible at challengedAt requests exit after it, so it cannot leave before challengedAt +
         // exitDelay: every member any round's panel can draw stays forfeitable until the dispute is resolved after its
-        // last round (within the margin), and every round draws from the snapshot at challengedAt.
+        // last round and a provider's appeal window (within the margin), and every round draws from the snapshot at
+        // challengedAt.
         if (exitDelay < openSeconds) revert DisputeGameExitDelayTooShort(address(registry_), exitDelay, openSeconds);
         _params = params_;
         _settlement = address(
@@ -129,8 +132,8 @@ contract DisputeGame is DisputeGameBase, IDisputeGame {
     function drawPanel(uint256 disputeId) external returns (bool drawn) {
         Dispute storage d = _openDispute(disputeId);
         if (d.panelDrawn) revert DisputeGamePanelDrawn(disputeId);
-        if (block.number <= d.seedBlock) revert DisputeGameSeedNotReady(disputeId, d.seedBlock, block.number);
-        return _tryDraw(disputeId, d, true);
+        _requireSeed(disputeId, d);
+        return _tryDraw(disputeId, d);
     }
 
     /// @inheritdoc IDisputeGame
@@ -142,14 +145,9 @@ contract DisputeGame is DisputeGameBase, IDisputeGame {
             revert DisputeGameCommitClosed(disputeId, d.commitDeadline, block.timestamp);
         }
         if (!d.panelDrawn) {
-            if (block.number <= d.seedBlock) revert DisputeGameSeedNotReady(disputeId, d.seedBlock, block.number);
-            // INVARIANT: commitVote never re-anchors a lapsed seed (only drawPanel does, MAX_RESEEDS times); each way it
-            // cannot draw is its own error, so a caller retries only what time fixes (SeedNotReady)
-            if (blockhash(d.seedBlock) == bytes32(0)) {
-                if (d.reseeds >= MAX_RESEEDS) revert DisputeGameSeedExpired(disputeId, d.seedBlock, d.reseeds);
-                revert DisputeGameSeedLapsed(disputeId, d.seedBlock, block.number);
-            }
-            if (!_tryDraw(disputeId, d, false)) revert DisputeGamePanelUnavailable(disputeId);
+            // each way it cannot draw is its own error, so a caller retries only what time fixes (SeedNotReady)
+            _requireSeed(disputeId, d);
+            if (!_tryDraw(disputeId, d)) revert DisputeGamePanelUnavailable(disputeId);
         }
         if (!_isMember(d, msg.sender)) revert DisputeGameNotPanelMember(disputeId, msg.sender);
         Ballot storage b = _ballots[_ballotKey(disputeId, d.round)][msg.sender];
@@ -193,6 +191,11 @@ contract DisputeGame is DisputeGameBase, IDisputeGame {
 
     /// @inheritdoc IDisputeGame
     function resolve(uint256) external {
+        _delegate();
+    }
+
+    /// @inheritdoc IDisputeGame
+    function appealFault(uint256) external {
         _delegate();
     }
 
@@ -321,6 +324,12 @@ contract DisputeGame is DisputeGameBase, IDisputeGame {
     }
 
     /// @inheritdoc IDisputeGame
+    function faultAppealOf(uint256 disputeId) external view returns (uint64 deadline, uint128 providerBond) {
+        Dispute storage d = _disputes[disputeId];
+        return (d.appealDeadline, d.providerBond);
+    }
+
+    /// @inheritdoc IDisputeGame
     function openDisputeOf(uint256 jobId, uint256 step) external view returns (uint256) {
         return _openByStep[jobId][step];
     }
@@ -408,6 +417,14 @@ contract DisputeGame is DisputeGameBase, IDisputeGame {
             if iszero(ok) { revert(0, returndatasize()) }
             return(0, returndatasize())
         }
+    }
+
+    /// @dev Reverts unless dispute `d`'s seed block is past and its hash still readable (a lapsed seed is never
+    /// re-anchored: _tryDraw).
+    function _requireSeed(uint256 disputeId, Dispute storage d) private view {
+        uint64 seedBlock = d.seedBlock;
+        if (block.number <= seedBlock) revert DisputeGameSeedNotReady(disputeId, seedBlock, block.number);
+        if (blockhash(seedBlock) == bytes32(0)) revert DisputeGameSeedExpired(disputeId, seedBlock, block.number);
     }
 
     /// @dev Reverts with the error of the first out-of-range field of `p` (each field has its own, with its value).

@@ -406,7 +406,18 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         // every member committed: reveals open before the commit deadline, and resolve after the last reveal
         for (uint256 i; i < 3; ++i) _reveal(id, p[i], FAULT);
         game.resolve(id);
+        // a unanimous first-round Fault waits one commit window for the provider's appeal, then settles
+        (uint64 until, uint128 providerBond) = game.faultAppealOf(id);
+        assertEq(until, block.timestamp + defaultParams().commitWindowSeconds.toUint(), "appeal window");
+        assertEq(providerBond, 0, "not appealed");
+        assertTrue(game.getDispute(id).status == IDisputeGameTypes.Status.Open, "not settled in the window");
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGameTypes.DisputeGameFaultAppealOpen.selector, id, until, block.timestamp));
+        game.resolve(id);
+        VM.warp(until + 1);
+        game.resolve(id);
         assertTrue(game.getDispute(id).outcome == IDisputeGameTypes.Outcome.PanelFault, "fault in one voting round");
+        (until,) = game.faultAppealOf(id);
+        assertEq(until, 0, "window closed");
     }
 
     function test_silentMember_forfeitsToMajority() public {
@@ -487,33 +498,35 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         _assertSolvent();
     }
 
-    function test_seedOutOfRange_reseeds() public {
-        (, uint256 id) = _cheatingDispute();
-        VMB.roll(block.number + 300);
-        assertTrue(!game.drawPanel(id), "seed gone");
-        assertEq(game.getDispute(id).seedBlock, block.number + 2, "re-anchored");
-        VMB.roll(block.number + 3);
-        _pastChallenge(id); // the snapshot at challengedAt is drawable once that second is over
-        assertTrue(game.drawPanel(id), "drawn");
-    }
-
-    /// commitVote before a panel exists says why it cannot draw, by name: a lapsed seed is not "not ready" (which a bot
-    /// retries as time fixes it) but SeedLapsed until drawPanel re-anchors it, SeedExpired past the last reseed, and
-    /// PanelUnavailable when too few auditors are eligible; it never re-anchors itself.
-    function test_commitVote_lapsedSeed_namedErrors() public {
+    /// A seed that left blockhash range is never re-anchored: drawPanel reverts DisputeGameSeedExpired (naming the seed
+    /// block and the block now) and leaves the seed block as it was, so the round has no panel and resolves NoDecision.
+    function test_seedOutOfRange_expiredNotReseeded() public {
         (, uint256 id) = _cheatingDispute();
         uint64 seedBlock = game.getDispute(id).seedBlock;
         VMB.roll(block.number + 300);
-        VM.expectRevert(abi.encodeWithSelector(IDisputeGameTypes.DisputeGameSeedLapsed.selector, id, seedBlock, block.number));
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGameTypes.DisputeGameSeedExpired.selector, id, seedBlock, block.number));
+        game.drawPanel(id);
+        assertEq(game.getDispute(id).seedBlock, seedBlock, "never re-anchored");
+        VM.warp(game.getDispute(id).revealDeadline + 1);
+        game.resolve(id);
+        assertTrue(game.getDispute(id).outcome == IDisputeGameTypes.Outcome.NoDecision, "no panel: no decision");
+        assertEq(game.getDispute(id).panel.length, 0, "never drawn");
+        _assertSolvent();
+    }
+
+    /// commitVote before a panel exists says why it cannot draw, by name: a lapsed seed is not "not ready" (which a bot
+    /// retries as time fixes it) but SeedExpired, and PanelUnavailable when too few auditors are eligible.
+    function test_commitVote_lapsedSeed_namedErrors() public {
+        (, uint256 id) = _cheatingDispute();
+        uint64 seedBlock = game.getDispute(id).seedBlock;
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGameTypes.DisputeGameSeedNotReady.selector, id, seedBlock, block.number));
+        vm_prank(auditors[0]);
+        game.commitVote(id, keccak256("c"));
+        VMB.roll(block.number + 300);
+        VM.expectRevert(abi.encodeWithSelector(IDisputeGameTypes.DisputeGameSeedExpired.selector, id, seedBlock, block.number));
         vm_prank(auditors[0]);
         game.commitVote(id, keccak256("c"));
         assertEq(game.getDispute(id).seedBlock, seedBlock, "commitVote does not re-anchor");
-        assertTrue(!game.drawPanel(id), "drawPanel re-anchors");
-        uint64 second = game.getDispute(id).seedBlock;
-        VMB.roll(second + 300); // the re-anchored seed lapses too: no reseed is left
-        VM.expectRevert(abi.encodeWithSelector(IDisputeGameTypes.DisputeGameSeedExpired.selector, id, second, uint8(1)));
-        vm_prank(auditors[0]);
-        game.commitVote(id, keccak256("c"));
     }
 
     function test_commitVote_tooFewAuditors_panelUnavailable() public {
@@ -742,8 +755,8 @@ contract DisputeGameTest is TestBase, DisputeFixture {
     // ---------------------------------------------------------------- several disputes on one job
 
     /// The provider concedes the first dispute: the other open dispute can no longer be conceded, goes to its panel, and
-    /// a unanimous Fault pays its panel out of its own deposit and gives it the bond back plus the other half of the
-    /// challenger share.
+    /// a unanimous Fault (no appeal window: the job already faulted) pays its panel out of the held challenger share and
+    /// takes the rest of it: a fault a panel decided outranks the provider's concession.
     function test_secondDisputeAfterFault_panelFault_bondBackAndShare() public {
         uint256 jobId = _job(2, 2, 2);
         uint256 first = _challenge(challenger, jobId, 2, 2);
@@ -751,10 +764,10 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         assertEq(market.getJob(jobId).openDisputes, 2, "two open");
         vm_prank(provider);
         game.concede(first);
-        assertEq(game.creditOf(challenger), game.getDispute(first).bond + _fees() + REWARD / 2, "half the reward");
+        assertEq(game.creditOf(challenger), game.getDispute(first).bond + _fees(), "deposit back, the reward waits");
         (uint256 left, uint256 shares) = game.rewardPoolOf(jobId);
-        assertEq(left, REWARD / 2, "half left for the other dispute");
-        assertEq(shares, 1, "one share left");
+        assertEq(left, REWARD, "the whole reward held");
+        assertEq(shares, 1, "one dispute left to settle");
         vm_prank(provider);
         VM.expectRevert(abi.encodeWithSelector(IDisputeGameTypes.DisputeGameSuperseded.selector, second, jobId));
         game.concede(second);
@@ -769,7 +782,8 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         _vote(second, p, [FAULT, FAULT, FAULT]);
         game.resolve(second);
         assertTrue(game.getDispute(second).outcome == IDisputeGameTypes.Outcome.PanelFault, "decided by its panel");
-        assertEq(game.creditOf(stranger), game.getDispute(second).bond + REWARD / 2, "bond back and half");
+        assertEq(game.creditOf(stranger), game.getDispute(second).bond + REWARD, "bond, fees out of the reward, the rest");
+        assertEq(game.creditOf(challenger), game.getDispute(first).bond + _fees(), "the conceded one: deposit back");
         assertEq(vault.creditOf(stranger), 0, "no second slash");
         assertEq(game.pooled(), 0, "pool paid out");
         _assertSolvent();
@@ -777,7 +791,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
 
     /// A false challenge that is still open when another dispute faulted the job is decided by its own panel: the bond
     /// goes to the provider, the member that voted Fault forfeits to the Valid voters, and the challenge takes no part
-    /// of the reward (its part, the last one, is burned).
+    /// of the reward: the whole of it goes to the fault, nothing is burned.
     function test_falseDisputeAfterFault_panelValid_bondToProviderNoShare() public {
         uint256 jobId = _job(2, 2, 2);
         uint256 first = _challenge(challenger, jobId, 2, 2);
@@ -794,13 +808,14 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         assertEq(game.creditOf(provider), d.bond, "bond to the provider");
         assertEq(game.creditOf(stranger), defaultParams().panelFee, "only the minority's fee back");
         assertEq(_bondOf(p[2]), wrongBond - defaultParams().panelForfeit, "Fault voter forfeits");
-        assertEq(token.balanceOf(game.BURN_ADDRESS()) - burned0, REWARD / 2, "its part of the reward burned");
+        assertEq(token.balanceOf(game.BURN_ADDRESS()), burned0, "nothing burned");
+        assertEq(game.creditOf(challenger), game.getDispute(first).bond + _fees() + REWARD, "the fault takes it all");
         assertEq(game.pooled(), 0, "pool closed");
         _assertSolvent();
     }
 
-    /// Three disputes: a concession faults the job, a false challenge is then decided Valid and forgoes its part, so the
-    /// right challenge decided last takes both remaining parts.
+    /// Three disputes: a concession faults the job, a false challenge is then decided Valid and earns nothing, and the
+    /// reward goes to the fault a panel decided once the last of the three settled.
     function test_forgoneShare_goesToLaterRightChallenge() public {
         uint256 jobId = _job(2, 2, 2);
         uint256 first = _challenge(challenger, jobId, 2, 2);
@@ -808,7 +823,7 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         uint256 right = _challenge(buyer, jobId, 3, 2);
         vm_prank(provider);
         game.concede(first);
-        assertEq(game.creditOf(challenger), game.getDispute(first).bond + _fees() + REWARD / 3, "a third");
+        assertEq(game.creditOf(challenger), game.getDispute(first).bond + _fees(), "the reward waits");
         address[] memory pf = _draw(falseId);
         address[] memory pr = _draw(right);
         for (uint256 i; i < 3; ++i) _commitVote(right, pr[i], FAULT);
@@ -816,17 +831,19 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         for (uint256 i; i < 3; ++i) _reveal(right, pr[i], FAULT);
         game.resolve(falseId);
         (uint256 left, uint256 shares) = game.rewardPoolOf(jobId);
-        assertEq(shares, 1, "false challenge gave up its part");
-        assertEq(left, REWARD - REWARD / 3, "two parts left");
+        assertEq(shares, 1, "one dispute left to settle");
+        assertEq(left, REWARD, "nothing paid yet");
         game.resolve(right);
-        assertEq(game.creditOf(buyer), game.getDispute(right).bond + REWARD - REWARD / 3, "right challenge: two parts");
+        assertEq(game.creditOf(buyer), game.getDispute(right).bond + REWARD, "right challenge: its panel and the rest");
+        assertEq(game.creditOf(challenger), game.getDispute(first).bond + _fees(), "conceded: deposit back");
         assertEq(game.creditOf(provider), game.getDispute(falseId).bond, "false bond to the provider");
         assertEq(game.pooled(), 0, "pool paid out");
         _assertSolvent();
     }
 
     /// A dispute its panel did not decide (nobody revealed) closes as Superseded once its job faulted: the bond and
-    /// every fee come back, the silent members forfeit, and the dispute takes its part of the reward.
+    /// every fee come back, the silent members forfeit, and the dispute earns no part of the reward (a provider's
+    /// undecided disputes would otherwise dilute the fault's).
     function test_undecidedDisputeAfterFault_superseded_refundsAndShares() public {
         uint256 jobId = _job(2, 2, 2);
         uint256 first = _challenge(challenger, jobId, 2, 2);
@@ -841,7 +858,8 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         game.resolve(second);
         IDisputeGameTypes.DisputeView memory d = game.getDispute(second);
         assertTrue(d.outcome == IDisputeGameTypes.Outcome.Superseded, "no decision: superseded");
-        assertEq(game.creditOf(stranger), d.bond + _fees() + REWARD / 2, "bond, every fee, half");
+        assertEq(game.creditOf(stranger), d.bond + _fees(), "bond and every fee, no reward");
+        assertEq(game.creditOf(challenger), game.getDispute(first).bond + _fees() + REWARD, "the fault takes the reward");
         assertEq(_bondOf(p[2]), silentBond - defaultParams().panelForfeit, "silent member forfeits");
         assertEq(game.creditOf(provider), 0, "provider gets nothing");
         _assertSolvent();

@@ -221,10 +221,11 @@ contract DisputePanelTest is TestBase, DisputeFixture {
     // ---------------------------------------------------------------- deployment
 
     /// The registry's activation delay must exceed the seed delay (2 blocks, taken as 24 s) and its exit delay must
-    /// cover MAX_ROUNDS (3) times seed delay + commit + reveal windows, + 1 day (3 * (24 + 86,400 + 86,400) + 86,400 s).
+    /// cover MAX_ROUNDS (3) times seed delay + commit + reveal windows, + the provider's appeal window (one commit
+    /// window) + 1 day (3 * (24 + 86,400 + 86,400) + 86,400 + 86,400 s).
     function test_constructor_registryDelays_checked() public {
         IDisputeGameTypes.Params memory p = defaultParams();
-        uint256 need = 3 * (24 + 2 days) + 1 days;
+        uint256 need = 3 * (24 + 2 days) + 1 days + 1 days;
         AuditorRegistry quick = new AuditorRegistry(token, MIN_BOND, EXIT_DELAY, 24, address(this));
         vm.expectRevert(
             abi.encodeWithSelector(IDisputeGameTypes.DisputeGameActivationDelayTooShort.selector, address(quick), 24, 24)

@@ -8,6 +8,7 @@ import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
 import {Trace} from "./libraries/Trace.sol";
+import {TransferIn} from "./libraries/TransferIn.sol";
 import {DisputeGameBase} from "./base/DisputeGameBase.sol";
 
 /// @title DisputeSettlement: how a dispute ends (concede, prove, resolve) and who is paid or forfeits
@@ -109,13 +110,22 @@ contract DisputeSettlement is DisputeGameBase {
     /// @notice IDisputeGame.resolve, run by DELEGATECALL from DisputeGame.
     function resolve(uint256 disputeId) external onlyDelegated {
         Dispute storage d = _openDispute(disputeId);
+        uint64 appealUntil = d.appealDeadline;
+        if (appealUntil != 0) {
+            // INVARIANT: a unanimous first-round Fault settles only once its provider's appeal window passed unused (an
+            // appeal clears the window and opens round 2); its votes were counted when the window opened.
+            if (block.timestamp <= appealUntil) revert DisputeGameFaultAppealOpen(disputeId, appealUntil, block.timestamp);
+            d.appealDeadline = 0;
+            _decide(disputeId, d, Outcome.PanelFault);
+            return;
+        }
         bool allRevealed = d.panelDrawn && d.reveals == d.panel.length;
         // INVARIANT: the vote is counted only when every member revealed or the reveal deadline passed.
         if (!allRevealed && block.timestamp <= d.revealDeadline) {
             revert DisputeGameVotingOpen(disputeId, d.revealDeadline, block.timestamp);
         }
         // A panel nobody drew is drawn now (if its seed is still available) so that its silent members answer for it.
-        if (!d.panelDrawn && block.number > d.seedBlock) _tryDraw(disputeId, d, false);
+        if (!d.panelDrawn && block.number > d.seedBlock) _tryDraw(disputeId, d);
         if (d.panelDrawn) _voidForfeited(disputeId, d);
         Outcome outcome;
         if (d.faultVotes > d.validVotes) outcome = Outcome.PanelFault;
@@ -133,10 +143,46 @@ contract DisputeSettlement is DisputeGameBase {
             _appeal(disputeId, d);
             return;
         }
+        // INVARIANT: a unanimous Fault of the first round does not slash at once: its provider may appeal it to a larger,
+        // fresh panel within one commit window (appealFault, with a bond as large as the challenger's), so a first panel
+        // that an attacker holding a few of the pool's auditors captured whole cannot slash an honest provider alone.
+        // Once the job faulted through another dispute its provider has nothing left at stake: no window.
+        if (outcome == Outcome.PanelFault && !split && d.round == 1 && !_jobFaulted[d.jobId]) {
+            uint64 until = _params.commitWindowSeconds.addTo(block.timestamp);
+            d.appealDeadline = until;
+            emit FaultAppealable(disputeId, until);
+            return;
+        }
         // INVARIANT: a split Fault in an appeal round is final only when that round seats more members than the first
         // panel: a drawable pool too small to widen the appeal (every round capped at the pool) would otherwise let a
         // party holding a bare majority of the first panel's size win by re-rolling same-size panels: NoDecision.
         if (split && d.round > 1 && d.panel.length <= _pastPanels[disputeId][1].length) outcome = Outcome.NoDecision;
+        _decide(disputeId, d, outcome);
+    }
+
+    /// @notice IDisputeGame.appealFault, run by DELEGATECALL from DisputeGame.
+    function appealFault(uint256 disputeId) external onlyDelegated {
+        Dispute storage d = _openDispute(disputeId);
+        if (msg.sender != d.provider) revert DisputeGameNotProvider(disputeId, msg.sender, d.provider);
+        uint64 until = d.appealDeadline;
+        if (until == 0 || block.timestamp > until) revert DisputeGameFaultNotAppealable(disputeId, until, block.timestamp);
+        uint128 bond = d.bond;
+        uint256 allowed = _bondToken.allowance(msg.sender, address(this));
+        if (allowed < bond) revert DisputeGameDepositNotApproved(msg.sender, allowed, bond);
+        d.appealDeadline = 0;
+        // INVARIANT: the provider's bond is booked with the open bonds until _settle credits it (back to the provider,
+        // or to the challenger when the appeal ends Conceded or PanelFault).
+        d.providerBond = bond;
+        _openBonds += bond;
+        emit FaultAppealed(disputeId, msg.sender, bond);
+        _appeal(disputeId, d);
+        uint256 received = TransferIn.pull(_bondToken, msg.sender, bond);
+        if (received != bond) revert DisputeGameTransferShortfall(address(_bondToken), bond, received);
+    }
+
+    /// @dev Settles dispute `disputeId` on its final `outcome` (resolve's last step): ties are recorded, an undecided
+    /// dispute of a faulted job closes as Superseded, and every round's members are judged.
+    function _decide(uint256 disputeId, Dispute storage d, Outcome outcome) private {
         // INVARIANT: a tie of revealed votes in the last round is no verdict, so it stays NoDecision (deciding it either
         // way would let one party's members plus silent honest members decide the dispute), but it is recorded for its
         // step, behind every earlier unjudged tie there, and all of them are judged by the next decided outcome on the
@@ -212,7 +258,6 @@ contract DisputeSettlement is DisputeGameBase {
         d.validVotes = 0;
         d.faultVotes = 0;
         d.panelDrawn = false;
-        d.reseeds = 0;
         Params storage p = _params;
         uint64 seedBlock = uint64(block.number + p.seedDelayBlocks);
         d.seedBlock = seedBlock;
@@ -273,6 +318,15 @@ contract DisputeSettlement is DisputeGameBase {
         bool fault = outcome == Outcome.Conceded || outcome == Outcome.PanelFault;
         bool challengerWrong = outcome == Outcome.Proven || outcome == Outcome.PanelValid;
         emit DisputeResolved(disputeId, jobId, outcome);
+        // a proof inside the provider's appeal window ends it too
+        d.appealDeadline = 0;
+        uint128 providerBond = d.providerBond;
+        if (providerBond != 0) {
+            // INVARIANT: a provider's appeal bond comes back unless the appeal confirmed the fault; then it pays the
+            // challenger for the delay the appeal cost it.
+            _openBonds -= providerBond;
+            _credit(fault ? d.challenger : d.provider, providerBond);
+        }
         // INVARIANT: every wei of a bond is credited: to the provider when the challenge was wrong, else back to the
         // challenger; except a wrong challenge of a segment's first step, whose bond is burned. That step is where a
         // withheld start checkpoint is challenged (the panel votes Fault on content it cannot fetch), so a provider
@@ -298,7 +352,7 @@ contract DisputeSettlement is DisputeGameBase {
             return;
         }
         // First fault on the job (its other disputes then settle on their own panels): JobMarket refunds the buyer and
-        // slashes the lock; the challenger share comes here.
+        // slashes the lock; the challenger share comes here and is held until those disputes settled (_closeShare).
         _jobFaulted[jobId] = true;
         uint256 reward = _market.settleProviderFault(jobId);
         if (reward != 0) _vault.claim();
@@ -306,12 +360,12 @@ contract DisputeSettlement is DisputeGameBase {
         // whenever the reward covers the fees (docs/disputes.md: honest challenger's condition).
         uint256 fromReward = _payFees(disputeId, d, outcome, reward);
         uint256 pool = reward - fromReward;
-        // INVARIANT: the pool is shared by exactly the disputes open on the job now (this one included); no dispute can
+        // INVARIANT: the pool waits for exactly the disputes open on the job now (this one included); no dispute can
         // open on the job any more (JobMarket refuses to freeze a Refunded job).
         _pools[jobId] = RewardPool({amount: pool.toUint128(), shares: shares.toUint32()});
         _pooled += pool;
         emit RewardPooled(jobId, disputeId, reward, fromReward, shares);
-        _payShare(disputeId, jobId, d.challenger);
+        _closeShare(jobId, disputeId, true);
     }
 
     /// @dev Fees and reward of a dispute settled after another dispute faulted its job (JobMarket no longer holds the job:
@@ -320,15 +374,14 @@ contract DisputeSettlement is DisputeGameBase {
         uint256 jobId = d.jobId;
         if (outcome == Outcome.Superseded) {
             // INVARIANT: a dispute that was open when its job faulted and that its panel did not decide costs its
-            // challenger nothing but the fees of members that revealed (bond and every other fee back), and takes an
-            // equal part of the pooled challenger share.
+            // challenger nothing but the fees of members that revealed (bond and every other fee back), and earns no
+            // part of the reward (else a provider's undecided disputes would dilute the honest challenger's part).
             _payFees(disputeId, d, Outcome.NoDecision, 0);
-            _payShare(disputeId, jobId, d.challenger);
+            _closeShare(jobId, disputeId, false);
         } else if (!fault) {
-            // INVARIANT: a challenge decided wrong after its job faulted takes no part of the reward: its part is left
-            // to the job's other disputes.
+            // INVARIANT: a challenge decided wrong after its job faulted takes no part of the reward.
             _payFees(disputeId, d, outcome, 0);
-            _forgoShare(disputeId, jobId);
+            _closeShare(jobId, disputeId, false);
         } else {
             // Another fault: its panel is paid out of what is left of the pooled challenger share first (so a right
             // challenge decided late gets its deposit back as the first one did), then the challenger takes its part.
@@ -336,45 +389,51 @@ contract DisputeSettlement is DisputeGameBase {
             uint256 fromPool = _payFees(disputeId, d, outcome, left.amount);
             left.amount -= uint128(fromPool); // fits: fromPool <= left.amount
             _pooled -= fromPool;
-            _payShare(disputeId, jobId, d.challenger);
+            _closeShare(jobId, disputeId, true);
         }
     }
 
-    /// @dev Pays one equal part of job `jobId`'s pool to `to`; the last share takes the rounding remainder.
-    function _payShare(uint256 disputeId, uint256 jobId, address to) private {
+    /// @dev Dispute `disputeId`, open on job `jobId` when it faulted, settled: a decided fault (`earned`: Conceded or
+    /// PanelFault) joins the disputes that may share the pool. When it is the last of them to settle, the pool is split
+    /// equally among the faults a panel decided (PanelFault), or among the conceded ones when no panel decided any (the
+    /// first paid also takes the rounding remainder).
+    function _closeShare(uint256 jobId, uint256 disputeId, bool earned) private {
         RewardPool storage pool = _pools[jobId];
-        uint256 shares = pool.shares;
-        if (shares == 0) return;
-        uint256 amount = pool.amount / shares;
-        if (shares == 1) amount = pool.amount;
-        unchecked {
-            // bound: amount <= pool.amount, shares >= 1
-            pool.amount -= uint128(amount);
-            pool.shares = uint32(shares - 1);
-        }
-        _pooled -= amount;
-        emit RewardPaid(disputeId, jobId, to, amount);
-        _credit(to, amount);
-    }
-
-    /// @dev Dispute `disputeId` gives up its part of job `jobId`'s pool (its challenge was decided wrong): the part stays
-    /// with the disputes still to be paid; when it was the last part, the remainder is burned (no party can route it).
-    function _forgoShare(uint256 disputeId, uint256 jobId) private {
-        RewardPool storage pool = _pools[jobId];
-        uint256 shares = pool.shares;
-        if (shares == 0) return;
-        if (shares == 1) {
-            uint256 amount = pool.amount;
-            delete _pools[jobId];
-            _pooled -= amount;
-            emit RewardPaid(disputeId, jobId, BURN_ADDRESS, amount);
-            if (amount != 0) _send(BURN_ADDRESS, amount);
+        uint256 left = pool.shares;
+        if (left == 0) return;
+        uint256[] storage faults = _faultsOf[jobId];
+        if (earned) faults.push(disputeId);
+        if (left > 1) {
+            unchecked {
+                // bound: left >= 2
+                pool.shares = uint32(left - 1);
+            }
             return;
         }
-        unchecked {
-            // bound: shares >= 2
-            pool.shares = uint32(shares - 1);
+        uint256 amount = pool.amount;
+        delete _pools[jobId];
+        _pooled -= amount;
+        // INVARIANT: n >= 1: the dispute that faulted the job pushed itself when the pool was made, so every wei of the
+        // pool is credited to a challenger whose dispute was decided a fault (bounded: n <= MAX_OPEN_PER_JOB).
+        // INVARIANT: a concession is the provider's own act, so it earns only when no panel found a fault: a provider
+        // that concedes its own address's dispute cannot dilute a fault an honest panel found.
+        uint256 n = faults.length;
+        uint256 byPanel;
+        for (uint256 i; i < n; ++i) {
+            if (_disputes[faults[i]].outcome == Outcome.PanelFault) ++byPanel;
         }
+        uint256 m = byPanel == 0 ? n : byPanel;
+        uint256 part = amount / m;
+        uint256 rest = amount - part * m;
+        for (uint256 i; i < n; ++i) {
+            uint256 id = faults[i];
+            if (byPanel != 0 && _disputes[id].outcome != Outcome.PanelFault) continue;
+            address to = _disputes[id].challenger;
+            emit RewardPaid(id, jobId, to, part + rest);
+            _credit(to, part + rest);
+            rest = 0;
+        }
+        delete _faultsOf[jobId];
     }
 
     /// @dev Panel fees: only a counted vote (resolve, with a drawn panel) earns them. A member earns panelFee by

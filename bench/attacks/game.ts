@@ -178,7 +178,7 @@ export async function sybilConcession(): Promise<Row> {
   // the honest dispute is still decided by its own panel (resolving it before the votes reverts DisputeGameVotingOpen)
   await refused("resolve the honest dispute before its panel voted", resolveDispute(w.a.honestChallenger.c, { disputeGame: w.d.disputeGame, disputeId: honest }), "DisputeGameVotingOpen");
   await playPanel(w, honest, honestPanel);
-  const row = await measure(w, s, before, "3a sybil concession", `sybil's dispute on valid step 5 ${await outcomeOf(w, sybil)}, honest's on step 2 ${await outcomeOf(w, honest)} by its own panel (${err} on a second concede; its panel paid from the pool): reward split 2 ways; side lost >= (1-lam)L = ${tokens(NON_CHALLENGER)}`, DECLARED);
+  const row = await measure(w, s, before, "3a sybil concession", `sybil's dispute on valid step 5 ${await outcomeOf(w, sybil)}, honest's on step 2 ${await outcomeOf(w, honest)} by its own panel (${err} on a second concede; its panel paid from the pool): the reward to the fault a panel decided (the concession earns none); side lost >= (1-lam)L = ${tokens(NON_CHALLENGER)}`, DECLARED);
   return atLeastNonChallenger(row);
 }
 
@@ -362,13 +362,13 @@ export async function lockCannotPayPanel(): Promise<Row> {
 }
 
 /**
- * Panel re-rolls by lapsing seeds, and the choice of the one reseed: with the honest bots offline, the provider (with
- * two bonded sybil auditors among seven) sees the panel the first seed of an honest dispute on its faulty step would
- * draw (the seed is public once its block is mined; here a draw inside a snapshot), lets that seed lapse (256 blocks)
- * and asks for the reseed. The rule asked for: asking gains nothing, so the reseed is refused or draws the very panel
- * the first seed gave; a different panel is a second look the favoured party chose (best of two: for 2 of 7, a sybil
- * majority goes from 1/7 to 13/49) and the row fails. Then a second lapse is refused (DisputeGameSeedExpired), the
- * dispute ends NoDecision with no panel, and the honest challenger's next round is decided by a fresh panel.
+ * Panel re-rolls by lapsing seeds, and the choice of a reseed: with the honest bots offline, the provider (with two
+ * bonded sybil auditors among seven) sees the panel the first seed of an honest dispute on its faulty step would draw
+ * (the seed is public once its block is mined; here a draw inside a snapshot), lets that seed lapse (256 blocks) and
+ * asks for a new draw. The rule: asking gains nothing, so the draw is refused or gives the very panel the first seed
+ * gave; a different panel is a second look the favoured party chose (best of two: for 2 of 7, a sybil majority goes
+ * from 1/7 to 13/49) and the row fails. A seed is never re-anchored (DisputeGameSeedExpired), so the dispute ends
+ * NoDecision with no panel, and the honest challenger's next challenge is decided by a fresh panel.
  */
 export async function panelReroll(): Promise<Row> {
   const w = await newWorld({ funded: ["buyer", "provider", "honestChallenger", "H1", "H2", "H3", "H4", "H5", "S1", "S2"], auditors: ["H1", "H2", "H3", "H4", "H5", "S1", "S2"] });
@@ -399,7 +399,7 @@ export async function panelReroll(): Promise<Row> {
     err = await refused("the reseed after a lapse the provider chose", Promise.reject(e));
   }
   let d = await getDispute(pub, { disputeGame: game, disputeId: id });
-  if (err) choice = `the reseed after its lapse refused ${err}`;
+  if (err) choice = `the draw after the lapse refused ${err} (no reseed)`;
   else {
     if (!d.panel.length) {
       ++reseeds;
@@ -432,7 +432,7 @@ export async function panelReroll(): Promise<Row> {
     const nd = await outcomeOf(w, id);
     const again = await challengeStep(w, w.a.honestChallenger, jobId, 2);
     const { outcome } = await playPanel(w, again, (m) => (sybils.has(m) ? "Valid" : "honest"));
-    const row = await measure(w, s, before, "17 panel re-roll and reseed choice", `${choice}; ${reseeds} reseed, then ${err}: ${nd} with no panel; the honest next round: ${outcome}`, DECLARED);
+    const row = await measure(w, s, before, "17 panel re-roll and reseed choice", `${choice}${reseeds ? `; ${reseeds} reseed(s)` : ""}: ${nd} with no panel; the honest next challenge: ${outcome}`, DECLARED);
     return atLeastNonChallenger(row);
   }
   const { outcome } = await playPanel(w, id, (m) => (sybils.has(m) ? "Valid" : "honest"));

@@ -27,6 +27,8 @@ import {
   drawPanel,
   getBallot,
   getDispute,
+  getFaultAppeal,
+  appealFault,
   getHoldings,
   getJob,
   getSegmentCommits,
@@ -358,6 +360,19 @@ export async function playPanel(
     await resolveDispute(resolver.c, { disputeGame: game, disputeId });
     const after = await getDispute(pub, { disputeGame: game, disputeId });
     if (after.status !== "Open") return { outcome: after.outcome, panel: after.panel, rounds: Number(after.round) };
+    // a unanimous first-round Fault waits for the provider's appeal: the provider knows its own step and appeals it
+    // when it is valid (a captured panel), else lets the window pass
+    const { deadline } = await getFaultAppeal(pub, { disputeGame: game, disputeId });
+    if (deadline === undefined) continue;
+    const provider = byAddress.get(getAddress(after.provider));
+    if (provider && declaredVerdict(after.jobId, s.commit.stateHashes, s.firstStep, Number(after.step), s.prevEnd) === "Valid") {
+      await appealFault(provider.c, { disputeGame: game, disputeId });
+      continue;
+    }
+    await w.warpTo(deadline + 1n);
+    await resolveDispute(resolver.c, { disputeGame: game, disputeId });
+    const settled = await getDispute(pub, { disputeGame: game, disputeId });
+    return { outcome: settled.outcome, panel: settled.panel, rounds: Number(settled.round) };
   }
   throw new Error(`dispute ${disputeId} still open after 12 plays of its panel`);
 }

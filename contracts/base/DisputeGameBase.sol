@@ -42,13 +42,15 @@ abstract contract DisputeGameBase is IDisputeGameTypes {
         uint8 validVotes;
         uint8 faultVotes;
         bool panelDrawn;
-        uint8 reseeds;
         uint8 round;
         uint128 fees;
         // slots 5, 6
         bytes32 hPrev;
         bytes32 hStep;
         address[] panel;
+        // slot 8: the provider's appeal of a unanimous first-round Fault (appealFault)
+        uint64 appealDeadline; // 0: no appeal window open
+        uint128 providerBond; // posted by the provider's appeal; settled with the bond (_settle)
     }
 
     /// @dev A challenge commitment: the block it was made in and the segment commitment it is bound to.
@@ -65,18 +67,15 @@ abstract contract DisputeGameBase is IDisputeGameTypes {
         bool voided;
     }
 
-    /// @dev The challenger share of a faulted job, split equally among the disputes open on the job when it faulted.
+    /// @dev The challenger share of a faulted job: held until every dispute open on the job when it faulted has settled,
+    /// then split equally among those that ended Conceded or PanelFault (`_faultsOf`).
     struct RewardPool {
         uint128 amount; // not yet paid out
-        uint32 shares; // disputes of the job still to be paid
+        uint32 shares; // disputes open on the job when it faulted that are still to settle
     }
 
     /// @notice Largest panel (votes are counted in uint8; forfeits loop over the panel).
     uint256 public constant MAX_PANEL = 15;
-    /// @notice How many times a dispute's seed block may be re-anchored after it left blockhash range. Each reseed is a
-    /// fresh panel draw that whoever let the seed lapse can wait for; more than one would let a party re-roll the panel
-    /// until its own auditors are drawn, simply by waiting out each seed while the honest bots are offline.
-    uint256 public constant MAX_RESEEDS = 1;
     /// @notice Most panel rounds of one dispute. A Fault that not every seat of its round voted for (a split, including
     /// silent seats) does not settle: it is appealed to the next round, a fresh panel of 2 * panelSize + 1 members, then
     /// of MAX_PANEL (each as large as the snapshot's pool allows, earlier members excluded where the pool still fills
@@ -147,6 +146,8 @@ abstract contract DisputeGameBase is IDisputeGameTypes {
     /// @dev The tie recorded on the same (job, step) before dispute `disputeId`'s (0: none): every unjudged tie of a step
     /// is in one chain from `_tiedByStep`, judged together by the step's next decided outcome.
     mapping(uint256 disputeId => uint256 tiedBefore) internal _tieBefore;
+    /// @dev The disputes of a faulted job that ended Conceded or PanelFault while its reward pool was held: they share it.
+    mapping(uint256 jobId => uint256[] disputeIds) internal _faultsOf;
 
     constructor(
         IJobMarket market_,
@@ -205,28 +206,14 @@ abstract contract DisputeGameBase is IDisputeGameTypes {
         return false;
     }
 
-    /// @dev Draws the panel from blockhash(seedBlock). Returns false when the seed block left blockhash range (then,
-    /// if `reseed` and commits are still open, the seed moves to a future block) or too few auditors are eligible.
-    function _tryDraw(uint256 disputeId, Dispute storage d, bool reseed) internal returns (bool) {
+    /// @dev Draws the panel from blockhash(seedBlock). Returns false when the seed block left blockhash range or too few
+    /// auditors are eligible.
+    function _tryDraw(uint256 disputeId, Dispute storage d) internal returns (bool) {
         bytes32 bh = blockhash(d.seedBlock);
-        if (bh == bytes32(0)) {
-            // NOTE: more than 256 blocks since the seed block: its hash is gone. Re-anchoring to a new future block
-            // keeps the seed unpredictable at the time it is fixed.
-            if (reseed && block.timestamp <= d.commitDeadline) {
-                // INVARIANT: a dispute sees at most 1 + MAX_RESEEDS seeds. Whoever is online when a seed lapses chooses
-                // between drawing its panel and letting it lapse, so unlimited reseeds would let a party re-roll the
-                // panel until its own auditors hold it; past the limit the dispute has no panel (NoDecision).
-                if (d.reseeds >= MAX_RESEEDS) revert DisputeGameSeedExpired(disputeId, d.seedBlock, d.reseeds);
-                uint64 next = uint64(block.number + _params.seedDelayBlocks);
-                d.seedBlock = next;
-                unchecked {
-                    // bound: reseeds < MAX_RESEEDS (checked above)
-                    ++d.reseeds;
-                }
-                emit PanelReseeded(disputeId, next);
-            }
-            return false;
-        }
+        // INVARIANT: a round draws from its one seed block or not at all. Whoever sees the panel a public seed would
+        // draw may let it lapse (256 blocks) instead of drawing it; a re-anchored seed would then be a second, independent
+        // panel chosen by the party the first one did not favour (best of two). A lapsed round has no panel: NoDecision.
+        if (bh == bytes32(0)) return false;
         bytes32 seed = keccak256(abi.encode(bh, disputeId));
         (address buyer,,) = _market.jobParties(d.jobId);
         (address[] memory exclude, uint256 k) = _drawTerms(disputeId, d, buyer);

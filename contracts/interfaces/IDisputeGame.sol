@@ -55,8 +55,8 @@ interface IDisputeGameTypes {
 
     /// @notice How a dispute ended. Conceded and PanelFault: provider at fault. Proven and PanelValid: challenger
     /// wrong. NoDecision: tie, no reveals, or no panel could be drawn. Superseded: the job faulted through another
-    /// dispute while this one was open and its own panel did not decide it (bond and unearned fees back, an equal part
-    /// of the reward); a dispute whose panel decided ends PanelFault or PanelValid even after the job faulted.
+    /// dispute while this one was open and its own panel did not decide it (bond and unearned fees back, no part of
+    /// the reward: a part is earned by a decided fault only); a dispute whose panel decided ends PanelFault or PanelValid even after the job faulted.
     enum Outcome {
         None,
         Conceded,
@@ -188,12 +188,17 @@ interface IDisputeGameTypes {
     /// it can open it from the next block on, up to this block + CHALLENGE_COMMITMENT_TTL_BLOCKS.
     event ChallengeCommitted(address indexed challenger, bytes32 commitment, uint256 indexed jobId, uint256 segment);
     /// @notice Dispute `disputeId` found job `jobId`'s provider at fault: `reward` (the slash's challenger share) came
-    /// in, `toPanel` of it paid the panel's fees, and the rest is split equally among `shares` disputes.
+    /// in, `toPanel` of it paid the panel's fees, and the rest waits for the `shares` disputes open on the job (this one
+    /// included) to settle; it is then split equally among those of them a panel decided PanelFault (the conceded ones
+    /// when no panel decided one).
     event RewardPooled(uint256 indexed jobId, uint256 indexed disputeId, uint256 reward, uint256 toPanel, uint256 shares);
     /// @notice Dispute `disputeId`'s challenger `challenger` was credited `amount`, its part of job `jobId`'s reward.
     event RewardPaid(uint256 indexed disputeId, uint256 indexed jobId, address indexed challenger, uint256 amount);
-    /// @notice The panel seed block of dispute `disputeId` passed out of blockhash range; it is now `seedBlock`.
-    event PanelReseeded(uint256 indexed disputeId, uint64 seedBlock);
+    /// @notice Round 1 of dispute `disputeId` ended in a unanimous Fault: it settles PanelFault once `deadline` passes,
+    /// unless its provider appeals it before (`appealFault`).
+    event FaultAppealable(uint256 indexed disputeId, uint64 deadline);
+    /// @notice The provider `provider` of dispute `disputeId` appealed its unanimous first-round Fault, posting `bond`.
+    event FaultAppealed(uint256 indexed disputeId, address indexed provider, uint256 bond);
     /// @notice The tie that ended dispute `disputeId` was judged by a later decided outcome on the same step: `truth`
     /// (its revealers of the other vote forfeited, see `resolve`).
     event TieJudged(uint256 indexed disputeId, Vote truth);
@@ -290,12 +295,16 @@ interface IDisputeGameTypes {
     error DisputeGameSeedNotReady(uint256 disputeId, uint64 seedBlock, uint256 blockNumber);
     /// @notice Dispute `disputeId`'s panel is already drawn.
     error DisputeGamePanelDrawn(uint256 disputeId);
-    /// @notice The seed block `seedBlock` left blockhash range and the dispute already used its `reseeds` re-anchors
-    /// (MAX_RESEEDS): it gets no panel and resolves NoDecision after its reveal deadline.
-    error DisputeGameSeedExpired(uint256 disputeId, uint64 seedBlock, uint8 reseeds);
-    /// @notice The seed block `seedBlock` of dispute `disputeId` left blockhash range (now block `blockNumber`) and it may
-    /// still be re-anchored: commitVote does not draw from it; drawPanel re-anchors it, then commit after the new seed.
-    error DisputeGameSeedLapsed(uint256 disputeId, uint64 seedBlock, uint256 blockNumber);
+    /// @notice The seed block `seedBlock` of dispute `disputeId`'s current round left blockhash range (now block
+    /// `blockNumber`) before anyone drew the panel. A seed is never re-anchored (a second draw would be a second look for
+    /// whichever party let the first lapse): this round gets no panel and resolves NoDecision after its reveal deadline.
+    error DisputeGameSeedExpired(uint256 disputeId, uint64 seedBlock, uint256 blockNumber);
+    /// @notice Dispute `disputeId`'s unanimous first-round Fault waits for its provider's appeal until `deadline` (now
+    /// `nowTs`): resolve settles it after that.
+    error DisputeGameFaultAppealOpen(uint256 disputeId, uint64 deadline, uint256 nowTs);
+    /// @notice Dispute `disputeId` has no unanimous first-round Fault open to appeal (`deadline` 0), or its appeal window
+    /// closed at `deadline` (now `nowTs`).
+    error DisputeGameFaultNotAppealable(uint256 disputeId, uint64 deadline, uint256 nowTs);
     /// @notice Dispute `disputeId`'s panel cannot be drawn: too few eligible auditors in the snapshot at the challenge
     /// (or the snapshot is older than the exit delay). It resolves NoDecision after its reveal deadline.
     error DisputeGamePanelUnavailable(uint256 disputeId);
@@ -397,12 +406,14 @@ interface IDisputeGame is IDisputeGameTypes {
     /// Pulls `requiredDeposit(jobId)` (the bond plus the panel's fees) of the bond token from the caller in one
     /// transfer (approve it first: DisputeGameDepositNotApproved) and freezes the job.
     /// Reward rule: when the job is found at fault (by any of its disputes), the slash's challenger share (after paying
-    /// the deciding panel's fees) is pooled in one equal part per dispute open on the job at that moment. Every other
-    /// open dispute is still decided by its own panel (or a proof): a Fault takes its part (its panel paid out of the
-    /// pool first), a Valid or Proven one loses its bond to the provider and gives its part up to the others (the last
-    /// part is burned), one its panel did not decide closes as Superseded with its bond and unearned fees back and
-    /// takes its part. So the provider's own addresses take at most the challenger share (at most MAX_CHALLENGER_BPS of
-    /// the lock). At most MAX_OPEN_PER_CHALLENGER open disputes per challenger and MAX_OPEN_PER_JOB per job
+    /// the deciding panel's fees) is pooled until every dispute open on the job at that moment has settled, then split
+    /// equally among those of them that a panel decided PanelFault, or, when none, among the conceded ones (rewards by
+    /// fault, not by dispute count). Every other open dispute is still decided by its own panel (or a proof): a Fault
+    /// earns a part (its panel paid out of the pool first), a Valid or Proven one loses its bond to the provider and
+    /// earns nothing, one its panel did not decide closes as Superseded with its bond and unearned fees back and earns
+    /// nothing. So the provider's own disputes (a concession, false challenges) take nothing from an honest challenger's
+    /// panel-decided fault, unless their own panels decide Fault. The provider's own addresses take at
+    /// most the challenger share (at most MAX_CHALLENGER_BPS of the lock). At most MAX_OPEN_PER_CHALLENGER open disputes per challenger and MAX_OPEN_PER_JOB per job
     /// (DisputeGameChallengerLimit, DisputeGameJobDisputeLimit).
     /// @return disputeId the new dispute's id (1, 2, ...)
     function challenge(ChallengeParams calldata p) external returns (uint256 disputeId);
@@ -431,16 +442,15 @@ interface IDisputeGame is IDisputeGameTypes {
         uint256[2] calldata pC
     ) external;
 
-    /// @notice Draw the panel once block seedBlock has passed. Anyone. If the seed block left blockhash range while
-    /// commits are open, re-anchors the seed to a new future block (PanelReseeded, returns false) at most MAX_RESEEDS
-    /// times per dispute; after that it reverts DisputeGameSeedExpired, so nobody re-rolls a panel by letting seeds lapse.
+    /// @notice Draw the panel once block seedBlock has passed. Anyone. A seed block that left blockhash range reverts
+    /// DisputeGameSeedExpired: a seed is never re-anchored, so nobody gets a second panel by letting the first seed lapse
+    /// (the round has no panel and resolves NoDecision).
     /// @return drawn whether a panel now exists
     function drawPanel(uint256 disputeId) external returns (bool drawn);
 
     /// @notice Commit a panel vote: keccak256(abi.encode(uint8 vote, bytes32 salt, address member)). Draws the panel
-    /// first if needed (never re-anchoring a seed): before the seed block DisputeGameSeedNotReady, a lapsed seed
-    /// DisputeGameSeedLapsed (drawPanel re-anchors it) or, past the reseeds, DisputeGameSeedExpired, too few eligible
-    /// auditors DisputeGamePanelUnavailable. Panel members only, until commitDeadline.
+    /// first if needed: before the seed block DisputeGameSeedNotReady, a lapsed seed DisputeGameSeedExpired, too few
+    /// eligible auditors DisputeGamePanelUnavailable. Panel members only, until commitDeadline.
     function commitVote(uint256 disputeId, bytes32 commitment) external;
 
     /// @notice Reveal a committed vote. Panel members only, from commitDeadline (or once all committed) to revealDeadline.
@@ -452,7 +462,20 @@ interface IDisputeGame is IDisputeGameTypes {
     /// recorded for its step (`tiedDisputeOf`, every such tie kept): the next dispute on the same step that ends
     /// Conceded, Proven, PanelFault or PanelValid judges each of them (TieJudged), and the tied dispute's revealers of the
     /// other vote, in every round, forfeit to its revealers of the decided one (burned when there are none).
+    /// A unanimous Fault of round 1 (on a job not yet faulted) does not settle at once: it opens the provider's appeal
+    /// window of commitWindowSeconds (FaultAppealable); a resolve in that window reverts DisputeGameFaultAppealOpen, one
+    /// after it settles PanelFault.
     function resolve(uint256 disputeId) external;
+
+    /// @notice Appeal dispute `disputeId`'s unanimous first-round Fault to a larger, fresh panel (round 2, as a split
+    /// Fault is). Its provider only, within the window resolve opened, posting a bond equal to the challenger's (pulled
+    /// in the bond token: approve it first). The bond goes back to the provider unless the dispute ends Conceded or
+    /// PanelFault, when it goes to the challenger (for the delay). So a first panel held by an attacker cannot slash an
+    /// honest provider alone: the appeal panel excludes the first panel's members.
+    function appealFault(uint256 disputeId) external;
+
+    /// @notice Dispute `disputeId`'s provider appeal: the end of its window (0: none open) and the bond it posted (0: none).
+    function faultAppealOf(uint256 disputeId) external view returns (uint64 deadline, uint128 providerBond);
 
     /// @notice The last dispute on (`jobId`, `step`) that ended in a tie of revealed votes and is not judged yet (0: none);
     /// earlier unjudged ties on the step are chained behind it and judged with it.

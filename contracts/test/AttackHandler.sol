@@ -601,6 +601,8 @@ contract AttackHandler is DisputeBase, AttackActors {
         _book(jobId, s0, s1);
         JobGhost storage g = _jg[jobId];
         d = game.getDispute(id);
+        // an appealed round or a unanimous Fault waiting out its provider's appeal window: not settled yet
+        if (d.status == IDisputeGameTypes.Status.Open) return true;
         bool faultedNow = !wasRefunded && market.getJob(jobId).status == IJobMarket.JobStatus.Refunded;
         if (faultedNow) {
             g.faulted = true;
@@ -702,6 +704,9 @@ contract AttackHandler is DisputeBase, AttackActors {
                 if (d.status != IDisputeGameTypes.Status.Open) continue;
                 uint256 t = uint256(d.revealDeadline) + 1;
                 if (t > block.timestamp && t < next) next = t;
+                (uint64 appealUntil,) = game.faultAppealOf(id);
+                t = uint256(appealUntil) + 1;
+                if (appealUntil != 0 && t > block.timestamp && t < next) next = t;
             }
             if (next > target) break;
             vm.warp(next);
@@ -718,6 +723,9 @@ contract AttackHandler is DisputeBase, AttackActors {
             if (d.status != IDisputeGameTypes.Status.Open) continue;
             // a dispute of a faulted job is still decided by its own panel: it resolves at its deadline like any other
             if (block.timestamp <= d.revealDeadline) continue;
+            // a unanimous first-round Fault waits out its provider's appeal window (this provider never appeals)
+            (uint64 appealUntil,) = game.faultAppealOf(id);
+            if (block.timestamp <= appealUntil) continue;
             if (!_settle(id, false)) ++ghost_stuckResolves;
         }
     }

@@ -200,14 +200,32 @@ abstract contract DisputeBase {
         game.revealVote(disputeId, v, _salt(member));
     }
 
-    /// @notice Plays an appealed dispute's later rounds to the end: each round's whole panel votes `v`, then resolve.
+    /// @notice Plays an appealed dispute's later rounds to the end: each round's whole panel votes `v`, then resolve. A
+    /// unanimous first-round Fault waiting for the provider's appeal settles unappealed (_settleUnappealed).
     function _appealRounds(uint256 disputeId, IDisputeGameTypes.Vote v) internal {
         while (game.getDispute(disputeId).status == IDisputeGameTypes.Status.Open) {
+            if (_settleUnappealed(disputeId)) return;
             address[] memory p = _draw(disputeId);
             for (uint256 i; i < p.length; ++i) _commitVote(disputeId, p[i], v);
             for (uint256 i; i < p.length; ++i) _reveal(disputeId, p[i], v);
             game.resolve(disputeId);
         }
+    }
+
+    /// @notice When dispute `disputeId` waits for its provider's appeal of a unanimous first-round Fault, lets the window
+    /// pass and resolves it (PanelFault); returns whether it did.
+    function _settleUnappealed(uint256 disputeId) internal returns (bool) {
+        (uint64 until,) = game.faultAppealOf(disputeId);
+        if (until == 0) return false;
+        vm.warp(until + 1);
+        game.resolve(disputeId);
+        return true;
+    }
+
+    /// @notice resolve, then (for a unanimous first-round Fault) the provider's appeal window left unused.
+    function _resolveFault(uint256 disputeId) internal {
+        game.resolve(disputeId);
+        _settleUnappealed(disputeId);
     }
 }
 

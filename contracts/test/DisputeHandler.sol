@@ -35,8 +35,8 @@ contract DisputeHandler is DisputeBase {
     /// settled and claimed: the game neither keeps nor invents a wei).
     uint256 public ghost_claimedFromGame;
     /// @dev Bonds burned: a PanelValid dispute of a segment's first step (step - 1 == segment * K) burns its bond
-    /// (the withhold-then-publish bait must not pay the provider); also the last part of a job's reward pool that a
-    /// challenge decided wrong after the fault gave up.
+    /// (the withhold-then-publish bait must not pay the provider). A job's reward pool is never burned: the dispute that
+    /// faulted the job always takes a part.
     uint256 public ghost_bondsBurned;
     uint256 internal _poolAmountBefore;
     uint256 internal _poolSharesBefore;
@@ -49,6 +49,8 @@ contract DisputeHandler is DisputeBase {
     uint256 public ghost_settleAllRuns;
     /// @dev Must stay 0: tokens DisputeGame still held after every dispute was resolved and every credit claimed.
     uint256 public ghost_strandedTokens;
+    /// @dev Unanimous first-round Faults the provider appealed (their bonds count in ghost_bondsDeposited).
+    uint256 public ghost_providerAppeals;
     /// @dev Must stay 0: a resolve that reverted although every deadline had passed (a stuck dispute).
     uint256 public ghost_stuckResolves;
 
@@ -149,6 +151,19 @@ contract DisputeHandler is DisputeBase {
         }
     }
 
+    /// @notice The provider appeals a unanimous first-round Fault (whatever its job's truth), posting its bond.
+    function appealFault(uint8 idSeed) external {
+        ++ghost_calls;
+        uint256 id = _pick(idSeed);
+        if (id == 0) return;
+        uint256 bond = game.getDispute(id).bond;
+        vm.prank(provider);
+        try game.appealFault(id) {
+            ++ghost_providerAppeals;
+            ghost_bondsDeposited += bond;
+        } catch {}
+    }
+
     function warp(uint32 secondsAhead) external {
         ++ghost_calls;
         vm.warp(block.timestamp + (secondsAhead % 3 days));
@@ -184,7 +199,8 @@ contract DisputeHandler is DisputeBase {
             if (game.getDispute(id).status != IDisputeGameTypes.Status.Open) continue;
             (uint256 jobId, uint256 lock) = _beforeSettle(id);
             // an appealed dispute's later rounds: nobody votes, so the round drawn at resolve ends NoDecision
-            for (uint256 r; r < game.MAX_ROUNDS() - 1 && game.getDispute(id).round > 0; ++r) {
+            // (one more pass than appeal rounds: a unanimous first-round Fault waits out its provider's appeal window)
+            for (uint256 r; r < game.MAX_ROUNDS() && game.getDispute(id).round > 0; ++r) {
                 _noteVoids(id);
                 try game.resolve(id) {} catch {}
                 if (game.getDispute(id).status != IDisputeGameTypes.Status.Open) break;
@@ -257,8 +273,6 @@ contract DisputeHandler is DisputeBase {
             uint256 fee_ = game.params().panelFee;
             uint256 coverable_ = (_poolAmountBefore / fee_) * fee_;
             if (d.outcome == IDisputeGameTypes.Outcome.PanelFault) ghost_feesFromReward += earned < coverable_ ? earned : coverable_;
-            bool wrong = d.outcome == IDisputeGameTypes.Outcome.PanelValid || d.outcome == IDisputeGameTypes.Outcome.Proven;
-            if (wrong && _poolSharesBefore == 1) ghost_bondsBurned += _poolAmountBefore;
         }
         if (!faultedNow) return;
         uint256 reward = (lockBefore * market.getJob(jobId).policy.challengerBps) / 10_000;

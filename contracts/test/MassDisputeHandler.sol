@@ -55,6 +55,8 @@ contract MassDisputeHandler is DisputeBase {
     mapping(uint256 disputeId => uint256) public snapPool;
     /// @dev Must stay 0: Faults of disputes whose snapshot had the attacker below the stated bound.
     uint256 public ghost_faultsBelowBound;
+    /// @dev Unanimous first-round Faults the honest provider appealed (appealFault).
+    uint256 public ghost_providerAppeals;
 
     constructor(DisputeFixture f) {
         token = f.token();
@@ -153,9 +155,11 @@ contract MassDisputeHandler is DisputeBase {
         return true;
     }
 
-    /// @notice The stated bound (docs/disputes.md, "The bound"): with the honest members voting, an honest provider is
-    /// never slashed while the attacker holds fewer auditors than the first panel has seats (a < k) and fewer than half
-    /// of the last round's seats (2a < k3 + 1), k3 = min(MAX_PANEL, drawable pool n) rounded down to odd.
+    /// @notice The stated bound that holds even when whole panels of honest members stay silent (the time jumps here):
+    /// an honest provider is never slashed while the attacker holds fewer auditors than the first panel has seats
+    /// (a < k) and fewer than half of the last round's seats (2a < k3 + 1), k3 = min(MAX_PANEL, drawable pool n) rounded
+    /// down to odd. With the honest members voting and the provider appealing every unanimous first-round Fault, the
+    /// bound is wider (2a < k2 + 1, docs/disputes.md "The bound"; DisputeGameAttacks.t.sol and bench row 24 play it).
     function belowStatedBound(uint256 a, uint256 n) public view virtual returns (bool) {
         return a < game.params().panelSize && 2 * a < _lastRoundSeats(n) + 1;
     }
@@ -234,7 +238,7 @@ contract MassDisputeHandler is DisputeBase {
     function _playRound(uint256 id, bool attackerSilent) internal {
         IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
         if (d.status != IDisputeGameTypes.Status.Open) return;
-        // a seed that lapsed is re-anchored once to a future block: draw again once that block is mined
+        // a seed that lapsed is never re-anchored: the draw then reverts and the round ends without a panel
         for (uint256 tries; tries < 2 && d.panel.length == 0; ++tries) {
             if (block.number <= d.seedBlock) VMB.roll(d.seedBlock + 1);
             if (block.timestamp <= d.challengedAt) vm.warp(d.challengedAt + 1);
@@ -280,6 +284,16 @@ contract MassDisputeHandler is DisputeBase {
             return;
         }
         d = game.getDispute(id);
+        (uint64 appealUntil,) = game.faultAppealOf(id);
+        if (appealUntil != 0) {
+            // INVARIANT (of the honest provider): it appeals every unanimous first-round Fault on its honest job
+            vm.prank(provider);
+            try game.appealFault(id) {
+                ++ghost_providerAppeals;
+            } catch {
+                ++ghost_stuckResolves;
+            }
+        }
         if (d.status == IDisputeGameTypes.Status.Open) {
             if (!_appealSeen[id]) {
                 _appealSeen[id] = true;

@@ -12,7 +12,7 @@ import { parseEventLogs } from "viem";
 import { acceptJob, ContractRevertError, getJob, getJobDisputes, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
 import { parseStrategy } from "../../verifier/src/ml/index.ts";
 import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
-import { cheatingJob } from "./fixture.ts";
+import { cheatingJob, passAppealWindows } from "./fixture.ts";
 
 describe("bot: a provider that abandons a job after a faulty segment is still slashed", function () {
   this.timeout(240_000);
@@ -46,6 +46,7 @@ describe("bot: a provider that abandons a job after a faulty segment is still sl
 
     for (let round = 0; round < 6; round++) {
       await conn.networkHelpers.mine(2);
+      await passAppealWindows(conn, admin.public, d.disputeGame!);
       for (const b of bots) await b.tick();
     }
     const end = await getJob(admin.public, { jobMarket: d.jobMarket, jobId });

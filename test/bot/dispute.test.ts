@@ -7,7 +7,7 @@
  */
 import { expect } from "chai";
 import { parseEventLogs } from "viem";
-import { getDispute, getJob, getJobDisputes, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
+import { getDispute, getFaultAppeal, getJob, getJobDisputes, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
 import { cheatingJob } from "./fixture.ts";
 
 describe("bot dispute step: challenge, panel, resolve, claim", function () {
@@ -28,6 +28,9 @@ describe("bot dispute step: challenge, panel, resolve, claim", function () {
     // panel draw, commits (all committed opens the reveal phase), reveals, resolve, claims
     for (let round = 0; round < 5; round++) {
       await conn.networkHelpers.mine(2);
+      // a unanimous first-round Fault waits one commit window for the provider's appeal (this cheat does not appeal)
+      const appeal = await getFaultAppeal(admin.public, { disputeGame: d.disputeGame!, disputeId: opened[0]!.disputeId });
+      if (appeal.deadline !== undefined) await conn.networkHelpers.time.increaseTo(appeal.deadline + 1n);
       for (const b of bots) await b.tick();
       if (round === 0) {
         // restart every bot after the commits: the reveals come from the ballots persisted before committing

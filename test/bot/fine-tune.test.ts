@@ -16,7 +16,7 @@ import { expect } from "chai";
 import { getJob } from "../../verifier/src/chain/index.ts";
 import { createRun, offlineSalt, parseManifest, train } from "../../verifier/src/ml/index.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
-import { cheatingJob, unsampledSecrets } from "./fixture.ts";
+import { cheatingJob, passAppealWindows, unsampledSecrets } from "./fixture.ts";
 
 const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8"));
 
@@ -60,6 +60,7 @@ describe("bot: fine-tuning jobs and the state screen", function () {
     expect((await disputes()).map((o) => o.step)).to.deep.equal([2]);
     for (let round = 0; round < 6; round++) {
       await conn.networkHelpers.mine(2);
+      await passAppealWindows(conn, admin.public, d.disputeGame!);
       for (const b of bots) await b.tick();
     }
     expect((await getJob(admin.public, { jobMarket: d.jobMarket, jobId })).status).to.equal("Refunded");

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { network } from "hardhat";
-import { maxUint256, parseEther, type Hex } from "viem";
+import { maxUint256, parseEther, type Address, type Chain, type Hex, type PublicClient, type Transport } from "viem";
 import { BotDb } from "../../verifier/src/bot/db.ts";
 import { isSampled } from "../../verifier/src/bot/sampler.ts";
 import { chainDisputeHooks, ChallengerBot } from "../../verifier/src/bot/index.ts";
@@ -29,6 +29,8 @@ import {
   type ChainClients,
   type Deployment,
   type JobTerms,
+  disputeGameAbi,
+  getFaultAppeal,
 } from "../../verifier/src/chain/index.ts";
 import { registerManifestCorpora } from "../../verifier/src/market/contributor.ts";
 import { dataTermsFor } from "../../verifier/src/market/data-terms.ts";
@@ -173,5 +175,21 @@ export function unsampledSecrets(dir: string, jobMarket: Hex, jobId: bigint, seg
     const db = new BotDb(join(dir, `bot${i}.sqlite`));
     db.setMeta("samplingSecret", secret);
     db.close();
+  }
+}
+
+/**
+ * Lets every open provider appeal window of a unanimous first-round Fault on `disputeGame` pass (the tests' cheats do
+ * not appeal), so the bots' `resolve:D:settle` intents settle it on their next tick.
+ */
+export async function passAppealWindows(
+  conn: { networkHelpers: { time: { increaseTo: (t: bigint) => Promise<void> } } },
+  client: PublicClient<Transport, Chain>,
+  disputeGame: Address,
+): Promise<void> {
+  const n = await client.readContract({ address: disputeGame, abi: disputeGameAbi, functionName: "disputeCount" });
+  for (let id = 1n; id <= n; ++id) {
+    const { deadline } = await getFaultAppeal(client, { disputeGame, disputeId: id });
+    if (deadline !== undefined && deadline >= (await client.getBlock()).timestamp) await conn.networkHelpers.time.increaseTo(deadline + 1n);
   }
 }

@@ -12,7 +12,7 @@ import { expect } from "chai";
 import { getJob } from "../../verifier/src/chain/index.ts";
 import { actionSetFromMatrix, everySegmentDetection, parseDetectionMatrix, setDetection, strategyVertices } from "../../verifier/src/policy/index.ts";
 import { isLastSegment, isSampled } from "../../verifier/src/bot/sampler.ts";
-import { cheatingJob, unsampledSecrets } from "./fixture.ts";
+import { cheatingJob, passAppealWindows, unsampledSecrets } from "./fixture.ts";
 
 const RATE = 0.05;
 const SEGMENTS = 3;
@@ -70,6 +70,7 @@ describe("bot: the last segment is recomputed whatever the audit rate", function
       expect((await disputes()).map((o) => o.step)).to.deep.equal([step]);
       for (let round = 0; round < 6; round++) {
         await conn.networkHelpers.mine(2);
+        await passAppealWindows(conn, admin.public, d.disputeGame!);
         for (const b of bots) await b.tick();
       }
       expect((await getJob(admin.public, { jobMarket: d.jobMarket, jobId })).status).to.equal("Refunded");

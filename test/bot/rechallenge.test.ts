@@ -11,7 +11,7 @@ import { expect } from "chai";
 import { join } from "node:path";
 import { parseEventLogs } from "viem";
 import type { ChallengerBot } from "../../verifier/src/bot/index.ts";
-import { getJob, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
+import { getFaultAppeal, getJob, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
 import { commitTag } from "../../verifier/src/bot/intent-key.ts";
 import { BallotStore, servePanel } from "../../verifier/src/dispute/index.ts";
 import { botMarketPerFile, postCheatingJob, type CheatingJob as Setup } from "./fixture.ts";
@@ -84,6 +84,9 @@ describe("bot dispute step: a new round after its own NoDecision", function () {
     // round 2: every bot ticks; the panel (the three other bots) votes Fault
     for (let round = 0; round < 5; round++) {
       await s.conn.networkHelpers.mine(2);
+      // a unanimous first-round Fault waits one commit window for the provider's appeal (this cheat does not appeal)
+      const appeal = await getFaultAppeal(s.admin.public, { disputeGame: s.d.disputeGame!, disputeId: second.disputeId });
+      if (appeal.deadline !== undefined) await s.conn.networkHelpers.time.increaseTo(appeal.deadline + 1n);
       for (const b of bots) await b.tick();
     }
     const d2 = await s.dispute(second.disputeId);

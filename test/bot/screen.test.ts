@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import { expect } from "chai";
 import { getJob, getJobDisputes } from "../../verifier/src/chain/index.ts";
-import { cheatingJob, unsampledSecrets } from "./fixture.ts";
+import { cheatingJob, passAppealWindows, unsampledSecrets } from "./fixture.ts";
 
 const RATE = 0.05;
 
@@ -31,6 +31,7 @@ describe("bot: the state screen catches a persistent cheat in a segment nobody s
     expect(opened.map((o) => o.step)).to.deep.equal([2]);
     for (let round = 0; round < 6; round++) {
       await conn.networkHelpers.mine(2);
+      await passAppealWindows(conn, admin.public, d.disputeGame!);
       for (const b of bots) await b.tick();
     }
     expect((await getJob(admin.public, { jobMarket: d.jobMarket, jobId })).status).to.equal("Refunded");

@@ -3,8 +3,8 @@
  * job") in front of the bots: it is decided by its own panel, never closed as a free refund. Here: bot 0 challenges
  * the stale:2 job's bad step 2, the provider's second address disputes the valid step 1, the provider concedes that one
  * (the job is Refunded), and bot 0's dispute can no longer be conceded nor resolved early; the other bots serve on its
- * panel and vote Fault, it ends PanelFault, and bot 0 claims its whole deposit back (the panel is paid out of the pooled
- * challenger share) plus the rest of its half of that share.
+ * panel and vote Fault, it ends PanelFault, and bot 0 claims its whole deposit back (the panel is paid out of the held
+ * challenger share) plus the rest of that share: a fault a panel decided takes it all, the concession none.
  */
 import { expect } from "chai";
 import { maxUint256, parseEther } from "viem";
@@ -17,7 +17,7 @@ import { cheatingJob } from "./fixture.ts";
 describe("bot dispute step: a dispute decided after its job faulted", function () {
   this.timeout(240_000);
 
-  it("the bots vote on its panel after the fault; it ends PanelFault and the challenger claims its deposit and its half less the panel", async () => {
+  it("the bots vote on its panel after the fault; it ends PanelFault and the challenger claims its deposit and the share less the panel", async () => {
     const s = await cheatingJob("superseded", 600);
     const bots = [0, 1, 2, 3].map((i) => s.bot(i));
     await bots[0]!.tick();
@@ -58,8 +58,8 @@ describe("bot dispute step: a dispute decided after its job faulted", function (
     const after = await balance();
     const share = (s.policy.requiredStake * BigInt(s.policy.challengerBps)) / 10_000n;
     const panelPaid = BigInt(d.faultVotes) * (d.fees / BigInt(d.panel.length));
-    // deposit back whole; the panel's fees came out of the pooled half first
-    expect(after - before).to.equal(d.bond + d.fees + share / 2n - panelPaid);
+    // deposit back whole; the panel's fees came out of the held share first, and the rest is its own
+    expect(after - before).to.equal(d.bond + d.fees + share - panelPaid);
     for (const b of bots) b.close();
   });
 });

@@ -18,7 +18,7 @@ import { HttpContentStore } from "../../verifier/src/store/http.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
 import { LayeredStore } from "../../verifier/src/store/layered.ts";
 import { createRun, offlineSalt, parseManifest, train } from "../../verifier/src/ml/index.ts";
-import { type CheatingJob, botMarketPerFile, postCheatingJob } from "./fixture.ts";
+import { type CheatingJob, botMarketPerFile, passAppealWindows, postCheatingJob } from "./fixture.ts";
 
 const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8"));
 
@@ -86,6 +86,7 @@ describe("bot: a provider that withholds its checkpoints by being unreachable is
     let waited = false;
     for (let round = 0; round < 8; round++) {
       await f.conn.networkHelpers.mine(2);
+      await passAppealWindows(f.conn, f.admin.public, f.d.disputeGame!);
       for (const b of bots) await b.tick();
       const d = await getDispute(f.admin.public, { disputeGame: f.d.disputeGame!, disputeId: opened[0]!.disputeId });
       if (!waited && d.phase === "commit") {

@@ -13,7 +13,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { formatUnits, getAddress } from "viem";
-import { getStakeSlashes, writeDeployment } from "../../verifier/src/chain/index.ts";
+import { disputeGameAbi, getFaultAppeal, getStakeSlashes, writeDeployment } from "../../verifier/src/chain/index.ts";
 import type { JobReport } from "../../verifier/src/report/job.ts";
 import { cheatingJob, type CheatingJob } from "../bot/fixture.ts";
 import { runPouw } from "./in-process.ts";
@@ -35,6 +35,7 @@ describe("pouw report JOB: a slashed job's HTML report (in-process, headless Chr
     for (const b of bots) await b.tick(); // A1 challenges step 2
     for (let round = 0; round < 4; round++) {
       await job.conn.networkHelpers.mine(2); // past the seed block: panel, commits, reveals, resolve
+      await passAppealWindows(job);
       for (const b of bots) await b.tick();
     }
     for (const b of bots) b.close();
@@ -142,3 +143,12 @@ describe("pouw report JOB: a slashed job's HTML report (in-process, headless Chr
     }
   });
 });
+
+/** Lets every open provider appeal window of a unanimous first-round Fault pass (the cheat does not appeal), so the bots settle it. */
+async function passAppealWindows(job: CheatingJob): Promise<void> {
+  const n = await job.admin.public.readContract({ address: job.d.disputeGame!, abi: disputeGameAbi, functionName: "disputeCount" });
+  for (let id = 1n; id <= n; ++id) {
+    const { deadline } = await getFaultAppeal(job.admin.public, { disputeGame: job.d.disputeGame!, disputeId: id });
+    if (deadline !== undefined && deadline >= (await job.admin.public.getBlock()).timestamp) await job.conn.networkHelpers.time.increaseTo(deadline + 1n);
+  }
+}

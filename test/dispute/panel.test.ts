@@ -14,6 +14,7 @@ import { segmentStateHashes } from "../../verifier/src/ml/trace-file.ts";
 import {
   acceptJob,
   approveToken,
+  getFaultAppeal,
   challengeStep,
   disputeGameAbi,
   commitSegment,
@@ -38,7 +39,7 @@ import {
 } from "../../verifier/src/dispute/index.ts";
 import { createRun, deploymentSalt, parseStrategy, train } from "../../verifier/src/ml/index.ts";
 import { pouw, tempDir, tinyManifest } from "../ml/helpers.ts";
-import { disputeEnv, expectRevert, policy, type DisputeEnv } from "./helpers.ts";
+import { disputeEnv, expectRevert, PARAMS, policy, type DisputeEnv } from "./helpers.ts";
 
 const CID = "bafkreiedkmci2krpbghjxi5aiuvbzxteeuq24mknx44c5okfunopejw46m";
 
@@ -119,6 +120,11 @@ describe("dispute: panel path end to end", function () {
     const reveals = await panelPass(ctx, disputeId, ballots);
     expect(reveals.filter((a) => a === "revealed")).to.have.length(3);
 
+    // a unanimous first-round Fault first waits one commit window for the provider's appeal; unappealed, it settles
+    await resolveDispute(env.challenger, { disputeGame: env.d.disputeGame, disputeId });
+    const { deadline } = await getFaultAppeal(env.challenger.public, { disputeGame: env.d.disputeGame, disputeId });
+    expect(deadline, "the provider's appeal window").to.not.equal(undefined);
+    await env.increaseTime(PARAMS.commitWindowSeconds + 1);
     const resolved = await resolveDispute(env.challenger, { disputeGame: env.d.disputeGame, disputeId });
     const d = await getDispute(env.challenger.public, { disputeGame: env.d.disputeGame, disputeId });
     expect(d.outcome).to.equal("PanelFault");

@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseEventLogs } from "viem";
-import { acceptJob, approveToken, commitSegment, createJob, getHoldings, getJob, getJobDisputes, getSegmentCommits, setCircuitTerms, stakeVaultAbi, writeDeployment } from "../../verifier/src/chain/index.ts";
+import { acceptJob, approveToken, commitSegment, createJob, disputeGameAbi, getFaultAppeal, getHoldings, getJob, getJobDisputes, getSegmentCommits, setCircuitTerms, stakeVaultAbi, writeDeployment } from "../../verifier/src/chain/index.ts";
 import { configureLogging, loggingState } from "../../verifier/src/log/index.ts";
 import { challengeProof, openSegment, type SegmentCommitment } from "../../verifier/src/checks/segment.ts";
 import { circuitManifestHash, circuitTermsOfRun, CircuitTermsMismatchError, openChallenge } from "../../verifier/src/dispute/index.ts";
@@ -66,7 +66,17 @@ async function claim(job: CheatingJob): Promise<{ code: number; stdout: string; 
 async function panelRounds(job: CheatingJob, bots: ReturnType<CheatingJob["bot"]>[], rounds = 5): Promise<void> {
   for (let r = 0; r < rounds; r++) {
     await job.conn.networkHelpers.mine(2);
+    await passAppealWindows(job);
     for (const b of bots) await b.tick();
+  }
+}
+
+/** Lets every open provider appeal window of a unanimous first-round Fault pass (the cheat does not appeal), so the bots settle it. */
+async function passAppealWindows(job: CheatingJob): Promise<void> {
+  const n = await job.admin.public.readContract({ address: job.d.disputeGame!, abi: disputeGameAbi, functionName: "disputeCount" });
+  for (let id = 1n; id <= n; ++id) {
+    const { deadline } = await getFaultAppeal(job.admin.public, { disputeGame: job.d.disputeGame!, disputeId: id });
+    if (deadline !== undefined && deadline >= (await job.admin.public.getBlock()).timestamp) await job.conn.networkHelpers.time.increaseTo(deadline + 1n);
   }
 }
 

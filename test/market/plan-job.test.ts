@@ -23,7 +23,7 @@ describe("market: plan a job and fund it", function () {
     const conn = await network.create();
     const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
     [admin, buyer, poor] = [mk(0), mk(1), mk(5)];
-    const market = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 604_872n }) // >= three dispute rounds plus a day (DisputeGameExitDelayTooShort);
+    const market = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 691_272n }) // >= three dispute rounds, the appeal window and a day (DisputeGameExitDelayTooShort);
     // a panel of 5 with a fee of 0.01 per member: not the quote's own choice, so the plan must read it from the chain
     const game = await deployDisputeGame(admin, { deployment: market, params: { ...DEFAULT_DISPUTE_PARAMS, panelSize: 5, panelFee: parseEther("0.01") } });
     d = { ...market, disputeGame: game.disputeGame };

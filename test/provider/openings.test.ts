@@ -37,7 +37,7 @@ import { answerOpenings, readStateCids, type OpeningsContext } from "../../verif
 import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
 import { SegmentTree } from "../../verifier/src/trace/index.ts";
-import { disputeEnv, expectRevert, policy, type DisputeEnv } from "../dispute/helpers.ts";
+import { disputeEnv, expectRevert, PARAMS, policy, type DisputeEnv } from "../dispute/helpers.ts";
 import { tempDir, tinyManifest } from "../ml/helpers.ts";
 
 const ANSWER_WINDOW = 600;
@@ -156,6 +156,9 @@ describe("provider: state openings answered and withheld", function () {
     };
     await pass(); // commit
     await pass(); // reveal
+    await resolveDispute(env.challenger, { disputeGame: env.d.disputeGame, disputeId });
+    // a unanimous first-round Fault waits one commit window for the provider's appeal; unappealed, it settles
+    await env.increaseTime(PARAMS.commitWindowSeconds + 1);
     await resolveDispute(env.challenger, { disputeGame: env.d.disputeGame, disputeId });
     const d = await getDispute(env.challenger.public, { disputeGame: env.d.disputeGame, disputeId });
     expect(d.outcome).to.equal("PanelFault");

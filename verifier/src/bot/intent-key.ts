@@ -39,7 +39,8 @@ export type IntentKey =
   | { kind: RoundKind; jobId: bigint; segment: number; commit?: string; round: number; top?: number; renew?: number }
   | { kind: "receipt"; jobId: bigint; segment: number; commit?: string }
   | { kind: "reportTimeout" | "reopenJob"; jobId: bigint; provider: Address; nextSegment: number }
-  | { kind: "resolve"; disputeId: bigint; round: number }
+  /** `settle`: the resolve after the provider's appeal window of a unanimous first-round Fault passed unused. */
+  | { kind: "resolve"; disputeId: bigint; round: number; settle?: true }
   | { kind: "requestOpening"; jobId: bigint; step: number }
   | { kind: ClaimKind; n: number };
 
@@ -79,7 +80,7 @@ export function formatIntentKey(k: IntentKey): string {
     case "reopenJob":
       return `${k.kind}:${k.jobId}:${k.provider}:${k.nextSegment}`;
     case "resolve":
-      return `resolve:${k.disputeId}${k.round === 1 ? "" : `:r${k.round}`}`;
+      return `resolve:${k.disputeId}${k.round === 1 ? "" : `:r${k.round}`}${k.settle ? ":settle" : ""}`;
     case "requestOpening":
       return `requestOpening:${k.jobId}:${k.step}`;
     default:
@@ -130,13 +131,15 @@ export function parseIntentKey(text: string): IntentKey {
       return { kind, jobId: bigUint(rest[0], "job id", text), provider: getAddress(rest[1]!), nextSegment: uint(rest[2], "next segment", text) };
     }
     case "resolve": {
+      const settle = rest.at(-1) === "settle";
+      if (settle) rest.pop();
       if (rest.length !== 1 && rest.length !== 2) break;
       const disputeId = bigUint(rest[0], "dispute id", text);
-      if (rest.length === 1) return { kind, disputeId, round: 1 };
+      if (rest.length === 1) return settle ? { kind, disputeId, round: 1, settle } : { kind, disputeId, round: 1 };
       if (!/^r[0-9]/.test(rest[1]!)) throw new IntentKeyError(`intent key ${JSON.stringify(text)}: unexpected part ${JSON.stringify(rest[1])}`);
       const round = uint(rest[1]!.slice(1), "round", text);
       if (round < 2) throw new IntentKeyError(`intent key ${JSON.stringify(text)}: round ${round} is written without its :r part`);
-      return { kind, disputeId, round };
+      return settle ? { kind, disputeId, round, settle } : { kind, disputeId, round };
     }
     case "requestOpening":
       if (rest.length !== 2) break;

@@ -71,12 +71,13 @@ export const MAX_DISPUTE_ROUNDS = 3n;
 /**
  * The shortest AuditorRegistry exit delay a DisputeGame with `params` accepts (its constructor reverts with
  * DisputeGameExitDelayTooShort below it): MAX_ROUNDS * (seed delay (blocks * 12 s) + commit window + reveal window)
- * + 1 day, so that every member of every round stays forfeitable until the dispute's last round settles.
+ * + commit window (the provider's appeal window of a unanimous first-round Fault) + 1 day, so that every member of every
+ * round stays forfeitable until the dispute's last round settles.
  * The registry's activation delay must also exceed seedDelayBlocks * 12 s (DisputeGameActivationDelayTooShort).
  */
 export function minAuditorExitDelaySeconds(params: Pick<DisputeParams, "seedDelayBlocks" | "commitWindowSeconds" | "revealWindowSeconds">): bigint {
   const round = BigInt(params.seedDelayBlocks) * MAX_SECONDS_PER_BLOCK + BigInt(params.commitWindowSeconds) + BigInt(params.revealWindowSeconds);
-  return MAX_DISPUTE_ROUNDS * round + RESOLVE_MARGIN_SECONDS;
+  return MAX_DISPUTE_ROUNDS * round + BigInt(params.commitWindowSeconds) + RESOLVE_MARGIN_SECONDS;
 }
 
 /** PoUW's local development chain (Hardhat, Anvil): DisputeGame.DEV_CHAIN_ID. */

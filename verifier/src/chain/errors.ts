@@ -231,6 +231,8 @@ export const LATER_REVERTS: ReadonlySet<string> = new Set([
   "JobMarketFrozen",
   "DisputeGameVotingOpen",
   "DisputeGameSeedNotReady",
+  // a unanimous first-round Fault settles once its provider's appeal window passed
+  "DisputeGameFaultAppealOpen",
   // a slot frees when one of the job's (or the challenger's) open disputes resolves
   "DisputeGameChallengerLimit",
   "DisputeGameJobDisputeLimit",

@@ -62,6 +62,8 @@ export * from "./drawPanel.ts";
 export * from "./commitVote.ts";
 export * from "./revealVote.ts";
 export * from "./resolveDispute.ts";
+export * from "./appealFault.ts";
+export * from "./getFaultAppeal.ts";
 export * from "./claimDisputeCredit.ts";
 export * from "./setCircuitTerms.ts";
 export * from "./getCircuitTerms.ts";

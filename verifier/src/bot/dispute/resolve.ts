@@ -3,7 +3,8 @@
  *
  *   resolve    after the reveal deadline (or once every member revealed): intent `resolve:D` (`resolve:D:rN` in
  *              appeal round N: resolving a split Fault opens the next round, which is resolved again), superseded if
- *              anyone resolved that round first.
+ *              anyone resolved that round first. A unanimous first-round Fault opens the provider's appeal window
+ *              instead: once it passed unused, intent `resolve:D:settle` settles it.
  *   again      when a dispute this bot opened resolves NoDecision (a tie, nobody revealed, too few eligible auditors)
  *              and the bot still holds the failing audit with its step claim (its last challenge intent for the
  *              segment), it opens a new round while JobMarket can still freeze the job: `approveBond:J:S:rN` and
@@ -15,15 +16,21 @@
  */
 import type { Hex } from "viem";
 import type { Logger } from "pino";
-import { encodeCall, getJob, resolveDisputeCall } from "../../chain/index.ts";
+import { encodeCall, getFaultAppeal, getJob, resolveDisputeCall } from "../../chain/index.ts";
 import { commitTag, formatIntentKey } from "../intent-key.ts";
 import { requiredDeposit, roundIntents } from "./challenge.ts";
 import type { DisputeContext, FindingPayload, Followed, Game } from "./types.ts";
 
-/** Records the intent that resolves dispute `f` in its current `round` (the intent key makes it once per round). */
-export function resolveIntent(g: Game, ctx: DisputeContext, f: Followed, round: number): void {
+/**
+ * Records the intent that resolves dispute `f` in its current `round` (the intent key makes it once per round). A
+ * unanimous first-round Fault waits for the provider's appeal: nothing while its window is open, then `resolve:D:settle`.
+ */
+export async function resolveIntent(g: Game, ctx: DisputeContext, f: Followed, round: number): Promise<void> {
   const disputeId = BigInt(f.id);
-  ctx.db.addIntent({ key: formatIntentKey({ kind: "resolve", disputeId, round }), kind: "resolveDispute", jobId: f.jobId, segment: f.segment, payload: { ...encodeCall(resolveDisputeCall({ disputeGame: g.game, disputeId })), disputeId: f.id, round } });
+  const { deadline } = await getFaultAppeal(g.pub, { disputeGame: g.game, disputeId });
+  if (deadline !== undefined && deadline >= (await g.pub.getBlock()).timestamp) return;
+  const key = formatIntentKey(deadline !== undefined ? { kind: "resolve", disputeId, round, settle: true } : { kind: "resolve", disputeId, round });
+  ctx.db.addIntent({ key, kind: "resolveDispute", jobId: f.jobId, segment: f.segment, payload: { ...encodeCall(resolveDisputeCall({ disputeGame: g.game, disputeId })), disputeId: f.id, round } });
 }
 
 /**
