@@ -12,7 +12,7 @@ import { ChallengerBot } from "../../verifier/src/bot/index.ts";
 import { getJob, getStakeSlashes } from "../../verifier/src/chain/index.ts";
 import { parseStrategy } from "../../verifier/src/ml/index.ts";
 import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
-import { botMarketPerFile, postCheatingJob } from "./fixture.ts";
+import { botMarketPerFile, passAppealWindows, postCheatingJob } from "./fixture.ts";
 
 describe("bot: a late finder of another fault of a disputed job stands down", function () {
   this.timeout(300_000);
@@ -47,6 +47,7 @@ describe("bot: a late finder of another fault of a disputed job stands down", fu
     for (let round = 0; round < 6; round++) {
       await f.conn.networkHelpers.mine(2);
       await f.conn.networkHelpers.time.increase(30);
+      await passAppealWindows(f.conn, f.admin.public, f.d.disputeGame!); // the provider does not appeal the unanimous Fault
       for (const b of bots) await b.tick();
     }
     expect((await f.dispute(first!.disputeId)).outcome).to.equal("PanelFault");

@@ -17,7 +17,7 @@ import { deployStateOpenings, getOpening, getStakeSlashes } from "../../verifier
 import type { SegmentVerdict } from "../../verifier/src/checks/index.ts";
 import { parseStrategy } from "../../verifier/src/ml/index.ts";
 import { answerOpenings } from "../../verifier/src/provider/openings.ts";
-import { botMarketPerFile, postCheatingJob, unsampledSecrets, type CheatingJob } from "./fixture.ts";
+import { botMarketPerFile, passAppealWindows, postCheatingJob, unsampledSecrets, type CheatingJob } from "./fixture.ts";
 
 const AUDIT_RATE = 0.1;
 const ANSWER_WINDOW = 600;
@@ -112,6 +112,7 @@ describe("bot: step sampling through state openings", function () {
     const others = [1, 2, 3].map((i) => mkBot(i));
     for (let round = 0; round < 8; round++) {
       await f.conn.networkHelpers.mine(2);
+      await passAppealWindows(f.conn, f.admin.public, f.d.disputeGame!); // the provider does not appeal the unanimous Fault
       for (const b of [bot, ...others]) await b.tick();
       if ((await f.dispute(disputes[0]!.disputeId)).phase === "resolved") break;
     }

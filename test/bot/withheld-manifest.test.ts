@@ -19,7 +19,7 @@ import { MANIFEST_URI_PREFIX, publishManifest } from "../../verifier/src/market/
 import { HttpContentStore } from "../../verifier/src/store/http.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
 import { LayeredStore } from "../../verifier/src/store/layered.ts";
-import { type CheatingJob, botMarketPerFile, postCheatingJob } from "./fixture.ts";
+import { type CheatingJob, botMarketPerFile, passAppealWindows, postCheatingJob } from "./fixture.ts";
 
 /** The commit and reveal windows (seconds); a member's default margin is half the commit window. */
 const WINDOW = 600;
@@ -89,6 +89,7 @@ describe("bot: a withheld manifest does not make honest panel members forfeit", 
     for (let round = 0; round < 5; round++) {
       for (const b of bots) await b.tick();
       await f.conn.networkHelpers.mine(2);
+      await passAppealWindows(f.conn, f.admin.public, f.d.disputeGame!); // the withholder does not appeal
     }
     d = await f.dispute(disputeId);
     expect(d.phase).to.equal("resolved");
