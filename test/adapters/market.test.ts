@@ -11,7 +11,7 @@ import { expect } from "chai";
 import { getJob } from "../../verifier/src/chain/index.ts";
 import { createRun, offlineSalt, parseManifest, train } from "../../verifier/src/ml/index.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
-import { cheatingJob } from "../bot/fixture.ts";
+import { cheatingJob, passAppealWindows } from "../bot/fixture.ts";
 
 const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8"));
 const sotu = JSON.parse(readFileSync(new URL("../../examples/sotu-v2.json", import.meta.url), "utf8"));
@@ -53,6 +53,7 @@ describe("adapters: a LoRA job through the market and the challenger bot", funct
     expect((await disputes()).map((o) => o.step)).to.deep.equal([3]);
     for (let round = 0; round < 6; round++) {
       await conn.networkHelpers.mine(2);
+      await passAppealWindows(conn, admin.public, d.disputeGame!); // the cheater does not appeal the unanimous Fault
       for (const b of bots) await b.tick();
     }
     expect((await getJob(admin.public, { jobMarket: d.jobMarket, jobId })).status).to.equal("Refunded");

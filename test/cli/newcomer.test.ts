@@ -74,7 +74,7 @@ describe("newcomer path: every command's --json parses, every write names its tr
   after(async () => rpc?.close());
 
   it("deploy, register, bond, post, stake, accept, train, audit, claim, fetch, status: JSON throughout, every tx on chain", async () => {
-    const [deployed] = await json(["deploy", "--unbonding-delay", "60", "--exit-delay", "604872", "--min-bond", "1"], 0, { writes: true });
+    const [deployed] = await json(["deploy", "--unbonding-delay", "60", "--exit-delay", "691272", "--min-bond", "1"], 0, { writes: true });
     // the dev token, StakeVault, AuditorRegistry, JobMarket, JobRecords, the wire, two registries, setRegistries,
     // PeerDirectory, the dev verifier, DisputeGame, two wires: 14 transactions, in the order sent, blocks never going back
     const deployTxs = deployed!.txs as { what: string; blockNumber: string }[];

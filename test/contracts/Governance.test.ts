@@ -223,7 +223,7 @@ describe("governance: no admin power over user funds after deployment", function
 
     it("pouw deploy --json says what it did with the admin: none, every role fixed, wiring ended", async () => {
       const dir = mkdtempSync(join(tmpdir(), "pouw-gov-"));
-      const r = await pouw(["deploy", "--rpc", bridge.url, "--state-dir", dir, "--private-key", DEV_KEYS[0], "--unbonding-delay", "60", "--exit-delay", "604872", "--min-bond", "1", "--json"]);
+      const r = await pouw(["deploy", "--rpc", bridge.url, "--state-dir", dir, "--private-key", DEV_KEYS[0], "--unbonding-delay", "60", "--exit-delay", "691272", "--min-bond", "1", "--json"]);
       expect(r.code, r.stderr).to.equal(0);
       const out = JSON.parse(r.stdout);
       expect(out.admin).to.deep.include({ holder: null, wiringEnded: true });

@@ -67,7 +67,7 @@ describe("dapp: a whole job from the page, the provider and auditor from the CLI
     }
     conn = await network.create();
     rpc = await serveProvider(conn.provider);
-    await pouw(["deploy", ...as(0), "--unbonding-delay", "60", "--exit-delay", "604872", "--min-bond", "1"]);
+    await pouw(["deploy", ...as(0), "--unbonding-delay", "60", "--exit-delay", "691272", "--min-bond", "1"]);
     d = await readDeployment(join(dir, "deployment.json"));
     const buyer = providerClients(conn.provider, 31337, { account: devAccount(BUYER), pollingIntervalMs: 50 });
     await mintTestToken(buyer, { token: d.token, to: buyer.account.address, amount: parseEther("10") });

@@ -50,7 +50,7 @@ describe("e2e: market over JSON-RPC, one process per party", function () {
   const common = (rpc: string, key: number) => ["--rpc", rpc, "--state-dir", dir, "--private-key", DEV_KEYS[key]!, "--poll-interval", "200"];
 
   it("deploys, posts, trains, audits, settles and fetches, each party its own process", async () => {
-    expect(await cliOk(["deploy", ...common(node.url, 0), "--unbonding-delay", "60", "--exit-delay", "604872", "--min-bond", "1"])).to.match(/JobMarket\s+0x/).and.to.match(/DataRegistry\s+0x[0-9a-fA-F]{40} \(JobMarket.setRegistries done\)/);
+    expect(await cliOk(["deploy", ...common(node.url, 0), "--unbonding-delay", "60", "--exit-delay", "691272", "--min-bond", "1"])).to.match(/JobMarket\s+0x/).and.to.match(/DataRegistry\s+0x[0-9a-fA-F]{40} \(JobMarket.setRegistries done\)/);
     // the data contributor registers the manifest's corpus (the payout address is the manifest's)
     expect(await cliOk(["corpus", "register", "--manifest", manifest, ...common(node.url, 5)])).to.match(
       new RegExp(`^corpus mnist-digits \\(bafkreiedkmci2krpbghjxi5aiuvbzxteeuq24mknx44c5okfunopejw46m\\) registered as DataRegistry corpus 1, payout ${payout}\\n  registerCorpus tx 0x[0-9a-f]{64} in block \\d+\\n$`),
