@@ -42,6 +42,12 @@ contract MassDisputeHandler is DisputeBase {
     /// the last round's seats (the one capture appeals do not close is a unanimous first panel: docs/disputes.md,
     /// "The bound").
     uint256 public ghost_faultsWithoutUnanimousCapture;
+    /// @dev Faults without a captured first panel where some honest seat's vote was voided (DisputeSettlement
+    /// _voidForfeited: it forfeited after the dispute opened and holds less than one panelForfeit): the handler's warps
+    /// make honest members silent on other panels until they have nothing at stake, so the attacker's part of the
+    /// members WITH something at stake exceeds its part of the snapshot. Counted, not asserted: the bound is stated for
+    /// honest members that keep their bond (docs/disputes.md "The bound").
+    uint256 public ghost_faultsAfterHonestVoided;
     /// @dev Must stay 0: a resolve that reverted although every deadline had passed.
     uint256 public ghost_stuckResolves;
     mapping(uint256 disputeId => bool) internal _appealSeen;
@@ -143,6 +149,21 @@ contract MassDisputeHandler is DisputeBase {
 
     function pool() external view returns (address[] memory) {
         return _pool;
+    }
+
+    /// @notice Whether some honest seat of dispute `id` (any round) had its vote voided: it forfeited after the dispute
+    /// opened and holds less than one panelForfeit of bond.
+    function honestVoided(uint256 id) public view returns (bool) {
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
+        uint256 stake = game.params().panelForfeit;
+        for (uint256 r = 1; r <= d.round; ++r) {
+            address[] memory p = game.roundPanelOf(id, r);
+            for (uint256 i; i < p.length; ++i) {
+                if (isAttacker[p[i]]) continue;
+                if (registry.forfeitedAt(p[i]) > d.challengedAt && registry.auditorOf(p[i]).bond < stake) return true;
+            }
+        }
+        return false;
     }
 
     /// @notice Whether the attacker holds every seat of dispute `id`'s first panel.
@@ -306,7 +327,10 @@ contract MassDisputeHandler is DisputeBase {
             (uint256 a, uint256 n) = (snapAttackers[id], snapPool[id]);
             if (belowStatedBound(a, n)) ++ghost_faultsBelowBound;
             // the attacker cannot hold half of an appeal round: only a first panel it held entirely can decide Fault
-            if (2 * a < _lastRoundSeats(n) + 1 && !unanimousCapture(id)) ++ghost_faultsWithoutUnanimousCapture;
+            if (2 * a < _lastRoundSeats(n) + 1 && !unanimousCapture(id)) {
+                if (honestVoided(id)) ++ghost_faultsAfterHonestVoided;
+                else ++ghost_faultsWithoutUnanimousCapture;
+            }
         } else if (d.outcome == IDisputeGameTypes.Outcome.PanelValid) {
             ++ghost_valid;
         } else {
