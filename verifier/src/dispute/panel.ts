@@ -48,7 +48,7 @@ export async function servePanel(clients: ChainClients, p: ServePanelParameters)
     try {
       await drawPanel(clients, { disputeGame: p.disputeGame, disputeId: p.disputeId });
     } catch (err) {
-      // the seed lapsed again after its one reseed (DisputeGame.MAX_RESEEDS): this dispute never gets a panel
+      // the seed left blockhash range before anyone drew (DisputeGame never reseeds): this round never gets a panel
       if (err instanceof ContractRevertError && err.errorName === "DisputeGameSeedExpired") return { action: "no-panel" };
       throw err;
     }

@@ -112,14 +112,7 @@ export class ThreadedKernels implements Kernels {
       }
       heap.set(b, bOff);
       slot.seq++;
-      const job: TileJob = { seq: slot.seq, M: rows, K, N, layout, aOff, bOff, cOff };
-      if (slot.sent !== slot.data) {
-        job.data = slot.data;
-        slot.sent = slot.data;
-      }
-      slot.port.postMessage(job);
-      Atomics.store(slot.ctrl, SEQ, slot.seq);
-      Atomics.notify(slot.ctrl, SEQ);
+      this.post(slot, { seq: slot.seq, M: rows, K, N, layout, aOff, bOff, cOff });
       started.push({ slot, i0, rows, cOff });
     }
     // tile 0 on this thread, meanwhile
@@ -132,6 +125,17 @@ export class ThreadedKernels implements Kernels {
     }
     this.dispatched++;
     return c;
+  }
+
+  /** Hands `job` to `slot`'s worker (its shared buffer once per buffer) and wakes it. */
+  private post(slot: Slot, job: TileJob): void {
+    if (slot.data && slot.sent !== slot.data) {
+      job.data = slot.data;
+      slot.sent = slot.data;
+    }
+    slot.port.postMessage(job);
+    Atomics.store(slot.ctrl, SEQ, slot.seq);
+    Atomics.notify(slot.ctrl, SEQ);
   }
 
   /**
@@ -159,14 +163,7 @@ export class ThreadedKernels implements Kernels {
       heap.set(rowsOfA(a, M, K, layout, count, i0, i1), aOff);
       heap.set(b, bOff);
       slot.seq++;
-      const job: TileJob = { seq: slot.seq, op: "v3", count, M: rows, K, N, layout, aOff, bOff, cOff };
-      if (slot.sent !== slot.data) {
-        job.data = slot.data;
-        slot.sent = slot.data;
-      }
-      slot.port.postMessage(job);
-      Atomics.store(slot.ctrl, SEQ, slot.seq);
-      Atomics.notify(slot.ctrl, SEQ);
+      this.post(slot, { seq: slot.seq, op: "v3", count, M: rows, K, N, layout, aOff, bOff, cOff });
       started.push({ slot, i0, rows, cOff });
     }
     const r0 = bounds[1]!;
