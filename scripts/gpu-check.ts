@@ -161,11 +161,13 @@ function orderVector(): { a: Float32Array; b: Float32Array; M: number; K: number
   return { a, b, M, K, N };
 }
 
-async function childV3(g: number, quick: boolean): Promise<void> {
+/** A child's device, its adapter reported on stdout; no adapter is reported and ends the child (exit 0). */
+async function openOrExit<T extends { info: unknown }>(open: () => Promise<T>): Promise<T> {
   useSwiftShaderWhenNoIcd();
-  let gpu: GpuV3;
   try {
-    gpu = await GpuV3.create();
+    const gpu = await open();
+    console.log(JSON.stringify({ adapter: gpu.info }));
+    return gpu;
   } catch (err) {
     if (err instanceof WebGpuUnavailableError) {
       console.log(JSON.stringify({ noAdapter: err.message }));
@@ -173,7 +175,10 @@ async function childV3(g: number, quick: boolean): Promise<void> {
     }
     throw err;
   }
-  console.log(JSON.stringify({ adapter: gpu.info }));
+}
+
+async function childV3(g: number, quick: boolean): Promise<void> {
+  const gpu = await openOrExit(() => GpuV3.create());
   const emit = (name: string, shape: string, layout: string, kind: string, want: Float32Array, got: Uint32Array, gpuMs: number, refMs: number) => {
     const nonCanonical = got.findIndex((v) => (v & 0x7fffffff) > 0x7f800000 && v !== 0x7fc00000);
     const diff = nonCanonical >= 0 ? nonCanonical : firstBitDifference(want, new Float32Array(got.buffer, got.byteOffset, got.length));
@@ -223,18 +228,7 @@ async function childV3(g: number, quick: boolean): Promise<void> {
 }
 
 async function child(g: number): Promise<void> {
-  useSwiftShaderWhenNoIcd();
-  let gpu: GpuMatmul;
-  try {
-    gpu = await GpuMatmul.create();
-  } catch (err) {
-    if (err instanceof WebGpuUnavailableError) {
-      console.log(JSON.stringify({ noAdapter: err.message }));
-      process.exit(0);
-    }
-    throw err;
-  }
-  console.log(JSON.stringify({ adapter: gpu.info }));
+  const gpu = await openOrExit(() => GpuMatmul.create());
   const wasm = new WasmKernels();
   for (const p of groups()[g]!) {
     const rand = rng(p.seed);
