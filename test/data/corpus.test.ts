@@ -22,7 +22,7 @@ import {
   parseManifest,
   UnknownCorpusError,
 } from "../../verifier/src/ml/index.ts";
-import { parseYears } from "../../verifier/src/cli/commands/corpus.ts";
+import { parseYears } from "../../verifier/src/cli/commands/corpus-run.ts";
 import { loadMnist } from "../../verifier/src/ml/data/mnist.ts";
 import { InputError } from "../../verifier/src/errors/index.ts";
 

@@ -4,6 +4,8 @@
  */
 export const JOB_STATUS = ["None", "Open", "Active", "Committed", "Finalized", "Cancelled", "Refunded", "TimedOut"] as const;
 export type JobStatusName = (typeof JOB_STATUS)[number];
+/** The statuses a listed job can have (every one but None). */
+export const LISTED_JOB_STATUS = JOB_STATUS.filter((s) => s !== "None");
 
 export const DISPUTE_STATUS = ["None", "Open", "Resolved"] as const;
 export const DISPUTE_OUTCOME = ["None", "Conceded", "Proven", "PanelFault", "PanelValid", "NoDecision", "Superseded"] as const;

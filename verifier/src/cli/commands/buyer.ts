@@ -7,16 +7,9 @@
  * market/create-job.ts (the plan in market/plan-job.ts is the dApp's too) and prints the result (text or --json).
  */
 import type { Command } from "commander";
-import { InputError } from "../../errors/index.ts";
 import { DEFAULT_DATA_SHARE_BPS } from "../../market/data-share.ts";
 import { withConfig, withReadConfig } from "../options.ts";
 import { lazyAction } from "../lazy-action.ts";
-
-export const bps = (flag: string, v: string | undefined): number | undefined => {
-  if (v === undefined) return undefined;
-  if (!/^[0-9]{1,5}$/.test(v) || Number(v) > 10_000) throw new InputError(`${flag} must be basis points 0..10000, got ${JSON.stringify(v)}`);
-  return Number(v);
-};
 
 export function registerBuyer(program: Command): void {
   const buyer = program.command("buyer").description("post and follow training jobs");

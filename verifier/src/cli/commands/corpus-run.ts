@@ -7,7 +7,16 @@ import { getRegistries } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { DATASETS, DEFAULT_SOTU_YEARS, parseDatasetName, type CorpusSpec } from "../../ml/data/corpus.ts";
 import { fmt, marketContext, parseAddress, txJson, txLines } from "../context.ts";
-import { parseYears } from "./corpus.ts";
+
+/** `--years`: YEAR or FIRST-LAST. */
+export function parseYears(text: string): [number, number] {
+  const m = /^(\d{4})(?:[-:](\d{4}))?$/.exec(text);
+  if (!m) throw new InputError(`--years must be YEAR or FIRST-LAST (e.g. 1990-2021), got ${JSON.stringify(text)}`);
+  const first = Number(m[1]);
+  const last = Number(m[2] ?? m[1]);
+  if (first > last) throw new InputError(`--years ${text}: first year is after last year`);
+  return [first, last];
+}
 
 /** Throws InputError unless the configured content store holds each corpus's bytes under its contentId (CID-checked). */
 async function checkStoredCorpora(corpora: readonly { name: string; contentId: string }[], flags: Record<string, unknown>): Promise<void> {

@@ -13,17 +13,6 @@
 import type { Command } from "commander";
 import { withConfig } from "../options.ts";
 import { lazyAction } from "../lazy-action.ts";
-import { InputError } from "../../errors/index.ts";
-
-/** `--years`: YEAR or FIRST-LAST. */
-export function parseYears(text: string): [number, number] {
-  const m = /^(\d{4})(?:[-:](\d{4}))?$/.exec(text);
-  if (!m) throw new InputError(`--years must be YEAR or FIRST-LAST (e.g. 1990-2021), got ${JSON.stringify(text)}`);
-  const first = Number(m[1]);
-  const last = Number(m[2] ?? m[1]);
-  if (first > last) throw new InputError(`--years ${text}: first year is after last year`);
-  return [first, last];
-}
 
 // NOTE: the data set names and the default years are written out in the help (ml/data/corpus.ts DATASETS and
 // DEFAULT_SOTU_YEARS load the content store and viem); test/cli/startup.test.ts checks they match

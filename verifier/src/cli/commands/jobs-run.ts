@@ -7,7 +7,7 @@ import { chainDate, getJobs, type JobStatusName } from "../../chain/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { fmt, parseAddress, readContext, type ReadFlags } from "../context.ts";
 import { panelPoolCheck, panelPoolJson } from "../../market/panel-pool.ts";
-import { LISTED } from "./jobs.ts";
+import { LISTED_JOB_STATUS as LISTED } from "../../chain/enums.ts";
 
 type Opts = ReadFlags & { status?: string; buyer?: string; provider?: string; limit: string; json?: boolean };
 

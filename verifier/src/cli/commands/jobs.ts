@@ -5,11 +5,9 @@
  * (market/panel-pool.ts).
  */
 import type { Command } from "commander";
-import { JOB_STATUS } from "../../chain/enums.ts";
+import { LISTED_JOB_STATUS as LISTED } from "../../chain/enums.ts";
 import { withConfig } from "../options.ts";
 import { lazyAction } from "../lazy-action.ts";
-
-export const LISTED = JOB_STATUS.filter((s) => s !== "None");
 
 export function registerJobs(program: Command): void {
   withConfig(
