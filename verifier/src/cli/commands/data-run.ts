@@ -10,43 +10,32 @@ type Opts = { format?: string; task?: string; label?: string; columns?: string; 
 /** `add`'s handler (the definitions and flags are in data.ts). */
 export const add = async (path: string, opts: Opts) => {
   if (opts.format !== "csv" && opts.format !== "jsonl" && opts.format !== "text") throw new InputError(`--format must be csv, jsonl or text, got ${JSON.stringify(opts.format)}`);
-  if (opts.format === "text") {
-    const config = configFrom(opts);
-    const [{ addTextDataset }, { LocalDirStore }] = await Promise.all([import("../../data/index.ts"), import("../../store/index.ts")]);
-    const added = await addTextDataset(path, { split: opts.split, ...(opts.name !== undefined ? { name: opts.name } : {}) }, new LocalDirStore(config.storeDir));
-    if (opts.json) {
-      process.stdout.write(JSON.stringify({ cid: added.cid, bytes: added.bytes, store: config.storeDir, schema: added.schema, fragment: added.fragment }, null, 2) + "\n");
-      return;
-    }
-    const s = added.schema;
-    process.stdout.write(
-      [
-        `${added.cid}`,
-        `${s.tokens} tokens (${s.tokens - s.split.testTokens} train, ${s.split.testTokens} held out) from ${s.files.length} file${s.files.length === 1 ? "" : "s"}, a byte vocabulary of ${s.vocabulary.length}; ${added.bytes} canonical bytes in ${config.storeDir}`,
-        "manifest fragment (add licence and payoutAddress to the corpus, then optimizer, training, numerics, policy):",
-        JSON.stringify(added.fragment, null, 2),
-      ].join("\n") + "\n",
-    );
-    return;
-  }
-  if (opts.task !== "classification" && opts.task !== "regression") throw new InputError(`--task must be classification or regression, got ${JSON.stringify(opts.task)}`);
+  const format = opts.format;
+  if (format !== "text" && opts.task !== "classification" && opts.task !== "regression") throw new InputError(`--task must be classification or regression, got ${JSON.stringify(opts.task)}`);
   const config = configFrom(opts);
-  const [{ addDataset }, { LocalDirStore }] = await Promise.all([import("../../data/index.ts"), import("../../store/index.ts")]);
-  const columns = opts.columns === undefined ? undefined : opts.columns.split(",");
-  const added = await addDataset(
-    path,
-    { format: opts.format, task: opts.task, label: opts.label, split: opts.split, name: opts.name ?? "my-data", ...(columns ? { columns } : {}) },
-    new LocalDirStore(config.storeDir),
-  );
+  const [{ addDataset, addTextDataset }, { LocalDirStore }] = await Promise.all([import("../../data/index.ts"), import("../../store/index.ts")]);
+  const store = new LocalDirStore(config.storeDir);
+  const added =
+    format === "text"
+      ? await addTextDataset(path, { split: opts.split, ...(opts.name !== undefined ? { name: opts.name } : {}) }, store)
+      : await addDataset(
+          path,
+          { format, task: opts.task as "classification" | "regression", label: opts.label, split: opts.split, name: opts.name ?? "my-data", ...(opts.columns === undefined ? {} : { columns: opts.columns.split(",") }) },
+          store,
+        );
   if (opts.json) {
     process.stdout.write(JSON.stringify({ cid: added.cid, bytes: added.bytes, store: config.storeDir, schema: added.schema, fragment: added.fragment }, null, 2) + "\n");
     return;
   }
   const s = added.schema;
+  const summary =
+    "tokens" in s
+      ? `${s.tokens} tokens (${s.tokens - s.split.testTokens} train, ${s.split.testTokens} held out) from ${s.files.length} file${s.files.length === 1 ? "" : "s"}, a byte vocabulary of ${s.vocabulary.length}`
+      : `${s.rows} rows (${s.rows - s.split.testRows} train, ${s.split.testRows} held out), ${s.columns.length} features, label ${JSON.stringify(s.label.name)} ${s.label.type === "class" ? `with ${s.label.classes.length} classes` : "a float32 value (regression)"}`;
   process.stdout.write(
     [
-      `${added.cid}`,
-      `${s.rows} rows (${s.rows - s.split.testRows} train, ${s.split.testRows} held out), ${s.columns.length} features, label ${JSON.stringify(s.label.name)} ${s.label.type === "class" ? `with ${s.label.classes.length} classes` : "a float32 value (regression)"}; ${added.bytes} canonical bytes in ${config.storeDir}`,
+      added.cid,
+      `${summary}; ${added.bytes} canonical bytes in ${config.storeDir}`,
       "manifest fragment (add licence and payoutAddress to the corpus, then optimizer, training, numerics, policy):",
       JSON.stringify(added.fragment, null, 2),
     ].join("\n") + "\n",
