@@ -220,6 +220,13 @@ describe("distillation: a student trained on a teacher checkpoint's outputs", fu
     expect(bad({ init: { checkpointCid: teacherCid, optimizerState: "fresh" }, adapter: { kind: "lora", rank: 2, targets: ["wq"], alpha: 4, seed: 5 } })).to.throw(ManifestError, /cannot be combined with an adapter block/);
   });
 
+  it("pouw quote prices a distillation job on the recompute column", async () => {
+    const q = await runPouw(["quote", "--manifest", manifestPath, "--checks", "recompute", "--json"]);
+    expect(q.code, q.stderr).to.equal(0);
+    const quote = JSON.parse(q.stdout) as Record<string, unknown>;
+    expect(JSON.stringify(quote)).to.match(/recompute/);
+  });
+
   it("skip-teacher is refused for a job without a distill block", async () => {
     await writeFile(join(dir, "plain-job.json"), JSON.stringify({ ...studentManifest(teacherCid), distill: undefined }));
     const r = await runPouw(["train", "--manifest", join(dir, "plain-job.json"), "--out", join(dir, "plain-skip"), "--strategy", "skip-teacher"]);
