@@ -59,16 +59,7 @@ import { finalizeAndAnchor } from "../verifier/src/provider/finalize-anchor.ts";
 import { runProviderJob } from "../verifier/src/provider/run-job.ts";
 import { cidOf, LocalDirStore } from "../verifier/src/store/index.ts";
 
-const argv = process.argv.slice(2);
-const value = (name: string, fallback: string) => {
-  const i = argv.indexOf(name);
-  return i >= 0 && argv[i + 1] ? argv[i + 1]! : fallback;
-};
-const outDir = resolve(value("--out", "workloads-out"));
-const keep = argv.includes("--keep");
-const say = (line: string) => process.stdout.write(line + "\n");
 const tokens = (wei: bigint) => formatUnits(wei, 18);
-setLogLevel("error");
 
 /** The one alphabet both texts are written in (see the NOTE above). */
 const ALPHABET = "\n ,.abcdefghijklmnopqrstuvwxyz";
@@ -114,7 +105,13 @@ function manifestFor(corpus: { name: string; cid: string; tokens: number }, over
   });
 }
 
-async function main(): Promise<number> {
+export type WorkloadsOptions = { outDir: string; keep?: boolean; say?: (line: string) => void };
+export type WorkloadsResult = { code: 0 | 1; failures: string[]; wallSeconds: number };
+
+/** The whole run (above); `code` 0 when every check held. Throws only on an error before the outcome could be read. */
+export async function runWorkloads(options: WorkloadsOptions): Promise<WorkloadsResult> {
+  const { outDir } = options;
+  const say = options.say ?? ((line: string) => process.stdout.write(line + "\n"));
   const started = performance.now();
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
@@ -250,6 +247,10 @@ async function main(): Promise<number> {
   say("\nworkloads: outcome on chain");
   const cheat = await getJobOutcome(admin.public, { deployment: d, jobId: cheatJob! });
   const stake = cheat.job.policy.requiredStake;
+  const challenged = await getJobDisputes(admin.public, { disputeGame: d.disputeGame, jobId: cheatJob!, fromBlock: BigInt(d.startBlock) });
+  const outcomes = await Promise.all(challenged.map(async (o) => (await getDispute(admin.public, { disputeGame: d.disputeGame, disputeId: o.disputeId })).outcome));
+  check(challenged.length > 0 && challenged[0]!.step === 1, `job ${cheatJob}: challenged at steps [${challenged.map((o) => o.step).join(", ")}], not at step 1 (skip-teacher's first step)`);
+  say(`  job ${cheatJob}: challenged at step ${challenged.map((o) => o.step).join(", ")} (dispute ${challenged.map((o) => o.disputeId).join(", ")}: ${outcomes.join(", ")})`);
   check(cheat.job.status === "Refunded", `job ${cheatJob} is ${cheat.job.status}, not Refunded`);
   check(cheat.slashed === stake && stake > 0n && cheat.lock === 0n, `job ${cheatJob}: slashed ${tokens(cheat.slashed)} of a lock of ${tokens(stake)}, ${tokens(cheat.lock)} still locked`);
   say(`  job ${cheatJob}: ${cheat.job.status}; P4 (skip-teacher) slashed ${tokens(cheat.slashed)} of its lock of ${tokens(stake)}; buyer refund ${tokens(cheat.fault?.refund ?? 0n)}`);
@@ -271,20 +272,25 @@ async function main(): Promise<number> {
   link(student.record.manifest.corpora[0]!.contentId === mine.cid, `job ${studentJob} (student) was distilled on the buyer's data set ${mine.cid}`);
   say(`  student weights ${student.record.weights.cid} (${student.bytes.length} bytes) in ${join(outDir, "result", `job-${studentJob}`)}`);
 
-  const wall = ((performance.now() - started) / 1000).toFixed(0);
+  const wallSeconds = (performance.now() - started) / 1000;
   if (failures.length > 0) {
-    process.stderr.write(`workloads: FAILED after ${wall} s:\n${failures.map((f) => `  - ${f}`).join("\n")}\n`);
-    return 1;
+    say(`workloads: FAILED after ${wallSeconds.toFixed(0)} s:\n${failures.map((f) => `  - ${f}`).join("\n")}`);
+    return { code: 1, failures, wallSeconds };
   }
-  say(`workloads: ok: the cheater slashed, three providers paid, the provenance chain verified; wall time ${wall} s`);
-  if (!keep) rmSync(outDir, { recursive: true, force: true });
-  return 0;
+  say(`workloads: ok: the cheater slashed, three providers paid, the provenance chain verified; wall time ${wallSeconds.toFixed(0)} s`);
+  if (!options.keep) rmSync(outDir, { recursive: true, force: true });
+  return { code: 0, failures, wallSeconds };
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    process.stderr.write(`workloads: FAILED: ${(err as Error).stack ?? err}\n`);
-    process.exit(1);
-  },
-);
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const argv = process.argv.slice(2);
+  const at = argv.indexOf("--out");
+  setLogLevel("error");
+  runWorkloads({ outDir: resolve(at >= 0 && argv[at + 1] ? argv[at + 1]! : "workloads-out"), keep: argv.includes("--keep") }).then(
+    (r) => process.exit(r.code),
+    (err) => {
+      process.stderr.write(`workloads: FAILED: ${(err as Error).stack ?? err}\n`);
+      process.exit(1);
+    },
+  );
+}
