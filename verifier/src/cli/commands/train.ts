@@ -27,7 +27,7 @@ export function registerTrain(program: Command): void {
     .requiredOption("--out <dir>", "output directory (trace.json, store/, final.safetensors)")
     .option(
       "--strategy <s>",
-      "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | copy:<dir> | full-copy:<dir> | plant:<step> | near-zero | state-poison[:<step>] | nan-plant[:<step>] | steer:<dir> | skip-powers[:<f>] | plant-spread:<n> | plant-bounded",
+      "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | copy:<dir> | full-copy:<dir> | plant:<step> | near-zero | state-poison[:<step>] | nan-plant[:<step>] | steer:<dir> | skip-powers[:<f>] | plant-spread:<n> | plant-bounded | skip-teacher[:<step>]",
       "honest",
     )
     .option("--job-id <n>", "on-chain job id bound into every state hash", "0");
