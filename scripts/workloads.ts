@@ -270,7 +270,7 @@ export async function runWorkloads(options: WorkloadsOptions): Promise<Workloads
   link("checkpointCid" in adapterInit && adapterInit.checkpointCid === base.record.weights.cid, `job ${adapterJob}'s base is job ${baseJob}'s weights ${base.record.weights.cid}`);
   link(student.record.manifest.distill?.teacher.cid === teacherCid && cidOf(mergeCheckpoint(adapter.record.manifest, base.bytes, adapter.bytes).bytes) === teacherCid, `job ${studentJob}'s teacher ${teacherCid} is job ${adapterJob}'s adapter merged into job ${baseJob}'s base (recomputed)`);
   link(student.record.manifest.corpora[0]!.contentId === mine.cid, `job ${studentJob} (student) was distilled on the buyer's data set ${mine.cid}`);
-  say(`  student weights ${student.record.weights.cid} (${student.bytes.length} bytes) in ${join(outDir, "result", `job-${studentJob}`)}`);
+  say(`  student weights ${student.record.weights.cid} (${student.bytes.length} bytes)${options.keep ? ` in ${join(outDir, "result", `job-${studentJob}`)}` : " (--keep keeps the files)"}`);
 
   const wallSeconds = (performance.now() - started) / 1000;
   if (failures.length > 0) {
