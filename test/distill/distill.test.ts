@@ -19,6 +19,8 @@ import { optimizerStateSpecs, transformerParamSpecs } from "../../verifier/src/m
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
 import { checkJobTrainable, UntrainableJobError } from "../../verifier/src/provider/check-base.ts";
 import { weightsStateHash } from "../../verifier/src/provenance/weights.ts";
+import { firstAffectedStep, formatStrategy, parseStrategy } from "../../verifier/src/ml/strategies.ts";
+import { affectedSegments, cheatedSteps } from "../../verifier/src/checks/cheated-steps.ts";
 
 const TEACHER = { arch: "char-transformer", layers: 1, dModel: 16, heads: 2, context: 16 };
 const STUDENT = { arch: "char-transformer", layers: 1, dModel: 8, heads: 2, context: 16, ffHidden: 16 };
@@ -225,6 +227,17 @@ describe("distillation: a student trained on a teacher checkpoint's outputs", fu
     expect(q.code, q.stderr).to.equal(0);
     const quote = JSON.parse(q.stdout) as Record<string, unknown>;
     expect(JSON.stringify(quote)).to.match(/recompute/);
+  });
+
+  it("skip-teacher[:<step>]: parsed, printed, and its cheated steps are every step from s on", () => {
+    const s = parseStrategy("skip-teacher:6");
+    expect(s).to.deep.equal({ kind: "skip-teacher", step: 6 });
+    expect(formatStrategy(s)).to.equal("skip-teacher:6");
+    expect(formatStrategy(parseStrategy("skip-teacher"))).to.equal("skip-teacher");
+    expect(cheatedSteps(s, 8)).to.deep.equal([6, 7, 8]);
+    expect(firstAffectedStep(s, 8)).to.equal(6);
+    expect(affectedSegments(s, 8, 4)).to.deep.equal([1]);
+    expect(() => parseStrategy("skip-teacher:0")).to.throw(/skip-teacher\[:<step>\] needs a step >= 1/);
   });
 
   it("skip-teacher is refused for a job without a distill block", async () => {
