@@ -14,7 +14,8 @@ import { runPouw } from "../helpers/cli.ts";
 import { exampleJson, tempDir } from "../ml/helpers.ts";
 import { createRun, decodeCheckpoint, encodeCheckpoint, offlineSalt, parseManifest, ManifestError, Rng, Run, train, type Manifest } from "../../verifier/src/ml/index.ts";
 import { DistilledTransformer, distillHead, DistillTeacherError, decodeTeacher } from "../../verifier/src/ml/distill/index.ts";
-import { jsTransformerKernels } from "../../verifier/src/ml/kernels/transformer.ts";
+import { jsTransformerKernels, kernelOracle, transformerPass } from "../../verifier/src/ml/kernels/transformer.ts";
+import { CharTransformer } from "../../verifier/src/ml/models/transformer.ts";
 import { optimizerStateSpecs, transformerParamSpecs } from "../../verifier/src/ml/state-layout.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
 import { checkJobTrainable, UntrainableJobError } from "../../verifier/src/provider/check-base.ts";
@@ -227,6 +228,19 @@ describe("distillation: a student trained on a teacher checkpoint's outputs", fu
     expect(q.code, q.stderr).to.equal(0);
     const quote = JSON.parse(q.stdout) as Record<string, unknown>;
     expect(JSON.stringify(quote)).to.match(/recompute/);
+  });
+
+  it("a teacher with a longer context reads the student's windows: its logits are those of its first positions' embeddings", () => {
+    const long = { layers: 1, dModel: 16, heads: 2, context: 32, ffHidden: 32 };
+    const params = new CharTransformer(long).init(4);
+    const model = new DistilledTransformer({ layers: 1, dModel: 8, heads: 2, context: 16, ffHidden: 16 }, jsTransformerKernels, { shape: long, params }, { temperature: 2, alpha: 0.5 });
+    const tokens = Uint8Array.from({ length: 2 * 17 }, (_, i) => (i * 37 + 5) % 96);
+    // the expectation: the same teacher cut to context 16 (posEmb's first 16 rows), run as a plain char-transformer
+    const cut = params.map((p, i) => (i === 1 ? p.slice(0, 16 * 16) : p));
+    const expected = transformerPass(jsTransformerKernels, kernelOracle(jsTransformerKernels), cut, tokens, { B: 2, T: 16, d: 16, H: 2, F: 32, V: 96, L: 1 }).logits;
+    const got = model.teacherLogits({ kind: "tokens", size: 2, tokens });
+    expect(Buffer.from(got.buffer).equals(Buffer.from(expected.buffer))).to.equal(true);
+    expect(Number.isFinite(model.lossAndGrads(model.init(1), { kind: "tokens", size: 2, tokens }).loss)).to.equal(true);
   });
 
   it("skip-teacher[:<step>]: parsed, printed, and its cheated steps are every step from s on", () => {
