@@ -258,6 +258,6 @@ describe("distillation: a student trained on a teacher checkpoint's outputs", fu
     await writeFile(join(dir, "plain-job.json"), JSON.stringify({ ...studentManifest(teacherCid), distill: undefined }));
     const r = await runPouw(["train", "--manifest", join(dir, "plain-job.json"), "--out", join(dir, "plain-skip"), "--strategy", "skip-teacher"]);
     expect(r.code).to.equal(2);
-    expect(r.stderr).to.match(/skip-teacher leaves out a distillation job's teacher term; char-transformer job 0x[0-9a-f]{64} has no distill block/);
+    expect(r.stderr).to.match(/skip-teacher leaves out a distillation job's teacher term; manifest 0x[0-9a-f]{64} \(char-transformer\) has no distill block/);
   });
 });

@@ -51,7 +51,7 @@ export function createStepper(run: Run, strategy: Strategy, resumeAt = 1): Stepp
   }
   // skip-teacher: the student's own pass on the hard labels, the step of the job without its distill block
   const student = run.model instanceof DistilledTransformer ? run.model.student : undefined;
-  if (strategy.kind === "skip-teacher" && !student) throw new StrategyError(`skip-teacher leaves out a distillation job's teacher term; ${run.model.arch} job ${run.manifestHash} has no distill block`);
+  if (strategy.kind === "skip-teacher" && !student) throw new StrategyError(`skip-teacher leaves out a distillation job's teacher term; manifest ${run.manifestHash} (${run.model.arch}) has no distill block`);
   if (strategy.kind === "state-poison" && run.optimizer.name !== "adam") throw new StrategyError(`state-poison needs Adam moments to poison; the manifest's optimizer is ${run.optimizer.name}`);
   // the Adam configuration skip-powers and plant-bounded read (both refuse any other optimizer)
   const adam = run.manifest.optimizer.name === "adam" ? run.manifest.optimizer : undefined;
