@@ -1,7 +1,8 @@
 /**
- * `npm run workloads [-- --out DIR] [-- --keep]`: the workloads buyers pay for, end to end through the market on the
- * in-process Hardhat network (EDR via `network.create()`, as `npm run demo`; the market, bots, disputes and provenance
- * are the library calls the CLI commands make):
+ * `npm run workloads [-- --rpc URL] [-- --out DIR] [-- --keep]`: the workloads buyers pay for, end to end through the
+ * market on the in-process Hardhat network (EDR via `network.create()`, as `npm run demo`), or with `--rpc URL` on a
+ * running local dev node (`npx hardhat node`, chain 31337; the script deploys its own market there and moves its clock);
+ * the market, bots, disputes and provenance are the library calls the CLI commands make:
  *
  *   1. the buyer publishes its own text (`pouw data add --format text`: canonical bytes by CID in the content store);
  *      the SOTU addresses of 2001 and 2002 are published the same way;
@@ -105,7 +106,8 @@ function manifestFor(corpus: { name: string; cid: string; tokens: number }, over
   });
 }
 
-export type WorkloadsOptions = { outDir: string; keep?: boolean; say?: (line: string) => void };
+/** `rpc`: a running local dev node (`npx hardhat node`, chain 31337) instead of the in-process network. */
+export type WorkloadsOptions = { outDir: string; keep?: boolean; rpc?: string; say?: (line: string) => void };
 export type WorkloadsResult = { code: 0 | 1; failures: string[]; wallSeconds: number };
 
 /** The whole run (above); `code` 0 when every check held. Throws only on an error before the outcome could be read. */
@@ -135,7 +137,10 @@ export async function runWorkloads(options: WorkloadsOptions): Promise<Workloads
   }
 
   // the market
-  const conn = await network.create();
+  // the in-process network, or the node at --rpc (hardhat.config.ts's localhost network at that URL): the same
+  // provider and helpers (time travel, mining) either way
+  const conn = options.rpc ? await network.create({ network: "localhost", override: { url: options.rpc } }) : await network.create();
+  say(`chain: ${options.rpc ?? "the in-process Hardhat network (EDR)"}`);
   const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
   const [admin, buyer] = [mk(0), mk(1)];
   const providers = [2, 3, 4, 5].map((i, k) => ({ name: `P${k + 1}`, clients: mk(i) }));
@@ -286,7 +291,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const argv = process.argv.slice(2);
   const at = argv.indexOf("--out");
   setLogLevel("error");
-  runWorkloads({ outDir: resolve(at >= 0 && argv[at + 1] ? argv[at + 1]! : "workloads-out"), keep: argv.includes("--keep") }).then(
+  const rpcAt = argv.indexOf("--rpc");
+  const rpc = rpcAt >= 0 ? argv[rpcAt + 1] : undefined;
+  runWorkloads({ outDir: resolve(at >= 0 && argv[at + 1] ? argv[at + 1]! : "workloads-out"), keep: argv.includes("--keep"), ...(rpc ? { rpc } : {}) }).then(
     (r) => process.exit(r.code),
     (err) => {
       process.stderr.write(`workloads: FAILED: ${(err as Error).stack ?? err}\n`);
