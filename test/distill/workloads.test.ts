@@ -2,7 +2,7 @@
  * `npm run workloads` (scripts/workloads.ts) as a test, at the script's own sizes (tiny models, 8 steps per job): the
  * buyer's text by CID, a base GPT on SOTU, a LoRA adapter on it, a student distilled from the merged model; the
  * skip-teacher taker of the student job is challenged at step 1 and slashed, the three others are paid, and every
- * provenance link (data CID -> base -> adapter -> student) holds. About 25 s of the script here.
+ * provenance link (data CID -> base -> adapter -> student) holds. 31 to 65 s here, depending on the load.
  */
 import { expect } from "chai";
 import { join } from "node:path";
