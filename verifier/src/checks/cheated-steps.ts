@@ -24,6 +24,9 @@ export function cheatedSteps(s: Strategy, steps: number, stepsPerSegment?: numbe
     case "stale":
       // a fresh gradient at t = 1, 1+k, ... is an honest step; the k-1 steps after it reuse it
       return all.filter((t) => (t - 1) % s.k !== 0);
+    case "skip-teacher":
+      // every step from s on leaves the teacher term out
+      return all.filter((t) => t >= s.step);
     case "plant":
     case "state-poison":
     case "nan-plant":

@@ -158,6 +158,28 @@ export const AdapterConfig = z.strictObject({
 export type AdapterConfig = z.infer<typeof AdapterConfig>;
 
 /**
+ * Knowledge distillation (distill/: loss.ts, model.ts): the student (the manifest's char-transformer) is trained on
+ * the outputs of a frozen teacher, a char-transformer checkpoint named by CID and declared architecture, whose forward
+ * pass on each step's batch is part of the step (so an auditor recomputes it bit for bit). The loss per position is
+ * alpha * CE(labels, softmax(z)) + (1 - alpha) * T^2 * CE(softmax(u / T), softmax(z / T)) (z student, u teacher
+ * logits, T `temperature`), averaged over the batch. The state and the deliverable are the student's; the teacher
+ * CID is bound by the manifest hash and so named in the provenance record (docs/data.md "Job kinds: distillation").
+ * Needs numerics bitwise-v2 (teacher and student run the same pouw kernels).
+ */
+export const DistillConfig = z.strictObject({
+  teacher: z.strictObject({
+    /** A pouw-checkpoint-1 file of a char-transformer of `arch` (a finalized job's weights, `pouw adapter merge` output). */
+    cid: cidString,
+    arch: TransformerConfig,
+  }),
+  /** Softmax temperature of the soft term, read as float32. */
+  temperature: z.number().min(0.25).max(64),
+  /** Weight of the hard-label term, read as float32; 1 - alpha weighs the teacher term (so alpha < 1). */
+  alpha: z.number().min(0).lt(1, "must be below 1: alpha 1 leaves no teacher term (that is a plain training job)"),
+});
+export type DistillConfig = z.infer<typeof DistillConfig>;
+
+/**
  * The manifest version this engine trains. 2: the data order is salted by the job (salt.ts); a version-1
  * manifest meant the unsalted order of the engine before, so the same file would train another trajectory
  * here than there, and an old provider and a new auditor would disagree from step 1. Refused, not reinterpreted.
@@ -190,6 +212,8 @@ export const Manifest = z
     optimizer: Optimizer,
     /** A LoRA adapter on the base init.checkpointCid names (AdapterConfig); absent: every weight is trained. */
     adapter: AdapterConfig.optional(),
+    /** A frozen teacher the student is distilled from (DistillConfig); absent: the loss is the labels' alone. */
+    distill: DistillConfig.optional(),
     training: z.strictObject({
       batchSize: positiveInt.max(4096),
       steps: positiveInt,
@@ -247,6 +271,18 @@ export const Manifest = z
         const smallest = Math.min(...m.adapter.targets.map((t) => (t === "w1" || t === "w2" ? Math.min(model.dModel, F) : model.dModel)));
         if (m.adapter.rank > smallest) ctx.addIssue({ code: "custom", path: ["adapter", "rank"], message: `${m.adapter.rank} exceeds the smallest dimension (${smallest}) of a target matrix: not low-rank` });
       }
+    }
+    if (m.distill !== undefined) {
+      const t = m.distill.teacher.arch;
+      if (m.model.arch !== "char-transformer") ctx.addIssue({ code: "custom", path: ["distill"], message: `distillation is defined for char-transformer students only, not ${m.model.arch}` });
+      else {
+        const vocab = m.model.vocab ?? 96;
+        if ((t.vocab ?? 96) !== vocab) ctx.addIssue({ code: "custom", path: ["distill", "teacher", "arch", "vocab"], message: `the teacher's vocabulary (${t.vocab ?? 96}) must be the student's (${vocab}): the soft targets are over the same tokens` });
+        if (t.context < m.model.context) ctx.addIssue({ code: "custom", path: ["distill", "teacher", "arch", "context"], message: `${t.context} is shorter than the student's context (${m.model.context}): the teacher reads the same windows` });
+      }
+      if (t.dModel % t.heads !== 0) ctx.addIssue({ code: "custom", path: ["distill", "teacher", "arch", "heads"], message: `must divide the teacher's dModel (${t.dModel})` });
+      if (m.numerics !== "bitwise-v2") ctx.addIssue({ code: "custom", path: ["numerics"], message: `must be bitwise-v2 for a distillation job (the teacher's pass and the soft loss run on the pouw kernels), got ${m.numerics}` });
+      if (m.adapter !== undefined) ctx.addIssue({ code: "custom", path: ["distill"], message: "cannot be combined with an adapter block: a distillation job trains the whole student" });
     }
     if (m.model.arch === "tabular-mlp") {
       for (const key of ["testPerDigit", "years", "holdoutFraction"] as const) {

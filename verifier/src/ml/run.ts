@@ -22,6 +22,7 @@ import { fastestTransformerKernelsV3 } from "./kernels/transformer-v3.ts";
 import { fastestKernels, fastestTransformerKernels, MAX_THREADS, ThreadedKernels, type Kernels, type TransformerKernels } from "./kernels/index.ts";
 import { checkpointSizeBound, decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
 import { decodeBase, LoraTransformer } from "./adapters/index.ts";
+import { decodeTeacher, DistilledTransformer, teacherShape } from "./distill/index.ts";
 import { optimizerStateSpecs, transformerParamSpecs } from "./state-layout.ts";
 import { loadMnist, MNIST_PIXELS } from "./data/mnist.ts";
 import { loadSotu } from "./data/sotu.ts";
@@ -382,6 +383,14 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
       const baseSpecs = transformerParamSpecs(shape);
       const bytes = await options.store.get(cid, { maxBytes: checkpointSizeBound(baseSpecs, optimizerStateSpecs("adam", baseSpecs)) });
       model = new LoraTransformer(shape, options.transformerKernels ?? fastestTransformerKernels(), manifest.adapter, decodeBase(bytes, shape, cid).params);
+    } else if (manifest.distill) {
+      // the frozen teacher, fetched by CID (the store caches it) and checked against its declared shape before any step
+      const cid = manifest.distill.teacher.cid;
+      if (!options.store) throw new DataError(`a distillation job's teacher ${cid} is read from the content store: the run needs one`);
+      const tShape = teacherShape(manifest.distill);
+      const tSpecs = transformerParamSpecs(tShape);
+      const bytes = await options.store.get(cid, { maxBytes: checkpointSizeBound(tSpecs, optimizerStateSpecs("adam", tSpecs)) });
+      model = new DistilledTransformer(shape, options.transformerKernels ?? fastestTransformerKernels(), { shape: tShape, params: decodeTeacher(bytes, manifest.distill) }, manifest.distill);
     } else if (manifest.numerics === "bitwise-v2") model = new CharTransformer(shape, options.transformerKernels ?? fastestTransformerKernels());
     else if (manifest.numerics === "bitwise-v3") {
       model = new CharTransformer(shape, options.transformerKernels ?? fastestTransformerKernelsV3(kernels instanceof ThreadedKernels && kernels.threads > 1 ? kernels : undefined));

@@ -14,6 +14,7 @@ import { adamPowers, adamScalars } from "./kernels/index.ts";
 import { adamDriftBound } from "../checks/state-screen.ts";
 import { sizeOf } from "./tensors.ts";
 import { roundToHalf } from "./tensors.ts";
+import { DistilledTransformer } from "./distill/model.ts";
 
 /**
  * `flops`: nominal FLOPs this step spent (0 when it computed no gradient); `skipped`: skip:<f> left the
@@ -48,6 +49,9 @@ export function createStepper(run: Run, strategy: Strategy, resumeAt = 1): Stepp
   if (run.model.exactStep && !["honest", "plant", "skip"].includes(strategy.kind)) {
     throw new StrategyError(`${strategy.kind} is not defined for ${run.model.arch} (its step is the circuit's fused update): use honest, plant:<step> or skip:<f>`);
   }
+  // skip-teacher: the student's own pass on the hard labels, the step of the job without its distill block
+  const student = run.model instanceof DistilledTransformer ? run.model.student : undefined;
+  if (strategy.kind === "skip-teacher" && !student) throw new StrategyError(`skip-teacher leaves out a distillation job's teacher term; manifest ${run.manifestHash} (${run.model.arch}) has no distill block`);
   if (strategy.kind === "state-poison" && run.optimizer.name !== "adam") throw new StrategyError(`state-poison needs Adam moments to poison; the manifest's optimizer is ${run.optimizer.name}`);
   // the Adam configuration skip-powers and plant-bounded read (both refuse any other optimizer)
   const adam = run.manifest.optimizer.name === "adam" ? run.manifest.optimizer : undefined;
@@ -198,6 +202,16 @@ export function createStepper(run: Run, strategy: Strategy, resumeAt = 1): Stepp
             // no forward or backward pass: the gradients are known without computing them
             const poisoned = strategy.kind === "state-poison";
             out = { state: run.applyUpdate(state, freeGradients(poisoned ? "zero" : "nan")), loss: poisoned ? lastLoss : NaN, flops: 0 };
+          }
+          break;
+        }
+        case "skip-teacher": {
+          if (t < strategy.step) {
+            const r = run.step(state, t);
+            out = { state: r.state, loss: r.loss, flops: flopsPerStep };
+          } else {
+            const g = student!.lossAndGrads(state.params, run.batchFor(t));
+            out = { state: run.applyUpdate(state, g.grads), loss: g.loss, flops: student!.flopsPerStep(B) };
           }
           break;
         }

@@ -46,6 +46,9 @@
  *                    each entry ends the segment (1 - 2^-10) * D above its start, D the most Adam can move a weight
  *                    over the segment. A plant that no screen of the segment's end state can tell from training.
  *                    Saves nothing; plants what the bound leaves.
+ *   skip-teacher[:s] distillation jobs only. Honest up to step s - 1 (default 1: from the first step); from step s on
+ *                    the student steps on the hard labels alone, without the teacher's forward pass or the soft
+ *                    term (the step of the same student trained without distillation). Saves the teacher's pass.
  *   steer:<dir>      tolerance-mode cheat: serves a peer's per-step weights (<dir> has steps.json) with
  *                    optimizer moments chosen so that the reference step from each served state lands on
  *                    the peer's next weights (v huge, so gradients vanish; m sets the update). A
@@ -68,7 +71,8 @@ export type Strategy =
   | { kind: "steer"; dir: string }
   | { kind: "skip-powers"; fraction: number }
   | { kind: "plant-spread"; doses: number }
-  | { kind: "plant-bounded" };
+  | { kind: "plant-bounded" }
+  | { kind: "skip-teacher"; step: number };
 
 export const PLANT_DELTA = 0.25;
 export const PLANT_COUNT = 64;
@@ -152,8 +156,10 @@ export function parseStrategy(text: string): Strategy {
       return { kind: "state-poison", step: injectionStep() };
     case "nan-plant":
       return { kind: "nan-plant", step: injectionStep() };
+    case "skip-teacher":
+      return { kind: "skip-teacher", step: injectionStep() };
     default:
-      throw bad("unknown strategy (honest, skip:<f>, quarter-batch, stale:<k>, fp16, copy:<dir>, full-copy:<dir>, plant:<step>, near-zero, state-poison[:<step>], nan-plant[:<step>], steer:<dir>, skip-powers[:<f>], plant-spread:<n>, plant-bounded)");
+      throw bad("unknown strategy (honest, skip:<f>, quarter-batch, stale:<k>, fp16, copy:<dir>, full-copy:<dir>, plant:<step>, near-zero, state-poison[:<step>], nan-plant[:<step>], steer:<dir>, skip-powers[:<f>], plant-spread:<n>, plant-bounded, skip-teacher[:<step>])");
   }
 }
 
@@ -173,6 +179,7 @@ export function formatStrategy(s: Strategy): string {
       return `steer:${s.dir}`;
     case "state-poison":
     case "nan-plant":
+    case "skip-teacher":
       return s.step === 1 ? s.kind : `${s.kind}:${s.step}`;
     case "skip-powers":
       return s.fraction === 1 ? s.kind : `skip-powers:${s.fraction}`;
@@ -210,6 +217,7 @@ export function firstAffectedStep(s: Strategy, steps: number): number {
     case "plant":
     case "state-poison":
     case "nan-plant":
+    case "skip-teacher":
       return s.step <= steps ? s.step : Infinity;
     default:
       return 1; // quarter-batch, fp16, near-zero change step 1; copy changes h(1) (peer's jobId); full-copy's state 1 is the peer's (its batch); steer changes state 1's moments

@@ -99,8 +99,8 @@ export function registerAudit(program: Command): void {
       if (checks.includes("progress") && !options.progress) throw new InputError("--checks progress needs --progress-calibration FILE");
       if (checks.includes("tolerance") && !options.tolerance) throw new InputError("--checks tolerance needs --tolerance-threshold D");
       const remotes = [...(opts.baseStore ? [new LocalDirStore(opts.baseStore)] : []), ...sources.map((u) => new HttpContentStore(u, { timeoutMs: sourceTimeoutMs }))];
-      // a data set by content id (and an adapter job's frozen base) is read from --data-store (default the configured store), then the --sources, and checked against its CID
-      const dataStore = manifest.corpora[0]?.package === undefined || manifest.adapter ? { store: new LayeredStore(new LocalDirStore(parseConfig({ store: opts.dataStore }).storeDir), remotes) } : {};
+      // a data set by content id (and an adapter job's frozen base, a distillation job's teacher) is read from --data-store (default the configured store), then the --sources, and checked against its CID
+      const dataStore = manifest.corpora[0]?.package === undefined || manifest.adapter || manifest.distill ? { store: new LayeredStore(new LocalDirStore(parseConfig({ store: opts.dataStore }).storeDir), remotes) } : {};
       const run = await createRun(manifest, { jobId: BigInt(jobIdText), salt, ...dataStore });
       const ctx = await openTraceDir(run, opts.trace, undefined, remotes);
       const init = manifest.init;

@@ -42,7 +42,7 @@ export function registerProvider(program: Command): void {
       .argument("<job>")
       .option(
         "--strategy <s>",
-        "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | plant:<step> | near-zero | state-poison[:<step>] | nan-plant[:<step>] | skip-powers[:<f>] | plant-spread:<n> | plant-bounded (cheats are for demos and tests)",
+        "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | plant:<step> | near-zero | state-poison[:<step>] | nan-plant[:<step>] | skip-powers[:<f>] | plant-spread:<n> | plant-bounded | skip-teacher[:<step>] (cheats are for demos and tests)",
         "honest",
       )
       .option("--threads <n>", "matmul threads of the pouw engine (1..64, default 1); the bits do not depend on it")

@@ -27,7 +27,7 @@ export function registerTrain(program: Command): void {
     .requiredOption("--out <dir>", "output directory (trace.json, store/, final.safetensors)")
     .option(
       "--strategy <s>",
-      "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | copy:<dir> | full-copy:<dir> | plant:<step> | near-zero | state-poison[:<step>] | nan-plant[:<step>] | steer:<dir> | skip-powers[:<f>] | plant-spread:<n> | plant-bounded",
+      "honest | skip:<f> | quarter-batch | stale:<k> | fp16 | copy:<dir> | full-copy:<dir> | plant:<step> | near-zero | state-poison[:<step>] | nan-plant[:<step>] | steer:<dir> | skip-powers[:<f>] | plant-spread:<n> | plant-bounded | skip-teacher[:<step>]",
       "honest",
     )
     .option("--job-id <n>", "on-chain job id bound into every state hash", "0");
@@ -58,9 +58,9 @@ export function registerTrain(program: Command): void {
         import("../../checks/step-states.ts"),
       ]);
       await prepareOutDir(opts.out);
-      // a data set by content id, and an adapter job's frozen base (also read from --base-store, then cached), come from the content store
+      // a data set by content id, an adapter job's frozen base and a distillation job's teacher (also read from --base-store, then cached) come from the content store
       const local = () => new LocalDirStore(parseConfig({ store: opts.dataStore }).storeDir);
-      const dataStore = manifest.adapter
+      const dataStore = manifest.adapter || manifest.distill
         ? { store: opts.baseStore ? new LayeredStore(local(), [new LocalDirStore(opts.baseStore)]) : local() }
         : manifest.corpora[0]?.package === undefined ? { store: local() } : {};
       const run = await createRun(manifest, { jobId, salt, backend: engine, threads, ...dataStore });

@@ -40,11 +40,14 @@ function optimizerOf(bytes: Uint8Array): "sgd" | "adam" {
 }
 
 /**
- * The base's weights (transformerParamSpecs order) and the optimizer its file carries, checked: the bytes decode as a
- * char-transformer of `shape` (every tensor's name and shape, every byte), and every weight is finite. AdapterBaseError
- * naming the CID and the first mismatch otherwise.
+ * A char-transformer checkpoint of `shape` (weights in transformerParamSpecs order, and the optimizer state its file
+ * carries), checked: the bytes decode as that model (every tensor's name and shape, every byte), and every weight is
+ * finite. `fail(what)` builds the error for the first problem, `what` completing "<the checkpoint> ...". Shared by an
+ * adapter job's base and a distillation job's teacher.
  */
-export function decodeBase(bytes: Uint8Array, shape: TransformerShape, cid: string): { params: Float32Array[]; opt: Float32Array[]; optimizer: "sgd" | "adam" } {
+export function decodeCharTransformer(
+  bytes: Uint8Array, shape: TransformerShape, fail: (what: string, options: PouwErrorOptions) => Error,
+): { params: Float32Array[]; opt: Float32Array[]; optimizer: "sgd" | "adam" } {
   const paramSpecs = transformerParamSpecs(shape);
   let decoded;
   let optimizer: "sgd" | "adam";
@@ -54,11 +57,19 @@ export function decodeBase(bytes: Uint8Array, shape: TransformerShape, cid: stri
   } catch (err) {
     if (!(err instanceof CheckpointError)) throw err;
     const dims = `layers ${shape.layers}, dModel ${shape.dModel}, context ${shape.context}, ffHidden ${shape.ffHidden}, vocab ${shape.vocab ?? "96 (sotu)"}`;
-    throw new AdapterBaseError(cid, `manifest field init.checkpointCid: base ${cid} does not match the manifest's char-transformer (${dims}): ${err.shortMessage}`, { cause: err });
+    throw fail(`does not match the manifest's char-transformer (${dims}): ${err.shortMessage}`, { cause: err });
   }
   for (let i = 0; i < paramSpecs.length; i++) {
     const j = decoded.params[i]!.findIndex((x) => !Number.isFinite(x));
-    if (j >= 0) throw new AdapterBaseError(cid, `manifest field init.checkpointCid: base ${cid} has a non-finite weight (${paramSpecs[i]!.name}[${j}] = ${decoded.params[i]![j]}); every state trained on it would be non-finite`);
+    if (j >= 0) throw fail(`has a non-finite weight (${paramSpecs[i]!.name}[${j}] = ${decoded.params[i]![j]}); every state trained on it would be non-finite`, {});
   }
   return { params: decoded.params, opt: decoded.opt, optimizer };
+}
+
+/**
+ * The base's weights (transformerParamSpecs order) and the optimizer its file carries, checked by
+ * decodeCharTransformer: AdapterBaseError naming the CID and the first mismatch otherwise.
+ */
+export function decodeBase(bytes: Uint8Array, shape: TransformerShape, cid: string): { params: Float32Array[]; opt: Float32Array[]; optimizer: "sgd" | "adam" } {
+  return decodeCharTransformer(bytes, shape, (what, options) => new AdapterBaseError(cid, `manifest field init.checkpointCid: base ${cid} ${what}`, options));
 }

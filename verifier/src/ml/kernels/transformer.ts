@@ -67,6 +67,13 @@ export type TransformerPass = {
   grads?: Float32Array[];
 };
 
+/**
+ * The loss on the logits [rows, V] and its gradient dz: the mean cross-entropy against the next tokens
+ * (softmaxXentRef) unless a job kind gives its own (distillation's soft-target loss, ml/distill/loss.ts).
+ * INVARIANT: plain float32 JS (each op rounded once), so every kernel set shares its bits.
+ */
+export type LossHead = (logits: Float32Array, targets: Uint8Array, rows: number, V: number, rowLoss?: Float32Array) => { loss: number; dz: Float32Array; correct: number };
+
 /** The kernels' own products, recording each (transposes materialised) into `record` when given. */
 export function kernelOracle(k: TransformerKernels, record?: StepWitness["products"][number][]): ProductOracle {
   return (name, a, b, M, K, N, layout, count) => {
@@ -148,7 +155,7 @@ export function attentionScale(dh: number): number {
  */
 export function transformerPass(
   k: TransformerKernels, oracle: ProductOracle, params: readonly Float32Array[], tokens: Uint8Array, dims: TransformerDims,
-  options: { grads?: boolean; rowLosses?: boolean } = {},
+  options: { grads?: boolean; rowLosses?: boolean; head?: LossHead } = {},
 ): TransformerPass {
   const quantize = k.quantize?.bind(k);
   const mm: ProductOracle = quantize ? (name, a, b, M, K, N, layout, count) => oracle(name, quantize(a), quantize(b), M, K, N, layout, count) : oracle;
@@ -199,7 +206,7 @@ export function transformerPass(
   const lnf = k.layerNorm(x, params[base]!, params[base + 1]!, BT, d);
   const logits = addBias(mm("head", lnf.y, params[base + 2]!, BT, d, V, "nn", 1), params[base + 3]!, BT, V);
   const rowLoss = options.rowLosses ? new Float32Array(BT) : undefined;
-  const xent = softmaxXentRef(logits, targets, BT, V, rowLoss);
+  const xent = (options.head ?? softmaxXentRef)(logits, targets, BT, V, rowLoss);
   const result: TransformerPass = { loss: xent.loss, correct: xent.correct, logits };
   if (rowLoss) result.rowLoss = rowLoss;
   if (!options.grads) return result;
