@@ -341,8 +341,8 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture, RoundPa
         }
     }
 
-    /// @notice After the run: every job ends at its bound (Finalized, Refunded, Cancelled by its idle-timeout cap, or
-    /// re-opened by reportTimeout), every
+    /// @notice After the run: every job ends at its bound (Finalized, Refunded, Cancelled by its idle-timeout cap,
+    /// Unresolved once its disputes exhausted the re-opens, or re-opened by reportTimeout), every
     /// dispute settles, the game pays out every wei, and the two economic invariants hold for every job and dispute.
     function afterInvariant() public {
         assertGe(handler.ghost_calls(), 1, "handler was called");
@@ -356,7 +356,7 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture, RoundPa
             IJobMarket.JobStatus st = market.getJob(ids[i]).status;
             assertTrue(
                 st == IJobMarket.JobStatus.Finalized || st == IJobMarket.JobStatus.Refunded || st == IJobMarket.JobStatus.Open
-                    || st == IJobMarket.JobStatus.Cancelled,
+                    || st == IJobMarket.JobStatus.Cancelled || st == IJobMarket.JobStatus.Unresolved,
                 "job terminal (or re-opened after its timeout)"
             );
         }
