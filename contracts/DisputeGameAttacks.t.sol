@@ -1031,6 +1031,28 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
         market.finalize(jobId);
     }
 
+    /// A TimedOut job's window counts the same re-opens (one counter per job): the third no-decision ends it Unresolved
+    /// too, with the escrow back to the buyer and the rest of the lock (after the timeout slash) released; reopenJob is
+    /// refused from then on, so nobody re-offers a job whose trajectory nobody could decide.
+    function test_exhausted_timedOutJob_endsUnresolved_reopenRefused() public {
+        uint256 jobId = _job(2, 1, 2); // one of two segments committed, faulty from step 2
+        VM.warp(market.getJob(jobId).deadline + 1);
+        market.reportTimeout(jobId);
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.TimedOut, "TimedOut");
+        for (uint256 i; i < 3; ++i) _silentDisputeAtWindowEnd(HONEST_1, jobId, 2, 2);
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Unresolved, "Unresolved");
+        assertEq(vault.lockedFor(provider, jobId), 0, "the rest of the lock released");
+        assertEq(market.creditOf(buyer, address(token)), PAYMENT, "escrow back to the buyer");
+        assertEq(market.creditOf(provider, address(token)), 0, "no pay");
+        VM.warp(block.timestamp + 30 days);
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IJobMarket.JobMarketWrongStatus.selector, jobId, IJobMarket.JobStatus.Unresolved, IJobMarket.JobStatus.TimedOut
+            )
+        );
+        market.reopenJob(jobId);
+    }
+
     /// The no-decision that uses up the re-opens while another dispute of the job is still open only marks the job:
     /// the job ends when its last dispute closes, Unresolved when that one is no fault (here a PanelValid on a valid
     /// step), and finalize stays refused meanwhile (JobMarketFrozen) and after (JobMarketWrongStatus).
