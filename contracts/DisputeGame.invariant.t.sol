@@ -359,6 +359,10 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture, RoundPa
                     || st == IJobMarket.JobStatus.Cancelled || st == IJobMarket.JobStatus.Unresolved,
                 "job terminal (or re-opened after its timeout)"
             );
+            // an Unresolved job was neither paid nor slashed: its lock went back whole
+            if (st == IJobMarket.JobStatus.Unresolved) {
+                assertEq(vault.lockedFor(market.getJob(ids[i]).provider, ids[i]), 0, "Unresolved job's lock released");
+            }
         }
         for (uint256 id = 1; id <= game.disputeCount(); ++id) {
             assertTrue(game.getDispute(id).status == IDisputeGameTypes.Status.Resolved, "every dispute resolved");
