@@ -60,6 +60,8 @@ const ROWS: { attack: string; run: () => Promise<Row> }[] = [
   { attack: "16 lock too small to pay the panel", run: game.lockCannotPayPanel },
   { attack: "17 panel re-roll and reseed choice", run: game.panelReroll },
   { attack: "18 tie exhaustion", run: game.tieExhaustion },
+  { attack: "18b tie exhaustion against an honest provider", run: game.tieExhaustionHonest },
+  { attack: "18c exhausted rounds", run: game.exhaustedRounds },
   { attack: "19 sniped commitment", run: entry.snipedCommitment },
   { attack: "20 lock shrunk by a timeout slash", run: entry.shrunkenLock },
   { attack: "21 fee-on-transfer payment token", run: entry.feeOnTransferToken },

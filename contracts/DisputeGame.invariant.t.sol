@@ -10,6 +10,7 @@ import {IDisputeGameTypes} from "./interfaces/IDisputeGame.sol";
 import {AttackFixture} from "./test/AttackFixture.sol";
 import {AttackHandler} from "./test/AttackHandler.sol";
 import {MassDisputeHandler} from "./test/MassDisputeHandler.sol";
+import {ForfeitVoidHandler} from "./test/ForfeitVoidHandler.sol";
 import {Trace} from "./libraries/Trace.sol";
 
 /// @notice DisputeGame pays out every wei it holds (as Optimism's FaultDisputeGame invariant asks): under random
@@ -340,8 +341,8 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture, RoundPa
         }
     }
 
-    /// @notice After the run: every job ends at its bound (Finalized, Refunded, Cancelled by its idle-timeout cap, or
-    /// re-opened by reportTimeout), every
+    /// @notice After the run: every job ends at its bound (Finalized, Refunded, Cancelled by its idle-timeout cap,
+    /// Unresolved once its disputes exhausted the re-opens, or re-opened by reportTimeout), every
     /// dispute settles, the game pays out every wei, and the two economic invariants hold for every job and dispute.
     function afterInvariant() public {
         assertGe(handler.ghost_calls(), 1, "handler was called");
@@ -355,9 +356,13 @@ contract DisputeGameAttackInvariantTest is InvariantBase, AttackFixture, RoundPa
             IJobMarket.JobStatus st = market.getJob(ids[i]).status;
             assertTrue(
                 st == IJobMarket.JobStatus.Finalized || st == IJobMarket.JobStatus.Refunded || st == IJobMarket.JobStatus.Open
-                    || st == IJobMarket.JobStatus.Cancelled,
+                    || st == IJobMarket.JobStatus.Cancelled || st == IJobMarket.JobStatus.Unresolved,
                 "job terminal (or re-opened after its timeout)"
             );
+            // an Unresolved job was neither paid nor slashed: its lock went back whole
+            if (st == IJobMarket.JobStatus.Unresolved) {
+                assertEq(vault.lockedFor(market.getJob(ids[i]).provider, ids[i]), 0, "Unresolved job's lock released");
+            }
         }
         for (uint256 id = 1; id <= game.disputeCount(); ++id) {
             assertTrue(game.getDispute(id).status == IDisputeGameTypes.Status.Resolved, "every dispute resolved");
@@ -474,5 +479,39 @@ contract DisputeGameMassDisputeInvariantTest is InvariantBase, DisputeFixture, R
             assertTrue(market.getJob(jobIds[i]).status != IJobMarket.JobStatus.Refunded, "honest job faulted without a Fault");
         }
         assertGe(handler.providerStake(), handler.providerStake0(), "honest provider's stake fell without a Fault");
+    }
+}
+
+/// @notice The forfeit-voiding edge (docs/disputes.md, "Forfeited members"): a vote counts only while its member holds at
+/// least one panelForfeit or has not forfeited since the dispute opened, so whoever makes honest members forfeit takes
+/// their votes out of the count. ForfeitVoidHandler plays the mass-dispute attacker (1..3 of 7, 3 of 12 auditors, every
+/// step of honest jobs disputed, its members voting Fault or silent, decoys included) with honest members that vote in
+/// every round they are drawn for: then no honest auditor ever forfeits, so no honest vote is ever voided and no Fault
+/// is decided. What is left of the edge is the honest members' own silence (MassDisputeHandler counts it apart).
+contract DisputeGameForfeitVoidInvariantTest is InvariantBase, DisputeFixture, RoundPanelCheck {
+    ForfeitVoidHandler internal handler;
+
+    function setUp() public {
+        handler = new ForfeitVoidHandler(this);
+        targetContract(address(handler));
+        bytes4[] memory s = new bytes4[](4);
+        s[0] = MassDisputeHandler.massDispute.selector;
+        s[1] = ForfeitVoidHandler.voteAll.selector;
+        s[2] = ForfeitVoidHandler.voteAll.selector; // three times: panels reach their last round
+        s[3] = ForfeitVoidHandler.voteAll.selector;
+        targetSelector(FuzzSelector({addr: address(handler), selectors: s}));
+    }
+
+    /// @notice Below half of round 2's seats (every configuration here: at most 3 attacker auditors, round 2 seats 7)
+    /// the attacker cannot make an honest member forfeit, hence cannot void an honest vote, and no dispute ends Fault.
+    function invariant_attackerCannotVoidHonestVotes() public view {
+        assertEq(handler.ghost_honestForfeits(), 0, "an honest auditor that always voted forfeited");
+        assertEq(handler.ghost_honestVoided(), 0, "an honest vote was voided");
+        assertEq(handler.ghost_faults(), 0, "a false dispute decided Fault");
+        assertEq(handler.ghost_stuckResolves(), 0, "resolvable dispute did not resolve");
+    }
+
+    function invariant_forfeitVoidPanelsDependOnlyOnSnapshotAndSeed() public view {
+        _checkRoundPanels(handler.ghost_roundSeed);
     }
 }

@@ -934,8 +934,10 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
 
     /// A sybil disputes at the last second of the challenge window and its panel stays silent: each NoDecision re-opens
     /// the window to now + challengeWindow (a new challenge can be opened, finalize is refused until it closes), at most
-    /// MAX_REOPENS = 2 times; the third NoDecision re-opens nothing, so the job finalizes by the stated bound
-    /// lastCommit + challengeWindow * 3 + (commitWindow + revealWindow) * 3 (+ 1 s per resolve).
+    /// MAX_REOPENS = 2 times; the third NoDecision re-opens nothing and ends the job Unresolved (nobody paid, nobody
+    /// slashed) by the stated bound lastCommit + challengeWindow * 3 + (commitWindow + revealWindow) * 3 (+ 1 s per
+    /// resolve). Here the whole panel stays silent in every round (every drawn member offline): the price of never paying
+    /// by default is that an honest provider whose auditors never vote is not paid either (docs/disputes.md, "Unresolved").
     function test_noDecisionAfterWindow_reopensAtMostTwice_thenEnds() public {
         uint256 jobId = _job(2, 2, HONEST); // Committed now
         uint256 lastCommit = block.timestamp;
@@ -965,17 +967,200 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
                 assertEq(reopened, d, "no third re-open");
             }
         }
-        // the window is closed for good: no new dispute, and the job finalizes
+        // the job ended: no new dispute, no finalize (nobody is paid by default)
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Unresolved, "Unresolved");
+        assertEq(market.creditOf(buyer, address(token)), PAYMENT, "escrow back to the buyer");
+        assertEq(market.creditOf(provider, address(token)), 0, "no pay");
+        assertEq(vault.lockedFor(provider, jobId), 0, "lock released");
         _commitChallenge(HONEST_1, jobId, 2);
         VM.expectRevert(
             abi.encodeWithSelector(
-                IJobMarket.JobMarketChallengeWindowClosed.selector, jobId, market.getJob(jobId).deadline, block.timestamp
+                IJobMarket.JobMarketNotDisputable.selector, jobId, IJobMarket.JobStatus.Unresolved
             )
         );
         _challengeCommitted(HONEST_1, jobId, 2, HONEST);
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IJobMarket.JobMarketWrongStatus.selector, jobId, IJobMarket.JobStatus.Unresolved, IJobMarket.JobStatus.Committed
+            )
+        );
         market.finalize(jobId);
-        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Finalized, "finalized");
         assertLe(block.timestamp, lastCommit + window * 3 + DISPUTE_SECONDS * 3 + 3, "within the stated bound");
+    }
+
+    // ---------------------------------------------------------------- disputes that exhaust their rounds
+
+    /// @dev A dispute by `who` on `step` of job `jobId` (faulty from `badFrom`) opened at the last second of the job's
+    /// window, whose panel stays silent: it resolves NoDecision once its reveal deadline passed.
+    function _silentDisputeAtWindowEnd(address who, uint256 jobId, uint256 step, uint256 badFrom)
+        internal
+        returns (uint256 id)
+    {
+        VM.warp(market.getJob(jobId).deadline);
+        id = _challenge(who, jobId, step, badFrom);
+        VM.warp(game.getDispute(id).revealDeadline + 1);
+        game.resolve(id);
+        assertTrue(_outcome(id) == IDisputeGameTypes.Outcome.NoDecision, "silent panel: no decision");
+    }
+
+    /// A cheating provider whose own members keep every panel on its faulty step silent (or that ties them, or makes
+    /// them unavailable) used to be paid in full once MAX_REOPENS NoDecisions had run its window out: the job stayed
+    /// Committed and finalize paid it. Now the no-decision that would need a third re-open ends the job Unresolved: the
+    /// buyer's whole escrow back, the provider's lock released whole, no pay, no slash; and the job takes no dispute and
+    /// no finalize any more.
+    function test_exhaustedNoDecisions_cheaterNotPaid_jobUnresolved() public {
+        uint256 jobId = _job(2, 2, 2); // the provider cheats from step 2
+        IStakeVault.Account memory acc0 = vault.accountOf(provider);
+        uint256 stake0 = uint256(acc0.free) + acc0.locked;
+        for (uint256 i; i < 3; ++i) {
+            _silentDisputeAtWindowEnd(HONEST_1, jobId, 2, 2);
+            if (i < 2) assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Committed, "re-opened");
+        }
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Unresolved, "Unresolved");
+        assertEq(market.creditOf(provider, address(token)), 0, "cheater paid 0");
+        assertEq(market.creditOf(buyer, address(token)), PAYMENT, "buyer refunded the whole escrow");
+        IStakeVault.Account memory acc = vault.accountOf(provider);
+        assertEq(acc.locked, 0, "lock released");
+        assertEq(uint256(acc.free) + acc.locked, stake0, "stake whole: no slash");
+        VM.warp(block.timestamp + 30 days);
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IJobMarket.JobMarketWrongStatus.selector, jobId, IJobMarket.JobStatus.Unresolved, IJobMarket.JobStatus.Committed
+            )
+        );
+        market.finalize(jobId);
+    }
+
+    /// A TimedOut job's window counts the same re-opens (one counter per job): the third no-decision ends it Unresolved
+    /// too, with the escrow back to the buyer and the rest of the lock (after the timeout slash) released; reopenJob is
+    /// refused from then on, so nobody re-offers a job whose trajectory nobody could decide.
+    function test_exhausted_timedOutJob_endsUnresolved_reopenRefused() public {
+        uint256 jobId = _job(2, 1, 2); // one of two segments committed, faulty from step 2
+        VM.warp(market.getJob(jobId).deadline + 1);
+        market.reportTimeout(jobId);
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.TimedOut, "TimedOut");
+        for (uint256 i; i < 3; ++i) _silentDisputeAtWindowEnd(HONEST_1, jobId, 2, 2);
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Unresolved, "Unresolved");
+        assertEq(vault.lockedFor(provider, jobId), 0, "the rest of the lock released");
+        assertEq(market.creditOf(buyer, address(token)), PAYMENT, "escrow back to the buyer");
+        assertEq(market.creditOf(provider, address(token)), 0, "no pay");
+        VM.warp(block.timestamp + 30 days);
+        VM.expectRevert(
+            abi.encodeWithSelector(
+                IJobMarket.JobMarketWrongStatus.selector, jobId, IJobMarket.JobStatus.Unresolved, IJobMarket.JobStatus.TimedOut
+            )
+        );
+        market.reopenJob(jobId);
+    }
+
+    /// The no-decision that uses up the re-opens while another dispute of the job is still open only marks the job:
+    /// the job ends when its last dispute closes, Unresolved when that one is no fault (here a PanelValid on a valid
+    /// step), and finalize stays refused meanwhile (JobMarketFrozen) and after (JobMarketWrongStatus).
+    function test_exhausted_withDisputeOpen_endsUnresolvedWhenItCloses() public {
+        uint256 jobId = _job(2, 2, 5); // faulty from step 5
+        _silentDisputeAtWindowEnd(HONEST_1, jobId, 5, 5);
+        _silentDisputeAtWindowEnd(HONEST_1, jobId, 5, 5);
+        VM.warp(market.getJob(jobId).deadline);
+        uint256 other = _challenge(challenger, jobId, 1, 5); // a reckless challenge of the valid step 1
+        uint256 last = _challenge(HONEST_1, jobId, 5, 5);
+        VM.warp(game.getDispute(last).revealDeadline + 1);
+        game.resolve(last);
+        assertTrue(_outcome(last) == IDisputeGameTypes.Outcome.NoDecision, "silent panel");
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Committed, "waits for the open dispute");
+        VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketFrozen.selector, jobId, 1));
+        market.finalize(jobId);
+        game.resolve(other); // its panel was silent too: NoDecision, no re-open left
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Unresolved, "ends with its last dispute");
+        assertEq(market.creditOf(provider, address(token)), 0, "no pay");
+        assertEq(market.creditOf(buyer, address(token)), PAYMENT, "buyer refunded");
+    }
+
+    /// A Fault decided by a dispute still open when the re-opens ran out settles first: the marked job is slashed and
+    /// refunded as on any fault (the mark never spares a cheater its slash).
+    function test_exhausted_openFaultStillSlashes() public {
+        uint256 jobId = _job(2, 2, 5);
+        _silentDisputeAtWindowEnd(HONEST_1, jobId, 5, 5);
+        _silentDisputeAtWindowEnd(HONEST_1, jobId, 5, 5);
+        VM.warp(market.getJob(jobId).deadline);
+        uint256 honest = _challenge(HONEST_2, jobId, 5, 5);
+        uint256 last = _challenge(HONEST_1, jobId, 4, 5); // step 4 is valid; its panel stays silent
+        address[] memory p = _draw(honest);
+        for (uint256 i; i < p.length; ++i) _commitVote(honest, p[i], FAULT_V);
+        for (uint256 i; i < p.length; ++i) _reveal(honest, p[i], FAULT_V);
+        VM.warp(game.getDispute(last).revealDeadline + 1);
+        game.resolve(last);
+        assertTrue(_outcome(last) == IDisputeGameTypes.Outcome.NoDecision, "silent panel");
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Committed, "marked, not ended");
+        IStakeVault.Account memory acc0 = vault.accountOf(provider);
+        _resolveFault(honest);
+        assertTrue(_outcome(honest) == IDisputeGameTypes.Outcome.PanelFault, "the open dispute's Fault");
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Refunded, "refunded, not Unresolved");
+        assertEq(vault.accountOf(provider).locked, acc0.locked - STAKE, "the whole lock slashed");
+        assertEq(market.creditOf(provider, address(token)), 0, "no pay");
+        assertEq(market.creditOf(buyer, address(token)), PAYMENT, "buyer refunded once");
+    }
+
+    /// Tie exhaustion against an honest provider: a griefer's challenger disputes a valid step at the last second of the
+    /// window, three times, and each time its auditor on the panel votes Fault while one honest member stays silent (1-1).
+    /// A tie is appealed (7 fresh seats, then 15 capped by the pool), never a NoDecision while rounds are left, so the
+    /// honest members of the later rounds decide Valid: no re-open is spent, the griefer loses its bond each time and the
+    /// honest provider is paid in full with its lock whole.
+    function test_tieExhaustion_honestProviderPaid_griefersLose() public {
+        // bonds large enough that the forfeits of three disputes leave every auditor drawable
+        address[] memory pool = _pool();
+        for (uint256 i; i < pool.length; ++i) {
+            _fund(pool[i]);
+            VM.prank(pool[i]);
+            registry.postBond(1_000e18);
+        }
+        uint256 paid;
+        for (uint256 tries; tries < 3; ++tries) {
+            (uint256 id, address[] memory panel, uint256 at) = _griefTieDispute();
+            uint256 jobId = game.getDispute(id).jobId;
+            uint256 deadline = market.getJob(jobId).deadline;
+            _commitVote(id, panel[at], FAULT_V);
+            _commitVote(id, panel[(at + 1) % 3], VALID_V);
+            VM.warp(game.getDispute(id).commitDeadline + 1);
+            _reveal(id, panel[at], FAULT_V);
+            _reveal(id, panel[(at + 1) % 3], VALID_V);
+            VM.warp(game.getDispute(id).revealDeadline + 1);
+            game.resolve(id);
+            assertEq(game.getDispute(id).round, 2, "the tie is appealed");
+            while (game.getDispute(id).status == IDisputeGameTypes.Status.Open) {
+                _roundVote(id, FAULT_V, VALID_V);
+                game.resolve(id);
+            }
+            assertTrue(_outcome(id) == IDisputeGameTypes.Outcome.PanelValid, "the honest majority decides");
+            assertEq(market.getJob(jobId).deadline, deadline, "no re-open spent");
+            uint256 credit0 = market.creditOf(provider, address(token));
+            market.finalize(jobId);
+            assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Finalized, "finalized");
+            assertEq(market.creditOf(provider, address(token)) - credit0, PAYMENT, "honest provider paid in full");
+            assertEq(vault.lockedFor(provider, jobId), 0, "lock released whole");
+            paid += PAYMENT;
+        }
+        assertEq(paid, 3 * PAYMENT, "paid for every job");
+    }
+
+    /// @dev A griefer's dispute on the valid step 1 of a fresh honest job, opened at its window's last second, whose
+    /// first panel holds exactly one sybil auditor (at index `at`).
+    function _griefTieDispute() internal returns (uint256 id, address[] memory panel, uint256 at) {
+        VM.warp(block.timestamp + ACTIVATION_DELAY);
+        for (uint256 tries; tries < 12; ++tries) {
+            uint256 jobId = _job(2, 2, HONEST);
+            VM.warp(market.getJob(jobId).deadline);
+            id = _challenge(SYBIL_CHALLENGER_1, jobId, 1, HONEST);
+            panel = _draw(id);
+            uint256 sybils;
+            for (uint256 i; i < panel.length; ++i) {
+                if (_isSybilAuditor(panel[i])) {
+                    ++sybils;
+                    at = i;
+                }
+            }
+            if (sybils == 1) return (id, panel, at);
+        }
+        revert NoPanelWithOneSybil();
     }
 
     /// The re-opened window really takes a new challenge: an honest challenger disputes in it and wins.

@@ -56,7 +56,7 @@ contract JobMarket is IJobMarket, FixedRoles {
         // slot 5: h of the last committed state (the next segment's first leaf must equal it)
         bytes32 lastEndState;
         // slot 6
-        uint8 reopens; // challenge windows re-opened after a NoDecision (<= MAX_REOPENS)
+        uint8 reopens; // challenge windows re-opened after a NoDecision (<= MAX_REOPENS; MAX_REOPENS + 1: ends Unresolved)
         uint8 idleTimeouts; // timeouts of tenures that committed nothing (< MAX_IDLE_TIMEOUTS while the job lives)
         address committer; // the session key the tenure's attested tier bound (counts only while committerBound)
     }
@@ -456,13 +456,29 @@ contract JobMarket is IJobMarket, FixedRoles {
         // window, at most MAX_REOPENS times, so a silent or unavailable panel neither pays a cheater nor holds the
         // escrow forever.
         JobStatus status = j.status;
-        if (reopen && (status == JobStatus.Committed || status == JobStatus.TimedOut) && j.reopens < MAX_REOPENS) {
+        uint8 reopens = j.reopens;
+        if (reopen && (status == JobStatus.Committed || status == JobStatus.TimedOut)) {
             uint32 until = uint32(block.timestamp + j.challengeWindow);
             if (until > j.deadline) {
-                j.deadline = until;
-                ++j.reopens;
-                emit ChallengeWindowReopened(jobId, until, j.reopens);
+                // INVARIANT: a job whose disputes used up their re-opens is never paid by default: the next no-decision
+                // that would need a re-open marks it (reopens = MAX_REOPENS + 1) to end Unresolved, whoever it favours.
+                // The window is not extended, so no new dispute opens; a Fault of a dispute still open settles first.
+                reopens = reopens < MAX_REOPENS ? reopens + 1 : uint8(MAX_REOPENS + 1);
+                j.reopens = reopens;
+                if (reopens <= MAX_REOPENS) {
+                    j.deadline = until;
+                    emit ChallengeWindowReopened(jobId, until, reopens);
+                }
             }
+        }
+        // NOTE: the job ends when its last open dispute closed, so no open dispute is left on a job that no longer exists.
+        if (open == 0 && reopens > MAX_REOPENS) {
+            address provider = j.provider;
+            uint256 refund = j.payment;
+            j.status = JobStatus.Unresolved;
+            emit JobUnresolved(jobId, provider, refund);
+            _credit(j.token, j.buyer, refund);
+            _vault.unlock(provider, jobId);
         }
     }
 

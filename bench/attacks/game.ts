@@ -277,12 +277,12 @@ async function s1World() {
  * The honest challenger's dispute of `step` (default 2) with its panel drawn, re-played one block later (from a
  * snapshot) until the draw holds S1: the attacks of rows 15, 18 and 25 are conditional on that draw. At most 16 draws.
  */
-async function challengeUntilS1Drawn(w: World, jobId: bigint, step = 2): Promise<{ id: bigint; panel: Address[]; draws: number }> {
+async function challengeUntilS1Drawn(w: World, jobId: bigint, step = 2, who: Actor = w.a.honestChallenger): Promise<{ id: bigint; panel: Address[]; draws: number }> {
   const pub = w.a.buyer.c.public;
   const game = w.d.disputeGame;
   for (let draws = 1; ; ++draws) {
     const snap = await w.conn.networkHelpers.takeSnapshot();
-    const id = await challengeStep(w, w.a.honestChallenger, jobId, step);
+    const id = await challengeStep(w, who, jobId, step);
     const d0 = await getDispute(pub, { disputeGame: game, disputeId: id });
     await w.mine(Number(d0.seedBlock - (await pub.getBlockNumber())) + 1);
     await drawPanel(w.a.H1.c, { disputeGame: game, disputeId: id });
@@ -491,6 +491,84 @@ export async function tieExhaustion(): Promise<Row> {
     DECLARED,
   );
   if (outcomes.includes("NoDecision") && bond1 >= bond0) throw new AttackSucceeded(`18: ${outcomes.filter((o) => o === "NoDecision").length} ties, none judged: S1 kept its bond (${end})`);
+  return row;
+}
+
+/**
+ * Tie exhaustion against an honest provider: a griefer (challenger sybilA and auditor S1) disputes a valid step of an
+ * honest job, the bot's 3 rounds, each with S1 on the panel voting Fault and one honest member silent (offline): 1-1.
+ * A tie is appealed (a larger panel, the tied round's members excluded where the pool allows), never a NoDecision
+ * while rounds are left, so no re-open is spent and the job cannot be run out of them: the honest provider must end
+ * Finalized, paid in full with its lock whole (slashed 0), and the griefer lose its bonds and S1's forfeits.
+ */
+export async function tieExhaustionHonest(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider", "sybilA", "H1", "H2", "H3", "H4", "H5", "S1"], auditors: ["H1", "H2", "H3", "H4", "H5", "S1"], bond: parseEther("200") });
+  const s = sides(w, [w.a.sybilA, w.a.S1], undefined, [w.a.provider]);
+  const { before, jobId, trace } = await startJob(w, s, undefined);
+  await commit(w, jobId, trace, 0);
+  await commit(w, jobId, trace, 1);
+  const pub = w.a.buyer.c.public;
+  const deadline0 = (await getJob(pub, { jobMarket: w.d.jobMarket, jobId })).deadline;
+  const silentOnes = new Set<Address>();
+  const outcomes: string[] = [];
+  for (let round = 0; round < BOT_CHALLENGE_ROUNDS; ++round) {
+    const { id, panel } = await challengeUntilS1Drawn(w, jobId, 1, w.a.sybilA);
+    const silent = panel.find((m) => m !== w.a.S1.address)!;
+    silentOnes.add(silent);
+    const r = await playPanel(w, id, (m) => (m === w.a.S1.address ? "Fault" : m === silent ? "silent" : "honest"));
+    outcomes.push(`${r.outcome} in ${r.rounds} rounds`);
+  }
+  let job = await getJob(pub, { jobMarket: w.d.jobMarket, jobId });
+  if (job.deadline !== deadline0) throw new AttackSucceeded(`18b: the griefer's ties re-opened the window (${job.deadline} != ${deadline0}, re-opens spent)`);
+  await w.warpTo(BigInt(job.deadline) + 1n);
+  const credit0 = await pub.readContract({ address: w.d.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [w.a.provider.address, w.d.token] });
+  await finalize(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId });
+  const credit1 = await pub.readContract({ address: w.d.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [w.a.provider.address, w.d.token] });
+  job = await getJob(pub, { jobMarket: w.d.jobMarket, jobId });
+  if (job.status !== "Finalized" || credit1 - credit0 !== job.payment) throw new AttackSucceeded(`18b: the honest provider was not paid (job ${job.status}, paid ${tokens(credit1 - credit0)} of ${tokens(job.payment)})`);
+  const counted = { ...s, honest: s.honest.filter((a) => !silentOnes.has(a.address)) };
+  return measure(
+    w,
+    counted,
+    before,
+    "18b tie exhaustion against an honest provider",
+    `griefer's disputes of valid step 1, each S1 Fault and one honest member silent (forfeits by rule, left out of honest slashed): ${outcomes.join(", ")}; no re-open spent; job ${job.status}, honest provider paid ${tokens(credit1 - credit0)}, lock released whole`,
+    DECLARED,
+  );
+}
+
+/**
+ * Exhausted rounds: the provider's own auditors S1..S3 are the whole bonded pool (every honest auditor gone) and stay
+ * silent on every panel of the honest challenger's disputes of its faulty step, so each dispute ends NoDecision (no
+ * vote to count). The challenger challenges again after each, as its bot does (3 rounds); before, the window then ran
+ * out and the cheater finalized and was paid. The rule: a job whose disputes exhaust their re-opens is never paid by
+ * default: it ends Unresolved (escrow back to the buyer, lock released, no pay, no slash), and finalize is refused.
+ */
+export async function exhaustedRounds(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider", "honestChallenger", "S1", "S2", "S3"], auditors: ["S1", "S2", "S3"], bond: parseEther("200") });
+  const s = sides(w, [w.a.provider, w.a.S1, w.a.S2, w.a.S3], w.a.honestChallenger);
+  const { before, jobId, trace } = await startJob(w, s, 2);
+  await commit(w, jobId, trace, 0);
+  await commit(w, jobId, trace, 1);
+  const pub = w.a.buyer.c.public;
+  const outcomes: string[] = [];
+  for (let round = 0; round < BOT_CHALLENGE_ROUNDS; ++round) {
+    const id = await challengeStep(w, w.a.honestChallenger, jobId, 2);
+    const r = await playPanel(w, id, () => "silent");
+    outcomes.push(r.outcome);
+  }
+  const job = await getJob(pub, { jobMarket: w.d.jobMarket, jobId });
+  if (job.status !== "Unresolved") throw new AttackSucceeded(`after ${outcomes.join(", ")} the job is ${job.status}, not Unresolved`);
+  await w.warpTo(BigInt(job.deadline) + 1n);
+  const e = await refused("finalize of the Unresolved job", finalize(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId }), "JobMarketWrongStatus");
+  const row = await measure(
+    w,
+    s,
+    before,
+    "18c exhausted rounds",
+    `the provider's S1..S3 (the whole pool) silent on every panel: ${outcomes.join(", ")} (the challenger's 3 rounds); job ${job.status}: escrow back to the buyer, lock released, no pay; finalize refused ${e}`,
+    DECLARED,
+  );
   return row;
 }
 

@@ -28,7 +28,8 @@ import {IFixedRoles} from "./IFixedRoles.sol";
 /// State machine: None -> Open (createJob) -> Active (acceptJob) -> Committed (last commitSegment)
 /// -> Finalized (finalize). Open -> Cancelled (cancelJob). Active -> Open (reportTimeout, tenure with no
 /// commit) or Active -> TimedOut (reportTimeout) -> Open (reopenJob, after one challenge window).
-/// Active|Committed|TimedOut -> Refunded (settleProviderFault). Freezing is a counter beside the status.
+/// Active|Committed|TimedOut -> Refunded (settleProviderFault). Committed|TimedOut -> Unresolved (settleNoFault: a
+/// dispute without a decision when the re-opens are used up). Freezing is a counter beside the status.
 ///
 /// No admin (IFixedRoles): the deployer (the wirer) sets the registries once (`setRegistries`, optional) and
 /// then calls `wire` once, which fixes DISPUTE_ROLE and EVALUATOR_ROLE forever and ends its power: after
@@ -42,7 +43,9 @@ interface IJobMarket is IFixedRoles {
         Finalized,
         Cancelled,
         Refunded,
-        TimedOut
+        TimedOut,
+        // INVARIANT: appended last, so the earlier values keep their numbers (off-chain enum tables, stored jobs).
+        Unresolved
     }
 
     /// @notice What the buyer asks for and how faults are punished.
@@ -149,6 +152,10 @@ interface IJobMarket is IFixedRoles {
     /// @notice A dispute on Committed or TimedOut job `jobId` ended with no decision: its challenge window now ends at
     /// `deadline` (re-open number `reopens` of at most MAX_REOPENS).
     event ChallengeWindowReopened(uint256 indexed jobId, uint64 deadline, uint8 reopens);
+    /// @notice Job `jobId` ended Unresolved: a dispute ended with no decision after its window had been re-opened
+    /// MAX_REOPENS times. `refund` (the whole escrow) was credited to the buyer and `provider`'s lock released whole:
+    /// nobody is paid for the job, nobody is slashed.
+    event JobUnresolved(uint256 indexed jobId, address indexed provider, uint256 refund);
     /// @notice `provider` missed the deadline of segment `segment` of job `jobId`; `slashed` of its stake
     /// went to the buyer. With `disputableUntil` 0 (no segment committed in its tenure) the job re-opened (or, at the
     /// MAX_IDLE_TIMEOUTS-th such timeout, ended Cancelled: a JobCancelled follows); otherwise
@@ -366,6 +373,8 @@ interface IJobMarket is IFixedRoles {
 
     /// @notice Close one dispute with the provider not at fault. With `reopen` (the dispute ended with no decision), a
     /// Committed or TimedOut job's challenge window is extended to now + policy.challengeWindow, at most MAX_REOPENS times per job.
+    /// A no-decision that needs one more re-open after those ends the job Unresolved once its last open dispute closed
+    /// (JobUnresolved: escrow to the buyer, lock released, no pay, no slash), unless a fault settles it first.
     /// DISPUTE_ROLE only.
     function settleNoFault(uint256 jobId, bool reopen) external;
 

@@ -178,6 +178,9 @@ export class Indexer {
       case "ProviderFaultSettled":
         db.setJobStatus(l.args.jobId, "Refunded");
         break;
+      case "JobUnresolved":
+        db.setJobStatus(l.args.jobId, "Unresolved");
+        break;
       default:
         break;
     }

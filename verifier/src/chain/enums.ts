@@ -2,7 +2,7 @@
  * The contracts' enums by position (contracts/interfaces/I*.sol), so that every reader and every decoded revert
  * names a status instead of printing its number. getJob.ts and getDispute.ts re-export the ones they return.
  */
-export const JOB_STATUS = ["None", "Open", "Active", "Committed", "Finalized", "Cancelled", "Refunded", "TimedOut"] as const;
+export const JOB_STATUS = ["None", "Open", "Active", "Committed", "Finalized", "Cancelled", "Refunded", "TimedOut", "Unresolved"] as const;
 export type JobStatusName = (typeof JOB_STATUS)[number];
 /** The statuses a listed job can have (every one but None). */
 export const LISTED_JOB_STATUS = JOB_STATUS.filter((s) => s !== "None");

@@ -19,7 +19,7 @@ async function subject(flags: ReadFlags): Promise<{ ctx: ReadContext; me: Addres
 }
 
 /** Jobs whose money has moved for good: their outcome is printed in words. */
-const ENDED: ReadonlySet<JobStatusName> = new Set(["Finalized", "Refunded", "Cancelled", "TimedOut"]);
+const ENDED: ReadonlySet<JobStatusName> = new Set(["Finalized", "Refunded", "Cancelled", "TimedOut", "Unresolved"]);
 
 const jobJson = (j: GetJobReturnType) => ({ jobId: j.jobId.toString(), status: j.status, nextSegment: j.nextSegment, segments: j.policy.segments, openDisputes: j.openDisputes, payment: j.payment.toString(), deadline: j.deadline === 0n ? null : chainDate(j.deadline) });
 
