@@ -13,8 +13,6 @@
  * @example
  *   const answered = await answerOpenings({ ...ctx, stateOpenings }, { strategy: { kind: "honest" }, mode: "recompute" });
  */
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { getAddress, type Address, type Hex } from "viem";
 import {
   answerOpening,
@@ -32,7 +30,9 @@ import { createRun, deploymentSalt, type Run, type Strategy } from "../ml/index.
 import { replayStrategySteps } from "../ml/segments.ts";
 import type { ContentStore } from "../store/index.ts";
 import { SegmentTree } from "../trace/index.ts";
-import { providerJobDir, type ProviderContext } from "./run-job.ts";
+import { readStateCids, type ProviderContext } from "./records.ts";
+
+export { readStateCids, stateCidsPath, writeStateCids } from "./records.ts";
 
 const log = logger("provider-openings");
 
@@ -57,24 +57,6 @@ export type OpenedState = {
   cpuMs: number;
   wallMs: number;
 };
-
-/** Where `runProviderJob(..., { keepStepStates: true })` records a segment's per-state CIDs (states first .. first+K-1). */
-export function stateCidsPath(ctx: Pick<ProviderContext, "stateDir" | "deployment">, jobId: bigint, segment: number): string {
-  return join(providerJobDir(ctx, jobId), `states-${segment}.json`);
-}
-
-export async function writeStateCids(ctx: Pick<ProviderContext, "stateDir" | "deployment">, jobId: bigint, segment: number, cids: readonly string[]): Promise<void> {
-  await writeFile(stateCidsPath(ctx, jobId, segment), JSON.stringify(cids));
-}
-
-export async function readStateCids(ctx: Pick<ProviderContext, "stateDir" | "deployment">, jobId: bigint, segment: number): Promise<string[] | null> {
-  try {
-    const v: unknown = JSON.parse(await readFile(stateCidsPath(ctx, jobId, segment), "utf8"));
-    return Array.isArray(v) && v.every((c) => typeof c === "string") ? v : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Rebuilds state `step` of committed segment `commit` and publishes its checkpoint: from `keptCids` (mode "kept") or
