@@ -98,7 +98,8 @@ export async function openState(run: Run, store: ContentStore, strategy: Strateg
   return { ...opened, cpuMs: (cpu.user + cpu.system) / 1000, wallMs: performance.now() - wall0 };
 }
 
-export type OpeningsContext = ProviderContext & { stateOpenings: Address };
+/** What answering needs: the chain, the store the checkpoints go to, and the local records of kept states. */
+export type OpeningsContext = Pick<ProviderContext, "clients" | "deployment" | "store" | "stateDir"> & { stateOpenings: Address };
 
 export type AnswerOpeningsOptions = {
   /** The strategy the provider trained with (a replay must reproduce the committed states). */
@@ -120,7 +121,7 @@ export type AnswerOpeningsResult = {
 };
 
 /**
- * One pass of the provider's opening watcher: every unanswered, unexpired opening of a job this account provides is
+ * One pass of the provider's opening duty (serve.ts runs it every pass, before the disputes): every unanswered, unexpired opening of a job this account provides is
  * opened and answered (each requester's: a state asked by several auditors is answered to each, rebuilt once). Openings of other providers' jobs are skipped. Safe to rerun (answered ones are skipped; an
  * answer mined before a restart reverts StateOpeningsAlreadyAnswered, reported in `failed`).
  */
@@ -188,21 +189,4 @@ export async function answerOpenings(ctx: OpeningsContext, opts: AnswerOpeningsO
     }
   }
   return result;
-}
-
-/**
- * The watcher: `answerOpenings` every `pollMs` until `signal` aborts. Each pass's result goes to `onPass`.
- */
-export async function watchOpenings(ctx: OpeningsContext, opts: AnswerOpeningsOptions & { pollMs: number; signal: AbortSignal; onPass?: (r: AnswerOpeningsResult) => void }): Promise<void> {
-  while (!opts.signal.aborted) {
-    const r = await answerOpenings(ctx, opts);
-    opts.onPass?.(r);
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, opts.pollMs);
-      opts.signal.addEventListener("abort", () => {
-        clearTimeout(t);
-        resolve();
-      }, { once: true });
-    });
-  }
 }
