@@ -19,7 +19,7 @@
 import { getAddress, type Address } from "viem";
 import { chainDate } from "../chain/revertText.ts";
 import { getJob, getJobs, type GetJobReturnType, type JobStatusName } from "../chain/index.ts";
-import { InputError } from "../errors/index.ts";
+import { InputError, PouwError } from "../errors/index.ts";
 import { logger } from "../log/index.ts";
 import type { Strategy } from "../ml/index.ts";
 import { defendProviderJob, type DecisionMemo, type DefendJobContext, type DisputeDefence } from "./defend-job.ts";
@@ -52,6 +52,8 @@ export type JobDuties = {
   disputes: DisputeDefence[];
   /** Why the service must keep serving the job; null when nothing remains. */
   remaining: string | null;
+  /** What stopped this pass on the job (an RPC or content failure): retried next pass, and the job stays served. */
+  error?: string;
 };
 
 export type ServePass = {
@@ -72,20 +74,24 @@ export async function servePass(ctx: ServeContext, opts: ServeOptions, memo: Dec
   const jobs = await jobsToServe(ctx, me, opts.jobIds);
   const duties = new Map<bigint, JobDuties>(jobs.map((j) => [j.jobId, { jobId: j.jobId, status: j.status, deadline: Number(j.deadline), openings: { answered: [], failed: [] }, disputes: [], remaining: null }]));
   const so = d.stateOpenings;
-  if (so) {
-    // openings first: a dispute's members read the opening of its pre-state, so an answer must not wait for a defence
-    for (const j of jobs.filter((x) => getAddress(x.provider) === me)) {
-      const r = await answerOpenings({ ...ctx, stateOpenings: so }, { strategy: opts.strategy, mode: opts.openings, jobId: j.jobId, now: at });
-      const duty = duties.get(j.jobId)!;
-      duty.openings.answered.push(...r.answered);
-      duty.openings.failed.push(...r.failed.map(({ step, reason }) => ({ step, reason })));
+  for (const j of jobs) {
+    const duty = duties.get(j.jobId)!;
+    try {
+      // openings first: a dispute's members read the opening of its pre-state, so an answer must not wait for a defence
+      if (so && getAddress(j.provider) === me) {
+        const r = await answerOpenings({ ...ctx, stateOpenings: so }, { strategy: opts.strategy, mode: opts.openings, jobId: j.jobId, now: at });
+        duty.openings.answered.push(...r.answered);
+        duty.openings.failed.push(...r.failed.map(({ step, reason }) => ({ step, reason })));
+      }
+      if (d.disputeGame) duty.disputes = await defendProviderJob(ctx, j.jobId, { memo });
+      duty.remaining = remainingOf(duty, j, me, at);
+    } catch (err) {
+      // one job's failure (an RPC error, content no source serves now) must not stop the duties of the others
+      if (err instanceof InputError) throw err;
+      log.error({ err, jobId: j.jobId.toString() }, "provider pass failed on a job; retried next pass");
+      duty.error = err instanceof PouwError ? err.shortMessage : err instanceof Error ? err.message.split("\n")[0]! : String(err);
+      duty.remaining = `retrying after an error: ${duty.error}`;
     }
-  }
-  if (d.disputeGame) {
-    for (const j of jobs) duties.get(j.jobId)!.disputes = await defendProviderJob(ctx, j.jobId, { memo });
-  }
-  for (const [jobId, duty] of duties) {
-    duty.remaining = remainingOf(duties.get(jobId)!, jobs.find((j) => j.jobId === jobId)!, me, at);
   }
   const pass: ServePass = { at, jobs: [...duties.values()], remaining: [...duties.values()].filter((x) => x.remaining !== null).length, openingsDeployed: so !== undefined };
   log.info({ jobs: pass.jobs.length, remaining: pass.remaining }, "provider pass");

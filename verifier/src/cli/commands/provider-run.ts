@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { getStakeAccount, httpClients, requireJob, requestWithdrawal, stakeDeposit, withdraw, type ChainClients } from "../../chain/index.ts";
-import { InputError } from "../../errors/index.ts";
+import { InputError, PouwError } from "../../errors/index.ts";
 import { parseThreads } from "../../ml/engines.ts";
 import { formatStrategy, parseStrategy } from "../../ml/strategies.ts";
 import type { SegmentProgress } from "../../provider/run-job.ts";
@@ -228,6 +228,7 @@ export function passLines(pass: ServePass): string[] {
       lines.push(`job ${j.jobId}: opening of state ${a.step} answered (${a.mode}, ${a.stepsReplayed} steps replayed, ${Math.round(a.cpuMs)} ms CPU, checkpoint ${a.checkpointCid})`);
     }
     for (const f of j.openings.failed) lines.push(`job ${j.jobId}: opening of state ${f.step} NOT answered: ${f.reason}`);
+    if (j.error !== undefined) lines.push(`job ${j.jobId}: pass failed (retried): ${j.error}`);
     for (const r of j.disputes) {
       lines.push(`job ${j.jobId} dispute ${r.disputeId} step ${r.step}: ${r.action}: ${r.reason}${r.provingMs === undefined ? "" : ` (proving ${(r.provingMs / 1000).toFixed(1)} s, gas ${r.gasUsed})`}`);
     }
@@ -255,6 +256,7 @@ export const defend = async (jobArg: string, opts: Opts) => {
     const lines = passLines(pass);
     if (!pass.jobs.some((j) => j.disputes.length > 0)) lines.push(`job ${jobId}: no disputes`);
     const job = pass.jobs[0]!;
+    if (job.error !== undefined) throw new PouwError(`job ${jobId}: ${job.error}`);
     out(
       opts,
       { jobId, status: job.status, disputes: job.disputes, openings: job.openings, remaining: job.remaining, openingsDeployed: pass.openingsDeployed },
