@@ -52,7 +52,7 @@ export function registerProvider(program: Command): void {
       .option("--json", "print the result as JSON (the progress stays on stderr)"),
   ).action(lazyAction(() => import("./provider-run.ts"), "run"));
 
-  const strategyHelp = "the strategy the jobs were trained with (a recompute opening replays it; default honest)";
+  const strategyHelp = "the strategy the jobs were trained with (a recompute opening replays it)";
   withConfig(
     provider
       .command("serve")
