@@ -34,7 +34,7 @@ import { postJob } from "../../verifier/src/market/post-job.ts";
 import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
 import { createRun, deploymentSalt, parseStrategy } from "../../verifier/src/ml/index.ts";
 import { answerOpenings, readStateCids, type OpeningsContext } from "../../verifier/src/provider/openings.ts";
-import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
+import { runProviderJob, type ProviderContext } from "../../verifier/src/provider/run-job.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
 import { SegmentTree } from "../../verifier/src/trace/index.ts";
 import { disputeEnv, expectRevert, PARAMS, policy, type DisputeEnv } from "../dispute/helpers.ts";
@@ -48,7 +48,7 @@ describe("provider: state openings answered and withheld", function () {
   let env: DisputeEnv;
   let dir: string;
   let stateOpenings: Address;
-  let ctx: OpeningsContext;
+  let ctx: OpeningsContext & ProviderContext;
   let jobId: bigint;
   let commits: SegmentCommit[];
 

@@ -45,7 +45,7 @@ import {
   writeProvenance,
   type SignedReceipt,
 } from "../provenance/index.ts";
-import { endRecordPath, providerJobDir, type ProviderContext } from "./run-job.ts";
+import { endRecordPath, providerJobDir, type ProviderContext } from "./records.ts";
 
 const log = logger("provider");
 

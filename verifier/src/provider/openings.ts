@@ -13,8 +13,6 @@
  * @example
  *   const answered = await answerOpenings({ ...ctx, stateOpenings }, { strategy: { kind: "honest" }, mode: "recompute" });
  */
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { getAddress, type Address, type Hex } from "viem";
 import {
   answerOpening,
@@ -32,7 +30,9 @@ import { createRun, deploymentSalt, type Run, type Strategy } from "../ml/index.
 import { replayStrategySteps } from "../ml/segments.ts";
 import type { ContentStore } from "../store/index.ts";
 import { SegmentTree } from "../trace/index.ts";
-import { providerJobDir, type ProviderContext } from "./run-job.ts";
+import { readStateCids, type ProviderContext } from "./records.ts";
+
+export { readStateCids, stateCidsPath, writeStateCids } from "./records.ts";
 
 const log = logger("provider-openings");
 
@@ -57,24 +57,6 @@ export type OpenedState = {
   cpuMs: number;
   wallMs: number;
 };
-
-/** Where `runProviderJob(..., { keepStepStates: true })` records a segment's per-state CIDs (states first .. first+K-1). */
-export function stateCidsPath(ctx: Pick<ProviderContext, "stateDir" | "deployment">, jobId: bigint, segment: number): string {
-  return join(providerJobDir(ctx, jobId), `states-${segment}.json`);
-}
-
-export async function writeStateCids(ctx: Pick<ProviderContext, "stateDir" | "deployment">, jobId: bigint, segment: number, cids: readonly string[]): Promise<void> {
-  await writeFile(stateCidsPath(ctx, jobId, segment), JSON.stringify(cids));
-}
-
-export async function readStateCids(ctx: Pick<ProviderContext, "stateDir" | "deployment">, jobId: bigint, segment: number): Promise<string[] | null> {
-  try {
-    const v: unknown = JSON.parse(await readFile(stateCidsPath(ctx, jobId, segment), "utf8"));
-    return Array.isArray(v) && v.every((c) => typeof c === "string") ? v : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Rebuilds state `step` of committed segment `commit` and publishes its checkpoint: from `keptCids` (mode "kept") or
@@ -116,7 +98,8 @@ export async function openState(run: Run, store: ContentStore, strategy: Strateg
   return { ...opened, cpuMs: (cpu.user + cpu.system) / 1000, wallMs: performance.now() - wall0 };
 }
 
-export type OpeningsContext = ProviderContext & { stateOpenings: Address };
+/** What answering needs: the chain, the store the checkpoints go to, and the local records of kept states. */
+export type OpeningsContext = Pick<ProviderContext, "clients" | "deployment" | "store" | "stateDir"> & { stateOpenings: Address };
 
 export type AnswerOpeningsOptions = {
   /** The strategy the provider trained with (a replay must reproduce the committed states). */
@@ -138,7 +121,7 @@ export type AnswerOpeningsResult = {
 };
 
 /**
- * One pass of the provider's opening watcher: every unanswered, unexpired opening of a job this account provides is
+ * One pass of the provider's opening duty (serve.ts runs it every pass, before the disputes): every unanswered, unexpired opening of a job this account provides is
  * opened and answered (each requester's: a state asked by several auditors is answered to each, rebuilt once). Openings of other providers' jobs are skipped. Safe to rerun (answered ones are skipped; an
  * answer mined before a restart reverts StateOpeningsAlreadyAnswered, reported in `failed`).
  */
@@ -206,21 +189,4 @@ export async function answerOpenings(ctx: OpeningsContext, opts: AnswerOpeningsO
     }
   }
   return result;
-}
-
-/**
- * The watcher: `answerOpenings` every `pollMs` until `signal` aborts. Each pass's result goes to `onPass`.
- */
-export async function watchOpenings(ctx: OpeningsContext, opts: AnswerOpeningsOptions & { pollMs: number; signal: AbortSignal; onPass?: (r: AnswerOpeningsResult) => void }): Promise<void> {
-  while (!opts.signal.aborted) {
-    const r = await answerOpenings(ctx, opts);
-    opts.onPass?.(r);
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, opts.pollMs);
-      opts.signal.addEventListener("abort", () => {
-        clearTimeout(t);
-        resolve();
-      }, { once: true });
-    });
-  }
 }

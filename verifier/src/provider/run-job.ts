@@ -40,7 +40,9 @@ import { createRun, deploymentSalt, formatStrategy, policyShapeMismatch, type Ma
 import type { ContentStore } from "../store/index.ts";
 import { lossE6 as lossE6Of, replayStrategySteps, trainSegments } from "../ml/segments.ts";
 import { checkJobBase } from "./check-base.ts";
-import { writeStateCids } from "./openings.ts";
+import { endRecordPath, writeStateCids, type ProviderContext } from "./records.ts";
+
+export { endRecordPath, providerJobDir, type ProviderContext } from "./records.ts";
 
 const log = logger("provider");
 
@@ -48,17 +50,6 @@ export class ProviderJobError extends PouwError {
   override name = "ProviderJobError";
   override readonly code: string = "PROVIDER_JOB";
 }
-
-export type ProviderContext = {
-  clients: ChainClients;
-  deployment: Deployment;
-  store: ContentStore;
-  board: SegmentBoard;
-  stateDir: string;
-  /** The clients of the session key an attested tier bound (made inside the attested machine): a job whose committer
-   * (getCommitter) is that key has its segments committed from it; the provider's own key is refused there. */
-  sessionClients?: ChainClients;
-};
 
 export type SegmentProgress = { jobId: bigint; segment: number; step: number; steps: number; loss: number };
 
@@ -92,15 +83,6 @@ export type RunJobResult = {
   status: JobStatusName;
   deadline: number;
 };
-
-/** The provider's directory for a job: end checkpoint pointers, and after finalize the weights and provenance record. */
-export function providerJobDir(ctx: Pick<ProviderContext, "stateDir" | "deployment">, jobId: bigint): string {
-  return join(ctx.stateDir, "provider", ctx.deployment.jobMarket.toLowerCase(), jobId.toString());
-}
-
-export function endRecordPath(ctx: Pick<ProviderContext, "stateDir" | "deployment">, jobId: bigint, segment: number): string {
-  return join(providerJobDir(ctx, jobId), `end-${segment}.cid`);
-}
 
 async function resumeState(ctx: ProviderContext, run: Run, strategy: Strategy, jobId: bigint, next: number, commits: SegmentCommit[]): Promise<{ state: TrainState; flops: number }> {
   if (next === 0) return { state: await run.initFromStore(ctx.store), flops: 0 };

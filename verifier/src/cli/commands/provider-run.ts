@@ -7,10 +7,12 @@ import { readFile } from "node:fs/promises";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { getStakeAccount, httpClients, requireJob, requestWithdrawal, stakeDeposit, withdraw, type ChainClients } from "../../chain/index.ts";
-import { InputError } from "../../errors/index.ts";
+import { InputError, PouwError } from "../../errors/index.ts";
 import { parseThreads } from "../../ml/engines.ts";
 import { formatStrategy, parseStrategy } from "../../ml/strategies.ts";
 import type { SegmentProgress } from "../../provider/run-job.ts";
+import type { OpeningMode } from "../../provider/openings.ts";
+import type { ServePass } from "../../provider/serve.ts";
 import { txRef } from "../../chain/send.ts";
 import { chainDate } from "../../chain/revertText.ts";
 import { announceStateNode, ensureFunds, fmt, marketContext, peerDiscovery, parseAmount, parseJobId, txJson, txLines, type ReadFlags } from "../context.ts";
@@ -138,6 +140,22 @@ async function sessionKeyClients(ctx: Awaited<ReturnType<typeof marketContext>>,
   return httpClients(ctx.config.rpcUrl, ctx.chainId, { account, confirmations: ctx.config.confirmations, pollingIntervalMs: ctx.config.pollIntervalMs });
 }
 
+/**
+ * What `provider run` leaves to `provider serve` once it exits: a job still Active (a later run commits the rest) or
+ * Committed/TimedOut stays disputable, so its openings and disputes need the service until its deadline; null when
+ * the job is no longer this provider's to defend.
+ */
+export function leftToService(job: { status: string; deadline: bigint }, openingsDeployed: boolean): { until: string; duties: string[] } | null {
+  if (job.status !== "Active" && job.status !== "Committed" && job.status !== "TimedOut") return null;
+  const duties = [
+    ...(openingsDeployed ? ["answer state openings (an unanswered one is slashed as withheld)"] : []),
+    "appeal a unanimous first-round Fault on a valid step within its appeal window",
+    "prove disputed linear-tile steps",
+  ];
+  const until = job.status === "Active" ? `the challenge window after the last commit (the segment deadline is ${chainDate(job.deadline)})` : chainDate(job.deadline);
+  return { until, duties };
+}
+
 export const run = async (jobArg: string, opts: Opts) => {
   const jobId = parseJobId(jobArg);
   const strategy = parseStrategy(opts.strategy as string);
@@ -163,8 +181,10 @@ export const run = async (jobArg: string, opts: Opts) => {
       strategy,
       onStep: progress.update,
       threads,
+      ...(opts.keepStates === true ? { keepStepStates: true } : {}),
     });
     progress.stop();
+    const left = leftToService(await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId }), ctx.deployment.stateOpenings !== undefined);
     const resumed = r.resumedFrom > 0 ? ` (resumed at segment ${r.resumedFrom})` : "";
     const idle: Record<string, string> = {
       Committed: "nothing to train (all segments committed)",
@@ -173,11 +193,12 @@ export const run = async (jobArg: string, opts: Opts) => {
     };
     out(
       opts,
-      { jobId, status: r.status, resumedFrom: r.resumedFrom, committed: r.committed, strategy: formatStrategy(strategy), gasUsed: r.gasUsed, wallSeconds: r.wallSeconds, txs: r.txs.map(txJson) },
+      { jobId, status: r.status, resumedFrom: r.resumedFrom, committed: r.committed, strategy: formatStrategy(strategy), gasUsed: r.gasUsed, wallSeconds: r.wallSeconds, txs: r.txs.map(txJson), leftToService: left },
       (r.committed.length === 0
         ? `job ${jobId}: ${idle[r.status] ?? (r.status === "Active" ? "nothing to train (all segments committed)" : `not trained: the job is ${r.status}`)}\n`
         : `job ${jobId}: committed segments ${r.committed[0]}..${r.committed[r.committed.length - 1]}${resumed} with strategy ${formatStrategy(strategy)}, gas ${r.gasUsed}, ${r.wallSeconds.toFixed(1)} s\n`) +
-        txLines(r.txs),
+        txLines(r.txs) +
+        (left === null ? "" : `job ${jobId}: left to \`pouw provider serve\` until ${left.until}: ${left.duties.join("; ")}\n`),
     );
   } finally {
     process.removeListener("SIGINT", onInterrupt);
@@ -185,26 +206,112 @@ export const run = async (jobArg: string, opts: Opts) => {
   }
 };
 
-/** `defend`'s handler (the definitions and flags are in provider.ts). */
+/** `--openings`: how a state opening is answered (provider/openings.ts). */
+export function parseOpeningMode(v: unknown): OpeningMode {
+  if (v === undefined) return "recompute";
+  if (v === "recompute" || v === "kept") return v;
+  throw new InputError(`--openings ${String(v)}: must be recompute or kept`);
+}
+
+/** `--interval`: seconds between passes of `provider serve`, as milliseconds. */
+export function parseIntervalSeconds(v: unknown): number {
+  const n = v === undefined ? 15 : Number(v);
+  if (typeof v === "boolean" || !Number.isFinite(n) || n <= 0 || n > 86_400) throw new InputError(`--interval ${String(v)}: must be a number of seconds in (0, 86400]`);
+  return Math.round(n * 1000);
+}
+
+/** The text lines of one pass of the provider's duties (provider/serve.ts), one per action, opening or remaining job. */
+export function passLines(pass: ServePass): string[] {
+  const lines: string[] = [];
+  for (const j of pass.jobs) {
+    for (const a of j.openings.answered) {
+      lines.push(`job ${j.jobId}: opening of state ${a.step} answered (${a.mode}, ${a.stepsReplayed} steps replayed, ${Math.round(a.cpuMs)} ms CPU, checkpoint ${a.checkpointCid})`);
+    }
+    for (const f of j.openings.failed) lines.push(`job ${j.jobId}: opening of state ${f.step} NOT answered: ${f.reason}`);
+    if (j.error !== undefined) lines.push(`job ${j.jobId}: pass failed (retried): ${j.error}`);
+    for (const r of j.disputes) {
+      lines.push(`job ${j.jobId} dispute ${r.disputeId} step ${r.step}: ${r.action}: ${r.reason}${r.provingMs === undefined ? "" : ` (proving ${(r.provingMs / 1000).toFixed(1)} s, gas ${r.gasUsed})`}`);
+    }
+  }
+  return lines;
+}
+
+function remainingLines(pass: ServePass): string[] {
+  return pass.jobs.filter((j) => j.remaining !== null).map((j) => `job ${j.jobId} (${j.status}): served while ${j.remaining}`);
+}
+
+const passJson = (pass: ServePass) => ({ at: chainDate(pass.at), remaining: pass.remaining, openingsDeployed: pass.openingsDeployed, jobs: pass.jobs });
+
+/** `defend`'s handler: one pass of the service over one job (the definitions and flags are in provider.ts). */
 export const defend = async (jobArg: string, opts: Opts) => {
   const jobId = parseJobId(jobArg);
+  const openings = parseOpeningMode(opts.openings);
+  const strategy = parseStrategy((opts.strategy as string | undefined) ?? "honest");
   const ctx = await marketContext(opts as never);
   await requireJob(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
-  const { defendProviderJob } = await import("../../provider/defend-job.ts"); // the engine and the prover load here
+  const { servePass } = await import("../../provider/serve.ts"); // the engine and the prover load here
   const { releaseProver } = await import("../../zk/prove.ts");
   try {
-    const rows = await defendProviderJob({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store }, jobId);
-    const text =
-      rows.length === 0
-        ? `job ${jobId}: no disputes\n`
-        : rows
-            .map(
-              (r) =>
-                `job ${jobId} dispute ${r.disputeId} step ${r.step}: ${r.action}: ${r.reason}${r.provingMs === undefined ? "" : ` (proving ${(r.provingMs / 1000).toFixed(1)} s, gas ${r.gasUsed})`}\n`,
-            )
-            .join("");
-    out(opts, { jobId, disputes: rows }, text);
+    const pass = await servePass({ clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, stateDir: ctx.config.stateDir }, { strategy, openings, jobIds: [jobId] });
+    const lines = passLines(pass);
+    if (!pass.jobs.some((j) => j.disputes.length > 0)) lines.push(`job ${jobId}: no disputes`);
+    const job = pass.jobs[0]!;
+    if (job.error !== undefined) throw new PouwError(`job ${jobId}: ${job.error}`);
+    out(
+      opts,
+      { jobId, status: job.status, disputes: job.disputes, openings: job.openings, remaining: job.remaining, openingsDeployed: pass.openingsDeployed },
+      [...lines, ...remainingLines(pass)].map((l) => `${l}\n`).join(""),
+    );
   } finally {
+    await releaseProver();
+  }
+};
+
+/**
+ * `serve`'s handler (the definitions and flags are in provider.ts): passes until nothing remains, or with --watch until
+ * Ctrl-C. Text mode prints each line once (a dispute the panel is still deciding is not repeated every pass).
+ */
+export const serve = async (jobArgs: string[], opts: Opts) => {
+  const jobIds = jobArgs.length === 0 ? undefined : jobArgs.map(parseJobId);
+  const openings = parseOpeningMode(opts.openings);
+  const pollMs = parseIntervalSeconds(opts.interval);
+  const strategy = parseStrategy((opts.strategy as string | undefined) ?? "honest");
+  const ctx = await marketContext(opts as never);
+  const { serveProvider } = await import("../../provider/serve.ts");
+  const { releaseProver } = await import("../../zk/prove.ts");
+  const stop = new AbortController();
+  const onInterrupt = () => stop.abort();
+  process.once("SIGINT", onInterrupt);
+  process.once("SIGTERM", onInterrupt);
+  const seen = new Set<string>();
+  try {
+    const last = await serveProvider(
+      { clients: ctx.clients, deployment: ctx.deployment, store: ctx.store, stateDir: ctx.config.stateDir },
+      {
+        strategy,
+        openings,
+        ...(jobIds ? { jobIds } : {}),
+        watch: opts.watch === true,
+        pollMs,
+        signal: stop.signal,
+        onPass: (pass) => {
+          if (opts.json) return out(opts, passJson(pass), "");
+          const fresh = [...passLines(pass), ...remainingLines(pass)].filter((l) => !seen.has(l));
+          for (const l of fresh) seen.add(l);
+          if (fresh.length > 0) process.stdout.write(fresh.map((l) => `${l}\n`).join(""));
+        },
+      },
+    );
+    if (!opts.json) {
+      process.stdout.write(
+        last.remaining === 0
+          ? `nothing remains: ${last.jobs.length === 0 ? "no job of yours is Active, Committed or TimedOut" : "every job served is past its challenge window with no open dispute"}; collect with pouw provider claim\n`
+          : `stopped with ${last.remaining} job(s) still disputable: rerun pouw provider serve before their windows end\n`,
+      );
+    }
+  } finally {
+    process.removeListener("SIGINT", onInterrupt);
+    process.removeListener("SIGTERM", onInterrupt);
     await releaseProver();
   }
 };
