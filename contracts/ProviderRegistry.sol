@@ -262,6 +262,9 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         uint256 n = signatures.length;
         if (n < _quorum) revert ProviderRegistryBelowQuorum(n, _quorum);
         address[] memory committee = q.drawn ? _committees[requestId] : _draw(requestId, q);
+        // INVARIANT: a tier that names an accelerator (1-2) rests on evidence bound to the session key its request
+        // declared, so its discounted lock is used only by commits from that key (JobMarket.commitSegment).
+        if (att.tier <= 2 && _sessionKeys[requestId] == address(0)) revert ProviderRegistryTierNeedsSessionKey(requestId, att.tier);
         bytes32 digest = _hashTypedDataV4(Receipts.hash(_toMemory(att)));
         (address[] memory signers, uint16 mask) = _committeeSigners(requestId, committee, digest, signatures);
 
@@ -445,10 +448,13 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     }
 
     /// @inheritdoc IProviderRegistry
-    function tierAndSessionKey(address provider) external view returns (uint8 tier, address sessionKey) {
+    function tierAndSessionKey(address provider) external view returns (uint8 tier, address sessionKey, uint64 expiresAt) {
         tier = effectiveTier(provider);
-        // INVARIANT: a key is named only with a counting tier: it is the one the record's evidence binds.
-        if (tier != TIER_NONE) sessionKey = _sessionKeys[_attestations[provider].requestId];
+        // INVARIANT: a key and an expiry are named only with a counting tier: the record's, whose evidence binds the key.
+        if (tier != TIER_NONE) {
+            StoredAttestation storage a = _attestations[provider];
+            (sessionKey, expiresAt) = (_sessionKeys[a.requestId], a.expiresAt);
+        }
     }
 
     /// @inheritdoc IProviderRegistry

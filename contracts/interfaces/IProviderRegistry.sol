@@ -241,6 +241,9 @@ interface IProviderRegistry {
     error ProviderRegistryUnsortedDevices(uint256 index, bytes32 previous, bytes32 deviceId);
     /// @notice A request declared the zero address as its session key.
     error ProviderRegistryZeroSessionKey();
+    /// @notice A statement of tier `tier` (1 or 2) for request `requestId`, which declared no session key: the tiers
+    /// that name an accelerator rest on evidence bound to a declared session key only.
+    error ProviderRegistryTierNeedsSessionKey(uint256 requestId, uint8 tier);
     /// @notice `account` has no credit to claim.
     error ProviderRegistryNothingToClaim(address account);
 
@@ -343,9 +346,11 @@ interface IProviderRegistry {
     function effectiveTier(address provider) external view returns (uint8);
 
     /// @notice `effectiveTier(provider)` and, while that tier is attested (1..3), the session key its record's request
-    /// declared (`sessionKeyOf`; zero when none was declared or the tier is 4). JobMarket reads both at acceptJob: a job
-    /// accepted at a tier whose evidence bound a session key takes its segment commits from that key only.
-    function tierAndSessionKey(address provider) external view returns (uint8 tier, address sessionKey);
+    /// declared (`sessionKeyOf`; zero when none was declared or the tier is 4) and the record's expiry (zero at tier 4).
+    /// JobMarket reads them at acceptJob and rebindCommitter: a job accepted at a tier whose evidence bound a session
+    /// key takes its segment commits from that key only, and a tier counts for a tenure only if its record outlives
+    /// the tenure's last possible commit.
+    function tierAndSessionKey(address provider) external view returns (uint8 tier, address sessionKey, uint64 expiresAt);
 
     /// @notice Request `requestId` (zero if none).
     function requestOf(uint256 requestId) external view returns (Request memory);
