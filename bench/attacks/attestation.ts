@@ -94,7 +94,7 @@ async function landSybilCommittee(w: World, garbage: Uint8Array): Promise<{ requ
   const sybils = SYBILS.map((n) => w.a[n].address);
   for (let i = 1; i <= MAX_REQUESTS; i++) {
     await w.mine(1);
-    const r = await requestAttestation(w.a.provider.c, { providerRegistry: w.d.providerRegistry, evidenceHash: keccak256(garbage) });
+    const r = await requestAttestation(w.a.provider.c, { providerRegistry: w.d.providerRegistry, evidenceHash: keccak256(garbage), sessionKey: w.a.provider.address });
     const committee = await draw(w, r.requestId);
     if (sybils.every((s) => committee.includes(s))) return { requestId: r.requestId, requests: i, committee };
     await w.warpTo(r.deadline + 1n);
