@@ -433,6 +433,38 @@ export async function singleMemberVeto(): Promise<Row> {
 }
 
 /** The rows, in the order bench/attacks.ts prints them. */
+/**
+ * Keyless tier: genuine GPU evidence (tier 2 on its own) bound to a session key, requested WITHOUT declaring the key,
+ * so that the job's commits would come from the provider's own address on any machine. Two members of the committee
+ * signing tier 2 anyway cannot record it (ProviderRegistryTierNeedsSessionKey); the honest committee signs tier 4
+ * (session-key-undeclared).
+ */
+export async function keylessTier(): Promise<Row> {
+  const w = await attestWorld(HONEST);
+  try {
+    const nras = await makeNras();
+    const trust: EvidenceTrust = { nvidia: nras.policy };
+    const ueid = BigInt(keccak256(randomBytes(32))).toString().slice(0, 48);
+    const s = { side: [w.a.provider], honest: HONEST.map((n) => w.a[n]) };
+    const before = await snapshot(w, everyone(s));
+    const req = await requestWith(w, w.a.provider, async (b, k) => ({ bundle: await nvidiaBundle(nras, w.a.provider.c.account as LocalAccount, b, { sessionKey: k, gpus: [{ ueid }], iat: await chainDate(w) }), devices: [`nvidia-ueid:${ueid}`] }));
+    const r = await requestAttestation(w.a.provider.c, { ...req.p, sessionKey: undefined });
+    const c = await draw(w, r.requestId);
+    const now = await w.now();
+    const att: AttestationVerified = { provider: w.a.provider.address, requestId: r.requestId, tier: GPU_ONLY_TIER, band: 70, evidenceHash: req.p.evidenceHash, expiresAt: now + BigInt(DAY), issuedAt: now };
+    const domain = providerRegistryDomain(BigInt(w.d.chainId), w.d.providerRegistry);
+    const signers = [...c].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)).slice(0, 2).map((m) => actorAt(w, m));
+    const signatures = await Promise.all(signers.map(async (x) => ({ signer: x.address, signature: await signAttestationVerified(x.c.account as LocalAccount, domain, att) })));
+    const e = await refused("record tier 2 on the keyless request", recordAttestation(w.a.provider.c, { providerRegistry: w.d.providerRegistry, attestation: att, signatures }), "ProviderRegistryTierNeedsSessionKey");
+    const h = await honestCommittee(w, r.requestId, c, req.bundle, trust, workDir("statements-keyless"));
+    const t = (await getProviderAttestation(w.a.buyer.c.public, { providerRegistry: w.d.providerRegistry, provider: w.a.provider.address })).effectiveTier;
+    if (t !== 4) throw new AttackSucceeded(`a request that declared no session key recorded tier ${t}`);
+    return measure(w, s, before, "attestation: tier 2 on a request that declared no session key", `impossible: ${e}; the committee [${c.map((x) => nameOf(w, x)).join(", ")}] signed tier 4 (${[...new Set(h.results.map((x) => x.reason))].join(", ")})`, NO_TRACE);
+  } finally {
+    cleanup();
+  }
+}
+
 export const ATTESTATION_ROWS: { attack: string; run: () => Promise<Row> }[] = [
   { attack: "attestation: sybil committee (2 of 12)", run: sybilCommittee },
   { attack: "attestation: device reuse across two providers", run: deviceReuse },
@@ -441,6 +473,7 @@ export const ATTESTATION_ROWS: { attack: string; run: () => Promise<Row> }[] = [
   { attack: "attestation: all-zero SNP TCB without a configured minimum", run: zeroSnpTcb },
   { attack: "attestation: OutOfDate platform (SNP TCB below minTcb)", run: outOfDatePlatform },
   { attack: "attestation: single-member veto", run: singleMemberVeto },
+  { attack: "attestation: tier 2 on a request that declared no session key", run: keylessTier },
   { attack: "attestation: sham statement dispute", run: shamStatementDispute },
   { attack: "attestation: statement dispute stalled by a provider seat and a silent member", run: silentSeatStatementDispute },
 ];
