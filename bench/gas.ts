@@ -203,7 +203,7 @@ results["AuditorRegistry.leave"] = await gas(registry.write.leave({ account: aud
   for (const a of [auditor2, auditor3, auditor4]) await registry.write.postBond([parseEther("100")], { account: a.account });
   await networkHelpers.time.increase(3600);
   const evidenceHash = keccak256(toHex("evidence"));
-  results["ProviderRegistry.requestAttestation"] = await gas(providers.write.requestAttestation([evidenceHash, (await publicClient.getBlockNumber())], { account: provider.account }));
+  results["ProviderRegistry.requestAttestation"] = await gas(providers.write.requestAttestation([evidenceHash, (await publicClient.getBlockNumber()), [], provider.account.address], { account: provider.account }));
   const requestId = await providers.read.lastRequestOf([provider.account.address]);
   await networkHelpers.mine(3);
   results["ProviderRegistry.drawCommittee(3 of 3)"] = await gas(providers.write.drawCommittee([requestId], { account: challenger.account }));

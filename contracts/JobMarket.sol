@@ -59,6 +59,7 @@ contract JobMarket is IJobMarket, FixedRoles {
         uint8 reopens; // challenge windows re-opened after a NoDecision (<= MAX_REOPENS; MAX_REOPENS + 1: ends Unresolved)
         uint8 idleTimeouts; // timeouts of tenures that committed nothing (< MAX_IDLE_TIMEOUTS while the job lives)
         address committer; // the session key the tenure's attested tier bound (counts only while committerBound)
+        uint8 tenureTier; // the tier the bound tenure was accepted at (read only while committerBound)
     }
 
     /// @notice Held by the dispute contract: freeze and settle jobs. Wired once (`wire`).
@@ -212,8 +213,8 @@ contract JobMarket is IJobMarket, FixedRoles {
         Job storage j = _known(jobId);
         // INVARIANT: one provider at a time; a job is accepted only while Open.
         if (j.status != JobStatus.Open) revert JobMarketWrongStatus(jobId, j.status, JobStatus.Open);
-        (uint8 tier, address sessionKey) = _tierAndKey(msg.sender);
         uint8 minTier = j.minTier;
+        (uint8 tier, address sessionKey) = _tenureTier(jobId, j, msg.sender, minTier);
         // INVARIANT: a provider weaker than the job's minimum tier never holds the job.
         if (minTier != 0 && tier > minTier) revert JobMarketTierTooLow(jobId, msg.sender, tier, minTier);
         uint16 next = j.nextSegment;
@@ -234,11 +235,29 @@ contract JobMarket is IJobMarket, FixedRoles {
         // NOTE: the flag sits in slot 1, which commitSegment reads anyway (stepsPerSegment), so a tenure without a key
         // pays no extra storage read per commit; a stale `committer` of an earlier tenure is ignored while unbound.
         bool bound = sessionKey != address(0);
-        if (bound) j.committer = sessionKey;
+        if (bound) (j.committer, j.tenureTier) = (sessionKey, tier);
         if (j.committerBound != bound) j.committerBound = bound;
         emit JobAccepted(jobId, msg.sender, next, deadline);
         if (sessionKey != address(0)) emit CommitterBound(jobId, sessionKey);
         _vault.lock(msg.sender, jobId, lock);
+    }
+
+    /// @inheritdoc IJobMarket
+    function rebindCommitter(uint256 jobId) external {
+        Job storage j = _known(jobId);
+        if (j.status != JobStatus.Active) revert JobMarketWrongStatus(jobId, j.status, JobStatus.Active);
+        if (msg.sender != j.provider) revert JobMarketNotProvider(jobId, msg.sender, j.provider);
+        if (!j.committerBound) revert JobMarketNoCommitter(jobId);
+        uint8 was = j.tenureTier;
+        (uint8 tier, address key) = _tenureTier(jobId, j, msg.sender, was);
+        // INVARIANT: the tenure's lock was sized at `was`; a new key takes the commits only with a record at least as
+        // strong that stands through the tenure's last possible commit, so a rebind never keeps a discount (or a
+        // minimum tier) that current evidence does not carry.
+        if (tier > was) revert JobMarketRebindTierTooLow(jobId, msg.sender, tier, was);
+        j.committer = key;
+        // a keyless tier-3 record: the provider commits itself, as a tenure accepted on that record would
+        if (key == address(0)) j.committerBound = false;
+        emit CommitterBound(jobId, key);
     }
 
     /// @inheritdoc IJobMarket
@@ -622,8 +641,9 @@ contract JobMarket is IJobMarket, FixedRoles {
 
     /// @inheritdoc IJobMarket
     function requiredStakeFor(uint256 jobId, address provider) external view returns (uint8 tier, uint256 stake) {
-        tier = _tierOf(provider);
-        stake = _scaledStake(_jobs[jobId].requiredStake, tier);
+        Job storage j = _jobs[jobId];
+        (tier,) = _tenureTier(jobId, j, provider, 0);
+        stake = _scaledStake(j.requiredStake, tier);
     }
 
     /// @inheritdoc IJobMarket
@@ -711,18 +731,28 @@ contract JobMarket is IJobMarket, FixedRoles {
         if (j.status == JobStatus.None) revert JobMarketUnknownJob(jobId);
     }
 
-    /// @dev The provider's effective tier (4 while no ProviderRegistry is set).
-    function _tierOf(address provider) private view returns (uint8) {
-        IProviderRegistry providers = _providers;
-        if (address(providers) == address(0)) return _TIER_NONE;
-        return providers.effectiveTier(provider);
-    }
-
-    /// @dev The provider's effective tier and its record's session key (4 and none while no ProviderRegistry is set).
-    function _tierAndKey(address provider) private view returns (uint8, address) {
+    /// @dev The tier a tenure of `provider` on job `jobId` starting now counts at, and its record's session key (4 and
+    /// none while no ProviderRegistry is set). Reverts JobMarketRecordExpiresFirst when the record's tier would meet
+    /// `minTier` (1..3; 0 and 4: none) but lapses too early.
+    function _tenureTier(uint256 jobId, Job storage j, address provider, uint8 minTier)
+        private
+        view
+        returns (uint8 tier, address key)
+    {
         IProviderRegistry providers = _providers;
         if (address(providers) == address(0)) return (_TIER_NONE, address(0));
-        return providers.tierAndSessionKey(provider);
+        uint64 expiresAt;
+        (tier, key, expiresAt) = providers.tierAndSessionKey(provider);
+        uint256 lastCommitBy = block.timestamp + uint256(j.segments - j.nextSegment) * j.segmentTimeout;
+        // INVARIANT: a tier (its discount, its minimum-tier access, its session key) counts for a tenure only if its
+        // record stands through the tenure's last possible commit (every remaining segment committed at its deadline):
+        // a record that lapses mid-tenure never leaves a discounted lock behind it.
+        if (tier != _TIER_NONE && expiresAt < lastCommitBy) {
+            if (tier <= minTier && minTier < _TIER_NONE) {
+                revert JobMarketRecordExpiresFirst(jobId, provider, expiresAt, lastCommitBy);
+            }
+            (tier, key) = (_TIER_NONE, address(0));
+        }
     }
 
     /// @dev The timeout slash of a lock `locked`: policy.timeoutSlashBps of it (the lock, not policy.requiredStake: the

@@ -46,8 +46,8 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         bytes32 evidenceHash;
     }
 
-    /// @dev A statement dispute in three slots. NOTE: uint48 request ids, uint32 seed blocks and uint48 times as in
-    /// StoredRequest; votes fit a uint8 (panel <= MAX_COMMITTEE).
+    /// @dev A statement dispute in three slots. NOTE: uint32 seed blocks and uint48 times as in StoredRequest; uint40
+    /// request ids last 1.1e12 requests (one per transaction: unreachable); votes fit a uint8 (panel <= MAX_COMMITTEE).
     struct StoredDispute {
         address provider;
         uint48 asOf;
@@ -55,10 +55,11 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         bool drawn;
         uint8 outcome;
         address challenger;
-        uint48 requestId;
+        uint40 requestId;
         uint16 signerMask;
         uint8 falseVotes;
         uint8 trueVotes;
+        uint8 revokedVotes;
         uint16 votedMask;
         uint256 bond;
     }
@@ -86,6 +87,8 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     uint8 public constant DISPUTE_UPHELD = 1;
     uint8 public constant DISPUTE_REJECTED = 2;
     uint8 public constant DISPUTE_UNDECIDED = 3;
+    /// @notice Dispute outcome: the statement held at its time, its evidence is revoked since (record revoked, no forfeit).
+    uint8 public constant DISPUTE_REVOKED = 4;
     /// @dev blockhash(n) is only available for the 256 most recent blocks.
     uint256 private constant _BLOCKHASH_RANGE = 256;
 
@@ -262,6 +265,9 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         uint256 n = signatures.length;
         if (n < _quorum) revert ProviderRegistryBelowQuorum(n, _quorum);
         address[] memory committee = q.drawn ? _committees[requestId] : _draw(requestId, q);
+        // INVARIANT: a tier that names an accelerator (1-2) rests on evidence bound to the session key its request
+        // declared, so its discounted lock is used only by commits from that key (JobMarket.commitSegment).
+        if (att.tier <= 2 && _sessionKeys[requestId] == address(0)) revert ProviderRegistryTierNeedsSessionKey(requestId, att.tier);
         bytes32 digest = _hashTypedDataV4(Receipts.hash(_toMemory(att)));
         (address[] memory signers, uint16 mask) = _committeeSigners(requestId, committee, digest, signatures);
 
@@ -313,10 +319,11 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
             drawn: false,
             outcome: DISPUTE_OPEN,
             challenger: msg.sender,
-            requestId: uint48(requestId), // a stored record's request id (uint48)
+            requestId: uint40(requestId), // a stored record's request id: far below 2^40 (struct NOTE)
             signerMask: a.signerMask,
             falseVotes: 0,
             trueVotes: 0,
+            revokedVotes: 0,
             votedMask: 0,
             bond: bond
         });
@@ -336,6 +343,17 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
 
     /// @inheritdoc IProviderRegistry
     function voteDispute(uint256 disputeId, bool statementFalse) external {
+        _vote(disputeId, statementFalse ? DISPUTE_UPHELD : DISPUTE_REJECTED);
+    }
+
+    /// @inheritdoc IProviderRegistry
+    function voteRevoked(uint256 disputeId) external {
+        _vote(disputeId, DISPUTE_REVOKED);
+    }
+
+    /// @dev One panel vote for `verdict` (DISPUTE_UPHELD, DISPUTE_REJECTED or DISPUTE_REVOKED); the vote that makes a
+    /// quorum for its verdict settles the dispute with it.
+    function _vote(uint256 disputeId, uint8 verdict) private {
         StoredDispute storage d = _openDispute(disputeId);
         address[] memory panel = d.drawn ? _panels[disputeId] : _drawDisputePanel(disputeId, d);
         uint256 at = _indexOf(panel, msg.sender);
@@ -345,11 +363,29 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         if (!_auditors.isActive(msg.sender)) revert ProviderRegistryVoterNotAuditor(disputeId, msg.sender);
         d.votedMask |= uint16(1 << at); // fits: at < panel length <= MAX_COMMITTEE = 15
         // votes fit a uint8: at most one per member of a panel <= MAX_COMMITTEE
-        uint8 votes = statementFalse ? ++d.falseVotes : ++d.trueVotes;
-        emit DisputeVoted(disputeId, msg.sender, statementFalse);
+        uint8 votes;
+        if (verdict == DISPUTE_REVOKED) {
+            votes = ++d.revokedVotes;
+            emit DisputeVotedRevoked(disputeId, msg.sender);
+        } else {
+            votes = verdict == DISPUTE_UPHELD ? ++d.falseVotes : ++d.trueVotes;
+            emit DisputeVoted(disputeId, msg.sender, verdict == DISPUTE_UPHELD);
+        }
+        // INVARIANT: each verdict needs its own quorum; "revoked since" votes never add to "false" ones (or the other
+        // way), so neither a colluding minority nor a split panel turns a false statement into a forfeit-free revocation.
         if (votes < _quorum) return;
-        if (statementFalse) _uphold(disputeId, d);
-        else _reject(disputeId, d);
+        if (verdict == DISPUTE_UPHELD) {
+            _uphold(disputeId, d);
+        } else if (verdict == DISPUTE_REJECTED) {
+            _reject(disputeId, d);
+        } else {
+            // The statement held when signed: the record goes (its evidence no longer supports the tier), its signers
+            // keep their bonds and the challenger its bond.
+            d.outcome = DISPUTE_REVOKED;
+            _revokeRecord(disputeId, d);
+            emit DisputeSettled(disputeId, DISPUTE_REVOKED);
+            _credit(d.challenger, d.bond);
+        }
     }
 
     /// @inheritdoc IProviderRegistry
@@ -445,10 +481,13 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     }
 
     /// @inheritdoc IProviderRegistry
-    function tierAndSessionKey(address provider) external view returns (uint8 tier, address sessionKey) {
+    function tierAndSessionKey(address provider) external view returns (uint8 tier, address sessionKey, uint64 expiresAt) {
         tier = effectiveTier(provider);
-        // INVARIANT: a key is named only with a counting tier: it is the one the record's evidence binds.
-        if (tier != TIER_NONE) sessionKey = _sessionKeys[_attestations[provider].requestId];
+        // INVARIANT: a key and an expiry are named only with a counting tier: the record's, whose evidence binds the key.
+        if (tier != TIER_NONE) {
+            StoredAttestation storage a = _attestations[provider];
+            (sessionKey, expiresAt) = (_sessionKeys[a.requestId], a.expiresAt);
+        }
     }
 
     /// @inheritdoc IProviderRegistry
@@ -603,11 +642,7 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     /// challenger, the rest burned) and credit the challenger's bond back.
     function _uphold(uint256 disputeId, StoredDispute storage d) private {
         d.outcome = DISPUTE_UPHELD;
-        StoredAttestation storage a = _attestations[d.provider];
-        if (a.requestId == d.requestId && a.expiresAt > block.timestamp) {
-            a.expiresAt = uint64(block.timestamp);
-            emit AttestationRevoked(d.provider, d.requestId, disputeId);
-        }
+        _revokeRecord(disputeId, d);
         // A false statement's devices are released (the provider it bound them to never proved them).
         bytes32[] storage ids = _requestDevices[d.requestId];
         for (uint256 i; i < ids.length; ++i) {
@@ -622,6 +657,15 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
             // INVARIANT: every signer of a false statement loses all it has bonded, whatever else it is doing.
             if (reward != 0) _auditors.forfeit(signers[i], reward, d.challenger);
             if (bond - reward != 0) _auditors.forfeit(signers[i], bond - reward, BURN_ADDRESS);
+        }
+    }
+
+    /// @dev Ends the disputed statement's record now if it still stands (a newer record is left alone).
+    function _revokeRecord(uint256 disputeId, StoredDispute storage d) private {
+        StoredAttestation storage a = _attestations[d.provider];
+        if (a.requestId == d.requestId && a.expiresAt > block.timestamp) {
+            a.expiresAt = uint64(block.timestamp);
+            emit AttestationRevoked(d.provider, d.requestId, disputeId);
         }
     }
 

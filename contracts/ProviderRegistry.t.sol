@@ -437,7 +437,7 @@ contract ProviderRegistryTest is TestBase, AuditorKeys {
             vm.prank(sybil);
             token.approve(address(providers), FEE);
             vm.prank(sybil);
-            ids[i] = providers.requestAttestation(_evidence(sybil), _challengeBlock()); // all in one block: no window between them
+            ids[i] = providers.requestAttestation(_evidence(sybil), _challengeBlock(), new bytes32[](0), sybil); // all in one block: no window between them
             assertEq(token.balanceOf(sybil), 0, "the request burned the sybil's fee");
         }
         assertEq(token.balanceOf(providers.BURN_ADDRESS()) - burned0, n * FEE, "n draws burned n fees");

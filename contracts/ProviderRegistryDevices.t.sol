@@ -42,7 +42,7 @@ contract ProviderRegistryDevicesTest is TestBase, AuditorKeys {
     function _requestWith(address provider, bytes32[] memory ids) internal returns (uint256 id) {
         _fundFee(providers, provider);
         vm.prank(provider);
-        id = providers.requestAttestation(_evidence(provider), _challengeBlock(), ids);
+        id = providers.requestAttestation(_evidence(provider), _challengeBlock(), ids, provider); // tiers 1-2 need a key
     }
 
     function _past(uint256) internal {
@@ -69,7 +69,9 @@ contract ProviderRegistryDevicesTest is TestBase, AuditorKeys {
         (address holder,) = providers.deviceBindingOf(GPU);
         assertEq(holder, P1, "devices bound as before");
         // a request without a key declares none
-        uint256 id2 = _requestWith(P2, _devices(CPU));
+        _fundFee(providers, P2);
+        vm.prank(P2);
+        uint256 id2 = providers.requestAttestation(_evidence(P2), _challengeBlock(), _devices(CPU));
         assertEq(providers.sessionKeyOf(id2), address(0), "none declared");
     }
 

@@ -126,6 +126,71 @@ contract ProviderRegistryDisputesTest is TestBase, AuditorKeys {
         assertEq(token.balanceOf(address(providers)), 0, "registry holds nothing");
     }
 
+    /// Revoked since: the statement held when signed, but its platform TCB or certificate is revoked by public data
+    /// published since. Anyone disputes it; a quorum of "revoked" votes ends the record now (effective tier 4), the
+    /// signers keep their bonds (they signed what held) and the challenger gets its bond back whole.
+    function test_dispute_revokedSince_downgradesWithoutForfeit() public {
+        (uint256 requestId, address[] memory signers) = _recorded(1);
+        uint256 before = token.balanceOf(CHALLENGER);
+        uint256 id = _dispute();
+        address[] memory panel = providers.drawDisputePanel(id);
+        vm.prank(panel[1]);
+        providers.voteRevoked(id);
+        assertEq(providers.disputeOf(id).outcome, 0, "one vote decides nothing");
+        assertEq(providers.effectiveTier(PROVIDER), 1, "still tier 1");
+        vm.prank(panel[2]);
+        providers.voteRevoked(id);
+        IProviderRegistry.Dispute memory d = providers.disputeOf(id);
+        assertEq(d.outcome, providers.DISPUTE_REVOKED(), "revoked since");
+        assertEq(d.requestId, requestId, "statement");
+        assertEq(providers.effectiveTier(PROVIDER), 4, "downgraded");
+        assertEq(providers.attestationOf(PROVIDER).expiresAt, block.timestamp, "expires now");
+        for (uint256 j; j < signers.length; ++j) {
+            assertEq(auditors.auditorOf(signers[j]).bond, AUDITOR_BOND, "signers keep their bonds");
+        }
+        vm.prank(CHALLENGER);
+        assertEq(providers.claimCredit(), AUDITOR_BOND, "challenger bond back whole");
+        assertEq(token.balanceOf(CHALLENGER), before, "the downgrade cost the challenger nothing");
+        assertEq(token.balanceOf(address(providers)), 0, "registry holds nothing");
+        // a settled dispute takes no more votes of any kind
+        vm.prank(panel[0]);
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryDisputeSettled.selector, id));
+        providers.voteRevoked(id);
+    }
+
+    /// "Revoked since" votes never add to "false" ones: a colluding member voting "revoked" next to one honest "false"
+    /// decides nothing, and the second honest "false" upholds the dispute with the signers' forfeits.
+    function test_dispute_revokedVote_doesNotShieldAFalseStatement() public {
+        (, address[] memory signers) = _recorded(1);
+        uint256 id = _dispute();
+        address[] memory panel = providers.drawDisputePanel(id);
+        _vote(id, panel[0], true);
+        vm.prank(panel[1]);
+        providers.voteRevoked(id);
+        assertEq(providers.disputeOf(id).outcome, 0, "a split decides nothing");
+        assertEq(providers.effectiveTier(PROVIDER), 1, "record stands while open");
+        _vote(id, panel[2], true);
+        assertEq(providers.disputeOf(id).outcome, 1, "upheld");
+        for (uint256 j; j < signers.length; ++j) {
+            assertEq(auditors.auditorOf(signers[j]).bond, 0, "signers forfeit");
+        }
+    }
+
+    /// Only the panel votes "revoked", each member once.
+    function test_voteRevoked_stranger_orTwice_reverts() public {
+        _recorded(1);
+        uint256 id = _dispute();
+        address[] memory panel = providers.drawDisputePanel(id);
+        vm.prank(CHALLENGER);
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryNotPanelMember.selector, id, CHALLENGER));
+        providers.voteRevoked(id);
+        vm.prank(panel[0]);
+        providers.voteRevoked(id);
+        vm.prank(panel[0]);
+        vm.expectRevert(abi.encodeWithSelector(IProviderRegistry.ProviderRegistryAlreadyVoted.selector, id, panel[0]));
+        providers.voteDispute(id, true);
+    }
+
     /// A split panel with a silent seat (one provider-owned vote, one honest vote, one member silent): nothing is decided;
     /// after the deadline anyone settles. The quorum failed on the silent seat, so the silent member forfeits half the
     /// dispute bond (burned) and the honest challenger's bond comes back whole; the voters keep their bonds.

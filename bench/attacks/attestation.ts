@@ -94,7 +94,7 @@ async function landSybilCommittee(w: World, garbage: Uint8Array): Promise<{ requ
   const sybils = SYBILS.map((n) => w.a[n].address);
   for (let i = 1; i <= MAX_REQUESTS; i++) {
     await w.mine(1);
-    const r = await requestAttestation(w.a.provider.c, { providerRegistry: w.d.providerRegistry, evidenceHash: keccak256(garbage) });
+    const r = await requestAttestation(w.a.provider.c, { providerRegistry: w.d.providerRegistry, evidenceHash: keccak256(garbage), sessionKey: w.a.provider.address });
     const committee = await draw(w, r.requestId);
     if (sybils.every((s) => committee.includes(s))) return { requestId: r.requestId, requests: i, committee };
     await w.warpTo(r.deadline + 1n);
@@ -119,7 +119,7 @@ async function recordForgery(w: World, requestId: bigint, evidenceHash: Hex): Pr
  * the bundle with judgeStatement and votes until the dispute settles. Returns the outcome, the false/true votes and
  * the panel's names.
  */
-async function playStatementDispute(w: World, bundle: Uint8Array, trust: EvidenceTrust, challenger: Actor): Promise<{ outcome: string; votes: string; panel: string }> {
+async function playStatementDispute(w: World, bundle: Uint8Array, trust: EvidenceTrust, challenger: Actor, currentTrust?: EvidenceTrust): Promise<{ outcome: string; votes: string; panel: string }> {
   const reg = w.d.providerRegistry;
   const { disputeId, seedBlock } = await disputeStatement(challenger.c, { providerRegistry: reg, provider: w.a.provider.address });
   const head = await w.a.buyer.c.public.getBlockNumber({ cacheTime: 0 });
@@ -130,8 +130,8 @@ async function playStatementDispute(w: World, bundle: Uint8Array, trust: Evidenc
     if (d.outcome !== "open") break;
     const member = actorAt(w, m);
     if (!HONEST.includes(member.name as ActorName)) throw new AttackSucceeded(`${member.name} (the attacker's) sits on the panel of its own statement`);
-    const j = await judgeStatement(member.c.public, { providerRegistry: reg, disputeId, bundle, trust });
-    await voteStatementDispute(member.c, { providerRegistry: reg, disputeId, statementFalse: j.statementFalse });
+    const j = await judgeStatement(member.c.public, { providerRegistry: reg, disputeId, bundle, trust, currentTrust });
+    await voteStatementDispute(member.c, { providerRegistry: reg, disputeId, statementFalse: j.statementFalse, revokedSince: j.revokedSince });
   }
   const d = await getStatementDispute(w.a.buyer.c.public, { providerRegistry: reg, disputeId });
   // the challenger's bond comes back as a ProviderRegistry credit whatever the outcome but "rejected" (burned)
@@ -396,6 +396,37 @@ export const outOfDatePlatform = () => snpRow("attestation: OutOfDate platform (
  */
 export const zeroSnpTcb = () => snpRow("attestation: all-zero SNP TCB without a configured minimum", (now) => now, (p) => ({ amdSevSnp: p }), 4, { bl: 0, tee: 0, snp: 0, ucode: 0 });
 
+/**
+ * TCB revoked after the statement: an honest tier-3 SEV-SNP record (SNP SPL 8) stands; then AMD's bulletin raises the
+ * minimum to 9 (public TCB data). Anyone disputes the statement: the panel finds it held at its time but not under
+ * today's data and votes "revoked since": the record goes to tier 4 at once, nobody forfeits, the challenger's bond
+ * comes back. Without it the record stood until its expiry.
+ */
+export async function revokedAfterStatement(): Promise<Row> {
+  const attack = "attestation: platform TCB revoked after the statement (anyone downgrades)";
+  const w = await attestWorld(HONEST);
+  try {
+    const s = { side: [w.a.provider], challenger: w.a.honestChallenger, honest: HONEST.map((n) => w.a[n]) };
+    const before = await snapshot(w, everyone(s));
+    const ev = await snpEvidence(await chainDate(w));
+    const trust: EvidenceTrust = { amdSevSnp: ev.policy };
+    const req = await requestWith(w, w.a.provider, (b, k) => ev.make(w.a.provider, b, k));
+    const r = await requestAttestation(w.a.provider.c, req.p);
+    const committee = await draw(w, r.requestId);
+    await honestCommittee(w, r.requestId, committee, req.bundle, trust, workDir("statements"));
+    const reg = w.d.providerRegistry;
+    const t0 = (await getProviderAttestation(w.a.buyer.c.public, { providerRegistry: reg, provider: w.a.provider.address })).effectiveTier;
+    if (t0 !== 3) throw new Error(`the honest SNP record is tier ${t0}, expected 3`);
+    const current: EvidenceTrust = { amdSevSnp: { ...ev.policy, minTcb: { snp: SNP_TCB.snp + 1 } } };
+    const d = await playStatementDispute(w, req.bundle, trust, w.a.honestChallenger, current);
+    const t1 = (await getProviderAttestation(w.a.buyer.c.public, { providerRegistry: reg, provider: w.a.provider.address })).effectiveTier;
+    if (d.outcome !== "revoked" || t1 !== 4) throw new AttackSucceeded(`${attack}: outcome ${d.outcome}, the revoked platform keeps tier ${t1}`);
+    return measure(w, s, before, attack, `tier ${t0} recorded; minTcb raised; panel [${d.panel}] voted revoked since: tier ${t1} at once, no signer forfeits, the challenger's bond back`, NO_TRACE);
+  } finally {
+    cleanup();
+  }
+}
+
 /** Single-member veto: one attacker auditor on the committee signs tier 4 first; the honest quorum records tier 2 (GPU evidence). */
 export async function singleMemberVeto(): Promise<Row> {
   const w = await attestWorld(["H1", "H2", "H3", "H4", "H5", "sybilA"]);
@@ -433,6 +464,38 @@ export async function singleMemberVeto(): Promise<Row> {
 }
 
 /** The rows, in the order bench/attacks.ts prints them. */
+/**
+ * Keyless tier: genuine GPU evidence (tier 2 on its own) bound to a session key, requested WITHOUT declaring the key,
+ * so that the job's commits would come from the provider's own address on any machine. Two members of the committee
+ * signing tier 2 anyway cannot record it (ProviderRegistryTierNeedsSessionKey); the honest committee signs tier 4
+ * (session-key-undeclared).
+ */
+export async function keylessTier(): Promise<Row> {
+  const w = await attestWorld(HONEST);
+  try {
+    const nras = await makeNras();
+    const trust: EvidenceTrust = { nvidia: nras.policy };
+    const ueid = BigInt(keccak256(randomBytes(32))).toString().slice(0, 48);
+    const s = { side: [w.a.provider], honest: HONEST.map((n) => w.a[n]) };
+    const before = await snapshot(w, everyone(s));
+    const req = await requestWith(w, w.a.provider, async (b, k) => ({ bundle: await nvidiaBundle(nras, w.a.provider.c.account as LocalAccount, b, { sessionKey: k, gpus: [{ ueid }], iat: await chainDate(w) }), devices: [`nvidia-ueid:${ueid}`] }));
+    const r = await requestAttestation(w.a.provider.c, { ...req.p, sessionKey: undefined });
+    const c = await draw(w, r.requestId);
+    const now = await w.now();
+    const att: AttestationVerified = { provider: w.a.provider.address, requestId: r.requestId, tier: GPU_ONLY_TIER, band: 70, evidenceHash: req.p.evidenceHash, expiresAt: now + BigInt(DAY), issuedAt: now };
+    const domain = providerRegistryDomain(BigInt(w.d.chainId), w.d.providerRegistry);
+    const signers = [...c].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)).slice(0, 2).map((m) => actorAt(w, m));
+    const signatures = await Promise.all(signers.map(async (x) => ({ signer: x.address, signature: await signAttestationVerified(x.c.account as LocalAccount, domain, att) })));
+    const e = await refused("record tier 2 on the keyless request", recordAttestation(w.a.provider.c, { providerRegistry: w.d.providerRegistry, attestation: att, signatures }), "ProviderRegistryTierNeedsSessionKey");
+    const h = await honestCommittee(w, r.requestId, c, req.bundle, trust, workDir("statements-keyless"));
+    const t = (await getProviderAttestation(w.a.buyer.c.public, { providerRegistry: w.d.providerRegistry, provider: w.a.provider.address })).effectiveTier;
+    if (t !== 4) throw new AttackSucceeded(`a request that declared no session key recorded tier ${t}`);
+    return measure(w, s, before, "attestation: tier 2 on a request that declared no session key", `impossible: ${e}; the committee [${c.map((x) => nameOf(w, x)).join(", ")}] signed tier 4 (${[...new Set(h.results.map((x) => x.reason))].join(", ")})`, NO_TRACE);
+  } finally {
+    cleanup();
+  }
+}
+
 export const ATTESTATION_ROWS: { attack: string; run: () => Promise<Row> }[] = [
   { attack: "attestation: sybil committee (2 of 12)", run: sybilCommittee },
   { attack: "attestation: device reuse across two providers", run: deviceReuse },
@@ -441,6 +504,8 @@ export const ATTESTATION_ROWS: { attack: string; run: () => Promise<Row> }[] = [
   { attack: "attestation: all-zero SNP TCB without a configured minimum", run: zeroSnpTcb },
   { attack: "attestation: OutOfDate platform (SNP TCB below minTcb)", run: outOfDatePlatform },
   { attack: "attestation: single-member veto", run: singleMemberVeto },
+  { attack: "attestation: tier 2 on a request that declared no session key", run: keylessTier },
+  { attack: "attestation: platform TCB revoked after the statement (anyone downgrades)", run: revokedAfterStatement },
   { attack: "attestation: sham statement dispute", run: shamStatementDispute },
   { attack: "attestation: statement dispute stalled by a provider seat and a silent member", run: silentSeatStatementDispute },
 ];

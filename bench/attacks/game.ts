@@ -748,7 +748,7 @@ export async function selfAttestation(): Promise<Row> {
   // every request burns the registry's fee (no free committee re-rolls from other addresses: docs/panels.md)
   const fee = await getRequestFee(w.a.provider.c.public, { providerRegistry: w.d.providerRegistry });
   await approveToken(w.a.provider.c, { token: w.d.token, spender: w.d.providerRegistry, amount: fee });
-  const r = await requestAttestation(w.a.provider.c, { providerRegistry: w.d.providerRegistry, evidenceHash });
+  const r = await requestAttestation(w.a.provider.c, { providerRegistry: w.d.providerRegistry, evidenceHash, sessionKey: w.a.provider.address });
   await w.mine(3);
   await drawAttestationCommittee(w.a.buyer.c, { providerRegistry: w.d.providerRegistry, requestId: r.requestId });
   const q = await getAttestationRequest(w.a.buyer.c.public, { providerRegistry: w.d.providerRegistry, requestId: r.requestId });

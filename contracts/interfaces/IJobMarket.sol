@@ -221,6 +221,15 @@ interface IJobMarket is IFixedRoles {
     error JobMarketNotProvider(uint256 jobId, address caller, address provider);
     /// @notice `caller` is not the session key `sessionKey` that job `jobId`'s attested tier bound: only it commits.
     error JobMarketNotSessionKey(uint256 jobId, address caller, address sessionKey);
+    /// @notice Job `jobId`'s current tenure commits from its provider's own address: it has no session key to rebind.
+    error JobMarketNoCommitter(uint256 jobId);
+    /// @notice `provider`'s current tier `tier` is weaker than the tier `tenureTier` job `jobId`'s tenure was accepted
+    /// at (a record that expires before the tenure's last possible commit counts as tier 4): no rebind.
+    error JobMarketRebindTierTooLow(uint256 jobId, address provider, uint256 tier, uint256 tenureTier);
+    /// @notice `provider`'s attested record expires at `expiresAt`, before `lastCommitBy` (now + the remaining segments
+    /// times segmentTimeout), the last moment a commit of the tenure may land: its tier does not count for job `jobId`,
+    /// whose minimum tier needs it.
+    error JobMarketRecordExpiresFirst(uint256 jobId, address provider, uint64 expiresAt, uint256 lastCommitBy);
     /// @notice Segment `segment` of job `jobId` is already committed.
     error JobMarketSegmentAlreadyCommitted(uint256 jobId, uint256 segment);
     /// @notice Segment `segment` is not the next one (`expected`) of job `jobId`.
@@ -314,10 +323,20 @@ interface IJobMarket is IFixedRoles {
     function cancelJob(uint256 jobId) external;
 
     /// @notice Accept an Open job: lock the caller's tier-scaled stake (`requiredStakeFor`) from its free
-    /// stake and start the deadline of the next uncommitted segment. Reverts with JobMarketTierTooLow when
-    /// the caller's effective tier is weaker than the job's minimum, and with JobMarketLockCannotPayPanel when the
-    /// lock's challenger share (lock * challengerBps / 10,000) is below `panelFees()`.
+    /// stake and start the deadline of the next uncommitted segment. An attested tier counts for the tenure only if its
+    /// record expires no earlier than the tenure's last possible commit (now + remaining segments * segmentTimeout);
+    /// otherwise the tenure is taken at tier 4 (full lock, no session key), or, for a job with a minimum tier, reverts
+    /// with JobMarketRecordExpiresFirst. Reverts with JobMarketTierTooLow when the caller's effective tier is weaker
+    /// than the job's minimum, and with JobMarketLockCannotPayPanel when the lock's challenger share
+    /// (lock * challengerBps / 10,000) is below `panelFees()`.
     function acceptJob(uint256 jobId) external;
+
+    /// @notice Rebind the current tenure of Active job `jobId` to the session key of the caller's current record (a
+    /// restarted machine re-attests with a new key; the old one is gone). Provider only. The record's tier, counted as
+    /// at acceptJob (it must outlive the tenure's last possible commit from now), must be the same as or better than
+    /// the tier the tenure was accepted at (JobMarketRebindTierTooLow), so the lock's discount stays backed by current
+    /// evidence; a tenure without a session key reverts with JobMarketNoCommitter. Emits CommitterBound.
+    function rebindCommitter(uint256 jobId) external;
 
     /// @notice Commit segment `segment` (the next one) of an Active job, before the deadline. Sent by the provider, or,
     /// when the job was accepted at a tier whose evidence bound a session key (`committerOf`), by that key only

@@ -89,7 +89,7 @@ interface IProviderRegistry {
     /// @param drawn whether the panel is drawn
     /// @param falseVotes votes that the evidence does not support the tier
     /// @param trueVotes votes that it does
-    /// @param outcome 0 open, 1 upheld, 2 rejected, 3 undecided
+    /// @param outcome 0 open, 1 upheld, 2 rejected, 3 undecided, 4 revoked since (the statement held at its time)
     // solhint-disable-next-line gas-struct-packing
     struct Dispute {
         address provider;
@@ -241,6 +241,9 @@ interface IProviderRegistry {
     error ProviderRegistryUnsortedDevices(uint256 index, bytes32 previous, bytes32 deviceId);
     /// @notice A request declared the zero address as its session key.
     error ProviderRegistryZeroSessionKey();
+    /// @notice A statement of tier `tier` (1 or 2) for request `requestId`, which declared no session key: the tiers
+    /// that name an accelerator rest on evidence bound to a declared session key only.
+    error ProviderRegistryTierNeedsSessionKey(uint256 requestId, uint8 tier);
     /// @notice `account` has no credit to claim.
     error ProviderRegistryNothingToClaim(address account);
 
@@ -263,13 +266,18 @@ interface IProviderRegistry {
     /// @notice Panel member `voter` voted on dispute `disputeId`: `statementFalse` says the evidence does not support
     /// the tier.
     event DisputeVoted(uint256 indexed disputeId, address indexed voter, bool statementFalse);
+    /// @notice Panel member `voter` voted on dispute `disputeId` that the statement held at its time but its evidence no
+    /// longer supports the tier now (its platform TCB or a certificate revoked since, by public revocation or TCB data).
+    event DisputeVotedRevoked(uint256 indexed disputeId, address indexed voter);
     /// @notice Statement dispute `disputeId` is settled: `outcome` 1 upheld (statement false: record revoked, each signer
     /// forfeited its bond), 2 rejected (statement stands, challenger bond burned), 3 undecided at the deadline
     /// or lapsed (a drawn panel with silent seats: each silent member forfeits up to half the bond and the challenger
     /// gets its bond back whole; otherwise half the challenger bond burned, half credited back; the statement may be
-    /// disputed again).
+    /// disputed again), 4 revoked since (a quorum voted `voteRevoked`: record revoked, no signer forfeits, the
+    /// challenger's bond credited back whole).
     event DisputeSettled(uint256 indexed disputeId, uint8 outcome);
-    /// @notice `provider`'s record of request `requestId` was revoked by an upheld statement dispute.
+    /// @notice `provider`'s record of request `requestId` was revoked by statement dispute `disputeId` (upheld, or
+    /// revoked since).
     event AttestationRevoked(address indexed provider, uint256 indexed requestId, uint256 indexed disputeId);
     /// @notice `account` was credited `amount` of the auditor token (claimCredit pays it).
     event DisputeCredited(address indexed account, uint256 amount);
@@ -343,9 +351,11 @@ interface IProviderRegistry {
     function effectiveTier(address provider) external view returns (uint8);
 
     /// @notice `effectiveTier(provider)` and, while that tier is attested (1..3), the session key its record's request
-    /// declared (`sessionKeyOf`; zero when none was declared or the tier is 4). JobMarket reads both at acceptJob: a job
-    /// accepted at a tier whose evidence bound a session key takes its segment commits from that key only.
-    function tierAndSessionKey(address provider) external view returns (uint8 tier, address sessionKey);
+    /// declared (`sessionKeyOf`; zero when none was declared or the tier is 4) and the record's expiry (zero at tier 4).
+    /// JobMarket reads them at acceptJob and rebindCommitter: a job accepted at a tier whose evidence bound a session
+    /// key takes its segment commits from that key only, and a tier counts for a tenure only if its record outlives
+    /// the tenure's last possible commit.
+    function tierAndSessionKey(address provider) external view returns (uint8 tier, address sessionKey, uint64 expiresAt);
 
     /// @notice Request `requestId` (zero if none).
     function requestOf(uint256 requestId) external view returns (Request memory);
@@ -381,6 +391,14 @@ interface IProviderRegistry {
     /// @notice Vote on dispute `disputeId` as a member of its panel that is an active auditor, before the deadline;
     /// the vote that makes a quorum settles it.
     function voteDispute(uint256 disputeId, bool statementFalse) external;
+
+    /// @notice Vote on dispute `disputeId`, as `voteDispute`, that the statement was true at its issuedAt but its
+    /// evidence does not support the tier now: its platform's TCB or one of its certificates is revoked by public
+    /// revocation or TCB data published since. `quorum()` such votes settle it "revoked since": the record is revoked
+    /// (effective tier 4), no signer forfeits (they signed what held) and the challenger's bond is credited back whole.
+    /// A member who finds the statement false at its time votes `voteDispute(id, true)` instead, so a revocation never
+    /// shields the signers of a false statement while the panel's majority is honest.
+    function voteRevoked(uint256 disputeId) external;
 
     /// @notice Settle dispute `disputeId` that has lapsed undecided (no quorum by its deadline, or its seed left
     /// blockhash range with no panel drawn): silent panel members forfeit and the challenger's bond comes back whole

@@ -98,12 +98,14 @@ abstract contract AuditorKeys {
         });
     }
 
-    /// @dev `provider` requests attestation of `_evidence(provider)`; then the chain moves past the seed block and one
-    /// second past the request (the snapshot is drawable only once its second is over), so the committee is known.
+    /// @dev `provider` requests attestation of `_evidence(provider)`, declaring its own address as the session key (so
+    /// a tier-1 or tier-2 record is allowed and its jobs take commits from the provider, as fixtures commit); then the
+    /// chain moves past the seed block and one second past the request (the snapshot is drawable only once its second
+    /// is over), so the committee is known.
     function _request(ProviderRegistry providers, address provider) internal returns (uint256 requestId) {
         _fundFee(providers, provider);
         vm.prank(provider);
-        requestId = providers.requestAttestation(_evidence(provider), _challengeBlock());
+        requestId = providers.requestAttestation(_evidence(provider), _challengeBlock(), new bytes32[](0), provider);
         vm.roll(block.number + providers.seedDelayBlocks() + 1);
         vm.warp(block.timestamp + 1);
     }

@@ -91,7 +91,8 @@ describe("chain: attestation committees (ProviderRegistry)", () => {
   }
 
   it("draws the committee from the snapshot at the request and records a quorum of it", async () => {
-    const r = await requestAttestation(provider, { providerRegistry: providers, evidenceHash: evidence(provider) });
+    // tiers 1-2 need a declared session key (ProviderRegistryTierNeedsSessionKey): the provider's own address here
+    const r = await requestAttestation(provider, { providerRegistry: providers, evidenceHash: evidence(provider), sessionKey: provider.account.address });
     expect(r.seedBlock).to.equal(r.receipt.blockNumber + BigInt(DEFAULT_ATTESTATION_PARAMS.attestationSeedDelayBlocks));
     // the binding the evidence must carry: TypeScript and the contract agree (challenge = blockhash of the block before)
     const cb = await provider.public.getBlock({ blockNumber: r.receipt.blockNumber - 1n });
@@ -141,7 +142,7 @@ describe("chain: attestation committees (ProviderRegistry)", () => {
   it("refuses the provider's own auditors, bonded after the fact, with ProviderRegistryNotCommitteeMember", async () => {
     // `other` plays the self-attesting provider: it bonds two auditors of its own, then requests at once
     for (const a of own) await postBond(a, { auditorRegistry: registry, amount: parseEther("1") });
-    const r = await requestAttestation(other, { providerRegistry: providers, evidenceHash: evidence(other) });
+    const r = await requestAttestation(other, { providerRegistry: providers, evidenceHash: evidence(other), sessionKey: other.account.address });
     await mine(3);
     const q = await getAttestationRequest(other.public, { providerRegistry: providers, requestId: r.requestId });
     for (const a of own) expect(q.committee!.map((x) => getAddress(x))).to.not.include(getAddress(a.account.address));

@@ -78,7 +78,7 @@ describe("pouw auditor attest-dispute: a forged tier is disputed, re-verified by
     const provider = clientsOf(PROVIDER);
     await approveToken(provider, { token: d.token, spender: registry, amount: maxUint256 });
     await conn.networkHelpers.mine(1);
-    const req = await requestAttestation(provider, { providerRegistry: registry, evidenceHash: keccak256(garbage) });
+    const req = await requestAttestation(provider, { providerRegistry: registry, evidenceHash: keccak256(garbage), sessionKey: provider.account.address });
     await conn.networkHelpers.mine(3);
     const q = await getAttestationRequest(admin.public, { providerRegistry: registry, requestId: req.requestId });
     const signers = AUDITORS.filter((i) => q.committee!.map((a) => getAddress(a)).includes(DEV[i]!.address)).slice(0, 2);

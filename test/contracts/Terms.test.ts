@@ -50,7 +50,8 @@ type Wallet = W["provider"];
 /** `provider` requests attestation; the chain moves past the seed block; returns the request and its committee. */
 async function request(f: W, provider: Wallet) {
   const evidenceHash = keccak256(toHex(`evidence-${provider.account.address}`));
-  await f.providers.write.requestAttestation([evidenceHash, await publicClient.getBlockNumber()], { account: provider.account });
+  // tiers 1-2 need a declared session key: the provider's own address here (its commits come from it)
+  await f.providers.write.requestAttestation([evidenceHash, await publicClient.getBlockNumber(), [], provider.account.address], { account: provider.account });
   const requestId = await f.providers.read.lastRequestOf([provider.account.address]);
   await networkHelpers.mine(3);
   const committee = (await f.providers.read.committeeOf([requestId])).map((a) => a.toLowerCase());

@@ -6,6 +6,11 @@
  * signed. A later expiry of the verdict is no support for a shorter record, and an earlier one no refutation: the
  * statement's validity is capped by the registry, not judged here.
  *
+ * Revoked since: given `currentTrust` (today's public revocation and TCB data: raised minimum TCBs or TCB evaluation
+ * numbers, refused statuses), a statement that holds under `trust` but whose evidence, re-verified at the same
+ * issuedAt under `currentTrust`, no longer supports its tier and band is `revokedSince`: the member votes
+ * ProviderRegistry.voteRevoked, which downgrades the record without forfeiting the signers' bonds.
+ *
  * @example
  *   const j = await judgeStatement(clients.public, { providerRegistry, disputeId, bundle, trust });
  *   await voteStatementDispute(clients, { providerRegistry, disputeId, statementFalse: j.statementFalse });
@@ -20,7 +25,10 @@ export type JudgeStatementParameters = {
   disputeId: bigint;
   /** The statement's evidence bundle (its keccak256 must be the request's evidence hash). */
   bundle: Uint8Array;
+  /** The trust configuration the statement was signed under. */
   trust: EvidenceTrust;
+  /** Today's trust configuration (public revocation and TCB data published since); absent: not judged. */
+  currentTrust?: EvidenceTrust;
 };
 
 export type JudgeStatementReturnType = {
@@ -34,6 +42,10 @@ export type JudgeStatementReturnType = {
   reason: AttestationReason | undefined;
   /** true: the evidence does not support the statement. */
   statementFalse: boolean;
+  /** true: the statement held at its time, but under `currentTrust` its evidence no longer supports it (`revokedReason`:
+   * why it is rejected now; undefined when it now verifies at a weaker tier or band). */
+  revokedSince: boolean;
+  revokedReason: AttestationReason | undefined;
 };
 
 /** Re-verifies dispute `disputeId`'s statement; throws AttestCommitteeError for a wrong file or a settled dispute. */
@@ -49,15 +61,21 @@ export async function judgeStatement(client: PublicClient<Transport, Chain>, p: 
   // disputed one, its fields are in its AttestationRecorded event, which this function does not read (it refuses)
   if (a.requestId !== d.requestId) throw new AttestCommitteeError(`provider ${getAddress(d.provider)}'s record is now request ${a.requestId}'s, not the disputed request ${d.requestId}'s: judge it from its AttestationRecorded event`);
   const challengeBlock = await client.getBlock({ blockHash: q.challenge });
-  let verdict: BundleVerdict | undefined;
-  let reason: AttestationReason | undefined;
-  try {
-    verdict = await verifyEvidenceBundle(p.bundle, { trust: p.trust, request: q, challengeIssuedAt: new Date(Number(challengeBlock.timestamp) * 1000), now: new Date(Number(a.issuedAt) * 1000) });
-  } catch (err) {
-    if (!(err instanceof AttestationError)) throw err;
-    reason = err.reason;
-  }
+  const at = { request: q, challengeIssuedAt: new Date(Number(challengeBlock.timestamp) * 1000), now: new Date(Number(a.issuedAt) * 1000) };
+  const judge = async (trust: EvidenceTrust) => {
+    try {
+      return { verdict: await verifyEvidenceBundle(p.bundle, { trust, ...at }), reason: undefined };
+    } catch (err) {
+      if (!(err instanceof AttestationError)) throw err;
+      return { verdict: undefined, reason: err.reason };
+    }
+  };
+  const supports = (v: BundleVerdict | undefined) => v !== undefined && v.tier === a.tier && v.band >= a.band;
+  const { verdict, reason } = await judge(p.trust);
   // INVARIANT: a statement stands only if the evidence, re-verified at its time, supports its tier and at least its band
-  const statementFalse = verdict === undefined || verdict.tier !== a.tier || verdict.band < a.band;
-  return { disputeId: p.disputeId, provider: getAddress(d.provider), requestId: d.requestId, recorded: { tier: a.tier, band: a.band, issuedAt: a.issuedAt }, verdict, reason, statementFalse };
+  const statementFalse = !supports(verdict);
+  // INVARIANT: "revoked since" only for a statement that held at its time: a false one is voted false (its signers forfeit)
+  const now = !statementFalse && p.currentTrust !== undefined ? await judge(p.currentTrust) : undefined;
+  const revokedSince = now !== undefined && !supports(now.verdict);
+  return { disputeId: p.disputeId, provider: getAddress(d.provider), requestId: d.requestId, recorded: { tier: a.tier, band: a.band, issuedAt: a.issuedAt }, verdict, reason, statementFalse, revokedSince, revokedReason: revokedSince ? now?.reason : undefined };
 }

@@ -268,13 +268,17 @@ export function checkDeclaredDevices(v: Pick<BundleVerdict, "deviceIds">, declar
 }
 
 /**
- * Throws session-key-undeclared when the request declared a session key other than the bundle's: the key the
- * registry keeps with the statement (sessionKeyOf) is then the one the evidence binds. A request that declared none
- * records none.
+ * Throws session-key-undeclared unless the request declared exactly the bundle's session key: the key the registry
+ * keeps with the statement (sessionKeyOf) is then the one the evidence binds. Every bundle binds a key, so a request
+ * that declared none gets tier 4 (ProviderRegistry.record refuses tiers 1-2 without a key anyway): an attested tier
+ * with no key would let the provider's own address, on any machine, commit the jobs its discounted lock covers.
  */
 export function checkDeclaredSessionKey(v: Pick<BundleVerdict, "sessionKey">, declared: Address | undefined): void {
-  // INVARIANT: a recorded statement's session key is the key its evidence binds
-  if (declared !== undefined && getAddress(declared) !== getAddress(v.sessionKey)) {
+  // INVARIANT: a recorded attested statement's session key is the key its evidence binds, and there always is one
+  if (declared === undefined) {
+    throw new AttestationError("session-key-undeclared", `the request declares no session key, the bundle binds ${getAddress(v.sessionKey)}: declare it (requestAttestation with the session key; pouw provider attest request does)`);
+  }
+  if (getAddress(declared) !== getAddress(v.sessionKey)) {
     throw new AttestationError("session-key-undeclared", `the request declares session key ${getAddress(declared)}, the bundle binds ${getAddress(v.sessionKey)}`);
   }
 }

@@ -3,13 +3,13 @@
  *
  * @example
  *   const d = await getStatementDispute(clients.public, { providerRegistry, disputeId });
- *   // d.outcome: "open" | "upheld" | "rejected" | "undecided"; d.panel; d.deadline
+ *   // d.outcome: "open" | "upheld" | "rejected" | "undecided" | "revoked" (held at its time, revoked since); d.panel; d.deadline
  */
 import type { Address, PublicClient } from "viem";
 import { providerRegistryAbi } from "./abi/ProviderRegistry.ts";
 import { ChainError } from "./errors.ts";
 
-export const STATEMENT_DISPUTE_OUTCOMES = ["open", "upheld", "rejected", "undecided"] as const;
+export const STATEMENT_DISPUTE_OUTCOMES = ["open", "upheld", "rejected", "undecided", "revoked"] as const;
 export type StatementDisputeOutcome = (typeof STATEMENT_DISPUTE_OUTCOMES)[number];
 
 export type GetStatementDisputeParameters = { providerRegistry: Address; disputeId: bigint };

@@ -22,6 +22,7 @@ export * from "./cancelJob.ts";
 export * from "./acceptJob.ts";
 export * from "./commitSegment.ts";
 export * from "./getCommitter.ts";
+export * from "./rebindCommitter.ts";
 export * from "./reportTimeout.ts";
 export * from "./finalize.ts";
 export * from "./claimPayment.ts";

@@ -24,6 +24,7 @@ import {
   getJob,
   getJobCreated,
   getSegmentCommits,
+  rebindCommitter,
   type ChainClients,
   type Deployment,
   type JobStatusName,
@@ -144,13 +145,23 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
 
 /**
  * The clients job `jobId`'s commits go out from: the provider's, or the session key's when the job's attested tier bound
- * one (JobMarket.committerOf). Throws before any training when the bound key is not this provider's session key: the
- * market would refuse every commit (JobMarketNotSessionKey).
+ * one (JobMarket.committerOf). When the bound key is not this provider's session key (a restarted machine re-attested
+ * with a new one), the tenure is first rebound to the current record's key (JobMarket.rebindCommitter); throws before
+ * any training when that is refused or there is no session key: the market would refuse every commit.
  */
 async function commitClients(ctx: ProviderContext, jobId: bigint): Promise<ChainClients> {
-  const key = await getCommitter(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+  let key = await getCommitter(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
   if (key === undefined) return ctx.clients;
   const have = ctx.sessionClients?.account.address;
+  if (have !== undefined && getAddress(have) !== getAddress(key)) {
+    try {
+      await rebindCommitter(ctx.clients, { jobMarket: ctx.deployment.jobMarket, jobId });
+    } catch (err) {
+      throw new ProviderJobError(`job ${jobId} is bound to session key ${key}, not this provider's ${getAddress(have)}, and the rebind was refused: ${(err as Error).message}`, { cause: err });
+    }
+    key = await getCommitter(ctx.clients.public, { jobMarket: ctx.deployment.jobMarket, jobId });
+    if (key === undefined) return ctx.clients;
+  }
   if (have === undefined || getAddress(have) !== getAddress(key)) {
     throw new ProviderJobError(
       `job ${jobId} was accepted at a tier whose evidence bound session key ${key}: only that key commits its segments, and this provider ${have === undefined ? "has no session key" : `holds session key ${getAddress(have)}`}`,

@@ -164,10 +164,12 @@ export const vote = async (disputeArg: string, opts: Opts) => {
   const { loadEvidenceTrust } = await import("../../attest/index.ts");
   const { judgeStatement } = await import("../../attest/dispute.ts");
   const trust = loadEvidenceTrust(opts.trust as string);
+  const currentTrust = typeof opts.currentTrust === "string" ? loadEvidenceTrust(opts.currentTrust) : undefined;
   const { ctx, registry } = await registryOf(opts);
-  const j = await judgeStatement(ctx.clients.public, { providerRegistry: registry, disputeId, bundle: bytes, trust });
+  const j = await judgeStatement(ctx.clients.public, { providerRegistry: registry, disputeId, bundle: bytes, trust, currentTrust });
   const { voteStatementDispute, getStatementDispute } = await import("../../chain/index.ts");
-  const r = await voteStatementDispute(ctx.clients, { providerRegistry: registry, disputeId, statementFalse: j.statementFalse });
+  const r = await voteStatementDispute(ctx.clients, { providerRegistry: registry, disputeId, statementFalse: j.statementFalse, revokedSince: j.revokedSince });
+  const fn = j.revokedSince ? "voteRevoked" : "voteDispute";
   const d = await getStatementDispute(ctx.clients.public, { providerRegistry: registry, disputeId });
   const found = j.verdict ? `tier ${j.verdict.tier} band ${j.verdict.band}` : `rejected (${j.reason})`;
   if (opts.json)
@@ -178,13 +180,15 @@ export const vote = async (disputeArg: string, opts: Opts) => {
         verified: j.verdict ? { tier: j.verdict.tier, band: j.verdict.band } : null,
         reason: j.reason ?? null,
         statementFalse: j.statementFalse,
+        revokedSince: j.revokedSince,
+        revokedReason: j.revokedReason ?? null,
         outcome: d.outcome,
-        txs: [txJson(txRef("voteDispute", r))],
+        txs: [txJson(txRef(fn, r))],
       }),
     );
   process.stdout.write(
     `statement of request ${j.requestId} says tier ${j.recorded.tier} band ${j.recorded.band}; re-verified at its issuedAt: ${found}\n` +
-      `voted ${j.statementFalse ? "false" : "true"}; dispute ${disputeId} is ${d.outcome} (${d.falseVotes} false, ${d.trueVotes} true)\n${txLines([txRef("voteDispute", r)])}`,
+      `voted ${j.statementFalse ? "false" : j.revokedSince ? `revoked since (${j.revokedReason ?? "a weaker verdict under --current-trust"})` : "true"}; dispute ${disputeId} is ${d.outcome} (${d.falseVotes} false, ${d.trueVotes} true)\n${txLines([txRef(fn, r)])}`,
   );
 };
 

@@ -73,6 +73,7 @@ export function registerAuditorAttestDispute(auditor: Command): void {
       .argument("<dispute>", "the dispute id")
       .requiredOption("--bundle <file>", "the statement's evidence bundle (its keccak256 must be the request's evidence hash)")
       .requiredOption("--trust <file>", "what you trust per evidence format (as for `auditor attest`)")
+      .option("--current-trust <file>", "today's trust file (public revocation / TCB data since): a statement that held under --trust but not under it is voted 'revoked since' (ProviderRegistry.voteRevoked: downgrade, no forfeit)")
       .option("--json", "print JSON"),
   ).action(lazyAction(() => import("./attest-run.ts"), "vote"));
   withConfig(
