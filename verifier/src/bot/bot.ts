@@ -5,7 +5,7 @@
  *   indexer.ts  JobMarket events -> the database (cursor and events in one SQLite transaction).
  *   auditor.ts  sample, screen, audit through checks/, conclude: a receipt for a clean segment, a finding and its
  *               challenge intents for a failed one.
- *   dispute.ts  every DisputeGame challenge followed: panel draw, commit, reveal, resolve, claims.
+ *   dispute/    every DisputeGame challenge followed: panel draw, commit, reveal, resolve, claims.
  *   gate.ts     before a bond approval or a challenge: a decision (send, defer with reason and retry time, a
  *               prerequisite intent, or close the round); it never sends.
  *   outbox.ts   the only sender: record, sign, broadcast, classify, back off, reconcile after a restart.
@@ -89,6 +89,8 @@ export class ChallengerBot {
   private readonly deadlineOf = new Map<string, bigint>();
   /** Jobs the indexer stored an event for (or rolled back) since deadlines() last completed. */
   private readonly touched = new Set<bigint>();
+  /** ctx.now() when the disputes were last driven (tick or between segments): dutyBetweenSegments waits a poll interval. */
+  private lastDriven: number | undefined;
   /** Hash of the head deadlines(), claims() and the dispute scan last completed on. */
   private actedOn: Hex | undefined;
   /** ctx.now() of the last scan that succeeded, and the head it read. */
@@ -120,7 +122,7 @@ export class ChallengerBot {
     this.auditedBefore = new Set(this.db.allSegments().filter((x) => x.audit === "ok" || x.audit === "bad").map((x) => `${x.jobId}:${x.segment}:${x.traceRoot}`));
     this.receiptsBefore = new Set(this.db.receipts().map((r) => `${r.job_id}:${r.segment}:${r.signature}`));
     this.indexer = new Indexer(this.ctx);
-    this.auditor = new Auditor(this.ctx, secret);
+    this.auditor = new Auditor(this.ctx, secret, () => this.dutyBetweenSegments());
     this.outbox = new Outbox(this.ctx, new Gate(this.ctx));
     // A crash mid-audit left rows 'running': they are re-run (auditsToRun includes them).
   }
@@ -174,14 +176,12 @@ export class ChallengerBot {
 
   /** One pass: scan, sample, audit, act, send. Safe to call repeatedly; idempotent. */
   async tick(): Promise<void> {
-    const scan = await this.indexer.scan();
-    this.lastScanAt = this.ctx.now();
-    for (const jobId of scan.touched) this.touched.add(jobId);
+    const scan = await this.scan();
     // the head this tick acts on differs from the last one deadlines and claims completed on (a new block or a reorg)
     const moved = scan.head.hash !== this.actedOn;
-    // NOTE: disputes are driven once per tick, before the audit pass while one is followed: a panel's commit and reveal
-    // have deadlines (a minute on a test chain), an audit pass has none and can outlast a voting window
-    const drive = () => this.ctx.dispute.drive({ db: this.db, me: this.ctx.me, log: this.log, store: this.ctx.store, runFor: (jobId) => this.auditor.runFor(jobId) });
+    // NOTE: disputes are driven before the audit pass while one is followed, and between its segments
+    // (dutyBetweenSegments): a panel's commit and reveal have deadlines (a minute on a test chain), an audit pass has none
+    const drive = () => this.driveDisputes();
     const drivenFirst = this.followsOpenDispute();
     if (drivenFirst) await drive();
     await this.auditor.sample();
@@ -199,6 +199,43 @@ export class ChallengerBot {
     this.actedOn = scan.head.hash;
     await this.outbox.sendIntents();
     await this.heartbeat();
+  }
+
+  /** Scans the chain into the database (indexer.ts), noting the jobs touched for deadlines(). */
+  private async scan(): Promise<Awaited<ReturnType<Indexer["scan"]>>> {
+    const scan = await this.indexer.scan();
+    this.lastScanAt = this.ctx.now();
+    for (const jobId of scan.touched) this.touched.add(jobId);
+    return scan;
+  }
+
+  /** One pass of the dispute step (dispute/index.ts): new Challenged events, panel duty, resolve and claim intents. */
+  private async driveDisputes(): Promise<void> {
+    this.lastDriven = this.ctx.now();
+    await this.ctx.dispute.drive({ db: this.db, me: this.ctx.me, log: this.log, store: this.ctx.store, runFor: (jobId) => this.auditor.runFor(jobId) });
+  }
+
+  /**
+   * Panel duty between two segments of an audit pass (Auditor's yieldToDuty), at most once per polling interval: the
+   * chain is scanned (a disputed segment must be in the database before a member can decide it), then every followed
+   * dispute is driven, new ones included: a member drawn while the pass runs commits and reveals within its windows
+   * whatever the pass's length. Its intents (resolve, claims, the next round) are sent at the end of the tick, as
+   * ever; a member's commit and reveal go out here (servePanel). A failure is logged and the pass goes on (the tick
+   * drives the disputes again).
+   * INVARIANT: a panel seat never waits longer than one segment's audit plus one polling interval.
+   */
+  private async dutyBetweenSegments(): Promise<void> {
+    if (!this.ctx.dispute.available || this.stopped) return;
+    const now = this.ctx.now();
+    if (this.lastDriven !== undefined && now - this.lastDriven < this.ctx.clients.pollingIntervalMs) return;
+    try {
+      await this.scan();
+      await this.driveDisputes();
+    } catch (err) {
+      this.lastDriven = now;
+      const e = toChainError(err);
+      this.log.warn({ err: e.shortMessage, code: e.code }, "panel duty between audits failed; the audit pass goes on, the tick drives the disputes again");
+    }
   }
 
   // ------------------------------------------------------------------ deadlines + claims
@@ -228,7 +265,7 @@ export class ChallengerBot {
     this.touched.clear();
   }
 
-  /** Whether the dispute follower (dispute.ts) has a dispute it has not seen resolved. */
+  /** Whether the dispute follower (dispute/index.ts) has a dispute it has not seen resolved. */
   private followsOpenDispute(): boolean {
     return (JSON.parse(this.db.getMeta("disputes") ?? "[]") as { done: boolean }[]).some((f) => !f.done);
   }
