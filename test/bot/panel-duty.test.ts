@@ -76,7 +76,7 @@ describe("bot: panel duty never waits behind an audit pass; one re-challenger pe
     await bots[0]!.tick();
     const d1 = await f.dispute(first!.disputeId);
     expect(d1.outcome).to.equal("NoDecision");
-    expect(d1.commits).to.equal(0);
+    expect([d1.validVotes, d1.faultVotes]).to.deep.equal([0, 0]); // nothing revealed: silent seats
 
     // bot 1 ticks before bot 0 opens its next round: it holds its round (before, it went out: a second dispute)
     await bots[1]!.tick();

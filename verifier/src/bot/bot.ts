@@ -32,7 +32,7 @@ import type { BotDb } from "./db.ts";
 import { ownOpenDisputes, tenureIntent, Gate } from "./gate.ts";
 import { botHealth, type BotHealth } from "./health.ts";
 import { Indexer } from "./indexer.ts";
-import { formatIntentKey } from "./intent-key.ts";
+import { formatIntentKey, ROUND_KINDS } from "./intent-key.ts";
 import { Outbox } from "./outbox.ts";
 import { STARTUP_JOB_LIMIT, startupSummary, type StartupReport } from "./startup.ts";
 import { newSamplingSecret } from "./sampler.ts";
@@ -59,6 +59,9 @@ export type BotSummary = {
 
 /** What this run did (since the bot object was made), not what the database holds from earlier runs. */
 export type RunCounts = { audited: number; failedAudits: number; receipts: number; transactionsConfirmed: number; lostFindings: number; reorgs: number };
+
+/** Intents sent between the segments of an audit pass: a challenge's round (found in the pass) and a dispute's resolve. */
+const DUTY_KINDS: ReadonlySet<string> = new Set([...ROUND_KINDS, "resolveDispute"]);
 
 export class ChallengerBot {
   readonly db: BotDb;
@@ -206,9 +209,9 @@ export class ChallengerBot {
    * Panel duty between two segments of an audit pass (Auditor's yieldToDuty), at most once per polling interval: the
    * chain is scanned (a disputed segment must be in the database before a member can decide it), then every followed
    * dispute is driven, new ones included: a member drawn while the pass runs commits and reveals within its windows
-   * whatever the pass's length. Its intents (resolve, claims, the next round) are sent at the end of the tick, as
-   * ever; a member's commit and reveal go out here (servePanel). A failure is logged and the pass goes on (the tick
-   * drives the disputes again).
+   * whatever the pass's length (servePanel sends them). The intents of the dispute rounds and resolves (DUTY_KINDS)
+   * are sent here too; receipts and claims wait for the end of the tick. A failure is logged and the pass goes on (the
+   * tick drives the disputes again).
    * INVARIANT: a panel seat never waits longer than one segment's audit plus one polling interval.
    */
   private async dutyBetweenSegments(): Promise<void> {
@@ -218,6 +221,8 @@ export class ChallengerBot {
     try {
       await this.scan();
       await this.driveDisputes();
+      // a challenge found in this pass and a resolve go out now; receipts and claims wait for the end of the tick
+      await this.outbox.sendIntents(DUTY_KINDS);
     } catch (err) {
       this.lastDriven = now;
       const e = toChainError(err);

@@ -110,11 +110,15 @@ export class Outbox {
     }
   }
 
-  /** Sends every open intent that is due, in the order they were recorded. */
-  async sendIntents(): Promise<void> {
+  /**
+   * Sends every open intent that is due, in the order they were recorded; with `kinds`, only the intents of those kinds
+   * (the dispute rounds and resolves sent between the segments of an audit pass, bot.ts dutyBetweenSegments).
+   */
+  async sendIntents(kinds?: ReadonlySet<string>): Promise<void> {
     await this.fillNonceGap();
     for (const listed of this.ctx.db.openIntents()) {
       if (this.ctx.stopped()) return;
+      if (kinds !== undefined && !kinds.has(listed.kind)) continue;
       // re-read: an earlier intent of this pass may have ended this one (a lost finding closes its pair)
       const i = this.ctx.db.intent(listed.id)!;
       if (i.status !== "pending" && i.status !== "signed") continue;
