@@ -84,7 +84,7 @@ export class Auditor {
   private readonly stepAuditor: StepAuditor;
   /**
    * Called before each segment of a pass (screen, steps, audit): the bot serves panel duty and dispute deadlines there
-   * (bot.ts dutyBetweenSegments), so a commit or reveal never waits behind a whole audit pass.
+   * (bot.ts dutyBetween), so a commit or reveal never waits behind a whole audit pass.
    */
   private readonly yieldToDuty: () => Promise<void>;
 

@@ -4,7 +4,7 @@
  *
  *   indexer.ts  JobMarket events -> the database (cursor and events in one SQLite transaction).
  *   auditor.ts  sample, screen, audit through checks/, conclude: a receipt for a clean segment, a finding and its
- *               challenge intents for a failed one; between two segments it yields to panel duty (dutyBetweenSegments).
+ *               challenge intents for a failed one; between two segments it yields to panel duty (dutyBetween).
  *   steps.ts    step sampling: one drawn step per segment, recomputed from the state the provider opens on chain.
  *   startup.ts  the start-up summary (bond, balances, panel pool) with the fix for each thing that stops the bot.
  *   dispute/    every DisputeGame challenge followed: panel draw, commit, reveal, resolve, claims.
@@ -32,7 +32,7 @@ import type { BotDb } from "./db.ts";
 import { ownOpenDisputes, tenureIntent, Gate } from "./gate.ts";
 import { botHealth, type BotHealth } from "./health.ts";
 import { Indexer } from "./indexer.ts";
-import { formatIntentKey, ROUND_KINDS } from "./intent-key.ts";
+import { formatIntentKey } from "./intent-key.ts";
 import { Outbox } from "./outbox.ts";
 import { STARTUP_JOB_LIMIT, startupSummary, type StartupReport } from "./startup.ts";
 import { newSamplingSecret } from "./sampler.ts";
@@ -60,8 +60,11 @@ export type BotSummary = {
 /** What this run did (since the bot object was made), not what the database holds from earlier runs. */
 export type RunCounts = { audited: number; failedAudits: number; receipts: number; transactionsConfirmed: number; lostFindings: number; reorgs: number };
 
-/** Intents sent between the segments of an audit pass: a challenge's round (found in the pass) and a dispute's resolve. */
-const DUTY_KINDS: ReadonlySet<string> = new Set([...ROUND_KINDS, "resolveDispute"]);
+/**
+ * Intents sent with panel duty between segments or receipts: a dispute's resolve (a challenge round found in a pass
+ * still goes out at the end of the tick, where the gate weighs it against the disputes opened meanwhile).
+ */
+const DUTY_KINDS: ReadonlySet<string> = new Set(["resolveDispute"]);
 
 export class ChallengerBot {
   readonly db: BotDb;
@@ -79,8 +82,10 @@ export class ChallengerBot {
   private readonly deadlineOf = new Map<string, bigint>();
   /** Jobs the indexer stored an event for (or rolled back) since deadlines() last completed. */
   private readonly touched = new Set<bigint>();
-  /** ctx.now() when the disputes were last driven (tick or between segments): dutyBetweenSegments waits a poll interval. */
+  /** ctx.now() when the disputes were last driven (tick or between segments): dutyBetween waits a poll interval. */
   private lastDriven: number | undefined;
+  /** dutyBetween is running (its resolves go through the outbox, which must not yield back into it). */
+  private inDuty = false;
   /** Hash of the head deadlines(), claims() and the dispute scan last completed on. */
   private actedOn: Hex | undefined;
   /** ctx.now() of the last scan that succeeded, and the head it read. */
@@ -112,8 +117,8 @@ export class ChallengerBot {
     this.auditedBefore = new Set(this.db.allSegments().filter((x) => x.audit === "ok" || x.audit === "bad").map((x) => `${x.jobId}:${x.segment}:${x.traceRoot}`));
     this.receiptsBefore = new Set(this.db.receipts().map((r) => `${r.job_id}:${r.segment}:${r.signature}`));
     this.indexer = new Indexer(this.ctx);
-    this.auditor = new Auditor(this.ctx, secret, () => this.dutyBetweenSegments());
-    this.outbox = new Outbox(this.ctx, new Gate(this.ctx));
+    this.auditor = new Auditor(this.ctx, secret, () => this.dutyBetween());
+    this.outbox = new Outbox(this.ctx, new Gate(this.ctx), () => this.dutyBetween());
     // A crash mid-audit left rows 'running': they are re-run (auditsToRun includes them).
   }
 
@@ -170,7 +175,7 @@ export class ChallengerBot {
     // the head this tick acts on differs from the last one deadlines and claims completed on (a new block or a reorg)
     const moved = scan.head.hash !== this.actedOn;
     // NOTE: disputes are driven before the audit pass while one is followed, and between its segments
-    // (dutyBetweenSegments): a panel's commit and reveal have deadlines (a minute on a test chain), an audit pass has none
+    // (dutyBetween): a panel's commit and reveal have deadlines (a minute on a test chain), an audit pass has none
     const drive = () => this.driveDisputes();
     const drivenFirst = this.followsOpenDispute();
     if (drivenFirst) await drive();
@@ -206,18 +211,19 @@ export class ChallengerBot {
   }
 
   /**
-   * Panel duty between two segments of an audit pass (Auditor's yieldToDuty), at most once per polling interval: the
+   * Panel duty between two segments of an audit pass (Auditor's yieldToDuty) and between two intents of the outbox's
+   * pass (each waits for its receipt), at most once per polling interval: the
    * chain is scanned (a disputed segment must be in the database before a member can decide it), then every followed
    * dispute is driven, new ones included: a member drawn while the pass runs commits and reveals within its windows
-   * whatever the pass's length (servePanel sends them). The intents of the dispute rounds and resolves (DUTY_KINDS)
-   * are sent here too; receipts and claims wait for the end of the tick. A failure is logged and the pass goes on (the
-   * tick drives the disputes again).
+   * whatever the pass's length (servePanel sends them). Resolves (DUTY_KINDS) are sent here too; the rest waits for
+   * the outbox's pass. A failure is logged and the pass goes on (the tick drives the disputes again).
    * INVARIANT: a panel seat never waits longer than one segment's audit plus one polling interval.
    */
-  private async dutyBetweenSegments(): Promise<void> {
-    if (!this.ctx.dispute.available || this.stopped) return;
+  private async dutyBetween(): Promise<void> {
+    if (!this.ctx.dispute.available || this.stopped || this.inDuty) return;
     const now = this.ctx.now();
     if (this.lastDriven !== undefined && now - this.lastDriven < this.ctx.clients.pollingIntervalMs) return;
+    this.inDuty = true;
     try {
       await this.scan();
       await this.driveDisputes();
@@ -226,7 +232,9 @@ export class ChallengerBot {
     } catch (err) {
       this.lastDriven = now;
       const e = toChainError(err);
-      this.log.warn({ err: e.shortMessage, code: e.code }, "panel duty between audits failed; the audit pass goes on, the tick drives the disputes again");
+      this.log.warn({ err: e.shortMessage, code: e.code }, "panel duty between audits or receipts failed; the pass goes on, the tick drives the disputes again");
+    } finally {
+      this.inDuty = false;
     }
   }
 
