@@ -6,39 +6,22 @@
  *   screen  the start checkpoint of EVERY committed segment (checks/ screenStart); a failure queues the recompute of the
  *           segment that produced the state.
  *   steps   with step sampling on (BotOptions.stepSampling): one privately drawn step of each step-sampled committed
- *           segment; the state before it is asked of the provider on chain (StateOpenings, a requestOpening intent), and
- *           once opened the step is recomputed through checks/ auditSampledStep; a mismatch, an opened CID that does not
- *           serve the committed state, or an opening left unanswered past its deadline is a finding at that step.
+ *           segment, recomputed from the state the provider opens on chain (steps.ts); a finding is concluded here.
  *   audit   sampled segments with the configured checks (checks/ auditChainSegment); a crash mid-audit leaves the row
  *           'running' and the audit is re-run after a restart. Content and leaves come from the store, local or remote
  *           (`--source`); an unreachable source postpones the audit to the next tick, for the provider's grace period
  *           (`unavailableGraceS`); content still unavailable after it is withheld, and the segment's first step is
  *           challenged (the panel votes Fault on content it cannot fetch either).
  *   conclude  a clean verdict -> a signed EIP-712 AuditReceipt (stored, and a recordReceipt intent when JobMarket has
- *           its registries and the auditor is bonded); a failed one -> a finding and its challenge intents (dispute.ts).
+ *           its registries and the auditor is bonded); a failed one -> a finding and its challenge intents (dispute/).
+ * Between two segments of any pass the auditor yields to the bot's duty (yieldToDuty): panel votes and dispute
+ * deadlines are served there, so a pass of hundreds of segments never outlasts a voting window.
  * The auditor records intents; the outbox (outbox.ts) sends them.
  */
-import type { Address } from "viem";
-import { getAddress } from "viem";
-import {
-  chainDate,
-  getAuditorActive,
-  getDisputeParams,
-  getJob,
-  getLockedStake,
-  getOpening,
-  getOpeningTerms,
-  getOpeningRequests,
-  getRegistries,
-  encodeCall,
-  recordReceiptCall,
-  requestOpeningCall,
-  withRetry,
-  type DisputeParams,
-} from "../chain/index.ts";
+import { getAddress, type Address } from "viem";
+import { chainDate, getAuditorActive, getDisputeParams, getJob, getLockedStake, getRegistries, encodeCall, recordReceiptCall, withRetry, type DisputeParams } from "../chain/index.ts";
 import {
   auditChainSegment,
-  auditSampledStep,
   BaseCheckpointError,
   isCircuitClass,
   isLastSegment,
@@ -47,7 +30,6 @@ import {
   startCheckpointUnavailable,
   withheldVerdict,
   type AuditCheckName,
-  type OpenedPreState,
   type Run,
   type SegmentToAudit,
   type SegmentVerdict,
@@ -62,34 +44,16 @@ import { challengeReward } from "../policy/challenge.ts";
 import { CHECK_BITS, checksMask, jobMarketDomain, signAuditReceipt, VERDICT, type CheckName } from "../receipts/index.ts";
 import { tokens, type BotContext } from "./context.ts";
 import type { CommittedSegment } from "./db.ts";
-import type { Finding, IntentSpec } from "./dispute.ts";
+import type { Finding, IntentSpec } from "./dispute/index.ts";
 import { commitTag, formatIntentKey } from "./intent-key.ts";
+import { isSampled } from "./sampler.ts";
+import { StepAuditor, type StepAudit } from "./steps.ts";
+
+export { readOpening } from "./opening.ts";
+export type { StepAudit } from "./steps.ts";
 
 /** Job statuses after which nothing is paid on a receipt: the job ended. */
 export const FINAL_STATUSES: ReadonlySet<string> = new Set(["Finalized", "Refunded", "Cancelled"]);
-import { isSampled, sampledStep } from "./sampler.ts";
-
-/** Job statuses in which a committed segment's states can be asked for (StateOpenings._checkOpenable). */
-const OPENABLE_STATUSES: ReadonlySet<string> = new Set(["Active", "Committed", "TimedOut"]);
-
-/**
- * What `requester`'s opening of state `state` of job `jobId` holds now: undefined when it asked for none, "pending"
- * while the provider may still answer (or the answer's log is not indexed yet), else the opened CID or the withholding.
- * The bot's step audit and its panel duty (bot/dispute.ts, decideStep's preStateOpening) read openings through it.
- */
-export async function readOpening(client: BotContext["clients"]["public"], p: { stateOpenings: Address; fromBlock: bigint; jobId: bigint; state: number; requester: Address }): Promise<OpenedPreState | "pending" | undefined> {
-  const opening = await getOpening(client, { stateOpenings: p.stateOpenings, jobId: p.jobId, step: p.state, requester: p.requester });
-  if (!opening.requested) return undefined;
-  if (opening.withheld) return { withheld: `unanswered past its deadline ${chainDate(opening.deadline)}` };
-  if (!opening.answered) return "pending";
-  const mine = (await getOpeningRequests(client, { stateOpenings: p.stateOpenings, jobId: p.jobId, fromBlock: p.fromBlock })).find(
-    (r) => r.step === p.state && getAddress(r.requester) === getAddress(p.requester) && r.answered !== null,
-  );
-  return mine ? { checkpointCid: mine.answered!.checkpointCid } : "pending";
-}
-
-/** One step-sampled segment's outcome: the step drawn, and the verdict once the opening was answered or withheld. */
-export type StepAudit = { jobId: bigint; segment: number; step: number; verdict: SegmentVerdict };
 
 /** Whether an AuditReceipt can state the check (the state screen has no receipt bit). */
 const hasReceiptBit = (c: AuditCheckName): c is AuditCheckName & CheckName => Object.hasOwn(CHECK_BITS, c);
@@ -116,24 +80,39 @@ export class Auditor {
   /** The DisputeGame's parameters (fixed at deployment), read once for challengePays. */
   private disputeParams: DisputeParams | undefined;
 
-  /** StateOpenings' answer window (fixed at deployment), read once for openingAskable. */
-  private answerWindowS: number | undefined;
-
+  /** The step-sampling phase (steps.ts), which borrows the run, target and conclusion from here. */
+  private readonly stepAuditor: StepAuditor;
   /**
-   * Step-sampled segments (`jobId:segment`) that are settled: drawn out, audited, or not askable any more. In memory: after
-   * a restart the same draws are made again (the secret is kept) and each opening is read back from the chain, so
-   * nothing is asked twice (the intent key is the opening) and a finding is recorded once (onFinding).
+   * Called before each segment of a pass (screen, steps, audit): the bot serves panel duty and dispute deadlines there
+   * (bot.ts dutyBetween), so a commit or reveal never waits behind a whole audit pass.
    */
-  private readonly stepsSettled = new Set<string>();
-  /** The step audits concluded in this process, by `jobId:segment` (reports, tests, bench). */
-  readonly stepAudits = new Map<string, StepAudit>();
+  private readonly yieldToDuty: () => Promise<void>;
 
   /** The last verified start state screened per job (the next segment's continuity baseline). */
   private readonly screened = new Map<string, { segment: number; state: TrainState }>();
 
-  constructor(ctx: BotContext, secret: string) {
+  constructor(ctx: BotContext, secret: string, yieldToDuty: () => Promise<void> = async () => {}) {
     this.ctx = ctx;
     this.secret = secret;
+    this.yieldToDuty = yieldToDuty;
+    this.stepAuditor = new StepAuditor(ctx, secret, {
+      runFor: (jobId) => this.runFor(jobId),
+      discoverFor: (jobId) => this.discoverFor(jobId),
+      targetOf: (s) => this.targetOf(s),
+      concludeFinding: (run, s, target, verdict) => this.concludeFinding(run, s, target, verdict),
+      cannotAudit: (s, err, what) => this.cannotAudit(s, err, what),
+      yieldToDuty,
+    });
+  }
+
+  /** The step audits concluded in this process, by `jobId:segment` (reports, tests, bench). */
+  get stepAudits(): ReadonlyMap<string, StepAudit> {
+    return this.stepAuditor.stepAudits;
+  }
+
+  /** Step sampling (BotOptions.stepSampling; steps.ts): the drawn step of each step-sampled segment, through its opening. */
+  steps(): Promise<void> {
+    return this.stepAuditor.steps();
   }
 
   /** The job's buyer's and provider's content nodes, dialled when the bot discovers peers (BotOptions.discover). */
@@ -232,6 +211,12 @@ export class Auditor {
     }
   }
 
+  /** Whether the database still holds commit `s` as listed (the indexer may have rolled it back since). */
+  private sameCommit(s: CommittedSegment): boolean {
+    const now = this.ctx.db.segment(s.jobId, s.segment);
+    return now !== undefined && now.traceRoot === s.traceRoot && now.blockHash === s.blockHash;
+  }
+
   private targetOf(s: CommittedSegment): SegmentToAudit {
     // the pipeline opens segment i from its own leaves and the previous segment's end (boundary), so it gets the
     // commitments 0..i (all on chain: JobMarket takes segments in order, the bot records each)
@@ -244,6 +229,8 @@ export class Auditor {
     if (this.ctx.options.screen === false) return;
     for (const s of this.ctx.db.unscreenedSegments()) {
       if (this.ctx.stopped()) return;
+      await this.yieldToDuty();
+      if (!this.sameCommit(s)) continue;
       const run = await this.runFor(String(s.jobId));
       if (!run) continue;
       const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment });
@@ -294,95 +281,13 @@ export class Auditor {
     }
   }
 
-  /**
-   * Step sampling (BotOptions.stepSampling): for each committed segment of a job whose states can still be asked for, the
-   * private draw (sampler.ts sampledStep) picks at most one step s; the bot asks the provider to open state s-1
-   * (a requestOpening intent, sent by the outbox), and once the opening is answered recomputes step s from the opened
-   * CID (checks/ auditSampledStep), or, once it is withheld (unanswered past its deadline), claims step s. A finding is
-   * challenged like any failed audit; a clean step is logged (no receipt: a receipt states a segment's checks).
-   */
-  async steps(): Promise<void> {
-    const cfg = this.ctx.options.stepSampling;
-    if (!cfg) return;
-    const { clients, deployment } = this.ctx;
-    for (const s of this.ctx.db.allSegments()) {
-      if (this.ctx.stopped()) return;
-      const key = `${s.jobId}:${s.segment}`;
-      if (this.stepsSettled.has(key)) continue;
-      const job = this.ctx.db.job(s.jobId);
-      if (!job || !OPENABLE_STATUSES.has(job.status)) continue;
-      const run = await this.runFor(String(s.jobId));
-      if (!run) continue;
-      const step = sampledStep(this.secret, deployment.jobMarket, s.jobId, s.segment, run.manifest.training.stepsPerSegment, cfg.rate);
-      if (step === null) {
-        this.stepsSettled.add(key);
-        continue;
-      }
-      const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment, step });
-      const opened = await readOpening(clients.public, { stateOpenings: cfg.stateOpenings, fromBlock: BigInt(deployment.startBlock), jobId: s.jobId, state: step - 1, requester: this.ctx.me });
-      if (opened === undefined) {
-        if (!(await this.openingAskable(s, cfg.stateOpenings))) {
-          this.stepsSettled.add(key);
-          log.warn("step sampled, but its state can no longer be asked for (earlier tenure, or too little of the challenge window left): not audited");
-          continue;
-        }
-        const intent = { key: formatIntentKey({ kind: "requestOpening", jobId: s.jobId, step: step - 1 }), kind: "requestOpening", jobId: String(s.jobId), segment: s.segment };
-        if (!this.ctx.db.hasIntent(intent.key)) {
-          this.ctx.db.addIntent({ ...intent, payload: encodeCall(requestOpeningCall({ stateOpenings: cfg.stateOpenings, jobId: s.jobId, segment: s.segment, step: step - 1 })) });
-          log.info("step sampled: asking the provider to open the state before it");
-        }
-        continue;
-      }
-      // the provider's answer window is still open (or its answer's log not indexed yet)
-      if (opened === "pending") continue;
-      try {
-        await this.discoverFor(String(s.jobId));
-        const target = this.targetOf(s);
-        const verdict = await auditSampledStep({ run, store: this.ctx.store }, target, step, opened);
-        this.stepsSettled.add(key);
-        this.stepAudits.set(key, { jobId: s.jobId, segment: s.segment, step, verdict });
-        cfg.onVerdict?.({ jobId: s.jobId, segment: s.segment, step, verdict });
-        if (verdict.ok) {
-          log.info({ event: "step-audit", ok: true, costMs: Math.round(verdict.costMs) }, `sampled step ${step} recomputed from the opened state: matches its leaf`);
-          continue;
-        }
-        log.warn({ event: "step-audit", ok: false, kind: verdict.failure?.kind }, `sampled step ${step} FAILED: ${verdict.failure?.message}`);
-        await this.concludeFinding(run, s, target, verdict);
-      } catch (err) {
-        // the opened CID's sources cannot be asked now: retried next tick (an answer that never serves is the panel's to judge)
-        if (err instanceof SourceUnavailableError) {
-          log.debug({ err: err.shortMessage }, "opened state unavailable now; retried next tick");
-          continue;
-        }
-        this.stepsSettled.add(key);
-        if (err instanceof BaseCheckpointError) {
-          this.cannotAudit(s, err, "step audit");
-          continue;
-        }
-        log.error({ err: err instanceof Error ? err.message : String(err) }, "step audit error: step not auditable, skipped");
-      }
-    }
-  }
-
-  /**
-   * Whether state openings of segment `s` can still be asked (StateOpenings requestOpening's guards the bot can foresee):
-   * the segment is in the current provider's tenure, and a Committed or TimedOut job's challenge window leaves two
-   * answer windows (one to answer, one to dispute a withholding).
-   */
-  private async openingAskable(s: CommittedSegment, stateOpenings: Address): Promise<boolean> {
-    const { clients, deployment } = this.ctx;
-    const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: s.jobId });
-    if (!OPENABLE_STATUSES.has(job.status) || s.segment < Number(job.startSegment)) return false;
-    if (job.status === "Active") return true;
-    this.answerWindowS ??= (await getOpeningTerms(clients.public, { stateOpenings })).answerWindowSeconds;
-    const now = Number((await withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" })).timestamp);
-    // one block of margin: the request is mined after `now`
-    return now + 2 * this.answerWindowS + 60 <= Number(job.deadline);
-  }
-
   async audit(): Promise<void> {
     for (const s of this.ctx.db.auditsToRun()) {
       if (this.ctx.stopped()) return;
+      // INVARIANT: panel duty (commit, reveal) never waits behind an audit pass: a pass has no deadline, a vote has
+      await this.yieldToDuty();
+      // the duty rescans the chain: a reorg meanwhile may have removed or replaced this commit (its own row is re-listed)
+      if (!this.sameCommit(s)) continue;
       const run = await this.runFor(String(s.jobId));
       if (!run) continue;
       try {

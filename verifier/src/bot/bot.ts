@@ -4,8 +4,10 @@
  *
  *   indexer.ts  JobMarket events -> the database (cursor and events in one SQLite transaction).
  *   auditor.ts  sample, screen, audit through checks/, conclude: a receipt for a clean segment, a finding and its
- *               challenge intents for a failed one.
- *   dispute.ts  every DisputeGame challenge followed: panel draw, commit, reveal, resolve, claims.
+ *               challenge intents for a failed one; between two segments it yields to panel duty (dutyBetween).
+ *   steps.ts    step sampling: one drawn step per segment, recomputed from the state the provider opens on chain.
+ *   startup.ts  the start-up summary (bond, balances, panel pool) with the fix for each thing that stops the bot.
+ *   dispute/    every DisputeGame challenge followed: panel draw, commit, reveal, resolve, claims.
  *   gate.ts     before a bond approval or a challenge: a decision (send, defer with reason and retry time, a
  *               prerequisite intent, or close the round); it never sends.
  *   outbox.ts   the only sender: record, sign, broadcast, classify, back off, reconcile after a restart.
@@ -22,43 +24,28 @@
  */
 import type { Logger } from "pino";
 import { getAddress, type Address, type Hex } from "viem";
-import { getAuditorFunds, getJob, getMissingContracts, getPanelPool, getStakeCredit, claimStakeCreditCall, encodeCall, toChainError, watchMarketLogs, type AuditorFunds, type BlockRef } from "../chain/index.ts";
+import { getAuditorFunds, getJob, getMissingContracts, getStakeCredit, claimStakeCreditCall, encodeCall, toChainError, watchMarketLogs, type BlockRef } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
-import { circuitJobCheck } from "../market/circuit-job.ts";
-import { fetchManifest } from "../market/manifest-store.ts";
 import { Auditor } from "./auditor.ts";
-import { botContext, ethDown, ethUp, fundingFix, tokens, type BotContext, type BotOptions } from "./context.ts";
+import { botContext, ethDown, tokens, type BotContext, type BotOptions } from "./context.ts";
 import type { BotDb } from "./db.ts";
-import { heldUntil, ownOpenDisputes, tenureIntent, Gate } from "./gate.ts";
+import { ownOpenDisputes, tenureIntent, Gate } from "./gate.ts";
 import { botHealth, type BotHealth } from "./health.ts";
 import { Indexer } from "./indexer.ts";
 import { formatIntentKey } from "./intent-key.ts";
 import { Outbox } from "./outbox.ts";
+import { STARTUP_JOB_LIMIT, startupSummary, type StartupReport } from "./startup.ts";
 import { newSamplingSecret } from "./sampler.ts";
 
 export type { BotOptions } from "./context.ts";
+export type { StartupReport } from "./startup.ts";
 export type { BotHealth, HealthReasonKind } from "./health.ts";
-
-/** What `startup` found; `problems` are also logged at error (or warn) with the command that fixes each. */
-export type StartupReport = {
-  auditor: Address;
-  funds: AuditorFunds;
-  /** Jobs the bot follows (Open, Active or Committed). */
-  jobsFollowed: number;
-  /** Distinct audit rates of the followed jobs' manifests (sampling is per job). */
-  auditRates: number[];
-  /** `held`: deposits of this bot's own open disputes (a "tokens" shortfall they explain). */
-  problems: { kind: "unbonded" | "tokens" | "eth" | "no-dispute-game" | "panel"; message: string; fix: string; held?: number }[];
-};
 
 /** The deployment does not match the chain (no code at its addresses): the bot refuses to start. */
 export class BotConfigError extends InputError {
   override name = "BotConfigError";
   override readonly code: string = "BOT_CONFIG";
 }
-
-/** Jobs whose deposit and manifest the start-up summary reads, most recent first. */
-const STARTUP_JOB_LIMIT = 100;
 
 export type BotSummary = {
   auditor: Address;
@@ -72,6 +59,12 @@ export type BotSummary = {
 
 /** What this run did (since the bot object was made), not what the database holds from earlier runs. */
 export type RunCounts = { audited: number; failedAudits: number; receipts: number; transactionsConfirmed: number; lostFindings: number; reorgs: number };
+
+/**
+ * Intents sent with panel duty between segments or receipts: a dispute's resolve (a challenge round found in a pass
+ * still goes out at the end of the tick, where the gate weighs it against the disputes opened meanwhile).
+ */
+const DUTY_KINDS: ReadonlySet<string> = new Set(["resolveDispute"]);
 
 export class ChallengerBot {
   readonly db: BotDb;
@@ -89,6 +82,10 @@ export class ChallengerBot {
   private readonly deadlineOf = new Map<string, bigint>();
   /** Jobs the indexer stored an event for (or rolled back) since deadlines() last completed. */
   private readonly touched = new Set<bigint>();
+  /** ctx.now() when the disputes were last driven (tick or between segments): dutyBetween waits a poll interval. */
+  private lastDriven: number | undefined;
+  /** dutyBetween is running (its resolves go through the outbox, which must not yield back into it). */
+  private inDuty = false;
   /** Hash of the head deadlines(), claims() and the dispute scan last completed on. */
   private actedOn: Hex | undefined;
   /** ctx.now() of the last scan that succeeded, and the head it read. */
@@ -120,8 +117,8 @@ export class ChallengerBot {
     this.auditedBefore = new Set(this.db.allSegments().filter((x) => x.audit === "ok" || x.audit === "bad").map((x) => `${x.jobId}:${x.segment}:${x.traceRoot}`));
     this.receiptsBefore = new Set(this.db.receipts().map((r) => `${r.job_id}:${r.segment}:${r.signature}`));
     this.indexer = new Indexer(this.ctx);
-    this.auditor = new Auditor(this.ctx, secret);
-    this.outbox = new Outbox(this.ctx, new Gate(this.ctx));
+    this.auditor = new Auditor(this.ctx, secret, () => this.dutyBetween());
+    this.outbox = new Outbox(this.ctx, new Gate(this.ctx), () => this.dutyBetween());
     // A crash mid-audit left rows 'running': they are re-run (auditsToRun includes them).
   }
 
@@ -174,14 +171,12 @@ export class ChallengerBot {
 
   /** One pass: scan, sample, audit, act, send. Safe to call repeatedly; idempotent. */
   async tick(): Promise<void> {
-    const scan = await this.indexer.scan();
-    this.lastScanAt = this.ctx.now();
-    for (const jobId of scan.touched) this.touched.add(jobId);
+    const scan = await this.scan();
     // the head this tick acts on differs from the last one deadlines and claims completed on (a new block or a reorg)
     const moved = scan.head.hash !== this.actedOn;
-    // NOTE: disputes are driven once per tick, before the audit pass while one is followed: a panel's commit and reveal
-    // have deadlines (a minute on a test chain), an audit pass has none and can outlast a voting window
-    const drive = () => this.ctx.dispute.drive({ db: this.db, me: this.ctx.me, log: this.log, store: this.ctx.store, runFor: (jobId) => this.auditor.runFor(jobId) });
+    // NOTE: disputes are driven before the audit pass while one is followed, and between its segments
+    // (dutyBetween): a panel's commit and reveal have deadlines (a minute on a test chain), an audit pass has none
+    const drive = () => this.driveDisputes();
     const drivenFirst = this.followsOpenDispute();
     if (drivenFirst) await drive();
     await this.auditor.sample();
@@ -199,6 +194,48 @@ export class ChallengerBot {
     this.actedOn = scan.head.hash;
     await this.outbox.sendIntents();
     await this.heartbeat();
+  }
+
+  /** Scans the chain into the database (indexer.ts), noting the jobs touched for deadlines(). */
+  private async scan(): Promise<Awaited<ReturnType<Indexer["scan"]>>> {
+    const scan = await this.indexer.scan();
+    this.lastScanAt = this.ctx.now();
+    for (const jobId of scan.touched) this.touched.add(jobId);
+    return scan;
+  }
+
+  /** One pass of the dispute step (dispute/index.ts): new Challenged events, panel duty, resolve and claim intents. */
+  private async driveDisputes(): Promise<void> {
+    this.lastDriven = this.ctx.now();
+    await this.ctx.dispute.drive({ db: this.db, me: this.ctx.me, log: this.log, store: this.ctx.store, runFor: (jobId) => this.auditor.runFor(jobId) });
+  }
+
+  /**
+   * Panel duty between two segments of an audit pass (Auditor's yieldToDuty) and between two intents of the outbox's
+   * pass (each waits for its receipt), at most once per polling interval: the
+   * chain is scanned (a disputed segment must be in the database before a member can decide it), then every followed
+   * dispute is driven, new ones included: a member drawn while the pass runs commits and reveals within its windows
+   * whatever the pass's length (servePanel sends them). Resolves (DUTY_KINDS) are sent here too; the rest waits for
+   * the outbox's pass. A failure is logged and the pass goes on (the tick drives the disputes again).
+   * INVARIANT: a panel seat never waits longer than one segment's audit plus one polling interval.
+   */
+  private async dutyBetween(): Promise<void> {
+    if (!this.ctx.dispute.available || this.stopped || this.inDuty) return;
+    const now = this.ctx.now();
+    if (this.lastDriven !== undefined && now - this.lastDriven < this.ctx.clients.pollingIntervalMs) return;
+    this.inDuty = true;
+    try {
+      await this.scan();
+      await this.driveDisputes();
+      // a challenge found in this pass and a resolve go out now; receipts and claims wait for the end of the tick
+      await this.outbox.sendIntents(DUTY_KINDS);
+    } catch (err) {
+      this.lastDriven = now;
+      const e = toChainError(err);
+      this.log.warn({ err: e.shortMessage, code: e.code }, "panel duty between audits or receipts failed; the pass goes on, the tick drives the disputes again");
+    } finally {
+      this.inDuty = false;
+    }
   }
 
   // ------------------------------------------------------------------ deadlines + claims
@@ -228,7 +265,7 @@ export class ChallengerBot {
     this.touched.clear();
   }
 
-  /** Whether the dispute follower (dispute.ts) has a dispute it has not seen resolved. */
+  /** Whether the dispute follower (dispute/index.ts) has a dispute it has not seen resolved. */
   private followsOpenDispute(): boolean {
     return (JSON.parse(this.db.getMeta("disputes") ?? "[]") as { done: boolean }[]).some((f) => !f.done);
   }
@@ -260,83 +297,7 @@ export class ChallengerBot {
     }
     this.started = true;
     await this.indexer.scan().catch((err: unknown) => this.log.warn({ err: toChainError(err).shortMessage }, "start-up scan failed; jobs are read on the first tick"));
-    const followed = this.db.jobsWithStatus("Open", "Active", "Committed", "TimedOut").sort((a, b) => (b.jobId > a.jobId ? 1 : b.jobId < a.jobId ? -1 : 0)).slice(0, STARTUP_JOB_LIMIT);
-    for (const j of followed.filter((x) => x.auditRate === null)) {
-      try {
-        const circuitHash = circuitJobCheck(clients.public, deployment, j.jobId);
-        this.db.setAuditRate(j.jobId, (await fetchManifest(this.ctx.store, j.manifestUri, j.manifestHash, { circuitHash })).policy.auditRate);
-      } catch {
-        // the manifest is fetched again (and the failure logged) when the job's first segment is sampled
-      }
-    }
-    const funds = await getAuditorFunds(clients.public, { deployment, account: this.ctx.me, jobIds: followed.map((j) => j.jobId) });
-    const auditRates = [...new Set(followed.map((j) => this.db.job(j.jobId)!.auditRate).filter((r): r is number => r !== null))].sort((a, b) => a - b);
-    const report: StartupReport = { auditor: this.ctx.me, funds, jobsFollowed: followed.length, auditRates, problems: [] };
-    const dev = deployment.devToken;
-    if (!funds.active) {
-      const need = funds.minBond > funds.bond ? funds.minBond - funds.bond : funds.minBond;
-      report.problems.push({
-        kind: "unbonded",
-        message: `auditor ${this.ctx.me} is not bonded (bond ${tokens(funds.bond)}, minimum ${tokens(funds.minBond)}): its receipts cannot be anchored and no panel can draw it`,
-        fix: `pouw auditor bond ${tokens(need)}${dev ? " --mint" : ""}`,
-      });
-    }
-    if (!deployment.disputeGame) {
-      report.problems.push({ kind: "no-dispute-game", message: "the deployment has no DisputeGame: findings are recorded, never challenged", fix: "pouw deploy (a deployment with DisputeGame)" });
-    } else if (funds.deposit && funds.tokenBalance < funds.deposit.amount) {
-      const d = funds.deposit;
-      const held = this.ownOpenDisputes();
-      // a deposit out in this bot's own open dispute is not lost: it comes back (or is forfeited) at resolution
-      const until = await heldUntil(this.ctx, held);
-      const heldNote = held.length > 0 ? `; ${held.length === 1 ? "a deposit is" : `${held.length} deposits are`} held in this bot's open dispute${held.length === 1 ? "" : "s"} (${held.map((x) => `job ${x.jobId} step ${x.step}`).join(", ")}), returned at resolution${until ? ` (after ${until})` : ""}` : "";
-      report.problems.push({
-        kind: "tokens",
-        message: `token balance ${tokens(funds.tokenBalance)} < the deposit of one challenge ${tokens(d.amount)} (${d.jobId === undefined ? "the floor: bond minimum plus panel fees" : `job ${d.jobId}, the largest among the jobs followed`}; short ${tokens(d.amount - funds.tokenBalance)}): ${held.length > 0 ? "a further bad step found now would wait for the tokens" : "a bad step found now would not be challenged"}${heldNote}`,
-        fix: fundingFix(this.ctx, d.amount, funds),
-        ...(held.length > 0 ? { held: held.length } : {}),
-      });
-    }
-    if (deployment.disputeGame) {
-      const p = await this.panelShortfall();
-      if (p) report.problems.push({ kind: "panel", ...p });
-    }
-    if (funds.ethBalance < funds.challengeGasCost) {
-      report.problems.push({
-        kind: "eth",
-        message: `ETH ${ethDown(funds.ethBalance)} < ~${ethUp(funds.challengeGasCost)} for the gas of one approve + challenge at ${funds.maxFeePerGas} wei/gas (short ${ethUp(funds.challengeGasCost - funds.ethBalance)})`,
-        fix: `send at least ${ethUp(funds.challengeGasCost - funds.ethBalance)} ETH to ${this.ctx.me}`,
-      });
-    }
-    const summary = {
-      bond: tokens(funds.bond),
-      bonded: funds.active,
-      tokens: tokens(funds.tokenBalance),
-      deposit: funds.deposit ? tokens(funds.deposit.amount) : null,
-      eth: ethDown(funds.ethBalance),
-      challengeGas: ethUp(funds.challengeGasCost),
-      jobsFollowed: followed.length,
-      auditRates: auditRates.length > 0 ? auditRates.join(",") : "per job manifest",
-      disputeGame: deployment.disputeGame ?? null,
-    };
-    // warnings, not blockers: the bot still audits and signs receipts (and can serve on panels)
-    const warnOnly = new Set(["no-dispute-game", "panel"]);
-    const blocking = report.problems.filter((p) => !warnOnly.has(p.kind));
-    const ready = blocking.length === 0;
-    // short of tokens only because its own deposit is out in an open dispute: it is acting, not stuck
-    const onlyHeld = blocking.length === 1 && blocking[0]!.kind === "tokens" && (blocking[0]!.held ?? 0) > 0;
-    this.log.info(
-      { event: "startup", ...summary },
-      `auditor ${this.ctx.me}: bond ${summary.bond} (${funds.active ? "active" : "NOT ACTIVE"}), tokens ${summary.tokens}` +
-        `${summary.deposit === null ? "" : ` for a deposit of ${summary.deposit}`}, ETH ${summary.eth} (a challenge's gas ~${summary.challengeGas}), ` +
-        `following ${followed.length} job${followed.length === 1 ? "" : "s"}, audit rate ${summary.auditRates}: ${ready ? "ready" : onlyHeld ? "ready; its deposit is out in its open dispute, so a further challenge waits for tokens (see the next line)" : "CANNOT ACT, see the errors"}`,
-    );
-    for (const p of report.problems) {
-      const line = `${p.message}; fix: ${p.fix}`;
-      if (warnOnly.has(p.kind)) this.log.warn({ event: "problem", problem: p.kind, fix: p.fix }, line);
-      // a deposit out in its own open dispute is the bot acting, not a fault: info, with when it frees up
-      else if (p.kind === "tokens" && (p.held ?? 0) > 0) this.log.info({ event: "deposit-held", problem: p.kind, held: p.held, fix: p.fix }, line);
-      else this.log.error({ event: "problem", problem: p.kind, fix: p.fix }, line);
-    }
+    const report = await startupSummary(this.ctx, STARTUP_JOB_LIMIT);
     this.lastHeartbeat = this.ctx.now();
     return report;
   }
@@ -344,23 +305,6 @@ export class ChallengerBot {
   /** This bot's challenges that are on chain and whose dispute it follows as not yet resolved (gate.ts). */
   private ownOpenDisputes(): { id: string; jobId: string; step: number }[] {
     return ownOpenDisputes(this.db);
-  }
-
-  /**
-   * Whether a dispute this bot opens could get a panel now: DisputeGame draws panelSize members from the auditors
-   * eligible at the challenge (bonded and past the activation delay), never the challenger, the provider or the buyer,
-   * so a market with panelSize or fewer eligible auditors besides this one ends every dispute NoDecision.
-   */
-  private async panelShortfall(): Promise<{ message: string; fix: string } | undefined> {
-    const { clients, deployment } = this.ctx;
-    const { panelSize: k, activationDelaySeconds: delay, minBond, eligible } = await getPanelPool(clients.public, { deployment: { ...deployment, disputeGame: deployment.disputeGame! } });
-    const others = eligible.filter((a) => getAddress(a) !== this.ctx.me).length;
-    // NOTE: a job's provider and buyer are never drawn either; when they are bonded auditors a job can still fall short
-    if (others >= k) return undefined;
-    return {
-      message: `only ${others} auditor${others === 1 ? "" : "s"} besides ${this.ctx.me} can be drawn for a panel now (bonded and past the ${delay} s activation delay); a dispute needs ${k} (the panel size; the challenger is never drawn), so a challenge would end NoDecision`,
-      fix: `${k - others} more account${k - others === 1 ? "" : "s"}: pouw auditor bond ${tokens(minBond)}${deployment.devToken ? " --mint" : ""}, then wait ${delay} s`,
-    };
   }
 
   /**

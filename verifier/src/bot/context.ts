@@ -12,7 +12,7 @@ import { logger } from "../log/index.ts";
 import type { SegmentBoard } from "../market/segment-traces.ts";
 import type { ContentStore } from "../store/index.ts";
 import { BotDb } from "./db.ts";
-import { noDisputeGame, type DisputeHooks } from "./dispute.ts";
+import { noDisputeGame, type DisputeHooks } from "./dispute/index.ts";
 
 export type BotOptions = {
   clients: ChainClients;

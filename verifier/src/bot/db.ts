@@ -64,7 +64,7 @@ export type BotJob = {
   status: string;
 };
 
-/** A job id: bot/dispute.ts still passes the decimal string. */
+/** A job id: bot/dispute/ still passes the decimal string. */
 export type JobIdLike = bigint | string;
 
 type SegmentRecord = {
@@ -459,7 +459,7 @@ export class BotDb {
           .prepare(`UPDATE intents SET cancel = 1, error = ?, retry_at = NULL, updated_at = ? WHERE job_id = ? AND segment = ? AND kind IN (${COMMIT_KINDS_SQL}) AND status = 'signed' AND cancel = 0`)
           .run(`stale: the commit of segment ${s.segment} it is about was removed by a reorg (rolled back to block ${ancestor}): replacing it by a no-op at its nonce`, Date.now(), s.job_id, s.segment);
       }
-      // the dispute follower (dispute.ts) forgets the disputes it read from orphaned blocks and reads again from the ancestor:
+      // the dispute follower (dispute/index.ts) forgets the disputes it read from orphaned blocks and reads again from the ancestor:
       // a dispute id is resolved against the chain, never kept from a removed block
       const followed = JSON.parse(this.getMeta("disputes") ?? "[]") as { block?: string }[];
       this.setMeta("disputes", JSON.stringify(followed.filter((f) => f.block === undefined || BigInt(f.block) <= ancestor)));

@@ -16,14 +16,14 @@
  *                 another dispute, `failed` otherwise: a lost finding).
  */
 import { getAddress, type Address } from "viem";
-import { approveTokenCall, CHALLENGE_GAS_UNITS, chainDate, encodeCall, getAuditorFunds, getDispute, getJob, getJobDisputes, reopenJobCall, reportTimeoutCall, withRetry } from "../chain/index.ts";
+import { approveTokenCall, CHALLENGE_GAS_UNITS, chainDate, encodeCall, getAuditorFunds, getDispute, getDisputeParams, getJob, getJobDisputes, reopenJobCall, reportTimeoutCall, withRetry, type DisputeParams } from "../chain/index.ts";
 import { backoffMs, ethDown, ethUp, fundingFix, tokens, type BotContext } from "./context.ts";
 import type { BotDb, IntentRow } from "./db.ts";
-import type { IntentSpec } from "./dispute.ts";
+import { DEFAULT_MAX_CHALLENGE_ROUNDS, type IntentSpec } from "./dispute/index.ts";
 import { formatIntentKey, parseIntentKey } from "./intent-key.ts";
 
 /**
- * This bot's challenges that are on chain and whose dispute the follower (dispute.ts) has not seen resolved: each holds
+ * This bot's challenges that are on chain and whose dispute the follower (dispute/index.ts) has not seen resolved: each holds
  * one deposit until resolution.
  */
 export function ownOpenDisputes(db: BotDb): { id: string; jobId: string; step: number }[] {
@@ -74,6 +74,8 @@ export function tenureIntent(ctx: BotContext, kind: "reportTimeout" | "reopenJob
 
 export class Gate {
   private readonly ctx: BotContext;
+  /** DisputeGame's commit and reveal windows (fixed at deployment), read once for heldForNextRound. */
+  private windows: DisputeParams | undefined;
 
   constructor(ctx: BotContext) {
     this.ctx = ctx;
@@ -158,29 +160,79 @@ export class Gate {
    * round closes (superseded); NoDecision or Valid lets it go out, so the cheater is still challenged. A dispute on a
    * step this bot did not find bad never holds it back: it may be the provider's own address holding a valid step open
    * to block challenges. Undefined when nothing holds the round.
+   * A dispute of another challenger that ended NoDecision only because its seats were silent (no vote revealed, or no
+   * panel) still holds the fault for that challenger's next round (dispute/resolve.ts nextRound), for one dispute's
+   * length after its reveal deadline (heldForNextRound): two bots re-challenging one cheater at once is one dispute too
+   * many, and the first challenger re-challenges on its own.
    */
   private async faultDisputed(jobId: bigint, i: IntentRow, retryAt: number): Promise<GateDecision | undefined> {
     const { clients, deployment } = this.ctx;
     const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId });
     if (job.status === "Refunded") return { kind: "close", status: "superseded", reason: `job ${jobId} was already refunded (its provider was slashed through another dispute)` };
-    if (job.openDisputes === 0) return undefined;
     const found = this.ctx.db
       .allIntents()
       .filter((x) => x.kind === "challenge" && x.job_id === i.job_id)
       .map((x) => (JSON.parse(x.payload) as { finding?: { segment: number; step: number; hStep?: string } }).finding)
       .filter((f): f is { segment: number; step: number; hStep?: string } => f !== undefined);
-    const disputes = await getJobDisputes(clients.public, { disputeGame: deployment.disputeGame!, jobId, fromBlock: BigInt(deployment.startBlock) });
-    for (const d of disputes.reverse()) {
-      if (!found.some((f) => f.segment === d.segment && f.step === d.step && (f.hStep === undefined || f.hStep === d.hStep))) continue;
-      if ((await getDispute(clients.public, { disputeGame: deployment.disputeGame!, disputeId: d.disputeId })).phase === "resolved") continue;
-      return {
-        kind: "defer",
-        reason: `dispute ${d.disputeId} (segment ${d.segment}, step ${d.step}, by ${d.challenger}) holds job ${jobId} at a fault this bot also found: waiting for it to resolve before opening another`,
-        retryAt,
-        standDown: { disputeId: d.disputeId.toString(), segment: d.segment, step: d.step },
-      };
+    if (found.length === 0) return undefined;
+    const atFound = (d: { segment: number; step: number; hStep: string }) => found.some((f) => f.segment === d.segment && f.step === d.step && (f.hStep === undefined || f.hStep === d.hStep));
+    // newest first
+    const disputes = (await getJobDisputes(clients.public, { disputeGame: deployment.disputeGame!, jobId, fromBlock: BigInt(deployment.startBlock) })).filter(atFound).reverse();
+    if (disputes.length === 0) return undefined;
+    const views = new Map<bigint, Awaited<ReturnType<typeof getDispute>>>();
+    if (job.openDisputes !== 0) {
+      for (const d of disputes) {
+        const v = await getDispute(clients.public, { disputeGame: deployment.disputeGame!, disputeId: d.disputeId });
+        views.set(d.disputeId, v);
+        if (v.phase === "resolved") continue;
+        return {
+          kind: "defer",
+          reason: `dispute ${d.disputeId} (segment ${d.segment}, step ${d.step}, by ${d.challenger}) holds job ${jobId} at a fault this bot also found: waiting for it to resolve before opening another`,
+          retryAt,
+          standDown: { disputeId: d.disputeId.toString(), segment: d.segment, step: d.step },
+        };
+      }
     }
-    return undefined;
+    const last = disputes[0]!;
+    const v = views.get(last.disputeId) ?? (await getDispute(clients.public, { disputeGame: deployment.disputeGame!, disputeId: last.disputeId }));
+    return this.heldForNextRound(job, last, v, disputes, retryAt);
+  }
+
+  /**
+   * The newest dispute `d` at a fault this bot found, resolved: whether its challenger still holds the fault for its
+   * next round. Only when `d` is another challenger's, ended NoDecision with no vote revealed (silent seats or no panel:
+   * nothing was judged), and that challenger has rounds left (DEFAULT_MAX_CHALLENGE_ROUNDS disputes on the fault). The
+   * hold lasts one dispute's length (commit plus reveal window) after `d`'s reveal deadline, and for a Committed or
+   * TimedOut job never past halfway from there to the job's deadline, so a challenger that never comes back leaves
+   * this bot time to challenge inside the window.
+   */
+  private async heldForNextRound(
+    job: { status: string; deadline: bigint | number },
+    d: { disputeId: bigint; segment: number; step: number; hStep: string; challenger: string },
+    v: { outcome: string; validVotes: number; faultVotes: number; revealDeadline: bigint | number },
+    disputes: readonly { segment: number; step: number; hStep: string; challenger: string }[],
+    retryAt: number,
+  ): Promise<GateDecision | undefined> {
+    const { clients, deployment, me } = this.ctx;
+    if (v.outcome !== "NoDecision" || Number(v.validVotes) !== 0 || Number(v.faultVotes) !== 0) return undefined;
+    if (getAddress(d.challenger) === me) return undefined;
+    const rounds = disputes.filter((x) => getAddress(x.challenger) === getAddress(d.challenger) && x.segment === d.segment && x.step === d.step && x.hStep === d.hStep).length;
+    if (rounds >= DEFAULT_MAX_CHALLENGE_ROUNDS) return undefined;
+    this.windows ??= await getDisputeParams(clients.public, { disputeGame: deployment.disputeGame! });
+    const revealDeadline = BigInt(v.revealDeadline);
+    let until = revealDeadline + BigInt(this.windows.commitWindowSeconds + this.windows.revealWindowSeconds);
+    if (job.status === "Committed" || job.status === "TimedOut") {
+      const half = revealDeadline + (BigInt(job.deadline) - revealDeadline) / 2n;
+      if (half < until) until = half;
+    }
+    const now = (await withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" })).timestamp;
+    if (now > until) return undefined;
+    return {
+      kind: "defer",
+      reason: `dispute ${d.disputeId} (segment ${d.segment}, step ${d.step}, by ${d.challenger}) ended NoDecision with no vote revealed (silent seats): its challenger holds the fault for its next round until ${chainDate(until)}; this bot challenges only if none comes by then`,
+      retryAt,
+      standDown: { disputeId: d.disputeId.toString(), segment: d.segment, step: d.step },
+    };
   }
 
   /** Why a challenge of the job can no longer open (JobMarket.freeze), or undefined while it can. */

@@ -40,9 +40,16 @@ export class Outbox {
   /** Per challenge round, the dispute it last stood down for (logged once per dispute). */
   private readonly standDownLogged = new Map<string, string>();
 
-  constructor(ctx: BotContext, gate: Gate) {
+  /**
+   * Called between two intents of a full pass (sendIntents without `kinds`): each waits for its receipt, so a pass of
+   * hundreds of receipts lasts minutes, and panel duty is served in between (bot.ts dutyBetween).
+   */
+  private readonly yieldToDuty: () => Promise<void>;
+
+  constructor(ctx: BotContext, gate: Gate, yieldToDuty: () => Promise<void> = async () => {}) {
     this.ctx = ctx;
     this.gate = gate;
+    this.yieldToDuty = yieldToDuty;
   }
 
   /** Whether the intent's effect is already on chain (by anyone): then it must not be sent. */
@@ -110,11 +117,17 @@ export class Outbox {
     }
   }
 
-  /** Sends every open intent that is due, in the order they were recorded. */
-  async sendIntents(): Promise<void> {
+  /**
+   * Sends every open intent that is due, in the order they were recorded, yielding to panel duty between two; with
+   * `kinds`, only the intents of those kinds, without yielding (the resolves sent during panel duty, bot.ts dutyBetween).
+   */
+  async sendIntents(kinds?: ReadonlySet<string>): Promise<void> {
     await this.fillNonceGap();
     for (const listed of this.ctx.db.openIntents()) {
       if (this.ctx.stopped()) return;
+      if (kinds !== undefined && !kinds.has(listed.kind)) continue;
+      // INVARIANT: a panel seat never waits behind a pass of receipts (each send waits for its own receipt)
+      if (kinds === undefined) await this.yieldToDuty();
       // re-read: an earlier intent of this pass may have ended this one (a lost finding closes its pair)
       const i = this.ctx.db.intent(listed.id)!;
       if (i.status !== "pending" && i.status !== "signed") continue;

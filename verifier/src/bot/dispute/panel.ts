@@ -19,7 +19,7 @@ import { PouwError } from "../../errors/index.ts";
 import { circuitJobCheck } from "../../market/circuit-job.ts";
 import { fetchManifest } from "../../market/manifest-store.ts";
 import { SourceUnavailableError } from "../../net/index.ts";
-import { readOpening } from "../auditor.ts";
+import { readOpening } from "../opening.ts";
 import type { DisputeContext, Followed, Game } from "./types.ts";
 
 export type PanelDuty = { serve(ctx: DisputeContext, f: Followed, log: Logger): Promise<void> };

@@ -18,7 +18,7 @@ import { withConfig, withReadConfig } from "../options.ts";
 import { registerAuditorAttest } from "./attest.ts";
 import { lazyAction } from "../lazy-action.ts";
 
-/** bot/dispute.ts DEFAULT_MAX_CHALLENGE_ROUNDS, restated so that the help does not load the bot (a test checks they agree). */
+/** bot/dispute/types.ts DEFAULT_MAX_CHALLENGE_ROUNDS, restated so that the help does not load the bot (a test checks they agree). */
 export const DEFAULT_MAX_CHALLENGE_ROUNDS_CLI = 3;
 
 export function registerAuditor(program: Command): void {

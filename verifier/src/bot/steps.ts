@@ -1,0 +1,143 @@
+/**
+ * The step auditor (BotOptions.stepSampling): one privately drawn step of each step-sampled committed segment. The
+ * state before it is asked of the provider on chain (StateOpenings, a requestOpening intent); once opened the step is
+ * recomputed through checks/ auditSampledStep; a mismatch, an opened CID that does not serve the committed state, or an
+ * opening left unanswered past its deadline is a finding at that step, concluded by the auditor (auditor.ts) like a
+ * failed segment audit. The auditor owns the job's run, the audit target and the conclusion; this part owns the draw,
+ * the opening and what is settled.
+ */
+import type { Address } from "viem";
+import { encodeCall, getJob, getOpeningTerms, requestOpeningCall, withRetry } from "../chain/index.ts";
+import { auditSampledStep, BaseCheckpointError, type Run, type SegmentToAudit, type SegmentVerdict } from "../checks/index.ts";
+import { SourceUnavailableError } from "../net/index.ts";
+import type { BotContext } from "./context.ts";
+import type { CommittedSegment } from "./db.ts";
+import { formatIntentKey } from "./intent-key.ts";
+import { readOpening } from "./opening.ts";
+import { sampledStep } from "./sampler.ts";
+
+/** Job statuses in which a committed segment's states can be asked for (StateOpenings._checkOpenable). */
+const OPENABLE_STATUSES: ReadonlySet<string> = new Set(["Active", "Committed", "TimedOut"]);
+
+/** One step-sampled segment's outcome: the step drawn, and the verdict once the opening was answered or withheld. */
+export type StepAudit = { jobId: bigint; segment: number; step: number; verdict: SegmentVerdict };
+
+/** What the step auditor borrows from the auditor (auditor.ts): the job's run, the audit target, the conclusion. */
+export type StepAuditorParts = {
+  runFor(jobId: string): Promise<Run | undefined>;
+  discoverFor(jobId: string): Promise<void>;
+  targetOf(s: CommittedSegment): SegmentToAudit;
+  concludeFinding(run: Run, s: CommittedSegment, target: SegmentToAudit, verdict: SegmentVerdict): Promise<void>;
+  cannotAudit(s: CommittedSegment, err: BaseCheckpointError, what: string): void;
+  /** Called before each segment: panel duty and dispute deadlines are served between segments (bot.ts). */
+  yieldToDuty(): Promise<void>;
+};
+
+export class StepAuditor {
+  private readonly ctx: BotContext;
+  private readonly secret: string;
+  private readonly parts: StepAuditorParts;
+  /** StateOpenings' answer window (fixed at deployment), read once for openingAskable. */
+  private answerWindowS: number | undefined;
+  /**
+   * Step-sampled segments (`jobId:segment`) that are settled: drawn out, audited, or not askable any more. In memory: after
+   * a restart the same draws are made again (the secret is kept) and each opening is read back from the chain, so
+   * nothing is asked twice (the intent key is the opening) and a finding is recorded once (onFinding).
+   */
+  private readonly stepsSettled = new Set<string>();
+  /** The step audits concluded in this process, by `jobId:segment` (reports, tests, bench). */
+  readonly stepAudits = new Map<string, StepAudit>();
+
+  constructor(ctx: BotContext, secret: string, parts: StepAuditorParts) {
+    this.ctx = ctx;
+    this.secret = secret;
+    this.parts = parts;
+  }
+
+  /**
+   * Step sampling (BotOptions.stepSampling): for each committed segment of a job whose states can still be asked for, the
+   * private draw (sampler.ts sampledStep) picks at most one step s; the bot asks the provider to open state s-1
+   * (a requestOpening intent, sent by the outbox), and once the opening is answered recomputes step s from the opened
+   * CID (checks/ auditSampledStep), or, once it is withheld (unanswered past its deadline), claims step s. A finding is
+   * challenged like any failed audit; a clean step is logged (no receipt: a receipt states a segment's checks).
+   */
+  async steps(): Promise<void> {
+    const cfg = this.ctx.options.stepSampling;
+    if (!cfg) return;
+    const { clients, deployment } = this.ctx;
+    for (const s of this.ctx.db.allSegments()) {
+      if (this.ctx.stopped()) return;
+      await this.parts.yieldToDuty();
+      const key = `${s.jobId}:${s.segment}`;
+      if (this.stepsSettled.has(key)) continue;
+      const job = this.ctx.db.job(s.jobId);
+      if (!job || !OPENABLE_STATUSES.has(job.status)) continue;
+      const run = await this.parts.runFor(String(s.jobId));
+      if (!run) continue;
+      const step = sampledStep(this.secret, deployment.jobMarket, s.jobId, s.segment, run.manifest.training.stepsPerSegment, cfg.rate);
+      if (step === null) {
+        this.stepsSettled.add(key);
+        continue;
+      }
+      const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment, step });
+      const opened = await readOpening(clients.public, { stateOpenings: cfg.stateOpenings, fromBlock: BigInt(deployment.startBlock), jobId: s.jobId, state: step - 1, requester: this.ctx.me });
+      if (opened === undefined) {
+        if (!(await this.openingAskable(s, cfg.stateOpenings))) {
+          this.stepsSettled.add(key);
+          log.warn("step sampled, but its state can no longer be asked for (earlier tenure, or too little of the challenge window left): not audited");
+          continue;
+        }
+        const intent = { key: formatIntentKey({ kind: "requestOpening", jobId: s.jobId, step: step - 1 }), kind: "requestOpening", jobId: String(s.jobId), segment: s.segment };
+        if (!this.ctx.db.hasIntent(intent.key)) {
+          this.ctx.db.addIntent({ ...intent, payload: encodeCall(requestOpeningCall({ stateOpenings: cfg.stateOpenings, jobId: s.jobId, segment: s.segment, step: step - 1 })) });
+          log.info("step sampled: asking the provider to open the state before it");
+        }
+        continue;
+      }
+      // the provider's answer window is still open (or its answer's log not indexed yet)
+      if (opened === "pending") continue;
+      try {
+        await this.parts.discoverFor(String(s.jobId));
+        const target = this.parts.targetOf(s);
+        const verdict = await auditSampledStep({ run, store: this.ctx.store }, target, step, opened);
+        this.stepsSettled.add(key);
+        this.stepAudits.set(key, { jobId: s.jobId, segment: s.segment, step, verdict });
+        cfg.onVerdict?.({ jobId: s.jobId, segment: s.segment, step, verdict });
+        if (verdict.ok) {
+          log.info({ event: "step-audit", ok: true, costMs: Math.round(verdict.costMs) }, `sampled step ${step} recomputed from the opened state: matches its leaf`);
+          continue;
+        }
+        log.warn({ event: "step-audit", ok: false, kind: verdict.failure?.kind }, `sampled step ${step} FAILED: ${verdict.failure?.message}`);
+        await this.parts.concludeFinding(run, s, target, verdict);
+      } catch (err) {
+        // the opened CID's sources cannot be asked now: retried next tick (an answer that never serves is the panel's to judge)
+        if (err instanceof SourceUnavailableError) {
+          log.debug({ err: err.shortMessage }, "opened state unavailable now; retried next tick");
+          continue;
+        }
+        this.stepsSettled.add(key);
+        if (err instanceof BaseCheckpointError) {
+          this.parts.cannotAudit(s, err, "step audit");
+          continue;
+        }
+        log.error({ err: err instanceof Error ? err.message : String(err) }, "step audit error: step not auditable, skipped");
+      }
+    }
+  }
+
+  /**
+   * Whether state openings of segment `s` can still be asked (StateOpenings requestOpening's guards the bot can foresee):
+   * the segment is in the current provider's tenure, and a Committed or TimedOut job's challenge window leaves two
+   * answer windows (one to answer, one to dispute a withholding).
+   */
+  private async openingAskable(s: CommittedSegment, stateOpenings: Address): Promise<boolean> {
+    const { clients, deployment } = this.ctx;
+    const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: s.jobId });
+    if (!OPENABLE_STATUSES.has(job.status) || s.segment < Number(job.startSegment)) return false;
+    if (job.status === "Active") return true;
+    this.answerWindowS ??= (await getOpeningTerms(clients.public, { stateOpenings })).answerWindowSeconds;
+    const now = Number((await withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" })).timestamp);
+    // one block of margin: the request is mined after `now`
+    return now + 2 * this.answerWindowS + 60 <= Number(job.deadline);
+  }
+}
