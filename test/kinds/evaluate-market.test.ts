@@ -1,0 +1,161 @@
+/**
+ * The evaluate kind end to end on the in-process network: an evaluate manifest (examples/evaluate-tiny.json) posted
+ * as a market job, its per-example leaves committed through JobMarket.commitSegment, audited by recomputing examples,
+ * and every dispute decided by a panel that recomputes ONE example (kinds/job.ts decideExample). The honest provider
+ * is paid; a provider that changes one example's output, one that skips examples and one that reports a better
+ * aggregate than its examples give are each challenged on that example and slashed; a griefer who challenges a
+ * correct example loses its bond to the provider.
+ */
+import { expect } from "chai";
+import { readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { parseEther } from "viem";
+import { acceptJob, createJob, finalize, getDispute, getJob, getSegmentCommits, resolveDispute, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
+import { BallotStore, creditsOf, openChallenge, servePanel } from "../../verifier/src/dispute/index.ts";
+import { evaluateManifestHash, openHarness, parseEvaluateManifest, type Harness } from "../../verifier/src/evaluate/index.ts";
+import { auditKindSegment, commitKindSegments, decideExample, evaluateJob, kindChallengeProof, kindSegments, segmentsOfStates, statesOf, ZERO32, type EvaluateJob, type ExampleResult, type KindCommit, type KindSegment } from "../../verifier/src/kinds/index.ts";
+import { createRun, offlineSalt, parseManifest, parseStrategy, train } from "../../verifier/src/ml/index.ts";
+import { LocalDirStore } from "../../verifier/src/store/index.ts";
+import { disputeEnv, PARAMS, policy, type DisputeEnv } from "../dispute/helpers.ts";
+import { ROOT, tempDir } from "../ml/helpers.ts";
+
+const K = 50;
+const MANIFEST_CID = "bafkreiedkmci2krpbghjxi5aiuvbzxteeuq24mknx44c5okfunopejw46m";
+
+describe("kinds: evaluate jobs on the market", function () {
+  this.timeout(600_000);
+  let env: DisputeEnv;
+  let dir: string;
+  let store: LocalDirStore;
+  let weights: Uint8Array;
+  let harness: Harness;
+  let honest: ExampleResult[];
+  const manifest = parseEvaluateManifest(JSON.parse(readFileSync(join(ROOT, "examples/evaluate-tiny.json"), "utf8")));
+
+  /** Posts the evaluate job, accepts it and commits the provider's segments (built from its results by `forge`). */
+  async function postedJob(forge: (job: EvaluateJob) => KindSegment[]): Promise<{ jobId: bigint; job: EvaluateJob; commits: KindCommit[] }> {
+    const N = manifest.evalSet.examples;
+    const { jobId } = await createJob(env.buyer, { jobMarket: env.d.jobMarket, manifestHash: evaluateManifestHash(manifest), manifestUri: `cid:${MANIFEST_CID}`, token: env.d.token, payment: parseEther("2"), policy: policy(N / K, K) });
+    const job = await evaluateJob(manifest, weights, { jobId, examplesPerSegment: K, harness });
+    await acceptJob(env.provider, { jobMarket: env.d.jobMarket, jobId });
+    await commitKindSegments(env.provider, { jobMarket: env.d.jobMarket, jobId, store, segments: forge(job) });
+    const commits = (await getSegmentCommits(env.provider.public, { jobMarket: env.d.jobMarket, jobId, fromBlock: 0n })).map((c) => ({ segment: c.segment, traceRoot: c.traceRoot, endStateHash: c.endStateHash, checkpointCid: c.checkpointCid, stateHashes: c.stateHashes }));
+    return { jobId, job, commits };
+  }
+
+  /** The first segment whose full audit fails, with its challenge. */
+  async function firstWrong(job: EvaluateJob, commits: KindCommit[]) {
+    for (const c of commits) {
+      const a = await auditKindSegment(job, store, c);
+      if (!a.ok) return a;
+    }
+    return undefined;
+  }
+
+  /** Opens a challenge of `proof` and runs the panel (each member decides by recomputing the one example) to the end. */
+  async function disputed(jobId: bigint, job: EvaluateJob, commits: KindCommit[], proof: ReturnType<typeof kindChallengeProof>, label: string) {
+    const c = commits[proof.segment]!;
+    const { disputeId, bond } = await openChallenge(env.challenger, { disputeGame: env.d.disputeGame, token: env.d.token, jobId, audit: proof, endStateHash: c.endStateHash });
+    await env.mine(3);
+    const ballots = new BallotStore(join(dir, `ballots-${label}`));
+    const reasons: string[] = [];
+    const pass = async () => {
+      for (const a of env.auditors) {
+        await servePanel(a, {
+          disputeGame: env.d.disputeGame,
+          disputeId,
+          ballots,
+          decide: async () => {
+            const d = await getDispute(a.public, { disputeGame: env.d.disputeGame, disputeId });
+            const r = await decideExample(job, store, commits[d.segment]!, { step: Number(d.step), hPrev: d.hPrev, hStep: d.hStep });
+            reasons.push(r.reason);
+            return r;
+          },
+        });
+      }
+    };
+    await pass(); // commits
+    await env.increaseTime(PARAMS.commitWindowSeconds + 1);
+    await pass(); // reveals
+    await env.increaseTime(PARAMS.revealWindowSeconds + 1);
+    await resolveDispute(env.challenger, { disputeGame: env.d.disputeGame, disputeId });
+    let d = await getDispute(env.challenger.public, { disputeGame: env.d.disputeGame, disputeId });
+    if (d.phase !== "resolved") {
+      // a unanimous first-round Fault waits one commit window for the provider's appeal; unappealed, it settles
+      await env.increaseTime(PARAMS.commitWindowSeconds + 1);
+      await resolveDispute(env.challenger, { disputeGame: env.d.disputeGame, disputeId });
+      d = await getDispute(env.challenger.public, { disputeGame: env.d.disputeGame, disputeId });
+    }
+    return { outcome: d.outcome, bond, reasons };
+  }
+
+  const locked = (jobId: bigint) => env.provider.public.readContract({ address: env.d.stakeVault, abi: stakeVaultAbi, functionName: "lockedFor", args: [env.provider.account.address, jobId] });
+
+  before(async () => {
+    env = await disputeEnv();
+    dir = await tempDir("kinds-evaluate");
+    store = new LocalDirStore(join(dir, "store"));
+    // the committed model: the tiny training job's final weights (job 0, its offline salt), bit-reproducible
+    const tiny = parseManifest(JSON.parse(readFileSync(join(ROOT, "examples/tiny.json"), "utf8")));
+    await train(await createRun(tiny, { jobId: 0n, salt: offlineSalt(0n) }), { outDir: join(dir, "tiny"), strategy: parseStrategy("honest"), evaluate: false });
+    weights = new Uint8Array(readFileSync(join(dir, "tiny", "final.safetensors")));
+    harness = await openHarness(manifest);
+    honest = await (await evaluateJob(manifest, weights, { jobId: 0n, examplesPerSegment: K, harness })).results(0, manifest.evalSet.examples);
+  });
+  after(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("an honest provider's leaves pass the audit, a griefer's challenge of a correct example loses its bond, and the provider is paid", async () => {
+    const { jobId, job, commits } = await postedJob((j) => kindSegments(j, honest));
+    for (const c of commits) expect((await auditKindSegment(job, store, c, [c.segment * K + 1, c.segment * K + 17])).ok).to.equal(true);
+    expect(await firstWrong(job, commits)).to.equal(undefined);
+    const before = await creditsOf(env.provider, { deployment: env.d });
+    const griefed = await disputed(jobId, job, commits, kindChallengeProof(job, commits[1]!, 77), "griefer");
+    expect(griefed.outcome).to.equal("PanelValid");
+    expect(griefed.reasons.every((r) => /matches the committed leaf/.test(r))).to.equal(true);
+    expect((await creditsOf(env.provider, { deployment: env.d })).disputeGame - before.disputeGame).to.equal(griefed.bond);
+    await env.increaseTime(86_401);
+    await finalize(env.buyer, { jobMarket: env.d.jobMarket, jobId });
+    expect((await getJob(env.buyer.public, { jobMarket: env.d.jobMarket, jobId })).status).to.equal("Finalized");
+    expect(await locked(jobId)).to.equal(0n);
+    const after = await creditsOf(env.provider, { deployment: env.d });
+    expect(after.jobMarket - before.jobMarket).to.equal(parseEther("2"));
+  });
+
+  const cheats: { name: string; example: number; forge: (job: EvaluateJob) => KindSegment[] }[] = [
+    {
+      name: "changes one example's output",
+      example: 123,
+      forge: (j) => kindSegments(j, honest.map((r, i) => (i === 122 ? { ...r, item: ZERO32 } : r))),
+    },
+    {
+      name: "skips examples (commits placeholders for examples 101..200)",
+      example: 101,
+      forge: (j) => kindSegments(j, honest.map((r, i) => (i >= 100 ? { item: ZERO32, score: 0n, hits: 1n } : r))),
+    },
+    {
+      name: "reports a better aggregate than its examples give (the last leaf's total and hits)",
+      example: 200,
+      forge: (j) => {
+        const states = statesOf(honest);
+        const last = states[states.length - 1]!;
+        states[states.length - 1] = { ...last, total: last.total / 2n, hits: last.hits + 20n };
+        return segmentsOfStates(j, states);
+      },
+    },
+  ];
+  for (const cheat of cheats) {
+    it(`a provider that ${cheat.name} is challenged on example ${cheat.example} and slashed`, async () => {
+      const { jobId, job, commits } = await postedJob(cheat.forge);
+      const wrong = await firstWrong(job, commits);
+      expect(wrong, "the audit finds the cheat").to.not.equal(undefined);
+      if (!wrong || wrong.ok) return;
+      expect(wrong.proof.step).to.equal(cheat.example);
+      const r = await disputed(jobId, job, commits, wrong.proof, cheat.name.split(" ")[0]!);
+      expect(r.outcome).to.equal("PanelFault");
+      expect(await locked(jobId)).to.equal(0n);
+    });
+  }
+});
