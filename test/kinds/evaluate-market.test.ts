@@ -4,20 +4,21 @@
  * and every dispute decided by a panel that recomputes ONE example (kinds/job.ts decideExample). The honest provider
  * is paid; a provider that changes one example's output, one that skips examples and one that reports a better
  * aggregate than its examples give are each challenged on that example and slashed; a griefer who challenges a
- * correct example loses its bond to the provider.
+ * correct example loses its bond to the provider. The finalized score is recorded on KindRecords only as the preimage
+ * of the committed last leaf, and read back by the model's CID.
  */
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { parseEther } from "viem";
-import { acceptJob, createJob, finalize, getDispute, getJob, getSegmentCommits, resolveDispute, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
+import { acceptJob, createJob, deployKindRecords, finalize, getDispute, getJob, getKindResult, getKindResultsForModel, getSegmentCommits, recordKindResult, resolveDispute, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
 import { BallotStore, creditsOf, openChallenge, servePanel } from "../../verifier/src/dispute/index.ts";
 import { evaluateManifestHash, openHarness, parseEvaluateManifest, type Harness } from "../../verifier/src/evaluate/index.ts";
-import { auditKindSegment, commitKindSegments, decideExample, evaluateJob, kindChallengeProof, kindSegments, segmentsOfStates, statesOf, ZERO32, type EvaluateJob, type ExampleResult, type KindCommit, type KindSegment } from "../../verifier/src/kinds/index.ts";
+import { auditKindSegment, commitKindSegments, decideExample, endStateOf, evaluateJob, kindChallengeProof, kindSegments, segmentsOfStates, statesOf, ZERO32, type EvaluateJob, type ExampleResult, type KindCommit, type KindSegment } from "../../verifier/src/kinds/index.ts";
 import { createRun, offlineSalt, parseManifest, parseStrategy, train } from "../../verifier/src/ml/index.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
-import { disputeEnv, PARAMS, policy, type DisputeEnv } from "../dispute/helpers.ts";
+import { disputeEnv, expectRevert, PARAMS, policy, type DisputeEnv } from "../dispute/helpers.ts";
 import { ROOT, tempDir } from "../ml/helpers.ts";
 
 const K = 50;
@@ -107,7 +108,7 @@ describe("kinds: evaluate jobs on the market", function () {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it("an honest provider's leaves pass the audit, a griefer's challenge of a correct example loses its bond, and the provider is paid", async () => {
+  it("an honest provider's leaves pass the audit, a griefer's challenge of a correct example loses its bond, the provider is paid and the score is recorded for the model's CID", async () => {
     const { jobId, job, commits } = await postedJob((j) => kindSegments(j, honest));
     for (const c of commits) expect((await auditKindSegment(job, store, c, [c.segment * K + 1, c.segment * K + 17])).ok).to.equal(true);
     expect(await firstWrong(job, commits)).to.equal(undefined);
@@ -116,8 +117,28 @@ describe("kinds: evaluate jobs on the market", function () {
     expect(griefed.outcome).to.equal("PanelValid");
     expect(griefed.reasons.every((r) => /matches the committed leaf/.test(r))).to.equal(true);
     expect((await creditsOf(env.provider, { deployment: env.d })).disputeGame - before.disputeGame).to.equal(griefed.bond);
+    const { kindRecords } = await deployKindRecords(env.admin, { jobMarket: env.d.jobMarket });
+    const last = commits[commits.length - 1]!;
+    const states = statesOf(honest);
+    const end = endStateOf(job, states[states.length - 1]!);
+    const record = (e = end, modelCid = manifest.weightsCid, id = jobId) => recordKindResult(env.buyer, { kindRecords, jobId: id, traceRoot: last.traceRoot, end: e, modelCid, resultCid: MANIFEST_CID });
+    // INVARIANT: no result before the challenge window closed with no fault
+    await expectRevert(record(), "KindRecordsWrongStatus");
     await env.increaseTime(86_401);
     await finalize(env.buyer, { jobMarket: env.d.jobMarket, jobId });
+    await expectRevert(record(end, manifest.weightsCid, 999n), "KindRecordsUnknownJob");
+    await expectRevert(record({ ...end, kind: 3 }), "KindRecordsUnknownKind");
+    // a better score than the leaves give, or another model's CID, is not the committed h(N)'s preimage
+    await expectRevert(record({ ...end, total: end.total / 2n }), "KindRecordsEndStateMismatch");
+    await expectRevert(record({ ...end, hits: end.hits + 1n }), "KindRecordsEndStateMismatch");
+    await expectRevert(record(end, MANIFEST_CID), "KindRecordsEndStateMismatch");
+    await record();
+    await expectRevert(record(), "KindRecordsAlreadyRecorded");
+    const onChain = await getKindResult(env.buyer.public, { kindRecords, jobId });
+    // the independent expectation: the sum of the per-example scores and hits the harness gives
+    expect(onChain).to.deep.include({ kind: "evaluate", examples: 200n, total: honest.reduce((a, r) => a + r.score, 0n), hits: honest.reduce((a, r) => a + r.hits, 0n), manifestHash: evaluateManifestHash(manifest) });
+    expect((await getKindResultsForModel(env.buyer.public, { kindRecords, modelCid: manifest.weightsCid })).map((r) => r.jobId)).to.deep.equal([jobId]);
+    expect(await getKindResult(env.buyer.public, { kindRecords, jobId: 999n })).to.equal(undefined);
     expect((await getJob(env.buyer.public, { jobMarket: env.d.jobMarket, jobId })).status).to.equal("Finalized");
     expect(await locked(jobId)).to.equal(0n);
     const after = await creditsOf(env.provider, { deployment: env.d });

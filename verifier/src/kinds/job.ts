@@ -13,7 +13,7 @@ import type { ChallengeProof } from "../checks/segment.ts";
 import type { ContentSource } from "../store/index.ts";
 import { SegmentTree, segmentStateRange } from "../trace/index.ts";
 import { InputError } from "../errors/index.ts";
-import { decodeSegmentStates, encodeSegmentStates, exampleStateHash, INITIAL_STATE, nextState, statesOf, type ExampleResult, type ExampleState, type StateContext } from "./state.ts";
+import { decodeSegmentStates, encodeSegmentStates, exampleStateHash, INITIAL_STATE, KIND_CODES, nextState, statesOf, type ExampleResult, type ExampleState, type StateContext } from "./state.ts";
 
 /** A kind's forward pass over the job's examples. */
 export interface ExampleJob {
@@ -178,4 +178,9 @@ export async function decideExample(job: ExampleJob, store: ContentSource, c: Ki
   return h === p.hStep
     ? { vote: "Valid", reason: `recomputed h(${s}) = ${h} from example ${s} matches the committed leaf` }
     : { vote: "Fault", reason: `recomputed h(${s}) = ${h} from example ${s}, the provider committed ${p.hStep}` };
+}
+
+/** h(N)'s preimage as KindRecords.recordResult takes it (less jobId, N and the model's CID, which it supplies). */
+export function endStateOf(job: Pick<ExampleJob, "ctx">, last: ExampleState): { kind: number; item: Hex; score: bigint; hit: bigint; total: bigint; hits: bigint; chain: Hex } {
+  return { kind: KIND_CODES[job.ctx.kind], item: last.item, score: last.score, hit: last.hit, total: last.total, hits: last.hits, chain: last.chain };
 }
