@@ -12,17 +12,17 @@ import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { parseEther } from "viem";
-import { acceptJob, createJob, deployKindRecords, finalize, getDispute, getJob, getKindResult, getKindResultsForModel, getSegmentCommits, recordKindResult, resolveDispute, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
-import { BallotStore, creditsOf, openChallenge, servePanel } from "../../verifier/src/dispute/index.ts";
+import { deployKindRecords, finalize, getJob, getKindResult, getKindResultsForModel, recordKindResult } from "../../verifier/src/chain/index.ts";
+import { creditsOf } from "../../verifier/src/dispute/index.ts";
 import { evaluateManifestHash, openHarness, parseEvaluateManifest, type Harness } from "../../verifier/src/evaluate/index.ts";
-import { auditKindSegment, commitKindSegments, decideExample, endStateOf, evaluateJob, kindChallengeProof, kindSegments, segmentsOfStates, statesOf, ZERO32, type EvaluateJob, type ExampleResult, type KindCommit, type KindSegment } from "../../verifier/src/kinds/index.ts";
+import { auditKindSegment, endStateOf, evaluateJob, kindChallengeProof, kindSegments, segmentsOfStates, statesOf, ZERO32, type EvaluateJob, type ExampleResult, type KindCommit, type KindSegment } from "../../verifier/src/kinds/index.ts";
 import { createRun, offlineSalt, parseManifest, parseStrategy, train } from "../../verifier/src/ml/index.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
-import { disputeEnv, expectRevert, PARAMS, policy, type DisputeEnv } from "../dispute/helpers.ts";
+import { disputeEnv, expectRevert, type DisputeEnv } from "../dispute/helpers.ts";
+import { disputed as disputedOf, firstWrong as firstWrongOf, lockedStake, MANIFEST_CID, postedJob as posted, type KindMarket } from "./fixture.ts";
 import { ROOT, tempDir } from "../ml/helpers.ts";
 
 const K = 50;
-const MANIFEST_CID = "bafkreiedkmci2krpbghjxi5aiuvbzxteeuq24mknx44c5okfunopejw46m";
 
 describe("kinds: evaluate jobs on the market", function () {
   this.timeout(600_000);
@@ -34,64 +34,12 @@ describe("kinds: evaluate jobs on the market", function () {
   let honest: ExampleResult[];
   const manifest = parseEvaluateManifest(JSON.parse(readFileSync(join(ROOT, "examples/evaluate-tiny.json"), "utf8")));
 
-  /** Posts the evaluate job, accepts it and commits the provider's segments (built from its results by `forge`). */
-  async function postedJob(forge: (job: EvaluateJob) => KindSegment[]): Promise<{ jobId: bigint; job: EvaluateJob; commits: KindCommit[] }> {
-    const N = manifest.evalSet.examples;
-    const { jobId } = await createJob(env.buyer, { jobMarket: env.d.jobMarket, manifestHash: evaluateManifestHash(manifest), manifestUri: `cid:${MANIFEST_CID}`, token: env.d.token, payment: parseEther("2"), policy: policy(N / K, K) });
-    const job = await evaluateJob(manifest, weights, { jobId, examplesPerSegment: K, harness });
-    await acceptJob(env.provider, { jobMarket: env.d.jobMarket, jobId });
-    await commitKindSegments(env.provider, { jobMarket: env.d.jobMarket, jobId, store, segments: forge(job) });
-    const commits = (await getSegmentCommits(env.provider.public, { jobMarket: env.d.jobMarket, jobId, fromBlock: 0n })).map((c) => ({ segment: c.segment, traceRoot: c.traceRoot, endStateHash: c.endStateHash, checkpointCid: c.checkpointCid, stateHashes: c.stateHashes }));
-    return { jobId, job, commits };
-  }
-
-  /** The first segment whose full audit fails, with its challenge. */
-  async function firstWrong(job: EvaluateJob, commits: KindCommit[]) {
-    for (const c of commits) {
-      const a = await auditKindSegment(job, store, c);
-      if (!a.ok) return a;
-    }
-    return undefined;
-  }
-
-  /** Opens a challenge of `proof` and runs the panel (each member decides by recomputing the one example) to the end. */
-  async function disputed(jobId: bigint, job: EvaluateJob, commits: KindCommit[], proof: ReturnType<typeof kindChallengeProof>, label: string) {
-    const c = commits[proof.segment]!;
-    const { disputeId, bond } = await openChallenge(env.challenger, { disputeGame: env.d.disputeGame, token: env.d.token, jobId, audit: proof, endStateHash: c.endStateHash });
-    await env.mine(3);
-    const ballots = new BallotStore(join(dir, `ballots-${label}`));
-    const reasons: string[] = [];
-    const pass = async () => {
-      for (const a of env.auditors) {
-        await servePanel(a, {
-          disputeGame: env.d.disputeGame,
-          disputeId,
-          ballots,
-          decide: async () => {
-            const d = await getDispute(a.public, { disputeGame: env.d.disputeGame, disputeId });
-            const r = await decideExample(job, store, commits[d.segment]!, { step: Number(d.step), hPrev: d.hPrev, hStep: d.hStep });
-            reasons.push(r.reason);
-            return r;
-          },
-        });
-      }
-    };
-    await pass(); // commits
-    await env.increaseTime(PARAMS.commitWindowSeconds + 1);
-    await pass(); // reveals
-    await env.increaseTime(PARAMS.revealWindowSeconds + 1);
-    await resolveDispute(env.challenger, { disputeGame: env.d.disputeGame, disputeId });
-    let d = await getDispute(env.challenger.public, { disputeGame: env.d.disputeGame, disputeId });
-    if (d.phase !== "resolved") {
-      // a unanimous first-round Fault waits one commit window for the provider's appeal; unappealed, it settles
-      await env.increaseTime(PARAMS.commitWindowSeconds + 1);
-      await resolveDispute(env.challenger, { disputeGame: env.d.disputeGame, disputeId });
-      d = await getDispute(env.challenger.public, { disputeGame: env.d.disputeGame, disputeId });
-    }
-    return { outcome: d.outcome, bond, reasons };
-  }
-
-  const locked = (jobId: bigint) => env.provider.public.readContract({ address: env.d.stakeVault, abi: stakeVaultAbi, functionName: "lockedFor", args: [env.provider.account.address, jobId] });
+  let m: KindMarket;
+  const postedJob = (forge: (job: EvaluateJob) => KindSegment[]) =>
+    posted(m, { manifestHash: evaluateManifestHash(manifest), examples: manifest.evalSet.examples, K, open: (jobId) => evaluateJob(manifest, weights, { jobId, examplesPerSegment: K, harness }), forge });
+  const firstWrong = (job: EvaluateJob, commits: KindCommit[]) => firstWrongOf(m, job, commits);
+  const disputed = (jobId: bigint, job: EvaluateJob, commits: KindCommit[], proof: ReturnType<typeof kindChallengeProof>, label: string) => disputedOf(m, jobId, job, commits, proof, label);
+  const locked = (jobId: bigint) => lockedStake(m, jobId);
 
   before(async () => {
     env = await disputeEnv();
@@ -102,6 +50,7 @@ describe("kinds: evaluate jobs on the market", function () {
     await train(await createRun(tiny, { jobId: 0n, salt: offlineSalt(0n) }), { outDir: join(dir, "tiny"), strategy: parseStrategy("honest"), evaluate: false });
     weights = new Uint8Array(readFileSync(join(dir, "tiny", "final.safetensors")));
     harness = await openHarness(manifest);
+    m = { env, store, dir };
     honest = await (await evaluateJob(manifest, weights, { jobId: 0n, examplesPerSegment: K, harness })).results(0, manifest.evalSet.examples);
   });
   after(async () => {
