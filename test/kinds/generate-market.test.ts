@@ -5,7 +5,7 @@
  * of a correct sample loses its bond.
  */
 import { expect } from "chai";
-import { rm } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseEther } from "viem";
 import { deployKindRecords, finalize, getKindResult, recordKindResult } from "../../verifier/src/chain/index.ts";
@@ -34,6 +34,7 @@ import {
 import { createRun, offlineSalt, parseManifest, Rng, ManifestError } from "../../verifier/src/ml/index.ts";
 import { cidOf, LocalDirStore } from "../../verifier/src/store/index.ts";
 import { disputeEnv } from "../dispute/helpers.ts";
+import { runPouw } from "../helpers/cli.ts";
 import { tempDir, tinyTransformerJson } from "../ml/helpers.ts";
 import { disputed, firstWrong, lockedStake, MANIFEST_CID, postedJob, type KindMarket } from "./fixture.ts";
 
@@ -112,6 +113,23 @@ describe("kinds: generate jobs on the market", function () {
     expect(again.sample(5)).to.deep.equal(honestSamples[5]);
     expect(new Set(honestSamples.map((s) => Buffer.from(s).toString("hex"))).size).to.be.greaterThan(1);
     expect(honestSamples.every((s) => s.length === 12)).to.equal(true);
+  });
+
+  it("pouw generate writes the dataset offline: the CID and chain of the same samples; bad input exits 2 with one line", async () => {
+    const mPath = join(dir, "generate.json");
+    const wPath = join(dir, "weights.safetensors");
+    await writeFile(mPath, JSON.stringify(manifest));
+    await writeFile(wPath, weights);
+    const r = await runPouw(["generate", "--manifest", mPath, "--weights", wPath, "--out", join(dir, "gen"), "--json"]);
+    expect(r.code, r.stderr).to.equal(0);
+    const out = JSON.parse(r.stdout) as { datasetCid: string; chain: string; samples: number };
+    const states = statesOf(honestSamples.map(sampleResult));
+    expect(out).to.deep.include({ datasetCid: cidOf(datasetOf(manifest, honestSamples)), chain: states[states.length - 1]!.chain, samples: 8 });
+    const id = await runPouw(["generate", "--manifest", mPath, "--prompts-id"]);
+    expect(id.stdout.trim()).to.equal(manifest.prompts.contentId);
+    const bad = await runPouw(["generate", "--manifest", mPath, "--prompts-id", "--out", dir]);
+    expect(bad.code).to.equal(2);
+    expect(bad.stderr).to.match(/give exactly one of --out DIR, --prompts-id/);
   });
 
   it("an honest provider is paid, a griefer loses its bond, and the dataset's chain is recorded and verified", async () => {
