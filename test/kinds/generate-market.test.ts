@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { parseEther } from "viem";
+import { parseEther, zeroAddress } from "viem";
 import { deployKindRecords, finalize, getKindResult, recordKindResult } from "../../verifier/src/chain/index.ts";
 import { creditsOf } from "../../verifier/src/dispute/index.ts";
 import { evalSetIdOf, EVALUATE_KIND, parseEvaluateManifest } from "../../verifier/src/evaluate/index.ts";
@@ -33,7 +33,7 @@ import {
 } from "../../verifier/src/kinds/index.ts";
 import { createRun, offlineSalt, parseManifest, Rng, ManifestError } from "../../verifier/src/ml/index.ts";
 import { cidOf, LocalDirStore } from "../../verifier/src/store/index.ts";
-import { disputeEnv } from "../dispute/helpers.ts";
+import { disputeEnv, expectRevert } from "../dispute/helpers.ts";
 import { runPouw } from "../helpers/cli.ts";
 import { tempDir, tinyTransformerJson } from "../ml/helpers.ts";
 import { disputed, firstWrong, lockedStake, MANIFEST_CID, postedJob, type KindMarket } from "./fixture.ts";
@@ -157,6 +157,10 @@ describe("kinds: generate jobs on the market", function () {
     expect(got.manifestHash).to.equal(r.manifestHash);
     const forged = datasetOf(manifest, honestSamples.map((s, i) => (i === 3 ? s.map((x) => x ^ 1) : s)));
     expect(() => verifyDataset(forged, { chain: r.chain, modelCid: manifest.weightsCid })).to.throw(DatasetError, /samples chain to 0x[0-9a-f]{64}, the recorded result to/);
+  });
+
+  it("KindRecords refuses the zero market by name", async () => {
+    await expectRevert(deployKindRecords(m.env.admin, { jobMarket: zeroAddress }), "KindRecordsZeroMarket");
   });
 
   it("a provider that changes one sample is challenged on that sample and slashed", async () => {
