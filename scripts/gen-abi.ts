@@ -17,6 +17,7 @@ export const ABI_CONTRACTS: readonly (readonly [string, string])[] = [
   ["contracts/JobMarket.sol", "JobMarket"],
   ["contracts/JobRecords.sol", "JobRecords"],
   ["contracts/StateOpenings.sol", "StateOpenings"],
+  ["contracts/KindRecords.sol", "KindRecords"],
   ["contracts/StakeVault.sol", "StakeVault"],
   ["contracts/AuditorRegistry.sol", "AuditorRegistry"],
   ["contracts/DisputeGame.sol", "DisputeGame"],

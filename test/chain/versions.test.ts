@@ -45,9 +45,10 @@ describe("chain: deployment version check at start-up", function () {
   });
 
   it("the expected versions are pouw-<Contract>-1, one per deployed contract", () => {
-    // StateOpenings is deployed beside JobMarket on demand (deployStateOpenings), not in a market's deployment file
-    expect(Object.keys(contractVersions).sort()).to.deep.equal([...CONTRACTS, "StateOpenings"].sort());
-    for (const c of [...CONTRACTS, "StateOpenings" as const]) expect(contractVersions[c], c).to.equal(`pouw-${c}-1`);
+    // StateOpenings and KindRecords are deployed beside JobMarket on demand (deployStateOpenings, deployKindRecords), not
+    // in a market's deployment file
+    expect(Object.keys(contractVersions).sort()).to.deep.equal([...CONTRACTS, "StateOpenings", "KindRecords"].sort());
+    for (const c of [...CONTRACTS, "StateOpenings" as const, "KindRecords" as const]) expect(contractVersions[c], c).to.equal(`pouw-${c}-1`);
   });
 
   it("passes a fresh deployment and reads every contract's VERSION, DisputeSettlement through DisputeGame.settlement()", async () => {

@@ -9,6 +9,7 @@ export {
   evalSetIdOf,
   readParams,
   computeOutputs,
+  paramsOf,
   runEvaluation,
   writeEvaluation,
   verifyEvaluation,

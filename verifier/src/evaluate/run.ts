@@ -163,9 +163,11 @@ export function readParams(bytes: Uint8Array, specs: readonly TensorSpec[]): Flo
 }
 
 /** Per-example outputs of examples [from, to) (whole harness chunks are computed, as the harness fixes them). */
-export function computeOutputs(h: Harness, params: readonly Float32Array[], from = 0, to = h.examples): { outputs: ExampleOutput[]; correct: number; predictions: number } {
+export function computeOutputs(h: Harness, params: readonly Float32Array[], from = 0, to = h.examples): { outputs: ExampleOutput[]; correct: number; predictions: number; hits: number[] } {
   const B = h.manifest.harness.batch;
   const outputs: ExampleOutput[] = [];
+  /** Correct predictions of each example of [from, to). */
+  const hits: number[] = [];
   let correct = 0;
   let predictions = 0;
   for (let start = Math.floor(from / B) * B; start < to; start += B) {
@@ -180,19 +182,22 @@ export function computeOutputs(h: Harness, params: readonly Float32Array[], from
       outputs.push({ logitsHash: keccak256(bytes), lossBits: float32Bits(o.losses[j]!) });
       const t = h.targets(i);
       const classes = W / t.length;
+      let hit = 0;
       for (let p = 0; p < t.length; p++) {
         let best = 0;
         for (let c = 1; c < classes; c++) if (logits[p * classes + c]! > logits[p * classes + best]!) best = c;
-        if (best === t[p]) correct++;
+        if (best === t[p]) hit++;
         predictions++;
       }
+      correct += hit;
+      hits.push(hit);
     }
   }
-  return { outputs, correct, predictions };
+  return { outputs, correct, predictions, hits };
 }
 
 /** Checks the weights against the manifest's weightsCid (CidMismatchError) and decodes the parameters. */
-function paramsOf(h: Harness, weightsBytes: Uint8Array): Float32Array[] {
+export function paramsOf(h: Harness, weightsBytes: Uint8Array): Float32Array[] {
   verifyCid(h.manifest.weightsCid, weightsBytes);
   return readParams(weightsBytes, h.run.model.paramSpecs);
 }

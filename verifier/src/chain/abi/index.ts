@@ -4,6 +4,7 @@ import { dataRegistryAbi } from "./DataRegistry.ts";
 import { disputeGameAbi } from "./DisputeGame.ts";
 import { jobMarketAbi } from "./JobMarket.ts";
 import { jobRecordsAbi } from "./JobRecords.ts";
+import { kindRecordsAbi } from "./KindRecords.ts";
 import { peerDirectoryAbi } from "./PeerDirectory.ts";
 import { providerRegistryAbi } from "./ProviderRegistry.ts";
 import { stakeVaultAbi } from "./StakeVault.ts";
@@ -16,6 +17,7 @@ export { disputeGameAbi, disputeGameBytecode } from "./DisputeGame.ts";
 export { groth16VerifierAbi, groth16VerifierBytecode } from "./Groth16Verifier.ts";
 export { jobMarketAbi, jobMarketBytecode } from "./JobMarket.ts";
 export { jobRecordsAbi, jobRecordsBytecode } from "./JobRecords.ts";
+export { kindRecordsAbi, kindRecordsBytecode } from "./KindRecords.ts";
 export { peerDirectoryAbi, peerDirectoryBytecode } from "./PeerDirectory.ts";
 export { providerRegistryAbi, providerRegistryBytecode } from "./ProviderRegistry.ts";
 export { stakeVaultAbi, stakeVaultBytecode } from "./StakeVault.ts";
@@ -27,6 +29,7 @@ export { contractVersions } from "./versions.ts";
 export const allErrorsAbi = [
   ...jobMarketAbi,
   ...jobRecordsAbi,
+  ...kindRecordsAbi,
   ...stakeVaultAbi,
   ...stateOpeningsAbi,
   ...auditorRegistryAbi,

@@ -27,6 +27,7 @@ export const COMMAND_FAMILIES: readonly CommandFamily[] = [
     summary: "run or verify an evaluate job: per-example outputs of a committed model on a content-addressed set, Merkle root (docs/data.md)",
     load: async () => (await import("./evaluate.ts")).registerEvaluate,
   },
+  { name: "generate", summary: "run a generate job offline: exact seeded sampling from a committed char-transformer, one sample per prompt, the dataset and its CID (docs/kinds.md)", load: async () => (await import("./generate.ts")).registerGenerate },
   { name: "jobs", summary: "list the market's jobs (newest first): status, buyer, provider, segments, payment, stake, deadline", load: async () => (await import("./jobs.ts")).registerJobs },
   { name: "policy", summary: "evaluate a closed form of the economics by name (see docs/economics.md)", load: async () => (await import("./policy.ts")).registerPolicy },
   { name: "provenance", summary: "provenance records of finalized jobs (docs/data.md)", load: async () => (await import("./provenance.ts")).registerProvenance },

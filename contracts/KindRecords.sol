@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {IJobMarket} from "./interfaces/IJobMarket.sol";
+import {IKindRecords} from "./interfaces/IKindRecords.sol";
+
+/// @title KindRecords: the scores and datasets of finalized inference jobs, by model CID (see IKindRecords)
+/// @dev Ownerless and fundless; everything it checks it reads from its market, so it needs no wiring.
+contract KindRecords is IKindRecords {
+    string public constant VERSION = "pouw-KindRecords-1";
+
+    /// @dev The kinds whose step is one example (verifier/src/kinds/state.ts KIND_CODES).
+    uint8 private constant _EVALUATE = 1;
+    uint8 private constant _GENERATE = 2;
+
+    IJobMarket private immutable _market;
+
+    mapping(uint256 jobId => Result) private _results;
+    mapping(bytes32 modelCidHash => uint256[] jobIds) private _byModel;
+
+    constructor(IJobMarket market_) {
+        if (address(market_) == address(0)) revert KindRecordsZeroMarket();
+        _market = market_;
+    }
+
+    /// @inheritdoc IKindRecords
+    function recordResult(
+        uint256 jobId,
+        bytes32 traceRoot,
+        EndState calldata end,
+        string calldata modelCid,
+        string calldata resultCid
+    ) external {
+        IJobMarket.JobView memory j = _market.getJob(jobId);
+        if (j.status == IJobMarket.JobStatus.None) revert KindRecordsUnknownJob(jobId);
+        // INVARIANT: only a job whose challenge window closed with no fault has a result.
+        if (j.status != IJobMarket.JobStatus.Finalized) {
+            revert KindRecordsWrongStatus(jobId, j.status, IJobMarket.JobStatus.Finalized);
+        }
+        if (end.kind != _EVALUATE && end.kind != _GENERATE) revert KindRecordsUnknownKind(jobId, end.kind);
+        Result storage r = _results[jobId];
+        // INVARIANT: a job's result is recorded once and never rewritten.
+        if (r.kind != 0) revert KindRecordsAlreadyRecorded(jobId);
+        uint256 last = uint256(j.policy.segments) - 1;
+        uint256 examples = uint256(j.policy.segments) * uint256(j.policy.stepsPerSegment);
+        bytes32 modelCidHash = keccak256(bytes(modelCid));
+        bytes32 endStateHash = _endStateHash(jobId, examples, modelCidHash, end);
+        // INVARIANT: the recorded aggregate and model are the preimage of the committed last leaf h(N).
+        if (!_market.verifySegment(jobId, last, traceRoot, endStateHash)) {
+            revert KindRecordsEndStateMismatch(jobId, last, endStateHash);
+        }
+        r.kind = end.kind;
+        r.examples = uint64(examples);
+        r.recordedAt = uint64(block.timestamp);
+        r.manifestHash = j.manifestHash;
+        r.modelCidHash = modelCidHash;
+        r.resultCidHash = keccak256(bytes(resultCid));
+        r.total = end.total;
+        r.hits = end.hits;
+        r.chain = end.chain;
+        _byModel[modelCidHash].push(jobId);
+        _emitRecorded(jobId, r, modelCid, resultCid);
+    }
+
+    /// @inheritdoc IKindRecords
+    function resultOf(uint256 jobId) external view returns (Result memory) {
+        return _results[jobId];
+    }
+
+    /// @inheritdoc IKindRecords
+    function jobsForModel(string calldata modelCid) external view returns (uint256[] memory) {
+        return _byModel[keccak256(bytes(modelCid))];
+    }
+
+    /// @inheritdoc IKindRecords
+    function market() external view returns (address) {
+        return address(_market);
+    }
+
+    /// @dev h(N) = keccak256(abi.encode(jobId, N, kind, subject, item, score, hit, total, hits, chain)); two static
+    /// abi.encode halves concatenate to exactly that encoding (split only to stay within the stack).
+    function _endStateHash(uint256 jobId, uint256 examples, bytes32 modelCidHash, EndState calldata end)
+        private
+        pure
+        returns (bytes32)
+    {
+        return keccak256(
+            bytes.concat(
+                abi.encode(jobId, examples, end.kind, modelCidHash, end.item),
+                abi.encode(end.score, end.hit, end.total, end.hits, end.chain)
+            )
+        );
+    }
+
+    /// @dev The event, from storage (split only to stay within the stack).
+    function _emitRecorded(uint256 jobId, Result storage r, string calldata modelCid, string calldata resultCid) private {
+        emit ResultRecorded(jobId, r.modelCidHash, r.kind, r.examples, r.total, r.hits, r.chain, modelCid, resultCid);
+    }
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {IJobMarket} from "./IJobMarket.sol";
+
+/// @title IKindRecords: the results of finalized inference jobs (evaluate, generate), readable by the model's CID
+/// @notice An inference job commits one leaf per example through JobMarket.commitSegment (docs/kinds.md); its last
+/// leaf h(N) binds the job's aggregate. A result is recorded only with the preimage of that committed leaf, so the
+/// recorded score is the one the examples give, and only once the job is Finalized (its challenge window passed with
+/// no fault found).
+interface IKindRecords {
+    /// @notice The preimage of a job's last leaf h(N) (N = segments x stepsPerSegment), less jobId, N and the subject
+    /// keccak256(bytes(modelCid)), which the contract supplies: h(N) = keccak256(abi.encode(jobId, N, kind, subject,
+    /// item, score, hit, total, hits, chain)).
+    struct EndState {
+        uint8 kind;
+        bytes32 item;
+        uint256 score;
+        uint256 hit;
+        uint256 total;
+        uint256 hits;
+        bytes32 chain;
+    }
+
+    /// @notice One recorded result.
+    struct Result {
+        uint8 kind;
+        uint64 examples;
+        uint64 recordedAt;
+        bytes32 manifestHash;
+        bytes32 modelCidHash;
+        bytes32 resultCidHash;
+        uint256 total;
+        uint256 hits;
+        bytes32 chain;
+    }
+
+    /// @notice Job `jobId` of kind `kind` (1 evaluate, 2 generate) scored `examples` examples of model `modelCid`:
+    /// the sum of their scores is `total`, of their hits `hits`, `chain` hashes their outputs in order; `resultCid`
+    /// names the outputs (evaluate) or the generated dataset (generate), checked off chain against `chain`.
+    event ResultRecorded(
+        uint256 indexed jobId,
+        bytes32 indexed modelCidHash,
+        uint8 kind,
+        uint256 examples,
+        uint256 total,
+        uint256 hits,
+        bytes32 chain,
+        string modelCid,
+        string resultCid
+    );
+
+    error KindRecordsZeroMarket();
+    error KindRecordsUnknownJob(uint256 jobId);
+    error KindRecordsWrongStatus(uint256 jobId, IJobMarket.JobStatus status, IJobMarket.JobStatus expected);
+    error KindRecordsUnknownKind(uint256 jobId, uint8 kind);
+    error KindRecordsEndStateMismatch(uint256 jobId, uint256 segment, bytes32 endStateHash);
+    error KindRecordsAlreadyRecorded(uint256 jobId);
+
+    /// @notice Records finalized job `jobId`'s result (anyone may: everything is checked against the market).
+    /// @param traceRoot the last segment's committed root
+    function recordResult(
+        uint256 jobId,
+        bytes32 traceRoot,
+        EndState calldata end,
+        string calldata modelCid,
+        string calldata resultCid
+    ) external;
+
+    /// @notice Job `jobId`'s recorded result (kind 0 when none).
+    function resultOf(uint256 jobId) external view returns (Result memory);
+
+    /// @notice The jobs whose recorded result is for model `modelCid`, in recording order.
+    function jobsForModel(string calldata modelCid) external view returns (uint256[] memory);
+
+    /// @notice The market every result is checked against.
+    function market() external view returns (address);
+}

@@ -1,0 +1,31 @@
+/**
+ * Read inference-job results from KindRecords: one job's (`getKindResult`, undefined when none is recorded) and the
+ * jobs recorded for a model CID (`getKindResultsForModel`), so a model's independent scores can be cited by its CID.
+ *
+ * @example
+ *   const r = await getKindResult(clients.public, { kindRecords, jobId });
+ *   const jobs = await getKindResultsForModel(clients.public, { kindRecords, modelCid });
+ */
+import type { Address, Chain, Hex, PublicClient, Transport } from "viem";
+import { kindRecordsAbi } from "./abi/KindRecords.ts";
+import { withRetry } from "./retry.ts";
+
+export type KindResult = { jobId: bigint; kind: "evaluate" | "generate"; examples: bigint; recordedAt: bigint; manifestHash: Hex; modelCidHash: Hex; resultCidHash: Hex; total: bigint; hits: bigint; chain: Hex };
+
+const KIND_NAMES = { 1: "evaluate", 2: "generate" } as const;
+
+export async function getKindResult(client: PublicClient<Transport, Chain>, p: { kindRecords: Address; jobId: bigint }): Promise<KindResult | undefined> {
+  const r = await withRetry(() => client.readContract({ address: p.kindRecords, abi: kindRecordsAbi, functionName: "resultOf", args: [p.jobId] }), { what: "KindRecords.resultOf" });
+  if (r.kind !== 1 && r.kind !== 2) return undefined;
+  return { jobId: p.jobId, kind: KIND_NAMES[r.kind], examples: r.examples, recordedAt: r.recordedAt, manifestHash: r.manifestHash, modelCidHash: r.modelCidHash, resultCidHash: r.resultCidHash, total: r.total, hits: r.hits, chain: r.chain };
+}
+
+export async function getKindResultsForModel(client: PublicClient<Transport, Chain>, p: { kindRecords: Address; modelCid: string }): Promise<KindResult[]> {
+  const ids = await withRetry(() => client.readContract({ address: p.kindRecords, abi: kindRecordsAbi, functionName: "jobsForModel", args: [p.modelCid] }), { what: "KindRecords.jobsForModel" });
+  const out: KindResult[] = [];
+  for (const jobId of ids) {
+    const r = await getKindResult(client, { kindRecords: p.kindRecords, jobId });
+    if (r) out.push(r);
+  }
+  return out;
+}
