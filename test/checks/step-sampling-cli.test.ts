@@ -1,16 +1,13 @@
 /**
  * `pouw auditor run --step-sampling RATE` in-process through main(argv) against a local chain: a rate outside (0, 1]
  * is refused with one line naming it (before any chain is read); a deployment file without `stateOpenings` is refused
- * with one line (exit 2: no provider could be asked for a state); with the deployment's StateOpenings the bot runs a
- * pass with step sampling on.
+ * with one line (exit 2: no provider could be asked for a state); `pouw deploy --state-openings` writes one, and with it
+ * the bot runs a pass with step sampling on.
  */
 import { expect } from "chai";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { privateKeyToAccount } from "viem/accounts";
-import { httpClients } from "../../verifier/src/chain/clients.ts";
-import { deployStateOpenings } from "../../verifier/src/chain/index.ts";
 import { configureLogging } from "../../verifier/src/log/index.ts";
 import { DEV_KEYS } from "../e2e/helpers.ts";
 import { runPouw as run } from "../helpers/cli.ts";
@@ -41,15 +38,18 @@ describe("pouw auditor run --step-sampling (in-process)", function () {
     expect(r.code).to.equal(2);
     // after the dev-key warning, the one line
     expect(r.stderr.split("\n").filter((l) => l && !/WARNING: using a raw private key/.test(l))).to.deep.equal([
-      "pouw: --step-sampling 0.44: the deployment has no stateOpenings (StateOpenings), so no provider can be asked for a state; deploy one with `pouw deploy` or run without --step-sampling",
+      "pouw: --step-sampling 0.44: the deployment has no stateOpenings (StateOpenings), so no provider can be asked for a state; deploy one with `pouw deploy --state-openings` or run without --step-sampling",
     ]);
 
-    // the deployment's StateOpenings, written into its file as `pouw deploy` writes it
-    const path = join(dir, "deployment.json");
-    const d = JSON.parse(readFileSync(path, "utf8")) as { jobMarket: `0x${string}`; chainId: number };
-    const admin = httpClients(node.url, 31337, { account: privateKeyToAccount(DEV_KEYS[0]!) });
-    const { stateOpenings } = await deployStateOpenings(admin, { jobMarket: d.jobMarket, answerWindowSeconds: 600, maxOpeningsPerAuditor: 8 });
-    writeFileSync(path, JSON.stringify({ ...d, stateOpenings }, null, 2));
+    // `pouw deploy --state-openings` writes the deployment's StateOpenings (a fresh deployment; the bond again)
+    const dep = await run(["deploy", "--state-openings", "--answer-window", "600", "--max-openings", "8", ...as(0)]);
+    expect(dep.code, dep.stderr).to.equal(0);
+    expect(dep.stdout).to.match(/\nStateOpenings    0x[0-9a-fA-F]{40} \(answer window 600 s, 8 openings per auditor per job\)\n/);
+    const written = JSON.parse(readFileSync(join(dir, "deployment.json"), "utf8")) as { stateOpenings?: string };
+    expect(written.stateOpenings).to.match(/^0x[0-9a-fA-F]{40}$/);
+    expect((await run(["auditor", "bond", "100", "--mint", ...as(3)])).code).to.equal(0);
+    r = await run(["deploy", "--state-openings", "--answer-window", "2592001", ...as(0)]);
+    expect([r.code, r.stderr.split("\n").filter((l) => l && !/WARNING/.test(l))]).to.deep.equal([2, ["pouw: --answer-window must be at most 2592000 seconds (30 days), got 2592001"]]);
     r = await run(["auditor", "run", "--once", "--step-sampling", "0.44", "--log-format", "pretty", ...as(3)]);
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/^audited 0 segments/);
