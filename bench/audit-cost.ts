@@ -5,42 +5,48 @@
  *
  *   provider  the honest segment loop (`pouw provider run`'s trainSegments), start checkpoints only: training CPU;
  *             one state opening by replay (provider/openings.ts openState): the provider's extra CPU per opening;
+ *             the final state's opening, by replay of the last segment and from the kept final checkpoint;
  *   auditor   through checks/ only, each on a committed segment of that run:
  *               - segment recompute (auditSegment, checks ["recompute"]): K steps from the start checkpoint;
- *               - the state screen (screenSegment) of one segment's start checkpoint;
+ *               - the state screen (screenSegment) of one segment's start checkpoint, as the contract ran it (no
+ *                 baseline, both segments' trees built) and as the bot runs it on every segment (the previous
+ *                 segment's verified start as its baseline, that segment's tree already built: one new tree);
+ *               - the final state's screen from its opened CID (screenFinalState);
  *               - a sampled step (auditSampledStep): fetch and verify the opened state, recompute ONE step.
  *   cheats    copy-like classes that make every step wrong (quarter-batch, fp16, stale:2) and one that skips half of
  *             them (skip:0.5), trained for two segments from the same start; a handful of their states opened and the
  *             step after each audited: the measured per-step detection q of each class.
  *
- * The contract: the quoted segment audit rate p (policy/quote.ts quotePolicy over bench/results/detection.json), the
- * last segment recomputed whatever the rate (bot/auditor.ts), the screen on every segment; step sampling at the
- * per-segment rate r = 1 - (1 - 0.99)^(1/S) (bot/sampler.ts stepRateFor). Expected auditor CPU per job:
- *   segment recompute (today)   S * screen + (p (S-1) + 1) * recompute
- *   segment recompute at p99    S * screen + (p99 (S-1) + 1) * recompute, p99 the rate that catches a cheat of every
- *                               segment with 0.99 (what copy-like cheats needed without openings)
- *   step sampling + sparse      S r * step + (p (S-1) + 1) * recompute (no screen: copy-like classes are the steps')
- *   step sampling only          S r * step + 1 * recompute (the last segment's rule only)
- * Detection of an every-step cheat that touches n segments (not the last): 1 - (1-p)^n for segment recompute,
- * 1 - (1-p)^n (1 - r q)^n with step sampling; n = 1 (the cheapest cheat to hide) and n = S - 1.
+ * The contracts compared (p the segment recompute rate, r the per-segment step rate r = 1 - (1 - 0.99)^(1/S),
+ * policy/step-sampling.ts):
+ *   segment recompute (before)  S * screen + (p (S-1) + 1) * recompute (the last segment always recomputed)
+ *   segment recompute at p99    the same at the rate that catches a cheat of every segment with 0.99
+ *   step sampling + last        S r * step + 1 * recompute (the last segment's rule, no screen)
+ *   step sampling + final state S r * step + final screen + [S * screen] + p_b S * recompute: the final state opened and
+ *                               screened, so the last segment is sampled like any other; p_b the segment rate the rest
+ *                               of a 5% budget buys (sparse plants), with and without the every-segment screen.
+ * Detection of a cheat touching n segments: 1 - ((1-p)(1 - r q))^n.
  *
  * CPU is process.cpuUsage (user + system, every thread) around each part; each auditor part is the median of `REPS`
  * runs after one warm-up run (the cold first run compiles the kernels).
- * Writes bench/results/audit-cost.json.
+ * Writes its manifest's entry of bench/results/audit-cost.json (`manifests`), keeping the other manifests' entries and
+ * the file's `before` (the measurement of the contract before the final-state opening and the faster screen).
  *
  * Run: npm run bench:audit-cost [-- manifest.json]   (Node 22; no chain)
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { zeroAddress, type Hex } from "viem";
-import { sampledStep, stepRateFor } from "../verifier/src/bot/sampler.ts";
+import { sampledStep } from "../verifier/src/bot/sampler.ts";
 import type { SegmentCommit } from "../verifier/src/chain/index.ts";
-import { auditSampledStep, auditSegment, screenSegment, type AuditTarget, type SegmentCommitment } from "../verifier/src/checks/index.ts";
+import { auditSampledStep, auditSegment, screenFinalState, screenSegment, type AuditTarget, type SegmentCommitment } from "../verifier/src/checks/index.ts";
+import { clearSegmentTrees, segmentLeaves } from "../verifier/src/checks/segment.ts";
 import { createRun, offlineSalt, parseManifest, parseStrategy, type Run, type Strategy } from "../verifier/src/ml/index.ts";
 import { trainSegments, type SegmentResult } from "../verifier/src/ml/segments.ts";
 import { DEFAULT_DETECTION_PATH, loadDetectionMatrix } from "../verifier/src/policy/detection.ts";
 import { quoteJobOf, quotePolicy } from "../verifier/src/policy/quote.ts";
+import { detectionOver, stepRateForDetection } from "../verifier/src/policy/step-sampling.ts";
 import { openState } from "../verifier/src/provider/openings.ts";
 import { LocalDirStore } from "../verifier/src/store/index.ts";
 
@@ -51,6 +57,8 @@ const S = manifest.training.steps / K;
 const JOB = 1n;
 const REPS = 5;
 const DETECTION = 0.99;
+/** The auditors' budget, share of the provider's training (what the segment rate p_b for sparse plants may use). */
+const BUDGET = 0.05;
 const CHEATS = ["quarter-batch", "fp16", "stale:2", "skip:0.5"];
 /** States opened per cheat class (in its first two segments). */
 const CHEAT_OPENINGS = 8;
@@ -99,14 +107,55 @@ const mid = Math.floor(S / 2);
 // ---------------------------------------------------------------- the auditors' parts, through checks/
 const recompute: number[] = [];
 const screen: number[] = [];
+const botScreen: number[] = [];
+const finalScreen: number[] = [];
+const screenParts: { leaves: number[]; rest: number[] } = { leaves: [], rest: [] };
+// the final state: the provider opens it (replay of the last segment, then from its kept checkpoint), the auditor screens it
+const lastCommit = commitOf(provider.segments[S - 1]!);
+const finalByReplay = await openState(provider.run, provider.store, honest, lastCommit, S * K, null);
+const keptFinal: string[] = [];
+keptFinal[K] = finalByReplay.checkpointCid;
+const finalKept: number[] = [];
+const lastStart = (await screenSegment(target, S - 1, { previous: null })).state;
+// the provider's loop on one segment, interleaved with the auditor's parts so that both see the same load (the shared
+// machine's load moves by several times over a run): the job's training is S times its median
+const segmentTraining: number[] = [];
+const midStart = (await screenSegment(target, mid, { previous: null })).state!;
 for (let i = 0; i <= REPS; i++) {
+  const tr = await cpu(async () => {
+    for await (const x of trainSegments(provider.run, { strategy: honest, store: provider.store, start: midStart, startSegment: mid, endSegment: mid + 1 })) {
+      if (x.traceRoot !== provider.segments[mid]!.traceRoot) throw new Error(`segment ${mid} retrained to another root`);
+    }
+  });
+  if (i > 0) segmentTraining.push(tr.cpuMs);
   const r = await cpu(() => auditSegment(target, mid, { checks: ["recompute"] }));
   if (!r.value.ok) throw new Error(`the honest segment ${mid} fails its recompute: ${r.value.failure?.message}`);
   recompute.push(r.cpuMs);
+  // the screen as it was priced: no baseline, no tree built yet
+  clearSegmentTrees();
   const sc = await cpu(() => screenSegment(target, mid, { previous: null }));
   if (!sc.value.ok) throw new Error(`the honest segment ${mid} fails the screen: ${sc.value.failure?.message}`);
+  // the bot's screen of every segment: the previous start held, the previous segment's tree built by its own screen
+  clearSegmentTrees();
+  const prev = await screenSegment(target, mid - 1, { previous: null });
+  const leaves = await cpu(async () => segmentLeaves(target, mid));
+  clearSegmentTrees();
+  segmentLeaves(target, mid - 1);
+  const bs = await cpu(() => screenSegment(target, mid, { previous: prev.state }));
+  if (!bs.value.ok) throw new Error(`the honest segment ${mid} fails the bot's screen: ${bs.value.failure?.message}`);
+  clearSegmentTrees();
+  segmentLeaves(target, S - 2);
+  const fs = await cpu(() => screenFinalState(target, finalByReplay.checkpointCid, { previous: lastStart }));
+  if (!fs.value.ok) throw new Error(`the honest final state fails the screen: ${fs.value.failure?.message}`);
+  const fk = await openState(provider.run, provider.store, honest, lastCommit, S * K, keptFinal);
   // the first run is the warm-up
-  if (i > 0) screen.push(sc.cpuMs);
+  if (i > 0) {
+    screen.push(sc.cpuMs);
+    botScreen.push(bs.cpuMs);
+    finalScreen.push(fs.cpuMs);
+    finalKept.push(fk.cpuMs);
+    screenParts.leaves.push(leaves.cpuMs);
+  }
   if (i === 0) recompute.pop();
 }
 const stepAudits: number[] = [];
@@ -132,7 +181,7 @@ const mj = js.reduce((a, j) => a + j, 0) / js.length;
 const mo = openings.reduce((a, o) => a + o, 0) / openings.length;
 const slope = js.reduce((a, j, i) => a + (j - mj) * (openings[i]! - mo), 0) / js.reduce((a, j) => a + (j - mj) ** 2, 0);
 const expectedOpening = mo + slope * ((K + 1) / 2 - mj);
-const c = { recompute: median(recompute), screen: median(screen), step: median(stepAudits), opening: expectedOpening };
+const c = { recompute: median(recompute), screen: median(screen), botScreen: median(botScreen), tree: median(screenParts.leaves), finalScreen: median(finalScreen), finalOpeningReplay: finalByReplay.cpuMs, finalOpeningKept: median(finalKept), step: median(stepAudits), opening: expectedOpening };
 
 // ---------------------------------------------------------------- per-step detection of every-step cheats
 const secret = "00".repeat(31) + "01";
@@ -156,38 +205,63 @@ for (const name of CHEATS) {
 }
 
 // ---------------------------------------------------------------- the contract and the expected work
-const quote = await quotePolicy(quoteJobOf(manifest), loadDetectionMatrix(DEFAULT_DETECTION_PATH, { isDefault: true }));
+const matrix = loadDetectionMatrix(DEFAULT_DETECTION_PATH, { isDefault: true });
+const quote = await quotePolicy(quoteJobOf(manifest), matrix);
+// with the final state screened the last segment is priced at p like any other (the quote's lastSegmentAudited rule off)
+const quoteNoLast = await quotePolicy(quoteJobOf(manifest), matrix, { lastSegmentAudited: false });
 const p = quote.auditRate;
-const r = stepRateFor(S, DETECTION);
+const r = stepRateForDetection(S, DETECTION);
 // the segment rate that catches a cheat of every (non-last) segment with 0.99 by recompute alone
 const p99 = 1 - (1 - DETECTION) ** (1 / (S - 1));
-const share = (ms: number) => ms / trainCpu;
-const designs = [
-  { design: "segment recompute at the quoted rate + screen (today)", ms: S * c.screen + (p * (S - 1) + 1) * c.recompute, stepRate: 0, segmentRate: p },
-  { design: `segment recompute at the rate for ${DETECTION} + screen`, ms: S * c.screen + (p99 * (S - 1) + 1) * c.recompute, stepRate: 0, segmentRate: p99 },
-  { design: "step sampling + segment recompute at the quoted rate (sparse cheats)", ms: S * r * c.step + (p * (S - 1) + 1) * c.recompute, stepRate: r, segmentRate: p },
-  { design: "step sampling + last-segment recompute only", ms: S * r * c.step + c.recompute, stepRate: r, segmentRate: 0 },
+// shares against the interleaved measure of the provider's loop (trainCpu, the whole run's, is reported beside it)
+const jobTraining = S * median(segmentTraining);
+const share = (ms: number) => ms / jobTraining;
+const jobStep = jobTraining / (S * K);
+const stepMs = S * r * c.step;
+// the segment rate the rest of the budget buys, with and without the every-segment screen
+const budgetRate = (fixedMs: number) => Math.max(0, Math.min(1, (BUDGET * jobTraining - fixedMs) / (S * c.recompute)));
+const pScreen = budgetRate(stepMs + c.finalScreen + S * c.botScreen);
+const pFinal = budgetRate(stepMs + c.finalScreen);
+type Design = { design: string; ms: number; stepRate: number; segmentRate: number; lastRecomputed: boolean; finalOpenings: number; screen: "every segment" | "final state" | "none" };
+const designs: Design[] = [
+  { design: "segment recompute at the quoted rate + screen (before)", ms: S * c.screen + (p * (S - 1) + 1) * c.recompute, stepRate: 0, segmentRate: p, lastRecomputed: true, finalOpenings: 0, screen: "every segment" },
+  { design: `segment recompute at the rate for ${DETECTION} + screen (before)`, ms: S * c.screen + (p99 * (S - 1) + 1) * c.recompute, stepRate: 0, segmentRate: p99, lastRecomputed: true, finalOpenings: 0, screen: "every segment" },
+  { design: "step sampling + the last segment's recompute (before)", ms: stepMs + c.recompute, stepRate: r, segmentRate: 0, lastRecomputed: true, finalOpenings: 0, screen: "none" },
+  { design: "step sampling + final state opened and screened + every-segment screen + segment recompute at p_b", ms: stepMs + c.finalScreen + S * c.botScreen + pScreen * S * c.recompute, stepRate: r, segmentRate: pScreen, lastRecomputed: false, finalOpenings: 1, screen: "every segment" },
+  { design: "step sampling + final state opened and screened + segment recompute at p_b", ms: stepMs + c.finalScreen + pFinal * S * c.recompute, stepRate: r, segmentRate: pFinal, lastRecomputed: false, finalOpenings: 1, screen: "final state" },
 ];
-const detect = (segmentRate: number, stepRate: number, q: number, n: number) => 1 - ((1 - segmentRate) * (1 - stepRate * q)) ** n;
 // the classes whose every sampled step failed: every-step cheats (the others touch a fraction q of the steps)
 const everyStep = cheats.filter((x) => x.caught === x.opened);
-const qEvery = 1;
+// one planted step saves at most one step of the provider's compute: its gain against the stake it risks at rate p
+const stakeWei = Number(manifest.policy?.providerStakeWei ?? 0);
+const paymentWei = Number(manifest.policy?.paymentWei ?? 0);
+const stepGainWei = paymentWei / (S * K);
 const rows = designs.map((d) => {
   const work = share(d.ms);
-  const oneSegment = detect(d.segmentRate, d.stepRate, qEvery, 1);
-  const allButLast = detect(d.segmentRate, d.stepRate, qEvery, S - 1);
+  // a cheat touching the last segment: caught by its recompute where that rule holds, else like any other segment
+  const oneSegment = detectionOver(1, d.stepRate, 1, d.segmentRate);
+  const allSegments = d.lastRecomputed ? 1 : detectionOver(S, d.stepRate, 1, d.segmentRate);
+  const allButLast = detectionOver(S - 1, d.stepRate, 1, d.segmentRate);
+  const providerOpeningMs = S * d.stepRate * c.opening + d.finalOpenings * c.finalOpeningKept;
   return {
     design: d.design,
-    segmentRate: round(d.segmentRate, 3),
+    segmentRate: round(d.segmentRate, 4),
     stepRate: round(d.stepRate, 3),
+    screen: d.screen,
+    lastSegmentRecomputed: d.lastRecomputed,
     auditorCpuMs: Math.round(d.ms),
     shareOfTraining: round(work, 4),
-    providerOpeningCpuMs: Math.round(S * d.stepRate * c.opening),
-    providerOpeningShare: round(share(S * d.stepRate * c.opening), 4),
-    detectEveryStepCheat: { oneSegment: round(oneSegment, 3), allButLastSegment: round(allButLast, 3), touchingLastSegment: 1 },
-    detectSparsePlant: round(d.segmentRate, 3),
-    detectByClassAllButLastSegment: Object.fromEntries(cheats.map((x) => [x.strategy, round(detect(d.segmentRate, d.stepRate, x.q, S - 1), 3)])),
-    detectionPerPercentOfTraining: round(allButLast / (100 * work), 3),
+    providerOpeningCpuMs: Math.round(providerOpeningMs),
+    providerOpeningShare: round(share(providerOpeningMs), 4),
+    detectEveryStepCheat: { oneSegment: round(oneSegment, 3), allButLastSegment: round(allButLast, 3), allSegments: round(allSegments, 3) },
+    detectByClassAllSegments: Object.fromEntries(cheats.map((x) => [x.strategy, round(d.lastRecomputed ? 1 : detectionOver(S, d.stepRate, x.q, d.segmentRate), 3)])),
+    // a plant of one step (no trace in the state): the segment recompute's rate, in any segment (the last: 1 where recomputed)
+    detectSparsePlant: { anySegment: round(d.segmentRate, 4), lastSegment: d.lastRecomputed ? 1 : round(d.segmentRate, 4) },
+    // the expected slash of a one-step plant against the one step of compute it saves (the integrity value is the quote's)
+    sparseLossOverGain: stepGainWei > 0 ? round((d.segmentRate * stakeWei) / stepGainWei, 1) : null,
+    // a cheat that persists in the state (poisoned moments, NaN) to the delivered model
+    detectPersistentStateCheat: d.screen === "none" && !d.lastRecomputed ? round(d.segmentRate, 3) : 1,
+    detectionPerPercentOfTraining: round(allSegments / (100 * work), 3),
   };
 });
 
@@ -195,18 +269,31 @@ const result = {
   manifest: manifestPath.split("/").slice(-2).join("/"),
   segments: S,
   stepsPerSegment: K,
-  quote: { auditRate: round(p, 4), checks: quote.checks },
-  provider: { trainingCpuMs: Math.round(trainCpu), trainingWallMs: Math.round(provider.wallMs), cpuMsPerStep: round(stepCpu, 2), openingCpuMs: round(c.opening) },
+  quote: { auditRate: round(p, 4), auditRateWithoutLastSegmentRule: round(quoteNoLast.auditRate, 4), checks: quote.checks },
+  budget: BUDGET,
+  provider: {
+    trainingCpuMs: Math.round(trainCpu),
+    // S times the median of one segment's loop, interleaved with the auditor's parts: the shares' denominator
+    trainingCpuMsInterleaved: Math.round(jobTraining),
+    trainingWallMs: Math.round(provider.wallMs),
+    cpuMsPerStep: round(stepCpu, 2),
+    openingCpuMs: round(c.opening),
+    finalOpeningReplayCpuMs: round(c.finalOpeningReplay),
+    finalOpeningKeptCpuMs: round(c.finalOpeningKept),
+  },
   auditor: {
     segmentRecomputeCpuMs: round(c.recompute),
-    screenCpuMs: round(c.screen),
+    screenCpuMsBefore: round(c.screen),
+    screenCpuMs: round(c.botScreen),
+    segmentTreeCpuMs: round(c.tree),
+    finalScreenCpuMs: round(c.finalScreen),
     sampledStepCpuMs: round(c.step),
-    sampledStepInTrainingSteps: round(c.step / stepCpu, 2),
-    segmentRecomputeInTrainingSteps: round(c.recompute / stepCpu, 1),
+    sampledStepInTrainingSteps: round(c.step / jobStep, 2),
+    segmentRecomputeInTrainingSteps: round(c.recompute / jobStep, 1),
   },
   perStepDetection: cheats,
   everyStepClasses: everyStep.map((x) => x.strategy),
-  stepSamplingShareOfTraining: round(share(S * r * c.step), 4),
+  stepSamplingShareOfTraining: round(share(stepMs), 4),
   designs: rows,
   node: process.version,
 };
@@ -214,12 +301,17 @@ await provider.run.close();
 rmSync(tmp, { recursive: true, force: true });
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-console.log(`${result.manifest}: ${S} segments of ${K}; training ${Math.round(trainCpu)} ms CPU (${stepCpu.toFixed(2)} ms a step); quoted segment rate p = ${p.toFixed(3)}, step rate r = ${r.toFixed(3)}`);
-console.log(`auditor: segment recompute ${c.recompute.toFixed(0)} ms, screen ${c.screen.toFixed(1)} ms, sampled step ${c.step.toFixed(1)} ms (${(c.step / stepCpu).toFixed(1)} training steps); provider opening ${c.opening.toFixed(0)} ms`);
-console.log(`step sampling alone (S r sampled steps): ${pct(share(S * r * c.step))} of training; the last segment's recompute alone: ${pct(share(c.recompute))}`);
+console.log(`${result.manifest}: ${S} segments of ${K}; training ${Math.round(trainCpu)} ms CPU (${stepCpu.toFixed(2)} ms a step), ${Math.round(jobTraining)} ms interleaved with the audits; quoted segment rate p = ${p.toFixed(3)} (${quoteNoLast.auditRate.toFixed(3)} without the last-segment rule), step rate r = ${r.toFixed(3)}`);
+console.log(`auditor: segment recompute ${c.recompute.toFixed(0)} ms; screen ${c.screen.toFixed(1)} ms before, ${c.botScreen.toFixed(1)} ms the bot's (tree ${c.tree.toFixed(1)} ms); final screen ${c.finalScreen.toFixed(1)} ms; sampled step ${c.step.toFixed(1)} ms (${(c.step / jobStep).toFixed(1)} training steps)`);
+console.log(`provider: opening ${c.opening.toFixed(0)} ms (replay, uniform state); final state ${c.finalOpeningReplay.toFixed(0)} ms by replay, ${c.finalOpeningKept.toFixed(1)} ms kept`);
 for (const x of cheats) console.log(`  per-step detection ${x.strategy.padEnd(14)} ${x.caught}/${x.opened} (${x.kinds.join(", ") || "-"})`);
-console.log("| design | p | r | auditor CPU / training | provider openings / training | every-step cheat, 1 segment | every-step cheat, S-1 segments | sparse plant |");
-console.log("|---|---|---|---|---|---|---|---|");
-for (const x of rows) console.log(`| ${x.design} | ${x.segmentRate} | ${x.stepRate} | ${pct(x.shareOfTraining)} | ${pct(x.providerOpeningShare)} | ${x.detectEveryStepCheat.oneSegment} | ${x.detectEveryStepCheat.allButLastSegment} | ${x.detectSparsePlant} |`);
+console.log("| design | p | r | auditor CPU / training | provider openings / training | every-step cheat, 1 segment | every-step cheat, all S | sparse plant (any segment / last) | one-step plant loss / gain |");
+console.log("|---|---|---|---|---|---|---|---|---|");
+for (const x of rows) console.log(`| ${x.design} | ${x.segmentRate} | ${x.stepRate} | ${pct(x.shareOfTraining)} | ${pct(x.providerOpeningShare)} | ${x.detectEveryStepCheat.oneSegment} | ${x.detectEveryStepCheat.allSegments} | ${x.detectSparsePlant.anySegment} / ${x.detectSparsePlant.lastSegment} | ${x.sparseLossOverGain ?? "-"} |`);
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
-writeFileSync(new URL("./results/audit-cost.json", import.meta.url), JSON.stringify(result, null, 2) + "\n");
+const out = new URL("./results/audit-cost.json", import.meta.url);
+// one entry per manifest; a file of the older single-manifest form is kept whole as `before`
+const old: Record<string, unknown> = existsSync(out) ? JSON.parse(readFileSync(out, "utf8")) : {};
+const file = "manifests" in old ? old : { before: old, manifests: {} };
+(file.manifests as Record<string, unknown>)[result.manifest] = result;
+writeFileSync(out, JSON.stringify(file, null, 2) + "\n");

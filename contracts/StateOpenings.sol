@@ -135,8 +135,8 @@ contract StateOpenings is IStateOpenings {
         if (block.timestamp > deadline) revert StateOpeningsAnswerLate(jobId, step, deadline, block.timestamp);
     }
 
-    /// @dev Checks that state `step` is the pre-state of a step of committed segment `segment` of a disputable job in
-    /// the current provider's tenure.
+    /// @dev Checks that state `step` is the pre-state of a step of committed segment `segment` (or, in the job's last
+    /// segment, its end state: the final model) of a disputable job in the current provider's tenure.
     function _checkOpenable(IJobMarket m, IJobMarket.JobView memory j, uint256 jobId, uint256 segment, uint256 step)
         private
         view
@@ -151,7 +151,10 @@ contract StateOpenings is IStateOpenings {
         // INVARIANT: the provider held to an opening is the one who committed the segment.
         if (segment < j.startSegment) revert StateOpeningsEarlierTenure(jobId, segment, j.startSegment);
         uint256 first = segment * j.policy.stepsPerSegment;
-        uint256 last = first + j.policy.stepsPerSegment;
-        if (step < first || step >= last) revert StateOpeningsStepOutOfSegment(jobId, segment, step, first, last);
+        // NOTE: the job's last segment also opens its end state (the final model, leaf K of its trace): no later
+        // segment starts from it, so an auditor screens the final state through this opening instead of recomputing
+        // the whole last segment. Every other end state is the next segment's committed start.
+        uint256 end = first + j.policy.stepsPerSegment + (segment + 1 == j.policy.segments ? 1 : 0);
+        if (step < first || step >= end) revert StateOpeningsStepOutOfSegment(jobId, segment, step, first, end);
     }
 }

@@ -241,6 +241,17 @@ contract StateOpeningsTest is TestBase, MarketFixture {
         _request(AUDITOR, 1, 3);
     }
 
+    function test_request_finalState_opensInTheLastSegmentOnly() public {
+        _commit(2);
+        // segment 2 is the job's last (3 segments of 4): its end state 12 is the final model, openable and answerable
+        // with the proof of its leaf K; one past it is not
+        _request(AUDITOR, 2, 12);
+        _answer(PROVIDER, 2, 12);
+        assertTrue(openings.openingOf(id, 12, AUDITOR).answered, "final state answered");
+        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsStepOutOfSegment.selector, id, 2, 13, 8, 13));
+        _request(AUDITOR, 2, 13);
+    }
+
     function test_request_finalizedJob_reverts() public {
         _commit(2);
         vm.warp(block.timestamp + 1 days + 1);

@@ -58,7 +58,8 @@ interface IStateOpenings {
     /// @notice Segment `segment` of job `jobId` was committed in an earlier tenure (before `startSegment`): its
     /// provider is gone, so nobody can be held to open it.
     error StateOpeningsEarlierTenure(uint256 jobId, uint256 segment, uint256 startSegment);
-    /// @notice State `step` is not the pre-state of a step of segment `segment` (`first` .. `last` - 1).
+    /// @notice State `step` is not a state segment `segment` opens (`first` .. `last` - 1: its pre-states, and in the
+    /// job's last segment its end state too).
     error StateOpeningsStepOutOfSegment(uint256 jobId, uint256 segment, uint256 step, uint256 first, uint256 last);
     /// @notice The answer deadline `answerBy` would fall after the job's challenge window ends at `windowEnd`, so a
     /// withheld state could no longer be disputed.
@@ -83,7 +84,8 @@ interface IStateOpenings {
     error StateOpeningsEmptyCid(uint256 jobId, uint256 step);
 
     /// @notice Ask job `jobId`'s provider to open state `step` of committed segment `segment` (the state before step
-    /// `step + 1`; segment i holds states i*K .. (i+1)*K - 1 as pre-states). Caller: an active auditor, at most
+    /// `step + 1`; segment i holds states i*K .. (i+1)*K - 1 as pre-states, and the job's last segment also its end
+    /// state, the final model, which the auditors screen instead of recomputing the last segment). Caller: an active auditor, at most
     /// maxOpeningsPerAuditor times per job; once per (job, step, requester). While the job is Committed or TimedOut the answer
     /// deadline must fall inside its challenge window.
     function requestOpening(uint256 jobId, uint256 segment, uint256 step) external;

@@ -87,6 +87,22 @@ describe("cli: pouw quote", function () {
     for (const k of ["auditComputeWei", "metaAuditComputeWei", "capitalCostWei", "totalWei", "shareOfPayment"]) expect(q.cost, k).to.have.property(k);
   });
 
+  it("--step-detection prices step sampling: r = 1 - (1 - d)^(1/S) per segment, in the table and the JSON; a bad d is refused", async () => {
+    const r = await pouw("quote", "--manifest", MAN, "--detection", DET, "--step-detection", "0.99", "--json");
+    expect(r.code, r.stderr).to.equal(0);
+    const q = JSON.parse(r.stdout);
+    const S = q.segments as number;
+    expect(q.stepSampling.detection).to.equal(0.99);
+    expect(q.stepSampling.stepRate).to.be.closeTo(1 - 0.01 ** (1 / S), 1e-12);
+    expect(q.stepSampling.detectAllSegments).to.be.closeTo(0.99, 1e-12);
+    const plain = await pouw("quote", "--manifest", MAN, "--detection", DET, "--json");
+    expect(JSON.parse(plain.stdout)).to.not.have.property("stepSampling");
+    const table = await pouw("quote", "--manifest", MAN, "--detection", DET, "--step-detection", "0.99");
+    expect(table.stdout).to.match(/\nstep rate r         0\.[0-9]+: with state openings each auditor also recomputes one private-random step/);
+    const bad = await pouw("quote", "--manifest", MAN, "--detection", DET, "--step-detection", "1");
+    expect([bad.code, bad.stderr]).to.deep.equal([2, 'pouw: --step-detection must be a probability in (0, 1), got "1"\n']);
+  });
+
   it("--audit-rate fixes the audit rate the contract is sized for", async () => {
     const r = await pouw("quote", "--manifest", MAN, "--detection", DET, "--audit-rate", "0.5", "--json");
     expect(r.code, r.stderr).to.equal(0);

@@ -14,4 +14,4 @@ export { publishStepStates, readStepStates, writeStepStates, segmentStates, STEP
 export { cheatedSteps, affectedSegments, segmentsTouched } from "./cheated-steps.ts";
 export { replayUpdate } from "./update.ts";
 export { screenState, screenConfigOf, adamPowers, adamDriftBound, type GradientBound, type ScreenConfig, type ScreenDetails, type ScreenVerdict } from "./state-screen.ts";
-export { screenSegment, committedState, recomputeAfterScreen, type ScreenSegmentOptions, type ScreenSegmentResult } from "./screen-segment.ts";
+export { screenSegment, screenFinalState, committedState, recomputeAfterScreen, type ScreenSegmentOptions, type ScreenSegmentResult } from "./screen-segment.ts";

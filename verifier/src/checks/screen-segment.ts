@@ -93,3 +93,24 @@ export async function screenSegment(target: AuditTarget, i: number, options: Scr
   }
   return { ...passed(i, "screen", 0, elapsed(), details), state: state.value };
 }
+
+/**
+ * The screen of the final state (the delivered model) from the checkpoint the provider opened on chain for it
+ * (StateOpenings opens the last segment's end state; provider/openings.ts answers it). `openedCid` must serve a state
+ * hashing to the last segment's committed end leaf, else the failure is the last segment's own (its recompute claims
+ * its first step, as for any unusable checkpoint). A pass means no persistent cheat (poisoned moments, a NaN, a skipped
+ * run of steps that shows in the moments) reached the final state, so the last segment needs no mandatory recompute:
+ * it is sampled at the job's rate like any other, and a sparse plant in it is caught at that rate.
+ *
+ * @example
+ *   const r = await screenFinalState(ctx, answer.checkpointCid, { previous: lastStart });
+ *   if (!r.ok) queueRecompute(r.details.recompute);
+ */
+export async function screenFinalState(target: AuditTarget, openedCid: string, options: ScreenSegmentOptions = {}): Promise<ScreenSegmentResult> {
+  if (!openedCid) throw new AuditInputError("the final state's screen needs the CID its opening was answered with");
+  const K = target.run.manifest.training.stepsPerSegment;
+  const S = target.run.manifest.training.steps / K;
+  const committed = commitmentsOf(target).length;
+  if (committed !== S) throw new AuditInputError(`the final state is the end of segment ${S - 1}; ${committed} of the job's ${S} segments are committed`);
+  return screenSegment({ ...target, finalCheckpointCid: openedCid }, commitmentsOf(target).length, options);
+}

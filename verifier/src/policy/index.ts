@@ -13,3 +13,4 @@ export * from "./quote.ts";
 export * from "./compute.ts";
 export * from "./registry.ts";
 export * from "./challenge.ts";
+export * from "./step-sampling.ts";

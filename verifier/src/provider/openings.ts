@@ -68,8 +68,10 @@ export async function openState(run: Run, store: ContentStore, strategy: Strateg
   const first = commit.segment * K;
   const j = step - first;
   const expected = commit.stateHashes[j];
-  if (!Number.isInteger(j) || j < 0 || j >= K || expected === undefined) {
-    throw new OpeningError(`state ${step} is not a pre-state of segment ${commit.segment} (states ${first}..${first + K - 1})`);
+  // the job's last segment also opens its end state, the final model (StateOpenings' rule): auditors screen it there
+  const end = commit.segment + 1 === run.manifest.training.steps / K ? K : K - 1;
+  if (!Number.isInteger(j) || j < 0 || j > end || expected === undefined) {
+    throw new OpeningError(`state ${step} is not a state segment ${commit.segment} opens (states ${first}..${first + end})`);
   }
   const cpu0 = process.cpuUsage();
   const wall0 = performance.now();

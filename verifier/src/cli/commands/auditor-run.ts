@@ -80,6 +80,13 @@ export const fund = async (amountArg: string | undefined, opts: Opts) => {
   );
 };
 
+/** `--step-sampling RATE`: a probability per committed segment, in (0, 1]. */
+export function parseStepRate(text: string): number {
+  const rate = /^(0(\.[0-9]+)?|1(\.0*)?|\.[0-9]+)$/.test(text) ? Number(text) : NaN;
+  if (!(rate > 0 && rate <= 1)) throw new InputError(`--step-sampling must be a probability per segment in (0, 1], got ${JSON.stringify(text)}`);
+  return rate;
+}
+
 /** `run`'s handler (the definitions and flags are in auditor.ts). */
 export const run = async (opts: Opts) => {
   const metricsPort = opts.metricsPort === undefined ? undefined : String(opts.metricsPort);
@@ -89,7 +96,13 @@ export const run = async (opts: Opts) => {
   if (!/^[1-9][0-9]{0,2}$/.test(rounds)) throw new InputError(`--max-challenge-rounds must be a whole number from 1 to 999, got ${JSON.stringify(rounds)}`);
   const heartbeatMs = parseSeconds("--heartbeat", String(opts.heartbeat)) * 1000;
   const unavailableGraceS = opts.unavailableGrace === undefined ? undefined : parseSeconds("--unavailable-grace", String(opts.unavailableGrace));
+  const stepRate = opts.stepSampling === undefined ? undefined : parseStepRate(String(opts.stepSampling));
   const ctx = await marketContext(opts as never, { logLevel: "info" });
+  const stateOpenings = ctx.deployment.stateOpenings;
+  // INVARIANT: step sampling asks the deployment's own StateOpenings (the one the panels read for the challenge)
+  if (stepRate !== undefined && !stateOpenings) {
+    throw new InputError(`--step-sampling ${stepRate}: the deployment has no stateOpenings (StateOpenings), so no provider can be asked for a state; deploy one with \`pouw deploy --state-openings\` or run without --step-sampling`);
+  }
   // --json: the records go to stdout (pino JSON, synchronous writes), whatever --log-format says
   if (opts.json) configureLogging({ format: "json", stream: { write: (line: string) => process.stdout.write(line) } });
   const { chainDisputeHooks, ChallengerBot } = await import("../../bot/index.ts"); // the engine and the prover load here only
@@ -111,6 +124,7 @@ export const run = async (opts: Opts) => {
     dispute,
     heartbeatMs,
     ...(unavailableGraceS === undefined ? {} : { unavailableGraceS }),
+    ...(stepRate !== undefined && stateOpenings ? { stepSampling: { stateOpenings, rate: stepRate } } : {}),
     ...(discover ? { discover } : {}),
   });
   let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;

@@ -62,6 +62,10 @@ export function registerAuditor(program: Command): void {
         "--unavailable-grace <seconds>",
         "how long a segment's content may stay unavailable from every source before the bot treats it as withheld and challenges the segment's first step (default: a quarter of the job's challenge window, never past halfway to its deadline)",
       )
+      .option(
+        "--step-sampling <rate>",
+        "step sampling: ask the provider (the deployment's StateOpenings) for the state before one private-random step of a committed segment with this probability per segment, and recompute that step (policy/step-sampling.ts: 1 - 0.01^(1/S) catches a cheat of every step of S segments with 0.99)",
+      )
       .option("--heartbeat <seconds>", "a heartbeat line (jobs, audits, pending intents, balances) this often", "60")
       .option("--metrics-port <port>", "serve GET /healthz and Prometheus GET /metrics (audits, failures, challenges, balances) on this port (opt-in; 0: any free port)")
       .option("--metrics-host <host>", "address the metrics server listens on", "127.0.0.1")

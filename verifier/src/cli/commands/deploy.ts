@@ -17,7 +17,7 @@
  */
 import type { Command } from "commander";
 import type { Address } from "viem";
-import { DEFAULT_ATTESTATION_PARAMS, deployDisputeGame, deployMarket, DeploymentWiringError, provingLine, wiringProblems, writeDeployment, type TxRef, type Wiring } from "../../chain/index.ts";
+import { DEFAULT_ATTESTATION_PARAMS, DEFAULT_OPENING_TERMS, deployDisputeGame, deployMarket, deployStateOpenings, DeploymentWiringError, provingLine, wiringProblems, writeDeployment, type TxRef, type Wiring } from "../../chain/index.ts";
 import { loadVerificationKey } from "../../zk/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { chainContext, fmt, parseAddress, parseAmount, parseSeconds, txJson, txLines, withConfig } from "../context.ts";
@@ -51,8 +51,14 @@ export function registerDeploy(program: Command): void {
       .option("--attestation-fee <amount>", "tokens (the auditor token) each ProviderRegistry.requestAttestation burns, > 0: the price of one committee draw (docs/panels.md)", "1")
       .option("--step-verifier <address>", "a ceremony's Groth16 step verifier, deployed already (with --vkey); default: the development verifier on chain 31337, none elsewhere (proofs disabled)")
       .option("--vkey <file>", "the ceremony's verification key JSON (snarkjs zkey export verificationkey); its hash is fixed in DisputeGame")
+      .option(
+        "--state-openings",
+        "also deploy StateOpenings (auditors ask providers for the state before a sampled step, and for the final state) and write `stateOpenings` into the deployment file; providers must then answer openings (their watcher)",
+      )
+      .option("--answer-window <seconds>", "StateOpenings: seconds a provider has to answer an opening", String(DEFAULT_OPENING_TERMS.answerWindowSeconds))
+      .option("--max-openings <n>", "StateOpenings: openings one auditor may ask of one job", String(DEFAULT_OPENING_TERMS.maxOpeningsPerAuditor))
       .option("--json", "print JSON"),
-  ).action(async (opts: Record<string, string | undefined> & { registries?: boolean; json?: boolean }) => {
+  ).action(async (opts: Record<string, string | undefined> & { registries?: boolean; json?: boolean; stateOpenings?: boolean }) => {
     const unbondingDelaySeconds = BigInt(parseSeconds("--unbonding-delay", opts.unbondingDelay!));
     const minBond = parseAmount("--min-bond", opts.minBond!);
     const exitDelaySeconds = BigInt(parseSeconds("--exit-delay", opts.exitDelay!));
@@ -63,6 +69,11 @@ export function registerDeploy(program: Command): void {
     const evaluator = opts.evaluator ? parseAddress("--evaluator", opts.evaluator) : undefined;
     if ((opts.stepVerifier === undefined) !== (opts.vkey === undefined)) throw new InputError("--step-verifier and --vkey go together (a ceremony verifier and its verification key)");
     const stepVerifier = opts.stepVerifier ? { address: parseAddress("--step-verifier", opts.stepVerifier), vkey: await loadVerificationKey(opts.vkey!) } : undefined;
+    const answerWindowSeconds = parseSeconds("--answer-window", opts.answerWindow!);
+    // StateOpenings' constructor refuses a window over 30 days: refused here before anything is deployed
+    if (answerWindowSeconds > 30 * 86_400) throw new InputError(`--answer-window must be at most 2592000 seconds (30 days), got ${answerWindowSeconds}`);
+    if (!/^[1-9][0-9]{0,8}$/.test(opts.maxOpenings!)) throw new InputError(`--max-openings must be a whole number from 1 to 999999999, got ${JSON.stringify(opts.maxOpenings)}`);
+    const maxOpeningsPerAuditor = Number(opts.maxOpenings);
     const ctx = await chainContext(opts as Record<string, string | undefined>, { needDeployment: false });
     const txs: TxRef[] = [];
     const onTx = (t: TxRef) => txs.push(t);
@@ -70,7 +81,8 @@ export function registerDeploy(program: Command): void {
     const d = await deployMarket(ctx.clients, { unbondingDelaySeconds, minBond, exitDelaySeconds, activationDelaySeconds, ...(token ? { token } : {}), registries: opts.registries === false ? (false as const) : { ...DEFAULT_ATTESTATION_PARAMS, attestationRequestFee }, onTx });
     const { gasUsed: marketGas, ...market } = d;
     const game = await deployDisputeGame(ctx.clients, { deployment: market, ...(evaluator ? { evaluator } : {}), ...(stepVerifier ? { stepVerifier } : {}), onTx });
-    const deployment = { ...market, disputeGame: game.disputeGame };
+    const openings = opts.stateOpenings === true ? await deployStateOpenings(ctx.clients, { jobMarket: market.jobMarket, answerWindowSeconds, maxOpeningsPerAuditor }) : undefined;
+    const deployment = { ...market, disputeGame: game.disputeGame, ...(openings ? { stateOpenings: openings.stateOpenings } : {}) };
     const gasUsed = marketGas + game.gasUsed;
     // INVARIANT: a deployment is written and reported only once the deployer has no power left over it.
     const problems = wiringProblems(game.wiring, deployment);
@@ -103,6 +115,7 @@ export function registerDeploy(program: Command): void {
         `JobRecords       ${d.jobRecords} (audit receipts and provenance)`,
         ...(d.providerRegistry ? [`ProviderRegistry ${d.providerRegistry} (each attestation request burns ${fmt(attestationRequestFee)})`, `DataRegistry     ${d.dataRegistry} (JobMarket.setRegistries done)`] : ["registries       not set (--no-registries): no receipts anchored, no data terms, ever"]),
         `DisputeGame      ${game.disputeGame}`,
+        ...(openings ? [`StateOpenings    ${openings.stateOpenings} (answer window ${answerWindowSeconds} s, ${maxOpeningsPerAuditor} openings per auditor per job)`] : []),
         ...(d.peerDirectory ? [`PeerDirectory    ${d.peerDirectory} (IPFS nodes announced by provider run --ipfs)`] : []),
         `proving          ${provingLine(game.proving, d.chainId)}`,
         ...wiringLines(game.wiring, names),

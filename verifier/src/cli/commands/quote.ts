@@ -21,6 +21,7 @@ import {
 } from "../../policy/index.ts";
 import { approxTokens, cheatInWords, stakeReasonInWords } from "../../policy/words.ts";
 import { computeWorthWei } from "../../policy/compute.ts";
+import { quoteStepSampling } from "../../policy/step-sampling.ts";
 import type { Quote } from "../../policy/quote.ts";
 import { parseAmount } from "../context.ts";
 
@@ -81,6 +82,7 @@ export function registerQuote(program: Command): void {
     .option("--detection <file>", `detection matrix (default: the package's ${DEFAULT_DETECTION_PATH}, written by the detection bench)`)
     .option("--checks <list>", `the checks to price: comma-separated names of the matrix's checks, or "any" to let the optimiser choose (default: the bot's pipeline, ${PIPELINE_CHECKS.join(" + ")})`)
     .option("--pay <amount>", "quote at this payment in tokens instead of the manifest's, or \"compute\": at what the job's FLOPs are worth at the compute price")
+    .option("--step-detection <d>", "also price step sampling (state openings): the per-segment step rate that catches a cheat of every step with probability d, in (0, 1) (policy/step-sampling.ts)")
     .option("--json", "print the quote as JSON");
   for (const o of NUMERIC_OPTIONS) {
     const d = DEFAULT_QUOTE_OPTIONS[o.key];
@@ -104,9 +106,15 @@ export function registerQuote(program: Command): void {
     const job = pay === undefined ? manifestJob : { ...manifestJob, paymentWei: pay === "compute" ? worth! : parseAmount("--pay", pay) };
     const detectionPath = (opts.detection as string | undefined) ?? packageDetectionPath();
     const matrix = loadDetectionMatrix(detectionPath, { isDefault: opts.detection === undefined });
+    const stepDetectionText = opts.stepDetection as string | undefined;
+    const stepDetection = stepDetectionText === undefined ? undefined : Number(stepDetectionText);
+    if (stepDetectionText !== undefined && !(/^(0?\.[0-9]+)$/.test(stepDetectionText) && stepDetection! > 0 && stepDetection! < 1)) {
+      throw new PolicyParamError(`--step-detection must be a probability in (0, 1), got ${JSON.stringify(stepDetectionText)}`);
+    }
     const q = await quotePolicy(job, matrix, overrides);
+    const steps = stepDetection === undefined ? undefined : quoteStepSampling({ segments: q.segments, stepsPerSegment: job.stepsPerSegment }, stepDetection);
     if (opts.json) {
-      process.stdout.write(`${JSON.stringify(q)}\n`);
+      process.stdout.write(`${JSON.stringify(steps ? { ...q, stepSampling: { detection: stepDetection, ...steps } } : q)}\n`);
       return;
     }
     // every amount to 4 significant digits (the exact wei are in --json); one sentence per number on what it buys
@@ -124,6 +132,11 @@ export function registerQuote(program: Command): void {
       `segments            ${q.segments}: the job is committed in ${q.segments} parts, each checkable on its own`,
       `audit rate p        ${Number(q.auditRate.toPrecision(4))}: each auditor recomputes a segment with this probability (about ${expected} of ${q.segments} segments per auditor${q.lastSegmentAudited ? ", and always the last one" : ""})`,
       `checks              ${q.checks.join(" + ")}: what an audit runs on a sampled segment (docs/checks.md)`,
+      ...(steps
+        ? [
+            `step rate r         ${Number(steps.stepRate.toPrecision(4))}: with state openings each auditor also recomputes one private-random step of a segment with this probability (about ${Number(steps.openingsPerJob.toPrecision(3))} openings a job with the final state's), catching a cheat of every step with ${Number(steps.detectAllSegments.toPrecision(4))} (${Number(steps.detectOneSegment.toPrecision(4))} if it touches one segment)`,
+          ]
+        : []),
       `stake S             ${t(q.stakeWei)}: what the provider locks and loses if a dispute proves one wrong step; ${stakeReasonInWords(q.bindingStake)}`,
       `challenger bond B   ${t(q.challengerBondWei)}: what a challenger deposits, lost if its challenge is wrong, so challenging an honest provider does not pay`,
       `panel size n        ${q.panelSize}: auditors who recompute a disputed step and vote; they decide wrongly with probability ${Number(q.panelError.toPrecision(4))}`,
