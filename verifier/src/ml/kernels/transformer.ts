@@ -117,8 +117,10 @@ function transpose2(x: Float32Array, rows: number, cols: number): Float32Array {
 function splitHeads(x: Float32Array, B: number, T: number, H: number, dh: number): Float32Array {
   const out = scratchF32(x.length);
   const d = H * dh;
+  // plain loops, not subarray + set: one typed-array view per (b, h, t) cost more than the copy at dh = 64
   for (let b = 0; b < B; b++) for (let h = 0; h < H; h++) for (let t = 0; t < T; t++) {
-    out.set(x.subarray((b * T + t) * d + h * dh, (b * T + t) * d + (h + 1) * dh), ((b * H + h) * T + t) * dh);
+    const from = (b * T + t) * d + h * dh, to = ((b * H + h) * T + t) * dh;
+    for (let j = 0; j < dh; j++) out[to + j] = x[from + j]!;
   }
   return out;
 }
@@ -127,7 +129,8 @@ function mergeHeads(x: Float32Array, B: number, T: number, H: number, dh: number
   const out = scratchF32(x.length);
   const d = H * dh;
   for (let b = 0; b < B; b++) for (let h = 0; h < H; h++) for (let t = 0; t < T; t++) {
-    out.set(x.subarray(((b * H + h) * T + t) * dh, ((b * H + h) * T + t + 1) * dh), (b * T + t) * d + h * dh);
+    const from = ((b * H + h) * T + t) * dh, to = (b * T + t) * d + h * dh;
+    for (let j = 0; j < dh; j++) out[to + j] = x[from + j]!;
   }
   return out;
 }
