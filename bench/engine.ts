@@ -56,7 +56,7 @@
  * shares count every thread.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -622,7 +622,21 @@ async function main(): Promise<void> {
     ...(matmulV3 ? { matmulV3 } : {}),
   };
   mkdirSync(join(ROOT, "bench/results"), { recursive: true });
-  writeFileSync(join(ROOT, "bench/results/engine.json"), JSON.stringify(result, null, 2) + "\n");
+  const file = join(ROOT, "bench/results/engine.json");
+  if (only.size < 4 && existsSync(file)) {
+    // a subset run (--only) replaces the rows of the models it ran and keeps the rest of the previous file, each kept
+    // row and figure marked with the date of the run that measured it
+    const old = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown> & { rows?: Record<string, unknown>[]; date?: string };
+    const ran = new Set(rows.map((r) => r.model));
+    const kept = (old.rows ?? []).filter((r) => !ran.has(r.model)).map((r) => ({ ...r, measuredInRunOf: r.measuredInRunOf ?? old.date }));
+    result.rows = [...rows, ...kept];
+    const r = result as Record<string, unknown>;
+    for (const key of ["torchRatio", "torchRatioRuns", "torchRatioHashWorker", "charTransformerSpeedupVsCpu", "gptVsTorch", "matmulV3"]) {
+      if ((r[key] === null || r[key] === undefined) && old[key] !== null && old[key] !== undefined) r[key] = old[key];
+    }
+    r.subsetRun = `--only ${[...only].join(",")}: rows of other models (measuredInRunOf) and their figures kept from the previous file`;
+  }
+  writeFileSync(file, JSON.stringify(result, null, 2) + "\n");
 
   const table = [
     "| model | engine | numerics | state digest | threads | steps | steps/s (step + hash) | ms/step | ms/hash | hash MB/s | hash share (wall) | hash share (CPU) | bit-reproducible across runs | bitwise = tfjs-cpu | max abs weight diff vs cpu |",
