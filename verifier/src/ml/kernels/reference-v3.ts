@@ -118,7 +118,7 @@ export function matmulV3Ref(a: Float32Array, b: Float32Array, M: number, K: numb
  *   - JavaScript (Math.fround of the float64 operation, 53 >= 2*24+2 bits) and WebAssembly's f32 instructions
  *     compute exactly these correctly rounded operations: V8 never contracts a*b+c, never flushes subnormals.
  *   - A GPU does NOT, in general: WGSL lets a compiler fuse a*b+c, flush subnormals, compute x/y and sqrt to
- *     2.5 ulp and assume no NaN or Inf. So the WGSL kernels (webgpu/v3-elementwise-wgsl.ts) execute no float
+ *     2.5 ulp and assume no NaN or Inf. So the WGSL kernels (webgpu/v3-softfloat-wgsl.ts, v3-elementwise-wgsl.ts) execute no float
  *     instruction at all: each operation is an integer soft-float on the u32 bit patterns (Berkeley SoftFloat's
  *     algorithms), which reproduces the correctly rounded result, subnormals, signed zeros and Inf included,
  *     and writes every NaN as 0x7fc00000. Integer operations have one meaning on every WGSL implementation.

@@ -23,6 +23,7 @@ import { matmulV3Ref } from "./reference-v3.ts";
 import { checkMatmul32, type Layout } from "./transformer-ref.ts";
 import type { Kernels } from "./types.ts";
 import { WasmMatmulV3 } from "./wasm.ts";
+import { scratchF32 } from "./scratch.ts";
 
 /** A matmul below this many multiply-adds runs on the calling thread (waking workers costs ~10-50 us). */
 export const THREAD_MIN_MACS = 1 << 18;
@@ -147,7 +148,7 @@ export class ThreadedKernels implements Kernels {
     const local = (this.v3 ??= this.base.name === "js" ? matmulV3Ref : v3Of(new WasmMatmulV3()));
     const tiles = Math.min(this.threads, M);
     if (tiles <= 1 || count * M * K * N < this.minMacs) return local(a, b, M, K, N, layout, count);
-    const c = new Float32Array(count * M * N);
+    const c = scratchF32(count * M * N); // scratch.ts; the tiles' rows cover every element of every batch
     const bounds = Array.from({ length: tiles + 1 }, (_, t) => Math.floor((t * M) / tiles));
     const started: { slot: Slot; i0: number; rows: number; cOff: number }[] = [];
     for (let t = 1; t < tiles; t++) {

@@ -16,6 +16,7 @@
  *
  * NaN payloads are not part of the definition (as in reference.ts).
  */
+import { scratchF32 } from "./scratch.ts";
 
 const f = Math.fround;
 
@@ -182,9 +183,10 @@ export const LN_EPSILON = f(1e-5);
  */
 export function layerNormRef(x: Float32Array, g: Float32Array, b: Float32Array, rows: number, d: number): { y: Float32Array; xhat: Float32Array; rstd: Float32Array } {
   if (x.length !== rows * d || g.length !== d || b.length !== d) throw new RangeError(`layerNorm: needs x [${rows},${d}], g and b [${d}]`);
-  const y = new Float32Array(rows * d);
-  const xhat = new Float32Array(rows * d);
-  const rstd = new Float32Array(rows);
+  // scratch (scratch.ts) inside a pass: every element of the three is written below
+  const y = scratchF32(rows * d);
+  const xhat = scratchF32(rows * d);
+  const rstd = scratchF32(rows);
   const fd = f(d);
   for (let r = 0; r < rows; r++) {
     const o = r * d;
@@ -213,7 +215,7 @@ export function layerNormRef(x: Float32Array, g: Float32Array, b: Float32Array, 
  */
 export function layerNormBackRef(dy: Float32Array, xhat: Float32Array, rstd: Float32Array, g: Float32Array, rows: number, d: number): { dx: Float32Array; dg: Float32Array; db: Float32Array } {
   if (dy.length !== rows * d || xhat.length !== rows * d || rstd.length !== rows || g.length !== d) throw new RangeError(`layerNormBack: needs dy, xhat [${rows},${d}], rstd [${rows}], g [${d}]`);
-  const dx = new Float32Array(rows * d);
+  const dx = scratchF32(rows * d); // every element written below
   const dg = new Float32Array(d);
   const db = new Float32Array(d);
   const fd = f(d);

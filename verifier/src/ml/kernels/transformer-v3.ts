@@ -19,6 +19,7 @@ import { CANONICAL_NAN_BITS, matmulV3Ref, V3_MAX_EXP_FIELD, V3_MIN_EXP_FIELD } f
 import { causalSoftmaxBackRef, causalSoftmaxRef, layerNormBackRef, layerNormRef, type Layout } from "./transformer-ref.ts";
 import type { TransformerKernels } from "./transformer.ts";
 import { transformerWasmUnavailable, WasmTransformerKernels } from "./transformer-wasm.ts";
+import { scratchF32 } from "./scratch.ts";
 import type { ThreadedKernels } from "./threads.ts";
 import { matmulV3WasmUnavailable, WasmMatmulV3 } from "./wasm.ts";
 
@@ -29,12 +30,13 @@ type MatmulV3 = (a: Float32Array, b: Float32Array, M: number, K: number, N: numb
 /**
  * Every element of `x` as the v3 matmul multiplies it (reference-v3.ts `quantizeV3Bits`, rules 1-3): rounded to
  * bf16 (nearest even, on the integer bits), magnitudes below 2^-56 to +0, NaN, +-Inf and magnitudes >= 2^48 to the
- * canonical NaN (which quantizes to itself, so the product's row or column stays special). A fresh array.
+ * canonical NaN (which quantizes to itself, so the product's row or column stays special). A fresh array (a scratch
+ * one inside a transformer pass, scratch.ts).
  */
 export function quantizeOperandsV3(x: Float32Array): Float32Array {
-  const out = new Float32Array(x.length);
+  const out = scratchF32(x.length); // every element written below
   const src = new Uint32Array(x.buffer, x.byteOffset, x.length);
-  const dst = new Uint32Array(out.buffer);
+  const dst = new Uint32Array(out.buffer, out.byteOffset, out.length);
   for (let i = 0; i < src.length; i++) {
     const v = src[i]!;
     if ((v & 0x7f800000) === 0x7f800000) {

@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import { causalSoftmaxBackRef, checkMatmul32, layerNormBackRef, layerNormRef, type Layout } from "./transformer-ref.ts";
 import type { TransformerKernels } from "./transformer.ts";
 import { wasmModuleUnavailable } from "./wasm.ts";
+import { scratchF32 } from "./scratch.ts";
 
 export const TRANSFORMER_WASM_URL = new URL("./wasm/transformer.wasm", import.meta.url);
 
@@ -67,7 +68,7 @@ export class WasmTransformerKernels implements TransformerKernels {
     heap.fill(0, cOff >> 2, (cOff >> 2) + count * M * N); // the kernel accumulates into C from +0
     const [aRow, aInner] = layout === "tn" ? [1, M] : [K, 1];
     this.x.matmul(aOff, bAt, cOff, M, K, N, aRow, aInner, count);
-    return heap.slice(cOff >> 2, (cOff >> 2) + count * M * N);
+    return copyOut(heap, cOff >> 2, (cOff >> 2) + count * M * N);
   }
 
   /** exp32 of every element (tests and the softmax kernels' building block). */
@@ -75,7 +76,7 @@ export class WasmTransformerKernels implements TransformerKernels {
     const heap = this.reserve(slot(x.length));
     heap.set(x, 0);
     this.x.exp(0, x.length);
-    return heap.slice(0, x.length);
+    return copyOut(heap, 0, x.length);
   }
 
   causalSoftmax(s: Float32Array, T: number, count: number): Float32Array {
@@ -84,7 +85,7 @@ export class WasmTransformerKernels implements TransformerKernels {
     const heap = this.reserve(pOff + slot(s.length));
     heap.set(s, 0);
     this.x.causalSoftmax(0, pOff, T, count);
-    return heap.slice(pOff >> 2, (pOff >> 2) + s.length);
+    return copyOut(heap, pOff >> 2, (pOff >> 2) + s.length);
   }
 
   causalSoftmaxBack(p: Float32Array, dp: Float32Array, T: number, count: number): Float32Array {
@@ -95,9 +96,16 @@ export class WasmTransformerKernels implements TransformerKernels {
     heap.set(p, 0);
     heap.set(dp, dpOff >> 2);
     this.x.causalSoftmaxBack(0, dpOff, dsOff, T, count);
-    return heap.slice(dsOff >> 2, (dsOff >> 2) + p.length);
+    return copyOut(heap, dsOff >> 2, (dsOff >> 2) + p.length);
   }
 
   layerNorm = layerNormRef;
   layerNormBack = layerNormBackRef;
+}
+
+/** heap[from, to) copied into a scratch array (scratch.ts; a fresh one outside a pass): every element written. */
+function copyOut(heap: Float32Array, from: number, to: number): Float32Array {
+  const out = scratchF32(to - from);
+  out.set(heap.subarray(from, to));
+  return out;
 }

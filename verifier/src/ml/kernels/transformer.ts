@@ -21,6 +21,7 @@ import type { ProductOracle, StepWitness, WitnessTensor } from "../models/types.
 import {
   causalSoftmaxBackRef, causalSoftmaxRef, layerNormBackRef, layerNormRef, matmul32Ref, softmaxXentRef, type Layout,
 } from "./transformer-ref.ts";
+import { scratchF32, withScratch } from "./scratch.ts";
 
 const f = Math.fround;
 
@@ -74,9 +75,26 @@ export type TransformerPass = {
  */
 export type LossHead = (logits: Float32Array, targets: Uint8Array, rows: number, V: number, rowLoss?: Float32Array) => { loss: number; dz: Float32Array; correct: number };
 
-/** The kernels' own products, recording each (transposes materialised) into `record` when given. */
+/**
+ * Oracles whose products quantize their own operands (the kernels' own matmul): `transformerPass` hands them the raw
+ * operands. INVARIANT (TransformerKernels.quantize): `matmul(quantize(a), quantize(b))` has `matmul(a, b)`'s bits, so
+ * skipping the pass's copy changes no bit; it was ~45% of a GPT-class bitwise-v3 step (a JS pass over every operand
+ * that the wasm matmul's packing repeats).
+ */
+const SELF_QUANTIZING = new WeakSet<ProductOracle>();
+
+/**
+ * The kernels' own products, recording each (transposes materialised) into `record` when given. A recorded product
+ * holds the operands the matmul multiplies (`k.quantize` of them, when the kernels quantize), so a Freivalds claim
+ * is C = Q(A) . Q(B), as the verifier's pass (which quantizes before its oracle) checks it.
+ */
 export function kernelOracle(k: TransformerKernels, record?: StepWitness["products"][number][]): ProductOracle {
-  return (name, a, b, M, K, N, layout, count) => {
+  const quantize = record && k.quantize ? k.quantize.bind(k) : undefined;
+  const oracle: ProductOracle = (name, a, b, M, K, N, layout, count) => {
+    if (quantize) {
+      a = quantize(a);
+      b = quantize(b);
+    }
     const c = k.matmul(a, b, M, K, N, layout, count);
     if (record) {
       for (let q = 0; q < count; q++) {
@@ -92,6 +110,8 @@ export function kernelOracle(k: TransformerKernels, record?: StepWitness["produc
     }
     return c;
   };
+  SELF_QUANTIZING.add(oracle);
+  return oracle;
 }
 
 function transpose2(x: Float32Array, rows: number, cols: number): Float32Array {
@@ -102,44 +122,47 @@ function transpose2(x: Float32Array, rows: number, cols: number): Float32Array {
 
 /** [B*T, d] -> [B*H, T, dh] (a copy). */
 function splitHeads(x: Float32Array, B: number, T: number, H: number, dh: number): Float32Array {
-  const out = new Float32Array(x.length);
+  const out = scratchF32(x.length);
   const d = H * dh;
+  // plain loops, not subarray + set: one typed-array view per (b, h, t) cost more than the copy at dh = 64
   for (let b = 0; b < B; b++) for (let h = 0; h < H; h++) for (let t = 0; t < T; t++) {
-    out.set(x.subarray((b * T + t) * d + h * dh, (b * T + t) * d + (h + 1) * dh), ((b * H + h) * T + t) * dh);
+    const from = (b * T + t) * d + h * dh, to = ((b * H + h) * T + t) * dh;
+    for (let j = 0; j < dh; j++) out[to + j] = x[from + j]!;
   }
   return out;
 }
 
 function mergeHeads(x: Float32Array, B: number, T: number, H: number, dh: number): Float32Array {
-  const out = new Float32Array(x.length);
+  const out = scratchF32(x.length);
   const d = H * dh;
   for (let b = 0; b < B; b++) for (let h = 0; h < H; h++) for (let t = 0; t < T; t++) {
-    out.set(x.subarray(((b * H + h) * T + t) * dh, ((b * H + h) * T + t + 1) * dh), (b * T + t) * d + h * dh);
+    const from = ((b * H + h) * T + t) * dh, to = (b * T + t) * d + h * dh;
+    for (let j = 0; j < dh; j++) out[to + j] = x[from + j]!;
   }
   return out;
 }
 
 function add(a: Float32Array, b: Float32Array): Float32Array {
-  const out = new Float32Array(a.length);
+  const out = scratchF32(a.length);
   for (let i = 0; i < a.length; i++) out[i] = a[i]! + b[i]!;
   return out;
 }
 
 function addBias(x: Float32Array, bias: Float32Array, rows: number, cols: number): Float32Array {
-  const out = new Float32Array(x.length);
+  const out = scratchF32(x.length);
   for (let r = 0; r < rows; r++) for (let j = 0; j < cols; j++) out[r * cols + j] = x[r * cols + j]! + bias[j]!;
   return out;
 }
 
 /** Column folds over rows ascending from +0. */
 function colSum(x: Float32Array, rows: number, cols: number): Float32Array {
-  const out = new Float32Array(cols);
+  const out = scratchF32(cols).fill(0);
   for (let r = 0; r < rows; r++) for (let j = 0; j < cols; j++) out[j] = out[j]! + x[r * cols + j]!;
   return out;
 }
 
 function scaleBy(x: Float32Array, s: number): Float32Array {
-  const out = new Float32Array(x.length);
+  const out = scratchF32(x.length);
   for (let i = 0; i < x.length; i++) out[i] = x[i]! * s;
   return out;
 }
@@ -157,7 +180,20 @@ export function transformerPass(
   k: TransformerKernels, oracle: ProductOracle, params: readonly Float32Array[], tokens: Uint8Array, dims: TransformerDims,
   options: { grads?: boolean; rowLosses?: boolean; head?: LossHead } = {},
 ): TransformerPass {
-  const quantize = k.quantize?.bind(k);
+  // every temporary lives in pass-scoped scratch memory (scratch.ts); what the pass returns is copied out of it
+  return withScratch(() => {
+    const r = passInScratch(k, oracle, params, tokens, dims, options);
+    r.logits = r.logits.slice();
+    if (r.grads) r.grads = r.grads.map((g) => g.slice());
+    return r;
+  });
+}
+
+function passInScratch(
+  k: TransformerKernels, oracle: ProductOracle, params: readonly Float32Array[], tokens: Uint8Array, dims: TransformerDims,
+  options: { grads?: boolean; rowLosses?: boolean; head?: LossHead },
+): TransformerPass {
+  const quantize = SELF_QUANTIZING.has(oracle) ? undefined : k.quantize?.bind(k);
   const mm: ProductOracle = quantize ? (name, a, b, M, K, N, layout, count) => oracle(name, quantize(a), quantize(b), M, K, N, layout, count) : oracle;
   const { B, T, d, H, F, V, L } = dims;
   const dh = d / H;
@@ -172,7 +208,7 @@ export function transformerPass(
     targets[b * T + t] = tokens[b * (T + 1) + t + 1]!;
   }
   const tokEmb = params[0]!, posEmb = params[1]!;
-  let x: Float32Array = new Float32Array(BT * d);
+  let x: Float32Array = scratchF32(BT * d);
   for (let r = 0; r < BT; r++) {
     const tok = inputs[r]!, t = r % T;
     if (tok >= V) throw new RangeError(`transformer: token id ${tok} is outside the vocabulary of ${V}`);
@@ -196,7 +232,7 @@ export function transformerPass(
     const x1 = add(x, mm(`l${l}.o`, o, P(l, 5), BT, d, d, "nn", 1));
     const ln2 = k.layerNorm(x1, P(l, 6), P(l, 7), BT, d);
     const u = addBias(mm(`l${l}.ff1`, ln2.y, P(l, 8), BT, d, F, "nn", 1), P(l, 9), BT, F);
-    const a = new Float32Array(u.length);
+    const a = scratchF32(u.length);
     for (let i = 0; i < u.length; i++) a[i] = u[i]! > 0 ? u[i]! : 0;
     const x2 = add(x1, addBias(mm(`l${l}.ff2`, a, P(l, 10), BT, F, d, "nn", 1), P(l, 11), BT, d));
     saved.push({ x, ln1, qh, kh, vh, p, o, x1, ln2, u, a });
@@ -211,7 +247,10 @@ export function transformerPass(
   if (rowLoss) result.rowLoss = rowLoss;
   if (!options.grads) return result;
 
-  const grads: Float32Array[] = params.map((p) => new Float32Array(p.length));
+  // every gradient is assigned below; the embeddings' two are folds into zeroed arrays
+  const grads: Float32Array[] = params.map(() => new Float32Array(0));
+  grads[0] = scratchF32(params[0]!.length).fill(0);
+  grads[1] = scratchF32(params[1]!.length).fill(0);
   const dz = xent.dz;
   grads[base + 2] = mm("head.dW", lnf.y, dz, d, BT, V, "tn", 1);
   grads[base + 3] = colSum(dz, BT, V);
@@ -226,7 +265,7 @@ export function transformerPass(
     G(l, 11, colSum(dx, BT, d));
     G(l, 10, mm(`l${l}.ff2.dW`, s.a, dx, F, BT, d, "tn", 1));
     const da = mm(`l${l}.ff2.dX`, dx, P(l, 10), BT, d, F, "nt", 1);
-    const du = new Float32Array(da.length);
+    const du = scratchF32(da.length);
     for (let i = 0; i < da.length; i++) du[i] = s.u[i]! > 0 ? da[i]! : 0;
     G(l, 9, colSum(du, BT, F));
     G(l, 8, mm(`l${l}.ff1.dW`, s.ln2.y, du, d, BT, F, "tn", 1));

@@ -13,6 +13,7 @@ import { checkAdamShapes, checkMatmulShapes, type AdamScalars, type MatmulLayout
 import { uninitializedFloat32 } from "../tensors.ts";
 import { CANONICAL_NAN_BITS } from "./reference-v3.ts";
 import { checkMatmul32, type Layout } from "./transformer-ref.ts";
+import { scratchF32 } from "./scratch.ts";
 
 export const KERNELS_WASM_URL = new URL("./wasm/kernels.wasm", import.meta.url);
 
@@ -161,9 +162,10 @@ export class WasmMatmulV3 {
   matmul(a: Float32Array, b: Float32Array, M: number, K: number, N: number, layout: Layout = "nn", count = 1): Float32Array {
     checkMatmul32(a, b, M, K, N, count);
     if (layout !== "nn" && layout !== "tn" && layout !== "nt") throw new RangeError(`matmulV3: layout must be nn, tn or nt, got ${String(layout)}`);
-    const out = new Float32Array(count * M * N);
+    // scratch (scratch.ts) inside a transformer pass: every element is written below
+    const out = scratchF32(count * M * N);
     // no inner dimension: every sum is the +0 it starts from (and no operand can be special)
-    if (K === 0 || out.length === 0) return out;
+    if (K === 0 || out.length === 0) return out.fill(0);
     const Mp = Math.ceil(M / V3_MR) * V3_MR;
     const Np = (N + 7) & ~7;
     const aOff = 0;
@@ -179,7 +181,7 @@ export class WasmMatmulV3 {
     this.u32.set(new Uint32Array(b.buffer, b.byteOffset, b.length), bOff >> 2);
     const [aRow, aInner] = layout === "tn" ? [1, M] : [K, 1];
     const [bInner, bCol] = layout === "nt" ? [1, K] : [N, 1];
-    const outBits = new Uint32Array(out.buffer);
+    const outBits = new Uint32Array(out.buffer, out.byteOffset, out.length);
     for (let q = 0; q < count; q++) {
       this.x.packA(aOff + 4 * q * M * K, aRow, aInner, M, K, paOff, faOff);
       this.x.packB(bOff + 4 * q * K * N, bCol, bInner, N, K, pbOff, fbOff);

@@ -9,5 +9,6 @@ export { MATMUL_WGSL } from "./matmul-wgsl.ts";
 export { GpuMatmul, openWebGpu, useSwiftShaderWhenNoIcd, WebGpuError, WebGpuUnavailableError, SWIFTSHADER_ICD, type AdapterInfo } from "./device.ts";
 export { GpuV3 } from "./v3-device.ts";
 export { V3_MATMUL_WGSL, V3_TILE } from "./v3-matmul-wgsl.ts";
-export { SOFTFLOAT_WGSL, V3_ELEMENTWISE_WGSL, V3_OPS, V3_ROW_WGSL, v3RowInvocations, type V3Op, type V3RowKernel } from "./v3-elementwise-wgsl.ts";
+export { V3_ELEMENTWISE_WGSL, V3_OPS, V3_ROW_WGSL, v3RowInvocations, type V3Op, type V3RowKernel } from "./v3-elementwise-wgsl.ts";
+export { SOFTFLOAT_WGSL } from "./v3-softfloat-wgsl.ts";
 export { operands, rng, firstBitDifference, specialsOnlyIn, type InputKind } from "./operands.ts";
