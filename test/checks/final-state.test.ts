@@ -18,6 +18,7 @@ import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
 import { createRun, deploymentSalt, parseStrategy, type Strategy } from "../../verifier/src/ml/index.ts";
 import { answerOpenings, type OpeningsContext } from "../../verifier/src/provider/openings.ts";
 import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
+import type { ProviderContext } from "../../verifier/src/provider/records.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
 import { disputeEnv, policy, type DisputeEnv } from "../dispute/helpers.ts";
 import { tempDir, tinyManifest } from "../ml/helpers.ts";
@@ -27,7 +28,7 @@ describe("checks: the final state screened through a state opening (local chain)
   let env: DisputeEnv;
   let dir: string;
   let stateOpenings: Address;
-  let ctx: OpeningsContext;
+  let ctx: ProviderContext & OpeningsContext;
 
   before(async () => {
     env = await disputeEnv();
