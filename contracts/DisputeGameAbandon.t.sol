@@ -282,8 +282,8 @@ contract DisputeGameAbandonTest is TestBase, AttackFixture {
         _challengeCommitted(HONEST_1, jobId, BAD_STEP, BAD_STEP);
     }
 
-    /// A NoDecision on a TimedOut job re-opens its window like a Committed one's (MAX_REOPENS is per job, shared by
-    /// every TimedOut and Committed window of the job): a sybil dispute at the window's last second with a silent
+    /// A NoDecision on a TimedOut job re-opens its window like a Committed one's (MAX_REOPENS is per tenure, shared by
+    /// its TimedOut and Committed windows): a sybil dispute at the window's last second with a silent
     /// panel does not launder the faulty segment; an honest challenge in the re-opened window still slashes.
     function test_timedOut_noDecisionAtWindowEnd_reopensWindow_faultStillReachable() public {
         uint256 jobId = _job(2, 1, BAD_STEP);

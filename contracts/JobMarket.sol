@@ -56,7 +56,7 @@ contract JobMarket is IJobMarket, FixedRoles {
         // slot 5: h of the last committed state (the next segment's first leaf must equal it)
         bytes32 lastEndState;
         // slot 6
-        uint8 reopens; // challenge windows re-opened after a NoDecision (<= MAX_REOPENS; MAX_REOPENS + 1: ends Unresolved)
+        uint8 reopens; // this tenure's challenge windows re-opened after a NoDecision (<= MAX_REOPENS; MAX_REOPENS + 1: ends Unresolved)
         uint8 idleTimeouts; // timeouts of tenures that committed nothing (< MAX_IDLE_TIMEOUTS while the job lives)
         address committer; // the session key the tenure's attested tier bound (counts only while committerBound)
         uint8 tenureTier; // the tier the bound tenure was accepted at (read only while committerBound)
@@ -230,6 +230,9 @@ contract JobMarket is IJobMarket, FixedRoles {
         j.status = JobStatus.Active;
         j.deadline = deadline;
         if (j.startSegment != next) j.startSegment = next;
+        // INVARIANT: the re-open budget (MAX_REOPENS) is a tenure's: undecided disputes in an earlier tenure's window
+        // must not leave an honest successor one NoDecision away from Unresolved (no pay for its segments).
+        if (j.reopens != 0) j.reopens = 0;
         // INVARIANT: a tenure whose (discounted) lock rests on evidence that bound a session key commits from that key
         // only, so the tier is used by the machine that holds the attested key; a later tenure binds its own (or none).
         // NOTE: the flag sits in slot 1, which commitSegment reads anyway (stepsPerSegment), so a tenure without a key

@@ -5,7 +5,8 @@
  */
 import { expect } from "chai";
 import { keccak256, toHex, type Hex } from "viem";
-import { segmentLeaves, segmentRoot } from "../../verifier/src/checks/segment.ts";
+import { segmentLeaves } from "../../verifier/src/checks/segment.ts";
+import { segmentRoot } from "../../verifier/src/checks/segment-root.ts";
 import { SegmentTree } from "../../verifier/src/trace/index.ts";
 
 const leaf = (k: number): Hex => keccak256(toHex(`leaf ${k}`));

@@ -148,7 +148,7 @@ describe("pouw on a market: errors, read-only commands, listings, Ctrl-C (in-pro
       expect(r.stdout).to.match(new RegExp(`^1 +Committed +3/3 +\\S+ \\S+ +\\S+ \\S+ +${buyer} +${provider} +\\d{4}-`, "m"));
       r = await runPouw(["jobs", "--status", "pending", ...as()]);
       expect(r.code).to.equal(2);
-      expect(r.stderr).to.match(/^pouw: --status must be a comma-separated list of open, active, committed, finalized, cancelled, refunded, timedout or all, got "pending"\n$/);
+      expect(r.stderr).to.match(/^pouw: --status must be a comma-separated list of open, active, committed, finalized, cancelled, refunded, timedout, unresolved or all, got "pending"\n$/);
     });
 
     it("provider status and auditor status: stake, bond, credits and jobs, by --address without a key", async () => {

@@ -84,7 +84,14 @@ export async function servePass(ctx: ServeContext, opts: ServeOptions, memo: Dec
         duty.openings.failed.push(...r.failed.map(({ step, reason }) => ({ step, reason })));
       }
       if (d.disputeGame) duty.disputes = await defendProviderJob(ctx, j.jobId, { memo });
-      duty.remaining = remainingOf(duty, j, me, at);
+      // INVARIANT: what remains is judged on the job and the chain time AFTER the duties: a dispute that settled
+      // NoDecision during the pass re-opens the challenge window, and a service that judged the job read before
+      // the pass would exit with a window open again (and an opening in it unanswered)
+      const after = await getJob(clients.public, { jobMarket: d.jobMarket, jobId: j.jobId });
+      const now = Number((await clients.public.getBlock()).timestamp);
+      duty.status = after.status;
+      duty.deadline = Number(after.deadline);
+      duty.remaining = remainingOf(duty, after, me, now);
     } catch (err) {
       // one job's failure (an RPC error, content no source serves now) must not stop the duties of the others
       if (err instanceof InputError) throw err;
