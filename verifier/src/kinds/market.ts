@@ -108,9 +108,11 @@ export async function createKindJob(ctx: KindMarketContext, km: KindManifest, op
  */
 export async function fetchKindManifest(store: ContentStore, uri: string, expectedHash: Hex): Promise<KindManifest | undefined> {
   if (!uri.startsWith(MANIFEST_URI_PREFIX)) return undefined;
+  // NOTE: a manifest no source serves throws (the caller's content error), never reads as "not a kind job"
+  const bytes = await store.get(uri.slice(MANIFEST_URI_PREFIX.length));
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder().decode(await store.get(uri.slice(MANIFEST_URI_PREFIX.length))));
+    value = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
     return undefined; // the training reader reports what is wrong with it
   }
