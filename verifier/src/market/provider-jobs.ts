@@ -46,7 +46,8 @@ export async function acceptProviderJob(ctx: ProviderJobsContext, jobId: bigint,
   const { checkJobBeforeAccept } = await import("../provider/check-base.ts"); // the engine loads here, not for every command
   if (o.peers) await o.peers.dial([open.buyer]);
   try {
-    await checkJobBeforeAccept(ctx, jobId);
+    // an evaluate or generate job is checked by its kind (kinds/market.ts), a training job by its dry run
+    if (!(await (await import("../kinds/market.ts")).checkKindJobBeforeAccept(ctx, jobId))) await checkJobBeforeAccept(ctx, jobId);
   } catch (err) {
     if (!(err instanceof ContentNotFoundError)) throw err;
     throw new InputError(

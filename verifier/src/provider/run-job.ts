@@ -41,6 +41,7 @@ import { createRun, deploymentSalt, formatStrategy, policyShapeMismatch, type Ma
 import type { ContentStore } from "../store/index.ts";
 import { lossE6 as lossE6Of, replayStrategySteps, trainSegments } from "../ml/segments.ts";
 import { checkJobBase } from "./check-base.ts";
+import { fetchKindManifest, runKindJob, type KindManifest } from "../kinds/market.ts";
 import { endRecordPath, writeStateCids, type ProviderContext } from "./records.ts";
 
 export { endRecordPath, providerJobDir, type ProviderContext } from "./records.ts";
@@ -79,7 +80,9 @@ export type RunJobResult = {
   /** Per-step training losses of the steps trained by this call. */
   stepLosses: { step: number; loss: number }[];
   wallSeconds: number;
-  manifest: Manifest;
+  /** The job's manifest: a training manifest, or an evaluate/generate manifest (then `kind` says which). */
+  manifest: Manifest | KindManifest["manifest"];
+  kind?: KindManifest["kind"];
   /** The job's status when the call started (a job that is not Active is not trained), and its deadline then. */
   status: JobStatusName;
   deadline: number;
@@ -117,6 +120,12 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
   const created = await getJobCreated(clients.public, { jobMarket, jobId, fromBlock });
   // a linear-tile job is trained only if its manifest hash and registered terms are its document's (else no proof of it
   // could ever settle a dispute: CircuitTermsMismatchError)
+  // an evaluate or generate job is inference, one example a step (kinds/market.ts)
+  const kind = await fetchKindManifest(ctx.store, created.manifestUri, job.manifestHash);
+  if (kind) {
+    const r = await runKindJob(ctx, kind, { jobId, nextSegment: job.nextSegment, policy: job.policy, status: job.status });
+    return { jobId, resumedFrom: r.resumedFrom, committed: r.committed, txs: r.txs, gasUsed: r.gasUsed, flops: 0, stepLosses: [], wallSeconds: r.wallSeconds, manifest: kind.manifest, kind: kind.kind, status: job.status, deadline: Number(job.deadline) };
+  }
   const manifest = await fetchManifest(ctx.store, created.manifestUri, job.manifestHash, { circuitHash: circuitJobCheck(clients.public, deployment, jobId, { requireRegistered: true }) });
   const K = manifest.training.stepsPerSegment;
   const S = job.policy.segments;

@@ -20,12 +20,14 @@ import { circuitJobCheck } from "../../market/circuit-job.ts";
 import { fetchManifest } from "../../market/manifest-store.ts";
 import { SourceUnavailableError } from "../../net/index.ts";
 import { readOpening } from "../opening.ts";
+import { decideKindDispute, KindJobs } from "../../kinds/bot.ts";
 import type { DisputeContext, Followed, Game } from "./types.ts";
 
 export type PanelDuty = { serve(ctx: DisputeContext, f: Followed, log: Logger): Promise<void> };
 
 export function panelDuty(g: Game, ballots: BallotStore, unavailableMarginS: number | undefined, stateOpenings?: Address): PanelDuty {
   let commitWindowS: number | undefined;
+  let kinds: KindJobs | undefined;
   /** Seconds before the commit deadline at which a member still missing what the job needs votes Fault. */
   const marginS = async (): Promise<number> => {
     if (unavailableMarginS !== undefined) return unavailableMarginS;
@@ -77,6 +79,20 @@ export function panelDuty(g: Game, ballots: BallotStore, unavailableMarginS: num
     const commitments = ctx.db.commitments(f.jobId, f.segment);
     // a segment the bot has not recorded yet is the bot's own lag, not the provider's fault: no vote yet
     if (!commitments) throw new Error(`segments 0..${f.segment} of job ${f.jobId} are not all in the bot's database yet; deciding next tick`);
+    // an evaluate or generate job: one example recomputed from state s-1 (kinds/bot.ts decideExample)
+    const botJob = ctx.db.job(f.jobId);
+    let kindJob;
+    try {
+      kindJob = botJob && (await (kinds ??= new KindJobs(ctx.store)).jobFor(botJob));
+    } catch (err) {
+      if (err instanceof ChainError || !(err instanceof PouwError)) throw err;
+      return unavailableVote(disputeId, `job ${f.jobId}'s manifest ${botJob!.manifestUri} or the model it names cannot be obtained (${err.shortMessage})`, log);
+    }
+    if (kindJob) {
+      const decision = await decideKindDispute(kindJob, ctx.store, commitments[f.segment]!, f);
+      log.info({ vote: decision.vote, reason: decision.reason }, "panel decision (one example)");
+      return decision;
+    }
     const loaded = await loadRun(ctx, f.jobId);
     if ("missing" in loaded) return unavailableVote(disputeId, loaded.missing, log);
     const { run } = loaded;

@@ -168,6 +168,47 @@ const coverageJson = (c: JobCoverage) => ({
   promisedSegments: c.promisedSegments ?? null,
 });
 
+/** `create` of an evaluate or generate manifest; false when the manifest is a training manifest. */
+async function createKind(opts: Record<string, string | boolean | undefined>): Promise<boolean> {
+  const path = opts.manifest as string;
+  const { readFile } = await import("node:fs/promises");
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, "utf8"));
+  } catch {
+    return false; // readManifestFile names what is wrong with it
+  }
+  const { kindManifestOf, kindPolicy, createKindJob } = await import("../../kinds/market.ts");
+  const km = kindManifestOf(value);
+  if (km === undefined) return false;
+  const s = (k: string) => opts[k] as string | undefined;
+  const aJob = `${km.kind === "evaluate" ? "an" : "a"} ${km.kind} job`;
+  for (const [flag, given] of [["--data-terms", opts.dataTerms === true], ["--data-share-bps", s("dataShareBps") !== undefined], ["--margin", s("margin") !== undefined], ["--integrity-value", s("integrityValue") !== undefined], ["--detection", s("detection") !== undefined], ["--allow-underpriced", opts.allowUnderpriced === true]] as const) {
+    if (given) throw new InputError(`${flag} is not supported for ${aJob} (manifest ${path}): no data terms or quote yet (docs/kinds.md)`);
+  }
+  if (s("pay") === "compute") throw new InputError(`--pay compute is not supported for ${aJob} (manifest ${path}): pass --pay <amount>`);
+  const K = s("examplesPerSegment");
+  if (K !== undefined && !/^[1-9][0-9]*$/.test(K)) throw new InputError(`--examples-per-segment must be a positive integer, got ${JSON.stringify(K)}`);
+  const plan = await createFlags({ ...opts, quote: false });
+  const terms = {
+    ...(plan.payment !== undefined ? { payment: plan.payment as bigint } : {}),
+    ...(K !== undefined ? { examplesPerSegment: Number(K) } : {}),
+    ...(plan.overrides ? { overrides: plan.overrides } : {}),
+  };
+  kindPolicy(km, terms); // what the flags lack is said before the chain is read
+  const ctx = await marketContext(opts as never);
+  const r = await createKindJob(ctx, km, { ...terms, mint: opts.mint === true, subject: `manifest ${path}` });
+  if (ctx.ipfs) await announceStateNode(ctx);
+  const p = r.policy;
+  const json = { jobId: r.jobId.toString(), kind: r.kind, manifestUri: r.manifestUri, manifestHash: r.manifestHash, payment: r.payment.toString(), policy: { ...p, requiredStake: p.requiredStake.toString() }, txs: r.txs.map(txJson) };
+  process.stdout.write(
+    opts.json
+      ? JSON.stringify(json) + "\n"
+      : `job ${r.jobId} created (${r.kind}): ${p.segments} segments of ${p.stepsPerSegment} examples, payment ${approxTokens(r.payment)} ${ctx.symbol}, stake ${approxTokens(p.requiredStake)} ${ctx.symbol}, challenge window ${p.challengeWindow} s, manifest ${r.manifestUri}\n`,
+  );
+  return true;
+}
+
 /** `create`'s handler (the definitions and flags are in buyer.ts). */
 export const create = async (opts: Record<string, string | boolean | undefined>) => {
   // NOTE: the quote (HiGHS) and the market code load only for the command that uses them (commands/index.ts)
@@ -176,6 +217,9 @@ export const create = async (opts: Record<string, string | boolean | undefined>)
     import("../../market/create-job.ts"),
     import("../../market/panel-pool.ts"),
   ]);
+  // an evaluate or generate manifest is an inference job: one example a step (kinds/market.ts, docs/kinds.md)
+  const kindJob = await createKind(opts);
+  if (kindJob) return;
   const manifest = await readManifestFile(opts.manifest as string);
   const plan = await createFlags(opts);
   // an underpriced payment is refused before the chain is read (planJob checks it again for every caller)

@@ -35,6 +35,7 @@ export function registerBuyer(program: Command): void {
       .option("--data-share-bps <bps>", `share of the payment credited to the corpora at finalize when data terms are attached (default ${DEFAULT_DATA_SHARE_BPS})`)
       .option("--data-terms", "require data terms: fail unless every corpus is registered in the deployment's DataRegistry")
       .option("--no-data-terms", "never attach data terms (createJob: no contributor share, no tier floor)")
+      .option("--examples-per-segment <K>", "evaluate/generate manifests: examples a segment commits (must divide the examples; default the largest divisor up to 50)")
       .option("--mint", "dev chain: mint the payment if the balance is short")
       .option("--json", "print the job as JSON"),
   ).action(lazyAction(() => import("./buyer-run.ts"), "create"));
