@@ -64,10 +64,10 @@ export async function judgeStatement(client: PublicClient<Transport, Chain>, p: 
   const at = { request: q, challengeIssuedAt: new Date(Number(challengeBlock.timestamp) * 1000), now: new Date(Number(a.issuedAt) * 1000) };
   const judge = async (trust: EvidenceTrust) => {
     try {
-      return { verdict: await verifyEvidenceBundle(p.bundle, { trust, ...at }), reason: undefined };
+      return { verdict: await verifyEvidenceBundle(p.bundle, { trust, ...at }), reason: undefined, message: undefined };
     } catch (err) {
       if (!(err instanceof AttestationError)) throw err;
-      return { verdict: undefined, reason: err.reason };
+      return { verdict: undefined, reason: err.reason, message: err.shortMessage };
     }
   };
   const supports = (v: BundleVerdict | undefined) => v !== undefined && v.tier === a.tier && v.band >= a.band;
@@ -76,6 +76,9 @@ export async function judgeStatement(client: PublicClient<Transport, Chain>, p: 
   const statementFalse = !supports(verdict);
   // INVARIANT: "revoked since" only for a statement that held at its time: a false one is voted false (its signers forfeit)
   const now = !statementFalse && p.currentTrust !== undefined ? await judge(p.currentTrust) : undefined;
+  // INVARIANT: an unusable current trust configuration (an undecodable CRL, a missing pin) is no evidence of a
+  // revocation: it is refused, never voted "revoked since"
+  if (now?.reason === "policy-invalid") throw new AttestCommitteeError(`the current trust configuration is unusable for this bundle: ${now.message}`);
   const revokedSince = now !== undefined && !supports(now.verdict);
   return { disputeId: p.disputeId, provider: getAddress(d.provider), requestId: d.requestId, recorded: { tier: a.tier, band: a.band, issuedAt: a.issuedAt }, verdict, reason, statementFalse, revokedSince, revokedReason: revokedSince ? now?.reason : undefined };
 }
