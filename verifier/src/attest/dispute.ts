@@ -6,8 +6,8 @@
  * signed. A later expiry of the verdict is no support for a shorter record, and an earlier one no refutation: the
  * statement's validity is capped by the registry, not judged here.
  *
- * Revoked since: given `currentTrust` (today's public revocation and TCB data: raised minimum TCBs or TCB evaluation
- * numbers, refused statuses), a statement that holds under `trust` but whose evidence, re-verified at the same
+ * Revoked since: given `currentTrust` (today's public revocation and TCB data: CRLs published since, e.g.
+ * `amdSevSnp.currentCrls`, raised minimum TCBs or TCB evaluation numbers, refused statuses), a statement that holds under `trust` but whose evidence, re-verified at the same
  * issuedAt under `currentTrust`, no longer supports its tier and band is `revokedSince`: the member votes
  * ProviderRegistry.voteRevoked, which downgrades the record without forfeiting the signers' bonds.
  *
@@ -27,7 +27,8 @@ export type JudgeStatementParameters = {
   bundle: Uint8Array;
   /** The trust configuration the statement was signed under. */
   trust: EvidenceTrust;
-  /** Today's trust configuration (public revocation and TCB data published since); absent: not judged. */
+  /** Today's trust configuration (public revocation and TCB data published since, e.g. newer CRLs); absent: not judged.
+   * One unusable for the bundle (`policy-invalid`) throws AttestCommitteeError rather than vote. */
   currentTrust?: EvidenceTrust;
 };
 
