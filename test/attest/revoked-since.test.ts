@@ -13,7 +13,7 @@ import * as x509 from "@peculiar/x509";
 import { network } from "hardhat";
 import { getAddress, keccak256, maxUint256, parseEther, type Hex } from "viem";
 import { judgeStatement } from "../../verifier/src/attest/dispute.ts";
-import { loadEvidenceTrust, prepareAttestation } from "../../verifier/src/attest/index.ts";
+import { AttestCommitteeError, loadEvidenceTrust, prepareAttestation } from "../../verifier/src/attest/index.ts";
 import {
   approveToken,
   DEFAULT_ACTIVATION_DELAY_SECONDS,
@@ -119,6 +119,10 @@ describe("attest: a record whose ASK is revoked in a newer CRL is voted 'revoked
       const j = await judgeStatement(admin.public, { providerRegistry: registry, disputeId, bundle, trust, currentTrust: loadEvidenceTrust(join(dir, f)) });
       expect([j.statementFalse, j.revokedSince], f).to.deep.equal([false, false]);
     }
+    // an unusable current trust (here a list without nextUpdate, whose entries would parse as none) is refused, not voted
+    const noNext = await x509.X509CrlGenerator.create({ issuer: snp.ark.subject, thisUpdate: chainNow, entries: [{ serialNumber: snp.ask.serialNumber, revocationDate: chainNow }], signingKey: snp.arkKeys.privateKey, signingAlgorithm: { name: "RSA-PSS", hash: "SHA-384", saltLength: 48 } as RsaPssParams });
+    const unusable = judgeStatement(admin.public, { providerRegistry: registry, disputeId, bundle, trust, currentTrust: { amdSevSnp: { ...policy, currentCrls: [raw(noNext)] } } });
+    expect(await unusable.then(() => undefined, (e: unknown) => e)).to.be.instanceOf(AttestCommitteeError).and.have.property("message").match(/current trust configuration is unusable for this bundle: .*has no nextUpdate/);
     const current = loadEvidenceTrust(join(dir, "now.json"));
     const before = await Promise.all(signers.map(async (i) => (await getAuditor(admin.public, { auditorRegistry: d.auditorRegistry, auditor: DEV[i]!.address })).bond));
     let outcome = "open";
