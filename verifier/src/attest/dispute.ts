@@ -6,8 +6,8 @@
  * signed. A later expiry of the verdict is no support for a shorter record, and an earlier one no refutation: the
  * statement's validity is capped by the registry, not judged here.
  *
- * Revoked since: given `currentTrust` (today's public revocation and TCB data: raised minimum TCBs or TCB evaluation
- * numbers, refused statuses), a statement that holds under `trust` but whose evidence, re-verified at the same
+ * Revoked since: given `currentTrust` (today's public revocation and TCB data: CRLs published since, e.g.
+ * `amdSevSnp.currentCrls`, raised minimum TCBs or TCB evaluation numbers, refused statuses), a statement that holds under `trust` but whose evidence, re-verified at the same
  * issuedAt under `currentTrust`, no longer supports its tier and band is `revokedSince`: the member votes
  * ProviderRegistry.voteRevoked, which downgrades the record without forfeiting the signers' bonds.
  *
@@ -27,7 +27,8 @@ export type JudgeStatementParameters = {
   bundle: Uint8Array;
   /** The trust configuration the statement was signed under. */
   trust: EvidenceTrust;
-  /** Today's trust configuration (public revocation and TCB data published since); absent: not judged. */
+  /** Today's trust configuration (public revocation and TCB data published since, e.g. newer CRLs); absent: not judged.
+   * One unusable for the bundle (`policy-invalid`) throws AttestCommitteeError rather than vote. */
   currentTrust?: EvidenceTrust;
 };
 
@@ -64,10 +65,10 @@ export async function judgeStatement(client: PublicClient<Transport, Chain>, p: 
   const at = { request: q, challengeIssuedAt: new Date(Number(challengeBlock.timestamp) * 1000), now: new Date(Number(a.issuedAt) * 1000) };
   const judge = async (trust: EvidenceTrust) => {
     try {
-      return { verdict: await verifyEvidenceBundle(p.bundle, { trust, ...at }), reason: undefined };
+      return { verdict: await verifyEvidenceBundle(p.bundle, { trust, ...at }), reason: undefined, message: undefined };
     } catch (err) {
       if (!(err instanceof AttestationError)) throw err;
-      return { verdict: undefined, reason: err.reason };
+      return { verdict: undefined, reason: err.reason, message: err.shortMessage };
     }
   };
   const supports = (v: BundleVerdict | undefined) => v !== undefined && v.tier === a.tier && v.band >= a.band;
@@ -76,6 +77,9 @@ export async function judgeStatement(client: PublicClient<Transport, Chain>, p: 
   const statementFalse = !supports(verdict);
   // INVARIANT: "revoked since" only for a statement that held at its time: a false one is voted false (its signers forfeit)
   const now = !statementFalse && p.currentTrust !== undefined ? await judge(p.currentTrust) : undefined;
+  // INVARIANT: an unusable current trust configuration (an undecodable CRL, a missing pin) is no evidence of a
+  // revocation: it is refused, never voted "revoked since"
+  if (now?.reason === "policy-invalid") throw new AttestCommitteeError(`the current trust configuration is unusable for this bundle: ${now.message}`);
   const revokedSince = now !== undefined && !supports(now.verdict);
   return { disputeId: p.disputeId, provider: getAddress(d.provider), requestId: d.requestId, recorded: { tier: a.tier, band: a.band, issuedAt: a.issuedAt }, verdict, reason, statementFalse, revokedSince, revokedReason: revokedSince ? now?.reason : undefined };
 }

@@ -22,6 +22,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { getAddress, keccak256, stringToBytes, type Address, type Hex, type LocalAccount } from "viem";
 import { z } from "zod";
+import { X509Crl } from "@peculiar/x509";
 import {
   AttestationError,
   attestationBinding,
@@ -64,6 +65,8 @@ const TrustFileSchema = z
         arks: z.array(z.string().min(1)).min(1),
         allowedMeasurements: z.array(z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/)).optional(),
         requireCrl: z.boolean().optional(),
+        /** Today's CRLs (DER or PEM file paths, relative to the trust file): checked against the ASK and the VCEK. */
+        currentCrls: z.array(z.string().min(1)).optional(),
         minTcb: z
           .object({ bootloader: z.number().int().min(0).max(255), tee: z.number().int().min(0).max(255), snp: z.number().int().min(0).max(255), microcode: z.number().int().min(0).max(255) })
           .partial()
@@ -105,7 +108,9 @@ export function loadEvidenceTrust(path: string): EvidenceTrust {
   return {
     ...(nvidia ? { nvidia: nvidia.data } : {}),
     ...(t.intelTdx ? { intelTdx: t.intelTdx } : {}),
-    ...(t.amdSevSnp ? { amdSevSnp: { ...t.amdSevSnp, arks: t.amdSevSnp.arks.map((x) => loadVendorRoot(pem(x))) } } : {}),
+    ...(t.amdSevSnp
+      ? { amdSevSnp: { ...t.amdSevSnp, arks: t.amdSevSnp.arks.map((x) => loadVendorRoot(pem(x))), currentCrls: (t.amdSevSnp.currentCrls ?? []).map((x) => crlBytes(rel(x), path)) } }
+      : {}),
     ...(t.pouwEat
       ? {
           pouwEat: {
@@ -115,6 +120,27 @@ export function loadEvidenceTrust(path: string): EvidenceTrust {
         }
       : {}),
   };
+}
+
+/** A CRL file's DER bytes (PEM "X509 CRL" decoded); InputError when unreadable. */
+function crlBytes(file: string, trustPath: string): Uint8Array {
+  let raw: Buffer;
+  try {
+    raw = readFileSync(file);
+  } catch (err) {
+    throw new InputError(`--trust ${trustPath}: the CRL file ${file} is not readable`, { cause: err });
+  }
+  const text = raw.toString("latin1");
+  const der = text.includes("-----BEGIN X509 CRL-----") ? new Uint8Array(Buffer.from(text.replace(/-----(BEGIN|END) X509 CRL-----|\s+/g, ""), "base64")) : new Uint8Array(raw);
+  let crl: X509Crl;
+  try {
+    crl = new X509Crl(der);
+  } catch (err) {
+    throw new InputError(`--trust ${trustPath}: the CRL file ${file} is not a DER or PEM X.509 CRL`, { cause: err });
+  }
+  // (checks/attestation/formats/sev-snp.ts: the entries of a CRL without nextUpdate do not parse)
+  if (crl.nextUpdate === undefined) throw new InputError(`--trust ${trustPath}: the CRL file ${file} has no nextUpdate (its entries would be read as none)`);
+  return der;
 }
 
 export type Preparation = {

@@ -12,7 +12,10 @@
  * = REPORTED_TCB, so a VCEK of another chip or TCB does not verify it.
  *
  * Revocation: AMD's KDS publishes an ARK-signed CRL of revoked ASKs; stapled (`crl`), it is verified (signed by the
- * ARK, within its dates) and the ASK must not be on it. It is mandatory unless the policy says `requireCrl: false`. The report itself carries no
+ * ARK, within its dates) and the ASK must not be on it. It is mandatory unless the policy says `requireCrl: false`.
+ * The auditor's own CRLs (`currentCrls`: what KDS publishes today, possibly newer than the verification time) are
+ * checked too, each against the certificates its issuer (the ARK or the ASK) signed: anyone holding public revocation
+ * data can so show that a statement's evidence no longer holds (attest/dispute.ts, "revoked since"). The report itself carries no
  * time, so the verdict expires at the earliest of the VCEK's notAfter, the CRL's nextUpdate and now + maxValiditySeconds
  * (short lifetimes: default 7 days).
  */
@@ -66,6 +69,14 @@ export type SevSnpPolicy = {
    * VMPL 1..3 can come from a less privileged guest component under an SVSM/paravisor that sees more than it does.
    */
   readonly maxVmpl?: number;
+  /**
+   * CRLs the auditor holds (DER): today's public revocation data, e.g. AMD KDS's ARK-signed ASK CRL fetched now. Each
+   * must be signed by the bundle's ARK or ASK; a certificate its signer issued (the ASK, resp. the VCEK) on it is
+   * refused (cert-revoked). Its dates are not checked against the verification time: a dispute re-verifies at a past
+   * statement's issuedAt with a CRL published after it, and a revocation is never undone. One signed by neither
+   * (another product line's) is skipped.
+   */
+  readonly currentCrls?: readonly Uint8Array[];
   /** Accept a guest policy that allows a migration agent (POLICY bit 18). Default false. */
   readonly allowMigrationAgent?: boolean;
   /** The longest a verdict counts (the report carries no time). Default 7 days. */
@@ -189,6 +200,24 @@ export async function verifySevSnp(ev: SevSnpEvidence, policy: SevSnpPolicy, now
   } else if (policy.requireCrl ?? true) {
     // INVARIANT: revocation is off only where the auditor said so, never by the provider leaving the CRL out
     throw new AttestationError("crl-invalid", "no ASK CRL stapled (the policy requires one unless requireCrl is false)");
+  }
+  for (const [i, bytes] of (policy.currentCrls ?? []).entries()) {
+    let crl: x509.X509Crl;
+    try {
+      crl = new x509.X509Crl(Buffer.from(bytes));
+    } catch (err) {
+      throw new AttestationError("policy-invalid", `the trust's current CRL #${i} is not a DER CRL`, { cause: err });
+    }
+    // NOTE: @peculiar/x509 parses the revoked entries of a CRL without nextUpdate as none (the optional field before
+    // them confuses its schema): such a list would revoke nothing, so it is refused instead of read as empty
+    if (crl.nextUpdate === undefined) throw new AttestationError("policy-invalid", `the trust's current CRL #${i} (issuer "${crl.issuer}") has no nextUpdate`);
+    // INVARIANT: a CRL revokes only what its signer issued (the ARK's lists ASKs, the ASK's lists VCEKs), and counts
+    // only under that signer's key: an unsigned list must not revoke a genuine chain
+    for (const [issuer, subject, label] of [[ark, ask, "ASK"], [ask, vcek, "VCEK"]] as const) {
+      if (crl.issuer !== issuer.cert.subject || !(await crl.verify({ publicKey: issuer.cert.publicKey }).catch(() => false))) continue;
+      const hit = crl.entries.find((e) => e.serialNumber.toLowerCase() === subject.cert.serialNumber.toLowerCase());
+      if (hit) throw new AttestationError("cert-revoked", `the ${label} (serial ${subject.cert.serialNumber}) is on the current CRL of ${crl.thisUpdate.toISOString()}, revoked ${hit.revocationDate.toISOString()}`);
+    }
   }
 
   // INVARIANT: the VCEK is this chip's key at this TCB, not any VCEK under the ASK
