@@ -54,9 +54,23 @@ export function flopsPerStepOf(model: ModelConfig, batchSize: number): number {
   }
 }
 
-/** Nominal FLOPs of the honest job: training.steps x flopsPerStepOf(model, training.batchSize). */
-export function jobFlopsOf(manifest: Pick<Manifest, "model" | "training">): number {
-  return manifest.training.steps * flopsPerStepOf(manifest.model, manifest.training.batchSize);
+/**
+ * Nominal FLOPs of the teacher's forward pass in one distillation step: a third of flopsPerStepOf(teacher, batchSize)
+ * (forward 2x multiply-adds, forward + backward 6x): the teacher is frozen, so the step runs its forward pass only.
+ */
+export function teacherFlopsPerStepOf(teacher: ModelConfig, batchSize: number): number {
+  return flopsPerStepOf(teacher, batchSize) / 3;
+}
+
+/**
+ * Nominal FLOPs of the honest job: training.steps x flopsPerStepOf(model, training.batchSize), plus, for a
+ * distillation job, the teacher's forward pass on every step's batch (teacherFlopsPerStepOf): part of the
+ * deterministic step, so of the honest provider's cost and of what skip-teacher saves.
+ */
+export function jobFlopsOf(manifest: Pick<Manifest, "model" | "training"> & { distill?: Manifest["distill"] }): number {
+  const { steps, batchSize } = manifest.training;
+  const teacher = manifest.distill === undefined ? 0 : teacherFlopsPerStepOf(manifest.distill.teacher.arch as ModelConfig, batchSize);
+  return steps * (flopsPerStepOf(manifest.model, batchSize) + teacher);
 }
 
 /** What `flops` nominal FLOPs cost at `pricePerTflop` tokens per TFLOP (tokens). */

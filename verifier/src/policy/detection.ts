@@ -82,11 +82,33 @@ export type DetectionMatrix = z.infer<typeof DetectionMatrix>;
 export const DEFAULT_DETECTION_PATH = "bench/results/detection.json";
 
 /**
- * The committed matrix of this package (DEFAULT_DETECTION_PATH under the package root), as an absolute
+ * The committed matrix of this package for full training (DEFAULT_DETECTION_PATH under the package root), as an absolute
  * path: independent of the working directory a command runs in.
  */
 export function packageDetectionPath(): string {
   return fileURLToPath(new URL(`../../../${DEFAULT_DETECTION_PATH}`, import.meta.url));
+}
+
+/**
+ * The job kinds with their own measured matrix (bench/detection-kinds.ts): a manifest with an `adapter` block is
+ * priced from bench/results/detection-adapter.json, one with a `distill` block from detection-distill.json (the
+ * adapted cheats: skipped adapter step, planted adapter, wrong base; skipped teacher, wrong teacher). Full training
+ * reads DEFAULT_DETECTION_PATH.
+ */
+export type JobKindDetection = "adapter" | "distill";
+
+/** The job kind whose matrix prices a manifest; undefined for full training. */
+export function detectionKindOf(manifest: { adapter?: unknown; distill?: unknown }): JobKindDetection | undefined {
+  // INVARIANT: a manifest cannot be both (ml/manifest.ts refuses it); adapter first keeps the choice total anyway
+  if (manifest.adapter !== undefined) return "adapter";
+  if (manifest.distill !== undefined) return "distill";
+  return undefined;
+}
+
+/** The committed matrix that prices a job of `kind` (detectionKindOf), as an absolute path; packageDetectionPath for full training. */
+export function detectionPathFor(kind: JobKindDetection | undefined): string {
+  if (kind === undefined) return packageDetectionPath();
+  return fileURLToPath(new URL(`../../../bench/results/detection-${kind}.json`, import.meta.url));
 }
 
 /** Validates a parsed value; throws DetectionMatrixError naming the first bad field. */

@@ -5,7 +5,7 @@
  */
 import { parseManifestJson, readManifestText, type Manifest } from "../ml/manifest.ts";
 import { logger } from "../log/index.ts";
-import type { DetectionMatrix } from "./detection.ts";
+import { detectionKindOf, type DetectionMatrix, type JobKindDetection } from "./detection.ts";
 import { actionSetFromMatrix, optimiseContract, type Contract, type ContractParams } from "./contract.ts";
 import { verifyWithLp } from "./contract-lp.ts";
 import { finite, nonNegative, positive, positiveProbability, PolicyParamError } from "./params.ts";
@@ -46,6 +46,8 @@ export type QuoteJob = {
    * payment share alone.
    */
   flops?: number;
+  /** The job kind whose measured matrix prices it (policy/detection.ts detectionPathFor); absent: full training. */
+  kind?: JobKindDetection;
 };
 
 /**
@@ -378,9 +380,10 @@ export class QuoteManifestError extends InputError {
  * What a quote needs from a parsed manifest: its payment (or `paymentWei`, the buyer's override), steps, steps per
  * segment and the job's nominal FLOPs. The one function `pouw quote`, `buyer create` and the dApp size a job with.
  */
-export function quoteJobOf(manifest: Pick<Manifest, "model" | "training" | "policy">, paymentWei?: bigint): QuoteJob {
+export function quoteJobOf(manifest: Pick<Manifest, "model" | "training" | "policy"> & Partial<Pick<Manifest, "adapter" | "distill">>, paymentWei?: bigint): QuoteJob {
   const { steps, stepsPerSegment } = manifest.training;
-  return { paymentWei: paymentWei ?? BigInt(manifest.policy.paymentWei), steps, stepsPerSegment, flops: jobFlopsOf(manifest) };
+  const kind = detectionKindOf(manifest);
+  return { paymentWei: paymentWei ?? BigInt(manifest.policy.paymentWei), steps, stepsPerSegment, flops: jobFlopsOf(manifest), ...(kind ? { kind } : {}) };
 }
 
 /** Reads the quote's fields (quoteJobOf) from a manifest file (shared schema). */

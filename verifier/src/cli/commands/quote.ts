@@ -12,7 +12,7 @@ import {
   DEFAULT_DETECTION_PATH,
   DEFAULT_QUOTE_OPTIONS,
   loadDetectionMatrix,
-  packageDetectionPath,
+  detectionPathFor,
   quotePolicy,
   readQuoteJob,
   PIPELINE_CHECKS,
@@ -79,7 +79,7 @@ export function registerQuote(program: Command): void {
     .description("recommend audit rate, stake, challenger bond, panel size and auditor bond for a job (docs/economics.md)")
     .showHelpAfterError(false)
     .requiredOption("--manifest <file>", "job manifest (reads policy.paymentWei, training.steps, training.stepsPerSegment)")
-    .option("--detection <file>", `detection matrix (default: the package's ${DEFAULT_DETECTION_PATH}, written by the detection bench)`)
+    .option("--detection <file>", `detection matrix (default: the package's ${DEFAULT_DETECTION_PATH}, written by the detection bench; for an adapter or distillation manifest bench/results/detection-adapter.json or detection-distill.json, written by bench/detection-kinds.ts)`)
     .option("--checks <list>", `the checks to price: comma-separated names of the matrix's checks, or "any" to let the optimiser choose (default: the bot's pipeline, ${PIPELINE_CHECKS.join(" + ")})`)
     .option("--pay <amount>", "quote at this payment in tokens instead of the manifest's, or \"compute\": at what the job's FLOPs are worth at the compute price")
     .option("--step-detection <d>", "also price step sampling (state openings): the per-segment step rate that catches a cheat of every step with probability d, in (0, 1) (policy/step-sampling.ts)")
@@ -104,7 +104,8 @@ export function registerQuote(program: Command): void {
     const pay = opts.pay as string | undefined;
     if (pay === "compute" && worth === undefined) throw new PolicyParamError("--pay compute needs the job's FLOPs, and this manifest's model has none");
     const job = pay === undefined ? manifestJob : { ...manifestJob, paymentWei: pay === "compute" ? worth! : parseAmount("--pay", pay) };
-    const detectionPath = (opts.detection as string | undefined) ?? packageDetectionPath();
+    // an adapter or distillation job is priced from its own kind's measured matrix (the adapted cheats' rows)
+    const detectionPath = (opts.detection as string | undefined) ?? detectionPathFor(manifestJob.kind);
     const matrix = loadDetectionMatrix(detectionPath, { isDefault: opts.detection === undefined });
     const stepDetectionText = opts.stepDetection as string | undefined;
     const stepDetection = stepDetectionText === undefined ? undefined : Number(stepDetectionText);
