@@ -50,10 +50,10 @@ describe("pouw train --engine: pouw | cpu (| wasm for tolerance manifests), in-p
   it("refuses an unknown engine with exit 2", async () => {
     const r = await runPouw(["train", "--manifest", manifest, "--out", join(dir, "gpu"), "--engine", "gpu"]);
     expect(r.code).to.equal(2);
-    expect(r.stderr).to.match(/^pouw: --engine must be one of pouw, cpu, wasm, got "gpu"/);
+    expect(r.stderr).to.match(/^pouw: --engine must be one of pouw, cpu, wasm, webgpu, got "gpu"/);
   });
 
-  it("allows every engine for numerics tolerance and only the bitwise ones for bitwise (InputError otherwise)", () => {
+  it("allows every tfjs engine for numerics tolerance and only the bitwise ones for bitwise (InputError otherwise)", () => {
     const tolerance = parseManifest({ ...exampleJson("tiny.json"), numerics: "tolerance" });
     const bitwise = parseManifest(exampleJson("tiny.json"));
     expect(enginesAllowed("bitwise")).to.deep.equal(["pouw", "cpu"]);

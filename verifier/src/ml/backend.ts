@@ -10,16 +10,19 @@
  * wasm SIMD128 versions equal to them) for the mnist-mlp step and the optimizers, with the same bits
  * as "cpu" (test/ml/kernels.test.ts); tfjs stays pinned to its CPU backend underneath for everything
  * the kernel layer does not cover (evaluation, per-example outputs, char-transformer).
+ *
+ * "webgpu" (numerics bitwise-v3 only) runs the transformer's matmuls on a WebGPU device (webgpu/sync-kernels.ts)
+ * and everything else as "pouw" does; tfjs stays pinned to its CPU backend as for "pouw".
  */
 import * as tf from "@tensorflow/tfjs-core";
 import "@tensorflow/tfjs-backend-cpu";
 import { BackendError } from "./errors.ts";
 
-export type BackendName = "cpu" | "wasm" | "pouw";
+export type BackendName = "cpu" | "wasm" | "pouw" | "webgpu";
 
 /** The tfjs backend an engine runs its tf ops on. */
 export function tfBackendOf(name: BackendName): "cpu" | "wasm" {
-  return name === "pouw" ? "cpu" : name;
+  return name === "pouw" || name === "webgpu" ? "cpu" : name;
 }
 
 /** Engines whose bits are the CPU reference's (allowed for numerics "bitwise"). */

@@ -6,21 +6,24 @@
  *         for what it does not cover), the same bits as cpu
  *   cpu   tfjs-cpu, the bitwise reference
  *   wasm  tfjs-wasm (XNNPACK): faster than cpu but other bits, so only for numerics "tolerance"
+ *   webgpu numerics "bitwise-v3" only: its matmuls on a WebGPU device (webgpu/sync-kernels.ts), the rest on the pouw
+ *         kernels; the same bits as pouw (reference-v3.ts defines them)
  */
 import { InputError } from "../errors/index.ts";
 import type { BackendName } from "./backend.ts";
 import type { Manifest } from "./manifest.ts";
 
-export const ENGINES = ["pouw", "cpu", "wasm"] as const satisfies readonly BackendName[];
+export const ENGINES = ["pouw", "cpu", "wasm", "webgpu"] as const satisfies readonly BackendName[];
 
 /**
  * The engines whose results the manifest's numerics accept: "bitwise" the ones that give tfjs-cpu's bits,
- * "bitwise-v2" and "bitwise-v3" (char-transformer) only pouw, whose own kernels define those bits
- * (kernels/transformer-ref.ts, kernels/reference-v3.ts).
+ * "bitwise-v2" only pouw and "bitwise-v3" pouw or webgpu, whose own kernels define those bits
+ * (kernels/transformer-ref.ts, kernels/reference-v3.ts; the WGSL kernels of webgpu/ exist for v3 only).
  */
 export function enginesAllowed(numerics: Manifest["numerics"]): readonly BackendName[] {
+  if (numerics === "bitwise-v3") return ["pouw", "webgpu"];
   if (isKernelNumerics(numerics)) return ["pouw"];
-  return numerics === "bitwise" ? ["pouw", "cpu"] : ENGINES;
+  return numerics === "bitwise" ? ["pouw", "cpu"] : ["pouw", "cpu", "wasm"];
 }
 
 /** Whether the numerics' bits are defined by the pouw kernels themselves (bitwise-v2, bitwise-v3), not by tfjs-cpu. */
@@ -49,8 +52,8 @@ export function checkEngine(manifest: Pick<Manifest, "numerics">, engine: Backen
   const allowed = enginesAllowed(manifest.numerics);
   if (allowed.includes(engine)) return;
   const why = isKernelNumerics(manifest.numerics)
-    ? `the pouw kernels define ${manifest.numerics}'s bits; tfjs does not reproduce them`
-    : `the engines that give tfjs-cpu's bits; ${engine} needs numerics "tolerance"`;
+    ? `the pouw kernels define ${manifest.numerics}'s bits; tfjs does not reproduce them${engine === "webgpu" ? " and the WebGPU kernels exist for bitwise-v3 only" : ""}`
+    : engine === "webgpu" ? `the WebGPU kernels exist for numerics bitwise-v3 only` : `the engines that give tfjs-cpu's bits; ${engine} needs numerics "tolerance"`;
   throw new InputError(`${what} ${engine}: manifest numerics "${manifest.numerics}" runs only on ${allowed.join(" or ")} (${why})`);
 }
 

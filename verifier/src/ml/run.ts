@@ -332,6 +332,7 @@ export async function createRun(manifest: Manifest, options: RunOptions): Promis
       : `manifest field numerics: bitwise runs only on the cpu backend (or the pouw kernels, which give its bits), not ${backend}`);
   }
   if (options.kernels && backend !== "pouw") throw new InputError(`kernels are an option of the pouw engine, not of ${backend}`);
+  if (backend === "webgpu" && options.transformerKernels?.name !== "webgpu") throw new InputError("the webgpu engine runs on the kernels of webgpu/sync-kernels.ts: pass transformerKernels = webgpuTransformerKernelsV3(await WebGpuMatmulV3.open())");
   if (options.transformerKernels && !isKernelNumerics(manifest.numerics)) throw new InputError(`transformer kernels are an option of numerics bitwise-v2 and bitwise-v3, not ${manifest.numerics}`);
   if (options.transformerKernels && (options.transformerKernels.numerics ?? "bitwise-v2") !== manifest.numerics) {
     throw new InputError(`transformer kernels ${options.transformerKernels.name} give numerics ${options.transformerKernels.numerics ?? "bitwise-v2"}, the manifest has ${manifest.numerics}`);

@@ -1,12 +1,13 @@
 /**
  * `pouw train --manifest M --out DIR [--strategy S] [--job-id N] [--salt 0x.. | --chain-id N --market 0x..]
- *   [--base-store DIR] [--step-states] [--engine pouw|cpu|wasm] [--threads N] [--hash-worker] [--no-evaluate]`:
+ *   [--base-store DIR] [--step-states] [--engine pouw|cpu|wasm|webgpu] [--threads N] [--hash-worker] [--no-evaluate]`:
  * train a job (or run a cheat strategy) and write DIR/trace.json, DIR/store/<cid> checkpoints and
  * DIR/final.safetensors; with --step-states also every step's checkpoint and DIR/steps.json (what the
  * magnitude and tolerance checks ask a provider to serve). The data order derives from the job's salt
  * (salt-flags.ts; default the offline salt of --job-id), which trace.json records. Progress bar on stderr when
  * it is a terminal, plain lines otherwise. `--engine` (default: the manifest's default engine, ml/engines.ts) must be
- * one the manifest's numerics allow (bitwise: pouw or cpu), checked before the engine is loaded.
+ * one the manifest's numerics allow (bitwise: pouw or cpu; bitwise-v3: pouw or webgpu), checked before the engine is
+ * loaded. `--engine webgpu` opens a WebGPU device on a worker thread (ml/webgpu/sync-kernels.ts) before training.
  */
 import { join } from "node:path";
 import cliProgress from "cli-progress";
@@ -35,7 +36,7 @@ export function registerTrain(program: Command): void {
     .option("--base-store <dir>", "content store holding the manifest's base checkpoint (default <out>/store)")
     .option("--data-store <dir>", "content store holding a data set by content id (tabular-mlp, char-transformer on text by CID; default <state-dir>/store, env POUW_STORE_DIR, where `pouw data add` puts it)")
     .option("--step-states", "also store every step's checkpoint and write <out>/steps.json (served to the magnitude and tolerance checks; one checkpoint per step on disk)")
-    .option("--engine <name>", "pouw (own wasm kernels) | cpu (tfjs-cpu) | wasm (tfjs-wasm, numerics tolerance only); default: the manifest's default engine (mnist-mlp and numerics bitwise-v2: pouw, other char-transformer: cpu)")
+    .option("--engine <name>", "pouw (own wasm kernels) | cpu (tfjs-cpu) | wasm (tfjs-wasm, numerics tolerance only) | webgpu (numerics bitwise-v3 only: matmuls on a WebGPU device, VK_ICD_FILENAMES names its Vulkan driver, else SwiftShader when installed); default: the manifest's default engine (mnist-mlp and numerics bitwise-v2: pouw, other char-transformer: cpu)")
     .option("--threads <n>", "matmul threads of the pouw engine (1..64, default 1); the bits do not depend on it")
     .option("--hash-worker", "hash each state on a worker thread while the next step runs (the same hashes; default on with --threads > 1)")
     .option("--no-evaluate", "skip the held-out evaluation of the final state (trace.json then has no evaluation)")
@@ -57,13 +58,21 @@ export function registerTrain(program: Command): void {
         import("../../store/layered.ts"),
         import("../../checks/step-states.ts"),
       ]);
+      // the device opens before the output directory and the data: a machine without an adapter fails at once, naming VK_ICD_FILENAMES
+      const webgpu = engine === "webgpu" ? await (await import("../../ml/webgpu/sync-kernels.ts")).openWebGpuKernelsV3() : undefined;
       await prepareOutDir(opts.out);
       // a data set by content id, an adapter job's frozen base and a distillation job's teacher (also read from --base-store, then cached) come from the content store
       const local = () => new LocalDirStore(parseConfig({ store: opts.dataStore }).storeDir);
       const dataStore = manifest.adapter || manifest.distill
         ? { store: opts.baseStore ? new LayeredStore(local(), [new LocalDirStore(opts.baseStore)]) : local() }
         : manifest.corpora[0]?.package === undefined ? { store: local() } : {};
-      const run = await createRun(manifest, { jobId, salt, backend: engine, threads, ...dataStore });
+      let run;
+      try {
+        run = await createRun(manifest, { jobId, salt, backend: engine, threads, ...dataStore, ...(webgpu ? { transformerKernels: webgpu.kernels } : {}) });
+      } catch (err) {
+        await webgpu?.gpu.close();
+        throw err;
+      }
       const report = progressReporter(manifest.training.steps);
       // Ctrl-C: show the cursor again (the bar hides it), say what is left behind, exit 130 (as `provider run` does)
       const onInterrupt = () => {
@@ -87,10 +96,11 @@ export function registerTrain(program: Command): void {
         process.removeListener("SIGINT", onInterrupt);
         report.stop();
         await run.close();
+        await webgpu?.gpu.close();
       }
       const t = result.trace;
       const lines = [
-        `manifest ${t.manifestHash}  job ${t.jobId}  strategy ${t.strategy}  engine ${run.backend}${run.threads > 1 ? ` (${run.threads} threads)` : ""}${opts.hashWorker && run.threads === 1 ? " (hash worker)" : ""}  state digest ${run.stateDigest}`,
+        `manifest ${t.manifestHash}  job ${t.jobId}  strategy ${t.strategy}  engine ${run.backend}${webgpu ? ` (${webgpu.gpu.info.description || webgpu.gpu.info.vendor}, ${webgpu.gpu.calls} matmuls on the device)` : ""}${run.threads > 1 ? ` (${run.threads} threads)` : ""}${opts.hashWorker && run.threads === 1 ? " (hash worker)" : ""}  state digest ${run.stateDigest}`,
         `salt ${t.salt} (${source === "offline" ? "offline: chain 0, no market" : source === "chain" ? `chain ${opts.chainId}, market ${opts.market}` : "--salt"})`,
         `${t.steps} steps in ${t.segments.length} segments, ${t.wallSeconds.toFixed(1)} s (${(t.steps / t.wallSeconds).toFixed(2)} steps/s)`,
         `final loss ${(t.stepLossE6[t.stepLossE6.length - 1]! / 1e6).toFixed(4)}, compute saved ${(100 * t.compute.savedFraction).toFixed(1)}%`,
