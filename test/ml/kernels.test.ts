@@ -197,6 +197,49 @@ describe("ml/kernels: wasm == JS reference == tfjs-cpu, bit for bit", () => {
       }
     });
 
+    it("wasm Adam equals the reference across its chunk boundaries (tensors longer than one chunk, odd tails)", () => {
+      const s = adamScalars({ lr: 0.01, beta1: 0.9, beta2: 0.999, epsilon: 1e-8 });
+      const { c1, c2 } = adamPowers(s, 0.9 ** 4, 0.999 ** 4);
+      for (const n of [16383, 16384, 16385, 2 * 16384 + 7, 5 * 16384 + 3]) {
+        const [w0, m0, v0, g0] = [floats(n, 11, 1, true), floats(n, 12, 0.1), floats(n, 13, 0.01).map(Math.abs), floats(n, 14, 0.1, true)];
+        const out = [0, 1, 2, 3, 4, 5].map(() => new Float32Array(n));
+        adamRef(s, c1, c2, w0, m0, v0, g0, out[0]!, out[1]!, out[2]!);
+        wasm.adam(s, c1, c2, w0, m0, v0, g0, out[3]!, out[4]!, out[5]!);
+        for (let i = 0; i < 3; i++) expectSameBits(out[i + 3]!, out[i]!, `wasm adam (n = ${n}) output ${i}`);
+      }
+    });
+
+    it("Adam never writes into, or returns, an array the caller keeps: a state survives the next two steps", () => {
+      // INVARIANT: a trainer keeps earlier states (segment checkpoints, the hash worker's copy, strategies that share
+      // a state between steps), so an update in place, or into buffers recycled from an earlier result (a double
+      // buffer writes state t+1 into state t-1's memory), must not touch them. Three steps in a row: every input and
+      // every earlier result keeps its bits, and no result shares memory with any of them.
+      const lengths = [5, 129, 40000];
+      const hyper = { lr: 0.01, beta1: 0.9, beta2: 0.999, epsilon: 1e-8 };
+      const params = lengths.map((n, i) => floats(n, i + 201, 1, true));
+      const grads = [0, 1, 2].map((step) => lengths.map((n, i) => floats(n, 10 * step + i + 211, 1e-2, true)));
+      type State = { params: readonly Float32Array[]; opt: readonly Float32Array[] };
+      const arrays = (s: State) => [...s.params, ...s.opt];
+      for (const k of [undefined, jsKernels, wasm]) {
+        const who = k?.name ?? "tfjs";
+        const opt = createOptimizer({ name: "adam", ...hyper }, k);
+        const states: State[] = [{ params, opt: opt.initState(lengths.map((n, i) => ({ name: `t${i}`, shape: [n] }))) }];
+        const kept: Float32Array[][] = [arrays(states[0]!).map((a) => a.slice())];
+        const keptGrads = grads.map((g) => g.map((a) => a.slice()));
+        for (let t = 1; t <= 3; t++) {
+          const next = opt.apply(states[t - 1]!.params, states[t - 1]!.opt, grads[t - 1]!);
+          const earlier = [...states.flatMap(arrays), ...grads.flat()];
+          for (const out of arrays(next)) {
+            for (const a of earlier) expect(out.buffer === a.buffer && out.byteOffset < a.byteOffset + a.byteLength && a.byteOffset < out.byteOffset + out.byteLength, `${who}: a state-${t} array overlaps an earlier state or gradient`).to.equal(false);
+          }
+          states.forEach((s, i) => arrays(s).forEach((a, j) => expectSameBits(a, kept[i]![j]!, `${who}: state ${i} array ${j} after step ${t}`)));
+          grads.forEach((g, i) => g.forEach((a, j) => expectSameBits(a, keptGrads[i]![j]!, `${who}: gradients ${i} array ${j} after step ${t}`)));
+          states.push(next);
+          kept.push(arrays(next).map((a) => a.slice()));
+        }
+      }
+    });
+
     it("SGD on the kernel layer equals tf's w - lr*g", () => {
       const params = [floats(7, 1, 1, true), floats(129, 2)];
       const grads = [floats(7, 3, 1, true), floats(129, 4)];

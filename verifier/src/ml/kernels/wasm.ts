@@ -97,19 +97,30 @@ export class WasmKernels implements Kernels {
     outW: Float32Array, outM: Float32Array, outV: Float32Array): void {
     checkAdamShapes(w, m, v, g, outW, outM, outV);
     const n = w.length;
-    const stride = align16(4 * n);
-    const heap = this.reserve(7 * stride);
-    const at = (i: number) => i * stride;
-    heap.set(w, at(0) >> 2);
-    heap.set(m, at(1) >> 2);
-    heap.set(v, at(2) >> 2);
-    heap.set(g, at(3) >> 2);
-    this.x.adam(at(0), at(1), at(2), at(3), at(4), at(5), at(6), n, s.beta1, s.beta2, s.oneMinusBeta1, s.oneMinusBeta2, s.lr, s.epsilon, c1, c2);
-    outW.set(heap.subarray(at(4) >> 2, (at(4) >> 2) + n));
-    outM.set(heap.subarray(at(5) >> 2, (at(5) >> 2) + n));
-    outV.set(heap.subarray(at(6) >> 2, (at(6) >> 2) + n));
+    // Chunks of ADAM_CHUNK elements: the four operand chunks (256 KB) stay in cache between the copy in, the kernel
+    // and the copy out, where whole tensors (43 MB each for a GPT-class embedding block) went through memory three
+    // times. The update is elementwise, so chunking cannot change a bit. The kernel runs in place on the copies
+    // (ow = w, om = m, ov = v): kernels.wat reads w, m, v and g at an offset before it stores there.
+    const chunk = Math.min(n, ADAM_CHUNK);
+    const stride = align16(4 * chunk);
+    const heap = this.reserve(4 * stride);
+    const [w0, m0, v0, g0] = [0, stride, 2 * stride, 3 * stride];
+    for (let from = 0; from < n; from += chunk) {
+      const to = Math.min(n, from + chunk), len = to - from;
+      heap.set(w.subarray(from, to), w0 >> 2);
+      heap.set(m.subarray(from, to), m0 >> 2);
+      heap.set(v.subarray(from, to), v0 >> 2);
+      heap.set(g.subarray(from, to), g0 >> 2);
+      this.x.adam(w0, m0, v0, g0, w0, m0, v0, len, s.beta1, s.beta2, s.oneMinusBeta1, s.oneMinusBeta2, s.lr, s.epsilon, c1, c2);
+      outW.set(heap.subarray(w0 >> 2, (w0 >> 2) + len), from);
+      outM.set(heap.subarray(m0 >> 2, (m0 >> 2) + len), from);
+      outV.set(heap.subarray(v0 >> 2, (v0 >> 2) + len), from);
+    }
   }
 }
+
+/** Elements per chunk of the wasm Adam update (64 KB per operand). */
+const ADAM_CHUNK = 16384;
 
 export const MATMUL_V3_WASM_URL = new URL("./wasm/matmul-v3.wasm", import.meta.url);
 
