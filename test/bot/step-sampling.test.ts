@@ -122,3 +122,88 @@ describe("bot: step sampling through state openings", function () {
     for (const b of [bot, ...others]) b.close();
   });
 });
+
+/**
+ * The final state through an opening: with every segment committed and step sampling on, the bot asks the provider to
+ * open the last segment's end state (the final model), screens it, and only then decides the last segment: a passed
+ * screen samples it at the job's rate (here: not sampled), a failed screen or a withheld opening recomputes it.
+ * Step draws are off (rate 1e-9: no step of any segment is drawn), so the final screen is the only step-sampling check.
+ */
+describe("bot: the final state opened and screened instead of a forced recompute", function () {
+  this.timeout(300_000);
+  const market = botMarketPerFile(600);
+  /** Short enough that two answer windows fit in the 600 s challenge window left after training. */
+  const FINAL_WINDOW = 60;
+  const SEGMENTS = 3;
+  const FINAL_STATE = SEGMENTS * K;
+
+  async function setUp(tag: string, strategy: string) {
+    const f = await postCheatingJob(market(), tag, { strategy, auditRate: AUDIT_RATE });
+    const { stateOpenings } = await deployStateOpenings(f.admin, { jobMarket: f.d.jobMarket, answerWindowSeconds: FINAL_WINDOW });
+    f.d.stateOpenings = stateOpenings;
+    unsampledSecrets(f.dir, f.d.jobMarket, f.jobId, SEGMENTS, AUDIT_RATE);
+    const bot = new ChallengerBot({
+      clients: f.auditors[0]!,
+      deployment: f.d,
+      store: f.store,
+      board: f.board,
+      dbPath: join(f.dir, "bot0.sqlite"),
+      dispute: chainDisputeHooks({ clients: f.auditors[0]!, deployment: f.d, ballotsDir: join(f.dir, "ballots0") }),
+      screen: false,
+      stepSampling: { stateOpenings, rate: 1e-9 },
+    });
+    const secret = bot.db.getMeta("samplingSecret")!;
+    expect([0, 1, 2].map((s) => sampledStep(secret, f.d.jobMarket, f.jobId, s, K, 1e-9))).to.deep.equal([null, null, null]);
+    const provider = { clients: f.cheat, deployment: f.d, store: f.store, board: f.board, stateDir: join(f.dir, "state"), stateOpenings };
+    await bot.tick();
+    // the final state was asked for, and the last segment waits for its screen (no forced recompute yet)
+    const asked = await getOpening(f.admin.public, { stateOpenings, jobId: f.jobId, step: FINAL_STATE, requester: f.auditors[0]!.account.address });
+    expect(asked.requested).to.equal(true);
+    expect(bot.db.segment(f.jobId, SEGMENTS - 1)!.sampled).to.equal(null);
+    return { f, bot, provider };
+  }
+
+  const ticks = async (f: CheatingJob, bot: ChallengerBot, n: number) => {
+    for (let i = 0; i < n; i++) {
+      await f.conn.networkHelpers.mine(2);
+      await bot.tick();
+    }
+  };
+
+  it("an honest provider opens its final state from the kept end checkpoint; the screen passes and the last segment is sampled at the job's rate", async () => {
+    const { f, bot, provider } = await setUp("final-honest", "honest");
+    const answered = await answerOpenings(provider, { strategy: parseStrategy("honest"), mode: "recompute" });
+    expect(answered.failed).to.deep.equal([]);
+    expect(answered.answered.map((a) => [a.step, a.mode, a.stepsReplayed])).to.deep.equal([[FINAL_STATE, "kept", 0]]);
+    await ticks(f, bot, 3);
+    // the secret samples no segment at the job's rate: the last one is not recomputed either
+    expect([0, 1, 2].map((s) => bot.db.segment(f.jobId, s)!.sampled)).to.deep.equal([false, false, false]);
+    expect(await f.disputes()).to.deep.equal([]);
+    bot.close();
+  });
+
+  it("a plant in the last segment fails the final screen: the last segment is recomputed and the planted step challenged", async () => {
+    const { f, bot, provider } = await setUp("final-plant", "state-poison:10");
+    const answered = await answerOpenings(provider, { strategy: parseStrategy("state-poison:10"), mode: "recompute" });
+    expect(answered.answered.map((a) => a.step)).to.deep.equal([FINAL_STATE]);
+    await ticks(f, bot, 6);
+    expect(bot.db.segment(f.jobId, SEGMENTS - 1)!.sampled).to.equal(true);
+    const disputes = await f.disputes();
+    expect(disputes.length).to.equal(1);
+    expect(Number(disputes[0]!.step)).to.be.within((SEGMENTS - 1) * K + 1, FINAL_STATE);
+    expect(disputes[0]!.challenger).to.equal(f.auditors[0]!.account.address);
+    bot.close();
+  });
+
+  it("a final opening left unanswered past its deadline keeps the last segment's recompute", async () => {
+    const { f, bot } = await setUp("final-withheld", "honest");
+    await ticks(f, bot, 2);
+    expect(bot.db.segment(f.jobId, SEGMENTS - 1)!.sampled).to.equal(null);
+    await f.conn.networkHelpers.time.increase(FINAL_WINDOW + 1);
+    await ticks(f, bot, 3);
+    expect(bot.db.segment(f.jobId, SEGMENTS - 1)!.sampled).to.equal(true);
+    expect(bot.db.segment(f.jobId, SEGMENTS - 1)!.audit).to.equal("ok");
+    expect(await f.disputes()).to.deep.equal([]);
+    bot.close();
+  });
+});

@@ -97,6 +97,8 @@ describe("cli: pouw quote", function () {
     expect(q.stepSampling.detectAllSegments).to.be.closeTo(0.99, 1e-12);
     const plain = await pouw("quote", "--manifest", MAN, "--detection", DET, "--json");
     expect(JSON.parse(plain.stdout)).to.not.have.property("stepSampling");
+    // step sampling opens and screens the final state: the last segment is priced at p, not forced (the default keeps it)
+    expect([q.lastSegmentAudited, JSON.parse(plain.stdout).lastSegmentAudited]).to.deep.equal([false, true]);
     const table = await pouw("quote", "--manifest", MAN, "--detection", DET, "--step-detection", "0.99");
     expect(table.stdout).to.match(/\nstep rate r         0\.[0-9]+: with state openings each auditor also recomputes one private-random step/);
     const bad = await pouw("quote", "--manifest", MAN, "--detection", DET, "--step-detection", "1");

@@ -47,7 +47,7 @@ import type { CommittedSegment } from "./db.ts";
 import type { Finding, IntentSpec } from "./dispute/index.ts";
 import { commitTag, formatIntentKey } from "./intent-key.ts";
 import { isSampled } from "./sampler.ts";
-import { StepAuditor, type StepAudit } from "./steps.ts";
+import { StepAuditor, type FinalStateOutcome, type StepAudit } from "./steps.ts";
 
 export { readOpening } from "./opening.ts";
 export type { StepAudit } from "./steps.ts";
@@ -108,6 +108,11 @@ export class Auditor {
   /** The step audits concluded in this process, by `jobId:segment` (reports, tests, bench). */
   get stepAudits(): ReadonlyMap<string, StepAudit> {
     return this.stepAuditor.stepAudits;
+  }
+
+  /** The final-state screen's outcome by job (step sampling; steps.ts): reports, tests. */
+  get finalStates(): ReadonlyMap<string, FinalStateOutcome> {
+    return this.stepAuditor.finalStates;
   }
 
   /** Step sampling (BotOptions.stepSampling; steps.ts): the drawn step of each step-sampled segment, through its opening. */
@@ -203,11 +208,19 @@ export class Auditor {
       const rate = this.ctx.db.job(s.jobId)!.auditRate!;
       // INVARIANT: the last segment is recomputed whatever the job's rate, as soon as it is committed (before the
       // challenge window closes): its end state is the delivered model, and no later segment's screen starts from it,
-      // so a plant or skip there is otherwise caught only at p (the quote prices this rule: policy/contract.ts)
+      // so a plant or skip there is otherwise caught only at p (the quote prices this rule: policy/contract.ts).
+      // With step sampling the final state is opened and screened first (steps.ts): only a passed screen waives the
+      // recompute; until its outcome is known the last segment stays undecided.
       const last = isLastSegment(run, s.segment);
-      const sampled = last || isSampled(this.secret, this.ctx.deployment.jobMarket, s.jobId, s.segment, rate);
+      let forced = last;
+      if (last && this.ctx.options.stepSampling) {
+        const final = this.stepAuditor.finalStates.get(String(s.jobId));
+        if (!final) continue;
+        forced = final.outcome !== "screened";
+      }
+      const sampled = forced || isSampled(this.secret, this.ctx.deployment.jobMarket, s.jobId, s.segment, rate);
       this.ctx.db.setSampled(s.jobId, s.segment, sampled);
-      this.ctx.log.debug({ jobId: String(s.jobId), segment: s.segment, sampled, last }, "sampling decision");
+      this.ctx.log.debug({ jobId: String(s.jobId), segment: s.segment, sampled, last, forced }, "sampling decision");
     }
   }
 

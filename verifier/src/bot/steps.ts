@@ -8,7 +8,7 @@
  */
 import type { Address } from "viem";
 import { encodeCall, getJob, getOpeningTerms, requestOpeningCall, withRetry } from "../chain/index.ts";
-import { auditSampledStep, BaseCheckpointError, type Run, type SegmentToAudit, type SegmentVerdict } from "../checks/index.ts";
+import { auditSampledStep, auditTargetOf, BaseCheckpointError, screenFinalState, type Run, type SegmentToAudit, type SegmentVerdict } from "../checks/index.ts";
 import { SourceUnavailableError } from "../net/index.ts";
 import type { BotContext } from "./context.ts";
 import type { CommittedSegment } from "./db.ts";
@@ -21,6 +21,13 @@ const OPENABLE_STATUSES: ReadonlySet<string> = new Set(["Active", "Committed", "
 
 /** One step-sampled segment's outcome: the step drawn, and the verdict once the opening was answered or withheld. */
 export type StepAudit = { jobId: bigint; segment: number; step: number; verdict: SegmentVerdict };
+
+/**
+ * The final state's screen (BotOptions.stepSampling), per job: "screened" once the opened final state passed the state
+ * screen (the last segment is then sampled at the job's rate), "recompute" when it cannot waive the last segment's
+ * recompute (the screen failed, the opening was withheld or can no longer be asked, or the opened state is unusable).
+ */
+export type FinalStateOutcome = { outcome: "screened" | "recompute"; reason: string };
 
 /** What the step auditor borrows from the auditor (auditor.ts): the job's run, the audit target, the conclusion. */
 export type StepAuditorParts = {
@@ -47,6 +54,11 @@ export class StepAuditor {
   private readonly stepsSettled = new Set<string>();
   /** The step audits concluded in this process, by `jobId:segment` (reports, tests, bench). */
   readonly stepAudits = new Map<string, StepAudit>();
+  /**
+   * The final-state screen's outcome by job. In memory: after a restart the opening is read back from the chain (the
+   * intent key is the opening, so it is not asked twice) and screened again before the last segment is decided.
+   */
+  readonly finalStates = new Map<string, FinalStateOutcome>();
 
   constructor(ctx: BotContext, secret: string, parts: StepAuditorParts) {
     this.ctx = ctx;
@@ -65,6 +77,7 @@ export class StepAuditor {
     const cfg = this.ctx.options.stepSampling;
     if (!cfg) return;
     const { clients, deployment } = this.ctx;
+    await this.screenFinalStates(cfg.stateOpenings);
     for (const s of this.ctx.db.allSegments()) {
       if (this.ctx.stopped()) return;
       await this.parts.yieldToDuty();
@@ -121,6 +134,71 @@ export class StepAuditor {
           continue;
         }
         log.error({ err: err instanceof Error ? err.message : String(err) }, "step audit error: step not auditable, skipped");
+      }
+    }
+  }
+
+  /**
+   * The final state through an opening: once a job's last segment is committed the bot asks its provider to open the
+   * last segment's end state S*K (StateOpenings opens it; provider/openings.ts answers it from the kept end checkpoint)
+   * and screens it (checks/ screenFinalState). A pass waives the last segment's mandatory recompute (auditor.ts sample()
+   * then samples it at the job's rate); a failed screen, a withheld opening, an opening that can no longer be asked, or
+   * an opened state that cannot be screened keeps it: the last segment is recomputed as without step sampling, and a
+   * finding there is challenged at the step the recompute names.
+   * NOTE: a withheld final opening is not challenged by itself: a panel decides a step claim from the opening of the
+   * step's pre-state (checks/decide.ts), not of its end state, so such a claim against an honest step would lose; the
+   * recompute it falls back to costs the bot what it cost before the opening, and the provider gains nothing by it.
+   */
+  private async screenFinalStates(stateOpenings: Address): Promise<void> {
+    const { clients, deployment } = this.ctx;
+    for (const s of this.ctx.db.allSegments()) {
+      if (this.ctx.stopped()) return;
+      const jobKey = String(s.jobId);
+      if (this.finalStates.has(jobKey)) continue;
+      const run = await this.parts.runFor(jobKey);
+      if (!run) continue;
+      const K = run.manifest.training.stepsPerSegment;
+      const S = run.manifest.training.steps / K;
+      if (s.segment !== S - 1) continue;
+      await this.parts.yieldToDuty();
+      const state = S * K;
+      const log = this.ctx.log.child({ jobId: jobKey, segment: s.segment, state });
+      const settle = (outcome: FinalStateOutcome["outcome"], reason: string) => {
+        this.finalStates.set(jobKey, { outcome, reason });
+        if (outcome === "screened") log.info({ event: "final-state-screen", ok: true }, `final state ${state} opened and screened: ${reason}; the last segment is sampled at the job's rate`);
+        else log.warn({ event: "final-state-screen", ok: false }, `final state ${state}: ${reason}; recomputing the last segment`);
+      };
+      const opened = await readOpening(clients.public, { stateOpenings, fromBlock: BigInt(deployment.startBlock), jobId: s.jobId, state, requester: this.ctx.me });
+      if (opened === undefined) {
+        const job = this.ctx.db.job(s.jobId);
+        if (!job || !OPENABLE_STATUSES.has(job.status) || !(await this.openingAskable(s, stateOpenings))) {
+          settle("recompute", "its opening can no longer be asked (earlier tenure, or too little of the challenge window left)");
+          continue;
+        }
+        const key = formatIntentKey({ kind: "requestOpening", jobId: s.jobId, step: state });
+        if (!this.ctx.db.hasIntent(key)) {
+          this.ctx.db.addIntent({ key, kind: "requestOpening", jobId: jobKey, segment: s.segment, payload: encodeCall(requestOpeningCall({ stateOpenings, jobId: s.jobId, segment: s.segment, step: state })) });
+          log.info("last segment committed: asking the provider to open the final state");
+        }
+        continue;
+      }
+      if (opened === "pending") continue;
+      if ("withheld" in opened) {
+        settle("recompute", `its opening was ${opened.withheld}`);
+        continue;
+      }
+      try {
+        await this.parts.discoverFor(jobKey);
+        const r = await screenFinalState(auditTargetOf({ run, store: this.ctx.store }, this.parts.targetOf(s)), opened.checkpointCid);
+        if (r.ok) settle("screened", `opened as ${opened.checkpointCid}`);
+        else settle("recompute", `the screen FAILED: ${r.failure?.kind}: ${r.failure?.message}`);
+      } catch (err) {
+        // the opened CID's sources cannot be asked now: retried next tick, the last segment stays undecided meanwhile
+        if (err instanceof SourceUnavailableError) {
+          log.debug({ err: err.shortMessage }, "opened final state unavailable now; retried next tick");
+          continue;
+        }
+        settle("recompute", `the opened state cannot be screened: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
   }

@@ -30,7 +30,8 @@ import { createRun, deploymentSalt, type Run, type Strategy } from "../ml/index.
 import { replayStrategySteps } from "../ml/segments.ts";
 import type { ContentStore } from "../store/index.ts";
 import { SegmentTree } from "../trace/index.ts";
-import { readStateCids, type ProviderContext } from "./records.ts";
+import { readFile } from "node:fs/promises";
+import { endRecordPath, readStateCids, type ProviderContext } from "./records.ts";
 
 export { readStateCids, stateCidsPath, writeStateCids } from "./records.ts";
 
@@ -100,6 +101,23 @@ export async function openState(run: Run, store: ContentStore, strategy: Strateg
   return { ...opened, cpuMs: (cpu.user + cpu.system) / 1000, wallMs: performance.now() - wall0 };
 }
 
+/** The end checkpoint CID recorded when segment `segment` was committed (run-job.ts), or null when none is recorded. */
+async function readEndCid(ctx: Pick<ProviderContext, "stateDir" | "deployment">, jobId: bigint, segment: number): Promise<string | null> {
+  try {
+    const cid = (await readFile(endRecordPath(ctx, jobId, segment), "utf8")).trim();
+    return cid === "" ? null : cid;
+  } catch {
+    return null;
+  }
+}
+
+/** A kept-CIDs row holding only the end state's CID (index K): openState answers the final state from it, no replay. */
+function finalCids(cid: string, K: number): string[] {
+  const row: string[] = [];
+  row[K] = cid;
+  return row;
+}
+
 /** What answering needs: the chain, the store the checkpoints go to, and the local records of kept states. */
 export type OpeningsContext = Pick<ProviderContext, "clients" | "deployment" | "store" | "stateDir"> & { stateOpenings: Address };
 
@@ -164,7 +182,16 @@ export async function answerOpenings(ctx: OpeningsContext, opts: AnswerOpeningsO
           let opened = openedHere.get(memo);
           if (!opened) {
             const kept = opts.mode === "kept" ? await readStateCids(ctx, jobId, r.segment) : null;
-            opened = await openState(run, ctx.store, opts.strategy, commit, r.step, kept);
+            // the final state (the last segment's end) is answered from the end checkpoint kept at commit, in either mode
+            const final = r.step === (r.segment + 1) * manifest.training.stepsPerSegment ? await readEndCid(ctx, jobId, r.segment) : null;
+            const K = manifest.training.stepsPerSegment;
+            opened = final
+              ? await openState(run, ctx.store, opts.strategy, commit, r.step, finalCids(final, K)).catch((err: unknown) => {
+                  // a record that no longer serves the committed end state: the replay below still answers in time
+                  log.warn({ err, jobId, step: r.step }, "kept end checkpoint does not open the final state; replaying the last segment");
+                  return openState(run, ctx.store, opts.strategy, commit, r.step, kept);
+                })
+              : await openState(run, ctx.store, opts.strategy, commit, r.step, kept);
             openedHere.set(memo, opened);
           }
           const tree = new SegmentTree(commit.segment * manifest.training.stepsPerSegment, commit.stateHashes);

@@ -112,7 +112,9 @@ export function registerQuote(program: Command): void {
     if (stepDetectionText !== undefined && !(/^(0?\.[0-9]+)$/.test(stepDetectionText) && stepDetection! > 0 && stepDetection! < 1)) {
       throw new PolicyParamError(`--step-detection must be a probability in (0, 1), got ${JSON.stringify(stepDetectionText)}`);
     }
-    const q = await quotePolicy(job, matrix, overrides);
+    // NOTE: step sampling runs on StateOpenings, which also opens the final state: the bot screens it instead of
+    // recomputing the last segment (bot/steps.ts), so the quote prices the last segment at p there
+    const q = await quotePolicy(job, matrix, stepDetection === undefined ? overrides : { ...overrides, lastSegmentAudited: false });
     const steps = stepDetection === undefined ? undefined : quoteStepSampling({ segments: q.segments, stepsPerSegment: job.stepsPerSegment }, stepDetection);
     if (opts.json) {
       process.stdout.write(`${JSON.stringify(steps ? { ...q, stepSampling: { detection: stepDetection, ...steps } } : q)}\n`);
@@ -150,7 +152,7 @@ export function registerQuote(program: Command): void {
       `worst class         ${q.worstStrategy ? `${q.worstStrategy} (${cheatInWords(q.worstStrategy)}): the cheat closest to paying` : "none: no measured cheat saves compute"}`,
       `margin m            ${q.margin}: every cheat expects to lose at least ${1 + q.margin} x what it gains`,
       `integrity value V   ${t(q.integrityValueWei)}: what a planted or unfinished model would cost you; every cheat is priced as gaining at least this`,
-      `last segment        ${q.lastSegmentAudited ? "recomputed whatever p (the challenger bot's rule)" : "audited at p"}`,
+      `last segment        ${q.lastSegmentAudited ? "recomputed whatever p (the challenger bot's rule)" : steps ? "audited at p (step sampling: its final state is opened and screened instead of a forced recompute)" : "audited at p"}`,
       `per class at its worst choice of segments (D: detection per audited segment, screen: per segment, every segment; T: segments touched;`,
       `  Q: catch probability; loss: the provider side's expected loss ((1 - lam)*S + F)*Q; gain: max(compute saved, V); margin: loss / gain - 1):`,
       ...q.strategies.map(
