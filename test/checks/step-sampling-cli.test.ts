@@ -32,7 +32,7 @@ describe("pouw auditor run --step-sampling (in-process)", function () {
     node = await startLocalChain();
     const dir = mkdtempSync(join(tmpdir(), "pouw-step-sampling-cli-"));
     const as = (i: number) => ["--rpc", node!.url, "--state-dir", dir, "--private-key", DEV_KEYS[i]!];
-    expect((await run(["deploy", "--no-state-openings", ...as(0)])).code).to.equal(0);
+    expect((await run(["deploy", ...as(0)])).code).to.equal(0);
     expect((await run(["auditor", "bond", "100", "--mint", ...as(3)])).code).to.equal(0);
     let r = await run(["auditor", "run", "--once", "--step-sampling", "0.44", ...as(3)]);
     expect(r.code).to.equal(2);
@@ -41,7 +41,7 @@ describe("pouw auditor run --step-sampling (in-process)", function () {
       "pouw: --step-sampling 0.44: the deployment has no stateOpenings (StateOpenings), so no provider can be asked for a state; deploy one with `pouw deploy --state-openings` or run without --step-sampling",
     ]);
 
-    // `pouw deploy --state-openings` (the default) writes the deployment's StateOpenings (a fresh deployment; the bond again)
+    // `pouw deploy --state-openings` writes the deployment's StateOpenings (a fresh deployment; the bond again)
     const dep = await run(["deploy", "--state-openings", "--answer-window", "600", "--max-openings", "8", ...as(0)]);
     expect(dep.code, dep.stderr).to.equal(0);
     expect(dep.stdout).to.match(/\nStateOpenings    0x[0-9a-fA-F]{40} \(answer window 600 s, 8 openings per auditor per job\)\n/);

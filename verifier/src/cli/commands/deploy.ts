@@ -51,10 +51,9 @@ export function registerDeploy(program: Command): void {
       .option("--attestation-fee <amount>", "tokens (the auditor token) each ProviderRegistry.requestAttestation burns, > 0: the price of one committee draw (docs/panels.md)", "1")
       .option("--step-verifier <address>", "a ceremony's Groth16 step verifier, deployed already (with --vkey); default: the development verifier on chain 31337, none elsewhere (proofs disabled)")
       .option("--vkey <file>", "the ceremony's verification key JSON (snarkjs zkey export verificationkey); its hash is fixed in DisputeGame")
-      .option("--state-openings", "deploy StateOpenings (the default; kept for scripts that name it)")
       .option(
-        "--no-state-openings",
-        "skip StateOpenings (deployed by default: auditors that step-sample ask providers for the state before a sampled step, and for the final state, and `pouw provider serve` answers them); without it no auditor can step-sample or waive the last segment's recompute",
+        "--state-openings",
+        "also deploy StateOpenings (auditors that step-sample ask providers for the state before a sampled step, and for the final state) and write `stateOpenings` into the deployment file; providers must then answer every opening in time (`pouw provider serve`, also WHILE `provider run` trains): not the default until openings are bounded per job (docs/checks.md, \"State openings: limits\")",
       )
       .option("--answer-window <seconds>", "StateOpenings: seconds a provider has to answer an opening", String(DEFAULT_OPENING_TERMS.answerWindowSeconds))
       .option("--max-openings <n>", "StateOpenings: openings one auditor may ask of one job", String(DEFAULT_OPENING_TERMS.maxOpeningsPerAuditor))
@@ -82,7 +81,7 @@ export function registerDeploy(program: Command): void {
     const d = await deployMarket(ctx.clients, { unbondingDelaySeconds, minBond, exitDelaySeconds, activationDelaySeconds, ...(token ? { token } : {}), registries: opts.registries === false ? (false as const) : { ...DEFAULT_ATTESTATION_PARAMS, attestationRequestFee }, onTx });
     const { gasUsed: marketGas, ...market } = d;
     const game = await deployDisputeGame(ctx.clients, { deployment: market, ...(evaluator ? { evaluator } : {}), ...(stepVerifier ? { stepVerifier } : {}), onTx });
-    const openings = opts.stateOpenings !== false ? await deployStateOpenings(ctx.clients, { jobMarket: market.jobMarket, answerWindowSeconds, maxOpeningsPerAuditor }) : undefined;
+    const openings = opts.stateOpenings === true ? await deployStateOpenings(ctx.clients, { jobMarket: market.jobMarket, answerWindowSeconds, maxOpeningsPerAuditor }) : undefined;
     const deployment = { ...market, disputeGame: game.disputeGame, ...(openings ? { stateOpenings: openings.stateOpenings } : {}) };
     const gasUsed = marketGas + game.gasUsed;
     // INVARIANT: a deployment is written and reported only once the deployer has no power left over it.
