@@ -282,15 +282,9 @@ contract DisputeGameAbandonTest is TestBase, AttackFixture {
         _challengeCommitted(HONEST_1, jobId, BAD_STEP, BAD_STEP);
     }
 
-<<<<<<< HEAD
     /// A NoDecision on a TimedOut job re-opens its window like a Committed one's (MAX_REOPENS is per tenure, shared by
-    /// its TimedOut and Committed windows): a sybil dispute at the window's last second with a silent
-    /// panel does not launder the faulty segment; an honest challenge in the re-opened window still slashes.
-=======
-    /// A NoDecision on a TimedOut job re-opens its window like a Committed one's (MAX_REOPENS is per job, shared by
-    /// every TimedOut and Committed window of the job): a sybil dispute at the window's last second with silent
+    /// its TimedOut and Committed windows): a sybil dispute at the window's last second with silent
     /// panels does not launder the faulty segment; an honest challenge in the re-opened window still slashes.
->>>>>>> s14-w7
     function test_timedOut_noDecisionAtWindowEnd_reopensWindow_faultStillReachable() public {
         uint256 jobId = _job(2, 1, BAD_STEP);
         VM.warp(market.getJob(jobId).deadline + 1);
