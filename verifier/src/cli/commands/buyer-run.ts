@@ -21,15 +21,16 @@ const bps = (flag: string, v: string | undefined): number | undefined => {
 };
 
 /** The matrix the quote reads: --detection FILE, else the package's committed one; none with --no-quote. */
-async function detectionSource(opts: Record<string, string | boolean | undefined>): Promise<DetectionSource | undefined> {
+async function detectionSource(opts: Record<string, string | boolean | undefined>, manifest?: { adapter?: unknown; distill?: unknown }): Promise<DetectionSource | undefined> {
   if (opts.quote === false) {
     if (opts.detection !== undefined) throw new InputError("--detection and --no-quote contradict each other: the quote reads the detection matrix");
     return undefined;
   }
   if (opts.stake !== undefined) return undefined; // the flag sets the stake; nothing left for the quote to size
-  const { DetectionMatrixError, loadDetectionMatrix, packageDetectionPath } = await import("../../policy/index.ts");
+  const [{ DetectionMatrixError, loadDetectionMatrix }, { detectionKindOf, detectionPathFor }] = await Promise.all([import("../../policy/index.ts"), import("../../policy/detection.ts")]);
   const given = opts.detection as string | undefined;
-  const path = given ?? packageDetectionPath();
+  // an adapter or distillation job is quoted from the rows measured for its kind (bench/detection-kinds.ts)
+  const path = given ?? detectionPathFor(manifest ? detectionKindOf(manifest) : undefined);
   try {
     return { path, matrix: loadDetectionMatrix(path, { isDefault: given === undefined }) };
   } catch (err) {
@@ -56,8 +57,8 @@ const quoteJson = (q: StakeQuote) => ({
 });
 
 /** `buyer create`'s flags as a plan: payment, quote source and terms, data terms, policy overrides. Exit 2 on a bad or contradictory flag. */
-async function createFlags(opts: Record<string, string | boolean | undefined>): Promise<PlanJobOptions> {
-  const detection = await detectionSource(opts);
+async function createFlags(opts: Record<string, string | boolean | undefined>, manifest?: { adapter?: unknown; distill?: unknown }): Promise<PlanJobOptions> {
+  const detection = await detectionSource(opts, manifest);
   const termsMode: DataTermsMode = opts.dataTerms === true ? "require" : opts.dataTerms === false ? "off" : "auto";
   if (termsMode === "off" && opts.dataShareBps !== undefined) throw new InputError("--data-share-bps and --no-data-terms contradict each other: the share is paid through the data terms");
   const dataShareBps = bps("--data-share-bps", opts.dataShareBps as string | undefined) ?? DEFAULT_DATA_SHARE_BPS;
@@ -221,7 +222,7 @@ export const create = async (opts: Record<string, string | boolean | undefined>)
   const kindJob = await createKind(opts);
   if (kindJob) return;
   const manifest = await readManifestFile(opts.manifest as string);
-  const plan = await createFlags(opts);
+  const plan = await createFlags(opts, manifest);
   // an underpriced payment is refused before the chain is read (planJob checks it again for every caller)
   (await import("../../market/plan-job.ts")).jobCompute(manifest, plan);
   const ctx = await marketContext(opts as never);
