@@ -43,6 +43,7 @@ import { lossE6 as lossE6Of, replayStrategySteps, trainSegments } from "../ml/se
 import { checkJobBase } from "./check-base.ts";
 import { fetchKindManifest, runKindJob, type KindManifest } from "../kinds/market.ts";
 import { endRecordPath, writeStateCids, type ProviderContext } from "./records.ts";
+import { answerOpenings } from "./openings.ts";
 
 export { endRecordPath, providerJobDir, type ProviderContext } from "./records.ts";
 
@@ -192,6 +193,20 @@ async function trainJob(ctx: ProviderContext, run: Run, job: Awaited<ReturnType<
   const resumed = await resumeState(ctx, run, options.strategy, jobId, next, commits);
   result.flops += resumed.flops;
   await mkdir(join(endRecordPath(ctx, jobId, 0), ".."), { recursive: true });
+  // INVARIANT: openings of this job's committed segments may be asked while it trains, and an unanswered one is a
+  // withholding Fault: they are answered before training resumes and after every commit, not only by `provider serve`
+  // after the last one (a failure here is logged and left to the next call or to serve; training goes on)
+  const answerPending = async () => {
+    const stateOpenings = deployment.stateOpenings;
+    if (!stateOpenings) return;
+    try {
+      const r = await answerOpenings({ ...ctx, stateOpenings }, { strategy: options.strategy, mode: options.keepStepStates ? "kept" : "recompute", jobId });
+      if (r.answered.length > 0 || r.failed.length > 0) log.info({ jobId, answered: r.answered.map((x) => x.step), failed: r.failed }, "state openings answered while training");
+    } catch (err) {
+      log.error({ err, jobId }, "answering state openings failed; provider serve (or the next commit) retries");
+    }
+  };
+  await answerPending();
   const end = options.maxSegments === undefined ? S : Math.min(S, next + options.maxSegments);
   // the segment loop `pouw train` consumes too (ml/segments.ts): h(t) on a worker while step t+1 runs when the
   // run has threads, the same bits
@@ -235,6 +250,7 @@ async function trainJob(ctx: ProviderContext, run: Run, job: Awaited<ReturnType<
     }
     result.committed.push(seg);
     log.info({ jobId, segment: seg, root: s.traceRoot }, "segment committed");
+    await answerPending();
   }
   result.wallSeconds = (performance.now() - started) / 1000;
   return result;

@@ -53,7 +53,7 @@ export function registerDeploy(program: Command): void {
       .option("--vkey <file>", "the ceremony's verification key JSON (snarkjs zkey export verificationkey); its hash is fixed in DisputeGame")
       .option(
         "--state-openings",
-        "also deploy StateOpenings (auditors that step-sample ask providers for the state before a sampled step, and for the final state) and write `stateOpenings` into the deployment file; providers must then answer every opening in time (`pouw provider serve`, also WHILE `provider run` trains): not the default until openings are bounded per job (docs/checks.md, \"State openings: limits\")",
+        "also deploy StateOpenings (auditors that step-sample ask providers for the state before a sampled step, and for the final state) and write `stateOpenings` into the deployment file; providers must then answer every opening in time (`provider run` answers between segments, `pouw provider serve` after): not the default until openings are bounded per job (docs/checks.md, \"State openings: limits\")",
       )
       .option("--answer-window <seconds>", "StateOpenings: seconds a provider has to answer an opening", String(DEFAULT_OPENING_TERMS.answerWindowSeconds))
       .option("--max-openings <n>", "StateOpenings: openings one auditor may ask of one job", String(DEFAULT_OPENING_TERMS.maxOpeningsPerAuditor))
