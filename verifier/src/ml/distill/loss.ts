@@ -13,7 +13,7 @@
  * NOTE: z / T is a float32 division (IEEE, correctly rounded: a float64 quotient of two float32s rounds to the same
  * float32), not a multiply by a rounded 1/T, so T = 1 leaves the logits unchanged.
  */
-import { exp32, log32 } from "../kernels/transformer-ref.ts";
+import { exp32, log32, rowExpSum } from "../kernels/transformer-ref.ts";
 import type { LossHead } from "../kernels/transformer.ts";
 
 const f = Math.fround;
@@ -64,23 +64,9 @@ export function distillHead(teacher: Float32Array, loss: DistillLoss): LossHead 
     for (let r = 0; r < rows; r++) {
       const o = r * V;
       const y = targets[r]!;
-      // the hard term: softmaxXentRef's arithmetic (max with its argmax, exp32 terms, their float32 sum)
-      let m = z[o]!;
-      let arg = 0;
-      for (let j = 1; j < V; j++) {
-        const v = z[o + j]!;
-        if (v > m || v !== v) {
-          m = v;
-          arg = j;
-        }
-      }
+      // the hard term: softmaxXentRef's row (rowExpSum: max with its argmax, exp32 terms, their float32 sum)
+      const { m, arg, s } = rowExpSum(z, o, V, e, 0);
       if (arg === y) correct++;
-      let s = 0;
-      for (let j = 0; j < V; j++) {
-        const ej = exp32(f(z[o + j]! - m));
-        e[j] = ej;
-        s = f(s + ej);
-      }
       const [mq, sq] = scaledExp(z, o, V, T, zt, qe);
       const [, sp] = scaledExp(teacher, o, V, T, ut, pe);
       // sum_j p_j * (z_j / T), folded in j order

@@ -238,6 +238,30 @@ export function layerNormBackRef(dy: Float32Array, xhat: Float32Array, rstd: Flo
 }
 
 /**
+ * One logit row z[o .. o+V) of the cross-entropy: m = its max (a NaN wins, the first index on ties) with its argmax,
+ * e_j = exp32(f(z_j - m)) written to out[eo + j], and s = the float32 fold of the e_j in j order. The one definition of
+ * these ops for softmaxXentRef and distillation's hard-label term (ml/distill/loss.ts).
+ */
+export function rowExpSum(z: Float32Array, o: number, V: number, out: Float32Array, eo: number): { m: number; arg: number; s: number } {
+  let m = z[o]!;
+  let arg = 0;
+  for (let j = 1; j < V; j++) {
+    const v = z[o + j]!;
+    if (v > m || v !== v) {
+      m = v;
+      arg = j;
+    }
+  }
+  let s = 0;
+  for (let j = 0; j < V; j++) {
+    const e = exp32(f(z[o + j]! - m));
+    out[eo + j] = e;
+    s = f(s + e);
+  }
+  return { m, arg, s };
+}
+
+/**
  * Softmax cross-entropy of `rows` logit rows of width V against `targets`: per row m = max (as
  * causalSoftmax), e = exp32(f(z - m)), s = fold of e, p = f(e / s), row loss = f(f(log32(s) + m) - z_y);
  * loss = f(fold of row losses / rows) (rows ascending); dz = f(f(p - onehot) / rows). `rowLoss`, when
@@ -252,22 +276,8 @@ export function softmaxXentRef(z: Float32Array, targets: ArrayLike<number>, rows
   for (let r = 0; r < rows; r++) {
     const o = r * V;
     const y = targets[r]!;
-    let m = z[o]!;
-    let arg = 0;
-    for (let j = 1; j < V; j++) {
-      const v = z[o + j]!;
-      if (v > m || v !== v) {
-        m = v;
-        arg = j;
-      }
-    }
+    const { m, arg, s } = rowExpSum(z, o, V, dz, o);
     if (arg === y) correct++;
-    let s = 0;
-    for (let j = 0; j < V; j++) {
-      const e = exp32(f(z[o + j]! - m));
-      dz[o + j] = e;
-      s = f(s + e);
-    }
     for (let j = 0; j < V; j++) dz[o + j] = f(f(f(dz[o + j]! / s) - (j === y ? 1 : 0)) / fr);
     const lr = f(f(log32(s) + m) - z[o + y]!);
     if (rowLoss) rowLoss[r] = lr;
