@@ -1,7 +1,7 @@
 /**
  * A base model from outside the market: a safetensors file (the format Hugging Face and torch's `safetensors` write)
  * checked against a declared char-transformer and rewritten as the canonical checkpoint an adapter job's or a
- * distillation job's manifest names by CID (`init.checkpointCid`, `distill.teacher.checkpointCid`).
+ * distillation job's manifest names by CID (`init.checkpointCid`, `distill.teacher.cid`).
  *
  * The file:
  *   8 bytes   little-endian uint64 N = header length
