@@ -10,7 +10,7 @@ type Opts = { arch?: string; manifest?: string; format?: string; task?: string; 
 /** `add`'s handler (the definitions and flags are in data.ts). */
 export const add = async (path: string, opts: Opts) => {
   if (opts.format === "safetensors") return addBase(path, opts);
-  if (opts.format !== "csv" && opts.format !== "jsonl" && opts.format !== "text") throw new InputError(`--format must be csv, jsonl, text or safetensors, got ${JSON.stringify(opts.format)}`);
+  if (opts.format !== "csv" && opts.format !== "jsonl" && opts.format !== "text") throw new InputError(`--format must be csv, jsonl or text (or safetensors, a base model), got ${JSON.stringify(opts.format)}`);
   if (opts.arch !== undefined || opts.manifest !== undefined) throw new InputError(`--arch and --manifest apply to --format safetensors only, not ${opts.format}`);
   const format = opts.format;
   if (format !== "text" && opts.task !== "classification" && opts.task !== "regression") throw new InputError(`--task must be classification or regression, got ${JSON.stringify(opts.task)}`);
