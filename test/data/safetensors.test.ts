@@ -14,6 +14,7 @@ import { runPouw } from "../helpers/cli.ts";
 import { exampleJson, tempDir } from "../ml/helpers.ts";
 import { Rng } from "../../verifier/src/ml/prng.ts";
 import { decodeBase } from "../../verifier/src/ml/adapters/index.ts";
+import { createRun, offlineSalt, parseManifest, train } from "../../verifier/src/ml/index.ts";
 import { transformerParamSpecs } from "../../verifier/src/ml/state-layout.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
 import { bf16ToF32, f16ToF32, parseSafetensors, safetensorsBase, SafetensorsError } from "../../verifier/src/data/index.ts";
@@ -184,6 +185,20 @@ describe("pouw data add --format safetensors: a base from outside the market", f
     // the adapter trained on this base: its h(0) state is the zero-B adapter, its loss that of the file's weights
     const trace = JSON.parse(await readFile(join(out, "trace.json"), "utf8")) as { stateHashes: string[] };
     expect(trace.stateHashes).to.have.length(9);
+  });
+
+  it("the imported base is also a distillation teacher: a student job on it trains one step", async () => {
+    const m = parseManifest({
+      ...adapterManifest(cid),
+      model: { arch: "char-transformer", layers: 1, dModel: 8, heads: 2, context: 16 },
+      init: { seed: 3 },
+      adapter: undefined,
+      distill: { teacher: { cid, arch: JSON.parse(ARCH) as object }, temperature: 2, alpha: 0.25 },
+      training: { batchSize: 4, steps: 1, stepsPerSegment: 1 },
+    });
+    const run = await createRun(m, { jobId: 0n, salt: offlineSalt(0n), store: new LocalDirStore(store) });
+    const { trace } = await train(run, { outDir: join(dir, "student"), strategy: { kind: "honest" }, evaluate: false });
+    expect(trace.stateHashes).to.have.length(2);
   });
 
   describe("malformed files: one SafetensorsError naming the tensor", () => {
