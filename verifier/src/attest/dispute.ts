@@ -15,9 +15,23 @@
  *   const j = await judgeStatement(clients.public, { providerRegistry, disputeId, bundle, trust });
  *   await voteStatementDispute(clients, { providerRegistry, disputeId, statementFalse: j.statementFalse });
  */
-import { getAddress, keccak256, type Chain, type PublicClient, type Transport } from "viem";
+import { getAddress, keccak256, type Address, type Chain, type PublicClient, type Transport } from "viem";
 import { AttestationError, verifyEvidenceBundle, type AttestationReason, type BundleVerdict, type EvidenceTrust } from "../checks/attestation/index.ts";
-import { getAttestationRequest, getProviderAttestation, getStatementDispute } from "../chain/index.ts";
+import {
+  disputeStatement,
+  getAttestationRequest,
+  getProviderAttestation,
+  getStatementDispute,
+  txRef,
+  voteStatementDispute,
+  type ChainClients,
+  type Deployment,
+  type DisputeStatementReturnType,
+  type GetStatementDisputeReturnType,
+  type TxRef,
+} from "../chain/index.ts";
+import { InputError } from "../errors/index.ts";
+import { ensureTokenFunds } from "../market/funding.ts";
 import { AttestCommitteeError } from "./index.ts";
 
 export type JudgeStatementParameters = {
@@ -82,4 +96,34 @@ export async function judgeStatement(client: PublicClient<Transport, Chain>, p: 
   if (now?.reason === "policy-invalid") throw new AttestCommitteeError(`the current trust configuration is unusable for this bundle: ${now.message}`);
   const revokedSince = now !== undefined && !supports(now.verdict);
   return { disputeId: p.disputeId, provider: getAddress(d.provider), requestId: d.requestId, recorded: { tier: a.tier, band: a.band, issuedAt: a.issuedAt }, verdict, reason, statementFalse, revokedSince, revokedReason: revokedSince ? now?.reason : undefined };
+}
+
+/**
+ * Opens a statement dispute against `provider`'s standing statement (`pouw auditor attest-dispute open`): the
+ * challenger's bond is funded (minted on a dev chain with `mint`) and approved, then ProviderRegistry.disputeStatement.
+ * InputError when the statement is already disputed.
+ */
+export async function openStatementDispute(
+  clients: ChainClients, d: Deployment, p: { providerRegistry: Address; provider: Address; mint: boolean },
+): Promise<DisputeStatementReturnType & { txs: TxRef[] }> {
+  const a = await getProviderAttestation(clients.public, { providerRegistry: p.providerRegistry, provider: p.provider });
+  if (a.disputeId !== 0n) throw new InputError(`provider ${p.provider}'s statement (request ${a.requestId}) is already disputed: dispute ${a.disputeId}`);
+  const txs = await ensureTokenFunds(clients, d, p.providerRegistry, a.disputeBond, { mint: p.mint });
+  const r = await disputeStatement(clients, { providerRegistry: p.providerRegistry, provider: p.provider });
+  txs.push(txRef("disputeStatement", r));
+  return { ...r, txs };
+}
+
+/**
+ * A drawn panel member's vote (`pouw auditor attest-dispute vote`): judgeStatement, then voteRevoked when the statement
+ * held at its time but not under `currentTrust`, voteDispute otherwise; the judgement, the vote's transaction and the
+ * dispute as it stands after.
+ */
+export async function voteOnStatementDispute(
+  clients: ChainClients, p: JudgeStatementParameters,
+): Promise<{ judgement: JudgeStatementReturnType; tx: TxRef; dispute: GetStatementDisputeReturnType }> {
+  const j = await judgeStatement(clients.public, p);
+  const r = await voteStatementDispute(clients, { providerRegistry: p.providerRegistry, disputeId: p.disputeId, statementFalse: j.statementFalse, revokedSince: j.revokedSince });
+  const tx = txRef(j.revokedSince ? "voteRevoked" : "voteDispute", r);
+  return { judgement: j, tx, dispute: await getStatementDispute(clients.public, { providerRegistry: p.providerRegistry, disputeId: p.disputeId }) };
 }

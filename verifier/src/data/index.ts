@@ -12,6 +12,7 @@ import { readText, textContent, type TextSchema } from "./text.ts";
 
 export * from "./tabular.ts";
 export * from "./text.ts";
+export * from "./safetensors.ts";
 export { decimalToFloat32 } from "./decimal.ts";
 export { loadTabularCorpus, loadTextCorpus, splitTabular, TABULAR_MAX_CANONICAL_BYTES, TEXT_MAX_CANONICAL_BYTES } from "./load.ts";
 

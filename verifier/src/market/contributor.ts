@@ -14,6 +14,7 @@ import {
   getCorpusRegistration,
   getDataShareCredits,
   getMarketCredit,
+  getRegistries,
   registerCorpus,
   txRef,
   type ChainClients,
@@ -22,8 +23,10 @@ import {
   type TxRef,
 } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
+import { checkCorpusBytes, corpusBytes, corpusSpecOf } from "../ml/data/corpus.ts";
 import type { Manifest } from "../ml/index.ts";
 import { contentDigestOf } from "../provenance/chain.ts";
+import { ContentNotFoundError, LocalDirStore } from "../store/index.ts";
 
 export type CorpusRegistration = {
   name: string;
@@ -76,6 +79,47 @@ export async function registerManifestCorpora(clients: ChainClients, dataRegistr
     out.push({ name: c.name, contentId: c.contentId, corpusId: r.corpusId, status: "registered", payout, owner: clients.account.address, gasUsed: r.gasUsed, tx: txRef("registerCorpus", r) });
   }
   return out;
+}
+
+/** Throws InputError unless `store` holds each corpus's bytes under its contentId (the store checks the CID). */
+async function checkStoredCorpora(corpora: readonly { name: string; contentId: string }[], storeDir: string): Promise<void> {
+  const store = new LocalDirStore(storeDir);
+  for (const c of corpora) {
+    try {
+      await store.get(c.contentId);
+    } catch (err) {
+      if (err instanceof ContentNotFoundError) throw new InputError(`corpus ${c.name}: ${c.contentId} is not in the content store ${store.dir} (pouw data add puts it there)`, { cause: err });
+      throw err;
+    }
+  }
+}
+
+/**
+ * `pouw corpus register`: checks that this contributor holds every corpus it registers (a data set by content id in
+ * the content store at `storeDir`, a package's bytes under the manifest's id), then `connect`s to the market and
+ * registers them in the JobMarket's DataRegistry (registerManifestCorpora). InputError for an unknown `only`, a corpus
+ * not held, or a market without a DataRegistry; nothing is sent before every check holds.
+ */
+export async function registerCorpora(
+  manifest: Manifest,
+  o: RegisterCorporaOptions & { storeDir: string },
+  connect: () => Promise<{ clients: ChainClients; deployment: Pick<Deployment, "jobMarket"> }>,
+): Promise<{ dataRegistry: Address; registrations: CorpusRegistration[] }> {
+  const only = o.only;
+  if (only !== undefined && !manifest.corpora.some((c) => c.name === only))
+    throw new InputError(`--corpus ${only}: unknown corpus, the manifest has ${manifest.corpora.map((c) => c.name).join(", ")}`);
+  // INVARIANT: a contributor registers only content it holds: the local bytes must have the manifest's id.
+  // a data set by content id (no package) must be in the content store, which checks its CID (pouw data add puts it there)
+  const held = manifest.corpora.filter((c) => c.package === undefined && (only === undefined || c.name === only));
+  if (held.length > 0) await checkStoredCorpora(held, o.storeDir);
+  manifest.corpora.forEach((c, i) => {
+    if (c.package !== undefined && (only === undefined || c.name === only)) checkCorpusBytes(c, corpusBytes(corpusSpecOf(manifest, i)).bytes, `package ${c.package}`);
+  });
+  const { clients, deployment } = await connect();
+  const dataRegistry = (await getRegistries(clients.public, { jobMarket: deployment.jobMarket })).data;
+  if (dataRegistry === undefined) throw new InputError(`JobMarket ${deployment.jobMarket} has no DataRegistry (it was deployed with --no-registries)`);
+  const { storeDir: _storeDir, ...opts } = o;
+  return { dataRegistry, registrations: await registerManifestCorpora(clients, dataRegistry, manifest, opts) };
 }
 
 export type ContributorClaim = {

@@ -1,13 +1,14 @@
 /**
  * The handlers of `pouw attest` (attest.ts defines the commands and flags and loads this module only when one runs,
- * so `--help` and flag errors load no chain, engine or solver): each parses its arguments, calls the flow, renders.
+ * so `--help` and flag errors load no chain, engine or solver): each parses its arguments, calls one flow (attest/:
+ * index.ts, request.ts, dispute.ts; chain/ for a single read or call) and renders its result as text or --json.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { keccak256, type Address } from "viem";
+import type { Address } from "viem";
 import { InputError } from "../../errors/index.ts";
 import { txRef } from "../../chain/send.ts";
-import { ensureFunds, marketContext, parseAddress, txJson, txLines } from "../context.ts";
+import { marketContext, parseAddress, txJson, txLines } from "../context.ts";
 
 type Opts = Record<string, string | boolean | undefined>;
 
@@ -24,19 +25,6 @@ function readBundle(path: string): Buffer {
     return readFileSync(path);
   } catch (err) {
     throw new InputError(`cannot read the evidence bundle ${path}`, { cause: err });
-  }
-}
-
-/**
- * The session key a request declares: the bundle's (the registry keeps it with the request). A file that is not a
- * bundle declares none: the request still opens, and its committee signs tier 4 with the reason.
- */
-async function bundleSessionKey(bytes: Uint8Array): Promise<{ sessionKey?: Address }> {
-  const { parseEvidenceBundle } = await import("../../checks/attestation/index.ts");
-  try {
-    return { sessionKey: parseEvidenceBundle(bytes).sessionKey as Address };
-  } catch {
-    return {};
   }
 }
 
@@ -75,21 +63,16 @@ export const request = async (bundlePath: string, opts: Record<string, string | 
   for (const d of devices) if (!/^[a-z0-9-]+:[^\s]+$/.test(d)) throw new InputError(`--device must be KIND:ID (e.g. nvidia-ueid:6229...), got ${JSON.stringify(d)}`);
   const { deviceIdHash } = await import("../../attest/index.ts");
   const { ctx, registry } = await registryOf(opts as Opts);
-  const { getAttestationTerms, requestAttestation } = await import("../../chain/index.ts");
-  const terms = await getAttestationTerms(ctx.clients.public, { providerRegistry: registry });
-  const txs = await ensureFunds(ctx, registry, terms.requestFee, opts.mint === true);
-  const r = await requestAttestation(ctx.clients, {
+  const { requestBundleAttestation } = await import("../../attest/request.ts");
+  const r = await requestBundleAttestation(ctx.clients, ctx.deployment, {
     providerRegistry: registry,
-    evidenceHash: keccak256(bytes),
+    bundle: bytes,
     challengeBlock: parseBlock("--challenge-block", opts.challengeBlock as string)!,
-    ...(devices.length > 0 ? { deviceIds: devices.map(deviceIdHash) } : {}),
-    // the registry keeps the bundle's session key with the request (sessionKeyOf): what commitments can be held to
-    ...(await bundleSessionKey(bytes)),
+    deviceIds: devices.map(deviceIdHash),
+    mint: opts.mint === true,
   });
-  txs.push(txRef("requestAttestation", r));
-  if (opts.json)
-    return void process.stdout.write(jsonLine({ requestId: r.requestId, binding: r.binding, evidenceHash: keccak256(bytes), seedBlock: r.seedBlock, deadline: r.deadline, txs: txs.map(txJson) }));
-  process.stdout.write(`attestation request ${r.requestId}: committee drawn after block ${r.seedBlock}, record by ${new Date(Number(r.deadline) * 1000).toISOString()}\n${txLines(txs)}`);
+  if (opts.json) return void process.stdout.write(jsonLine({ requestId: r.requestId, binding: r.binding, evidenceHash: r.evidenceHash, seedBlock: r.seedBlock, deadline: r.deadline, txs: r.txs.map(txJson) }));
+  process.stdout.write(`attestation request ${r.requestId}: committee drawn after block ${r.seedBlock}, record by ${new Date(Number(r.deadline) * 1000).toISOString()}\n${txLines(r.txs)}`);
 };
 
 /** `attest`'s handler (the definitions and flags are in attest.ts). */
@@ -145,15 +128,11 @@ export const attest = async (requestArg: string, opts: Opts) => {
 export const open = async (providerArg: string, opts: Opts) => {
   const provider = parseAddress("PROVIDER", providerArg);
   const { ctx, registry } = await registryOf(opts);
-  const { disputeStatement, getProviderAttestation } = await import("../../chain/index.ts");
-  const a = await getProviderAttestation(ctx.clients.public, { providerRegistry: registry, provider });
-  if (a.disputeId !== 0n) throw new InputError(`provider ${provider}'s statement (request ${a.requestId}) is already disputed: dispute ${a.disputeId}`);
-  const txs = await ensureFunds(ctx, registry, a.disputeBond, opts.mint === true);
-  const r = await disputeStatement(ctx.clients, { providerRegistry: registry, provider });
-  txs.push(txRef("disputeStatement", r));
-  if (opts.json) return void process.stdout.write(jsonLine({ disputeId: r.disputeId, requestId: r.requestId, bond: r.bond, seedBlock: r.seedBlock, deadline: r.deadline, txs: txs.map(txJson) }));
+  const { openStatementDispute } = await import("../../attest/dispute.ts");
+  const r = await openStatementDispute(ctx.clients, ctx.deployment, { providerRegistry: registry, provider, mint: opts.mint === true });
+  if (opts.json) return void process.stdout.write(jsonLine({ disputeId: r.disputeId, requestId: r.requestId, bond: r.bond, seedBlock: r.seedBlock, deadline: r.deadline, txs: r.txs.map(txJson) }));
   process.stdout.write(
-    `statement dispute ${r.disputeId} (request ${r.requestId}): panel drawn after block ${r.seedBlock}, votes until ${new Date(Number(r.deadline) * 1000).toISOString()}\n${txLines(txs)}`,
+    `statement dispute ${r.disputeId} (request ${r.requestId}): panel drawn after block ${r.seedBlock}, votes until ${new Date(Number(r.deadline) * 1000).toISOString()}\n${txLines(r.txs)}`,
   );
 };
 
@@ -162,15 +141,11 @@ export const vote = async (disputeArg: string, opts: Opts) => {
   const disputeId = parseId(disputeArg);
   const bytes = readBundle(opts.bundle as string);
   const { loadEvidenceTrust } = await import("../../attest/index.ts");
-  const { judgeStatement } = await import("../../attest/dispute.ts");
+  const { voteOnStatementDispute } = await import("../../attest/dispute.ts");
   const trust = loadEvidenceTrust(opts.trust as string);
   const currentTrust = typeof opts.currentTrust === "string" ? loadEvidenceTrust(opts.currentTrust) : undefined;
   const { ctx, registry } = await registryOf(opts);
-  const j = await judgeStatement(ctx.clients.public, { providerRegistry: registry, disputeId, bundle: bytes, trust, currentTrust });
-  const { voteStatementDispute, getStatementDispute } = await import("../../chain/index.ts");
-  const r = await voteStatementDispute(ctx.clients, { providerRegistry: registry, disputeId, statementFalse: j.statementFalse, revokedSince: j.revokedSince });
-  const fn = j.revokedSince ? "voteRevoked" : "voteDispute";
-  const d = await getStatementDispute(ctx.clients.public, { providerRegistry: registry, disputeId });
+  const { judgement: j, tx, dispute: d } = await voteOnStatementDispute(ctx.clients, { providerRegistry: registry, disputeId, bundle: bytes, trust, currentTrust });
   const found = j.verdict ? `tier ${j.verdict.tier} band ${j.verdict.band}` : `rejected (${j.reason})`;
   if (opts.json)
     return void process.stdout.write(
@@ -183,12 +158,12 @@ export const vote = async (disputeArg: string, opts: Opts) => {
         revokedSince: j.revokedSince,
         revokedReason: j.revokedReason ?? null,
         outcome: d.outcome,
-        txs: [txJson(txRef(fn, r))],
+        txs: [txJson(tx)],
       }),
     );
   process.stdout.write(
     `statement of request ${j.requestId} says tier ${j.recorded.tier} band ${j.recorded.band}; re-verified at its issuedAt: ${found}\n` +
-      `voted ${j.statementFalse ? "false" : j.revokedSince ? `revoked since (${j.revokedReason ?? "a weaker verdict under --current-trust"})` : "true"}; dispute ${disputeId} is ${d.outcome} (${d.falseVotes} false, ${d.trueVotes} true)\n${txLines([txRef(fn, r)])}`,
+      `voted ${j.statementFalse ? "false" : j.revokedSince ? `revoked since (${j.revokedReason ?? "a weaker verdict under --current-trust"})` : "true"}; dispute ${disputeId} is ${d.outcome} (${d.falseVotes} false, ${d.trueVotes} true)\n${txLines([tx])}`,
   );
 };
 

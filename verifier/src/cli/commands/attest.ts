@@ -55,6 +55,24 @@ export function registerAuditorAttest(auditor: Command): void {
   ).action(lazyAction(() => import("./attest-run.ts"), "attest"));
 }
 
+/** What `--current-trust` is, its format and when to pass it (`pouw auditor attest-dispute vote --help`). */
+const CURRENT_TRUST_HELP = `
+The two trust files:
+  --trust FILE          what you trusted when the statement was signed: the statement's evidence is re-verified at
+                        its issuedAt under it; the vote is "false" when it does not support the statement's tier and
+                        band (the signers forfeit their bonds).
+  --current-trust FILE  the same JSON format as --trust (keys nvidia, intelTdx, amdSevSnp, pouwEat; relative paths are
+                        relative to the file), holding what has been published since: newer CRLs
+                        ("amdSevSnp": { ..., "currentCrls": ["ask-crl.der"] }, DER or PEM), raised minimum TCBs or TCB
+                        evaluation numbers, refused statuses. Only when the statement held under --trust is its
+                        evidence re-verified, at the same issuedAt, under this file: if it no longer supports the
+                        statement, the vote is "revoked since" (ProviderRegistry.voteRevoked: the record is downgraded,
+                        nobody forfeits). A file unusable for the bundle (an undecodable CRL, a missing pin) is refused,
+                        never counted as a revocation.
+  Pass --current-trust when a revocation or TCB update was published after the statement was issued; without it the
+  vote judges the statement at its time only (docs/checks.md, "Evidence bundle, trust file and the committee path").
+`;
+
 /** `pouw auditor attest-dispute ...`: statement disputes (ProviderRegistry.disputeStatement, voteDispute, settleDispute). */
 export function registerAuditorAttestDispute(auditor: Command): void {
   const dispute = auditor.command("attest-dispute").description("dispute an attestation statement, or judge one as a drawn panel member");
@@ -74,7 +92,8 @@ export function registerAuditorAttestDispute(auditor: Command): void {
       .requiredOption("--bundle <file>", "the statement's evidence bundle (its keccak256 must be the request's evidence hash)")
       .requiredOption("--trust <file>", "what you trust per evidence format (as for `auditor attest`)")
       .option("--current-trust <file>", "today's trust file (public revocation / TCB data since): a statement that held under --trust but not under it is voted 'revoked since' (ProviderRegistry.voteRevoked: downgrade, no forfeit)")
-      .option("--json", "print JSON"),
+      .option("--json", "print JSON")
+      .addHelpText("after", CURRENT_TRUST_HELP),
   ).action(lazyAction(() => import("./attest-run.ts"), "vote"));
   withConfig(
     dispute

@@ -5,11 +5,13 @@
 import { InputError } from "../../errors/index.ts";
 import { configFrom } from "../context.ts";
 
-type Opts = { format?: string; task?: string; label?: string; columns?: string; split?: string; name?: string; json?: boolean; store?: string; stateDir?: string };
+type Opts = { arch?: string; manifest?: string; format?: string; task?: string; label?: string; columns?: string; split?: string; name?: string; json?: boolean; store?: string; stateDir?: string };
 
 /** `add`'s handler (the definitions and flags are in data.ts). */
 export const add = async (path: string, opts: Opts) => {
-  if (opts.format !== "csv" && opts.format !== "jsonl" && opts.format !== "text") throw new InputError(`--format must be csv, jsonl or text, got ${JSON.stringify(opts.format)}`);
+  if (opts.format === "safetensors") return addBase(path, opts);
+  if (opts.format !== "csv" && opts.format !== "jsonl" && opts.format !== "text") throw new InputError(`--format must be csv, jsonl or text (or safetensors, a base model), got ${JSON.stringify(opts.format)}`);
+  if (opts.arch !== undefined || opts.manifest !== undefined) throw new InputError(`--arch and --manifest apply to --format safetensors only, not ${opts.format}`);
   const format = opts.format;
   if (format !== "text" && opts.task !== "classification" && opts.task !== "regression") throw new InputError(`--task must be classification or regression, got ${JSON.stringify(opts.task)}`);
   const config = configFrom(opts);
@@ -41,3 +43,22 @@ export const add = async (path: string, opts: Opts) => {
     ].join("\n") + "\n",
   );
 };
+
+/** `add --format safetensors`: a base model from outside the market, checked against the declared char-transformer. */
+async function addBase(path: string, opts: Opts): Promise<void> {
+  const config = configFrom(opts);
+  const [{ addSafetensorsFile }, { LocalDirStore }] = await Promise.all([import("../../data/index.ts"), import("../../store/index.ts")]);
+  const added = await addSafetensorsFile(path, { ...(opts.arch !== undefined ? { arch: opts.arch } : {}), ...(opts.manifest !== undefined ? { manifest: opts.manifest } : {}) }, new LocalDirStore(config.storeDir));
+  if (opts.json) {
+    process.stdout.write(JSON.stringify({ cid: added.cid, bytes: added.bytes, store: config.storeDir, weights: added.weights, tensors: added.tensors, sourceDtypes: added.sourceDtypes, fragment: added.fragment }, null, 2) + "\n");
+    return;
+  }
+  process.stdout.write(
+    [
+      added.cid,
+      `a char-transformer base: ${added.tensors} tensors, ${added.weights} weights (from ${added.sourceDtypes.join(", ")}, exact in float32); ${added.bytes} canonical bytes in ${config.storeDir}`,
+      "manifest fragment (add the corpora, data, adapter or distill block, optimizer, training, numerics bitwise-v2, policy):",
+      JSON.stringify(added.fragment, null, 2),
+    ].join("\n") + "\n",
+  );
+}
