@@ -1,0 +1,181 @@
+/**
+ * The challenger bot audits inference jobs (evaluate, generate) on the in-process network, through its own pipeline
+ * (auditor.ts jobFor -> kinds/audit.ts), with nobody challenging by hand: four bonded bots follow a kind job whose
+ * provider commits its (possibly forged) per-example leaves. A changed output, skipped examples and an inflated score of
+ * an evaluate job, and a changed sample of a generate job, are each challenged by a bot on the example the audit names,
+ * a panel of the other bots recomputes that one example, the dispute resolves Fault and the provider's lock is slashed.
+ * An honest evaluate job is receipted (EIP-712 receipts, anchored) at the rate its payment and lock call for, paid at
+ * finalize, and no bot logs a warning about the job on any tick.
+ */
+import { expect } from "chai";
+import { mkdtempSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { parseEther, parseEventLogs } from "viem";
+import { chainDisputeHooks, ChallengerBot } from "../../verifier/src/bot/index.ts";
+import { sampledExamples } from "../../verifier/src/bot/sampler.ts";
+import { acceptJob, finalize, getDispute, getFaultAppeal, getJob, getJobDisputes, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
+import { creditsOf } from "../../verifier/src/dispute/index.ts";
+import { evalSetIdOf, EVALUATE_KIND, parseEvaluateManifest } from "../../verifier/src/evaluate/index.ts";
+import { kindAuditRate, kindSegments, segmentsOfStates, statesOf, ZERO32, type ExampleJob, type ExampleResult, type KindSegment } from "../../verifier/src/kinds/index.ts";
+import { GENERATE_KIND, parseGenerateManifest, sampleResult, type GenerateJob } from "../../verifier/src/kinds/generate.ts";
+import { commitKindSegments } from "../../verifier/src/kinds/provider.ts";
+import { createKindJob, openKindJob, type KindManifest } from "../../verifier/src/kinds/market.ts";
+import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
+import { createRun, offlineSalt, parseManifest } from "../../verifier/src/ml/index.ts";
+import { cidOf, LocalDirStore } from "../../verifier/src/store/index.ts";
+import { tinyTransformerJson } from "../ml/helpers.ts";
+import { botMarketPerFile } from "./fixture.ts";
+
+const K = 4;
+const EXAMPLES = 8;
+const PAYMENT = parseEther("2");
+const STAKE = parseEther("10");
+
+type Line = { level: number; msg: string; jobId?: string; bot?: number; segment?: number; recompute?: number[] };
+
+describe("bot: audits evaluate and generate jobs", function () {
+  this.timeout(900_000);
+  const market = botMarketPerFile(600);
+  let weights: Uint8Array;
+  let evaluate: KindManifest;
+  let generate: KindManifest;
+  let honestEval: ExampleResult[];
+  let honestGen: Uint8Array[];
+  const dirs: string[] = [];
+
+  before(async () => {
+    // the model: the tiny char-transformer's initial weights (a model is a checkpoint; trained or not does not matter here)
+    const t = tinyTransformerJson();
+    const run = await createRun(parseManifest(t), { jobId: 0n, salt: offlineSalt(0n) });
+    weights = run.checkpointBytes(run.initState());
+    const base = { model: t.model, weightsCid: cidOf(weights), corpus: (t.corpora as object[])[0], data: t.data, harness: { engine: "pouw-engine-1", backend: "cpu", numerics: "bitwise", batch: 16 } };
+    const probe = parseEvaluateManifest({ version: 1, kind: EVALUATE_KIND, ...base, evalSet: { split: "test", examples: EXAMPLES, contentId: cidOf(new Uint8Array(1)) } });
+    const contentId = await evalSetIdOf(probe);
+    evaluate = { kind: "evaluate", manifest: parseEvaluateManifest({ version: 1, kind: EVALUATE_KIND, ...base, evalSet: { split: "test", examples: EXAMPLES, contentId } }) };
+    generate = { kind: "generate", manifest: parseGenerateManifest({ version: 1, kind: GENERATE_KIND, ...base, prompts: { split: "test", examples: EXAMPLES, promptChars: 8, contentId }, sampling: { tokens: 12, temperatureMilli: 800, topK: 20, seed: 11 } }) };
+    honestEval = await (await openKindJob(evaluate, weights, { jobId: 0n, examplesPerSegment: K })).results(0, EXAMPLES);
+    const g = (await openKindJob(generate, weights, { jobId: 0n, examplesPerSegment: K })) as unknown as GenerateJob;
+    honestGen = Array.from({ length: EXAMPLES }, (_, j) => g.sample(j));
+  });
+  after(async () => {
+    for (const d of dirs) await rm(d, { recursive: true, force: true });
+  });
+
+  /** Posts `km` as a market job (the buyer's `buyer create` path), the provider commits `forge`'s segments; four bots. */
+  async function kindJob(tag: string, km: KindManifest, forge: (job: ExampleJob) => KindSegment[], kindAuditRate?: number) {
+    const m = market();
+    const dir = mkdtempSync(join(tmpdir(), `pouw-bot-kind-${tag}-`));
+    dirs.push(dir);
+    const store = new LocalDirStore(join(dir, "store"));
+    const board = new SegmentBoard(join(dir, "board"), store);
+    await store.put(weights);
+    const { jobId } = await createKindJob({ clients: m.buyer, deployment: m.d, store }, km, { payment: PAYMENT, examplesPerSegment: K, overrides: { requiredStake: STAKE }, subject: tag });
+    await acceptJob(m.cheat, { jobMarket: m.d.jobMarket, jobId });
+    const job = await openKindJob(km, weights, { jobId, examplesPerSegment: K });
+    await commitKindSegments(m.cheat, { jobMarket: m.d.jobMarket, jobId, store, segments: forge(job) });
+    const lines: Line[] = [];
+    const log = pino({ level: "debug", base: undefined }, { write: (s: string) => void lines.push(JSON.parse(s) as Line) });
+    const bots = m.auditors.map(
+      (a, i) =>
+        new ChallengerBot({
+          clients: a,
+          deployment: m.d,
+          store,
+          board,
+          dbPath: join(dir, `bot${i}.sqlite`),
+          dispute: chainDisputeHooks({ clients: a, deployment: m.d, ballotsDir: join(dir, `ballots${i}`) }),
+          log: log.child({ bot: i }),
+          ...(kindAuditRate === undefined ? {} : { kindAuditRate }),
+        }),
+    );
+    return { m, jobId, job, bots, lines };
+  }
+
+  /** Ticks every bot until the job's first dispute resolves (the cheats do not appeal); returns the dispute. */
+  async function disputedToTheEnd(k: Awaited<ReturnType<typeof kindJob>>) {
+    const { m, jobId, bots } = k;
+    for (const b of bots) await b.tick();
+    const opened = await getJobDisputes(m.admin.public, { disputeGame: m.d.disputeGame!, jobId, fromBlock: BigInt(m.d.startBlock) });
+    expect(opened, "a bot challenged the job").to.have.length(1);
+    for (let round = 0; round < 6; round++) {
+      await m.conn.networkHelpers.mine(2);
+      const appeal = await getFaultAppeal(m.admin.public, { disputeGame: m.d.disputeGame!, disputeId: opened[0]!.disputeId });
+      if (appeal.deadline !== undefined) await m.conn.networkHelpers.time.increaseTo(appeal.deadline + 1n);
+      for (const b of bots) await b.tick();
+      if ((await getDispute(m.admin.public, { disputeGame: m.d.disputeGame!, disputeId: opened[0]!.disputeId })).phase === "resolved") break;
+    }
+    return getDispute(m.admin.public, { disputeGame: m.d.disputeGame!, disputeId: opened[0]!.disputeId });
+  }
+
+  async function expectSlashed(k: Awaited<ReturnType<typeof kindJob>>) {
+    const { m, jobId } = k;
+    expect((await getJob(m.admin.public, { jobMarket: m.d.jobMarket, jobId })).status).to.equal("Refunded");
+    const logs = await m.admin.public.getLogs({ address: m.d.stakeVault, fromBlock: BigInt(m.d.startBlock), toBlock: "latest" });
+    const slashed = parseEventLogs({ abi: stakeVaultAbi, logs, eventName: "StakeSlashed" });
+    expect(slashed).to.have.length(1);
+    expect(slashed[0]!.args.provider).to.equal(m.cheat.account.address);
+    expect(slashed[0]!.args.amount).to.equal(STAKE);
+  }
+
+  it("an honest evaluate job is audited at its deterrence rate, receipted, paid, and no bot warns about it on any tick", async () => {
+    const k = await kindJob("honest", evaluate, (j) => kindSegments(j, honestEval));
+    const { m, jobId, bots, lines } = k;
+    for (let t = 0; t < 3; t++) for (const b of bots) await b.tick();
+    const rate = kindAuditRate({ payment: PAYMENT, stake: STAKE, examples: EXAMPLES });
+    // independent expectation: 1 - (1 - P/S)^(1/N) with P/S = 0.2
+    expect(rate).to.be.closeTo(1 - 0.8 ** (1 / EXAMPLES), 1e-12);
+    for (const b of bots) {
+      expect(b.db.job(jobId)!.auditRate).to.equal(rate);
+      expect(b.db.receipts().map((r) => r.segment).sort()).to.deep.equal([0, 1]);
+      const secret = b.db.getMeta("samplingSecret")!;
+      for (const s of [0, 1]) expect(b.db.segment(jobId, s)!.audit).to.equal("ok");
+      expect(b.summary().intents.filter((i) => i.kind === "recordReceipt" && i.status === "confirmed")).to.have.length(2);
+      // each audit recomputed exactly the examples this bot's private draw picked in that segment
+      const started = lines.filter((l) => l.bot === bots.indexOf(b) && l.msg === "audit started").map((l) => ({ segment: l.segment, recompute: l.recompute }));
+      expect(started).to.deep.equal([0, 1].map((s) => ({ segment: s, recompute: sampledExamples(secret, m.d.jobMarket, jobId, s, K, rate) })));
+      expect(b.summary().intents.some((i) => i.kind === "challenge")).to.equal(false);
+    }
+    const warned = lines.filter((l) => l.level >= 40 && (l.jobId === String(jobId) || /manifest/.test(l.msg)));
+    expect(warned.map((l) => l.msg), "no warning about the kind job").to.deep.equal([]);
+    expect(lines.filter((l) => /audit ok; receipt signed/.test(l.msg)).length).to.equal(8); // 4 bots x 2 segments
+    const before = await creditsOf(m.cheat, { deployment: m.d });
+    await m.conn.networkHelpers.time.increase(86_401);
+    await finalize(m.buyer, { jobMarket: m.d.jobMarket, jobId });
+    expect((await creditsOf(m.cheat, { deployment: m.d })).jobMarket - before.jobMarket).to.equal(PAYMENT);
+    for (const b of bots) b.close();
+  });
+
+  // rate: the bot's least per-example rate; 1 recomputes every example, so the bot names the first wrong one (the draw
+  // itself is covered by the honest case). The inflated score is caught at the job's own rate: its running totals are
+  // checked by hashing in every audit.
+  const cheats: { name: string; km: () => KindManifest; example: number; rate?: number; forge: (j: ExampleJob) => KindSegment[] }[] = [
+    { name: "an evaluate provider that changes one example's output", km: () => evaluate, example: 3, rate: 1, forge: (j) => kindSegments(j, honestEval.map((r, i) => (i === 2 ? { ...r, item: ZERO32 } : r))) },
+    { name: "an evaluate provider that skips examples (placeholders for 5..8)", km: () => evaluate, example: 5, rate: 1, forge: (j) => kindSegments(j, honestEval.map((r, i) => (i >= 4 ? { item: ZERO32, score: 0n, hits: 1n } : r))) },
+    {
+      name: "an evaluate provider that reports a better score than its leaves give (the last leaf's total and hits)",
+      km: () => evaluate,
+      example: 8,
+      forge: (j) => {
+        const states = statesOf(honestEval);
+        const last = states[states.length - 1]!;
+        states[states.length - 1] = { ...last, total: last.total / 2n, hits: last.hits + 3n };
+        return segmentsOfStates(j, states);
+      },
+    },
+    { name: "a generate provider that changes one sample", km: () => generate, example: 6, rate: 1, forge: (j) => kindSegments(j, honestGen.map((s, i) => sampleResult(i === 5 ? s.map((x) => (x + 1) % 96) : s))) },
+  ];
+  for (const cheat of cheats) {
+    it(`${cheat.name} is challenged by a bot on example ${cheat.example}, judged Fault by the bots' panel and slashed`, async () => {
+      const k = await kindJob(cheat.name.split(" ")[3]!, cheat.km(), cheat.forge, cheat.rate);
+      const d = await disputedToTheEnd(k);
+      expect(Number(d.step)).to.equal(cheat.example);
+      expect(d.outcome).to.equal("PanelFault");
+      expect(d.faultVotes).to.equal(3);
+      await expectSlashed(k);
+      for (const b of k.bots) b.close();
+    });
+  }
+});
