@@ -18,6 +18,7 @@ import { chainDisputeHooks, ChallengerBot } from "../../verifier/src/bot/index.t
 import { sampledExamples } from "../../verifier/src/bot/sampler.ts";
 import { acceptJob, finalize, getDispute, getFaultAppeal, getJob, getJobDisputes, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
 import { creditsOf } from "../../verifier/src/dispute/index.ts";
+import { collectJobReport, renderJobReport } from "../../verifier/src/report/job.ts";
 import { evalSetIdOf, EVALUATE_KIND, parseEvaluateManifest } from "../../verifier/src/evaluate/index.ts";
 import { kindAuditRate, kindSegments, segmentsOfStates, statesOf, ZERO32, type ExampleJob, type ExampleResult, type KindSegment } from "../../verifier/src/kinds/index.ts";
 import { GENERATE_KIND, parseGenerateManifest, sampleResult, type GenerateJob } from "../../verifier/src/kinds/generate.ts";
@@ -91,7 +92,7 @@ describe("bot: audits evaluate and generate jobs", function () {
           ...(kindAuditRate === undefined ? {} : { kindAuditRate }),
         }),
     );
-    return { m, jobId, job, bots, lines };
+    return { m, jobId, job, bots, lines, store, board };
   }
 
   /** Ticks every bot until the job's first dispute resolves (the cheats do not appeal); returns the dispute. */
@@ -145,6 +146,12 @@ describe("bot: audits evaluate and generate jobs", function () {
     await m.conn.networkHelpers.time.increase(86_401);
     await finalize(m.buyer, { jobMarket: m.d.jobMarket, jobId });
     expect((await creditsOf(m.cheat, { deployment: m.d })).jobMarket - before.jobMarket).to.equal(PAYMENT);
+    // the report shows the claimed score (checked against the last leaf) and the examples the receipts recomputed
+    const drawn = bots.reduce((a, b) => a + [0, 1].reduce((x, s) => x + sampledExamples(b.db.getMeta("samplingSecret")!, m.d.jobMarket, jobId, s, K, rate).length, 0), 0);
+    const r = await collectJobReport({ client: m.admin.public, deployment: m.d, store: k.store, board: k.board, symbol: "PDT" }, jobId);
+    expect(r.kind).to.deep.include({ kind: "evaluate", examples: EXAMPLES, committedExamples: EXAMPLES, leafCheck: "verified", examplesAudited: drawn, okReceipts: 8 });
+    expect(r.kind!.claimed!.total).to.equal(honestEval.reduce((a, x) => a + x.score, 0n).toString());
+    expect(renderJobReport(r)).to.match(/<h2>Result \(evaluate\)<\/h2>/);
     for (const b of bots) b.close();
   });
 
