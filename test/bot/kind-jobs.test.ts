@@ -16,7 +16,7 @@ import { pino } from "pino";
 import { parseEther, parseEventLogs } from "viem";
 import { chainDisputeHooks, ChallengerBot } from "../../verifier/src/bot/index.ts";
 import { sampledExamples } from "../../verifier/src/bot/sampler.ts";
-import { acceptJob, finalize, getDispute, getFaultAppeal, getJob, getJobDisputes, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
+import { acceptJob, commitSegment, finalize, getDispute, getFaultAppeal, getJob, getJobDisputes, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
 import { creditsOf } from "../../verifier/src/dispute/index.ts";
 import { collectJobReport, renderJobReport } from "../../verifier/src/report/job.ts";
 import { evalSetIdOf, EVALUATE_KIND, parseEvaluateManifest } from "../../verifier/src/evaluate/index.ts";
@@ -36,6 +36,38 @@ const PAYMENT = parseEther("2");
 const STAKE = parseEther("10");
 
 type Line = { level: number; msg: string; jobId?: string; bot?: number; segment?: number; recompute?: number[] };
+
+describe("bot: the example draw and rate of an inference job", () => {
+  const secret = "11".repeat(32);
+  const market = "0x00000000000000000000000000000000000000aa" as const;
+
+  it("kindAuditRate is 1 - (1 - P/S)^(1/N), deters forging any m of N examples, and names a bad example count", () => {
+    expect(kindAuditRate({ payment: 2n, stake: 10n, examples: 1 })).to.be.closeTo(0.2, 1e-12);
+    expect(kindAuditRate({ payment: parseEther("2"), stake: parseEther("10"), examples: 200 })).to.be.closeTo(1 - 0.8 ** (1 / 200), 1e-12);
+    expect(kindAuditRate({ payment: 10n, stake: 10n, examples: 5 })).to.equal(1);
+    expect(kindAuditRate({ payment: 1n, stake: 0n, examples: 5 })).to.equal(1);
+    // independent check of the deterrence claim: catching m forged examples costs the lock at least their share of P
+    const [P, S, N] = [3, 20, 50];
+    const r = kindAuditRate({ payment: BigInt(P), stake: BigInt(S), examples: N });
+    for (let m = 1; m <= N; m++) expect((1 - (1 - r) ** m) * S).to.be.at.least((m * P) / N - 1e-9);
+    // and it is the least such rate: 1% lower fails at m = N
+    expect((1 - (1 - r * 0.99) ** N) * S).to.be.below(P);
+    expect(() => kindAuditRate({ payment: 1n, stake: 10n, examples: 0 })).to.throw(/examples must be a positive integer, got 0/);
+  });
+
+  it("sampledExamples draws each example of the segment alone, the same on every call, at the rate", () => {
+    expect(sampledExamples(secret, market, 7n, 3, 10, 1)).to.deep.equal([31, 32, 33, 34, 35, 36, 37, 38, 39, 40]);
+    expect(sampledExamples(secret, market, 7n, 3, 10, 0)).to.deep.equal([]);
+    const a = sampledExamples(secret, market, 7n, 2, 1000, 0.3);
+    expect(sampledExamples(secret, market, 7n, 2, 1000, 0.3)).to.deep.equal(a);
+    expect(a.every((e) => e > 2000 && e <= 3000)).to.equal(true);
+    expect(a.length / 1000).to.be.within(0.25, 0.35);
+    // another secret draws other examples (private: the provider cannot predict them)
+    expect(sampledExamples("22".repeat(32), market, 7n, 2, 1000, 0.3)).to.not.deep.equal(a);
+    expect(() => sampledExamples(secret, market, 7n, 0, 4, 1.5)).to.throw(RangeError, /rate 1.5 is not in \[0, 1\]/);
+    expect(() => sampledExamples(secret, market, 7n, 0, 0, 0.5)).to.throw(RangeError, /examplesPerSegment 0/);
+  });
+});
 
 describe("bot: audits evaluate and generate jobs", function () {
   this.timeout(900_000);
@@ -66,7 +98,7 @@ describe("bot: audits evaluate and generate jobs", function () {
   });
 
   /** Posts `km` as a market job (the buyer's `buyer create` path), the provider commits `forge`'s segments; four bots. */
-  async function kindJob(tag: string, km: KindManifest, forge: (job: ExampleJob) => KindSegment[], kindAuditRate?: number) {
+  async function kindJob(tag: string, km: KindManifest, forge: (job: ExampleJob) => KindSegment[], kindAuditRate?: number, unserved: readonly number[] = []) {
     const m = market();
     const dir = mkdtempSync(join(tmpdir(), `pouw-bot-kind-${tag}-`));
     dirs.push(dir);
@@ -76,7 +108,15 @@ describe("bot: audits evaluate and generate jobs", function () {
     const { jobId } = await createKindJob({ clients: m.buyer, deployment: m.d, store }, km, { payment: PAYMENT, examplesPerSegment: K, overrides: { requiredStake: STAKE }, subject: tag });
     await acceptJob(m.cheat, { jobMarket: m.d.jobMarket, jobId });
     const job = await openKindJob(km, weights, { jobId, examplesPerSegment: K });
-    await commitKindSegments(m.cheat, { jobMarket: m.d.jobMarket, jobId, store, segments: forge(job) });
+    const segments = forge(job);
+    if (unserved.length === 0) await commitKindSegments(m.cheat, { jobMarket: m.d.jobMarket, jobId, store, segments });
+    else {
+      // a provider that commits segments whose states files it never publishes
+      for (const sg of segments) {
+        const checkpointCid = unserved.includes(sg.index) ? cidOf(sg.file) : await store.put(sg.file);
+        await commitSegment(m.cheat, { jobMarket: m.d.jobMarket, jobId, segment: sg.index, stateHashes: [...sg.stateHashes], lossE6: sg.lossE6, checkpointCid });
+      }
+    }
     const lines: Line[] = [];
     const log = pino({ level: "debug", base: undefined }, { write: (s: string) => void lines.push(JSON.parse(s) as Line) });
     const bots = m.auditors.map(
@@ -158,7 +198,7 @@ describe("bot: audits evaluate and generate jobs", function () {
   // rate: the bot's least per-example rate; 1 recomputes every example, so the bot names the first wrong one (the draw
   // itself is covered by the honest case). The inflated score is caught at the job's own rate: its running totals are
   // checked by hashing in every audit.
-  const cheats: { name: string; km: () => KindManifest; example: number; rate?: number; forge: (j: ExampleJob) => KindSegment[] }[] = [
+  const cheats: { name: string; km: () => KindManifest; example: number; rate?: number; unserved?: number[]; forge: (j: ExampleJob) => KindSegment[] }[] = [
     { name: "an evaluate provider that changes one example's output", km: () => evaluate, example: 3, rate: 1, forge: (j) => kindSegments(j, honestEval.map((r, i) => (i === 2 ? { ...r, item: ZERO32 } : r))) },
     { name: "an evaluate provider that skips examples (placeholders for 5..8)", km: () => evaluate, example: 5, rate: 1, forge: (j) => kindSegments(j, honestEval.map((r, i) => (i >= 4 ? { item: ZERO32, score: 0n, hits: 1n } : r))) },
     {
@@ -172,11 +212,13 @@ describe("bot: audits evaluate and generate jobs", function () {
         return segmentsOfStates(j, states);
       },
     },
+    // example 1 is decided from the fixed initial state, so the claim names example 2, whose pre-state is in the file
+    { name: "an evaluate provider that withholds its first segment's states file (honest leaves)", km: () => evaluate, example: 2, unserved: [0], forge: (j) => kindSegments(j, honestEval) },
     { name: "a generate provider that changes one sample", km: () => generate, example: 6, rate: 1, forge: (j) => kindSegments(j, honestGen.map((s, i) => sampleResult(i === 5 ? s.map((x) => (x + 1) % 96) : s))) },
   ];
   for (const cheat of cheats) {
     it(`${cheat.name} is challenged by a bot on example ${cheat.example}, judged Fault by the bots' panel and slashed`, async () => {
-      const k = await kindJob(cheat.name.split(" ")[3]!, cheat.km(), cheat.forge, cheat.rate);
+      const k = await kindJob(cheat.name.split(" ")[3]!, cheat.km(), cheat.forge, cheat.rate, cheat.unserved);
       const d = await disputedToTheEnd(k);
       expect(Number(d.step)).to.equal(cheat.example);
       expect(d.outcome).to.equal("PanelFault");

@@ -17,7 +17,7 @@ import type { AuditFailure, SegmentVerdict } from "../checks/index.ts";
 import { SourceUnavailableError } from "../net/index.ts";
 import type { ContentSource } from "../store/index.ts";
 import { segmentStateRange } from "../trace/index.ts";
-import { auditKindSegment, kindChallengeProof, KindJobError, type ExampleJob, type KindCommit, type KindFailure } from "./job.ts";
+import { auditKindSegment, fileDependentExample, kindChallengeProof, KindJobError, type ExampleJob, type KindCommit, type KindFailure } from "./job.ts";
 
 /** The failure kinds of the training pipeline's vocabulary (checks/ FAILURE_KINDS) each kind failure reports as. */
 const FAILURE_KIND: Record<KindFailure, AuditFailure["kind"]> = {
@@ -65,11 +65,17 @@ export async function kindSegmentVerdict(job: ExampleJob, store: ContentSource, 
   return { ...base, ok: false, firstBadStep: a.proof.step, check: "recompute", failure: { kind: FAILURE_KIND[a.failure], message: a.reason }, proof: a.proof };
 }
 
-/** The verdict of a segment whose states file no source served for the grace period: its first example is claimed. */
+/**
+ * The verdict of a segment whose states file no source served for the grace period: the first example whose decision
+ * reads the file is claimed (fileDependentExample: example 2 in the first segment, whose example 1 a panel decides
+ * from the fixed initial state). A first segment of one example needs no file: no claim.
+ */
 export function kindWithheldVerdict(job: ExampleJob, c: KindCommit, reason: string): SegmentVerdict {
-  const { first } = segmentStateRange(c.segment, job.examplesPerSegment);
-  const proof = kindChallengeProof(job, c, first + 1);
-  return { segment: c.segment, ok: false, firstBadStep: first + 1, check: "availability", checks: [], failure: { kind: "content-unavailable", message: `segment ${c.segment}'s states file ${c.checkpointCid} is ${reason}` }, proof, stepsChecked: 0, costMs: 0, flops: 0, losses: [], results: [] };
+  const s = fileDependentExample(job, c.segment);
+  const failure = { kind: "content-unavailable" as const, message: `segment ${c.segment}'s states file ${c.checkpointCid} is ${reason}` };
+  const base = { segment: c.segment, ok: false, check: "availability", checks: [], failure, stepsChecked: 0, costMs: 0, flops: 0, losses: [], results: [] };
+  if (s === undefined) return { ...base, firstBadStep: null, proof: null, noClaim: "a first segment of one example is decided from its leaves alone: its states file is not needed" };
+  return { ...base, firstBadStep: s, proof: kindChallengeProof(job, c, s) };
 }
 
 /** The examples a segment's audit covers, for logs and receipts: first+1 .. last. */

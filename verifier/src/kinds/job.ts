@@ -93,6 +93,17 @@ export async function servedStates(job: ExampleJob, store: ContentSource, c: Kin
   return { ok: true, states };
 }
 
+/**
+ * The first example of segment `segment` whose panel decision reads the segment's states file (decideExample: state
+ * s-1 is served from it, except state 0, the job's fixed initial state): the example a claim of an unserved or
+ * inconsistent states file names. Undefined for a first segment of one example (decided from the leaves alone).
+ */
+export function fileDependentExample(job: Pick<ExampleJob, "examplesPerSegment">, segment: number): number | undefined {
+  const { first, last } = segmentStateRange(segment, job.examplesPerSegment);
+  const s = first === 0 ? 2 : first + 1;
+  return s <= last ? s : undefined;
+}
+
 /** The challenge of step s of a committed segment (the leaves are on chain, so the proof is always buildable). */
 export function kindChallengeProof(job: ExampleJob, c: KindCommit, s: number, expectedStateHash?: Hex): ChallengeProof {
   const { first, last } = segmentStateRange(c.segment, job.examplesPerSegment);
@@ -121,8 +132,8 @@ export type KindFailure = "initial-state" | "states-not-served" | "states-mismat
 export type KindAudit = { ok: true; segment: number; checked: number[] } | { ok: false; segment: number; failure: KindFailure; reason: string; proof: ChallengeProof };
 
 /**
- * Audits one committed segment: the states file must hash to the leaves (else the first example is challenged:
- * the provider withheld what it committed to), every aggregate is re-derived from the served states by hashing
+ * Audits one committed segment: the states file must hash to the leaves (else the first example whose decision reads
+ * it is challenged, fileDependentExample: the provider withheld what it committed to), every aggregate is re-derived from the served states by hashing
  * alone, and the examples in `sample` (1-based steps of this segment; default all) are recomputed. Returns the first
  * wrong example with its challenge proof.
  */
@@ -132,7 +143,14 @@ export async function auditKindSegment(job: ExampleJob, store: ContentSource, c:
   // INVARIANT: h(0) is fixed by the job: a provider cannot start its aggregate anywhere but zero
   if (c.segment === 0 && c.stateHashes[0] !== exampleStateHash(job.ctx, INITIAL_STATE)) return wrong(1, "initial-state", "h(0) is not the job's initial state");
   const served = await servedStates(job, store, c);
-  if (!served.ok) return wrong(first + 1, served.served ? "states-mismatch" : "states-not-served", served.reason);
+  if (!served.ok) {
+    const claim = fileDependentExample(job, c.segment);
+    if (claim !== undefined) return wrong(claim, served.served ? "states-mismatch" : "states-not-served", served.reason);
+    // a one-example first segment needs no states file: example 1 is recomputed from the fixed initial state
+    const [r] = await job.results(0, 1);
+    const expected = exampleStateHash(job.ctx, nextState(INITIAL_STATE, r!));
+    return expected === c.stateHashes[1] ? { ok: true, segment: 0, checked: [1] } : wrong(1, "output", `example 1: recomputed h(1) = ${expected}, the provider committed ${c.stateHashes[1]}`, expected);
+  }
   const states = served.states;
   const steps = [...(sample ?? Array.from({ length: last - first }, (_, j) => first + 1 + j))].sort((a, b) => a - b);
   for (const s of steps) if (s <= first || s > last) throw new KindJobError(`sampled example ${s} is not in segment ${c.segment} (${first + 1}..${last})`);
