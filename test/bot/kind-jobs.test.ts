@@ -192,6 +192,12 @@ describe("bot: audits evaluate and generate jobs", function () {
     expect(r.kind).to.deep.include({ kind: "evaluate", examples: EXAMPLES, committedExamples: EXAMPLES, leafCheck: "verified", examplesAudited: drawn, okReceipts: 8 });
     expect(r.kind!.claimed!.total).to.equal(honestEval.reduce((a, x) => a + x.score, 0n).toString());
     expect(renderJobReport(r)).to.match(/<h2>Result \(evaluate\)<\/h2>/);
+    // each anchored receipt states the examples its auditor's draw recomputed, and the recompute bit only when there was one
+    for (const rc of r.receipts) {
+      const i = m.auditors.findIndex((a) => a.account.address === rc.auditor);
+      const n = sampledExamples(bots[i]!.db.getMeta("samplingSecret")!, m.d.jobMarket, jobId, rc.segment, K, rate).length;
+      expect({ segment: rc.segment, sampledSteps: rc.sampledSteps, checks: rc.checks }).to.deep.equal({ segment: rc.segment, sampledSteps: n, checks: n > 0 ? ["recompute"] : [] });
+    }
     for (const b of bots) b.close();
   });
 

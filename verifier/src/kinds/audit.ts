@@ -48,8 +48,8 @@ export function kindAuditRate(p: { payment: bigint; stake: bigint; examples: num
 /**
  * The verdict of committed segment `c` of inference job `job` with the examples `sample` recomputed (1-based steps of
  * this segment). Throws SourceUnavailableError when no source serves the states file now (the bot's grace period
- * applies, as for a training checkpoint); a states file that is gone for good is a failure at the segment's first
- * example.
+ * applies, as for a training checkpoint); a states file that is gone for good is a failure at the first example whose
+ * decision reads it (fileDependentExample).
  */
 export async function kindSegmentVerdict(job: ExampleJob, store: ContentSource, c: KindCommit, sample: readonly number[]): Promise<SegmentVerdict> {
   const t0 = performance.now();
@@ -60,7 +60,9 @@ export async function kindSegmentVerdict(job: ExampleJob, store: ContentSource, 
   const a = await auditKindSegment(job, store, c, sample);
   const costMs = performance.now() - t0;
   const checked = a.ok ? a.checked.length : 0;
-  const base = { segment: c.segment, checks: ["recompute"] as const, stepsChecked: checked, costMs, flops: 0, losses: [], results: [] };
+  // NOTE: the receipt's recompute bit only when an example was recomputed; the states-file and running-total checks
+  // have no bit of their own (a receipt with no bits and sampledSteps 0 states that only they ran)
+  const base = { segment: c.segment, checks: checked > 0 || !a.ok ? (["recompute"] as const) : ([] as const), stepsChecked: checked, costMs, flops: 0, losses: [], results: [] };
   if (a.ok) return { ...base, ok: true, firstBadStep: null, check: "recompute", failure: null, proof: null };
   return { ...base, ok: false, firstBadStep: a.proof.step, check: "recompute", failure: { kind: FAILURE_KIND[a.failure], message: a.reason }, proof: a.proof };
 }
