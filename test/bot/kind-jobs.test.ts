@@ -4,12 +4,15 @@
  * provider commits its (possibly forged) per-example leaves. A changed output, skipped examples and an inflated score of
  * an evaluate job, and a changed sample of a generate job, are each challenged by a bot on the example the audit names,
  * a panel of the other bots recomputes that one example, the dispute resolves Fault and the provider's lock is slashed.
+ * So is a provider that never publishes a segment's states file (claimed at the first example whose decision reads it:
+ * example 2 in the first segment), and one whose server is down past the grace period (postponed until then).
  * An honest evaluate job is receipted (EIP-712 receipts, anchored) at the rate its payment and lock call for, paid at
  * finalize, and no bot logs a warning about the job on any tick.
  */
 import { expect } from "chai";
 import { mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
@@ -26,7 +29,9 @@ import { commitKindSegments } from "../../verifier/src/kinds/provider.ts";
 import { createKindJob, openKindJob, type KindManifest } from "../../verifier/src/kinds/market.ts";
 import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
 import { createRun, offlineSalt, parseManifest } from "../../verifier/src/ml/index.ts";
+import { HttpContentStore } from "../../verifier/src/store/http.ts";
 import { cidOf, LocalDirStore } from "../../verifier/src/store/index.ts";
+import { LayeredStore } from "../../verifier/src/store/layered.ts";
 import { tinyTransformerJson } from "../ml/helpers.ts";
 import { botMarketPerFile } from "./fixture.ts";
 
@@ -34,6 +39,16 @@ const K = 4;
 const EXAMPLES = 8;
 const PAYMENT = parseEther("2");
 const STAKE = parseEther("10");
+const GRACE_S = 600;
+
+/** A loopback port nobody listens on (bound, then released): connections to it are refused. */
+async function deadPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
+  const { port } = srv.address() as { port: number };
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return port;
+}
 
 type Line = { level: number; msg: string; jobId?: string; bot?: number; segment?: number; recompute?: number[] };
 
@@ -98,7 +113,14 @@ describe("bot: audits evaluate and generate jobs", function () {
   });
 
   /** Posts `km` as a market job (the buyer's `buyer create` path), the provider commits `forge`'s segments; four bots. */
-  async function kindJob(tag: string, km: KindManifest, forge: (job: ExampleJob) => KindSegment[], kindAuditRate?: number, unserved: readonly number[] = []) {
+  /**
+   * `rate`: the bots' least per-example rate; `unserved`: segments whose states file the provider never publishes;
+   * `remoteDown`: the bots read through a layered store whose only other source, a server, is down (every miss is
+   * SourceUnavailableError), with a grace of GRACE_S.
+   */
+  async function kindJob(tag: string, km: KindManifest, forge: (job: ExampleJob) => KindSegment[], o: { rate?: number; unserved?: readonly number[]; remoteDown?: boolean } = {}) {
+    const kindAuditRate = o.rate;
+    const unserved = o.unserved ?? [];
     const m = market();
     const dir = mkdtempSync(join(tmpdir(), `pouw-bot-kind-${tag}-`));
     dirs.push(dir);
@@ -119,12 +141,14 @@ describe("bot: audits evaluate and generate jobs", function () {
     }
     const lines: Line[] = [];
     const log = pino({ level: "debug", base: undefined }, { write: (s: string) => void lines.push(JSON.parse(s) as Line) });
+    const botStore = o.remoteDown ? new LayeredStore(store, [new HttpContentStore(`http://127.0.0.1:${await deadPort()}`, { retries: 0, timeoutMs: 2_000 })]) : store;
     const bots = m.auditors.map(
       (a, i) =>
         new ChallengerBot({
           clients: a,
           deployment: m.d,
-          store,
+          store: botStore,
+          ...(o.remoteDown ? { unavailableGraceS: GRACE_S } : {}),
           board,
           dbPath: join(dir, `bot${i}.sqlite`),
           dispute: chainDisputeHooks({ clients: a, deployment: m.d, ballotsDir: join(dir, `ballots${i}`) }),
@@ -224,7 +248,7 @@ describe("bot: audits evaluate and generate jobs", function () {
   ];
   for (const cheat of cheats) {
     it(`${cheat.name} is challenged by a bot on example ${cheat.example}, judged Fault by the bots' panel and slashed`, async () => {
-      const k = await kindJob(cheat.name.split(" ")[3]!, cheat.km(), cheat.forge, cheat.rate, cheat.unserved);
+      const k = await kindJob(cheat.name.split(" ")[3]!, cheat.km(), cheat.forge, { ...(cheat.rate === undefined ? {} : { rate: cheat.rate }), ...(cheat.unserved ? { unserved: cheat.unserved } : {}) });
       const d = await disputedToTheEnd(k);
       expect(Number(d.step)).to.equal(cheat.example);
       expect(d.outcome).to.equal("PanelFault");
@@ -233,4 +257,19 @@ describe("bot: audits evaluate and generate jobs", function () {
       for (const b of k.bots) b.close();
     });
   }
+  it("a states file no source serves is postponed within the grace, then its first file-read example is challenged and slashed", async () => {
+    const k = await kindJob("unreachable", evaluate, (j) => kindSegments(j, honestEval), { unserved: [1], remoteDown: true });
+    const { m, jobId, bots, lines } = k;
+    for (const b of bots) await b.tick();
+    // within the grace: segment 0 audited (receipt), segment 1 postponed, nothing challenged
+    expect(await getJobDisputes(m.admin.public, { disputeGame: m.d.disputeGame!, jobId, fromBlock: BigInt(m.d.startBlock) })).to.have.length(0);
+    expect(lines.some((l) => /audit postponed: the segment's content is unavailable from every source/.test(l.msg))).to.equal(true);
+    for (const b of bots) expect(b.db.segment(jobId, 0)!.audit).to.equal("ok");
+    await m.conn.networkHelpers.time.increase(GRACE_S + 1);
+    const d = await disputedToTheEnd(k);
+    expect(Number(d.step)).to.equal(K + 1);
+    expect(d.outcome).to.equal("PanelFault");
+    await expectSlashed(k);
+    for (const b of bots) b.close();
+  });
 });
