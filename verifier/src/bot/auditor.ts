@@ -459,6 +459,13 @@ export class Auditor {
     const losses = this.recomputedLosses.get(String(s.jobId)) ?? [];
     losses.push(...verdict.losses);
     this.recomputedLosses.set(String(s.jobId), losses);
+    const startScreen = this.ctx.db.segment(s.jobId, s.segment)?.screen ?? null;
+    // A clean segment whose start state failed the screen (a poisoned state carried over) gets no receipt: the K steps
+    // are right from the committed start; the finding is on the segment that produced the state.
+    const receiptFor = verdict.ok && !(startScreen && startScreen !== "ok");
+    const signed = receiptFor ? await this.signReceipt(s, target, verdict) : undefined;
+    // INVARIANT: verdict, finding and receipt are stored in ONE transaction after all signing and chain reads: a bot
+    // killed between two writes would keep an "ok" audit (never redone) whose receipt is lost for good.
     this.ctx.db.tx(() => {
       this.ctx.db.setAudit(s.jobId, s.segment, {
         audit: verdict.ok ? "ok" : "bad",
@@ -468,35 +475,38 @@ export class Auditor {
         detail: verdict.failure ? `${verdict.failure.kind}: ${verdict.failure.message}` : undefined,
       });
       if (finding) this.onFinding(finding, challenge);
-    });
-    const startScreen = this.ctx.db.segment(s.jobId, s.segment)?.screen ?? null;
-    if (verdict.ok && startScreen && startScreen !== "ok") {
-      // The K steps are right from the committed start, but that start failed the screen (a poisoned state carried
-      // over): no receipt says this segment is fine; the finding is on the segment that produced the state.
-      log.warn({ event: "audit", ok: true, receipt: false, screen: startScreen }, "audit ok, but the segment's start state did not pass the state screen: no receipt");
-    } else if (verdict.ok) {
-      const receipt = { jobId, segment: s.segment, traceRoot: target.traceRoot, checks: checksMask(verdict.checks.filter(hasReceiptBit)), sampledSteps: verdict.stepsChecked, verdict: VERDICT.ok };
-      const domain = jobMarketDomain(BigInt(this.ctx.clients.wallet.chain.id), this.ctx.deployment.jobRecords);
-      const signature = await signAuditReceipt(this.ctx.clients.account as never, domain, receipt);
-      // a receipt of a job that already ended changes nothing the market pays out: signed and kept, never anchored
-      const ended = FINAL_STATUSES.has(this.ctx.db.job(jobId)?.status ?? "");
-      const anchored = !ended && (await this.canAnchor());
-      this.ctx.db.tx(() => {
+      if (signed) {
+        const { receipt, signature, anchored } = signed;
         this.ctx.db.saveReceipt({ jobId: String(s.jobId), segment: s.segment, verdict: receipt.verdict, checks: receipt.checks, sampledSteps: receipt.sampledSteps, traceRoot: receipt.traceRoot, signature });
         if (anchored) {
           const call = encodeCall(recordReceiptCall({ jobRecords: this.ctx.deployment.jobRecords, receipt, endStateHash: target.endStateHash, signature }));
           const commit = commitTag(s.blockHash);
           this.ctx.db.addIntent({ key: formatIntentKey({ kind: "receipt", jobId, segment: s.segment, ...(commit === undefined ? {} : { commit }) }), kind: "recordReceipt", jobId: String(s.jobId), segment: s.segment, payload: call });
         }
-      });
+      }
+    });
+    if (signed) {
       log.info(
-        { event: "audit", ok: true, receipt: true, costMs: Math.round(verdict.costMs), anchored },
-        anchored ? "audit ok; receipt signed, recordReceipt queued" : ended ? "audit ok; receipt signed (the job already ended: not anchored)" : "audit ok; receipt signed (not anchored: JobMarket has no registries or this auditor is not bonded)",
+        { event: "audit", ok: true, receipt: true, costMs: Math.round(verdict.costMs), anchored: signed.anchored },
+        signed.anchored ? "audit ok; receipt signed, recordReceipt queued" : signed.ended ? "audit ok; receipt signed (the job already ended: not anchored)" : "audit ok; receipt signed (not anchored: JobMarket has no registries or this auditor is not bonded)",
       );
+    } else if (verdict.ok) {
+      log.warn({ event: "audit", ok: true, receipt: false, screen: startScreen }, "audit ok, but the segment's start state did not pass the state screen: no receipt");
     } else {
       log.warn({ event: "audit", ok: false, firstBadStep: verdict.firstBadStep, kind: verdict.failure?.kind }, "audit FAILED");
     }
     this.ctx.options.onAudit?.({ jobId, segment: s.segment, verdict });
+  }
+
+  /** A clean segment's signed receipt, and whether recordReceipt can anchor it (read before the verdict is stored). */
+  private async signReceipt(s: CommittedSegment, target: SegmentToAudit, verdict: SegmentVerdict) {
+    const receipt = { jobId: s.jobId, segment: s.segment, traceRoot: target.traceRoot, checks: checksMask(verdict.checks.filter(hasReceiptBit)), sampledSteps: verdict.stepsChecked, verdict: VERDICT.ok };
+    const domain = jobMarketDomain(BigInt(this.ctx.clients.wallet.chain.id), this.ctx.deployment.jobRecords);
+    const signature = await signAuditReceipt(this.ctx.clients.account as never, domain, receipt);
+    // a receipt of a job that already ended changes nothing the market pays out: signed and kept, never anchored
+    const ended = FINAL_STATUSES.has(this.ctx.db.job(s.jobId)?.status ?? "");
+    const anchored = !ended && (await this.canAnchor());
+    return { receipt, signature, ended, anchored };
   }
 
   /**
