@@ -14,6 +14,11 @@
  *           challenged (the panel votes Fault on content it cannot fetch either).
  *   conclude  a clean verdict -> a signed EIP-712 AuditReceipt (stored, and a recordReceipt intent when JobMarket has
  *           its registries and the auditor is bonded); a failed one -> a finding and its challenge intents (dispute/).
+ *   kinds   an inference job (evaluate, generate: its manifest is a kind manifest) is audited through kinds/audit.ts, the
+ *           one dispatch being jobFor: every committed segment is audited (its states file against the leaves, every
+ *           running total by hashing), and the examples drawn at the job's rate (sampler.ts sampledExamples) are
+ *           recomputed; the verdict is concluded as a training one (receipt or challenge). No screen or step
+ *           sampling: an example's state is its leaf's preimage, served whole in the segment's states file.
  * Between two segments of any pass the auditor yields to the bot's duty (yieldToDuty): panel votes and dispute
  * deadlines are served there, so a pass of hundreds of segments never outlasts a voting window.
  * The auditor records intents; the outbox (outbox.ts) sends them.
@@ -36,6 +41,9 @@ import {
   type TrainState,
 } from "../checks/index.ts";
 import { circuitTermsOfRun } from "../dispute/circuit.ts";
+import { KindJobs } from "../kinds/bot.ts";
+import { exampleRange, kindAuditRate, kindSegmentVerdict, kindWithheldVerdict } from "../kinds/audit.ts";
+import type { ExampleJob } from "../kinds/job.ts";
 import { checkCircuitTerms, CircuitTermsMismatchError, type CircuitTerms } from "../dispute/terms.ts";
 import { circuitJobCheck } from "../market/circuit-job.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
@@ -46,7 +54,7 @@ import { tokens, type BotContext } from "./context.ts";
 import type { CommittedSegment } from "./db.ts";
 import type { Finding, IntentSpec } from "./dispute/index.ts";
 import { commitTag, formatIntentKey } from "./intent-key.ts";
-import { isSampled } from "./sampler.ts";
+import { isSampled, sampledExamples } from "./sampler.ts";
 import { StepAuditor, type FinalStateOutcome, type StepAudit } from "./steps.ts";
 
 export { readOpening } from "./opening.ts";
@@ -57,6 +65,12 @@ export const FINAL_STATUSES: ReadonlySet<string> = new Set(["Finalized", "Refund
 
 /** Whether an AuditReceipt can state the check (the state screen has no receipt bit). */
 const hasReceiptBit = (c: AuditCheckName): c is AuditCheckName & CheckName => Object.hasOwn(CHECK_BITS, c);
+
+/**
+ * How one job is audited: a training job by its run (checks/), an inference job by its examples (kinds/audit.ts), at
+ * `rate` per example (kindAuditRate of the job's payment and lock, at least BotOptions.kindAuditRate).
+ */
+export type AuditJob = { readonly run: Run; readonly kind?: undefined } | { readonly run?: undefined; readonly kind: { readonly job: ExampleJob; readonly rate: number } };
 
 /** Rethrows anything but a SourceUnavailableError, which gives undefined. */
 const unlessUnavailable = (err: unknown): undefined => {
@@ -69,6 +83,9 @@ export class Auditor {
   /** The private sampling secret (kept in the database: a restart makes the same decisions). */
   private readonly secret: string;
   private readonly runs = new Map<string, Run>();
+  /** Inference jobs (kinds/), by job id: their example job and per-example audit rate. */
+  private readonly kindAudits = new Map<string, NonNullable<AuditJob["kind"]>>();
+  private readonly kindJobs: KindJobs;
   /** Recomputed losses per job, for reports. */
   readonly recomputedLosses = new Map<string, { step: number; loss: number }[]>();
   /** Circuit-class jobs whose terms are not their manifest's (runFor): never audited or challenged. */
@@ -95,6 +112,7 @@ export class Auditor {
     this.ctx = ctx;
     this.secret = secret;
     this.yieldToDuty = yieldToDuty;
+    this.kindJobs = new KindJobs(ctx.store);
     this.stepAuditor = new StepAuditor(ctx, secret, {
       runFor: (jobId) => this.runFor(jobId),
       discoverFor: (jobId) => this.discoverFor(jobId),
@@ -127,21 +145,43 @@ export class Auditor {
     await this.ctx.options.discover!([job.buyer, job.provider]).catch((err: unknown) => this.ctx.log.warn({ jobId, err: (err as Error).message }, "peer discovery failed; fetching from the peers connected"));
   }
 
-  /** The job's run (manifest fetched and checked once), or undefined while it cannot be loaded or the job is refused. */
+  /** The job's training run, or undefined for an inference job, while it cannot be loaded, or when it is refused. */
   async runFor(jobId: string): Promise<Run | undefined> {
+    return (await this.jobFor(jobId))?.run;
+  }
+
+  /**
+   * The one dispatch between the training pipeline and an inference job's: the job's manifest, fetched and checked
+   * once, is a kind manifest (kinds/bot.ts KindJobs: its model fetched by CID) or a training one (its run). Undefined
+   * while it cannot be loaded (logged, retried next tick) or when the job is refused.
+   */
+  async jobFor(jobId: string): Promise<AuditJob | undefined> {
     const cached = this.runs.get(jobId);
-    if (cached) return cached;
+    if (cached) return { run: cached };
+    const kindCached = this.kindAudits.get(jobId);
+    if (kindCached) return { kind: kindCached };
     const job = this.ctx.db.job(jobId);
     if (!job) return undefined;
     if (this.refusedJobs.has(jobId)) return undefined;
     await this.discoverFor(jobId);
     try {
+      const kindJob = await this.kindJobs.jobFor(job);
+      if (kindJob) {
+        const { clients, deployment } = this.ctx;
+        const onChain = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: BigInt(jobId) });
+        const rate = Math.max(kindAuditRate({ payment: onChain.payment, stake: onChain.policy.requiredStake, examples: kindJob.examples }), this.ctx.options.kindAuditRate ?? 0);
+        const audit = { job: kindJob, rate };
+        this.ctx.db.setAuditRate(jobId, rate);
+        this.kindAudits.set(jobId, audit);
+        this.ctx.log.info({ jobId, kind: kindJob.ctx.kind, examples: kindJob.examples, rate }, `${kindJob.ctx.kind} job: auditing its examples at rate ${rate} (about ${Math.ceil(rate * kindJob.examples)} of ${kindJob.examples} recomputed)`);
+        return { kind: audit };
+      }
       const manifest = await fetchManifest(this.ctx.store, job.manifestUri, job.manifestHash, { circuitHash: circuitJobCheck(this.ctx.clients.public, this.ctx.deployment, BigInt(jobId)) });
       // the job's data order: salt(chainId, jobMarket, jobId) from the deployment the bot follows, never the provider's word
       const run = await jobRun(manifest, this.ctx.deployment, BigInt(jobId), this.ctx.store);
       if (job.auditRate === null) this.ctx.db.setAuditRate(jobId, manifest.policy.auditRate);
       this.runs.set(jobId, run);
-      return run;
+      return { run };
     } catch (err) {
       if (err instanceof CircuitTermsMismatchError) {
         // INVARIANT: no audit, hence no challenge, of a circuit-class job whose terms are not its manifest's: a proof
@@ -159,9 +199,9 @@ export class Auditor {
    * Before a challenge of a linear-tile job: its on-chain manifest hash and registered terms must still be the
    * document's (checkCircuitTerms). False (with an error line) when they are not: the finding is recorded, nothing sent.
    */
-  private async circuitTermsHold(run: Run, jobId: bigint): Promise<boolean> {
+  private async circuitTermsHold(run: Run | undefined, jobId: bigint): Promise<boolean> {
     const game = this.ctx.deployment.disputeGame;
-    if (!isCircuitClass(run) || !game) return true;
+    if (!run || !isCircuitClass(run) || !game) return true;
     let expected = this.circuitTerms.get(jobId.toString());
     if (!expected) {
       expected = (await circuitTermsOfRun(run)).terms;
@@ -203,8 +243,15 @@ export class Auditor {
 
   async sample(): Promise<void> {
     for (const s of this.ctx.db.undecidedSegments()) {
-      const run = await this.runFor(String(s.jobId));
-      if (!run) continue;
+      const job = await this.jobFor(String(s.jobId));
+      if (!job) continue;
+      if (job.kind) {
+        // every segment of an inference job is audited: its running totals are checked by hashing alone; which of
+        // its examples are recomputed is drawn at the audit (sampledExamples)
+        this.ctx.db.setSampled(s.jobId, s.segment, true);
+        continue;
+      }
+      const run = job.run;
       const rate = this.ctx.db.job(s.jobId)!.auditRate!;
       // INVARIANT: the last segment is recomputed whatever the job's rate, as soon as it is committed (before the
       // challenge window closes): its end state is the delivered model, and no later segment's screen starts from it,
@@ -277,7 +324,7 @@ export class Auditor {
         log.warn({ kind: r.kind, recompute: r.at, queued }, `state screen FAILED at the start of segment ${s.segment}: ${r.message}; ${queued ? `recomputing segment ${r.at} (not sampled) to name the step` : `segment ${r.at} is already audited or queued`}`);
       } catch (err) {
         if (err instanceof SourceUnavailableError) {
-          const withheld = await this.withheld(run, s, err, "state screen");
+          const withheld = await this.withheld({ run }, s, err, "state screen");
           if (withheld) this.ctx.db.setScreen(s.jobId, s.segment, `bad: ${withheld.kind}: ${withheld.message}`);
           continue;
         }
@@ -301,15 +348,15 @@ export class Auditor {
       await this.yieldToDuty();
       // the duty rescans the chain: a reorg meanwhile may have removed or replaced this commit (its own row is re-listed)
       if (!this.sameCommit(s)) continue;
-      const run = await this.runFor(String(s.jobId));
-      if (!run) continue;
+      const job = await this.jobFor(String(s.jobId));
+      if (!job) continue;
       try {
-        await this.auditOne(run, s);
+        await this.auditOne(job, s);
       } catch (err) {
         // the content or board sources could not be asked: not a verdict yet; the row stays 'running' and is re-run next
         // tick, until the provider's grace period is over (withheld)
         if (err instanceof SourceUnavailableError) {
-          await this.withheld(run, s, err, "audit");
+          await this.withheld(job, s, err, "audit");
           continue;
         }
         if (err instanceof BaseCheckpointError) {
@@ -338,17 +385,25 @@ export class Auditor {
     );
   }
 
-  private async auditOne(run: Run, s: CommittedSegment): Promise<void> {
+  private async auditOne(job: AuditJob, s: CommittedSegment): Promise<void> {
     const jobId = s.jobId;
     const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment });
     this.ctx.db.setAudit(s.jobId, s.segment, { audit: "running" });
     this.ctx.options.onAuditStart?.({ jobId, segment: s.segment });
-    log.info("audit started");
     await this.discoverFor(String(s.jobId));
     const target = this.targetOf(s);
-    const verdict = await auditChainSegment({ run, store: this.ctx.store }, target, this.ctx.options.checks);
+    let verdict: SegmentVerdict;
+    if (job.kind) {
+      const { job: kj, rate } = job.kind;
+      const sample = sampledExamples(this.secret, this.ctx.deployment.jobMarket, jobId, s.segment, kj.examplesPerSegment, rate);
+      log.info({ examples: exampleRange(kj, s.segment), recompute: sample }, "audit started");
+      verdict = await kindSegmentVerdict(kj, this.ctx.store, s, sample);
+    } else {
+      log.info("audit started");
+      verdict = await auditChainSegment({ run: job.run, store: this.ctx.store }, target, this.ctx.options.checks);
+    }
     this.ctx.db.clearUnavailable(s.jobId, s.segment);
-    await this.conclude(run, s, target, verdict);
+    await this.conclude(job.run, s, target, verdict);
   }
 
   /**
@@ -359,7 +414,7 @@ export class Auditor {
    * deadline once the job is Committed or TimedOut, so the challenge goes out while the window is open.
    * Returns the failure when the segment was concluded withheld.
    */
-  private async withheld(run: Run, s: CommittedSegment, err: SourceUnavailableError, what: string): Promise<{ kind: string; message: string } | undefined> {
+  private async withheld(audit: AuditJob, s: CommittedSegment, err: SourceUnavailableError, what: string): Promise<{ kind: string; message: string } | undefined> {
     const { clients, deployment } = this.ctx;
     const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment });
     const [job, block] = await Promise.all([
@@ -378,19 +433,21 @@ export class Auditor {
       return undefined;
     }
     const target = this.targetOf(s);
-    if (!(await startCheckpointUnavailable(this.ctx.store, run, target.commitments[s.segment]!))) {
+    // an inference job's model and data were fetched when it was loaded (jobFor): what is missing is its states file
+    if (audit.run && !(await startCheckpointUnavailable(this.ctx.store, audit.run, target.commitments[s.segment]!))) {
       // the provider's checkpoint is served: what is missing is someone else's to publish (a base checkpoint, data)
       log.error({ unavailableSince: since, err: err.shortMessage }, `CANNOT AUDIT segment ${s.segment} of job ${s.jobId}: content that is not the provider's is unavailable from every source (${err.shortMessage}); its checkpoint is served, so no fault is claimed; retried each tick`);
       return undefined;
     }
-    const verdict = withheldVerdict({ run, store: this.ctx.store }, target, `unavailable from every source since ${chainDate(since)} (${now - since} s): ${err.shortMessage}`);
+    const reason = `unavailable from every source since ${chainDate(since)} (${now - since} s): ${err.shortMessage}`;
+    const verdict = audit.kind ? kindWithheldVerdict(audit.kind.job, s, reason) : withheldVerdict({ run: audit.run, store: this.ctx.store }, target, reason);
     log.error({ unavailableSince: since, err: err.shortMessage }, `content WITHHELD: segment ${s.segment} of job ${s.jobId} unavailable from every source for ${now - since} s; challenging its first step`);
-    await this.conclude(run, s, target, verdict);
+    await this.conclude(audit.run, s, target, verdict);
     return verdict.failure ?? undefined;
   }
 
   /** Records a segment's verdict: a receipt for a clean one, a finding (and its challenge intents) for a bad one. */
-  private async conclude(run: Run, s: CommittedSegment, target: SegmentToAudit, verdict: SegmentVerdict): Promise<void> {
+  private async conclude(run: Run | undefined, s: CommittedSegment, target: SegmentToAudit, verdict: SegmentVerdict): Promise<void> {
     const jobId = s.jobId;
     const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment });
     const finding: Finding | undefined = verdict.ok

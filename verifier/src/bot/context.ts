@@ -53,6 +53,12 @@ export type BotOptions = {
    * withheld opening from that contract, so a bot sampling through another one would lose its deposit. Off when absent.
    */
   stepSampling?: { stateOpenings: Address; rate: number; onVerdict?: (e: { jobId: bigint; segment: number; step: number; verdict: SegmentVerdict }) => void };
+  /**
+   * The least per-example audit rate of an inference job (evaluate, generate; auditor.ts jobFor): the bot recomputes
+   * each example with probability max(this, kinds/audit.ts kindAuditRate of the job's payment and lock). Default 0:
+   * the deterrence rate alone.
+   */
+  kindAuditRate?: number;
   /** Called after each audit (demo progress, tests). */
   onAudit?: (e: { jobId: bigint; segment: number; verdict: SegmentVerdict }) => void;
   /** Called at audit start (tests kill the process here). */

@@ -52,3 +52,20 @@ export function stepRateFor(segments: number, detection: number): number {
   if (!(detection >= 0 && detection < 1)) throw new RangeError(`detection ${detection} is not in [0, 1)`);
   return 1 - (1 - detection) ** (1 / segments);
 }
+
+/**
+ * Example sampling (inference jobs: evaluate, generate; kinds/audit.ts): the examples of committed segment `segment`
+ * (1-based steps first+1 .. first+K) this auditor recomputes, each drawn alone at `rate` from
+ * HMAC-SHA256(secret, "example:" || market || jobId || example), a domain of its own. As for segments, the provider
+ * committed every leaf before the draw and cannot predict it, and a restart draws the same examples.
+ */
+export function sampledExamples(secretHex: string, market: Address, jobId: bigint, segment: number, examplesPerSegment: number, rate: number): number[] {
+  if (!Number.isInteger(examplesPerSegment) || examplesPerSegment < 1) throw new RangeError(`examplesPerSegment ${examplesPerSegment} is not a positive integer`);
+  if (!(rate >= 0 && rate <= 1)) throw new RangeError(`example sampling rate ${rate} is not in [0, 1]`);
+  const out: number[] = [];
+  for (let s = segment * examplesPerSegment + 1; s <= (segment + 1) * examplesPerSegment; s++) {
+    const mac = createHmac("sha256", Buffer.from(secretHex, "hex")).update(`example:${market.toLowerCase()}:${jobId}:${s}`).digest();
+    if (Number(mac.readBigUInt64BE(0) >> 11n) / 2 ** 53 < rate) out.push(s);
+  }
+  return out;
+}

@@ -76,21 +76,32 @@ export function segmentsOfStates(job: ExampleJob, states: readonly ExampleState[
 }
 
 /** The provider's states of a committed segment, checked against its on-chain leaves; a failure says why. */
-export async function servedStates(job: ExampleJob, store: ContentSource, c: KindCommit): Promise<{ ok: true; states: ExampleState[] } | { ok: false; reason: string }> {
+export async function servedStates(job: ExampleJob, store: ContentSource, c: KindCommit): Promise<{ ok: true; states: ExampleState[] } | { ok: false; served: boolean; reason: string }> {
   let states: ExampleState[];
   try {
     states = decodeSegmentStates(job.ctx, await store.get(c.checkpointCid, { maxBytes: 1 << 26 }));
   } catch (err) {
-    return { ok: false, reason: `segment ${c.segment}'s states file ${c.checkpointCid} is not served or does not decode: ${(err as Error).message}` };
+    return { ok: false, served: false, reason: `segment ${c.segment}'s states file ${c.checkpointCid} is not served or does not decode: ${(err as Error).message}` };
   }
   const { first } = segmentStateRange(c.segment, job.examplesPerSegment);
-  if (states.length !== c.stateHashes.length) return { ok: false, reason: `segment ${c.segment}'s states file holds ${states.length} states, the commitment ${c.stateHashes.length}` };
+  if (states.length !== c.stateHashes.length) return { ok: false, served: true, reason: `segment ${c.segment}'s states file holds ${states.length} states, the commitment ${c.stateHashes.length}` };
   for (let j = 0; j < states.length; j++) {
     if (states[j]!.index !== first + j || exampleStateHash(job.ctx, states[j]!) !== c.stateHashes[j]) {
-      return { ok: false, reason: `segment ${c.segment}'s served state ${first + j} does not hash to its committed leaf ${c.stateHashes[j]}` };
+      return { ok: false, served: true, reason: `segment ${c.segment}'s served state ${first + j} does not hash to its committed leaf ${c.stateHashes[j]}` };
     }
   }
   return { ok: true, states };
+}
+
+/**
+ * The first example of segment `segment` whose panel decision reads the segment's states file (decideExample: state
+ * s-1 is served from it, except state 0, the job's fixed initial state): the example a claim of an unserved or
+ * inconsistent states file names. Undefined for a first segment of one example (decided from the leaves alone).
+ */
+export function fileDependentExample(job: Pick<ExampleJob, "examplesPerSegment">, segment: number): number | undefined {
+  const { first, last } = segmentStateRange(segment, job.examplesPerSegment);
+  const s = first === 0 ? 2 : first + 1;
+  return s <= last ? s : undefined;
 }
 
 /** The challenge of step s of a committed segment (the leaves are on chain, so the proof is always buildable). */
@@ -111,21 +122,35 @@ export function kindChallengeProof(job: ExampleJob, c: KindCommit, s: number, ex
   };
 }
 
-export type KindAudit = { ok: true; segment: number; checked: number[] } | { ok: false; segment: number; reason: string; proof: ChallengeProof };
+/**
+ * Why an audit failed: h(0) is not the job's initial state, the states file is not served or does not decode, its
+ * states do not hash to the committed leaves, an aggregate (total, hits, chain) is not its predecessor's plus the
+ * example's, or a recomputed example's output or score is not the committed one.
+ */
+export type KindFailure = "initial-state" | "states-not-served" | "states-mismatch" | "aggregate" | "output";
+
+export type KindAudit = { ok: true; segment: number; checked: number[] } | { ok: false; segment: number; failure: KindFailure; reason: string; proof: ChallengeProof };
 
 /**
- * Audits one committed segment: the states file must hash to the leaves (else the first example is challenged:
- * the provider withheld what it committed to), every aggregate is re-derived from the served states by hashing
+ * Audits one committed segment: the states file must hash to the leaves (else the first example whose decision reads
+ * it is challenged, fileDependentExample: the provider withheld what it committed to), every aggregate is re-derived from the served states by hashing
  * alone, and the examples in `sample` (1-based steps of this segment; default all) are recomputed. Returns the first
  * wrong example with its challenge proof.
  */
 export async function auditKindSegment(job: ExampleJob, store: ContentSource, c: KindCommit, sample?: readonly number[]): Promise<KindAudit> {
   const { first, last } = segmentStateRange(c.segment, job.examplesPerSegment);
-  const wrong = (s: number, reason: string, expected?: Hex): KindAudit => ({ ok: false, segment: c.segment, reason, proof: kindChallengeProof(job, c, s, expected) });
+  const wrong = (s: number, failure: KindFailure, reason: string, expected?: Hex): KindAudit => ({ ok: false, segment: c.segment, failure, reason, proof: kindChallengeProof(job, c, s, expected) });
   // INVARIANT: h(0) is fixed by the job: a provider cannot start its aggregate anywhere but zero
-  if (c.segment === 0 && c.stateHashes[0] !== exampleStateHash(job.ctx, INITIAL_STATE)) return wrong(1, "h(0) is not the job's initial state");
+  if (c.segment === 0 && c.stateHashes[0] !== exampleStateHash(job.ctx, INITIAL_STATE)) return wrong(1, "initial-state", "h(0) is not the job's initial state");
   const served = await servedStates(job, store, c);
-  if (!served.ok) return wrong(first + 1, served.reason);
+  if (!served.ok) {
+    const claim = fileDependentExample(job, c.segment);
+    if (claim !== undefined) return wrong(claim, served.served ? "states-mismatch" : "states-not-served", served.reason);
+    // a one-example first segment needs no states file: example 1 is recomputed from the fixed initial state
+    const [r] = await job.results(0, 1);
+    const expected = exampleStateHash(job.ctx, nextState(INITIAL_STATE, r!));
+    return expected === c.stateHashes[1] ? { ok: true, segment: 0, checked: [1] } : wrong(1, "output", `example 1: recomputed h(1) = ${expected}, the provider committed ${c.stateHashes[1]}`, expected);
+  }
   const states = served.states;
   const steps = [...(sample ?? Array.from({ length: last - first }, (_, j) => first + 1 + j))].sort((a, b) => a - b);
   for (const s of steps) if (s <= first || s > last) throw new KindJobError(`sampled example ${s} is not in segment ${c.segment} (${first + 1}..${last})`);
@@ -135,18 +160,28 @@ export async function auditKindSegment(job: ExampleJob, store: ContentSource, c:
     const mine = states[s - first]!;
     const derived = nextState(prev, { item: mine.item, score: mine.score, hits: mine.hit });
     if (derived.total !== mine.total || derived.hits !== mine.hits || derived.chain !== mine.chain) {
-      return wrong(s, `example ${s}: the committed aggregate (total ${mine.total}, hits ${mine.hits}) is not state ${s - 1}'s plus this example's (total ${derived.total}, hits ${derived.hits})`, exampleStateHash(job.ctx, derived));
+      return wrong(s, "aggregate", `example ${s}: the committed aggregate (total ${mine.total}, hits ${mine.hits}) is not state ${s - 1}'s plus this example's (total ${derived.total}, hits ${derived.hits})`, exampleStateHash(job.ctx, derived));
     }
   }
-  for (const s of steps) {
-    const [r] = await job.results(s - 1, s);
-    const expected = nextState(states[s - 1 - first]!, r!);
-    if (exampleStateHash(job.ctx, expected) !== c.stateHashes[s - first]) {
-      const got = states[s - first]!;
-      return wrong(s, `example ${s}: recomputed item ${r!.item} score ${r!.score}, the provider committed item ${got.item} score ${got.score}`, exampleStateHash(job.ctx, expected));
+  // NOTE: a run of consecutive sampled examples is recomputed in one call (results is the same per example in any
+  // range: the provider computed all N at once, a panel member recomputes one)
+  const unique = [...new Set(steps)];
+  for (let a = 0; a < unique.length; ) {
+    let b = a + 1;
+    while (b < unique.length && unique[b] === unique[b - 1]! + 1) b++;
+    const rs = await job.results(unique[a]! - 1, unique[b - 1]!);
+    for (let j = a; j < b; j++) {
+      const s = unique[j]!;
+      const r = rs[j - a]!;
+      const expected = nextState(states[s - 1 - first]!, r);
+      if (exampleStateHash(job.ctx, expected) !== c.stateHashes[s - first]) {
+        const got = states[s - first]!;
+        return wrong(s, "output", `example ${s}: recomputed item ${r.item} score ${r.score}, the provider committed item ${got.item} score ${got.score}`, exampleStateHash(job.ctx, expected));
+      }
     }
+    a = b;
   }
-  return { ok: true, segment: c.segment, checked: steps };
+  return { ok: true, segment: c.segment, checked: unique };
 }
 
 export type KindDecision = { vote: PanelVote; reason: string };

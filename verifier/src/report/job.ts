@@ -12,6 +12,8 @@
  */
 import { formatUnits, getAddress, type Address, type Chain, type Hex, type PublicClient, type Transport } from "viem";
 import { DISPUTE_OUTCOME, getJob, getJobEvents, VOTE, type Deployment, type JobEvent } from "../chain/index.ts";
+import { fetchKindManifest, kindExamples } from "../kinds/market.ts";
+import { decodeSegmentStates, exampleStateHash } from "../kinds/state.ts";
 import { logger } from "../log/index.ts";
 import { lookupProvenance, type ProvenanceBoard } from "../market/provenance-board.ts";
 import { parseProvenanceBytes, verifyProvenance, viemProvenanceChain, type CorpusBytesLoader, type ProvenanceCheck } from "../provenance/index.ts";
@@ -37,6 +39,27 @@ export type JobReportDispute = {
   outcome: string;
   challengedIn: { blockNumber: string; tx: Hex };
   resolvedIn: { blockNumber: string; tx: Hex } | null;
+};
+
+/**
+ * An inference job's result (evaluate, generate; docs/kinds.md): the aggregate its last committed leaf carries, read
+ * from that segment's states file and checked against the leaf's hash, and the examples the anchored receipts say
+ * their auditors recomputed.
+ */
+export type JobReportKind = {
+  kind: "evaluate" | "generate";
+  /** N: the manifest's examples. */
+  examples: number;
+  /** Examples the committed leaves cover (the last committed state's index). */
+  committedExamples: number;
+  /** The last committed leaf's running totals (evaluate: total = sum of round(1e6 x loss), hits = correct predictions; generate: total = tokens). */
+  claimed: { total: string; hits: string; meanScoreE6: number; chain: Hex } | null;
+  /** Whether the states file's last state hashes to the committed last leaf. */
+  leafCheck: "verified" | "mismatch" | "unavailable" | "none";
+  detail: string;
+  /** Examples recomputed by the anchored ok receipts (the sum of their sampledSteps) and the receipts counted. */
+  examplesAudited: number;
+  okReceipts: number;
 };
 
 export type JobReport = {
@@ -73,6 +96,8 @@ export type JobReport = {
   provenance: { status: "verified" | "failed" | "none" | "unavailable"; detail: string; recordHash: Hex | null; checks: ProvenanceCheck[] };
   /** The committed per-segment losses (SegmentCommitted lossE6 at each segment's last step). */
   loss: { step: number; loss: number; segment: number }[];
+  /** The job's result when it is an inference job (evaluate, generate), else null. */
+  kind: JobReportKind | null;
 };
 
 export type CollectJobReportContext = {
@@ -110,6 +135,7 @@ export async function collectJobReport(ctx: CollectJobReportContext, jobId: bigi
   let slashEvent: Extract<JobEvent, { eventName: "StakeSlashed" }>["args"] | undefined;
   let finalized: JobReport["flows"]["finalized"] = null;
   const dataShares: { corpusId: string; payout: Address; amount: string }[] = [];
+  let lastCommit: { segment: number; endStateHash: Hex; checkpointCid: string } | undefined;
   const at = (e: JobEvent) => ({ blockNumber: e.blockNumber.toString(), tx: e.transactionHash });
   const push = (e: JobEvent, stage: Stage, text: string) =>
     timeline.push({ stage, event: e.eventName, text, blockNumber: e.blockNumber.toString(), tx: e.transactionHash, time: new Date(Number(e.timestamp) * 1000).toISOString().replace(".000Z", "Z") });
@@ -132,6 +158,7 @@ export async function collectJobReport(ctx: CollectJobReportContext, jobId: bigi
       case "SegmentCommitted": {
         const seg = n(e.args.segment);
         const l = n(e.args.lossE6) / 1e6;
+        if (!lastCommit || seg >= lastCommit.segment) lastCommit = { segment: seg, endStateHash: e.args.endStateHash, checkpointCid: e.args.checkpointCid };
         loss.push({ step: (seg + 1) * K, loss: l, segment: seg });
         push(e, "commit", `segment ${seg} committed (steps ${seg * K + 1}..${(seg + 1) * K}), loss ${l.toFixed(4)}, trace root ${e.args.traceRoot}`);
         break;
@@ -296,7 +323,36 @@ export async function collectJobReport(ctx: CollectJobReportContext, jobId: bigi
     receipts,
     provenance: await provenanceOf(ctx, jobId, job.status),
     loss: loss.sort((x, y) => x.step - y.step),
+    kind: created ? await kindResultOf(ctx, jobId, { manifestUri: created.args.manifestUri, manifestHash: job.manifestHash }, lastCommit, receipts) : null,
   };
+}
+
+/** The inference-job section (JobReportKind), or null for a training job or a manifest no source serves (logged). */
+async function kindResultOf(ctx: CollectJobReportContext, jobId: bigint, m: { manifestUri: string; manifestHash: Hex }, last: { segment: number; endStateHash: Hex; checkpointCid: string } | undefined, receipts: JobReport["receipts"]): Promise<JobReportKind | null> {
+  let km;
+  try {
+    km = await fetchKindManifest(ctx.store, m.manifestUri, m.manifestHash);
+  } catch (err) {
+    log.warn({ jobId: jobId.toString(), err: (err as Error).message }, "report: the job's manifest cannot be read; no result section");
+    return null;
+  }
+  if (!km) return null;
+  const ok = receipts.filter((r) => r.verdict === "ok");
+  const base = { kind: km.kind, examples: kindExamples(km), examplesAudited: ok.reduce((a, r) => a + r.sampledSteps, 0), okReceipts: ok.length };
+  if (!last) return { ...base, committedExamples: 0, claimed: null, leafCheck: "none", detail: "no segment committed" };
+  const sctx = { jobId, kind: km.kind, modelCid: km.manifest.weightsCid };
+  let states;
+  try {
+    states = decodeSegmentStates(sctx, await ctx.store.get(last.checkpointCid, { maxBytes: 1 << 26 }));
+  } catch (err) {
+    return { ...base, committedExamples: 0, claimed: null, leafCheck: "unavailable", detail: `segment ${last.segment}'s states file ${last.checkpointCid}: ${(err as Error).message}` };
+  }
+  const end = states[states.length - 1]!;
+  const claimed = { total: end.total.toString(), hits: end.hits.toString(), meanScoreE6: end.index === 0 ? 0 : Number(end.total) / end.index, chain: end.chain };
+  const h = exampleStateHash(sctx, end);
+  return h === last.endStateHash
+    ? { ...base, committedExamples: end.index, claimed, leafCheck: "verified", detail: `state ${end.index} of segment ${last.segment}'s states file hashes to its committed last leaf` }
+    : { ...base, committedExamples: end.index, claimed, leafCheck: "mismatch", detail: `state ${end.index} hashes to ${h}, the committed last leaf is ${last.endStateHash}` };
 }
 
 async function provenanceOf(ctx: CollectJobReportContext, jobId: bigint, status: string): Promise<JobReport["provenance"]> {
@@ -324,6 +380,26 @@ async function provenanceOf(ctx: CollectJobReportContext, jobId: bigint, status:
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 const code = (s: string) => `<code>${esc(s)}</code>`;
+
+/** The result of an inference job: its claimed score (mean loss for evaluate, tokens for generate) and the examples audited. */
+function kindSection(k: JobReport["kind"]): string {
+  if (!k) return "";
+  const c = k.claimed;
+  const score = !c
+    ? "-"
+    : k.kind === "evaluate"
+      ? `mean loss <b id="kind-score">${(c.meanScoreE6 / 1e6).toFixed(6)}</b> (total ${esc(c.total)} x 1e-6 over ${k.committedExamples} examples), ${esc(c.hits)} correct predictions`
+      : `<b id="kind-score">${esc(c.total)}</b> tokens generated over ${k.committedExamples} samples, chain ${code(c.chain)}`;
+  return (
+    `<h2>Result (${esc(k.kind)})</h2>` +
+    `<table class="summary"><tbody>` +
+    `<tr><td>examples</td><td>${k.committedExamples} of ${k.examples} committed</td></tr>` +
+    `<tr><td>score</td><td>${score}</td></tr>` +
+    `<tr><td>last leaf</td><td><span class="st ${k.leafCheck === "verified" ? "ok" : "fail"}">${esc(k.leafCheck)}</span>: ${esc(k.detail)}</td></tr>` +
+    `<tr><td>examples audited</td><td><b id="kind-audited">${k.examplesAudited}</b> recomputed by ${k.okReceipts} ok receipt${k.okReceipts === 1 ? "" : "s"}</td></tr>` +
+    `</tbody></table>`
+  );
+}
 
 export function renderJobReport(r: JobReport): string {
   // </script> inside the JSON would end the script element: escape '<'.
@@ -412,6 +488,7 @@ ${table(
   ],
   "summary",
 )}
+${kindSection(r.kind)}
 <h2>Committed loss</h2>
 <div class="chart"><canvas id="loss"></canvas></div>
 <h2>Timeline</h2>

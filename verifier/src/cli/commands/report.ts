@@ -34,7 +34,8 @@ export function registerReport(program: Command): void {
     const s = r.flows.slash;
     process.stdout.write(
       `job ${jobId}: ${r.job.status}, ${r.timeline.length} events, ${r.disputes.length} dispute${r.disputes.length === 1 ? "" : "s"}` +
-        `${r.detectedStep === null ? "" : ` (first challenged step ${r.detectedStep})`}${s ? `, ${s.slashed} slashed` : ""}, ${r.receipts.length} receipts, provenance ${r.provenance.status}\n` +
+        `${r.detectedStep === null ? "" : ` (first challenged step ${r.detectedStep})`}${s ? `, ${s.slashed} slashed` : ""}, ${r.receipts.length} receipts, provenance ${r.provenance.status}` +
+        `${r.kind?.claimed ? `, ${r.kind.kind} ${r.kind.kind === "evaluate" ? `mean loss ${(r.kind.claimed.meanScoreE6 / 1e6).toFixed(6)}` : `${r.kind.claimed.total} tokens`} over ${r.kind.committedExamples} examples (last leaf ${r.kind.leafCheck}), ${r.kind.examplesAudited} examples audited` : ""}\n` +
         `wrote ${out}\n`,
     );
   });
