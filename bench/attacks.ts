@@ -62,6 +62,7 @@ const ROWS: { attack: string; run: () => Promise<Row> }[] = [
   { attack: "18 tie exhaustion", run: game.tieExhaustion },
   { attack: "18b tie exhaustion against an honest provider", run: game.tieExhaustionHonest },
   { attack: "18c exhausted rounds", run: game.exhaustedRounds },
+  { attack: "18d silent captured panels", run: game.silentCapturedPanels },
   { attack: "19 sniped commitment", run: entry.snipedCommitment },
   { attack: "20 lock shrunk by a timeout slash", run: entry.shrunkenLock },
   { attack: "21 fee-on-transfer payment token", run: entry.feeOnTransferToken },

@@ -5,8 +5,8 @@
  * Run: npm run bench:dispute   (hardhat run bench/dispute.ts)
  *
  * Paths: commitChallenge (the salted commitment, an earlier block), challenge (bond + freeze), concede (slash by policy shares), drawPanel, commitVote, revealVote, resolve with
- * a Fault majority (slash + one minority forfeit split to two), with a Valid majority, with no reveals (three burned
- * forfeits), prove (Groth16 verification + settlement, whole tx), claim. Constraint count and the median proving time
+ * a Fault majority (slash + one minority forfeit split to two), with a Valid majority, with no reveals (round 1 appealed;
+ * the last of three silent rounds ends NoDecision and burns every seat's forfeit), prove (Groth16 verification + settlement, whole tx), claim. Constraint count and the median proving time
  * of the proving benchmark come from bench/results/zk.json (npm run bench:zk); the single proof made here is timed too.
  * Gas is the receipt's gasUsed (21,000 intrinsic gas and calldata included).
  */
@@ -155,7 +155,19 @@ async function panelVotes(disputeId: bigint, votes: ("Valid" | "Fault" | undefin
   const { jobId, tree } = await job(madeUp);
   const id = await challenge(jobId, tree, 2);
   await panelVotes(id, [undefined, undefined, undefined], false);
-  record("DisputeGame.resolve NoDecision (3 silent, burned)", (await resolveDispute(challenger, { disputeGame: d.disputeGame, disputeId: id })).gasUsed);
+  // a drawn round with no counted vote is appealed like a tie while rounds are left: round 1's resolve opens round 2
+  record("DisputeGame.resolve silent round 1 (appealed)", (await resolveDispute(challenger, { disputeGame: d.disputeGame, disputeId: id })).gasUsed);
+  // rounds 2 and 3 (5 seats each: the pool of 5 cannot seat 7) silent too; the last resolve draws round 3's panel, ends
+  // NoDecision and burns every silent seat's forfeit (3 + 5 + 5)
+  for (let round = 2; round <= 3; round++) {
+    await conn.networkHelpers.mine(PARAMS.seedDelayBlocks + 1);
+    if (round === 2) await drawPanel(challenger, { disputeGame: d.disputeGame, disputeId: id });
+    await conn.networkHelpers.time.increase(PARAMS.commitWindowSeconds + PARAMS.revealWindowSeconds + 1);
+    const r = await resolveDispute(challenger, { disputeGame: d.disputeGame, disputeId: id });
+    if (round === 3) record("DisputeGame.resolve NoDecision (3 silent rounds: draw + 13 forfeits burned)", r.gasUsed);
+  }
+  const last = await getDispute(challenger.public, { disputeGame: d.disputeGame, disputeId: id });
+  if (last.outcome !== "NoDecision" || last.round !== 3) throw new Error(`silent rounds ended ${last.outcome} in round ${last.round}, expected NoDecision in round 3`);
 }
 // ZK path
 const lr = toFixed(0.05);

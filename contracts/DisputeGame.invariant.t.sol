@@ -451,6 +451,13 @@ contract DisputeGameMassDisputeInvariantTest is InvariantBase, DisputeFixture, R
         _checkHonestProvider();
     }
 
+    /// @notice A round with a drawn panel and no counted vote (the attacker's members silent on a first panel they hold
+    /// whole, or every member silent in the time jumps) never ends a dispute before its last round: it is appealed like
+    /// a tie, so silence alone spends none of the job's re-opens.
+    function invariant_silentRoundNeverEndsBeforeLastRound() public view {
+        assertEq(handler.ghost_silentRoundsEnded(), 0, "a silent round ended its dispute NoDecision before the last round");
+    }
+
     /// @notice After the run every dispute is played to its end (honest members voting in every round) and the same
     /// holds; no dispute got stuck.
     function afterInvariant() public {

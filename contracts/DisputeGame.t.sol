@@ -442,18 +442,34 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         assertEq(registry.creditOf(p[0]) + registry.creditOf(p[1]), 20e18, "to the majority");
     }
 
-    function test_noVotes_noDecision_refundsBondAndBurnsSilentForfeits() public {
+    /// A round whose whole panel stays silent is no verdict and is appealed like a tie while rounds are left (no re-open
+    /// of the job's window spent); only the last silent round ends NoDecision. Every silent member of every round
+    /// forfeits its round's forfeit (burned: nobody revealed), and the challenger gets its bond and every fee back.
+    function test_silentRounds_appealed_thenNoDecision_refundsBondAndBurnsSilentForfeits() public {
         (uint256 jobId, uint256 id) = _cheatingDispute();
         uint256 bond = game.getDispute(id).bond;
+        uint256 deadline = market.getJob(jobId).deadline;
         VMB.roll(block.number + 3);
         VM.warp(block.timestamp + 2 days + 1);
         game.resolve(id); // draws the panel now so that its silent members answer for it
         IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
-        assertTrue(d.outcome == IDisputeGameTypes.Outcome.NoDecision, "no decision");
-        assertEq(d.panel.length, 3, "panel drawn at resolve");
+        assertTrue(d.status == IDisputeGameTypes.Status.Open, "a silent round does not end the dispute");
+        assertEq(d.round, 2, "appealed");
+        assertEq(game.roundPanelOf(id, 1).length, 3, "round 1 panel drawn at resolve");
+        assertEq(market.getJob(jobId).deadline, deadline, "no re-open spent");
+        assertEq(market.getJob(jobId).openDisputes, 1, "still frozen");
+        _resolveSilent(id);
+        d = game.getDispute(id);
+        assertTrue(d.outcome == IDisputeGameTypes.Outcome.NoDecision, "the last silent round ends NoDecision");
+        assertEq(d.round, game.MAX_ROUNDS(), "after every round");
         assertEq(game.creditOf(challenger), bond + _fees(), "bond and every fee back (nobody revealed)");
-        assertEq(registry.creditOf(game.BURN_ADDRESS()), 60e18, "silent forfeits burned");
+        uint256 f = defaultParams().panelForfeit;
+        uint256 burned;
+        for (uint256 r = 1; r <= game.MAX_ROUNDS(); ++r) burned += game.roundPanelOf(id, r).length * (f << (r - 1));
+        assertEq(burned, 3 * f + 5 * 2 * f + 5 * 4 * f, "the pool of five seats rounds 2 and 3");
+        assertEq(registry.creditOf(game.BURN_ADDRESS()), burned, "every silent member forfeits, burned");
         assertEq(market.getJob(jobId).openDisputes, 0, "unfrozen");
+        _assertSolvent();
     }
 
     /// A tie of revealed votes (one silent seat) is no verdict but no longer ends the dispute: it is appealed like a
@@ -841,9 +857,10 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         _assertSolvent();
     }
 
-    /// A dispute its panel did not decide (nobody revealed) closes as Superseded once its job faulted: the bond and
-    /// every fee come back, the silent members forfeit, and the dispute earns no part of the reward (a provider's
-    /// undecided disputes would otherwise dilute the fault's).
+    /// A dispute its panels did not decide (nobody revealed in any round: a silent round is appealed like a tie) closes
+    /// as Superseded once its job faulted: the bond and every fee come back, the silent members forfeit every round's
+    /// forfeit, and the dispute earns no part of the reward (a provider's undecided disputes would otherwise dilute the
+    /// fault's).
     function test_undecidedDisputeAfterFault_superseded_refundsAndShares() public {
         uint256 jobId = _job(2, 2, 2);
         uint256 first = _challenge(challenger, jobId, 2, 2);
@@ -852,15 +869,16 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         game.concede(first);
         address[] memory p = _draw(second);
         uint256 silentBond = _bondOf(p[2]);
-        // nobody reveals (a tie of revealed votes would be appealed): the panel did not decide
+        // nobody reveals, in any round: the panels did not decide
         _commitVote(second, p[0], FAULT);
-        VM.warp(game.getDispute(second).revealDeadline + 1);
-        game.resolve(second);
+        _resolveSilent(second);
         IDisputeGameTypes.DisputeView memory d = game.getDispute(second);
+        assertEq(d.round, game.MAX_ROUNDS(), "every round played");
         assertTrue(d.outcome == IDisputeGameTypes.Outcome.Superseded, "no decision: superseded");
         assertEq(game.creditOf(stranger), d.bond + _fees(), "bond and every fee, no reward");
         assertEq(game.creditOf(challenger), game.getDispute(first).bond + _fees() + REWARD, "the fault takes the reward");
-        assertEq(_bondOf(p[2]), silentBond - defaultParams().panelForfeit, "silent member forfeits");
+        // the pool of five seats every round: F + 2F + 4F
+        assertEq(_bondOf(p[2]), silentBond - 7 * uint256(defaultParams().panelForfeit), "silent member forfeits");
         assertEq(game.creditOf(provider), 0, "provider gets nothing");
         _assertSolvent();
     }
@@ -1407,15 +1425,14 @@ contract DisputeGameTest is TestBase, DisputeFixture {
         }
         VM.warp(block.timestamp + 1 days);
         game.resolve(id);
-        // a split Fault (a Valid or silent seat) and a tie of revealed votes are appealed; the later rounds vote the
-        // truth (Fault) unanimously
-        bool tie = fault == valid && fault != 0;
-        if (tie) fault = valid + 1; // decided by the appeal: Fault
+        // a split Fault (a Valid or silent seat), a tie of revealed votes and a round nobody revealed in are appealed;
+        // the later rounds vote the truth (Fault) unanimously
+        bool undecided = fault == valid;
+        if (undecided) fault = valid + 1; // decided by the appeal: Fault
         if (fault > valid) _appealRounds(id, FAULT);
         IDisputeGameTypes.Outcome o = game.getDispute(id).outcome;
         if (fault > valid) assertTrue(o == IDisputeGameTypes.Outcome.PanelFault, "fault majority");
-        else if (valid > fault) assertTrue(o == IDisputeGameTypes.Outcome.PanelValid, "valid majority");
-        else assertTrue(o == IDisputeGameTypes.Outcome.NoDecision, "nobody revealed");
+        else assertTrue(o == IDisputeGameTypes.Outcome.PanelValid, "valid majority");
         uint256 bond = game.getDispute(id).bond;
         uint256 paid;
         for (uint256 i; i < 3; ++i) {

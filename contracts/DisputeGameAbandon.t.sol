@@ -283,8 +283,8 @@ contract DisputeGameAbandonTest is TestBase, AttackFixture {
     }
 
     /// A NoDecision on a TimedOut job re-opens its window like a Committed one's (MAX_REOPENS is per tenure, shared by
-    /// its TimedOut and Committed windows): a sybil dispute at the window's last second with a silent
-    /// panel does not launder the faulty segment; an honest challenge in the re-opened window still slashes.
+    /// its TimedOut and Committed windows): a sybil dispute at the window's last second with silent
+    /// panels does not launder the faulty segment; an honest challenge in the re-opened window still slashes.
     function test_timedOut_noDecisionAtWindowEnd_reopensWindow_faultStillReachable() public {
         uint256 jobId = _job(2, 1, BAD_STEP);
         VM.warp(market.getJob(jobId).deadline + 1);
@@ -292,8 +292,7 @@ contract DisputeGameAbandonTest is TestBase, AttackFixture {
         uint256 until = market.getJob(jobId).deadline;
         VM.warp(until);
         uint256 sybil = _challenge(SYBIL_CHALLENGER_1, jobId, 1, BAD_STEP); // step 1 is valid
-        VM.warp(game.getDispute(sybil).revealDeadline + 1);
-        game.resolve(sybil); // silent panel
+        _resolveSilent(sybil); // silent panels: each round appealed, the last ends NoDecision
         assertTrue(game.getDispute(sybil).outcome == IDisputeGameTypes.Outcome.NoDecision, "no decision");
         assertEq(market.getJob(jobId).deadline, block.timestamp + policy(2).challengeWindow, "window re-opened");
         assertTrue(block.timestamp > until, "past the original TimedOut window");

@@ -991,16 +991,68 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
     // ---------------------------------------------------------------- disputes that exhaust their rounds
 
     /// @dev A dispute by `who` on `step` of job `jobId` (faulty from `badFrom`) opened at the last second of the job's
-    /// window, whose panel stays silent: it resolves NoDecision once its reveal deadline passed.
+    /// window, whose panels all stay silent: each silent round is appealed, and the last one resolves NoDecision.
     function _silentDisputeAtWindowEnd(address who, uint256 jobId, uint256 step, uint256 badFrom)
         internal
         returns (uint256 id)
     {
         VM.warp(market.getJob(jobId).deadline);
         id = _challenge(who, jobId, step, badFrom);
+        _resolveSilent(id);
+        assertTrue(_outcome(id) == IDisputeGameTypes.Outcome.NoDecision, "silent panels: no decision");
+        assertEq(game.getDispute(id).round, game.MAX_ROUNDS(), "every round played");
+    }
+
+    /// @dev Tops up every bonded auditor's bond so that the silent rounds' forfeits (F, 2F, 4F per seat) of several
+    /// disputes leave every auditor drawable.
+    function _bigBonds() internal {
+        address[] memory pool = _pool();
+        for (uint256 i; i < pool.length; ++i) {
+            _fund(pool[i]);
+            VM.prank(pool[i]);
+            registry.postBond(1_000e18);
+        }
+        VM.warp(block.timestamp + ACTIVATION_DELAY);
+    }
+
+    /// A party holding every seat of a first panel used to end the dispute NoDecision by silence alone (3 forfeits),
+    /// spending one of the job's re-opens; three such captures ended an honest challenger's case Unresolved. A silent
+    /// round is now appealed like a tie: no re-open is spent, round 2 seats 7 fresh members without round 1's (the pool
+    /// allows it here), their votes decide, and the silent round-1 members forfeit panelForfeit each.
+    function test_silentCapturedFirstPanel_appealed_silentExcluded_cheaterSlashed() public {
+        // six more honest auditors: a pool of 13, so round 2's 7 seats can leave round 1's 3 members out
+        for (uint256 i = 1; i <= 6; ++i) {
+            address a = address(uint160(0xB0D170 + i));
+            _fund(a);
+            VM.prank(a);
+            registry.postBond(AUDITOR_BOND);
+        }
+        VM.warp(block.timestamp + ACTIVATION_DELAY);
+        uint256 jobId = _job(2, 2, 2); // the provider cheats from step 2
+        uint256 id = _challenge(HONEST_1, jobId, 2, 2);
+        uint256 deadline = market.getJob(jobId).deadline;
+        address[] memory p1 = _draw(id);
+        uint256[] memory bonds1 = new uint256[](3);
+        for (uint256 i; i < 3; ++i) bonds1[i] = registry.auditorOf(p1[i]).bond;
         VM.warp(game.getDispute(id).revealDeadline + 1);
+        game.resolve(id); // every seat silent
+        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
+        assertTrue(d.status == IDisputeGameTypes.Status.Open, "a silent first round does not end the dispute");
+        assertEq(d.round, 2, "appealed like a tie");
+        assertEq(market.getJob(jobId).deadline, deadline, "no re-open spent");
+        address[] memory p2 = _draw(id);
+        assertEq(p2.length, 7, "round 2 seats 7");
+        for (uint256 i; i < p2.length; ++i) {
+            for (uint256 j; j < 3; ++j) assertTrue(p2[i] != p1[j], "round 1's silent members excluded");
+        }
+        for (uint256 i; i < p2.length; ++i) _commitVote(id, p2[i], FAULT_V);
+        for (uint256 i; i < p2.length; ++i) _reveal(id, p2[i], FAULT_V);
         game.resolve(id);
-        assertTrue(_outcome(id) == IDisputeGameTypes.Outcome.NoDecision, "silent panel: no decision");
+        assertTrue(_outcome(id) == IDisputeGameTypes.Outcome.PanelFault, "round 2 decides");
+        assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Refunded, "cheater slashed, buyer refunded");
+        for (uint256 i; i < 3; ++i) {
+            assertEq(registry.auditorOf(p1[i]).bond, bonds1[i] - defaultParams().panelForfeit, "silent member forfeits");
+        }
     }
 
     /// A cheating provider whose own members keep every panel on its faulty step silent (or that ties them, or makes
@@ -1009,6 +1061,7 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
     /// buyer's whole escrow back, the provider's lock released whole, no pay, no slash; and the job takes no dispute and
     /// no finalize any more.
     function test_exhaustedNoDecisions_cheaterNotPaid_jobUnresolved() public {
+        _bigBonds();
         uint256 jobId = _job(2, 2, 2); // the provider cheats from step 2
         IStakeVault.Account memory acc0 = vault.accountOf(provider);
         uint256 stake0 = uint256(acc0.free) + acc0.locked;
@@ -1035,6 +1088,7 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
     /// too, with the escrow back to the buyer and the rest of the lock (after the timeout slash) released; reopenJob is
     /// refused from then on, so nobody re-offers a job whose trajectory nobody could decide.
     function test_exhausted_timedOutJob_endsUnresolved_reopenRefused() public {
+        _bigBonds();
         uint256 jobId = _job(2, 1, 2); // one of two segments committed, faulty from step 2
         VM.warp(market.getJob(jobId).deadline + 1);
         market.reportTimeout(jobId);
@@ -1057,19 +1111,19 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
     /// the job ends when its last dispute closes, Unresolved when that one is no fault (here a PanelValid on a valid
     /// step), and finalize stays refused meanwhile (JobMarketFrozen) and after (JobMarketWrongStatus).
     function test_exhausted_withDisputeOpen_endsUnresolvedWhenItCloses() public {
+        _bigBonds();
         uint256 jobId = _job(2, 2, 5); // faulty from step 5
         _silentDisputeAtWindowEnd(HONEST_1, jobId, 5, 5);
         _silentDisputeAtWindowEnd(HONEST_1, jobId, 5, 5);
         VM.warp(market.getJob(jobId).deadline);
         uint256 other = _challenge(challenger, jobId, 1, 5); // a reckless challenge of the valid step 1
         uint256 last = _challenge(HONEST_1, jobId, 5, 5);
-        VM.warp(game.getDispute(last).revealDeadline + 1);
-        game.resolve(last);
-        assertTrue(_outcome(last) == IDisputeGameTypes.Outcome.NoDecision, "silent panel");
+        _resolveSilent(last);
+        assertTrue(_outcome(last) == IDisputeGameTypes.Outcome.NoDecision, "silent panels");
         assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Committed, "waits for the open dispute");
         VM.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketFrozen.selector, jobId, 1));
         market.finalize(jobId);
-        game.resolve(other); // its panel was silent too: NoDecision, no re-open left
+        _resolveSilent(other); // its panels were silent too: NoDecision, no re-open left
         assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Unresolved, "ends with its last dispute");
         assertEq(market.creditOf(provider, address(token)), 0, "no pay");
         assertEq(market.creditOf(buyer, address(token)), PAYMENT, "buyer refunded");
@@ -1078,6 +1132,7 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
     /// A Fault decided by a dispute still open when the re-opens ran out settles first: the marked job is slashed and
     /// refunded as on any fault (the mark never spares a cheater its slash).
     function test_exhausted_openFaultStillSlashes() public {
+        _bigBonds();
         uint256 jobId = _job(2, 2, 5);
         _silentDisputeAtWindowEnd(HONEST_1, jobId, 5, 5);
         _silentDisputeAtWindowEnd(HONEST_1, jobId, 5, 5);
@@ -1087,9 +1142,8 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
         address[] memory p = _draw(honest);
         for (uint256 i; i < p.length; ++i) _commitVote(honest, p[i], FAULT_V);
         for (uint256 i; i < p.length; ++i) _reveal(honest, p[i], FAULT_V);
-        VM.warp(game.getDispute(last).revealDeadline + 1);
-        game.resolve(last);
-        assertTrue(_outcome(last) == IDisputeGameTypes.Outcome.NoDecision, "silent panel");
+        _resolveSilent(last);
+        assertTrue(_outcome(last) == IDisputeGameTypes.Outcome.NoDecision, "silent panels");
         assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.Committed, "marked, not ended");
         IStakeVault.Account memory acc0 = vault.accountOf(provider);
         _resolveFault(honest);

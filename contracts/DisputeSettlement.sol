@@ -138,8 +138,13 @@ contract DisputeSettlement is DisputeGameBase {
         // seats, so a tie always has a silent (or voided) seat: the round is appealed like a split Fault (fresh, larger
         // panel without this round's members where the pool allows), no re-open of the job's window is spent, and this
         // round's silent members forfeit and its revealers are judged by the last round's outcome (_judgePast).
+        // INVARIANT: a drawn round with no counted vote (every seat silent or voided) is appealed like a tie while rounds
+        // are left: a party holding every seat of a small panel cannot end the dispute NoDecision (and spend a re-open
+        // of the job's window) by silence alone; its silent members forfeit by the final outcome and the next, larger
+        // panel is drawn without them where the pool allows. Only a round with no panel (seed lapsed, too few
+        // eligible auditors) ends NoDecision at once: there is nobody to exclude.
         bool split = outcome == Outcome.PanelFault && d.faultVotes < d.panel.length;
-        if ((split || (outcome == Outcome.NoDecision && d.validVotes != 0)) && d.round < MAX_ROUNDS) {
+        if ((split || (outcome == Outcome.NoDecision && d.panelDrawn)) && d.round < MAX_ROUNDS) {
             _appeal(disputeId, d);
             return;
         }

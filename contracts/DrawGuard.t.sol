@@ -52,30 +52,47 @@ contract DrawGuardTest is TestBase, DisputeBase {
         vm.warp(block.timestamp + ACTIVATION_DELAY);
     }
 
-    /// A dispute nobody drew a panel for, past its reveal deadline: resolve draws the panel and forfeits its three
-    /// silent members. Swept over gas allowances, every call either reverts or draws the panel; none ends the
-    /// dispute without one.
+    /// A dispute nobody drew a panel for, past its reveal deadline: resolve draws the panel; a drawn round with no
+    /// counted vote is appealed like a tie while rounds are left, so the dispute runs through every round (each drawn
+    /// at resolve) and its silent members forfeit at the end. Swept over gas allowances in every round, every call
+    /// either reverts or draws that round's panel; none ends a round (or the dispute) without one.
     function test_resolve_starvedDraw_reverts_neverSkipsThePanel() public {
         uint256 jobId = _job(2, 2, 2);
         uint256 id = _challenge(challenger, jobId, 2, 2);
-        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
-        VMB.roll(d.seedBlock + 1);
-        vm.warp(d.revealDeadline + 1);
-        uint256 drawnAt;
-        uint256 starvedReverts;
-        for (uint256 g = 1_000_000; g <= 10_000_000; g += 250_000) {
-            (bool ok, bool drawn,) = _probe(id, g);
-            assertTrue(!ok || drawn, "resolve ended a dispute without drawing its panel");
-            if (ok && drawnAt == 0) drawnAt = g;
-            if (!ok && g > DRAW_COST / 2) ++starvedReverts;
+        uint256 rounds = game.MAX_ROUNDS();
+        for (uint256 round = 1; round <= rounds; ++round) {
+            IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
+            assertEq(d.round, round, "the silent round before was appealed");
+            VMB.roll(d.seedBlock + 1);
+            vm.warp(d.revealDeadline + 1);
+            uint256 drawnAt;
+            uint256 starvedReverts;
+            for (uint256 g = 1_000_000; g <= 12_000_000; g += 250_000) {
+                (bool ok, bool drawn,) = _probe(id, round, g);
+                assertTrue(!ok || drawn, "resolve ended a round without drawing its panel");
+                if (ok && drawnAt == 0) drawnAt = g;
+                if (!ok && g > DRAW_COST / 2) ++starvedReverts;
+            }
+            assertTrue(drawnAt != 0, "enough gas draws and resolves");
+            assertTrue(starvedReverts != 0, "the sweep reached the starvation window");
+            game.resolve(id);
+            assertTrue(game.roundPanelOf(id, round).length != 0, "round drawn");
         }
-        assertTrue(drawnAt != 0, "enough gas draws and resolves");
-        assertTrue(starvedReverts != 0, "the sweep reached the starvation window");
-        game.resolve(id);
-        d = game.getDispute(id);
-        assertEq(d.panel.length, 3, "panel drawn");
-        for (uint256 i; i < 3; ++i) {
-            assertEq(registry.auditorOf(d.panel[i]).bond, AUDITOR_BOND - defaultParams().panelForfeit, "silent forfeits");
+        IDisputeGameTypes.DisputeView memory last = game.getDispute(id);
+        assertTrue(last.status == IDisputeGameTypes.Status.Resolved, "the last silent round ends the dispute");
+        assertTrue(last.outcome == IDisputeGameTypes.Outcome.NoDecision, "no decision");
+        // every seat of every round was silent: each member forfeits its round's forfeit (panelForfeit doubled per
+        // round) for each round it sat in
+        for (uint256 i; i < auditors.length; ++i) {
+            uint256 lost;
+            for (uint256 round = 1; round <= rounds; ++round) {
+                address[] memory panel = game.roundPanelOf(id, round);
+                for (uint256 m; m < panel.length; ++m) {
+                    if (panel[m] == auditors[i]) lost += uint256(defaultParams().panelForfeit) << (round - 1);
+                }
+            }
+            assertTrue(lost != 0, "every auditor sat in a round");
+            assertEq(registry.auditorOf(auditors[i]).bond, AUDITOR_BOND - lost, "silent forfeits");
         }
     }
 
@@ -108,18 +125,18 @@ contract DrawGuardTest is TestBase, DisputeBase {
         assertEq(d.panel.length, 0, "no panel");
     }
 
-    /// @dev Calls resolve with `g` gas and reverts with what happened, so every probe starts from the same state.
-    function probe(uint256 id, uint256 g) external {
+    /// @dev Calls resolve with `g` gas and reverts with what happened (whether round `round` has a panel now: kept as
+    /// an earlier round's when the call appealed it), so every probe starts from the same state.
+    function probe(uint256 id, uint256 round, uint256 g) external {
         bool ok;
         try game.resolve{gas: g}(id) {
             ok = true;
         } catch {}
-        IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
-        revert Probe(ok, d.panel.length != 0, uint8(d.outcome));
+        revert Probe(ok, game.roundPanelOf(id, round).length != 0, uint8(game.getDispute(id).outcome));
     }
 
-    function _probe(uint256 id, uint256 g) internal returns (bool ok, bool drawn, uint8 outcome) {
-        try this.probe(id, g) {
+    function _probe(uint256 id, uint256 round, uint256 g) internal returns (bool ok, bool drawn, uint8 outcome) {
+        try this.probe(id, round, g) {
             revert AssertTrue("probe returned");
         } catch (bytes memory data) {
             if (bytes4(data) != Probe.selector) revert AssertTrue("probe failed");

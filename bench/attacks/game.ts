@@ -573,6 +573,64 @@ export async function exhaustedRounds(): Promise<Row> {
 }
 
 /**
+ * Silent captured panels against an honest provider: a griefer (challenger sybilA, auditors S1..S3) disputes a valid
+ * step of an honest job, the bot's 3 rounds; the script re-plays each challenge a block later until the draw seats only
+ * the griefer's auditors (a captured first panel: 1 in 10 with 3 of 5), which stay silent in every round. Before, a
+ * silent first round ended NoDecision and spent one of the job's re-opens: three captures ended the honest job
+ * Unresolved (no pay) for 3 forfeits each. The rule: a silent round is appealed like a tie, so the honest members of
+ * the larger round 2 decide (PanelValid): no re-open is spent, the honest provider must end Finalized and paid in full,
+ * and the griefer lose its bonds and its silent members' forfeits.
+ */
+export async function silentCapturedPanels(): Promise<Row> {
+  const w = await newWorld({ funded: ["buyer", "provider", "sybilA", "H1", "H2", "S1", "S2", "S3"], auditors: ["H1", "H2", "S1", "S2", "S3"], bond: parseEther("1000") });
+  const s = sides(w, [w.a.sybilA, w.a.S1, w.a.S2, w.a.S3], undefined, [w.a.provider]);
+  const { before, jobId, trace } = await startJob(w, s, undefined);
+  await commit(w, jobId, trace, 0);
+  await commit(w, jobId, trace, 1);
+  const pub = w.a.buyer.c.public;
+  const game = w.d.disputeGame;
+  const griefers = new Set<Address>([w.a.S1.address, w.a.S2.address, w.a.S3.address]);
+  const deadline0 = (await getJob(pub, { jobMarket: w.d.jobMarket, jobId })).deadline;
+  const outcomes: string[] = [];
+  let draws = 0;
+  for (let round = 0; round < BOT_CHALLENGE_ROUNDS; ++round) {
+    let id = 0n;
+    for (let tries = 1; ; ++tries) {
+      const snap = await w.conn.networkHelpers.takeSnapshot();
+      id = await challengeStep(w, w.a.sybilA, jobId, 1);
+      const d0 = await getDispute(pub, { disputeGame: game, disputeId: id });
+      await w.mine(Number(d0.seedBlock - (await pub.getBlockNumber())) + 1);
+      await drawPanel(w.a.H1.c, { disputeGame: game, disputeId: id });
+      const panel = (await getDispute(pub, { disputeGame: game, disputeId: id })).panel.map((x) => getAddress(x));
+      ++draws;
+      if (panel.every((m) => griefers.has(m))) break;
+      if (tries >= 80) throw new Error(`no captured panel in ${tries} draws`);
+      await snap.restore();
+      await w.mine(1);
+    }
+    const r = await playPanel(w, id, (m) => (griefers.has(m) ? "silent" : "honest"));
+    outcomes.push(`${r.outcome} in ${r.rounds} rounds`);
+  }
+  let job = await getJob(pub, { jobMarket: w.d.jobMarket, jobId });
+  if (job.status === "Unresolved") throw new AttackSucceeded(`18d: three silent captured panels ended the honest job Unresolved (${outcomes.join(", ")})`);
+  if (job.deadline !== deadline0) throw new AttackSucceeded(`18d: the silent panels re-opened the window (${job.deadline} != ${deadline0}, re-opens spent)`);
+  await w.warpTo(BigInt(job.deadline) + 1n);
+  const credit0 = await pub.readContract({ address: w.d.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [w.a.provider.address, w.d.token] });
+  await finalize(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId });
+  const credit1 = await pub.readContract({ address: w.d.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [w.a.provider.address, w.d.token] });
+  job = await getJob(pub, { jobMarket: w.d.jobMarket, jobId });
+  if (job.status !== "Finalized" || credit1 - credit0 !== job.payment) throw new AttackSucceeded(`18d: the honest provider was not paid (job ${job.status}, paid ${tokens(credit1 - credit0)} of ${tokens(job.payment)})`);
+  return measure(
+    w,
+    s,
+    before,
+    "18d silent captured panels",
+    `griefer's disputes of valid step 1, each first panel all S1..S3 (${draws} draws for 3 captures), silent in every round: ${outcomes.join(", ")}; no re-open spent; job ${job.status}, honest provider paid ${tokens(credit1 - credit0)}, lock released whole`,
+    DECLARED,
+  );
+}
+
+/**
  * A forfeited voter keeps voting: the provider's sybil auditor S1 sits on the panels of two honest disputes of its
  * faulty segment (steps 2 and 3; the script re-plays each challenge until the draw holds S1). In the first S1 votes
  * Valid, loses every round and forfeits. Then it votes Valid in the second, still open. The rule: a forfeited auditor

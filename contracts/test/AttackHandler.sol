@@ -505,7 +505,12 @@ contract AttackHandler is DisputeBase, AttackActors {
             }
         }
         IDisputeGameTypes.Params memory p = game.params();
-        _advance(p.commitWindowSeconds.toUint() + p.revealWindowSeconds.toUint() + 1);
+        // Nobody votes from here on: a round resolved at its deadline with a drawn panel and no counted vote is appealed
+        // like a tie while rounds are left, so each dispute may need MAX_ROUNDS more rounds (each past its seed block).
+        for (uint256 r; r < game.MAX_ROUNDS() && _anyOpenDispute(); ++r) {
+            VMB.roll(block.number + p.seedDelayBlocks + 1);
+            _advance(p.commitWindowSeconds.toUint() + p.revealWindowSeconds.toUint() + 1);
+        }
         _claimAll();
         ghost_strandedTokens += token.balanceOf(address(game));
     }
@@ -714,6 +719,14 @@ contract AttackHandler is DisputeBase, AttackActors {
         }
         if (target > block.timestamp) vm.warp(target);
         _keeperPass();
+    }
+
+    function _anyOpenDispute() internal view returns (bool) {
+        uint256 n = game.disputeCount();
+        for (uint256 id = 1; id <= n; ++id) {
+            if (game.getDispute(id).status == IDisputeGameTypes.Status.Open) return true;
+        }
+        return false;
     }
 
     function _keeperPass() internal {

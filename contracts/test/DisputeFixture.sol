@@ -212,6 +212,17 @@ abstract contract DisputeBase {
         }
     }
 
+    /// @notice Resolves dispute `disputeId` with every round's panel silent: a silent round with a panel is appealed
+    /// like a tie while rounds are left, so this resolves round after round until the dispute ends.
+    function _resolveSilent(uint256 disputeId) internal {
+        while (game.getDispute(disputeId).status == IDisputeGameTypes.Status.Open) {
+            VMB.roll(block.number + defaultParams().seedDelayBlocks + 1);
+            uint256 until = game.getDispute(disputeId).revealDeadline;
+            if (block.timestamp <= until) vm.warp(until + 1);
+            game.resolve(disputeId);
+        }
+    }
+
     /// @notice When dispute `disputeId` waits for its provider's appeal of a unanimous first-round Fault, lets the window
     /// pass and resolves it (PanelFault); returns whether it did.
     function _settleUnappealed(uint256 disputeId) internal returns (bool) {

@@ -63,6 +63,12 @@ contract MassDisputeHandler is DisputeBase {
     uint256 public ghost_faultsBelowBound;
     /// @dev Unanimous first-round Faults the honest provider appealed (appealFault).
     uint256 public ghost_providerAppeals;
+    /// @dev Must stay 0: disputes that ended NoDecision in a round before the last although that round had a drawn
+    /// panel and no counted vote (a silent round, e.g. a first panel the attacker holds whole and keeps silent, is
+    /// appealed like a tie: silence alone never ends a dispute while rounds are left, so it spends no re-open).
+    uint256 public ghost_silentRoundsEnded;
+    /// @dev Silent rounds (a drawn panel, no counted vote) that were appealed.
+    uint256 public ghost_silentRoundsAppealed;
 
     constructor(DisputeFixture f) {
         token = f.token();
@@ -298,6 +304,7 @@ contract MassDisputeHandler is DisputeBase {
 
     function _resolve(uint256 id) internal {
         IDisputeGameTypes.DisputeView memory d = game.getDispute(id);
+        uint256 round0 = d.round;
         try game.resolve(id) {}
         catch {
             // a resolve may wait for its deadlines or its seed block; past both it must go through
@@ -305,6 +312,7 @@ contract MassDisputeHandler is DisputeBase {
             return;
         }
         d = game.getDispute(id);
+        _noteSilentRound(id, round0, d);
         (uint64 appealUntil,) = game.faultAppealOf(id);
         if (appealUntil != 0) {
             // INVARIANT (of the honest provider): it appeals every unanimous first-round Fault on its honest job
@@ -341,6 +349,26 @@ contract MassDisputeHandler is DisputeBase {
         } else {
             ++ghost_noDecision;
         }
+    }
+
+    /// @dev Books the resolve of dispute `id`'s round `round0` (`d`: the dispute after it) when that round had a drawn
+    /// panel and no counted vote: appealed, or (a violation before the last round) ended.
+    function _noteSilentRound(uint256 id, uint256 round0, IDisputeGameTypes.DisputeView memory d) internal {
+        address[] memory p = game.roundPanelOf(id, round0);
+        if (p.length == 0) return;
+        for (uint256 i; i < p.length; ++i) {
+            (, IDisputeGameTypes.Vote v) = game.roundBallotOf(id, round0, p[i]);
+            if (v != IDisputeGameTypes.Vote.None && !_voided(id, p[i])) return;
+        }
+        if (d.round > round0) ++ghost_silentRoundsAppealed;
+        else if (d.outcome == IDisputeGameTypes.Outcome.NoDecision && round0 < game.MAX_ROUNDS()) ++ghost_silentRoundsEnded;
+    }
+
+    /// @dev Whether `member`'s revealed vote on dispute `id` was voided at resolve: the rule of
+    /// DisputeSettlement._voidForfeited (it forfeited after the dispute opened and holds less than one panelForfeit).
+    function _voided(uint256 id, address member) internal view returns (bool) {
+        return registry.forfeitedAt(member) > game.getDispute(id).challengedAt
+            && registry.auditorOf(member).bond < game.params().panelForfeit;
     }
 
     function _voteOf(address member) internal view returns (IDisputeGameTypes.Vote) {

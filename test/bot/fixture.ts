@@ -46,8 +46,9 @@ const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.
 export const manifest = parseManifest({ ...tiny, policy: { ...tiny.policy, auditRate: 1 } });
 
 /**
- * `window`: the commit and reveal windows, seconds. `auditorTokens(i)`: tokens minted to auditor i before it bonds 5
- * (default 20: 15 left for challenge deposits; 5 leaves an auditor bonded with nothing for a deposit). `cheatSegments`:
+ * `window`: the commit and reveal windows, seconds. `auditorTokens(i)`: tokens minted to auditor i before it bonds
+ * `auditorBond` (default 5; tokens default 20: 15 left for challenge deposits; 5 leaves an auditor bonded with nothing
+ * for a deposit). `cheatSegments`:
  * the provider commits only this many segments and then stops (abandons the job); default all. `strategy`: the
  * provider's cheat (default stale:2). `auditRate`: the manifest's audit rate (default 1). `contributor`: a dev account
  * index: the manifest's corpus pays that account, which registers it in DataRegistry, and the job is posted with data
@@ -60,7 +61,7 @@ export async function cheatingJob(tag: string, window: number, o: CheatingJobOpt
   return postCheatingJob(await botMarket(window, o), tag, o);
 }
 
-export type CheatingJobOptions = { auditorTokens?: (i: number) => bigint; cheatSegments?: number; strategy?: string; auditRate?: number; contributor?: number; base?: typeof tiny; requiredStake?: bigint; content?: readonly Uint8Array[]; train?: boolean };
+export type CheatingJobOptions = { auditorTokens?: (i: number) => bigint; auditorBond?: bigint; cheatSegments?: number; strategy?: string; auditRate?: number; contributor?: number; base?: typeof tiny; requiredStake?: bigint; content?: readonly Uint8Array[]; train?: boolean };
 
 /**
  * The market half of cheatingJob: a fresh in-process network with the market and its DisputeGame deployed, the provider
@@ -68,7 +69,7 @@ export type CheatingJobOptions = { auditorTokens?: (i: number) => bigint; cheatS
  * deploys once and reverts to a snapshot taken here before each (`conn.networkHelpers.takeSnapshot()`), then calls
  * postCheatingJob.
  */
-export async function botMarket(window: number, o: Pick<CheatingJobOptions, "auditorTokens"> = {}) {
+export async function botMarket(window: number, o: Pick<CheatingJobOptions, "auditorTokens" | "auditorBond"> = {}) {
   const conn = await network.create();
   const mk = (i: number) => providerClients(conn.provider, 31337, { account: devAccount(i), pollingIntervalMs: 20 });
   const [admin, buyer, cheat] = [mk(0), mk(1), mk(2)];
@@ -84,7 +85,7 @@ export async function botMarket(window: number, o: Pick<CheatingJobOptions, "aud
   for (const [i, a] of auditors.entries()) {
     await mintTestToken(a, { token: d.token, to: a.account.address, amount: o.auditorTokens?.(i) ?? parseEther("20") });
     await approveToken(a, { token: d.token, spender: d.auditorRegistry, amount: maxUint256 });
-    await postBond(a, { auditorRegistry: d.auditorRegistry, amount: parseEther("5") });
+    await postBond(a, { auditorRegistry: d.auditorRegistry, amount: o.auditorBond ?? parseEther("5") });
   }
   // the bonds count for panel snapshots (taken at each challenge) once the activation delay (1 hour) has passed
   await conn.networkHelpers.time.increase(Number(DEFAULT_ACTIVATION_DELAY_SECONDS));
@@ -98,7 +99,7 @@ export type BotMarket = Awaited<ReturnType<typeof botMarket>>;
  * so every case posts its own job (job 1 again) on the same deployment and the cases stay independent. Returns the
  * market's getter (valid inside the cases).
  */
-export function botMarketPerFile(window: number, o: Pick<CheatingJobOptions, "auditorTokens"> = {}): () => BotMarket {
+export function botMarketPerFile(window: number, o: Pick<CheatingJobOptions, "auditorTokens" | "auditorBond"> = {}): () => BotMarket {
   let market: BotMarket | undefined;
   let deployed: Awaited<ReturnType<BotMarket["conn"]["networkHelpers"]["takeSnapshot"]>>;
   before(async () => {

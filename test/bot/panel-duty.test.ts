@@ -9,6 +9,7 @@
  */
 import { expect } from "chai";
 import pino from "pino";
+import { parseEther } from "viem";
 import { join } from "node:path";
 import { ChallengerBot } from "../../verifier/src/bot/index.ts";
 import { getJob } from "../../verifier/src/chain/index.ts";
@@ -27,7 +28,8 @@ function recorder() {
 
 describe("bot: panel duty never waits behind an audit pass; one re-challenger per silent dispute", function () {
   this.timeout(300_000);
-  const market = botMarketPerFile(WINDOW);
+  // bonds of 15: three silent rounds forfeit 1 + 2 + 4 of each member, which leaves it drawable for the next dispute
+  const market = botMarketPerFile(WINDOW, { auditorTokens: () => parseEther("40"), auditorBond: parseEther("15") });
 
   it("a panel member with segments to audit commits its vote before its audit pass ends", async () => {
     const f = await postCheatingJob(market(), "panel-yield");
@@ -69,12 +71,16 @@ describe("bot: panel duty never waits behind an audit pass; one re-challenger pe
     const held = () => bots[1]!.db.allIntents().filter((i) => i.segment === 1 && ["approveBond", "commitChallenge", "challenge"].includes(i.kind));
     expect(held().find((i) => i.kind === "challenge")!.status).to.equal("pending");
 
-    // bot 0's dispute: the panel (bots 1-3) stays silent; bot 0 draws it and, after the reveal deadline, resolves NoDecision
-    await f.conn.networkHelpers.mine(2);
-    await bots[0]!.tick();
-    await f.conn.networkHelpers.time.increase(2 * WINDOW + 1);
-    await bots[0]!.tick();
+    // bot 0's dispute: the panel (bots 1-3) stays silent in every round (a silent round is appealed like a tie while
+    // rounds are left); bot 0 resolves each after its reveal deadline, and the last ends NoDecision
+    for (let round = 1; round <= 3; round++) {
+      await f.conn.networkHelpers.mine(2);
+      await bots[0]!.tick();
+      await f.conn.networkHelpers.time.increase(2 * WINDOW + 1);
+      await bots[0]!.tick();
+    }
     const d1 = await f.dispute(first!.disputeId);
+    expect(d1.round).to.equal(3);
     expect(d1.outcome).to.equal("NoDecision");
     expect([d1.validVotes, d1.faultVotes]).to.deep.equal([0, 0]); // nothing revealed: silent seats
 

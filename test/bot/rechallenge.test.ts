@@ -1,7 +1,8 @@
 /**
  * The challenger bot's new round after its own dispute ends NoDecision (docs/disputes.md, "The challenger bot drives
  * disputes"), on the in-process network against a stale-gradient provider:
- *   - round 1: the drawn panel stays silent, the challenger resolves NoDecision; the bot is restarted after recording
+ *   - round 1: the drawn panels stay silent (a silent round is appealed like a tie, so the dispute's three rounds),
+ *     the challenger resolves each and the last ends NoDecision; the bot is restarted after recording
  *     round 2's intents and before sending them; round 2 (`challenge:J:S:r2`) is sent once, the panel votes Fault,
  *     the provider is slashed; no third round, no transaction twice;
  *   - a PanelValid outcome (the panel disagreed) does not start a new round;
@@ -9,7 +10,7 @@
  */
 import { expect } from "chai";
 import { join } from "node:path";
-import { parseEventLogs } from "viem";
+import { parseEther, parseEventLogs } from "viem";
 import type { ChallengerBot } from "../../verifier/src/bot/index.ts";
 import { getFaultAppeal, getJob, stakeVaultAbi } from "../../verifier/src/chain/index.ts";
 import { commitTag } from "../../verifier/src/bot/intent-key.ts";
@@ -32,24 +33,40 @@ async function roundOne(s: Setup, bots: ChallengerBot[]) {
   return opened[0]!;
 }
 
-/** Only the challenger ticks: the panel is drawn but never votes; after the reveal deadline the bot resolves NoDecision. */
+/** Silent rounds before the dispute ends NoDecision: a silent round is appealed like a tie while rounds are left. */
+const ROUNDS = 3;
+
+/**
+ * Only the challenger ticks: each round's panel is drawn but never votes; after each reveal deadline the bot resolves
+ * the round, which opens the next (the bot's resolve intent is per round) until the last one ends NoDecision.
+ */
 async function silentPanel(s: Setup, challenger: ChallengerBot, disputeId: bigint) {
-  await s.conn.networkHelpers.mine(2);
-  await challenger.tick();
-  expect((await s.dispute(disputeId)).panel).to.have.length(3);
-  await s.conn.networkHelpers.time.increase(2 * WINDOW + 1);
-  await challenger.tick();
-  const d = await s.dispute(disputeId);
-  expect(d.outcome).to.equal("NoDecision");
-  expect(d.commits).to.equal(0);
+  for (let round = 1; round <= ROUNDS; round++) {
+    await s.conn.networkHelpers.mine(2);
+    await challenger.tick();
+    const open = await s.dispute(disputeId);
+    expect(open.round).to.equal(round);
+    if (round === 1) expect(open.panel).to.have.length(3);
+    await s.conn.networkHelpers.time.increase(2 * WINDOW + 1);
+    await challenger.tick();
+    const d = await s.dispute(disputeId);
+    if (round < ROUNDS) {
+      expect(d.status, `round ${round} is appealed, not ended`).to.equal("Open");
+      expect(d.outcome).to.equal("None");
+    } else {
+      expect(d.outcome).to.equal("NoDecision");
+      expect(d.commits).to.equal(0);
+    }
+  }
 }
 
 const challengeKeys = (b: ChallengerBot) => b.summary().intents.filter((i) => i.kind === "challenge").map((i) => [i.key, i.status]);
 
 describe("bot dispute step: a new round after its own NoDecision", function () {
   this.timeout(300_000);
-  // one deployment for the file; each case reverts to it and posts its own job (job 1 again)
-  const market = botMarketPerFile(WINDOW);
+  // one deployment for the file; each case reverts to it and posts its own job (job 1 again). Bonds of 15: the three
+  // silent rounds forfeit 1 + 2 + 4 of each member, which leaves it drawable for the next round's panel.
+  const market = botMarketPerFile(WINDOW, { auditorTokens: () => parseEther("40"), auditorBond: parseEther("15") });
 
   it("challenges again after a silent panel (restarted in between, sent once) and the second panel slashes the provider", async () => {
     const s = await postCheatingJob(market(), "again");

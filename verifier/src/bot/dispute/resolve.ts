@@ -2,10 +2,12 @@
  * The end of a round: resolve, and the bot's own next challenge round after a NoDecision.
  *
  *   resolve    after the reveal deadline (or once every member revealed): intent `resolve:D` (`resolve:D:rN` in
- *              appeal round N: resolving a split Fault opens the next round, which is resolved again), superseded if
+ *              appeal round N: resolving a split Fault, a tie or a silent round opens the next round, which is
+ *              resolved again), superseded if
  *              anyone resolved that round first. A unanimous first-round Fault opens the provider's appeal window
  *              instead: once it passed unused, intent `resolve:D:settle` settles it.
- *   again      when a dispute this bot opened resolves NoDecision (a tie, nobody revealed, too few eligible auditors)
+ *   again      when a dispute this bot opened resolves NoDecision (its last round tied or silent, or no panel: too few
+ *              eligible auditors, a lapsed seed)
  *              and the bot still holds the failing audit with its step claim (its last challenge intent for the
  *              segment), it opens a new round while JobMarket can still freeze the job: `approveBond:J:S:rN` and
  *              `challenge:J:S:rN` (same calldata, deposit re-read), recorded in the same SQLite transaction that marks
