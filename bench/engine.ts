@@ -93,7 +93,7 @@ type WorkerResult = {
   finalCheckpoint: string;
 };
 
-async function worker(example: string, backend: Exclude<Backend, "torch">, steps: number, outFile: string, threads: number, hashWorker: boolean, warmup: number): Promise<void> {
+async function worker(example: string, backend: Exclude<Backend, "torch">, steps: number, outFile: string, threads: number, hashWorker: boolean, warmup: number, freshStates = false): Promise<void> {
   const { createRun, offlineSalt, parseManifest } = await import("../verifier/src/ml/index.ts");
   const { HashPipeline } = await import("../verifier/src/ml/hash-pipeline.ts");
   const { float32Chunks } = await import("../verifier/src/ml/tensors.ts");
@@ -120,13 +120,19 @@ async function worker(example: string, backend: Exclude<Backend, "torch">, steps
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
   };
+  // the segment loop's state hand-back (ml/segments.ts): step t writes into state t-2, hashed (or copied into the hash
+  // worker's buffer) by its own iteration; `fresh-states` turns it off (a fresh state per step, for comparison)
+  let older: typeof state | null = null;
+  let newer: typeof state | null = null;
   for (let t = 1; t <= steps; t++) {
     const c0 = cpuMs();
     const t0 = performance.now();
-    const r = run.step(state, t);
+    const r = run.step(state, t, older && !freshStates ? { into: older } : {});
     const t1 = performance.now();
     const c1 = cpuMs();
     state = r.state;
+    older = newer;
+    newer = state;
     losses.push(r.loss);
     if (pipe) {
       if (pipe.pending > 0) hashes.push(pipe.next());
@@ -383,7 +389,7 @@ async function main(): Promise<void> {
     return;
   }
   if (args[0] === "--worker") {
-    await worker(args[1]!, args[2] as Exclude<Backend, "torch">, Number(args[3]), args[4]!, Number(args[5] ?? 1), args[6] === "hash-worker", Number(args[7] ?? 1));
+    await worker(args[1]!, args[2] as Exclude<Backend, "torch">, Number(args[3]), args[4]!, Number(args[5] ?? 1), args[6] === "hash-worker", Number(args[7] ?? 1), args[8] === "fresh-states");
     return;
   }
   if (args[0] === "--export-torch") {
