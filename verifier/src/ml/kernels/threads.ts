@@ -8,10 +8,11 @@
  * count: an auditor with one core recomputes a provider's 16-thread run exactly
  * (test/ml/threads.test.ts). Adam and the elementwise ops stay on the calling thread.
  *
- * `matmulV3` splits the numerics "bitwise-v3" matmul (reference-v3.ts) the same way: a tile is the product of
- * some rows of A (of every batch) with all of B. Its bits cannot depend on the tiling: every element is one
- * sequential k sum from +0, and an element's canonical NaN depends only on its own row of A (in the tile) and
- * its own column of B (all of B is in every tile) (test/ml/matmul-v3.test.ts).
+ * `matmulV3` shares the numerics "bitwise-v3" matmul (reference-v3.ts) differently: it is cut into units (one
+ * product of a batch, or some rows of C) that every thread, the caller included, claims from a shared counter
+ * until none is left (see the method). Its bits cannot depend on which thread computes which unit: every element
+ * is one sequential k sum from +0, and an element's canonical NaN depends only on its own row of A and its own
+ * column of B (test/ml/matmul-v3.test.ts).
  *
  * The calls stay synchronous: operands go to each worker through its own SharedArrayBuffer, the worker
  * is woken with Atomics.notify and the caller blocks in Atomics.wait until every tile is back. Workers
