@@ -4,6 +4,7 @@ import { buildKernels, loadWabt, watPath } from "../../scripts/build-kernels.ts"
 import { matmulV3Ref, quantizeV3Bits, CANONICAL_NAN_BITS } from "../../verifier/src/ml/kernels/reference-v3.ts";
 import type { Layout } from "../../verifier/src/ml/kernels/transformer-ref.ts";
 import { MATMUL_V3_WASM_URL, ThreadedKernels, WasmKernels, WasmMatmulV3, jsKernels } from "../../verifier/src/ml/kernels/index.ts";
+import { CLAIM, GATE, GATE_CLOSED, GATE_SHIFT, joinV3Call, LEFT, RefUnits, unitRowsFor, type TileJob } from "../../verifier/src/ml/kernels/threads.ts";
 
 // The numerics bitwise-v3 dense matmul in wasm SIMD128 (kernels/wasm/matmul-v3.wat) against the reference that
 // defines its bits (reference-v3.ts matmulV3Ref), and split over threads (kernels/threads.ts matmulV3).
@@ -204,5 +205,53 @@ describe("ml/kernels/threads: the bitwise-v3 matmul split by output rows gives t
     const a = randomOperand(count * M * K, rand, 0.0005), b = randomOperand(count * K * N, rand, 0.0005);
     const want = matmulV3Ref(a, b, M, K, N, "tn", count);
     for (const k of [pool(1), pool(2), pool(3), pool(2, "js")]) expectSame(k.matmulV3(a, b, M, K, N, "tn", count), want, `${k.name}`);
+  });
+
+  it("units claimed in any order and split between kernels (wasm, reference) give the reference's bits", () => {
+    const rand = rng(7);
+    const wasm = new WasmMatmulV3(), ref = new RefUnits();
+    for (let trial = 0; trial < 18; trial++) {
+      const layout = LAYOUTS[trial % 3]!;
+      const count = trial % 2 ? 1 : 3;
+      const [M, K, N] = [17 + Math.floor(rand() * 60), 1 + Math.floor(rand() * 40), 1 + Math.floor(rand() * 20)];
+      const a = randomOperand(count * M * K, rand, 0.03), b = randomOperand(count * K * N, rand, 0.03);
+      const unitRows = count > 1 ? M : 4 + 4 * Math.floor(rand() * 4);
+      const units = count > 1 ? count : Math.ceil(M / unitRows);
+      // a random order of the units; the first kernel takes every other claim's unit, the second the rest
+      const order = Array.from({ length: units }, (_, i) => i).sort(() => rand() - 0.5);
+      const first = order.filter((_, i) => i % 2 === 0), second = order.filter((_, i) => i % 2 === 1);
+      const out = new Uint32Array(count * M * N).fill(0xdeadbeef);
+      const [k1, k2] = trial % 4 < 2 ? [wasm, ref] : [ref, wasm];
+      const took1 = k1.matmulUnits(a, b, M, K, N, layout, count, out, unitRows, () => first.shift() ?? units);
+      const took2 = k2.matmulUnits(a, b, M, K, N, layout, count, out, unitRows, () => second.shift() ?? units);
+      expect([...took1, ...took2].sort((p, q) => p - q)).to.deep.equal(Array.from({ length: units }, (_, i) => i));
+      expectSame(new Float32Array(out.buffer), matmulV3Ref(a, b, M, K, N, layout, count), `units of ${unitRows} rows, ${count} x ${M}x${K}x${N} ${layout}`);
+    }
+  });
+
+  it("a worker joins only an open call of its own number, and leaves the gate counted", () => {
+    const gate = new Int32Array(new SharedArrayBuffer(16));
+    const [M, K, N] = [40, 8, 6];
+    const rand = rng(8);
+    const a = randomOperand(M * K, rand, 0), b = randomOperand(K * N, rand, 0);
+    const heap = new Float32Array(M * K + K * N + M * N).fill(-1);
+    heap.set(a, 0);
+    heap.set(b, M * K);
+    const job: TileJob = { seq: 1, op: "v3", call: 5, count: 1, M, K, N, layout: "nn", aOff: 0, bOff: M * K, cOff: M * K + K * N, unitRows: 8 };
+    const untouched = heap.slice();
+    gate[GATE] = (5 << GATE_SHIFT) | GATE_CLOSED; // closed: the caller has finished call 5
+    expect(joinV3Call(gate, 5, new WasmMatmulV3(), heap, job)).to.deep.equal([]);
+    gate[GATE] = 6 << GATE_SHIFT; // open, but for the next call
+    expect(joinV3Call(gate, 5, new WasmMatmulV3(), heap, job)).to.deep.equal([]);
+    expect(bitsOf(heap).equals(bitsOf(untouched)), "a worker that did not join wrote nothing").to.equal(true);
+    gate[GATE] = 5 << GATE_SHIFT;
+    gate[CLAIM] = 0;
+    expect(joinV3Call(gate, 5, new WasmMatmulV3(), heap, job)).to.deep.equal([0, 1, 2, 3, 4]);
+    expect([gate[GATE]! & 0x7f, gate[LEFT]]).to.deep.equal([1, 1]);
+    expectSame(heap.subarray(M * K + K * N), matmulV3Ref(a, b, M, K, N), "the joined worker's C");
+  });
+
+  it("cuts one product into whole 4-row panels, about four per thread, never below 16 rows", () => {
+    expect([unitRowsFor(1024, 1), unitRowsFor(1024, 2), unitRowsFor(1024, 4), unitRowsFor(100, 2), unitRowsFor(0, 2)]).to.deep.equal([1024, 128, 64, 16, 16]);
   });
 });

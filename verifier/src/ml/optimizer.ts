@@ -27,9 +27,16 @@ export interface Optimizer {
   readonly name: string;
   stateSpecs(paramSpecs: readonly TensorSpec[]): TensorSpec[];
   initState(paramSpecs: readonly TensorSpec[]): Float32Array[];
-  /** One update with gradients `grads`; returns fresh arrays (inputs are never mutated). */
-  apply(params: readonly Float32Array[], opt: readonly Float32Array[], grads: readonly Float32Array[]): UpdateResult;
+  /**
+   * One update with gradients `grads`; returns fresh arrays (inputs are never mutated). With `into` (a state the caller
+   * hands back: it keeps no reference to it) the kernel Adam writes the next state into its arrays instead of fresh
+   * memory; the other optimizers ignore it. The bits are the same either way.
+   */
+  apply(params: readonly Float32Array[], opt: readonly Float32Array[], grads: readonly Float32Array[], into?: Recycled): UpdateResult;
 }
+
+/** A state's arrays handed back for the next update to write into (segments.ts: the state two steps back). */
+export type Recycled = { readonly params: readonly Float32Array[]; readonly opt: readonly Float32Array[] };
 
 export function createOptimizer(cfg: OptimizerConfig, kernels?: Kernels): Optimizer {
   return cfg.name === "sgd" ? new Sgd(cfg.lr, kernels) : new Adam(cfg.lr, cfg.beta1, cfg.beta2, cfg.epsilon, kernels);
@@ -89,9 +96,9 @@ class Adam implements Optimizer {
   initState(paramSpecs: readonly TensorSpec[]): Float32Array[] {
     return this.stateSpecs(paramSpecs).map((s) => (s.name.endsWith("Power") ? Float32Array.of(1) : new Float32Array(s.shape.reduce((a, b) => a * b, 1))));
   }
-  apply(params: readonly Float32Array[], opt: readonly Float32Array[], grads: readonly Float32Array[]): UpdateResult {
+  apply(params: readonly Float32Array[], opt: readonly Float32Array[], grads: readonly Float32Array[], into?: Recycled): UpdateResult {
     const n = params.length;
-    if (this.kernels) return this.applyKernels(this.kernels, params, opt, grads);
+    if (this.kernels) return this.applyKernels(this.kernels, params, opt, grads, into);
     return scoped(() => {
       const b1 = tf.scalar(this.beta1);
       const b2 = tf.scalar(this.beta2);
@@ -120,27 +127,55 @@ class Adam implements Optimizer {
     });
   }
 
-  private applyKernels(k: Kernels, params: readonly Float32Array[], opt: readonly Float32Array[], grads: readonly Float32Array[]): UpdateResult {
+  private applyKernels(k: Kernels, params: readonly Float32Array[], opt: readonly Float32Array[], grads: readonly Float32Array[], into?: Recycled): UpdateResult {
     const n = params.length;
     const s = adamScalars(this);
     const { p1, p2, c1, c2 } = adamPowers(s, opt[2 * n]![0]!, opt[2 * n + 1]![0]!);
+    const reuse = into ? recyclable(into, params, opt, grads) : undefined;
     // the next state's weights and moments are views of ONE unzeroed allocation (the kernel writes every element):
-    // a fresh zeroed Float32Array per tensor cost ~0.1 ms per mnist-mlp step (docs/engine.md "Kernel layer")
+    // a fresh zeroed Float32Array per tensor cost ~0.1 ms per mnist-mlp step (docs/engine.md "Kernel layer"); with a
+    // handed-back state they are its arrays (a fresh 130 MB GPT-class state cost ~440 ms of page faults per step)
     const total = params.reduce((sum, w) => sum + w.length, 0);
-    const all = uninitializedFloat32(3 * total);
+    const all = reuse ? undefined : uninitializedFloat32(3 * total);
     const nextParams: Float32Array[] = [];
     const nextM: Float32Array[] = [];
     const nextV: Float32Array[] = [];
     let at = 0;
     for (let i = 0; i < n; i++) {
       const len = params[i]!.length;
-      const w = all.subarray(at, at + len), m = all.subarray(total + at, total + at + len), v = all.subarray(2 * total + at, 2 * total + at + len);
+      const w = reuse ? reuse.params[i]! : all!.subarray(at, at + len);
+      const m = reuse ? reuse.opt[i]! : all!.subarray(total + at, total + at + len);
+      const v = reuse ? reuse.opt[n + i]! : all!.subarray(2 * total + at, 2 * total + at + len);
       at += len;
       k.adam(s, c1, c2, params[i]!, opt[i]!, opt[n + i]!, grads[i]!, w, m, v);
       nextParams.push(w);
       nextM.push(m);
       nextV.push(v);
     }
-    return { params: nextParams, opt: [...nextM, ...nextV, Float32Array.of(p1), Float32Array.of(p2)] };
+    const powers = reuse ? [reuse.opt[2 * n]!, reuse.opt[2 * n + 1]!] : [new Float32Array(1), new Float32Array(1)];
+    powers[0]![0] = p1;
+    powers[1]![0] = p2;
+    return { params: nextParams, opt: [...nextM, ...nextV, powers[0]!, powers[1]!] };
   }
+}
+
+/**
+ * `into` when it can take the next Adam state: the same tensor sizes as the state it follows, and no array sharing
+ * memory with an input (INVARIANT: an update never writes where it reads another element). A state that does not fit
+ * is refused with the reason: a hand-back that silently fell back to fresh memory would hide a caller's bug.
+ */
+function recyclable(into: Recycled, params: readonly Float32Array[], opt: readonly Float32Array[], grads: readonly Float32Array[]): Recycled {
+  const n = params.length;
+  if (into.params.length !== n || into.opt.length !== 2 * n + 2) {
+    throw new RangeError(`Adam: a handed-back state has ${into.params.length} weight and ${into.opt.length} optimizer tensors, the update ${n} and ${2 * n + 2}`);
+  }
+  const inputs = new Set<ArrayBufferLike>([...params, ...opt, ...grads].map((a) => a.buffer));
+  const outs = [...into.params, ...into.opt];
+  for (let i = 0; i < outs.length; i++) {
+    const o = outs[i]!;
+    const want = i < n ? params[i]!.length : opt[i - n]!.length;
+    if (o.length !== want) throw new RangeError(`Adam: handed-back tensor ${i} has ${o.length} elements, the update writes ${want}`);
+    if (inputs.has(o.buffer)) throw new RangeError(`Adam: handed-back tensor ${i} shares memory with the update's inputs (a state still in use cannot be recycled)`);
+  }
+  return into;
 }

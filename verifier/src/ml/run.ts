@@ -34,9 +34,9 @@ import { CharTransformer } from "./models/transformer.ts";
 import { LinearTile, tileBatchOf, type TileBatch } from "./models/linear-tile.ts";
 import { loadCommitter } from "../zk/commit.ts";
 import type { Batch, Dataset, Evaluation, Model, StepWitness } from "./models/types.ts";
-import { createOptimizer, type Optimizer } from "./optimizer.ts";
+import { createOptimizer, type Optimizer, type Recycled } from "./optimizer.ts";
 import { dataOrderRng, parseSalt } from "./salt.ts";
-import { float32Bytes, float32Chunks, type TensorSpec } from "./tensors.ts";
+import { float32Bytes, float32Chunks, sizeOf, type TensorSpec } from "./tensors.ts";
 import { canonicalNaNArrays, tensorStateHash, type StateDigest } from "../trace/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import { checkCorpusBytes } from "./data/corpus.ts";
@@ -100,6 +100,8 @@ export class Run {
   readonly optSpecs: readonly TensorSpec[];
   readonly data: Dataset;
   private readonly epochCache = new Map<number, Uint32Array>();
+  /** step()'s gradients (models that take `gradsInto`): consumed by the update before step() returns, so reused. */
+  private stepGrads: Float32Array[] | undefined;
 
   /** The kernels of a 'pouw' run ("wasm-simd128" or the "js" reference), undefined otherwise. */
   readonly kernels: Kernels | undefined;
@@ -191,34 +193,43 @@ export class Run {
     return m.arch === "char-transformer" ? m.context : 0;
   }
 
-  /** Loss and gradients of `params` on `batch` (the expensive part of a step). */
-  gradients(params: readonly Float32Array[], batch: Batch, options: { witness?: boolean } = {}) {
+  /**
+   * Loss and gradients of `params` on `batch` (the expensive part of a step). With `gradsInto` a model that supports it
+   * writes the gradients there instead of fresh arrays.
+   */
+  gradients(params: readonly Float32Array[], batch: Batch, options: { witness?: boolean; gradsInto?: Float32Array[] } = {}) {
     this.checkBackend();
     return this.model.lossAndGrads(params, batch, options);
   }
 
-  /** The optimizer update with given gradients: state t-1 -> state t. */
-  applyUpdate(state: TrainState, grads: readonly Float32Array[]): TrainState {
+  /**
+   * The optimizer update with given gradients: state t-1 -> state t. `into`: a state the caller hands back (it keeps
+   * no reference to it, and it shares no array with `state`); the update may write state t into its arrays.
+   */
+  applyUpdate(state: TrainState, grads: readonly Float32Array[], into?: Recycled): TrainState {
     this.checkBackend();
     // the class's step is one fused update (exactStep); a separate optimizer update would be another step
     if (this.model.exactStep) throw new InputError(`${this.model.arch} has no separate optimizer update: its step is the circuit's fused one (Run.step)`);
-    const { params, opt } = this.optimizer.apply(state.params, state.opt, grads);
+    const { params, opt } = this.optimizer.apply(state.params, state.opt, grads, into);
     return { step: state.step + 1, params, opt };
   }
 
   /**
    * Step t: state t-1 -> state t on batchFor(t). With `witness` (mnist-mlp only) also returns
-   * every matrix product and elementwise intermediate of the step.
+   * every matrix product and elementwise intermediate of the step. With `into` (a state handed back, see applyUpdate)
+   * the update may write state t into its arrays: the same bits, without a fresh state's page faults.
    */
-  step(state: TrainState, t: number = state.step + 1, options: { witness?: boolean } = {}): StepResult {
+  step(state: TrainState, t: number = state.step + 1, options: { witness?: boolean; into?: Recycled } = {}): StepResult {
     if (t !== state.step + 1) throw new RangeError(`step(${t}) needs state ${t - 1}, got state ${state.step}`);
     if (options.witness && !this.model.witnessed) throw new InputError(`step witnesses exist for mnist-mlp and bitwise-v2/bitwise-v3 char-transformer runs, not for this ${this.model.arch} run (numerics ${this.manifest.numerics})`);
     if (this.model.exactStep) {
       const r = this.model.exactStep(state.params, this.batchFor(t));
       return { state: { step: t, params: r.params, opt: state.opt }, loss: r.loss };
     }
-    const g = this.gradients(state.params, this.batchFor(t), options);
-    const next = this.applyUpdate(state, g.grads);
+    // the gradients never leave step(): the update consumes them, so one set of arrays serves every step
+    if (this.model.takesGradsInto && !options.witness) this.stepGrads ??= this.paramSpecs.map((s) => new Float32Array(sizeOf(s.shape)));
+    const g = this.gradients(state.params, this.batchFor(t), { witness: options.witness, ...(this.stepGrads && !options.witness ? { gradsInto: this.stepGrads } : {}) });
+    const next = this.applyUpdate(state, g.grads, options.into);
     return g.witness ? { state: next, loss: g.loss, witness: g.witness } : { state: next, loss: g.loss };
   }
 

@@ -9,6 +9,14 @@
  * state (on a worker while the next step runs when the hash pipeline is on: hash-pipeline.ts, the same bits),
  * then yield. h(first) of a segment is h(last) of the one before; only the loop's start state is hashed
  * separately. Closing the generator early (break, throw) closes the hash worker.
+ *
+ * State hand-back: a state is 4 bytes per weight and 8 per weight of Adam moments (130 MB for the 10.8M-parameter
+ * GPT-class model), and writing each step's state into fresh memory cost ~440 ms of page faults per GPT-class step.
+ * So step t writes into the arrays of state t-2 when the loop alone holds it. INVARIANTS: a handed-back state (1) was
+ * made by this loop's stepper, which recycles (honest: no later state shares its arrays); (2) is not the caller's
+ * start state and was never yielded (a consumer may keep SegmentResult.state); (3) has been hashed (inline, or
+ * submit() copied it into the hash worker's buffer) and, where stored, encoded into a checkpoint whose put has
+ * returned; (4) is not state t-1, the step's input. Allocation only decides where a value is stored: the same bits.
  */
 import type { Hex } from "viem";
 import type { ContentStore } from "../store/index.ts";
@@ -45,6 +53,8 @@ export type SegmentResult = {
   gradientsComputed: number;
   stepsSkipped: number;
   planted?: NonNullable<StepOutcome["planted"]>;
+  /** Steps of the segment whose state was written into a handed-back state's arrays (see the header). */
+  recycled: number;
 };
 
 export type SegmentLoopOptions = {
@@ -61,6 +71,8 @@ export type SegmentLoopOptions = {
   hashWorker?: boolean;
   /** Also store the checkpoint of every state inside a segment (SegmentResult.stateCids). */
   keepStepStates?: boolean;
+  /** Write each step's state into the arrays of state t-2 when the loop alone holds it (default true; the same bits). */
+  recycleStates?: boolean;
   onStep?: (p: { step: number; loss: number; segment: number }) => void;
 };
 
@@ -72,6 +84,10 @@ export async function* trainSegments(run: Run, options: SegmentLoopOptions): Asy
   let state = options.start;
   let startHash = run.stateHashOf(state);
   const pipe = (options.hashWorker ?? run.threads > 1) ? new HashPipeline(run.stateDigest, run.jobId) : null;
+  const recycle = (options.recycleStates ?? true) && stepper.recycles;
+  // the two latest states this loop may hand back (null: the caller's, a yielded one, or none)
+  let older: TrainState | null = null;
+  let newer: TrainState | null = null;
   try {
     for (let seg = first; seg < options.endSegment; seg++) {
       const firstStep = seg * K;
@@ -83,9 +99,15 @@ export async function* trainSegments(run: Run, options: SegmentLoopOptions): Asy
       let gradientsComputed = 0;
       let stepsSkipped = 0;
       let planted: SegmentResult["planted"];
+      let recycled = 0;
       for (let t = firstStep + 1; t <= firstStep + K; t++) {
-        const out = stepper.step(state, t);
+        // `older` is state t-2 (INVARIANT 4: never `state`, the input), hashed and stored by the iteration that made it
+        const into = recycle && older ? older : undefined;
+        const out = stepper.step(state, t, into);
+        if (into && out.state.params[0] === into.params[0]) recycled++;
         state = out.state;
+        older = newer;
+        newer = recycle && t < firstStep + K ? state : null;
         flops += out.flops;
         if (out.flops > 0) gradientsComputed++;
         if (out.skipped) stepsSkipped++;
@@ -115,6 +137,7 @@ export async function* trainSegments(run: Run, options: SegmentLoopOptions): Asy
         gradientsComputed,
         stepsSkipped,
         ...(planted ? { planted } : {}),
+        recycled,
       };
     }
   } finally {
@@ -129,9 +152,14 @@ export async function* trainSegments(run: Run, options: SegmentLoopOptions): Asy
 export function replayStrategySteps(run: Run, strategy: Strategy, state: TrainState, to: number): { state: TrainState; flops: number } {
   const stepper = createStepper(run, strategy, state.step + 1);
   let flops = 0;
+  // the hand-back of trainSegments: nothing here is hashed or kept, so state t-2 is free unless it is the caller's
+  let older: TrainState | null = null;
+  let newer: TrainState | null = null;
   for (let t = state.step + 1; t <= to; t++) {
-    const o = stepper.step(state, t);
+    const o = stepper.step(state, t, stepper.recycles && older ? older : undefined);
     state = o.state;
+    older = newer;
+    newer = stepper.recycles ? state : null;
     flops += o.flops;
   }
   return { state, flops };

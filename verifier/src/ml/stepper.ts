@@ -7,6 +7,7 @@
  */
 import { Rng } from "./prng.ts";
 import type { Run, TrainState } from "./run.ts";
+import type { Recycled } from "./optimizer.ts";
 import type { Batch } from "./models/types.ts";
 import { StrategyError } from "./errors.ts";
 import { ENGINE_NAN_BITS, isSkipped, NEAR_ZERO_SCALE, PLANT_COUNT, PLANT_DELTA, plantSpreadSteps, POISON_M, POISON_V, type Strategy } from "./strategies.ts";
@@ -28,7 +29,12 @@ export type StepOutcome = {
   planted?: { step: number; tensor: string; count: number; delta: number };
 };
 
-export type Stepper = { step(state: TrainState, t: number): StepOutcome };
+/**
+ * `step(state, t, into)`: with `into` (a state the caller hands back and no longer references) a stepper that
+ * `recycles` may write step t's state into its arrays; one that does not ignores it. Only the honest strategy recycles:
+ * the others share a state's arrays between steps (skip, skip-powers) or keep them (stale, plant-bounded).
+ */
+export type Stepper = { readonly recycles: boolean; step(state: TrainState, t: number, into?: Recycled): StepOutcome };
 
 /** The first n examples of a batch (quarter-batch). */
 function sliceBatch(batch: Batch, n: number): Batch {
@@ -75,12 +81,13 @@ export function createStepper(run: Run, strategy: Strategy, resumeAt = 1): Stepp
   let stale: { grads: Float32Array[]; loss: number } | undefined;
   let nearZeroLoss: number | undefined;
   return {
-    step(state, t) {
+    recycles: strategy.kind === "honest",
+    step(state, t, into) {
       let out: StepOutcome;
       switch (strategy.kind) {
         case "honest":
         case "plant": {
-          const r = run.step(state, t);
+          const r = run.step(state, t, strategy.kind === "honest" && into ? { into } : {});
           out = { state: r.state, loss: r.loss, flops: flopsPerStep };
           if (strategy.kind === "plant" && t === strategy.step) {
             const first = Float32Array.from(r.state.params[0]!);

@@ -12,6 +12,10 @@
  *
  * A fine-tuning job whose base checkpoint is missing, does not decode or gives a non-finite h(0) is refused before
  * anything is committed (check-base.ts, BaseCheckpointError).
+ *
+ * `engine` (default: the manifest's, ml/engines.ts defaultBackend) is checked against the manifest's numerics once it
+ * is fetched; "webgpu" (numerics bitwise-v3) opens the WebGPU device before the run and trains through the same
+ * segment loop with its matmuls on the device: the same bits, so an auditor recomputes on CPU (docs/engine.md).
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -38,6 +42,8 @@ import { fetchManifest } from "../market/manifest-store.ts";
 import { circuitJobCheck } from "../market/circuit-job.ts";
 import { SegmentBoard } from "../market/segment-traces.ts";
 import { createRun, deploymentSalt, formatStrategy, policyShapeMismatch, type Manifest, type Run, type Strategy, type TrainState } from "../ml/index.ts";
+import { checkEngine, defaultBackend } from "../ml/engines.ts";
+import type { BackendName } from "../ml/backend.ts";
 import type { ContentStore } from "../store/index.ts";
 import { lossE6 as lossE6Of, replayStrategySteps, trainSegments } from "../ml/segments.ts";
 import { checkJobBase } from "./check-base.ts";
@@ -64,6 +70,8 @@ export type RunJobOptions = {
   maxSegments?: number;
   /** Matmul threads of the pouw engine (default 1; the bits do not depend on it: ml/kernels/threads.ts). */
   threads?: number;
+  /** The engine (default the manifest's); "webgpu" runs a bitwise-v3 job's matmuls on the WebGPU device, the same bits. */
+  engine?: BackendName;
   /** Store every state's checkpoint while training and record their CIDs (openings.ts, mode "kept"): K checkpoints a
    * segment instead of one, so that a state opening needs no replay. */
   keepStepStates?: boolean;
@@ -87,6 +95,8 @@ export type RunJobResult = {
   /** The job's status when the call started (a job that is not Active is not trained), and its deadline then. */
   status: JobStatusName;
   deadline: number;
+  /** The engine that trained (absent when nothing was trained): its name, and with webgpu the device and its matmul count. */
+  engine?: { backend: BackendName; device?: string; deviceMatmuls?: number };
 };
 
 async function resumeState(ctx: ProviderContext, run: Run, strategy: Strategy, jobId: bigint, next: number, commits: SegmentCommit[]): Promise<{ state: TrainState; flops: number }> {
@@ -137,19 +147,27 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
     result.wallSeconds = (performance.now() - started) / 1000;
     return result;
   }
-  // the data order of this job: salt(chainId, jobMarket, jobId), what every auditor and panel member derives too
-  const run = await createRun(manifest, { jobId, salt: deploymentSalt(deployment, jobId), threads: options.threads ?? 1, store: ctx.store });
+  const engine = options.engine ?? defaultBackend(manifest);
+  checkEngine(manifest, engine, `job ${jobId}: engine`);
+  // the device opens before the data: a machine without an adapter fails at once, naming VK_ICD_FILENAMES
+  const webgpu = engine === "webgpu" ? await (await import("../ml/webgpu/sync-kernels.ts")).openWebGpuKernelsV3() : undefined;
+  let run: Run;
   try {
-    // IMPORTANT: before any commit: a fine-tuning base that gives no usable h(0) is never trained (check-base.ts)
-    await checkJobBase(run, ctx.store, jobId, "not trained (nothing committed)");
+    // the data order of this job: salt(chainId, jobMarket, jobId), what every auditor and panel member derives too
+    run = await createRun(manifest, { jobId, salt: deploymentSalt(deployment, jobId), backend: engine, threads: options.threads ?? 1, store: ctx.store, ...(webgpu ? { transformerKernels: webgpu.kernels } : {}) });
   } catch (err) {
-    await run.close();
+    await webgpu?.gpu.close();
     throw err;
   }
   try {
-    return await trainJob(ctx, run, job, options, result, started);
+    // IMPORTANT: before any commit: a fine-tuning base that gives no usable h(0) is never trained (check-base.ts)
+    await checkJobBase(run, ctx.store, jobId, "not trained (nothing committed)");
+    const r = await trainJob(ctx, run, job, options, result, started);
+    r.engine = webgpu ? { backend: engine, device: webgpu.gpu.info.description || webgpu.gpu.info.vendor, deviceMatmuls: webgpu.gpu.calls } : { backend: engine };
+    return r;
   } finally {
     await run.close();
+    await webgpu?.gpu.close();
   }
 }
 

@@ -8,7 +8,8 @@ import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { getStakeAccount, httpClients, requireJob, requestWithdrawal, stakeDeposit, withdraw, type ChainClients } from "../../chain/index.ts";
 import { InputError, PouwError } from "../../errors/index.ts";
-import { parseThreads } from "../../ml/engines.ts";
+import { ENGINES, parseThreads } from "../../ml/engines.ts";
+import type { BackendName } from "../../ml/backend.ts";
 import { formatStrategy, parseStrategy } from "../../ml/strategies.ts";
 import type { SegmentProgress } from "../../provider/run-job.ts";
 import type { OpeningMode } from "../../provider/openings.ts";
@@ -159,8 +160,12 @@ export function leftToService(job: { status: string; deadline: bigint }, opening
 export const run = async (jobArg: string, opts: Opts) => {
   const jobId = parseJobId(jobArg);
   const strategy = parseStrategy(opts.strategy as string);
-  // the engine is the manifest's (fetched below); createRun refuses threads on an engine other than pouw
-  const threads = parseThreads(opts.threads as string | undefined, "pouw");
+  // the engine: the manifest's unless --engine names one (checked against the manifest's numerics once it is fetched,
+  // before any training); threads are an option of the pouw engine only
+  const engineText = opts.engine as string | undefined;
+  if (engineText !== undefined && !(ENGINES as readonly string[]).includes(engineText)) throw new InputError(`--engine must be one of ${ENGINES.join(", ")}, got ${JSON.stringify(engineText)}`);
+  const engine = engineText as BackendName | undefined;
+  const threads = parseThreads(opts.threads as string | undefined, engine ?? "pouw");
   if (strategy.kind === "copy" || strategy.kind === "full-copy" || strategy.kind === "steer") throw new InputError(`--strategy ${strategy.kind}:<dir> needs a finished peer trace; use \`pouw train\``);
   const ctx = await marketContext(opts as never);
   const sessionKeyFile = (opts.sessionKeyFile as string | undefined) ?? process.env.POUW_SESSION_KEY_FILE;
@@ -181,6 +186,7 @@ export const run = async (jobArg: string, opts: Opts) => {
       strategy,
       onStep: progress.update,
       threads,
+      ...(engine ? { engine } : {}),
       ...(opts.keepStates === true ? { keepStepStates: true } : {}),
     });
     progress.stop();
@@ -196,7 +202,7 @@ export const run = async (jobArg: string, opts: Opts) => {
       { jobId, status: r.status, resumedFrom: r.resumedFrom, committed: r.committed, strategy: formatStrategy(strategy), gasUsed: r.gasUsed, wallSeconds: r.wallSeconds, txs: r.txs.map(txJson), leftToService: left },
       (r.committed.length === 0
         ? `job ${jobId}: ${idle[r.status] ?? (r.status === "Active" ? "nothing to train (all segments committed)" : `not trained: the job is ${r.status}`)}\n`
-        : `job ${jobId}: committed segments ${r.committed[0]}..${r.committed[r.committed.length - 1]}${resumed} with strategy ${formatStrategy(strategy)}, gas ${r.gasUsed}, ${r.wallSeconds.toFixed(1)} s\n`) +
+        : `job ${jobId}: committed segments ${r.committed[0]}..${r.committed[r.committed.length - 1]}${resumed} with strategy ${formatStrategy(strategy)}${r.engine?.device ? `, engine ${r.engine.backend} (${r.engine.device}, ${r.engine.deviceMatmuls} matmuls on the device)` : ""}, gas ${r.gasUsed}, ${r.wallSeconds.toFixed(1)} s\n`) +
         txLines(r.txs) +
         (left === null ? "" : `job ${jobId}: left to \`pouw provider serve\` until ${left.until}: ${left.duties.join("; ")}\n`),
     );

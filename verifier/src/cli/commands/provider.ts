@@ -47,6 +47,7 @@ export function registerProvider(program: Command): void {
         "honest",
       )
       .option("--threads <n>", "matmul threads of the pouw engine (1..64, default 1); the bits do not depend on it")
+      .option("--engine <name>", "pouw | cpu | wasm | webgpu, one the job's numerics allow (default: the manifest's engine); webgpu (numerics bitwise-v3 only) runs the matmuls on a WebGPU device (VK_ICD_FILENAMES names its Vulkan driver, else SwiftShader when installed), the same bits, so auditors recompute on CPU")
       .option("--keep-states", "store every state's checkpoint while training (K a segment instead of 1), so that `provider serve --openings kept` answers a state opening without a replay")
       .option("--session-key-file <file>", "the attested machine's session key (32-byte hex private key; env POUW_SESSION_KEY_FILE): a job accepted at a tier that bound it commits from this key, which needs gas")
       .option("--json", "print the result as JSON (the progress stays on stderr)"),

@@ -4,8 +4,7 @@
  */
 import { receiveMessageOnPort, workerData, type MessagePort } from "node:worker_threads";
 import { jsKernels } from "./reference.ts";
-import { matmulV3Ref } from "./reference-v3.ts";
-import type { TileJob } from "./threads.ts";
+import { joinV3Call, RefUnits, type TileJob, type UnitKernel } from "./threads.ts";
 import type { MatmulLayout } from "./reference.ts";
 import type { Kernels } from "./types.ts";
 import { WasmKernels, WasmMatmulV3 } from "./wasm.ts";
@@ -13,8 +12,9 @@ import { WasmKernels, WasmMatmulV3 } from "./wasm.ts";
 const { ctrl: ctrlBuf, port, kernels: kind } = workerData as { ctrl: SharedArrayBuffer; port: MessagePort; kernels: string };
 const ctrl = new Int32Array(ctrlBuf);
 const kernels: Kernels = kind === "js" ? jsKernels : new WasmKernels();
-let v3: WasmMatmulV3 | null = null;
+let v3: UnitKernel | null = null;
 let data: SharedArrayBuffer | null = null;
+let gate: Int32Array | null = null;
 let seen = 0;
 
 // NOTE: the loop starts after this module has finished evaluating: terminate() of a worker still inside
@@ -27,27 +27,25 @@ function serve(): void {
     const seq = Atomics.load(ctrl, 0);
     if (seq === seen) continue;
     seen = seq;
-    try {
-      const msg = receiveMessageOnPort(port);
-      if (!msg) throw new Error(`tile job ${seq} was signalled but not posted`);
+    // every job posted up to `seq`, in order: a bitwise-v3 call the caller has already closed is skipped at its gate
+    for (let msg = receiveMessageOnPort(port); msg; msg = receiveMessageOnPort(port)) {
       const job = msg.message as TileJob;
-      if (job.data) data = job.data;
-      const heap = new Float32Array(data!);
-      const { M, K, N, layout, aOff, bOff, cOff } = job;
-      if (job.op === "v3") {
-        const count = job.count!;
-        const a = heap.subarray(aOff, aOff + count * M * K), b = heap.subarray(bOff, bOff + count * K * N);
-        const c = kind === "js" ? matmulV3Ref(a, b, M, K, N, layout, count) : (v3 ??= new WasmMatmulV3()).matmul(a, b, M, K, N, layout, count);
-        heap.set(c, cOff);
-      } else {
-        const c = kernels.matmul(heap.subarray(aOff, aOff + M * K), heap.subarray(bOff, bOff + K * N), M, K, N, layout as MatmulLayout);
-        heap.set(c, cOff);
+      try {
+        if (job.data) data = job.data;
+        if (job.gate) gate = new Int32Array(job.gate);
+        const heap = new Float32Array(data!);
+        if (job.op === "v3") joinV3Call(gate!, job.call!, (v3 ??= kind === "js" ? new RefUnits() : new WasmMatmulV3()), heap, job);
+        else {
+          const { M, K, N, layout, aOff, bOff, cOff } = job;
+          const c = kernels.matmul(heap.subarray(aOff, aOff + M * K), heap.subarray(bOff, bOff + K * N), M, K, N, layout as MatmulLayout);
+          heap.set(c, cOff);
+        }
+      } catch (err) {
+        process.stderr.write(`matmul worker: ${(err as Error).stack ?? String(err)}\n`);
+        Atomics.store(ctrl, 2, 1);
       }
-    } catch (err) {
-      process.stderr.write(`matmul worker: ${(err as Error).stack ?? String(err)}\n`);
-      Atomics.store(ctrl, 2, 1);
+      Atomics.store(ctrl, 1, job.seq);
+      Atomics.notify(ctrl, 1);
     }
-    Atomics.store(ctrl, 1, seq);
-    Atomics.notify(ctrl, 1);
   }
 }

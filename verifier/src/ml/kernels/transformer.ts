@@ -178,13 +178,18 @@ export function attentionScale(dh: number): number {
  */
 export function transformerPass(
   k: TransformerKernels, oracle: ProductOracle, params: readonly Float32Array[], tokens: Uint8Array, dims: TransformerDims,
-  options: { grads?: boolean; rowLosses?: boolean; head?: LossHead } = {},
+  options: { grads?: boolean; rowLosses?: boolean; head?: LossHead; gradsInto?: Float32Array[] } = {},
 ): TransformerPass {
-  // every temporary lives in pass-scoped scratch memory (scratch.ts); what the pass returns is copied out of it
+  // every temporary lives in pass-scoped scratch memory (scratch.ts); what the pass returns is copied out of it, the
+  // gradients into `gradsInto` when given (arrays the caller reuses: no fresh 4-bytes-per-parameter set per step)
+  const into = options.gradsInto;
+  if (into && (into.length !== params.length || into.some((g, i) => g.length !== params[i]!.length))) {
+    throw new RangeError(`transformerPass: gradsInto has ${into.length} arrays of sizes ${into.map((g) => g.length).join(",")}, the parameters ${params.map((p) => p.length).join(",")}`);
+  }
   return withScratch(() => {
     const r = passInScratch(k, oracle, params, tokens, dims, options);
     r.logits = r.logits.slice();
-    if (r.grads) r.grads = r.grads.map((g) => g.slice());
+    if (r.grads) r.grads = r.grads.map((g, i) => (into ? (into[i]!.set(g), into[i]!) : g.slice()));
     return r;
   });
 }

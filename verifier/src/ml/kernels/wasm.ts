@@ -172,12 +172,40 @@ export class WasmMatmulV3 {
 
   matmul(a: Float32Array, b: Float32Array, M: number, K: number, N: number, layout: Layout = "nn", count = 1): Float32Array {
     checkMatmul32(a, b, M, K, N, count);
-    if (layout !== "nn" && layout !== "tn" && layout !== "nt") throw new RangeError(`matmulV3: layout must be nn, tn or nt, got ${String(layout)}`);
     // scratch (scratch.ts) inside a transformer pass: every element is written below
     const out = scratchF32(count * M * N);
+    let unit = 0;
+    this.matmulUnits(a, b, M, K, N, layout, count, new Uint32Array(out.buffer, out.byteOffset, out.length), Math.max(1, M), () => unit++);
+    return out;
+  }
+
+  /**
+   * The units of `count` products C_q = A_q . B_q that `claim()` hands out, written into `out` (the bits of C, [count,
+   * M, N]); `claim` returns unit numbers in any order and one >= the unit count when none is left. A unit is one
+   * product when count > 1, else `unitRows` rows of C. Threads share a product this way (threads.ts): each thread
+   * claims units until none is left, so a thread the OS runs less takes fewer. Which thread computes a row cannot
+   * change its bits: every element is one sequential k sum of its own row of A and column of B, and its canonical NaN
+   * depends on that row and column alone (rule 3). B (or B_q) is packed once per run of consecutive units of one
+   * product. Returns the units it computed.
+   */
+  matmulUnits(a: Float32Array, b: Float32Array, M: number, K: number, N: number, layout: Layout, count: number, out: Uint32Array, unitRows: number, claim: () => number): number[] {
+    checkMatmul32(a, b, M, K, N, count);
+    if (layout !== "nn" && layout !== "tn" && layout !== "nt") throw new RangeError(`matmulV3: layout must be nn, tn or nt, got ${String(layout)}`);
+    if (out.length !== count * M * N) throw new RangeError(`matmulV3: out has ${out.length} elements, C has ${count * M * N}`);
+    if (!Number.isInteger(unitRows) || unitRows < 1) throw new RangeError(`matmulV3: unitRows must be a positive integer, got ${unitRows}`);
+    const rowsPer = count > 1 ? M : Math.min(unitRows, M);
+    const units = count > 1 ? count : M === 0 ? 0 : Math.ceil(M / rowsPer);
+    const done: number[] = [];
     // no inner dimension: every sum is the +0 it starts from (and no operand can be special)
-    if (K === 0 || out.length === 0) return out.fill(0);
-    const Mp = Math.ceil(M / V3_MR) * V3_MR;
+    if (K === 0 || out.length === 0) {
+      for (let u = claim(); u < units; u = claim()) {
+        const [q, i0, rows] = count > 1 ? [u, 0, M] : [0, u * rowsPer, Math.min(rowsPer, M - u * rowsPer)];
+        out.fill(0, (q * M + i0) * N, (q * M + i0 + rows) * N);
+        done.push(u);
+      }
+      return done;
+    }
+    const Mp = Math.ceil(rowsPer / V3_MR) * V3_MR;
     const Np = (N + 7) & ~7;
     const aOff = 0;
     const bOff = align16(aOff + 4 * a.length);
@@ -185,29 +213,39 @@ export class WasmMatmulV3 {
     const pbOff = align16(paOff + 4 * Mp * K);
     const cOff = align16(pbOff + 4 * K * Np);
     const faOff = align16(cOff + 4 * Mp * Np);
-    const fbOff = align16(faOff + M);
+    const fbOff = align16(faOff + Mp);
     if (fbOff + N > 2 ** 32 - PAGE) throw new RangeError(`matmulV3: a ${count} x ${M}x${K}x${N} product needs more than 4 GiB of wasm memory`);
-    this.reserve(fbOff + N);
-    this.u32.set(new Uint32Array(a.buffer, a.byteOffset, a.length), aOff >> 2);
-    this.u32.set(new Uint32Array(b.buffer, b.byteOffset, b.length), bOff >> 2);
+    let copied = false;
+    let packedQ = -1;
     const [aRow, aInner] = layout === "tn" ? [1, M] : [K, 1];
     const [bInner, bCol] = layout === "nt" ? [1, K] : [N, 1];
-    const outBits = new Uint32Array(out.buffer, out.byteOffset, out.length);
-    for (let q = 0; q < count; q++) {
-      this.x.packA(aOff + 4 * q * M * K, aRow, aInner, M, K, paOff, faOff);
-      this.x.packB(bOff + 4 * q * K * N, bCol, bInner, N, K, pbOff, fbOff);
-      this.x.gemm(paOff, pbOff, cOff, Mp, K, Np, V3_KC, V3_NC);
-      const c0 = cOff >> 2, o0 = q * M * N;
-      if (Np === N) outBits.set(this.u32.subarray(c0, c0 + M * N), o0);
-      else for (let i = 0; i < M; i++) outBits.set(this.u32.subarray(c0 + i * Np, c0 + i * Np + N), o0 + i * N);
-      const fa = this.u8.subarray(faOff, faOff + M), fb = this.u8.subarray(fbOff, fbOff + N);
+    for (let u = claim(); u < units; u = claim()) {
+      if (!copied) {
+        // operands are copied in once, at the first unit this thread claims
+        this.reserve(fbOff + N);
+        this.u32.set(new Uint32Array(a.buffer, a.byteOffset, a.length), aOff >> 2);
+        this.u32.set(new Uint32Array(b.buffer, b.byteOffset, b.length), bOff >> 2);
+        copied = true;
+      }
+      const [q, i0, rows] = count > 1 ? [u, 0, M] : [0, u * rowsPer, Math.min(rowsPer, M - u * rowsPer)];
+      if (q !== packedQ) {
+        this.x.packB(bOff + 4 * q * K * N, bCol, bInner, N, K, pbOff, fbOff);
+        packedQ = q;
+      }
+      this.x.packA(aOff + 4 * (q * M * K + i0 * aRow), aRow, aInner, rows, K, paOff, faOff);
+      this.x.gemm(paOff, pbOff, cOff, Math.ceil(rows / V3_MR) * V3_MR, K, Np, V3_KC, V3_NC);
+      const c0 = cOff >> 2, o0 = (q * M + i0) * N;
+      if (Np === N) out.set(this.u32.subarray(c0, c0 + rows * N), o0);
+      else for (let i = 0; i < rows; i++) out.set(this.u32.subarray(c0 + i * Np, c0 + i * Np + N), o0 + i * N);
+      const fa = this.u8.subarray(faOff, faOff + rows), fb = this.u8.subarray(fbOff, fbOff + N);
       if (fa.includes(1) || fb.includes(1)) {
         // rule 3: an element whose row of A or column of B holds a special operand is the canonical NaN
-        for (let i = 0; i < M; i++) {
-          for (let j = 0; j < N; j++) if (fa[i] || fb[j]) outBits[o0 + i * N + j] = CANONICAL_NAN_BITS;
+        for (let i = 0; i < rows; i++) {
+          for (let j = 0; j < N; j++) if (fa[i] || fb[j]) out[o0 + i * N + j] = CANONICAL_NAN_BITS;
         }
       }
+      done.push(u);
     }
-    return out;
+    return done;
   }
 }

@@ -143,10 +143,15 @@ export class CharTransformer implements Model {
     return batch.tokens;
   }
 
-  lossAndGrads(params: readonly Float32Array[], batch: Batch, options: { witness?: boolean } = {}): LossAndGrads {
+  /** The kernel pass copies its gradients out of scratch memory: into the caller's arrays when given. */
+  get takesGradsInto(): boolean {
+    return this.kernels !== undefined;
+  }
+
+  lossAndGrads(params: readonly Float32Array[], batch: Batch, options: { witness?: boolean; gradsInto?: Float32Array[] } = {}): LossAndGrads {
     if (this.kernels) {
       const products: MatMulWitness[] | undefined = options.witness ? [] : undefined;
-      const r = transformerPass(this.kernels, kernelOracle(this.kernels, products), params, this.tokenBatch(batch), this.dimsFor(batch.size), { grads: true });
+      const r = transformerPass(this.kernels, kernelOracle(this.kernels, products), params, this.tokenBatch(batch), this.dimsFor(batch.size), { grads: true, ...(options.gradsInto ? { gradsInto: options.gradsInto } : {}) });
       const out: LossAndGrads = { loss: r.loss, grads: r.grads! };
       if (products) out.witness = { model: this.arch, products, tensors: { loss: { shape: [], data: Float32Array.of(r.loss) } } };
       return out;

@@ -68,8 +68,13 @@ export interface Model {
   readonly witnessed: boolean;
   /** Fresh parameters from the init seed (own PRNG, never tf.random*). */
   init(seed: number): Float32Array[];
-  /** Mean loss over the batch and its gradient w.r.t. every parameter, in paramSpecs order. */
-  lossAndGrads(params: readonly Float32Array[], batch: Batch, options?: { witness?: boolean }): LossAndGrads;
+  /**
+   * Mean loss over the batch and its gradient w.r.t. every parameter, in paramSpecs order. With `gradsInto` (only where
+   * `takesGradsInto`) the gradients are written into those arrays (paramSpecs sizes) and returned, not fresh ones.
+   */
+  lossAndGrads(params: readonly Float32Array[], batch: Batch, options?: { witness?: boolean; gradsInto?: Float32Array[] }): LossAndGrads;
+  /** Whether lossAndGrads honours `gradsInto` (Run.step then reuses one gradient set across steps). */
+  readonly takesGradsInto?: boolean;
   /** Mean loss (and accuracy where meaningful) over examples, evaluated in chunks. */
   evaluate(params: readonly Float32Array[], batches: Iterable<Batch>): Evaluation;
   /**
