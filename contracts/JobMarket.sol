@@ -19,7 +19,7 @@ import {JobMarketExtension} from "./JobMarketExtension.sol";
 /// @title JobMarket: escrow, trace anchoring, release, refund and abandonment (see IJobMarket)
 /// @dev Gas: commitSegment reads and writes one packed job slot and writes one new slot per segment
 /// (keccak256(traceRoot, endStateHash)); lossE6 and checkpointCid are only in the event.
-/// Job creation, corpus improvement weights and the data-share split at finalize run in JobMarketExtension
+/// Job creation, corpus improvement weights, the data-share split at finalize and retier run in JobMarketExtension
 /// (deployed by the constructor, never replaced) by DELEGATECALL on this contract's storage, so that JobMarket's own
 /// code stays under the size limit; their events, errors and credits are this contract's.
 contract JobMarket is IJobMarket, JobMarketBase {
@@ -45,6 +45,14 @@ contract JobMarket is IJobMarket, JobMarketBase {
 
     /// @inheritdoc IJobMarket
     function createJobWithTerms(bytes32, string calldata, address, uint128, Policy calldata, Terms calldata)
+        external
+        returns (uint256)
+    {
+        _delegate();
+    }
+
+    /// @inheritdoc IJobMarket
+    function createKindJob(bytes32, string calldata, address, uint128, Policy calldata, uint8, bytes32)
         external
         returns (uint256)
     {
@@ -171,6 +179,11 @@ contract JobMarket is IJobMarket, JobMarketBase {
         // INVARIANT: only a missed deadline is punished.
         if (block.timestamp <= j.deadline) revert JobMarketDeadlineNotPassed(jobId, j.deadline, block.timestamp);
         _endTenure(jobId, j);
+    }
+
+    /// @inheritdoc IJobMarket
+    function retier(uint256) external {
+        _delegate();
     }
 
     /// @inheritdoc IJobMarket
@@ -360,7 +373,7 @@ contract JobMarket is IJobMarket, JobMarketBase {
 
     // ---------------------------------------------------------------- views
 
-    /// @notice The JobMarketExtension this market runs job creation and corpus weights in (by DELEGATECALL).
+    /// @notice The JobMarketExtension this market runs job creation, corpus weights and retier in (by DELEGATECALL).
     function extension() external view returns (address) {
         return _extension;
     }
@@ -395,6 +408,11 @@ contract JobMarket is IJobMarket, JobMarketBase {
     function jobParties(uint256 jobId) external view returns (address buyer, address provider, JobStatus status) {
         Job storage j = _jobs[jobId];
         return (j.buyer, j.provider, j.status);
+    }
+
+    /// @inheritdoc IJobMarket
+    function kindOf(uint256 jobId) external view returns (uint8 kind, bytes32 modelCidHash) {
+        return (_jobs[jobId].kind, _models[jobId]);
     }
 
     /// @inheritdoc IJobMarket

@@ -9,9 +9,9 @@ import {TransferIn} from "./libraries/TransferIn.sol";
 import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {JobMarketBase} from "./base/JobMarketBase.sol";
 
-/// @title JobMarketExtension: job creation, corpus improvement weights and the data-share split of JobMarket
+/// @title JobMarketExtension: job creation, corpus improvement weights, the data-share split and retier of JobMarket
 /// @notice Runs only by DELEGATECALL from the JobMarket that deployed it, on JobMarket's storage (JobMarketBase):
-/// JobMarket forwards `createJob`, `createJobWithTerms` and `recordImprovement` here with their calldata
+/// JobMarket forwards `createJob`, `createJobWithTerms`, `createKindJob`, `recordImprovement` and `retier` here with their calldata
 /// unchanged, and calls `creditCorpora` from finalize, so events, errors, credits and token balances are JobMarket's. A
 /// direct call reverts (JobMarketExtensionDirectCall): this contract's own storage holds nothing.
 contract JobMarketExtension is JobMarketBase {
@@ -117,6 +117,65 @@ contract JobMarketExtension is JobMarketBase {
         uint256 received = TransferIn.pull(IERC20(token), msg.sender, payment);
         // INVARIANT: the escrow booked is the escrow held: a fee-on-transfer token would leave the market owing more.
         if (received != payment) revert IJobMarket.JobMarketTransferShortfall(token, payment, received);
+    }
+
+    /// @dev As IJobMarket declares it.
+    function createKindJob(
+        bytes32 manifestHash,
+        string calldata manifestUri,
+        address token,
+        uint128 payment,
+        IJobMarket.Policy calldata policy,
+        uint8 kind,
+        bytes32 modelCidHash
+    ) external onlyDelegated returns (uint256 jobId) {
+        if (kind == 0 || modelCidHash == bytes32(0)) revert IJobMarket.JobMarketInvalidKind(kind, modelCidHash);
+        jobId = _createJob(manifestHash, manifestUri, token, payment, policy);
+        // INVARIANT: an inference job's kind and model are fixed with its escrow and never change, so a result recorded
+        // for it (KindRecords) is for the kind and model its buyer posted, not whatever its provider's last leaf names.
+        _jobs[jobId].kind = kind;
+        _models[jobId] = modelCidHash;
+        emit IJobMarket.JobKindSet(jobId, kind, modelCidHash);
+    }
+
+    // ---------------------------------------------------------------- anyone
+
+    /// @dev As IJobMarket declares it.
+    function retier(uint256 jobId) external onlyDelegated {
+        Job storage j = _known(jobId);
+        if (j.status != IJobMarket.JobStatus.Active) {
+            revert IJobMarket.JobMarketWrongStatus(jobId, j.status, IJobMarket.JobStatus.Active);
+        }
+        address provider = j.provider;
+        // the tier as acceptJob would count it now (a record that lapses before the last possible commit counts as 4)
+        (uint8 tier, address key) = _tenureTier(jobId, j, provider, 0);
+        uint256 required = _scaledStake(j.requiredStake, tier);
+        uint256 locked = _vault.lockedFor(provider, jobId);
+        uint8 minTier = j.minTier;
+        bool meetsMin = minTier == 0 || tier <= minTier;
+        // NOTE: the lock is compared with what the current tier requires, not the tier remembered at acceptJob (kept only
+        // for bound tenures): an Active tenure's lock is the one acceptJob took (only the market slashes a live lock), so
+        // it is below `required` exactly when the tier fell.
+        if (locked >= required && meetsMin) revert IJobMarket.JobMarketRetierNotNeeded(jobId, tier, locked, required);
+        uint256 missing = locked >= required ? 0 : required - locked;
+        // INVARIANT: a tenure never runs on a discount (or a minimum-tier access, or a session key) that current evidence
+        // does not carry: it pays the current tier's stake, or it ends as a missed deadline ends it (no slash beyond the
+        // timeout slash, so a provider whose statement fell is not punished as a cheat for it).
+        if (meetsMin && _vault.accountOf(provider).free >= missing) {
+            emit IJobMarket.TenureRetiered(jobId, provider, tier, missing, false);
+            _vault.topUp(provider, jobId, missing);
+            // the commits follow the current record: its session key, or the provider itself without one
+            bool bound = key != address(0);
+            bool wasBound = j.committerBound;
+            if (bound) (j.committer, j.tenureTier) = (key, tier);
+            if (wasBound != bound) j.committerBound = bound;
+            if (bound || wasBound) emit IJobMarket.CommitterBound(jobId, key);
+            return;
+        }
+        // INVARIANT: a job under dispute is not re-opened; the dispute settles first (the lock stays as it is).
+        if (j.openDisputes != 0) revert IJobMarket.JobMarketFrozen(jobId, j.openDisputes);
+        emit IJobMarket.TenureRetiered(jobId, provider, tier, 0, true);
+        _endTenure(jobId, j);
     }
 
     // ---------------------------------------------------------------- evaluator, finalize

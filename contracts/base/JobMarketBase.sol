@@ -51,6 +51,7 @@ abstract contract JobMarketBase is FixedRoles {
         uint8 idleTimeouts; // timeouts of tenures that committed nothing (< MAX_IDLE_TIMEOUTS while the job lives)
         address committer; // the session key the tenure's attested tier bound (counts only while committerBound)
         uint8 tenureTier; // the tier the bound tenure was accepted at (read only while committerBound)
+        uint8 kind; // 0: training; an inference job's kind, fixed at createKindJob (its model: _models)
     }
 
     /// @notice Held by the dispute contract: freeze and settle jobs. Wired once (`wire`).
@@ -94,6 +95,8 @@ abstract contract JobMarketBase is FixedRoles {
     uint96 internal _panelFees;
     IDataRegistry internal _data;
     mapping(uint256 jobId => IJobMarket.JobCorpus[]) internal _corpora;
+    /// @dev keccak256 of an inference job's model CID, fixed at createKindJob (zero for training jobs).
+    mapping(uint256 jobId => bytes32 modelCidHash) internal _models;
 
     constructor(IStakeVault vault_, address wirer_) FixedRoles(wirer_) {
         _vault = vault_;
