@@ -11,8 +11,6 @@ import {IProviderRegistry} from "./interfaces/IProviderRegistry.sol";
 import {IDataRegistry} from "./interfaces/IDataRegistry.sol";
 import {IDisputeGame} from "./interfaces/IDisputeGame.sol";
 import {Trace} from "./libraries/Trace.sol";
-import {DataShares} from "./libraries/DataShares.sol";
-import {TransferIn} from "./libraries/TransferIn.sol";
 import {JobMarketBase} from "./base/JobMarketBase.sol";
 import {JobMarketExtension} from "./JobMarketExtension.sol";
 
