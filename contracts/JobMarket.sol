@@ -11,188 +11,53 @@ import {IProviderRegistry} from "./interfaces/IProviderRegistry.sol";
 import {IDataRegistry} from "./interfaces/IDataRegistry.sol";
 import {IDisputeGame} from "./interfaces/IDisputeGame.sol";
 import {Trace} from "./libraries/Trace.sol";
-import {DataShares} from "./libraries/DataShares.sol";
-import {TransferIn} from "./libraries/TransferIn.sol";
-import {FixedRoles} from "./access/FixedRoles.sol";
+import {JobMarketBase} from "./base/JobMarketBase.sol";
+import {JobMarketExtension} from "./JobMarketExtension.sol";
 
 /// @title JobMarket: escrow, trace anchoring, release, refund and abandonment (see IJobMarket)
 /// @dev Gas: commitSegment reads and writes one packed job slot and writes one new slot per segment
 /// (keccak256(traceRoot, endStateHash)); lossE6 and checkpointCid are only in the event.
-contract JobMarket is IJobMarket, FixedRoles {
+/// Job creation, corpus improvement weights, the data-share split at finalize and retier run in JobMarketExtension
+/// (deployed by the constructor, never replaced) by DELEGATECALL on this contract's storage, so that JobMarket's own
+/// code stays under the size limit; their events, errors and credits are this contract's.
+contract JobMarket is IJobMarket, JobMarketBase {
     using SafeERC20 for IERC20;
     using SafeCast for uint256;
     string public constant VERSION = "pouw-JobMarket-1";
 
-    /// @dev Storage layout of a job; slot 0 is the only one commitSegment touches on its usual path.
-    struct Job {
-        // slot 0
-        address provider;
-        JobStatus status;
-        uint16 segments;
-        uint16 nextSegment;
-        uint32 deadline; // NOTE: uint32 seconds last until 2106
-        uint24 segmentTimeout;
-        // slot 1
-        address buyer;
-        uint16 stepsPerSegment; // <= MAX_STEPS_PER_SEGMENT (_checkPolicy)
-        bool committerBound; // the tenure commits from `committer` (slot 6), read only when set
-        uint32 challengeWindow;
-        uint16 startSegment;
-        uint16 openDisputes;
-        // slot 2
-        address token;
-        uint16 challengerBps;
-        uint16 buyerBps;
-        uint16 burnBps;
-        uint16 timeoutSlashBps;
-        uint8 minTier; // Terms.minTier (0: any)
-        uint16 dataShareBps; // Terms.dataShareBps
-        uint8 corpusCount; // length of _corpora[jobId] (<= MAX_CORPORA)
-        // slot 3
-        uint128 payment;
-        uint128 requiredStake;
-        // slot 4
-        bytes32 manifestHash;
-        // slot 5: h of the last committed state (the next segment's first leaf must equal it)
-        bytes32 lastEndState;
-        // slot 6
-        uint8 reopens; // this tenure's challenge windows re-opened after a NoDecision (<= MAX_REOPENS; MAX_REOPENS + 1: ends Unresolved)
-        uint8 idleTimeouts; // timeouts of tenures that committed nothing (< MAX_IDLE_TIMEOUTS while the job lives)
-        address committer; // the session key the tenure's attested tier bound (counts only while committerBound)
-        uint8 tenureTier; // the tier the bound tenure was accepted at (read only while committerBound)
-    }
-
-    /// @notice Held by the dispute contract: freeze and settle jobs. Wired once (`wire`).
-    bytes32 public constant DISPUTE_ROLE = keccak256("DISPUTE_ROLE");
-    /// @notice Held by the evaluator named at deployment (`wire`; possibly nobody): records corpus
-    /// improvement weights.
-    bytes32 public constant EVALUATOR_ROLE = keccak256("EVALUATOR_ROLE");
-    /// @notice Most corpora one job may reference (bounds finalize's loop).
-    uint256 public constant MAX_CORPORA = 16;
-    /// @notice Largest improvement weight, in millionths (10.0).
-    uint256 public constant MAX_WEIGHT_E6 = 10_000_000;
-    /// @notice Upper bound of segmentTimeout and challengeWindow, in seconds.
-    uint256 public constant MAX_WINDOW_SECONDS = 180 days;
-    /// @notice Largest challenger share of a fault slash: the rest (buyer and burn) is what the provider side loses
-    /// whatever it does with other addresses, so at least half of every lock is lost on a fault (docs/disputes.md).
-    uint256 public constant MAX_CHALLENGER_BPS = 5_000;
-    /// @notice How many times a NoDecision re-opens a Committed job's challenge window (bounds the job's lifetime).
-    uint256 public constant MAX_REOPENS = 2;
-    /// @notice Timeouts of tenures that committed nothing a job survives: the MAX_IDLE_TIMEOUTS-th ends it Cancelled
-    /// (escrow back to the buyer), so nobody holds an escrow by re-accepting a job the moment its timeout re-opens it.
-    uint256 public constant MAX_IDLE_TIMEOUTS = 3;
-    /// @notice Most steps one segment may have: its K+1 state hashes travel in one commitSegment's calldata.
-    uint256 public constant MAX_STEPS_PER_SEGMENT = 4_096;
-    /// @notice Least policy.timeoutSlashBps: a tenure that commits nothing costs its provider at least this share of
-    /// its lock, so accepting a job only to let it time out (MAX_IDLE_TIMEOUTS times, which cancels it) is never free.
-    uint256 public constant MIN_TIMEOUT_SLASH_BPS = 500;
-    uint256 private constant _BPS = 10_000;
-    uint8 private constant _TIER_NONE = 4;
-
-    IStakeVault private immutable _vault;
-
-    uint256 private _jobCount;
-    mapping(uint256 jobId => Job) private _jobs;
-    mapping(uint256 jobId => mapping(uint256 segment => bytes32 commitment)) private _segments;
-    mapping(address token => mapping(address account => uint256 amount)) private _credits;
-    // NOTE: set once by the wirer (setRegistries, before `wire`) rather than in the constructor, so existing
-    // deployments and deploy scripts keep their constructor; acceptJob pays one SLOAD for it.
-    IAuditorRegistry private _auditors;
-    IProviderRegistry private _providers;
-    /// @dev panelFees(), packed with _providers: acceptJob reads both in one slot.
-    uint96 private _panelFees;
-    IDataRegistry private _data;
-    mapping(uint256 jobId => JobCorpus[]) private _corpora;
+    /// @dev The JobMarketExtension this market delegates to.
+    address private immutable _extension;
 
     /// @param wirer_ the account that calls `setRegistries` and then `wire` once (the deployer); nobody ever
     /// holds DEFAULT_ADMIN_ROLE
-    constructor(IStakeVault vault_, address wirer_) FixedRoles(wirer_) {
-        _vault = vault_;
+    constructor(IStakeVault vault_, address wirer_) JobMarketBase(vault_, wirer_) {
+        _extension = address(new JobMarketExtension(vault_));
+    }
+
+    // ---------------------------------------------------------------- buyer (JobMarketExtension)
+
+    /// @inheritdoc IJobMarket
+    function createJob(bytes32, string calldata, address, uint128, Policy calldata) external returns (uint256) {
+        _delegate();
+    }
+
+    /// @inheritdoc IJobMarket
+    function createJobWithTerms(bytes32, string calldata, address, uint128, Policy calldata, Terms calldata)
+        external
+        returns (uint256)
+    {
+        _delegate();
+    }
+
+    /// @inheritdoc IJobMarket
+    function createKindJob(bytes32, string calldata, address, uint128, Policy calldata, uint8, bytes32)
+        external
+        returns (uint256)
+    {
+        _delegate();
     }
 
     // ---------------------------------------------------------------- buyer
-
-    /// @inheritdoc IJobMarket
-    function createJob(
-        bytes32 manifestHash,
-        string calldata manifestUri,
-        address token,
-        uint128 payment,
-        Policy calldata policy
-    ) external returns (uint256 jobId) {
-        jobId = _createJob(manifestHash, manifestUri, token, payment, policy);
-    }
-
-    /// @inheritdoc IJobMarket
-    function createJobWithTerms(
-        bytes32 manifestHash,
-        string calldata manifestUri,
-        address token,
-        uint128 payment,
-        Policy calldata policy,
-        Terms calldata terms
-    ) external returns (uint256 jobId) {
-        uint256 n = terms.corpora.length;
-        if (terms.minTier > _TIER_NONE) revert JobMarketInvalidTier(terms.minTier);
-        if (terms.dataShareBps > _BPS || (terms.dataShareBps != 0 && n == 0)) {
-            revert JobMarketInvalidDataShare(terms.dataShareBps, n);
-        }
-        if (n > MAX_CORPORA) revert JobMarketTooManyCorpora(n, MAX_CORPORA);
-        IDataRegistry data = _data;
-        if (n != 0 && address(data) == address(0)) revert JobMarketRegistriesNotSet();
-        uint64 previous;
-        for (uint256 i; i < n; ++i) {
-            CorpusUse calldata c = terms.corpora[i];
-            if (c.corpusId <= previous) revert JobMarketCorporaNotAscending(previous, c.corpusId);
-            if (c.tokens == 0) revert JobMarketZeroTokens(c.corpusId);
-            // INVARIANT: jobs reference registered, unretired corpora only (reverts with the registry's error).
-            data.requireAttachable(c.corpusId);
-            previous = c.corpusId;
-        }
-        jobId = _createJob(manifestHash, manifestUri, token, payment, policy);
-        Job storage j = _jobs[jobId];
-        j.minTier = terms.minTier;
-        j.dataShareBps = terms.dataShareBps;
-        j.corpusCount = uint8(n); // fits: n <= MAX_CORPORA
-        JobCorpus[] storage stored = _corpora[jobId];
-        for (uint256 i; i < n; ++i) {
-            stored.push(JobCorpus({corpusId: terms.corpora[i].corpusId, tokens: terms.corpora[i].tokens, weightE6: 0, weighted: false}));
-        }
-        emit JobTermsSet(jobId, terms.minTier, terms.dataShareBps, terms.corpora);
-    }
-
-    function _createJob(
-        bytes32 manifestHash,
-        string calldata manifestUri,
-        address token,
-        uint128 payment,
-        Policy calldata policy
-    ) private returns (uint256 jobId) {
-        if (payment == 0) revert JobMarketZeroPayment();
-        if (token == address(0)) revert JobMarketZeroToken();
-        _checkPolicy(policy);
-
-        jobId = ++_jobCount;
-        Job storage j = _jobs[jobId];
-        j.status = JobStatus.Open;
-        j.segments = policy.segments;
-        j.segmentTimeout = uint24(policy.segmentTimeout); // fits: <= MAX_WINDOW_SECONDS < 2^24
-        j.buyer = msg.sender;
-        j.stepsPerSegment = uint16(policy.stepsPerSegment); // fits: <= MAX_STEPS_PER_SEGMENT (_checkPolicy)
-        j.challengeWindow = policy.challengeWindow;
-        j.token = token;
-        j.challengerBps = policy.challengerBps;
-        j.buyerBps = policy.buyerBps;
-        j.burnBps = policy.burnBps;
-        j.timeoutSlashBps = policy.timeoutSlashBps;
-        j.payment = payment;
-        j.requiredStake = policy.requiredStake;
-        j.manifestHash = manifestHash;
-        emit JobCreated(jobId, msg.sender, manifestHash, manifestUri, token, payment, policy);
-        uint256 received = TransferIn.pull(IERC20(token), msg.sender, payment);
-        // INVARIANT: the escrow booked is the escrow held: a fee-on-transfer token would leave the market owing more.
-        if (received != payment) revert JobMarketTransferShortfall(token, payment, received);
-    }
 
     /// @inheritdoc IJobMarket
     function cancelJob(uint256 jobId) external {
@@ -311,48 +176,12 @@ contract JobMarket is IJobMarket, FixedRoles {
         if (j.openDisputes != 0) revert JobMarketFrozen(jobId, j.openDisputes);
         // INVARIANT: only a missed deadline is punished.
         if (block.timestamp <= j.deadline) revert JobMarketDeadlineNotPassed(jobId, j.deadline, block.timestamp);
+        _endTenure(jobId, j);
+    }
 
-        address provider = j.provider;
-        address buyer = j.buyer;
-        uint256 segment = j.nextSegment;
-        uint256 slashed = _timeoutSlash(j, _vault.lockedFor(provider, jobId), segment != j.startSegment);
-        uint32 until;
-        bool ended;
-        if (segment == j.startSegment) {
-            // Nothing committed in this tenure: nothing to dispute, the job re-opens at once.
-            j.provider = address(0);
-            j.deadline = 0;
-            uint8 idle = j.idleTimeouts + 1;
-            j.idleTimeouts = idle;
-            // INVARIANT: a job spends at most MAX_IDLE_TIMEOUTS tenures that commit nothing. A re-opened job can be
-            // re-accepted in the same block (or transaction) that re-opens it, before the buyer's cancelJob lands, so
-            // without this cap a provider could hold the escrow forever (for free with timeoutSlashBps 0); tenures that
-            // commit are bounded by the segment count.
-            ended = idle >= MAX_IDLE_TIMEOUTS;
-            j.status = ended ? JobStatus.Cancelled : JobStatus.Open;
-        } else {
-            // INVARIANT: a committed segment stays disputable for at least one challenge window after its commit,
-            // whatever the provider does next: abandoning the job keeps the tenure's segments (and the rest of the
-            // lock that a fault slashes) in reach until now + challengeWindow, after every commit of the tenure.
-            until = uint32(block.timestamp + j.challengeWindow);
-            j.status = JobStatus.TimedOut;
-            j.deadline = until;
-        }
-        emit JobTimedOut(jobId, provider, segment, slashed, until);
-        if (ended) {
-            // INVARIANT: a job ended by the cap owes nobody but the buyer: timed-out providers forfeit their pay.
-            uint256 refund = j.payment;
-            emit JobCancelled(jobId, refund);
-            _credit(j.token, buyer, refund);
-        }
-        if (slashed != 0) {
-            address[] memory recipients = new address[](1);
-            uint256[] memory amounts = new uint256[](1);
-            recipients[0] = buyer;
-            amounts[0] = slashed;
-            _vault.slash(provider, jobId, slashed, recipients, amounts);
-        }
-        if (until == 0) _vault.unlock(provider, jobId);
+    /// @inheritdoc IJobMarket
+    function retier(uint256) external {
+        _delegate();
     }
 
     /// @inheritdoc IJobMarket
@@ -536,33 +365,16 @@ contract JobMarket is IJobMarket, FixedRoles {
     }
 
     /// @inheritdoc IJobMarket
-    function recordImprovement(uint256 jobId, uint64 corpusId, uint32 weightE6) external onlyRole(EVALUATOR_ROLE) {
-        Job storage j = _known(jobId);
-        JobStatus status = j.status;
-        // INVARIANT: weights only change a split that has not happened yet.
-        if (
-            status != JobStatus.Open && status != JobStatus.Active && status != JobStatus.Committed
-                && status != JobStatus.TimedOut
-        ) {
-            revert JobMarketJobClosed(jobId, status);
-        }
-        if (weightE6 > MAX_WEIGHT_E6) revert JobMarketInvalidWeight(weightE6, MAX_WEIGHT_E6);
-        JobCorpus[] storage corpora = _corpora[jobId];
-        uint256 n = corpora.length;
-        for (uint256 i; i < n; ++i) {
-            JobCorpus storage c = corpora[i];
-            if (c.corpusId != corpusId) continue;
-            // INVARIANT: one improvement weight per corpus of a job; it is never rewritten.
-            if (c.weighted) revert JobMarketImprovementAlreadyRecorded(jobId, corpusId);
-            c.weightE6 = weightE6;
-            c.weighted = true;
-            emit ImprovementRecorded(jobId, corpusId, weightE6);
-            return;
-        }
-        revert JobMarketCorpusNotInJob(jobId, corpusId);
+    function recordImprovement(uint256, uint64, uint32) external {
+        _delegate();
     }
 
     // ---------------------------------------------------------------- views
+
+    /// @notice The JobMarketExtension this market runs job creation, corpus weights and retier in (by DELEGATECALL).
+    function extension() external view returns (address) {
+        return _extension;
+    }
 
     /// @inheritdoc IJobMarket
     function getJob(uint256 jobId) external view returns (JobView memory v) {
@@ -594,6 +406,11 @@ contract JobMarket is IJobMarket, FixedRoles {
     function jobParties(uint256 jobId) external view returns (address buyer, address provider, JobStatus status) {
         Job storage j = _jobs[jobId];
         return (j.buyer, j.provider, j.status);
+    }
+
+    /// @inheritdoc IJobMarket
+    function kindOf(uint256 jobId) external view returns (uint8 kind, bytes32 modelCidHash) {
+        return (_jobs[jobId].kind, _models[jobId]);
     }
 
     /// @inheritdoc IJobMarket
@@ -655,12 +472,8 @@ contract JobMarket is IJobMarket, FixedRoles {
     }
 
     /// @inheritdoc IJobMarket
-    function stakeMultiplierBps(uint8 tier) public pure returns (uint256) {
-        if (tier == 1) return 5_000;
-        if (tier == 2) return 6_250;
-        if (tier == 3) return 7_500;
-        if (tier == 4) return _BPS;
-        revert JobMarketInvalidTier(tier);
+    function stakeMultiplierBps(uint8 tier) external pure returns (uint256) {
+        return _stakeMultiplierBps(tier);
     }
 
     /// @notice The StakeVault holding providers' stake.
@@ -669,6 +482,31 @@ contract JobMarket is IJobMarket, FixedRoles {
     }
 
     // ---------------------------------------------------------------- internal
+
+    /// @dev Runs the current call's calldata in JobMarketExtension on this contract's storage and returns or reverts
+    /// with its result (errors and events are this contract's).
+    function _delegate() private {
+        address target = _extension;
+        assembly ("memory-safe") {
+            calldatacopy(0, 0, calldatasize())
+            let ok := delegatecall(gas(), target, 0, calldatasize(), 0, 0)
+            returndatacopy(0, 0, returndatasize())
+            if iszero(ok) { revert(0, returndatasize()) }
+            return(0, returndatasize())
+        }
+    }
+
+    /// @dev Splits the payment by DataShares and credits each corpus's current payout address
+    /// (JobMarketExtension.creditCorpora, by DELEGATECALL).
+    function _creditCorpora(uint256 jobId, Job storage) private returns (uint256 providerPay, uint256 refund) {
+        (bool ok, bytes memory ret) = _extension.delegatecall(abi.encodeCall(JobMarketExtension.creditCorpora, (jobId)));
+        if (!ok) {
+            assembly ("memory-safe") {
+                revert(add(ret, 0x20), mload(ret))
+            }
+        }
+        (providerPay, refund) = abi.decode(ret, (uint256, uint256));
+    }
 
     /// @dev Checks a segment's leaves, computes its root and stores its commitment and end state.
     function _anchor(Job storage j, uint256 jobId, uint256 segment, bytes32[] calldata stateHashes)
@@ -729,110 +567,4 @@ contract JobMarket is IJobMarket, FixedRoles {
         }
     }
 
-    function _known(uint256 jobId) private view returns (Job storage j) {
-        j = _jobs[jobId];
-        if (j.status == JobStatus.None) revert JobMarketUnknownJob(jobId);
-    }
-
-    /// @dev The tier a tenure of `provider` on job `jobId` starting now counts at, and its record's session key (4 and
-    /// none while no ProviderRegistry is set). Reverts JobMarketRecordExpiresFirst when the record's tier would meet
-    /// `minTier` (1..3; 0 and 4: none) but lapses too early.
-    function _tenureTier(uint256 jobId, Job storage j, address provider, uint8 minTier)
-        private
-        view
-        returns (uint8 tier, address key)
-    {
-        IProviderRegistry providers = _providers;
-        if (address(providers) == address(0)) return (_TIER_NONE, address(0));
-        uint64 expiresAt;
-        (tier, key, expiresAt) = providers.tierAndSessionKey(provider);
-        uint256 lastCommitBy = block.timestamp + uint256(j.segments - j.nextSegment) * j.segmentTimeout;
-        // INVARIANT: a tier (its discount, its minimum-tier access, its session key) counts for a tenure only if its
-        // record stands through the tenure's last possible commit (every remaining segment committed at its deadline):
-        // a record that lapses mid-tenure never leaves a discounted lock behind it.
-        if (tier != _TIER_NONE && expiresAt < lastCommitBy) {
-            if (tier <= minTier && minTier < _TIER_NONE) {
-                revert JobMarketRecordExpiresFirst(jobId, provider, expiresAt, lastCommitBy);
-            }
-            (tier, key) = (_TIER_NONE, address(0));
-        }
-    }
-
-    /// @dev The timeout slash of a lock `locked`: policy.timeoutSlashBps of it (the lock, not policy.requiredStake: the
-    /// dispute role may have slashed part of it directly), capped at what is above the panel reserve when the tenure
-    /// leaves disputable segments behind.
-    function _timeoutSlash(Job storage j, uint256 locked, bool disputable) private view returns (uint256 slashed) {
-        slashed = (locked * j.timeoutSlashBps) / _BPS;
-        if (!disputable) return slashed;
-        // INVARIANT: the lock that stays behind a TimedOut job's disputable segments still pays a panel: its challenger
-        // share covers panelFees (as acceptJob checked for the whole lock), so an honest challenger of a timed-out
-        // cheat never pays for the catch; the timeout slash takes only what is above that reserve.
-        uint256 keep = _panelReserve(j.challengerBps);
-        uint256 room = locked > keep ? locked - keep : 0;
-        if (slashed > room) slashed = room;
-    }
-
-    /// @dev The least lock whose challenger share (lock * challengerBps / 10,000) covers panelFees: ceil(panelFees *
-    /// 10,000 / challengerBps); 0 without panel fees. acceptJob refuses a lock below it.
-    function _panelReserve(uint256 challengerBps) private view returns (uint256) {
-        uint256 fees = _panelFees;
-        if (fees == 0) return 0;
-        return (fees * _BPS + challengerBps - 1) / challengerBps;
-    }
-
-    /// @dev ceil(requiredStake * multiplier / 10,000): at least 1 for any requiredStake >= 1.
-    function _scaledStake(uint256 requiredStake, uint8 tier) private pure returns (uint256) {
-        return (requiredStake * stakeMultiplierBps(tier) + _BPS - 1) / _BPS;
-    }
-
-    /// @dev Splits the payment by DataShares and credits each corpus's current payout address.
-    function _creditCorpora(uint256 jobId, Job storage j) private returns (uint256 providerPay, uint256 refund) {
-        JobCorpus[] storage corpora = _corpora[jobId];
-        uint256 n = corpora.length;
-        uint256[] memory weights = new uint256[](n);
-        for (uint256 i; i < n; ++i) {
-            JobCorpus storage c = corpora[i];
-            weights[i] = uint256(c.tokens) * (c.weighted ? c.weightE6 : DataShares.WEIGHT_ONE);
-        }
-        uint256[] memory credits;
-        (credits, providerPay, refund) = DataShares.split(j.payment, j.dataShareBps, j.segments, j.startSegment, weights);
-        _payCorpora(jobId, j.token, corpora, credits);
-    }
-
-    function _payCorpora(uint256 jobId, address token, JobCorpus[] storage corpora, uint256[] memory credits) private {
-        IDataRegistry data = _data;
-        for (uint256 i; i < credits.length; ++i) {
-            uint256 amount = credits[i];
-            if (amount == 0) continue;
-            uint64 corpusId = corpora[i].corpusId;
-            // NOTE: a corpus retired after the job was created is still paid (IDataRegistry: retirement rule).
-            address payout = data.payoutOf(corpusId);
-            emit DataShareCredited(jobId, corpusId, payout, amount);
-            _credit(token, payout, amount);
-        }
-    }
-
-    function _credit(address token, address account, uint256 amount) private {
-        _credits[token][account] += amount;
-        emit Credited(account, token, amount);
-    }
-
-    function _checkPolicy(Policy calldata p) private pure {
-        if (p.segments == 0 || p.stepsPerSegment == 0) revert JobMarketInvalidShape(p.segments, p.stepsPerSegment);
-        if (p.requiredStake == 0) revert JobMarketZeroStake();
-        if (
-            p.segmentTimeout == 0 || p.segmentTimeout > MAX_WINDOW_SECONDS || p.challengeWindow == 0
-                || p.challengeWindow > MAX_WINDOW_SECONDS
-        ) revert JobMarketInvalidWindows(p.segmentTimeout, p.challengeWindow);
-        if (
-            uint256(p.challengerBps) + p.buyerBps + p.burnBps != _BPS || p.timeoutSlashBps > _BPS
-        ) revert JobMarketInvalidShares(p.challengerBps, p.buyerBps, p.burnBps, p.timeoutSlashBps);
-        // INVARIANT: the provider side loses at least half of the lock on any fault (MAX_CHALLENGER_BPS).
-        if (p.challengerBps > MAX_CHALLENGER_BPS) revert JobMarketChallengerShareTooHigh(p.challengerBps, MAX_CHALLENGER_BPS);
-        // INVARIANT: a timeout always costs the provider (MIN_TIMEOUT_SLASH_BPS), so idle tenures are no free grief.
-        if (p.timeoutSlashBps < MIN_TIMEOUT_SLASH_BPS) {
-            revert JobMarketTimeoutSlashTooLow(p.timeoutSlashBps, MIN_TIMEOUT_SLASH_BPS);
-        }
-        if (p.stepsPerSegment > MAX_STEPS_PER_SEGMENT) revert JobMarketInvalidShape(p.segments, p.stepsPerSegment);
-    }
 }

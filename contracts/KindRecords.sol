@@ -14,13 +14,17 @@ contract KindRecords is IKindRecords {
     uint8 private constant _GENERATE = 2;
 
     IJobMarket private immutable _market;
+    uint256 private immutable _minStake;
 
     mapping(uint256 jobId => Result) private _results;
     mapping(bytes32 modelCidHash => uint256[] jobIds) private _byModel;
 
-    constructor(IJobMarket market_) {
+    /// @param minStake_ the least stake a recorded job's provider locked: a record anyone cites was backed by a lock
+    /// worth challenging (a self-dealt job with a token lock records nothing)
+    constructor(IJobMarket market_, uint256 minStake_) {
         if (address(market_) == address(0)) revert KindRecordsZeroMarket();
         _market = market_;
+        _minStake = minStake_;
     }
 
     /// @inheritdoc IKindRecords
@@ -38,12 +42,24 @@ contract KindRecords is IKindRecords {
             revert KindRecordsWrongStatus(jobId, j.status, IJobMarket.JobStatus.Finalized);
         }
         if (end.kind != _EVALUATE && end.kind != _GENERATE) revert KindRecordsUnknownKind(jobId, end.kind);
+        bytes32 modelCidHash = keccak256(bytes(modelCid));
+        {
+            (uint8 jobKind, bytes32 jobModel) = _market.kindOf(jobId);
+            // INVARIANT: a result is recorded only for the kind and model the job was created with (createKindJob), never
+            // for what its provider's last leaf alone names.
+            if (jobKind != end.kind || jobModel != modelCidHash) {
+                revert KindRecordsKindMismatch(jobId, jobKind, jobModel, end.kind, modelCidHash);
+            }
+            // INVARIANT: the provider locked at least minStake whatever its tier (the best tier locks the least), so a
+            // score anyone cites was exposed to a slash worth a challenge for as long as its window ran.
+            uint256 leastLock = (uint256(j.policy.requiredStake) * _market.stakeMultiplierBps(1) + 9_999) / 10_000;
+            if (leastLock < _minStake) revert KindRecordsStakeTooLow(jobId, leastLock, _minStake);
+        }
         Result storage r = _results[jobId];
         // INVARIANT: a job's result is recorded once and never rewritten.
         if (r.kind != 0) revert KindRecordsAlreadyRecorded(jobId);
         uint256 last = uint256(j.policy.segments) - 1;
         uint256 examples = uint256(j.policy.segments) * uint256(j.policy.stepsPerSegment);
-        bytes32 modelCidHash = keccak256(bytes(modelCid));
         bytes32 endStateHash = _endStateHash(jobId, examples, modelCidHash, end);
         // INVARIANT: the recorded aggregate and model are the preimage of the committed last leaf h(N).
         if (!_market.verifySegment(jobId, last, traceRoot, endStateHash)) {
@@ -75,6 +91,11 @@ contract KindRecords is IKindRecords {
     /// @inheritdoc IKindRecords
     function market() external view returns (address) {
         return address(_market);
+    }
+
+    /// @inheritdoc IKindRecords
+    function minStake() external view returns (uint256) {
+        return _minStake;
     }
 
     /// @dev h(N) = keccak256(abi.encode(jobId, N, kind, subject, item, score, hit, total, hits, chain)); two static

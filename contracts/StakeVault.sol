@@ -88,18 +88,22 @@ contract StakeVault is IStakeVault, FixedRoles {
     /// @inheritdoc IStakeVault
     function lock(address provider, uint256 jobId, uint256 amount) external onlyRole(MARKET_ROLE) {
         if (amount == 0) revert StakeVaultZeroAmount();
-        // INVARIANT: one lock per (provider, job); a lock is never topped up or overwritten.
+        // INVARIANT: one lock per (provider, job); a lock is never overwritten (it grows only by topUp).
         if (_locks[provider][jobId] != 0) revert StakeVaultAlreadyLocked(provider, jobId);
-        Account storage a = _accounts[provider];
-        // INVARIANT: a lock is backed by free stake, never by pending withdrawals or other locks.
-        if (a.free < amount) revert StakeVaultInsufficientStake(provider, a.free, amount);
-        unchecked {
-            // bound: checked just above; locked <= total deposits < 2^128
-            a.free -= uint128(amount);
-            a.locked += uint128(amount);
-        }
+        _take(provider, amount);
         _locks[provider][jobId] = amount;
         emit StakeLocked(provider, jobId, amount);
+    }
+
+    /// @inheritdoc IStakeVault
+    function topUp(address provider, uint256 jobId, uint256 amount) external onlyRole(MARKET_ROLE) {
+        if (amount == 0) revert StakeVaultZeroAmount();
+        uint256 locked = _locks[provider][jobId];
+        if (locked == 0) revert StakeVaultNotLocked(provider, jobId);
+        _take(provider, amount);
+        uint256 total = locked + amount;
+        _locks[provider][jobId] = total;
+        emit StakeToppedUp(provider, jobId, amount, total);
     }
 
     /// @inheritdoc IStakeVault
@@ -195,5 +199,17 @@ contract StakeVault is IStakeVault, FixedRoles {
     /// @inheritdoc IStakeVault
     function creditOf(address account) external view returns (uint256) {
         return _credits[account];
+    }
+
+    /// @dev Moves `amount` of `provider`'s free stake to its locked stake.
+    function _take(address provider, uint256 amount) private {
+        Account storage a = _accounts[provider];
+        // INVARIANT: a lock is backed by free stake, never by pending withdrawals or other locks.
+        if (a.free < amount) revert StakeVaultInsufficientStake(provider, a.free, amount);
+        unchecked {
+            // bound: checked just above; locked <= total deposits < 2^128
+            a.free -= uint128(amount);
+            a.locked += uint128(amount);
+        }
     }
 }

@@ -32,12 +32,13 @@ export const ABI_CONTRACTS: readonly (readonly [string, string])[] = [
 
 /**
  * Deployed contracts whose `VERSION` constant the off-chain side checks at start-up (chain/checkVersions.ts):
- * [source under contracts/, contract name]. DisputeSettlement has no ABI module (DisputeGame runs it by DELEGATECALL)
- * but is deployed and versioned too.
+ * [source under contracts/, contract name]. DisputeSettlement and JobMarketExtension have no ABI module (DisputeGame and
+ * JobMarket run them by DELEGATECALL) but are deployed and versioned too.
  */
 export const VERSIONED_CONTRACTS: readonly (readonly [string, string])[] = [
   ...ABI_CONTRACTS.filter(([, name]) => name !== "Groth16Verifier" && name !== "TestToken"),
   ["contracts/DisputeSettlement.sol", "DisputeSettlement"],
+  ["contracts/JobMarketExtension.sol", "JobMarketExtension"],
 ];
 
 const lowerFirst = (s: string) => s[0]!.toLowerCase() + s.slice(1);

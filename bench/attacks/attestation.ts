@@ -21,19 +21,24 @@ import { getAddress, keccak256, maxUint256, type Address, type Hex, type LocalAc
 import { attestRequest, deviceIdHash, prepareAttestation } from "../../verifier/src/attest/index.ts";
 import { judgeStatement } from "../../verifier/src/attest/dispute.ts";
 import {
+  acceptJob,
   approveToken,
   claimAttestationCredit,
   disputeStatement,
   drawAttestationCommittee,
   drawStatementDisputePanel,
+  getAcceptTerms,
   getAttestationRequest,
   getAuditor,
+  getCommitter,
+  getLockedStake,
   getProviderAttestation,
   getRequestFee,
   getStatementDispute,
   providerRegistryAbi,
   recordAttestation,
   requestAttestation,
+  retier,
   settleStatementDispute,
   voteStatementDispute,
 } from "../../verifier/src/chain/index.ts";
@@ -41,7 +46,7 @@ import { evidenceNonce, GPU_ONLY_TIER, parseDer, type EvidenceTrust, type SevSnp
 import { providerRegistryDomain, signAttestationVerified, type AttestationVerified } from "../../verifier/src/receipts/index.ts";
 import { makeNras, newSessionKey, nvidiaBundle, sessionProof } from "../../test/checks/nras-fixture.ts";
 import { makeSnpChain, snpReport, type Tcb } from "../../test/checks/snp-fixture.ts";
-import { AttackSucceeded, everyone, measure, newWorld, refused, snapshot, tokens, type Actor, type ActorName, type Row, type World } from "./world.ts";
+import { AttackSucceeded, everyone, measure, newWorld, postGameJob, refused, snapshot, tokens, type Actor, type ActorName, type Row, type World } from "./world.ts";
 
 const NO_TRACE = "-";
 const HONEST: readonly ActorName[] = ["H1", "H2", "H3", "H4", "H5", "S1", "S2", "S3", "S4", "S5"];
@@ -463,6 +468,43 @@ export async function singleMemberVeto(): Promise<Row> {
   }
 }
 
+/**
+ * Tier revoked mid-job: the provider accepts a job at its honest tier-3 SEV-SNP record (75% of the stake, its session
+ * key bound), then the platform's TCB is revoked (minTcb raised) and the statement is downgraded to tier 4 by a
+ * "revoked since" dispute while the tenure runs. Anyone calls retier: the provider, which has the free stake, ends
+ * with the full tier-4 lock and no session key. Without retier the tenure kept the 75% lock and the key to its end.
+ */
+export async function tierRevokedMidJob(): Promise<Row> {
+  const attack = "attestation: tier revoked mid-job";
+  const w = await attestWorld(HONEST);
+  try {
+    const s = { side: [w.a.provider], challenger: w.a.honestChallenger, honest: HONEST.map((n) => w.a[n]) };
+    const before = await snapshot(w, everyone(s));
+    const ev = await snpEvidence(await chainDate(w));
+    const trust: EvidenceTrust = { amdSevSnp: ev.policy };
+    const req = await requestWith(w, w.a.provider, (b, k) => ev.make(w.a.provider, b, k));
+    const r = await requestAttestation(w.a.provider.c, req.p);
+    const committee = await draw(w, r.requestId);
+    await honestCommittee(w, r.requestId, committee, req.bundle, trust, workDir("statements-midjob"));
+    const jobId = await postGameJob(w);
+    await acceptJob(w.a.provider.c, { jobMarket: w.d.jobMarket, jobId });
+    const lockAt = await getLockedStake(w.a.buyer.c.public, { stakeVault: w.d.stakeVault, provider: w.a.provider.address, jobId });
+    const keyAt = await getCommitter(w.a.buyer.c.public, { jobMarket: w.d.jobMarket, jobId });
+    const current: EvidenceTrust = { amdSevSnp: { ...ev.policy, minTcb: { snp: SNP_TCB.snp + 1 } } };
+    const d = await playStatementDispute(w, req.bundle, trust, w.a.honestChallenger, current);
+    const terms = await getAcceptTerms(w.a.buyer.c.public, { jobMarket: w.d.jobMarket, jobId, provider: w.a.provider.address });
+    if (d.outcome !== "revoked" || terms.tier !== 4) throw new Error(`the statement was not downgraded (${d.outcome}, tier ${terms.tier})`);
+    await retier(w.a.honestChallenger.c, { jobMarket: w.d.jobMarket, jobId });
+    const lock = await getLockedStake(w.a.buyer.c.public, { stakeVault: w.d.stakeVault, provider: w.a.provider.address, jobId });
+    const key = await getCommitter(w.a.buyer.c.public, { jobMarket: w.d.jobMarket, jobId });
+    if (lock < terms.stakeWei || key !== undefined) throw new AttackSucceeded(`${attack}: the tenure keeps a ${tokens(lock)} lock (tier 4 needs ${tokens(terms.stakeWei)}) and committer ${key}`);
+    const again = await refused("a second retier", retier(w.a.honestChallenger.c, { jobMarket: w.d.jobMarket, jobId }), "JobMarketRetierNotNeeded");
+    return measure(w, s, before, attack, `accepted at tier 3 (lock ${tokens(lockAt)}, key ${keyAt === undefined ? "none" : "bound"}); revoked since mid-job; retier by anyone: lock ${tokens(lock)} (the full tier-4 stake from free stake), commits from the provider; ${again}`, NO_TRACE);
+  } finally {
+    cleanup();
+  }
+}
+
 /** The rows, in the order bench/attacks.ts prints them. */
 /**
  * Keyless tier: genuine GPU evidence (tier 2 on its own) bound to a session key, requested WITHOUT declaring the key,
@@ -506,6 +548,7 @@ export const ATTESTATION_ROWS: { attack: string; run: () => Promise<Row> }[] = [
   { attack: "attestation: single-member veto", run: singleMemberVeto },
   { attack: "attestation: tier 2 on a request that declared no session key", run: keylessTier },
   { attack: "attestation: platform TCB revoked after the statement (anyone downgrades)", run: revokedAfterStatement },
+  { attack: "attestation: tier revoked mid-job", run: tierRevokedMidJob },
   { attack: "attestation: sham statement dispute", run: shamStatementDispute },
   { attack: "attestation: statement dispute stalled by a provider seat and a silent member", run: silentSeatStatementDispute },
 ];

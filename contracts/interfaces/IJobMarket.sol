@@ -134,6 +134,14 @@ interface IJobMarket is IFixedRoles {
     /// @notice Job `jobId` was accepted at an attested tier whose evidence bound `sessionKey`: its segment commits of
     /// this tenure are taken from `sessionKey` only (emitted right after JobAccepted).
     event CommitterBound(uint256 indexed jobId, address indexed sessionKey);
+    /// @notice Job `jobId` is an inference job of `kind` (1 evaluate, 2 generate: docs/kinds.md) over the model whose CID
+    /// hashes to `modelCidHash`, fixed at creation (createKindJob); KindRecords records its result only for that kind and
+    /// model.
+    event JobKindSet(uint256 indexed jobId, uint8 kind, bytes32 modelCidHash);
+    /// @notice Job `jobId`'s tenure of `provider` was re-priced at the provider's current tier `tier` (retier): either
+    /// `addedStake` more was locked (ended false), or the tenure was ended as a timeout ends it (ended true, JobTimedOut
+    /// follows) because the free stake could not pay it or the tier no longer meets the job's minimum.
+    event TenureRetiered(uint256 indexed jobId, address indexed provider, uint8 tier, uint256 addedStake, bool ended);
     /// @notice `provider`'s segment `segment` of job `jobId` was committed: `stateHashes` are its K+1 leaves
     /// h(segment*K) .. h((segment+1)*K) (data available to every challenger, from this event or the calldata),
     /// `traceRoot` the root the market computed from them and `endStateHash` the last one. Only
@@ -226,6 +234,11 @@ interface IJobMarket is IFixedRoles {
     /// @notice `provider`'s current tier `tier` is weaker than the tier `tenureTier` job `jobId`'s tenure was accepted
     /// at (a record that expires before the tenure's last possible commit counts as tier 4): no rebind.
     error JobMarketRebindTierTooLow(uint256 jobId, address provider, uint256 tier, uint256 tenureTier);
+    /// @notice An inference job needs a kind (not 0, which is training) and a model CID hash (not zero).
+    error JobMarketInvalidKind(uint8 kind, bytes32 modelCidHash);
+    /// @notice Job `jobId`'s tenure already locks `locked`, at least the `required` its provider's current tier `tier`
+    /// asks, and that tier meets the job's minimum: retier has nothing to do.
+    error JobMarketRetierNotNeeded(uint256 jobId, uint256 tier, uint256 locked, uint256 required);
     /// @notice `provider`'s attested record expires at `expiresAt`, before `lastCommitBy` (now + the remaining segments
     /// times segmentTimeout), the last moment a commit of the tenure may land: its tier does not count for job `jobId`,
     /// whose minimum tier needs it.
@@ -337,6 +350,34 @@ interface IJobMarket is IFixedRoles {
     /// the tier the tenure was accepted at (JobMarketRebindTierTooLow), so the lock's discount stays backed by current
     /// evidence; a tenure without a session key reverts with JobMarketNoCommitter. Emits CommitterBound.
     function rebindCommitter(uint256 jobId) external;
+
+    /// @notice `createJob` for an inference job: its kind (1 evaluate, 2 generate; not 0) and the keccak256 of its model's
+    /// CID are fixed with the job (`kindOf`, JobKindSet), so KindRecords records a result only for the kind and model the
+    /// buyer posted. Reverts with JobMarketInvalidKind for kind 0 or a zero hash.
+    function createKindJob(
+        bytes32 manifestHash,
+        string calldata manifestUri,
+        address token,
+        uint128 payment,
+        Policy calldata policy,
+        uint8 kind,
+        bytes32 modelCidHash
+    ) external returns (uint256 jobId);
+
+    /// @notice The kind and model CID hash job `jobId` was created with (0 and zero: a training job, or no such job).
+    function kindOf(uint256 jobId) external view returns (uint8 kind, bytes32 modelCidHash);
+
+    /// @notice Re-price Active job `jobId`'s tenure at its provider's current tier (anyone may call): a tier proven false
+    /// or revoked mid-job (or a record that no longer outlives the tenure's last possible commit, counted as at
+    /// acceptJob) must not keep the stake discount or the session key it bought. When the lock is below the stake the
+    /// current tier requires (`requiredStakeFor`), the difference is locked from the provider's free stake and the
+    /// tenure commits from the current record's session key (or, without one, from the provider); when the free stake
+    /// cannot pay it, or the current tier no longer meets the job's minimum tier, the tenure ends as a missed deadline
+    /// ends it (reportTimeout: the timeout slash and nothing more; the job re-opens at once or after the challenge
+    /// window of the tenure's segments). Reverts with JobMarketRetierNotNeeded when the lock already covers the current
+    /// tier and the tier meets the minimum, and with JobMarketFrozen when the tenure must end while a dispute is open.
+    /// Emits TenureRetiered.
+    function retier(uint256 jobId) external;
 
     /// @notice Commit segment `segment` (the next one) of an Active job, before the deadline. Sent by the provider, or,
     /// when the job was accepted at a tier whose evidence bound a session key (`committerOf`), by that key only

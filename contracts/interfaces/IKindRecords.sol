@@ -56,6 +56,12 @@ interface IKindRecords {
     error KindRecordsUnknownKind(uint256 jobId, uint8 kind);
     error KindRecordsEndStateMismatch(uint256 jobId, uint256 segment, bytes32 endStateHash);
     error KindRecordsAlreadyRecorded(uint256 jobId);
+    /// @notice Job `jobId` was created with kind `jobKind` and model CID hash `jobModel` (createKindJob; 0 and zero: not
+    /// an inference job), but the result names kind `kind` and model CID hash `model`.
+    error KindRecordsKindMismatch(uint256 jobId, uint8 jobKind, bytes32 jobModel, uint8 kind, bytes32 model);
+    /// @notice Job `jobId`'s least possible lock `leastLock` (its requiredStake at the best tier's discount) is below the
+    /// `minStake` a citable record needs.
+    error KindRecordsStakeTooLow(uint256 jobId, uint256 leastLock, uint256 minStake);
 
     /// @notice Records finalized job `jobId`'s result (anyone may: everything is checked against the market).
     /// @param traceRoot the last segment's committed root
@@ -75,4 +81,7 @@ interface IKindRecords {
 
     /// @notice The market every result is checked against.
     function market() external view returns (address);
+
+    /// @notice The least stake a job's provider must have locked (at any tier) for its result to be recorded.
+    function minStake() external view returns (uint256);
 }

@@ -29,6 +29,8 @@ interface IStakeVault is IFixedRoles {
     event StakeWithdrawn(address indexed provider, uint256 amount);
     /// @notice `amount` of `provider`'s free stake was locked for job `jobId`.
     event StakeLocked(address indexed provider, uint256 indexed jobId, uint256 amount);
+    /// @notice `amount` more of `provider`'s free stake was locked for job `jobId`, whose lock is now `total`.
+    event StakeToppedUp(address indexed provider, uint256 indexed jobId, uint256 amount, uint256 total);
     /// @notice The remaining lock of `provider` for job `jobId` (`amount`) went back to free stake.
     event StakeUnlocked(address indexed provider, uint256 indexed jobId, uint256 amount);
     /// @notice `amount` of `provider`'s lock for job `jobId` was slashed; `burned` of it went to BURN_ADDRESS.
@@ -50,6 +52,8 @@ interface IStakeVault is IFixedRoles {
     error StakeVaultStillUnbonding(address provider, uint64 withdrawableAt, uint256 nowTs);
     /// @notice `provider` already has a lock for job `jobId`.
     error StakeVaultAlreadyLocked(address provider, uint256 jobId);
+    /// @notice `provider` has no lock for job `jobId` to top up.
+    error StakeVaultNotLocked(address provider, uint256 jobId);
     /// @notice A slash of `amount` exceeds the `locked` stake of `provider` for job `jobId`.
     error StakeVaultSlashExceedsLock(address provider, uint256 jobId, uint256 locked, uint256 amount);
     /// @notice The split does not add up: `recipients` and `amounts` lengths, or the amounts' `sum` vs `amount`.
@@ -75,6 +79,11 @@ interface IStakeVault is IFixedRoles {
 
     /// @notice Lock `amount` of `provider`'s free stake for `jobId`. MARKET_ROLE only.
     function lock(address provider, uint256 jobId, uint256 amount) external;
+
+    /// @notice Add `amount` of `provider`'s free stake to its existing lock for `jobId` (a tenure whose tier fell mid-job
+    /// pays the stake its current tier requires). MARKET_ROLE only. Reverts with StakeVaultNotLocked without a lock and
+    /// StakeVaultInsufficientStake when the free stake is short.
+    function topUp(address provider, uint256 jobId, uint256 amount) external;
 
     /// @notice Release `provider`'s whole remaining lock for `jobId` back to free stake. MARKET_ROLE only.
     /// Releases nothing (returns 0, no event) when there is no lock, e.g. after a slash took all of it.

@@ -15,6 +15,7 @@ interface Vm {
     function expectRevert(bytes calldata revertData) external;
     function expectPartialRevert(bytes4 selector) external;
     function expectRevert() external;
+    function expectEmit(bool checkTopic1, bool checkTopic2, bool checkTopic3, bool checkData, address emitter) external;
     function assume(bool condition) external;
     function label(address account, string calldata newLabel) external;
     function sign(uint256 privateKey, bytes32 digest) external pure returns (uint8 v, bytes32 r, bytes32 s);

@@ -26,7 +26,7 @@ import {
 import { runPouw } from "../cli/in-process.ts";
 import { serveProvider, type ServedProvider } from "../cli/rpc-over-http.ts";
 
-const CONTRACTS = ["JobMarket", "JobRecords", "StakeVault", "AuditorRegistry", "DisputeGame", "ProviderRegistry", "DataRegistry", "PeerDirectory", "DisputeSettlement"] as const;
+const CONTRACTS = ["JobMarket", "JobRecords", "StakeVault", "AuditorRegistry", "DisputeGame", "ProviderRegistry", "DataRegistry", "PeerDirectory", "DisputeSettlement", "JobMarketExtension"] as const;
 
 describe("chain: deployment version check at start-up", function () {
   this.timeout(120_000);
@@ -51,7 +51,7 @@ describe("chain: deployment version check at start-up", function () {
     for (const c of [...CONTRACTS, "StateOpenings" as const, "KindRecords" as const]) expect(contractVersions[c], c).to.equal(`pouw-${c}-1`);
   });
 
-  it("passes a fresh deployment and reads every contract's VERSION, DisputeSettlement through DisputeGame.settlement()", async () => {
+  it("passes a fresh deployment and reads every contract's VERSION, DisputeSettlement through DisputeGame.settlement(), JobMarketExtension through JobMarket.extension()", async () => {
     const checked = await checkDeploymentVersions(admin.public, { deployment: d });
     expect(checked.map((c) => `${c.contract} ${c.version}`).sort()).to.deep.equal(CONTRACTS.map((c) => `${c} pouw-${c}-1`).sort());
     expect(checked.find((c) => c.contract === "DisputeGame")!.address).to.equal(d.disputeGame);

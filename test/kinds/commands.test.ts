@@ -10,9 +10,9 @@ import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { parseEther } from "viem";
-import { getJob, getJobCount, getSegmentCommits } from "../../verifier/src/chain/index.ts";
+import { getJob, getJobCount, getSegmentCommits, jobMarketAbi } from "../../verifier/src/chain/index.ts";
 import { parseEvaluateManifest } from "../../verifier/src/evaluate/index.ts";
-import { auditKindSegment, evaluateJob, exampleStateHash, statesOf } from "../../verifier/src/kinds/index.ts";
+import { auditKindSegment, evaluateJob, exampleStateHash, KIND_CODES, statesOf, subjectOf } from "../../verifier/src/kinds/index.ts";
 import { createKindJob, kindManifestOf, kindPolicy } from "../../verifier/src/kinds/market.ts";
 import { decideKindDispute, KindJobs } from "../../verifier/src/kinds/bot.ts";
 import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
@@ -70,6 +70,8 @@ describe("kinds: evaluate jobs through buyer create, provider accept and provide
     const km = kindManifestOf(raw)!;
     const posted = await createKindJob({ clients: env.buyer, deployment: env.d, store }, km, { payment: parseEther("2"), overrides: { requiredStake: parseEther("1") }, mint: true, subject: "manifest evaluate-tiny.json" });
     const jobId = posted.jobId;
+    // the job's kind and model are fixed on chain with its escrow (createKindJob): KindRecords records for them only
+    expect(await env.buyer.public.readContract({ address: env.d.jobMarket, abi: jobMarketAbi, functionName: "kindOf", args: [jobId] })).to.deep.equal([KIND_CODES.evaluate, subjectOf(manifest.weightsCid)]);
     const ctx = { clients: env.provider, deployment: env.d, store, board: new SegmentBoard(join(dir, "board"), store), stateDir: join(dir, "state") };
     await acceptProviderJob(ctx, jobId, { amounts: { fmt: (w) => w.toString(), symbol: "T" } });
     const r = await runProviderJob(ctx, jobId, { strategy: parseStrategy("honest") });

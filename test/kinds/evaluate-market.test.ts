@@ -15,7 +15,7 @@ import { parseEther } from "viem";
 import { deployKindRecords, finalize, getJob, getKindResult, getKindResultsForModel, recordKindResult } from "../../verifier/src/chain/index.ts";
 import { creditsOf } from "../../verifier/src/dispute/index.ts";
 import { evaluateManifestHash, openHarness, parseEvaluateManifest, type Harness } from "../../verifier/src/evaluate/index.ts";
-import { auditKindSegment, endStateOf, evaluateJob, kindChallengeProof, kindSegments, segmentsOfStates, statesOf, ZERO32, type EvaluateJob, type ExampleResult, type KindCommit, type KindSegment } from "../../verifier/src/kinds/index.ts";
+import { auditKindSegment, endStateOf, KIND_CODES, subjectOf, evaluateJob, kindChallengeProof, kindSegments, segmentsOfStates, statesOf, ZERO32, type EvaluateJob, type ExampleResult, type KindCommit, type KindSegment } from "../../verifier/src/kinds/index.ts";
 import { createRun, offlineSalt, parseManifest, parseStrategy, train } from "../../verifier/src/ml/index.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
 import { disputeEnv, expectRevert, type DisputeEnv } from "../dispute/helpers.ts";
@@ -36,7 +36,7 @@ describe("kinds: evaluate jobs on the market", function () {
 
   let m: KindMarket;
   const postedJob = (forge: (job: EvaluateJob) => KindSegment[]) =>
-    posted(m, { manifestHash: evaluateManifestHash(manifest), examples: manifest.evalSet.examples, K, open: (jobId) => evaluateJob(manifest, weights, { jobId, examplesPerSegment: K, harness }), forge });
+    posted(m, { manifestHash: evaluateManifestHash(manifest), examples: manifest.evalSet.examples, K, open: (jobId) => evaluateJob(manifest, weights, { jobId, examplesPerSegment: K, harness }), forge, kind: { kind: KIND_CODES.evaluate, modelCidHash: subjectOf(manifest.weightsCid) } });
   const firstWrong = (job: EvaluateJob, commits: KindCommit[]) => firstWrongOf(m, job, commits);
   const disputed = (jobId: bigint, job: EvaluateJob, commits: KindCommit[], proof: ReturnType<typeof kindChallengeProof>, label: string) => disputedOf(m, jobId, job, commits, proof, label);
   const locked = (jobId: bigint) => lockedStake(m, jobId);
@@ -66,7 +66,7 @@ describe("kinds: evaluate jobs on the market", function () {
     expect(griefed.outcome).to.equal("PanelValid");
     expect(griefed.reasons.every((r) => /matches the committed leaf/.test(r))).to.equal(true);
     expect((await creditsOf(env.provider, { deployment: env.d })).disputeGame - before.disputeGame).to.equal(griefed.bond);
-    const { kindRecords } = await deployKindRecords(env.admin, { jobMarket: env.d.jobMarket });
+    const { kindRecords } = await deployKindRecords(env.admin, { jobMarket: env.d.jobMarket, minStake: parseEther("5") });
     const last = commits[commits.length - 1]!;
     const states = statesOf(honest);
     const end = endStateOf(job, states[states.length - 1]!);
@@ -77,10 +77,10 @@ describe("kinds: evaluate jobs on the market", function () {
     await finalize(env.buyer, { jobMarket: env.d.jobMarket, jobId });
     await expectRevert(record(end, manifest.weightsCid, 999n), "KindRecordsUnknownJob");
     await expectRevert(record({ ...end, kind: 3 }), "KindRecordsUnknownKind");
-    // a better score than the leaves give, or another model's CID, is not the committed h(N)'s preimage
+    // a better score than the leaves give is not the committed h(N)'s preimage; another model's CID is not the job's
     await expectRevert(record({ ...end, total: end.total / 2n }), "KindRecordsEndStateMismatch");
     await expectRevert(record({ ...end, hits: end.hits + 1n }), "KindRecordsEndStateMismatch");
-    await expectRevert(record(end, MANIFEST_CID), "KindRecordsEndStateMismatch");
+    await expectRevert(record(end, MANIFEST_CID), "KindRecordsKindMismatch");
     await record();
     await expectRevert(record(), "KindRecordsAlreadyRecorded");
     const onChain = await getKindResult(env.buyer.public, { kindRecords, jobId });

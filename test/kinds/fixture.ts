@@ -15,10 +15,10 @@ export const MANIFEST_CID = "bafkreiedkmci2krpbghjxi5aiuvbzxteeuq24mknx44c5okfun
 
 export type KindMarket = { env: DisputeEnv; store: LocalDirStore; dir: string };
 
-/** Posts a job of `examples` examples, K a segment, accepts it and commits the segments `forge` builds. */
-export async function postedJob<J extends ExampleJob>(m: KindMarket, p: { manifestHash: Hex; examples: number; K: number; open: (jobId: bigint) => Promise<J>; forge: (job: J) => KindSegment[] }): Promise<{ jobId: bigint; job: J; commits: KindCommit[] }> {
+/** Posts an inference job (createKindJob: `kind`) of `examples` examples, K a segment, accepts it and commits the segments `forge` builds. */
+export async function postedJob<J extends ExampleJob>(m: KindMarket, p: { manifestHash: Hex; examples: number; K: number; open: (jobId: bigint) => Promise<J>; forge: (job: J) => KindSegment[]; kind: { kind: number; modelCidHash: Hex } }): Promise<{ jobId: bigint; job: J; commits: KindCommit[] }> {
   const { env } = m;
-  const { jobId } = await createJob(env.buyer, { jobMarket: env.d.jobMarket, manifestHash: p.manifestHash, manifestUri: `cid:${MANIFEST_CID}`, token: env.d.token, payment: parseEther("2"), policy: policy(p.examples / p.K, p.K) });
+  const { jobId } = await createJob(env.buyer, { jobMarket: env.d.jobMarket, manifestHash: p.manifestHash, manifestUri: `cid:${MANIFEST_CID}`, token: env.d.token, payment: parseEther("2"), policy: policy(p.examples / p.K, p.K), kind: p.kind });
   const job = await p.open(jobId);
   await acceptJob(env.provider, { jobMarket: env.d.jobMarket, jobId });
   await commitKindSegments(env.provider, { jobMarket: env.d.jobMarket, jobId, store: m.store, segments: p.forge(job) });

@@ -18,6 +18,8 @@ import {
   EXP2_TABLE,
   GENERATE_KIND,
   generateJob,
+  KIND_CODES,
+  subjectOf,
   generateManifestHash,
   kindChallengeProof,
   kindSegments,
@@ -82,7 +84,7 @@ describe("kinds: generate jobs on the market", function () {
   let honestSamples: Uint8Array[];
 
   const open = (jobId: bigint) => generateJob(manifest, weights, { jobId, examplesPerSegment: K });
-  const post = (forge: (job: GenerateJob) => ReturnType<typeof kindSegments>) => postedJob(m, { manifestHash: generateManifestHash(manifest), examples: manifest.prompts.examples, K, open, forge });
+  const post = (forge: (job: GenerateJob) => ReturnType<typeof kindSegments>) => postedJob(m, { manifestHash: generateManifestHash(manifest), examples: manifest.prompts.examples, K, open, forge, kind: { kind: KIND_CODES.generate, modelCidHash: subjectOf(manifest.weightsCid) } });
 
   before(async () => {
     const env = await disputeEnv();
@@ -145,7 +147,7 @@ describe("kinds: generate jobs on the market", function () {
 
     const dataset = datasetOf(manifest, honestSamples);
     const datasetCid = await m.store.put(dataset);
-    const { kindRecords } = await deployKindRecords(m.env.admin, { jobMarket: m.env.d.jobMarket });
+    const { kindRecords } = await deployKindRecords(m.env.admin, { jobMarket: m.env.d.jobMarket, minStake: parseEther("5") });
     const states = statesOf(honestSamples.map(sampleResult));
     await recordKindResult(m.env.provider, { kindRecords, jobId, traceRoot: commits[commits.length - 1]!.traceRoot, end: endStateOf(job, states[states.length - 1]!), modelCid: manifest.weightsCid, resultCid: datasetCid });
     const r = (await getKindResult(m.env.buyer.public, { kindRecords, jobId }))!;
@@ -160,7 +162,7 @@ describe("kinds: generate jobs on the market", function () {
   });
 
   it("KindRecords refuses the zero market by name", async () => {
-    await expectRevert(deployKindRecords(m.env.admin, { jobMarket: zeroAddress }), "KindRecordsZeroMarket");
+    await expectRevert(deployKindRecords(m.env.admin, { jobMarket: zeroAddress, minStake: 0n }), "KindRecordsZeroMarket");
   });
 
   it("a provider that changes one sample is challenged on that sample and slashed", async () => {

@@ -4,8 +4,8 @@
  * source declares (scripts/gen-abi.ts). A contract reporting another version, or none (built before versions existed,
  * or no contract at that address), would decode calls, events and errors wrongly, so the deployment is refused with a
  * DeploymentVersionError naming the contract, its address, the expected and the found version (or, where no contract
- * is deployed at all, the deployment file's field and the chain). DisputeSettlement has no address in the deployment
- * file: it is read from DisputeGame.settlement().
+ * is deployed at all, the deployment file's field and the chain). DisputeSettlement and JobMarketExtension have no
+ * address in the deployment file: they are read from DisputeGame.settlement() and JobMarket.extension().
  *
  * @example
  *   const d = await readDeployment(path, chainId);
@@ -13,6 +13,7 @@
  */
 import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, parseAbi, type Address, type Chain, type PublicClient, type Transport } from "viem";
 import { disputeGameAbi } from "./abi/DisputeGame.ts";
+import { jobMarketAbi } from "./abi/JobMarket.ts";
 import { contractVersions } from "./abi/versions.ts";
 import { DeploymentFileError, type Deployment } from "./deployment.ts";
 import { withRetry } from "./retry.ts";
@@ -94,6 +95,11 @@ export async function checkDeploymentVersions(client: PublicClient<Transport, Ch
   if (d.disputeGame !== undefined) {
     const settlement = await withRetry(() => client.readContract({ address: d.disputeGame!, abi: disputeGameAbi, functionName: "settlement" }), { what: "DisputeGame.settlement" });
     await check("DisputeSettlement", "disputeGame.settlement()", settlement);
+  }
+  // INVARIANT: likewise JobMarket's version is checked first, so extension() is read from a JobMarket of the expected build.
+  if (d.jobMarket !== undefined) {
+    const extension = await withRetry(() => client.readContract({ address: d.jobMarket!, abi: jobMarketAbi, functionName: "extension" }), { what: "JobMarket.extension" });
+    await check("JobMarketExtension", "jobMarket.extension()", extension);
   }
   return checked;
 }

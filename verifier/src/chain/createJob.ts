@@ -1,7 +1,9 @@
 /**
  * Create a job: escrows `payment` of `token` (needs an allowance to the JobMarket) and returns the new
  * job id from the JobCreated event. With `terms` it calls `createJobWithTerms` (minimum attestation tier,
- * data share over registered corpora, fixed at creation), else `createJob`.
+ * data share over registered corpora, fixed at creation); with `kind` it calls `createKindJob` (an inference job's
+ * kind code and keccak256 of its model CID, fixed at creation: KindRecords records results for them only); else
+ * `createJob`.
  *
  * @example
  *   const { jobId } = await createJob(clients, { jobMarket, manifestHash, manifestUri: `cid:${cid}`, token, payment, policy });
@@ -42,12 +44,21 @@ export type CreateJobParameters = SendOptions & {
   policy: JobPolicy;
   /** Create with createJobWithTerms (needs JobMarket's registries when it lists corpora). */
   terms?: JobTerms;
+  /** Create with createKindJob: kind 1 evaluate, 2 generate (kinds/state.ts KIND_CODES), modelCidHash = keccak256 of the model CID. Not with `terms`. */
+  kind?: { kind: number; modelCidHash: Hex };
 };
 
 export type CreateJobReturnType = SendResult & { jobId: bigint };
 
 export async function createJob(clients: ChainClients, p: CreateJobParameters): Promise<CreateJobReturnType> {
-  const r = p.terms
+  if (p.terms && p.kind) throw new ChainError("createJob: an inference job (kind) takes no terms");
+  const r = p.kind
+    ? await sendContractTx(
+        clients,
+        { address: p.jobMarket, abi: jobMarketAbi, functionName: "createKindJob", args: [p.manifestHash, p.manifestUri, p.token, p.payment, p.policy, p.kind.kind, p.kind.modelCidHash] },
+        p,
+      )
+    : p.terms
     ? await sendContractTx(
         clients,
         { address: p.jobMarket, abi: jobMarketAbi, functionName: "createJobWithTerms", args: [p.manifestHash, p.manifestUri, p.token, p.payment, p.policy, p.terms] },

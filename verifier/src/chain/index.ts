@@ -24,6 +24,7 @@ export * from "./commitSegment.ts";
 export * from "./getCommitter.ts";
 export * from "./rebindCommitter.ts";
 export * from "./reportTimeout.ts";
+export * from "./retier.ts";
 export * from "./finalize.ts";
 export * from "./claimPayment.ts";
 export * from "./stakeDeposit.ts";

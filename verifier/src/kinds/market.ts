@@ -18,7 +18,7 @@ import type { ContentStore } from "../store/index.ts";
 import { evaluateJob } from "./evaluate.ts";
 import { GENERATE_KIND, generateJob, generateManifestHash, parseGenerateManifest, type GenerateManifest } from "./generate.ts";
 import { checkShape, KindJobError, kindSegments, type ExampleJob } from "./job.ts";
-import type { InferenceKind } from "./state.ts";
+import { KIND_CODES, subjectOf, type InferenceKind } from "./state.ts";
 
 const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
 
@@ -83,7 +83,8 @@ export type CreateKindJobResult = { jobId: bigint; kind: InferenceKind; manifest
 /**
  * Posts a kind job: first its dry run (the weights resolve from the store, the harness opens over the corpus, example 1
  * computes; before any transaction, so a job nobody can run is never posted), then the funding, the manifest's
- * canonical JSON under `cid:` and createJob with manifestHash = the kind manifest's hash.
+ * canonical JSON under `cid:` and createKindJob with manifestHash = the kind manifest's hash, its kind code and its
+ * model's CID hash (fixed on chain: KindRecords records a result for that kind and model only).
  */
 export async function createKindJob(ctx: KindMarketContext, km: KindManifest, opts: KindPolicyOptions & { mint?: boolean; subject: string }): Promise<CreateKindJobResult> {
   const { policy, payment } = kindPolicy(km, opts);
@@ -97,7 +98,8 @@ export async function createKindJob(ctx: KindMarketContext, km: KindManifest, op
   const cid = await ctx.store.put(new TextEncoder().encode(canonicalize(km.manifest)!));
   const manifestUri = `${MANIFEST_URI_PREFIX}${cid}`;
   const manifestHash = kindManifestHash(km);
-  const r = await createJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, manifestHash, manifestUri, token: ctx.deployment.token, payment, policy });
+  const kind = { kind: KIND_CODES[km.kind], modelCidHash: subjectOf(km.manifest.weightsCid) };
+  const r = await createJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, manifestHash, manifestUri, token: ctx.deployment.token, payment, policy, kind });
   txs.push(txRef("createJob", r));
   return { jobId: r.jobId, kind: km.kind, manifestUri, manifestHash, policy, payment, txs };
 }

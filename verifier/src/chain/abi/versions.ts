@@ -12,4 +12,5 @@ export const contractVersions = {
   DataRegistry: "pouw-DataRegistry-1",
   PeerDirectory: "pouw-PeerDirectory-1",
   DisputeSettlement: "pouw-DisputeSettlement-1",
+  JobMarketExtension: "pouw-JobMarketExtension-1",
 } as const;
