@@ -66,7 +66,7 @@ describe("bot: step sampling through state openings", function () {
     await bot.tick();
     // the bot asked for the state before each drawn step, and audited nothing yet
     for (const s of drawn) {
-      expect((await getOpening(f.admin.public, { stateOpenings, jobId: f.jobId, step: s - 1, requester: f.auditors[0]!.account.address })).requested).to.equal(true);
+      expect((await getOpening(f.admin.public, { stateOpenings, jobId: f.jobId, step: s - 1 })).requested).to.equal(true);
     }
     expect(verdicts).to.deep.equal([]);
     const answered = await answerOpenings(provider, { strategy: parseStrategy("quarter-batch"), mode: "recompute" });
@@ -157,7 +157,7 @@ describe("bot: the final state opened and screened instead of a forced recompute
     const provider = { clients: f.cheat, deployment: f.d, store: f.store, board: f.board, stateDir: join(f.dir, "state"), stateOpenings };
     await bot.tick();
     // the final state was asked for, and the last segment waits for its screen (no forced recompute yet)
-    const asked = await getOpening(f.admin.public, { stateOpenings, jobId: f.jobId, step: FINAL_STATE, requester: f.auditors[0]!.account.address });
+    const asked = await getOpening(f.admin.public, { stateOpenings, jobId: f.jobId, step: FINAL_STATE });
     expect(asked.requested).to.equal(true);
     expect(bot.db.segment(f.jobId, SEGMENTS - 1)!.sampled).to.equal(null);
     return { f, bot, provider };
