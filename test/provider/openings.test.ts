@@ -103,7 +103,11 @@ describe("provider: state openings answered and withheld", function () {
   it("an unanswered opening is withheld after its deadline, and the panel slashes the provider on the next step", async () => {
     const step = 2;
     await requestOpening(env.auditors[2]!, { stateOpenings, jobId, segment: 0, step });
-    await env.increaseTime(ANSWER_WINDOW + 1);
+    // its deadline is the provider's queue's: one window from now, or one replay after the openings asked before it
+    const { deadline } = await getOpening(env.challenger.public, { stateOpenings, jobId, step });
+    const now = Number((await env.provider.public.getBlock()).timestamp);
+    expect(deadline - now >= ANSWER_WINDOW).to.equal(true);
+    await env.increaseTime(deadline - now + 1);
     await env.mine(1);
     const o = await getOpening(env.challenger.public, { stateOpenings, jobId, step });
     expect([o.requested, o.answered, o.withheld]).to.deep.equal([true, false, true]);

@@ -101,7 +101,7 @@ export const run = async (opts: Opts) => {
   const stateOpenings = ctx.deployment.stateOpenings;
   // INVARIANT: step sampling asks the deployment's own StateOpenings (the one the panels read for the challenge)
   if (stepRate !== undefined && !stateOpenings) {
-    throw new InputError(`--step-sampling ${stepRate}: the deployment has no stateOpenings (StateOpenings), so no provider can be asked for a state; deploy one with \`pouw deploy --state-openings\` or run without --step-sampling`);
+    throw new InputError(`--step-sampling ${stepRate}: the deployment has no stateOpenings (StateOpenings), so no provider can be asked for a state; deploy one with \`pouw deploy\` (it deploys StateOpenings unless --no-state-openings) or run without --step-sampling`);
   }
   // --json: the records go to stdout (pino JSON, synchronous writes), whatever --log-format says
   if (opts.json) configureLogging({ format: "json", stream: { write: (line: string) => process.stdout.write(line) } });

@@ -84,7 +84,7 @@ export function registerDeploy(program: Command): void {
     const d = await deployMarket(ctx.clients, { unbondingDelaySeconds, minBond, exitDelaySeconds, activationDelaySeconds, ...(token ? { token } : {}), registries: opts.registries === false ? (false as const) : { ...DEFAULT_ATTESTATION_PARAMS, attestationRequestFee }, onTx });
     const { gasUsed: marketGas, ...market } = d;
     const game = await deployDisputeGame(ctx.clients, { deployment: market, ...(evaluator ? { evaluator } : {}), ...(stepVerifier ? { stepVerifier } : {}), onTx });
-    const openings = withOpenings ? await deployStateOpenings(ctx.clients, { jobMarket: market.jobMarket, answerWindowSeconds, replaySeconds }) : undefined;
+    const openings = withOpenings ? await deployStateOpenings(ctx.clients, { jobMarket: market.jobMarket, answerWindowSeconds, replaySeconds, onTx }) : undefined;
     const deployment = { ...market, disputeGame: game.disputeGame, ...(openings ? { stateOpenings: openings.stateOpenings } : {}) };
     const gasUsed = marketGas + game.gasUsed;
     // INVARIANT: a deployment is written and reported only once the deployer has no power left over it.
