@@ -10,7 +10,7 @@ import {Trace} from "./libraries/Trace.sol";
 /// (see IStateOpenings)
 /// @dev Ownerless and fundless, beside JobMarket as JobRecords is: everything it checks it reads from its market.
 contract StateOpenings is IStateOpenings {
-    string public constant VERSION = "pouw-StateOpenings-2";
+    string public constant VERSION = "pouw-StateOpenings-1";
 
     /// @notice Upper bound of answerWindowSeconds.
     uint256 public constant MAX_ANSWER_WINDOW_SECONDS = 30 days;

@@ -3,7 +3,7 @@
 export const contractVersions = {
   JobMarket: "pouw-JobMarket-1",
   JobRecords: "pouw-JobRecords-1",
-  StateOpenings: "pouw-StateOpenings-2",
+  StateOpenings: "pouw-StateOpenings-1",
   KindRecords: "pouw-KindRecords-1",
   StakeVault: "pouw-StakeVault-1",
   AuditorRegistry: "pouw-AuditorRegistry-1",
