@@ -21,6 +21,8 @@ import { botMarketPerFile, passAppealWindows, postCheatingJob, unsampledSecrets,
 
 const AUDIT_RATE = 0.1;
 const ANSWER_WINDOW = 600;
+/** StateOpenings' time per queued opening: the n-th opening asked at once is due ANSWER_WINDOW + (n-1) * REPLAY later. */
+const REPLAY = 60;
 /** Segments 0 and 1 of tiny.json's three (K = 4): the last segment, recomputed whatever the rate, is never committed. */
 const COMMITTED = 2;
 const K = 4;
@@ -31,7 +33,7 @@ describe("bot: step sampling through state openings", function () {
 
   async function setUp(tag: string, strategy: string) {
     const f = await postCheatingJob(market(), tag, { strategy, auditRate: AUDIT_RATE, cheatSegments: COMMITTED });
-    const { stateOpenings } = await deployStateOpenings(f.admin, { jobMarket: f.d.jobMarket, answerWindowSeconds: ANSWER_WINDOW });
+    const { stateOpenings } = await deployStateOpenings(f.admin, { jobMarket: f.d.jobMarket, answerWindowSeconds: ANSWER_WINDOW, replaySeconds: REPLAY });
     f.d.stateOpenings = stateOpenings; // the deployment names it: panel members read openings from there
     unsampledSecrets(f.dir, f.d.jobMarket, f.jobId, COMMITTED, AUDIT_RATE);
     const verdicts: { segment: number; step: number; verdict: SegmentVerdict }[] = [];
@@ -102,7 +104,8 @@ describe("bot: step sampling through state openings", function () {
     // within the answer window: nothing concluded, nothing challenged
     expect(verdicts).to.deep.equal([]);
     expect(await f.disputes()).to.deep.equal([]);
-    await f.conn.networkHelpers.time.increase(ANSWER_WINDOW + 1);
+    // past the last queued deadline
+    await f.conn.networkHelpers.time.increase(ANSWER_WINDOW + (drawn.length - 1) * REPLAY + 1);
     await ticks(f, bot, 6);
     expect(verdicts.map((v) => [v.step, v.verdict.failure?.kind, v.verdict.proof?.step])).to.have.deep.members(drawn.map((s) => [s, "content-unavailable", s]));
     const disputes = await f.disputes();
@@ -139,7 +142,7 @@ describe("bot: the final state opened and screened instead of a forced recompute
 
   async function setUp(tag: string, strategy: string) {
     const f = await postCheatingJob(market(), tag, { strategy, auditRate: AUDIT_RATE });
-    const { stateOpenings } = await deployStateOpenings(f.admin, { jobMarket: f.d.jobMarket, answerWindowSeconds: FINAL_WINDOW });
+    const { stateOpenings } = await deployStateOpenings(f.admin, { jobMarket: f.d.jobMarket, answerWindowSeconds: FINAL_WINDOW, replaySeconds: FINAL_WINDOW });
     f.d.stateOpenings = stateOpenings;
     unsampledSecrets(f.dir, f.d.jobMarket, f.jobId, SEGMENTS, AUDIT_RATE);
     const bot = new ChallengerBot({
@@ -199,6 +202,7 @@ describe("bot: the final state opened and screened instead of a forced recompute
     const { f, bot } = await setUp("final-withheld", "honest");
     await ticks(f, bot, 2);
     expect(bot.db.segment(f.jobId, SEGMENTS - 1)!.sampled).to.equal(null);
+    // the final opening is the only one asked here: due one window after its request
     await f.conn.networkHelpers.time.increase(FINAL_WINDOW + 1);
     await ticks(f, bot, 3);
     expect(bot.db.segment(f.jobId, SEGMENTS - 1)!.sampled).to.equal(true);
