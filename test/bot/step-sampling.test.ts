@@ -13,7 +13,7 @@ import { expect } from "chai";
 import { chainDisputeHooks, ChallengerBot } from "../../verifier/src/bot/index.ts";
 import { sampledStep } from "../../verifier/src/bot/sampler.ts";
 import type { BotOptions } from "../../verifier/src/bot/context.ts";
-import { deployStateOpenings, getOpening, getStakeSlashes } from "../../verifier/src/chain/index.ts";
+import { deployStateOpenings, getOpening, getStakeSlashes, requestOpening } from "../../verifier/src/chain/index.ts";
 import type { SegmentVerdict } from "../../verifier/src/checks/index.ts";
 import { parseStrategy } from "../../verifier/src/ml/index.ts";
 import { answerOpenings } from "../../verifier/src/provider/openings.ts";
@@ -31,9 +31,9 @@ describe("bot: step sampling through state openings", function () {
   this.timeout(300_000);
   const market = botMarketPerFile(600);
 
-  async function setUp(tag: string, strategy: string) {
+  async function setUp(tag: string, strategy: string, terms?: (challengeWindow: number) => { answerWindowSeconds: number; replaySeconds: number }) {
     const f = await postCheatingJob(market(), tag, { strategy, auditRate: AUDIT_RATE, cheatSegments: COMMITTED });
-    const { stateOpenings } = await deployStateOpenings(f.admin, { jobMarket: f.d.jobMarket, answerWindowSeconds: ANSWER_WINDOW, replaySeconds: REPLAY });
+    const { stateOpenings } = await deployStateOpenings(f.admin, { jobMarket: f.d.jobMarket, ...(terms ? terms(Number(f.policy.challengeWindow)) : { answerWindowSeconds: ANSWER_WINDOW, replaySeconds: REPLAY }) });
     f.d.stateOpenings = stateOpenings; // the deployment names it: panel members read openings from there
     unsampledSecrets(f.dir, f.d.jobMarket, f.jobId, COMMITTED, AUDIT_RATE);
     const verdicts: { segment: number; step: number; verdict: SegmentVerdict }[] = [];
@@ -123,6 +123,24 @@ describe("bot: step sampling through state openings", function () {
     const slashes = await getStakeSlashes(f.admin.public, { stakeVault: f.d.stakeVault, fromBlock: BigInt(f.d.startBlock) });
     expect(slashes.map((s) => s.provider)).to.deep.equal([f.cheat.account.address]);
     for (const b of [bot, ...others]) b.close();
+  });
+
+  it("recomputes the sampled segments when the provider's opening queue is full (a flood), so the flood stops no audit", async () => {
+    // a window of a third of the Active job's challenge window, one window per queued opening: two openings fill the
+    // queue (the third's deadline plus one window would pass now + challengeWindow)
+    const { f, bot, drawn } = await setUp("steps-queue-full", "quarter-batch", (cw) => ({ answerWindowSeconds: Math.floor(cw / 3), replaySeconds: Math.floor(cw / 3) }));
+    const so = f.d.stateOpenings!;
+    const flood = [0, 1, 2, 3, 4, 5, 6, 7].filter((t) => !drawn.includes(t + 1)).slice(0, 2);
+    for (const t of flood) await requestOpening(f.auditors[1]!, { stateOpenings: so, jobId: f.jobId, segment: Math.floor(t / K), step: t });
+    await ticks(f, bot, 6);
+    // no opening was asked for the drawn steps: both segments were recomputed (the sampler alone skips them here)
+    for (const s of drawn) expect((await getOpening(f.admin.public, { stateOpenings: so, jobId: f.jobId, step: s - 1 })).requested, `state ${s - 1}`).to.equal(false);
+    expect([0, 1].map((seg) => [bot.db.segment(f.jobId, seg)!.sampled, bot.db.segment(f.jobId, seg)!.audit])).to.deep.equal([
+      [true, "bad"],
+      [true, "bad"],
+    ]);
+    expect((await f.disputes()).length).to.be.at.least(1);
+    bot.close();
   });
 });
 
