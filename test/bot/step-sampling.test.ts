@@ -6,7 +6,7 @@
  *   - a quarter-batch provider (every step wrong) is caught at the sampled step and challenged there;
  *   - an honest provider is asked, answers, and nothing is challenged;
  *   - an honest provider that does not answer is challenged at the sampled step once the opening is withheld, and the
- *     panel (the other bots, deciding with the challenger's opening) votes Fault: the provider is slashed.
+ *     panel (the other bots, deciding with the pre-state's opening) votes Fault: the provider is slashed.
  */
 import { join } from "node:path";
 import { expect } from "chai";
@@ -37,7 +37,7 @@ describe("bot: step sampling through state openings", function () {
     f.d.stateOpenings = stateOpenings; // the deployment names it: panel members read openings from there
     unsampledSecrets(f.dir, f.d.jobMarket, f.jobId, COMMITTED, AUDIT_RATE);
     const verdicts: { segment: number; step: number; verdict: SegmentVerdict }[] = [];
-    // bot 0 step-samples; every bot sits on panels and decides with the challenger's opening
+    // bot 0 step-samples; every bot sits on panels and decides with the pre-state's opening
     const mkBot = (i: number, stepSampling?: BotOptions["stepSampling"]) =>
       new ChallengerBot({
         clients: f.auditors[i]!,
