@@ -17,24 +17,28 @@ contract StateOpenings is IStateOpenings {
 
     IJobMarket private immutable _market;
     uint64 private immutable _answerWindow;
-    uint32 private immutable _maxOpenings;
+    uint64 private immutable _replay;
 
-    mapping(uint256 jobId => mapping(uint256 step => mapping(address requester => Opening))) private _openings;
-    mapping(uint256 jobId => mapping(address requester => uint256 count)) private _openingsBy;
+    mapping(uint256 jobId => mapping(uint256 step => Opening)) private _openings;
+    mapping(address provider => uint64 deadline) private _tail;
 
-    /// @param answerWindowSeconds_ the provider's time to answer an opening
-    /// @param maxOpeningsPerAuditor_ most openings one auditor may ask of one job
-    constructor(IJobMarket market_, uint256 answerWindowSeconds_, uint256 maxOpeningsPerAuditor_) {
+    /// @param answerWindowSeconds_ the provider's time to answer an opening asked of an idle queue
+    /// @param replaySeconds_ the time granted per opening when openings queue up (one segment replay and one answer)
+    constructor(IJobMarket market_, uint256 answerWindowSeconds_, uint256 replaySeconds_) {
         if (address(market_) == address(0)) revert StateOpeningsZeroMarket();
         if (answerWindowSeconds_ == 0 || answerWindowSeconds_ > MAX_ANSWER_WINDOW_SECONDS) {
             revert StateOpeningsInvalidAnswerWindow(answerWindowSeconds_, MAX_ANSWER_WINDOW_SECONDS);
         }
-        if (maxOpeningsPerAuditor_ == 0 || maxOpeningsPerAuditor_ > type(uint32).max) {
-            revert StateOpeningsInvalidOpeningCap(maxOpeningsPerAuditor_);
+        // INVARIANT: replaySeconds <= answerWindowSeconds: the deadlines of one provider are at least replaySeconds apart
+        // and each at least answerWindowSeconds after its request, so a provider serving its queue in deadline order at
+        // most replaySeconds an opening finishes opening n by the later of (request n + replay) and (deadline n-1 +
+        // replay), both no later than deadline n.
+        if (replaySeconds_ == 0 || replaySeconds_ > answerWindowSeconds_) {
+            revert StateOpeningsInvalidReplaySeconds(replaySeconds_, answerWindowSeconds_);
         }
         _market = market_;
         _answerWindow = uint64(answerWindowSeconds_);
-        _maxOpenings = uint32(maxOpeningsPerAuditor_);
+        _replay = uint64(replaySeconds_);
     }
 
     /// @inheritdoc IStateOpenings
@@ -42,27 +46,28 @@ contract StateOpenings is IStateOpenings {
         IJobMarket m = _market;
         (address auditors,,) = m.registries();
         if (auditors == address(0)) revert StateOpeningsRegistriesNotSet();
-        // INVARIANT: only a bonded auditor makes a provider work for an opening (spam costs a bond per address).
+        // INVARIANT: only a bonded auditor makes a provider work for an opening (a flood needs a bond and pays gas).
         if (!IAuditorRegistry(auditors).isActive(msg.sender)) revert StateOpeningsNotAuditor(msg.sender);
+        Opening storage o = _openings[jobId][step];
+        // INVARIANT: one opening per (job, state), for every auditor: a second request is refused before it queues
+        // anything, so asking an asked state again costs the provider nothing. One opening serves all: its answer binds
+        // the provider to its CID for any challenger (a CID that does not serve h(step) is judged a withheld state), so
+        // an opening asked by the provider's own address and answered with a CID that serves nothing convicts it.
+        if (o.deadline != 0) revert StateOpeningsAlreadyRequested(jobId, step, o.deadline);
         IJobMarket.JobView memory j = m.getJob(jobId);
         _checkOpenable(m, j, jobId, segment, step);
-        uint256 answerBy = block.timestamp + _answerWindow;
+        (, address provider,) = m.jobParties(jobId);
+        uint256 answerBy = _nextAnswerBy(provider);
         // INVARIANT: a withheld state can still be disputed: the answer deadline leaves at least one more answer window
         // before the challenge window of a Committed or TimedOut job ends (an Active job's window ends at least
-        // challengeWindow after its last commit, which is no earlier than now).
+        // challengeWindow after its last commit, which is no earlier than now). A queue pushed this far by a flood
+        // refuses the request: the auditor recomputes the segment instead (docs/checks.md).
         uint256 windowEnd = j.status == IJobMarket.JobStatus.Active ? block.timestamp + j.policy.challengeWindow : uint256(j.deadline);
         if (answerBy + _answerWindow > windowEnd) revert StateOpeningsWindowTooShort(jobId, answerBy, windowEnd);
-        Opening storage o = _openings[jobId][step][msg.sender];
-        // INVARIANT: one opening per (job, step, requester): a pending one is not re-timed. Keyed by requester so that
-        // an opening asked by the provider's own bonded address (and answered with a CID that serves nothing) never
-        // stops another auditor from asking for the same state and holding the provider to it.
-        if (o.deadline != 0) revert StateOpeningsAlreadyRequested(jobId, step, msg.sender);
-        uint256 count = _openingsBy[jobId][msg.sender] + 1;
-        // INVARIANT: one auditor makes the provider open at most maxOpeningsPerAuditor states of a job.
-        if (count > _maxOpenings) revert StateOpeningsTooManyOpenings(jobId, msg.sender, _maxOpenings);
-        _openingsBy[jobId][msg.sender] = count;
+        _tail[provider] = uint64(answerBy);
         o.deadline = uint64(answerBy);
         o.segment = uint16(segment); // fits: a committed segment < JobMarket's uint16 segment count
+        o.requester = msg.sender;
         emit OpeningRequested(jobId, segment, step, msg.sender, uint64(answerBy));
     }
 
@@ -70,15 +75,14 @@ contract StateOpenings is IStateOpenings {
     function answerOpening(
         uint256 jobId,
         uint256 step,
-        address requester,
         string calldata checkpointCid,
         bytes32 traceRoot,
         bytes32 endStateHash,
         bytes32 stateHash,
         bytes32[] calldata proof
     ) external {
-        Opening storage o = _openings[jobId][step][requester];
-        _checkAnswerable(o, jobId, step, requester);
+        Opening storage o = _openings[jobId][step];
+        _checkAnswerable(o, jobId, step);
         if (bytes(checkpointCid).length == 0) revert StateOpeningsEmptyCid(jobId, step);
         uint256 segment = o.segment;
         // INVARIANT: the opened state is the committed leaf h(step): the root is the commitment of the segment the opening
@@ -88,23 +92,29 @@ contract StateOpenings is IStateOpenings {
             revert StateOpeningsBadProof(jobId, step, stateHash);
         }
         o.answered = true;
-        emit OpeningAnswered(jobId, segment, step, requester, stateHash, checkpointCid);
+        emit OpeningAnswered(jobId, segment, step, stateHash, checkpointCid);
     }
 
     /// @inheritdoc IStateOpenings
-    function openingOf(uint256 jobId, uint256 step, address requester) external view returns (Opening memory) {
-        return _openings[jobId][step][requester];
+    function openingOf(uint256 jobId, uint256 step) external view returns (Opening memory) {
+        return _openings[jobId][step];
     }
 
     /// @inheritdoc IStateOpenings
-    function isWithheld(uint256 jobId, uint256 step, address requester) external view returns (bool) {
-        Opening storage o = _openings[jobId][step][requester];
+    function isWithheld(uint256 jobId, uint256 step) external view returns (bool) {
+        Opening storage o = _openings[jobId][step];
         return o.deadline != 0 && !o.answered && block.timestamp > o.deadline;
     }
 
     /// @inheritdoc IStateOpenings
-    function openingsBy(uint256 jobId, address requester) external view returns (uint256) {
-        return _openingsBy[jobId][requester];
+    function nextAnswerBy(uint256 jobId) external view returns (uint256) {
+        (, address provider,) = _market.jobParties(jobId);
+        return _nextAnswerBy(provider);
+    }
+
+    /// @inheritdoc IStateOpenings
+    function queueTail(address provider) external view returns (uint256) {
+        return _tail[provider];
     }
 
     /// @inheritdoc IStateOpenings
@@ -113,8 +123,8 @@ contract StateOpenings is IStateOpenings {
     }
 
     /// @inheritdoc IStateOpenings
-    function maxOpeningsPerAuditor() external view returns (uint256) {
-        return _maxOpenings;
+    function replaySeconds() external view returns (uint256) {
+        return _replay;
     }
 
     /// @inheritdoc IStateOpenings
@@ -122,15 +132,23 @@ contract StateOpenings is IStateOpenings {
         return address(_market);
     }
 
-    /// @dev Checks that `requester`'s opening `o` of state `step` may be answered now by the caller.
-    function _checkAnswerable(Opening storage o, uint256 jobId, uint256 step, address requester) private view {
+    /// @dev The deadline of `provider`'s next opening: one answer window from now, and no earlier than one replay after
+    /// its queue's last deadline (the work demanded of a provider is at most one segment replay per replaySeconds).
+    function _nextAnswerBy(address provider) private view returns (uint256) {
+        uint256 fromNow = block.timestamp + _answerWindow;
+        uint256 afterTail = uint256(_tail[provider]) + _replay;
+        return fromNow > afterTail ? fromNow : afterTail;
+    }
+
+    /// @dev Checks that the opening `o` of state `step` may be answered now by the caller.
+    function _checkAnswerable(Opening storage o, uint256 jobId, uint256 step) private view {
         uint256 deadline = o.deadline;
-        if (deadline == 0) revert StateOpeningsNotRequested(jobId, step, requester);
+        if (deadline == 0) revert StateOpeningsNotRequested(jobId, step);
         (, address provider,) = _market.jobParties(jobId);
         // INVARIANT: only the provider answers: an answer by anyone else could pin a bogus CID on the opening.
         if (msg.sender != provider) revert StateOpeningsNotProvider(jobId, msg.sender, provider);
         // INVARIANT: an opening is answered once; its CID never changes.
-        if (o.answered) revert StateOpeningsAlreadyAnswered(jobId, step, requester);
+        if (o.answered) revert StateOpeningsAlreadyAnswered(jobId, step);
         // INVARIANT: an expired opening stays withheld (the dispute of it may already be under way).
         if (block.timestamp > deadline) revert StateOpeningsAnswerLate(jobId, step, deadline, block.timestamp);
     }

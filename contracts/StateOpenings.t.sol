@@ -12,9 +12,10 @@ import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {Hashes} from "@openzeppelin/contracts/utils/cryptography/Hashes.sol";
 import {Trace} from "./libraries/Trace.sol";
 
-/// @notice Every guard of StateOpenings: who may ask (bonded auditors, a cap per job), what may be opened (a committed
-/// segment's pre-states, of a disputable job, in the current tenure, with time left to dispute), and the answer (the
-/// provider only, once, before the deadline, with a proof of the committed leaf).
+/// @notice Every guard of StateOpenings: who may ask (bonded auditors, once per state for everyone), when the answer is
+/// due (the provider's queue), what may be opened (a committed segment's pre-states, of a disputable job, in the current
+/// tenure, with time left to dispute), and the answer (the provider only, once, before the deadline, with a proof of the
+/// committed leaf).
 contract StateOpeningsTest is TestBase, MarketFixture {
     address internal constant BUYER = address(0xB1);
     address internal constant PROVIDER = address(0xB2);
@@ -24,14 +25,14 @@ contract StateOpeningsTest is TestBase, MarketFixture {
     bytes32 internal constant TAG = keccak256("honest");
     uint256 internal constant K = 4;
     uint256 internal constant WINDOW = 2 hours;
-    uint256 internal constant CAP = 3;
+    uint256 internal constant REPLAY = 30 minutes;
 
     StateOpenings internal openings;
     uint256 internal id;
 
     function setUp() public {
         vm.warp(1_700_000_000);
-        openings = new StateOpenings(market, WINDOW, CAP);
+        openings = new StateOpenings(market, WINDOW, REPLAY);
         address[4] memory who = [BUYER, PROVIDER, AUDITOR, AUDITOR2];
         for (uint256 i; i < who.length; ++i) {
             token.mint(who[i], 1e30);
@@ -87,15 +88,14 @@ contract StateOpeningsTest is TestBase, MarketFixture {
     }
 
     function _answer(address who, uint256 segment, uint256 step) internal {
-        _answerTo(who, AUDITOR, segment, step, "bafystate");
+        _answerWith(who, segment, step, "bafystate");
     }
 
-    function _answerTo(address who, address requester, uint256 segment, uint256 step, string memory cid) internal {
+    function _answerWith(address who, uint256 segment, uint256 step, string memory cid) internal {
         vm.prank(who);
         openings.answerOpening(
             id,
             step,
-            requester,
             cid,
             Leaves.root(TAG, id, segment, K),
             Leaves.end(TAG, id, segment, K),
@@ -108,42 +108,47 @@ contract StateOpeningsTest is TestBase, MarketFixture {
 
     function test_requestThenAnswer_opensTheCommittedLeaf() public {
         _request(AUDITOR, 1, 6);
-        IStateOpenings.Opening memory o = openings.openingOf(id, 6, AUDITOR);
+        IStateOpenings.Opening memory o = openings.openingOf(id, 6);
         assertEq(o.deadline, block.timestamp + WINDOW, "deadline");
-        assertEq(openings.openingsBy(id, AUDITOR), 1, "counted");
+        assertEq(o.requester, AUDITOR, "requester");
+        assertEq(o.segment, 1, "segment");
+        assertEq(openings.queueTail(PROVIDER), block.timestamp + WINDOW, "queued");
         _answer(PROVIDER, 1, 6);
-        assertTrue(openings.openingOf(id, 6, AUDITOR).answered, "answered");
+        assertTrue(openings.openingOf(id, 6).answered, "answered");
         vm.warp(block.timestamp + WINDOW + 1);
-        assertTrue(!openings.isWithheld(id, 6, AUDITOR), "an answered opening is never withheld");
+        assertTrue(!openings.isWithheld(id, 6), "an answered opening is never withheld");
     }
 
     function test_unanswered_isWithheldOnlyAfterTheDeadline() public {
         _request(AUDITOR, 0, 0);
         vm.warp(block.timestamp + WINDOW);
-        assertTrue(!openings.isWithheld(id, 0, AUDITOR), "not before the deadline");
+        assertTrue(!openings.isWithheld(id, 0), "not before the deadline");
         vm.warp(block.timestamp + 1);
-        assertTrue(openings.isWithheld(id, 0, AUDITOR), "withheld after it");
-        assertTrue(!openings.isWithheld(id, 1, AUDITOR), "a state nobody asked for is not withheld");
-        assertTrue(!openings.isWithheld(id, 0, AUDITOR2), "withheld from the auditor who asked, not from another");
+        assertTrue(openings.isWithheld(id, 0), "withheld after it");
+        assertTrue(!openings.isWithheld(id, 1), "a state nobody asked for is not withheld");
     }
 
     // ---------------------------------------------------------------- constructor
 
     function test_constructor_zeroMarket_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsZeroMarket.selector));
-        new StateOpenings(IJobMarket(address(0)), WINDOW, CAP);
+        new StateOpenings(IJobMarket(address(0)), WINDOW, REPLAY);
     }
 
     function test_constructor_badWindow_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsInvalidAnswerWindow.selector, 0, 30 days));
-        new StateOpenings(market, 0, CAP);
+        new StateOpenings(market, 0, 1);
         vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsInvalidAnswerWindow.selector, 30 days + 1, 30 days));
-        new StateOpenings(market, 30 days + 1, CAP);
+        new StateOpenings(market, 30 days + 1, 1);
     }
 
-    function test_constructor_zeroCap_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsInvalidOpeningCap.selector, 0));
+    function test_constructor_badReplay_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsInvalidReplaySeconds.selector, 0, WINDOW));
         new StateOpenings(market, WINDOW, 0);
+        // a replay longer than the window: the first opening of an idle queue could not be answered in time
+        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsInvalidReplaySeconds.selector, WINDOW + 1, WINDOW));
+        new StateOpenings(market, WINDOW, WINDOW + 1);
+        new StateOpenings(market, WINDOW, WINDOW);
     }
 
     // ---------------------------------------------------------------- request guards (spam, scope, timing)
@@ -162,36 +167,59 @@ contract StateOpeningsTest is TestBase, MarketFixture {
 
     function test_request_marketWithoutRegistries_reverts() public {
         JobMarket bare = new JobMarket(vault, address(this));
-        StateOpenings o = new StateOpenings(bare, WINDOW, CAP);
+        StateOpenings o = new StateOpenings(bare, WINDOW, REPLAY);
         vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsRegistriesNotSet.selector));
         vm.prank(AUDITOR);
         o.requestOpening(1, 0, 0);
     }
 
-    function test_request_beyondCap_reverts() public {
+    /// Deadlines queue per provider: each is the later of one window from now and one replay after the previous one,
+    /// across requesters and across the provider's jobs; an idle queue starts again at one window from now.
+    function test_request_deadlinesQueuePerProvider() public {
+        uint256 t0 = block.timestamp;
         _request(AUDITOR, 0, 1);
-        _request(AUDITOR, 0, 2);
+        _request(AUDITOR2, 0, 2);
         _request(AUDITOR, 1, 5);
-        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsTooManyOpenings.selector, id, AUDITOR, CAP));
+        assertEq(openings.openingOf(id, 1).deadline, t0 + WINDOW, "first: one window");
+        assertEq(openings.openingOf(id, 2).deadline, t0 + WINDOW + REPLAY, "second: one replay later");
+        assertEq(openings.openingOf(id, 5).deadline, t0 + WINDOW + 2 * REPLAY, "third: two replays later");
+        assertEq(openings.nextAnswerBy(id), t0 + WINDOW + 3 * REPLAY, "the next one's");
+        // another job of the same provider joins the same queue
+        vm.prank(BUYER);
+        uint256 id2 = market.createJob(keccak256("manifest2"), "ipfs://m2", address(token), 1e18, policy(3, 1e18));
+        vm.prank(PROVIDER);
+        market.acceptJob(id2);
+        vm.prank(PROVIDER);
+        market.commitSegment(id2, 0, Leaves.hashes(TAG, id2, 0, K), 1, "bafy");
+        vm.prank(AUDITOR);
+        openings.requestOpening(id2, 0, 1);
+        assertEq(openings.openingOf(id2, 1).deadline, t0 + WINDOW + 3 * REPLAY, "the provider's other job queues behind");
+        // once the queue's last deadline is more than a replay before now + window, a request gets a full window again
+        vm.warp(t0 + 4 * REPLAY);
         _request(AUDITOR, 1, 6);
-        // the cap is per auditor: another bonded auditor may still ask
-        _request(AUDITOR2, 1, 6);
+        assertEq(openings.openingOf(id, 6).deadline, block.timestamp + WINDOW, "an idle queue: one window from now");
     }
 
-    function test_request_sameStepTwice_reverts() public {
+    /// One opening per state for everyone: a second request, pending or answered, by anyone, is refused and queues
+    /// nothing (the provider's tail does not move).
+    function test_request_sameStateTwice_reverts() public {
         _request(AUDITOR, 0, 1);
-        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsAlreadyRequested.selector, id, 1, AUDITOR));
+        uint256 deadline = block.timestamp + WINDOW;
+        uint256 tail = openings.queueTail(PROVIDER);
+        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsAlreadyRequested.selector, id, 1, deadline));
         _request(AUDITOR, 0, 1);
-        // answered, it stays requested by that auditor
+        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsAlreadyRequested.selector, id, 1, deadline));
+        _request(AUDITOR2, 0, 1);
+        assertEq(openings.queueTail(PROVIDER), tail, "nothing queued");
         _answer(PROVIDER, 0, 1);
-        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsAlreadyRequested.selector, id, 1, AUDITOR));
-        _request(AUDITOR, 0, 1);
+        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsAlreadyRequested.selector, id, 1, deadline));
+        _request(AUDITOR2, 0, 1);
     }
 
     /// The squat: a bonded address of the provider's asks for a state first and the provider "answers" it with a CID
-    /// that serves nothing. Another auditor still gets its own opening of that state, which the provider must answer
-    /// (with a proof of the committed leaf) or be withheld from it.
-    function test_request_squattedByProviderSybil_otherAuditorStillHoldsProvider() public {
+    /// that serves nothing. The answer is the state's, for every auditor: its CID binds the provider (a panel judges a
+    /// CID that does not serve h(step) as a withheld state, checks/decide.ts), so the squat convicts the squatter.
+    function test_request_squattedByProviderSybil_answerBindsTheProviderForAll() public {
         address sybil = address(0x5B);
         token.mint(sybil, 1e30);
         vm.startPrank(sybil);
@@ -199,27 +227,15 @@ contract StateOpeningsTest is TestBase, MarketFixture {
         registry.postBond(MIN_BOND);
         openings.requestOpening(id, 1, 6);
         vm.stopPrank();
-        _answerTo(PROVIDER, sybil, 1, 6, "bafy-serves-nothing");
-        assertTrue(openings.openingOf(id, 6, sybil).answered, "the sybil's opening is answered");
-
+        _answerWith(PROVIDER, 1, 6, "bafy-serves-nothing");
+        assertTrue(openings.openingOf(id, 6).answered, "answered");
+        assertEq(openings.openingOf(id, 6).requester, sybil, "asked by the sybil");
+        // another auditor cannot re-open it (the answer is the state's) nor have it withheld: the answered CID is what
+        // every panel member reads for a challenge of step 7
+        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsAlreadyRequested.selector, id, 6, block.timestamp + WINDOW));
         _request(AUDITOR, 1, 6);
-        IStateOpenings.Opening memory o = openings.openingOf(id, 6, AUDITOR);
-        assertEq(o.deadline, block.timestamp + WINDOW, "the auditor's own deadline");
-        assertTrue(!o.answered, "the sybil's answer does not answer the auditor");
         vm.warp(block.timestamp + WINDOW + 1);
-        assertTrue(openings.isWithheld(id, 6, AUDITOR), "unanswered, withheld from the auditor");
-        assertTrue(!openings.isWithheld(id, 6, sybil), "the sybil's is not");
-    }
-
-    /// An answer opens the opening of the requester it names, and no other requester's.
-    function test_answer_opensOnlyTheNamedRequestersOpening() public {
-        _request(AUDITOR, 1, 6);
-        _request(AUDITOR2, 1, 6);
-        _answerTo(PROVIDER, AUDITOR2, 1, 6, "bafystate");
-        assertTrue(openings.openingOf(id, 6, AUDITOR2).answered, "AUDITOR2's answered");
-        assertTrue(!openings.openingOf(id, 6, AUDITOR).answered, "AUDITOR's still pending");
-        _answerTo(PROVIDER, AUDITOR, 1, 6, "bafystate");
-        assertTrue(openings.openingOf(id, 6, AUDITOR).answered, "answered in turn");
+        assertTrue(!openings.isWithheld(id, 6), "answered: not withheld on chain; its CID is judged off chain");
     }
 
     function test_request_unknownJob_reverts() public {
@@ -247,7 +263,7 @@ contract StateOpeningsTest is TestBase, MarketFixture {
         // with the proof of its leaf K; one past it is not
         _request(AUDITOR, 2, 12);
         _answer(PROVIDER, 2, 12);
-        assertTrue(openings.openingOf(id, 12, AUDITOR).answered, "final state answered");
+        assertTrue(openings.openingOf(id, 12).answered, "final state answered");
         vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsStepOutOfSegment.selector, id, 2, 13, 8, 13));
         _request(AUDITOR, 2, 13);
     }
@@ -268,7 +284,13 @@ contract StateOpeningsTest is TestBase, MarketFixture {
         uint256 windowEnd = block.timestamp + 1 days;
         vm.warp(windowEnd - 2 * WINDOW);
         _request(AUDITOR, 0, 1); // exactly enough time left
-        vm.warp(block.timestamp + 1);
+        // the next one queues one replay behind it: past the last deadline that leaves a window to dispute
+        vm.expectRevert(
+            abi.encodeWithSelector(IStateOpenings.StateOpeningsWindowTooShort.selector, id, block.timestamp + WINDOW + REPLAY, windowEnd)
+        );
+        _request(AUDITOR, 0, 2);
+        // an idle queue too: one second too late for a full window and one to dispute
+        vm.warp(block.timestamp + REPLAY + 1);
         vm.expectRevert(
             abi.encodeWithSelector(IStateOpenings.StateOpeningsWindowTooShort.selector, id, block.timestamp + WINDOW, windowEnd)
         );
@@ -290,11 +312,7 @@ contract StateOpeningsTest is TestBase, MarketFixture {
     // ---------------------------------------------------------------- answer guards
 
     function test_answer_notRequested_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsNotRequested.selector, id, 5, AUDITOR));
-        _answer(PROVIDER, 1, 5);
-        // another auditor's opening of the state is not this one's
-        _request(AUDITOR2, 1, 5);
-        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsNotRequested.selector, id, 5, AUDITOR));
+        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsNotRequested.selector, id, 5));
         _answer(PROVIDER, 1, 5);
     }
 
@@ -307,7 +325,7 @@ contract StateOpeningsTest is TestBase, MarketFixture {
     function test_answer_twice_reverts() public {
         _request(AUDITOR, 1, 5);
         _answer(PROVIDER, 1, 5);
-        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsAlreadyAnswered.selector, id, 5, AUDITOR));
+        vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsAlreadyAnswered.selector, id, 5));
         _answer(PROVIDER, 1, 5);
     }
 
@@ -319,14 +337,14 @@ contract StateOpeningsTest is TestBase, MarketFixture {
             abi.encodeWithSelector(IStateOpenings.StateOpeningsAnswerLate.selector, id, 5, deadline, deadline + 1)
         );
         _answer(PROVIDER, 1, 5);
-        assertTrue(openings.isWithheld(id, 5, AUDITOR), "still withheld");
+        assertTrue(openings.isWithheld(id, 5), "still withheld");
     }
 
     function test_answer_atDeadline_succeeds() public {
         _request(AUDITOR, 1, 5);
         vm.warp(block.timestamp + WINDOW);
         _answer(PROVIDER, 1, 5);
-        assertTrue(openings.openingOf(id, 5, AUDITOR).answered, "answered on the last second");
+        assertTrue(openings.openingOf(id, 5).answered, "answered on the last second");
     }
 
     function test_answer_wrongProof_reverts() public {
@@ -338,12 +356,12 @@ contract StateOpeningsTest is TestBase, MarketFixture {
         bytes32 h5 = Leaves.h(TAG, id, 5);
         vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsBadProof.selector, id, 5, h5));
         vm.prank(PROVIDER);
-        openings.answerOpening(id, 5, AUDITOR, "bafystate", root, end, h5, proof);
+        openings.answerOpening(id, 5, "bafystate", root, end, h5, proof);
         // a state hash that is not the committed one, with the right proof
         bytes32 other = keccak256("other state");
         vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsBadProof.selector, id, 5, other));
         vm.prank(PROVIDER);
-        openings.answerOpening(id, 5, AUDITOR, "bafystate", root, end, other, _proof(1, 1));
+        openings.answerOpening(id, 5, "bafystate", root, end, other, _proof(1, 1));
     }
 
     function test_answer_wrongSegmentRoot_reverts() public {
@@ -352,12 +370,12 @@ contract StateOpeningsTest is TestBase, MarketFixture {
         vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsWrongSegment.selector, id, 1));
         vm.prank(PROVIDER);
         openings.answerOpening(
-            id, 5, AUDITOR, "bafystate", Leaves.root(TAG, id, 0, K), Leaves.end(TAG, id, 0, K), Leaves.h(TAG, id, 5), _proof(1, 1)
+            id, 5, "bafystate", Leaves.root(TAG, id, 0, K), Leaves.end(TAG, id, 0, K), Leaves.h(TAG, id, 5), _proof(1, 1)
         );
         vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsWrongSegment.selector, id, 1));
         vm.prank(PROVIDER);
         openings.answerOpening(
-            id, 5, AUDITOR, "bafystate", Leaves.root(TAG, id, 1, K), bytes32(uint256(1)), Leaves.h(TAG, id, 5), _proof(1, 1)
+            id, 5, "bafystate", Leaves.root(TAG, id, 1, K), bytes32(uint256(1)), Leaves.h(TAG, id, 5), _proof(1, 1)
         );
     }
 
@@ -366,7 +384,7 @@ contract StateOpeningsTest is TestBase, MarketFixture {
         vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsEmptyCid.selector, id, 5));
         vm.prank(PROVIDER);
         openings.answerOpening(
-            id, 5, AUDITOR, "", Leaves.root(TAG, id, 1, K), Leaves.end(TAG, id, 1, K), Leaves.h(TAG, id, 5), _proof(1, 1)
+            id, 5, "", Leaves.root(TAG, id, 1, K), Leaves.end(TAG, id, 1, K), Leaves.h(TAG, id, 5), _proof(1, 1)
         );
     }
 
@@ -382,10 +400,10 @@ contract StateOpeningsTest is TestBase, MarketFixture {
             vm.expectRevert(abi.encodeWithSelector(IStateOpenings.StateOpeningsBadProof.selector, id, step, h));
             vm.prank(PROVIDER);
             openings.answerOpening(
-                id, step, AUDITOR, "bafystate", Leaves.root(TAG, id, segment, K), Leaves.end(TAG, id, segment, K), h, _proof(segment, other)
+                id, step, "bafystate", Leaves.root(TAG, id, segment, K), Leaves.end(TAG, id, segment, K), h, _proof(segment, other)
             );
         }
         _answer(PROVIDER, segment, step);
-        assertTrue(openings.openingOf(id, step, AUDITOR).answered, "answered");
+        assertTrue(openings.openingOf(id, step).answered, "answered");
     }
 }

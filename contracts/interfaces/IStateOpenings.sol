@@ -5,45 +5,46 @@ import {IJobMarket} from "./IJobMarket.sol";
 
 /// @title IStateOpenings: state openings of JobMarket's committed segments
 /// @notice Any active auditor may ask for the state before any step of a committed segment (`requestOpening`); the
-/// job's provider must publish that state's checkpoint and name its content id on chain (`answerOpening`) within
-/// `answerWindowSeconds`, with a Merkle proof that the state hash it opens is the committed leaf h(step). An opening
-/// left unanswered past its deadline is a withheld state (`isWithheld`), judged as a withheld start checkpoint is
-/// today: a challenge of step `step + 1` (whose pre-state is the withheld one), on which the panel votes Fault
+/// job's provider must publish that state's checkpoint and name its content id on chain (`answerOpening`) by the
+/// opening's deadline, with a Merkle proof that the state hash it opens is the committed leaf h(step). An opening left
+/// unanswered past its deadline is a withheld state (`isWithheld`), judged as a withheld start checkpoint is: a
+/// challenge of step `step + 1` (whose pre-state is the withheld one), on which the panel votes Fault
 /// (docs/disputes.md, "Data availability"). The contract holds no funds and no role: it reads jobs and commitments from
-/// its JobMarket and auditors from the market's AuditorRegistry. Spam is bounded by the bonded-auditor requirement and
-/// `maxOpeningsPerAuditor` openings per auditor per job; one opening per (job, step, requester) ever. Openings are keyed
-/// by requester: each bonded auditor holds the provider to its own opening, so one asked (and answered with a CID that
-/// serves nothing) by an address of the provider's never stands in for another auditor's.
-/// @custom:semver 1.0.0
+/// its JobMarket and auditors from the market's AuditorRegistry.
+/// Flood bound (docs/checks.md, "State openings: the queue"): openings are kept per (job, state), so one answer serves
+/// every auditor and a second request of a pending or answered state is refused before it costs the provider anything;
+/// and each provider has one queue of deadlines: a new opening's deadline is the later of `now + answerWindowSeconds`
+/// and the provider's previous deadline plus `replaySeconds` (the time to replay one segment). A provider that answers
+/// in deadline order and needs at most `replaySeconds` an opening meets every deadline, whatever the number of
+/// requesters; a flood only pushes later deadlines out, until a request would no longer leave time to dispute a
+/// withholding inside the challenge window and is refused (the auditor then recomputes the segment instead).
+/// @custom:semver 2.0.0
 interface IStateOpenings {
-    /// @notice One requester's opening of one state (one slot). `deadline` 0: never requested.
+    /// @notice The opening of one state of a job (one slot). `deadline` 0: never requested. `requester`: who asked first.
     struct Opening {
         uint64 deadline;
         uint16 segment;
         bool answered;
+        address requester;
     }
 
     /// @notice `requester` asked job `jobId`'s provider to open the state `step` of segment `segment` by `deadline`.
     event OpeningRequested(
         uint256 indexed jobId, uint256 indexed segment, uint256 step, address indexed requester, uint64 deadline
     );
-    /// @notice The provider opened state `step` of job `jobId` to `requester`: its hash `stateHash` is the committed
+    /// @notice The provider opened state `step` of job `jobId` (to every auditor): its hash `stateHash` is the committed
     /// leaf, its checkpoint is at `checkpointCid`.
     event OpeningAnswered(
-        uint256 indexed jobId,
-        uint256 indexed segment,
-        uint256 step,
-        address indexed requester,
-        bytes32 stateHash,
-        string checkpointCid
+        uint256 indexed jobId, uint256 indexed segment, uint256 step, bytes32 stateHash, string checkpointCid
     );
 
     /// @notice A constructor address is zero.
     error StateOpeningsZeroMarket();
     /// @notice answerWindowSeconds must be in 1 .. `max`.
     error StateOpeningsInvalidAnswerWindow(uint256 answerWindowSeconds, uint256 max);
-    /// @notice maxOpeningsPerAuditor must be at least 1.
-    error StateOpeningsInvalidOpeningCap(uint256 maxOpeningsPerAuditor);
+    /// @notice replaySeconds must be in 1 .. answerWindowSeconds (a provider must be able to answer the first opening of
+    /// an empty queue in its window).
+    error StateOpeningsInvalidReplaySeconds(uint256 replaySeconds, uint256 answerWindowSeconds);
     /// @notice The market's registries are not set (no AuditorRegistry to check a requester against).
     error StateOpeningsRegistriesNotSet();
     /// @notice `requester` is not an active auditor.
@@ -61,19 +62,18 @@ interface IStateOpenings {
     /// @notice State `step` is not a state segment `segment` opens (`first` .. `last` - 1: its pre-states, and in the
     /// job's last segment its end state too).
     error StateOpeningsStepOutOfSegment(uint256 jobId, uint256 segment, uint256 step, uint256 first, uint256 last);
-    /// @notice The answer deadline `answerBy` would fall after the job's challenge window ends at `windowEnd`, so a
-    /// withheld state could no longer be disputed.
+    /// @notice The answer deadline `answerBy` (the provider's queue puts it there) would leave less than one answer
+    /// window before the job's challenge window ends at `windowEnd`, so a withheld state could no longer be disputed.
     error StateOpeningsWindowTooShort(uint256 jobId, uint256 answerBy, uint256 windowEnd);
-    /// @notice `requester` already asked for state `step` of job `jobId` (its opening is pending or answered).
-    error StateOpeningsAlreadyRequested(uint256 jobId, uint256 step, address requester);
-    /// @notice `requester` already asked `max` openings of job `jobId`.
-    error StateOpeningsTooManyOpenings(uint256 jobId, address requester, uint256 max);
-    /// @notice `requester` did not ask to open state `step` of job `jobId`.
-    error StateOpeningsNotRequested(uint256 jobId, uint256 step, address requester);
+    /// @notice State `step` of job `jobId` was already asked for (its opening, due at `deadline`, is pending or
+    /// answered): the one opening serves every auditor.
+    error StateOpeningsAlreadyRequested(uint256 jobId, uint256 step, uint256 deadline);
+    /// @notice Nobody asked to open state `step` of job `jobId`.
+    error StateOpeningsNotRequested(uint256 jobId, uint256 step);
     /// @notice `caller` is not job `jobId`'s provider `provider`.
     error StateOpeningsNotProvider(uint256 jobId, address caller, address provider);
-    /// @notice `requester`'s opening of state `step` of job `jobId` was already answered.
-    error StateOpeningsAlreadyAnswered(uint256 jobId, uint256 step, address requester);
+    /// @notice The opening of state `step` of job `jobId` was already answered.
+    error StateOpeningsAlreadyAnswered(uint256 jobId, uint256 step);
     /// @notice The opening of state `step` of job `jobId` expired at `deadline` (now `nowTs`): the state is withheld.
     error StateOpeningsAnswerLate(uint256 jobId, uint256 step, uint256 deadline, uint256 nowTs);
     /// @notice (traceRoot, endStateHash) is not the commitment of segment `segment`, the one the opening was asked in.
@@ -85,20 +85,18 @@ interface IStateOpenings {
 
     /// @notice Ask job `jobId`'s provider to open state `step` of committed segment `segment` (the state before step
     /// `step + 1`; segment i holds states i*K .. (i+1)*K - 1 as pre-states, and the job's last segment also its end
-    /// state, the final model, which the auditors screen instead of recomputing the last segment). Caller: an active auditor, at most
-    /// maxOpeningsPerAuditor times per job; once per (job, step, requester). While the job is Committed or TimedOut the answer
-    /// deadline must fall inside its challenge window.
+    /// state, the final model, which the auditors screen instead of recomputing the last segment). Caller: an active
+    /// auditor; once per (job, step) for everyone. The deadline is `nextAnswerBy(jobId)` at the time of the call; it must
+    /// leave one more answer window before the challenge window ends.
     function requestOpening(uint256 jobId, uint256 segment, uint256 step) external;
 
-    /// @notice Open state `step` to `requester`, who asked for it: `stateHash` with `proof` must be leaf h(step) of the
-    /// committed trace root of the segment the opening was asked in (`traceRoot`, `endStateHash` from its
-    /// SegmentCommitted event), and `checkpointCid` the content id of the state's checkpoint file (whose state hash
-    /// auditors check off chain: a CID that does not hold h(step) is a withheld state). Caller: the job's provider,
-    /// before the deadline, once per opening.
+    /// @notice Open state `step` of job `jobId`: `stateHash` with `proof` must be leaf h(step) of the committed trace
+    /// root of the segment the opening was asked in (`traceRoot`, `endStateHash` from its SegmentCommitted event), and
+    /// `checkpointCid` the content id of the state's checkpoint file (whose state hash auditors check off chain: a CID
+    /// that does not hold h(step) is a withheld state, whoever asked). Caller: the job's provider, by the deadline, once.
     function answerOpening(
         uint256 jobId,
         uint256 step,
-        address requester,
         string calldata checkpointCid,
         bytes32 traceRoot,
         bytes32 endStateHash,
@@ -106,21 +104,26 @@ interface IStateOpenings {
         bytes32[] calldata proof
     ) external;
 
-    /// @notice `requester`'s opening of state `step` of job `jobId` (deadline 0: never requested).
-    function openingOf(uint256 jobId, uint256 step, address requester) external view returns (Opening memory);
+    /// @notice The opening of state `step` of job `jobId` (deadline 0: never requested).
+    function openingOf(uint256 jobId, uint256 step) external view returns (Opening memory);
 
-    /// @notice Whether state `step` of job `jobId` is withheld from `requester`: requested, unanswered, and its deadline
-    /// passed. Once true it stays true (a late answer reverts).
-    function isWithheld(uint256 jobId, uint256 step, address requester) external view returns (bool);
+    /// @notice Whether state `step` of job `jobId` is withheld: requested, unanswered, and its deadline passed. Once
+    /// true it stays true (a late answer reverts).
+    function isWithheld(uint256 jobId, uint256 step) external view returns (bool);
 
-    /// @notice How many openings `requester` asked of job `jobId`.
-    function openingsBy(uint256 jobId, address requester) external view returns (uint256);
+    /// @notice The deadline a request for a state of job `jobId` would get now (its provider's queue): the later of
+    /// `now + answerWindowSeconds` and the provider's last deadline plus `replaySeconds`.
+    function nextAnswerBy(uint256 jobId) external view returns (uint256);
 
-    /// @notice The provider's time to answer, in seconds.
+    /// @notice The latest deadline of `provider`'s openings (0: none yet).
+    function queueTail(address provider) external view returns (uint256);
+
+    /// @notice The provider's time to answer an opening asked of an idle queue, in seconds.
     function answerWindowSeconds() external view returns (uint256);
 
-    /// @notice Most openings one auditor may ask of one job.
-    function maxOpeningsPerAuditor() external view returns (uint256);
+    /// @notice Seconds between two consecutive deadlines of one provider: the time it is granted per opening (one
+    /// segment replay, one answer transaction).
+    function replaySeconds() external view returns (uint256);
 
     /// @notice The JobMarket whose segments are opened.
     function market() external view returns (address);

@@ -6,14 +6,14 @@
  *   - a quarter-batch provider (every step wrong) is caught at the sampled step and challenged there;
  *   - an honest provider is asked, answers, and nothing is challenged;
  *   - an honest provider that does not answer is challenged at the sampled step once the opening is withheld, and the
- *     panel (the other bots, deciding with the challenger's opening) votes Fault: the provider is slashed.
+ *     panel (the other bots, deciding with the pre-state's opening) votes Fault: the provider is slashed.
  */
 import { join } from "node:path";
 import { expect } from "chai";
 import { chainDisputeHooks, ChallengerBot } from "../../verifier/src/bot/index.ts";
 import { sampledStep } from "../../verifier/src/bot/sampler.ts";
 import type { BotOptions } from "../../verifier/src/bot/context.ts";
-import { deployStateOpenings, getOpening, getStakeSlashes } from "../../verifier/src/chain/index.ts";
+import { deployStateOpenings, getOpening, getStakeSlashes, requestOpening } from "../../verifier/src/chain/index.ts";
 import type { SegmentVerdict } from "../../verifier/src/checks/index.ts";
 import { parseStrategy } from "../../verifier/src/ml/index.ts";
 import { answerOpenings } from "../../verifier/src/provider/openings.ts";
@@ -21,6 +21,8 @@ import { botMarketPerFile, passAppealWindows, postCheatingJob, unsampledSecrets,
 
 const AUDIT_RATE = 0.1;
 const ANSWER_WINDOW = 600;
+/** StateOpenings' time per queued opening: the n-th opening asked at once is due ANSWER_WINDOW + (n-1) * REPLAY later. */
+const REPLAY = 60;
 /** Segments 0 and 1 of tiny.json's three (K = 4): the last segment, recomputed whatever the rate, is never committed. */
 const COMMITTED = 2;
 const K = 4;
@@ -29,13 +31,13 @@ describe("bot: step sampling through state openings", function () {
   this.timeout(300_000);
   const market = botMarketPerFile(600);
 
-  async function setUp(tag: string, strategy: string) {
+  async function setUp(tag: string, strategy: string, terms?: (challengeWindow: number) => { answerWindowSeconds: number; replaySeconds: number }) {
     const f = await postCheatingJob(market(), tag, { strategy, auditRate: AUDIT_RATE, cheatSegments: COMMITTED });
-    const { stateOpenings } = await deployStateOpenings(f.admin, { jobMarket: f.d.jobMarket, answerWindowSeconds: ANSWER_WINDOW });
+    const { stateOpenings } = await deployStateOpenings(f.admin, { jobMarket: f.d.jobMarket, ...(terms ? terms(Number(f.policy.challengeWindow)) : { answerWindowSeconds: ANSWER_WINDOW, replaySeconds: REPLAY }) });
     f.d.stateOpenings = stateOpenings; // the deployment names it: panel members read openings from there
     unsampledSecrets(f.dir, f.d.jobMarket, f.jobId, COMMITTED, AUDIT_RATE);
     const verdicts: { segment: number; step: number; verdict: SegmentVerdict }[] = [];
-    // bot 0 step-samples; every bot sits on panels and decides with the challenger's opening
+    // bot 0 step-samples; every bot sits on panels and decides with the pre-state's opening
     const mkBot = (i: number, stepSampling?: BotOptions["stepSampling"]) =>
       new ChallengerBot({
         clients: f.auditors[i]!,
@@ -66,7 +68,7 @@ describe("bot: step sampling through state openings", function () {
     await bot.tick();
     // the bot asked for the state before each drawn step, and audited nothing yet
     for (const s of drawn) {
-      expect((await getOpening(f.admin.public, { stateOpenings, jobId: f.jobId, step: s - 1, requester: f.auditors[0]!.account.address })).requested).to.equal(true);
+      expect((await getOpening(f.admin.public, { stateOpenings, jobId: f.jobId, step: s - 1 })).requested).to.equal(true);
     }
     expect(verdicts).to.deep.equal([]);
     const answered = await answerOpenings(provider, { strategy: parseStrategy("quarter-batch"), mode: "recompute" });
@@ -102,7 +104,8 @@ describe("bot: step sampling through state openings", function () {
     // within the answer window: nothing concluded, nothing challenged
     expect(verdicts).to.deep.equal([]);
     expect(await f.disputes()).to.deep.equal([]);
-    await f.conn.networkHelpers.time.increase(ANSWER_WINDOW + 1);
+    // past the last queued deadline
+    await f.conn.networkHelpers.time.increase(ANSWER_WINDOW + (drawn.length - 1) * REPLAY + 1);
     await ticks(f, bot, 6);
     expect(verdicts.map((v) => [v.step, v.verdict.failure?.kind, v.verdict.proof?.step])).to.have.deep.members(drawn.map((s) => [s, "content-unavailable", s]));
     const disputes = await f.disputes();
@@ -120,6 +123,24 @@ describe("bot: step sampling through state openings", function () {
     const slashes = await getStakeSlashes(f.admin.public, { stakeVault: f.d.stakeVault, fromBlock: BigInt(f.d.startBlock) });
     expect(slashes.map((s) => s.provider)).to.deep.equal([f.cheat.account.address]);
     for (const b of [bot, ...others]) b.close();
+  });
+
+  it("recomputes the sampled segments when the provider's opening queue is full (a flood), so the flood stops no audit", async () => {
+    // a window of a third of the Active job's challenge window, one window per queued opening: two openings fill the
+    // queue (the third's deadline plus one window would pass now + challengeWindow)
+    const { f, bot, drawn } = await setUp("steps-queue-full", "quarter-batch", (cw) => ({ answerWindowSeconds: Math.floor(cw / 3), replaySeconds: Math.floor(cw / 3) }));
+    const so = f.d.stateOpenings!;
+    const flood = [0, 1, 2, 3, 4, 5, 6, 7].filter((t) => !drawn.includes(t + 1)).slice(0, 2);
+    for (const t of flood) await requestOpening(f.auditors[1]!, { stateOpenings: so, jobId: f.jobId, segment: Math.floor(t / K), step: t });
+    await ticks(f, bot, 6);
+    // no opening was asked for the drawn steps: both segments were recomputed (the sampler alone skips them here)
+    for (const s of drawn) expect((await getOpening(f.admin.public, { stateOpenings: so, jobId: f.jobId, step: s - 1 })).requested, `state ${s - 1}`).to.equal(false);
+    expect([0, 1].map((seg) => [bot.db.segment(f.jobId, seg)!.sampled, bot.db.segment(f.jobId, seg)!.audit])).to.deep.equal([
+      [true, "bad"],
+      [true, "bad"],
+    ]);
+    expect((await f.disputes()).length).to.be.at.least(1);
+    bot.close();
   });
 });
 
@@ -139,7 +160,7 @@ describe("bot: the final state opened and screened instead of a forced recompute
 
   async function setUp(tag: string, strategy: string) {
     const f = await postCheatingJob(market(), tag, { strategy, auditRate: AUDIT_RATE });
-    const { stateOpenings } = await deployStateOpenings(f.admin, { jobMarket: f.d.jobMarket, answerWindowSeconds: FINAL_WINDOW });
+    const { stateOpenings } = await deployStateOpenings(f.admin, { jobMarket: f.d.jobMarket, answerWindowSeconds: FINAL_WINDOW, replaySeconds: FINAL_WINDOW });
     f.d.stateOpenings = stateOpenings;
     unsampledSecrets(f.dir, f.d.jobMarket, f.jobId, SEGMENTS, AUDIT_RATE);
     const bot = new ChallengerBot({
@@ -157,7 +178,7 @@ describe("bot: the final state opened and screened instead of a forced recompute
     const provider = { clients: f.cheat, deployment: f.d, store: f.store, board: f.board, stateDir: join(f.dir, "state"), stateOpenings };
     await bot.tick();
     // the final state was asked for, and the last segment waits for its screen (no forced recompute yet)
-    const asked = await getOpening(f.admin.public, { stateOpenings, jobId: f.jobId, step: FINAL_STATE, requester: f.auditors[0]!.account.address });
+    const asked = await getOpening(f.admin.public, { stateOpenings, jobId: f.jobId, step: FINAL_STATE });
     expect(asked.requested).to.equal(true);
     expect(bot.db.segment(f.jobId, SEGMENTS - 1)!.sampled).to.equal(null);
     return { f, bot, provider };
@@ -199,6 +220,7 @@ describe("bot: the final state opened and screened instead of a forced recompute
     const { f, bot } = await setUp("final-withheld", "honest");
     await ticks(f, bot, 2);
     expect(bot.db.segment(f.jobId, SEGMENTS - 1)!.sampled).to.equal(null);
+    // the final opening is the only one asked here: due one window after its request
     await f.conn.networkHelpers.time.increase(FINAL_WINDOW + 1);
     await ticks(f, bot, 3);
     expect(bot.db.segment(f.jobId, SEGMENTS - 1)!.sampled).to.equal(true);

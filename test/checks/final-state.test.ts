@@ -33,7 +33,7 @@ describe("checks: the final state screened through a state opening (local chain)
   before(async () => {
     env = await disputeEnv();
     dir = await tempDir("final-state");
-    ({ stateOpenings } = await deployStateOpenings(env.admin, { jobMarket: env.d.jobMarket, answerWindowSeconds: 600, maxOpeningsPerAuditor: 4 }));
+    ({ stateOpenings } = await deployStateOpenings(env.admin, { jobMarket: env.d.jobMarket, answerWindowSeconds: 600, replaySeconds: 60 }));
     const store = new LocalDirStore(join(dir, "store"));
     ctx = { clients: env.provider, deployment: env.d, store, board: new SegmentBoard(join(dir, "board"), store), stateDir: join(dir, "state"), stateOpenings };
   });

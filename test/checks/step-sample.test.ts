@@ -1,6 +1,6 @@
 /**
  * The sampled-step audit (checks/step-sample.ts) and the panel's decision on its claims (decideStep with the
- * challenger's opening): one step recomputed from an opened state, on tiny.json (K = 4) traces.
+ * opening of the pre-state, whoever asked it): one step recomputed from an opened state, on tiny.json (K = 4) traces.
  */
 import { expect } from "chai";
 import type { Hex } from "viem";

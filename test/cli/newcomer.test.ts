@@ -76,7 +76,8 @@ describe("newcomer path: every command's --json parses, every write names its tr
   it("deploy, register, bond, post, stake, accept, train, audit, claim, fetch, status: JSON throughout, every tx on chain", async () => {
     const [deployed] = await json(["deploy", "--unbonding-delay", "60", "--exit-delay", "691272", "--min-bond", "1"], 0, { writes: true });
     // the dev token, StakeVault, AuditorRegistry, JobMarket, JobRecords, the wire, two registries, setRegistries,
-    // PeerDirectory, the dev verifier, DisputeGame, two wires: 14 transactions, in the order sent, blocks never going back
+    // PeerDirectory, the dev verifier, DisputeGame, two wires, StateOpenings (deployed by default): 16 transactions, in
+    // the order sent, blocks never going back
     const deployTxs = deployed!.txs as { what: string; blockNumber: string }[];
     expect(deployTxs.map((t) => t.what)).to.deep.equal([
       "deploy TestToken",
@@ -94,6 +95,7 @@ describe("newcomer path: every command's --json parses, every write names its tr
       "deploy DisputeGame",
       "AuditorRegistry.wire",
       "JobMarket.wire",
+      "deploy StateOpenings",
     ]);
     const blocks = deployTxs.map((t) => BigInt(t.blockNumber));
     expect(blocks[0]!.toString()).to.equal((deployed!.deployment as { startBlock: string }).startBlock);

@@ -28,7 +28,7 @@ describe("provider run answers state openings while it trains", function () {
   before(async () => {
     env = await disputeEnv();
     dir = await tempDir("openings-while-training");
-    ({ stateOpenings } = await deployStateOpenings(env.admin, { jobMarket: env.d.jobMarket, answerWindowSeconds: 600, maxOpeningsPerAuditor: 4 }));
+    ({ stateOpenings } = await deployStateOpenings(env.admin, { jobMarket: env.d.jobMarket, answerWindowSeconds: 600, replaySeconds: 60 }));
   });
   after(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -47,7 +47,7 @@ describe("provider run answers state openings while it trains", function () {
     const rest = await runProviderJob(ctx, jobId, { strategy: honest });
     expect(rest.committed).to.deep.equal([1, 2]);
     expect((await getJob(env.provider.public, { jobMarket: d.jobMarket, jobId })).status).to.equal("Committed");
-    const o = await getOpening(env.provider.public, { stateOpenings, jobId, step: 2, requester: requester.account.address });
+    const o = await getOpening(env.provider.public, { stateOpenings, jobId, step: 2 });
     expect([o.requested, o.answered, o.withheld]).to.deep.equal([true, true, false]);
   });
 });

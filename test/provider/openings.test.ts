@@ -55,7 +55,7 @@ describe("provider: state openings answered and withheld", function () {
   before(async () => {
     env = await disputeEnv();
     dir = await tempDir("provider-openings");
-    ({ stateOpenings } = await deployStateOpenings(env.admin, { jobMarket: env.d.jobMarket, answerWindowSeconds: ANSWER_WINDOW, maxOpeningsPerAuditor: 4 }));
+    ({ stateOpenings } = await deployStateOpenings(env.admin, { jobMarket: env.d.jobMarket, answerWindowSeconds: ANSWER_WINDOW, replaySeconds: 60 }));
     const store = new LocalDirStore(join(dir, "store"));
     ctx = { clients: env.provider, deployment: env.d, store, board: new SegmentBoard(join(dir, "board"), store), stateDir: join(dir, "state"), stateOpenings };
     const manifest = tinyManifest();
@@ -86,8 +86,8 @@ describe("provider: state openings answered and withheld", function () {
     // each answer is on chain, and its CID holds the committed state (checked with a fresh run, as an auditor would)
     const run = await createRun(tinyManifest(), { jobId, salt: deploymentSalt(env.d, jobId) });
     try {
-      for (const [step, requester] of [[6, env.auditors[0]!.account.address], [9, env.auditors[1]!.account.address]] as const) {
-        expect((await getOpening(env.auditors[0]!.public, { stateOpenings, jobId, step, requester })).answered).to.equal(true);
+      for (const step of [6, 9]) {
+        expect((await getOpening(env.auditors[0]!.public, { stateOpenings, jobId, step })).answered).to.equal(true);
         const [req] = (await getOpeningRequests(env.auditors[0]!.public, { stateOpenings, jobId, fromBlock: 0n })).filter((r) => r.step === step);
         expect(req!.answered!.stateHash).to.equal(leafOf(step));
         const state = run.loadCheckpoint(await ctx.store.get(req!.answered!.checkpointCid), { step });
@@ -103,10 +103,13 @@ describe("provider: state openings answered and withheld", function () {
   it("an unanswered opening is withheld after its deadline, and the panel slashes the provider on the next step", async () => {
     const step = 2;
     await requestOpening(env.auditors[2]!, { stateOpenings, jobId, segment: 0, step });
-    await env.increaseTime(ANSWER_WINDOW + 1);
+    // its deadline is the provider's queue's: one window from now, or one replay after the openings asked before it
+    const { deadline } = await getOpening(env.challenger.public, { stateOpenings, jobId, step });
+    const now = Number((await env.provider.public.getBlock()).timestamp);
+    expect(deadline - now >= ANSWER_WINDOW).to.equal(true);
+    await env.increaseTime(deadline - now + 1);
     await env.mine(1);
-    const requester = env.auditors[2]!.account.address;
-    const o = await getOpening(env.challenger.public, { stateOpenings, jobId, step, requester });
+    const o = await getOpening(env.challenger.public, { stateOpenings, jobId, step });
     expect([o.requested, o.answered, o.withheld]).to.deep.equal([true, false, true]);
     // too late to answer now: the watcher reports it, and a direct answer reverts
     const late = await answerOpenings(ctx, { strategy: honest, mode: "recompute" });
@@ -114,7 +117,7 @@ describe("provider: state openings answered and withheld", function () {
     const c = commits[0]!;
     const tree = new SegmentTree(0, c.stateHashes);
     await expectRevert(
-      answerOpening(env.provider, { stateOpenings, jobId, step, requester, checkpointCid: "bafylate", traceRoot: c.traceRoot, endStateHash: c.endStateHash, stateHash: leafOf(step), proof: tree.proof(step) }),
+      answerOpening(env.provider, { stateOpenings, jobId, step, checkpointCid: "bafylate", traceRoot: c.traceRoot, endStateHash: c.endStateHash, stateHash: leafOf(step), proof: tree.proof(step) }),
       "StateOpeningsAnswerLate",
     );
 
@@ -148,7 +151,7 @@ describe("provider: state openings answered and withheld", function () {
           ballots,
           decide: async () => {
             const d = await getDispute(a.public, { disputeGame: env.d.disputeGame, disputeId });
-            const pre = await getOpening(a.public, { stateOpenings, jobId: d.jobId, step: Number(d.step) - 1, requester });
+            const pre = await getOpening(a.public, { stateOpenings, jobId: d.jobId, step: Number(d.step) - 1 });
             return pre.withheld ? { vote: "Fault", reason: `state ${Number(d.step) - 1} withheld (opening unanswered)` } : { vote: "Valid", reason: "pre-state available" };
           },
         });

@@ -149,7 +149,7 @@ describe("provider serve: openings answered, a captured Fault appealed, a real F
     }
     await env.increaseTime(Number(DEFAULT_ACTIVATION_DELAY_SECONDS));
     auditors = [...env.auditors, ...more];
-    ({ stateOpenings } = await deployStateOpenings(env.admin, { jobMarket: env.d.jobMarket, answerWindowSeconds: 600, maxOpeningsPerAuditor: 4 }));
+    ({ stateOpenings } = await deployStateOpenings(env.admin, { jobMarket: env.d.jobMarket, answerWindowSeconds: 600, replaySeconds: 60 }));
     ctx = { clients: env.provider, deployment: { ...env.d, stateOpenings }, store, stateDir: join(dir, "state") };
     honestJob = await trainJob("honest");
     cheatJob = await trainJob(`plant:${STEP}`);

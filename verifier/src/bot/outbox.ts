@@ -76,10 +76,10 @@ export class Outbox {
         );
       }
       case "requestOpening": {
-        // this account's opening of the state is on chain already (one per (job, state, requester))
+        // the state's opening is on chain already (one per (job, state), asked by anyone: it serves this bot too)
         const k = parseIntentKey(i.key);
         if (k.kind !== "requestOpening" || !this.ctx.options.stepSampling) return false;
-        return (await getOpening(clients.public, { stateOpenings: this.ctx.options.stepSampling.stateOpenings, jobId: k.jobId, step: k.step, requester: this.ctx.me })).requested;
+        return (await getOpening(clients.public, { stateOpenings: this.ctx.options.stepSampling.stateOpenings, jobId: k.jobId, step: k.step })).requested;
       }
       case "claimStake":
         return (await getStakeCredit(clients.public, { stakeVault: deployment.stakeVault, account: this.ctx.me })) === 0n;

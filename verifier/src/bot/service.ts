@@ -56,7 +56,7 @@ export async function runChallengerService(o: ChallengerServiceOptions): Promise
   const stateOpenings = o.deployment.stateOpenings;
   // INVARIANT: step sampling asks the deployment's own StateOpenings (the one the panels read for the challenge)
   if (o.stepRate !== undefined && !stateOpenings) {
-    throw new InputError(`--step-sampling ${o.stepRate}: the deployment has no stateOpenings (StateOpenings), so no provider can be asked for a state; deploy one with \`pouw deploy --state-openings\` or run without --step-sampling`);
+    throw new InputError(`--step-sampling ${o.stepRate}: the deployment has no stateOpenings (StateOpenings), so no provider can be asked for a state; deploy one with \`pouw deploy\` (it deploys StateOpenings unless --no-state-openings) or run without --step-sampling`);
   }
   const dispute = chainDisputeHooks({ clients: o.clients, deployment: o.deployment, ballotsDir: o.ballotsDir, maxChallengeRounds: o.maxChallengeRounds });
   const bot = new ChallengerBot({

@@ -4,7 +4,9 @@
  * recomputed through checks/ auditSampledStep; a mismatch, an opened CID that does not serve the committed state, or an
  * opening left unanswered past its deadline is a finding at that step, concluded by the auditor (auditor.ts) like a
  * failed segment audit. The auditor owns the job's run, the audit target and the conclusion; this part owns the draw,
- * the opening and what is settled.
+ * the opening and what is settled. When the bot cannot get an opening (the provider's queue is full up to the challenge
+ * window, the request reverted, or the segment's states can no longer be asked) the segment is recomputed instead
+ * (fallBackToRecompute): a provider that floods its own queue buys itself a full recompute, not an escape.
  */
 import type { Address } from "viem";
 import { encodeCall, getJob, getOpeningTerms, requestOpeningCall, withRetry } from "../chain/index.ts";
@@ -13,7 +15,7 @@ import { SourceUnavailableError } from "../net/index.ts";
 import type { BotContext } from "./context.ts";
 import type { CommittedSegment } from "./db.ts";
 import { formatIntentKey } from "./intent-key.ts";
-import { readOpening } from "./opening.ts";
+import { openingFits, readOpening } from "./opening.ts";
 import { sampledStep } from "./sampler.ts";
 
 /** Job statuses in which a committed segment's states can be asked for (StateOpenings._checkOpenable). */
@@ -93,15 +95,21 @@ export class StepAuditor {
         continue;
       }
       const log = this.ctx.log.child({ jobId: String(s.jobId), segment: s.segment, step });
-      const opened = await readOpening(clients.public, { stateOpenings: cfg.stateOpenings, fromBlock: BigInt(deployment.startBlock), jobId: s.jobId, state: step - 1, requester: this.ctx.me });
+      const opened = await readOpening(clients.public, { stateOpenings: cfg.stateOpenings, fromBlock: BigInt(deployment.startBlock), jobId: s.jobId, state: step - 1 });
       if (opened === undefined) {
-        if (!(await this.openingAskable(s, cfg.stateOpenings))) {
+        const intent = { key: formatIntentKey({ kind: "requestOpening", jobId: s.jobId, step: step - 1 }), kind: "requestOpening", jobId: String(s.jobId), segment: s.segment };
+        const sent = this.ctx.db.intentByKey(intent.key);
+        if (sent?.status === "failed") {
           this.stepsSettled.add(key);
-          log.warn("step sampled, but its state can no longer be asked for (earlier tenure, or too little of the challenge window left): not audited");
+          this.fallBackToRecompute(s, `its opening request failed (${sent.error ?? "reverted"})`, log);
           continue;
         }
-        const intent = { key: formatIntentKey({ kind: "requestOpening", jobId: s.jobId, step: step - 1 }), kind: "requestOpening", jobId: String(s.jobId), segment: s.segment };
-        if (!this.ctx.db.hasIntent(intent.key)) {
+        if (!sent && !(await this.openingAskable(s, cfg.stateOpenings))) {
+          this.stepsSettled.add(key);
+          this.fallBackToRecompute(s, "its state can no longer be asked for (earlier tenure, the provider's opening queue full, or too little of the challenge window left)", log);
+          continue;
+        }
+        if (!sent) {
           this.ctx.db.addIntent({ ...intent, payload: encodeCall(requestOpeningCall({ stateOpenings: cfg.stateOpenings, jobId: s.jobId, segment: s.segment, step: step - 1 })) });
           log.info("step sampled: asking the provider to open the state before it");
         }
@@ -168,15 +176,20 @@ export class StepAuditor {
         if (outcome === "screened") log.info({ event: "final-state-screen", ok: true }, `final state ${state} opened and screened: ${reason}; the last segment is sampled at the job's rate`);
         else log.warn({ event: "final-state-screen", ok: false }, `final state ${state}: ${reason}; recomputing the last segment`);
       };
-      const opened = await readOpening(clients.public, { stateOpenings, fromBlock: BigInt(deployment.startBlock), jobId: s.jobId, state, requester: this.ctx.me });
+      const opened = await readOpening(clients.public, { stateOpenings, fromBlock: BigInt(deployment.startBlock), jobId: s.jobId, state });
       if (opened === undefined) {
-        const job = this.ctx.db.job(s.jobId);
-        if (!job || !OPENABLE_STATUSES.has(job.status) || !(await this.openingAskable(s, stateOpenings))) {
-          settle("recompute", "its opening can no longer be asked (earlier tenure, or too little of the challenge window left)");
+        const key = formatIntentKey({ kind: "requestOpening", jobId: s.jobId, step: state });
+        const sent = this.ctx.db.intentByKey(key);
+        if (sent?.status === "failed") {
+          settle("recompute", `its opening request failed (${sent.error ?? "reverted"})`);
           continue;
         }
-        const key = formatIntentKey({ kind: "requestOpening", jobId: s.jobId, step: state });
-        if (!this.ctx.db.hasIntent(key)) {
+        const job = this.ctx.db.job(s.jobId);
+        if (!sent && (!job || !OPENABLE_STATUSES.has(job.status) || !(await this.openingAskable(s, stateOpenings)))) {
+          settle("recompute", "its opening can no longer be asked (earlier tenure, the provider's opening queue full, or too little of the challenge window left)");
+          continue;
+        }
+        if (!sent) {
           this.ctx.db.addIntent({ key, kind: "requestOpening", jobId: jobKey, segment: s.segment, payload: encodeCall(requestOpeningCall({ stateOpenings, jobId: s.jobId, segment: s.segment, step: state })) });
           log.info("last segment committed: asking the provider to open the final state");
         }
@@ -204,18 +217,30 @@ export class StepAuditor {
   }
 
   /**
+   * Step sampling without an opening: the sampled segment is recomputed (audited as if the sampler had drawn it), so a
+   * state the bot cannot get never leaves the segment unaudited.
+   */
+  private fallBackToRecompute(s: CommittedSegment, why: string, log: BotContext["log"]): void {
+    const row = this.ctx.db.segment(s.jobId, s.segment);
+    if (row?.sampled === null) this.ctx.db.setSampled(s.jobId, s.segment, true);
+    else this.ctx.db.forceAudit(s.jobId, s.segment);
+    log.warn({ event: "step-sample-fallback" }, `step sampled, but ${why}: recomputing the segment instead`);
+  }
+
+  /**
    * Whether state openings of segment `s` can still be asked (StateOpenings requestOpening's guards the bot can foresee):
-   * the segment is in the current provider's tenure, and a Committed or TimedOut job's challenge window leaves two
-   * answer windows (one to answer, one to dispute a withholding).
+   * the segment is in the current provider's tenure, and the deadline the provider's queue would give (nextAnswerBy)
+   * leaves one more answer window (to dispute a withholding) before the challenge window ends: a Committed or TimedOut
+   * job's deadline, an Active job's `now + challengeWindow`.
    */
   private async openingAskable(s: CommittedSegment, stateOpenings: Address): Promise<boolean> {
     const { clients, deployment } = this.ctx;
     const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: s.jobId });
     if (!OPENABLE_STATUSES.has(job.status) || s.segment < Number(job.startSegment)) return false;
-    if (job.status === "Active") return true;
     this.answerWindowS ??= (await getOpeningTerms(clients.public, { stateOpenings })).answerWindowSeconds;
     const now = Number((await withRetry(() => clients.public.getBlock({ blockTag: "latest" }), { what: "getBlock" })).timestamp);
+    const windowEnd = job.status === "Active" ? now + Number(job.policy.challengeWindow) : Number(job.deadline);
     // one block of margin: the request is mined after `now`
-    return now + 2 * this.answerWindowS + 60 <= Number(job.deadline);
+    return openingFits(clients.public, { stateOpenings, jobId: s.jobId, answerWindowS: this.answerWindowS, windowEnd, marginS: 60 });
   }
 }

@@ -1,10 +1,10 @@
 /**
- * Open a requested state to the auditor who asked for it (StateOpenings.answerOpening, the job's provider, before the
- * deadline, once per opening): the CID of the state's checkpoint, and the state hash with its Merkle proof against the
- * committed trace root of the segment the opening was asked in.
+ * Open a requested state (StateOpenings.answerOpening, the job's provider, by the deadline, once per state: the one
+ * answer serves every auditor): the CID of the state's checkpoint, and the state hash with its Merkle proof against
+ * the committed trace root of the segment the opening was asked in.
  *
  * @example
- *   await answerOpening(clients, { stateOpenings, jobId, step, requester, checkpointCid, traceRoot, endStateHash, stateHash, proof });
+ *   await answerOpening(clients, { stateOpenings, jobId, step, checkpointCid, traceRoot, endStateHash, stateHash, proof });
  */
 import type { Address, Hex } from "viem";
 import { stateOpeningsAbi } from "./abi/StateOpenings.ts";
@@ -16,8 +16,6 @@ export type AnswerOpeningParameters = SendOptions & {
   stateOpenings: Address;
   jobId: bigint;
   step: number;
-  /** The auditor whose opening this answers (OpeningRequested.requester). */
-  requester: Address;
   /** Content id of the checkpoint file of state `step`. */
   checkpointCid: string;
   /** The segment's committed trace root and end state hash (its SegmentCommitted event). */
@@ -36,7 +34,7 @@ export function answerOpeningCall(p: CallParameters<AnswerOpeningParameters>): C
     address: p.stateOpenings,
     abi: stateOpeningsAbi,
     functionName: "answerOpening",
-    args: [p.jobId, BigInt(p.step), p.requester, p.checkpointCid, p.traceRoot, p.endStateHash, p.stateHash, p.proof],
+    args: [p.jobId, BigInt(p.step), p.checkpointCid, p.traceRoot, p.endStateHash, p.stateHash, p.proof],
   };
 }
 

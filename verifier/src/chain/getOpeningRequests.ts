@@ -1,6 +1,6 @@
 /**
- * The OpeningRequested and OpeningAnswered events of StateOpenings (of one job, or of all), merged per (job, step, requester): what
- * a provider's watcher must answer and what it already did.
+ * The OpeningRequested and OpeningAnswered events of StateOpenings (of one job, or of all), merged per (job, step): one
+ * opening per state serves every auditor. What a provider's watcher must answer and what it already did.
  *
  * @example
  *   const pending = (await getOpeningRequests(clients.public, { stateOpenings, fromBlock })).filter((r) => !r.answered);
@@ -15,6 +15,7 @@ export type OpeningRequest = {
   jobId: bigint;
   segment: number;
   step: number;
+  /** The auditor who asked (the only one: a state is asked once). */
   requester: Address;
   /** Unix seconds. */
   deadline: number;
@@ -34,15 +35,15 @@ export async function getOpeningRequests(client: PublicClient<Transport, Chain>,
       ]),
     { what: "StateOpenings logs" },
   );
-  const key = (jobId: bigint, step: bigint, requester: Address) => `${jobId}:${step}:${requester.toLowerCase()}`;
-  const answers = new Map(answered.map((l) => [key(l.args.jobId, l.args.step, l.args.requester), { stateHash: l.args.stateHash, checkpointCid: l.args.checkpointCid, transactionHash: l.transactionHash }]));
+  const key = (jobId: bigint, step: bigint) => `${jobId}:${step}`;
+  const answers = new Map(answered.map((l) => [key(l.args.jobId, l.args.step), { stateHash: l.args.stateHash, checkpointCid: l.args.checkpointCid, transactionHash: l.transactionHash }]));
   return requested.map((l) => ({
     jobId: l.args.jobId,
     segment: Number(l.args.segment),
     step: Number(l.args.step),
     requester: l.args.requester,
     deadline: Number(l.args.deadline),
-    answered: answers.get(key(l.args.jobId, l.args.step, l.args.requester)) ?? null,
+    answered: answers.get(key(l.args.jobId, l.args.step)) ?? null,
     blockNumber: l.blockNumber,
   }));
 }

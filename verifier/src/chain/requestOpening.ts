@@ -1,8 +1,8 @@
 /**
  * Ask job `jobId`'s provider to open state `step` of committed segment `segment` (StateOpenings.requestOpening):
- * caller an active auditor, at most maxOpeningsPerAuditor times per job, once per (job, step) for each auditor (openings
- * are keyed by requester). The provider must answer within answerWindowSeconds or the state is withheld from the
- * requester (`getOpening(...).withheld`), disputable at step `step + 1`.
+ * caller an active auditor, once per (job, step) for everyone (a state already asked is refused: read its opening
+ * instead). The provider must answer by the deadline its queue gives (`getNextAnswerBy`) or the state is withheld
+ * (`getOpening(...).withheld`), disputable at step `step + 1`.
  *
  * @example
  *   await requestOpening(clients, { stateOpenings, jobId: 1n, segment: 2, step: 107 });

@@ -7,7 +7,7 @@
  * Then it runs `Run.step` once: Valid iff the result hashes to h(s). Anything the provider fails to serve, or serves
  * inconsistently, is a Fault: the provider committed to the data.
  *
- * A challenge after a state opening (step sampling, step-sample.ts): when the caller passes the challenger's opening of
+ * A challenge after a state opening (step sampling, step-sample.ts): when the caller passes the opening of
  * state s-1 (`preStateOpening`, read from StateOpenings), a withheld opening is a Fault (the provider did not open a
  * committed state it was asked for in time), and so is an answered one whose CID does not serve a state hashing to
  * h(s-1); a served one is the pre-state, and step s is recomputed from it.

@@ -214,19 +214,18 @@ async function appealIfValid(ctx: DefendJobContext, game: Address, jr: JobRun, d
   }
 }
 
-/** The challenger's opening of state s-1 on StateOpenings, as the members read it (a pending one is no opening). */
+/** The opening of state s-1 on StateOpenings (one per state, whoever asked), as the members read it (a pending one is no opening). */
 async function challengerOpening(ctx: DefendJobContext, dispute: GetDisputeReturnType): Promise<OpenedPreState | undefined> {
   const so = ctx.deployment.stateOpenings;
   if (!so) return undefined;
   const pub = ctx.clients.public;
   const state = Number(dispute.step) - 1;
-  const requester = getAddress(dispute.challenger);
-  const o = await getOpening(pub, { stateOpenings: so, jobId: dispute.jobId, step: state, requester });
+  const o = await getOpening(pub, { stateOpenings: so, jobId: dispute.jobId, step: state });
   if (!o.requested) return undefined;
   if (o.withheld) return { withheld: `unanswered past its deadline ${o.deadline}` };
   if (!o.answered) return undefined;
   const answered = (await getOpeningRequests(pub, { stateOpenings: so, jobId: dispute.jobId, fromBlock: BigInt(ctx.deployment.startBlock) })).find(
-    (r) => r.step === state && getAddress(r.requester) === requester && r.answered !== null,
+    (r) => r.step === state && r.answered !== null,
   );
   return answered?.answered ? { checkpointCid: answered.answered.checkpointCid } : undefined;
 }

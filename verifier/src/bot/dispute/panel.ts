@@ -10,7 +10,7 @@
  * a minute while a griefer's dispute runs is not a withholder. A challenge whose pre-state its challenger asked to open
  * on StateOpenings is decided with that opening (checks/decide.ts preStateOpening: withheld or not served is a Fault).
  */
-import { getAddress, type Address } from "viem";
+import type { Address } from "viem";
 import type { Logger } from "pino";
 import { ChainError, ContractRevertError, getDispute, getDisputeParams, toChainError } from "../../chain/index.ts";
 import { jobRun, startCheckpointUnavailable, type Run } from "../../checks/index.ts";
@@ -100,7 +100,7 @@ export function panelDuty(g: Game, ballots: BallotStore, unavailableMarginS: num
     // openSegment + Run.step), here from the leaves on chain
     const openings = stateOpenings ?? g.deployment.stateOpenings;
     const opening = openings
-      ? await readOpening(g.pub, { stateOpenings: openings, fromBlock: BigInt(g.deployment.startBlock), jobId: BigInt(f.jobId), state: f.step - 1, requester: getAddress((await getDispute(g.pub, { disputeGame: g.game, disputeId })).challenger) })
+      ? await readOpening(g.pub, { stateOpenings: openings, fromBlock: BigInt(g.deployment.startBlock), jobId: BigInt(f.jobId), state: f.step - 1 })
       : undefined;
     const preStateOpening = opening === "pending" ? undefined : opening;
     const decision = await decideStep({ target: { run, store: ctx.store, commitments }, segment: f.segment, step: f.step, hPrev: f.hPrev, hStep: f.hStep, ...(preStateOpening ? { preStateOpening } : {}) }).catch(async (err: unknown) => {

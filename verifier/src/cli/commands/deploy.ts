@@ -52,11 +52,11 @@ export function registerDeploy(program: Command): void {
       .option("--step-verifier <address>", "a ceremony's Groth16 step verifier, deployed already (with --vkey); default: the development verifier on chain 31337, none elsewhere (proofs disabled)")
       .option("--vkey <file>", "the ceremony's verification key JSON (snarkjs zkey export verificationkey); its hash is fixed in DisputeGame")
       .option(
-        "--state-openings",
-        "also deploy StateOpenings (auditors that step-sample ask providers for the state before a sampled step, and for the final state) and write `stateOpenings` into the deployment file; providers must then answer every opening in time (`provider run` answers between segments, `pouw provider serve` after): not the default until openings are bounded per job (docs/checks.md, \"State openings: limits\")",
+        "--no-state-openings",
+        "leave out StateOpenings (deployed by default, and written as `stateOpenings` into the deployment file: auditors that step-sample ask providers for the state before a sampled step, and for the final state; providers answer every opening in time, `provider run` between segments, `pouw provider serve` after; docs/checks.md, \"State openings: the queue\"). Left out with --no-registries too (openings are asked by bonded auditors)",
       )
-      .option("--answer-window <seconds>", "StateOpenings: seconds a provider has to answer an opening", String(DEFAULT_OPENING_TERMS.answerWindowSeconds))
-      .option("--max-openings <n>", "StateOpenings: openings one auditor may ask of one job", String(DEFAULT_OPENING_TERMS.maxOpeningsPerAuditor))
+      .option("--answer-window <seconds>", "StateOpenings: seconds a provider has to answer an opening asked of its idle queue", String(DEFAULT_OPENING_TERMS.answerWindowSeconds))
+      .option("--opening-replay <seconds>", "StateOpenings: seconds between two deadlines of one provider's openings (its time per opening: one segment replay and one answer), 1 .. --answer-window", String(DEFAULT_OPENING_TERMS.replaySeconds))
       .option("--json", "print JSON"),
   ).action(async (opts: Record<string, string | undefined> & { registries?: boolean; json?: boolean; stateOpenings?: boolean }) => {
     const unbondingDelaySeconds = BigInt(parseSeconds("--unbonding-delay", opts.unbondingDelay!));
@@ -72,8 +72,11 @@ export function registerDeploy(program: Command): void {
     const answerWindowSeconds = parseSeconds("--answer-window", opts.answerWindow!);
     // StateOpenings' constructor refuses a window over 30 days: refused here before anything is deployed
     if (answerWindowSeconds > 30 * 86_400) throw new InputError(`--answer-window must be at most 2592000 seconds (30 days), got ${answerWindowSeconds}`);
-    if (!/^[1-9][0-9]{0,8}$/.test(opts.maxOpenings!)) throw new InputError(`--max-openings must be a whole number from 1 to 999999999, got ${JSON.stringify(opts.maxOpenings)}`);
-    const maxOpeningsPerAuditor = Number(opts.maxOpenings);
+    const replaySeconds = parseSeconds("--opening-replay", opts.openingReplay!);
+    // StateOpenings' constructor refuses a replay of 0 or over the window (the first opening could not be answered in time)
+    if (replaySeconds < 1 || replaySeconds > answerWindowSeconds) throw new InputError(`--opening-replay must be from 1 to --answer-window (${answerWindowSeconds}) seconds, got ${replaySeconds}`);
+    // with no registries there is no AuditorRegistry to ask openings through: StateOpenings would refuse every request
+    const withOpenings = opts.stateOpenings !== false && opts.registries !== false;
     const ctx = await chainContext(opts as Record<string, string | undefined>, { needDeployment: false });
     const txs: TxRef[] = [];
     const onTx = (t: TxRef) => txs.push(t);
@@ -81,7 +84,7 @@ export function registerDeploy(program: Command): void {
     const d = await deployMarket(ctx.clients, { unbondingDelaySeconds, minBond, exitDelaySeconds, activationDelaySeconds, ...(token ? { token } : {}), registries: opts.registries === false ? (false as const) : { ...DEFAULT_ATTESTATION_PARAMS, attestationRequestFee }, onTx });
     const { gasUsed: marketGas, ...market } = d;
     const game = await deployDisputeGame(ctx.clients, { deployment: market, ...(evaluator ? { evaluator } : {}), ...(stepVerifier ? { stepVerifier } : {}), onTx });
-    const openings = opts.stateOpenings === true ? await deployStateOpenings(ctx.clients, { jobMarket: market.jobMarket, answerWindowSeconds, maxOpeningsPerAuditor }) : undefined;
+    const openings = withOpenings ? await deployStateOpenings(ctx.clients, { jobMarket: market.jobMarket, answerWindowSeconds, replaySeconds, onTx }) : undefined;
     const deployment = { ...market, disputeGame: game.disputeGame, ...(openings ? { stateOpenings: openings.stateOpenings } : {}) };
     const gasUsed = marketGas + game.gasUsed;
     // INVARIANT: a deployment is written and reported only once the deployer has no power left over it.
@@ -115,7 +118,9 @@ export function registerDeploy(program: Command): void {
         `JobRecords       ${d.jobRecords} (audit receipts and provenance)`,
         ...(d.providerRegistry ? [`ProviderRegistry ${d.providerRegistry} (each attestation request burns ${fmt(attestationRequestFee)})`, `DataRegistry     ${d.dataRegistry} (JobMarket.setRegistries done)`] : ["registries       not set (--no-registries): no receipts anchored, no data terms, ever"]),
         `DisputeGame      ${game.disputeGame}`,
-        ...(openings ? [`StateOpenings    ${openings.stateOpenings} (answer window ${answerWindowSeconds} s, ${maxOpeningsPerAuditor} openings per auditor per job)`] : []),
+        openings
+          ? `StateOpenings    ${openings.stateOpenings} (answer window ${answerWindowSeconds} s, then one opening per ${replaySeconds} s of each provider's queue)`
+          : `StateOpenings    not deployed (${opts.stateOpenings === false ? "--no-state-openings" : "--no-registries"}): auditors recompute segments, no step sampling`,
         ...(d.peerDirectory ? [`PeerDirectory    ${d.peerDirectory} (IPFS nodes announced by provider run --ipfs)`] : []),
         `proving          ${provingLine(game.proving, d.chainId)}`,
         ...wiringLines(game.wiring, names),
