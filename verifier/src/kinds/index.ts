@@ -5,3 +5,4 @@ export { evaluateJob, lossScore, type EvaluateJob } from "./evaluate.ts";
 export { commitKindSegments, type CommitKindSegmentsParameters } from "./provider.ts";
 export { EXP2_TABLE, samplingWeights, sampleToken, type Sampling } from "./sampler.ts";
 export { GENERATE_KIND, DATASET_FORMAT, GenerateManifest, DatasetError, parseGenerateManifest, generateManifestHash, openGenerateHarness, generateSample, generateJob, sampleResult, datasetOf, verifyDataset, type GenerateJob } from "./generate.ts";
+export { generatedDataset, datasetFromSamples, type GeneratedDataset } from "./dataset.ts";

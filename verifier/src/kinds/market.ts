@@ -16,8 +16,9 @@ import { DEFAULT_SEGMENT_TIMEOUT_SECONDS, DEFAULT_SHARES, type PolicyOverrides }
 import { ManifestMismatchError, MANIFEST_URI_PREFIX } from "../market/manifest-store.ts";
 import type { ContentStore } from "../store/index.ts";
 import { evaluateJob } from "./evaluate.ts";
-import { GENERATE_KIND, generateJob, generateManifestHash, parseGenerateManifest, type GenerateManifest } from "./generate.ts";
-import { checkShape, KindJobError, kindSegments, type ExampleJob } from "./job.ts";
+import { generatedDataset } from "./dataset.ts";
+import { GENERATE_KIND, generateJob, generateManifestHash, parseGenerateManifest, sampleResult, type GenerateManifest } from "./generate.ts";
+import { checkShape, KindJobError, kindSegments, type ExampleJob, type KindSegment } from "./job.ts";
 import type { InferenceKind } from "./state.ts";
 
 const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
@@ -147,7 +148,16 @@ export async function checkKindJobBeforeAccept(ctx: KindMarketContext, jobId: bi
   return true;
 }
 
-export type RunKindJobResult = { kind: InferenceKind; resumedFrom: number; committed: number[]; txs: TxRef[]; gasUsed: bigint; wallSeconds: number };
+export type RunKindJobResult = {
+  kind: InferenceKind;
+  resumedFrom: number;
+  committed: number[];
+  txs: TxRef[];
+  gasUsed: bigint;
+  wallSeconds: number;
+  /** A generate job's dataset (`pouw-generated-1`), published to the store: what KindRecords' resultCid names. */
+  datasetCid?: string;
+};
 
 /**
  * The provider's run of an accepted kind job: every example's result from the pinned forward pass, the segments'
@@ -162,8 +172,19 @@ export async function runKindJob(ctx: KindMarketContext, km: KindManifest, job: 
   }
   const result: RunKindJobResult = { kind: km.kind, resumedFrom: job.nextSegment, committed: [], txs: [], gasUsed: 0n, wallSeconds: 0 };
   if (job.status === "Active") {
-    const kj = await openKindJob(km, await ctx.store.get(km.manifest.weightsCid), { jobId: job.jobId, examplesPerSegment: job.policy.stepsPerSegment });
-    const segments = kindSegments(kj, await kj.results(0, N));
+    const weights = await ctx.store.get(km.manifest.weightsCid);
+    const p = { jobId: job.jobId, examplesPerSegment: job.policy.stepsPerSegment };
+    let segments: KindSegment[];
+    if (km.kind === "generate") {
+      // the dataset holds the leaves' samples: published before any commit, so the CID reported is always servable
+      const gj = await generateJob(km.manifest, weights, p);
+      const d = generatedDataset(gj);
+      result.datasetCid = await ctx.store.put(d.bytes);
+      segments = kindSegments(gj, d.samples.map(sampleResult));
+    } else {
+      const kj = await openKindJob(km, weights, p);
+      segments = kindSegments(kj, await kj.results(0, N));
+    }
     for (const s of segments.slice(job.nextSegment)) {
       // INVARIANT: the states file is published before its commitment, so a committed segment is always servable
       const checkpointCid = await ctx.store.put(s.file);
