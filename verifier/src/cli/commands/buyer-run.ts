@@ -332,6 +332,7 @@ export const fetch = async (jobArg: string, opts: Record<string, string | boolea
         recordPath: r.recordPath,
         checks: r.report.checks,
         coverage: coverageJson(coverage),
+        generatedData: r.generated.map((g) => ({ ...g, generateJobId: g.generateJobId.toString() })),
       }) + "\n",
     );
     return;
@@ -340,6 +341,7 @@ export const fetch = async (jobArg: string, opts: Record<string, string | boolea
   if (coverage.warning) process.stderr.write(`pouw: ${coverage.warning}\n`);
   process.stdout.write(
     `job ${jobId} (${r.status}): provenance verified (record ${r.recordHash}, ${r.report.checks.length - skipped.length} checks ok${skipped.length ? `, skipped: ${skipped.join(", ")}` : ""}); wrote ${r.weightsPath} and ${r.recordPath}\n` +
+      (await import("../../kinds/dataset-provenance.ts")).provenanceLines(jobId, r.generated).map((l) => `${l}\n`).join("") +
       `${coverageLine(coverage)}\n` +
       (coverage.warning ? `${coverage.warning}\n` : ""),
   );
