@@ -16,6 +16,7 @@ import { evalSetIdOf, EVALUATE_KIND, parseEvaluateManifest } from "../../verifie
 import { datasetOf, endStateOf, GENERATE_KIND, generateJob, GeneratedProvenanceError, parseGenerateManifest, provenanceLines, sampleResult, statesOf, type GenerateManifest } from "../../verifier/src/kinds/index.ts";
 import { createKindJob, kindManifestHash, kindManifestOf } from "../../verifier/src/kinds/market.ts";
 import { fetchVerified } from "../../verifier/src/market/buyer.ts";
+import { quoteKindJob } from "../../verifier/src/market/quote-kind.ts";
 import { createJobFromManifest } from "../../verifier/src/market/create-job.ts";
 import { postJob } from "../../verifier/src/market/post-job.ts";
 import { acceptProviderJob, claimProviderJobs } from "../../verifier/src/market/provider-jobs.ts";
@@ -59,7 +60,9 @@ describe("kinds: a generated dataset as a training job's data", () => {
 
     /** Posts, accepts and runs a generate job, finalizes it and records `resultCid` (default: the dataset it published). */
     async function finalizedGenerateJob(resultCid?: (honest: Uint8Array) => Promise<string>) {
-      const posted = await createKindJob(buyerCtx(), kindManifestOf(manifest)!, { payment: parseEther("2"), overrides: { requiredStake: parseEther("1") }, mint: true, subject: "manifest generate.json" });
+      // no --stake: the kind quote's stake, floored by the deployed panel's fees so that the provider's accept passes
+      const posted = await createKindJob(buyerCtx(), kindManifestOf(manifest)!, { payment: parseEther("2"), mint: true, subject: "manifest generate.json" });
+      expect(posted.policy.requiredStake).to.equal(quoteKindJob(kindManifestOf(manifest)!, { paymentWei: parseEther("2"), panel: { size: 3, feeWei: parseEther("0.05") } }).stakeWei);
       const jobId = posted.jobId;
       await acceptProviderJob(providerCtx(), jobId, { amounts });
       const run = await runProviderJob(providerCtx(), jobId, { strategy: parseStrategy("honest") });
