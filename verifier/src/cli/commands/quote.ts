@@ -6,6 +6,8 @@
  * one plain sentence per class of what the buyer gets; names the worst class. Amounts print to 4 significant digits
  * with one sentence per number on what it buys (policy/words.ts); `--json` has them exact, in wei. Priced by default
  * on the checks the challenger bot runs (recompute on sampled segments, the state screen on every segment).
+ * An evaluate or generate manifest is priced per example instead (market/quote-kind.ts; `--example-detection D`, the
+ * probability one auditor catches a single changed or skipped example; `--pay` when the manifest states no payment).
  */
 import type { Command } from "commander";
 import {
