@@ -25,7 +25,7 @@ import { approxTokens, cheatInWords, stakeReasonInWords } from "../../policy/wor
 import { computeWorthWei } from "../../policy/compute.ts";
 import { quoteStepSampling } from "../../policy/step-sampling.ts";
 import type { Quote } from "../../policy/quote.ts";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { DEFAULT_EXAMPLE_DETECTION, kindQuoteLines, quoteKindJob } from "../../market/quote-kind.ts";
 import { parseAmount } from "../context.ts";
 
@@ -77,11 +77,16 @@ function followsLines(q: Quote, paymentWei: bigint, worth: bigint | undefined): 
 
 /** `quote` of an evaluate or generate manifest; false when the manifest is not one (the training quote reads it). */
 async function quoteKind(opts: Record<string, string | boolean | undefined>, overrides: Partial<QuoteOptions>): Promise<boolean> {
+  const path = opts.manifest as string;
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(opts.manifest as string, "utf8"));
+    // NOTE: only a regular file of at most 1 MiB is read here (a device such as /dev/zero never ends); readQuoteJob
+    // names what is wrong with anything else
+    const st = statSync(path);
+    if (!st.isFile() || st.size > 1 << 20) return false;
+    value = JSON.parse(readFileSync(path, "utf8"));
   } catch {
-    return false; // readQuoteJob names what is wrong with it
+    return false;
   }
   const { kindManifestOf } = await import("../../kinds/market.ts");
   const km = kindManifestOf(value);
