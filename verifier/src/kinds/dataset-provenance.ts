@@ -11,7 +11,7 @@
  */
 import { keccak256, toBytes, type Address, type Chain, type Hex, type PublicClient, type Transport } from "viem";
 import { getJob, getKindResultsForModel } from "../chain/index.ts";
-import { decodeGenerated, isGeneratedBytes, TEXT_MAX_CANONICAL_BYTES } from "../data/index.ts";
+import { decodeGenerated, isGeneratedBytes, TABULAR_MAX_CANONICAL_BYTES, TEXT_MAX_CANONICAL_BYTES } from "../data/index.ts";
 import { InputError } from "../errors/index.ts";
 import type { ContentStore } from "../store/index.ts";
 import { verifyDataset } from "./generate.ts";
@@ -84,7 +84,8 @@ export async function checkGeneratedCorpora(ctx: GeneratedProvenanceContext, man
   const out: GeneratedProvenance[] = [];
   for (const c of manifest.corpora) {
     if (c.package !== undefined) continue;
-    const head = await ctx.store.get(c.contentId, { maxBytes: TEXT_MAX_CANONICAL_BYTES });
+    // NOTE: the largest data set by content id a run loads (a tabular one may be larger than any text)
+    const head = await ctx.store.get(c.contentId, { maxBytes: Math.max(TEXT_MAX_CANONICAL_BYTES, TABULAR_MAX_CANONICAL_BYTES) });
     if (!isGeneratedBytes(head)) continue;
     out.push(await verifyGeneratedProvenance(ctx, c.contentId, c.name));
   }
