@@ -10,6 +10,7 @@ import { expect } from "chai";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { parseEther, type Address } from "viem";
+import { writeDeployment } from "../../verifier/src/chain/deployment.ts";
 import { deployKindRecords, finalize, getJob, getJobCount, getSegmentCommits, recordKindResult, stakeVaultAbi, type Deployment } from "../../verifier/src/chain/index.ts";
 import { decodeGenerated, generatedText, DataFormatError } from "../../verifier/src/data/index.ts";
 import { evalSetIdOf, EVALUATE_KIND, parseEvaluateManifest } from "../../verifier/src/evaluate/index.ts";
@@ -24,7 +25,9 @@ import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
 import { createRun, offlineSalt, parseManifest, parseStrategy } from "../../verifier/src/ml/index.ts";
 import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
 import { cidOf, LocalDirStore } from "../../verifier/src/store/index.ts";
+import { serveProvider } from "../cli/rpc-over-http.ts";
 import { disputeEnv, type DisputeEnv } from "../dispute/helpers.ts";
+import { runPouw } from "../helpers/cli.ts";
 import { tempDir, tinyTransformerJson } from "../ml/helpers.ts";
 import { MANIFEST_CID } from "./fixture.ts";
 
@@ -135,6 +138,17 @@ describe("kinds: a generated dataset as a training job's data", () => {
       expect(provenanceLines(jobId, r.generated)[0]).to.equal(
         `job ${jobId}: trained on generated dataset ${gen.datasetCid} (corpus generated, 8 samples) <- generate job ${gen.jobId} (manifest ${kindManifestHash({ kind: "generate", manifest })}, finalized, recorded on KindRecords, samples chain ${r.generated[0]!.chain}) <- model ${manifest.weightsCid}, prompts ${manifest.prompts.contentId}`,
       );
+      // the command: `pouw buyer fetch` (in-process, over HTTP RPC, this state dir's store and board) prints the same chain
+      const rpc = await serveProvider(env.provider1193);
+      try {
+        const { gasUsed: _gas, ...deployment } = d as typeof d & { gasUsed?: bigint }; // deployMarket's gas is not a deployment field
+        await writeDeployment(join(dir, "deployment.json"), deployment);
+        const cli = await runPouw(["buyer", "fetch", String(jobId), "--out", join(dir, "cli-fetched"), "--rpc", rpc.url, "--state-dir", dir]);
+        expect(cli.code, cli.stderr).to.equal(0);
+        expect(cli.stdout).to.contain(`${provenanceLines(jobId, r.generated)[0]}\n`);
+      } finally {
+        await rpc.close();
+      }
       // without KindRecords in the deployment the chain cannot be checked: buyer fetch says so and writes nothing
       const { kindRecords: _k, ...bare } = d;
       const err = await caught(fetchVerified({ clients: env.buyer, deployment: bare, store, board }, jobId, join(dir, "fetched-bare")));
