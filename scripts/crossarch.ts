@@ -28,6 +28,11 @@
  *                                         without the held-out evaluation (128 windows: ~5 steps' work under qemu)
  *   examples/sotu-v3.json, 2 steps        the same model under numerics bitwise-v3 (the bf16-operand matmul-v3.wasm
  *                                         and the v2 elementwise kernels), no evaluation
+ *   a generate job                        `pouw generate` (the library call `provider run` commits a generate job's
+ *                                         leaves from and publishes its dataset with: kinds/dataset.ts) over a 1-layer
+ *                                         char-transformer's initial weights (written once, natively, so both sides read
+ *                                         the same model file): 4 samples of 8 tokens at temperature 0.3 over all 96
+ *                                         candidates; compares the generated dataset's CID (and so every sample's bytes)
  * The two large manifests run a few steps because qemu runs the wasm SIMD kernels ~15-25x slower than native.
  *
  * Each architecture runs ONE process that trains every manifest in turn through the CLI's own `main(argv)`
@@ -122,8 +127,8 @@ function arm64Node(version: string): string {
   return bin;
 }
 
-/** One `pouw train` of a batch: its argv after `train`, and where its trace lands. */
-type TrainJob = { out: string; args: string[] };
+/** One CLI run of a batch: `pouw <command> <args> --out <out>` (train: DIR/trace.json; generate: DIR/dataset.json). */
+type TrainJob = { out: string; args: string[]; command?: "train" | "generate" };
 /** What the batch runner reports per job: the CLI's exit code, the last stderr line on failure, the wall time. */
 type JobResult = { code: number; error?: string; seconds: number };
 
@@ -150,7 +155,7 @@ async function runBatch(file: string): Promise<number> {
     let code: number;
     process.exitCode = undefined; // main() reports a job's exit code through it; one job's must not leak into the next
     try {
-      code = await main(["train", ...job.args, "--out", job.out]);
+      code = await main([job.command ?? "train", ...job.args, "--out", job.out]);
     } catch (err) {
       code = 1;
       last = err instanceof Error ? err.message : String(err);
@@ -197,7 +202,37 @@ function readTrace(traceFile: string): TraceSummary {
   };
 }
 
-type Entry = { path: string; label: string; args?: string[] };
+type Entry = { path: string; label: string; args?: string[]; command?: "train" | "generate" };
+
+/** The file a run of `e` leaves in its --out directory, the one compared across architectures. */
+const resultFile = (e: Entry): string => (e.command === "generate" ? "dataset.json" : "trace.json");
+
+/**
+ * The default set's generate job, written into `work`: the model file (a 1-layer char-transformer's initial weights)
+ * and a generate manifest naming it by CID. Written natively once; each side samples from these same bytes.
+ */
+async function generateEntry(work: string): Promise<Entry> {
+  const { createRun, offlineSalt, parseManifest } = await import("../verifier/src/ml/index.ts");
+  const { evalSetIdOf, EVALUATE_KIND, parseEvaluateManifest } = await import("../verifier/src/evaluate/index.ts");
+  const { cidOf } = await import("../verifier/src/store/index.ts");
+  const { GENERATE_KIND, parseGenerateManifest } = await import("../verifier/src/kinds/index.ts");
+  const sotu = JSON.parse(readFileSync(join(ROOT, "examples/sotu.json"), "utf8")) as { corpora: Record<string, unknown>[] };
+  const model = { arch: "char-transformer", layers: 1, dModel: 16, heads: 2, context: 16 };
+  // the sotu corpus cut to one year: the CID of the 2001 address's bytes
+  const corpus = { ...sotu.corpora[0], contentId: "bafkreibdr4cox2vam5jgegasxk7sf7i4aleffzt5jkbz5c2rpl3fqrsyey" };
+  const data = { seed: 3, years: [2001, 2001], holdoutFraction: 0.1 };
+  const run = await createRun(parseManifest({ ...sotu, model, corpora: [corpus], data, training: { batchSize: 2, steps: 2, stepsPerSegment: 2 } }), { jobId: 0n, salt: offlineSalt(0n) });
+  const weights = run.checkpointBytes(run.initState());
+  const weightsPath = join(work, "generate-model.safetensors");
+  writeFileSync(weightsPath, weights);
+  const base = { model, weightsCid: cidOf(weights), corpus, data, harness: { engine: "pouw-engine-1", backend: "cpu", numerics: "bitwise", batch: 16 } };
+  const examples = 4;
+  const contentId = await evalSetIdOf(parseEvaluateManifest({ version: 1, kind: EVALUATE_KIND, ...base, evalSet: { split: "test", examples, contentId: base.weightsCid } }));
+  const manifest = parseGenerateManifest({ version: 1, kind: GENERATE_KIND, ...base, prompts: { split: "test", examples, promptChars: 8, contentId }, sampling: { tokens: 8, temperatureMilli: 300, topK: 0, seed: 11 } });
+  const path = join(work, "generate-tiny.json");
+  writeFileSync(path, JSON.stringify(manifest, null, 2));
+  return { path, label: "a generate job (1-layer char-transformer, 4 samples of 8 tokens)", command: "generate", args: ["--weights", weightsPath] };
+}
 
 /** The default set (module comment): derived copies are written into `work`. */
 function defaultManifests(work: string): Entry[] {
@@ -275,7 +310,7 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(`crossarch: FAIL: no arm64 node: ${err instanceof Error ? err.message : String(err)}\n`);
       return 1;
     }
-    if (manifests.length === 0) manifests.push(...defaultManifests(work));
+    if (manifests.length === 0) manifests.push(...defaultManifests(work), await generateEntry(work));
     else if (steps !== undefined) {
       for (const [i, m] of manifests.entries()) {
         const path = join(work, `${i}-${steps}-steps.json`);
@@ -284,13 +319,15 @@ async function main(argv: string[]): Promise<number> {
       }
     }
     const jobs = (arch: string, extra: string[]): TrainJob[] =>
-      manifests.map((m, i) => ({
-        out: join(work, `${i}-${arch}`),
-        args: ["--manifest", m.path, "--job-id", "0", ...(engine ? ["--engine", engine] : []), ...(m.args ?? []), ...extra],
-      }));
+      manifests.map((m, i) =>
+        m.command === "generate"
+          ? // NOTE: a generate job has no engine choice (cpu, bitwise) and no training strategy to perturb
+            { command: "generate", out: join(work, `${i}-${arch}`), args: ["--manifest", m.path, ...(m.args ?? [])] }
+          : { out: join(work, `${i}-${arch}`), args: ["--manifest", m.path, "--job-id", "0", ...(engine ? ["--engine", engine] : []), ...(m.args ?? []), ...extra] },
+      );
     const nativeJobs = jobs("x64", []);
     // the x86-64 trace of job i: trained now into its --out directory, or one kept in --native-cache
-    const nativeTrace = nativeJobs.map((j) => join(j.out, "trace.json"));
+    const nativeTrace = nativeJobs.map((j, i) => join(j.out, resultFile(manifests[i]!)));
     const cacheFile = (i: number): string | undefined => {
       if (!nativeCache) return undefined;
       const m = manifests[i]!;
@@ -298,7 +335,7 @@ async function main(argv: string[]): Promise<number> {
         .update(readFileSync(m.path))
         .update(JSON.stringify([process.version, process.arch, nativeJobs[i]!.args.map((a) => (a === m.path ? "<manifest>" : a))]))
         .digest("hex");
-      return join(nativeCache, `${key.slice(0, 32)}.trace.json`);
+      return join(nativeCache, `${key.slice(0, 32)}.${resultFile(m)}`);
     };
     const cached = manifests.map((_, i) => {
       const f = cacheFile(i);
@@ -330,6 +367,16 @@ async function main(argv: string[]): Promise<number> {
         failed++;
         const side = rx.code !== 0 ? `x86-64 train exited ${rx.code}: ${rx.error}` : `arm64 train exited ${ra.code}: ${ra.error}`;
         process.stdout.write(`crossarch: ${m.label}: FAIL: ${side}\n`);
+        continue;
+      }
+      if (m.command === "generate") {
+        const { cidOf } = await import("../verifier/src/store/index.ts");
+        const da = cidOf(new Uint8Array(readFileSync(nativeTrace[i]!)));
+        const db = cidOf(new Uint8Array(readFileSync(join(work, `${i}-arm64`, resultFile(m)))));
+        if (da !== db) {
+          failed++;
+          process.stdout.write(`crossarch: ${m.label}: DIFFER x86-64 vs arm64: dataset ${da} vs ${db}\n`);
+        } else process.stdout.write(`crossarch: ${m.label}: identical on x86-64 and arm64: dataset ${da} (${times})\n`);
         continue;
       }
       const a = readTrace(nativeTrace[i]!);

@@ -41,6 +41,8 @@ import { browserPublicClients, memoryStore, resultSources } from "./browser.ts";
 import { $, clearError, esc, needWallet, params, POLL_MS, showError, SOURCE, state, wrongChain, type Ethereum } from "./page.ts";
 import { claimAs, showAuditor, showProvider } from "./standing.ts";
 import { prepareDataset, publishBytes, schemaLine, withDataset } from "./dataset.ts";
+import { evaluationQuoteHtml, isEvaluateText, kindResultHtml, kindResultOf, postEvaluation, quoteEvaluation, type EvaluationQuote } from "./kinds.ts";
+import type { KindResult } from "../../verifier/src/chain/getKindResult.ts";
 
 // ------------------------------------------------------------------ one thing at a time
 
@@ -191,10 +193,13 @@ async function switchChain(): Promise<void> {
 
 /** The text the shown quote is for: an edit of the manifest withdraws the quote (Approve and escrow posts what was quoted). */
 let quotedText: string | undefined;
+/** The quoted evaluate manifest (kinds.ts), when the manifest on the page is one; else the training quote is in state. */
+let evaluation: EvaluationQuote | undefined;
 
 function dropQuote(): void {
   state.manifest = undefined;
   state.derived = undefined;
+  evaluation = undefined;
   quotedText = undefined;
   $("quote-section").classList.add("hidden");
 }
@@ -202,6 +207,8 @@ function dropQuote(): void {
 async function quote(): Promise<void> {
   dropQuote();
   const text = $<HTMLTextAreaElement>("manifest-text").value;
+  // an evaluate manifest is an inference job, quoted per example (kinds.ts)
+  if (isEvaluateText(text)) return quoteKind(text);
   // the CLI's schema: ManifestError names the first bad field
   const manifest = parseManifestJson(text);
   const d = state.deployment;
@@ -243,7 +250,28 @@ async function quote(): Promise<void> {
   $("manifest-download").textContent = "";
 }
 
+/** The quote of an evaluate manifest: the same rows a training quote has where they apply. */
+async function quoteKind(text: string): Promise<void> {
+  const d = state.deployment;
+  if (!d) throw new Error("No deployment loaded.");
+  const client = state.clients?.public ?? browserPublicClients(state.ethereum, d.chainId);
+  if (!client) throw new Error("Connect the wallet to quote against the deployment (the quote reads the dispute panel).");
+  const q = await quoteEvaluation(client, d, text);
+  if ($<HTMLTextAreaElement>("manifest-text").value !== text) {
+    $("manifest-status").textContent = "The manifest changed while it was being quoted: check and quote it again.";
+    return;
+  }
+  $("manifest-status").innerHTML = `<span class="ok">valid evaluate manifest</span>: ${esc(q.manifest.model.arch)}, ${q.quote.examples} examples in segments of ${q.policy.stepsPerSegment}`;
+  quotedText = text;
+  evaluation = q;
+  $("quote").innerHTML = evaluationQuoteHtml(q, (wei) => `${formatEther(wei)} ${esc(state.symbol)}`);
+  $("quote-section").classList.remove("hidden");
+  $("post-status").textContent = "";
+  $("manifest-download").textContent = "";
+}
+
 async function post(): Promise<void> {
+  if (evaluation) return postKind(evaluation);
   const clients = needWallet();
   const { manifest, derived, terms } = state;
   if (!manifest || !derived || !terms) throw new Error("Quote a manifest first.");
@@ -260,6 +288,22 @@ async function post(): Promise<void> {
   // the provider reads the manifest by its CID from a content store: publish it to the server this page came from
   const bytes = new TextEncoder().encode(canonicalManifest(manifest));
   $("manifest-download").innerHTML = (await publishBytes(bytes, r.manifestUri.slice(4), "manifest")).html;
+  state.jobId = r.jobId;
+  $<HTMLInputElement>("job-id").value = String(r.jobId);
+  history.replaceState(null, "", `?${new URLSearchParams({ ...Object.fromEntries(params), job: String(r.jobId) })}`);
+  await refreshJob();
+  await showAccount();
+}
+
+async function postKind(q: EvaluationQuote): Promise<void> {
+  const clients = needWallet();
+  const d = state.deployment!;
+  const funding = await jobFunding(clients.public, d, state.account!, q.payment);
+  if (funding.shortfall > 0n) throw new TokenFundsError(funding.balance, funding.payment, false);
+  $("post-status").textContent = "waiting for the wallet…";
+  const r = await postEvaluation(clients, d, q, (step, hash) => ($("post-status").textContent = step === "approved" ? `approved (${hash}); now the escrow…` : `escrowed (${hash})`));
+  $("post-status").innerHTML = `<span class="ok" id="posted">job ${r.jobId} created</span> (evaluate) in block ${r.blockNumber} (tx <code>${r.txHash}</code>), manifest ${esc(r.manifestUri)}`;
+  $("manifest-download").innerHTML = (await publishBytes(q.bytes, q.cid, "manifest")).html;
   state.jobId = r.jobId;
   $<HTMLInputElement>("job-id").value = String(r.jobId);
   history.replaceState(null, "", `?${new URLSearchParams({ ...Object.fromEntries(params), job: String(r.jobId) })}`);
@@ -304,15 +348,17 @@ async function refreshJob(): Promise<void> {
     setJobHtml(`<span id="job-status" class="status">job ${id} does not exist</span>`);
     return;
   }
-  const [commits, receipts, disputes, report] = await Promise.all([
+  const [commits, receipts, disputes, report, kindResult] = await Promise.all([
     getSegmentCommits(client, { jobMarket: d.jobMarket, jobId: id, fromBlock }),
     getReceiptsRecorded(client, { jobRecords: d.jobRecords, jobId: id, fromBlock }),
     d.disputeGame ? getJobDisputes(client, { disputeGame: d.disputeGame, jobId: id, fromBlock }) : Promise.resolve([] as JobDisputeOpened[]),
     // market/job-report.ts, as `pouw buyer status`: the money's outcome and the audit coverage (the manifest's rate from the page's source)
     jobReport(client, d, resultSources(SOURCE).store, id),
+    // an evaluate or generate job's result as KindRecords holds it (recorded once the job is Finalized)
+    job.status === "Finalized" ? kindResultOf(client, d, id) : Promise.resolve(undefined),
   ]);
   if (!current()) return;
-  setJobHtml(jobHtml(job, commits, receipts, disputes, report));
+  setJobHtml(jobHtml(job, commits, receipts, disputes, report, kindResult));
 }
 
 function setJobHtml(html: string): void {
@@ -339,7 +385,7 @@ const STATUS_MEANS: Record<string, string> = {
   TimedOut: "the provider missed a segment deadline and was slashed for it; its committed segments stay challengeable until the window ends, then the job re-opens",
 };
 
-function jobHtml(job: GetJobReturnType, commits: SegmentCommit[], receipts: RecordedReceipt[], disputes: JobDisputeOpened[], report: JobReport): string {
+function jobHtml(job: GetJobReturnType, commits: SegmentCommit[], receipts: RecordedReceipt[], disputes: JobDisputeOpened[], report: JobReport, kindResult?: KindResult): string {
   const tok = (wei: bigint) => `${formatEther(wei)} ${esc(state.symbol)}`;
   const when = new Date(Number(job.deadline) * 1000).toISOString();
   // the deadline field is the segment deadline while Active and the challenge window's end once Committed or TimedOut
@@ -349,6 +395,7 @@ function jobHtml(job: GetJobReturnType, commits: SegmentCommit[], receipts: Reco
   const money = moneySentences(report.money, tok);
   const rows = [
     `<tr><th>status</th><td><span id="job-status" class="status">${job.status}</span> <span id="job-status-means" class="muted">${esc(STATUS_MEANS[job.status] ?? "")}</span></td></tr>`,
+    ...(kindResult ? [`<tr><th>${kindResult.kind === "evaluate" ? "score" : "dataset"} (KindRecords)</th><td>${kindResultHtml(kindResult)}</td></tr>`] : []),
     `<tr><th>audit coverage</th><td><span id="job-coverage">${esc(coverageLine(c).replace(/^audit coverage: /, ""))}</span>${c.warning ? `<div id="job-coverage-warning" class="verdict-bad">${esc(c.warning)}</div>` : ""}</td></tr>`,
     ...(money.length ? [`<tr><th>outcome</th><td id="job-outcome">${money.map((x) => `<div>${x}</div>`).join("")}</td></tr>`] : []),
     ...(report.money.buyerSlashShare > 0n ? [`<tr><th>your slash share</th><td id="job-buyer-slash-share">${tok(report.money.buyerSlashShare)} (a StakeVault credit; Claim collects it)</td></tr>`] : []),
@@ -479,7 +526,7 @@ function render(): void {
   const connected = state.account !== undefined && !wrongChain();
   $<HTMLButtonElement>("connect").textContent = state.account ? "Reconnect" : "Connect wallet";
   $("switch-chain").classList.toggle("hidden", !(state.account && wrongChain()));
-  $<HTMLButtonElement>("post").disabled = !(connected && state.derived) || state.busy;
+  $<HTMLButtonElement>("post").disabled = !(connected && (state.derived || evaluation)) || state.busy;
   document.body.dataset.busy = String(state.busy);
 }
 

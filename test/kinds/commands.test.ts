@@ -55,7 +55,8 @@ describe("kinds: evaluate jobs through buyer create, provider accept and provide
     expect(kindPolicy(km, { payment: 1n, examplesPerSegment: 20, overrides: stake }).policy).to.deep.include({ segments: 10, stepsPerSegment: 20 });
     expect(() => kindPolicy(km, { payment: 1n, examplesPerSegment: 30, overrides: stake })).to.throw(/200 examples are not a whole number of segments of 30/);
     expect(() => kindPolicy(km, { overrides: stake })).to.throw(/--pay/);
-    expect(() => kindPolicy(km, { payment: 1n })).to.throw(/--stake/);
+    // without --stake the stake is the kind quote's (market/quote-kind.ts; test/kinds/quote-kind.test.ts)
+    expect(kindPolicy(km, { payment: 1n }).quote?.stakeWei).to.be.a("bigint");
   });
 
   it("a kind job whose model is not in the store is refused before any transaction", async () => {

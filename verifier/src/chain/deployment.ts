@@ -30,13 +30,16 @@ export const Deployment = z.strictObject({
   /** StateOpenings beside the market (state openings of committed steps), when deployed: panel members decide a
    * challenge of a withheld opening with it, so a bot samples steps only through the one named here. */
   stateOpenings: address.optional(),
+  /** KindRecords beside the market (results of finalized evaluate and generate jobs), when deployed: a training job on a
+   * generated dataset is checked against the record naming it. */
+  kindRecords: address.optional(),
   /** Block of the first deployment transaction: event scans start here. */
   startBlock: z.string().regex(/^[0-9]+$/),
   /** Whether `token` is the mintable dev TestToken. */
   devToken: z.boolean(),
 });
 
-export type Deployment = Omit<z.infer<typeof Deployment>, "token" | "jobMarket" | "jobRecords" | "stakeVault" | "auditorRegistry" | "disputeGame" | "providerRegistry" | "dataRegistry" | "peerDirectory" | "stateOpenings"> & {
+export type Deployment = Omit<z.infer<typeof Deployment>, "token" | "jobMarket" | "jobRecords" | "stakeVault" | "auditorRegistry" | "disputeGame" | "providerRegistry" | "dataRegistry" | "peerDirectory" | "stateOpenings" | "kindRecords"> & {
   token: Address;
   jobMarket: Address;
   jobRecords: Address;
@@ -47,6 +50,7 @@ export type Deployment = Omit<z.infer<typeof Deployment>, "token" | "jobMarket" 
   dataRegistry?: Address;
   peerDirectory?: Address;
   stateOpenings?: Address;
+  kindRecords?: Address;
 };
 
 export class DeploymentFileError extends InputError {

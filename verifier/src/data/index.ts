@@ -79,3 +79,4 @@ export async function addDataset(path: string, options: ParseOptions & { name?: 
     },
   };
 }
+export { GENERATED_FORMAT, GENERATED_VOCAB_SIZE, decodeGenerated, generatedText, isGeneratedBytes, type GeneratedFile } from "./generated.ts";

@@ -10,6 +10,7 @@ import { checkCorpusBytes } from "../ml/data/corpus.ts";
 import type { LabelledImages } from "../ml/data/mnist.ts";
 import type { ContentStore } from "../store/index.ts";
 import { DATA_MAX_FILE_BYTES, decodeTabular, taskOf, type TabularSchema } from "./tabular.ts";
+import { decodeGenerated, generatedText, isGeneratedBytes } from "./generated.ts";
 import { decodeText, type TextSchema } from "./text.ts";
 
 /**
@@ -62,13 +63,15 @@ export const TEXT_MAX_CANONICAL_BYTES = DATA_MAX_FILE_BYTES + 16 * 1024 * 1024;
 export type TextSplit = { train: Uint8Array; test: Uint8Array; canonicalBytes: Uint8Array; schema: TextSchema };
 
 /**
- * The text of a char-transformer manifest's corpus by content id, fetched and checked, split into the training head
+ * The text of a char-transformer manifest's corpus by content id (a pouw-text-1 data set, or a generate job's
+ * pouw-generated-1 dataset: generated.ts), fetched and checked, split into the training head
  * and the held-out tail (the schema's `split.testTokens`); ManifestError when model.vocab is not the data's vocabulary.
  */
 export async function loadTextCorpus(corpus: { name: string; contentId: string }, store: ContentStore, model: { vocab?: number | undefined }): Promise<TextSplit> {
   const bytes = await store.get(corpus.contentId, { maxBytes: TEXT_MAX_CANONICAL_BYTES });
   checkCorpusBytes(corpus, bytes, "the content store");
-  const d = decodeText(bytes);
+  // a generate job's dataset by its CID: its samples' text under the text rules (generated.ts)
+  const d = isGeneratedBytes(bytes) ? generatedText(decodeGenerated(bytes)) : decodeText(bytes);
   if (d.schema.vocabulary.length !== model.vocab) {
     throw new ManifestError(`manifest field model.vocab: ${model.vocab}, but data set ${corpus.contentId} has a vocabulary of ${d.schema.vocabulary.length} bytes`);
   }

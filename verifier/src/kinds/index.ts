@@ -6,3 +6,5 @@ export { commitKindSegments, type CommitKindSegmentsParameters } from "./provide
 export { EXP2_TABLE, samplingWeights, sampleToken, type Sampling } from "./sampler.ts";
 export { GENERATE_KIND, DATASET_FORMAT, GenerateManifest, DatasetError, parseGenerateManifest, generateManifestHash, openGenerateHarness, generateSample, generateJob, sampleResult, datasetOf, verifyDataset, type GenerateJob } from "./generate.ts";
 export { kindAuditRate, kindSegmentVerdict, kindWithheldVerdict, exampleRange } from "./audit.ts";
+export { generatedDataset, datasetFromSamples, type GeneratedDataset } from "./dataset.ts";
+export { checkGeneratedCorpora, verifyGeneratedProvenance, provenanceLines, GeneratedProvenanceError, type GeneratedProvenance, type GeneratedProvenanceContext } from "./dataset-provenance.ts";

@@ -9,25 +9,24 @@
  */
 import canonicalizeModule from "canonicalize";
 import type { Hex } from "viem";
-import { commitSegment, createJob, txRef, type ChainClients, type Deployment, type JobPolicy, type JobStatusName, type TxRef } from "../chain/index.ts";
+import { commitSegment, createJob, getDisputeParams, txRef, type ChainClients, type Deployment, type JobPolicy, type JobStatusName, type TxRef } from "../chain/index.ts";
 import { EVALUATE_KIND, evaluateManifestHash, parseEvaluateManifest, type EvaluateManifest } from "../evaluate/index.ts";
 import { ensureTokenFunds } from "../market/funding.ts";
-import { DEFAULT_SEGMENT_TIMEOUT_SECONDS, DEFAULT_SHARES, type PolicyOverrides } from "../market/job-policy.ts";
+import type { KindQuote } from "../market/quote-kind.ts";
+import { kindExamples, kindPolicy, type KindPolicyOptions } from "./policy.ts";
 import { ManifestMismatchError, MANIFEST_URI_PREFIX } from "../market/manifest-store.ts";
 import type { ContentStore } from "../store/index.ts";
 import { evaluateJob } from "./evaluate.ts";
-import { GENERATE_KIND, generateJob, generateManifestHash, parseGenerateManifest, type GenerateManifest } from "./generate.ts";
-import { checkShape, KindJobError, kindSegments, type ExampleJob } from "./job.ts";
+import { generatedDataset } from "./dataset.ts";
+import { GENERATE_KIND, generateJob, generateManifestHash, parseGenerateManifest, sampleResult, type GenerateManifest } from "./generate.ts";
+import { KindJobError, kindSegments, type ExampleJob, type KindSegment } from "./job.ts";
 import { KIND_CODES, subjectOf, type InferenceKind } from "./state.ts";
 
 const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
 
-export type KindManifest = { kind: "evaluate"; manifest: EvaluateManifest } | { kind: "generate"; manifest: GenerateManifest };
+export { KIND_CHALLENGE_WINDOW_SECONDS, MAX_DEFAULT_EXAMPLES_PER_SEGMENT, kindExamples, kindPolicy, type KindPolicyOptions } from "./policy.ts";
 
-/** The default challenge window of a kind job (a kind manifest has no policy section), as a training manifest's default. */
-export const KIND_CHALLENGE_WINDOW_SECONDS = 86_400;
-/** The default examples per segment is the largest divisor of the example count up to this. */
-export const MAX_DEFAULT_EXAMPLES_PER_SEGMENT = 50;
+export type KindManifest = { kind: "evaluate"; manifest: EvaluateManifest } | { kind: "generate"; manifest: GenerateManifest };
 
 /** The kind manifest `value` is, parsed (a ManifestError names the bad field), or undefined when its kind is not an inference kind. */
 export function kindManifestOf(value: unknown): KindManifest | undefined {
@@ -41,44 +40,14 @@ export function kindManifestHash(km: KindManifest): Hex {
   return km.kind === "evaluate" ? evaluateManifestHash(km.manifest) : generateManifestHash(km.manifest);
 }
 
-/** N: the job's examples (evaluate: evalSet.examples; generate: prompts.examples). */
-export function kindExamples(km: KindManifest): number {
-  return km.kind === "evaluate" ? km.manifest.evalSet.examples : km.manifest.prompts.examples;
-}
-
 /** The job of `km` with K examples a segment; `weights` must hash to its weightsCid. */
 export function openKindJob(km: KindManifest, weights: Uint8Array, p: { jobId: bigint; examplesPerSegment: number }): Promise<ExampleJob & { kind: InferenceKind }> {
   return km.kind === "evaluate" ? evaluateJob(km.manifest, weights, p).then((j) => Object.assign(j, { kind: "evaluate" as const })) : generateJob(km.manifest, weights, p).then((j) => Object.assign(j, { kind: "generate" as const }));
 }
 
-export type KindPolicyOptions = { payment?: bigint; examplesPerSegment?: number; overrides?: PolicyOverrides };
-
-/**
- * The policy of a kind job: segments x examplesPerSegment = N (default K: the largest divisor of N up to 50). The
- * stake must be given (overrides.requiredStake): the quote does not price inference cheats yet (docs/kinds.md).
- */
-export function kindPolicy(km: KindManifest, opts: KindPolicyOptions): { policy: JobPolicy; payment: bigint } {
-  const N = kindExamples(km);
-  if (opts.payment === undefined) throw new KindJobError(`${km.kind} manifests have no policy.paymentWei: pass --pay <amount>`);
-  if (opts.payment <= 0n) throw new KindJobError(`--pay must be positive, got ${opts.payment} wei`);
-  const o = opts.overrides ?? {};
-  if (o.requiredStake === undefined) throw new KindJobError(`the stake quote does not price ${km.kind} jobs yet and ${km.kind} manifests have no policy.providerStakeWei: pass --stake <amount>`);
-  if (o.requiredStake <= 0n) throw new KindJobError(`--stake must be positive for a ${km.kind} job, got ${o.requiredStake} wei`);
-  let K = opts.examplesPerSegment;
-  if (K === undefined) for (K = Math.min(N, MAX_DEFAULT_EXAMPLES_PER_SEGMENT); N % K !== 0; K--);
-  const segments = checkShape({ examples: N, examplesPerSegment: K });
-  if (segments > 65_535) throw new KindJobError(`${N} examples of ${K} a segment are ${segments} segments: at most 65535`);
-  const shares = { challengerBps: o.challengerBps ?? DEFAULT_SHARES.challengerBps, buyerBps: o.buyerBps ?? DEFAULT_SHARES.buyerBps, burnBps: o.burnBps ?? DEFAULT_SHARES.burnBps, timeoutSlashBps: o.timeoutSlashBps ?? DEFAULT_SHARES.timeoutSlashBps };
-  if (shares.challengerBps + shares.buyerBps + shares.burnBps !== 10_000) throw new KindJobError(`slash shares must sum to 10000 bps, got ${shares.challengerBps} + ${shares.buyerBps} + ${shares.burnBps}`);
-  return {
-    policy: { segments, stepsPerSegment: K, requiredStake: o.requiredStake, segmentTimeout: o.segmentTimeout ?? DEFAULT_SEGMENT_TIMEOUT_SECONDS, challengeWindow: o.challengeWindow ?? KIND_CHALLENGE_WINDOW_SECONDS, ...shares },
-    payment: opts.payment,
-  };
-}
-
 export type KindMarketContext = { clients: ChainClients; deployment: Deployment; store: ContentStore };
 
-export type CreateKindJobResult = { jobId: bigint; kind: InferenceKind; manifestUri: string; manifestHash: Hex; policy: JobPolicy; payment: bigint; txs: TxRef[] };
+export type CreateKindJobResult = { jobId: bigint; kind: InferenceKind; manifestUri: string; manifestHash: Hex; policy: JobPolicy; payment: bigint; txs: TxRef[]; /** The quote the stake came from (absent with an explicit stake). */ quote?: KindQuote };
 
 /**
  * Posts a kind job: first its dry run (the weights resolve from the store, the harness opens over the corpus, example 1
@@ -87,7 +56,8 @@ export type CreateKindJobResult = { jobId: bigint; kind: InferenceKind; manifest
  * model's CID hash (fixed on chain: KindRecords records a result for that kind and model only).
  */
 export async function createKindJob(ctx: KindMarketContext, km: KindManifest, opts: KindPolicyOptions & { mint?: boolean; subject: string }): Promise<CreateKindJobResult> {
-  const { policy, payment } = kindPolicy(km, opts);
+  const game = ctx.deployment.disputeGame ? await getDisputeParams(ctx.clients.public, { disputeGame: ctx.deployment.disputeGame }) : undefined;
+  const { policy, payment, quote } = kindPolicy(km, { ...opts, ...(game ? { panel: { size: game.panelSize, feeWei: game.panelFee } } : {}) });
   try {
     const job = await openKindJob(km, await ctx.store.get(km.manifest.weightsCid), { jobId: 0n, examplesPerSegment: policy.stepsPerSegment });
     await job.results(0, 1);
@@ -101,7 +71,7 @@ export async function createKindJob(ctx: KindMarketContext, km: KindManifest, op
   const kind = { kind: KIND_CODES[km.kind], modelCidHash: subjectOf(km.manifest.weightsCid) };
   const r = await createJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, manifestHash, manifestUri, token: ctx.deployment.token, payment, policy, kind });
   txs.push(txRef("createJob", r));
-  return { jobId: r.jobId, kind: km.kind, manifestUri, manifestHash, policy, payment, txs };
+  return { jobId: r.jobId, kind: km.kind, manifestUri, manifestHash, policy, payment, txs, ...(quote ? { quote } : {}) };
 }
 
 /**
@@ -149,7 +119,16 @@ export async function checkKindJobBeforeAccept(ctx: KindMarketContext, jobId: bi
   return true;
 }
 
-export type RunKindJobResult = { kind: InferenceKind; resumedFrom: number; committed: number[]; txs: TxRef[]; gasUsed: bigint; wallSeconds: number };
+export type RunKindJobResult = {
+  kind: InferenceKind;
+  resumedFrom: number;
+  committed: number[];
+  txs: TxRef[];
+  gasUsed: bigint;
+  wallSeconds: number;
+  /** A generate job's dataset (`pouw-generated-1`), published to the store: what KindRecords' resultCid names. */
+  datasetCid?: string;
+};
 
 /**
  * The provider's run of an accepted kind job: every example's result from the pinned forward pass, the segments'
@@ -164,8 +143,19 @@ export async function runKindJob(ctx: KindMarketContext, km: KindManifest, job: 
   }
   const result: RunKindJobResult = { kind: km.kind, resumedFrom: job.nextSegment, committed: [], txs: [], gasUsed: 0n, wallSeconds: 0 };
   if (job.status === "Active") {
-    const kj = await openKindJob(km, await ctx.store.get(km.manifest.weightsCid), { jobId: job.jobId, examplesPerSegment: job.policy.stepsPerSegment });
-    const segments = kindSegments(kj, await kj.results(0, N));
+    const weights = await ctx.store.get(km.manifest.weightsCid);
+    const p = { jobId: job.jobId, examplesPerSegment: job.policy.stepsPerSegment };
+    let segments: KindSegment[];
+    if (km.kind === "generate") {
+      // the dataset holds the leaves' samples: published before any commit, so the CID reported is always servable
+      const gj = await generateJob(km.manifest, weights, p);
+      const d = generatedDataset(gj);
+      result.datasetCid = await ctx.store.put(d.bytes);
+      segments = kindSegments(gj, d.samples.map(sampleResult));
+    } else {
+      const kj = await openKindJob(km, weights, p);
+      segments = kindSegments(kj, await kj.results(0, N));
+    }
     for (const s of segments.slice(job.nextSegment)) {
       // INVARIANT: the states file is published before its commitment, so a committed segment is always servable
       const checkpointCid = await ctx.store.put(s.file);

@@ -8,10 +8,12 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Hex } from "viem";
 import { getJobCreated, getSegmentCommits, type JobStatusName } from "../chain/index.ts";
-import { createRun, deploymentSalt } from "../ml/index.ts";
+import { createRun, deploymentSalt, parseManifest } from "../ml/index.ts";
 import { PROVENANCE_FILE, ProvenanceMismatchError, type ProvenanceReport } from "../provenance/index.ts";
 import { fetchResult, FetchResultError, type FetchResultContext, type FetchResultOptions } from "./fetch-result.ts";
 import { rebuildFinalWeights } from "./final-weights.ts";
+import type { GeneratedProvenance } from "../kinds/dataset-provenance.ts";
+import { checkGeneratedData } from "./create-job.ts";
 import { fetchManifest } from "./manifest-store.ts";
 
 export { postJob, type PostJobResult } from "./post-job.ts";
@@ -31,6 +33,8 @@ export type FetchVerifiedResult = {
   /** Where the weights came from: the content store by the record's CID, or rebuilt from the last committed checkpoint. */
   weightsFrom: "store" | "rebuilt";
   report: ProvenanceReport;
+  /** The verified chain of each generated dataset the job trained on (kinds/dataset-provenance.ts); [] when none. */
+  generated: GeneratedProvenance[];
 };
 
 /**
@@ -54,11 +58,14 @@ export async function fetchVerified(ctx: FetchVerifiedContext, jobId: bigint, ou
   };
   const { status, recordBytes, weightsBytes, weightsFrom, report } = await fetchResult(ctx, jobId, { ...options, rebuild });
   if (!report.ok) throw new ProvenanceMismatchError(report.failures);
+  // the record's manifest (hash-checked against the job above) names the data; a generated dataset's chain is checked
+  // back to its generate job and model before anything is written
+  const generated = await checkGeneratedData(ctx, parseManifest((JSON.parse(new TextDecoder().decode(recordBytes)) as { manifest: unknown }).manifest), `job ${jobId}: provenance of its data not verified (nothing written)`);
 
   await mkdir(outDir, { recursive: true });
   const weightsPath = join(outDir, "final.safetensors");
   const recordPath = join(outDir, PROVENANCE_FILE);
   await writeFile(weightsPath, weightsBytes);
   await writeFile(recordPath, recordBytes);
-  return { jobId, status, weightsPath, recordPath, recordHash: report.recordHash, weightsFrom, report };
+  return { jobId, status, weightsPath, recordPath, recordHash: report.recordHash, weightsFrom, report, generated };
 }

@@ -38,6 +38,8 @@ export async function createJobFromManifest(ctx: CreateJobFromManifestContext, m
   // IMPORTANT: before any transaction: a job nobody can train (its corpus does not resolve, its base is unusable,
   // step 1 fails) is never posted (provider/check-base.ts; the provider's accept runs the same dry run)
   await checkJobTrainable(manifest, { jobId: 0n, salt: offlineSalt(0n), store: ctx.store, subject: opts.subject, what: "not posted (no transaction sent, nothing escrowed)" });
+  // IMPORTANT: a generated dataset as data is posted only when its bytes chain to a finalized generate job's record
+  await checkGeneratedData(ctx, manifest, `${opts.subject}: not posted (no transaction sent, nothing escrowed)`);
   const plan = await planJob(ctx.clients.public, ctx.deployment, manifest, opts);
   const funding = await ensureTokenFunds(ctx.clients, ctx.deployment, ctx.deployment.jobMarket, plan.payment, { mint: opts.mint === true });
   // a linear-tile job's manifest hash commits its circuit terms (lr, batch root of its data order), registered after createJob
@@ -47,4 +49,15 @@ export async function createJobFromManifest(ctx: CreateJobFromManifestContext, m
     ...(circuit ? { circuit } : {}),
   });
   return { plan, posted, txs: [...funding, { what: "createJob", hash: posted.txHash, blockNumber: posted.blockNumber }] };
+}
+
+/** The provenance check of every generated dataset `manifest` trains on (kinds/dataset-provenance.ts), its error prefixed. */
+export async function checkGeneratedData(ctx: { clients: Pick<ChainClients, "public">; deployment: Deployment; store: ContentStore }, manifest: Manifest, what: string) {
+  const { checkGeneratedCorpora, GeneratedProvenanceError } = await import("../kinds/dataset-provenance.ts");
+  try {
+    return await checkGeneratedCorpora({ client: ctx.clients.public, deployment: ctx.deployment, store: ctx.store }, manifest);
+  } catch (err) {
+    if (err instanceof GeneratedProvenanceError) throw new GeneratedProvenanceError(`${what}: ${err.message}`, { cause: err });
+    throw err;
+  }
 }

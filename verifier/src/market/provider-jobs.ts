@@ -47,7 +47,11 @@ export async function acceptProviderJob(ctx: ProviderJobsContext, jobId: bigint,
   if (o.peers) await o.peers.dial([open.buyer]);
   try {
     // an evaluate or generate job is checked by its kind (kinds/market.ts), a training job by its dry run
-    if (!(await (await import("../kinds/market.ts")).checkKindJobBeforeAccept(ctx, jobId))) await checkJobBeforeAccept(ctx, jobId);
+    if (!(await (await import("../kinds/market.ts")).checkKindJobBeforeAccept(ctx, jobId))) {
+      const manifest = await checkJobBeforeAccept(ctx, jobId);
+      // a training job on a generated dataset: its chain to the finalized generate job, before the stake is locked
+      await (await import("./create-job.ts")).checkGeneratedData(ctx, manifest, `job ${jobId} not accepted (no stake locked)`);
+    }
   } catch (err) {
     if (!(err instanceof ContentNotFoundError)) throw err;
     throw new InputError(

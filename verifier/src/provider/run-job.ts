@@ -92,6 +92,8 @@ export type RunJobResult = {
   /** The job's manifest: a training manifest, or an evaluate/generate manifest (then `kind` says which). */
   manifest: Manifest | KindManifest["manifest"];
   kind?: KindManifest["kind"];
+  /** A generate job's dataset CID (published to the store before its first commit). */
+  datasetCid?: string;
   /** The job's status when the call started (a job that is not Active is not trained), and its deadline then. */
   status: JobStatusName;
   deadline: number;
@@ -135,7 +137,7 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
   const kind = await fetchKindManifest(ctx.store, created.manifestUri, job.manifestHash);
   if (kind) {
     const r = await runKindJob(ctx, kind, { jobId, nextSegment: job.nextSegment, policy: job.policy, status: job.status });
-    return { jobId, resumedFrom: r.resumedFrom, committed: r.committed, txs: r.txs, gasUsed: r.gasUsed, flops: 0, stepLosses: [], wallSeconds: r.wallSeconds, manifest: kind.manifest, kind: kind.kind, status: job.status, deadline: Number(job.deadline) };
+    return { jobId, resumedFrom: r.resumedFrom, committed: r.committed, txs: r.txs, gasUsed: r.gasUsed, flops: 0, stepLosses: [], wallSeconds: r.wallSeconds, manifest: kind.manifest, kind: kind.kind, status: job.status, deadline: Number(job.deadline), ...(r.datasetCid ? { datasetCid: r.datasetCid } : {}) };
   }
   const manifest = await fetchManifest(ctx.store, created.manifestUri, job.manifestHash, { circuitHash: circuitJobCheck(clients.public, deployment, jobId, { requireRegistered: true }) });
   const K = manifest.training.stepsPerSegment;

@@ -185,7 +185,7 @@ async function createKind(opts: Record<string, string | boolean | undefined>): P
   const s = (k: string) => opts[k] as string | undefined;
   const aJob = `${km.kind === "evaluate" ? "an" : "a"} ${km.kind} job`;
   for (const [flag, given] of [["--data-terms", opts.dataTerms === true], ["--data-share-bps", s("dataShareBps") !== undefined], ["--margin", s("margin") !== undefined], ["--integrity-value", s("integrityValue") !== undefined], ["--detection", s("detection") !== undefined], ["--allow-underpriced", opts.allowUnderpriced === true]] as const) {
-    if (given) throw new InputError(`${flag} is not supported for ${aJob} (manifest ${path}): no data terms or quote yet (docs/kinds.md)`);
+    if (given) throw new InputError(`${flag} is not supported for ${aJob} (manifest ${path}): no data terms, and the training quote's terms do not apply: its stake is quoted per example (docs/kinds.md "Quote"), or give --stake`);
   }
   if (s("pay") === "compute") throw new InputError(`--pay compute is not supported for ${aJob} (manifest ${path}): pass --pay <amount>`);
   const K = s("examplesPerSegment");
@@ -201,11 +201,11 @@ async function createKind(opts: Record<string, string | boolean | undefined>): P
   const r = await createKindJob(ctx, km, { ...terms, mint: opts.mint === true, subject: `manifest ${path}` });
   if (ctx.ipfs) await announceStateNode(ctx);
   const p = r.policy;
-  const json = { jobId: r.jobId.toString(), kind: r.kind, manifestUri: r.manifestUri, manifestHash: r.manifestHash, payment: r.payment.toString(), policy: { ...p, requiredStake: p.requiredStake.toString() }, txs: r.txs.map(txJson) };
+  const json = { ...(r.quote ? { quote: { stakeWei: r.quote.stakeWei.toString(), auditRate: r.quote.auditRate, forwardPassesPerExample: r.quote.forwardPassesPerExample } } : {}), jobId: r.jobId.toString(), kind: r.kind, manifestUri: r.manifestUri, manifestHash: r.manifestHash, payment: r.payment.toString(), policy: { ...p, requiredStake: p.requiredStake.toString() }, txs: r.txs.map(txJson) };
   process.stdout.write(
     opts.json
       ? JSON.stringify(json) + "\n"
-      : `job ${r.jobId} created (${r.kind}): ${p.segments} segments of ${p.stepsPerSegment} examples, payment ${approxTokens(r.payment)} ${ctx.symbol}, stake ${approxTokens(p.requiredStake)} ${ctx.symbol}, challenge window ${p.challengeWindow} s, manifest ${r.manifestUri}\n`,
+      : `job ${r.jobId} created (${r.kind}): ${p.segments} segments of ${p.stepsPerSegment} examples, payment ${approxTokens(r.payment)} ${ctx.symbol}, stake ${approxTokens(p.requiredStake)} ${ctx.symbol} (${r.quote ? `quoted: audit rate ${r.quote.auditRate} per example, ${r.quote.forwardPassesPerExample} forward pass${r.quote.forwardPassesPerExample === 1 ? "" : "es"} per example; pouw quote --manifest shows why` : "--stake"}), challenge window ${p.challengeWindow} s, manifest ${r.manifestUri}\n`,
   );
   return true;
 }
@@ -332,6 +332,7 @@ export const fetch = async (jobArg: string, opts: Record<string, string | boolea
         recordPath: r.recordPath,
         checks: r.report.checks,
         coverage: coverageJson(coverage),
+        generatedData: r.generated.map((g) => ({ ...g, generateJobId: g.generateJobId.toString() })),
       }) + "\n",
     );
     return;
@@ -340,6 +341,7 @@ export const fetch = async (jobArg: string, opts: Record<string, string | boolea
   if (coverage.warning) process.stderr.write(`pouw: ${coverage.warning}\n`);
   process.stdout.write(
     `job ${jobId} (${r.status}): provenance verified (record ${r.recordHash}, ${r.report.checks.length - skipped.length} checks ok${skipped.length ? `, skipped: ${skipped.join(", ")}` : ""}); wrote ${r.weightsPath} and ${r.recordPath}\n` +
+      (await import("../../kinds/dataset-provenance.ts")).provenanceLines(jobId, r.generated).map((l) => `${l}\n`).join("") +
       `${coverageLine(coverage)}\n` +
       (coverage.warning ? `${coverage.warning}\n` : ""),
   );

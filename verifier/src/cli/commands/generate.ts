@@ -10,9 +10,9 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { InputError } from "../../errors/index.ts";
 import { EVALUATE_KIND, evalSetIdOf, parseEvaluateManifest } from "../../evaluate/index.ts";
-import { datasetOf, generateJob, parseGenerateManifest, sampleResult, statesOf, type GenerateManifest } from "../../kinds/index.ts";
+import { generatedDataset, generateJob, parseGenerateManifest, type GenerateManifest } from "../../kinds/index.ts";
 import { ManifestError } from "../../ml/errors.ts";
-import { cidOf, LocalDirStore } from "../../store/index.ts";
+import { LocalDirStore } from "../../store/index.ts";
 
 type Opts = { manifest: string; out?: string; promptsId?: boolean; weights?: string; store?: string; json?: boolean };
 
@@ -56,14 +56,11 @@ export function registerGenerate(program: Command): void {
         process.stdout.write(`${await evalSetIdOf(parseEvaluateManifest({ version: 1, kind: EVALUATE_KIND, model: m.model, weightsCid: m.weightsCid, corpus: m.corpus, data: m.data, evalSet: { split: "test", examples: m.prompts.examples, contentId: m.prompts.contentId }, harness: m.harness }))}\n`);
         return;
       }
-      const job = await generateJob(manifest, await weightsOf(manifest, opts), { jobId: 0n, examplesPerSegment: 1 });
-      const samples = Array.from({ length: manifest.prompts.examples }, (_, j) => job.sample(j));
-      const dataset = datasetOf(manifest, samples);
+      const d = generatedDataset(await generateJob(manifest, await weightsOf(manifest, opts), { jobId: 0n, examplesPerSegment: 1 }));
       await mkdir(opts.out!, { recursive: true });
       const path = join(opts.out!, "dataset.json");
-      await writeFile(path, dataset);
-      const states = statesOf(samples.map(sampleResult));
-      const r = { samples: samples.length, tokens: manifest.sampling.tokens, datasetCid: cidOf(dataset), chain: states[states.length - 1]!.chain, path };
+      await writeFile(path, d.bytes);
+      const r = { samples: d.samples.length, tokens: manifest.sampling.tokens, datasetCid: d.cid, chain: d.chain, path };
       process.stdout.write(opts.json ? JSON.stringify(r) + "\n" : `${r.samples} samples of ${r.tokens} tokens\ndataset ${r.datasetCid}\nchain ${r.chain}\n${path}\n`);
     });
 }

@@ -199,11 +199,12 @@ export const run = async (jobArg: string, opts: Opts) => {
     };
     out(
       opts,
-      { jobId, status: r.status, resumedFrom: r.resumedFrom, committed: r.committed, strategy: formatStrategy(strategy), gasUsed: r.gasUsed, wallSeconds: r.wallSeconds, txs: r.txs.map(txJson), leftToService: left },
+      { jobId, status: r.status, resumedFrom: r.resumedFrom, committed: r.committed, strategy: formatStrategy(strategy), gasUsed: r.gasUsed, wallSeconds: r.wallSeconds, txs: r.txs.map(txJson), leftToService: left, ...(r.datasetCid ? { datasetCid: r.datasetCid } : {}) },
       (r.committed.length === 0
         ? `job ${jobId}: ${idle[r.status] ?? (r.status === "Active" ? "nothing to train (all segments committed)" : `not trained: the job is ${r.status}`)}\n`
         : `job ${jobId}: committed segments ${r.committed[0]}..${r.committed[r.committed.length - 1]}${resumed} with strategy ${formatStrategy(strategy)}${r.engine?.device ? `, engine ${r.engine.backend} (${r.engine.device}, ${r.engine.deviceMatmuls} matmuls on the device)` : ""}, gas ${r.gasUsed}, ${r.wallSeconds.toFixed(1)} s\n`) +
         txLines(r.txs) +
+        (r.datasetCid ? `job ${jobId}: generated dataset ${r.datasetCid} (published to the store)\n` : "") +
         (left === null ? "" : `job ${jobId}: left to \`pouw provider serve\` until ${left.until}: ${left.duties.join("; ")}\n`),
     );
   } finally {

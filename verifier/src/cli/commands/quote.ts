@@ -6,6 +6,8 @@
  * one plain sentence per class of what the buyer gets; names the worst class. Amounts print to 4 significant digits
  * with one sentence per number on what it buys (policy/words.ts); `--json` has them exact, in wei. Priced by default
  * on the checks the challenger bot runs (recompute on sampled segments, the state screen on every segment).
+ * An evaluate or generate manifest is priced per example instead (market/quote-kind.ts; `--example-detection D`, the
+ * probability one auditor catches a single changed or skipped example; `--pay` when the manifest states no payment).
  */
 import type { Command } from "commander";
 import {
@@ -23,6 +25,8 @@ import { approxTokens, cheatInWords, stakeReasonInWords } from "../../policy/wor
 import { computeWorthWei } from "../../policy/compute.ts";
 import { quoteStepSampling } from "../../policy/step-sampling.ts";
 import type { Quote } from "../../policy/quote.ts";
+import { readFileSync, statSync } from "node:fs";
+import { DEFAULT_EXAMPLE_DETECTION, kindQuoteLines, quoteKindJob } from "../../market/quote-kind.ts";
 import { parseAmount } from "../context.ts";
 
 type NumericKey = { [K in keyof QuoteOptions]: QuoteOptions[K] extends number | null ? K : never }[keyof QuoteOptions];
@@ -71,6 +75,51 @@ function followsLines(q: Quote, paymentWei: bigint, worth: bigint | undefined): 
   ];
 }
 
+/** `quote` of an evaluate or generate manifest; false when the manifest is not one (the training quote reads it). */
+async function quoteKind(opts: Record<string, string | boolean | undefined>, overrides: Partial<QuoteOptions>): Promise<boolean> {
+  const path = opts.manifest as string;
+  let value: unknown;
+  try {
+    // NOTE: only a regular file of at most 1 MiB is read here (a device such as /dev/zero never ends); readQuoteJob
+    // names what is wrong with anything else
+    const st = statSync(path);
+    if (!st.isFile() || st.size > 1 << 20) return false;
+    value = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    return false;
+  }
+  const { kindManifestOf } = await import("../../kinds/market.ts");
+  const km = kindManifestOf(value);
+  if (km === undefined) return false;
+  const a = `${km.kind === "evaluate" ? "an" : "a"} ${km.kind} manifest`;
+  for (const [flag, given] of [["--detection", opts.detection], ["--checks", opts.checks], ["--step-detection", opts.stepDetection]] as const) {
+    if (given !== undefined) throw new PolicyParamError(`${flag} does not apply to ${a}: it is quoted per example (--example-detection)`);
+  }
+  const pay = opts.pay as string | undefined;
+  const manifestPay = km.kind === "evaluate" ? km.manifest.policy?.paymentWei : undefined;
+  if (pay === "compute") throw new PolicyParamError(`--pay compute is not supported for ${a}: pass --pay <amount>`);
+  if (pay === undefined && manifestPay === undefined) throw new PolicyParamError(`${a} states no payment: pass --pay <amount>`);
+  const paymentWei = pay !== undefined ? parseAmount("--pay", pay) : BigInt(manifestPay!);
+  const d = opts.exampleDetection as string | undefined;
+  const detection = d === undefined ? undefined : Number(d);
+  if (d !== undefined && !(/^(0?\.[0-9]+|1(\.0*)?)$/.test(d) && detection! > 0)) throw new PolicyParamError(`--example-detection must be a probability in (0, 1], got ${JSON.stringify(d)}`);
+  const q = quoteKindJob(km, {
+    paymentWei,
+    ...(detection !== undefined ? { detection } : {}),
+    ...(overrides.computePrice !== undefined ? { computePrice: overrides.computePrice } : {}),
+    ...(overrides.margin !== undefined ? { margin: overrides.margin } : {}),
+    ...(overrides.lam !== undefined ? { lam: overrides.lam } : {}),
+    ...(overrides.forfeitShare !== undefined ? { forfeitShare: overrides.forfeitShare } : {}),
+    ...(overrides.integrityValue !== undefined ? { integrityValue: overrides.integrityValue } : {}),
+  });
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(q, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}\n`);
+    return true;
+  }
+  process.stdout.write(`${kindQuoteLines(q, (wei) => `${approxTokens(wei)} tokens`).join("\n")}\n`);
+  return true;
+}
+
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 export function registerQuote(program: Command): void {
@@ -82,6 +131,7 @@ export function registerQuote(program: Command): void {
     .option("--detection <file>", `detection matrix (default: the package's ${DEFAULT_DETECTION_PATH}, written by the detection bench; for an adapter or distillation manifest bench/results/detection-adapter.json or detection-distill.json, written by bench/detection-kinds.ts)`)
     .option("--checks <list>", `the checks to price: comma-separated names of the matrix's checks, or "any" to let the optimiser choose (default: the bot's pipeline, ${PIPELINE_CHECKS.join(" + ")})`)
     .option("--pay <amount>", "quote at this payment in tokens instead of the manifest's, or \"compute\": at what the job's FLOPs are worth at the compute price")
+    .option("--example-detection <d>", `an evaluate or generate manifest: the probability one auditor catches a single changed or skipped example, (0, 1] (default ${DEFAULT_EXAMPLE_DETECTION}; market/quote-kind.ts)`)
     .option("--step-detection <d>", "also price step sampling (state openings): the per-segment step rate that catches a cheat of every step with probability d, in (0, 1) (policy/step-sampling.ts)")
     .option("--json", "print the quote as JSON");
   for (const o of NUMERIC_OPTIONS) {
@@ -97,6 +147,9 @@ export function registerQuote(program: Command): void {
       if (!Number.isFinite(x)) throw new PolicyParamError(`--${o.flag} must be a finite number, got ${JSON.stringify(raw)}`);
       overrides[o.key] = x;
     }
+    // an evaluate or generate manifest is priced per example (market/quote-kind.ts, docs/kinds.md "Quote")
+    if (await quoteKind(opts, overrides)) return;
+    if (opts.exampleDetection !== undefined) throw new PolicyParamError("--example-detection applies to evaluate and generate manifests");
     if (typeof opts.checks === "string") overrides.checks = opts.checks === "any" ? [] : opts.checks.split(",").map((c) => c.trim());
     const manifestJob = readQuoteJob(opts.manifest as string);
     const price = overrides.computePrice ?? DEFAULT_QUOTE_OPTIONS.computePrice;
