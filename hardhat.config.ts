@@ -18,6 +18,10 @@ const soljson = require.resolve("solc/soljson.js");
 // Fuzz depth: modest for `npm test`, deep for `npm run test:deep` (POUW_FUZZ_DEEP=1); POUW_FUZZ_RUNS,
 // POUW_INVARIANT_RUNS and POUW_INVARIANT_DEPTH override either (a positive integer each), e.g. for a bounded deep run.
 const deep = process.env.POUW_FUZZ_DEEP === "1";
+// The dispute tests compile in their own solc run (see splitTestsCompilation below): one object, so one run.
+const secondTestRun = { version: "0.8.28", path: soljson, settings: { optimizer: { enabled: true, runs: 200 }, viaIR: false } };
+const disputeTests = ["DisputeGame.t.sol", "DisputeGame.invariant.t.sol", "DisputeGameAttacks.t.sol", "DisputeGameAbandon.t.sol", "DrawGuard.t.sol", "DisputePanel.t.sol", "AppealSmallPool.t.sol", "JobMarketReopens.t.sol"].map((f) => `contracts/${f}`);
+
 function runsFromEnv(name: string, fallback: number): number {
   const v = process.env[name];
   if (v === undefined || v === "") return fallback;
@@ -42,6 +46,10 @@ export default defineConfig({
     hardhatKeystore,
   ],
   solidity: {
+    // NOTE: contracts and Solidity tests compile in separate solc runs, the tests in two (the dispute tests below): in
+    // one run the wasm solc (soljson) ran out of its memory ("memory access out of bounds", HHE908) once the sources
+    // outgrew it together.
+    splitTestsCompilation: true,
     profiles: {
       default: {
         compilers: [{ version: "0.8.28", path: soljson, settings: { optimizer: { enabled: true, runs: 200 }, viaIR: false } }],
@@ -50,6 +58,8 @@ export default defineConfig({
           // that the room under the >= 10% headroom test/contracts/sizes.test.ts demands goes to features, at a small
           // gas cost on its calls (bench:gas)
           "contracts/DisputeGame.sol": { version: "0.8.28", path: soljson, settings: { optimizer: { enabled: true, runs: 1 }, viaIR: false } },
+          // the same settings as the default, in a second solc run (Hardhat merges the jobs of one config object)
+          ...Object.fromEntries(disputeTests.map((f) => [f, secondTestRun])),
         },
       },
     },

@@ -16,6 +16,7 @@ import { getKindResult, type KindResult } from "../../verifier/src/chain/getKind
 import { getTokenAllowance } from "../../verifier/src/chain/getTokenBalance.ts";
 import { EVALUATE_KIND, evaluateManifestHash, parseEvaluateManifest, type EvaluateManifest } from "../../verifier/src/evaluate/manifest.ts";
 import { kindPolicy } from "../../verifier/src/kinds/policy.ts";
+import { KIND_CODES, subjectOf } from "../../verifier/src/kinds/state.ts";
 import type { KindQuote } from "../../verifier/src/market/quote-kind.ts";
 import { cidOf } from "../../verifier/src/store/index.ts";
 import { esc } from "./page.ts";
@@ -61,11 +62,11 @@ export function evaluationQuoteHtml(q: EvaluationQuote, tok: (wei: bigint) => st
     <tr><th>manifest hash</th><td class="mono" id="manifest-hash">${q.hash}</td></tr>`;
 }
 
-/** Approves the payment when the allowance is short, then createJob with the manifest's hash and `cid:` URI. */
+/** Approves the payment when the allowance is short, then createKindJob with the manifest's hash, `cid:` URI, kind and model CID hash. */
 export async function postEvaluation(clients: ChainClients, d: { token: Address; jobMarket: Address }, q: EvaluationQuote, onStep: (step: "approved" | "created", hash: Hex) => void) {
   const allowance = await getTokenAllowance(clients.public, { token: d.token, owner: clients.account.address, spender: d.jobMarket });
   if (allowance < q.payment) onStep("approved", (await approveToken(clients, { token: d.token, spender: d.jobMarket, amount: q.payment })).hash);
-  const r = await createJob(clients, { jobMarket: d.jobMarket, manifestHash: q.hash, manifestUri: `cid:${q.cid}`, token: d.token, payment: q.payment, policy: q.policy });
+  const r = await createJob(clients, { jobMarket: d.jobMarket, manifestHash: q.hash, manifestUri: `cid:${q.cid}`, token: d.token, payment: q.payment, policy: q.policy, kind: { kind: KIND_CODES.evaluate, modelCidHash: subjectOf(q.manifest.weightsCid) } });
   onStep("created", r.hash);
   return { jobId: r.jobId, txHash: r.hash, blockNumber: r.receipt.blockNumber, manifestUri: `cid:${q.cid}` };
 }

@@ -51,7 +51,7 @@ describe("dapp: an evaluation job and its score from KindRecords", function () {
     const admin = mk(0);
     [buyer, provider] = [mk(1), mk(2)];
     const { gasUsed: _g, ...deployment } = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 86_400n });
-    const { kindRecords } = await deployKindRecords(admin, { jobMarket: deployment.jobMarket });
+    const { kindRecords } = await deployKindRecords(admin, { jobMarket: deployment.jobMarket, minStake: 10_000_000_000n }); // below the tiny test payment's quoted lock (3.2e10 wei)
     d = { ...deployment, kindRecords };
     await mintTestToken(buyer, { token: d.token, to: buyer.account.address, amount: parseEther("10") });
     await mintTestToken(provider, { token: d.token, to: provider.account.address, amount: parseEther("1000") });

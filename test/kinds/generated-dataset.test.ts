@@ -101,7 +101,7 @@ describe("kinds: a generated dataset as a training job's data", () => {
 
     before(async () => {
       env = await disputeEnv();
-      const { kindRecords } = await deployKindRecords(env.admin, { jobMarket: env.d.jobMarket });
+      const { kindRecords } = await deployKindRecords(env.admin, { jobMarket: env.d.jobMarket, minStake: parseEther("0.1") });
       d = { ...env.d, kindRecords };
       dir = await tempDir("generated-dataset");
       store = new LocalDirStore(join(dir, "store"));
