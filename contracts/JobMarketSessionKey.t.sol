@@ -220,11 +220,6 @@ contract JobMarketSessionKeyTest is TestBase, TermsFixture {
         vm.prank(PROVIDER);
         vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketRebindTierTooLow.selector, id, PROVIDER, 2, 1));
         market.rebindCommitter(id);
-        // five days on the tier-2 record no longer stands through the last possible commit: tier 4
-        vm.warp(block.timestamp + 5 days);
-        vm.prank(PROVIDER);
-        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketRebindTierTooLow.selector, id, PROVIDER, 4, 1));
-        market.rebindCommitter(id);
         // a tenure that commits from the provider's own address
         uint256 free = _job(1);
         vm.prank(PROVIDER2);
@@ -240,11 +235,13 @@ contract JobMarketSessionKeyTest is TestBase, TermsFixture {
         uint256 id = _longJob();
         vm.prank(PROVIDER);
         market.acceptJob(id);
+        uint256 due = block.timestamp + 3 days; // segment 0's deadline
         vm.warp(block.timestamp + 2 days);
         _attestWithKey(PROVIDER, 1, KEY2, 1 days);
         (, , uint64 expiresAt) = providers.tierAndSessionKey(PROVIDER);
         vm.prank(PROVIDER);
-        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketRecordExpiresFirst.selector, id, PROVIDER, expiresAt, block.timestamp + 2 * 3 days));
+        // the last possible commit: segment 0 at its deadline, segment 1 one segmentTimeout later
+        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketRecordExpiresFirst.selector, id, PROVIDER, expiresAt, due + 3 days));
         market.rebindCommitter(id);
     }
 
