@@ -23,7 +23,7 @@ import { acceptJob, commitSegment, finalize, getDispute, getFaultAppeal, getJob,
 import { creditsOf } from "../../verifier/src/dispute/index.ts";
 import { collectJobReport, renderJobReport } from "../../verifier/src/report/job.ts";
 import { evalSetIdOf, EVALUATE_KIND, parseEvaluateManifest } from "../../verifier/src/evaluate/index.ts";
-import { kindAuditRate, kindSegments, segmentsOfStates, statesOf, ZERO32, type ExampleJob, type ExampleResult, type KindSegment } from "../../verifier/src/kinds/index.ts";
+import { DEFAULT_KIND_AUDIT_RATE, kindAuditRate, kindSegments, segmentsOfStates, statesOf, ZERO32, type ExampleJob, type ExampleResult, type KindSegment } from "../../verifier/src/kinds/index.ts";
 import { GENERATE_KIND, parseGenerateManifest, sampleResult, type GenerateJob } from "../../verifier/src/kinds/generate.ts";
 import { commitKindSegments } from "../../verifier/src/kinds/provider.ts";
 import { createKindJob, openKindJob, type KindManifest } from "../../verifier/src/kinds/market.ts";
@@ -185,22 +185,24 @@ describe("bot: audits evaluate and generate jobs", function () {
     expect(slashed[0]!.args.amount).to.equal(STAKE);
   }
 
-  it("an honest evaluate job is audited at its deterrence rate, receipted, paid, and no bot warns about it on any tick", async () => {
+  it("an honest evaluate job is audited at its deterrence rate or the bots' 5% floor, receipted, paid, and no bot warns about it on any tick", async () => {
     const k = await kindJob("honest", evaluate, (j) => kindSegments(j, honestEval));
     const { m, jobId, bots, lines } = k;
     for (let t = 0; t < 3; t++) for (const b of bots) await b.tick();
     const rate = kindAuditRate({ payment: PAYMENT, stake: STAKE, examples: EXAMPLES });
     // independent expectation: 1 - (1 - P/S)^(1/N) with P/S = 0.2
     expect(rate).to.be.closeTo(1 - 0.8 ** (1 / EXAMPLES), 1e-12);
+    const used = Math.max(rate, DEFAULT_KIND_AUDIT_RATE); // 0.0275 here: the floor (0.05) rules
+    expect(used).to.equal(0.05);
     for (const b of bots) {
-      expect(b.db.job(jobId)!.auditRate).to.equal(rate);
+      expect(b.db.job(jobId)!.auditRate).to.equal(used);
       expect(b.db.receipts().map((r) => r.segment).sort()).to.deep.equal([0, 1]);
       const secret = b.db.getMeta("samplingSecret")!;
       for (const s of [0, 1]) expect(b.db.segment(jobId, s)!.audit).to.equal("ok");
       expect(b.summary().intents.filter((i) => i.kind === "recordReceipt" && i.status === "confirmed")).to.have.length(2);
       // each audit recomputed exactly the examples this bot's private draw picked in that segment
       const started = lines.filter((l) => l.bot === bots.indexOf(b) && l.msg === "audit started").map((l) => ({ segment: l.segment, recompute: l.recompute }));
-      expect(started).to.deep.equal([0, 1].map((s) => ({ segment: s, recompute: sampledExamples(secret, m.d.jobMarket, jobId, s, K, rate) })));
+      expect(started).to.deep.equal([0, 1].map((s) => ({ segment: s, recompute: sampledExamples(secret, m.d.jobMarket, jobId, s, K, used) })));
       expect(b.summary().intents.some((i) => i.kind === "challenge")).to.equal(false);
     }
     const warned = lines.filter((l) => l.level >= 40 && (l.jobId === String(jobId) || /manifest/.test(l.msg)));
@@ -211,7 +213,7 @@ describe("bot: audits evaluate and generate jobs", function () {
     await finalize(m.buyer, { jobMarket: m.d.jobMarket, jobId });
     expect((await creditsOf(m.cheat, { deployment: m.d })).jobMarket - before.jobMarket).to.equal(PAYMENT);
     // the report shows the claimed score (checked against the last leaf) and the examples the receipts recomputed
-    const drawn = bots.reduce((a, b) => a + [0, 1].reduce((x, s) => x + sampledExamples(b.db.getMeta("samplingSecret")!, m.d.jobMarket, jobId, s, K, rate).length, 0), 0);
+    const drawn = bots.reduce((a, b) => a + [0, 1].reduce((x, s) => x + sampledExamples(b.db.getMeta("samplingSecret")!, m.d.jobMarket, jobId, s, K, used).length, 0), 0);
     const r = await collectJobReport({ client: m.admin.public, deployment: m.d, store: k.store, board: k.board, symbol: "PDT" }, jobId);
     expect(r.kind).to.deep.include({ kind: "evaluate", examples: EXAMPLES, committedExamples: EXAMPLES, leafCheck: "verified", examplesAudited: drawn, okReceipts: 8 });
     expect(r.kind!.claimed!.total).to.equal(honestEval.reduce((a, x) => a + x.score, 0n).toString());
@@ -219,7 +221,7 @@ describe("bot: audits evaluate and generate jobs", function () {
     // each anchored receipt states the examples its auditor's draw recomputed, and the recompute bit only when there was one
     for (const rc of r.receipts) {
       const i = m.auditors.findIndex((a) => a.account.address === rc.auditor);
-      const n = sampledExamples(bots[i]!.db.getMeta("samplingSecret")!, m.d.jobMarket, jobId, rc.segment, K, rate).length;
+      const n = sampledExamples(bots[i]!.db.getMeta("samplingSecret")!, m.d.jobMarket, jobId, rc.segment, K, used).length;
       expect({ segment: rc.segment, sampledSteps: rc.sampledSteps, checks: rc.checks }).to.deep.equal({ segment: rc.segment, sampledSteps: n, checks: n > 0 ? ["recompute"] : [] });
     }
     for (const b of bots) b.close();

@@ -42,7 +42,7 @@ import {
 } from "../checks/index.ts";
 import { circuitTermsOfRun } from "../dispute/circuit.ts";
 import { KindJobs } from "../kinds/bot.ts";
-import { exampleRange, kindAuditRate, kindSegmentVerdict, kindWithheldVerdict } from "../kinds/audit.ts";
+import { DEFAULT_KIND_AUDIT_RATE, exampleRange, kindAuditRate, kindSegmentVerdict, kindWithheldVerdict } from "../kinds/audit.ts";
 import type { ExampleJob } from "../kinds/job.ts";
 import { checkCircuitTerms, CircuitTermsMismatchError, type CircuitTerms } from "../dispute/terms.ts";
 import { circuitJobCheck } from "../market/circuit-job.ts";
@@ -169,7 +169,7 @@ export class Auditor {
       if (kindJob) {
         const { clients, deployment } = this.ctx;
         const onChain = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId: BigInt(jobId) });
-        const rate = Math.max(kindAuditRate({ payment: onChain.payment, stake: onChain.policy.requiredStake, examples: kindJob.examples }), this.ctx.options.kindAuditRate ?? 0);
+        const rate = Math.max(kindAuditRate({ payment: onChain.payment, stake: onChain.policy.requiredStake, examples: kindJob.examples }), this.ctx.options.kindAuditRate ?? DEFAULT_KIND_AUDIT_RATE);
         const audit = { job: kindJob, rate };
         this.ctx.db.setAuditRate(jobId, rate);
         this.kindAudits.set(jobId, audit);

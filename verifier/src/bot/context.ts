@@ -55,8 +55,8 @@ export type BotOptions = {
   stepSampling?: { stateOpenings: Address; rate: number; onVerdict?: (e: { jobId: bigint; segment: number; step: number; verdict: SegmentVerdict }) => void };
   /**
    * The least per-example audit rate of an inference job (evaluate, generate; auditor.ts jobFor): the bot recomputes
-   * each example with probability max(this, kinds/audit.ts kindAuditRate of the job's payment and lock). Default 0:
-   * the deterrence rate alone.
+   * each example with probability max(this, kinds/audit.ts kindAuditRate of the job's payment and lock). Default
+   * kinds/audit.ts DEFAULT_KIND_AUDIT_RATE (5%: a result is a record others cite, which the payment does not price).
    */
   kindAuditRate?: number;
   /** Called after each audit (demo progress, tests). */

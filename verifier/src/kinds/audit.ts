@@ -29,6 +29,15 @@ const FAILURE_KIND: Record<KindFailure, AuditFailure["kind"]> = {
 };
 
 /**
+ * The least per-example rate a bot audits an inference job at, whatever its payment (BotOptions.kindAuditRate raises
+ * it). kindAuditRate prices only the forward passes a forger saves (at most P); a job's result is also a record others
+ * cite (KindRecords), which a self-dealt job paying itself 1 wei would get at rate 0. At 5% per bot, m fabricated
+ * examples escape one bot with probability 0.95^m (50 examples: 7.7%, 4 bots: 0.003%), for 5% of the provider's
+ * forward passes per bot.
+ */
+export const DEFAULT_KIND_AUDIT_RATE = 0.05;
+
+/**
  * The per-example audit rate that deters a provider of an inference job: forging m of N examples saves it at most m/N
  * of the payment P (the forward passes it was paid for), and one auditor drawing each example at rate r catches it
  * with probability 1 - (1 - r)^m, which costs it the lock S. Deterred for every m when (1 - (1 - r)^m) S >= m P / N;

@@ -5,6 +5,6 @@ export { evaluateJob, lossScore, type EvaluateJob } from "./evaluate.ts";
 export { commitKindSegments, type CommitKindSegmentsParameters } from "./provider.ts";
 export { EXP2_TABLE, samplingWeights, sampleToken, type Sampling } from "./sampler.ts";
 export { GENERATE_KIND, DATASET_FORMAT, GenerateManifest, DatasetError, parseGenerateManifest, generateManifestHash, openGenerateHarness, generateSample, generateJob, sampleResult, datasetOf, verifyDataset, type GenerateJob } from "./generate.ts";
-export { kindAuditRate, kindSegmentVerdict, kindWithheldVerdict, exampleRange } from "./audit.ts";
+export { DEFAULT_KIND_AUDIT_RATE, kindAuditRate, kindSegmentVerdict, kindWithheldVerdict, exampleRange } from "./audit.ts";
 export { generatedDataset, datasetFromSamples, type GeneratedDataset } from "./dataset.ts";
 export { checkGeneratedCorpora, verifyGeneratedProvenance, provenanceLines, GeneratedProvenanceError, type GeneratedProvenance, type GeneratedProvenanceContext } from "./dataset-provenance.ts";
