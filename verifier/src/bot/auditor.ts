@@ -23,12 +23,10 @@
  * deadlines are served there, so a pass of hundreds of segments never outlasts a voting window.
  * The auditor records intents; the outbox (outbox.ts) sends them.
  */
-import { getAddress, type Address } from "viem";
-import { chainDate, getAuditorActive, getDisputeParams, getJob, getLockedStake, getRegistries, encodeCall, recordReceiptCall, withRetry, type DisputeParams } from "../chain/index.ts";
+import { chainDate, getJob, encodeCall, recordReceiptCall, withRetry } from "../chain/index.ts";
 import {
   auditChainSegment,
   BaseCheckpointError,
-  isCircuitClass,
   isLastSegment,
   jobRun,
   screenStart,
@@ -40,21 +38,20 @@ import {
   type SegmentVerdict,
   type TrainState,
 } from "../checks/index.ts";
-import { circuitTermsOfRun } from "../dispute/circuit.ts";
 import { KindJobs } from "../kinds/bot.ts";
 import { DEFAULT_KIND_AUDIT_RATE, exampleRange, kindAuditRate, kindSegmentVerdict, kindWithheldVerdict } from "../kinds/audit.ts";
 import type { ExampleJob } from "../kinds/job.ts";
-import { checkCircuitTerms, CircuitTermsMismatchError, type CircuitTerms } from "../dispute/terms.ts";
+import { CircuitTermsMismatchError } from "../dispute/terms.ts";
 import { circuitJobCheck } from "../market/circuit-job.ts";
 import { fetchManifest } from "../market/manifest-store.ts";
 import { SourceUnavailableError } from "../net/index.ts";
-import { challengeReward } from "../policy/challenge.ts";
 import { CHECK_BITS, checksMask, jobMarketDomain, signAuditReceipt, VERDICT, type CheckName } from "../receipts/index.ts";
-import { tokens, type BotContext } from "./context.ts";
+import type { BotContext } from "./context.ts";
 import type { CommittedSegment } from "./db.ts";
 import type { Finding, IntentSpec } from "./dispute/index.ts";
 import { commitTag, formatIntentKey } from "./intent-key.ts";
 import { isSampled, sampledExamples } from "./sampler.ts";
+import { SendTerms } from "./send-terms.ts";
 import { StepAuditor, type FinalStateOutcome, type StepAudit } from "./steps.ts";
 
 export { readOpening } from "./opening.ts";
@@ -91,14 +88,12 @@ export class Auditor {
   /** Circuit-class jobs whose terms are not their manifest's (runFor): never audited or challenged. */
   private readonly refusedJobs = new Set<string>();
 
-  /** The circuit terms of a linear-tile job, derived once from its manifest and salt. */
-  private readonly circuitTerms = new Map<string, CircuitTerms>();
 
-  /** The DisputeGame's parameters (fixed at deployment), read once for challengePays. */
-  private disputeParams: DisputeParams | undefined;
 
   /** The step-sampling phase (steps.ts), which borrows the run, target and conclusion from here. */
   private readonly stepAuditor: StepAuditor;
+  /** Whether a finding or receipt can be acted on chain (circuit terms, challenge economics, anchoring). */
+  private readonly terms: SendTerms;
   /**
    * Called before each segment of a pass (screen, steps, audit): the bot serves panel duty and dispute deadlines there
    * (bot.ts dutyBetween), so a commit or reveal never waits behind a whole audit pass.
@@ -113,6 +108,7 @@ export class Auditor {
     this.secret = secret;
     this.yieldToDuty = yieldToDuty;
     this.kindJobs = new KindJobs(ctx.store);
+    this.terms = new SendTerms(ctx);
     this.stepAuditor = new StepAuditor(ctx, secret, {
       runFor: (jobId) => this.runFor(jobId),
       discoverFor: (jobId) => this.discoverFor(jobId),
@@ -195,51 +191,7 @@ export class Auditor {
     }
   }
 
-  /**
-   * Before a challenge of a linear-tile job: its on-chain manifest hash and registered terms must still be the
-   * document's (checkCircuitTerms). False (with an error line) when they are not: the finding is recorded, nothing sent.
-   */
-  private async circuitTermsHold(run: Run | undefined, jobId: bigint): Promise<boolean> {
-    const game = this.ctx.deployment.disputeGame;
-    if (!run || !isCircuitClass(run) || !game) return true;
-    let expected = this.circuitTerms.get(jobId.toString());
-    if (!expected) {
-      expected = (await circuitTermsOfRun(run)).terms;
-      this.circuitTerms.set(jobId.toString(), expected);
-    }
-    try {
-      await checkCircuitTerms(this.ctx.clients.public, { disputeGame: game, jobMarket: this.ctx.deployment.jobMarket, jobId, manifestBody: run.manifestHash, expected });
-      return true;
-    } catch (err) {
-      if (!(err instanceof CircuitTermsMismatchError)) throw err;
-      this.ctx.log.error({ jobId: jobId.toString(), err: err.shortMessage }, `CANNOT CHALLENGE job ${jobId}: ${err.shortMessage}`);
-      return false;
-    }
-  }
 
-  /**
-   * Before a challenge of job `jobId`: the fault's challenger share lam L of the provider's lock must pay the panel's
-   * fees n f (policy/challenge.ts challengeReward), else catching the cheat costs this bot n f - lam L plus gas.
-   * JobMarket.acceptJob refuses a lock below that floor (JobMarketLockCannotPayPanel), but a lock can shrink after it:
-   * a timeout slash leaves a TimedOut job's committed segments disputable with what is left of the lock. The job's own buyer challenges anyway: a fault refunds its escrow.
-   * False (with an error line): the finding is recorded, nothing sent.
-   */
-  private async challengePays(jobId: bigint): Promise<boolean> {
-    const { clients, deployment } = this.ctx;
-    const game = deployment.disputeGame;
-    if (!game) return true;
-    const job = await getJob(clients.public, { jobMarket: deployment.jobMarket, jobId });
-    if (getAddress(job.buyer) === this.ctx.me) return true;
-    this.disputeParams ??= await getDisputeParams(clients.public, { disputeGame: game });
-    const lockWei = await getLockedStake(clients.public, { stakeVault: deployment.stakeVault, provider: job.provider as Address, jobId });
-    const r = challengeReward({ lockWei, challengerBps: job.policy.challengerBps, panelSize: this.disputeParams.panelSize, panelFeeWei: this.disputeParams.panelFee });
-    if (r.netWei >= 0n) return true;
-    this.ctx.log.error(
-      { event: "challenge-at-a-loss", jobId: jobId.toString(), lock: tokens(lockWei), reward: tokens(r.rewardWei), panelFees: tokens(r.panelFeesWei) },
-      `NOT CHALLENGING job ${jobId}: the provider's lock ${tokens(lockWei)} pays a challenger share of ${tokens(r.rewardWei)}, below the panel's fees ${tokens(r.panelFeesWei)}, so a challenge would cost this auditor ${tokens(-r.netWei)}; the job's buyer can challenge it`,
-    );
-    return false;
-  }
 
   async sample(): Promise<void> {
     for (const s of this.ctx.db.undecidedSegments()) {
@@ -454,7 +406,7 @@ export class Auditor {
       ? undefined
       : { market: target.market, jobId, segment: s.segment, ...(commitTag(s.blockHash) === undefined ? {} : { commit: commitTag(s.blockHash) }), traceRoot: target.traceRoot, endStateHash: target.endStateHash, claim: verdict.proof, kind: verdict.failure?.kind ?? "unknown", ...(verdict.noClaim ? { noClaim: verdict.noClaim } : {}) };
     // read before the transaction below (requiredBond): the audit result and its challenge intents are stored together
-    const challengeable = finding && this.ctx.dispute.available && (await this.circuitTermsHold(run, jobId)) && (!finding.claim || (await this.challengePays(jobId)));
+    const challengeable = finding && this.ctx.dispute.available && (await this.terms.circuitTermsHold(run, jobId)) && (!finding.claim || (await this.terms.challengePays(jobId)));
     const challenge = challengeable ? await this.ctx.dispute.challengeIntents(finding) : [];
     const losses = this.recomputedLosses.get(String(s.jobId)) ?? [];
     losses.push(...verdict.losses);
@@ -505,7 +457,7 @@ export class Auditor {
     const signature = await signAuditReceipt(this.ctx.clients.account as never, domain, receipt);
     // a receipt of a job that already ended changes nothing the market pays out: signed and kept, never anchored
     const ended = FINAL_STATUSES.has(this.ctx.db.job(s.jobId)?.status ?? "");
-    const anchored = !ended && (await this.canAnchor());
+    const anchored = !ended && (await this.terms.canAnchor());
     return { receipt, signature, ended, anchored };
   }
 
@@ -516,23 +468,12 @@ export class Auditor {
   private async concludeFinding(run: Run, s: CommittedSegment, target: SegmentToAudit, verdict: SegmentVerdict): Promise<void> {
     const commit = commitTag(s.blockHash);
     const finding: Finding = { market: target.market, jobId: s.jobId, segment: s.segment, ...(commit === undefined ? {} : { commit }), traceRoot: target.traceRoot, endStateHash: target.endStateHash, claim: verdict.proof, kind: verdict.failure?.kind ?? "unknown", ...(verdict.noClaim ? { noClaim: verdict.noClaim } : {}) };
-    const challengeable = this.ctx.dispute.available && (await this.circuitTermsHold(run, s.jobId)) && (!finding.claim || (await this.challengePays(s.jobId)));
+    const challengeable = this.ctx.dispute.available && (await this.terms.circuitTermsHold(run, s.jobId)) && (!finding.claim || (await this.terms.challengePays(s.jobId)));
     const challenge = challengeable ? await this.ctx.dispute.challengeIntents(finding) : [];
     this.ctx.db.tx(() => this.onFinding(finding, challenge));
   }
 
-  /**
-   * Whether recordReceipt can anchor this bot's receipts: JobMarket has its registries (they never change
-   * once set) and this auditor is active (bonded) in AuditorRegistry.
-   */
-  private async canAnchor(): Promise<boolean> {
-    const { clients, deployment } = this.ctx;
-    if (this.ctx.db.getMeta("registriesSet") !== "1") {
-      if ((await getRegistries(clients.public, { jobMarket: deployment.jobMarket })).auditors === undefined) return false;
-      this.ctx.db.setMeta("registriesSet", "1");
-    }
-    return getAuditorActive(clients.public, { auditorRegistry: deployment.auditorRegistry, auditor: this.ctx.me });
-  }
+
 
   private onFinding(f: Finding, intents: IntentSpec[]): void {
     const fields = { jobId: f.jobId.toString(), segment: f.segment, step: f.claim?.step };
