@@ -26,7 +26,8 @@ const canonicalize = canonicalizeModule as unknown as (value: unknown) => string
 
 export { KIND_CHALLENGE_WINDOW_SECONDS, MAX_DEFAULT_EXAMPLES_PER_SEGMENT, kindExamples, kindPolicy, type KindPolicyOptions } from "./policy.ts";
 
-export type KindManifest = { kind: "evaluate"; manifest: EvaluateManifest } | { kind: "generate"; manifest: GenerateManifest };
+export type { KindManifest } from "./kind-manifest.ts";
+import type { KindManifest } from "./kind-manifest.ts";
 
 /** The kind manifest `value` is, parsed (a ManifestError names the bad field), or undefined when its kind is not an inference kind. */
 export function kindManifestOf(value: unknown): KindManifest | undefined {

@@ -9,7 +9,7 @@ import type { JobPolicy } from "../chain/createJob.ts";
 import { DEFAULT_SEGMENT_TIMEOUT_SECONDS, DEFAULT_SHARES, type PolicyOverrides } from "../market/job-policy.ts";
 import { quoteKindJob, type KindQuote } from "../market/quote-kind.ts";
 import { checkShape, KindJobError } from "./job.ts";
-import type { KindManifest } from "./market.ts";
+import type { KindManifest } from "./kind-manifest.ts";
 
 /** The default challenge window of a kind job (a kind manifest has no policy section), as a training manifest's default. */
 export const KIND_CHALLENGE_WINDOW_SECONDS = 86_400;

@@ -22,7 +22,7 @@
  *   q.stakeWei; q.auditRate; q.forwardPassesPerExample;
  */
 import { InputError } from "../errors/index.ts";
-import type { KindManifest } from "../kinds/market.ts";
+import type { KindManifest } from "../kinds/kind-manifest.ts";
 import { computeCostOf, DEFAULT_COMPUTE_PRICE, flopsPerStepOf } from "../policy/compute.ts";
 import { DEFAULT_MARGIN, DEFAULT_QUOTE_OPTIONS } from "../policy/quote.ts";
 
