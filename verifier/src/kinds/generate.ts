@@ -24,11 +24,14 @@ import { InputError } from "../errors/index.ts";
 import type { ExampleJob } from "./job.ts";
 import { sampleToken } from "./sampler.ts";
 import { ZERO32, type ExampleResult, type StateContext } from "./state.ts";
+import { decodeGenerated, GENERATED_FORMAT, type GeneratedFile } from "../data/generated.ts";
+import { DataFormatError } from "../data/tabular.ts";
 
 const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
 
 export const GENERATE_KIND = "pouw/generate-job";
-export const DATASET_FORMAT = "pouw-generated-1";
+/** The generated dataset's format (data/generated.ts decodes it, for verification and as training data). */
+export const DATASET_FORMAT = GENERATED_FORMAT;
 
 const cidString = z.string().regex(/^b[a-z2-7]{58}$/, "must be a CIDv1 base32 string (bafkrei...)");
 const uint32 = z.number().int().min(0).max(0xffff_ffff);
@@ -147,19 +150,17 @@ export class DatasetError extends InputError {
  * Checks a generated dataset against a recorded result: its samples' item chain must equal `chain` (the one h(N)
  * binds) and its provenance must name `modelCid`. Returns the samples.
  */
-export function verifyDataset(bytes: Uint8Array, expect: { chain: Hex; modelCid: string }): { model: string; prompts: string; manifestHash: Hex; samples: Uint8Array[] } {
-  let f: { format?: unknown; model?: unknown; prompts?: unknown; manifestHash?: unknown; samples?: unknown };
+export function verifyDataset(bytes: Uint8Array, expect: { chain: Hex; modelCid: string }): GeneratedFile {
+  let f: GeneratedFile;
   try {
-    f = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    f = decodeGenerated(bytes);
   } catch (err) {
-    throw new DatasetError("generated dataset is not UTF-8 JSON", { cause: err });
+    if (err instanceof DataFormatError) throw new DatasetError(err.message, { cause: err });
+    throw err;
   }
-  if (f.format !== DATASET_FORMAT) throw new DatasetError(`generated dataset format is ${JSON.stringify(f.format)}, not ${DATASET_FORMAT}`);
   if (f.model !== expect.modelCid) throw new DatasetError(`generated dataset names model ${JSON.stringify(f.model)}, the record ${expect.modelCid}`);
-  if (!Array.isArray(f.samples) || !f.samples.every((s) => typeof s === "string" && /^0x([0-9a-f]{2})*$/.test(s))) throw new DatasetError("generated dataset field samples: must be an array of 0x hex strings");
-  const samples = (f.samples as Hex[]).map((s) => toBytes(s));
   let chain: Hex = ZERO32;
-  for (const s of samples) chain = keccak256(concat([chain, keccak256(s)]));
+  for (const s of f.samples) chain = keccak256(concat([chain, keccak256(s)]));
   if (chain !== expect.chain) throw new DatasetError(`generated dataset's samples chain to ${chain}, the recorded result to ${expect.chain}`);
-  return { model: String(f.model), prompts: String(f.prompts), manifestHash: f.manifestHash as Hex, samples };
+  return f;
 }
