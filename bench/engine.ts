@@ -15,7 +15,10 @@
  * two pouw rows show the hash share under each digest. Each worker also computes the other digest's hashes of
  * every state outside the timed region, so "bitwise = tfjs-cpu" compares every state under the row's digest.
  *
- *   npm run bench:engine [-- --mnist-steps N --sotu-steps N --gpt-steps N --reps N --only mnist,sotu,gpt]
+ *   npm run bench:engine [-- --mnist-steps N --sotu-steps N --gpt-steps N --gpt-threads N --reps N --only mnist,sotu,gpt]
+ *
+ * `--gpt-threads N` (default 2; 1 skips): the GPT-class model also runs on N matmul threads + the hash worker (as `pouw
+ * train --threads N`), interleaved with the 1-thread runs; its states must equal the 1-thread run's (`gptThreads`).
  *
  * `--sotu-warmup N` (default 5): char-transformer steps run untimed before its --sotu-steps timed ones (every engine).
  * `--only` runs a subset (`--only mnist,sotu` skips the GPT-class run, ~3 of the ~5 minutes of a quiet full run);
@@ -445,6 +448,9 @@ async function main(): Promise<void> {
   ];
   const plan = fullPlan.filter((p) => only.has(p.name));
   const gptSteps = only.has("gpt") ? flag("--gpt-steps", 4) : 0;
+  // --gpt-threads N: also run the GPT-class model on N matmul threads (default 2; 1 skips), interleaved with 1 thread
+  const gptThreadCount = flag("--gpt-threads", 2);
+  if (!Number.isInteger(gptThreadCount) || gptThreadCount < 1 || gptThreadCount > 64) throw new Error(`--gpt-threads takes an integer in [1, 64]; got ${gptThreadCount}`);
   if (gptSteps === 1 || gptSteps === 2) throw new Error("--gpt-steps must be 0 (skip) or >= 3 (pouw's steps 1 and 2 are untimed)");
   const sizesAt = args.indexOf("--matmul-sizes");
   const matmulSizes = (sizesAt >= 0 ? args[sizesAt + 1]! : "256,512,1024").split(",").map(Number);
@@ -461,6 +467,7 @@ async function main(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), "pouw-bench-engine-"));
   const rows: Record<string, unknown>[] = [];
   let gptVsTorch: Record<string, unknown> | null = null;
+  let gptThreads: Record<string, unknown> | null = null;
   const matmulV3 = only.has("matmul") ? matmulV3Rows(matmulSizes, reps, python) : null;
   try {
     for (const { steps: timed, warmup, batchSize, variants } of plan) {
@@ -554,6 +561,7 @@ async function main(): Promise<void> {
       const { layers, dModel, heads, context } = manifest.model;
       const gptBatch = manifest.training.batchSize;
       const pouwRuns: WorkerResult[] = [];
+      const pouwThreadRuns: WorkerResult[] = [];
       const torchRuns: { stepsPerSecond: number; stepMs: number; hashMs: number; stepCpuMs: number; hashCpuMs: number; torch: string; params: number }[] = [];
       for (let rep = 0; rep < reps; rep++) {
         if (torch.ok) {
@@ -566,6 +574,11 @@ async function main(): Promise<void> {
         // steps 1 and 2 untimed: from step 3 on every step writes into a handed-back state (the segment loop's steady
         // state, as torch's in-place Adam), steps 1 and 2 into fresh memory
         pouwRuns.push(spawnWorker("gpt-sotu-v3.json", "pouw", gptSteps, join(tmp, `gpt-${rep}.safetensors`), 1, false, 2));
+        if (gptThreadCount > 1) {
+          // the same run on N matmul threads (units claimed by every thread) + the hash worker, as `pouw train --threads N`
+          process.stderr.write(`bench:engine gpt-sotu-v3.json pouw ${gptThreadCount} threads (${gptSteps} steps), round ${rep + 1}/${reps}\n`);
+          pouwThreadRuns.push(spawnWorker("gpt-sotu-v3.json", "pouw", gptSteps, join(tmp, `gpt-t-${rep}.safetensors`), gptThreadCount, false, 2));
+        }
       }
       const bestOf = <T extends { stepsPerSecond: number }>(xs: T[]): T => xs.reduce((a, b) => (b.stepsPerSecond > a.stepsPerSecond ? b : a));
       const g = bestOf(pouwRuns);
@@ -580,6 +593,29 @@ async function main(): Promise<void> {
         firstDivergentStateAcrossRuns: pouwRuns.map((r) => firstDivergence(pouwRuns[0]!.hashes, r.hashes)).find((x) => x !== null) ?? null,
         lossAtLastStep: g.losses.at(-1),
       });
+      if (pouwThreadRuns.length > 0) {
+        const gt = bestOf(pouwThreadRuns);
+        // INVARIANT: the thread count never changes the bits; a run whose states differ from the 1-thread run fails the bench
+        const divergent = pouwThreadRuns.map((r) => firstDivergence(pouwRuns[0]!.hashes, r.hashes)).find((x) => x !== null) ?? null;
+        if (divergent !== null) throw new Error(`gpt-sotu on ${gptThreadCount} threads diverges from 1 thread at state ${divergent}`);
+        rows.push({
+          model: "gpt-sotu", engine: "pouw", threads: gptThreadCount + 1, matmulThreads: gptThreadCount, hashMode: `pipelined (${gptThreadCount} matmul threads + hash worker)`,
+          stepsPerSecond: gt.stepsPerSecond, hashShare: gt.hashShare,
+          bitwise: null, stateDigest: gt.stateDigest, numerics: "bitwise-v3", manifest: "examples/gpt-sotu-v3.json", backend: "pouw", kernels: gt.kernels,
+          batchSize: gptBatch, steps: gptSteps, stepMs: gt.stepMs, hashMs: gt.hashMs, stepCpuMs: gt.stepCpuMs, hashCpuMs: gt.hashCpuMs, hashShareCpu: gt.hashShareCpu,
+          stateBytes: gt.stateBytes, hashMBPerSecond: gt.stateBytes / 1e6 / (gt.hashMs / 1000), firstStepSeconds: gt.firstStepSeconds,
+          stepsPerSecondRuns: pouwThreadRuns.map((r) => r.stepsPerSecond), cpuMsPerStepRuns: pouwThreadRuns.map(cpuPerStep),
+          reproducibleAcrossRuns: true, sameBitsAsOneThread: true, firstDivergentStateAcrossRuns: null, lossAtLastStep: gt.losses.at(-1),
+        });
+        gptThreads = {
+          note: `step + hash time of 1 thread over ${gptThreadCount} matmul threads (+ the hash worker), best repeat of each and per interleaved repeat; the states of every run equal the 1-thread run's (checked)`,
+          threads: gptThreadCount,
+          speedup: gt.stepsPerSecond / g.stepsPerSecond,
+          speedupRuns: pouwThreadRuns.map((r, i) => r.stepsPerSecond / pouwRuns[i]!.stepsPerSecond),
+          sameBits: true,
+          loadAverage: loadavg(),
+        };
+      }
       if (torchRuns.length > 0) {
         const t = bestOf(torchRuns);
         rows.push({
@@ -626,6 +662,7 @@ async function main(): Promise<void> {
     torchRatioHashWorker,
     charTransformerSpeedupVsCpu: sotuPouw ? sotuPouw.speedupVsCpuMedian : null,
     gptVsTorch,
+    gptThreads,
     rows,
     ...(matmulV3 ? { matmulV3 } : {}),
   };
@@ -639,7 +676,7 @@ async function main(): Promise<void> {
     const kept = (old.rows ?? []).filter((r) => !ran.has(r.model)).map((r) => ({ ...r, measuredInRunOf: r.measuredInRunOf ?? old.date }));
     result.rows = [...rows, ...kept];
     const r = result as Record<string, unknown>;
-    for (const key of ["torchRatio", "torchRatioRuns", "torchRatioHashWorker", "charTransformerSpeedupVsCpu", "gptVsTorch", "matmulV3"]) {
+    for (const key of ["torchRatio", "torchRatioRuns", "torchRatioHashWorker", "charTransformerSpeedupVsCpu", "gptVsTorch", "gptThreads", "matmulV3"]) {
       if ((r[key] === null || r[key] === undefined) && old[key] !== null && old[key] !== undefined) r[key] = old[key];
     }
     r.subsetRun = `--only ${[...only].join(",")}: rows of other models (measuredInRunOf) and their figures kept from the previous file`;
@@ -660,8 +697,9 @@ async function main(): Promise<void> {
       : `mnist-mlp batch 64, step + hash, 1 thread: pouw ${(pouwFast!.stepsPerSecond as number).toFixed(1)} steps/s = ${(100 * torchRatio).toFixed(0)}% of torch ${torch.ok ? torch.version : ""} ${(torchRow!.stepsPerSecond as number).toFixed(1)} steps/s (target >= 50%)`;
   const sotuLine = sotuPouw ? `char-transformer batch 8: pouw (sotu-v2.json) / tfjs-cpu (sotu.json) per repeat ${(sotuPouw.speedupVsCpuRuns as number[]).map((x) => x.toFixed(1) + "x").join(", ")}, median ${(sotuPouw.speedupVsCpuMedian as number).toFixed(1)}x (target >= 10x)\n` : "";
   const pipedLine = torchRatioHashWorker === null ? "" : `with the hash on a worker (2 threads): pouw ${(pouwPiped!.stepsPerSecond as number).toFixed(1)} steps/s = ${(100 * torchRatioHashWorker).toFixed(0)}% of torch, the step thread waits ${(100 * (pouwPiped!.hashShare as number)).toFixed(1)}% of its time for the hash (target <= 10%)\n`;
+  const gptThreadsLine = gptThreads === null ? "" : `gpt-sotu bitwise-v3, step + hash: ${gptThreads.threads} matmul threads (+ hash worker) / 1 thread speed-up ${(gptThreads.speedup as number).toFixed(2)}x (per repeat ${(gptThreads.speedupRuns as number[]).map((x) => x.toFixed(2)).join(", ")}), the same state hashes\n`;
   const gptLine = gptVsTorch === null ? "" : `gpt-sotu (10.8M, batch 4) bitwise-v3, step + hash, 1 thread: pouw / torch time ${(gptVsTorch.wallRatio as number).toFixed(2)}x wall (per repeat ${(gptVsTorch.wallRatioRuns as number[]).map((x) => x.toFixed(2)).join(", ")}), ${(gptVsTorch.cpuRatio as number).toFixed(2)}x process CPU (per repeat ${(gptVsTorch.cpuRatioRuns as number[]).map((x) => x.toFixed(2)).join(", ")}) (target <= 2.5x)\n`;
-  process.stdout.write(table.join("\n") + `\n\n${matmulV3 ? matmulTable(matmulV3) + "\n\n" : ""}${ratioLine}\n${pipedLine}${sotuLine}${gptLine}load average at the end ${loadavg().map((x) => x.toFixed(2)).join(" ")}\nwrote bench/results/engine.json\n`);
+  process.stdout.write(table.join("\n") + `\n\n${matmulV3 ? matmulTable(matmulV3) + "\n\n" : ""}${ratioLine}\n${pipedLine}${sotuLine}${gptLine}${gptThreadsLine}load average at the end ${loadavg().map((x) => x.toFixed(2)).join(" ")}\nwrote bench/results/engine.json\n`);
 }
 
 await main();
