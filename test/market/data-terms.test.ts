@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { network } from "hardhat";
-import { encodeFunctionData, getAddress, keccak256, maxUint256, parseEther, parseEventLogs, toHex, type Address } from "viem";
+import { encodeFunctionData, formatEther, getAddress, keccak256, maxUint256, parseEther, parseEventLogs, toHex, type Address } from "viem";
 import {
   acceptJob,
   approveToken,
@@ -41,6 +41,10 @@ import { dataTermsFor, DataTermsError, DEFAULT_DATA_SHARE_BPS } from "../../veri
 import { jobPolicyFor } from "../../verifier/src/market/job-policy.ts";
 import { parseManifest, type Manifest } from "../../verifier/src/ml/index.ts";
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
+import { acceptProviderJob } from "../../verifier/src/market/provider-jobs.ts";
+import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
+import { DEFAULT_MAX_DATA_SHARE_BPS } from "../../verifier/src/market/data-share.ts";
+import { InputError } from "../../verifier/src/errors/index.ts";
 
 const tiny = JSON.parse(readFileSync(new URL("../../examples/tiny.json", import.meta.url), "utf8"));
 const manifest = parseManifest(tiny);
@@ -141,6 +145,27 @@ describe("market: data terms (DataRegistry + createJobWithTerms)", function () {
     const credit = (a: Address) => buyer.public.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "creditOf", args: [a, d.token] });
     expect(await credit(payout)).to.equal(parseEther("0.25"));
     expect(await credit(provider.account.address)).to.equal(parseEther("0.75"));
+  });
+
+  it("provider accept refuses a job whose data share is above its limit (the buyer's own corpus would get the pay back), before sending; a raised limit accepts and says the pay", async () => {
+    const t = await dataTermsFor(buyer.public, d, manifest, { dataShareBps: 10_000 });
+    if (!t.attached) throw new Error(t.reason);
+    const { policy, payment } = await jobPolicyFor(manifest, { payment: parseEther("1") });
+    const { jobId } = await postJob(buyer, d, store, manifest, policy, payment, { terms: t.terms });
+    const dir = mkdtempSync(join(tmpdir(), "pouw-terms-accept-"));
+    const ctx = { clients: provider, deployment: d, store, board: new SegmentBoard(join(dir, "board"), store), stateDir: join(dir, "state") };
+    const amounts = { fmt: (w: bigint) => formatEther(w), symbol: "PDT" };
+    const sent = await provider.public.getTransactionCount({ address: provider.account.address });
+    let err: unknown;
+    await acceptProviderJob(ctx, jobId, { amounts }).catch((e: unknown) => (err = e));
+    expect(err).to.be.instanceOf(InputError);
+    expect((err as Error).message).to.equal(
+      `job ${jobId} not accepted (no stake locked): its data terms credit 100% of the payment (1 of 1 PDT) to its corpora, above your limit of 25%; you would be paid 0 PDT. Accept with --max-data-share-bps 10000 if that pay is what you want`,
+    );
+    expect(await provider.public.getTransactionCount({ address: provider.account.address })).to.equal(sent);
+    expect(DEFAULT_MAX_DATA_SHARE_BPS).to.equal(2_500);
+    const ok = await acceptProviderJob(ctx, jobId, { amounts, maxDataShareBps: 10_000 });
+    expect({ status: ok.job.status, dataShareBps: ok.dataShareBps, providerPayWei: ok.providerPayWei }).to.deep.equal({ status: "Active", dataShareBps: 10_000, providerPayWei: 0n });
   });
 
   it("a retired corpus: no terms (auto), an error when required", async () => {

@@ -194,6 +194,13 @@ export async function readContext(flags: ReadFlags): Promise<ReadContext> {
   return { config, chainId, clients: { public: client }, deployment, symbol: await useTokenSymbol(client, deployment), address, ...(await contentContext(config)) };
 }
 
+/** A basis-points flag: 0..10000, or undefined when not given. */
+export function parseBps(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^[0-9]{1,5}$/.test(v) || Number(v) > 10_000) throw new InputError(`${flag} must be basis points 0..10000, got ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
 /** A decimal token amount (18 decimals), e.g. "1.5". */
 export function parseAmount(flag: string, text: string): bigint {
   if (!/^[0-9]+(\.[0-9]{1,18})?$/.test(text)) throw new InputError(`${flag} must be a decimal token amount like 10 or 0.5, got ${JSON.stringify(text)}`);

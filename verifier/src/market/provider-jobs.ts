@@ -16,6 +16,7 @@ import { acceptJob, claimPayment, getAcceptTerms, getJob, getMarketCredit, requi
 import { txRef, type TxRef } from "../chain/send.ts";
 import { InputError } from "../errors/index.ts";
 import { lockPaysPanel } from "../policy/index.ts";
+import { DEFAULT_MAX_DATA_SHARE_BPS } from "./data-share.ts";
 import type { PeerDiscovery } from "../store/ipfs-peers.ts";
 import { ContentNotFoundError, type ContentStore } from "../store/index.ts";
 import type { FinalizeAndAnchorResult } from "../provider/finalize-anchor.ts";
@@ -28,9 +29,15 @@ export type AmountText = { fmt: (wei: bigint) => string; symbol: string };
 
 /**
  * Accepts `jobId` after the checks a provider must pass before its stake is locked; `peers` (with --ipfs) dials the
- * buyer's announced node first, where the manifest and base come from.
+ * buyer's announced node first, where the manifest and base come from. A job whose data terms give its corpora more
+ * than `maxDataShareBps` of the payment (default DEFAULT_MAX_DATA_SHARE_BPS) is refused: that share is not paid to
+ * the provider, and a buyer that owns the corpus gets it back.
  */
-export async function acceptProviderJob(ctx: ProviderJobsContext, jobId: bigint, o: { peers?: PeerDiscovery | undefined; amounts: AmountText }): Promise<{ tx: TxRef; job: GetJobReturnType }> {
+export async function acceptProviderJob(
+  ctx: ProviderJobsContext,
+  jobId: bigint,
+  o: { peers?: PeerDiscovery | undefined; amounts: AmountText; maxDataShareBps?: number | undefined },
+): Promise<{ tx: TxRef; job: GetJobReturnType; providerPayWei: bigint; dataShareBps: number }> {
   const { jobMarket } = ctx.deployment;
   const open = await requireJob(ctx.clients.public, { jobMarket, jobId });
   const terms = await getAcceptTerms(ctx.clients.public, { jobMarket, jobId, provider: ctx.clients.account.address });
@@ -39,6 +46,13 @@ export async function acceptProviderJob(ctx: ProviderJobsContext, jobId: bigint,
   if (!pays.ok) {
     throw new InputError(
       `job ${jobId}: your lock of ${o.amounts.fmt(terms.stakeWei)} ${o.amounts.symbol} (tier ${terms.tier}) pays a challenger share of ${o.amounts.fmt(pays.rewardWei)}, below the panel's fees ${o.amounts.fmt(pays.panelFeesWei)}, so JobMarket refuses it (nobody could catch a cheat on it without a loss); the job needs requiredStake raised by its buyer`,
+    );
+  }
+  const maxShare = o.maxDataShareBps ?? DEFAULT_MAX_DATA_SHARE_BPS;
+  if (terms.dataShareBps > maxShare) {
+    const corpora = open.payment * BigInt(terms.dataShareBps) / 10_000n;
+    throw new InputError(
+      `job ${jobId} not accepted (no stake locked): its data terms credit ${terms.dataShareBps / 100}% of the payment (${o.amounts.fmt(corpora)} of ${o.amounts.fmt(open.payment)} ${o.amounts.symbol}) to its corpora, above your limit of ${maxShare / 100}%; you would be paid ${o.amounts.fmt(open.payment - corpora)} ${o.amounts.symbol}. Accept with --max-data-share-bps ${terms.dataShareBps} if that pay is what you want`,
     );
   }
   // the job's manifest, and a fine-tuning job's base (missing, not decodable, non-finite: BaseCheckpointError), before
@@ -60,7 +74,8 @@ export async function acceptProviderJob(ctx: ProviderJobsContext, jobId: bigint,
     );
   }
   const tx = txRef("acceptJob", await acceptJob(ctx.clients, { jobMarket, jobId }));
-  return { tx, job: await getJob(ctx.clients.public, { jobMarket, jobId }) };
+  const providerPayWei = open.payment - (open.payment * BigInt(terms.dataShareBps)) / 10_000n;
+  return { tx, job: await getJob(ctx.clients.public, { jobMarket, jobId }), providerPayWei, dataShareBps: terms.dataShareBps };
 }
 
 export type ClaimedJob = FinalizeAndAnchorResult & { jobId: bigint };

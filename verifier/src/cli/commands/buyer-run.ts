@@ -11,14 +11,7 @@ import type { CreateJobFromManifestResult } from "../../market/create-job.ts";
 import type { DetectionSource, PolicyOverrides, StakeQuote } from "../../market/job-policy.ts";
 import type { PlanJobOptions } from "../../market/plan-job.ts";
 import type { panelPoolJson } from "../../market/panel-pool.ts";
-import { announceStateNode, fmt, marketContext, peerDiscovery, parseAmount, parseJobId, parseSeconds, readContext, txJson, txLines } from "../context.ts";
-
-/** A basis-points flag: 0..10000, or undefined when not given. */
-const bps = (flag: string, v: string | undefined): number | undefined => {
-  if (v === undefined) return undefined;
-  if (!/^[0-9]{1,5}$/.test(v) || Number(v) > 10_000) throw new InputError(`${flag} must be basis points 0..10000, got ${JSON.stringify(v)}`);
-  return Number(v);
-};
+import { announceStateNode, fmt, marketContext, peerDiscovery, parseAmount, parseBps as bps, parseJobId, parseSeconds, readContext, txJson, txLines } from "../context.ts";
 
 /** The matrix the quote reads: --detection FILE, else the package's committed one; none with --no-quote. */
 async function detectionSource(opts: Record<string, string | boolean | undefined>, manifest?: { adapter?: unknown; distill?: unknown }): Promise<DetectionSource | undefined> {

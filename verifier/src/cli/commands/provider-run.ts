@@ -16,7 +16,7 @@ import type { OpeningMode } from "../../provider/openings.ts";
 import type { ServePass } from "../../provider/serve.ts";
 import { txRef } from "../../chain/send.ts";
 import { chainDate } from "../../chain/revertText.ts";
-import { announceStateNode, ensureFunds, fmt, marketContext, peerDiscovery, parseAmount, parseJobId, txJson, txLines, type ReadFlags } from "../context.ts";
+import { announceStateNode, ensureFunds, fmt, marketContext, peerDiscovery, parseAmount, parseBps, parseJobId, txJson, txLines, type ReadFlags } from "../context.ts";
 
 /** Prints `json` as one JSON line with --json, else `text`; bigints as decimal strings. */
 function out(opts: { json?: unknown }, json: Record<string, unknown>, text: string): void {
@@ -114,11 +114,12 @@ export const accept = async (jobArg: string, opts: Opts) => {
   const jobId = parseJobId(jobArg);
   const ctx = await marketContext(opts as never);
   const { acceptProviderJob } = await import("../../market/provider-jobs.ts");
-  const { tx, job } = await acceptProviderJob({ ...ctx, stateDir: ctx.config.stateDir }, jobId, { peers: await peerDiscovery(ctx), amounts: { fmt, symbol: ctx.symbol } });
+  const maxDataShareBps = parseBps("--max-data-share-bps", opts.maxDataShareBps as string | undefined);
+  const { tx, job, providerPayWei, dataShareBps } = await acceptProviderJob({ ...ctx, stateDir: ctx.config.stateDir }, jobId, { peers: await peerDiscovery(ctx), amounts: { fmt, symbol: ctx.symbol }, maxDataShareBps });
   out(
     opts,
-    { jobId, fromSegment: job.nextSegment, deadline: chainDate(job.deadline), txs: [txJson(tx)] },
-    `accepted job ${jobId} from segment ${job.nextSegment}; first deadline ${chainDate(job.deadline)}\n${txLines([tx])}`,
+    { jobId, fromSegment: job.nextSegment, deadline: chainDate(job.deadline), payment: job.payment, dataShareBps, providerPay: providerPayWei, txs: [txJson(tx)] },
+    `accepted job ${jobId} from segment ${job.nextSegment}; first deadline ${chainDate(job.deadline)}; pays ${fmt(providerPayWei)} of ${fmt(job.payment)} ${ctx.symbol} for all segments (data share ${dataShareBps / 100}%)\n${txLines([tx])}`,
   );
 };
 

@@ -32,7 +32,14 @@ export function registerProvider(program: Command): void {
 
   withConfig(provider.command("withdraw").description("withdraw unbonded stake").option("--json", "print JSON")).action(lazyAction(() => import("./provider-run.ts"), "withdrawStake"));
 
-  withConfig(provider.command("accept").description("accept an open job (locks the policy's stake)").argument("<job>").option("--json", "print JSON")).action(
+  withConfig(
+    provider
+      .command("accept")
+      .description("accept an open job (locks the policy's stake)")
+      .argument("<job>")
+      .option("--max-data-share-bps <bps>", "refuse a job whose data terms credit its corpora more than this share of the payment (basis points; default 2500: 25%)")
+      .option("--json", "print JSON"),
+  ).action(
     lazyAction(() => import("./provider-run.ts"), "accept"),
   );
 
