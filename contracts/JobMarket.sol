@@ -16,7 +16,8 @@ import {JobMarketExtension} from "./JobMarketExtension.sol";
 
 /// @title JobMarket: escrow, trace anchoring, release, refund and abandonment (see IJobMarket)
 /// @dev Gas: commitSegment reads and writes one packed job slot and writes one new slot per segment
-/// (keccak256(traceRoot, endStateHash)); lossE6 and checkpointCid are only in the event.
+/// (keccak256(traceRoot, endStateHash)); lossE6 and checkpointCid are only in the event, the leaves only in the
+/// calldata of a top-level commit (SegmentLeaves otherwise).
 /// Job creation, corpus improvement weights, the data-share split at finalize and retier run in JobMarketExtension
 /// (deployed by the constructor, never replaced) by DELEGATECALL on this contract's storage, so that JobMarket's own
 /// code stays under the size limit; their events, errors and credits are this contract's.
@@ -515,7 +516,8 @@ contract JobMarket is IJobMarket, JobMarketBase {
     {
         uint256 k = j.stepsPerSegment;
         // INVARIANT: the leaves are data available by construction: all K+1 state hashes of the segment are in the
-        // calldata (and the event), and the root is computed here, never taken from the provider.
+        // transaction's input or in SegmentLeaves (_emitCommitted), and the root is computed here, never taken from the
+        // provider.
         if (stateHashes.length != k + 1) revert JobMarketWrongLeafCount(jobId, segment, stateHashes.length, k + 1);
         (bytes32 traceRoot, bool anyZero) = Trace.segmentRootCalldata(segment * k, stateHashes);
         // INVARIANT: no committed state hash is zero (zero marks "nothing committed" everywhere else).
@@ -540,31 +542,38 @@ contract JobMarket is IJobMarket, JobMarketBase {
         string calldata checkpointCid,
         bytes32[] calldata stateHashes
     ) private {
-        // NOTE: emit SegmentCommitted(jobId, segment, root, end, lossE6, checkpointCid, stateHashes), ABI-encoded by hand:
-        // the leaves and the CID are copied from calldata in one calldatacopy each (measured: 162 gas a commit less than
-        // the compiler's encoder, 45 bytes of code less; the per-leaf cost is the log's 8 gas a byte either way).
-        // Layout: root, end, lossE6, offset(cid) = 0xa0, offset(hashes), cid length and bytes zero-padded to 32, hashes
-        // length and words. Decoded by viem (strict) in every event test.
-        bytes32 topic0 = SegmentCommitted.selector;
+        // INVARIANT: every committed leaf can be read by anyone from the chain. A call from a codeless account that is also
+        // the transaction's origin is the transaction's top-level call (no frame runs as a codeless account, and an
+        // EIP-7702 delegated account has code), so its leaves are the transaction's input, which every node keeps with the
+        // block; any other commit (a wallet contract, a multicall, a delegated account) copies them into SegmentLeaves.
+        // NOTE: the leaves are not logged on the usual path: a log costs 8 gas a byte, 256 a leaf, on top of their 512 of
+        // calldata. Readers recover them by (block hash, transaction index) and check them against traceRoot
+        // (chain/getCommittedLeaves.ts).
+        // Both events are ABI-encoded by hand, the CID and the leaves copied from calldata in one calldatacopy each.
+        // SegmentCommitted's data: root, end, lossE6, offset(cid) = 0x80, cid length and bytes zero-padded to 32.
+        // SegmentLeaves' data: offset = 0x20, length, words. Decoded by viem (strict) in every event test.
+        bytes32 committedTopic = SegmentCommitted.selector;
+        bytes32 leavesTopic = SegmentLeaves.selector;
         assembly ("memory-safe") {
             let p := mload(0x40)
+            if iszero(and(eq(caller(), origin()), iszero(extcodesize(caller())))) {
+                let n := stateHashes.length
+                mstore(p, 0x20)
+                mstore(add(p, 0x20), n)
+                calldatacopy(add(p, 0x40), stateHashes.offset, shl(5, n))
+                log3(p, add(0x40, shl(5, n)), leavesTopic, jobId, segment)
+            }
             let cidLen := checkpointCid.length
             let cidPadded := and(add(cidLen, 31), not(31))
             mstore(p, mload(rootAndEnd))
             mstore(add(p, 0x20), mload(add(rootAndEnd, 0x20)))
             mstore(add(p, 0x40), lossE6)
-            mstore(add(p, 0x60), 0xa0)
-            mstore(add(p, 0x80), add(0xc0, cidPadded))
-            mstore(add(p, 0xa0), cidLen)
+            mstore(add(p, 0x60), 0x80)
+            mstore(add(p, 0x80), cidLen)
             // the CID's last word is zeroed first, so its padding is zero after the copy
-            if cidPadded { mstore(add(p, add(0xa0, cidPadded)), 0) }
-            calldatacopy(add(p, 0xc0), checkpointCid.offset, cidLen)
-            let h := add(add(p, 0xc0), cidPadded)
-            let n := stateHashes.length
-            mstore(h, n)
-            calldatacopy(add(h, 0x20), stateHashes.offset, shl(5, n))
-            log3(p, sub(add(h, add(0x20, shl(5, n))), p), topic0, jobId, segment)
+            if cidPadded { mstore(add(p, add(0x80, cidPadded)), 0) }
+            calldatacopy(add(p, 0xa0), checkpointCid.offset, cidLen)
+            log3(p, add(0xa0, cidPadded), committedTopic, jobId, segment)
         }
     }
-
 }

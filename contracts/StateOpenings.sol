@@ -57,7 +57,7 @@ contract StateOpenings is IStateOpenings {
         IJobMarket.JobView memory j = m.getJob(jobId);
         _checkOpenable(m, j, jobId, segment, step);
         (, address provider,) = m.jobParties(jobId);
-        uint256 answerBy = _nextAnswerBy(provider);
+        uint256 answerBy = _nextAnswerBy(provider, j);
         // INVARIANT: a withheld state can still be disputed: the answer deadline leaves at least one more answer window
         // before the challenge window of a Committed or TimedOut job ends (an Active job's window ends at least
         // challengeWindow after its last commit, which is no earlier than now). A queue pushed this far by a flood
@@ -108,8 +108,9 @@ contract StateOpenings is IStateOpenings {
 
     /// @inheritdoc IStateOpenings
     function nextAnswerBy(uint256 jobId) external view returns (uint256) {
-        (, address provider,) = _market.jobParties(jobId);
-        return _nextAnswerBy(provider);
+        IJobMarket m = _market;
+        (, address provider,) = m.jobParties(jobId);
+        return _nextAnswerBy(provider, m.getJob(jobId));
     }
 
     /// @inheritdoc IStateOpenings
@@ -132,10 +133,20 @@ contract StateOpenings is IStateOpenings {
         return address(_market);
     }
 
-    /// @dev The deadline of `provider`'s next opening: one answer window from now, and no earlier than one replay after
-    /// its queue's last deadline (the work demanded of a provider is at most one segment replay per replaySeconds).
-    function _nextAnswerBy(address provider) private view returns (uint256) {
-        uint256 fromNow = block.timestamp + _answerWindow;
+    /// @dev The deadline of `provider`'s next opening of a state of job `j`: one answer window from now, and no earlier
+    /// than one replay after its queue's last deadline (the work demanded of a provider is at most one segment replay per
+    /// replaySeconds). While the job is Active, also no earlier than one segment timeout and one replay from now.
+    function _nextAnswerBy(address provider, IJobMarket.JobView memory j) private view returns (uint256) {
+        uint256 wait = _answerWindow;
+        // INVARIANT: an honest provider of an Active job meets every deadline even if it answers only between segments
+        // (`pouw provider run` does): a request made while it trains a segment is seen at that segment's commit, at most
+        // segmentTimeout later, and answered one replay after that. An answer window shorter than the job's segments
+        // would otherwise expire inside one legal segment and convict it of withholding.
+        if (j.status == IJobMarket.JobStatus.Active) {
+            uint256 busy = uint256(j.policy.segmentTimeout) + _replay;
+            if (busy > wait) wait = busy;
+        }
+        uint256 fromNow = block.timestamp + wait;
         uint256 afterTail = uint256(_tail[provider]) + _replay;
         return fromNow > afterTail ? fromNow : afterTail;
     }

@@ -406,4 +406,59 @@ contract StateOpeningsTest is TestBase, MarketFixture {
         _answer(PROVIDER, segment, step);
         assertTrue(openings.openingOf(id, step).answered, "answered");
     }
+
+    // ---------------------------------------------------------------- long segments
+
+    /// @dev Makes `id` a fresh Active job of PROVIDER whose segments may legally take `segmentTimeout`, and commits its
+    /// segment 0.
+    function _longJob(uint32 segmentTimeout, uint32 challengeWindow) internal {
+        IJobMarket.Policy memory p = policy(3, 1e18);
+        p.segmentTimeout = segmentTimeout;
+        p.challengeWindow = challengeWindow;
+        vm.prank(BUYER);
+        id = market.createJob(keccak256("long"), "ipfs://long", address(token), 1e18, p);
+        vm.prank(PROVIDER);
+        market.acceptJob(id);
+        _commit(0);
+    }
+
+    /// A bonded auditor asks an opening one second after a commit of a job whose segments legally take six answer
+    /// windows; the honest provider answers only between segments (as `pouw provider run` does), commits the next segment
+    /// at the last second it may, then replays and answers: the opening is still open, so it is never judged withheld.
+    function test_request_longSegment_deadlineOutlivesTheNextCommit() public {
+        _longJob(uint32(6 * WINDOW), 3 days);
+        uint256 t0 = block.timestamp;
+        vm.warp(t0 + 1);
+        _request(AUDITOR, 0, 2);
+        assertEq(openings.openingOf(id, 2).deadline, t0 + 1 + 6 * WINDOW + REPLAY, "one segment timeout and one replay");
+        assertEq(openings.nextAnswerBy(id), t0 + 1 + 6 * WINDOW + 2 * REPLAY, "the next one queues one replay behind");
+        vm.warp(t0 + 6 * WINDOW); // segment 1's deadline: the last second its commit is on time
+        _commit(1);
+        vm.warp(block.timestamp + REPLAY);
+        _answer(PROVIDER, 0, 2);
+        assertTrue(openings.openingOf(id, 2).answered, "answered after the next commit");
+        vm.warp(t0 + 3 days);
+        assertTrue(!openings.isWithheld(id, 2), "never withheld");
+    }
+
+    /// A Committed job trains nothing more: its openings get one answer window, however long its segments were.
+    function test_request_longSegment_committedJobGetsOneWindow() public {
+        _longJob(uint32(6 * WINDOW), 3 days);
+        _commit(1);
+        _commit(2);
+        _request(AUDITOR, 1, 5);
+        assertEq(openings.openingOf(id, 5).deadline, block.timestamp + WINDOW, "one window");
+    }
+
+    /// An Active job whose challenge window cannot hold one segment timeout, one replay and one more answer window (to
+    /// dispute a withholding) takes no openings: the request reverts with the deadline it would get, and the auditor
+    /// recomputes the segment instead (bot/steps.ts openingAskable).
+    function test_request_longSegment_windowTooShort_reverts() public {
+        _longJob(uint32(6 * WINDOW), uint32(6 * WINDOW + REPLAY + WINDOW - 1));
+        uint256 answerBy = block.timestamp + 6 * WINDOW + REPLAY;
+        vm.expectRevert(
+            abi.encodeWithSelector(IStateOpenings.StateOpeningsWindowTooShort.selector, id, answerBy, answerBy + WINDOW - 1)
+        );
+        _request(AUDITOR, 0, 2);
+    }
 }

@@ -142,10 +142,12 @@ interface IJobMarket is IFixedRoles {
     /// `addedStake` more was locked (ended false), or the tenure was ended as a timeout ends it (ended true, JobTimedOut
     /// follows) because the free stake could not pay it or the tier no longer meets the job's minimum.
     event TenureRetiered(uint256 indexed jobId, address indexed provider, uint8 tier, uint256 addedStake, bool ended);
-    /// @notice `provider`'s segment `segment` of job `jobId` was committed: `stateHashes` are its K+1 leaves
-    /// h(segment*K) .. h((segment+1)*K) (data available to every challenger, from this event or the calldata),
-    /// `traceRoot` the root the market computed from them and `endStateHash` the last one. Only
+    /// @notice `provider`'s segment `segment` of job `jobId` was committed: `traceRoot` is the root the market computed
+    /// from its K+1 leaves h(segment*K) .. h((segment+1)*K) and `endStateHash` the last one. Only
     /// keccak256(abi.encode(traceRoot, endStateHash)) is stored per segment; lossE6 and checkpointCid live only here.
+    /// The leaves themselves are in the transaction's calldata when the commit is the transaction's top-level call from a
+    /// codeless externally owned account (the usual case); any other commit (a smart-contract wallet, a multicall, an
+    /// EIP-7702 delegated account) also emits SegmentLeaves right before this event (docs/contracts.md "Leaves").
     /// The event of the last segment (segment == policy.segments - 1) also marks the job Committed: its
     /// challenge window ends at block.timestamp + policy.challengeWindow (getJob().deadline).
     event SegmentCommitted(
@@ -154,9 +156,12 @@ interface IJobMarket is IFixedRoles {
         bytes32 traceRoot,
         bytes32 endStateHash,
         uint64 lossE6,
-        string checkpointCid,
-        bytes32[] stateHashes
+        string checkpointCid
     );
+    /// @notice The K+1 leaves of segment `segment` of job `jobId`, committed by a call that is not its transaction's
+    /// top-level call from a codeless account (so they cannot be read from the transaction's input); emitted right before
+    /// that commit's SegmentCommitted, in the same transaction.
+    event SegmentLeaves(uint256 indexed jobId, uint256 indexed segment, bytes32[] stateHashes);
     /// @notice A dispute on Committed or TimedOut job `jobId` ended with no decision: its challenge window now ends at
     /// `deadline` (re-open number `reopens` of at most MAX_REOPENS).
     event ChallengeWindowReopened(uint256 indexed jobId, uint64 deadline, uint8 reopens);

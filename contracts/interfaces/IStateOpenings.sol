@@ -14,7 +14,9 @@ import {IJobMarket} from "./IJobMarket.sol";
 /// Flood bound (docs/checks.md, "State openings: the queue"): openings are kept per (job, state), so one answer serves
 /// every auditor and a second request of a pending or answered state is refused before it costs the provider anything;
 /// and each provider has one queue of deadlines: a new opening's deadline is the later of `now + answerWindowSeconds`
-/// and the provider's previous deadline plus `replaySeconds` (the time to replay one segment). A provider that answers
+/// (`now + segmentTimeout + replaySeconds` instead while the job is Active and its segmentTimeout plus one replay is
+/// longer: the provider may be training a segment and answer at its commit) and the provider's previous deadline plus
+/// `replaySeconds` (the time to replay one segment). A provider that answers
 /// in deadline order and needs at most `replaySeconds` an opening meets every deadline, whatever the number of
 /// requesters; a flood only pushes later deadlines out, until a request would no longer leave time to dispute a
 /// withholding inside the challenge window and is refused (the auditor then recomputes the segment instead).
@@ -112,7 +114,8 @@ interface IStateOpenings {
     function isWithheld(uint256 jobId, uint256 step) external view returns (bool);
 
     /// @notice The deadline a request for a state of job `jobId` would get now (its provider's queue): the later of
-    /// `now + answerWindowSeconds` and the provider's last deadline plus `replaySeconds`.
+    /// `now + answerWindowSeconds` (while the job is Active, `now + max(answerWindowSeconds, segmentTimeout +
+    /// replaySeconds)`) and the provider's last deadline plus `replaySeconds`.
     function nextAnswerBy(uint256 jobId) external view returns (uint256);
 
     /// @notice The latest deadline of `provider`'s openings (0: none yet).

@@ -61,7 +61,7 @@ export async function cheatingJob(tag: string, window: number, o: CheatingJobOpt
   return postCheatingJob(await botMarket(window, o), tag, o);
 }
 
-export type CheatingJobOptions = { auditorTokens?: (i: number) => bigint; auditorBond?: bigint; cheatSegments?: number; strategy?: string; auditRate?: number; contributor?: number; base?: typeof tiny; requiredStake?: bigint; content?: readonly Uint8Array[]; train?: boolean };
+export type CheatingJobOptions = { auditorTokens?: (i: number) => bigint; auditorBond?: bigint; cheatSegments?: number; strategy?: string; auditRate?: number; contributor?: number; base?: typeof tiny; requiredStake?: bigint; content?: readonly Uint8Array[]; train?: boolean; challengeWindow?: number };
 
 /**
  * The market half of cheatingJob: a fresh in-process network with the market and its DisputeGame deployed, the provider
@@ -142,7 +142,11 @@ export async function postCheatingJob(market: BotMarket, tag: string, o: Omit<Ch
   }
   const quoted = await jobPolicyFor(m, terms ? { dataShareBps: terms.dataShareBps } : {});
   const payment = quoted.payment;
-  const policy = o.requiredStake === undefined ? quoted.policy : { ...quoted.policy, requiredStake: o.requiredStake };
+  const policy = {
+    ...quoted.policy,
+    ...(o.requiredStake === undefined ? {} : { requiredStake: o.requiredStake }),
+    ...(o.challengeWindow === undefined ? {} : { challengeWindow: o.challengeWindow }),
+  };
   const circuit = m.model.arch === "linear-tile" ? circuitPostOption(d, m) : undefined;
   const { jobId } = await postJob(buyer, d, store, m, policy, payment, { ...(terms ? { terms } : {}), ...(circuit ? { circuit } : {}) });
   await acceptJob(cheat, { jobMarket: d.jobMarket, jobId });

@@ -26,13 +26,19 @@ const REPLAY = 60;
 /** Segments 0 and 1 of tiny.json's three (K = 4): the last segment, recomputed whatever the rate, is never committed. */
 const COMMITTED = 2;
 const K = 4;
+/**
+ * The job's challenge window: the job stays Active (its last segment is never committed), and StateOpenings gives an
+ * Active job's opening at least segmentTimeout (3,600 s) + REPLAY, plus one answer window to dispute a withholding, so
+ * tiny.json's 3,600 s window would take no opening at all (docs/checks.md "State openings: limits").
+ */
+const CHALLENGE_WINDOW = 4 * 3600;
 
 describe("bot: step sampling through state openings", function () {
   this.timeout(300_000);
   const market = botMarketPerFile(600);
 
   async function setUp(tag: string, strategy: string, terms?: (challengeWindow: number) => { answerWindowSeconds: number; replaySeconds: number }) {
-    const f = await postCheatingJob(market(), tag, { strategy, auditRate: AUDIT_RATE, cheatSegments: COMMITTED });
+    const f = await postCheatingJob(market(), tag, { strategy, auditRate: AUDIT_RATE, cheatSegments: COMMITTED, challengeWindow: CHALLENGE_WINDOW });
     const { stateOpenings } = await deployStateOpenings(f.admin, { jobMarket: f.d.jobMarket, ...(terms ? terms(Number(f.policy.challengeWindow)) : { answerWindowSeconds: ANSWER_WINDOW, replaySeconds: REPLAY }) });
     f.d.stateOpenings = stateOpenings; // the deployment names it: panel members read openings from there
     unsampledSecrets(f.dir, f.d.jobMarket, f.jobId, COMMITTED, AUDIT_RATE);
@@ -104,8 +110,10 @@ describe("bot: step sampling through state openings", function () {
     // within the answer window: nothing concluded, nothing challenged
     expect(verdicts).to.deep.equal([]);
     expect(await f.disputes()).to.deep.equal([]);
-    // past the last queued deadline
-    await f.conn.networkHelpers.time.increase(ANSWER_WINDOW + (drawn.length - 1) * REPLAY + 1);
+    // past the last queued deadline: the job is Active, so the first is at least one segment timeout and one replay away
+    // (the provider may be training a segment: StateOpenings grants it time to answer at that segment's commit)
+    const firstWait = Math.max(ANSWER_WINDOW, Number(f.policy.segmentTimeout) + REPLAY);
+    await f.conn.networkHelpers.time.increase(firstWait + (drawn.length - 1) * REPLAY + 1);
     await ticks(f, bot, 6);
     expect(verdicts.map((v) => [v.step, v.verdict.failure?.kind, v.verdict.proof?.step])).to.have.deep.members(drawn.map((s) => [s, "content-unavailable", s]));
     const disputes = await f.disputes();
@@ -121,14 +129,17 @@ describe("bot: step sampling through state openings", function () {
     }
     expect((await f.dispute(disputes[0]!.disputeId)).outcome).to.equal("PanelFault");
     const slashes = await getStakeSlashes(f.admin.public, { stakeVault: f.d.stakeVault, fromBlock: BigInt(f.d.startBlock) });
-    expect(slashes.map((s) => s.provider)).to.deep.equal([f.cheat.account.address]);
+    // two slashes, both the provider's: the Fault, and the timeout it earned by stopping (its next segment was due
+    // before the opening's deadline, which an Active job's opening gets one segment timeout after the request)
+    expect(slashes.map((s) => s.provider)).to.deep.equal([f.cheat.account.address, f.cheat.account.address]);
     for (const b of [bot, ...others]) b.close();
   });
 
   it("recomputes the sampled segments when the provider's opening queue is full (a flood), so the flood stops no audit", async () => {
-    // a window of a third of the Active job's challenge window, one window per queued opening: two openings fill the
-    // queue (the third's deadline plus one window would pass now + challengeWindow)
-    const { f, bot, drawn } = await setUp("steps-queue-full", "quarter-batch", (cw) => ({ answerWindowSeconds: Math.floor(cw / 3), replaySeconds: Math.floor(cw / 3) }));
+    // a window of a quarter of the Active job's challenge window, one window per queued opening: the first deadline is
+    // one segment timeout (a quarter) and one replay away, so two openings fill the queue (the third's deadline plus one
+    // window would pass now + challengeWindow)
+    const { f, bot, drawn } = await setUp("steps-queue-full", "quarter-batch", (cw) => ({ answerWindowSeconds: Math.floor(cw / 4), replaySeconds: Math.floor(cw / 4) }));
     const so = f.d.stateOpenings!;
     const flood = [0, 1, 2, 3, 4, 5, 6, 7].filter((t) => !drawn.includes(t + 1)).slice(0, 2);
     for (const t of flood) await requestOpening(f.auditors[1]!, { stateOpenings: so, jobId: f.jobId, segment: Math.floor(t / K), step: t });

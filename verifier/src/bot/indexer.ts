@@ -13,7 +13,8 @@
  * followed from those blocks) and re-indexed, so a commit that replaced an audited one is a new commit, audited again
  * and acted on under its own intent keys (tagged with its block hash: intent-key.ts).
  */
-import { getBlockRef, getJob, getMarketLogs, type BlockRef, type MarketLog } from "../chain/index.ts";
+import { committedLogKey, getBlockRef, getJob, getMarketLogs, resolveCommittedLeaves, type BlockRef, type MarketLog } from "../chain/index.ts";
+import type { Hex } from "viem";
 import { PouwError } from "../errors/index.ts";
 import type { BotContext } from "./context.ts";
 
@@ -67,9 +68,12 @@ export class Indexer {
       const to = from + chunk - 1n < safe ? from + chunk - 1n : safe;
       const end = to === head.number ? head : await getBlockRef(clients.public, { blockNumber: to });
       const logs = await getMarketLogs(clients.public, { jobMarket: deployment.jobMarket, fromBlock: from, toBlock: to });
+      // the leaves of each commit (its SegmentLeaves event or its transaction's input, checked against the root), read
+      // before the range's one database transaction
+      const leaves = await resolveCommittedLeaves(clients.public, deployment.jobMarket, logs);
       db.tx(() => {
         for (const l of logs) {
-          this.onEvent(l);
+          this.onEvent(l, leaves);
           const jobId = "jobId" in l.args ? (l.args.jobId as bigint) : null;
           if (jobId !== null) touched.add(jobId);
           db.recordEvent({ block: l.blockNumber, logIndex: l.logIndex, jobId, name: l.eventName });
@@ -128,7 +132,7 @@ export class Indexer {
     return Number(cursor - ancestor);
   }
 
-  private onEvent(l: MarketLog): void {
+  private onEvent(l: MarketLog, leaves: ReadonlyMap<string, Hex[]>): void {
     const { db } = this.ctx;
     switch (l.eventName) {
       case "JobCreated": {
@@ -153,7 +157,7 @@ export class Indexer {
           segment: Number(l.args.segment),
           traceRoot: l.args.traceRoot,
           endStateHash: l.args.endStateHash,
-          stateHashes: l.args.stateHashes,
+          stateHashes: leaves.get(committedLogKey(l))!,
           checkpointCid: l.args.checkpointCid,
           lossE6: l.args.lossE6,
           block: l.blockNumber,

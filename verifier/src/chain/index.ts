@@ -57,6 +57,7 @@ export * from "./getJobCreated.ts";
 export * from "./announcePeers.ts";
 export * from "./getAnnouncedPeers.ts";
 export * from "./getSegmentCommits.ts";
+export * from "./getCommittedLeaves.ts";
 export * from "./deployDisputeGame.ts";
 export * from "./getWiring.ts";
 export * from "./challengeStep.ts";
