@@ -32,7 +32,14 @@
  * Writes its manifest's entry of bench/results/audit-cost.json (`manifests`), keeping the other manifests' entries and
  * the file's `before` (the measurement of the contract before the final-state opening and the faster screen).
  *
- * Run: npm run bench:audit-cost [-- manifest.json]   (Node 22; no chain)
+ * A GPT-class manifest trains for hours on a CPU: `--segments S' --steps-per-segment K'` train the same model on S'
+ * segments of K' steps and scale to the manifest's S and K (per-state parts as measured; a segment = one checkpoint put
+ * + K training steps; a recompute or a replay one training step more a step). The quote, r, p_b and every share use the
+ * manifest's S and K (docs/checks.md "Audit cost").
+ *
+ * Run: npm run bench:audit-cost [-- manifest.json | --manifest M] [--segments S' --steps-per-segment K'] [--reps N]
+ *      [--cheat-openings N]   (Node 22; no chain)
+ *      e.g. nice npm run bench:audit-cost -- --manifest examples/gpt-sotu-v3.json --segments 2 --steps-per-segment 4 --reps 3 --cheat-openings 4
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -280,9 +287,11 @@ const stepMs = S * r * c.step;
 // an opening replays (m - 1) / 2 steps on average from the kept state before it, at the replay's fixed part (load the
 // kept state, hash and store the opened one); training stores K/m - 1 more checkpoints a segment at the measured put.
 const checkpointBytes = provider.run.checkpointBytes(midStart).length;
-const openingFixed = c.opening - stepTrain * ((K - 1) / 2);
+// the replay's cost a step: the one c.opening was extrapolated with (the training step for a reduced run, else the fit)
+const replayStep = reduced ? stepTrain : slope;
+const openingFixed = c.opening - replayStep * ((K - 1) / 2);
 const schedules = [...new Set([1, 2, 5, 10, 25, K])].filter((m) => m <= K && K % m === 0).map((m) => {
-  const openingMs = m === 1 ? c.finalOpeningKept : m === K ? c.opening : openingFixed + stepTrain * ((m - 1) / 2);
+  const openingMs = m === 1 ? c.finalOpeningKept : m === K ? c.opening : Math.max(c.finalOpeningKept, openingFixed + replayStep * ((m - 1) / 2));
   const trainingMs = S * (K / m - 1) * put;
   const perAuditorMs = S * r * openingMs;
   return {
