@@ -32,11 +32,19 @@
  * Writes its manifest's entry of bench/results/audit-cost.json (`manifests`), keeping the other manifests' entries and
  * the file's `before` (the measurement of the contract before the final-state opening and the faster screen).
  *
- * Run: npm run bench:audit-cost [-- manifest.json]   (Node 22; no chain)
+ * A GPT-class manifest trains for hours on a CPU: `--segments S' --steps-per-segment K'` train the same model on S'
+ * segments of K' steps and scale to the manifest's S and K (per-state parts as measured; a segment = one checkpoint put
+ * + K training steps; a recompute or a replay one training step more a step). The quote, r, p_b and every share use the
+ * manifest's S and K (docs/checks.md "Audit cost").
+ *
+ * Run: npm run bench:audit-cost [-- manifest.json | --manifest M] [--segments S' --steps-per-segment K'] [--reps N]
+ *      [--cheat-openings N]   (Node 22; no chain)
+ *      e.g. nice npm run bench:audit-cost -- --manifest examples/gpt-sotu-v3.json --segments 2 --steps-per-segment 4 --reps 3 --cheat-openings 4
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { zeroAddress, type Hex } from "viem";
 import { sampledStep } from "../verifier/src/bot/sampler.ts";
 import type { SegmentCommit } from "../verifier/src/chain/index.ts";
@@ -51,21 +59,50 @@ import { detectionOver, stepRateForDetection } from "../verifier/src/policy/step
 import { openState } from "../verifier/src/provider/openings.ts";
 import { LocalDirStore } from "../verifier/src/store/index.ts";
 
-const manifestPath = process.argv[2] ?? new URL("../examples/mnist-fast.json", import.meta.url).pathname;
+const { values: opts, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    manifest: { type: "string" },
+    // a GPT-class job trains for hours on this machine: run the same model on fewer, shorter segments
+    segments: { type: "string" },
+    "steps-per-segment": { type: "string" },
+    reps: { type: "string" },
+    "cheat-openings": { type: "string" },
+  },
+});
+const manifestPath = opts.manifest ?? positionals[0] ?? new URL("../examples/mnist-fast.json", import.meta.url).pathname;
 const manifest = parseManifest(JSON.parse(readFileSync(manifestPath, "utf8")));
+const positiveInt = (name: string, v: string | undefined, dflt: number) => {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`--${name} must be a positive integer, got ${JSON.stringify(v)}`);
+  return n;
+};
+/** The manifest's own S and K: the quote, the rates and every share are computed for them. */
 const K = manifest.training.stepsPerSegment;
 const S = manifest.training.steps / K;
+/** The measured run's S and K (the manifest's unless reduced). INVARIANT: S_RUN >= 2 (the screen needs a previous segment). */
+const K_RUN = positiveInt("steps-per-segment", opts["steps-per-segment"], K);
+const S_RUN = positiveInt("segments", opts.segments, S);
+if (S_RUN < 2) throw new RangeError(`--segments must be at least 2 (the bot's screen of segment 1 takes segment 0's start as its baseline), got ${S_RUN}`);
+if (K_RUN > K || S_RUN > S) throw new RangeError(`the measured run must not be longer than the manifest's (${S} segments of ${K}); got ${S_RUN} of ${K_RUN}`);
+const reduced = K_RUN !== K || S_RUN !== S;
+/** The run actually trained: the same model, data, optimizer and numerics, S_RUN segments of K_RUN steps. */
+const runManifest = reduced ? parseManifest({ ...JSON.parse(readFileSync(manifestPath, "utf8")), training: { ...manifest.training, steps: S_RUN * K_RUN, stepsPerSegment: K_RUN } }) : manifest;
 const JOB = 1n;
-const REPS = 5;
+const REPS = positiveInt("reps", opts.reps, 5);
 const DETECTION = 0.99;
 /** The auditors' budget, share of the provider's training (what the segment rate p_b for sparse plants may use). */
 const BUDGET = 0.05;
 const CHEATS = ["quarter-batch", "fp16", "stale:2", "skip:0.5"];
 /** States opened per cheat class (in its first two segments). */
-const CHEAT_OPENINGS = 8;
+const CHEAT_OPENINGS = positiveInt("cheat-openings", opts["cheat-openings"], 8);
 const tmp = mkdtempSync(join(tmpdir(), "pouw-bench-audit-cost-"));
 
 const cpuMs = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1000;
+const began = performance.now();
+/** Progress on stderr (a GPT-class run takes tens of minutes on a shared machine). */
+const progress = (what: string) => console.error(`[audit-cost ${((performance.now() - began) / 1000).toFixed(0)} s, load ${loadavg()[0]!.toFixed(1)}] ${what}`);
 const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 async function cpu<T>(f: () => Promise<T>): Promise<{ value: T; cpuMs: number; wallMs: number }> {
   const c0 = process.cpuUsage();
@@ -76,7 +113,7 @@ async function cpu<T>(f: () => Promise<T>): Promise<{ value: T; cpuMs: number; w
 
 async function trainRun(strategy: Strategy, dir: string, endSegment: number) {
   const store = new LocalDirStore(dir);
-  const run = await createRun(manifest, { jobId: JOB, salt: offlineSalt(JOB), store });
+  const run = await createRun(runManifest, { jobId: JOB, salt: offlineSalt(JOB), store });
   const start = await run.initFromStore(store);
   const segments: SegmentResult[] = [];
   const t = await cpu(async () => {
@@ -86,12 +123,12 @@ async function trainRun(strategy: Strategy, dir: string, endSegment: number) {
 }
 
 const commitmentsOf = (segments: readonly SegmentResult[]): SegmentCommitment[] => segments.map((s) => ({ index: s.index, traceRoot: s.traceRoot, checkpointCid: s.checkpointCid, stateHashes: s.stateHashes }));
-const commitOf = (s: SegmentResult): SegmentCommit => ({ jobId: JOB, segment: s.index, traceRoot: s.traceRoot, endStateHash: s.stateHashes[K]!, lossE6: BigInt(s.lossE6), checkpointCid: s.checkpointCid, stateHashes: s.stateHashes, blockNumber: 0n, transactionHash: "0x" });
-const toAudit = (segments: readonly SegmentResult[], i: number) => ({ market: zeroAddress, jobId: JOB, segment: i, traceRoot: segments[i]!.traceRoot as Hex, endStateHash: segments[i]!.stateHashes[K]! as Hex, commitments: commitmentsOf(segments.slice(0, i + 1)) });
+const commitOf = (s: SegmentResult): SegmentCommit => ({ jobId: JOB, segment: s.index, traceRoot: s.traceRoot, endStateHash: s.stateHashes[K_RUN]!, lossE6: BigInt(s.lossE6), checkpointCid: s.checkpointCid, stateHashes: s.stateHashes, blockNumber: 0n, transactionHash: "0x" });
+const toAudit = (segments: readonly SegmentResult[], i: number) => ({ market: zeroAddress, jobId: JOB, segment: i, traceRoot: segments[i]!.traceRoot as Hex, endStateHash: segments[i]!.stateHashes[K_RUN]! as Hex, commitments: commitmentsOf(segments.slice(0, i + 1)) });
 
 /** Opens state step-1 as the provider would (replay), then audits step `step` from the opened CID. */
 async function openAndAudit(run: Run, store: LocalDirStore, strategy: Strategy, segments: readonly SegmentResult[], step: number) {
-  const seg = Math.floor((step - 1) / K);
+  const seg = Math.floor((step - 1) / K_RUN);
   const opened = await openState(run, store, strategy, commitOf(segments[seg]!), step - 1, null);
   const audit = await cpu(() => auditSampledStep({ run, store }, toAudit(segments, seg), step, { checkpointCid: opened.checkpointCid }));
   return { opened, verdict: audit.value, cpuMs: audit.cpuMs, wallMs: audit.wallMs };
@@ -99,11 +136,12 @@ async function openAndAudit(run: Run, store: LocalDirStore, strategy: Strategy, 
 
 // ---------------------------------------------------------------- the provider's training loop
 const honest = parseStrategy("honest");
-const provider = await trainRun(honest, join(tmp, "honest"), S);
+progress(`training ${S_RUN} segments of ${K_RUN} steps`);
+const provider = await trainRun(honest, join(tmp, "honest"), S_RUN);
 const trainCpu = provider.cpuMs;
-const stepCpu = trainCpu / (S * K);
+const stepCpu = trainCpu / (S_RUN * K_RUN);
 const target: AuditTarget = { run: provider.run, store: provider.store, commitments: commitmentsOf(provider.segments) };
-const mid = Math.floor(S / 2);
+const mid = Math.floor(S_RUN / 2);
 
 // ---------------------------------------------------------------- the auditors' parts, through checks/
 const recompute: number[] = [];
@@ -112,23 +150,28 @@ const botScreen: number[] = [];
 const finalScreen: number[] = [];
 const screenParts: { leaves: number[]; rest: number[] } = { leaves: [], rest: [] };
 // the final state: the provider opens it (replay of the last segment, then from its kept checkpoint), the auditor screens it
-const lastCommit = commitOf(provider.segments[S - 1]!);
-const finalByReplay = await openState(provider.run, provider.store, honest, lastCommit, S * K, null);
+const lastCommit = commitOf(provider.segments[S_RUN - 1]!);
+const finalByReplay = await openState(provider.run, provider.store, honest, lastCommit, S_RUN * K_RUN, null);
 const keptFinal: string[] = [];
-keptFinal[K] = finalByReplay.checkpointCid;
+keptFinal[K_RUN] = finalByReplay.checkpointCid;
 const finalKept: number[] = [];
-const lastStart = (await screenSegment(target, S - 1, { previous: null })).state;
+const lastStart = (await screenSegment(target, S_RUN - 1, { previous: null })).state;
 // the provider's loop on one segment, interleaved with the auditor's parts so that both see the same load (the shared
 // machine's load moves by several times over a run): the job's training is S times its median
 const segmentTraining: number[] = [];
+const checkpointPut: number[] = [];
 const midStart = (await screenSegment(target, mid, { previous: null })).state!;
 for (let i = 0; i <= REPS; i++) {
+  progress(`auditor parts, run ${i} of ${REPS} (0 the warm-up)`);
   const tr = await cpu(async () => {
     for await (const x of trainSegments(provider.run, { strategy: honest, store: provider.store, start: midStart, startSegment: mid, endSegment: mid + 1 })) {
       if (x.traceRoot !== provider.segments[mid]!.traceRoot) throw new Error(`segment ${mid} retrained to another root`);
     }
   });
   if (i > 0) segmentTraining.push(tr.cpuMs);
+  // the segment loop's one fixed part (store the start checkpoint): what does not grow with K when a reduced run is scaled
+  const put = await cpu(() => provider.store.put(provider.run.checkpointBytes(midStart)));
+  if (i > 0) checkpointPut.push(put.cpuMs);
   const r = await cpu(() => auditSegment(target, mid, { checks: ["recompute"] }));
   if (!r.value.ok) throw new Error(`the honest segment ${mid} fails its recompute: ${r.value.failure?.message}`);
   recompute.push(r.cpuMs);
@@ -145,10 +188,10 @@ for (let i = 0; i <= REPS; i++) {
   const bs = await cpu(() => screenSegment(target, mid, { previous: prev.state }));
   if (!bs.value.ok) throw new Error(`the honest segment ${mid} fails the bot's screen: ${bs.value.failure?.message}`);
   clearSegmentTrees();
-  segmentLeaves(target, S - 2);
+  segmentLeaves(target, S_RUN - 2);
   const fs = await cpu(() => screenFinalState(target, finalByReplay.checkpointCid, { previous: lastStart }));
   if (!fs.value.ok) throw new Error(`the honest final state fails the screen: ${fs.value.failure?.message}`);
-  const fk = await openState(provider.run, provider.store, honest, lastCommit, S * K, keptFinal);
+  const fk = await openState(provider.run, provider.store, honest, lastCommit, S_RUN * K_RUN, keptFinal);
   // the first run is the warm-up
   if (i > 0) {
     screen.push(sc.cpuMs);
@@ -162,10 +205,11 @@ for (let i = 0; i <= REPS; i++) {
 const stepAudits: number[] = [];
 const openings: number[] = [];
 // steps spread over the middle segment (j = 1 .. K): an opening replays j - 1 steps, a uniformly drawn one (K - 1) / 2
-const js = [1, 1, Math.ceil(K / 4), Math.ceil(K / 2), Math.ceil((3 * K) / 4), K];
+const js = [1, 1, Math.ceil(K_RUN / 4), Math.ceil(K_RUN / 2), Math.ceil((3 * K_RUN) / 4), K_RUN];
+progress("openings and sampled steps");
 for (const j of js) {
-  const r = await openAndAudit(provider.run, provider.store, honest, provider.segments, mid * K + j);
-  if (!r.verdict.ok) throw new Error(`honest step ${mid * K + j} fails its sampled-step audit: ${r.verdict.failure?.message}`);
+  const r = await openAndAudit(provider.run, provider.store, honest, provider.segments, mid * K_RUN + j);
+  if (!r.verdict.ok) throw new Error(`honest step ${mid * K_RUN + j} fails its sampled-step audit: ${r.verdict.failure?.message}`);
   stepAudits.push(r.cpuMs);
   openings.push(r.opened.cpuMs);
 }
@@ -181,20 +225,39 @@ const median = (xs: readonly number[]) => {
 const mj = js.reduce((a, j) => a + j, 0) / js.length;
 const mo = openings.reduce((a, o) => a + o, 0) / openings.length;
 const slope = js.reduce((a, j, i) => a + (j - mj) * (openings[i]! - mo), 0) / js.reduce((a, j) => a + (j - mj) ** 2, 0);
-const expectedOpening = mo + slope * ((K + 1) / 2 - mj);
-const c = { recompute: median(recompute), screen: median(screen), botScreen: median(botScreen), tree: median(screenParts.leaves), finalScreen: median(finalScreen), finalOpeningReplay: finalByReplay.cpuMs, finalOpeningKept: median(finalKept), step: median(stepAudits), opening: expectedOpening };
+// A reduced run (fewer, shorter segments of the same model) is scaled to the manifest's K: per-state parts (a screen, a
+// sampled step, a kept opening) do not depend on K; a segment's loop is its checkpoint put plus K steps, a recompute and
+// a replay grow by one training step per step. stepTrain is the loop's CPU a step less the put, measured interleaved.
+const put = median(checkpointPut);
+const runSegment = median(segmentTraining);
+const stepTrain = (runSegment - put) / K_RUN;
+const extra = K - K_RUN;
+// INVARIANT: without reduction every scaled value is the measured one (extra = 0, the fitted opening line as before)
+const expectedOpening = reduced ? mo + stepTrain * ((K + 1) / 2 - mj) : mo + slope * ((K + 1) / 2 - mj);
+const c = {
+  recompute: median(recompute) + extra * stepTrain,
+  screen: median(screen),
+  botScreen: median(botScreen),
+  tree: median(screenParts.leaves),
+  finalScreen: median(finalScreen),
+  finalOpeningReplay: finalByReplay.cpuMs + extra * stepTrain,
+  finalOpeningKept: median(finalKept),
+  step: median(stepAudits),
+  opening: expectedOpening,
+};
 
 // ---------------------------------------------------------------- per-step detection of every-step cheats
 const secret = "00".repeat(31) + "01";
 const cheats: { strategy: string; opened: number; caught: number; q: number; kinds: string[] }[] = [];
 for (const name of CHEATS) {
   const strategy = parseStrategy(name);
+  progress(`cheat ${name}`);
   const r = await trainRun(strategy, join(tmp, name.replace(/[^a-z0-9]/g, "-")), 2);
   let caught = 0;
   const kinds = new Set<string>();
   for (let n = 0; n < CHEAT_OPENINGS; n++) {
     // the bot's own private draw, one step of segment n % 2 per opening
-    const step = sampledStep(secret, zeroAddress, BigInt(1000 + n), n % 2, K, 1)!;
+    const step = sampledStep(secret, zeroAddress, BigInt(1000 + n), n % 2, K_RUN, 1)!;
     const a = await openAndAudit(r.run, r.store, strategy, r.segments, step);
     if (!a.verdict.ok) {
       caught++;
@@ -215,10 +278,32 @@ const r = stepRateForDetection(S, DETECTION);
 // the segment rate that catches a cheat of every (non-last) segment with 0.99 by recompute alone
 const p99 = 1 - (1 - DETECTION) ** (1 / (S - 1));
 // shares against the interleaved measure of the provider's loop (trainCpu, the whole run's, is reported beside it)
-const jobTraining = S * median(segmentTraining);
+const jobTraining = S * (put + K * stepTrain);
 const share = (ms: number) => ms / jobTraining;
 const jobStep = jobTraining / (S * K);
 const stepMs = S * r * c.step;
+// The provider's side of step sampling when it keeps a checkpoint every m steps of a segment (m = K: the start only, the
+// measured replay; m = 1: every state, the measured read of a kept one). Between them a model from the measured parts:
+// an opening replays (m - 1) / 2 steps on average from the kept state before it, at the replay's fixed part (load the
+// kept state, hash and store the opened one); training stores K/m - 1 more checkpoints a segment at the measured put.
+const checkpointBytes = provider.run.checkpointBytes(midStart).length;
+// the replay's cost a step: the one c.opening was extrapolated with (the training step for a reduced run, else the fit)
+const replayStep = reduced ? stepTrain : slope;
+const openingFixed = c.opening - replayStep * ((K - 1) / 2);
+const schedules = [...new Set([1, 2, 5, 10, 25, K])].filter((m) => m <= K && K % m === 0).map((m) => {
+  const openingMs = m === 1 ? c.finalOpeningKept : m === K ? c.opening : Math.max(c.finalOpeningKept, openingFixed + replayStep * ((m - 1) / 2));
+  const trainingMs = S * (K / m - 1) * put;
+  const perAuditorMs = S * r * openingMs;
+  return {
+    keptEvery: m,
+    openingCpuMs: Math.round(openingMs),
+    trainingOverheadShare: round(share(trainingMs), 4),
+    oneAuditorShare: round(share(trainingMs + perAuditorMs), 4),
+    threeAuditorsShare: round(share(trainingMs + 3 * perAuditorMs), 4),
+    storedBytes: S * (K / m) * checkpointBytes,
+    modelled: m !== 1 && m !== K,
+  };
+});
 // the segment rate the rest of the budget buys, with and without the every-segment screen
 const budgetRate = (fixedMs: number) => Math.max(0, Math.min(1, (BUDGET * jobTraining - fixedMs) / (S * c.recompute)));
 const pScreen = budgetRate(stepMs + c.finalScreen + S * c.botScreen);
@@ -270,6 +355,8 @@ const result = {
   manifest: manifestPath.split("/").slice(-2).join("/"),
   segments: S,
   stepsPerSegment: K,
+  // the run measured: the manifest's, or the same model on fewer, shorter segments scaled to S and K (see above)
+  measuredRun: { segments: S_RUN, stepsPerSegment: K_RUN, scaled: reduced, trainingStepCpuMs: round(stepTrain), checkpointPutCpuMs: round(put), openingSlopeCpuMsPerStep: round(slope), loadAverage: loadavg().map((x) => round(x, 2)) },
   quote: { auditRate: round(p, 4), auditRateWithoutLastSegmentRule: round(quoteNoLast.auditRate, 4), checks: quote.checks },
   budget: BUDGET,
   provider: {
@@ -295,6 +382,8 @@ const result = {
   perStepDetection: cheats,
   everyStepClasses: everyStep.map((x) => x.strategy),
   stepSamplingShareOfTraining: round(share(stepMs), 4),
+  checkpointBytes,
+  providerOpeningSchedules: schedules,
   designs: rows,
   node: process.version,
 };
@@ -302,6 +391,7 @@ await provider.run.close();
 rmSync(tmp, { recursive: true, force: true });
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+if (reduced) console.log(`measured on ${S_RUN} segments of ${K_RUN} (scaled to ${S} of ${K}): ${stepTrain.toFixed(0)} ms a training step, checkpoint put ${put.toFixed(0)} ms, opening replay ${slope.toFixed(0)} ms a step (fit)`);
 console.log(`${result.manifest}: ${S} segments of ${K}; training ${Math.round(trainCpu)} ms CPU (${stepCpu.toFixed(2)} ms a step), ${Math.round(jobTraining)} ms interleaved with the audits; quoted segment rate p = ${p.toFixed(3)} (${quoteNoLast.auditRate.toFixed(3)} without the last-segment rule), step rate r = ${r.toFixed(3)}`);
 console.log(`auditor: segment recompute ${c.recompute.toFixed(0)} ms; screen ${c.screen.toFixed(1)} ms before, ${c.botScreen.toFixed(1)} ms the bot's (tree ${c.tree.toFixed(1)} ms); final screen ${c.finalScreen.toFixed(1)} ms; sampled step ${c.step.toFixed(1)} ms (${(c.step / jobStep).toFixed(1)} training steps)`);
 console.log(`provider: opening ${c.opening.toFixed(0)} ms (replay, uniform state); final state ${c.finalOpeningReplay.toFixed(0)} ms by replay, ${c.finalOpeningKept.toFixed(1)} ms kept`);
@@ -309,6 +399,9 @@ for (const x of cheats) console.log(`  per-step detection ${x.strategy.padEnd(14
 console.log("| design | p | r | auditor CPU / training | provider openings / training | every-step cheat, 1 segment | every-step cheat, all S | sparse plant (any segment / last) | one-step plant loss / gain |");
 console.log("|---|---|---|---|---|---|---|---|---|");
 for (const x of rows) console.log(`| ${x.design} | ${x.segmentRate} | ${x.stepRate} | ${pct(x.shareOfTraining)} | ${pct(x.providerOpeningShare)} | ${x.detectEveryStepCheat.oneSegment} | ${x.detectEveryStepCheat.allSegments} | ${x.detectSparsePlant.anySegment} / ${x.detectSparsePlant.lastSegment} | ${x.sparseLossOverGain ?? "-"} |`);
+console.log("| provider keeps a checkpoint every m steps | opening CPU ms | training overhead | 1 auditor at r | 3 auditors at r | stored |");
+console.log("|---|---|---|---|---|---|");
+for (const x of schedules) console.log(`| ${x.keptEvery}${x.modelled ? " (model)" : ""} | ${x.openingCpuMs} | ${pct(x.trainingOverheadShare)} | ${pct(x.oneAuditorShare)} | ${pct(x.threeAuditorsShare)} | ${(x.storedBytes / 1e9).toFixed(2)} GB |`);
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
 const out = new URL("./results/audit-cost.json", import.meta.url);
 // one entry per manifest; a file of the older single-manifest form is kept whole as `before`
