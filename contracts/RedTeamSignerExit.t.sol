@@ -121,4 +121,31 @@ contract RedTeamSignerExitTest is TestBase, TermsFixture {
         assertEq(market.creditOf(PROVIDER2, address(token)), uint256(1e18) / 3, "the finisher: one segment's pay");
         assertEq(market.creditOf(BUYER, address(token)), 1e18 - uint256(1e18) / 3, "the buyer: two segments refunded");
     }
+
+    /// The same on a job that admits tier 1 only: the provider holds plenty of free stake, yet one signer's exit makes
+    /// anyone's retier end its tenure (the tier no longer meets minTier), whatever it could top up.
+    function test_signerExit_minTierJob_endsTenureWhateverTheFreeStake() public {
+        vm.prank(PROVIDER);
+        vault.deposit(1e24);
+        _attestWithKey(PROVIDER, 1, KEY);
+        vm.prank(BUYER);
+        uint256 id = market.createJobWithTerms(
+            keccak256("manifest"),
+            "ipfs://m",
+            address(token),
+            1e18,
+            policy(SEGMENTS, 1e18),
+            _terms(1, 0, new uint64[](0), new uint96[](0))
+        );
+        vm.prank(PROVIDER);
+        market.acceptJob(id);
+        _commit(KEY, id, 0);
+        address[] memory signers = providers.signersOf(PROVIDER);
+        vm.prank(signers[1]);
+        registry.requestExit();
+        vm.prank(BUYER);
+        market.retier(id);
+        assertEq(uint256(_status(id)), uint256(IJobMarket.JobStatus.TimedOut), "ended despite 1e24 free stake");
+        assertEq(vault.creditOf(BUYER), 0.05e18, "the timeout slash is the buyer's");
+    }
 }
