@@ -60,7 +60,7 @@ contract RedTeamTimeoutDrainTest is TestBase, MarketFixture {
         market.acceptJob(id);
         _commit(PROVIDER, id, 0, s0);
         vm.warp(block.timestamp + 1 hours + 1);
-        vm.expectEmit(address(market));
+        vm.expectEmit(true, true, true, true, address(market));
         emit IJobMarket.JobTimedOut(id, PROVIDER, 1, 0, uint64(block.timestamp + 1 days));
         market.reportTimeout(id);
     }

@@ -183,9 +183,10 @@ describe("kinds: a generated dataset as a training job's data", () => {
       // still recorded after it, by another party, and its chain verifies while the forged one's still does not
       await gen.record(gen.published, env.buyer);
       await expectRevert(gen.record(gen.published, env.buyer), "KindRecordsAlreadyRecorded");
-      const honest = await verifyGeneratedProvenance(buyerCtx(), gen.published);
+      const reader = { client: env.buyer.public, deployment: d, store };
+      const honest = await verifyGeneratedProvenance(reader, gen.published);
       expect(honest).to.deep.include({ datasetCid: gen.published, generateJobId: gen.jobId });
-      expect(await caught(verifyGeneratedProvenance(buyerCtx(), gen.datasetCid))).to.be.instanceOf(GeneratedProvenanceError);
+      expect(await caught(verifyGeneratedProvenance(reader, gen.datasetCid))).to.be.instanceOf(GeneratedProvenanceError);
     });
   });
 });
