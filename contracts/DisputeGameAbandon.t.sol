@@ -45,7 +45,7 @@ contract DisputeGameAbandonTest is TestBase, AttackFixture {
         IJobMarket.JobView memory j = market.getJob(jobId);
         assertTrue(j.status == IJobMarket.JobStatus.TimedOut, "timed out, not re-opened");
         assertEq(j.deadline, block.timestamp + policy(2).challengeWindow, "disputable for a window from the timeout");
-        assertEq(vault.lockedFor(provider, jobId), (STAKE * 9) / 10, "rest of the lock still locked");
+        assertEq(vault.lockedFor(provider, jobId), STAKE, "the whole lock still locked: the timeout slash waits");
         // the provider can neither take the job back nor continue
         VM.prank(provider);
         VM.expectRevert(
@@ -125,6 +125,7 @@ contract DisputeGameAbandonTest is TestBase, AttackFixture {
         assertTrue(j.status == IJobMarket.JobStatus.Open, "re-opened");
         assertEq(j.provider, address(0), "no provider");
         assertEq(vault.lockedFor(provider, jobId), 0, "lock released");
+        assertEq(vault.creditOf(buyer), STAKE / 10, "the timeout slash (10%) taken at the re-open");
         VM.expectRevert(
             abi.encodeWithSelector(
                 IJobMarket.JobMarketWrongStatus.selector, jobId, IJobMarket.JobStatus.Open, IJobMarket.JobStatus.TimedOut

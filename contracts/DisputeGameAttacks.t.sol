@@ -640,10 +640,10 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
         for (uint256 i; i < p.length; ++i) assertEq(game.creditOf(p[i]), defaultParams().panelFee, "each member paid");
     }
 
-    /// A timeout slash shrinks the lock that stays behind a TimedOut job's disputable segments. With the lock at the
-    /// panel floor and timeoutSlashBps 10,000 it would leave nothing for the panel (the honest challenger of the
-    /// timed-out cheat would pay every fee, -0.15); the slash now stops at the panel reserve, so the reward still pays
-    /// the panel and the honest challenger ends whole.
+    /// A timeout slash taken at the timeout would shrink the lock behind a TimedOut job's disputable segments: with the
+    /// lock at the panel floor and timeoutSlashBps 10,000 it would leave nothing for the panel (the honest challenger
+    /// of the timed-out cheat would pay every fee, -0.15). The whole lock stays behind them until their window closed
+    /// (the slash waits for reopenJob), so the reward pays the panel and the honest challenger ends whole.
     function test_timeoutSlash_keepsPanelReserve_honestChallengerWhole() public {
         IJobMarket.Policy memory pol = policy(3);
         pol.requiredStake = uint128(2 * FEES + 4); // lam L = n f + 2 wei
@@ -657,8 +657,8 @@ contract DisputeGameAttacksTest is TestBase, AttackFixture {
         VM.warp(market.getJob(jobId).deadline + 1);
         market.reportTimeout(jobId);
         assertTrue(market.getJob(jobId).status == IJobMarket.JobStatus.TimedOut, "timed out, segment 0 disputable");
-        assertEq(vault.lockedFor(provider, jobId), 2 * FEES, "the lock kept at the reserve ceil(n f / lam)");
-        assertEq(vault.creditOf(buyer) - buyerStake0, 4, "the buyer took only what was above the reserve");
+        assertEq(vault.lockedFor(provider, jobId), 2 * FEES + 4, "the whole lock kept behind the disputable segment");
+        assertEq(vault.creditOf(buyer) - buyerStake0, 0, "no timeout slash while the segment is disputable");
         uint256 honest0 = token.balanceOf(HONEST_1);
         uint256 id = _challenge(HONEST_1, jobId, 2, 2);
         address[] memory p = _draw(id);

@@ -198,6 +198,8 @@ contract JobMarket is IJobMarket, JobMarketBase {
         j.status = JobStatus.Open;
         j.deadline = 0;
         emit JobReopened(jobId, provider, j.nextSegment);
+        // INVARIANT: the timed-out tenure loses its timeout slash only now, its segments beyond dispute (_endTenure).
+        _takeTimeoutSlash(jobId, j, provider);
         _vault.unlock(provider, jobId);
     }
 
@@ -330,6 +332,9 @@ contract JobMarket is IJobMarket, JobMarketBase {
             j.status = JobStatus.Unresolved;
             emit JobUnresolved(jobId, provider, refund);
             _credit(j.token, j.buyer, refund);
+            // INVARIANT: a missed deadline is paid for however the job ends: a timed-out provider does not escape its
+            // timeout slash by disputing its own segments until the re-opens run out.
+            if (status == JobStatus.TimedOut) _takeTimeoutSlash(jobId, j, provider);
             _vault.unlock(provider, jobId);
         }
     }

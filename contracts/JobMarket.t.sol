@@ -85,11 +85,12 @@ contract JobMarketTest is TestBase, MarketFixture {
         _commitAll(id, PROVIDER, 0, done);
         vm.warp(block.timestamp + 1 hours + 1);
         market.reportTimeout(id);
-        assertEq(vault.creditOf(BUYER), 1e19, "10% timeout slash to buyer");
         if (done != 0) {
-            // The tenure committed segments: they stay disputable, and the rest of the lock locked, for one window.
+            // The tenure committed segments: they stay disputable, with the whole lock locked, for one window; the
+            // timeout slash waits for reopenJob.
             assertTrue(market.getJob(id).status == IJobMarket.JobStatus.TimedOut, "timed out, not yet re-opened");
-            assertEq(vault.accountOf(PROVIDER).locked, 9e19, "rest of the lock held for the window");
+            assertEq(vault.accountOf(PROVIDER).locked, 1e20, "the whole lock held for the window");
+            assertEq(vault.creditOf(BUYER), 0, "no timeout slash while the segments are disputable");
             vm.prank(PROVIDER2);
             vm.expectRevert(
                 abi.encodeWithSelector(
@@ -106,6 +107,7 @@ contract JobMarketTest is TestBase, MarketFixture {
             market.reopenJob(id);
         }
         assertTrue(market.getJob(id).status == IJobMarket.JobStatus.Open, "re-opened");
+        assertEq(vault.creditOf(BUYER), 1e19, "10% timeout slash to buyer");
         assertEq(vault.accountOf(PROVIDER).locked, 0, "old lock released");
         assertEq(vault.accountOf(PROVIDER).free, 1e24 - 1e19, "old provider keeps the rest");
         vm.prank(PROVIDER2);

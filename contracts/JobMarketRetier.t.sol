@@ -191,7 +191,8 @@ contract JobMarketRetierTest is TestBase, TermsFixture {
         assertEq(uint256(_status(id)), uint256(IJobMarket.JobStatus.TimedOut), "timed out");
         IJobMarket.JobView memory v = market.getJob(id);
         assertEq(v.deadline, block.timestamp + 1 days, "segment 0 disputable for one window");
-        assertEq(vault.lockedFor(PROVIDER, id), 0.5625e18, "the lock minus the timeout slash stays behind the segment");
+        assertEq(vault.lockedFor(PROVIDER, id), 0.625e18, "the whole lock stays behind the segment");
+        assertEq(vault.creditOf(BUYER), 0, "the timeout slash waits for the window");
         vm.expectRevert(
             abi.encodeWithSelector(IJobMarket.JobMarketChallengeWindowOpen.selector, id, v.deadline, block.timestamp)
         );
@@ -200,6 +201,7 @@ contract JobMarketRetierTest is TestBase, TermsFixture {
         market.reopenJob(id);
         assertEq(uint256(_status(id)), uint256(IJobMarket.JobStatus.Open), "re-opened");
         assertEq(vault.lockedFor(PROVIDER, id), 0, "released after the window");
+        assertEq(vault.creditOf(BUYER), 0.0625e18, "less the timeout slash, to the buyer");
     }
 
     /// A job that admits tier 1 only: a provider whose tier fell no longer qualifies, whatever stake it holds, so its

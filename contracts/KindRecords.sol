@@ -17,6 +17,7 @@ contract KindRecords is IKindRecords {
     uint256 private immutable _minStake;
 
     mapping(uint256 jobId => Result) private _results;
+    mapping(uint256 jobId => mapping(bytes32 resultCidHash => bool)) private _resultCids;
     mapping(bytes32 modelCidHash => uint256[] jobIds) private _byModel;
 
     /// @param minStake_ the least stake a recorded job's provider locked: a record anyone cites was backed by a lock
@@ -55,9 +56,9 @@ contract KindRecords is IKindRecords {
             uint256 leastLock = (uint256(j.policy.requiredStake) * _market.stakeMultiplierBps(1) + 9_999) / 10_000;
             if (leastLock < _minStake) revert KindRecordsStakeTooLow(jobId, leastLock, _minStake);
         }
-        Result storage r = _results[jobId];
-        // INVARIANT: a job's result is recorded once and never rewritten.
-        if (r.kind != 0) revert KindRecordsAlreadyRecorded(jobId);
+        bytes32 resultCidHash = keccak256(bytes(resultCid));
+        // INVARIANT: each result CID is named once per job; naming it never takes the place of another CID.
+        if (_resultCids[jobId][resultCidHash]) revert KindRecordsAlreadyRecorded(jobId, resultCid);
         uint256 last = uint256(j.policy.segments) - 1;
         uint256 examples = uint256(j.policy.segments) * uint256(j.policy.stepsPerSegment);
         bytes32 endStateHash = _endStateHash(jobId, examples, modelCidHash, end);
@@ -65,22 +66,35 @@ contract KindRecords is IKindRecords {
         if (!_market.verifySegment(jobId, last, traceRoot, endStateHash)) {
             revert KindRecordsEndStateMismatch(jobId, last, endStateHash);
         }
-        r.kind = end.kind;
-        r.examples = uint64(examples);
-        r.recordedAt = uint64(block.timestamp);
-        r.manifestHash = j.manifestHash;
-        r.modelCidHash = modelCidHash;
-        r.resultCidHash = keccak256(bytes(resultCid));
-        r.total = end.total;
-        r.hits = end.hits;
-        r.chain = end.chain;
-        _byModel[modelCidHash].push(jobId);
+        // NOTE: resultCid is not checked on chain (its bytes are not here), so the first caller must not fix it for
+        // everyone: anyone can copy the end state (it is public) and name a bogus CID. A CID is therefore one claim
+        // among any number for the job, which a reader checks against the recorded chain (docs/kinds.md), and the
+        // score, which h(N) binds whoever records it, is written once.
+        _resultCids[jobId][resultCidHash] = true;
+        Result storage r = _results[jobId];
+        // INVARIANT: a job's score is recorded once and never rewritten (every later call proved the same h(N)).
+        if (r.kind == 0) {
+            r.kind = end.kind;
+            r.examples = uint64(examples);
+            r.recordedAt = uint64(block.timestamp);
+            r.manifestHash = j.manifestHash;
+            r.modelCidHash = modelCidHash;
+            r.total = end.total;
+            r.hits = end.hits;
+            r.chain = end.chain;
+            _byModel[modelCidHash].push(jobId);
+        }
         _emitRecorded(jobId, r, modelCid, resultCid);
     }
 
     /// @inheritdoc IKindRecords
     function resultOf(uint256 jobId) external view returns (Result memory) {
         return _results[jobId];
+    }
+
+    /// @inheritdoc IKindRecords
+    function hasResultCid(uint256 jobId, string calldata resultCid) external view returns (bool) {
+        return _resultCids[jobId][keccak256(bytes(resultCid))];
     }
 
     /// @inheritdoc IKindRecords

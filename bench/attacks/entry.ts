@@ -84,8 +84,9 @@ export async function snipedCommitment(): Promise<Row> {
 
 /**
  * Shrunken lock: the lock sits two wei above the panel floor (lam L = n f) and the timeout slash is 100%. The provider
- * commits a faulty segment and walks away; the timeout slash stops at the panel reserve, so the honest challenger of the
- * timed-out cheat is paid the panel's fees out of the fault's challenger share and ends whole.
+ * commits a faulty segment and walks away; the timeout slash waits for the TimedOut window (reopenJob), so the whole lock
+ * stays behind the timed-out cheat and the honest challenger is paid the panel's fees out of the fault's challenger share
+ * and ends whole.
  */
 export async function shrunkenLock(): Promise<Row> {
   const w = await newWorld({ funded: ["buyer", "provider", "honestChallenger"] });
@@ -105,7 +106,7 @@ export async function shrunkenLock(): Promise<Row> {
   await w.mine(1);
   const id = await open();
   const { outcome } = await playPanel(w, id, () => "honest");
-  return measure(w, s, before, "20 lock shrunk by a timeout slash", `lock ${tokens(floor + 4n)} (floor ${tokens(floor)}), timeout slash 100% stopped at the panel reserve; the timed-out cheat was challenged: ${outcome}, the reward paid the panel`, "declared");
+  return measure(w, s, before, "20 lock shrunk by a timeout slash", `lock ${tokens(floor + 4n)} (floor ${tokens(floor)}), timeout slash 100% deferred to reopenJob: the whole lock behind the timed-out cheat, which was challenged: ${outcome}, the reward paid the panel`, "declared");
 }
 
 /** A fee-on-transfer payment token: the escrow that arrives is short, so createJob refuses it (nothing is booked). */

@@ -156,18 +156,20 @@ abstract contract JobMarketBase is FixedRoles {
     }
 
     /// @dev Ends job `jobId`'s tenure as a missed deadline does (reportTimeout; retier when the tier cannot be paid
-    /// for): the provider loses the timeout slash; a tenure that committed nothing re-opens the job at once (or, the
-    /// MAX_IDLE_TIMEOUTS-th, cancels it), one that committed segments leaves them disputable for one challenge window.
-    /// The caller checks the job is Active and not frozen.
+    /// for): a tenure that committed nothing loses the timeout slash and re-opens the job at once (or, the
+    /// MAX_IDLE_TIMEOUTS-th, cancels it); one that committed segments leaves them disputable for one challenge window
+    /// with its whole lock behind them, and loses the timeout slash only when that window closed with no fault
+    /// (_takeTimeoutSlash, at reopenJob or an Unresolved end). The caller checks the job is Active and not frozen.
     function _endTenure(uint256 jobId, Job storage j) internal {
         address provider = j.provider;
         address buyer = j.buyer;
         uint256 segment = j.nextSegment;
-        uint256 slashed = _timeoutSlash(j, _vault.lockedFor(provider, jobId), segment != j.startSegment);
+        uint256 slashed;
         uint32 until;
         bool ended;
         if (segment == j.startSegment) {
-            // Nothing committed in this tenure: nothing to dispute, the job re-opens at once.
+            // Nothing committed in this tenure: nothing to dispute, the slash is taken and the job re-opens at once.
+            slashed = _timeoutSlash(j, _vault.lockedFor(provider, jobId), false);
             j.provider = address(0);
             j.deadline = 0;
             uint8 idle = j.idleTimeouts + 1;
@@ -182,6 +184,9 @@ abstract contract JobMarketBase is FixedRoles {
             // INVARIANT: a committed segment stays disputable for at least one challenge window after its commit,
             // whatever the provider does next: abandoning the job keeps the tenure's segments (and the rest of the
             // lock that a fault slashes) in reach until now + challengeWindow, after every commit of the tenure.
+            // INVARIANT: the whole lock stays behind those segments until their window closed: the timeout slash waits
+            // for it. Paid now, it would go to the buyer, which may be the provider's own address (up to 100% of the
+            // lock with timeoutSlashBps 10,000), and leave a faked segment disputable with nothing behind it.
             until = uint32(block.timestamp + j.challengeWindow);
             j.status = IJobMarket.JobStatus.TimedOut;
             j.deadline = until;
@@ -193,25 +198,35 @@ abstract contract JobMarketBase is FixedRoles {
             emit IJobMarket.JobCancelled(jobId, refund);
             _credit(j.token, buyer, refund);
         }
-        if (slashed != 0) {
-            address[] memory recipients = new address[](1);
-            uint256[] memory amounts = new uint256[](1);
-            recipients[0] = buyer;
-            amounts[0] = slashed;
-            _vault.slash(provider, jobId, slashed, recipients, amounts);
-        }
+        if (slashed != 0) _slashToBuyer(provider, jobId, slashed, buyer);
         if (until == 0) _vault.unlock(provider, jobId);
+    }
+
+    /// @dev Takes a TimedOut tenure's timeout slash once its segments can no longer be disputed (the window closed with
+    /// no fault: reopenJob, or an Unresolved end): the amount it would have lost at the timeout itself, so an honest
+    /// provider's timeout costs what it always did, only later. The caller releases the rest of the lock.
+    function _takeTimeoutSlash(uint256 jobId, Job storage j, address provider) internal {
+        uint256 slashed = _timeoutSlash(j, _vault.lockedFor(provider, jobId), true);
+        if (slashed != 0) _slashToBuyer(provider, jobId, slashed, j.buyer);
+    }
+
+    function _slashToBuyer(address provider, uint256 jobId, uint256 amount, address buyer) private {
+        address[] memory recipients = new address[](1);
+        uint256[] memory amounts = new uint256[](1);
+        recipients[0] = buyer;
+        amounts[0] = amount;
+        _vault.slash(provider, jobId, amount, recipients, amounts);
     }
 
     /// @dev The timeout slash of a lock `locked`: policy.timeoutSlashBps of it (the lock, not policy.requiredStake: the
     /// dispute role may have slashed part of it directly), capped at what is above the panel reserve when the tenure
-    /// leaves disputable segments behind.
-    function _timeoutSlash(Job storage j, uint256 locked, bool disputable) internal view returns (uint256 slashed) {
+    /// committed segments.
+    function _timeoutSlash(Job storage j, uint256 locked, bool committed) internal view returns (uint256 slashed) {
         slashed = (locked * j.timeoutSlashBps) / _BPS;
-        if (!disputable) return slashed;
-        // INVARIANT: the lock that stays behind a TimedOut job's disputable segments still pays a panel: its challenger
-        // share covers panelFees (as acceptJob checked for the whole lock), so an honest challenger of a timed-out
-        // cheat never pays for the catch; the timeout slash takes only what is above that reserve.
+        if (!committed) return slashed;
+        // NOTE: a tenure that committed segments keeps the panel reserve ceil(panelFees * 10,000 / challengerBps) out of
+        // its timeout slash, the terms its provider accepted (docs/contracts.md); its segments' window runs with the
+        // whole lock behind them (_endTenure), so the reserve is not what pays their panel.
         uint256 keep = _panelReserve(j.challengerBps);
         uint256 room = locked > keep ? locked - keep : 0;
         if (slashed > room) slashed = room;

@@ -13,8 +13,8 @@ import {IFixedRoles} from "./IFixedRoles.sol";
 /// each before its deadline. After the last segment the challenge window runs; `finalize` then credits
 /// the provider and unlocks its stake. A provider that misses a deadline can be reported by anyone: part of
 /// its lock is slashed to the buyer; if it committed segments in its tenure the job is TimedOut for one
-/// challenge window (those segments stay disputable, the rest of the lock stays locked) and then `reopenJob`
-/// re-opens it at the next uncommitted segment for another provider. The dispute role (DISPUTE_ROLE, the dispute contract) freezes a job while a challenge is open
+/// challenge window (those segments stay disputable with the whole lock behind them) and then `reopenJob`
+/// takes that slash and re-opens the job at the next uncommitted segment for another provider. The dispute role (DISPUTE_ROLE, the dispute contract) freezes a job while a challenge is open
 /// and settles it: provider at fault (lock slashed by the policy shares, buyer refunded) or not (unfrozen).
 /// All payouts are credits claimed with `claim(token)`.
 ///
@@ -166,17 +166,19 @@ interface IJobMarket is IFixedRoles {
     /// `deadline` (re-open number `reopens` of at most MAX_REOPENS).
     event ChallengeWindowReopened(uint256 indexed jobId, uint64 deadline, uint8 reopens);
     /// @notice Job `jobId` ended Unresolved: a dispute ended with no decision after its window had been re-opened
-    /// MAX_REOPENS times. `refund` (the whole escrow) was credited to the buyer and `provider`'s lock released whole:
-    /// nobody is paid for the job, nobody is slashed.
+    /// MAX_REOPENS times. `refund` (the whole escrow) was credited to the buyer and `provider`'s lock released: nobody
+    /// is paid for the job, nobody is slashed for a fault (a TimedOut job's provider still loses its timeout slash).
     event JobUnresolved(uint256 indexed jobId, address indexed provider, uint256 refund);
-    /// @notice `provider` missed the deadline of segment `segment` of job `jobId`; `slashed` of its stake
-    /// went to the buyer. With `disputableUntil` 0 (no segment committed in its tenure) the job re-opened (or, at the
-    /// MAX_IDLE_TIMEOUTS-th such timeout, ended Cancelled: a JobCancelled follows); otherwise
-    /// the job is TimedOut: the tenure's segments stay disputable and the rest of the lock locked until then.
+    /// @notice `provider` missed the deadline of segment `segment` of job `jobId`. With `disputableUntil` 0 (no segment
+    /// committed in its tenure) `slashed` of its stake went to the buyer and the job re-opened (or, at the
+    /// MAX_IDLE_TIMEOUTS-th such timeout, ended Cancelled: a JobCancelled follows); otherwise `slashed` is 0 and the
+    /// job is TimedOut: the tenure's segments stay disputable and the whole lock locked until then (the timeout slash
+    /// is a StakeSlashed of reopenJob's transaction).
     event JobTimedOut(
         uint256 indexed jobId, address indexed provider, uint256 segment, uint256 slashed, uint64 disputableUntil
     );
-    /// @notice TimedOut job `jobId` re-opened at segment `segment`: `provider`'s remaining lock was released.
+    /// @notice TimedOut job `jobId` re-opened at segment `segment`: `provider` lost its timeout slash and the rest of
+    /// its lock was released.
     event JobReopened(uint256 indexed jobId, address indexed provider, uint256 segment);
     /// @notice Job `jobId` was finalized: `providerPay` credited to the provider, `buyerRefund` to the buyer.
     event JobFinalized(uint256 indexed jobId, address indexed provider, uint256 providerPay, uint256 buyerRefund);
@@ -401,18 +403,19 @@ interface IJobMarket is IFixedRoles {
         string calldata checkpointCid
     ) external;
 
-    /// @notice Report that an Active job's provider missed its deadline: slash policy.timeoutSlashBps of its
-    /// lock to the buyer (when the tenure committed segments, at most down to the panel reserve: the lock left behind
-    /// the disputable segments keeps a challenger share >= panelFees()). If the provider committed no segment since it accepted, release the rest and re-open the
-    /// job at once; the MAX_IDLE_TIMEOUTS-th such idle timeout of a job ends it Cancelled instead, crediting the buyer
-    /// the whole escrow (a provider that re-accepts in the same block as its timeout would otherwise keep the buyer
-    /// from ever cancelling). Otherwise the job becomes TimedOut until now + policy.challengeWindow: the segments of that
-    /// tenure stay disputable (a fault slashes the rest of the lock and refunds the buyer), so abandoning a job
-    /// does not shorten the time anyone has to dispute a committed segment. Anyone may call.
+    /// @notice Report that an Active job's provider missed its deadline. If the provider committed no segment since it
+    /// accepted, slash policy.timeoutSlashBps of its lock to the buyer, release the rest and re-open the job at once;
+    /// the MAX_IDLE_TIMEOUTS-th such idle timeout of a job ends it Cancelled instead, crediting the buyer the whole
+    /// escrow (a provider that re-accepts in the same block as its timeout would otherwise keep the buyer from ever
+    /// cancelling). Otherwise the job becomes TimedOut until now + policy.challengeWindow: the segments of that tenure
+    /// stay disputable with the whole lock behind them (a fault slashes it and refunds the buyer), so abandoning a job
+    /// neither shortens the time anyone has to dispute a committed segment nor moves the stake behind it to the buyer
+    /// (who may be the provider) first; the timeout slash is taken when that window closed (reopenJob). Anyone may call.
     function reportTimeout(uint256 jobId) external;
 
-    /// @notice Re-open a TimedOut job after its window with no dispute open: release the timed-out provider's
-    /// remaining lock and offer the job again at the next uncommitted segment. Anyone may call.
+    /// @notice Re-open a TimedOut job after its window with no dispute open: slash policy.timeoutSlashBps of the
+    /// timed-out provider's lock to the buyer (at most down to the panel reserve, ceil(panelFees() * 10,000 /
+    /// challengerBps)), release the rest and offer the job again at the next uncommitted segment. Anyone may call.
     function reopenJob(uint256 jobId) external;
 
     /// @notice After the challenge window with no open dispute: credit the corpora their data share, the

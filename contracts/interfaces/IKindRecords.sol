@@ -7,7 +7,9 @@ import {IJobMarket} from "./IJobMarket.sol";
 /// @notice An inference job commits one leaf per example through JobMarket.commitSegment (docs/kinds.md); its last
 /// leaf h(N) binds the job's aggregate. A result is recorded only with the preimage of that committed leaf, so the
 /// recorded score is the one the examples give, and only once the job is Finalized (its challenge window passed with
-/// no fault found).
+/// no fault found). A job's score is recorded once; the CIDs naming its outputs (evaluate) or dataset (generate) are
+/// not checked on chain, so anyone may name any number of them for a recorded job (`hasResultCid`), and a reader
+/// keeps the one whose bytes chain to the recorded `chain`: nobody can keep the true CID off the record.
 interface IKindRecords {
     /// @notice The preimage of a job's last leaf h(N) (N = segments x stepsPerSegment), less jobId, N and the subject
     /// keccak256(bytes(modelCid)), which the contract supplies: h(N) = keccak256(abi.encode(jobId, N, kind, subject,
@@ -29,7 +31,6 @@ interface IKindRecords {
         uint64 recordedAt;
         bytes32 manifestHash;
         bytes32 modelCidHash;
-        bytes32 resultCidHash;
         uint256 total;
         uint256 hits;
         bytes32 chain;
@@ -37,7 +38,8 @@ interface IKindRecords {
 
     /// @notice Job `jobId` of kind `kind` (1 evaluate, 2 generate) scored `examples` examples of model `modelCid`:
     /// the sum of their scores is `total`, of their hits `hits`, `chain` hashes their outputs in order; `resultCid`
-    /// names the outputs (evaluate) or the generated dataset (generate), checked off chain against `chain`.
+    /// names the outputs (evaluate) or the generated dataset (generate), checked off chain against `chain`. Emitted
+    /// once per CID named for the job (the score is the same in each).
     event ResultRecorded(
         uint256 indexed jobId,
         bytes32 indexed modelCidHash,
@@ -55,7 +57,8 @@ interface IKindRecords {
     error KindRecordsWrongStatus(uint256 jobId, IJobMarket.JobStatus status, IJobMarket.JobStatus expected);
     error KindRecordsUnknownKind(uint256 jobId, uint8 kind);
     error KindRecordsEndStateMismatch(uint256 jobId, uint256 segment, bytes32 endStateHash);
-    error KindRecordsAlreadyRecorded(uint256 jobId);
+    /// @notice Job `jobId`'s result already names `resultCid`.
+    error KindRecordsAlreadyRecorded(uint256 jobId, string resultCid);
     /// @notice Job `jobId` was created with kind `jobKind` and model CID hash `jobModel` (createKindJob; 0 and zero: not
     /// an inference job), but the result names kind `kind` and model CID hash `model`.
     error KindRecordsKindMismatch(uint256 jobId, uint8 jobKind, bytes32 jobModel, uint8 kind, bytes32 model);
@@ -63,7 +66,8 @@ interface IKindRecords {
     /// `minStake` a citable record needs.
     error KindRecordsStakeTooLow(uint256 jobId, uint256 leastLock, uint256 minStake);
 
-    /// @notice Records finalized job `jobId`'s result (anyone may: everything is checked against the market).
+    /// @notice Records finalized job `jobId`'s result, or names one more `resultCid` for a recorded one (anyone may:
+    /// the score is checked against the market; the CID is a claim a reader checks against `chain`).
     /// @param traceRoot the last segment's committed root
     function recordResult(
         uint256 jobId,
@@ -75,6 +79,10 @@ interface IKindRecords {
 
     /// @notice Job `jobId`'s recorded result (kind 0 when none).
     function resultOf(uint256 jobId) external view returns (Result memory);
+
+    /// @notice Whether `resultCid` was named for job `jobId`'s recorded result (by anyone: check its bytes against the
+    /// result's `chain` before citing it).
+    function hasResultCid(uint256 jobId, string calldata resultCid) external view returns (bool);
 
     /// @notice The jobs whose recorded result is for model `modelCid`, in recording order.
     function jobsForModel(string calldata modelCid) external view returns (uint256[] memory);

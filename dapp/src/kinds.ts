@@ -84,5 +84,5 @@ export function kindResultHtml(r: KindResult): string {
     const meanLoss = Number(r.total) / n / 1e6;
     return `<span id="job-score">mean loss ${meanLoss.toFixed(4)}, ${r.hits} correct predictions over ${n} examples</span> <span class="muted">(recorded on KindRecords in block time ${new Date(Number(r.recordedAt) * 1000).toISOString()}: the committed leaves give this score; model CID hash <code>${r.modelCidHash}</code>)</span>`;
   }
-  return `<span id="job-score">${n} samples, ${r.total} tokens generated</span> <span class="muted">(samples chain <code>${r.chain}</code>, dataset CID hash <code>${r.resultCidHash}</code>)</span>`;
+  return `<span id="job-score">${n} samples, ${r.total} tokens generated</span> <span class="muted">(samples chain <code>${r.chain}</code>: a dataset is this job's when its samples chain to it)</span>`;
 }

@@ -119,7 +119,7 @@ describe("JobMarket", () => {
       expect(await f.token.read.balanceOf([f.market.address])).to.equal(0n);
     });
 
-    it("reports a timeout: slashes the timeout share to the buyer, holds the committed tenure disputable for a window, then re-opens for a new provider", async () => {
+    it("reports a timeout: holds the committed tenure disputable for a window with its whole lock, then slashes the timeout share to the buyer and re-opens for a new provider", async () => {
       const f = await loadFixture(accepted);
       const { hashes } = segmentHashes(f.jobId, 0);
       await f.market.write.commitSegment([f.jobId, 0n, hashes, 1n, CHECKPOINT_CID], { account: f.provider.account });
@@ -132,8 +132,9 @@ describe("JobMarket", () => {
       expect(timedOut.status).to.equal(Status.TimedOut);
       expect(timedOut.provider.toLowerCase()).to.equal(f.provider.account.address.toLowerCase());
       expect(BigInt(timedOut.deadline)).to.equal(reportedAt + DAY);
-      expect(await f.vault.read.creditOf([f.buyer.account.address])).to.equal(slashed);
-      expect(await f.vault.read.lockedFor([f.provider.account.address, f.jobId])).to.equal(policy().requiredStake - slashed);
+      // the whole lock stays behind the disputable segment: the timeout slash waits for its window
+      expect(await f.vault.read.creditOf([f.buyer.account.address])).to.equal(0n);
+      expect(await f.vault.read.lockedFor([f.provider.account.address, f.jobId])).to.equal(policy().requiredStake);
       // nobody takes the job during the window, and it cannot be re-opened before it ends
       await viem.assertions.revertWithCustomError(f.market.write.acceptJob([f.jobId], { account: f.provider2.account }), f.market, "JobMarketWrongStatus");
       await viem.assertions.revertWithCustomError(f.market.write.reopenJob([f.jobId], { account: f.stranger.account }), f.market, "JobMarketChallengeWindowOpen");
@@ -143,6 +144,7 @@ describe("JobMarket", () => {
         getAddress(f.provider.account.address),
         1n,
       ]);
+      expect(await f.vault.read.creditOf([f.buyer.account.address])).to.equal(slashed);
       expect(await f.vault.read.lockedFor([f.provider.account.address, f.jobId])).to.equal(0n);
       expect((await f.vault.read.accountOf([f.provider.account.address])).free).to.equal(parseEther("100") - slashed);
       const reopened = await f.market.read.getJob([f.jobId]);

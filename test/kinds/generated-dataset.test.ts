@@ -11,10 +11,10 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { parseEther, type Address } from "viem";
 import { writeDeployment } from "../../verifier/src/chain/deployment.ts";
-import { deployKindRecords, finalize, getJob, getJobCount, getSegmentCommits, recordKindResult, stakeVaultAbi, type Deployment } from "../../verifier/src/chain/index.ts";
+import { deployKindRecords, finalize, getJob, getJobCount, getSegmentCommits, hasKindResultCid, recordKindResult, stakeVaultAbi, type Deployment } from "../../verifier/src/chain/index.ts";
 import { decodeGenerated, generatedText, DataFormatError } from "../../verifier/src/data/index.ts";
 import { evalSetIdOf, EVALUATE_KIND, parseEvaluateManifest } from "../../verifier/src/evaluate/index.ts";
-import { datasetOf, endStateOf, GENERATE_KIND, generateJob, GeneratedProvenanceError, parseGenerateManifest, provenanceLines, sampleResult, statesOf, type GenerateManifest } from "../../verifier/src/kinds/index.ts";
+import { datasetOf, endStateOf, GENERATE_KIND, generateJob, GeneratedProvenanceError, parseGenerateManifest, provenanceLines, sampleResult, statesOf, verifyGeneratedProvenance, type GenerateManifest } from "../../verifier/src/kinds/index.ts";
 import { createKindJob, kindManifestHash, kindManifestOf } from "../../verifier/src/kinds/market.ts";
 import { fetchVerified } from "../../verifier/src/market/buyer.ts";
 import { quoteKindJob } from "../../verifier/src/market/quote-kind.ts";
@@ -26,7 +26,7 @@ import { createRun, offlineSalt, parseManifest, parseStrategy } from "../../veri
 import { runProviderJob } from "../../verifier/src/provider/run-job.ts";
 import { cidOf, LocalDirStore } from "../../verifier/src/store/index.ts";
 import { serveProvider } from "../cli/rpc-over-http.ts";
-import { disputeEnv, type DisputeEnv } from "../dispute/helpers.ts";
+import { disputeEnv, expectRevert, type DisputeEnv } from "../dispute/helpers.ts";
 import { runPouw } from "../helpers/cli.ts";
 import { tempDir, tinyTransformerJson } from "../ml/helpers.ts";
 import { MANIFEST_CID } from "./fixture.ts";
@@ -77,8 +77,9 @@ describe("kinds: a generated dataset as a training job's data", () => {
       const states = statesOf(samples.map(sampleResult));
       const commits = await getSegmentCommits(env.buyer.public, { jobMarket: d.jobMarket, jobId, fromBlock: 0n });
       const cid = resultCid ? await resultCid(await store.get(run.datasetCid!)) : run.datasetCid!;
-      await recordKindResult(env.provider, { kindRecords: d.kindRecords, jobId, traceRoot: commits[commits.length - 1]!.traceRoot, end: endStateOf(job, states[states.length - 1]!), modelCid: manifest.weightsCid, resultCid: cid });
-      return { jobId, datasetCid: cid, samples };
+      const record = (c: string, by = env.provider) => recordKindResult(by, { kindRecords: d.kindRecords, jobId, traceRoot: commits[commits.length - 1]!.traceRoot, end: endStateOf(job, states[states.length - 1]!), modelCid: manifest.weightsCid, resultCid: c });
+      await record(cid);
+      return { jobId, datasetCid: cid, samples, published: run.datasetCid!, record };
     }
 
     /** A small training manifest on the dataset `cid` (the vocabulary is the generated text's). */
@@ -178,6 +179,16 @@ describe("kinds: a generated dataset as a training job's data", () => {
       expect(refused!.message).to.match(new RegExp(`^job ${posted.jobId} not accepted \\(no stake locked\\): generated dataset ${gen.datasetCid}: its bytes do not match`));
       expect((await getJob(env.buyer.public, { jobMarket: d.jobMarket, jobId: posted.jobId })).status).to.equal("Open");
       expect(await env.provider.public.readContract({ address: d.stakeVault, abi: stakeVaultAbi, functionName: "lockedFor", args: [env.provider.account.address, posted.jobId] })).to.equal(0n);
+      // the forged CID was recorded first (as a griefer front-running the honest record would): the true dataset is
+      // still recorded after it, by another party, and its chain verifies while the forged one's still does not
+      await gen.record(gen.published, env.buyer);
+      await expectRevert(gen.record(gen.published, env.buyer), "KindRecordsAlreadyRecorded");
+      // (the first test's generate job made the same dataset, so the chain may name either job)
+      expect(await hasKindResultCid(env.buyer.public, { kindRecords: d.kindRecords, jobId: gen.jobId, resultCid: gen.published })).to.equal(true);
+      expect(await hasKindResultCid(env.buyer.public, { kindRecords: d.kindRecords, jobId: gen.jobId, resultCid: gen.datasetCid })).to.equal(true);
+      const reader = { client: env.buyer.public, deployment: d, store };
+      expect((await verifyGeneratedProvenance(reader, gen.published)).datasetCid).to.equal(gen.published);
+      expect(await caught(verifyGeneratedProvenance(reader, gen.datasetCid))).to.be.instanceOf(GeneratedProvenanceError);
     });
   });
 });

@@ -48,7 +48,7 @@ export class SendTerms {
    * Before a challenge of job `jobId`: the fault's challenger share lam L of the provider's lock must pay the panel's
    * fees n f (policy/challenge.ts challengeReward), else catching the cheat costs this bot n f - lam L plus gas.
    * JobMarket.acceptJob refuses a lock below that floor (JobMarketLockCannotPayPanel), but a lock can shrink after it:
-   * a timeout slash leaves a TimedOut job's committed segments disputable with what is left of the lock. The job's own buyer challenges anyway: a fault refunds its escrow.
+   * the dispute role may slash part of it directly (a TimedOut job keeps its whole lock until its window closed). The job's own buyer challenges anyway: a fault refunds its escrow.
    * False (with an error line): the finding is recorded, nothing sent.
    */
   async challengePays(jobId: bigint): Promise<boolean> {

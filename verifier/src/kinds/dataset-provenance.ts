@@ -9,8 +9,8 @@
  *   const chains = await checkGeneratedCorpora({ client, deployment, store }, manifest); // [] when no corpus is generated
  *   for (const c of chains) console.log(`${c.datasetCid} <- generate job ${c.generateJobId} <- model ${c.modelCid}`);
  */
-import { keccak256, toBytes, type Address, type Chain, type Hex, type PublicClient, type Transport } from "viem";
-import { getJob, getKindResultsForModel } from "../chain/index.ts";
+import { type Address, type Chain, type Hex, type PublicClient, type Transport } from "viem";
+import { getJob, getKindResultsForModel, hasKindResultCid, type KindResult } from "../chain/index.ts";
 import { decodeGenerated, isGeneratedBytes, TABULAR_MAX_CANONICAL_BYTES, TEXT_MAX_CANONICAL_BYTES } from "../data/index.ts";
 import { InputError } from "../errors/index.ts";
 import type { ContentStore } from "../store/index.ts";
@@ -50,10 +50,13 @@ export async function verifyGeneratedProvenance(ctx: GeneratedProvenanceContext,
   if (kindRecords === undefined) throw new GeneratedProvenanceError(`${what}: the deployment names no KindRecords contract, so the generate job behind it cannot be checked (set kindRecords in the deployment file)`);
   const bytes = await ctx.store.get(datasetCid, { maxBytes: TEXT_MAX_CANONICAL_BYTES });
   const file = decodeGenerated(bytes);
-  const cidHash = keccak256(toBytes(datasetCid));
-  const records = (await getKindResultsForModel(ctx.client, { kindRecords, modelCid: file.model })).filter((r) => r.kind === "generate" && r.resultCidHash === cidHash);
+  const records: KindResult[] = [];
+  for (const r of await getKindResultsForModel(ctx.client, { kindRecords, modelCid: file.model })) {
+    if (r.kind === "generate" && (await hasKindResultCid(ctx.client, { kindRecords, jobId: r.jobId, resultCid: datasetCid }))) records.push(r);
+  }
   if (records.length === 0) throw new GeneratedProvenanceError(`${what}: no generate job of model ${file.model} has it recorded on KindRecords ${kindRecords} (a dataset is data of a training job only once its generate job is finalized and recorded)`);
-  // NOTE: recordResult does not check resultCid, so a record naming this CID proves nothing until the bytes chain to it
+  // NOTE: recordResult does not check resultCid (anyone may name any CID for a recorded job), so a record naming this
+  // CID proves nothing until the bytes chain to it
   const failures: string[] = [];
   for (const r of records) {
     try {

@@ -222,7 +222,8 @@ export async function collectJobReport(ctx: CollectJobReportContext, jobId: bigi
         push(e, "settle", `StakeVault slashed ${amount(e.args.amount)} of ${addr(e.args.provider)}'s stake, ${amount(e.args.burned)} of it burned`);
         break;
       case "JobTimedOut":
-        push(e, "settle", `provider ${addr(e.args.provider)} missed segment ${e.args.segment}'s deadline: ${amount(e.args.slashed)} slashed to the buyer`);
+        // a tenure that committed segments loses its timeout slash at reopenJob (a StakeSlashed then), its lock whole until then
+        push(e, "settle", `provider ${addr(e.args.provider)} missed segment ${e.args.segment}'s deadline: ${e.args.disputableUntil === 0n ? `${amount(e.args.slashed)} slashed to the buyer` : `its segments disputable until ${new Date(n(e.args.disputableUntil) * 1000).toISOString()}, its whole lock behind them (the timeout slash follows the window)`}`);
         break;
       case "JobReopened":
         push(e, "accept", `job re-opened at segment ${e.args.segment} (provider ${addr(e.args.provider)} released)`);
