@@ -109,6 +109,9 @@ describe("attest: a record whose ASK is revoked in a newer CRL is voted 'revoked
 
     const challenger = clientsOf(CHALLENGER);
     await approveToken(challenger, { token: d.token, spender: registry, amount: maxUint256 });
+    // a dispute without the statement's own bundle is refused (the panel would have nothing to judge)
+    const withheld = await disputeStatement(challenger, { providerRegistry: registry, provider: provider.account.address, bundle: new Uint8Array([1]) }).then(() => undefined, (e: unknown) => e);
+    expect(String(withheld)).to.match(/ProviderRegistryWrongEvidence/);
     const { disputeId } = await disputeStatement(challenger, { providerRegistry: registry, provider: provider.account.address, bundle });
     await conn.networkHelpers.mine(3);
     const { panel } = await drawStatementDisputePanel(admin, { providerRegistry: registry, disputeId });
