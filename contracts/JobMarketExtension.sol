@@ -3,6 +3,8 @@ pragma solidity 0.8.28;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IStakeVault} from "./interfaces/IStakeVault.sol";
+import {IAuditorRegistry} from "./interfaces/IAuditorRegistry.sol";
+import {IProviderRegistry} from "./interfaces/IProviderRegistry.sol";
 import {IDataRegistry} from "./interfaces/IDataRegistry.sol";
 import {DataShares} from "./libraries/DataShares.sol";
 import {TransferIn} from "./libraries/TransferIn.sol";
@@ -149,6 +151,8 @@ contract JobMarketExtension is JobMarketBase {
         address provider = j.provider;
         // the tier as acceptJob would count it now (a record that lapses before the last possible commit counts as 4)
         (uint8 tier, address key) = _tenureTier(jobId, j, provider, 0);
+        // a record acceptJob no longer counts only because a signer asked to exit still holds a running tenure
+        if (tier == _TIER_NONE) (tier, key) = _heldTier(j, provider);
         uint256 required = _scaledStake(j.requiredStake, tier);
         uint256 locked = _vault.lockedFor(provider, jobId);
         uint8 minTier = j.minTier;
@@ -176,6 +180,36 @@ contract JobMarketExtension is JobMarketBase {
         if (j.openDisputes != 0) revert IJobMarket.JobMarketFrozen(jobId, j.openDisputes);
         emit IJobMarket.TenureRetiered(jobId, provider, tier, 0, true);
         _endTenure(jobId, j);
+    }
+
+    /// @dev The tier of `provider`'s record for its running tenure on `j` when the record still stands through the
+    /// tenure's last possible commit (unexpired, not revoked or upheld by a statement dispute) and a quorum of its
+    /// signers still holds a forfeitable bond: active, or exiting with at least the minimum bond before its exit time
+    /// (until then `leave` is refused, so an upheld dispute still takes the bond). (4, none) otherwise.
+    /// INVARIANT: a signer's exit request alone never ends or re-prices a running tenure (it is free and takes effect at
+    /// once: an accomplice signer would end an honest tenure on schedule and hand its buyer the timeout slash); a
+    /// running discount still never outlives a quorum of forfeitable signer bonds (the reason effectiveTier counts
+    /// backing), so once the exit delay has run out retier re-prices it.
+    function _heldTier(Job storage j, address provider) private view returns (uint8, address) {
+        IProviderRegistry providers = _providers;
+        if (address(providers) == address(0)) return (_TIER_NONE, address(0));
+        IProviderRegistry.Attestation memory a = providers.attestationOf(provider);
+        // the last possible commit of the running tenure, as _tenureTier counts it (j.provider == provider, Active)
+        uint256 lastCommitBy = uint256(j.deadline) + (j.segments - j.nextSegment - 1) * j.segmentTimeout;
+        if (a.tier == 0 || a.tier >= _TIER_NONE || a.expiresAt < lastCommitBy) return (_TIER_NONE, address(0));
+        IAuditorRegistry auditors = IAuditorRegistry(providers.auditors());
+        uint256 minBond = auditors.minBond();
+        address[] memory signers = providers.signersOf(provider);
+        uint256 held;
+        for (uint256 i; i < signers.length; ++i) {
+            IAuditorRegistry.Auditor memory r = auditors.auditorOf(signers[i]);
+            if (
+                r.status == IAuditorRegistry.AuditorStatus.Active
+                    || (r.status == IAuditorRegistry.AuditorStatus.Exiting && r.bond >= minBond && block.timestamp < r.exitableAt)
+            ) ++held;
+        }
+        if (held < providers.quorum()) return (_TIER_NONE, address(0));
+        return (a.tier, providers.sessionKeyOf(a.requestId));
     }
 
     // ---------------------------------------------------------------- evaluator, finalize

@@ -69,7 +69,7 @@ contract JobMarketRetierTest is TestBase, TermsFixture {
     /// "revoked since" (it held when signed). Either way PROVIDER's tier is 4 afterwards.
     function _downgrade(bool upheld) internal {
         vm.prank(CHALLENGER);
-        uint256 id = providers.disputeStatement(PROVIDER);
+        uint256 id = providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
         vm.roll(block.number + providers.seedDelayBlocks() + 1);
         vm.warp(block.timestamp + 1);
         address[] memory panel = providers.drawDisputePanel(id);

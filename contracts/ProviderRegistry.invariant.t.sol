@@ -46,7 +46,7 @@ contract ProviderRegistryDisputeHandler {
         _token.mint(challenger, bond);
         vm.startPrank(challenger);
         _token.approve(address(_providers), bond);
-        try _providers.disputeStatement(_providerList[p % _providerList.length]) {} catch {}
+        try _providers.disputeStatement(_providerList[p % _providerList.length], abi.encode("evidence", _providerList[p % _providerList.length])) {} catch {}
         vm.stopPrank();
     }
 

@@ -288,7 +288,7 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
     }
 
     /// @inheritdoc IProviderRegistry
-    function disputeStatement(address provider) external returns (uint256 disputeId) {
+    function disputeStatement(address provider, bytes calldata bundle) external returns (uint256 disputeId) {
         StoredAttestation storage a = _attestations[provider];
         // INVARIANT: only a standing statement that claims an attested tier (1..3) is disputed; tier 4 claims nothing.
         if (a.tier == 0 || a.tier == TIER_NONE || a.expiresAt <= block.timestamp) {
@@ -331,7 +331,37 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         emit StatementDisputed(
             disputeId, provider, requestId, msg.sender, bond, asOf, seedBlock, uint64(asOf) + _requestWindowSeconds
         );
+        // INVARIANT: a dispute opens only with the statement's evidence bundle, emitted here, so every panel member can
+        // judge it (a withheld bundle would leave the panel silent and its seats forfeiting, at no cost to whoever
+        // disputes).
+        _publishEvidence(disputeId, requestId, a.evidenceHash, bundle);
         _feeToken.safeTransferFrom(msg.sender, address(this), bond);
+    }
+
+    /// @dev Emits StatementEvidence(disputeId, bundle) and reverts ProviderRegistryWrongEvidence unless keccak256(bundle)
+    /// is `evidenceHash` (a revert drops the log). The event's ABI encoding (offset, length, padded bytes) is written
+    /// by hand above the free memory pointer: one copy for the hash and the log, and the runtime code stays under the
+    /// size limit.
+    function _publishEvidence(uint256 disputeId, uint256 requestId, bytes32 evidenceHash, bytes calldata bundle) private {
+        bytes32 topic = StatementEvidence.selector;
+        bytes32 got;
+        assembly ("memory-safe") {
+            let ptr := mload(0x40)
+            let len := bundle.length
+            mstore(ptr, 0x20)
+            mstore(add(ptr, 0x20), len)
+            let data := add(ptr, 0x40)
+            // the padding of the last word must be zero (memory above the free pointer may hold old bytes)
+            mstore(add(data, and(len, not(31))), 0)
+            calldatacopy(data, bundle.offset, len)
+            got := keccak256(data, len)
+            log2(ptr, add(0x40, and(add(len, 31), not(31))), topic, disputeId)
+        }
+        _requireEvidence(requestId, got, evidenceHash);
+    }
+
+    function _requireEvidence(uint256 requestId, bytes32 evidenceHash, bytes32 requested) private pure {
+        if (evidenceHash != requested) revert ProviderRegistryWrongEvidence(requestId, evidenceHash, requested);
     }
 
     /// @inheritdoc IProviderRegistry
@@ -501,12 +531,15 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         v.deadline = q.provider == address(0) ? 0 : _deadline(q);
         v.evidenceHash = q.evidenceHash;
         v.challenge = q.challenge;
-        v.binding = q.provider == address(0) ? bytes32(0) : _binding(q.provider, q.challenge);
+        v.binding = _bindingOf(q);
     }
 
     /// @inheritdoc IProviderRegistry
     function bindingOf(uint256 requestId) external view returns (bytes32) {
-        StoredRequest storage q = _requests[requestId];
+        return _bindingOf(_requests[requestId]);
+    }
+
+    function _bindingOf(StoredRequest storage q) private view returns (bytes32) {
         return q.provider == address(0) ? bytes32(0) : _binding(q.provider, q.challenge);
     }
 
@@ -517,11 +550,8 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
 
     /// @inheritdoc IProviderRegistry
     function committeeOf(uint256 requestId) external view returns (address[] memory) {
-        StoredRequest storage q = _requests[requestId];
-        if (q.drawn) return _committees[requestId];
-        if (q.provider == address(0)) revert ProviderRegistryUnknownRequest(requestId);
-        if (block.timestamp > _deadline(q)) revert ProviderRegistryRequestClosed(requestId, _deadline(q), block.timestamp);
-        (, address[] memory committee) = _compute(requestId, q);
+        if (_requests[requestId].drawn) return _committees[requestId];
+        (, address[] memory committee) = _compute(requestId, _openRequest(requestId));
         return committee;
     }
 
@@ -740,9 +770,7 @@ contract ProviderRegistry is IProviderRegistry, EIP712 {
         if (q.recorded) revert ProviderRegistryAlreadyRecorded(requestId);
         // INVARIANT: the committee speaks about the provider that asked and the evidence it named.
         if (att.provider != q.provider) revert ProviderRegistryWrongProvider(requestId, att.provider, q.provider);
-        if (att.evidenceHash != q.evidenceHash) {
-            revert ProviderRegistryWrongEvidence(requestId, att.evidenceHash, q.evidenceHash);
-        }
+        _requireEvidence(requestId, att.evidenceHash, q.evidenceHash);
         (uint8 lo, uint8 hi) = bandRange(att.tier);
         if (att.band < lo || att.band > hi) revert ProviderRegistryBandOutOfRange(att.tier, att.band, lo, hi);
         // INVARIANT: an expired statement never counts.

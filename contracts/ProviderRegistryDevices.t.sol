@@ -143,7 +143,7 @@ contract ProviderRegistryDevicesTest is TestBase, AuditorKeys {
         token.mint(CHALLENGER, AUDITOR_BOND);
         vm.startPrank(CHALLENGER);
         token.approve(address(providers), AUDITOR_BOND);
-        uint256 d = providers.disputeStatement(P1);
+        uint256 d = providers.disputeStatement(P1, _bundle(P1));
         vm.stopPrank();
         _past(d);
         address[] memory panel = providers.drawDisputePanel(d);

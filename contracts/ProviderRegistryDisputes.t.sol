@@ -56,7 +56,7 @@ contract ProviderRegistryDisputesTest is TestBase, AuditorKeys {
     /// @dev CHALLENGER disputes PROVIDER's statement; the chain moves past the panel's seed block.
     function _dispute() internal returns (uint256 id) {
         vm.prank(CHALLENGER);
-        id = providers.disputeStatement(PROVIDER);
+        id = providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
         vm.roll(block.number + SEED_DELAY + 1);
         vm.warp(block.timestamp + 1);
     }
@@ -265,7 +265,7 @@ contract ProviderRegistryDisputesTest is TestBase, AuditorKeys {
         token.mint(PROVIDER, AUDITOR_BOND);
         vm.startPrank(PROVIDER);
         token.approve(address(providers), type(uint256).max);
-        uint256 id = providers.disputeStatement(PROVIDER);
+        uint256 id = providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
         vm.stopPrank();
         vm.roll(block.number + SEED_DELAY + 1);
         vm.warp(block.timestamp + 1);
@@ -297,7 +297,7 @@ contract ProviderRegistryDisputesTest is TestBase, AuditorKeys {
             )
         );
         vm.prank(CHALLENGER);
-        providers.disputeStatement(PROVIDER);
+        providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
     }
 
     function test_dispute_tierFour_reverts() public {
@@ -309,7 +309,7 @@ contract ProviderRegistryDisputesTest is TestBase, AuditorKeys {
             )
         );
         vm.prank(CHALLENGER);
-        providers.disputeStatement(PROVIDER);
+        providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
     }
 
     function test_dispute_expired_reverts() public {
@@ -320,7 +320,7 @@ contract ProviderRegistryDisputesTest is TestBase, AuditorKeys {
             abi.encodeWithSelector(IProviderRegistry.ProviderRegistryNothingToDispute.selector, PROVIDER, uint8(1), exp, exp)
         );
         vm.prank(CHALLENGER);
-        providers.disputeStatement(PROVIDER);
+        providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
     }
 
     function test_dispute_twice_reverts() public {
@@ -330,7 +330,7 @@ contract ProviderRegistryDisputesTest is TestBase, AuditorKeys {
             abi.encodeWithSelector(IProviderRegistry.ProviderRegistryAlreadyDisputed.selector, requestId, id)
         );
         vm.prank(CHALLENGER);
-        providers.disputeStatement(PROVIDER);
+        providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
     }
 
     function test_dispute_bondNotApproved_reverts() public {
@@ -340,7 +340,7 @@ contract ProviderRegistryDisputesTest is TestBase, AuditorKeys {
             abi.encodeWithSelector(IProviderRegistry.ProviderRegistryBondNotApproved.selector, poor, 0, AUDITOR_BOND)
         );
         vm.prank(poor);
-        providers.disputeStatement(PROVIDER);
+        providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
     }
 
     function test_vote_unknownDispute_reverts() public {
@@ -397,7 +397,7 @@ contract ProviderRegistryDisputesTest is TestBase, AuditorKeys {
     function test_draw_beforeSeed_reverts() public {
         _recorded(1);
         vm.prank(CHALLENGER);
-        uint256 id = providers.disputeStatement(PROVIDER);
+        uint256 id = providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
         uint64 seedBlock = providers.disputeOf(id).seedBlock;
         vm.expectRevert(
             abi.encodeWithSelector(

@@ -56,14 +56,14 @@ contract ProviderRegistrySquatAttackTest is TestBase, AuditorKeys {
         uint256 requestId = _attest(providers, PROVIDER, 1, uint64(block.timestamp + 7 days), 2);
         address[] memory signers = providers.signersOf(PROVIDER);
         vm.prank(ACCOMPLICE);
-        uint256 sham = providers.disputeStatement(PROVIDER);
+        uint256 sham = providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
         uint256 burned = token.balanceOf(BURN);
         vm.roll(providers.disputeOf(sham).seedBlock + 257);
         vm.warp(block.timestamp + 1 hours);
         assertTrue(block.timestamp < providers.disputeOf(sham).deadline, "before the sham's deadline");
 
         vm.prank(CHALLENGER);
-        uint256 id = providers.disputeStatement(PROVIDER);
+        uint256 id = providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
         assertEq(providers.disputeOf(sham).outcome, 3, "sham settled undecided");
         assertEq(providers.creditOf(ACCOMPLICE), AUDITOR_BOND / 2, "the accomplice gets half its bond back");
         assertEq(token.balanceOf(BURN), burned + AUDITOR_BOND / 2, "the other half is burned");
@@ -84,7 +84,7 @@ contract ProviderRegistrySquatAttackTest is TestBase, AuditorKeys {
     function test_shamDisputeLapses_settledAtOnce_burnsHalf() public {
         _attest(providers, PROVIDER, 1, uint64(block.timestamp + 7 days), 2);
         vm.prank(ACCOMPLICE);
-        uint256 sham = providers.disputeStatement(PROVIDER);
+        uint256 sham = providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
         uint64 seedBlock = providers.disputeOf(sham).seedBlock;
         vm.roll(seedBlock + 256);
         uint64 deadline = providers.disputeOf(sham).deadline;
@@ -104,7 +104,7 @@ contract ProviderRegistrySquatAttackTest is TestBase, AuditorKeys {
         _attest(providers, PROVIDER, 1, uint64(block.timestamp + 7 days), 2);
         address[] memory signers = providers.signersOf(PROVIDER);
         vm.prank(ACCOMPLICE);
-        uint256 sham = providers.disputeStatement(PROVIDER);
+        uint256 sham = providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
         vm.roll(block.number + 3);
         vm.warp(block.timestamp + 1);
         vm.prank(CHALLENGER);
@@ -120,7 +120,7 @@ contract ProviderRegistrySquatAttackTest is TestBase, AuditorKeys {
     function test_undecidedAtDeadline_statementDisputableAgain() public {
         uint256 requestId = _attest(providers, PROVIDER, 1, uint64(block.timestamp + 7 days), 2);
         vm.prank(ACCOMPLICE);
-        uint256 first = providers.disputeStatement(PROVIDER);
+        uint256 first = providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
         vm.roll(block.number + 3);
         vm.warp(block.timestamp + 1);
         address[] memory panel = providers.drawDisputePanel(first);
@@ -130,7 +130,7 @@ contract ProviderRegistrySquatAttackTest is TestBase, AuditorKeys {
         providers.voteDispute(first, false);
         vm.warp(providers.disputeOf(first).deadline + 1);
         vm.prank(CHALLENGER);
-        uint256 second = providers.disputeStatement(PROVIDER);
+        uint256 second = providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
         assertEq(providers.disputeOf(first).outcome, 3, "first settled undecided");
         assertEq(providers.creditOf(ACCOMPLICE), AUDITOR_BOND, "bond back whole: the quorum failed on a silent seat");
         assertEq(auditors.auditorOf(panel[2]).bond, AUDITOR_BOND - AUDITOR_BOND / 2, "the silent member forfeits");
@@ -141,14 +141,14 @@ contract ProviderRegistrySquatAttackTest is TestBase, AuditorKeys {
     function test_liveOrRejectedDispute_blocksAnother() public {
         uint256 requestId = _attest(providers, PROVIDER, 1, uint64(block.timestamp + 7 days), 2);
         vm.prank(ACCOMPLICE);
-        uint256 first = providers.disputeStatement(PROVIDER);
+        uint256 first = providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
         vm.roll(providers.disputeOf(first).seedBlock + 256);
         vm.warp(block.timestamp + 1);
         vm.expectRevert(
             abi.encodeWithSelector(IProviderRegistry.ProviderRegistryAlreadyDisputed.selector, requestId, first)
         );
         vm.prank(CHALLENGER);
-        providers.disputeStatement(PROVIDER);
+        providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
         address[] memory panel = providers.drawDisputePanel(first);
         vm.prank(panel[0]);
         providers.voteDispute(first, false);
@@ -160,6 +160,6 @@ contract ProviderRegistrySquatAttackTest is TestBase, AuditorKeys {
             abi.encodeWithSelector(IProviderRegistry.ProviderRegistryAlreadyDisputed.selector, requestId, first)
         );
         vm.prank(CHALLENGER);
-        providers.disputeStatement(PROVIDER);
+        providers.disputeStatement(PROVIDER, _bundle(PROVIDER));
     }
 }

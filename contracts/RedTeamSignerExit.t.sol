@@ -8,19 +8,14 @@ import {IJobMarket} from "./interfaces/IJobMarket.sol";
 import {Receipts} from "./libraries/Receipts.sol";
 import {Leaves} from "./test/Leaves.sol";
 
-/// @notice Red team: one signer's free exit ends an honest provider's tenure through `retier`.
-/// effectiveTier counts a record only while a quorum of its signers is active (backingOf), and `retier` (anyone)
-/// re-prices a running tenure at effectiveTier. A signer's `requestExit` costs it nothing (its bond comes back after the
-/// exit delay) and takes effect at once: with the usual 2-of-3 record, one exit drops the provider to tier 4. A provider
-/// that locked the tier-1 stake (half) and holds no more free stake cannot top up, so the next `retier` ends the tenure
-/// as a missed deadline: the timeout slash goes to the buyer, and the segments it committed are paid to nobody (finalize
-/// pays only the tenure that finishes the job; the rest is refunded to the buyer). A buyer with one accomplice on the
-/// provider's committee gets the committed segments trained for free and pockets the timeout slash.
-/// docs/checks.md still says "a record ... left without a backing quorum still leaves running tenures at their lock"
-/// and docs/panels.md calls a signer's exit "a liveness cost, not a safety one": retier made it a safety one.
-/// Fix: re-price a running tenure only on a record that ended by a statement dispute (revoked or upheld), not on lost
-/// backing, e.g. `retier` reads a registry view that ignores backingOf (expiry is already covered by acceptJob's
-/// lastCommitBy rule); or refuse a signer's requestExit while its statement backs a running discounted tenure.
+/// @notice Red team finding, now a regression: one signer's free exit must not end an honest provider's tenure through
+/// `retier`. effectiveTier counts a record only while a quorum of its signers is active (backingOf), so acceptJob takes no
+/// new tenure on it once a signer asks to exit; a signer's `requestExit` costs it nothing and takes effect at once, so if
+/// `retier` (anyone) re-priced a running tenure at effectiveTier, a buyer with one accomplice on the provider's
+/// committee would end an honest on-schedule tenure as a missed deadline (the timeout slash to the buyer, the committed
+/// segments paid to nobody). Fixed: retier counts a running tenure's record while a quorum of its signers still holds a
+/// forfeitable bond (active, or exiting before its exit time), so an exit request alone re-prices nothing, and the
+/// discount still ends once the exiting bond can leave (the safety reason backing exists).
 contract RedTeamSignerExitTest is TestBase, TermsFixture {
     address internal constant BUYER = address(0xB1);
     address internal constant PROVIDER = address(0xB2);
@@ -69,9 +64,34 @@ contract RedTeamSignerExitTest is TestBase, TermsFixture {
         (,, status) = market.jobParties(id);
     }
 
-    /// The exploit: an honest tier-1 provider on schedule, two of three segments committed, is ended by the buyer's
-    /// retier one block after one signer requested exit; it is slashed and paid nothing for its two segments.
-    function test_signerExit_thenRetier_endsHonestTenure_buyerKeepsTheWork() public {
+    function _attestedJob(uint8 minTier, uint64 expiresIn, uint24 segmentTimeout) internal returns (uint256 id) {
+        _fundFee(providers, PROVIDER);
+        vm.prank(PROVIDER);
+        uint256 req = providers.requestAttestation(_evidence(PROVIDER), _challengeBlock(), new bytes32[](0), KEY);
+        vm.roll(block.number + providers.seedDelayBlocks() + 1);
+        vm.warp(block.timestamp + 1);
+        (uint8 lo,) = providers.bandRange(1);
+        Receipts.AttestationVerified memory att = _attestation(PROVIDER, req, 1, lo, uint64(block.timestamp) + expiresIn);
+        providers.record(att, _committeeSigs(providers, req, providers.digestOf(att), 2));
+        IJobMarket.Policy memory p = policy(SEGMENTS, 1e18);
+        p.segmentTimeout = segmentTimeout;
+        vm.prank(BUYER);
+        id = market.createJobWithTerms(
+            keccak256("manifest"), "ipfs://m", address(token), 1e18, p, _terms(minTier, 0, new uint64[](0), new uint96[](0))
+        );
+        vm.prank(PROVIDER);
+        market.acceptJob(id);
+    }
+
+    /// @dev retier refused: the record still counts at tier 1 for the running tenure, whose lock covers tier 1's stake.
+    function _expectNotNeeded(uint256 id, uint256 locked) internal {
+        vm.expectRevert(abi.encodeWithSelector(IJobMarket.JobMarketRetierNotNeeded.selector, id, 1, locked, 0.5e18));
+        market.retier(id);
+    }
+
+    /// One signer's exit request leaves an honest tier-1 provider on schedule, two of three segments committed, in its
+    /// tenure: the buyer's retier is refused, the provider finishes and is paid for all three segments.
+    function test_signerExit_retierRefused_honestTenureFinishesAndIsPaid() public {
         vm.prank(PROVIDER);
         vault.deposit(0.5e18); // exactly the tier-1 lock: a provider running one job
         _attestWithKey(PROVIDER, 1, KEY);
@@ -90,64 +110,65 @@ contract RedTeamSignerExitTest is TestBase, TermsFixture {
         _commit(KEY, id, 0);
         vm.warp(block.timestamp + 30 minutes);
         _commit(KEY, id, 1);
-        // the record is not expired, not disputed, not revoked: its evidence still holds
-        (,, uint64 expiresAt) = providers.tierAndSessionKey(PROVIDER);
-        assertTrue(expiresAt > block.timestamp + 1 hours, "the record outlives the tenure");
 
         // the accomplice: one of the two signers requests exit (free: the bond comes back after the exit delay)
         address[] memory signers = providers.signersOf(PROVIDER);
         assertEq(signers.length, 2, "a 2-of-3 record");
         vm.prank(signers[0]);
         registry.requestExit();
-        assertEq(providers.effectiveTier(PROVIDER), 4, "one exit and the record no longer counts");
+        assertEq(providers.effectiveTier(PROVIDER), 4, "no new tenure on the record");
 
-        // the buyer's retier, with the provider on schedule and honest
-        assertLe(block.timestamp, market.getJob(id).deadline, "on schedule");
+        // the buyer's retier finds the exiting signer's bond still forfeitable: nothing to re-price
         vm.prank(BUYER);
-        market.retier(id);
-        assertEq(uint256(_status(id)), uint256(IJobMarket.JobStatus.TimedOut), "the honest tenure is ended");
+        _expectNotNeeded(id, 0.5e18);
+        assertEq(uint256(_status(id)), uint256(IJobMarket.JobStatus.Active), "the honest tenure runs on");
+        assertEq(vault.creditOf(BUYER), 0, "no timeout slash");
 
-        // after the window the job re-opens (the timeout slash is taken then); another provider finishes the last segment
-        vm.warp(block.timestamp + 1 days + 1);
-        market.reopenJob(id);
-        assertEq(vault.creditOf(BUYER), 0.05e18, "the timeout slash is the buyer's");
-        assertEq(vault.accountOf(PROVIDER).free + vault.accountOf(PROVIDER).locked, 0.45e18, "the honest provider slashed");
-        vm.prank(PROVIDER2);
-        market.acceptJob(id);
-        _commit(PROVIDER2, id, 2);
+        _commit(KEY, id, 2);
         vm.warp(block.timestamp + 1 days + 1);
         market.finalize(id);
-        assertEq(market.creditOf(PROVIDER, address(token)), 0, "nothing for the two honest segments");
-        assertEq(market.creditOf(PROVIDER2, address(token)), uint256(1e18) / 3, "the finisher: one segment's pay");
-        assertEq(market.creditOf(BUYER, address(token)), 1e18 - uint256(1e18) / 3, "the buyer: two segments refunded");
+        assertEq(market.creditOf(PROVIDER, address(token)), 1e18, "all three honest segments paid");
+        assertEq(market.creditOf(BUYER, address(token)), 0, "nothing refunded to the buyer");
+        assertEq(vault.accountOf(PROVIDER).free + vault.accountOf(PROVIDER).locked, 0.5e18, "the honest provider unslashed");
     }
 
-    /// The same on a job that admits tier 1 only: the provider holds plenty of free stake, yet one signer's exit makes
-    /// anyone's retier end its tenure (the tier no longer meets minTier), whatever it could top up.
-    function test_signerExit_minTierJob_endsTenureWhateverTheFreeStake() public {
+    /// The same on a job that admits tier 1 only: one signer's exit request does not make the tier fall below minTier for
+    /// the running tenure.
+    function test_signerExit_minTierJob_retierRefused() public {
         vm.prank(PROVIDER);
         vault.deposit(1e24);
-        _attestWithKey(PROVIDER, 1, KEY);
-        vm.prank(BUYER);
-        uint256 id = market.createJobWithTerms(
-            keccak256("manifest"),
-            "ipfs://m",
-            address(token),
-            1e18,
-            policy(SEGMENTS, 1e18),
-            _terms(1, 0, new uint64[](0), new uint96[](0))
-        );
-        vm.prank(PROVIDER);
-        market.acceptJob(id);
+        uint256 id = _attestedJob(1, 1 days, 1 hours);
         _commit(KEY, id, 0);
         address[] memory signers = providers.signersOf(PROVIDER);
         vm.prank(signers[1]);
         registry.requestExit();
         vm.prank(BUYER);
+        _expectNotNeeded(id, 0.5e18);
+        assertEq(uint256(_status(id)), uint256(IJobMarket.JobStatus.Active), "the tenure runs on");
+        assertEq(vault.creditOf(BUYER), 0, "no timeout slash");
+    }
+
+    /// The safety side kept: once the exiting signer's exit time has come (its bond may leave, so no quorum of
+    /// forfeitable bonds backs the statement), retier re-prices the running tenure: here it tops the lock up to tier 4's,
+    /// and the commits move from the session key to the provider.
+    function test_signerExit_afterExitDelay_retierRepricesTheTenure() public {
+        vm.prank(PROVIDER);
+        vault.deposit(1e18); // the tier-1 lock plus what tier 4 adds
+        uint256 id = _attestedJob(0, 29 days, 9 days);
+        _commit(KEY, id, 0);
+        address[] memory signers = providers.signersOf(PROVIDER);
+        vm.prank(signers[0]);
+        registry.requestExit();
+        uint64 exitableAt = registry.auditorOf(signers[0]).exitableAt;
+        vm.warp(block.timestamp + 8 days);
+        _commit(KEY, id, 1);
+        vm.warp(exitableAt - 1);
+        _expectNotNeeded(id, 0.5e18);
+        vm.warp(exitableAt);
         market.retier(id);
-        assertEq(uint256(_status(id)), uint256(IJobMarket.JobStatus.TimedOut), "ended despite 1e24 free stake");
-        vm.warp(block.timestamp + 1 days + 1);
-        market.reopenJob(id);
-        assertEq(vault.creditOf(BUYER), 0.05e18, "the timeout slash is the buyer's");
+        assertEq(uint256(_status(id)), uint256(IJobMarket.JobStatus.Active), "re-priced, not ended");
+        assertEq(vault.lockedFor(PROVIDER, id), 1e18, "tier 4's full lock");
+        _commit(PROVIDER, id, 2);
+        assertEq(uint256(_status(id)), uint256(IJobMarket.JobStatus.Committed), "the provider itself commits");
     }
 }

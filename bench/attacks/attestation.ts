@@ -126,7 +126,7 @@ async function recordForgery(w: World, requestId: bigint, evidenceHash: Hex): Pr
  */
 async function playStatementDispute(w: World, bundle: Uint8Array, trust: EvidenceTrust, challenger: Actor, currentTrust?: EvidenceTrust): Promise<{ outcome: string; votes: string; panel: string }> {
   const reg = w.d.providerRegistry;
-  const { disputeId, seedBlock } = await disputeStatement(challenger.c, { providerRegistry: reg, provider: w.a.provider.address });
+  const { disputeId, seedBlock } = await disputeStatement(challenger.c, { providerRegistry: reg, provider: w.a.provider.address, bundle });
   const head = await w.a.buyer.c.public.getBlockNumber({ cacheTime: 0 });
   if (head <= seedBlock) await w.mine(Number(seedBlock - head) + 1);
   const { panel } = await drawStatementDisputePanel(w.a.buyer.c, { providerRegistry: reg, disputeId });
@@ -197,8 +197,8 @@ export async function shamStatementDispute(): Promise<Row> {
     const landed = await landSybilCommittee(w, garbage);
     await recordForgery(w, landed.requestId, keccak256(garbage));
     // the accomplice (squatter) opens a dispute of the forged statement and never draws its panel
-    const sham = await disputeStatement(w.a.squatter.c, { providerRegistry: w.d.providerRegistry, provider: w.a.provider.address });
-    const e1 = await refused("a second dispute while the sham one is live", disputeStatement(w.a.honestChallenger.c, { providerRegistry: w.d.providerRegistry, provider: w.a.provider.address }), "ProviderRegistryAlreadyDisputed");
+    const sham = await disputeStatement(w.a.squatter.c, { providerRegistry: w.d.providerRegistry, provider: w.a.provider.address, bundle: garbage });
+    const e1 = await refused("a second dispute while the sham one is live", disputeStatement(w.a.honestChallenger.c, { providerRegistry: w.d.providerRegistry, provider: w.a.provider.address, bundle: garbage }), "ProviderRegistryAlreadyDisputed");
     // its seed block leaves blockhash range undrawn: the sham dispute has lapsed
     await w.mine(260);
     const bonds = await bondsOf(w, SYBILS);
@@ -240,7 +240,7 @@ export async function silentSeatStatementDispute(): Promise<Row> {
     const garbage = garbageBundle();
     const landed = await landSybilCommittee(w, garbage);
     await recordForgery(w, landed.requestId, keccak256(garbage));
-    const { disputeId, seedBlock } = await disputeStatement(w.a.honestChallenger.c, { providerRegistry: reg, provider: w.a.provider.address });
+    const { disputeId, seedBlock } = await disputeStatement(w.a.honestChallenger.c, { providerRegistry: reg, provider: w.a.provider.address, bundle: garbage });
     const head = await w.a.buyer.c.public.getBlockNumber({ cacheTime: 0 });
     if (head <= seedBlock) await w.mine(Number(seedBlock - head) + 1);
     const { panel } = await drawStatementDisputePanel(w.a.buyer.c, { providerRegistry: reg, disputeId });

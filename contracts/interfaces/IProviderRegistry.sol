@@ -259,6 +259,9 @@ interface IProviderRegistry {
         uint64 seedBlock,
         uint64 deadline
     );
+    /// @notice Statement dispute `disputeId` carries `bundle`, the statement's evidence bundle (keccak256(bundle) is the
+    /// record's evidenceHash): what every panel member re-verifies. Emitted with StatementDisputed, in the same transaction.
+    event StatementEvidence(uint256 indexed disputeId, bytes bundle);
     /// @notice Request `requestId` declared `sessionKey` as the key its evidence binds.
     event SessionKeyDeclared(uint256 indexed requestId, address indexed sessionKey);
     /// @notice Statement dispute `disputeId`'s panel was drawn from `seed` (signers, provider and challenger excluded).
@@ -370,8 +373,9 @@ interface IProviderRegistry {
     /// @notice The EIP-712 digest committee members sign for `att` under this registry's domain.
     function digestOf(Receipts.AttestationVerified calldata att) external view returns (bytes32);
 
-    /// @notice Dispute `provider`'s standing statement (tier 1..3, unexpired): the caller locks `disputeBond()` (the
-    /// AuditorRegistry's minimum bond; approve it first). A panel of `committeeSize()` auditors, drawn like a committee
+    /// @notice Dispute `provider`'s standing statement (tier 1..3, unexpired) with its evidence `bundle` (its keccak256
+    /// must be the record's evidenceHash, else ProviderRegistryWrongEvidence; StatementEvidence carries the bytes to the
+    /// panel): the caller locks `disputeBond()` (the AuditorRegistry's minimum bond; approve it first). A panel of `committeeSize()` auditors, drawn like a committee
     /// from the snapshot at now (excluding the provider, the caller and the statement's signers), re-verifies the
     /// on-chain-hashed evidence under the trust configuration at the statement's issuedAt and votes by
     /// `now + requestWindowSeconds()`. `quorum()` "false" votes uphold it: the record is revoked and every signer
@@ -382,7 +386,7 @@ interface IProviderRegistry {
     /// drawn and some member never voted, each silent member forfeits min(its bond, half the dispute bond) (burned) and
     /// the challenger's bond is credited back whole; otherwise half the bond is burned, half credited back. Only an open dispute that has not lapsed, or a decided one, blocks another dispute of
     /// the same statement (ProviderRegistryAlreadyDisputed); after an undecided one anyone may dispute it again.
-    function disputeStatement(address provider) external returns (uint256 disputeId);
+    function disputeStatement(address provider, bytes calldata bundle) external returns (uint256 disputeId);
 
     /// @notice Draw and store dispute `disputeId`'s panel (anyone) once its seed block is mined (the first vote draws
     /// it too).

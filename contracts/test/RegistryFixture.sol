@@ -79,7 +79,12 @@ abstract contract AuditorKeys {
 
     /// @dev The evidence hash the fixture's providers request attestation for.
     function _evidence(address provider) internal pure returns (bytes32) {
-        return keccak256(abi.encode("evidence", provider));
+        return keccak256(_bundle(provider));
+    }
+
+    /// @dev The evidence bundle whose keccak256 is `_evidence(provider)` (what a statement dispute carries).
+    function _bundle(address provider) internal pure returns (bytes memory) {
+        return abi.encode("evidence", provider);
     }
 
     function _attestation(address provider, uint256 requestId, uint8 tier, uint8 band, uint64 expiresAt)

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import * as x509 from "@peculiar/x509";
 import { network } from "hardhat";
 import { getAddress, keccak256, maxUint256, parseEther, type Hex } from "viem";
-import { judgeStatement } from "../../verifier/src/attest/dispute.ts";
+import { judgeStatement, statementDisputeBundle } from "../../verifier/src/attest/dispute.ts";
 import { AttestCommitteeError, loadEvidenceTrust, prepareAttestation } from "../../verifier/src/attest/index.ts";
 import {
   approveToken,
@@ -109,7 +109,10 @@ describe("attest: a record whose ASK is revoked in a newer CRL is voted 'revoked
 
     const challenger = clientsOf(CHALLENGER);
     await approveToken(challenger, { token: d.token, spender: registry, amount: maxUint256 });
-    const { disputeId } = await disputeStatement(challenger, { providerRegistry: registry, provider: provider.account.address });
+    // a dispute without the statement's own bundle is refused (the panel would have nothing to judge)
+    const withheld = await disputeStatement(challenger, { providerRegistry: registry, provider: provider.account.address, bundle: new Uint8Array([1]) }).then(() => undefined, (e: unknown) => e);
+    expect(String(withheld)).to.match(/ProviderRegistryWrongEvidence/);
+    const { disputeId } = await disputeStatement(challenger, { providerRegistry: registry, provider: provider.account.address, bundle });
     await conn.networkHelpers.mine(3);
     const { panel } = await drawStatementDisputePanel(admin, { providerRegistry: registry, disputeId });
     const members = AUDITORS.filter((i) => panel.map((a) => getAddress(a)).includes(DEV[i]!.address));
@@ -126,9 +129,11 @@ describe("attest: a record whose ASK is revoked in a newer CRL is voted 'revoked
     const current = loadEvidenceTrust(join(dir, "now.json"));
     const before = await Promise.all(signers.map(async (i) => (await getAuditor(admin.public, { auditorRegistry: d.auditorRegistry, auditor: DEV[i]!.address })).bond));
     let outcome = "open";
+    // each member judges the bundle the dispute carries on chain (no file from the provider or the challenger)
+    expect(await statementDisputeBundle(admin.public, { providerRegistry: registry, disputeId })).to.deep.equal(new Uint8Array(bundle));
     for (const m of members) {
       if (outcome !== "open") break;
-      const j = await judgeStatement(admin.public, { providerRegistry: registry, disputeId, bundle, trust, currentTrust: current });
+      const j = await judgeStatement(admin.public, { providerRegistry: registry, disputeId, trust, currentTrust: current });
       expect([j.statementFalse, j.revokedSince, j.revokedReason]).to.deep.equal([false, true, "cert-revoked"]);
       await voteStatementDispute(clientsOf(m), { providerRegistry: registry, disputeId, statementFalse: j.statementFalse, revokedSince: j.revokedSince });
       outcome = (await getStatementDispute(admin.public, { providerRegistry: registry, disputeId })).outcome;

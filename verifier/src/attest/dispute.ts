@@ -1,7 +1,7 @@
 /**
  * Statement disputes from the off-chain side (docs/panels.md, "Statement disputes"): a panel member re-verifies the
  * evidence bundle of a disputed statement exactly as the committee did, at the statement's issuedAt (so the verdict
- * is a function of the bytes on chain by hash, the auditor's trust configuration and that time), and votes that the
+ * is a function of the bytes the dispute carries, the auditor's trust configuration and that time), and votes that the
  * statement is false when the evidence does not support it: rejected outright, another tier, or a lower band than
  * signed. A later expiry of the verdict is no support for a shorter record, and an earlier one no refutation: the
  * statement's validity is capped by the registry, not judged here.
@@ -11,11 +11,14 @@
  * issuedAt under `currentTrust`, no longer supports its tier and band is `revokedSince`: the member votes
  * ProviderRegistry.voteRevoked, which downgrades the record without forfeiting the signers' bonds.
  *
+ * The bundle is on chain: ProviderRegistry.disputeStatement takes it and its StatementEvidence event carries it
+ * (statementDisputeBundle reads it back), so a panel member never depends on the provider or the challenger for it.
+ *
  * @example
- *   const j = await judgeStatement(clients.public, { providerRegistry, disputeId, bundle, trust });
+ *   const j = await judgeStatement(clients.public, { providerRegistry, disputeId, trust }); // bundle from the event
  *   await voteStatementDispute(clients, { providerRegistry, disputeId, statementFalse: j.statementFalse });
  */
-import { getAddress, keccak256, type Address, type Chain, type PublicClient, type Transport } from "viem";
+import { getAddress, hexToBytes, keccak256, type Address, type Chain, type PublicClient, type Transport } from "viem";
 import { AttestationError, verifyEvidenceBundle, type AttestationReason, type BundleVerdict, type EvidenceTrust } from "../checks/attestation/index.ts";
 import {
   disputeStatement,
@@ -30,6 +33,7 @@ import {
   type GetStatementDisputeReturnType,
   type TxRef,
 } from "../chain/index.ts";
+import { providerRegistryAbi } from "../chain/abi/ProviderRegistry.ts";
 import { InputError } from "../errors/index.ts";
 import { ensureTokenFunds } from "../market/funding.ts";
 import { AttestCommitteeError } from "./index.ts";
@@ -37,8 +41,9 @@ import { AttestCommitteeError } from "./index.ts";
 export type JudgeStatementParameters = {
   providerRegistry: `0x${string}`;
   disputeId: bigint;
-  /** The statement's evidence bundle (its keccak256 must be the request's evidence hash). */
-  bundle: Uint8Array;
+  /** The statement's evidence bundle (its keccak256 must be the request's evidence hash); absent: the one the dispute's
+   * StatementEvidence event carries (statementDisputeBundle). */
+  bundle?: Uint8Array;
   /** The trust configuration the statement was signed under. */
   trust: EvidenceTrust;
   /** Today's trust configuration (public revocation and TCB data published since, e.g. newer CRLs); absent: not judged.
@@ -69,7 +74,8 @@ export async function judgeStatement(client: PublicClient<Transport, Chain>, p: 
   if (d.provider === "0x0000000000000000000000000000000000000000") throw new AttestCommitteeError(`statement dispute ${p.disputeId} does not exist`);
   if (d.outcome !== "open") throw new AttestCommitteeError(`statement dispute ${p.disputeId} is already settled (${d.outcome})`);
   const q = await getAttestationRequest(client, { providerRegistry: p.providerRegistry, requestId: d.requestId });
-  const evidenceHash = keccak256(p.bundle);
+  const bundle = p.bundle ?? (await statementDisputeBundle(client, { providerRegistry: p.providerRegistry, disputeId: p.disputeId, seedBlock: d.seedBlock }));
+  const evidenceHash = keccak256(bundle);
   if (evidenceHash !== q.evidenceHash) throw new AttestCommitteeError(`the bundle's keccak256 ${evidenceHash} is not request ${d.requestId}'s evidence hash ${q.evidenceHash}: wrong file`);
   const a = await getProviderAttestation(client, { providerRegistry: p.providerRegistry, provider: d.provider });
   // NOTE: only the standing record's tier, band and issuedAt are readable by view; when a newer record replaced the
@@ -79,7 +85,7 @@ export async function judgeStatement(client: PublicClient<Transport, Chain>, p: 
   const at = { request: q, challengeIssuedAt: new Date(Number(challengeBlock.timestamp) * 1000), now: new Date(Number(a.issuedAt) * 1000) };
   const judge = async (trust: EvidenceTrust) => {
     try {
-      return { verdict: await verifyEvidenceBundle(p.bundle, { trust, ...at }), reason: undefined, message: undefined };
+      return { verdict: await verifyEvidenceBundle(bundle, { trust, ...at }), reason: undefined, message: undefined };
     } catch (err) {
       if (!(err instanceof AttestationError)) throw err;
       return { verdict: undefined, reason: err.reason, message: err.shortMessage };
@@ -99,17 +105,39 @@ export async function judgeStatement(client: PublicClient<Transport, Chain>, p: 
 }
 
 /**
- * Opens a statement dispute against `provider`'s standing statement (`pouw auditor attest-dispute open`): the
- * challenger's bond is funded (minted on a dev chain with `mint`) and approved, then ProviderRegistry.disputeStatement.
- * InputError when the statement is already disputed.
+ * The evidence bundle statement dispute `disputeId` carries: the `bundle` of its StatementEvidence event, read from the
+ * one block the dispute was opened in (its seed block less the registry's seed delay). Throws AttestCommitteeError when
+ * no such event is found (an unknown dispute, or a node that pruned the block's logs).
+ */
+export async function statementDisputeBundle(
+  client: PublicClient<Transport, Chain>, p: { providerRegistry: Address; disputeId: bigint; seedBlock?: bigint },
+): Promise<Uint8Array> {
+  const seedBlock = p.seedBlock ?? (await getStatementDispute(client, { providerRegistry: p.providerRegistry, disputeId: p.disputeId })).seedBlock;
+  const delay = await client.readContract({ address: p.providerRegistry, abi: providerRegistryAbi, functionName: "seedDelayBlocks" });
+  const opened = seedBlock - BigInt(delay);
+  const logs = await client.getContractEvents({
+    address: p.providerRegistry, abi: providerRegistryAbi, eventName: "StatementEvidence", args: { disputeId: p.disputeId }, fromBlock: opened, toBlock: opened, strict: true,
+  });
+  const [ev] = logs;
+  if (ev === undefined) throw new AttestCommitteeError(`no StatementEvidence event of statement dispute ${p.disputeId} in block ${opened}: cannot read its evidence bundle (pass the bundle file)`);
+  return hexToBytes(ev.args.bundle);
+}
+
+/**
+ * Opens a statement dispute against `provider`'s standing statement (`pouw auditor attest-dispute open`) with its
+ * evidence bundle, which the dispute puts on chain for the panel: the challenger's bond is funded (minted on a dev chain
+ * with `mint`) and approved, then ProviderRegistry.disputeStatement. InputError when the statement is already disputed
+ * or the bundle's keccak256 is not the statement's evidence hash (nothing is sent).
  */
 export async function openStatementDispute(
-  clients: ChainClients, d: Deployment, p: { providerRegistry: Address; provider: Address; mint: boolean },
+  clients: ChainClients, d: Deployment, p: { providerRegistry: Address; provider: Address; bundle: Uint8Array; mint: boolean },
 ): Promise<DisputeStatementReturnType & { txs: TxRef[] }> {
   const a = await getProviderAttestation(clients.public, { providerRegistry: p.providerRegistry, provider: p.provider });
   if (a.disputeId !== 0n) throw new InputError(`provider ${p.provider}'s statement (request ${a.requestId}) is already disputed: dispute ${a.disputeId}`);
+  const evidenceHash = keccak256(p.bundle);
+  if (evidenceHash !== a.evidenceHash) throw new InputError(`the bundle's keccak256 ${evidenceHash} is not provider ${p.provider}'s statement evidence hash ${a.evidenceHash} (request ${a.requestId}): wrong file`);
   const txs = await ensureTokenFunds(clients, d, p.providerRegistry, a.disputeBond, { mint: p.mint });
-  const r = await disputeStatement(clients, { providerRegistry: p.providerRegistry, provider: p.provider });
+  const r = await disputeStatement(clients, { providerRegistry: p.providerRegistry, provider: p.provider, bundle: p.bundle });
   txs.push(txRef("disputeStatement", r));
   return { ...r, txs };
 }

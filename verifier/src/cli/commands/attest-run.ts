@@ -129,7 +129,8 @@ export const open = async (providerArg: string, opts: Opts) => {
   const provider = parseAddress("PROVIDER", providerArg);
   const { ctx, registry } = await registryOf(opts);
   const { openStatementDispute } = await import("../../attest/dispute.ts");
-  const r = await openStatementDispute(ctx.clients, ctx.deployment, { providerRegistry: registry, provider, mint: opts.mint === true });
+  const bundle = readBundle(opts.bundle as string);
+  const r = await openStatementDispute(ctx.clients, ctx.deployment, { providerRegistry: registry, provider, bundle, mint: opts.mint === true });
   if (opts.json) return void process.stdout.write(jsonLine({ disputeId: r.disputeId, requestId: r.requestId, bond: r.bond, seedBlock: r.seedBlock, deadline: r.deadline, txs: r.txs.map(txJson) }));
   process.stdout.write(
     `statement dispute ${r.disputeId} (request ${r.requestId}): panel drawn after block ${r.seedBlock}, votes until ${new Date(Number(r.deadline) * 1000).toISOString()}\n${txLines(r.txs)}`,
@@ -139,7 +140,8 @@ export const open = async (providerArg: string, opts: Opts) => {
 /** `vote`'s handler (the definitions and flags are in attest.ts). */
 export const vote = async (disputeArg: string, opts: Opts) => {
   const disputeId = parseId(disputeArg);
-  const bytes = readBundle(opts.bundle as string);
+  // without --bundle, the bundle the dispute carries on chain (judgeStatement reads its StatementEvidence event)
+  const bytes = typeof opts.bundle === "string" ? readBundle(opts.bundle) : undefined;
   const { loadEvidenceTrust } = await import("../../attest/index.ts");
   const { voteOnStatementDispute } = await import("../../attest/dispute.ts");
   const trust = loadEvidenceTrust(opts.trust as string);

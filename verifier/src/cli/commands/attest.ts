@@ -81,6 +81,7 @@ export function registerAuditorAttestDispute(auditor: Command): void {
       .command("open")
       .description("dispute a provider's standing tier 1-3 statement: locks the auditor minimum bond; a panel without the signers re-verifies it")
       .argument("<provider>", "the provider whose statement is false")
+      .requiredOption("--bundle <file>", "the statement's evidence bundle (its keccak256 must be the statement's evidence hash): the dispute puts it on chain for the panel")
       .option("--mint", "dev chain: mint the bond if the balance is short")
       .option("--json", "print JSON"),
   ).action(lazyAction(() => import("./attest-run.ts"), "open"));
@@ -89,7 +90,7 @@ export function registerAuditorAttestDispute(auditor: Command): void {
       .command("vote")
       .description("as a drawn panel member: re-verify the statement's evidence at its issuedAt and vote (false: the evidence does not support it)")
       .argument("<dispute>", "the dispute id")
-      .requiredOption("--bundle <file>", "the statement's evidence bundle (its keccak256 must be the request's evidence hash)")
+      .option("--bundle <file>", "the statement's evidence bundle (its keccak256 must be the request's evidence hash); default: the one the dispute carries on chain (its StatementEvidence event)")
       .requiredOption("--trust <file>", "what you trust per evidence format (as for `auditor attest`)")
       .option("--current-trust <file>", "today's trust file (public revocation / TCB data since): a statement that held under --trust but not under it is voted 'revoked since' (ProviderRegistry.voteRevoked: downgrade, no forfeit)")
       .option("--json", "print JSON")
