@@ -1,8 +1,9 @@
 /**
  * The shape rules of verifier/src that docs/architecture.md states ("Size and shape", "The rules"), checked on the
  * sources as they are: no file over 500 lines (the generated ABIs excepted), no import circle (static imports, type
- * imports included: a circle of types is still two files a reader must read together), and bot/ and dispute/ reach
- * the training engine only through checks/ (no import from ml/). Static text only: nothing is loaded or run.
+ * imports included: a circle of types is still two files a reader must read together), bot/ and dispute/ reach the
+ * training engine only through checks/ (no import from ml/), checks/ touches no chain and no bot, and market/ imports
+ * nothing from cli/. Static text only: nothing is loaded or run.
  */
 import { expect } from "chai";
 import { readFileSync, readdirSync } from "node:fs";
@@ -85,7 +86,7 @@ function importCircles(graph: ReadonlyMap<string, readonly string[]>): string[][
   return circles;
 }
 
-describe("verifier/src layering: file size, import circles, bot/ and dispute/ apart from ml/", () => {
+describe("verifier/src layering: file size, import circles, which folder may import which", () => {
   const files = tsFiles(SRC);
   const rel = (f: string) => relative(ROOT, f);
 
@@ -114,12 +115,18 @@ describe("verifier/src layering: file size, import circles, bot/ and dispute/ ap
     expect(circles).to.deep.equal([]);
   });
 
+  /** Every static import from a file under one of `from` to a file under one of `to` (folders of verifier/src). */
+  const imports = (from: readonly string[], to: readonly string[]): string[] => {
+    const under = (f: string, dirs: readonly string[]) => dirs.some((d) => f.startsWith(join(SRC, d) + "/"));
+    return [...importGraph(files)].filter(([f]) => under(f, from)).flatMap(([f, deps]) => deps.filter((d) => under(d, to)).map((d) => `${rel(f)} -> ${rel(d)}`));
+  };
+
   it("bot/ and dispute/ import nothing from ml/ (they audit through checks/)", () => {
-    const ml = join(SRC, "ml") + "/";
-    const graph = importGraph(files);
-    const offending = [...graph]
-      .filter(([f]) => f.startsWith(join(SRC, "bot") + "/") || f.startsWith(join(SRC, "dispute") + "/"))
-      .flatMap(([f, deps]) => deps.filter((d) => d.startsWith(ml)).map((d) => `${rel(f)} -> ${rel(d)}`));
-    expect(offending).to.deep.equal([]);
+    expect(imports(["bot", "dispute"], ["ml"])).to.deep.equal([]);
+  });
+
+  it("checks/ imports nothing from chain/ or bot/, and market/ nothing from cli/", () => {
+    expect(imports(["checks"], ["chain", "bot"]), "checks/ touches no chain and no bot state").to.deep.equal([]);
+    expect(imports(["market"], ["cli"]), "shared flows live in market/, commands only call them").to.deep.equal([]);
   });
 });
