@@ -65,7 +65,11 @@ export default defineConfig({
     },
   },
   paths: {
-    tests: { mocha: "test", solidity: "contracts" },
+    // NOTE: the Solidity tests are the `.t.sol` files beside the contracts (Hardhat takes `.t.sol` under the sources
+    // as tests); `solidity` names a folder with no .sol file. Named "contracts", its tests scope took every contract as
+    // a test root too (`splitTestsCompilation`): each build compiled the contracts twice, and the two scopes' cache
+    // entries for the same paths overwrote each other, so every `hardhat build` (and `npm test`) recompiled it all.
+    tests: { mocha: "test", solidity: "test" },
   },
   test: {
     solidity: {

@@ -12,7 +12,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseEther } from "viem";
-import { buildDapp } from "../../dapp/build.ts";
 import { deployMarket, devAccount, getJobCreated, mintTestToken, providerClients, type Deployment } from "../../verifier/src/chain/index.ts";
 import { parseTabular, tabularContent } from "../../verifier/src/data/tabular.ts";
 import { parseManifestJson } from "../../verifier/src/ml/manifest.ts";
@@ -21,6 +20,7 @@ import { startContentServer, type ContentServer } from "../../verifier/src/serve
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
 import { serveProvider, type ServedProvider } from "../cli/rpc-over-http.ts";
 import { ROOT } from "../e2e/helpers.ts";
+import { dappBuildOnce } from "./build-once.ts";
 import { chromiumMissing, CHROMIUM, openWalletPage, type WalletPage } from "./page.ts";
 
 const ARTIFACTS = join(ROOT, "test-artifacts/dapp");
@@ -83,7 +83,7 @@ describe("dapp: the page publishes a small dataset and names its CID in the post
     const { gasUsed: _g, ...deployment } = await deployMarket(admin, { unbondingDelaySeconds: 60n, minBond: parseEther("1"), exitDelaySeconds: 86_400n });
     d = deployment;
     await mintTestToken(buyer, { token: d.token, to: buyer.account.address, amount: parseEther("10") });
-    const { outdir } = await buildDapp({ outdir: join(dir, "dist") });
+    const { outdir } = await dappBuildOnce();
     const deploymentPath = join(dir, "deployment.json");
     writeFileSync(deploymentPath, JSON.stringify(d));
     const dapp = await loadDappFiles(outdir, { deploymentPath });

@@ -10,7 +10,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatEther, maxUint256, parseEther } from "viem";
-import { buildDapp } from "../../dapp/build.ts";
 import { acceptJob, approveToken, deployKindRecords, deployMarket, devAccount, finalize, getJob, getSegmentCommits, mintTestToken, providerClients, recordKindResult, stakeDeposit, type ChainClients, type Deployment } from "../../verifier/src/chain/index.ts";
 import { evaluateManifestHash, parseEvaluateManifest } from "../../verifier/src/evaluate/index.ts";
 import { commitKindSegments, endStateOf, evaluateJob, kindSegments, statesOf } from "../../verifier/src/kinds/index.ts";
@@ -21,6 +20,7 @@ import { startContentServer, type ContentServer } from "../../verifier/src/serve
 import { LocalDirStore } from "../../verifier/src/store/index.ts";
 import { serveProvider, type ServedProvider } from "../cli/rpc-over-http.ts";
 import { ROOT } from "../e2e/helpers.ts";
+import { dappBuildOnce } from "./build-once.ts";
 import { chromiumMissing, CHROMIUM, openWalletPage, type WalletPage } from "./page.ts";
 
 const ARTIFACTS = join(ROOT, "test-artifacts/dapp");
@@ -59,7 +59,7 @@ describe("dapp: an evaluation job and its score from KindRecords", function () {
     await stakeDeposit(provider, { stakeVault: d.stakeVault, amount: parseEther("1000") });
 
     dir = mkdtempSync(join(tmpdir(), "pouw-dapp-kinds-"));
-    const { outdir } = await buildDapp({ outdir: join(dir, "dist") });
+    const { outdir } = await dappBuildOnce();
     const deploymentPath = join(dir, "deployment.json");
     writeFileSync(deploymentPath, JSON.stringify(d));
     server = await startContentServer({ store: new LocalDirStore(join(dir, "store")), dapp: await loadDappFiles(outdir, { deploymentPath }) });

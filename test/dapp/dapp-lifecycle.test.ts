@@ -17,7 +17,6 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatEther, parseEther } from "viem";
-import { buildDapp } from "../../dapp/build.ts";
 import { devAccount, getCredits, getJob, getJobCreated, mintTestToken, providerClients, readDeployment, type Deployment } from "../../verifier/src/chain/index.ts";
 import { SegmentBoard } from "../../verifier/src/market/segment-traces.ts";
 import { canonicalManifest, parseManifestJson } from "../../verifier/src/ml/manifest.ts";
@@ -30,6 +29,7 @@ import { cidOf, LocalDirStore } from "../../verifier/src/store/index.ts";
 import { runPouw } from "../cli/in-process.ts";
 import { serveProvider, type ServedProvider } from "../cli/rpc-over-http.ts";
 import { DEV_KEYS, ROOT } from "../e2e/helpers.ts";
+import { dappBuildOnce } from "./build-once.ts";
 import { chromiumMissing, CHROMIUM, openWalletPage, type WalletPage } from "./page.ts";
 
 const ARTIFACTS = join(ROOT, "test-artifacts/dapp");
@@ -74,7 +74,7 @@ describe("dapp: a whole job from the page, the provider and auditor from the CLI
     await pouw(["provider", "stake", "5", "--mint", ...as(PROVIDER)]);
     await pouw(["auditor", "bond", "2", "--mint", ...as(AUDITOR)]);
 
-    const { outdir } = await buildDapp({ outdir: join(dir, "dist") });
+    const { outdir } = await dappBuildOnce();
     const dapp = await loadDappFiles(outdir, { deploymentPath: join(dir, "deployment.json") });
     // what `pouw serve --dapp` runs over this state dir: the content store, the board, the page
     // with --upload: the page publishes the manifest into this store

@@ -19,7 +19,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeFunctionData, formatEther, parseEther, type Address, type Hex } from "viem";
-import { buildDapp } from "../../dapp/build.ts";
 import { acceptJob, commitSegment, concede, createJob, devAccount, finalize, getCredits, getDispute, getJob, getTokenBalance, jobMarketAbi, type ChainClients } from "../../verifier/src/chain/index.ts";
 import { openChallenge } from "../../verifier/src/dispute/index.ts";
 import { manifestHash, parseManifestJson } from "../../verifier/src/ml/manifest.ts";
@@ -31,6 +30,7 @@ import { serveProvider, type ServedProvider } from "../cli/rpc-over-http.ts";
 import { segmentHashes } from "../contracts/fixture.ts";
 import { disputeEnv, policy, type DisputeEnv } from "../dispute/helpers.ts";
 import { ROOT } from "../e2e/helpers.ts";
+import { dappBuildOnce } from "./build-once.ts";
 import { chromiumMissing, CHROMIUM, openWalletPage, type WalletPage } from "./page.ts";
 
 const ARTIFACTS = join(ROOT, "test-artifacts/dapp");
@@ -106,7 +106,7 @@ describe("dapp: stale answers under a slow RPC, and the auditor's claim with mon
 
     rpc = await serveProvider(env.provider1193);
     const dir = mkdtempSync(join(tmpdir(), "pouw-dapp-races-"));
-    const { outdir } = await buildDapp({ outdir: join(dir, "dist") });
+    const { outdir } = await dappBuildOnce();
     const deploymentPath = join(dir, "deployment.json");
     const { gasUsed: _g, ...deployment } = env.d as typeof env.d & { gasUsed?: bigint };
     writeFileSync(deploymentPath, JSON.stringify(deployment));

@@ -17,7 +17,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatEther, getAddress, maxUint256, parseEther } from "viem";
-import { buildDapp } from "../../dapp/build.ts";
 import {
   acceptJob,
   approveToken,
@@ -42,6 +41,7 @@ import { cidOf, LocalDirStore } from "../../verifier/src/store/index.ts";
 import { segmentHashes } from "../contracts/fixture.ts";
 import { serveProvider, type ServedProvider } from "../cli/rpc-over-http.ts";
 import { ROOT } from "../e2e/helpers.ts";
+import { dappBuildOnce } from "./build-once.ts";
 import { chromiumMissing, CHROMIUM, openWalletPage, type TestWallet, type WalletPage } from "./page.ts";
 
 const ARTIFACTS = join(ROOT, "test-artifacts/dapp");
@@ -77,7 +77,7 @@ describe("dapp: the buyer page in headless Chromium", function () {
     await stakeDeposit(provider, { stakeVault: d.stakeVault, amount: parseEther("1000") });
 
     const dir = mkdtempSync(join(tmpdir(), "pouw-dapp-"));
-    const { outdir } = await buildDapp({ outdir: join(dir, "dist") });
+    const { outdir } = await dappBuildOnce();
     const deploymentPath = join(dir, "deployment.json");
     writeFileSync(deploymentPath, JSON.stringify(d));
     const dapp = await loadDappFiles(outdir, { deploymentPath });

@@ -45,8 +45,10 @@ describe("scripts/crossarch: x86-64 vs arm64 comparison harness", () => {
     expect(r.stdout).to.match(/^crossarch: FAIL \(--require\): qemu-aarch64 not installed/);
   });
 
-  // NOTE: the four cases share one --native-cache: each x86-64 trace (tiny.json, and tiny.json at 4 steps) is trained
-  // once per file and reused by the later cases, which vary only the arm64 side
+  // NOTE: the four cases share one --native-cache and one job (tiny.json cut to 8 steps, 2 segments: the comparison's
+  // claims need several states and roots, not all 12 steps): its x86-64 trace is trained once per file, by the first
+  // case, and reused by the later ones, which vary only the arm64 side (each x86-64 training is a process of its own,
+  // seconds of module loading)
   describe("with stand-ins for qemu (the native node)", () => {
     let dir: string;
     const cache = () => ["--native-cache", join(dir, "native")];
@@ -67,10 +69,10 @@ describe("scripts/crossarch: x86-64 vs arm64 comparison harness", () => {
 
     it("prints one identical line per manifest and exits 0 when both sides agree", () => {
       qemu('exec "$@"');
-      const r = spawnSync(NODE, [SCRIPT, "--manifest", "examples/tiny.json", ...cache()], { encoding: "utf8", cwd: ROOT, env: env() });
+      const r = spawnSync(NODE, [SCRIPT, "--manifest", "examples/tiny.json", "--steps", "8", ...cache()], { encoding: "utf8", cwd: ROOT, env: env() });
       expect(r.status, r.stdout + r.stderr).to.equal(0);
       expect(r.stdout.trim().split("\n")).to.have.length(1);
-      expect(r.stdout).to.match(/^crossarch: examples\/tiny.json: identical on x86-64 and arm64 \(engine pouw\): 13 state hashes, 3 roots, 12 losses, evaluation/);
+      expect(r.stdout).to.match(/^crossarch: examples\/tiny.json, 8 steps: identical on x86-64 and arm64 \(engine pouw\): 9 state hashes, 2 roots, 8 losses, evaluation/);
       expect(r.stderr).to.match(/; 0 of 1 x86-64 traces from --native-cache/);
       expect(readdirSync(join(dir, "native")).filter((f) => f.endsWith(".trace.json"))).to.have.length(1);
     });
@@ -79,25 +81,26 @@ describe("scripts/crossarch: x86-64 vs arm64 comparison harness", () => {
       // the stand-in rewrites its batch (qemu-aarch64 -L SYSROOT NODE SCRIPT --run-batch FILE) to train job 1: h(0) already
       // differs (it binds the job id)
       qemu('sed -i \'s/"--job-id","0"/"--job-id","1"/g\' "$4"\nexec "$@"');
-      const r = spawnSync(NODE, [SCRIPT, "--manifest", "examples/tiny.json", ...cache()], { encoding: "utf8", cwd: ROOT, env: env() });
+      const r = spawnSync(NODE, [SCRIPT, "--manifest", "examples/tiny.json", "--steps", "8", ...cache()], { encoding: "utf8", cwd: ROOT, env: env() });
       expect(r.status, r.stdout + r.stderr).to.equal(1);
-      expect(r.stdout).to.match(/^crossarch: examples\/tiny.json: DIFFER x86-64 vs arm64 \(engine pouw\): h\(0\) differs/);
+      expect(r.stdout).to.match(/^crossarch: examples\/tiny.json, 8 steps: DIFFER x86-64 vs arm64 \(engine pouw\): h\(0\) differs/);
       // the x86-64 side is the previous case's trace: a reused trace still shows the difference
       expect(r.stderr).to.match(/; 1 of 1 x86-64 traces from --native-cache/);
     });
 
     it("--perturb-arm64 plant:2 makes the arm64 side train a planted state: h(2) differs, exit 1", () => {
       qemu('exec "$@"');
-      const r = spawnSync(NODE, [SCRIPT, "--manifest", "examples/tiny.json", "--steps", "4", "--perturb-arm64", "plant:2", ...cache()], { encoding: "utf8", cwd: ROOT, env: env() });
+      const r = spawnSync(NODE, [SCRIPT, "--manifest", "examples/tiny.json", "--steps", "8", "--perturb-arm64", "plant:2", ...cache()], { encoding: "utf8", cwd: ROOT, env: env() });
       expect(r.status, r.stdout + r.stderr).to.equal(1);
-      expect(r.stdout).to.match(/^crossarch: examples\/tiny.json, 4 steps: DIFFER x86-64 vs arm64 \(engine pouw\): h\(2\) differs: .* \(arm64 side perturbed: --strategy plant:2\)$/m);
+      expect(r.stdout).to.match(/^crossarch: examples\/tiny.json, 8 steps: DIFFER x86-64 vs arm64 \(engine pouw\): h\(2\) differs: .* \(arm64 side perturbed: --strategy plant:2\)$/m);
+      expect(r.stderr).to.match(/; 1 of 1 x86-64 traces from --native-cache/);
     });
 
     it("reports a failed arm64 run as FAIL with exit 1", () => {
       qemu("echo 'qemu: uncaught target signal 4 (Illegal instruction)' >&2\nexit 132");
-      const r = spawnSync(NODE, [SCRIPT, "--manifest", "examples/tiny.json", "--steps", "4", ...cache()], { encoding: "utf8", cwd: ROOT, env: env() });
+      const r = spawnSync(NODE, [SCRIPT, "--manifest", "examples/tiny.json", "--steps", "8", ...cache()], { encoding: "utf8", cwd: ROOT, env: env() });
       expect(r.status, r.stdout + r.stderr).to.equal(1);
-      expect(r.stdout).to.match(/^crossarch: examples\/tiny.json, 4 steps: FAIL: arm64 train exited 1: qemu-aarch64 batch exited 132: qemu: uncaught target signal 4/);
+      expect(r.stdout).to.match(/^crossarch: examples\/tiny.json, 8 steps: FAIL: arm64 train exited 1: qemu-aarch64 batch exited 132: qemu: uncaught target signal 4/);
     });
   });
 });
