@@ -55,22 +55,27 @@ contract KindRecords is IKindRecords {
             uint256 leastLock = (uint256(j.policy.requiredStake) * _market.stakeMultiplierBps(1) + 9_999) / 10_000;
             if (leastLock < _minStake) revert KindRecordsStakeTooLow(jobId, leastLock, _minStake);
         }
+        // INVARIANT: only the job's provider names its result CID (KindRecords cannot check it): anyone may record the
+        // score as soon as the job is Finalized, but a stranger's record cannot pin a wrong dataset CID on the job.
+        if (bytes(resultCid).length != 0 && msg.sender != j.provider) {
+            revert KindRecordsResultCidNotProvider(jobId, msg.sender, j.provider);
+        }
         Result storage r = _results[jobId];
-        // INVARIANT: a job's result is recorded once and never rewritten.
-        if (r.kind != 0) revert KindRecordsAlreadyRecorded(jobId);
-        uint256 last = uint256(j.policy.segments) - 1;
-        uint256 examples = uint256(j.policy.segments) * uint256(j.policy.stepsPerSegment);
-        bytes32 endStateHash = _endStateHash(jobId, examples, modelCidHash, end);
-        // INVARIANT: the recorded aggregate and model are the preimage of the committed last leaf h(N).
-        if (!_market.verifySegment(jobId, last, traceRoot, endStateHash)) {
-            revert KindRecordsEndStateMismatch(jobId, last, endStateHash);
+        // INVARIANT: a job's result is recorded once and never rewritten; a record made without a result CID takes its
+        // provider's once (the score it holds is the one committed leaf's preimage either way).
+        if (r.kind != 0 && (r.resultCidHash != 0 || bytes(resultCid).length == 0)) revert KindRecordsAlreadyRecorded(jobId);
+        uint256 examples = _verifyEnd(jobId, j.policy, traceRoot, modelCidHash, end);
+        if (r.kind != 0) {
+            r.resultCidHash = keccak256(bytes(resultCid));
+            emit ResultCidNamed(jobId, resultCid);
+            return;
         }
         r.kind = end.kind;
         r.examples = uint64(examples);
         r.recordedAt = uint64(block.timestamp);
         r.manifestHash = j.manifestHash;
         r.modelCidHash = modelCidHash;
-        r.resultCidHash = keccak256(bytes(resultCid));
+        if (bytes(resultCid).length != 0) r.resultCidHash = keccak256(bytes(resultCid));
         r.total = end.total;
         r.hits = end.hits;
         r.chain = end.chain;
@@ -96,6 +101,23 @@ contract KindRecords is IKindRecords {
     /// @inheritdoc IKindRecords
     function minStake() external view returns (uint256) {
         return _minStake;
+    }
+
+    /// @dev The job's example count N, once `end` is the preimage of its committed last leaf h(N).
+    function _verifyEnd(
+        uint256 jobId,
+        IJobMarket.Policy memory policy,
+        bytes32 traceRoot,
+        bytes32 modelCidHash,
+        EndState calldata end
+    ) private view returns (uint256 examples) {
+        uint256 last = uint256(policy.segments) - 1;
+        examples = uint256(policy.segments) * uint256(policy.stepsPerSegment);
+        bytes32 endStateHash = _endStateHash(jobId, examples, modelCidHash, end);
+        // INVARIANT: the recorded aggregate and model are the preimage of the committed last leaf h(N).
+        if (!_market.verifySegment(jobId, last, traceRoot, endStateHash)) {
+            revert KindRecordsEndStateMismatch(jobId, last, endStateHash);
+        }
     }
 
     /// @dev h(N) = keccak256(abi.encode(jobId, N, kind, subject, item, score, hit, total, hits, chain)); two static

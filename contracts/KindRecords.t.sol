@@ -88,7 +88,9 @@ contract KindRecordsTest is TestBase, MarketFixture {
         );
     }
 
+    /// @dev The provider records with its result CID.
     function _record(uint256 jobId, bytes32 root, IKindRecords.EndState memory e, string memory modelCid) internal {
+        vm.prank(PROVIDER);
         kinds.recordResult(jobId, root, e, modelCid, "bafy-result");
     }
 
@@ -166,6 +168,32 @@ contract KindRecordsTest is TestBase, MarketFixture {
         bytes32 root2 = _finalized(id2, e, MODEL);
         _record(id2, root2, e, MODEL);
         assertEq(kinds.minStake(), 5e18, "minStake");
+    }
+
+    /// Anyone records the score with no result CID; a stranger naming one is refused by name (it could pin a wrong
+    /// dataset CID on the write-once record); the provider names it once afterwards, and nothing is rewritten.
+    function test_strangerRecordsScore_providerNamesResultCidOnce() public {
+        address stranger = address(0x5757);
+        uint256 id = _kindJob(GENERATE, MODEL, 10e18);
+        IKindRecords.EndState memory e = _end(GENERATE);
+        bytes32 root = _finalized(id, e, MODEL);
+        vm.prank(stranger);
+        vm.expectRevert(
+            abi.encodeWithSelector(IKindRecords.KindRecordsResultCidNotProvider.selector, id, stranger, PROVIDER)
+        );
+        kinds.recordResult(id, root, e, MODEL, "bafy-forged");
+        vm.prank(stranger);
+        kinds.recordResult(id, root, e, MODEL, "");
+        assertEq(kinds.resultOf(id).hits, 12, "score recorded by a stranger");
+        assertEq(kinds.resultOf(id).resultCidHash, bytes32(0), "no result CID yet");
+        vm.prank(stranger);
+        vm.expectRevert(abi.encodeWithSelector(IKindRecords.KindRecordsAlreadyRecorded.selector, id));
+        kinds.recordResult(id, root, e, MODEL, "");
+        _record(id, root, e, MODEL);
+        assertEq(kinds.resultOf(id).resultCidHash, keccak256("bafy-result"), "the provider's result CID");
+        assertEq(kinds.jobsForModel(MODEL).length, 1, "listed once");
+        vm.expectRevert(abi.encodeWithSelector(IKindRecords.KindRecordsAlreadyRecorded.selector, id));
+        _record(id, root, e, MODEL);
     }
 
     /// createKindJob refuses kind 0 (training) and a zero model hash by name.

@@ -29,6 +29,7 @@ interface IKindRecords {
         uint64 recordedAt;
         bytes32 manifestHash;
         bytes32 modelCidHash;
+        /// @dev keccak256(bytes(resultCid)); zero while none was named
         bytes32 resultCidHash;
         uint256 total;
         uint256 hits;
@@ -50,7 +51,12 @@ interface IKindRecords {
         string resultCid
     );
 
+    /// @notice Job `jobId`'s provider named `resultCid` for a result recorded earlier without one.
+    event ResultCidNamed(uint256 indexed jobId, string resultCid);
+
     error KindRecordsZeroMarket();
+    /// @notice `caller` named a result CID for job `jobId`; only its provider `provider` may (anyone may record with "").
+    error KindRecordsResultCidNotProvider(uint256 jobId, address caller, address provider);
     error KindRecordsUnknownJob(uint256 jobId);
     error KindRecordsWrongStatus(uint256 jobId, IJobMarket.JobStatus status, IJobMarket.JobStatus expected);
     error KindRecordsUnknownKind(uint256 jobId, uint8 kind);
@@ -63,7 +69,9 @@ interface IKindRecords {
     /// `minStake` a citable record needs.
     error KindRecordsStakeTooLow(uint256 jobId, uint256 leastLock, uint256 minStake);
 
-    /// @notice Records finalized job `jobId`'s result (anyone may: everything is checked against the market).
+    /// @notice Records finalized job `jobId`'s result (anyone may: everything is checked against the market). A
+    /// non-empty `resultCid` is its provider's only (unchecked on chain); a result recorded with "" (resultCidHash 0)
+    /// takes the provider's later call with one, once (ResultCidNamed).
     /// @param traceRoot the last segment's committed root
     function recordResult(
         uint256 jobId,
