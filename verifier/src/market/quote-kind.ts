@@ -160,6 +160,6 @@ export function kindQuoteLines(q: KindQuote, t: (wei: bigint) => string): string
     `stake S             ${t(q.stakeWei)}: ${q.kindRecords?.binds ? `the least stake whose best-tier lock reaches KindRecords' minStake ${t(q.kindRecords.minStakeWei)}, so the result can be recorded (the deterrence terms ask less)` : q.bindingExamples === 0 ? "what lets the challenger's share pay the dispute panel's fees, with the margin" : q.bindingExamples === q.examples ? `(1 + ${q.options.margin}) x what skipping all ${q.examples} examples saves` : `what deters a cheat of ${q.bindingExamples} example${q.bindingExamples === 1 ? "" : "s"}, caught with ${n(-Math.expm1(q.bindingExamples * Math.log1p(-q.detection)))}`} (margin ${q.options.margin}, challenger share lam ${q.options.lam}, forfeit ${q.options.forfeitShare} x the payment)`,
     q.kindRecords
       ? `KindRecords         minStake ${t(q.kindRecords.minStakeWei)}: a stake of at least ${t(q.kindRecords.floorWei)} (its best-tier lock reaches it) lets the result be recorded; buyer create refuses less`
-      : `KindRecords         not read (no deployment given): the stake is not floored by its minStake`,
+      : `KindRecords         not read: the stake is not floored by its minStake (--kind-min-stake; buyer create reads it from the deployment)`,
   ];
 }
