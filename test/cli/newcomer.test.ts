@@ -76,7 +76,7 @@ describe("newcomer path: every command's --json parses, every write names its tr
   it("deploy, register, bond, post, stake, accept, train, audit, claim, fetch, status: JSON throughout, every tx on chain", async () => {
     const [deployed] = await json(["deploy", "--unbonding-delay", "60", "--exit-delay", "691272", "--min-bond", "1"], 0, { writes: true });
     // the dev token, StakeVault, AuditorRegistry, JobMarket, JobRecords, the wire, two registries, setRegistries,
-    // PeerDirectory, the dev verifier, DisputeGame, two wires, StateOpenings (deployed by default): 16 transactions, in
+    // PeerDirectory, the dev verifier, DisputeGame, two wires, StateOpenings and KindRecords (deployed by default): 17 transactions, in
     // the order sent, blocks never going back
     const deployTxs = deployed!.txs as { what: string; blockNumber: string }[];
     expect(deployTxs.map((t) => t.what)).to.deep.equal([
@@ -96,6 +96,7 @@ describe("newcomer path: every command's --json parses, every write names its tr
       "AuditorRegistry.wire",
       "JobMarket.wire",
       "deploy StateOpenings",
+      "deploy KindRecords",
     ]);
     const blocks = deployTxs.map((t) => BigInt(t.blockNumber));
     expect(blocks[0]!.toString()).to.equal((deployed!.deployment as { startBlock: string }).startBlock);
