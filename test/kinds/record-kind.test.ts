@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { keccak256, parseEther, toBytes, zeroHash, type Address } from "viem";
 import { chainDisputeHooks, ChallengerBot } from "../../verifier/src/bot/index.ts";
+import { formatIntentKey, IntentKeyError, parseIntentKey } from "../../verifier/src/bot/intent-key.ts";
 import { acceptJob, deployKindRecords, finalize, getKindResult, type Deployment } from "../../verifier/src/chain/index.ts";
 import { evalSetIdOf, EVALUATE_KIND, parseEvaluateManifest } from "../../verifier/src/evaluate/index.ts";
 import { commitKindSegments, kindSegments, statesOf, type ExampleResult } from "../../verifier/src/kinds/index.ts";
@@ -33,6 +34,15 @@ const EXAMPLES = 8;
 const PAYMENT = parseEther("2");
 const MIN_STAKE = parseEther("3");
 const amounts = { fmt: (w: bigint) => w.toString(), symbol: "T" };
+
+describe("kinds: the bot's record intent key", () => {
+  it("recordKindResult:J formats and parses back; a malformed one is refused by name", () => {
+    expect(formatIntentKey({ kind: "recordKindResult", jobId: 7n })).to.equal("recordKindResult:7");
+    expect(parseIntentKey("recordKindResult:7")).to.deep.equal({ kind: "recordKindResult", jobId: 7n });
+    expect(() => parseIntentKey("recordKindResult:7:1")).to.throw(IntentKeyError, /wrong number of parts for recordKindResult/);
+    expect(() => parseIntentKey("recordKindResult:x")).to.throw(IntentKeyError, /job id "x" is not a non-negative integer/);
+  });
+});
 
 describe("kinds: results recorded on KindRecords without a person", function () {
   this.timeout(900_000);
