@@ -336,8 +336,10 @@ contract DisputeSettlement is DisputeGameBase {
         // challenger; except a wrong challenge of a segment's first step, whose bond is burned. That step is where a
         // withheld start checkpoint is challenged (the panel votes Fault on content it cannot fetch), so a provider
         // that withholds until a bot challenges and then publishes would collect the bond: the burn leaves it nothing
-        // to gain; the challenger loses the bond as on any other wrong challenge (docs/disputes.md, availability).
-        if (challengerWrong && outcome == Outcome.PanelValid && _atSegmentStart(d)) {
+        // to gain; the challenger loses the bond as on any other wrong challenge (docs/disputes.md, availability). An
+        // inference job's withheld states file is claimed at its first example whose decision reads the file
+        // (_atKindFileClaim), which in segment 0 is example 2, not the segment start: it is burned there too.
+        if (challengerWrong && outcome == Outcome.PanelValid && (_atSegmentStart(d) || _atKindFileClaim(d))) {
             emit BondBurned(disputeId, bond);
             _send(BURN_ADDRESS, bond);
         } else {
@@ -371,6 +373,18 @@ contract DisputeSettlement is DisputeGameBase {
         _pooled += pool;
         emit RewardPooled(jobId, disputeId, reward, fromReward, shares);
         _closeShare(jobId, disputeId, true);
+    }
+
+    /// @dev Whether the disputed step is example 2 of segment 0 of an inference job (JobMarket.kindOf non-zero): where a
+    /// bot claims a withheld segment-0 states file (verifier/src/kinds/job.ts fileDependentExample), since a panel decides
+    /// example 1 from the job's fixed initial state without the file. Later segments' claims are their segment starts.
+    /// INVARIANT: with _atSegmentStart this covers every step at which a withheld file is claimed, so withholding until
+    /// a bot challenges and then publishing never pays the provider the bond; a griefer's wrong challenge of a served
+    /// correct example there still loses its whole bond (burned).
+    function _atKindFileClaim(Dispute storage d) private view returns (bool) {
+        if (d.segment != 0 || d.step != 2) return false;
+        (uint8 kind,) = _market.kindOf(d.jobId);
+        return kind != 0;
     }
 
     /// @dev Fees and reward of a dispute settled after another dispute faulted its job (JobMarket no longer holds the job:

@@ -88,7 +88,9 @@ contract KindRecordsTest is TestBase, MarketFixture {
         );
     }
 
+    /// @dev The provider records with its result CID.
     function _record(uint256 jobId, bytes32 root, IKindRecords.EndState memory e, string memory modelCid) internal {
+        vm.prank(PROVIDER);
         kinds.recordResult(jobId, root, e, modelCid, "bafy-result");
     }
 
@@ -166,6 +168,28 @@ contract KindRecordsTest is TestBase, MarketFixture {
         bytes32 root2 = _finalized(id2, e, MODEL);
         _record(id2, root2, e, MODEL);
         assertEq(kinds.minStake(), 5e18, "minStake");
+    }
+
+    /// Anyone records the score with no result CID (the bot); the score is written once; the provider's result CID is
+    /// added beside it later, and a repeat of either is refused by name.
+    function test_strangerRecordsScore_providerAddsResultCid() public {
+        address stranger = address(0x5757);
+        uint256 id = _kindJob(GENERATE, MODEL, 10e18);
+        IKindRecords.EndState memory e = _end(GENERATE);
+        bytes32 root = _finalized(id, e, MODEL);
+        vm.prank(stranger);
+        kinds.recordResult(id, root, e, MODEL, "");
+        assertEq(kinds.resultOf(id).hits, 12, "score recorded by a stranger");
+        assertFalse(kinds.hasResultCid(id, "bafy-result"), "no result CID yet");
+        vm.prank(stranger);
+        vm.expectRevert(abi.encodeWithSelector(IKindRecords.KindRecordsAlreadyRecorded.selector, id, ""));
+        kinds.recordResult(id, root, e, MODEL, "");
+        _record(id, root, e, MODEL);
+        assertTrue(kinds.hasResultCid(id, "bafy-result"), "the provider's result CID");
+        assertEq(kinds.resultOf(id).hits, 12, "the score unchanged");
+        assertEq(kinds.jobsForModel(MODEL).length, 1, "listed once");
+        vm.expectRevert(abi.encodeWithSelector(IKindRecords.KindRecordsAlreadyRecorded.selector, id, "bafy-result"));
+        _record(id, root, e, MODEL);
     }
 
     /// createKindJob refuses kind 0 (training) and a zero model hash by name.

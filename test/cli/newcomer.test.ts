@@ -76,7 +76,7 @@ describe("newcomer path: every command's --json parses, every write names its tr
   it("deploy, register, bond, post, stake, accept, train, audit, claim, fetch, status: JSON throughout, every tx on chain", async () => {
     const [deployed] = await json(["deploy", "--unbonding-delay", "60", "--exit-delay", "691272", "--min-bond", "1"], 0, { writes: true });
     // the dev token, StakeVault, AuditorRegistry, JobMarket, JobRecords, the wire, two registries, setRegistries,
-    // PeerDirectory, the dev verifier, DisputeGame, two wires, StateOpenings (deployed by default): 16 transactions, in
+    // PeerDirectory, the dev verifier, DisputeGame, two wires, StateOpenings and KindRecords (deployed by default): 17 transactions, in
     // the order sent, blocks never going back
     const deployTxs = deployed!.txs as { what: string; blockNumber: string }[];
     expect(deployTxs.map((t) => t.what)).to.deep.equal([
@@ -96,6 +96,7 @@ describe("newcomer path: every command's --json parses, every write names its tr
       "AuditorRegistry.wire",
       "JobMarket.wire",
       "deploy StateOpenings",
+      "deploy KindRecords",
     ]);
     const blocks = deployTxs.map((t) => BigInt(t.blockNumber));
     expect(blocks[0]!.toString()).to.equal((deployed!.deployment as { startBlock: string }).startBlock);
@@ -158,9 +159,10 @@ describe("newcomer path: every command's --json parses, every write names its tr
     const r = await runPouw(["deploy", "--deployment", join(dir, "second.json"), "--no-registries", ...as(0)]);
     expect(r.code, r.stderr).to.equal(0);
     const lines = r.stdout.split("\n");
-    const at = lines.indexOf("11 transactions:");
+    // KindRecords is deployed without the registries too (it reads only JobMarket)
+    const at = lines.indexOf("12 transactions:");
     expect(at, r.stdout).to.be.greaterThan(0);
-    const listed = lines.slice(at + 1, at + 12);
+    const listed = lines.slice(at + 1, at + 13);
     for (const l of listed) expect(l).to.match(/^ {2}(deploy \w+( \(development\))?|\w+\.wire) tx 0x[0-9a-f]{64} in block \d+$/);
     for (const l of listed) {
       const [, hash, block] = / tx (0x[0-9a-f]{64}) in block (\d+)$/.exec(l)!;

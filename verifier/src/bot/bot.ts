@@ -24,8 +24,9 @@
  */
 import type { Logger } from "pino";
 import { getAddress, type Address, type Hex } from "viem";
-import { getAuditorFunds, getJob, getMissingContracts, getStakeCredit, claimStakeCreditCall, encodeCall, toChainError, watchMarketLogs, type BlockRef } from "../chain/index.ts";
+import { getAuditorFunds, getJob, getMissingContracts, getStakeCredit, claimStakeCreditCall, encodeCall, recordKindResultCall, toChainError, watchMarketLogs, type BlockRef } from "../chain/index.ts";
 import { InputError } from "../errors/index.ts";
+import { planKindRecord } from "../kinds/record.ts";
 import { Auditor } from "./auditor.ts";
 import { botContext, ethDown, tokens, type BotContext, type BotOptions } from "./context.ts";
 import type { BotDb } from "./db.ts";
@@ -82,6 +83,8 @@ export class ChallengerBot {
   private readonly deadlineOf = new Map<string, bigint>();
   /** Jobs the indexer stored an event for (or rolled back) since deadlines() last completed. */
   private readonly touched = new Set<bigint>();
+  /** recordKindResult keys decided this run (kindResults). */
+  private readonly kindDecided = new Set<string>();
   /** ctx.now() when the disputes were last driven (tick or between segments): dutyBetween waits a poll interval. */
   private lastDriven: number | undefined;
   /** dutyBetween is running (its resolves go through the outbox, which must not yield back into it). */
@@ -187,6 +190,7 @@ export class ChallengerBot {
       await this.deadlines(scan.head);
       // a credit only arrives in a new block
       await this.claims();
+      await this.kindResults();
     }
     // on an unmoved head the chain time stands still: disputes are driven again only while one is being followed
     if (!drivenFirst && (moved || this.followsOpenDispute())) await drive();
@@ -278,6 +282,28 @@ export class ChallengerBot {
     if (credit === 0n) return;
     const n = this.db.allIntents().filter((i) => i.kind === "claimStake").length;
     this.db.addIntent({ key: formatIntentKey({ kind: "claimStake", n }), kind: "claimStake", payload: encodeCall(claimStakeCreditCall({ stakeVault: deployment.stakeVault })) });
+  }
+
+  /**
+   * Records the result of every followed evaluate or generate job seen Finalized and not yet recorded on KindRecords
+   * (the score only: kinds/record.ts; its provider names a generate job's dataset CID), so a finalized score needs no
+   * person to reach the chain. Each job is decided once per run (recorded, a training job, already recorded, a stake
+   * below minStake); a read that fails (a states file not served yet) is tried again on the next block.
+   */
+  private async kindResults(): Promise<void> {
+    const { clients, deployment, store } = this.ctx;
+    if (!deployment.kindRecords) return;
+    for (const j of this.db.jobsWithStatus("Finalized")) {
+      const key = formatIntentKey({ kind: "recordKindResult", jobId: j.jobId });
+      if (this.kindDecided.has(key) || this.db.hasIntent(key)) continue;
+      try {
+        const plan = await planKindRecord({ clients, deployment, store }, j.jobId);
+        this.kindDecided.add(key);
+        if (plan.call) this.db.addIntent({ key, kind: "recordKindResult", jobId: String(j.jobId), payload: encodeCall(recordKindResultCall(plan.call)) });
+      } catch (err) {
+        this.log.warn({ jobId: j.jobId.toString(), err: (err as Error).message }, "kind job's result not recorded yet; tried again on the next block");
+      }
+    }
   }
 
   // ------------------------------------------------------------------ start-up summary + heartbeat

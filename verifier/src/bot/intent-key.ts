@@ -8,6 +8,7 @@
  *   dispute resolution   resolve:DISPUTE[:rN]
  *   credit claims        claimStake:N  claimDispute:N  claimForfeit:N
  *   step sampling        requestOpening:J:T
+ *   kind job result      recordKindResult:J
  *
  * J is the job id, S the segment, C the commit the intent is about (the first COMMIT_TAG_HEX hex digits of the hash of
  * the block whose SegmentCommitted event the bot audited: a commit a reorg replaced at the same (J, S) is a new commit
@@ -42,6 +43,8 @@ export type IntentKey =
   /** `settle`: the resolve after the provider's appeal window of a unanimous first-round Fault passed unused. */
   | { kind: "resolve"; disputeId: bigint; round: number; settle?: true }
   | { kind: "requestOpening"; jobId: bigint; step: number }
+  /** KindRecords.recordResult of a finalized evaluate or generate job (one record per job on chain, so one key). */
+  | { kind: "recordKindResult"; jobId: bigint }
   | { kind: ClaimKind; n: number };
 
 /** A key that does not parse: a database written by something else, or a bug; never guessed at. */
@@ -83,6 +86,8 @@ export function formatIntentKey(k: IntentKey): string {
       return `resolve:${k.disputeId}${k.round === 1 ? "" : `:r${k.round}`}${k.settle ? ":settle" : ""}`;
     case "requestOpening":
       return `requestOpening:${k.jobId}:${k.step}`;
+    case "recordKindResult":
+      return `recordKindResult:${k.jobId}`;
     default:
       return `${k.kind}:${k.n}`;
   }
@@ -144,6 +149,9 @@ export function parseIntentKey(text: string): IntentKey {
     case "requestOpening":
       if (rest.length !== 2) break;
       return { kind, jobId: bigUint(rest[0], "job id", text), step: uint(rest[1], "state", text) };
+    case "recordKindResult":
+      if (rest.length !== 1) break;
+      return { kind, jobId: bigUint(rest[0], "job id", text) };
     case "claimStake":
     case "claimDispute":
     case "claimForfeit":

@@ -16,7 +16,7 @@
  */
 import type { Logger } from "pino";
 import { zeroHash, type Address, type Hex } from "viem";
-import { broadcastAndWait, classifySendFailure, ContractRevertError, describeRevert, FeeTooLowError, getJob, getOpening, getReceiptOf, getStakeCredit, signTx, toChainError, withRetry } from "../chain/index.ts";
+import { broadcastAndWait, classifySendFailure, ContractRevertError, describeRevert, FeeTooLowError, getJob, getKindResult, getOpening, getReceiptOf, getStakeCredit, signTx, toChainError, withRetry } from "../chain/index.ts";
 import type { PouwError } from "../errors/index.ts";
 import { backoffMs, type BotContext } from "./context.ts";
 import type { IntentRow } from "./db.ts";
@@ -80,6 +80,11 @@ export class Outbox {
         const k = parseIntentKey(i.key);
         if (k.kind !== "requestOpening" || !this.ctx.options.stepSampling) return false;
         return (await getOpening(clients.public, { stateOpenings: this.ctx.options.stepSampling.stateOpenings, jobId: k.jobId, step: k.step })).requested;
+      }
+      case "recordKindResult": {
+        // recorded by anyone meanwhile (the provider's claim, another bot): one record per job, not sent again
+        const kindRecords = deployment.kindRecords;
+        return kindRecords === undefined || (await getKindResult(clients.public, { kindRecords, jobId: BigInt(i.job_id!) })) !== undefined;
       }
       case "claimStake":
         return (await getStakeCredit(clients.public, { stakeVault: deployment.stakeVault, account: this.ctx.me })) === 0n;

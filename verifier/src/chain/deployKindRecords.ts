@@ -11,12 +11,14 @@ import type { Address } from "viem";
 import { kindRecordsAbi, kindRecordsBytecode } from "./abi/KindRecords.ts";
 import type { ChainClients } from "./clients.ts";
 import { deployContract } from "./deployContract.ts";
+import type { TxRef } from "./send.ts";
 
-export type DeployKindRecordsParameters = { jobMarket: Address; minStake: bigint };
+export type DeployKindRecordsParameters = { jobMarket: Address; minStake: bigint; onTx?: (t: TxRef) => void };
 
 export type DeployKindRecordsReturnType = { kindRecords: Address; block: bigint };
 
 export async function deployKindRecords(clients: ChainClients, p: DeployKindRecordsParameters): Promise<DeployKindRecordsReturnType> {
-  const { address, block } = await deployContract(clients, kindRecordsAbi, kindRecordsBytecode, [p.jobMarket, p.minStake]);
+  const { address, block, hash } = await deployContract(clients, kindRecordsAbi, kindRecordsBytecode, [p.jobMarket, p.minStake]);
+  p.onTx?.({ what: "deploy KindRecords", hash, blockNumber: block });
   return { kindRecords: address, block };
 }

@@ -12,7 +12,7 @@ import type { Hex } from "viem";
 import { commitSegment, createJob, getDisputeParams, txRef, type ChainClients, type Deployment, type JobPolicy, type JobStatusName, type TxRef } from "../chain/index.ts";
 import { EVALUATE_KIND, evaluateManifestHash, parseEvaluateManifest, type EvaluateManifest } from "../evaluate/index.ts";
 import { ensureTokenFunds } from "../market/funding.ts";
-import type { KindQuote } from "../market/quote-kind.ts";
+import type { KindQuote, KindRecordsFloor } from "../market/quote-kind.ts";
 import { kindExamples, kindPolicy, type KindPolicyOptions } from "./policy.ts";
 import { ManifestMismatchError, MANIFEST_URI_PREFIX } from "../market/manifest-store.ts";
 import type { ContentStore } from "../store/index.ts";
@@ -58,7 +58,8 @@ export type CreateKindJobResult = { jobId: bigint; kind: InferenceKind; manifest
  */
 export async function createKindJob(ctx: KindMarketContext, km: KindManifest, opts: KindPolicyOptions & { mint?: boolean; subject: string }): Promise<CreateKindJobResult> {
   const game = ctx.deployment.disputeGame ? await getDisputeParams(ctx.clients.public, { disputeGame: ctx.deployment.disputeGame }) : undefined;
-  const { policy, payment, quote } = kindPolicy(km, { ...opts, ...(game ? { panel: { size: game.panelSize, feeWei: game.panelFee } } : {}) });
+  const floor = await kindRecordsFloor(ctx);
+  const { policy, payment, quote } = kindPolicy(km, { ...opts, ...(game ? { panel: { size: game.panelSize, feeWei: game.panelFee } } : {}), ...(floor ? { kindRecords: floor } : {}) });
   try {
     const job = await openKindJob(km, await ctx.store.get(km.manifest.weightsCid), { jobId: 0n, examplesPerSegment: policy.stepsPerSegment });
     await job.results(0, 1);
@@ -73,6 +74,19 @@ export async function createKindJob(ctx: KindMarketContext, km: KindManifest, op
   const r = await createJob(ctx.clients, { jobMarket: ctx.deployment.jobMarket, manifestHash, manifestUri, token: ctx.deployment.token, payment, policy, kind });
   txs.push(txRef("createJob", r));
   return { jobId: r.jobId, kind: km.kind, manifestUri, manifestHash, policy, payment, txs, ...(quote ? { quote } : {}) };
+}
+
+/** The deployed KindRecords' floor on a kind job's stake (its minStake, JobMarket's best-tier lock share), or undefined when the deployment names none. */
+export async function kindRecordsFloor(ctx: Pick<KindMarketContext, "clients" | "deployment">): Promise<KindRecordsFloor | undefined> {
+  const kindRecords = ctx.deployment.kindRecords;
+  if (!kindRecords) return undefined;
+  const { jobMarketAbi, kindRecordsAbi, withRetry } = await import("../chain/index.ts");
+  const client = ctx.clients.public;
+  const [minStakeWei, bps] = await Promise.all([
+    withRetry(() => client.readContract({ address: kindRecords, abi: kindRecordsAbi, functionName: "minStake" }), { what: "KindRecords.minStake" }),
+    withRetry(() => client.readContract({ address: ctx.deployment.jobMarket, abi: jobMarketAbi, functionName: "stakeMultiplierBps", args: [1] }), { what: "JobMarket.stakeMultiplierBps" }),
+  ]);
+  return { minStakeWei, leastLockBps: Number(bps) };
 }
 
 /**

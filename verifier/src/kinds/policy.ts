@@ -7,7 +7,8 @@
  */
 import type { JobPolicy } from "../chain/createJob.ts";
 import { DEFAULT_SEGMENT_TIMEOUT_SECONDS, DEFAULT_SHARES, type PolicyOverrides } from "../market/job-policy.ts";
-import { quoteKindJob, type KindQuote } from "../market/quote-kind.ts";
+import { formatEther } from "viem";
+import { quoteKindJob, recordableStakeWei, type KindQuote, type KindRecordsFloor } from "../market/quote-kind.ts";
 import { checkShape, KindJobError } from "./job.ts";
 import type { KindManifest } from "./kind-manifest.ts";
 
@@ -21,7 +22,7 @@ export function kindExamples(km: KindManifest): number {
   return km.kind === "evaluate" ? km.manifest.evalSet.examples : km.manifest.prompts.examples;
 }
 
-export type KindPolicyOptions = { payment?: bigint; examplesPerSegment?: number; overrides?: PolicyOverrides; /** The quote's target detection of one wrong example (market/quote-kind.ts). */ exampleDetection?: number; /** The deployment's dispute panel the quoted stake must pay. */ panel?: { size: number; feeWei: bigint } };
+export type KindPolicyOptions = { payment?: bigint; examplesPerSegment?: number; overrides?: PolicyOverrides; /** The quote's target detection of one wrong example (market/quote-kind.ts). */ exampleDetection?: number; /** The deployment's dispute panel the quoted stake must pay. */ panel?: { size: number; feeWei: bigint }; /** The deployment's KindRecords floor the stake must reach. */ kindRecords?: KindRecordsFloor };
 
 /**
  * The policy of a kind job: segments x examplesPerSegment = N (default K: the largest divisor of N up to 50). The
@@ -33,9 +34,16 @@ export function kindPolicy(km: KindManifest, opts: KindPolicyOptions): { policy:
   if (opts.payment === undefined) throw new KindJobError(`${km.kind} manifests have no policy.paymentWei: pass --pay <amount>`);
   if (opts.payment <= 0n) throw new KindJobError(`--pay must be positive, got ${opts.payment} wei`);
   const o = opts.overrides ?? {};
-  const quote = o.requiredStake === undefined ? quoteKindJob(km, { paymentWei: opts.payment, ...(opts.exampleDetection !== undefined ? { detection: opts.exampleDetection } : {}), ...(opts.panel ? { panel: opts.panel } : {}) }) : undefined;
+  const quote = o.requiredStake === undefined ? quoteKindJob(km, { paymentWei: opts.payment, ...(opts.exampleDetection !== undefined ? { detection: opts.exampleDetection } : {}), ...(opts.panel ? { panel: opts.panel } : {}), ...(opts.kindRecords ? { kindRecords: opts.kindRecords } : {}) }) : undefined;
   const requiredStake = o.requiredStake ?? quote!.stakeWei;
   if (requiredStake <= 0n) throw new KindJobError(`--stake must be positive for a ${km.kind} job, got ${requiredStake} wei`);
+  // INVARIANT: a kind job is never posted with a stake whose result KindRecords would refuse (KindRecordsStakeTooLow)
+  if (opts.kindRecords && requiredStake < recordableStakeWei(opts.kindRecords)) {
+    const f = opts.kindRecords;
+    throw new KindJobError(
+      `the stake ${formatEther(requiredStake)} tokens is below what KindRecords needs to record the ${km.kind} job's result: its least lock (${f.leastLockBps / 100}% at the best tier) must reach minStake ${formatEther(f.minStakeWei)} tokens, so the stake must be at least ${formatEther(recordableStakeWei(f))} tokens (not posted, no transaction sent)`,
+    );
+  }
   let K = opts.examplesPerSegment;
   if (K === undefined) for (K = Math.min(N, MAX_DEFAULT_EXAMPLES_PER_SEGMENT); N % K !== 0; K--);
   const segments = checkShape({ examples: N, examplesPerSegment: K });

@@ -14,7 +14,9 @@
  *            reach (1 + m) x max(k c, V): S >= max_k ((1 + m) max(k c, V) / Q(k) - F) / (1 - lam), F = forfeitShare x
  *            the payment (the training quote's terms, docs/economics.md); and at least (1 + m) x n f / lam with the
  *            deployment's panel (n members at fee f): the challenger's share of a slash must pay the panel that proves
- *            the fault, else JobMarket refuses the lock (policy/challenge.ts lockPaysPanel).
+ *            the fault, else JobMarket refuses the lock (policy/challenge.ts lockPaysPanel); and with a deployed
+ *            KindRecords at least the stake whose best-tier lock reaches its minStake (recordableStakeWei), else the
+ *            job's result could never be recorded.
  *   audit  = p x N examples recomputed per auditor, p x N x c.
  *
  * @example
@@ -41,7 +43,22 @@ export type KindQuoteOptions = {
   integrityValue?: number;
   /** The deployment's dispute panel (DisputeGame panelSize, panelFee in wei per member). */
   panel?: { size: number; feeWei: bigint };
+  /** The deployment's KindRecords: its minStake (wei) and JobMarket's best-tier lock share (stakeMultiplierBps(1)). */
+  kindRecords?: KindRecordsFloor;
 };
+
+/** What KindRecords needs of a job's stake for its result to be recorded: a least lock (the best tier's) >= minStake. */
+export type KindRecordsFloor = { minStakeWei: bigint; leastLockBps: number };
+
+/**
+ * The stake floor KindRecords sets: minStake x 10,000 / bps rounded up, whose best-tier lock ceil(S x bps / 10,000) is
+ * at least minStake (a whole-token minStake gives a whole-token floor: 1 token at 50% is 2 tokens).
+ */
+export function recordableStakeWei(f: KindRecordsFloor): bigint {
+  if (!(Number.isInteger(f.leastLockBps) && f.leastLockBps > 0)) throw new InputError(`the best tier's lock share must be a positive number of bps, got ${f.leastLockBps}`);
+  const bps = BigInt(f.leastLockBps);
+  return (f.minStakeWei * 10_000n + bps - 1n) / bps;
+}
 
 export type KindQuote = {
   kind: KindManifest["kind"];
@@ -59,6 +76,8 @@ export type KindQuote = {
   stakeWei: bigint;
   /** The number of wrong examples whose deterrence sets the stake (N: the compute floor binds; 0: the panel's fees do). */
   bindingExamples: number;
+  /** With a deployed KindRecords: its minStake, the least stake that reaches it, and whether that floor set the stake. */
+  kindRecords: { minStakeWei: bigint; floorWei: bigint; binds: boolean } | null;
   options: { computePrice: number; margin: number; lam: number; forfeitShare: number; integrityValue: number };
 };
 
@@ -101,6 +120,15 @@ export function quoteKindJob(km: KindManifest, o: KindQuoteOptions): KindQuote {
     stake = (1 + margin) * (panelFees / lam);
     binding = 0;
   }
+  // INVARIANT: with KindRecords deployed, the quoted stake always lets the job's result be recorded (KindRecordsStakeTooLow)
+  let stakeWei = wei(stake);
+  let kindRecords: KindQuote["kindRecords"] = null;
+  if (o.kindRecords) {
+    const floorWei = recordableStakeWei(o.kindRecords);
+    const binds = stakeWei < floorWei;
+    if (binds) stakeWei = floorWei;
+    kindRecords = { minStakeWei: o.kindRecords.minStakeWei, floorWei, binds };
+  }
   return {
     kind: km.kind,
     examples: N,
@@ -113,8 +141,9 @@ export function quoteKindJob(km: KindManifest, o: KindQuoteOptions): KindQuote {
     auditRate: detection,
     expectedAuditedExamples: detection * N,
     auditComputeWei: wei(detection * N * c),
-    stakeWei: wei(stake),
+    stakeWei,
     bindingExamples: binding,
+    kindRecords,
     options: { computePrice, margin, lam, forfeitShare, integrityValue },
   };
 }
@@ -128,6 +157,9 @@ export function kindQuoteLines(q: KindQuote, t: (wei: bigint) => string): string
     `compute per example ${t(q.computeWeiPerExample)}: what a provider saves by skipping or inventing one example (${q.options.computePrice} tokens per TFLOP)`,
     `compute of the job  ${t(q.jobComputeWei)}: all ${q.examples} examples`,
     `audit rate p        ${n(q.auditRate)} per example: one auditor recomputes each example with this probability, so a single changed or skipped example is caught with ${n(q.detection)} (about ${n(q.expectedAuditedExamples)} examples recomputed per auditor, ${t(q.auditComputeWei)}); a wrong score aggregate is caught by hashing at any audit`,
-    `stake S             ${t(q.stakeWei)}: ${q.bindingExamples === 0 ? "what lets the challenger's share pay the dispute panel's fees, with the margin" : q.bindingExamples === q.examples ? `(1 + ${q.options.margin}) x what skipping all ${q.examples} examples saves` : `what deters a cheat of ${q.bindingExamples} example${q.bindingExamples === 1 ? "" : "s"}, caught with ${n(-Math.expm1(q.bindingExamples * Math.log1p(-q.detection)))}`} (margin ${q.options.margin}, challenger share lam ${q.options.lam}, forfeit ${q.options.forfeitShare} x the payment)`,
+    `stake S             ${t(q.stakeWei)}: ${q.kindRecords?.binds ? `the least stake whose best-tier lock reaches KindRecords' minStake ${t(q.kindRecords.minStakeWei)}, so the result can be recorded (the deterrence terms ask less)` : q.bindingExamples === 0 ? "what lets the challenger's share pay the dispute panel's fees, with the margin" : q.bindingExamples === q.examples ? `(1 + ${q.options.margin}) x what skipping all ${q.examples} examples saves` : `what deters a cheat of ${q.bindingExamples} example${q.bindingExamples === 1 ? "" : "s"}, caught with ${n(-Math.expm1(q.bindingExamples * Math.log1p(-q.detection)))}`} (margin ${q.options.margin}, challenger share lam ${q.options.lam}, forfeit ${q.options.forfeitShare} x the payment)`,
+    q.kindRecords
+      ? `KindRecords         minStake ${t(q.kindRecords.minStakeWei)}: a stake of at least ${t(q.kindRecords.floorWei)} (its best-tier lock reaches it) lets the result be recorded; buyer create refuses less`
+      : `KindRecords         not read: the stake is not floored by its minStake (--kind-min-stake; buyer create reads it from the deployment)`,
   ];
 }

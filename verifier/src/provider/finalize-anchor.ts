@@ -45,6 +45,7 @@ import {
   writeProvenance,
   type SignedReceipt,
 } from "../provenance/index.ts";
+import type { KindRecordOutcome } from "../kinds/record.ts";
 import { endRecordPath, providerJobDir, type ProviderContext } from "./records.ts";
 
 const log = logger("provider");
@@ -79,8 +80,10 @@ export type FinalizeAndAnchorResult = {
   txs: TxRef[];
   /** Set when the job is Finalized and this account is its final provider. */
   provenance?: AnchoredProvenance;
-  /** Why nothing was anchored (not finalizable, or another provider's job). */
+  /** Why nothing was anchored (not finalizable, or another provider's job) or, for a kind job, recorded. */
   skipped?: string;
+  /** An evaluate or generate job: its result recorded on KindRecords (kinds/record.ts) instead of a provenance record. */
+  kindResult?: KindRecordOutcome;
 };
 
 /** The last SegmentCommitted event of each segment (a re-commit after a reopen replaces the earlier one). */
@@ -158,6 +161,17 @@ export async function finalizeAndAnchor(ctx: ProviderContext, jobId: bigint, opt
 
   const fromBlock = BigInt(d.startBlock);
   const created = await getJobCreated(clients.public, { jobMarket, jobId, fromBlock });
+  // an evaluate or generate job has no provenance record: its result goes on KindRecords (a generate job's with the
+  // dataset CID its provider published), so nobody has to record it by hand
+  const { fetchKindManifest } = await import("../kinds/market.ts");
+  if (await fetchKindManifest(ctx.store, created.manifestUri, job.manifestHash)) {
+    const { providerDatasetCid, recordKindJobResult } = await import("../kinds/record.ts");
+    const kindResult = await recordKindJobResult(ctx, jobId, {
+      resultCid: async ({ km, chain, examplesPerSegment }) => (km.kind === "generate" ? providerDatasetCid(ctx, km, { jobId, examplesPerSegment, chain }) : undefined),
+    });
+    if (kindResult.tx) txs.push(kindResult.tx);
+    return { ...result, txs, kindResult, ...(kindResult.skipped ? { skipped: `${kindResult.kind ?? "kind"} job: ${kindResult.skipped}` } : {}) };
+  }
   const manifest = await fetchManifest(ctx.store, created.manifestUri, job.manifestHash, {
     circuitHash: async (m) => (await import("../market/circuit-job.ts")).circuitJobCheck(clients.public, d, jobId)(m),
   });

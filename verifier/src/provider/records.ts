@@ -50,3 +50,8 @@ export async function readStateCids(ctx: RecordRoot, jobId: bigint, segment: num
     return null;
   }
 }
+
+/** Where `provider run` of a generate job records the CID of the dataset it published (what claim names on KindRecords). */
+export function datasetCidPath(ctx: RecordRoot, jobId: bigint): string {
+  return join(providerJobDir(ctx, jobId), "dataset.cid");
+}

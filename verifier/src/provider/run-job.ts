@@ -48,7 +48,7 @@ import type { ContentStore } from "../store/index.ts";
 import { lossE6 as lossE6Of, replayStrategySteps, trainSegments } from "../ml/segments.ts";
 import { checkJobBase } from "./check-base.ts";
 import { fetchKindManifest, runKindJob, type KindManifest } from "../kinds/market.ts";
-import { endRecordPath, writeStateCids, type ProviderContext } from "./records.ts";
+import { datasetCidPath, endRecordPath, providerJobDir, writeStateCids, type ProviderContext } from "./records.ts";
 import { answerOpenings } from "./openings.ts";
 
 export { endRecordPath, providerJobDir, type ProviderContext } from "./records.ts";
@@ -137,6 +137,11 @@ export async function runProviderJob(ctx: ProviderContext, jobId: bigint, option
   const kind = await fetchKindManifest(ctx.store, created.manifestUri, job.manifestHash);
   if (kind) {
     const r = await runKindJob(ctx, kind, { jobId, nextSegment: job.nextSegment, policy: job.policy, status: job.status });
+    if (r.datasetCid) {
+      // claim names it on KindRecords (kinds/record.ts) without recomputing the samples
+      await mkdir(providerJobDir(ctx, jobId), { recursive: true });
+      await writeFile(datasetCidPath(ctx, jobId), `${r.datasetCid}\n`);
+    }
     return { jobId, resumedFrom: r.resumedFrom, committed: r.committed, txs: r.txs, gasUsed: r.gasUsed, flops: 0, stepLosses: [], wallSeconds: r.wallSeconds, manifest: kind.manifest, kind: kind.kind, status: job.status, deadline: Number(job.deadline), ...(r.datasetCid ? { datasetCid: r.datasetCid } : {}) };
   }
   const manifest = await fetchManifest(ctx.store, created.manifestUri, job.manifestHash, { circuitHash: circuitJobCheck(clients.public, deployment, jobId, { requireRegistered: true }) });

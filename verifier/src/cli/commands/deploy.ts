@@ -17,10 +17,13 @@
  */
 import type { Command } from "commander";
 import type { Address } from "viem";
-import { DEFAULT_ATTESTATION_PARAMS, DEFAULT_OPENING_TERMS, deployDisputeGame, deployMarket, deployStateOpenings, DeploymentWiringError, provingLine, wiringProblems, writeDeployment, type TxRef, type Wiring } from "../../chain/index.ts";
+import { DEFAULT_ATTESTATION_PARAMS, DEFAULT_OPENING_TERMS, deployDisputeGame, deployKindRecords, deployMarket, deployStateOpenings, DeploymentWiringError, provingLine, wiringProblems, writeDeployment, type TxRef, type Wiring } from "../../chain/index.ts";
 import { loadVerificationKey } from "../../zk/index.ts";
 import { InputError } from "../../errors/index.ts";
 import { chainContext, fmt, parseAddress, parseAmount, parseSeconds, txJson, txLines, withConfig } from "../context.ts";
+
+/** KindRecords' default least lock (tokens): a recorded score was backed by at least this much at risk. */
+export const DEFAULT_KIND_MIN_STAKE = "1";
 
 /** One line per fund-moving role and what happened to the admin, for the deploy report. */
 export function wiringLines(w: Wiring, names: Readonly<Record<string, string>>): string[] {
@@ -57,8 +60,13 @@ export function registerDeploy(program: Command): void {
       )
       .option("--answer-window <seconds>", "StateOpenings: seconds a provider has to answer an opening asked of its idle queue", String(DEFAULT_OPENING_TERMS.answerWindowSeconds))
       .option("--opening-replay <seconds>", "StateOpenings: seconds between two deadlines of one provider's openings (its time per opening: one segment replay and one answer), 1 .. --answer-window", String(DEFAULT_OPENING_TERMS.replaySeconds))
+      .option(
+        "--no-kind-records",
+        "leave out KindRecords (deployed by default, and written as `kindRecords` into the deployment file: the scores and generated datasets of finalized evaluate and generate jobs, recorded by `provider claim` and the bot; docs/kinds.md)",
+      )
+      .option("--kind-min-stake <amount>", "KindRecords: the least lock (tokens, at the best tier) a job needs for its result to be recorded; the kind quote and `buyer create` keep every kind job's stake at or above it", DEFAULT_KIND_MIN_STAKE)
       .option("--json", "print JSON"),
-  ).action(async (opts: Record<string, string | undefined> & { registries?: boolean; json?: boolean; stateOpenings?: boolean }) => {
+  ).action(async (opts: Record<string, string | undefined> & { registries?: boolean; json?: boolean; stateOpenings?: boolean; kindRecords?: boolean }) => {
     const unbondingDelaySeconds = BigInt(parseSeconds("--unbonding-delay", opts.unbondingDelay!));
     const minBond = parseAmount("--min-bond", opts.minBond!);
     const exitDelaySeconds = BigInt(parseSeconds("--exit-delay", opts.exitDelay!));
@@ -75,6 +83,7 @@ export function registerDeploy(program: Command): void {
     const replaySeconds = parseSeconds("--opening-replay", opts.openingReplay!);
     // StateOpenings' constructor refuses a replay of 0 or over the window (the first opening could not be answered in time)
     if (replaySeconds < 1 || replaySeconds > answerWindowSeconds) throw new InputError(`--opening-replay must be from 1 to --answer-window (${answerWindowSeconds}) seconds, got ${replaySeconds}`);
+    const kindMinStake = parseAmount("--kind-min-stake", opts.kindMinStake!);
     // with no registries there is no AuditorRegistry to ask openings through: StateOpenings would refuse every request
     const withOpenings = opts.stateOpenings !== false && opts.registries !== false;
     const ctx = await chainContext(opts as Record<string, string | undefined>, { needDeployment: false });
@@ -85,7 +94,8 @@ export function registerDeploy(program: Command): void {
     const { gasUsed: marketGas, ...market } = d;
     const game = await deployDisputeGame(ctx.clients, { deployment: market, ...(evaluator ? { evaluator } : {}), ...(stepVerifier ? { stepVerifier } : {}), onTx });
     const openings = withOpenings ? await deployStateOpenings(ctx.clients, { jobMarket: market.jobMarket, answerWindowSeconds, replaySeconds, onTx }) : undefined;
-    const deployment = { ...market, disputeGame: game.disputeGame, ...(openings ? { stateOpenings: openings.stateOpenings } : {}) };
+    const kinds = opts.kindRecords !== false ? await deployKindRecords(ctx.clients, { jobMarket: market.jobMarket, minStake: kindMinStake, onTx }) : undefined;
+    const deployment = { ...market, disputeGame: game.disputeGame, ...(openings ? { stateOpenings: openings.stateOpenings } : {}), ...(kinds ? { kindRecords: kinds.kindRecords } : {}) };
     const gasUsed = marketGas + game.gasUsed;
     // INVARIANT: a deployment is written and reported only once the deployer has no power left over it.
     const problems = wiringProblems(game.wiring, deployment);
@@ -121,6 +131,9 @@ export function registerDeploy(program: Command): void {
         openings
           ? `StateOpenings    ${openings.stateOpenings} (answer window ${answerWindowSeconds} s, then one opening per ${replaySeconds} s of each provider's queue)`
           : `StateOpenings    not deployed (${opts.stateOpenings === false ? "--no-state-openings" : "--no-registries"}): auditors recompute segments, no step sampling`,
+        kinds
+          ? `KindRecords      ${kinds.kindRecords} (results of finalized evaluate and generate jobs; least lock ${fmt(kindMinStake)})`
+          : "KindRecords      not deployed (--no-kind-records): no evaluate or generate result is recorded, no training on a generated dataset",
         ...(d.peerDirectory ? [`PeerDirectory    ${d.peerDirectory} (IPFS nodes announced by provider run --ipfs)`] : []),
         `proving          ${provingLine(game.proving, d.chainId)}`,
         ...wiringLines(game.wiring, names),

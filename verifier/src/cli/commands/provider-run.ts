@@ -338,10 +338,11 @@ export const claim = async (jobs: string[], opts: Opts) => {
       const p = j.provenance;
       text += `job ${j.jobId}: provenance ${p.alreadyAnchored ? "already anchored" : "anchored"} (record ${p.recordHash}, weights ${p.weightsCid}, ${p.receipts} receipts / ${p.auditedSegments} segments audited); wrote ${p.weightsPath} and ${p.recordPath}\n`;
     }
+    if (j.kindResult?.tx) text += `job ${j.jobId}: ${j.kindResult.kind} result recorded on KindRecords${j.kindResult.resultCid ? ` (result ${j.kindResult.resultCid})` : ""}\n`;
     text += txLines(j.txs);
   }
   // NOTE: "claimed X" stays the line's start and end (the e2e tests and the walkthrough read it)
   text += r.claim === undefined ? "nothing to claim\n" : `claimed ${fmt(r.claimed)}\n${txLines([r.claim])}`;
-  const results = r.jobs.map((j) => ({ jobId: j.jobId, status: j.status, finalized: j.finalized, skipped: j.skipped ?? null, provenance: j.provenance ?? null, txs: j.txs.map(txJson) }));
+  const results = r.jobs.map((j) => ({ jobId: j.jobId, status: j.status, finalized: j.finalized, skipped: j.skipped ?? null, provenance: j.provenance ?? null, kindResult: j.kindResult?.tx ? { kind: j.kindResult.kind, resultCid: j.kindResult.resultCid ?? "" } : null, txs: j.txs.map(txJson) }));
   out(opts, { jobs: results, claimed: r.claimed, symbol: ctx.symbol, txs: r.claim ? [txJson(r.claim)] : [] }, text);
 };

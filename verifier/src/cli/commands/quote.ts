@@ -111,6 +111,8 @@ async function quoteKind(opts: Record<string, string | boolean | undefined>, ove
     ...(overrides.lam !== undefined ? { lam: overrides.lam } : {}),
     ...(overrides.forfeitShare !== undefined ? { forfeitShare: overrides.forfeitShare } : {}),
     ...(overrides.integrityValue !== undefined ? { integrityValue: overrides.integrityValue } : {}),
+    // KindRecords' floor: its minStake at the best tier's lock share (JobMarket.stakeMultiplierBps(1) = 50%)
+    ...(opts.kindMinStake !== undefined ? { kindRecords: { minStakeWei: parseAmount("--kind-min-stake", opts.kindMinStake as string), leastLockBps: 5_000 } } : {}),
   });
   if (opts.json) {
     process.stdout.write(`${JSON.stringify(q, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}\n`);
@@ -132,6 +134,7 @@ export function registerQuote(program: Command): void {
     .option("--checks <list>", `the checks to price: comma-separated names of the matrix's checks, or "any" to let the optimiser choose (default: the bot's pipeline, ${PIPELINE_CHECKS.join(" + ")})`)
     .option("--pay <amount>", "quote at this payment in tokens instead of the manifest's, or \"compute\": at what the job's FLOPs are worth at the compute price")
     .option("--example-detection <d>", `an evaluate or generate manifest: the probability one auditor catches a single changed or skipped example, (0, 1] (default ${DEFAULT_EXAMPLE_DETECTION}; market/quote-kind.ts)`)
+    .option("--kind-min-stake <amount>", "an evaluate or generate manifest: the deployed KindRecords' minStake (tokens; `pouw deploy` prints it, default 1): the stake is floored so the job's result can be recorded, as `buyer create` does against the deployment")
     .option("--step-detection <d>", "also price step sampling (state openings): the per-segment step rate that catches a cheat of every step with probability d, in (0, 1) (policy/step-sampling.ts)")
     .option("--json", "print the quote as JSON");
   for (const o of NUMERIC_OPTIONS) {
@@ -150,6 +153,7 @@ export function registerQuote(program: Command): void {
     // an evaluate or generate manifest is priced per example (market/quote-kind.ts, docs/kinds.md "Quote")
     if (await quoteKind(opts, overrides)) return;
     if (opts.exampleDetection !== undefined) throw new PolicyParamError("--example-detection applies to evaluate and generate manifests");
+    if (opts.kindMinStake !== undefined) throw new PolicyParamError("--kind-min-stake applies to evaluate and generate manifests");
     if (typeof opts.checks === "string") overrides.checks = opts.checks === "any" ? [] : opts.checks.split(",").map((c) => c.trim());
     const manifestJob = readQuoteJob(opts.manifest as string);
     const price = overrides.computePrice ?? DEFAULT_QUOTE_OPTIONS.computePrice;
