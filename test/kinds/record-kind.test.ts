@@ -11,10 +11,10 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import { keccak256, parseEther, toBytes, zeroHash, type Address } from "viem";
+import { parseEther, type Address } from "viem";
 import { chainDisputeHooks, ChallengerBot } from "../../verifier/src/bot/index.ts";
 import { formatIntentKey, IntentKeyError, parseIntentKey } from "../../verifier/src/bot/intent-key.ts";
-import { acceptJob, deployKindRecords, finalize, getKindResult, type Deployment } from "../../verifier/src/chain/index.ts";
+import { acceptJob, deployKindRecords, finalize, getKindResult, hasKindResultCid, type Deployment } from "../../verifier/src/chain/index.ts";
 import { evalSetIdOf, EVALUATE_KIND, parseEvaluateManifest } from "../../verifier/src/evaluate/index.ts";
 import { commitKindSegments, kindSegments, statesOf, type ExampleResult } from "../../verifier/src/kinds/index.ts";
 import { GENERATE_KIND, parseGenerateManifest } from "../../verifier/src/kinds/generate.ts";
@@ -94,7 +94,8 @@ describe("kinds: results recorded on KindRecords without a person", function () 
     for (let t = 0; t < 2; t++) for (const b of bots) await b.tick();
     const r = await getKindResult(m.admin.public, { kindRecords: d.kindRecords, jobId });
     // independent expectation: the sums of the per-example scores and hits the harness gives
-    expect(r).to.deep.include({ kind: "evaluate", examples: BigInt(EXAMPLES), total: honestEval.reduce((a, x) => a + x.score, 0n), hits: honestEval.reduce((a, x) => a + x.hits, 0n), chain: statesOf(honestEval)[EXAMPLES]!.chain, resultCidHash: zeroHash });
+    expect(r).to.deep.include({ kind: "evaluate", examples: BigInt(EXAMPLES), total: honestEval.reduce((a, x) => a + x.score, 0n), hits: honestEval.reduce((a, x) => a + x.hits, 0n), chain: statesOf(honestEval)[EXAMPLES]!.chain });
+    expect(await hasKindResultCid(m.admin.public, { kindRecords: d.kindRecords!, jobId, resultCid: "" })).to.equal(true); // the bot names no result CID
     const sent = bots.flatMap((b) => b.summary().intents.filter((i) => i.kind === "recordKindResult"));
     expect(sent.filter((i) => i.status === "confirmed"), "one bot's record").to.have.length(1);
     expect(sent.filter((i) => i.status === "failed"), "no failed record").to.deep.equal([]);
@@ -119,16 +120,17 @@ describe("kinds: results recorded on KindRecords without a person", function () 
     expect(run.datasetCid).to.be.a("string");
     await m.conn.networkHelpers.time.increase(86_401);
     await finalize(m.buyer, { jobMarket: d.jobMarket, jobId });
-    // a stranger records first: the score only (it may not name a CID)
+    // a stranger records first: the score only (only the provider's claim names the dataset it published)
     const stranger = await recordKindJobResult({ clients: m.buyer, deployment: d, store }, jobId, { resultCid: async () => "bafkreiforged" });
     expect(stranger.tx).to.not.equal(undefined);
     expect(stranger.resultCid).to.equal("");
-    expect((await getKindResult(m.admin.public, { kindRecords: d.kindRecords, jobId }))!.resultCidHash).to.equal(zeroHash);
+    expect(await getKindResult(m.admin.public, { kindRecords: d.kindRecords, jobId })).to.not.equal(undefined);
+    expect(await hasKindResultCid(m.admin.public, { kindRecords: d.kindRecords!, jobId, resultCid: run.datasetCid! })).to.equal(false);
     const claimed = await claimProviderJobs(providerCtx, [jobId]);
     expect(claimed.jobs[0]!.kindResult).to.deep.include({ kind: "generate", resultCid: run.datasetCid });
-    expect((await getKindResult(m.admin.public, { kindRecords: d.kindRecords, jobId }))!.resultCidHash).to.equal(keccak256(toBytes(run.datasetCid!)));
+    expect(await hasKindResultCid(m.admin.public, { kindRecords: d.kindRecords!, jobId, resultCid: run.datasetCid! })).to.equal(true);
     // a second claim sends nothing
     const again = await claimProviderJobs(providerCtx, [jobId]);
-    expect(again.jobs[0]!.kindResult).to.deep.equal({ jobId, kind: "generate", skipped: "already recorded on KindRecords" });
+    expect(again.jobs[0]!.kindResult).to.deep.equal({ jobId, kind: "generate", skipped: `already recorded on KindRecords with result ${run.datasetCid}` });
   });
 });
