@@ -180,7 +180,7 @@ contract KindRecordsTest is TestBase, MarketFixture {
         vm.prank(stranger);
         kinds.recordResult(id, root, e, MODEL, "");
         assertEq(kinds.resultOf(id).hits, 12, "score recorded by a stranger");
-        assertFalse(kinds.hasResultCid(id, "bafy-result"), "no result CID yet");
+        assertTrue(!kinds.hasResultCid(id, "bafy-result"), "no result CID yet");
         vm.prank(stranger);
         vm.expectRevert(abi.encodeWithSelector(IKindRecords.KindRecordsAlreadyRecorded.selector, id, ""));
         kinds.recordResult(id, root, e, MODEL, "");
