@@ -90,10 +90,10 @@ describe("pouw auditor attest-dispute: a forged tier is disputed, re-verified by
     expect((await getProviderAttestation(admin.public, { providerRegistry: registry, provider: provider.account.address })).effectiveTier).to.equal(1);
 
     // an honest auditor disputes it (not bonded here: anyone may, with the bond)
-    const open = await runPouw(["auditor", "attest-dispute", "open", provider.account.address, "--mint", "--json", ...as(CHALLENGER)]);
+    const open = await runPouw(["auditor", "attest-dispute", "open", provider.account.address, "--bundle", bundlePath, "--mint", "--json", ...as(CHALLENGER)]);
     expect(open.code, open.stderr).to.equal(0);
     const disputeId = BigInt(json(open.stdout).disputeId as string);
-    const again = await runPouw(["auditor", "attest-dispute", "open", provider.account.address, "--mint", ...as(CHALLENGER)]);
+    const again = await runPouw(["auditor", "attest-dispute", "open", provider.account.address, "--bundle", bundlePath, "--mint", ...as(CHALLENGER)]);
     expect(again.code).to.equal(2);
     expect(again.stderr).to.match(/is already disputed: dispute 1/);
     await conn.networkHelpers.mine(3);
@@ -107,7 +107,8 @@ describe("pouw auditor attest-dispute: a forged tier is disputed, re-verified by
     const v1 = await runPouw(["auditor", "attest-dispute", "vote", String(disputeId), "--bundle", bundlePath, "--trust", trustPath, ...as(members[0]!)]);
     expect(v1.code, v1.stderr).to.equal(0);
     expect(v1.stdout).to.match(/says tier 1 band 90; re-verified at its issuedAt: rejected \(bundle-invalid\)\nvoted false; dispute 1 is open \(1 false, 0 true\)/);
-    const v2 = await runPouw(["auditor", "attest-dispute", "vote", String(disputeId), "--bundle", bundlePath, "--trust", trustPath, "--json", ...as(members[1]!)]);
+    // the second member judges the bundle the dispute put on chain (no --bundle)
+    const v2 = await runPouw(["auditor", "attest-dispute", "vote", String(disputeId), "--trust", trustPath, "--json", ...as(members[1]!)]);
     expect(v2.code, v2.stderr).to.equal(0);
     expect(json(v2.stdout)).to.include({ statementFalse: true, outcome: "upheld" });
 

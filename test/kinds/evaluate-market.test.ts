@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { keccak256, parseEther, toBytes } from "viem";
-import { deployKindRecords, finalize, getJob, getKindResult, getKindResultsForModel, recordKindResult } from "../../verifier/src/chain/index.ts";
+import { deployKindRecords, finalize, getJob, getKindResult, getKindResultsForModel, hasKindResultCid, recordKindResult } from "../../verifier/src/chain/index.ts";
 import { creditsOf } from "../../verifier/src/dispute/index.ts";
 import { evaluateManifestHash, openHarness, parseEvaluateManifest, type Harness } from "../../verifier/src/evaluate/index.ts";
 import { auditKindSegment, endStateOf, KIND_CODES, subjectOf, evaluateJob, kindChallengeProof, kindSegments, segmentsOfStates, statesOf, ZERO32, type EvaluateJob, type ExampleResult, type KindCommit, type KindSegment } from "../../verifier/src/kinds/index.ts";
@@ -70,7 +70,8 @@ describe("kinds: evaluate jobs on the market", function () {
     const last = commits[commits.length - 1]!;
     const states = statesOf(honest);
     const end = endStateOf(job, states[states.length - 1]!);
-    // anyone records the score (resultCid ""); only the provider names a result CID
+    // anyone records the score (resultCid "" or a CID); a result CID is a claim anyone adds once per job, the score is
+    // written once
     const record = (e = end, modelCid = manifest.weightsCid, id = jobId, who = env.buyer, resultCid = "") => recordKindResult(who, { kindRecords, jobId: id, traceRoot: last.traceRoot, end: e, modelCid, resultCid });
     // INVARIANT: no result before the challenge window closed with no fault
     await expectRevert(record(), "KindRecordsWrongStatus");
@@ -82,14 +83,14 @@ describe("kinds: evaluate jobs on the market", function () {
     await expectRevert(record({ ...end, total: end.total / 2n }), "KindRecordsEndStateMismatch");
     await expectRevert(record({ ...end, hits: end.hits + 1n }), "KindRecordsEndStateMismatch");
     await expectRevert(record(end, MANIFEST_CID), "KindRecordsKindMismatch");
-    await expectRevert(record(end, manifest.weightsCid, jobId, env.buyer, MANIFEST_CID), "KindRecordsResultCidNotProvider");
     await record();
     await expectRevert(record(), "KindRecordsAlreadyRecorded");
     await record(end, manifest.weightsCid, jobId, env.provider, MANIFEST_CID);
-    await expectRevert(record(end, manifest.weightsCid, jobId, env.provider, MANIFEST_CID), "KindRecordsAlreadyRecorded");
+    await expectRevert(record(end, manifest.weightsCid, jobId, env.buyer, MANIFEST_CID), "KindRecordsAlreadyRecorded");
+    expect(await hasKindResultCid(env.buyer.public, { kindRecords, jobId, resultCid: MANIFEST_CID })).to.equal(true);
     const onChain = await getKindResult(env.buyer.public, { kindRecords, jobId });
     // the independent expectation: the sum of the per-example scores and hits the harness gives
-    expect(onChain).to.deep.include({ kind: "evaluate", examples: 200n, total: honest.reduce((a, r) => a + r.score, 0n), hits: honest.reduce((a, r) => a + r.hits, 0n), manifestHash: evaluateManifestHash(manifest), resultCidHash: keccak256(toBytes(MANIFEST_CID)) });
+    expect(onChain).to.deep.include({ kind: "evaluate", examples: 200n, total: honest.reduce((a, r) => a + r.score, 0n), hits: honest.reduce((a, r) => a + r.hits, 0n), manifestHash: evaluateManifestHash(manifest) });
     expect((await getKindResultsForModel(env.buyer.public, { kindRecords, modelCid: manifest.weightsCid })).map((r) => r.jobId)).to.deep.equal([jobId]);
     expect(await getKindResult(env.buyer.public, { kindRecords, jobId: 999n })).to.equal(undefined);
     expect((await getJob(env.buyer.public, { jobMarket: env.d.jobMarket, jobId })).status).to.equal("Finalized");

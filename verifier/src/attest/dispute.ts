@@ -18,13 +18,15 @@
  *   const j = await judgeStatement(clients.public, { providerRegistry, disputeId, trust }); // bundle from the event
  *   await voteStatementDispute(clients, { providerRegistry, disputeId, statementFalse: j.statementFalse });
  */
-import { getAddress, hexToBytes, keccak256, type Address, type Chain, type PublicClient, type Transport } from "viem";
+import { getAddress, keccak256, type Address, type Chain, type PublicClient, type Transport } from "viem";
 import { AttestationError, verifyEvidenceBundle, type AttestationReason, type BundleVerdict, type EvidenceTrust } from "../checks/attestation/index.ts";
 import {
   disputeStatement,
   getAttestationRequest,
   getProviderAttestation,
+  getSeedDelayBlocks,
   getStatementDispute,
+  getStatementEvidence,
   txRef,
   voteStatementDispute,
   type ChainClients,
@@ -33,7 +35,6 @@ import {
   type GetStatementDisputeReturnType,
   type TxRef,
 } from "../chain/index.ts";
-import { providerRegistryAbi } from "../chain/abi/ProviderRegistry.ts";
 import { InputError } from "../errors/index.ts";
 import { ensureTokenFunds } from "../market/funding.ts";
 import { AttestCommitteeError } from "./index.ts";
@@ -113,14 +114,10 @@ export async function statementDisputeBundle(
   client: PublicClient<Transport, Chain>, p: { providerRegistry: Address; disputeId: bigint; seedBlock?: bigint },
 ): Promise<Uint8Array> {
   const seedBlock = p.seedBlock ?? (await getStatementDispute(client, { providerRegistry: p.providerRegistry, disputeId: p.disputeId })).seedBlock;
-  const delay = await client.readContract({ address: p.providerRegistry, abi: providerRegistryAbi, functionName: "seedDelayBlocks" });
-  const opened = seedBlock - BigInt(delay);
-  const logs = await client.getContractEvents({
-    address: p.providerRegistry, abi: providerRegistryAbi, eventName: "StatementEvidence", args: { disputeId: p.disputeId }, fromBlock: opened, toBlock: opened, strict: true,
-  });
-  const [ev] = logs;
-  if (ev === undefined) throw new AttestCommitteeError(`no StatementEvidence event of statement dispute ${p.disputeId} in block ${opened}: cannot read its evidence bundle (pass the bundle file)`);
-  return hexToBytes(ev.args.bundle);
+  const opened = seedBlock - (await getSeedDelayBlocks(client, { providerRegistry: p.providerRegistry }));
+  const bundle = await getStatementEvidence(client, { providerRegistry: p.providerRegistry, disputeId: p.disputeId, openedBlock: opened });
+  if (bundle === undefined) throw new AttestCommitteeError(`no StatementEvidence event of statement dispute ${p.disputeId} in block ${opened}: cannot read its evidence bundle (pass the bundle file)`);
+  return bundle;
 }
 
 /**

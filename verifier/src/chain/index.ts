@@ -44,6 +44,8 @@ export * from "./deployStateOpenings.ts";
 export * from "./deployKindRecords.ts";
 export * from "./recordKindResult.ts";
 export * from "./getKindResult.ts";
+export * from "./getKindRecordsFloor.ts";
+export * from "./getStatementEvidence.ts";
 export * from "./requestAttestation.ts";
 export * from "./drawAttestationCommittee.ts";
 export * from "./recordAttestation.ts";

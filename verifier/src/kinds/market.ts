@@ -80,13 +80,8 @@ export async function createKindJob(ctx: KindMarketContext, km: KindManifest, op
 export async function kindRecordsFloor(ctx: Pick<KindMarketContext, "clients" | "deployment">): Promise<KindRecordsFloor | undefined> {
   const kindRecords = ctx.deployment.kindRecords;
   if (!kindRecords) return undefined;
-  const { jobMarketAbi, kindRecordsAbi, withRetry } = await import("../chain/index.ts");
-  const client = ctx.clients.public;
-  const [minStakeWei, bps] = await Promise.all([
-    withRetry(() => client.readContract({ address: kindRecords, abi: kindRecordsAbi, functionName: "minStake" }), { what: "KindRecords.minStake" }),
-    withRetry(() => client.readContract({ address: ctx.deployment.jobMarket, abi: jobMarketAbi, functionName: "stakeMultiplierBps", args: [1] }), { what: "JobMarket.stakeMultiplierBps" }),
-  ]);
-  return { minStakeWei, leastLockBps: Number(bps) };
+  const { getKindRecordsFloor } = await import("../chain/index.ts");
+  return getKindRecordsFloor(ctx.clients.public, { kindRecords, jobMarket: ctx.deployment.jobMarket });
 }
 
 /**

@@ -10,14 +10,11 @@
  *   const plan = await planKindRecord(ctx, jobId, { resultCid: async ({ km, chain, examplesPerSegment }) => providerDatasetCid(ctx, km, { jobId, examplesPerSegment, chain }) });
  *   if (plan.call) await recordKindResult(ctx.clients, plan.call);
  */
-import { getAddress, type Address, type Chain, type Hex, type PublicClient, type Transport } from "viem";
-import { jobMarketAbi } from "../chain/abi/JobMarket.ts";
-import { kindRecordsAbi } from "../chain/abi/KindRecords.ts";
+import { getAddress, type Hex } from "viem";
 import type { ChainClients } from "../chain/clients.ts";
 import type { Deployment } from "../chain/deployment.ts";
 import { ContractRevertError } from "../chain/errors.ts";
-import { getJob, getJobCreated, getKindResult, getSegmentCommits, hasKindResultCid, recordKindResult, txRef, type RecordKindResultParameters, type TxRef } from "../chain/index.ts";
-import { withRetry } from "../chain/retry.ts";
+import { getJob, getJobCreated, getJobKind, getKindRecordsFloor, getKindResult, getSegmentCommits, hasKindResultCid, recordKindResult, txRef, type RecordKindResultParameters, type TxRef } from "../chain/index.ts";
 import { readFile } from "node:fs/promises";
 import { datasetCidPath } from "../provider/records.ts";
 import { ContentNotFoundError, type ContentStore } from "../store/index.ts";
@@ -37,12 +34,6 @@ export type KindRecordOptions = { resultCid?: (p: { km: KindManifest; chain: Hex
 export type KindRecordPlan = { jobId: bigint; kind?: InferenceKind; call?: Omit<RecordKindResultParameters, "nonce" | "onSigned">; skipped?: string };
 
 const KIND_OF_CODE: Record<number, InferenceKind> = { [KIND_CODES.evaluate]: "evaluate", [KIND_CODES.generate]: "generate" };
-
-/** JobMarket.kindOf: the kind code fixed at creation (0: a training job). */
-export async function getJobKind(client: PublicClient<Transport, Chain>, p: { jobMarket: Address; jobId: bigint }): Promise<number> {
-  const [kind] = await withRetry(() => client.readContract({ address: p.jobMarket, abi: jobMarketAbi, functionName: "kindOf", args: [p.jobId] }), { what: "JobMarket.kindOf" });
-  return kind;
-}
 
 /**
  * The recordResult call for finalized job `jobId`, or why there is none: no KindRecords in the deployment, a training
@@ -64,10 +55,7 @@ export async function planKindRecord(ctx: KindRecordContext, jobId: bigint, opts
   const names = mine && opts.resultCid !== undefined;
   const recorded = await getKindResult(clients.public, { kindRecords, jobId });
   if (recorded && !names) return { jobId, kind, skipped: "already recorded on KindRecords" };
-  const [minStake, leastLockBps] = await Promise.all([
-    withRetry(() => clients.public.readContract({ address: kindRecords, abi: kindRecordsAbi, functionName: "minStake" }), { what: "KindRecords.minStake" }),
-    withRetry(() => clients.public.readContract({ address: d.jobMarket, abi: jobMarketAbi, functionName: "stakeMultiplierBps", args: [1] }), { what: "JobMarket.stakeMultiplierBps" }),
-  ]);
+  const { minStakeWei: minStake, leastLockBps } = await getKindRecordsFloor(clients.public, { kindRecords, jobMarket: d.jobMarket });
   // KindRecords' rule (KindRecordsStakeTooLow), said before sending: the least lock at the best tier's discount
   const leastLock = (job.policy.requiredStake * BigInt(leastLockBps) + 9_999n) / 10_000n;
   if (leastLock < minStake) return { jobId, kind, skipped: `its least lock ${leastLock} wei is below KindRecords' minStake ${minStake} wei: KindRecords records no result for it` };

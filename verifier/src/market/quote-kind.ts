@@ -48,7 +48,8 @@ export type KindQuoteOptions = {
 };
 
 /** What KindRecords needs of a job's stake for its result to be recorded: a least lock (the best tier's) >= minStake. */
-export type KindRecordsFloor = { minStakeWei: bigint; leastLockBps: number };
+import type { KindRecordsFloor } from "../chain/getKindRecordsFloor.ts";
+export type { KindRecordsFloor };
 
 /**
  * The stake floor KindRecords sets: minStake x 10,000 / bps rounded up, whose best-tier lock ceil(S x bps / 10,000) is
