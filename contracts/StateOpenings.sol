@@ -20,7 +20,8 @@ contract StateOpenings is IStateOpenings {
     uint64 private immutable _replay;
 
     mapping(uint256 jobId => mapping(uint256 step => Opening)) private _openings;
-    mapping(address provider => uint64 deadline) private _tail;
+    mapping(address provider => uint64 slot) private _tail;
+    mapping(uint256 jobId => uint64 deadline) private _activeTail;
 
     /// @param answerWindowSeconds_ the provider's time to answer an opening asked of an idle queue
     /// @param replaySeconds_ the time granted per opening when openings queue up (one segment replay and one answer)
@@ -57,14 +58,19 @@ contract StateOpenings is IStateOpenings {
         IJobMarket.JobView memory j = m.getJob(jobId);
         _checkOpenable(m, j, jobId, segment, step);
         (, address provider,) = m.jobParties(jobId);
-        uint256 answerBy = _nextAnswerBy(provider, j);
+        (uint256 slot, uint256 answerBy) = _nextAnswerBy(provider, jobId, j);
         // INVARIANT: a withheld state can still be disputed: the answer deadline leaves at least one more answer window
         // before the challenge window of a Committed or TimedOut job ends (an Active job's window ends at least
         // challengeWindow after its last commit, which is no earlier than now). A queue pushed this far by a flood
         // refuses the request: the auditor recomputes the segment instead (docs/checks.md).
         uint256 windowEnd = j.status == IJobMarket.JobStatus.Active ? block.timestamp + j.policy.challengeWindow : uint256(j.deadline);
         if (answerBy + _answerWindow > windowEnd) revert StateOpeningsWindowTooShort(jobId, answerBy, windowEnd);
-        _tail[provider] = uint64(answerBy);
+        // INVARIANT: the queue's tail is the slot (the answer-window rule), never the Active job's later deadline: one
+        // request on a job with long segments would otherwise push every later opening of this provider's other jobs
+        // out by that job's segment timeout (up to months) and refuse them all as too late (StateOpeningsWindowTooShort).
+        // Deadlines are at or after their slots, so answering in slot order still meets every deadline.
+        _tail[provider] = uint64(slot);
+        if (j.status == IJobMarket.JobStatus.Active) _activeTail[jobId] = uint64(answerBy);
         o.deadline = uint64(answerBy);
         o.segment = uint16(segment); // fits: a committed segment < JobMarket's uint16 segment count
         o.requester = msg.sender;
@@ -110,7 +116,8 @@ contract StateOpenings is IStateOpenings {
     function nextAnswerBy(uint256 jobId) external view returns (uint256) {
         IJobMarket m = _market;
         (, address provider,) = m.jobParties(jobId);
-        return _nextAnswerBy(provider, m.getJob(jobId));
+        (, uint256 answerBy) = _nextAnswerBy(provider, jobId, m.getJob(jobId));
+        return answerBy;
     }
 
     /// @inheritdoc IStateOpenings
@@ -133,22 +140,27 @@ contract StateOpenings is IStateOpenings {
         return address(_market);
     }
 
-    /// @dev The deadline of `provider`'s next opening of a state of job `j`: one answer window from now, and no earlier
-    /// than one replay after its queue's last deadline (the work demanded of a provider is at most one segment replay per
-    /// replaySeconds). While the job is Active, also no earlier than one segment timeout and one replay from now.
-    function _nextAnswerBy(address provider, IJobMarket.JobView memory j) private view returns (uint256) {
-        uint256 wait = _answerWindow;
+    /// @dev The queue slot and the deadline of `provider`'s next opening of a state of job `j`. The slot: one answer
+    /// window from now, and no earlier than one replay after its queue's last slot (the work demanded of a provider is at
+    /// most one segment replay per replaySeconds). The deadline: the slot, and while the job is Active no earlier than one
+    /// segment timeout and one replay from now and one replay after this job's last such deadline.
+    function _nextAnswerBy(address provider, uint256 jobId, IJobMarket.JobView memory j) private view returns (uint256 slot, uint256 answerBy) {
+        uint256 fromNow = block.timestamp + _answerWindow;
+        uint256 afterTail = uint256(_tail[provider]) + _replay;
+        slot = fromNow > afterTail ? fromNow : afterTail;
+        answerBy = slot;
         // INVARIANT: an honest provider of an Active job meets every deadline even if it answers only between segments
         // (`pouw provider run` does): a request made while it trains a segment is seen at that segment's commit, at most
         // segmentTimeout later, and answered one replay after that. An answer window shorter than the job's segments
         // would otherwise expire inside one legal segment and convict it of withholding.
+        // The openings asked during one segment are all seen at its commit, so they are spaced one replay apart per job
+        // (the job's own tail; another job's long segments never push this one's openings).
         if (j.status == IJobMarket.JobStatus.Active) {
-            uint256 busy = uint256(j.policy.segmentTimeout) + _replay;
-            if (busy > wait) wait = busy;
+            uint256 busy = block.timestamp + uint256(j.policy.segmentTimeout) + _replay;
+            uint256 afterJob = uint256(_activeTail[jobId]) + _replay;
+            if (afterJob > busy) busy = afterJob;
+            if (busy > answerBy) answerBy = busy;
         }
-        uint256 fromNow = block.timestamp + wait;
-        uint256 afterTail = uint256(_tail[provider]) + _replay;
-        return fromNow > afterTail ? fromNow : afterTail;
     }
 
     /// @dev Checks that the opening `o` of state `step` may be answered now by the caller.

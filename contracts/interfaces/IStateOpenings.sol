@@ -115,10 +115,13 @@ interface IStateOpenings {
 
     /// @notice The deadline a request for a state of job `jobId` would get now (its provider's queue): the later of
     /// `now + answerWindowSeconds` (while the job is Active, `now + max(answerWindowSeconds, segmentTimeout +
-    /// replaySeconds)`) and the provider's last deadline plus `replaySeconds`.
+    /// replaySeconds)`, and one replay after the job's last such deadline) and the provider's last queue slot plus
+    /// `replaySeconds`.
     function nextAnswerBy(uint256 jobId) external view returns (uint256);
 
-    /// @notice The latest deadline of `provider`'s openings (0: none yet).
+    /// @notice The latest queue slot of `provider`'s openings (0: none yet): the later of `now + answerWindowSeconds` and
+    /// the previous slot plus `replaySeconds` at each request. An Active job's opening may be due later than its slot
+    /// (one segment timeout and one replay out); the slot is what the next request queues behind.
     function queueTail(address provider) external view returns (uint256);
 
     /// @notice The provider's time to answer an opening asked of an idle queue, in seconds.

@@ -74,8 +74,12 @@ export async function acceptProviderJob(
     );
   }
   const tx = txRef("acceptJob", await acceptJob(ctx.clients, { jobMarket, jobId }));
-  const providerPayWei = open.payment - (open.payment * BigInt(terms.dataShareBps)) / 10_000n;
-  return { tx, job: await getJob(ctx.clients.public, { jobMarket, jobId }), providerPayWei, dataShareBps: terms.dataShareBps };
+  const job = await getJob(ctx.clients.public, { jobMarket, jobId });
+  // the pay for the segments this tenure trains (a re-opened job pays a new provider from its next segment on), less the
+  // data share: JobMarket's finalize split (DataShares.split) up to rounding
+  const net = open.payment - (open.payment * BigInt(terms.dataShareBps)) / 10_000n;
+  const providerPayWei = (net * BigInt(job.policy.segments - job.nextSegment)) / BigInt(job.policy.segments);
+  return { tx, job, providerPayWei, dataShareBps: terms.dataShareBps };
 }
 
 export type ClaimedJob = FinalizeAndAnchorResult & { jobId: bigint };

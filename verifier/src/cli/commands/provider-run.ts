@@ -119,7 +119,7 @@ export const accept = async (jobArg: string, opts: Opts) => {
   out(
     opts,
     { jobId, fromSegment: job.nextSegment, deadline: chainDate(job.deadline), payment: job.payment, dataShareBps, providerPay: providerPayWei, txs: [txJson(tx)] },
-    `accepted job ${jobId} from segment ${job.nextSegment}; first deadline ${chainDate(job.deadline)}; pays ${fmt(providerPayWei)} of ${fmt(job.payment)} ${ctx.symbol} for all segments (data share ${dataShareBps / 100}%)\n${txLines([tx])}`,
+    `accepted job ${jobId} from segment ${job.nextSegment}; first deadline ${chainDate(job.deadline)}; pays ${fmt(providerPayWei)} of ${fmt(job.payment)} ${ctx.symbol} for segments ${job.nextSegment}..${job.policy.segments - 1} (data share ${dataShareBps / 100}%)\n${txLines([tx])}`,
   );
 };
 
