@@ -165,6 +165,17 @@ describe("kinds: generate jobs on the market", function () {
     await expectRevert(deployKindRecords(m.env.admin, { jobMarket: zeroAddress, minStake: 0n }), "KindRecordsZeroMarket");
   });
 
+  it("a provider that skips samples (placeholder tokens for the second half) is challenged on the first skipped sample and slashed", async () => {
+    const half = Math.floor(honestSamples.length / 2);
+    const { jobId, job, commits } = await post((j) => kindSegments(j, honestSamples.map((s, i) => sampleResult(i >= half ? s.map(() => 0) : s))));
+    const wrong = await firstWrong(m, job, commits);
+    if (!wrong || wrong.ok) expect.fail("the audit finds the skipped samples");
+    expect(wrong.proof.step).to.equal(half + 1);
+    const r = await disputed(m, jobId, job, commits, wrong.proof, "gen-skip");
+    expect(r.outcome).to.equal("PanelFault");
+    expect(await lockedStake(m, jobId)).to.equal(0n);
+  });
+
   it("a provider that changes one sample is challenged on that sample and slashed", async () => {
     const { jobId, job, commits } = await post((j) => kindSegments(j, honestSamples.map((s, i) => sampleResult(i === 5 ? s.map((x) => (x + 1) % 96) : s))));
     const wrong = await firstWrong(m, job, commits);
