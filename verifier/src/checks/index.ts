@@ -13,5 +13,5 @@ export { toleranceSegment, calibrateThreshold, stepDistance, segmentDistances, T
 export { publishStepStates, readStepStates, writeStepStates, segmentStates, STEP_STATES_FILE, type StepStateSource, type StatesOutcome } from "./step-states.ts";
 export { cheatedSteps, affectedSegments, segmentsTouched } from "./cheated-steps.ts";
 export { replayUpdate } from "./update.ts";
-export { screenState, screenConfigOf, adamPowers, adamDriftBound, type GradientBound, type ScreenConfig, type ScreenDetails, type ScreenVerdict } from "./state-screen.ts";
+export { screenState, screenConfigOf, adamPowers, adamDriftBound, type GradientBound, type ScreenConfig, type ScreenDetails, type ScreenResult } from "./state-screen.ts";
 export { screenSegment, screenFinalState, committedState, recomputeAfterScreen, type ScreenSegmentOptions, type ScreenSegmentResult } from "./screen-segment.ts";

@@ -74,7 +74,7 @@ export type ScreenDetails = {
   readonly gradientBound: string;
 };
 
-export type ScreenVerdict =
+export type ScreenResult =
   | { readonly ok: true; readonly details: ScreenDetails }
   | { readonly ok: false; readonly failure: AuditFailure; readonly tensor: string; readonly index: number; readonly details: ScreenDetails };
 
@@ -236,7 +236,7 @@ function firstNonFinite(arrays: readonly Float32Array[]): { tensor: number; inde
  * earlier verified state of the same run (the previous segment's start, or step t-1), which enables
  * the window bounds and weight continuity. Pure: no I/O, no randomness; O(parameters).
  */
-export function screenState(config: ScreenConfig, state: TrainState, previous?: TrainState): ScreenVerdict {
+export function screenState(config: ScreenConfig, state: TrainState, previous?: TrainState): ScreenResult {
   const { paramSpecs, optSpecs } = config;
   const t = state.step;
   const names = [...paramSpecs.map((s) => s.name), ...optSpecs.map((s) => `opt.${s.name}`)];
@@ -244,7 +244,7 @@ export function screenState(config: ScreenConfig, state: TrainState, previous?: 
   if (previous && !(previous.step < t)) throw new RangeError(`screenState: previous state ${previous.step} is not before state ${t}`);
   const K = previous ? t - previous.step : null;
   const details: { -readonly [k in keyof ScreenDetails]: ScreenDetails[k] } = { step: t, window: K, relation: null, firstMoment: null, secondMoment: null, weights: null, gradientBound: config.gradients.kind };
-  const fail = (kind: AuditFailure["kind"], tensor: number, index: number, message: string): ScreenVerdict => ({
+  const fail = (kind: AuditFailure["kind"], tensor: number, index: number, message: string): ScreenResult => ({
     ok: false,
     failure: { kind, message: `state ${t}: ${message}` },
     tensor: names[tensor] ?? "",
