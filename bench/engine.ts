@@ -583,30 +583,26 @@ async function main(): Promise<void> {
       const bestOf = <T extends { stepsPerSecond: number }>(xs: T[]): T => xs.reduce((a, b) => (b.stepsPerSecond > a.stepsPerSecond ? b : a));
       const g = bestOf(pouwRuns);
       const cpuPerStep = (x: { stepCpuMs: number; hashCpuMs: number }) => x.stepCpuMs + x.hashCpuMs;
-      rows.push({
-        model: "gpt-sotu", engine: "pouw", threads: 1, stepsPerSecond: g.stepsPerSecond, hashShare: g.hashShare,
-        bitwise: null, stateDigest: g.stateDigest, numerics: "bitwise-v3", manifest: "examples/gpt-sotu-v3.json", backend: "pouw", kernels: g.kernels,
-        batchSize: gptBatch, steps: gptSteps, stepMs: g.stepMs, hashMs: g.hashMs, stepCpuMs: g.stepCpuMs, hashCpuMs: g.hashCpuMs, hashShareCpu: g.hashShareCpu,
-        stateBytes: g.stateBytes, hashMBPerSecond: g.stateBytes / 1e6 / (g.hashMs / 1000), firstStepSeconds: g.firstStepSeconds,
-        stepsPerSecondRuns: pouwRuns.map((r) => r.stepsPerSecond), cpuMsPerStepRuns: pouwRuns.map(cpuPerStep),
-        reproducibleAcrossRuns: pouwRuns.every((r) => firstDivergence(pouwRuns[0]!.hashes, r.hashes) === null),
-        firstDivergentStateAcrossRuns: pouwRuns.map((r) => firstDivergence(pouwRuns[0]!.hashes, r.hashes)).find((x) => x !== null) ?? null,
-        lossAtLastStep: g.losses.at(-1),
-      });
+      // one row of the pouw GPT-class runs `runs` (best repeat `best`); the threaded runs were checked equal to 1 thread above
+      const gptRow = (runs: WorkerResult[], threadFields: Record<string, unknown>) => {
+        const best = bestOf(runs);
+        const divergence = runs.map((r) => firstDivergence(pouwRuns[0]!.hashes, r.hashes)).find((x) => x !== null) ?? null;
+        return {
+          model: "gpt-sotu", engine: "pouw", ...threadFields, stepsPerSecond: best.stepsPerSecond, hashShare: best.hashShare,
+          bitwise: null, stateDigest: best.stateDigest, numerics: "bitwise-v3", manifest: "examples/gpt-sotu-v3.json", backend: "pouw", kernels: best.kernels,
+          batchSize: gptBatch, steps: gptSteps, stepMs: best.stepMs, hashMs: best.hashMs, stepCpuMs: best.stepCpuMs, hashCpuMs: best.hashCpuMs, hashShareCpu: best.hashShareCpu,
+          stateBytes: best.stateBytes, hashMBPerSecond: best.stateBytes / 1e6 / (best.hashMs / 1000), firstStepSeconds: best.firstStepSeconds,
+          stepsPerSecondRuns: runs.map((r) => r.stepsPerSecond), cpuMsPerStepRuns: runs.map(cpuPerStep),
+          reproducibleAcrossRuns: divergence === null, firstDivergentStateAcrossRuns: divergence, lossAtLastStep: best.losses.at(-1),
+        };
+      };
+      rows.push(gptRow(pouwRuns, { threads: 1 }));
       if (pouwThreadRuns.length > 0) {
         const gt = bestOf(pouwThreadRuns);
         // INVARIANT: the thread count never changes the bits; a run whose states differ from the 1-thread run fails the bench
         const divergent = pouwThreadRuns.map((r) => firstDivergence(pouwRuns[0]!.hashes, r.hashes)).find((x) => x !== null) ?? null;
         if (divergent !== null) throw new Error(`gpt-sotu on ${gptThreadCount} threads diverges from 1 thread at state ${divergent}`);
-        rows.push({
-          model: "gpt-sotu", engine: "pouw", threads: gptThreadCount + 1, matmulThreads: gptThreadCount, hashMode: `pipelined (${gptThreadCount} matmul threads + hash worker)`,
-          stepsPerSecond: gt.stepsPerSecond, hashShare: gt.hashShare,
-          bitwise: null, stateDigest: gt.stateDigest, numerics: "bitwise-v3", manifest: "examples/gpt-sotu-v3.json", backend: "pouw", kernels: gt.kernels,
-          batchSize: gptBatch, steps: gptSteps, stepMs: gt.stepMs, hashMs: gt.hashMs, stepCpuMs: gt.stepCpuMs, hashCpuMs: gt.hashCpuMs, hashShareCpu: gt.hashShareCpu,
-          stateBytes: gt.stateBytes, hashMBPerSecond: gt.stateBytes / 1e6 / (gt.hashMs / 1000), firstStepSeconds: gt.firstStepSeconds,
-          stepsPerSecondRuns: pouwThreadRuns.map((r) => r.stepsPerSecond), cpuMsPerStepRuns: pouwThreadRuns.map(cpuPerStep),
-          reproducibleAcrossRuns: true, sameBitsAsOneThread: true, firstDivergentStateAcrossRuns: null, lossAtLastStep: gt.losses.at(-1),
-        });
+        rows.push({ ...gptRow(pouwThreadRuns, { threads: gptThreadCount + 1, matmulThreads: gptThreadCount, hashMode: `pipelined (${gptThreadCount} matmul threads + hash worker)` }), sameBitsAsOneThread: true });
         gptThreads = {
           note: `step + hash time of 1 thread over ${gptThreadCount} matmul threads (+ the hash worker), best repeat of each and per interleaved repeat; the states of every run equal the 1-thread run's (checked)`,
           threads: gptThreadCount,

@@ -49,8 +49,8 @@ export async function acceptProviderJob(
     );
   }
   const maxShare = o.maxDataShareBps ?? DEFAULT_MAX_DATA_SHARE_BPS;
+  const corpora = (open.payment * BigInt(terms.dataShareBps)) / 10_000n;
   if (terms.dataShareBps > maxShare) {
-    const corpora = open.payment * BigInt(terms.dataShareBps) / 10_000n;
     throw new InputError(
       `job ${jobId} not accepted (no stake locked): its data terms credit ${terms.dataShareBps / 100}% of the payment (${o.amounts.fmt(corpora)} of ${o.amounts.fmt(open.payment)} ${o.amounts.symbol}) to its corpora, above your limit of ${maxShare / 100}%; you would be paid ${o.amounts.fmt(open.payment - corpora)} ${o.amounts.symbol}. Accept with --max-data-share-bps ${terms.dataShareBps} if that pay is what you want`,
     );
@@ -77,8 +77,7 @@ export async function acceptProviderJob(
   const job = await getJob(ctx.clients.public, { jobMarket, jobId });
   // the pay for the segments this tenure trains (a re-opened job pays a new provider from its next segment on), less the
   // data share: JobMarket's finalize split (DataShares.split) up to rounding
-  const net = open.payment - (open.payment * BigInt(terms.dataShareBps)) / 10_000n;
-  const providerPayWei = (net * BigInt(job.policy.segments - job.nextSegment)) / BigInt(job.policy.segments);
+  const providerPayWei = ((open.payment - corpora) * BigInt(job.policy.segments - job.nextSegment)) / BigInt(job.policy.segments);
   return { tx, job, providerPayWei, dataShareBps: terms.dataShareBps };
 }
 

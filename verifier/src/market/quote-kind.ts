@@ -27,6 +27,7 @@ import { InputError } from "../errors/index.ts";
 import type { KindManifest } from "../kinds/kind-manifest.ts";
 import { computeCostOf, DEFAULT_COMPUTE_PRICE, flopsPerStepOf } from "../policy/compute.ts";
 import { DEFAULT_MARGIN, DEFAULT_QUOTE_OPTIONS } from "../policy/quote.ts";
+import type { KindRecordsFloor } from "../chain/getKindRecordsFloor.ts";
 
 /** The detection of one wrong example a kind quote targets by default (per auditor). */
 export const DEFAULT_EXAMPLE_DETECTION = 0.5;
@@ -48,7 +49,6 @@ export type KindQuoteOptions = {
 };
 
 /** What KindRecords needs of a job's stake for its result to be recorded: a least lock (the best tier's) >= minStake. */
-import type { KindRecordsFloor } from "../chain/getKindRecordsFloor.ts";
 export type { KindRecordsFloor };
 
 /**
