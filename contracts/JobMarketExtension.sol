@@ -194,9 +194,8 @@ contract JobMarketExtension is JobMarketBase {
         IProviderRegistry providers = _providers;
         if (address(providers) == address(0)) return (_TIER_NONE, address(0));
         IProviderRegistry.Attestation memory a = providers.attestationOf(provider);
-        // the last possible commit of the running tenure, as _tenureTier counts it (j.provider == provider, Active)
-        uint256 lastCommitBy = uint256(j.deadline) + (j.segments - j.nextSegment - 1) * j.segmentTimeout;
-        if (a.tier == 0 || a.tier >= _TIER_NONE || a.expiresAt < lastCommitBy) return (_TIER_NONE, address(0));
+        // the record must stand through the running tenure's last possible commit, as _tenureTier counts it
+        if (a.tier == 0 || a.tier >= _TIER_NONE || a.expiresAt < _lastCommitBy(j, provider)) return (_TIER_NONE, address(0));
         IAuditorRegistry auditors = IAuditorRegistry(providers.auditors());
         uint256 minBond = auditors.minBond();
         address[] memory signers = providers.signersOf(provider);

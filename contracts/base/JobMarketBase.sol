@@ -128,12 +128,7 @@ abstract contract JobMarketBase is FixedRoles {
         if (address(providers) == address(0)) return (_TIER_NONE, address(0));
         uint64 expiresAt;
         (tier, key, expiresAt) = providers.tierAndSessionKey(provider);
-        uint256 remaining = j.segments - j.nextSegment;
-        // A running tenure's next commit is due at its deadline, each later one a segmentTimeout after the one before
-        // (counting from now would overstate it by the time since the last commit and end an on-schedule tenure).
-        uint256 lastCommitBy = j.status == IJobMarket.JobStatus.Active && j.provider == provider
-            ? uint256(j.deadline) + (remaining - 1) * j.segmentTimeout
-            : block.timestamp + remaining * j.segmentTimeout;
+        uint256 lastCommitBy = _lastCommitBy(j, provider);
         // INVARIANT: a tier (its discount, its minimum-tier access, its session key) counts for a tenure only if its
         // record stands through the tenure's last possible commit (every remaining segment committed at its deadline):
         // a record that lapses mid-tenure never leaves a discounted lock behind it.
@@ -143,6 +138,16 @@ abstract contract JobMarketBase is FixedRoles {
             }
             (tier, key) = (_TIER_NONE, address(0));
         }
+    }
+
+    /// @dev The last possible commit of `provider`'s tenure on `j`: its running tenure's (the next commit is due at the
+    /// deadline, each later one a segmentTimeout after the one before; counting from now would overstate it by the time
+    /// since the last commit and end an on-schedule tenure), or one starting now.
+    function _lastCommitBy(Job storage j, address provider) internal view returns (uint256) {
+        uint256 remaining = j.segments - j.nextSegment;
+        return j.status == IJobMarket.JobStatus.Active && j.provider == provider
+            ? uint256(j.deadline) + (remaining - 1) * j.segmentTimeout
+            : block.timestamp + remaining * j.segmentTimeout;
     }
 
     /// @dev ceil(requiredStake * multiplier / 10,000): at least 1 for any requiredStake >= 1.
